@@ -1,0 +1,222 @@
+//! Unified diffs of planned changes (for dry runs).
+//!
+//! The common prefix and suffix lines are skipped before diffing, so the cost
+//! is proportional to the changed region, not the file: a one-line edit in a
+//! 200 MB file diffs a few lines. Hunks carry three lines of context and the
+//! `\ No newline at end of file` marker, in the form `git apply` accepts.
+
+use similar::{group_diff_ops, Algorithm, DiffOp};
+
+/// Context lines around each change.
+pub const CONTEXT: usize = 3;
+
+/// Splits into lines, each keeping its `\n` (the last may lack one).
+fn lines(text: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for i in memchr::memchr_iter(b'\n', text) {
+        out.push(&text[at..=i]);
+        at = i + 1;
+    }
+    if at < text.len() {
+        out.push(&text[at..]);
+    }
+    out
+}
+
+/// A unified diff from `old` to `new`, with `a/<path>` and `b/<path>`
+/// headers (`/dev/null` for a created or deleted file). Empty if equal.
+pub fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> String {
+    let o = old.unwrap_or(b"");
+    let n = new.unwrap_or(b"");
+    if old.is_some() == new.is_some() && o == n {
+        return String::new();
+    }
+    // Skip whole common lines at both ends, keeping CONTEXT of them.
+    let prefix = common_prefix_lines(o, n);
+    let suffix = common_suffix_lines(&o[prefix.0..], &n[prefix.0..]);
+    let (pre_bytes, pre_lines) = prefix;
+    let (suf_bytes, _) = suffix;
+    let o_mid = &o[pre_bytes..o.len() - suf_bytes];
+    let n_mid = &n[pre_bytes..n.len() - suf_bytes];
+    // Re-include up to CONTEXT lines on each side for the hunk context.
+    let before = lines(&o[..pre_bytes]);
+    let keep_before = before.len().min(CONTEXT);
+    let ctx_before: Vec<&[u8]> = before[before.len() - keep_before..].to_vec();
+    let after_o = lines(&o[o.len() - suf_bytes..]);
+    let ctx_after: Vec<&[u8]> = after_o.iter().take(CONTEXT).copied().collect();
+
+    let mut ol: Vec<&[u8]> = ctx_before.clone();
+    ol.extend(lines(o_mid));
+    ol.extend(ctx_after.iter().copied());
+    let mut nl: Vec<&[u8]> = ctx_before;
+    nl.extend(lines(n_mid));
+    nl.extend(ctx_after.iter().copied());
+    let offset = pre_lines - keep_before;
+
+    let ops = similar::capture_diff_slices(Algorithm::Myers, &ol, &nl);
+    let mut out = String::new();
+    out.push_str(&format!(
+        "--- {}\n",
+        if old.is_some() {
+            format!("a/{path}")
+        } else {
+            "/dev/null".into()
+        }
+    ));
+    out.push_str(&format!(
+        "+++ {}\n",
+        if new.is_some() {
+            format!("b/{path}")
+        } else {
+            "/dev/null".into()
+        }
+    ));
+    for group in group_diff_ops(ops, CONTEXT) {
+        let (first, last) = (&group[0], &group[group.len() - 1]);
+        let os = first.old_range().start;
+        let oe = last.old_range().end;
+        let ns = first.new_range().start;
+        let ne = last.new_range().end;
+        out.push_str(&format!(
+            "@@ -{} +{} @@\n",
+            range(offset + os, oe - os),
+            range(offset + ns, ne - ns)
+        ));
+        for op in &group {
+            match *op {
+                DiffOp::Equal { old_index, len, .. } => {
+                    for l in &ol[old_index..old_index + len] {
+                        push_line(&mut out, ' ', l);
+                    }
+                }
+                DiffOp::Delete {
+                    old_index, old_len, ..
+                } => {
+                    for l in &ol[old_index..old_index + old_len] {
+                        push_line(&mut out, '-', l);
+                    }
+                }
+                DiffOp::Insert {
+                    new_index, new_len, ..
+                } => {
+                    for l in &nl[new_index..new_index + new_len] {
+                        push_line(&mut out, '+', l);
+                    }
+                }
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => {
+                    for l in &ol[old_index..old_index + old_len] {
+                        push_line(&mut out, '-', l);
+                    }
+                    for l in &nl[new_index..new_index + new_len] {
+                        push_line(&mut out, '+', l);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `start,len` in unified-diff form (1-based; `start` is the line before an
+/// empty range).
+fn range(start0: usize, len: usize) -> String {
+    if len == 0 {
+        format!("{start0},0")
+    } else if len == 1 {
+        format!("{}", start0 + 1)
+    } else {
+        format!("{},{len}", start0 + 1)
+    }
+}
+
+fn push_line(out: &mut String, tag: char, line: &[u8]) {
+    out.push(tag);
+    out.push_str(&String::from_utf8_lossy(line));
+    if !line.ends_with(b"\n") {
+        out.push_str("\n\\ No newline at end of file\n");
+    }
+}
+
+/// Bytes and lines of the longest common prefix made of whole lines.
+fn common_prefix_lines(a: &[u8], b: &[u8]) -> (usize, usize) {
+    let n = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    if n == a.len() && n == b.len() {
+        return (n, crate::source::count_newlines(&a[..n]));
+    }
+    // Back up to just after the last newline within the common part.
+    let cut = match memchr::memrchr(b'\n', &a[..n]) {
+        Some(i) => i + 1,
+        None => 0,
+    };
+    (cut, crate::source::count_newlines(&a[..cut]))
+}
+
+/// Bytes and lines of the longest common suffix made of whole lines (it
+/// must start at a line start in both texts).
+fn common_suffix_lines(a: &[u8], b: &[u8]) -> (usize, usize) {
+    let n = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let starts_line = |t: &[u8], k: usize| t.len() == k || t[t.len() - k - 1] == b'\n';
+    let cut = if starts_line(a, n) && starts_line(b, n) {
+        n
+    } else {
+        match memchr::memchr(b'\n', &a[a.len() - n..]) {
+            Some(i) => n - (i + 1),
+            None => 0,
+        }
+    };
+    (cut, crate::source::count_newlines(&a[a.len() - cut..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_change() {
+        let d = unified(
+            "f.txt",
+            Some(b"a\nb\nc\nd\ne\nf\ng\nh\n"),
+            Some(b"a\nb\nc\nd\nE\nf\ng\nh\n"),
+        );
+        assert_eq!(
+            d,
+            "--- a/f.txt\n+++ b/f.txt\n@@ -2,7 +2,7 @@\n b\n c\n d\n-e\n+E\n f\n g\n h\n"
+        );
+    }
+
+    #[test]
+    fn no_newline_at_end_and_creation() {
+        let d = unified("f", Some(b"x"), Some(b"y"));
+        assert_eq!(d, "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n");
+        let d = unified("n", None, Some(b"hi\n"));
+        assert_eq!(d, "--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+hi\n");
+        assert_eq!(unified("f", Some(b"same"), Some(b"same")), "");
+    }
+
+    #[test]
+    fn far_apart_changes_make_two_hunks() {
+        let old: String = (1..=30).map(|i| format!("{i}\n")).collect();
+        let new: String = (1..=30)
+            .map(|i| match i {
+                3 => "three\n".to_string(),
+                27 => "twenty-seven\n".to_string(),
+                _ => format!("{i}\n"),
+            })
+            .collect();
+        let d = unified("f", Some(old.as_bytes()), Some(new.as_bytes()));
+        assert_eq!(d.matches("@@ -").count(), 2, "{d}");
+        assert!(d.contains("@@ -1,6 +1,6 @@"), "{d}");
+        assert!(d.contains("@@ -24,7 +24,7 @@"), "{d}");
+    }
+}

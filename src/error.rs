@@ -1,0 +1,121 @@
+//! Stable error codes and the failure value every layer returns.
+//!
+//! Codes are part of the public contract: agents branch on them, so a code's
+//! spelling never changes once released. New codes may be added. The list is
+//! defined once here and exported to JavaScript (`PATCH_FILE_ERROR_CODES`), so
+//! no other layer retypes it.
+
+use serde::Serialize;
+
+macro_rules! codes {
+    ($($(#[$doc:meta])* $name:ident),+ $(,)?) => {
+        /// A stable, machine-readable failure code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        pub enum ErrorCode { $($(#[$doc])* $name),+ }
+
+        impl ErrorCode {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$name),+];
+
+            /// The code as the string agents see.
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$name => stringify!($name)),+ }
+            }
+        }
+    };
+}
+
+codes! {
+    /// The search block occurs nowhere in the file.
+    SEARCH_BLOCK_NOT_FOUND,
+    /// The search block occurs more than once and no count allows that.
+    SEARCH_BLOCK_AMBIGUOUS,
+    /// The request is malformed (missing, mistyped, conflicting or empty fields).
+    INVALID_INPUT,
+    /// The path resolves outside the workspace root.
+    PATH_OUTSIDE_WORKSPACE,
+    /// The path names a directory.
+    TARGET_IS_DIRECTORY,
+    /// The file looks binary (NUL byte in the first 8 KiB, no UTF-16 BOM).
+    BINARY_FILE_REJECTED,
+    /// The file could not be opened or read (e.g. it does not exist).
+    FILE_READ_ERROR,
+    /// The new content could not be written; the original is untouched.
+    FILE_WRITE_ERROR,
+    /// The file is not valid UTF-8 and the edit needs more than byte-level ASCII.
+    UNSUPPORTED_ENCODING,
+    /// The number of occurrences differs from `expected_replacements`.
+    REPLACEMENT_COUNT_MISMATCH,
+    /// The file's bytes differ from what the caller (or a dry run) saw.
+    FILE_CHANGED,
+    /// The dry-run id is unknown, already used or expired.
+    RUN_ID_NOT_FOUND,
+    /// The file is larger than `maxFileBytes`.
+    FILE_TOO_LARGE,
+    /// Edit-format text (SEARCH/REPLACE blocks, patches, diffs) is malformed.
+    PATCH_PARSE_ERROR,
+    /// An unexpected internal fault (a bug); nothing was written.
+    INTERNAL_ERROR,
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failure with its code and a message written for an agent: what went
+/// wrong and the shortest next step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub code: ErrorCode,
+    pub message: String,
+    pub match_count: Option<usize>,
+}
+
+impl Failure {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Failure {
+            code,
+            message: message.into(),
+            match_count: None,
+        }
+    }
+
+    pub fn with_count(mut self, n: usize) -> Self {
+        self.match_count = Some(n);
+        self
+    }
+
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Failure::new(ErrorCode::INVALID_INPUT, message)
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_spell_their_names() {
+        assert_eq!(
+            ErrorCode::SEARCH_BLOCK_NOT_FOUND.as_str(),
+            "SEARCH_BLOCK_NOT_FOUND"
+        );
+        assert_eq!(ErrorCode::ALL.len(), 15);
+        let mut seen = std::collections::HashSet::new();
+        for c in ErrorCode::ALL {
+            assert!(seen.insert(c.as_str()), "duplicate {c}");
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+        }
+    }
+}

@@ -1,0 +1,500 @@
+//! File operations relative to an open directory handle.
+//!
+//! Every read, temp-file creation, rename and unlink the engine performs goes
+//! through a [`Dir`]: on Unix an open directory file descriptor used with the
+//! `*at` system calls, so that once a directory has been resolved beneath the
+//! workspace root, swapping one of its ancestors for a symlink cannot redirect
+//! the operation elsewhere. Other platforms get a portable fallback that works
+//! on full paths (documented in README as weaker under races).
+//!
+//! Test builds can inject a failure at each I/O step (see [`fault`]).
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// What kind of object a name refers to (symlinks are not followed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    Symlink,
+    /// FIFO, socket, device: never edited.
+    Special,
+}
+
+/// Identity and permissions of a file, taken without following symlinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Meta {
+    pub kind: Kind,
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    /// Permission bits (`0o7777` mask); `None` where the platform has none.
+    pub mode: Option<u32>,
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
+}
+
+/// The I/O steps at which tests may inject a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Step {
+    Open,
+    Read,
+    TempCreate,
+    Write,
+    Fsync,
+    Chmod,
+    Rename,
+    DirFsync,
+}
+
+/// Fault injection for tests: `arm(step, n)` makes the `n`-th (0-based) call
+/// to `step` on this thread fail with an I/O error. Compiled only for unit
+/// tests and the `fault-injection` feature, never into release builds.
+#[cfg(any(test, feature = "fault-injection"))]
+pub mod fault {
+    use super::Step;
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    thread_local! {
+        static ARMED: RefCell<HashMap<Step, u64>> = RefCell::new(HashMap::new());
+    }
+
+    /// Fail the `nth` next call of `step` on this thread.
+    pub fn arm(step: Step, nth: u64) {
+        ARMED.with(|a| a.borrow_mut().insert(step, nth));
+    }
+
+    /// Clear every armed fault on this thread.
+    pub fn disarm() {
+        ARMED.with(|a| a.borrow_mut().clear());
+    }
+
+    pub(crate) fn check(step: Step) -> std::io::Result<()> {
+        ARMED.with(|a| {
+            let mut a = a.borrow_mut();
+            match a.get_mut(&step) {
+                Some(0) => {
+                    a.remove(&step);
+                    Err(std::io::Error::other(format!("injected fault at {step:?}")))
+                }
+                Some(n) => {
+                    *n -= 1;
+                    Ok(())
+                }
+                None => Ok(()),
+            }
+        })
+    }
+}
+
+#[inline]
+pub(crate) fn check_fault(_step: Step) -> io::Result<()> {
+    #[cfg(any(test, feature = "fault-injection"))]
+    fault::check(_step)?;
+    Ok(())
+}
+
+/// Prefix of every temp file the engine creates: `.<name>.pft-<random>.tmp`.
+/// Recognisable so that stale ones left by a crash can be cleaned up.
+pub const TEMP_MARK: &str = ".pft-";
+pub const TEMP_SUFFIX: &str = ".tmp";
+
+/// A random temp name beside `name`.
+pub fn temp_name(name: &OsStr) -> OsString {
+    let mut rnd = [0u8; 8];
+    if getrandom::fill(&mut rnd).is_err() {
+        // Exclusive creation still guarantees safety; only uniqueness suffers.
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        rnd = (t.as_nanos() as u64 ^ std::process::id() as u64).to_le_bytes();
+    }
+    let mut s = OsString::from(".");
+    // Keep the temp name short enough for NAME_MAX even for long targets.
+    let lossy = name.to_string_lossy();
+    let short: String = lossy.chars().take(100).collect();
+    s.push(short);
+    s.push(TEMP_MARK);
+    for b in rnd {
+        s.push(format!("{b:02x}"));
+    }
+    s.push(TEMP_SUFFIX);
+    s
+}
+
+#[cfg(unix)]
+mod imp {
+    use super::*;
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    use std::os::fd::{AsFd, OwnedFd};
+
+    /// An open directory.
+    #[derive(Debug)]
+    pub struct Dir {
+        fd: OwnedFd,
+        path: PathBuf,
+    }
+
+    // The casts are no-ops on Linux but not on every Unix (e.g. macOS).
+    #[allow(clippy::unnecessary_cast)]
+    fn meta_of(st: &rustix::fs::Stat) -> Meta {
+        let kind = match FileType::from_raw_mode(st.st_mode as _) {
+            FileType::RegularFile => Kind::File,
+            FileType::Directory => Kind::Dir,
+            FileType::Symlink => Kind::Symlink,
+            _ => Kind::Special,
+        };
+        Meta {
+            kind,
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            size: st.st_size as u64,
+            mode: Some(st.st_mode as u32 & 0o7777),
+            uid: Some(st.st_uid as u32),
+            gid: Some(st.st_gid as u32),
+            mtime_ns: st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128,
+            ctime_ns: st.st_ctime as i128 * 1_000_000_000 + st.st_ctime_nsec as i128,
+        }
+    }
+
+    impl Dir {
+        /// Opens a directory by absolute path (the workspace root).
+        pub fn open_root(path: &Path) -> io::Result<Dir> {
+            let fd = rustix::fs::openat(
+                rustix::fs::CWD,
+                path,
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )?;
+            Ok(Dir {
+                fd,
+                path: path.to_path_buf(),
+            })
+        }
+
+        /// The absolute path this handle was reached by (for messages and results).
+        pub fn path(&self) -> &Path {
+            &self.path
+        }
+
+        /// Opens the child directory `name` without following a symlink.
+        pub fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
+            let fd = rustix::fs::openat(
+                &self.fd,
+                name,
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            )?;
+            Ok(Dir {
+                fd,
+                path: self.path.join(name),
+            })
+        }
+
+        /// Creates the child directory `name` (mode 0777 less umask).
+        pub fn mkdir(&self, name: &OsStr) -> io::Result<()> {
+            rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o777))?;
+            Ok(())
+        }
+
+        /// Metadata of `name`, not following a symlink; `None` if it does not exist.
+        pub fn stat(&self, name: &OsStr) -> io::Result<Option<Meta>> {
+            match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(st) => Ok(Some(meta_of(&st))),
+                Err(rustix::io::Errno::NOENT) => Ok(None),
+                Err(e) => Err(e.into()),
+            }
+        }
+
+        /// The target of the symlink `name`.
+        pub fn read_link(&self, name: &OsStr) -> io::Result<PathBuf> {
+            use std::os::unix::ffi::OsStringExt;
+            let c = rustix::fs::readlinkat(&self.fd, name, Vec::new())?;
+            Ok(PathBuf::from(OsString::from_vec(c.into_bytes())))
+        }
+
+        /// Opens the regular file `name` for reading; refuses symlinks and
+        /// special files (opened non-blocking so a FIFO cannot hang us).
+        pub fn open_file(&self, name: &OsStr) -> io::Result<(File, Meta)> {
+            check_fault(Step::Open)?;
+            let fd = rustix::fs::openat(
+                &self.fd,
+                name,
+                OFlags::RDONLY
+                    | OFlags::NOFOLLOW
+                    | OFlags::CLOEXEC
+                    | OFlags::NONBLOCK
+                    | OFlags::NOCTTY,
+                Mode::empty(),
+            )?;
+            let meta = meta_of(&rustix::fs::fstat(&fd)?);
+            if meta.kind != Kind::File {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "not a regular file",
+                ));
+            }
+            // Back to blocking mode for ordinary reads.
+            rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
+            Ok((File::from(fd), meta))
+        }
+
+        /// Creates a new temp file beside `name`, exclusively. `mode` is the
+        /// creation mode (umask applies); the caller sets exact bits later.
+        pub fn create_temp(&self, name: &OsStr, mode: u32) -> io::Result<(File, OsString)> {
+            check_fault(Step::TempCreate)?;
+            let mut tries = 0;
+            loop {
+                let tmp = temp_name(name);
+                match rustix::fs::openat(
+                    &self.fd,
+                    &tmp,
+                    OFlags::WRONLY
+                        | OFlags::CREATE
+                        | OFlags::EXCL
+                        | OFlags::NOFOLLOW
+                        | OFlags::CLOEXEC,
+                    Mode::from_raw_mode(mode as _),
+                ) {
+                    Ok(fd) => return Ok((File::from(fd), tmp)),
+                    Err(rustix::io::Errno::EXIST) if tries < 8 => tries += 1,
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
+
+        /// Sets exact permission bits and, where allowed, the owner of `file`.
+        pub fn set_perms(
+            file: &File,
+            mode: Option<u32>,
+            uid: Option<u32>,
+            gid: Option<u32>,
+        ) -> io::Result<()> {
+            check_fault(Step::Chmod)?;
+            if uid.is_some() || gid.is_some() {
+                // Only root may give a file away; anyone else keeps their own
+                // ownership, which is what a plain rewrite would give too.
+                let _ = rustix::fs::fchown(
+                    file.as_fd(),
+                    uid.map(rustix::fs::Uid::from_raw),
+                    gid.map(rustix::fs::Gid::from_raw),
+                );
+            }
+            if let Some(m) = mode {
+                rustix::fs::fchmod(file.as_fd(), Mode::from_raw_mode(m as _))?;
+            }
+            Ok(())
+        }
+
+        /// Atomically replaces `to` with `from` (both in this directory).
+        pub fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+            check_fault(Step::Rename)?;
+            rustix::fs::renameat(&self.fd, from, &self.fd, to)?;
+            Ok(())
+        }
+
+        /// Moves `from` in this directory to `to` in `dest`.
+        pub fn rename_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
+            check_fault(Step::Rename)?;
+            rustix::fs::renameat(&self.fd, from, &dest.fd, to)?;
+            Ok(())
+        }
+
+        /// Removes the file `name`.
+        pub fn unlink(&self, name: &OsStr) -> io::Result<()> {
+            rustix::fs::unlinkat(&self.fd, name, AtFlags::empty())?;
+            Ok(())
+        }
+
+        /// Flushes the directory entry changes to disk.
+        pub fn sync(&self) -> io::Result<()> {
+            check_fault(Step::DirFsync)?;
+            rustix::fs::fsync(&self.fd)?;
+            Ok(())
+        }
+
+        /// Names in this directory (for temp-file cleanup and listings).
+        pub fn entries(&self) -> io::Result<Vec<OsString>> {
+            let fd = rustix::fs::openat(
+                &self.fd,
+                ".",
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )?;
+            let mut dir = rustix::fs::Dir::read_from(&fd)?;
+            let mut out = Vec::new();
+            while let Some(ent) = dir.read() {
+                use std::os::unix::ffi::OsStrExt;
+                let ent = ent?;
+                let n = ent.file_name().to_bytes();
+                if n != b"." && n != b".." {
+                    out.push(OsStr::from_bytes(n).to_os_string());
+                }
+            }
+            Ok(out)
+        }
+
+        /// Whether two handles are the same directory.
+        pub fn same_as(&self, other: &Dir) -> bool {
+            match (rustix::fs::fstat(&self.fd), rustix::fs::fstat(&other.fd)) {
+                (Ok(a), Ok(b)) => a.st_dev == b.st_dev && a.st_ino == b.st_ino,
+                _ => false,
+            }
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod imp {
+    //! Portable fallback: operations on full paths. Containment is checked at
+    //! resolution time; a concurrent swap of an ancestor directory between
+    //! resolution and write is not defended against here.
+    use super::*;
+
+    #[derive(Debug)]
+    pub struct Dir {
+        path: PathBuf,
+    }
+
+    fn meta_of(m: &std::fs::Metadata) -> Meta {
+        let ft = m.file_type();
+        let kind = if ft.is_symlink() {
+            Kind::Symlink
+        } else if ft.is_dir() {
+            Kind::Dir
+        } else if ft.is_file() {
+            Kind::File
+        } else {
+            Kind::Special
+        };
+        let t = |r: io::Result<std::time::SystemTime>| {
+            r.ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_nanos() as i128)
+                .unwrap_or(0)
+        };
+        Meta {
+            kind,
+            dev: 0,
+            ino: 0,
+            size: m.len(),
+            mode: None,
+            uid: None,
+            gid: None,
+            mtime_ns: t(m.modified()),
+            ctime_ns: t(m.created()),
+        }
+    }
+
+    impl Dir {
+        pub fn open_root(path: &Path) -> io::Result<Dir> {
+            if !std::fs::metadata(path)?.is_dir() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "not a directory",
+                ));
+            }
+            Ok(Dir {
+                path: path.to_path_buf(),
+            })
+        }
+        pub fn path(&self) -> &Path {
+            &self.path
+        }
+        pub fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
+            let p = self.path.join(name);
+            let m = std::fs::symlink_metadata(&p)?;
+            if m.file_type().is_symlink() {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, "symlink"));
+            }
+            if !m.is_dir() {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotADirectory,
+                    "not a directory",
+                ));
+            }
+            Ok(Dir { path: p })
+        }
+        pub fn mkdir(&self, name: &OsStr) -> io::Result<()> {
+            std::fs::create_dir(self.path.join(name))
+        }
+        pub fn stat(&self, name: &OsStr) -> io::Result<Option<Meta>> {
+            match std::fs::symlink_metadata(self.path.join(name)) {
+                Ok(m) => Ok(Some(meta_of(&m))),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(e),
+            }
+        }
+        pub fn read_link(&self, name: &OsStr) -> io::Result<PathBuf> {
+            std::fs::read_link(self.path.join(name))
+        }
+        pub fn open_file(&self, name: &OsStr) -> io::Result<(File, Meta)> {
+            check_fault(Step::Open)?;
+            let p = self.path.join(name);
+            let m = std::fs::symlink_metadata(&p)?;
+            let meta = meta_of(&m);
+            if meta.kind != Kind::File {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "not a regular file",
+                ));
+            }
+            Ok((File::open(&p)?, meta))
+        }
+        pub fn create_temp(&self, name: &OsStr, _mode: u32) -> io::Result<(File, OsString)> {
+            check_fault(Step::TempCreate)?;
+            loop {
+                let tmp = temp_name(name);
+                match std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(self.path.join(&tmp))
+                {
+                    Ok(f) => return Ok((f, tmp)),
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        pub fn set_perms(
+            _file: &File,
+            _mode: Option<u32>,
+            _uid: Option<u32>,
+            _gid: Option<u32>,
+        ) -> io::Result<()> {
+            check_fault(Step::Chmod)?;
+            Ok(())
+        }
+        pub fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+            check_fault(Step::Rename)?;
+            std::fs::rename(self.path.join(from), self.path.join(to))
+        }
+        pub fn rename_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
+            check_fault(Step::Rename)?;
+            std::fs::rename(self.path.join(from), dest.path.join(to))
+        }
+        pub fn unlink(&self, name: &OsStr) -> io::Result<()> {
+            std::fs::remove_file(self.path.join(name))
+        }
+        pub fn sync(&self) -> io::Result<()> {
+            check_fault(Step::DirFsync)?;
+            Ok(())
+        }
+        pub fn entries(&self) -> io::Result<Vec<OsString>> {
+            std::fs::read_dir(&self.path)?
+                .map(|e| e.map(|e| e.file_name()))
+                .collect()
+        }
+        pub fn same_as(&self, other: &Dir) -> bool {
+            self.path == other.path
+        }
+    }
+}
+
+pub use imp::Dir;

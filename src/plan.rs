@@ -1,0 +1,451 @@
+//! Matching and edit planning: pure, in memory, no I/O.
+//!
+//! Given a text (UTF-8 bytes, or raw bytes for byte-level files) and a list
+//! of edits, find each edit's occurrences with `memchr::memmem` (strictly
+//! byte-exact, non-overlapping, left to right) and describe the new content
+//! as a list of spans: ranges of a base buffer to keep, and replacement texts
+//! to insert. The base is the caller's buffer for a single edit, so the
+//! output is written from slices without ever building the new file in
+//! memory; only a multi-edit materializes the intermediate texts it must
+//! search in.
+//!
+//! Every edit is checked even after one fails (a failed edit is skipped and
+//! the next one runs against the text as it stands), so a caller learns about
+//! all failing edits in one round trip. Any failure means no plan.
+
+use std::borrow::Cow;
+
+use memchr::memmem;
+
+use crate::error::ErrorCode;
+use crate::request::{Count, Edit};
+use crate::source::{count_newlines, utf16_len};
+
+/// How many match positions are kept for reports (e.g. ambiguous line lists).
+pub const MAX_REPORTED_MATCHES: usize = 50;
+
+/// What the text is, for the checks matching needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextKind {
+    /// Valid UTF-8.
+    Utf8,
+    /// Not valid UTF-8: only ASCII search and replacement texts are allowed,
+    /// so every other byte is preserved and no invalid sequence is split.
+    Bytes,
+}
+
+/// One part of the planned content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Span {
+    /// `base[start..end]`.
+    Keep(usize, usize),
+    /// The replacement text of edit `i`.
+    Insert(usize),
+}
+
+/// The outcome of one successful edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EditReport {
+    /// 1-based line where the first replaced occurrence starts, in the text
+    /// the edit was applied to.
+    pub line_number: usize,
+    pub replacements: usize,
+    /// Byte offset of the first occurrence in that text.
+    pub offset: usize,
+}
+
+/// Why one edit failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditFailure {
+    pub index: usize,
+    pub code: ErrorCode,
+    pub match_count: usize,
+    /// 1-based start lines of the first matches (ambiguous case).
+    pub match_lines: Vec<usize>,
+    pub message: String,
+}
+
+/// A successful plan: the new content as spans over `base`.
+#[derive(Debug, Clone)]
+pub struct Plan<'a> {
+    base: Cow<'a, [u8]>,
+    spans: Vec<Span>,
+    pub edits: Vec<EditReport>,
+    /// Change in UTF-16 length (JS string length) of the text.
+    pub utf16_delta: isize,
+}
+
+impl Plan<'_> {
+    /// The new text as ordered slices (base ranges and replacement texts).
+    pub fn pieces<'s>(&'s self, edits: &'s [Edit]) -> Vec<&'s [u8]> {
+        self.spans
+            .iter()
+            .filter_map(|s| {
+                let p: &[u8] = match *s {
+                    Span::Keep(a, b) => &self.base[a..b],
+                    Span::Insert(i) => edits[i].replace.as_bytes(),
+                };
+                (!p.is_empty()).then_some(p)
+            })
+            .collect()
+    }
+
+    /// Total replacements over all edits.
+    pub fn replacements(&self) -> usize {
+        self.edits.iter().map(|e| e.replacements).sum()
+    }
+}
+
+/// Finds up to `keep` positions of `needle` in `hay`, and the total count of
+/// non-overlapping occurrences.
+pub fn find_all(hay: &[u8], needle: &[u8], keep: usize) -> (Vec<usize>, usize) {
+    let mut positions = Vec::new();
+    let mut n = 0;
+    for pos in memmem::find_iter(hay, needle) {
+        if positions.len() < keep {
+            positions.push(pos);
+        }
+        n += 1;
+    }
+    (positions, n)
+}
+
+/// 1-based line numbers of byte offsets (ascending), counting newlines once.
+pub fn line_numbers(text: &[u8], offsets: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(offsets.len());
+    let (mut line, mut at) = (1usize, 0usize);
+    for &o in offsets {
+        line += count_newlines(&text[at..o]);
+        at = o;
+        out.push(line);
+    }
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn lines_list(lines: &[usize], total: usize) -> String {
+    let mut s = lines
+        .iter()
+        .take(10)
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if total > 10 {
+        s.push_str(", …");
+    }
+    s
+}
+
+fn label(index: usize, multi: bool) -> String {
+    if multi {
+        format!("edits[{index}]: ")
+    } else {
+        String::new()
+    }
+}
+
+/// Plans `edits` over `text`. On failure, returns every failing edit.
+pub fn plan<'a>(
+    text: &'a [u8],
+    edits: &[Edit],
+    kind: TextKind,
+) -> Result<Plan<'a>, Vec<EditFailure>> {
+    let multi = edits.len() > 1;
+    let mut failures = Vec::new();
+    let mut base: Cow<'a, [u8]> = Cow::Borrowed(text);
+    let mut spans: Vec<Span> = Vec::new();
+    let mut reports = Vec::with_capacity(edits.len());
+    let mut utf16_delta = 0isize;
+    // Index of the last edit that will be applied (others are materialized).
+    let last_ok = edits.len().saturating_sub(1);
+
+    for (i, edit) in edits.iter().enumerate() {
+        let pre = label(i, multi);
+        if kind == TextKind::Bytes && (!edit.search.is_ascii() || !edit.replace.is_ascii()) {
+            failures.push(EditFailure {
+                index: i,
+                code: ErrorCode::UNSUPPORTED_ENCODING,
+                match_count: 0,
+                match_lines: Vec::new(),
+                message: format!(
+                    "{pre}the file is not valid UTF-8, so only ASCII search and replacement text can be applied at byte level; \
+                     narrow the block to ASCII-only text"
+                ),
+            });
+            continue;
+        }
+        let needle = edit.search.as_bytes();
+        let keep = match edit.count {
+            Count::One => MAX_REPORTED_MATCHES,
+            Count::Exactly(n) => n.max(MAX_REPORTED_MATCHES),
+            Count::All => usize::MAX,
+        };
+        let (positions, found) = find_all(&base, needle, keep);
+        let failure = match edit.count {
+            _ if found == 0 => Some((
+                ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                format!(
+                    "{pre}search_block was not found. Reread the file and copy the exact current text \
+                     (whitespace, indentation and line endings must match byte for byte), then retry"
+                ),
+            )),
+            Count::One if found > 1 => {
+                let lines = line_numbers(&base, &positions);
+                let msg = format!(
+                    "{pre}search_block occurs {found} times (lines {}); include neighbouring lines to make it unique, \
+                     or set expected_replacements: {found} / replace_all: true to change every occurrence",
+                    lines_list(&lines, found)
+                );
+                failures.push(EditFailure {
+                    index: i,
+                    code: ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+                    match_count: found,
+                    match_lines: lines,
+                    message: msg,
+                });
+                continue;
+            }
+            Count::Exactly(n) if found != n => Some((
+                ErrorCode::REPLACEMENT_COUNT_MISMATCH,
+                format!(
+                    "{pre}expected {n} occurrence{} of search_block but found {found}; reread the file, then fix the block \
+                     or expected_replacements",
+                    plural(n)
+                ),
+            )),
+            _ => None,
+        };
+        if let Some((code, message)) = failure {
+            failures.push(EditFailure {
+                index: i,
+                code,
+                match_count: found,
+                match_lines: Vec::new(),
+                message,
+            });
+            continue;
+        }
+
+        let line_number = line_numbers(&base, &positions[..1])[0];
+        reports.push(EditReport {
+            line_number,
+            replacements: found,
+            offset: positions[0],
+        });
+        utf16_delta += found as isize
+            * (utf16_len(edit.replace.as_bytes()) as isize - utf16_len(needle) as isize);
+
+        if !failures.is_empty() {
+            // Nothing will be written; keep checking later edits against the
+            // text as it would be, so every failure is reported.
+            base = Cow::Owned(splice(
+                &base,
+                &positions,
+                needle.len(),
+                edit.replace.as_bytes(),
+            ));
+            continue;
+        }
+        if i == last_ok {
+            spans = spans_for(&positions, needle.len(), base.len(), i);
+        } else {
+            base = Cow::Owned(splice(
+                &base,
+                &positions,
+                needle.len(),
+                edit.replace.as_bytes(),
+            ));
+        }
+    }
+
+    if !failures.is_empty() {
+        return Err(failures);
+    }
+    Ok(Plan {
+        base,
+        spans,
+        edits: reports,
+        utf16_delta,
+    })
+}
+
+fn spans_for(positions: &[usize], len: usize, total: usize, edit: usize) -> Vec<Span> {
+    let mut spans = Vec::with_capacity(positions.len() * 2 + 1);
+    let mut at = 0;
+    for &p in positions {
+        spans.push(Span::Keep(at, p));
+        spans.push(Span::Insert(edit));
+        at = p + len;
+    }
+    spans.push(Span::Keep(at, total));
+    spans
+}
+
+fn splice(base: &[u8], positions: &[usize], len: usize, with: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(base.len() + positions.len() * with.len());
+    let mut at = 0;
+    for &p in positions {
+        out.extend_from_slice(&base[at..p]);
+        out.extend_from_slice(with);
+        at = p + len;
+    }
+    out.extend_from_slice(&base[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn e(s: &str, r: &str) -> Edit {
+        Edit {
+            search: s.into(),
+            replace: r.into(),
+            count: Count::One,
+        }
+    }
+
+    fn apply(text: &str, edits: &[Edit]) -> Result<String, Vec<EditFailure>> {
+        let p = plan(text.as_bytes(), edits, TextKind::Utf8)?;
+        Ok(String::from_utf8(p.pieces(edits).concat()).unwrap())
+    }
+
+    #[test]
+    fn single_edit_and_line() {
+        let edits = [e("retries = 2;", "retries = 3;")];
+        let p = plan(b"a\nb\nexport const retries = 2;\n", &edits, TextKind::Utf8).unwrap();
+        assert_eq!(p.edits[0].line_number, 3);
+        assert_eq!(
+            p.pieces(&edits).concat(),
+            b"a\nb\nexport const retries = 3;\n"
+        );
+    }
+
+    #[test]
+    fn non_overlapping_count() {
+        assert_eq!(find_all(b"aaa", b"aa", 10).1, 1);
+        assert_eq!(find_all(b"aaaa", b"aa", 10).1, 2);
+        assert_eq!(apply("aaa", &[e("aa", "b")]).unwrap(), "ba");
+    }
+
+    #[test]
+    fn not_found_and_ambiguous() {
+        let f = apply("x\ny\nx\n", &[e("x", "z")]).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
+        assert_eq!(f[0].match_count, 2);
+        assert_eq!(f[0].match_lines, vec![1, 3]);
+        let f = apply("x", &[e("q", "z")]).unwrap_err();
+        assert_eq!(
+            (f[0].code, f[0].match_count),
+            (ErrorCode::SEARCH_BLOCK_NOT_FOUND, 0)
+        );
+    }
+
+    #[test]
+    fn crlf_is_strict() {
+        assert_eq!(
+            apply("a\r\nb", &[e("a\nb", "c")]).unwrap_err()[0].code,
+            ErrorCode::SEARCH_BLOCK_NOT_FOUND
+        );
+        assert_eq!(apply("a\r\nb", &[e("a\r\nb", "c")]).unwrap(), "c");
+    }
+
+    #[test]
+    fn counts() {
+        let ex = |n| Edit {
+            search: "x".into(),
+            replace: "y".into(),
+            count: Count::Exactly(n),
+        };
+        assert_eq!(apply("x x x", &[ex(3)]).unwrap(), "y y y");
+        let f = apply("x x x", &[ex(2)]).unwrap_err();
+        assert_eq!(
+            (f[0].code, f[0].match_count),
+            (ErrorCode::REPLACEMENT_COUNT_MISMATCH, 3)
+        );
+        let all = Edit {
+            search: "x".into(),
+            replace: "".into(),
+            count: Count::All,
+        };
+        assert_eq!(apply("x x x", std::slice::from_ref(&all)).unwrap(), "  ");
+        assert_eq!(
+            apply("q", &[all]).unwrap_err()[0].code,
+            ErrorCode::SEARCH_BLOCK_NOT_FOUND
+        );
+    }
+
+    #[test]
+    fn multi_edit_sequential_and_all_failures_reported() {
+        let out = apply(
+            "one two three",
+            &[e("one", "1"), e("1 two", "12"), e("three", "3")],
+        )
+        .unwrap();
+        assert_eq!(out, "12 3");
+        let f = apply(
+            "a b c d e",
+            &[
+                e("a", "A"),
+                e("zz", ""),
+                e("c", "C"),
+                e("yy", ""),
+                e("e", "E"),
+            ],
+        )
+        .unwrap_err();
+        assert_eq!(f.iter().map(|f| f.index).collect::<Vec<_>>(), vec![1, 3]);
+        assert!(f[0].message.starts_with("edits[1]"));
+    }
+
+    #[test]
+    fn bytes_mode_refuses_non_ascii() {
+        let f = plan(b"caf\xE9 ok", &[e("é", "e")], TextKind::Bytes).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::UNSUPPORTED_ENCODING);
+        let edits = [e("ok", "fine")];
+        let p = plan(b"caf\xE9 ok", &edits, TextKind::Bytes).unwrap();
+        assert_eq!(p.pieces(&edits).concat(), b"caf\xE9 fine");
+    }
+
+    #[test]
+    fn utf16_delta_counts_units() {
+        let edits = [e("a", "😀")];
+        let p = plan("xay".as_bytes(), &edits, TextKind::Utf8).unwrap();
+        assert_eq!(p.utf16_delta, 1);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        // Bytes outside the replaced span never change, and the result equals
+        // an obviously-correct reference built with `str::find`.
+        #[test]
+        fn matches_reference(
+            prefix in "[ab\n]{0,20}", mid in "[abc\n]{1,6}", suffix in "[ab\n]{0,20}", rep in "[xyz\n]{0,5}"
+        ) {
+            let text = format!("{prefix}{mid}{suffix}");
+            let r = apply(&text, &[e(&mid, &rep)]);
+            let n = text.matches(mid.as_str()).count();
+            match r {
+                Ok(out) => {
+                    prop_assert_eq!(n, 1);
+                    let at = text.find(mid.as_str()).unwrap();
+                    prop_assert_eq!(&out[..at], &text[..at]);
+                    prop_assert_eq!(&out[at + rep.len()..], &text[at + mid.len()..]);
+                    prop_assert_eq!(&out[at..at + rep.len()], rep.as_str());
+                }
+                Err(f) => {
+                    prop_assert_ne!(n, 1);
+                    prop_assert_eq!(f[0].match_count, n);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,695 @@
+//! Input normalization: whatever spelling a caller used (snake_case,
+//! camelCase, the aliases of other edit tools) becomes one typed request, or
+//! an `INVALID_INPUT` failure that names the offending field.
+//!
+//! Nothing downstream of this module sees spellings. Unknown fields are
+//! refused rather than ignored: a misspelt `serach_block` silently dropped
+//! would turn into a confusing "missing field" or, worse, a different edit.
+
+use serde_json::{Map, Value};
+
+use crate::error::Failure;
+
+/// How many occurrences an edit must find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Count {
+    /// Exactly one occurrence (the default).
+    One,
+    /// Exactly `n` non-overlapping occurrences, all replaced.
+    Exactly(usize),
+    /// Every occurrence, at least one.
+    All,
+}
+
+/// One search/replace pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub search: String,
+    pub replace: String,
+    pub count: Count,
+}
+
+/// The edits for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEdits {
+    pub file_path: String,
+    pub edits: Vec<Edit>,
+    /// Lower-case hex sha256 the file's current bytes must have.
+    pub expected_sha256: Option<String>,
+}
+
+/// A `patchFile` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchRequest {
+    pub file: FileEdits,
+    pub dry_run: bool,
+}
+
+/// A `batchPatchFiles` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchRequest {
+    pub files: Vec<FileEdits>,
+    pub dry_run: bool,
+}
+
+/// A `readFile` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadRequest {
+    pub file_path: String,
+    pub offset: usize,
+    pub limit: Option<usize>,
+}
+
+/// A `writeFile` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteRequest {
+    pub file_path: String,
+    pub content: String,
+    pub expected_sha256: Option<String>,
+    pub create_dirs: bool,
+    pub dry_run: bool,
+}
+
+/// An `applyDryRun` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyRequest {
+    pub run_id: String,
+}
+
+/// Per-call options shared by every entry point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub workspace_root: std::path::PathBuf,
+    /// fsync file and directory (default true). `false` is for throw-away sandboxes.
+    pub durable: bool,
+    /// Files larger than this are refused before reading.
+    pub max_file_bytes: u64,
+    /// Seconds a dry run stays applicable.
+    pub dry_run_ttl_secs: u64,
+}
+
+/// Default for [`Options::max_file_bytes`]: 1 GiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
+/// Default for [`Options::dry_run_ttl_secs`].
+pub const DEFAULT_DRY_RUN_TTL_SECS: u64 = 300;
+/// Most edits accepted in one call.
+pub const MAX_EDITS: usize = 10_000;
+/// Most files accepted in one batch.
+pub const MAX_BATCH_FILES: usize = 10_000;
+
+const SEARCH_KEYS: &[&str] = &[
+    "search_block",
+    "searchBlock",
+    "search",
+    "oldText",
+    "old_string",
+    "old_str",
+];
+const REPLACE_KEYS: &[&str] = &[
+    "replace_block",
+    "replaceBlock",
+    "replace",
+    "newText",
+    "new_string",
+    "new_str",
+];
+const PATH_KEYS: &[&str] = &["file_path", "filePath"];
+const SHA_KEYS: &[&str] = &["expected_sha256", "expectedSha256"];
+const EXPECTED_KEYS: &[&str] = &["expected_replacements", "expectedReplacements"];
+const ALL_KEYS: &[&str] = &["replace_all", "replaceAll"];
+const DRY_KEYS: &[&str] = &["dry_run", "dryRun"];
+
+/// A JSON object being read field by field; remembers which keys were used so
+/// that leftovers can be reported as unknown.
+struct Fields<'a> {
+    what: &'a str,
+    obj: &'a Map<String, Value>,
+    used: Vec<&'a str>,
+}
+
+impl<'a> Fields<'a> {
+    fn new(value: &'a Value, what: &'a str) -> Result<Self, Failure> {
+        match value {
+            Value::Object(obj) => Ok(Fields {
+                what,
+                obj,
+                used: Vec::new(),
+            }),
+            Value::Null => Err(Failure::invalid(format!(
+                "{what} is missing: pass an object"
+            ))),
+            other => Err(Failure::invalid(format!(
+                "{what} must be an object, got {}",
+                kind(other)
+            ))),
+        }
+    }
+
+    /// The value given under any of `keys`; the same field spelt twice must
+    /// carry the same value. `null` counts as absent.
+    fn get(&mut self, keys: &[&'a str]) -> Result<Option<(&'a str, &'a Value)>, Failure> {
+        let mut found: Option<(&'a str, &'a Value)> = None;
+        for &k in keys {
+            if let Some(v) = self.obj.get(k) {
+                self.used.push(k);
+                if v.is_null() {
+                    continue;
+                }
+                match found {
+                    Some((k0, v0)) if v0 != v => {
+                        return Err(Failure::invalid(format!(
+                            "{}: `{k0}` and `{k}` are the same field with different values; send it once",
+                            self.what
+                        )))
+                    }
+                    Some(_) => {}
+                    None => found = Some((k, v)),
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    fn string(&mut self, keys: &[&'a str]) -> Result<Option<String>, Failure> {
+        match self.get(keys)? {
+            None => Ok(None),
+            Some((_, Value::String(s))) => Ok(Some(s.clone())),
+            Some((k, v)) => Err(Failure::invalid(format!(
+                "{}: `{k}` must be a string, got {}",
+                self.what,
+                kind(v)
+            ))),
+        }
+    }
+
+    fn required_string(&mut self, keys: &[&'a str]) -> Result<String, Failure> {
+        self.string(keys)?.ok_or_else(|| {
+            Failure::invalid(format!(
+                "{}: `{}` is required (a string)",
+                self.what, keys[0]
+            ))
+        })
+    }
+
+    fn bool(&mut self, keys: &[&'a str]) -> Result<Option<bool>, Failure> {
+        match self.get(keys)? {
+            None => Ok(None),
+            Some((_, Value::Bool(b))) => Ok(Some(*b)),
+            Some((k, v)) => Err(Failure::invalid(format!(
+                "{}: `{k}` must be a boolean, got {}",
+                self.what,
+                kind(v)
+            ))),
+        }
+    }
+
+    fn uint(&mut self, keys: &[&'a str]) -> Result<Option<u64>, Failure> {
+        match self.get(keys)? {
+            None => Ok(None),
+            Some((k, v)) => match v.as_u64() {
+                Some(n) => Ok(Some(n)),
+                None => match v.as_f64() {
+                    Some(f) if f >= 0.0 && f.fract() == 0.0 && f < 9.0e15 => Ok(Some(f as u64)),
+                    _ => Err(Failure::invalid(format!(
+                        "{}: `{k}` must be a non-negative whole number, got {}",
+                        self.what,
+                        short(v)
+                    ))),
+                },
+            },
+        }
+    }
+
+    fn has_any(&self, keys: &[&str]) -> bool {
+        keys.iter()
+            .any(|k| self.obj.get(*k).is_some_and(|v| !v.is_null()))
+    }
+
+    /// Refuse keys that no reader asked for.
+    fn finish(self) -> Result<(), Failure> {
+        let mut unknown: Vec<&str> = self
+            .obj
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !self.used.contains(k))
+            .collect();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        unknown.sort_unstable();
+        Err(Failure::invalid(format!(
+            "{}: unknown field{} {}",
+            self.what,
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )))
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s
+    }
+}
+
+fn sha(fields: &mut Fields<'_>) -> Result<Option<String>, Failure> {
+    match fields.string(SHA_KEYS)? {
+        None => Ok(None),
+        Some(s) => {
+            let lower = s.trim().to_ascii_lowercase();
+            if lower.len() == 64 && lower.bytes().all(|b| b.is_ascii_hexdigit()) {
+                Ok(Some(lower))
+            } else {
+                Err(Failure::invalid(format!(
+                    "{}: `expected_sha256` must be 64 hex digits (the `sha256` of an earlier result)",
+                    fields.what
+                )))
+            }
+        }
+    }
+}
+
+fn count(fields: &mut Fields<'_>) -> Result<Count, Failure> {
+    let expected = fields.uint(EXPECTED_KEYS)?;
+    let all = fields.bool(ALL_KEYS)?;
+    match (expected, all) {
+        (Some(_), Some(true)) => Err(Failure::invalid(format!(
+            "{}: give either `expected_replacements` or `replace_all: true`, not both",
+            fields.what
+        ))),
+        (Some(0), _) => Err(Failure::invalid(format!(
+            "{}: `expected_replacements` must be at least 1",
+            fields.what
+        ))),
+        (Some(1), _) => Ok(Count::One),
+        (Some(n), _) => Ok(Count::Exactly(n as usize)),
+        (None, Some(true)) => Ok(Count::All),
+        (None, _) => Ok(Count::One),
+    }
+}
+
+fn edit_pair(fields: &mut Fields<'_>) -> Result<Edit, Failure> {
+    let search = fields.string(SEARCH_KEYS)?;
+    let replace = fields.string(REPLACE_KEYS)?;
+    let count = count(fields)?;
+    let search = search.ok_or_else(|| {
+        Failure::invalid(format!(
+            "{}: `search_block` is required (the exact current text to replace)",
+            fields.what
+        ))
+    })?;
+    if search.is_empty() {
+        return Err(Failure::invalid(format!(
+            "{}: `search_block` is empty; send the smallest exact block of current text that occurs once",
+            fields.what
+        )));
+    }
+    let replace = replace.ok_or_else(|| {
+        Failure::invalid(format!(
+            "{}: `replace_block` is required (use \"\" to delete the text)",
+            fields.what
+        ))
+    })?;
+    Ok(Edit {
+        search,
+        replace,
+        count,
+    })
+}
+
+/// Reads the edits of one file: either `edits: [...]` or a single pair.
+fn file_edits(value: &Value, what: &str) -> Result<FileEdits, Failure> {
+    let mut f = Fields::new(value, what)?;
+    let file_path = f.required_string(PATH_KEYS)?;
+    let expected_sha256 = sha(&mut f)?;
+    let edits = if f.has_any(&["edits"]) {
+        if f.has_any(SEARCH_KEYS)
+            || f.has_any(REPLACE_KEYS)
+            || f.has_any(EXPECTED_KEYS)
+            || f.has_any(ALL_KEYS)
+        {
+            return Err(Failure::invalid(format!(
+                "{what}: give either `edits` or a single `search_block`/`replace_block` pair, not both"
+            )));
+        }
+        let Some((_, list)) = f.get(&["edits"])? else {
+            unreachable!()
+        };
+        let Value::Array(items) = list else {
+            return Err(Failure::invalid(format!(
+                "{what}: `edits` must be an array, got {}",
+                kind(list)
+            )));
+        };
+        if items.is_empty() {
+            return Err(Failure::invalid(format!(
+                "{what}: `edits` is empty; send at least one edit"
+            )));
+        }
+        if items.len() > MAX_EDITS {
+            return Err(Failure::invalid(format!(
+                "{what}: at most {MAX_EDITS} edits per file"
+            )));
+        }
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let label = format!("edits[{i}]");
+                let mut e = Fields::new(item, &label)?;
+                let edit = edit_pair(&mut e)?;
+                e.finish()?;
+                Ok(edit)
+            })
+            .collect::<Result<Vec<_>, Failure>>()?
+    } else {
+        vec![edit_pair(&mut f)?]
+    };
+    f.used.push("edits");
+    f.finish()?;
+    Ok(FileEdits {
+        file_path,
+        edits,
+        expected_sha256,
+    })
+}
+
+/// Normalizes a `patchFile` input.
+pub fn patch_request(value: &Value) -> Result<PatchRequest, Failure> {
+    let mut f = Fields::new(value, "input")?;
+    let dry_run = f.bool(DRY_KEYS)?.unwrap_or(false);
+    // Re-read the same object for the file part, minus the keys handled here.
+    let mut obj = match value {
+        Value::Object(o) => o.clone(),
+        _ => unreachable!(),
+    };
+    for k in DRY_KEYS {
+        obj.remove(*k);
+    }
+    f.used.extend(
+        value
+            .as_object()
+            .into_iter()
+            .flat_map(|o| o.keys().map(String::as_str)),
+    );
+    f.finish()?;
+    let file = file_edits(&Value::Object(obj), "input")?;
+    Ok(PatchRequest { file, dry_run })
+}
+
+/// Normalizes a `batchPatchFiles` input.
+pub fn batch_request(value: &Value) -> Result<BatchRequest, Failure> {
+    let mut f = Fields::new(value, "input")?;
+    let dry_run = f.bool(DRY_KEYS)?.unwrap_or(false);
+    let files = match f.get(&["files"])? {
+        Some((_, Value::Array(items))) => items,
+        Some((_, v)) => {
+            return Err(Failure::invalid(format!(
+                "input: `files` must be an array, got {}",
+                kind(v)
+            )))
+        }
+        None => {
+            return Err(Failure::invalid(
+                "input: `files` is required (an array of per-file edits)",
+            ))
+        }
+    };
+    f.finish()?;
+    if files.is_empty() {
+        return Err(Failure::invalid(
+            "input: `files` is empty; send at least one file",
+        ));
+    }
+    if files.len() > MAX_BATCH_FILES {
+        return Err(Failure::invalid(format!(
+            "input: at most {MAX_BATCH_FILES} files per batch"
+        )));
+    }
+    let files = files
+        .iter()
+        .enumerate()
+        .map(|(i, v)| file_edits(v, &format!("files[{i}]")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(BatchRequest { files, dry_run })
+}
+
+/// Normalizes a `readFile` input.
+pub fn read_request(value: &Value) -> Result<ReadRequest, Failure> {
+    let mut f = Fields::new(value, "input")?;
+    let file_path = f.required_string(PATH_KEYS)?;
+    let offset = f.uint(&["offset"])?.unwrap_or(0) as usize;
+    let limit = f.uint(&["limit"])?.map(|n| n as usize);
+    f.finish()?;
+    Ok(ReadRequest {
+        file_path,
+        offset,
+        limit,
+    })
+}
+
+/// Normalizes a `writeFile` input.
+pub fn write_request(value: &Value) -> Result<WriteRequest, Failure> {
+    let mut f = Fields::new(value, "input")?;
+    let file_path = f.required_string(PATH_KEYS)?;
+    let content = f.required_string(&["content"])?;
+    let expected_sha256 = sha(&mut f)?;
+    let create_dirs = f.bool(&["create_dirs", "createDirs"])?.unwrap_or(true);
+    let dry_run = f.bool(DRY_KEYS)?.unwrap_or(false);
+    f.finish()?;
+    Ok(WriteRequest {
+        file_path,
+        content,
+        expected_sha256,
+        create_dirs,
+        dry_run,
+    })
+}
+
+/// Normalizes an `applyDryRun` input (an object with `run_id`, or the id itself).
+pub fn apply_request(value: &Value) -> Result<ApplyRequest, Failure> {
+    if let Value::String(s) = value {
+        return Ok(ApplyRequest { run_id: s.clone() });
+    }
+    let mut f = Fields::new(value, "input")?;
+    let run_id = f.required_string(&["run_id", "runId"])?;
+    f.finish()?;
+    Ok(ApplyRequest { run_id })
+}
+
+/// Normalizes the options object; `cwd` is the default workspace root.
+pub fn options(
+    value: Option<&Value>,
+    cwd: impl FnOnce() -> std::io::Result<std::path::PathBuf>,
+) -> Result<Options, Failure> {
+    let null = Value::Null;
+    let value = value.unwrap_or(&null);
+    let mut opts = Options {
+        workspace_root: std::path::PathBuf::new(),
+        durable: true,
+        max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+        dry_run_ttl_secs: DEFAULT_DRY_RUN_TTL_SECS,
+    };
+    let mut root = None;
+    if !value.is_null() {
+        let mut f = Fields::new(value, "options")?;
+        root = f.string(&["workspaceRoot", "workspace_root"])?;
+        if let Some(d) = f.bool(&["durable"])? {
+            opts.durable = d;
+        }
+        if let Some(n) = f.uint(&["maxFileBytes", "max_file_bytes"])? {
+            opts.max_file_bytes = n;
+        }
+        if let Some(n) = f.uint(&["dryRunTtlSeconds", "dry_run_ttl_seconds"])? {
+            if n == 0 {
+                return Err(Failure::invalid(
+                    "options: `dryRunTtlSeconds` must be at least 1",
+                ));
+            }
+            opts.dry_run_ttl_secs = n;
+        }
+        f.finish()?;
+    }
+    opts.workspace_root = match root {
+        Some(r) if r.is_empty() => {
+            return Err(Failure::invalid("options: `workspaceRoot` is empty"))
+        }
+        Some(r) if r.contains('\0') => {
+            return Err(Failure::invalid(
+                "options: `workspaceRoot` contains a NUL byte",
+            ))
+        }
+        Some(r) => std::path::PathBuf::from(r),
+        None => cwd().map_err(|e| {
+            Failure::invalid(format!(
+                "options: no `workspaceRoot` and no current directory: {e}"
+            ))
+        })?,
+    };
+    Ok(opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use serde_json::json;
+
+    fn err(v: Value) -> Failure {
+        patch_request(&v).unwrap_err()
+    }
+
+    #[test]
+    fn both_naming_styles_and_mixed() {
+        let a =
+            patch_request(&json!({"file_path": "a", "search_block": "x", "replace_block": "y"}))
+                .unwrap();
+        let b = patch_request(&json!({"filePath": "a", "searchBlock": "x", "replaceBlock": "y"}))
+            .unwrap();
+        let c = patch_request(&json!({"filePath": "a", "search_block": "x", "replaceBlock": "y"}))
+            .unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a, c);
+        assert_eq!(
+            a.file.edits,
+            vec![Edit {
+                search: "x".into(),
+                replace: "y".into(),
+                count: Count::One
+            }]
+        );
+    }
+
+    #[test]
+    fn same_field_twice() {
+        let same =
+            json!({"file_path": "a", "filePath": "a", "search_block": "x", "replace_block": ""});
+        assert!(patch_request(&same).is_ok());
+        let e = err(
+            json!({"file_path": "a", "filePath": "b", "search_block": "x", "replace_block": ""}),
+        );
+        assert_eq!(e.code, ErrorCode::INVALID_INPUT);
+        assert!(
+            e.message.contains("file_path") && e.message.contains("filePath"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn missing_wrong_type_empty() {
+        assert!(err(json!({"search_block": "x", "replace_block": ""}))
+            .message
+            .contains("file_path"));
+        assert!(err(json!({"file_path": "a", "replace_block": ""}))
+            .message
+            .contains("search_block"));
+        assert!(err(json!({"file_path": "a", "search_block": "x"}))
+            .message
+            .contains("replace_block"));
+        assert!(
+            err(json!({"file_path": 1, "search_block": "x", "replace_block": ""}))
+                .message
+                .contains("string")
+        );
+        assert!(
+            err(json!({"file_path": "a", "search_block": "", "replace_block": ""}))
+                .message
+                .contains("empty")
+        );
+        assert!(err(json!("nope")).message.contains("object"));
+        assert!(err(Value::Null).message.contains("missing"));
+        assert!(err(
+            json!({"file_path": "a", "serach_block": "x", "search_block": "x", "replace_block": ""})
+        )
+        .message
+        .contains("serach_block"));
+    }
+
+    #[test]
+    fn empty_replace_is_valid() {
+        let r = patch_request(&json!({"file_path": "a", "search_block": "x", "replace_block": ""}))
+            .unwrap();
+        assert_eq!(r.file.edits[0].replace, "");
+    }
+
+    #[test]
+    fn edits_and_aliases() {
+        let r = patch_request(&json!({"file_path": "a", "edits": [
+            {"search_block": "a", "replace_block": "b"},
+            {"searchBlock": "c", "replaceBlock": "d", "expected_replacements": 3},
+            {"search": "e", "replace": "f", "replace_all": true},
+            {"oldText": "g", "newText": "h"},
+            {"old_string": "i", "new_string": "j", "replaceAll": false},
+        ]}))
+        .unwrap();
+        let counts: Vec<Count> = r.file.edits.iter().map(|e| e.count).collect();
+        assert_eq!(
+            counts,
+            vec![
+                Count::One,
+                Count::Exactly(3),
+                Count::All,
+                Count::One,
+                Count::One
+            ]
+        );
+        assert_eq!(r.file.edits[3].search, "g");
+        assert!(err(
+            json!({"file_path": "a", "search_block": "x", "replace_block": "", "edits": []})
+        )
+        .message
+        .contains("not both"));
+        assert!(err(json!({"file_path": "a", "edits": [{"search": "x", "replace": "", "expected_replacements": 2, "replace_all": true}]}))
+            .message
+            .contains("not both"));
+        assert!(err(
+            json!({"file_path": "a", "edits": [{"search": "x", "replace": "", "bogus": 1}]})
+        )
+        .message
+        .contains("edits[0]"));
+    }
+
+    #[test]
+    fn sha_is_checked() {
+        let h = "A".repeat(64);
+        let r = patch_request(&json!({"file_path": "a", "search_block": "x", "replace_block": "", "expected_sha256": h})).unwrap();
+        assert_eq!(r.file.expected_sha256.unwrap(), "a".repeat(64));
+        assert!(err(json!({"file_path": "a", "search_block": "x", "replace_block": "", "expected_sha256": "zz"}))
+            .message
+            .contains("64 hex"));
+    }
+
+    #[test]
+    fn options_defaults_and_types() {
+        let o = options(None, || Ok("/tmp".into())).unwrap();
+        assert_eq!(o.workspace_root, std::path::PathBuf::from("/tmp"));
+        assert!(o.durable);
+        let o = options(
+            Some(&json!({"workspaceRoot": "/w", "durable": false, "maxFileBytes": 10})),
+            || unreachable!(),
+        )
+        .unwrap();
+        assert_eq!((o.durable, o.max_file_bytes), (false, 10));
+        assert!(options(Some(&json!({"workspaceRoot": 3})), || unreachable!()).is_err());
+        assert!(options(Some(&json!({"bogus": 3})), || unreachable!()).is_err());
+    }
+}

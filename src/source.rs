@@ -1,0 +1,432 @@
+//! A file's bytes and what we know about them: encoding, BOM, line endings,
+//! binary sniffing and hashing.
+//!
+//! Matching always runs on UTF-8 bytes. For UTF-8 files (with or without a
+//! BOM) and for byte-level files (not valid UTF-8) that is the file's own
+//! buffer, borrowed, never copied. UTF-16 files are transcoded once on read
+//! and once on write; malformed UTF-16 is refused rather than repaired, so a
+//! user's bytes are never replaced by U+FFFD.
+
+use std::io::Read;
+
+use sha2::{Digest, Sha256};
+
+use crate::error::{ErrorCode, Failure};
+
+/// How a file's text is stored on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Utf8,
+    Utf8Bom,
+    Utf16Le,
+    Utf16Be,
+    /// Not valid UTF-8, no BOM, no NUL: edited at byte level with ASCII blocks.
+    Bytes,
+}
+
+impl Encoding {
+    /// Name reported to callers.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Utf8 | Encoding::Utf8Bom => "utf-8",
+            Encoding::Utf16Le => "utf-16le",
+            Encoding::Utf16Be => "utf-16be",
+            Encoding::Bytes => "binary-safe-bytes",
+        }
+    }
+
+    /// The BOM bytes written before the text.
+    pub fn bom(self) -> &'static [u8] {
+        match self {
+            Encoding::Utf8Bom => b"\xEF\xBB\xBF",
+            Encoding::Utf16Le => b"\xFF\xFE",
+            Encoding::Utf16Be => b"\xFE\xFF",
+            _ => b"",
+        }
+    }
+
+    pub fn is_utf16(self) -> bool {
+        matches!(self, Encoding::Utf16Le | Encoding::Utf16Be)
+    }
+}
+
+/// How lines end in a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEnding {
+    Lf,
+    Crlf,
+    Mixed,
+    None,
+}
+
+impl LineEnding {
+    pub fn name(self) -> &'static str {
+        match self {
+            LineEnding::Lf => "lf",
+            LineEnding::Crlf => "crlf",
+            LineEnding::Mixed => "mixed",
+            LineEnding::None => "none",
+        }
+    }
+
+    /// The ending new lines should get in a file with this style.
+    pub fn newline(self) -> &'static str {
+        match self {
+            LineEnding::Crlf => "\r\n",
+            _ => "\n",
+        }
+    }
+}
+
+/// Bytes sniffed for NUL to call a file binary.
+pub const BINARY_SNIFF_BYTES: usize = 8192;
+
+/// A file's content, decoded for matching.
+#[derive(Debug, Clone)]
+pub struct Source {
+    raw: Vec<u8>,
+    encoding: Encoding,
+    /// UTF-8 transcoding of a UTF-16 file; `None` when `raw` is matched directly.
+    decoded: Option<Vec<u8>>,
+}
+
+/// Lower-case hex of a sha256 digest.
+pub fn hex(d: &[u8]) -> String {
+    const H: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(d.len() * 2);
+    for &b in d {
+        s.push(H[(b >> 4) as usize] as char);
+        s.push(H[(b & 15) as usize] as char);
+    }
+    s
+}
+
+/// sha256 of a sequence of slices, as lower-case hex.
+pub fn sha256_hex<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p);
+    }
+    hex(&h.finalize())
+}
+
+impl Source {
+    /// Reads `len_hint` bytes from `file` and classifies them. `path` is for messages.
+    pub fn read(mut file: std::fs::File, len_hint: u64, path: &str) -> Result<Source, Failure> {
+        crate::fsys::check_fault(crate::fsys::Step::Read).map_err(|e| {
+            Failure::new(
+                ErrorCode::FILE_READ_ERROR,
+                format!("cannot read `{path}`: {e}"),
+            )
+        })?;
+        let mut raw = Vec::with_capacity(len_hint as usize + 1);
+        file.read_to_end(&mut raw).map_err(|e| {
+            Failure::new(
+                ErrorCode::FILE_READ_ERROR,
+                format!("cannot read `{path}`: {e}"),
+            )
+        })?;
+        Source::from_bytes(raw, path)
+    }
+
+    /// Classifies bytes already in memory.
+    pub fn from_bytes(raw: Vec<u8>, path: &str) -> Result<Source, Failure> {
+        let encoding = detect(&raw).map_err(|why| {
+            Failure::new(
+                ErrorCode::BINARY_FILE_REJECTED,
+                format!("`{path}` looks binary ({why}); it was not edited"),
+            )
+        })?;
+        let decoded = if encoding.is_utf16() {
+            let enc = if encoding == Encoding::Utf16Le {
+                encoding_rs::UTF_16LE
+            } else {
+                encoding_rs::UTF_16BE
+            };
+            match enc.decode_without_bom_handling_and_without_replacement(&raw[2..]) {
+                Some(s) => Some(s.into_owned().into_bytes()),
+                None => {
+                    return Err(Failure::new(
+                        ErrorCode::UNSUPPORTED_ENCODING,
+                        format!("`{path}` has a UTF-16 BOM but malformed UTF-16 (odd length or unpaired surrogate); it was not edited"),
+                    ))
+                }
+            }
+        } else {
+            None
+        };
+        Ok(Source {
+            raw,
+            encoding,
+            decoded,
+        })
+    }
+
+    /// An empty source for a file that does not exist yet.
+    pub fn empty() -> Source {
+        Source {
+            raw: Vec::new(),
+            encoding: Encoding::Utf8,
+            decoded: None,
+        }
+    }
+
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The bytes on disk.
+    pub fn raw(&self) -> &[u8] {
+        &self.raw
+    }
+
+    /// The text as UTF-8 (or raw bytes for [`Encoding::Bytes`]), BOM excluded.
+    pub fn text(&self) -> &[u8] {
+        match &self.decoded {
+            Some(d) => d,
+            None => &self.raw[self.encoding.bom().len()..],
+        }
+    }
+
+    /// Length in UTF-16 code units of the decoded text (what JS `.length` says).
+    pub fn utf16_len(&self) -> usize {
+        match self.encoding {
+            Encoding::Utf16Le | Encoding::Utf16Be => (self.raw.len() - 2) / 2,
+            Encoding::Bytes => utf16_len_lossy(self.text()),
+            _ => utf16_len(self.text()),
+        }
+    }
+
+    /// sha256 of the bytes on disk.
+    pub fn sha256(&self) -> String {
+        sha256_hex([self.raw.as_slice()])
+    }
+
+    /// Line-ending style of the text.
+    pub fn line_ending(&self) -> LineEnding {
+        line_ending(self.text())
+    }
+
+    /// Encodes UTF-8 text pieces into this file's encoding, BOM first.
+    /// UTF-8 and byte-level files borrow the pieces; UTF-16 needs a buffer.
+    pub fn encode_pieces<'a>(&self, pieces: &[&'a [u8]]) -> Encoded<'a> {
+        encode_with(self.encoding, pieces)
+    }
+}
+
+/// Encodes UTF-8 text pieces into `encoding`, BOM first.
+pub fn encode_with<'a>(encoding: Encoding, pieces: &[&'a [u8]]) -> Encoded<'a> {
+    match encoding {
+        Encoding::Utf16Le | Encoding::Utf16Be => {
+            let le = encoding == Encoding::Utf16Le;
+            let n: usize = pieces.iter().map(|p| p.len()).sum();
+            let mut out = Vec::with_capacity(2 + n * 2);
+            out.extend_from_slice(encoding.bom());
+            for p in pieces {
+                // Pieces are whole UTF-8: cut at boundaries of UTF-8 matches.
+                let s = std::str::from_utf8(p).expect("UTF-16 pieces are UTF-8");
+                for u in s.encode_utf16() {
+                    out.extend_from_slice(&if le { u.to_le_bytes() } else { u.to_be_bytes() });
+                }
+            }
+            Encoded::Owned(out)
+        }
+        enc => {
+            let mut v = Vec::with_capacity(pieces.len() + 1);
+            if !enc.bom().is_empty() {
+                v.push(enc.bom());
+            }
+            v.extend_from_slice(pieces);
+            Encoded::Slices(v)
+        }
+    }
+}
+
+/// File content ready to write: borrowed slices, or one owned buffer.
+#[derive(Debug)]
+pub enum Encoded<'a> {
+    Slices(Vec<&'a [u8]>),
+    Owned(Vec<u8>),
+}
+
+impl Encoded<'_> {
+    /// The slices to write, in order.
+    pub fn slices(&self) -> Vec<&[u8]> {
+        match self {
+            Encoded::Slices(v) => v.clone(),
+            Encoded::Owned(b) => vec![b.as_slice()],
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Encoded::Slices(v) => v.iter().map(|s| s.len()).sum(),
+            Encoded::Owned(b) => b.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The content as one buffer (for caching a dry run).
+    pub fn to_vec(&self) -> Vec<u8> {
+        match self {
+            Encoded::Slices(v) => v.concat(),
+            Encoded::Owned(b) => b.clone(),
+        }
+    }
+}
+
+/// Detects the encoding, or says why the bytes look binary.
+pub fn detect(raw: &[u8]) -> Result<Encoding, &'static str> {
+    if raw.starts_with(b"\xFF\xFE\x00\x00") || raw.starts_with(b"\x00\x00\xFE\xFF") {
+        return Err("UTF-32 byte order mark");
+    }
+    if raw.starts_with(b"\xFF\xFE") {
+        return Ok(Encoding::Utf16Le);
+    }
+    if raw.starts_with(b"\xFE\xFF") {
+        return Ok(Encoding::Utf16Be);
+    }
+    let head = &raw[..raw.len().min(BINARY_SNIFF_BYTES)];
+    if memchr::memchr(0, head).is_some() {
+        return Err("NUL byte in the first 8 KiB");
+    }
+    if raw.starts_with(b"\xEF\xBB\xBF") {
+        return Ok(if std::str::from_utf8(&raw[3..]).is_ok() {
+            Encoding::Utf8Bom
+        } else {
+            Encoding::Bytes
+        });
+    }
+    Ok(if std::str::from_utf8(raw).is_ok() {
+        Encoding::Utf8
+    } else {
+        Encoding::Bytes
+    })
+}
+
+/// UTF-16 code units of valid UTF-8: one per scalar, two for 4-byte scalars.
+/// Counted without decoding: every non-continuation byte starts a scalar and
+/// every lead byte >= 0xF0 starts a 4-byte one.
+pub fn utf16_len(utf8: &[u8]) -> usize {
+    let mut n = 0usize;
+    for chunk in utf8.chunks(4096) {
+        let mut c = 0u32;
+        for &b in chunk {
+            c += ((b as i8) >= -0x40) as u32 + (b >= 0xF0) as u32;
+        }
+        n += c as usize;
+    }
+    n
+}
+
+/// UTF-16 code units of arbitrary bytes decoded lossily (each invalid
+/// sequence counts as one U+FFFD, as `TextDecoder` does).
+pub fn utf16_len_lossy(bytes: &[u8]) -> usize {
+    bytes
+        .utf8_chunks()
+        .map(|c| utf16_len(c.valid().as_bytes()) + usize::from(!c.invalid().is_empty()))
+        .sum()
+}
+
+/// The line-ending style of `text`.
+pub fn line_ending(text: &[u8]) -> LineEnding {
+    let mut lf = false;
+    let mut crlf = false;
+    for i in memchr::memchr_iter(b'\n', text) {
+        if i > 0 && text[i - 1] == b'\r' {
+            crlf = true;
+        } else {
+            lf = true;
+        }
+        if lf && crlf {
+            return LineEnding::Mixed;
+        }
+    }
+    match (lf, crlf) {
+        (true, false) => LineEnding::Lf,
+        (false, true) => LineEnding::Crlf,
+        _ => LineEnding::None,
+    }
+}
+
+/// Number of `\n` in `bytes`.
+pub fn count_newlines(bytes: &[u8]) -> usize {
+    let mut n = 0usize;
+    for chunk in bytes.chunks(4096) {
+        let mut c = 0u32;
+        for &b in chunk {
+            c += (b == b'\n') as u32;
+        }
+        n += c as usize;
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_encodings() {
+        assert_eq!(detect(b"abc").unwrap(), Encoding::Utf8);
+        assert_eq!(detect(b"\xEF\xBB\xBFabc").unwrap(), Encoding::Utf8Bom);
+        assert_eq!(detect(b"\xFF\xFEa\0").unwrap(), Encoding::Utf16Le);
+        assert_eq!(detect(b"\xFE\xFF\0a").unwrap(), Encoding::Utf16Be);
+        assert_eq!(detect(b"caf\xE9").unwrap(), Encoding::Bytes);
+        assert!(detect(b"a\0b").is_err());
+        assert!(detect(b"\xFF\xFE\0\0").is_err());
+        let mut late = vec![b'a'; BINARY_SNIFF_BYTES];
+        late.push(0);
+        assert_eq!(
+            detect(&late).unwrap(),
+            Encoding::Utf8,
+            "NUL after 8 KiB is not sniffed"
+        );
+    }
+
+    #[test]
+    fn utf16_lengths_match_std() {
+        for s in ["", "abc", "héllo", "日本語", "😀x😀", "a\u{10FFFF}"] {
+            assert_eq!(utf16_len(s.as_bytes()), s.encode_utf16().count(), "{s}");
+        }
+        assert_eq!(utf16_len_lossy(b"ab\xE9c"), 4);
+        assert_eq!(utf16_len_lossy(b"\xF0\x9F\x98"), 1);
+    }
+
+    #[test]
+    fn utf16_roundtrip_and_malformed() {
+        let text = "h€llo 😀\r\n";
+        let mut raw = vec![0xFF, 0xFE];
+        for u in text.encode_utf16() {
+            raw.extend_from_slice(&u.to_le_bytes());
+        }
+        let s = Source::from_bytes(raw.clone(), "f").unwrap();
+        assert_eq!(s.text(), text.as_bytes());
+        assert_eq!(s.utf16_len(), text.encode_utf16().count());
+        let enc = s.encode_pieces(&[s.text()]);
+        assert_eq!(enc.to_vec(), raw);
+        let bad = vec![0xFF, 0xFE, 0x00, 0xD8, b'a', 0];
+        assert_eq!(
+            Source::from_bytes(bad, "f").unwrap_err().code,
+            ErrorCode::UNSUPPORTED_ENCODING
+        );
+        assert_eq!(
+            Source::from_bytes(vec![0xFF, 0xFE, 1], "f")
+                .unwrap_err()
+                .code,
+            ErrorCode::UNSUPPORTED_ENCODING
+        );
+    }
+
+    #[test]
+    fn line_endings() {
+        assert_eq!(line_ending(b"a\nb\n"), LineEnding::Lf);
+        assert_eq!(line_ending(b"a\r\nb\r\n"), LineEnding::Crlf);
+        assert_eq!(line_ending(b"a\r\nb\n"), LineEnding::Mixed);
+        assert_eq!(line_ending(b"ab"), LineEnding::None);
+        assert_eq!(count_newlines(b"a\nb\n\n"), 3);
+    }
+}

@@ -183,6 +183,59 @@ mod imp {
             &self.path
         }
 
+        /// A second handle on the same open directory (`dup`), so that a
+        /// caller can own it without reopening anything by path.
+        pub fn try_clone(&self) -> io::Result<Dir> {
+            Ok(Dir {
+                fd: rustix::io::fcntl_dupfd_cloexec(&self.fd, 0)?,
+                path: self.path.clone(),
+            })
+        }
+
+        /// Opens the directory `rel` (normal components only, no `.`/`..`)
+        /// beneath this one in one kernel call that refuses every symlink and
+        /// anything outside: `openat2` with `RESOLVE_BENEATH |
+        /// RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS`. An error means only
+        /// that this fast path does not apply (a symlink on the way, a
+        /// missing component, an old kernel, a seccomp filter): the caller
+        /// then walks the path itself. Where the kernel lacks `openat2` the
+        /// first such failure turns the fast path off for the process.
+        pub fn open_beneath(&self, rel: &Path) -> io::Result<Dir> {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            {
+                use rustix::fs::ResolveFlags;
+                use rustix::io::Errno;
+                use std::sync::atomic::{AtomicBool, Ordering};
+                static UNSUPPORTED: AtomicBool = AtomicBool::new(false);
+                if UNSUPPORTED.load(Ordering::Relaxed) {
+                    return Err(io::ErrorKind::Unsupported.into());
+                }
+                match rustix::fs::openat2(
+                    &self.fd,
+                    rel,
+                    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                    Mode::empty(),
+                    ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+                ) {
+                    Ok(fd) => Ok(Dir {
+                        fd,
+                        path: self.path.join(rel),
+                    }),
+                    Err(e) => {
+                        if matches!(e, Errno::NOSYS | Errno::INVAL | Errno::PERM | Errno::TOOBIG) {
+                            UNSUPPORTED.store(true, Ordering::Relaxed);
+                        }
+                        Err(e.into())
+                    }
+                }
+            }
+            #[cfg(not(any(target_os = "linux", target_os = "android")))]
+            {
+                let _ = rel;
+                Err(io::ErrorKind::Unsupported.into())
+            }
+        }
+
         /// Opens the child directory `name` without following a symlink.
         pub fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
             let fd = rustix::fs::openat(
@@ -299,6 +352,90 @@ mod imp {
             Ok(())
         }
 
+        /// Renames `from` to `to` only if `to` does not exist, atomically
+        /// where the kernel and file system can (`renameat2` with
+        /// `RENAME_NOREPLACE` on Linux). Elsewhere the caller's check that
+        /// `to` is absent, made just before, is all there is.
+        pub fn rename_noreplace(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+            check_fault(Step::Rename)?;
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            {
+                use rustix::io::Errno;
+                match rustix::fs::renameat_with(
+                    &self.fd,
+                    from,
+                    &self.fd,
+                    to,
+                    rustix::fs::RenameFlags::NOREPLACE,
+                ) {
+                    Ok(()) => return Ok(()),
+                    // Kernel or file system without the flag: plain rename.
+                    Err(Errno::INVAL | Errno::NOSYS | Errno::PERM) => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            rustix::fs::renameat(&self.fd, from, &self.fd, to)?;
+            Ok(())
+        }
+
+        /// Opens `name` again just before it is replaced, to check that it is
+        /// still the file that was read; `None` if it is gone or is no longer
+        /// a regular file. No fault injection here: this is a check, not a
+        /// step of the write.
+        pub fn open_current(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {
+            let fd = match rustix::fs::openat(
+                &self.fd,
+                name,
+                OFlags::RDONLY
+                    | OFlags::NOFOLLOW
+                    | OFlags::CLOEXEC
+                    | OFlags::NONBLOCK
+                    | OFlags::NOCTTY,
+                Mode::empty(),
+            ) {
+                Ok(fd) => fd,
+                Err(rustix::io::Errno::NOENT | rustix::io::Errno::LOOP) => return Ok(None),
+                Err(e) => return Err(e.into()),
+            };
+            let meta = meta_of(&rustix::fs::fstat(&fd)?);
+            if meta.kind != Kind::File {
+                return Ok(None);
+            }
+            rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
+            Ok(Some((File::from(fd), meta)))
+        }
+
+        /// Takes an exclusive advisory lock (`flock`) on `file`, waiting up
+        /// to `timeout`; `false` if another holder kept it that long. Every
+        /// patch-file-tool process locks a file this way from its final
+        /// check until its rename, so two of them cannot both replace the
+        /// same version of a file. The lock is released when `file` closes.
+        pub fn lock_exclusive(file: &File, timeout: std::time::Duration) -> io::Result<bool> {
+            use rustix::fs::FlockOperation;
+            let start = std::time::Instant::now();
+            let mut pause = std::time::Duration::from_micros(50);
+            loop {
+                match rustix::fs::flock(file.as_fd(), FlockOperation::NonBlockingLockExclusive) {
+                    Ok(()) => return Ok(true),
+                    Err(rustix::io::Errno::WOULDBLOCK) => {}
+                    Err(rustix::io::Errno::INTR) => continue,
+                    // File systems without flock support: no lock, still checked.
+                    Err(rustix::io::Errno::NOLCK | rustix::io::Errno::NOTSUP) => return Ok(true),
+                    Err(e) => return Err(e.into()),
+                }
+                if start.elapsed() >= timeout {
+                    return Ok(false);
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(5));
+            }
+        }
+
+        /// Metadata of an open file.
+        pub fn meta_of_file(file: &File) -> io::Result<Meta> {
+            Ok(meta_of(&rustix::fs::fstat(file.as_fd())?))
+        }
+
         /// Moves `from` in this directory to `to` in `dest`.
         pub fn rename_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
             check_fault(Step::Rename)?;
@@ -407,6 +544,15 @@ mod imp {
         pub fn path(&self) -> &Path {
             &self.path
         }
+        pub fn try_clone(&self) -> io::Result<Dir> {
+            Ok(Dir {
+                path: self.path.clone(),
+            })
+        }
+        /// No `openat2` here: the caller always walks.
+        pub fn open_beneath(&self, _rel: &Path) -> io::Result<Dir> {
+            Err(io::ErrorKind::Unsupported.into())
+        }
         pub fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
             let p = self.path.join(name);
             let m = std::fs::symlink_metadata(&p)?;
@@ -478,6 +624,32 @@ mod imp {
         pub fn rename_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
             check_fault(Step::Rename)?;
             std::fs::rename(self.path.join(from), dest.path.join(to))
+        }
+        /// Plain rename after the caller's absence check (no atomic
+        /// no-replace rename in the portable fallback).
+        pub fn rename_noreplace(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+            check_fault(Step::Rename)?;
+            std::fs::rename(self.path.join(from), self.path.join(to))
+        }
+        pub fn open_current(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {
+            let p = self.path.join(name);
+            let m = match std::fs::symlink_metadata(&p) {
+                Ok(m) => m,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            let meta = meta_of(&m);
+            if meta.kind != Kind::File {
+                return Ok(None);
+            }
+            Ok(Some((File::open(&p)?, meta)))
+        }
+        /// No cross-process lock in the portable fallback.
+        pub fn lock_exclusive(_file: &File, _timeout: std::time::Duration) -> io::Result<bool> {
+            Ok(true)
+        }
+        pub fn meta_of_file(file: &File) -> io::Result<Meta> {
+            Ok(meta_of(&file.metadata()?))
         }
         pub fn unlink(&self, name: &OsStr) -> io::Result<()> {
             std::fs::remove_file(self.path.join(name))

@@ -1,15 +1,53 @@
 //! The workspace sandbox: the only place that turns a user-supplied path into
 //! an open directory handle plus a final name beneath the workspace root.
 //!
-//! Resolution walks the path one component at a time from an open handle on
-//! the root, opening each directory with `O_NOFOLLOW` and following symlinks
-//! itself: a symlink's target is spliced into the remaining components and
-//! walked the same way, so a link may point anywhere *inside* the root but a
-//! step out of it (by `..` above the root, or an absolute target elsewhere)
-//! is refused. `..` pops a handle we already hold instead of asking the kernel
-//! for the parent, so moving a directory mid-walk cannot lead outside. The
-//! final component is never followed by the kernel either: the caller opens
-//! it relative to the returned parent handle with `O_NOFOLLOW`.
+//! # How a path is resolved
+//!
+//! 1. **Syntax.** Empty paths, NUL bytes, paths over [`MAX_PATH_BYTES`] and a
+//!    trailing `/` (a directory) are refused. Windows-style input is checked
+//!    for what Windows would treat specially: alternate data streams
+//!    (`name:stream`), reserved device names (`CON`, `NUL`, `COM1`…), drive
+//!    and UNC prefixes. On Unix a backslash is refused outright: it is not a
+//!    separator there, so `..\x` would silently name a file called `..\x`.
+//!    An absolute path must lie (lexically) under the root, as given or
+//!    canonical; anything else is `PATH_OUTSIDE_WORKSPACE`.
+//! 2. **Fast path (Linux ≥ 5.6).** A relative path of plain names (no `.`,
+//!    `..`) has its parent opened in one `openat2` call with `RESOLVE_BENEATH
+//!    | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS` relative to the root
+//!    handle: the kernel itself guarantees nothing outside the root and no
+//!    symlink was used. Any failure of that call (a symlink on the way, a
+//!    missing directory, an old kernel, a seccomp filter) just falls through
+//!    to the walk, which gives the authoritative answer. Using
+//!    `RESOLVE_BENEATH` alone (letting the kernel follow links) would not do:
+//!    an absolute link that points back inside the root, which users do
+//!    create, is refused by `RESOLVE_BENEATH`, and the walk already handles
+//!    every link.
+//! 3. **Walk.** Otherwise the path is walked one component at a time from an
+//!    open handle on the root, opening each directory with `O_NOFOLLOW` and
+//!    following symlinks itself: a symlink's target is spliced into the
+//!    remaining components and walked the same way, so a link may point
+//!    anywhere *inside* the root but a step out of it (by `..` above the
+//!    root, or an absolute target elsewhere, `/proc/self/...` included) is
+//!    refused. `..` pops a handle we already hold instead of asking the
+//!    kernel for the parent, so moving a directory mid-walk cannot lead
+//!    outside. At most [`MAX_SYMLINKS`] links and [`MAX_DEPTH`] open
+//!    directories per resolution.
+//!
+//! The final component is never followed by the kernel: it is inspected
+//! with `lstat` relative to the parent handle, and the caller opens it with
+//! `O_NOFOLLOW` and checks with `fstat` that it is a regular file, so a
+//! device, FIFO or socket (or a symlink swapped in after the check) is never
+//! read or written. Reads, temp files and renames then all happen relative to
+//! the returned parent handle.
+//!
+//! # Limits (documented in `docs/security.md`)
+//! - A directory that is *moved* (renamed) out of the workspace by someone
+//!   who can write both places while an edit of a file inside it is in
+//!   flight takes the edit with it: the handle follows the directory.
+//! - Bind mounts inside the workspace are followed like directories.
+//! - The portable fallback (non-Unix) works on full paths: containment is
+//!   checked at resolution time but a concurrent swap of an ancestor for a
+//!   link or junction between resolution and write is not defended against.
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
@@ -19,9 +57,11 @@ use crate::error::{ErrorCode, Failure};
 use crate::fsys::{Dir, Kind, Meta};
 
 /// Symlinks followed in one resolution before giving up (as Linux's ELOOP).
-const MAX_SYMLINKS: usize = 40;
+pub const MAX_SYMLINKS: usize = 40;
 /// Longest path accepted, in bytes.
 pub const MAX_PATH_BYTES: usize = 4096;
+/// Deepest directory nesting walked (each level holds an open handle).
+pub const MAX_DEPTH: usize = 256;
 
 /// An open workspace root.
 #[derive(Debug)]
@@ -31,6 +71,8 @@ pub struct Workspace {
     canonical: PathBuf,
     /// The root as given (made absolute), also accepted as a prefix.
     given: PathBuf,
+    /// Whether to try the one-call `openat2` fast path first.
+    fast_path: bool,
 }
 
 /// What the caller intends to do with the final component.
@@ -41,6 +83,12 @@ pub enum Intent {
     /// It may be missing (will be created); missing parent directories are
     /// created when `create_dirs` is set.
     Create { create_dirs: bool },
+    /// As `Create`, but nothing is created (a dry run, or a write whose
+    /// precondition may still fail): a missing parent directory, allowed
+    /// when `create_dirs` is set, is only named. The returned `dir` is then
+    /// the deepest existing ancestor, `meta` is `None`, and the result must
+    /// not be written through; resolve again with `Create` to write.
+    Plan { create_dirs: bool },
 }
 
 /// A path resolved beneath the root.
@@ -70,6 +118,19 @@ fn read_err(path: &str, what: &str, e: &std::io::Error) -> Failure {
         ErrorCode::FILE_READ_ERROR,
         format!("cannot read `{path}`: {what}: {e}"),
     )
+}
+
+fn is_directory(path: &str) -> Failure {
+    Failure::new(
+        ErrorCode::TARGET_IS_DIRECTORY,
+        format!("`{path}` is a directory; name a file inside it"),
+    )
+}
+
+fn special(path: &str) -> Failure {
+    Failure::invalid(format!(
+        "`{path}` is a device, FIFO or socket, not a regular file; only regular files can be read or edited"
+    ))
 }
 
 /// Lexically drops `.` components (never `..`: that needs the file system).
@@ -106,7 +167,16 @@ impl Workspace {
             root: root_dir,
             canonical,
             given,
+            fast_path: true,
         })
+    }
+
+    /// The same workspace resolving every path by the walk alone (no
+    /// `openat2` fast path); for tests that must exercise the walk.
+    #[doc(hidden)]
+    pub fn walk_only(mut self) -> Workspace {
+        self.fast_path = false;
+        self
     }
 
     /// The canonical root path.
@@ -124,20 +194,9 @@ impl Workspace {
 
     /// Resolves `user_path` beneath the root.
     pub fn resolve(&self, user_path: &str, intent: Intent) -> Result<Resolved, Failure> {
-        if user_path.is_empty() {
-            return Err(Failure::invalid("`file_path` is empty"));
-        }
-        if user_path.contains('\0') {
-            return Err(Failure::invalid("`file_path` contains a NUL byte"));
-        }
-        if user_path.len() > MAX_PATH_BYTES {
-            return Err(Failure::invalid(format!(
-                "`file_path` is longer than {MAX_PATH_BYTES} bytes"
-            )));
-        }
-        check_windows_forms(user_path)?;
+        check_syntax(user_path)?;
         let p = Path::new(user_path);
-        let rel = if p.is_absolute() {
+        let rel = if p.is_absolute() || p.has_root() {
             let p = strip_dots(p);
             match self.relative_to_root(&p) {
                 Some(r) => r.to_path_buf(),
@@ -146,9 +205,66 @@ impl Workspace {
         } else {
             p.to_path_buf()
         };
+        if names_directory(user_path) {
+            // Resolved only to say what it is: a directory, or a misuse.
+            self.walk(&rel, user_path, Intent::Existing)?;
+            return Err(Failure::invalid(format!(
+                "`{user_path}` ends with a path separator or `.`, so it names a directory; name a file"
+            )));
+        }
+        if self.fast_path {
+            if let Some(done) = self.resolve_fast(&rel, user_path, intent) {
+                return done;
+            }
+        }
+        self.walk(&rel, user_path, intent)
+    }
 
+    /// The `openat2` fast path: `None` when it does not apply and the walk
+    /// must decide.
+    fn resolve_fast(
+        &self,
+        rel: &Path,
+        user_path: &str,
+        intent: Intent,
+    ) -> Option<Result<Resolved, Failure>> {
+        let mut names: Vec<&OsStr> = Vec::new();
+        for c in rel.components() {
+            match c {
+                Component::Normal(n) => names.push(n),
+                _ => return None,
+            }
+        }
+        let (name, parents) = names.split_last()?;
+        if parents.len() > MAX_DEPTH {
+            return None;
+        }
+        let parent: PathBuf = parents.iter().collect();
+        let dir = if parents.is_empty() {
+            self.root.try_clone().ok()?
+        } else {
+            self.root.open_beneath(&parent).ok()?
+        };
+        let meta = dir.stat(name).ok()?;
+        let name = name.to_os_string();
+        Some(match meta.map(|m| m.kind) {
+            Some(Kind::Symlink) => return None,
+            Some(Kind::Dir) => Err(is_directory(user_path)),
+            Some(Kind::Special) => Err(special(user_path)),
+            Some(Kind::File) => Ok(self.finish(dir, parent, name, meta)),
+            None => match intent {
+                Intent::Existing => Err(not_found(user_path)),
+                Intent::Create { .. } | Intent::Plan { .. } => {
+                    Ok(self.finish(dir, parent, name, None))
+                }
+            },
+        })
+    }
+
+    /// The component-by-component walk (see the module docs).
+    fn walk(&self, rel: &Path, user_path: &str, intent: Intent) -> Result<Resolved, Failure> {
         let mut todo: VecDeque<OsString> = VecDeque::new();
-        push_components(&mut todo, &rel, user_path)?;
+        push_components(&mut todo, rel, user_path)?;
         // The chain of open directories from the root: (handle, name in parent).
         let mut stack: Vec<(Dir, OsString)> = Vec::new();
         let mut links = 0usize;
@@ -156,10 +272,7 @@ impl Workspace {
         loop {
             let Some(name) = todo.pop_front() else {
                 // The path named the root itself (or a directory).
-                return Err(Failure::new(
-                    ErrorCode::TARGET_IS_DIRECTORY,
-                    format!("`{user_path}` is a directory; name a file inside it"),
-                ));
+                return Err(is_directory(user_path));
             };
             if name == ".." {
                 if stack.pop().is_none() {
@@ -181,62 +294,54 @@ impl Workspace {
                             format!("`{user_path}`: too many levels of symbolic links"),
                         ));
                     }
-                    let target = cur.read_link(&name).map_err(|e| read_err(user_path, "cannot read a symlink", &e))?;
-                    if target.is_absolute() {
+                    let target = cur
+                        .read_link(&name)
+                        .map_err(|e| read_err(user_path, "cannot read a symlink", &e))?;
+                    let mut front = VecDeque::new();
+                    if target.is_absolute() || target.has_root() {
                         let t = strip_dots(&target);
                         let Some(r) = self.relative_to_root(&t) else {
                             return Err(outside(user_path));
                         };
-                        let r = r.to_path_buf();
                         stack.clear();
-                        let mut front = VecDeque::new();
-                        push_components(&mut front, &r, user_path)?;
-                        front.extend(todo.drain(..));
-                        todo = front;
+                        push_components(&mut front, r, user_path)?;
                     } else {
-                        let mut front = VecDeque::new();
                         push_components(&mut front, &target, user_path)?;
-                        front.extend(todo.drain(..));
-                        todo = front;
                     }
+                    front.extend(todo.drain(..));
+                    todo = front;
                     if todo.is_empty() {
-                        // A link to "." or similar: names a directory.
-                        return Err(Failure::new(
-                            ErrorCode::TARGET_IS_DIRECTORY,
-                            format!("`{user_path}` is a directory; name a file inside it"),
-                        ));
+                        // A link to "." or to the root: names a directory.
+                        return Err(is_directory(user_path));
                     }
                 }
                 Some(Kind::Dir) if !last => {
-                    let d = cur.open_dir(&name).map_err(|e| read_err(user_path, "cannot open a directory", &e))?;
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(Failure::invalid(format!(
+                            "`{user_path}` is nested more than {MAX_DEPTH} directories deep"
+                        )));
+                    }
+                    let d = cur
+                        .open_dir(&name)
+                        .map_err(|e| read_err(user_path, "cannot open a directory", &e))?;
                     stack.push((d, name));
                 }
-                Some(Kind::Dir) => {
-                    return Err(Failure::new(
-                        ErrorCode::TARGET_IS_DIRECTORY,
-                        format!("`{user_path}` is a directory; name a file inside it"),
-                    ))
-                }
-                Some(Kind::Special) => {
-                    return Err(Failure::invalid(format!(
-                        "`{user_path}` is a device, FIFO or socket, not a regular file"
-                    )))
-                }
+                Some(Kind::Dir) => return Err(is_directory(user_path)),
+                Some(Kind::Special) => return Err(special(user_path)),
                 Some(Kind::File) if !last => {
                     return Err(Failure::new(
                         ErrorCode::FILE_READ_ERROR,
-                        format!("cannot read `{user_path}`: a parent component is a file, not a directory"),
+                        format!(
+                        "cannot read `{user_path}`: a parent component is a file, not a directory"
+                    ),
                     ))
                 }
-                Some(Kind::File) => return Ok(self.finish(stack, name, meta)),
+                Some(Kind::File) => return self.finish_walk(stack, name, meta),
                 None if last => match intent {
-                    Intent::Existing => {
-                        return Err(Failure::new(
-                            ErrorCode::FILE_READ_ERROR,
-                            format!("cannot read `{user_path}`: no such file; check the path (relative to the workspace root)"),
-                        ))
+                    Intent::Existing => return Err(not_found(user_path)),
+                    Intent::Create { .. } | Intent::Plan { .. } => {
+                        return self.finish_walk(stack, name, None)
                     }
-                    Intent::Create { .. } => return Ok(self.finish(stack, name, None)),
                 },
                 None => match intent {
                     Intent::Create { create_dirs: true } => {
@@ -246,11 +351,16 @@ impl Workspace {
                             Err(e) => {
                                 return Err(Failure::new(
                                     ErrorCode::FILE_WRITE_ERROR,
-                                    format!("cannot create a parent directory of `{user_path}`: {e}"),
+                                    format!(
+                                        "cannot create a parent directory of `{user_path}`: {e}"
+                                    ),
                                 ))
                             }
                         }
                         todo.push_front(name);
+                    }
+                    Intent::Plan { create_dirs: true } => {
+                        return self.plan_missing(stack, name, todo, user_path)
                     }
                     _ => {
                         return Err(Failure::new(
@@ -263,18 +373,66 @@ impl Workspace {
         }
     }
 
-    fn finish(&self, stack: Vec<(Dir, OsString)>, name: OsString, meta: Option<Meta>) -> Resolved {
-        let mut rel = PathBuf::new();
-        for (_, n) in &stack {
-            rel.push(n);
+    /// `Intent::Plan` met a missing directory `name` with `todo` left: the
+    /// rest is named lexically (nothing below a missing directory can be a
+    /// link), beneath the deepest existing directory.
+    fn plan_missing(
+        &self,
+        mut stack: Vec<(Dir, OsString)>,
+        name: OsString,
+        todo: VecDeque<OsString>,
+        user_path: &str,
+    ) -> Result<Resolved, Failure> {
+        let mut missing = vec![name];
+        for c in todo {
+            if c == ".." {
+                return Err(Failure::invalid(format!(
+                    "`{user_path}`: `..` after a directory that does not exist; give the path without it"
+                )));
+            }
+            missing.push(c);
         }
-        rel.push(&name);
-        let rel_path = rel.to_string_lossy().replace('\\', "/");
-        let abs_path = self.canonical.join(&rel);
+        let Some(file) = missing.pop() else {
+            return Err(is_directory(user_path));
+        };
+        let mut parent: PathBuf = stack.iter().map(|(_, n)| n.as_os_str()).collect();
+        parent.extend(&missing);
+        let dir = match stack.pop() {
+            Some((d, _)) => d,
+            None => self
+                .root
+                .try_clone()
+                .map_err(|e| read_err(user_path, "cannot use the workspace root", &e))?,
+        };
+        Ok(self.finish(dir, parent, file, None))
+    }
+
+    fn finish_walk(
+        &self,
+        stack: Vec<(Dir, OsString)>,
+        name: OsString,
+        meta: Option<Meta>,
+    ) -> Result<Resolved, Failure> {
+        let parent: PathBuf = stack.iter().map(|(_, n)| n.as_os_str()).collect();
         let dir = match stack.into_iter().last() {
             Some((d, _)) => d,
-            None => self.reopen_root(),
+            // A duplicate of the root handle: never reopened by path, so a
+            // root swapped meanwhile cannot substitute another directory.
+            None => self.root.try_clone().map_err(|e| {
+                read_err(
+                    &self.canonical.to_string_lossy(),
+                    "cannot use the workspace root",
+                    &e,
+                )
+            })?,
         };
+        Ok(self.finish(dir, parent, name, meta))
+    }
+
+    fn finish(&self, dir: Dir, parent: PathBuf, name: OsString, meta: Option<Meta>) -> Resolved {
+        let rel = parent.join(&name);
+        let rel_path = rel.to_string_lossy().replace('\\', "/");
+        let abs_path = self.canonical.join(&rel);
         Resolved {
             dir,
             name,
@@ -283,12 +441,13 @@ impl Workspace {
             meta,
         }
     }
+}
 
-    fn reopen_root(&self) -> Dir {
-        // A fresh handle so the returned value owns its directory.
-        Dir::open_root(&self.canonical)
-            .unwrap_or_else(|_| self.root.open_dir(OsStr::new(".")).expect("root handle"))
-    }
+fn not_found(user_path: &str) -> Failure {
+    Failure::new(
+        ErrorCode::FILE_READ_ERROR,
+        format!("cannot read `{user_path}`: no such file; check the path (relative to the workspace root)"),
+    )
 }
 
 /// Splits `p` into components onto the back of `out`; refuses prefixes
@@ -305,17 +464,56 @@ fn push_components(out: &mut VecDeque<OsString>, p: &Path, user_path: &str) -> R
     Ok(())
 }
 
-/// Refuses Windows alternate data streams (`file:stream`) and reserved
-/// device names (`CON`, `NUL`, `COM1`…) on Windows, where they would reach
-/// something other than an ordinary file.
-fn check_windows_forms(user_path: &str) -> Result<(), Failure> {
-    if !cfg!(windows) {
+/// Checks that need no file system: emptiness, NUL, length, a trailing
+/// separator, and the Windows-specific forms.
+fn check_syntax(user_path: &str) -> Result<(), Failure> {
+    if user_path.is_empty() {
+        return Err(Failure::invalid("`file_path` is empty"));
+    }
+    if user_path.contains('\0') {
+        return Err(Failure::invalid("`file_path` contains a NUL byte"));
+    }
+    if user_path.len() > MAX_PATH_BYTES {
+        return Err(Failure::invalid(format!(
+            "`file_path` is longer than {MAX_PATH_BYTES} bytes"
+        )));
+    }
+    check_windows_forms(user_path, cfg!(windows))?;
+    Ok(())
+}
+
+/// Whether the path ends in a separator or `.` and so can only name a
+/// directory (`a.txt/` must not quietly mean `a.txt`).
+fn names_directory(user_path: &str) -> bool {
+    let last = user_path
+        .rsplit(|c| c == '/' || (cfg!(windows) && c == '\\'))
+        .next()
+        .unwrap_or("");
+    last.is_empty() || last == "."
+}
+
+/// Refuses what Windows would treat as something other than an ordinary
+/// file: alternate data streams (`file:stream`) and reserved device names
+/// (`CON`, `NUL`, `COM1`…, with any extension). On other platforms
+/// (`windows == false`) a backslash is refused (it is not a separator there,
+/// so a Windows-style path would silently name an odd file at the root) and
+/// a drive prefix (`C:`) names a location outside any Unix workspace.
+fn check_windows_forms(user_path: &str, windows: bool) -> Result<(), Failure> {
+    let b = user_path.as_bytes();
+    let drive = b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+    if !windows {
+        if user_path.contains('\\') {
+            return Err(Failure::invalid(format!(
+                "`{user_path}` contains a backslash; on this platform paths use `/` (a backslash would be part of \
+                 a file name)"
+            )));
+        }
+        if drive {
+            return Err(outside(user_path));
+        }
         return Ok(());
     }
-    let body = user_path
-        .get(2..)
-        .filter(|_| user_path.as_bytes().get(1) == Some(&b':'))
-        .unwrap_or(user_path);
+    let body = if drive { &user_path[2..] } else { user_path };
     if body.contains(':') {
         return Err(Failure::invalid(format!(
             "`{user_path}`: alternate data streams (`name:stream`) are not allowed"
@@ -326,14 +524,18 @@ fn check_windows_forms(user_path: &str) -> Result<(), Failure> {
             .split('.')
             .next()
             .unwrap_or("")
-            .trim_end()
+            .trim_end_matches([' ', '.'])
             .to_ascii_uppercase();
+        let digit = |c: u8| c.is_ascii_digit() || matches!(c, 0xB9 | 0xB2 | 0xB3);
+        let numbered = (stem.starts_with("COM") || stem.starts_with("LPT"))
+            && (stem.len() == 4 && digit(stem.as_bytes()[3])
+                || ["\u{b9}", "\u{b2}", "\u{b3}"]
+                    .iter()
+                    .any(|s| stem.len() == 3 + s.len() && stem.ends_with(s)));
         let reserved = matches!(
             stem.as_str(),
-            "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$"
-        ) || ((stem.starts_with("COM") || stem.starts_with("LPT"))
-            && stem.len() == 4
-            && stem.as_bytes()[3].is_ascii_digit());
+            "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" | "CLOCK$"
+        ) || numbered;
         if reserved {
             return Err(Failure::invalid(format!(
                 "`{user_path}`: `{part}` is a reserved device name"
@@ -341,6 +543,74 @@ fn check_windows_forms(user_path: &str) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod form_tests {
+    use super::*;
+
+    fn code(p: &str, windows: bool) -> Option<ErrorCode> {
+        check_windows_forms(p, windows).err().map(|f| f.code)
+    }
+
+    #[test]
+    fn windows_streams_and_devices() {
+        let bad = [
+            "a.txt:secret",
+            "a.txt::$DATA",
+            "dir\\a.txt:zone.identifier",
+            "CON",
+            "con.txt",
+            "sub\\NUL",
+            "sub/aux.c",
+            "COM1",
+            "lpt9.log",
+            "COM\u{b9}",
+            "CONIN$",
+            "nul .txt",
+            "C:\\x\\prn",
+        ];
+        for p in bad {
+            assert_eq!(code(p, true), Some(ErrorCode::INVALID_INPUT), "{p}");
+        }
+        for p in [
+            "a.txt",
+            "C:\\ws\\a.txt",
+            "console.txt",
+            "com10",
+            "nullish/x",
+            "sub\\lpt.txt",
+        ] {
+            assert_eq!(code(p, true), None, "{p}");
+        }
+    }
+
+    #[test]
+    fn unix_backslash_and_drive() {
+        assert_eq!(
+            code("..\\..\\etc\\passwd", false),
+            Some(ErrorCode::INVALID_INPUT)
+        );
+        assert_eq!(code("sub\\a.txt", false), Some(ErrorCode::INVALID_INPUT));
+        assert_eq!(
+            code("C:/Windows/x", false),
+            Some(ErrorCode::PATH_OUTSIDE_WORKSPACE)
+        );
+        assert_eq!(code("c:x", false), Some(ErrorCode::PATH_OUTSIDE_WORKSPACE));
+        // Colons and device-like names are ordinary on Unix.
+        assert_eq!(code("notes:2024.txt", false), None);
+        assert_eq!(code("CON", false), None);
+    }
+
+    #[test]
+    fn trailing_separator_names_a_directory() {
+        for p in ["a.txt/", "sub/.", ".", "./", "sub//", "x/"] {
+            assert!(names_directory(p), "{p}");
+        }
+        for p in ["sub/a.txt", "a", "./a", ".a", "a."] {
+            assert!(!names_directory(p), "{p}");
+        }
+    }
 }
 
 #[cfg(all(test, unix))]
@@ -488,5 +758,145 @@ mod tests {
             code(w.resolve("fifo", Intent::Existing)),
             ErrorCode::INVALID_INPUT
         );
+    }
+}
+
+#[cfg(all(test, unix))]
+mod more_tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn ws(fast: bool) -> (tempfile::TempDir, Workspace) {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().join("root");
+        std::fs::create_dir_all(r.join("sub/deep")).unwrap();
+        std::fs::write(r.join("a.txt"), "a").unwrap();
+        std::fs::write(r.join("sub/deep/c.txt"), "c").unwrap();
+        symlink("sub", r.join("s")).unwrap();
+        let w = Workspace::open(&r).unwrap();
+        (t, if fast { w } else { w.walk_only() })
+    }
+
+    /// The fast path and the walk agree on every outcome.
+    #[test]
+    fn fast_path_and_walk_agree() {
+        let (_t, fast) = ws(true);
+        let (_u, walk) = ws(false);
+        let cases = [
+            ("a.txt", Intent::Existing),
+            ("sub/deep/c.txt", Intent::Existing),
+            ("s/deep/c.txt", Intent::Existing),
+            ("sub/deep", Intent::Existing),
+            ("sub/missing.txt", Intent::Existing),
+            ("sub/missing.txt", Intent::Create { create_dirs: false }),
+            ("nodir/x.txt", Intent::Existing),
+            ("nodir/x.txt", Intent::Plan { create_dirs: true }),
+            ("nodir/x.txt", Intent::Plan { create_dirs: false }),
+            ("a.txt/x", Intent::Existing),
+            ("a.txt/", Intent::Existing),
+            ("sub/", Intent::Existing),
+            ("../x", Intent::Existing),
+        ];
+        for (p, i) in cases {
+            let a = fast.resolve(p, i);
+            let b = walk.resolve(p, i);
+            match (&a, &b) {
+                (Ok(x), Ok(y)) => {
+                    assert_eq!(
+                        (&x.rel_path, &x.name, x.meta.is_some()),
+                        (&y.rel_path, &y.name, y.meta.is_some()),
+                        "{p}"
+                    );
+                }
+                (Err(x), Err(y)) => assert_eq!(x.code, y.code, "{p}"),
+                _ => panic!("{p}: fast {a:?} vs walk {b:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn trailing_separator() {
+        let (_t, w) = ws(true);
+        assert_eq!(
+            w.resolve("a.txt/", Intent::Existing).unwrap_err().code,
+            ErrorCode::INVALID_INPUT
+        );
+        assert_eq!(
+            w.resolve("sub/deep/", Intent::Existing).unwrap_err().code,
+            ErrorCode::TARGET_IS_DIRECTORY
+        );
+        assert_eq!(
+            w.resolve("new/", Intent::Create { create_dirs: true })
+                .unwrap_err()
+                .code,
+            ErrorCode::FILE_READ_ERROR
+        );
+    }
+
+    #[test]
+    fn plan_creates_nothing() {
+        let (t, w) = ws(true);
+        let r = w
+            .resolve("n1/n2/f.txt", Intent::Plan { create_dirs: true })
+            .unwrap();
+        assert_eq!(r.rel_path, "n1/n2/f.txt");
+        assert!(r.meta.is_none());
+        assert!(!t.path().join("root/n1").exists());
+        assert_eq!(
+            w.resolve("n1/f.txt", Intent::Plan { create_dirs: false })
+                .unwrap_err()
+                .code,
+            ErrorCode::FILE_READ_ERROR
+        );
+        assert_eq!(
+            w.resolve("n1/../a.txt", Intent::Plan { create_dirs: true })
+                .unwrap_err()
+                .code,
+            ErrorCode::INVALID_INPUT
+        );
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let (t, w) = ws(false);
+        let mut p = t.path().join("root");
+        for _ in 0..(MAX_DEPTH + 2) {
+            p.push("d");
+        }
+        std::fs::create_dir_all(&p).unwrap();
+        std::fs::write(p.join("f"), "x").unwrap();
+        let rel = "d/".repeat(MAX_DEPTH + 2) + "f";
+        assert_eq!(
+            w.resolve(&rel, Intent::Existing).unwrap_err().code,
+            ErrorCode::INVALID_INPUT
+        );
+        let ok = "d/".repeat(MAX_DEPTH - 1) + "x";
+        assert_eq!(
+            w.resolve(&ok, Intent::Create { create_dirs: false })
+                .unwrap()
+                .rel_path,
+            ok
+        );
+    }
+
+    /// The returned root handle is a duplicate of the one opened at first,
+    /// not a reopening by path: replacing the root directory afterwards
+    /// does not redirect it.
+    #[test]
+    fn root_handle_is_not_reopened_by_path() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().join("root");
+        std::fs::create_dir(&r).unwrap();
+        let w = Workspace::open(&r).unwrap().walk_only();
+        std::fs::rename(&r, t.path().join("moved")).unwrap();
+        std::fs::create_dir(&r).unwrap();
+        let res = w
+            .resolve("new.txt", Intent::Create { create_dirs: false })
+            .unwrap();
+        let (mut f, tmp) = res.dir.create_temp(&res.name, 0o644).unwrap();
+        std::io::Write::write_all(&mut f, b"x").unwrap();
+        res.dir.rename(&tmp, &res.name).unwrap();
+        assert!(t.path().join("moved/new.txt").exists());
+        assert!(!r.join("new.txt").exists());
     }
 }

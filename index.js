@@ -9,7 +9,7 @@ const codes = {}
 for (const code of native.errorCodes()) codes[code] = code
 
 const schemas = {}
-for (const name of ['patch_file']) {
+for (const name of ['patch_file', 'batch_patch_files', 'apply_last_dry_run', 'read_file', 'write_file']) {
   schemas[name] = deepFreeze(require(`./schemas/${name}.schema.json`))
 }
 

@@ -1,0 +1,328 @@
+'use strict'
+// Command-line front-end. With no command it runs the MCP stdio server;
+// otherwise it dispatches to one entry of COMMANDS. Adding a command is
+// adding an entry: its summary/usage for --help, its parseArgs options and
+// its run function, which returns the exit code.
+//
+// Exit codes: 0 applied (or read); 1 refused by the engine (not found,
+// ambiguous, outside the workspace, binary, changed...); 2 usage error or
+// INVALID_INPUT; 3 I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR).
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { parseArgs } = require('node:util')
+const { resolveRoot, ENV } = require('./root.js')
+
+const PROG = 'patch-file-tool'
+const EXIT = Object.freeze({ OK: 0, REFUSED: 1, USAGE: 2, IO: 3 })
+
+class UsageError extends Error {}
+
+function version() {
+  return require('../package.json').version
+}
+
+/** Exit code of an engine result. */
+function exitCodeFor(result) {
+  if (result && result.ok === true) return EXIT.OK
+  switch (result && result.code) {
+    case 'INVALID_INPUT':
+      return EXIT.USAGE
+    case 'FILE_READ_ERROR':
+    case 'FILE_WRITE_ERROR':
+      return EXIT.IO
+    default:
+      return EXIT.REFUSED
+  }
+}
+
+const GLOBAL_OPTIONS = {
+  root: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+}
+
+// ---------------------------------------------------------------------------
+// Commands
+
+const COMMANDS = {
+  patch: {
+    summary: 'Replace one exact block of text in a file (exactly once unless told otherwise)',
+    usage: `Usage:
+  ${PROG} patch FILE --search TEXT --replace TEXT [options]
+  ${PROG} patch FILE --search-file F --replace-file F [options]
+  ${PROG} patch --json [--root DIR] < request.json
+
+Replaces the block only if it occurs exactly once (or as many times as
+--expected-replacements says); otherwise nothing is written. FILE is relative
+to the current directory and must lie inside the workspace root.
+
+Options:
+  --search TEXT              the exact current text (use --search=-x for text starting with '-')
+  --replace TEXT             the replacement ('' deletes the block)
+  --search-file F            read the search text from file F, bytes kept exactly
+  --replace-file F           read the replacement from file F ('-' for stdin, either one)
+  --expected-replacements N  require exactly N occurrences and replace all of them
+  --replace-all              replace every occurrence (at least one)
+  --expected-sha256 HEX      refuse (FILE_CHANGED) unless the file still has this sha256
+  --dry-run                  print the unified diff; write nothing
+  --json                     read one request object (the patch_file MCP tool's
+                             arguments) from stdin; print the result JSON on stdout
+  --root DIR                 workspace root (${ENV} takes precedence; default: cwd)`,
+    options: {
+      search: { type: 'string' },
+      replace: { type: 'string' },
+      'search-file': { type: 'string' },
+      'replace-file': { type: 'string' },
+      'expected-replacements': { type: 'string' },
+      'replace-all': { type: 'boolean' },
+      'expected-sha256': { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    positionals: true,
+    run: runPatch,
+  },
+  call: {
+    summary: 'Run any MCP tool (patch_file, batch_patch_files, read_file, write_file...) with JSON arguments from stdin',
+    usage: () => `Usage:
+  ${PROG} call TOOL [--root DIR] < arguments.json
+
+Reads one JSON object (the tool's MCP arguments) from stdin and prints the
+result JSON on stdout. Tools: ${toolNames()}.
+A dry run's run_id lives in the process that made it, so apply_last_dry_run
+is only useful inside the MCP server.`,
+    options: {},
+    positionals: true,
+    run: runCall,
+  },
+}
+
+function toolNames() {
+  return require('./tools.js')
+    .list()
+    .map((t) => t.name)
+    .join(', ')
+}
+
+async function runPatch({ values, positionals, root }) {
+  const tools = require('./tools.js')
+  const tool = tools.get('patch_file')
+  const flags = ['search', 'replace', 'search-file', 'replace-file', 'expected-replacements', 'replace-all', 'expected-sha256', 'dry-run']
+  if (values.json) {
+    const extra = flags.filter((f) => values[f] !== undefined)
+    if (positionals.length || extra.length) {
+      throw new UsageError(`patch --json takes its request from stdin only; drop ${[...positionals, ...extra.map((f) => '--' + f)].join(' ')}`)
+    }
+    return runJson(tool, root)
+  }
+  if (positionals.length !== 1) {
+    throw new UsageError(positionals.length ? `patch takes one FILE, got ${positionals.length}` : 'patch needs a FILE')
+  }
+  const pair = (name) => {
+    const inline = values[name]
+    const file = values[`${name}-file`]
+    if ((inline === undefined) === (file === undefined)) {
+      throw new UsageError(`give exactly one of --${name} TEXT and --${name}-file F`)
+    }
+    return inline !== undefined ? inline : readTextFile(file, `--${name}-file`)
+  }
+  if (values['search-file'] === '-' && values['replace-file'] === '-') {
+    throw new UsageError('only one of --search-file and --replace-file can be - (stdin)')
+  }
+  const input = {
+    file_path: path.resolve(process.cwd(), positionals[0]),
+    search_block: pair('search'),
+    replace_block: pair('replace'),
+  }
+  if (values['expected-replacements'] !== undefined) {
+    const s = values['expected-replacements']
+    if (!/^\d+$/.test(s)) throw new UsageError(`--expected-replacements needs a whole number, got ${JSON.stringify(s)}`)
+    input.expected_replacements = Number(s)
+  }
+  if (values['replace-all']) input.replace_all = true
+  if (values['expected-sha256'] !== undefined) input.expected_sha256 = values['expected-sha256']
+  if (values['dry-run']) input.dry_run = true
+
+  const result = await tools.run(tool, input, { workspaceRoot: root })
+  if (result.ok) {
+    const where = `${display(result.file_path)}:${result.line_number}`
+    const n = `${result.replacements} replacement${result.replacements === 1 ? '' : 's'}`
+    if (result.dry_run) {
+      process.stdout.write(result.diff)
+      process.stdout.write(`dry run: ${where} (${n}) previewed; nothing written\n`)
+    } else {
+      process.stdout.write(`patched ${where} (${n})\n`)
+    }
+  } else {
+    printFailure(result)
+  }
+  return exitCodeFor(result)
+}
+
+async function runCall({ positionals, root }) {
+  const tools = require('./tools.js')
+  if (positionals.length !== 1) throw new UsageError(`call takes one TOOL name (${toolNames()})`)
+  const tool = tools.get(positionals[0])
+  if (!tool) throw new UsageError(`unknown tool ${JSON.stringify(positionals[0])}; tools: ${toolNames()}`)
+  return runJson(tool, root)
+}
+
+/** Reads one JSON object from stdin, runs `tool`, prints the result JSON. */
+async function runJson(tool, root) {
+  const tools = require('./tools.js')
+  if (process.stdin.isTTY) process.stderr.write(`${PROG}: reading the ${tool.name} request JSON from stdin (end with Ctrl-D)\n`)
+  const text = (await readStdin()).toString('utf8')
+  let input
+  try {
+    input = JSON.parse(text)
+  } catch (err) {
+    const result = { ok: false, code: 'INVALID_INPUT', message: `stdin is not valid JSON: ${err.message}` }
+    process.stdout.write(JSON.stringify(result) + '\n')
+    return EXIT.USAGE
+  }
+  const result = await tools.run(tool, input, { workspaceRoot: root })
+  process.stdout.write(JSON.stringify(result) + '\n')
+  return exitCodeFor(result)
+}
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+let stdinCache = null
+function readStdin() {
+  if (!stdinCache) {
+    stdinCache = (async () => {
+      const parts = []
+      for await (const chunk of process.stdin) parts.push(chunk)
+      return Buffer.concat(parts)
+    })()
+  }
+  return stdinCache
+}
+
+/** The text of a --search-file/--replace-file: exact bytes, which must be UTF-8. */
+function readTextFile(file, flag) {
+  let bytes
+  try {
+    bytes = file === '-' ? fs.readFileSync(0) : fs.readFileSync(file)
+  } catch (err) {
+    const e = new Error(`cannot read ${flag} ${file}: ${err.code || err.message}`)
+    e.code = 'FILE_READ_ERROR'
+    throw e
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
+  } catch {
+    throw new UsageError(`${flag} ${file} is not valid UTF-8 text`)
+  }
+}
+
+function display(abs) {
+  const rel = path.relative(process.cwd(), abs)
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs
+}
+
+function printFailure(result) {
+  const lines = [`${PROG}: ${result.code}: ${result.message}`]
+  if (result.match_lines && result.match_lines.length) lines.push(`  matches start at lines ${result.match_lines.join(', ')}`)
+  for (const f of result.failed_edits || []) lines.push(`  edit ${f.index}: ${f.code}: ${f.message}`)
+  if (result.sha256 && result.code === 'FILE_CHANGED') lines.push(`  current sha256 ${result.sha256}`)
+  process.stderr.write(lines.join('\n') + '\n')
+}
+
+function help() {
+  const cmds = Object.entries(COMMANDS)
+    .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+    .join('\n')
+  return `${PROG} ${version()}: exact-once, atomic, sandboxed file edits for AI coding agents.
+
+Usage:
+  ${PROG} [--root DIR]          run the MCP server on stdin/stdout (also: patch-file-mcp)
+  ${PROG} COMMAND [options]     run one command
+  ${PROG} COMMAND --help        a command's options
+  ${PROG} --help | --version
+
+Commands:
+${cmds}
+
+Workspace root: ${ENV}, else --root DIR, else the current directory.
+Paths outside it are refused.
+
+Exit codes:
+  0  applied
+  1  refused by the engine (not found, ambiguous, outside the workspace, binary, changed...)
+  2  usage error or INVALID_INPUT
+  3  I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR)
+`
+}
+
+function commandUsage(cmd) {
+  return typeof cmd.usage === 'function' ? cmd.usage() : cmd.usage
+}
+
+function rootOrThrow(flag) {
+  const r = resolveRoot(flag)
+  if (r.warning) process.stderr.write(`${PROG}: warning: ${r.warning}\n`)
+  if (r.error) throw new UsageError(r.error)
+  return r.root
+}
+
+// ---------------------------------------------------------------------------
+// Entry point
+
+/** Runs the CLI with `argv` (without node and the script); sets process.exitCode. */
+async function main(argv) {
+  let code
+  try {
+    code = await dispatch(argv)
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${PROG}: ${err.message}\nRun '${PROG} --help' for usage.\n`)
+      code = EXIT.USAGE
+    } else if (err && err.code === 'FILE_READ_ERROR') {
+      process.stderr.write(`${PROG}: FILE_READ_ERROR: ${err.message}\n`)
+      code = EXIT.IO
+    } else {
+      process.stderr.write(`${PROG}: ${err && err.stack ? err.stack : err}\n`)
+      code = EXIT.REFUSED
+    }
+  }
+  if (code !== undefined) process.exitCode = code
+}
+
+async function dispatch(argv) {
+  const name = argv[0]
+  if (name !== undefined && !name.startsWith('-')) {
+    const cmd = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined
+    if (!cmd) throw new UsageError(`unknown command ${JSON.stringify(name)}; commands: ${Object.keys(COMMANDS).join(', ')}`)
+    const { values, positionals } = parse(argv.slice(1), { ...GLOBAL_OPTIONS, ...cmd.options }, cmd.positionals)
+    if (values.help) {
+      process.stdout.write(commandUsage(cmd) + '\n')
+      return EXIT.OK
+    }
+    const root = rootOrThrow(values.root)
+    return cmd.run({ values, positionals, root })
+  }
+  const { values } = parse(argv, { ...GLOBAL_OPTIONS, version: { type: 'boolean', short: 'V' } }, false)
+  if (values.help) {
+    process.stdout.write(help())
+    return EXIT.OK
+  }
+  if (values.version) {
+    process.stdout.write(version() + '\n')
+    return EXIT.OK
+  }
+  const root = rootOrThrow(values.root)
+  await require('./mcp.js').serve({ root, version: version() })
+  return undefined // the server exits the process itself
+}
+
+function parse(args, options, allowPositionals) {
+  try {
+    return parseArgs({ args, options, allowPositionals, strict: true })
+  } catch (err) {
+    throw new UsageError(err.message)
+  }
+}
+
+module.exports = { main, COMMANDS, EXIT, exitCodeFor }

@@ -1,9 +1,14 @@
 //! The dry-run cache: planned content kept in memory so that an agent can
 //! apply what it previewed by sending only a short `run_id`.
 //!
-//! Entries expire after their time to live, are used at most once, and the
-//! cache is bounded by entry count and total bytes (oldest evicted first).
-//! Applying re-checks that every file still has the sha256 the dry run saw.
+//! Entries expire after their time to live, are used at most once (taking an
+//! entry removes it, under the cache's lock, so two concurrent applies of one
+//! id cannot both succeed), and the cache is bounded by entry count and total
+//! bytes of planned content: storing evicts expired entries, then the oldest,
+//! until the new entry fits. An entry larger than the whole byte budget is
+//! not stored at all (the caller is told, rather than handed an id that can
+//! never work). Applying re-checks that every file still has the sha256 the
+//! dry run saw; that check lives in the engine.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -33,6 +38,16 @@ pub struct Entry {
     pub files: Vec<PlannedFile>,
 }
 
+impl Entry {
+    /// Bytes this entry counts against [`MAX_BYTES`].
+    fn weight(&self) -> usize {
+        self.files
+            .iter()
+            .map(|f| f.new_bytes.len() + f.rel_path.len() + 64)
+            .sum()
+    }
+}
+
 struct Stored {
     id: String,
     expires: Instant,
@@ -40,12 +55,70 @@ struct Stored {
     entry: Entry,
 }
 
-fn cache() -> &'static Mutex<VecDeque<Stored>> {
-    static C: OnceLock<Mutex<VecDeque<Stored>>> = OnceLock::new();
-    C.get_or_init(Default::default)
+/// A bounded, expiring, take-once store (one global instance; tests make
+/// their own with small bounds).
+struct Cache {
+    max_entries: usize,
+    max_bytes: usize,
+    items: VecDeque<Stored>,
+    total: usize,
 }
 
-/// A short random id (96 bits, URL-safe).
+impl Cache {
+    const fn new(max_entries: usize, max_bytes: usize) -> Cache {
+        Cache {
+            max_entries,
+            max_bytes,
+            items: VecDeque::new(),
+            total: 0,
+        }
+    }
+
+    fn store(&mut self, entry: Entry, ttl: Duration, now: Instant) -> Option<String> {
+        let bytes = entry.weight();
+        if bytes > self.max_bytes || self.max_entries == 0 {
+            return None;
+        }
+        let mut total = 0;
+        self.items.retain(|s| {
+            let keep = s.expires > now;
+            if keep {
+                total += s.bytes;
+            }
+            keep
+        });
+        self.total = total;
+        while self.items.len() >= self.max_entries || self.total + bytes > self.max_bytes {
+            match self.items.pop_front() {
+                Some(old) => self.total -= old.bytes,
+                None => break,
+            }
+        }
+        let id = new_id();
+        self.items.push_back(Stored {
+            id: id.clone(),
+            expires: now + ttl,
+            bytes,
+            entry,
+        });
+        self.total += bytes;
+        Some(id)
+    }
+
+    fn take(&mut self, id: &str, now: Instant) -> Option<Entry> {
+        let pos = self.items.iter().position(|s| s.id == id)?;
+        let s = self.items.remove(pos)?;
+        self.total -= s.bytes;
+        (s.expires > now).then_some(s.entry)
+    }
+}
+
+fn cache() -> &'static Mutex<Cache> {
+    static C: OnceLock<Mutex<Cache>> = OnceLock::new();
+    C.get_or_init(|| Mutex::new(Cache::new(MAX_ENTRIES, MAX_BYTES)))
+}
+
+/// A short random id: `dr_` and 16 URL-safe characters (96 random bits).
 fn new_id() -> String {
     let mut b = [0u8; 12];
     getrandom::fill(&mut b).expect("the OS random source is available");
@@ -60,46 +133,21 @@ fn new_id() -> String {
     s
 }
 
-/// Stores a dry run; returns its id.
-pub fn store(entry: Entry, ttl: Duration) -> String {
-    let bytes: usize = entry
-        .files
-        .iter()
-        .map(|f| f.new_bytes.len() + f.rel_path.len())
-        .sum();
-    let id = new_id();
-    let now = Instant::now();
-    let mut c = cache().lock().unwrap_or_else(|p| p.into_inner());
-    c.retain(|s| s.expires > now);
-    let mut total: usize = c.iter().map(|s| s.bytes).sum();
-    while !c.is_empty() && (c.len() >= MAX_ENTRIES || total + bytes > MAX_BYTES) {
-        if let Some(old) = c.pop_front() {
-            total -= old.bytes;
-        }
-    }
-    if bytes <= MAX_BYTES {
-        c.push_back(Stored {
-            id: id.clone(),
-            expires: now + ttl,
-            bytes,
-            entry,
-        });
-    }
-    id
+/// Stores a dry run; returns its id, or `None` if the planned content alone
+/// is larger than the cache's byte budget ([`MAX_BYTES`]).
+pub fn store(entry: Entry, ttl: Duration) -> Option<String> {
+    cache()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .store(entry, ttl, Instant::now())
 }
 
 /// Removes and returns the entry for `id`, if it exists and has not expired.
 pub fn take(id: &str) -> Option<Entry> {
-    let now = Instant::now();
-    let mut c = cache().lock().unwrap_or_else(|p| p.into_inner());
-    let pos = c.iter().position(|s| s.id == id)?;
-    let s = c.remove(pos)?;
-    (s.expires > now).then_some(s.entry)
-}
-
-#[cfg(test)]
-fn len() -> usize {
-    cache().lock().unwrap().len()
+    cache()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take(id, Instant::now())
 }
 
 #[cfg(test)]
@@ -117,21 +165,82 @@ mod tests {
         }
     }
 
-    #[test]
-    fn once_expiry_and_bounds() {
-        let id = store(entry(1), Duration::from_secs(60));
-        assert!(id.starts_with("dr_") && id.len() == 19);
-        assert!(take(&id).is_some());
-        assert!(take(&id).is_none(), "an id is used once");
-        let id = store(entry(1), Duration::from_millis(1));
-        std::thread::sleep(Duration::from_millis(5));
-        assert!(take(&id).is_none(), "expired");
-        assert!(take("dr_unknown").is_none());
+    const W: usize = 1 + 64; // weight of entry(0)
 
-        let ids: Vec<String> = (0..MAX_ENTRIES + 10)
-            .map(|_| store(entry(1), Duration::from_secs(60)))
+    #[test]
+    fn global_once_and_unknown() {
+        let id = store(entry(1), Duration::from_secs(60)).unwrap();
+        assert!(id.starts_with("dr_") && id.len() == 19, "{id}");
+        assert!(id[3..]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+        assert_eq!(take(&id).unwrap().files[0].new_bytes, vec![0]);
+        assert!(take(&id).is_none(), "an id is used once");
+        assert!(take("dr_unknown").is_none());
+        let other = store(entry(1), Duration::from_secs(60)).unwrap();
+        assert_ne!(id, other, "ids are random");
+        assert!(take(&other).is_some());
+    }
+
+    #[test]
+    fn expiry() {
+        let mut c = Cache::new(8, 1 << 20);
+        let t0 = Instant::now();
+        let id = c.store(entry(1), Duration::from_secs(5), t0).unwrap();
+        assert!(
+            c.take(&id, t0 + Duration::from_secs(6)).is_none(),
+            "expired"
+        );
+        assert_eq!(c.total, 0);
+        let id = c.store(entry(1), Duration::from_secs(5), t0).unwrap();
+        assert!(c.take(&id, t0 + Duration::from_secs(4)).is_some());
+        // Expired entries are dropped when something new is stored.
+        c.store(entry(1), Duration::from_secs(1), t0).unwrap();
+        c.store(
+            entry(1),
+            Duration::from_secs(100),
+            t0 + Duration::from_secs(2),
+        )
+        .unwrap();
+        assert_eq!(c.items.len(), 1);
+    }
+
+    #[test]
+    fn entry_bound_evicts_oldest_first() {
+        let mut c = Cache::new(3, 1 << 20);
+        let t0 = Instant::now();
+        let ttl = Duration::from_secs(60);
+        let ids: Vec<String> = (0..5)
+            .map(|_| c.store(entry(0), ttl, t0).unwrap())
             .collect();
-        assert!(len() <= MAX_ENTRIES);
-        assert!(take(ids.last().unwrap()).is_some(), "newest kept");
+        assert_eq!(c.items.len(), 3);
+        assert!(c.take(&ids[0], t0).is_none());
+        assert!(c.take(&ids[1], t0).is_none());
+        for id in &ids[2..] {
+            assert!(c.take(id, t0).is_some(), "newest kept");
+        }
+        assert_eq!(c.total, 0);
+    }
+
+    #[test]
+    fn byte_bound_evicts_oldest_first_and_refuses_oversized() {
+        let mut c = Cache::new(100, 3 * (W + 100));
+        let t0 = Instant::now();
+        let ttl = Duration::from_secs(60);
+        let a = c.store(entry(100), ttl, t0).unwrap();
+        let b = c.store(entry(100), ttl, t0).unwrap();
+        let d = c.store(entry(100), ttl, t0).unwrap();
+        assert_eq!(c.total, 3 * (W + 100));
+        // Needs two slots' worth: the two oldest go.
+        let e = c.store(entry(150), ttl, t0).unwrap();
+        assert!(c.total <= c.max_bytes);
+        assert!(c.take(&a, t0).is_none());
+        assert!(c.take(&b, t0).is_none());
+        assert!(c.take(&d, t0).is_some());
+        assert!(c.take(&e, t0).is_some());
+        // Larger than the whole budget: not stored, and nothing evicted.
+        let keep = c.store(entry(1), ttl, t0).unwrap();
+        assert!(c.store(entry(3 * (W + 100)), ttl, t0).is_none());
+        assert!(c.take(&keep, t0).is_some());
     }
 }

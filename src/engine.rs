@@ -73,6 +73,8 @@ struct FileFailure {
     failure: Failure,
     file_path: Option<String>,
     failed_edits: Vec<EditFailure>,
+    /// The file had several edits: `failed_edits` is always listed.
+    multi: bool,
     sha256: Option<String>,
 }
 
@@ -82,6 +84,7 @@ impl From<Failure> for FileFailure {
             failure,
             file_path: None,
             failed_edits: Vec::new(),
+            multi: false,
             sha256: None,
         }
     }
@@ -101,7 +104,7 @@ impl FileFailure {
         if let Some(s) = &self.sha256 {
             m.insert("sha256".into(), json!(s));
         }
-        if self.failed_edits.len() > 1 || self.failed_edits.first().is_some_and(|f| f.index > 0) {
+        if self.multi || self.failed_edits.len() > 1 {
             m.insert(
                 "failed_edits".into(),
                 Value::Array(self.failed_edits.iter().map(edit_failure_value).collect()),
@@ -193,6 +196,7 @@ fn check_sha(l: &Loaded, expected: &Option<String>, display: &str) -> Result<Str
                 ),
                 file_path: Some(l.abs()),
                 failed_edits: Vec::new(),
+                multi: false,
                 sha256: Some(sha),
             });
         }
@@ -223,6 +227,7 @@ fn plan_failure(mut failures: Vec<EditFailure>, path: String, multi: bool) -> Fi
         failure,
         file_path: Some(path),
         failed_edits: failures,
+        multi,
         sha256: None,
     }
 }
@@ -312,6 +317,47 @@ fn commit_failure(e: commit::CommitError, paths: &[String]) -> FileFailure {
     f
 }
 
+/// The diff a dry run shows. UTF-8 and byte-level files are diffed as the
+/// bytes on disk, so a BOM stays part of the first line and `git apply`
+/// matches the file exactly; UTF-16 files are diffed as their decoded text
+/// (readable, but not applicable to the UTF-16 bytes by `git apply`).
+fn preview_diff(rel: &str, old: Option<&Source>, new_text: &[u8], new_bytes: &[u8]) -> String {
+    match old {
+        None => diff::unified(rel, None, Some(new_bytes)),
+        Some(s) if s.encoding().is_utf16() => diff::unified(rel, Some(s.text()), Some(new_text)),
+        Some(s) => diff::unified(rel, Some(s.raw()), Some(new_bytes)),
+    }
+}
+
+/// Keeps a dry run for `applyDryRun` and adds `dry_run`, `run_id` and
+/// `expires_in` to `m`. Content too large for the cache gets `run_id: null`
+/// and a `message` saying to apply by repeating the call without `dry_run`.
+fn keep_dry_run(m: &mut Map<String, Value>, root: &Path, files: Vec<PlannedFile>, opts: &Options) {
+    m.insert("dry_run".into(), Value::Bool(true));
+    let entry = dry_run::Entry {
+        root: root.to_path_buf(),
+        files,
+    };
+    match dry_run::store(entry, Duration::from_secs(opts.dry_run_ttl_secs)) {
+        Some(id) => {
+            m.insert("run_id".into(), json!(id));
+            m.insert("expires_in".into(), json!(opts.dry_run_ttl_secs));
+        }
+        None => {
+            m.insert("run_id".into(), Value::Null);
+            m.insert("expires_in".into(), json!(0));
+            m.insert(
+                "message".into(),
+                json!(format!(
+                    "the planned content is larger than the dry-run cache ({} bytes), so it was not kept for \
+                     applyDryRun; to apply, repeat the call without dry_run",
+                    dry_run::MAX_BYTES
+                )),
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // patchFile
 
@@ -360,24 +406,15 @@ fn patch_one(
     let mut fig = figures(&l, &plan, encoded.len(), &sha_before, &sha_after);
 
     if dry_run {
-        let new_text = pieces.concat();
-        let d = diff::unified(&l.res.rel_path, Some(l.src.text()), Some(&new_text));
-        let id = dry_run::store(
-            dry_run::Entry {
-                root: ws.root().to_path_buf(),
-                files: vec![PlannedFile {
-                    rel_path: l.res.rel_path.clone(),
-                    sha256_before: Some(sha_before),
-                    new_bytes: encoded.to_vec(),
-                }],
-            },
-            Duration::from_secs(opts.dry_run_ttl_secs),
-        );
-        fig.value.insert("dry_run".into(), Value::Bool(true));
+        let new_bytes = encoded.to_vec();
+        let d = preview_diff(&l.res.rel_path, Some(&l.src), &pieces.concat(), &new_bytes);
         fig.value.insert("diff".into(), json!(d));
-        fig.value.insert("run_id".into(), json!(id));
-        fig.value
-            .insert("expires_in".into(), json!(opts.dry_run_ttl_secs));
+        let planned = PlannedFile {
+            rel_path: l.res.rel_path.clone(),
+            sha256_before: Some(sha_before),
+            new_bytes,
+        };
+        keep_dry_run(&mut fig.value, ws.root(), vec![planned], opts);
         return Ok(Value::Object(fig.value));
     }
 
@@ -435,10 +472,16 @@ fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool) -> 
                 .map_err(|f| FileFailure::from(f).at(&lexical_abs(ws.root(), &fe.file_path))),
         );
     }
+    // Symlink aliases resolve to one real path; hard links share an inode.
     let mut seen: HashMap<&Path, usize> = HashMap::new();
+    let mut seen_inode: HashMap<(u64, u64), usize> = HashMap::new();
     for (i, r) in resolved.iter().enumerate() {
         if let Ok(r) = r {
-            if let Some(j) = seen.insert(r.abs_path.as_path(), i) {
+            let same_inode = r
+                .meta
+                .filter(|m| m.ino != 0)
+                .and_then(|m| seen_inode.insert((m.dev, m.ino), i));
+            if let Some(j) = seen.insert(r.abs_path.as_path(), i).or(same_inode) {
                 return fail_value(
                     &Failure::invalid(format!(
                         "files[{j}] and files[{i}] name the same file `{}`; merge their edits into one entry",
@@ -459,8 +502,9 @@ fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool) -> 
     let mut loaded: Vec<Result<(Loaded, String), FileFailure>> = Vec::with_capacity(n);
     for (fe, r) in files.iter().zip(resolved) {
         loaded.push(r.and_then(|res| {
+            let abs = res.abs_path.to_string_lossy().into_owned();
             let l = read_resolved(res, opts, &fe.file_path)
-                .map_err(|f| FileFailure::from(f).at(&fe.file_path))?;
+                .map_err(|f| FileFailure::from(f).at(&abs))?;
             let sha = check_sha(&l, &fe.expected_sha256, &fe.file_path)?;
             Ok((l, sha))
         }));
@@ -473,6 +517,7 @@ fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool) -> 
                 failure: f.failure.clone(),
                 file_path: f.file_path.clone(),
                 failed_edits: f.failed_edits.clone(),
+                multi: f.multi,
                 sha256: f.sha256.clone(),
             }),
             Ok((l, _)) => plan::plan(l.src.text(), &fe.edits, text_kind(&l.src))
@@ -532,31 +577,34 @@ fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool) -> 
         let mut planned = Vec::with_capacity(n);
         let mut all_diff = String::new();
         for (i, ((l, sha, _), enc)) in ok.iter().zip(&encoded).enumerate() {
-            let d = diff::unified(
+            let new_bytes = enc.to_vec();
+            let d = preview_diff(
                 &l.res.rel_path,
-                Some(l.src.text()),
-                Some(&pieces[i].concat()),
+                Some(&l.src),
+                &pieces[i].concat(),
+                &new_bytes,
             );
             all_diff.push_str(&d);
             results[i].insert("diff".into(), json!(d));
             planned.push(PlannedFile {
                 rel_path: l.res.rel_path.clone(),
                 sha256_before: Some((*sha).clone()),
-                new_bytes: enc.to_vec(),
+                new_bytes,
             });
         }
-        let id = dry_run::store(
-            dry_run::Entry {
-                root: ws.root().to_path_buf(),
-                files: planned,
-            },
-            Duration::from_secs(opts.dry_run_ttl_secs),
+        let mut m = Map::new();
+        m.insert("ok".into(), Value::Bool(true));
+        m.insert("diff".into(), json!(all_diff));
+        m.insert(
+            "replacements".into(),
+            json!(results
+                .iter()
+                .map(|r| r["replacements"].as_u64().unwrap_or(0))
+                .sum::<u64>()),
         );
-        return json!({
-            "ok": true, "dry_run": true, "run_id": id, "expires_in": opts.dry_run_ttl_secs, "diff": all_diff,
-            "replacements": results.iter().map(|r| r["replacements"].as_u64().unwrap_or(0)).sum::<u64>(),
-            "files": results,
-        });
+        keep_dry_run(&mut m, ws.root(), planned, opts);
+        m.insert("files".into(), json!(results));
+        return Value::Object(m);
     }
 
     let abs: Vec<String> = ok.iter().map(|(l, _, _)| l.abs()).collect();
@@ -659,6 +707,7 @@ fn apply_entry(entry: &dry_run::Entry, opts: &Options) -> Result<Value, FileFail
             ),
             file_path: Some(abs.clone()),
             failed_edits: Vec::new(),
+            multi: false,
             sha256: sha,
         }
         };
@@ -704,13 +753,23 @@ fn apply_entry(entry: &dry_run::Entry, opts: &Options) -> Result<Value, FileFail
         .iter()
         .zip(&abs)
         .map(|(f, a)| {
-            json!({"file_path": a, "after_bytes": f.new_bytes.len(), "sha256": source::sha256_hex([f.new_bytes.as_slice()])})
+            json!({
+                "file_path": a, "created": f.sha256_before.is_none(), "after_bytes": f.new_bytes.len(),
+                "sha256_before": f.sha256_before, "sha256": source::sha256_hex([f.new_bytes.as_slice()]),
+            })
         })
         .collect();
     let mut v = json!({ "ok": true, "files": files });
     if entry.files.len() == 1 {
-        v["file_path"] = files[0]["file_path"].clone();
-        v["sha256"] = files[0]["sha256"].clone();
+        for k in [
+            "file_path",
+            "created",
+            "after_bytes",
+            "sha256_before",
+            "sha256",
+        ] {
+            v[k] = files[0][k].clone();
+        }
     }
     Ok(v)
 }
@@ -810,12 +869,15 @@ fn write_one(
     opts: &Options,
 ) -> Result<Value, FileFailure> {
     let display = req.file_path.as_str();
-    let res = ws.resolve(
-        display,
-        Intent::Create {
-            create_dirs: req.create_dirs,
-        },
-    )?;
+    // A dry run creates no directory; nor does a call whose precondition
+    // (`expected_sha256`: the file exists) fails when the file is missing.
+    let create_dirs = req.create_dirs;
+    let intent = if req.dry_run || req.expected_sha256.is_some() {
+        Intent::Plan { create_dirs }
+    } else {
+        Intent::Create { create_dirs }
+    };
+    let res = ws.resolve(display, intent)?;
     let _lock = FileLock::acquire(&res.abs_path);
     let (res, loaded): (Resolved, Option<(Source, Meta)>) = if res.meta.is_some() {
         let l = read_resolved(res, opts, display)?;
@@ -834,6 +896,7 @@ fn write_one(
                 ),
                 file_path: Some(abs),
                 failed_edits: Vec::new(),
+                multi: false,
                 sha256: sha_before,
             });
         }
@@ -857,26 +920,29 @@ fn write_one(
     let sha_after = source::sha256_hex(encoded.slices());
     let new_len = encoded.len();
     if req.dry_run {
-        let d = diff::unified(
+        let new_bytes = encoded.to_vec();
+        let d = preview_diff(
             &res.rel_path,
-            loaded.as_ref().map(|(s, _)| s.text()),
-            Some(body),
+            loaded.as_ref().map(|(s, _)| s),
+            body,
+            &new_bytes,
         );
-        let id = dry_run::store(
-            dry_run::Entry {
-                root: ws.root().to_path_buf(),
-                files: vec![PlannedFile {
-                    rel_path: res.rel_path.clone(),
-                    sha256_before: sha_before.clone(),
-                    new_bytes: encoded.to_vec(),
-                }],
-            },
-            Duration::from_secs(opts.dry_run_ttl_secs),
+        let mut m = json!({
+            "ok": true, "file_path": abs, "created": loaded.is_none(), "diff": d,
+            "after_bytes": new_len, "sha256_before": sha_before, "sha256": sha_after,
+        });
+        let planned = PlannedFile {
+            rel_path: res.rel_path.clone(),
+            sha256_before: sha_before,
+            new_bytes,
+        };
+        keep_dry_run(
+            m.as_object_mut().expect("object"),
+            ws.root(),
+            vec![planned],
+            opts,
         );
-        return Ok(json!({
-            "ok": true, "dry_run": true, "file_path": abs, "created": loaded.is_none(), "diff": d, "run_id": id,
-            "expires_in": opts.dry_run_ttl_secs, "after_bytes": new_len, "sha256_before": sha_before, "sha256": sha_after,
-        }));
+        return Ok(m);
     }
     let job = WriteJob {
         dir: &res.dir,

@@ -212,14 +212,24 @@ pub fn plan<'a>(
                 });
                 continue;
             }
-            Count::Exactly(n) if found != n => Some((
-                ErrorCode::REPLACEMENT_COUNT_MISMATCH,
-                format!(
-                    "{pre}expected {n} occurrence{} of search_block but found {found}; reread the file, then fix the block \
-                     or expected_replacements",
-                    plural(n)
-                ),
-            )),
+            Count::Exactly(n) if found != n => {
+                let shown = positions.len().min(MAX_REPORTED_MATCHES);
+                let lines = line_numbers(&base, &positions[..shown]);
+                let msg = format!(
+                    "{pre}expected {n} occurrence{} of search_block but found {found} (lines {}); reread the file, then \
+                     fix the block or expected_replacements",
+                    plural(n),
+                    lines_list(&lines, found)
+                );
+                failures.push(EditFailure {
+                    index: i,
+                    code: ErrorCode::REPLACEMENT_COUNT_MISMATCH,
+                    match_count: found,
+                    match_lines: lines,
+                    message: msg,
+                });
+                continue;
+            }
             _ => None,
         };
         if let Some((code, message)) = failure {

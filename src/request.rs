@@ -299,8 +299,9 @@ fn count(fields: &mut Fields<'_>) -> Result<Count, Failure> {
             "{}: `expected_replacements` must be at least 1",
             fields.what
         ))),
-        (Some(1), _) => Ok(Count::One),
-        (Some(n), _) => Ok(Count::Exactly(n as usize)),
+        // An explicit count, even 1, is checked as a count: a different
+        // number of occurrences is REPLACEMENT_COUNT_MISMATCH.
+        (Some(n), _) => Ok(Count::Exactly(usize::try_from(n).unwrap_or(usize::MAX))),
         (None, Some(true)) => Ok(Count::All),
         (None, _) => Ok(Count::One),
     }

@@ -9,15 +9,29 @@
 //! temp file is removed. A reader therefore sees the old or the new content
 //! of each file, never a mix.
 //!
-//! Just before each rename the target is checked to still be the file that
-//! was read (same device/inode, size and change time): if another process
-//! replaced or rewrote it meanwhile, nothing is renamed and the result is
-//! `FILE_CHANGED`. The window between that check and the rename is a few
-//! system calls wide; README documents it.
+//! Just before the renames every target is checked to still be the file
+//! that was read: it is re-opened (without following a link), locked with an
+//! exclusive `flock`, its identity (device, inode, size, modification and
+//! change times) compared with what was read, its bytes re-read and compared
+//! byte for byte with the original (stronger than comparing hashes, and
+//! cheaper), and the name checked to still refer to the locked inode. If
+//! anything differs nothing is renamed and the result is `FILE_CHANGED`.
+//! The locks are held until the renames are done, so two patch-file-tool
+//! processes can never both replace the same version of a file: the second
+//! finds the name pointing at the first one's new inode. A writer that takes
+//! no lock (an editor, `git`) can still slip in between the check and the
+//! rename, a window of a few system calls; `docs/security.md` says so.
+//! A new file is renamed into place with `RENAME_NOREPLACE` where the kernel
+//! has it, so a file created meanwhile by someone else is never replaced.
+//!
+//! A failure to flush the directory after the renames is not a failure of
+//! the edit: the new content is in place and visible, only its survival of
+//! a power loss is unconfirmed. It is reported as a warning on success.
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
+use std::time::Duration;
 
 use crate::error::{ErrorCode, Failure};
 use crate::fsys::{check_fault, Dir, Meta, Step};
@@ -103,19 +117,90 @@ fn write_all_vectored(file: &mut File, content: &[&[u8]]) -> io::Result<()> {
     Ok(())
 }
 
-/// Whether the file at `dir/name` is still the one described by `meta`.
-fn unchanged(dir: &Dir, name: &std::ffi::OsStr, meta: &Meta) -> io::Result<bool> {
-    Ok(match dir.stat(name)? {
-        Some(now) => {
-            now.kind == meta.kind
-                && now.dev == meta.dev
-                && now.ino == meta.ino
-                && now.size == meta.size
-                && now.mtime_ns == meta.mtime_ns
-                && now.ctime_ns == meta.ctime_ns
+/// How long a commit waits for another process's lock on one of its files.
+pub const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What a successful commit reports besides success.
+#[derive(Debug, Default)]
+pub struct Committed {
+    /// Set when the new content is in place but could not be confirmed
+    /// durable (a directory fsync failed after the renames).
+    pub warnings: Vec<String>,
+}
+
+/// Whether `now` is the same version of the same file as `then`.
+fn same_version(now: &Meta, then: &Meta) -> bool {
+    now.kind == then.kind
+        && now.dev == then.dev
+        && now.ino == then.ino
+        && now.size == then.size
+        && now.mtime_ns == then.mtime_ns
+        && now.ctime_ns == then.ctime_ns
+}
+
+/// Whether `file` (read from its start) holds exactly `expected`.
+fn same_bytes(mut file: &File, expected: &[u8]) -> io::Result<bool> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut at = 0usize;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(at == expected.len());
         }
-        None => false,
-    })
+        if at + n > expected.len() || buf[..n] != expected[at..at + n] {
+            return Ok(false);
+        }
+        at += n;
+    }
+}
+
+fn changed(display: &str, why: &str) -> Failure {
+    Failure::new(
+        ErrorCode::FILE_CHANGED,
+        format!(
+            "`{display}` {why} while it was being edited; nothing was written. Reread it and retry"
+        ),
+    )
+}
+
+/// Checks, just before the rename, that the job's target is still what was
+/// read (or still absent). Returns the locked file, held until the rename.
+fn verify(job: &WriteJob<'_>) -> Result<Option<File>, Failure> {
+    let inspect = |e: &io::Error| {
+        write_err(
+            job.display,
+            "cannot inspect the file before replacing it",
+            e,
+        )
+    };
+    let Some(o) = &job.original else {
+        return match job.dir.stat(job.name) {
+            Ok(None) => Ok(None),
+            Ok(Some(_)) => Err(changed(job.display, "was created by another process")),
+            Err(e) => Err(inspect(&e)),
+        };
+    };
+    let Some((file, _)) = job.dir.open_current(job.name).map_err(|e| inspect(&e))? else {
+        return Err(changed(
+            job.display,
+            "was deleted or replaced by another process",
+        ));
+    };
+    if !Dir::lock_exclusive(&file, LOCK_TIMEOUT).map_err(|e| inspect(&e))? {
+        return Err(changed(job.display, "is being written by another process"));
+    }
+    let now = Dir::meta_of_file(&file).map_err(|e| inspect(&e))?;
+    if !same_version(&now, &o.meta) || !same_bytes(&file, o.bytes).map_err(|e| inspect(&e))? {
+        return Err(changed(job.display, "was changed by another process"));
+    }
+    match job.dir.stat(job.name).map_err(|e| inspect(&e))? {
+        Some(m) if m.dev == now.dev && m.ino == now.ino => Ok(Some(file)),
+        _ => Err(changed(job.display, "was replaced by another process")),
+    }
 }
 
 /// Creates and fills a temp file beside `job`'s target.
@@ -141,9 +226,8 @@ fn prepare(job: &WriteJob<'_>, content: &[&[u8]], durable: bool) -> Result<OsStr
     Ok(tmp)
 }
 
-/// Commits every job atomically (all files or none). Returns the jobs'
-/// indices in the order renamed.
-pub fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<(), CommitError> {
+/// Commits every job atomically (all files or none).
+pub fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<Committed, CommitError> {
     let fail = |index, failure| CommitError {
         failure,
         index,
@@ -152,37 +236,48 @@ pub fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<(), CommitError> {
     };
     // 1. Every temp file written and flushed.
     let mut temps: Vec<OsString> = Vec::with_capacity(jobs.len());
+    let discard = |temps: &[OsString]| {
+        for (j, t) in temps.iter().enumerate() {
+            let _ = jobs[j].dir.unlink(t);
+        }
+    };
     for (i, job) in jobs.iter().enumerate() {
         match prepare(job, &job.content, durable) {
             Ok(t) => temps.push(t),
             Err(f) => {
-                for (j, t) in temps.iter().enumerate() {
-                    let _ = jobs[j].dir.unlink(t);
-                }
+                discard(&temps);
                 return Err(fail(i, f));
             }
         }
     }
-    // 2. Renames, each after checking the target is still what was read.
+    // 2. Every target checked and locked, in one global order (device,
+    //    inode) so that two processes' batches cannot wait on each other.
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| jobs[i].original.as_ref().map(|o| (o.meta.dev, o.meta.ino)));
+    let mut guards: Vec<File> = Vec::with_capacity(jobs.len());
+    for &i in &order {
+        match verify(&jobs[i]) {
+            Ok(g) => guards.extend(g),
+            Err(f) => {
+                discard(&temps);
+                return Err(fail(i, f));
+            }
+        }
+    }
+    // 3. Renames.
     let mut done: Vec<usize> = Vec::with_capacity(jobs.len());
     for (i, job) in jobs.iter().enumerate() {
-        let still = match &job.original {
-            Some(o) => unchanged(job.dir, job.name, &o.meta),
-            None => job.dir.stat(job.name).map(|m| m.is_none()),
+        let renamed = if job.original.is_some() {
+            job.dir.rename(&temps[i], job.name)
+        } else {
+            job.dir.rename_noreplace(&temps[i], job.name)
         };
-        let step = match still {
-            Ok(true) => job.dir.rename(&temps[i], job.name).map_err(|e| write_err(job.display, "cannot replace the file", &e)),
-            Ok(false) => Err(Failure::new(
-                ErrorCode::FILE_CHANGED,
-                format!(
-                    "`{}` changed on disk while it was being edited (another process wrote it); nothing was written. \
-                     Reread it and retry",
-                    job.display
-                ),
-            )),
-            Err(e) => Err(write_err(job.display, "cannot inspect the file before replacing it", &e)),
-        };
-        if let Err(failure) = step {
+        if let Err(e) = renamed {
+            let failure = if e.kind() == io::ErrorKind::AlreadyExists && job.original.is_none() {
+                changed(job.display, "was created by another process")
+            } else {
+                write_err(job.display, "cannot replace the file", &e)
+            };
             for (j, t) in temps.iter().enumerate().skip(i) {
                 let _ = jobs[j].dir.unlink(t);
             }
@@ -196,7 +291,9 @@ pub fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<(), CommitError> {
         }
         done.push(i);
     }
-    // 3. Directory entries made durable.
+    drop(guards);
+    // 4. Directory entries made durable.
+    let mut out = Committed::default();
     if durable {
         let mut synced: Vec<&Dir> = Vec::new();
         for job in jobs {
@@ -204,23 +301,16 @@ pub fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<(), CommitError> {
                 continue;
             }
             if let Err(e) = job.dir.sync() {
-                // The renames happened; only durability is in doubt.
-                return Err(fail(
-                    0,
-                    Failure::new(
-                        ErrorCode::FILE_WRITE_ERROR,
-                        format!(
-                            "`{}` was replaced but its directory could not be flushed to disk ({e}); \
-                             the new content is in place but may not survive a power loss",
-                            job.display
-                        ),
-                    ),
+                out.warnings.push(format!(
+                    "`{}` was written, but its directory could not be flushed to disk ({e}); the new content is \
+                     in place but may not survive a power loss",
+                    job.display
                 ));
             }
             synced.push(job.dir);
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// Puts the original bytes (or absence) back for the jobs already renamed.
@@ -257,11 +347,7 @@ pub fn clean_stale_temps(dir: &Dir, min_age: std::time::Duration) {
         .map(|d| d.as_nanos() as i128)
         .unwrap_or(0);
     for n in names {
-        let s = n.to_string_lossy();
-        if !(s.starts_with('.')
-            && s.contains(crate::fsys::TEMP_MARK)
-            && s.ends_with(crate::fsys::TEMP_SUFFIX))
-        {
+        if !crate::fsys::is_temp_name(&n) {
             continue;
         }
         if let Ok(Some(m)) = dir.stat(&n) {

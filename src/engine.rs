@@ -296,6 +296,15 @@ fn sweep_stale(res: &Resolved) {
     commit::clean_stale_temps(&res.dir, STALE_TEMP_AGE);
 }
 
+/// Adds a successful commit's warnings (durability not confirmed) to its
+/// result: the edit is in place, so it is still `ok: true`.
+fn with_warnings(mut v: Value, done: commit::Committed) -> Value {
+    if !done.warnings.is_empty() {
+        v["warnings"] = json!(done.warnings);
+    }
+    v
+}
+
 fn commit_failure(e: commit::CommitError, paths: &[String]) -> FileFailure {
     let mut f = FileFailure::from(e.failure).at(&paths[e.index.min(paths.len() - 1)]);
     if !e.rollback_failed.is_empty() {
@@ -428,10 +437,10 @@ fn patch_one(
             bytes: l.src.raw(),
         }),
     };
-    commit::commit(std::slice::from_ref(&job), opts.durable)
+    let done = commit::commit(std::slice::from_ref(&job), opts.durable)
         .map_err(|e| commit_failure(e, std::slice::from_ref(&l_abs)))?;
     sweep_stale(&l.res);
-    Ok(Value::Object(fig.value))
+    Ok(with_warnings(Value::Object(fig.value), done))
 }
 
 // ---------------------------------------------------------------------------
@@ -623,21 +632,27 @@ fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool) -> 
             }),
         })
         .collect();
-    if let Err(e) = commit::commit(&jobs, opts.durable) {
-        let rolled = e.rolled_back.clone();
-        let f = commit_failure(e, &abs);
-        let mut v = f.to_value();
-        v["rolled_back"] = json!(rolled.iter().map(|&i| abs[i].clone()).collect::<Vec<_>>());
-        return v;
-    }
+    let done = match commit::commit(&jobs, opts.durable) {
+        Ok(done) => done,
+        Err(e) => {
+            let rolled = e.rolled_back.clone();
+            let f = commit_failure(e, &abs);
+            let mut v = f.to_value();
+            v["rolled_back"] = json!(rolled.iter().map(|&i| abs[i].clone()).collect::<Vec<_>>());
+            return v;
+        }
+    };
     for (l, _, _) in &ok {
         sweep_stale(&l.res);
     }
-    json!({
-        "ok": true,
-        "replacements": results.iter().map(|r| r["replacements"].as_u64().unwrap_or(0)).sum::<u64>(),
-        "files": results,
-    })
+    with_warnings(
+        json!({
+            "ok": true,
+            "replacements": results.iter().map(|r| r["replacements"].as_u64().unwrap_or(0)).sum::<u64>(),
+            "files": results,
+        }),
+        done,
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -747,7 +762,7 @@ fn apply_entry(entry: &dry_run::Entry, opts: &Options) -> Result<Value, FileFail
             }),
         })
         .collect();
-    commit::commit(&jobs, opts.durable).map_err(|e| commit_failure(e, &abs))?;
+    let done = commit::commit(&jobs, opts.durable).map_err(|e| commit_failure(e, &abs))?;
     let files: Vec<Value> = entry
         .files
         .iter()
@@ -771,7 +786,7 @@ fn apply_entry(entry: &dry_run::Entry, opts: &Options) -> Result<Value, FileFail
             v[k] = files[0][k].clone();
         }
     }
-    Ok(v)
+    Ok(with_warnings(v, done))
 }
 
 // ---------------------------------------------------------------------------
@@ -954,17 +969,20 @@ fn write_one(
             bytes: s.raw(),
         }),
     };
-    commit::commit(std::slice::from_ref(&job), opts.durable)
+    let done = commit::commit(std::slice::from_ref(&job), opts.durable)
         .map_err(|e| commit_failure(e, std::slice::from_ref(&abs)))?;
     sweep_stale(&res);
-    Ok(json!({
-        "ok": true,
-        "file_path": abs,
-        "created": loaded.is_none(),
-        "after_bytes": new_len,
-        "after_chars": source::utf16_len(body),
-        "encoding": enc.name(),
-        "sha256_before": sha_before,
-        "sha256": sha_after,
-    }))
+    Ok(with_warnings(
+        json!({
+            "ok": true,
+            "file_path": abs,
+            "created": loaded.is_none(),
+            "after_bytes": new_len,
+            "after_chars": source::utf16_len(body),
+            "encoding": enc.name(),
+            "sha256_before": sha_before,
+            "sha256": sha_after,
+        }),
+        done,
+    ))
 }

@@ -128,6 +128,25 @@ pub fn temp_name(name: &OsStr) -> OsString {
     s
 }
 
+/// Whether `name` is one of our temp names (`.<name>.pft-<16 hex>.tmp`),
+/// strictly, so that the stale-temp sweep never touches a user's file.
+pub fn is_temp_name(name: &OsStr) -> bool {
+    let Some(s) = name.to_str() else {
+        return false;
+    };
+    let Some(body) = s.strip_suffix(TEMP_SUFFIX) else {
+        return false;
+    };
+    let Some(at) = body.rfind(TEMP_MARK) else {
+        return false;
+    };
+    let hex = &body[at + TEMP_MARK.len()..];
+    s.starts_with('.')
+        && at >= 1
+        && hex.len() == 16
+        && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 #[cfg(unix)]
 mod imp {
     use super::*;
@@ -670,3 +689,82 @@ mod imp {
 }
 
 pub use imp::Dir;
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn temp_names_are_recognised_strictly() {
+        let t = temp_name(OsStr::new("main.rs"));
+        assert!(is_temp_name(&t), "{t:?}");
+        let long = "x".repeat(300);
+        assert!(is_temp_name(&temp_name(OsStr::new(&long))));
+        for n in [
+            "main.rs",
+            ".main.rs.pft-.tmp",
+            ".main.rs.pft-0123456789abcdeg.tmp",
+            ".main.rs.pft-0123456789ABCDEF.tmp",
+            "main.rs.pft-0123456789abcdef.tmp",
+            ".pft-0123456789abcdef.tmp",
+            ".a.pft-0123456789abcdef.tmp.bak",
+        ] {
+            assert!(!is_temp_name(OsStr::new(n)), "{n}");
+        }
+        assert!(is_temp_name(OsStr::new(".a.pft-0123456789abcdef.tmp")));
+    }
+
+    #[test]
+    fn open_beneath_refuses_links_and_escapes() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().join("root");
+        std::fs::create_dir_all(r.join("a/b")).unwrap();
+        std::os::unix::fs::symlink("a", r.join("l")).unwrap();
+        std::os::unix::fs::symlink(t.path(), r.join("out")).unwrap();
+        let root = Dir::open_root(&r).unwrap();
+        match root.open_beneath(Path::new("a/b")) {
+            Ok(d) => assert_eq!(d.path(), r.join("a/b")),
+            // A kernel without openat2: the walk handles everything.
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => return,
+            Err(e) => panic!("{e}"),
+        }
+        for bad in [
+            "l/b",
+            "out",
+            "../root/a",
+            "/tmp",
+            "a/../../root/a",
+            "/proc/self/cwd",
+        ] {
+            assert!(root.open_beneath(Path::new(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn noreplace_rename_and_lock() {
+        let t = tempfile::tempdir().unwrap();
+        let d = Dir::open_root(t.path()).unwrap();
+        std::fs::write(t.path().join("a"), "a").unwrap();
+        std::fs::write(t.path().join("b"), "b").unwrap();
+        let e = d
+            .rename_noreplace(OsStr::new("a"), OsStr::new("b"))
+            .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(t.path().join("b")).unwrap(), b"b");
+        d.rename_noreplace(OsStr::new("a"), OsStr::new("c"))
+            .unwrap();
+        assert_eq!(std::fs::read(t.path().join("c")).unwrap(), b"a");
+
+        let (f1, m) = d.open_current(OsStr::new("b")).unwrap().unwrap();
+        assert_eq!(m.kind, Kind::File);
+        let (f2, _) = d.open_current(OsStr::new("b")).unwrap().unwrap();
+        assert!(Dir::lock_exclusive(&f1, Duration::from_secs(1)).unwrap());
+        assert!(!Dir::lock_exclusive(&f2, Duration::from_millis(20)).unwrap());
+        drop(f1);
+        assert!(Dir::lock_exclusive(&f2, Duration::from_secs(1)).unwrap());
+        assert!(d.open_current(OsStr::new("missing")).unwrap().is_none());
+        std::os::unix::fs::symlink("c", t.path().join("l")).unwrap();
+        assert!(d.open_current(OsStr::new("l")).unwrap().is_none());
+    }
+}

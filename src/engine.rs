@@ -75,7 +75,8 @@ struct FileFailure {
     failed_edits: Vec<EditFailure>,
     /// The file had several edits: `failed_edits` is always listed.
     multi: bool,
-    sha256: Option<String>,
+    /// The file's current sha256 (`FILE_CHANGED`); boxed to keep results small.
+    sha256: Option<Box<str>>,
 }
 
 impl From<Failure> for FileFailure {
@@ -197,7 +198,7 @@ fn check_sha(l: &Loaded, expected: &Option<String>, display: &str) -> Result<Str
                 file_path: Some(l.abs()),
                 failed_edits: Vec::new(),
                 multi: false,
-                sha256: Some(sha),
+                sha256: Some(sha.into()),
             });
         }
     }
@@ -723,7 +724,7 @@ fn apply_entry(entry: &dry_run::Entry, opts: &Options) -> Result<Value, FileFail
             file_path: Some(abs.clone()),
             failed_edits: Vec::new(),
             multi: false,
-            sha256: sha,
+            sha256: sha.map(Into::into),
         }
         };
         match &f.sha256_before {
@@ -912,7 +913,7 @@ fn write_one(
                 file_path: Some(abs),
                 failed_edits: Vec::new(),
                 multi: false,
-                sha256: sha_before,
+                sha256: sha_before.map(Into::into),
             });
         }
     }
@@ -986,3 +987,7 @@ fn write_one(
         done,
     ))
 }
+
+#[cfg(test)]
+#[path = "transaction_tests.rs"]
+mod transaction_tests;

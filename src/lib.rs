@@ -20,6 +20,7 @@
 //! Node-API, and it only converts values.
 
 pub mod commit;
+pub mod diagnose;
 pub mod diff;
 pub mod dry_run;
 pub mod engine;

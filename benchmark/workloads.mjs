@@ -139,21 +139,21 @@ export class Toggle {
 }
 
 /**
- * The 1,000-line TypeScript fixture with its edit at line 500 (the block's
- * first line). Returns { text, edit: { a, b }, line }.
+ * The 1,000-line TypeScript fixture with its one-line edit at the first line
+ * from 500 on that has a value to change. Returns { text, edit: { a, b }, line, lines }.
  */
 export function smallTs(seed = 1000) {
   const lines = tsLines(1000, seed)
-  // The first line from 500 on that holds a number and starts a unique
-  // two-line block; the edit changes that number (a typical one-value fix).
+  // The first line from 500 on that holds a number and is unique (the
+  // smallest exact block an agent would send); the edit changes that number
+  // (a typical one-value fix).
   const text = lines.join('\n') + '\n'
   for (let i = 499; i < 560; i++) {
     const m = /\d+(?!.*\d)/.exec(lines[i])
     if (!m) continue
-    const a = lines[i] + '\n' + lines[i + 1]
+    const a = lines[i]
     if (countOf(text, a) !== 1) continue
-    const first = lines[i].slice(0, m.index) + String(Number(m[0]) + 1) + lines[i].slice(m.index + m[0].length)
-    const b = first + '\n' + lines[i + 1]
+    const b = lines[i].slice(0, m.index) + String(Number(m[0]) + 1) + lines[i].slice(m.index + m[0].length)
     if (countOf(text, b) !== 0) continue
     return { text, edit: { a, b }, line: i + 1, lines }
   }

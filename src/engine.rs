@@ -636,10 +636,13 @@ fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool) -> 
     let done = match commit::commit(&jobs, opts.durable) {
         Ok(done) => done,
         Err(e) => {
-            let rolled = e.rolled_back.clone();
-            let f = commit_failure(e, &abs);
-            let mut v = f.to_value();
-            v["rolled_back"] = json!(rolled.iter().map(|&i| abs[i].clone()).collect::<Vec<_>>());
+            let names = |ix: &[usize]| ix.iter().map(|&i| abs[i].clone()).collect::<Vec<_>>();
+            let (rolled, unrestored) = (names(&e.rolled_back), names(&e.rollback_failed));
+            let mut v = commit_failure(e, &abs).to_value();
+            v["rolled_back"] = json!(rolled);
+            if !unrestored.is_empty() {
+                v["rollback_failed"] = json!(unrestored);
+            }
             return v;
         }
     };

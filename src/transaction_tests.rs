@@ -419,3 +419,29 @@ fn read_file_ranges_and_line_endings() {
         assert_eq!(r["line_ending"], le, "{body:?}");
     }
 }
+
+#[test]
+fn batch_rollback_that_cannot_restore_says_which_file() {
+    let (_t, root) = ws();
+    let n = 4;
+    let fs_ = files(&root, n);
+    // Files 0 and 1 are renamed, file 2's rename fails; restoring file 1
+    // (the first restored) cannot create its temp file.
+    fault::arm(Step::Rename, 2);
+    fault::arm(Step::TempCreate, n as u64);
+    let r = batch_patch_files(&batch_input(&fs_), Some(&opts(&root)));
+    fault::disarm();
+    assert_eq!(code(&r), "FILE_WRITE_ERROR", "{r}");
+    let abs = |i: usize| root.join(&fs_[i].0).to_string_lossy().into_owned();
+    assert_eq!(r["rollback_failed"], json!([abs(1)]), "{r}");
+    assert_eq!(r["rolled_back"], json!([abs(0)]), "{r}");
+    assert!(r["message"]
+        .as_str()
+        .unwrap()
+        .contains("could not be restored"));
+    assert_eq!(fs::read(root.join(&fs_[0].0)).unwrap(), fs_[0].1);
+    for (rel, body) in &fs_[2..] {
+        assert_eq!(&fs::read(root.join(rel)).unwrap(), body);
+    }
+    assert!(temps(&root).is_empty());
+}

@@ -204,25 +204,65 @@ fn verify(job: &WriteJob<'_>) -> Result<Option<File>, Failure> {
 }
 
 /// Creates and fills a temp file beside `job`'s target.
-fn prepare(job: &WriteJob<'_>, content: &[&[u8]], durable: bool) -> Result<OsString, Failure> {
+/// A temp file that is removed when dropped unless it was renamed into
+/// place; also on a panic, so that unwinding leaves nothing behind.
+struct Temp<'a> {
+    dir: &'a Dir,
+    name: OsString,
+    live: bool,
+}
+
+impl Temp<'_> {
+    /// Renames the temp file over `to` (or to a new name `to`).
+    fn rename_over(&mut self, to: &std::ffi::OsStr, must_be_new: bool) -> io::Result<()> {
+        if must_be_new {
+            self.dir.rename_noreplace(&self.name, to)?;
+        } else {
+            self.dir.rename(&self.name, to)?;
+        }
+        self.live = false;
+        Ok(())
+    }
+}
+
+impl Drop for Temp<'_> {
+    fn drop(&mut self) {
+        if self.live {
+            let _ = self.dir.unlink(&self.name);
+        }
+    }
+}
+
+fn prepare<'a>(job: &WriteJob<'a>, content: &[&[u8]], durable: bool) -> Result<Temp<'a>, Failure> {
+    if job.original.is_some() {
+        job.dir.check_writable(job.name).map_err(|e| {
+            write_err(
+                job.display,
+                "the file is read-only (no write permission, immutable, or on a read-only file system)",
+                &e,
+            )
+        })?;
+    }
     let mode = if job.original.is_some() { 0o600 } else { 0o666 };
-    let (mut f, tmp) = job.dir.create_temp(job.name, mode).map_err(|e| {
+    let (mut f, name) = job.dir.create_temp(job.name, mode).map_err(|e| {
         write_err(
             job.display,
             "cannot create a temp file in its directory",
             &e,
         )
     })?;
-    if let Err(e) = fill_temp(
+    let tmp = Temp {
+        dir: job.dir,
+        name,
+        live: true,
+    };
+    fill_temp(
         &mut f,
         content,
         job.original.as_ref().map(|o| &o.meta),
         durable,
-    ) {
-        drop(f);
-        let _ = job.dir.unlink(&tmp);
-        return Err(write_err(job.display, "cannot write the new content", &e));
-    }
+    )
+    .map_err(|e| write_err(job.display, "cannot write the new content", &e))?;
     Ok(tmp)
 }
 
@@ -234,21 +274,11 @@ pub fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<Committed, CommitE
         rolled_back: Vec::new(),
         rollback_failed: Vec::new(),
     };
-    // 1. Every temp file written and flushed.
-    let mut temps: Vec<OsString> = Vec::with_capacity(jobs.len());
-    let discard = |temps: &[OsString]| {
-        for (j, t) in temps.iter().enumerate() {
-            let _ = jobs[j].dir.unlink(t);
-        }
-    };
+    // 1. Every temp file written and flushed. Any early return (or panic)
+    //    from here on drops the temp files that were not renamed.
+    let mut temps: Vec<Temp<'_>> = Vec::with_capacity(jobs.len());
     for (i, job) in jobs.iter().enumerate() {
-        match prepare(job, &job.content, durable) {
-            Ok(t) => temps.push(t),
-            Err(f) => {
-                discard(&temps);
-                return Err(fail(i, f));
-            }
-        }
+        temps.push(prepare(job, &job.content, durable).map_err(|f| fail(i, f))?);
     }
     // 2. Every target checked and locked, in one global order (device,
     //    inode) so that two processes' batches cannot wait on each other.
@@ -256,31 +286,18 @@ pub fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<Committed, CommitE
     order.sort_by_key(|&i| jobs[i].original.as_ref().map(|o| (o.meta.dev, o.meta.ino)));
     let mut guards: Vec<File> = Vec::with_capacity(jobs.len());
     for &i in &order {
-        match verify(&jobs[i]) {
-            Ok(g) => guards.extend(g),
-            Err(f) => {
-                discard(&temps);
-                return Err(fail(i, f));
-            }
-        }
+        guards.extend(verify(&jobs[i]).map_err(|f| fail(i, f))?);
     }
     // 3. Renames.
     let mut done: Vec<usize> = Vec::with_capacity(jobs.len());
     for (i, job) in jobs.iter().enumerate() {
-        let renamed = if job.original.is_some() {
-            job.dir.rename(&temps[i], job.name)
-        } else {
-            job.dir.rename_noreplace(&temps[i], job.name)
-        };
-        if let Err(e) = renamed {
+        if let Err(e) = temps[i].rename_over(job.name, job.original.is_none()) {
             let failure = if e.kind() == io::ErrorKind::AlreadyExists && job.original.is_none() {
                 changed(job.display, "was created by another process")
             } else {
                 write_err(job.display, "cannot replace the file", &e)
             };
-            for (j, t) in temps.iter().enumerate().skip(i) {
-                let _ = jobs[j].dir.unlink(t);
-            }
+            drop(temps);
             let (rolled_back, rollback_failed) = rollback(jobs, &done, durable);
             return Err(CommitError {
                 failure,
@@ -320,9 +337,8 @@ fn rollback(jobs: &[WriteJob<'_>], done: &[usize], durable: bool) -> (Vec<usize>
     for &j in done.iter().rev() {
         let job = &jobs[j];
         let restored = match &job.original {
-            Some(o) => prepare(job, &[o.bytes], durable).and_then(|t| {
-                job.dir
-                    .rename(&t, job.name)
+            Some(o) => prepare(job, &[o.bytes], durable).and_then(|mut t| {
+                t.rename_over(job.name, false)
                     .map_err(|e| write_err(job.display, "restore", &e))
             }),
             None => job

@@ -53,21 +53,48 @@ pub enum Step {
 }
 
 /// Fault injection for tests: `arm(step, n)` makes the `n`-th (0-based) call
-/// to `step` on this thread fail with an I/O error. Compiled only for unit
-/// tests and the `fault-injection` feature, never into release builds.
+/// to `step` on this thread fail with an I/O error; [`fault::arm_panic`]
+/// makes it panic and [`fault::arm_hook`] runs a closure there instead (to
+/// change the file system at an exact moment). In these builds the
+/// environment variable `PFT_FAULT_PANIC=<step>` (e.g. `read`) makes every
+/// call of that step panic on any thread, so that a JavaScript test can
+/// prove a panic never takes Node down. Compiled only for unit tests and the
+/// `fault-injection` feature, never into release builds.
 #[cfg(any(test, feature = "fault-injection"))]
 pub mod fault {
     use super::Step;
     use std::cell::RefCell;
     use std::collections::HashMap;
 
+    /// What happens at an armed step.
+    pub enum Action {
+        Fail,
+        Panic,
+        Hook(Box<dyn FnOnce()>),
+    }
+
     thread_local! {
-        static ARMED: RefCell<HashMap<Step, u64>> = RefCell::new(HashMap::new());
+        static ARMED: RefCell<HashMap<Step, (u64, Action)>> = RefCell::new(HashMap::new());
     }
 
     /// Fail the `nth` next call of `step` on this thread.
     pub fn arm(step: Step, nth: u64) {
-        ARMED.with(|a| a.borrow_mut().insert(step, nth));
+        arm_action(step, nth, Action::Fail);
+    }
+
+    /// Panic at the `nth` next call of `step` on this thread.
+    pub fn arm_panic(step: Step, nth: u64) {
+        arm_action(step, nth, Action::Panic);
+    }
+
+    /// Run `f` just before the `nth` next call of `step` on this thread
+    /// (the step itself then proceeds).
+    pub fn arm_hook(step: Step, nth: u64, f: impl FnOnce() + 'static) {
+        arm_action(step, nth, Action::Hook(Box::new(f)));
+    }
+
+    fn arm_action(step: Step, nth: u64, action: Action) {
+        ARMED.with(|a| a.borrow_mut().insert(step, (nth, action)));
     }
 
     /// Clear every armed fault on this thread.
@@ -75,21 +102,34 @@ pub mod fault {
         ARMED.with(|a| a.borrow_mut().clear());
     }
 
+    fn env_panic(step: Step) -> bool {
+        std::env::var("PFT_FAULT_PANIC").is_ok_and(|v| v.eq_ignore_ascii_case(&format!("{step:?}")))
+    }
+
     pub(crate) fn check(step: Step) -> std::io::Result<()> {
-        ARMED.with(|a| {
+        if env_panic(step) {
+            panic!("injected panic at {step:?} (PFT_FAULT_PANIC)");
+        }
+        let fired = ARMED.with(|a| {
             let mut a = a.borrow_mut();
             match a.get_mut(&step) {
-                Some(0) => {
-                    a.remove(&step);
-                    Err(std::io::Error::other(format!("injected fault at {step:?}")))
-                }
-                Some(n) => {
+                Some((0, _)) => a.remove(&step).map(|(_, act)| act),
+                Some((n, _)) => {
                     *n -= 1;
-                    Ok(())
+                    None
                 }
-                None => Ok(()),
+                None => None,
             }
-        })
+        });
+        match fired {
+            None => Ok(()),
+            Some(Action::Fail) => Err(std::io::Error::other(format!("injected fault at {step:?}"))),
+            Some(Action::Panic) => panic!("injected panic at {step:?}"),
+            Some(Action::Hook(f)) => {
+                f();
+                Ok(())
+            }
+        }
     }
 }
 
@@ -455,6 +495,21 @@ mod imp {
             Ok(meta_of(&rustix::fs::fstat(file.as_fd())?))
         }
 
+        /// Whether the caller could write `name` in place (`access(W_OK)`):
+        /// a read-only file, an immutable one or a read-only mount says no.
+        /// Replacing a file by rename needs only the directory's permission,
+        /// so without this check a file the user made read-only would be
+        /// rewritten anyway. (Root passes permission bits, as for any write.)
+        pub fn check_writable(&self, name: &OsStr) -> io::Result<()> {
+            rustix::fs::accessat(
+                &self.fd,
+                name,
+                rustix::fs::Access::WRITE_OK,
+                AtFlags::empty(),
+            )?;
+            Ok(())
+        }
+
         /// Moves `from` in this directory to `to` in `dest`.
         pub fn rename_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
             check_fault(Step::Rename)?;
@@ -669,6 +724,15 @@ mod imp {
         }
         pub fn meta_of_file(file: &File) -> io::Result<Meta> {
             Ok(meta_of(&file.metadata()?))
+        }
+        pub fn check_writable(&self, name: &OsStr) -> io::Result<()> {
+            if std::fs::symlink_metadata(self.path.join(name))?
+                .permissions()
+                .readonly()
+            {
+                return Err(io::ErrorKind::PermissionDenied.into());
+            }
+            Ok(())
         }
         pub fn unlink(&self, name: &OsStr) -> io::Result<()> {
             std::fs::remove_file(self.path.join(name))

@@ -30,6 +30,7 @@ pub mod locks;
 pub mod plan;
 pub mod request;
 pub mod source;
+pub mod tolerant;
 pub mod workspace;
 
 #[cfg(not(test))]

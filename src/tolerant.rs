@@ -1,0 +1,725 @@
+//! Opt-in tolerant matching (`match: [...]`): find a search block that
+//! differs from the file only in the tolerated kinds, still fail-closed.
+//!
+//! Exact matching always runs first (in [`crate::plan`]); this module is
+//! asked only when the block was not found byte for byte and the caller
+//! opted in. Both the file and the block are normalized the same way —
+//! line by line, so newlines stay one-to-one and a match maps back to
+//! original bytes — and the normalized block must occur **exactly once**
+//! (after the indentation check below), or nothing is written.
+//!
+//! | tolerance             | normalized away                                   |
+//! |-----------------------|---------------------------------------------------|
+//! | `line_endings`        | the `\r` of a CRLF line ending                    |
+//! | `trailing_whitespace` | spaces and tabs at the end of each line           |
+//! | `indentation`         | spaces and tabs at the start of each line, as long as the *relative* indentation of the block's lines agrees with the file's (a Python block cannot match lines nested differently) |
+//! | `unicode_punctuation` | curly quotes, typographic dashes, ellipsis → ASCII |
+//!
+//! The replacement is adapted to the region it replaces: its lines that are
+//! identical to a line of the block are taken from the file verbatim (so
+//! untouched lines keep the file's exact bytes), line endings follow the
+//! region's, and changed lines are re-indented relative to the region.
+
+use memchr::memmem;
+use serde_json::Value;
+use similar::{capture_diff_slices, Algorithm, DiffTag};
+
+use crate::diagnose::{self, Kind};
+use crate::source::{line_ending, LineEnding};
+
+/// Most normalized occurrences examined before calling a block ambiguous.
+const MAX_CANDIDATES: usize = 1000;
+/// Occurrence lines kept for an ambiguous report.
+const MAX_LINES: usize = 50;
+/// Columns a tab counts for when comparing indentation depths.
+const TAB_WIDTH: usize = 4;
+
+/// A difference the caller allows a match to have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Tolerance {
+    LineEndings,
+    TrailingWhitespace,
+    Indentation,
+    UnicodePunctuation,
+}
+
+impl Tolerance {
+    /// Every tolerance, in report order.
+    pub const ALL: [Tolerance; 4] = [
+        Tolerance::LineEndings,
+        Tolerance::TrailingWhitespace,
+        Tolerance::Indentation,
+        Tolerance::UnicodePunctuation,
+    ];
+
+    /// The name callers use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tolerance::LineEndings => "line_endings",
+            Tolerance::TrailingWhitespace => "trailing_whitespace",
+            Tolerance::Indentation => "indentation",
+            Tolerance::UnicodePunctuation => "unicode_punctuation",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+
+    fn kind(self) -> Kind {
+        match self {
+            Tolerance::LineEndings => Kind::LineEndings,
+            Tolerance::TrailingWhitespace => Kind::TrailingWhitespace,
+            Tolerance::Indentation => Kind::Indentation,
+            Tolerance::UnicodePunctuation => Kind::UnicodePunctuation,
+        }
+    }
+}
+
+/// How search blocks are matched: exactly (the default) or with tolerances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct MatchMode {
+    bits: u8,
+}
+
+impl MatchMode {
+    /// Byte-exact matching only.
+    pub const EXACT: MatchMode = MatchMode { bits: 0 };
+
+    /// A mode tolerating `ts`.
+    pub fn with(ts: &[Tolerance]) -> Self {
+        MatchMode {
+            bits: ts.iter().fold(0, |b, t| b | t.bit()),
+        }
+    }
+
+    pub fn is_exact(self) -> bool {
+        self.bits == 0
+    }
+
+    pub fn has(self, t: Tolerance) -> bool {
+        self.bits & t.bit() != 0
+    }
+
+    /// The tolerances, in report order.
+    pub fn tolerances(self) -> Vec<Tolerance> {
+        Tolerance::ALL
+            .into_iter()
+            .filter(|&t| self.has(t))
+            .collect()
+    }
+
+    /// Reads the `match` field: `"exact"` or a list of tolerance names.
+    /// The error is a sentence for an `INVALID_INPUT` message.
+    pub fn from_json(v: &Value) -> Result<MatchMode, String> {
+        let names = || {
+            Tolerance::ALL
+                .iter()
+                .map(|t| format!("\"{}\"", t.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match v {
+            Value::String(s) if s == "exact" => Ok(MatchMode::EXACT),
+            Value::Array(items) => {
+                let mut ts = Vec::with_capacity(items.len());
+                for it in items {
+                    let t = it
+                        .as_str()
+                        .and_then(|s| Tolerance::ALL.into_iter().find(|t| t.as_str() == s));
+                    match t {
+                        Some(t) => ts.push(t),
+                        None => {
+                            return Err(format!(
+                                "`match` lists an unknown tolerance {it}; allowed: {}",
+                                names()
+                            ))
+                        }
+                    }
+                }
+                Ok(MatchMode::with(&ts))
+            }
+            other => Err(format!(
+                "`match` must be \"exact\" or a list of tolerances among {}, got {other}",
+                names()
+            )),
+        }
+    }
+}
+
+/// A unique tolerant match and the adapted replacement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TolerantMatch {
+    /// Byte range of the original text that is replaced.
+    pub start: usize,
+    pub end: usize,
+    /// The replacement, adapted to the region's line endings and indentation.
+    pub replacement: String,
+    /// The tolerances the match needed.
+    pub matched_with: Vec<Tolerance>,
+}
+
+/// What tolerant matching found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// No match even with the tolerances.
+    None,
+    /// Exactly one match.
+    Unique(TolerantMatch),
+    /// Several matches: byte offsets of the first few, and the count.
+    Many(Vec<usize>, usize),
+}
+
+fn is_ws(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// Normalizes one line (`line` without its `\n`; `nl` whether a `\n`
+/// follows) into `out`. With `map`, records for each output byte the source
+/// byte range (relative to `base`) it came from.
+fn norm_line(
+    line: &[u8],
+    nl: bool,
+    m: MatchMode,
+    out: &mut Vec<u8>,
+    mut map: Option<&mut Vec<(usize, usize)>>,
+    base: usize,
+) {
+    let mut body = line;
+    let mut keep_cr = false;
+    if nl && body.last() == Some(&b'\r') {
+        body = &body[..body.len() - 1];
+        keep_cr = !m.has(Tolerance::LineEndings);
+    }
+    let (mut lo, mut hi) = (0, body.len());
+    if m.has(Tolerance::TrailingWhitespace) {
+        while hi > lo && is_ws(body[hi - 1]) {
+            hi -= 1;
+        }
+    }
+    if m.has(Tolerance::Indentation) {
+        while lo < hi && is_ws(body[lo]) {
+            lo += 1;
+        }
+    }
+    let mut push = |b: u8, s: usize, e: usize, map: &mut Option<&mut Vec<(usize, usize)>>| {
+        out.push(b);
+        if let Some(mp) = map.as_deref_mut() {
+            mp.push((base + s, base + e));
+        }
+    };
+    let mut i = lo;
+    while i < hi {
+        let b = body[i];
+        if b < 0x80 || !m.has(Tolerance::UnicodePunctuation) {
+            push(b, i, i + 1, &mut map);
+            i += 1;
+            continue;
+        }
+        let n = match b {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        let end = (i + n).min(hi);
+        let mapped = std::str::from_utf8(&body[i..end])
+            .ok()
+            .and_then(|s| s.chars().next())
+            .and_then(diagnose::punct_ascii);
+        match mapped {
+            Some(a) => {
+                for &x in a.as_bytes() {
+                    push(x, i, end, &mut map);
+                }
+            }
+            None => {
+                for k in i..end {
+                    push(body[k], k, k + 1, &mut map);
+                }
+            }
+        }
+        i = end;
+    }
+    if keep_cr {
+        push(b'\r', body.len(), body.len() + 1, &mut map);
+    }
+    if nl {
+        push(b'\n', line.len(), line.len() + 1, &mut map);
+    }
+}
+
+/// Normalizes a whole text.
+fn normalize(text: &[u8], m: MatchMode) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut pos = 0;
+    loop {
+        let nl = memchr::memchr(b'\n', &text[pos..]).map(|k| pos + k);
+        let end = nl.unwrap_or(text.len());
+        norm_line(&text[pos..end], nl.is_some(), m, &mut out, None, pos);
+        match nl {
+            Some(k) => pos = k + 1,
+            None => break,
+        }
+    }
+    out
+}
+
+/// Maps normalized match ranges (ascending) to original byte ranges, or
+/// `None` for a range whose ends split a folded character.
+fn map_back(
+    text: &[u8],
+    norm: &[u8],
+    ranges: &[(usize, usize)],
+    m: MatchMode,
+) -> Vec<Option<(usize, usize)>> {
+    // Each boundary: (normalized position, is_end, range index).
+    let mut points: Vec<(usize, bool, usize)> = Vec::with_capacity(ranges.len() * 2);
+    for (k, &(s, e)) in ranges.iter().enumerate() {
+        points.push((s, false, k));
+        points.push((e - 1, true, k));
+    }
+    points.sort_unstable();
+    let mut out: Vec<(Option<usize>, Option<usize>)> = vec![(None, None); ranges.len()];
+    let (mut orig, mut nstart) = (0usize, 0usize);
+    let mut map = Vec::new();
+    let mut scratch = Vec::new();
+    let mut pi = 0;
+    while pi < points.len() {
+        let nend = memchr::memchr(b'\n', &norm[nstart..]).map_or(norm.len(), |k| nstart + k + 1);
+        let oend_nl = memchr::memchr(b'\n', &text[orig..]).map(|k| orig + k);
+        let oend = oend_nl.unwrap_or(text.len());
+        if points[pi].0 < nend {
+            map.clear();
+            scratch.clear();
+            norm_line(
+                &text[orig..oend],
+                oend_nl.is_some(),
+                m,
+                &mut scratch,
+                Some(&mut map),
+                orig,
+            );
+            while pi < points.len() && points[pi].0 < nend {
+                let (p, is_end, k) = points[pi];
+                let i = p - nstart;
+                let (s, e) = map[i];
+                if is_end {
+                    let whole = i + 1 >= map.len() || map[i + 1] != (s, e);
+                    out[k].1 = whole.then_some(e);
+                } else {
+                    let whole = i == 0 || map[i - 1] != (s, e);
+                    out[k].0 = whole.then_some(s);
+                }
+                pi += 1;
+            }
+        }
+        match oend_nl {
+            Some(k) => orig = k + 1,
+            None => break,
+        }
+        nstart = nend;
+    }
+    out.into_iter().map(|(s, e)| Some((s?, e?))).collect()
+}
+
+/// Lines of a block: split on `\n`, a final `\n` ending the last line.
+fn lines_of(s: &str) -> Vec<&str> {
+    let body = s.strip_suffix('\n').unwrap_or(s);
+    body.split('\n').collect()
+}
+
+fn lead(s: &str) -> &str {
+    &s[..s.len() - s.trim_start_matches([' ', '\t']).len()]
+}
+
+fn width(indent: &str) -> usize {
+    indent
+        .chars()
+        .map(|c| if c == '\t' { TAB_WIDTH } else { 1 })
+        .sum()
+}
+
+fn at_line_start(text: &[u8], pos: usize) -> bool {
+    pos == 0 || text[pos - 1] == b'\n'
+}
+
+/// Pairs (block indentation, file indentation) of the lines that start a
+/// line in the file and have content on both sides.
+fn indent_pairs<'a>(
+    search: &'a str,
+    region: &'a str,
+    starts_line: bool,
+) -> Vec<(&'a str, &'a str)> {
+    lines_of(search)
+        .into_iter()
+        .zip(lines_of(region))
+        .enumerate()
+        .filter(|(i, (s, r))| {
+            (*i > 0 || starts_line) && !s.trim().is_empty() && !r.trim().is_empty()
+        })
+        .map(|(_, (s, r))| (lead(s), lead(r)))
+        .collect()
+}
+
+/// Whether the block's lines are nested the way the file's are: each step
+/// from one line to the next goes in, out or stays level on both sides.
+fn same_shape(pairs: &[(&str, &str)]) -> bool {
+    pairs.windows(2).all(|w| {
+        let ds = width(w[1].0) as isize - width(w[0].0) as isize;
+        let df = width(w[1].1) as isize - width(w[0].1) as isize;
+        ds.signum() == df.signum()
+    })
+}
+
+/// The smallest step between distinct depths, if any.
+fn unit(widths: impl Iterator<Item = usize>) -> Option<usize> {
+    let mut w: Vec<usize> = widths.collect();
+    w.sort_unstable();
+    w.dedup();
+    w.windows(2).map(|p| p[1] - p[0]).min()
+}
+
+/// Re-bases the indentation `ind` of a changed replacement line from the
+/// block's indentation to the file's.
+fn rebase(ind: &str, pairs: &[(&str, &str)]) -> String {
+    if let Some((_, f)) = pairs.iter().find(|(s, _)| *s == ind) {
+        return f.to_string();
+    }
+    let tabs = pairs.iter().any(|(_, f)| f.contains('\t'));
+    let s_unit = unit(pairs.iter().map(|(s, _)| width(s))).unwrap_or(
+        if pairs.iter().any(|(s, _)| s.contains('\t')) {
+            TAB_WIDTH
+        } else {
+            4
+        },
+    );
+    let f_unit =
+        unit(pairs.iter().map(|(_, f)| width(f))).unwrap_or(if tabs { TAB_WIDTH } else { s_unit });
+    let w = width(ind);
+    let anchor = pairs
+        .iter()
+        .filter(|(s, _)| width(s) <= w)
+        .max_by_key(|(s, _)| width(s))
+        .or_else(|| pairs.iter().min_by_key(|(s, _)| width(s)));
+    let Some((s, f)) = anchor else {
+        return ind.to_string();
+    };
+    let delta = (w as f64 - width(s) as f64) / s_unit as f64 * f_unit as f64;
+    let new_w = (width(f) as f64 + delta).round().max(0.0) as usize;
+    if tabs {
+        format!(
+            "{}{}",
+            "\t".repeat(new_w / TAB_WIDTH),
+            " ".repeat(new_w % TAB_WIDTH)
+        )
+    } else {
+        " ".repeat(new_w)
+    }
+}
+
+/// The replacement adapted to the region it replaces.
+fn adapt(
+    text: &[u8],
+    start: usize,
+    region: &str,
+    search: &str,
+    replace: &str,
+    m: MatchMode,
+) -> String {
+    let le = m.has(Tolerance::LineEndings);
+    let nl = if !le {
+        "\n"
+    } else if region.contains("\r\n") {
+        "\r\n"
+    } else if region.contains('\n') {
+        "\n"
+    } else if line_ending(text) == LineEnding::Crlf {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    // Line content for comparison; `\r` is part of the ending when tolerated.
+    let strip = |l: &str| -> String {
+        if le {
+            l.strip_suffix('\r').unwrap_or(l).to_string()
+        } else {
+            l.to_string()
+        }
+    };
+    let s_lines: Vec<String> = lines_of(search).into_iter().map(strip).collect();
+    let r_lines: Vec<String> = lines_of(region).into_iter().map(strip).collect();
+    let p_lines: Vec<String> = lines_of(replace).into_iter().map(strip).collect();
+    let starts_line = at_line_start(text, start);
+    let pairs = indent_pairs(search, region, starts_line);
+    let reindent = m.has(Tolerance::Indentation) && pairs.iter().any(|(s, f)| s != f);
+    let mut out: Vec<String> = Vec::with_capacity(p_lines.len());
+    let mut from_file: Vec<Option<usize>> = vec![None; p_lines.len()];
+    for op in capture_diff_slices(Algorithm::Myers, &s_lines, &p_lines) {
+        let (tag, r1, r2) = op.as_tag_tuple();
+        if tag == DiffTag::Equal {
+            for (i, j) in r1.zip(r2) {
+                from_file[j] = Some(i);
+            }
+        }
+    }
+    for (j, line) in p_lines.iter().enumerate() {
+        if let Some(i) = from_file[j] {
+            out.push(r_lines.get(i).cloned().unwrap_or_else(|| line.clone()));
+            continue;
+        }
+        let at_start = j > 0 || starts_line;
+        if reindent && at_start && !line.trim().is_empty() {
+            let ind = lead(line);
+            out.push(format!("{}{}", rebase(ind, &pairs), &line[ind.len()..]));
+        } else {
+            out.push(line.clone());
+        }
+    }
+    let mut s = out.join(nl);
+    if replace.ends_with('\n') {
+        s.push_str(nl);
+    }
+    s
+}
+
+/// Finds `search` in `text` (valid UTF-8) under the tolerances of `m`.
+/// Call only after an exact search found nothing.
+pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
+    if m.is_exact() {
+        return Outcome::None;
+    }
+    let nsearch = normalize(search.as_bytes(), m);
+    if nsearch.iter().all(|b| b.is_ascii_whitespace()) {
+        return Outcome::None;
+    }
+    let norm = normalize(text, m);
+    let mut ranges = Vec::new();
+    let mut total = 0usize;
+    for p in memmem::find_iter(&norm, &nsearch) {
+        total += 1;
+        if ranges.len() < MAX_CANDIDATES {
+            ranges.push((p, p + nsearch.len()));
+        }
+    }
+    if total == 0 {
+        return Outcome::None;
+    }
+    let sbytes = search.as_bytes();
+    let first_ws = sbytes.first().is_some_and(|&b| is_ws(b));
+    let last_line_ws = !search.ends_with('\n') && sbytes.last().is_some_and(|&b| is_ws(b));
+    let mut good: Vec<(usize, usize)> = Vec::new();
+    for (s, e) in map_back(text, &norm, &ranges, m).into_iter().flatten() {
+        let (mut s, mut e) = (s, e);
+        // Whitespace the normalization dropped at the block's ends belongs
+        // to the region when the block had some there.
+        if first_ws && m.has(Tolerance::Indentation) {
+            while s > 0 && is_ws(text[s - 1]) {
+                s -= 1;
+            }
+        }
+        if last_line_ws && m.has(Tolerance::TrailingWhitespace) {
+            while e < text.len() && is_ws(text[e]) {
+                e += 1;
+            }
+        }
+        if m.has(Tolerance::Indentation) {
+            let Ok(region) = std::str::from_utf8(&text[s..e]) else {
+                continue;
+            };
+            if !same_shape(&indent_pairs(search, region, at_line_start(text, s))) {
+                continue;
+            }
+        }
+        good.push((s, e));
+    }
+    let extra = total - ranges.len();
+    match (good.len(), extra) {
+        (0, 0) => Outcome::None,
+        (1, 0) => {
+            let (s, e) = good[0];
+            let region = String::from_utf8_lossy(&text[s..e]).into_owned();
+            let replacement = adapt(text, s, &region, search, replace, m);
+            let kinds: Vec<Kind> = diagnose::classify(search, &region, 1)
+                .into_iter()
+                .map(|d| d.kind)
+                .collect();
+            let mut matched_with: Vec<Tolerance> = m
+                .tolerances()
+                .into_iter()
+                .filter(|t| kinds.contains(&t.kind()))
+                .collect();
+            if matched_with.is_empty() {
+                matched_with = m.tolerances();
+            }
+            Outcome::Unique(TolerantMatch {
+                start: s,
+                end: e,
+                replacement,
+                matched_with,
+            })
+        }
+        (n, extra) => Outcome::Many(
+            good.iter().take(MAX_LINES).map(|r| r.0).collect(),
+            n + extra,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    use Tolerance::*;
+
+    fn apply(
+        text: &str,
+        search: &str,
+        replace: &str,
+        ts: &[Tolerance],
+    ) -> Result<(String, Vec<Tolerance>, String), Outcome> {
+        match find(text.as_bytes(), search, replace, MatchMode::with(ts)) {
+            Outcome::Unique(m) => Ok((
+                format!("{}{}{}", &text[..m.start], m.replacement, &text[m.end..]),
+                m.matched_with,
+                text[m.start..m.end].to_string(),
+            )),
+            o => Err(o),
+        }
+    }
+
+    const PY: &str = "def load(path):\r\n    with open(path) as f:\r\n        data = f.read()\r\n    return data\r\n";
+
+    #[test]
+    fn parse_mode() {
+        assert!(MatchMode::from_json(&json!("exact")).unwrap().is_exact());
+        let m = MatchMode::from_json(&json!(["indentation", "line_endings"])).unwrap();
+        assert_eq!(m.tolerances(), vec![LineEndings, Indentation]);
+        assert!(MatchMode::from_json(&json!([])).unwrap().is_exact());
+        assert!(MatchMode::from_json(&json!(["case"]))
+            .unwrap_err()
+            .contains("unknown tolerance"));
+        assert!(MatchMode::from_json(&json!("fuzzy")).is_err());
+        assert!(MatchMode::from_json(&json!(3)).is_err());
+    }
+
+    #[test]
+    fn line_endings_adapt_replacement() {
+        let (out, with, orig) = apply(
+            PY,
+            "    with open(path) as f:\n        data = f.read()\n",
+            "    with open(path, encoding=\"utf-8\") as f:\n        data = f.read()\n",
+            &[LineEndings],
+        )
+        .unwrap();
+        assert_eq!(with, vec![LineEndings]);
+        assert_eq!(
+            orig,
+            "    with open(path) as f:\r\n        data = f.read()\r\n"
+        );
+        assert_eq!(
+            out,
+            "def load(path):\r\n    with open(path, encoding=\"utf-8\") as f:\r\n        data = f.read()\r\n    return data\r\n"
+        );
+        // Without the tolerance: no match.
+        assert_eq!(
+            apply(PY, "    with open(path) as f:\n", "x", &[Indentation]).unwrap_err(),
+            Outcome::None
+        );
+    }
+
+    #[test]
+    fn indentation_rebased() {
+        let text = "fn main() {\n\tif ok {\n\t\trun();\n\t}\n}\n";
+        let (out, with, orig) = apply(
+            text,
+            "    if ok {\n        run();\n    }",
+            "    if ok {\n        run();\n        log();\n    }",
+            &[Indentation],
+        )
+        .unwrap();
+        assert_eq!(with, vec![Indentation]);
+        assert_eq!(orig, "\tif ok {\n\t\trun();\n\t}");
+        assert_eq!(
+            out,
+            "fn main() {\n\tif ok {\n\t\trun();\n\t\tlog();\n\t}\n}\n"
+        );
+        // Depth: the block was sent without indentation.
+        let (out, _, _) = apply(
+            text,
+            "if ok {\n    run();\n}",
+            "if ok {\n    run();\n} else {\n    stop();\n}",
+            &[Indentation],
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "fn main() {\n\tif ok {\n\t\trun();\n\t} else {\n\t\tstop();\n\t}\n}\n"
+        );
+    }
+
+    #[test]
+    fn indentation_shape_must_agree() {
+        let text = "if x:\n    a()\n    b()\n";
+        // Same lines, different nesting: refused.
+        assert_eq!(
+            apply(text, "if x:\n    a()\nb()", "z", &[Indentation]).unwrap_err(),
+            Outcome::None
+        );
+    }
+
+    #[test]
+    fn trailing_whitespace_and_unicode() {
+        let text = "title: “Intro”  \nbody: text\n";
+        let (out, with, _) = apply(
+            text,
+            "title: \"Intro\"\nbody: text",
+            "title: \"Intro\"\nbody: more text",
+            &[TrailingWhitespace, UnicodePunctuation],
+        )
+        .unwrap();
+        assert_eq!(with, vec![TrailingWhitespace, UnicodePunctuation]);
+        // The unchanged line keeps the file's exact bytes.
+        assert_eq!(out, "title: “Intro”  \nbody: more text\n");
+    }
+
+    #[test]
+    fn must_be_unique() {
+        let text = "a = 1  \nb = 2\na = 1\n";
+        match apply(text, "a = 1\nb", "x", &[TrailingWhitespace]) {
+            Ok((out, ..)) => assert_eq!(out, "x = 2\na = 1\n"),
+            Err(o) => panic!("{o:?}"),
+        }
+        match apply(text, "a = 1 \n", "x", &[TrailingWhitespace]).unwrap_err() {
+            Outcome::Many(lines, n) => assert_eq!((lines.len(), n), (2, 2)),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn partial_line_match_keeps_surroundings() {
+        let text = "const msg = “hello”; // greet\n";
+        let (out, _, orig) = apply(
+            text,
+            "msg = \"hello\"",
+            "msg = \"hi\"",
+            &[UnicodePunctuation],
+        )
+        .unwrap();
+        assert_eq!(orig, "msg = “hello”");
+        assert_eq!(out, "const msg = \"hi\"; // greet\n");
+    }
+
+    #[test]
+    fn folded_character_is_not_split() {
+        // "..." folded from "…" must match whole, not its middle.
+        let text = "wait…\n";
+        assert_eq!(
+            apply(text, "..", "x", &[UnicodePunctuation]).unwrap_err(),
+            Outcome::None
+        );
+        let (out, ..) = apply(text, "wait...", "done", &[UnicodePunctuation]).unwrap();
+        assert_eq!(out, "done\n");
+    }
+}

@@ -363,6 +363,11 @@ test('applyDryRun: an expired id is RUN_ID_NOT_FOUND', async () => {
     opts(root, { dryRunTtlSeconds: 0 }),
   )
   assert.equal(bad.code, 'INVALID_INPUT')
+  const tooLong = await patchFile(
+    { file_path: 'f.txt', search: 'a = 1', replace: 'a = 2', dry_run: true },
+    opts(root, { dryRunTtlSeconds: 86401 }),
+  )
+  assert.equal(tooLong.code, 'INVALID_INPUT')
 })
 
 // ---------------------------------------------------------------------------
@@ -547,6 +552,7 @@ test('readFile: offset/limit, total_lines, next_offset, sha256 of the whole file
   }
   assert.equal(acc, text)
   assert.equal((await readFile({ file_path: 'r.txt', offset: -1 }, opts(root))).code, 'INVALID_INPUT')
+  assert.equal((await readFile({ file_path: 'r.txt', limit: 0 }, opts(root))).code, 'INVALID_INPUT')
 })
 
 test('readFile: encodings, BOM and line endings', async () => {

@@ -48,11 +48,19 @@ impl Entry {
     }
 }
 
+/// What an id stands for: a plain set of files, or another module's plan
+/// (edit formats keep removals and moves too), in the same bounded cache and
+/// id space.
+enum Payload {
+    Files(Entry),
+    Other(Box<dyn std::any::Any + Send>),
+}
+
 struct Stored {
     id: String,
     expires: Instant,
     bytes: usize,
-    entry: Entry,
+    entry: Payload,
 }
 
 /// A bounded, expiring, take-once store (one global instance; tests make
@@ -76,6 +84,16 @@ impl Cache {
 
     fn store(&mut self, entry: Entry, ttl: Duration, now: Instant) -> Option<String> {
         let bytes = entry.weight();
+        self.store_payload(Payload::Files(entry), bytes, ttl, now)
+    }
+
+    fn store_payload(
+        &mut self,
+        entry: Payload,
+        bytes: usize,
+        ttl: Duration,
+        now: Instant,
+    ) -> Option<String> {
         if bytes > self.max_bytes || self.max_entries == 0 {
             return None;
         }
@@ -97,7 +115,9 @@ impl Cache {
         let id = new_id();
         self.items.push_back(Stored {
             id: id.clone(),
-            expires: now + ttl,
+            expires: now
+                .checked_add(ttl)
+                .unwrap_or(now + Duration::from_secs(86_400)),
             bytes,
             entry,
         });
@@ -106,7 +126,24 @@ impl Cache {
     }
 
     fn take(&mut self, id: &str, now: Instant) -> Option<Entry> {
-        let pos = self.items.iter().position(|s| s.id == id)?;
+        match self.take_if(id, now, |p| matches!(p, Payload::Files(_)))? {
+            Payload::Files(e) => Some(e),
+            Payload::Other(_) => None,
+        }
+    }
+
+    /// Removes the entry `id` if `kind` accepts its payload (an entry of
+    /// another kind stays, so each taker only ever consumes its own).
+    fn take_if(
+        &mut self,
+        id: &str,
+        now: Instant,
+        kind: impl Fn(&Payload) -> bool,
+    ) -> Option<Payload> {
+        let pos = self
+            .items
+            .iter()
+            .position(|s| s.id == id && kind(&s.entry))?;
         let s = self.items.remove(pos)?;
         self.total -= s.bytes;
         (s.expires > now).then_some(s.entry)
@@ -140,6 +177,33 @@ pub fn store(entry: Entry, ttl: Duration) -> Option<String> {
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .store(entry, ttl, Instant::now())
+}
+
+/// Stores another module's planned change (`weight`: bytes it holds) under a
+/// new id, with the same bounds as [`store`].
+pub fn store_other<T: std::any::Any + Send>(
+    value: T,
+    weight: usize,
+    ttl: Duration,
+) -> Option<String> {
+    cache()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .store_payload(Payload::Other(Box::new(value)), weight, ttl, Instant::now())
+}
+
+/// Removes and returns the value of type `T` stored under `id` with
+/// [`store_other`], if it exists and has not expired.
+pub fn take_other<T: std::any::Any + Send>(id: &str) -> Option<T> {
+    let p = cache().lock().unwrap_or_else(|p| p.into_inner()).take_if(
+        id,
+        Instant::now(),
+        |p| matches!(p, Payload::Other(v) if v.is::<T>()),
+    )?;
+    match p {
+        Payload::Other(v) => v.downcast::<T>().ok().map(|b| *b),
+        Payload::Files(_) => None,
+    }
 }
 
 /// Removes and returns the entry for `id`, if it exists and has not expired.

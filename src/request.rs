@@ -9,6 +9,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::Failure;
+use crate::tolerant::MatchMode;
 
 /// How many occurrences an edit must find.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +37,8 @@ pub struct FileEdits {
     pub edits: Vec<Edit>,
     /// Lower-case hex sha256 the file's current bytes must have.
     pub expected_sha256: Option<String>,
+    /// `match`: exact (default) or the tolerances allowed.
+    pub match_mode: MatchMode,
 }
 
 /// A `patchFile` call.
@@ -92,6 +95,8 @@ pub struct Options {
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
 /// Default for [`Options::dry_run_ttl_secs`].
 pub const DEFAULT_DRY_RUN_TTL_SECS: u64 = 300;
+/// Longest [`Options::dry_run_ttl_secs`] accepted: one day.
+pub const MAX_DRY_RUN_TTL_SECS: u64 = 86_400;
 /// Most edits accepted in one call.
 pub const MAX_EDITS: usize = 10_000;
 /// Most files accepted in one batch.
@@ -341,6 +346,12 @@ fn file_edits(value: &Value, what: &str) -> Result<FileEdits, Failure> {
     let mut f = Fields::new(value, what)?;
     let file_path = f.required_string(PATH_KEYS)?;
     let expected_sha256 = sha(&mut f)?;
+    let match_mode = match f.get(&["match"])? {
+        None => MatchMode::EXACT,
+        Some((_, v)) => {
+            MatchMode::from_json(v).map_err(|e| Failure::invalid(format!("{what}: {e}")))?
+        }
+    };
     let edits = if f.has_any(&["edits"]) {
         if f.has_any(SEARCH_KEYS)
             || f.has_any(REPLACE_KEYS)
@@ -390,6 +401,7 @@ fn file_edits(value: &Value, what: &str) -> Result<FileEdits, Failure> {
         file_path,
         edits,
         expected_sha256,
+        match_mode,
     })
 }
 
@@ -458,7 +470,14 @@ pub fn read_request(value: &Value) -> Result<ReadRequest, Failure> {
     let mut f = Fields::new(value, "input")?;
     let file_path = f.required_string(PATH_KEYS)?;
     let offset = f.uint(&["offset"])?.unwrap_or(0) as usize;
-    let limit = f.uint(&["limit"])?.map(|n| n as usize);
+    let limit = match f.uint(&["limit"])? {
+        Some(0) => {
+            return Err(Failure::invalid(
+                "input: `limit` must be at least 1 (omit it to read to the end)",
+            ))
+        }
+        n => n.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+    };
     f.finish()?;
     Ok(ReadRequest {
         file_path,
@@ -520,10 +539,10 @@ pub fn options(
             opts.max_file_bytes = n;
         }
         if let Some(n) = f.uint(&["dryRunTtlSeconds", "dry_run_ttl_seconds"])? {
-            if n == 0 {
-                return Err(Failure::invalid(
-                    "options: `dryRunTtlSeconds` must be at least 1",
-                ));
+            if n == 0 || n > MAX_DRY_RUN_TTL_SECS {
+                return Err(Failure::invalid(format!(
+                    "options: `dryRunTtlSeconds` must be from 1 to {MAX_DRY_RUN_TTL_SECS} (one day)"
+                )));
             }
             opts.dry_run_ttl_secs = n;
         }
@@ -692,5 +711,64 @@ mod tests {
         assert_eq!((o.durable, o.max_file_bytes), (false, 10));
         assert!(options(Some(&json!({"workspaceRoot": 3})), || unreachable!()).is_err());
         assert!(options(Some(&json!({"bogus": 3})), || unreachable!()).is_err());
+    }
+    #[test]
+    fn read_limit_and_dry_run_ttl_bounds() {
+        let r = read_request(&json!({"file_path": "a", "offset": 3, "limit": 2})).unwrap();
+        assert_eq!((r.offset, r.limit), (3, Some(2)));
+        assert_eq!(
+            read_request(&json!({"file_path": "a"})).unwrap().limit,
+            None
+        );
+        let e = read_request(&json!({"file_path": "a", "limit": 0})).unwrap_err();
+        assert!(e.message.contains("limit"), "{}", e.message);
+        let ttl = |n: u64| {
+            options(
+                Some(&json!({"workspaceRoot": "/w", "dryRunTtlSeconds": n})),
+                || unreachable!(),
+            )
+        };
+        assert_eq!(ttl(1).unwrap().dry_run_ttl_secs, 1);
+        assert_eq!(
+            ttl(MAX_DRY_RUN_TTL_SECS).unwrap().dry_run_ttl_secs,
+            MAX_DRY_RUN_TTL_SECS
+        );
+        assert_eq!(ttl(0).unwrap_err().code, ErrorCode::INVALID_INPUT);
+        assert_eq!(
+            ttl(MAX_DRY_RUN_TTL_SECS + 1).unwrap_err().code,
+            ErrorCode::INVALID_INPUT
+        );
+        assert_eq!(ttl(u64::MAX).unwrap_err().code, ErrorCode::INVALID_INPUT);
+        assert_eq!(
+            options(None, || Ok("/w".into())).unwrap().dry_run_ttl_secs,
+            300
+        );
+    }
+
+    #[test]
+    fn counts_explicit_one_is_exactly_one() {
+        let r = patch_request(
+            &json!({"file_path": "a", "search": "x", "replace": "y", "expected_replacements": 1}),
+        )
+        .unwrap();
+        assert_eq!(r.file.edits[0].count, Count::Exactly(1));
+        let r = patch_request(
+            &json!({"file_path": "a", "search": "x", "replace": "y", "replace_all": false}),
+        )
+        .unwrap();
+        assert_eq!(r.file.edits[0].count, Count::One);
+        assert!(err(
+            json!({"file_path": "a", "search": "x", "replace": "y", "expected_replacements": 0})
+        )
+        .message
+        .contains("at least 1"));
+        assert!(err(json!({"file_path": "a", "search": "x", "replace": "y", "expected_replacements": 2, "replaceAll": true}))
+            .message
+            .contains("not both"));
+        assert!(err(
+            json!({"file_path": "a", "search": "x", "replace": "y", "expected_replacements": 1.5})
+        )
+        .message
+        .contains("whole number"));
     }
 }

@@ -133,6 +133,18 @@ pub mod fault {
     }
 }
 
+/// Set once `openat2` proved unavailable (or, in test builds, on request):
+/// every resolution then uses the walk.
+#[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
+static OPENAT2_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Test builds: turn the `openat2` fast path off (or back on) for the whole
+/// process, so that the walk alone can be put under the same tests.
+#[cfg(any(test, feature = "fault-injection"))]
+pub fn set_openat2(enabled: bool) {
+    OPENAT2_OFF.store(!enabled, std::sync::atomic::Ordering::Relaxed);
+}
+
 #[inline]
 pub(crate) fn check_fault(_step: Step) -> io::Result<()> {
     #[cfg(any(test, feature = "fault-injection"))]
@@ -264,9 +276,8 @@ mod imp {
             {
                 use rustix::fs::ResolveFlags;
                 use rustix::io::Errno;
-                use std::sync::atomic::{AtomicBool, Ordering};
-                static UNSUPPORTED: AtomicBool = AtomicBool::new(false);
-                if UNSUPPORTED.load(Ordering::Relaxed) {
+                use std::sync::atomic::Ordering;
+                if OPENAT2_OFF.load(Ordering::Relaxed) {
                     return Err(io::ErrorKind::Unsupported.into());
                 }
                 match rustix::fs::openat2(
@@ -282,7 +293,7 @@ mod imp {
                     }),
                     Err(e) => {
                         if matches!(e, Errno::NOSYS | Errno::INVAL | Errno::PERM | Errno::TOOBIG) {
-                            UNSUPPORTED.store(true, Ordering::Relaxed);
+                            OPENAT2_OFF.store(true, Ordering::Relaxed);
                         }
                         Err(e.into())
                     }

@@ -110,6 +110,43 @@ pub fn sha256_hex<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
     hex(&h.finalize())
 }
 
+/// sha256 of `before` and of the concatenation of `after`, as lower-case
+/// hex; `before` is skipped (`None`) unless `need_before`.
+///
+/// SHA-256 consumes its input in order, so the state after the bytes the two
+/// share at their start is the same for both. An edit's new content begins
+/// with slices borrowed from the original buffer (everything before the
+/// first change), so that prefix is hashed once and the state cloned: an
+/// edit near the end of a file costs one pass over it instead of two. A
+/// slice counts as shared when it is the same memory at the same offset, or
+/// (for a slice elsewhere) has the same bytes; the digests are exactly those
+/// of hashing each side separately.
+pub fn sha256_pair(before: &[u8], after: &[&[u8]], need_before: bool) -> (Option<String>, String) {
+    if !need_before {
+        return (None, sha256_hex(after.iter().copied()));
+    }
+    let mut prefix = 0usize;
+    let mut shared = 0usize;
+    for s in after {
+        let rest = &before[prefix..];
+        let same = rest.len() >= s.len()
+            && (std::ptr::eq(rest.as_ptr(), s.as_ptr()) || rest[..s.len()] == **s);
+        if !same {
+            break;
+        }
+        prefix += s.len();
+        shared += 1;
+    }
+    let mut b = Sha256::new();
+    b.update(&before[..prefix]);
+    let mut a = b.clone();
+    b.update(&before[prefix..]);
+    for s in &after[shared..] {
+        a.update(s);
+    }
+    (Some(hex(&b.finalize())), hex(&a.finalize()))
+}
+
 impl Source {
     /// Reads `len_hint` bytes from `file` and classifies them. `path` is for messages.
     pub fn read(mut file: std::fs::File, len_hint: u64, path: &str) -> Result<Source, Failure> {
@@ -438,6 +475,29 @@ mod tests {
                 .code,
             ErrorCode::UNSUPPORTED_ENCODING
         );
+    }
+
+    #[test]
+    fn sha256_pair_equals_separate_hashes() {
+        let raw: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        let one = |parts: &[&[u8]]| sha256_hex(parts.iter().copied());
+        let cases: Vec<Vec<&[u8]>> = vec![
+            vec![&raw[..100_000], b"new", &raw[100_010..]], // shared prefix, borrowed
+            vec![b"new", &raw[10..]],                       // change at the start
+            vec![&raw[..], b"tail"],                        // append
+            vec![&raw[..299_990]],                          // truncate
+            vec![],                                         // empty
+            vec![b"\xEF\xBB\xBF", &raw[..5]],               // equal bytes elsewhere (BOM-like)
+        ];
+        let copy = raw[..1000].to_vec();
+        let mut cases = cases;
+        cases.push(vec![&copy, b"x", &raw[1001..]]); // shared by content, not address
+        for after in &cases {
+            let (b, a) = sha256_pair(&raw, after, true);
+            assert_eq!(b.unwrap(), one(&[&raw]));
+            assert_eq!(a, one(after));
+            assert_eq!(sha256_pair(&raw, after, false), (None, one(after)));
+        }
     }
 
     #[test]

@@ -1,0 +1,324 @@
+// The published shape of the package, tested the way a user gets it:
+//
+// 1. `npm pack` the package; run `napi prepublish` on the unpacked copy (as the
+//    publish job does) and check it wires every `npm/<platform>` package as an
+//    optional dependency; pack that again: this is the tarball npm would publish.
+// 2. Stage this machine's `npm/<platform>` package with the built addon and pack it.
+// 3. Install both tarballs into a fresh project, offline, with no Rust on PATH,
+//    then `import` and `require` the package there and patch a real file.
+// 4. Type-check a TypeScript consumer against the installed `index.d.ts` with
+//    `tsc --strict`, including `@ts-expect-error` lines that prove wrong inputs
+//    are rejected by the types.
+//
+// Needs the addon built (`npm run build`) and the dependencies installed
+// (`npm install` fills npm's cache, which the offline install reads).
+import { before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
+const binaryName = pkg.napi.binaryName
+const win = process.platform === 'win32'
+
+/** The `npm` CLI as a script run by this node (no shell needed anywhere). */
+function npmCli() {
+  const candidates = [
+    process.env.npm_execpath,
+    path.join(path.dirname(process.execPath), 'node_modules', 'npm', 'bin', 'npm-cli.js'),
+    path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js'),
+  ]
+  const found = candidates.find((c) => c && /npm-cli\.js$/.test(c) && fs.existsSync(c))
+  assert.ok(found, `npm-cli.js not found among ${candidates.join(', ')}`)
+  return found
+}
+
+/** PATH without any directory that holds cargo or rustc. */
+function pathWithoutRust() {
+  const exe = win ? ['cargo.exe', 'rustc.exe'] : ['cargo', 'rustc']
+  return (process.env.PATH || '')
+    .split(path.delimiter)
+    .filter((d) => d && !exe.some((e) => fs.existsSync(path.join(d, e))))
+    .join(path.delimiter)
+}
+
+/** The environment of the consumer: no Rust, no npm script variables. */
+function consumerEnv() {
+  const env = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(npm_|CARGO|RUSTUP|RUSTC)/i.test(k)) continue
+    env[k] = v
+  }
+  env.PATH = pathWithoutRust()
+  env.npm_config_audit = 'false'
+  env.npm_config_fund = 'false'
+  env.npm_config_update_notifier = 'false'
+  return env
+}
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...opts })
+  const out = `${cmd} ${args.join(' ')}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`
+  assert.equal(r.error, undefined, `${out}\n${r.error}`)
+  assert.equal(r.status, 0, out)
+  return r.stdout
+}
+
+const npm = (args, opts) => run(process.execPath, [npmCli(), ...args], opts)
+
+/** Packs `dir` into `dest` without running lifecycle scripts; returns the tarball path. */
+function pack(dir, dest, env) {
+  const out = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dest], { cwd: dir, env })
+  const info = JSON.parse(out.slice(out.indexOf('[')))
+  return { tarball: path.join(dest, info[0].filename), files: info[0].files.map((f) => f.path) }
+}
+
+function untar(tarball, dest) {
+  fs.mkdirSync(dest, { recursive: true })
+  run('tar', ['-xzf', tarball, '-C', dest])
+  return path.join(dest, 'package')
+}
+
+const state = {}
+
+before(() => {
+  const addon = fs.readdirSync(repo).find((f) => f.startsWith(`${binaryName}.`) && f.endsWith('.node'))
+  assert.ok(addon, 'the addon is built (npm run build)')
+  state.abi = addon.slice(binaryName.length + 1, -'.node'.length)
+  state.addon = path.join(repo, addon)
+  state.tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-pack-')))
+  state.env = consumerEnv()
+  const r = spawnSync(win ? 'cargo.exe' : 'cargo', ['--version'], { env: state.env })
+  assert.ok(r.error && r.error.code === 'ENOENT', 'cargo is not reachable from the consumer environment')
+})
+
+test('npm pack ships the JS entry points, the generated types with the hand-written ones, the schemas, and no addon', () => {
+  const dest = path.join(state.tmp, 'plain')
+  fs.mkdirSync(dest)
+  const { tarball, files } = pack(repo, dest, state.env)
+  state.plainTarball = tarball
+  for (const f of ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'schemas/patch_file.schema.json']) {
+    assert.ok(files.includes(f), `tarball has ${f}: ${files.join(', ')}`)
+  }
+  assert.ok(!files.some((f) => f.endsWith('.node')), 'no native addon in the main package')
+  assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('target/') || f.startsWith('__test__/')), 'no sources or tests')
+  const dts = fs.readFileSync(path.join(repo, 'index.d.ts'), 'utf8')
+  for (const t of ['PatchFileInput', 'PatchFileOptions', 'PatchFileResult', 'PatchFileSuccess', 'PatchFileFailure', 'PatchFileErrorCode', 'PatchFileSchema']) {
+    assert.match(dts, new RegExp(`export (type|interface) ${t}\\b`), `index.d.ts exports ${t}`)
+  }
+  assert.match(dts, /export declare function patchFile\(/)
+  assert.match(dts, /export declare function patchFileSync\(/)
+  assert.match(dts, /PATCH_FILE_ERROR_CODES/)
+})
+
+test('every napi target has an npm/<platform> package matching the root name and version', () => {
+  const dirs = fs.readdirSync(path.join(repo, 'npm')).sort()
+  assert.equal(dirs.length, pkg.napi.targets.length, `one npm dir per target: ${dirs.join(', ')}`)
+  for (const d of dirs) {
+    const p = JSON.parse(fs.readFileSync(path.join(repo, 'npm', d, 'package.json'), 'utf8'))
+    assert.equal(p.name, `${pkg.name}-${d}`)
+    assert.equal(p.version, pkg.version, `${d} version follows the root package`)
+    assert.equal(p.main, `${binaryName}.${d}.node`)
+    assert.deepEqual(p.files, [`${binaryName}.${d}.node`])
+    assert.ok(Array.isArray(p.os) && p.os.length === 1 && d.startsWith(p.os[0]), `${d} os`)
+    assert.ok(Array.isArray(p.cpu) && p.cpu.length === 1 && d.includes(p.cpu[0]), `${d} cpu`)
+    if (d.includes('-gnu')) assert.deepEqual(p.libc, ['glibc'])
+    if (d.includes('-musl')) assert.deepEqual(p.libc, ['musl'])
+  }
+  // The loader asks for exactly these package names.
+  const loader = fs.readFileSync(path.join(repo, 'binding.js'), 'utf8')
+  for (const d of dirs) assert.ok(loader.includes(`'${pkg.name}-${d}'`), `binding.js loads ${pkg.name}-${d}`)
+})
+
+test('napi prepublish wires every platform package as an optionalDependency of the published package.json', () => {
+  assert.ok(state.plainTarball, 'packed')
+  const root = untar(state.plainTarball, path.join(state.tmp, 'publish'))
+  fs.cpSync(path.join(repo, 'npm'), path.join(root, 'npm'), { recursive: true })
+  // prepublish checks each platform package holds its binary; CI downloads
+  // them all, here only this machine's is real and the others are stand-ins.
+  for (const d of fs.readdirSync(path.join(root, 'npm'))) {
+    const bin = path.join(root, 'npm', d, `${binaryName}.${d}.node`)
+    if (d === state.abi) fs.copyFileSync(state.addon, bin)
+    else fs.writeFileSync(bin, 'stand-in for the CI-built binary')
+  }
+  const napi = path.join(repo, 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js')
+  run(process.execPath, [napi, 'prepublish', '-t', 'npm', '--no-gh-release', '--skip-optional-publish'], { cwd: root, env: state.env })
+  const published = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
+  const expected = Object.fromEntries(fs.readdirSync(path.join(repo, 'npm')).map((d) => [`${pkg.name}-${d}`, pkg.version]))
+  assert.deepEqual(published.optionalDependencies, expected)
+  fs.rmSync(path.join(root, 'npm'), { recursive: true })
+  const dest = path.join(state.tmp, 'published')
+  fs.mkdirSync(dest)
+  state.publishedTarball = pack(root, dest, state.env).tarball
+})
+
+test('installed offline into a fresh project without Rust, the package works through import and require', () => {
+  assert.ok(state.publishedTarball, 'published tarball packed')
+  // This machine's platform package, as CI would publish it.
+  const platDir = path.join(state.tmp, 'platform-src')
+  fs.cpSync(path.join(repo, 'npm', state.abi), platDir, { recursive: true })
+  fs.copyFileSync(state.addon, path.join(platDir, path.basename(state.addon)))
+  const platDest = path.join(state.tmp, 'platform')
+  fs.mkdirSync(platDest)
+  const plat = pack(platDir, platDest, state.env)
+  assert.deepEqual(plat.files.sort(), ['README.md', path.basename(state.addon), 'package.json'].sort())
+
+  const app = path.join(state.tmp, 'app')
+  fs.mkdirSync(app)
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', version: '1.0.0', private: true }))
+  npm(['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', state.publishedTarball, plat.tarball], {
+    cwd: app,
+    env: state.env,
+  })
+  const installed = path.join(app, 'node_modules', pkg.name)
+  assert.ok(fs.existsSync(path.join(installed, 'index.js')))
+  assert.ok(!fs.readdirSync(installed).some((f) => f.endsWith('.node')), 'the addon comes from the platform package')
+  assert.ok(fs.existsSync(path.join(app, 'node_modules', `${pkg.name}-${state.abi}`, path.basename(state.addon))))
+
+  const ws = path.join(app, 'ws')
+  fs.mkdirSync(ws)
+  fs.writeFileSync(path.join(ws, 'config.ts'), 'export const retries = 2;\n')
+  fs.writeFileSync(
+    path.join(app, 'esm.mjs'),
+    `import { patchFile, patchFileSync, PATCH_FILE_ERROR_CODES, patchFileSchema } from '${pkg.name}'
+const r = await patchFile({ file_path: 'config.ts', search_block: 'retries = 2;', replace_block: 'retries = 3;' }, { workspaceRoot: 'ws' })
+const again = patchFileSync({ filePath: 'config.ts', searchBlock: 'retries = 2;', replaceBlock: 'x' }, { workspaceRoot: 'ws' })
+console.log(JSON.stringify({ r, again, notFound: PATCH_FILE_ERROR_CODES.SEARCH_BLOCK_NOT_FOUND, schema: patchFileSchema.name }))
+`,
+  )
+  fs.writeFileSync(
+    path.join(app, 'cjs.cjs'),
+    `const api = require('${pkg.name}')
+const r = api.patchFileSync({ file_path: 'config.ts', search_block: 'retries = 3;', replace_block: 'retries = 4;' }, { workspaceRoot: 'ws' })
+const schema = require('${pkg.name}/schemas/patch_file.schema.json')
+console.log(JSON.stringify({ r, frozen: Object.isFrozen(api.PATCH_FILE_ERROR_CODES), schema: schema.name, same: JSON.stringify(schema) === JSON.stringify(api.patchFileSchema) }))
+`,
+  )
+  const esm = JSON.parse(run(process.execPath, ['esm.mjs'], { cwd: app, env: state.env }))
+  assert.equal(esm.r.ok, true, JSON.stringify(esm.r))
+  assert.deepEqual([esm.r.line_number, esm.r.before_chars, esm.r.after_chars, esm.r.before_bytes, esm.r.after_bytes], [1, 26, 26, 26, 26])
+  assert.equal(esm.r.file_path, path.join(ws, 'config.ts'))
+  assert.equal(esm.again.code, 'SEARCH_BLOCK_NOT_FOUND')
+  assert.equal(esm.notFound, 'SEARCH_BLOCK_NOT_FOUND')
+  assert.equal(esm.schema, 'patch_file')
+  const cjs = JSON.parse(run(process.execPath, ['cjs.cjs'], { cwd: app, env: state.env }))
+  assert.equal(cjs.r.ok, true, JSON.stringify(cjs.r))
+  assert.deepEqual([cjs.frozen, cjs.schema, cjs.same], [true, 'patch_file', true])
+  assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 4;\n')
+  state.app = app
+})
+
+const CONSUMER_TS = `import { patchFile, patchFileSync, PATCH_FILE_ERROR_CODES, patchFileSchema } from '${pkg.name}'
+import type {
+  PatchFileInput,
+  PatchFileOptions,
+  PatchFileResult,
+  PatchFileSuccess,
+  PatchFileFailure,
+  PatchFileErrorCode,
+  PatchFileSchema,
+} from '${pkg.name}'
+
+const snake: PatchFileInput = { file_path: 'src/a.ts', search_block: 'retries = 2;', replace_block: 'retries = 3;' }
+const camel: PatchFileInput = { filePath: 'src/a.ts', searchBlock: 'retries = 2;', replaceBlock: 'retries = 3;' }
+const mixed: PatchFileInput = { filePath: 'src/a.ts', search_block: 'x', replaceBlock: '' }
+const options: PatchFileOptions = { workspaceRoot: '/work' }
+
+function describe(r: PatchFileResult): string {
+  if (r.ok) {
+    const s: PatchFileSuccess = r
+    const figures: number[] = [s.replacements, s.line_number, s.before_chars, s.after_chars, s.before_bytes, s.after_bytes]
+    return s.file_path + figures.join(',')
+  }
+  const f: PatchFileFailure = r
+  const code: PatchFileErrorCode = f.code
+  if (f.code === PATCH_FILE_ERROR_CODES.SEARCH_BLOCK_NOT_FOUND) return 'reread and retry'
+  if (code === PATCH_FILE_ERROR_CODES.SEARCH_BLOCK_AMBIGUOUS) {
+    const n: number | undefined = f.match_count
+    return 'add context: ' + String(n)
+  }
+  const where: string | undefined = f.file_path
+  return f.message + (where ?? '')
+}
+
+export async function main(): Promise<string[]> {
+  const results: PatchFileResult[] = [await patchFile(snake, options), await patchFile(camel), patchFileSync(mixed, options)]
+  const promised: Promise<PatchFileResult> = patchFile(snake)
+  const first = await promised
+  // @ts-expect-error line_number exists only once ok is known to be true
+  const early: number = first.line_number
+  void early
+  const codes: readonly PatchFileErrorCode[] = Object.values(PATCH_FILE_ERROR_CODES)
+  const schema: PatchFileSchema = patchFileSchema
+  const required: string[] = schema.parameters.required
+  return [...results.map(describe), String(codes.length), schema.name, ...required]
+}
+
+// @ts-expect-error replace_block is required
+export const missingReplace: PatchFileInput = { file_path: 'a', search_block: 'b' }
+// @ts-expect-error file_path must be a string
+export const numericPath: PatchFileInput = { file_path: 1, search_block: 'b', replace_block: 'c' }
+// @ts-expect-error search_block must be a string
+export const numericSearch: PatchFileInput = { filePath: 'a', searchBlock: 2, replaceBlock: 'c' }
+// @ts-expect-error workspaceRoot must be a string
+export const badOptions: PatchFileOptions = { workspaceRoot: 1 }
+// @ts-expect-error not a code
+export const badCode: PatchFileErrorCode = 'NOT_A_CODE'
+// @ts-expect-error patchFile returns a Promise, not a result
+export const notAwaited: PatchFileResult = patchFile(snake)
+// @ts-expect-error the code map is read-only
+PATCH_FILE_ERROR_CODES.SEARCH_BLOCK_NOT_FOUND = 'SEARCH_BLOCK_NOT_FOUND'
+export function narrowed(r: PatchFileResult): void {
+  if (!r.ok) {
+    // @ts-expect-error a failure's code is a PatchFileErrorCode, not any string
+    const c: 'SOMETHING_ELSE' = r.code
+    void c
+  }
+}
+`
+
+const CONSUMER_CTS = `import api = require('${pkg.name}')
+const r: Promise<api.PatchFileResult> = api.patchFile({ file_path: 'a', search_block: 'b', replace_block: 'c' })
+const s: api.PatchFileResult = api.patchFileSync({ filePath: 'a', searchBlock: 'b', replaceBlock: 'c' }, { workspaceRoot: '.' })
+// @ts-expect-error search_block must be a string
+api.patchFileSync({ file_path: 'a', search_block: 0, replace_block: 'c' })
+export = [r, s]
+`
+
+test('a TypeScript consumer type-checks against the installed package under tsc --strict', () => {
+  assert.ok(state.app, 'consumer project installed')
+  const app = state.app
+  fs.writeFileSync(path.join(app, 'consumer.mts'), CONSUMER_TS)
+  fs.writeFileSync(path.join(app, 'consumer.cts'), CONSUMER_CTS)
+  fs.writeFileSync(
+    path.join(app, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        types: [],
+        skipLibCheck: false,
+        noUnusedLocals: false,
+      },
+      files: ['consumer.mts', 'consumer.cts'],
+    }),
+  )
+  const tsc = path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
+  run(process.execPath, [tsc, '-p', app, '--strict', '--noEmit'], { cwd: app, env: state.env })
+  // The check is real: a wrong call without @ts-expect-error fails.
+  fs.writeFileSync(path.join(app, 'broken.mts'), `import { patchFile } from '${pkg.name}'\nvoid patchFile({ file_path: 'a', search_block: 1, replace_block: 'c' })\n`)
+  const r = spawnSync(process.execPath, [tsc, '--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', 'broken.mts'], {
+    cwd: app,
+    env: state.env,
+    encoding: 'utf8',
+  })
+  assert.notEqual(r.status, 0, 'tsc rejects a numeric search_block')
+  assert.match(r.stdout, /broken\.mts\(2,/, r.stdout)
+})

@@ -115,6 +115,9 @@ impl FileFailure {
             if !first.match_lines.is_empty() {
                 m.insert("match_lines".into(), json!(first.match_lines));
             }
+            if let Some(d) = &first.diagnosis {
+                d.write_json(m);
+            }
         }
         v
     }
@@ -125,7 +128,18 @@ fn edit_failure_value(f: &EditFailure) -> Value {
     if !f.match_lines.is_empty() {
         v["match_lines"] = json!(f.match_lines);
     }
+    if let (Some(d), Some(m)) = (&f.diagnosis, v.as_object_mut()) {
+        d.write_json(m);
+    }
     v
+}
+
+/// How the edits of `fe` are planned: its `match` mode, failures diagnosed.
+fn plan_options(fe: &FileEdits) -> plan::PlanOptions {
+    plan::PlanOptions {
+        mode: fe.match_mode,
+        ..Default::default()
+    }
 }
 
 /// The absolute path a user path names, for failures before resolution.
@@ -268,6 +282,7 @@ fn figures(
                 .collect(),
         ),
     );
+    plan.write_tolerance_json(&mut m);
     m.insert("sha256_before".into(), json!(sha_before));
     m.insert("sha256".into(), json!(sha_after));
     Figures { value: m }
@@ -407,8 +422,13 @@ fn patch_one(
     let l = read_resolved(res, opts, display).map_err(FileFailure::from)?;
     let l_abs = l.abs();
     let sha_before = check_sha(&l, &fe.expected_sha256, display)?;
-    let plan = plan::plan(l.src.text(), &fe.edits, text_kind(&l.src))
-        .map_err(|f| plan_failure(f, l_abs.clone(), fe.edits.len() > 1))?;
+    let plan = plan::plan_with(
+        l.src.text(),
+        &fe.edits,
+        text_kind(&l.src),
+        &plan_options(fe),
+    )
+    .map_err(|f| plan_failure(f, l_abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
     let encoded = l.src.encode_pieces(&pieces);
     let slices = encoded.slices();
@@ -530,8 +550,13 @@ fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool) -> 
                 multi: f.multi,
                 sha256: f.sha256.clone(),
             }),
-            Ok((l, _)) => plan::plan(l.src.text(), &fe.edits, text_kind(&l.src))
-                .map_err(|f| plan_failure(f, l.abs(), fe.edits.len() > 1)),
+            Ok((l, _)) => plan::plan_with(
+                l.src.text(),
+                &fe.edits,
+                text_kind(&l.src),
+                &plan_options(fe),
+            )
+            .map_err(|f| plan_failure(f, l.abs(), fe.edits.len() > 1)),
         })
         .collect();
 

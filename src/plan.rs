@@ -14,12 +14,16 @@
 //! all failing edits in one round trip. Any failure means no plan.
 
 use std::borrow::Cow;
+use std::time::Duration;
 
 use memchr::memmem;
+use serde_json::{json, Map, Value};
 
+use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::ErrorCode;
 use crate::request::{Count, Edit};
 use crate::source::{count_newlines, utf16_len};
+use crate::tolerant::{self, MatchMode, Outcome, Tolerance};
 
 /// How many match positions are kept for reports (e.g. ambiguous line lists).
 pub const MAX_REPORTED_MATCHES: usize = 50;
@@ -63,6 +67,38 @@ pub struct EditFailure {
     /// 1-based start lines of the first matches (ambiguous case).
     pub match_lines: Vec<usize>,
     pub message: String,
+    /// What diagnosis learned (not-found and ambiguous blocks).
+    pub diagnosis: Option<Box<Diagnosis>>,
+}
+
+/// How an edit that needed match tolerances was applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tolerated {
+    /// The tolerances the match needed.
+    pub matched_with: Vec<Tolerance>,
+    /// The exact original text that was replaced (decoded).
+    pub original_text: String,
+}
+
+/// How [`plan_with`] matches and what it does on failure.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanOptions {
+    /// Exact matching (default) or the tolerances of `match`.
+    pub mode: MatchMode,
+    /// Diagnose failed edits (near misses, unique-context hints).
+    pub diagnose: bool,
+    /// Time all diagnoses of one call may take together.
+    pub budget: Duration,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            mode: MatchMode::EXACT,
+            diagnose: true,
+            budget: diagnose::DEFAULT_BUDGET,
+        }
+    }
 }
 
 /// A successful plan: the new content as spans over `base`.
@@ -73,6 +109,12 @@ pub struct Plan<'a> {
     pub edits: Vec<EditReport>,
     /// Change in UTF-16 length (JS string length) of the text.
     pub utf16_delta: isize,
+    /// Per edit: the replacement adapted by a tolerant match.
+    adapted: Vec<Option<String>>,
+    /// Per edit: how a tolerant match was made (`None`: exact).
+    pub tolerated: Vec<Option<Tolerated>>,
+    /// Whether the call allowed tolerances (`match` was not exact).
+    pub tolerant_mode: bool,
 }
 
 impl Plan<'_> {
@@ -83,7 +125,10 @@ impl Plan<'_> {
             .filter_map(|s| {
                 let p: &[u8] = match *s {
                     Span::Keep(a, b) => &self.base[a..b],
-                    Span::Insert(i) => edits[i].replace.as_bytes(),
+                    Span::Insert(i) => self.adapted[i]
+                        .as_deref()
+                        .unwrap_or(&edits[i].replace)
+                        .as_bytes(),
                 };
                 (!p.is_empty()).then_some(p)
             })
@@ -93,6 +138,45 @@ impl Plan<'_> {
     /// Total replacements over all edits.
     pub fn replacements(&self) -> usize {
         self.edits.iter().map(|e| e.replacements).sum()
+    }
+
+    /// Adds `matched_with` (and `original_text` for tolerant matches) to a
+    /// success object and its `edits` entries, when `match` allowed
+    /// tolerances. Exact matches report `matched_with: []`.
+    pub fn write_tolerance_json(&self, m: &mut Map<String, Value>) {
+        if !self.tolerant_mode {
+            return;
+        }
+        let names = |t: &Option<Tolerated>| -> Vec<&'static str> {
+            t.iter()
+                .flat_map(|t| t.matched_with.iter().map(|x| x.as_str()))
+                .collect()
+        };
+        if let Some(Value::Array(items)) = m.get_mut("edits") {
+            for (item, t) in items.iter_mut().zip(&self.tolerated) {
+                if let Value::Object(o) = item {
+                    o.insert("matched_with".into(), json!(names(t)));
+                    if let Some(t) = t {
+                        o.insert("original_text".into(), json!(t.original_text));
+                    }
+                }
+            }
+        }
+        let mut all: Vec<Tolerance> = self
+            .tolerated
+            .iter()
+            .flatten()
+            .flat_map(|t| t.matched_with.iter().copied())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        m.insert(
+            "matched_with".into(),
+            json!(all.iter().map(|t| t.as_str()).collect::<Vec<_>>()),
+        );
+        if let [Some(t)] = self.tolerated.as_slice() {
+            m.insert("original_text".into(), json!(t.original_text));
+        }
     }
 }
 
@@ -151,13 +235,30 @@ fn label(index: usize, multi: bool) -> String {
     }
 }
 
-/// Plans `edits` over `text`. On failure, returns every failing edit.
+/// Plans `edits` over `text` with exact matching and diagnosis of
+/// failures. On failure, returns every failing edit.
 pub fn plan<'a>(
     text: &'a [u8],
     edits: &[Edit],
     kind: TextKind,
 ) -> Result<Plan<'a>, Vec<EditFailure>> {
+    plan_with(text, edits, kind, &PlanOptions::default())
+}
+
+/// Plans `edits` over `text` as `opts` say. Exact matching always comes
+/// first; an edit that must match once and was not found exactly is then
+/// matched under the tolerances of `opts.mode`, if any (still exactly once,
+/// or it fails). Diagnosis runs only for failed edits.
+pub fn plan_with<'a>(
+    text: &'a [u8],
+    edits: &[Edit],
+    kind: TextKind,
+    opts: &PlanOptions,
+) -> Result<Plan<'a>, Vec<EditFailure>> {
     let multi = edits.len() > 1;
+    let mut budget: Option<Budget> = None;
+    let mut adapted: Vec<Option<String>> = vec![None; edits.len()];
+    let mut tolerated: Vec<Option<Tolerated>> = Vec::with_capacity(edits.len());
     let mut failures = Vec::new();
     let mut base: Cow<'a, [u8]> = Cow::Borrowed(text);
     let mut spans: Vec<Span> = Vec::new();
@@ -178,6 +279,7 @@ pub fn plan<'a>(
                     "{pre}the file is not valid UTF-8, so only ASCII search and replacement text can be applied at byte level; \
                      narrow the block to ASCII-only text"
                 ),
+                diagnosis: None,
             });
             continue;
         }
@@ -188,27 +290,83 @@ pub fn plan<'a>(
             Count::All => usize::MAX,
         };
         let (positions, found) = find_all(&base, needle, keep);
+        let once = matches!(edit.count, Count::One | Count::Exactly(1));
+        let mut tolerant_match = None;
+        if found == 0 && once && !opts.mode.is_exact() && kind == TextKind::Utf8 {
+            match tolerant::find(&base, &edit.search, &edit.replace, opts.mode) {
+                Outcome::Unique(m) => tolerant_match = Some(m),
+                Outcome::Many(offsets, n) => {
+                    let lines = line_numbers(&base, &offsets);
+                    let msg = format!(
+                        "{pre}search_block was not found exactly, and with the tolerances of `match` it occurs {n} \
+                         times (lines {}); include neighbouring lines to make it unique",
+                        lines_list(&lines, n)
+                    );
+                    failures.push(EditFailure {
+                        index: i,
+                        code: ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+                        match_count: n,
+                        match_lines: lines,
+                        message: msg,
+                        diagnosis: None,
+                    });
+                    continue;
+                }
+                Outcome::None => {}
+            }
+        }
         let failure = match edit.count {
-            _ if found == 0 => Some((
-                ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-                format!(
+            _ if found == 0 && tolerant_match.is_none() => {
+                let mut message = format!(
                     "{pre}search_block was not found. Reread the file and copy the exact current text \
                      (whitespace, indentation and line endings must match byte for byte), then retry"
-                ),
-            )),
+                );
+                let diagnosis = opts.diagnose.then(|| {
+                    let b = budget.get_or_insert_with(|| Budget::new(opts.budget));
+                    let d = diagnose::not_found(&base, &edit.search, &edit.replace, &pre, b);
+                    if let Some(m) = &d.message {
+                        message = m.clone();
+                    }
+                    Box::new(d)
+                });
+                if !opts.mode.is_exact() {
+                    message.push_str(" (no match with the tolerances of `match` either)");
+                }
+                failures.push(EditFailure {
+                    index: i,
+                    code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                    match_count: 0,
+                    match_lines: Vec::new(),
+                    message,
+                    diagnosis,
+                });
+                continue;
+            }
             Count::One if found > 1 => {
                 let lines = line_numbers(&base, &positions);
-                let msg = format!(
+                let mut msg = format!(
                     "{pre}search_block occurs {found} times (lines {}); include neighbouring lines to make it unique, \
                      or set expected_replacements: {found} / replace_all: true to change every occurrence",
                     lines_list(&lines, found)
                 );
+                let diagnosis = opts.diagnose.then(|| {
+                    let b = budget.get_or_insert_with(|| Budget::new(opts.budget));
+                    let d = diagnose::ambiguous(&base, needle, b);
+                    if !d.unique_context_hint.is_empty() {
+                        msg.push_str(
+                            "; unique_context_hint gives, for each occurrence, the smallest block with neighbouring \
+                             lines that occurs only once",
+                        );
+                    }
+                    Box::new(d)
+                });
                 failures.push(EditFailure {
                     index: i,
                     code: ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
                     match_count: found,
                     match_lines: lines,
                     message: msg,
+                    diagnosis,
                 });
                 continue;
             }
@@ -221,12 +379,17 @@ pub fn plan<'a>(
                     plural(n),
                     lines_list(&lines, found)
                 );
+                let diagnosis = (opts.diagnose && n == 1 && found > 1).then(|| {
+                    let b = budget.get_or_insert_with(|| Budget::new(opts.budget));
+                    Box::new(diagnose::ambiguous(&base, needle, b))
+                });
                 failures.push(EditFailure {
                     index: i,
                     code: ErrorCode::REPLACEMENT_COUNT_MISMATCH,
                     match_count: found,
                     match_lines: lines,
                     message: msg,
+                    diagnosis,
                 });
                 continue;
             }
@@ -239,39 +402,53 @@ pub fn plan<'a>(
                 match_count: found,
                 match_lines: Vec::new(),
                 message,
+                diagnosis: None,
             });
             continue;
         }
 
-        let line_number = line_numbers(&base, &positions[..1])[0];
+        // The byte ranges replaced and the text inserted for each.
+        let (ranges, with): (Vec<(usize, usize)>, Cow<'_, [u8]>) = match &tolerant_match {
+            Some(m) => (
+                vec![(m.start, m.end)],
+                Cow::Owned(m.replacement.clone().into_bytes()),
+            ),
+            None => (
+                positions.iter().map(|&p| (p, p + needle.len())).collect(),
+                Cow::Borrowed(edit.replace.as_bytes()),
+            ),
+        };
+        let line_number = line_numbers(&base, &[ranges[0].0])[0];
         reports.push(EditReport {
             line_number,
-            replacements: found,
-            offset: positions[0],
+            replacements: ranges.len(),
+            offset: ranges[0].0,
         });
-        utf16_delta += found as isize
-            * (utf16_len(edit.replace.as_bytes()) as isize - utf16_len(needle) as isize);
+        utf16_delta += match &tolerant_match {
+            Some(m) => utf16_len(&with) as isize - utf16_len(&base[m.start..m.end]) as isize,
+            None => {
+                found as isize
+                    * (utf16_len(edit.replace.as_bytes()) as isize - utf16_len(needle) as isize)
+            }
+        };
+        tolerated.push(tolerant_match.as_ref().map(|m| Tolerated {
+            matched_with: m.matched_with.clone(),
+            original_text: String::from_utf8_lossy(&base[m.start..m.end]).into_owned(),
+        }));
 
         if !failures.is_empty() {
             // Nothing will be written; keep checking later edits against the
             // text as it would be, so every failure is reported.
-            base = Cow::Owned(splice(
-                &base,
-                &positions,
-                needle.len(),
-                edit.replace.as_bytes(),
-            ));
+            base = Cow::Owned(splice(&base, &ranges, &with));
             continue;
         }
         if i == last_ok {
-            spans = spans_for(&positions, needle.len(), base.len(), i);
+            spans = spans_for(&ranges, base.len(), i);
+            if let Some(m) = tolerant_match {
+                adapted[i] = Some(m.replacement);
+            }
         } else {
-            base = Cow::Owned(splice(
-                &base,
-                &positions,
-                needle.len(),
-                edit.replace.as_bytes(),
-            ));
+            base = Cow::Owned(splice(&base, &ranges, &with));
         }
     }
 
@@ -283,28 +460,31 @@ pub fn plan<'a>(
         spans,
         edits: reports,
         utf16_delta,
+        adapted,
+        tolerated,
+        tolerant_mode: !opts.mode.is_exact(),
     })
 }
 
-fn spans_for(positions: &[usize], len: usize, total: usize, edit: usize) -> Vec<Span> {
-    let mut spans = Vec::with_capacity(positions.len() * 2 + 1);
+fn spans_for(ranges: &[(usize, usize)], total: usize, edit: usize) -> Vec<Span> {
+    let mut spans = Vec::with_capacity(ranges.len() * 2 + 1);
     let mut at = 0;
-    for &p in positions {
-        spans.push(Span::Keep(at, p));
+    for &(s, e) in ranges {
+        spans.push(Span::Keep(at, s));
         spans.push(Span::Insert(edit));
-        at = p + len;
+        at = e;
     }
     spans.push(Span::Keep(at, total));
     spans
 }
 
-fn splice(base: &[u8], positions: &[usize], len: usize, with: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(base.len() + positions.len() * with.len());
+fn splice(base: &[u8], ranges: &[(usize, usize)], with: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(base.len() + ranges.len() * with.len());
     let mut at = 0;
-    for &p in positions {
-        out.extend_from_slice(&base[at..p]);
+    for &(s, e) in ranges {
+        out.extend_from_slice(&base[at..s]);
         out.extend_from_slice(with);
-        at = p + len;
+        at = e;
     }
     out.extend_from_slice(&base[at..]);
     out

@@ -612,6 +612,102 @@ mod tests {
         assert_eq!(p.utf16_delta, 1);
     }
 
+    fn tolerant(ts: &[Tolerance]) -> PlanOptions {
+        PlanOptions {
+            mode: MatchMode::with(ts),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn tolerant_match_after_exact() {
+        let text = "a = 1\r\nb = 2\r\nc = 3\r\n";
+        let edits = [e("a = 1\nb = 2\n", "a = 1\nb = 20\n")];
+        let opts = tolerant(&[Tolerance::LineEndings]);
+        let p = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
+        assert_eq!(p.pieces(&edits).concat(), b"a = 1\r\nb = 20\r\nc = 3\r\n");
+        assert_eq!(
+            p.tolerated,
+            vec![Some(Tolerated {
+                matched_with: vec![Tolerance::LineEndings],
+                original_text: "a = 1\r\nb = 2\r\n".into()
+            })]
+        );
+        assert_eq!(p.utf16_delta, 1);
+        assert_eq!(p.edits[0].line_number, 1);
+        // Exact when possible: nothing tolerated.
+        let edits = [e("b = 2", "b = 3")];
+        let p = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
+        assert_eq!(p.tolerated, vec![None]);
+        assert!(p.tolerant_mode);
+        // Default mode stays exact.
+        let edits = [e("a = 1\nb = 2\n", "x")];
+        let f = plan(text.as_bytes(), &edits, TextKind::Utf8).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_NOT_FOUND);
+    }
+
+    #[test]
+    fn tolerant_in_multi_edit_and_ambiguity() {
+        let text = "x = “a”\ny = “b”\nz = 1\n";
+        let edits = [e("x = \"a\"", "x = \"A\""), e("z = 1", "z = 2")];
+        let opts = tolerant(&[Tolerance::UnicodePunctuation]);
+        let p = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
+        assert_eq!(
+            String::from_utf8(p.pieces(&edits).concat()).unwrap(),
+            "x = \"A\"\ny = “b”\nz = 2\n"
+        );
+        let text = "q = “a”\nq = \"a\"\n";
+        // Exact finds one: applied exactly.
+        let edits = [e("q = \"a\"", "q = 1")];
+        let p = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
+        assert_eq!(p.tolerated, vec![None]);
+        // Exact finds none, tolerant finds two: ambiguous, nothing planned.
+        let text = "q = “a”\nq = ‘a’\nq = “a”\n";
+        let edits = [e("q = \"a\"", "q = 1")];
+        let f = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
+        assert_eq!(
+            (f[0].match_count, f[0].match_lines.clone()),
+            (2, vec![1, 3])
+        );
+    }
+
+    #[test]
+    fn tolerances_do_not_apply_to_counts() {
+        let text = "a = 1  \na = 1  \n";
+        let all = Edit {
+            search: "a = 1\n".into(),
+            replace: "b\n".into(),
+            count: Count::All,
+        };
+        let opts = tolerant(&[Tolerance::TrailingWhitespace]);
+        let f = plan_with(text.as_bytes(), &[all], TextKind::Utf8, &opts).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_NOT_FOUND);
+    }
+
+    #[test]
+    fn failures_carry_diagnosis_only_when_asked() {
+        let text = "fn main() {\n    run(1);\n}\nfn b() {\n    run(1);\n}\n";
+        let edits = [e("    Run(1);\n}\nfn b", "x")];
+        let f = plan(text.as_bytes(), &edits, TextKind::Utf8).unwrap_err();
+        let d = f[0].diagnosis.as_ref().expect("diagnosed");
+        let c = d.closest_match.as_ref().unwrap();
+        assert_eq!((c.line_number, c.end_line), (2, 4));
+        assert!(f[0].message.contains("letter case"), "{}", f[0].message);
+        let edits = [e("    run(1);\n", "x")];
+        let f = plan(text.as_bytes(), &edits, TextKind::Utf8).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
+        let hints = &f[0].diagnosis.as_ref().unwrap().unique_context_hint;
+        assert_eq!(hints.len(), 2);
+        assert!(f[0].message.contains("unique_context_hint"));
+        let quiet = PlanOptions {
+            diagnose: false,
+            ..Default::default()
+        };
+        let f = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &quiet).unwrap_err();
+        assert_eq!(f[0].diagnosis, None);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
         // Bytes outside the replaced span never change, and the result equals

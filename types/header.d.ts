@@ -50,11 +50,23 @@ type PatchFilePath = { file_path: string } | { filePath: string }
 type PatchFileSearch = { search_block: string } | { searchBlock: string }
 type PatchFileReplace = { replace_block: string } | { replaceBlock: string }
 
+/** A difference tolerant matching may ignore (the `match` option). */
+export type PatchFileTolerance = 'line_endings' | 'trailing_whitespace' | 'indentation' | 'unicode_punctuation'
+
+/** A kind of difference named by `closest_match.differences`. */
+export type PatchFileDifference = PatchFileTolerance | 'invisible_characters' | 'escaping' | 'case' | 'content'
+
 /** Options common to every write. */
 export interface PatchFileCommon {
   /** sha256 (hex) the file must still have; else FILE_CHANGED and nothing is written. */
   expected_sha256?: string
   expectedSha256?: string
+  /**
+   * 'exact' (default): byte for byte. A list of tolerances: when the block is not found exactly, match it
+   * ignoring those differences; it must still occur exactly once, or nothing is written. The replacement is
+   * adapted to the file's line endings and the region's indentation.
+   */
+  match?: 'exact' | PatchFileTolerance[]
   /** Plan only: return `diff` and a `run_id` for applyDryRun; nothing is written. */
   dry_run?: boolean
   dryRun?: boolean
@@ -88,6 +100,51 @@ export interface PatchFileOptions {
 export interface PatchFileEditReport {
   line_number: number
   replacements: number
+  /** With a `match` list: the tolerances this edit needed ([] when it matched exactly). */
+  matched_with?: PatchFileTolerance[]
+  /** The exact original text a tolerant match replaced. */
+  original_text?: string
+}
+
+/** The region of the file most like a search block that was not found. */
+export interface PatchFileClosestMatch {
+  /** 1-based first and last line of the region. */
+  line_number: number
+  end_line: number
+  /** Character similarity of search_block to the region, 0..1. */
+  similarity: number
+  /** The exact current text of the region: use it as search_block. */
+  text: string
+  /** Each kind of difference found, in a fixed order. */
+  differences: PatchFileDifference[]
+  /** One sentence per kind (except content) about where it shows. */
+  details: string[]
+}
+
+/** The smallest extension of an ambiguous block that occurs only once. */
+export interface PatchFileContextHint {
+  /** 1-based line where this occurrence of the block starts. */
+  match_line: number
+  /** 1-based first and last line of the extended block. */
+  line_number: number
+  end_line: number
+  lines_before: number
+  lines_after: number
+  /** The extended block, unique in the file. */
+  search_block: string
+}
+
+/** What diagnosis adds to a failed edit. */
+export interface PatchFileDiagnosis {
+  /** SEARCH_BLOCK_NOT_FOUND: the nearest region, when one is plausible. */
+  closest_match?: PatchFileClosestMatch
+  /** SEARCH_BLOCK_NOT_FOUND: replace_block is already present exactly once: do not retry. */
+  already_applied?: true
+  applied_at?: { line_number: number; end_line: number }
+  /** SEARCH_BLOCK_AMBIGUOUS: per occurrence (first 10), the smallest unique extension. */
+  unique_context_hint?: PatchFileContextHint[]
+  /** The file was too large to diagnose within the time budget. */
+  diagnosis_incomplete?: true
 }
 
 export interface PatchFileSuccess {
@@ -105,6 +162,10 @@ export interface PatchFileSuccess {
   before_bytes: number
   after_bytes: number
   edits: PatchFileEditReport[]
+  /** With a `match` list: every tolerance the edits needed ([] when all matched exactly). */
+  matched_with?: PatchFileTolerance[]
+  /** Single edit matched with tolerances: the exact original text it replaced. */
+  original_text?: string
   /** sha256 (hex) of the bytes on disk before and after. */
   sha256_before: string
   sha256: string
@@ -115,7 +176,7 @@ export interface PatchFileSuccess {
   expires_in?: number
 }
 
-export interface PatchFileEditFailure {
+export interface PatchFileEditFailure extends PatchFileDiagnosis {
   index: number
   code: PatchFileErrorCode
   match_count: number
@@ -123,7 +184,7 @@ export interface PatchFileEditFailure {
   match_lines?: number[]
 }
 
-export interface PatchFileFailure {
+export interface PatchFileFailure extends PatchFileDiagnosis {
   ok: false
   code: PatchFileErrorCode
   /** What went wrong and the shortest next step, written for an agent. */

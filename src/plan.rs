@@ -654,7 +654,7 @@ mod tests {
         let p = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
         assert_eq!(
             String::from_utf8(p.pieces(&edits).concat()).unwrap(),
-            "x = \"A\"\ny = “b”\nz = 2\n"
+            "x = “A”\ny = “b”\nz = 2\n"
         );
         let text = "q = “a”\nq = \"a\"\n";
         // Exact finds one: applied exactly.

@@ -418,6 +418,61 @@ fn rebase(ind: &str, pairs: &[(&str, &str)]) -> String {
     }
 }
 
+/// A modified line carried over to the file: the parts the caller kept
+/// from block line `s` are taken from the file's line `f` (which differs
+/// from `s` only in tolerated ways), the parts the caller changed come from
+/// `r`. `None` when `r` is mostly new text (then it is re-indented instead).
+fn merge_line(s: &str, r: &str, f: &str) -> Option<String> {
+    let sc: Vec<char> = s.chars().collect();
+    let rc: Vec<char> = r.chars().collect();
+    let fc: Vec<char> = f.chars().collect();
+    let sr = capture_diff_slices(Algorithm::Myers, &sc, &rc);
+    if similar::get_diff_ratio(&sr, sc.len(), rc.len()) < 0.5 {
+        return None;
+    }
+    // m[k]: the position in `f` of position `k` in `s` (before any
+    // file-only characters there).
+    let mut m = vec![usize::MAX; sc.len() + 1];
+    let mut set = |k: usize, v: usize| {
+        if m[k] == usize::MAX {
+            m[k] = v;
+        }
+    };
+    for op in capture_diff_slices(Algorithm::Myers, &sc, &fc) {
+        let (tag, a, b) = op.as_tag_tuple();
+        match tag {
+            DiffTag::Equal => {
+                for (n, k) in a.enumerate() {
+                    set(k, b.start + n);
+                }
+            }
+            DiffTag::Delete => {
+                for k in a {
+                    set(k, b.start);
+                }
+            }
+            DiffTag::Insert => set(a.start, b.start),
+            DiffTag::Replace => {
+                set(a.start, b.start);
+                for k in a.start + 1..a.end {
+                    set(k, b.end);
+                }
+            }
+        }
+    }
+    set(sc.len(), fc.len());
+    let mut out = String::with_capacity(f.len() + r.len());
+    for op in &sr {
+        let (tag, a, c) = op.as_tag_tuple();
+        match tag {
+            DiffTag::Equal => out.extend(&fc[m[a.start]..m[a.end].max(m[a.start])]),
+            DiffTag::Insert | DiffTag::Replace => out.extend(&rc[c]),
+            DiffTag::Delete => {}
+        }
+    }
+    Some(out)
+}
+
 /// The replacement adapted to the region it replaces.
 fn adapt(
     text: &[u8],
@@ -454,18 +509,34 @@ fn adapt(
     let pairs = indent_pairs(search, region, starts_line);
     let reindent = m.has(Tolerance::Indentation) && pairs.iter().any(|(s, f)| s != f);
     let mut out: Vec<String> = Vec::with_capacity(p_lines.len());
-    let mut from_file: Vec<Option<usize>> = vec![None; p_lines.len()];
+    // For each replacement line: the block line it repeats, or the block
+    // line it modifies.
+    let mut same: Vec<Option<usize>> = vec![None; p_lines.len()];
+    let mut edited: Vec<Option<usize>> = vec![None; p_lines.len()];
     for op in capture_diff_slices(Algorithm::Myers, &s_lines, &p_lines) {
         let (tag, r1, r2) = op.as_tag_tuple();
-        if tag == DiffTag::Equal {
-            for (i, j) in r1.zip(r2) {
-                from_file[j] = Some(i);
+        match tag {
+            DiffTag::Equal => {
+                for (i, j) in r1.zip(r2) {
+                    same[j] = Some(i);
+                }
             }
+            DiffTag::Replace => {
+                for (i, j) in r1.zip(r2) {
+                    edited[j] = Some(i);
+                }
+            }
+            _ => {}
         }
     }
     for (j, line) in p_lines.iter().enumerate() {
-        if let Some(i) = from_file[j] {
-            out.push(r_lines.get(i).cloned().unwrap_or_else(|| line.clone()));
+        if let Some(f) = same[j].and_then(|i| r_lines.get(i)) {
+            out.push(f.clone());
+            continue;
+        }
+        if let Some(merged) = edited[j].and_then(|i| merge_line(&s_lines[i], line, r_lines.get(i)?))
+        {
+            out.push(merged);
             continue;
         }
         let at_start = j > 0 || starts_line;
@@ -698,6 +769,30 @@ mod tests {
     }
 
     #[test]
+    fn modified_lines_keep_the_file_bytes_around_the_change() {
+        let text = "> the “quick” target skips slow tests\n";
+        let (out, ..) = apply(
+            text,
+            "> the \"quick\" target skips slow tests",
+            "> the \"quick\" target skips slow and flaky tests",
+            &[UnicodePunctuation],
+        )
+        .unwrap();
+        assert_eq!(out, "> the “quick” target skips slow and flaky tests\n");
+        let text = "\tif (n > 0)\n\t\treturn n;\n";
+        let (out, ..) = apply(
+            text,
+            "    if (n > 0)\n        return n;",
+            "    if (n > 1)\n        return n;",
+            &[Indentation],
+        )
+        .unwrap();
+        assert_eq!(out, "\tif (n > 1)\n\t\treturn n;\n");
+        assert_eq!(merge_line("ab", "xy", "ab"), None);
+        assert_eq!(merge_line("a = 1", "a = 2", "a = 1  ").unwrap(), "a = 2");
+    }
+
+    #[test]
     fn indentation_shape_must_agree() {
         let text = "if x:\n    a()\n    b()\n";
         // Same lines, different nesting: refused.
@@ -746,7 +841,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(orig, "msg = “hello”");
-        assert_eq!(out, "const msg = \"hi\"; // greet\n");
+        assert_eq!(out, "const msg = “hi”; // greet\n");
     }
 
     #[test]

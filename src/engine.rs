@@ -421,7 +421,13 @@ fn patch_one(
     let _lock = FileLock::acquire(&res.abs_path);
     let l = read_resolved(res, opts, display).map_err(FileFailure::from)?;
     let l_abs = l.abs();
-    let sha_before = check_sha(&l, &fe.expected_sha256, display)?;
+    // With expected_sha256 the precondition is checked before anything else;
+    // without it the hash only serves a success result, so a failing plan
+    // (not found, ambiguous) never pays for hashing the file.
+    let checked = match fe.expected_sha256 {
+        Some(_) => Some(check_sha(&l, &fe.expected_sha256, display)?),
+        None => None,
+    };
     let plan = plan::plan_with(
         l.src.text(),
         &fe.edits,
@@ -432,10 +438,12 @@ fn patch_one(
     let pieces = plan.pieces(&fe.edits);
     let encoded = l.src.encode_pieces(&pieces);
     let slices = encoded.slices();
-    let sha_after = source::sha256_hex(slices.iter().copied());
-    let mut fig = figures(&l, &plan, encoded.len(), &sha_before, &sha_after);
+    let hashes = || source::sha256_pair(l.src.raw(), &slices, checked.is_none());
 
     if dry_run {
+        let (before, sha_after) = hashes();
+        let sha_before = checked.or(before).expect("hashed when not checked");
+        let mut fig = figures(&l, &plan, encoded.len(), &sha_before, &sha_after);
         let new_bytes = encoded.to_vec();
         let d = preview_diff(&l.res.rel_path, Some(&l.src), &pieces.concat(), &new_bytes);
         fig.value.insert("diff".into(), json!(d));
@@ -452,16 +460,52 @@ fn patch_one(
         dir: &l.res.dir,
         name: &l.res.name,
         display,
-        content: slices,
+        content: slices.clone(),
         original: Some(Original {
             meta: l.meta,
             bytes: l.src.raw(),
         }),
     };
-    let done = commit::commit(std::slice::from_ref(&job), opts.durable)
-        .map_err(|e| commit_failure(e, std::slice::from_ref(&l_abs)))?;
+    let (done, (before, sha_after)) = beside(encoded.len() >= PARALLEL_HASH_BYTES, hashes, || {
+        commit::commit(std::slice::from_ref(&job), opts.durable)
+    });
+    let done = done.map_err(|e| commit_failure(e, std::slice::from_ref(&l_abs)))?;
+    let sha_before = checked.or(before).expect("hashed when not checked");
+    let fig = figures(&l, &plan, encoded.len(), &sha_before, &sha_after);
     sweep_stale(&l.res);
     Ok(with_warnings(Value::Object(fig.value), done))
+}
+
+/// New content at least this big is hashed on a second thread while the
+/// commit writes, flushes and checks it: hashing (about 1.2 GB/s with the
+/// SHA extensions) then overlaps that I/O instead of adding to it. Below
+/// this a thread costs more than it saves, and many small edits in flight
+/// already keep every core busy.
+const PARALLEL_HASH_BYTES: usize = 4 << 20;
+
+/// Runs `side` on a scoped thread while `main` runs on this one (when
+/// `parallel`), else after `main`. If no thread can be started, `side` runs
+/// here. A panic in `side` is carried over to this thread.
+fn beside<M, S: Send>(
+    parallel: bool,
+    side: impl Fn() -> S + Sync,
+    main: impl FnOnce() -> M,
+) -> (M, S) {
+    if !parallel {
+        let m = main();
+        return (m, side());
+    }
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("pft-hash".into())
+            .spawn_scoped(scope, &side);
+        let m = main();
+        let s = match spawned {
+            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(_) => side(),
+        };
+        (m, s)
+    })
 }
 
 // ---------------------------------------------------------------------------

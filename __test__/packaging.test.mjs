@@ -1,6 +1,6 @@
 // The published shape of the package, tested the way a user gets it:
 //
-// 1. `npm pack` the package; run `napi prepublish` on the unpacked copy (as the
+// 1. `npm pack` the package; run `napi prepublish` on a copy of its files (as the
 //    publish job does) and check it wires every `npm/<platform>` package as an
 //    optional dependency; pack that again: this is the tarball npm would publish.
 // 2. Stage this machine's `npm/<platform>` package with the built addon and pack it.
@@ -77,10 +77,13 @@ function pack(dir, dest, env) {
   return { tarball: path.join(dest, info[0].filename), files: info[0].files.map((f) => f.path) }
 }
 
-function untar(tarball, dest) {
-  fs.mkdirSync(dest, { recursive: true })
-  run('tar', ['-xzf', tarball, '-C', dest])
-  return path.join(dest, 'package')
+/** Copies the files `npm pack` listed from the repo into `dest` (the tarball's content). */
+function stage(files, dest) {
+  for (const f of files) {
+    fs.mkdirSync(path.dirname(path.join(dest, f)), { recursive: true })
+    fs.copyFileSync(path.join(repo, f), path.join(dest, f))
+  }
+  return dest
 }
 
 const state = {}
@@ -101,6 +104,7 @@ test('npm pack ships the JS entry points, the generated types with the hand-writ
   fs.mkdirSync(dest)
   const { tarball, files } = pack(repo, dest, state.env)
   state.plainTarball = tarball
+  state.plainFiles = files
   for (const f of ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'schemas/patch_file.schema.json']) {
     assert.ok(files.includes(f), `tarball has ${f}: ${files.join(', ')}`)
   }
@@ -135,8 +139,8 @@ test('every napi target has an npm/<platform> package matching the root name and
 })
 
 test('napi prepublish wires every platform package as an optionalDependency of the published package.json', () => {
-  assert.ok(state.plainTarball, 'packed')
-  const root = untar(state.plainTarball, path.join(state.tmp, 'publish'))
+  assert.ok(state.plainFiles, 'packed')
+  const root = stage(state.plainFiles, path.join(state.tmp, 'publish'))
   fs.cpSync(path.join(repo, 'npm'), path.join(root, 'npm'), { recursive: true })
   // prepublish checks each platform package holds its binary; CI downloads
   // them all, here only this machine's is real and the others are stand-ins.

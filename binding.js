@@ -836,9 +836,12 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.applyDryRun = nativeBinding.applyDryRun
+module.exports.applyEditBlocks = nativeBinding.applyEditBlocks
+module.exports.applyPatch = nativeBinding.applyPatch
 module.exports.batchPatchFiles = nativeBinding.batchPatchFiles
 module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.patchFile = nativeBinding.patchFile
 module.exports.patchFileSync = nativeBinding.patchFileSync
 module.exports.readFile = nativeBinding.readFile
+module.exports.textEditor = nativeBinding.textEditor
 module.exports.writeFile = nativeBinding.writeFile

@@ -50,11 +50,23 @@ type PatchFilePath = { file_path: string } | { filePath: string }
 type PatchFileSearch = { search_block: string } | { searchBlock: string }
 type PatchFileReplace = { replace_block: string } | { replaceBlock: string }
 
+/** A difference tolerant matching may ignore (the `match` option). */
+export type PatchFileTolerance = 'line_endings' | 'trailing_whitespace' | 'indentation' | 'unicode_punctuation'
+
+/** A kind of difference named by `closest_match.differences`. */
+export type PatchFileDifference = PatchFileTolerance | 'invisible_characters' | 'escaping' | 'case' | 'content'
+
 /** Options common to every write. */
 export interface PatchFileCommon {
   /** sha256 (hex) the file must still have; else FILE_CHANGED and nothing is written. */
   expected_sha256?: string
   expectedSha256?: string
+  /**
+   * 'exact' (default): byte for byte. A list of tolerances: when the block is not found exactly, match it
+   * ignoring those differences; it must still occur exactly once, or nothing is written. The replacement is
+   * adapted to the file's line endings and the region's indentation.
+   */
+  match?: 'exact' | PatchFileTolerance[]
   /** Plan only: return `diff` and a `run_id` for applyDryRun; nothing is written. */
   dry_run?: boolean
   dryRun?: boolean
@@ -88,6 +100,51 @@ export interface PatchFileOptions {
 export interface PatchFileEditReport {
   line_number: number
   replacements: number
+  /** With a `match` list: the tolerances this edit needed ([] when it matched exactly). */
+  matched_with?: PatchFileTolerance[]
+  /** The exact original text a tolerant match replaced. */
+  original_text?: string
+}
+
+/** The region of the file most like a search block that was not found. */
+export interface PatchFileClosestMatch {
+  /** 1-based first and last line of the region. */
+  line_number: number
+  end_line: number
+  /** Character similarity of search_block to the region, 0..1. */
+  similarity: number
+  /** The exact current text of the region: use it as search_block. */
+  text: string
+  /** Each kind of difference found, in a fixed order. */
+  differences: PatchFileDifference[]
+  /** One sentence per kind (except content) about where it shows. */
+  details: string[]
+}
+
+/** The smallest extension of an ambiguous block that occurs only once. */
+export interface PatchFileContextHint {
+  /** 1-based line where this occurrence of the block starts. */
+  match_line: number
+  /** 1-based first and last line of the extended block. */
+  line_number: number
+  end_line: number
+  lines_before: number
+  lines_after: number
+  /** The extended block, unique in the file. */
+  search_block: string
+}
+
+/** What diagnosis adds to a failed edit. */
+export interface PatchFileDiagnosis {
+  /** SEARCH_BLOCK_NOT_FOUND: the nearest region, when one is plausible. */
+  closest_match?: PatchFileClosestMatch
+  /** SEARCH_BLOCK_NOT_FOUND: replace_block is already present exactly once: do not retry. */
+  already_applied?: true
+  applied_at?: { line_number: number; end_line: number }
+  /** SEARCH_BLOCK_AMBIGUOUS: per occurrence (first 10), the smallest unique extension. */
+  unique_context_hint?: PatchFileContextHint[]
+  /** The file was too large to diagnose within the time budget. */
+  diagnosis_incomplete?: true
 }
 
 export interface PatchFileSuccess {
@@ -105,6 +162,10 @@ export interface PatchFileSuccess {
   before_bytes: number
   after_bytes: number
   edits: PatchFileEditReport[]
+  /** With a `match` list: every tolerance the edits needed ([] when all matched exactly). */
+  matched_with?: PatchFileTolerance[]
+  /** Single edit matched with tolerances: the exact original text it replaced. */
+  original_text?: string
   /** sha256 (hex) of the bytes on disk before and after. */
   sha256_before: string
   sha256: string
@@ -115,7 +176,7 @@ export interface PatchFileSuccess {
   expires_in?: number
 }
 
-export interface PatchFileEditFailure {
+export interface PatchFileEditFailure extends PatchFileDiagnosis {
   index: number
   code: PatchFileErrorCode
   match_count: number
@@ -123,7 +184,7 @@ export interface PatchFileEditFailure {
   match_lines?: number[]
 }
 
-export interface PatchFileFailure {
+export interface PatchFileFailure extends PatchFileDiagnosis {
   ok: false
   code: PatchFileErrorCode
   /** What went wrong and the shortest next step, written for an agent. */
@@ -226,6 +287,155 @@ export type WriteFileResult =
     }
   | PatchFileFailure
 
+// ---------------------------------------------------------------------------
+// Edit formats: applyEditBlocks, applyPatch, textEditor
+
+/** Options of the edit-format calls: the common options plus `dryRun`. */
+export interface FormatOptions extends PatchFileOptions {
+  /** Plan only: return `diff` and a `run_id` for applyDryRun; nothing is written. */
+  dryRun?: boolean
+  dry_run?: boolean
+}
+
+/** applyEditBlocks input when not a plain string. */
+export type EditBlocksInput = ({ blockContent: string } | { block_content: string } | { text: string }) & {
+  dry_run?: boolean
+  dryRun?: boolean
+}
+
+/** applyPatch input when not a plain string. */
+export type ApplyPatchInput = ({ patch: string } | { input: string } | { text: string }) & {
+  dry_run?: boolean
+  dryRun?: boolean
+}
+
+/** How loosely a hunk's lines had to be compared to be found. */
+export type HunkLevel = 'exact' | 'trailing_whitespace' | 'surrounding_whitespace' | 'unicode_punctuation'
+
+export interface HunkReport {
+  /** 0-based index of the hunk within its file. */
+  index: number
+  /** 1-based line of the original file where the hunk applied. */
+  line_number: number
+  level: HunkLevel
+  /** 1-based line of the hunk in the patch text. */
+  patch_line: number
+}
+
+export interface BlockReport {
+  index: number
+  /** 1-based line of the block in the text (0 for text-editor commands). */
+  line: number
+  /** 1-based line where the block matched. */
+  line_number: number
+  /** applyEditBlocks: the replacement is present in the file as read back after writing. */
+  verified?: boolean
+}
+
+/** One file operation of a successful edit-format call. */
+export interface FormatFileResult {
+  /** The path as written in the text. */
+  path: string
+  /** Absolute path of the file (the source, for a move). */
+  file_path: string
+  action: 'add' | 'update' | 'delete' | 'move' | 'restore'
+  /** Absolute destination of a move. */
+  move_to?: string
+  /** add: whether the file did not exist before. */
+  created?: boolean
+  before_bytes?: number
+  after_bytes?: number
+  sha256_before?: string
+  /** sha256 of the new bytes; null when the file is removed. */
+  sha256: string | null
+  hunks?: HunkReport[]
+  blocks?: BlockReport[]
+  line_number?: number
+  read_back_matches?: boolean
+  diff?: string
+}
+
+export type FormatSuccess = {
+  ok: true
+  format: 'edit_blocks' | 'apply_patch' | 'unified_diff' | 'text_editor'
+  files: FormatFileResult[]
+  /** Total hunks applied (patches). */
+  hunks?: number
+  /** applyEditBlocks: every replacement was found in the file as read back. */
+  verified?: boolean
+  dry_run?: true
+  diff?: string
+  run_id?: string | null
+  expires_in?: number
+  warnings?: string[]
+}
+
+export type FormatFailure = PatchFileFailure & {
+  format?: string
+  /** PATCH_PARSE_ERROR: 1-based line of the problem in the text. */
+  line?: number
+  /** PATCH_PARSE_ERROR: what was expected there. */
+  expected?: string
+  /** Every failing file operation (nothing was written). */
+  failures?: Array<{
+    index: number
+    path: string
+    line?: number
+    file_path?: string
+    code: PatchFileErrorCode
+    message: string
+    match_count?: number
+    match_lines?: number[]
+    hunks?: Array<{ index: number; patch_line: number; code: PatchFileErrorCode; match_count: number; message: string; match_lines?: number[] }>
+    blocks?: Array<{ index: number; line: number; code: PatchFileErrorCode; match_count: number; message: string; match_lines?: number[] }>
+  }>
+  rolled_back?: string[]
+  rollback_failed?: string[]
+}
+
+export type FormatResult = FormatSuccess | FormatFailure
+
+/** A text editor command (Anthropic `str_replace_based_edit_tool` parameters). */
+export type TextEditorCommand = (
+  | { command: 'view'; path: string; view_range?: [number, number]; max_characters?: number }
+  | { command: 'create'; path: string; file_text: string }
+  | { command: 'str_replace'; path: string; old_str: string; new_str?: string }
+  | { command: 'insert'; path: string; insert_line: number; insert_text?: string; new_str?: string }
+  | { command: 'undo_edit'; path: string }
+) & { dry_run?: boolean; dryRun?: boolean }
+
+export type TextEditorResult =
+  | (Partial<FormatFileResult> & {
+      ok: true
+      command: 'create' | 'str_replace' | 'insert' | 'undo_edit'
+      format: 'text_editor'
+      /** Numbered lines around the edit (`cat -n` style). */
+      snippet?: string
+      /** undo_edit: whether the file was removed (the undone edit created it). */
+      removed?: boolean
+      undo_remaining?: number
+      dry_run?: true
+      diff?: string
+      run_id?: string | null
+    })
+  | {
+      ok: true
+      command: 'view'
+      kind: 'file'
+      file_path: string
+      /** Numbered lines (`cat -n` style). */
+      content: string
+      start_line: number
+      end_line: number
+      total_lines: number
+      sha256: string
+      encoding: string
+      line_ending: string
+      truncated?: true
+    }
+  | { ok: true; command: 'view'; kind: 'directory'; file_path: string; entries: string[]; content: string; truncated?: true }
+  | (FormatFailure & { command?: string })
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -236,6 +446,18 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 
 /** Writes exactly what a dry run previewed, once. Never rejects. */
 export declare function applyDryRun(input: ApplyDryRunInput | string, options?: PatchFileOptions): Promise<ApplyDryRunResult>
+
+/**
+ * Applies SEARCH/REPLACE blocks (one text, many files) exactly once each,
+ * all files or none. Never rejects.
+ */
+export declare function applyEditBlocks(text: string | EditBlocksInput, options?: FormatOptions): Promise<FormatResult>
+
+/**
+ * Applies a Codex `*** Begin Patch` envelope or a unified / git diff, all
+ * files or none. Never rejects.
+ */
+export declare function applyPatch(patch: string | ApplyPatchInput, options?: FormatOptions): Promise<FormatResult>
 
 /** Edits many files in one all-or-nothing transaction. Never rejects. */
 export declare function batchPatchFiles(input: BatchPatchFilesInput, options?: PatchFileOptions): Promise<BatchPatchFilesResult>
@@ -251,6 +473,12 @@ export declare function patchFileSync(input: PatchFileInput, options?: PatchFile
 
 /** Reads a file (or a line range of it) with its sha256 and encoding facts. */
 export declare function readFile(input: ReadFileInput, options?: PatchFileOptions): Promise<ReadFileResult>
+
+/**
+ * Runs one text editor command (`str_replace_based_edit_tool`: view,
+ * create, str_replace, insert, undo_edit). Never rejects.
+ */
+export declare function textEditor(command: TextEditorCommand, options?: FormatOptions): Promise<TextEditorResult>
 
 /** Atomically creates or replaces a whole file. Never rejects. */
 export declare function writeFile(input: WriteFileInput, options?: PatchFileOptions): Promise<WriteFileResult>

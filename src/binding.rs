@@ -428,6 +428,48 @@ pub fn write_file(
     task(&env, engine::write_file, input, options)
 }
 
+/// Applies SEARCH/REPLACE blocks (one text, many files) exactly once each,
+/// all files or none. Never rejects.
+#[napi(
+    ts_args_type = "text: string | EditBlocksInput, options?: FormatOptions",
+    ts_return_type = "Promise<FormatResult>"
+)]
+pub fn apply_edit_blocks(
+    env: Env,
+    text: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> AsyncTask<EngineTask> {
+    task(&env, crate::file_ops::apply_edit_blocks, text, options)
+}
+
+/// Applies a Codex `*** Begin Patch` envelope or a unified / git diff, all
+/// files or none. Never rejects.
+#[napi(
+    ts_args_type = "patch: string | ApplyPatchInput, options?: FormatOptions",
+    ts_return_type = "Promise<FormatResult>"
+)]
+pub fn apply_patch(
+    env: Env,
+    patch: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> AsyncTask<EngineTask> {
+    task(&env, crate::file_ops::apply_patch, patch, options)
+}
+
+/// Runs one text editor command (`str_replace_based_edit_tool`: view,
+/// create, str_replace, insert, undo_edit). Never rejects.
+#[napi(
+    ts_args_type = "command: TextEditorCommand, options?: FormatOptions",
+    ts_return_type = "Promise<TextEditorResult>"
+)]
+pub fn text_editor(
+    env: Env,
+    command: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> AsyncTask<EngineTask> {
+    task(&env, crate::editor::text_editor, command, options)
+}
+
 /// Every error code, in declaration order (the JS wrapper freezes them).
 #[napi(ts_return_type = "PatchFileErrorCode[]")]
 pub fn error_codes() -> Vec<&'static str> {

@@ -53,6 +53,46 @@ pub struct Original<'a> {
     pub bytes: &'a [u8],
 }
 
+/// A file removed in the same transaction as the writes (a deleted file, or
+/// the source of a move). It is checked like a replaced file (still the
+/// version that was read), then renamed aside to a temp name; only when
+/// every write and removal is done are the set-aside files unlinked, so a
+/// failure can rename them back.
+pub struct DeleteJob<'a> {
+    pub dir: &'a Dir,
+    pub name: &'a std::ffi::OsStr,
+    /// Path for messages.
+    pub display: &'a str,
+    pub original: Original<'a>,
+}
+
+impl<'a> DeleteJob<'a> {
+    /// The same target seen as a write job, for the shared checks.
+    fn as_write(&self) -> WriteJob<'a> {
+        WriteJob {
+            dir: self.dir,
+            name: self.name,
+            display: self.display,
+            content: Vec::new(),
+            original: Some(Original {
+                meta: self.original.meta,
+                bytes: self.original.bytes,
+            }),
+        }
+    }
+}
+
+/// What a commit does besides writing its jobs.
+#[derive(Default)]
+pub struct Extra<'a> {
+    /// Files removed in the same transaction; in a [`CommitError`] they are
+    /// numbered after the write jobs (`jobs.len() + i`).
+    pub deletes: &'a [DeleteJob<'a>],
+    /// Per write job (same index; may be shorter): metadata whose permission
+    /// bits and owner a *new* file takes (a moved file keeps its mode).
+    pub perms_from: &'a [Option<Meta>],
+}
+
 /// How a commit failed.
 #[derive(Debug)]
 pub struct CommitError {
@@ -233,7 +273,12 @@ impl Drop for Temp<'_> {
     }
 }
 
-fn prepare<'a>(job: &WriteJob<'a>, content: &[&[u8]], durable: bool) -> Result<Temp<'a>, Failure> {
+fn prepare<'a>(
+    job: &WriteJob<'a>,
+    content: &[&[u8]],
+    perms: Option<&Meta>,
+    durable: bool,
+) -> Result<Temp<'a>, Failure> {
     if job.original.is_some() {
         job.dir.check_writable(job.name).map_err(|e| {
             write_err(
@@ -243,7 +288,7 @@ fn prepare<'a>(job: &WriteJob<'a>, content: &[&[u8]], durable: bool) -> Result<T
             )
         })?;
     }
-    let mode = if job.original.is_some() { 0o600 } else { 0o666 };
+    let mode = if perms.is_some() { 0o600 } else { 0o666 };
     let (mut f, name) = job.dir.create_temp(job.name, mode).map_err(|e| {
         write_err(
             job.display,
@@ -256,18 +301,22 @@ fn prepare<'a>(job: &WriteJob<'a>, content: &[&[u8]], durable: bool) -> Result<T
         name,
         live: true,
     };
-    fill_temp(
-        &mut f,
-        content,
-        job.original.as_ref().map(|o| &o.meta),
-        durable,
-    )
-    .map_err(|e| write_err(job.display, "cannot write the new content", &e))?;
+    fill_temp(&mut f, content, perms, durable)
+        .map_err(|e| write_err(job.display, "cannot write the new content", &e))?;
     Ok(tmp)
 }
 
 /// Commits every job atomically (all files or none).
 pub fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<Committed, CommitError> {
+    commit_extra(jobs, &Extra::default(), durable)
+}
+
+/// Commits every job and every removal of `extra` atomically (all or none).
+pub fn commit_extra(
+    jobs: &[WriteJob<'_>],
+    extra: &Extra<'_>,
+    durable: bool,
+) -> Result<Committed, CommitError> {
     let fail = |index, failure| CommitError {
         failure,
         index,
@@ -278,15 +327,22 @@ pub fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<Committed, CommitE
     //    from here on drops the temp files that were not renamed.
     let mut temps: Vec<Temp<'_>> = Vec::with_capacity(jobs.len());
     for (i, job) in jobs.iter().enumerate() {
-        temps.push(prepare(job, &job.content, durable).map_err(|f| fail(i, f))?);
+        let perms = job
+            .original
+            .as_ref()
+            .map(|o| &o.meta)
+            .or_else(|| extra.perms_from.get(i).and_then(Option::as_ref));
+        temps.push(prepare(job, &job.content, perms, durable).map_err(|f| fail(i, f))?);
     }
     // 2. Every target checked and locked, in one global order (device,
     //    inode) so that two processes' batches cannot wait on each other.
-    let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by_key(|&i| jobs[i].original.as_ref().map(|o| (o.meta.dev, o.meta.ino)));
-    let mut guards: Vec<File> = Vec::with_capacity(jobs.len());
+    let removed: Vec<WriteJob<'_>> = extra.deletes.iter().map(DeleteJob::as_write).collect();
+    let all: Vec<&WriteJob<'_>> = jobs.iter().chain(&removed).collect();
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by_key(|&i| all[i].original.as_ref().map(|o| (o.meta.dev, o.meta.ino)));
+    let mut guards: Vec<File> = Vec::with_capacity(all.len());
     for &i in &order {
-        guards.extend(verify(&jobs[i]).map_err(|f| fail(i, f))?);
+        guards.extend(verify(all[i]).map_err(|f| fail(i, f))?);
     }
     // 3. Renames.
     let mut done: Vec<usize> = Vec::with_capacity(jobs.len());
@@ -308,12 +364,42 @@ pub fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<Committed, CommitE
         }
         done.push(i);
     }
+    // 4. Removals: each file renamed aside, so that it can come back.
+    let mut aside: Vec<(usize, OsString)> = Vec::with_capacity(removed.len());
+    for (d, job) in removed.iter().enumerate() {
+        let backup = crate::fsys::temp_name(job.name);
+        if let Err(e) = job.dir.rename_noreplace(job.name, &backup) {
+            let failure = write_err(job.display, "cannot remove the file", &e);
+            drop(temps);
+            let (mut rolled_back, mut rollback_failed) = (Vec::new(), Vec::new());
+            for (k, b) in aside.iter().rev() {
+                match removed[*k].dir.rename_noreplace(b, removed[*k].name) {
+                    Ok(()) => rolled_back.push(jobs.len() + k),
+                    Err(_) => rollback_failed.push(jobs.len() + k),
+                }
+            }
+            let (ok, bad) = rollback(jobs, &done, durable);
+            rolled_back.extend(ok);
+            rollback_failed.extend(bad);
+            return Err(CommitError {
+                failure,
+                index: jobs.len() + d,
+                rolled_back,
+                rollback_failed,
+            });
+        }
+        aside.push((d, backup));
+    }
+    for (k, b) in &aside {
+        // A leftover (unlink failed) is a temp-named file the stale sweep removes.
+        let _ = removed[*k].dir.unlink(b);
+    }
     drop(guards);
-    // 4. Directory entries made durable.
+    // 5. Directory entries made durable.
     let mut out = Committed::default();
     if durable {
         let mut synced: Vec<&Dir> = Vec::new();
-        for job in jobs {
+        for job in all {
             if synced.iter().any(|d| d.same_as(job.dir)) {
                 continue;
             }
@@ -337,7 +423,7 @@ fn rollback(jobs: &[WriteJob<'_>], done: &[usize], durable: bool) -> (Vec<usize>
     for &j in done.iter().rev() {
         let job = &jobs[j];
         let restored = match &job.original {
-            Some(o) => prepare(job, &[o.bytes], durable).and_then(|mut t| {
+            Some(o) => prepare(job, &[o.bytes], Some(&o.meta), durable).and_then(|mut t| {
                 t.rename_over(job.name, false)
                     .map_err(|e| write_err(job.display, "restore", &e))
             }),

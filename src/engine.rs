@@ -742,6 +742,10 @@ pub fn apply_dry_run(input: &Value, options: Option<&Value>) -> Value {
             Ok(r) => r,
             Err(f) => return fail_value(&f, None),
         };
+        // A dry run of an edit format (it may also move and delete files).
+        if let Some(v) = crate::file_ops::apply_stored(&req.run_id, &opts) {
+            return v;
+        }
         let Some(entry) = dry_run::take(&req.run_id) else {
             return fail_value(
                 &Failure::new(

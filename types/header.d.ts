@@ -286,3 +286,152 @@ export type WriteFileResult =
       expires_in?: number
     }
   | PatchFileFailure
+
+// ---------------------------------------------------------------------------
+// Edit formats: applyEditBlocks, applyPatch, textEditor
+
+/** Options of the edit-format calls: the common options plus `dryRun`. */
+export interface FormatOptions extends PatchFileOptions {
+  /** Plan only: return `diff` and a `run_id` for applyDryRun; nothing is written. */
+  dryRun?: boolean
+  dry_run?: boolean
+}
+
+/** applyEditBlocks input when not a plain string. */
+export type EditBlocksInput = ({ blockContent: string } | { block_content: string } | { text: string }) & {
+  dry_run?: boolean
+  dryRun?: boolean
+}
+
+/** applyPatch input when not a plain string. */
+export type ApplyPatchInput = ({ patch: string } | { input: string } | { text: string }) & {
+  dry_run?: boolean
+  dryRun?: boolean
+}
+
+/** How loosely a hunk's lines had to be compared to be found. */
+export type HunkLevel = 'exact' | 'trailing_whitespace' | 'surrounding_whitespace' | 'unicode_punctuation'
+
+export interface HunkReport {
+  /** 0-based index of the hunk within its file. */
+  index: number
+  /** 1-based line of the original file where the hunk applied. */
+  line_number: number
+  level: HunkLevel
+  /** 1-based line of the hunk in the patch text. */
+  patch_line: number
+}
+
+export interface BlockReport {
+  index: number
+  /** 1-based line of the block in the text (0 for text-editor commands). */
+  line: number
+  /** 1-based line where the block matched. */
+  line_number: number
+  /** applyEditBlocks: the replacement is present in the file as read back after writing. */
+  verified?: boolean
+}
+
+/** One file operation of a successful edit-format call. */
+export interface FormatFileResult {
+  /** The path as written in the text. */
+  path: string
+  /** Absolute path of the file (the source, for a move). */
+  file_path: string
+  action: 'add' | 'update' | 'delete' | 'move' | 'restore'
+  /** Absolute destination of a move. */
+  move_to?: string
+  /** add: whether the file did not exist before. */
+  created?: boolean
+  before_bytes?: number
+  after_bytes?: number
+  sha256_before?: string
+  /** sha256 of the new bytes; null when the file is removed. */
+  sha256: string | null
+  hunks?: HunkReport[]
+  blocks?: BlockReport[]
+  line_number?: number
+  read_back_matches?: boolean
+  diff?: string
+}
+
+export type FormatSuccess = {
+  ok: true
+  format: 'edit_blocks' | 'apply_patch' | 'unified_diff' | 'text_editor'
+  files: FormatFileResult[]
+  /** Total hunks applied (patches). */
+  hunks?: number
+  /** applyEditBlocks: every replacement was found in the file as read back. */
+  verified?: boolean
+  dry_run?: true
+  diff?: string
+  run_id?: string | null
+  expires_in?: number
+  warnings?: string[]
+}
+
+export type FormatFailure = PatchFileFailure & {
+  format?: string
+  /** PATCH_PARSE_ERROR: 1-based line of the problem in the text. */
+  line?: number
+  /** PATCH_PARSE_ERROR: what was expected there. */
+  expected?: string
+  /** Every failing file operation (nothing was written). */
+  failures?: Array<{
+    index: number
+    path: string
+    line?: number
+    file_path?: string
+    code: PatchFileErrorCode
+    message: string
+    match_count?: number
+    match_lines?: number[]
+    hunks?: Array<{ index: number; patch_line: number; code: PatchFileErrorCode; match_count: number; message: string; match_lines?: number[] }>
+    blocks?: Array<{ index: number; line: number; code: PatchFileErrorCode; match_count: number; message: string; match_lines?: number[] }>
+  }>
+  rolled_back?: string[]
+  rollback_failed?: string[]
+}
+
+export type FormatResult = FormatSuccess | FormatFailure
+
+/** A text editor command (Anthropic `str_replace_based_edit_tool` parameters). */
+export type TextEditorCommand = (
+  | { command: 'view'; path: string; view_range?: [number, number]; max_characters?: number }
+  | { command: 'create'; path: string; file_text: string }
+  | { command: 'str_replace'; path: string; old_str: string; new_str?: string }
+  | { command: 'insert'; path: string; insert_line: number; insert_text?: string; new_str?: string }
+  | { command: 'undo_edit'; path: string }
+) & { dry_run?: boolean; dryRun?: boolean }
+
+export type TextEditorResult =
+  | (Partial<FormatFileResult> & {
+      ok: true
+      command: 'create' | 'str_replace' | 'insert' | 'undo_edit'
+      format: 'text_editor'
+      /** Numbered lines around the edit (`cat -n` style). */
+      snippet?: string
+      /** undo_edit: whether the file was removed (the undone edit created it). */
+      removed?: boolean
+      undo_remaining?: number
+      dry_run?: true
+      diff?: string
+      run_id?: string | null
+    })
+  | {
+      ok: true
+      command: 'view'
+      kind: 'file'
+      file_path: string
+      /** Numbered lines (`cat -n` style). */
+      content: string
+      start_line: number
+      end_line: number
+      total_lines: number
+      sha256: string
+      encoding: string
+      line_ending: string
+      truncated?: true
+    }
+  | { ok: true; command: 'view'; kind: 'directory'; file_path: string; entries: string[]; content: string; truncated?: true }
+  | (FormatFailure & { command?: string })

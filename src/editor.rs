@@ -1,0 +1,515 @@
+//! The text editor tool (`str_replace_based_edit_tool` semantics) on the
+//! engine: `view` of a file (numbered lines, optional range) or a directory
+//! (two levels, hidden entries skipped); `create`, `str_replace` and `insert`
+//! go through [`crate::file_ops`] like every other edit (sandbox, exact-once,
+//! atomic write, dry run); `undo_edit` restores the file as it was before the
+//! last edit made through this tool in this process.
+//!
+//! The undo history lives in memory, per real file path, bounded: at most
+//! [`MAX_UNDO_PER_FILE`] edits per file, [`MAX_UNDO_FILES`] files and
+//! [`MAX_UNDO_BYTES`] bytes of saved content in all (oldest dropped first);
+//! an edit of a file larger than [`MAX_UNDO_ENTRY_BYTES`] is not kept, and
+//! it clears that file's older history (undoing past it would lose it). An
+//! undo is refused with `FILE_CHANGED` if the file is no longer exactly what
+//! the edit wrote.
+
+use std::collections::{HashMap, VecDeque};
+use std::ffi::OsStr;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+use serde_json::{json, Value};
+
+use crate::engine::{fail_value, guarded};
+use crate::error::{ErrorCode, Failure};
+use crate::file_ops::{self, options_and_dry_run};
+use crate::formats::text_editor::{self, Command};
+use crate::formats::{Action, FileOp, Format, OpPlan};
+use crate::fsys::{Dir, Kind};
+use crate::request::Options;
+use crate::source::Source;
+use crate::workspace::{Intent, Workspace};
+
+/// Most edits kept per file.
+pub const MAX_UNDO_PER_FILE: usize = 10;
+/// Most files with a history.
+pub const MAX_UNDO_FILES: usize = 512;
+/// Most bytes of saved content in all.
+pub const MAX_UNDO_BYTES: usize = 64 << 20;
+/// Largest saved content of one edit.
+pub const MAX_UNDO_ENTRY_BYTES: usize = 16 << 20;
+/// Most entries a directory view lists.
+pub const MAX_LISTING: usize = 1000;
+
+struct UndoEntry {
+    seq: u64,
+    /// The bytes before the edit (`None`: the file did not exist).
+    before: Option<Vec<u8>>,
+    /// sha256 of what the edit wrote.
+    after_sha256: String,
+}
+
+#[derive(Default)]
+struct History {
+    files: HashMap<PathBuf, VecDeque<UndoEntry>>,
+    bytes: usize,
+    seq: u64,
+}
+
+impl History {
+    fn size(e: &UndoEntry) -> usize {
+        e.before.as_ref().map_or(0, Vec::len)
+    }
+
+    fn record(&mut self, path: PathBuf, before: Option<Vec<u8>>, after_sha256: String) {
+        if before
+            .as_ref()
+            .is_some_and(|b| b.len() > MAX_UNDO_ENTRY_BYTES)
+        {
+            if let Some(q) = self.files.remove(&path) {
+                self.bytes -= q.iter().map(Self::size).sum::<usize>();
+            }
+            return;
+        }
+        self.seq += 1;
+        let e = UndoEntry {
+            seq: self.seq,
+            before,
+            after_sha256,
+        };
+        self.bytes += Self::size(&e);
+        let q = self.files.entry(path).or_default();
+        q.push_back(e);
+        if q.len() > MAX_UNDO_PER_FILE {
+            if let Some(old) = q.pop_front() {
+                self.bytes -= Self::size(&old);
+            }
+        }
+        while self.bytes > MAX_UNDO_BYTES || self.files.len() > MAX_UNDO_FILES {
+            let Some(oldest) = self
+                .files
+                .iter()
+                .filter_map(|(p, q)| q.front().map(|e| (e.seq, p.clone())))
+                .min()
+                .map(|(_, p)| p)
+            else {
+                break;
+            };
+            let q = self.files.get_mut(&oldest).expect("present");
+            if let Some(old) = q.pop_front() {
+                self.bytes -= Self::size(&old);
+            }
+            if q.is_empty() {
+                self.files.remove(&oldest);
+            }
+        }
+    }
+
+    fn last(&self, path: &PathBuf) -> Option<(Option<Vec<u8>>, String)> {
+        self.files
+            .get(path)?
+            .back()
+            .map(|e| (e.before.clone(), e.after_sha256.clone()))
+    }
+
+    fn pop(&mut self, path: &PathBuf) -> usize {
+        let Some(q) = self.files.get_mut(path) else {
+            return 0;
+        };
+        if let Some(e) = q.pop_back() {
+            self.bytes -= Self::size(&e);
+        }
+        let left = q.len();
+        if left == 0 {
+            self.files.remove(path);
+        }
+        left
+    }
+
+    fn depth(&self, path: &PathBuf) -> usize {
+        self.files.get(path).map_or(0, VecDeque::len)
+    }
+}
+
+fn history() -> std::sync::MutexGuard<'static, History> {
+    static H: OnceLock<Mutex<History>> = OnceLock::new();
+    H.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// `textEditor`: runs one text editor command.
+pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {
+    guarded(|| {
+        let (opts, dry_opt) = match options_and_dry_run(options) {
+            Ok(o) => o,
+            Err(f) => return fail_value(&f, None),
+        };
+        let (cmd, dry_in) = match text_editor::parse(input) {
+            Ok(c) => c,
+            Err(f) => return fail_value(&f, None),
+        };
+        let dry = dry_in || dry_opt.unwrap_or(false);
+        let ws = match Workspace::open(&opts.workspace_root) {
+            Ok(w) => w,
+            Err(f) => return fail_value(&f, None),
+        };
+        let mut v = match &cmd {
+            Command::View {
+                path,
+                range,
+                max_chars,
+            } => view(&ws, path, *range, *max_chars, &opts),
+            Command::Undo { path } => undo(&ws, path, &opts, dry),
+            _ => edit(&ws, &cmd, &opts, dry),
+        };
+        v["command"] = json!(cmd.name());
+        v
+    })
+}
+
+fn edit(ws: &Workspace, cmd: &Command, opts: &Options, dry: bool) -> Value {
+    let plan = cmd.plan().expect("a writing command");
+    let done = match file_ops::execute(ws, &plan, opts, dry, !dry) {
+        Ok(d) => d,
+        Err(v) => return v,
+    };
+    if !dry {
+        let mut h = history();
+        for c in done.changed {
+            if let Some(sha) = c.after_sha256 {
+                h.record(c.abs_path, c.before, sha);
+            }
+        }
+    }
+    let mut v = flatten(done.value);
+    if !dry {
+        if let (Some(path), Some(line)) = (v["file_path"].as_str(), v["line_number"].as_u64()) {
+            let lines = line as usize;
+            let count = match cmd {
+                Command::Insert { text, .. } => text.lines().count().max(1),
+                Command::StrReplace { new, .. } => new.lines().count().max(1),
+                _ => 1,
+            };
+            if let Some(s) = snippet(ws, path, lines, count, opts) {
+                v["snippet"] = json!(s);
+            }
+        }
+    }
+    v
+}
+
+/// The one file's result as the top-level object (`files[0]` merged up).
+fn flatten(v: Value) -> Value {
+    let mut out = v.clone();
+    if let Some(f) = v["files"].get(0).and_then(Value::as_object) {
+        for (k, val) in f {
+            out[k.as_str()] = val.clone();
+        }
+    }
+    if let Some(m) = out.as_object_mut() {
+        m.remove("files");
+    }
+    out
+}
+
+/// `cat -n` style numbered lines.
+fn numbered(text: &str, first: usize) -> String {
+    let mut s = String::new();
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        let l = l.strip_suffix('\n').unwrap_or(l);
+        let l = l.strip_suffix('\r').unwrap_or(l);
+        s.push_str(&format!("{:>6}\t{l}\n", first + i));
+    }
+    s
+}
+
+/// Lines around an edit (4 before, 4 after), numbered.
+fn snippet(
+    ws: &Workspace,
+    path: &str,
+    line: usize,
+    count: usize,
+    opts: &Options,
+) -> Option<String> {
+    let res = ws.resolve(path, Intent::Existing).ok()?;
+    let (file, m) = res.dir.open_file(&res.name).ok()?;
+    if m.size > opts.max_file_bytes {
+        return None;
+    }
+    let src = Source::read(file, m.size, path).ok()?;
+    let text = String::from_utf8_lossy(src.text());
+    let start = line.saturating_sub(4).max(1);
+    let end = line + count + 3;
+    let body: String = text
+        .split_inclusive('\n')
+        .skip(start - 1)
+        .take(end + 1 - start)
+        .collect();
+    Some(numbered(&body, start))
+}
+
+fn view(
+    ws: &Workspace,
+    path: &str,
+    range: Option<(usize, Option<usize>)>,
+    max_chars: Option<usize>,
+    opts: &Options,
+) -> Value {
+    let res = match ws.resolve(path, Intent::Existing) {
+        Ok(r) => r,
+        Err(f)
+            if f.code == ErrorCode::TARGET_IS_DIRECTORY
+                || (f.code == ErrorCode::INVALID_INPUT && path_names_dir(path)) =>
+        {
+            if range.is_some() {
+                return fail_value(
+                    &Failure::invalid("`view_range` applies to files; this path is a directory"),
+                    None,
+                );
+            }
+            return list_dir(ws, path);
+        }
+        Err(f) => return fail_value(&f, Some(&ws.root().join(path).to_string_lossy())),
+    };
+    let abs = res.abs_path.to_string_lossy().into_owned();
+    let (file, m) = match res.dir.open_file(&res.name) {
+        Ok(x) => x,
+        Err(e) => {
+            return fail_value(
+                &Failure::new(
+                    ErrorCode::FILE_READ_ERROR,
+                    format!("cannot open `{path}`: {e}"),
+                ),
+                Some(&abs),
+            )
+        }
+    };
+    if m.size > opts.max_file_bytes {
+        let f = Failure::new(
+            ErrorCode::FILE_TOO_LARGE,
+            format!(
+                "`{path}` is {} bytes, over the limit of {} bytes (options.maxFileBytes)",
+                m.size, opts.max_file_bytes
+            ),
+        );
+        return fail_value(&f, Some(&abs));
+    }
+    let src = match Source::read(file, m.size, path) {
+        Ok(s) => s,
+        Err(f) => return fail_value(&f, Some(&abs)),
+    };
+    let text = String::from_utf8_lossy(src.text());
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let total = lines.len();
+    let (start, end) = match range {
+        None => (1, total),
+        Some((s, e)) => {
+            if s > total.max(1) {
+                return fail_value(
+                    &Failure::invalid(format!(
+                        "`view_range` starts at line {s}, but the file has {total} lines"
+                    )),
+                    Some(&abs),
+                );
+            }
+            (s, e.unwrap_or(total).min(total))
+        }
+    };
+    let body: String = lines
+        .iter()
+        .skip(start - 1)
+        .take((end + 1).saturating_sub(start))
+        .copied()
+        .collect();
+    let mut content = numbered(&body, start);
+    let mut truncated = false;
+    if let Some(max) = max_chars {
+        if content.chars().count() > max {
+            content = content.chars().take(max).collect();
+            truncated = true;
+        }
+    }
+    let mut v = json!({
+        "ok": true,
+        "kind": "file",
+        "file_path": abs,
+        "content": content,
+        "start_line": start,
+        "end_line": end,
+        "total_lines": total,
+        "sha256": src.sha256(),
+        "encoding": src.encoding().name(),
+        "line_ending": src.line_ending().name(),
+    });
+    if truncated {
+        v["truncated"] = json!(true);
+    }
+    v
+}
+
+fn path_names_dir(path: &str) -> bool {
+    path.ends_with('/') || path.ends_with('\\') || path == "." || path.ends_with("/.")
+}
+
+/// A directory's handle, through the sandbox: a name that does not exist
+/// inside it is resolved for planning, which yields the directory itself.
+fn open_dir(ws: &Workspace, path: &str) -> Result<(Dir, PathBuf), Failure> {
+    let mut rnd = [0u8; 8];
+    let _ = getrandom::fill(&mut rnd);
+    let probe: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
+    let base = path.trim_end_matches(['/', '\\']);
+    let p = if base.is_empty() || base == "." {
+        format!(".pft-view-{probe}")
+    } else {
+        format!("{base}/.pft-view-{probe}")
+    };
+    let r = ws.resolve(&p, Intent::Plan { create_dirs: false })?;
+    let abs = r
+        .abs_path
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_else(|| ws.root().to_path_buf());
+    Ok((r.dir, abs))
+}
+
+fn list_dir(ws: &Workspace, path: &str) -> Value {
+    let (dir, abs) = match open_dir(ws, path) {
+        Ok(d) => d,
+        Err(f) => return fail_value(&f, Some(&ws.root().join(path).to_string_lossy())),
+    };
+    let mut entries: Vec<String> = Vec::new();
+    let mut truncated = false;
+    walk(&dir, "", 1, &mut entries, &mut truncated);
+    let mut content = String::new();
+    for e in &entries {
+        content.push_str(e);
+        content.push('\n');
+    }
+    let mut v = json!({
+        "ok": true,
+        "kind": "directory",
+        "file_path": abs.to_string_lossy(),
+        "entries": entries,
+        "content": content,
+    });
+    if truncated {
+        v["truncated"] = json!(true);
+    }
+    v
+}
+
+/// Lists `dir` (then one level below), hidden names skipped, sorted.
+fn walk(dir: &Dir, prefix: &str, depth: usize, out: &mut Vec<String>, truncated: &mut bool) {
+    let Ok(mut names) = dir.entries() else { return };
+    names.sort();
+    for n in names {
+        let Some(s) = n.to_str() else { continue };
+        if s.starts_with('.') {
+            continue;
+        }
+        if out.len() >= MAX_LISTING {
+            *truncated = true;
+            return;
+        }
+        let is_dir = matches!(dir.stat(OsStr::new(s)), Ok(Some(m)) if m.kind == Kind::Dir);
+        let rel = format!("{prefix}{s}");
+        out.push(if is_dir {
+            format!("{rel}/")
+        } else {
+            rel.clone()
+        });
+        if is_dir && depth < 2 {
+            if let Ok(sub) = dir.open_dir(OsStr::new(s)) {
+                walk(&sub, &format!("{rel}/"), depth + 1, out, truncated);
+            }
+        }
+    }
+}
+
+fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Value {
+    let res = match ws.resolve(path, Intent::Plan { create_dirs: true }) {
+        Ok(r) => r,
+        Err(f) => return fail_value(&f, Some(&ws.root().join(path).to_string_lossy())),
+    };
+    let key = res.abs_path.clone();
+    let abs = key.to_string_lossy().into_owned();
+    let Some((before, after)) = history().last(&key) else {
+        return fail_value(
+            &Failure::invalid(format!(
+                "there is no edit of `{path}` to undo: undo_edit restores edits made with create, str_replace or insert \
+                 through this tool in this process (the last {MAX_UNDO_PER_FILE} per file)"
+            )),
+            Some(&abs),
+        );
+    };
+    let created = before.is_none();
+    let plan = OpPlan {
+        format: Format::TextEditor,
+        ops: vec![FileOp {
+            path: res.rel_path.clone(),
+            line: 0,
+            action: Action::Restore {
+                raw: before,
+                expect_sha256: Some(after),
+            },
+        }],
+    };
+    let done = match file_ops::execute(ws, &plan, opts, dry, false) {
+        Ok(d) => d,
+        Err(v) => return v,
+    };
+    let mut v = flatten(done.value);
+    v["file_path"] = json!(abs);
+    v["removed"] = json!(created);
+    if !dry {
+        let left = history().pop(&key);
+        v["undo_remaining"] = json!(left);
+    } else {
+        v["undo_remaining"] = json!(history().depth(&key));
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_is_bounded_per_file_and_in_bytes() {
+        let mut h = History::default();
+        let p = PathBuf::from("/x/a");
+        for i in 0..(MAX_UNDO_PER_FILE + 5) {
+            h.record(p.clone(), Some(vec![i as u8; 10]), format!("{i}"));
+        }
+        assert_eq!(h.depth(&p), MAX_UNDO_PER_FILE);
+        assert_eq!(h.bytes, 10 * MAX_UNDO_PER_FILE);
+        assert_eq!(h.last(&p).unwrap().1, format!("{}", MAX_UNDO_PER_FILE + 4));
+        // A too-large edit clears the file's history.
+        h.record(
+            p.clone(),
+            Some(vec![0; MAX_UNDO_ENTRY_BYTES + 1]),
+            "big".into(),
+        );
+        assert_eq!(h.depth(&p), 0);
+        assert_eq!(h.bytes, 0);
+        // The byte budget evicts the oldest entries first, across files.
+        let big = MAX_UNDO_ENTRY_BYTES;
+        for i in 0..5 {
+            h.record(
+                PathBuf::from(format!("/f{i}")),
+                Some(vec![0; big]),
+                "s".into(),
+            );
+        }
+        assert!(h.bytes <= MAX_UNDO_BYTES);
+        assert_eq!(h.depth(&PathBuf::from("/f0")), 0, "oldest evicted");
+        assert_eq!(h.depth(&PathBuf::from("/f4")), 1);
+        assert_eq!(h.pop(&PathBuf::from("/f4")), 0);
+    }
+
+    #[test]
+    fn numbering_matches_cat_n() {
+        assert_eq!(numbered("a\r\nb", 9), "     9\ta\n    10\tb\n");
+    }
+}

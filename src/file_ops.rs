@@ -1,0 +1,1487 @@
+//! Applies an edit-format plan ([`OpPlan`]): files created, changed, moved
+//! and deleted, all in one transaction (every file or none), with the same
+//! sandbox, encodings, exact-once matching, dry run and `run_id` as every
+//! other write. Every format's parser produces the plan; this module is the
+//! one place that applies it.
+//!
+//! The flow: resolve every path (new files with `Intent::Plan`, so nothing
+//! is created yet), refuse one file named twice, lock, read, compute each
+//! file's new text in memory (exact-once blocks through [`crate::plan`],
+//! hunks through [`crate::hunks`]), and report every failing operation if
+//! any fails. Only then are missing parent directories created and the
+//! writes and removals committed together by [`crate::commit`]: a failure
+//! there restores the files already replaced and renames back the ones
+//! already removed. A dry run keeps the planned bytes (and removals) for
+//! `applyDryRun` instead.
+//!
+//! Entry points: [`apply_edit_blocks`] (`applyEditBlocks`) and
+//! [`apply_patch`] (`applyPatch`, Codex envelope or unified diff); the text
+//! editor ([`crate::editor`]) calls [`execute`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use crate::commit::{self, DeleteJob, Extra, Original, WriteJob};
+use crate::diff;
+use crate::dry_run;
+use crate::engine::{fail_value, guarded};
+use crate::error::{ErrorCode, Failure};
+use crate::formats::{
+    self, adapt_line_endings, Action, Base, Block, Changes, FileOp, OpPlan, ParseError,
+};
+use crate::fsys::Meta;
+use crate::hunks::{self, HunkFailure, HunkReport};
+use crate::locks::FileLock;
+use crate::plan::{self, EditFailure, TextKind};
+use crate::request::{self, Count, Edit, Options};
+use crate::source::{self, Encoding, LineEnding, Source};
+use crate::workspace::{Intent, Resolved, Workspace};
+
+// ---------------------------------------------------------------------------
+// Entry points
+
+fn cwd() -> std::io::Result<PathBuf> {
+    std::env::current_dir()
+}
+
+const DRY_KEYS: [&str; 2] = ["dry_run", "dryRun"];
+
+/// Splits `dry_run` off the options (the shared options refuse unknown keys).
+pub fn options_and_dry_run(options: Option<&Value>) -> Result<(Options, Option<bool>), Failure> {
+    let mut dry = None;
+    let rest = match options {
+        Some(Value::Object(m)) if DRY_KEYS.iter().any(|k| m.contains_key(*k)) => {
+            let mut m = m.clone();
+            for k in DRY_KEYS {
+                match m.remove(k) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Bool(b)) => {
+                        if dry.is_some_and(|d| d != b) {
+                            return Err(Failure::invalid(
+                                "options: `dry_run` and `dryRun` differ; send one",
+                            ));
+                        }
+                        dry = Some(b);
+                    }
+                    Some(_) => {
+                        return Err(Failure::invalid(format!(
+                            "options: `{k}` must be a boolean"
+                        )))
+                    }
+                }
+            }
+            Some(Value::Object(m))
+        }
+        other => other.cloned(),
+    };
+    Ok((request::options(rest.as_ref(), cwd)?, dry))
+}
+
+/// Reads the text argument: a string, or an object with the text under one
+/// of `keys` and an optional `dry_run`.
+fn text_input<'a>(
+    input: &'a Value,
+    keys: &[&str],
+    what: &str,
+) -> Result<(&'a str, Option<bool>), Failure> {
+    match input {
+        Value::String(s) => Ok((s, None)),
+        Value::Object(m) => {
+            let mut text: Option<&str> = None;
+            let mut dry = None;
+            for (k, v) in m {
+                if keys.contains(&k.as_str()) {
+                    let Value::String(s) = v else {
+                        return Err(Failure::invalid(format!("input: `{k}` must be a string")));
+                    };
+                    if text.is_some_and(|t| t != s) {
+                        return Err(Failure::invalid(format!(
+                            "input: give the {what} once (`{}`)",
+                            keys.join("` or `")
+                        )));
+                    }
+                    text = Some(s);
+                } else if DRY_KEYS.contains(&k.as_str()) {
+                    match v {
+                        Value::Bool(b) => dry = Some(*b),
+                        Value::Null => {}
+                        _ => {
+                            return Err(Failure::invalid(format!("input: `{k}` must be a boolean")))
+                        }
+                    }
+                } else {
+                    return Err(Failure::invalid(format!(
+                        "input: unknown field `{k}`; expected `{}` and optionally `dry_run`",
+                        keys[0]
+                    )));
+                }
+            }
+            let text = text.ok_or_else(|| {
+                Failure::invalid(format!("input: `{}` (the {what}) is required", keys[0]))
+            })?;
+            Ok((text, dry))
+        }
+        _ => Err(Failure::invalid(format!(
+            "input must be the {what} as a string, or {{ {}: string }}",
+            keys[0]
+        ))),
+    }
+}
+
+fn pick_dry(a: Option<bool>, b: Option<bool>) -> Result<bool, Failure> {
+    match (a, b) {
+        (Some(x), Some(y)) if x != y => Err(Failure::invalid(
+            "`dry_run` is given in both input and options with different values",
+        )),
+        (x, y) => Ok(x.or(y).unwrap_or(false)),
+    }
+}
+
+/// A parse failure as a result object.
+pub fn parse_failure(e: &ParseError, format: &str) -> Value {
+    let mut v = fail_value(&e.failure(), None);
+    v["format"] = json!(format);
+    v["line"] = json!(e.line);
+    v["expected"] = json!(e.expected);
+    v
+}
+
+fn run_text(
+    input: &Value,
+    options: Option<&Value>,
+    keys: &[&str],
+    what: &str,
+    guess: &str,
+    parse: fn(&str) -> Result<OpPlan, ParseError>,
+) -> Value {
+    let (opts, dry_opt) = match options_and_dry_run(options) {
+        Ok(o) => o,
+        Err(f) => return fail_value(&f, None),
+    };
+    let (text, dry_in) = match text_input(input, keys, what) {
+        Ok(t) => t,
+        Err(f) => return fail_value(&f, None),
+    };
+    let dry = match pick_dry(dry_in, dry_opt) {
+        Ok(d) => d,
+        Err(f) => return fail_value(&f, None),
+    };
+    let plan = match parse(text) {
+        Ok(p) => p,
+        Err(e) => return parse_failure(&e, guess),
+    };
+    let ws = match Workspace::open(&opts.workspace_root) {
+        Ok(w) => w,
+        Err(f) => return fail_value(&f, None),
+    };
+    match execute(&ws, &plan, &opts, dry, false) {
+        Ok(done) => done.value,
+        Err(v) => v,
+    }
+}
+
+/// `applyEditBlocks`: applies SEARCH/REPLACE blocks (see
+/// [`formats::edit_block`]).
+pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
+    guarded(|| {
+        run_text(
+            input,
+            options,
+            &["blockContent", "block_content", "text"],
+            "SEARCH/REPLACE block text",
+            "edit_blocks",
+            formats::edit_block::parse,
+        )
+    })
+}
+
+/// `applyPatch`: applies a Codex `*** Begin Patch` envelope or a unified
+/// diff (see [`formats::apply_patch`]).
+pub fn apply_patch(input: &Value, options: Option<&Value>) -> Value {
+    guarded(|| {
+        run_text(
+            input,
+            options,
+            &["patch", "input", "text"],
+            "patch text",
+            "apply_patch",
+            formats::apply_patch::parse,
+        )
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Execution
+
+/// A file the plan touches.
+struct Slot {
+    /// The path as written, for messages.
+    display: String,
+    /// Where it resolved. A file that does not exist was resolved with
+    /// `Intent::Plan` (nothing created) and is resolved again before writing.
+    res: Resolved,
+    /// The file as read, when it exists.
+    cur: Option<(Source, Meta)>,
+}
+
+impl Slot {
+    fn abs(&self) -> String {
+        self.res.abs_path.to_string_lossy().into_owned()
+    }
+}
+
+/// One exact-once block's outcome.
+#[derive(Debug, Clone)]
+struct BlockReport {
+    index: usize,
+    line: usize,
+    line_number: usize,
+    /// The replacement as written into the file (line endings adapted).
+    replacement: String,
+}
+
+/// What an operation will do, once planned.
+struct Planned {
+    op: usize,
+    kind: &'static str,
+    /// Slot read (and, for a delete or a move, removed).
+    src: Option<usize>,
+    /// Slot written.
+    dst: Option<usize>,
+    /// Whether `src` is removed.
+    remove_src: bool,
+    /// New text (UTF-8, or raw bytes for a byte-level file) and its encoding.
+    new_text: Option<Vec<u8>>,
+    new_bytes: Option<Vec<u8>>,
+    hunks: Vec<HunkReport>,
+    blocks: Vec<BlockReport>,
+    line_number: Option<usize>,
+}
+
+/// A successful run: its result and, per file changed, what it held before
+/// (for undo; only kept when asked).
+pub struct Done {
+    pub value: Value,
+    pub changed: Vec<Changed>,
+}
+
+/// One file changed by a run.
+pub struct Changed {
+    pub abs_path: PathBuf,
+    pub rel_path: String,
+    /// The bytes before (`None`: the file did not exist). Only with `keep_before`.
+    pub before: Option<Vec<u8>>,
+    /// sha256 after (`None`: the file was removed).
+    pub after_sha256: Option<String>,
+}
+
+/// A failing operation.
+struct OpFailure {
+    op: usize,
+    failure: Failure,
+    file_path: Option<String>,
+    details: Map<String, Value>,
+}
+
+impl OpFailure {
+    fn new(op: usize, failure: Failure, file_path: Option<String>) -> Box<OpFailure> {
+        Box::new(OpFailure {
+            op,
+            failure,
+            file_path,
+            details: Map::new(),
+        })
+    }
+}
+
+fn lexical(root: &Path, p: &str) -> String {
+    root.join(p).to_string_lossy().into_owned()
+}
+
+/// Reads the existing file of a resolved slot.
+fn read(res: &Resolved, opts: &Options, display: &str) -> Result<(Source, Meta), Failure> {
+    let too_large = |size: u64| {
+        Failure::new(
+            ErrorCode::FILE_TOO_LARGE,
+            format!(
+                "`{display}` is {size} bytes, over the limit of {} bytes (options.maxFileBytes); it was not read",
+                opts.max_file_bytes
+            ),
+        )
+    };
+    if let Some(m) = &res.meta {
+        if m.size > opts.max_file_bytes {
+            return Err(too_large(m.size));
+        }
+    }
+    let (file, meta) = res.dir.open_file(&res.name).map_err(|e| {
+        Failure::new(
+            ErrorCode::FILE_READ_ERROR,
+            format!("cannot open `{display}`: {e}; check the path and retry"),
+        )
+    })?;
+    if meta.size > opts.max_file_bytes {
+        return Err(too_large(meta.size));
+    }
+    Ok((Source::read(file, meta.size, display)?, meta))
+}
+
+/// Runs `plan`. `keep_before`: report each changed file's previous bytes.
+pub fn execute(
+    ws: &Workspace,
+    plan: &OpPlan,
+    opts: &Options,
+    dry_run: bool,
+    keep_before: bool,
+) -> Result<Done, Value> {
+    let ops = &plan.ops;
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut failures: Vec<Box<OpFailure>> = Vec::new();
+    // (src, dst) slots per op; `None` where resolution failed.
+    let mut refs: Vec<Option<(Option<usize>, Option<usize>)>> = Vec::with_capacity(ops.len());
+    let mut by_path: HashMap<PathBuf, (usize, usize)> = HashMap::new(); // abs -> (op, slot)
+    let mut by_inode: HashMap<(u64, u64), (usize, usize)> = HashMap::new();
+
+    // 1. Resolve (nothing is created).
+    for (i, op) in ops.iter().enumerate() {
+        let plan_intent = Intent::Plan { create_dirs: true };
+        let (src_path, src_intent, dst_path): (Option<&str>, Intent, Option<&str>) =
+            match &op.action {
+                Action::Write {
+                    base: Base::Existing,
+                    move_to,
+                    ..
+                } => (Some(&op.path), Intent::Existing, move_to.as_deref()),
+                Action::Write {
+                    base: Base::New { .. },
+                    ..
+                } => (None, Intent::Existing, Some(&op.path)),
+                Action::Delete { .. } => (Some(&op.path), Intent::Existing, None),
+                Action::Restore { .. } => (Some(&op.path), plan_intent, None),
+            };
+        // Err(Ok(f)): this operation fails; Err(Err(v)): the whole call is refused.
+        let mut resolve = |p: &str,
+                           intent: Intent|
+         -> Result<usize, Result<Box<OpFailure>, Value>> {
+            let res = ws
+                .resolve(p, intent)
+                .map_err(|f| Ok(OpFailure::new(i, f, Some(lexical(ws.root(), p)))))?;
+            let abs = res.abs_path.clone();
+            let inode = res.meta.filter(|m| m.ino != 0).map(|m| (m.dev, m.ino));
+            let clash = by_path
+                .get(&abs)
+                .or_else(|| inode.and_then(|k| by_inode.get(&k)))
+                .copied();
+            if let Some((j, s)) = clash {
+                if j == i {
+                    return Ok(s);
+                }
+                let other = &ops[j];
+                let f = Failure::invalid(format!(
+                    "`{p}`{} and `{}`{} name the same file `{}`; put every change to one file in one operation; \
+                     nothing was written",
+                    at_line(op.line),
+                    other.path,
+                    at_line(other.line),
+                    abs.display()
+                ));
+                let mut v = fail_value(&f, Some(&abs.to_string_lossy()));
+                v["format"] = json!(plan.format.name());
+                return Err(Err(v));
+            }
+            slots.push(Slot {
+                display: p.to_string(),
+                res,
+                cur: None,
+            });
+            let s = slots.len() - 1;
+            by_path.insert(abs, (i, s));
+            if let Some(k) = inode {
+                by_inode.insert(k, (i, s));
+            }
+            Ok(s)
+        };
+        let src = match src_path.map(|p| resolve(p, src_intent)).transpose() {
+            Ok(s) => s,
+            Err(Ok(f)) => {
+                failures.push(f);
+                refs.push(None);
+                continue;
+            }
+            Err(Err(v)) => return Err(v),
+        };
+        let dst = match dst_path.map(|p| resolve(p, plan_intent)).transpose() {
+            Ok(d) => d,
+            Err(Ok(f)) => {
+                failures.push(f);
+                refs.push(None);
+                continue;
+            }
+            Err(Err(v)) => return Err(v),
+        };
+        let dst = match (&op.action, src, dst) {
+            // A move onto itself is an update; an update writes its source.
+            (
+                Action::Write {
+                    base: Base::Existing,
+                    ..
+                },
+                Some(s),
+                None,
+            ) => Some(s),
+            (Action::Restore { .. }, Some(s), None) => Some(s),
+            (_, _, d) => d,
+        };
+        let src = if matches!(op.action, Action::Restore { .. }) {
+            None
+        } else {
+            src
+        };
+        refs.push(Some((src, dst)));
+    }
+
+    // 2. Lock and read.
+    let paths: Vec<&Path> = slots.iter().map(|s| s.res.abs_path.as_path()).collect();
+    let _locks = FileLock::acquire_all(&paths);
+    let mut read_failed: HashMap<usize, Failure> = HashMap::new();
+    for (k, s) in slots.iter_mut().enumerate() {
+        if s.res.meta.is_some() {
+            match read(&s.res, opts, &s.display) {
+                Ok(c) => s.cur = Some(c),
+                Err(f) => {
+                    read_failed.insert(k, f);
+                }
+            }
+        }
+    }
+
+    // 3. Plan every operation in memory.
+    let mut planned: Vec<Planned> = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        let Some((src, dst)) = refs[i] else { continue };
+        if let Some((k, f)) = [src, dst]
+            .into_iter()
+            .flatten()
+            .find_map(|k| read_failed.get(&k).map(|f| (k, f)))
+        {
+            failures.push(OpFailure::new(i, f.clone(), Some(slots[k].abs())));
+            continue;
+        }
+        match plan_op(i, op, src, dst, &slots) {
+            Ok(p) => planned.push(p),
+            Err(f) => failures.push(f),
+        }
+    }
+    if !failures.is_empty() {
+        return Err(failure_value(plan, &failures));
+    }
+
+    // 4. A dry run keeps the plan; otherwise commit.
+    if dry_run {
+        return Ok(Done {
+            value: dry_run_value(ws, plan, &planned, &slots, opts),
+            changed: Vec::new(),
+        });
+    }
+    let mut writes: Vec<(usize, Vec<u8>, Option<usize>)> = Vec::new();
+    let mut removes: Vec<usize> = Vec::new();
+    for p in &planned {
+        if let (Some(d), Some(b)) = (p.dst, &p.new_bytes) {
+            writes.push((d, b.clone(), p.src.filter(|_| p.remove_src)));
+        }
+        if p.remove_src {
+            removes.extend(p.src);
+        }
+        if p.kind == "restore" && p.new_bytes.is_none() {
+            removes.extend(p.dst.filter(|&d| slots[d].cur.is_some()));
+        }
+    }
+    let changed = record_changes(&slots, &writes, &removes, keep_before);
+    let committed = commit_slots(ws, &mut slots, &writes, &removes, opts)?;
+    let mut v = success_value(plan, &planned, &slots, ops);
+    if !committed.warnings.is_empty() {
+        v["warnings"] = json!(committed.warnings);
+    }
+    Ok(Done { value: v, changed })
+}
+
+fn at_line(line: usize) -> String {
+    if line > 0 {
+        format!(" (line {line})")
+    } else {
+        String::new()
+    }
+}
+
+fn record_changes(
+    slots: &[Slot],
+    writes: &[(usize, Vec<u8>, Option<usize>)],
+    removes: &[usize],
+    keep: bool,
+) -> Vec<Changed> {
+    let before = |k: usize| {
+        if keep {
+            slots[k].cur.as_ref().map(|(s, _)| s.raw().to_vec())
+        } else {
+            None
+        }
+    };
+    let mut out: Vec<Changed> = writes
+        .iter()
+        .map(|(d, b, _)| Changed {
+            abs_path: slots[*d].res.abs_path.clone(),
+            rel_path: slots[*d].res.rel_path.clone(),
+            before: before(*d),
+            after_sha256: Some(source::sha256_hex([b.as_slice()])),
+        })
+        .collect();
+    out.extend(removes.iter().map(|&k| Changed {
+        abs_path: slots[k].res.abs_path.clone(),
+        rel_path: slots[k].res.rel_path.clone(),
+        before: before(k),
+        after_sha256: None,
+    }));
+    out
+}
+
+/// Creates missing parent directories of new files, then writes and
+/// removes everything in one commit.
+fn commit_slots(
+    ws: &Workspace,
+    slots: &mut [Slot],
+    writes: &[(usize, Vec<u8>, Option<usize>)],
+    removes: &[usize],
+    opts: &Options,
+) -> Result<commit::Committed, Value> {
+    for &(d, _, _) in writes {
+        if slots[d].cur.is_none() {
+            let s = &mut slots[d];
+            let res = ws
+                .resolve(&s.res.rel_path, Intent::Create { create_dirs: true })
+                .map_err(|f| fail_value(&f, Some(&s.abs())))?;
+            if res.meta.is_some() {
+                let f = Failure::new(
+                    ErrorCode::FILE_CHANGED,
+                    format!(
+                        "`{}` was created by another process meanwhile; nothing was written. Retry",
+                        s.display
+                    ),
+                );
+                return Err(fail_value(&f, Some(&s.abs())));
+            }
+            s.res = res;
+        }
+    }
+    let slots: &[Slot] = slots;
+    let jobs: Vec<WriteJob<'_>> = writes
+        .iter()
+        .map(|(d, bytes, _)| {
+            let s = &slots[*d];
+            WriteJob {
+                dir: &s.res.dir,
+                name: &s.res.name,
+                display: &s.display,
+                content: vec![bytes.as_slice()],
+                original: s.cur.as_ref().map(|(src, m)| Original {
+                    meta: *m,
+                    bytes: src.raw(),
+                }),
+            }
+        })
+        .collect();
+    let perms: Vec<Option<Meta>> = writes
+        .iter()
+        .map(|(_, _, from)| from.and_then(|k| slots[k].cur.as_ref().map(|(_, m)| *m)))
+        .collect();
+    let deletes: Vec<DeleteJob<'_>> = removes
+        .iter()
+        .map(|&k| {
+            let s = &slots[k];
+            let (src, m) = s.cur.as_ref().expect("a removed file was read");
+            DeleteJob {
+                dir: &s.res.dir,
+                name: &s.res.name,
+                display: &s.display,
+                original: Original {
+                    meta: *m,
+                    bytes: src.raw(),
+                },
+            }
+        })
+        .collect();
+    let names: Vec<String> = writes
+        .iter()
+        .map(|(d, _, _)| slots[*d].abs())
+        .chain(removes.iter().map(|&k| slots[k].abs()))
+        .collect();
+    commit::commit_extra(
+        &jobs,
+        &Extra {
+            deletes: &deletes,
+            perms_from: &perms,
+        },
+        opts.durable,
+    )
+    .map_err(|e| {
+        let mut msg = e.failure.message.clone();
+        if !e.rollback_failed.is_empty() {
+            msg.push_str(&format!(
+                "; WARNING: {} file(s) could not be restored: {}",
+                e.rollback_failed.len(),
+                e.rollback_failed
+                    .iter()
+                    .map(|&i| names[i].as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        } else if !e.rolled_back.is_empty() {
+            msg.push_str(&format!(
+                "; the {} file(s) already changed were restored",
+                e.rolled_back.len()
+            ));
+        }
+        let f = Failure::new(e.failure.code, msg);
+        let mut v = fail_value(&f, names.get(e.index).map(String::as_str));
+        v["rolled_back"] = json!(e
+            .rolled_back
+            .iter()
+            .map(|&i| names[i].clone())
+            .collect::<Vec<_>>());
+        v["rollback_failed"] = json!(e
+            .rollback_failed
+            .iter()
+            .map(|&i| names[i].clone())
+            .collect::<Vec<_>>());
+        v
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Planning one operation
+
+fn plan_op(
+    i: usize,
+    op: &FileOp,
+    src: Option<usize>,
+    dst: Option<usize>,
+    slots: &[Slot],
+) -> Result<Planned, Box<OpFailure>> {
+    let cur = |k: Option<usize>| k.and_then(|k| slots[k].cur.as_ref());
+    let abs = |k: Option<usize>| k.map(|k| slots[k].abs());
+    let mut p = Planned {
+        op: i,
+        kind: "update",
+        src,
+        dst,
+        remove_src: false,
+        new_text: None,
+        new_bytes: None,
+        hunks: Vec::new(),
+        blocks: Vec::new(),
+        line_number: None,
+    };
+    match &op.action {
+        Action::Delete { verify } => {
+            let (s, _) = cur(src).expect("an existing file was read");
+            if let Some(hunks) = verify {
+                match hunks::apply(s.text(), hunks, s.encoding() == Encoding::Bytes) {
+                    Ok(a) if a.text.is_empty() => p.hunks = a.hunks,
+                    Ok(_) => {
+                        return Err(OpFailure::new(
+                            i,
+                            Failure::new(
+                                ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                                format!(
+                                    "`{}` holds more than the lines the diff deletes, so it was not deleted; reread it \
+                                     and regenerate the diff",
+                                    op.path
+                                ),
+                            ),
+                            abs(src),
+                        ))
+                    }
+                    Err(fs) => return Err(hunk_failure(i, op, fs, abs(src))),
+                }
+            }
+            p.kind = "delete";
+            p.remove_src = true;
+        }
+        Action::Restore { raw, expect_sha256 } => {
+            let now = cur(dst).map(|(s, _)| s.sha256());
+            if now != *expect_sha256 {
+                return Err(OpFailure::new(
+                    i,
+                    Failure::new(
+                        ErrorCode::FILE_CHANGED,
+                        format!(
+                            "`{}` changed after the edit being undone (or was {}), so it was not restored; nothing was \
+                             written",
+                            op.path,
+                            if now.is_some() { "recreated" } else { "removed" }
+                        ),
+                    ),
+                    abs(dst),
+                ));
+            }
+            p.kind = "restore";
+            p.new_bytes = raw.clone();
+            p.new_text = raw.clone();
+        }
+        Action::Write {
+            base,
+            changes,
+            move_to,
+        } => {
+            let (base_text, enc, eol): (&[u8], Encoding, LineEnding) = match base {
+                Base::Existing => {
+                    let (s, _) = cur(src).expect("an existing file was read");
+                    (s.text(), s.encoding(), s.line_ending())
+                }
+                Base::New { text, replace } => {
+                    let existing = cur(dst);
+                    if existing.is_some() && !replace {
+                        return Err(OpFailure::new(
+                            i,
+                            Failure::invalid(format!(
+                                "`{}` already exists, and this operation only creates new files; edit it with the \
+                                 exact text to replace instead",
+                                op.path
+                            )),
+                            abs(dst),
+                        ));
+                    }
+                    // A replaced file keeps its encoding (a byte-level one becomes UTF-8).
+                    let enc = match existing {
+                        Some((s, _)) if s.encoding() != Encoding::Bytes => s.encoding(),
+                        _ => Encoding::Utf8,
+                    };
+                    p.kind = "add";
+                    (text.as_bytes(), enc, source::line_ending(text.as_bytes()))
+                }
+            };
+            let bytes_mode = enc == Encoding::Bytes;
+            let new_text: Vec<u8> = match changes {
+                Changes::None => base_text.to_vec(),
+                Changes::Hunks(h) => match hunks::apply(base_text, h, bytes_mode) {
+                    Ok(a) => {
+                        p.hunks = a.hunks;
+                        a.text
+                    }
+                    Err(fs) => return Err(hunk_failure(i, op, fs, abs(src.or(dst)))),
+                },
+                Changes::Blocks(blocks) => {
+                    let kind = if bytes_mode {
+                        TextKind::Bytes
+                    } else {
+                        TextKind::Utf8
+                    };
+                    match apply_blocks(base_text, blocks, kind, eol) {
+                        Ok((t, reports)) => {
+                            p.line_number = reports.first().map(|r| r.line_number);
+                            p.blocks = reports;
+                            t
+                        }
+                        Err(fs) => return Err(block_failure(i, op, blocks, fs, abs(src.or(dst)))),
+                    }
+                }
+                Changes::Insert { after_line, text } => {
+                    match apply_insert(base_text, *after_line, text, eol, bytes_mode) {
+                        Ok(t) => {
+                            p.line_number = Some(after_line + 1);
+                            t
+                        }
+                        Err(f) => return Err(OpFailure::new(i, f, abs(src))),
+                    }
+                }
+            };
+            // A caller's BOM is not doubled in a file that has one.
+            let body: &[u8] = if !enc.bom().is_empty() && matches!(base, Base::New { .. }) {
+                new_text
+                    .strip_prefix("\u{FEFF}".as_bytes())
+                    .unwrap_or(&new_text)
+            } else {
+                &new_text
+            };
+            p.new_bytes = Some(source::encode_with(enc, &[body]).to_vec());
+            p.new_text = Some(body.to_vec());
+            if move_to.is_some() && dst != src {
+                p.kind = "move";
+                p.remove_src = true;
+            }
+        }
+    }
+    Ok(p)
+}
+
+/// Applies exact-once blocks in order. A block whose replacement is empty
+/// and whose match covers whole lines also removes the line break after
+/// them, so deleted lines do not leave blank ones.
+fn apply_blocks(
+    text: &[u8],
+    blocks: &[Block],
+    kind: TextKind,
+    eol: LineEnding,
+) -> Result<(Vec<u8>, Vec<BlockReport>), Vec<EditFailure>> {
+    let mut cur = text.to_vec();
+    let mut reports = Vec::new();
+    let mut failures = Vec::new();
+    for (bi, b) in blocks.iter().enumerate() {
+        let edit = Edit {
+            search: adapt_line_endings(&b.search, eol).into_owned(),
+            replace: adapt_line_endings(&b.replace, eol).into_owned(),
+            count: Count::One,
+        };
+        match plan::plan(&cur, std::slice::from_ref(&edit), kind) {
+            Ok(p) => {
+                let r = p.edits[0];
+                let mut next = p.pieces(std::slice::from_ref(&edit)).concat();
+                let at = r.offset;
+                if edit.replace.is_empty() && (at == 0 || next[at - 1] == b'\n') {
+                    if next[at..].starts_with(b"\r\n") {
+                        next.drain(at..at + 2);
+                    } else if next[at..].starts_with(b"\n") {
+                        next.remove(at);
+                    }
+                }
+                reports.push(BlockReport {
+                    index: bi,
+                    line: b.line,
+                    line_number: r.line_number,
+                    replacement: edit.replace,
+                });
+                cur = next;
+            }
+            Err(mut f) => {
+                for e in &mut f {
+                    e.index = bi;
+                }
+                failures.extend(f);
+            }
+        }
+    }
+    if failures.is_empty() {
+        Ok((cur, reports))
+    } else {
+        Err(failures)
+    }
+}
+
+/// Inserts `ins` after 1-based line `after` (0: at the top), as whole lines.
+fn apply_insert(
+    text: &[u8],
+    after: usize,
+    ins: &str,
+    eol: LineEnding,
+    bytes_mode: bool,
+) -> Result<Vec<u8>, Failure> {
+    if bytes_mode && !ins.is_ascii() {
+        return Err(Failure::new(
+            ErrorCode::UNSUPPORTED_ENCODING,
+            "the file is not valid UTF-8, so only ASCII text can be inserted at byte level",
+        ));
+    }
+    let total =
+        source::count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
+    if after > total {
+        return Err(Failure::invalid(format!(
+            "`insert_line` {after} is past the end of the file, which has {total} line{}; use 0 to {total}",
+            if total == 1 { "" } else { "s" }
+        )));
+    }
+    let nl: &str = if eol == LineEnding::Crlf {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let ins = adapt_line_endings(ins, eol);
+    let at = if after == 0 {
+        0
+    } else {
+        memchr::memchr_iter(b'\n', text)
+            .nth(after - 1)
+            .map(|i| i + 1)
+            .unwrap_or(text.len())
+    };
+    let mut out = Vec::with_capacity(text.len() + ins.len() + 2);
+    if at == text.len() && !text.is_empty() && !text.ends_with(b"\n") {
+        // After a last line without a break: the file keeps ending without one.
+        out.extend_from_slice(text);
+        out.extend_from_slice(nl.as_bytes());
+        out.extend_from_slice(ins.strip_suffix(nl).unwrap_or(&ins).as_bytes());
+        return Ok(out);
+    }
+    out.extend_from_slice(&text[..at]);
+    out.extend_from_slice(ins.as_bytes());
+    if !ins.ends_with('\n') {
+        out.extend_from_slice(nl.as_bytes());
+    }
+    out.extend_from_slice(&text[at..]);
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------
+// Results
+
+fn hunk_failure(
+    i: usize,
+    op: &FileOp,
+    fs: Vec<HunkFailure>,
+    file_path: Option<String>,
+) -> Box<OpFailure> {
+    let first = &fs[0];
+    let mut message = format!("`{}`: {}", op.path, first.message);
+    if fs.len() > 1 {
+        message.push_str(&format!(
+            " ({} hunks of this file failed; see `hunks`)",
+            fs.len()
+        ));
+    }
+    let mut f = OpFailure::new(
+        i,
+        Failure {
+            code: first.code,
+            message,
+            match_count: Some(first.match_count),
+        },
+        file_path,
+    );
+    if !first.match_lines.is_empty() {
+        f.details
+            .insert("match_lines".into(), json!(first.match_lines));
+    }
+    f.details.insert(
+        "hunks".into(),
+        Value::Array(
+            fs.iter()
+                .map(|h| {
+                    let mut v = json!({"index": h.index, "patch_line": h.patch_line, "code": h.code.as_str(),
+                        "match_count": h.match_count, "message": h.message});
+                    if !h.match_lines.is_empty() {
+                        v["match_lines"] = json!(h.match_lines);
+                    }
+                    v
+                })
+                .collect(),
+        ),
+    );
+    f
+}
+
+fn block_failure(
+    i: usize,
+    op: &FileOp,
+    blocks: &[Block],
+    fs: Vec<EditFailure>,
+    file_path: Option<String>,
+) -> Box<OpFailure> {
+    let describe = |e: &EditFailure| {
+        let b = &blocks[e.index];
+        let which = if b.line > 0 {
+            format!("block {} (line {})", e.index + 1, b.line)
+        } else {
+            "old_str".to_string()
+        };
+        // The planner's own message speaks of `search_block`; say which block.
+        let what = match e.code {
+            ErrorCode::SEARCH_BLOCK_NOT_FOUND => {
+                "its SEARCH text was not found; reread the file and copy the exact current text (whitespace, \
+                 indentation and line breaks must match)"
+                    .to_string()
+            }
+            ErrorCode::SEARCH_BLOCK_AMBIGUOUS => format!(
+                "its SEARCH text occurs {} times (lines {}); include neighbouring lines to make it unique",
+                e.match_count,
+                e.match_lines.iter().take(10).map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
+            ),
+            _ => e.message.clone(),
+        };
+        format!("`{}`: {which}: {what}", op.path)
+    };
+    let first = &fs[0];
+    let mut message = describe(first);
+    if fs.len() > 1 {
+        message.push_str(&format!(
+            " ({} blocks of this file failed; see `blocks`)",
+            fs.len()
+        ));
+    }
+    let mut f = OpFailure::new(
+        i,
+        Failure {
+            code: first.code,
+            message,
+            match_count: Some(first.match_count),
+        },
+        file_path,
+    );
+    if !first.match_lines.is_empty() {
+        f.details
+            .insert("match_lines".into(), json!(first.match_lines));
+    }
+    if let Some(d) = &first.diagnosis {
+        d.write_json(&mut f.details);
+    }
+    f.details.insert(
+        "blocks".into(),
+        Value::Array(
+            fs.iter()
+                .map(|e| {
+                    let mut v = json!({"index": e.index, "line": blocks[e.index].line, "code": e.code.as_str(),
+                        "match_count": e.match_count, "message": describe(e)});
+                    if !e.match_lines.is_empty() {
+                        v["match_lines"] = json!(e.match_lines);
+                    }
+                    v
+                })
+                .collect(),
+        ),
+    );
+    f
+}
+
+fn failure_value(plan: &OpPlan, failures: &[Box<OpFailure>]) -> Value {
+    let n = plan.ops.len();
+    let first = &failures[0];
+    let message = if n == 1 {
+        format!(
+            "{}; nothing was written",
+            first
+                .failure
+                .message
+                .trim_end_matches("; nothing was written")
+        )
+    } else if failures.len() == 1 {
+        format!(
+            "{}; nothing was written (all {n} file operations apply together or not at all)",
+            first
+                .failure
+                .message
+                .trim_end_matches("; nothing was written")
+        )
+    } else {
+        format!(
+            "{} of {n} file operations failed, so nothing was written (all-or-nothing). First: {}",
+            failures.len(),
+            first.failure.message
+        )
+    };
+    let mut v = fail_value(
+        &Failure {
+            code: first.failure.code,
+            message,
+            match_count: first.failure.match_count,
+        },
+        first.file_path.as_deref(),
+    );
+    let m = v.as_object_mut().expect("object");
+    m.insert("format".into(), json!(plan.format.name()));
+    for (k, val) in &first.details {
+        if k != "hunks" && k != "blocks" {
+            m.insert(k.clone(), val.clone());
+        }
+    }
+    m.insert(
+        "failures".into(),
+        Value::Array(
+            failures
+                .iter()
+                .map(|f| {
+                    let op = &plan.ops[f.op];
+                    let mut o = Map::new();
+                    o.insert("index".into(), json!(f.op));
+                    o.insert("path".into(), json!(op.path));
+                    if op.line > 0 {
+                        o.insert("line".into(), json!(op.line));
+                    }
+                    if let Some(p) = &f.file_path {
+                        o.insert("file_path".into(), json!(p));
+                    }
+                    o.insert("code".into(), json!(f.failure.code.as_str()));
+                    o.insert("message".into(), json!(f.failure.message));
+                    if let Some(c) = f.failure.match_count {
+                        o.insert("match_count".into(), json!(c));
+                    }
+                    for (k, val) in &f.details {
+                        o.insert(k.clone(), val.clone());
+                    }
+                    Value::Object(o)
+                })
+                .collect(),
+        ),
+    );
+    v
+}
+
+fn hunks_json(h: &[HunkReport]) -> Value {
+    Value::Array(
+        h.iter()
+            .map(|r| json!({"index": r.index, "line_number": r.line_number, "level": r.level.name(), "patch_line": r.patch_line}))
+            .collect(),
+    )
+}
+
+/// The per-operation part of a result.
+fn op_value(p: &Planned, op: &FileOp, slots: &[Slot]) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("path".into(), json!(op.path));
+    let main = if p.kind == "move" {
+        p.src
+    } else {
+        p.dst.or(p.src)
+    };
+    if let Some(k) = main {
+        m.insert("file_path".into(), json!(slots[k].abs()));
+    }
+    m.insert("action".into(), json!(p.kind));
+    if p.kind == "move" {
+        if let Some(d) = p.dst {
+            m.insert("move_to".into(), json!(slots[d].abs()));
+        }
+    }
+    if p.kind == "add" {
+        m.insert(
+            "created".into(),
+            json!(p.dst.is_some_and(|d| slots[d].cur.is_none())),
+        );
+    }
+    let before = main.and_then(|k| slots[k].cur.as_ref()).map(|(s, _)| s);
+    let before = if p.kind == "add" || p.kind == "restore" {
+        p.dst.and_then(|d| slots[d].cur.as_ref()).map(|(s, _)| s)
+    } else {
+        before
+    };
+    if let Some(s) = before {
+        m.insert("before_bytes".into(), json!(s.raw().len()));
+        m.insert("sha256_before".into(), json!(s.sha256()));
+    }
+    match &p.new_bytes {
+        Some(b) => {
+            m.insert("after_bytes".into(), json!(b.len()));
+            m.insert("sha256".into(), json!(source::sha256_hex([b.as_slice()])));
+        }
+        None => {
+            m.insert("sha256".into(), Value::Null);
+        }
+    }
+    if !p.hunks.is_empty() {
+        m.insert("hunks".into(), hunks_json(&p.hunks));
+    }
+    if !p.blocks.is_empty() {
+        m.insert(
+            "blocks".into(),
+            Value::Array(
+                p.blocks
+                    .iter()
+                    .map(
+                        |b| json!({"index": b.index, "line": b.line, "line_number": b.line_number}),
+                    )
+                    .collect(),
+            ),
+        );
+    }
+    if let Some(l) = p.line_number {
+        m.insert("line_number".into(), json!(l));
+    }
+    m
+}
+
+fn success_value(plan: &OpPlan, planned: &[Planned], slots: &[Slot], ops: &[FileOp]) -> Value {
+    let mut files: Vec<Value> = planned
+        .iter()
+        .map(|p| Value::Object(op_value(p, &ops[p.op], slots)))
+        .collect();
+    let mut v = json!({ "ok": true, "format": plan.format.name() });
+    if plan.format == formats::Format::EditBlocks {
+        let all = verify_blocks(planned, slots, &mut files);
+        v["verified"] = json!(all);
+        if !all {
+            v["message"] = json!(
+                "the edit was written, but a replacement is not present in the file as read back (a later block changed \
+                 it, or another process wrote the file meanwhile); see `files[].blocks[].verified`"
+            );
+        }
+    }
+    let hunk_total: usize = planned.iter().map(|p| p.hunks.len()).sum();
+    if hunk_total > 0 {
+        v["hunks"] = json!(hunk_total);
+    }
+    v["files"] = Value::Array(files);
+    v
+}
+
+/// Reads each edited file back and checks every block's replacement is in
+/// it. Marks each block `verified`; returns whether all are.
+fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bool {
+    let mut all = true;
+    for (p, f) in planned.iter().zip(files.iter_mut()) {
+        if p.blocks.is_empty() {
+            continue;
+        }
+        let Some(d) = p.dst else { continue };
+        let s = &slots[d];
+        let back = s
+            .res
+            .dir
+            .open_file(&s.res.name)
+            .ok()
+            .and_then(|(file, m)| Source::read(file, m.size, &s.display).ok());
+        let written = p.new_bytes.as_deref();
+        if let Some(b) = &back {
+            f["read_back_matches"] = json!(Some(b.raw()) == written);
+        }
+        let Some(arr) = f.get_mut("blocks").and_then(Value::as_array_mut) else {
+            continue;
+        };
+        for (r, out) in p.blocks.iter().zip(arr.iter_mut()) {
+            let ok = back.as_ref().is_some_and(|b| {
+                r.replacement.is_empty()
+                    || memchr::memmem::find(b.text(), r.replacement.as_bytes()).is_some()
+            });
+            all &= ok;
+            out["verified"] = json!(ok);
+        }
+    }
+    all
+}
+
+// ---------------------------------------------------------------------------
+// Dry run
+
+/// A file written by a stored dry run.
+struct PlannedWrite {
+    rel_path: String,
+    sha256_before: Option<String>,
+    bytes: Vec<u8>,
+    /// Index into `deletes` of the moved file whose mode a new file takes.
+    perms_from: Option<usize>,
+}
+
+/// A file removed by a stored dry run.
+struct PlannedDelete {
+    rel_path: String,
+    sha256_before: String,
+}
+
+/// A stored dry run of a plan.
+struct Stored {
+    root: PathBuf,
+    writes: Vec<PlannedWrite>,
+    deletes: Vec<PlannedDelete>,
+}
+
+/// The preview diff of one file: bytes on disk for UTF-8 and byte-level
+/// files (a BOM stays part of the first line), decoded text for UTF-16.
+fn preview(
+    rel: &str,
+    old: Option<&Source>,
+    new_text: Option<&[u8]>,
+    new_bytes: Option<&[u8]>,
+) -> String {
+    match old {
+        Some(s) if s.encoding().is_utf16() => diff::unified(rel, Some(s.text()), new_text),
+        Some(s) => diff::unified(rel, Some(s.raw()), new_bytes),
+        None => diff::unified(rel, None, new_bytes),
+    }
+}
+
+fn dry_run_value(
+    ws: &Workspace,
+    plan: &OpPlan,
+    planned: &[Planned],
+    slots: &[Slot],
+    opts: &Options,
+) -> Value {
+    let mut stored = Stored {
+        root: ws.root().to_path_buf(),
+        writes: Vec::new(),
+        deletes: Vec::new(),
+    };
+    let mut files = Vec::new();
+    let mut all_diff = String::new();
+    for p in planned {
+        let op = &plan.ops[p.op];
+        let mut m = op_value(p, op, slots);
+        let old = |k: Option<usize>| k.and_then(|k| slots[k].cur.as_ref()).map(|(s, _)| s);
+        let d = match p.kind {
+            "delete" => preview(
+                &slots[p.src.expect("delete has a source")].res.rel_path,
+                old(p.src),
+                None,
+                None,
+            ),
+            "move" => {
+                let (s, d) = (p.src.expect("move source"), p.dst.expect("move target"));
+                let (from, to) = (&slots[s].res.rel_path, &slots[d].res.rel_path);
+                let body = preview(
+                    to,
+                    old(p.src),
+                    p.new_text.as_deref(),
+                    p.new_bytes.as_deref(),
+                );
+                let mut out = format!("diff --git a/{from} b/{to}\n");
+                if body.is_empty() {
+                    out.push_str("similarity index 100%\n");
+                }
+                out.push_str(&format!("rename from {from}\nrename to {to}\n"));
+                if let Some(rest) = body.strip_prefix(&format!("--- a/{to}\n")) {
+                    out.push_str(&format!("--- a/{from}\n{rest}"));
+                }
+                out
+            }
+            _ => {
+                let k = p.dst.expect("a write has a target");
+                preview(
+                    &slots[k].res.rel_path,
+                    old(p.dst),
+                    p.new_text.as_deref(),
+                    p.new_bytes.as_deref(),
+                )
+            }
+        };
+        all_diff.push_str(&d);
+        m.insert("diff".into(), json!(d));
+        files.push(Value::Object(m));
+        let mut del_index = None;
+        let removed = if p.remove_src {
+            p.src
+        } else if p.kind == "restore" && p.new_bytes.is_none() {
+            p.dst.filter(|&d| slots[d].cur.is_some())
+        } else {
+            None
+        };
+        if let Some(k) = removed {
+            let (s, _) = slots[k].cur.as_ref().expect("a removed file was read");
+            stored.deletes.push(PlannedDelete {
+                rel_path: slots[k].res.rel_path.clone(),
+                sha256_before: s.sha256(),
+            });
+            del_index = Some(stored.deletes.len() - 1);
+        }
+        if let (Some(d), Some(b)) = (p.dst, &p.new_bytes) {
+            stored.writes.push(PlannedWrite {
+                rel_path: slots[d].res.rel_path.clone(),
+                sha256_before: slots[d].cur.as_ref().map(|(s, _)| s.sha256()),
+                bytes: b.clone(),
+                perms_from: if p.kind == "move" { del_index } else { None },
+            });
+        }
+    }
+    let weight = stored
+        .writes
+        .iter()
+        .map(|w| w.bytes.len() + w.rel_path.len() + 64)
+        .sum::<usize>()
+        + stored
+            .deletes
+            .iter()
+            .map(|d| d.rel_path.len() + 64)
+            .sum::<usize>();
+    let mut v =
+        json!({ "ok": true, "format": plan.format.name(), "dry_run": true, "diff": all_diff });
+    match dry_run::store_other(stored, weight, Duration::from_secs(opts.dry_run_ttl_secs)) {
+        Some(id) => {
+            v["run_id"] = json!(id);
+            v["expires_in"] = json!(opts.dry_run_ttl_secs);
+        }
+        None => {
+            v["run_id"] = Value::Null;
+            v["expires_in"] = json!(0);
+            v["message"] = json!(format!(
+                "the planned content is larger than the dry-run cache ({} bytes), so it was not kept for applyDryRun; \
+                 to apply, repeat the call without dry_run",
+                dry_run::MAX_BYTES
+            ));
+        }
+    }
+    let hunk_total: usize = planned.iter().map(|p| p.hunks.len()).sum();
+    if hunk_total > 0 {
+        v["hunks"] = json!(hunk_total);
+    }
+    v["files"] = Value::Array(files);
+    v
+}
+
+/// Applies a dry run stored by this module, if `run_id` names one: `None`
+/// lets the caller look for other kinds of dry run.
+pub fn apply_stored(run_id: &str, opts: &Options) -> Option<Value> {
+    let stored = dry_run::take_other::<Stored>(run_id)?;
+    Some(guarded(|| match apply_stored_entry(&stored, opts) {
+        Ok(mut v) => {
+            v["run_id"] = json!(run_id);
+            v
+        }
+        Err(v) => v,
+    }))
+}
+
+fn apply_stored_entry(st: &Stored, opts: &Options) -> Result<Value, Value> {
+    let ws = Workspace::open(&st.root).map_err(|f| fail_value(&f, None))?;
+    let mut slots: Vec<Slot> = Vec::new();
+    let resolve = |rel: &str, intent: Intent| {
+        ws.resolve(rel, intent)
+            .map(|res| Slot {
+                display: rel.to_string(),
+                res,
+                cur: None,
+            })
+            .map_err(|f| fail_value(&f, Some(&lexical(ws.root(), rel))))
+    };
+    for w in &st.writes {
+        slots.push(resolve(&w.rel_path, Intent::Plan { create_dirs: true })?);
+    }
+    for d in &st.deletes {
+        slots.push(resolve(&d.rel_path, Intent::Existing)?);
+    }
+    let paths: Vec<&Path> = slots.iter().map(|s| s.res.abs_path.as_path()).collect();
+    let _locks = FileLock::acquire_all(&paths);
+    let expected: Vec<Option<&String>> = st
+        .writes
+        .iter()
+        .map(|w| w.sha256_before.as_ref())
+        .chain(st.deletes.iter().map(|d| Some(&d.sha256_before)))
+        .collect();
+    for (s, want) in slots.iter_mut().zip(&expected) {
+        if s.res.meta.is_some() {
+            s.cur =
+                Some(read(&s.res, opts, &s.display).map_err(|f| fail_value(&f, Some(&s.abs())))?);
+        }
+        let now = s.cur.as_ref().map(|(src, _)| src.sha256());
+        if now.as_ref() != *want {
+            let f = Failure::new(
+                ErrorCode::FILE_CHANGED,
+                format!("`{}` changed after the dry run; nothing was written. Reread it and make a new dry run", s.display),
+            );
+            let mut v = fail_value(&f, Some(&s.abs()));
+            if let Some(sha) = now {
+                v["sha256"] = json!(sha);
+            }
+            return Err(v);
+        }
+    }
+    let nw = st.writes.len();
+    let writes: Vec<(usize, Vec<u8>, Option<usize>)> = st
+        .writes
+        .iter()
+        .enumerate()
+        .map(|(k, w)| (k, w.bytes.clone(), w.perms_from.map(|d| nw + d)))
+        .collect();
+    let removes: Vec<usize> = (nw..nw + st.deletes.len()).collect();
+    let committed = commit_slots(&ws, &mut slots, &writes, &removes, opts)?;
+    let mut files: Vec<Value> = st
+        .writes
+        .iter()
+        .zip(&slots)
+        .map(|(w, s)| json!({"file_path": s.abs(), "after_bytes": w.bytes.len(), "sha256": source::sha256_hex([w.bytes.as_slice()]), "sha256_before": w.sha256_before}))
+        .collect();
+    files.extend(slots[nw..].iter().zip(&st.deletes).map(
+        |(s, d)| json!({"file_path": s.abs(), "deleted": true, "sha256_before": d.sha256_before}),
+    ));
+    let mut v = json!({ "ok": true, "files": files });
+    if !committed.warnings.is_empty() {
+        v["warnings"] = json!(committed.warnings);
+    }
+    Ok(v)
+}

@@ -1,0 +1,327 @@
+//! Edit formats: parsers that turn the text an agent emits into one
+//! [`OpPlan`], the same plan whatever the format. Parsers do no I/O and know
+//! nothing about files; [`crate::transaction`] applies a plan with the same
+//! guarantees as every other write (sandbox, encodings, exact-once, one
+//! atomic multi-file commit, dry run).
+//!
+//! - [`edit_block`]: SEARCH/REPLACE blocks (aider, desktop-commander).
+//! - [`apply_patch`]: the Codex `*** Begin Patch` envelope, and the entry that
+//!   also accepts a unified diff.
+//! - [`unified_diff`]: `git diff` / `diff -u` output.
+//! - [`text_editor`]: the `str_replace_based_edit_tool` command object.
+//!
+//! Malformed input becomes a [`ParseError`]: `PATCH_PARSE_ERROR` with the
+//! 1-based line of the problem and what was expected there.
+
+pub mod apply_patch;
+pub mod edit_block;
+pub mod text_editor;
+pub mod unified_diff;
+
+use crate::error::{ErrorCode, Failure};
+
+/// Which format a plan came from (reported in results).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    EditBlocks,
+    ApplyPatch,
+    UnifiedDiff,
+    TextEditor,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::EditBlocks => "edit_blocks",
+            Format::ApplyPatch => "apply_patch",
+            Format::UnifiedDiff => "unified_diff",
+            Format::TextEditor => "text_editor",
+        }
+    }
+}
+
+/// Every file operation of one text, applied together or not at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpPlan {
+    pub format: Format,
+    pub ops: Vec<FileOp>,
+}
+
+/// One operation on one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileOp {
+    /// The path as written in the text (relative to the workspace root, or
+    /// absolute inside it).
+    pub path: String,
+    /// 1-based line of the text where the operation is declared (0 when the
+    /// input was not a text, e.g. a text-editor command).
+    pub line: usize,
+    pub action: Action,
+}
+
+/// What happens to the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// The file's new text is `base` with `changes` applied; with `move_to`
+    /// the result is written there and the original removed.
+    Write {
+        base: Base,
+        changes: Changes,
+        move_to: Option<String>,
+    },
+    /// Remove the file. With `verify`, the hunks (all removals) must consume
+    /// the whole current text first (a unified diff's deletion names the
+    /// content it expects).
+    Delete { verify: Option<Vec<Hunk>> },
+    /// Put back exact bytes (`None`: remove the file), provided the file still
+    /// has `expect_sha256` (`None`: it must not exist). Used by undo.
+    Restore {
+        raw: Option<Vec<u8>>,
+        expect_sha256: Option<String>,
+    },
+}
+
+/// What the changes start from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Base {
+    /// The file's current text; the file must exist.
+    Existing,
+    /// A new text. With `replace` an existing file is replaced (Codex
+    /// `Add File`); without it the file must not exist.
+    New { text: String, replace: bool },
+}
+
+/// How the text changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Changes {
+    None,
+    /// Exact-once replacements, applied in order.
+    Blocks(Vec<Block>),
+    /// Line-based hunks, in file order, located with tolerance levels.
+    Hunks(Vec<Hunk>),
+    /// Insert `text` after 1-based line `after_line` (0: at the top).
+    Insert {
+        after_line: usize,
+        text: String,
+    },
+}
+
+/// One exact-once replacement (a SEARCH/REPLACE block, a `str_replace`).
+/// Both texts are as written by the caller; their line breaks follow the
+/// file's when the file uses CRLF throughout (see [`adapt_line_endings`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    pub search: String,
+    pub replace: String,
+    /// 1-based line of the block in the text (0 for commands).
+    pub line: usize,
+}
+
+/// A hunk line's role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Context,
+    Remove,
+    Add,
+}
+
+/// One line of a hunk, without its line break.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HunkLine {
+    pub kind: LineKind,
+    pub text: String,
+    /// The line ended with CRLF in the patch.
+    pub cr: bool,
+    /// Followed by `\ No newline at end of file` (unified diff).
+    pub no_eol: bool,
+}
+
+/// How a hunk's added lines end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HunkStyle {
+    /// Codex: every added line ends with a line break.
+    Codex,
+    /// Unified diff: except the one marked `\ No newline at end of file`.
+    Unified,
+}
+
+/// A line-based change: context and removed lines locate it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hunk {
+    /// `@@ context` lines (Codex), located one after another before the body.
+    pub anchors: Vec<String>,
+    pub lines: Vec<HunkLine>,
+    /// The body must end at the end of the file (`*** End of File`, or a
+    /// removed/context line without a final newline).
+    pub at_eof: bool,
+    /// 1-based first old line from a unified `@@ -l,n` header: only a hint,
+    /// except for a hunk without old lines, which it places.
+    pub old_start: Option<usize>,
+    /// 1-based line of the hunk header in the patch.
+    pub line: usize,
+    pub style: HunkStyle,
+}
+
+impl Hunk {
+    /// The old side (context and removed lines), in order.
+    pub fn old_lines(&self) -> impl Iterator<Item = &HunkLine> {
+        self.lines.iter().filter(|l| l.kind != LineKind::Add)
+    }
+}
+
+/// Malformed edit-format text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line of the problem.
+    pub line: usize,
+    /// What was expected there.
+    pub expected: String,
+    /// The full message for the agent.
+    pub message: String,
+}
+
+impl ParseError {
+    /// `expected` at `line`, where `found` was seen.
+    pub fn new(line: usize, expected: impl Into<String>, found: &str) -> ParseError {
+        let expected = expected.into();
+        let shown: String = found.chars().take(80).collect();
+        let found = if found.is_empty() {
+            "an empty line".to_string()
+        } else if shown.len() < found.len() {
+            format!("`{shown}…`")
+        } else {
+            format!("`{shown}`")
+        };
+        ParseError {
+            line,
+            message: format!(
+                "line {line}: expected {expected}, found {found}; nothing was written"
+            ),
+            expected,
+        }
+    }
+
+    /// A problem that is not about one unexpected line.
+    pub fn other(
+        line: usize,
+        expected: impl Into<String>,
+        message: impl Into<String>,
+    ) -> ParseError {
+        ParseError {
+            line,
+            expected: expected.into(),
+            message: format!("line {line}: {}; nothing was written", message.into()),
+        }
+    }
+
+    pub fn failure(&self) -> Failure {
+        Failure::new(ErrorCode::PATCH_PARSE_ERROR, self.message.clone())
+    }
+}
+
+/// One line of a text: 1-based number, content without its line break, and
+/// whether it ended with CRLF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextLine<'a> {
+    pub no: usize,
+    pub text: &'a str,
+    pub cr: bool,
+}
+
+/// Splits a text into lines (a final line break does not start another line).
+pub fn text_lines(text: &str) -> Vec<TextLine<'_>> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    let mut no = 0;
+    while !rest.is_empty() {
+        no += 1;
+        let (line, next) = match rest.find('\n') {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        let (line, cr) = match line.strip_suffix('\r') {
+            Some(l) => (l, true),
+            None => (line, false),
+        };
+        out.push(TextLine { no, text: line, cr });
+        rest = next;
+    }
+    out
+}
+
+/// The caller's text with its line breaks made to follow the file's: in a
+/// file that uses CRLF throughout, LF-only breaks become CRLF; in a file that
+/// uses LF throughout, CRLF breaks become LF. Texts with mixed breaks, and
+/// files with mixed or no line breaks, are used as written. Matching stays
+/// exact: this only decides which bytes a line break of the edit stands for.
+pub fn adapt_line_endings(
+    text: &str,
+    file: crate::source::LineEnding,
+) -> std::borrow::Cow<'_, str> {
+    use crate::source::{line_ending, LineEnding};
+    use std::borrow::Cow;
+    match (file, line_ending(text.as_bytes())) {
+        (LineEnding::Crlf, LineEnding::Lf) => Cow::Owned(text.replace('\n', "\r\n")),
+        (LineEnding::Lf, LineEnding::Crlf) => Cow::Owned(text.replace("\r\n", "\n")),
+        _ => Cow::Borrowed(text),
+    }
+}
+
+/// Text of lines joined with `\n` (each line's own CR kept when it had one).
+pub fn join_lines(lines: &[TextLine<'_>], trailing_newline: bool) -> String {
+    let mut s = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        s.push_str(l.text);
+        if i + 1 < lines.len() || trailing_newline {
+            if l.cr {
+                s.push('\r');
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::LineEnding;
+
+    #[test]
+    fn splits_lines() {
+        let l = text_lines("a\r\nb\n\nc");
+        assert_eq!(
+            l.iter().map(|l| (l.no, l.text, l.cr)).collect::<Vec<_>>(),
+            vec![
+                (1, "a", true),
+                (2, "b", false),
+                (3, "", false),
+                (4, "c", false)
+            ]
+        );
+        assert!(text_lines("").is_empty());
+        assert_eq!(text_lines("x\n").len(), 1);
+    }
+
+    #[test]
+    fn adapts_line_endings_only_for_uniform_files() {
+        assert_eq!(adapt_line_endings("a\nb", LineEnding::Crlf), "a\r\nb");
+        assert_eq!(adapt_line_endings("a\r\nb", LineEnding::Lf), "a\nb");
+        assert_eq!(
+            adapt_line_endings("a\nb\r\nc", LineEnding::Crlf),
+            "a\nb\r\nc"
+        );
+        assert_eq!(adapt_line_endings("a\nb", LineEnding::Mixed), "a\nb");
+        assert_eq!(adapt_line_endings("ab", LineEnding::Crlf), "ab");
+    }
+
+    #[test]
+    fn parse_error_message_names_line_and_expectation() {
+        let e = ParseError::new(3, "`=======`", ">>>>>>> REPLACE");
+        assert_eq!(e.line, 3);
+        assert!(e
+            .message
+            .starts_with("line 3: expected `=======`, found `>>>>>>> REPLACE`"));
+        assert_eq!(e.failure().code, ErrorCode::PATCH_PARSE_ERROR);
+    }
+}

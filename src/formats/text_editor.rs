@@ -1,0 +1,368 @@
+//! The command object of Anthropic's text editor tool
+//! (`str_replace_based_edit_tool`): `view`, `create`, `str_replace`, `insert`,
+//! `undo_edit`, with its parameter names (`path`, `file_text`, `old_str`,
+//! `new_str`, `insert_line`, `insert_text`, `view_range`).
+//!
+//! This module only validates and types the command; [`crate::editor`] runs
+//! it. `null` fields count as absent (some clients send every parameter);
+//! unknown fields are refused.
+
+use serde_json::{Map, Value};
+
+use super::{Action, Base, Block, Changes, FileOp, Format, OpPlan};
+use crate::error::Failure;
+
+/// A validated command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Show a file (optionally lines `start..=end`, 1-based; `end: None` = to
+    /// the end) or list a directory.
+    View {
+        path: String,
+        range: Option<(usize, Option<usize>)>,
+        max_chars: Option<usize>,
+    },
+    /// Create a new file (it must not exist).
+    Create { path: String, text: String },
+    /// Replace the one occurrence of `old` with `new`.
+    StrReplace {
+        path: String,
+        old: String,
+        new: String,
+    },
+    /// Insert `text` after line `after_line` (0: at the top).
+    Insert {
+        path: String,
+        after_line: usize,
+        text: String,
+    },
+    /// Undo the last edit made to `path` through this tool in this process.
+    Undo { path: String },
+}
+
+impl Command {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::View { .. } => "view",
+            Command::Create { .. } => "create",
+            Command::StrReplace { .. } => "str_replace",
+            Command::Insert { .. } => "insert",
+            Command::Undo { .. } => "undo_edit",
+        }
+    }
+
+    pub fn path(&self) -> &str {
+        match self {
+            Command::View { path, .. }
+            | Command::Create { path, .. }
+            | Command::StrReplace { path, .. }
+            | Command::Insert { path, .. }
+            | Command::Undo { path } => path,
+        }
+    }
+
+    /// The edit plan of a writing command (`None` for view and undo).
+    pub fn plan(&self) -> Option<OpPlan> {
+        let (path, action) = match self {
+            Command::Create { path, text } => (
+                path,
+                Action::Write {
+                    base: Base::New {
+                        text: text.clone(),
+                        replace: false,
+                    },
+                    changes: Changes::None,
+                    move_to: None,
+                },
+            ),
+            Command::StrReplace { path, old, new } => (
+                path,
+                Action::Write {
+                    base: Base::Existing,
+                    changes: Changes::Blocks(vec![Block {
+                        search: old.clone(),
+                        replace: new.clone(),
+                        line: 0,
+                    }]),
+                    move_to: None,
+                },
+            ),
+            Command::Insert {
+                path,
+                after_line,
+                text,
+            } => (
+                path,
+                Action::Write {
+                    base: Base::Existing,
+                    changes: Changes::Insert {
+                        after_line: *after_line,
+                        text: text.clone(),
+                    },
+                    move_to: None,
+                },
+            ),
+            Command::View { .. } | Command::Undo { .. } => return None,
+        };
+        Some(OpPlan {
+            format: Format::TextEditor,
+            ops: vec![FileOp {
+                path: path.clone(),
+                line: 0,
+                action,
+            }],
+        })
+    }
+}
+
+const COMMANDS: &str = "`view`, `create`, `str_replace`, `insert` or `undo_edit`";
+
+/// Fields read so far, so that leftovers can be refused.
+struct Obj<'a> {
+    m: &'a Map<String, Value>,
+    used: Vec<&'a str>,
+}
+
+impl<'a> Obj<'a> {
+    /// The value of the first present (non-null) key among `keys`.
+    fn get(&mut self, keys: &[&'a str]) -> Result<Option<(&'a str, &'a Value)>, Failure> {
+        let mut found: Option<(&'a str, &'a Value)> = None;
+        for k in keys {
+            if let Some((key, v)) = self.m.get_key_value(*k) {
+                self.used.push(key.as_str());
+                if v.is_null() {
+                    continue;
+                }
+                if let Some((fk, fv)) = found {
+                    if fv != v {
+                        return Err(Failure::invalid(format!(
+                            "`{fk}` and `{k}` are the same parameter with different values; send one"
+                        )));
+                    }
+                }
+                found = Some((key.as_str(), v));
+            }
+        }
+        Ok(found)
+    }
+
+    fn string(&mut self, keys: &[&'a str]) -> Result<Option<String>, Failure> {
+        match self.get(keys)? {
+            None => Ok(None),
+            Some((_, Value::String(s))) => Ok(Some(s.clone())),
+            Some((k, _)) => Err(Failure::invalid(format!("`{k}` must be a string"))),
+        }
+    }
+
+    fn required(&mut self, keys: &[&'a str], cmd: &str) -> Result<String, Failure> {
+        self.string(keys)?
+            .ok_or_else(|| Failure::invalid(format!("`{}` is required for `{cmd}`", keys[0])))
+    }
+
+    fn uint(&mut self, keys: &[&'a str]) -> Result<Option<u64>, Failure> {
+        match self.get(keys)? {
+            None => Ok(None),
+            Some((k, v)) => v
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| Failure::invalid(format!("`{k}` must be a non-negative integer"))),
+        }
+    }
+}
+
+/// Validates a command object; returns it and its `dry_run` flag.
+pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
+    let Value::Object(m) = input else {
+        return Err(Failure::invalid(
+            "the text editor command must be an object like {\"command\": \"view\", \"path\": \"src/a.ts\"}",
+        ));
+    };
+    let mut o = Obj {
+        m,
+        used: Vec::new(),
+    };
+    let command = o
+        .string(&["command"])?
+        .ok_or_else(|| Failure::invalid(format!("`command` is required: one of {COMMANDS}")))?;
+    let path = o.string(&["path", "file_path", "filePath"])?;
+    let dry_run = match o.get(&["dry_run", "dryRun"])? {
+        None => false,
+        Some((_, Value::Bool(b))) => *b,
+        Some((k, _)) => return Err(Failure::invalid(format!("`{k}` must be a boolean"))),
+    };
+    let path =
+        path.ok_or_else(|| Failure::invalid(format!("`path` is required for `{command}`")))?;
+    if path.is_empty() {
+        return Err(Failure::invalid("`path` is empty"));
+    }
+    let cmd = match command.as_str() {
+        "view" => {
+            let range = match o.get(&["view_range", "viewRange"])? {
+                None => None,
+                Some((k, Value::Array(a))) if a.len() == 2 => {
+                    let start = a[0].as_u64().filter(|&s| s >= 1);
+                    let end = match &a[1] {
+                        v if v.as_i64() == Some(-1) => Some(None),
+                        v => v.as_u64().map(|e| Some(e as usize)),
+                    };
+                    match (start, end) {
+                        (Some(s), Some(e)) if e.is_none_or(|e| e >= s as usize) => Some((s as usize, e)),
+                        _ => {
+                            return Err(Failure::invalid(format!(
+                                "`{k}` must be [start, end] with 1 <= start <= end, or end = -1 for the end of the file"
+                            )))
+                        }
+                    }
+                }
+                Some((k, _)) => {
+                    return Err(Failure::invalid(format!(
+                        "`{k}` must be an array [start, end]"
+                    )))
+                }
+            };
+            let max_chars = o
+                .uint(&["max_characters", "maxCharacters"])?
+                .map(|n| n as usize);
+            Command::View {
+                path,
+                range,
+                max_chars,
+            }
+        }
+        "create" => {
+            let text = o.required(&["file_text", "fileText", "content"], "create")?;
+            Command::Create { path, text }
+        }
+        "str_replace" => {
+            let old = o.required(&["old_str", "oldStr"], "str_replace")?;
+            if old.is_empty() {
+                return Err(Failure::invalid(
+                    "`old_str` is empty; send the exact text to replace (it must occur exactly once)",
+                ));
+            }
+            let new = o.string(&["new_str", "newStr"])?.unwrap_or_default();
+            Command::StrReplace { path, old, new }
+        }
+        "insert" => {
+            let after_line = o.uint(&["insert_line", "insertLine"])?.ok_or_else(|| {
+                Failure::invalid("`insert_line` is required for `insert` (0 inserts at the top)")
+            })?;
+            let text = o
+                .string(&["insert_text", "insertText", "new_str", "newStr"])?
+                .ok_or_else(|| {
+                    Failure::invalid("`insert_text` (or `new_str`) is required for `insert`")
+                })?;
+            Command::Insert {
+                path,
+                after_line: after_line as usize,
+                text,
+            }
+        }
+        "undo_edit" => Command::Undo { path },
+        other => {
+            return Err(Failure::invalid(format!(
+                "unknown command `{other}`; use one of {COMMANDS}"
+            )))
+        }
+    };
+    let unknown: Vec<&str> = m
+        .iter()
+        .filter(|(k, v)| !o.used.contains(&k.as_str()) && !v.is_null())
+        .map(|(k, _)| k.as_str())
+        .collect();
+    if !unknown.is_empty() {
+        return Err(Failure::invalid(format!(
+            "`{}` is not a parameter of `{}`",
+            unknown.join("`, `"),
+            cmd.name()
+        )));
+    }
+    Ok((cmd, dry_run))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use serde_json::json;
+
+    #[test]
+    fn parses_each_command() {
+        let (c, d) =
+            parse(&json!({"command": "view", "path": "a", "view_range": [2, -1]})).unwrap();
+        assert_eq!(
+            c,
+            Command::View {
+                path: "a".into(),
+                range: Some((2, None)),
+                max_chars: None
+            }
+        );
+        assert!(!d);
+        let (c, _) = parse(&json!({"command": "str_replace", "path": "a", "old_str": "x", "new_str": null, "insert_line": null})).unwrap();
+        assert_eq!(
+            c,
+            Command::StrReplace {
+                path: "a".into(),
+                old: "x".into(),
+                new: "".into()
+            }
+        );
+        let (c, _) =
+            parse(&json!({"command": "insert", "path": "a", "insert_line": 0, "insert_text": "t"}))
+                .unwrap();
+        assert_eq!(
+            c,
+            Command::Insert {
+                path: "a".into(),
+                after_line: 0,
+                text: "t".into()
+            }
+        );
+        let (c, d) =
+            parse(&json!({"command": "create", "path": "n", "file_text": "", "dry_run": true}))
+                .unwrap();
+        assert_eq!(
+            c,
+            Command::Create {
+                path: "n".into(),
+                text: "".into()
+            }
+        );
+        assert!(d);
+        assert_eq!(
+            parse(&json!({"command": "undo_edit", "path": "a"}))
+                .unwrap()
+                .0,
+            Command::Undo { path: "a".into() }
+        );
+        assert!(matches!(
+            c.plan().unwrap().ops[0].action,
+            Action::Write {
+                base: Base::New { replace: false, .. },
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn refuses_bad_commands() {
+        for v in [
+            json!("view"),
+            json!({"path": "a"}),
+            json!({"command": "view"}),
+            json!({"command": "delete", "path": "a"}),
+            json!({"command": "str_replace", "path": "a", "old_str": ""}),
+            json!({"command": "str_replace", "path": "a", "new_str": "x"}),
+            json!({"command": "insert", "path": "a", "insert_text": "x"}),
+            json!({"command": "insert", "path": "a", "insert_line": -1, "insert_text": "x"}),
+            json!({"command": "view", "path": "a", "view_range": [3, 2]}),
+            json!({"command": "view", "path": "a", "view_range": [0, 2]}),
+            json!({"command": "view", "path": "a", "old_str": "x"}),
+            json!({"command": "create", "path": "a"}),
+            json!({"command": "insert", "path": "a", "insert_line": 1, "insert_text": "x", "new_str": "y"}),
+        ] {
+            assert_eq!(parse(&v).unwrap_err().code, ErrorCode::INVALID_INPUT, "{v}");
+        }
+    }
+}

@@ -1,0 +1,689 @@
+//! Unified diffs: `git diff`, `git format-patch`, `diff -u` output.
+//!
+//! A file section is `--- old` and `+++ new` (either may be `/dev/null` for
+//! a created or deleted file) followed by `@@ -l,n +l,n @@` hunks. `git`
+//! extended headers (`diff --git`, `rename from/to`, `new file mode`,
+//! `deleted file mode`) are read, so renames and empty files work; mode
+//! changes are ignored; binary patches and copies are refused. `a/` and `b/`
+//! prefixes are stripped. Text outside file sections (a commit message, a
+//! format-patch signature) is skipped.
+//!
+//! Hunk line counts end a hunk as `git apply` reads them; a hunk cut short
+//! by the next header or the end of the text is accepted (counts written by
+//! hand are often off). Line numbers are only hints: hunks are located by
+//! their lines, except a hunk without old lines, which its line places.
+
+use super::{
+    text_lines, Action, Base, Changes, FileOp, Format, Hunk, HunkLine, HunkStyle, LineKind, OpPlan,
+    ParseError, TextLine,
+};
+
+/// A parsed `@@ -a,b +c,d @@` header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RangeHeader {
+    pub old_start: usize,
+    pub old_len: usize,
+    pub new_start: usize,
+    pub new_len: usize,
+}
+
+fn range(s: &str) -> Option<(usize, usize)> {
+    match s.split_once(',') {
+        Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
+        None => Some((s.parse().ok()?, 1)),
+    }
+}
+
+/// Parses `@@ -a[,b] +c[,d] @@[ section]`.
+pub fn range_header(line: &str) -> Option<RangeHeader> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (old, rest) = rest.split_once(' ')?;
+    let rest = rest.strip_prefix('+')?;
+    let (new, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+    if !(rest.starts_with("@@") || (rest.is_empty() && new.ends_with("@@"))) {
+        return None;
+    }
+    let (old_start, old_len) = range(old)?;
+    let (new_start, new_len) = range(new.trim_end_matches('@'))?;
+    Some(RangeHeader {
+        old_start,
+        old_len,
+        new_start,
+        new_len,
+    })
+}
+
+/// Whether the text has a file header of a unified diff.
+pub fn looks_like(lines: &[TextLine<'_>]) -> bool {
+    lines
+        .windows(2)
+        .any(|w| w[0].text.starts_with("--- ") && w[1].text.starts_with("+++ "))
+        || lines.iter().any(|l| l.text.starts_with("diff --git "))
+}
+
+/// Undoes git's C-style quoting of a path (`"a/caf\303\251.txt"`).
+fn unquote(s: &str) -> Option<String> {
+    let inner = s.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out: Vec<u8> = Vec::new();
+    let b = inner.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let c = *b.get(i + 1)?;
+        i += 2;
+        out.push(match c {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'a' => 7,
+            b'b' => 8,
+            b'f' => 12,
+            b'v' => 11,
+            b'0'..=b'7' => {
+                let digits = &b[i - 1..(i + 2).min(b.len())];
+                if digits.len() != 3 || !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
+                    return None;
+                }
+                i += 2;
+                (digits[0] - b'0') * 64 + (digits[1] - b'0') * 8 + (digits[2] - b'0')
+            }
+            other => other,
+        });
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The path of a `---`/`+++` line (`None` for `/dev/null`).
+fn header_path(raw: &str) -> Option<String> {
+    let raw = raw.trim_end();
+    let p = if raw.starts_with('"') {
+        match raw
+            .find("\"\t")
+            .map(|i| &raw[..=i])
+            .or(Some(raw))
+            .and_then(unquote)
+        {
+            Some(p) => p,
+            None => raw.to_string(),
+        }
+    } else {
+        // A tab starts the timestamp of `diff -u`.
+        raw.split('\t').next().unwrap_or(raw).to_string()
+    };
+    (p != "/dev/null").then_some(p)
+}
+
+/// What the `diff --git` extended headers said.
+#[derive(Debug, Default)]
+struct Git {
+    line: usize,
+    a: Option<String>,
+    b: Option<String>,
+    rename_from: Option<String>,
+    rename_to: Option<String>,
+    new_file: bool,
+    deleted: bool,
+}
+
+fn strip(p: String, prefix: &str, git: bool, other_has: bool) -> String {
+    if git || other_has {
+        p.strip_prefix(prefix).map(str::to_string).unwrap_or(p)
+    } else {
+        p
+    }
+}
+
+/// `diff --git a/x b/y`: the two paths, when they can be split unambiguously.
+fn git_paths(rest: &str) -> (Option<String>, Option<String>) {
+    if let Some(inner) = rest.strip_prefix('"') {
+        if let Some(end) = inner.find("\" ").map(|i| i + 2) {
+            let a = unquote(&rest[..end]);
+            let b = rest[end + 1..].trim();
+            let b = if b.starts_with('"') {
+                unquote(b)
+            } else {
+                Some(b.to_string())
+            };
+            return (a, b);
+        }
+        return (None, None);
+    }
+    // Unquoted: `a/<p> b/<p>` with equal halves is the common case.
+    if let Some(i) = rest.find(" b/") {
+        return (Some(rest[..i].to_string()), Some(rest[i + 1..].to_string()));
+    }
+    (None, None)
+}
+
+/// Which of two differing names a non-git diff means: fewest components,
+/// then shortest base name, then shortest (as `patch` chooses).
+fn pick_name(old: String, new: String) -> String {
+    let key = |p: &str| {
+        (
+            p.split('/').count(),
+            p.rsplit('/').next().unwrap_or(p).len(),
+            p.len(),
+        )
+    };
+    if key(&new) <= key(&old) {
+        new
+    } else {
+        old
+    }
+}
+
+struct Parser<'a, 'b> {
+    lines: &'b [TextLine<'a>],
+    i: usize,
+}
+
+impl Parser<'_, '_> {
+    fn at(&self, j: usize) -> Option<&str> {
+        self.lines.get(j).map(|l| l.text)
+    }
+
+    fn is_file_header(&self, j: usize) -> bool {
+        self.at(j).is_some_and(|t| t.starts_with("--- "))
+            && self.at(j + 1).is_some_and(|t| t.starts_with("+++ "))
+    }
+
+    fn is_boundary(&self, j: usize) -> bool {
+        self.at(j)
+            .is_some_and(|t| t.starts_with("@@ ") || t.starts_with("diff --git "))
+            || self.is_file_header(j)
+    }
+
+    /// Parses one hunk starting at its `@@` line.
+    fn hunk(&mut self) -> Result<(Hunk, RangeHeader), ParseError> {
+        let hl = self.lines[self.i];
+        let h = range_header(hl.text).ok_or_else(|| {
+            ParseError::new(
+                hl.no,
+                "a hunk header `@@ -<line>,<count> +<line>,<count> @@`",
+                hl.text,
+            )
+        })?;
+        self.i += 1;
+        let (mut old_left, mut new_left) = (h.old_len, h.new_len);
+        let mut lines: Vec<HunkLine> = Vec::new();
+        let marker = |lines: &mut Vec<HunkLine>, l: &TextLine<'_>| -> Result<(), ParseError> {
+            match lines.last_mut() {
+                Some(last) => {
+                    last.no_eol = true;
+                    Ok(())
+                }
+                None => Err(ParseError::new(
+                    l.no,
+                    "a hunk line before `\\ No newline at end of file`",
+                    l.text,
+                )),
+            }
+        };
+        while old_left > 0 || new_left > 0 {
+            if self.i >= self.lines.len() || self.is_boundary(self.i) {
+                break;
+            }
+            let l = self.lines[self.i];
+            let (kind, text) = match l.text.as_bytes().first() {
+                None => (LineKind::Context, ""),
+                Some(b' ') => (LineKind::Context, &l.text[1..]),
+                Some(b'-') => (LineKind::Remove, &l.text[1..]),
+                Some(b'+') => (LineKind::Add, &l.text[1..]),
+                Some(b'\\') => {
+                    marker(&mut lines, &l)?;
+                    self.i += 1;
+                    continue;
+                }
+                _ => {
+                    return Err(ParseError::new(
+                        l.no,
+                        format!(
+                            "a hunk line starting with ` `, `-` or `+` (the header at line {} announces {old_left} more old \
+                             and {new_left} more new lines)",
+                            hl.no
+                        ),
+                        l.text,
+                    ))
+                }
+            };
+            if kind != LineKind::Add {
+                old_left = old_left.saturating_sub(1);
+            }
+            if kind != LineKind::Remove {
+                new_left = new_left.saturating_sub(1);
+            }
+            lines.push(HunkLine {
+                kind,
+                text: text.to_string(),
+                cr: l.cr,
+                no_eol: false,
+            });
+            self.i += 1;
+        }
+        if let Some(l) = self.lines.get(self.i) {
+            if l.text.starts_with('\\') {
+                marker(&mut lines, l)?;
+                self.i += 1;
+            }
+        }
+        if lines.is_empty() {
+            return Err(ParseError::other(
+                hl.no,
+                "hunk lines after the `@@` header",
+                "this hunk has no lines",
+            ));
+        }
+        let at_eof = lines.iter().any(|l| l.kind != LineKind::Add && l.no_eol);
+        Ok((
+            Hunk {
+                anchors: Vec::new(),
+                lines,
+                at_eof,
+                old_start: Some(h.old_start),
+                line: hl.no,
+                style: HunkStyle::Unified,
+            },
+            h,
+        ))
+    }
+}
+
+/// Parses a unified diff into a plan.
+pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
+    let lines = text_lines(text);
+    let mut p = Parser {
+        lines: &lines,
+        i: 0,
+    };
+    let mut ops: Vec<FileOp> = Vec::new();
+    let mut git: Option<Git> = None;
+    // The last hunk's header line, to explain stray hunk lines after it.
+    let mut after_hunk: Option<(usize, RangeHeader)> = None;
+
+    let flush_git = |git: &mut Option<Git>, ops: &mut Vec<FileOp>| {
+        if let Some(g) = git.take() {
+            if let Some(op) = git_only_op(g) {
+                ops.push(op);
+            }
+        }
+    };
+
+    while p.i < lines.len() {
+        let l = lines[p.i];
+        let t = l.text;
+        if let Some(rest) = t.strip_prefix("diff --git ") {
+            flush_git(&mut git, &mut ops);
+            let (a, b) = git_paths(rest);
+            git = Some(Git {
+                line: l.no,
+                a,
+                b,
+                ..Git::default()
+            });
+            after_hunk = None;
+            p.i += 1;
+            continue;
+        }
+        if t == "-- " {
+            // A format-patch signature: the rest is not part of the diff.
+            break;
+        }
+        if let Some(g) = git.as_mut() {
+            if let Some(v) = t.strip_prefix("rename from ") {
+                g.rename_from = Some(v.to_string());
+            } else if let Some(v) = t.strip_prefix("rename to ") {
+                g.rename_to = Some(v.to_string());
+            } else if t.starts_with("new file mode ") {
+                g.new_file = true;
+            } else if t.starts_with("deleted file mode ") {
+                g.deleted = true;
+            } else if t.starts_with("copy from ") || t.starts_with("copy to ") {
+                return Err(ParseError::other(
+                    l.no,
+                    "a change, rename, creation or deletion",
+                    "file copies are not supported; add the new file with `--- /dev/null`",
+                ));
+            }
+        }
+        if t.starts_with("GIT binary patch")
+            || (t.starts_with("Binary files ") && t.ends_with(" differ"))
+        {
+            return Err(ParseError::other(
+                l.no,
+                "a text hunk",
+                "binary patches are not supported",
+            ));
+        }
+        if p.is_file_header(p.i) {
+            let plus = lines[p.i + 1];
+            let old = header_path(&t[4..]);
+            let new = header_path(&plus.text[4..]);
+            let is_git = git.is_some();
+            let (old_has, new_has) = (
+                old.as_deref().is_none_or(|s| s.starts_with("a/")),
+                new.as_deref().is_none_or(|s| s.starts_with("b/")),
+            );
+            let both = old_has && new_has;
+            let old = old.map(|s| strip(s, "a/", is_git, both));
+            let new = new.map(|s| strip(s, "b/", is_git, both));
+            p.i += 2;
+            let mut hunks = Vec::new();
+            while p.at(p.i).is_some_and(|t| t.starts_with("@@")) {
+                let (h, r) = p.hunk()?;
+                after_hunk = Some((h.line, r));
+                hunks.push(h);
+            }
+            let g = git.take();
+            let op = file_op(old, new, hunks, g.as_ref(), l.no, plus.no)?;
+            ops.push(op);
+            continue;
+        }
+        if t.starts_with("--- ") && p.at(p.i + 1).is_some_and(|n| n.starts_with("@@")) {
+            let n = lines[p.i + 1];
+            return Err(ParseError::new(
+                n.no,
+                "`+++ b/<path>` after the `---` line",
+                n.text,
+            ));
+        }
+        if t.starts_with("@@") {
+            return Err(ParseError::new(
+                l.no,
+                "a file header (`--- a/<path>` and `+++ b/<path>`) before the hunk",
+                t,
+            ));
+        }
+        if let Some((hl, r)) = after_hunk {
+            if t.starts_with(' ') || t.starts_with('+') || t.starts_with('-') {
+                return Err(ParseError::other(
+                    l.no,
+                    "`@@`, a file header or the end of the diff",
+                    format!(
+                        "this looks like a hunk line, but the hunk at line {hl} (`-{},{} +{},{}`) already has all the \
+                         lines its header counts; fix the counts in that header",
+                        r.old_start, r.old_len, r.new_start, r.new_len
+                    ),
+                ));
+            }
+        }
+        after_hunk = None;
+        p.i += 1;
+    }
+    flush_git(&mut git, &mut ops);
+    if ops.is_empty() {
+        return Err(ParseError::other(
+            1,
+            "a file header `--- a/<path>`, `+++ b/<path>` and `@@` hunks",
+            "the diff changes no file",
+        ));
+    }
+    Ok(OpPlan {
+        format: Format::UnifiedDiff,
+        ops,
+    })
+}
+
+/// The operation of a `diff --git` section without `---`/`+++` lines.
+fn git_only_op(g: Git) -> Option<FileOp> {
+    let path = |p: Option<String>, pre: &str| {
+        p.map(|s| s.strip_prefix(pre).map(str::to_string).unwrap_or(s))
+    };
+    if let (Some(from), Some(to)) = (g.rename_from.clone(), g.rename_to.clone()) {
+        return Some(FileOp {
+            path: from,
+            line: g.line,
+            action: Action::Write {
+                base: Base::Existing,
+                changes: Changes::None,
+                move_to: Some(to),
+            },
+        });
+    }
+    if g.new_file {
+        return Some(FileOp {
+            path: path(g.b, "b/")?,
+            line: g.line,
+            action: Action::Write {
+                base: Base::New {
+                    text: String::new(),
+                    replace: false,
+                },
+                changes: Changes::None,
+                move_to: None,
+            },
+        });
+    }
+    if g.deleted {
+        return Some(FileOp {
+            path: path(g.a, "a/")?,
+            line: g.line,
+            action: Action::Delete {
+                verify: Some(Vec::new()),
+            },
+        });
+    }
+    None
+}
+
+fn file_op(
+    old: Option<String>,
+    new: Option<String>,
+    hunks: Vec<Hunk>,
+    git: Option<&Git>,
+    line: usize,
+    plus_line: usize,
+) -> Result<FileOp, ParseError> {
+    match (old, new) {
+        (None, None) => Err(ParseError::other(
+            line,
+            "a path on `---` or `+++`",
+            "both sides are /dev/null",
+        )),
+        (None, Some(path)) => {
+            let mut text = String::new();
+            for h in &hunks {
+                for l in &h.lines {
+                    if l.kind != LineKind::Add {
+                        return Err(ParseError::other(
+                            h.line,
+                            "only `+` lines in a new file's hunk",
+                            format!("`{path}` is created (`--- /dev/null`), so its hunks can only add lines"),
+                        ));
+                    }
+                    text.push_str(&l.text);
+                    if !l.no_eol {
+                        text.push_str(if l.cr { "\r\n" } else { "\n" });
+                    }
+                }
+            }
+            Ok(FileOp {
+                path,
+                line,
+                action: Action::Write {
+                    base: Base::New {
+                        text,
+                        replace: false,
+                    },
+                    changes: Changes::None,
+                    move_to: None,
+                },
+            })
+        }
+        (Some(path), None) => {
+            if let Some(h) = hunks
+                .iter()
+                .find(|h| h.lines.iter().any(|l| l.kind == LineKind::Add))
+            {
+                return Err(ParseError::other(
+                    h.line,
+                    "only `-` lines in a deleted file's hunk",
+                    format!(
+                        "`{path}` is deleted (`+++ /dev/null`), so its hunks can only remove lines"
+                    ),
+                ));
+            }
+            Ok(FileOp {
+                path,
+                line,
+                action: Action::Delete {
+                    verify: Some(hunks),
+                },
+            })
+        }
+        (Some(old), Some(new)) => {
+            let renamed = git.is_some() && old != new;
+            let path = if renamed || git.is_some() {
+                old.clone()
+            } else {
+                pick_name(old.clone(), new.clone())
+            };
+            if hunks.is_empty() && !renamed {
+                return Err(ParseError::other(
+                    plus_line + 1,
+                    "a hunk header `@@ -<line>,<count> +<line>,<count> @@`",
+                    format!("the section for `{path}` has no hunks"),
+                ));
+            }
+            let changes = if hunks.is_empty() {
+                Changes::None
+            } else {
+                Changes::Hunks(hunks)
+            };
+            Ok(FileOp {
+                path,
+                line,
+                action: Action::Write {
+                    base: Base::Existing,
+                    changes,
+                    move_to: renamed.then_some(new),
+                },
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_headers() {
+        assert_eq!(
+            range_header("@@ -1,3 +1,4 @@ fn x()"),
+            Some(RangeHeader {
+                old_start: 1,
+                old_len: 3,
+                new_start: 1,
+                new_len: 4
+            })
+        );
+        assert_eq!(
+            range_header("@@ -5 +5,0 @@"),
+            Some(RangeHeader {
+                old_start: 5,
+                old_len: 1,
+                new_start: 5,
+                new_len: 0
+            })
+        );
+        assert_eq!(
+            range_header("@@ -0,0 +1 @@"),
+            Some(RangeHeader {
+                old_start: 0,
+                old_len: 0,
+                new_start: 1,
+                new_len: 1
+            })
+        );
+        assert_eq!(range_header("@@ def f():"), None);
+        assert_eq!(range_header("@@ -x +1 @@"), None);
+    }
+
+    #[test]
+    fn git_diff_with_add_delete_rename_and_no_newline() {
+        let t = "commit message line\n\
+diff --git a/src/a.txt b/src/a.txt\nindex 1..2 100644\n--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n\\ No newline at end of file\n+TWO\n\
+diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n\
+diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n\
+diff --git a/old.txt b/moved/new.txt\nsimilarity index 100%\nrename from old.txt\nrename to moved/new.txt\n\
+diff --git a/empty b/empty\nnew file mode 100644\nindex 0000000..e69de29\n";
+        let p = parse(t).unwrap();
+        assert_eq!(p.format, Format::UnifiedDiff);
+        assert_eq!(p.ops.len(), 5, "{p:#?}");
+        let Action::Write {
+            changes: Changes::Hunks(h),
+            ..
+        } = &p.ops[0].action
+        else {
+            panic!()
+        };
+        assert!(h[0].at_eof);
+        assert!(h[0].lines[1].no_eol && !h[0].lines[2].no_eol);
+        assert_eq!(h[0].old_start, Some(1));
+        assert_eq!(
+            p.ops[1].action,
+            Action::Write {
+                base: Base::New {
+                    text: "hi\n".into(),
+                    replace: false
+                },
+                changes: Changes::None,
+                move_to: None
+            }
+        );
+        assert!(matches!(&p.ops[2].action, Action::Delete { verify: Some(h) } if h.len() == 1));
+        assert_eq!(p.ops[3].path, "old.txt");
+        assert!(
+            matches!(&p.ops[3].action, Action::Write { move_to: Some(m), changes: Changes::None, .. } if m == "moved/new.txt")
+        );
+        assert_eq!(p.ops[4].path, "empty");
+    }
+
+    #[test]
+    fn plain_diff_u_with_timestamps_and_quoted_paths() {
+        let t = "--- f.txt.orig\t2024-01-01 00:00:00\n+++ f.txt\t2024-01-02 00:00:00\n@@ -1 +1 @@\n-a\n+b\n\
+--- \"a/caf\\303\\251.txt\"\n+++ \"b/caf\\303\\251.txt\"\n@@ -1 +1 @@\n-x\n+y\n";
+        let p = parse(t).unwrap();
+        assert_eq!(p.ops[0].path, "f.txt");
+        assert_eq!(p.ops[1].path, "café.txt");
+    }
+
+    #[test]
+    fn short_counts_are_hints_long_counts_are_errors() {
+        // Counts too large: cut short by the next file header.
+        let t =
+            "--- a/x\n+++ b/x\n@@ -1,9 +1,9 @@\n-a\n+b\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n";
+        assert_eq!(parse(t).unwrap().ops.len(), 2);
+        // Counts too small: a stray hunk line.
+        let t = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+c\n";
+        let e = parse(t).unwrap_err();
+        assert_eq!(e.line, 6, "{}", e.message);
+    }
+
+    #[test]
+    fn malformed() {
+        let cases: &[(&str, usize)] = &[
+            ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\ntrailing words\n", 0),
+            ("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n*b\n", 5),
+            ("--- a/x\n+++ b/x\n@@ bogus @@\n-a\n", 3),
+            ("--- a/x\n+++ b/x\n", 3),
+            ("--- a/x\n@@ -1 +1 @@\n-a\n+b\n", 2),
+            ("@@ -1 +1 @@\n-a\n+b\n", 1),
+            ("--- /dev/null\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", 3),
+            ("diff --git a/x b/y\ncopy from x\ncopy to y\n", 2),
+            ("diff --git a/x b/x\nBinary files a/x and b/x differ\n", 2),
+            ("nothing here\n", 1),
+        ];
+        for (t, line) in cases {
+            match parse(t) {
+                Ok(_) if *line == 0 => {}
+                Ok(p) => panic!("{t:?} parsed: {p:?}"),
+                Err(e) => assert_eq!(e.line, *line, "{t:?}: {}", e.message),
+            }
+        }
+    }
+}

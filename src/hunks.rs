@@ -1,0 +1,672 @@
+//! Locating and applying line-based hunks (Codex patches, unified diffs):
+//! pure, in memory, no I/O.
+//!
+//! A hunk's old side (context and removed lines) is searched line by line,
+//! from the end of the previous hunk of the same file, at increasing
+//! tolerance levels: exact, then ignoring trailing whitespace, then ignoring
+//! all surrounding whitespace, then also folding Unicode punctuation
+//! (dashes, curly quotes, exotic spaces) to ASCII. The first level that finds
+//! the old side decides: it must find it exactly once, or the hunk is
+//! refused as ambiguous (never "first match wins"). `@@ context` anchors are
+//! located the same way, one after another, before the body. Line numbers in
+//! a unified header are only a hint; they place a hunk only when it has no
+//! old lines at all.
+//!
+//! Lines are compared without their line breaks, so a patch written with LF
+//! applies to a CRLF file. Context lines keep the file's bytes; added lines
+//! take the file's line ending (in a file with mixed endings, the ending the
+//! line had in the patch).
+
+use std::borrow::Cow;
+
+use crate::error::ErrorCode;
+use crate::formats::{Hunk, HunkLine, HunkStyle, LineKind};
+use crate::source::LineEnding;
+
+/// How loosely a line was compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    Exact,
+    TrailingWhitespace,
+    SurroundingWhitespace,
+    UnicodePunctuation,
+}
+
+impl Level {
+    pub const ALL: [Level; 4] = [
+        Level::Exact,
+        Level::TrailingWhitespace,
+        Level::SurroundingWhitespace,
+        Level::UnicodePunctuation,
+    ];
+
+    /// The name reported per hunk.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Exact => "exact",
+            Level::TrailingWhitespace => "trailing_whitespace",
+            Level::SurroundingWhitespace => "surrounding_whitespace",
+            Level::UnicodePunctuation => "unicode_punctuation",
+        }
+    }
+
+    fn words(self) -> &'static str {
+        match self {
+            Level::Exact => "exactly",
+            Level::TrailingWhitespace => "ignoring trailing whitespace",
+            Level::SurroundingWhitespace => "ignoring surrounding whitespace",
+            Level::UnicodePunctuation => "ignoring whitespace and Unicode punctuation",
+        }
+    }
+}
+
+/// Where and how a hunk applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HunkReport {
+    /// 0-based index of the hunk in its file.
+    pub index: usize,
+    /// 1-based line of the original file where the hunk's old side starts
+    /// (for a pure insertion: the line the first added line takes).
+    pub line_number: usize,
+    /// The loosest level any of its lines (anchors included) needed.
+    pub level: Level,
+    /// 1-based line of the hunk in the patch.
+    pub patch_line: usize,
+}
+
+/// Why a hunk could not be applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HunkFailure {
+    pub index: usize,
+    pub patch_line: usize,
+    pub code: ErrorCode,
+    pub match_count: usize,
+    /// 1-based lines where an ambiguous old side matches (first 50).
+    pub match_lines: Vec<usize>,
+    pub message: String,
+}
+
+/// The new text and a report per hunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    pub text: Vec<u8>,
+    pub hunks: Vec<HunkReport>,
+}
+
+/// A line of the file: `text[start..end]` is its content, `text[end..next]`
+/// its line break (empty on a last line without one).
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    start: usize,
+    end: usize,
+    next: usize,
+}
+
+fn split(text: &[u8]) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for i in memchr::memchr_iter(b'\n', text) {
+        let end = if i > at && text[i - 1] == b'\r' {
+            i - 1
+        } else {
+            i
+        };
+        out.push(Line {
+            start: at,
+            end,
+            next: i + 1,
+        });
+        at = i + 1;
+    }
+    if at < text.len() {
+        out.push(Line {
+            start: at,
+            end: text.len(),
+            next: text.len(),
+        });
+    }
+    out
+}
+
+/// Folds Unicode punctuation and spaces that models and editors swap in
+/// for ASCII.
+fn fold_punctuation(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE58}' | '\u{FE63}' | '\u{FF0D}' => '-',
+            '\u{2018}'..='\u{201B}' | '\u{2032}' => '\'',
+            '\u{201C}'..='\u{201F}' | '\u{2033}' => '"',
+            '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+            c => c,
+        })
+        .collect()
+}
+
+/// The comparison key of a line at a level.
+fn key(line: &[u8], level: Level) -> Cow<'_, [u8]> {
+    match (level, std::str::from_utf8(line)) {
+        (Level::Exact, _) => Cow::Borrowed(line),
+        (Level::TrailingWhitespace, Ok(s)) => Cow::Borrowed(s.trim_end().as_bytes()),
+        (Level::SurroundingWhitespace, Ok(s)) => Cow::Borrowed(s.trim().as_bytes()),
+        (Level::UnicodePunctuation, Ok(s)) => {
+            Cow::Owned(fold_punctuation(s).trim().as_bytes().to_vec())
+        }
+        (Level::TrailingWhitespace, Err(_)) => Cow::Borrowed(line.trim_ascii_end()),
+        (_, Err(_)) => Cow::Borrowed(line.trim_ascii()),
+    }
+}
+
+/// The file's lines with their comparison keys, computed per level on demand.
+struct Keyed<'a> {
+    text: &'a [u8],
+    lines: Vec<Line>,
+    keys: [Option<Vec<Cow<'a, [u8]>>>; 4],
+}
+
+enum Found {
+    One(usize, Level),
+    Many(Vec<usize>, usize, Level),
+    None,
+}
+
+impl<'a> Keyed<'a> {
+    fn keys(&mut self, level: Level) -> &[Cow<'a, [u8]>] {
+        let i = level as usize;
+        if self.keys[i].is_none() {
+            let text = self.text;
+            self.keys[i] = Some(
+                self.lines
+                    .iter()
+                    .map(|l| key(&text[l.start..l.end], level))
+                    .collect(),
+            );
+        }
+        self.keys[i].as_deref().expect("just computed")
+    }
+
+    /// Finds `needle` (patch lines) at or after line `from`; with `at_eof`,
+    /// only where it ends at the last line.
+    fn find(&mut self, needle: &[&str], from: usize, at_eof: bool) -> Found {
+        let n = self.lines.len();
+        let m = needle.len();
+        if m > n.saturating_sub(from) {
+            return Found::None;
+        }
+        for level in Level::ALL {
+            let want: Vec<Cow<'_, [u8]>> =
+                needle.iter().map(|s| key(s.as_bytes(), level)).collect();
+            let keys = self.keys(level);
+            let first = if at_eof { n - m } else { from };
+            let mut hits = Vec::new();
+            let mut count = 0;
+            for p in first..=n - m {
+                if keys[p..p + m].iter().zip(&want).all(|(a, b)| a == b) {
+                    count += 1;
+                    if hits.len() < crate::plan::MAX_REPORTED_MATCHES {
+                        hits.push(p);
+                    }
+                }
+            }
+            match count {
+                0 => continue,
+                1 => return Found::One(hits[0], level),
+                _ => return Found::Many(hits, count, level),
+            }
+        }
+        Found::None
+    }
+}
+
+fn show(s: &str) -> String {
+    let t: String = s.chars().take(80).collect();
+    if t.len() < s.len() {
+        format!("{t}…")
+    } else {
+        t
+    }
+}
+
+fn list(lines: &[usize], total: usize) -> String {
+    let mut s = lines
+        .iter()
+        .take(10)
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if total > 10 {
+        s.push_str(", …");
+    }
+    s
+}
+
+/// The line break added lines get in a file with `style`.
+fn eol_for(style: LineEnding, line: &HunkLine) -> &'static [u8] {
+    match style {
+        LineEnding::Crlf => b"\r\n",
+        LineEnding::Lf => b"\n",
+        LineEnding::Mixed | LineEnding::None => {
+            if line.cr {
+                b"\r\n"
+            } else {
+                b"\n"
+            }
+        }
+    }
+}
+
+/// Applies `hunks`, in order, to `text`. `bytes_mode`: the file is not
+/// valid UTF-8, so added lines must be ASCII. On failure, every failing hunk
+/// is reported (later hunks are tried from where the last good one ended).
+pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, Vec<HunkFailure>> {
+    let style = crate::source::line_ending(text);
+    let mut k = Keyed {
+        text,
+        lines: split(text),
+        keys: [None, None, None, None],
+    };
+    let n = k.lines.len();
+    let mut cursor = 0usize;
+    let mut placed: Vec<(usize, usize, usize)> = Vec::new(); // (hunk, first old line, old len)
+    let mut reports = Vec::new();
+    let mut failures = Vec::new();
+
+    for (hi, h) in hunks.iter().enumerate() {
+        let label = format!("hunk {} (patch line {})", hi + 1, h.line);
+        let fail = |code, count, lines: Vec<usize>, message: String| HunkFailure {
+            index: hi,
+            patch_line: h.line,
+            code,
+            match_count: count,
+            match_lines: lines,
+            message,
+        };
+        if bytes_mode
+            && h.lines
+                .iter()
+                .any(|l| l.kind == LineKind::Add && !l.text.is_ascii())
+        {
+            failures.push(fail(
+                ErrorCode::UNSUPPORTED_ENCODING,
+                0,
+                Vec::new(),
+                format!(
+                    "{label}: the file is not valid UTF-8, so only ASCII lines can be added at byte level; \
+                     keep the added lines ASCII"
+                ),
+            ));
+            continue;
+        }
+        let mut pos = cursor;
+        let mut level = Level::Exact;
+        let mut anchor_failed = false;
+        for a in &h.anchors {
+            match k.find(&[a.as_str()], pos, false) {
+                Found::One(p, l) => {
+                    pos = p + 1;
+                    level = level.max(l);
+                }
+                Found::Many(ps, count, l) => {
+                    let lines: Vec<usize> = ps.iter().map(|p| p + 1).collect();
+                    failures.push(fail(
+                        ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+                        count,
+                        lines.clone(),
+                        format!(
+                            "{label}: the `@@ {}` line occurs {count} times after line {pos} ({}, lines {}); add an \
+                             outer `@@` line or more context to make it unique",
+                            show(a),
+                            l.words(),
+                            list(&lines, count)
+                        ),
+                    ));
+                    anchor_failed = true;
+                    break;
+                }
+                Found::None => {
+                    failures.push(fail(
+                        ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                        0,
+                        Vec::new(),
+                        format!(
+                            "{label}: the `@@ {}` line was not found after line {pos}, even ignoring whitespace and \
+                             Unicode punctuation; reread the file and fix the `@@` line",
+                            show(a)
+                        ),
+                    ));
+                    anchor_failed = true;
+                    break;
+                }
+            }
+        }
+        if anchor_failed {
+            continue;
+        }
+        let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
+        if old.is_empty() {
+            let at = if !h.anchors.is_empty() {
+                pos
+            } else if let Some(s) = h.old_start {
+                if s > n || s < cursor {
+                    failures.push(fail(
+                        ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                        0,
+                        Vec::new(),
+                        format!(
+                            "{label}: the hunk only adds lines, after line {s}, but {}; a hunk without context is \
+                             placed by its line number, so regenerate the diff against the current file",
+                            if s > n { format!("the file has {n} lines") } else { "an earlier hunk already covers that line".to_string() }
+                        ),
+                    ));
+                    continue;
+                }
+                s
+            } else {
+                n
+            };
+            placed.push((hi, at, 0));
+            reports.push(HunkReport {
+                index: hi,
+                line_number: at + 1,
+                level,
+                patch_line: h.line,
+            });
+            cursor = at;
+            continue;
+        }
+        match k.find(&old, pos, h.at_eof) {
+            Found::One(p, l) => {
+                placed.push((hi, p, old.len()));
+                reports.push(HunkReport {
+                    index: hi,
+                    line_number: p + 1,
+                    level: level.max(l),
+                    patch_line: h.line,
+                });
+                cursor = p + old.len();
+            }
+            Found::Many(ps, count, l) => {
+                let lines: Vec<usize> = ps.iter().map(|p| p + 1).collect();
+                failures.push(fail(
+                    ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+                    count,
+                    lines.clone(),
+                    format!(
+                        "{label}: its context and removed lines match {count} places ({}, lines {}); nothing was \
+                         applied. Add context lines (or an `@@` line naming the enclosing function) to make it unique",
+                        l.words(),
+                        list(&lines, count)
+                    ),
+                ));
+            }
+            Found::None => {
+                let hint = match h.old_start {
+                    Some(s) => format!(" (the header says line {s})"),
+                    None => String::new(),
+                };
+                let after = if pos > 0 {
+                    format!(" after line {pos}")
+                } else {
+                    String::new()
+                };
+                failures.push(fail(
+                    ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                    0,
+                    Vec::new(),
+                    format!(
+                        "{label}: its {} context/removed line{} starting with `{}` were not found{after}{hint}{}, \
+                         even ignoring whitespace and Unicode punctuation. Reread the file and copy the current lines",
+                        old.len(),
+                        if old.len() == 1 { "" } else { "s" },
+                        show(old[0]),
+                        if h.at_eof { " at the end of the file" } else { "" },
+                    ),
+                ));
+            }
+        }
+    }
+    if !failures.is_empty() {
+        return Err(failures);
+    }
+    Ok(Applied {
+        text: build(text, &k.lines, hunks, &placed, style),
+        hunks: reports,
+    })
+}
+
+/// Writes the new text: original bytes between hunks, the file's bytes for
+/// context lines, added lines with the file's line ending.
+fn build(
+    text: &[u8],
+    lines: &[Line],
+    hunks: &[Hunk],
+    placed: &[(usize, usize, usize)],
+    style: LineEnding,
+) -> Vec<u8> {
+    let file_eol: &[u8] = if style == LineEnding::Crlf {
+        b"\r\n"
+    } else {
+        b"\n"
+    };
+    let mut out: Vec<u8> = Vec::with_capacity(text.len() + 256);
+    // Before anything is appended after a line without a break, give it one.
+    let ensure_eol = |out: &mut Vec<u8>| {
+        if !out.is_empty() && out.last() != Some(&b'\n') {
+            out.extend_from_slice(file_eol);
+        }
+    };
+    let offset = |i: usize| lines.get(i).map(|l| l.start).unwrap_or(text.len());
+    let mut at = 0usize;
+    for &(hi, p, _) in placed {
+        let h = &hunks[hi];
+        if p > at {
+            ensure_eol(&mut out);
+            out.extend_from_slice(&text[offset(at)..offset(p)]);
+        }
+        let mut k = p;
+        for l in &h.lines {
+            match l.kind {
+                LineKind::Context => {
+                    ensure_eol(&mut out);
+                    let ln = lines[k];
+                    out.extend_from_slice(&text[ln.start..ln.next]);
+                    k += 1;
+                }
+                LineKind::Remove => k += 1,
+                LineKind::Add => {
+                    ensure_eol(&mut out);
+                    out.extend_from_slice(l.text.as_bytes());
+                    if !(h.style == HunkStyle::Unified && l.no_eol) {
+                        out.extend_from_slice(eol_for(style, l));
+                    }
+                }
+            }
+        }
+        at = k.max(at);
+    }
+    if at < lines.len() {
+        ensure_eol(&mut out);
+        out.extend_from_slice(&text[offset(at)..]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::HunkStyle;
+
+    fn hl(kind: LineKind, t: &str) -> HunkLine {
+        HunkLine {
+            kind,
+            text: t.into(),
+            cr: false,
+            no_eol: false,
+        }
+    }
+
+    /// A Codex hunk from `" ctx"`, `"-old"`, `"+new"` strings.
+    fn hunk(spec: &[&str]) -> Hunk {
+        Hunk {
+            anchors: Vec::new(),
+            lines: spec
+                .iter()
+                .map(|s| {
+                    let (k, t) = s.split_at(1);
+                    hl(
+                        match k {
+                            " " => LineKind::Context,
+                            "-" => LineKind::Remove,
+                            _ => LineKind::Add,
+                        },
+                        t,
+                    )
+                })
+                .collect(),
+            at_eof: false,
+            old_start: None,
+            line: 1,
+            style: HunkStyle::Codex,
+        }
+    }
+
+    fn run(text: &str, hunks: &[Hunk]) -> Result<(String, Vec<Level>), Vec<HunkFailure>> {
+        let a = apply(text.as_bytes(), hunks, false)?;
+        Ok((
+            String::from_utf8(a.text).unwrap(),
+            a.hunks.iter().map(|h| h.level).collect(),
+        ))
+    }
+
+    #[test]
+    fn exact_replace_keeps_context_bytes_and_reports_line() {
+        let a = apply(b"a\nb\nc\n", &[hunk(&[" a", "-b", "+B"])], false).unwrap();
+        assert_eq!(a.text, b"a\nB\nc\n");
+        assert_eq!(a.hunks[0].line_number, 1);
+        assert_eq!(a.hunks[0].level, Level::Exact);
+    }
+
+    #[test]
+    fn each_tolerance_level_is_reported() {
+        assert_eq!(
+            run("x  \ny\n", &[hunk(&[" x", "-y", "+z"])]).unwrap(),
+            ("x  \nz\n".into(), vec![Level::TrailingWhitespace])
+        );
+        assert_eq!(
+            run("    x\ny\n", &[hunk(&[" x", "-y", "+z"])]).unwrap(),
+            ("    x\nz\n".into(), vec![Level::SurroundingWhitespace])
+        );
+        assert_eq!(
+            run(
+                "say “hi” — now\nq\n",
+                &[hunk(&[" say \"hi\" - now", "-q", "+r"])]
+            )
+            .unwrap(),
+            (
+                "say “hi” — now\nr\n".into(),
+                vec![Level::UnicodePunctuation]
+            )
+        );
+        assert_eq!(
+            run("a\u{a0}b\n", &[hunk(&["-a b", "+c"])]).unwrap().1,
+            vec![Level::UnicodePunctuation]
+        );
+    }
+
+    #[test]
+    fn first_level_that_finds_decides_uniqueness() {
+        // Exact finds one (line 3); the trailing-space variant on line 1 is not considered.
+        let (out, lv) = run("k \nz\nk\n", &[hunk(&["-k", "+K"])]).unwrap();
+        assert_eq!((out.as_str(), lv), ("k \nz\nK\n", vec![Level::Exact]));
+        // Two at the first level that finds anything: refused.
+        let f = run("k \nz\nk  \n", &[hunk(&["-k", "+K"])]).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
+        assert_eq!(f[0].match_lines, vec![1, 3]);
+    }
+
+    #[test]
+    fn crlf_file_gets_crlf_added_lines() {
+        let (out, _) = run("a\r\nb\r\n", &[hunk(&[" a", "-b", "+c", "+d"])]).unwrap();
+        assert_eq!(out, "a\r\nc\r\nd\r\n");
+    }
+
+    #[test]
+    fn anchors_and_pure_additions() {
+        let mut h = hunk(&["+    added"]);
+        h.anchors = vec!["def f():".into()];
+        let (out, lv) = run("def g():\n    pass\n  def f():\n    pass\n", &[h]).unwrap();
+        assert_eq!(out, "def g():\n    pass\n  def f():\n    added\n    pass\n");
+        assert_eq!(lv, vec![Level::SurroundingWhitespace]);
+        // Codex pure addition without anchor appends, adding the missing final newline first.
+        let (out, _) = run("x", &[hunk(&["+y"])]).unwrap();
+        assert_eq!(out, "x\ny\n");
+        // Unified pure addition is placed by its line number.
+        let mut u = hunk(&["+new"]);
+        u.style = HunkStyle::Unified;
+        u.old_start = Some(1);
+        assert_eq!(run("a\nb\n", &[u.clone()]).unwrap().0, "a\nnew\nb\n");
+        u.old_start = Some(5);
+        assert_eq!(
+            run("a\nb\n", &[u]).unwrap_err()[0].code,
+            ErrorCode::SEARCH_BLOCK_NOT_FOUND
+        );
+    }
+
+    #[test]
+    fn end_of_file_anchor_and_no_newline_markers() {
+        let mut h = hunk(&["-x", "+y"]);
+        h.at_eof = true;
+        assert_eq!(run("x\nm\nx\n", &[h]).unwrap().0, "x\nm\ny\n");
+        let mut u = hunk(&[" a", "-b", "+b"]);
+        u.style = HunkStyle::Unified;
+        u.lines[1].no_eol = true;
+        u.at_eof = true;
+        assert_eq!(run("a\nb", &[u.clone()]).unwrap().0, "a\nb\n");
+        u.lines[1].no_eol = false;
+        u.lines[2].no_eol = true;
+        assert_eq!(run("a\nb\n", &[u]).unwrap().0, "a\nb");
+    }
+
+    #[test]
+    fn hunks_apply_in_order_and_all_failures_are_reported() {
+        let text = "f\n1\nf\n2\n";
+        let (out, _) = run(
+            text,
+            &[hunk(&[" f", "-1", "+one"]), hunk(&[" f", "-2", "+two"])],
+        )
+        .unwrap();
+        assert_eq!(out, "f\none\nf\ntwo\n");
+        let f = run(
+            text,
+            &[
+                hunk(&["-zz", "+q"]),
+                hunk(&["-f", "+F"]),
+                hunk(&["-2", "+3"]),
+            ],
+        )
+        .unwrap_err();
+        assert_eq!(
+            f.iter().map(|f| (f.index, f.code)).collect::<Vec<_>>(),
+            vec![
+                (0, ErrorCode::SEARCH_BLOCK_NOT_FOUND),
+                (1, ErrorCode::SEARCH_BLOCK_AMBIGUOUS)
+            ]
+        );
+    }
+
+    #[test]
+    fn bytes_mode_refuses_non_ascii_additions() {
+        let f = apply(b"caf\xe9\nx\n", &[hunk(&["-x", "+\u{e9}"])], true).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::UNSUPPORTED_ENCODING);
+        let a = apply(
+            b"caf\xe9\nx\n",
+            &[hunk(&[" caf\u{fffd}", "-x", "+y"])],
+            true,
+        );
+        assert!(
+            a.is_err(),
+            "a replacement character never matches the invalid byte"
+        );
+        let a = apply(b"caf\xe9\nx\n", &[hunk(&["-x", "+y"])], true).unwrap();
+        assert_eq!(a.text, b"caf\xe9\ny\n");
+    }
+}

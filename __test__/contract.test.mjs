@@ -726,6 +726,22 @@ test('FILE_WRITE_ERROR: a read-only directory (non-root only)', { skip: !unix ||
   }
 })
 
+test('options.maxFileBytes: a larger file is refused with FILE_TOO_LARGE before it is read', async () => {
+  const root = workspace()
+  put(root, 'a.txt', 'value = 1\n'.repeat(100)) // 1000 bytes
+  const r = await expectFailure(
+    root,
+    () => patchFile({ file_path: 'a.txt', search_block: 'value = 1\nvalue = 1\n', replace_block: 'x' }, { workspaceRoot: root, maxFileBytes: 999 }),
+    'FILE_TOO_LARGE',
+  )
+  assert.match(r.message, /maxFileBytes/)
+  // At the limit is fine (and the default is far above it).
+  const last = 'value = 1\n'.repeat(99) + 'value = 2\n'
+  put(root, 'b.txt', last)
+  const ok = await patchFile({ file_path: 'b.txt', search_block: 'value = 2', replace_block: 'value = 3' }, { workspaceRoot: root, maxFileBytes: 1000 })
+  assert.equal(ok.ok, true, JSON.stringify(ok))
+})
+
 // ---------------------------------------------------------------------------
 // permissions and the atomic write
 

@@ -839,6 +839,7 @@ module.exports.applyDryRun = nativeBinding.applyDryRun
 module.exports.applyEditBlocks = nativeBinding.applyEditBlocks
 module.exports.applyPatch = nativeBinding.applyPatch
 module.exports.batchPatchFiles = nativeBinding.batchPatchFiles
+module.exports.editFile = nativeBinding.editFile
 module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.patchFile = nativeBinding.patchFile
 module.exports.patchFileSync = nativeBinding.patchFileSync

@@ -436,6 +436,14 @@ export type TextEditorResult =
   | { ok: true; command: 'view'; kind: 'directory'; file_path: string; entries: string[]; content: string; truncated?: true }
   | (FormatFailure & { command?: string })
 
+/** editFile input: the MCP filesystem server's `edit_file` shape (every oldText exact-once, all or nothing). */
+export interface EditFileInput {
+  path: string
+  edits: Array<{ oldText: string; newText: string }>
+  /** Preview: return the diff and a run_id; nothing is written. */
+  dryRun?: boolean
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -461,6 +469,12 @@ export declare function applyPatch(patch: string | ApplyPatchInput, options?: Fo
 
 /** Edits many files in one all-or-nothing transaction. Never rejects. */
 export declare function batchPatchFiles(input: BatchPatchFilesInput, options?: PatchFileOptions): Promise<BatchPatchFilesResult>
+
+/**
+ * server-filesystem's `edit_file` input (`{ path, edits: [{ oldText,
+ * newText }], dryRun }`), every edit exact-once, all or nothing. Never rejects.
+ */
+export declare function editFile(input: EditFileInput, options?: PatchFileOptions): Promise<PatchFileResult>
 
 /** Every error code, in declaration order (the JS wrapper freezes them). */
 export declare function errorCodes(): PatchFileErrorCode[]

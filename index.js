@@ -9,7 +9,17 @@ const codes = {}
 for (const code of native.errorCodes()) codes[code] = code
 
 const schemas = {}
-for (const name of ['patch_file', 'batch_patch_files', 'apply_last_dry_run', 'read_file', 'write_file']) {
+for (const name of [
+  'patch_file',
+  'batch_patch_files',
+  'apply_last_dry_run',
+  'read_file',
+  'write_file',
+  'edit_block',
+  'apply_patch',
+  'str_replace_based_edit_tool',
+  'edit_file',
+]) {
   schemas[name] = deepFreeze(require(`./schemas/${name}.schema.json`))
 }
 
@@ -28,6 +38,7 @@ module.exports = {
   applyEditBlocks: native.applyEditBlocks,
   applyPatch: native.applyPatch,
   textEditor: native.textEditor,
+  editFile: native.editFile,
   PATCH_FILE_ERROR_CODES: Object.freeze(codes),
   patchFileSchema: schemas.patch_file,
   schemas: Object.freeze(schemas),

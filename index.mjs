@@ -13,6 +13,7 @@ export const {
   applyEditBlocks,
   applyPatch,
   textEditor,
+  editFile,
   PATCH_FILE_ERROR_CODES,
   patchFileSchema,
   schemas,

@@ -95,6 +95,52 @@ is only useful inside the MCP server.`,
     positionals: true,
     run: runCall,
   },
+  'apply-patch': {
+    summary: 'Apply a Codex patch (*** Begin Patch) or a unified/git diff from stdin, all files or none',
+    usage: `Usage:
+  ${PROG} apply-patch [PATCH] [--root DIR] [--dry-run] [--json] < patch
+
+Reads the patch from stdin (or from the file PATCH) and applies it inside the
+workspace root (default: the current directory): files added, deleted, moved
+and updated together, or none at all. Hunks are located by their lines,
+exactly first, then ignoring trailing whitespace, surrounding whitespace and
+Unicode punctuation; each must match one place only.
+
+Options:
+  --dry-run   print the unified diff; write nothing
+  --json      print the result object as JSON
+  --root DIR  workspace root (${ENV} takes precedence; default: cwd)`,
+    options: { 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
+    positionals: true,
+    run: runApplyPatch,
+  },
+}
+
+async function runApplyPatch({ values, positionals, root }) {
+  const tools = require('./tools.js')
+  if (positionals.length > 1) throw new UsageError(`apply-patch takes at most one PATCH file, got ${positionals.length}`)
+  const from = positionals[0]
+  if ((from === undefined || from === '-') && process.stdin.isTTY) {
+    process.stderr.write(`${PROG}: reading the patch from stdin (end with Ctrl-D)\n`)
+  }
+  const text = from === undefined || from === '-' ? (await readStdin()).toString('utf8') : readTextFile(from, 'PATCH')
+  const input = values['dry-run'] ? { patch: text, dry_run: true } : { patch: text }
+  const result = await tools.run(tools.get('apply_patch'), input, { workspaceRoot: root })
+  if (values.json) {
+    process.stdout.write(JSON.stringify(result) + '\n')
+  } else if (result.ok) {
+    if (result.dry_run) process.stdout.write(result.diff)
+    for (const f of result.files) {
+      const levels = (f.hunks || []).map((h) => h.level).filter((l) => l !== 'exact')
+      const how = f.hunks ? ` (${f.hunks.length} hunk${f.hunks.length === 1 ? '' : 's'}${levels.length ? `; matched ignoring ${[...new Set(levels)].join(', ')}` : ''})` : ''
+      const where = f.action === 'move' ? `${display(f.file_path)} -> ${display(f.move_to)}` : display(f.file_path)
+      process.stdout.write(`${result.dry_run ? 'would ' : ''}${f.action} ${where}${how}\n`)
+    }
+    if (result.dry_run) process.stdout.write('dry run: nothing written\n')
+  } else {
+    printFailure(result)
+  }
+  return exitCodeFor(result)
 }
 
 function toolNames() {
@@ -226,6 +272,8 @@ function printFailure(result) {
   const lines = [`${PROG}: ${result.code}: ${result.message}`]
   if (result.match_lines && result.match_lines.length) lines.push(`  matches start at lines ${result.match_lines.join(', ')}`)
   for (const f of result.failed_edits || []) lines.push(`  edit ${f.index}: ${f.code}: ${f.message}`)
+  if (result.line && result.code === 'PATCH_PARSE_ERROR') lines.push(`  at line ${result.line}: expected ${result.expected}`)
+  if (result.failures && result.failures.length > 1) for (const f of result.failures) lines.push(`  ${f.path}: ${f.code}: ${f.message}`)
   if (result.sha256 && result.code === 'FILE_CHANGED') lines.push(`  current sha256 ${result.sha256}`)
   process.stderr.write(lines.join('\n') + '\n')
 }

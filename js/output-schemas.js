@@ -64,7 +64,77 @@ const patched = {
 
 const object = (properties) => ({ type: 'object', properties, required: ['ok'] })
 
+/** Results of the edit-format tools (edit_block, apply_patch, the text editor). */
+const hunkReport = {
+  type: 'object',
+  properties: {
+    index: int('0-based index of the hunk in its file.'),
+    line_number: int('1-based line of the original file where the hunk applied.'),
+    level: str('How loosely its lines matched: exact, trailing_whitespace, surrounding_whitespace or unicode_punctuation.'),
+    patch_line: int('1-based line of the hunk in the patch.'),
+  },
+}
+const blockReport = {
+  type: 'object',
+  properties: {
+    index: int('0-based index of the block in its file.'),
+    line: int('1-based line of the block in the text.'),
+    line_number: int('1-based line where the block matched.'),
+    verified: bool('The replacement is present in the file as read back after writing.'),
+  },
+}
+const formatFile = {
+  type: 'object',
+  properties: {
+    path: str('The path as written in the text.'),
+    file_path: str('Absolute path of the file (the source, for a move).'),
+    action: str('add, update, delete, move or restore.'),
+    move_to: str('Absolute destination of a move.'),
+    created: bool('add: the file did not exist before.'),
+    before_bytes: int('Size on disk before.'),
+    after_bytes: int('Size on disk after.'),
+    sha256_before: str('sha256 (hex) before.'),
+    sha256: { type: ['string', 'null'], description: 'sha256 (hex) after; null when the file is removed.' },
+    hunks: { type: 'array', items: hunkReport, description: 'Per hunk: where it applied and the level used.' },
+    blocks: { type: 'array', items: blockReport, description: 'Per SEARCH/REPLACE block: where it applied and whether it was verified.' },
+    diff: str('Dry run: this file\'s unified diff.'),
+  },
+}
+const formatResult = {
+  ...failure,
+  format: str('The format read: edit_blocks, apply_patch, unified_diff or text_editor.'),
+  files: { type: 'array', items: formatFile, description: 'One entry per file operation.' },
+  hunks: int('Hunks applied in all.'),
+  verified: bool('edit_block: every replacement was found in the file as read back.'),
+  line: int('PATCH_PARSE_ERROR: 1-based line of the problem in the text.'),
+  expected: str('PATCH_PARSE_ERROR: what was expected at that line.'),
+  failures: {
+    type: 'array',
+    description: 'Every failing file operation (nothing was written).',
+    items: { type: 'object', properties: { index: int('0-based operation index.'), path: str('The path as written.'), code: str('Its code.'), message: str('What went wrong.') } },
+  },
+  rolled_back: { type: 'array', items: { type: 'string' }, description: 'Files restored after a failed commit.' },
+  ...preview,
+}
+
 module.exports = {
+  edit_block: object(formatResult),
+  apply_patch: object(formatResult),
+  str_replace_based_edit_tool: object({
+    ...formatResult,
+    ...formatFile.properties,
+    command: str('The command that ran.'),
+    kind: str('view: file or directory.'),
+    content: str('view: numbered lines (cat -n style) or the directory listing.'),
+    entries: { type: 'array', items: { type: 'string' }, description: 'view of a directory: the entries (directories end with /).' },
+    start_line: int('view: first line shown.'),
+    end_line: int('view: last line shown.'),
+    total_lines: int('view: lines in the file.'),
+    snippet: str('Numbered lines around the edit.'),
+    removed: bool('undo_edit: the undone edit had created the file, so it was removed.'),
+    undo_remaining: int('undo_edit: earlier edits of this file that can still be undone.'),
+  }),
+  edit_file: object(patched),
   patch_file: object(patched),
   batch_patch_files: object({
     ...failure,

@@ -46,6 +46,30 @@ const TABLE = [
     title: 'Write whole file (atomic)',
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
+  {
+    name: 'edit_block',
+    engine: 'applyEditBlocks',
+    title: 'Apply SEARCH/REPLACE blocks (all or nothing)',
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'apply_patch',
+    engine: 'applyPatch',
+    title: 'Apply a Codex patch or unified diff (all or nothing)',
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'str_replace_based_edit_tool',
+    engine: 'textEditor',
+    title: 'Text editor (view, create, str_replace, insert, undo_edit)',
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'edit_file',
+    engine: 'editFile',
+    title: 'Edit file (filesystem-server input, exact-once)',
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  },
 ]
 
 let engineModule = null

@@ -470,6 +470,20 @@ pub fn text_editor(
     task(&env, crate::editor::text_editor, command, options)
 }
 
+/// server-filesystem's `edit_file` input (`{ path, edits: [{ oldText,
+/// newText }], dryRun }`), every edit exact-once, all or nothing. Never rejects.
+#[napi(
+    ts_args_type = "input: EditFileInput, options?: PatchFileOptions",
+    ts_return_type = "Promise<PatchFileResult>"
+)]
+pub fn edit_file(
+    env: Env,
+    input: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> AsyncTask<EngineTask> {
+    task(&env, crate::dropin::edit_file, input, options)
+}
+
 /// Every error code, in declaration order (the JS wrapper freezes them).
 #[napi(ts_return_type = "PatchFileErrorCode[]")]
 pub fn error_codes() -> Vec<&'static str> {

@@ -22,6 +22,7 @@
 pub mod commit;
 pub mod diagnose;
 pub mod diff;
+pub mod dropin;
 pub mod dry_run;
 pub mod editor;
 pub mod engine;

@@ -435,3 +435,11 @@ export type TextEditorResult =
     }
   | { ok: true; command: 'view'; kind: 'directory'; file_path: string; entries: string[]; content: string; truncated?: true }
   | (FormatFailure & { command?: string })
+
+/** editFile input: the MCP filesystem server's `edit_file` shape (every oldText exact-once, all or nothing). */
+export interface EditFileInput {
+  path: string
+  edits: Array<{ oldText: string; newText: string }>
+  /** Preview: return the diff and a run_id; nothing is written. */
+  dryRun?: boolean
+}

@@ -596,11 +596,13 @@ fn window_score(s: &[SLine], f: &[&SLine], deadline: Instant) -> f64 {
 }
 
 /// The region most like the block, if any scores at least [`MIN_SIMILARITY`].
+type Closest<'a> = (Found, Vec<usize>, FileLines<'a>);
+
 fn closest<'a>(
     text: &'a [u8],
     search: &[u8],
     budget: &Budget,
-) -> Result<Option<(Found, FileLines<'a>)>, GaveUp> {
+) -> Result<Option<Closest<'a>>, GaveUp> {
     let (slines, _) = block_lines(search);
     let s: Vec<SLine> = slines.iter().map(|l| SLine::new(l)).collect();
     let n = s.len();
@@ -621,12 +623,14 @@ fn closest<'a>(
         cache: HashMap::new(),
     };
     let shifts: &[isize] = if n <= 200 { &[0, -1, 1, -2, 2] } else { &[0] };
-    let mut best: Option<Found> = None;
+    // The best window around each candidate start.
+    let mut bests: Vec<Found> = Vec::with_capacity(cands.len());
     for &(start, _) in &cands {
         if budget.expired() {
             break;
         }
         let deadline = budget.step_deadline();
+        let mut best: Option<Found> = None;
         for &ds in shifts {
             for &dl in shifts {
                 let (st, len) = (start + ds, n as isize + dl);
@@ -648,10 +652,28 @@ fn closest<'a>(
                 }
             }
         }
+        bests.extend(best);
     }
-    Ok(best
+    let Some(best) = bests
+        .iter()
+        .copied()
+        .reduce(|a, b| if b.score > a.score + 1e-9 { b } else { a })
         .filter(|b| b.score >= MIN_SIMILARITY)
-        .map(|b| (b, lines)))
+    else {
+        return Ok(None);
+    };
+    // Other regions just as close: the block does not tell them apart.
+    let mut equally: Vec<usize> = bests
+        .iter()
+        .filter(|b| {
+            (b.score - best.score).abs() <= 1e-9
+                && (b.start + b.len <= best.start || b.start >= best.start + best.len)
+        })
+        .map(|b| b.start)
+        .collect();
+    equally.sort_unstable();
+    equally.dedup();
+    Ok(Some((best, equally, lines)))
 }
 
 /// Byte range of the found lines, narrowed on the first and last line when
@@ -985,6 +1007,12 @@ pub struct ClosestMatch {
     /// The exact current text of the region (decoded; invalid bytes as U+FFFD).
     pub text: String,
     pub differences: Vec<Difference>,
+    /// 1-based start lines of other regions exactly as close (the block
+    /// does not tell them apart).
+    pub equally_close: Vec<usize>,
+    /// Whether resending the edit with `match` tolerances would match this
+    /// region: every difference is tolerable and the lines nest alike.
+    pub tolerable: bool,
     /// Byte range of the region in the text that was searched.
     pub start: usize,
     pub end: usize,
@@ -1038,6 +1066,9 @@ impl Diagnosis {
                     "details": c.differences.iter().filter(|d| !d.detail.is_empty()).map(|d| d.detail.clone()).collect::<Vec<_>>(),
                 }),
             );
+            if !c.equally_close.is_empty() {
+                m["closest_match"]["equally_close"] = json!(c.equally_close);
+            }
         }
         if let Some((a, b)) = self.already_applied {
             m.insert("already_applied".into(), Value::Bool(true));
@@ -1172,6 +1203,19 @@ fn not_found_message(
     }
     let c = c?;
     let where_ = range_text(c.line_number, c.end_line);
+    let twins = if c.equally_close.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " The block matches line{} {} just as closely: include neighbouring lines so the retry is unique.",
+            if c.equally_close.len() == 1 { "" } else { "s" },
+            c.equally_close
+                .iter()
+                .map(|l| l.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     let details: Vec<&str> = c
         .differences
         .iter()
@@ -1187,7 +1231,7 @@ fn not_found_message(
         let kinds: Vec<&str> = c.differences.iter().map(|d| d.kind.words()).collect();
         let mut next =
             "Retry with closest_match.text (the exact current text) as search_block".to_string();
-        if c.differences.iter().all(|d| TOLERABLE.contains(&d.kind)) {
+        if c.tolerable {
             let list: Vec<String> = c
                 .differences
                 .iter()
@@ -1199,7 +1243,7 @@ fn not_found_message(
             ));
         }
         Some(format!(
-            "{pre}search_block was not found exactly: {where_} match it except for {}{detail}. {next}",
+            "{pre}search_block was not found exactly: {where_} match it except for {}{detail}. {next}.{twins}",
             join_words(&kinds)
         ))
     } else {
@@ -1218,7 +1262,7 @@ fn not_found_message(
             "{pre}search_block was not found; the closest text is {where_} ({}% similar), which differs in \
              content{also}: the file has probably changed since it was read, or the block was mistyped. \
              closest_match.text is the current text of {where_}: base search_block on it (reread the file if \
-             unsure), then retry",
+             unsure), then retry.{twins}",
             c.similarity_milli / 10
         ))
     }
@@ -1255,7 +1299,8 @@ pub fn not_found(
         if let Some(a) = &alt {
             tries.push((a.as_str(), true));
         }
-        let mut best: Option<(Found, (usize, usize), &str, bool)> = None;
+        type Best<'s> = (Found, Vec<usize>, (usize, usize), &'s str, bool);
+        let mut best: Option<Best<'_>> = None;
         for (s, literal) in tries {
             match closest(text, s.as_bytes(), budget) {
                 Err(GaveUp) => {
@@ -1263,15 +1308,15 @@ pub fn not_found(
                     break;
                 }
                 Ok(None) => {}
-                Ok(Some((found, lines))) => {
+                Ok(Some((found, equally, lines))) => {
                     if best.as_ref().is_none_or(|b| found.score > b.0.score) {
                         let r = region(&lines, found, s.as_bytes());
-                        best = Some((found, r, s, literal));
+                        best = Some((found, equally, r, s, literal));
                     }
                 }
             }
         }
-        if let Some((found, (start, end), s, literal)) = best {
+        if let Some((found, equally, (start, end), s, literal)) = best {
             let ftext = String::from_utf8_lossy(&text[start..end]).into_owned();
             let first = found.start + 1;
             let mut differences = classify(s, &ftext, first);
@@ -1283,12 +1328,22 @@ pub fn not_found(
                 differences.sort_by_key(|x| x.kind);
             }
             let sim = char_ratio(search, &ftext, budget).unwrap_or(found.score);
+            let tolerable = !literal
+                && !differences.is_empty()
+                && differences.iter().all(|x| TOLERABLE.contains(&x.kind))
+                && crate::tolerant::nesting_agrees(
+                    s,
+                    &ftext,
+                    start == 0 || text[start - 1] == b'\n',
+                );
             d.closest_match = Some(ClosestMatch {
                 line_number: first,
                 end_line: found.start + found.len,
                 similarity_milli: (sim.clamp(0.0, 1.0) * 1000.0).round() as u32,
                 text: ftext,
                 differences,
+                equally_close: equally.iter().map(|l| l + 1).collect(),
+                tolerable,
                 start,
                 end,
             });
@@ -1428,9 +1483,8 @@ pub fn ambiguous(text: &[u8], search: &[u8], budget: &Budget) -> Diagnosis {
         }
         let mut best: Option<(usize, usize, usize)> = None;
         'k: for k in 1..=MAX_HINT_LINES {
-            for a in 0..=k {
-                let b = k - a;
-                let (Some(pa), Some(pb)) = (pre[a], post[b]) else {
+            for (a, pa) in pre.iter().enumerate().take(k + 1) {
+                let (Some(pa), Some(pb)) = (*pa, post[k - a]) else {
                     continue;
                 };
                 if common.iter().all(|&(cb, cf)| pa > cb || pb > cf)

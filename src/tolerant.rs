@@ -234,8 +234,8 @@ fn norm_line(
                 }
             }
             None => {
-                for k in i..end {
-                    push(body[k], k, k + 1, &mut map);
+                for (k, &x) in body.iter().enumerate().take(end).skip(i) {
+                    push(x, k, k + 1, &mut map);
                 }
             }
         }
@@ -372,6 +372,13 @@ fn same_shape(pairs: &[(&str, &str)]) -> bool {
     })
 }
 
+/// Whether `search` and the file text `region` (starting at a line start
+/// or not) nest their lines alike, so the indentation tolerance could
+/// match one to the other.
+pub(crate) fn nesting_agrees(search: &str, region: &str, starts_line: bool) -> bool {
+    same_shape(&indent_pairs(search, region, starts_line))
+}
+
 /// The smallest step between distinct depths, if any.
 fn unit(widths: impl Iterator<Item = usize>) -> Option<usize> {
     let mut w: Vec<usize> = widths.collect();
@@ -465,7 +472,17 @@ fn merge_line(s: &str, r: &str, f: &str) -> Option<String> {
     for op in &sr {
         let (tag, a, c) = op.as_tag_tuple();
         match tag {
-            DiffTag::Equal => out.extend(&fc[m[a.start]..m[a.end].max(m[a.start])]),
+            DiffTag::Equal => {
+                // A kept line end keeps the file's end (e.g. its trailing
+                // whitespace); elsewhere file-only characters at a boundary
+                // go with what follows.
+                let end = if a.end == sc.len() {
+                    fc.len()
+                } else {
+                    m[a.end]
+                };
+                out.extend(&fc[m[a.start]..end.max(m[a.start])])
+            }
             DiffTag::Insert | DiffTag::Replace => out.extend(&rc[c]),
             DiffTag::Delete => {}
         }
@@ -790,6 +807,10 @@ mod tests {
         assert_eq!(out, "\tif (n > 1)\n\t\treturn n;\n");
         assert_eq!(merge_line("ab", "xy", "ab"), None);
         assert_eq!(merge_line("a = 1", "a = 2", "a = 1  ").unwrap(), "a = 2");
+        assert_eq!(
+            merge_line("a = 1;", "a = 2;", "a = 1;  ").unwrap(),
+            "a = 2;  "
+        );
     }
 
     #[test]

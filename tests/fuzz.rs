@@ -553,3 +553,416 @@ fn path_resolution() {
         Ok(())
     });
 }
+
+// ---------------------------------------------------------------------------
+// Edit-format parsers and their entry points.
+
+/// Lines that make up the grammars of every format, mixed at random, so
+/// that the parsers meet both well-formed and broken structure.
+const FORMAT_LINES: &[&str] = &[
+    "<<<<<<< SEARCH",
+    "<<<<<<<<< SEARCH",
+    "=======",
+    ">>>>>>> REPLACE",
+    "```",
+    "```rust",
+    "f.txt",
+    "sub/g.txt",
+    "../outside.txt",
+    "/etc/passwd",
+    "link_out",
+    "*** Begin Patch",
+    "*** End Patch",
+    "*** Update File: f.txt",
+    "*** Update File: ../outside.txt",
+    "*** Add File: new.txt",
+    "*** Add File: ../escape.txt",
+    "*** Delete File: f.txt",
+    "*** Delete File: ../outside.txt",
+    "*** Move to: moved.txt",
+    "*** Move to: ../escape.txt",
+    "*** End of File",
+    "@@",
+    "@@ fn main",
+    "@@ -1,2 +1,2 @@",
+    "@@ -1 +1 @@",
+    "@@ -0,0 +1,3 @@",
+    "@@ -99999999999999999999,1 +1 @@",
+    "--- a/f.txt",
+    "+++ b/f.txt",
+    "--- /dev/null",
+    "+++ /dev/null",
+    "+++ b/../outside.txt",
+    "diff --git a/f.txt b/f.txt",
+    "rename from f.txt",
+    "rename to ../escape.txt",
+    "\\ No newline at end of file",
+    " alpha",
+    "-alpha",
+    "+ALPHA",
+    " beta",
+    "-beta",
+    "+BETA",
+    "alpha",
+    "beta",
+    "",
+    " ",
+    "+",
+    "-",
+    "\t",
+    "é日本😀",
+    "cat <<'EOF'",
+    "EOF",
+    "apply_patch <<\"EOF\"",
+];
+
+const PATHS: &[&str] = &[
+    "f.txt",
+    "sub/g.txt",
+    "new.txt",
+    "sub/new/n.txt",
+    "../outside.txt",
+    "../escape.txt",
+    "link_out",
+    "/etc/passwd",
+    "sub",
+    "f.txt\0",
+];
+const BODY: &[&str] = &[
+    "alpha",
+    "beta",
+    "ALPHA",
+    "BETA",
+    "",
+    "gamma",
+    " alpha",
+    "é日本😀",
+];
+
+fn lines_of(set: &'static [&'static str], max: usize) -> impl Strategy<Value = Vec<String>> {
+    prop::collection::vec(prop::sample::select(set).prop_map(str::to_string), 0..max)
+}
+
+/// SEARCH/REPLACE blocks, mostly well formed.
+fn edit_blocks() -> impl Strategy<Value = Vec<String>> {
+    let block = (
+        prop::sample::select(PATHS),
+        any::<bool>(),
+        lines_of(BODY, 3),
+        lines_of(BODY, 3),
+    )
+        .prop_map(|(path, fence, search, replace)| {
+            let mut v = vec![path.to_string()];
+            if fence {
+                v.push("```".into());
+            }
+            v.push("<<<<<<< SEARCH".into());
+            v.extend(search);
+            v.push("=======".into());
+            v.extend(replace);
+            v.push(">>>>>>> REPLACE".into());
+            if fence {
+                v.push("```".into());
+            }
+            v
+        });
+    prop::collection::vec(block, 1..4).prop_map(|b| b.concat())
+}
+
+/// Codex `*** Begin Patch` envelopes, mostly well formed.
+fn codex_patch() -> impl Strategy<Value = Vec<String>> {
+    let hunk_line = prop_oneof![
+        prop::sample::select(BODY).prop_map(|l| format!(" {l}")),
+        prop::sample::select(BODY).prop_map(|l| format!("-{l}")),
+        prop::sample::select(BODY).prop_map(|l| format!("+{l}")),
+    ];
+    let op = (
+        0..4u8,
+        prop::sample::select(PATHS),
+        prop::sample::select(PATHS),
+        prop::collection::vec(hunk_line, 0..6),
+        any::<bool>(),
+    )
+        .prop_map(|(kind, path, to, hunk, ctx)| {
+            let mut v = Vec::new();
+            match kind {
+                0 => {
+                    v.push(format!("*** Add File: {path}"));
+                    v.extend(hunk.iter().map(|l| format!("+{}", &l[1..])));
+                }
+                1 => v.push(format!("*** Delete File: {path}")),
+                _ => {
+                    v.push(format!("*** Update File: {path}"));
+                    if kind == 3 {
+                        v.push(format!("*** Move to: {to}"));
+                    }
+                    v.push(if ctx { "@@ alpha".into() } else { "@@".into() });
+                    v.extend(hunk);
+                }
+            }
+            v
+        });
+    prop::collection::vec(op, 1..4).prop_map(|ops| {
+        let mut v = vec!["*** Begin Patch".to_string()];
+        v.extend(ops.concat());
+        v.push("*** End Patch".into());
+        v
+    })
+}
+
+/// Unified diffs, mostly well formed.
+fn unified() -> impl Strategy<Value = Vec<String>> {
+    let file = (
+        prop::sample::select(PATHS),
+        prop::sample::select(PATHS),
+        0u32..4,
+        0u32..4,
+        lines_of(
+            &[
+                " alpha",
+                " beta",
+                "-alpha",
+                "-beta",
+                "+ALPHA",
+                "+BETA",
+                "\\ No newline at end of file",
+            ],
+            5,
+        ),
+    )
+        .prop_map(|(a, b, start, n, body)| {
+            let old = if a == "new.txt" {
+                "/dev/null".to_string()
+            } else {
+                format!("a/{a}")
+            };
+            let new = if b == "f.txt\0" {
+                "/dev/null".to_string()
+            } else {
+                format!("b/{b}")
+            };
+            let mut v = vec![
+                format!("--- {old}"),
+                format!("+++ {new}"),
+                format!("@@ -{start},{n} +{start},{n} @@"),
+            ];
+            v.extend(body);
+            v
+        });
+    prop::collection::vec(file, 1..3).prop_map(|f| f.concat())
+}
+
+/// Some damage: a line dropped, duplicated or replaced by a grammar line.
+fn damaged(lines: Vec<String>, what: u8, at: prop::sample::Index, with: &str) -> Vec<String> {
+    let mut lines = lines;
+    if lines.is_empty() {
+        return lines;
+    }
+    let i = at.index(lines.len());
+    match what {
+        0 => {
+            lines.remove(i);
+        }
+        1 => {
+            let l = lines[i].clone();
+            lines.insert(i, l);
+        }
+        2 => lines[i] = with.to_string(),
+        _ => {}
+    }
+    lines
+}
+
+fn format_text() -> impl Strategy<Value = String> {
+    let structured = prop_oneof![edit_blocks(), codex_patch(), unified()];
+    let soup = prop::collection::vec(
+        prop::sample::select(FORMAT_LINES).prop_map(str::to_string),
+        0..40,
+    );
+    (
+        prop_oneof![4 => structured, 1 => soup],
+        0u8..8,
+        any::<prop::sample::Index>(),
+        prop::sample::select(FORMAT_LINES),
+        prop::sample::select(vec!["\n", "\r\n"]),
+        any::<bool>(),
+    )
+        .prop_map(|(lines, what, at, with, nl, trailing)| {
+            let mut s = damaged(lines, what, at, with).join(nl);
+            if trailing {
+                s.push_str(nl);
+            }
+            s
+        })
+}
+
+struct FormatWorld {
+    _t: tempfile::TempDir,
+    base: PathBuf,
+    root: PathBuf,
+}
+
+fn format_world() -> FormatWorld {
+    let t = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(t.path()).unwrap();
+    let root = base.join("ws");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::write(base.join("outside.txt"), "alpha\nbeta\n").unwrap();
+    std::os::unix::fs::symlink(base.join("outside.txt"), root.join("link_out")).unwrap();
+    FormatWorld { _t: t, base, root }
+}
+
+fn reset_inside(root: &Path) {
+    std::fs::write(root.join("f.txt"), "alpha\nbeta\n").unwrap();
+    std::fs::write(root.join("sub/g.txt"), "alpha\nbeta\n").unwrap();
+}
+
+fn outside_intact(w: &FormatWorld) -> Result<(), TestCaseError> {
+    prop_assert_eq!(
+        std::fs::read(w.base.join("outside.txt")).unwrap(),
+        b"alpha\nbeta\n".to_vec()
+    );
+    let names: Vec<_> = std::fs::read_dir(&w.base)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    prop_assert_eq!(names.len(), 2, "{:?}", names);
+    Ok(())
+}
+
+fn entry_ok(name: &str, r: &Value, root: &Path) -> Result<(), TestCaseError> {
+    OUTCOMES.with(|o| {
+        *o.borrow_mut()
+            .entry(format!("{name}:{}", r["code"].as_str().unwrap_or("ok")))
+            .or_default() += 1
+    });
+    prop_assert_ne!(&r["code"], "INTERNAL_ERROR", "{}: {}", name, r);
+    prop_assert!(r["ok"].is_boolean(), "{}: {}", name, r);
+    if r["ok"] == true {
+        let mut paths: Vec<&str> = r["file_path"].as_str().into_iter().collect();
+        if let Some(files) = r["files"].as_array() {
+            paths.extend(files.iter().filter_map(|f| f["file_path"].as_str()));
+        }
+        for p in paths {
+            prop_assert!(Path::new(p).starts_with(root), "{}: {}", name, r);
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn format_parsers() {
+    use patch_file_tool::formats::{apply_patch, edit_block, unified_diff};
+    let w = format_world();
+    let opts = json!({"workspaceRoot": w.root, "durable": false});
+    run("format_parsers", format_text(), |text| {
+        let lines = text.split('\n').count();
+        for (name, parsed) in [
+            ("edit_block", edit_block::parse(&text)),
+            ("apply_patch", apply_patch::parse(&text)),
+            ("unified_diff", unified_diff::parse(&text)),
+        ] {
+            if let Err(e) = parsed {
+                prop_assert_eq!(e.failure().code.as_str(), "PATCH_PARSE_ERROR");
+                prop_assert!(
+                    e.line <= lines + 1,
+                    "{}: line {} of {}",
+                    name,
+                    e.line,
+                    lines
+                );
+            }
+        }
+        reset_inside(&w.root);
+        for (name, r) in [
+            (
+                "applyEditBlocks",
+                patch_file_tool::file_ops::apply_edit_blocks(&json!({ "text": text }), Some(&opts)),
+            ),
+            (
+                "applyPatch",
+                patch_file_tool::file_ops::apply_patch(&json!({ "patch": text }), Some(&opts)),
+            ),
+        ] {
+            entry_ok(name, &r, &w.root)?;
+            outside_intact(&w)?;
+        }
+        Ok(())
+    });
+    OUTCOMES.with(|o| eprintln!("fuzz format_parsers outcomes: {:?}", o.borrow()));
+}
+
+const EDITOR_KEYS: &[&str] = &[
+    "command",
+    "path",
+    "file_text",
+    "old_str",
+    "new_str",
+    "insert_line",
+    "insert_text",
+    "view_range",
+    "dry_run",
+];
+
+fn editor_command() -> impl Strategy<Value = Value> {
+    let well_formed = (
+        prop::sample::select(vec!["view", "create", "str_replace", "insert", "undo_edit"]),
+        prop::sample::select(PATHS),
+        prop::sample::select(BODY),
+        prop::sample::select(BODY),
+        0i64..4,
+    )
+        .prop_map(|(c, path, a, b, n)| match c {
+            "view" => json!({"command": c, "path": path, "view_range": [1, n]}),
+            "create" => json!({"command": c, "path": path, "file_text": format!("{a}\n{b}\n")}),
+            "str_replace" => json!({"command": c, "path": path, "old_str": a, "new_str": b}),
+            "insert" => json!({"command": c, "path": path, "insert_line": n, "insert_text": a}),
+            _ => json!({"command": c, "path": path}),
+        });
+    prop_oneof![3 => well_formed, 1 => editor_soup()]
+}
+
+fn editor_soup() -> impl Strategy<Value = Value> {
+    let value = prop_oneof![
+        prop::sample::select(vec![
+            "view",
+            "create",
+            "str_replace",
+            "insert",
+            "undo_edit",
+            "f.txt",
+            "sub/g.txt",
+            "../outside.txt",
+            "link_out",
+            "/etc/passwd",
+            "alpha",
+            "beta",
+            "",
+            "sub",
+            "new.txt",
+        ])
+        .prop_map(|s| json!(s)),
+        (-3i64..5).prop_map(|n| json!(n)),
+        prop::collection::vec(-3i64..5, 0..3).prop_map(|v| json!(v)),
+        any::<bool>().prop_map(|b| json!(b)),
+        Just(Value::Null),
+    ];
+    prop::collection::vec((prop::sample::select(EDITOR_KEYS), value), 0..6)
+        .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect()))
+}
+
+#[test]
+fn text_editor_commands() {
+    let w = format_world();
+    let opts = json!({"workspaceRoot": w.root, "durable": false});
+    run("text_editor_commands", editor_command(), |cmd| {
+        reset_inside(&w.root);
+        if let Err(f) = patch_file_tool::formats::text_editor::parse(&cmd) {
+            prop_assert_eq!(f.code.as_str(), "INVALID_INPUT", "{}", f);
+        }
+        let r = patch_file_tool::editor::text_editor(&cmd, Some(&opts));
+        entry_ok("textEditor", &r, &w.root)?;
+        outside_intact(&w)
+    });
+    OUTCOMES.with(|o| eprintln!("fuzz text_editor_commands outcomes: {:?}", o.borrow()));
+}

@@ -595,3 +595,30 @@ fn inside_links_still_work() {
         assert_eq!(v["code"], "INVALID_INPUT", "{v}");
     }
 }
+
+/// A hard link inside the workspace to a file outside: an edit replaces the
+/// name inside (a new file), so the outside file keeps its bytes.
+#[test]
+fn hard_link_to_outside_file_is_never_written_through() {
+    let w = world();
+    let before = snapshot(&w.outside);
+    std::fs::hard_link(w.outside.join("sentinel.txt"), w.root.join("hl.txt")).unwrap();
+    let opts = json!({ "workspaceRoot": w.root });
+    let v = engine::patch_file(
+        &json!({"file_path": "hl.txt", "search_block": "SENTINEL-SECRET", "replace_block": "PWNED"}),
+        Some(&opts),
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = engine::write_file(
+        &json!({"file_path": "hl.txt", "content": "PWNED\n"}),
+        Some(&opts),
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        std::fs::read_to_string(w.root.join("hl.txt")).unwrap(),
+        "PWNED\n"
+    );
+    // The outside file: same bytes and time; only its link count went back.
+    let now = snapshot(&w.outside);
+    assert_eq!(now, before);
+}

@@ -11,7 +11,8 @@
 //    are rejected by the types.
 //
 // Needs the addon built (`npm run build`) and the dependencies installed
-// (`npm install` fills npm's cache, which the offline install reads).
+// (`npm install` fills npm's cache, which the offline install reads; the
+// package's runtime dependencies are pinned from the repository's lockfile).
 import { before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -46,11 +47,11 @@ function pathWithoutRust() {
     .join(path.delimiter)
 }
 
-/** The environment of the consumer: no Rust, no npm script variables. */
+/** The environment of the consumer: no Rust (npm settings such as its cache are kept). */
 function consumerEnv() {
   const env = {}
   for (const [k, v] of Object.entries(process.env)) {
-    if (/^(npm_|CARGO|RUSTUP|RUSTC)/i.test(k)) continue
+    if (/^(CARGO|RUSTUP|RUSTC)/i.test(k)) continue
     env[k] = v
   }
   env.PATH = pathWithoutRust()
@@ -173,11 +174,20 @@ test('installed offline into a fresh project without Rust, the package works thr
 
   const app = path.join(state.tmp, 'app')
   fs.mkdirSync(app)
-  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', version: '1.0.0', private: true }))
-  npm(['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', state.publishedTarball, plat.tarball], {
-    cwd: app,
-    env: state.env,
-  })
+  const dependencies = { [pkg.name]: `file:${state.publishedTarball}`, [`${pkg.name}-${state.abi}`]: `file:${plat.tarball}` }
+  const manifest = { name: 'consumer-app', version: '1.0.0', private: true, dependencies }
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(manifest, null, 2))
+  // The package's own runtime dependencies are pinned by a lockfile made from
+  // the repository's (its non-dev entries), so that the offline install finds
+  // every tarball in npm's cache, which `npm install` in the checkout filled.
+  const repoLock = JSON.parse(fs.readFileSync(path.join(repo, 'package-lock.json'), 'utf8'))
+  const packages = { '': { name: manifest.name, version: manifest.version, dependencies } }
+  for (const [k, v] of Object.entries(repoLock.packages)) if (k && !v.dev && !v.devOptional) packages[k] = v
+  fs.writeFileSync(
+    path.join(app, 'package-lock.json'),
+    JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages }, null, 2),
+  )
+  npm(['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app, env: state.env })
   const installed = path.join(app, 'node_modules', pkg.name)
   assert.ok(fs.existsSync(path.join(installed, 'index.js')))
   assert.ok(!fs.readdirSync(installed).some((f) => f.endsWith('.node')), 'the addon comes from the platform package')

@@ -1,0 +1,455 @@
+// The MCP stdio server, driven through the real bin: with the SDK's own
+// Client + StdioClientTransport for the tools, and over raw lines for
+// malformed input, signals and exit codes.
+import { test, afterEach } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import fs from 'node:fs'
+import path from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
+import { BIN, ROOT, tempDir, cleanEnv, rawServer, killAll } from './helpers/mcp-raw.mjs'
+
+afterEach(killAll)
+
+const T = { timeout: 60_000 }
+
+/** Connects the SDK client to the bin. */
+async function connect({ args = [], env = cleanEnv(), cwd } = {}) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, ...args], env, cwd, stderr: 'pipe' })
+  let stderr = ''
+  transport.stderr.setEncoding('utf8')
+  transport.stderr.on('data', (s) => (stderr += s))
+  const client = new Client({ name: 'mcp-test', version: '0' })
+  await client.connect(transport)
+  return { client, transport, stderr: () => stderr }
+}
+
+async function withClient(opts, fn) {
+  const c = await connect(opts)
+  try {
+    return await fn(c.client, c)
+  } finally {
+    await c.client.close()
+  }
+}
+
+function schemaFiles() {
+  const dir = path.join(ROOT, 'schemas')
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.schema.json'))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')))
+}
+
+/** The structured result, checked against its text copy. */
+function structured(r) {
+  assert.equal(r.content.length, 1)
+  assert.equal(r.content[0].type, 'text')
+  assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent)
+  return r.structuredContent
+}
+
+test('tools/list: every schemas/*.schema.json tool, inputSchema exactly its parameters, with an outputSchema', T, async () => {
+  const dir = tempDir()
+  await withClient({ args: ['--root', dir] }, async (client) => {
+    const { tools } = await client.listTools()
+    const files = schemaFiles()
+    assert.deepEqual(tools.map((t) => t.name).sort(), files.map((s) => s.name).sort())
+    for (const s of files) {
+      const t = tools.find((x) => x.name === s.name)
+      assert.deepEqual(t.inputSchema, s.parameters, `${s.name} inputSchema`)
+      assert.equal(t.description, s.description)
+      assert.equal(t.inputSchema.additionalProperties, false)
+      assert.equal(t.outputSchema.type, 'object')
+      assert.deepEqual(t.outputSchema.required, ['ok'])
+      assert.equal(typeof t.annotations.readOnlyHint, 'boolean')
+    }
+    for (const name of ['patch_file', 'batch_patch_files', 'apply_last_dry_run', 'read_file', 'write_file']) {
+      assert.ok(tools.some((t) => t.name === name), name)
+    }
+    assert.equal(tools.find((t) => t.name === 'read_file').annotations.readOnlyHint, true)
+    assert.equal(tools.find((t) => t.name === 'patch_file').annotations.readOnlyHint, false)
+  })
+})
+
+test('patch_file edits the file and returns structuredContent plus the same JSON as text', T, async () => {
+  const dir = tempDir()
+  fs.writeFileSync(path.join(dir, 'config.ts'), 'a\nexport const retries = 2;\n')
+  await withClient({ args: ['--root', dir] }, async (client) => {
+    const r = await client.callTool({
+      name: 'patch_file',
+      arguments: { file_path: 'config.ts', search_block: 'retries = 2;', replace_block: 'retries = 3;' },
+    })
+    assert.equal(r.isError, false)
+    const s = structured(r)
+    assert.equal(s.ok, true)
+    assert.equal(s.file_path, path.join(dir, 'config.ts'))
+    assert.equal(s.line_number, 2)
+    assert.equal(s.replacements, 1)
+    assert.match(s.sha256, /^[0-9a-f]{64}$/)
+    assert.equal(fs.readFileSync(path.join(dir, 'config.ts'), 'utf8'), 'a\nexport const retries = 3;\n')
+  })
+})
+
+test('a failing call has isError: true with code, message and match_count, and writes nothing', T, async () => {
+  const dir = tempDir()
+  const file = path.join(dir, 'f.txt')
+  fs.writeFileSync(file, 'x = 1\nx = 1\n')
+  await withClient({ args: ['--root', dir] }, async (client) => {
+    const missing = await client.callTool({ name: 'patch_file', arguments: { file_path: 'f.txt', search_block: 'y = 1', replace_block: 'z' } })
+    assert.equal(missing.isError, true)
+    const m = structured(missing)
+    assert.equal(m.ok, false)
+    assert.equal(m.code, 'SEARCH_BLOCK_NOT_FOUND')
+    assert.equal(m.match_count, 0)
+    assert.ok(m.message.length > 0)
+
+    const twice = await client.callTool({ name: 'patch_file', arguments: { file_path: 'f.txt', search_block: 'x = 1', replace_block: 'z' } })
+    assert.equal(twice.isError, true)
+    const a = structured(twice)
+    assert.equal(a.code, 'SEARCH_BLOCK_AMBIGUOUS')
+    assert.equal(a.match_count, 2)
+    assert.deepEqual(a.match_lines, [1, 2])
+
+    const bad = await client.callTool({ name: 'patch_file', arguments: { file_path: 'f.txt', search_block: 'x' } })
+    assert.equal(bad.isError, true)
+    assert.equal(structured(bad).code, 'INVALID_INPUT')
+    assert.equal(fs.readFileSync(file, 'utf8'), 'x = 1\nx = 1\n')
+  })
+})
+
+test('paths outside the workspace root are refused (relative and absolute)', T, async () => {
+  const outer = tempDir()
+  const root = path.join(outer, 'ws')
+  fs.mkdirSync(root)
+  const outside = path.join(outer, 'secret.txt')
+  fs.writeFileSync(outside, 'token = 1\n')
+  await withClient({ args: ['--root', root] }, async (client) => {
+    for (const p of ['../secret.txt', outside]) {
+      const r = await client.callTool({ name: 'patch_file', arguments: { file_path: p, search_block: 'token = 1', replace_block: 'token = 2' } })
+      assert.equal(r.isError, true, p)
+      assert.equal(structured(r).code, 'PATH_OUTSIDE_WORKSPACE', p)
+    }
+    const w = await client.callTool({ name: 'write_file', arguments: { file_path: '../new.txt', content: 'x' } })
+    assert.equal(structured(w).code, 'PATH_OUTSIDE_WORKSPACE')
+    const rd = await client.callTool({ name: 'read_file', arguments: { file_path: '../secret.txt' } })
+    assert.equal(structured(rd).code, 'PATH_OUTSIDE_WORKSPACE')
+  })
+  assert.equal(fs.readFileSync(outside, 'utf8'), 'token = 1\n')
+  assert.equal(fs.existsSync(path.join(outer, 'new.txt')), false)
+})
+
+test('workspace root: PATCH_FILE_WORKSPACE_ROOT, else --root, else the cwd', T, async () => {
+  const envDir = tempDir()
+  const flagDir = tempDir()
+  const cwdDir = tempDir()
+  for (const d of [envDir, flagDir, cwdDir]) fs.writeFileSync(path.join(d, 'which.txt'), 'root\n')
+  const call = (client) =>
+    client.callTool({ name: 'patch_file', arguments: { file_path: 'which.txt', search_block: 'root', replace_block: 'chosen' } })
+  const chosen = () => [envDir, flagDir, cwdDir].filter((d) => fs.readFileSync(path.join(d, 'which.txt'), 'utf8') === 'chosen\n')
+
+  await withClient({ args: ['--root', flagDir], env: cleanEnv({ PATCH_FILE_WORKSPACE_ROOT: envDir }), cwd: cwdDir }, async (client, c) => {
+    assert.equal(structured(await call(client)).ok, true)
+    assert.deepEqual(chosen(), [envDir])
+    assert.match(c.stderr(), /--root .* is ignored/)
+  })
+  await withClient({ args: ['--root', flagDir], cwd: cwdDir }, async (client) => {
+    assert.equal(structured(await call(client)).ok, true)
+    assert.deepEqual(chosen(), [envDir, flagDir])
+  })
+  await withClient({ cwd: cwdDir }, async (client) => {
+    assert.equal(structured(await call(client)).ok, true)
+    assert.deepEqual(chosen(), [envDir, flagDir, cwdDir])
+  })
+  // A relative PATCH_FILE_WORKSPACE_ROOT is taken from the cwd.
+  fs.mkdirSync(path.join(cwdDir, 'sub'))
+  fs.writeFileSync(path.join(cwdDir, 'sub', 'which.txt'), 'root\n')
+  await withClient({ env: cleanEnv({ PATCH_FILE_WORKSPACE_ROOT: 'sub' }), cwd: cwdDir }, async (client) => {
+    assert.equal(structured(await call(client)).ok, true)
+    assert.equal(fs.readFileSync(path.join(cwdDir, 'sub', 'which.txt'), 'utf8'), 'chosen\n')
+  })
+})
+
+test('a workspace root that does not exist stops the server at start with exit 2', T, () => {
+  const dir = tempDir()
+  const r = spawnSync(process.execPath, [BIN, '--root', path.join(dir, 'nope')], { env: cleanEnv(), input: '', encoding: 'utf8' })
+  assert.equal(r.status, 2)
+  assert.equal(r.stdout, '')
+  assert.match(r.stderr, /workspace root .*nope.* cannot be used/)
+  const e = spawnSync(process.execPath, [BIN], { env: cleanEnv({ PATCH_FILE_WORKSPACE_ROOT: path.join(dir, 'nope') }), input: '', encoding: 'utf8' })
+  assert.equal(e.status, 2)
+  assert.match(e.stderr, /PATCH_FILE_WORKSPACE_ROOT/)
+})
+
+test('an unknown tool is a JSON-RPC InvalidParams error and the server keeps working', T, async () => {
+  const dir = tempDir()
+  await withClient({ args: ['--root', dir] }, async (client) => {
+    await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e) => e.code === -32602 && /Unknown tool/.test(e.message))
+    assert.deepEqual(await client.ping(), {})
+  })
+})
+
+test('batch_patch_files through MCP: multi-edit and multi-file, all or nothing', T, async () => {
+  const dir = tempDir()
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'one\ntwo\nthree\n')
+  fs.writeFileSync(path.join(dir, 'b.txt'), 'alpha\nbeta\n')
+  await withClient({ args: ['--root', dir] }, async (client) => {
+    const fail = await client.callTool({
+      name: 'batch_patch_files',
+      arguments: {
+        files: [
+          { file_path: 'a.txt', edits: [{ search_block: 'one', replace_block: '1' }] },
+          { file_path: 'b.txt', search_block: 'gamma', replace_block: 'g' },
+        ],
+      },
+    })
+    assert.equal(fail.isError, true)
+    const f = structured(fail)
+    assert.equal(f.code, 'SEARCH_BLOCK_NOT_FOUND')
+    assert.equal(f.files.length, 2)
+    assert.equal(f.files[1].code, 'SEARCH_BLOCK_NOT_FOUND')
+    assert.equal(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8'), 'one\ntwo\nthree\n')
+
+    const ok = await client.callTool({
+      name: 'batch_patch_files',
+      arguments: {
+        files: [
+          { file_path: 'a.txt', edits: [{ search_block: 'one', replace_block: '1' }, { search_block: 'three', replace_block: '3' }] },
+          { file_path: 'b.txt', search_block: 'beta', replace_block: 'b' },
+        ],
+      },
+    })
+    assert.equal(ok.isError, false)
+    const s = structured(ok)
+    assert.equal(s.ok, true)
+    assert.equal(s.replacements, 3)
+    assert.equal(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8'), '1\ntwo\n3\n')
+    assert.equal(fs.readFileSync(path.join(dir, 'b.txt'), 'utf8'), 'alpha\nb\n')
+  })
+})
+
+test('dry_run then apply_last_dry_run writes exactly the preview, once', T, async () => {
+  const dir = tempDir()
+  const file = path.join(dir, 'm.py')
+  fs.writeFileSync(file, 'def f():\n    return 1\n')
+  await withClient({ args: ['--root', dir] }, async (client) => {
+    const dry = structured(
+      await client.callTool({
+        name: 'patch_file',
+        arguments: { file_path: 'm.py', search_block: 'return 1', replace_block: 'return 2', dry_run: true },
+      }),
+    )
+    assert.equal(dry.ok, true)
+    assert.equal(dry.dry_run, true)
+    assert.match(dry.diff, /^--- a\/m\.py\n\+\+\+ b\/m\.py\n/)
+    assert.match(dry.diff, /\n-    return 1\n\+    return 2\n/)
+    assert.equal(fs.readFileSync(file, 'utf8'), 'def f():\n    return 1\n')
+
+    const applied = await client.callTool({ name: 'apply_last_dry_run', arguments: { run_id: dry.run_id } })
+    assert.equal(applied.isError, false)
+    const a = structured(applied)
+    assert.equal(a.ok, true)
+    assert.equal(a.sha256, dry.sha256)
+    assert.equal(fs.readFileSync(file, 'utf8'), 'def f():\n    return 2\n')
+
+    const again = await client.callTool({ name: 'apply_last_dry_run', arguments: { run_id: dry.run_id } })
+    assert.equal(again.isError, true)
+    assert.equal(structured(again).code, 'RUN_ID_NOT_FOUND')
+
+    // A file changed after its dry run is not overwritten.
+    const dry2 = structured(
+      await client.callTool({ name: 'batch_patch_files', arguments: { dry_run: true, files: [{ file_path: 'm.py', search_block: 'return 2', replace_block: 'return 3' }] } }),
+    )
+    fs.writeFileSync(file, 'def f():\n    return 2  # edited\n')
+    const stale = await client.callTool({ name: 'apply_last_dry_run', arguments: { run_id: dry2.run_id } })
+    assert.equal(stale.isError, true)
+    assert.equal(structured(stale).code, 'FILE_CHANGED')
+    assert.equal(fs.readFileSync(file, 'utf8'), 'def f():\n    return 2  # edited\n')
+  })
+})
+
+test('read_file and write_file through MCP, guarded by expected_sha256', T, async () => {
+  const dir = tempDir()
+  fs.writeFileSync(path.join(dir, 'crlf.txt'), 'l1\r\nl2\r\nl3\r\n')
+  await withClient({ args: ['--root', dir] }, async (client) => {
+    const r = structured(await client.callTool({ name: 'read_file', arguments: { file_path: 'crlf.txt', offset: 1, limit: 1 } }))
+    assert.equal(r.ok, true)
+    assert.equal(r.content, 'l2\r\n')
+    assert.equal(r.total_lines, 3)
+    assert.equal(r.next_offset, 2)
+    assert.equal(r.line_ending, 'crlf')
+
+    const created = await client.callTool({ name: 'write_file', arguments: { file_path: 'new/dir/x.txt', content: 'hello\n' } })
+    assert.equal(created.isError, false)
+    const c = structured(created)
+    assert.equal(c.created, true)
+    assert.equal(fs.readFileSync(path.join(dir, 'new/dir/x.txt'), 'utf8'), 'hello\n')
+
+    const stale = await client.callTool({
+      name: 'write_file',
+      arguments: { file_path: 'crlf.txt', content: 'replaced\n', expected_sha256: 'a'.repeat(64) },
+    })
+    assert.equal(stale.isError, true)
+    const s = structured(stale)
+    assert.equal(s.code, 'FILE_CHANGED')
+    assert.equal(s.sha256, r.sha256)
+    assert.equal(fs.readFileSync(path.join(dir, 'crlf.txt'), 'utf8'), 'l1\r\nl2\r\nl3\r\n')
+
+    const fresh = await client.callTool({ name: 'write_file', arguments: { file_path: 'crlf.txt', content: 'replaced\n', expected_sha256: r.sha256 } })
+    assert.equal(structured(fresh).ok, true)
+    assert.equal(fs.readFileSync(path.join(dir, 'crlf.txt'), 'utf8'), 'replaced\n')
+  })
+})
+
+// ---------------------------------------------------------------------------
+// Raw protocol, exits and signals
+
+test('exits 0 when stdin closes', T, async () => {
+  const s = rawServer({ args: ['--root', tempDir()] })
+  await s.initialize()
+  s.child.stdin.end()
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+  assert.deepEqual(s.nonJson, [])
+})
+
+test('exits 0 when stdin closes before anything was sent', T, async () => {
+  const s = rawServer({ args: ['--root', tempDir()] })
+  s.child.stdin.end()
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+})
+
+for (const sig of ['SIGTERM', 'SIGINT']) {
+  test(`exits 0 on ${sig}`, T, async () => {
+    const s = rawServer({ args: ['--root', tempDir()] })
+    await s.initialize()
+    s.child.kill(sig)
+    assert.deepEqual(await s.exit, { code: 0, signal: null })
+  })
+}
+
+test('SIGTERM during a write: the write completes and is answered, then exit 0', T, async () => {
+  const dir = tempDir()
+  const s = rawServer({ args: ['--root', dir], env: cleanEnv({ PATCH_FILE_LOG: 'debug', PATCH_FILE_TEST_CALL_DELAY_MS: '400' }) })
+  await s.initialize()
+  s.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'write_file', arguments: { file_path: 'late.txt', content: 'landed\n' } } })
+  await s.waitForStderr('call write_file')
+  s.child.kill('SIGTERM')
+  const r = await s.response(5)
+  assert.equal(r.result.isError, false)
+  assert.equal(r.result.structuredContent.ok, true)
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+  assert.equal(fs.readFileSync(path.join(dir, 'late.txt'), 'utf8'), 'landed\n')
+})
+
+test('stdin closing during a write: the write completes before exit 0', T, async () => {
+  const dir = tempDir()
+  const s = rawServer({ args: ['--root', dir], env: cleanEnv({ PATCH_FILE_LOG: 'debug', PATCH_FILE_TEST_CALL_DELAY_MS: '400' }) })
+  await s.initialize()
+  s.send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'write_file', arguments: { file_path: 'eof.txt', content: 'x\n' } } })
+  await s.waitForStderr('call write_file')
+  s.child.stdin.end()
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+  assert.equal(fs.readFileSync(path.join(dir, 'eof.txt'), 'utf8'), 'x\n')
+})
+
+test('malformed JSON-RPC gets an error response and the server keeps working; stdout carries only JSON-RPC', T, async () => {
+  const s = rawServer({ args: ['--root', tempDir()] })
+  await s.initialize()
+  s.send('this is not json')
+  const parse = await s.waitFor((m) => m.error && m.error.code === -32700, 'parse error')
+  assert.equal(parse.id, null)
+  s.send({ jsonrpc: '2.0', id: 7, method: 5 })
+  const invalid = await s.response(7)
+  assert.equal(invalid.error.code, -32600)
+  s.send('{"no":"jsonrpc"}')
+  await s.waitFor((m) => m.error && m.error.code === -32600 && m.id === null, 'invalid request without id')
+  s.send('[1,2')
+  await s.waitFor((m) => m.error && m.error.code === -32700 && m !== parse, 'second parse error')
+  s.send({ jsonrpc: '2.0', id: 8, method: 'no/such/method' })
+  assert.equal((await s.response(8)).error.code, -32601)
+  s.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: 'not an object' })
+  assert.ok((await s.response(9)).error)
+  s.send({ jsonrpc: '2.0', id: 10, method: 'ping' })
+  assert.deepEqual((await s.response(10)).result, {})
+  s.send({ jsonrpc: '2.0', id: 11, method: 'tools/list' })
+  assert.ok((await s.response(11)).result.tools.length >= 5)
+  s.child.stdin.end()
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+  assert.deepEqual(s.nonJson, [])
+  for (const m of s.messages) assert.equal(m.jsonrpc, '2.0')
+})
+
+test('protocol version negotiation comes from the SDK', T, async () => {
+  const s = rawServer({ args: ['--root', tempDir()] })
+  s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '0' } } })
+  const r = await s.response(1)
+  assert.equal(r.result.protocolVersion, '2024-11-05')
+  assert.equal(r.result.serverInfo.name, 'patch-file-tool')
+  assert.ok(r.result.capabilities.tools)
+  assert.match(r.result.instructions, /workspace root/)
+  s.child.kill('SIGTERM')
+  await s.exit
+  const t = rawServer({ args: ['--root', tempDir()] })
+  t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'odd', version: '0' } } })
+  assert.equal((await t.response(1)).result.protocolVersion, LATEST_PROTOCOL_VERSION)
+  t.child.stdin.end()
+  assert.equal((await t.exit).code, 0)
+})
+
+test('a call cancelled before it starts writes nothing and gets no answer', T, async () => {
+  const dir = tempDir()
+  const s = rawServer({ args: ['--root', dir], env: cleanEnv({ PATCH_FILE_LOG: 'debug', PATCH_FILE_TEST_CALL_DELAY_MS: '400' }) })
+  await s.initialize()
+  s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'write_file', arguments: { file_path: 'never.txt', content: 'x' } } })
+  await s.waitForStderr('call write_file')
+  s.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'test' } })
+  s.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'read_file', arguments: { file_path: 'never.txt' } } })
+  const r = await s.response(4)
+  assert.equal(r.result.structuredContent.code, 'FILE_READ_ERROR')
+  s.child.stdin.end()
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+  assert.equal(s.messages.some((m) => m.id === 3), false)
+  assert.equal(fs.existsSync(path.join(dir, 'never.txt')), false)
+})
+
+// ---------------------------------------------------------------------------
+// MCP Inspector CLI
+
+function inspectorBin() {
+  try {
+    const req = createRequire(import.meta.url)
+    const pkgPath = req.resolve('@modelcontextprotocol/inspector/package.json')
+    const pkg = JSON.parse(fs.readFileSync(pkgPath, 'utf8'))
+    const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin.inspector || pkg.bin['mcp-inspector']
+    return path.join(path.dirname(pkgPath), bin)
+  } catch {
+    return null
+  }
+}
+
+const inspector = inspectorBin()
+test('MCP Inspector CLI lists the tools and calls patch_file', { ...T, skip: inspector ? false : '@modelcontextprotocol/inspector is not installed' }, () => {
+  const dir = tempDir()
+  fs.writeFileSync(path.join(dir, 'i.txt'), 'before\n')
+  const run = (...args) => {
+    const r = spawnSync(process.execPath, [inspector, '--cli', process.execPath, BIN, '--root', dir, ...args], {
+      env: cleanEnv(),
+      encoding: 'utf8',
+      timeout: 45_000,
+    })
+    assert.equal(r.status, 0, `inspector ${args.join(' ')}: ${r.stderr}`)
+    return JSON.parse(r.stdout)
+  }
+  const list = run('--method', 'tools/list')
+  const names = list.tools.map((t) => t.name)
+  for (const n of ['patch_file', 'batch_patch_files', 'apply_last_dry_run', 'read_file', 'write_file']) assert.ok(names.includes(n), n)
+  const patchSchema = JSON.parse(fs.readFileSync(path.join(ROOT, 'schemas', 'patch_file.schema.json'), 'utf8'))
+  assert.deepEqual(list.tools.find((t) => t.name === 'patch_file').inputSchema, patchSchema.parameters)
+  const call = run('--method', 'tools/call', '--tool-name', 'patch_file', '--tool-arg', 'file_path=i.txt', '--tool-arg', 'search_block=before', '--tool-arg', 'replace_block=after')
+  assert.equal(call.isError, false)
+  assert.equal(call.structuredContent.ok, true)
+  assert.equal(fs.readFileSync(path.join(dir, 'i.txt'), 'utf8'), 'after\n')
+})

@@ -470,7 +470,7 @@ pub fn execute(
             failures.push(OpFailure::new(i, f.clone(), Some(slots[k].abs())));
             continue;
         }
-        match plan_op(i, op, src, dst, &slots) {
+        match plan_op(i, op, src, dst, &slots, plan.format) {
             Ok(p) => planned.push(p),
             Err(f) => failures.push(f),
         }
@@ -668,6 +668,7 @@ fn plan_op(
     src: Option<usize>,
     dst: Option<usize>,
     slots: &[Slot],
+    format: formats::Format,
 ) -> Result<Planned, Box<OpFailure>> {
     let cur = |k: Option<usize>| k.and_then(|k| slots[k].cur.as_ref());
     let abs = |k: Option<usize>| k.map(|k| slots[k].abs());
@@ -808,6 +809,19 @@ fn plan_op(
             p.new_bytes = Some(source::encode_with(enc, &[body]).to_vec());
             p.new_text = Some(body.to_vec());
             if move_to.is_some() && dst != src {
+                // A Codex move replaces an existing target; a diff's rename
+                // (as `git apply`) does not.
+                if format == formats::Format::UnifiedDiff && cur(dst).is_some() {
+                    return Err(OpFailure::new(
+                        i,
+                        Failure::invalid(format!(
+                            "the diff renames `{}` to `{}`, which already exists; a rename never replaces a file",
+                            op.path,
+                            move_to.as_deref().unwrap_or_default()
+                        )),
+                        abs(dst),
+                    ));
+                }
                 p.kind = "move";
                 p.remove_src = true;
             }

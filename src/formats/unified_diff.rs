@@ -53,12 +53,16 @@ pub fn range_header(line: &str) -> Option<RangeHeader> {
     })
 }
 
-/// Whether the text has a file header of a unified diff.
+/// Whether the text looks like a unified diff: a file header, a
+/// `diff --git` line, or a `@@ -l,n +l,n @@` hunk header (so that a diff
+/// missing a header is reported by this parser, at the right line).
 pub fn looks_like(lines: &[TextLine<'_>]) -> bool {
-    lines
-        .windows(2)
-        .any(|w| w[0].text.starts_with("--- ") && w[1].text.starts_with("+++ "))
-        || lines.iter().any(|l| l.text.starts_with("diff --git "))
+    lines.windows(2).any(|w| {
+        w[0].text.starts_with("--- ")
+            && (w[1].text.starts_with("+++ ") || w[1].text.starts_with("@@ -"))
+    }) || lines
+        .iter()
+        .any(|l| l.text.starts_with("diff --git ") || range_header(l.text).is_some())
 }
 
 /// Undoes git's C-style quoting of a path (`"a/caf\303\251.txt"`).

@@ -1,0 +1,251 @@
+//! The edit-format corpus (`__test__/fixtures/patches/`, see its README):
+//! every case's input tree, text or commands, and expected tree or failure
+//! code (with the parse-error line, match lines and tolerance levels where
+//! given), run through the engine's entry points. Every case is run and all
+//! mismatches are reported together.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use patch_file_tool::{editor, file_ops};
+use serde_json::{json, Value};
+
+type Tree = BTreeMap<String, Vec<u8>>;
+
+const FORMATS: [&str; 4] = ["apply_patch", "unified_diff", "edit_blocks", "text_editor"];
+/// Cases each format must have.
+const MIN_CASES: usize = 40;
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/patches")
+}
+
+fn snapshot(root: &Path) -> Tree {
+    fn walk(dir: &Path, rel: &str, out: &mut Tree) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            let r = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            let ft = e.file_type().unwrap();
+            if ft.is_dir() {
+                walk(&e.path(), &r, out);
+            } else if ft.is_file() {
+                out.insert(r, std::fs::read(e.path()).unwrap());
+            } else {
+                out.insert(r, b"<not a regular file>".to_vec());
+            }
+        }
+    }
+    let mut t = Tree::new();
+    walk(root, "", &mut t);
+    t
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for (rel, bytes) in snapshot(from) {
+        let f = to.join(rel);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, bytes).unwrap();
+    }
+}
+
+fn show(t: &Tree) -> String {
+    t.iter()
+        .map(|(k, v)| format!("  {k}: {:?}", String::from_utf8_lossy(v)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Whether every key of `want` is in `got` with an equal value.
+fn subset(want: &Value, got: &Value) -> Result<(), String> {
+    let Value::Object(w) = want else {
+        return Err("expect must be an object".into());
+    };
+    for (k, v) in w {
+        if got.get(k) != Some(v) {
+            return Err(format!(
+                "`{k}`: expected {v}, got {}",
+                got.get(k).unwrap_or(&Value::Null)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Runs one case; `Err` describes the mismatch.
+fn run_case(format: &str, dir: &Path) -> Result<(), String> {
+    let t = tempfile::tempdir().unwrap();
+    let ws = t.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let input = dir.join("input");
+    copy_tree(&input, &ws);
+    let opts = json!({ "workspaceRoot": ws, "durable": false });
+    let meta: Value = match std::fs::read_to_string(dir.join("expected.json")) {
+        Ok(s) => serde_json::from_str(&s).map_err(|e| format!("expected.json: {e}"))?,
+        Err(_) => json!({}),
+    };
+    let result = match format {
+        "text_editor" => {
+            let steps: Vec<Value> =
+                serde_json::from_str(&std::fs::read_to_string(dir.join("commands.json")).unwrap())
+                    .map_err(|e| format!("commands.json: {e}"))?;
+            let mut last = json!({"ok": true});
+            for (i, s) in steps.iter().enumerate() {
+                if let Some(w) = s.get("write") {
+                    std::fs::write(
+                        ws.join(w["path"].as_str().unwrap()),
+                        w["content"].as_str().unwrap(),
+                    )
+                    .unwrap();
+                    continue;
+                }
+                last = editor::text_editor(&s["cmd"], Some(&opts));
+                if let Some(e) = s.get("expect") {
+                    subset(e, &last).map_err(|m| format!("step {i}: {m}\n  result: {last}"))?;
+                }
+            }
+            last
+        }
+        _ => {
+            let name = if format == "edit_blocks" {
+                "blocks.txt"
+            } else {
+                "patch.txt"
+            };
+            let text = std::fs::read(dir.join(name)).unwrap();
+            let text = String::from_utf8(text).map_err(|_| format!("{name} is not UTF-8"))?;
+            let r = if format == "edit_blocks" {
+                file_ops::apply_edit_blocks(&json!(text), Some(&opts))
+            } else {
+                file_ops::apply_patch(&json!(text), Some(&opts))
+            };
+            if let Some(code) = meta.get("code") {
+                if r.get("code") != Some(code) {
+                    return Err(format!("expected code {code}, got {r}"));
+                }
+            } else if r["ok"] != true {
+                return Err(format!("expected success, got {r}"));
+            } else if format == "unified_diff" && r["format"] != "unified_diff" {
+                return Err(format!("read as {} instead of a unified diff", r["format"]));
+            }
+            for key in ["line", "match_lines"] {
+                if let Some(v) = meta.get(key) {
+                    if r.get(key) != Some(v) {
+                        return Err(format!("expected {key} {v}, got {r}"));
+                    }
+                }
+            }
+            if let Some(levels) = meta.get("levels") {
+                let got: Vec<Value> = r["files"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|f| f["hunks"].as_array().cloned().unwrap_or_default())
+                    .map(|h| h["level"].clone())
+                    .collect();
+                if &Value::Array(got.clone()) != levels {
+                    return Err(format!("expected levels {levels}, got {got:?}"));
+                }
+            }
+            r
+        }
+    };
+    let expected_dir = dir.join("expected");
+    let want = if expected_dir.exists() {
+        snapshot(&expected_dir)
+    } else {
+        snapshot(&input)
+    };
+    let got = snapshot(&ws);
+    if got != want {
+        return Err(format!(
+            "tree differs\n got:\n{}\n want:\n{}\n result: {result}",
+            show(&got),
+            show(&want)
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn corpus_cases_give_the_expected_tree_or_failure() {
+    let mut failures = Vec::new();
+    let mut counts = Vec::new();
+    for format in FORMATS {
+        let dir = corpus().join(format);
+        let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_dir())
+            .collect();
+        cases.sort();
+        counts.push((format, cases.len()));
+        for c in &cases {
+            if let Err(m) = run_case(format, c) {
+                failures.push(format!(
+                    "{format}/{}: {m}",
+                    c.file_name().unwrap().to_string_lossy()
+                ));
+            }
+        }
+    }
+    for (format, n) in &counts {
+        assert!(
+            *n >= MIN_CASES,
+            "{format} has {n} cases; the corpus needs at least {MIN_CASES}"
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "{} case(s) failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn corpus_covers_each_kind_of_case() {
+    // Every format has malformed or refused inputs, and the patch formats
+    // have a case for each tolerance level and an ambiguous hunk.
+    let mut codes: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut levels: Vec<String> = Vec::new();
+    for format in FORMATS {
+        for e in std::fs::read_dir(corpus().join(format)).unwrap() {
+            let p = e.unwrap().path().join("expected.json");
+            let Ok(s) = std::fs::read_to_string(p) else {
+                continue;
+            };
+            let v: Value = serde_json::from_str(&s).unwrap();
+            if let Some(c) = v["code"].as_str() {
+                codes.entry(format).or_default().push(c.to_string());
+            }
+            for l in v["levels"].as_array().into_iter().flatten() {
+                levels.push(l.as_str().unwrap().to_string());
+            }
+        }
+    }
+    for f in ["apply_patch", "unified_diff", "edit_blocks"] {
+        for c in [
+            "PATCH_PARSE_ERROR",
+            "SEARCH_BLOCK_AMBIGUOUS",
+            "SEARCH_BLOCK_NOT_FOUND",
+        ] {
+            assert!(codes[f].iter().any(|x| x == c), "{f} has no {c} case");
+        }
+    }
+    for l in [
+        "exact",
+        "trailing_whitespace",
+        "surrounding_whitespace",
+        "unicode_punctuation",
+    ] {
+        assert!(levels.iter().any(|x| x == l), "no case needs level {l}");
+    }
+}

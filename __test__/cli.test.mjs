@@ -1,0 +1,273 @@
+// The CLI, through the real bin: every exit code, --json, text read from
+// files kept byte for byte, and the workspace root rule.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { BIN, ROOT, tempDir, cleanEnv } from './helpers/mcp-raw.mjs'
+
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
+
+/** Runs the bin; returns {status, stdout, stderr}. */
+function cli(args, { cwd, input, env = cleanEnv() } = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, input, env, encoding: 'utf8', timeout: 30_000 })
+  if (r.error) throw r.error
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+function workspace(files) {
+  const dir = tempDir('pft-cli-')
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true })
+    fs.writeFileSync(path.join(dir, name), content)
+  }
+  return dir
+}
+
+const read = (dir, name) => fs.readFileSync(path.join(dir, name))
+
+test('package.json bin: patch-file-tool and patch-file-mcp both run the bin', () => {
+  assert.equal(pkg.bin['patch-file-tool'], 'bin/patch-file-tool.js')
+  assert.equal(pkg.bin['patch-file-mcp'], 'bin/patch-file-tool.js')
+  assert.ok(fs.readFileSync(BIN, 'utf8').startsWith('#!/usr/bin/env node\n'))
+  assert.ok(pkg.files.includes('bin/') && pkg.files.includes('js/'))
+  assert.ok(pkg.dependencies['@modelcontextprotocol/sdk'])
+})
+
+test('--help, --version and patch --help exit 0', () => {
+  const h = cli(['--help'])
+  assert.equal(h.status, 0)
+  for (const s of ['patch', 'call', 'PATCH_FILE_WORKSPACE_ROOT', 'Exit codes', '3  I/O error']) assert.ok(h.stdout.includes(s), s)
+  const v = cli(['--version'])
+  assert.equal(v.status, 0)
+  assert.equal(v.stdout, `${pkg.version}\n`)
+  const p = cli(['patch', '--help'])
+  assert.equal(p.status, 0)
+  assert.match(p.stdout, /--search-file F/)
+  assert.match(cli(['call', '-h']).stdout, /write_file/)
+})
+
+test('exit 0: patch FILE --search --replace prints the line number and edits the file', () => {
+  const dir = workspace({ 'src/config.ts': 'a\nb\nexport const retries = 2;\n' })
+  const r = cli(['patch', 'src/config.ts', '--search', 'retries = 2;', '--replace', 'retries = 3;'], { cwd: dir })
+  assert.equal(r.status, 0, r.stderr)
+  assert.equal(r.stdout, 'patched src/config.ts:3 (1 replacement)\n')
+  assert.equal(r.stderr, '')
+  assert.equal(read(dir, 'src/config.ts').toString(), 'a\nb\nexport const retries = 3;\n')
+})
+
+test('--search-file/--replace-file keep CRLF and trailing newlines exactly', () => {
+  const original = 'head\r\nold line 1\r\nold line 2\r\n\r\ntail\n'
+  const dir = workspace({ 'crlf.txt': original })
+  const aside = tempDir('pft-cli-text-')
+  fs.writeFileSync(path.join(aside, 'search'), 'old line 1\r\nold line 2\r\n\r\n')
+  fs.writeFileSync(path.join(aside, 'replace'), 'new\r\n\n\r\n\r\n')
+  const r = cli(['patch', 'crlf.txt', '--search-file', path.join(aside, 'search'), '--replace-file', path.join(aside, 'replace')], { cwd: dir })
+  assert.equal(r.status, 0, r.stderr)
+  assert.equal(r.stdout, 'patched crlf.txt:2 (1 replacement)\n')
+  assert.deepEqual(read(dir, 'crlf.txt'), Buffer.from('head\r\nnew\r\n\n\r\n\r\ntail\n'))
+
+  // A trailing newline that the file lacks there is a miss, not a fuzzy match.
+  fs.writeFileSync(path.join(aside, 'search2'), 'tail\n\n')
+  const miss = cli(['patch', 'crlf.txt', '--search-file', path.join(aside, 'search2'), '--replace', 'x'], { cwd: dir })
+  assert.equal(miss.status, 1)
+  assert.match(miss.stderr, /SEARCH_BLOCK_NOT_FOUND/)
+
+  // --replace-file - reads the replacement from stdin, bytes kept.
+  const viaStdin = cli(['patch', 'crlf.txt', '--search', 'tail\n', '--replace-file', '-'], { cwd: dir, input: 'end\r\n\r\n' })
+  assert.equal(viaStdin.status, 0, viaStdin.stderr)
+  assert.deepEqual(read(dir, 'crlf.txt'), Buffer.from('head\r\nnew\r\n\n\r\n\r\nend\r\n\r\n'))
+})
+
+test('exit 1: refused by the engine (not found, ambiguous, outside the workspace, binary); code and message on stderr', () => {
+  const outer = tempDir('pft-cli-outer-')
+  const dir = path.join(outer, 'ws')
+  fs.mkdirSync(dir)
+  fs.writeFileSync(path.join(dir, 'f.txt'), 'x\nx\n')
+  fs.writeFileSync(path.join(dir, 'b.bin'), Buffer.from([0, 1, 2, 120]))
+  fs.writeFileSync(path.join(outer, 'secret.txt'), 'x\n')
+
+  const nf = cli(['patch', 'f.txt', '--search', 'y', '--replace', 'z'], { cwd: dir })
+  assert.equal(nf.status, 1)
+  assert.equal(nf.stdout, '')
+  assert.match(nf.stderr, /^patch-file-tool: SEARCH_BLOCK_NOT_FOUND: .+/)
+
+  const amb = cli(['patch', 'f.txt', '--search', 'x', '--replace', 'z'], { cwd: dir })
+  assert.equal(amb.status, 1)
+  assert.match(amb.stderr, /SEARCH_BLOCK_AMBIGUOUS: .+\n {2}matches start at lines 1, 2\n/)
+
+  const out = cli(['patch', '../secret.txt', '--search', 'x', '--replace', 'z', '--root', dir], { cwd: dir })
+  assert.equal(out.status, 1)
+  assert.match(out.stderr, /PATH_OUTSIDE_WORKSPACE/)
+  assert.equal(fs.readFileSync(path.join(outer, 'secret.txt'), 'utf8'), 'x\n')
+
+  const bin = cli(['patch', 'b.bin', '--search', 'x', '--replace', 'z'], { cwd: dir })
+  assert.equal(bin.status, 1)
+  assert.match(bin.stderr, /BINARY_FILE_REJECTED/)
+
+  const cnt = cli(['patch', 'f.txt', '--search', 'x', '--replace', 'z', '--expected-replacements', '3'], { cwd: dir })
+  assert.equal(cnt.status, 1)
+  assert.match(cnt.stderr, /REPLACEMENT_COUNT_MISMATCH/)
+
+  const sha = cli(['patch', 'f.txt', '--search', 'x\nx', '--replace', 'z', '--expected-sha256', '0'.repeat(64)], { cwd: dir })
+  assert.equal(sha.status, 1)
+  assert.match(sha.stderr, /FILE_CHANGED[\s\S]*current sha256 [0-9a-f]{64}/)
+  assert.equal(read(dir, 'f.txt').toString(), 'x\nx\n')
+})
+
+test('--expected-replacements N and --replace-all replace every occurrence', () => {
+  const dir = workspace({ 'f.txt': 'x x x\n' })
+  const r = cli(['patch', 'f.txt', '--search', 'x', '--replace', 'y', '--expected-replacements', '3'], { cwd: dir })
+  assert.equal(r.status, 0, r.stderr)
+  assert.equal(r.stdout, 'patched f.txt:1 (3 replacements)\n')
+  const a = cli(['patch', 'f.txt', '--search', 'y', '--replace', 'z', '--replace-all'], { cwd: dir })
+  assert.equal(a.status, 0, a.stderr)
+  assert.equal(read(dir, 'f.txt').toString(), 'z z z\n')
+})
+
+test('exit 2: usage errors and INVALID_INPUT', () => {
+  const dir = workspace({ 'f.txt': 'abc\n' })
+  const cases = [
+    [['patch', '--search', 'a', '--replace', 'b'], /needs a FILE/],
+    [['patch', 'f.txt', 'g.txt', '--search', 'a', '--replace', 'b'], /one FILE/],
+    [['patch', 'f.txt', '--replace', 'b'], /exactly one of --search TEXT and --search-file F/],
+    [['patch', 'f.txt', '--search', 'a', '--search-file', 'f.txt', '--replace', 'b'], /exactly one of --search/],
+    [['patch', 'f.txt', '--search', 'a'], /exactly one of --replace/],
+    [['patch', 'f.txt', '--search', 'a', '--replace', 'b', '--bogus'], /bogus/],
+    [['patch', 'f.txt', '--search', 'a', '--replace', 'b', '--expected-replacements', 'two'], /whole number/],
+    [['patch', 'f.txt', '--json'], /--json takes its request from stdin only/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['--bogus'], /bogus/],
+    [['patch', 'f.txt', '--search', 'a', '--replace', 'b', '--root', path.join(dir, 'missing')], /workspace root .*missing/],
+    [['call', 'nope'], /unknown tool "nope"/],
+  ]
+  for (const [args, re] of cases) {
+    const r = cli(args, { cwd: dir, input: '' })
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`)
+    assert.match(r.stderr, re, args.join(' '))
+    assert.match(r.stderr, /Run 'patch-file-tool --help' for usage\./)
+    assert.equal(r.stdout, '')
+  }
+  // INVALID_INPUT from the engine.
+  const empty = cli(['patch', 'f.txt', '--search', '', '--replace', 'b'], { cwd: dir })
+  assert.equal(empty.status, 2)
+  assert.match(empty.stderr, /^patch-file-tool: INVALID_INPUT: /)
+  const badSha = cli(['patch', 'f.txt', '--search', 'a', '--replace', 'b', '--expected-sha256', 'xyz'], { cwd: dir })
+  assert.equal(badSha.status, 2)
+  assert.match(badSha.stderr, /INVALID_INPUT/)
+  // Search text from a file that is not UTF-8.
+  fs.writeFileSync(path.join(dir, 'latin1'), Buffer.from([0x61, 0xe9, 0x0a]))
+  const nonUtf8 = cli(['patch', 'f.txt', '--search-file', 'latin1', '--replace', 'b'], { cwd: dir })
+  assert.equal(nonUtf8.status, 2)
+  assert.match(nonUtf8.stderr, /not valid UTF-8/)
+  assert.equal(read(dir, 'f.txt').toString(), 'abc\n')
+})
+
+test('exit 3: I/O errors (FILE_READ_ERROR, FILE_WRITE_ERROR)', () => {
+  const dir = workspace({ 'f.txt': 'hello = 1\n' })
+  const missing = cli(['patch', 'nope.txt', '--search', 'a', '--replace', 'b'], { cwd: dir })
+  assert.equal(missing.status, 3)
+  assert.match(missing.stderr, /^patch-file-tool: FILE_READ_ERROR: /)
+  const noText = cli(['patch', 'f.txt', '--search-file', 'absent', '--replace', 'b'], { cwd: dir })
+  assert.equal(noText.status, 3)
+  assert.match(noText.stderr, /FILE_READ_ERROR: cannot read --search-file absent/)
+})
+
+test('exit 3: FILE_WRITE_ERROR when the new content cannot be written (file size limit 0); file unchanged', { skip: process.platform === 'win32' ? 'needs ulimit' : false }, () => {
+  const dir = workspace({ 'f.txt': 'hello = 1\n' })
+  const script = `trap "" XFSZ; ulimit -f 0; exec "${process.execPath}" "${BIN}" patch f.txt --search "hello = 1" --replace "hello = 2"`
+  const r = spawnSync('sh', ['-c', script], { cwd: dir, env: cleanEnv(), encoding: 'utf8' })
+  assert.equal(r.status, 3, r.stderr)
+  assert.match(r.stderr, /^patch-file-tool: FILE_WRITE_ERROR: /)
+  assert.equal(read(dir, 'f.txt').toString(), 'hello = 1\n')
+  assert.deepEqual(fs.readdirSync(dir), ['f.txt'])
+})
+
+test('patch --json: one request object on stdin, the result JSON on stdout, exit code from the result', () => {
+  const dir = workspace({ 'j.txt': 'line one\r\nline two\r\n' })
+  const ok = cli(['patch', '--json'], {
+    cwd: dir,
+    input: JSON.stringify({ file_path: 'j.txt', search_block: 'line two\r\n', replace_block: 'line 2\r\n' }),
+  })
+  assert.equal(ok.status, 0, ok.stderr)
+  const res = JSON.parse(ok.stdout)
+  assert.equal(res.ok, true)
+  assert.equal(res.line_number, 2)
+  assert.equal(res.file_path, path.join(dir, 'j.txt'))
+  assert.equal(read(dir, 'j.txt').toString(), 'line one\r\nline 2\r\n')
+
+  const refused = cli(['patch', '--json'], { cwd: dir, input: '{"file_path":"j.txt","search_block":"absent","replace_block":""}' })
+  assert.equal(refused.status, 1)
+  assert.equal(JSON.parse(refused.stdout).code, 'SEARCH_BLOCK_NOT_FOUND')
+
+  const invalid = cli(['patch', '--json'], { cwd: dir, input: '{"file_path":"j.txt","search_block":"x"}' })
+  assert.equal(invalid.status, 2)
+  assert.equal(JSON.parse(invalid.stdout).code, 'INVALID_INPUT')
+
+  const notJson = cli(['patch', '--json'], { cwd: dir, input: '{nope' })
+  assert.equal(notJson.status, 2)
+  const nj = JSON.parse(notJson.stdout)
+  assert.equal(nj.code, 'INVALID_INPUT')
+  assert.match(nj.message, /not valid JSON/)
+
+  const io = cli(['patch', '--json'], { cwd: dir, input: '{"file_path":"gone.txt","search_block":"x","replace_block":""}' })
+  assert.equal(io.status, 3)
+  assert.equal(JSON.parse(io.stdout).code, 'FILE_READ_ERROR')
+
+  const dry = cli(['patch', '--json'], { cwd: dir, input: '{"file_path":"j.txt","search_block":"line 2","replace_block":"two","dry_run":true}' })
+  assert.equal(dry.status, 0)
+  assert.match(JSON.parse(dry.stdout).diff, /^--- a\/j\.txt/)
+  assert.equal(read(dir, 'j.txt').toString(), 'line one\r\nline 2\r\n')
+})
+
+test('--dry-run prints the diff and writes nothing', () => {
+  const dir = workspace({ 'd.txt': 'keep\nold\n' })
+  const r = cli(['patch', 'd.txt', '--search', 'old', '--replace', 'new', '--dry-run'], { cwd: dir })
+  assert.equal(r.status, 0, r.stderr)
+  assert.match(r.stdout, /^--- a\/d\.txt\n\+\+\+ b\/d\.txt\n@@ [^\n]+\n keep\n-old\n\+new\n/)
+  assert.match(r.stdout, /\ndry run: d\.txt:2 \(1 replacement\) previewed; nothing written\n$/)
+  assert.equal(read(dir, 'd.txt').toString(), 'keep\nold\n')
+})
+
+test('workspace root: PATCH_FILE_WORKSPACE_ROOT over --root (with a warning); FILE relative to the cwd', () => {
+  const a = workspace({ 'sub/f.txt': 'v1\n' })
+  const b = workspace({ 'f.txt': 'v1\n' })
+  // FILE is relative to the cwd; the root is a parent of it.
+  const r = cli(['patch', 'f.txt', '--search', 'v1', '--replace', 'v2', '--root', a], { cwd: path.join(a, 'sub') })
+  assert.equal(r.status, 0, r.stderr)
+  assert.equal(read(a, 'sub/f.txt').toString(), 'v2\n')
+  // --root b confines edits to b: a file of a is outside it.
+  const out = cli(['patch', path.join(a, 'sub/f.txt'), '--search', 'v2', '--replace', 'v3', '--root', b], { cwd: a })
+  assert.equal(out.status, 1)
+  assert.match(out.stderr, /PATH_OUTSIDE_WORKSPACE/)
+  // The environment variable wins over --root, and says so.
+  const env = cli(['patch', path.join(a, 'sub/f.txt'), '--search', 'v2', '--replace', 'v3', '--root', b], {
+    cwd: a,
+    env: cleanEnv({ PATCH_FILE_WORKSPACE_ROOT: a }),
+  })
+  assert.equal(env.status, 0, env.stderr)
+  assert.match(env.stderr, /warning: --root .* is ignored: PATCH_FILE_WORKSPACE_ROOT is set/)
+  assert.equal(read(a, 'sub/f.txt').toString(), 'v3\n')
+  assert.equal(read(b, 'f.txt').toString(), 'v1\n')
+})
+
+test('call TOOL runs any tool of the table with JSON arguments (batch, read, write)', () => {
+  const dir = workspace({ 'a.txt': 'one\n', 'b.txt': 'two\n' })
+  const batch = cli(['call', 'batch_patch_files'], {
+    cwd: dir,
+    input: JSON.stringify({ files: [{ file_path: 'a.txt', search_block: 'one', replace_block: '1' }, { file_path: 'b.txt', search_block: 'nope', replace_block: '2' }] }),
+  })
+  assert.equal(batch.status, 1)
+  assert.equal(JSON.parse(batch.stdout).files.length, 2)
+  assert.equal(read(dir, 'a.txt').toString(), 'one\n')
+
+  const w = cli(['call', 'write_file'], { cwd: dir, input: '{"file_path":"n/new.txt","content":"fresh\\r\\n"}' })
+  assert.equal(w.status, 0, w.stderr)
+  assert.equal(JSON.parse(w.stdout).created, true)
+  const rd = cli(['call', 'read_file'], { cwd: dir, input: '{"file_path":"n/new.txt"}' })
+  assert.equal(rd.status, 0)
+  const res = JSON.parse(rd.stdout)
+  assert.equal(res.content, 'fresh\r\n')
+  assert.equal(res.line_ending, 'crlf')
+})

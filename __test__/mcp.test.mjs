@@ -382,6 +382,33 @@ test('malformed JSON-RPC gets an error response and the server keeps working; st
   for (const m of s.messages) assert.equal(m.jsonrpc, '2.0')
 })
 
+test('a message over the size limit is answered with -32600 and skipped; the next one works', T, async () => {
+  const s = rawServer({ args: ['--root', tempDir()], env: cleanEnv({ PATCH_FILE_MCP_MAX_MESSAGE_BYTES: '4096' }) })
+  await s.initialize()
+  s.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write_file', arguments: { file_path: 'big.txt', content: 'x'.repeat(20_000) } } })
+  const tooBig = await s.waitFor((m) => m.error && m.error.code === -32600, 'size error')
+  assert.match(tooBig.error.message, /larger than 4096 bytes/)
+  s.send({ jsonrpc: '2.0', id: 3, method: 'ping' })
+  assert.deepEqual((await s.response(3)).result, {})
+  assert.equal(s.messages.some((m) => m.id === 2), false)
+  s.child.stdin.end()
+  assert.equal((await s.exit).code, 0)
+})
+
+test('a 3 MiB write_file and read_file round trip through the stdio transport', T, async () => {
+  const dir = tempDir()
+  const content = Array.from({ length: 60_000 }, (_, i) => `line ${i} \u00e9\u4e2d\r\n`).join('')
+  assert.ok(Buffer.byteLength(content) > 1_000_000)
+  await withClient({ args: ['--root', dir] }, async (client) => {
+    const w = structured(await client.callTool({ name: 'write_file', arguments: { file_path: 'big.txt', content } }))
+    assert.equal(w.ok, true)
+    assert.equal(fs.readFileSync(path.join(dir, 'big.txt'), 'utf8'), content)
+    const r = structured(await client.callTool({ name: 'read_file', arguments: { file_path: 'big.txt' } }))
+    assert.equal(r.content, content)
+    assert.equal(r.total_lines, 60_000)
+  })
+})
+
 test('protocol version negotiation comes from the SDK', T, async () => {
   const s = rawServer({ args: ['--root', tempDir()] })
   s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '0' } } })

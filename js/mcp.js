@@ -117,7 +117,8 @@ async function serve({ root, version }) {
     return toCallResult(result)
   })
 
-  const transport = new LineTransport({ onEnd: () => shutdown('stdin closed') })
+  const maxMessageBytes = Number(process.env.PATCH_FILE_MCP_MAX_MESSAGE_BYTES) || undefined
+  const transport = new LineTransport({ maxMessageBytes, onEnd: () => shutdown('stdin closed') })
 
   function shutdown(reason) {
     if (stopping) return stopping

@@ -963,6 +963,8 @@ fn write_one(
     let display = req.file_path.as_str();
     // A dry run creates no directory; nor does a call whose precondition
     // (`expected_sha256`: the file exists) fails when the file is missing.
+    // A `Plan` result is written through only when the file exists (the
+    // precondition refuses a missing one), where it equals `Create`'s.
     let create_dirs = req.create_dirs;
     let intent = if req.dry_run || req.expected_sha256.is_some() {
         Intent::Plan { create_dirs }

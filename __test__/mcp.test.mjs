@@ -442,6 +442,23 @@ test('a call cancelled before it starts writes nothing and gets no answer', T, a
   assert.equal(fs.existsSync(path.join(dir, 'never.txt')), false)
 })
 
+test('the deferred SDK JSON-schema validator loads ajv on first use and validates like the real one', T, () => {
+  const script = `
+    const { deferAjvValidator } = require('./js/lazy-ajv.js')
+    const deferred = deferAjvValidator()
+    const loaded = () => Object.keys(require.cache).some((f) => /node_modules[\\/\\\\]ajv[\\/\\\\]/.test(f))
+    require('@modelcontextprotocol/sdk/server/index.js')
+    const { AjvJsonSchemaValidator } = require('@modelcontextprotocol/sdk/validation/ajv')
+    const v = new AjvJsonSchemaValidator()
+    const before = loaded()
+    const check = v.getValidator({ type: 'object', properties: { a: { type: 'string', format: 'email' } }, required: ['a'] })
+    console.log(JSON.stringify({ deferred, before, after: loaded(), ok: check({ a: 'x@y.z' }).valid, bad: check({ a: 'no' }).valid, missing: check({}).valid }))
+  `
+  const r = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout), { deferred: true, before: false, after: true, ok: true, bad: false, missing: false })
+})
+
 // ---------------------------------------------------------------------------
 // MCP Inspector CLI
 

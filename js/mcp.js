@@ -62,6 +62,7 @@ function instructions(root) {
  */
 async function serve({ root, version }) {
   const log = makeLogger()
+  require('./lazy-ajv.js').deferAjvValidator()
   const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
   const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
 

@@ -1009,7 +1009,9 @@ const a = fs.readFileSync(aFile)
 const b = fs.readFileSync(bFile)
 let bad = 0, seenA = 0, seenB = 0, changes = 0, last = null, errors = 0, firstBad = null
 process.stdout.write('ready\\n')
-for (let i = 0; i < Number(reads); i++) {
+// At least \`reads\` reads, and on until two changes were seen (bounded in time).
+const until = Date.now() + 30000
+for (let i = 0; i < Number(reads) || (changes < 2 && Date.now() < until); i++) {
   let buf
   try { buf = fs.readFileSync(file) } catch (e) { errors++; continue }
   let v = buf.equals(a) ? 'A' : buf.equals(b) ? 'B' : null
@@ -1052,8 +1054,8 @@ process.stdout.write(JSON.stringify({ bad, errors, seenA, seenB, changes, firstB
   const stats = JSON.parse(out.split('\n').filter(Boolean).pop())
   assert.equal(stats.bad, 0, `reader saw ${stats.bad} partial/mixed files (first of ${stats.firstBad} bytes)`)
   assert.equal(stats.errors, 0, 'the file never went missing')
-  assert.equal(stats.seenA + stats.seenB, READS)
+  assert.ok(stats.seenA + stats.seenB >= READS, `reader read ${stats.seenA + stats.seenB} times`)
   assert.ok(patches >= 2, `patched ${patches} times while the reader ran`)
-  assert.ok(stats.changes >= 1, `reader saw the content change (${JSON.stringify(stats)}, ${patches} patches)`)
+  assert.ok(stats.changes >= 2, `reader saw the content change (${JSON.stringify(stats)}, ${patches} patches)`)
   assert.deepEqual(tempLeftovers(root), [])
 })

@@ -200,6 +200,19 @@ const tempsIn = (dir) => fs.readdirSync(dir).filter((n) => n.startsWith('.') && 
 // ---------------------------------------------------------------------------
 // Peak RSS, one child process per engine.
 
+/**
+ * Peak RSS of this process. On Linux, VmHWM of our own address space:
+ * getrusage's maxRSS also counts the parent's RSS at the fork before exec,
+ * which would charge the benchmark's own memory to every child.
+ */
+function peakRss() {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))
+    if (m) return Number(m[1]) * 1024
+  } catch {}
+  return process.resourceUsage().maxRSS * 1024
+}
+
 async function rssChild(job) {
   const eng = job.engine === 'idle' ? null : await loadEngine(job.engine)
   if (global.gc) global.gc()
@@ -209,7 +222,7 @@ async function rssChild(job) {
     if (eng.prepare) eng.prepare(job.op)
     r = await eng.run(job.op)
   }
-  const peak = process.resourceUsage().maxRSS * 1024
+  const peak = peakRss()
   process.stdout.write(JSON.stringify({ idle_rss: idle, peak_rss: peak, ok: r.ok, code: r.code ?? null, edited: !!r.edited }))
 }
 

@@ -50,6 +50,8 @@ const MAX_OCCURRENCES: usize = 10_000;
 const CANDIDATES: usize = 12;
 /// Shortest key a line needs to serve as an anchor.
 const MIN_ANCHOR_KEY: usize = 3;
+/// Differing line pairs examined one by one for their kinds.
+const MAX_CLASSIFIED_LINES: usize = 512;
 /// Replacement texts shorter than this (non-whitespace bytes) are too
 /// common to prove an edit was already applied.
 const MIN_APPLIED_LEN: usize = 6;
@@ -687,7 +689,12 @@ fn region(lines: &FileLines<'_>, found: Found, search: &[u8]) -> (usize, usize) 
     let mut end = lines.end(last);
     if ends_nl && end < lines.text.len() {
         end += 1;
-    } else if !ends_nl && end > start && lines.text[end - 1] == b'\r' {
+    } else if !ends_nl
+        && end > start
+        && end - 1 > lines.starts[last]
+        && lines.text[end - 1] == b'\r'
+        && !search.ends_with(b"\r")
+    {
         // A CRLF line's `\r` belongs to its line ending, which a block that
         // stops at the end of the line does not include.
         end -= 1;
@@ -944,6 +951,7 @@ pub fn classify(s: &str, f: &str, first_line: usize) -> Vec<Difference> {
     };
     let s_ends = s.ends_with('\n');
     let f_ends = f.ends_with('\n');
+    let mut examined = 0usize;
     for op in capture_diff_slices_deadline(Algorithm::Myers, &skeys, &fkeys, Some(deadline)) {
         let (tag, r1, r2) = op.as_tag_tuple();
         if tag != DiffTag::Equal {
@@ -972,6 +980,12 @@ pub fn classify(s: &str, f: &str, first_line: usize) -> Vec<Difference> {
                 );
             }
             if sa == fa {
+                continue;
+            }
+            // Bounded work on huge blocks: the first differing lines show
+            // the kinds.
+            examined += 1;
+            if examined > MAX_CLASSIFIED_LINES {
                 continue;
             }
             match line_kinds(sa, fa) {
@@ -1338,7 +1352,8 @@ pub fn not_found(
                 );
             d.closest_match = Some(ClosestMatch {
                 line_number: first,
-                end_line: found.start + found.len,
+                end_line: first + memchr::memchr_iter(b'\n', &text[start..end]).count()
+                    - usize::from(end > start && text[end - 1] == b'\n'),
                 similarity_milli: (sim.clamp(0.0, 1.0) * 1000.0).round() as u32,
                 text: ftext,
                 differences,
@@ -1792,6 +1807,80 @@ mod tests {
         let mut votes = HashMap::new();
         assert!(scan(text.as_bytes(), &s, &mut votes, &Budget::checks(5)).is_err());
         assert!(scan(text.as_bytes(), &s, &mut votes, &Budget::checks(11)).is_ok());
+    }
+
+    use proptest::prelude::*;
+
+    /// Texts over the characters diagnosis cares about.
+    fn texty() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("a"),
+                Just("b"),
+                Just("if x"),
+                Just(" "),
+                Just("\t"),
+                Just("\n"),
+                Just("\r\n"),
+                Just("\\"),
+                Just("\""),
+                Just("“"),
+                Just("—"),
+                Just("\u{a0}"),
+                Just("\u{200b}"),
+                Just("B"),
+                Just("…"),
+            ],
+            0..60,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        // Whatever the input: no panic, and a closest match is a real region
+        // whose text and line numbers agree with its byte range.
+        #[test]
+        fn closest_match_is_consistent(text in texty(), search in texty(), cut in 0usize..60, len in 1usize..30) {
+            // Half the time, search a mutated piece of the text.
+            let chars: Vec<char> = text.chars().collect();
+            let search = if cut % 2 == 0 && !chars.is_empty() {
+                let a = cut.min(chars.len() - 1);
+                let b = (a + len).min(chars.len());
+                let piece: String = chars[a..b].iter().collect();
+                piece.replace(' ', "  ").replace('“', "\"")
+            } else {
+                search
+            };
+            prop_assume!(!search.is_empty() && !text.contains(&search));
+            let d = not_found(text.as_bytes(), &search, "r", "", &Budget::new(Duration::from_secs(5)));
+            if let Some(c) = d.closest_match {
+                prop_assert!(c.start <= c.end && c.end <= text.len());
+                prop_assert_eq!(&c.text, &text[c.start..c.end]);
+                prop_assert_eq!(c.line_number, 1 + text[..c.start].matches('\n').count());
+                // The last line is the one the region's final newline ends,
+                // or the one it stops inside.
+                let newlines = memchr::memchr_iter(b'\n', &text.as_bytes()[..c.end]).count();
+                let ends_line = c.end > c.start && text.as_bytes()[c.end - 1] == b'\n';
+                prop_assert_eq!(c.end_line, newlines + usize::from(!ends_line));
+                prop_assert!(!c.differences.is_empty());
+            }
+        }
+
+        // Every hint occurs exactly once and contains the block.
+        #[test]
+        fn hints_are_unique(text in texty(), a in 0usize..60, len in 1usize..6) {
+            let chars: Vec<char> = text.chars().collect();
+            prop_assume!(!chars.is_empty());
+            let a = a.min(chars.len() - 1);
+            let block: String = chars[a..(a + len).min(chars.len())].iter().collect();
+            let d = ambiguous(text.as_bytes(), block.as_bytes(), &Budget::new(Duration::from_secs(5)));
+            for h in &d.unique_context_hint {
+                prop_assert!(h.search_block.contains(&block));
+                prop_assert_eq!(memmem::find_iter(text.as_bytes(), h.search_block.as_bytes()).count(), 1);
+                prop_assert_eq!(text.matches(&h.search_block).count(), 1, "{:?}", h);
+            }
+        }
     }
 
     #[test]

@@ -679,6 +679,69 @@ mod tests {
 
     const PY: &str = "def load(path):\r\n    with open(path) as f:\r\n        data = f.read()\r\n    return data\r\n";
 
+    use proptest::prelude::*;
+
+    fn texty() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("a"),
+                Just("b c"),
+                Just(" "),
+                Just("\t"),
+                Just("\n"),
+                Just("\r\n"),
+                Just("“"),
+                Just("\""),
+                Just("—"),
+                Just("-"),
+                Just("…"),
+                Just("."),
+                Just("x\n  y"),
+            ],
+            0..40,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    fn any_mode() -> impl Strategy<Value = MatchMode> {
+        (1u8..16).prop_map(|bits| MatchMode { bits })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+        // A unique tolerant match covers a region that normalizes exactly
+        // like the block, with whole characters at both ends; the rest of
+        // the file is untouched by construction.
+        #[test]
+        fn unique_match_is_the_block_under_the_tolerances(
+            text in texty(), a in 0usize..40, len in 1usize..12, m in any_mode(), noise in 0u8..4
+        ) {
+            let chars: Vec<char> = text.chars().collect();
+            prop_assume!(!chars.is_empty());
+            let a = a.min(chars.len() - 1);
+            let piece: String = chars[a..(a + len).min(chars.len())].iter().collect();
+            // The block as an agent might have sent it.
+            let search = match noise {
+                0 => piece.replace("\r\n", "\n"),
+                1 => piece.replace('“', "\"").replace('—', "-"),
+                2 => piece.replace('\t', "    "),
+                _ => piece.replace('\n', "  \n"),
+            };
+            // Found exactly: the plan never asks tolerant matching.
+            if text.contains(&search) {
+                return Ok(());
+            }
+            if let Outcome::Unique(t) = find(text.as_bytes(), &search, "R", m) {
+                prop_assert!(t.start <= t.end && t.end <= text.len());
+                prop_assert!(text.is_char_boundary(t.start) && text.is_char_boundary(t.end));
+                let region = &text[t.start..t.end];
+                prop_assert_eq!(normalize(region.as_bytes(), m), normalize(search.as_bytes(), m), "{:?}", region);
+                prop_assert!(!t.matched_with.is_empty());
+                prop_assert!(t.matched_with.iter().all(|x| m.has(*x)));
+            }
+        }
+    }
+
     #[test]
     fn parse_mode() {
         assert!(MatchMode::from_json(&json!("exact")).unwrap().is_exact());

@@ -422,6 +422,31 @@ pub fn execute(
             }
             Err(Err(v)) => return Err(v),
         };
+        // Removing a file named through a symlink would remove the link's
+        // target and leave the link dangling: name the real file instead.
+        let removes = matches!(op.action, Action::Delete { .. })
+            || matches!(
+                &op.action,
+                Action::Write {
+                    move_to: Some(_),
+                    ..
+                }
+            );
+        if let (true, Some(k)) = (removes, src) {
+            if let Some(real) = through_link(ws.root(), &op.path, &slots[k].res) {
+                failures.push(OpFailure::new(
+                    i,
+                    Failure::invalid(format!(
+                        "`{}` is reached through a symbolic link (the file is `{real}`); name the file by its real \
+                         path to delete or move it",
+                        op.path
+                    )),
+                    Some(slots[k].abs()),
+                ));
+                refs.push(None);
+                continue;
+            }
+        }
         let dst = match (&op.action, src, dst) {
             // A move onto itself is an update; an update writes its source.
             (
@@ -506,6 +531,31 @@ pub fn execute(
         v["warnings"] = json!(committed.warnings);
     }
     Ok(Done { value: v, changed })
+}
+
+/// The real relative path when `user` reaches `res` through a symlink
+/// (`None` when the path names the file directly). Absolute paths outside
+/// the canonical root spelling are not checked.
+fn through_link(root: &Path, user: &str, res: &Resolved) -> Option<String> {
+    use std::path::Component;
+    let p = Path::new(user);
+    let rel = if p.is_absolute() {
+        p.strip_prefix(root).ok()?
+    } else {
+        p
+    };
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(n) => parts.push(n),
+            Component::ParentDir => {
+                parts.pop();
+            }
+            _ => {}
+        }
+    }
+    let lexical: PathBuf = parts.iter().collect();
+    (lexical.to_string_lossy().replace('\\', "/") != res.rel_path).then(|| res.rel_path.clone())
 }
 
 fn at_line(line: usize) -> String {

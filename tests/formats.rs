@@ -411,3 +411,34 @@ fn edit_file_takes_the_filesystem_server_shape_exact_once() {
     assert_eq!(r["dry_run"], true, "{r}");
     assert!(r["diff"].as_str().unwrap().contains("-y = 3\n+y = 4\n"));
 }
+
+#[test]
+fn deleting_or_moving_through_a_symlink_is_refused() {
+    let (_t, root) = setup(&[("real.txt", b"real\n")]);
+    std::os::unix::fs::symlink("real.txt", root.join("link.txt")).unwrap();
+    for p in [
+        "*** Begin Patch\n*** Delete File: link.txt\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: link.txt\n*** Move to: moved.txt\n*** End Patch\n",
+    ] {
+        let r = file_ops::apply_patch(&json!(p), Some(&opts(&root)));
+        assert_eq!(r["code"], "INVALID_INPUT", "{r}");
+        assert!(
+            r["message"].as_str().unwrap().contains("symbolic link"),
+            "{r}"
+        );
+        assert_eq!(std::fs::read(root.join("real.txt")).unwrap(), b"real\n");
+        assert!(std::fs::symlink_metadata(root.join("link.txt"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+    // Editing through the link edits the target and keeps the link.
+    let p = "*** Begin Patch\n*** Update File: link.txt\n@@\n-real\n+edited\n*** End Patch\n";
+    let r = file_ops::apply_patch(&json!(p), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(std::fs::read(root.join("real.txt")).unwrap(), b"edited\n");
+    assert!(std::fs::symlink_metadata(root.join("link.txt"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}

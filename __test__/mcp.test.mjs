@@ -10,7 +10,7 @@ import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
-import { BIN, ROOT, tempDir, cleanEnv, rawServer, killAll } from './helpers/mcp-raw.mjs'
+import { BIN, ROOT, INITIALIZE, tempDir, cleanEnv, rawServer, killAll } from './helpers/mcp-raw.mjs'
 
 afterEach(killAll)
 
@@ -313,6 +313,24 @@ test('exits 0 when stdin closes', T, async () => {
   s.child.stdin.end()
   assert.deepEqual(await s.exit, { code: 0, signal: null })
   assert.deepEqual(s.nonJson, [])
+})
+
+test('requests piped in with EOF right behind them are all answered before exit 0', T, () => {
+  const dir = tempDir()
+  fs.writeFileSync(path.join(dir, 'p.txt'), 'q = 1\n')
+  const lines = [
+    INITIALIZE,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'patch_file', arguments: { file_path: 'p.txt', search_block: 'q = 1', replace_block: 'q = 2' } } },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  ]
+  const r = spawnSync(process.execPath, [BIN, '--root', dir], { env: cleanEnv(), input: lines.map((l) => JSON.stringify(l) + '\n').join(''), encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stderr)
+  const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+  // Answers may come in any order (calls run concurrently); each comes once.
+  assert.deepEqual(out.map((m) => m.id).sort(), [0, 1, 2])
+  assert.equal(out.find((m) => m.id === 1).result.structuredContent.ok, true)
+  assert.equal(fs.readFileSync(path.join(dir, 'p.txt'), 'utf8'), 'q = 2\n')
 })
 
 test('exits 0 when stdin closes before anything was sent', T, async () => {

@@ -126,6 +126,9 @@ async function serve({ root, version }) {
     log.debug(`shutting down: ${reason}; ${inflight.size} call(s) in flight`)
     transport.stopReading()
     stopping = (async () => {
+      // Requests read just before the end reach their handlers in a later
+      // microtask; let them register before looking at what is in flight.
+      await new Promise((r) => setImmediate(r))
       // Finish every call in flight; the SDK sends each answer as it settles.
       while (inflight.size > 0) await Promise.allSettled([...inflight])
       await new Promise((r) => setImmediate(r))

@@ -27,11 +27,14 @@ const init = line({
 const call = line({ jsonrpc: '2.0', method: 'notifications/initialized' }) +
   line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'read_file', arguments: { file_path: 'f.txt' } } })
 
-function once() {
+// Baseline: a bare node process that answers the first line it reads.
+const bare = `let n = 0; process.stdin.on('data', () => { if (n++ === 0) process.stdout.write('{"id":0}\\n{"id":1,"result":{}}\\n') })`
+
+function once(args = [bin]) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint()
     const env = { ...process.env, PATCH_FILE_WORKSPACE_ROOT: dir, PATCH_FILE_LOG: 'silent' }
-    const child = spawn(process.execPath, [bin], { env, stdio: ['pipe', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'inherit'] })
     let buf = ''
     let tInit
     child.stdout.setEncoding('utf8')
@@ -64,8 +67,13 @@ const stats = (xs) => {
 
 await once() // warm the OS file cache
 const results = []
-for (let i = 0; i < runs; i++) results.push(await once())
-console.log(`node ${process.version}, ${os.cpus().length} CPUs, ${runs} runs`)
+const baseline = []
+for (let i = 0; i < runs; i++) {
+  results.push(await once())
+  baseline.push((await once(['-e', bare])).init)
+}
+console.log(`node ${process.version}, ${os.cpus().length} CPUs, ${runs} runs, load average ${os.loadavg()[0].toFixed(1)}`)
+console.log(`baseline: bare node answering one line (ms): ${stats(baseline)}`)
 console.log(`spawn -> initialize answer (ms):       ${stats(results.map((r) => r.init))}`)
 console.log(`spawn -> first tools/call answer (ms): ${stats(results.map((r) => r.call))}`)
 fs.rmSync(dir, { recursive: true, force: true })

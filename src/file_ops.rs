@@ -254,8 +254,12 @@ struct Planned {
     /// Whether `src` is removed.
     remove_src: bool,
     /// New text (UTF-8, or raw bytes for a byte-level file) and its encoding.
+    /// The new text, kept only for a UTF-16 file's preview diff.
     new_text: Option<Vec<u8>>,
+    /// The new bytes as they will be written (`None`: nothing written).
     new_bytes: Option<Vec<u8>>,
+    /// Length and sha256 of `new_bytes`.
+    after: Option<(usize, String)>,
     hunks: Vec<HunkReport>,
     blocks: Vec<BlockReport>,
     line_number: Option<usize>,
@@ -511,16 +515,21 @@ pub fn execute(
             changed: Vec::new(),
         });
     }
-    let mut writes: Vec<(usize, Vec<u8>, Option<usize>)> = Vec::new();
+    let mut writes: Vec<Write> = Vec::new();
     let mut removes: Vec<usize> = Vec::new();
-    for p in &planned {
-        if let (Some(d), Some(b)) = (p.dst, &p.new_bytes) {
-            writes.push((d, b.clone(), p.src.filter(|_| p.remove_src)));
+    for p in &mut planned {
+        if let (Some(d), Some(bytes), Some((_, sha))) = (p.dst, p.new_bytes.take(), &p.after) {
+            writes.push(Write {
+                slot: d,
+                bytes,
+                perms_from: p.src.filter(|_| p.remove_src),
+                sha256: sha.clone(),
+            });
         }
         if p.remove_src {
             removes.extend(p.src);
         }
-        if p.kind == "restore" && p.new_bytes.is_none() {
+        if p.kind == "restore" && p.after.is_none() {
             removes.extend(p.dst.filter(|&d| slots[d].cur.is_some()));
         }
     }
@@ -566,12 +575,16 @@ fn at_line(line: usize) -> String {
     }
 }
 
-fn record_changes(
-    slots: &[Slot],
-    writes: &[(usize, Vec<u8>, Option<usize>)],
-    removes: &[usize],
-    keep: bool,
-) -> Vec<Changed> {
+/// A file to write in a commit.
+struct Write {
+    slot: usize,
+    bytes: Vec<u8>,
+    /// The slot of a moved file whose mode a new file takes.
+    perms_from: Option<usize>,
+    sha256: String,
+}
+
+fn record_changes(slots: &[Slot], writes: &[Write], removes: &[usize], keep: bool) -> Vec<Changed> {
     let before = |k: usize| {
         if keep {
             slots[k].cur.as_ref().map(|(s, _)| s.raw().to_vec())
@@ -581,11 +594,11 @@ fn record_changes(
     };
     let mut out: Vec<Changed> = writes
         .iter()
-        .map(|(d, b, _)| Changed {
-            abs_path: slots[*d].res.abs_path.clone(),
-            rel_path: slots[*d].res.rel_path.clone(),
-            before: before(*d),
-            after_sha256: Some(source::sha256_hex([b.as_slice()])),
+        .map(|w| Changed {
+            abs_path: slots[w.slot].res.abs_path.clone(),
+            rel_path: slots[w.slot].res.rel_path.clone(),
+            before: before(w.slot),
+            after_sha256: Some(w.sha256.clone()),
         })
         .collect();
     out.extend(removes.iter().map(|&k| Changed {
@@ -602,11 +615,11 @@ fn record_changes(
 fn commit_slots(
     ws: &Workspace,
     slots: &mut [Slot],
-    writes: &[(usize, Vec<u8>, Option<usize>)],
+    writes: &[Write],
     removes: &[usize],
     opts: &Options,
 ) -> Result<commit::Committed, Value> {
-    for &(d, _, _) in writes {
+    for d in writes.iter().map(|w| w.slot) {
         if slots[d].cur.is_none() {
             let s = &mut slots[d];
             let res = ws
@@ -628,13 +641,13 @@ fn commit_slots(
     let slots: &[Slot] = slots;
     let jobs: Vec<WriteJob<'_>> = writes
         .iter()
-        .map(|(d, bytes, _)| {
-            let s = &slots[*d];
+        .map(|w| {
+            let s = &slots[w.slot];
             WriteJob {
                 dir: &s.res.dir,
                 name: &s.res.name,
                 display: &s.display,
-                content: vec![bytes.as_slice()],
+                content: vec![w.bytes.as_slice()],
                 original: s.cur.as_ref().map(|(src, m)| Original {
                     meta: *m,
                     bytes: src.raw(),
@@ -644,7 +657,10 @@ fn commit_slots(
         .collect();
     let perms: Vec<Option<Meta>> = writes
         .iter()
-        .map(|(_, _, from)| from.and_then(|k| slots[k].cur.as_ref().map(|(_, m)| *m)))
+        .map(|w| {
+            w.perms_from
+                .and_then(|k| slots[k].cur.as_ref().map(|(_, m)| *m))
+        })
         .collect();
     let deletes: Vec<DeleteJob<'_>> = removes
         .iter()
@@ -664,7 +680,7 @@ fn commit_slots(
         .collect();
     let names: Vec<String> = writes
         .iter()
-        .map(|(d, _, _)| slots[*d].abs())
+        .map(|w| slots[w.slot].abs())
         .chain(removes.iter().map(|&k| slots[k].abs()))
         .collect();
     commit::commit_extra(
@@ -730,6 +746,7 @@ fn plan_op(
         remove_src: false,
         new_text: None,
         new_bytes: None,
+        after: None,
         hunks: Vec::new(),
         blocks: Vec::new(),
         line_number: None,
@@ -778,8 +795,15 @@ fn plan_op(
                 ));
             }
             p.kind = "restore";
+            p.new_text = match (raw, cur(dst)) {
+                (Some(r), Some((s, _))) if s.encoding().is_utf16() => {
+                    Source::from_bytes(r.clone(), &op.path)
+                        .ok()
+                        .map(|s| s.text().to_vec())
+                }
+                _ => None,
+            };
             p.new_bytes = raw.clone();
-            p.new_text = raw.clone();
         }
         Action::Write {
             base,
@@ -814,7 +838,7 @@ fn plan_op(
                 }
             };
             let bytes_mode = enc == Encoding::Bytes;
-            let new_text: Vec<u8> = match changes {
+            let mut new_text: Vec<u8> = match changes {
                 Changes::None => base_text.to_vec(),
                 Changes::Hunks(h) => match hunks::apply(base_text, h, bytes_mode) {
                     Ok(a) => {
@@ -849,15 +873,22 @@ fn plan_op(
                 }
             };
             // A caller's BOM is not doubled in a file that has one.
-            let body: &[u8] = if !enc.bom().is_empty() && matches!(base, Base::New { .. }) {
-                new_text
-                    .strip_prefix("\u{FEFF}".as_bytes())
-                    .unwrap_or(&new_text)
+            if !enc.bom().is_empty()
+                && matches!(base, Base::New { .. })
+                && new_text.starts_with("\u{FEFF}".as_bytes())
+            {
+                new_text.drain(..3);
+            }
+            p.new_bytes = Some(if enc.bom().is_empty() && !enc.is_utf16() {
+                // UTF-8 without a BOM and byte-level files: the text is the bytes.
+                std::mem::take(&mut new_text)
             } else {
-                &new_text
-            };
-            p.new_bytes = Some(source::encode_with(enc, &[body]).to_vec());
-            p.new_text = Some(body.to_vec());
+                let b = source::encode_with(enc, &[&new_text]).to_vec();
+                if enc.is_utf16() {
+                    p.new_text = Some(new_text);
+                }
+                b
+            });
             if move_to.is_some() && dst != src {
                 // A Codex move replaces an existing target; a diff's rename
                 // (as `git apply`) does not.
@@ -877,6 +908,10 @@ fn plan_op(
             }
         }
     }
+    p.after = p
+        .new_bytes
+        .as_ref()
+        .map(|b| (b.len(), source::sha256_hex([b.as_slice()])));
     Ok(p)
 }
 
@@ -1221,10 +1256,10 @@ fn op_value(p: &Planned, op: &FileOp, slots: &[Slot]) -> Map<String, Value> {
         m.insert("before_bytes".into(), json!(s.raw().len()));
         m.insert("sha256_before".into(), json!(s.sha256()));
     }
-    match &p.new_bytes {
-        Some(b) => {
-            m.insert("after_bytes".into(), json!(b.len()));
-            m.insert("sha256".into(), json!(source::sha256_hex([b.as_slice()])));
+    match &p.after {
+        Some((len, sha)) => {
+            m.insert("after_bytes".into(), json!(len));
+            m.insert("sha256".into(), json!(sha));
         }
         None => {
             m.insert("sha256".into(), Value::Null);
@@ -1292,9 +1327,8 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bo
             .open_file(&s.res.name)
             .ok()
             .and_then(|(file, m)| Source::read(file, m.size, &s.display).ok());
-        let written = p.new_bytes.as_deref();
-        if let Some(b) = &back {
-            f["read_back_matches"] = json!(Some(b.raw()) == written);
+        if let (Some(b), Some((_, sha))) = (&back, &p.after) {
+            f["read_back_matches"] = json!(b.sha256() == *sha);
         }
         let Some(arr) = f.get_mut("blocks").and_then(Value::as_array_mut) else {
             continue;
@@ -1411,7 +1445,7 @@ fn dry_run_value(
         let mut del_index = None;
         let removed = if p.remove_src {
             p.src
-        } else if p.kind == "restore" && p.new_bytes.is_none() {
+        } else if p.kind == "restore" && p.after.is_none() {
             p.dst.filter(|&d| slots[d].cur.is_some())
         } else {
             None
@@ -1472,16 +1506,19 @@ fn dry_run_value(
 /// lets the caller look for other kinds of dry run.
 pub fn apply_stored(run_id: &str, opts: &Options) -> Option<Value> {
     let stored = dry_run::take_other::<Stored>(run_id)?;
-    Some(guarded(|| match apply_stored_entry(&stored, opts) {
-        Ok(mut v) => {
-            v["run_id"] = json!(run_id);
-            v
+    let mut stored = stored;
+    Some(guarded(move || {
+        match apply_stored_entry(&mut stored, opts) {
+            Ok(mut v) => {
+                v["run_id"] = json!(run_id);
+                v
+            }
+            Err(v) => v,
         }
-        Err(v) => v,
     }))
 }
 
-fn apply_stored_entry(st: &Stored, opts: &Options) -> Result<Value, Value> {
+fn apply_stored_entry(st: &mut Stored, opts: &Options) -> Result<Value, Value> {
     let ws = Workspace::open(&st.root).map_err(|f| fail_value(&f, None))?;
     let mut slots: Vec<Slot> = Vec::new();
     let resolve = |rel: &str, intent: Intent| {
@@ -1526,19 +1563,24 @@ fn apply_stored_entry(st: &Stored, opts: &Options) -> Result<Value, Value> {
         }
     }
     let nw = st.writes.len();
-    let writes: Vec<(usize, Vec<u8>, Option<usize>)> = st
+    let writes: Vec<Write> = st
         .writes
-        .iter()
+        .iter_mut()
         .enumerate()
-        .map(|(k, w)| (k, w.bytes.clone(), w.perms_from.map(|d| nw + d)))
+        .map(|(k, w)| Write {
+            slot: k,
+            sha256: source::sha256_hex([w.bytes.as_slice()]),
+            bytes: std::mem::take(&mut w.bytes),
+            perms_from: w.perms_from.map(|d| nw + d),
+        })
         .collect();
     let removes: Vec<usize> = (nw..nw + st.deletes.len()).collect();
     let committed = commit_slots(&ws, &mut slots, &writes, &removes, opts)?;
-    let mut files: Vec<Value> = st
-        .writes
+    let mut files: Vec<Value> = writes
         .iter()
+        .zip(&st.writes)
         .zip(&slots)
-        .map(|(w, s)| json!({"file_path": s.abs(), "after_bytes": w.bytes.len(), "sha256": source::sha256_hex([w.bytes.as_slice()]), "sha256_before": w.sha256_before}))
+        .map(|((w, pw), s)| json!({"file_path": s.abs(), "after_bytes": w.bytes.len(), "sha256": w.sha256, "sha256_before": pw.sha256_before}))
         .collect();
     files.extend(slots[nw..].iter().zip(&st.deletes).map(
         |(s, d)| json!({"file_path": s.abs(), "deleted": true, "sha256_before": d.sha256_before}),

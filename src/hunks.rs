@@ -144,6 +144,9 @@ fn fold_punctuation(s: &str) -> String {
 
 /// The comparison key of a line at a level.
 fn key(line: &[u8], level: Level) -> Cow<'_, [u8]> {
+    if level == Level::Exact {
+        return Cow::Borrowed(line);
+    }
     match (level, std::str::from_utf8(line)) {
         (Level::Exact, _) => Cow::Borrowed(line),
         (Level::TrailingWhitespace, Ok(s)) => Cow::Borrowed(s.trim_end().as_bytes()),

@@ -446,7 +446,7 @@ test('protocol version negotiation comes from the SDK', T, async () => {
 
 test('a call cancelled before it starts writes nothing and gets no answer', T, async () => {
   const dir = tempDir()
-  const s = rawServer({ args: ['--root', dir], env: cleanEnv({ PATCH_FILE_LOG: 'debug', PATCH_FILE_TEST_CALL_DELAY_MS: '400' }) })
+  const s = rawServer({ args: ['--root', dir], env: cleanEnv({ PATCH_FILE_LOG: 'debug', PATCH_FILE_TEST_CALL_DELAY_MS: '1500' }) })
   await s.initialize()
   s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'write_file', arguments: { file_path: 'never.txt', content: 'x' } } })
   await s.waitForStderr('call write_file')

@@ -537,6 +537,12 @@ mod imp {
         /// Flushes the directory entry changes to disk.
         pub fn sync(&self) -> io::Result<()> {
             check_fault(Step::DirFsync)?;
+            // macOS's fsync stops at the drive's cache; F_FULLFSYNC does not
+            // (as `File::sync_all` does for the temp file itself).
+            #[cfg(target_vendor = "apple")]
+            if rustix::fs::fcntl_fullfsync(&self.fd).is_ok() {
+                return Ok(());
+            }
             rustix::fs::fsync(&self.fd)?;
             Ok(())
         }

@@ -520,6 +520,11 @@ fn check_windows_forms(user_path: &str, windows: bool) -> Result<(), Failure> {
         )));
     }
     for part in body.split(['/', '\\']) {
+        if part != "." && part != ".." && (part.ends_with('.') || part.ends_with(' ')) {
+            return Err(Failure::invalid(format!(
+                "`{user_path}`: `{part}` ends with a dot or space, which Windows drops (it would name another file)"
+            )));
+        }
         let stem = part
             .split('.')
             .next()
@@ -569,6 +574,9 @@ mod form_tests {
             "CONIN$",
             "nul .txt",
             "C:\\x\\prn",
+            "a.txt.",
+            "a.txt ",
+            "sub. \\a.txt",
         ];
         for p in bad {
             assert_eq!(code(p, true), Some(ErrorCode::INVALID_INPUT), "{p}");

@@ -526,3 +526,44 @@ fn read_only_permission_bits_follow_access() {
     }
     assert!(temps_in(&root).is_empty());
 }
+
+/// The file is swapped for a FIFO, or for a link to an outside file, after
+/// it was resolved and just before it is opened: the open neither hangs nor
+/// follows the link.
+#[test]
+fn file_swapped_for_fifo_or_link_just_before_open() {
+    let (t, root) = setup();
+    let p = root.join("f.txt");
+    let q = p.clone();
+    fault::arm_hook(Step::Open, 0, move || {
+        std::fs::remove_file(&q).unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            q.as_path(),
+            rustix::fs::Mode::from_raw_mode(0o644),
+        )
+        .unwrap();
+    });
+    let r = patch(&root, "f.txt");
+    fault::disarm();
+    assert_eq!(code(&r), "FILE_READ_ERROR", "{r}");
+    assert!(r["message"]
+        .as_str()
+        .unwrap()
+        .contains("not a regular file"));
+
+    std::fs::remove_file(&p).unwrap();
+    std::fs::write(&p, ORIGINAL).unwrap();
+    let outside = t.path().join("outside.txt");
+    std::fs::write(&outside, "beta outside\n").unwrap();
+    let (q, o) = (p.clone(), outside.clone());
+    fault::arm_hook(Step::Open, 0, move || {
+        std::fs::remove_file(&q).unwrap();
+        std::os::unix::fs::symlink(&o, &q).unwrap();
+    });
+    let r = engine::read_file(&json!({"file_path": "f.txt"}), Some(&opts(&root)));
+    fault::disarm();
+    assert_eq!(code(&r), "FILE_READ_ERROR", "{r}");
+    assert!(!r.to_string().contains("beta outside"));
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "beta outside\n");
+}

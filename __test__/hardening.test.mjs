@@ -7,7 +7,7 @@
 // --all-features` (a few seconds after `cargo test` has built everything),
 // loads it in a child Node process and makes every read step panic through
 // PFT_FAULT_PANIC. It skips when cargo is not available.
-import { test } from 'node:test'
+import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -18,8 +18,15 @@ import { patchFile, patchFileSync, readFile, writeFile, batchPatchFiles, applyDr
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
+const made = []
+after(() => {
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true })
+})
+
 function tmp() {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-hard-')))
+  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-hard-')))
+  made.push(d)
+  return d
 }
 
 function faultAddon() {

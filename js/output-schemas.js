@@ -115,6 +115,7 @@ const formatResult = {
   },
   rolled_back: { type: 'array', items: { type: 'string' }, description: 'Files restored after a failed commit.' },
   ...preview,
+  run_id: { type: ['string', 'null'], description: 'Dry run: pass it to apply_last_dry_run to write exactly this preview (null when too large to keep).' },
 }
 
 module.exports = {

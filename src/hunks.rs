@@ -656,6 +656,62 @@ mod tests {
         );
     }
 
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+        // A hunk cut from the file itself (a window of lines, some removed,
+        // some added) applies where the window is when the window occurs
+        // once, giving the obvious splice; it is refused when it occurs
+        // more often. Compared with a reference built on `Vec<&str>`.
+        #[test]
+        fn hunk_from_the_file_matches_a_reference(
+            lines in proptest::collection::vec("[abc]{0,2}", 1..25),
+            start in 0usize..25, len in 1usize..5,
+            remove in proptest::collection::vec(any::<bool>(), 5),
+            add in proptest::collection::vec("[xyz]{1,2}", 0..3),
+            crlf in any::<bool>(),
+        ) {
+            let n = lines.len();
+            let start = start % n;
+            let len = len.min(n - start);
+            let window = &lines[start..start + len];
+            let eol = if crlf { "\r\n" } else { "\n" };
+            let text: String = lines.iter().map(|l| format!("{l}{eol}")).collect();
+            let mut h = Vec::new();
+            let mut expected: Vec<String> = lines[..start].to_vec();
+            for (k, l) in window.iter().enumerate() {
+                if remove[k] {
+                    h.push(hl(LineKind::Remove, l));
+                } else {
+                    h.push(hl(LineKind::Context, l));
+                    expected.push(l.clone());
+                }
+            }
+            for a in &add {
+                h.push(hl(LineKind::Add, a));
+                expected.push(a.clone());
+            }
+            expected.extend(lines[start + len..].iter().cloned());
+            let hunk = Hunk { anchors: Vec::new(), lines: h, at_eof: false, old_start: None, line: 1, style: HunkStyle::Codex };
+            let occurrences = (0..=n - len).filter(|&p| lines[p..p + len] == *window).count();
+            match apply(text.as_bytes(), &[hunk], false) {
+                Ok(a) => {
+                    prop_assert_eq!(occurrences, 1);
+                    let want: String = expected.iter().map(|l| format!("{l}{eol}")).collect();
+                    prop_assert_eq!(String::from_utf8(a.text).unwrap(), want);
+                    prop_assert_eq!(a.hunks[0].line_number, start + 1);
+                    prop_assert_eq!(a.hunks[0].level, Level::Exact);
+                }
+                Err(f) => {
+                    prop_assert!(occurrences > 1);
+                    prop_assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
+                    prop_assert_eq!(f[0].match_count, occurrences);
+                }
+            }
+        }
+    }
+
     #[test]
     fn bytes_mode_refuses_non_ascii_additions() {
         let f = apply(b"caf\xe9\nx\n", &[hunk(&["-x", "+\u{e9}"])], true).unwrap_err();

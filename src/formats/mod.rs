@@ -315,6 +315,59 @@ mod tests {
         assert_eq!(adapt_line_endings("ab", LineEnding::Crlf), "ab");
     }
 
+    use proptest::prelude::*;
+
+    /// Text made of the pieces the parsers react to.
+    fn pieces() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("*** Begin Patch\n"),
+            Just("*** End Patch\n"),
+            Just("*** Add File: a\n"),
+            Just("*** Delete File: b\n"),
+            Just("*** Update File: c\n"),
+            Just("*** Move to: d/e\n"),
+            Just("*** End of File\n"),
+            Just("@@\n"),
+            Just("@@ def f():\n"),
+            Just("@@ -1,2 +1,3 @@\n"),
+            Just("@@ -0,0 +1 @@\n"),
+            Just("--- a/x\n"),
+            Just("+++ b/x\n"),
+            Just("--- /dev/null\n"),
+            Just("diff --git a/x b/y\n"),
+            Just("rename from x\n"),
+            Just("\\ No newline at end of file\n"),
+            Just("--- \"a/\\303\\251\\777\"\n"),
+            Just(" ctx\n"),
+            Just("-old\n"),
+            Just("+new\n"),
+            Just("\n"),
+            Just("\r\n"),
+            Just("<<<<<<< SEARCH\n"),
+            Just("=======\n"),
+            Just(">>>>>>> REPLACE\n"),
+            Just("```\n"),
+            Just("path.txt\n"),
+            Just("é ☕"),
+        ];
+        proptest::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+        // Parsers never panic; an error names a line inside the text (or just after it).
+        #[test]
+        fn parsers_never_panic(text in pieces()) {
+            let last = text_lines(&text).len() + 1;
+            for r in [apply_patch::parse(&text), edit_block::parse(&text), unified_diff::parse(&text)] {
+                match r {
+                    Ok(p) => prop_assert!(!p.ops.is_empty()),
+                    Err(e) => prop_assert!(e.line >= 1 && e.line <= last, "line {} of {}", e.line, last),
+                }
+            }
+        }
+    }
+
     #[test]
     fn parse_error_message_names_line_and_expectation() {
         let e = ParseError::new(3, "`=======`", ">>>>>>> REPLACE");

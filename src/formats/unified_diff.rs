@@ -93,7 +93,10 @@ fn unquote(s: &str) -> Option<String> {
                     return None;
                 }
                 i += 2;
-                (digits[0] - b'0') * 64 + (digits[1] - b'0') * 8 + (digits[2] - b'0')
+                let v = u32::from(digits[0] - b'0') * 64
+                    + u32::from(digits[1] - b'0') * 8
+                    + u32::from(digits[2] - b'0');
+                u8::try_from(v).ok()?
             }
             other => other,
         });
@@ -654,6 +657,8 @@ diff --git a/empty b/empty\nnew file mode 100644\nindex 0000000..e69de29\n";
         let p = parse(t).unwrap();
         assert_eq!(p.ops[0].path, "f.txt");
         assert_eq!(p.ops[1].path, "café.txt");
+        // An octal escape above \377 is not a byte: the path is taken as written.
+        assert_eq!(header_path("\"a/\\777\""), Some("\"a/\\777\"".to_string()));
     }
 
     #[test]

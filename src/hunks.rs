@@ -376,7 +376,11 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
             cursor = at;
             continue;
         }
-        match k.find(&old, pos, h.at_eof) {
+        // The body may start with the `@@` line itself (models often repeat
+        // it as the first context line); in the usual case (it does not)
+        // this adds no candidate.
+        let from = if h.anchors.is_empty() { pos } else { pos - 1 };
+        match k.find(&old, from, h.at_eof) {
             Found::One(p, l) => {
                 placed.push((hi, p, old.len()));
                 reports.push(HunkReport {
@@ -394,10 +398,15 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
                     count,
                     lines.clone(),
                     format!(
-                        "{label}: its context and removed lines match {count} places ({}, lines {}); nothing was \
-                         applied. Add context lines (or an `@@` line naming the enclosing function) to make it unique",
+                        "{label}: its context and removed lines match {count} places ({}, lines {}){}; nothing \
+                         was applied. Add context lines (or an `@@` line naming the enclosing function) to make it \
+                         unique",
                         l.words(),
-                        list(&lines, count)
+                        list(&lines, count),
+                        match h.old_start {
+                            Some(s) => format!("; the header's line {s} is only a hint and does not choose between them"),
+                            None => String::new(),
+                        }
                     ),
                 ));
             }
@@ -599,6 +608,11 @@ mod tests {
         let (out, lv) = run("def g():\n    pass\n  def f():\n    pass\n", &[h]).unwrap();
         assert_eq!(out, "def g():\n    pass\n  def f():\n    added\n    pass\n");
         assert_eq!(lv, vec![Level::SurroundingWhitespace]);
+        // The body may repeat the `@@` line as its first context line.
+        let mut r = hunk(&[" def f():", "-    pass", "+    return 1"]);
+        r.anchors = vec!["def f():".into()];
+        let (out, _) = run("def g():\n    pass\ndef f():\n    pass\n", &[r]).unwrap();
+        assert_eq!(out, "def g():\n    pass\ndef f():\n    return 1\n");
         // Codex pure addition without anchor appends, adding the missing final newline first.
         let (out, _) = run("x", &[hunk(&["+y"])]).unwrap();
         assert_eq!(out, "x\ny\n");

@@ -279,8 +279,9 @@ function printFailure(result) {
 }
 
 function help() {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length)) + 1
   const cmds = Object.entries(COMMANDS)
-    .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+    .map(([name, c]) => `  ${name.padEnd(width)} ${c.summary}`)
     .join('\n')
   return `${PROG} ${version()}: exact-once, atomic, sandboxed file edits for AI coding agents.
 

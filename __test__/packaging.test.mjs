@@ -223,6 +223,38 @@ console.log(JSON.stringify({ r, frozen: Object.isFrozen(api.PATCH_FILE_ERROR_COD
   assert.equal(cjs.r.ok, true, JSON.stringify(cjs.r))
   assert.deepEqual([cjs.frozen, cjs.schema, cjs.same], [true, 'patch_file', true])
   assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 4;\n')
+
+  // The installed executables: the CLI edits a file, and with no command the
+  // MCP server answers `initialize` on stdout and exits 0 when stdin closes.
+  const bin = path.join(app, 'node_modules', '.bin', win ? 'patch-file-tool.cmd' : 'patch-file-tool')
+  assert.ok(fs.existsSync(bin), 'bin linked')
+  const cli = spawnSync(bin, ['patch', 'config.ts', '--search', 'retries = 4;', '--replace', 'retries = 5;', '--root', '.'], {
+    cwd: ws,
+    env: state.env,
+    encoding: 'utf8',
+    shell: win,
+  })
+  assert.equal(cli.status, 0, cli.stderr)
+  assert.match(cli.stdout, /config\.ts:1/)
+  assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 5;\n')
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'packaging-test', version: '1' } },
+  }
+  const mcpBin = path.join(app, 'node_modules', '.bin', win ? 'patch-file-mcp.cmd' : 'patch-file-mcp')
+  const mcp = spawnSync(mcpBin, ['--root', ws], {
+    env: state.env,
+    encoding: 'utf8',
+    input: JSON.stringify(init) + '\n',
+    timeout: 30_000,
+    shell: win,
+  })
+  assert.equal(mcp.status, 0, mcp.stderr)
+  const answer = JSON.parse(mcp.stdout.trim().split('\n')[0])
+  assert.equal(answer.id, 1)
+  assert.equal(answer.result.serverInfo.name, pkg.name)
   state.app = app
 })
 

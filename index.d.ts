@@ -312,12 +312,20 @@ export type ApplyPatchInput = ({ patch: string } | { input: string } | { text: s
 /** How loosely a hunk's lines had to be compared to be found. */
 export type HunkLevel = 'exact' | 'trailing_whitespace' | 'surrounding_whitespace' | 'unicode_punctuation'
 
+/**
+ * What placed a hunk: `content` (its context and removed lines occur once), `line_number` (a unified
+ * header's line: the hunk only adds lines, or its lines occur several times and one place starts exactly
+ * at that line), `end_of_file` (a Codex hunk that only adds lines, without an `@@` line).
+ */
+export type HunkLocatedBy = 'content' | 'line_number' | 'end_of_file'
+
 export interface HunkReport {
   /** 0-based index of the hunk within its file. */
   index: number
   /** 1-based line of the original file where the hunk applied. */
   line_number: number
   level: HunkLevel
+  located_by: HunkLocatedBy
   /** 1-based line of the hunk in the patch text. */
   patch_line: number
 }

@@ -71,6 +71,7 @@ const hunkReport = {
     index: int('0-based index of the hunk in its file.'),
     line_number: int('1-based line of the original file where the hunk applied.'),
     level: str('How loosely its lines matched: exact, trailing_whitespace, surrounding_whitespace or unicode_punctuation.'),
+    located_by: str('What placed it: content (its lines occur once), line_number (the unified header\'s line chose among equal places, or placed a hunk that only adds lines) or end_of_file.'),
     patch_line: int('1-based line of the hunk in the patch.'),
   },
 }

@@ -1217,7 +1217,10 @@ fn failure_value(plan: &OpPlan, failures: &[Box<OpFailure>]) -> Value {
 fn hunks_json(h: &[HunkReport]) -> Value {
     Value::Array(
         h.iter()
-            .map(|r| json!({"index": r.index, "line_number": r.line_number, "level": r.level.name(), "patch_line": r.patch_line}))
+            .map(|r| {
+                json!({"index": r.index, "line_number": r.line_number, "level": r.level.name(),
+                       "located_by": r.located_by.name(), "patch_line": r.patch_line})
+            })
             .collect(),
     )
 }

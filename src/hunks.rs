@@ -8,9 +8,19 @@
 //! (dashes, curly quotes, exotic spaces) to ASCII. The first level that finds
 //! the old side decides: it must find it exactly once, or the hunk is
 //! refused as ambiguous (never "first match wins"). `@@ context` anchors are
-//! located the same way, one after another, before the body. Line numbers in
-//! a unified header are only a hint; they place a hunk only when it has no
-//! old lines at all.
+//! located the same way, one after another, before the body.
+//!
+//! Line numbers in a unified diff's `@@ -l,n` header are only a hint, used
+//! in two cases: a hunk without old lines is placed by its line, and when
+//! the first level that finds a hunk finds it in several places, the one
+//! place that starts exactly at the hinted line is taken (none there: still
+//! refused as ambiguous). A hunk found once elsewhere goes there whatever
+//! its header says. The hinted line is the header's old line, shifted by the
+//! distance at which the previous hunk of the same file was found from its
+//! own header line (zero for a diff made from the file as it is). `git
+//! apply` edits the text hunk by hunk and looks first at the hunk's new-side
+//! line, which in an unchanged file is the same place. The Codex envelope
+//! (no line numbers) keeps strict exactly-once locating.
 //!
 //! Lines are compared without their line breaks, so a patch written with LF
 //! applies to a CRLF file. Context lines keep the file's bytes; added lines
@@ -60,6 +70,29 @@ impl Level {
     }
 }
 
+/// What chose a hunk's place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LocatedBy {
+    /// Its old lines (and `@@` lines) occur once at the deciding level.
+    Content,
+    /// The unified header's line: the hunk has no old lines, or its old
+    /// lines occur several times and exactly one place starts at that line.
+    LineNumber,
+    /// A Codex hunk that only adds lines and has no `@@` line: appended.
+    EndOfFile,
+}
+
+impl LocatedBy {
+    /// The name reported per hunk.
+    pub fn name(self) -> &'static str {
+        match self {
+            LocatedBy::Content => "content",
+            LocatedBy::LineNumber => "line_number",
+            LocatedBy::EndOfFile => "end_of_file",
+        }
+    }
+}
+
 /// Where and how a hunk applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HunkReport {
@@ -70,6 +103,8 @@ pub struct HunkReport {
     pub line_number: usize,
     /// The loosest level any of its lines (anchors included) needed.
     pub level: Level,
+    /// What chose the place.
+    pub located_by: LocatedBy,
     /// 1-based line of the hunk in the patch.
     pub patch_line: usize,
 }
@@ -172,6 +207,18 @@ enum Found {
     None,
 }
 
+/// The outcome of locating a hunk's old lines.
+enum Placed {
+    /// Found once at the deciding level.
+    Once(usize, Level),
+    /// Found several times; the header's line chose this one.
+    ByLine(usize, Level),
+    /// Found several times (hits, count, level); for a unified hunk, the
+    /// header's line and the hinted 0-based line, where none starts.
+    Ambiguous(Vec<usize>, usize, Level, Option<(usize, isize)>),
+    Nowhere,
+}
+
 impl<'a> Keyed<'a> {
     fn keys(&mut self, level: Level) -> &[Cow<'a, [u8]>] {
         let i = level as usize;
@@ -217,6 +264,21 @@ impl<'a> Keyed<'a> {
             }
         }
         Found::None
+    }
+
+    /// Whether `needle` matches at line `p` at `level` (with `at_eof`, only
+    /// where it ends at the last line).
+    fn matches_at(&mut self, needle: &[&str], p: usize, level: Level, at_eof: bool) -> bool {
+        let n = self.lines.len();
+        let m = needle.len();
+        if p + m > n || (at_eof && p + m != n) {
+            return false;
+        }
+        let keys = self.keys(level);
+        keys[p..p + m]
+            .iter()
+            .zip(needle)
+            .all(|(a, b)| *a == key(b.as_bytes(), level))
     }
 }
 
@@ -272,6 +334,9 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
     let mut placed: Vec<(usize, usize, usize)> = Vec::new(); // (hunk, first old line, old len)
     let mut reports = Vec::new();
     let mut failures = Vec::new();
+    // Unified diffs: how far the previous hunk of the file was found from the
+    // line its header named; the next header's line is shifted as much.
+    let mut drift: isize = 0;
 
     for (hi, h) in hunks.iter().enumerate() {
         let label = format!("hunk {} (patch line {})", hi + 1, h.line);
@@ -345,32 +410,61 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
             continue;
         }
         let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
+        // The 0-based line the header points at: the first old line, or for
+        // a hunk without old lines the line the first added line takes
+        // (`@@ -5,0` adds after line 5); shifted for unified diffs only.
+        let shift = if h.style == HunkStyle::Unified {
+            drift
+        } else {
+            0
+        };
+        let hint = h.old_start.map(|s| {
+            let base = if old.is_empty() {
+                s
+            } else {
+                s.saturating_sub(1)
+            };
+            (s, base as isize + shift)
+        });
+        let shifted = |s: usize, q: isize| {
+            if shift == 0 {
+                format!("line {s}")
+            } else {
+                format!(
+                    "line {s} (line {} after the {:+} line shift at which the previous hunk was found)",
+                    q + 1,
+                    shift
+                )
+            }
+        };
         if old.is_empty() {
-            let at = if !h.anchors.is_empty() {
-                pos
-            } else if let Some(s) = h.old_start {
-                if s > n || s < cursor {
+            let (at, by) = if !h.anchors.is_empty() {
+                (pos, LocatedBy::Content)
+            } else if let Some((s, q)) = hint {
+                if q < 0 || q > n as isize || (q as usize) < cursor {
                     failures.push(fail(
                         ErrorCode::SEARCH_BLOCK_NOT_FOUND,
                         0,
                         Vec::new(),
                         format!(
-                            "{label}: the hunk only adds lines, after line {s}, but {}; a hunk without context is \
+                            "{label}: the hunk only adds lines, after {}, but {}; a hunk without context is \
                              placed by its line number, so regenerate the diff against the current file",
-                            if s > n { format!("the file has {n} lines") } else { "an earlier hunk already covers that line".to_string() }
+                            shifted(s, q - 1),
+                            if q > n as isize { format!("the file has {n} lines") } else { "an earlier hunk already covers that line".to_string() }
                         ),
                     ));
                     continue;
                 }
-                s
+                (q as usize, LocatedBy::LineNumber)
             } else {
-                n
+                (n, LocatedBy::EndOfFile)
             };
             placed.push((hi, at, 0));
             reports.push(HunkReport {
                 index: hi,
                 line_number: at + 1,
                 level,
+                located_by: by,
                 patch_line: h.line,
             });
             cursor = at;
@@ -380,37 +474,66 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
         // it as the first context line); in the usual case (it does not)
         // this adds no candidate.
         let from = if h.anchors.is_empty() { pos } else { pos - 1 };
-        match k.find(&old, from, h.at_eof) {
-            Found::One(p, l) => {
+        let found = k.find(&old, from, h.at_eof);
+        // Several places: a unified header's line chooses the one that
+        // starts exactly there, if there is one.
+        let found = match (found, hint) {
+            (Found::Many(ps, count, l), Some((s, q))) if h.style == HunkStyle::Unified => {
+                if q >= from as isize && k.matches_at(&old, q as usize, l, h.at_eof) {
+                    Placed::ByLine(q as usize, l)
+                } else {
+                    Placed::Ambiguous(ps, count, l, Some((s, q)))
+                }
+            }
+            (Found::Many(ps, count, l), _) => Placed::Ambiguous(ps, count, l, None),
+            (Found::One(p, l), _) => Placed::Once(p, l),
+            (Found::None, _) => Placed::Nowhere,
+        };
+        match found {
+            Placed::Once(p, l) | Placed::ByLine(p, l) => {
                 placed.push((hi, p, old.len()));
                 reports.push(HunkReport {
                     index: hi,
                     line_number: p + 1,
                     level: level.max(l),
+                    located_by: if matches!(found, Placed::ByLine(..)) {
+                        LocatedBy::LineNumber
+                    } else {
+                        LocatedBy::Content
+                    },
                     patch_line: h.line,
                 });
                 cursor = p + old.len();
+                if let (HunkStyle::Unified, Some(s)) = (h.style, h.old_start) {
+                    drift = p as isize - s.saturating_sub(1) as isize;
+                }
             }
-            Found::Many(ps, count, l) => {
+            Placed::Ambiguous(ps, count, l, unified) => {
                 let lines: Vec<usize> = ps.iter().map(|p| p + 1).collect();
+                let why = match (unified, h.old_start) {
+                    (Some((s, q)), _) => format!(
+                        ", and none of them starts at the header's {}, so the line number cannot choose",
+                        shifted(s, q)
+                    ),
+                    (None, Some(s)) => {
+                        format!("; the header's line {s} is only a hint and does not choose between them")
+                    }
+                    (None, None) => String::new(),
+                };
                 failures.push(fail(
                     ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
                     count,
                     lines.clone(),
                     format!(
-                        "{label}: its context and removed lines match {count} places ({}, lines {}){}; nothing \
+                        "{label}: its context and removed lines match {count} places ({}, lines {}){why}; nothing \
                          was applied. Add context lines (or an `@@` line naming the enclosing function) to make it \
                          unique",
                         l.words(),
                         list(&lines, count),
-                        match h.old_start {
-                            Some(s) => format!("; the header's line {s} is only a hint and does not choose between them"),
-                            None => String::new(),
-                        }
                     ),
                 ));
             }
-            Found::None => {
+            Placed::Nowhere => {
                 let hint = match h.old_start {
                     Some(s) => format!(" (the header says line {s})"),
                     None => String::new(),
@@ -722,6 +845,222 @@ mod tests {
                     prop_assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
                     prop_assert_eq!(f[0].match_count, occurrences);
                 }
+            }
+        }
+    }
+
+    /// A unified hunk from `" ctx"`, `"-old"`, `"+new"` strings and its
+    /// header's old line.
+    fn uhunk(spec: &[&str], old_start: usize) -> Hunk {
+        let mut h = hunk(spec);
+        h.style = HunkStyle::Unified;
+        h.old_start = Some(old_start);
+        h
+    }
+
+    fn placed(a: &Applied) -> Vec<(usize, Level, LocatedBy)> {
+        a.hunks
+            .iter()
+            .map(|h| (h.line_number, h.level, h.located_by))
+            .collect()
+    }
+
+    #[test]
+    fn unified_header_line_chooses_among_equal_places() {
+        // `git diff -U0` deleting the second of two `}` lines.
+        let text = b"if a {\n}\nif b {\n}\nend\n";
+        let a = apply(text, &[uhunk(&["-}"], 4)], false).unwrap();
+        assert_eq!(a.text, b"if a {\n}\nif b {\nend\n");
+        assert_eq!(placed(&a), vec![(4, Level::Exact, LocatedBy::LineNumber)]);
+        let a = apply(text, &[uhunk(&["-}"], 2)], false).unwrap();
+        assert_eq!(a.text, b"if a {\nif b {\n}\nend\n");
+        assert_eq!(placed(&a), vec![(2, Level::Exact, LocatedBy::LineNumber)]);
+        // The same hunk without a header line (Codex) stays exactly-once.
+        let f = apply(text, &[hunk(&["-}"])], false).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
+        // So does a Codex hunk that carries a unified `@@ -l,n` line.
+        let mut c = hunk(&["-}"]);
+        c.old_start = Some(4);
+        let f = apply(text, &[c], false).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
+        assert_eq!(f[0].match_lines, vec![2, 4]);
+    }
+
+    #[test]
+    fn no_place_at_the_header_line_is_still_ambiguous() {
+        let text = b"if a {\n}\nif b {\n}\nend\n";
+        for line in [1, 3, 5, 9] {
+            let f = apply(text, &[uhunk(&["-}"], line)], false).unwrap_err();
+            assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS, "line {line}");
+            assert_eq!(
+                (f[0].match_count, f[0].match_lines.clone()),
+                (2, vec![2, 4])
+            );
+            assert!(
+                f[0].message
+                    .contains(&format!("none of them starts at the header's line {line}")),
+                "{}",
+                f[0].message
+            );
+        }
+        // The header's line must hold the whole old side, not just its start.
+        let text = b"x\ny\nx\nz\nx\ny\n";
+        let f = apply(text, &[uhunk(&[" x", "-y"], 3)], false).unwrap_err();
+        assert_eq!(f[0].match_lines, vec![1, 5]);
+        // Nor may it point before the end of the previous hunk.
+        let text = b"x\ny\nz\nx\ny\nx\ny\n";
+        let f = apply(
+            text,
+            &[uhunk(&["-z", "+Z"], 3), uhunk(&[" x", "-y"], 1)],
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (f[0].index, f[0].code),
+            (1, ErrorCode::SEARCH_BLOCK_AMBIGUOUS)
+        );
+        assert_eq!(f[0].match_lines, vec![4, 6]);
+    }
+
+    #[test]
+    fn a_unique_place_wins_over_the_header_line() {
+        // Exact finds one place (line 3); the header names line 1, which
+        // only matches ignoring trailing whitespace.
+        let a = apply(b"k \nz\nk\n", &[uhunk(&["-k", "+K"], 1)], false).unwrap();
+        assert_eq!(a.text, b"k \nz\nK\n");
+        assert_eq!(placed(&a), vec![(3, Level::Exact, LocatedBy::Content)]);
+        // Far off, as hand-written headers are.
+        let a = apply(b"a\nb\n", &[uhunk(&["-b", "+c"], 90)], false).unwrap();
+        assert_eq!(placed(&a), vec![(2, Level::Exact, LocatedBy::Content)]);
+    }
+
+    #[test]
+    fn the_header_line_chooses_at_the_deciding_level() {
+        // Exact finds nothing; ignoring trailing whitespace finds lines 1
+        // and 3; the header names line 3.
+        let a = apply(b"k \nz\nk  \n", &[uhunk(&["-k", "+K"], 3)], false).unwrap();
+        assert_eq!(a.text, b"k \nz\nK\n");
+        assert_eq!(
+            placed(&a),
+            vec![(3, Level::TrailingWhitespace, LocatedBy::LineNumber)]
+        );
+    }
+
+    #[test]
+    fn header_lines_follow_the_shift_of_the_previous_hunk() {
+        // The diff was made before two lines were added at the top: hunk 1
+        // is found once, two lines below its header; hunk 2's `}` occurs
+        // twice after it, and its header line shifted by two picks the
+        // second (unshifted, line 4 would pick the first); the pure
+        // insertion of hunk 3 (after old line 5) is shifted as much.
+        let text = b"new1\nnew2\nhead\n}\nmid\n}\ntail\n";
+        let hunks = [
+            uhunk(&["-head", "+HEAD"], 1),
+            uhunk(&["-}"], 4),
+            uhunk(&["+added"], 5),
+        ];
+        let a = apply(text, &hunks, false).unwrap();
+        assert_eq!(a.text, b"new1\nnew2\nHEAD\n}\nmid\ntail\nadded\n");
+        assert_eq!(
+            placed(&a),
+            vec![
+                (3, Level::Exact, LocatedBy::Content),
+                (6, Level::Exact, LocatedBy::LineNumber),
+                (8, Level::Exact, LocatedBy::LineNumber),
+            ]
+        );
+        // Without the lines at the top, the same hunks land on the header lines.
+        let a = apply(b"head\n}\nmid\n}\ntail\n", &hunks, false).unwrap();
+        assert_eq!(a.text, b"HEAD\n}\nmid\ntail\nadded\n");
+        // A shifted pure insertion beyond the end is refused, naming both lines.
+        let f = apply(
+            text,
+            &[uhunk(&["-head", "+HEAD"], 1), uhunk(&["+x"], 6)],
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_NOT_FOUND);
+        assert!(
+            f[0].message
+                .contains("line 6 (line 8 after the +2 line shift"),
+            "{}",
+            f[0].message
+        );
+    }
+
+    #[test]
+    fn located_by_for_codex_hunks() {
+        let a = apply(
+            b"a\nb\n",
+            &[hunk(&[" a", "-b", "+c"]), hunk(&["+d"])],
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            a.hunks.iter().map(|h| h.located_by).collect::<Vec<_>>(),
+            vec![LocatedBy::Content, LocatedBy::EndOfFile]
+        );
+        let mut h = hunk(&["+x"]);
+        h.anchors = vec!["a".into()];
+        let a = apply(b"a\nb\n", &[h], false).unwrap();
+        assert_eq!(a.hunks[0].located_by, LocatedBy::Content);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+        // A unified hunk cut from the file, whose header names either the
+        // window's own line or any other line: when the window occurs once
+        // it applies there whatever the header says; when it occurs more
+        // often it applies at the header's line if the window also occurs
+        // there, and is refused otherwise.
+        #[test]
+        fn unified_hunk_from_the_file_uses_its_header_line_only_to_choose(
+            lines in proptest::collection::vec("[ab]{0,1}", 1..20),
+            start in 0usize..20, len in 1usize..4,
+            remove in proptest::collection::vec(any::<bool>(), 4),
+            add in proptest::collection::vec("[xyz]{1,2}", 0..3),
+            true_line in any::<bool>(), other in 0usize..22,
+        ) {
+            let n = lines.len();
+            let start = start % n;
+            let len = len.min(n - start);
+            let window = &lines[start..start + len];
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            let mut body = Vec::new();
+            let mut new_side: Vec<String> = Vec::new();
+            for (k, l) in window.iter().enumerate() {
+                if remove[k] {
+                    body.push(hl(LineKind::Remove, l));
+                } else {
+                    body.push(hl(LineKind::Context, l));
+                    new_side.push(l.clone());
+                }
+            }
+            for a in &add {
+                body.push(hl(LineKind::Add, a));
+                new_side.push(a.clone());
+            }
+            let header = if true_line { start + 1 } else { other + 1 };
+            let hunk = Hunk { anchors: Vec::new(), lines: body, at_eof: false, old_start: Some(header), line: 1, style: HunkStyle::Unified };
+            let at = |p: usize| p + len <= n && lines[p..p + len] == *window;
+            let occurrences = (0..=n - len).filter(|&p| at(p)).count();
+            let splice = |p: usize| -> String {
+                lines[..p].iter().chain(&new_side).chain(&lines[p + len..]).map(|l| format!("{l}\n")).collect()
+            };
+            let r = apply(text.as_bytes(), &[hunk], false);
+            if occurrences == 1 {
+                let a = r.unwrap();
+                prop_assert_eq!(String::from_utf8(a.text.clone()).unwrap(), splice(start));
+                prop_assert_eq!(placed(&a), vec![(start + 1, Level::Exact, LocatedBy::Content)]);
+            } else if at(header - 1) {
+                let a = r.unwrap();
+                prop_assert_eq!(String::from_utf8(a.text.clone()).unwrap(), splice(header - 1));
+                prop_assert_eq!(placed(&a), vec![(header, Level::Exact, LocatedBy::LineNumber)]);
+            } else {
+                prop_assert!(!true_line);
+                let f = r.unwrap_err();
+                prop_assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
+                prop_assert_eq!(f[0].match_count, occurrences);
             }
         }
     }

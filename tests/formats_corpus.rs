@@ -142,16 +142,19 @@ fn run_case(format: &str, dir: &Path) -> Result<(), String> {
                     }
                 }
             }
-            if let Some(levels) = meta.get("levels") {
-                let got: Vec<Value> = r["files"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .flat_map(|f| f["hunks"].as_array().cloned().unwrap_or_default())
-                    .map(|h| h["level"].clone())
-                    .collect();
-                if &Value::Array(got.clone()) != levels {
-                    return Err(format!("expected levels {levels}, got {got:?}"));
+            // Per hunk, in order: "levels" -> `level`, "located_by" -> `located_by`.
+            for (key, field) in [("levels", "level"), ("located_by", "located_by")] {
+                if let Some(want) = meta.get(key) {
+                    let got: Vec<Value> = r["files"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .flat_map(|f| f["hunks"].as_array().cloned().unwrap_or_default())
+                        .map(|h| h[field].clone())
+                        .collect();
+                    if &Value::Array(got.clone()) != want {
+                        return Err(format!("expected {key} {want}, got {got:?}"));
+                    }
                 }
             }
             r
@@ -213,9 +216,11 @@ fn corpus_cases_give_the_expected_tree_or_failure() {
 #[test]
 fn corpus_covers_each_kind_of_case() {
     // Every format has malformed or refused inputs, and the patch formats
-    // have a case for each tolerance level and an ambiguous hunk.
+    // have a case for each tolerance level and an ambiguous hunk; unified
+    // diffs have hunks located by content and by their header's line.
     let mut codes: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let mut levels: Vec<String> = Vec::new();
+    let mut located: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for format in FORMATS {
         for e in std::fs::read_dir(corpus().join(format)).unwrap() {
             let p = e.unwrap().path().join("expected.json");
@@ -228,6 +233,12 @@ fn corpus_covers_each_kind_of_case() {
             }
             for l in v["levels"].as_array().into_iter().flatten() {
                 levels.push(l.as_str().unwrap().to_string());
+            }
+            for l in v["located_by"].as_array().into_iter().flatten() {
+                located
+                    .entry(format)
+                    .or_default()
+                    .push(l.as_str().unwrap().to_string());
             }
         }
     }
@@ -247,5 +258,13 @@ fn corpus_covers_each_kind_of_case() {
         "unicode_punctuation",
     ] {
         assert!(levels.iter().any(|x| x == l), "no case needs level {l}");
+    }
+    // Unified diffs: a hunk placed by its header's line among equal places,
+    // and one placed by its unique content despite its header.
+    for by in ["line_number", "content"] {
+        assert!(
+            located["unified_diff"].iter().any(|x| x == by),
+            "no unified_diff case is located by {by}"
+        );
     }
 }

@@ -154,8 +154,9 @@ pub struct Hunk {
     /// The body must end at the end of the file (`*** End of File`, or a
     /// removed/context line without a final newline).
     pub at_eof: bool,
-    /// 1-based first old line from a unified `@@ -l,n` header: only a hint,
-    /// except for a hunk without old lines, which it places.
+    /// 1-based first old line from a unified `@@ -l,n` header: only a hint.
+    /// It places a hunk without old lines; for [`HunkStyle::Unified`] it
+    /// also chooses among several equal places the one starting there.
     pub old_start: Option<usize>,
     /// 1-based line of the hunk header in the patch.
     pub line: usize,

@@ -11,7 +11,9 @@
 //! Hunk line counts end a hunk as `git apply` reads them; a hunk cut short
 //! by the next header or the end of the text is accepted (counts written by
 //! hand are often off). Line numbers are only hints: hunks are located by
-//! their lines, except a hunk without old lines, which its line places.
+//! their lines; a header's line places a hunk without old lines, and picks
+//! among several equal places only the one starting exactly there (see
+//! [`crate::hunks`]).
 
 use super::{
     text_lines, Action, Base, Changes, FileOp, Format, Hunk, HunkLine, HunkStyle, LineKind, OpPlan,

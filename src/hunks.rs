@@ -510,6 +510,11 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
             }
             Placed::Ambiguous(ps, count, l, unified) => {
                 let lines: Vec<usize> = ps.iter().map(|p| p + 1).collect();
+                let fix = if unified.is_some() {
+                    "Add context lines to make it unique, or give the line number where the intended place starts"
+                } else {
+                    "Add context lines (or an `@@` line naming the enclosing function) to make it unique"
+                };
                 let why = match (unified, h.old_start) {
                     (Some((s, q)), _) => format!(
                         ", and none of them starts at the header's {}, so the line number cannot choose",
@@ -526,8 +531,7 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
                     lines.clone(),
                     format!(
                         "{label}: its context and removed lines match {count} places ({}, lines {}){why}; nothing \
-                         was applied. Add context lines (or an `@@` line naming the enclosing function) to make it \
-                         unique",
+                         was applied. {fix}",
                         l.words(),
                         list(&lines, count),
                     ),

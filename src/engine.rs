@@ -143,7 +143,7 @@ fn plan_options(fe: &FileEdits) -> plan::PlanOptions {
 }
 
 /// The absolute path a user path names, for failures before resolution.
-fn lexical_abs(root: &Path, user: &str) -> String {
+pub(crate) fn lexical_abs(root: &Path, user: &str) -> String {
     root.join(user).to_string_lossy().into_owned()
 }
 
@@ -162,6 +162,18 @@ impl Loaded {
 
 /// Opens and reads the file `res` names (which must exist).
 fn read_resolved(res: Resolved, opts: &Options, display: &str) -> Result<Loaded, Failure> {
+    let (src, meta) = read_existing(&res, opts, display)?;
+    Ok(Loaded { res, src, meta })
+}
+
+/// Opens and reads an existing resolved file, refusing it before the read
+/// when it is larger than `maxFileBytes`. The one read path of every entry
+/// point (edits, batches, dry-run applies, edit formats).
+pub(crate) fn read_existing(
+    res: &Resolved,
+    opts: &Options,
+    display: &str,
+) -> Result<(Source, Meta), Failure> {
     let too_large = |size: u64| {
         Failure::new(
             ErrorCode::FILE_TOO_LARGE,
@@ -185,8 +197,7 @@ fn read_resolved(res: Resolved, opts: &Options, display: &str) -> Result<Loaded,
     if meta.size > opts.max_file_bytes {
         return Err(too_large(meta.size));
     }
-    let src = Source::read(file, meta.size, display)?;
-    Ok(Loaded { res, src, meta })
+    Ok((Source::read(file, meta.size, display)?, meta))
 }
 
 fn text_kind(src: &Source) -> TextKind {

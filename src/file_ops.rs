@@ -28,6 +28,7 @@ use crate::commit::{self, DeleteJob, Extra, Original, WriteJob};
 use crate::diff;
 use crate::dry_run;
 use crate::engine::{fail_value, guarded};
+use crate::engine::{lexical_abs as lexical, read_existing as read};
 use crate::error::{ErrorCode, Failure};
 use crate::formats::{
     self, adapt_line_endings, Action, Base, Block, Changes, FileOp, OpPlan, ParseError,
@@ -299,38 +300,6 @@ impl OpFailure {
             details: Map::new(),
         })
     }
-}
-
-fn lexical(root: &Path, p: &str) -> String {
-    root.join(p).to_string_lossy().into_owned()
-}
-
-/// Reads the existing file of a resolved slot.
-fn read(res: &Resolved, opts: &Options, display: &str) -> Result<(Source, Meta), Failure> {
-    let too_large = |size: u64| {
-        Failure::new(
-            ErrorCode::FILE_TOO_LARGE,
-            format!(
-                "`{display}` is {size} bytes, over the limit of {} bytes (options.maxFileBytes); it was not read",
-                opts.max_file_bytes
-            ),
-        )
-    };
-    if let Some(m) = &res.meta {
-        if m.size > opts.max_file_bytes {
-            return Err(too_large(m.size));
-        }
-    }
-    let (file, meta) = res.dir.open_file(&res.name).map_err(|e| {
-        Failure::new(
-            ErrorCode::FILE_READ_ERROR,
-            format!("cannot open `{display}`: {e}; check the path and retry"),
-        )
-    })?;
-    if meta.size > opts.max_file_bytes {
-        return Err(too_large(meta.size));
-    }
-    Ok((Source::read(file, meta.size, display)?, meta))
 }
 
 /// Runs `plan`. `keep_before`: report each changed file's previous bytes.

@@ -31,6 +31,7 @@ use std::borrow::Cow;
 
 use crate::error::ErrorCode;
 use crate::formats::{Hunk, HunkLine, HunkStyle, LineKind};
+use crate::plan;
 use crate::source::LineEnding;
 
 /// How loosely a line was compared.
@@ -291,19 +292,6 @@ fn show(s: &str) -> String {
     }
 }
 
-fn list(lines: &[usize], total: usize) -> String {
-    let mut s = lines
-        .iter()
-        .take(10)
-        .map(|l| l.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    if total > 10 {
-        s.push_str(", …");
-    }
-    s
-}
-
 /// The line break added lines get in a file with `style`.
 fn eol_for(style: LineEnding, line: &HunkLine) -> &'static [u8] {
     match style {
@@ -384,7 +372,7 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
                              outer `@@` line or more context to make it unique",
                             show(a),
                             l.words(),
-                            list(&lines, count)
+                            plan::lines_list(&lines, count)
                         ),
                     ));
                     anchor_failed = true;
@@ -533,7 +521,7 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
                         "{label}: its context and removed lines match {count} places ({}, lines {}){why}; nothing \
                          was applied. {fix}",
                         l.words(),
-                        list(&lines, count),
+                        plan::lines_list(&lines, count),
                     ),
                 ));
             }

@@ -214,7 +214,8 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-fn lines_list(lines: &[usize], total: usize) -> String {
+/// The first ten line numbers as `a, b, c, …` for messages.
+pub(crate) fn lines_list(lines: &[usize], total: usize) -> String {
     let mut s = lines
         .iter()
         .take(10)

@@ -993,6 +993,30 @@ fn apply_insert(
 // ---------------------------------------------------------------------------
 // Results
 
+/// The failure of operation `i`, led by its first failing hunk or block.
+fn first_failure(
+    i: usize,
+    code: ErrorCode,
+    message: String,
+    match_count: usize,
+    match_lines: &[usize],
+    file_path: Option<String>,
+) -> Box<OpFailure> {
+    let mut f = OpFailure::new(
+        i,
+        Failure {
+            code,
+            message,
+            match_count: Some(match_count),
+        },
+        file_path,
+    );
+    if !match_lines.is_empty() {
+        f.details.insert("match_lines".into(), json!(match_lines));
+    }
+    f
+}
+
 fn hunk_failure(
     i: usize,
     op: &FileOp,
@@ -1007,19 +1031,14 @@ fn hunk_failure(
             fs.len()
         ));
     }
-    let mut f = OpFailure::new(
+    let mut f = first_failure(
         i,
-        Failure {
-            code: first.code,
-            message,
-            match_count: Some(first.match_count),
-        },
+        first.code,
+        message,
+        first.match_count,
+        &first.match_lines,
         file_path,
     );
-    if !first.match_lines.is_empty() {
-        f.details
-            .insert("match_lines".into(), json!(first.match_lines));
-    }
     f.details.insert(
         "hunks".into(),
         Value::Array(
@@ -1076,19 +1095,14 @@ fn block_failure(
             fs.len()
         ));
     }
-    let mut f = OpFailure::new(
+    let mut f = first_failure(
         i,
-        Failure {
-            code: first.code,
-            message,
-            match_count: Some(first.match_count),
-        },
+        first.code,
+        message,
+        first.match_count,
+        &first.match_lines,
         file_path,
     );
-    if !first.match_lines.is_empty() {
-        f.details
-            .insert("match_lines".into(), json!(first.match_lines));
-    }
     if let Some(d) = &first.diagnosis {
         d.write_json(&mut f.details);
     }

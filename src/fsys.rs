@@ -205,6 +205,15 @@ mod imp {
     use rustix::fs::{AtFlags, FileType, Mode, OFlags};
     use std::os::fd::{AsFd, OwnedFd};
 
+    /// How a file is opened for reading: never through a symlink, never as a
+    /// controlling terminal, and non-blocking so that a FIFO swapped in after
+    /// the check cannot hang the call.
+    const READ_FLAGS: OFlags = OFlags::RDONLY
+        .union(OFlags::NOFOLLOW)
+        .union(OFlags::CLOEXEC)
+        .union(OFlags::NONBLOCK)
+        .union(OFlags::NOCTTY);
+
     /// An open directory.
     #[derive(Debug)]
     pub struct Dir {
@@ -346,16 +355,7 @@ mod imp {
         /// special files (opened non-blocking so a FIFO cannot hang us).
         pub fn open_file(&self, name: &OsStr) -> io::Result<(File, Meta)> {
             check_fault(Step::Open)?;
-            let fd = rustix::fs::openat(
-                &self.fd,
-                name,
-                OFlags::RDONLY
-                    | OFlags::NOFOLLOW
-                    | OFlags::CLOEXEC
-                    | OFlags::NONBLOCK
-                    | OFlags::NOCTTY,
-                Mode::empty(),
-            )?;
+            let fd = rustix::fs::openat(&self.fd, name, READ_FLAGS, Mode::empty())?;
             let meta = meta_of(&rustix::fs::fstat(&fd)?);
             if meta.kind != Kind::File {
                 return Err(io::Error::new(
@@ -453,16 +453,7 @@ mod imp {
         /// a regular file. No fault injection here: this is a check, not a
         /// step of the write.
         pub fn open_current(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {
-            let fd = match rustix::fs::openat(
-                &self.fd,
-                name,
-                OFlags::RDONLY
-                    | OFlags::NOFOLLOW
-                    | OFlags::CLOEXEC
-                    | OFlags::NONBLOCK
-                    | OFlags::NOCTTY,
-                Mode::empty(),
-            ) {
+            let fd = match rustix::fs::openat(&self.fd, name, READ_FLAGS, Mode::empty()) {
                 Ok(fd) => fd,
                 Err(rustix::io::Errno::NOENT | rustix::io::Errno::LOOP) => return Ok(None),
                 Err(e) => return Err(e.into()),

@@ -15,16 +15,23 @@
 //!
 //! # Cost
 //!
-//! Candidates are found without comparing the block against every position:
-//! each file line is reduced to a *key* (whitespace, backslashes, invisible
-//! characters and case dropped, typographic punctuation folded to ASCII) and
-//! hashed once; lines whose key equals a search line's key vote for the
-//! block start they imply. Only when those anchors are weak (every line was
-//! edited, or a one-line block) does a second pass compare character
-//! bigrams against at most three probe lines. The few best-voted starts are
-//! then scored precisely. The scan is linear in the file and checks a
-//! [`Budget`] every [`CHECK_EVERY`] lines, so a huge file makes the
-//! diagnosis give up (`diagnosis_incomplete: true`) instead of stalling.
+//! Lines are compared by *key* (whitespace, backslashes, invisible
+//! characters and case dropped, typographic punctuation folded to ASCII).
+//! Keying every line of a file runs at about 0.5 GB/s, several times the
+//! cost of reading it, so candidates are first found by *anchors*: pieces
+//! of the block that a near miss usually leaves intact (each line without
+//! its surrounding whitespace, then single words), searched verbatim with
+//! `memmem` over 64 KiB chunks (all needles of a pass run over a chunk while
+//! it is in cache, and the first pass also counts lines, so hits get line
+//! numbers for free). Each file line a piece hits votes for the block start
+//! it implies; the best starts are scored precisely, with windows a couple
+//! of lines longer or shorter. Usually the first pass (one needle, the
+//! longest intact line) settles it, and the `already_applied` search rides
+//! along with that pass. Only when no piece leads to a plausible region
+//! does the full scan key every line (with a bigram pass for blocks whose
+//! lines all changed). Anchor passes check a [`Budget`] every chunk and the
+//! scan every [`CHECK_EVERY`] lines, so a huge file makes the diagnosis give
+//! up (`diagnosis_incomplete: true`) instead of stalling.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -386,28 +393,73 @@ fn block_lines(s: &[u8]) -> (Vec<&[u8]>, bool) {
     (body.split(|&b| b == b'\n').collect(), ends_nl)
 }
 
-/// Line starts of a text, built incrementally under a budget.
+/// Line starts of a run of a text's lines, `lo()..hi()` (0-based line
+/// numbers of the whole text): the whole text after a full scan, or a few
+/// lines around a candidate found by anchors.
 struct FileLines<'a> {
     text: &'a [u8],
+    /// Line number of `starts[0]`.
+    first: usize,
+    /// Byte offset of each line's start, then of the line after the last
+    /// (`text.len() + 1` when the last is the text's last line).
     starts: Vec<usize>,
 }
 
 impl<'a> FileLines<'a> {
-    fn count(&self) -> usize {
-        self.starts.len()
+    /// First line held.
+    fn lo(&self) -> usize {
+        self.first
+    }
+
+    /// One past the last line held.
+    fn hi(&self) -> usize {
+        self.first + self.starts.len() - 1
+    }
+
+    /// Byte offset where line `j` starts.
+    fn start(&self, j: usize) -> usize {
+        self.starts[j - self.first]
     }
 
     /// Line `j` without its `\n` (a `\r` stays).
     fn line(&self, j: usize) -> &'a [u8] {
-        &self.text[self.starts[j]..self.end(j)]
+        &self.text[self.start(j)..self.end(j)]
     }
 
     /// Byte offset where line `j`'s content ends (its `\n`, or the end).
     fn end(&self, j: usize) -> usize {
-        if j + 1 < self.starts.len() {
-            self.starts[j + 1] - 1
-        } else {
-            self.text.len()
+        self.starts[j - self.first + 1] - 1
+    }
+
+    /// The lines `line - before .. line + after` (clamped to the text)
+    /// around line `line`, which starts at byte `at`.
+    fn around(text: &'a [u8], at: usize, line: usize, before: usize, after: usize) -> Self {
+        let mut back = Vec::new();
+        let mut s = at;
+        while back.len() < before && s > 0 {
+            s = memrchr(b'\n', &text[..s - 1]).map_or(0, |k| k + 1);
+            back.push(s);
+        }
+        let first = line - back.len();
+        let mut starts: Vec<usize> = back.into_iter().rev().collect();
+        starts.push(at);
+        let mut p = at;
+        for _ in 0..after.max(1) {
+            match memchr(b'\n', &text[p.min(text.len())..]) {
+                Some(k) => {
+                    p += k + 1;
+                    starts.push(p);
+                }
+                None => {
+                    starts.push(text.len() + 1);
+                    break;
+                }
+            }
+        }
+        FileLines {
+            text,
+            first,
+            starts,
         }
     }
 }
@@ -483,7 +535,12 @@ fn scan<'a>(
         }
         pos = end + 1;
     }
-    Ok(FileLines { text, starts })
+    starts.push(text.len() + 1);
+    Ok(FileLines {
+        text,
+        first: 0,
+        starts,
+    })
 }
 
 /// Second pass when anchors are weak: character-bigram similarity of each
@@ -523,7 +580,7 @@ fn probe_votes(
         })
         .collect();
     let mut buf = Vec::new();
-    for j in 0..lines.count() {
+    for j in lines.lo()..lines.hi() {
         if j % CHECK_EVERY == 0 && budget.expired() {
             return Err(GaveUp);
         }
@@ -554,15 +611,14 @@ fn probe_votes(
     Ok(())
 }
 
-/// Cached keys of file lines.
-struct FKeys<'a, 'l> {
-    lines: &'l FileLines<'a>,
+/// Cached keys of file lines, by line number.
+#[derive(Default)]
+struct FKeys {
     cache: HashMap<usize, SLine>,
 }
 
-impl FKeys<'_, '_> {
-    fn get(&mut self, j: usize) -> &SLine {
-        let lines = self.lines;
+impl FKeys {
+    fn get(&mut self, j: usize, lines: &FileLines<'_>) -> &SLine {
         self.cache
             .entry(j)
             .or_insert_with(|| SLine::new(lines.line(j)))
@@ -597,74 +653,54 @@ fn window_score(s: &[SLine], f: &[&SLine], deadline: Instant) -> f64 {
     }
 }
 
-/// The region most like the block, if any scores at least [`MIN_SIMILARITY`].
-type Closest<'a> = (Found, Vec<usize>, FileLines<'a>);
-
-fn closest<'a>(
-    text: &'a [u8],
-    search: &[u8],
-    budget: &Budget,
-) -> Result<Option<Closest<'a>>, GaveUp> {
-    let (slines, _) = block_lines(search);
-    let s: Vec<SLine> = slines.iter().map(|l| SLine::new(l)).collect();
-    let n = s.len();
-    let mut votes: HashMap<isize, f64> = HashMap::new();
-    let lines = scan(text, &s, &mut votes, budget)?;
-    let total: f64 = s.iter().map(|l| l.w).sum();
-    let best = votes.values().copied().fold(0.0, f64::max);
-    if best < 0.5 * total {
-        probe_votes(&lines, &s, &mut votes, budget)?;
-    }
-    let mut cands: Vec<(isize, f64)> = votes.into_iter().collect();
-    cands.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-    cands.truncate(CANDIDATES);
-
-    let count = lines.count() as isize;
-    let mut keys = FKeys {
-        lines: &lines,
-        cache: HashMap::new(),
-    };
+/// The best window for a block that would start at line `start`: the
+/// window itself, or one shifted by up to two lines, or up to two lines
+/// longer or shorter (lines added or removed since). Only lines `lines`
+/// holds are considered.
+fn best_window(
+    s: &[SLine],
+    start: isize,
+    lines: &FileLines<'_>,
+    keys: &mut FKeys,
+    deadline: Instant,
+) -> Option<Found> {
+    let n = s.len() as isize;
     let shifts: &[isize] = if n <= 200 { &[0, -1, 1, -2, 2] } else { &[0] };
-    // The best window around each candidate start.
-    let mut bests: Vec<Found> = Vec::with_capacity(cands.len());
-    for &(start, _) in &cands {
-        if budget.expired() {
-            break;
-        }
-        let deadline = budget.step_deadline();
-        let mut best: Option<Found> = None;
-        for &ds in shifts {
-            for &dl in shifts {
-                let (st, len) = (start + ds, n as isize + dl);
-                if st < 0 || len < 1 || st + len > count {
-                    continue;
-                }
-                let (st, len) = (st as usize, len as usize);
-                for j in st..st + len {
-                    keys.get(j);
-                }
-                let f: Vec<&SLine> = (st..st + len).map(|j| &keys.cache[&j]).collect();
-                let score = window_score(&s, &f, deadline);
-                if best.is_none_or(|b| score > b.score + 1e-9) {
-                    best = Some(Found {
-                        start: st,
-                        len,
-                        score,
-                    });
-                }
+    let mut best: Option<Found> = None;
+    for &ds in shifts {
+        for &dl in shifts {
+            let (st, len) = (start + ds, n + dl);
+            if st < lines.lo() as isize || len < 1 || st + len > lines.hi() as isize {
+                continue;
+            }
+            let (st, len) = (st as usize, len as usize);
+            for j in st..st + len {
+                keys.get(j, lines);
+            }
+            let f: Vec<&SLine> = (st..st + len).map(|j| &keys.cache[&j]).collect();
+            let score = window_score(s, &f, deadline);
+            if best.is_none_or(|b| score > b.score + 1e-9) {
+                best = Some(Found {
+                    start: st,
+                    len,
+                    score,
+                });
             }
         }
-        bests.extend(best);
     }
-    let Some(best) = bests
+    best
+}
+
+/// The best of the windows found (the first one among equals) if it scores
+/// at least [`MIN_SIMILARITY`], with its index and the start lines of the
+/// other regions exactly as close (the block does not tell them apart).
+fn pick(bests: &[Found]) -> Option<(usize, Vec<usize>)> {
+    let (at, best) = bests
         .iter()
         .copied()
-        .reduce(|a, b| if b.score > a.score + 1e-9 { b } else { a })
-        .filter(|b| b.score >= MIN_SIMILARITY)
-    else {
-        return Ok(None);
-    };
-    // Other regions just as close: the block does not tell them apart.
+        .enumerate()
+        .reduce(|a, b| if b.1.score > a.1.score + 1e-9 { b } else { a })
+        .filter(|(_, b)| b.score >= MIN_SIMILARITY)?;
     let mut equally: Vec<usize> = bests
         .iter()
         .filter(|b| {
@@ -675,7 +711,520 @@ fn closest<'a>(
         .collect();
     equally.sort_unstable();
     equally.dedup();
-    Ok(Some((best, equally, lines)))
+    Some((at, equally))
+}
+
+/// The region most like the block, if any scores at least [`MIN_SIMILARITY`].
+type Closest<'a> = (Found, Vec<usize>, FileLines<'a>);
+
+/// The region most like `search`, and whether the search was cut short by
+/// the budget (a region found before that is still returned). Anchors are
+/// tried first; only when they find nothing plausible is every line of the
+/// file compared.
+fn closest<'a>(
+    scanner: &mut Scanner<'a>,
+    search: &[u8],
+    budget: &Budget,
+) -> (Option<Closest<'a>>, bool) {
+    let (slines, _) = block_lines(search);
+    let s: Vec<SLine> = slines.iter().map(|l| SLine::new(l)).collect();
+    match anchored(scanner, &slines, &s, budget) {
+        Anchored::Found(c, incomplete) => (Some(c), incomplete),
+        Anchored::GaveUp => (None, true),
+        Anchored::Nothing => match closest_by_scan(scanner.text, &s, budget) {
+            Ok(c) => (c, false),
+            Err(GaveUp) => (None, true),
+        },
+    }
+}
+
+/// The full scan: every line of the file keyed and compared with the
+/// block's lines (linear, but about 0.5 GB/s; checks the budget every
+/// [`CHECK_EVERY`] lines).
+fn closest_by_scan<'a>(
+    text: &'a [u8],
+    s: &[SLine],
+    budget: &Budget,
+) -> Result<Option<Closest<'a>>, GaveUp> {
+    let mut votes: HashMap<isize, f64> = HashMap::new();
+    let lines = scan(text, s, &mut votes, budget)?;
+    let total: f64 = s.iter().map(|l| l.w).sum();
+    let best = votes.values().copied().fold(0.0, f64::max);
+    if best < 0.5 * total {
+        probe_votes(&lines, s, &mut votes, budget)?;
+    }
+    let mut cands: Vec<(isize, f64)> = votes.into_iter().collect();
+    cands.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    cands.truncate(CANDIDATES);
+    let mut keys = FKeys::default();
+    // The best window around each candidate start.
+    let mut bests: Vec<Found> = Vec::with_capacity(cands.len());
+    for &(start, _) in &cands {
+        if budget.expired() {
+            break;
+        }
+        let deadline = budget.step_deadline();
+        bests.extend(best_window(s, start, &lines, &mut keys, deadline));
+    }
+    Ok(pick(&bests).map(|(at, equally)| (bests[at], equally, lines)))
+}
+
+// ---------------------------------------------------------------------------
+// Anchors
+
+/// Bytes of the text searched per step of an anchor pass (the needles of a
+/// pass all run over one chunk while it is in cache; the budget is checked
+/// once per chunk).
+const CHUNK: usize = 64 << 10;
+/// Shortest piece of the block searched for.
+const MIN_PIECE: usize = 4;
+/// A piece that occurs more often than this tells regions apart too poorly
+/// to be worth its votes.
+const MAX_PIECE_HITS: usize = 10_000;
+/// Most whole-line and most word pieces searched.
+const MAX_PIECES: usize = 16;
+/// Pieces searched together in each pass: the first pass takes one, later
+/// passes more, so the common case (the longest line is intact) costs one
+/// pass.
+const ROUNDS: [usize; 4] = [1, 3, 4, 8];
+/// A region scoring at least this ends the search for anchors (once every
+/// start the pieces point at was ranked).
+const CONFIDENT: f64 = 0.9;
+/// Most candidate starts ranked by how the whole block lines up there.
+const MAX_RANKED: usize = 2048;
+/// File lines longer than this get no vote when a piece hits them (keying
+/// a minified megabyte line per hit would cost more than the pass).
+const LONG_LINE: usize = 64 << 10;
+
+/// The text, searched for exact pieces in passes of a few needles each.
+/// The line number at the start of every chunk is counted during the first
+/// pass and reused after.
+struct Scanner<'a> {
+    text: &'a [u8],
+    chunk_lines: Vec<usize>,
+    counted: bool,
+    /// Needles (with their caps) that ride along with the next pass, and
+    /// what that pass found for them.
+    riders: Vec<(Vec<u8>, usize)>,
+    rider_hits: Option<Vec<Hits>>,
+}
+
+/// Where a needle occurs: byte offset and 0-based line number of each
+/// occurrence, or `None` when it occurs more than the cap.
+type Hits = Option<Vec<(usize, usize)>>;
+
+impl<'a> Scanner<'a> {
+    fn new(text: &'a [u8]) -> Self {
+        Scanner {
+            text,
+            chunk_lines: Vec::new(),
+            counted: false,
+            riders: Vec::new(),
+            rider_hits: None,
+        }
+    }
+
+    /// Every occurrence of each needle (non-empty; at most `cap` of them),
+    /// in one pass over the text that also looks for the riders, if any.
+    fn find(
+        &mut self,
+        needles: &[&[u8]],
+        cap: usize,
+        budget: &Budget,
+    ) -> Result<Vec<Hits>, GaveUp> {
+        let riders = std::mem::take(&mut self.riders);
+        let mut all: Vec<(&[u8], usize)> = needles.iter().map(|&n| (n, cap)).collect();
+        all.extend(riders.iter().map(|(n, c)| (n.as_slice(), *c)));
+        let mut out = self.find_all(&all, budget)?;
+        if !riders.is_empty() {
+            self.rider_hits = Some(out.split_off(needles.len()));
+        }
+        Ok(out)
+    }
+
+    fn find_all(
+        &mut self,
+        needles: &[(&[u8], usize)],
+        budget: &Budget,
+    ) -> Result<Vec<Hits>, GaveUp> {
+        let text = self.text;
+        let finders: Vec<memmem::Finder<'_>> =
+            needles.iter().map(|n| memmem::Finder::new(n.0)).collect();
+        let reach = needles.iter().map(|n| n.0.len()).max().unwrap_or(1).max(1) - 1;
+        let mut out: Vec<Hits> = needles.iter().map(|_| Some(Vec::new())).collect();
+        let mut counts = vec![0usize; needles.len()];
+        let mut local: Vec<(usize, usize)> = Vec::new();
+        let (mut c, mut chunk, mut line) = (0usize, 0usize, 0usize);
+        while c < text.len() {
+            if budget.expired() {
+                if !self.counted {
+                    self.chunk_lines.clear();
+                }
+                return Err(GaveUp);
+            }
+            let e = (c + CHUNK).min(text.len());
+            let window = &text[c..(e + reach).min(text.len())];
+            local.clear();
+            for (k, f) in finders.iter().enumerate() {
+                if out[k].is_none() {
+                    continue;
+                }
+                for p in f.find_iter(window) {
+                    if c + p >= e {
+                        break;
+                    }
+                    counts[k] += 1;
+                    if counts[k] > needles[k].1 {
+                        out[k] = None;
+                        local.retain(|&(_, x)| x != k);
+                        break;
+                    }
+                    local.push((c + p, k));
+                }
+            }
+            let base = if self.counted {
+                self.chunk_lines[chunk]
+            } else {
+                line
+            };
+            local.sort_unstable();
+            let (mut at, mut l) = (c, base);
+            for &(p, k) in &local {
+                l += memchr::memchr_iter(b'\n', &text[at..p]).count();
+                at = p;
+                if let Some(v) = &mut out[k] {
+                    v.push((p, l));
+                }
+            }
+            if !self.counted {
+                self.chunk_lines.push(base);
+                line = l + memchr::memchr_iter(b'\n', &text[at..e]).count();
+            }
+            c = e;
+            chunk += 1;
+        }
+        self.counted = true;
+        Ok(out)
+    }
+}
+
+/// A piece of the block searched for verbatim, and the block lines it
+/// comes from.
+struct Piece {
+    bytes: Vec<u8>,
+    lines: Vec<usize>,
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
+}
+
+/// Bytes a near miss often changes inside a line: quotes and backslashes
+/// (escaping, typographic quotes) and anything non-ASCII (typographic
+/// punctuation, invisible characters).
+fn is_fragile(b: u8) -> bool {
+    matches!(b, b'\'' | b'"' | b'`' | b'\\') || b >= 0x80
+}
+
+fn trim_space(mut l: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = l {
+        if !is_space(*first) {
+            break;
+        }
+        l = rest;
+    }
+    while let [rest @ .., last] = l {
+        if !is_space(*last) {
+            break;
+        }
+        l = rest;
+    }
+    l
+}
+
+/// Adds `bytes` (from block line `i`) to `pieces`, merging equal pieces.
+fn add_piece(pieces: &mut Vec<Piece>, bytes: &[u8], i: usize) {
+    if bytes.len() < MIN_PIECE {
+        return;
+    }
+    match pieces.iter_mut().find(|p| p.bytes == bytes) {
+        Some(p) => {
+            if p.lines.len() < 8 && !p.lines.contains(&i) {
+                p.lines.push(i);
+            }
+        }
+        None => pieces.push(Piece {
+            bytes: bytes.to_vec(),
+            lines: vec![i],
+        }),
+    }
+}
+
+/// Each block line without its surrounding whitespace (indentation,
+/// trailing whitespace and line endings are the commonest differences):
+/// lines without fragile bytes first, then longest first (the longest
+/// lines are the likeliest to be unique).
+fn line_pieces(slines: &[&[u8]]) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    for (i, l) in slines.iter().enumerate() {
+        add_piece(&mut pieces, trim_space(l), i);
+    }
+    pieces.sort_by_key(|p| {
+        (
+            p.bytes.iter().any(|&b| is_fragile(b)),
+            std::cmp::Reverse(p.bytes.len()),
+            p.lines[0],
+        )
+    });
+    pieces.truncate(MAX_PIECES);
+    pieces
+}
+
+/// The words of the block lines, split at whitespace, fragile bytes and
+/// dashes, longest first: for lines that differ inside (letter case, a
+/// quote, a no-break space), some word usually survives intact.
+fn word_pieces(slines: &[&[u8]], lines: &[Piece]) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    for (i, l) in slines.iter().enumerate() {
+        for w in l.split(|&b| is_space(b) || is_fragile(b) || b == b'-') {
+            if !lines.iter().any(|p| p.bytes == w) {
+                add_piece(&mut pieces, w, i);
+            }
+        }
+    }
+    pieces.sort_by_key(|p| (std::cmp::Reverse(p.bytes.len()), p.lines[0]));
+    pieces.truncate(MAX_PIECES);
+    pieces
+}
+
+/// Votes for a block start: their weight, and a line they came from (its
+/// number and byte offset) to find the region from.
+struct Vote {
+    w: f64,
+    line: usize,
+    at: usize,
+}
+
+/// How well the block lines up with the file's lines from line `start`
+/// (no shifts): the weight of lines with an equal key, plus partial credit
+/// for similar ones. Cheap enough to rank many candidates.
+fn aligned_score(text: &[u8], s: &[SLine], start: isize, v: &Vote, keys: &mut FKeys) -> f64 {
+    if start < 0 {
+        return 0.0;
+    }
+    let lines = FileLines::around(
+        text,
+        v.at,
+        v.line,
+        v.line - start as usize,
+        (start + s.len() as isize - v.line as isize).max(1) as usize,
+    );
+    let mut got = 0.0;
+    for (i, l) in s.iter().enumerate() {
+        let j = start as usize + i;
+        if j >= lines.hi() {
+            break;
+        }
+        let f = keys.get(j, &lines);
+        got += if f.hash == l.hash {
+            l.w
+        } else {
+            let sim = line_sim(&l.key, &f.key);
+            if sim >= 0.4 {
+                sim * l.w
+            } else {
+                0.0
+            }
+        };
+    }
+    got
+}
+
+enum Anchored<'a> {
+    /// A plausible region (and whether the budget ran out before the
+    /// search was done).
+    Found(Closest<'a>, bool),
+    /// No piece led to a plausible region.
+    Nothing,
+    /// The budget ran out before any plausible region was found.
+    GaveUp,
+}
+
+/// Finds candidate regions from exact occurrences of pieces of the block
+/// (memmem, over 10 GB/s) instead of keying every line of the file: whole
+/// lines without their surrounding whitespace first, then words. Each file
+/// line a piece hits votes, like in the full scan, for the block start it
+/// implies (fully when its key equals the block line's, partly when it is
+/// only similar). When the votes point at more than [`CANDIDATES`] starts
+/// (common lines), the starts are ranked by how the whole block lines up
+/// there; the best are scored precisely. Passes stop once every start was
+/// ranked and one scores [`CONFIDENT`]; words are searched only while no
+/// plausible region was found.
+fn anchored<'a>(
+    scanner: &mut Scanner<'a>,
+    slines: &[&[u8]],
+    s: &[SLine],
+    budget: &Budget,
+) -> Anchored<'a> {
+    let text = scanner.text;
+    let n = s.len();
+    let lp = line_pieces(slines);
+    let wp = word_pieces(slines, &lp);
+    let mut rounds: Vec<(&[Piece], bool)> = Vec::new();
+    let mut at = 0;
+    for size in ROUNDS {
+        if at < lp.len() {
+            let end = (at + size).min(lp.len());
+            rounds.push((&lp[at..end], false));
+            at = end;
+        }
+    }
+    for chunk in wp.chunks(MAX_PIECES / 2) {
+        rounds.push((chunk, true));
+    }
+    let mut votes: HashMap<isize, Vote> = HashMap::new();
+    let mut seen: std::collections::HashSet<(usize, usize)> = Default::default();
+    let mut keys = FKeys::default();
+    // Starts scored so far; the best window of each, and the lines around
+    // it; the best score.
+    let mut scored: std::collections::HashSet<isize> = Default::default();
+    let mut bests: Vec<Found> = Vec::new();
+    let mut windows: Vec<FileLines<'a>> = Vec::new();
+    let mut best = 0.0f64;
+    let mut incomplete = false;
+    for (pieces, words) in rounds {
+        if words && best >= MIN_SIMILARITY {
+            break;
+        }
+        let needles: Vec<&[u8]> = pieces.iter().map(|p| p.bytes.as_slice()).collect();
+        let found = match scanner.find(&needles, MAX_PIECE_HITS, budget) {
+            Ok(f) => f,
+            Err(GaveUp) => {
+                incomplete = true;
+                break;
+            }
+        };
+        let mut hits: Vec<(usize, usize, usize)> = found
+            .iter()
+            .enumerate()
+            .flat_map(|(k, h)| h.iter().flatten().map(move |&(p, l)| (p, l, k)))
+            .collect();
+        if hits.is_empty() {
+            continue;
+        }
+        hits.sort_unstable();
+        let mut cur: Option<(usize, usize, usize)> = None;
+        let mut fkey: Option<(u64, usize, Vec<u8>)> = None;
+        for (p, h, k) in hits {
+            let (ls, le) = match cur {
+                Some((ch, ls, le)) if ch == h => (ls, le),
+                _ => {
+                    let ls = memrchr(b'\n', &text[..p]).map_or(0, |x| x + 1);
+                    let le = memchr(b'\n', &text[p..]).map_or(text.len(), |x| p + x);
+                    cur = Some((h, ls, le));
+                    fkey = None;
+                    (ls, le)
+                }
+            };
+            if le - ls > LONG_LINE {
+                continue;
+            }
+            let fl = &text[ls..le];
+            for &i in &pieces[k].lines {
+                if !seen.insert((h, i)) {
+                    continue;
+                }
+                let (fh, flen, fk) = fkey.get_or_insert_with(|| {
+                    let k = key_vec(fl);
+                    (hash_of(&k), k.len(), k)
+                });
+                let v = if *fh == s[i].hash
+                    && *flen >= MIN_ANCHOR_KEY
+                    && s[i].key.len() >= MIN_ANCHOR_KEY
+                {
+                    s[i].w
+                } else {
+                    let sim = line_sim(&s[i].key, fk);
+                    if sim >= 0.4 {
+                        sim * s[i].w
+                    } else {
+                        0.0
+                    }
+                };
+                if v > 0.0 {
+                    votes
+                        .entry(h as isize - i as isize)
+                        .or_insert(Vote {
+                            w: 0.0,
+                            line: h,
+                            at: ls,
+                        })
+                        .w += v;
+                }
+            }
+        }
+        let mut cands: Vec<(isize, f64)> = votes.iter().map(|(&st, v)| (st, v.w)).collect();
+        cands.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        if cands.len() > CANDIDATES {
+            // The pieces found so far are common: rank the starts they
+            // point at by how well the whole block lines up there.
+            cands.truncate(MAX_RANKED);
+            let mut ranked = Vec::with_capacity(cands.len());
+            for (k, &(start, _)) in cands.iter().enumerate() {
+                if k % 64 == 0 && budget.expired() {
+                    incomplete = true;
+                    break;
+                }
+                let v = &votes[&start];
+                ranked.push((start, aligned_score(text, s, start, v, &mut keys)));
+            }
+            ranked.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+            cands = ranked;
+        }
+        cands.truncate(CANDIDATES);
+        for (start, _) in cands {
+            if incomplete {
+                break;
+            }
+            if scored.contains(&start) {
+                continue;
+            }
+            if budget.expired() {
+                incomplete = true;
+                break;
+            }
+            let v = &votes[&start];
+            let lo = (start - 2).max(0) as usize;
+            let hi = start + n as isize + 4;
+            let lines = FileLines::around(
+                text,
+                v.at,
+                v.line,
+                v.line - lo,
+                (hi - v.line as isize) as usize,
+            );
+            let deadline = budget.step_deadline();
+            scored.insert(start);
+            if let Some(f) = best_window(s, start, &lines, &mut keys, deadline) {
+                best = best.max(f.score);
+                bests.push(f);
+                windows.push(lines);
+            }
+        }
+        // Stop once every place the pieces searched so far point at was
+        // ranked, and the best is close.
+        if incomplete || (votes.len() <= MAX_RANKED && best >= CONFIDENT) {
+            break;
+        }
+    }
+    match pick(&bests) {
+        Some((at, equally)) => {
+            let lines = windows.swap_remove(at);
+            Anchored::Found((bests[at], equally, lines), incomplete)
+        }
+        None if incomplete => Anchored::GaveUp,
+        None => Anchored::Nothing,
+    }
 }
 
 /// Byte range of the found lines, narrowed on the first and last line when
@@ -685,13 +1234,13 @@ fn region(lines: &FileLines<'_>, found: Found, search: &[u8]) -> (usize, usize) 
     let (slines, ends_nl) = block_lines(search);
     let first = found.start;
     let last = found.start + found.len - 1;
-    let mut start = lines.starts[first];
+    let mut start = lines.start(first);
     let mut end = lines.end(last);
     if ends_nl && end < lines.text.len() {
         end += 1;
     } else if !ends_nl
         && end > start
-        && end - 1 > lines.starts[last]
+        && end - 1 > lines.start(last)
         && lines.text[end - 1] == b'\r'
         && !search.ends_with(b"\r")
     {
@@ -716,7 +1265,7 @@ fn region(lines: &FileLines<'_>, found: Found, search: &[u8]) -> (usize, usize) 
             None
         };
         if let Some(at) = at {
-            let base = lines.starts[first];
+            let base = lines.start(first);
             let mut st = base + fo[at].0;
             if s_first.first().is_some_and(|&c| is_ws(c)) {
                 while st > base && is_ws(lines.text[st - 1]) {
@@ -742,7 +1291,7 @@ fn region(lines: &FileLines<'_>, found: Found, search: &[u8]) -> (usize, usize) 
         let ll = lines.line(last);
         let (lk, lo) = key_with_offsets(ll);
         if !sk.is_empty() && sk != lk && lk.starts_with(&sk) {
-            let base = lines.starts[last];
+            let base = lines.start(last);
             let mut en = base + lo[sk.len() - 1].1;
             if s_last.last().is_some_and(|&c| is_ws(c)) {
                 while en < lines.end(last) && is_ws(lines.text[en]) {
@@ -1130,30 +1679,34 @@ fn lines_of(text: &[u8], offsets: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-/// Where `replace` already stands exactly once (as written, or with the
-/// file's CRLF line endings), as a byte range.
-fn applied_at(text: &[u8], replace: &str) -> Option<(usize, usize)> {
+/// The forms of `replace` that would show the edit was already made: as
+/// written, and with CRLF line endings (that form can only occur in a file
+/// that has them). None for a replacement too short to prove anything.
+fn applied_needles(replace: &str) -> Vec<Vec<u8>> {
     let visible = replace.bytes().filter(|b| !b.is_ascii_whitespace()).count();
     if visible < MIN_APPLIED_LEN {
-        return None;
+        return Vec::new();
     }
-    let once = |needle: &[u8]| {
-        let mut it = memmem::find_iter(text, needle);
-        match (it.next(), it.next()) {
-            (Some(p), None) => Some((p, p + needle.len())),
+    let mut needles = vec![replace.as_bytes().to_vec()];
+    if replace.contains('\n') && !replace.contains("\r\n") {
+        needles.push(replace.replace('\n', "\r\n").into_bytes());
+    }
+    needles
+}
+
+/// 1-based first and last line of the first of `needles` that occurs
+/// exactly once, given where each occurs.
+fn applied_at(text: &[u8], needles: &[Vec<u8>], hits: &[Hits]) -> Option<(usize, usize)> {
+    hits.iter()
+        .zip(needles)
+        .find_map(|(hits, needle)| match hits.as_deref() {
+            Some(&[(p, line)]) => {
+                let last = (p + needle.len() - 1).max(p);
+                let inner = memchr::memchr_iter(b'\n', &text[p..last]).count();
+                Some((line + 1, line + 1 + inner))
+            }
             _ => None,
-        }
-    };
-    once(replace.as_bytes()).or_else(|| {
-        if replace.contains('\n')
-            && !replace.contains("\r\n")
-            && memmem::find(text, b"\r\n").is_some()
-        {
-            once(replace.replace('\n', "\r\n").as_bytes())
-        } else {
-            None
-        }
-    })
+        })
 }
 
 /// Unescapes a block that arrived with literal `\n` (and friends) instead of
@@ -1300,11 +1853,10 @@ pub fn not_found(
     budget: &Budget,
 ) -> Diagnosis {
     let mut d = Diagnosis::default();
-    let applied = applied_at(text, replace);
-    if let Some((a, b)) = applied {
-        let ls = lines_of(text, &[a, b.saturating_sub(1).max(a)]);
-        d.already_applied = Some((ls[0], ls[1]));
-    }
+    let mut scanner = Scanner::new(text);
+    // The replacement is looked for along with the first anchor pass.
+    let applied = applied_needles(replace);
+    scanner.riders = applied.iter().map(|n| (n.clone(), 1)).collect();
     if budget.expired() {
         d.incomplete = true;
     } else {
@@ -1316,18 +1868,16 @@ pub fn not_found(
         type Best<'s> = (Found, Vec<usize>, (usize, usize), &'s str, bool);
         let mut best: Option<Best<'_>> = None;
         for (s, literal) in tries {
-            match closest(text, s.as_bytes(), budget) {
-                Err(GaveUp) => {
-                    d.incomplete = true;
-                    break;
+            let (found, incomplete) = closest(&mut scanner, s.as_bytes(), budget);
+            if let Some((found, equally, lines)) = found {
+                if best.as_ref().is_none_or(|b| found.score > b.0.score) {
+                    let r = region(&lines, found, s.as_bytes());
+                    best = Some((found, equally, r, s, literal));
                 }
-                Ok(None) => {}
-                Ok(Some((found, equally, lines))) => {
-                    if best.as_ref().is_none_or(|b| found.score > b.0.score) {
-                        let r = region(&lines, found, s.as_bytes());
-                        best = Some((found, equally, r, s, literal));
-                    }
-                }
+            }
+            if incomplete {
+                d.incomplete = true;
+                break;
             }
         }
         if let Some((found, equally, (start, end), s, literal)) = best {
@@ -1363,6 +1913,26 @@ pub fn not_found(
                 end,
             });
         }
+    }
+    if !applied.is_empty() {
+        // Found by the first anchor pass, or (when there was none) by a
+        // pass of its own.
+        let hits = match scanner.rider_hits.take() {
+            Some(h) => Some(h),
+            None if d.incomplete => None,
+            None => {
+                let needles: Vec<&[u8]> = applied.iter().map(Vec::as_slice).collect();
+                scanner.riders.clear();
+                match scanner.find(&needles, 1, budget) {
+                    Ok(h) => Some(h),
+                    Err(GaveUp) => {
+                        d.incomplete = true;
+                        None
+                    }
+                }
+            }
+        };
+        d.already_applied = hits.and_then(|h| applied_at(text, &applied, &h));
     }
     d.message = not_found_message(label, d.closest_match.as_ref(), d.already_applied);
     if d.incomplete && d.message.is_none() {
@@ -1891,5 +2461,222 @@ mod tests {
         );
         assert_eq!(key_vec("a—b…".as_bytes()), b"a-b...");
         assert_eq!(key_vec(b"caf\xE9"), "caf\u{FFFD}".as_bytes());
+    }
+
+    #[test]
+    fn scanner_finds_across_chunks_with_line_numbers() {
+        let mut text = Vec::new();
+        let mut i = 0;
+        while text.len() < 3 * CHUNK + 100 {
+            text.extend_from_slice(format!("line {i:08} of the generated text\n").as_bytes());
+            i += 1;
+        }
+        // Occurrences straddling chunk boundaries, starting right at one,
+        // and ending the text.
+        let end = text.len() - 10;
+        for at in [CHUNK - 3, 2 * CHUNK - 9, 2 * CHUNK + 20, 3 * CHUNK, end] {
+            text[at..at + 10].copy_from_slice(b"NEEDLE-xyz");
+        }
+        let line_of = |p: usize| memchr::memchr_iter(b'\n', &text[..p]).count();
+        let expect: Vec<(usize, usize)> = memmem::find_iter(&text, b"NEEDLE-xyz")
+            .map(|p| (p, line_of(p)))
+            .collect();
+        assert_eq!(expect.len(), 5);
+        let budget = Budget::new(Duration::from_secs(5));
+        let mut sc = Scanner::new(&text);
+        let found = sc
+            .find(&[b"NEEDLE-xyz", b"line 0000"], 100, &budget)
+            .ok()
+            .unwrap();
+        assert_eq!(found[0].as_ref(), Some(&expect));
+        // Over the cap: no occurrences at all.
+        assert_eq!(found[1], None);
+        // Later passes reuse the line counts of the first.
+        assert!(sc.counted);
+        let found = sc.find(&[b"xyz\nline"], 100, &budget).ok().unwrap();
+        let again: Vec<(usize, usize)> = memmem::find_iter(&text, b"xyz\nline")
+            .map(|p| (p, line_of(p)))
+            .collect();
+        assert_eq!(found[0].as_ref(), Some(&again));
+        // Riders are looked for along with the next pass.
+        sc.riders = vec![(b"NEEDLE-xyz".to_vec(), 1), (b"line 00000007 ".to_vec(), 1)];
+        let found = sc.find(&[b"the generated"], 1, &budget).ok().unwrap();
+        assert_eq!(found, vec![None]);
+        let riders = sc.rider_hits.take().unwrap();
+        assert_eq!(riders[0], None);
+        let p = memmem::find(&text, b"line 00000007 ").unwrap();
+        assert_eq!(riders[1], Some(vec![(p, 7)]));
+        assert!(sc.riders.is_empty());
+    }
+
+    /// A 6 MB text with `RUST` at its end.
+    fn big_text() -> String {
+        let mut text = "let value = compute(item, 42);\n".repeat(200_000);
+        text.push_str(RUST);
+        text
+    }
+
+    #[test]
+    fn anchored_search_costs_one_pass_not_a_scan() {
+        let text = big_text();
+        let chunks = text.len().div_ceil(CHUNK) as u64;
+        let scan_checks = (200_000 / CHECK_EVERY) as u64;
+        // Budget checks: one before the search, one per chunk of the
+        // anchor pass, a few while scoring; the full scan alone would need
+        // one per CHECK_EVERY lines, more than this budget allows.
+        let checks = 1 + chunks + CANDIDATES as u64;
+        assert!(checks < scan_checks);
+        // The longest line is intact (only indentation differs): one pass.
+        // The replacement, present once, is found in that same pass.
+        let d = not_found(
+            text.as_bytes(),
+            "  let total = compute(1, 2);\n  println!(\"{total}\");",
+            "    let name = \"world\";",
+            "",
+            &Budget::checks(checks),
+        );
+        assert!(!d.incomplete);
+        let c = d.closest_match.as_ref().unwrap();
+        assert_eq!((c.line_number, c.end_line), (200_009, 200_010));
+        assert_eq!(kinds(&d), vec!["indentation"]);
+        assert_eq!(d.already_applied, Some((200_004, 200_004)));
+        // A one-line block that differs in letter case: its words anchor it.
+        let d = not_found(
+            text.as_bytes(),
+            "fn Compute(a: i32, b: i32) -> i32 {",
+            "x",
+            "",
+            &Budget::checks(1 + 2 * chunks + CANDIDATES as u64),
+        );
+        assert!(!d.incomplete);
+        assert_eq!(d.closest_match.as_ref().unwrap().line_number, 200_013);
+        assert_eq!(kinds(&d), vec!["case"]);
+        // Nothing anchors: the full scan runs, and does not fit.
+        let search = "SELECT * FROM accounts WHERE id = 7";
+        let d = not_found(
+            text.as_bytes(),
+            search,
+            "x",
+            "",
+            &Budget::checks(1 + 3 * chunks + scan_checks / 2),
+        );
+        assert!(d.incomplete);
+        let d = diag(&text, search, "x");
+        assert!(!d.incomplete && d.closest_match.is_none());
+    }
+
+    fn xorshift(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    /// Near misses of every kind made from random regions of `text`:
+    /// (cases, cases where the anchored search found a region scoring less
+    /// than the full scan's).
+    fn compare_with_scan(text: &str, cases: usize, seed: &mut u64) -> (usize, usize) {
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let (mut total, mut worse) = (0, 0);
+        let budget = Budget::new(Duration::from_secs(60));
+        for _ in 0..cases {
+            let n = 1 + (xorshift(seed) % 6) as usize;
+            let a = (xorshift(seed) as usize) % (lines.len() - n);
+            let mut block: Vec<String> = lines[a..a + n].iter().map(|s| s.to_string()).collect();
+            let li = (xorshift(seed) as usize) % n;
+            match xorshift(seed) % 9 {
+                0 => block.iter_mut().for_each(|l| l.insert_str(0, "  ")),
+                1 => block
+                    .iter_mut()
+                    .for_each(|l| *l = l.replace("\r\n", "\n").replace('\n', "\r\n")),
+                2 => block[li] = block[li].replace('\n', "  \n"),
+                3 => block[li] = block[li].replace('"', "\u{201c}").replace('\'', "\u{2019}"),
+                4 => block[li] = block[li].to_uppercase(),
+                5 => {
+                    let k = (0..=block[li].len() / 2)
+                        .rev()
+                        .find(|&k| block[li].is_char_boundary(k))
+                        .unwrap_or(0);
+                    block[li].insert_str(k, "zq");
+                }
+                6 => block[li] = block[li].replacen(' ', "\u{a0}", 2),
+                7 => block[li] = block[li].replace('"', "\\\""),
+                _ => {
+                    if n > 2 {
+                        block.remove(li);
+                    }
+                }
+            }
+            let search = block.concat();
+            if search.trim().len() < 3 || text.contains(&search) {
+                continue;
+            }
+            total += 1;
+            let (slines, _) = block_lines(search.as_bytes());
+            let s: Vec<SLine> = slines.iter().map(|l| SLine::new(l)).collect();
+            let anchored = closest(
+                &mut Scanner::new(text.as_bytes()),
+                search.as_bytes(),
+                &budget,
+            )
+            .0
+            .map(|c| c.0);
+            let scanned = closest_by_scan(text.as_bytes(), &s, &budget)
+                .ok()
+                .flatten()
+                .map(|c| c.0);
+            let score = |f: Option<Found>| f.map_or(0.0, |f| f.score);
+            if score(anchored) < score(scanned) - 1e-9 {
+                worse += 1;
+            }
+        }
+        (total, worse)
+    }
+
+    /// Anchors must not cost quality: on near misses made from the corpus
+    /// files, the anchored search finds a region as close as the full scan
+    /// of every line does; on a file of near-identical functions (where the
+    /// pieces of a block occur hundreds of times) at least 99 % of the time.
+    /// `PFT_DIAG_CASES` sets the cases per file (default 40).
+    #[test]
+    fn anchors_find_what_the_full_scan_finds() {
+        let per: usize = std::env::var("PFT_DIAG_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(40);
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("__test__/fixtures/near-miss/files");
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        let (mut total, mut worse) = (0, 0);
+        for f in files {
+            let text = String::from_utf8(std::fs::read(&f).unwrap()).unwrap();
+            if text.lines().count() < 10 {
+                continue;
+            }
+            let (t, w) = compare_with_scan(&text, per, &mut seed);
+            total += t;
+            worse += w;
+        }
+        println!(
+            "corpus files: {total} near misses, anchored search worse than the full scan: {worse}"
+        );
+        assert!(total >= per * 5);
+        assert_eq!(worse, 0);
+        let mut handlers = String::new();
+        for i in 0..900 {
+            handlers.push_str(&format!(
+                "export async function handler{i}(req: Request, res: Response) {{\n  const id = Number(req.params.id ?? {i});\n  if (!Number.isFinite(id)) {{\n    return res.status(400).json({{ error: 'bad id for handler {i}' }});\n  }}\n  const rows = await db.query('SELECT * FROM t{} WHERE id = $1', [id]);\n  return res.json(rows[0]);\n}}\n\n",
+                i % 37
+            ));
+        }
+        let (total, worse) = compare_with_scan(&handlers, per * 5, &mut seed);
+        println!("near-identical functions: {total} near misses, anchored search worse: {worse}");
+        assert!(total >= per * 2);
+        assert!(worse * 100 <= total, "{worse} of {total}");
     }
 }

@@ -783,10 +783,12 @@ const MIN_PIECE: usize = 4;
 const MAX_PIECE_HITS: usize = 10_000;
 /// Most whole-line and most word pieces searched.
 const MAX_PIECES: usize = 16;
-/// Pieces searched together in each pass: the first pass takes one, later
-/// passes more, so the common case (the longest line is intact) costs one
-/// pass.
-const ROUNDS: [usize; 4] = [1, 3, 4, 8];
+/// Line pieces searched together in each pass: the first pass takes one
+/// (and a word), later passes more, so the common case (the first line
+/// piece is intact) costs one pass.
+const LINE_ROUNDS: [usize; 4] = [1, 3, 4, 8];
+/// Word pieces searched together in each pass.
+const WORD_ROUNDS: [usize; 3] = [2, 6, 8];
 /// A region scoring at least this ends the search for anchors (once every
 /// start the pieces point at was ranked).
 const CONFIDENT: f64 = 0.9;
@@ -1070,17 +1072,40 @@ fn anchored<'a>(
     let n = s.len();
     let lp = line_pieces(slines);
     let wp = word_pieces(slines, &lp);
-    let mut rounds: Vec<(&[Piece], bool)> = Vec::new();
+    // The first pass looks for the first line piece and for the longest
+    // word it does not contain (so one pass also covers a block whose
+    // lines all changed a little); then the other line pieces, then words
+    // (only while nothing plausible was found).
+    let first_word = wp.iter().position(|w| {
+        lp.first()
+            .is_none_or(|l| memmem::find(&l.bytes, &w.bytes).is_none())
+    });
+    let all: Vec<&Piece> = lp.iter().chain(&wp).collect();
+    let word_index = |k: usize| lp.len() + k;
+    let mut rounds: Vec<(Vec<usize>, bool)> = Vec::new();
     let mut at = 0;
-    for size in ROUNDS {
+    for size in LINE_ROUNDS {
         if at < lp.len() {
             let end = (at + size).min(lp.len());
-            rounds.push((&lp[at..end], false));
+            let mut round: Vec<usize> = (at..end).collect();
+            if at == 0 {
+                round.extend(first_word.map(word_index));
+            }
+            rounds.push((round, false));
             at = end;
         }
     }
-    for chunk in wp.chunks(MAX_PIECES / 2) {
-        rounds.push((chunk, true));
+    let words: Vec<usize> = (0..wp.len())
+        .filter(|&k| lp.is_empty() || Some(k) != first_word)
+        .map(word_index)
+        .collect();
+    let mut at = 0;
+    for size in WORD_ROUNDS {
+        if at < words.len() {
+            let end = (at + size).min(words.len());
+            rounds.push((words[at..end].to_vec(), true));
+            at = end;
+        }
     }
     let mut votes: HashMap<isize, Vote> = HashMap::new();
     let mut seen: std::collections::HashSet<(usize, usize)> = Default::default();
@@ -1092,10 +1117,11 @@ fn anchored<'a>(
     let mut windows: Vec<FileLines<'a>> = Vec::new();
     let mut best = 0.0f64;
     let mut incomplete = false;
-    for (pieces, words) in rounds {
+    for (round, words) in rounds {
         if words && best >= MIN_SIMILARITY {
             break;
         }
+        let pieces: Vec<&Piece> = round.iter().map(|&k| all[k]).collect();
         let needles: Vec<&[u8]> = pieces.iter().map(|p| p.bytes.as_slice()).collect();
         let found = match scanner.find(&needles, MAX_PIECE_HITS, budget) {
             Ok(f) => f,

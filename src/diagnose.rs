@@ -1052,96 +1052,31 @@ enum Anchored<'a> {
     GaveUp,
 }
 
-/// Finds candidate regions from exact occurrences of pieces of the block
-/// (memmem, over 10 GB/s) instead of keying every line of the file: whole
-/// lines without their surrounding whitespace first, then words. Each file
-/// line a piece hits votes, like in the full scan, for the block start it
-/// implies (fully when its key equals the block line's, partly when it is
-/// only similar). When the votes point at more than [`CANDIDATES`] starts
-/// (common lines), the starts are ranked by how the whole block lines up
-/// there; the best are scored precisely. Passes stop once every start was
-/// ranked and one scores [`CONFIDENT`]; words are searched only while no
-/// plausible region was found.
-fn anchored<'a>(
-    scanner: &mut Scanner<'a>,
-    slines: &[&[u8]],
-    s: &[SLine],
-    budget: &Budget,
-) -> Anchored<'a> {
-    let text = scanner.text;
-    let n = s.len();
-    let lp = line_pieces(slines);
-    let wp = word_pieces(slines, &lp);
-    // The first pass looks for the first line piece and for the longest
-    // word it does not contain (so one pass also covers a block whose
-    // lines all changed a little); then the other line pieces, then words
-    // (only while nothing plausible was found).
-    let first_word = wp.iter().position(|w| {
-        lp.first()
-            .is_none_or(|l| memmem::find(&l.bytes, &w.bytes).is_none())
-    });
-    let all: Vec<&Piece> = lp.iter().chain(&wp).collect();
-    let word_index = |k: usize| lp.len() + k;
-    let mut rounds: Vec<(Vec<usize>, bool)> = Vec::new();
-    let mut at = 0;
-    for size in LINE_ROUNDS {
-        if at < lp.len() {
-            let end = (at + size).min(lp.len());
-            let mut round: Vec<usize> = (at..end).collect();
-            if at == 0 {
-                round.extend(first_word.map(word_index));
-            }
-            rounds.push((round, false));
-            at = end;
-        }
-    }
-    let words: Vec<usize> = (0..wp.len())
-        .filter(|&k| lp.is_empty() || Some(k) != first_word)
-        .map(word_index)
-        .collect();
-    let mut at = 0;
-    for size in WORD_ROUNDS {
-        if at < words.len() {
-            let end = (at + size).min(words.len());
-            rounds.push((words[at..end].to_vec(), true));
-            at = end;
-        }
-    }
-    let mut votes: HashMap<isize, Vote> = HashMap::new();
-    let mut seen: std::collections::HashSet<(usize, usize)> = Default::default();
-    let mut keys = FKeys::default();
-    // Starts scored so far; the best window of each, and the lines around
-    // it; the best score.
-    let mut scored: std::collections::HashSet<isize> = Default::default();
-    let mut bests: Vec<Found> = Vec::new();
-    let mut windows: Vec<FileLines<'a>> = Vec::new();
-    let mut best = 0.0f64;
-    let mut incomplete = false;
-    for (round, words) in rounds {
-        if words && best >= MIN_SIMILARITY {
-            break;
-        }
-        let pieces: Vec<&Piece> = round.iter().map(|&k| all[k]).collect();
-        let needles: Vec<&[u8]> = pieces.iter().map(|p| p.bytes.as_slice()).collect();
-        let found = match scanner.find(&needles, MAX_PIECE_HITS, budget) {
-            Ok(f) => f,
-            Err(GaveUp) => {
-                incomplete = true;
-                break;
-            }
-        };
-        let mut hits: Vec<(usize, usize, usize)> = found
-            .iter()
-            .enumerate()
-            .flat_map(|(k, h)| h.iter().flatten().map(move |&(p, l)| (p, l, k)))
-            .collect();
-        if hits.is_empty() {
-            continue;
-        }
-        hits.sort_unstable();
+/// What the anchored search has learned so far.
+struct Anchors<'a, 's> {
+    text: &'a [u8],
+    s: &'s [SLine],
+    votes: HashMap<isize, Vote>,
+    /// (file line, block line) pairs that voted already.
+    seen: std::collections::HashSet<(usize, usize)>,
+    keys: FKeys,
+    /// Starts scored so far; the best window of each, and the lines
+    /// around it; the best score.
+    scored: std::collections::HashSet<isize>,
+    bests: Vec<Found>,
+    windows: Vec<FileLines<'a>>,
+    best: f64,
+    incomplete: bool,
+}
+
+impl<'a> Anchors<'a, '_> {
+    /// Votes of the file lines that `hits` (byte offset, line number, and
+    /// index in `pieces`, in offset order) fall on.
+    fn vote(&mut self, hits: &[(usize, usize, usize)], pieces: &[&Piece]) {
+        let (text, s) = (self.text, self.s);
         let mut cur: Option<(usize, usize, usize)> = None;
         let mut fkey: Option<(u64, usize, Vec<u8>)> = None;
-        for (p, h, k) in hits {
+        for &(p, h, k) in hits {
             let (ls, le) = match cur {
                 Some((ch, ls, le)) if ch == h => (ls, le),
                 _ => {
@@ -1157,7 +1092,7 @@ fn anchored<'a>(
             }
             let fl = &text[ls..le];
             for &i in &pieces[k].lines {
-                if !seen.insert((h, i)) {
+                if !self.seen.insert((h, i)) {
                     continue;
                 }
                 let (fh, flen, fk) = fkey.get_or_insert_with(|| {
@@ -1178,7 +1113,7 @@ fn anchored<'a>(
                     }
                 };
                 if v > 0.0 {
-                    votes
+                    self.votes
                         .entry(h as isize - i as isize)
                         .or_insert(Vote {
                             w: 0.0,
@@ -1189,39 +1124,41 @@ fn anchored<'a>(
                 }
             }
         }
-        let mut cands: Vec<(isize, f64)> = votes.iter().map(|(&st, v)| (st, v.w)).collect();
+    }
+
+    /// Scores the best-voted starts not scored yet. When the votes point at
+    /// more than [`CANDIDATES`] starts (common lines), the starts are first
+    /// ranked by how the whole block lines up there.
+    fn score(&mut self, budget: &Budget) {
+        let (text, s) = (self.text, self.s);
+        let mut cands: Vec<(isize, f64)> = self.votes.iter().map(|(&st, v)| (st, v.w)).collect();
         cands.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
         if cands.len() > CANDIDATES {
-            // The pieces found so far are common: rank the starts they
-            // point at by how well the whole block lines up there.
             cands.truncate(MAX_RANKED);
             let mut ranked = Vec::with_capacity(cands.len());
             for (k, &(start, _)) in cands.iter().enumerate() {
                 if k % 64 == 0 && budget.expired() {
-                    incomplete = true;
-                    break;
+                    self.incomplete = true;
+                    return;
                 }
-                let v = &votes[&start];
-                ranked.push((start, aligned_score(text, s, start, v, &mut keys)));
+                let v = &self.votes[&start];
+                ranked.push((start, aligned_score(text, s, start, v, &mut self.keys)));
             }
             ranked.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
             cands = ranked;
         }
         cands.truncate(CANDIDATES);
         for (start, _) in cands {
-            if incomplete {
-                break;
-            }
-            if scored.contains(&start) {
+            if self.scored.contains(&start) {
                 continue;
             }
             if budget.expired() {
-                incomplete = true;
-                break;
+                self.incomplete = true;
+                return;
             }
-            let v = &votes[&start];
+            let v = &self.votes[&start];
             let lo = (start - 2).max(0) as usize;
-            let hi = start + n as isize + 4;
+            let hi = start + s.len() as isize + 4;
             let lines = FileLines::around(
                 text,
                 v.at,
@@ -1230,25 +1167,122 @@ fn anchored<'a>(
                 (hi - v.line as isize) as usize,
             );
             let deadline = budget.step_deadline();
-            scored.insert(start);
-            if let Some(f) = best_window(s, start, &lines, &mut keys, deadline) {
-                best = best.max(f.score);
-                bests.push(f);
-                windows.push(lines);
+            self.scored.insert(start);
+            if let Some(f) = best_window(s, start, &lines, &mut self.keys, deadline) {
+                self.best = self.best.max(f.score);
+                self.bests.push(f);
+                self.windows.push(lines);
             }
         }
-        // Stop once every place the pieces searched so far point at was
-        // ranked, and the best is close.
-        if incomplete || (votes.len() <= MAX_RANKED && best >= CONFIDENT) {
-            break;
+    }
+
+    /// Whether to stop: the budget ran out, or every start the pieces
+    /// searched so far point at was ranked and the best is close.
+    fn done(&self) -> bool {
+        self.incomplete || (self.votes.len() <= MAX_RANKED && self.best >= CONFIDENT)
+    }
+}
+
+/// Finds candidate regions from exact occurrences of pieces of the block
+/// (memmem, over 10 GB/s) instead of keying every line of the file: whole
+/// lines without their surrounding whitespace first, then words. Each file
+/// line a piece hits votes, like in the full scan, for the block start it
+/// implies (fully when its key equals the block line's, partly when it is
+/// only similar); the best starts are scored precisely ([`Anchors::score`]).
+/// Passes stop once every start was ranked and one scores [`CONFIDENT`];
+/// words are searched only while no plausible region was found.
+fn anchored<'a>(
+    scanner: &mut Scanner<'a>,
+    slines: &[&[u8]],
+    s: &[SLine],
+    budget: &Budget,
+) -> Anchored<'a> {
+    let lp = line_pieces(slines);
+    let wp = word_pieces(slines, &lp);
+    // The first pass looks for the first line piece and, riding along, for
+    // the longest word it does not contain (so one pass also covers a block
+    // whose lines all changed a little; its hits are used only when the
+    // line piece's do not settle it); then the other line pieces, then
+    // words (only while nothing plausible was found).
+    let first_word = wp.iter().position(|w| {
+        lp.first()
+            .is_none_or(|l| memmem::find(&l.bytes, &w.bytes).is_none())
+    });
+    let all: Vec<&Piece> = lp.iter().chain(&wp).collect();
+    let word_index = |k: usize| lp.len() + k;
+    // Each round: pieces searched in one pass, how many of them are used
+    // first (the rest only if those do not settle it), whether words.
+    let mut rounds: Vec<(Vec<usize>, usize, bool)> = Vec::new();
+    let mut at = 0;
+    for size in LINE_ROUNDS {
+        if at < lp.len() {
+            let end = (at + size).min(lp.len());
+            let mut round: Vec<usize> = (at..end).collect();
+            if at == 0 {
+                round.extend(first_word.map(word_index));
+            }
+            rounds.push((round, end - at, false));
+            at = end;
         }
     }
-    match pick(&bests) {
-        Some((at, equally)) => {
-            let lines = windows.swap_remove(at);
-            Anchored::Found((bests[at], equally, lines), incomplete)
+    let words: Vec<usize> = (0..wp.len())
+        .filter(|&k| lp.is_empty() || Some(k) != first_word)
+        .map(word_index)
+        .collect();
+    let mut at = 0;
+    for size in WORD_ROUNDS {
+        if at < words.len() {
+            let end = (at + size).min(words.len());
+            rounds.push((words[at..end].to_vec(), end - at, true));
+            at = end;
         }
-        None if incomplete => Anchored::GaveUp,
+    }
+    let mut st = Anchors {
+        text: scanner.text,
+        s,
+        votes: HashMap::new(),
+        seen: Default::default(),
+        keys: FKeys::default(),
+        scored: Default::default(),
+        bests: Vec::new(),
+        windows: Vec::new(),
+        best: 0.0,
+        incomplete: false,
+    };
+    'rounds: for (round, first, words) in rounds {
+        if words && st.best >= MIN_SIMILARITY {
+            break;
+        }
+        let pieces: Vec<&Piece> = round.iter().map(|&k| all[k]).collect();
+        let needles: Vec<&[u8]> = pieces.iter().map(|p| p.bytes.as_slice()).collect();
+        let found = match scanner.find(&needles, MAX_PIECE_HITS, budget) {
+            Ok(f) => f,
+            Err(GaveUp) => {
+                st.incomplete = true;
+                break;
+            }
+        };
+        for stage in [0..first, first..pieces.len()] {
+            let mut hits: Vec<(usize, usize, usize)> = stage
+                .flat_map(|k| found[k].iter().flatten().map(move |&(p, l)| (p, l, k)))
+                .collect();
+            if hits.is_empty() {
+                continue;
+            }
+            hits.sort_unstable();
+            st.vote(&hits, &pieces);
+            st.score(budget);
+            if st.done() {
+                break 'rounds;
+            }
+        }
+    }
+    match pick(&st.bests) {
+        Some((at, equally)) => {
+            let lines = st.windows.swap_remove(at);
+            Anchored::Found((st.bests[at], equally, lines), st.incomplete)
+        }
+        None if st.incomplete => Anchored::GaveUp,
         None => Anchored::Nothing,
     }
 }

@@ -15,6 +15,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { rng } from '../benchmark/workloads.mjs'
 import {
   applyEditBlocks,
   applyPatch,
@@ -217,18 +218,6 @@ test('Codex apply_patch conformance scenarios pass through `patch-file-tool appl
 
 // ---------------------------------------------------------------------------
 // Unified diffs from git diff: same bytes as git apply
-
-/** A small deterministic PRNG (mulberry32). */
-function rng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const WORDS = ['alpha', 'beta', 'gamma', 'return x;', '}', '{', '', '  let y = 2;', 'if (ok) {', 'naïve', 'café ☕', '// note', 'end']
 

@@ -9,6 +9,8 @@
 //! watched too.
 #![cfg(unix)]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -96,35 +98,6 @@ fn world() -> World {
         outside,
         canonical_root,
     }
-}
-
-/// Names, sizes and modification times of everything under `dir`.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, i128, Vec<u8>)> {
-    let mut out = BTreeMap::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let e = e.unwrap();
-            let m = e.metadata().unwrap();
-            let p = e.path();
-            let mtime = m
-                .modified()
-                .unwrap()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as i128;
-            let bytes = if m.is_file() {
-                std::fs::read(&p).unwrap()
-            } else {
-                Vec::new()
-            };
-            if m.is_dir() {
-                todo.push(p.clone());
-            }
-            out.insert(p, (m.len(), mtime, bytes));
-        }
-    }
-    out
 }
 
 fn watched_system_files() -> Vec<(PathBuf, Option<std::time::SystemTime>)> {
@@ -461,7 +434,7 @@ fn run_corpus(fast: bool) -> (usize, usize, BTreeMap<String, usize>) {
         })
         .collect();
     let w = world();
-    let before = snapshot(&w.outside);
+    let before = common::watch(&w.outside);
     let system = watched_system_files();
     let o = w.outside.to_str().unwrap().to_string();
     let r = w.root.to_str().unwrap().to_string();
@@ -519,7 +492,7 @@ fn run_corpus(fast: bool) -> (usize, usize, BTreeMap<String, usize>) {
                 errors.push(e);
             }
             // After every single call: the outside is exactly as it was.
-            let now = snapshot(&w.outside);
+            let now = common::watch(&w.outside);
             if now != before {
                 errors.push(format!(
                     "{what} `{p:?}` changed the outside: {:?}",
@@ -532,7 +505,7 @@ fn run_corpus(fast: bool) -> (usize, usize, BTreeMap<String, usize>) {
         std::fs::write(w.root.join("a.txt"), "SENTINEL-SECRET inside\n").unwrap();
         std::fs::write(w.root.join("sub/b.txt"), "SENTINEL-SECRET inside b\n").unwrap();
     }
-    assert_eq!(snapshot(&w.outside), before);
+    assert_eq!(common::watch(&w.outside), before);
     assert_eq!(watched_system_files(), system);
     for p in escape_targets() {
         assert!(
@@ -627,7 +600,7 @@ fn inside_links_still_work() {
 #[test]
 fn hard_link_to_outside_file_is_never_written_through() {
     let w = world();
-    let before = snapshot(&w.outside);
+    let before = common::watch(&w.outside);
     std::fs::hard_link(w.outside.join("sentinel.txt"), w.root.join("hl.txt")).unwrap();
     let opts = json!({ "workspaceRoot": w.root });
     let v = engine::patch_file(
@@ -645,6 +618,6 @@ fn hard_link_to_outside_file_is_never_written_through() {
         "PWNED\n"
     );
     // The outside file: same bytes and time; only its link count went back.
-    let now = snapshot(&w.outside);
+    let now = common::watch(&w.outside);
     assert_eq!(now, before);
 }

@@ -8,36 +8,14 @@
 //! --all-features`).
 #![cfg(unix)]
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use patch_file_tool::{editor, engine, file_ops};
 use serde_json::{json, Value};
 
-type Tree = BTreeMap<String, Vec<u8>>;
-
-fn snapshot(root: &Path) -> Tree {
-    fn walk(dir: &Path, rel: &str, out: &mut Tree) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let e = e.unwrap();
-            let name = e.file_name().to_string_lossy().into_owned();
-            let r = if rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel}/{name}")
-            };
-            let ft = e.file_type().unwrap();
-            if ft.is_dir() {
-                walk(&e.path(), &r, out);
-            } else {
-                out.insert(r, std::fs::read(e.path()).unwrap());
-            }
-        }
-    }
-    let mut t = Tree::new();
-    walk(root, "", &mut t);
-    t
-}
+use common::Tree;
 
 fn setup(files: &[(&str, &[u8])]) -> (tempfile::TempDir, PathBuf) {
     let t = tempfile::tempdir().unwrap();
@@ -96,7 +74,7 @@ fn multi_file_patch_adds_deletes_moves_and_updates() {
     let (_t, root) = setup(FILES);
     let r = file_ops::apply_patch(&json!(PATCH), Some(&opts(&root)));
     assert_eq!(r["ok"], true, "{r}");
-    assert_eq!(snapshot(&root), expected_after());
+    assert_eq!(common::tree(&root), expected_after());
     let actions: Vec<&str> = r["files"]
         .as_array()
         .unwrap()
@@ -115,7 +93,7 @@ fn multi_file_patch_adds_deletes_moves_and_updates() {
 #[test]
 fn a_failing_operation_leaves_every_file_and_directory_untouched() {
     let (_t, root) = setup(FILES);
-    let before = snapshot(&root);
+    let before = common::tree(&root);
     let bad = PATCH.replace(
         "*** End Patch\n",
         "*** Update File: keep.txt\n@@\n-missing line\n+x\n*** End Patch\n",
@@ -125,7 +103,7 @@ fn a_failing_operation_leaves_every_file_and_directory_untouched() {
     assert_eq!(r["code"], "SEARCH_BLOCK_NOT_FOUND", "{r}");
     assert_eq!(r["failures"].as_array().unwrap().len(), 1);
     assert_eq!(r["failures"][0]["path"], "keep.txt");
-    assert_eq!(snapshot(&root), before);
+    assert_eq!(common::tree(&root), before);
     assert!(
         !root.join("docs").exists(),
         "no parent directory is created when planning fails"
@@ -140,12 +118,12 @@ fn a_rename_failing_at_any_point_restores_every_file_including_deleted_and_moved
     let mut failed_at = Vec::new();
     for n in 0..16 {
         let (_t, root) = setup(FILES);
-        let before = snapshot(&root);
+        let before = common::tree(&root);
         fault::arm(Step::Rename, n);
         let r = file_ops::apply_patch(&json!(PATCH), Some(&opts(&root)));
         fault::disarm();
         if r["ok"] == true {
-            assert_eq!(snapshot(&root), expected_after(), "n={n}");
+            assert_eq!(common::tree(&root), expected_after(), "n={n}");
             assert!(
                 n >= 4,
                 "the commit has 3 writes and 2 removals, all renamed: {n}"
@@ -156,7 +134,7 @@ fn a_rename_failing_at_any_point_restores_every_file_including_deleted_and_moved
         assert_eq!(r["code"], "FILE_WRITE_ERROR", "n={n}: {r}");
         assert_eq!(r["rollback_failed"], json!([]), "n={n}: {r}");
         // Empty directories created for new files may remain; every file is as before.
-        assert_eq!(snapshot(&root), before, "n={n}: {r}");
+        assert_eq!(common::tree(&root), before, "n={n}: {r}");
     }
     assert_eq!(
         failed_at,
@@ -172,7 +150,7 @@ fn write_and_fsync_faults_leave_every_file_and_no_temp() {
     for step in [Step::TempCreate, Step::Write, Step::Fsync, Step::Chmod] {
         for n in 0..3 {
             let (_t, root) = setup(FILES);
-            let before = snapshot(&root);
+            let before = common::tree(&root);
             fault::arm(step, n);
             let r = file_ops::apply_patch(&json!(PATCH), Some(&opts(&root)));
             fault::disarm();
@@ -180,7 +158,7 @@ fn write_and_fsync_faults_leave_every_file_and_no_temp() {
                 continue;
             }
             assert_eq!(r["code"], "FILE_WRITE_ERROR", "{step:?} {n}: {r}");
-            let after = snapshot(&root);
+            let after = common::tree(&root);
             assert_eq!(
                 after,
                 before,
@@ -194,14 +172,14 @@ fn write_and_fsync_faults_leave_every_file_and_no_temp() {
 #[test]
 fn dry_run_keeps_moves_and_deletes_for_apply_dry_run() {
     let (_t, root) = setup(FILES);
-    let before = snapshot(&root);
+    let before = common::tree(&root);
     let r = file_ops::apply_patch(
         &json!({"patch": PATCH, "dry_run": true}),
         Some(&opts(&root)),
     );
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(r["dry_run"], true);
-    assert_eq!(snapshot(&root), before, "a dry run writes nothing");
+    assert_eq!(common::tree(&root), before, "a dry run writes nothing");
     assert!(
         !root.join("docs").exists(),
         "a dry run creates no directory"
@@ -213,7 +191,7 @@ fn dry_run_keeps_moves_and_deletes_for_apply_dry_run() {
     let id = r["run_id"].as_str().unwrap().to_string();
     let a = engine::apply_dry_run(&json!({ "run_id": id }), Some(&opts(&root)));
     assert_eq!(a["ok"], true, "{a}");
-    assert_eq!(snapshot(&root), expected_after());
+    assert_eq!(common::tree(&root), expected_after());
     let again = engine::apply_dry_run(&json!({ "run_id": id }), Some(&opts(&root)));
     assert_eq!(again["code"], "RUN_ID_NOT_FOUND");
 }
@@ -237,7 +215,7 @@ fn dry_run_diff_applies_with_git_apply() {
             c.wait()
         });
     match out {
-        Ok(s) if s.success() => assert_eq!(snapshot(&root), expected_after()),
+        Ok(s) if s.success() => assert_eq!(common::tree(&root), expected_after()),
         Ok(s) => panic!("git apply failed ({s}) on:\n{d}"),
         Err(e) => eprintln!("git not available ({e}); skipped"),
     }
@@ -251,10 +229,10 @@ fn apply_dry_run_refuses_when_a_deleted_or_moved_file_changed() {
         Some(&json!({"workspaceRoot": root, "dryRun": true})),
     );
     std::fs::write(root.join("gone.txt"), "changed\n").unwrap();
-    let before = snapshot(&root);
+    let before = common::tree(&root);
     let a = engine::apply_dry_run(&json!({ "run_id": r["run_id"] }), Some(&opts(&root)));
     assert_eq!(a["code"], "FILE_CHANGED", "{a}");
-    assert_eq!(snapshot(&root), before);
+    assert_eq!(common::tree(&root), before);
 }
 
 #[test]

@@ -4,13 +4,15 @@
 //! given), run through the engine's entry points. Every case is run and all
 //! mismatches are reported together.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use patch_file_tool::{editor, file_ops};
 use serde_json::{json, Value};
 
-type Tree = BTreeMap<String, Vec<u8>>;
+use common::Tree;
 
 const FORMATS: [&str; 4] = ["apply_patch", "unified_diff", "edit_blocks", "text_editor"];
 /// Cases each format must have.
@@ -20,36 +22,8 @@ fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/patches")
 }
 
-fn snapshot(root: &Path) -> Tree {
-    fn walk(dir: &Path, rel: &str, out: &mut Tree) {
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in rd {
-            let e = e.unwrap();
-            let name = e.file_name().to_string_lossy().into_owned();
-            let r = if rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel}/{name}")
-            };
-            let ft = e.file_type().unwrap();
-            if ft.is_dir() {
-                walk(&e.path(), &r, out);
-            } else if ft.is_file() {
-                out.insert(r, std::fs::read(e.path()).unwrap());
-            } else {
-                out.insert(r, b"<not a regular file>".to_vec());
-            }
-        }
-    }
-    let mut t = Tree::new();
-    walk(root, "", &mut t);
-    t
-}
-
 fn copy_tree(from: &Path, to: &Path) {
-    for (rel, bytes) in snapshot(from) {
+    for (rel, bytes) in common::tree(from) {
         let f = to.join(rel);
         std::fs::create_dir_all(f.parent().unwrap()).unwrap();
         std::fs::write(f, bytes).unwrap();
@@ -162,11 +136,11 @@ fn run_case(format: &str, dir: &Path) -> Result<(), String> {
     };
     let expected_dir = dir.join("expected");
     let want = if expected_dir.exists() {
-        snapshot(&expected_dir)
+        common::tree(&expected_dir)
     } else {
-        snapshot(&input)
+        common::tree(&input)
     };
-    let got = snapshot(&ws);
+    let got = common::tree(&ws);
     if got != want {
         return Err(format!(
             "tree differs\n got:\n{}\n want:\n{}\n result: {result}",

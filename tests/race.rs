@@ -8,6 +8,8 @@
 //! `PFT_LONG=1` makes it 10,000).
 #![cfg(unix)]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -31,33 +33,6 @@ fn iterations() -> usize {
     } else {
         2_000
     }
-}
-
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, u128, Vec<u8>)> {
-    let mut out = BTreeMap::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let e = e.unwrap();
-            let m = std::fs::symlink_metadata(e.path()).unwrap();
-            let mtime = m
-                .modified()
-                .unwrap()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos();
-            let bytes = if m.is_file() {
-                std::fs::read(e.path()).unwrap()
-            } else {
-                Vec::new()
-            };
-            if m.is_dir() {
-                todo.push(e.path());
-            }
-            out.insert(e.path(), (m.len(), mtime, bytes));
-        }
-    }
-    out
 }
 
 /// Busy-waits about `us` microseconds (a sleep would be far too coarse).
@@ -141,7 +116,7 @@ fn race(fast: bool) {
     std::fs::write(root.join("d/target.txt"), "state A\n").unwrap();
     std::fs::write(root.join("p/q/target.txt"), "state A\n").unwrap();
     std::fs::write(root.join("f/file.txt"), "state A\n").unwrap();
-    let before = snapshot(&outside);
+    let before = common::watch(&outside);
 
     let stop = Arc::new(AtomicBool::new(false));
     let swaps = Arc::new(AtomicU64::new(0));
@@ -193,13 +168,13 @@ fn race(fast: bool) {
         let sentinel = std::fs::read(outside.join("target.txt")).unwrap();
         assert_eq!(sentinel, SECRET.as_bytes(), "iteration {i}");
         if i % 100 == 0 {
-            assert_eq!(snapshot(&outside), before, "iteration {i}");
+            assert_eq!(common::watch(&outside), before, "iteration {i}");
         }
     }
     stop.store(true, Ordering::Relaxed);
     swapping.join().unwrap();
     assert_eq!(
-        snapshot(&outside),
+        common::watch(&outside),
         before,
         "something outside was created or changed"
     );

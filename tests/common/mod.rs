@@ -1,0 +1,68 @@
+//! Snapshots shared by the integration tests. Each test crate uses the one it
+//! needs, so the other may be unused there.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Every file below `root` by relative `/` path: the bytes of regular files,
+/// a marker for anything else that is not a directory (links, sockets). A
+/// missing `root` is an empty tree.
+pub type Tree = BTreeMap<String, Vec<u8>>;
+
+pub fn tree(root: &Path) -> Tree {
+    fn walk(dir: &Path, rel: &str, out: &mut Tree) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            let r = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            let ft = e.file_type().unwrap();
+            if ft.is_dir() {
+                walk(&e.path(), &r, out);
+            } else if ft.is_file() {
+                out.insert(r, std::fs::read(e.path()).unwrap());
+            } else {
+                out.insert(r, b"<not a regular file>".to_vec());
+            }
+        }
+    }
+    let mut t = Tree::new();
+    walk(root, "", &mut t);
+    t
+}
+
+/// Everything below `dir` (links not followed) with size, mtime and the bytes
+/// of regular files: what must stay identical outside a workspace.
+pub fn watch(dir: &Path) -> BTreeMap<PathBuf, (u64, u128, Vec<u8>)> {
+    let mut out = BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let m = std::fs::symlink_metadata(e.path()).unwrap();
+            let mtime = m
+                .modified()
+                .unwrap()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos();
+            let bytes = if m.is_file() {
+                std::fs::read(e.path()).unwrap()
+            } else {
+                Vec::new()
+            };
+            if m.is_dir() {
+                todo.push(e.path());
+            }
+            out.insert(e.path(), (m.len(), mtime, bytes));
+        }
+    }
+    out
+}

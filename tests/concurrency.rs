@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use patch_file_tool::engine;
+use patch_file_tool::txn::engine;
 use serde_json::{json, Value};
 
 fn env_num(name: &str, default: usize) -> usize {
@@ -335,7 +335,7 @@ fn temp_files(dir: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| patch_file_tool::fsys::is_temp_name(p.file_name().unwrap()))
+        .filter(|p| patch_file_tool::io::dir::is_temp_name(p.file_name().unwrap()))
         .collect()
 }
 

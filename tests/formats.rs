@@ -12,7 +12,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use patch_file_tool::{editor, engine, file_ops};
+use patch_file_tool::api::text_editor as editor;
+use patch_file_tool::txn::{engine, ops as file_ops};
 use serde_json::{json, Value};
 
 use common::Tree;
@@ -114,7 +115,7 @@ fn a_failing_operation_leaves_every_file_and_directory_untouched() {
 #[cfg(feature = "fault-injection")]
 #[test]
 fn a_rename_failing_at_any_point_restores_every_file_including_deleted_and_moved() {
-    use patch_file_tool::fsys::{fault, Step};
+    use patch_file_tool::io::dir::{fault, Step};
     let mut failed_at = Vec::new();
     for n in 0..16 {
         let (_t, root) = setup(FILES);
@@ -146,7 +147,7 @@ fn a_rename_failing_at_any_point_restores_every_file_including_deleted_and_moved
 #[cfg(feature = "fault-injection")]
 #[test]
 fn write_and_fsync_faults_leave_every_file_and_no_temp() {
-    use patch_file_tool::fsys::{fault, Step};
+    use patch_file_tool::io::dir::{fault, Step};
     for step in [Step::TempCreate, Step::Write, Step::Fsync, Step::Chmod] {
         for n in 0..3 {
             let (_t, root) = setup(FILES);
@@ -364,12 +365,12 @@ fn text_editor_undo_restores_each_edit_then_refuses_after_an_outside_change() {
 #[test]
 fn edit_file_takes_the_filesystem_server_shape_exact_once() {
     let (_t, root) = setup(&[("a.txt", b"x = 1\nx = 1\ny = 2\n")]);
-    let r = patch_file_tool::dropin::edit_file(
+    let r = patch_file_tool::api::edit_file::edit_file(
         &json!({"path": "a.txt", "edits": [{"oldText": "y = 2", "newText": "y = 3"}]}),
         Some(&opts(&root)),
     );
     assert_eq!(r["ok"], true, "{r}");
-    let r = patch_file_tool::dropin::edit_file(
+    let r = patch_file_tool::api::edit_file::edit_file(
         &json!({"path": "a.txt", "edits": [{"oldText": "y = 3", "newText": "y = 4"}, {"oldText": "x = 1", "newText": "x = 2"}]}),
         Some(&opts(&root)),
     );
@@ -382,7 +383,7 @@ fn edit_file_takes_the_filesystem_server_shape_exact_once() {
         b"x = 1\nx = 1\ny = 3\n",
         "all or nothing"
     );
-    let r = patch_file_tool::dropin::edit_file(
+    let r = patch_file_tool::api::edit_file::edit_file(
         &json!({"path": "a.txt", "edits": [{"oldText": "y = 3", "newText": "y = 4"}], "dryRun": true}),
         Some(&opts(&root)),
     );

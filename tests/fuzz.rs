@@ -19,7 +19,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use patch_file_tool::{engine, request, source, workspace};
+use patch_file_tool::input::request;
+use patch_file_tool::io::workspace;
+use patch_file_tool::text::source;
+use patch_file_tool::txn::engine;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Value};
@@ -852,7 +855,7 @@ fn entry_ok(name: &str, r: &Value, root: &Path) -> Result<(), TestCaseError> {
 
 #[test]
 fn format_parsers() {
-    use patch_file_tool::formats::{apply_patch, edit_block, unified_diff};
+    use patch_file_tool::input::formats::{apply_patch, edit_block, unified_diff};
     let w = format_world();
     let opts = json!({"workspaceRoot": w.root, "durable": false});
     run("format_parsers", format_text(), |text| {
@@ -877,11 +880,11 @@ fn format_parsers() {
         for (name, r) in [
             (
                 "applyEditBlocks",
-                patch_file_tool::file_ops::apply_edit_blocks(&json!({ "text": text }), Some(&opts)),
+                patch_file_tool::txn::ops::apply_edit_blocks(&json!({ "text": text }), Some(&opts)),
             ),
             (
                 "applyPatch",
-                patch_file_tool::file_ops::apply_patch(&json!({ "patch": text }), Some(&opts)),
+                patch_file_tool::txn::ops::apply_patch(&json!({ "patch": text }), Some(&opts)),
             ),
         ] {
             entry_ok(name, &r, &w.root)?;
@@ -957,10 +960,10 @@ fn text_editor_commands() {
     let opts = json!({"workspaceRoot": w.root, "durable": false});
     run("text_editor_commands", editor_command(), |cmd| {
         reset_inside(&w.root);
-        if let Err(f) = patch_file_tool::formats::text_editor::parse(&cmd) {
+        if let Err(f) = patch_file_tool::input::formats::text_editor::parse(&cmd) {
             prop_assert_eq!(f.code.as_str(), "INVALID_INPUT", "{}", f);
         }
-        let r = patch_file_tool::editor::text_editor(&cmd, Some(&opts));
+        let r = patch_file_tool::api::text_editor::text_editor(&cmd, Some(&opts));
         entry_ok("textEditor", &r, &w.root)?;
         outside_intact(&w)
     });

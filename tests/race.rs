@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use patch_file_tool::engine;
+use patch_file_tool::txn::engine;
 use serde_json::json;
 
 const SECRET: &str = "outside: must never change\n";
@@ -86,7 +86,7 @@ fn swapper(pairs: Vec<(PathBuf, PathBuf)>, stop: Arc<AtomicBool>, swaps: Arc<Ato
 
 fn race(fast: bool) {
     #[cfg(feature = "fault-injection")]
-    patch_file_tool::fsys::set_openat2(fast);
+    patch_file_tool::io::dir::set_openat2(fast);
     #[cfg(not(feature = "fault-injection"))]
     if !fast {
         return;
@@ -186,7 +186,7 @@ fn race(fast: bool) {
         swaps.load(Ordering::Relaxed)
     );
     #[cfg(feature = "fault-injection")]
-    patch_file_tool::fsys::set_openat2(true);
+    patch_file_tool::io::dir::set_openat2(true);
 }
 
 #[test]

@@ -26,9 +26,9 @@
 //! [`parse`] also accepts a unified / `git diff`, handing it to
 //! [`super::unified_diff`], and a heredoc wrapper (`<<'EOF'` … `EOF`).
 
-use super::{
-    text_lines, unified_diff, Action, Base, Changes, FileOp, Format, Hunk, HunkLine, HunkStyle,
-    LineKind, OpPlan, ParseError, TextLine,
+use super::{text_lines, unified_diff, ParseError, TextLine};
+use crate::model::{
+    Action, Base, Changes, FileOp, Format, Hunk, HunkLine, HunkStyle, LineKind, OpPlan,
 };
 
 const BEGIN: &str = "*** Begin Patch";

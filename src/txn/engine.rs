@@ -6,7 +6,7 @@
 //! Nothing here panics outward: every entry point is wrapped in
 //! [`guarded`], which turns a panic into an `INTERNAL_ERROR` result. All
 //! file-system work happens before any write is attempted, and writes go
-//! through [`crate::commit`], so a failure anywhere leaves files untouched.
+//! through [`crate::io::commit`], so a failure anywhere leaves files untouched.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -16,16 +16,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use crate::commit::{self, Original, WriteJob};
-use crate::diff;
-use crate::dry_run::{self, PlannedFile};
 use crate::error::{ErrorCode, Failure};
-use crate::fsys::Meta;
-use crate::locks::FileLock;
-use crate::plan::{self, EditFailure, Plan, TextKind};
-use crate::request::{self, FileEdits, Options};
-use crate::source::{self, Encoding, Source};
-use crate::workspace::{Intent, Resolved, Workspace};
+use crate::input::request;
+use crate::io::commit::{self, Original, WriteJob};
+use crate::io::dir::Meta;
+use crate::io::locks::FileLock;
+use crate::io::workspace::{Intent, Resolved, Workspace};
+use crate::matching::exact::{self as plan, EditFailure, Plan, TextKind};
+use crate::model::{FileEdits, Options};
+use crate::text::source::{self, Encoding, Source};
+use crate::txn::diff;
+use crate::txn::dry_run::{self, PlannedFile};
 
 /// Temp files older than this, left by a crashed writer, are removed.
 pub const STALE_TEMP_AGE: Duration = Duration::from_secs(15 * 60);
@@ -162,42 +163,8 @@ impl Loaded {
 
 /// Opens and reads the file `res` names (which must exist).
 fn read_resolved(res: Resolved, opts: &Options, display: &str) -> Result<Loaded, Failure> {
-    let (src, meta) = read_existing(&res, opts, display)?;
+    let (src, meta) = crate::io::source::read_existing(&res, opts, display)?;
     Ok(Loaded { res, src, meta })
-}
-
-/// Opens and reads an existing resolved file, refusing it before the read
-/// when it is larger than `maxFileBytes`. The one read path of every entry
-/// point (edits, batches, dry-run applies, edit formats).
-pub(crate) fn read_existing(
-    res: &Resolved,
-    opts: &Options,
-    display: &str,
-) -> Result<(Source, Meta), Failure> {
-    let too_large = |size: u64| {
-        Failure::new(
-            ErrorCode::FILE_TOO_LARGE,
-            format!(
-                "`{display}` is {size} bytes, over the limit of {} bytes (options.maxFileBytes); it was not read",
-                opts.max_file_bytes
-            ),
-        )
-    };
-    if let Some(m) = &res.meta {
-        if m.size > opts.max_file_bytes {
-            return Err(too_large(m.size));
-        }
-    }
-    let (file, meta) = res.dir.open_file(&res.name).map_err(|e| {
-        Failure::new(
-            ErrorCode::FILE_READ_ERROR,
-            format!("cannot open `{display}`: {e}; check the path and retry"),
-        )
-    })?;
-    if meta.size > opts.max_file_bytes {
-        return Err(too_large(meta.size));
-    }
-    Ok((Source::read(file, meta.size, display)?, meta))
 }
 
 fn text_kind(src: &Source) -> TextKind {
@@ -754,7 +721,7 @@ pub fn apply_dry_run(input: &Value, options: Option<&Value>) -> Value {
             Err(f) => return fail_value(&f, None),
         };
         // A dry run of an edit format (it may also move and delete files).
-        if let Some(v) = crate::file_ops::apply_stored(&req.run_id, &opts) {
+        if let Some(v) = crate::txn::ops::apply_stored(&req.run_id, &opts) {
             return v;
         }
         let Some(entry) = dry_run::take(&req.run_id) else {

@@ -11,7 +11,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::engine;
+use crate::txn::engine;
 
 /// Deepest nesting accepted in an input (requests are a few levels deep); it
 /// also stops a cyclic object, which would otherwise recurse forever.
@@ -439,7 +439,7 @@ pub fn apply_edit_blocks(
     text: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, crate::file_ops::apply_edit_blocks, text, options)
+    task(&env, crate::txn::ops::apply_edit_blocks, text, options)
 }
 
 /// Applies a Codex `*** Begin Patch` envelope or a unified / git diff, all
@@ -453,7 +453,7 @@ pub fn apply_patch(
     patch: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, crate::file_ops::apply_patch, patch, options)
+    task(&env, crate::txn::ops::apply_patch, patch, options)
 }
 
 /// Runs one text editor command (`str_replace_based_edit_tool`: view,
@@ -467,7 +467,7 @@ pub fn text_editor(
     command: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, crate::editor::text_editor, command, options)
+    task(&env, crate::api::text_editor::text_editor, command, options)
 }
 
 /// server-filesystem's `edit_file` input (`{ path, edits: [{ oldText,
@@ -481,7 +481,7 @@ pub fn edit_file(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, crate::dropin::edit_file, input, options)
+    task(&env, crate::api::edit_file::edit_file, input, options)
 }
 
 /// Every error code, in declaration order (the JS wrapper freezes them).

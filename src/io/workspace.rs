@@ -54,7 +54,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{ErrorCode, Failure};
-use crate::fsys::{Dir, Kind, Meta};
+use crate::io::dir::{Dir, Kind, Meta};
 
 /// Symlinks followed in one resolution before giving up (as Linux's ELOOP).
 pub const MAX_SYMLINKS: usize = 40;

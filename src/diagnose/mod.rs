@@ -1955,7 +1955,7 @@ pub fn not_found(
             let tolerable = !literal
                 && !differences.is_empty()
                 && differences.iter().all(|x| TOLERABLE.contains(&x.kind))
-                && crate::tolerant::nesting_agrees(
+                && crate::matching::tolerant::nesting_agrees(
                     s,
                     &ftext,
                     start == 0 || text[start - 1] == b'\n',

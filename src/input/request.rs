@@ -9,37 +9,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::Failure;
-use crate::tolerant::MatchMode;
-
-/// How many occurrences an edit must find.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Count {
-    /// Exactly one occurrence (the default).
-    One,
-    /// Exactly `n` non-overlapping occurrences, all replaced.
-    Exactly(usize),
-    /// Every occurrence, at least one.
-    All,
-}
-
-/// One search/replace pair.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
-    pub search: String,
-    pub replace: String,
-    pub count: Count,
-}
-
-/// The edits for one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileEdits {
-    pub file_path: String,
-    pub edits: Vec<Edit>,
-    /// Lower-case hex sha256 the file's current bytes must have.
-    pub expected_sha256: Option<String>,
-    /// `match`: exact (default) or the tolerances allowed.
-    pub match_mode: MatchMode,
-}
+use crate::model::*;
 
 /// A `patchFile` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,29 +48,6 @@ pub struct WriteRequest {
 pub struct ApplyRequest {
     pub run_id: String,
 }
-
-/// Per-call options shared by every entry point.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Options {
-    pub workspace_root: std::path::PathBuf,
-    /// fsync file and directory (default true). `false` is for throw-away sandboxes.
-    pub durable: bool,
-    /// Files larger than this are refused before reading.
-    pub max_file_bytes: u64,
-    /// Seconds a dry run stays applicable.
-    pub dry_run_ttl_secs: u64,
-}
-
-/// Default for [`Options::max_file_bytes`]: 1 GiB.
-pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
-/// Default for [`Options::dry_run_ttl_secs`].
-pub const DEFAULT_DRY_RUN_TTL_SECS: u64 = 300;
-/// Longest [`Options::dry_run_ttl_secs`] accepted: one day.
-pub const MAX_DRY_RUN_TTL_SECS: u64 = 86_400;
-/// Most edits accepted in one call.
-pub const MAX_EDITS: usize = 10_000;
-/// Most files accepted in one batch.
-pub const MAX_BATCH_FILES: usize = 10_000;
 
 const SEARCH_KEYS: &[&str] = &[
     "search_block",

@@ -3,14 +3,14 @@
 //! `undo_edit`, with its parameter names (`path`, `file_text`, `old_str`,
 //! `new_str`, `insert_line`, `insert_text`, `view_range`).
 //!
-//! This module only validates and types the command; [`crate::editor`] runs
+//! This module only validates and types the command; [`crate::api::text_editor`] runs
 //! it. `null` fields count as absent (some clients send every parameter);
 //! unknown fields are refused.
 
 use serde_json::{Map, Value};
 
-use super::{Action, Base, Block, Changes, FileOp, Format, OpPlan};
 use crate::error::Failure;
+use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan};
 
 /// A validated command.
 #[derive(Debug, Clone, PartialEq, Eq)]

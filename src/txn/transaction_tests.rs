@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{apply_dry_run, batch_patch_files, patch_file, read_file, write_file};
-use crate::commit::{self, Original, WriteJob};
-use crate::fsys::{fault, Step, TEMP_MARK};
-use crate::workspace::{Intent, Workspace};
+use crate::io::commit::{self, Original, WriteJob};
+use crate::io::dir::{fault, Step, TEMP_MARK};
+use crate::io::workspace::{Intent, Workspace};
 
 fn ws() -> (tempfile::TempDir, PathBuf) {
     let t = tempfile::tempdir().unwrap();

@@ -21,9 +21,9 @@ use serde_json::{json, Map, Value};
 
 use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::ErrorCode;
-use crate::request::{Count, Edit};
-use crate::source::{count_newlines, utf16_len};
-use crate::tolerant::{self, MatchMode, Outcome, Tolerance};
+use crate::matching::tolerant::{self, Outcome};
+use crate::model::{Count, Edit, MatchMode, Tolerance};
+use crate::text::source::{count_newlines, utf16_len};
 
 /// How many match positions are kept for reports (e.g. ambiguous line lists).
 pub const MAX_REPORTED_MATCHES: usize = 50;

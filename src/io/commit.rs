@@ -34,7 +34,7 @@ use std::io::{self, Read, Write};
 use std::time::Duration;
 
 use crate::error::{ErrorCode, Failure};
-use crate::fsys::{check_fault, Dir, Meta, Step};
+use crate::io::dir::{check_fault, Dir, Meta, Step};
 
 /// One file to write.
 pub struct WriteJob<'a> {
@@ -367,7 +367,7 @@ pub fn commit_extra(
     // 4. Removals: each file renamed aside, so that it can come back.
     let mut aside: Vec<(usize, OsString)> = Vec::with_capacity(removed.len());
     for (d, job) in removed.iter().enumerate() {
-        let backup = crate::fsys::temp_name(job.name);
+        let backup = crate::io::dir::temp_name(job.name);
         if let Err(e) = job.dir.rename_noreplace(job.name, &backup) {
             let failure = write_err(job.display, "cannot remove the file", &e);
             drop(temps);
@@ -449,11 +449,12 @@ pub fn clean_stale_temps(dir: &Dir, min_age: std::time::Duration) {
         .map(|d| d.as_nanos() as i128)
         .unwrap_or(0);
     for n in names {
-        if !crate::fsys::is_temp_name(&n) {
+        if !crate::io::dir::is_temp_name(&n) {
             continue;
         }
         if let Ok(Some(m)) = dir.stat(&n) {
-            if m.kind == crate::fsys::Kind::File && now - m.mtime_ns > min_age.as_nanos() as i128 {
+            if m.kind == crate::io::dir::Kind::File && now - m.mtime_ns > min_age.as_nanos() as i128
+            {
                 let _ = dir.unlink(&n);
             }
         }

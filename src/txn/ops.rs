@@ -6,17 +6,17 @@
 //!
 //! The flow: resolve every path (new files with `Intent::Plan`, so nothing
 //! is created yet), refuse one file named twice, lock, read, compute each
-//! file's new text in memory (exact-once blocks through [`crate::plan`],
-//! hunks through [`crate::hunks`]), and report every failing operation if
+//! file's new text in memory (exact-once blocks through [`crate::matching::exact`],
+//! hunks through [`crate::matching::locate`]), and report every failing operation if
 //! any fails. Only then are missing parent directories created and the
-//! writes and removals committed together by [`crate::commit`]: a failure
+//! writes and removals committed together by [`crate::io::commit`]: a failure
 //! there restores the files already replaced and renames back the ones
 //! already removed. A dry run keeps the planned bytes (and removals) for
 //! `applyDryRun` instead.
 //!
 //! Entry points: [`apply_edit_blocks`] (`applyEditBlocks`) and
 //! [`apply_patch`] (`applyPatch`, Codex envelope or unified diff); the text
-//! editor ([`crate::editor`]) calls [`execute`].
+//! editor ([`crate::api::text_editor`]) calls [`execute`].
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,22 +24,23 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use crate::commit::{self, DeleteJob, Extra, Original, WriteJob};
-use crate::diff;
-use crate::dry_run;
-use crate::engine::{fail_value, guarded};
-use crate::engine::{lexical_abs as lexical, read_existing as read};
 use crate::error::{ErrorCode, Failure};
-use crate::formats::{
-    self, adapt_line_endings, Action, Base, Block, Changes, FileOp, OpPlan, ParseError,
-};
-use crate::fsys::Meta;
-use crate::hunks::{self, HunkFailure, HunkReport};
-use crate::locks::FileLock;
-use crate::plan::{self, EditFailure, TextKind};
-use crate::request::{self, Count, Edit, Options};
-use crate::source::{self, Encoding, LineEnding, Source};
-use crate::workspace::{Intent, Resolved, Workspace};
+use crate::input::formats::{self, adapt_line_endings, ParseError};
+use crate::input::request;
+use crate::io::commit::{self, DeleteJob, Extra, Original, WriteJob};
+use crate::io::dir::Meta;
+use crate::io::locks::FileLock;
+use crate::io::source::read_existing as read;
+use crate::io::workspace::{Intent, Resolved, Workspace};
+use crate::matching::exact::{self as plan, EditFailure, TextKind};
+use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
+use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan};
+use crate::model::{Count, Edit, Options};
+use crate::text::source::{self, Encoding, LineEnding, Source};
+use crate::txn::diff;
+use crate::txn::dry_run;
+use crate::txn::engine::lexical_abs as lexical;
+use crate::txn::engine::{fail_value, guarded};
 
 // ---------------------------------------------------------------------------
 // Entry points
@@ -703,7 +704,7 @@ fn plan_op(
     src: Option<usize>,
     dst: Option<usize>,
     slots: &[Slot],
-    format: formats::Format,
+    format: Format,
 ) -> Result<Planned, Box<OpFailure>> {
     let cur = |k: Option<usize>| k.and_then(|k| slots[k].cur.as_ref());
     let abs = |k: Option<usize>| k.map(|k| slots[k].abs());
@@ -861,7 +862,7 @@ fn plan_op(
             if move_to.is_some() && dst != src {
                 // A Codex move replaces an existing target; a diff's rename
                 // (as `git apply`) does not.
-                if format == formats::Format::UnifiedDiff && cur(dst).is_some() {
+                if format == Format::UnifiedDiff && cur(dst).is_some() {
                     return Err(OpFailure::new(
                         i,
                         Failure::invalid(format!(
@@ -1279,7 +1280,7 @@ fn success_value(plan: &OpPlan, planned: &[Planned], slots: &[Slot], ops: &[File
         .map(|p| Value::Object(op_value(p, &ops[p.op], slots)))
         .collect();
     let mut v = json!({ "ok": true, "format": plan.format.name() });
-    if plan.format == formats::Format::EditBlocks {
+    if plan.format == Format::EditBlocks {
         let all = verify_blocks(planned, slots, &mut files);
         v["verified"] = json!(all);
         if !all {
@@ -1312,7 +1313,7 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bo
             .dir
             .open_file(&s.res.name)
             .ok()
-            .and_then(|(file, m)| Source::read(file, m.size, &s.display).ok());
+            .and_then(|(file, m)| crate::io::source::read(file, m.size, &s.display).ok());
         if let (Some(b), Some((_, sha))) = (&back, &p.after) {
             f["read_back_matches"] = json!(b.sha256() == *sha);
         }

@@ -9,8 +9,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::engine::{fail_value, guarded, patch_file};
 use crate::error::Failure;
+use crate::txn::engine::{fail_value, guarded, patch_file};
 
 /// `editFile`: server-filesystem's `edit_file` input, exact-once.
 pub fn edit_file(input: &Value, options: Option<&Value>) -> Value {

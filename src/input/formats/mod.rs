@@ -20,156 +20,6 @@ pub mod unified_diff;
 
 use crate::error::{ErrorCode, Failure};
 
-/// Which format a plan came from (reported in results).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    EditBlocks,
-    ApplyPatch,
-    UnifiedDiff,
-    TextEditor,
-}
-
-impl Format {
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::EditBlocks => "edit_blocks",
-            Format::ApplyPatch => "apply_patch",
-            Format::UnifiedDiff => "unified_diff",
-            Format::TextEditor => "text_editor",
-        }
-    }
-}
-
-/// Every file operation of one text, applied together or not at all.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpPlan {
-    pub format: Format,
-    pub ops: Vec<FileOp>,
-}
-
-/// One operation on one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileOp {
-    /// The path as written in the text (relative to the workspace root, or
-    /// absolute inside it).
-    pub path: String,
-    /// 1-based line of the text where the operation is declared (0 when the
-    /// input was not a text, e.g. a text-editor command).
-    pub line: usize,
-    pub action: Action,
-}
-
-/// What happens to the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
-    /// The file's new text is `base` with `changes` applied; with `move_to`
-    /// the result is written there and the original removed.
-    Write {
-        base: Base,
-        changes: Changes,
-        move_to: Option<String>,
-    },
-    /// Remove the file. With `verify`, the hunks (all removals) must consume
-    /// the whole current text first (a unified diff's deletion names the
-    /// content it expects).
-    Delete { verify: Option<Vec<Hunk>> },
-    /// Put back exact bytes (`None`: remove the file), provided the file still
-    /// has `expect_sha256` (`None`: it must not exist). Used by undo.
-    Restore {
-        raw: Option<Vec<u8>>,
-        expect_sha256: Option<String>,
-    },
-}
-
-/// What the changes start from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Base {
-    /// The file's current text; the file must exist.
-    Existing,
-    /// A new text. With `replace` an existing file is replaced (Codex
-    /// `Add File`); without it the file must not exist.
-    New { text: String, replace: bool },
-}
-
-/// How the text changes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Changes {
-    None,
-    /// Exact-once replacements, applied in order.
-    Blocks(Vec<Block>),
-    /// Line-based hunks, in file order, located with tolerance levels.
-    Hunks(Vec<Hunk>),
-    /// Insert `text` after 1-based line `after_line` (0: at the top).
-    Insert {
-        after_line: usize,
-        text: String,
-    },
-}
-
-/// One exact-once replacement (a SEARCH/REPLACE block, a `str_replace`).
-/// Both texts are as written by the caller; their line breaks follow the
-/// file's when the file uses CRLF throughout (see [`adapt_line_endings`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Block {
-    pub search: String,
-    pub replace: String,
-    /// 1-based line of the block in the text (0 for commands).
-    pub line: usize,
-}
-
-/// A hunk line's role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineKind {
-    Context,
-    Remove,
-    Add,
-}
-
-/// One line of a hunk, without its line break.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HunkLine {
-    pub kind: LineKind,
-    pub text: String,
-    /// The line ended with CRLF in the patch.
-    pub cr: bool,
-    /// Followed by `\ No newline at end of file` (unified diff).
-    pub no_eol: bool,
-}
-
-/// How a hunk's added lines end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HunkStyle {
-    /// Codex: every added line ends with a line break.
-    Codex,
-    /// Unified diff: except the one marked `\ No newline at end of file`.
-    Unified,
-}
-
-/// A line-based change: context and removed lines locate it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hunk {
-    /// `@@ context` lines (Codex), located one after another before the body.
-    pub anchors: Vec<String>,
-    pub lines: Vec<HunkLine>,
-    /// The body must end at the end of the file (`*** End of File`, or a
-    /// removed/context line without a final newline).
-    pub at_eof: bool,
-    /// 1-based first old line from a unified `@@ -l,n` header: only a hint.
-    /// It places a hunk without old lines; for [`HunkStyle::Unified`] it
-    /// also chooses among several equal places the one starting there.
-    pub old_start: Option<usize>,
-    /// 1-based line of the hunk header in the patch.
-    pub line: usize,
-    pub style: HunkStyle,
-}
-
-impl Hunk {
-    /// The old side (context and removed lines), in order.
-    pub fn old_lines(&self) -> impl Iterator<Item = &HunkLine> {
-        self.lines.iter().filter(|l| l.kind != LineKind::Add)
-    }
-}
-
 /// Malformed edit-format text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
@@ -257,9 +107,9 @@ pub fn text_lines(text: &str) -> Vec<TextLine<'_>> {
 /// exact: this only decides which bytes a line break of the edit stands for.
 pub fn adapt_line_endings(
     text: &str,
-    file: crate::source::LineEnding,
+    file: crate::text::source::LineEnding,
 ) -> std::borrow::Cow<'_, str> {
-    use crate::source::{line_ending, LineEnding};
+    use crate::text::source::{line_ending, LineEnding};
     use std::borrow::Cow;
     match (file, line_ending(text.as_bytes())) {
         (LineEnding::Crlf, LineEnding::Lf) => Cow::Owned(text.replace('\n', "\r\n")),
@@ -286,7 +136,7 @@ pub fn join_lines(lines: &[TextLine<'_>], trailing_newline: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::LineEnding;
+    use crate::text::source::LineEnding;
 
     #[test]
     fn splits_lines() {

@@ -30,9 +30,9 @@
 use std::borrow::Cow;
 
 use crate::error::ErrorCode;
-use crate::formats::{Hunk, HunkLine, HunkStyle, LineKind};
-use crate::plan;
-use crate::source::LineEnding;
+use crate::matching::exact as plan;
+use crate::model::{Hunk, HunkLine, HunkStyle, LineKind};
+use crate::text::source::LineEnding;
 
 /// How loosely a line was compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -253,7 +253,7 @@ impl<'a> Keyed<'a> {
             for p in first..=n - m {
                 if keys[p..p + m].iter().zip(&want).all(|(a, b)| a == b) {
                     count += 1;
-                    if hits.len() < crate::plan::MAX_REPORTED_MATCHES {
+                    if hits.len() < crate::matching::exact::MAX_REPORTED_MATCHES {
                         hits.push(p);
                     }
                 }
@@ -311,7 +311,7 @@ fn eol_for(style: LineEnding, line: &HunkLine) -> &'static [u8] {
 /// valid UTF-8, so added lines must be ASCII. On failure, every failing hunk
 /// is reported (later hunks are tried from where the last good one ended).
 pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, Vec<HunkFailure>> {
-    let style = crate::source::line_ending(text);
+    let style = crate::text::source::line_ending(text);
     let mut k = Keyed {
         text,
         lines: split(text),
@@ -620,7 +620,7 @@ fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::HunkStyle;
+    use crate::model::HunkStyle;
 
     fn hl(kind: LineKind, t: &str) -> HunkLine {
         HunkLine {

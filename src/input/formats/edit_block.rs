@@ -19,10 +19,8 @@
 //! last line break. Blocks for one file are kept in order; an empty SEARCH
 //! section in a file's first block creates that file (which must not exist).
 
-use super::{
-    join_lines, text_lines, Action, Base, Block, Changes, FileOp, Format, OpPlan, ParseError,
-    TextLine,
-};
+use super::{join_lines, text_lines, ParseError, TextLine};
+use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Marker {

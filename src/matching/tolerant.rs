@@ -1,7 +1,7 @@
 //! Opt-in tolerant matching (`match: [...]`): find a search block that
 //! differs from the file only in the tolerated kinds, still fail-closed.
 //!
-//! Exact matching always runs first (in [`crate::plan`]); this module is
+//! Exact matching always runs first (in [`crate::matching::exact`]); this module is
 //! asked only when the block was not found byte for byte and the caller
 //! opted in. Both the file and the block are normalized the same way —
 //! line by line, so newlines stay one-to-one and a match maps back to
@@ -21,11 +21,11 @@
 //! region's, and changed lines are re-indented relative to the region.
 
 use memchr::memmem;
-use serde_json::Value;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
 
 use crate::diagnose::{self, Kind};
-use crate::source::{line_ending, LineEnding};
+use crate::model::{MatchMode, Tolerance};
+use crate::text::source::{line_ending, LineEnding};
 
 /// Most normalized occurrences examined before calling a block ambiguous.
 const MAX_CANDIDATES: usize = 1000;
@@ -34,116 +34,13 @@ const MAX_LINES: usize = 50;
 /// Columns a tab counts for when comparing indentation depths.
 const TAB_WIDTH: usize = 4;
 
-/// A difference the caller allows a match to have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Tolerance {
-    LineEndings,
-    TrailingWhitespace,
-    Indentation,
-    UnicodePunctuation,
-}
-
-impl Tolerance {
-    /// Every tolerance, in report order.
-    pub const ALL: [Tolerance; 4] = [
-        Tolerance::LineEndings,
-        Tolerance::TrailingWhitespace,
-        Tolerance::Indentation,
-        Tolerance::UnicodePunctuation,
-    ];
-
-    /// The name callers use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Tolerance::LineEndings => "line_endings",
-            Tolerance::TrailingWhitespace => "trailing_whitespace",
-            Tolerance::Indentation => "indentation",
-            Tolerance::UnicodePunctuation => "unicode_punctuation",
-        }
-    }
-
-    fn bit(self) -> u8 {
-        1 << (self as u8)
-    }
-
-    fn kind(self) -> Kind {
-        match self {
-            Tolerance::LineEndings => Kind::LineEndings,
-            Tolerance::TrailingWhitespace => Kind::TrailingWhitespace,
-            Tolerance::Indentation => Kind::Indentation,
-            Tolerance::UnicodePunctuation => Kind::UnicodePunctuation,
-        }
-    }
-}
-
-/// How search blocks are matched: exactly (the default) or with tolerances.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct MatchMode {
-    bits: u8,
-}
-
-impl MatchMode {
-    /// Byte-exact matching only.
-    pub const EXACT: MatchMode = MatchMode { bits: 0 };
-
-    /// A mode tolerating `ts`.
-    pub fn with(ts: &[Tolerance]) -> Self {
-        MatchMode {
-            bits: ts.iter().fold(0, |b, t| b | t.bit()),
-        }
-    }
-
-    pub fn is_exact(self) -> bool {
-        self.bits == 0
-    }
-
-    pub fn has(self, t: Tolerance) -> bool {
-        self.bits & t.bit() != 0
-    }
-
-    /// The tolerances, in report order.
-    pub fn tolerances(self) -> Vec<Tolerance> {
-        Tolerance::ALL
-            .into_iter()
-            .filter(|&t| self.has(t))
-            .collect()
-    }
-
-    /// Reads the `match` field: `"exact"` or a list of tolerance names.
-    /// The error is a sentence for an `INVALID_INPUT` message.
-    pub fn from_json(v: &Value) -> Result<MatchMode, String> {
-        let names = || {
-            Tolerance::ALL
-                .iter()
-                .map(|t| format!("\"{}\"", t.as_str()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        match v {
-            Value::String(s) if s == "exact" => Ok(MatchMode::EXACT),
-            Value::Array(items) => {
-                let mut ts = Vec::with_capacity(items.len());
-                for it in items {
-                    let t = it
-                        .as_str()
-                        .and_then(|s| Tolerance::ALL.into_iter().find(|t| t.as_str() == s));
-                    match t {
-                        Some(t) => ts.push(t),
-                        None => {
-                            return Err(format!(
-                                "`match` lists an unknown tolerance {it}; allowed: {}",
-                                names()
-                            ))
-                        }
-                    }
-                }
-                Ok(MatchMode::with(&ts))
-            }
-            other => Err(format!(
-                "`match` must be \"exact\" or a list of tolerances among {}, got {other}",
-                names()
-            )),
-        }
+/// The diagnosis kind a tolerance forgives.
+fn kind_of(t: Tolerance) -> Kind {
+    match t {
+        Tolerance::LineEndings => Kind::LineEndings,
+        Tolerance::TrailingWhitespace => Kind::TrailingWhitespace,
+        Tolerance::Indentation => Kind::Indentation,
+        Tolerance::UnicodePunctuation => Kind::UnicodePunctuation,
     }
 }
 
@@ -635,7 +532,7 @@ pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
             let mut matched_with: Vec<Tolerance> = m
                 .tolerances()
                 .into_iter()
-                .filter(|t| kinds.contains(&t.kind()))
+                .filter(|t| kinds.contains(&kind_of(*t)))
                 .collect();
             if matched_with.is_empty() {
                 matched_with = m.tolerances();
@@ -704,7 +601,14 @@ mod tests {
     }
 
     fn any_mode() -> impl Strategy<Value = MatchMode> {
-        (1u8..16).prop_map(|bits| MatchMode { bits })
+        (1u8..16).prop_map(|bits| {
+            MatchMode::with(
+                &Tolerance::ALL
+                    .into_iter()
+                    .filter(|t| bits & (1 << (*t as u8)) != 0)
+                    .collect::<Vec<_>>(),
+            )
+        })
     }
 
     proptest! {
@@ -758,7 +662,7 @@ mod tests {
     #[test]
     fn request_field() {
         use crate::error::ErrorCode;
-        use crate::request::{batch_request, patch_request};
+        use crate::input::request::{batch_request, patch_request};
         let r = patch_request(
             &json!({"file_path": "a", "search_block": "x", "replace_block": "y",
             "match": ["line_endings", "unicode_punctuation"]}),

@@ -13,11 +13,11 @@
 //! hand are often off). Line numbers are only hints: hunks are located by
 //! their lines; a header's line places a hunk without old lines, and picks
 //! among several equal places only the one starting exactly there (see
-//! [`crate::hunks`]).
+//! [`crate::matching::locate`]).
 
-use super::{
-    text_lines, Action, Base, Changes, FileOp, Format, Hunk, HunkLine, HunkStyle, LineKind, OpPlan,
-    ParseError, TextLine,
+use super::{text_lines, ParseError, TextLine};
+use crate::model::{
+    Action, Base, Changes, FileOp, Format, Hunk, HunkLine, HunkStyle, LineKind, OpPlan,
 };
 
 /// A parsed `@@ -a,b +c,d @@` header.

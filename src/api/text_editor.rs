@@ -1,7 +1,7 @@
 //! The text editor tool (`str_replace_based_edit_tool` semantics) on the
 //! engine: `view` of a file (numbered lines, optional range) or a directory
 //! (two levels, hidden entries skipped); `create`, `str_replace` and `insert`
-//! go through [`crate::file_ops`] like every other edit (sandbox, exact-once,
+//! go through [`crate::txn::ops`] like every other edit (sandbox, exact-once,
 //! atomic write, dry run); `undo_edit` restores the file as it was before the
 //! last edit made through this tool in this process.
 //!
@@ -20,15 +20,15 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::{json, Value};
 
-use crate::engine::{fail_value, guarded};
 use crate::error::{ErrorCode, Failure};
-use crate::file_ops::{self, options_and_dry_run};
-use crate::formats::text_editor::{self, Command};
-use crate::formats::{Action, FileOp, Format, OpPlan};
-use crate::fsys::{Dir, Kind};
-use crate::request::Options;
-use crate::source::Source;
-use crate::workspace::{Intent, Workspace};
+use crate::input::formats::text_editor::{self, Command};
+use crate::io::dir::{Dir, Kind};
+use crate::model::Options;
+use crate::model::{Action, FileOp, Format, OpPlan};
+use crate::txn::engine::{fail_value, guarded};
+use crate::txn::ops::{self as file_ops, options_and_dry_run};
+
+use crate::io::workspace::{Intent, Workspace};
 
 /// Most edits kept per file.
 pub const MAX_UNDO_PER_FILE: usize = 10;
@@ -237,7 +237,7 @@ fn snippet(
     if m.size > opts.max_file_bytes {
         return None;
     }
-    let src = Source::read(file, m.size, path).ok()?;
+    let src = crate::io::source::read(file, m.size, path).ok()?;
     let text = String::from_utf8_lossy(src.text());
     let start = line.saturating_sub(4).max(1);
     let end = line + count + 3;
@@ -295,7 +295,7 @@ fn view(
         );
         return fail_value(&f, Some(&abs));
     }
-    let src = match Source::read(file, m.size, path) {
+    let src = match crate::io::source::read(file, m.size, path) {
         Ok(s) => s,
         Err(f) => return fail_value(&f, Some(&abs)),
     };

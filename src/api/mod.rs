@@ -1,0 +1,2 @@
+pub mod edit_file;
+pub mod text_editor;

@@ -1,0 +1,2 @@
+pub mod formats;
+pub mod request;

@@ -1,0 +1,5 @@
+pub mod commit;
+pub mod dir;
+pub mod locks;
+pub mod source;
+pub mod workspace;

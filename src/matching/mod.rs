@@ -1,0 +1,3 @@
+pub mod exact;
+pub mod locate;
+pub mod tolerant;

@@ -1,0 +1,313 @@
+//! The vocabulary every layer shares: what an edit is, how it must match,
+//! the options of a call, and the file operations an edit format plans.
+//! Plain data with no behaviour beyond naming; no module here depends on
+//! anything but [`crate::error`].
+
+use serde_json::Value;
+
+/// How many occurrences an edit must find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Count {
+    /// Exactly one occurrence (the default).
+    One,
+    /// Exactly `n` non-overlapping occurrences, all replaced.
+    Exactly(usize),
+    /// Every occurrence, at least one.
+    All,
+}
+
+/// One search/replace pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub search: String,
+    pub replace: String,
+    pub count: Count,
+}
+
+/// The edits for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEdits {
+    pub file_path: String,
+    pub edits: Vec<Edit>,
+    /// Lower-case hex sha256 the file's current bytes must have.
+    pub expected_sha256: Option<String>,
+    /// `match`: exact (default) or the tolerances allowed.
+    pub match_mode: MatchMode,
+}
+
+/// Per-call options shared by every entry point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub workspace_root: std::path::PathBuf,
+    /// fsync file and directory (default true). `false` is for throw-away sandboxes.
+    pub durable: bool,
+    /// Files larger than this are refused before reading.
+    pub max_file_bytes: u64,
+    /// Seconds a dry run stays applicable.
+    pub dry_run_ttl_secs: u64,
+}
+
+/// Default for [`Options::max_file_bytes`]: 1 GiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
+/// Default for [`Options::dry_run_ttl_secs`].
+pub const DEFAULT_DRY_RUN_TTL_SECS: u64 = 300;
+/// Longest [`Options::dry_run_ttl_secs`] accepted: one day.
+pub const MAX_DRY_RUN_TTL_SECS: u64 = 86_400;
+/// Most edits accepted in one call.
+pub const MAX_EDITS: usize = 10_000;
+/// Most files accepted in one batch.
+pub const MAX_BATCH_FILES: usize = 10_000;
+
+/// A difference the caller allows a match to have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Tolerance {
+    LineEndings,
+    TrailingWhitespace,
+    Indentation,
+    UnicodePunctuation,
+}
+
+impl Tolerance {
+    /// Every tolerance, in report order.
+    pub const ALL: [Tolerance; 4] = [
+        Tolerance::LineEndings,
+        Tolerance::TrailingWhitespace,
+        Tolerance::Indentation,
+        Tolerance::UnicodePunctuation,
+    ];
+
+    /// The name callers use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tolerance::LineEndings => "line_endings",
+            Tolerance::TrailingWhitespace => "trailing_whitespace",
+            Tolerance::Indentation => "indentation",
+            Tolerance::UnicodePunctuation => "unicode_punctuation",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// How search blocks are matched: exactly (the default) or with tolerances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct MatchMode {
+    bits: u8,
+}
+
+impl MatchMode {
+    /// Byte-exact matching only.
+    pub const EXACT: MatchMode = MatchMode { bits: 0 };
+
+    /// A mode tolerating `ts`.
+    pub fn with(ts: &[Tolerance]) -> Self {
+        MatchMode {
+            bits: ts.iter().fold(0, |b, t| b | t.bit()),
+        }
+    }
+
+    pub fn is_exact(self) -> bool {
+        self.bits == 0
+    }
+
+    pub fn has(self, t: Tolerance) -> bool {
+        self.bits & t.bit() != 0
+    }
+
+    /// The tolerances, in report order.
+    pub fn tolerances(self) -> Vec<Tolerance> {
+        Tolerance::ALL
+            .into_iter()
+            .filter(|&t| self.has(t))
+            .collect()
+    }
+
+    /// Reads the `match` field: `"exact"` or a list of tolerance names.
+    /// The error is a sentence for an `INVALID_INPUT` message.
+    pub fn from_json(v: &Value) -> Result<MatchMode, String> {
+        let names = || {
+            Tolerance::ALL
+                .iter()
+                .map(|t| format!("\"{}\"", t.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match v {
+            Value::String(s) if s == "exact" => Ok(MatchMode::EXACT),
+            Value::Array(items) => {
+                let mut ts = Vec::with_capacity(items.len());
+                for it in items {
+                    let t = it
+                        .as_str()
+                        .and_then(|s| Tolerance::ALL.into_iter().find(|t| t.as_str() == s));
+                    match t {
+                        Some(t) => ts.push(t),
+                        None => {
+                            return Err(format!(
+                                "`match` lists an unknown tolerance {it}; allowed: {}",
+                                names()
+                            ))
+                        }
+                    }
+                }
+                Ok(MatchMode::with(&ts))
+            }
+            other => Err(format!(
+                "`match` must be \"exact\" or a list of tolerances among {}, got {other}",
+                names()
+            )),
+        }
+    }
+}
+
+/// Which format a plan came from (reported in results).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    EditBlocks,
+    ApplyPatch,
+    UnifiedDiff,
+    TextEditor,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::EditBlocks => "edit_blocks",
+            Format::ApplyPatch => "apply_patch",
+            Format::UnifiedDiff => "unified_diff",
+            Format::TextEditor => "text_editor",
+        }
+    }
+}
+
+/// Every file operation of one text, applied together or not at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpPlan {
+    pub format: Format,
+    pub ops: Vec<FileOp>,
+}
+
+/// One operation on one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileOp {
+    /// The path as written in the text (relative to the workspace root, or
+    /// absolute inside it).
+    pub path: String,
+    /// 1-based line of the text where the operation is declared (0 when the
+    /// input was not a text, e.g. a text-editor command).
+    pub line: usize,
+    pub action: Action,
+}
+
+/// What happens to the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// The file's new text is `base` with `changes` applied; with `move_to`
+    /// the result is written there and the original removed.
+    Write {
+        base: Base,
+        changes: Changes,
+        move_to: Option<String>,
+    },
+    /// Remove the file. With `verify`, the hunks (all removals) must consume
+    /// the whole current text first (a unified diff's deletion names the
+    /// content it expects).
+    Delete { verify: Option<Vec<Hunk>> },
+    /// Put back exact bytes (`None`: remove the file), provided the file still
+    /// has `expect_sha256` (`None`: it must not exist). Used by undo.
+    Restore {
+        raw: Option<Vec<u8>>,
+        expect_sha256: Option<String>,
+    },
+}
+
+/// What the changes start from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Base {
+    /// The file's current text; the file must exist.
+    Existing,
+    /// A new text. With `replace` an existing file is replaced (Codex
+    /// `Add File`); without it the file must not exist.
+    New { text: String, replace: bool },
+}
+
+/// How the text changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Changes {
+    None,
+    /// Exact-once replacements, applied in order.
+    Blocks(Vec<Block>),
+    /// Line-based hunks, in file order, located with tolerance levels.
+    Hunks(Vec<Hunk>),
+    /// Insert `text` after 1-based line `after_line` (0: at the top).
+    Insert {
+        after_line: usize,
+        text: String,
+    },
+}
+
+/// One exact-once replacement (a SEARCH/REPLACE block, a `str_replace`).
+/// Both texts are as written by the caller; their line breaks follow the
+/// file's when the file uses CRLF throughout (see [`adapt_line_endings`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    pub search: String,
+    pub replace: String,
+    /// 1-based line of the block in the text (0 for commands).
+    pub line: usize,
+}
+
+/// A hunk line's role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Context,
+    Remove,
+    Add,
+}
+
+/// One line of a hunk, without its line break.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HunkLine {
+    pub kind: LineKind,
+    pub text: String,
+    /// The line ended with CRLF in the patch.
+    pub cr: bool,
+    /// Followed by `\ No newline at end of file` (unified diff).
+    pub no_eol: bool,
+}
+
+/// How a hunk's added lines end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HunkStyle {
+    /// Codex: every added line ends with a line break.
+    Codex,
+    /// Unified diff: except the one marked `\ No newline at end of file`.
+    Unified,
+}
+
+/// A line-based change: context and removed lines locate it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hunk {
+    /// `@@ context` lines (Codex), located one after another before the body.
+    pub anchors: Vec<String>,
+    pub lines: Vec<HunkLine>,
+    /// The body must end at the end of the file (`*** End of File`, or a
+    /// removed/context line without a final newline).
+    pub at_eof: bool,
+    /// 1-based first old line from a unified `@@ -l,n` header: only a hint.
+    /// It places a hunk without old lines; for [`HunkStyle::Unified`] it
+    /// also chooses among several equal places the one starting there.
+    pub old_start: Option<usize>,
+    /// 1-based line of the hunk header in the patch.
+    pub line: usize,
+    pub style: HunkStyle,
+}
+
+impl Hunk {
+    /// The old side (context and removed lines), in order.
+    pub fn old_lines(&self) -> impl Iterator<Item = &HunkLine> {
+        self.lines.iter().filter(|l| l.kind != LineKind::Add)
+    }
+}

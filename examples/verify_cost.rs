@@ -8,8 +8,8 @@ use std::ffi::OsStr;
 use std::io::Read;
 use std::time::{Duration, Instant};
 
+use patch_file_tool::api as engine;
 use patch_file_tool::io::dir::Dir;
-use patch_file_tool::txn::engine;
 use serde_json::json;
 
 fn median(mut v: Vec<Duration>) -> Duration {

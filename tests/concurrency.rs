@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use patch_file_tool::txn::engine;
+use patch_file_tool::api as engine;
 use serde_json::{json, Value};
 
 fn env_num(name: &str, default: usize) -> usize {
@@ -387,7 +387,9 @@ fn sigkill_at_random_moments_leaves_old_or_new_and_stale_temps_are_swept() {
     let old = root.join(".counter.txt.pft-00000000000000bb.tmp");
     std::fs::write(&young, "partial").unwrap();
     std::fs::write(&old, "partial").unwrap();
-    let long_ago = std::time::SystemTime::now() - engine::STALE_TEMP_AGE - Duration::from_secs(60);
+    let long_ago = std::time::SystemTime::now()
+        - patch_file_tool::txn::STALE_TEMP_AGE
+        - Duration::from_secs(60);
     for p in left.iter().chain([&old]) {
         std::fs::File::options()
             .write(true)

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
-use patch_file_tool::txn::engine;
+use patch_file_tool::api as engine;
 use serde_json::{json, Value};
 
 const SECRET: &str = "SENTINEL-SECRET do not touch\n";

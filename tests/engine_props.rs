@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use patch_file_tool::txn::engine;
+use patch_file_tool::api as engine;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

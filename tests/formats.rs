@@ -12,8 +12,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use patch_file_tool::api::text_editor as editor;
-use patch_file_tool::txn::{engine, ops as file_ops};
+use patch_file_tool::api as editor;
+use patch_file_tool::api::{self as engine, self as file_ops};
 use serde_json::{json, Value};
 
 use common::Tree;
@@ -365,12 +365,12 @@ fn text_editor_undo_restores_each_edit_then_refuses_after_an_outside_change() {
 #[test]
 fn edit_file_takes_the_filesystem_server_shape_exact_once() {
     let (_t, root) = setup(&[("a.txt", b"x = 1\nx = 1\ny = 2\n")]);
-    let r = patch_file_tool::api::edit_file::edit_file(
+    let r = patch_file_tool::api::edit_file(
         &json!({"path": "a.txt", "edits": [{"oldText": "y = 2", "newText": "y = 3"}]}),
         Some(&opts(&root)),
     );
     assert_eq!(r["ok"], true, "{r}");
-    let r = patch_file_tool::api::edit_file::edit_file(
+    let r = patch_file_tool::api::edit_file(
         &json!({"path": "a.txt", "edits": [{"oldText": "y = 3", "newText": "y = 4"}, {"oldText": "x = 1", "newText": "x = 2"}]}),
         Some(&opts(&root)),
     );
@@ -383,7 +383,7 @@ fn edit_file_takes_the_filesystem_server_shape_exact_once() {
         b"x = 1\nx = 1\ny = 3\n",
         "all or nothing"
     );
-    let r = patch_file_tool::api::edit_file::edit_file(
+    let r = patch_file_tool::api::edit_file(
         &json!({"path": "a.txt", "edits": [{"oldText": "y = 3", "newText": "y = 4"}], "dryRun": true}),
         Some(&opts(&root)),
     );

@@ -9,8 +9,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use patch_file_tool::api::text_editor as editor;
-use patch_file_tool::txn::ops as file_ops;
+use patch_file_tool::api as editor;
+use patch_file_tool::api as file_ops;
 use serde_json::{json, Value};
 
 use common::Tree;

@@ -19,10 +19,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use patch_file_tool::api as engine;
 use patch_file_tool::input::request;
 use patch_file_tool::io::workspace;
 use patch_file_tool::text::source;
-use patch_file_tool::txn::engine;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Value};
@@ -880,11 +880,11 @@ fn format_parsers() {
         for (name, r) in [
             (
                 "applyEditBlocks",
-                patch_file_tool::txn::ops::apply_edit_blocks(&json!({ "text": text }), Some(&opts)),
+                patch_file_tool::api::apply_edit_blocks(&json!({ "text": text }), Some(&opts)),
             ),
             (
                 "applyPatch",
-                patch_file_tool::txn::ops::apply_patch(&json!({ "patch": text }), Some(&opts)),
+                patch_file_tool::api::apply_patch(&json!({ "patch": text }), Some(&opts)),
             ),
         ] {
             entry_ok(name, &r, &w.root)?;
@@ -963,7 +963,7 @@ fn text_editor_commands() {
         if let Err(f) = patch_file_tool::input::formats::text_editor::parse(&cmd) {
             prop_assert_eq!(f.code.as_str(), "INVALID_INPUT", "{}", f);
         }
-        let r = patch_file_tool::api::text_editor::text_editor(&cmd, Some(&opts));
+        let r = patch_file_tool::api::text_editor(&cmd, Some(&opts));
         entry_ok("textEditor", &r, &w.root)?;
         outside_intact(&w)
     });

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use patch_file_tool::txn::engine::patch_file;
+use patch_file_tool::api::patch_file;
 use serde_json::{json, Value};
 
 const TOLERABLE: [&str; 4] = [

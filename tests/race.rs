@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use patch_file_tool::txn::engine;
+use patch_file_tool::api as engine;
 use serde_json::json;
 
 const SECRET: &str = "outside: must never change\n";

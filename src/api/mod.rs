@@ -1,2 +1,55 @@
-pub mod edit_file;
-pub mod text_editor;
+//! The entry points: each takes the caller's JSON input and options and
+//! returns the result object as JSON (`ok: true` with figures, or
+//! `ok: false` with a stable `code`, a `message` for the agent and the
+//! details that help a retry). Input is normalized by [`crate::input`];
+//! every write runs through the one pipeline in [`crate::txn`].
+//!
+//! Nothing here panics outward: every entry point is wrapped in
+//! [`guarded`], which turns a panic into an `INTERNAL_ERROR` result.
+
+mod dry_run;
+mod edit_file;
+mod files;
+mod formats;
+mod patch;
+mod text_editor;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::error::{fail_value, ErrorCode, Failure};
+
+pub use dry_run::apply_dry_run;
+pub use edit_file::edit_file;
+pub use files::{read_file, write_file};
+pub use formats::{apply_edit_blocks, apply_patch};
+pub use patch::{batch_patch_files, patch_file};
+pub use text_editor::text_editor;
+
+/// Runs `f`, turning a panic into an `INTERNAL_ERROR` result.
+pub fn guarded(f: impl FnOnce() -> Value) -> Value {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        let what = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        fail_value(
+            &Failure::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("internal error ({what}); nothing was written"),
+            ),
+            None,
+        )
+    })
+}
+
+/// The process's working directory: the default workspace root.
+fn cwd() -> std::io::Result<PathBuf> {
+    std::env::current_dir()
+}
+
+#[cfg(test)]
+mod transaction_tests;

@@ -20,13 +20,15 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::{json, Value};
 
+use super::{cwd, guarded};
+use crate::error::fail_value;
 use crate::error::{ErrorCode, Failure};
 use crate::input::formats::text_editor::{self, Command};
+use crate::input::request::options_and_dry_run;
 use crate::io::dir::{Dir, Kind};
 use crate::model::Options;
 use crate::model::{Action, FileOp, Format, OpPlan};
-use crate::txn::engine::{fail_value, guarded};
-use crate::txn::ops::{self as file_ops, options_and_dry_run};
+use crate::txn::ops as file_ops;
 
 use crate::io::workspace::{Intent, Workspace};
 
@@ -141,7 +143,7 @@ fn history() -> std::sync::MutexGuard<'static, History> {
 /// `textEditor`: runs one text editor command.
 pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
-        let (opts, dry_opt) = match options_and_dry_run(options) {
+        let (opts, dry_opt) = match options_and_dry_run(options, cwd) {
             Ok(o) => o,
             Err(f) => return fail_value(&f, None),
         };

@@ -11,7 +11,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::txn::engine;
+use crate::api;
 
 /// Deepest nesting accepted in an input (requests are a few levels deep); it
 /// also stops a cyclic object, which would otherwise recurse forever.
@@ -251,7 +251,7 @@ fn to_json(
         if u.at.len() > 8 {
             at.push('…');
         }
-        engine::fail_value(
+        crate::error::fail_value(
             &crate::error::Failure::invalid(format!(
                 "{at} is {}, which cannot be sent; pass plain JSON values (objects, arrays, strings, numbers, booleans)",
                 u.what
@@ -360,7 +360,7 @@ pub fn patch_file(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, engine::patch_file, input, options)
+    task(&env, api::patch_file, input, options)
 }
 
 /// Synchronous `patchFile` (blocks the event loop; for scripts and CLIs).
@@ -373,7 +373,7 @@ pub fn patch_file_sync(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> Value {
-    sync(&env, engine::patch_file, input, options)
+    sync(&env, api::patch_file, input, options)
 }
 
 /// Edits many files in one all-or-nothing transaction. Never rejects.
@@ -386,7 +386,7 @@ pub fn batch_patch_files(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, engine::batch_patch_files, input, options)
+    task(&env, api::batch_patch_files, input, options)
 }
 
 /// Writes exactly what a dry run previewed, once. Never rejects.
@@ -399,7 +399,7 @@ pub fn apply_dry_run(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, engine::apply_dry_run, input, options)
+    task(&env, api::apply_dry_run, input, options)
 }
 
 /// Reads a file (or a line range of it) with its sha256 and encoding facts.
@@ -412,7 +412,7 @@ pub fn read_file(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, engine::read_file, input, options)
+    task(&env, api::read_file, input, options)
 }
 
 /// Atomically creates or replaces a whole file. Never rejects.
@@ -425,7 +425,7 @@ pub fn write_file(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, engine::write_file, input, options)
+    task(&env, api::write_file, input, options)
 }
 
 /// Applies SEARCH/REPLACE blocks (one text, many files) exactly once each,
@@ -439,7 +439,7 @@ pub fn apply_edit_blocks(
     text: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, crate::txn::ops::apply_edit_blocks, text, options)
+    task(&env, api::apply_edit_blocks, text, options)
 }
 
 /// Applies a Codex `*** Begin Patch` envelope or a unified / git diff, all
@@ -453,7 +453,7 @@ pub fn apply_patch(
     patch: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, crate::txn::ops::apply_patch, patch, options)
+    task(&env, api::apply_patch, patch, options)
 }
 
 /// Runs one text editor command (`str_replace_based_edit_tool`: view,
@@ -467,7 +467,7 @@ pub fn text_editor(
     command: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, crate::api::text_editor::text_editor, command, options)
+    task(&env, api::text_editor, command, options)
 }
 
 /// server-filesystem's `edit_file` input (`{ path, edits: [{ oldText,
@@ -481,7 +481,7 @@ pub fn edit_file(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, crate::api::edit_file::edit_file, input, options)
+    task(&env, api::edit_file, input, options)
 }
 
 /// Every error code, in declaration order (the JS wrapper freezes them).

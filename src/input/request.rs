@@ -514,6 +514,160 @@ pub fn options(
     Ok(opts)
 }
 
+// ---------------------------------------------------------------------------
+// Edit formats and the text editor: the text argument and `dry_run`
+
+/// Splits `dry_run` off the options (the shared options refuse unknown keys).
+pub fn options_and_dry_run(
+    raw: Option<&Value>,
+    cwd: impl FnOnce() -> std::io::Result<std::path::PathBuf>,
+) -> Result<(Options, Option<bool>), Failure> {
+    let mut dry = None;
+    let rest = match raw {
+        Some(Value::Object(m)) if DRY_KEYS.iter().any(|k| m.contains_key(*k)) => {
+            let mut m = m.clone();
+            for k in DRY_KEYS {
+                match m.remove(*k) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Bool(b)) => {
+                        if dry.is_some_and(|d| d != b) {
+                            return Err(Failure::invalid(
+                                "options: `dry_run` and `dryRun` differ; send one",
+                            ));
+                        }
+                        dry = Some(b);
+                    }
+                    Some(_) => {
+                        return Err(Failure::invalid(format!(
+                            "options: `{k}` must be a boolean"
+                        )))
+                    }
+                }
+            }
+            Some(Value::Object(m))
+        }
+        other => other.cloned(),
+    };
+    Ok((options(rest.as_ref(), cwd)?, dry))
+}
+
+/// Reads the text argument: a string, or an object with the text under one
+/// of `keys` and an optional `dry_run`.
+pub fn text_input<'a>(
+    input: &'a Value,
+    keys: &[&str],
+    what: &str,
+) -> Result<(&'a str, Option<bool>), Failure> {
+    match input {
+        Value::String(s) => Ok((s, None)),
+        Value::Object(m) => {
+            let mut text: Option<&str> = None;
+            let mut dry = None;
+            for (k, v) in m {
+                if keys.contains(&k.as_str()) {
+                    let Value::String(s) = v else {
+                        return Err(Failure::invalid(format!("input: `{k}` must be a string")));
+                    };
+                    if text.is_some_and(|t| t != s) {
+                        return Err(Failure::invalid(format!(
+                            "input: give the {what} once (`{}`)",
+                            keys.join("` or `")
+                        )));
+                    }
+                    text = Some(s);
+                } else if DRY_KEYS.contains(&k.as_str()) {
+                    match v {
+                        Value::Bool(b) => dry = Some(*b),
+                        Value::Null => {}
+                        _ => {
+                            return Err(Failure::invalid(format!("input: `{k}` must be a boolean")))
+                        }
+                    }
+                } else {
+                    return Err(Failure::invalid(format!(
+                        "input: unknown field `{k}`; expected `{}` and optionally `dry_run`",
+                        keys[0]
+                    )));
+                }
+            }
+            let text = text.ok_or_else(|| {
+                Failure::invalid(format!("input: `{}` (the {what}) is required", keys[0]))
+            })?;
+            Ok((text, dry))
+        }
+        _ => Err(Failure::invalid(format!(
+            "input must be the {what} as a string, or {{ {}: string }}",
+            keys[0]
+        ))),
+    }
+}
+
+pub fn pick_dry(a: Option<bool>, b: Option<bool>) -> Result<bool, Failure> {
+    match (a, b) {
+        (Some(x), Some(y)) if x != y => Err(Failure::invalid(
+            "`dry_run` is given in both input and options with different values",
+        )),
+        (x, y) => Ok(x.or(y).unwrap_or(false)),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// server-filesystem's `edit_file` input
+
+/// `{path, edits, dryRun}` → the `patchFile` input.
+pub fn edit_file_input(input: &Value) -> Result<Value, Failure> {
+    let Value::Object(m) = input else {
+        return Err(Failure::invalid(
+            "input must be an object: { path, edits: [{ oldText, newText }], dryRun? }",
+        ));
+    };
+    let mut out = Map::new();
+    for (k, v) in m {
+        match k.as_str() {
+            "path" => {
+                out.insert("file_path".into(), v.clone());
+            }
+            "edits" => {
+                let Value::Array(edits) = v else {
+                    return Err(Failure::invalid(
+                        "`edits` must be an array of { oldText, newText }",
+                    ));
+                };
+                for (i, e) in edits.iter().enumerate() {
+                    let ok = e.as_object().is_some_and(|o| {
+                        o.keys().all(|k| k == "oldText" || k == "newText")
+                            && o.contains_key("oldText")
+                            && o.contains_key("newText")
+                    });
+                    if !ok {
+                        return Err(Failure::invalid(format!(
+                            "edits[{i}] must be {{ oldText, newText }} (exactly these two fields)"
+                        )));
+                    }
+                }
+                out.insert("edits".into(), v.clone());
+            }
+            "dryRun" => {
+                out.insert("dry_run".into(), v.clone());
+            }
+            other => {
+                return Err(Failure::invalid(format!(
+                    "unknown field `{other}`; edit_file takes `path`, `edits` and `dryRun`"
+                )))
+            }
+        }
+    }
+    if !out.contains_key("file_path") {
+        return Err(Failure::invalid("`path` is required"));
+    }
+    if !out.contains_key("edits") {
+        return Err(Failure::invalid(
+            "`edits` is required: an array of { oldText, newText }",
+        ));
+    }
+    Ok(Value::Object(out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -717,5 +871,31 @@ mod tests {
         )
         .message
         .contains("whole number"));
+    }
+
+    #[test]
+    fn translates_the_filesystem_shape() {
+        let v = edit_file_input(
+            &json!({"path": "a.txt", "edits": [{"oldText": "x", "newText": "y"}], "dryRun": true}),
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({"file_path": "a.txt", "edits": [{"oldText": "x", "newText": "y"}], "dry_run": true})
+        );
+        for bad in [
+            json!({"edits": []}),
+            json!({"path": "a"}),
+            json!({"path": "a", "edits": [{"oldText": "x"}]}),
+            json!({"path": "a", "edits": [{"oldText": "x", "newText": "y", "replace_all": true}]}),
+            json!({"path": "a", "edits": [], "file_path": "b"}),
+            json!("a"),
+        ] {
+            assert_eq!(
+                edit_file_input(&bad).unwrap_err().code,
+                ErrorCode::INVALID_INPUT,
+                "{bad}"
+            );
+        }
     }
 }

@@ -7,20 +7,27 @@
 //! bytes of planned content: storing evicts expired entries, then the oldest,
 //! until the new entry fits. An entry larger than the whole byte budget is
 //! not stored at all (the caller is told, rather than handed an id that can
-//! never work). Applying re-checks that every file still has the sha256 the
-//! dry run saw; that check lives in the engine.
+//! never work). [`apply`] re-checks that every file still has the sha256 the
+//! dry run saw, then commits through the same [`Txn`] as every other write.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use serde_json::{json, Value};
+
+use crate::error::{fail_value, ErrorCode, Failure};
+use crate::io::workspace::{Intent, Workspace};
+use crate::model::Options;
+use crate::txn::{lexical_abs, with_warnings, Added, Txn, Write};
+
 /// Most entries kept.
 pub const MAX_ENTRIES: usize = 256;
 /// Most bytes of planned content kept in all.
 pub const MAX_BYTES: usize = 512 << 20;
 
-/// One file of a dry run.
+/// One file a dry run writes.
 #[derive(Debug, Clone)]
 pub struct PlannedFile {
     /// Path relative to the workspace root.
@@ -29,13 +36,24 @@ pub struct PlannedFile {
     pub sha256_before: Option<String>,
     /// The complete new bytes, encoded as they will be written.
     pub new_bytes: Vec<u8>,
+    /// Index into [`Entry::deletes`] of the moved file whose mode a new file
+    /// takes.
+    pub perms_from: Option<usize>,
 }
 
-/// A stored dry run.
+/// One file a dry run removes (a deleted file, or the source of a move).
+#[derive(Debug, Clone)]
+pub struct PlannedDelete {
+    pub rel_path: String,
+    pub sha256_before: String,
+}
+
+/// A stored dry run: every entry point keeps this one shape.
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub root: PathBuf,
     pub files: Vec<PlannedFile>,
+    pub deletes: Vec<PlannedDelete>,
 }
 
 impl Entry {
@@ -44,23 +62,20 @@ impl Entry {
         self.files
             .iter()
             .map(|f| f.new_bytes.len() + f.rel_path.len() + 64)
-            .sum()
+            .sum::<usize>()
+            + self
+                .deletes
+                .iter()
+                .map(|d| d.rel_path.len() + 64)
+                .sum::<usize>()
     }
-}
-
-/// What an id stands for: a plain set of files, or another module's plan
-/// (edit formats keep removals and moves too), in the same bounded cache and
-/// id space.
-enum Payload {
-    Files(Entry),
-    Other(Box<dyn std::any::Any + Send>),
 }
 
 struct Stored {
     id: String,
     expires: Instant,
     bytes: usize,
-    entry: Payload,
+    entry: Entry,
 }
 
 /// A bounded, expiring, take-once store (one global instance; tests make
@@ -84,16 +99,6 @@ impl Cache {
 
     fn store(&mut self, entry: Entry, ttl: Duration, now: Instant) -> Option<String> {
         let bytes = entry.weight();
-        self.store_payload(Payload::Files(entry), bytes, ttl, now)
-    }
-
-    fn store_payload(
-        &mut self,
-        entry: Payload,
-        bytes: usize,
-        ttl: Duration,
-        now: Instant,
-    ) -> Option<String> {
         if bytes > self.max_bytes || self.max_entries == 0 {
             return None;
         }
@@ -126,24 +131,7 @@ impl Cache {
     }
 
     fn take(&mut self, id: &str, now: Instant) -> Option<Entry> {
-        match self.take_if(id, now, |p| matches!(p, Payload::Files(_)))? {
-            Payload::Files(e) => Some(e),
-            Payload::Other(_) => None,
-        }
-    }
-
-    /// Removes the entry `id` if `kind` accepts its payload (an entry of
-    /// another kind stays, so each taker only ever consumes its own).
-    fn take_if(
-        &mut self,
-        id: &str,
-        now: Instant,
-        kind: impl Fn(&Payload) -> bool,
-    ) -> Option<Payload> {
-        let pos = self
-            .items
-            .iter()
-            .position(|s| s.id == id && kind(&s.entry))?;
+        let pos = self.items.iter().position(|s| s.id == id)?;
         let s = self.items.remove(pos)?;
         self.total -= s.bytes;
         (s.expires > now).then_some(s.entry)
@@ -179,39 +167,126 @@ pub fn store(entry: Entry, ttl: Duration) -> Option<String> {
         .store(entry, ttl, Instant::now())
 }
 
-/// Stores another module's planned change (`weight`: bytes it holds) under a
-/// new id, with the same bounds as [`store`].
-pub fn store_other<T: std::any::Any + Send>(
-    value: T,
-    weight: usize,
-    ttl: Duration,
-) -> Option<String> {
-    cache()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .store_payload(Payload::Other(Box::new(value)), weight, ttl, Instant::now())
-}
-
-/// Removes and returns the value of type `T` stored under `id` with
-/// [`store_other`], if it exists and has not expired.
-pub fn take_other<T: std::any::Any + Send>(id: &str) -> Option<T> {
-    let p = cache().lock().unwrap_or_else(|p| p.into_inner()).take_if(
-        id,
-        Instant::now(),
-        |p| matches!(p, Payload::Other(v) if v.is::<T>()),
-    )?;
-    match p {
-        Payload::Other(v) => v.downcast::<T>().ok().map(|b| *b),
-        Payload::Files(_) => None,
-    }
-}
-
 /// Removes and returns the entry for `id`, if it exists and has not expired.
 pub fn take(id: &str) -> Option<Entry> {
     cache()
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .take(id, Instant::now())
+}
+
+/// Applies the dry run `run_id` once: every file must still have the
+/// sha256 the dry run read (a file it created must still be missing), or
+/// nothing is written (`FILE_CHANGED`). An unknown, used or expired id is
+/// `RUN_ID_NOT_FOUND`.
+pub fn apply(run_id: &str, opts: &Options) -> Value {
+    let Some(entry) = take(run_id) else {
+        return fail_value(
+            &Failure::new(
+                ErrorCode::RUN_ID_NOT_FOUND,
+                format!(
+                    "run_id `{run_id}` is unknown, already applied or expired; run the edit again with dry_run: true \
+                     (or without it to apply directly)"
+                ),
+            ),
+            None,
+        );
+    };
+    match apply_entry(&entry, opts) {
+        Ok(mut v) => {
+            v["run_id"] = json!(run_id);
+            v
+        }
+        Err(v) => v,
+    }
+}
+
+fn apply_entry(entry: &Entry, opts: &Options) -> Result<Value, Value> {
+    let ws = Workspace::open(&entry.root).map_err(|f| fail_value(&f, None))?;
+    let mut txn = Txn::new(&ws);
+    let plan = Intent::Plan { create_dirs: true };
+    let paths = entry.files.iter().map(|f| (&f.rel_path, plan)).chain(
+        entry
+            .deletes
+            .iter()
+            .map(|d| (&d.rel_path, Intent::Existing)),
+    );
+    for (rel, intent) in paths {
+        match txn.add(rel, intent) {
+            Ok(Added::New(_)) => {}
+            Ok(Added::Again { .. }) => unreachable!("a dry run names each file once"),
+            Err(f) => return Err(fail_value(&f, Some(&lexical_abs(ws.root(), rel)))),
+        }
+    }
+    txn.lock_and_read(opts);
+    let expected = entry
+        .files
+        .iter()
+        .map(|f| f.sha256_before.as_deref())
+        .chain(entry.deletes.iter().map(|d| Some(d.sha256_before.as_str())));
+    for (s, want) in txn.slots.iter().zip(expected) {
+        if let Some(f) = &s.read_failure {
+            return Err(fail_value(f, Some(&s.abs())));
+        }
+        let now = s.sha256();
+        if now != want {
+            let f = Failure::new(
+                ErrorCode::FILE_CHANGED,
+                format!(
+                    "`{}` changed after the dry run; nothing was written. Reread it and make a new dry run",
+                    s.display
+                ),
+            );
+            let mut v = fail_value(&f, Some(&s.abs()));
+            if let Some(sha) = now {
+                v["sha256"] = json!(sha);
+            }
+            return Err(v);
+        }
+    }
+    let nw = entry.files.len();
+    let writes: Vec<Write<'_>> = entry
+        .files
+        .iter()
+        .enumerate()
+        .map(|(k, f)| Write {
+            slot: k,
+            content: vec![f.new_bytes.as_slice()],
+            perms_from: f.perms_from.map(|d| nw + d),
+        })
+        .collect();
+    let removes: Vec<usize> = (nw..nw + entry.deletes.len()).collect();
+    let done = txn
+        .commit(&writes, &removes, opts.durable)
+        .map_err(|e| e.to_value())?;
+    let mut files: Vec<Value> = entry
+        .files
+        .iter()
+        .zip(&txn.slots)
+        .map(|(f, s)| {
+            json!({
+                "file_path": s.abs(), "created": f.sha256_before.is_none(), "after_bytes": f.new_bytes.len(),
+                "sha256_before": f.sha256_before, "sha256": crate::text::source::sha256_hex([f.new_bytes.as_slice()]),
+            })
+        })
+        .collect();
+    files.extend(txn.slots[nw..].iter().zip(&entry.deletes).map(
+        |(s, d)| json!({"file_path": s.abs(), "deleted": true, "sha256_before": d.sha256_before}),
+    ));
+    let mut v = json!({ "ok": true });
+    if nw == 1 && entry.deletes.is_empty() {
+        for k in [
+            "file_path",
+            "created",
+            "after_bytes",
+            "sha256_before",
+            "sha256",
+        ] {
+            v[k] = files[0][k].clone();
+        }
+    }
+    v["files"] = Value::Array(files);
+    Ok(with_warnings(v, &done))
 }
 
 #[cfg(test)]
@@ -225,7 +300,9 @@ mod tests {
                 rel_path: "f".into(),
                 sha256_before: None,
                 new_bytes: vec![0; n],
+                perms_from: None,
             }],
+            deletes: Vec::new(),
         }
     }
 

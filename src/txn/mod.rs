@@ -1,4 +1,470 @@
+//! The one write pipeline. Every entry point that changes files (patchFile,
+//! batchPatchFiles, writeFile, every edit format, the text editor,
+//! applyDryRun) runs the same steps through a [`Txn`]:
+//!
+//! 1. **resolve** each path beneath the workspace root ([`Txn::add`]); the
+//!    same real file named twice (by path, symlink or hard link) is
+//!    reported to the caller, which words the refusal for its input;
+//! 2. **lock** every file in sorted order and **read** the ones that exist
+//!    ([`Txn::lock_and_read`]);
+//! 3. **match**: the caller computes each file's new content in memory
+//!    ([`edits`] for search/replace edits, [`ops`] for edit-format plans),
+//!    as slices borrowed from what was read wherever possible;
+//! 4. **commit** ([`Txn::commit`]): missing parent directories of new files
+//!    are created only now, then every write and removal is made durable
+//!    together (all files or none), stale temp files beside them are swept,
+//!    and a directory fsync that failed becomes a warning;
+//!    or **keep** the planned result as a dry run ([`Txn::keep`]) for
+//!    [`dry_run::apply`], which replays it through steps 1, 2 and 4.
+//!
+//! Nothing is written before step 4, so a refusal anywhere earlier leaves
+//! every file, and the directory tree, as it was.
+
 pub mod diff;
 pub mod dry_run;
-pub mod engine;
+pub mod edits;
 pub mod ops;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{fail_value, ErrorCode, Failure};
+use crate::io::commit::{self, Committed, DeleteJob, Extra, Original, WriteJob};
+use crate::io::dir::Meta;
+use crate::io::locks::FileLock;
+use crate::io::source::read_existing;
+use crate::io::workspace::{Intent, Resolved, Workspace};
+use crate::model::Options;
+use crate::text::source::Source;
+
+/// Temp files older than this, left by a crashed writer, are removed.
+pub const STALE_TEMP_AGE: Duration = Duration::from_secs(15 * 60);
+
+/// The absolute path a user path names, for failures before resolution.
+pub fn lexical_abs(root: &Path, user: &str) -> String {
+    root.join(user).to_string_lossy().into_owned()
+}
+
+/// One file of a transaction.
+pub struct Slot {
+    /// The path as the caller wrote it, for messages.
+    pub display: String,
+    /// Where it resolved. A file that does not exist was resolved without
+    /// creating anything and is resolved again (creating its parent
+    /// directories) at commit.
+    pub res: Resolved,
+    /// Whether missing parent directories may be created at commit.
+    create_dirs: bool,
+    /// The file as read, when it exists and could be read.
+    pub cur: Option<(Source, Meta)>,
+    /// Why reading it failed, when it exists but could not be read.
+    pub read_failure: Option<Failure>,
+    /// sha256 of the bytes read, computed at most once.
+    sha256: OnceLock<String>,
+}
+
+impl Slot {
+    /// Absolute path of the real file.
+    pub fn abs(&self) -> String {
+        self.res.abs_path.to_string_lossy().into_owned()
+    }
+
+    /// The content as read.
+    pub fn source(&self) -> Option<&Source> {
+        self.cur.as_ref().map(|(s, _)| s)
+    }
+
+    /// sha256 of the bytes read (`None`: the file does not exist).
+    pub fn sha256(&self) -> Option<&str> {
+        let (s, _) = self.cur.as_ref()?;
+        Some(self.sha256.get_or_init(|| s.sha256()))
+    }
+
+    /// The file as read, or why it cannot be used: its read failure, or
+    /// `FILE_READ_ERROR` when it does not exist.
+    pub fn loaded(&self) -> Result<&(Source, Meta), Failure> {
+        match (&self.cur, &self.read_failure) {
+            (Some(c), _) => Ok(c),
+            (None, Some(f)) => Err(f.clone()),
+            (None, None) => Err(Failure::new(
+                ErrorCode::FILE_READ_ERROR,
+                format!(
+                    "`{}` does not exist; check the path and retry",
+                    self.display
+                ),
+            )),
+        }
+    }
+
+    /// Records a sha256 already computed from the bytes read (elsewhere, in
+    /// one pass with the new content's).
+    pub fn know_sha256(&self, sha: &str) {
+        let _ = self.sha256.set(sha.to_string());
+    }
+}
+
+/// What [`Txn::add`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Added {
+    /// A file not named before in this transaction, at this slot.
+    New(usize),
+    /// The real file of an earlier slot (same path after links, or the same
+    /// inode through a hard link), here reached at `abs_path`.
+    Again { slot: usize, abs_path: PathBuf },
+}
+
+/// One file to write at commit.
+pub struct Write<'a> {
+    pub slot: usize,
+    /// The new bytes, as slices written in order.
+    pub content: Vec<&'a [u8]>,
+    /// The slot of a moved file whose mode a new file takes.
+    pub perms_from: Option<usize>,
+}
+
+/// One file a dry run will write: [`Write`] with its bytes owned.
+pub struct Kept {
+    pub slot: usize,
+    pub bytes: Vec<u8>,
+    pub perms_from: Option<usize>,
+}
+
+/// A commit that failed: nothing of it is in place (files already replaced
+/// were restored, and named).
+#[derive(Debug)]
+pub struct CommitFailure {
+    pub failure: Failure,
+    pub file_path: Option<String>,
+    pub rolled_back: Vec<String>,
+    pub rollback_failed: Vec<String>,
+}
+
+impl CommitFailure {
+    fn single(failure: Failure, file_path: String) -> Self {
+        CommitFailure {
+            failure,
+            file_path: Some(file_path),
+            rolled_back: Vec::new(),
+            rollback_failed: Vec::new(),
+        }
+    }
+
+    /// The failure as a result object, with `rolled_back` and
+    /// `rollback_failed` (absolute paths).
+    pub fn to_value(&self) -> Value {
+        let mut v = fail_value(&self.failure, self.file_path.as_deref());
+        v["rolled_back"] = json!(self.rolled_back);
+        v["rollback_failed"] = json!(self.rollback_failed);
+        v
+    }
+}
+
+/// A transaction over the files of one call (see the module docs).
+pub struct Txn<'w> {
+    ws: &'w Workspace,
+    pub slots: Vec<Slot>,
+    by_path: HashMap<PathBuf, usize>,
+    by_inode: HashMap<(u64, u64), usize>,
+    locks: Vec<FileLock>,
+}
+
+impl<'w> Txn<'w> {
+    pub fn new(ws: &'w Workspace) -> Self {
+        Txn {
+            ws,
+            slots: Vec::new(),
+            by_path: HashMap::new(),
+            by_inode: HashMap::new(),
+            locks: Vec::new(),
+        }
+    }
+
+    pub fn workspace(&self) -> &'w Workspace {
+        self.ws
+    }
+
+    /// Resolves `path` with `intent` (which never creates anything here:
+    /// `Create` is resolved as `Plan` until the commit).
+    pub fn add(&mut self, path: &str, intent: Intent) -> Result<Added, Failure> {
+        let (intent, create_dirs) = match intent {
+            Intent::Existing => (Intent::Existing, false),
+            Intent::Create { create_dirs } | Intent::Plan { create_dirs } => {
+                (Intent::Plan { create_dirs }, create_dirs)
+            }
+        };
+        let res = self.ws.resolve(path, intent)?;
+        let inode = res.meta.filter(|m| m.ino != 0).map(|m| (m.dev, m.ino));
+        if let Some(&k) = self
+            .by_path
+            .get(&res.abs_path)
+            .or_else(|| inode.and_then(|i| self.by_inode.get(&i)))
+        {
+            return Ok(Added::Again {
+                slot: k,
+                abs_path: res.abs_path,
+            });
+        }
+        let k = self.slots.len();
+        self.by_path.insert(res.abs_path.clone(), k);
+        if let Some(i) = inode {
+            self.by_inode.insert(i, k);
+        }
+        self.slots.push(Slot {
+            display: path.to_string(),
+            res,
+            create_dirs,
+            cur: None,
+            read_failure: None,
+            sha256: OnceLock::new(),
+        });
+        Ok(Added::New(k))
+    }
+
+    /// Locks every slot's file (sorted, so two transactions cannot
+    /// deadlock), then reads each one that exists. A read failure is kept
+    /// on its slot for the caller to report.
+    pub fn lock_and_read(&mut self, opts: &Options) {
+        let paths: Vec<&Path> = self
+            .slots
+            .iter()
+            .map(|s| s.res.abs_path.as_path())
+            .collect();
+        self.locks = FileLock::acquire_all(&paths);
+        for s in &mut self.slots {
+            if s.res.meta.is_some() {
+                match read_existing(&s.res, opts, &s.display) {
+                    Ok(c) => s.cur = Some(c),
+                    Err(f) => s.read_failure = Some(f),
+                }
+            }
+        }
+    }
+
+    /// Writes and removes everything in one commit (all or none). New
+    /// files' parent directories are created first; afterwards stale temp
+    /// files are swept from the directories written.
+    pub fn commit(
+        &self,
+        writes: &[Write<'_>],
+        removes: &[usize],
+        durable: bool,
+    ) -> Result<Committed, CommitFailure> {
+        let mut fresh: HashMap<usize, Resolved> = HashMap::new();
+        for w in writes {
+            let s = &self.slots[w.slot];
+            if s.cur.is_some() {
+                continue;
+            }
+            let res = self
+                .ws
+                .resolve(
+                    &s.res.rel_path,
+                    Intent::Create {
+                        create_dirs: s.create_dirs,
+                    },
+                )
+                .map_err(|f| CommitFailure::single(f, s.abs()))?;
+            if res.meta.is_some() {
+                let f = Failure::new(
+                    ErrorCode::FILE_CHANGED,
+                    format!(
+                        "`{}` was created by another process meanwhile; nothing was written. Retry",
+                        s.display
+                    ),
+                );
+                return Err(CommitFailure::single(f, s.abs()));
+            }
+            fresh.insert(w.slot, res);
+        }
+        let res_of = |k: usize| fresh.get(&k).unwrap_or(&self.slots[k].res);
+        let original = |k: usize| {
+            self.slots[k].cur.as_ref().map(|(src, m)| Original {
+                meta: *m,
+                bytes: src.raw(),
+            })
+        };
+        let jobs: Vec<WriteJob<'_>> = writes
+            .iter()
+            .map(|w| {
+                let r = res_of(w.slot);
+                WriteJob {
+                    dir: &r.dir,
+                    name: &r.name,
+                    display: &self.slots[w.slot].display,
+                    content: w.content.clone(),
+                    original: original(w.slot),
+                }
+            })
+            .collect();
+        let perms: Vec<Option<Meta>> = writes
+            .iter()
+            .map(|w| {
+                w.perms_from
+                    .and_then(|k| self.slots[k].cur.as_ref().map(|(_, m)| *m))
+            })
+            .collect();
+        let deletes: Vec<DeleteJob<'_>> = removes
+            .iter()
+            .map(|&k| {
+                let s = &self.slots[k];
+                DeleteJob {
+                    dir: &s.res.dir,
+                    name: &s.res.name,
+                    display: &s.display,
+                    original: original(k).expect("a removed file was read"),
+                }
+            })
+            .collect();
+        let done = commit::commit_extra(
+            &jobs,
+            &Extra {
+                deletes: &deletes,
+                perms_from: &perms,
+            },
+            durable,
+        )
+        .map_err(|e| {
+            let names: Vec<String> = writes
+                .iter()
+                .map(|w| self.slots[w.slot].abs())
+                .chain(removes.iter().map(|&k| self.slots[k].abs()))
+                .collect();
+            let pick = |ix: &[usize]| ix.iter().map(|&i| names[i].clone()).collect::<Vec<_>>();
+            let (rolled_back, rollback_failed) = (pick(&e.rolled_back), pick(&e.rollback_failed));
+            let mut failure = e.failure;
+            if !rollback_failed.is_empty() {
+                failure.message.push_str(&format!(
+                    "; WARNING: {} already-replaced file(s) could not be restored: {}",
+                    rollback_failed.len(),
+                    rollback_failed.join(", ")
+                ));
+            } else if !rolled_back.is_empty() {
+                failure.message.push_str(&format!(
+                    "; {} file(s) already replaced were restored to their original bytes",
+                    rolled_back.len()
+                ));
+            }
+            CommitFailure {
+                failure,
+                file_path: names.get(e.index).or(names.last()).cloned(),
+                rolled_back,
+                rollback_failed,
+            }
+        })?;
+        for w in writes {
+            sweep_stale(res_of(w.slot));
+        }
+        Ok(done)
+    }
+
+    /// Keeps `writes` and `removes` as a dry run for [`dry_run::apply`] and
+    /// adds `dry_run`, `run_id` and `expires_in` to `m`. Content too large
+    /// for the cache gets `run_id: null` and a `message` saying to apply by
+    /// repeating the call without `dry_run`.
+    pub fn keep(
+        &self,
+        m: &mut Map<String, Value>,
+        writes: Vec<Kept>,
+        removes: &[usize],
+        opts: &Options,
+    ) {
+        let deletes: Vec<dry_run::PlannedDelete> = removes
+            .iter()
+            .map(|&k| dry_run::PlannedDelete {
+                rel_path: self.slots[k].res.rel_path.clone(),
+                sha256_before: self.slots[k].sha256().unwrap_or_default().to_string(),
+            })
+            .collect();
+        let planned = dry_run::Entry {
+            root: self.ws.root().to_path_buf(),
+            files: writes
+                .into_iter()
+                .map(|w| dry_run::PlannedFile {
+                    rel_path: self.slots[w.slot].res.rel_path.clone(),
+                    sha256_before: self.slots[w.slot].sha256().map(str::to_string),
+                    new_bytes: w.bytes,
+                    perms_from: w
+                        .perms_from
+                        .and_then(|k| removes.iter().position(|&r| r == k)),
+                })
+                .collect(),
+            deletes,
+        };
+        m.insert("dry_run".into(), Value::Bool(true));
+        match dry_run::store(planned, Duration::from_secs(opts.dry_run_ttl_secs)) {
+            Some(id) => {
+                m.insert("run_id".into(), json!(id));
+                m.insert("expires_in".into(), json!(opts.dry_run_ttl_secs));
+            }
+            None => {
+                m.insert("run_id".into(), Value::Null);
+                m.insert("expires_in".into(), json!(0));
+                m.insert(
+                    "message".into(),
+                    json!(format!(
+                        "the planned content is larger than the dry-run cache ({} bytes), so it was not kept for \
+                         applyDryRun; to apply, repeat the call without dry_run",
+                        dry_run::MAX_BYTES
+                    )),
+                );
+            }
+        }
+    }
+}
+
+/// Adds a successful commit's warnings (durability not confirmed) to its
+/// result: the change is in place, so it is still `ok: true`.
+pub fn with_warnings(mut v: Value, done: &Committed) -> Value {
+    if !done.warnings.is_empty() {
+        v["warnings"] = json!(done.warnings);
+    }
+    v
+}
+
+/// The diff a dry run shows for one file. UTF-8 and byte-level files are
+/// diffed as the bytes on disk, so a BOM stays part of the first line and
+/// `git apply` matches the file exactly; UTF-16 files are diffed as their
+/// decoded text (readable, but not applicable to the UTF-16 bytes by
+/// `git apply`). `new_text` is the new content as UTF-8 (used for UTF-16
+/// files only), `new_bytes` as written; `None`: the file is removed.
+pub fn preview(
+    rel: &str,
+    old: Option<&Source>,
+    new_text: Option<&[u8]>,
+    new_bytes: Option<&[u8]>,
+) -> String {
+    match old {
+        Some(s) if s.encoding().is_utf16() => diff::unified(rel, Some(s.text()), new_text),
+        Some(s) => diff::unified(rel, Some(s.raw()), new_bytes),
+        None => diff::unified(rel, None, new_bytes),
+    }
+}
+
+/// Removes temp files left by crashed writers in `res`'s directory, at
+/// most once per directory per [`STALE_TEMP_AGE`] (the sweep lists the
+/// directory).
+fn sweep_stale(res: &Resolved) {
+    static SWEPT: OnceLock<Mutex<HashMap<PathBuf, Instant>>> = OnceLock::new();
+    let dir = res.dir.path().to_path_buf();
+    {
+        let mut m = SWEPT
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        if m.get(&dir)
+            .is_some_and(|t| now.duration_since(*t) < STALE_TEMP_AGE)
+        {
+            return;
+        }
+        if m.len() > 4096 {
+            m.clear();
+        }
+        m.insert(dir, now);
+    }
+    commit::clean_stale_temps(&res.dir, STALE_TEMP_AGE);
+}

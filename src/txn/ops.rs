@@ -14,226 +14,22 @@
 //! already removed. A dry run keeps the planned bytes (and removals) for
 //! `applyDryRun` instead.
 //!
-//! Entry points: [`apply_edit_blocks`] (`applyEditBlocks`) and
-//! [`apply_patch`] (`applyPatch`, Codex envelope or unified diff); the text
-//! editor ([`crate::api::text_editor`]) calls [`execute`].
+//! Entry points call [`execute`]: `applyEditBlocks` and `applyPatch`
+//! ([`crate::api`]) and the text editor.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use crate::error::{ErrorCode, Failure};
-use crate::input::formats::{self, adapt_line_endings, ParseError};
-use crate::input::request;
-use crate::io::commit::{self, DeleteJob, Extra, Original, WriteJob};
-use crate::io::dir::Meta;
-use crate::io::locks::FileLock;
-use crate::io::source::read_existing as read;
+use crate::error::{fail_value, ErrorCode, Failure};
+use crate::input::formats::adapt_line_endings;
 use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::matching::exact::{self as plan, EditFailure, TextKind};
 use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
-use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan};
-use crate::model::{Count, Edit, Options};
+use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
 use crate::text::source::{self, Encoding, LineEnding, Source};
-use crate::txn::diff;
-use crate::txn::dry_run;
-use crate::txn::engine::lexical_abs as lexical;
-use crate::txn::engine::{fail_value, guarded};
-
-// ---------------------------------------------------------------------------
-// Entry points
-
-fn cwd() -> std::io::Result<PathBuf> {
-    std::env::current_dir()
-}
-
-const DRY_KEYS: [&str; 2] = ["dry_run", "dryRun"];
-
-/// Splits `dry_run` off the options (the shared options refuse unknown keys).
-pub fn options_and_dry_run(options: Option<&Value>) -> Result<(Options, Option<bool>), Failure> {
-    let mut dry = None;
-    let rest = match options {
-        Some(Value::Object(m)) if DRY_KEYS.iter().any(|k| m.contains_key(*k)) => {
-            let mut m = m.clone();
-            for k in DRY_KEYS {
-                match m.remove(k) {
-                    None | Some(Value::Null) => {}
-                    Some(Value::Bool(b)) => {
-                        if dry.is_some_and(|d| d != b) {
-                            return Err(Failure::invalid(
-                                "options: `dry_run` and `dryRun` differ; send one",
-                            ));
-                        }
-                        dry = Some(b);
-                    }
-                    Some(_) => {
-                        return Err(Failure::invalid(format!(
-                            "options: `{k}` must be a boolean"
-                        )))
-                    }
-                }
-            }
-            Some(Value::Object(m))
-        }
-        other => other.cloned(),
-    };
-    Ok((request::options(rest.as_ref(), cwd)?, dry))
-}
-
-/// Reads the text argument: a string, or an object with the text under one
-/// of `keys` and an optional `dry_run`.
-fn text_input<'a>(
-    input: &'a Value,
-    keys: &[&str],
-    what: &str,
-) -> Result<(&'a str, Option<bool>), Failure> {
-    match input {
-        Value::String(s) => Ok((s, None)),
-        Value::Object(m) => {
-            let mut text: Option<&str> = None;
-            let mut dry = None;
-            for (k, v) in m {
-                if keys.contains(&k.as_str()) {
-                    let Value::String(s) = v else {
-                        return Err(Failure::invalid(format!("input: `{k}` must be a string")));
-                    };
-                    if text.is_some_and(|t| t != s) {
-                        return Err(Failure::invalid(format!(
-                            "input: give the {what} once (`{}`)",
-                            keys.join("` or `")
-                        )));
-                    }
-                    text = Some(s);
-                } else if DRY_KEYS.contains(&k.as_str()) {
-                    match v {
-                        Value::Bool(b) => dry = Some(*b),
-                        Value::Null => {}
-                        _ => {
-                            return Err(Failure::invalid(format!("input: `{k}` must be a boolean")))
-                        }
-                    }
-                } else {
-                    return Err(Failure::invalid(format!(
-                        "input: unknown field `{k}`; expected `{}` and optionally `dry_run`",
-                        keys[0]
-                    )));
-                }
-            }
-            let text = text.ok_or_else(|| {
-                Failure::invalid(format!("input: `{}` (the {what}) is required", keys[0]))
-            })?;
-            Ok((text, dry))
-        }
-        _ => Err(Failure::invalid(format!(
-            "input must be the {what} as a string, or {{ {}: string }}",
-            keys[0]
-        ))),
-    }
-}
-
-fn pick_dry(a: Option<bool>, b: Option<bool>) -> Result<bool, Failure> {
-    match (a, b) {
-        (Some(x), Some(y)) if x != y => Err(Failure::invalid(
-            "`dry_run` is given in both input and options with different values",
-        )),
-        (x, y) => Ok(x.or(y).unwrap_or(false)),
-    }
-}
-
-/// A parse failure as a result object.
-pub fn parse_failure(e: &ParseError, format: &str) -> Value {
-    let mut v = fail_value(&e.failure(), None);
-    v["format"] = json!(format);
-    v["line"] = json!(e.line);
-    v["expected"] = json!(e.expected);
-    v
-}
-
-fn run_text(
-    input: &Value,
-    options: Option<&Value>,
-    keys: &[&str],
-    what: &str,
-    guess: &str,
-    parse: fn(&str) -> Result<OpPlan, ParseError>,
-) -> Value {
-    let (opts, dry_opt) = match options_and_dry_run(options) {
-        Ok(o) => o,
-        Err(f) => return fail_value(&f, None),
-    };
-    let (text, dry_in) = match text_input(input, keys, what) {
-        Ok(t) => t,
-        Err(f) => return fail_value(&f, None),
-    };
-    let dry = match pick_dry(dry_in, dry_opt) {
-        Ok(d) => d,
-        Err(f) => return fail_value(&f, None),
-    };
-    let plan = match parse(text) {
-        Ok(p) => p,
-        Err(e) => return parse_failure(&e, guess),
-    };
-    let ws = match Workspace::open(&opts.workspace_root) {
-        Ok(w) => w,
-        Err(f) => return fail_value(&f, None),
-    };
-    match execute(&ws, &plan, &opts, dry, false) {
-        Ok(done) => done.value,
-        Err(v) => v,
-    }
-}
-
-/// `applyEditBlocks`: applies SEARCH/REPLACE blocks (see
-/// [`formats::edit_block`]).
-pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
-        run_text(
-            input,
-            options,
-            &["blockContent", "block_content", "text"],
-            "SEARCH/REPLACE block text",
-            "edit_blocks",
-            formats::edit_block::parse,
-        )
-    })
-}
-
-/// `applyPatch`: applies a Codex `*** Begin Patch` envelope or a unified
-/// diff (see [`formats::apply_patch`]).
-pub fn apply_patch(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
-        run_text(
-            input,
-            options,
-            &["patch", "input", "text"],
-            "patch text",
-            "apply_patch",
-            formats::apply_patch::parse,
-        )
-    })
-}
-
-// ---------------------------------------------------------------------------
-// Execution
-
-/// A file the plan touches.
-struct Slot {
-    /// The path as written, for messages.
-    display: String,
-    /// Where it resolved. A file that does not exist was resolved with
-    /// `Intent::Plan` (nothing created) and is resolved again before writing.
-    res: Resolved,
-    /// The file as read, when it exists.
-    cur: Option<(Source, Meta)>,
-}
-
-impl Slot {
-    fn abs(&self) -> String {
-        self.res.abs_path.to_string_lossy().into_owned()
-    }
-}
+use crate::txn::{lexical_abs as lexical, preview, with_warnings, Added, Kept, Slot, Txn, Write};
 
 /// One exact-once block's outcome.
 #[derive(Debug, Clone)]
@@ -312,12 +108,11 @@ pub fn execute(
     keep_before: bool,
 ) -> Result<Done, Value> {
     let ops = &plan.ops;
-    let mut slots: Vec<Slot> = Vec::new();
+    let mut txn = Txn::new(ws);
     let mut failures: Vec<Box<OpFailure>> = Vec::new();
     // (src, dst) slots per op; `None` where resolution failed.
     let mut refs: Vec<Option<(Option<usize>, Option<usize>)>> = Vec::with_capacity(ops.len());
-    let mut by_path: HashMap<PathBuf, (usize, usize)> = HashMap::new(); // abs -> (op, slot)
-    let mut by_inode: HashMap<(u64, u64), (usize, usize)> = HashMap::new();
+    let mut owner: HashMap<usize, usize> = HashMap::new(); // slot -> op
 
     // 1. Resolve (nothing is created).
     for (i, op) in ops.iter().enumerate() {
@@ -340,43 +135,30 @@ pub fn execute(
         let mut resolve = |p: &str,
                            intent: Intent|
          -> Result<usize, Result<Box<OpFailure>, Value>> {
-            let res = ws
-                .resolve(p, intent)
-                .map_err(|f| Ok(OpFailure::new(i, f, Some(lexical(ws.root(), p)))))?;
-            let abs = res.abs_path.clone();
-            let inode = res.meta.filter(|m| m.ino != 0).map(|m| (m.dev, m.ino));
-            let clash = by_path
-                .get(&abs)
-                .or_else(|| inode.and_then(|k| by_inode.get(&k)))
-                .copied();
-            if let Some((j, s)) = clash {
-                if j == i {
-                    return Ok(s);
+            let (k, abs) = match txn.add(p, intent) {
+                Err(f) => return Err(Ok(OpFailure::new(i, f, Some(lexical(ws.root(), p))))),
+                Ok(Added::New(k)) => {
+                    owner.insert(k, i);
+                    return Ok(k);
                 }
-                let other = &ops[j];
-                let f = Failure::invalid(format!(
-                    "`{p}`{} and `{}`{} name the same file `{}`; put every change to one file in one operation; \
-                     nothing was written",
-                    at_line(op.line),
-                    other.path,
-                    at_line(other.line),
-                    abs.display()
-                ));
-                let mut v = fail_value(&f, Some(&abs.to_string_lossy()));
-                v["format"] = json!(plan.format.name());
-                return Err(Err(v));
+                Ok(Added::Again { slot, abs_path }) => (slot, abs_path),
+            };
+            let j = owner[&k];
+            if j == i {
+                return Ok(k);
             }
-            slots.push(Slot {
-                display: p.to_string(),
-                res,
-                cur: None,
-            });
-            let s = slots.len() - 1;
-            by_path.insert(abs, (i, s));
-            if let Some(k) = inode {
-                by_inode.insert(k, (i, s));
-            }
-            Ok(s)
+            let other = &ops[j];
+            let f = Failure::invalid(format!(
+                "`{p}`{} and `{}`{} name the same file `{}`; put every change to one file in one operation; \
+                 nothing was written",
+                at_line(op.line),
+                other.path,
+                at_line(other.line),
+                abs.display()
+            ));
+            let mut v = fail_value(&f, Some(&abs.to_string_lossy()));
+            v["format"] = json!(plan.format.name());
+            Err(Err(v))
         };
         let src = match src_path.map(|p| resolve(p, src_intent)).transpose() {
             Ok(s) => s,
@@ -407,7 +189,7 @@ pub fn execute(
                 }
             );
         if let (true, Some(k)) = (removes, src) {
-            if let Some(real) = through_link(ws.root(), &op.path, &slots[k].res) {
+            if let Some(real) = through_link(ws.root(), &op.path, &txn.slots[k].res) {
                 failures.push(OpFailure::new(
                     i,
                     Failure::invalid(format!(
@@ -415,7 +197,7 @@ pub fn execute(
                          path to delete or move it",
                         op.path
                     )),
-                    Some(slots[k].abs()),
+                    Some(txn.slots[k].abs()),
                 ));
                 refs.push(None);
                 continue;
@@ -443,19 +225,9 @@ pub fn execute(
     }
 
     // 2. Lock and read.
-    let paths: Vec<&Path> = slots.iter().map(|s| s.res.abs_path.as_path()).collect();
-    let _locks = FileLock::acquire_all(&paths);
-    let mut read_failed: HashMap<usize, Failure> = HashMap::new();
-    for (k, s) in slots.iter_mut().enumerate() {
-        if s.res.meta.is_some() {
-            match read(&s.res, opts, &s.display) {
-                Ok(c) => s.cur = Some(c),
-                Err(f) => {
-                    read_failed.insert(k, f);
-                }
-            }
-        }
-    }
+    txn.lock_and_read(opts);
+    let txn = txn;
+    let slots = &txn.slots;
 
     // 3. Plan every operation in memory.
     let mut planned: Vec<Planned> = Vec::new();
@@ -464,12 +236,12 @@ pub fn execute(
         if let Some((k, f)) = [src, dst]
             .into_iter()
             .flatten()
-            .find_map(|k| read_failed.get(&k).map(|f| (k, f)))
+            .find_map(|k| slots[k].read_failure.as_ref().map(|f| (k, f)))
         {
             failures.push(OpFailure::new(i, f.clone(), Some(slots[k].abs())));
             continue;
         }
-        match plan_op(i, op, src, dst, &slots, plan.format) {
+        match plan_op(i, op, src, dst, slots, plan.format) {
             Ok(p) => planned.push(p),
             Err(f) => failures.push(f),
         }
@@ -481,35 +253,43 @@ pub fn execute(
     // 4. A dry run keeps the plan; otherwise commit.
     if dry_run {
         return Ok(Done {
-            value: dry_run_value(ws, plan, &planned, &slots, opts),
+            value: dry_run_value(&txn, plan, planned, opts),
             changed: Vec::new(),
         });
     }
-    let mut writes: Vec<Write> = Vec::new();
+    let mut writes: Vec<Write<'_>> = Vec::new();
     let mut removes: Vec<usize> = Vec::new();
-    for p in &mut planned {
-        if let (Some(d), Some(bytes), Some((_, sha))) = (p.dst, p.new_bytes.take(), &p.after) {
+    for p in &planned {
+        if let (Some(d), Some(bytes)) = (p.dst, &p.new_bytes) {
             writes.push(Write {
                 slot: d,
-                bytes,
+                content: vec![bytes.as_slice()],
                 perms_from: p.src.filter(|_| p.remove_src),
-                sha256: sha.clone(),
             });
         }
-        if p.remove_src {
-            removes.extend(p.src);
-        }
-        if p.kind == "restore" && p.after.is_none() {
-            removes.extend(p.dst.filter(|&d| slots[d].cur.is_some()));
-        }
+        removes.extend(removed_by(p, slots));
     }
-    let changed = record_changes(&slots, &writes, &removes, keep_before);
-    let committed = commit_slots(ws, &mut slots, &writes, &removes, opts)?;
-    let mut v = success_value(plan, &planned, &slots, ops);
-    if !committed.warnings.is_empty() {
-        v["warnings"] = json!(committed.warnings);
+    let changed = record_changes(slots, &planned, &removes, keep_before);
+    let committed = txn
+        .commit(&writes, &removes, opts.durable)
+        .map_err(|e| e.to_value())?;
+    let v = success_value(plan, &planned, slots, ops);
+    Ok(Done {
+        value: with_warnings(v, &committed),
+        changed,
+    })
+}
+
+/// The slot an operation removes: a deleted file, a moved file's source,
+/// or a file an undo of its creation removes.
+fn removed_by(p: &Planned, slots: &[Slot]) -> Option<usize> {
+    if p.remove_src {
+        p.src
+    } else if p.kind == "restore" && p.after.is_none() {
+        p.dst.filter(|&d| slots[d].cur.is_some())
+    } else {
+        None
     }
-    Ok(Done { value: v, changed })
 }
 
 /// The real relative path when `user` reaches `res` through a symlink
@@ -545,16 +325,12 @@ fn at_line(line: usize) -> String {
     }
 }
 
-/// A file to write in a commit.
-struct Write {
-    slot: usize,
-    bytes: Vec<u8>,
-    /// The slot of a moved file whose mode a new file takes.
-    perms_from: Option<usize>,
-    sha256: String,
-}
-
-fn record_changes(slots: &[Slot], writes: &[Write], removes: &[usize], keep: bool) -> Vec<Changed> {
+fn record_changes(
+    slots: &[Slot],
+    planned: &[Planned],
+    removes: &[usize],
+    keep: bool,
+) -> Vec<Changed> {
     let before = |k: usize| {
         if keep {
             slots[k].cur.as_ref().map(|(s, _)| s.raw().to_vec())
@@ -562,13 +338,17 @@ fn record_changes(slots: &[Slot], writes: &[Write], removes: &[usize], keep: boo
             None
         }
     };
-    let mut out: Vec<Changed> = writes
+    let mut out: Vec<Changed> = planned
         .iter()
-        .map(|w| Changed {
-            abs_path: slots[w.slot].res.abs_path.clone(),
-            rel_path: slots[w.slot].res.rel_path.clone(),
-            before: before(w.slot),
-            after_sha256: Some(w.sha256.clone()),
+        .filter_map(|p| match (p.dst, &p.new_bytes, &p.after) {
+            (Some(d), Some(_), Some((_, sha))) => Some((d, sha)),
+            _ => None,
+        })
+        .map(|(d, sha)| Changed {
+            abs_path: slots[d].res.abs_path.clone(),
+            rel_path: slots[d].res.rel_path.clone(),
+            before: before(d),
+            after_sha256: Some(sha.clone()),
         })
         .collect();
     out.extend(removes.iter().map(|&k| Changed {
@@ -578,121 +358,6 @@ fn record_changes(slots: &[Slot], writes: &[Write], removes: &[usize], keep: boo
         after_sha256: None,
     }));
     out
-}
-
-/// Creates missing parent directories of new files, then writes and
-/// removes everything in one commit.
-fn commit_slots(
-    ws: &Workspace,
-    slots: &mut [Slot],
-    writes: &[Write],
-    removes: &[usize],
-    opts: &Options,
-) -> Result<commit::Committed, Value> {
-    for d in writes.iter().map(|w| w.slot) {
-        if slots[d].cur.is_none() {
-            let s = &mut slots[d];
-            let res = ws
-                .resolve(&s.res.rel_path, Intent::Create { create_dirs: true })
-                .map_err(|f| fail_value(&f, Some(&s.abs())))?;
-            if res.meta.is_some() {
-                let f = Failure::new(
-                    ErrorCode::FILE_CHANGED,
-                    format!(
-                        "`{}` was created by another process meanwhile; nothing was written. Retry",
-                        s.display
-                    ),
-                );
-                return Err(fail_value(&f, Some(&s.abs())));
-            }
-            s.res = res;
-        }
-    }
-    let slots: &[Slot] = slots;
-    let jobs: Vec<WriteJob<'_>> = writes
-        .iter()
-        .map(|w| {
-            let s = &slots[w.slot];
-            WriteJob {
-                dir: &s.res.dir,
-                name: &s.res.name,
-                display: &s.display,
-                content: vec![w.bytes.as_slice()],
-                original: s.cur.as_ref().map(|(src, m)| Original {
-                    meta: *m,
-                    bytes: src.raw(),
-                }),
-            }
-        })
-        .collect();
-    let perms: Vec<Option<Meta>> = writes
-        .iter()
-        .map(|w| {
-            w.perms_from
-                .and_then(|k| slots[k].cur.as_ref().map(|(_, m)| *m))
-        })
-        .collect();
-    let deletes: Vec<DeleteJob<'_>> = removes
-        .iter()
-        .map(|&k| {
-            let s = &slots[k];
-            let (src, m) = s.cur.as_ref().expect("a removed file was read");
-            DeleteJob {
-                dir: &s.res.dir,
-                name: &s.res.name,
-                display: &s.display,
-                original: Original {
-                    meta: *m,
-                    bytes: src.raw(),
-                },
-            }
-        })
-        .collect();
-    let names: Vec<String> = writes
-        .iter()
-        .map(|w| slots[w.slot].abs())
-        .chain(removes.iter().map(|&k| slots[k].abs()))
-        .collect();
-    commit::commit_extra(
-        &jobs,
-        &Extra {
-            deletes: &deletes,
-            perms_from: &perms,
-        },
-        opts.durable,
-    )
-    .map_err(|e| {
-        let mut msg = e.failure.message.clone();
-        if !e.rollback_failed.is_empty() {
-            msg.push_str(&format!(
-                "; WARNING: {} file(s) could not be restored: {}",
-                e.rollback_failed.len(),
-                e.rollback_failed
-                    .iter()
-                    .map(|&i| names[i].as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        } else if !e.rolled_back.is_empty() {
-            msg.push_str(&format!(
-                "; the {} file(s) already changed were restored",
-                e.rolled_back.len()
-            ));
-        }
-        let f = Failure::new(e.failure.code, msg);
-        let mut v = fail_value(&f, names.get(e.index).map(String::as_str));
-        v["rolled_back"] = json!(e
-            .rolled_back
-            .iter()
-            .map(|&i| names[i].clone())
-            .collect::<Vec<_>>());
-        v["rollback_failed"] = json!(e
-            .rollback_failed
-            .iter()
-            .map(|&i| names[i].clone())
-            .collect::<Vec<_>>());
-        v
-    })
 }
 
 // ---------------------------------------------------------------------------
@@ -1335,61 +1000,14 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bo
 // ---------------------------------------------------------------------------
 // Dry run
 
-/// A file written by a stored dry run.
-struct PlannedWrite {
-    rel_path: String,
-    sha256_before: Option<String>,
-    bytes: Vec<u8>,
-    /// Index into `deletes` of the moved file whose mode a new file takes.
-    perms_from: Option<usize>,
-}
-
-/// A file removed by a stored dry run.
-struct PlannedDelete {
-    rel_path: String,
-    sha256_before: String,
-}
-
-/// A stored dry run of a plan.
-struct Stored {
-    root: PathBuf,
-    writes: Vec<PlannedWrite>,
-    deletes: Vec<PlannedDelete>,
-}
-
-/// The preview diff of one file: bytes on disk for UTF-8 and byte-level
-/// files (a BOM stays part of the first line), decoded text for UTF-16.
-fn preview(
-    rel: &str,
-    old: Option<&Source>,
-    new_text: Option<&[u8]>,
-    new_bytes: Option<&[u8]>,
-) -> String {
-    match old {
-        Some(s) if s.encoding().is_utf16() => diff::unified(rel, Some(s.text()), new_text),
-        Some(s) => diff::unified(rel, Some(s.raw()), new_bytes),
-        None => diff::unified(rel, None, new_bytes),
-    }
-}
-
-fn dry_run_value(
-    ws: &Workspace,
-    plan: &OpPlan,
-    planned: &[Planned],
-    slots: &[Slot],
-    opts: &Options,
-) -> Value {
-    let mut stored = Stored {
-        root: ws.root().to_path_buf(),
-        writes: Vec::new(),
-        deletes: Vec::new(),
-    };
+fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: &Options) -> Value {
+    let slots = &txn.slots;
     let mut files = Vec::new();
     let mut all_diff = String::new();
-    for p in planned {
+    for p in &planned {
         let op = &plan.ops[p.op];
         let mut m = op_value(p, op, slots);
-        let old = |k: Option<usize>| k.and_then(|k| slots[k].cur.as_ref()).map(|(s, _)| s);
+        let old = |k: Option<usize>| k.and_then(|k| slots[k].source());
         let d = match p.kind {
             "delete" => preview(
                 &slots[p.src.expect("delete has a source")].res.rel_path,
@@ -1429,152 +1047,28 @@ fn dry_run_value(
         all_diff.push_str(&d);
         m.insert("diff".into(), json!(d));
         files.push(Value::Object(m));
-        let mut del_index = None;
-        let removed = if p.remove_src {
-            p.src
-        } else if p.kind == "restore" && p.after.is_none() {
-            p.dst.filter(|&d| slots[d].cur.is_some())
-        } else {
-            None
-        };
-        if let Some(k) = removed {
-            let (s, _) = slots[k].cur.as_ref().expect("a removed file was read");
-            stored.deletes.push(PlannedDelete {
-                rel_path: slots[k].res.rel_path.clone(),
-                sha256_before: s.sha256(),
-            });
-            del_index = Some(stored.deletes.len() - 1);
-        }
-        if let (Some(d), Some(b)) = (p.dst, &p.new_bytes) {
-            stored.writes.push(PlannedWrite {
-                rel_path: slots[d].res.rel_path.clone(),
-                sha256_before: slots[d].cur.as_ref().map(|(s, _)| s.sha256()),
-                bytes: b.clone(),
-                perms_from: if p.kind == "move" { del_index } else { None },
-            });
-        }
     }
-    let weight = stored
-        .writes
+    let removes: Vec<usize> = planned
         .iter()
-        .map(|w| w.bytes.len() + w.rel_path.len() + 64)
-        .sum::<usize>()
-        + stored
-            .deletes
-            .iter()
-            .map(|d| d.rel_path.len() + 64)
-            .sum::<usize>();
-    let mut v =
-        json!({ "ok": true, "format": plan.format.name(), "dry_run": true, "diff": all_diff });
-    match dry_run::store_other(stored, weight, Duration::from_secs(opts.dry_run_ttl_secs)) {
-        Some(id) => {
-            v["run_id"] = json!(id);
-            v["expires_in"] = json!(opts.dry_run_ttl_secs);
-        }
-        None => {
-            v["run_id"] = Value::Null;
-            v["expires_in"] = json!(0);
-            v["message"] = json!(format!(
-                "the planned content is larger than the dry-run cache ({} bytes), so it was not kept for applyDryRun; \
-                 to apply, repeat the call without dry_run",
-                dry_run::MAX_BYTES
-            ));
-        }
-    }
+        .filter_map(|p| removed_by(p, slots))
+        .collect();
     let hunk_total: usize = planned.iter().map(|p| p.hunks.len()).sum();
+    let kept: Vec<Kept> = planned
+        .iter_mut()
+        .filter_map(|p| {
+            let perms_from = if p.kind == "move" { p.src } else { None };
+            Some(Kept {
+                slot: p.dst?,
+                bytes: p.new_bytes.take()?,
+                perms_from,
+            })
+        })
+        .collect();
+    let mut v = json!({ "ok": true, "format": plan.format.name(), "diff": all_diff });
+    txn.keep(v.as_object_mut().expect("object"), kept, &removes, opts);
     if hunk_total > 0 {
         v["hunks"] = json!(hunk_total);
     }
     v["files"] = Value::Array(files);
     v
-}
-
-/// Applies a dry run stored by this module, if `run_id` names one: `None`
-/// lets the caller look for other kinds of dry run.
-pub fn apply_stored(run_id: &str, opts: &Options) -> Option<Value> {
-    let stored = dry_run::take_other::<Stored>(run_id)?;
-    let mut stored = stored;
-    Some(guarded(move || {
-        match apply_stored_entry(&mut stored, opts) {
-            Ok(mut v) => {
-                v["run_id"] = json!(run_id);
-                v
-            }
-            Err(v) => v,
-        }
-    }))
-}
-
-fn apply_stored_entry(st: &mut Stored, opts: &Options) -> Result<Value, Value> {
-    let ws = Workspace::open(&st.root).map_err(|f| fail_value(&f, None))?;
-    let mut slots: Vec<Slot> = Vec::new();
-    let resolve = |rel: &str, intent: Intent| {
-        ws.resolve(rel, intent)
-            .map(|res| Slot {
-                display: rel.to_string(),
-                res,
-                cur: None,
-            })
-            .map_err(|f| fail_value(&f, Some(&lexical(ws.root(), rel))))
-    };
-    for w in &st.writes {
-        slots.push(resolve(&w.rel_path, Intent::Plan { create_dirs: true })?);
-    }
-    for d in &st.deletes {
-        slots.push(resolve(&d.rel_path, Intent::Existing)?);
-    }
-    let paths: Vec<&Path> = slots.iter().map(|s| s.res.abs_path.as_path()).collect();
-    let _locks = FileLock::acquire_all(&paths);
-    let expected: Vec<Option<&String>> = st
-        .writes
-        .iter()
-        .map(|w| w.sha256_before.as_ref())
-        .chain(st.deletes.iter().map(|d| Some(&d.sha256_before)))
-        .collect();
-    for (s, want) in slots.iter_mut().zip(&expected) {
-        if s.res.meta.is_some() {
-            s.cur =
-                Some(read(&s.res, opts, &s.display).map_err(|f| fail_value(&f, Some(&s.abs())))?);
-        }
-        let now = s.cur.as_ref().map(|(src, _)| src.sha256());
-        if now.as_ref() != *want {
-            let f = Failure::new(
-                ErrorCode::FILE_CHANGED,
-                format!("`{}` changed after the dry run; nothing was written. Reread it and make a new dry run", s.display),
-            );
-            let mut v = fail_value(&f, Some(&s.abs()));
-            if let Some(sha) = now {
-                v["sha256"] = json!(sha);
-            }
-            return Err(v);
-        }
-    }
-    let nw = st.writes.len();
-    let writes: Vec<Write> = st
-        .writes
-        .iter_mut()
-        .enumerate()
-        .map(|(k, w)| Write {
-            slot: k,
-            sha256: source::sha256_hex([w.bytes.as_slice()]),
-            bytes: std::mem::take(&mut w.bytes),
-            perms_from: w.perms_from.map(|d| nw + d),
-        })
-        .collect();
-    let removes: Vec<usize> = (nw..nw + st.deletes.len()).collect();
-    let committed = commit_slots(&ws, &mut slots, &writes, &removes, opts)?;
-    let mut files: Vec<Value> = writes
-        .iter()
-        .zip(&st.writes)
-        .zip(&slots)
-        .map(|((w, pw), s)| json!({"file_path": s.abs(), "after_bytes": w.bytes.len(), "sha256": w.sha256, "sha256_before": pw.sha256_before}))
-        .collect();
-    files.extend(slots[nw..].iter().zip(&st.deletes).map(
-        |(s, d)| json!({"file_path": s.abs(), "deleted": true, "sha256_before": d.sha256_before}),
-    ));
-    let mut v = json!({ "ok": true, "files": files });
-    if !committed.warnings.is_empty() {
-        v["warnings"] = json!(committed.warnings);
-    }
-    Ok(v)
 }

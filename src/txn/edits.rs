@@ -1,0 +1,585 @@
+//! Search/replace edits through the pipeline: `patchFile` (one file, one or
+//! many edits), `batchPatchFiles` (many files, all or nothing) and
+//! `writeFile` (a whole file). Each resolves, locks and reads through a
+//! [`Txn`], matches with [`crate::matching::exact`], and commits or keeps a
+//! dry run through the same [`Txn`].
+//!
+//! The new content of an edited file is a list of slices: unchanged spans
+//! borrowed from the buffer that was read, and the replacements. It is
+//! encoded (UTF-16 only needs a buffer), hashed and written from those
+//! slices, never concatenated into a second copy of the file.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{fail_value, ErrorCode, Failure};
+use crate::io::workspace::{Intent, Workspace};
+use crate::matching::exact::{self, EditFailure, Plan, PlanOptions, TextKind};
+use crate::model::{FileEdits, Options};
+use crate::text::source::{self, Encoding, Source};
+use crate::txn::{
+    lexical_abs, preview, with_warnings, Added, CommitFailure, Kept, Slot, Txn, Write,
+};
+
+/// A file's failure with its details, before it becomes JSON.
+#[derive(Debug)]
+struct FileFailure {
+    failure: Failure,
+    file_path: Option<String>,
+    failed_edits: Vec<EditFailure>,
+    /// The file had several edits: `failed_edits` is always listed.
+    multi: bool,
+    /// The file's current sha256 (`FILE_CHANGED`); boxed to keep results small.
+    sha256: Option<Box<str>>,
+    /// A failed commit's `rolled_back` and `rollback_failed`.
+    commit: Option<Box<CommitFailure>>,
+}
+
+impl From<Failure> for FileFailure {
+    fn from(failure: Failure) -> Self {
+        FileFailure {
+            failure,
+            file_path: None,
+            failed_edits: Vec::new(),
+            multi: false,
+            sha256: None,
+            commit: None,
+        }
+    }
+}
+
+impl From<CommitFailure> for FileFailure {
+    fn from(c: CommitFailure) -> Self {
+        FileFailure {
+            failure: c.failure.clone(),
+            file_path: c.file_path.clone(),
+            commit: Some(Box::new(c)),
+            ..FileFailure::from(Failure::invalid(""))
+        }
+    }
+}
+
+impl FileFailure {
+    fn at(mut self, path: &str) -> Self {
+        if self.file_path.is_none() {
+            self.file_path = Some(path.to_string());
+        }
+        self
+    }
+
+    fn changed(message: String, path: String, sha256: Option<&str>) -> Self {
+        FileFailure {
+            file_path: Some(path),
+            sha256: sha256.map(Into::into),
+            ..FileFailure::from(Failure::new(ErrorCode::FILE_CHANGED, message))
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        if let Some(c) = &self.commit {
+            return c.to_value();
+        }
+        let mut v = fail_value(&self.failure, self.file_path.as_deref());
+        let m = v.as_object_mut().expect("object");
+        if let Some(s) = &self.sha256 {
+            m.insert("sha256".into(), json!(s));
+        }
+        if self.multi || self.failed_edits.len() > 1 {
+            m.insert(
+                "failed_edits".into(),
+                Value::Array(self.failed_edits.iter().map(edit_failure_value).collect()),
+            );
+        }
+        if let Some(first) = self.failed_edits.first() {
+            if !first.match_lines.is_empty() {
+                m.insert("match_lines".into(), json!(first.match_lines));
+            }
+            if let Some(d) = &first.diagnosis {
+                d.write_json(m);
+            }
+        }
+        v
+    }
+}
+
+fn edit_failure_value(f: &EditFailure) -> Value {
+    let mut v = json!({ "index": f.index, "code": f.code.as_str(), "match_count": f.match_count, "message": f.message });
+    if !f.match_lines.is_empty() {
+        v["match_lines"] = json!(f.match_lines);
+    }
+    if let (Some(d), Some(m)) = (&f.diagnosis, v.as_object_mut()) {
+        d.write_json(m);
+    }
+    v
+}
+
+/// How the edits of `fe` are planned: its `match` mode, failures diagnosed.
+fn plan_options(fe: &FileEdits) -> PlanOptions {
+    PlanOptions {
+        mode: fe.match_mode,
+        ..Default::default()
+    }
+}
+
+fn text_kind(src: &Source) -> TextKind {
+    if src.encoding() == Encoding::Bytes {
+        TextKind::Bytes
+    } else {
+        TextKind::Utf8
+    }
+}
+
+/// The file's sha256, checked against `expected` when given.
+fn check_sha(s: &Slot, expected: &Option<String>) -> Result<String, FileFailure> {
+    let sha = s.sha256().unwrap_or_default();
+    if let Some(e) = expected {
+        if e != sha {
+            return Err(FileFailure::changed(
+                format!(
+                    "`{}` changed since it was read (its sha256 is no longer expected_sha256); nothing was \
+                     written. Reread the file and retry with its current content and sha256",
+                    s.display
+                ),
+                s.abs(),
+                Some(sha),
+            ));
+        }
+    }
+    Ok(sha.to_string())
+}
+
+fn plan_failure(mut failures: Vec<EditFailure>, path: String, multi: bool) -> FileFailure {
+    failures.sort_by_key(|f| f.index);
+    let first = &failures[0];
+    let message = if multi && failures.len() > 1 {
+        format!(
+            "{} of the edits failed, so nothing was written (all-or-nothing). First: {}",
+            failures.len(),
+            first.message
+        )
+    } else if multi {
+        format!("{}; nothing was written (all-or-nothing)", first.message)
+    } else {
+        first.message.clone()
+    };
+    FileFailure {
+        failure: Failure {
+            code: first.code,
+            message,
+            match_count: Some(first.match_count),
+        },
+        file_path: Some(path),
+        failed_edits: failures,
+        multi,
+        sha256: None,
+        commit: None,
+    }
+}
+
+/// The success figures of a planned edit of one file.
+fn figures(
+    s: &Slot,
+    src: &Source,
+    plan: &Plan<'_>,
+    new_len: usize,
+    sha_before: &str,
+    sha_after: &str,
+) -> Map<String, Value> {
+    let before_chars = src.utf16_len();
+    let after_chars = (before_chars as isize + plan.utf16_delta).max(0) as usize;
+    let mut m = Map::new();
+    m.insert("ok".into(), Value::Bool(true));
+    m.insert("file_path".into(), json!(s.abs()));
+    m.insert("replacements".into(), json!(plan.replacements()));
+    m.insert(
+        "line_number".into(),
+        json!(plan.edits.first().map(|e| e.line_number).unwrap_or(0)),
+    );
+    m.insert("before_chars".into(), json!(before_chars));
+    m.insert("after_chars".into(), json!(after_chars));
+    m.insert("before_bytes".into(), json!(src.raw().len()));
+    m.insert("after_bytes".into(), json!(new_len));
+    m.insert(
+        "edits".into(),
+        Value::Array(
+            plan.edits
+                .iter()
+                .map(|e| json!({"line_number": e.line_number, "replacements": e.replacements}))
+                .collect(),
+        ),
+    );
+    plan.write_tolerance_json(&mut m);
+    m.insert("sha256_before".into(), json!(sha_before));
+    m.insert("sha256".into(), json!(sha_after));
+    m
+}
+
+// ---------------------------------------------------------------------------
+// One file
+
+/// `patchFile`: the edits of one file, all or nothing.
+pub fn patch(ws: &Workspace, fe: &FileEdits, opts: &Options, dry_run: bool) -> Value {
+    match patch_one(ws, fe, opts, dry_run) {
+        Ok(v) => v,
+        Err(f) => f.at(&lexical_abs(ws.root(), &fe.file_path)).to_value(),
+    }
+}
+
+fn patch_one(
+    ws: &Workspace,
+    fe: &FileEdits,
+    opts: &Options,
+    dry_run: bool,
+) -> Result<Value, FileFailure> {
+    let mut txn = Txn::new(ws);
+    txn.add(&fe.file_path, Intent::Existing)?;
+    txn.lock_and_read(opts);
+    let s = &txn.slots[0];
+    let (src, _) = s.loaded()?;
+    let abs = s.abs();
+    // With expected_sha256 the precondition is checked before anything else;
+    // without it the hash only serves a success result, so a failing plan
+    // (not found, ambiguous) never pays for hashing the file.
+    let checked = match fe.expected_sha256 {
+        Some(_) => Some(check_sha(s, &fe.expected_sha256)?),
+        None => None,
+    };
+    let plan = exact::plan_with(src.text(), &fe.edits, text_kind(src), &plan_options(fe))
+        .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
+    let pieces = plan.pieces(&fe.edits);
+    let encoded = src.encode_pieces(&pieces);
+    let slices = encoded.slices();
+    let hashes = || source::sha256_pair(src.raw(), &slices, checked.is_none());
+
+    if dry_run {
+        let (before, sha_after) = hashes();
+        let sha_before = checked.or(before).expect("hashed when not checked");
+        s.know_sha256(&sha_before);
+        let mut fig = figures(s, src, &plan, encoded.len(), &sha_before, &sha_after);
+        let new_bytes = encoded.to_vec();
+        let d = preview(
+            &s.res.rel_path,
+            Some(src),
+            Some(&pieces.concat()),
+            Some(&new_bytes),
+        );
+        fig.insert("diff".into(), json!(d));
+        let kept = vec![Kept {
+            slot: 0,
+            bytes: new_bytes,
+            perms_from: None,
+        }];
+        txn.keep(&mut fig, kept, &[], opts);
+        return Ok(Value::Object(fig));
+    }
+
+    let write = Write {
+        slot: 0,
+        content: slices.clone(),
+        perms_from: None,
+    };
+    let (done, (before, sha_after)) = beside(encoded.len() >= PARALLEL_HASH_BYTES, hashes, || {
+        txn.commit(std::slice::from_ref(&write), &[], opts.durable)
+    });
+    let done = done?;
+    let sha_before = checked.or(before).expect("hashed when not checked");
+    let fig = figures(s, src, &plan, encoded.len(), &sha_before, &sha_after);
+    Ok(with_warnings(Value::Object(fig), &done))
+}
+
+/// New content at least this big is hashed on a second thread while the
+/// commit writes, flushes and checks it: hashing (about 1.2 GB/s with the
+/// SHA extensions) then overlaps that I/O instead of adding to it. Below
+/// this a thread costs more than it saves, and many small edits in flight
+/// already keep every core busy.
+const PARALLEL_HASH_BYTES: usize = 4 << 20;
+
+/// Runs `side` on a scoped thread while `main` runs on this one (when
+/// `parallel`), else after `main`. If no thread can be started, `side` runs
+/// here. A panic in `side` is carried over to this thread.
+fn beside<M, S: Send>(
+    parallel: bool,
+    side: impl Fn() -> S + Sync,
+    main: impl FnOnce() -> M,
+) -> (M, S) {
+    if !parallel {
+        let m = main();
+        return (m, side());
+    }
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("pft-hash".into())
+            .spawn_scoped(scope, &side);
+        let m = main();
+        let s = match spawned {
+            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(_) => side(),
+        };
+        (m, s)
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Many files
+
+fn batch_fail(code: ErrorCode, message: String, files: Vec<Value>) -> Value {
+    let mut v = fail_value(&Failure::new(code, message), None);
+    v["files"] = Value::Array(files);
+    v
+}
+
+/// `batchPatchFiles`: the edits of many files in one all-or-nothing commit.
+pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool) -> Value {
+    let n = files.len();
+    let mut txn = Txn::new(ws);
+    // Resolve everything first; refuse the same real file twice.
+    let mut slot_of: Vec<Result<usize, FileFailure>> = Vec::with_capacity(n);
+    let mut owner: HashMap<usize, usize> = HashMap::new();
+    for (i, fe) in files.iter().enumerate() {
+        match txn.add(&fe.file_path, Intent::Existing) {
+            Ok(Added::New(k)) => {
+                owner.insert(k, i);
+                slot_of.push(Ok(k));
+            }
+            Ok(Added::Again { slot, abs_path }) => {
+                return fail_value(
+                    &Failure::invalid(format!(
+                        "files[{}] and files[{i}] name the same file `{}`; merge their edits into one entry",
+                        owner[&slot],
+                        abs_path.display()
+                    )),
+                    None,
+                );
+            }
+            Err(f) => slot_of.push(Err(
+                FileFailure::from(f).at(&lexical_abs(ws.root(), &fe.file_path))
+            )),
+        }
+    }
+    txn.lock_and_read(opts);
+    let txn = txn;
+
+    type Planned<'t> = (usize, &'t Source, String, Plan<'t>);
+    let planned: Vec<Result<Planned<'_>, FileFailure>> = slot_of
+        .into_iter()
+        .zip(files)
+        .map(|(k, fe)| {
+            let k = k?;
+            let s = &txn.slots[k];
+            let (src, _) = s.loaded().map_err(|f| FileFailure::from(f).at(&s.abs()))?;
+            let sha = check_sha(s, &fe.expected_sha256)?;
+            let plan = exact::plan_with(src.text(), &fe.edits, text_kind(src), &plan_options(fe))
+                .map_err(|f| plan_failure(f, s.abs(), fe.edits.len() > 1))?;
+            Ok((k, src, sha, plan))
+        })
+        .collect();
+
+    let failed = planned.iter().filter(|p| p.is_err()).count();
+    if failed > 0 {
+        let mut first: Option<ErrorCode> = None;
+        let per_file: Vec<Value> = planned
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match p {
+                Ok((k, ..)) => json!({"index": i, "ok": true, "file_path": txn.slots[*k].abs(),
+                                      "message": "planned; not written because another file failed"}),
+                Err(f) => {
+                    first.get_or_insert(f.failure.code);
+                    let mut v = f.to_value();
+                    v["index"] = json!(i);
+                    v
+                }
+            })
+            .collect();
+        return batch_fail(
+            first.unwrap_or(ErrorCode::INTERNAL_ERROR),
+            format!("{failed} of {n} files failed, so no file was written (all-or-nothing); see `files` for each"),
+            per_file,
+        );
+    }
+
+    // Everything planned: encode each file's new content.
+    let ok: Vec<Planned<'_>> = planned.into_iter().map(|p| p.expect("checked")).collect();
+    let pieces: Vec<Vec<&[u8]>> = ok
+        .iter()
+        .zip(files)
+        .map(|((_, _, _, p), fe)| p.pieces(&fe.edits))
+        .collect();
+    let encoded: Vec<source::Encoded<'_>> = ok
+        .iter()
+        .zip(&pieces)
+        .map(|((_, src, _, _), pc)| src.encode_pieces(pc))
+        .collect();
+    let mut results: Vec<Map<String, Value>> = ok
+        .iter()
+        .zip(&encoded)
+        .map(|((k, src, sha, p), enc)| {
+            let sha_after = source::sha256_hex(enc.slices());
+            figures(&txn.slots[*k], src, p, enc.len(), sha, &sha_after)
+        })
+        .collect();
+
+    if dry_run {
+        let mut kept = Vec::with_capacity(n);
+        let mut all_diff = String::new();
+        for (i, ((k, src, _, _), enc)) in ok.iter().zip(&encoded).enumerate() {
+            let new_bytes = enc.to_vec();
+            let d = preview(
+                &txn.slots[*k].res.rel_path,
+                Some(src),
+                Some(&pieces[i].concat()),
+                Some(&new_bytes),
+            );
+            all_diff.push_str(&d);
+            results[i].insert("diff".into(), json!(d));
+            kept.push(Kept {
+                slot: *k,
+                bytes: new_bytes,
+                perms_from: None,
+            });
+        }
+        let mut m = Map::new();
+        m.insert("ok".into(), Value::Bool(true));
+        m.insert("diff".into(), json!(all_diff));
+        m.insert("replacements".into(), json!(total_replacements(&results)));
+        txn.keep(&mut m, kept, &[], opts);
+        m.insert("files".into(), json!(results));
+        return Value::Object(m);
+    }
+
+    let writes: Vec<Write<'_>> = ok
+        .iter()
+        .zip(&encoded)
+        .map(|((k, ..), enc)| Write {
+            slot: *k,
+            content: enc.slices(),
+            perms_from: None,
+        })
+        .collect();
+    match txn.commit(&writes, &[], opts.durable) {
+        Ok(done) => with_warnings(
+            json!({
+                "ok": true,
+                "replacements": total_replacements(&results),
+                "files": results,
+            }),
+            &done,
+        ),
+        Err(e) => e.to_value(),
+    }
+}
+
+fn total_replacements(results: &[Map<String, Value>]) -> u64 {
+    results
+        .iter()
+        .map(|r| r["replacements"].as_u64().unwrap_or(0))
+        .sum()
+}
+
+// ---------------------------------------------------------------------------
+// A whole file
+
+/// A `writeFile` call, normalized.
+pub struct WholeFile<'a> {
+    pub file_path: &'a str,
+    pub content: &'a str,
+    pub expected_sha256: Option<&'a str>,
+    pub create_dirs: bool,
+}
+
+/// `writeFile`: creates or replaces a whole file.
+pub fn write_whole(ws: &Workspace, req: &WholeFile<'_>, opts: &Options, dry_run: bool) -> Value {
+    match write_one(ws, req, opts, dry_run) {
+        Ok(v) => v,
+        Err(f) => f.at(&lexical_abs(ws.root(), req.file_path)).to_value(),
+    }
+}
+
+fn write_one(
+    ws: &Workspace,
+    req: &WholeFile<'_>,
+    opts: &Options,
+    dry_run: bool,
+) -> Result<Value, FileFailure> {
+    let display = req.file_path;
+    // Nothing is created before the commit: a dry run, or a call whose
+    // precondition (`expected_sha256`: the file exists) fails, leaves the
+    // tree as it was.
+    let mut txn = Txn::new(ws);
+    txn.add(
+        display,
+        Intent::Create {
+            create_dirs: req.create_dirs,
+        },
+    )?;
+    txn.lock_and_read(opts);
+    let s = &txn.slots[0];
+    if let Some(f) = &s.read_failure {
+        return Err(f.clone().into());
+    }
+    let loaded = s.source();
+    let abs = s.abs();
+    let sha_before = s.sha256();
+    if let Some(expected) = req.expected_sha256 {
+        if sha_before != Some(expected) {
+            return Err(FileFailure::changed(
+                format!("`{display}` does not have expected_sha256 (it changed or does not exist); nothing was written"),
+                abs,
+                sha_before,
+            ));
+        }
+    }
+    let content = req.content.as_bytes();
+    // An existing file keeps its encoding and BOM; a byte-level (non-UTF-8)
+    // file and a new file are written as UTF-8.
+    let enc = match loaded {
+        Some(s) if s.encoding() != Encoding::Bytes => s.encoding(),
+        _ => Encoding::Utf8,
+    };
+    // A BOM the caller included is not doubled.
+    let body = if enc.bom().is_empty() {
+        content
+    } else {
+        content
+            .strip_prefix("\u{FEFF}".as_bytes())
+            .unwrap_or(content)
+    };
+    let encoded = source::encode_with(enc, &[body]);
+    let sha_after = source::sha256_hex(encoded.slices());
+    let new_len = encoded.len();
+    if dry_run {
+        let new_bytes = encoded.to_vec();
+        let d = preview(&s.res.rel_path, loaded, Some(body), Some(&new_bytes));
+        let mut m = json!({
+            "ok": true, "file_path": abs, "created": loaded.is_none(), "diff": d,
+            "after_bytes": new_len, "sha256_before": sha_before, "sha256": sha_after,
+        });
+        let kept = vec![Kept {
+            slot: 0,
+            bytes: new_bytes,
+            perms_from: None,
+        }];
+        txn.keep(m.as_object_mut().expect("object"), kept, &[], opts);
+        return Ok(m);
+    }
+    let write = Write {
+        slot: 0,
+        content: encoded.slices(),
+        perms_from: None,
+    };
+    let done = txn.commit(std::slice::from_ref(&write), &[], opts.durable)?;
+    Ok(with_warnings(
+        json!({
+            "ok": true,
+            "file_path": abs,
+            "created": loaded.is_none(),
+            "after_bytes": new_len,
+            "after_chars": source::utf16_len(body),
+            "encoding": enc.name(),
+            "sha256_before": sha_before,
+            "sha256": sha_after,
+        }),
+        &done,
+    ))
+}

@@ -1,12 +1,76 @@
 //! # patch-file-tool
+//!
+//! The engine behind the `patch-file-tool` npm package: exact-once search and
+//! replace edits (and the edit formats agents use), applied atomically inside
+//! a workspace sandbox, for AI coding agents.
+//!
+//! ## The map
+//!
+//! ```text
+//! src/
+//!   lib.rs      this map and the dependency rule
+//!   binding/    Node-API only: #[napi] one-liners (mod.rs), JS value -> JSON (convert.rs)
+//!   api/        entry points, JSON in -> result object out: patch (patchFile,
+//!               batchPatchFiles), files (readFile, writeFile), dry_run
+//!               (applyDryRun), formats (applyEditBlocks, applyPatch),
+//!               text_editor, edit_file (server-filesystem's shape)
+//!   input/      every spelling and every text format stops here: request.rs
+//!               (aliases, options, dry_run), formats/ (SEARCH/REPLACE, Codex
+//!               patch, unified diff, text-editor commands -> one OpPlan)
+//!   txn/        the ONE write pipeline: Txn = resolve -> lock -> read ->
+//!               (caller matches) -> commit, or keep as a dry run; edits.rs
+//!               (search/replace, whole files), ops.rs (edit-format plans),
+//!               dry_run.rs (the cache and its one apply path), diff.rs
+//!   matching/   pure: exact.rs (exact-once planning), tolerant.rs (opt-in
+//!               `match` tolerances), locate.rs (placing patch hunks)
+//!   io/         disk through directory handles: dir.rs (openat & co),
+//!               workspace.rs (the sandbox), source.rs (the one read path),
+//!               commit.rs (atomic multi-file commit), locks.rs
+//!   diagnose/   pure: why an edit did not land and what the file holds instead
+//!   text/       pure leaf: encodings, line endings, hashing, text folds
+//!   model.rs    the vocabulary: Edit, Count, FileEdits, Options, MatchMode,
+//!               OpPlan / FileOp / Action / Block / Hunk
+//!   error.rs    codes, Failure, Failure -> result object
+//! ```
+//!
+//! ## The dependency rule
+//!
+//! Layers, top to bottom; a module may use only modules on lines below its
+//! own, never one on its own line or above (so there are no circles). Every
+//! layer may therefore use `model` and `error`. `tests/layers.rs` reads this
+//! block and every `crate::` path in `src/` and fails on an edge that breaks
+//! it.
+//!
+//! ```text
+//! binding
+//! api
+//! input txn
+//! matching io
+//! diagnose
+//! text
+//! model
+//! error
+//! ```
+//!
+//! The core is plain Rust; `binding` is the only module that knows about
+//! Node-API, and it only converts values. [`api`] is the interface; the other
+//! modules are public for the crate's own integration tests, which reach
+//! inside (fault injection, parsers, diagnosis).
+
 pub mod api;
+#[doc(hidden)]
 pub mod diagnose;
 pub mod error;
+#[doc(hidden)]
 pub mod input;
+#[doc(hidden)]
 pub mod io;
+#[doc(hidden)]
 pub mod matching;
 pub mod model;
+#[doc(hidden)]
 pub mod text;
+#[doc(hidden)]
 pub mod txn;
 
 #[cfg(not(test))]

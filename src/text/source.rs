@@ -391,6 +391,20 @@ pub fn count_newlines(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count()
 }
 
+/// The caller's text with its line breaks made to follow the file's: in a
+/// file that uses CRLF throughout, LF-only breaks become CRLF; in a file that
+/// uses LF throughout, CRLF breaks become LF. Texts with mixed breaks, and
+/// files with mixed or no line breaks, are used as written. Matching stays
+/// exact: this only decides which bytes a line break of the edit stands for.
+pub fn adapt_line_endings(text: &str, file: LineEnding) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    match (file, line_ending(text.as_bytes())) {
+        (LineEnding::Crlf, LineEnding::Lf) => Cow::Owned(text.replace('\n', "\r\n")),
+        (LineEnding::Lf, LineEnding::Crlf) => Cow::Owned(text.replace("\r\n", "\n")),
+        _ => Cow::Borrowed(text),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -487,5 +501,17 @@ mod tests {
         assert_eq!(line_ending(b"a\r\nb\n"), LineEnding::Mixed);
         assert_eq!(line_ending(b"ab"), LineEnding::None);
         assert_eq!(count_newlines(b"a\nb\n\n"), 3);
+    }
+
+    #[test]
+    fn adapts_line_endings_only_for_uniform_files() {
+        assert_eq!(adapt_line_endings("a\nb", LineEnding::Crlf), "a\r\nb");
+        assert_eq!(adapt_line_endings("a\r\nb", LineEnding::Lf), "a\nb");
+        assert_eq!(
+            adapt_line_endings("a\nb\r\nc", LineEnding::Crlf),
+            "a\nb\r\nc"
+        );
+        assert_eq!(adapt_line_endings("a\nb", LineEnding::Mixed), "a\nb");
+        assert_eq!(adapt_line_endings("ab", LineEnding::Crlf), "ab");
     }
 }

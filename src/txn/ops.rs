@@ -23,11 +23,11 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use crate::error::{fail_value, ErrorCode, Failure};
-use crate::input::formats::adapt_line_endings;
 use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::matching::exact::{self as plan, EditFailure, TextKind};
 use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
 use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
+use crate::text::source::adapt_line_endings;
 use crate::text::source::{self, Encoding, LineEnding, Source};
 use crate::txn::{lexical_abs as lexical, preview, with_warnings, Added, Kept, Slot, Txn, Write};
 

@@ -100,24 +100,6 @@ pub fn text_lines(text: &str) -> Vec<TextLine<'_>> {
     out
 }
 
-/// The caller's text with its line breaks made to follow the file's: in a
-/// file that uses CRLF throughout, LF-only breaks become CRLF; in a file that
-/// uses LF throughout, CRLF breaks become LF. Texts with mixed breaks, and
-/// files with mixed or no line breaks, are used as written. Matching stays
-/// exact: this only decides which bytes a line break of the edit stands for.
-pub fn adapt_line_endings(
-    text: &str,
-    file: crate::text::source::LineEnding,
-) -> std::borrow::Cow<'_, str> {
-    use crate::text::source::{line_ending, LineEnding};
-    use std::borrow::Cow;
-    match (file, line_ending(text.as_bytes())) {
-        (LineEnding::Crlf, LineEnding::Lf) => Cow::Owned(text.replace('\n', "\r\n")),
-        (LineEnding::Lf, LineEnding::Crlf) => Cow::Owned(text.replace("\r\n", "\n")),
-        _ => Cow::Borrowed(text),
-    }
-}
-
 /// Text of lines joined with `\n` (each line's own CR kept when it had one).
 pub fn join_lines(lines: &[TextLine<'_>], trailing_newline: bool) -> String {
     let mut s = String::new();
@@ -136,7 +118,6 @@ pub fn join_lines(lines: &[TextLine<'_>], trailing_newline: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::source::LineEnding;
 
     #[test]
     fn splits_lines() {
@@ -152,18 +133,6 @@ mod tests {
         );
         assert!(text_lines("").is_empty());
         assert_eq!(text_lines("x\n").len(), 1);
-    }
-
-    #[test]
-    fn adapts_line_endings_only_for_uniform_files() {
-        assert_eq!(adapt_line_endings("a\nb", LineEnding::Crlf), "a\r\nb");
-        assert_eq!(adapt_line_endings("a\r\nb", LineEnding::Lf), "a\nb");
-        assert_eq!(
-            adapt_line_endings("a\nb\r\nc", LineEnding::Crlf),
-            "a\nb\r\nc"
-        );
-        assert_eq!(adapt_line_endings("a\nb", LineEnding::Mixed), "a\nb");
-        assert_eq!(adapt_line_endings("ab", LineEnding::Crlf), "ab");
     }
 
     use proptest::prelude::*;

@@ -30,10 +30,17 @@ struct FileFailure {
     failed_edits: Vec<EditFailure>,
     /// The file had several edits: `failed_edits` is always listed.
     multi: bool,
-    /// The file's current sha256 (`FILE_CHANGED`); boxed to keep results small.
-    sha256: Option<Box<str>>,
-    /// A failed commit's `rolled_back` and `rollback_failed`.
-    commit: Option<Box<CommitFailure>>,
+    /// What else the result reports (boxed to keep results small).
+    detail: Option<Box<Detail>>,
+}
+
+/// A file failure's extra detail.
+#[derive(Debug)]
+enum Detail {
+    /// The file's current sha256 (`FILE_CHANGED`).
+    Sha256(String),
+    /// A failed commit (its result has `rolled_back` and `rollback_failed`).
+    Commit(CommitFailure),
 }
 
 impl From<Failure> for FileFailure {
@@ -43,8 +50,7 @@ impl From<Failure> for FileFailure {
             file_path: None,
             failed_edits: Vec::new(),
             multi: false,
-            sha256: None,
-            commit: None,
+            detail: None,
         }
     }
 }
@@ -54,7 +60,7 @@ impl From<CommitFailure> for FileFailure {
         FileFailure {
             failure: c.failure.clone(),
             file_path: c.file_path.clone(),
-            commit: Some(Box::new(c)),
+            detail: Some(Box::new(Detail::Commit(c))),
             ..FileFailure::from(Failure::invalid(""))
         }
     }
@@ -71,18 +77,18 @@ impl FileFailure {
     fn changed(message: String, path: String, sha256: Option<&str>) -> Self {
         FileFailure {
             file_path: Some(path),
-            sha256: sha256.map(Into::into),
+            detail: sha256.map(|s| Box::new(Detail::Sha256(s.to_string()))),
             ..FileFailure::from(Failure::new(ErrorCode::FILE_CHANGED, message))
         }
     }
 
     fn to_value(&self) -> Value {
-        if let Some(c) = &self.commit {
+        if let Some(Detail::Commit(c)) = self.detail.as_deref() {
             return c.to_value();
         }
         let mut v = fail_value(&self.failure, self.file_path.as_deref());
         let m = v.as_object_mut().expect("object");
-        if let Some(s) = &self.sha256 {
+        if let Some(Detail::Sha256(s)) = self.detail.as_deref() {
             m.insert("sha256".into(), json!(s));
         }
         if self.multi || self.failed_edits.len() > 1 {
@@ -172,8 +178,7 @@ fn plan_failure(mut failures: Vec<EditFailure>, path: String, multi: bool) -> Fi
         file_path: Some(path),
         failed_edits: failures,
         multi,
-        sha256: None,
-        commit: None,
+        detail: None,
     }
 }
 

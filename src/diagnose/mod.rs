@@ -41,6 +41,10 @@ use memchr::{memchr, memmem, memrchr};
 use serde_json::{json, Map, Value};
 use similar::{capture_diff_slices_deadline, get_diff_ratio, Algorithm, DiffTag};
 
+pub use crate::text::fold::Kind;
+use crate::text::fold::{char_name, invisible, punct_ascii};
+use crate::text::indent::nesting_agrees;
+
 /// Time a failed call may spend on diagnosis (shared by its failing edits).
 pub const DEFAULT_BUDGET: Duration = Duration::from_millis(150);
 /// Below this score no region is offered as `closest_match`.
@@ -117,136 +121,7 @@ impl Budget {
 }
 
 // ---------------------------------------------------------------------------
-// Kinds
-
-/// A kind of difference between a search block and the file's text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    /// CRLF vs LF.
-    LineEndings,
-    /// Tabs vs spaces, or a different depth.
-    Indentation,
-    /// Spaces or tabs at line ends.
-    TrailingWhitespace,
-    /// No-break spaces, zero-width characters, a BOM inside the text.
-    InvisibleCharacters,
-    /// Curly quotes, typographic dashes, ellipsis.
-    UnicodePunctuation,
-    /// Doubled, added or missing backslashes; literal `\n` for a newline.
-    Escaping,
-    /// Letter case.
-    Case,
-    /// Anything else: the text itself differs.
-    Content,
-}
-
-impl Kind {
-    /// Every kind, in the order they are reported.
-    pub const ALL: [Kind; 8] = [
-        Kind::LineEndings,
-        Kind::Indentation,
-        Kind::TrailingWhitespace,
-        Kind::InvisibleCharacters,
-        Kind::UnicodePunctuation,
-        Kind::Escaping,
-        Kind::Case,
-        Kind::Content,
-    ];
-
-    /// The name agents see in `differences`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::LineEndings => "line_endings",
-            Kind::Indentation => "indentation",
-            Kind::TrailingWhitespace => "trailing_whitespace",
-            Kind::InvisibleCharacters => "invisible_characters",
-            Kind::UnicodePunctuation => "unicode_punctuation",
-            Kind::Escaping => "escaping",
-            Kind::Case => "case",
-            Kind::Content => "content",
-        }
-    }
-
-    /// The kind named `s`.
-    pub fn parse(s: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-
-    fn words(self) -> &'static str {
-        match self {
-            Kind::LineEndings => "line endings",
-            Kind::Indentation => "indentation",
-            Kind::TrailingWhitespace => "trailing whitespace",
-            Kind::InvisibleCharacters => "invisible characters",
-            Kind::UnicodePunctuation => "typographic punctuation",
-            Kind::Escaping => "backslash escaping",
-            Kind::Case => "letter case",
-            Kind::Content => "content",
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------
 // Characters
-
-/// The ASCII spelling of a typographic punctuation character.
-pub(crate) fn punct_ascii(c: char) -> Option<&'static str> {
-    Some(match c {
-        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{2035}'
-        | '\u{FF07}' => "'",
-        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{2036}'
-        | '\u{00AB}' | '\u{00BB}' | '\u{FF02}' => "\"",
-        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
-        | '\u{2212}' | '\u{FE58}' | '\u{FE63}' | '\u{FF0D}' => "-",
-        '\u{2026}' => "...",
-        _ => return None,
-    })
-}
-
-/// What an invisible character stands for: `Some(true)` a space (no-break
-/// and other fixed-width spaces), `Some(false)` nothing (zero-width
-/// characters, a BOM, bidi marks, soft hyphen).
-fn invisible(c: char) -> Option<bool> {
-    match c {
-        '\u{00A0}'
-        | '\u{1680}'
-        | '\u{2000}'..='\u{200A}'
-        | '\u{202F}'
-        | '\u{205F}'
-        | '\u{3000}' => Some(true),
-        '\u{200B}'
-        | '\u{200C}'
-        | '\u{200D}'
-        | '\u{200E}'
-        | '\u{200F}'
-        | '\u{2060}'
-        | '\u{FEFF}'
-        | '\u{00AD}'
-        | '\u{180E}'
-        | '\u{202A}'..='\u{202E}'
-        | '\u{2066}'..='\u{2069}' => Some(false),
-        _ => None,
-    }
-}
-
-fn char_name(c: char) -> &'static str {
-    match c {
-        '\u{00A0}' => "no-break space",
-        '\u{202F}' => "narrow no-break space",
-        '\u{2009}' => "thin space",
-        '\u{3000}' => "ideographic space",
-        '\u{200B}' => "zero-width space",
-        '\u{200C}' => "zero-width non-joiner",
-        '\u{200D}' => "zero-width joiner",
-        '\u{2060}' => "word joiner",
-        '\u{FEFF}' => "byte order mark",
-        '\u{00AD}' => "soft hyphen",
-        '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
-            "bidirectional control"
-        }
-        _ => "invisible space",
-    }
-}
 
 /// Decodes the character at `b[i..]`; an invalid byte reads as U+FFFD of
 /// length 1 (byte-level files are diagnosed too).
@@ -1955,11 +1830,7 @@ pub fn not_found(
             let tolerable = !literal
                 && !differences.is_empty()
                 && differences.iter().all(|x| TOLERABLE.contains(&x.kind))
-                && crate::matching::tolerant::nesting_agrees(
-                    s,
-                    &ftext,
-                    start == 0 || text[start - 1] == b'\n',
-                );
+                && nesting_agrees(s, &ftext, start == 0 || text[start - 1] == b'\n');
             d.closest_match = Some(ClosestMatch {
                 line_number: first,
                 end_line: first + memchr::memchr_iter(b'\n', &text[start..end]).count()

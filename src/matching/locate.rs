@@ -4,11 +4,14 @@
 //! A hunk's old side (context and removed lines) is searched line by line,
 //! from the end of the previous hunk of the same file, at increasing
 //! tolerance levels: exact, then ignoring trailing whitespace, then ignoring
-//! all surrounding whitespace, then also folding Unicode punctuation
-//! (dashes, curly quotes, exotic spaces) to ASCII. The first level that finds
-//! the old side decides: it must find it exactly once, or the hunk is
-//! refused as ambiguous (never "first match wins"). `@@ context` anchors are
-//! located the same way, one after another, before the body.
+//! all surrounding whitespace, then also folding Unicode punctuation and
+//! spaces (the `unicode_punctuation` level: the typographic punctuation of
+//! [`crate::text::fold::PUNCTUATION`], the table diagnosis and
+//! `match: ["unicode_punctuation"]` use too, folded to ASCII, and
+//! [`crate::text::fold::UNICODE_SPACES`] to a plain space). The first level
+//! that finds the old side decides: it must find it exactly once, or the
+//! hunk is refused as ambiguous (never "first match wins"). `@@ context`
+//! anchors are located the same way, one after another, before the body.
 //!
 //! Line numbers in a unified diff's `@@ -l,n` header are only a hint, used
 //! in two cases: a hunk without old lines is placed by its line, and when
@@ -32,6 +35,7 @@ use std::borrow::Cow;
 use crate::error::ErrorCode;
 use crate::matching::exact as plan;
 use crate::model::{Hunk, HunkLine, HunkStyle, LineKind};
+use crate::text::fold;
 use crate::text::source::LineEnding;
 
 /// How loosely a line was compared.
@@ -164,20 +168,6 @@ fn split(text: &[u8]) -> Vec<Line> {
     out
 }
 
-/// Folds Unicode punctuation and spaces that models and editors swap in
-/// for ASCII.
-fn fold_punctuation(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE58}' | '\u{FE63}' | '\u{FF0D}' => '-',
-            '\u{2018}'..='\u{201B}' | '\u{2032}' => '\'',
-            '\u{201C}'..='\u{201F}' | '\u{2033}' => '"',
-            '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
-            c => c,
-        })
-        .collect()
-}
-
 /// The comparison key of a line at a level.
 fn key(line: &[u8], level: Level) -> Cow<'_, [u8]> {
     if level == Level::Exact {
@@ -187,9 +177,10 @@ fn key(line: &[u8], level: Level) -> Cow<'_, [u8]> {
         (Level::Exact, _) => Cow::Borrowed(line),
         (Level::TrailingWhitespace, Ok(s)) => Cow::Borrowed(s.trim_end().as_bytes()),
         (Level::SurroundingWhitespace, Ok(s)) => Cow::Borrowed(s.trim().as_bytes()),
-        (Level::UnicodePunctuation, Ok(s)) => {
-            Cow::Owned(fold_punctuation(s).trim().as_bytes().to_vec())
-        }
+        (Level::UnicodePunctuation, Ok(s)) => match fold::fold(s, true) {
+            Cow::Borrowed(t) => Cow::Borrowed(t.trim().as_bytes()),
+            Cow::Owned(t) => Cow::Owned(t.trim().as_bytes().to_vec()),
+        },
         (Level::TrailingWhitespace, Err(_)) => Cow::Borrowed(line.trim_ascii_end()),
         (_, Err(_)) => Cow::Borrowed(line.trim_ascii()),
     }
@@ -697,6 +688,35 @@ mod tests {
             run("a\u{a0}b\n", &[hunk(&["-a b", "+c"])]).unwrap().1,
             vec![Level::UnicodePunctuation]
         );
+    }
+
+    #[test]
+    fn unicode_punctuation_level_folds_the_shared_table() {
+        // Guillemets, reversed primes, fullwidth quotes and the ellipsis
+        // fold here as they do in diagnosis and tolerant matching.
+        assert_eq!(
+            run(
+                "say «hi» ‵x‶ ＇y＂ wait…\nq\n",
+                &[hunk(&[" say \"hi\" 'x\" 'y\" wait...", "-q", "+r"])]
+            )
+            .unwrap(),
+            (
+                "say «hi» ‵x‶ ＇y＂ wait…\nr\n".into(),
+                vec![Level::UnicodePunctuation]
+            )
+        );
+        // And every character of the table, both ways.
+        for (c, a) in crate::text::fold::PUNCTUATION {
+            let file = format!("x{c}y\nq\n");
+            let (out, lv) = run(&file, &[hunk(&[&format!(" x{a}y"), "-q", "+r"])]).unwrap();
+            assert_eq!(
+                (out, lv),
+                (format!("x{c}y\nr\n"), vec![Level::UnicodePunctuation])
+            );
+            let file = format!("x{a}y\nq\n");
+            let (out, _) = run(&file, &[hunk(&[&format!(" x{c}y"), "-q", "+r"])]).unwrap();
+            assert_eq!(out, format!("x{a}y\nr\n"));
+        }
     }
 
     #[test]

@@ -13,7 +13,11 @@
 //! | `line_endings`        | the `\r` of a CRLF line ending                    |
 //! | `trailing_whitespace` | spaces and tabs at the end of each line           |
 //! | `indentation`         | spaces and tabs at the start of each line, as long as the *relative* indentation of the block's lines agrees with the file's (a Python block cannot match lines nested differently) |
-//! | `unicode_punctuation` | curly quotes, typographic dashes, ellipsis → ASCII |
+//! | `unicode_punctuation` | typographic punctuation → ASCII: curly quotes and primes, guillemets, dashes and minus signs, fullwidth forms, the ellipsis (the one table, [`crate::text::fold::PUNCTUATION`], that diagnosis and hunk locating use too) |
+//!
+//! Unicode spaces (no-break, thin, ideographic…) are not folded by any
+//! tolerance: diagnosis names them `invisible_characters`, which no
+//! tolerance forgives.
 //!
 //! The replacement is adapted to the region it replaces: its lines that are
 //! identical to a line of the block are taken from the file verbatim (so
@@ -25,14 +29,14 @@ use similar::{capture_diff_slices, Algorithm, DiffTag};
 
 use crate::diagnose::{self, Kind};
 use crate::model::{MatchMode, Tolerance};
+use crate::text::fold::punct_ascii;
+use crate::text::indent::{indent_pairs, lead, lines_of, same_shape, width, TAB_WIDTH};
 use crate::text::source::{line_ending, LineEnding};
 
 /// Most normalized occurrences examined before calling a block ambiguous.
 const MAX_CANDIDATES: usize = 1000;
 /// Occurrence lines kept for an ambiguous report.
 const MAX_LINES: usize = 50;
-/// Columns a tab counts for when comparing indentation depths.
-const TAB_WIDTH: usize = 4;
 
 /// The diagnosis kind a tolerance forgives.
 fn kind_of(t: Tolerance) -> Kind {
@@ -123,7 +127,7 @@ fn norm_line(
         let mapped = std::str::from_utf8(&body[i..end])
             .ok()
             .and_then(|s| s.chars().next())
-            .and_then(diagnose::punct_ascii);
+            .and_then(punct_ascii);
         match mapped {
             Some(a) => {
                 for &x in a.as_bytes() {
@@ -220,60 +224,8 @@ fn map_back(
     out.into_iter().map(|(s, e)| Some((s?, e?))).collect()
 }
 
-/// Lines of a block: split on `\n`, a final `\n` ending the last line.
-fn lines_of(s: &str) -> Vec<&str> {
-    let body = s.strip_suffix('\n').unwrap_or(s);
-    body.split('\n').collect()
-}
-
-fn lead(s: &str) -> &str {
-    &s[..s.len() - s.trim_start_matches([' ', '\t']).len()]
-}
-
-fn width(indent: &str) -> usize {
-    indent
-        .chars()
-        .map(|c| if c == '\t' { TAB_WIDTH } else { 1 })
-        .sum()
-}
-
 fn at_line_start(text: &[u8], pos: usize) -> bool {
     pos == 0 || text[pos - 1] == b'\n'
-}
-
-/// Pairs (block indentation, file indentation) of the lines that start a
-/// line in the file and have content on both sides.
-fn indent_pairs<'a>(
-    search: &'a str,
-    region: &'a str,
-    starts_line: bool,
-) -> Vec<(&'a str, &'a str)> {
-    lines_of(search)
-        .into_iter()
-        .zip(lines_of(region))
-        .enumerate()
-        .filter(|(i, (s, r))| {
-            (*i > 0 || starts_line) && !s.trim().is_empty() && !r.trim().is_empty()
-        })
-        .map(|(_, (s, r))| (lead(s), lead(r)))
-        .collect()
-}
-
-/// Whether the block's lines are nested the way the file's are: each step
-/// from one line to the next goes in, out or stays level on both sides.
-fn same_shape(pairs: &[(&str, &str)]) -> bool {
-    pairs.windows(2).all(|w| {
-        let ds = width(w[1].0) as isize - width(w[0].0) as isize;
-        let df = width(w[1].1) as isize - width(w[0].1) as isize;
-        ds.signum() == df.signum()
-    })
-}
-
-/// Whether `search` and the file text `region` (starting at a line start
-/// or not) nest their lines alike, so the indentation tolerance could
-/// match one to the other.
-pub(crate) fn nesting_agrees(search: &str, region: &str, starts_line: bool) -> bool {
-    same_shape(&indent_pairs(search, region, starts_line))
 }
 
 /// The smallest step between distinct depths, if any.

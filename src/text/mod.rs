@@ -1,1 +1,3 @@
+pub mod fold;
+pub mod indent;
 pub mod source;

@@ -1,0 +1,232 @@
+//! Ambiguous blocks: for each occurrence, the smallest extension by
+//! neighbouring lines that occurs only once.
+
+use memchr::{memchr, memmem, memrchr};
+
+use super::report::{lines_of, ContextHint, Diagnosis};
+use super::{Budget, MAX_HINTS, MAX_HINT_LINES, MAX_OCCURRENCES};
+
+/// Start of the line `up` lines above the line containing `pos`.
+fn line_start_above(text: &[u8], pos: usize, up: usize) -> Option<usize> {
+    let mut s = memrchr(b'\n', &text[..pos]).map_or(0, |k| k + 1);
+    for _ in 0..up {
+        if s == 0 {
+            return None;
+        }
+        s = memrchr(b'\n', &text[..s - 1]).map_or(0, |k| k + 1);
+    }
+    Some(s)
+}
+
+/// End (before its `\n`) of the line `down` lines below the line containing
+/// `pos`; lines must have content start before the end of the text.
+fn line_end_below(text: &[u8], pos: usize, down: usize) -> Option<usize> {
+    let mut e = memchr(b'\n', &text[pos..]).map_or(text.len(), |k| pos + k);
+    for _ in 0..down {
+        if e + 1 >= text.len() {
+            return None;
+        }
+        e = memchr(b'\n', &text[e + 1..]).map_or(text.len(), |k| e + 1 + k);
+    }
+    Some(e)
+}
+
+/// For each of the first [`MAX_HINTS`] (non-overlapping) occurrences of
+/// `search`, the smallest extension by neighbouring lines that occurs only
+/// once. An extended block contains the search block at a fixed offset, so
+/// it can only recur where the block recurs: comparing the context around
+/// every occurrence decides uniqueness without rescanning the file.
+pub fn ambiguous(text: &[u8], search: &[u8], budget: &Budget) -> Diagnosis {
+    let mut d = Diagnosis::default();
+    if search.is_empty() {
+        return d;
+    }
+    let finder = memmem::Finder::new(search);
+    let mut all = Vec::new();
+    let mut at = 0;
+    while let Some(k) = finder.find(&text[at..]) {
+        all.push(at + k);
+        at += k + 1;
+        if all.len() > MAX_OCCURRENCES || (all.len() % 256 == 0 && budget.expired()) {
+            d.incomplete = true;
+            return d;
+        }
+    }
+    let mut picks = Vec::new();
+    let mut free = 0;
+    for &p in &all {
+        if p >= free {
+            picks.push(p);
+            free = p + search.len();
+            if picks.len() == MAX_HINTS {
+                break;
+            }
+        }
+    }
+    let ends_nl = search.ends_with(b"\n");
+    let mut found: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
+    for &p in &picks {
+        let e = p + search.len();
+        // pre[a]: bytes before p for `a` lines above; post[b] after e.
+        let pre: Vec<Option<usize>> = (0..=MAX_HINT_LINES)
+            .map(|a| {
+                if a == 0 {
+                    Some(0)
+                } else {
+                    line_start_above(text, p, a).map(|s| p - s)
+                }
+            })
+            .collect();
+        let post: Vec<Option<usize>> = (0..=MAX_HINT_LINES)
+            .map(|b| {
+                if b == 0 {
+                    Some(0)
+                } else {
+                    let down = if ends_nl { b - 1 } else { b };
+                    if ends_nl && e >= text.len() {
+                        return None;
+                    }
+                    line_end_below(text, e, down).map(|x| x - e)
+                }
+            })
+            .collect();
+        let max_pre = pre.iter().flatten().copied().max().unwrap_or(0);
+        let max_post = post.iter().flatten().copied().max().unwrap_or(0);
+        let mut common: Vec<(usize, usize)> = Vec::with_capacity(all.len());
+        for (n, &q) in all.iter().enumerate() {
+            if n % 256 == 0 && budget.expired() {
+                d.incomplete = true;
+                break;
+            }
+            if q == p {
+                continue;
+            }
+            let cb = (1..=max_pre.min(q).min(p))
+                .take_while(|&i| text[p - i] == text[q - i])
+                .count();
+            let qe = q + search.len();
+            let cf = (0..max_post.min(text.len() - qe).min(text.len() - e))
+                .take_while(|&i| text[e + i] == text[qe + i])
+                .count();
+            common.push((cb, cf));
+        }
+        if d.incomplete {
+            break;
+        }
+        let mut best: Option<(usize, usize, usize)> = None;
+        'k: for k in 1..=MAX_HINT_LINES {
+            for (a, pa) in pre.iter().enumerate().take(k + 1) {
+                let (Some(pa), Some(pb)) = (*pa, post[k - a]) else {
+                    continue;
+                };
+                if common.iter().all(|&(cb, cf)| pa > cb || pb > cf)
+                    && best.is_none_or(|x| pa + pb < x.0 + x.1)
+                {
+                    best = Some((pa, pb, a));
+                }
+            }
+            if let Some((pa, pb, a)) = best {
+                found.push((p, pa, pb, a, k - a));
+                break 'k;
+            }
+        }
+    }
+    let mut offs: Vec<usize> = Vec::new();
+    for &(p, pa, pb, _, _) in &found {
+        let e = p + search.len() + pb;
+        offs.extend([p - pa, p, e.saturating_sub(1).max(p - pa)]);
+    }
+    let mut sorted = offs.clone();
+    sorted.sort_unstable();
+    let nums = lines_of(text, &sorted);
+    let line_of = |o: usize| nums[sorted.binary_search(&o).unwrap_or(0)];
+    for &(p, pa, pb, a, b) in &found {
+        let s = p - pa;
+        let e = p + search.len() + pb;
+        d.unique_context_hint.push(ContextHint {
+            match_line: line_of(p),
+            line_number: line_of(s),
+            end_line: line_of(e.saturating_sub(1).max(s)),
+            lines_before: a,
+            lines_after: b,
+            search_block: String::from_utf8_lossy(&text[s..e]).into_owned(),
+        });
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    use crate::diagnose::testutil::texty;
+
+    #[test]
+    fn ambiguous_hints_are_minimal_and_unique() {
+        let text = "fn a() {\n    x += 1;\n}\nfn b() {\n    x += 1;\n}\nfn c() {\n    y();\n    x += 1;\n}\n";
+        let d = ambiguous(
+            text.as_bytes(),
+            b"    x += 1;\n",
+            &Budget::new(Duration::from_secs(5)),
+        );
+        assert!(!d.incomplete);
+        assert_eq!(d.unique_context_hint.len(), 3);
+        for h in &d.unique_context_hint {
+            assert_eq!(text.matches(h.search_block.as_str()).count(), 1, "{h:?}");
+            assert!(h.search_block.contains("    x += 1;\n"));
+        }
+        let h = &d.unique_context_hint[0];
+        assert_eq!(
+            (h.match_line, h.line_number, h.lines_before, h.lines_after),
+            (2, 1, 1, 0)
+        );
+        assert_eq!(h.search_block, "fn a() {\n    x += 1;\n");
+        let h = &d.unique_context_hint[2];
+        assert_eq!((h.match_line, h.lines_before, h.lines_after), (9, 1, 0));
+        assert_eq!(h.search_block, "    y();\n    x += 1;\n");
+    }
+
+    #[test]
+    fn ambiguous_hint_after_and_none_when_identical() {
+        let text = "start\nlog();\nalpha\nlog();\nbeta\n";
+        let d = ambiguous(
+            text.as_bytes(),
+            b"log();",
+            &Budget::new(Duration::from_secs(5)),
+        );
+        let h = &d.unique_context_hint[0];
+        assert_eq!(text.matches(h.search_block.as_str()).count(), 1);
+        assert_eq!(h.lines_before + h.lines_after, 1);
+        // Two identical 50-line halves, block in the middle of each: no
+        // extension within MAX_HINT_LINES reaches a line that differs.
+        let half: String = (0..50).map(|i| format!("line {i}\n")).collect();
+        let twin = format!("{half}{half}");
+        let d = ambiguous(
+            twin.as_bytes(),
+            b"line 25\n",
+            &Budget::new(Duration::from_secs(5)),
+        );
+        assert!(d.unique_context_hint.is_empty());
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        // Every hint occurs exactly once and contains the block.
+        #[test]
+        fn hints_are_unique(text in texty(), a in 0usize..60, len in 1usize..6) {
+            let chars: Vec<char> = text.chars().collect();
+            prop_assume!(!chars.is_empty());
+            let a = a.min(chars.len() - 1);
+            let block: String = chars[a..(a + len).min(chars.len())].iter().collect();
+            let d = ambiguous(text.as_bytes(), block.as_bytes(), &Budget::new(Duration::from_secs(5)));
+            for h in &d.unique_context_hint {
+                prop_assert!(h.search_block.contains(&block));
+                prop_assert_eq!(memmem::find_iter(text.as_bytes(), h.search_block.as_bytes()).count(), 1);
+                prop_assert_eq!(text.matches(&h.search_block).count(), 1, "{:?}", h);
+            }
+        }
+    }
+}

@@ -1,0 +1,386 @@
+//! Classifying differences: which kinds separate the block from the
+//! region found, line by line, each with a sentence about where it shows.
+
+use std::time::{Duration, Instant};
+
+use similar::{capture_diff_slices_deadline, Algorithm, DiffTag};
+
+use super::keys::key_vec;
+use super::MAX_CLASSIFIED_LINES;
+use crate::text::fold::{char_name, invisible, punct_ascii, Kind};
+
+const MASK_KINDS: [Kind; 6] = [
+    Kind::TrailingWhitespace,
+    Kind::Indentation,
+    Kind::InvisibleCharacters,
+    Kind::UnicodePunctuation,
+    Kind::Escaping,
+    Kind::Case,
+];
+
+/// `line` with the differences of the kinds in `mask` (bits of
+/// [`MASK_KINDS`]) normalized away.
+fn normalize(line: &str, mask: u8) -> String {
+    let has = |k: Kind| mask & (1 << MASK_KINDS.iter().position(|&m| m == k).unwrap_or(0)) != 0;
+    let mut out = String::with_capacity(line.len());
+    for c in line.chars() {
+        if has(Kind::InvisibleCharacters) {
+            match invisible(c) {
+                Some(true) => {
+                    out.push(' ');
+                    continue;
+                }
+                Some(false) => continue,
+                None => {}
+            }
+        }
+        if has(Kind::UnicodePunctuation) {
+            if let Some(s) = punct_ascii(c) {
+                out.push_str(s);
+                continue;
+            }
+        }
+        if has(Kind::Escaping) && c == '\\' {
+            continue;
+        }
+        if has(Kind::Case) {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    let ws = |c: char| c == ' ' || c == '\t';
+    let mut s: &str = &out;
+    if has(Kind::TrailingWhitespace) {
+        s = s.trim_end_matches(ws);
+    }
+    if has(Kind::Indentation) {
+        s = s.trim_start_matches(ws);
+    }
+    s.to_string()
+}
+
+/// The smallest set of kinds (bits of [`MASK_KINDS`]) that explains the
+/// difference between two lines, or `None` when only content explains it.
+fn line_kinds(a: &str, b: &str) -> Option<u8> {
+    let mut masks: Vec<u8> = (1..64).collect();
+    masks.sort_by_key(|m| (m.count_ones(), *m));
+    masks
+        .into_iter()
+        .find(|&m| normalize(a, m) == normalize(b, m))
+}
+
+/// A kind found, with a sentence about the first place it shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    pub kind: Kind,
+    pub detail: String,
+}
+
+fn lead(s: &str) -> &str {
+    &s[..s.len() - s.trim_start_matches([' ', '\t']).len()]
+}
+
+fn trail(s: &str) -> &str {
+    &s[s.trim_end_matches([' ', '\t']).len()..]
+}
+
+fn describe_ws(s: &str) -> String {
+    if s.is_empty() {
+        return "none".into();
+    }
+    let tabs = s.chars().filter(|&c| c == '\t').count();
+    let spaces = s.chars().count() - tabs;
+    let p = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    match (tabs, spaces) {
+        (0, n) => p(n, "space"),
+        (n, 0) => p(n, "tab"),
+        (t, n) => format!("{} and {}", p(t, "tab"), p(n, "space")),
+    }
+}
+
+fn detail_for(kind: Kind, s: &str, f: &str, line: usize) -> String {
+    match kind {
+        Kind::Indentation => format!(
+            "line {line} is indented with {} in the file but {} in search_block",
+            describe_ws(lead(f)),
+            describe_ws(lead(s))
+        ),
+        Kind::TrailingWhitespace => format!(
+            "line {line} ends with {} of trailing whitespace in the file but {} in search_block",
+            describe_ws(trail(f)),
+            describe_ws(trail(s))
+        ),
+        Kind::InvisibleCharacters => {
+            let pick = |t: &str| t.chars().find(|&c| invisible(c).is_some());
+            match (pick(f), pick(s)) {
+                (Some(c), _) => format!(
+                    "line {line} of the file contains U+{:04X} ({}) where search_block has {}",
+                    c as u32,
+                    char_name(c),
+                    if invisible(c) == Some(true) {
+                        "a plain space"
+                    } else {
+                        "nothing"
+                    }
+                ),
+                (None, Some(c)) => format!(
+                    "search_block contains U+{:04X} ({}) that line {line} of the file does not have",
+                    c as u32,
+                    char_name(c)
+                ),
+                (None, None) => format!("line {line} differs in invisible characters"),
+            }
+        }
+        Kind::UnicodePunctuation => {
+            let pick = |t: &str| t.chars().find(|&c| punct_ascii(c).is_some());
+            match (pick(f), pick(s)) {
+                (Some(c), _) => format!(
+                    "line {line} of the file has the typographic character '{c}' (U+{:04X}) where search_block has '{}'",
+                    c as u32,
+                    punct_ascii(c).unwrap_or("?")
+                ),
+                (None, Some(c)) => format!(
+                    "search_block has the typographic character '{c}' (U+{:04X}) where line {line} of the file has plain '{}'",
+                    c as u32,
+                    punct_ascii(c).unwrap_or("?")
+                ),
+                (None, None) => format!("line {line} differs in punctuation"),
+            }
+        }
+        Kind::Escaping => {
+            let (nf, ns) = (f.matches('\\').count(), s.matches('\\').count());
+            if ns > nf {
+                format!(
+                    "search_block has {} more backslash{} than line {line} of the file (over-escaped, e.g. \\\\ or \\\" where the file has \\ or \")",
+                    ns - nf,
+                    if ns - nf == 1 { "" } else { "es" }
+                )
+            } else {
+                format!(
+                    "search_block has {} fewer backslash{} than line {line} of the file (an escape was lost)",
+                    nf - ns,
+                    if nf - ns == 1 { "" } else { "es" }
+                )
+            }
+        }
+        Kind::Case => format!("line {line} differs only in letter case"),
+        Kind::LineEndings | Kind::Content => String::new(),
+    }
+}
+
+/// Every kind of difference between the block `s` and the file text `f`
+/// (which starts at 1-based line `first_line`), in report order, each with
+/// a detail sentence.
+pub fn classify(s: &str, f: &str, first_line: usize) -> Vec<Difference> {
+    let split = |t: &str| -> Vec<(String, bool)> {
+        let ends = t.ends_with('\n');
+        let body = if ends { &t[..t.len() - 1] } else { t };
+        let parts: Vec<&str> = body.split('\n').collect();
+        let n = parts.len();
+        parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let followed = i + 1 < n || ends;
+                match p.strip_suffix('\r') {
+                    Some(q) if followed => (q.to_string(), true),
+                    _ => (p.to_string(), false),
+                }
+            })
+            .collect()
+    };
+    let (sl, fl) = (split(s), split(f));
+    let skeys: Vec<Vec<u8>> = sl.iter().map(|(l, _)| key_vec(l.as_bytes())).collect();
+    let fkeys: Vec<Vec<u8>> = fl.iter().map(|(l, _)| key_vec(l.as_bytes())).collect();
+    let deadline = Instant::now() + Duration::from_millis(10);
+    let mut found: Vec<Difference> = Vec::new();
+    let mut add = |kind: Kind, detail: String| {
+        if !found.iter().any(|d| d.kind == kind) {
+            found.push(Difference { kind, detail });
+        }
+    };
+    let s_ends = s.ends_with('\n');
+    let f_ends = f.ends_with('\n');
+    let mut examined = 0usize;
+    for op in capture_diff_slices_deadline(Algorithm::Myers, &skeys, &fkeys, Some(deadline)) {
+        let (tag, r1, r2) = op.as_tag_tuple();
+        if tag != DiffTag::Equal {
+            let at = first_line + r2.start.min(fl.len().saturating_sub(1));
+            add(
+                Kind::Content,
+                format!("line {at} of the file has different content"),
+            );
+            continue;
+        }
+        for (i, j) in r1.zip(r2) {
+            let ((sa, scr), (fa, fcr)) = (&sl[i], &fl[j]);
+            let line = first_line + j;
+            let s_followed = i + 1 < sl.len() || s_ends;
+            let f_followed = j + 1 < fl.len() || f_ends;
+            if s_followed && f_followed && scr != fcr {
+                add(
+                    Kind::LineEndings,
+                    if *fcr {
+                        "the file uses CRLF (\\r\\n) line endings but search_block uses LF (\\n)"
+                            .into()
+                    } else {
+                        "the file uses LF (\\n) line endings but search_block uses CRLF (\\r\\n)"
+                            .into()
+                    },
+                );
+            }
+            if sa == fa {
+                continue;
+            }
+            // Bounded work on huge blocks: the first differing lines show
+            // the kinds.
+            examined += 1;
+            if examined > MAX_CLASSIFIED_LINES {
+                continue;
+            }
+            match line_kinds(sa, fa) {
+                Some(mask) => {
+                    for (b, &k) in MASK_KINDS.iter().enumerate() {
+                        if mask & (1 << b) != 0 {
+                            add(k, detail_for(k, sa, fa, line));
+                        }
+                    }
+                }
+                None => add(
+                    Kind::Content,
+                    format!("line {line} of the file has different content"),
+                ),
+            }
+        }
+    }
+    found.sort_by_key(|d| d.kind);
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnose::testutil::{diag, kinds, RUST};
+
+    #[test]
+    fn line_endings() {
+        let text = RUST.replace('\n', "\r\n");
+        let d = diag(
+            &text,
+            "    if name.is_empty() {\n        return;\n    }",
+            "x",
+        );
+        let c = d.closest_match.as_ref().unwrap();
+        assert_eq!((c.line_number, c.end_line), (6, 8));
+        assert_eq!(kinds(&d), vec!["line_endings"]);
+        assert_eq!(
+            c.text,
+            "    if name.is_empty() {\r\n        return;\r\n    }"
+        );
+        assert_eq!(&text.as_bytes()[c.start..c.end], c.text.as_bytes());
+        let m = d.message.unwrap();
+        assert!(m.contains("line endings") && m.contains("CRLF"), "{m}");
+        assert!(m.contains("match: [\"line_endings\"]"), "{m}");
+    }
+
+    #[test]
+    fn indentation_tabs_vs_spaces_and_depth() {
+        let text = RUST.replace("    ", "\t");
+        let d = diag(
+            &text,
+            "    let total = compute(1, 2);\n    println!(\"{total}\");",
+            "x",
+        );
+        let c = d.closest_match.as_ref().unwrap();
+        assert_eq!((c.line_number, c.end_line), (9, 10));
+        assert_eq!(kinds(&d), vec!["indentation"]);
+        assert!(
+            c.differences[0].detail.contains("1 tab"),
+            "{:?}",
+            c.differences
+        );
+        assert!(c.differences[0].detail.contains("4 spaces"));
+        let d = diag(RUST, "  a + b\n", "x");
+        assert_eq!(kinds(&d), vec!["indentation"]);
+        assert_eq!(d.closest_match.unwrap().text, "    a + b\n");
+    }
+
+    #[test]
+    fn trailing_whitespace() {
+        let text = RUST.replace("return;\n", "return;  \n");
+        let d = diag(&text, "        return;\n    }\n", "x");
+        let c = d.closest_match.as_ref().unwrap();
+        assert_eq!((c.line_number, c.end_line), (7, 8));
+        assert_eq!(kinds(&d), vec!["trailing_whitespace"]);
+        assert_eq!(c.text, "        return;  \n    }\n");
+    }
+
+    #[test]
+    fn invisible_characters() {
+        let text = RUST.replace("let total =", "let total\u{a0}=");
+        let d = diag(&text, "    let total = compute(1, 2);", "x");
+        let c = d.closest_match.as_ref().unwrap();
+        assert_eq!(c.line_number, 9);
+        assert_eq!(kinds(&d), vec!["invisible_characters"]);
+        assert!(c.differences[0].detail.contains("U+00A0"));
+        let d = diag(RUST, "fn compute(a: i32,\u{200b} b: i32) -> i32 {", "x");
+        assert_eq!(kinds(&d), vec!["invisible_characters"]);
+        assert!(d.message.unwrap().contains("U+200B"));
+    }
+
+    #[test]
+    fn unicode_punctuation() {
+        let d = diag(RUST, "    let name = “world”;", "x");
+        let c = d.closest_match.as_ref().unwrap();
+        assert_eq!(c.line_number, 4);
+        assert_eq!(kinds(&d), vec!["unicode_punctuation"]);
+        assert_eq!(c.text, "    let name = \"world\";");
+        // Part of a line: the region narrows to the matching part.
+        let d = diag(RUST, "name = “world”", "x");
+        assert_eq!(d.closest_match.as_ref().unwrap().text, "name = \"world\"");
+        assert_eq!(kinds(&d), vec!["unicode_punctuation"]);
+    }
+
+    #[test]
+    fn escaping() {
+        let d = diag(RUST, "    println!(\\\"hello {name}\\\");", "x");
+        assert_eq!(d.closest_match.as_ref().unwrap().line_number, 5);
+        assert_eq!(kinds(&d), vec!["escaping"]);
+        // Literal \n instead of line breaks.
+        let d = diag(
+            RUST,
+            "fn compute(a: i32, b: i32) -> i32 {\\n    a + b\\n}",
+            "x",
+        );
+        let c = d.closest_match.as_ref().unwrap();
+        assert_eq!((c.line_number, c.end_line), (13, 15));
+        assert_eq!(kinds(&d), vec!["escaping"]);
+    }
+
+    #[test]
+    fn case() {
+        let d = diag(RUST, "fn Compute(a: i32, b: i32) -> i32 {", "x");
+        assert_eq!(d.closest_match.as_ref().unwrap().line_number, 13);
+        assert_eq!(kinds(&d), vec!["case"]);
+    }
+
+    #[test]
+    fn content_and_combined() {
+        let d = diag(
+            RUST,
+            "    let total = compute(1, 3);\n    println!(\"{total}\");",
+            "x",
+        );
+        let c = d.closest_match.as_ref().unwrap();
+        assert_eq!((c.line_number, c.end_line), (9, 10));
+        assert_eq!(kinds(&d), vec!["content"]);
+        assert!(d.message.unwrap().contains("changed since it was read"));
+        let text = RUST.replace('\n', "\r\n");
+        let d = diag(
+            &text,
+            "    let total = compute(1, 3);\n    println!(\"{total}\");\n",
+            "x",
+        );
+        assert_eq!(kinds(&d), vec!["line_endings", "content"]);
+    }
+}

@@ -1,0 +1,512 @@
+//! Results and the not-found entry point: the closest match, whether the
+//! edit was already applied, and the message naming the next step.
+
+use serde_json::{json, Map, Value};
+use similar::{capture_diff_slices_deadline, get_diff_ratio, Algorithm};
+
+use super::anchors::{Hits, Scanner};
+use super::classify::{classify, Difference};
+use super::closest::{closest, region, Found, GaveUp};
+use super::{Budget, MIN_APPLIED_LEN};
+use crate::text::fold::Kind;
+use crate::text::indent::nesting_agrees;
+
+/// The region of the file most like a search block that was not found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClosestMatch {
+    /// 1-based first and last line of the region.
+    pub line_number: usize,
+    pub end_line: usize,
+    /// Character similarity of the block to the region, in thousandths.
+    pub similarity_milli: u32,
+    /// The exact current text of the region (decoded; invalid bytes as U+FFFD).
+    pub text: String,
+    pub differences: Vec<Difference>,
+    /// 1-based start lines of other regions exactly as close (the block
+    /// does not tell them apart).
+    pub equally_close: Vec<usize>,
+    /// Whether resending the edit with `match` tolerances would match this
+    /// region: every difference is tolerable and the lines nest alike.
+    pub tolerable: bool,
+    /// Byte range of the region in the text that was searched.
+    pub start: usize,
+    pub end: usize,
+}
+
+impl ClosestMatch {
+    /// Whether only `kind`s other than content separate block and region.
+    pub fn only_formatting(&self) -> bool {
+        !self.differences.is_empty() && self.differences.iter().all(|d| d.kind != Kind::Content)
+    }
+}
+
+/// A `unique_context_hint` entry: occurrence `match_line` made unique by
+/// `lines_before` lines above and `lines_after` below.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextHint {
+    pub match_line: usize,
+    pub line_number: usize,
+    pub end_line: usize,
+    pub lines_before: usize,
+    pub lines_after: usize,
+    pub search_block: String,
+}
+
+/// What diagnosis learned about one failed edit.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Diagnosis {
+    pub closest_match: Option<ClosestMatch>,
+    /// 1-based line range where the replacement text already stands.
+    pub already_applied: Option<(usize, usize)>,
+    pub unique_context_hint: Vec<ContextHint>,
+    /// The diagnosis ran out of budget (very large file) and is partial.
+    pub incomplete: bool,
+    /// A message naming the problem and the next step, replacing the
+    /// generic one when set.
+    pub message: Option<String>,
+}
+
+impl Diagnosis {
+    /// Adds the diagnosis fields to a failure object.
+    pub fn write_json(&self, m: &mut Map<String, Value>) {
+        if let Some(c) = &self.closest_match {
+            m.insert(
+                "closest_match".into(),
+                json!({
+                    "line_number": c.line_number,
+                    "end_line": c.end_line,
+                    "similarity": f64::from(c.similarity_milli) / 1000.0,
+                    "text": c.text,
+                    "differences": c.differences.iter().map(|d| d.kind.as_str()).collect::<Vec<_>>(),
+                    "details": c.differences.iter().filter(|d| !d.detail.is_empty()).map(|d| d.detail.clone()).collect::<Vec<_>>(),
+                }),
+            );
+            if !c.equally_close.is_empty() {
+                m["closest_match"]["equally_close"] = json!(c.equally_close);
+            }
+        }
+        if let Some((a, b)) = self.already_applied {
+            m.insert("already_applied".into(), Value::Bool(true));
+            m.insert(
+                "applied_at".into(),
+                json!({"line_number": a, "end_line": b}),
+            );
+        }
+        if !self.unique_context_hint.is_empty() {
+            m.insert(
+                "unique_context_hint".into(),
+                Value::Array(
+                    self.unique_context_hint
+                        .iter()
+                        .map(|h| {
+                            json!({
+                                "match_line": h.match_line,
+                                "line_number": h.line_number,
+                                "end_line": h.end_line,
+                                "lines_before": h.lines_before,
+                                "lines_after": h.lines_after,
+                                "search_block": h.search_block,
+                            })
+                        })
+                        .collect(),
+                ),
+            );
+        }
+        if self.incomplete {
+            m.insert("diagnosis_incomplete".into(), Value::Bool(true));
+        }
+    }
+}
+
+/// 1-based line numbers of ascending byte offsets.
+pub(super) fn lines_of(text: &[u8], offsets: &[usize]) -> Vec<usize> {
+    let (mut line, mut at) = (1usize, 0usize);
+    offsets
+        .iter()
+        .map(|&o| {
+            line += memchr::memchr_iter(b'\n', &text[at..o]).count();
+            at = o;
+            line
+        })
+        .collect()
+}
+
+/// The forms of `replace` that would show the edit was already made: as
+/// written, and with CRLF line endings (that form can only occur in a file
+/// that has them). None for a replacement too short to prove anything.
+fn applied_needles(replace: &str) -> Vec<Vec<u8>> {
+    let visible = replace.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+    if visible < MIN_APPLIED_LEN {
+        return Vec::new();
+    }
+    let mut needles = vec![replace.as_bytes().to_vec()];
+    if replace.contains('\n') && !replace.contains("\r\n") {
+        needles.push(replace.replace('\n', "\r\n").into_bytes());
+    }
+    needles
+}
+
+/// 1-based first and last line of the first of `needles` that occurs
+/// exactly once, given where each occurs.
+fn applied_at(text: &[u8], needles: &[Vec<u8>], hits: &[Hits]) -> Option<(usize, usize)> {
+    hits.iter()
+        .zip(needles)
+        .find_map(|(hits, needle)| match hits.as_deref() {
+            Some(&[(p, line)]) => {
+                let last = (p + needle.len() - 1).max(p);
+                let inner = memchr::memchr_iter(b'\n', &text[p..last]).count();
+                Some((line + 1, line + 1 + inner))
+            }
+            _ => None,
+        })
+}
+
+/// Unescapes a block that arrived with literal `\n` (and friends) instead of
+/// real newlines, or `None` when it does not look like one.
+fn unescape_literal(search: &str) -> Option<String> {
+    if search.contains('\n') || !search.contains("\\n") {
+        return None;
+    }
+    let mut out = String::with_capacity(search.len());
+    let mut it = search.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('"') => out.push('"'),
+            Some('\'') => out.push('\''),
+            Some('\\') => out.push('\\'),
+            Some(o) => {
+                out.push('\\');
+                out.push(o);
+            }
+            None => out.push('\\'),
+        }
+    }
+    Some(out)
+}
+
+fn range_text(from: usize, to: usize) -> String {
+    if from == to {
+        format!("line {from}")
+    } else {
+        format!("lines {from}-{to}")
+    }
+}
+
+const TOLERABLE: [Kind; 4] = [
+    Kind::LineEndings,
+    Kind::TrailingWhitespace,
+    Kind::Indentation,
+    Kind::UnicodePunctuation,
+];
+
+/// The message for a block that was not found, given what was learned.
+fn not_found_message(
+    pre: &str,
+    c: Option<&ClosestMatch>,
+    applied: Option<(usize, usize)>,
+) -> Option<String> {
+    if let Some((a, b)) = applied {
+        return Some(format!(
+            "{pre}search_block was not found, but replace_block is already present exactly once ({}): the edit \
+             appears to be applied already. Do not retry it; reread {} if unsure",
+            range_text(a, b),
+            range_text(a, b)
+        ));
+    }
+    let c = c?;
+    let where_ = range_text(c.line_number, c.end_line);
+    let twins = if c.equally_close.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " The block matches line{} {} just as closely: include neighbouring lines so the retry is unique.",
+            if c.equally_close.len() == 1 { "" } else { "s" },
+            c.equally_close
+                .iter()
+                .map(|l| l.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let details: Vec<&str> = c
+        .differences
+        .iter()
+        .filter(|d| !d.detail.is_empty() && d.kind != Kind::Content)
+        .map(|d| d.detail.as_str())
+        .collect();
+    let detail = if details.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", details.join("; "))
+    };
+    if c.only_formatting() {
+        let kinds: Vec<&str> = c.differences.iter().map(|d| d.kind.words()).collect();
+        let mut next =
+            "Retry with closest_match.text (the exact current text) as search_block".to_string();
+        if c.tolerable {
+            let list: Vec<String> = c
+                .differences
+                .iter()
+                .map(|d| format!("\"{}\"", d.kind.as_str()))
+                .collect();
+            next.push_str(&format!(
+                ", or resend the same edit with match: [{}]",
+                list.join(", ")
+            ));
+        }
+        Some(format!(
+            "{pre}search_block was not found exactly: {where_} match it except for {}{detail}. {next}.{twins}",
+            join_words(&kinds)
+        ))
+    } else {
+        let others: Vec<&str> = c
+            .differences
+            .iter()
+            .filter(|d| d.kind != Kind::Content)
+            .map(|d| d.kind.words())
+            .collect();
+        let also = if others.is_empty() {
+            String::new()
+        } else {
+            format!(", and also in {}{detail}", join_words(&others))
+        };
+        Some(format!(
+            "{pre}search_block was not found; the closest text is {where_} ({}% similar), which differs in \
+             content{also}: the file has probably changed since it was read, or the block was mistyped. \
+             closest_match.text is the current text of {where_}: base search_block on it (reread the file if \
+             unsure), then retry.{twins}",
+            c.similarity_milli / 10
+        ))
+    }
+}
+
+fn join_words(w: &[&str]) -> String {
+    match w {
+        [] => String::new(),
+        [a] => a.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// Diagnoses a block that was not found in `text`. `label` prefixes the
+/// message (e.g. `edits[2]: `).
+pub fn not_found(
+    text: &[u8],
+    search: &str,
+    replace: &str,
+    label: &str,
+    budget: &Budget,
+) -> Diagnosis {
+    let mut d = Diagnosis::default();
+    let mut scanner = Scanner::new(text);
+    // The replacement is looked for along with the first anchor pass.
+    let applied = applied_needles(replace);
+    scanner.riders = applied.iter().map(|n| (n.clone(), 1)).collect();
+    if budget.expired() {
+        d.incomplete = true;
+    } else {
+        let alt = unescape_literal(search);
+        let mut tries: Vec<(&str, bool)> = vec![(search, false)];
+        if let Some(a) = &alt {
+            tries.push((a.as_str(), true));
+        }
+        type Best<'s> = (Found, Vec<usize>, (usize, usize), &'s str, bool);
+        let mut best: Option<Best<'_>> = None;
+        for (s, literal) in tries {
+            let (found, incomplete) = closest(&mut scanner, s.as_bytes(), budget);
+            if let Some((found, equally, lines)) = found {
+                if best.as_ref().is_none_or(|b| found.score > b.0.score) {
+                    let r = region(&lines, found, s.as_bytes());
+                    best = Some((found, equally, r, s, literal));
+                }
+            }
+            if incomplete {
+                d.incomplete = true;
+                break;
+            }
+        }
+        if let Some((found, equally, (start, end), s, literal)) = best {
+            let ftext = String::from_utf8_lossy(&text[start..end]).into_owned();
+            let first = found.start + 1;
+            let mut differences = classify(s, &ftext, first);
+            if literal && !differences.iter().any(|x| x.kind == Kind::Escaping) {
+                differences.push(Difference {
+                    kind: Kind::Escaping,
+                    detail: "search_block has literal \\n sequences where the file has real line breaks (it was escaped twice)".into(),
+                });
+                differences.sort_by_key(|x| x.kind);
+            }
+            let sim = char_ratio(search, &ftext, budget).unwrap_or(found.score);
+            let tolerable = !literal
+                && !differences.is_empty()
+                && differences.iter().all(|x| TOLERABLE.contains(&x.kind))
+                && nesting_agrees(s, &ftext, start == 0 || text[start - 1] == b'\n');
+            d.closest_match = Some(ClosestMatch {
+                line_number: first,
+                end_line: first + memchr::memchr_iter(b'\n', &text[start..end]).count()
+                    - usize::from(end > start && text[end - 1] == b'\n'),
+                similarity_milli: (sim.clamp(0.0, 1.0) * 1000.0).round() as u32,
+                text: ftext,
+                differences,
+                equally_close: equally.iter().map(|l| l + 1).collect(),
+                tolerable,
+                start,
+                end,
+            });
+        }
+    }
+    if !applied.is_empty() {
+        // Found by the first anchor pass, or (when there was none) by a
+        // pass of its own.
+        let hits = match scanner.rider_hits.take() {
+            Some(h) => Some(h),
+            None if d.incomplete => None,
+            None => {
+                let needles: Vec<&[u8]> = applied.iter().map(Vec::as_slice).collect();
+                scanner.riders.clear();
+                match scanner.find(&needles, 1, budget) {
+                    Ok(h) => Some(h),
+                    Err(GaveUp) => {
+                        d.incomplete = true;
+                        None
+                    }
+                }
+            }
+        };
+        d.already_applied = hits.and_then(|h| applied_at(text, &applied, &h));
+    }
+    d.message = not_found_message(label, d.closest_match.as_ref(), d.already_applied);
+    if d.incomplete && d.message.is_none() {
+        d.message = Some(format!(
+            "{label}search_block was not found. The file is too large to look for a near match within the time \
+             budget; reread the relevant lines and copy the exact current text (whitespace, indentation and line \
+             endings must match byte for byte), then retry"
+        ));
+    }
+    d
+}
+
+/// Character-level similarity, for blocks small enough to diff quickly.
+fn char_ratio(a: &str, b: &str, budget: &Budget) -> Option<f64> {
+    if a.len() + b.len() > 40_000 {
+        return None;
+    }
+    let x: Vec<char> = a.chars().collect();
+    let y: Vec<char> = b.chars().collect();
+    let ops = capture_diff_slices_deadline(Algorithm::Myers, &x, &y, Some(budget.step_deadline()));
+    Some(f64::from(get_diff_ratio(&ops, x.len(), y.len())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    use crate::diagnose::ambiguous;
+    use crate::diagnose::testutil::{diag, texty, RUST};
+
+    #[test]
+    fn nothing_similar_gives_no_candidate() {
+        let d = diag(RUST, "SELECT * FROM accounts WHERE id = 7", "x");
+        assert_eq!(d.closest_match, None);
+        assert_eq!(d.message, None);
+    }
+
+    #[test]
+    fn already_applied() {
+        let d = diag(
+            RUST,
+            "let total = compute(1, 1);",
+            "let total = compute(1, 2);",
+        );
+        assert_eq!(d.already_applied, Some((9, 9)));
+        let m = d.message.unwrap();
+        assert!(m.contains("already") && m.contains("line 9"), "{m}");
+        // Too short to prove anything.
+        assert_eq!(diag(RUST, "a + c", "a + b").already_applied, None);
+        // Not unique: no claim.
+        let text = format!("{RUST}{RUST}");
+        assert_eq!(
+            diag(&text, "zzz", "let name = \"world\";").already_applied,
+            None
+        );
+        // CRLF file, LF replacement.
+        let text = RUST.replace('\n', "\r\n");
+        let d = diag(
+            &text,
+            "q",
+            "fn compute(a: i32, b: i32) -> i32 {\n    a + b\n",
+        );
+        assert_eq!(d.already_applied, Some((13, 14)));
+    }
+
+    #[test]
+    fn budget_gives_up_on_huge_input() {
+        // ~6 MB, with the search block's lines near the end.
+        let mut text = "let value = compute(item, 42);\n".repeat(200_000);
+        text.push_str(RUST);
+        let search = "    let total = compute(1, 3);\n    println!(\"{total}\");";
+        // Two checks allow the start; the scan checks every CHECK_EVERY
+        // lines and must stop long before its end.
+        let d = not_found(text.as_bytes(), search, "x", "", &Budget::checks(2));
+        assert!(d.incomplete);
+        assert_eq!(d.closest_match, None);
+        assert!(d.message.unwrap().contains("too large"));
+        // An expired budget is honoured before any scanning.
+        let d = not_found(text.as_bytes(), search, "x", "", &Budget::checks(0));
+        assert!(d.incomplete);
+        // With budget, the same input is diagnosed.
+        let d = not_found(
+            text.as_bytes(),
+            search,
+            "x",
+            "",
+            &Budget::new(Duration::from_secs(60)),
+        );
+        assert!(!d.incomplete);
+        assert_eq!(d.closest_match.unwrap().line_number, 200_009);
+        let d = ambiguous(text.as_bytes(), b"compute(item", &Budget::checks(1));
+        assert!(d.incomplete);
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        // Whatever the input: no panic, and a closest match is a real region
+        // whose text and line numbers agree with its byte range.
+        #[test]
+        fn closest_match_is_consistent(text in texty(), search in texty(), cut in 0usize..60, len in 1usize..30) {
+            // Half the time, search a mutated piece of the text.
+            let chars: Vec<char> = text.chars().collect();
+            let search = if cut % 2 == 0 && !chars.is_empty() {
+                let a = cut.min(chars.len() - 1);
+                let b = (a + len).min(chars.len());
+                let piece: String = chars[a..b].iter().collect();
+                piece.replace(' ', "  ").replace('“', "\"")
+            } else {
+                search
+            };
+            prop_assume!(!search.is_empty() && !text.contains(&search));
+            let d = not_found(text.as_bytes(), &search, "r", "", &Budget::new(Duration::from_secs(5)));
+            if let Some(c) = d.closest_match {
+                prop_assert!(c.start <= c.end && c.end <= text.len());
+                prop_assert_eq!(&c.text, &text[c.start..c.end]);
+                prop_assert_eq!(c.line_number, 1 + text[..c.start].matches('\n').count());
+                // The last line is the one the region's final newline ends,
+                // or the one it stops inside.
+                let newlines = memchr::memchr_iter(b'\n', &text.as_bytes()[..c.end]).count();
+                let ends_line = c.end > c.start && text.as_bytes()[c.end - 1] == b'\n';
+                prop_assert_eq!(c.end_line, newlines + usize::from(!ends_line));
+                prop_assert!(!c.differences.is_empty());
+            }
+        }
+    }
+}

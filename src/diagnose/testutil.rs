@@ -1,0 +1,54 @@
+//! Helpers shared by the diagnosis tests.
+
+use std::time::Duration;
+
+use proptest::prelude::*;
+
+use super::{not_found, Budget, Diagnosis};
+
+pub fn diag(text: &str, search: &str, replace: &str) -> Diagnosis {
+    not_found(
+        text.as_bytes(),
+        search,
+        replace,
+        "",
+        &Budget::new(Duration::from_secs(5)),
+    )
+}
+
+pub fn kinds(d: &Diagnosis) -> Vec<&'static str> {
+    d.closest_match
+        .as_ref()
+        .expect("closest_match")
+        .differences
+        .iter()
+        .map(|x| x.kind.as_str())
+        .collect()
+}
+
+pub const RUST: &str = "use std::io;\n\nfn main() {\n    let name = \"world\";\n    println!(\"hello {name}\");\n    if name.is_empty() {\n        return;\n    }\n    let total = compute(1, 2);\n    println!(\"{total}\");\n}\n\nfn compute(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
+
+/// Texts over the characters diagnosis cares about.
+pub fn texty() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just("a"),
+            Just("b"),
+            Just("if x"),
+            Just(" "),
+            Just("\t"),
+            Just("\n"),
+            Just("\r\n"),
+            Just("\\"),
+            Just("\""),
+            Just("“"),
+            Just("—"),
+            Just("\u{a0}"),
+            Just("\u{200b}"),
+            Just("B"),
+            Just("…"),
+        ],
+        0..60,
+    )
+    .prop_map(|v| v.concat())
+}

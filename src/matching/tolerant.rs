@@ -612,44 +612,6 @@ mod tests {
     }
 
     #[test]
-    fn request_field() {
-        use crate::error::ErrorCode;
-        use crate::input::request::{batch_request, patch_request};
-        let r = patch_request(
-            &json!({"file_path": "a", "search_block": "x", "replace_block": "y",
-            "match": ["line_endings", "unicode_punctuation"]}),
-        )
-        .unwrap();
-        assert_eq!(
-            r.file.match_mode.tolerances(),
-            vec![LineEndings, UnicodePunctuation]
-        );
-        let r =
-            patch_request(&json!({"file_path": "a", "search_block": "x", "replace_block": "y"}))
-                .unwrap();
-        assert!(r.file.match_mode.is_exact());
-        let e = patch_request(&json!({"file_path": "a", "search_block": "x", "replace_block": "y", "match": ["fuzzy"]}))
-            .unwrap_err();
-        assert_eq!(e.code, ErrorCode::INVALID_INPUT);
-        assert!(
-            e.message.contains("fuzzy") && e.message.contains("line_endings"),
-            "{}",
-            e.message
-        );
-        let e = patch_request(
-            &json!({"file_path": "a", "search_block": "x", "replace_block": "y", "match": "loose"}),
-        )
-        .unwrap_err();
-        assert_eq!(e.code, ErrorCode::INVALID_INPUT);
-        let b = batch_request(
-            &json!({"files": [{"file_path": "a", "edits": [{"search": "x", "replace": "y"}],
-            "match": ["indentation"]}]}),
-        )
-        .unwrap();
-        assert_eq!(b.files[0].match_mode.tolerances(), vec![Indentation]);
-    }
-
-    #[test]
     fn line_endings_adapt_replacement() {
         let (out, with, orig) = apply(
             PY,

@@ -82,7 +82,7 @@ pub struct Tolerated {
 
 /// How [`plan_with`] matches and what it does on failure.
 #[derive(Debug, Clone, Copy)]
-pub struct PlanOptions {
+pub struct MatchOptions {
     /// Exact matching (default) or the tolerances of `match`.
     pub mode: MatchMode,
     /// Diagnose failed edits (near misses, unique-context hints).
@@ -91,9 +91,9 @@ pub struct PlanOptions {
     pub budget: Duration,
 }
 
-impl Default for PlanOptions {
+impl Default for MatchOptions {
     fn default() -> Self {
-        PlanOptions {
+        MatchOptions {
             mode: MatchMode::EXACT,
             diagnose: true,
             budget: diagnose::DEFAULT_BUDGET,
@@ -103,7 +103,7 @@ impl Default for PlanOptions {
 
 /// A successful plan: the new content as spans over `base`.
 #[derive(Debug, Clone)]
-pub struct Plan<'a> {
+pub struct Matched<'a> {
     base: Cow<'a, [u8]>,
     spans: Vec<Span>,
     pub edits: Vec<EditReport>,
@@ -117,7 +117,7 @@ pub struct Plan<'a> {
     pub tolerant_mode: bool,
 }
 
-impl Plan<'_> {
+impl Matched<'_> {
     /// The new text as ordered slices (base ranges and replacement texts).
     pub fn pieces<'s>(&'s self, edits: &'s [Edit]) -> Vec<&'s [u8]> {
         self.spans
@@ -238,24 +238,24 @@ fn label(index: usize, multi: bool) -> String {
 
 /// Plans `edits` over `text` with exact matching and diagnosis of
 /// failures. On failure, returns every failing edit.
-pub fn plan<'a>(
+pub fn match_exact<'a>(
     text: &'a [u8],
     edits: &[Edit],
     kind: TextKind,
-) -> Result<Plan<'a>, Vec<EditFailure>> {
-    plan_with(text, edits, kind, &PlanOptions::default())
+) -> Result<Matched<'a>, Vec<EditFailure>> {
+    match_edits(text, edits, kind, &MatchOptions::default())
 }
 
 /// Plans `edits` over `text` as `opts` say. Exact matching always comes
 /// first; an edit that must match once and was not found exactly is then
 /// matched under the tolerances of `opts.mode`, if any (still exactly once,
 /// or it fails). Diagnosis runs only for failed edits.
-pub fn plan_with<'a>(
+pub fn match_edits<'a>(
     text: &'a [u8],
     edits: &[Edit],
     kind: TextKind,
-    opts: &PlanOptions,
-) -> Result<Plan<'a>, Vec<EditFailure>> {
+    opts: &MatchOptions,
+) -> Result<Matched<'a>, Vec<EditFailure>> {
     let multi = edits.len() > 1;
     let mut budget: Option<Budget> = None;
     let mut adapted: Vec<Option<String>> = vec![None; edits.len()];
@@ -456,7 +456,7 @@ pub fn plan_with<'a>(
     if !failures.is_empty() {
         return Err(failures);
     }
-    Ok(Plan {
+    Ok(Matched {
         base,
         spans,
         edits: reports,
@@ -505,14 +505,14 @@ mod tests {
     }
 
     fn apply(text: &str, edits: &[Edit]) -> Result<String, Vec<EditFailure>> {
-        let p = plan(text.as_bytes(), edits, TextKind::Utf8)?;
+        let p = match_exact(text.as_bytes(), edits, TextKind::Utf8)?;
         Ok(String::from_utf8(p.pieces(edits).concat()).unwrap())
     }
 
     #[test]
     fn single_edit_and_line() {
         let edits = [e("retries = 2;", "retries = 3;")];
-        let p = plan(b"a\nb\nexport const retries = 2;\n", &edits, TextKind::Utf8).unwrap();
+        let p = match_exact(b"a\nb\nexport const retries = 2;\n", &edits, TextKind::Utf8).unwrap();
         assert_eq!(p.edits[0].line_number, 3);
         assert_eq!(
             p.pieces(&edits).concat(),
@@ -599,22 +599,22 @@ mod tests {
 
     #[test]
     fn bytes_mode_refuses_non_ascii() {
-        let f = plan(b"caf\xE9 ok", &[e("é", "e")], TextKind::Bytes).unwrap_err();
+        let f = match_exact(b"caf\xE9 ok", &[e("é", "e")], TextKind::Bytes).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::UNSUPPORTED_ENCODING);
         let edits = [e("ok", "fine")];
-        let p = plan(b"caf\xE9 ok", &edits, TextKind::Bytes).unwrap();
+        let p = match_exact(b"caf\xE9 ok", &edits, TextKind::Bytes).unwrap();
         assert_eq!(p.pieces(&edits).concat(), b"caf\xE9 fine");
     }
 
     #[test]
     fn utf16_delta_counts_units() {
         let edits = [e("a", "😀")];
-        let p = plan("xay".as_bytes(), &edits, TextKind::Utf8).unwrap();
+        let p = match_exact("xay".as_bytes(), &edits, TextKind::Utf8).unwrap();
         assert_eq!(p.utf16_delta, 1);
     }
 
-    fn tolerant(ts: &[Tolerance]) -> PlanOptions {
-        PlanOptions {
+    fn tolerant(ts: &[Tolerance]) -> MatchOptions {
+        MatchOptions {
             mode: MatchMode::with(ts),
             ..Default::default()
         }
@@ -625,7 +625,7 @@ mod tests {
         let text = "a = 1\r\nb = 2\r\nc = 3\r\n";
         let edits = [e("a = 1\nb = 2\n", "a = 1\nb = 20\n")];
         let opts = tolerant(&[Tolerance::LineEndings]);
-        let p = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
+        let p = match_edits(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
         assert_eq!(p.pieces(&edits).concat(), b"a = 1\r\nb = 20\r\nc = 3\r\n");
         assert_eq!(
             p.tolerated,
@@ -638,12 +638,12 @@ mod tests {
         assert_eq!(p.edits[0].line_number, 1);
         // Exact when possible: nothing tolerated.
         let edits = [e("b = 2", "b = 3")];
-        let p = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
+        let p = match_edits(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
         assert_eq!(p.tolerated, vec![None]);
         assert!(p.tolerant_mode);
         // Default mode stays exact.
         let edits = [e("a = 1\nb = 2\n", "x")];
-        let f = plan(text.as_bytes(), &edits, TextKind::Utf8).unwrap_err();
+        let f = match_exact(text.as_bytes(), &edits, TextKind::Utf8).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_NOT_FOUND);
     }
 
@@ -652,7 +652,7 @@ mod tests {
         let text = "x = “a”\ny = “b”\nz = 1\n";
         let edits = [e("x = \"a\"", "x = \"A\""), e("z = 1", "z = 2")];
         let opts = tolerant(&[Tolerance::UnicodePunctuation]);
-        let p = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
+        let p = match_edits(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
         assert_eq!(
             String::from_utf8(p.pieces(&edits).concat()).unwrap(),
             "x = “A”\ny = “b”\nz = 2\n"
@@ -660,12 +660,12 @@ mod tests {
         let text = "q = “a”\nq = \"a\"\n";
         // Exact finds one: applied exactly.
         let edits = [e("q = \"a\"", "q = 1")];
-        let p = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
+        let p = match_edits(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap();
         assert_eq!(p.tolerated, vec![None]);
         // Exact finds none, tolerant finds two: ambiguous, nothing planned.
         let text = "q = “a”\nq = ‘a’\nq = “a”\n";
         let edits = [e("q = \"a\"", "q = 1")];
-        let f = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap_err();
+        let f = match_edits(text.as_bytes(), &edits, TextKind::Utf8, &opts).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
         assert_eq!(
             (f[0].match_count, f[0].match_lines.clone()),
@@ -682,7 +682,7 @@ mod tests {
             count: Count::All,
         };
         let opts = tolerant(&[Tolerance::TrailingWhitespace]);
-        let f = plan_with(text.as_bytes(), &[all], TextKind::Utf8, &opts).unwrap_err();
+        let f = match_edits(text.as_bytes(), &[all], TextKind::Utf8, &opts).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_NOT_FOUND);
     }
 
@@ -690,22 +690,22 @@ mod tests {
     fn failures_carry_diagnosis_only_when_asked() {
         let text = "fn main() {\n    run(1);\n}\nfn b() {\n    run(1);\n}\n";
         let edits = [e("    Run(1);\n}\nfn b", "x")];
-        let f = plan(text.as_bytes(), &edits, TextKind::Utf8).unwrap_err();
+        let f = match_exact(text.as_bytes(), &edits, TextKind::Utf8).unwrap_err();
         let d = f[0].diagnosis.as_ref().expect("diagnosed");
         let c = d.closest_match.as_ref().unwrap();
         assert_eq!((c.line_number, c.end_line), (2, 4));
         assert!(f[0].message.contains("letter case"), "{}", f[0].message);
         let edits = [e("    run(1);\n", "x")];
-        let f = plan(text.as_bytes(), &edits, TextKind::Utf8).unwrap_err();
+        let f = match_exact(text.as_bytes(), &edits, TextKind::Utf8).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
         let hints = &f[0].diagnosis.as_ref().unwrap().unique_context_hint;
         assert_eq!(hints.len(), 2);
         assert!(f[0].message.contains("unique_context_hint"));
-        let quiet = PlanOptions {
+        let quiet = MatchOptions {
             diagnose: false,
             ..Default::default()
         };
-        let f = plan_with(text.as_bytes(), &edits, TextKind::Utf8, &quiet).unwrap_err();
+        let f = match_edits(text.as_bytes(), &edits, TextKind::Utf8, &quiet).unwrap_err();
         assert_eq!(f[0].diagnosis, None);
     }
 

@@ -33,7 +33,7 @@
 use std::borrow::Cow;
 
 use crate::error::ErrorCode;
-use crate::matching::exact as plan;
+use crate::matching::exact;
 use crate::model::{Hunk, HunkLine, HunkStyle, LineKind};
 use crate::text::fold;
 use crate::text::source::LineEnding;
@@ -363,7 +363,7 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
                              outer `@@` line or more context to make it unique",
                             show(a),
                             l.words(),
-                            plan::lines_list(&lines, count)
+                            exact::lines_list(&lines, count)
                         ),
                     ));
                     anchor_failed = true;
@@ -512,7 +512,7 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
                         "{label}: its context and removed lines match {count} places ({}, lines {}){why}; nothing \
                          was applied. {fix}",
                         l.words(),
-                        plan::lines_list(&lines, count),
+                        exact::lines_list(&lines, count),
                     ),
                 ));
             }

@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
-use crate::matching::exact::{self, EditFailure, Plan, PlanOptions, TextKind};
+use crate::matching::exact::{self, EditFailure, MatchOptions, Matched, TextKind};
 use crate::model::{FileEdits, Options};
 use crate::text::source::{self, Encoding, Source};
 use crate::txn::{
@@ -121,8 +121,8 @@ fn edit_failure_value(f: &EditFailure) -> Value {
 }
 
 /// How the edits of `fe` are planned: its `match` mode, failures diagnosed.
-fn plan_options(fe: &FileEdits) -> PlanOptions {
-    PlanOptions {
+fn plan_options(fe: &FileEdits) -> MatchOptions {
+    MatchOptions {
         mode: fe.match_mode,
         ..Default::default()
     }
@@ -186,7 +186,7 @@ fn plan_failure(mut failures: Vec<EditFailure>, path: String, multi: bool) -> Fi
 fn figures(
     s: &Slot,
     src: &Source,
-    plan: &Plan<'_>,
+    plan: &Matched<'_>,
     new_len: usize,
     sha_before: &str,
     sha_after: &str,
@@ -250,7 +250,7 @@ fn patch_one(
         Some(_) => Some(check_sha(s, &fe.expected_sha256)?),
         None => None,
     };
-    let plan = exact::plan_with(src.text(), &fe.edits, text_kind(src), &plan_options(fe))
+    let plan = exact::match_edits(src.text(), &fe.edits, text_kind(src), &plan_options(fe))
         .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
     let encoded = src.encode_pieces(&pieces);
@@ -365,7 +365,7 @@ pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool)
     txn.lock_and_read(opts);
     let txn = txn;
 
-    type Planned<'t> = (usize, &'t Source, String, Plan<'t>);
+    type Planned<'t> = (usize, &'t Source, String, Matched<'t>);
     let planned: Vec<Result<Planned<'_>, FileFailure>> = slot_of
         .into_iter()
         .zip(files)
@@ -374,7 +374,7 @@ pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool)
             let s = &txn.slots[k];
             let (src, _) = s.loaded().map_err(|f| FileFailure::from(f).at(&s.abs()))?;
             let sha = check_sha(s, &fe.expected_sha256)?;
-            let plan = exact::plan_with(src.text(), &fe.edits, text_kind(src), &plan_options(fe))
+            let plan = exact::match_edits(src.text(), &fe.edits, text_kind(src), &plan_options(fe))
                 .map_err(|f| plan_failure(f, s.abs(), fe.edits.len() > 1))?;
             Ok((k, src, sha, plan))
         })

@@ -24,7 +24,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::io::workspace::{Intent, Resolved, Workspace};
-use crate::matching::exact::{self as plan, EditFailure, TextKind};
+use crate::matching::exact::{self, EditFailure, TextKind};
 use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
 use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
 use crate::text::source::adapt_line_endings;
@@ -568,7 +568,7 @@ fn apply_blocks(
             replace: adapt_line_endings(&b.replace, eol).into_owned(),
             count: Count::One,
         };
-        match plan::plan(&cur, std::slice::from_ref(&edit), kind) {
+        match exact::match_exact(&cur, std::slice::from_ref(&edit), kind) {
             Ok(p) => {
                 let r = p.edits[0];
                 let mut next = p.pieces(std::slice::from_ref(&edit)).concat();

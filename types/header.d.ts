@@ -1,6 +1,9 @@
 /* eslint-disable */
-// Types of the patch-file-tool public API. The function declarations below
-// this header are generated from the Rust binding by napi-rs.
+// Types of the patch-file-tool public API (hand-written). napi-rs prepends
+// this file to binding.d.ts (package.json `napi.dtsHeaderFile`), where the
+// generated function declarations of the Rust #[napi] functions use these
+// types; scripts/gen-entry.mjs copies it into index.d.ts. Types only: the
+// values index.js defines in JS are declared in types/entry.d.ts.
 
 /** Every stable error code. New codes may be added; these never change. */
 export type PatchFileErrorCode =
@@ -19,9 +22,6 @@ export type PatchFileErrorCode =
   | 'FILE_TOO_LARGE'
   | 'PATCH_PARSE_ERROR'
   | 'INTERNAL_ERROR'
-
-/** A frozen object mapping each code name to the same string. */
-export declare const PATCH_FILE_ERROR_CODES: Readonly<{ [K in PatchFileErrorCode]: K }>
 
 /** One search/replace edit. Each field accepts the spellings of other edit tools. */
 export type PatchFileEdit = (
@@ -213,11 +213,6 @@ export interface PatchFileSchema {
     additionalProperties: false
   }
 }
-
-/** The `patch_file` tool schema (schemas/patch_file.schema.json). */
-export declare const patchFileSchema: PatchFileSchema
-/** Every tool schema shipped in schemas/, by tool name. */
-export declare const schemas: Readonly<Record<string, PatchFileSchema>>
 
 export type BatchPatchFilesInput = {
   files: Array<PatchFilePath & Omit<PatchFileCommon, 'dry_run' | 'dryRun'> & ({ edits: PatchFileEdit[] } | (PatchFileSearch & PatchFileReplace))>

@@ -1,10 +1,13 @@
 'use strict'
-// MCP `outputSchema`s: the shape of each tool's result object (its
-// `structuredContent`). A result is either a success (`ok: true` plus the
-// tool's figures) or a failure (`ok: false`, a stable `code`, a `message` and
-// the details that help a retry), so only `ok` is required and every other
-// field is described as optional. Extra fields are allowed: new engine
-// versions may add some. These mirror the result types in types/header.d.ts.
+// Building blocks of the MCP `outputSchema`s: the shape of a tool's result
+// object (its `structuredContent`). Each tool's output schema is part of its
+// entry in js/tools.js, built from these blocks with `object(...)`.
+//
+// A result is either a success (`ok: true` plus the tool's figures) or a
+// failure (`ok: false`, a stable `code`, a `message` and the details that
+// help a retry), so only `ok` is required and every other field is described
+// as optional. Extra fields are allowed: new engine versions may add some.
+// These mirror the result types in types/header.d.ts.
 
 const int = (description) => ({ type: 'integer', minimum: 0, description })
 const str = (description) => ({ type: 'string', description })
@@ -62,6 +65,7 @@ const patched = {
   ...preview,
 }
 
+/** A tool's output schema: an object whose only required field is `ok`. */
 const object = (properties) => ({ type: 'object', properties, required: ['ok'] })
 
 /** Results of the edit-format tools (edit_block, apply_patch, the text editor). */
@@ -119,71 +123,4 @@ const formatResult = {
   run_id: { type: ['string', 'null'], description: 'Dry run: pass it to apply_last_dry_run to write exactly this preview (null when too large to keep).' },
 }
 
-module.exports = {
-  edit_block: object(formatResult),
-  apply_patch: object(formatResult),
-  str_replace_based_edit_tool: object({
-    ...formatResult,
-    ...formatFile.properties,
-    command: str('The command that ran.'),
-    kind: str('view: file or directory.'),
-    content: str('view: numbered lines (cat -n style) or the directory listing.'),
-    entries: { type: 'array', items: { type: 'string' }, description: 'view of a directory: the entries (directories end with /).' },
-    start_line: int('view: first line shown.'),
-    end_line: int('view: last line shown.'),
-    total_lines: int('view: lines in the file.'),
-    snippet: str('Numbered lines around the edit.'),
-    removed: bool('undo_edit: the undone edit had created the file, so it was removed.'),
-    undo_remaining: int('undo_edit: earlier edits of this file that can still be undone.'),
-  }),
-  edit_file: object(patched),
-  patch_file: object(patched),
-  batch_patch_files: object({
-    ...failure,
-    replacements: int('Occurrences replaced across all files.'),
-    files: {
-      type: 'array',
-      description: "Each file's result (success figures, or its failure with `index`).",
-      items: { type: 'object', properties: { index: int('0-based index in the request.'), ...patched } },
-    },
-    rolled_back: {
-      type: 'array',
-      items: { type: 'string' },
-      description: 'Files already replaced when a later rename failed, restored to their original bytes.',
-    },
-    ...preview,
-  }),
-  apply_last_dry_run: object({
-    ...failure,
-    run_id: str('The applied run_id.'),
-    files: {
-      type: 'array',
-      description: 'Every file written.',
-      items: {
-        type: 'object',
-        properties: { file_path: str('Absolute path.'), after_bytes: int('Size on disk now.'), sha256: str('sha256 now.') },
-      },
-    },
-  }),
-  read_file: object({
-    ...failure,
-    content: str('The requested lines, exactly as in the file (line endings kept).'),
-    offset: int('0-based first line returned.'),
-    lines: int('Lines returned.'),
-    total_lines: int('Lines in the whole file.'),
-    next_offset: int('Present when more lines follow: the offset to continue from.'),
-    encoding: str('utf-8, utf-16le, utf-16be or binary-safe-bytes.'),
-    bom: bool('Whether the file starts with a byte order mark.'),
-    line_ending: str('lf, crlf, mixed or none.'),
-    bytes: int('Size on disk.'),
-  }),
-  write_file: object({
-    ...failure,
-    created: bool('true when the file did not exist before.'),
-    after_bytes: int('Size on disk now.'),
-    after_chars: int('Text length now, in UTF-16 code units.'),
-    encoding: str('Encoding the file was written in.'),
-    sha256_before: { type: ['string', 'null'], description: 'sha256 before (null for a new file).' },
-    ...preview,
-  }),
-}
+module.exports = { object, int, str, bool, failure, preview, patched, formatFile, formatResult }

@@ -1,74 +1,153 @@
 'use strict'
-// The one table of tools shared by the MCP server and the CLI. Each entry
-// names the JSON schema file (schemas/<name>.schema.json: the tool's name,
-// description and parameters), the engine function that runs it, MCP hints
-// and the result's output schema. Adding a tool is adding an entry here.
+// The one table of tools. Each entry is one tool everywhere:
+//
+// - the MCP server lists and runs it (js/mcp.js), the CLI's `call` command
+//   runs it (js/cli.js);
+// - the public JS API exports its engine function (js/api.js builds index.js
+//   from this table; scripts/gen-entry.mjs writes index.mjs and index.d.ts
+//   from it), and `schemas.<name>` is its schema file.
+//
+// Adding a tool is: its schema file, schemas/<name>.schema.json (name,
+// description, parameters); one entry here; and its Rust entry point (a
+// `#[napi]` function in src/binding, whose `ts_args_type`/`ts_return_type`
+// name its input and result types in types/header.d.ts). README's
+// Development section lists the steps.
 //
 // The engine (the native addon) is loaded on the first call, not when this
 // table is read, so listing tools never pays for it.
 
-const outputSchemas = require('./output-schemas.js')
+const { object, int, str, bool, failure, preview, patched, formatFile, formatResult } = require('./output-schemas.js')
 
 /**
- * name       MCP tool name = schema file name.
- * engine     export of index.js called as engine[fn](args, options).
- * title      short human title (MCP `title` / annotations.title).
- * hints      MCP tool annotations.
+ * name          MCP tool name = schema file name = key in the `schemas` export.
+ * engine        the native binding's function that runs it, exported by index.js
+ *               under the same name and called as engine[fn](args, options).
+ * sync          (optional) the binding's synchronous variant, also exported by index.js.
+ * title         short human title (MCP `title` / annotations.title).
+ * hints         MCP tool annotations.
+ * outputSchema  MCP `outputSchema`: the result object's fields (blocks from js/output-schemas.js).
  */
 const TABLE = [
   {
     name: 'patch_file',
     engine: 'patchFile',
+    sync: 'patchFileSync',
     title: 'Patch file (exact search/replace)',
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    outputSchema: object(patched),
   },
   {
     name: 'batch_patch_files',
     engine: 'batchPatchFiles',
     title: 'Patch several edits or files at once (all or nothing)',
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    outputSchema: object({
+      ...failure,
+      replacements: int('Occurrences replaced across all files.'),
+      files: {
+        type: 'array',
+        description: "Each file's result (success figures, or its failure with `index`).",
+        items: { type: 'object', properties: { index: int('0-based index in the request.'), ...patched } },
+      },
+      rolled_back: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Files already replaced when a later rename failed, restored to their original bytes.',
+      },
+      ...preview,
+    }),
   },
   {
     name: 'apply_last_dry_run',
     engine: 'applyDryRun',
     title: 'Apply a previewed dry run',
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    outputSchema: object({
+      ...failure,
+      run_id: str('The applied run_id.'),
+      files: {
+        type: 'array',
+        description: 'Every file written.',
+        items: {
+          type: 'object',
+          properties: { file_path: str('Absolute path.'), after_bytes: int('Size on disk now.'), sha256: str('sha256 now.') },
+        },
+      },
+    }),
   },
   {
     name: 'read_file',
     engine: 'readFile',
     title: 'Read file (with sha256 and encoding)',
     hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    outputSchema: object({
+      ...failure,
+      content: str('The requested lines, exactly as in the file (line endings kept).'),
+      offset: int('0-based first line returned.'),
+      lines: int('Lines returned.'),
+      total_lines: int('Lines in the whole file.'),
+      next_offset: int('Present when more lines follow: the offset to continue from.'),
+      encoding: str('utf-8, utf-16le, utf-16be or binary-safe-bytes.'),
+      bom: bool('Whether the file starts with a byte order mark.'),
+      line_ending: str('lf, crlf, mixed or none.'),
+      bytes: int('Size on disk.'),
+    }),
   },
   {
     name: 'write_file',
     engine: 'writeFile',
     title: 'Write whole file (atomic)',
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    outputSchema: object({
+      ...failure,
+      created: bool('true when the file did not exist before.'),
+      after_bytes: int('Size on disk now.'),
+      after_chars: int('Text length now, in UTF-16 code units.'),
+      encoding: str('Encoding the file was written in.'),
+      sha256_before: { type: ['string', 'null'], description: 'sha256 before (null for a new file).' },
+      ...preview,
+    }),
   },
   {
     name: 'edit_block',
     engine: 'applyEditBlocks',
     title: 'Apply SEARCH/REPLACE blocks (all or nothing)',
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    outputSchema: object(formatResult),
   },
   {
     name: 'apply_patch',
     engine: 'applyPatch',
     title: 'Apply a Codex patch or unified diff (all or nothing)',
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    outputSchema: object(formatResult),
   },
   {
     name: 'str_replace_based_edit_tool',
     engine: 'textEditor',
     title: 'Text editor (view, create, str_replace, insert, undo_edit)',
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    outputSchema: object({
+      ...formatResult,
+      ...formatFile.properties,
+      command: str('The command that ran.'),
+      kind: str('view: file or directory.'),
+      content: str('view: numbered lines (cat -n style) or the directory listing.'),
+      entries: { type: 'array', items: { type: 'string' }, description: 'view of a directory: the entries (directories end with /).' },
+      start_line: int('view: first line shown.'),
+      end_line: int('view: last line shown.'),
+      total_lines: int('view: lines in the file.'),
+      snippet: str('Numbered lines around the edit.'),
+      removed: bool('undo_edit: the undone edit had created the file, so it was removed.'),
+      undo_remaining: int('undo_edit: earlier edits of this file that can still be undone.'),
+    }),
   },
   {
     name: 'edit_file',
     engine: 'editFile',
     title: 'Edit file (filesystem-server input, exact-once)',
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    outputSchema: object(patched),
   },
 ]
 
@@ -81,11 +160,14 @@ function engine() {
 
 const byName = new Map()
 for (const entry of TABLE) {
+  for (const key of ['name', 'engine', 'title']) {
+    if (typeof entry[key] !== 'string') throw new Error(`js/tools.js: an entry has no ${key}`)
+  }
+  if (byName.has(entry.name)) throw new Error(`js/tools.js: ${entry.name} is listed twice`)
   const schema = require(`../schemas/${entry.name}.schema.json`)
   if (schema.name !== entry.name) throw new Error(`schemas/${entry.name}.schema.json names ${schema.name}`)
-  const output = outputSchemas[entry.name]
-  if (!output) throw new Error(`no output schema for ${entry.name}`)
-  byName.set(entry.name, Object.freeze({ ...entry, schema, outputSchema: output }))
+  if (!entry.outputSchema) throw new Error(`js/tools.js: no outputSchema for ${entry.name}`)
+  byName.set(entry.name, Object.freeze({ ...entry, schema }))
 }
 
 /** Every tool, in table order. */

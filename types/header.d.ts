@@ -1,6 +1,9 @@
 /* eslint-disable */
-// Types of the patch-file-tool public API. The function declarations below
-// this header are generated from the Rust binding by napi-rs.
+// Types of the patch-file-tool public API (hand-written). napi-rs prepends
+// this file to binding.d.ts (package.json `napi.dtsHeaderFile`), where the
+// generated function declarations of the Rust #[napi] functions use these
+// types; scripts/gen-entry.mjs copies it into index.d.ts. Types only: the
+// values index.js defines in JS are declared in types/entry.d.ts.
 
 /** Every stable error code. New codes may be added; these never change. */
 export type PatchFileErrorCode =
@@ -20,35 +23,35 @@ export type PatchFileErrorCode =
   | 'PATCH_PARSE_ERROR'
   | 'INTERNAL_ERROR'
 
-/** A frozen object mapping each code name to the same string. */
-export declare const PATCH_FILE_ERROR_CODES: Readonly<{ [K in PatchFileErrorCode]: K }>
-
 /** One search/replace edit. Each field accepts the spellings of other edit tools. */
-export type PatchFileEdit = (
+export type PatchFileEdit = PatchFileSearch & PatchFileReplace & PatchFileCount
+
+type PatchFilePath = { file_path: string } | { filePath: string }
+/** The exact current text to replace, in any of its spellings. */
+type PatchFileSearch =
   | { search_block: string }
   | { searchBlock: string }
   | { search: string }
   | { oldText: string }
   | { old_string: string }
-) &
-  (
-    | { replace_block: string }
-    | { replaceBlock: string }
-    | { replace: string }
-    | { newText: string }
-    | { new_string: string }
-  ) & {
-    /** Require exactly N occurrences and replace all N (default 1). */
-    expected_replacements?: number
-    expectedReplacements?: number
-    /** Replace every occurrence (at least one). */
-    replace_all?: boolean
-    replaceAll?: boolean
-  }
-
-type PatchFilePath = { file_path: string } | { filePath: string }
-type PatchFileSearch = { search_block: string } | { searchBlock: string }
-type PatchFileReplace = { replace_block: string } | { replaceBlock: string }
+  | { old_str: string }
+/** Its replacement (`""` deletes it), in any of its spellings. */
+type PatchFileReplace =
+  | { replace_block: string }
+  | { replaceBlock: string }
+  | { replace: string }
+  | { newText: string }
+  | { new_string: string }
+  | { new_str: string }
+/** How many occurrences an edit replaces (default: exactly one). */
+type PatchFileCount = {
+  /** Require exactly N occurrences and replace all N (default 1). */
+  expected_replacements?: number
+  expectedReplacements?: number
+  /** Replace every occurrence (at least one). */
+  replace_all?: boolean
+  replaceAll?: boolean
+}
 
 /** A difference tolerant matching may ignore (the `match` option). */
 export type PatchFileTolerance = 'line_endings' | 'trailing_whitespace' | 'indentation' | 'unicode_punctuation'
@@ -73,28 +76,20 @@ export interface PatchFileCommon {
 }
 
 /** Input of patchFile: a path plus one search/replace pair or `edits`. */
-export type PatchFileInput = PatchFilePath &
-  PatchFileCommon &
-  (
-    | (PatchFileSearch &
-        PatchFileReplace & {
-          expected_replacements?: number
-          expectedReplacements?: number
-          replace_all?: boolean
-          replaceAll?: boolean
-        })
-    | { edits: PatchFileEdit[] }
-  )
+export type PatchFileInput = PatchFilePath & PatchFileCommon & (PatchFileEdit | { edits: PatchFileEdit[] })
 
 export interface PatchFileOptions {
   /** Directory every path must stay inside. Default: process.cwd(). */
   workspaceRoot?: string
+  workspace_root?: string
   /** fsync the file and its directory (default true). false: faster, for throw-away sandboxes. */
   durable?: boolean
   /** Refuse larger files with FILE_TOO_LARGE before reading them (default 1 GiB). */
   maxFileBytes?: number
+  max_file_bytes?: number
   /** How long a dry run stays applicable, in seconds (default 300). */
   dryRunTtlSeconds?: number
+  dry_run_ttl_seconds?: number
 }
 
 export interface PatchFileEditReport {
@@ -214,13 +209,8 @@ export interface PatchFileSchema {
   }
 }
 
-/** The `patch_file` tool schema (schemas/patch_file.schema.json). */
-export declare const patchFileSchema: PatchFileSchema
-/** Every tool schema shipped in schemas/, by tool name. */
-export declare const schemas: Readonly<Record<string, PatchFileSchema>>
-
 export type BatchPatchFilesInput = {
-  files: Array<PatchFilePath & Omit<PatchFileCommon, 'dry_run' | 'dryRun'> & ({ edits: PatchFileEdit[] } | (PatchFileSearch & PatchFileReplace))>
+  files: Array<PatchFilePath & Omit<PatchFileCommon, 'dry_run' | 'dryRun'> & ({ edits: PatchFileEdit[] } | PatchFileEdit)>
   dry_run?: boolean
   dryRun?: boolean
 }
@@ -403,14 +393,17 @@ export type FormatFailure = PatchFileFailure & {
 
 export type FormatResult = FormatSuccess | FormatFailure
 
-/** A text editor command (Anthropic `str_replace_based_edit_tool` parameters). */
-export type TextEditorCommand = (
-  | { command: 'view'; path: string; view_range?: [number, number]; max_characters?: number }
-  | { command: 'create'; path: string; file_text: string }
-  | { command: 'str_replace'; path: string; old_str: string; new_str?: string }
-  | { command: 'insert'; path: string; insert_line: number; insert_text?: string; new_str?: string }
-  | { command: 'undo_edit'; path: string }
-) & { dry_run?: boolean; dryRun?: boolean }
+/** The file of a text editor command: `path` (also spelt `file_path`, `filePath`). */
+type TextEditorPath = { path: string } | { file_path: string } | { filePath: string }
+
+/** A text editor command (Anthropic `str_replace_based_edit_tool` parameters; camelCase spellings accepted too). */
+export type TextEditorCommand = TextEditorPath & { dry_run?: boolean; dryRun?: boolean } & (
+    | { command: 'view'; view_range?: [number, number]; viewRange?: [number, number]; max_characters?: number; maxCharacters?: number }
+    | ({ command: 'create' } & ({ file_text: string } | { fileText: string } | { content: string }))
+    | ({ command: 'str_replace'; new_str?: string; newStr?: string } & ({ old_str: string } | { oldStr: string }))
+    | ({ command: 'insert'; insert_text?: string; insertText?: string; new_str?: string; newStr?: string } & ({ insert_line: number } | { insertLine: number }))
+    | { command: 'undo_edit' }
+  )
 
 export type TextEditorResult =
   | (Partial<FormatFileResult> & {

@@ -1,0 +1,499 @@
+/* eslint-disable */
+// Types of the patch-file-tool public API (hand-written). napi-rs prepends
+// this file to binding.d.ts (package.json `napi.dtsHeaderFile`), where the
+// generated function declarations of the Rust #[napi] functions use these
+// types; scripts/gen-entry.mjs copies it into index.d.ts. Types only: the
+// values index.js defines in JS are declared in types/entry.d.ts.
+
+/** Every stable error code. New codes may be added; these never change. */
+export type PatchFileErrorCode =
+  | 'SEARCH_BLOCK_NOT_FOUND'
+  | 'SEARCH_BLOCK_AMBIGUOUS'
+  | 'INVALID_INPUT'
+  | 'PATH_OUTSIDE_WORKSPACE'
+  | 'TARGET_IS_DIRECTORY'
+  | 'BINARY_FILE_REJECTED'
+  | 'FILE_READ_ERROR'
+  | 'FILE_WRITE_ERROR'
+  | 'UNSUPPORTED_ENCODING'
+  | 'REPLACEMENT_COUNT_MISMATCH'
+  | 'FILE_CHANGED'
+  | 'RUN_ID_NOT_FOUND'
+  | 'FILE_TOO_LARGE'
+  | 'PATCH_PARSE_ERROR'
+  | 'INTERNAL_ERROR'
+
+/** One search/replace edit. Each field accepts the spellings of other edit tools. */
+export type PatchFileEdit = PatchFileSearch & PatchFileReplace & PatchFileCount
+
+type PatchFilePath = { file_path: string } | { filePath: string }
+/** The exact current text to replace, in any of its spellings. */
+type PatchFileSearch =
+  | { search_block: string }
+  | { searchBlock: string }
+  | { search: string }
+  | { oldText: string }
+  | { old_string: string }
+  | { old_str: string }
+/** Its replacement (`""` deletes it), in any of its spellings. */
+type PatchFileReplace =
+  | { replace_block: string }
+  | { replaceBlock: string }
+  | { replace: string }
+  | { newText: string }
+  | { new_string: string }
+  | { new_str: string }
+/** How many occurrences an edit replaces (default: exactly one). */
+type PatchFileCount = {
+  /** Require exactly N occurrences and replace all N (default 1). */
+  expected_replacements?: number
+  expectedReplacements?: number
+  /** Replace every occurrence (at least one). */
+  replace_all?: boolean
+  replaceAll?: boolean
+}
+
+/** A difference tolerant matching may ignore (the `match` option). */
+export type PatchFileTolerance = 'line_endings' | 'trailing_whitespace' | 'indentation' | 'unicode_punctuation'
+
+/** A kind of difference named by `closest_match.differences`. */
+export type PatchFileDifference = PatchFileTolerance | 'invisible_characters' | 'escaping' | 'case' | 'content'
+
+/** Options common to every write. */
+export interface PatchFileCommon {
+  /** sha256 (hex) the file must still have; else FILE_CHANGED and nothing is written. */
+  expected_sha256?: string
+  expectedSha256?: string
+  /**
+   * 'exact' (default): byte for byte. A list of tolerances: when the block is not found exactly, match it
+   * ignoring those differences; it must still occur exactly once, or nothing is written. The replacement is
+   * adapted to the file's line endings and the region's indentation.
+   */
+  match?: 'exact' | PatchFileTolerance[]
+  /** Plan only: return `diff` and a `run_id` for applyDryRun; nothing is written. */
+  dry_run?: boolean
+  dryRun?: boolean
+}
+
+/** Input of patchFile: a path plus one search/replace pair or `edits`. */
+export type PatchFileInput = PatchFilePath & PatchFileCommon & (PatchFileEdit | { edits: PatchFileEdit[] })
+
+export interface PatchFileOptions {
+  /** Directory every path must stay inside. Default: process.cwd(). */
+  workspaceRoot?: string
+  workspace_root?: string
+  /** fsync the file and its directory (default true). false: faster, for throw-away sandboxes. */
+  durable?: boolean
+  /** Refuse larger files with FILE_TOO_LARGE before reading them (default 1 GiB). */
+  maxFileBytes?: number
+  max_file_bytes?: number
+  /** How long a dry run stays applicable, in seconds (default 300). */
+  dryRunTtlSeconds?: number
+  dry_run_ttl_seconds?: number
+}
+
+export interface PatchFileEditReport {
+  line_number: number
+  replacements: number
+  /** With a `match` list: the tolerances this edit needed ([] when it matched exactly). */
+  matched_with?: PatchFileTolerance[]
+  /** The exact original text a tolerant match replaced. */
+  original_text?: string
+}
+
+/** The region of the file most like a search block that was not found. */
+export interface PatchFileClosestMatch {
+  /** 1-based first and last line of the region. */
+  line_number: number
+  end_line: number
+  /** Character similarity of search_block to the region, 0..1. */
+  similarity: number
+  /** The exact current text of the region: use it as search_block. */
+  text: string
+  /** Each kind of difference found, in a fixed order. */
+  differences: PatchFileDifference[]
+  /** One sentence per kind (except content) about where it shows. */
+  details: string[]
+}
+
+/** The smallest extension of an ambiguous block that occurs only once. */
+export interface PatchFileContextHint {
+  /** 1-based line where this occurrence of the block starts. */
+  match_line: number
+  /** 1-based first and last line of the extended block. */
+  line_number: number
+  end_line: number
+  lines_before: number
+  lines_after: number
+  /** The extended block, unique in the file. */
+  search_block: string
+}
+
+/** What diagnosis adds to a failed edit. */
+export interface PatchFileDiagnosis {
+  /** SEARCH_BLOCK_NOT_FOUND: the nearest region, when one is plausible. */
+  closest_match?: PatchFileClosestMatch
+  /** SEARCH_BLOCK_NOT_FOUND: replace_block is already present exactly once: do not retry. */
+  already_applied?: true
+  applied_at?: { line_number: number; end_line: number }
+  /** SEARCH_BLOCK_AMBIGUOUS: per occurrence (first 10), the smallest unique extension. */
+  unique_context_hint?: PatchFileContextHint[]
+  /** The file was too large to diagnose within the time budget. */
+  diagnosis_incomplete?: true
+}
+
+export interface PatchFileSuccess {
+  ok: true
+  /** Absolute path of the edited file. */
+  file_path: string
+  /** Total occurrences replaced. */
+  replacements: number
+  /** 1-based line where the (first edit's) match starts. */
+  line_number: number
+  /** Length of the decoded text as a JS string (UTF-16 code units, BOM excluded). */
+  before_chars: number
+  after_chars: number
+  /** Size on disk (BOM included). */
+  before_bytes: number
+  after_bytes: number
+  edits: PatchFileEditReport[]
+  /** With a `match` list: every tolerance the edits needed ([] when all matched exactly). */
+  matched_with?: PatchFileTolerance[]
+  /** Single edit matched with tolerances: the exact original text it replaced. */
+  original_text?: string
+  /** sha256 (hex) of the bytes on disk before and after. */
+  sha256_before: string
+  sha256: string
+  /** Present on dry runs. */
+  dry_run?: true
+  diff?: string
+  run_id?: string
+  expires_in?: number
+}
+
+export interface PatchFileEditFailure extends PatchFileDiagnosis {
+  index: number
+  code: PatchFileErrorCode
+  match_count: number
+  message: string
+  match_lines?: number[]
+}
+
+export interface PatchFileFailure extends PatchFileDiagnosis {
+  ok: false
+  code: PatchFileErrorCode
+  /** What went wrong and the shortest next step, written for an agent. */
+  message: string
+  file_path?: string
+  match_count?: number
+  /** 1-based start lines of the matches (SEARCH_BLOCK_AMBIGUOUS). */
+  match_lines?: number[]
+  /** Every failing edit of a multi-edit. */
+  failed_edits?: PatchFileEditFailure[]
+  /** Current sha256 of the file (FILE_CHANGED). */
+  sha256?: string
+  [detail: string]: unknown
+}
+
+export type PatchFileResult = PatchFileSuccess | PatchFileFailure
+
+/** A JSON schema for tool definitions (name, description, parameters). */
+export interface PatchFileSchema {
+  name: string
+  description: string
+  parameters: {
+    type: 'object'
+    properties: Record<string, Record<string, unknown>>
+    required: string[]
+    additionalProperties: false
+  }
+}
+
+export type BatchPatchFilesInput = {
+  files: Array<PatchFilePath & Omit<PatchFileCommon, 'dry_run' | 'dryRun'> & ({ edits: PatchFileEdit[] } | PatchFileEdit)>
+  dry_run?: boolean
+  dryRun?: boolean
+}
+
+export type BatchPatchFilesResult =
+  | { ok: true; replacements: number; files: PatchFileSuccess[]; dry_run?: true; run_id?: string; expires_in?: number; diff?: string }
+  | (PatchFileFailure & { files?: Array<PatchFileFailure | { ok: true; index: number; file_path: string; message: string }>; rolled_back?: string[] })
+
+export type ApplyDryRunInput = { run_id: string } | { runId: string }
+
+export type ApplyDryRunResult =
+  | { ok: true; run_id: string; file_path?: string; sha256?: string; files: Array<{ file_path: string; after_bytes: number; sha256: string }> }
+  | PatchFileFailure
+
+export type ReadFileInput = PatchFilePath & {
+  /** 0-based line to start at. */
+  offset?: number
+  /** Most lines to return. */
+  limit?: number
+}
+
+export type ReadFileResult =
+  | {
+      ok: true
+      file_path: string
+      content: string
+      offset: number
+      lines: number
+      total_lines: number
+      next_offset?: number
+      sha256: string
+      encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'binary-safe-bytes'
+      bom: boolean
+      line_ending: 'lf' | 'crlf' | 'mixed' | 'none'
+      bytes: number
+    }
+  | PatchFileFailure
+
+export type WriteFileInput = PatchFilePath & {
+  content: string
+  expected_sha256?: string
+  expectedSha256?: string
+  /** Create missing parent directories inside the workspace (default true). */
+  create_dirs?: boolean
+  createDirs?: boolean
+  dry_run?: boolean
+  dryRun?: boolean
+}
+
+export type WriteFileResult =
+  | {
+      ok: true
+      file_path: string
+      created: boolean
+      after_bytes: number
+      after_chars?: number
+      encoding?: string
+      sha256_before: string | null
+      sha256: string
+      dry_run?: true
+      diff?: string
+      run_id?: string
+      expires_in?: number
+    }
+  | PatchFileFailure
+
+// ---------------------------------------------------------------------------
+// Edit formats: applyEditBlocks, applyPatch, textEditor
+
+/** Options of the edit-format calls: the common options plus `dryRun`. */
+export interface FormatOptions extends PatchFileOptions {
+  /** Plan only: return `diff` and a `run_id` for applyDryRun; nothing is written. */
+  dryRun?: boolean
+  dry_run?: boolean
+}
+
+/** applyEditBlocks input when not a plain string. */
+export type EditBlocksInput = ({ blockContent: string } | { block_content: string } | { text: string }) & {
+  dry_run?: boolean
+  dryRun?: boolean
+}
+
+/** applyPatch input when not a plain string. */
+export type ApplyPatchInput = ({ patch: string } | { input: string } | { text: string }) & {
+  dry_run?: boolean
+  dryRun?: boolean
+}
+
+/** How loosely a hunk's lines had to be compared to be found. */
+export type HunkLevel = 'exact' | 'trailing_whitespace' | 'surrounding_whitespace' | 'unicode_punctuation'
+
+/**
+ * What placed a hunk: `content` (its context and removed lines occur once), `line_number` (a unified
+ * header's line: the hunk only adds lines, or its lines occur several times and one place starts exactly
+ * at that line), `end_of_file` (a Codex hunk that only adds lines, without an `@@` line).
+ */
+export type HunkLocatedBy = 'content' | 'line_number' | 'end_of_file'
+
+export interface HunkReport {
+  /** 0-based index of the hunk within its file. */
+  index: number
+  /** 1-based line of the original file where the hunk applied. */
+  line_number: number
+  level: HunkLevel
+  located_by: HunkLocatedBy
+  /** 1-based line of the hunk in the patch text. */
+  patch_line: number
+}
+
+export interface BlockReport {
+  index: number
+  /** 1-based line of the block in the text (0 for text-editor commands). */
+  line: number
+  /** 1-based line where the block matched. */
+  line_number: number
+  /** applyEditBlocks: the replacement is present in the file as read back after writing. */
+  verified?: boolean
+}
+
+/** One file operation of a successful edit-format call. */
+export interface FormatFileResult {
+  /** The path as written in the text. */
+  path: string
+  /** Absolute path of the file (the source, for a move). */
+  file_path: string
+  action: 'add' | 'update' | 'delete' | 'move' | 'restore'
+  /** Absolute destination of a move. */
+  move_to?: string
+  /** add: whether the file did not exist before. */
+  created?: boolean
+  before_bytes?: number
+  after_bytes?: number
+  sha256_before?: string
+  /** sha256 of the new bytes; null when the file is removed. */
+  sha256: string | null
+  hunks?: HunkReport[]
+  blocks?: BlockReport[]
+  line_number?: number
+  read_back_matches?: boolean
+  diff?: string
+}
+
+export type FormatSuccess = {
+  ok: true
+  format: 'edit_blocks' | 'apply_patch' | 'unified_diff' | 'text_editor'
+  files: FormatFileResult[]
+  /** Total hunks applied (patches). */
+  hunks?: number
+  /** applyEditBlocks: every replacement was found in the file as read back. */
+  verified?: boolean
+  dry_run?: true
+  diff?: string
+  run_id?: string | null
+  expires_in?: number
+  warnings?: string[]
+}
+
+export type FormatFailure = PatchFileFailure & {
+  format?: string
+  /** PATCH_PARSE_ERROR: 1-based line of the problem in the text. */
+  line?: number
+  /** PATCH_PARSE_ERROR: what was expected there. */
+  expected?: string
+  /** Every failing file operation (nothing was written). */
+  failures?: Array<{
+    index: number
+    path: string
+    line?: number
+    file_path?: string
+    code: PatchFileErrorCode
+    message: string
+    match_count?: number
+    match_lines?: number[]
+    hunks?: Array<{ index: number; patch_line: number; code: PatchFileErrorCode; match_count: number; message: string; match_lines?: number[] }>
+    blocks?: Array<{ index: number; line: number; code: PatchFileErrorCode; match_count: number; message: string; match_lines?: number[] }>
+  }>
+  rolled_back?: string[]
+  rollback_failed?: string[]
+}
+
+export type FormatResult = FormatSuccess | FormatFailure
+
+/** The file of a text editor command: `path` (also spelt `file_path`, `filePath`). */
+type TextEditorPath = { path: string } | { file_path: string } | { filePath: string }
+
+/** A text editor command (Anthropic `str_replace_based_edit_tool` parameters; camelCase spellings accepted too). */
+export type TextEditorCommand = TextEditorPath & { dry_run?: boolean; dryRun?: boolean } & (
+    | { command: 'view'; view_range?: [number, number]; viewRange?: [number, number]; max_characters?: number; maxCharacters?: number }
+    | ({ command: 'create' } & ({ file_text: string } | { fileText: string } | { content: string }))
+    | ({ command: 'str_replace'; new_str?: string; newStr?: string } & ({ old_str: string } | { oldStr: string }))
+    | ({ command: 'insert'; insert_text?: string; insertText?: string; new_str?: string; newStr?: string } & ({ insert_line: number } | { insertLine: number }))
+    | { command: 'undo_edit' }
+  )
+
+export type TextEditorResult =
+  | (Partial<FormatFileResult> & {
+      ok: true
+      command: 'create' | 'str_replace' | 'insert' | 'undo_edit'
+      format: 'text_editor'
+      /** Numbered lines around the edit (`cat -n` style). */
+      snippet?: string
+      /** undo_edit: whether the file was removed (the undone edit created it). */
+      removed?: boolean
+      undo_remaining?: number
+      dry_run?: true
+      diff?: string
+      run_id?: string | null
+    })
+  | {
+      ok: true
+      command: 'view'
+      kind: 'file'
+      file_path: string
+      /** Numbered lines (`cat -n` style). */
+      content: string
+      start_line: number
+      end_line: number
+      total_lines: number
+      sha256: string
+      encoding: string
+      line_ending: string
+      truncated?: true
+    }
+  | { ok: true; command: 'view'; kind: 'directory'; file_path: string; entries: string[]; content: string; truncated?: true }
+  | (FormatFailure & { command?: string })
+
+/** editFile input: the MCP filesystem server's `edit_file` shape (every oldText exact-once, all or nothing). */
+export interface EditFileInput {
+  path: string
+  edits: Array<{ oldText: string; newText: string }>
+  /** Preview: return the diff and a run_id; nothing is written. */
+  dryRun?: boolean
+}
+
+/**
+ * Which binding artifact the generated loader actually loaded: `'native'` for
+ * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
+ * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
+ * can point the loader at a WASI artifact this package does not build itself.
+ */
+export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
+
+/** Writes exactly what a dry run previewed, once. Never rejects. */
+export declare function applyDryRun(input: ApplyDryRunInput | string, options?: PatchFileOptions): Promise<ApplyDryRunResult>
+
+/**
+ * Applies SEARCH/REPLACE blocks (one text, many files) exactly once each,
+ * all files or none. Never rejects.
+ */
+export declare function applyEditBlocks(text: string | EditBlocksInput, options?: FormatOptions): Promise<FormatResult>
+
+/**
+ * Applies a Codex `*** Begin Patch` envelope or a unified / git diff, all
+ * files or none. Never rejects.
+ */
+export declare function applyPatch(patch: string | ApplyPatchInput, options?: FormatOptions): Promise<FormatResult>
+
+/** Edits many files in one all-or-nothing transaction. Never rejects. */
+export declare function batchPatchFiles(input: BatchPatchFilesInput, options?: PatchFileOptions): Promise<BatchPatchFilesResult>
+
+/**
+ * server-filesystem's `edit_file` input (`{ path, edits: [{ oldText,
+ * newText }], dryRun }`), every edit exact-once, all or nothing. Never rejects.
+ */
+export declare function editFile(input: EditFileInput, options?: PatchFileOptions): Promise<PatchFileResult>
+
+/** Every error code, in declaration order (the JS wrapper freezes them). */
+export declare function errorCodes(): PatchFileErrorCode[]
+
+/** Applies one exact-once edit (or `edits`) to one file. Never rejects. */
+export declare function patchFile(input: PatchFileInput, options?: PatchFileOptions): Promise<PatchFileResult>
+
+/** Synchronous `patchFile` (blocks the event loop; for scripts and CLIs). */
+export declare function patchFileSync(input: PatchFileInput, options?: PatchFileOptions): PatchFileResult
+
+/** Reads a file (or a line range of it) with its sha256 and encoding facts. */
+export declare function readFile(input: ReadFileInput, options?: PatchFileOptions): Promise<ReadFileResult>
+
+/**
+ * Runs one text editor command (`str_replace_based_edit_tool`: view,
+ * create, str_replace, insert, undo_edit). Never rejects.
+ */
+export declare function textEditor(command: TextEditorCommand, options?: FormatOptions): Promise<TextEditorResult>
+
+/** Atomically creates or replaces a whole file. Never rejects. */
+export declare function writeFile(input: WriteFileInput, options?: PatchFileOptions): Promise<WriteFileResult>

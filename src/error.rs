@@ -55,6 +55,10 @@ codes! {
     FILE_TOO_LARGE,
     /// Edit-format text (SEARCH/REPLACE blocks, patches, diffs) is malformed.
     PATCH_PARSE_ERROR,
+    /// The file has other hard links: writing it in place would change
+    /// every name (perhaps outside the workspace), replacing it would split
+    /// it from them; `options.hardLinks` chooses.
+    HARD_LINKED_FILE,
     /// An unexpected internal fault (a bug); nothing was written.
     INTERNAL_ERROR,
 }
@@ -128,7 +132,7 @@ mod tests {
             ErrorCode::SEARCH_BLOCK_NOT_FOUND.as_str(),
             "SEARCH_BLOCK_NOT_FOUND"
         );
-        assert_eq!(ErrorCode::ALL.len(), 15);
+        assert_eq!(ErrorCode::ALL.len(), 16);
         let mut seen = std::collections::HashSet::new();
         for c in ErrorCode::ALL {
             assert!(seen.insert(c.as_str()), "duplicate {c}");

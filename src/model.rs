@@ -45,6 +45,21 @@ pub struct Options {
     pub max_file_bytes: u64,
     /// Seconds a dry run stays applicable.
     pub dry_run_ttl_secs: u64,
+    /// What to do with a file that has other hard links.
+    pub hard_links: HardLinks,
+}
+
+/// What a write does to a file that has other hard links (`hardLinks`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HardLinks {
+    /// Refuse with `HARD_LINKED_FILE` (the default): neither way is safe
+    /// without the caller's word.
+    #[default]
+    Refuse,
+    /// Replace this name only; the other names keep the old content.
+    Split,
+    /// Write the file in place: every name, wherever it is, sees the edit.
+    Keep,
 }
 
 /// Default for [`Options::max_file_bytes`]: 1 GiB.

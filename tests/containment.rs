@@ -595,14 +595,26 @@ fn inside_links_still_work() {
     }
 }
 
-/// A hard link inside the workspace to a file outside: an edit replaces the
-/// name inside (a new file), so the outside file keeps its bytes.
+/// A hard link inside the workspace to a file outside: by default the edit
+/// is refused (`HARD_LINKED_FILE`, both names untouched); asked to split,
+/// it replaces the name inside (a new file), so the outside file keeps its
+/// bytes. Only `hardLinks: "keep"`, the caller's explicit word, writes the
+/// shared inode.
 #[test]
 fn hard_link_to_outside_file_is_never_written_through() {
     let w = world();
     let before = common::watch(&w.outside);
     std::fs::hard_link(w.outside.join("sentinel.txt"), w.root.join("hl.txt")).unwrap();
-    let opts = json!({ "workspaceRoot": w.root });
+    let inside_before = std::fs::read(w.root.join("hl.txt")).unwrap();
+    let refused = engine::patch_file(
+        &json!({"file_path": "hl.txt", "search_block": "SENTINEL-SECRET", "replace_block": "PWNED"}),
+        Some(&json!({ "workspaceRoot": w.root })),
+    );
+    assert_eq!(refused["code"], "HARD_LINKED_FILE", "{refused}");
+    assert_eq!(std::fs::read(w.root.join("hl.txt")).unwrap(), inside_before);
+    let now = common::watch(&w.outside);
+    assert_eq!(now, before);
+    let opts = json!({ "workspaceRoot": w.root, "hardLinks": "split" });
     let v = engine::patch_file(
         &json!({"file_path": "hl.txt", "search_block": "SENTINEL-SECRET", "replace_block": "PWNED"}),
         Some(&opts),

@@ -167,6 +167,7 @@ fn commit_temp_write_failure_removes_every_temp_and_keeps_originals() {
                 meta: res.meta.unwrap(),
                 bytes: body,
             }),
+            split_links: false,
         })
         .collect();
     for step in [Step::TempCreate, Step::Write, Step::Chmod, Step::Fsync] {
@@ -425,10 +426,10 @@ fn batch_rollback_that_cannot_restore_says_which_file() {
     let (_t, root) = ws();
     let n = 4;
     let fs_ = files(&root, n);
-    // Files 0 and 1 are renamed, file 2's rename fails; restoring file 1
-    // (the first restored) cannot create its temp file.
+    // Files 0 and 1 are replaced, file 2's rename fails; putting file 1
+    // back (the first restored) fails too.
     fault::arm(Step::Rename, 2);
-    fault::arm(Step::TempCreate, n as u64);
+    fault::arm(Step::Restore, 0);
     let r = batch_patch_files(&batch_input(&fs_), Some(&opts(&root)));
     fault::disarm();
     assert_eq!(code(&r), "FILE_WRITE_ERROR", "{r}");

@@ -474,6 +474,7 @@ pub fn options(
         durable: true,
         max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         dry_run_ttl_secs: DEFAULT_DRY_RUN_TTL_SECS,
+        hard_links: HardLinks::Refuse,
     };
     let mut root = None;
     if !value.is_null() {
@@ -484,6 +485,18 @@ pub fn options(
         }
         if let Some(n) = f.uint(&["maxFileBytes", "max_file_bytes"])? {
             opts.max_file_bytes = n;
+        }
+        if let Some(h) = f.string(&["hardLinks", "hard_links"])? {
+            opts.hard_links = match h.as_str() {
+                "refuse" => HardLinks::Refuse,
+                "split" => HardLinks::Split,
+                "keep" => HardLinks::Keep,
+                other => {
+                    return Err(Failure::invalid(format!(
+                        "options: `hardLinks` must be \"refuse\", \"split\" or \"keep\", got \"{other}\""
+                    )))
+                }
+            };
         }
         if let Some(n) = f.uint(&["dryRunTtlSeconds", "dry_run_ttl_seconds"])? {
             if n == 0 || n > MAX_DRY_RUN_TTL_SECS {

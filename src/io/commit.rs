@@ -24,17 +24,44 @@
 //! A new file is renamed into place with `RENAME_NOREPLACE` where the kernel
 //! has it, so a file created meanwhile by someone else is never replaced.
 //!
+//! # Keeping everything but the bytes: the write strategy
+//!
+//! A replacement by rename gives the name a new inode, so before the rename
+//! the temp file gets everything of the original's that belongs to the
+//! inode: mode bits, owner and group, extended attributes (ACLs included)
+//! and `chattr` flags ([`crate::io::meta`]). When that cannot be done — a
+//! second hard link, a bind-mounted file, another user's file in a sticky
+//! directory, a directory we may not write, an owner or attribute we may not
+//! set — the file is written **in place** instead: its inode, and with it
+//! everything else, stays. In-place writing is made crash-safe by a verified
+//! copy of the original kept beside it (or, in a directory we may not write,
+//! in the per-user state directory) until the new content is durable; the
+//! copy is locked while its writer lives, and the next call that reads the
+//! file and finds an unlocked copy puts the original back unless the write
+//! had completed ([`recover`]). Each committed file reports its strategy.
+//!
+//! # Rollback without new resources
+//!
+//! An existing file is replaced with `RENAME_EXCHANGE` where the kernel and
+//! file system have it: the temp name then holds the original inode until
+//! the commit is done, and undoing the replacement is one more exchange —
+//! no descriptor, no disk space. In-place writes are undone from the
+//! original bytes in memory through the descriptor already open. Only where
+//! exchange is missing does a rollback write the original through a new
+//! temp file, as a plain rename commit must.
+//!
 //! A failure to flush the directory after the renames is not a failure of
 //! the edit: the new content is in place and visible, only its survival of
 //! a power loss is unconfirmed. It is reported as a warning on success.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, Write};
 use std::time::Duration;
 
 use crate::error::{ErrorCode, Failure};
 use crate::io::dir::{check_fault, Dir, Meta, Step};
+use crate::io::meta;
 
 /// One file to write.
 pub struct WriteJob<'a> {
@@ -45,6 +72,9 @@ pub struct WriteJob<'a> {
     pub content: Vec<&'a [u8]>,
     /// The file as it was read (`None`: the file is new and must not exist).
     pub original: Option<Original<'a>>,
+    /// A file with other hard links may be replaced by rename (this name
+    /// only); otherwise it is written in place.
+    pub split_links: bool,
 }
 
 /// What was read, to restore on rollback and to detect concurrent change.
@@ -78,6 +108,7 @@ impl<'a> DeleteJob<'a> {
                 meta: self.original.meta,
                 bytes: self.original.bytes,
             }),
+            split_links: true,
         }
     }
 }
@@ -110,25 +141,6 @@ fn write_err(display: &str, what: &str, e: &io::Error) -> Failure {
         ErrorCode::FILE_WRITE_ERROR,
         format!("cannot write `{display}`: {what}: {e}; the file was left unchanged"),
     )
-}
-
-/// Writes all slices, then permissions, then fsync.
-fn fill_temp(
-    file: &mut File,
-    content: &[&[u8]],
-    original: Option<&Meta>,
-    durable: bool,
-) -> io::Result<()> {
-    check_fault(Step::Write)?;
-    write_all_vectored(file, content)?;
-    if let Some(m) = original {
-        Dir::set_perms(file, m.mode, m.uid, m.gid)?;
-    }
-    if durable {
-        check_fault(Step::Fsync)?;
-        file.sync_all()?;
-    }
-    Ok(())
 }
 
 /// `writev` of every slice, resuming after short writes.
@@ -166,6 +178,8 @@ pub struct Committed {
     /// Set when the new content is in place but could not be confirmed
     /// durable (a directory fsync failed after the renames).
     pub warnings: Vec<String>,
+    /// How each write job was committed.
+    pub strategies: Vec<Strategy>,
 }
 
 /// Whether `now` is the same version of the same file as `then`.
@@ -243,18 +257,41 @@ fn verify(job: &WriteJob<'_>) -> Result<Option<File>, Failure> {
     }
 }
 
-/// Creates and fills a temp file beside `job`'s target.
+/// How a file was committed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// A new inode renamed over the name (or into place, for a new file),
+    /// carrying the original's metadata.
+    Rename,
+    /// The original inode rewritten in place, behind a verified copy;
+    /// `why` a rename would have lost something.
+    InPlace { why: &'static str },
+}
+
+impl Strategy {
+    /// The name results use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Rename => "rename",
+            Strategy::InPlace { .. } => "in_place",
+        }
+    }
+}
+
 /// A temp file that is removed when dropped unless it was renamed into
-/// place; also on a panic, so that unwinding leaves nothing behind.
+/// place; also on a panic, so that unwinding leaves nothing behind. Its
+/// descriptor stays open, holding an `flock` that tells the stale-temp
+/// sweep of any other process that its writer is alive.
 struct Temp<'a> {
     dir: &'a Dir,
     name: OsString,
     live: bool,
+    _lock: Option<File>,
 }
 
 impl Temp<'_> {
     /// Renames the temp file over `to` (or to a new name `to`).
-    fn rename_over(&mut self, to: &std::ffi::OsStr, must_be_new: bool) -> io::Result<()> {
+    fn rename_over(&mut self, to: &OsStr, must_be_new: bool) -> io::Result<()> {
         if must_be_new {
             self.dir.rename_noreplace(&self.name, to)?;
         } else {
@@ -273,13 +310,38 @@ impl Drop for Temp<'_> {
     }
 }
 
+/// What step 1 made of a job.
+enum Prepared<'a> {
+    /// A filled temp file, to be renamed over the target.
+    Temp(Temp<'a>),
+    /// The target is written in place (why a rename would lose something).
+    InPlace(&'static str),
+}
+
+/// Whether an error creating a file in a directory means we may not write
+/// the directory (so the file must be written in place).
+fn dir_not_writable(e: &io::Error) -> bool {
+    matches!(e.kind(), io::ErrorKind::PermissionDenied) || e.raw_os_error() == Some(1)
+}
+
+/// Makes the temp file for `job` (step 1), or decides to write in place.
+/// `perms` is the metadata the new file takes: the original's, or a moved
+/// file's for a new one.
 fn prepare<'a>(
     job: &WriteJob<'a>,
     content: &[&[u8]],
     perms: Option<&Meta>,
     durable: bool,
-) -> Result<Temp<'a>, Failure> {
-    if job.original.is_some() {
+) -> Result<Prepared<'a>, Failure> {
+    let inspect = |e: &io::Error| {
+        write_err(
+            job.display,
+            "cannot read its attributes before replacing it",
+            e,
+        )
+    };
+    let mut extras = meta::Extras::default();
+    if let Some(o) = &job.original {
         job.dir.check_writable(job.name).map_err(|e| {
             write_err(
                 job.display,
@@ -287,28 +349,388 @@ fn prepare<'a>(
                 &e,
             )
         })?;
+        if let Some(why) = meta::rename_loses(job.dir, job.name, &o.meta, job.split_links) {
+            return Ok(Prepared::InPlace(why));
+        }
+        #[cfg(unix)]
+        if let (Some(uid), Some(gid)) = (o.meta.uid, o.meta.gid) {
+            if !meta::may_own(uid, gid) {
+                return Ok(Prepared::InPlace(
+                    "it belongs to another user or group, which a new file could not keep",
+                ));
+            }
+        }
+        if let Some((f, _)) = job.dir.open_current(job.name).map_err(|e| inspect(&e))? {
+            extras = meta::capture(&f).map_err(|e| inspect(&e))?;
+        }
     }
     let mode = if perms.is_some() { 0o600 } else { 0o666 };
-    let (mut f, name) = job.dir.create_temp(job.name, mode).map_err(|e| {
-        write_err(
-            job.display,
-            "cannot create a temp file in its directory",
-            &e,
-        )
-    })?;
-    let tmp = Temp {
+    let (mut f, name) = match job.dir.create_temp(job.name, mode) {
+        Ok(t) => t,
+        Err(e) if job.original.is_some() && dir_not_writable(&e) => {
+            return Ok(Prepared::InPlace("its directory is not writable"))
+        }
+        Err(e) => {
+            return Err(write_err(
+                job.display,
+                "cannot create a temp file in its directory",
+                &e,
+            ))
+        }
+    };
+    let _ = Dir::lock_exclusive(&f, Duration::ZERO);
+    let mut tmp = Temp {
         dir: job.dir,
         name,
         live: true,
+        _lock: None,
     };
-    fill_temp(&mut f, content, perms, durable)
-        .map_err(|e| write_err(job.display, "cannot write the new content", &e))?;
-    Ok(tmp)
+    let fill = |f: &mut File| -> io::Result<()> {
+        check_fault(Step::Write)?;
+        write_all_vectored(f, content)
+    };
+    fill(&mut f).map_err(|e| write_err(job.display, "cannot write the new content", &e))?;
+    if let Some(m) = perms {
+        check_fault(Step::Chmod)
+            .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
+        let now = Dir::meta_of_file(&f)
+            .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
+        if (m.uid, m.gid) != (now.uid, now.gid) {
+            let uid = m.uid.filter(|u| Some(*u) != now.uid);
+            let gid = m.gid.filter(|g| Some(*g) != now.gid);
+            if Dir::set_owner(&f, uid, gid).is_err() && job.original.is_some() {
+                return Ok(Prepared::InPlace(
+                    "its owner or group could not be given to a new file",
+                ));
+            }
+        }
+        // After the owner: changing the owner clears set-id bits.
+        if let Some(mode) = m.mode {
+            Dir::set_mode(&f, mode)
+                .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
+        }
+    }
+    if meta::apply(&f, &extras).is_err() {
+        return Ok(Prepared::InPlace(
+            "an extended attribute, ACL or flag of it could not be given to a new file",
+        ));
+    }
+    if durable {
+        check_fault(Step::Fsync)
+            .and_then(|()| f.sync_all())
+            .map_err(|e| write_err(job.display, "cannot write the new content", &e))?;
+    }
+    tmp._lock = Some(f);
+    Ok(Prepared::Temp(tmp))
 }
+
+// ---------------------------------------------------------------------------
+// In-place writes and their copies
+
+/// Suffix of the copy an in-place write keeps beside a file.
+pub const BACKUP_SUFFIX: &str = ".pft-backup";
+/// First line of a copy: magic, version, then the target's device, inode
+/// and the sha256 of the content being written.
+const BACKUP_MAGIC: &str = "PFT-BACKUP 1";
+
+/// The name of the copy kept beside `name` during an in-place write.
+fn backup_name(name: &OsStr) -> OsString {
+    let lossy = name.to_string_lossy();
+    let short: String = lossy.chars().take(200).collect();
+    let mut s = OsString::from(".");
+    s.push(short);
+    s.push(BACKUP_SUFFIX);
+    s
+}
+
+/// The per-user state directory (copies of files whose directory we may
+/// not write live in its `backups/`): `$PATCH_FILE_STATE_DIR`, else the
+/// platform's (`$XDG_STATE_HOME` or `~/.local/state` on Linux,
+/// `~/Library/Application Support` on macOS, `%LOCALAPPDATA%` on Windows)
+/// joined with `patch-file-tool`.
+pub fn state_dir() -> Option<std::path::PathBuf> {
+    use std::path::PathBuf;
+    if let Some(d) = std::env::var_os("PATCH_FILE_STATE_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d));
+    }
+    let home = || {
+        std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+    };
+    let base = if cfg!(windows) {
+        std::env::var_os("LOCALAPPDATA").map(PathBuf::from)
+    } else if cfg!(target_vendor = "apple") {
+        home().map(|h| h.join("Library/Application Support"))
+    } else {
+        std::env::var_os("XDG_STATE_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home().map(|h| h.join(".local/state")))
+    }?;
+    Some(base.join("patch-file-tool"))
+}
+
+/// The directory for copies of files in unwritable directories, created
+/// (0700) when `create`.
+fn backups_dir(create: bool) -> io::Result<Dir> {
+    let d = state_dir()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no per-user state directory"))?
+        .join("backups");
+    if create {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&d)?;
+        }
+        #[cfg(not(unix))]
+        std::fs::create_dir_all(&d)?;
+    }
+    Dir::open_root(&d)
+}
+
+/// Where a copy lives.
+enum BackupAt<'a> {
+    Beside(&'a Dir),
+    State(Dir),
+}
+
+impl BackupAt<'_> {
+    fn dir(&self) -> &Dir {
+        match self {
+            BackupAt::Beside(d) => d,
+            BackupAt::State(d) => d,
+        }
+    }
+}
+
+/// An in-place write in progress: the target open for writing, the
+/// original bytes, and the verified copy on disk (locked while we live).
+/// Dropped before it is finished — an error, a panic — it writes the
+/// original back (through the descriptor it holds) and removes the copy.
+struct InPlace<'a> {
+    display: &'a str,
+    file: File,
+    original: &'a [u8],
+    durable: bool,
+    backup: Option<(BackupAt<'a>, OsString, File)>,
+    /// The target may hold other bytes than the original.
+    dirty: bool,
+}
+
+impl<'a> InPlace<'a> {
+    /// Opens the target for writing and keeps a verified copy of the
+    /// original (whose sha256 header names the content about to be
+    /// written, so a later recovery can tell a finished write).
+    fn begin(
+        job: &WriteJob<'a>,
+        locked: &Meta,
+        new_sha: &str,
+        durable: bool,
+    ) -> Result<Self, Failure> {
+        let o = job.original.as_ref().expect("in place needs an original");
+        let (file, m) = job
+            .dir
+            .open_write(job.name)
+            .map_err(|e| write_err(job.display, "cannot open it for writing in place", &e))?;
+        if (m.dev, m.ino) != (locked.dev, locked.ino) {
+            return Err(changed(job.display, "was replaced by another process"));
+        }
+        let mut w = InPlace {
+            display: job.display,
+            file,
+            original: o.bytes,
+            durable,
+            backup: None,
+            dirty: false,
+        };
+        let header = format!("{BACKUP_MAGIC} {} {} {new_sha}\n", m.dev, m.ino);
+        let name = backup_name(job.name);
+        let beside = job.dir.create_new(&name, 0o600);
+        let (at, name, mut f) = match beside {
+            Ok(f) => (BackupAt::Beside(job.dir), name, f),
+            Err(_) => {
+                let dir = backups_dir(true).map_err(|e| {
+                    write_err(
+                        job.display,
+                        "cannot keep a copy of it before writing in place",
+                        &e,
+                    )
+                })?;
+                let name = OsString::from(format!("{}-{}{BACKUP_SUFFIX}", m.dev, m.ino));
+                let f = dir.create_new(&name, 0o600).map_err(|e| {
+                    write_err(
+                        job.display,
+                        "cannot keep a copy of it before writing in place",
+                        &e,
+                    )
+                })?;
+                (BackupAt::State(dir), name, f)
+            }
+        };
+        let _ = Dir::lock_exclusive(&f, Duration::ZERO);
+        let kept = (|| -> io::Result<bool> {
+            check_fault(Step::Write)?;
+            write_all_vectored(&mut f, &[header.as_bytes(), o.bytes])?;
+            if durable {
+                f.sync_all()?;
+            }
+            f.seek(io::SeekFrom::Start(header.len() as u64))?;
+            same_bytes(&f, o.bytes)
+        })();
+        let ok = matches!(kept, Ok(true));
+        w.backup = Some((at, name, f));
+        if !ok {
+            let e = kept
+                .err()
+                .unwrap_or_else(|| io::Error::other("the copy read back differs"));
+            return Err(write_err(
+                job.display,
+                "cannot keep a verified copy of it before writing in place",
+                &e,
+            ));
+        }
+        Ok(w)
+    }
+
+    /// Writes `content` over the file and cuts it to length.
+    fn write(&mut self, content: &[&[u8]]) -> io::Result<()> {
+        self.dirty = true;
+        self.file.seek(io::SeekFrom::Start(0))?;
+        check_fault(Step::Write)?;
+        write_all_vectored(&mut self.file, content)?;
+        let len: usize = content.iter().map(|s| s.len()).sum();
+        self.file.set_len(len as u64)?;
+        if self.durable {
+            check_fault(Step::Fsync)?;
+            self.file.sync_all()?;
+        }
+        Ok(())
+    }
+
+    /// Puts the original bytes back (no new descriptor, no new space).
+    fn restore(&mut self) -> io::Result<()> {
+        check_fault(Step::Restore)?;
+        self.file.seek(io::SeekFrom::Start(0))?;
+        write_all_vectored(&mut self.file, &[self.original])?;
+        self.file.set_len(self.original.len() as u64)?;
+        if self.durable {
+            self.file.sync_all()?;
+        }
+        self.dirty = false;
+        Ok(())
+    }
+
+    /// The new content is durable: the copy goes.
+    fn finish(mut self) {
+        self.dirty = false;
+        self.remove_backup();
+    }
+
+    fn remove_backup(&mut self) {
+        if let Some((at, name, f)) = self.backup.take() {
+            let _ = at.dir().unlink(&name);
+            drop(f);
+        }
+    }
+}
+
+impl Drop for InPlace<'_> {
+    fn drop(&mut self) {
+        if self.dirty && self.restore().is_err() {
+            // The copy stays (unlocked once we are gone), so that the next
+            // read of the file restores it.
+            if let Some((_, _, f)) = self.backup.take() {
+                drop(f);
+            }
+            let _ = self.display;
+            return;
+        }
+        self.remove_backup();
+    }
+}
+
+/// Finishes or undoes an in-place write that a crashed process left: if
+/// an unlocked copy of `name` (the file `meta` in `dir`) exists, the file
+/// either holds the content that write announced (then only the copy is
+/// removed) or gets the original back from the copy. Returns a sentence for
+/// the result when something was done. Called with the file locked, before
+/// it is read.
+pub fn recover(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> Option<String> {
+    let beside = backup_name(name);
+    if let Ok(Some((f, _))) = dir.open_current(&beside) {
+        if let Some(note) = recover_from(dir, name, meta, display, f) {
+            let _ = dir.unlink(&beside);
+            return Some(note);
+        }
+    }
+    let state = backups_dir(false).ok()?;
+    let keyed = OsString::from(format!("{}-{}{BACKUP_SUFFIX}", meta.dev, meta.ino));
+    let (f, _) = state.open_current(&keyed).ok()??;
+    let note = recover_from(dir, name, meta, display, f)?;
+    let _ = state.unlink(&keyed);
+    Some(note)
+}
+
+fn recover_from(
+    dir: &Dir,
+    name: &OsStr,
+    meta: &Meta,
+    display: &str,
+    mut copy: File,
+) -> Option<String> {
+    // A live writer holds the copy's lock.
+    if !Dir::lock_exclusive(&copy, Duration::ZERO).ok()? {
+        return None;
+    }
+    let mut all = Vec::new();
+    copy.read_to_end(&mut all).ok()?;
+    let nl = all.iter().position(|&b| b == b'\n')?;
+    let header = std::str::from_utf8(&all[..nl]).ok()?;
+    let mut parts = header.strip_prefix(BACKUP_MAGIC)?.split_whitespace();
+    let (dev, ino, sha) = (parts.next()?, parts.next()?, parts.next()?);
+    if dev != meta.dev.to_string() || ino != meta.ino.to_string() {
+        return None;
+    }
+    let original = &all[nl + 1..];
+    let (cur, _) = dir.open_current(name).ok()??;
+    let mut now = Vec::new();
+    (&cur).read_to_end(&mut now).ok()?;
+    if crate::text::source::sha256_hex([now.as_slice()]) == sha {
+        return Some(format!(
+            "`{display}`: removed the copy an interrupted in-place write had kept (that write had completed)"
+        ));
+    }
+    let (mut f, m) = dir.open_write(name).ok()?;
+    if (m.dev, m.ino) != (meta.dev, meta.ino) {
+        return None;
+    }
+    write_all_vectored(&mut f, &[original]).ok()?;
+    f.set_len(original.len() as u64).ok()?;
+    f.sync_all().ok()?;
+    Some(format!(
+        "`{display}` was restored to its content before an interrupted in-place write, from the verified copy that \
+         write had kept"
+    ))
+}
+
+// ---------------------------------------------------------------------------
+// The commit
 
 /// Commits every job atomically (all files or none).
 pub fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<Committed, CommitError> {
     commit_extra(jobs, &Extra::default(), durable)
+}
+
+/// What happened to a job, for rollback.
+enum Done<'a> {
+    /// Renamed into place; `swapped`: the original now sits at `temp`.
+    Renamed { swapped: bool, temp: OsString },
+    /// Written in place.
+    Written(InPlace<'a>),
 }
 
 /// Commits every job and every removal of `extra` atomically (all or none).
@@ -323,16 +745,17 @@ pub fn commit_extra(
         rolled_back: Vec::new(),
         rollback_failed: Vec::new(),
     };
-    // 1. Every temp file written and flushed. Any early return (or panic)
-    //    from here on drops the temp files that were not renamed.
-    let mut temps: Vec<Temp<'_>> = Vec::with_capacity(jobs.len());
+    // 1. Every temp file written and flushed (or the job marked in place).
+    //    Any early return (or panic) from here on drops the temp files that
+    //    were not renamed.
+    let mut prepared: Vec<Prepared<'_>> = Vec::with_capacity(jobs.len());
     for (i, job) in jobs.iter().enumerate() {
         let perms = job
             .original
             .as_ref()
             .map(|o| &o.meta)
             .or_else(|| extra.perms_from.get(i).and_then(Option::as_ref));
-        temps.push(prepare(job, &job.content, perms, durable).map_err(|f| fail(i, f))?);
+        prepared.push(prepare(job, &job.content, perms, durable).map_err(|f| fail(i, f))?);
     }
     // 2. Every target checked and locked, in one global order (device,
     //    inode) so that two processes' batches cannot wait on each other.
@@ -340,29 +763,97 @@ pub fn commit_extra(
     let all: Vec<&WriteJob<'_>> = jobs.iter().chain(&removed).collect();
     let mut order: Vec<usize> = (0..all.len()).collect();
     order.sort_by_key(|&i| all[i].original.as_ref().map(|o| (o.meta.dev, o.meta.ino)));
-    let mut guards: Vec<File> = Vec::with_capacity(all.len());
+    let mut guards: Vec<Option<(File, Meta)>> = (0..all.len()).map(|_| None).collect();
     for &i in &order {
-        guards.extend(verify(all[i]).map_err(|f| fail(i, f))?);
-    }
-    // 3. Renames.
-    let mut done: Vec<usize> = Vec::with_capacity(jobs.len());
-    for (i, job) in jobs.iter().enumerate() {
-        if let Err(e) = temps[i].rename_over(job.name, job.original.is_none()) {
-            let failure = if e.kind() == io::ErrorKind::AlreadyExists && job.original.is_none() {
-                changed(job.display, "was created by another process")
-            } else {
-                write_err(job.display, "cannot replace the file", &e)
-            };
-            drop(temps);
-            let (rolled_back, rollback_failed) = rollback(jobs, &done, durable);
-            return Err(CommitError {
-                failure,
-                index: i,
-                rolled_back,
-                rollback_failed,
-            });
+        if let Some(f) = verify(all[i]).map_err(|f| fail(i, f))? {
+            let m = Dir::meta_of_file(&f)
+                .map_err(|e| fail(i, write_err(all[i].display, "cannot inspect it", &e)))?;
+            guards[i] = Some((f, m));
         }
-        done.push(i);
+    }
+    // 3. Renames, then in-place writes.
+    let mut done: Vec<(usize, Done<'_>)> = Vec::with_capacity(jobs.len());
+    let mut strategies = vec![Strategy::Rename; jobs.len()];
+    let mut temps: Vec<Option<Temp<'_>>> = Vec::with_capacity(jobs.len());
+    let mut in_place: Vec<usize> = Vec::new();
+    for (i, p) in prepared.into_iter().enumerate() {
+        match p {
+            Prepared::Temp(t) => temps.push(Some(t)),
+            Prepared::InPlace(why) => {
+                temps.push(None);
+                in_place.push(i);
+                strategies[i] = Strategy::InPlace { why };
+            }
+        }
+    }
+    let undo = |done: Vec<(usize, Done<'_>)>| rollback(jobs, done, durable);
+    for (i, job) in jobs.iter().enumerate() {
+        let Some(t) = temps[i].as_mut() else { continue };
+        let step = if job.original.is_some() {
+            match job.dir.exchange(&t.name, job.name, Step::Rename) {
+                Ok(()) => {
+                    t.live = false;
+                    Ok(true)
+                }
+                Err(e) if e.kind() == io::ErrorKind::Unsupported => {
+                    t.rename_over(job.name, false).map(|()| false)
+                }
+                Err(e) => Err(e),
+            }
+        } else {
+            t.rename_over(job.name, true).map(|()| false)
+        };
+        match step {
+            Ok(swapped) => done.push((
+                i,
+                Done::Renamed {
+                    swapped,
+                    temp: t.name.clone(),
+                },
+            )),
+            Err(e) => {
+                let failure = if e.kind() == io::ErrorKind::AlreadyExists && job.original.is_none()
+                {
+                    changed(job.display, "was created by another process")
+                } else {
+                    write_err(job.display, "cannot replace the file", &e)
+                };
+                drop(temps);
+                let (rolled_back, rollback_failed) = undo(done);
+                return Err(CommitError {
+                    failure,
+                    index: i,
+                    rolled_back,
+                    rollback_failed,
+                });
+            }
+        }
+    }
+    drop(temps);
+    for &i in &in_place {
+        let job = &jobs[i];
+        let locked = guards[i]
+            .as_ref()
+            .map(|(_, m)| *m)
+            .expect("an existing file was locked");
+        let new_sha = crate::text::source::sha256_hex(job.content.iter().copied());
+        let started = InPlace::begin(job, &locked, &new_sha, durable).and_then(|mut w| {
+            w.write(&job.content)
+                .map_err(|e| write_err(job.display, "cannot write the new content in place", &e))?;
+            Ok(w)
+        });
+        match started {
+            Ok(w) => done.push((i, Done::Written(w))),
+            Err(failure) => {
+                let (rolled_back, rollback_failed) = undo(done);
+                return Err(CommitError {
+                    failure,
+                    index: i,
+                    rolled_back,
+                    rollback_failed,
+                });
+            }
+        }
     }
     // 4. Removals: each file renamed aside, so that it can come back.
     let mut aside: Vec<(usize, OsString)> = Vec::with_capacity(removed.len());
@@ -370,7 +861,6 @@ pub fn commit_extra(
         let backup = crate::io::dir::temp_name(job.name);
         if let Err(e) = job.dir.rename_noreplace(job.name, &backup) {
             let failure = write_err(job.display, "cannot remove the file", &e);
-            drop(temps);
             let (mut rolled_back, mut rollback_failed) = (Vec::new(), Vec::new());
             for (k, b) in aside.iter().rev() {
                 match removed[*k].dir.rename_noreplace(b, removed[*k].name) {
@@ -378,7 +868,7 @@ pub fn commit_extra(
                     Err(_) => rollback_failed.push(jobs.len() + k),
                 }
             }
-            let (ok, bad) = rollback(jobs, &done, durable);
+            let (ok, bad) = undo(done);
             rolled_back.extend(ok);
             rollback_failed.extend(bad);
             return Err(CommitError {
@@ -390,13 +880,29 @@ pub fn commit_extra(
         }
         aside.push((d, backup));
     }
+    // 5. Done: originals set aside go, in-place copies go.
     for (k, b) in &aside {
         // A leftover (unlink failed) is a temp-named file the stale sweep removes.
         let _ = removed[*k].dir.unlink(b);
     }
+    for (i, d) in done {
+        match d {
+            Done::Renamed {
+                swapped: true,
+                temp,
+            } => {
+                let _ = jobs[i].dir.unlink(&temp);
+            }
+            Done::Renamed { .. } => {}
+            Done::Written(w) => w.finish(),
+        }
+    }
     drop(guards);
-    // 5. Directory entries made durable.
-    let mut out = Committed::default();
+    // 6. Directory entries made durable.
+    let mut out = Committed {
+        strategies,
+        ..Committed::default()
+    };
     if durable {
         let mut synced: Vec<&Dir> = Vec::new();
         for job in all {
@@ -416,33 +922,82 @@ pub fn commit_extra(
     Ok(out)
 }
 
-/// Puts the original bytes (or absence) back for the jobs already renamed.
-fn rollback(jobs: &[WriteJob<'_>], done: &[usize], durable: bool) -> (Vec<usize>, Vec<usize>) {
+/// Puts the original bytes (or absence) back for the jobs already done,
+/// newest first. An exchanged file comes back by exchanging again, an
+/// in-place one from memory through its open descriptor: neither needs a
+/// descriptor or disk space. Only a file replaced by a plain rename (a
+/// file system without exchange) needs a new temp file.
+fn rollback(
+    jobs: &[WriteJob<'_>],
+    done: Vec<(usize, Done<'_>)>,
+    durable: bool,
+) -> (Vec<usize>, Vec<usize>) {
     let mut ok = Vec::new();
     let mut bad = Vec::new();
-    for &j in done.iter().rev() {
+    for (j, d) in done.into_iter().rev() {
         let job = &jobs[j];
-        let restored = match &job.original {
-            Some(o) => prepare(job, &[o.bytes], Some(&o.meta), durable).and_then(|mut t| {
-                t.rename_over(job.name, false)
-                    .map_err(|e| write_err(job.display, "restore", &e))
-            }),
-            None => job
-                .dir
-                .unlink(job.name)
-                .map_err(|e| write_err(job.display, "remove", &e)),
+        let restored = match d {
+            Done::Written(mut w) => w.restore().is_ok(),
+            Done::Renamed {
+                swapped: true,
+                temp,
+            } => {
+                let back = job.dir.exchange(&temp, job.name, Step::Restore).is_ok();
+                if back {
+                    let _ = job.dir.unlink(&temp);
+                } else {
+                    keep_original(job, &temp);
+                }
+                back
+            }
+            Done::Renamed { swapped: false, .. } => match &job.original {
+                Some(o) => {
+                    check_fault(Step::Restore).is_ok()
+                        && match prepare(job, &[o.bytes], Some(&o.meta), durable) {
+                            Ok(Prepared::Temp(mut t)) => t.rename_over(job.name, false).is_ok(),
+                            _ => false,
+                        }
+                }
+                None => check_fault(Step::Restore).is_ok() && job.dir.unlink(job.name).is_ok(),
+            },
         };
-        match restored {
-            Ok(()) => ok.push(j),
-            Err(_) => bad.push(j),
+        if restored {
+            ok.push(j);
+        } else {
+            bad.push(j);
         }
     }
     (ok, bad)
 }
 
-/// Removes stale temp files (ours, by name) older than `min_age` from `dir`.
-/// Called opportunistically; errors are ignored.
-pub fn clean_stale_temps(dir: &Dir, min_age: std::time::Duration) {
+/// After a failed rollback the original content sits at the temp name
+/// `temp`, where the stale-temp sweep would remove it: it is kept as
+/// `<name>.orig` (as `patch` does), or `<name>.orig.N`.
+fn keep_original(job: &WriteJob<'_>, temp: &OsStr) {
+    for n in 0..100 {
+        let mut kept = job.name.to_os_string();
+        kept.push(if n == 0 {
+            ".orig".to_string()
+        } else {
+            format!(".orig.{n}")
+        });
+        match job.dir.rename_noreplace(temp, &kept) {
+            Ok(()) => return,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(_) => return,
+        }
+    }
+}
+
+/// Age below which an unlocked temp file is left alone (it may have been
+/// created a moment ago and not be locked yet).
+const UNLOCKED_TEMP_GRACE: Duration = Duration::from_secs(2);
+
+/// Removes temp files (ours, by name) left by writers that are gone: one
+/// nobody holds locked is removed once it is a couple of seconds old; on a
+/// file system without `flock`, one older than `min_age`. Called
+/// opportunistically; errors are ignored.
+pub fn clean_stale_temps(dir: &Dir, min_age: Duration) {
     let Ok(names) = dir.entries() else { return };
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -452,11 +1007,16 @@ pub fn clean_stale_temps(dir: &Dir, min_age: std::time::Duration) {
         if !crate::io::dir::is_temp_name(&n) {
             continue;
         }
-        if let Ok(Some(m)) = dir.stat(&n) {
-            if m.kind == crate::io::dir::Kind::File && now - m.mtime_ns > min_age.as_nanos() as i128
-            {
-                let _ = dir.unlink(&n);
-            }
+        let Ok(Some((f, m))) = dir.open_current(&n) else {
+            continue;
+        };
+        let age = now - m.mtime_ns;
+        let stale = match Dir::try_lock(&f) {
+            Some(unlocked) => unlocked && age > UNLOCKED_TEMP_GRACE.as_nanos() as i128,
+            None => age > min_age.as_nanos() as i128,
+        };
+        if stale {
+            let _ = dir.unlink(&n);
         }
     }
 }

@@ -35,6 +35,8 @@ pub struct Meta {
     pub mode: Option<u32>,
     pub uid: Option<u32>,
     pub gid: Option<u32>,
+    /// Number of hard links (1 where the platform does not say).
+    pub nlink: u64,
     pub mtime_ns: i128,
     pub ctime_ns: i128,
 }
@@ -50,6 +52,8 @@ pub enum Step {
     Chmod,
     Rename,
     DirFsync,
+    /// Putting an original back during a rollback.
+    Restore,
 }
 
 /// Fault injection for tests: `arm(step, n)` makes the `n`-th (0-based) call
@@ -238,6 +242,7 @@ mod imp {
             mode: Some(st.st_mode as u32 & 0o7777),
             uid: Some(st.st_uid as u32),
             gid: Some(st.st_gid as u32),
+            nlink: st.st_nlink as u64,
             mtime_ns: st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128,
             ctime_ns: st.st_ctime as i128 * 1_000_000_000 + st.st_ctime_nsec as i128,
         }
@@ -392,26 +397,21 @@ mod imp {
             }
         }
 
-        /// Sets exact permission bits and, where allowed, the owner of `file`.
-        pub fn set_perms(
-            file: &File,
-            mode: Option<u32>,
-            uid: Option<u32>,
-            gid: Option<u32>,
-        ) -> io::Result<()> {
-            check_fault(Step::Chmod)?;
-            if uid.is_some() || gid.is_some() {
-                // Only root may give a file away; anyone else keeps their own
-                // ownership, which is what a plain rewrite would give too.
-                let _ = rustix::fs::fchown(
-                    file.as_fd(),
-                    uid.map(rustix::fs::Uid::from_raw),
-                    gid.map(rustix::fs::Gid::from_raw),
-                );
-            }
-            if let Some(m) = mode {
-                rustix::fs::fchmod(file.as_fd(), Mode::from_raw_mode(m as _))?;
-            }
+        /// Sets `file`'s owner and group (`None`: unchanged). Only root may
+        /// give a file away; anyone else gets an error, which the caller
+        /// decides about.
+        pub fn set_owner(file: &File, uid: Option<u32>, gid: Option<u32>) -> io::Result<()> {
+            rustix::fs::fchown(
+                file.as_fd(),
+                uid.map(rustix::fs::Uid::from_raw),
+                gid.map(rustix::fs::Gid::from_raw),
+            )?;
+            Ok(())
+        }
+
+        /// Sets `file`'s exact permission bits (set-id bits included).
+        pub fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+            rustix::fs::fchmod(file.as_fd(), Mode::from_raw_mode(mode as _))?;
             Ok(())
         }
 
@@ -492,6 +492,21 @@ mod imp {
             }
         }
 
+        /// One attempt at an exclusive `flock` on `file`: `Some(true)` taken,
+        /// `Some(false)` someone else holds it, `None` the file system has no
+        /// locks.
+        pub fn try_lock(file: &File) -> Option<bool> {
+            use rustix::fs::FlockOperation;
+            loop {
+                match rustix::fs::flock(file.as_fd(), FlockOperation::NonBlockingLockExclusive) {
+                    Ok(()) => return Some(true),
+                    Err(rustix::io::Errno::WOULDBLOCK) => return Some(false),
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(_) => return None,
+                }
+            }
+        }
+
         /// Metadata of an open file.
         pub fn meta_of_file(file: &File) -> io::Result<Meta> {
             Ok(meta_of(&rustix::fs::fstat(file.as_fd())?))
@@ -559,6 +574,101 @@ mod imp {
             Ok(out)
         }
 
+        /// Opens `name` for writing in place: no creation, no truncation,
+        /// never through a symlink, and only a regular file.
+        pub fn open_write(&self, name: &OsStr) -> io::Result<(File, Meta)> {
+            check_fault(Step::Open)?;
+            let fd = rustix::fs::openat(
+                &self.fd,
+                name,
+                OFlags::WRONLY
+                    | OFlags::NOFOLLOW
+                    | OFlags::CLOEXEC
+                    | OFlags::NONBLOCK
+                    | OFlags::NOCTTY,
+                Mode::empty(),
+            )?;
+            let meta = meta_of(&rustix::fs::fstat(&fd)?);
+            if meta.kind != Kind::File {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "not a regular file",
+                ));
+            }
+            rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
+            Ok((File::from(fd), meta))
+        }
+
+        /// Creates `name` exclusively (never following a link), for writing.
+        pub fn create_new(&self, name: &OsStr, mode: u32) -> io::Result<File> {
+            let fd = rustix::fs::openat(
+                &self.fd,
+                name,
+                OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::from_raw_mode(mode as _),
+            )?;
+            Ok(File::from(fd))
+        }
+
+        /// The directory's own metadata.
+        pub fn meta(&self) -> io::Result<Meta> {
+            Ok(meta_of(&rustix::fs::fstat(&self.fd)?))
+        }
+
+        /// Atomically swaps the names `a` and `b` (Linux `RENAME_EXCHANGE`).
+        /// `Unsupported` where the kernel or file system cannot.
+        pub fn exchange(&self, a: &OsStr, b: &OsStr, step: Step) -> io::Result<()> {
+            check_fault(step)?;
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            {
+                use rustix::io::Errno;
+                return match rustix::fs::renameat_with(
+                    &self.fd,
+                    a,
+                    &self.fd,
+                    b,
+                    rustix::fs::RenameFlags::EXCHANGE,
+                ) {
+                    Ok(()) => Ok(()),
+                    Err(Errno::INVAL | Errno::NOSYS) => Err(io::ErrorKind::Unsupported.into()),
+                    Err(e) => Err(e.into()),
+                };
+            }
+            #[allow(unreachable_code)]
+            {
+                let _ = (a, b);
+                Err(io::ErrorKind::Unsupported.into())
+            }
+        }
+
+        /// Whether `name` is the root of a mount of its own (a bind-mounted
+        /// single file), which no rename can replace.
+        pub fn is_mount_point(&self, name: &OsStr) -> bool {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            {
+                use rustix::fs::{StatxAttributes, StatxFlags};
+                if let Ok(x) = rustix::fs::statx(
+                    &self.fd,
+                    name,
+                    AtFlags::SYMLINK_NOFOLLOW,
+                    StatxFlags::BASIC_STATS,
+                ) {
+                    let mask = x.stx_attributes_mask;
+                    let attrs = x.stx_attributes;
+                    if mask.contains(StatxAttributes::MOUNT_ROOT) {
+                        return attrs.contains(StatxAttributes::MOUNT_ROOT);
+                    }
+                }
+                // Older kernels: a mount point lives on another device than
+                // its directory, or has another mount id.
+                if let (Ok(d), Ok(Some(f))) = (self.meta(), self.stat(name)) {
+                    return d.dev != f.dev;
+                }
+            }
+            let _ = name;
+            false
+        }
+
         /// Whether two handles are the same directory.
         pub fn same_as(&self, other: &Dir) -> bool {
             match (rustix::fs::fstat(&self.fd), rustix::fs::fstat(&other.fd)) {
@@ -606,6 +716,7 @@ mod imp {
             mode: None,
             uid: None,
             gid: None,
+            nlink: 1,
             mtime_ns: t(m.modified()),
             ctime_ns: t(m.created()),
         }
@@ -690,13 +801,10 @@ mod imp {
                 }
             }
         }
-        pub fn set_perms(
-            _file: &File,
-            _mode: Option<u32>,
-            _uid: Option<u32>,
-            _gid: Option<u32>,
-        ) -> io::Result<()> {
-            check_fault(Step::Chmod)?;
+        pub fn set_owner(_file: &File, _uid: Option<u32>, _gid: Option<u32>) -> io::Result<()> {
+            Ok(())
+        }
+        pub fn set_mode(_file: &File, _mode: u32) -> io::Result<()> {
             Ok(())
         }
         pub fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
@@ -727,6 +835,10 @@ mod imp {
             Ok(Some((File::open(&p)?, meta)))
         }
         /// No cross-process lock in the portable fallback.
+        pub fn try_lock(_file: &File) -> Option<bool> {
+            None
+        }
+        /// No cross-process lock in the portable fallback.
         pub fn lock_exclusive(_file: &File, _timeout: std::time::Duration) -> io::Result<bool> {
             Ok(true)
         }
@@ -753,6 +865,36 @@ mod imp {
             std::fs::read_dir(&self.path)?
                 .map(|e| e.map(|e| e.file_name()))
                 .collect()
+        }
+        pub fn open_write(&self, name: &OsStr) -> io::Result<(File, Meta)> {
+            check_fault(Step::Open)?;
+            let p = self.path.join(name);
+            let m = std::fs::symlink_metadata(&p)?;
+            let meta = meta_of(&m);
+            if meta.kind != Kind::File {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "not a regular file",
+                ));
+            }
+            Ok((std::fs::OpenOptions::new().write(true).open(&p)?, meta))
+        }
+        pub fn create_new(&self, name: &OsStr, _mode: u32) -> io::Result<File> {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(self.path.join(name))
+        }
+        pub fn meta(&self) -> io::Result<Meta> {
+            Ok(meta_of(&std::fs::metadata(&self.path)?))
+        }
+        pub fn exchange(&self, _a: &OsStr, _b: &OsStr, step: Step) -> io::Result<()> {
+            check_fault(step)?;
+            Err(io::ErrorKind::Unsupported.into())
+        }
+        pub fn is_mount_point(&self, _name: &OsStr) -> bool {
+            false
         }
         pub fn same_as(&self, other: &Dir) -> bool {
             self.path == other.path

@@ -1,5 +1,6 @@
 pub mod commit;
 pub mod dir;
 pub mod locks;
+pub mod meta;
 pub mod source;
 pub mod workspace;

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
-use crate::txn::{lexical_abs, with_warnings, Added, Txn, Write};
+use crate::txn::{lexical_abs, with_strategy, with_warnings, Added, Txn, Write};
 
 /// Most entries kept.
 pub const MAX_ENTRIES: usize = 256;
@@ -257,17 +257,20 @@ fn apply_entry(entry: &Entry, opts: &Options) -> Result<Value, Value> {
         .collect();
     let removes: Vec<usize> = (nw..nw + entry.deletes.len()).collect();
     let done = txn
-        .commit(&writes, &removes, opts.durable)
+        .commit(&writes, &removes, opts)
         .map_err(|e| e.to_value())?;
     let mut files: Vec<Value> = entry
         .files
         .iter()
         .zip(&txn.slots)
-        .map(|(f, s)| {
-            json!({
+        .zip(&done.strategies)
+        .map(|((f, s), how)| {
+            let mut v = json!({
                 "file_path": s.abs(), "created": f.sha256_before.is_none(), "after_bytes": f.new_bytes.len(),
                 "sha256_before": f.sha256_before, "sha256": crate::text::source::sha256_hex([f.new_bytes.as_slice()]),
-            })
+            });
+            with_strategy(v.as_object_mut().expect("object"), *how);
+            v
         })
         .collect();
     files.extend(txn.slots[nw..].iter().zip(&entry.deletes).map(

@@ -19,7 +19,8 @@ use crate::matching::exact::{self, EditFailure, MatchOptions, Matched, TextKind}
 use crate::model::{FileEdits, Options};
 use crate::text::source::{self, Encoding, Source};
 use crate::txn::{
-    lexical_abs, preview, with_warnings, Added, CommitFailure, Kept, Slot, Txn, Write,
+    lexical_abs, preview, with_strategy, with_warnings, Added, CommitFailure, Kept, Slot, Txn,
+    Write,
 };
 
 /// A file's failure with its details, before it becomes JSON.
@@ -285,11 +286,12 @@ fn patch_one(
         perms_from: None,
     };
     let (done, (before, sha_after)) = beside(encoded.len() >= PARALLEL_HASH_BYTES, hashes, || {
-        txn.commit(std::slice::from_ref(&write), &[], opts.durable)
+        txn.commit(std::slice::from_ref(&write), &[], opts)
     });
     let done = done?;
     let sha_before = checked.or(before).expect("hashed when not checked");
-    let fig = figures(s, src, &plan, encoded.len(), &sha_before, &sha_after);
+    let mut fig = figures(s, src, &plan, encoded.len(), &sha_before, &sha_after);
+    with_strategy(&mut fig, done.strategies[0]);
     Ok(with_warnings(Value::Object(fig), &done))
 }
 
@@ -462,15 +464,20 @@ pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool)
             perms_from: None,
         })
         .collect();
-    match txn.commit(&writes, &[], opts.durable) {
-        Ok(done) => with_warnings(
-            json!({
-                "ok": true,
-                "replacements": total_replacements(&results),
-                "files": results,
-            }),
-            &done,
-        ),
+    match txn.commit(&writes, &[], opts) {
+        Ok(done) => {
+            for (r, s) in results.iter_mut().zip(&done.strategies) {
+                with_strategy(r, *s);
+            }
+            with_warnings(
+                json!({
+                    "ok": true,
+                    "replacements": total_replacements(&results),
+                    "files": results,
+                }),
+                &done,
+            )
+        }
         Err(e) => e.to_value(),
     }
 }
@@ -573,18 +580,17 @@ fn write_one(
         content: encoded.slices(),
         perms_from: None,
     };
-    let done = txn.commit(std::slice::from_ref(&write), &[], opts.durable)?;
-    Ok(with_warnings(
-        json!({
-            "ok": true,
-            "file_path": abs,
-            "created": loaded.is_none(),
-            "after_bytes": new_len,
-            "after_chars": source::utf16_len(body),
-            "encoding": enc.name(),
-            "sha256_before": sha_before,
-            "sha256": sha_after,
-        }),
-        &done,
-    ))
+    let done = txn.commit(std::slice::from_ref(&write), &[], opts)?;
+    let mut v = json!({
+        "ok": true,
+        "file_path": abs,
+        "created": loaded.is_none(),
+        "after_bytes": new_len,
+        "after_chars": source::utf16_len(body),
+        "encoding": enc.name(),
+        "sha256_before": sha_before,
+        "sha256": sha_after,
+    });
+    with_strategy(v.as_object_mut().expect("object"), done.strategies[0]);
+    Ok(with_warnings(v, &done))
 }

@@ -33,12 +33,12 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use crate::error::{fail_value, ErrorCode, Failure};
-use crate::io::commit::{self, Committed, DeleteJob, Extra, Original, WriteJob};
+use crate::io::commit::{self, Committed, DeleteJob, Extra, Original, Strategy, WriteJob};
 use crate::io::dir::Meta;
 use crate::io::locks::FileLock;
 use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Resolved, Workspace};
-use crate::model::Options;
+use crate::model::{HardLinks, Options};
 use crate::text::source::Source;
 
 /// Temp files older than this, left by a crashed writer, are removed.
@@ -170,6 +170,9 @@ pub struct Txn<'w> {
     by_path: HashMap<PathBuf, usize>,
     by_inode: HashMap<(u64, u64), usize>,
     locks: Vec<FileLock>,
+    /// What reading found and fixed (an interrupted in-place write undone),
+    /// reported as warnings of a successful commit.
+    notes: Vec<String>,
 }
 
 impl<'w> Txn<'w> {
@@ -180,6 +183,7 @@ impl<'w> Txn<'w> {
             by_path: HashMap::new(),
             by_inode: HashMap::new(),
             locks: Vec::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -235,7 +239,9 @@ impl<'w> Txn<'w> {
             .collect();
         self.locks = FileLock::acquire_all(&paths);
         for s in &mut self.slots {
-            if s.res.meta.is_some() {
+            if let Some(m) = &s.res.meta {
+                self.notes
+                    .extend(commit::recover(&s.res.dir, &s.res.name, m, &s.display));
                 match read_existing(&s.res, opts, &s.display) {
                     Ok(c) => s.cur = Some(c),
                     Err(f) => s.read_failure = Some(f),
@@ -251,8 +257,28 @@ impl<'w> Txn<'w> {
         &self,
         writes: &[Write<'_>],
         removes: &[usize],
-        durable: bool,
+        opts: &Options,
     ) -> Result<Committed, CommitFailure> {
+        // A file with other hard links is written only as the caller says.
+        for w in writes {
+            let s = &self.slots[w.slot];
+            let links = s.cur.as_ref().map_or(1, |(_, m)| m.nlink);
+            if links > 1 && opts.hard_links == HardLinks::Refuse {
+                let f = Failure::new(
+                    ErrorCode::HARD_LINKED_FILE,
+                    format!(
+                        "`{}` has {links} hard links (other names of the same file, perhaps outside the workspace); \
+                         nothing was written. Retry with options.hardLinks: \"split\" to give only this name the new \
+                         content (the others keep the old), or \"keep\" to write the file in place so that every \
+                         name sees it",
+                        s.display
+                    ),
+                );
+                return Err(CommitFailure::single(f, s.abs()));
+            }
+        }
+        let split_links = opts.hard_links == HardLinks::Split;
+        let durable = opts.durable;
         let mut fresh: HashMap<usize, Resolved> = HashMap::new();
         for w in writes {
             let s = &self.slots[w.slot];
@@ -297,6 +323,7 @@ impl<'w> Txn<'w> {
                     display: &self.slots[w.slot].display,
                     content: w.content.clone(),
                     original: original(w.slot),
+                    split_links,
                 }
             })
             .collect();
@@ -327,6 +354,10 @@ impl<'w> Txn<'w> {
             },
             durable,
         )
+        .map(|mut done| {
+            done.warnings.splice(0..0, self.notes.iter().cloned());
+            done
+        })
         .map_err(|e| {
             let names: Vec<String> = writes
                 .iter()
@@ -338,7 +369,7 @@ impl<'w> Txn<'w> {
             let mut failure = e.failure;
             if !rollback_failed.is_empty() {
                 failure.message.push_str(&format!(
-                    "; WARNING: {} already-replaced file(s) could not be restored: {}",
+                    "; WARNING: {} already-replaced file(s) could not be restored (each keeps its original content beside it as `<name>.orig` where that could be made): {}",
                     rollback_failed.len(),
                     rollback_failed.join(", ")
                 ));
@@ -423,6 +454,15 @@ pub fn with_warnings(mut v: Value, done: &Committed) -> Value {
         v["warnings"] = json!(done.warnings);
     }
     v
+}
+
+/// Adds how a file was written to its result object: `write_strategy`
+/// (`rename` or `in_place`) and, in place, `write_strategy_reason`.
+pub fn with_strategy(m: &mut Map<String, Value>, s: Strategy) {
+    m.insert("write_strategy".into(), json!(s.name()));
+    if let Strategy::InPlace { why } = s {
+        m.insert("write_strategy_reason".into(), json!(why));
+    }
 }
 
 /// The diff a dry run shows for one file. UTF-8 and byte-level files are

@@ -29,7 +29,9 @@ use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
 use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
 use crate::text::source::adapt_line_endings;
 use crate::text::source::{self, Encoding, LineEnding, Source};
-use crate::txn::{lexical_abs as lexical, preview, with_warnings, Added, Kept, Slot, Txn, Write};
+use crate::txn::{
+    lexical_abs as lexical, preview, with_strategy, with_warnings, Added, Kept, Slot, Txn, Write,
+};
 
 /// One exact-once block's outcome.
 #[derive(Debug, Clone)]
@@ -271,9 +273,19 @@ pub fn execute(
     }
     let changed = record_changes(slots, &planned, &removes, keep_before);
     let committed = txn
-        .commit(&writes, &removes, opts.durable)
+        .commit(&writes, &removes, opts)
         .map_err(|e| e.to_value())?;
-    let v = success_value(plan, &planned, slots, ops);
+    let mut v = success_value(plan, &planned, slots, ops);
+    let mut strategies = committed.strategies.iter();
+    if let Some(files) = v["files"].as_array_mut() {
+        for (p, f) in planned.iter().zip(files) {
+            if let (Some(_), Some(_), Some(s), Some(m)) =
+                (p.dst, &p.new_bytes, strategies.next(), f.as_object_mut())
+            {
+                with_strategy(m, *s);
+            }
+        }
+    }
     Ok(Done {
         value: with_warnings(v, &committed),
         changed,

@@ -82,14 +82,15 @@ fn list_xattrs(file: &File) -> rustix::io::Result<Vec<CString>> {
         if size == 0 {
             return Ok(Vec::new());
         }
-        let mut buf: Vec<u8> = Vec::with_capacity(size);
+        let mut buf: Vec<u8> = vec![0; size];
         match rustix::fs::flistxattr(file, &mut buf) {
-            Ok(_) => {
+            Ok(n) => {
+                buf.truncate(n);
                 return Ok(buf
                     .split(|&b| b == 0)
                     .filter(|n| !n.is_empty())
                     .filter_map(|n| CString::new(n).ok())
-                    .collect())
+                    .collect());
             }
             // Grew between the two calls.
             Err(rustix::io::Errno::RANGE) => continue,
@@ -102,12 +103,15 @@ fn list_xattrs(file: &File) -> rustix::io::Result<Vec<CString>> {
 fn get_xattr(file: &File, name: &CString) -> rustix::io::Result<Vec<u8>> {
     loop {
         let size = rustix::fs::fgetxattr_query(file, name.as_c_str())?;
-        let mut buf: Vec<u8> = Vec::with_capacity(size.max(1));
         if size == 0 {
-            return Ok(buf);
+            return Ok(Vec::new());
         }
+        let mut buf: Vec<u8> = vec![0; size];
         match rustix::fs::fgetxattr(file, name.as_c_str(), &mut buf) {
-            Ok(_) => return Ok(buf),
+            Ok(n) => {
+                buf.truncate(n);
+                return Ok(buf);
+            }
             Err(rustix::io::Errno::RANGE) => continue,
             Err(e) => return Err(e),
         }

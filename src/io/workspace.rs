@@ -343,6 +343,10 @@ impl Workspace {
                         return self.finish_walk(stack, name, None)
                     }
                 },
+                // A missing directory: what follows is named lexically, and
+                // a path that climbs above the root from here is outside,
+                // whatever the intent (checked before anything is created).
+                None if escapes(stack.len() + 1, &todo) => return Err(outside(user_path)),
                 None => match intent {
                     Intent::Create { create_dirs: true } => {
                         match cur.mkdir(&name) {
@@ -441,6 +445,22 @@ impl Workspace {
             meta,
         }
     }
+}
+
+/// Whether `todo`, followed from a directory `depth` levels below the root
+/// (names counted lexically), climbs above the root.
+fn escapes(mut depth: usize, todo: &VecDeque<OsString>) -> bool {
+    for c in todo {
+        if c == ".." {
+            match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return true,
+            }
+        } else if c != "." {
+            depth += 1;
+        }
+    }
+    false
 }
 
 fn not_found(user_path: &str) -> Failure {

@@ -131,7 +131,20 @@ impl Cache {
     }
 
     fn take(&mut self, id: &str, now: Instant) -> Option<Entry> {
+        self.take_if(id, now, |_| true)
+    }
+
+    /// Removes the entry `id` if `accept` agrees (else it stays).
+    fn take_if(
+        &mut self,
+        id: &str,
+        now: Instant,
+        accept: impl FnOnce(&Entry) -> bool,
+    ) -> Option<Entry> {
         let pos = self.items.iter().position(|s| s.id == id)?;
+        if !accept(&self.items[pos].entry) {
+            return None;
+        }
         let s = self.items.remove(pos)?;
         self.total -= s.bytes;
         (s.expires > now).then_some(s.entry)
@@ -180,7 +193,37 @@ pub fn take(id: &str) -> Option<Entry> {
 /// nothing is written (`FILE_CHANGED`). An unknown, used or expired id is
 /// `RUN_ID_NOT_FOUND`.
 pub fn apply(run_id: &str, opts: &Options) -> Value {
-    let Some(entry) = take(run_id) else {
+    // The run applies only in the workspace it was planned for: one
+    // workspace's id never writes into another (and is not used up by a
+    // call from the wrong one).
+    let ws = match Workspace::open(&opts.workspace_root) {
+        Ok(w) => w,
+        Err(f) => return fail_value(&f, None),
+    };
+    let mut other_root = None;
+    let taken =
+        cache()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take_if(run_id, Instant::now(), |e| {
+                let same = e.root == ws.root();
+                if !same {
+                    other_root = Some(e.root.clone());
+                }
+                same
+            });
+    if let Some(planned_in) = other_root {
+        return fail_value(
+            &Failure::invalid(format!(
+                "run_id `{run_id}` was made in the workspace `{}`, not in `{}`; apply it with the workspaceRoot it \
+                 was made with (it was not used up)",
+                planned_in.display(),
+                ws.root().display()
+            )),
+            None,
+        );
+    }
+    let Some(entry) = taken else {
         return fail_value(
             &Failure::new(
                 ErrorCode::RUN_ID_NOT_FOUND,

@@ -530,7 +530,8 @@ fn every_writing_entry_point_keeps_metadata() {
         ));
     };
     let opts = json!({ "workspaceRoot": root });
-    let calls: Vec<(&str, Box<dyn Fn() -> Value>)> = vec![
+    type Call<'a> = (&'static str, Box<dyn Fn() -> Value + 'a>);
+    let calls: Vec<Call<'_>> = vec![
         (
             "batchPatchFiles",
             Box::new(|| {

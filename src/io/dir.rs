@@ -75,6 +75,7 @@ pub mod fault {
         Fail,
         Panic,
         Hook(Box<dyn FnOnce()>),
+        HookFail(Box<dyn FnOnce()>),
     }
 
     thread_local! {
@@ -95,6 +96,13 @@ pub mod fault {
     /// (the step itself then proceeds).
     pub fn arm_hook(step: Step, nth: u64, f: impl FnOnce() + 'static) {
         arm_action(step, nth, Action::Hook(Box::new(f)));
+    }
+
+    /// Run `f` at the `nth` next call of `step`, then fail that call (to
+    /// change the world at the moment of a failure, e.g. use up every
+    /// descriptor before a rollback).
+    pub fn arm_hook_fail(step: Step, nth: u64, f: impl FnOnce() + 'static) {
+        arm_action(step, nth, Action::HookFail(Box::new(f)));
     }
 
     fn arm_action(step: Step, nth: u64, action: Action) {
@@ -132,6 +140,10 @@ pub mod fault {
             Some(Action::Hook(f)) => {
                 f();
                 Ok(())
+            }
+            Some(Action::HookFail(f)) => {
+                f();
+                Err(std::io::Error::other(format!("injected fault at {step:?}")))
             }
         }
     }

@@ -11,7 +11,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
-const { resolveRoot, ENV } = require('./root.js')
+const { resolveRoot, engineOptions, ENV } = require('./root.js')
 
 const PROG = 'patch-file-tool'
 const EXIT = Object.freeze({ OK: 0, REFUSED: 1, USAGE: 2, IO: 3 })
@@ -125,7 +125,7 @@ async function runApplyPatch({ values, positionals, root }) {
   }
   const text = from === undefined || from === '-' ? (await readStdin()).toString('utf8') : readTextFile(from, 'PATCH')
   const input = values['dry-run'] ? { patch: text, dry_run: true } : { patch: text }
-  const result = await tools.run(tools.get('apply_patch'), input, { workspaceRoot: root })
+  const result = await tools.run(tools.get('apply_patch'), input, engineOptions(root))
   if (values.json) {
     process.stdout.write(JSON.stringify(result) + '\n')
   } else if (result.ok) {
@@ -189,7 +189,7 @@ async function runPatch({ values, positionals, root }) {
   if (values['expected-sha256'] !== undefined) input.expected_sha256 = values['expected-sha256']
   if (values['dry-run']) input.dry_run = true
 
-  const result = await tools.run(tool, input, { workspaceRoot: root })
+  const result = await tools.run(tool, input, engineOptions(root))
   if (result.ok) {
     const where = `${display(result.file_path)}:${result.line_number}`
     const n = `${result.replacements} replacement${result.replacements === 1 ? '' : 's'}`
@@ -226,7 +226,7 @@ async function runJson(tool, root) {
     process.stdout.write(JSON.stringify(result) + '\n')
     return EXIT.USAGE
   }
-  const result = await tools.run(tool, input, { workspaceRoot: root })
+  const result = await tools.run(tool, input, engineOptions(root))
   process.stdout.write(JSON.stringify(result) + '\n')
   return exitCodeFor(result)
 }

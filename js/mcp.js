@@ -67,7 +67,7 @@ async function serve({ root, version }) {
   const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
 
   const delayMs = Number(process.env.PATCH_FILE_TEST_CALL_DELAY_MS) || 0
-  const options = { workspaceRoot: root }
+  const options = require('./root.js').engineOptions(root)
   const inflight = new Set()
   let stopping = null
 

@@ -41,4 +41,16 @@ function resolveRoot(flag, env = process.env, cwd = process.cwd()) {
   return { root, source, warning }
 }
 
-module.exports = { resolveRoot, ENV }
+/**
+ * The engine options of a front-end call: the root, plus what the environment
+ * chooses for everything the server and CLI have no per-call option for.
+ * PATCH_FILE_HARD_LINKS: refuse (default) | split | keep (the engine validates).
+ * @param {string} root
+ */
+function engineOptions(root, env = process.env) {
+  const options = { workspaceRoot: root }
+  if (env.PATCH_FILE_HARD_LINKS) options.hardLinks = env.PATCH_FILE_HARD_LINKS
+  return options
+}
+
+module.exports = { resolveRoot, engineOptions, ENV }

@@ -47,9 +47,9 @@ pub struct Extras {
 /// Reads `file`'s extended attributes and inode flags. A file system that
 /// has neither gives empty extras.
 pub fn capture(file: &File) -> io::Result<Extras> {
-    let mut out = Extras::default();
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
+        let mut out = Extras::default();
         use rustix::io::Errno;
         let names = match list_xattrs(file) {
             Ok(n) => n,
@@ -69,10 +69,13 @@ pub fn capture(file: &File) -> io::Result<Extras> {
             Err(Errno::NOTTY | Errno::OPNOTSUPP | Errno::INVAL | Errno::NOSYS) => 0,
             Err(e) => return Err(e.into()),
         };
+        Ok(out)
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    let _ = file;
-    Ok(out)
+    {
+        let _ = file;
+        Ok(Extras::default())
+    }
 }
 
 #[cfg(any(target_os = "linux", target_os = "android"))]

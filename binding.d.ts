@@ -21,6 +21,7 @@ export type PatchFileErrorCode =
   | 'RUN_ID_NOT_FOUND'
   | 'FILE_TOO_LARGE'
   | 'PATCH_PARSE_ERROR'
+  | 'HARD_LINKED_FILE'
   | 'INTERNAL_ERROR'
 
 /** One search/replace edit. Each field accepts the spellings of other edit tools. */
@@ -90,6 +91,28 @@ export interface PatchFileOptions {
   /** How long a dry run stays applicable, in seconds (default 300). */
   dryRunTtlSeconds?: number
   dry_run_ttl_seconds?: number
+  /**
+   * A file with other hard links: 'refuse' (default, HARD_LINKED_FILE), 'split' (only this name gets the new
+   * content; the other names keep the old) or 'keep' (written in place: every name sees it, wherever it is).
+   */
+  hardLinks?: PatchFileHardLinks
+  hard_links?: PatchFileHardLinks
+}
+
+export type PatchFileHardLinks = 'refuse' | 'split' | 'keep'
+
+/**
+ * How a file was written: 'rename' (a new inode renamed over the name, given the original's mode, owner, group,
+ * ACLs, extended attributes and chattr flags) or 'in_place' (the original inode rewritten behind a verified copy,
+ * when a rename would lose something: another owner, kept hard links, a bind mount, a sticky or unwritable
+ * directory, an attribute that cannot be copied).
+ */
+export type WriteStrategy = 'rename' | 'in_place'
+
+export interface WriteStrategyReport {
+  write_strategy?: WriteStrategy
+  /** With 'in_place': why a rename would have lost something. */
+  write_strategy_reason?: string
 }
 
 export interface PatchFileEditReport {
@@ -142,7 +165,7 @@ export interface PatchFileDiagnosis {
   diagnosis_incomplete?: true
 }
 
-export interface PatchFileSuccess {
+export interface PatchFileSuccess extends WriteStrategyReport {
   ok: true
   /** Absolute path of the edited file. */
   file_path: string
@@ -192,6 +215,9 @@ export interface PatchFileFailure extends PatchFileDiagnosis {
   failed_edits?: PatchFileEditFailure[]
   /** Current sha256 of the file (FILE_CHANGED). */
   sha256?: string
+  /** A failed commit: files already replaced that were put back, and any that could not be. */
+  rolled_back?: string[]
+  rollback_failed?: string[]
   [detail: string]: unknown
 }
 
@@ -222,7 +248,8 @@ export type BatchPatchFilesResult =
 export type ApplyDryRunInput = { run_id: string } | { runId: string }
 
 export type ApplyDryRunResult =
-  | { ok: true; run_id: string; file_path?: string; sha256?: string; files: Array<{ file_path: string; after_bytes: number; sha256: string }> }
+  | ({ ok: true; run_id: string; file_path?: string; sha256?: string; warnings?: string[]
+      files: Array<WriteStrategyReport & { file_path: string; created?: boolean; deleted?: true; after_bytes?: number; sha256?: string; sha256_before?: string | null }> } & WriteStrategyReport)
   | PatchFileFailure
 
 export type ReadFileInput = PatchFilePath & {
@@ -261,7 +288,7 @@ export type WriteFileInput = PatchFilePath & {
 }
 
 export type WriteFileResult =
-  | {
+  | (WriteStrategyReport & {
       ok: true
       file_path: string
       created: boolean
@@ -274,7 +301,8 @@ export type WriteFileResult =
       diff?: string
       run_id?: string
       expires_in?: number
-    }
+      warnings?: string[]
+    })
   | PatchFileFailure
 
 // ---------------------------------------------------------------------------
@@ -331,7 +359,7 @@ export interface BlockReport {
 }
 
 /** One file operation of a successful edit-format call. */
-export interface FormatFileResult {
+export interface FormatFileResult extends WriteStrategyReport {
   /** The path as written in the text. */
   path: string
   /** Absolute path of the file (the source, for a move). */

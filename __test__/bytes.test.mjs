@@ -159,3 +159,78 @@ test('the lone-surrogate check stays cheap on a 50 MB string', async () => {
   assert.ok(ms < 5000, `${ms} ms`)
 })
 
+// ---------------------------------------------------------------------------
+// Invalid UTF-8 on the MCP line and CLI stdin
+
+/** A tools/call line whose arguments hold raw bytes `raw` where `@@` is. */
+function rawLine(id, name, args, raw) {
+  const text = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
+  const [a, b] = text.split('@@')
+  return Buffer.concat([Buffer.from(a), raw, Buffer.from(b), Buffer.from('\n')])
+}
+
+test('MCP: a line with invalid UTF-8 is answered with a JSON-RPC error (its id when readable) and never runs', T, async () => {
+  const root = tempDir('pft-bytes-mcp-')
+  put(root, 'f.txt', 'name = "cafe"\n')
+  const s = rawServer({ args: ['--root', root] })
+  await s.initialize()
+  s.child.stdin.write(rawLine(1, 'write_file', { file_path: 'w.txt', content: 'caf@@\n' }, Buffer.from([0xe9])))
+  s.child.stdin.write(rawLine(2, 'patch_file', { file_path: 'f.txt', search_block: 'cafe', replace_block: 'caf@@' }, Buffer.from([0xe9])))
+  s.child.stdin.write(rawLine(3, 'patch_file', { file_path: 'f.txt', search_block: 'caf@@', replace_block: 'x' }, Buffer.from([0xed, 0xa0, 0x80])))
+  for (const id of [1, 2, 3]) {
+    const r = await s.response(id)
+    assert.ok(r.error, JSON.stringify(r))
+    assert.equal(r.error.code, -32700)
+    assert.match(r.error.message, /UTF-8/)
+  }
+  // Unreadable id: the line starts with the bad byte.
+  s.child.stdin.write(Buffer.concat([Buffer.from([0xff]), Buffer.from('{"jsonrpc":"2.0","id":4,"method":"ping"}\n')]))
+  const anon = await s.waitFor((m) => m.error && m.id === null, 'error with id null')
+  assert.match(anon.error.message, /UTF-8/)
+  // Reading goes on.
+  s.send({ jsonrpc: '2.0', id: 5, method: 'ping' })
+  assert.deepEqual((await s.response(5)).result, {})
+  s.child.stdin.end()
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+  assert.deepEqual(s.nonJson, [])
+  assert.equal(s.messages.some((m) => m.id === 4), false, 'the line with a bad first byte ran')
+  assert.equal(read(root, 'f.txt').toString(), 'name = "cafe"\n')
+  assert.equal(fs.existsSync(path.join(root, 'w.txt')), false)
+})
+
+function cli(args, { cwd, input }) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, input, env: cleanEnv(), encoding: 'utf8', timeout: 30_000 })
+  if (r.error) throw r.error
+  return r
+}
+
+test('CLI: invalid UTF-8 on stdin (call JSON, apply-patch, --search-file -) exits 2 and writes nothing', () => {
+  const dir = tempDir('pft-bytes-cli-')
+  put(dir, 'f.txt', 'name = "cafe"\n')
+  const json = Buffer.concat([Buffer.from('{"file_path":"f.txt","content":"caf'), Buffer.from([0xe9]), Buffer.from('\\n"}')])
+  const w = cli(['call', 'write_file'], { cwd: dir, input: json })
+  assert.equal(w.status, 2, w.stderr + w.stdout)
+  const res = JSON.parse(w.stdout)
+  assert.equal(res.code, 'INVALID_INPUT')
+  assert.match(res.message, /UTF-8/)
+  const p = cli(['patch', '--json'], { cwd: dir, input: Buffer.concat([Buffer.from('{"file_path":"f.txt","search_block":"cafe","replace_block":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]) })
+  assert.equal(p.status, 2, p.stderr + p.stdout)
+  const patch = Buffer.concat([Buffer.from('*** Begin Patch\n*** Update File: f.txt\n@@\n-name = "cafe"\n+name = "caf'), Buffer.from([0xe9]), Buffer.from('"\n*** End Patch\n')])
+  const a = cli(['apply-patch'], { cwd: dir, input: patch })
+  assert.equal(a.status, 2, a.stderr + a.stdout)
+  assert.match(a.stderr, /not valid UTF-8/)
+  const a2 = cli(['apply-patch', '-'], { cwd: dir, input: patch })
+  assert.equal(a2.status, 2, a2.stderr + a2.stdout)
+  put(dir, 'patch.diff', patch)
+  const a3 = cli(['apply-patch', 'patch.diff'], { cwd: dir })
+  assert.equal(a3.status, 2, a3.stderr + a3.stdout)
+  const s = cli(['patch', 'f.txt', '--search', 'cafe', '--replace-file', '-'], { cwd: dir, input: latin1('caf\xe9') })
+  assert.equal(s.status, 2, s.stderr + s.stdout)
+  assert.equal(read(dir, 'f.txt').toString(), 'name = "cafe"\n')
+  assert.equal(fs.existsSync(path.join(dir, 'w.txt')), false)
+  // Valid UTF-8 (with a real U+FFFD) still goes through.
+  const ok = cli(['call', 'write_file'], { cwd: dir, input: '{"file_path":"w.txt","content":"caf\uFFFD\\n"}' })
+  assert.equal(ok.status, 0, ok.stderr + ok.stdout)
+  assert.ok(read(dir, 'w.txt').equals(Buffer.from('caf\uFFFD\n')))
+})
+

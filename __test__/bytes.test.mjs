@@ -234,3 +234,124 @@ test('CLI: invalid UTF-8 on stdin (call JSON, apply-patch, --search-file -) exit
   assert.ok(read(dir, 'w.txt').equals(Buffer.from('caf\uFFFD\n')))
 })
 
+// ---------------------------------------------------------------------------
+// readFile / writeFile of files that are not UTF-8
+
+test('readFile of a Latin-1 file says content is not faithful; UTF-8 and UTF-16 files are', async () => {
+  const root = tempDir('pft-bytes-read-')
+  put(root, 'l1.txt', latin1('ok line\ncaf\xe9\n'))
+  let r = await readFile({ file_path: 'l1.txt' }, opts(root))
+  assert.equal(r.ok, true, JSON.stringify(r))
+  assert.equal(r.encoding, 'binary-safe-bytes')
+  assert.equal(r.content, 'ok line\ncaf\uFFFD\n')
+  assert.equal(r.faithful, false)
+  assert.equal(typeof r.warning, 'string')
+  assert.match(r.warning, /not valid UTF-8/)
+  assert.match(r.warning, /U\+FFFD/)
+  assert.match(r.warning, /patchFile/)
+  assert.match(r.warning, /encoding/)
+  // A range whose lines are all UTF-8 is exact, but the file is still byte-level.
+  r = await readFile({ file_path: 'l1.txt', limit: 1 }, opts(root))
+  assert.equal(r.content, 'ok line\n')
+  assert.equal(r.faithful, true)
+  assert.match(r.warning, /not valid UTF-8/)
+
+  put(root, 'u8.txt', 'caf\u00e9 \uFFFD\n')
+  r = await readFile({ file_path: 'u8.txt' }, opts(root))
+  assert.equal(r.faithful, true)
+  assert.equal(r.warning, undefined)
+  put(root, 'u16.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('caf\u00e9\n', 'utf16le')]))
+  r = await readFile({ file_path: 'u16.txt' }, opts(root))
+  assert.equal(r.faithful, true)
+  assert.equal(r.warning, undefined)
+})
+
+test('writeFile over a Latin-1 file refuses with UNSUPPORTED_ENCODING unless encoding: "utf-8"', async () => {
+  const root = tempDir('pft-bytes-write-')
+  const body = latin1('caf\xe9\n')
+  put(root, 'l1.txt', body)
+  // The issue's round trip: read, write the content back.
+  const r = await readFile({ file_path: 'l1.txt' }, opts(root))
+  let w = await writeFile({ file_path: 'l1.txt', content: r.content }, opts(root))
+  assert.equal(w.ok, false, JSON.stringify(w))
+  assert.equal(w.code, 'UNSUPPORTED_ENCODING')
+  assert.match(w.message, /encoding/)
+  assert.match(w.message, /patchFile/)
+  assert.ok(read(root, 'l1.txt').equals(body))
+  // expected_sha256 does not stand in for the encoding; a dry run is refused too.
+  w = await writeFile({ file_path: 'l1.txt', content: 'cafe\n', expected_sha256: r.sha256 }, opts(root))
+  assert.equal(w.code, 'UNSUPPORTED_ENCODING')
+  w = await writeFile({ file_path: 'l1.txt', content: 'cafe\n', dry_run: true }, opts(root))
+  assert.equal(w.code, 'UNSUPPORTED_ENCODING')
+  assert.ok(read(root, 'l1.txt').equals(body))
+  for (const bad of ['latin1', 'UTF-8', 'utf8', '', 5, true]) {
+    w = await writeFile({ file_path: 'l1.txt', content: 'cafe\n', encoding: bad }, opts(root))
+    assert.equal(w.code, 'INVALID_INPUT', `${JSON.stringify(bad)}: ${JSON.stringify(w)}`)
+  }
+  assert.ok(read(root, 'l1.txt').equals(body))
+  // patchFile with ASCII blocks edits it byte-exactly.
+  const p = await patchFile({ file_path: 'l1.txt', search_block: 'caf', replace_block: 'CAF' }, opts(root))
+  assert.equal(p.ok, true, JSON.stringify(p))
+  assert.ok(read(root, 'l1.txt').equals(latin1('CAF\xe9\n')))
+  // Told the encoding: replaced with UTF-8, knowingly (dry run first).
+  const dry = await writeFile({ file_path: 'l1.txt', content: 'caf\u00e9\n', encoding: 'utf-8', dry_run: true }, opts(root))
+  assert.equal(dry.ok, true, JSON.stringify(dry))
+  assert.ok(read(root, 'l1.txt').equals(latin1('CAF\xe9\n')))
+  w = await writeFile({ file_path: 'l1.txt', content: 'caf\u00e9\n', encoding: 'utf-8' }, opts(root))
+  assert.equal(w.ok, true, JSON.stringify(w))
+  assert.equal(w.encoding, 'utf-8')
+  assert.ok(read(root, 'l1.txt').equals(Buffer.from('caf\u00e9\n')))
+})
+
+test('writeFile encoding: "utf-8" on new, UTF-8 (BOM kept) and UTF-16 files (written as UTF-8)', async () => {
+  const root = tempDir('pft-bytes-enc-')
+  let w = await writeFile({ file_path: 'new.txt', content: 'n\u00e9\n', encoding: 'utf-8' }, opts(root))
+  assert.equal(w.ok, true, JSON.stringify(w))
+  assert.ok(read(root, 'new.txt').equals(Buffer.from('n\u00e9\n')))
+  put(root, 'bom.txt', '\uFEFFold\n')
+  w = await writeFile({ file_path: 'bom.txt', content: 'new\n', encoding: 'utf-8' }, opts(root))
+  assert.equal(w.ok, true, JSON.stringify(w))
+  assert.ok(read(root, 'bom.txt').equals(Buffer.from('\uFEFFnew\n')))
+  put(root, 'u16.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('old\n', 'utf16le')]))
+  w = await writeFile({ file_path: 'u16.txt', content: 'new\n', encodingx: 'utf-8' }, opts(root))
+  assert.equal(w.code, 'INVALID_INPUT')
+  w = await writeFile({ file_path: 'u16.txt', content: 'new \u2603\n', encoding: 'utf-8' }, opts(root))
+  assert.equal(w.ok, true, JSON.stringify(w))
+  assert.equal(w.encoding, 'utf-8')
+  assert.ok(read(root, 'u16.txt').equals(Buffer.from('new \u2603\n')))
+})
+
+test('MCP read_file / write_file carry faithful, warning and encoding', T, async () => {
+  const root = tempDir('pft-bytes-mcpfile-')
+  const body = latin1('caf\xe9\n')
+  put(root, 'l1.txt', body)
+  const s = rawServer({ args: ['--root', root] })
+  await s.initialize()
+  const call = (id, name, args) => s.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
+  call(1, 'read_file', { file_path: 'l1.txt' })
+  const rd = (await s.response(1)).result.structuredContent
+  assert.equal(rd.faithful, false)
+  assert.match(rd.warning, /not valid UTF-8/)
+  call(2, 'write_file', { file_path: 'l1.txt', content: rd.content })
+  assert.equal((await s.response(2)).result.structuredContent.code, 'UNSUPPORTED_ENCODING')
+  assert.ok(read(root, 'l1.txt').equals(body))
+  call(3, 'write_file', { file_path: 'l1.txt', content: 'caf\u00e9\n', encoding: 'utf-8' })
+  assert.equal((await s.response(3)).result.structuredContent.ok, true)
+  assert.ok(read(root, 'l1.txt').equals(Buffer.from('caf\u00e9\n')))
+  s.child.stdin.end()
+  await s.exit
+})
+
+test('tools/list: write_file takes encoding, read_file and write_file output schemas describe the new fields', T, async () => {
+  const s = rawServer({ args: ['--root', tempDir()] })
+  await s.initialize()
+  s.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+  const { tools } = (await s.response(1)).result
+  const w = tools.find((t) => t.name === 'write_file')
+  assert.deepEqual(w.inputSchema.properties.encoding.enum, ['utf-8'])
+  const r = tools.find((t) => t.name === 'read_file')
+  assert.equal(r.outputSchema.properties.faithful.type, 'boolean')
+  assert.equal(r.outputSchema.properties.warning.type, 'string')
+  s.child.stdin.end()
+  await s.exit
+})

@@ -123,7 +123,13 @@ async function runApplyPatch({ values, positionals, root }) {
   if ((from === undefined || from === '-') && process.stdin.isTTY) {
     process.stderr.write(`${PROG}: reading the patch from stdin (end with Ctrl-D)\n`)
   }
-  const text = from === undefined || from === '-' ? (await readStdin()).toString('utf8') : readTextFile(from, 'PATCH')
+  let text
+  if (from === undefined || from === '-') {
+    text = utf8(await readStdin())
+    if (text === null) throw new UsageError('the patch on stdin is not valid UTF-8 text')
+  } else {
+    text = readTextFile(from, 'PATCH')
+  }
   const input = values['dry-run'] ? { patch: text, dry_run: true } : { patch: text }
   const result = await tools.run(tools.get('apply_patch'), input, engineOptions(root))
   if (values.json) {
@@ -217,7 +223,12 @@ async function runCall({ positionals, root }) {
 async function runJson(tool, root) {
   const tools = require('./tools.js')
   if (process.stdin.isTTY) process.stderr.write(`${PROG}: reading the ${tool.name} request JSON from stdin (end with Ctrl-D)\n`)
-  const text = (await readStdin()).toString('utf8')
+  const text = utf8(await readStdin())
+  if (text === null) {
+    const result = { ok: false, code: 'INVALID_INPUT', message: 'stdin is not valid UTF-8 (JSON text must be UTF-8); nothing was run' }
+    process.stdout.write(JSON.stringify(result) + '\n')
+    return EXIT.USAGE
+  }
   let input
   try {
     input = JSON.parse(text)
@@ -256,10 +267,17 @@ function readTextFile(file, flag) {
     e.code = 'FILE_READ_ERROR'
     throw e
   }
+  const text = utf8(bytes)
+  if (text === null) throw new UsageError(`${flag} ${file} is not valid UTF-8 text`)
+  return text
+}
+
+/** `bytes` as text, exactly (a BOM kept), or null when they are not valid UTF-8: never U+FFFD for a bad byte. */
+function utf8(bytes) {
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
   } catch {
-    throw new UsageError(`${flag} ${file} is not valid UTF-8 text`)
+    return null
   }
 }
 

@@ -12,11 +12,18 @@
 // -32600 invalid request) and reading goes on; an oversized line is skipped
 // up to its newline and answered with -32600. Lines are gathered as a chunk
 // list and joined once, so a large message costs linear time.
+//
+// A line that is not valid UTF-8 is refused with -32700 (JSON text is UTF-8)
+// and never reaches a tool: decoding it leniently would turn each bad byte
+// into U+FFFD, which a tool would then match or write into a file.
 
 const { JSONRPCMessageSchema, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
 
 /** Largest accepted message (one line), in bytes. write_file content travels inside one. */
 const DEFAULT_MAX_MESSAGE_BYTES = 128 * 1024 * 1024
+
+/** Strict UTF-8: throws on invalid bytes instead of writing U+FFFD; keeps a BOM (like Buffer#toString). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 class LineTransport {
   /**
@@ -116,7 +123,15 @@ class LineTransport {
   }
 
   _line(buf) {
-    let text = buf.toString('utf8')
+    let text
+    try {
+      text = UTF8.decode(buf)
+    } catch {
+      const id = lenientId(buf)
+      this._reject(ErrorCode.ParseError, 'Parse error: the message is not valid UTF-8 (JSON text must be UTF-8); it was not run', id)
+      this.onerror?.(new Error(`message${id === null ? '' : ` ${JSON.stringify(id)}`} is not valid UTF-8`))
+      return
+    }
     if (text.endsWith('\r')) text = text.slice(0, -1)
     if (text.trim() === '') return
     let value
@@ -164,6 +179,24 @@ class LineTransport {
     this._closed = true
     this.onclose?.()
   }
+}
+
+/**
+ * The request id of a line that is not valid UTF-8, for its error answer:
+ * read from a lenient decoding, used only when it is a number or a string
+ * without U+FFFD (which might stand for a bad byte); else null.
+ */
+function lenientId(buf) {
+  let value
+  try {
+    value = JSON.parse(buf.toString('utf8'))
+  } catch {
+    return null
+  }
+  const id = value && typeof value === 'object' ? value.id : undefined
+  if (typeof id === 'number') return id
+  if (typeof id === 'string' && !id.includes('\uFFFD')) return id
+  return null
 }
 
 module.exports = { LineTransport, DEFAULT_MAX_MESSAGE_BYTES }

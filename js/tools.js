@@ -83,6 +83,8 @@ const TABLE = [
     outputSchema: object({
       ...failure,
       content: str('The requested lines, exactly as in the file (line endings kept).'),
+      faithful: bool('true when content is exactly the file\'s text for these lines; false when bytes that are not UTF-8 are shown as U+FFFD (do not write such content back).'),
+      warning: str('Present for a file that is not valid UTF-8 (binary-safe-bytes): what content shows and how to edit the file without losing bytes.'),
       offset: int('0-based first line returned.'),
       lines: int('Lines returned.'),
       total_lines: int('Lines in the whole file.'),
@@ -103,7 +105,7 @@ const TABLE = [
       created: bool('true when the file did not exist before.'),
       after_bytes: int('Size on disk now.'),
       after_chars: int('Text length now, in UTF-16 code units.'),
-      encoding: str('Encoding the file was written in.'),
+      encoding: str('Encoding the file was written in (utf-8 when the input had encoding "utf-8").'),
       sha256_before: { type: ['string', 'null'], description: 'sha256 before (null for a new file).' },
       ...preview,
     }),

@@ -31,7 +31,8 @@ codes! {
     SEARCH_BLOCK_NOT_FOUND,
     /// The search block occurs more than once and no count allows that.
     SEARCH_BLOCK_AMBIGUOUS,
-    /// The request is malformed (missing, mistyped, conflicting or empty fields).
+    /// The request is malformed (missing, mistyped, conflicting or empty
+    /// fields, or a string with a lone surrogate).
     INVALID_INPUT,
     /// The path resolves outside the workspace root.
     PATH_OUTSIDE_WORKSPACE,
@@ -43,7 +44,9 @@ codes! {
     FILE_READ_ERROR,
     /// The new content could not be written; the original is untouched.
     FILE_WRITE_ERROR,
-    /// The file is not valid UTF-8 and the edit needs more than byte-level ASCII.
+    /// The file is not valid UTF-8 and the edit needs more than byte-level
+    /// ASCII (or `writeFile` would replace it without `encoding: "utf-8"`),
+    /// or its UTF-16 is malformed.
     UNSUPPORTED_ENCODING,
     /// The number of occurrences differs from `expected_replacements`.
     REPLACEMENT_COUNT_MISMATCH,

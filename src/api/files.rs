@@ -7,7 +7,7 @@ use crate::error::fail_value;
 use crate::input::request;
 use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Workspace};
-use crate::text::source;
+use crate::text::source::{self, Encoding};
 use crate::txn::edits::{self, WholeFile};
 use crate::txn::lexical_abs;
 
@@ -44,10 +44,21 @@ pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
         };
         let returned = source::count_newlines(&text[start..end])
             + usize::from(end > start && text[end - 1] != b'\n');
+        let content = String::from_utf8_lossy(&text[start..end]);
+        // Only a byte-level file can hold bytes that are not UTF-8; each run
+        // of them is shown as U+FFFD.
+        let replaced = match content {
+            std::borrow::Cow::Borrowed(_) => 0,
+            std::borrow::Cow::Owned(_) => text[start..end]
+                .utf8_chunks()
+                .filter(|c| !c.invalid().is_empty())
+                .count(),
+        };
         let mut v = json!({
             "ok": true,
             "file_path": res.abs_path.to_string_lossy(),
-            "content": String::from_utf8_lossy(&text[start..end]),
+            "content": content,
+            "faithful": replaced == 0,
             "offset": req.offset,
             "lines": returned,
             "total_lines": total_lines,
@@ -60,8 +71,29 @@ pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
         if end < text.len() {
             v["next_offset"] = json!(req.offset + returned);
         }
+        if src.encoding() == Encoding::Bytes {
+            v["warning"] = json!(byte_level_warning(replaced));
+        }
         v
     })
+}
+
+/// What `readFile` says about a file that is not valid UTF-8, whose
+/// returned range shows U+FFFD in `replaced` places (one per invalid
+/// UTF-8 sequence).
+fn byte_level_warning(replaced: usize) -> String {
+    let shown = if replaced == 0 {
+        "the lines returned are all UTF-8, so this content is exact, but other lines hold bytes that are not".to_string()
+    } else {
+        format!(
+            "content is NOT the file's bytes: {replaced} place{} where the bytes are not UTF-8 show{} U+FFFD instead",
+            if replaced == 1 { "" } else { "s" },
+            if replaced == 1 { "s" } else { "" }
+        )
+    };
+    format!(
+        "This file is not valid UTF-8 (e.g. Latin-1; encoding binary-safe-bytes): {shown}. Writing text back with writeFile would replace those bytes, so writeFile refuses this file (UNSUPPORTED_ENCODING) unless you pass encoding: \"utf-8\" to convert it knowingly. To edit it byte-exactly, use patchFile with ASCII search/replace blocks: every other byte is kept as it is."
+    )
 }
 
 /// Byte offset where line `n` (0-based) starts, or the end.
@@ -95,7 +127,126 @@ pub fn write_file(input: &Value, options: Option<&Value>) -> Value {
             content: &req.content,
             expected_sha256: req.expected_sha256.as_deref(),
             create_dirs: req.create_dirs,
+            encoding: req.encoding,
         };
         edits::write_whole(&ws, &whole, &opts, req.dry_run)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn opts(root: &Path) -> Value {
+        json!({ "workspaceRoot": root, "durable": false })
+    }
+
+    fn ws() -> (tempfile::TempDir, std::path::PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        (t, root)
+    }
+
+    #[test]
+    fn read_says_when_content_is_not_the_files_bytes() {
+        let (_t, root) = ws();
+        std::fs::write(root.join("l1.txt"), b"ok\ncaf\xE9 \xE9\xFF\n").unwrap();
+        std::fs::write(root.join("u8.txt"), "caf\u{e9} \u{FFFD}\n").unwrap();
+        let read = |v: Value| read_file(&v, Some(&opts(&root)));
+
+        let r = read(json!({"file_path": "l1.txt"}));
+        assert_eq!(r["encoding"], "binary-safe-bytes");
+        assert_eq!(r["content"], "ok\ncaf\u{FFFD} \u{FFFD}\u{FFFD}\n");
+        assert_eq!(r["faithful"], false);
+        let w = r["warning"].as_str().unwrap();
+        assert!(w.contains("NOT the file's bytes: 3 places"), "{w}");
+        assert!(
+            w.contains("encoding: \"utf-8\"") && w.contains("patchFile"),
+            "{w}"
+        );
+
+        // A range of UTF-8 lines is exact; the file is still byte-level.
+        let r = read(json!({"file_path": "l1.txt", "limit": 1}));
+        assert_eq!(
+            (r["content"].as_str(), &r["faithful"]),
+            (Some("ok\n"), &json!(true))
+        );
+        assert!(r["warning"]
+            .as_str()
+            .unwrap()
+            .contains("this content is exact"));
+
+        // A real U+FFFD in a UTF-8 file is the file's text.
+        let r = read(json!({"file_path": "u8.txt"}));
+        assert_eq!(r["faithful"], true);
+        assert!(r.get("warning").is_none(), "{r}");
+    }
+
+    #[test]
+    fn write_over_a_byte_level_file_needs_encoding_utf8() {
+        let (_t, root) = ws();
+        let latin1 = b"caf\xE9\n";
+        std::fs::write(root.join("l1.txt"), latin1).unwrap();
+        let write = |v: Value| write_file(&v, Some(&opts(&root)));
+        let on_disk = || std::fs::read(root.join("l1.txt")).unwrap();
+
+        let back = read_file(&json!({"file_path": "l1.txt"}), Some(&opts(&root)));
+        for v in [
+            json!({"file_path": "l1.txt", "content": back["content"]}),
+            json!({"file_path": "l1.txt", "content": "cafe\n", "dry_run": true}),
+            json!({"file_path": "l1.txt", "content": "cafe\n", "expected_sha256": back["sha256"]}),
+        ] {
+            let r = write(v);
+            assert_eq!(r["code"], "UNSUPPORTED_ENCODING", "{r}");
+            assert_eq!(
+                r["file_path"],
+                root.join("l1.txt").to_string_lossy().as_ref()
+            );
+            assert_eq!(on_disk(), latin1);
+        }
+        // A stale expected_sha256 is still FILE_CHANGED first.
+        let r = write(
+            json!({"file_path": "l1.txt", "content": "x", "expected_sha256": "0".repeat(64)}),
+        );
+        assert_eq!(r["code"], "FILE_CHANGED", "{r}");
+
+        let r =
+            write(json!({"file_path": "l1.txt", "content": "caf\u{e9}\n", "encoding": "utf-8"}));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["encoding"], "utf-8");
+        assert_eq!(on_disk(), "caf\u{e9}\n".as_bytes());
+    }
+
+    #[test]
+    fn write_encoding_utf8_keeps_a_bom_and_converts_utf16() {
+        let (_t, root) = ws();
+        let write = |v: Value| write_file(&v, Some(&opts(&root)));
+        std::fs::write(root.join("bom.txt"), "\u{FEFF}old\n").unwrap();
+        let mut u16 = vec![0xFF, 0xFE];
+        u16.extend("old\n".encode_utf16().flat_map(u16::to_le_bytes));
+        std::fs::write(root.join("u16.txt"), &u16).unwrap();
+
+        let r = write(json!({"file_path": "bom.txt", "content": "new\n", "encoding": "utf-8"}));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            std::fs::read(root.join("bom.txt")).unwrap(),
+            "\u{FEFF}new\n".as_bytes()
+        );
+
+        // Without `encoding` a UTF-16 file stays UTF-16; with it, it becomes UTF-8.
+        let r = write(json!({"file_path": "u16.txt", "content": "old\n"}));
+        assert_eq!(r["encoding"], "utf-16le", "{r}");
+        assert_eq!(std::fs::read(root.join("u16.txt")).unwrap(), u16);
+        let r = write(json!({"file_path": "u16.txt", "content": "new\n", "encoding": "utf-8"}));
+        assert_eq!(r["encoding"], "utf-8", "{r}");
+        assert_eq!(std::fs::read(root.join("u16.txt")).unwrap(), b"new\n");
+
+        let r = write(json!({"file_path": "n.txt", "content": "n\n", "encoding": "utf-8"}));
+        assert_eq!(
+            (r["ok"].clone(), r["created"].clone()),
+            (json!(true), json!(true)),
+            "{r}"
+        );
+    }
 }

@@ -15,13 +15,23 @@ const MAX_VALUES: usize = 4_000_000;
 struct Unconvertible {
     at: Vec<String>,
     what: String,
+    /// What to send instead (the default: plain JSON values).
+    hint: &'static str,
 }
+
+/// The hint for values that are not JSON at all.
+const PLAIN_JSON: &str =
+    "which cannot be sent; pass plain JSON values (objects, arrays, strings, numbers, booleans)";
+
+/// The hint for a string with a lone surrogate.
+const WELL_FORMED: &str = "which is not text: it would reach the file or the path as U+FFFD, so nothing was done; send well-formed strings (every \\uD800-\\uDBFF followed by a \\uDC00-\\uDFFF)";
 
 impl Unconvertible {
     fn new(what: impl Into<String>) -> Self {
         Unconvertible {
             at: Vec::new(),
             what: what.into(),
+            hint: PLAIN_JSON,
         }
     }
 
@@ -83,8 +93,55 @@ impl Converter {
         };
         self.ok(s)?;
         buf.truncate(got);
-        Ok(String::from_utf8(buf)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+        // Node-API writes a lone surrogate as U+FFFD, which would then match
+        // (or become) a real U+FFFD in a file or a path. Only a string that
+        // shows a U+FFFD (rare, found with one SIMD scan) is read again as
+        // UTF-16, where a lone surrogate and a real U+FFFD differ.
+        let text = match String::from_utf8(buf) {
+            Ok(t) if memchr::memmem::find(t.as_bytes(), "\u{FFFD}".as_bytes()).is_none() => {
+                return Ok(t)
+            }
+            Ok(t) => t,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        match self.lone_surrogate(v)? {
+            None => Ok(text),
+            Some((i, unit)) => Err(Unconvertible {
+                hint: WELL_FORMED,
+                ..Unconvertible::new(format!(
+                    "a string with a lone surrogate (\\u{unit:04X} at UTF-16 index {i})"
+                ))
+            }),
+        }
+    }
+
+    /// The first unpaired surrogate of a string (its UTF-16 index and code
+    /// unit), read as UTF-16.
+    fn lone_surrogate(
+        &mut self,
+        v: napi::sys::napi_value,
+    ) -> std::result::Result<Option<(usize, u16)>, Unconvertible> {
+        let mut len = 0usize;
+        // SAFETY: a null buffer asks for the length only.
+        let s = unsafe {
+            napi::sys::napi_get_value_string_utf16(self.env, v, std::ptr::null_mut(), 0, &mut len)
+        };
+        self.ok(s)?;
+        let mut buf = vec![0u16; len + 1];
+        let mut got = 0usize;
+        // SAFETY: `buf` has room for `len` code units plus the terminating NUL.
+        let s = unsafe {
+            napi::sys::napi_get_value_string_utf16(
+                self.env,
+                v,
+                buf.as_mut_ptr(),
+                buf.len(),
+                &mut got,
+            )
+        };
+        self.ok(s)?;
+        buf.truncate(got);
+        Ok(first_lone_surrogate(&buf))
     }
 
     /// The JSON for `v`; `None` for `undefined` (dropped from objects, `null`
@@ -197,7 +254,10 @@ impl Converter {
             let mut k = std::ptr::null_mut();
             // SAFETY: reading an element of the key array.
             self.ok(unsafe { sys::napi_get_element(self.env, keys, i, &mut k) })?;
-            let key = self.string(k)?;
+            let key = self.string(k).map_err(|u| Unconvertible {
+                what: format!("an object with a key that is {}", u.what),
+                ..u
+            })?;
             let mut own = false;
             // SAFETY: `k` is a string key of `v`.
             self.ok(unsafe { sys::napi_has_own_property(self.env, v, k, &mut own) })
@@ -219,10 +279,25 @@ impl Converter {
     }
 }
 
+/// The first UTF-16 code unit that is a surrogate without its partner: its
+/// index and value.
+fn first_lone_surrogate(units: &[u16]) -> Option<(usize, u16)> {
+    let mut i = 0;
+    while i < units.len() {
+        match units[i] {
+            0xD800..=0xDBFF if matches!(units.get(i + 1), Some(0xDC00..=0xDFFF)) => i += 2,
+            u @ 0xD800..=0xDFFF => return Some((i, u)),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// Converts a JS argument to JSON: `Ok(None)` when it is absent or
 /// `undefined`, `Err` with an `INVALID_INPUT` result when it cannot be
 /// represented as JSON (functions, symbols, BigInts, cycles, throwing
-/// getters), so that no call ever throws for bad input.
+/// getters) or as text (a string or key with a lone surrogate), so that no
+/// call ever throws for bad input and no lone surrogate becomes U+FFFD.
 fn to_json(
     env: &Env,
     v: Option<Unknown<'_>>,
@@ -243,10 +318,7 @@ fn to_json(
             at.push('…');
         }
         crate::error::fail_value(
-            &crate::error::Failure::invalid(format!(
-                "{at} is {}, which cannot be sent; pass plain JSON values (objects, arrays, strings, numbers, booleans)",
-                u.what
-            )),
+            &crate::error::Failure::invalid(format!("{at} is {}, {}", u.what, u.hint)),
             None,
         )
     })

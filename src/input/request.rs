@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Failure;
 use crate::model::*;
+use crate::text::source::Encoding;
 
 /// A `patchFile` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +42,10 @@ pub struct WriteRequest {
     pub expected_sha256: Option<String>,
     pub create_dirs: bool,
     pub dry_run: bool,
+    /// `encoding: "utf-8"`: write UTF-8 whatever the file holds now, knowingly
+    /// replacing a file that is not valid UTF-8. `None`: an existing file keeps
+    /// its encoding, and one that is not UTF-8 is refused.
+    pub encoding: Option<Encoding>,
 }
 
 /// An `applyDryRun` call.
@@ -441,6 +446,16 @@ pub fn write_request(value: &Value) -> Result<WriteRequest, Failure> {
     let expected_sha256 = sha(&mut f)?;
     let create_dirs = f.bool(&["create_dirs", "createDirs"])?.unwrap_or(true);
     let dry_run = f.bool(DRY_KEYS)?.unwrap_or(false);
+    let encoding = match f.get(&["encoding"])? {
+        None => None,
+        Some((_, Value::String(s))) if s == "utf-8" => Some(Encoding::Utf8),
+        Some((_, v)) => {
+            return Err(Failure::invalid(format!(
+                "input: `encoding` can only be \"utf-8\" (write the file as UTF-8 text, replacing a file that is not valid UTF-8 knowingly), got {}; omit it to keep the file's encoding",
+                short(v)
+            )))
+        }
+    };
     f.finish()?;
     Ok(WriteRequest {
         file_path,
@@ -448,6 +463,7 @@ pub fn write_request(value: &Value) -> Result<WriteRequest, Failure> {
         expected_sha256,
         create_dirs,
         dry_run,
+        encoding,
     })
 }
 
@@ -948,5 +964,38 @@ mod tests {
         )
         .unwrap();
         assert_eq!(b.files[0].match_mode.tolerances(), vec![Indentation]);
+    }
+
+    #[test]
+    fn write_encoding_is_utf8_or_absent() {
+        let base = json!({"file_path": "a", "content": "x"});
+        assert_eq!(write_request(&base).unwrap().encoding, None);
+        let mut v = base.clone();
+        v["encoding"] = json!("utf-8");
+        assert_eq!(write_request(&v).unwrap().encoding, Some(Encoding::Utf8));
+        v["encoding"] = Value::Null;
+        assert_eq!(write_request(&v).unwrap().encoding, None);
+        for bad in [
+            json!("UTF-8"),
+            json!("utf8"),
+            json!("latin1"),
+            json!("binary-safe-bytes"),
+            json!(""),
+            json!(8),
+            json!(true),
+            json!(["utf-8"]),
+        ] {
+            v["encoding"] = bad.clone();
+            let e = write_request(&v).unwrap_err();
+            assert_eq!(e.code, ErrorCode::INVALID_INPUT, "{bad}");
+            assert!(e.message.contains("`encoding`"), "{}", e.message);
+        }
+        // Not a field of the other requests.
+        let e = read_request(&json!({"file_path": "a", "encoding": "utf-8"})).unwrap_err();
+        assert!(
+            e.message.contains("unknown field `encoding`"),
+            "{}",
+            e.message
+        );
     }
 }

@@ -498,6 +498,12 @@ pub struct WholeFile<'a> {
     pub content: &'a str,
     pub expected_sha256: Option<&'a str>,
     pub create_dirs: bool,
+    /// `Some(Encoding::Utf8)`: the caller said `encoding: "utf-8"`, so the
+    /// file is written as UTF-8 whatever it holds now (a UTF-8 file keeps its
+    /// BOM). `None`: an existing file keeps its encoding, and one that is not
+    /// valid UTF-8 (byte-level) is refused, since its bytes were never seen
+    /// as text.
+    pub encoding: Option<Encoding>,
 }
 
 /// `writeFile`: creates or replaces a whole file.
@@ -543,11 +549,25 @@ fn write_one(
         }
     }
     let content = req.content.as_bytes();
-    // An existing file keeps its encoding and BOM; a byte-level (non-UTF-8)
-    // file and a new file are written as UTF-8.
-    let enc = match loaded {
-        Some(s) if s.encoding() != Encoding::Bytes => s.encoding(),
-        _ => Encoding::Utf8,
+    // An existing file keeps its encoding and BOM, unless the caller asked
+    // for UTF-8; a new file is UTF-8. A byte-level (non-UTF-8) file is only
+    // replaced when the caller said so: whatever it read of it showed
+    // U+FFFD for the bytes that are not UTF-8, and writing that back would
+    // destroy them.
+    let enc = match (loaded.map(Source::encoding), req.encoding) {
+        (Some(Encoding::Bytes), None) => {
+            return Err(FileFailure::from(Failure::new(
+                ErrorCode::UNSUPPORTED_ENCODING,
+                format!(
+                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. Latin-1): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
+                ),
+            ))
+            .at(&abs));
+        }
+        (Some(Encoding::Utf8Bom), _) => Encoding::Utf8Bom,
+        (Some(e), None) => e,
+        (_, Some(e)) => e,
+        (None, None) => Encoding::Utf8,
     };
     // A BOM the caller included is not doubled.
     let body = if enc.bom().is_empty() {

@@ -45,6 +45,16 @@ const preview = {
   expires_in: int('Dry run: seconds the run_id stays applicable.'),
 }
 
+/** How a file was written (every successful write reports it). */
+const written = {
+  write_strategy: {
+    type: 'string',
+    enum: ['rename', 'in_place'],
+    description: 'rename: a new file carrying the original\'s owner, mode, ACLs, xattrs and flags replaced it; in_place: the same file was rewritten (a rename would have lost something).',
+  },
+  write_strategy_reason: str('in_place: why a rename would have lost something.'),
+}
+
 const patched = {
   ...failure,
   replacements: int('Occurrences replaced in total.'),
@@ -62,6 +72,7 @@ const patched = {
     },
   },
   sha256_before: str('sha256 (hex) of the file before the edit.'),
+  ...written,
   ...preview,
 }
 
@@ -103,6 +114,7 @@ const formatFile = {
     hunks: { type: 'array', items: hunkReport, description: 'Per hunk: where it applied and the level used.' },
     blocks: { type: 'array', items: blockReport, description: 'Per SEARCH/REPLACE block: where it applied and whether it was verified.' },
     diff: str('Dry run: this file\'s unified diff.'),
+    ...written,
   },
 }
 const formatResult = {
@@ -123,4 +135,4 @@ const formatResult = {
   run_id: { type: ['string', 'null'], description: 'Dry run: pass it to apply_last_dry_run to write exactly this preview (null when too large to keep).' },
 }
 
-module.exports = { object, int, str, bool, failure, preview, patched, formatFile, formatResult }
+module.exports = { object, int, str, bool, failure, preview, written, patched, formatFile, formatResult }

@@ -16,7 +16,7 @@
 // The engine (the native addon) is loaded on the first call, not when this
 // table is read, so listing tools never pays for it.
 
-const { object, int, str, bool, failure, preview, patched, formatFile, formatResult } = require('./output-schemas.js')
+const { object, int, str, bool, failure, preview, written, patched, formatFile, formatResult } = require('./output-schemas.js')
 
 /**
  * name          MCP tool name = schema file name = key in the `schemas` export.
@@ -107,6 +107,7 @@ const TABLE = [
       after_chars: int('Text length now, in UTF-16 code units.'),
       encoding: str('Encoding the file was written in (utf-8 when the input had encoding "utf-8").'),
       sha256_before: { type: ['string', 'null'], description: 'sha256 before (null for a new file).' },
+      ...written,
       ...preview,
     }),
   },

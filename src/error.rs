@@ -58,6 +58,8 @@ codes! {
     FILE_TOO_LARGE,
     /// Edit-format text (SEARCH/REPLACE blocks, patches, diffs) is malformed.
     PATCH_PARSE_ERROR,
+    /// The result is too large to return (read or view a smaller range).
+    RESULT_TOO_LARGE,
     /// The file has other hard links: writing it in place would change
     /// every name (perhaps outside the workspace), replacing it would split
     /// it from them; `options.hardLinks` chooses.
@@ -135,7 +137,7 @@ mod tests {
             ErrorCode::SEARCH_BLOCK_NOT_FOUND.as_str(),
             "SEARCH_BLOCK_NOT_FOUND"
         );
-        assert_eq!(ErrorCode::ALL.len(), 16);
+        assert_eq!(ErrorCode::ALL.len(), 17);
         let mut seen = std::collections::HashSet::new();
         for c in ErrorCode::ALL {
             assert!(seen.insert(c.as_str()), "duplicate {c}");

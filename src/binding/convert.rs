@@ -327,7 +327,7 @@ fn to_json(
 type EngineFn = fn(&Value, Option<&Value>) -> Value;
 
 /// A result object on its way to JS.
-pub struct JsonOut(Value);
+pub struct JsonOut(pub(super) Value);
 
 impl TypeName for JsonOut {
     fn type_name() -> &'static str {
@@ -340,9 +340,39 @@ impl TypeName for JsonOut {
 }
 
 impl ToNapiValue for JsonOut {
+    /// A result too large for JavaScript (a string over V8's limit of about
+    /// 512 MiB) becomes a `RESULT_TOO_LARGE` failure instead of an
+    /// exception: no call ever throws or rejects.
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
         // SAFETY: forwarded unchanged from napi's own call.
-        unsafe { Value::to_napi_value(env, val.0) }
+        match unsafe { Value::to_napi_value(env, val.0) } {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                // SAFETY: `env` is the live env of this call; clearing a
+                // pending exception is allowed at any time.
+                unsafe {
+                    let mut pending = false;
+                    napi::sys::napi_is_exception_pending(env, &mut pending);
+                    if pending {
+                        let mut ex = std::ptr::null_mut();
+                        napi::sys::napi_get_and_clear_last_exception(env, &mut ex);
+                    }
+                }
+                let failure = crate::error::fail_value(
+                    &crate::error::Failure::new(
+                        crate::error::ErrorCode::RESULT_TOO_LARGE,
+                        format!(
+                            "the result is too large to hand to JavaScript ({}). Ask for less: a line range \
+                             (offset/limit), a view_range, or one file at a time",
+                            e.reason
+                        ),
+                    ),
+                    None,
+                );
+                // SAFETY: as above.
+                unsafe { Value::to_napi_value(env, failure) }
+            }
+        }
     }
 }
 

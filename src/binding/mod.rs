@@ -12,10 +12,9 @@ mod convert;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use serde_json::Value;
 
 use crate::api;
-use convert::{sync, task, EngineTask};
+use convert::{sync, task, EngineTask, JsonOut};
 
 /// Applies one exact-once edit (or `edits`) to one file. Never rejects.
 #[napi(
@@ -39,8 +38,8 @@ pub fn patch_file_sync(
     env: Env,
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
-) -> Value {
-    sync(&env, api::patch_file, input, options)
+) -> JsonOut {
+    JsonOut(sync(&env, api::patch_file, input, options))
 }
 
 /// Edits many files in one all-or-nothing transaction. Never rejects.

@@ -19,8 +19,8 @@ use crate::matching::exact::{self, EditFailure, MatchOptions, Matched, TextKind}
 use crate::model::{FileEdits, Options};
 use crate::text::source::{self, Encoding, Source};
 use crate::txn::{
-    lexical_abs, preview, with_strategy, with_warnings, Added, CommitFailure, Kept, Slot, Txn,
-    Write,
+    lexical_abs, preview, put_all_preview, put_preview, with_strategy, with_warnings, Added,
+    CommitFailure, Kept, Slot, Txn, Write,
 };
 
 /// A file's failure with its details, before it becomes JSON.
@@ -270,7 +270,7 @@ fn patch_one(
             Some(&pieces.concat()),
             Some(&new_bytes),
         );
-        fig.insert("diff".into(), json!(d));
+        put_preview(&mut fig, d, &mut None);
         let kept = vec![Kept {
             slot: 0,
             bytes: new_bytes,
@@ -429,7 +429,7 @@ pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool)
 
     if dry_run {
         let mut kept = Vec::with_capacity(n);
-        let mut all_diff = String::new();
+        let mut all_diff = Some(String::new());
         for (i, ((k, src, _, _), enc)) in ok.iter().zip(&encoded).enumerate() {
             let new_bytes = enc.to_vec();
             let d = preview(
@@ -438,8 +438,7 @@ pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool)
                 Some(&pieces[i].concat()),
                 Some(&new_bytes),
             );
-            all_diff.push_str(&d);
-            results[i].insert("diff".into(), json!(d));
+            put_preview(&mut results[i], d, &mut all_diff);
             kept.push(Kept {
                 slot: *k,
                 bytes: new_bytes,
@@ -448,7 +447,7 @@ pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool)
         }
         let mut m = Map::new();
         m.insert("ok".into(), Value::Bool(true));
-        m.insert("diff".into(), json!(all_diff));
+        put_all_preview(&mut m, all_diff);
         m.insert("replacements".into(), json!(total_replacements(&results)));
         txn.keep(&mut m, kept, &[], opts);
         m.insert("files".into(), json!(results));
@@ -584,9 +583,10 @@ fn write_one(
         let new_bytes = encoded.to_vec();
         let d = preview(&s.res.rel_path, loaded, Some(body), Some(&new_bytes));
         let mut m = json!({
-            "ok": true, "file_path": abs, "created": loaded.is_none(), "diff": d,
+            "ok": true, "file_path": abs, "created": loaded.is_none(),
             "after_bytes": new_len, "sha256_before": sha_before, "sha256": sha_after,
         });
+        put_preview(m.as_object_mut().expect("object"), d, &mut None);
         let kept = vec![Kept {
             slot: 0,
             bytes: new_bytes,

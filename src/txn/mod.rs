@@ -471,17 +471,63 @@ pub fn with_strategy(m: &mut Map<String, Value>, s: Strategy) {
 /// decoded text (readable, but not applicable to the UTF-16 bytes by
 /// `git apply`). `new_text` is the new content as UTF-8 (used for UTF-16
 /// files only), `new_bytes` as written; `None`: the file is removed.
+/// `None` when old and new together exceed [`MAX_PREVIEW_BYTES`]: such a
+/// diff could not be carried to JavaScript (one string holds at most about
+/// 512 MiB) and would be no use to read.
 pub fn preview(
     rel: &str,
     old: Option<&Source>,
     new_text: Option<&[u8]>,
     new_bytes: Option<&[u8]>,
-) -> String {
-    match old {
-        Some(s) if s.encoding().is_utf16() => diff::unified(rel, Some(s.text()), new_text),
-        Some(s) => diff::unified(rel, Some(s.raw()), new_bytes),
-        None => diff::unified(rel, None, new_bytes),
+) -> Option<String> {
+    let (a, b) = match old {
+        Some(s) if s.encoding().is_utf16() => (Some(s.text()), new_text),
+        Some(s) => (Some(s.raw()), new_bytes),
+        None => (None, new_bytes),
+    };
+    if a.map_or(0, <[u8]>::len) + b.map_or(0, <[u8]>::len) > MAX_PREVIEW_BYTES {
+        return None;
     }
+    Some(diff::unified(rel, a, b))
+}
+
+/// Old plus new content above which a dry run shows no diff (it reports
+/// `diff_omitted` instead; the planned change is still kept for
+/// applyDryRun).
+pub const MAX_PREVIEW_BYTES: usize = 64 << 20;
+
+/// Puts a file's preview into its result object `m` and appends it to the
+/// call's whole `diff`; an omitted one sets `diff_omitted` on both.
+pub fn put_preview(m: &mut Map<String, Value>, d: Option<String>, all: &mut Option<String>) {
+    match d {
+        Some(d) => {
+            if let Some(a) = all.as_mut() {
+                a.push_str(&d);
+            }
+            m.insert("diff".into(), json!(d));
+        }
+        None => {
+            *all = None;
+            m.insert("diff_omitted".into(), json!(diff_omitted_note()));
+        }
+    }
+}
+
+/// Why a dry run's diff is missing.
+pub fn diff_omitted_note() -> String {
+    format!(
+        "the change is too large to show as a diff (old and new content over {} MiB); the planned change is kept: \
+         apply it with applyDryRun, or review the file after writing",
+        MAX_PREVIEW_BYTES >> 20
+    )
+}
+
+/// The whole call's diff (or `diff_omitted` when any file's was omitted).
+pub fn put_all_preview(m: &mut Map<String, Value>, all: Option<String>) {
+    match all {
+        Some(a) => m.insert("diff".into(), json!(a)),
+        None => m.insert("diff_omitted".into(), json!(diff_omitted_note())),
+    };
 }
 
 /// Removes temp files left by crashed writers in `res`'s directory, at

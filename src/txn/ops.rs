@@ -30,7 +30,8 @@ use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, Op
 use crate::text::source::adapt_line_endings;
 use crate::text::source::{self, Encoding, LineEnding, Source};
 use crate::txn::{
-    lexical_abs as lexical, preview, with_strategy, with_warnings, Added, Kept, Slot, Txn, Write,
+    lexical_abs as lexical, preview, put_all_preview, put_preview, with_strategy, with_warnings,
+    Added, Kept, Slot, Txn, Write,
 };
 
 /// One exact-once block's outcome.
@@ -1015,7 +1016,7 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bo
 fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: &Options) -> Value {
     let slots = &txn.slots;
     let mut files = Vec::new();
-    let mut all_diff = String::new();
+    let mut all_diff = Some(String::new());
     for p in &planned {
         let op = &plan.ops[p.op];
         let mut m = op_value(p, op, slots);
@@ -1030,21 +1031,23 @@ fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: 
             "move" => {
                 let (s, d) = (p.src.expect("move source"), p.dst.expect("move target"));
                 let (from, to) = (&slots[s].res.rel_path, &slots[d].res.rel_path);
-                let body = preview(
+                preview(
                     to,
                     old(p.src),
                     p.new_text.as_deref(),
                     p.new_bytes.as_deref(),
-                );
-                let mut out = format!("diff --git a/{from} b/{to}\n");
-                if body.is_empty() {
-                    out.push_str("similarity index 100%\n");
-                }
-                out.push_str(&format!("rename from {from}\nrename to {to}\n"));
-                if let Some(rest) = body.strip_prefix(&format!("--- a/{to}\n")) {
-                    out.push_str(&format!("--- a/{from}\n{rest}"));
-                }
-                out
+                )
+                .map(|body| {
+                    let mut out = format!("diff --git a/{from} b/{to}\n");
+                    if body.is_empty() {
+                        out.push_str("similarity index 100%\n");
+                    }
+                    out.push_str(&format!("rename from {from}\nrename to {to}\n"));
+                    if let Some(rest) = body.strip_prefix(&format!("--- a/{to}\n")) {
+                        out.push_str(&format!("--- a/{from}\n{rest}"));
+                    }
+                    out
+                })
             }
             _ => {
                 let k = p.dst.expect("a write has a target");
@@ -1056,8 +1059,7 @@ fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: 
                 )
             }
         };
-        all_diff.push_str(&d);
-        m.insert("diff".into(), json!(d));
+        put_preview(&mut m, d, &mut all_diff);
         files.push(Value::Object(m));
     }
     let removes: Vec<usize> = planned
@@ -1076,7 +1078,8 @@ fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: 
             })
         })
         .collect();
-    let mut v = json!({ "ok": true, "format": plan.format.name(), "diff": all_diff });
+    let mut v = json!({ "ok": true, "format": plan.format.name() });
+    put_all_preview(v.as_object_mut().expect("object"), all_diff);
     txn.keep(v.as_object_mut().expect("object"), kept, &removes, opts);
     if hunk_total > 0 {
         v["hunks"] = json!(hunk_total);

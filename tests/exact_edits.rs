@@ -13,6 +13,8 @@
 use std::path::{Path, PathBuf};
 
 use patch_file_tool::api;
+use patch_file_tool::input::formats::edit_block;
+use patch_file_tool::model::{Action, Changes};
 use serde_json::{json, Value};
 
 fn setup(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
@@ -31,6 +33,111 @@ fn opts(root: &Path) -> Value {
 
 fn read(root: &Path, p: &str) -> String {
     std::fs::read_to_string(root.join(p)).unwrap()
+}
+
+// ---- SEARCH/REPLACE: the path line ----
+
+fn paths(t: &str) -> Vec<(String, usize)> {
+    let p = edit_block::parse(t).unwrap();
+    p.ops
+        .iter()
+        .map(|o| {
+            let n = match &o.action {
+                Action::Write {
+                    changes: Changes::Blocks(b),
+                    ..
+                } => b.len(),
+                _ => 0,
+            };
+            (o.path.clone(), n)
+        })
+        .collect()
+}
+
+const BLOCK_X: &str = "<<<<<<< SEARCH\nx\n=======\nX\n>>>>>>> REPLACE\n";
+const BLOCK_Y: &str = "<<<<<<< SEARCH\ny\n=======\nY\n>>>>>>> REPLACE\n";
+
+#[test]
+fn edit_block_prose_and_ellipsis_lines_are_never_paths() {
+    for between in [
+        "\nThen update the second line:\n\n",
+        "\nThen update the second line:\n",
+        "Then update the second line.\n",
+        "...\n",
+        "\n...\n",
+        "…\n",
+        "\n",
+        "Next, `y` becomes `Y`\n```\n",
+        "I will also change the next line in the same file\n",
+    ] {
+        let t = format!("a.txt\n{BLOCK_X}{between}{BLOCK_Y}");
+        assert_eq!(
+            paths(&t),
+            vec![("a.txt".to_string(), 2)],
+            "{between:?} must not be a path"
+        );
+    }
+    // A path separated from its block by a blank line is no path either.
+    let t = format!("a.txt\n{BLOCK_X}b.txt\n\n{BLOCK_Y}");
+    assert_eq!(paths(&t), vec![("a.txt".to_string(), 2)]);
+    // Paths still work: plain, decorated, before a fence, as its first line.
+    let t = format!(
+        "a.txt\n{BLOCK_X}\nSome prose.\n\n**b.txt**\n{BLOCK_Y}c d/e f.txt\n```\n{BLOCK_X}```\n```python\nsrc/g.py:\n{BLOCK_Y}```\n"
+    );
+    assert_eq!(
+        paths(&t),
+        vec![
+            ("a.txt".to_string(), 1),
+            ("b.txt".to_string(), 1),
+            ("c d/e f.txt".to_string(), 1),
+            ("src/g.py".to_string(), 1)
+        ]
+    );
+}
+
+#[test]
+fn edit_block_first_block_without_a_path_names_its_line() {
+    for (t, line) in [
+        (format!("Here is the change:\n{BLOCK_X}"), 2),
+        (format!("a.txt\n\n{BLOCK_X}"), 3),
+        (format!("a.txt\n\n```\n{BLOCK_X}```\n"), 4),
+        (format!("...\n{BLOCK_X}"), 2),
+    ] {
+        let e = edit_block::parse(&t).unwrap_err();
+        assert_eq!(e.line, line, "{t:?}: {}", e.message);
+        assert!(e.message.contains(&format!("line {line}")), "{}", e.message);
+    }
+}
+
+#[test]
+fn edit_block_prose_never_edits_a_file_named_like_it() {
+    let prose = "Then update the second line";
+    let (_t, root) = setup(&[("a.txt", "x\ny\n"), (prose, "y\n")]);
+    let text = format!("a.txt\n{BLOCK_X}\n{prose}:\n\n{BLOCK_Y}");
+    let r = api::apply_edit_blocks(&json!(text), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "a.txt"), "X\nY\n");
+    assert_eq!(read(&root, prose), "y\n");
+    // Directly before the block: still prose, still the previous file.
+    let (_t, root) = setup(&[("a.txt", "x\ny\n"), (prose, "y\n")]);
+    let text = format!("a.txt\n{BLOCK_X}{prose}:\n{BLOCK_Y}");
+    let r = api::apply_edit_blocks(&json!(text), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "a.txt"), "X\nY\n");
+    assert_eq!(read(&root, prose), "y\n");
+    // `...` between blocks: no FILE_READ_ERROR.
+    let (_t, root) = setup(&[("a.txt", "x\ny\n")]);
+    let text = format!("a.txt\n{BLOCK_X}...\n{BLOCK_Y}");
+    let r = api::apply_edit_blocks(&json!(text), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "a.txt"), "X\nY\n");
+    // A first block with no path: PATCH_PARSE_ERROR, nothing written.
+    let (_t, root) = setup(&[("a.txt", "x\ny\n"), (prose, "x\n")]);
+    let text = format!("{prose}:\n{BLOCK_X}");
+    let r = api::apply_edit_blocks(&json!(text), Some(&opts(&root)));
+    assert_eq!(r["code"], "PATCH_PARSE_ERROR", "{r}");
+    assert_eq!(r["line"], 2, "{r}");
+    assert_eq!(read(&root, prose), "x\n");
 }
 
 // ---- Codex: a pure addition at the end of the file ----

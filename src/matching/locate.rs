@@ -1030,7 +1030,12 @@ mod tests {
     fn appending_at_the_end_does_not_move_the_search_position() {
         let a = apply(
             b"a\nb\n",
-            &[hunk(&["+z"]), hunk(&["-a", "+A"]), hunk(&["+w"]), hunk(&["-b", "+B"])],
+            &[
+                hunk(&["+z"]),
+                hunk(&["-a", "+A"]),
+                hunk(&["+w"]),
+                hunk(&["-b", "+B"]),
+            ],
             false,
         )
         .unwrap();

@@ -35,6 +35,88 @@ fn read(root: &Path, p: &str) -> String {
     std::fs::read_to_string(root.join(p)).unwrap()
 }
 
+// ---- `match` with `expected_replacements` ----
+
+const CRLF: &str = "a = 1\r\nb = 2\r\nc = 3\r\n";
+
+fn crlf_edit(extra: Value) -> Value {
+    let mut e = json!({"file_path": "f.txt", "search": "a = 1\nb = 2\n", "replace": "a = 1\nb = 20\n",
+                       "match": ["line_endings"]});
+    for (k, v) in extra.as_object().unwrap() {
+        e[k] = v.clone();
+    }
+    e
+}
+
+#[test]
+fn match_applies_the_same_with_expected_replacements_1() {
+    let (_t, implicit) = setup(&[("f.txt", CRLF)]);
+    let a = api::patch_file(&crlf_edit(json!({})), Some(&opts(&implicit)));
+    assert_eq!(a["ok"], true, "{a}");
+    let (_t2, explicit) = setup(&[("f.txt", CRLF)]);
+    let b = api::patch_file(
+        &crlf_edit(json!({"expected_replacements": 1})),
+        Some(&opts(&explicit)),
+    );
+    assert_eq!(b["ok"], true, "{b}");
+    assert_eq!(read(&explicit, "f.txt"), "a = 1\r\nb = 20\r\nc = 3\r\n");
+    assert_eq!(read(&explicit, "f.txt"), read(&implicit, "f.txt"));
+    for k in ["matched_with", "original_text", "replacements"] {
+        assert_eq!(a[k], b[k], "{k}");
+    }
+    assert_eq!(b["matched_with"], json!(["line_endings"]));
+}
+
+#[test]
+fn match_with_a_count_above_1_refuses_clearly() {
+    // Two places that match only with the tolerance: not applied, and the
+    // message says why (never a silent exact-only count).
+    let text = "a = 1\r\nb = 2\r\nx\r\na = 1\r\nb = 2\r\n";
+    let (_t, root) = setup(&[("f.txt", text)]);
+    let r = api::patch_file(
+        &crlf_edit(json!({"expected_replacements": 2})),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    let msg = r["message"].as_str().unwrap();
+    assert!(msg.contains("`match`"), "{msg}");
+    assert!(
+        msg.contains("2 times") && msg.contains("lines 1, 4"),
+        "{msg}"
+    );
+    assert!(!msg.contains("(lines )"), "{msg}");
+    assert_eq!(read(&root, "f.txt"), text);
+    // Same with replace_all.
+    let r = api::patch_file(&crlf_edit(json!({"replace_all": true})), Some(&opts(&root)));
+    assert_eq!(r["ok"], false, "{r}");
+    assert!(r["message"].as_str().unwrap().contains("`match`"), "{r}");
+    assert_eq!(read(&root, "f.txt"), text);
+    // An exact count that is met needs no tolerance and applies.
+    let exact = "q\nq\n";
+    let (_t, root) = setup(&[("g.txt", exact)]);
+    let r = api::patch_file(
+        &json!({"file_path": "g.txt", "search": "q", "replace": "Q", "expected_replacements": 2,
+                "match": ["line_endings"]}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "g.txt"), "Q\nQ\n");
+}
+
+#[test]
+fn count_mismatch_messages_never_print_an_empty_line_list() {
+    let (_t, root) = setup(&[("f.txt", "a\r\nb\r\n")]);
+    for count in [1, 2] {
+        let r = api::patch_file(
+            &json!({"file_path": "f.txt", "search": "zz", "replace": "y", "expected_replacements": count,
+                    "match": ["line_endings"]}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["ok"], false, "{r}");
+        assert!(!r["message"].as_str().unwrap().contains("(lines )"), "{r}");
+    }
+}
+
 // ---- SEARCH/REPLACE: the path line ----
 
 fn paths(t: &str) -> Vec<(String, usize)> {

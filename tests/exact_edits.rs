@@ -35,6 +35,38 @@ fn read(root: &Path, p: &str) -> String {
     std::fs::read_to_string(root.join(p)).unwrap()
 }
 
+// ---- tolerant matching never splices a file line and a caller line ----
+
+#[test]
+fn indentation_tolerance_reindents_a_changed_line_as_a_whole() {
+    let (_t, root) = setup(&[("f.py", "a\n    foo()\n    bar()\nb\n")]);
+    let r = api::patch_file(
+        &json!({"file_path": "f.py", "search": "foo()\nbar()", "replace": "await foo()\nawait bar()",
+                "match": ["indentation"]}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        read(&root, "f.py"),
+        "a\n    await foo()\n    await bar()\nb\n"
+    );
+}
+
+#[test]
+fn indentation_tolerance_reindents_when_the_block_starts_at_the_line() {
+    let (_t, root) = setup(&[("f.py", "a\n    foo()\n    bar()\nb\n")]);
+    let r = api::patch_file(
+        &json!({"file_path": "f.py", "search": "  foo()\n  bar()", "replace": "  await foo()\n  x = bar()",
+                "match": ["indentation"]}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        read(&root, "f.py"),
+        "a\n    await foo()\n    x = bar()\nb\n"
+    );
+}
+
 // ---- `match` with `expected_replacements` ----
 
 const CRLF: &str = "a = 1\r\nb = 2\r\nc = 3\r\n";

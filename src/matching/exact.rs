@@ -243,9 +243,10 @@ fn at_lines(lines: &[usize], total: usize) -> String {
 fn tolerances_not_applied(text: &[u8], edit: &Edit, mode: MatchMode) -> String {
     let found = match tolerant::find(text, &edit.search, &edit.replace, mode) {
         Outcome::None => "no match with them either".to_string(),
-        Outcome::Unique(m) => format!(
+        Outcome::Unique(tolerant::TolerantMatch { start, .. })
+        | Outcome::Uncertain(tolerant::Uncertain { start, .. }) => format!(
             "with them it would occur once (line {})",
-            line_numbers(text, &[m.start])[0]
+            line_numbers(text, &[start])[0]
         ),
         Outcome::Many(offsets, n) => format!(
             "with them it would occur {n} times{}",
@@ -339,6 +340,31 @@ pub fn match_edits<'a>(
                         match_count: n,
                         match_lines: lines,
                         message: msg,
+                        diagnosis: None,
+                    });
+                    continue;
+                }
+                Outcome::Uncertain(u) => {
+                    let last = u.end.saturating_sub(1).max(u.start);
+                    let lines = line_numbers(&base, &[u.start, last]);
+                    let (a, b) = (lines[0], lines[1]);
+                    let span = if a == b {
+                        format!("line {a}")
+                    } else {
+                        format!("lines {a}-{b}")
+                    };
+                    failures.push(EditFailure {
+                        index: i,
+                        code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                        match_count: 0,
+                        match_lines: Vec::new(),
+                        message: format!(
+                            "{pre}search_block was not found exactly; with the tolerances of `match` it matches {span}, \
+                             but {}, so the replacement cannot be fitted to the file with certainty and nothing was \
+                             applied. Reread {span} and send search_block and replace_block with the file's exact \
+                             indentation",
+                            u.reason
+                        ),
                         diagnosis: None,
                     });
                     continue;

@@ -228,6 +228,37 @@ pub(crate) fn lines_list(lines: &[usize], total: usize) -> String {
     s
 }
 
+/// ` (lines a, b, …)` for messages, or nothing when no line is known.
+fn at_lines(lines: &[usize], total: usize) -> String {
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!(" (lines {})", lines_list(lines, total))
+    }
+}
+
+/// For an edit that must replace several occurrences (`expected_replacements`
+/// above 1, `replace_all`) in a call with `match` tolerances: what the
+/// tolerances would find, and that they do not apply to such an edit.
+fn tolerances_not_applied(text: &[u8], edit: &Edit, mode: MatchMode) -> String {
+    let found = match tolerant::find(text, &edit.search, &edit.replace, mode) {
+        Outcome::None => "no match with them either".to_string(),
+        Outcome::Unique(tolerant::TolerantMatch { start, .. })
+        | Outcome::Uncertain(tolerant::Uncertain { start, .. }) => format!(
+            "with them it would occur once (line {})",
+            line_numbers(text, &[start])[0]
+        ),
+        Outcome::Many(offsets, n) => format!(
+            "with them it would occur {n} times{}",
+            at_lines(&line_numbers(text, &offsets), n)
+        ),
+    };
+    format!(
+        " (the tolerances of `match` apply only to an edit of one occurrence, not to expected_replacements above 1 \
+         or replace_all, so this edit was matched exactly; {found})"
+    )
+}
+
 fn label(index: usize, multi: bool) -> String {
     if multi {
         format!("edits[{index}]: ")
@@ -300,8 +331,8 @@ pub fn match_edits<'a>(
                     let lines = line_numbers(&base, &offsets);
                     let msg = format!(
                         "{pre}search_block was not found exactly, and with the tolerances of `match` it occurs {n} \
-                         times (lines {}); include neighbouring lines to make it unique",
-                        lines_list(&lines, n)
+                         times{}; include neighbouring lines to make it unique",
+                        at_lines(&lines, n)
                     );
                     failures.push(EditFailure {
                         index: i,
@@ -313,11 +344,48 @@ pub fn match_edits<'a>(
                     });
                     continue;
                 }
+                Outcome::Uncertain(u) => {
+                    let last = u.end.saturating_sub(1).max(u.start);
+                    let lines = line_numbers(&base, &[u.start, last]);
+                    let (a, b) = (lines[0], lines[1]);
+                    let span = if a == b {
+                        format!("line {a}")
+                    } else {
+                        format!("lines {a}-{b}")
+                    };
+                    failures.push(EditFailure {
+                        index: i,
+                        code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                        match_count: 0,
+                        match_lines: Vec::new(),
+                        message: format!(
+                            "{pre}search_block was not found exactly; with the tolerances of `match` it matches {span}, \
+                             but {}, so the replacement cannot be fitted to the file with certainty and nothing was \
+                             applied. Reread {span} and send search_block and replace_block with the file's exact \
+                             indentation",
+                            u.reason
+                        ),
+                        diagnosis: None,
+                    });
+                    continue;
+                }
                 Outcome::None => {}
             }
         }
+        // Occurrences found: a tolerant match is the one occurrence of an
+        // edit that must match once, whether its count was implicit or
+        // `expected_replacements: 1`.
+        let hits = if tolerant_match.is_some() { 1 } else { found };
+        // `match` was given but cannot apply to this edit's count: say so.
+        let untolerated = |base: &[u8]| {
+            if once || opts.mode.is_exact() || kind != TextKind::Utf8 {
+                String::new()
+            } else {
+                tolerances_not_applied(base, edit, opts.mode)
+            }
+        };
         let failure = match edit.count {
-            _ if found == 0 && tolerant_match.is_none() => {
+            _ if hits == 0 => {
                 let mut message = format!(
                     "{pre}search_block was not found. Reread the file and copy the exact current text \
                      (whitespace, indentation and line endings must match byte for byte), then retry"
@@ -331,7 +399,11 @@ pub fn match_edits<'a>(
                     Box::new(d)
                 });
                 if !opts.mode.is_exact() {
-                    message.push_str(" (no match with the tolerances of `match` either)");
+                    if once {
+                        message.push_str(" (no match with the tolerances of `match` either)");
+                    } else {
+                        message.push_str(&untolerated(&base));
+                    }
                 }
                 failures.push(EditFailure {
                     index: i,
@@ -343,7 +415,7 @@ pub fn match_edits<'a>(
                 });
                 continue;
             }
-            Count::One if found > 1 => {
+            Count::One if hits > 1 => {
                 let lines = line_numbers(&base, &positions);
                 let mut msg = format!(
                     "{pre}search_block occurs {found} times (lines {}); include neighbouring lines to make it unique, \
@@ -371,14 +443,15 @@ pub fn match_edits<'a>(
                 });
                 continue;
             }
-            Count::Exactly(n) if found != n => {
+            Count::Exactly(n) if hits != n => {
                 let shown = positions.len().min(MAX_REPORTED_MATCHES);
                 let lines = line_numbers(&base, &positions[..shown]);
                 let msg = format!(
-                    "{pre}expected {n} occurrence{} of search_block but found {found} (lines {}); reread the file, then \
-                     fix the block or expected_replacements",
+                    "{pre}expected {n} occurrence{} of search_block but found {found}{}; reread the file, then \
+                     fix the block or expected_replacements{}",
                     plural(n),
-                    lines_list(&lines, found)
+                    at_lines(&lines, found),
+                    untolerated(&base)
                 );
                 let diagnosis = (opts.diagnose && n == 1 && found > 1).then(|| {
                     let b = budget.get_or_insert_with(|| Budget::new(opts.budget));
@@ -684,6 +757,40 @@ mod tests {
         let opts = tolerant(&[Tolerance::TrailingWhitespace]);
         let f = match_edits(text.as_bytes(), &[all], TextKind::Utf8, &opts).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_NOT_FOUND);
+    }
+
+    #[test]
+    fn a_tolerant_match_counts_as_the_one_expected_replacement() {
+        let text = "a = 1\r\nb = 2\r\n";
+        let opts = tolerant(&[Tolerance::LineEndings]);
+        let with = |count| {
+            let edits = [Edit {
+                search: "a = 1\nb = 2\n".into(),
+                replace: "a = 1\nb = 3\n".into(),
+                count,
+            }];
+            match_edits(text.as_bytes(), &edits, TextKind::Utf8, &opts).map(|p| {
+                (
+                    p.pieces(&edits).concat(),
+                    p.tolerated.clone(),
+                    p.edits.clone(),
+                )
+            })
+        };
+        let one = with(Count::One).unwrap();
+        assert_eq!(one.0, b"a = 1\r\nb = 3\r\n");
+        assert_eq!(with(Count::Exactly(1)).unwrap(), one);
+        // Above 1: refused, saying that `match` does not apply and what it
+        // would have found.
+        let f = with(Count::Exactly(2)).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_NOT_FOUND);
+        assert!(
+            f[0].message
+                .contains("apply only to an edit of one occurrence")
+                && f[0].message.contains("would occur once (line 1)"),
+            "{}",
+            f[0].message
+        );
     }
 
     #[test]

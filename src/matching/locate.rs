@@ -446,7 +446,11 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
                 located_by: by,
                 patch_line: h.line,
             });
-            cursor = at;
+            // An append at the end of the file says nothing about where the
+            // next hunk is: later hunks are still searched from here.
+            if by != LocatedBy::EndOfFile {
+                cursor = at;
+            }
             continue;
         }
         // The body may start with the `@@` line itself (models often repeat
@@ -545,6 +549,10 @@ pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, V
     if !failures.is_empty() {
         return Err(failures);
     }
+    // Appends at the end of the file may come before hunks placed above
+    // them; the text is written top to bottom (a stable sort keeps hunks at
+    // one place, such as several appends, in patch order).
+    placed.sort_by_key(|&(_, p, _)| p);
     Ok(Applied {
         text: build(text, &k.lines, hunks, &placed, style),
         hunks: reports,
@@ -1016,6 +1024,30 @@ mod tests {
         h.anchors = vec!["a".into()];
         let a = apply(b"a\nb\n", &[h], false).unwrap();
         assert_eq!(a.hunks[0].located_by, LocatedBy::Content);
+    }
+
+    #[test]
+    fn appending_at_the_end_does_not_move_the_search_position() {
+        let a = apply(
+            b"a\nb\n",
+            &[
+                hunk(&["+z"]),
+                hunk(&["-a", "+A"]),
+                hunk(&["+w"]),
+                hunk(&["-b", "+B"]),
+            ],
+            false,
+        )
+        .unwrap();
+        assert_eq!(a.text, b"A\nB\nz\nw\n");
+        assert_eq!(
+            a.hunks.iter().map(|h| h.line_number).collect::<Vec<_>>(),
+            vec![3, 1, 3, 2]
+        );
+        // The file's last line has no line break: the appended lines follow
+        // a replaced last line.
+        let a = apply(b"a\nb", &[hunk(&["+z"]), hunk(&["-b", "+B"])], false).unwrap();
+        assert_eq!(a.text, b"a\nB\nz\n");
     }
 
     proptest! {

@@ -19,10 +19,27 @@
 //! tolerance: diagnosis names them `invisible_characters`, which no
 //! tolerance forgives.
 //!
-//! The replacement is adapted to the region it replaces: its lines that are
-//! identical to a line of the block are taken from the file verbatim (so
-//! untouched lines keep the file's exact bytes), line endings follow the
-//! region's, and changed lines are re-indented relative to the region.
+//! The replacement is adapted to the region it replaces, line by line, and
+//! every line it writes is either a line of the file, untouched, or the
+//! caller's line re-indented as a whole (at most keeping tolerated file
+//! bytes where the caller left them, below), never a splice of the two:
+//!
+//! - a line identical to a line of the block is taken from the file verbatim
+//!   (so untouched lines keep the file's exact bytes);
+//! - any other line is the caller's line, re-indented as a whole when the
+//!   block's indentation differs from the file's: its leading whitespace is
+//!   mapped from the block's depths to the file's, the rest is kept;
+//! - where the caller changed part of a line whose file version differs from
+//!   the block only in the other tolerated ways (a curly quote, trailing
+//!   whitespace), those file bytes are kept at the positions the caller left
+//!   alone, but only when the result still equals the caller's line under the
+//!   tolerances; otherwise the caller's line is written as sent;
+//! - line endings follow the region's.
+//!
+//! When the indentation of a caller's line cannot be mapped with certainty
+//! (a block depth that stands for several file depths, a step that is not a
+//! whole number of the block's indentation units, a depth left of the file's
+//! first column), nothing is written: [`Outcome::Uncertain`].
 
 use memchr::memmem;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
@@ -60,6 +77,17 @@ pub struct TolerantMatch {
     pub matched_with: Vec<Tolerance>,
 }
 
+/// A unique tolerant match whose replacement cannot be adapted with
+/// certainty: refused, nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Uncertain {
+    /// Byte range of the original text the block matched.
+    pub start: usize,
+    pub end: usize,
+    /// Why, naming the replacement line.
+    pub reason: String,
+}
+
 /// What tolerant matching found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -67,6 +95,9 @@ pub enum Outcome {
     None,
     /// Exactly one match.
     Unique(TolerantMatch),
+    /// Exactly one match, but the replacement cannot be adapted to it with
+    /// certainty.
+    Uncertain(Uncertain),
     /// Several matches: byte offsets of the first few, and the count.
     Many(Vec<usize>, usize),
 }
@@ -236,11 +267,27 @@ fn unit(widths: impl Iterator<Item = usize>) -> Option<usize> {
     w.windows(2).map(|p| p[1] - p[0]).min()
 }
 
-/// Re-bases the indentation `ind` of a changed replacement line from the
-/// block's indentation to the file's.
-fn rebase(ind: &str, pairs: &[(&str, &str)]) -> String {
-    if let Some((_, f)) = pairs.iter().find(|(s, _)| *s == ind) {
-        return f.to_string();
+/// Re-bases the indentation `ind` of a caller's line from the block's
+/// indentation to the file's, as a whole, or says why that mapping is not
+/// certain.
+fn rebase(ind: &str, pairs: &[(&str, &str)]) -> Result<String, String> {
+    // A depth the block itself uses: the file's indentation of those lines.
+    let mut same: Vec<&str> = pairs
+        .iter()
+        .filter(|(s, _)| *s == ind)
+        .map(|(_, f)| *f)
+        .collect();
+    same.sort_unstable();
+    same.dedup();
+    match same.as_slice() {
+        [f] => return Ok(f.to_string()),
+        [] => {}
+        several => {
+            return Err(format!(
+                "is indented like block lines that the file indents in {} different ways",
+                several.len()
+            ))
+        }
     }
     let tabs = pairs.iter().any(|(_, f)| f.contains('\t'));
     let s_unit = unit(pairs.iter().map(|(s, _)| width(s))).unwrap_or(
@@ -259,11 +306,31 @@ fn rebase(ind: &str, pairs: &[(&str, &str)]) -> String {
         .max_by_key(|(s, _)| width(s))
         .or_else(|| pairs.iter().min_by_key(|(s, _)| width(s)));
     let Some((s, f)) = anchor else {
-        return ind.to_string();
+        return Ok(ind.to_string());
     };
-    let delta = (w as f64 - width(s) as f64) / s_unit as f64 * f_unit as f64;
-    let new_w = (width(f) as f64 + delta).round().max(0.0) as usize;
-    if tabs {
+    // The step from the anchor, in the block's columns, scaled to the file's
+    // steps; a part of a step has no certain counterpart when they differ.
+    let cols = w as isize - width(s) as isize;
+    if s_unit != f_unit && cols % s_unit as isize != 0 {
+        return Err(format!(
+            "is indented {} columns from a block line, not a whole number of the block's {s_unit}-column \
+             indentation steps, and the file indents in {f_unit}-column steps",
+            cols.unsigned_abs()
+        ));
+    }
+    let new_w = width(f) as isize + cols * f_unit as isize / s_unit as isize;
+    if new_w < 0 {
+        return Err(
+            "is indented left of the file's first column once mapped to the file's indentation"
+                .into(),
+        );
+    }
+    let new_w = new_w as usize;
+    // The file's own spelling of that depth, when a line of the region has it.
+    if let Some((_, f)) = pairs.iter().find(|(_, f)| width(f) == new_w) {
+        return Ok(f.to_string());
+    }
+    Ok(if tabs {
         format!(
             "{}{}",
             "\t".repeat(new_w / TAB_WIDTH),
@@ -271,13 +338,16 @@ fn rebase(ind: &str, pairs: &[(&str, &str)]) -> String {
         )
     } else {
         " ".repeat(new_w)
-    }
+    })
 }
 
-/// A modified line carried over to the file: the parts the caller kept
-/// from block line `s` are taken from the file's line `f` (which differs
-/// from `s` only in tolerated ways), the parts the caller changed come from
-/// `r`. `None` when `r` is mostly new text (then it is re-indented instead).
+/// A candidate for a modified line's text (indentation excluded): the parts
+/// the caller kept from block line `s` are taken from the file's line `f`
+/// (which differs from `s` only in tolerated ways), the parts the caller
+/// changed come from `r`. `None` when `r` is mostly new text. The caller
+/// ([`modified_text`]) uses it only when it equals `r` under the
+/// tolerances: where the boundary of a change is unclear, the file's bytes
+/// can land on the wrong side of it.
 fn merge_line(s: &str, r: &str, f: &str) -> Option<String> {
     let sc: Vec<char> = s.chars().collect();
     let rc: Vec<char> = r.chars().collect();
@@ -339,7 +409,39 @@ fn merge_line(s: &str, r: &str, f: &str) -> Option<String> {
     Some(out)
 }
 
-/// The replacement adapted to the region it replaces.
+/// Normalizes a line's text (no line break) under `m`.
+fn norm_text(s: &str, m: MatchMode) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    norm_line(s.as_bytes(), false, m, &mut out, None, 0);
+    out
+}
+
+/// The text after the indentation of a caller's line `r` that modifies
+/// block line `s`, whose file version is `f` (all three without their
+/// indentation): `r`, or `r` keeping the file's bytes where the caller kept
+/// `s` and the file differs from it in tolerated ways, when that still
+/// equals `r` under the tolerances.
+fn modified_text(s: &str, r: &str, f: &str, m: MatchMode) -> String {
+    if s == f {
+        return r.to_string();
+    }
+    match merge_line(s, r, f) {
+        Some(merged) if norm_text(&merged, m) == norm_text(r, m) => merged,
+        _ => r.to_string(),
+    }
+}
+
+fn show_line(s: &str) -> String {
+    let t: String = s.trim().chars().take(60).collect();
+    if t.len() < s.trim().len() {
+        format!("`{t}…`")
+    } else {
+        format!("`{t}`")
+    }
+}
+
+/// The replacement adapted to the region it replaces (see the module
+/// docs), or why it cannot be adapted with certainty.
 fn adapt(
     text: &[u8],
     start: usize,
@@ -347,7 +449,7 @@ fn adapt(
     search: &str,
     replace: &str,
     m: MatchMode,
-) -> String {
+) -> Result<String, String> {
     let le = m.has(Tolerance::LineEndings);
     let nl = if !le {
         "\n"
@@ -396,28 +498,50 @@ fn adapt(
         }
     }
     for (j, line) in p_lines.iter().enumerate() {
-        if let Some(f) = same[j].and_then(|i| r_lines.get(i)) {
+        // A region line stands for replacement line `j` only where both
+        // start a line of the file, or both are the region's first line
+        // when the region starts inside a line.
+        let copy = same[j]
+            .filter(|&i| starts_line || (i == 0) == (j == 0))
+            .and_then(|i| r_lines.get(i));
+        if let Some(f) = copy {
             out.push(f.clone());
             continue;
         }
-        if let Some(merged) = edited[j].and_then(|i| merge_line(&s_lines[i], line, r_lines.get(i)?))
-        {
-            out.push(merged);
-            continue;
-        }
+        let ind = lead(line);
+        let rest = &line[ind.len()..];
         let at_start = j > 0 || starts_line;
-        if reindent && at_start && !line.trim().is_empty() {
-            let ind = lead(line);
-            out.push(format!("{}{}", rebase(ind, &pairs), &line[ind.len()..]));
-        } else {
-            out.push(line.clone());
-        }
+        // A modified line that keeps the indentation of the block line it
+        // modifies takes that file line's indentation.
+        let kept = edited[j]
+            .filter(|&i| i > 0 || starts_line)
+            .and_then(|i| Some((s_lines.get(i)?, r_lines.get(i)?)))
+            .filter(|(s, f)| lead(s) == ind && !f.trim().is_empty())
+            .map(|(_, f)| lead(f).to_string());
+        let new_ind = match kept {
+            Some(f_ind) if reindent && at_start => f_ind,
+            _ if reindent && at_start && !rest.trim().is_empty() => {
+                rebase(ind, &pairs).map_err(|why| {
+                    format!(
+                        "line {} of replace_block ({}) {why}",
+                        j + 1,
+                        show_line(line)
+                    )
+                })?
+            }
+            _ => ind.to_string(),
+        };
+        let rest = match edited[j].and_then(|i| Some((s_lines.get(i)?, r_lines.get(i)?))) {
+            Some((s, f)) => modified_text(&s[lead(s).len()..], rest, &f[lead(f).len()..], m),
+            None => rest.to_string(),
+        };
+        out.push(new_ind + &rest);
     }
     let mut s = out.join(nl);
     if replace.ends_with('\n') {
         s.push_str(nl);
     }
-    s
+    Ok(s)
 }
 
 /// Finds `search` in `text` (valid UTF-8) under the tolerances of `m`.
@@ -476,7 +600,16 @@ pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
         (1, 0) => {
             let (s, e) = good[0];
             let region = String::from_utf8_lossy(&text[s..e]).into_owned();
-            let replacement = adapt(text, s, &region, search, replace, m);
+            let replacement = match adapt(text, s, &region, search, replace, m) {
+                Ok(r) => r,
+                Err(reason) => {
+                    return Outcome::Uncertain(Uncertain {
+                        start: s,
+                        end: e,
+                        reason,
+                    })
+                }
+            };
             let kinds: Vec<Kind> = diagnose::classify(search, &region, 1)
                 .into_iter()
                 .map(|d| d.kind)
@@ -692,6 +825,83 @@ mod tests {
             merge_line("a = 1;", "a = 2;", "a = 1;  ").unwrap(),
             "a = 2;  "
         );
+    }
+
+    #[test]
+    fn changed_lines_are_the_callers_lines_reindented_as_a_whole() {
+        // The issue's case: the block starts inside the first line, and the
+        // second line's file indentation must not end up inside the text.
+        let text = "a\n    foo()\n    bar()\nb\n";
+        let (out, ..) = apply(
+            text,
+            "foo()\nbar()",
+            "await foo()\nawait bar()",
+            &[Indentation],
+        )
+        .unwrap();
+        assert_eq!(out, "a\n    await foo()\n    await bar()\nb\n");
+        // Lines moved across the region's partial first line are re-indented
+        // (not copied with or without the first line's missing indentation).
+        let (out, ..) = apply(text, "foo()\nbar()", "bar()\nfoo()", &[Indentation]).unwrap();
+        assert_eq!(out, "a\n    bar()\n    foo()\nb\n");
+        let (out, ..) = apply(text, "foo()\nbar()", "x()\nfoo()\nbar()", &[Indentation]).unwrap();
+        assert_eq!(out, "a\n    x()\n    foo()\n    bar()\nb\n");
+        // With other tolerances too: trailing whitespace of the file is kept
+        // only where the caller kept the line's end.
+        let text = "\tv = 1  \n\tw = 2\n";
+        let (out, ..) = apply(
+            text,
+            "v = 1\nw = 2",
+            "v = 1 # one\nw = 3",
+            &[Indentation, TrailingWhitespace],
+        )
+        .unwrap();
+        assert_eq!(out, "\tv = 1 # one\n\tw = 3\n");
+    }
+
+    #[test]
+    fn uncertain_indentation_is_refused() {
+        let uncertain = |text: &str, search: &str, replace: &str| match find(
+            text.as_bytes(),
+            search,
+            replace,
+            MatchMode::with(&[Indentation]),
+        ) {
+            Outcome::Uncertain(u) => u.reason,
+            o => panic!("{o:?}"),
+        };
+        // Block steps of 4 columns, file steps of 2: a 2-column step has no
+        // certain counterpart.
+        let why = uncertain(
+            "if x:\n  a()\n  b()\n",
+            "if x:\n    a()\n    b()\n",
+            "if x:\n    a()\n      c()\n    b()\n",
+        );
+        assert!(why.starts_with("line 3 of replace_block (`c()`)"), "{why}");
+        assert!(why.contains("not a whole number"), "{why}");
+        // A block depth the file indents in two ways.
+        let why = uncertain(
+            "x\n  y\nz\n    w\n",
+            "x\n    y\nz\n    w\n",
+            "x\n    y\n    v\nz\n    w\n",
+        );
+        assert!(why.contains("2 different ways"), "{why}");
+        // ...but a modified line keeps the indentation of its own file line.
+        let (out, ..) = apply(
+            "x\n  y\nz\n    w\n",
+            "x\n    y\nz\n    w\n",
+            "x\n    y2\nz\n    w2\n",
+            &[Indentation],
+        )
+        .unwrap();
+        assert_eq!(out, "x\n  y2\nz\n    w2\n");
+        // Left of the file's first column.
+        let why = uncertain(
+            "a()\n    b()\n",
+            "    a()\n        b()\n",
+            "    a()\n        b()\nc()\n",
+        );
+        assert!(why.contains("left of the file's first column"), "{why}");
     }
 
     #[test]

@@ -12,12 +12,15 @@
 //! ````
 //!
 //! The path is the line just before `<<<<<<< SEARCH`, skipping code-fence
-//! lines, so it may sit before the fence or as the fence's first line. A
-//! block without a path line belongs to the previous block's file. Markers
-//! take 5 to 9 of their character (as aider accepts) and may have trailing
-//! whitespace. Section texts are the lines between the markers, without the
-//! last line break. Blocks for one file are kept in order; an empty SEARCH
-//! section in a file's first block creates that file (which must not exist).
+//! lines (but no other line), so it may sit before the fence or as the
+//! fence's first line. When that line is blank or prose (see
+//! [`path_line`]: `...`, a sentence, words without a `/`), the block has no
+//! path line and belongs to the previous block's file; a first block without
+//! one is a parse error at its SEARCH line. Markers take 5 to 9 of their
+//! character (as aider accepts) and may have trailing whitespace. Section
+//! texts are the lines between the markers, without the last line break.
+//! Blocks for one file are kept in order; an empty SEARCH section in a
+//! file's first block creates that file (which must not exist).
 
 use super::{join_lines, text_lines, ParseError, TextLine};
 use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan};
@@ -71,6 +74,28 @@ fn clean_path(line: &str) -> String {
     s.to_string()
 }
 
+/// The path a line names, or `None` for a blank or prose line.
+///
+/// Decorations are removed first ([`clean_path`]). What is left is prose,
+/// not a path, when it
+/// - is only dots and ellipses (`...`, `…`, `[...]`: text left out),
+/// - ends like a sentence (`.`, `!`, `?`, `,`, `;`), or
+/// - has whitespace but no `/` or `\` (a sentence; a path with spaces names
+///   its directory, as `docs/My Notes.md` does).
+fn path_line(line: &str) -> Option<String> {
+    if is_fence(line) {
+        return None;
+    }
+    let p = clean_path(line);
+    let elided = p
+        .trim_matches(['(', ')', '[', ']', '{', '}', '<', '>'])
+        .chars()
+        .all(|c| c == '.' || c == '…' || c.is_whitespace());
+    let sentence_end = p.ends_with(['.', '!', '?', ',', ';']);
+    let words = p.contains(char::is_whitespace) && !p.contains(['/', '\\']);
+    (!elided && !sentence_end && !words).then_some(p)
+}
+
 /// A parsed block before grouping by file.
 struct Parsed {
     path: String,
@@ -98,8 +123,9 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
     let lines = text_lines(text);
     let mut blocks: Vec<Parsed> = Vec::new();
     let mut state = State::Outside;
-    // The last non-fence, non-blank line outside a block since the last block.
-    let mut candidate: Option<(String, usize)> = None;
+    // The last non-fence line outside a block (blank lines included) and
+    // its number: the path line if it names one when a block opens.
+    let mut before: Option<(&str, usize)> = None;
     let mut last_path: Option<(String, usize)> = None;
 
     for l in &lines {
@@ -107,12 +133,24 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
         state = match state {
             State::Outside => match m {
                 Some(Marker::Search) => {
-                    let path = candidate.take().or_else(|| last_path.clone()).ok_or_else(|| {
+                    let prev = before.take();
+                    let named = prev.and_then(|(t, no)| Some((path_line(t)?, no)));
+                    let path = named.or_else(|| last_path.clone()).ok_or_else(|| {
+                        let seen = match prev {
+                            Some((t, no)) if !t.trim().is_empty() => {
+                                let shown: String = t.trim().chars().take(60).collect();
+                                format!("line {no} (`{shown}`) is prose, not a file path")
+                            }
+                            Some((_, no)) => format!("line {no} is blank"),
+                            None => "no line comes before it".to_string(),
+                        };
                         ParseError::other(
                             l.no,
                             "a file path line before `<<<<<<< SEARCH`",
-                            "expected a file path on the line before `<<<<<<< SEARCH` (or before its code fence); \
-                             no path was given and no earlier block names a file",
+                            format!(
+                                "expected a file path alone on the line right before `<<<<<<< SEARCH` (or before its \
+                                 code fence), but {seen}, and no earlier block names a file"
+                            ),
                         )
                     })?;
                     last_path = Some(path.clone());
@@ -130,9 +168,8 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
                     ))
                 }
                 None => {
-                    if !is_fence(l.text) && !l.text.trim().is_empty() {
-                        let p = clean_path(l.text);
-                        candidate = (!p.is_empty()).then_some((p, l.no));
+                    if !is_fence(l.text) {
+                        before = Some((l.text, l.no));
                     }
                     State::Outside
                 }
@@ -185,7 +222,7 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
                             line: open,
                         },
                     });
-                    candidate = None;
+                    before = None;
                     State::Outside
                 }
                 Some(_) => {
@@ -368,6 +405,52 @@ mod tests {
         let p = parse(t).unwrap();
         assert_eq!(blocks(&p, 0)[0].search, "a\r\nb");
         assert_eq!(blocks(&p, 0)[0].replace, "c");
+    }
+
+    #[test]
+    fn path_lines_and_prose() {
+        for (line, path) in [
+            ("src/a.py", Some("src/a.py")),
+            ("**src/a.py**", Some("src/a.py")),
+            ("### c.txt:", Some("c.txt")),
+            ("Makefile", Some("Makefile")),
+            ("docs/My Notes.md", Some("docs/My Notes.md")),
+            ("", None),
+            ("   ", None),
+            ("...", None),
+            ("…", None),
+            ("[...]", None),
+            ("(...)", None),
+            ("Here is the change:", None),
+            ("I will update the constant.", None),
+            ("Done!", None),
+            ("Then the second one", None),
+            ("```python", None),
+        ] {
+            assert_eq!(path_line(line).as_deref(), path, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn a_blank_or_prose_line_before_a_block_is_no_path() {
+        let t = "a.txt\n<<<<<<< SEARCH\n1\n=======\none\n>>>>>>> REPLACE\n\nNow the next line:\n\n\
+                 <<<<<<< SEARCH\n2\n=======\ntwo\n>>>>>>> REPLACE\nb.txt\n\n<<<<<<< SEARCH\n3\n=======\nthree\n>>>>>>> REPLACE\n";
+        let p = parse(t).unwrap();
+        assert_eq!(p.ops.len(), 1);
+        assert_eq!(blocks(&p, 0).len(), 3);
+        let e = parse("Here is the change:\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n")
+            .unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(
+            e.message
+                .contains("line 1 (`Here is the change:`) is prose"),
+            "{}",
+            e.message
+        );
+        let e =
+            parse("a.txt\n\n```\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n").unwrap_err();
+        assert_eq!(e.line, 4);
+        assert!(e.message.contains("line 2 is blank"), "{}", e.message);
     }
 
     #[test]

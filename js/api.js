@@ -12,6 +12,7 @@
 // and the keys of `ownExports()`), without loading the native addon.
 
 const tools = require('./tools.js')
+const { retrying } = require('./retry.js')
 
 /** The names index.js takes from the native binding, in export order. */
 function bindingExports() {
@@ -44,14 +45,19 @@ function ownExports(native) {
   }
 }
 
-/** The public API over `native` (the napi-rs loader, binding.js). */
+/**
+ * The public API over `native` (the napi-rs loader, binding.js). The async
+ * engine functions wait for a busy file on the event loop (js/retry.js); the
+ * sync ones are the native functions themselves.
+ */
 function publicApi(native) {
   const api = {}
+  const asyncEngines = new Set(tools.list().map((t) => t.engine))
   for (const name of bindingExports()) {
     if (typeof native[name] !== 'function') {
       throw new Error(`the native binding has no function ${name} (named in js/tools.js); rebuild it with npm run build`)
     }
-    api[name] = native[name]
+    api[name] = asyncEngines.has(name) ? retrying(native[name]) : native[name]
   }
   return Object.assign(api, ownExports(native))
 }

@@ -60,6 +60,9 @@ codes! {
     PATCH_PARSE_ERROR,
     /// The result is too large to return (read or view a smaller range).
     RESULT_TOO_LARGE,
+    /// Another call or process was writing the file for longer than the
+    /// call may wait; nothing was written.
+    FILE_LOCKED,
     /// The file has other hard links: writing it in place would change
     /// every name (perhaps outside the workspace), replacing it would split
     /// it from them; `options.hardLinks` chooses.
@@ -137,7 +140,7 @@ mod tests {
             ErrorCode::SEARCH_BLOCK_NOT_FOUND.as_str(),
             "SEARCH_BLOCK_NOT_FOUND"
         );
-        assert_eq!(ErrorCode::ALL.len(), 17);
+        assert_eq!(ErrorCode::ALL.len(), 18);
         let mut seen = std::collections::HashSet::new();
         for c in ErrorCode::ALL {
             assert!(seen.insert(c.as_str()), "duplicate {c}");

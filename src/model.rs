@@ -47,7 +47,16 @@ pub struct Options {
     pub dry_run_ttl_secs: u64,
     /// What to do with a file that has other hard links.
     pub hard_links: HardLinks,
+    /// How long a call may wait for a file another call or process is
+    /// writing before it answers `FILE_LOCKED` (the JS API waits on the
+    /// event loop; a blocking caller waits here).
+    pub lock_wait_ms: u64,
 }
+
+/// Default for [`Options::lock_wait_ms`].
+pub const DEFAULT_LOCK_WAIT_MS: u64 = 10_000;
+/// Longest [`Options::lock_wait_ms`] accepted: ten minutes.
+pub const MAX_LOCK_WAIT_MS: u64 = 600_000;
 
 /// What a write does to a file that has other hard links (`hardLinks`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{cwd, guarded};
-use crate::error::fail_value;
+use crate::error::{fail_value, ErrorCode, Failure};
 use crate::input::request;
 use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Workspace};
@@ -38,10 +38,36 @@ pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
         let total_lines =
             source::count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
         let start = line_offset(text, req.offset);
-        let end = match req.limit {
+        let mut end = match req.limit {
             Some(n) => start + line_offset(&text[start..], n),
             None => text.len(),
         };
+        // One answer carries at most MAX_READ_BYTES: whole lines up to it,
+        // with `next_offset` to read on (a JS string cannot hold much more).
+        let mut truncated = false;
+        if end - start > MAX_READ_BYTES {
+            match memchr::memrchr(b'\n', &text[start..start + MAX_READ_BYTES]) {
+                Some(i) => {
+                    end = start + i + 1;
+                    truncated = true;
+                }
+                None => {
+                    return fail_value(
+                        &Failure::new(
+                            ErrorCode::RESULT_TOO_LARGE,
+                            format!(
+                                "line {} of `{}` alone is longer than {} MiB, more than one read returns; it cannot \
+                                 be read with readFile (edit it with patchFile, which needs only the text to replace)",
+                                req.offset + 1,
+                                req.file_path,
+                                MAX_READ_BYTES >> 20
+                            ),
+                        ),
+                        Some(&res.abs_path.to_string_lossy()),
+                    )
+                }
+            }
+        }
         let returned = source::count_newlines(&text[start..end])
             + usize::from(end > start && text[end - 1] != b'\n');
         let content = String::from_utf8_lossy(&text[start..end]);
@@ -70,6 +96,15 @@ pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
         });
         if end < text.len() {
             v["next_offset"] = json!(req.offset + returned);
+        }
+        if truncated {
+            v["truncated"] = json!(true);
+            v["message"] = json!(format!(
+                "only the first {returned} lines from offset {} were returned ({} MiB per read); read on from \
+                 next_offset",
+                req.offset,
+                MAX_READ_BYTES >> 20
+            ));
         }
         if src.encoding() == Encoding::Bytes {
             v["warning"] = json!(byte_level_warning(replaced));
@@ -106,6 +141,9 @@ fn line_offset(text: &[u8], n: usize) -> usize {
         .map(|i| i + 1)
         .unwrap_or(text.len())
 }
+
+/// Most bytes of text one readFile answer carries.
+pub const MAX_READ_BYTES: usize = 128 << 20;
 
 /// `writeFile`: atomic create-or-replace of a whole file.
 pub fn write_file(input: &Value, options: Option<&Value>) -> Value {

@@ -393,7 +393,11 @@ impl Task for EngineTask {
         if let Some(v) = self.done.take() {
             return Ok(v);
         }
-        Ok((self.f)(&self.input, self.options.as_ref()))
+        // On the libuv pool: a busy file fails at once (FILE_LOCKED) and the
+        // JS wrapper retries, so that no pool thread waits on a lock.
+        Ok(crate::io::locks::nonblocking(|| {
+            (self.f)(&self.input, self.options.as_ref())
+        }))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {

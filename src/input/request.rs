@@ -491,6 +491,7 @@ pub fn options(
         max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         dry_run_ttl_secs: DEFAULT_DRY_RUN_TTL_SECS,
         hard_links: HardLinks::Refuse,
+        lock_wait_ms: DEFAULT_LOCK_WAIT_MS,
     };
     let mut root = None;
     if !value.is_null() {
@@ -513,6 +514,14 @@ pub fn options(
                     )))
                 }
             };
+        }
+        if let Some(n) = f.uint(&["lockWaitMs", "lock_wait_ms"])? {
+            if n > MAX_LOCK_WAIT_MS {
+                return Err(Failure::invalid(format!(
+                    "options: `lockWaitMs` must be at most {MAX_LOCK_WAIT_MS} (ten minutes)"
+                )));
+            }
+            opts.lock_wait_ms = n;
         }
         if let Some(n) = f.uint(&["dryRunTtlSeconds", "dry_run_ttl_seconds"])? {
             if n == 0 || n > MAX_DRY_RUN_TTL_SECS {

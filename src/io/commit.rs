@@ -244,7 +244,23 @@ fn verify(job: &WriteJob<'_>) -> Result<Option<File>, Failure> {
             "was deleted or replaced by another process",
         ));
     };
-    if !Dir::lock_exclusive(&file, LOCK_TIMEOUT).map_err(|e| inspect(&e))? {
+    let nonblocking = crate::io::locks::is_nonblocking();
+    let wait = if nonblocking {
+        Duration::ZERO
+    } else {
+        LOCK_TIMEOUT
+    };
+    if !Dir::lock_exclusive(&file, wait).map_err(|e| inspect(&e))? {
+        if nonblocking {
+            return Err(Failure::new(
+                ErrorCode::FILE_LOCKED,
+                format!(
+                    "`{}` is being written by another process (it holds the file's lock); nothing was written. \
+                     Retry shortly",
+                    job.display
+                ),
+            ));
+        }
         return Err(changed(job.display, "is being written by another process"));
     }
     let now = Dir::meta_of_file(&file).map_err(|e| inspect(&e))?;

@@ -134,6 +134,35 @@ impl Cache {
         self.take_if(id, now, |_| true)
     }
 
+    /// Puts back an entry taken with [`Cache::take_expiring`] (a call that
+    /// had to give up before writing), under its id and expiry.
+    fn put_back(&mut self, id: String, entry: Entry, expires: Instant) {
+        let bytes = entry.weight();
+        self.total += bytes;
+        self.items.push_back(Stored {
+            id,
+            expires,
+            bytes,
+            entry,
+        });
+    }
+
+    /// As [`Cache::take_if`], also returning the entry's expiry.
+    fn take_expiring(
+        &mut self,
+        id: &str,
+        now: Instant,
+        accept: impl FnOnce(&Entry) -> bool,
+    ) -> Option<(Entry, Instant)> {
+        let pos = self.items.iter().position(|s| s.id == id)?;
+        if !accept(&self.items[pos].entry) {
+            return None;
+        }
+        let s = self.items.remove(pos)?;
+        self.total -= s.bytes;
+        (s.expires > now).then_some((s.entry, s.expires))
+    }
+
     /// Removes the entry `id` if `accept` agrees (else it stays).
     fn take_if(
         &mut self,
@@ -201,17 +230,16 @@ pub fn apply(run_id: &str, opts: &Options) -> Value {
         Err(f) => return fail_value(&f, None),
     };
     let mut other_root = None;
-    let taken =
-        cache()
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take_if(run_id, Instant::now(), |e| {
-                let same = e.root == ws.root();
-                if !same {
-                    other_root = Some(e.root.clone());
-                }
-                same
-            });
+    let taken = cache()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take_expiring(run_id, Instant::now(), |e| {
+            let same = e.root == ws.root();
+            if !same {
+                other_root = Some(e.root.clone());
+            }
+            same
+        });
     if let Some(planned_in) = other_root {
         return fail_value(
             &Failure::invalid(format!(
@@ -235,12 +263,24 @@ pub fn apply(run_id: &str, opts: &Options) -> Value {
             None,
         );
     };
+    let (entry, expires) = entry;
     match apply_entry(&entry, opts) {
         Ok(mut v) => {
             v["run_id"] = json!(run_id);
             v
         }
-        Err(v) => v,
+        Err(v) => {
+            // Given up before writing because a file was busy: the run
+            // stays applicable, so the retry can use it.
+            if v["code"] == ErrorCode::FILE_LOCKED.as_str() {
+                cache().lock().unwrap_or_else(|p| p.into_inner()).put_back(
+                    run_id.to_string(),
+                    entry,
+                    expires,
+                );
+            }
+            v
+        }
     }
 }
 
@@ -261,7 +301,7 @@ fn apply_entry(entry: &Entry, opts: &Options) -> Result<Value, Value> {
             Err(f) => return Err(fail_value(&f, Some(&lexical_abs(ws.root(), rel)))),
         }
     }
-    txn.lock_and_read(opts);
+    txn.lock_and_read(opts).map_err(|f| fail_value(&f, None))?;
     let expected = entry
         .files
         .iter()

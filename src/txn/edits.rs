@@ -240,7 +240,7 @@ fn patch_one(
 ) -> Result<Value, FileFailure> {
     let mut txn = Txn::new(ws);
     txn.add(&fe.file_path, Intent::Existing)?;
-    txn.lock_and_read(opts);
+    txn.lock_and_read(opts)?;
     let s = &txn.slots[0];
     let (src, _) = s.loaded()?;
     let abs = s.abs();
@@ -364,7 +364,9 @@ pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool)
             )),
         }
     }
-    txn.lock_and_read(opts);
+    if let Err(f) = txn.lock_and_read(opts) {
+        return fail_value(&f, None);
+    }
     let txn = txn;
 
     type Planned<'t> = (usize, &'t Source, String, Matched<'t>);
@@ -530,7 +532,7 @@ fn write_one(
             create_dirs: req.create_dirs,
         },
     )?;
-    txn.lock_and_read(opts);
+    txn.lock_and_read(opts)?;
     let s = &txn.slots[0];
     if let Some(f) = &s.read_failure {
         return Err(f.clone().into());

@@ -230,14 +230,16 @@ impl<'w> Txn<'w> {
 
     /// Locks every slot's file (sorted, so two transactions cannot
     /// deadlock), then reads each one that exists. A read failure is kept
-    /// on its slot for the caller to report.
-    pub fn lock_and_read(&mut self, opts: &Options) {
+    /// on its slot for the caller to report. `FILE_LOCKED` when another call
+    /// holds a file and this thread must not wait (see `io::locks`).
+    pub fn lock_and_read(&mut self, opts: &Options) -> Result<(), Failure> {
         let paths: Vec<&Path> = self
             .slots
             .iter()
             .map(|s| s.res.abs_path.as_path())
             .collect();
-        self.locks = FileLock::acquire_all(&paths);
+        self.locks =
+            FileLock::acquire_all(&paths).map_err(|b| locked(&b.path.to_string_lossy()))?;
         for s in &mut self.slots {
             if let Some(m) = &s.res.meta {
                 self.notes
@@ -248,6 +250,7 @@ impl<'w> Txn<'w> {
                 }
             }
         }
+        Ok(())
     }
 
     /// Writes and removes everything in one commit (all or none). New
@@ -445,6 +448,15 @@ impl<'w> Txn<'w> {
             }
         }
     }
+}
+
+/// The failure of a call that found `path` being written by another call
+/// (or process) and may not wait for it.
+pub fn locked(path: &str) -> Failure {
+    Failure::new(
+        ErrorCode::FILE_LOCKED,
+        format!("`{path}` is being written by another call or process; nothing was written. Retry shortly"),
+    )
 }
 
 /// Adds a successful commit's warnings (durability not confirmed) to its

@@ -228,7 +228,7 @@ pub fn execute(
     }
 
     // 2. Lock and read.
-    txn.lock_and_read(opts);
+    txn.lock_and_read(opts).map_err(|f| fail_value(&f, None))?;
     let txn = txn;
     let slots = &txn.slots;
 

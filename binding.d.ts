@@ -21,6 +21,8 @@ export type PatchFileErrorCode =
   | 'RUN_ID_NOT_FOUND'
   | 'FILE_TOO_LARGE'
   | 'PATCH_PARSE_ERROR'
+  | 'RESULT_TOO_LARGE'
+  | 'FILE_LOCKED'
   | 'HARD_LINKED_FILE'
   | 'INTERNAL_ERROR'
 
@@ -97,6 +99,12 @@ export interface PatchFileOptions {
    */
   hardLinks?: PatchFileHardLinks
   hard_links?: PatchFileHardLinks
+  /**
+   * How long an async call waits for a file another call or process is writing before it answers FILE_LOCKED
+   * (default 10,000 ms, at most 600,000). The wait happens on the event loop, never on a thread-pool thread.
+   */
+  lockWaitMs?: number
+  lock_wait_ms?: number
 }
 
 export type PatchFileHardLinks = 'refuse' | 'split' | 'keep'
@@ -190,6 +198,8 @@ export interface PatchFileSuccess extends WriteStrategyReport {
   /** Present on dry runs. */
   dry_run?: true
   diff?: string
+  /** Dry run: why `diff` is missing (old and new content over 64 MiB). */
+  diff_omitted?: string
   run_id?: string
   expires_in?: number
 }
@@ -263,11 +273,25 @@ export type ReadFileResult =
   | {
       ok: true
       file_path: string
+      /** The lines, decoded; in a file that is not valid UTF-8 each invalid byte sequence shows as U+FFFD. */
       content: string
+      /**
+       * `true` when `content` is exactly the file's text for these lines; `false` when it shows U+FFFD
+       * for bytes that are not UTF-8 (writing it back would replace them; writeFile refuses that file).
+       */
+      faithful: boolean
+      /**
+       * Present for a file that is not valid UTF-8 (`encoding: 'binary-safe-bytes'`): what `content` shows
+       * and how to edit the file without losing bytes (patchFile with ASCII blocks).
+       */
+      warning?: string
       offset: number
       lines: number
       total_lines: number
       next_offset?: number
+      /** The answer stopped at 128 MiB of whole lines; read on from next_offset. */
+      truncated?: true
+      message?: string
       sha256: string
       encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'binary-safe-bytes'
       bom: boolean
@@ -285,6 +309,12 @@ export type WriteFileInput = PatchFilePath & {
   createDirs?: boolean
   dry_run?: boolean
   dryRun?: boolean
+  /**
+   * `'utf-8'`: write the file as UTF-8 whatever it holds now (a UTF-16 file becomes UTF-8; a UTF-8 file
+   * keeps its BOM). Required to replace a file that is not valid UTF-8 (`binary-safe-bytes`), which is
+   * otherwise refused with `UNSUPPORTED_ENCODING`. Omit it to keep the file's encoding.
+   */
+  encoding?: 'utf-8'
 }
 
 export type WriteFileResult =

@@ -23,6 +23,8 @@ export type PatchFileErrorCode =
   | 'RUN_ID_NOT_FOUND'
   | 'FILE_TOO_LARGE'
   | 'PATCH_PARSE_ERROR'
+  | 'RESULT_TOO_LARGE'
+  | 'FILE_LOCKED'
   | 'HARD_LINKED_FILE'
   | 'INTERNAL_ERROR'
 
@@ -99,6 +101,12 @@ export interface PatchFileOptions {
    */
   hardLinks?: PatchFileHardLinks
   hard_links?: PatchFileHardLinks
+  /**
+   * How long an async call waits for a file another call or process is writing before it answers FILE_LOCKED
+   * (default 10,000 ms, at most 600,000). The wait happens on the event loop, never on a thread-pool thread.
+   */
+  lockWaitMs?: number
+  lock_wait_ms?: number
 }
 
 export type PatchFileHardLinks = 'refuse' | 'split' | 'keep'
@@ -192,6 +200,8 @@ export interface PatchFileSuccess extends WriteStrategyReport {
   /** Present on dry runs. */
   dry_run?: true
   diff?: string
+  /** Dry run: why `diff` is missing (old and new content over 64 MiB). */
+  diff_omitted?: string
   run_id?: string
   expires_in?: number
 }
@@ -281,6 +291,9 @@ export type ReadFileResult =
       lines: number
       total_lines: number
       next_offset?: number
+      /** The answer stopped at 128 MiB of whole lines; read on from next_offset. */
+      truncated?: true
+      message?: string
       sha256: string
       encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'binary-safe-bytes'
       bom: boolean

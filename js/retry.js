@@ -15,7 +15,12 @@ const MAX_PAUSE_MS = 50
 
 /** The caller's wait budget in ms. */
 function lockWait(options) {
-  const v = options && typeof options === 'object' ? (options.lockWaitMs ?? options.lock_wait_ms) : undefined
+  let v
+  try {
+    v = options && typeof options === 'object' ? (options.lockWaitMs ?? options.lock_wait_ms) : undefined
+  } catch {
+    // A hostile options object: the engine answers it with INVALID_INPUT.
+  }
   return Number.isSafeInteger(v) && v >= 0 ? v : DEFAULT_LOCK_WAIT_MS
 }
 

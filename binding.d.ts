@@ -23,6 +23,7 @@ export type PatchFileErrorCode =
   | 'PATCH_PARSE_ERROR'
   | 'RESULT_TOO_LARGE'
   | 'FILE_LOCKED'
+  | 'CANCELLED'
   | 'HARD_LINKED_FILE'
   | 'INTERNAL_ERROR'
 
@@ -105,6 +106,14 @@ export interface PatchFileOptions {
    */
   lockWaitMs?: number
   lock_wait_ms?: number
+  /**
+   * Async functions only: cancels the call. A call stopped before its commit answers CANCELLED and wrote nothing;
+   * a commit already under way completes.
+   */
+  signal?: AbortSignal
+  /** A time budget for the whole call (waits for busy files included); spent before the commit: CANCELLED. */
+  timeoutMs?: number
+  timeout_ms?: number
 }
 
 export type PatchFileHardLinks = 'refuse' | 'split' | 'keep'
@@ -529,6 +538,16 @@ export declare function applyPatch(patch: string | ApplyPatchInput, options?: Fo
 /** Edits many files in one all-or-nothing transaction. Never rejects. */
 export declare function batchPatchFiles(input: BatchPatchFilesInput, options?: PatchFileOptions): Promise<BatchPatchFilesResult>
 
+/** Raises a cancellation token: its call stops before writing anything. */
+export declare function cancelCall(token: number): void
+
+/**
+ * A cancellation token for one call (js/calls.js passes it as
+ * `options.cancelToken`, raises it when the caller's AbortSignal fires and
+ * releases it when the call is answered).
+ */
+export declare function cancelToken(): number
+
 /**
  * server-filesystem's `edit_file` input (`{ path, edits: [{ oldText,
  * newText }], dryRun }`), every edit exact-once, all or nothing. Never rejects.
@@ -546,6 +565,9 @@ export declare function patchFileSync(input: PatchFileInput, options?: PatchFile
 
 /** Reads a file (or a line range of it) with its sha256 and encoding facts. */
 export declare function readFile(input: ReadFileInput, options?: PatchFileOptions): Promise<ReadFileResult>
+
+/** Forgets a cancellation token once its call is answered. */
+export declare function releaseCancelToken(token: number): void
 
 /**
  * Runs one text editor command (`str_replace_based_edit_tool`: view,

@@ -25,6 +25,7 @@ export type PatchFileErrorCode =
   | 'PATCH_PARSE_ERROR'
   | 'RESULT_TOO_LARGE'
   | 'FILE_LOCKED'
+  | 'CANCELLED'
   | 'HARD_LINKED_FILE'
   | 'INTERNAL_ERROR'
 
@@ -107,6 +108,14 @@ export interface PatchFileOptions {
    */
   lockWaitMs?: number
   lock_wait_ms?: number
+  /**
+   * Async functions only: cancels the call. A call stopped before its commit answers CANCELLED and wrote nothing;
+   * a commit already under way completes.
+   */
+  signal?: AbortSignal
+  /** A time budget for the whole call (waits for busy files included); spent before the commit: CANCELLED. */
+  timeoutMs?: number
+  timeout_ms?: number
 }
 
 export type PatchFileHardLinks = 'refuse' | 'split' | 'keep'
@@ -519,7 +528,7 @@ export declare const schemas: Readonly<Record<string, PatchFileSchema>>
 // ---------------------------------------------------------------------------
 // The functions index.js exports: each tool's engine function (js/tools.js),
 // as napi-rs declares it in binding.d.ts from the Rust #[napi] function.
-// (binding.d.ts also declares __napiBindingTarget, errorCodes: binding.js exports them, index.js does not.)
+// (binding.d.ts also declares __napiBindingTarget, cancelCall, cancelToken, errorCodes, releaseCancelToken: binding.js exports them, index.js does not.)
 
 /** Applies one exact-once edit (or `edits`) to one file. Never rejects. */
 export declare function patchFile(input: PatchFileInput, options?: PatchFileOptions): Promise<PatchFileResult>

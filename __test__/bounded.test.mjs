@@ -151,3 +151,37 @@ test('readFile pages a file larger than one answer carries; a longer single line
     done()
   }
 })
+
+test('an AbortSignal or timeoutMs cancels a call that has not written yet; nothing is written', { skip: !haveFlock && 'flock(1) is not installed' }, async () => {
+  const { d, done } = tmp()
+  try {
+    const f = path.join(d, 'f.txt')
+    fs.writeFileSync(f, 'k = 1\n')
+    const input = { file_path: 'f.txt', search_block: 'k = 1', replace_block: 'k = 2' }
+    // Already aborted: not even started.
+    const pre = await api.patchFile(input, { workspaceRoot: d, signal: AbortSignal.abort() })
+    assert.equal(pre.code, 'CANCELLED', JSON.stringify(pre))
+    // Aborted while waiting for a file another process holds.
+    const holder = spawn('flock', [f, 'sh', '-c', 'read x'], { stdio: ['pipe', 'ignore', 'inherit'] })
+    await lockedByOther(f)
+    const ac = new AbortController()
+    const pending = api.patchFile(input, { workspaceRoot: d, signal: ac.signal, lockWaitMs: 60_000 })
+    setTimeout(() => ac.abort(), 50)
+    const aborted = await pending
+    assert.equal(aborted.code, 'CANCELLED', JSON.stringify(aborted))
+    assert.equal(holder.exitCode, null, 'answered while the file was still locked')
+    // The time budget covers the wait too.
+    const timed = await api.patchFile(input, { workspaceRoot: d, timeoutMs: 100, lockWaitMs: 60_000 })
+    assert.equal(timed.code, 'CANCELLED', JSON.stringify(timed))
+    assert.match(timed.message, /timeoutMs/)
+    holder.stdin.end()
+    await new Promise((r) => holder.on('exit', r))
+    assert.equal(fs.readFileSync(f, 'utf8'), 'k = 1\n')
+    // Not cancelled: the same call goes through.
+    const ok = await api.patchFile(input, { workspaceRoot: d, signal: new AbortController().signal, timeoutMs: 60_000 })
+    assert.equal(ok.ok, true, JSON.stringify(ok))
+    assert.equal(fs.readFileSync(f, 'utf8'), 'k = 2\n')
+  } finally {
+    done()
+  }
+})

@@ -114,7 +114,7 @@ test('every tool of js/tools.js is a function of index.js with its schema in `sc
   assert.ok(tools.length >= 9)
   for (const tool of tools) {
     assert.equal(typeof api[tool.engine], 'function', tool.engine)
-    // The async function waits for a busy file on the event loop (js/retry.js) around the native one.
+    // The async function waits for a busy file on the event loop (js/calls.js) around the native one.
     assert.equal(api[tool.engine].native, native[tool.engine], `${tool.engine} wraps the native function`)
     if (tool.sync) assert.equal(api[tool.sync], native[tool.sync], tool.sync)
     assert.equal(api.schemas[tool.name], tool.schema, `schemas.${tool.name}`)

@@ -12,7 +12,7 @@
 // and the keys of `ownExports()`), without loading the native addon.
 
 const tools = require('./tools.js')
-const { retrying } = require('./retry.js')
+const { asyncCall } = require('./calls.js')
 
 /** The names index.js takes from the native binding, in export order. */
 function bindingExports() {
@@ -47,7 +47,8 @@ function ownExports(native) {
 
 /**
  * The public API over `native` (the napi-rs loader, binding.js). The async
- * engine functions wait for a busy file on the event loop (js/retry.js); the
+ * engine functions wait for a busy file on the event loop and can be
+ * cancelled (js/calls.js); the
  * sync ones are the native functions themselves.
  */
 function publicApi(native) {
@@ -57,7 +58,7 @@ function publicApi(native) {
     if (typeof native[name] !== 'function') {
       throw new Error(`the native binding has no function ${name} (named in js/tools.js); rebuild it with npm run build`)
     }
-    api[name] = asyncEngines.has(name) ? retrying(native[name]) : native[name]
+    api[name] = asyncEngines.has(name) ? asyncCall(native[name], native) : native[name]
   }
   return Object.assign(api, ownExports(native))
 }

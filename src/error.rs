@@ -63,6 +63,9 @@ codes! {
     /// Another call or process was writing the file for longer than the
     /// call may wait; nothing was written.
     FILE_LOCKED,
+    /// The caller cancelled the call (an `AbortSignal`, MCP cancellation)
+    /// or its `timeoutMs` ran out before anything was written.
+    CANCELLED,
     /// The file has other hard links: writing it in place would change
     /// every name (perhaps outside the workspace), replacing it would split
     /// it from them; `options.hardLinks` chooses.
@@ -140,7 +143,7 @@ mod tests {
             ErrorCode::SEARCH_BLOCK_NOT_FOUND.as_str(),
             "SEARCH_BLOCK_NOT_FOUND"
         );
-        assert_eq!(ErrorCode::ALL.len(), 18);
+        assert_eq!(ErrorCode::ALL.len(), 19);
         let mut seen = std::collections::HashSet::new();
         for c in ErrorCode::ALL {
             assert!(seen.insert(c.as_str()), "duplicate {c}");

@@ -3,7 +3,14 @@
 //! Plain data with no behaviour beyond naming; no module here depends on
 //! anything but [`crate::error`].
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
 use serde_json::Value;
+
+use crate::error::{ErrorCode, Failure};
 
 /// How many occurrences an edit must find.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +58,123 @@ pub struct Options {
     /// writing before it answers `FILE_LOCKED` (the JS API waits on the
     /// event loop; a blocking caller waits here).
     pub lock_wait_ms: u64,
+    /// Whether the caller gave up (an `AbortSignal`) or the call's time
+    /// budget (`timeoutMs`) is spent; checked before anything is written.
+    pub cancel: Cancel,
+}
+
+/// A call's cancellation: a flag the caller can raise and a deadline.
+/// Checked between the steps of a call and last just before its commit;
+/// once the commit starts it completes (an edit is never half done).
+#[derive(Debug, Clone, Default)]
+pub struct Cancel {
+    flag: Option<Arc<AtomicBool>>,
+    deadline: Option<(Instant, u64)>,
+}
+
+impl PartialEq for Cancel {
+    fn eq(&self, other: &Self) -> bool {
+        let same_flag = match (&self.flag, &other.flag) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        same_flag && self.deadline == other.deadline
+    }
+}
+
+impl Eq for Cancel {}
+
+impl Cancel {
+    /// A cancellation raised through `token` (see [`cancel_tokens`]) or
+    /// after `timeout_ms` from now.
+    pub fn new(token: Option<u64>, timeout_ms: Option<u64>) -> Cancel {
+        Cancel {
+            flag: token.and_then(cancel_tokens::flag),
+            deadline: timeout_ms
+                .map(|ms| (Instant::now() + std::time::Duration::from_millis(ms), ms)),
+        }
+    }
+
+    /// `CANCELLED` once the caller gave up or the time is spent.
+    pub fn check(&self) -> Result<(), Failure> {
+        if self
+            .flag
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+        {
+            return Err(Failure::new(
+                ErrorCode::CANCELLED,
+                "the call was cancelled by its caller before anything was written; nothing was written",
+            ));
+        }
+        if let Some((at, ms)) = self.deadline {
+            if Instant::now() >= at {
+                return Err(Failure::new(
+                    ErrorCode::CANCELLED,
+                    format!(
+                        "the call took longer than its timeoutMs ({ms} ms) before anything was written; nothing \
+                         was written. Retry with a larger timeoutMs or less work per call"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Cancellation tokens for calls made from JavaScript: the JS wrapper takes
+/// a token before a call, raises it when its `AbortSignal` fires, and
+/// releases it when the call is answered.
+pub mod cancel_tokens {
+    use super::*;
+
+    /// Most tokens alive at once (a caller that never releases cannot grow
+    /// the table without bound: the oldest are forgotten).
+    const MAX_TOKENS: usize = 1 << 16;
+
+    fn table() -> &'static Mutex<HashMap<u64, Arc<AtomicBool>>> {
+        static T: OnceLock<Mutex<HashMap<u64, Arc<AtomicBool>>>> = OnceLock::new();
+        T.get_or_init(Default::default)
+    }
+
+    /// A new token.
+    pub fn take() -> u64 {
+        // Ids fit JavaScript's 32-bit integers; after wrapping, the live ones
+        // (at most MAX_TOKENS) are long gone.
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let id = NEXT.fetch_add(1, Ordering::Relaxed) % u64::from(u32::MAX) + 1;
+        let mut t = table().lock().unwrap_or_else(|p| p.into_inner());
+        if t.len() >= MAX_TOKENS {
+            let oldest = *t.keys().min().expect("not empty");
+            t.remove(&oldest);
+        }
+        t.insert(id, Arc::new(AtomicBool::new(false)));
+        id
+    }
+
+    /// Raises `id` (a call using it stops before writing).
+    pub fn raise(id: u64) {
+        if let Some(f) = table().lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
+            f.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Forgets `id`.
+    pub fn release(id: u64) {
+        table()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+    }
+
+    pub(crate) fn flag(id: u64) -> Option<Arc<AtomicBool>> {
+        table()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&id)
+            .cloned()
+    }
 }
 
 /// Default for [`Options::lock_wait_ms`].

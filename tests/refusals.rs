@@ -203,3 +203,62 @@ fn an_interrupted_in_place_write_is_recovered() {
     assert_eq!(fs::read_to_string(&f).unwrap(), "hej\n");
     assert!(copy.exists(), "someone else's copy is left alone");
 }
+
+/// A raised cancellation token or a spent `timeoutMs` stops a call before it
+/// writes anything (here before the commit, after the file was read and
+/// matched); every writing entry point checks it.
+#[test]
+fn a_cancelled_or_timed_out_call_writes_nothing() {
+    use patch_file_tool::model::cancel_tokens;
+    let (_t, root, _) = ws();
+    let token = cancel_tokens::take();
+    cancel_tokens::raise(token);
+    let cancelled = json!({ "workspaceRoot": root, "cancelToken": token });
+    let before = common::tree(&root);
+    for r in [
+        api::patch_file(
+            &json!({"file_path": "docs/a.md", "search_block": "hello", "replace_block": "bye"}),
+            Some(&cancelled),
+        ),
+        api::write_file(
+            &json!({"file_path": "docs/new.md", "content": "x"}),
+            Some(&cancelled),
+        ),
+        api::apply_patch(
+            &json!({"patch": "*** Begin Patch\n*** Update File: docs/a.md\n@@\n-hello\n+bye\n*** End Patch\n"}),
+            Some(&cancelled),
+        ),
+        api::batch_patch_files(
+            &json!({"files": [{"file_path": "docs/a.md", "search_block": "hello", "replace_block": "bye"}]}),
+            Some(&cancelled),
+        ),
+    ] {
+        assert_eq!(r["code"], "CANCELLED", "{r}");
+    }
+    cancel_tokens::release(token);
+    assert_eq!(common::tree(&root), before);
+    // An unraised token changes nothing.
+    let token = cancel_tokens::take();
+    let r = api::patch_file(
+        &json!({"file_path": "docs/a.md", "search_block": "hello", "replace_block": "bye"}),
+        Some(&json!({ "workspaceRoot": root, "cancelToken": token, "timeoutMs": 60000 })),
+    );
+    cancel_tokens::release(token);
+    assert_eq!(r["ok"], true, "{r}");
+    // A time budget already spent by the time of the commit.
+    let r = api::patch_file(
+        &json!({"file_path": "docs/a.md", "search_block": "bye", "replace_block": "ciao"}),
+        Some(&json!({ "workspaceRoot": root, "timeoutMs": 1 })),
+    );
+    // 1 ms may or may not be spent before the commit; either way the file is whole.
+    match r["code"].as_str() {
+        Some(code) => {
+            assert_eq!(code, "CANCELLED", "{r}");
+            assert_eq!(fs::read_to_string(root.join("docs/a.md")).unwrap(), "bye\n");
+        }
+        None => assert_eq!(
+            fs::read_to_string(root.join("docs/a.md")).unwrap(),
+            "ciao\n"
+        ),
+    }
+}

@@ -23,6 +23,7 @@ export type PatchFileErrorCode =
   | 'PATCH_PARSE_ERROR'
   | 'RESULT_TOO_LARGE'
   | 'FILE_LOCKED'
+  | 'CANCELLED'
   | 'HARD_LINKED_FILE'
   | 'INTERNAL_ERROR'
 
@@ -105,6 +106,14 @@ export interface PatchFileOptions {
    */
   lockWaitMs?: number
   lock_wait_ms?: number
+  /**
+   * Async functions only: cancels the call. A call stopped before its commit answers CANCELLED and wrote nothing;
+   * a commit already under way completes.
+   */
+  signal?: AbortSignal
+  /** A time budget for the whole call (waits for busy files included); spent before the commit: CANCELLED. */
+  timeoutMs?: number
+  timeout_ms?: number
 }
 
 export type PatchFileHardLinks = 'refuse' | 'split' | 'keep'

@@ -158,3 +158,23 @@ pub fn error_codes() -> Vec<&'static str> {
         .map(|c| c.as_str())
         .collect()
 }
+
+/// A cancellation token for one call (js/calls.js passes it as
+/// `options.cancelToken`, raises it when the caller's AbortSignal fires and
+/// releases it when the call is answered).
+#[napi]
+pub fn cancel_token() -> u32 {
+    crate::model::cancel_tokens::take() as u32
+}
+
+/// Raises a cancellation token: its call stops before writing anything.
+#[napi]
+pub fn cancel_call(token: u32) {
+    crate::model::cancel_tokens::raise(u64::from(token))
+}
+
+/// Forgets a cancellation token once its call is answered.
+#[napi]
+pub fn release_cancel_token(token: u32) {
+    crate::model::cancel_tokens::release(u64::from(token))
+}

@@ -492,6 +492,7 @@ pub fn options(
         dry_run_ttl_secs: DEFAULT_DRY_RUN_TTL_SECS,
         hard_links: HardLinks::Refuse,
         lock_wait_ms: DEFAULT_LOCK_WAIT_MS,
+        cancel: Cancel::default(),
     };
     let mut root = None;
     if !value.is_null() {
@@ -515,6 +516,12 @@ pub fn options(
                 }
             };
         }
+        let token = f.uint(&["cancelToken", "cancel_token"])?;
+        let timeout = f.uint(&["timeoutMs", "timeout_ms"])?;
+        if timeout == Some(0) {
+            return Err(Failure::invalid("options: `timeoutMs` must be at least 1"));
+        }
+        opts.cancel = Cancel::new(token, timeout);
         if let Some(n) = f.uint(&["lockWaitMs", "lock_wait_ms"])? {
             if n > MAX_LOCK_WAIT_MS {
                 return Err(Failure::invalid(format!(

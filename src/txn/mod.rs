@@ -250,7 +250,7 @@ impl<'w> Txn<'w> {
                 }
             }
         }
-        Ok(())
+        opts.cancel.check()
     }
 
     /// Writes and removes everything in one commit (all or none). New
@@ -262,6 +262,14 @@ impl<'w> Txn<'w> {
         removes: &[usize],
         opts: &Options,
     ) -> Result<Committed, CommitFailure> {
+        // The last moment a cancellation or timeout stops the call: from
+        // here on the commit completes (or rolls back) as one.
+        opts.cancel.check().map_err(|failure| CommitFailure {
+            failure,
+            file_path: None,
+            rolled_back: Vec::new(),
+            rollback_failed: Vec::new(),
+        })?;
         // A file with other hard links is written only as the caller says.
         for w in writes {
             let s = &self.slots[w.slot];

@@ -1,0 +1,115 @@
+'use strict'
+// How the async engine functions are called from JavaScript: waiting for a
+// busy file on the event loop, and cancellation.
+//
+// Busy files. The native async functions run on libuv's thread pool (four
+// threads by default). A call that finds its file being written by another
+// call (or holding another process's lock) does not wait there: it answers
+// FILE_LOCKED at once, having written nothing, and is called again after a
+// short pause (1 ms, doubling to 50 ms) until it gets another answer or the
+// wait budget is spent: options.lockWaitMs, default 10,000 ms. Meanwhile
+// unrelated calls, and every other use of the pool (fs, crypto, zlib), go on.
+//
+// Cancellation. options.signal (an AbortSignal) cancels a call: the engine
+// checks between its steps and a last time just before the commit; a call
+// stopped there answers CANCELLED and wrote nothing, while a commit already
+// under way completes (a file is never left half edited). options.timeoutMs
+// is a budget for the whole call, waits for busy files included.
+
+const DEFAULT_LOCK_WAIT_MS = 10_000
+const MAX_PAUSE_MS = 50
+
+/** Reads a field of the caller's options; a hostile object reads as absent. */
+function field(options, ...names) {
+  try {
+    if (!options || typeof options !== 'object') return undefined
+    for (const n of names) if (options[n] !== undefined) return options[n]
+  } catch {
+    // The engine answers such options with INVALID_INPUT.
+  }
+  return undefined
+}
+
+/** The caller's wait budget for busy files, in ms. */
+function lockWait(options) {
+  const v = field(options, 'lockWaitMs', 'lock_wait_ms')
+  return Number.isSafeInteger(v) && v >= 0 ? v : DEFAULT_LOCK_WAIT_MS
+}
+
+function cancelled(why) {
+  return {
+    ok: false,
+    code: 'CANCELLED',
+    message:
+      why === 'timeout'
+        ? 'the call took longer than its timeoutMs before anything was written; nothing was written. Retry with a larger timeoutMs or less work per call'
+        : 'the call was cancelled by its caller before anything was written; nothing was written',
+  }
+}
+
+function isAbortSignal(s) {
+  return typeof AbortSignal !== 'undefined' && s instanceof AbortSignal
+}
+
+/**
+ * `fn` (a native async engine function) with busy-file retries and
+ * cancellation; `native` is the binding (for the cancellation tokens).
+ */
+function asyncCall(fn, native) {
+  const wrapped = async function (input, options) {
+    const signal = field(options, 'signal')
+    const timeoutMs = field(options, 'timeoutMs', 'timeout_ms')
+    const timed = Number.isSafeInteger(timeoutMs) && timeoutMs > 0
+    if (!isAbortSignal(signal) && !timed) return retry(fn, input, options, undefined, lockWait(options))
+    if (isAbortSignal(signal) && signal.aborted) return cancelled('signal')
+    let base
+    try {
+      base = { ...options }
+    } catch {
+      return fn(input, options)
+    }
+    delete base.signal
+    const token = isAbortSignal(signal) ? native.cancelToken() : undefined
+    const onAbort = () => native.cancelCall(token)
+    if (token !== undefined) {
+      base.cancelToken = token
+      signal.addEventListener('abort', onAbort, { once: true })
+    }
+    const deadline = timed ? Date.now() + timeoutMs : undefined
+    try {
+      return await retry(fn, input, base, { signal, deadline }, lockWait(options))
+    } finally {
+      if (token !== undefined) {
+        signal.removeEventListener('abort', onAbort)
+        native.releaseCancelToken(token)
+      }
+    }
+  }
+  Object.defineProperty(wrapped, 'name', { value: fn.name })
+  Object.defineProperty(wrapped, 'native', { value: fn })
+  return wrapped
+}
+
+/** Calls `fn` until it answers something other than FILE_LOCKED, within the budgets. */
+async function retry(fn, input, options, limits, waitMs) {
+  const lockDeadline = Date.now() + waitMs
+  let pause = 1
+  for (;;) {
+    let opts = options
+    if (limits && limits.deadline !== undefined) {
+      const left = limits.deadline - Date.now()
+      if (left <= 0) return cancelled('timeout')
+      opts = { ...options, timeoutMs: left }
+    }
+    const r = await fn(input, opts)
+    if (!r || r.ok !== false || r.code !== 'FILE_LOCKED') return r
+    if (limits && isAbortSignal(limits.signal) && limits.signal.aborted) return cancelled('signal')
+    let left = lockDeadline - Date.now()
+    if (limits && limits.deadline !== undefined) left = Math.min(left, limits.deadline - Date.now())
+    if (left <= 0) return r
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)))
+    pause = Math.min(pause * 2, MAX_PAUSE_MS)
+  }
+}
+
+module.exports = { asyncCall, lockWait, DEFAULT_LOCK_WAIT_MS }

@@ -5,6 +5,7 @@
 //   node benchmark/bench.mjs --quick    smaller files, fewer repetitions (< 1 minute)
 //   options: --only <workload,...>  --out <file.json>  --no-rss
 //   env: PFT_BENCH_DIR=<dir>  where the generated files go (default: os.tmpdir()).
+//        PFT_BENCH_COMPARE=<checkout>  also run that (built) checkout, interleaved.
 //        Keep it on the filesystem you care about; it is removed afterwards.
 //
 // Engines run in this process, interleaved round-robin (the order rotates each
@@ -94,7 +95,7 @@ function machine() {
 // ---------------------------------------------------------------------------
 // Measurement.
 
-const ENGINE_NAMES = ['patch-file-tool', 'js-reference', 'server-filesystem', 'floor-copy', 'floor-read', 'floor-scan']
+const ENGINE_NAMES = [...(process.env.PFT_BENCH_COMPARE ? ['patch-file-tool-compare'] : []), 'patch-file-tool', 'js-reference', 'server-filesystem', 'floor-copy', 'floor-read', 'floor-scan']
 const engines = {}
 for (const n of ENGINE_NAMES) engines[n] = await loadEngine(n)
 
@@ -246,7 +247,10 @@ const want = (w) => !only || only.includes(w)
 const results = []
 const t00 = Date.now()
 const log = (s) => process.stderr.write(`[${((Date.now() - t00) / 1e3).toFixed(1)}s] ${s}\n`)
-const EDITORS = ['patch-file-tool', 'js-reference', 'server-filesystem', 'floor-copy']
+// PFT_BENCH_COMPARE=<checkout>: also run that build of patch-file-tool,
+// interleaved with this one (before/after figures of a change).
+const OURS = process.env.PFT_BENCH_COMPARE ? ['patch-file-tool', 'patch-file-tool-compare'] : ['patch-file-tool']
+const EDITORS = [...OURS, 'js-reference', 'server-filesystem', 'floor-copy']
 
 // 1. The 1,000-line TypeScript file, one edit at line ~500.
 if (want('ts-1k')) {
@@ -339,7 +343,7 @@ async function bigWorkloads(size, key, reps, withMisses) {
   const before = tempsIn(root).length
   const nf = await measure({
     name: `${label} file, search block not found (near miss)`,
-    engineNames: ['patch-file-tool', 'js-reference', 'server-filesystem', 'floor-read', 'floor-scan'],
+    engineNames: [...OURS, 'js-reference', 'server-filesystem', 'floor-read', 'floor-scan'],
     reps,
     bytes: info.size,
     makeSample: () => [{ op: { root, rel, edits: [{ search: info.missing, replace: 'x' }] } }],
@@ -351,7 +355,7 @@ async function bigWorkloads(size, key, reps, withMisses) {
   log(`${key}: ambiguous`)
   const amb = await measure({
     name: `${label} file, ambiguous search block (2 matches, far apart)`,
-    engineNames: ['patch-file-tool', 'js-reference', 'floor-read', 'floor-scan'],
+    engineNames: [...OURS, 'js-reference', 'floor-read', 'floor-scan'],
     reps,
     bytes: info.size,
     makeSample: () => [{ op: { root, rel, edits: [{ search: info.ambiguous, replace: 'x' }] } }],
@@ -376,7 +380,7 @@ if (big && !flag('--no-rss')) {
   log('peak RSS')
   const idle = rssOf('idle', null)
   rss.idle_node = idle
-  for (const en of ['patch-file-tool', 'js-reference', 'server-filesystem', 'floor-copy']) {
+  for (const en of [...OURS, 'js-reference', 'server-filesystem', 'floor-copy']) {
     const op = { root: big.root, rel: big.rel, edits: big.toggle.next() }
     const r = rssOf(en, op)
     if (r.edited) big.toggle.flip()

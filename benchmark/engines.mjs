@@ -167,8 +167,36 @@ async function floorScan() {
   }
 }
 
+/**
+ * Another build of patch-file-tool (a checkout in PFT_BENCH_COMPARE, built
+ * there), run interleaved with this one: before/after figures of a change
+ * taken in one process, so machine drift hits both alike.
+ */
+async function compare() {
+  const dir = process.env.PFT_BENCH_COMPARE
+  if (!dir) throw new Error('set PFT_BENCH_COMPARE to a built checkout of patch-file-tool')
+  const api = require(path.resolve(dir, 'index.js'))
+  const e = await ours()
+  return {
+    label: `patch-file-tool @ ${path.basename(path.resolve(dir))}`,
+    async run(op) {
+      const file_path = op.rel
+      const input =
+        op.edits.length === 1
+          ? { file_path, search_block: op.edits[0].search, replace_block: op.edits[0].replace }
+          : { file_path, edits: op.edits.map((x) => ({ search_block: x.search, replace_block: x.replace })) }
+      const opts = { workspaceRoot: op.root }
+      if (op.durable === false) opts.durable = false
+      const r = op.sync ? api.patchFileSync(input, opts) : await api.patchFile(input, opts)
+      return { ok: r.ok, code: r.code, edited: r.ok, result: r }
+    },
+    ours: e.label,
+  }
+}
+
 export const ENGINE_FACTORIES = {
   'patch-file-tool': ours,
+  'patch-file-tool-compare': compare,
   'js-reference': jsReference,
   'server-filesystem': serverFilesystem,
   'floor-copy': floorCopy,

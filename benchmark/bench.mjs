@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { loadEngine } from './engines.mjs'
 import { smallTs, writeBigFile, writeManyFiles, multiEditFile, Toggle, countOf } from './workloads.mjs'
+import { lockedWorkload, lockedLines } from './locked.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
@@ -456,6 +457,13 @@ if (want('multi')) {
   results.push(r)
 }
 
+// Unrelated calls while calls wait for a file another process holds locked.
+if (want('locked')) {
+  log('locked')
+  const w = await lockedWorkload(workDir, QUICK ? 50 : 200)
+  if (w) results.push(w)
+}
+
 // ---------------------------------------------------------------------------
 // Report.
 
@@ -485,6 +493,10 @@ for (const w of results) {
         ].join(' | '),
       )
     }
+    continue
+  }
+  if (w.key === 'locked') {
+    lines.push(...lockedLines(w))
     continue
   }
   if (w.key === 'durable-false') {

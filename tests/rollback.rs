@@ -68,3 +68,51 @@ fn rollback_with_no_descriptor_left_restores_every_file() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// An in-place write that fails after its content reached the file (its
+/// flush fails) puts the original back through the descriptor it holds and
+/// removes its copy; the file keeps its inode and links.
+#[test]
+fn a_failed_in_place_write_restores_the_original() {
+    use std::os::unix::fs::MetadataExt;
+    let t = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(t.path()).unwrap();
+    fs::write(root.join("a.txt"), "keep = 1\n").unwrap();
+    fs::hard_link(root.join("a.txt"), root.join("b.txt")).unwrap();
+    let ino = fs::metadata(root.join("a.txt")).unwrap().ino();
+    // The copy is flushed without a fault check; the first Fsync step is
+    // the flush of the new content, after it was written.
+    fault::arm_hook_fail(Step::Fsync, 0, || {});
+    let r = api::patch_file(
+        &json!({"file_path": "a.txt", "search_block": "keep = 1", "replace_block": "keep = 2, a longer line"}),
+        Some(&json!({"workspaceRoot": root, "hardLinks": "keep", "durable": true})),
+    );
+    fault::disarm();
+    assert_eq!(r["code"], "FILE_WRITE_ERROR", "{r}");
+    assert_eq!(
+        fs::read_to_string(root.join("a.txt")).unwrap(),
+        "keep = 1\n"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("b.txt")).unwrap(),
+        "keep = 1\n"
+    );
+    let m = fs::metadata(root.join("a.txt")).unwrap();
+    assert_eq!((m.ino(), m.nlink()), (ino, 2));
+    let left: Vec<_> = fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains(".pft-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // And without the fault the same call writes in place.
+    let r = api::patch_file(
+        &json!({"file_path": "a.txt", "search_block": "keep = 1", "replace_block": "keep = 2"}),
+        Some(&json!({"workspaceRoot": root, "hardLinks": "keep"})),
+    );
+    assert_eq!(r["write_strategy"], "in_place", "{r}");
+    assert_eq!(
+        fs::read_to_string(root.join("b.txt")).unwrap(),
+        "keep = 2\n"
+    );
+}

@@ -163,10 +163,11 @@ fn an_interrupted_in_place_write_is_recovered() {
     let copy = root.join("docs/.a.md.pft-backup");
     // Torn: the file holds half of the new content.
     let header = format!(
-        "PFT-BACKUP 1 {} {} {}\n",
+        "PFT-BACKUP 1 {} {} {} {}\n",
         m.dev(),
         m.ino(),
-        hex(b"HELLO WORLD\n")
+        hex(b"HELLO WORLD\n"),
+        hex(b"hello\n")
     );
     fs::write(&copy, [header.as_bytes(), b"hello\n"].concat()).unwrap();
     fs::write(&f, "HELLO WO").unwrap();
@@ -183,7 +184,13 @@ fn an_interrupted_in_place_write_is_recovered() {
     assert!(!copy.exists());
     // Completed: the file holds exactly the announced content.
     let m = fs::metadata(&f).unwrap();
-    let header = format!("PFT-BACKUP 1 {} {} {}\n", m.dev(), m.ino(), hex(b"bye\n"));
+    let header = format!(
+        "PFT-BACKUP 1 {} {} {} {}\n",
+        m.dev(),
+        m.ino(),
+        hex(b"bye\n"),
+        hex(b"before\n")
+    );
     fs::write(&copy, [header.as_bytes(), b"before\n"].concat()).unwrap();
     let r = api::patch_file(
         &json!({"file_path": "docs/a.md", "search_block": "bye", "replace_block": "ciao"}),
@@ -193,7 +200,13 @@ fn an_interrupted_in_place_write_is_recovered() {
     assert_eq!(fs::read_to_string(&f).unwrap(), "ciao\n");
     assert!(!copy.exists());
     // A copy of another file (different inode) is not used.
-    let header = format!("PFT-BACKUP 1 {} {} {}\n", m.dev(), m.ino() + 1, hex(b"x"));
+    let header = format!(
+        "PFT-BACKUP 1 {} {} {} {}\n",
+        m.dev(),
+        m.ino() + 1,
+        hex(b"x"),
+        hex(b"other\n")
+    );
     fs::write(&copy, [header.as_bytes(), b"other\n"].concat()).unwrap();
     let r = api::patch_file(
         &json!({"file_path": "docs/a.md", "search_block": "ciao", "replace_block": "hej"}),
@@ -202,6 +215,28 @@ fn an_interrupted_in_place_write_is_recovered() {
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(fs::read_to_string(&f).unwrap(), "hej\n");
     assert!(copy.exists(), "someone else's copy is left alone");
+    // A copy whose writer died while making it (shorter than its header
+    // says): the file was never touched, so the copy only goes.
+    let m = fs::metadata(&f).unwrap();
+    let header = format!(
+        "PFT-BACKUP 1 {} {} {} {}\n",
+        m.dev(),
+        m.ino(),
+        hex(b"new\n"),
+        hex(b"hej\n")
+    );
+    fs::write(&copy, [header.as_bytes(), b"h"].concat()).unwrap();
+    let r = api::patch_file(
+        &json!({"file_path": "docs/a.md", "search_block": "hej", "replace_block": "hi"}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(fs::read_to_string(&f).unwrap(), "hi\n");
+    assert!(!copy.exists());
+    assert!(
+        r["warnings"][0].as_str().unwrap().contains("incomplete"),
+        "{r}"
+    );
 }
 
 /// A raised cancellation token or a spent `timeoutMs` stops a call before it

@@ -563,7 +563,8 @@ impl<'a> InPlace<'a> {
             backup: None,
             dirty: false,
         };
-        let header = format!("{BACKUP_MAGIC} {} {} {new_sha}\n", m.dev, m.ino);
+        let old_sha = crate::text::source::sha256_hex([o.bytes]);
+        let header = format!("{BACKUP_MAGIC} {} {} {new_sha} {old_sha}\n", m.dev, m.ino);
         let name = backup_name(job.name);
         let beside = job.dir.create_new(&name, 0o600);
         let (at, name, mut f) = match beside {
@@ -672,13 +673,14 @@ impl Drop for InPlace<'_> {
 /// Finishes or undoes an in-place write that a crashed process left: if
 /// an unlocked copy of `name` (the file `meta` in `dir`) exists, the file
 /// either holds the content that write announced (then only the copy is
-/// removed) or gets the original back from the copy. Returns a sentence for
-/// the result when something was done. Called with the file locked, before
-/// it is read.
+/// removed) or gets the original back from the copy. A copy that is itself
+/// incomplete (its writer died while making it, before touching the file)
+/// is only removed. Returns a sentence for the result when something was
+/// done. Called with the file locked, before it is read.
 pub fn recover(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> Option<String> {
     let beside = backup_name(name);
     if let Ok(Some((f, _))) = dir.open_current(&beside) {
-        if let Some(note) = recover_from(dir, name, meta, display, f) {
+        if let Recovered::Done(note) = recover_from(dir, name, meta, display, f) {
             let _ = dir.unlink(&beside);
             return Some(note);
         }
@@ -686,48 +688,86 @@ pub fn recover(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> Option<St
     let state = backups_dir(false).ok()?;
     let keyed = OsString::from(format!("{}-{}{BACKUP_SUFFIX}", meta.dev, meta.ino));
     let (f, _) = state.open_current(&keyed).ok()??;
-    let note = recover_from(dir, name, meta, display, f)?;
-    let _ = state.unlink(&keyed);
-    Some(note)
+    match recover_from(dir, name, meta, display, f) {
+        Recovered::Done(note) => {
+            let _ = state.unlink(&keyed);
+            Some(note)
+        }
+        Recovered::Leave => None,
+    }
 }
 
-fn recover_from(
-    dir: &Dir,
-    name: &OsStr,
-    meta: &Meta,
-    display: &str,
-    mut copy: File,
-) -> Option<String> {
+/// What to do with a copy found beside a file.
+enum Recovered {
+    /// Dealt with: the copy goes.
+    Done(String),
+    /// Not ours to act on (its writer lives, or it belongs to another inode).
+    Leave,
+}
+
+fn recover_from(dir: &Dir, name: &OsStr, meta: &Meta, display: &str, mut copy: File) -> Recovered {
+    use Recovered::{Done, Leave};
     // A live writer holds the copy's lock.
-    if !Dir::lock_exclusive(&copy, Duration::ZERO).ok()? {
-        return None;
+    if !Dir::lock_exclusive(&copy, Duration::ZERO).unwrap_or(false) {
+        return Leave;
     }
+    let incomplete = || {
+        Done(format!(
+            "`{display}`: removed an incomplete copy left by an in-place write that died before changing the file"
+        ))
+    };
     let mut all = Vec::new();
-    copy.read_to_end(&mut all).ok()?;
-    let nl = all.iter().position(|&b| b == b'\n')?;
-    let header = std::str::from_utf8(&all[..nl]).ok()?;
-    let mut parts = header.strip_prefix(BACKUP_MAGIC)?.split_whitespace();
-    let (dev, ino, sha) = (parts.next()?, parts.next()?, parts.next()?);
+    if copy.read_to_end(&mut all).is_err() {
+        return Leave;
+    }
+    let Some(nl) = all.iter().position(|&b| b == b'\n') else {
+        return incomplete();
+    };
+    let Some(fields) = std::str::from_utf8(&all[..nl])
+        .ok()
+        .and_then(|h| h.strip_prefix(BACKUP_MAGIC))
+        .map(|h| h.split_whitespace().collect::<Vec<_>>())
+    else {
+        return incomplete();
+    };
+    let [dev, ino, new_sha, old_sha] = fields[..] else {
+        return incomplete();
+    };
     if dev != meta.dev.to_string() || ino != meta.ino.to_string() {
-        return None;
+        return Leave;
     }
     let original = &all[nl + 1..];
-    let (cur, _) = dir.open_current(name).ok()??;
+    // The copy is complete before the file is touched: one that is not
+    // means the file still holds the original.
+    if crate::text::source::sha256_hex([original]) != old_sha {
+        return incomplete();
+    }
+    let Ok(Some((cur, _))) = dir.open_current(name) else {
+        return Leave;
+    };
     let mut now = Vec::new();
-    (&cur).read_to_end(&mut now).ok()?;
-    if crate::text::source::sha256_hex([now.as_slice()]) == sha {
-        return Some(format!(
-            "`{display}`: removed the copy an interrupted in-place write had kept (that write had completed)"
+    if (&cur).read_to_end(&mut now).is_err() {
+        return Leave;
+    }
+    let now_sha = crate::text::source::sha256_hex([now.as_slice()]);
+    if now_sha == new_sha || now_sha == old_sha {
+        return Done(format!(
+            "`{display}`: removed the copy an interrupted in-place write had kept (the file was whole)"
         ));
     }
-    let (mut f, m) = dir.open_write(name).ok()?;
+    let Ok((mut f, m)) = dir.open_write(name) else {
+        return Leave;
+    };
     if (m.dev, m.ino) != (meta.dev, meta.ino) {
-        return None;
+        return Leave;
     }
-    write_all_vectored(&mut f, &[original]).ok()?;
-    f.set_len(original.len() as u64).ok()?;
-    f.sync_all().ok()?;
-    Some(format!(
+    let restored = write_all_vectored(&mut f, &[original])
+        .and_then(|()| f.set_len(original.len() as u64))
+        .and_then(|()| f.sync_all());
+    if restored.is_err() {
+        return Leave;
+    }
+    Done(format!(
         "`{display}` was restored to its content before an interrupted in-place write, from the verified copy that \
          write had kept"
     ))

@@ -21,8 +21,12 @@ pub const HUGE_PAGE_READ_BYTES: usize = 4 << 20;
 /// This is a hint about our own anonymous memory, not a mapping of the user's
 /// file (which a concurrent truncation could turn into SIGBUS); if the
 /// kernel refuses it nothing changes.
-fn read_buffer(cap: usize) -> Vec<u8> {
-    let v: Vec<u8> = Vec::with_capacity(cap);
+///
+/// `None` when the memory cannot be had: an allocation failure must end the
+/// call with a failure, not abort the process.
+fn read_buffer(cap: usize) -> Option<Vec<u8>> {
+    let mut v: Vec<u8> = Vec::new();
+    v.try_reserve_exact(cap).ok()?;
     #[cfg(any(target_os = "linux", target_os = "android"))]
     if cap >= HUGE_PAGE_READ_BYTES {
         const HUGE: usize = 2 << 20;
@@ -42,7 +46,7 @@ fn read_buffer(cap: usize) -> Vec<u8> {
             };
         }
     }
-    v
+    Some(v)
 }
 
 /// Reads `len_hint` bytes from `file` and classifies them. `path` is for messages.
@@ -53,7 +57,12 @@ pub fn read(mut file: std::fs::File, len_hint: u64, path: &str) -> Result<Source
             format!("cannot read `{path}`: {e}"),
         )
     })?;
-    let mut raw = read_buffer(len_hint as usize + 1);
+    let mut raw = read_buffer(len_hint as usize + 1).ok_or_else(|| {
+        Failure::new(
+            ErrorCode::FILE_TOO_LARGE,
+            format!("cannot read `{path}`: not enough memory for its {len_hint} bytes; nothing was written"),
+        )
+    })?;
     file.read_to_end(&mut raw).map_err(|e| {
         Failure::new(
             ErrorCode::FILE_READ_ERROR,

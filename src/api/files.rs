@@ -2,11 +2,11 @@
 
 use serde_json::{json, Value};
 
-use super::{cwd, guarded};
+use super::{begin, guarded};
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::input::request;
 use crate::io::source::read_existing;
-use crate::io::workspace::{Intent, Workspace};
+use crate::io::workspace::Intent;
 use crate::text::source::{self, Encoding};
 use crate::txn::edits::{self, WholeFile};
 use crate::txn::lexical_abs;
@@ -14,17 +14,9 @@ use crate::txn::lexical_abs;
 /// `readFile`: a line range of a file plus what an edit needs to know.
 pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
-        let opts = match request::options(options, cwd) {
-            Ok(o) => o,
-            Err(f) => return fail_value(&f, None),
-        };
-        let req = match request::read_request(input) {
-            Ok(r) => r,
-            Err(f) => return fail_value(&f, None),
-        };
-        let ws = match Workspace::open(&opts.workspace_root) {
-            Ok(w) => w,
-            Err(f) => return fail_value(&f, None),
+        let (opts, req, ws) = match begin(input, options, request::read_request) {
+            Ok(b) => b,
+            Err(v) => return v,
         };
         let lexical = lexical_abs(ws.root(), &req.file_path);
         let (res, src) = match ws
@@ -148,17 +140,9 @@ pub const MAX_READ_BYTES: usize = 128 << 20;
 /// `writeFile`: atomic create-or-replace of a whole file.
 pub fn write_file(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
-        let opts = match request::options(options, cwd) {
-            Ok(o) => o,
-            Err(f) => return fail_value(&f, None),
-        };
-        let req = match request::write_request(input) {
-            Ok(r) => r,
-            Err(f) => return fail_value(&f, None),
-        };
-        let ws = match Workspace::open(&opts.workspace_root) {
-            Ok(w) => w,
-            Err(f) => return fail_value(&f, None),
+        let (opts, req, ws) = match begin(input, options, request::write_request) {
+            Ok(b) => b,
+            Err(v) => return v,
         };
         let whole = WholeFile {
             file_path: &req.file_path,

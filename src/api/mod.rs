@@ -20,6 +20,9 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::error::{fail_value, ErrorCode, Failure};
+use crate::input::request;
+use crate::io::workspace::Workspace;
+use crate::model::Options;
 
 pub use dry_run::apply_dry_run;
 pub use edit_file::edit_file;
@@ -49,6 +52,19 @@ pub fn guarded(f: impl FnOnce() -> Value) -> Value {
 /// The process's working directory: the default workspace root.
 fn cwd() -> std::io::Result<PathBuf> {
     std::env::current_dir()
+}
+
+/// The start of every entry point: the options, the request as `parse`
+/// reads it, and the open workspace; or the failure result.
+fn begin<R>(
+    input: &Value,
+    options: Option<&Value>,
+    parse: fn(&Value) -> Result<R, Failure>,
+) -> Result<(Options, R, Workspace), Value> {
+    let opts = request::options(options, cwd).map_err(|f| fail_value(&f, None))?;
+    let req = parse(input).map_err(|f| fail_value(&f, None))?;
+    let ws = Workspace::open(&opts.workspace_root).map_err(|f| fail_value(&f, None))?;
+    Ok((opts, req, ws))
 }
 
 #[cfg(test)]

@@ -2,26 +2,16 @@
 
 use serde_json::Value;
 
-use super::{cwd, guarded};
-use crate::error::fail_value;
+use super::{begin, guarded};
 use crate::input::request;
-use crate::io::workspace::Workspace;
 use crate::txn::edits;
 
 /// `patchFile`: edits one file.
 pub fn patch_file(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
-        let opts = match request::options(options, cwd) {
-            Ok(o) => o,
-            Err(f) => return fail_value(&f, None),
-        };
-        let req = match request::patch_request(input) {
-            Ok(r) => r,
-            Err(f) => return fail_value(&f, None),
-        };
-        let ws = match Workspace::open(&opts.workspace_root) {
-            Ok(w) => w,
-            Err(f) => return fail_value(&f, None),
+        let (opts, req, ws) = match begin(input, options, request::patch_request) {
+            Ok(b) => b,
+            Err(v) => return v,
         };
         edits::patch(&ws, &req.file, &opts, req.dry_run)
     })
@@ -30,17 +20,9 @@ pub fn patch_file(input: &Value, options: Option<&Value>) -> Value {
 /// `batchPatchFiles`: edits many files in one all-or-nothing transaction.
 pub fn batch_patch_files(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
-        let opts = match request::options(options, cwd) {
-            Ok(o) => o,
-            Err(f) => return fail_value(&f, None),
-        };
-        let req = match request::batch_request(input) {
-            Ok(r) => r,
-            Err(f) => return fail_value(&f, None),
-        };
-        let ws = match Workspace::open(&opts.workspace_root) {
-            Ok(w) => w,
-            Err(f) => return fail_value(&f, None),
+        let (opts, req, ws) = match begin(input, options, request::batch_request) {
+            Ok(b) => b,
+            Err(v) => return v,
         };
         edits::batch(&ws, &req.files, &opts, req.dry_run)
     })

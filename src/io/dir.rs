@@ -372,7 +372,14 @@ mod imp {
         /// special files (opened non-blocking so a FIFO cannot hang us).
         pub fn open_file(&self, name: &OsStr) -> io::Result<(File, Meta)> {
             check_fault(Step::Open)?;
-            let fd = rustix::fs::openat(&self.fd, name, READ_FLAGS, Mode::empty())?;
+            self.open_regular(name, READ_FLAGS)
+        }
+
+        /// Opens `name` with `flags` (which include `NONBLOCK`, so that a
+        /// FIFO swapped in cannot hang the call), refuses anything but a
+        /// regular file, then returns to blocking mode for ordinary I/O.
+        fn open_regular(&self, name: &OsStr, flags: OFlags) -> io::Result<(File, Meta)> {
+            let fd = rustix::fs::openat(&self.fd, name, flags, Mode::empty())?;
             let meta = meta_of(&rustix::fs::fstat(&fd)?);
             if meta.kind != Kind::File {
                 return Err(io::Error::new(
@@ -380,7 +387,6 @@ mod imp {
                     "not a regular file",
                 ));
             }
-            // Back to blocking mode for ordinary reads.
             rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
             Ok((File::from(fd), meta))
         }
@@ -590,25 +596,14 @@ mod imp {
         /// never through a symlink, and only a regular file.
         pub fn open_write(&self, name: &OsStr) -> io::Result<(File, Meta)> {
             check_fault(Step::Open)?;
-            let fd = rustix::fs::openat(
-                &self.fd,
+            self.open_regular(
                 name,
                 OFlags::WRONLY
                     | OFlags::NOFOLLOW
                     | OFlags::CLOEXEC
                     | OFlags::NONBLOCK
                     | OFlags::NOCTTY,
-                Mode::empty(),
-            )?;
-            let meta = meta_of(&rustix::fs::fstat(&fd)?);
-            if meta.kind != Kind::File {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    "not a regular file",
-                ));
-            }
-            rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
-            Ok((File::from(fd), meta))
+            )
         }
 
         /// Creates `name` exclusively (never following a link), for writing.

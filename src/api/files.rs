@@ -149,7 +149,10 @@ pub const MAX_READ_BYTES: usize = 128 << 20;
 pub fn write_file(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
         let opts = match request::options(options, cwd) {
-            Ok(o) => o,
+            Ok(o) => crate::model::Options {
+                entry: "writeFile",
+                ..o
+            },
             Err(f) => return fail_value(&f, None),
         };
         let req = match request::write_request(input) {

@@ -11,6 +11,7 @@ mod dry_run;
 mod edit_file;
 mod files;
 mod formats;
+mod history;
 mod patch;
 mod text_editor;
 
@@ -25,6 +26,7 @@ pub use dry_run::apply_dry_run;
 pub use edit_file::edit_file;
 pub use files::{read_file, write_file};
 pub use formats::{apply_edit_blocks, apply_patch};
+pub use history::{history, journal_clear, undo};
 pub use patch::{batch_patch_files, patch_file};
 pub use text_editor::text_editor;
 

@@ -6,13 +6,17 @@ use super::{cwd, guarded};
 use crate::error::fail_value;
 use crate::input::request;
 use crate::io::workspace::Workspace;
+use crate::model::Options;
 use crate::txn::edits;
 
 /// `patchFile`: edits one file.
 pub fn patch_file(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
         let opts = match request::options(options, cwd) {
-            Ok(o) => o,
+            Ok(o) => Options {
+                entry: "patchFile",
+                ..o
+            },
             Err(f) => return fail_value(&f, None),
         };
         let req = match request::patch_request(input) {
@@ -31,7 +35,10 @@ pub fn patch_file(input: &Value, options: Option<&Value>) -> Value {
 pub fn batch_patch_files(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
         let opts = match request::options(options, cwd) {
-            Ok(o) => o,
+            Ok(o) => Options {
+                entry: "batchPatchFiles",
+                ..o
+            },
             Err(f) => return fail_value(&f, None),
         };
         let req = match request::batch_request(input) {

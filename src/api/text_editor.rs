@@ -144,7 +144,13 @@ fn history() -> std::sync::MutexGuard<'static, History> {
 pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
         let (opts, dry_opt) = match options_and_dry_run(options, cwd) {
-            Ok(o) => o,
+            Ok((o, d)) => (
+                Options {
+                    entry: "textEditor",
+                    ..o
+                },
+                d,
+            ),
             Err(f) => return fail_value(&f, None),
         };
         let (cmd, dry_in) = match text_editor::parse(input) {

@@ -437,3 +437,199 @@ fn journal_clear_removes_every_entry() {
     assert_eq!(history(&root)["transactions"], json!([]));
     assert_eq!(undo(&root, json!({}))["code"], "INVALID_INPUT");
 }
+
+/// Child role: patch `c.txt` of `PFT_CRASH_CHILD` from n to n + 1 until
+/// killed.
+#[test]
+fn child_crasher() {
+    let Some(root) = std::env::var_os("PFT_CRASH_CHILD") else {
+        return;
+    };
+    state();
+    let root = PathBuf::from(root);
+    loop {
+        let cur = fs::read_to_string(root.join("c.txt")).unwrap();
+        let n: u64 = cur.trim().parse().unwrap();
+        let _ = patch(&root, "c.txt", &cur, &format!("{}\n", n + 1));
+    }
+}
+
+fn sha(b: &[u8]) -> String {
+    patch_file_tool::text::source::sha256_hex([b])
+}
+
+/// The headers of every entry of the journal at `dir`, oldest first.
+fn headers(dir: &Path) -> Vec<Value> {
+    let mut v: Vec<(u64, Value)> = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if let Some(id) = name.strip_suffix(".entry") {
+            let bytes = fs::read(&p).unwrap();
+            let end = bytes
+                .iter()
+                .position(|&b| b == b'\n')
+                .expect("a whole header");
+            let h: Value = serde_json::from_slice(&bytes[..end]).expect("never a torn record");
+            v.push((id.parse().unwrap(), h));
+        }
+    }
+    v.sort_by_key(|x| x.0);
+    v.into_iter().map(|x| x.1).collect()
+}
+
+#[test]
+fn sigkill_at_random_moments_leaves_journal_and_files_agreeing() {
+    let (_t, root) = ws();
+    fs::write(root.join("c.txt"), "0\n").unwrap();
+    let mut seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    let mut lost_lines = 0;
+    for _round in 0..12 {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_crasher",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("PFT_TEST_STATE", state())
+            .env("PFT_CRASH_CHILD", &root)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        std::thread::sleep(std::time::Duration::from_millis(30 + (seed >> 33) % 150));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        // A reader that finds an unlocked in-place copy repairs the file first.
+        let _ = api::read_file(&json!({"file_path": "c.txt"}), Some(&o(&root)));
+        let now = fs::read(root.join("c.txt")).unwrap();
+        let n: u64 = String::from_utf8_lossy(&now).trim().parse().unwrap();
+        let j = PathBuf::from(history(&root)["journal"].as_str().unwrap());
+        let hs = headers(&j);
+        // Every entry is one step n -> n + 1, and consecutive entries chain
+        // (each one's "before" is the previous "after"), but for the history
+        // lines lost to a kill between a commit and its record.
+        let count_of: std::collections::HashMap<String, u64> = (0..=n + 1)
+            .map(|k| (sha(format!("{k}\n").as_bytes()), k))
+            .collect();
+        let step = |h: &Value| {
+            let f = &h["files"][0];
+            let b = count_of[f["sha256_before"].as_str().unwrap()];
+            let a = count_of[f["sha256_after"].as_str().unwrap()];
+            assert_eq!(a, b + 1, "{h}");
+            (b, a)
+        };
+        let mut gaps = 0;
+        for w in hs.windows(2) {
+            let ((_, a0), (b1, _)) = (step(&w[0]), step(&w[1]));
+            assert!(b1 == a0 || b1 == a0 + 1, "{a0} then {b1}");
+            gaps += usize::from(b1 != a0);
+        }
+        assert!(gaps <= lost_lines, "{gaps} gaps, {lost_lines} lost lines");
+        // The newest entry's "after" is on disk, or the file is one commit
+        // ahead (killed between its commit and its record: only that line lost).
+        if let Some(last) = hs.last() {
+            let after = last["files"][0]["sha256_after"].as_str().unwrap();
+            if after != sha(&now) {
+                assert!(n > 0, "{n}");
+                assert_eq!(
+                    after,
+                    sha(format!("{}\n", n - 1).as_bytes()),
+                    "entry ahead of the file"
+                );
+                lost_lines += 1;
+                // Undo acts on nothing it should not: FILE_CHANGED.
+                assert_eq!(
+                    undo(&root, json!({"dry_run": true}))["code"],
+                    "FILE_CHANGED"
+                );
+                // Resynchronize the chain for the next round.
+                ok(&patch(
+                    &root,
+                    "c.txt",
+                    &format!("{n}\n"),
+                    &format!("{}\n", n + 1),
+                ));
+            }
+        }
+    }
+    // At the end the newest transaction undoes exactly.
+    let before = fs::read(root.join("c.txt")).unwrap();
+    let n: u64 = String::from_utf8_lossy(&before).trim().parse().unwrap();
+    if n > 0 {
+        ok(&undo(&root, json!({})));
+        assert_eq!(
+            fs::read(root.join("c.txt")).unwrap(),
+            format!("{}\n", n - 1).into_bytes()
+        );
+    }
+    eprintln!("12 SIGKILLs, final counter {n}, {lost_lines} history line(s) lost between commit and record");
+}
+
+/// Child role: one text-editor edit of `PFT_TE_CHILD`'s `t.txt`.
+#[test]
+fn child_text_editor() {
+    let Some(root) = std::env::var_os("PFT_TE_CHILD") else {
+        return;
+    };
+    state();
+    let root = PathBuf::from(root);
+    ok(&api::text_editor(
+        &json!({"command": "str_replace", "path": "t.txt", "old_str": "old", "new_str": "new"}),
+        Some(&o(&root)),
+    ));
+}
+
+#[test]
+fn text_editor_undo_edit_uses_the_journal_across_processes() {
+    let (_t, root) = ws();
+    fs::write(root.join("t.txt"), "old\n").unwrap();
+    let st = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_text_editor",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("PFT_TEST_STATE", state())
+        .env("PFT_TE_CHILD", &root)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert_eq!(fs::read(root.join("t.txt")).unwrap(), b"new\n");
+    // The writing process has exited: this one undoes its edit.
+    let u = api::text_editor(
+        &json!({"command": "undo_edit", "path": "t.txt"}),
+        Some(&o(&root)),
+    );
+    ok(&u);
+    assert_eq!(u["command"], "undo_edit");
+    assert_eq!(u["undo_remaining"], 0);
+    assert_eq!(u["removed"], false);
+    assert_eq!(fs::read(root.join("t.txt")).unwrap(), b"old\n");
+    let h = history(&root);
+    assert_eq!(h["transactions"][0]["entry_point"], "textEditor");
+    assert_eq!(h["transactions"][0]["undoes"], h["transactions"][1]["id"]);
+    let again = api::text_editor(
+        &json!({"command": "undo_edit", "path": "t.txt"}),
+        Some(&o(&root)),
+    );
+    assert_eq!(again["code"], "INVALID_INPUT", "{again}");
+    // With the journal off, undo_edit keeps its in-memory history.
+    let off = json!({"workspaceRoot": root, "durable": false, "journal": false});
+    ok(&api::text_editor(
+        &json!({"command": "str_replace", "path": "t.txt", "old_str": "old", "new_str": "x"}),
+        Some(&off),
+    ));
+    ok(&api::text_editor(
+        &json!({"command": "undo_edit", "path": "t.txt"}),
+        Some(&off),
+    ));
+    assert_eq!(fs::read(root.join("t.txt")).unwrap(), b"old\n");
+}

@@ -692,6 +692,56 @@ pub fn undo(ws: &Workspace, opts: &Options, id: Option<&str>, dry_run: bool) -> 
         Ok(e) => e,
         Err(f) => return fail_value(&f, None),
     };
+    undo_entry(ws, opts, e, dry_run, "undo")
+}
+
+/// The text editor's `undo_edit`: undoes the newest transaction made by
+/// `entry` (e.g. `textEditor`) that touched `rel` and is not undone yet,
+/// journaling the undo as `entry` too. `None`: there is none. Otherwise the
+/// result, how many such transactions remain, and whether the undone one
+/// had created the file.
+pub fn undo_last_of_file(
+    ws: &Workspace,
+    opts: &Options,
+    rel: &str,
+    entry: &'static str,
+    dry_run: bool,
+) -> Option<(Value, usize, bool)> {
+    let dir = dir_for(&opts.journal, ws.root())?;
+    let all = entries(&dir);
+    let undone = undone_by(&all);
+    let cands: Vec<&Entry> = all
+        .iter()
+        .filter(|e| {
+            e.header["entry"] == entry
+                && e.depth() == 0
+                && e.undoable()
+                && !undone.contains_key(&e.id)
+                && e.files().iter().any(|f| f["path"] == rel)
+        })
+        .collect();
+    let last = *cands.last()?;
+    let created = last
+        .files()
+        .iter()
+        .any(|f| f["path"] == rel && f["kind"] == "created");
+    let v = undo_entry(ws, opts, last, dry_run, entry);
+    let left = if v["ok"] == true && !dry_run {
+        cands.len() - 1
+    } else {
+        cands.len()
+    };
+    Some((v, left, created))
+}
+
+/// Undoes entry `e` (see [`undo`]); the undo is journaled under `entry`.
+fn undo_entry(
+    ws: &Workspace,
+    opts: &Options,
+    e: &Entry,
+    dry_run: bool,
+    entry: &'static str,
+) -> Value {
     // 1. What each file must become.
     let mut steps: Vec<(String, String, Step)> = Vec::new(); // (rel, sha after, step)
     for f in e.files() {
@@ -860,7 +910,7 @@ pub fn undo(ws: &Workspace, opts: &Options, id: Option<&str>, dry_run: bool) -> 
         })
         .collect();
     let mut undo_opts = opts.clone();
-    undo_opts.entry = "undo";
+    undo_opts.entry = entry;
     let done = match txn.commit(&ws_writes, &removes, &undo_opts) {
         Ok(d) => d,
         Err(f) => return f.to_value(),

@@ -471,6 +471,12 @@ fn headers(dir: &Path) -> Vec<Value> {
                 .position(|&b| b == b'\n')
                 .expect("a whole header");
             let h: Value = serde_json::from_slice(&bytes[..end]).expect("never a torn record");
+            let (id, size) = id.split_once('-').unwrap();
+            assert_eq!(bytes.len() as u64, size.parse::<u64>().unwrap(), "whole");
+            assert_eq!(
+                bytes.len() as u64,
+                end as u64 + 1 + h["body_bytes"].as_u64().unwrap()
+            );
             v.push((id.parse().unwrap(), h));
         }
     }
@@ -632,4 +638,34 @@ fn text_editor_undo_edit_uses_the_journal_across_processes() {
         Some(&off),
     ));
     assert_eq!(fs::read(root.join("t.txt")).unwrap(), b"old\n");
+}
+
+#[test]
+fn a_damaged_entry_is_never_acted_on() {
+    let (_t, root) = ws();
+    fs::write(root.join("a.txt"), "first\n").unwrap();
+    ok(&patch(&root, "a.txt", "first", "second"));
+    ok(&patch(&root, "a.txt", "second", "third"));
+    let j = PathBuf::from(history(&root)["journal"].as_str().unwrap());
+    let mut entries: Vec<PathBuf> = fs::read_dir(&j)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "entry"))
+        .collect();
+    entries.sort();
+    // Same length, other bytes (as a power loss may leave unwritten data):
+    // the saved content no longer has its sha256.
+    let newest = &entries[1];
+    let mut bytes = fs::read(newest).unwrap();
+    let n = bytes.len();
+    bytes[n - 2] ^= 0x20;
+    fs::write(newest, &bytes).unwrap();
+    let u = undo(&root, json!({}));
+    assert_eq!(u["code"], "FILE_READ_ERROR", "{u:#}");
+    assert!(u["message"].as_str().unwrap().contains("damaged"));
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"third\n");
+    // Cut short: the entry is not listed at all.
+    fs::write(newest, &bytes[..n - 3]).unwrap();
+    let h = history(&root);
+    assert_eq!(h["transactions"].as_array().unwrap().len(), 1);
 }

@@ -11,24 +11,31 @@
 //!
 //! - `lock`: `flock`ed while an entry is written, the journal evicted or
 //!   cleared, so several processes share one journal;
-//! - `root`: the workspace root's path, for people;
-//! - `next`: the next transaction id (a hint; the largest entry also counts);
-//! - `<id:010>.entry`: one transaction: a JSON header line, then the
-//!   previous content of its changed files back to back (`blob` in the
-//!   header is each file's `[offset, length]` after the header line).
+//! - `root`: the workspace root's path, for people (and pruning);
+//! - `state`: the next id and the entries' count and bytes (see [`State`]);
+//! - `next`: written by a clear, so ids keep counting after it;
+//! - `<id:010>-<bytes>.entry`: one transaction: a JSON header line, then
+//!   the previous content of its changed files back to back (`blob` in the
+//!   header is each file's `[offset, length]` after the header line,
+//!   `body_bytes` their sum).
 //!
 //! # Crash safety
 //!
 //! An entry is recorded *after* its commit succeeded, while the
 //! transaction's files are still locked by this process: written to a temp
-//! file, fsync'd (with `durable`), renamed into place, the directory
-//! fsync'd. A reader therefore sees a whole entry or none (a torn temp file
-//! is never read, and removed by the next writer), and every entry
-//! describes a commit that completed: its "after" hashes were on disk when
-//! it was written. A crash between the commit and the record loses only
-//! that history line, never a file. Undo never trusts an entry alone: it
-//! rereads each file under the pipeline's locks and acts only when every
-//! file still has the sha256 the transaction wrote.
+//! file and renamed into place. A reader therefore sees a whole entry or
+//! none (a temp file is never read, and is removed by the next writer),
+//! and every entry describes a commit that completed: its "after" hashes
+//! were on disk when it was written. A crash between the commit and the
+//! record loses only that history line, never a file.
+//!
+//! Entries are not fsync'd (two more flushes per edit would triple the cost
+//! of a small durable edit); a power loss may therefore drop the newest
+//! entries or leave one damaged. Neither is ever acted on: an entry whose
+//! length is not its header's is not listed, and undo checks each saved
+//! content against its recorded sha256 before writing. Undo never trusts an
+//! entry alone either: it rereads each file under the pipeline's locks and
+//! acts only when every file still has the sha256 the transaction wrote.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write as _};
@@ -119,24 +126,25 @@ struct Locked {
 }
 
 fn open_locked(dir: &Path, root: &Path) -> io::Result<Locked> {
-    let new = !dir.exists();
-    private_dir(dir)?;
-    if new {
-        if let Some(base) = dir.parent() {
-            prune_workspaces(base, dir);
+    let lock = match private_file(&dir.join("lock"), false) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            // A new workspace's journal.
+            private_dir(dir)?;
+            if let Some(base) = dir.parent() {
+                prune_workspaces(base, dir);
+            }
+            let mut f = private_file(&dir.join("root"), true)?;
+            f.write_all(root.to_string_lossy().as_bytes())?;
+            private_file(&dir.join("lock"), false)?
         }
-    }
-    let lock = private_file(&dir.join("lock"), false)?;
+        Err(e) => return Err(e),
+    };
     if !Dir::lock_exclusive(&lock, LOCK_WAIT)? {
         return Err(io::Error::new(
             io::ErrorKind::WouldBlock,
             "another process holds the journal's lock",
         ));
-    }
-    let rp = dir.join("root");
-    if !rp.exists() {
-        let mut f = private_file(&rp, true)?;
-        f.write_all(root.to_string_lossy().as_bytes())?;
     }
     Ok(Locked {
         dir: dir.to_path_buf(),
@@ -160,7 +168,7 @@ fn prune_workspaces(base: &Path, keep: &Path) {
         let Ok(root) = fs::read_to_string(p.join("root")) else {
             continue;
         };
-        let old = fs::metadata(p.join("next"))
+        let old = fs::metadata(&p)
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| t.elapsed().ok())
@@ -176,9 +184,11 @@ fn prune_workspaces(base: &Path, keep: &Path) {
     }
 }
 
-/// Entry file name of `id`.
-fn entry_name(id: u64) -> String {
-    format!("{id:010}.entry")
+/// Entry file name of `id`, `size` bytes long (the size in the name lets
+/// the caps be enforced from one directory listing, without a `stat` per
+/// entry).
+fn entry_name(id: u64, size: u64) -> String {
+    format!("{id:010}-{size}.entry")
 }
 
 /// Every entry of the journal at `dir`: (id, path, bytes), oldest first.
@@ -190,10 +200,12 @@ fn list(dir: &Path) -> Vec<(u64, PathBuf, u64)> {
     for e in rd.flatten() {
         let name = e.file_name();
         let Some(n) = name.to_str() else { continue };
-        let Some(id) = n.strip_suffix(".entry").and_then(|s| s.parse::<u64>().ok()) else {
+        let Some((id, size)) = n.strip_suffix(".entry").and_then(|s| s.split_once('-')) else {
             continue;
         };
-        let size = e.metadata().map(|m| m.len()).unwrap_or(0);
+        let (Ok(id), Ok(size)) = (id.parse::<u64>(), size.parse::<u64>()) else {
+            continue;
+        };
         v.push((id, e.path(), size));
     }
     v.sort_by_key(|x| x.0);
@@ -239,22 +251,57 @@ fn rfc3339(ms: u128) -> String {
 
 /// Lines added and removed between `a` and `b`: the lines between their
 /// common first and last lines (exact for one changed region, an upper
-/// bound otherwise).
+/// bound otherwise). Byte comparisons only, no allocation.
 fn line_delta(a: &[u8], b: &[u8]) -> (usize, usize) {
-    let la: Vec<&[u8]> = a.split_inclusive(|&c| c == b'\n').collect();
-    let lb: Vec<&[u8]> = b.split_inclusive(|&c| c == b'\n').collect();
-    let mut pre = 0;
-    while pre < la.len() && pre < lb.len() && la[pre] == lb[pre] {
-        pre += 1;
+    let p = common_prefix(a, b);
+    // Back to the start of the line.
+    let p = a[..p]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    let (ra, rb) = (&a[p..], &b[p..]);
+    let mut s = common_suffix(ra, rb);
+    // The common end must start at a line start on both sides.
+    let starts_line = |r: &[u8], s: usize| s == r.len() || r[r.len() - s - 1] == b'\n';
+    if !(starts_line(ra, s) && starts_line(rb, s)) {
+        let tail = &ra[ra.len() - s..];
+        s = tail
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(0, |i| s - i - 1);
     }
-    let mut suf = 0;
-    while suf < la.len() - pre
-        && suf < lb.len() - pre
-        && la[la.len() - 1 - suf] == lb[lb.len() - 1 - suf]
-    {
-        suf += 1;
+    let lines = |m: &[u8]| {
+        m.iter().filter(|&&c| c == b'\n').count()
+            + usize::from(m.last().is_some_and(|&c| c != b'\n'))
+    };
+    (lines(&rb[..rb.len() - s]), lines(&ra[..ra.len() - s]))
+}
+
+/// Length of the common start of `a` and `b` (compared a page at a time).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 4096 <= n && a[i..i + 4096] == b[i..i + 4096] {
+        i += 4096;
     }
-    (lb.len() - pre - suf, la.len() - pre - suf)
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// Length of the common end of `a` and `b`.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (la, lb) = (a.len(), b.len());
+    let mut i = 0;
+    while i + 4096 <= n && a[la - i - 4096..la - i] == b[lb - i - 4096..lb - i] {
+        i += 4096;
+    }
+    while i < n && a[la - i - 1] == b[lb - i - 1] {
+        i += 1;
+    }
+    i
 }
 
 /// Records a committed transaction (see the module docs). Returns the new
@@ -402,13 +449,8 @@ pub(super) fn record(
         )
     };
     let j = open_locked(&dir, root).map_err(|e| fail("cannot open the journal", e))?;
-    sweep_temps(&j.dir);
-    let existing = list(&j.dir);
-    let hint = fs::read_to_string(j.dir.join("next"))
-        .ok()
-        .and_then(|s| s.trim().parse::<u64>().ok())
-        .unwrap_or(1);
-    let id = hint.max(existing.last().map_or(1, |e| e.0 + 1));
+    let st = State::read(&j.dir).unwrap_or_else(|| State::rebuild(&j.dir));
+    let id = st.next;
     let header = json!({
         "v": 1,
         "id": id.to_string(),
@@ -420,49 +462,102 @@ pub(super) fn record(
         "why_not_undoable": why_not,
         "undoes": undo_of.as_ref().map(|u| u.id.to_string()),
         "depth": undo_of.as_ref().map_or(0, |u| u.depth),
+        "body_bytes": offset,
         "files": files,
     });
     let mut line = serde_json::to_vec(&header).map_err(|e| fail("cannot encode", e.into()))?;
     line.push(b'\n');
     let tmp = j.dir.join(format!(".{id}.{}.tmp", std::process::id()));
+    let size = line.len() as u64 + offset;
     let write = || -> io::Result<()> {
         let mut f = private_file(&tmp, true)?;
         f.write_all(&line)?;
         for b in &blobs {
             f.write_all(b)?;
         }
-        if opts.durable {
-            f.sync_all()?;
-        }
-        fs::rename(&tmp, j.dir.join(entry_name(id)))?;
+        // Not fsync'd (see the module docs): a reader checks the length
+        // and undo the previous contents' sha256, so an entry damaged by a
+        // power loss is never acted on.
+        fs::rename(&tmp, j.dir.join(entry_name(id, size)))?;
         Ok(())
     };
-    if let Err(e) = write() {
+    // The id is taken before the entry appears, so a crash in between
+    // leaves a gap, never two entries with one id.
+    let st = State {
+        next: id + 1,
+        count: st.count + 1,
+        bytes: st.bytes + size,
+    };
+    if let Err(e) = st.write(&j.dir).and_then(|()| write()) {
         let _ = fs::remove_file(&tmp);
         return Err(fail("cannot write its entry", e));
     }
-    if let Ok(mut f) = private_file(&j.dir.join("next"), true) {
-        let _ = f.write_all(format!("{}\n", id + 1).as_bytes());
+    if st.count > cfg.max_entries || st.bytes > cfg.max_bytes {
+        evict(&j.dir, cfg, id);
     }
-    // Evict the oldest entries beyond the caps (never the one just written).
-    let mut all = existing;
-    let size = line.len() as u64 + offset;
-    all.push((id, j.dir.join(entry_name(id)), size));
-    let mut count = all.len() as u64;
-    let mut bytes: u64 = all.iter().map(|e| e.2).sum();
-    for (_, p, sz) in &all[..all.len() - 1] {
-        if count <= cfg.max_entries && bytes <= cfg.max_bytes {
+    Ok(Some(id))
+}
+
+/// The journal's running totals (`state`, rewritten under the lock with
+/// every entry), so that an edit costs no directory listing: only when a cap
+/// is exceeded is the directory listed (and the totals made exact again).
+struct State {
+    next: u64,
+    count: u64,
+    bytes: u64,
+}
+
+impl State {
+    fn read(dir: &Path) -> Option<State> {
+        let s = fs::read_to_string(dir.join("state")).ok()?;
+        let mut it = s.split_whitespace().map(|x| x.parse::<u64>().ok());
+        Some(State {
+            next: it.next()??,
+            count: it.next()??,
+            bytes: it.next()??,
+        })
+    }
+
+    /// The totals from a listing (also removing crashed writers' temp
+    /// files; the caller holds the lock).
+    fn rebuild(dir: &Path) -> State {
+        sweep_temps(dir);
+        let all = list(dir);
+        let hint = fs::read_to_string(dir.join("next"))
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .unwrap_or(1);
+        State {
+            next: hint.max(all.last().map_or(1, |e| e.0 + 1)),
+            count: all.len() as u64,
+            bytes: all.iter().map(|e| e.2).sum(),
+        }
+    }
+
+    fn write(&self, dir: &Path) -> io::Result<()> {
+        let mut f = private_file(&dir.join("state"), true)?;
+        f.write_all(format!("{} {} {}\n", self.next, self.count, self.bytes).as_bytes())
+    }
+}
+
+/// Removes the oldest entries until a tenth of each cap is free again (so
+/// the listing this takes is paid once per many edits), never `newest`.
+fn evict(dir: &Path, cfg: &JournalConfig, newest: u64) {
+    let mut st = State::rebuild(dir);
+    let (max_n, max_b) = (
+        cfg.max_entries - cfg.max_entries / 10,
+        cfg.max_bytes - cfg.max_bytes / 10,
+    );
+    for (id, p, sz) in list(dir) {
+        if id >= newest || (st.count <= max_n && st.bytes <= max_b) {
             break;
         }
         if fs::remove_file(p).is_ok() {
-            count -= 1;
-            bytes = bytes.saturating_sub(*sz);
+            st.count -= 1;
+            st.bytes = st.bytes.saturating_sub(sz);
         }
     }
-    if opts.durable {
-        sync_dir(&j.dir);
-    }
-    Ok(Some(id))
+    let _ = st.write(dir);
 }
 
 /// One entry's header, with where it lives.
@@ -498,6 +593,11 @@ fn read_header(id: u64, path: &Path) -> Option<Entry> {
         return None;
     }
     let header: Value = serde_json::from_slice(&line).ok()?;
+    // A whole entry or none: the body must be exactly as long as recorded.
+    let len = r.get_ref().metadata().ok()?.len();
+    if len != line.len() as u64 + header["body_bytes"].as_u64()? {
+        return None;
+    }
     Some(Entry {
         id,
         path: path.to_path_buf(),
@@ -760,6 +860,19 @@ fn undo_entry(
                 return fail_value(&fl, Some(&e.path.to_string_lossy()));
             }
         };
+        if let Some(b) = &blob {
+            if f["sha256_before"].as_str() != Some(sha256_hex([b.as_slice()]).as_str()) {
+                let fl = Failure::new(
+                    ErrorCode::FILE_READ_ERROR,
+                    format!(
+                        "transaction {} is damaged in the journal (the saved content of `{rel}` does not have its \
+                         recorded sha256); it cannot be undone, nothing was written",
+                        e.id
+                    ),
+                );
+                return fail_value(&fl, Some(&e.path.to_string_lossy()));
+            }
+        }
         let mode = f["mode"].as_u64().map(|m| m as u32);
         let step = match (f["kind"].as_str(), blob) {
             (Some("modified"), Some(b)) => Step::Restore(b),
@@ -971,12 +1084,51 @@ pub fn clear(ws: &Workspace, opts: &Options) -> Value {
         }
     };
     sweep_temps(&j.dir);
+    let entries = list(&j.dir);
+    // Ids keep counting after a clear (an old id never names a new entry).
+    let next = State::read(&j.dir)
+        .unwrap_or_else(|| State::rebuild(&j.dir))
+        .next;
+    if let Ok(mut f) = private_file(&j.dir.join("next"), true) {
+        let _ = f.write_all(format!("{next}\n").as_bytes());
+    }
+    let _ = State {
+        next,
+        count: 0,
+        bytes: 0,
+    }
+    .write(&j.dir);
     let mut n = 0;
-    for (_, p, _) in list(&j.dir) {
+    for (_, p, _) in entries {
         if fs::remove_file(p).is_ok() {
             n += 1;
         }
     }
     sync_dir(&j.dir);
     json!({"ok": true, "removed": n, "journal": dir.to_string_lossy()})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_delta;
+
+    #[test]
+    fn line_delta_counts_the_changed_region() {
+        assert_eq!(
+            line_delta(b"one\ntwo\nthree\n", b"one\nTWO\nand more\nthree\n"),
+            (2, 1)
+        );
+        assert_eq!(line_delta(b"", b"a\nb\n"), (2, 0));
+        assert_eq!(line_delta(b"a\nb", b""), (0, 2));
+        assert_eq!(line_delta(b"a\nb\n", b"a\nb\n"), (0, 0));
+        assert_eq!(line_delta(b"x\n", b"x\nx\n"), (1, 0));
+        assert_eq!(line_delta(b"ab\n", b"abc\n"), (1, 1));
+        assert_eq!(line_delta(b"a\r\nb\r\n", b"a\r\nB\r\n"), (1, 1));
+        // Long inputs (compared a page at a time).
+        let a: String = (0..10_000).map(|i| format!("line {i}\n")).collect();
+        let b = a.replace("line 5000\n", "line 5000\nnew\nnewer\n");
+        assert_eq!(line_delta(a.as_bytes(), b.as_bytes()), (2, 0));
+        let c = a.replace("line 9999\n", "");
+        assert_eq!(line_delta(a.as_bytes(), c.as_bytes()), (0, 1));
+    }
 }

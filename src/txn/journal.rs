@@ -22,10 +22,11 @@
 //! # Crash safety
 //!
 //! An entry is recorded *after* its commit succeeded, while the
-//! transaction's files are still locked by this process: written to a temp
-//! file and renamed into place. A reader therefore sees a whole entry or
-//! none (a temp file is never read, and is removed by the next writer),
-//! and every entry describes a commit that completed: its "after" hashes
+//! transaction's files are still locked by this process, written once
+//! under its final name. A reader acts only on a whole entry (its header
+//! line parses and the file is exactly as long as the header says; one cut
+//! short by a crash is skipped), and every entry describes a commit that
+//! completed: its "after" hashes
 //! were on disk when it was written. A crash between the commit and the
 //! record loses only that history line, never a file.
 //!
@@ -467,18 +468,25 @@ pub(super) fn record(
     });
     let mut line = serde_json::to_vec(&header).map_err(|e| fail("cannot encode", e.into()))?;
     line.push(b'\n');
-    let tmp = j.dir.join(format!(".{id}.{}.tmp", std::process::id()));
     let size = line.len() as u64 + offset;
+    let path = j.dir.join(entry_name(id, size));
+    // Written under its own name, once, and not fsync'd (see the module
+    // docs): a reader checks the header parses and the length is the
+    // header's, undo checks each previous content's sha256, so an entry cut
+    // short by a crash, or damaged by a power loss, is never acted on.
     let write = || -> io::Result<()> {
-        let mut f = private_file(&tmp, true)?;
+        let mut o = OpenOptions::new();
+        o.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            o.mode(0o600);
+        }
+        let mut f = o.open(&path)?;
         f.write_all(&line)?;
         for b in &blobs {
             f.write_all(b)?;
         }
-        // Not fsync'd (see the module docs): a reader checks the length
-        // and undo the previous contents' sha256, so an entry damaged by a
-        // power loss is never acted on.
-        fs::rename(&tmp, j.dir.join(entry_name(id, size)))?;
         Ok(())
     };
     // The id is taken before the entry appears, so a crash in between
@@ -489,7 +497,7 @@ pub(super) fn record(
         bytes: st.bytes + size,
     };
     if let Err(e) = st.write(&j.dir).and_then(|()| write()) {
-        let _ = fs::remove_file(&tmp);
+        let _ = fs::remove_file(&path);
         return Err(fail("cannot write its entry", e));
     }
     if st.count > cfg.max_entries || st.bytes > cfg.max_bytes {
@@ -534,9 +542,13 @@ impl State {
         }
     }
 
+    /// Rewrites the totals in place (one fixed-width line, no truncation:
+    /// no block is freed or allocated, so the edit's own flush carries
+    /// nothing more of ours than this block).
     fn write(&self, dir: &Path) -> io::Result<()> {
-        let mut f = private_file(&dir.join("state"), true)?;
-        f.write_all(format!("{} {} {}\n", self.next, self.count, self.bytes).as_bytes())
+        let mut f = private_file(&dir.join("state"), false)?;
+        let line = format!("{} {} {}", self.next, self.count, self.bytes);
+        f.write_all(format!("{line:<63}\n").as_bytes())
     }
 }
 

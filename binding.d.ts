@@ -114,6 +114,25 @@ export interface PatchFileOptions {
   /** A time budget for the whole call (waits for busy files included); spent before the commit: CANCELLED. */
   timeoutMs?: number
   timeout_ms?: number
+  /**
+   * The edit journal (history / undo): `false` records nothing, a string is the journal's base directory,
+   * an object sets the caps. Default: on, in the per-user state directory (or `PATCH_FILE_JOURNAL`: `off` or a
+   * directory).
+   */
+  journal?: boolean | string | JournalOptions
+}
+
+/** `options.journal` as an object. */
+export interface JournalOptions {
+  enabled?: boolean
+  /** Base directory holding one journal per workspace (never the workspace itself unless you say so). */
+  dir?: string
+  /** Most transactions kept per workspace (default 500); the oldest go first. */
+  maxEntries?: number
+  /** Most bytes kept per workspace (default 256 MiB); the oldest go first. */
+  maxBytes?: number
+  /** Largest file whose previous content is kept (default 32 MiB); a transaction with a larger file is not undoable. */
+  maxFileBytes?: number
 }
 
 export type PatchFileHardLinks = 'refuse' | 'split' | 'keep'
@@ -512,6 +531,64 @@ export interface EditFileInput {
   dryRun?: boolean
 }
 
+/** history input: newest first, at most `limit` (default 20), only those touching `file_path` when given. */
+export interface HistoryInput {
+  limit?: number
+  file_path?: string
+  filePath?: string
+}
+
+/** One file of a journaled transaction. */
+export interface HistoryFile {
+  /** Relative to the workspace root. */
+  file_path: string
+  kind: 'modified' | 'created' | 'deleted' | 'moved'
+  /** moved: the previous path. */
+  from?: string
+  /** Lines added / removed (null when the file was too large to count). */
+  added: number | null
+  removed: number | null
+}
+
+/** One journaled write transaction. */
+export interface HistoryTransaction {
+  id: string
+  /** UTC, RFC 3339. */
+  time: string
+  entry_point: string
+  files: HistoryFile[]
+  undoable: boolean
+  why_not_undoable?: string
+  undone_by?: string
+  undoes?: string
+  redo?: boolean
+}
+
+export type HistoryResult =
+  | { ok: true; workspace_root: string; journal: string; enabled: boolean; transactions: HistoryTransaction[] }
+  | PatchFileFailure
+
+/** undo input: the transaction id from history (default: the newest not yet undone). */
+export type UndoInput = { id?: string; dry_run?: boolean; dryRun?: boolean } | string
+
+export type UndoResult =
+  | {
+      ok: true
+      /** This undo's own id in the journal (undo it to redo). Absent on a dry run. */
+      id?: string
+      undone: string
+      redo: boolean
+      files: Array<{ file_path: string; action: 'restored' | 'removed' | 'recreated'; sha256: string | null; diff?: string }>
+      warnings?: string[]
+      dry_run?: true
+      diff?: string
+      run_id?: string | null
+      expires_in?: number
+    }
+  | (PatchFileFailure & { files_changed?: string[] })
+
+export type JournalClearResult = { ok: true; removed: number; journal: string } | PatchFileFailure
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -557,6 +634,15 @@ export declare function editFile(input: EditFileInput, options?: PatchFileOption
 /** Every error code, in declaration order (the JS wrapper freezes them). */
 export declare function errorCodes(): PatchFileErrorCode[]
 
+/**
+ * Lists the workspace's journaled write transactions, newest first.
+ * Never rejects.
+ */
+export declare function history(input?: HistoryInput, options?: PatchFileOptions): Promise<HistoryResult>
+
+/** Removes every entry of the workspace's journal. Never rejects. */
+export declare function journalClear(input?: Record<string, never>, options?: PatchFileOptions): Promise<JournalClearResult>
+
 /** Applies one exact-once edit (or `edits`) to one file. Never rejects. */
 export declare function patchFile(input: PatchFileInput, options?: PatchFileOptions): Promise<PatchFileResult>
 
@@ -574,6 +660,12 @@ export declare function releaseCancelToken(token: number): void
  * create, str_replace, insert, undo_edit). Never rejects.
  */
 export declare function textEditor(command: TextEditorCommand, options?: FormatOptions): Promise<TextEditorResult>
+
+/**
+ * Undoes a journaled transaction (default: the newest not yet undone),
+ * all files or none. Never rejects.
+ */
+export declare function undo(input?: UndoInput, options?: PatchFileOptions): Promise<UndoResult>
 
 /** Atomically creates or replaces a whole file. Never rejects. */
 export declare function writeFile(input: WriteFileInput, options?: PatchFileOptions): Promise<WriteFileResult>

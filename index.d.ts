@@ -116,6 +116,25 @@ export interface PatchFileOptions {
   /** A time budget for the whole call (waits for busy files included); spent before the commit: CANCELLED. */
   timeoutMs?: number
   timeout_ms?: number
+  /**
+   * The edit journal (history / undo): `false` records nothing, a string is the journal's base directory,
+   * an object sets the caps. Default: on, in the per-user state directory (or `PATCH_FILE_JOURNAL`: `off` or a
+   * directory).
+   */
+  journal?: boolean | string | JournalOptions
+}
+
+/** `options.journal` as an object. */
+export interface JournalOptions {
+  enabled?: boolean
+  /** Base directory holding one journal per workspace (never the workspace itself unless you say so). */
+  dir?: string
+  /** Most transactions kept per workspace (default 500); the oldest go first. */
+  maxEntries?: number
+  /** Most bytes kept per workspace (default 256 MiB); the oldest go first. */
+  maxBytes?: number
+  /** Largest file whose previous content is kept (default 32 MiB); a transaction with a larger file is not undoable. */
+  maxFileBytes?: number
 }
 
 export type PatchFileHardLinks = 'refuse' | 'split' | 'keep'
@@ -514,6 +533,64 @@ export interface EditFileInput {
   dryRun?: boolean
 }
 
+/** history input: newest first, at most `limit` (default 20), only those touching `file_path` when given. */
+export interface HistoryInput {
+  limit?: number
+  file_path?: string
+  filePath?: string
+}
+
+/** One file of a journaled transaction. */
+export interface HistoryFile {
+  /** Relative to the workspace root. */
+  file_path: string
+  kind: 'modified' | 'created' | 'deleted' | 'moved'
+  /** moved: the previous path. */
+  from?: string
+  /** Lines added / removed (null when the file was too large to count). */
+  added: number | null
+  removed: number | null
+}
+
+/** One journaled write transaction. */
+export interface HistoryTransaction {
+  id: string
+  /** UTC, RFC 3339. */
+  time: string
+  entry_point: string
+  files: HistoryFile[]
+  undoable: boolean
+  why_not_undoable?: string
+  undone_by?: string
+  undoes?: string
+  redo?: boolean
+}
+
+export type HistoryResult =
+  | { ok: true; workspace_root: string; journal: string; enabled: boolean; transactions: HistoryTransaction[] }
+  | PatchFileFailure
+
+/** undo input: the transaction id from history (default: the newest not yet undone). */
+export type UndoInput = { id?: string; dry_run?: boolean; dryRun?: boolean } | string
+
+export type UndoResult =
+  | {
+      ok: true
+      /** This undo's own id in the journal (undo it to redo). Absent on a dry run. */
+      id?: string
+      undone: string
+      redo: boolean
+      files: Array<{ file_path: string; action: 'restored' | 'removed' | 'recreated'; sha256: string | null; diff?: string }>
+      warnings?: string[]
+      dry_run?: true
+      diff?: string
+      run_id?: string | null
+      expires_in?: number
+    }
+  | (PatchFileFailure & { files_changed?: string[] })
+
+export type JournalClearResult = { ok: true; removed: number; journal: string } | PatchFileFailure
+
 // The values index.js defines in JS (js/api.js `ownExports`), declared for
 // index.d.ts (hand-written; scripts/gen-entry.mjs copies it there).
 
@@ -528,7 +605,7 @@ export declare const schemas: Readonly<Record<string, PatchFileSchema>>
 // ---------------------------------------------------------------------------
 // The functions index.js exports: each tool's engine function (js/tools.js),
 // as napi-rs declares it in binding.d.ts from the Rust #[napi] function.
-// (binding.d.ts also declares __napiBindingTarget, cancelCall, cancelToken, errorCodes, releaseCancelToken: binding.js exports them, index.js does not.)
+// (binding.d.ts also declares __napiBindingTarget, cancelCall, cancelToken, errorCodes, journalClear, releaseCancelToken: binding.js exports them, index.js does not.)
 
 /** Applies one exact-once edit (or `edits`) to one file. Never rejects. */
 export declare function patchFile(input: PatchFileInput, options?: PatchFileOptions): Promise<PatchFileResult>
@@ -571,3 +648,15 @@ export declare function textEditor(command: TextEditorCommand, options?: FormatO
  * newText }], dryRun }`), every edit exact-once, all or nothing. Never rejects.
  */
 export declare function editFile(input: EditFileInput, options?: PatchFileOptions): Promise<PatchFileResult>
+
+/**
+ * Lists the workspace's journaled write transactions, newest first.
+ * Never rejects.
+ */
+export declare function history(input?: HistoryInput, options?: PatchFileOptions): Promise<HistoryResult>
+
+/**
+ * Undoes a journaled transaction (default: the newest not yet undone),
+ * all files or none. Never rejects.
+ */
+export declare function undo(input?: UndoInput, options?: PatchFileOptions): Promise<UndoResult>

@@ -15,6 +15,8 @@ export const {
   applyPatch,
   textEditor,
   editFile,
+  history,
+  undo,
   PATCH_FILE_ERROR_CODES,
   patchFileSchema,
   schemas,

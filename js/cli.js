@@ -114,6 +114,119 @@ Options:
     positionals: true,
     run: runApplyPatch,
   },
+  history: {
+    summary: 'List the recent write transactions in this workspace (the edit journal), newest first',
+    usage: `Usage:
+  ${PROG} history [FILE] [--limit N] [--json] [--root DIR]
+
+Lists the transactions journaled for the workspace root (default: the current
+directory): id, time, entry point and each file's change. FILE: only those
+touching it. The journal lives outside the workspace (PATCH_FILE_JOURNAL:
+off or a directory; default the per-user state directory).
+
+Options:
+  --limit N   at most N transactions (default 20)
+  --json      print the result object as JSON
+  --root DIR  workspace root (${ENV} takes precedence; default: cwd)`,
+    options: { limit: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: true,
+    run: runHistory,
+  },
+  undo: {
+    summary: 'Undo a journaled write transaction (default: the newest not yet undone), all files or none',
+    usage: `Usage:
+  ${PROG} undo [ID] [--dry-run] [--json] [--root DIR]
+
+Puts every file of transaction ID (see history; default: the newest not yet
+undone) back to its exact bytes and mode before it. Refused (exit 1,
+FILE_CHANGED) when a file changed since; nothing is written then. Undoing an
+undo's ID is a redo.
+
+Options:
+  --dry-run   print the unified diff; write nothing
+  --json      print the result object as JSON
+  --root DIR  workspace root (${ENV} takes precedence; default: cwd)`,
+    options: { 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
+    positionals: true,
+    run: runUndo,
+  },
+  journal: {
+    summary: "Manage this workspace's edit journal: journal clear",
+    usage: `Usage:
+  ${PROG} journal clear [--json] [--root DIR]
+
+Removes every journaled transaction of the workspace (their saved previous
+file contents included); later ones are recorded again unless
+PATCH_FILE_JOURNAL=off.`,
+    options: { json: { type: 'boolean' } },
+    positionals: true,
+    run: runJournal,
+  },
+}
+
+async function runHistory({ values, positionals, root }) {
+  const tools = require('./tools.js')
+  if (positionals.length > 1) throw new UsageError(`history takes at most one FILE, got ${positionals.length}`)
+  const input = {}
+  if (values.limit !== undefined) {
+    if (!/^[1-9]\d*$/.test(values.limit)) throw new UsageError(`--limit needs a positive whole number, got ${JSON.stringify(values.limit)}`)
+    input.limit = Number(values.limit)
+  }
+  const opts = engineOptions(root)
+  if (positionals.length) input.file_path = path.relative(opts.workspaceRoot || process.cwd(), path.resolve(process.cwd(), positionals[0]))
+  const result = await tools.run(tools.get('history'), input, opts)
+  if (values.json) {
+    process.stdout.write(JSON.stringify(result) + '\n')
+  } else if (result.ok) {
+    if (!result.transactions.length) process.stdout.write(`no journaled transactions${result.enabled ? '' : ' (the journal is off)'}\n`)
+    for (const t of result.transactions) {
+      const state = t.undone_by ? ` (undone by ${t.undone_by})` : t.undoable ? '' : ' (not undoable)'
+      process.stdout.write(`${t.id}  ${t.time}  ${t.entry_point}${t.undoes ? ` ${t.undoes}` : ''}${state}\n`)
+      for (const f of t.files) {
+        const lines = f.added == null ? '' : ` +${f.added} -${f.removed}`
+        process.stdout.write(`    ${f.kind} ${f.from ? `${f.from} -> ` : ''}${f.file_path}${lines}\n`)
+      }
+    }
+  } else {
+    printFailure(result)
+  }
+  return exitCodeFor(result)
+}
+
+async function runUndo({ values, positionals, root }) {
+  const tools = require('./tools.js')
+  if (positionals.length > 1) throw new UsageError(`undo takes at most one transaction ID, got ${positionals.length}`)
+  const input = {}
+  if (positionals.length) input.id = positionals[0]
+  if (values['dry-run']) input.dry_run = true
+  const result = await tools.run(tools.get('undo'), input, engineOptions(root))
+  if (values.json) {
+    process.stdout.write(JSON.stringify(result) + '\n')
+  } else if (result.ok) {
+    if (result.dry_run) process.stdout.write(result.diff || '')
+    for (const f of result.files) process.stdout.write(`${result.dry_run ? 'would be ' : ''}${f.action} ${display(f.file_path)}\n`)
+    process.stdout.write(
+      result.dry_run
+        ? `dry run: transaction ${result.undone} would be ${result.redo ? 'redone' : 'undone'}; nothing written\n`
+        : `${result.redo ? 'redid' : 'undid'} transaction ${result.undone} (as transaction ${result.id}; undo it to reverse)\n`,
+    )
+  } else {
+    printFailure(result)
+  }
+  return exitCodeFor(result)
+}
+
+async function runJournal({ values, positionals, root }) {
+  if (positionals.length !== 1 || positionals[0] !== 'clear') throw new UsageError('journal takes one subcommand: clear')
+  const result = await require('../binding.js').journalClear({}, engineOptions(root))
+  if (values.json) {
+    process.stdout.write(JSON.stringify(result) + '\n')
+  } else if (result.ok) {
+    process.stdout.write(`removed ${result.removed} journaled transaction${result.removed === 1 ? '' : 's'} from ${result.journal}\n`)
+  } else {
+    printFailure(result)
+  }
+  return exitCodeFor(result)
 }
 
 async function runApplyPatch({ values, positionals, root }) {

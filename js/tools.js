@@ -152,6 +152,74 @@ const TABLE = [
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     outputSchema: object(patched),
   },
+  {
+    name: 'history',
+    engine: 'history',
+    title: 'List recent write transactions (edit journal)',
+    hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    outputSchema: object({
+      ...failure,
+      workspace_root: str('The workspace whose journal is listed.'),
+      journal: str('The journal directory (outside the workspace).'),
+      enabled: bool('false when journaling is off for this call (options.journal / PATCH_FILE_JOURNAL).'),
+      transactions: {
+        type: 'array',
+        description: 'Newest first.',
+        items: {
+          type: 'object',
+          properties: {
+            id: str('Transaction id (pass it to undo).'),
+            time: str('When it was written (UTC, RFC 3339).'),
+            entry_point: str('What wrote it: patchFile, batchPatchFiles, writeFile, applyPatch, applyEditBlocks, textEditor, applyDryRun, undo.'),
+            undoable: bool('Whether undo can put it back now.'),
+            why_not_undoable: str('Why not (too large to keep, already undone).'),
+            undone_by: str('The id of the transaction that undid it.'),
+            undoes: str('For an undo: the transaction it undid.'),
+            redo: bool('For an undo: true when it undid an undo (a redo).'),
+            files: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  file_path: str('Relative to the workspace root.'),
+                  kind: str('modified, created, deleted or moved.'),
+                  from: str('moved: the previous path.'),
+                  added: { type: ['integer', 'null'], description: 'Lines added (null when not computed).' },
+                  removed: { type: ['integer', 'null'], description: 'Lines removed (null when not computed).' },
+                },
+              },
+            },
+          },
+        },
+      },
+    }),
+  },
+  {
+    name: 'undo',
+    engine: 'undo',
+    title: 'Undo a write transaction (all files or none)',
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    outputSchema: object({
+      ...failure,
+      id: str('The id of this undo in the journal (undo it to redo).'),
+      undone: str('The transaction undone.'),
+      redo: bool('true when the transaction undone was itself an undo.'),
+      files_changed: { type: 'array', items: { type: 'string' }, description: 'FILE_CHANGED: the files that changed since the transaction.' },
+      files: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            file_path: str('Absolute path.'),
+            action: str('restored, removed or recreated.'),
+            sha256: { type: ['string', 'null'], description: 'sha256 of the file after the undo (null: removed).' },
+            diff: str('Dry run: this file\'s diff.'),
+          },
+        },
+      },
+      ...preview,
+    }),
+  },
 ]
 
 let engineModule = null

@@ -61,6 +61,48 @@ pub struct Options {
     /// Whether the caller gave up (an `AbortSignal`) or the call's time
     /// budget (`timeoutMs`) is spent; checked before anything is written.
     pub cancel: Cancel,
+    /// Where (and whether) successful writes are journaled for `history`
+    /// and `undo`.
+    pub journal: JournalConfig,
+    /// The entry point making the call (`patchFile`, `undo`, ...), recorded
+    /// in the journal; empty when unknown.
+    pub entry: &'static str,
+}
+
+/// The journal of a call's workspace (see `docs/journal.md`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalConfig {
+    /// `false`: nothing is recorded (and `history`/`undo` see nothing new).
+    pub enabled: bool,
+    /// The base directory holding one journal per workspace; `None`: the
+    /// per-user state directory's `journal/`.
+    pub dir: Option<std::path::PathBuf>,
+    /// Most transactions kept per workspace (oldest evicted first).
+    pub max_entries: u64,
+    /// Most bytes kept per workspace (oldest evicted first).
+    pub max_bytes: u64,
+    /// Largest file whose previous content is kept; a transaction touching
+    /// a larger file is recorded without content and is not undoable.
+    pub max_file_bytes: u64,
+}
+
+/// Default [`JournalConfig::max_entries`].
+pub const JOURNAL_MAX_ENTRIES: u64 = 500;
+/// Default [`JournalConfig::max_bytes`] (256 MiB).
+pub const JOURNAL_MAX_BYTES: u64 = 256 << 20;
+/// Default [`JournalConfig::max_file_bytes`] (32 MiB).
+pub const JOURNAL_MAX_FILE_BYTES: u64 = 32 << 20;
+
+impl Default for JournalConfig {
+    fn default() -> Self {
+        JournalConfig {
+            enabled: true,
+            dir: None,
+            max_entries: JOURNAL_MAX_ENTRIES,
+            max_bytes: JOURNAL_MAX_BYTES,
+            max_file_bytes: JOURNAL_MAX_FILE_BYTES,
+        }
+    }
 }
 
 /// A call's cancellation: a flag the caller can raise and a deadline.

@@ -11,7 +11,10 @@ use crate::txn::dry_run;
 pub fn apply_dry_run(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
         let opts = match request::options(options, cwd) {
-            Ok(o) => o,
+            Ok(o) => crate::model::Options {
+                entry: "applyDryRun",
+                ..o
+            },
             Err(f) => return fail_value(&f, None),
         };
         let req = match request::apply_request(input) {

@@ -30,7 +30,17 @@ fn run_text(
     parse: fn(&str) -> Result<OpPlan, ParseError>,
 ) -> Value {
     let (opts, dry_opt) = match request::options_and_dry_run(options, cwd) {
-        Ok(o) => o,
+        Ok((o, d)) => (
+            crate::model::Options {
+                entry: if guess == "edit_blocks" {
+                    "applyEditBlocks"
+                } else {
+                    "applyPatch"
+                },
+                ..o
+            },
+            d,
+        ),
         Err(f) => return fail_value(&f, None),
     };
     let (text, dry_in) = match request::text_input(input, keys, what) {

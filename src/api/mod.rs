@@ -11,6 +11,7 @@ mod dry_run;
 mod edit_file;
 mod files;
 mod formats;
+mod history;
 mod patch;
 mod text_editor;
 
@@ -28,6 +29,7 @@ pub use dry_run::apply_dry_run;
 pub use edit_file::edit_file;
 pub use files::{read_file, write_file};
 pub use formats::{apply_edit_blocks, apply_patch};
+pub use history::{history, journal_clear, undo};
 pub use patch::{batch_patch_files, patch_file};
 pub use text_editor::text_editor;
 
@@ -54,14 +56,18 @@ fn cwd() -> std::io::Result<PathBuf> {
     std::env::current_dir()
 }
 
-/// The start of every entry point: the options, the request as `parse`
-/// reads it, and the open workspace; or the failure result.
+/// The start of every entry point (`entry`, its JS name): the options,
+/// the request as `parse` reads it, and the open workspace; or the failure
+/// result.
 fn begin<R>(
+    entry: &'static str,
     input: &Value,
     options: Option<&Value>,
     parse: fn(&Value) -> Result<R, Failure>,
 ) -> Result<(Options, R, Workspace), Value> {
     let opts = request::options(options, cwd).map_err(|f| fail_value(&f, None))?;
+    // The entry point's name, for the journal.
+    let opts = Options { entry, ..opts };
     let req = parse(input).map_err(|f| fail_value(&f, None))?;
     let ws = Workspace::open(&opts.workspace_root).map_err(|f| fail_value(&f, None))?;
     Ok((opts, req, ws))

@@ -9,7 +9,7 @@ use crate::txn::edits;
 /// `patchFile`: edits one file.
 pub fn patch_file(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
-        let (opts, req, ws) = match begin(input, options, request::patch_request) {
+        let (opts, req, ws) = match begin("patchFile", input, options, request::patch_request) {
             Ok(b) => b,
             Err(v) => return v,
         };
@@ -20,7 +20,8 @@ pub fn patch_file(input: &Value, options: Option<&Value>) -> Value {
 /// `batchPatchFiles`: edits many files in one all-or-nothing transaction.
 pub fn batch_patch_files(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
-        let (opts, req, ws) = match begin(input, options, request::batch_request) {
+        let (opts, req, ws) = match begin("batchPatchFiles", input, options, request::batch_request)
+        {
             Ok(b) => b,
             Err(v) => return v,
         };

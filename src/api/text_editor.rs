@@ -3,9 +3,11 @@
 //! (two levels, hidden entries skipped); `create`, `str_replace` and `insert`
 //! go through [`crate::txn::ops`] like every other edit (sandbox, exact-once,
 //! atomic write, dry run); `undo_edit` restores the file as it was before the
-//! last edit made through this tool in this process.
+//! last edit made through this tool not undone yet, from the edit journal
+//! (`crate::txn::journal`), so it survives a restart.
 //!
-//! The undo history lives in memory, per real file path, bounded: at most
+//! With the journal off (`options.journal: false`), the undo history lives
+//! in memory instead, per real file path, bounded: at most
 //! [`MAX_UNDO_PER_FILE`] edits per file, [`MAX_UNDO_FILES`] files and
 //! [`MAX_UNDO_BYTES`] bytes of saved content in all (oldest dropped first);
 //! an edit of a file larger than [`MAX_UNDO_ENTRY_BYTES`] is not kept, and
@@ -144,7 +146,13 @@ fn history() -> std::sync::MutexGuard<'static, History> {
 pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {
     guarded(|| {
         let (opts, dry_opt) = match options_and_dry_run(options, cwd) {
-            Ok(o) => o,
+            Ok((o, d)) => (
+                Options {
+                    entry: "textEditor",
+                    ..o
+                },
+                d,
+            ),
             Err(f) => return fail_value(&f, None),
         };
         let (cmd, dry_in) = match text_editor::parse(input) {
@@ -176,7 +184,7 @@ fn edit(ws: &Workspace, cmd: &Command, opts: &Options, dry: bool) -> Value {
         Ok(d) => d,
         Err(v) => return v,
     };
-    if !dry {
+    if !dry && !opts.journal.enabled {
         let mut h = history();
         for c in done.changed {
             if let Some(sha) = c.after_sha256 {
@@ -436,6 +444,9 @@ fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Value {
     };
     let key = res.abs_path.clone();
     let abs = key.to_string_lossy().into_owned();
+    if opts.journal.enabled {
+        return undo_from_journal(ws, path, &res.rel_path, &abs, opts, dry);
+    }
     let Some((before, after)) = history().last(&key) else {
         return fail_value(
             &Failure::invalid(format!(
@@ -471,6 +482,45 @@ fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Value {
         v["undo_remaining"] = json!(history().depth(&key));
     }
     v
+}
+
+/// `undo_edit` through the edit journal: the newest text-editor edit of
+/// the file not undone yet (so it survives a restart of the process).
+fn undo_from_journal(
+    ws: &Workspace,
+    path: &str,
+    rel: &str,
+    abs: &str,
+    opts: &Options,
+    dry: bool,
+) -> Value {
+    let Some((v, left, created)) =
+        crate::txn::journal::undo_last_of_file(ws, opts, rel, "textEditor", dry)
+    else {
+        return fail_value(
+            &Failure::invalid(format!(
+                "there is no edit of `{path}` to undo: undo_edit restores edits made with create, str_replace or insert \
+                 through this tool (kept in the edit journal; see the history and undo tools for other edits)"
+            )),
+            Some(abs),
+        );
+    };
+    if v["ok"] != true {
+        return v;
+    }
+    let mut out = v.clone();
+    if let Some(f) = v["files"].get(0).and_then(Value::as_object) {
+        for (k, val) in f {
+            out[k.as_str()] = val.clone();
+        }
+    }
+    if let Some(m) = out.as_object_mut() {
+        m.remove("files");
+    }
+    out["file_path"] = json!(abs);
+    out["removed"] = json!(created);
+    out["undo_remaining"] = json!(left);
+    out
 }
 
 #[cfg(test)]

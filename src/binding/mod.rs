@@ -150,6 +150,47 @@ pub fn edit_file(
     task(&env, api::edit_file, input, options)
 }
 
+/// Lists the workspace's journaled write transactions, newest first.
+/// Never rejects.
+#[napi(
+    ts_args_type = "input?: HistoryInput, options?: PatchFileOptions",
+    ts_return_type = "Promise<HistoryResult>"
+)]
+pub fn history(
+    env: Env,
+    input: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> AsyncTask<EngineTask> {
+    task(&env, api::history, input, options)
+}
+
+/// Undoes a journaled transaction (default: the newest not yet undone),
+/// all files or none. Never rejects.
+#[napi(
+    ts_args_type = "input?: UndoInput, options?: PatchFileOptions",
+    ts_return_type = "Promise<UndoResult>"
+)]
+pub fn undo(
+    env: Env,
+    input: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> AsyncTask<EngineTask> {
+    task(&env, api::undo, input, options)
+}
+
+/// Removes every entry of the workspace's journal. Never rejects.
+#[napi(
+    ts_args_type = "input?: Record<string, never>, options?: PatchFileOptions",
+    ts_return_type = "Promise<JournalClearResult>"
+)]
+pub fn journal_clear(
+    env: Env,
+    input: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> AsyncTask<EngineTask> {
+    task(&env, api::journal_clear, input, options)
+}
+
 /// Every error code, in declaration order (the JS wrapper freezes them).
 #[napi(ts_return_type = "PatchFileErrorCode[]")]
 pub fn error_codes() -> Vec<&'static str> {

@@ -493,6 +493,8 @@ pub fn options(
         hard_links: HardLinks::Refuse,
         lock_wait_ms: DEFAULT_LOCK_WAIT_MS,
         cancel: Cancel::default(),
+        journal: journal_from_env(),
+        entry: "",
     };
     let mut root = None;
     if !value.is_null() {
@@ -538,6 +540,9 @@ pub fn options(
             }
             opts.dry_run_ttl_secs = n;
         }
+        if let Some((_, j)) = f.get(&["journal"])? {
+            opts.journal = journal_option(j, opts.journal.clone())?;
+        }
         f.finish()?;
     }
     opts.workspace_root = match root {
@@ -557,6 +562,139 @@ pub fn options(
         })?,
     };
     Ok(opts)
+}
+
+/// The journal as the environment sets it: `PATCH_FILE_JOURNAL` = `off`
+/// (also `false`, `0`, `no`) turns it off, any other non-empty value is the
+/// journal directory; unset: on, in the per-user state directory.
+pub fn journal_from_env() -> JournalConfig {
+    let mut j = JournalConfig::default();
+    if let Some(v) = std::env::var_os("PATCH_FILE_JOURNAL").filter(|v| !v.is_empty()) {
+        match v.to_str().map(str::to_ascii_lowercase).as_deref() {
+            Some("off" | "false" | "0" | "no") => j.enabled = false,
+            Some("on" | "true" | "1" | "yes") => {}
+            _ => j.dir = Some(std::path::PathBuf::from(v)),
+        }
+    }
+    j
+}
+
+/// `options.journal`: `false` (off), `true` (on), a directory, or
+/// `{ enabled?, dir?, maxEntries?, maxBytes?, maxFileBytes? }`.
+fn journal_option(v: &Value, mut j: JournalConfig) -> Result<JournalConfig, Failure> {
+    let dir = |s: &str| -> Result<std::path::PathBuf, Failure> {
+        if s.is_empty() || s.contains('\0') {
+            return Err(Failure::invalid(
+                "options: `journal` directory must be a non-empty path without NUL bytes",
+            ));
+        }
+        Ok(std::path::PathBuf::from(s))
+    };
+    match v {
+        Value::Bool(b) => j.enabled = *b,
+        Value::String(s) => {
+            j.enabled = true;
+            j.dir = Some(dir(s)?);
+        }
+        Value::Object(_) => {
+            let mut f = Fields::new(v, "options.journal")?;
+            if let Some(b) = f.bool(&["enabled"])? {
+                j.enabled = b;
+            }
+            if let Some(d) = f.string(&["dir", "directory"])? {
+                j.dir = Some(dir(&d)?);
+            }
+            if let Some(n) = f.uint(&["maxEntries", "max_entries"])? {
+                j.max_entries = n.max(1);
+            }
+            if let Some(n) = f.uint(&["maxBytes", "max_bytes"])? {
+                j.max_bytes = n;
+            }
+            if let Some(n) = f.uint(&["maxFileBytes", "max_file_bytes"])? {
+                j.max_file_bytes = n;
+            }
+            f.finish()?;
+        }
+        other => {
+            return Err(Failure::invalid(format!(
+                "options: `journal` must be false, true, a directory or an object, got {}",
+                kind(other)
+            )))
+        }
+    }
+    Ok(j)
+}
+
+/// A `history` call: newest first, at most `limit`, only transactions
+/// touching `file_path` when given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryRequest {
+    pub limit: usize,
+    pub file_path: Option<String>,
+}
+
+/// Default `history` limit.
+pub const DEFAULT_HISTORY_LIMIT: usize = 20;
+
+pub fn history_request(input: &Value) -> Result<HistoryRequest, Failure> {
+    let mut r = HistoryRequest {
+        limit: DEFAULT_HISTORY_LIMIT,
+        file_path: None,
+    };
+    if input.is_null() {
+        return Ok(r);
+    }
+    let mut f = Fields::new(input, "input")?;
+    if let Some(n) = f.uint(&["limit"])? {
+        if n == 0 {
+            return Err(Failure::invalid("input: `limit` must be at least 1"));
+        }
+        r.limit = n.min(100_000) as usize;
+    }
+    r.file_path = f.string(&["file_path", "filePath", "path"])?;
+    f.finish()?;
+    Ok(r)
+}
+
+/// An `undo` call: the transaction to undo (`None`: the newest undoable).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UndoRequest {
+    pub id: Option<String>,
+    pub dry_run: bool,
+}
+
+pub fn undo_request(input: &Value) -> Result<UndoRequest, Failure> {
+    let mut r = UndoRequest {
+        id: None,
+        dry_run: false,
+    };
+    match input {
+        Value::Null => return Ok(r),
+        Value::String(s) => {
+            r.id = Some(s.clone());
+            return Ok(r);
+        }
+        Value::Number(n) => {
+            r.id = Some(n.to_string());
+            return Ok(r);
+        }
+        _ => {}
+    }
+    let mut f = Fields::new(input, "input")?;
+    r.id = match f.get(&["id"])? {
+        None => None,
+        Some((_, Value::String(s))) => Some(s.clone()),
+        Some((_, Value::Number(n))) => Some(n.to_string()),
+        Some((_, v)) => {
+            return Err(Failure::invalid(format!(
+                "input: `id` must be a string (a transaction id from history), got {}",
+                kind(v)
+            )))
+        }
+    };
+    r.dry_run = f.bool(DRY_KEYS)?.unwrap_or(false);
+    f.finish()?;
+    Ok(r)
 }
 
 // ---------------------------------------------------------------------------

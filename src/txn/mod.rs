@@ -23,6 +23,7 @@
 pub mod diff;
 pub mod dry_run;
 pub mod edits;
+pub mod journal;
 pub mod ops;
 
 use std::collections::HashMap;
@@ -173,6 +174,10 @@ pub struct Txn<'w> {
     /// What reading found and fixed (an interrupted in-place write undone),
     /// reported as warnings of a successful commit.
     notes: Vec<String>,
+    /// Set by `undo`: the transaction this one undoes, for its journal entry.
+    pub journal_undoes: Option<journal::UndoOf>,
+    /// The journal entry recorded by a successful commit.
+    pub journal_id: std::cell::Cell<Option<u64>>,
 }
 
 impl<'w> Txn<'w> {
@@ -184,6 +189,8 @@ impl<'w> Txn<'w> {
             by_inode: HashMap::new(),
             locks: Vec::new(),
             notes: Vec::new(),
+            journal_undoes: None,
+            journal_id: std::cell::Cell::new(None),
         }
     }
 
@@ -397,6 +404,13 @@ impl<'w> Txn<'w> {
                 rollback_failed,
             }
         })?;
+        let mut done = done;
+        // Journaled after the commit, with the files still locked (see
+        // `journal`): an entry always describes a change that is on disk.
+        match journal::record(self, writes, removes, opts) {
+            Ok(id) => self.journal_id.set(id),
+            Err(w) => done.warnings.push(w),
+        }
         for w in writes {
             sweep_stale(res_of(w.slot));
         }

@@ -1,0 +1,163 @@
+// The edit journal from JavaScript: history/undo through the API (typed,
+// never throwing), through the MCP SDK client, and the CLI's history /
+// undo / journal clear with their exit codes.
+import { test, afterEach } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import fs from 'node:fs'
+import path from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { BIN, tempDir, cleanEnv, killAll } from './helpers/mcp-raw.mjs'
+
+const require = createRequire(import.meta.url)
+const api = require('../index.js')
+
+afterEach(killAll)
+const T = { timeout: 60_000 }
+
+function workspace(files) {
+  const dir = tempDir('pft-journal-')
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content)
+  return dir
+}
+const read = (dir, name) => fs.readFileSync(path.join(dir, name), 'utf8')
+
+test('API: history lists a patch and undo puts it back; bad input is a result, never a throw', async () => {
+  const dir = workspace({ 'a.txt': 'one\ntwo\n' })
+  const jdir = tempDir('pft-jstate-')
+  const options = { workspaceRoot: dir, journal: jdir }
+  assert.equal((await api.patchFile({ file_path: 'a.txt', search: 'two', replace: 'TWO' }, options)).ok, true)
+  const h = await api.history({}, options)
+  assert.equal(h.ok, true)
+  assert.ok(h.journal.startsWith(jdir) && !h.journal.startsWith(dir))
+  assert.equal(h.transactions.length, 1)
+  const t = h.transactions[0]
+  assert.equal(t.entry_point, 'patchFile')
+  assert.deepEqual(t.files, [{ file_path: 'a.txt', kind: 'modified', added: 1, removed: 1 }])
+  const d = await api.undo({ dry_run: true }, options)
+  assert.equal(d.ok, true)
+  assert.match(d.diff, /-TWO\n\+two\n/)
+  assert.equal(read(dir, 'a.txt'), 'one\nTWO\n')
+  const u = await api.undo({ id: t.id }, options)
+  assert.equal(u.ok, true)
+  assert.equal(u.undone, t.id)
+  assert.equal(read(dir, 'a.txt'), 'one\ntwo\n')
+  // Redo by undoing the undo.
+  const r = await api.undo(u.id, options)
+  assert.equal(r.ok, true)
+  assert.equal(r.redo, true)
+  assert.equal(read(dir, 'a.txt'), 'one\nTWO\n')
+  // Never throws.
+  for (const bad of [{ id: 'nope' }, { id: '99999' }, { limit: 1 }, 42n]) {
+    const v = await api.undo(bad, options)
+    assert.equal(v.ok, false)
+    assert.equal(v.code, 'INVALID_INPUT')
+  }
+  assert.equal((await api.history({ limit: 0 }, options)).code, 'INVALID_INPUT')
+  assert.equal((await api.history({}, { workspaceRoot: dir, journal: 7 })).code, 'INVALID_INPUT')
+})
+
+test('API: undo refuses with FILE_CHANGED naming the file changed since, writing nothing', async () => {
+  const dir = workspace({ 'a.txt': 'a\n', 'b.txt': 'b\n' })
+  const options = { workspaceRoot: dir, journal: tempDir('pft-jstate-') }
+  const b = await api.batchPatchFiles({ files: [{ file_path: 'a.txt', search: 'a', replace: 'A' }, { file_path: 'b.txt', search: 'b', replace: 'B' }] }, options)
+  assert.equal(b.ok, true)
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'edited by hand\n')
+  const u = await api.undo({}, options)
+  assert.equal(u.ok, false)
+  assert.equal(u.code, 'FILE_CHANGED')
+  assert.deepEqual(u.files_changed, [path.join(dir, 'a.txt')])
+  assert.equal(read(dir, 'b.txt'), 'B\n')
+  assert.equal(read(dir, 'a.txt'), 'edited by hand\n')
+})
+
+test('API: journal: false records nothing', async () => {
+  const dir = workspace({ 'a.txt': 'a\n' })
+  const jdir = tempDir('pft-jstate-')
+  assert.equal((await api.patchFile({ file_path: 'a.txt', search: 'a', replace: 'b' }, { workspaceRoot: dir, journal: false })).ok, true)
+  assert.deepEqual((await api.history({}, { workspaceRoot: dir, journal: jdir })).transactions, [])
+})
+
+async function withClient(env, dir, fn) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--root', dir], env, stderr: 'pipe' })
+  const client = new Client({ name: 'journal-test', version: '0' })
+  await client.connect(transport)
+  try {
+    return await fn(client)
+  } finally {
+    await client.close()
+  }
+}
+
+test('MCP: history and undo through the SDK client, across a server restart', T, async () => {
+  const dir = workspace({ 'm.txt': 'x = 1\n' })
+  const env = cleanEnv({ PATCH_FILE_JOURNAL: tempDir('pft-jstate-') })
+  await withClient(env, dir, async (client) => {
+    const { tools } = await client.listTools()
+    for (const name of ['history', 'undo']) assert.ok(tools.some((t) => t.name === name), name)
+    assert.equal(tools.find((t) => t.name === 'history').annotations.readOnlyHint, true)
+    const r = await client.callTool({ name: 'patch_file', arguments: { file_path: 'm.txt', search_block: 'x = 1', replace_block: 'x = 2' } })
+    assert.equal(r.isError, false)
+  })
+  // A new server process reads the same journal.
+  await withClient(env, dir, async (client) => {
+    const h = await client.callTool({ name: 'history', arguments: { limit: 5 } })
+    assert.equal(h.isError, false)
+    assert.equal(h.structuredContent.transactions.length, 1)
+    const id = h.structuredContent.transactions[0].id
+    const u = await client.callTool({ name: 'undo', arguments: { id } })
+    assert.equal(u.isError, false, JSON.stringify(u.structuredContent))
+    assert.equal(u.structuredContent.undone, id)
+    assert.equal(read(dir, 'm.txt'), 'x = 1\n')
+    const again = await client.callTool({ name: 'undo', arguments: { id } })
+    assert.equal(again.isError, true)
+    assert.equal(again.structuredContent.code, 'INVALID_INPUT')
+  })
+})
+
+function cli(args, { cwd, env }) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: 'utf8', timeout: 30_000 })
+  if (r.error) throw r.error
+  return r
+}
+
+test('CLI: history, undo [ID] and journal clear, with their exit codes', T, () => {
+  const dir = workspace({ 'c.txt': 'alpha\n' })
+  const env = cleanEnv({ PATCH_FILE_JOURNAL: tempDir('pft-jstate-') })
+  assert.equal(cli(['patch', 'c.txt', '--search', 'alpha', '--replace', 'beta'], { cwd: dir, env }).status, 0)
+  const h = cli(['history'], { cwd: dir, env })
+  assert.equal(h.status, 0, h.stderr)
+  assert.match(h.stdout, /^1 {2}\S+Z {2}patchFile\n {4}modified c\.txt \+1 -1\n$/)
+  const hj = JSON.parse(cli(['history', 'c.txt', '--json'], { cwd: dir, env }).stdout)
+  assert.equal(hj.transactions.length, 1)
+  const dry = cli(['undo', '--dry-run'], { cwd: dir, env })
+  assert.equal(dry.status, 0, dry.stderr)
+  assert.match(dry.stdout, /-beta\n\+alpha\n/)
+  assert.equal(read(dir, 'c.txt'), 'beta\n')
+  // Changed since: exit 1, FILE_CHANGED, nothing written.
+  fs.writeFileSync(path.join(dir, 'c.txt'), 'gamma\n')
+  const refused = cli(['undo', '1'], { cwd: dir, env })
+  assert.equal(refused.status, 1)
+  assert.match(refused.stderr, /FILE_CHANGED/)
+  assert.equal(read(dir, 'c.txt'), 'gamma\n')
+  fs.writeFileSync(path.join(dir, 'c.txt'), 'beta\n')
+  const u = cli(['undo', '1'], { cwd: dir, env })
+  assert.equal(u.status, 0, u.stderr)
+  assert.match(u.stdout, /undid transaction 1 \(as transaction 2/)
+  assert.equal(read(dir, 'c.txt'), 'alpha\n')
+  // Unknown id and usage errors: exit 2.
+  assert.equal(cli(['undo', '77'], { cwd: dir, env }).status, 2)
+  assert.equal(cli(['undo', '1', '2'], { cwd: dir, env }).status, 2)
+  assert.equal(cli(['history', '--limit', 'x'], { cwd: dir, env }).status, 2)
+  assert.equal(cli(['journal', 'wipe'], { cwd: dir, env }).status, 2)
+  const c = cli(['journal', 'clear'], { cwd: dir, env })
+  assert.equal(c.status, 0, c.stderr)
+  assert.match(c.stdout, /removed 2 journaled transactions/)
+  assert.match(cli(['history'], { cwd: dir, env }).stdout, /no journaled transactions/)
+  // PATCH_FILE_JOURNAL=off: nothing recorded.
+  const off = cleanEnv({ PATCH_FILE_JOURNAL: 'off' })
+  assert.equal(cli(['patch', 'c.txt', '--search', 'alpha', '--replace', 'x'], { cwd: dir, env: off }).status, 0)
+  assert.match(cli(['history'], { cwd: dir, env }).stdout, /no journaled transactions/)
+})

@@ -9,6 +9,16 @@
 //! memory; only a multi-edit materializes the intermediate texts it must
 //! search in.
 //!
+//! Memory is bounded by the text, not by the number of matches: an edit
+//! with more occurrences than [`span_limit`] (`replace_all` of one byte over
+//! a big file) is not planned as a span per match but written into one new
+//! buffer of the exact final size, counted up front, so the plan holds the
+//! old text plus the new one. That buffer is reserved with `try_reserve`: if
+//! the memory cannot be had, the edit fails with `FILE_TOO_LARGE` instead of
+//! aborting the process. Many edits over a big text are planned in one pass
+//! by [`crate::matching::many`] when they are independent of each other (the
+//! same result, byte for byte and field for field, as applying them in turn).
+//!
 //! Every edit is checked even after one fails (a failed edit is skipped and
 //! the next one runs against the text as it stands), so a caller learns about
 //! all failing edits in one round trip. Any failure means no plan.
@@ -21,12 +31,23 @@ use serde_json::{json, Map, Value};
 
 use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::ErrorCode;
+use crate::matching::many;
 use crate::matching::tolerant::{self, Outcome};
 use crate::model::{Count, Edit, MatchMode, Tolerance};
 use crate::text::source::{count_newlines, utf16_len};
 
 /// How many match positions are kept for reports (e.g. ambiguous line lists).
 pub const MAX_REPORTED_MATCHES: usize = 50;
+
+/// How many occurrences of one edit are planned as spans over a text of
+/// `len` bytes. Each planned occurrence costs about 250 bytes on its way to
+/// the disk (its position, range, two spans, two pieces and the slice lists
+/// of the encoder and the commit), so this keeps that under 7 % of the text
+/// (and at most about 1 MiB for small texts); an edit with more occurrences
+/// is written into one new buffer instead (see [`splice_all`]).
+pub fn span_limit(len: usize) -> usize {
+    (len / 4096).max(4096)
+}
 
 /// What the text is, for the checks matching needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +61,7 @@ pub enum TextKind {
 
 /// One part of the planned content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Span {
+pub(crate) enum Span {
     /// `base[start..end]`.
     Keep(usize, usize),
     /// The replacement text of edit `i`.
@@ -183,13 +204,17 @@ impl Matched<'_> {
 /// Finds up to `keep` positions of `needle` in `hay`, and the total count of
 /// non-overlapping occurrences.
 pub fn find_all(hay: &[u8], needle: &[u8], keep: usize) -> (Vec<usize>, usize) {
-    let mut positions = Vec::new();
-    let mut n = 0;
-    for pos in memmem::find_iter(hay, needle) {
-        if positions.len() < keep {
-            positions.push(pos);
-        }
-        n += 1;
+    let mut iter = memmem::find_iter(hay, needle);
+    let positions: Vec<usize> = iter.by_ref().take(keep).collect();
+    let mut n = positions.len();
+    if n == keep {
+        n += match needle {
+            // The rest of a one-byte search counted, not found one by one.
+            &[byte] => {
+                memchr::memchr_iter(byte, &hay[positions.last().map_or(0, |p| p + 1)..]).count()
+            }
+            _ => iter.count(),
+        };
     }
     (positions, n)
 }
@@ -281,7 +306,36 @@ pub fn match_exact<'a>(
 /// first; an edit that must match once and was not found exactly is then
 /// matched under the tolerances of `opts.mode`, if any (still exactly once,
 /// or it fails). Diagnosis runs only for failed edits.
+///
+/// Edits apply in turn, each to the text the previous ones left. Many edits
+/// over a big text are first tried in one pass ([`many::plan`]), which
+/// gives the same plan whenever it answers; when it does not (an edit
+/// fails, or the edits interact), they are applied in turn.
 pub fn match_edits<'a>(
+    text: &'a [u8],
+    edits: &[Edit],
+    kind: TextKind,
+    opts: &MatchOptions,
+) -> Result<Matched<'a>, Vec<EditFailure>> {
+    if kind == TextKind::Utf8 && many::worth_it(text.len(), edits.len()) {
+        if let Some(p) = many::plan(text, edits) {
+            return Ok(Matched {
+                base: Cow::Borrowed(text),
+                spans: p.spans,
+                edits: p.reports,
+                utf16_delta: p.utf16_delta,
+                adapted: vec![None; edits.len()],
+                tolerated: vec![None; edits.len()],
+                tolerant_mode: !opts.mode.is_exact(),
+            });
+        }
+    }
+    match_in_turn(text, edits, kind, opts)
+}
+
+/// [`match_edits`] without the one-pass planner: every edit searched in the
+/// text as the previous ones left it.
+pub fn match_in_turn<'a>(
     text: &'a [u8],
     edits: &[Edit],
     kind: TextKind,
@@ -316,10 +370,12 @@ pub fn match_edits<'a>(
             continue;
         }
         let needle = edit.search.as_bytes();
+        // Positions kept: enough for reports, and every occurrence of an
+        // edit of several up to the span limit (past it the occurrences are
+        // found again while the new text is written).
         let keep = match edit.count {
             Count::One => MAX_REPORTED_MATCHES,
-            Count::Exactly(n) => n.max(MAX_REPORTED_MATCHES),
-            Count::All => usize::MAX,
+            Count::Exactly(_) | Count::All => span_limit(base.len()).max(MAX_REPORTED_MATCHES),
         };
         let (positions, found) = find_all(&base, needle, keep);
         let once = matches!(edit.count, Count::One | Count::Exactly(1));
@@ -481,22 +537,28 @@ pub fn match_edits<'a>(
             continue;
         }
 
-        // The byte ranges replaced and the text inserted for each.
-        let (ranges, with): (Vec<(usize, usize)>, Cow<'_, [u8]>) = match &tolerant_match {
-            Some(m) => (
-                vec![(m.start, m.end)],
-                Cow::Owned(m.replacement.clone().into_bytes()),
-            ),
-            None => (
-                positions.iter().map(|&p| (p, p + needle.len())).collect(),
-                Cow::Borrowed(edit.replace.as_bytes()),
-            ),
+        // The text inserted, and the byte ranges replaced when they are all
+        // listed (not past the span limit).
+        let with: Cow<'_, [u8]> = match &tolerant_match {
+            Some(m) => Cow::Owned(m.replacement.clone().into_bytes()),
+            None => Cow::Borrowed(edit.replace.as_bytes()),
         };
-        let line_number = line_numbers(&base, &[ranges[0].0])[0];
+        let ranges: Option<Vec<(usize, usize)>> = match &tolerant_match {
+            Some(m) => Some(vec![(m.start, m.end)]),
+            None if found <= positions.len() => {
+                Some(positions.iter().map(|&p| (p, p + needle.len())).collect())
+            }
+            None => None,
+        };
+        let first = match &tolerant_match {
+            Some(m) => m.start,
+            None => positions[0],
+        };
+        let line_number = line_numbers(&base, &[first])[0];
         reports.push(EditReport {
             line_number,
-            replacements: ranges.len(),
-            offset: ranges[0].0,
+            replacements: hits,
+            offset: first,
         });
         utf16_delta += match &tolerant_match {
             Some(m) => utf16_len(&with) as isize - utf16_len(&base[m.start..m.end]) as isize,
@@ -510,19 +572,31 @@ pub fn match_edits<'a>(
             original_text: String::from_utf8_lossy(&base[m.start..m.end]).into_owned(),
         }));
 
-        if !failures.is_empty() {
-            // Nothing will be written; keep checking later edits against the
-            // text as it would be, so every failure is reported.
-            base = Cow::Owned(splice(&base, &ranges, &with));
-            continue;
-        }
-        if i == last_ok {
-            spans = spans_for(&ranges, base.len(), i);
+        // The last edit of a plan that will be written becomes spans over
+        // the text it was applied to; every other edit (and, when failures
+        // were found, every later one, so all failures are reported) leaves
+        // the text the next edit searches in.
+        let last = failures.is_empty() && i == last_ok;
+        if let (true, Some(ranges)) = (last, &ranges) {
+            spans = spans_for(ranges, base.len(), i);
             if let Some(m) = tolerant_match {
                 adapted[i] = Some(m.replacement);
             }
-        } else {
-            base = Cow::Owned(splice(&base, &ranges, &with));
+            continue;
+        }
+        let next = match &ranges {
+            Some(ranges) => splice(&base, ranges, &with),
+            None => splice_all(&base, needle, &with, found),
+        };
+        match next {
+            Ok(next) => base = Cow::Owned(next),
+            Err(size) => {
+                failures.push(out_of_memory(i, &pre, size, hits));
+                return Err(failures);
+            }
+        }
+        if last {
+            spans = vec![Span::Keep(0, base.len())];
         }
     }
 
@@ -552,8 +626,24 @@ fn spans_for(ranges: &[(usize, usize)], total: usize, edit: usize) -> Vec<Span> 
     spans
 }
 
-fn splice(base: &[u8], ranges: &[(usize, usize)], with: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(base.len() + ranges.len() * with.len());
+/// A buffer for `len` bytes, or `Err(Some(len))` when the memory cannot be
+/// had (an error, never an abort of the process).
+fn buffer(len: Option<usize>) -> Result<Vec<u8>, Option<usize>> {
+    let len = len.ok_or(None)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| Some(len))?;
+    Ok(out)
+}
+
+/// `base` with `ranges` replaced by `with`. `Err` carries the size that
+/// could not be allocated (`None`: more than the address space).
+fn splice(base: &[u8], ranges: &[(usize, usize)], with: &[u8]) -> Result<Vec<u8>, Option<usize>> {
+    let removed: usize = ranges.iter().map(|&(s, e)| e - s).sum();
+    let len = ranges
+        .len()
+        .checked_mul(with.len())
+        .and_then(|added| (base.len() - removed).checked_add(added));
+    let mut out = buffer(len)?;
     let mut at = 0;
     for &(s, e) in ranges {
         out.extend_from_slice(&base[at..s]);
@@ -561,7 +651,58 @@ fn splice(base: &[u8], ranges: &[(usize, usize)], with: &[u8]) -> Vec<u8> {
         at = e;
     }
     out.extend_from_slice(&base[at..]);
-    out
+    Ok(out)
+}
+
+/// `base` with all `found` occurrences of `needle` replaced by `with`,
+/// found again as they are written: one buffer of the exact new size, and no
+/// memory per occurrence.
+fn splice_all(
+    base: &[u8],
+    needle: &[u8],
+    with: &[u8],
+    found: usize,
+) -> Result<Vec<u8>, Option<usize>> {
+    let len = found
+        .checked_mul(with.len())
+        .and_then(|added| (base.len() - found * needle.len()).checked_add(added));
+    let mut out = buffer(len)?;
+    let mut at = 0;
+    if needle.len() == 1 && with.len() == 1 {
+        // One byte for another (the densest case): a byte map, not a
+        // search per occurrence.
+        let (n, w) = (needle[0], with[0]);
+        out.extend(base.iter().map(|&b| if b == n { w } else { b }));
+        return Ok(out);
+    }
+    for s in memmem::find_iter(base, needle) {
+        out.extend_from_slice(&base[at..s]);
+        out.extend_from_slice(with);
+        at = s + needle.len();
+    }
+    out.extend_from_slice(&base[at..]);
+    debug_assert_eq!(Some(out.len()), len);
+    Ok(out)
+}
+
+/// The failure of an edit whose new text could not be allocated.
+fn out_of_memory(index: usize, pre: &str, size: Option<usize>, hits: usize) -> EditFailure {
+    let size = match size {
+        Some(n) => format!("{n} bytes"),
+        None => "more bytes than this machine can address".to_string(),
+    };
+    EditFailure {
+        index,
+        code: ErrorCode::FILE_TOO_LARGE,
+        match_count: hits,
+        match_lines: Vec::new(),
+        message: format!(
+            "{pre}the text after this edit ({hits} replacement{}) would be {size}, and that much memory could \
+             not be allocated; nothing was written. Free memory, or make the change in smaller parts",
+            plural(hits)
+        ),
+        diagnosis: None,
+    }
 }
 
 #[cfg(test)]
@@ -814,6 +955,91 @@ mod tests {
         };
         let f = match_edits(text.as_bytes(), &edits, TextKind::Utf8, &quiet).unwrap_err();
         assert_eq!(f[0].diagnosis, None);
+    }
+
+    /// Applies `edits` with `str::replace` in turn (every edit of all its
+    /// occurrences), for edits whose count is right.
+    fn replaced_in_turn(text: &str, edits: &[Edit]) -> String {
+        edits
+            .iter()
+            .fold(text.to_string(), |t, e| t.replace(&e.search, &e.replace))
+    }
+
+    #[test]
+    fn edits_past_the_span_limit_are_written_in_one_buffer() {
+        // 12,000 occurrences, past span_limit (4,096 for small texts).
+        let n = 12_000;
+        assert!(n > span_limit(n * 8));
+        let text = "ab\né😀 x\n".repeat(n / 2) + "ab";
+        let all = |s: &str, r: &str| Edit {
+            search: s.into(),
+            replace: r.into(),
+            count: Count::All,
+        };
+        for edits in [
+            vec![all("a", "b")],          // one byte for one: a byte map
+            vec![all("b", "")],           // one byte for none
+            vec![all("\n", "\r\n")],      // one byte for two
+            vec![all("é😀", "e")],        // multi-byte, shorter
+            vec![all("ab\n", "xyz😀\n")], // longer
+            vec![all("ab", "AB"), all("x\n", "y\n"), all("AB\n", "ab")], // in turn
+        ] {
+            let p = match_exact(text.as_bytes(), &edits, TextKind::Utf8).unwrap();
+            let out = String::from_utf8(p.pieces(&edits).concat()).unwrap();
+            let want = replaced_in_turn(&text, &edits);
+            assert_eq!(out, want, "{edits:?}");
+            // One span: the new text, not a span per occurrence.
+            assert!(p.pieces(&edits).len() <= 1, "{edits:?}");
+            let d = want.encode_utf16().count() as isize - text.encode_utf16().count() as isize;
+            assert_eq!(p.utf16_delta, d, "{edits:?}");
+            let mut t = text.clone();
+            for (e, r) in edits.iter().zip(&p.edits) {
+                let at = t.find(&e.search).unwrap();
+                assert_eq!(r.offset, at);
+                assert_eq!(r.line_number, t[..at].matches('\n').count() + 1);
+                assert_eq!(r.replacements, t.matches(&e.search).count());
+                t = t.replace(&e.search, &e.replace);
+            }
+        }
+        // A count of many, right and wrong.
+        let ex = |k| Edit {
+            search: "é😀".into(),
+            replace: "E".into(),
+            count: Count::Exactly(k),
+        };
+        let p = match_exact(text.as_bytes(), &[ex(n / 2)], TextKind::Utf8).unwrap();
+        assert_eq!(p.edits[0].replacements, n / 2);
+        let f = match_exact(text.as_bytes(), &[ex(n)], TextKind::Utf8).unwrap_err();
+        assert_eq!(
+            (f[0].code, f[0].match_count, f[0].match_lines.len()),
+            (
+                ErrorCode::REPLACEMENT_COUNT_MISMATCH,
+                n / 2,
+                MAX_REPORTED_MATCHES
+            )
+        );
+        assert_eq!(f[0].match_lines[..3], [2, 4, 6]);
+        // Ambiguous: the count and the first lines, as before.
+        let f = match_exact(text.as_bytes(), &[e("ab", "x")], TextKind::Utf8).unwrap_err();
+        assert_eq!(
+            (f[0].code, f[0].match_count, f[0].match_lines.len()),
+            (
+                ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+                n / 2 + 1,
+                MAX_REPORTED_MATCHES
+            )
+        );
+    }
+
+    #[test]
+    fn find_all_counts_past_what_it_keeps() {
+        let hay = b"aXaaXa";
+        for keep in 0..6 {
+            let (pos, n) = find_all(hay, b"a", keep);
+            assert_eq!((pos.as_slice(), n), (&[0, 2, 3, 5][..keep.min(4)], 4));
+            let (pos, n) = find_all(hay, b"aX", keep);
+            assert_eq!((pos.as_slice(), n), (&[0, 3][..keep.min(2)], 2));
+        }
     }
 
     proptest! {

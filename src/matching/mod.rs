@@ -1,3 +1,4 @@
 pub mod exact;
 pub mod locate;
+pub mod many;
 pub mod tolerant;

@@ -1,0 +1,743 @@
+//! Many edits in one pass.
+//!
+//! Edits apply in turn: each searches the text the previous ones left
+//! ([`crate::matching::exact::match_in_turn`]), which costs a search and a
+//! copy of the text per edit (a thousand edits over 100 MB: a minute). But
+//! edits usually do not interact: each search text is found the required
+//! number of times in the original text, the places of different edits do
+//! not overlap, and no replacement creates or destroys an occurrence of a
+//! later edit's search text. Then applying them in turn replaces exactly the
+//! occurrences found in the original, and [`plan`] gives that result from
+//! one pass over the text: every search text at once (Aho-Corasick,
+//! overlapping), then a look at a small window around each replaced place.
+//! Its plan is the one applying in turn gives (the same bytes, line numbers,
+//! counts and UTF-16 change); when the edits do interact, or any edit would
+//! fail, it answers `None` and the edits are applied in turn, so failures and
+//! their messages never come from here.
+//!
+//! ## Why the windows suffice
+//!
+//! Let `T0` be the text and `Tk` the text after edits `0..=k`. The edits are
+//! independent when, for every edit `i`:
+//!
+//! 1. no occurrence of its search text in `T0` (overlapping ones included)
+//!    intersects a place replaced by an earlier edit (none is destroyed), and
+//! 2. no occurrence of it in `T(i-1)` touches a replacement an earlier edit
+//!    inserted (covers one of its bytes, or straddles the point where an
+//!    empty one was), so none is created.
+//!
+//! Then the occurrences in `T(i-1)` are the images of those in `T0`, with the
+//! same order and overlaps, so the same ones are chosen (leftmost, not
+//! overlapping, as `memmem` scans) and they are replaced where they were in
+//! `T0`. Condition 1 concerns bytes within `L - 1` of a replaced place (`L`
+//! the longest later search text), so a window of `T0` around each place
+//! shows it. For condition 2, take the replacement with the highest edit
+//! index `k < i` that an occurrence touches: no edit between `k` and `i`
+//! touched the occurrence's bytes, so it is already there in `Tk`, touching
+//! `k`'s replacement. So it suffices to look, around each replacement, at the
+//! text just after its own edit (the neighbours of earlier edits replaced,
+//! the others not), for any later edit's search text touching it; one such
+//! window per place. The first edit to break a condition is found this way
+//! (the texts before it are modelled exactly), so if no window shows
+//! anything, no edit breaks one.
+
+use std::collections::HashSet;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use memchr::memmem;
+
+use crate::matching::exact::{span_limit, EditReport, Span};
+use crate::model::{Count, Edit};
+use crate::text::source::{count_newlines, utf16_len};
+
+/// Fewer edits than this are applied in turn.
+pub const MIN_EDITS: usize = 2;
+
+/// Below this much searching in turn (text size times edits), edits are
+/// applied in turn: each costs a search and a copy of the text, next to the
+/// one pass's automaton and windows, so from a few MiB on the one pass is
+/// faster (2 edits over 100 MB: 38 ms against 118 ms; 32: 54 ms against 2.8 s).
+pub const MIN_WORK: usize = 4 << 20;
+
+/// Up to this many edits, each search text is found on its own with `memmem`;
+/// above, all at once with Aho-Corasick (see [`find_places`]).
+pub const MEMMEM_EDITS: usize = 8;
+
+/// Neighbouring places a window may cross (places replaced by nothing add no
+/// bytes to it); past this the edits are applied in turn.
+const MAX_NEIGHBOURS: usize = 64;
+
+/// Whether the one-pass planner is worth trying for `edits` edits over a
+/// text of `len` bytes.
+pub fn worth_it(len: usize, edits: usize) -> bool {
+    edits >= MIN_EDITS && len.saturating_mul(edits) >= MIN_WORK
+}
+
+/// A plan of independent edits: spans over the original text.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub spans: Vec<Span>,
+    pub reports: Vec<EditReport>,
+    pub utf16_delta: isize,
+}
+
+/// One occurrence to replace: where it starts in the original text, and
+/// whose it is.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    start: usize,
+    edit: usize,
+}
+
+/// Plans `edits` over `text` in one pass, if they are independent and all
+/// succeed (see the module docs); `None` means: apply them in turn.
+pub(crate) fn plan(text: &[u8], edits: &[Edit]) -> Option<Plan> {
+    plan_by(text, edits, edits.len() > MEMMEM_EDITS)
+}
+
+/// [`plan`], finding the places with Aho-Corasick (`together`) or `memmem`.
+fn plan_by(text: &[u8], edits: &[Edit], together: bool) -> Option<Plan> {
+    let n = edits.len();
+    if n < 2 || edits.iter().any(|e| e.search.is_empty()) {
+        return None;
+    }
+    // The same search text twice: the later edit searches the earlier one's
+    // results, which this planner does not model.
+    let mut seen = HashSet::with_capacity(n);
+    if !edits.iter().all(|e| seen.insert(e.search.as_bytes())) {
+        return None;
+    }
+    drop(seen);
+    let ac = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .build(edits.iter().map(|e| e.search.as_bytes()))
+        .ok()?;
+    let places = find_places(text, edits, &ac, together)?;
+    if !independent(text, edits, &ac, &places) {
+        return None;
+    }
+    Some(build(text, edits, &places))
+}
+
+/// Whether [`plan`] plans `edits` over `text` in one pass (for the tests
+/// that hold it to its bound).
+pub fn in_one_pass(text: &[u8], edits: &[Edit]) -> bool {
+    plan(text, edits).is_some()
+}
+
+/// Every edit's occurrences in `text` (leftmost, not overlapping), sorted by
+/// position; `None` if an edit has the wrong count, places of different
+/// edits overlap, or there are more than a bounded number of them.
+///
+/// Up to [`MEMMEM_EDITS`] edits (`!together`), each search text is found with `memmem` (a
+/// pass each, about 10 GB/s, the very search applying in turn makes); more
+/// are found together in one overlapping Aho-Corasick pass (all search texts
+/// at once, several hundred MB/s whatever their number).
+fn find_places(
+    text: &[u8],
+    edits: &[Edit],
+    ac: &AhoCorasick,
+    together: bool,
+) -> Option<Vec<Place>> {
+    let n = edits.len();
+    let cap = span_limit(text.len()).saturating_add(2 * n);
+    let wanted = |e: &Edit| match e.count {
+        Count::One => Some(1),
+        Count::Exactly(k) => Some(k),
+        Count::All => None,
+    };
+    let mut count = vec![0usize; n];
+    let mut places = Vec::new();
+    // One more occurrence of edit `e` at `start`: `false` past its count or
+    // the cap.
+    let mut add = |e: usize, start: usize| {
+        count[e] += 1;
+        if wanted(&edits[e]).is_some_and(|k| count[e] > k) || places.len() == cap {
+            return false;
+        }
+        places.push(Place { start, edit: e });
+        true
+    };
+    if !together {
+        for (e, edit) in edits.iter().enumerate() {
+            for start in memmem::find_iter(text, edit.search.as_bytes()) {
+                if !add(e, start) {
+                    return None;
+                }
+            }
+        }
+    } else {
+        // Overlapping occurrences seen (chosen or not), bounded so that
+        // adversarial texts (`aaaa…` with `a`, `aa`, `aaa`) stay linear.
+        let mut budget = cap.saturating_mul(4);
+        let mut last_end = vec![0usize; n];
+        for m in ac.try_find_overlapping_iter(text).ok()? {
+            budget = budget.checked_sub(1)?;
+            let e = m.pattern().as_usize();
+            // Overlapping matches come by end: for one search text, by
+            // start; the leftmost that does not overlap the last one chosen
+            // is the one `memmem` would find next.
+            if m.start() < last_end[e] {
+                continue;
+            }
+            last_end[e] = m.end();
+            if !add(e, m.start()) {
+                return None;
+            }
+        }
+    }
+    let counts_ok = edits
+        .iter()
+        .zip(&count)
+        .all(|(e, &c)| c > 0 && wanted(e).is_none_or(|k| c == k));
+    if !counts_ok {
+        return None;
+    }
+    places.sort_unstable_by_key(|p| p.start);
+    let end = |p: &Place| p.start + edits[p.edit].search.len();
+    if places.windows(2).any(|w| end(&w[0]) > w[1].start) {
+        return None;
+    }
+    Some(places)
+}
+
+/// Conditions 1 and 2 of the module docs, checked in a window around each
+/// place.
+fn independent(text: &[u8], edits: &[Edit], ac: &AhoCorasick, places: &[Place]) -> bool {
+    let n = edits.len();
+    // reach[e]: how far a later edit's search text can extend beyond a
+    // place of edit `e` (its length minus one; `None`: no later edit).
+    let mut reach: Vec<Option<usize>> = vec![None; n];
+    let mut longest: Option<usize> = None;
+    for e in (0..n).rev() {
+        reach[e] = longest.map(|l| l - 1);
+        longest = Some(longest.unwrap_or(0).max(edits[e].search.len()));
+    }
+    // Bytes looked at, bounded by the text and the edits (many places each
+    // with a very long later search text around it: applied in turn).
+    let blocks: usize = edits.iter().map(|e| e.search.len() + e.replace.len()).sum();
+    let mut budget = text
+        .len()
+        .saturating_add(blocks.saturating_mul(4))
+        .saturating_add(1 << 20);
+    let mut window = Vec::new();
+    for (k, p) in places.iter().enumerate() {
+        let Some(w) = reach[p.edit] else { continue };
+        let (s, r) = (&edits[p.edit].search, &edits[p.edit].replace);
+        let end = p.start + s.len();
+        // 1. No later search text in the original intersects this place.
+        let from = p.start.saturating_sub(w);
+        let to = end.saturating_add(w).min(text.len());
+        budget = match budget.checked_sub(to - from) {
+            Some(b) => b,
+            None => return false,
+        };
+        let Ok(iter) = ac.try_find_overlapping_iter(&text[from..to]) else {
+            return false;
+        };
+        for m in iter {
+            let (q, l) = (from + m.start(), m.len());
+            if m.pattern().as_usize() > p.edit && q < end && q + l > p.start {
+                return false;
+            }
+        }
+        // 2. No later search text touches its replacement in the text just
+        // after this edit.
+        window.clear();
+        if !left_context(text, edits, places, k, w, &mut window) {
+            return false;
+        }
+        window.reverse();
+        let a = window.len();
+        window.extend_from_slice(r.as_bytes());
+        let b = window.len();
+        if !right_context(text, edits, places, k, w, &mut window) {
+            return false;
+        }
+        budget = match budget.checked_sub(window.len()) {
+            Some(x) => x,
+            None => return false,
+        };
+        let Ok(iter) = ac.try_find_overlapping_iter(&window[..]) else {
+            return false;
+        };
+        for m in iter {
+            if m.pattern().as_usize() > p.edit && m.start() < b && m.end() > a {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The content of `places[j]` in the text just after edit `edit`: its
+/// replacement if its edit came first, else its search text.
+fn content<'e>(edits: &'e [Edit], place: &Place, edit: usize) -> &'e [u8] {
+    let e = &edits[place.edit];
+    if place.edit <= edit {
+        e.replace.as_bytes()
+    } else {
+        e.search.as_bytes()
+    }
+}
+
+/// Pushes, reversed, up to `w` bytes that precede `places[k]` in the text
+/// just after its edit. `false` if that crosses too many neighbours.
+fn left_context(
+    text: &[u8],
+    edits: &[Edit],
+    places: &[Place],
+    k: usize,
+    w: usize,
+    out: &mut Vec<u8>,
+) -> bool {
+    let edit = places[k].edit;
+    let mut at = places[k].start;
+    let mut j = k;
+    for _ in 0..=MAX_NEIGHBOURS {
+        let gap_from = if j == 0 {
+            0
+        } else {
+            places[j - 1].start + edits[places[j - 1].edit].search.len()
+        };
+        let take = (at - gap_from).min(w - out.len());
+        out.extend(text[at - take..at].iter().rev());
+        if out.len() >= w || j == 0 {
+            return true;
+        }
+        j -= 1;
+        let c = content(edits, &places[j], edit);
+        let take = c.len().min(w - out.len());
+        out.extend(c[c.len() - take..].iter().rev());
+        if out.len() >= w {
+            return true;
+        }
+        at = places[j].start;
+    }
+    false
+}
+
+/// Pushes up to `w` bytes that follow `places[k]` in the text just after its
+/// edit. `false` if that crosses too many neighbours.
+fn right_context(
+    text: &[u8],
+    edits: &[Edit],
+    places: &[Place],
+    k: usize,
+    w: usize,
+    out: &mut Vec<u8>,
+) -> bool {
+    let edit = places[k].edit;
+    let limit = out.len() + w;
+    let mut at = places[k].start + edits[edit].search.len();
+    for j in (k + 1..).take(MAX_NEIGHBOURS + 1) {
+        let gap_to = places.get(j).map_or(text.len(), |p| p.start);
+        let take = (gap_to - at).min(limit - out.len());
+        out.extend_from_slice(&text[at..at + take]);
+        if out.len() >= limit || j == places.len() {
+            return true;
+        }
+        let c = content(edits, &places[j], edit);
+        let take = c.len().min(limit - out.len());
+        out.extend_from_slice(&c[..take]);
+        if out.len() >= limit {
+            return true;
+        }
+        at = places[j].start + edits[places[j].edit].search.len();
+    }
+    false
+}
+
+/// The plan of independent edits: spans over `text`, and each edit's report
+/// as applying in turn would give it (line and offset of its first
+/// occurrence in the text the earlier edits left).
+fn build(text: &[u8], edits: &[Edit], places: &[Place]) -> Plan {
+    let n = edits.len();
+    // Each edit's first place (places are sorted, so the first seen) and count.
+    let mut first = vec![usize::MAX; n];
+    let mut count = vec![0usize; n];
+    for (rank, p) in places.iter().enumerate() {
+        if first[p.edit] == usize::MAX {
+            first[p.edit] = rank;
+        }
+        count[p.edit] += 1;
+    }
+    // Newlines of the original before each first place, in one sweep.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_unstable_by_key(|&e| first[e]);
+    let mut newlines_before = vec![0usize; n];
+    let (mut at, mut lines) = (0usize, 0usize);
+    for &e in &order {
+        let start = places[first[e]].start;
+        lines += count_newlines(&text[at..start]);
+        at = start;
+        newlines_before[e] = lines;
+    }
+    // Places grouped by edit (a counting sort of their ranks).
+    let mut group_start = vec![0usize; n + 1];
+    for e in 0..n {
+        group_start[e + 1] = group_start[e] + count[e];
+    }
+    let mut fill = group_start.clone();
+    let mut by_edit = vec![0usize; places.len()];
+    for (rank, p) in places.iter().enumerate() {
+        by_edit[fill[p.edit]] = rank;
+        fill[p.edit] += 1;
+    }
+    // In edit order: the change in lines and bytes that earlier edits made
+    // before this edit's first place (a Fenwick tree over ranks).
+    let mut tree = Fenwick::new(places.len());
+    let mut reports = Vec::with_capacity(n);
+    let mut utf16_delta = 0isize;
+    for (e, edit) in edits.iter().enumerate() {
+        let (s, r) = (edit.search.as_bytes(), edit.replace.as_bytes());
+        let (dl, db) = tree.before(first[e]);
+        let start = places[first[e]].start;
+        reports.push(EditReport {
+            line_number: (1 + newlines_before[e] as isize + dl) as usize,
+            replacements: count[e],
+            offset: (start as isize + db) as usize,
+        });
+        let lines = count_newlines(r) as isize - count_newlines(s) as isize;
+        let bytes = r.len() as isize - s.len() as isize;
+        for &rank in &by_edit[group_start[e]..group_start[e + 1]] {
+            tree.add(rank, lines, bytes);
+        }
+        utf16_delta += count[e] as isize * (utf16_len(r) as isize - utf16_len(s) as isize);
+    }
+    let mut spans = Vec::with_capacity(places.len() * 2 + 1);
+    let mut at = 0;
+    for p in places {
+        spans.push(Span::Keep(at, p.start));
+        spans.push(Span::Insert(p.edit));
+        at = p.start + edits[p.edit].search.len();
+    }
+    spans.push(Span::Keep(at, text.len()));
+    Plan {
+        spans,
+        reports,
+        utf16_delta,
+    }
+}
+
+/// Prefix sums of (lines, bytes) changes over place ranks.
+struct Fenwick(Vec<(isize, isize)>);
+
+impl Fenwick {
+    fn new(n: usize) -> Self {
+        Fenwick(vec![(0, 0); n + 1])
+    }
+
+    fn add(&mut self, rank: usize, lines: isize, bytes: isize) {
+        let mut i = rank + 1;
+        while i < self.0.len() {
+            self.0[i].0 += lines;
+            self.0[i].1 += bytes;
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// The sums over ranks below `rank`.
+    fn before(&self, rank: usize) -> (isize, isize) {
+        let (mut l, mut b) = (0, 0);
+        let mut i = rank;
+        while i > 0 {
+            l += self.0[i].0;
+            b += self.0[i].1;
+            i -= i & i.wrapping_neg();
+        }
+        (l, b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matching::exact::{match_in_turn, MatchOptions, TextKind};
+    use proptest::prelude::*;
+
+    fn edit(s: &str, r: &str, count: Count) -> Edit {
+        Edit {
+            search: s.into(),
+            replace: r.into(),
+            count,
+        }
+    }
+
+    fn one(s: &str, r: &str) -> Edit {
+        edit(s, r, Count::One)
+    }
+
+    /// The one-pass plan, if any, as (new text, reports, utf16 delta).
+    fn fast(text: &str, edits: &[Edit]) -> Option<(Vec<u8>, Vec<EditReport>, isize)> {
+        // Both ways of finding the places give the same plan.
+        let p = plan_by(text.as_bytes(), edits, true);
+        let q = plan_by(text.as_bytes(), edits, false);
+        assert_eq!(p.is_some(), q.is_some(), "{text:?} {edits:?}");
+        let (p, q) = (p?, q?);
+        assert_eq!(
+            (&p.spans, &p.reports, p.utf16_delta),
+            (&q.spans, &q.reports, q.utf16_delta)
+        );
+        let mut out = Vec::new();
+        for s in &p.spans {
+            match *s {
+                Span::Keep(a, b) => out.extend_from_slice(&text.as_bytes()[a..b]),
+                Span::Insert(i) => out.extend_from_slice(edits[i].replace.as_bytes()),
+            }
+        }
+        Some((out, p.reports, p.utf16_delta))
+    }
+
+    /// Applying in turn, as (new text, reports, utf16 delta), or `None` on failure.
+    fn in_turn(text: &str, edits: &[Edit]) -> Option<(Vec<u8>, Vec<EditReport>, isize)> {
+        let opts = MatchOptions {
+            diagnose: false,
+            ..Default::default()
+        };
+        let m = match_in_turn(text.as_bytes(), edits, TextKind::Utf8, &opts).ok()?;
+        Some((m.pieces(edits).concat(), m.edits.clone(), m.utf16_delta))
+    }
+
+    /// Whenever the one pass answers, it answers as applying in turn does.
+    fn agrees(text: &str, edits: &[Edit]) -> bool {
+        match fast(text, edits) {
+            Some(f) => {
+                assert_eq!(
+                    Some(&f),
+                    in_turn(text, edits).as_ref(),
+                    "{text:?} {edits:?}"
+                );
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[test]
+    fn independent_edits_take_one_pass() {
+        let text: String = (0..200).map(|i| format!("line {i};\r\n")).collect();
+        let edits: Vec<Edit> = (0..40)
+            .map(|k| {
+                let i = 199 - 5 * k; // out of text order
+                one(&format!("line {i};\r\n"), &format!("L{i}\nx\n"))
+            })
+            .collect();
+        assert!(agrees(&text, &edits));
+        let (_, reports, _) = fast(&text, &edits).unwrap();
+        // Edit 0 is at line 200; edit 1 (line 195) sees no earlier change
+        // before it; the later ones see the extra lines of earlier edits
+        // only where these were before them: none, as they go upwards.
+        assert_eq!(reports[0].line_number, 200);
+        assert_eq!(reports[1].line_number, 195);
+        // In text order, each earlier edit before adds one line.
+        let up: Vec<Edit> = edits.iter().rev().cloned().collect();
+        let (_, reports, _) = fast(&text, &up).unwrap();
+        assert_eq!(reports[0].line_number, 5);
+        assert_eq!(reports[1].line_number, 11);
+        assert!(agrees(&text, &up));
+        // Counts of several and replace_all, multi-byte text.
+        let text = "é1 😀 é1 x2 é1\r\nx2 y\n".repeat(3) + "end";
+        let edits = [
+            edit("é1", "ü\n", Count::All),
+            edit("x2", "", Count::Exactly(6)),
+            one("end", "😀\r\n"),
+        ];
+        assert!(agrees(&text, &edits));
+    }
+
+    #[test]
+    fn interacting_edits_are_left_to_applying_in_turn() {
+        let cases: &[(&str, &[Edit])] = &[
+            // Overlapping places.
+            ("abcdef", &[one("abc", "x"), one("cde", "y")]),
+            // A replacement creates a later search text.
+            (
+                "foo bar baz",
+                &[one("foo", "qux"), one("qux", "z"), one("baz", "B")],
+            ),
+            // ... across its boundary.
+            ("ab cd", &[one("ab", "xy"), one("y cd", "Q")]),
+            // An empty replacement joins two halves.
+            ("xa-by", &[one("-", ""), one("ab", "Q")]),
+            // A replacement destroys an occurrence of a later one.
+            (
+                "p q r s",
+                &[one("q r", "Q"), edit("r", "R", Count::All), one("s", "S")],
+            ),
+            // ... that was not chosen at first (non-overlapping scan).
+            ("aaa", &[one("a", "b"), one("aa", "c")]),
+            // Twice the same search text.
+            ("m n m", &[one("n", "m"), edit("m", "k", Count::All)]),
+            // A failing edit (not found, ambiguous, wrong count).
+            ("a b", &[one("a", "x"), one("zz", "y")]),
+            ("a b b", &[one("a", "x"), one("b", "y")]),
+            ("a b b", &[one("a", "x"), edit("b", "y", Count::Exactly(3))]),
+        ];
+        for (text, edits) in cases {
+            assert!(fast(text, edits).is_none(), "{text:?} {edits:?}");
+        }
+        // A replacement may hold an earlier edit's search text, or its own.
+        assert!(agrees("foo bar", &[one("foo", "x"), one("bar", "foo bar")]));
+        assert!(agrees("a b", &[one("a", "aa"), one("b", "bab")]));
+    }
+
+    #[test]
+    fn match_edits_plans_big_calls_in_one_pass_with_the_same_result() {
+        use crate::matching::exact::match_edits;
+        use crate::model::{MatchMode, Tolerance};
+        let lines: Vec<String> = (0..200_000).map(|i| format!("v{i} = {i};\n")).collect();
+        let text = lines.concat();
+        let edits: Vec<Edit> = (0..MEMMEM_EDITS * 2)
+            .map(|k| one(&lines[k * 9973], &format!("w{k}\n")))
+            .collect();
+        for (edits, mode) in [
+            (&edits[..], MatchMode::EXACT),
+            (&edits[..3], MatchMode::EXACT),
+            (&edits[..], MatchMode::with(&[Tolerance::LineEndings])),
+        ] {
+            assert!(worth_it(text.len(), edits.len()));
+            assert!(in_one_pass(text.as_bytes(), edits));
+            let opts = MatchOptions {
+                mode,
+                ..Default::default()
+            };
+            let a = match_edits(text.as_bytes(), edits, TextKind::Utf8, &opts).unwrap();
+            let b = match_in_turn(text.as_bytes(), edits, TextKind::Utf8, &opts).unwrap();
+            assert_eq!(a.pieces(edits).concat(), b.pieces(edits).concat());
+            assert_eq!(
+                (&a.edits, a.utf16_delta, &a.tolerated, a.tolerant_mode),
+                (&b.edits, b.utf16_delta, &b.tolerated, b.tolerant_mode)
+            );
+            let (mut ja, mut jb) = (serde_json::Map::new(), serde_json::Map::new());
+            a.write_tolerance_json(&mut ja);
+            b.write_tolerance_json(&mut jb);
+            assert_eq!(ja, jb);
+        }
+        // A failing edit among them: the failures applying in turn reports.
+        let mut bad = edits.to_vec();
+        bad[3].search = "not there".into();
+        let f = match_edits(
+            text.as_bytes(),
+            &bad,
+            TextKind::Utf8,
+            &MatchOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!((f.len(), f[0].index), (1, 3));
+        assert!(f[0].message.starts_with("edits[3]: "), "{}", f[0].message);
+    }
+
+    fn tokens() -> impl Strategy<Value = String> {
+        prop::sample::select(vec![
+            "a", "b", "ab", " ", "\n", "\r\n", "é", "😀", "k1", "k2",
+        ])
+        .prop_map(str::to_string)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// Generated texts and edits, adversarial on purpose: search texts
+        /// cut from the text (so they overlap, repeat, straddle lines), and
+        /// replacements that are empty, hold other edits' search texts or
+        /// parts of them, or their own. Whenever the one pass answers, its
+        /// plan is the one applying in turn gives.
+        #[test]
+        fn one_pass_equals_applying_in_turn(
+            toks in prop::collection::vec(tokens(), 1..60),
+            specs in prop::collection::vec(
+                (0usize..1000, 1usize..6, 0u8..8, prop::collection::vec(tokens(), 0..4), 0u8..8),
+                2..9,
+            ),
+        ) {
+            let text: String = toks.concat();
+            let searches: Vec<String> = specs
+                .iter()
+                .map(|&(at, len, ..)| {
+                    let a = at % toks.len();
+                    toks[a..(a + len).min(toks.len())].concat()
+                })
+                .collect();
+            let edits: Vec<Edit> = specs
+                .iter()
+                .enumerate()
+                .map(|(i, (_, _, rk, rep, ck))| {
+                    let other = &searches[(i + 1) % searches.len()];
+                    let half = other.char_indices().nth(other.chars().count() / 2).map_or(0, |c| c.0);
+                    let rep = rep.concat();
+                    let replace = match rk {
+                        0 => String::new(),
+                        1 => format!("{rep}{other}{rep}"),
+                        2 => format!("{}{rep}", &other[half..]),
+                        3 => format!("{rep}{}", &other[..half]),
+                        4 => format!("{}{rep}", searches[i]),
+                        _ => rep,
+                    };
+                    let count = match ck {
+                        0..=2 => Count::All,
+                        3 | 4 => Count::Exactly(text.matches(searches[i].as_str()).count().max(1)),
+                        5 => Count::Exactly(2),
+                        _ => Count::One,
+                    };
+                    edit(&searches[i], &replace, count)
+                })
+                .collect();
+            agrees(&text, &edits);
+        }
+
+        /// Mostly independent edits over texts of distinct lines (the one
+        /// pass answers for most of them), with some replacements that
+        /// create or straddle a later search text.
+        #[test]
+        fn one_pass_on_mostly_independent_edits(
+            ids in prop::collection::vec(0u32..400, 5..80),
+            specs in prop::collection::vec((0usize..1000, 0u8..12, tokens()), 2..12),
+        ) {
+            let lines: Vec<String> = ids.iter().map(|i| format!("v{i} = {i};\n")).collect();
+            let text = lines.concat();
+            // Distinct lines (duplicates are left to applying in turn).
+            let mut specs = specs;
+            let mut picked = HashSet::new();
+            specs.retain(|&(at, ..)| picked.insert(at % lines.len()));
+            let searches: Vec<String> = specs
+                .iter()
+                .map(|&(at, ..)| lines[at % lines.len()].clone())
+                .collect();
+            let edits: Vec<Edit> = specs
+                .iter()
+                .enumerate()
+                .map(|(i, (_, rk, tok))| {
+                    let next = &searches[(i + 1) % searches.len()];
+                    let replace = match rk {
+                        0 => String::new(),
+                        1 => next.clone(),
+                        2 => format!("{tok}{}", &next[..2]),
+                        3 => format!("{}{tok}", &next[2..]),
+                        _ => format!("{tok}{}", searches[i].replace(';', "!")),
+                    };
+                    edit(&searches[i], &replace, Count::One)
+                })
+                .collect();
+            agrees(&text, &edits);
+        }
+    }
+
+    #[test]
+    fn one_pass_answers_for_most_distinct_lines() {
+        // Not a proof, a guard that the property tests exercise the one
+        // pass: with distinct lines and plain replacements it answers.
+        let lines: Vec<String> = (0..500).map(|i| format!("v{i} = {i};\n")).collect();
+        let text = lines.concat();
+        let edits: Vec<Edit> = (0..100)
+            .map(|k| one(&lines[(k * 37) % 500], &format!("w{k}\n")))
+            .collect();
+        assert!(agrees(&text, &edits));
+        // Neighbouring lines, one replaced by nothing.
+        let edits = [
+            one(&lines[3], ""),
+            one(&lines[4], "x\n"),
+            one(&lines[2], "y"),
+        ];
+        assert!(agrees(&text, &edits));
+    }
+}

@@ -1,0 +1,306 @@
+//! "Bounded under any input": one test per item of the issue, each run in a
+//! child process (this test binary again) whose address space is limited,
+//! so that a regression fails the test instead of taking the machine down,
+//! and whose time is limited, so that it fails instead of hanging CI.
+//!
+//! - `replace_all` of a one-byte search over 100 MB (100 million matches)
+//!   peaks under 2.5 times the file over the process's idle RSS, and an edit
+//!   whose new text cannot be allocated is a `FILE_TOO_LARGE` result, not an
+//!   abort;
+//! - 10,000 edits on a 100 MB file are planned in one pass, write what
+//!   applying them in turn writes, and peak under 2.5 times the file over
+//!   idle (before: 10,000 searches and copies of the file, over 5 minutes).
+//!
+//! The time limits here only catch runaways (the old cost: minutes and
+//! gigabytes); timing goals live in the benchmark (`npm run bench`).
+#![cfg(target_os = "linux")]
+
+use std::io::{BufRead, Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use patch_file_tool::api;
+use patch_file_tool::matching::many;
+use patch_file_tool::model::{Count, Edit};
+use serde_json::{json, Value};
+
+const CHILD: &str = "PFT_BOUNDED_CHILD";
+const MB: usize = 1_000_000;
+
+/// A figure of /proc/self/status, in bytes.
+fn status(field: &str) -> usize {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = s
+        .lines()
+        .find(|l| l.starts_with(field))
+        .unwrap_or_else(|| panic!("{field} in /proc/self/status"));
+    let kb: usize = line[field.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .unwrap();
+    kb * 1024
+}
+
+/// In the child: limits the address space to what it maps now plus `extra`.
+fn limit_address_space(extra: usize) {
+    let lim = (status("VmSize:") + extra) as u64;
+    rustix::process::setrlimit(
+        rustix::process::Resource::As,
+        rustix::process::Rlimit {
+            current: Some(lim),
+            maximum: Some(lim),
+        },
+    )
+    .unwrap();
+}
+
+/// Runs the test `name` in a child process with `CHILD=name`, within
+/// `limit`, and returns the JSON it printed on its `RESULT` line.
+fn run_child(name: &str, limit: Duration) -> Value {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, name)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read both pipes while the child runs, so it never blocks on a full one.
+    let drain = |mut p: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            p.read_to_string(&mut s).unwrap();
+            s
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{name}: still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (out, err) = (out.join().unwrap(), err.join().unwrap());
+    assert!(status.success(), "{name}: {status}\n{out}\n{err}");
+    let line = out
+        .lines()
+        .find_map(|l| l.find("RESULT ").map(|i| &l[i + "RESULT ".len()..]))
+        .unwrap_or_else(|| panic!("{name}: no RESULT line\n{out}\n{err}"));
+    serde_json::from_str(line).unwrap()
+}
+
+/// In the child: prints its result for the parent.
+fn report(v: Value) {
+    let mut o = std::io::stdout().lock();
+    writeln!(o, "\nRESULT {v}").unwrap();
+    o.flush().unwrap();
+}
+
+/// Writes `size` bytes made of `line` repeated (the last one cut), 1 MB at
+/// a time, so the child's peak is not the writing's.
+fn write_file(path: &Path, line: &[u8], size: usize) {
+    let mut f = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path).unwrap());
+    let mut left = size;
+    while left > 0 {
+        let n = left.min(line.len());
+        f.write_all(&line[..n]).unwrap();
+        left -= n;
+    }
+    f.flush().unwrap();
+}
+
+fn opts(root: &Path) -> Value {
+    json!({ "workspaceRoot": root, "durable": false })
+}
+
+/// The bytes of `path` equal `line` repeated to `size` with `from` -> `to`.
+fn check_file(path: &Path, line: &[u8], size: usize, from: u8, to: u8) {
+    let f = std::fs::File::open(path).unwrap();
+    let mut r = std::io::BufReader::with_capacity(1 << 20, f);
+    let mut at = 0usize;
+    loop {
+        let buf = r.fill_buf().unwrap();
+        if buf.is_empty() {
+            break;
+        }
+        for (i, &b) in buf.iter().enumerate() {
+            let want = line[(at + i) % line.len()];
+            let want = if want == from { to } else { want };
+            assert_eq!(b, want, "byte {}", at + i);
+        }
+        let n = buf.len();
+        at += n;
+        r.consume(n);
+    }
+    assert_eq!(at, size);
+}
+
+#[test]
+fn replace_all_of_one_byte_matches_is_bounded_by_the_file() {
+    let name = "replace_all_of_one_byte_matches_is_bounded_by_the_file";
+    if std::env::var(CHILD).as_deref() != Ok(name) {
+        let r = run_child(name, Duration::from_secs(600));
+        let (size, idle, peak) = (
+            r["size"].as_u64().unwrap() as f64,
+            r["idle_rss"].as_u64().unwrap() as f64,
+            r["peak_rss"].as_u64().unwrap() as f64,
+        );
+        assert_eq!(r["result"]["ok"], true, "{r}");
+        assert_eq!(r["result"]["replacements"], json!(size as u64), "{r}");
+        // Before: 48 bytes per match (a 100 MB file: 4.8 GB, then an abort).
+        assert!(
+            peak - idle <= 2.5 * size,
+            "peak RSS {peak} is more than 2.5 x the file ({size}) over idle ({idle})"
+        );
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let size = 100 * MB;
+    let line = b"a";
+    write_file(&t.path().join("a.txt"), line, size);
+    let idle = status("VmRSS:");
+    // Room for the file, its new text and half a file more (2.5 x), and
+    // 256 MiB of address space for threads, their stacks and malloc arenas.
+    limit_address_space(size * 5 / 2 + (256 << 20));
+    let r = api::patch_file(
+        &json!({"file_path": "a.txt", "search_block": "a", "replace_block": "b", "replace_all": true}),
+        Some(&opts(t.path())),
+    );
+    let peak = status("VmHWM:");
+    if r["ok"] == true {
+        check_file(&t.path().join("a.txt"), line, size, b'a', b'b');
+    }
+    report(json!({"size": size, "idle_rss": idle, "peak_rss": peak, "result": r}));
+}
+
+#[test]
+fn an_edit_too_large_for_memory_fails_cleanly() {
+    let name = "an_edit_too_large_for_memory_fails_cleanly";
+    if std::env::var(CHILD).as_deref() != Ok(name) {
+        let r = run_child(name, Duration::from_secs(300));
+        let res = &r["result"];
+        assert_eq!(res["ok"], false, "{r}");
+        assert_eq!(res["code"], "FILE_TOO_LARGE", "{r}");
+        let msg = res["message"].as_str().unwrap();
+        assert!(
+            msg.contains("could not be allocated") && msg.contains("1608000000 bytes"),
+            "{msg}"
+        );
+        // Nothing was written.
+        assert_eq!(r["unchanged"], true, "{r}");
+        return;
+    }
+    // 16 MB of `x` and `y`, every `x` to 200 bytes: 1.6 GB that the limit
+    // (about 3 x the file) cannot hold. Before: an abort of the process.
+    let t = tempfile::tempdir().unwrap();
+    let size = 16 * MB;
+    let line = b"xy";
+    write_file(&t.path().join("x.txt"), line, size);
+    limit_address_space(size * 3 + (256 << 20));
+    let r = api::patch_file(
+        &json!({"file_path": "x.txt", "search_block": "x", "replace_block": "z".repeat(200),
+                "replace_all": true}),
+        Some(&opts(t.path())),
+    );
+    let f = std::fs::read(t.path().join("x.txt")).unwrap();
+    let unchanged = f.len() == size && f.chunks(2).all(|c| c == &line[..c.len()]);
+    report(json!({"result": r, "unchanged": unchanged}));
+}
+
+/// A 100 MB text of distinct lines, and an edit of each `step`-th one.
+fn lines_and_edits(size: usize, edits: usize) -> (Vec<u8>, Vec<(String, String)>) {
+    let mut text = Vec::with_capacity(size + 100);
+    let mut i = 0usize;
+    while text.len() < size {
+        writeln!(
+            text,
+            "    let value{i} = compute(input, {i}) + 42; // some code"
+        )
+        .unwrap();
+        i += 1;
+    }
+    let step = i / edits;
+    let pairs = (0..edits)
+        .map(|k| {
+            let j = k * step + step / 2;
+            (
+                format!("let value{j} = compute(input, {j})"),
+                format!("let value{j} = recompute(input, {j})"),
+            )
+        })
+        .collect();
+    (text, pairs)
+}
+
+#[test]
+fn ten_thousand_edits_on_100_mb_take_one_pass() {
+    let name = "ten_thousand_edits_on_100_mb_take_one_pass";
+    if std::env::var(CHILD).as_deref() != Ok(name) {
+        let r = run_child(name, Duration::from_secs(600));
+        assert_eq!(r["one_pass"], true, "{r}");
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["replacements"], 10_000, "{r}");
+        assert_eq!(r["content_ok"], true, "{r}");
+        let (size, idle, peak) = (
+            r["size"].as_f64().unwrap(),
+            r["idle_rss"].as_f64().unwrap(),
+            r["peak_rss"].as_f64().unwrap(),
+        );
+        // The text is kept (in the test too, to check the result): the
+        // plan adds spans, not copies (before: a copy per edit).
+        assert!(
+            peak - idle <= 2.5 * size,
+            "peak RSS {peak} is more than 2.5 x the file ({size}) over idle ({idle})"
+        );
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let (text, pairs) = lines_and_edits(100 * MB, 10_000);
+    std::fs::write(t.path().join("big.rs"), &text).unwrap();
+    let edits: Vec<Edit> = pairs
+        .iter()
+        .map(|(s, r)| Edit {
+            search: s.clone(),
+            replace: r.clone(),
+            count: Count::One,
+        })
+        .collect();
+    // The one pass answers (applying 10,000 edits in turn would search and
+    // copy 100 MB 10,000 times: 1 TB).
+    let one_pass = many::in_one_pass(&text, &edits);
+    drop((text, edits));
+    let idle = status("VmRSS:");
+    limit_address_space(100 * MB * 5 / 2 + (256 << 20));
+    let input = json!({"file_path": "big.rs",
+        "edits": pairs.iter().map(|(s, r)| json!({"search": s, "replace": r})).collect::<Vec<_>>()});
+    let r = api::patch_file(&input, Some(&opts(t.path())));
+    let peak = status("VmHWM:");
+    // What applying them gives: the search texts are unique and in file
+    // order, so each is replaced after the previous one.
+    let (text, _) = lines_and_edits(100 * MB, 10_000);
+    let mut want = Vec::with_capacity(text.len() + 10_000 * 2);
+    let mut at = 0;
+    for (s, r) in &pairs {
+        let i = at + memchr::memmem::find(&text[at..], s.as_bytes()).unwrap();
+        want.extend_from_slice(&text[at..i]);
+        want.extend_from_slice(r.as_bytes());
+        at = i + s.len();
+    }
+    want.extend_from_slice(&text[at..]);
+    drop(text);
+    let content_ok = std::fs::read(t.path().join("big.rs")).unwrap() == want;
+    report(
+        json!({"size": 100 * MB, "idle_rss": idle, "peak_rss": peak, "one_pass": one_pass,
+                  "content_ok": content_ok, "ok": r["ok"], "replacements": r["replacements"],
+                  "code": r["code"], "message": r["message"]}),
+    );
+}

@@ -58,9 +58,12 @@ function instructions(root) {
 /**
  * Serves MCP on stdin/stdout until stdin ends or SIGINT/SIGTERM/SIGHUP, then
  * waits for calls in flight (their writes complete and are answered) and exits 0.
- * @param {{root: string, version: string}} opts
+ * @param {{root: string, version: string, given?: string}} opts
+ *   root: the workspace root, already resolved once to its real path (js/root.js);
+ *   every call uses this path, so retargeting a symlink named as the root does not move the server.
+ *   given: the root as configured, for the start-up line.
  */
-async function serve({ root, version }) {
+async function serve({ root, version, given }) {
   const log = makeLogger()
   require('./lazy-ajv.js').deferAjvValidator()
   const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
@@ -141,7 +144,8 @@ async function serve({ root, version }) {
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => shutdown(sig))
 
   await server.connect(transport)
-  log.info(`MCP server ${version} on stdio; workspace root ${root}`)
+  const as = given !== undefined && given !== root ? ` (given as ${given})` : ''
+  log.info(`MCP server ${version} on stdio; workspace root ${root}${as}`)
 }
 
 module.exports = { serve, toCallResult, toListedTool }

@@ -324,6 +324,47 @@ test('a message that makes the SDK throw synchronously is answered (a request) o
   await t.close()
 })
 
+test(
+  'a line with more JSON values than a call may hold is refused without being parsed; memory stays bounded',
+  { timeout: 120_000, skip: LINUX ? false : 'needs /proc' },
+  async () => {
+    const CEILING_MIB = 600
+    const s = rawServer({ args: ['--root', tempDir()] })
+    await s.initialize()
+    let peak = 0
+    let killed = false
+    const sampler = setInterval(() => {
+      const r = rssMiB(s.child.pid)
+      peak = Math.max(peak, r)
+      if (r > CEILING_MIB && !killed) {
+        killed = true
+        s.child.kill('SIGKILL')
+      }
+    }, 50)
+    try {
+      // ~42 MB: 14 million empty objects (parsed, well over 1 GB of V8 objects).
+      const head = '{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"read_file","arguments":{"file_path":"x","a":['
+      s.child.stdin.write(head)
+      const block = '{},'.repeat(1 << 20)
+      for (let i = 0; i < 14; i++) {
+        if (!s.child.stdin.write(block)) await new Promise((r) => s.child.stdin.once('drain', r))
+      }
+      s.child.stdin.write('{}]}}}\n')
+      const r = await Promise.race([s.response(51), s.exit.then((e) => ({ exited: e }))])
+      assert.ok(!killed, `server RSS passed ${CEILING_MIB} MiB (peak ${peak.toFixed(0)} MiB)`)
+      assert.equal(r.error?.code, -32600, JSON.stringify(r))
+      assert.match(r.error.message, /more than \d+ JSON values/)
+      s.send({ jsonrpc: '2.0', id: 52, method: 'ping' })
+      assert.deepEqual((await s.response(52)).result, {})
+    } finally {
+      clearInterval(sampler)
+    }
+    s.child.stdin.end()
+    assert.equal((await s.exit).code, 0)
+    process.stdout.write(`# 14M-value line refused; peak server RSS ${peak.toFixed(0)} MiB\n`)
+  },
+)
+
 // ---------------------------------------------------------------------------
 // Oversized lines and the last line
 

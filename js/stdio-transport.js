@@ -28,6 +28,9 @@
 //   top-level "id" member within the first 4 KiB, or as the line's last
 //   member (where the SDK's client writes it). A line that is not JSON gets
 //   its id the same way.
+// - Width. A line with more than MAX_VALUES JSON values (the engine's limit
+//   per call) is answered -32600 with its id and never parsed: parsed, it
+//   could take ~40 times its size in memory.
 // - Nesting. A message nested deeper than MAX_DEPTH levels never reaches the
 //   SDK (whose error paths JSON.stringify it recursively and overflow the
 //   stack): a request gets -32600 with its id, a response or notification is
@@ -54,6 +57,13 @@ const DEFAULT_MAX_RESULT_BYTES = 128 * 1024 * 1024
 const DEFAULT_MAX_IN_FLIGHT = 16
 /** Deepest nesting of objects and arrays in a message. Tool arguments may nest 64 levels (the engine's limit). */
 const MAX_DEPTH = 128
+/**
+ * Most JSON values in one message: the engine's limit for one call (4,000,000
+ * values) plus room for the envelope. Checked before parsing, since V8 objects
+ * take up to ~40 times the bytes of their JSON (a 120 MiB line of `{},` peaked
+ * at 4.9 GB): a line with more is refused without being parsed.
+ */
+const MAX_VALUES = 4_000_000 + 1024
 /** Bytes kept from the start and the end of an oversized line, to find its id. */
 const ID_HEAD_BYTES = 4096
 const ID_TAIL_BYTES = 256
@@ -282,6 +292,18 @@ class LineTransport {
   }
 
   _line(buf) {
+    // Each value takes at least 2 bytes (`0,`), so only a long line can hold too many.
+    if (buf.length > 2 * MAX_VALUES && countValues(buf, MAX_VALUES) > MAX_VALUES) {
+      let id = idFromStart(buf.subarray(0, ID_HEAD_BYTES).toString('utf8'))
+      if (id === undefined) id = idFromEnd(buf.subarray(-ID_TAIL_BYTES).toString('utf8'))
+      this._reject(
+        ErrorCode.InvalidRequest,
+        `Invalid Request: the message holds more than ${MAX_VALUES} JSON values (a tool call takes at most 4000000); it was not run`,
+        id === undefined ? null : id,
+      )
+      this._log('info', `refused a message of more than ${MAX_VALUES} JSON values${id === undefined ? '' : ` (request ${JSON.stringify(id)})`}`)
+      return
+    }
     let text
     try {
       text = UTF8.decode(buf)
@@ -425,6 +447,39 @@ function validId(id) {
 
 function key(id) {
   return `${typeof id}:${id}`
+}
+
+/**
+ * About how many JSON values `buf` (JSON text) holds, counting up to just past
+ * `stop`: one plus the commas, `{` and `[` outside strings. Strings are
+ * skipped with indexOf (memchr), so a large string value costs little.
+ */
+function countValues(buf, stop) {
+  let n = 1
+  const len = buf.length
+  let i = 0
+  while (i < len) {
+    const b = buf[i]
+    if (b === 0x22) {
+      // Find the closing quote: one not preceded by an odd number of backslashes.
+      let j = i + 1
+      for (;;) {
+        j = buf.indexOf(0x22, j)
+        if (j === -1) return n
+        let k = j - 1
+        while (buf[k] === 0x5c) k--
+        if ((j - 1 - k) % 2 === 0) break
+        j++
+      }
+      i = j + 1
+      continue
+    }
+    if (b === 0x2c || b === 0x7b || b === 0x5b) {
+      if (++n > stop) return n
+    }
+    i++
+  }
+  return n
 }
 
 /** Whether `value` has objects or arrays nested more than `max` levels (iterative: no recursion on hostile input). */
@@ -586,6 +641,8 @@ module.exports = {
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MAX_IN_FLIGHT,
   MAX_DEPTH,
+  MAX_VALUES,
+  countValues,
   idFromStart,
   idFromEnd,
 }

@@ -6,7 +6,10 @@
 //
 // Exit codes: 0 applied (or read); 1 refused by the engine (not found,
 // ambiguous, outside the workspace, binary, changed...); 2 usage error or
-// INVALID_INPUT; 3 I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR).
+// INVALID_INPUT (including a workspace root that does not exist or is not a
+// directory); 3 I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR, and a workspace
+// root that exists but cannot be opened: permissions, too many open files,
+// a symlink loop).
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -425,14 +428,15 @@ Usage:
 Commands:
 ${cmds}
 
-Workspace root: ${ENV}, else --root DIR, else the current directory.
+Workspace root: ${ENV}, else --root DIR, else the current directory,
+resolved once to its real path (symlinks followed, '..' applied after them).
 Paths outside it are refused.
 
 Exit codes:
   0  applied
   1  refused by the engine (not found, ambiguous, outside the workspace, binary, changed...)
-  2  usage error or INVALID_INPUT
-  3  I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR)
+  2  usage error or INVALID_INPUT (including a root that does not exist or is not a directory)
+  3  I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR; a root that cannot be opened)
 `
 }
 
@@ -440,11 +444,17 @@ function commandUsage(cmd) {
   return typeof cmd.usage === 'function' ? cmd.usage() : cmd.usage
 }
 
+/** The workspace root, resolved once (js/root.js): {root, given}. Warnings go to stderr. */
 function rootOrThrow(flag) {
   const r = resolveRoot(flag)
-  if (r.warning) process.stderr.write(`${PROG}: warning: ${r.warning}\n`)
+  for (const w of r.warnings) process.stderr.write(`${PROG}: warning: ${w}\n`)
+  if (r.error && r.errorKind === 'io') {
+    const e = new Error(r.error)
+    e.code = 'FILE_READ_ERROR'
+    throw e
+  }
   if (r.error) throw new UsageError(r.error)
-  return r.root
+  return r
 }
 
 // ---------------------------------------------------------------------------
@@ -480,7 +490,7 @@ async function dispatch(argv) {
       process.stdout.write(commandUsage(cmd) + '\n')
       return EXIT.OK
     }
-    const root = rootOrThrow(values.root)
+    const { root } = rootOrThrow(values.root)
     return cmd.run({ values, positionals, root })
   }
   const { values } = parse(argv, { ...GLOBAL_OPTIONS, version: { type: 'boolean', short: 'V' } }, false)
@@ -492,8 +502,8 @@ async function dispatch(argv) {
     process.stdout.write(version() + '\n')
     return EXIT.OK
   }
-  const root = rootOrThrow(values.root)
-  await require('./mcp.js').serve({ root, version: version() })
+  const { root, given } = rootOrThrow(values.root)
+  await require('./mcp.js').serve({ root, given, version: version() })
   return undefined // the server exits the process itself
 }
 

@@ -11,27 +11,122 @@
 // are, and no zod schemas are built at start-up.
 //
 // stdout carries only protocol messages; logs go to stderr.
+//
+// Every request is answered: a tools/call result too large to carry (over
+// PATCH_FILE_MCP_MAX_RESULT_BYTES as a message, or past V8's string limit)
+// becomes a RESULT_TOO_LARGE tool error that says how to ask for less. The
+// transport (js/stdio-transport.js) keeps the server bounded in memory.
 
-const { LineTransport } = require('./stdio-transport.js')
+const { LineTransport, DEFAULT_MAX_RESULT_BYTES } = require('./stdio-transport.js')
 const tools = require('./tools.js')
 
 const LEVELS = { silent: 0, error: 1, info: 2, debug: 3 }
 
-function makeLogger(env = process.env) {
+/** stderr bytes queued (unread by the client) past which log lines are dropped instead of buffered. */
+const STDERR_BACKLOG_BYTES = 1024 * 1024
+
+function makeLogger(env = process.env, stream = process.stderr) {
   const level = LEVELS[env.PATCH_FILE_LOG] ?? LEVELS.info
+  let dropped = 0
   const out = (lvl) => (msg) => {
-    if (LEVELS[lvl] <= level) process.stderr.write(`patch-file-tool: ${msg}\n`)
+    if (LEVELS[lvl] > level) return
+    // A client that does not read stderr must not make the server buffer logs without limit.
+    if (stream.writableLength > STDERR_BACKLOG_BYTES) {
+      dropped++
+      return
+    }
+    const note = dropped ? ` (${dropped} earlier log line${dropped === 1 ? '' : 's'} dropped: stderr was not being read)` : ''
+    dropped = 0
+    stream.write(`patch-file-tool: ${msg}${note}\n`)
   }
   return { error: out('error'), info: out('info'), debug: out('debug') }
 }
 
 /** The result of a tools/call: the engine's result object, structured and as JSON text. */
-function toCallResult(result) {
+function toCallResult(result, text = JSON.stringify(result)) {
   return {
-    content: [{ type: 'text', text: JSON.stringify(result) }],
+    content: [{ type: 'text', text }],
     structuredContent: result,
     isError: result.ok !== true,
   }
+}
+
+/**
+ * Characters in the strings of `value` (keys included), counting at most up
+ * to `stop`: a cheap lower bound of its JSON size, without building it.
+ */
+function stringChars(value, stop) {
+  let total = 0
+  const stack = [value]
+  while (stack.length && total <= stop) {
+    const v = stack.pop()
+    if (typeof v === 'string') total += v.length
+    else if (v !== null && typeof v === 'object') {
+      for (const [k, c] of Object.entries(v)) {
+        total += k.length
+        if (c !== null && typeof c === 'object') stack.push(c)
+        else if (typeof c === 'string') total += c.length
+      }
+    }
+  }
+  return total
+}
+
+/**
+ * The RESULT_TOO_LARGE tool error standing for `result` (the engine's result
+ * object), which cannot be carried: what happened (read, dry run, write, or a
+ * failure) and how to ask for less. Keeps the small facts that help the next
+ * call (file_path, sha256, total_lines, bytes).
+ */
+function tooLargeResult(result, detail) {
+  const r = result && typeof result === 'object' ? result : {}
+  let message
+  if (r.ok === true && typeof r.content === 'string') {
+    message =
+      `the text read is too large to return (${detail}). Read a part instead: read_file with offset and limit ` +
+      `(e.g. limit: 2000, then offset: next_offset), or str_replace_based_edit_tool view with a view_range.`
+  } else if (r.ok === true && r.dry_run === true) {
+    message = `the dry run wrote nothing, but its preview is too large to return (${detail}). Preview fewer edits or files at a time.`
+  } else if (r.ok === true) {
+    message =
+      `the call succeeded and its changes are written; only its result is too large to return (${detail}). ` +
+      `Do not repeat the call: read_file a line range (offset and limit) to check the result.`
+  } else {
+    const why = typeof r.message === 'string' ? `: ${r.message.slice(0, 500)}` : ''
+    message = `the call failed${typeof r.code === 'string' ? ` with ${r.code}` : ''} and wrote nothing; its result is too large to return (${detail})${why}`
+  }
+  const out = { ok: false, code: 'RESULT_TOO_LARGE', message }
+  if (typeof r.file_path === 'string' && r.file_path.length <= 4096) out.file_path = r.file_path
+  if (typeof r.sha256 === 'string' && r.sha256.length <= 128) out.sha256 = r.sha256
+  for (const k of ['total_lines', 'bytes']) if (Number.isSafeInteger(r[k])) out[k] = r[k]
+  return out
+}
+
+function limitText(limit) {
+  return `the server's limit is ${limit} bytes per message, PATCH_FILE_MCP_MAX_RESULT_BYTES`
+}
+
+/**
+ * The tools/call result of `result`, or a RESULT_TOO_LARGE tool error when it
+ * certainly cannot be carried within `limit` bytes. The answer holds the
+ * result twice (structuredContent, and its JSON as text), so twice its JSON
+ * length is a lower bound; the transport checks the exact size when sending.
+ */
+function fitCallResult(result, limit) {
+  if (result && typeof result === 'object' && result.code === 'RESULT_TOO_LARGE') return toCallResult(result)
+  if (2 * stringChars(result, limit) > limit) {
+    return toCallResult(tooLargeResult(result, `over ${limit} bytes as an MCP message; ${limitText(limit)}`))
+  }
+  let text
+  try {
+    text = JSON.stringify(result)
+  } catch (err) {
+    return toCallResult(tooLargeResult(result, `${err.message}; ${limitText(limit)}`))
+  }
+  if (2 * text.length > limit) {
+    return toCallResult(tooLargeResult(result, `over ${limit} bytes as an MCP message; ${limitText(limit)}`))
+  }
+  return toCallResult(result, text)
 }
 
 /** The tools/list entry of a tool: inputSchema is the schema file's `parameters`, unchanged. */
@@ -55,12 +150,18 @@ function instructions(root) {
   )
 }
 
+/** How long shutdown waits for a client that reads none of the answers still queued on stdout. */
+const STALL_MS = { signal: 5000, eof: 30000 }
+
 /**
  * Serves MCP on stdin/stdout until stdin ends or SIGINT/SIGTERM/SIGHUP, then
  * waits for calls in flight (their writes complete and are answered) and exits 0.
- * @param {{root: string, version: string}} opts
+ * @param {{root: string, version: string, given?: string}} opts
+ *   root: the workspace root, already resolved once to its real path (js/root.js);
+ *   every call uses this path, so retargeting a symlink named as the root does not move the server.
+ *   given: the root as configured, for the start-up line.
  */
-async function serve({ root, version }) {
+async function serve({ root, version, given }) {
   const log = makeLogger()
   require('./lazy-ajv.js').deferAjvValidator()
   const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
@@ -107,6 +208,8 @@ async function serve({ root, version }) {
       }
     })()
     inflight.add(call)
+    // While maxInFlight calls run (cancelled ones included), no further request is read.
+    transport.hold(call)
     let result
     try {
       result = await call
@@ -114,14 +217,51 @@ async function serve({ root, version }) {
       inflight.delete(call)
     }
     if (result === null) throw new McpError(ErrorCode.RequestTimeout, 'Request cancelled before it started')
-    log.debug(`done ${name} (request ${extra.requestId}): ${result.ok ? 'ok' : result.code}`)
-    return toCallResult(result)
+    const answer = fitCallResult(result, maxResultBytes)
+    const code = answer.structuredContent.ok ? 'ok' : answer.structuredContent.code
+    log.debug(`done ${name} (request ${extra.requestId}): ${code}`)
+    return answer
   })
 
   const maxMessageBytes = Number(process.env.PATCH_FILE_MCP_MAX_MESSAGE_BYTES) || undefined
-  const transport = new LineTransport({ maxMessageBytes, onEnd: () => shutdown('stdin closed') })
+  const maxResultBytes = Number(process.env.PATCH_FILE_MCP_MAX_RESULT_BYTES) || DEFAULT_MAX_RESULT_BYTES
+  const transport = new LineTransport({
+    maxMessageBytes,
+    maxResultBytes,
+    log: (level, msg) => log[level](msg),
+    // An answer the transport cannot send: a tools/call result becomes a RESULT_TOO_LARGE tool error.
+    tooLarge: (message, { method, reason, limit }) => {
+      if (method !== 'tools/call' || !message.result) return undefined
+      const result = message.result.structuredContent
+      return { jsonrpc: '2.0', id: message.id, result: toCallResult(tooLargeResult(result, `${reason}; ${limitText(limit)}`)) }
+    },
+    onEnd: () => shutdown('stdin closed'),
+  })
 
-  function shutdown(reason) {
+  /** Resolves true once stdout is flushed, or false when it made no progress for `stallMs` (nobody reads it). */
+  function flushWithin(stallMs) {
+    const out = process.stdout
+    return new Promise((resolve) => {
+      let last = out.writableLength
+      let lastChange = Date.now()
+      const timer = setInterval(() => {
+        const now = out.writableLength
+        if (now !== last) {
+          last = now
+          lastChange = Date.now()
+        } else if (Date.now() - lastChange >= stallMs) {
+          clearInterval(timer)
+          resolve(false)
+        }
+      }, 100)
+      transport.flush().then(() => {
+        clearInterval(timer)
+        resolve(true)
+      })
+    })
+  }
+
+  function shutdown(reason, stallMs = STALL_MS.eof) {
     if (stopping) return stopping
     log.debug(`shutting down: ${reason}; ${inflight.size} call(s) in flight`)
     transport.stopReading()
@@ -132,16 +272,21 @@ async function serve({ root, version }) {
       // Finish every call in flight; the SDK sends each answer as it settles.
       while (inflight.size > 0) await Promise.allSettled([...inflight])
       await new Promise((r) => setImmediate(r))
-      await transport.flush()
+      if (!(await flushWithin(stallMs))) {
+        log.error(
+          `stdout was not read for ${stallMs / 1000} s; exiting with ${process.stdout.writableLength} bytes of answers unsent`,
+        )
+      }
       process.exit(0)
     })()
     return stopping
   }
 
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => shutdown(sig))
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => shutdown(sig, STALL_MS.signal))
 
   await server.connect(transport)
-  log.info(`MCP server ${version} on stdio; workspace root ${root}`)
+  const as = given !== undefined && given !== root ? ` (given as ${given})` : ''
+  log.info(`MCP server ${version} on stdio; workspace root ${root}${as}`)
 }
 
-module.exports = { serve, toCallResult, toListedTool }
+module.exports = { serve, toCallResult, toListedTool, fitCallResult, tooLargeResult, makeLogger }

@@ -1,27 +1,57 @@
 'use strict'
 // The workspace root of the MCP server and the CLI: PATCH_FILE_WORKSPACE_ROOT,
-// else --root DIR, else the current directory. One rule for both front-ends.
+// else --root DIR, else the current directory. One rule for both front-ends,
+// and the same meaning the engine gives `options.workspaceRoot` in the JS API:
+//
+// - The string is resolved physically, as the kernel would: relative to the
+//   current directory, symlinks followed, and a `..` after a symlink goes to
+//   the parent of where the link leads (realpath(3)), never lexically
+//   (`a/link/..` is not `a`). The engine's Workspace::open canonicalizes the
+//   same way, so a root string sandboxes the same directory in all three.
+// - The front-ends resolve it once, at start, and hand the engine that real
+//   path on every call: retargeting a symlink named as the root (or one of
+//   its ancestors) afterwards does not move a running server. (The engine
+//   re-opens the root per call; a directory handle cannot cross the napi
+//   boundary, so the resolved real path stands in for one: it contains no
+//   symlink to retarget.)
+// - `/` as the root works but earns a warning.
 
 const fs = require('node:fs')
 const path = require('node:path')
 
 const ENV = 'PATCH_FILE_WORKSPACE_ROOT'
 
+/** Errors that mean the root string names nothing usable (a usage error, CLI exit 2); any other is an I/O error (exit 3). */
+const NOT_THERE = new Set(['ENOENT', 'ENOTDIR', 'ENAMETOOLONG', 'EINVAL', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_ARG_TYPE'])
+
+/**
+ * `raw` made absolute against `cwd` without normalizing it (path.resolve
+ * would drop `x/..` lexically), then resolved by realpath(3).
+ * @throws the fs error
+ */
+function physical(raw, cwd) {
+  const joined = path.isAbsolute(raw) ? raw : cwd.endsWith(path.sep) ? cwd + raw : cwd + path.sep + raw
+  return fs.realpathSync.native(joined)
+}
+
+/** The warning for a root that is a file-system root (`/`, or a drive root on Windows). */
+function rootWarning(root) {
+  return `the workspace root is ${root} (the whole file system): any file this user can write can be edited; set ${ENV} or --root to a project directory`
+}
+
 /**
  * @param {string|undefined} flag  the --root value, if any
- * @returns {{root?: string, source: string, error?: string, warning?: string}}
- *   root is absolute; error says why it cannot be used.
+ * @returns {{root?: string, given?: string, source: string, error?: string, errorKind?: 'usage'|'io', warnings: string[]}}
+ *   root is the real path (absolute, no symlinks); given is the string it came from;
+ *   error says why it cannot be used, errorKind whether that is bad input or an I/O error.
  */
 function resolveRoot(flag, env = process.env, cwd = process.cwd()) {
   let raw
   let source
-  let warning
+  const warnings = []
   if (env[ENV] !== undefined && env[ENV] !== '') {
     raw = env[ENV]
     source = ENV
-    if (flag !== undefined && path.resolve(cwd, flag) !== path.resolve(cwd, raw)) {
-      warning = `--root ${flag} is ignored: ${ENV} is set and takes precedence`
-    }
   } else if (flag !== undefined) {
     raw = flag
     source = '--root'
@@ -29,23 +59,44 @@ function resolveRoot(flag, env = process.env, cwd = process.cwd()) {
     raw = cwd
     source = 'current directory'
   }
-  if (raw === '') return { source, error: `${source} is empty` }
-  const root = path.resolve(cwd, raw)
+  if (raw === '') return { source, error: `${source} is empty`, errorKind: 'usage', warnings }
+  let root
+  try {
+    root = physical(raw, cwd)
+  } catch (err) {
+    const code = err.code || err.message
+    const shown = path.isAbsolute(raw) ? raw : `${raw} (in ${cwd})`
+    if (NOT_THERE.has(err.code)) {
+      const why = err.code === 'ENOENT' ? 'it does not exist' : err.code === 'ENOTDIR' ? 'a component is not a directory' : 'its path is invalid'
+      return { source, error: `workspace root ${shown} (from ${source}) cannot be used: ${why} (${code})`, errorKind: 'usage', warnings }
+    }
+    return { source, error: `workspace root ${shown} (from ${source}) cannot be opened: ${err.message}`, errorKind: 'io', warnings }
+  }
   let st
   try {
     st = fs.statSync(root)
   } catch (err) {
-    return { source, error: `workspace root ${root} (from ${source}) cannot be used: ${err.code || err.message}` }
+    return { source, error: `workspace root ${root} (from ${source}) cannot be opened: ${err.message}`, errorKind: 'io', warnings }
   }
-  if (!st.isDirectory()) return { source, error: `workspace root ${root} (from ${source}) is not a directory` }
-  return { root, source, warning }
+  if (!st.isDirectory()) return { source, error: `workspace root ${root} (from ${source}) is not a directory`, errorKind: 'usage', warnings }
+  if (source === ENV && flag !== undefined) {
+    let other
+    try {
+      other = physical(flag, cwd)
+    } catch {
+      other = undefined
+    }
+    if (other !== root) warnings.push(`--root ${flag} is ignored: ${ENV} is set and takes precedence`)
+  }
+  if (root === path.parse(root).root) warnings.push(rootWarning(root))
+  return { root, given: raw, source, warnings }
 }
 
 /**
  * The engine options of a front-end call: the root, plus what the environment
  * chooses for everything the server and CLI have no per-call option for.
  * PATCH_FILE_HARD_LINKS: refuse (default) | split | keep (the engine validates).
- * @param {string} root
+ * @param {string} root  the resolved root (resolveRoot's root)
  */
 function engineOptions(root, env = process.env) {
   const options = { workspaceRoot: root }
@@ -53,4 +104,4 @@ function engineOptions(root, env = process.env) {
   return options
 }
 
-module.exports = { resolveRoot, engineOptions, ENV }
+module.exports = { resolveRoot, engineOptions, rootWarning, physical, ENV }

@@ -3,15 +3,45 @@
 // (the SDK's Transport interface: start, send, close, onmessage, onerror,
 // onclose). Everything above framing — initialize and version negotiation,
 // ping, cancellation, method dispatch and JSON-RPC errors for requests — is the
-// SDK's Protocol/Server; this file only frames messages.
+// SDK's Protocol/Server; this file frames messages and keeps the server
+// bounded whatever the client sends or fails to read.
 //
 // Why not the SDK's StdioServerTransport: on a line that is not JSON or not a
 // JSON-RPC message it only calls onerror and sends no response, so a client
 // waits forever; and when its buffer passes 10 MiB it closes the connection.
 // Here a malformed line is answered with a JSON-RPC error (-32700 parse error,
-// -32600 invalid request) and reading goes on; an oversized line is skipped
-// up to its newline and answered with -32600. Lines are gathered as a chunk
+// -32600 invalid request) and reading goes on. Lines are gathered as a chunk
 // list and joined once, so a large message costs linear time.
+//
+// Bounded under any input:
+//
+// - Back-pressure. Lines are taken from stdin only while stdout is not
+//   congested (the last write did not return false, or 'drain' came since)
+//   and fewer than `maxInFlight` requests are unanswered (and fewer than
+//   `maxInFlight` calls held by the server via hold(), which covers cancelled
+//   calls that still run). Otherwise stdin is paused: a client that does not
+//   read stdout simply stops being read, and the server holds at most one
+//   chunk of unread input, one partial line and `maxInFlight` answers.
+// - Oversized lines (over `maxMessageBytes`) are skipped up to their newline,
+//   keeping only their first 4 KiB and last 256 bytes, and answered with
+//   -32600 carrying the request's id when it can be read from there: a
+//   top-level "id" member within the first 4 KiB, or as the line's last
+//   member (where the SDK's client writes it). A line that is not JSON gets
+//   its id the same way.
+// - Width. A line with more than MAX_VALUES JSON values (the engine's limit
+//   per call) is answered -32600 with its id and never parsed: parsed, it
+//   could take ~40 times its size in memory.
+// - Nesting. A message nested deeper than MAX_DEPTH levels never reaches the
+//   SDK (whose error paths JSON.stringify it recursively and overflow the
+//   stack): a request gets -32600 with its id, a response or notification is
+//   dropped with a log line. Anything the SDK throws while taking a message
+//   is caught the same way: a request is answered -32603, anything else is
+//   dropped and logged.
+// - Answers too large to send (over `maxResultBytes`, or past V8's string
+//   limit) go through the `tooLarge` hook, which may replace them (the server
+//   turns a tools/call result into a RESULT_TOO_LARGE tool error); otherwise
+//   they become a -32603 error. Every request read is answered.
+// - A last line without a newline at EOF is processed like any other.
 //
 // A line that is not valid UTF-8 is refused with -32700 (JSON text is UTF-8)
 // and never reaches a tool: decoding it leniently would turn each bad byte
@@ -21,28 +51,77 @@ const { JSONRPCMessageSchema, ErrorCode } = require('@modelcontextprotocol/sdk/t
 
 /** Largest accepted message (one line), in bytes. write_file content travels inside one. */
 const DEFAULT_MAX_MESSAGE_BYTES = 128 * 1024 * 1024
+/** Largest message written, in bytes (a tools/call result is carried twice: structured and as text). */
+const DEFAULT_MAX_RESULT_BYTES = 128 * 1024 * 1024
+/** Requests read but not answered yet, at most. */
+const DEFAULT_MAX_IN_FLIGHT = 16
+/** Deepest nesting of objects and arrays in a message. Tool arguments may nest 64 levels (the engine's limit). */
+const MAX_DEPTH = 128
+/**
+ * Most JSON values in one message: the engine's limit for one call (4,000,000
+ * values) plus room for the envelope. Checked before parsing, since V8 objects
+ * take up to ~40 times the bytes of their JSON (a 120 MiB line of `{},` peaked
+ * at 4.9 GB): a line with more is refused without being parsed.
+ */
+const MAX_VALUES = 4_000_000 + 1024
+/** Bytes kept from the start and the end of an oversized line, to find its id. */
+const ID_HEAD_BYTES = 4096
+const ID_TAIL_BYTES = 256
 
 /** Strict UTF-8: throws on invalid bytes instead of writing U+FFFD; keeps a BOM (like Buffer#toString). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 class LineTransport {
   /**
-   * @param {{stdin?: NodeJS.ReadableStream, stdout?: NodeJS.WritableStream, maxMessageBytes?: number, onEnd?: () => void}} opts
-   *   onEnd: called once when stdin ends or fails (the client went away).
+   * @param {{
+   *   stdin?: NodeJS.ReadableStream, stdout?: NodeJS.WritableStream,
+   *   maxMessageBytes?: number, maxResultBytes?: number, maxInFlight?: number,
+   *   tooLarge?: (message: object, info: {method?: string, reason: string, limit: number}) => object | undefined,
+   *   log?: (level: 'error'|'info'|'debug', message: string) => void,
+   *   onEnd?: () => void,
+   * }} opts
+   *   tooLarge: called for an answer that cannot be sent (too large, or not serializable);
+   *     returns the answer to send instead (for the same id), or undefined for a -32603 error.
+   *   onEnd: called once when stdin ends (after its last line is taken) or fails (the client went away).
    */
   constructor(opts = {}) {
     this._in = opts.stdin || process.stdin
     this._out = opts.stdout || process.stdout
     this._max = opts.maxMessageBytes || DEFAULT_MAX_MESSAGE_BYTES
+    this._maxOut = opts.maxResultBytes || DEFAULT_MAX_RESULT_BYTES
+    this._maxInFlight = opts.maxInFlight || DEFAULT_MAX_IN_FLIGHT
+    this._tooLarge = opts.tooLarge
+    this._log = opts.log || (() => {})
     this._onEnd = opts.onEnd
+    // The line being gathered.
     this._parts = []
     this._size = 0
     this._skipping = false
+    this._head = null
+    this._tail = null
+    // Flow.
+    this._backlog = [] // chunks read from stdin, not framed yet
+    this._inEnded = false
+    this._inputDone = false
+    this._pending = new Map() // key(id) -> method of each request handed on and not answered
+    this._held = 0
+    this._congested = false
+    this._pumping = false
     this._reading = false
     this._closed = false
     this._lastWrite = Promise.resolve()
-    this._ondata = (chunk) => this._feed(chunk)
-    this._onend = () => this._ended()
+    this._ondata = (chunk) => {
+      this._backlog.push(chunk)
+      this._pump()
+    }
+    this._onend = () => {
+      this._inEnded = true
+      this._pump()
+    }
+    this._ondrain = () => {
+      this._congested = false
+      this._pump()
+    }
     this._onInError = (err) => {
       this.onerror?.(err)
       this._ended()
@@ -50,6 +129,7 @@ class LineTransport {
     this._onOutError = (err) => {
       // EPIPE and friends: the client is gone; nothing more can be sent.
       this._outBroken = true
+      this._congested = false
       this.onerror?.(err)
       this._ended()
     }
@@ -65,10 +145,11 @@ class LineTransport {
     this._in.on('end', this._onend)
     this._in.on('error', this._onInError)
     this._out.on('error', this._onOutError)
+    this._out.on('drain', this._ondrain)
     this._in.resume()
   }
 
-  /** Stops reading stdin; sending still works (for answers to calls in flight). */
+  /** Stops reading stdin (lines read but not taken yet are dropped); sending still works (for answers to calls in flight). */
   stopReading() {
     if (!this._reading) return
     this._reading = false
@@ -77,8 +158,31 @@ class LineTransport {
     this._in.pause()
     // Let the process exit without waiting on stdin.
     if (typeof this._in.unref === 'function') this._in.unref()
+    this._backlog = []
     this._parts = []
     this._size = 0
+    this._skipping = false
+    this._head = this._tail = null
+  }
+
+  /**
+   * Counts `promise` as work in flight until it settles: while `maxInFlight`
+   * are held no further line is read (a cancelled call is no longer an
+   * unanswered request, but it may still run).
+   */
+  hold(promise) {
+    this._held++
+    const done = () => {
+      this._held--
+      this._pump()
+    }
+    promise.then(done, done)
+    return promise
+  }
+
+  /** Requests read and not answered yet (for tests and logs). */
+  get inFlight() {
+    return this._pending.size
   }
 
   _ended() {
@@ -87,32 +191,68 @@ class LineTransport {
     this._onEnd?.()
   }
 
-  _feed(chunk) {
-    if (!this._reading) return
-    let start = 0
-    for (;;) {
-      const nl = chunk.indexOf(10, start)
-      if (nl === -1) break
-      this._take(chunk.subarray(start, nl))
-      const line = this._parts.length === 1 ? this._parts[0] : Buffer.concat(this._parts, this._size)
-      const skipped = this._skipping
-      this._parts = []
-      this._size = 0
-      this._skipping = false
-      if (skipped) {
-        this._reject(ErrorCode.InvalidRequest, `Invalid Request: message larger than ${this._max} bytes`, null)
-      } else {
-        this._line(line)
+  _canRead() {
+    return this._reading && !this._congested && this._pending.size < this._maxInFlight && this._held < this._maxInFlight
+  }
+
+  /** Takes lines from the backlog while reading is allowed; pauses stdin otherwise. */
+  _pump() {
+    if (this._pumping) return // the running loop re-checks after each line
+    this._pumping = true
+    try {
+      while (this._canRead()) {
+        if (this._backlog.length === 0) {
+          if (this._inEnded) this._finishInput()
+          break
+        }
+        const chunk = this._backlog[0]
+        const nl = chunk.indexOf(10)
+        if (nl === -1) {
+          this._backlog.shift()
+          this._take(chunk)
+          continue
+        }
+        this._take(chunk.subarray(0, nl))
+        if (nl + 1 < chunk.length) this._backlog[0] = chunk.subarray(nl + 1)
+        else this._backlog.shift()
+        this._endLine()
       }
-      start = nl + 1
-      if (!this._reading) return
+    } finally {
+      this._pumping = false
     }
-    this._take(chunk.subarray(start))
+    if (!this._reading) return
+    if (this._backlog.length === 0 && this._canRead()) this._in.resume()
+    else this._in.pause()
+  }
+
+  /** stdin ended and every chunk is taken: a last line without a newline is a line too. */
+  _finishInput() {
+    if (this._inputDone) return
+    this._inputDone = true
+    if (this._skipping || this._size > 0) this._endLine()
+    this._ended()
   }
 
   _take(part) {
-    if (this._skipping || part.length === 0) return
+    if (part.length === 0) return
+    if (this._skipping) {
+      this._keepTail(part)
+      return
+    }
     if (this._size + part.length > this._max) {
+      // Too large: keep the line's first bytes and, from now on, its last ones (to find its id).
+      const parts = [...this._parts, part]
+      const head = []
+      let n = 0
+      for (const p of parts) {
+        if (n >= ID_HEAD_BYTES) break
+        const take = p.subarray(0, ID_HEAD_BYTES - n)
+        head.push(take)
+        n += take.length
+      }
+      this._head = Buffer.concat(head, n)
+      this._tail = null
+      this._keepTail(part)
       this._skipping = true
       this._parts = []
       this._size = 0
@@ -122,7 +262,48 @@ class LineTransport {
     this._size += part.length
   }
 
+  _keepTail(part) {
+    const end = part.subarray(-ID_TAIL_BYTES)
+    const joined = this._tail ? Buffer.concat([this._tail, end]) : end
+    this._tail = Buffer.from(joined.subarray(-ID_TAIL_BYTES))
+  }
+
+  _endLine() {
+    const skipped = this._skipping
+    const head = this._head
+    const tail = this._tail
+    const line = skipped ? null : this._parts.length === 1 ? this._parts[0] : Buffer.concat(this._parts, this._size)
+    this._parts = []
+    this._size = 0
+    this._skipping = false
+    this._head = this._tail = null
+    if (skipped) {
+      let id = idFromStart(head.toString('utf8'))
+      if (id === undefined) id = idFromEnd(tail.toString('utf8'))
+      this._reject(
+        ErrorCode.InvalidRequest,
+        `Invalid Request: message larger than ${this._max} bytes (the server's limit, PATCH_FILE_MCP_MAX_MESSAGE_BYTES); it was skipped and not run`,
+        id === undefined ? null : id,
+      )
+      this._log('info', `skipped a message larger than ${this._max} bytes${id === undefined ? '' : ` (request ${JSON.stringify(id)})`}`)
+      return
+    }
+    this._line(line)
+  }
+
   _line(buf) {
+    // Each value takes at least 2 bytes (`0,`), so only a long line can hold too many.
+    if (buf.length > 2 * MAX_VALUES && countValues(buf, MAX_VALUES) > MAX_VALUES) {
+      let id = idFromStart(buf.subarray(0, ID_HEAD_BYTES).toString('utf8'))
+      if (id === undefined) id = idFromEnd(buf.subarray(-ID_TAIL_BYTES).toString('utf8'))
+      this._reject(
+        ErrorCode.InvalidRequest,
+        `Invalid Request: the message holds more than ${MAX_VALUES} JSON values (a tool call takes at most 4000000); it was not run`,
+        id === undefined ? null : id,
+      )
+      this._log('info', `refused a message of more than ${MAX_VALUES} JSON values${id === undefined ? '' : ` (request ${JSON.stringify(id)})`}`)
+      return
+    }
     let text
     try {
       text = UTF8.decode(buf)
@@ -138,33 +319,111 @@ class LineTransport {
     try {
       value = JSON.parse(text)
     } catch (err) {
-      this._reject(ErrorCode.ParseError, `Parse error: ${err.message}`, null)
+      const id = idFromStart(text.length > ID_HEAD_BYTES ? text.slice(0, ID_HEAD_BYTES) : text)
+      this._reject(ErrorCode.ParseError, `Parse error: ${err.message}`, id === undefined ? null : id)
       this.onerror?.(err)
       return
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value)
-    if (!parsed.success) {
-      const id = value && typeof value === 'object' && (typeof value.id === 'string' || typeof value.id === 'number') ? value.id : null
-      this._reject(ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message', id)
-      this.onerror?.(new Error(`invalid JSON-RPC message: ${parsed.error.message}`))
+    const isObject = value !== null && typeof value === 'object' && !Array.isArray(value)
+    const id = isObject && validId(value.id) ? value.id : null
+    const isRequest = isObject && typeof value.method === 'string' && id !== null
+    if (nestedDeeperThan(value, MAX_DEPTH)) {
+      if (isRequest) {
+        this._reject(ErrorCode.InvalidRequest, `Invalid Request: the message is nested deeper than ${MAX_DEPTH} levels; it was not run`, id)
+      } else {
+        const what = isObject && typeof value.method === 'string' ? `notification ${value.method}` : `message${id === null ? '' : ` with id ${JSON.stringify(id)}`}`
+        this._log('info', `dropped a ${what} nested deeper than ${MAX_DEPTH} levels`)
+      }
       return
     }
-    this.onmessage?.(parsed.data)
+    let parsed
+    try {
+      parsed = JSONRPCMessageSchema.safeParse(value)
+    } catch (err) {
+      parsed = { success: false, error: err }
+    }
+    if (!parsed.success) {
+      this._reject(ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message', id)
+      this.onerror?.(new Error(`invalid JSON-RPC message: ${parsed.error && parsed.error.message}`))
+      return
+    }
+    const message = parsed.data
+    if (isRequest) this._pending.set(key(id), message.method)
+    try {
+      this.onmessage?.(message)
+    } catch (err) {
+      const why = err && err.message ? err.message : String(err)
+      if (isRequest) {
+        this._log('info', `request ${JSON.stringify(id)} (${message.method}) could not be taken: ${why}; answered with -32603`)
+        this._reject(ErrorCode.InternalError, `Internal error: the request could not be taken (${why}); it was not run`, id)
+      } else {
+        this._log('info', `dropped a message${id === null ? '' : ` with id ${JSON.stringify(id)}`}: ${why}`)
+      }
+    }
+    // A cancelled request gets no answer: it no longer counts as unanswered
+    // (the server's hold() keeps counting the call while it still runs).
+    if (message.method === 'notifications/cancelled' && message.params && validId(message.params.requestId)) {
+      if (this._pending.delete(key(message.params.requestId))) this._pump()
+    }
   }
 
   _reject(code, message, id) {
     this.send({ jsonrpc: '2.0', id, error: { code, message } }).catch(() => {})
   }
 
-  /** Writes one message; resolves once it is handed to the OS (or stdout broke). */
+  /** Writes one message; resolves once it is handed to the OS (or stdout broke). Never throws. */
   send(message) {
     if (this._closed || this._outBroken) return Promise.resolve()
-    const line = JSON.stringify(message) + '\n'
+    const isAnswer = message && typeof message === 'object' && message.method === undefined && validId(message.id)
+    const line = this._serialize(message, isAnswer)
+    if (line === null) return Promise.resolve()
     const p = new Promise((resolve) => {
-      this._out.write(line, () => resolve())
+      const ok = this._out.write(line + '\n', () => resolve())
+      if (!ok) this._congested = true
     })
     this._lastWrite = p
+    if (isAnswer && this._pending.delete(key(message.id))) this._pump()
     return p
+  }
+
+  /** The message as one JSON line within the limit; for an answer that cannot be, its replacement; null to drop. */
+  _serialize(message, isAnswer) {
+    let line
+    let reason
+    try {
+      line = JSON.stringify(message)
+    } catch (err) {
+      reason = err && err.message ? err.message : String(err)
+    }
+    if (line !== undefined && line.length > this._maxOut / 3) {
+      const bytes = Buffer.byteLength(line)
+      if (bytes > this._maxOut) {
+        reason = `${bytes} bytes, over the limit of ${this._maxOut} bytes`
+        line = undefined
+      }
+    }
+    if (line !== undefined) return line
+    if (!isAnswer) {
+      this._log('error', `could not send a ${message && message.method} message (${reason}); dropped`)
+      return null
+    }
+    const method = this._pending.get(key(message.id))
+    let replacement
+    try {
+      replacement = this._tooLarge?.(message, { method, reason, limit: this._maxOut })
+      if (replacement) line = JSON.stringify(replacement)
+    } catch {
+      line = undefined
+    }
+    if (line === undefined) {
+      line = JSON.stringify({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: ErrorCode.InternalError, message: `Internal error: the response is too large to send (${reason}); ask for less` },
+      })
+    }
+    this._log('info', `the answer to request ${JSON.stringify(message.id)}${method ? ` (${method})` : ''} could not be sent (${reason}); sent an error instead`)
+    return line
   }
 
   /** Resolves when every message sent so far is written. */
@@ -176,9 +435,186 @@ class LineTransport {
     if (this._closed) return
     this.stopReading()
     this._in.off('error', this._onInError)
+    this._out.off('drain', this._ondrain)
     this._closed = true
     this.onclose?.()
   }
+}
+
+function validId(id) {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))
+}
+
+function key(id) {
+  return `${typeof id}:${id}`
+}
+
+/**
+ * About how many JSON values `buf` (JSON text) holds, counting up to just past
+ * `stop`: one plus the commas, `{` and `[` outside strings. Strings are
+ * skipped with indexOf (memchr), so a large string value costs little.
+ */
+function countValues(buf, stop) {
+  let n = 1
+  const len = buf.length
+  let i = 0
+  while (i < len) {
+    const b = buf[i]
+    if (b === 0x22) {
+      // Find the closing quote: one not preceded by an odd number of backslashes.
+      let j = i + 1
+      for (;;) {
+        j = buf.indexOf(0x22, j)
+        if (j === -1) return n
+        let k = j - 1
+        while (buf[k] === 0x5c) k--
+        if ((j - 1 - k) % 2 === 0) break
+        j++
+      }
+      i = j + 1
+      continue
+    }
+    if (b === 0x2c || b === 0x7b || b === 0x5b) {
+      if (++n > stop) return n
+    }
+    i++
+  }
+  return n
+}
+
+/** Whether `value` has objects or arrays nested more than `max` levels (iterative: no recursion on hostile input). */
+function nestedDeeperThan(value, max) {
+  if (value === null || typeof value !== 'object') return false
+  const values = [value]
+  const depths = [1]
+  while (values.length) {
+    const v = values.pop()
+    const d = depths.pop()
+    if (d > max) return true
+    const children = Array.isArray(v) ? v : Object.values(v)
+    for (const c of children) {
+      if (c !== null && typeof c === 'object') {
+        values.push(c)
+        depths.push(d + 1)
+      }
+    }
+  }
+  return false
+}
+
+/**
+ * The id of a JSON-RPC message from the start of its text, which may be cut
+ * anywhere: the value of a top-level "id" member that lies wholly within
+ * `text` (members before it are skipped structurally, so an "id" inside
+ * params is never taken). undefined when none can be read.
+ */
+function idFromStart(text) {
+  const n = text.length
+  let i = 0
+  const ws = () => {
+    while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++
+  }
+  // End (exclusive) of the string token starting at i, or -1.
+  const stringEnd = (from) => {
+    let j = from + 1
+    while (j < n) {
+      const c = text[j]
+      if (c === '\\') j += 2
+      else if (c === '"') return j + 1
+      else j++
+    }
+    return -1
+  }
+  const skipValue = () => {
+    const c = text[i]
+    if (c === '"') {
+      const e = stringEnd(i)
+      if (e < 0) return false
+      i = e
+      return true
+    }
+    if (c === '{' || c === '[') {
+      let depth = 0
+      while (i < n) {
+        const d = text[i]
+        if (d === '"') {
+          const e = stringEnd(i)
+          if (e < 0) return false
+          i = e
+          continue
+        }
+        if (d === '{' || d === '[') depth++
+        else if (d === '}' || d === ']') {
+          depth--
+          if (depth === 0) {
+            i++
+            return true
+          }
+        }
+        i++
+      }
+      return false
+    }
+    while (i < n && !/[\s,}\]]/.test(text[i])) i++
+    return i < n
+  }
+  ws()
+  if (text[i] !== '{') return undefined
+  i++
+  for (;;) {
+    ws()
+    if (text[i] !== '"') return undefined
+    const e = stringEnd(i)
+    if (e < 0) return undefined
+    let name
+    try {
+      name = JSON.parse(text.slice(i, e))
+    } catch {
+      return undefined
+    }
+    i = e
+    ws()
+    if (text[i] !== ':') return undefined
+    i++
+    ws()
+    if (name === 'id') {
+      if (text[i] === '"') {
+        const end = stringEnd(i)
+        if (end < 0) return undefined
+        let v
+        try {
+          v = JSON.parse(text.slice(i, end))
+        } catch {
+          return undefined
+        }
+        // U+FFFD may stand for a byte cut off or not UTF-8: not the client's id.
+        return v.includes('\uFFFD') ? undefined : v
+      }
+      const m = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i, i + 64))
+      // A number must be followed by something, or it may be cut short.
+      if (!m || i + m[0].length >= n || !/[\s,}]/.test(text[i + m[0].length])) return undefined
+      const v = Number(m[0])
+      return Number.isFinite(v) ? v : undefined
+    }
+    if (!skipValue()) return undefined
+    ws()
+    if (text[i] !== ',') return undefined
+    i++
+  }
+}
+
+/** The id of a JSON-RPC message from the end of its text: a last top-level member "id" (as the SDK's client writes it). */
+function idFromEnd(text) {
+  const m = /[{,]\s*"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(text)
+  if (!m) return undefined
+  let v
+  try {
+    v = JSON.parse(m[1])
+  } catch {
+    return undefined
+  }
+  if (typeof v === 'string' && v.includes('\uFFFD')) return undefined
+  return validId(v) ? v : undefined
 }
 
 /**
@@ -199,4 +635,14 @@ function lenientId(buf) {
   return null
 }
 
-module.exports = { LineTransport, DEFAULT_MAX_MESSAGE_BYTES }
+module.exports = {
+  LineTransport,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_RESULT_BYTES,
+  DEFAULT_MAX_IN_FLIGHT,
+  MAX_DEPTH,
+  MAX_VALUES,
+  countValues,
+  idFromStart,
+  idFromEnd,
+}

@@ -140,29 +140,40 @@ fn strip_dots(p: &Path) -> PathBuf {
         .collect()
 }
 
+/// The failure for an error opening the workspace root: `INVALID_INPUT` when
+/// the root (or a component of it) is not a directory, which no retry can
+/// change; otherwise the I/O error it is (`FILE_READ_ERROR` with the OS error:
+/// missing or deleted root, permissions, too many open files, a symlink
+/// loop...).
+fn root_err(root: &Path, e: &std::io::Error) -> Failure {
+    // InvalidInput: the portable fallback's "not a directory".
+    if matches!(
+        e.kind(),
+        std::io::ErrorKind::NotADirectory | std::io::ErrorKind::InvalidInput
+    ) {
+        Failure::invalid(format!(
+            "workspace root `{}` is not a directory: {e}",
+            root.display()
+        ))
+    } else {
+        Failure::new(
+            ErrorCode::FILE_READ_ERROR,
+            format!("cannot open the workspace root `{}`: {e}", root.display()),
+        )
+    }
+}
+
 impl Workspace {
     /// Opens the workspace root (which must be an existing directory).
     pub fn open(root: &Path) -> Result<Workspace, Failure> {
         let given = if root.is_absolute() {
             strip_dots(root)
         } else {
-            let cwd = std::env::current_dir().map_err(|e| {
-                Failure::invalid(format!("workspace root `{}`: {e}", root.display()))
-            })?;
+            let cwd = std::env::current_dir().map_err(|e| root_err(root, &e))?;
             strip_dots(&cwd.join(root))
         };
-        let canonical = std::fs::canonicalize(&given).map_err(|e| {
-            Failure::invalid(format!(
-                "workspace root `{}` is not an accessible directory: {e}",
-                root.display()
-            ))
-        })?;
-        let root_dir = Dir::open_root(&canonical).map_err(|e| {
-            Failure::invalid(format!(
-                "workspace root `{}` is not an accessible directory: {e}",
-                root.display()
-            ))
-        })?;
+        let canonical = std::fs::canonicalize(&given).map_err(|e| root_err(root, &e))?;
+        let root_dir = Dir::open_root(&canonical).map_err(|e| root_err(root, &e))?;
         Ok(Workspace {
             root: root_dir,
             canonical,

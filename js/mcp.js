@@ -198,10 +198,12 @@ async function serve({ root, version, given }) {
     log.debug(`call ${name} (request ${extra.requestId})`)
     const call = (async () => {
       if (delayMs) await new Promise((r) => setTimeout(r, delayMs))
-      // A call cancelled before it started writes nothing; once started it completes (writes are atomic).
+      // A call cancelled before it started writes nothing; one cancelled while it runs
+      // (notifications/cancelled) stops before its commit (CANCELLED, nothing written);
+      // a commit already under way completes (writes are atomic).
       if (extra.signal.aborted) return null
       try {
-        return await tools.run(tool, args, options)
+        return await tools.run(tool, args, { ...options, signal: extra.signal })
       } catch (err) {
         log.error(`${name}: ${err.stack || err}`)
         return { ok: false, code: 'INTERNAL_ERROR', message: `internal error (${err.message}); nothing was written` }

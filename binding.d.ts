@@ -263,7 +263,18 @@ export type ReadFileResult =
   | {
       ok: true
       file_path: string
+      /** The lines, decoded; in a file that is not valid UTF-8 each invalid byte sequence shows as U+FFFD. */
       content: string
+      /**
+       * `true` when `content` is exactly the file's text for these lines; `false` when it shows U+FFFD
+       * for bytes that are not UTF-8 (writing it back would replace them; writeFile refuses that file).
+       */
+      faithful: boolean
+      /**
+       * Present for a file that is not valid UTF-8 (`encoding: 'binary-safe-bytes'`): what `content` shows
+       * and how to edit the file without losing bytes (patchFile with ASCII blocks).
+       */
+      warning?: string
       offset: number
       lines: number
       total_lines: number
@@ -285,6 +296,12 @@ export type WriteFileInput = PatchFilePath & {
   createDirs?: boolean
   dry_run?: boolean
   dryRun?: boolean
+  /**
+   * `'utf-8'`: write the file as UTF-8 whatever it holds now (a UTF-16 file becomes UTF-8; a UTF-8 file
+   * keeps its BOM). Required to replace a file that is not valid UTF-8 (`binary-safe-bytes`), which is
+   * otherwise refused with `UNSUPPORTED_ENCODING`. Omit it to keep the file's encoding.
+   */
+  encoding?: 'utf-8'
 }
 
 export type WriteFileResult =

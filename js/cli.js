@@ -6,7 +6,9 @@
 //
 // Exit codes: 0 applied (or read); 1 refused by the engine (not found,
 // ambiguous, outside the workspace, binary, changed...); 2 usage error or
-// INVALID_INPUT; 3 I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR).
+// INVALID_INPUT; 3 I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR); 4 the native
+// engine cannot be loaded on this machine (NATIVE_ENGINE_UNAVAILABLE: no
+// prebuilt binary for the platform, or its package is not installed).
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -14,7 +16,7 @@ const { parseArgs } = require('node:util')
 const { resolveRoot, engineOptions, ENV } = require('./root.js')
 
 const PROG = 'patch-file-tool'
-const EXIT = Object.freeze({ OK: 0, REFUSED: 1, USAGE: 2, IO: 3 })
+const EXIT = Object.freeze({ OK: 0, REFUSED: 1, USAGE: 2, IO: 3, NO_ENGINE: 4 })
 
 class UsageError extends Error {}
 
@@ -320,6 +322,9 @@ Exit codes:
   1  refused by the engine (not found, ambiguous, outside the workspace, binary, changed...)
   2  usage error or INVALID_INPUT
   3  I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR)
+  4  the native engine cannot be loaded here: no prebuilt binary for this
+     platform, or its package is not installed (the message says which and
+     how to build from source); the MCP server exits with 4 at start-up too
 `
 }
 
@@ -346,6 +351,9 @@ async function main(argv) {
     if (err instanceof UsageError) {
       process.stderr.write(`${PROG}: ${err.message}\nRun '${PROG} --help' for usage.\n`)
       code = EXIT.USAGE
+    } else if (err && err.code === 'NATIVE_ENGINE_UNAVAILABLE') {
+      process.stderr.write(`${err.message}\n`)
+      code = EXIT.NO_ENGINE
     } else if (err && err.code === 'FILE_READ_ERROR') {
       process.stderr.write(`${PROG}: FILE_READ_ERROR: ${err.message}\n`)
       code = EXIT.IO

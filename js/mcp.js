@@ -17,6 +17,9 @@ const tools = require('./tools.js')
 
 const LEVELS = { silent: 0, error: 1, info: 2, debug: 3 }
 
+/** Exit code when the native engine cannot be loaded (the CLI's EXIT.NO_ENGINE too). */
+const EXIT_NO_ENGINE = 4
+
 function makeLogger(env = process.env) {
   const level = LEVELS[env.PATCH_FILE_LOG] ?? LEVELS.info
   const out = (lvl) => (msg) => {
@@ -62,6 +65,17 @@ function instructions(root) {
  */
 async function serve({ root, version }) {
   const log = makeLogger()
+  // Load the native engine before anything else (a few ms): on a machine it
+  // cannot load on (no prebuilt binary for the platform, or the platform
+  // package not installed) the server refuses to start, with the reason on
+  // stderr and exit code 4 (EXIT_NO_ENGINE), instead of answering initialize
+  // and then failing every call.
+  try {
+    tools.warm()
+  } catch (err) {
+    process.stderr.write(`patch-file-tool: the MCP server cannot start.\n${err.message}\n`)
+    process.exit(EXIT_NO_ENGINE)
+  }
   require('./lazy-ajv.js').deferAjvValidator()
   const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
   const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
@@ -76,15 +90,6 @@ async function serve({ root, version }) {
     { capabilities: { tools: {} }, instructions: instructions(root) },
   )
   server.onerror = (err) => log.debug(`protocol: ${err && err.message ? err.message : err}`)
-  // Load the native engine once a client is connected, off the initialize path.
-  server.oninitialized = () =>
-    setImmediate(() => {
-      try {
-        tools.warm()
-      } catch (err) {
-        log.error(`cannot load the native engine: ${err.message}`)
-      }
-    })
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list().map(toListedTool) }))
 
@@ -144,4 +149,4 @@ async function serve({ root, version }) {
   log.info(`MCP server ${version} on stdio; workspace root ${root}`)
 }
 
-module.exports = { serve, toCallResult, toListedTool }
+module.exports = { serve, toCallResult, toListedTool, EXIT_NO_ENGINE }

@@ -27,8 +27,8 @@ after(() => {
 })
 
 /** Runs node with the fake-platform preload; returns {status, stdout, stderr}. */
-function fake({ platform, arch }, args, { input, cwd } = {}) {
-  const env = cleanEnv({ PFT_FAKE_PLATFORM: platform || '', PFT_FAKE_ARCH: arch || '' })
+function fake({ platform, arch }, args, { input, cwd, env: extra = {} } = {}) {
+  const env = cleanEnv({ PFT_FAKE_PLATFORM: platform || '', PFT_FAKE_ARCH: arch || '', ...extra })
   const r = spawnSync(process.execPath, ['--require', PRELOAD, ...args], { env, input, cwd, encoding: 'utf8', timeout: 30_000 })
   if (r.error) throw r.error
   return r
@@ -161,5 +161,15 @@ test('a binary that is there but does not load: the message says so and gives th
   assert.equal(e.reason, 'load-failed', e.message)
   assert.match(e.message, /is installed but could not be loaded on this machine/)
   assert.match(e.message, /Loader said: .*(invalid ELF header|not a valid Win32 application|not a mach-o file|slice is not valid mach-o)/i)
+  assertHelpful(e.message)
+})
+
+test('a binary named by NAPI_RS_NATIVE_LIBRARY_PATH that does not load: the message names the variable and the path', () => {
+  const missing = path.join(ROOT, 'target', 'no-such-dir', 'missing.node')
+  const r = fake({}, ['-e', REQUIRE_INDEX(ROOT)], { env: { NAPI_RS_NATIVE_LIBRARY_PATH: missing } })
+  const e = JSON.parse(r.stdout)
+  assert.equal(e.code, 'NATIVE_ENGINE_UNAVAILABLE')
+  assert.equal(e.reason, 'load-failed')
+  assert.ok(e.message.includes(`the binary NAPI_RS_NATIVE_LIBRARY_PATH names (${missing}) could not be loaded`), e.message)
   assertHelpful(e.message)
 })

@@ -84,7 +84,13 @@ function unavailableError(loadError) {
   const match = hostTarget(host)
   const lines = []
   let reason
-  if (!match) {
+  const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
+  if (override) {
+    reason = 'load-failed'
+    lines.push(
+      `${pkg.name}: the binary NAPI_RS_NATIVE_LIBRARY_PATH names (${override}) could not be loaded on this machine (${host.text}, Node ${process.version}).`,
+    )
+  } else if (!match) {
     reason = 'unsupported-platform'
     lines.push(`${pkg.name} has no prebuilt native engine for this platform: ${host.text} (Node ${process.version}).`)
   } else {

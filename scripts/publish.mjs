@@ -89,10 +89,11 @@ export function stage(dest = fs.mkdtempSync(path.join(os.tmpdir(), 'pft-publish-
 const readJson = (f) => JSON.parse(fs.readFileSync(f, 'utf8'))
 const writeJson = (f, v) => fs.writeFileSync(f, JSON.stringify(v, null, 2) + '\n')
 
+const { parseTriple } = await import(path.join(root, 'node_modules', '@napi-rs', 'cli', 'dist', 'index.js'))
+
 /** The `<platform>-<arch>[-<abi>]` of a napi target triple, as napi-rs names npm/ directories and binaries. */
-export function abiOf(dir, triple) {
-  const out = run(process.execPath, ['-e', `import(${JSON.stringify(path.join(root, 'node_modules', '@napi-rs', 'cli', 'dist', 'index.js'))}).then((m) => console.log(m.parseTriple(${JSON.stringify(triple)}).platformArchABI))`], { cwd: dir, capture: true })
-  return out.trim()
+export function abiOf(triple) {
+  return parseTriple(triple).platformArchABI
 }
 
 /** The binaries (`<binaryName>.<abi>.node`) anywhere under `dir`: abi -> path. */
@@ -118,7 +119,7 @@ export function assemble(dir, artifacts, { onlyBuilt = false } = {}) {
   const pkgPath = path.join(dir, 'package.json')
   const pkg = readJson(pkgPath)
   const binaries = findBinaries(artifacts, pkg.napi.binaryName)
-  const targets = pkg.napi.targets.map((triple) => ({ triple, abi: abiOf(dir, triple) }))
+  const targets = pkg.napi.targets.map((triple) => ({ triple, abi: abiOf(triple) }))
   const missing = targets.filter((t) => !binaries.has(t.abi))
   let released = targets
   if (missing.length && !onlyBuilt) {

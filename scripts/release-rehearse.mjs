@@ -26,7 +26,10 @@
 //  5. stop verdaccio (also on failure or Ctrl-C) and remove the temporary
 //     directory (PFT_REHEARSE_KEEP=1 keeps it).
 //
-//   npm run release:rehearse [-- --artifacts DIR] [-- --no-build]
+//   npm run release:rehearse                         build here, release this machine's target
+//   npm run release:rehearse -- --artifacts DIR      also the binaries under DIR (scripts/cross.mjs's)
+//   npm run release:rehearse -- --no-build --artifacts DIR
+//                                                    only the binaries under DIR (CI: all eight)
 //
 // PFT_REHEARSE_BREAK=missing-file|wrong-platform|build-on-install breaks the
 // staged package on purpose (a file left out; the platform package marked
@@ -291,13 +294,16 @@ async function main() {
   // 1. Binaries
   const built = await step('build (this machine)', () => {
     if (!opts['no-build']) run(process.execPath, [npmJs, 'run', 'build'])
-    const found = publish.findBinaries(root, pkg.napi.binaryName)
-    const local = [...found].filter(([, p]) => path.dirname(p) === root)
-    if (local.length === 0) throw new Error('no patch-file-tool.<platform>.node in the checkout: npm run build')
-    for (const [, p] of local) fs.copyFileSync(p, path.join(artifacts, path.basename(p)))
+    // The checkout's own build (npm run build leaves it in the root), unless
+    // --no-build was given with --artifacts (CI's rehearsal of all targets).
+    const local = fs.readdirSync(root).filter((f) => f.startsWith(`${pkg.napi.binaryName}.`) && f.endsWith('.node'))
+    if (!(opts['no-build'] && opts.artifacts)) {
+      if (local.length === 0) throw new Error('no patch-file-tool.<platform>.node in the checkout: npm run build')
+      for (const f of local) fs.copyFileSync(path.join(root, f), path.join(artifacts, f))
+    }
     if (opts.artifacts) {
       for (const [abi, p] of publish.findBinaries(path.resolve(opts.artifacts), pkg.napi.binaryName)) {
-        if (pkg.napi.targets.some((t) => publish.abiOf(root, t) === abi)) fs.copyFileSync(p, path.join(artifacts, path.basename(p)))
+        if (pkg.napi.targets.some((t) => publish.abiOf(t) === abi)) fs.copyFileSync(p, path.join(artifacts, path.basename(p)))
       }
     }
     const abis = [...publish.findBinaries(artifacts, pkg.napi.binaryName).keys()]

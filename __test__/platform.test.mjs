@@ -160,7 +160,7 @@ test('a binary that is there but does not load: the message says so and gives th
   const e = JSON.parse(r.stdout)
   assert.equal(e.reason, 'load-failed', e.message)
   assert.match(e.message, /is installed but could not be loaded on this machine/)
-  assert.match(e.message, /Loader said: .*(invalid ELF header|not a valid Win32 application|not a mach-o file|slice is not valid mach-o)/i)
+  assert.match(e.message, /Loader said: .*(invalid ELF header|Exec format error|not a valid Win32 application|not a mach-o file|slice is not valid mach-o)/i)
   assertHelpful(e.message)
 })
 

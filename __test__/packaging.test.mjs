@@ -20,6 +20,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
@@ -118,6 +119,35 @@ test('npm pack ships the JS entry points, the generated types with the hand-writ
   assert.match(dts, /export declare function patchFile\(/)
   assert.match(dts, /export declare function patchFileSync\(/)
   assert.match(dts, /PATCH_FILE_ERROR_CODES/)
+})
+
+test('npm pack ships only what users need: the entry points, js/, bin/, schemas/, LICENSE and README', () => {
+  assert.ok(state.plainFiles, 'packed')
+  const allowed = [/^package\.json$/, /^README\.md$/, /^LICENSE$/, /^index\.(js|mjs|d\.ts)$/, /^binding\.js$/, /^js\/[\w-]+\.js$/, /^bin\/[\w-]+\.js$/, /^schemas\/\w+\.schema\.json$/]
+  const extra = state.plainFiles.filter((f) => !allowed.some((re) => re.test(f)))
+  assert.deepEqual(extra, [], `files a user does not need: ${extra.join(', ')}`)
+  for (const dir of ['js', 'bin', 'schemas']) {
+    for (const f of fs.readdirSync(path.join(repo, dir))) assert.ok(state.plainFiles.includes(`${dir}/${f}`), `the tarball has ${dir}/${f}`)
+  }
+  assert.ok(state.plainFiles.includes('LICENSE'), 'LICENSE ships')
+  assert.equal(pkg.license, 'MIT')
+  assert.match(fs.readFileSync(path.join(repo, 'LICENSE'), 'utf8'), /^MIT License\n\nCopyright \(c\) \d{4} patch-file-tool\n/)
+  for (const key of ['repository', 'homepage', 'bugs']) assert.ok(pkg[key], `package.json has ${key}`)
+  assert.ok(!pkg.scripts.install && !pkg.scripts.preinstall && !pkg.scripts.postinstall, 'no install script: a registry install never builds')
+})
+
+test('engines.node admits no Node version that a runtime dependency (in the lock file) refuses', () => {
+  const semver = createRequire(path.join(repo, 'package.json'))('semver')
+  const lock = JSON.parse(fs.readFileSync(path.join(repo, 'package-lock.json'), 'utf8'))
+  const refused = []
+  for (const [k, v] of Object.entries(lock.packages)) {
+    if (!k || v.dev || v.devOptional || !v.engines || typeof v.engines.node !== 'string') continue
+    if (!semver.subset(pkg.engines.node, v.engines.node)) refused.push(`${k.replace(/^.*node_modules\//, '')}@${v.version} needs node ${v.engines.node}`)
+  }
+  assert.deepEqual(refused, [], `engines.node is ${pkg.engines.node}`)
+  for (const d of fs.readdirSync(path.join(repo, 'npm'))) {
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(repo, 'npm', d, 'package.json'), 'utf8')).engines, pkg.engines, `npm/${d} engines`)
+  }
 })
 
 test('every napi target has an npm/<platform> package matching the root name and version', () => {

@@ -9,7 +9,9 @@
 // INVALID_INPUT (including a workspace root that does not exist or is not a
 // directory); 3 I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR, and a workspace
 // root that exists but cannot be opened: permissions, too many open files,
-// a symlink loop).
+// a symlink loop); 4 the native engine cannot be loaded on this machine
+// (NATIVE_ENGINE_UNAVAILABLE: no prebuilt binary for the platform, or its
+// package is not installed).
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -17,7 +19,7 @@ const { parseArgs } = require('node:util')
 const { resolveRoot, engineOptions, ENV } = require('./root.js')
 
 const PROG = 'patch-file-tool'
-const EXIT = Object.freeze({ OK: 0, REFUSED: 1, USAGE: 2, IO: 3 })
+const EXIT = Object.freeze({ OK: 0, REFUSED: 1, USAGE: 2, IO: 3, NO_ENGINE: 4 })
 
 class UsageError extends Error {}
 
@@ -437,6 +439,9 @@ Exit codes:
   1  refused by the engine (not found, ambiguous, outside the workspace, binary, changed...)
   2  usage error or INVALID_INPUT (including a root that does not exist or is not a directory)
   3  I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR; a root that cannot be opened)
+  4  the native engine cannot be loaded here: no prebuilt binary for this
+     platform, or its package is not installed (the message says which and
+     how to build from source); the MCP server exits with 4 at start-up too
 `
 }
 
@@ -469,6 +474,9 @@ async function main(argv) {
     if (err instanceof UsageError) {
       process.stderr.write(`${PROG}: ${err.message}\nRun '${PROG} --help' for usage.\n`)
       code = EXIT.USAGE
+    } else if (err && err.code === 'NATIVE_ENGINE_UNAVAILABLE') {
+      process.stderr.write(`${err.message}\n`)
+      code = EXIT.NO_ENGINE
     } else if (err && err.code === 'FILE_READ_ERROR') {
       process.stderr.write(`${PROG}: FILE_READ_ERROR: ${err.message}\n`)
       code = EXIT.IO

@@ -25,6 +25,9 @@ const LEVELS = { silent: 0, error: 1, info: 2, debug: 3 }
 /** stderr bytes queued (unread by the client) past which log lines are dropped instead of buffered. */
 const STDERR_BACKLOG_BYTES = 1024 * 1024
 
+/** Exit code when the native engine cannot be loaded (the CLI's EXIT.NO_ENGINE too). */
+const EXIT_NO_ENGINE = 4
+
 function makeLogger(env = process.env, stream = process.stderr) {
   const level = LEVELS[env.PATCH_FILE_LOG] ?? LEVELS.info
   let dropped = 0
@@ -163,6 +166,17 @@ const STALL_MS = { signal: 5000, eof: 30000 }
  */
 async function serve({ root, version, given }) {
   const log = makeLogger()
+  // Load the native engine before anything else (a few ms): on a machine it
+  // cannot load on (no prebuilt binary for the platform, or the platform
+  // package not installed) the server refuses to start, with the reason on
+  // stderr and exit code 4 (EXIT_NO_ENGINE), instead of answering initialize
+  // and then failing every call.
+  try {
+    tools.warm()
+  } catch (err) {
+    process.stderr.write(`patch-file-tool: the MCP server cannot start.\n${err.message}\n`)
+    process.exit(EXIT_NO_ENGINE)
+  }
   require('./lazy-ajv.js').deferAjvValidator()
   const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
   const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
@@ -177,15 +191,6 @@ async function serve({ root, version, given }) {
     { capabilities: { tools: {} }, instructions: instructions(root) },
   )
   server.onerror = (err) => log.debug(`protocol: ${err && err.message ? err.message : err}`)
-  // Load the native engine once a client is connected, off the initialize path.
-  server.oninitialized = () =>
-    setImmediate(() => {
-      try {
-        tools.warm()
-      } catch (err) {
-        log.error(`cannot load the native engine: ${err.message}`)
-      }
-    })
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list().map(toListedTool) }))
 
@@ -291,4 +296,4 @@ async function serve({ root, version, given }) {
   log.info(`MCP server ${version} on stdio; workspace root ${root}${as}`)
 }
 
-module.exports = { serve, toCallResult, toListedTool, fitCallResult, tooLargeResult, makeLogger }
+module.exports = { serve, toCallResult, toListedTool, fitCallResult, tooLargeResult, makeLogger, EXIT_NO_ENGINE }

@@ -262,7 +262,7 @@ function run(tool, args, options) {
   return engine()[tool.engine](args === undefined ? {} : args, options)
 }
 
-/** Loads the engine ahead of the first call (e.g. once a client is connected). */
+/** Loads the engine ahead of the first call (the MCP server does at start-up); throws NATIVE_ENGINE_UNAVAILABLE. */
 function warm() {
   engine()
 }

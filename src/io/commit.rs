@@ -827,6 +827,17 @@ pub fn commit_extra(
             guards[i] = Some((f, m));
         }
     }
+    // Off Unix (the portable fallback, which has no cross-process locks) the
+    // handles only served the check above. On Windows a rename over a file
+    // that still has an open handle fails with "Access is denied" (os error
+    // 5) unless the rename has POSIX semantics and every handle allows delete
+    // sharing, so they are closed before the renames; the in-place writes
+    // below need only the metadata.
+    #[cfg(not(unix))]
+    let guards: Vec<Option<((), Meta)>> = guards
+        .into_iter()
+        .map(|g| g.map(|(file, m)| (drop(file), m)))
+        .collect();
     // 3. Renames, then in-place writes.
     let mut done: Vec<(usize, Done<'_>)> = Vec::with_capacity(jobs.len());
     let mut strategies = vec![Strategy::Rename; jobs.len()];

@@ -25,6 +25,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { loadEngine } from './engines.mjs'
 import { smallTs, writeBigFile, writeManyFiles, multiEditFile, Toggle, countOf } from './workloads.mjs'
 import { lockedWorkload, lockedLines } from './locked.mjs'
+import { replaceAllWorkload, editsWorkload, stressLines } from './stress.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
@@ -457,6 +458,22 @@ if (want('multi')) {
   results.push(r)
 }
 
+// Cost bounded by the input whatever its shape: replace_all of 1-byte matches
+// (peak RSS), many edits in one call (time against one edit). 1 GiB only
+// when asked: --only replace-all-1g.
+if (want('replace-all')) {
+  log('replace-all')
+  results.push(replaceAllWorkload(workDir, QUICK ? [10] : [10, 100]))
+}
+if (only && only.includes('replace-all-1g')) {
+  log('replace-all 1 GiB')
+  results.push(replaceAllWorkload(workDir, [1024]))
+}
+if (want('edits-10k')) {
+  log('edits-10k')
+  results.push(QUICK ? editsWorkload(workDir, 20, 2000) : editsWorkload(workDir, 100, 10000))
+}
+
 // Unrelated calls while calls wait for a file another process holds locked.
 if (want('locked')) {
   log('locked')
@@ -493,6 +510,10 @@ for (const w of results) {
         ].join(' | '),
       )
     }
+    continue
+  }
+  if (w.key === 'replace-all' || w.key === 'edits-many') {
+    lines.push(...stressLines(w))
     continue
   }
   if (w.key === 'locked') {

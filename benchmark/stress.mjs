@@ -1,0 +1,128 @@
+// Stress workloads: cost bounded by the input's size whatever its shape.
+//
+//   replace-all   `replace_all` of 1-byte matches (`a` -> `b` over a file of
+//                 `a`): peak RSS of a child process doing only that, and time.
+//                 Goal: peak <= 2.5 x file size + idle.
+//   edits-10k     10,000 edits in one call on a ~100 MiB file, against one
+//                 edit on it. Goal: <= 2 x the time of one edit.
+//
+// Each measurement runs in its own child process (`node stress.mjs --child
+// ...`) so that its peak RSS is its own.
+
+import fs from 'node:fs'
+import path from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const here = fileURLToPath(import.meta.url)
+const MiB = 1 << 20
+
+/** Runs `node stress.mjs --child <job>`; returns its JSON line and peak RSS (KiB, from /usr/bin/time). */
+function child(job) {
+  const time = fs.existsSync('/usr/bin/time')
+  const args = [process.execPath, here, '--child', JSON.stringify(job)]
+  const r = time
+    ? spawnSync('/usr/bin/time', ['-f', 'peak_rss_kb=%M', ...args], { encoding: 'utf8' })
+    : spawnSync(args[0], args.slice(1), { encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(`stress child failed: ${r.stderr}`)
+  const out = JSON.parse(r.stdout.trim().split('\n').pop())
+  const m = /peak_rss_kb=(\d+)/.exec(r.stderr || '')
+  return { ...out, peak_rss_mib: m ? Number(m[1]) / 1024 : null }
+}
+
+async function runChild(job) {
+  const api = require('../index.js')
+  const opts = { workspaceRoot: job.dir, durable: false, journal: false, maxFileBytes: 4 * 1024 * MiB }
+  if (job.kind === 'idle') return {}
+  if (job.kind === 'replace-all') {
+    const t = process.hrtime.bigint()
+    const r = api.patchFileSync({ file_path: job.file, search_block: 'a', replace_block: 'b', replace_all: true }, opts)
+    return { ok: r.ok, code: r.code, replacements: r.replacements, ms: Number(process.hrtime.bigint() - t) / 1e6 }
+  }
+  if (job.kind === 'edits') {
+    const edit = (k, to) => ({ search: `marker_${k}_`, replace: `MARKER_${k}${to}_` })
+    let t = process.hrtime.bigint()
+    let r = api.patchFileSync({ file_path: job.file, edits: [edit(0, 'a')] }, opts)
+    const one = Number(process.hrtime.bigint() - t) / 1e6
+    if (!r.ok) return { ok: false, code: r.code }
+    const edits = Array.from({ length: job.n }, (_, k) => (k === 0 ? { search: 'MARKER_0a_', replace: 'marker_0_' } : edit(k, 'b')))
+    t = process.hrtime.bigint()
+    r = api.patchFileSync({ file_path: job.file, edits }, opts)
+    const many = Number(process.hrtime.bigint() - t) / 1e6
+    return { ok: r.ok, code: r.code, one_ms: one, many_ms: many, ratio: many / one }
+  }
+  throw new Error(`unknown job ${job.kind}`)
+}
+
+/** A file of `mib` MiB of `a`, written without holding it in memory. */
+function fileOfA(dir, mib) {
+  const f = path.join(dir, `a-${mib}.txt`)
+  const fd = fs.openSync(f, 'w')
+  const chunk = Buffer.alloc(MiB, 0x61)
+  for (let i = 0; i < mib; i++) fs.writeSync(fd, chunk)
+  fs.closeSync(fd)
+  return path.basename(f)
+}
+
+/** ~`mib` MiB of 100-byte lines with `n` unique markers spread through it. */
+function fileWithMarkers(dir, mib, n) {
+  const f = path.join(dir, `m-${mib}.txt`)
+  const lines = Math.floor((mib * MiB) / 100)
+  const every = Math.floor(lines / n)
+  const fd = fs.openSync(f, 'w')
+  let buf = []
+  for (let i = 0; i < lines; i++) {
+    buf.push(i % every === 0 && i / every < n ? `marker_${i / every}_`.padEnd(99, 'y') + '\n' : 'x'.repeat(90) + String(i).padStart(9, '0') + '\n')
+    if (buf.length === 10000) {
+      fs.writeSync(fd, buf.join(''))
+      buf = []
+    }
+  }
+  fs.writeSync(fd, buf.join(''))
+  fs.closeSync(fd)
+  return path.basename(f)
+}
+
+/** The replace-all workload over files of `sizes` MiB. */
+export function replaceAllWorkload(workDir, sizes) {
+  const dir = path.join(workDir, 'stress-ra')
+  fs.mkdirSync(dir, { recursive: true })
+  const idle = child({ kind: 'idle', dir }).peak_rss_mib
+  const rows = []
+  for (const mib of sizes) {
+    const file = fileOfA(dir, mib)
+    const r = child({ kind: 'replace-all', dir, file })
+    fs.rmSync(path.join(dir, file))
+    const over = r.peak_rss_mib == null ? null : r.peak_rss_mib - idle
+    rows.push({ mib, ...r, over_idle_mib: over, over_idle_x_file: over == null ? null : over / mib })
+  }
+  return { name: 'replace_all of 1-byte matches: peak RSS (child process) and time', key: 'replace-all', idle_rss_mib: idle, rows }
+}
+
+/** The edits workload: `n` edits in one call on a ~`mib` MiB file vs one edit. */
+export function editsWorkload(workDir, mib, n) {
+  const dir = path.join(workDir, 'stress-ed')
+  fs.mkdirSync(dir, { recursive: true })
+  const file = fileWithMarkers(dir, mib, n)
+  const r = child({ kind: 'edits', dir, file, n })
+  return { name: `${n.toLocaleString('en')} edits in one call on a ${mib} MiB file vs one edit`, key: 'edits-many', mib, n, ...r }
+}
+
+export function stressLines(w) {
+  const f = (x, d = 1) => (x == null ? '' : x.toFixed(d))
+  if (w.key === 'replace-all') {
+    return [
+      `idle child: ${f(w.idle_rss_mib)} MiB (goal: peak <= 2.5 x file + idle)`,
+      ['file MiB', 'replacements', 'ms', 'peak MiB', 'over idle MiB', 'over idle / file'].join(' | '),
+      ...w.rows.map((r) => [r.mib, r.replacements, f(r.ms, 0), f(r.peak_rss_mib), f(r.over_idle_mib), `${f(r.over_idle_x_file, 2)}x`].join(' | ')),
+    ]
+  }
+  return [`one edit ${f(w.one_ms, 0)} ms, ${w.n} edits ${f(w.many_ms, 0)} ms: ${f(w.ratio, 2)}x (goal <= 2x); peak ${f(w.peak_rss_mib)} MiB; ok: ${w.ok}`]
+}
+
+if (process.argv[2] === '--child') {
+  const out = await runChild(JSON.parse(process.argv[3]))
+  process.stdout.write(JSON.stringify(out) + '\n')
+}

@@ -131,7 +131,7 @@ impl Cache {
     }
 
     fn take(&mut self, id: &str, now: Instant) -> Option<Entry> {
-        self.take_if(id, now, |_| true)
+        self.take_expiring(id, now, |_| true).map(|(e, _)| e)
     }
 
     /// Puts back an entry taken with [`Cache::take_expiring`] (a call that
@@ -147,7 +147,8 @@ impl Cache {
         });
     }
 
-    /// As [`Cache::take_if`], also returning the entry's expiry.
+    /// Removes the entry `id` if `accept` agrees (else it stays), with its
+    /// expiry.
     fn take_expiring(
         &mut self,
         id: &str,
@@ -161,22 +162,6 @@ impl Cache {
         let s = self.items.remove(pos)?;
         self.total -= s.bytes;
         (s.expires > now).then_some((s.entry, s.expires))
-    }
-
-    /// Removes the entry `id` if `accept` agrees (else it stays).
-    fn take_if(
-        &mut self,
-        id: &str,
-        now: Instant,
-        accept: impl FnOnce(&Entry) -> bool,
-    ) -> Option<Entry> {
-        let pos = self.items.iter().position(|s| s.id == id)?;
-        if !accept(&self.items[pos].entry) {
-            return None;
-        }
-        let s = self.items.remove(pos)?;
-        self.total -= s.bytes;
-        (s.expires > now).then_some(s.entry)
     }
 }
 

@@ -21,8 +21,9 @@
 //!               (caller matches) -> commit, or keep as a dry run; edits.rs
 //!               (search/replace, whole files), ops.rs (edit-format plans),
 //!               dry_run.rs (the cache and its one apply path), diff.rs
-//!   matching/   pure: exact.rs (exact-once planning), tolerant.rs (opt-in
-//!               `match` tolerances), locate.rs (placing patch hunks)
+//!   matching/   pure: exact.rs (exact-once planning), many.rs (many edits
+//!               in one pass), blocks.rs (SEARCH/REPLACE blocks), tolerant.rs
+//!               (opt-in `match` tolerances), locate.rs (placing patch hunks)
 //!   io/         disk through directory handles: dir.rs (openat & co),
 //!               workspace.rs (the sandbox), source.rs (the one read path),
 //!               commit.rs (atomic multi-file commit), locks.rs

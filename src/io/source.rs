@@ -49,6 +49,22 @@ fn read_buffer(cap: usize) -> Option<Vec<u8>> {
     Some(v)
 }
 
+/// The sha256 of what `file` holds from its current position, read in
+/// 1 MiB chunks (memory independent of its size), as lower-case hex.
+pub fn sha256_of(mut file: std::fs::File) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(crate::text::source::hex(&h.finalize())),
+            Ok(n) => h.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Reads `len_hint` bytes from `file` and classifies them. `path` is for messages.
 pub fn read(mut file: std::fs::File, len_hint: u64, path: &str) -> Result<Source, Failure> {
     check_fault(Step::Read).map_err(|e| {

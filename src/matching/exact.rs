@@ -33,7 +33,7 @@ use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::ErrorCode;
 use crate::matching::many;
 use crate::matching::tolerant::{self, Outcome};
-use crate::model::{Count, Edit, MatchMode, Tolerance};
+use crate::model::{Cancel, Count, Edit, MatchMode, Tolerance};
 use crate::text::source::{count_newlines, utf16_len};
 
 /// How many match positions are kept for reports (e.g. ambiguous line lists).
@@ -101,8 +101,8 @@ pub struct Tolerated {
     pub original_text: String,
 }
 
-/// How [`plan_with`] matches and what it does on failure.
-#[derive(Debug, Clone, Copy)]
+/// How [`match_edits`] matches and what it does on failure.
+#[derive(Debug, Clone)]
 pub struct MatchOptions {
     /// Exact matching (default) or the tolerances of `match`.
     pub mode: MatchMode,
@@ -110,6 +110,9 @@ pub struct MatchOptions {
     pub diagnose: bool,
     /// Time all diagnoses of one call may take together.
     pub budget: Duration,
+    /// The caller's cancellation and time budget, checked between edits
+    /// applied in turn.
+    pub cancel: Cancel,
 }
 
 impl Default for MatchOptions {
@@ -118,6 +121,7 @@ impl Default for MatchOptions {
             mode: MatchMode::EXACT,
             diagnose: true,
             budget: diagnose::DEFAULT_BUDGET,
+            cancel: Cancel::default(),
         }
     }
 }
@@ -138,7 +142,21 @@ pub struct Matched<'a> {
     pub tolerant_mode: bool,
 }
 
-impl Matched<'_> {
+impl<'a> Matched<'a> {
+    /// A one-pass plan of exact matches over `text` ([`many`]).
+    pub(crate) fn from_plan(text: &'a [u8], p: many::Plan, tolerant_mode: bool) -> Matched<'a> {
+        let n = p.reports.len();
+        Matched {
+            base: Cow::Borrowed(text),
+            spans: p.spans,
+            edits: p.reports,
+            utf16_delta: p.utf16_delta,
+            adapted: vec![None; n],
+            tolerated: vec![None; n],
+            tolerant_mode,
+        }
+    }
+
     /// The new text as ordered slices (base ranges and replacement texts).
     pub fn pieces<'s>(&'s self, edits: &'s [Edit]) -> Vec<&'s [u8]> {
         self.spans
@@ -319,15 +337,7 @@ pub fn match_edits<'a>(
 ) -> Result<Matched<'a>, Vec<EditFailure>> {
     if kind == TextKind::Utf8 && many::worth_it(text.len(), edits.len()) {
         if let Some(p) = many::plan(text, edits) {
-            return Ok(Matched {
-                base: Cow::Borrowed(text),
-                spans: p.spans,
-                edits: p.reports,
-                utf16_delta: p.utf16_delta,
-                adapted: vec![None; edits.len()],
-                tolerated: vec![None; edits.len()],
-                tolerant_mode: !opts.mode.is_exact(),
-            });
+            return Ok(Matched::from_plan(text, p, !opts.mode.is_exact()));
         }
     }
     match_in_turn(text, edits, kind, opts)
@@ -355,6 +365,17 @@ pub fn match_in_turn<'a>(
 
     for (i, edit) in edits.iter().enumerate() {
         let pre = label(i, multi);
+        if let Err(f) = opts.cancel.check() {
+            // The call's answer is the cancellation, not what was found so far.
+            return Err(vec![EditFailure {
+                index: i,
+                code: f.code,
+                match_count: 0,
+                match_lines: Vec::new(),
+                message: f.message,
+                diagnosis: None,
+            }]);
+        }
         if kind == TextKind::Bytes && (!edit.search.is_ascii() || !edit.replace.is_ascii()) {
             failures.push(EditFailure {
                 index: i,

@@ -81,24 +81,44 @@ pub(crate) struct Plan {
     pub utf16_delta: isize,
 }
 
-/// One occurrence to replace: where it starts in the original text, and
-/// whose it is.
+/// One occurrence to replace: where it starts in the original text, how
+/// many bytes of it are replaced (the search text, and for an edit block
+/// that deletes whole lines the line break after them), and whose it is.
 #[derive(Debug, Clone, Copy)]
 struct Place {
     start: usize,
+    len: usize,
     edit: usize,
+}
+
+impl Place {
+    fn end(&self) -> usize {
+        self.start + self.len
+    }
 }
 
 /// Plans `edits` over `text` in one pass, if they are independent and all
 /// succeed (see the module docs); `None` means: apply them in turn.
 pub(crate) fn plan(text: &[u8], edits: &[Edit]) -> Option<Plan> {
-    plan_by(text, edits, edits.len() > MEMMEM_EDITS)
+    plan_by(text, edits, &[], edits.len() > MEMMEM_EDITS)
+}
+
+/// [`plan`] for edit blocks: edit `i` with `take_break[i]` (an empty
+/// replacement, matched once) also removes the line break (`\r\n` or `\n`)
+/// right after its occurrence when that occurrence starts a line, in the
+/// text the earlier edits left (see [`take_breaks`]).
+pub(crate) fn plan_blocks(text: &[u8], edits: &[Edit], take_break: &[bool]) -> Option<Plan> {
+    plan_by(text, edits, take_break, edits.len() > MEMMEM_EDITS)
 }
 
 /// [`plan`], finding the places with Aho-Corasick (`together`) or `memmem`.
-fn plan_by(text: &[u8], edits: &[Edit], together: bool) -> Option<Plan> {
+fn plan_by(text: &[u8], edits: &[Edit], take_break: &[bool], together: bool) -> Option<Plan> {
     let n = edits.len();
     if n < 2 || edits.iter().any(|e| e.search.is_empty()) {
+        return None;
+    }
+    let takes = |e: usize| take_break.get(e).copied().unwrap_or(false);
+    if (0..n).any(|e| takes(e) && (!edits[e].replace.is_empty() || edits[e].count != Count::One)) {
         return None;
     }
     // The same search text twice: the later edit searches the earlier one's
@@ -112,7 +132,10 @@ fn plan_by(text: &[u8], edits: &[Edit], together: bool) -> Option<Plan> {
         .match_kind(MatchKind::Standard)
         .build(edits.iter().map(|e| e.search.as_bytes()))
         .ok()?;
-    let places = find_places(text, edits, &ac, together)?;
+    let mut places = find_places(text, edits, &ac, together)?;
+    if !take_break.is_empty() && !take_breaks(text, edits, &mut places, &takes) {
+        return None;
+    }
     if !independent(text, edits, &ac, &places) {
         return None;
     }
@@ -155,7 +178,11 @@ fn find_places(
         if wanted(&edits[e]).is_some_and(|k| count[e] > k) || places.len() == cap {
             return false;
         }
-        places.push(Place { start, edit: e });
+        places.push(Place {
+            start,
+            len: edits[e].search.len(),
+            edit: e,
+        });
         true
     };
     if !together {
@@ -194,11 +221,80 @@ fn find_places(
         return None;
     }
     places.sort_unstable_by_key(|p| p.start);
-    let end = |p: &Place| p.start + edits[p.edit].search.len();
-    if places.windows(2).any(|w| end(&w[0]) > w[1].start) {
+    if places.windows(2).any(|w| w[0].end() > w[1].start) {
         return None;
     }
     Some(places)
+}
+
+/// Extends the places of edits that `takes` a line break (edit blocks that
+/// delete whole lines) over the break after them, when applying in turn
+/// would remove it: the occurrence starts a line and a `\r\n` or `\n`
+/// follows it, both in the text the earlier edits left.
+///
+/// That text differs from the original only inside other places, so the
+/// bytes around a place are the original ones unless they belong to a
+/// neighbouring place. Before the occurrence, a neighbouring place shows
+/// its replacement if its edit came earlier (an empty one shows what was
+/// before it), else its original bytes. After it, the break must lie
+/// outside every place; when the bytes that decide are another place's,
+/// `false`: the edits are applied in turn.
+fn take_breaks(
+    text: &[u8],
+    edits: &[Edit],
+    places: &mut [Place],
+    takes: &dyn Fn(usize) -> bool,
+) -> bool {
+    for k in 0..places.len() {
+        let p = places[k];
+        if !takes(p.edit) {
+            continue;
+        }
+        match starts_line(text, edits, places, k) {
+            Some(true) => {}
+            Some(false) => continue,
+            None => return false,
+        }
+        let next = places.get(k + 1).map_or(text.len(), |q| q.start);
+        let gap = &text[p.end()..next];
+        let taken = if gap.starts_with(b"\r\n") {
+            2
+        } else if gap.starts_with(b"\n") {
+            1
+        } else if next == text.len() || gap.len() >= 2 || gap.first().is_some_and(|&b| b != b'\r') {
+            0
+        } else {
+            return false;
+        };
+        places[k].len += taken;
+    }
+    true
+}
+
+/// Whether `places[k]` starts a line in the text just before its edit
+/// (`None`: too many neighbours to tell).
+fn starts_line(text: &[u8], edits: &[Edit], places: &[Place], k: usize) -> Option<bool> {
+    let edit = places[k].edit;
+    let mut at = places[k].start;
+    let mut j = k;
+    for _ in 0..=MAX_NEIGHBOURS {
+        if at == 0 {
+            return Some(true);
+        }
+        if j == 0 || places[j - 1].end() < at {
+            return Some(text[at - 1] == b'\n');
+        }
+        j -= 1;
+        let before = &places[j];
+        if before.edit > edit {
+            return Some(text[at - 1] == b'\n');
+        }
+        if let Some(&b) = edits[before.edit].replace.as_bytes().last() {
+            return Some(b == b'\n');
+        }
+        at = before.start;
+    }
+    None
 }
 
 /// Conditions 1 and 2 of the module docs, checked in a window around each
@@ -223,8 +319,8 @@ fn independent(text: &[u8], edits: &[Edit], ac: &AhoCorasick, places: &[Place]) 
     let mut window = Vec::new();
     for (k, p) in places.iter().enumerate() {
         let Some(w) = reach[p.edit] else { continue };
-        let (s, r) = (&edits[p.edit].search, &edits[p.edit].replace);
-        let end = p.start + s.len();
+        let r = &edits[p.edit].replace;
+        let end = p.end();
         // 1. No later search text in the original intersects this place.
         let from = p.start.saturating_sub(w);
         let to = end.saturating_add(w).min(text.len());
@@ -270,14 +366,13 @@ fn independent(text: &[u8], edits: &[Edit], ac: &AhoCorasick, places: &[Place]) 
     true
 }
 
-/// The content of `places[j]` in the text just after edit `edit`: its
-/// replacement if its edit came first, else its search text.
-fn content<'e>(edits: &'e [Edit], place: &Place, edit: usize) -> &'e [u8] {
-    let e = &edits[place.edit];
+/// The content of `place` in the text just after edit `edit`: its
+/// replacement if its edit came first, else the original bytes.
+fn content<'e>(text: &'e [u8], edits: &'e [Edit], place: &Place, edit: usize) -> &'e [u8] {
     if place.edit <= edit {
-        e.replace.as_bytes()
+        edits[place.edit].replace.as_bytes()
     } else {
-        e.search.as_bytes()
+        &text[place.start..place.end()]
     }
 }
 
@@ -295,18 +390,14 @@ fn left_context(
     let mut at = places[k].start;
     let mut j = k;
     for _ in 0..=MAX_NEIGHBOURS {
-        let gap_from = if j == 0 {
-            0
-        } else {
-            places[j - 1].start + edits[places[j - 1].edit].search.len()
-        };
+        let gap_from = if j == 0 { 0 } else { places[j - 1].end() };
         let take = (at - gap_from).min(w - out.len());
         out.extend(text[at - take..at].iter().rev());
         if out.len() >= w || j == 0 {
             return true;
         }
         j -= 1;
-        let c = content(edits, &places[j], edit);
+        let c = content(text, edits, &places[j], edit);
         let take = c.len().min(w - out.len());
         out.extend(c[c.len() - take..].iter().rev());
         if out.len() >= w {
@@ -329,7 +420,7 @@ fn right_context(
 ) -> bool {
     let edit = places[k].edit;
     let limit = out.len() + w;
-    let mut at = places[k].start + edits[edit].search.len();
+    let mut at = places[k].end();
     for j in (k + 1..).take(MAX_NEIGHBOURS + 1) {
         let gap_to = places.get(j).map_or(text.len(), |p| p.start);
         let take = (gap_to - at).min(limit - out.len());
@@ -337,13 +428,13 @@ fn right_context(
         if out.len() >= limit || j == places.len() {
             return true;
         }
-        let c = content(edits, &places[j], edit);
+        let c = content(text, edits, &places[j], edit);
         let take = c.len().min(limit - out.len());
         out.extend_from_slice(&c[..take]);
         if out.len() >= limit {
             return true;
         }
-        at = places[j].start + edits[places[j].edit].search.len();
+        at = places[j].end();
     }
     false
 }
@@ -401,7 +492,11 @@ fn build(text: &[u8], edits: &[Edit], places: &[Place]) -> Plan {
         let lines = count_newlines(r) as isize - count_newlines(s) as isize;
         let bytes = r.len() as isize - s.len() as isize;
         for &rank in &by_edit[group_start[e]..group_start[e + 1]] {
-            tree.add(rank, lines, bytes);
+            // A line break taken with the search text (ASCII: one UTF-16
+            // unit a byte).
+            let taken = (places[rank].len - s.len()) as isize;
+            tree.add(rank, lines - isize::from(taken > 0), bytes - taken);
+            utf16_delta -= taken;
         }
         utf16_delta += count[e] as isize * (utf16_len(r) as isize - utf16_len(s) as isize);
     }
@@ -410,7 +505,7 @@ fn build(text: &[u8], edits: &[Edit], places: &[Place]) -> Plan {
     for p in places {
         spans.push(Span::Keep(at, p.start));
         spans.push(Span::Insert(p.edit));
-        at = p.start + edits[p.edit].search.len();
+        at = p.end();
     }
     spans.push(Span::Keep(at, text.len()));
     Plan {
@@ -453,6 +548,7 @@ impl Fenwick {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matching::blocks;
     use crate::matching::exact::{match_in_turn, MatchOptions, TextKind};
     use proptest::prelude::*;
 
@@ -471,8 +567,8 @@ mod tests {
     /// The one-pass plan, if any, as (new text, reports, utf16 delta).
     fn fast(text: &str, edits: &[Edit]) -> Option<(Vec<u8>, Vec<EditReport>, isize)> {
         // Both ways of finding the places give the same plan.
-        let p = plan_by(text.as_bytes(), edits, true);
-        let q = plan_by(text.as_bytes(), edits, false);
+        let p = plan_by(text.as_bytes(), edits, &[], true);
+        let q = plan_by(text.as_bytes(), edits, &[], false);
         assert_eq!(p.is_some(), q.is_some(), "{text:?} {edits:?}");
         let (p, q) = (p?, q?);
         assert_eq!(
@@ -511,6 +607,112 @@ mod tests {
                 true
             }
             None => false,
+        }
+    }
+
+    /// The one-pass plan of edit blocks, if any, as (new text, reports);
+    /// its UTF-16 change is checked against the text.
+    fn fast_blocks(text: &str, edits: &[Edit]) -> Option<(Vec<u8>, Vec<EditReport>)> {
+        let takes: Vec<bool> = edits.iter().map(|e| e.replace.is_empty()).collect();
+        let p = plan_by(text.as_bytes(), edits, &takes, true);
+        let q = plan_by(text.as_bytes(), edits, &takes, false);
+        assert_eq!(p.is_some(), q.is_some(), "{text:?} {edits:?}");
+        let (p, q) = (p?, q?);
+        assert_eq!((&p.spans, &p.reports), (&q.spans, &q.reports));
+        let m = crate::matching::exact::Matched::from_plan(text.as_bytes(), p, false);
+        let out = m.pieces(edits).concat();
+        assert_eq!(
+            utf16_len(&out) as isize - utf16_len(text.as_bytes()) as isize,
+            m.utf16_delta,
+            "{text:?} {edits:?}"
+        );
+        Some((out, m.edits))
+    }
+
+    /// Whenever the one pass answers for blocks, it answers as applying
+    /// them in turn (line-break rule included) does.
+    fn blocks_agree(text: &str, edits: &[Edit]) -> bool {
+        match fast_blocks(text, edits) {
+            Some(f) => {
+                let slow = blocks::in_turn(
+                    text.as_bytes(),
+                    edits,
+                    TextKind::Utf8,
+                    &crate::model::Cancel::default(),
+                )
+                .ok()
+                .map(|a| (a.text, a.reports));
+                assert_eq!(Some(&f), slow.as_ref(), "{text:?} {edits:?}");
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[test]
+    fn blocks_that_delete_lines_take_their_breaks_in_one_pass() {
+        let lines: Vec<String> = (0..300).map(|i| format!("v{i} = {i};")).collect();
+        for eol in ["\n", "\r\n"] {
+            let text = lines.join(eol) + eol;
+            // Blocks as SEARCH/REPLACE gives them (no final line break):
+            // deletions of single lines, of neighbouring lines (in either
+            // order), of the first and the last line, next to changed lines.
+            let edits = [
+                one(&lines[10], ""),
+                one(&lines[11], ""),
+                one(&lines[13], ""),
+                one(&lines[12], "twelve"),
+                one(&lines[0], ""),
+                one(&lines[299], ""),
+                one(&format!("{}{eol}{}", lines[50], lines[51]), ""),
+                one(&lines[53], "x"),
+                one(&lines[52], ""),
+                // Not at a line start: only the text goes.
+                one(" = 200;", ""),
+            ];
+            assert!(blocks_agree(&text, &edits), "{eol:?}");
+            let (out, _) = fast_blocks(&text, &edits).unwrap();
+            let out = String::from_utf8(out).unwrap();
+            assert!(out.starts_with(&format!("v1 = 1;{eol}")), "{out:?}");
+            assert!(
+                out.contains(&format!("v9 = 9;{eol}twelve{eol}v14")),
+                "{out:?}"
+            );
+            assert!(out.contains(&format!("v49 = 49;{eol}x{eol}v54")), "{out:?}");
+            assert!(out.contains(&format!("{eol}v200{eol}")), "{out:?}");
+            assert!(out.ends_with(&format!("v298 = 298;{eol}")), "{out:?}");
+        }
+        // A file without a final line break loses its last line whole.
+        assert!(blocks_agree("a\nb\nc", &[one("c", ""), one("a", "")]));
+        // Whole lines with their break in the block: the blank line after
+        // goes too, as applying in turn does.
+        assert!(blocks_agree(
+            "a\n\nb\nc\n",
+            &[one("a\n", ""), one("c", "C")]
+        ));
+    }
+
+    #[test]
+    fn blocks_that_could_interact_through_a_break_are_left_to_applying_in_turn() {
+        let cases: &[(&str, &[Edit])] = &[
+            // Removing the line `X` joins `a` and `b` into the later block's
+            // search text, which then occurs twice.
+            ("a\nX\nbc\n--\na\nb\n", &[one("X", ""), one("a\nb", "Q")]),
+            // The break a later block needs is removed.
+            ("p\nX\nq\n", &[one("X", ""), one("\nq", "Q")]),
+            // What follows the deleted text is another block's (the break
+            // is decided by it).
+            ("a\nX\nb\n", &[one("X\n", ""), one("b", "")]),
+        ];
+        for (text, edits) in cases {
+            assert!(fast_blocks(text, edits).is_none(), "{text:?} {edits:?}");
+            // And applying in turn is what decides.
+            let _ = blocks::in_turn(
+                text.as_bytes(),
+                edits,
+                TextKind::Utf8,
+                &crate::model::Cancel::default(),
+            );
         }
     }
 
@@ -719,6 +921,69 @@ mod tests {
                 })
                 .collect();
             agrees(&text, &edits);
+        }
+    }
+
+    fn line_tokens() -> impl Strategy<Value = String> {
+        prop::sample::select(vec!["a", "b", "ab", "x", "\n", "\n", "\r\n", "\r", "é"])
+            .prop_map(str::to_string)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// Edit blocks over generated texts full of line breaks (`\r`
+        /// alone too): search texts cut from the text, replacements mostly
+        /// empty (the line-break rule), neighbouring and overlapping on
+        /// purpose. Whenever the one pass answers, it is applying in turn.
+        #[test]
+        fn blocks_one_pass_equals_applying_in_turn(
+            toks in prop::collection::vec(line_tokens(), 1..60),
+            specs in prop::collection::vec(
+                (0usize..1000, 1usize..5, 0u8..6, prop::collection::vec(line_tokens(), 0..3)),
+                2..10,
+            ),
+        ) {
+            let text: String = toks.concat();
+            let edits: Vec<Edit> = specs
+                .iter()
+                .map(|(at, len, rk, rep)| {
+                    let a = at % toks.len();
+                    let search = toks[a..(a + len).min(toks.len())].concat();
+                    let replace = if *rk < 4 { String::new() } else { rep.concat() };
+                    one(&search, &replace)
+                })
+                .collect();
+            blocks_agree(&text, &edits);
+        }
+
+        /// Distinct lines, blocks deleting or changing some of them (the
+        /// one pass answers for most): the same as applying in turn.
+        #[test]
+        fn blocks_one_pass_on_distinct_lines(
+            ids in prop::collection::vec(0u32..400, 5..80),
+            crlf in any::<bool>(),
+            specs in prop::collection::vec((0usize..1000, 1usize..3, 0u8..4), 2..14),
+        ) {
+            let eol = if crlf { "\r\n" } else { "\n" };
+            let lines: Vec<String> = ids.iter().map(|i| format!("v{i} = {i};")).collect();
+            let text = lines.join(eol) + eol;
+            let mut specs = specs;
+            let mut picked = HashSet::new();
+            specs.retain(|&(at, ..)| picked.insert(at % lines.len()));
+            let edits: Vec<Edit> = specs
+                .iter()
+                .map(|&(at, len, rk)| {
+                    let a = at % lines.len();
+                    let search = lines[a..(a + len).min(lines.len())].join(eol);
+                    let replace = match rk {
+                        0 | 1 => String::new(),
+                        2 => format!("w{a}"),
+                        _ => format!("w{a}{eol}"),
+                    };
+                    one(&search, &replace)
+                })
+                .collect();
+            blocks_agree(&text, &edits);
         }
     }
 

@@ -1,3 +1,4 @@
+pub mod blocks;
 pub mod exact;
 pub mod locate;
 pub mod many;

@@ -122,9 +122,10 @@ fn edit_failure_value(f: &EditFailure) -> Value {
 }
 
 /// How the edits of `fe` are planned: its `match` mode, failures diagnosed.
-fn plan_options(fe: &FileEdits) -> MatchOptions {
+fn plan_options(fe: &FileEdits, opts: &Options) -> MatchOptions {
     MatchOptions {
         mode: fe.match_mode,
+        cancel: opts.cancel.clone(),
         ..Default::default()
     }
 }
@@ -251,8 +252,13 @@ fn patch_one(
         Some(_) => Some(check_sha(s, &fe.expected_sha256)?),
         None => None,
     };
-    let plan = exact::match_edits(src.text(), &fe.edits, text_kind(src), &plan_options(fe))
-        .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
+    let plan = exact::match_edits(
+        src.text(),
+        &fe.edits,
+        text_kind(src),
+        &plan_options(fe, opts),
+    )
+    .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
     let encoded = src.encode_pieces(&pieces);
     let slices = encoded.slices();
@@ -378,8 +384,13 @@ pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool)
             let s = &txn.slots[k];
             let (src, _) = s.loaded().map_err(|f| FileFailure::from(f).at(&s.abs()))?;
             let sha = check_sha(s, &fe.expected_sha256)?;
-            let plan = exact::match_edits(src.text(), &fe.edits, text_kind(src), &plan_options(fe))
-                .map_err(|f| plan_failure(f, s.abs(), fe.edits.len() > 1))?;
+            let plan = exact::match_edits(
+                src.text(),
+                &fe.edits,
+                text_kind(src),
+                &plan_options(fe, opts),
+            )
+            .map_err(|f| plan_failure(f, s.abs(), fe.edits.len() > 1))?;
             Ok((k, src, sha, plan))
         })
         .collect();

@@ -6,7 +6,7 @@
 //!
 //! The flow: resolve every path (new files with `Intent::Plan`, so nothing
 //! is created yet), refuse one file named twice, lock, read, compute each
-//! file's new text in memory (exact-once blocks through [`crate::matching::exact`],
+//! file's new text in memory (exact-once blocks through [`crate::matching::blocks`],
 //! hunks through [`crate::matching::locate`]), and report every failing operation if
 //! any fails. Only then are missing parent directories created and the
 //! writes and removals committed together by [`crate::io::commit`]: a failure
@@ -24,7 +24,8 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::io::workspace::{Intent, Resolved, Workspace};
-use crate::matching::exact::{self, EditFailure, TextKind};
+use crate::matching::blocks as edit_blocks;
+use crate::matching::exact::{EditFailure, TextKind};
 use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
 use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
 use crate::text::source::adapt_line_endings;
@@ -42,6 +43,8 @@ struct BlockReport {
     line_number: usize,
     /// The replacement as written into the file (line endings adapted).
     replacement: String,
+    /// Known to be in the new text as given (blocks planned in one pass).
+    in_place: bool,
 }
 
 /// What an operation will do, once planned.
@@ -244,7 +247,7 @@ pub fn execute(
             failures.push(OpFailure::new(i, f.clone(), Some(slots[k].abs())));
             continue;
         }
-        match plan_op(i, op, src, dst, slots, plan.format) {
+        match plan_op(i, op, src, dst, slots, plan.format, opts) {
             Ok(p) => planned.push(p),
             Err(f) => failures.push(f),
         }
@@ -383,6 +386,7 @@ fn plan_op(
     dst: Option<usize>,
     slots: &[Slot],
     format: Format,
+    opts: &Options,
 ) -> Result<Planned, Box<OpFailure>> {
     let cur = |k: Option<usize>| k.and_then(|k| slots[k].cur.as_ref());
     let abs = |k: Option<usize>| k.map(|k| slots[k].abs());
@@ -501,7 +505,7 @@ fn plan_op(
                     } else {
                         TextKind::Utf8
                     };
-                    match apply_blocks(base_text, blocks, kind, eol) {
+                    match apply_blocks(base_text, blocks, kind, eol, opts) {
                         Ok((t, reports)) => {
                             p.line_number = reports.first().map(|r| r.line_number);
                             p.blocks = reports;
@@ -563,57 +567,39 @@ fn plan_op(
     Ok(p)
 }
 
-/// Applies exact-once blocks in order. A block whose replacement is empty
-/// and whose match covers whole lines also removes the line break after
-/// them, so deleted lines do not leave blank ones.
+/// Applies exact-once blocks in order ([`blocks::apply`]: one pass when it
+/// can, in turn otherwise), their line endings adapted to the file's.
 fn apply_blocks(
     text: &[u8],
     blocks: &[Block],
     kind: TextKind,
     eol: LineEnding,
+    opts: &Options,
 ) -> Result<(Vec<u8>, Vec<BlockReport>), Vec<EditFailure>> {
-    let mut cur = text.to_vec();
-    let mut reports = Vec::new();
-    let mut failures = Vec::new();
-    for (bi, b) in blocks.iter().enumerate() {
-        let edit = Edit {
+    let edits: Vec<Edit> = blocks
+        .iter()
+        .map(|b| Edit {
             search: adapt_line_endings(&b.search, eol).into_owned(),
             replace: adapt_line_endings(&b.replace, eol).into_owned(),
             count: Count::One,
-        };
-        match exact::match_exact(&cur, std::slice::from_ref(&edit), kind) {
-            Ok(p) => {
-                let r = p.edits[0];
-                let mut next = p.pieces(std::slice::from_ref(&edit)).concat();
-                let at = r.offset;
-                if edit.replace.is_empty() && (at == 0 || next[at - 1] == b'\n') {
-                    if next[at..].starts_with(b"\r\n") {
-                        next.drain(at..at + 2);
-                    } else if next[at..].starts_with(b"\n") {
-                        next.remove(at);
-                    }
-                }
-                reports.push(BlockReport {
-                    index: bi,
-                    line: b.line,
-                    line_number: r.line_number,
-                    replacement: edit.replace,
-                });
-                cur = next;
-            }
-            Err(mut f) => {
-                for e in &mut f {
-                    e.index = bi;
-                }
-                failures.extend(f);
-            }
-        }
-    }
-    if failures.is_empty() {
-        Ok((cur, reports))
-    } else {
-        Err(failures)
-    }
+        })
+        .collect();
+    let applied = edit_blocks::apply(text, &edits, kind, &opts.cancel)?;
+    let one_pass = applied.one_pass;
+    let reports = applied
+        .reports
+        .into_iter()
+        .zip(blocks.iter().zip(edits))
+        .enumerate()
+        .map(|(index, (r, (b, e)))| BlockReport {
+            index,
+            line: b.line,
+            line_number: r.line_number,
+            replacement: e.replace,
+            in_place: one_pass,
+        })
+        .collect();
+    Ok((applied.text, reports))
 }
 
 /// Inserts `ins` after 1-based line `after` (0: at the top), as whole lines.
@@ -976,8 +962,15 @@ fn success_value(plan: &OpPlan, planned: &[Planned], slots: &[Slot], ops: &[File
     v
 }
 
-/// Reads each edited file back and checks every block's replacement is in
-/// it. Marks each block `verified`; returns whether all are.
+/// Reads each edited file back (hashing it as it streams, without holding
+/// it) and checks that it is what was written and that every block's
+/// replacement is in it. Marks each block `verified`; returns whether all
+/// are.
+///
+/// When the file read back is the bytes written, a replacement is looked for
+/// in those bytes, already in memory; blocks planned in one pass need no
+/// search at all (each replacement was written as given), so verifying
+/// costs one read of the file, not a search of it per block.
 fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bool {
     let mut all = true;
     for (p, f) in planned.iter().zip(files.iter_mut()) {
@@ -991,18 +984,27 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bo
             .dir
             .open_file(&s.res.name)
             .ok()
-            .and_then(|(file, m)| crate::io::source::read(file, m.size, &s.display).ok());
-        if let (Some(b), Some((_, sha))) = (&back, &p.after) {
-            f["read_back_matches"] = json!(b.sha256() == *sha);
-        }
+            .and_then(|(file, _)| crate::io::source::sha256_of(file).ok());
+        let same = match (&back, &p.after) {
+            (Some(b), Some((_, sha))) => {
+                f["read_back_matches"] = json!(b == sha);
+                b == sha
+            }
+            _ => false,
+        };
+        let written: &[u8] = p
+            .new_text
+            .as_deref()
+            .or(p.new_bytes.as_deref())
+            .unwrap_or_default();
         let Some(arr) = f.get_mut("blocks").and_then(Value::as_array_mut) else {
             continue;
         };
         for (r, out) in p.blocks.iter().zip(arr.iter_mut()) {
-            let ok = back.as_ref().is_some_and(|b| {
-                r.replacement.is_empty()
-                    || memchr::memmem::find(b.text(), r.replacement.as_bytes()).is_some()
-            });
+            let ok = same
+                && (r.replacement.is_empty()
+                    || r.in_place
+                    || memchr::memmem::find(written, r.replacement.as_bytes()).is_some());
             all &= ok;
             out["verified"] = json!(ok);
         }

@@ -5,6 +5,8 @@
 //                 Goal: peak <= 2.5 x file size + idle.
 //   edits-10k     10,000 edits in one call on a ~100 MiB file, against one
 //                 edit on it. Goal: <= 2 x the time of one edit.
+//   blocks-10k    the same with 10,000 SEARCH/REPLACE blocks (every other
+//                 one deleting its whole line) against one block.
 //
 // Each measurement runs in its own child process (`node stress.mjs --child
 // ...`) so that its peak RSS is its own.
@@ -52,6 +54,22 @@ async function runChild(job) {
     r = api.patchFileSync({ file_path: job.file, edits }, opts)
     const many = Number(process.hrtime.bigint() - t) / 1e6
     return { ok: r.ok, code: r.code, one_ms: one, many_ms: many, ratio: many / one }
+  }
+  if (job.kind === 'blocks') {
+    const line = (k) => `marker_${k}_`.padEnd(99, 'y')
+    const block = (s, r) => `<<<<<<< SEARCH\n${s}\n=======\n${r === '' ? '' : r + '\n'}>>>>>>> REPLACE\n`
+    let t = process.hrtime.bigint()
+    let r = await api.applyEditBlocks(`${job.file}\n${block(line(0), 'changed 0')}`, opts)
+    const one = Number(process.hrtime.bigint() - t) / 1e6
+    if (!r.ok) return { ok: false, code: r.code }
+    const blocks = Array.from({ length: job.n }, (_, k) =>
+      k === 0 ? block('changed 0', line(0)) : block(line(k), k % 2 === 0 ? '' : `changed ${k}`),
+    )
+    const doc = `${job.file}\n${blocks.join('')}`
+    t = process.hrtime.bigint()
+    r = await api.applyEditBlocks(doc, opts)
+    const many = Number(process.hrtime.bigint() - t) / 1e6
+    return { ok: r.ok, code: r.code, verified: r.verified, one_ms: one, many_ms: many, ratio: many / one }
   }
   throw new Error(`unknown job ${job.kind}`)
 }
@@ -110,6 +128,15 @@ export function editsWorkload(workDir, mib, n) {
   return { name: `${n.toLocaleString('en')} edits in one call on a ${mib} MiB file vs one edit`, key: 'edits-many', mib, n, ...r }
 }
 
+/** The blocks workload: `n` SEARCH/REPLACE blocks in one call vs one block. */
+export function blocksWorkload(workDir, mib, n) {
+  const dir = path.join(workDir, 'stress-bl')
+  fs.mkdirSync(dir, { recursive: true })
+  const file = fileWithMarkers(dir, mib, n)
+  const r = child({ kind: 'blocks', dir, file, n })
+  return { name: `${n.toLocaleString('en')} SEARCH/REPLACE blocks in one call on a ${mib} MiB file vs one block`, key: 'blocks-many', mib, n, ...r }
+}
+
 export function stressLines(w) {
   const f = (x, d = 1) => (x == null ? '' : x.toFixed(d))
   if (w.key === 'replace-all') {
@@ -119,7 +146,8 @@ export function stressLines(w) {
       ...w.rows.map((r) => [r.mib, r.replacements, f(r.ms, 0), f(r.peak_rss_mib), f(r.over_idle_mib), `${f(r.over_idle_x_file, 2)}x`].join(' | ')),
     ]
   }
-  return [`one edit ${f(w.one_ms, 0)} ms, ${w.n} edits ${f(w.many_ms, 0)} ms: ${f(w.ratio, 2)}x (goal <= 2x); peak ${f(w.peak_rss_mib)} MiB; ok: ${w.ok}`]
+  const what = w.key === 'blocks-many' ? 'block' : 'edit'
+  return [`one ${what} ${f(w.one_ms, 0)} ms, ${w.n} ${what}s ${f(w.many_ms, 0)} ms: ${f(w.ratio, 2)}x (goal <= 2x); peak ${f(w.peak_rss_mib)} MiB; ok: ${w.ok}`]
 }
 
 if (process.argv[2] === '--child') {

@@ -15,6 +15,8 @@
 //! their messages come from one place, and the caller's cancellation or
 //! time budget is checked between blocks.
 
+use std::borrow::Cow;
+
 use crate::error::{ErrorCode, Failure};
 use crate::matching::exact::{self, EditFailure, EditReport, TextKind};
 use crate::matching::many;
@@ -99,7 +101,8 @@ pub(crate) fn in_turn(
     kind: TextKind,
     cancel: &Cancel,
 ) -> Result<Applied, Vec<EditFailure>> {
-    let mut cur = text.to_vec();
+    // The text as the blocks so far left it (the caller's until one lands).
+    let mut cur: Cow<'_, [u8]> = Cow::Borrowed(text);
     let mut reports = Vec::with_capacity(edits.len());
     let mut failures = Vec::new();
     for (bi, edit) in edits.iter().enumerate() {
@@ -120,7 +123,7 @@ pub(crate) fn in_turn(
                     }
                 }
                 reports.push(r);
-                cur = next;
+                cur = Cow::Owned(next);
             }
             Err(mut f) => {
                 for e in &mut f {
@@ -132,7 +135,7 @@ pub(crate) fn in_turn(
     }
     if failures.is_empty() {
         Ok(Applied {
-            text: cur,
+            text: cur.into_owned(),
             reports,
             one_pass: false,
         })

@@ -567,3 +567,28 @@ fn file_swapped_for_fifo_or_link_just_before_open() {
     assert!(!r.to_string().contains("beta outside"));
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "beta outside\n");
 }
+
+/// Another process writes the file right after an edit's rename: the
+/// SEARCH/REPLACE read-back sees bytes that are not the ones written, and no
+/// block is called verified (even one whose replacement happens to be in
+/// the other writer's bytes).
+#[test]
+fn edit_blocks_read_back_of_another_writers_bytes_verifies_nothing() {
+    let (_t, root) = setup();
+    let p = root.join("f.txt");
+    fault::arm_hook(Step::DirFsync, 0, move || {
+        std::fs::write(&p, "alpha\nBETA\ngamma\nsomeone else's line\n").unwrap();
+    });
+    let blocks = "f.txt\n<<<<<<< SEARCH\nbeta\n=======\nBETA\n>>>>>>> REPLACE\n";
+    let r = engine::apply_edit_blocks(&json!(blocks), Some(&opts(&root)));
+    fault::disarm();
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["files"][0]["read_back_matches"], false, "{r}");
+    assert_eq!(r["files"][0]["blocks"][0]["verified"], false, "{r}");
+    assert_eq!(r["verified"], false, "{r}");
+    // Undisturbed, the same edit verifies.
+    std::fs::write(root.join("f.txt"), ORIGINAL).unwrap();
+    let r = engine::apply_edit_blocks(&json!(blocks), Some(&opts(&root)));
+    assert_eq!(r["files"][0]["read_back_matches"], true, "{r}");
+    assert_eq!(r["verified"], true, "{r}");
+}

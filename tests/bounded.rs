@@ -485,3 +485,72 @@ fn edits_applied_in_turn_stop_at_the_time_budget() {
     assert_eq!(r["failures"][0]["blocks"][0]["code"], "CANCELLED", "{r}");
     assert_eq!(std::fs::read(&path).unwrap(), text);
 }
+
+/// One failing edit, or two that interact, among 10,000 on a 100 MB file:
+/// the runs of edits around them are still planned in one pass (a few
+/// passes to find where each run ends), not 10,000 searches and copies.
+#[test]
+fn ten_thousand_edits_with_a_failing_or_interacting_one_stay_bounded() {
+    let name = "ten_thousand_edits_with_a_failing_or_interacting_one_stay_bounded";
+    if std::env::var(CHILD).as_deref() != Ok(name) {
+        // Applying 10,000 edits in turn: 1 TB of copying, over 5 minutes.
+        let r = run_child(name, Duration::from_secs(240));
+        assert_eq!(r["failing"]["code"], "SEARCH_BLOCK_NOT_FOUND", "{r}");
+        assert_eq!(r["failing"]["failed"], json!([5000]), "{r}");
+        assert_eq!(r["failing_unchanged"], true, "{r}");
+        assert_eq!(r["interacting"]["ok"], true, "{r}");
+        assert_eq!(r["interacting"]["replacements"], 10_000, "{r}");
+        assert_eq!(r["interacting_content"], true, "{r}");
+        assert_eq!(r["blocks"]["code"], "SEARCH_BLOCK_NOT_FOUND", "{r}");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let (text, mut pairs) = lines_and_edits(100 * MB, 10_000);
+    let path = t.path().join("big.rs");
+    std::fs::write(&path, &text).unwrap();
+    let call = |pairs: &[(String, String)]| {
+        let input = json!({"file_path": "big.rs",
+            "edits": pairs.iter().map(|(s, r)| json!({"search": s, "replace": r})).collect::<Vec<_>>()});
+        api::patch_file(&input, Some(&opts(t.path())))
+    };
+    // Edit 5000 is not in the file.
+    let good = pairs[5000].0.clone();
+    pairs[5000].0 = "not in the file".into();
+    let failing = call(&pairs);
+    let failing_unchanged = std::fs::read(&path).unwrap() == text;
+    let failed: Vec<Value> = failing["failed_edits"]
+        .as_array()
+        .map(|a| a.iter().map(|f| f["index"].clone()).collect())
+        .unwrap_or_default();
+    // Edit 3000's replacement is edit 3001's search text.
+    pairs[5000].0 = good;
+    pairs[3001].0 = pairs[3000].1.clone();
+    pairs[3001].1 = "let twice = changed".into();
+    let interacting = call(&pairs);
+    let after = std::fs::read(&path).unwrap();
+    let interacting_content = memchr::memmem::find(&after, b"let twice = changed").is_some()
+        && memchr::memmem::find(&after, pairs[9999].1.as_bytes()).is_some();
+    drop(after);
+    // Blocks: one SEARCH not in the file.
+    std::fs::write(&path, &text).unwrap();
+    let mut doc = String::from("big.rs\n");
+    for (k, (s, r)) in pairs.iter().enumerate() {
+        let s = if k == 7000 {
+            "not in the file"
+        } else {
+            s.as_str()
+        };
+        doc.push_str(&format!(
+            "<<<<<<< SEARCH\n{s}\n=======\n{r}\n>>>>>>> REPLACE\n"
+        ));
+    }
+    let blocks = api::apply_edit_blocks(&json!(doc), Some(&opts(t.path())));
+    report(json!({
+        "failing": {"code": failing["code"], "failed": failed},
+        "failing_unchanged": failing_unchanged,
+        "interacting": {"ok": interacting["ok"], "replacements": interacting["replacements"],
+                        "code": interacting["code"], "message": interacting["message"]},
+        "interacting_content": interacting_content,
+        "blocks": {"code": blocks["code"], "message": blocks["message"]},
+    }));
+}

@@ -18,7 +18,7 @@
 use std::borrow::Cow;
 
 use crate::error::{ErrorCode, Failure};
-use crate::matching::exact::{self, EditFailure, EditReport, TextKind};
+use crate::matching::exact::{self, EditFailure, EditReport, Runs, TextKind};
 use crate::matching::many;
 use crate::model::{Cancel, Edit};
 
@@ -42,12 +42,7 @@ pub fn apply(
     kind: TextKind,
     cancel: &Cancel,
 ) -> Result<Applied, Vec<EditFailure>> {
-    if kind == TextKind::Utf8 && many::worth_it(text.len(), edits.len()) {
-        if let Some(done) = one_pass(text, edits) {
-            return done;
-        }
-    }
-    in_turn(text, edits, kind, cancel)
+    in_turn_with(text, edits, kind, cancel, Runs::WhenWorthIt)
 }
 
 /// Whether `edits` over `text` are planned in one pass (for the tests that
@@ -60,55 +55,70 @@ fn takes_break(edits: &[Edit]) -> Vec<bool> {
     edits.iter().map(|e| e.replace.is_empty()).collect()
 }
 
-/// The one-pass plan written into one buffer of the exact new size; `None`
-/// when the planner does not answer.
-fn one_pass(text: &[u8], edits: &[Edit]) -> Option<Result<Applied, Vec<EditFailure>>> {
-    let plan = many::plan_blocks(text, edits, &takes_break(edits))?;
-    let m = exact::Matched::from_plan(text, plan, false);
-    let pieces = m.pieces(edits);
-    let len: usize = pieces.iter().map(|p| p.len()).sum();
-    let mut out = Vec::new();
-    if out.try_reserve_exact(len).is_err() {
-        return Some(Err(vec![EditFailure {
-            index: 0,
-            code: ErrorCode::FILE_TOO_LARGE,
-            match_count: 0,
-            match_lines: Vec::new(),
-            message: format!(
-                "the text after these {} blocks would be {len} bytes, and that much memory could not be \
-                 allocated; nothing was written. Free memory, or make the change in smaller parts",
-                edits.len()
-            ),
-            diagnosis: None,
-        }]));
-    }
-    for p in pieces {
-        out.extend_from_slice(p);
-    }
-    Some(Ok(Applied {
-        text: out,
-        reports: m.edits,
-        one_pass: true,
-    }))
-}
-
 /// Every block searched in the text as the earlier ones left it. Failing
 /// blocks are all reported (later blocks still search the text the
 /// successful ones left).
+#[cfg(test)]
 pub(crate) fn in_turn(
     text: &[u8],
     edits: &[Edit],
     kind: TextKind,
     cancel: &Cancel,
 ) -> Result<Applied, Vec<EditFailure>> {
+    in_turn_with(text, edits, kind, cancel, Runs::Never)
+}
+
+/// [`in_turn`], with runs of blocks that neither fail nor interact planned
+/// in one pass ([`many::plan_prefix`]) as `runs` says. The first run tried
+/// is all the blocks: `one_pass` when it is planned. A failed search for a
+/// run makes the next one wait twice as long.
+pub(crate) fn in_turn_with(
+    text: &[u8],
+    edits: &[Edit],
+    kind: TextKind,
+    cancel: &Cancel,
+    runs: Runs,
+) -> Result<Applied, Vec<EditFailure>> {
     // The text as the blocks so far left it (the caller's until one lands).
     let mut cur: Cow<'_, [u8]> = Cow::Borrowed(text);
     let mut reports = Vec::with_capacity(edits.len());
     let mut failures = Vec::new();
+    let takes = takes_break(edits);
+    let (mut skip_to, mut next_try, mut wait) = (0usize, 0usize, 1usize);
     for (bi, edit) in edits.iter().enumerate() {
+        if bi < skip_to {
+            continue;
+        }
         if let Err(f) = cancel.check() {
             // The call's answer is the cancellation, not what was found so far.
             return Err(vec![cancelled(bi, f)]);
+        }
+        if kind == TextKind::Utf8 && bi >= next_try && runs.now(cur.len(), edits.len() - bi) {
+            let rest = &edits[bi..];
+            match many::plan_prefix(&cur, rest, &takes[bi..], cancel) {
+                Some((m, plan)) => {
+                    let next = match many::materialize(&cur, &plan, rest) {
+                        Ok(next) => next,
+                        Err(len) => return Err(vec![too_large(bi, len, m)]),
+                    };
+                    if bi == 0 && m == edits.len() {
+                        return Ok(Applied {
+                            text: next,
+                            reports: plan.reports,
+                            one_pass: true,
+                        });
+                    }
+                    wait = 1;
+                    skip_to = bi + m;
+                    reports.extend_from_slice(&plan.reports);
+                    cur = Cow::Owned(next);
+                    continue;
+                }
+                None => {
+                    next_try = bi + wait;
+                    wait = wait.saturating_mul(2);
+                }
+            }
         }
         match exact::match_exact(&cur, std::slice::from_ref(edit), kind) {
             Ok(p) => {
@@ -141,6 +151,65 @@ pub(crate) fn in_turn(
         })
     } else {
         Err(failures)
+    }
+}
+
+/// Which of `needles` occur in `text`: one Aho-Corasick pass for all of
+/// them (stopping once every one was seen), so that checking 10,000
+/// replacements costs a pass over the text, not 10,000. Overlapping matches
+/// are counted against a budget proportional to the text (texts like
+/// `aaaa…` against `a`, `aa`, `aaa` report a match per needle per byte);
+/// past it the needles not yet seen are looked for one by one.
+pub fn present(text: &[u8], needles: &[&[u8]]) -> Vec<bool> {
+    let mut seen = vec![false; needles.len()];
+    let mut left = needles.iter().filter(|n| !n.is_empty()).count();
+    for (k, n) in needles.iter().enumerate() {
+        seen[k] = n.is_empty();
+    }
+    if left == 0 {
+        return seen;
+    }
+    if needles.len() > 8 {
+        if let Ok(ac) = aho_corasick::AhoCorasick::new(needles) {
+            let mut budget = text.len().saturating_mul(4).saturating_add(needles.len());
+            if let Ok(iter) = ac.try_find_overlapping_iter(text) {
+                for m in iter {
+                    let k = m.pattern().as_usize();
+                    if !seen[k] {
+                        seen[k] = true;
+                        left -= 1;
+                        if left == 0 {
+                            return seen;
+                        }
+                    }
+                    budget = match budget.checked_sub(1) {
+                        Some(b) => b,
+                        None => break,
+                    };
+                }
+            }
+        }
+    }
+    for (k, n) in needles.iter().enumerate() {
+        if !seen[k] {
+            seen[k] = memchr::memmem::find(text, n).is_some();
+        }
+    }
+    seen
+}
+
+/// Blocks from `index` on (`n` of them) whose text could not be allocated.
+fn too_large(index: usize, len: usize, n: usize) -> EditFailure {
+    EditFailure {
+        index,
+        code: ErrorCode::FILE_TOO_LARGE,
+        match_count: 0,
+        match_lines: Vec::new(),
+        message: format!(
+            "the text after {n} blocks would be {len} bytes, and that much memory could not be allocated; \
+             nothing was written. Free memory, or make the change in smaller parts"
+        ),
+        diagnosis: None,
     }
 }
 

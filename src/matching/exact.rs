@@ -144,6 +144,7 @@ pub struct Matched<'a> {
 
 impl<'a> Matched<'a> {
     /// A one-pass plan of exact matches over `text` ([`many`]).
+    #[cfg(test)]
     pub(crate) fn from_plan(text: &'a [u8], p: many::Plan, tolerant_mode: bool) -> Matched<'a> {
         let n = p.reports.len();
         Matched {
@@ -335,12 +336,9 @@ pub fn match_edits<'a>(
     kind: TextKind,
     opts: &MatchOptions,
 ) -> Result<Matched<'a>, Vec<EditFailure>> {
-    if kind == TextKind::Utf8 && many::worth_it(text.len(), edits.len()) {
-        if let Some(p) = many::plan(text, edits) {
-            return Ok(Matched::from_plan(text, p, !opts.mode.is_exact()));
-        }
-    }
-    match_in_turn(text, edits, kind, opts)
+    // The first run tried is all the edits: planned in one pass when
+    // independent (the spans of that plan over `text`).
+    in_turn_with(text, edits, kind, opts, Runs::WhenWorthIt)
 }
 
 /// [`match_edits`] without the one-pass planner: every edit searched in the
@@ -351,7 +349,48 @@ pub fn match_in_turn<'a>(
     kind: TextKind,
     opts: &MatchOptions,
 ) -> Result<Matched<'a>, Vec<EditFailure>> {
+    in_turn_with(text, edits, kind, opts, Runs::Never)
+}
+
+/// Whether edits applied in turn plan runs of them in one pass
+/// ([`many::plan_prefix`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Runs {
+    Never,
+    /// When the remaining work is big enough ([`many::worth_it`]).
+    WhenWorthIt,
+    /// Always (tests, on small texts).
+    #[cfg(test)]
+    Always,
+}
+
+impl Runs {
+    /// Whether to look for a run of `edits` remaining edits over `len` bytes.
+    pub(crate) fn now(self, len: usize, edits: usize) -> bool {
+        match self {
+            Runs::Never => false,
+            Runs::WhenWorthIt => many::worth_it(len, edits),
+            #[cfg(test)]
+            Runs::Always => edits >= 2,
+        }
+    }
+}
+
+/// Applying in turn, with runs of edits that neither fail nor interact
+/// planned in one pass as `runs` says. A failed search for a run makes the
+/// next one wait twice as long (in edits applied one by one), so searching
+/// never costs more than a small factor over applying in turn.
+pub(crate) fn in_turn_with<'a>(
+    text: &'a [u8],
+    edits: &[Edit],
+    kind: TextKind,
+    opts: &MatchOptions,
+    runs: Runs,
+) -> Result<Matched<'a>, Vec<EditFailure>> {
     let multi = edits.len() > 1;
+    // Edits before `skip_to` were applied by a planned run; no run is
+    // looked for before `next_try`.
+    let (mut skip_to, mut next_try, mut wait) = (0usize, 0usize, 1usize);
     let mut budget: Option<Budget> = None;
     let mut adapted: Vec<Option<String>> = vec![None; edits.len()];
     let mut tolerated: Vec<Option<Tolerated>> = Vec::with_capacity(edits.len());
@@ -364,6 +403,9 @@ pub fn match_in_turn<'a>(
     let last_ok = edits.len().saturating_sub(1);
 
     for (i, edit) in edits.iter().enumerate() {
+        if i < skip_to {
+            continue;
+        }
         let pre = label(i, multi);
         if let Err(f) = opts.cancel.check() {
             // The call's answer is the cancellation, not what was found so far.
@@ -375,6 +417,46 @@ pub fn match_in_turn<'a>(
                 message: f.message,
                 diagnosis: None,
             }]);
+        }
+        if kind == TextKind::Utf8 && i >= next_try && runs.now(base.len(), edits.len() - i) {
+            let rest = &edits[i..];
+            match many::plan_prefix(&base, rest, &[], &opts.cancel) {
+                Some((m, plan)) => {
+                    wait = 1;
+                    skip_to = i + m;
+                    reports.extend_from_slice(&plan.reports);
+                    utf16_delta += plan.utf16_delta;
+                    tolerated.extend(std::iter::repeat_n(None, m));
+                    if skip_to == edits.len() {
+                        // The run ends the edits: its spans are the plan
+                        // (over the text as it stands), unless an edit
+                        // failed and nothing will be written.
+                        if failures.is_empty() {
+                            spans = plan
+                                .spans
+                                .iter()
+                                .map(|s| match *s {
+                                    Span::Insert(k) => Span::Insert(i + k),
+                                    keep => keep,
+                                })
+                                .collect();
+                        }
+                        continue;
+                    }
+                    match many::materialize(&base, &plan, rest) {
+                        Ok(next) => base = Cow::Owned(next),
+                        Err(size) => {
+                            failures.push(out_of_memory(i, &pre, Some(size), m));
+                            return Err(failures);
+                        }
+                    }
+                    continue;
+                }
+                None => {
+                    next_try = i + wait;
+                    wait = wait.saturating_mul(2);
+                }
+            }
         }
         if kind == TextKind::Bytes && (!edit.search.is_ascii() || !edit.replace.is_ascii()) {
             failures.push(EditFailure {

@@ -47,7 +47,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem;
 
 use crate::matching::exact::{span_limit, EditReport, Span};
-use crate::model::{Count, Edit};
+use crate::model::{Cancel, Count, Edit};
 use crate::text::source::{count_newlines, utf16_len};
 
 /// Fewer edits than this are applied in turn.
@@ -109,6 +109,66 @@ pub(crate) fn plan(text: &[u8], edits: &[Edit]) -> Option<Plan> {
 /// text the earlier edits left (see [`take_breaks`]).
 pub(crate) fn plan_blocks(text: &[u8], edits: &[Edit], take_break: &[bool]) -> Option<Plan> {
     plan_by(text, edits, take_break, edits.len() > MEMMEM_EDITS)
+}
+
+/// The longest prefix of `edits` (at least two) that [`plan_by`] plans
+/// over `text`, and its plan; `None` if not even two edits are planned.
+///
+/// Used while edits are applied in turn (some fail or interact): the run of
+/// edits up to the next failing or interacting one is still planned in one
+/// pass, so one failure among 10,000 edits costs a few passes over the
+/// text, not 10,000. A prefix of edits that is planned is itself planned
+/// (its conditions are a subset), so the longest one is found by bisection:
+/// about log2(edits) passes. `cancel` stops the search early (the caller
+/// sees the cancellation next).
+pub(crate) fn plan_prefix(
+    text: &[u8],
+    edits: &[Edit],
+    take_break: &[bool],
+    cancel: &Cancel,
+) -> Option<(usize, Plan)> {
+    let n = edits.len();
+    let attempt = |m: usize| {
+        let takes = &take_break[..take_break.len().min(m)];
+        plan_by(text, &edits[..m], takes, m > MEMMEM_EDITS)
+    };
+    if n < 2 {
+        return None;
+    }
+    if let Some(p) = attempt(n) {
+        return Some((n, p));
+    }
+    // `lo`: planned (or 1: none known); `hi`: not planned.
+    let (mut lo, mut hi, mut best) = (1, n, None);
+    while hi - lo > 1 && cancel.check().is_ok() {
+        let mid = lo + (hi - lo) / 2;
+        match attempt(mid) {
+            Some(p) => {
+                lo = mid;
+                best = Some(p);
+            }
+            None => hi = mid,
+        }
+    }
+    best.map(|p| (lo, p))
+}
+
+/// The text a plan over `text` gives, in one buffer of the exact size
+/// (`Err`: the size that could not be allocated). `edits` are the plan's.
+pub(crate) fn materialize(text: &[u8], plan: &Plan, edits: &[Edit]) -> Result<Vec<u8>, usize> {
+    let piece = |s: &Span| -> &[u8] {
+        match *s {
+            Span::Keep(a, b) => &text[a..b],
+            Span::Insert(i) => edits[i].replace.as_bytes(),
+        }
+    };
+    let len: usize = plan.spans.iter().map(|s| piece(s).len()).sum();
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| len)?;
+    for s in &plan.spans {
+        out.extend_from_slice(piece(s));
+    }
+    Ok(out)
 }
 
 /// [`plan`], finding the places with Aho-Corasick (`together`) or `memmem`.
@@ -984,6 +1044,133 @@ mod tests {
                 })
                 .collect();
             blocks_agree(&text, &edits);
+        }
+    }
+
+    /// Applying in turn with runs planned in one pass (always looked for)
+    /// gives what applying every edit in turn gives, failures included.
+    fn runs_agree(text: &str, edits: &[Edit]) {
+        use crate::matching::exact::{in_turn_with, Runs};
+        let opts = MatchOptions {
+            diagnose: false,
+            ..Default::default()
+        };
+        let t = text.as_bytes();
+        let a = in_turn_with(t, edits, TextKind::Utf8, &opts, Runs::Always);
+        let b = in_turn_with(t, edits, TextKind::Utf8, &opts, Runs::Never);
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(
+                    a.pieces(edits).concat(),
+                    b.pieces(edits).concat(),
+                    "{text:?} {edits:?}"
+                );
+                assert_eq!(
+                    (&a.edits, a.utf16_delta),
+                    (&b.edits, b.utf16_delta),
+                    "{text:?} {edits:?}"
+                );
+                assert_eq!(a.tolerated, b.tolerated);
+            }
+            (a, b) => assert_eq!(a.err(), b.err(), "{text:?} {edits:?}"),
+        }
+        let c = blocks::in_turn_with(
+            t,
+            edits,
+            TextKind::Utf8,
+            &crate::model::Cancel::default(),
+            Runs::Always,
+        )
+        .map(|x| (x.text, x.reports));
+        let d = blocks::in_turn(t, edits, TextKind::Utf8, &crate::model::Cancel::default())
+            .map(|x| (x.text, x.reports));
+        match (c, d) {
+            (Ok(c), Ok(d)) => assert_eq!(c, d, "{text:?} {edits:?}"),
+            // Failures carry diagnoses; their blocks and codes agree.
+            (c, d) => {
+                let key = |f: Vec<crate::matching::exact::EditFailure>| {
+                    f.into_iter()
+                        .map(|e| (e.index, e.code, e.match_count, e.match_lines, e.message))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    c.map_err(key).err(),
+                    d.map_err(key).err(),
+                    "{text:?} {edits:?}"
+                )
+            }
+        }
+    }
+
+    #[test]
+    fn one_failing_edit_among_many_is_found_by_runs() {
+        let lines: Vec<String> = (0..400).map(|i| format!("v{i} = {i};\n")).collect();
+        let text = lines.concat();
+        let mut edits: Vec<Edit> = (0..120)
+            .map(|k| one(&lines[k * 3], &format!("w{k}\n")))
+            .collect();
+        runs_agree(&text, &edits);
+        // One edit not found, one ambiguous, one pair that interacts.
+        edits[40].search = "nowhere".into();
+        runs_agree(&text, &edits);
+        edits[77].search = " = ".into();
+        runs_agree(&text, &edits);
+        edits[90].replace = lines[300].clone() + "x";
+        edits[91].search = lines[300].clone() + "x";
+        runs_agree(&text, &edits);
+        // Blocks deleting lines among them.
+        for e in edits.iter_mut().step_by(2) {
+            e.replace.clear();
+            e.search = e.search.trim_end_matches('\n').to_string();
+        }
+        runs_agree(&text, &edits);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// Runs planned while applying in turn, over texts and edits made to
+        /// fail and interact (and blocks with their line-break rule).
+        #[test]
+        fn runs_equal_applying_in_turn(
+            toks in prop::collection::vec(line_tokens(), 1..60),
+            specs in prop::collection::vec(
+                (0usize..1000, 1usize..5, 0u8..6, prop::collection::vec(line_tokens(), 0..3)),
+                2..14,
+            ),
+        ) {
+            let text: String = toks.concat();
+            let edits: Vec<Edit> = specs
+                .iter()
+                .map(|(at, len, rk, rep)| {
+                    let a = at % toks.len();
+                    let search = toks[a..(a + len).min(toks.len())].concat();
+                    let replace = if *rk < 3 { String::new() } else { rep.concat() };
+                    one(&search, &replace)
+                })
+                .collect();
+            runs_agree(&text, &edits);
+        }
+
+        #[test]
+        fn runs_on_distinct_lines_with_failures(
+            ids in prop::collection::vec(0u32..400, 5..80),
+            specs in prop::collection::vec((0usize..1000, 0u8..6), 2..30),
+        ) {
+            let lines: Vec<String> = ids.iter().map(|i| format!("v{i} = {i};\n")).collect();
+            let text = lines.concat();
+            let edits: Vec<Edit> = specs
+                .iter()
+                .map(|&(at, rk)| {
+                    let l = &lines[at % lines.len()];
+                    match rk {
+                        0 => one("absent", "x"),
+                        1 => one(l.trim_end(), ""),
+                        2 => one(l, &lines[(at + 1) % lines.len()]),
+                        _ => one(l, &format!("w{at}\n")),
+                    }
+                })
+                .collect();
+            runs_agree(&text, &edits);
         }
     }
 

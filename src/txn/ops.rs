@@ -1000,11 +1000,17 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bo
         let Some(arr) = f.get_mut("blocks").and_then(Value::as_array_mut) else {
             continue;
         };
+        // Replacements to look for: those not known to be in place.
+        let unknown: Vec<&[u8]> = p
+            .blocks
+            .iter()
+            .filter(|r| !r.in_place)
+            .map(|r| r.replacement.as_bytes())
+            .collect();
+        let mut found = edit_blocks::present(written, &unknown).into_iter();
         for (r, out) in p.blocks.iter().zip(arr.iter_mut()) {
-            let ok = same
-                && (r.replacement.is_empty()
-                    || r.in_place
-                    || memchr::memmem::find(written, r.replacement.as_bytes()).is_some());
+            let there = r.in_place || found.next().unwrap_or(false);
+            let ok = same && there;
             all &= ok;
             out["verified"] = json!(ok);
         }

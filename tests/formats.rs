@@ -421,3 +421,66 @@ fn deleting_or_moving_through_a_symlink_is_refused() {
         .file_type()
         .is_symlink());
 }
+
+/// Many blocks over a file of a few MiB are planned in one pass and written
+/// from slices of the file; a dry run of them keeps the same bytes, which
+/// applyDryRun writes, for plain UTF-8, CRLF and BOM files alike.
+#[test]
+fn edit_blocks_planned_in_one_pass_write_and_dry_run_the_same_bytes() {
+    let lines: Vec<String> = (0..120_000).map(|i| format!("let v{i} = {i};")).collect();
+    for (name, eol, bom) in [
+        ("plain.rs", "\n", ""),
+        ("crlf.rs", "\r\n", ""),
+        ("bom.rs", "\n", "\u{FEFF}"),
+    ] {
+        let text = format!("{bom}{}{eol}", lines.join(eol));
+        // Blocks change, delete (with the line break) and join lines.
+        let mut doc = format!("{name}\n");
+        let mut want = text.clone();
+        for k in [10, 5_000, 40_000, 90_000, 119_999] {
+            let (s, r) = if k % 2 == 0 {
+                (lines[k].clone(), String::new())
+            } else {
+                (lines[k].clone(), format!("let w{k} = 0;"))
+            };
+            doc.push_str(&format!("<<<<<<< SEARCH\n{s}\n=======\n"));
+            if !r.is_empty() {
+                doc.push_str(&format!("{r}\n"));
+            }
+            doc.push_str(">>>>>>> REPLACE\n");
+            want = if r.is_empty() {
+                want.replacen(&format!("{s}{eol}"), "", 1)
+            } else {
+                want.replacen(&s, &r, 1)
+            };
+        }
+        let (_t, root) = setup(&[(name, text.as_bytes())]);
+        let dry = file_ops::apply_edit_blocks(
+            &json!(doc),
+            Some(&json!({"workspaceRoot": root, "dryRun": true})),
+        );
+        assert_eq!(dry["ok"], true, "{dry}");
+        // (Compared without printing megabytes on failure.)
+        assert!(
+            std::fs::read(root.join(name)).unwrap() == text.as_bytes(),
+            "{name}: dry run wrote"
+        );
+        let id = dry["run_id"].as_str().unwrap().to_string();
+        let a = file_ops::apply_dry_run(&json!({ "run_id": id }), Some(&opts(&root)));
+        assert_eq!(a["ok"], true, "{a}");
+        assert!(
+            std::fs::read(root.join(name)).unwrap() == want.as_bytes(),
+            "{name}: applyDryRun bytes"
+        );
+        // Directly: the same bytes, sha256 and verification.
+        std::fs::write(root.join(name), &text).unwrap();
+        let r = file_ops::apply_edit_blocks(&json!(doc), Some(&opts(&root)));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["verified"], true, "{r}");
+        assert_eq!(r["files"][0]["read_back_matches"], true, "{r}");
+        let got = std::fs::read(root.join(name)).unwrap();
+        assert!(got == want.as_bytes(), "{name}: written bytes");
+        assert_eq!(r["files"][0]["after_bytes"], got.len(), "{r}");
+        assert_eq!(r["files"][0]["sha256"], dry["files"][0]["sha256"], "{r}");
+    }
+}

@@ -22,11 +22,42 @@ use crate::matching::exact::{self, EditFailure, EditReport, Runs, TextKind};
 use crate::matching::many;
 use crate::model::{Cancel, Edit};
 
+/// The new text of blocks applied.
+#[derive(Debug)]
+pub(crate) enum NewText {
+    /// Written out (blocks applied in turn).
+    Owned(Vec<u8>),
+    /// Spans over the text the blocks were applied to and their
+    /// replacements (all planned in one pass): written from those slices,
+    /// never copied.
+    Planned(many::Plan),
+}
+
+impl NewText {
+    /// The new text as ordered slices of `text` (the text the blocks were
+    /// applied to) and of the blocks' replacements.
+    pub(crate) fn pieces<'a>(&'a self, text: &'a [u8], edits: &'a [Edit]) -> Vec<&'a [u8]> {
+        match self {
+            NewText::Owned(v) => vec![v.as_slice()],
+            NewText::Planned(plan) => many::pieces(text, plan, edits),
+        }
+    }
+
+    /// The new text in one buffer (`Err`: the size that could not be
+    /// allocated).
+    pub(crate) fn into_bytes(self, text: &[u8], edits: &[Edit]) -> Result<Vec<u8>, usize> {
+        match self {
+            NewText::Owned(v) => Ok(v),
+            NewText::Planned(plan) => many::materialize(text, &plan, edits),
+        }
+    }
+}
+
 /// Blocks applied.
 #[derive(Debug)]
-pub struct Applied {
+pub(crate) struct Applied {
     /// The new text.
-    pub text: Vec<u8>,
+    pub text: NewText,
     /// Per block: line and offset of its occurrence in the text the earlier
     /// blocks left.
     pub reports: Vec<EditReport>,
@@ -36,7 +67,7 @@ pub struct Applied {
 }
 
 /// The blocks applied, or every failing block.
-pub fn apply(
+pub(crate) fn apply(
     text: &[u8],
     edits: &[Edit],
     kind: TextKind,
@@ -97,17 +128,18 @@ pub(crate) fn in_turn_with(
             let rest = &edits[bi..];
             match many::plan_prefix(&cur, rest, &takes[bi..], cancel) {
                 Some((m, plan)) => {
+                    if bi == 0 && m == edits.len() {
+                        let reports = plan.reports.clone();
+                        return Ok(Applied {
+                            text: NewText::Planned(plan),
+                            reports,
+                            one_pass: true,
+                        });
+                    }
                     let next = match many::materialize(&cur, &plan, rest) {
                         Ok(next) => next,
                         Err(len) => return Err(vec![too_large(bi, len, m)]),
                     };
-                    if bi == 0 && m == edits.len() {
-                        return Ok(Applied {
-                            text: next,
-                            reports: plan.reports,
-                            one_pass: true,
-                        });
-                    }
                     wait = 1;
                     skip_to = bi + m;
                     reports.extend_from_slice(&plan.reports);
@@ -145,7 +177,7 @@ pub(crate) fn in_turn_with(
     }
     if failures.is_empty() {
         Ok(Applied {
-            text: cur.into_owned(),
+            text: NewText::Owned(cur.into_owned()),
             reports,
             one_pass: false,
         })

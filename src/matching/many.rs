@@ -153,20 +153,28 @@ pub(crate) fn plan_prefix(
     best.map(|p| (lo, p))
 }
 
+/// The text a plan over `text` gives, as ordered non-empty slices of
+/// `text` and of the replacements of `edits` (the plan's).
+pub(crate) fn pieces<'a>(text: &'a [u8], plan: &Plan, edits: &'a [Edit]) -> Vec<&'a [u8]> {
+    plan.spans
+        .iter()
+        .map(|s| match *s {
+            Span::Keep(a, b) => &text[a..b],
+            Span::Insert(i) => edits[i].replace.as_bytes(),
+        })
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
 /// The text a plan over `text` gives, in one buffer of the exact size
 /// (`Err`: the size that could not be allocated). `edits` are the plan's.
 pub(crate) fn materialize(text: &[u8], plan: &Plan, edits: &[Edit]) -> Result<Vec<u8>, usize> {
-    let piece = |s: &Span| -> &[u8] {
-        match *s {
-            Span::Keep(a, b) => &text[a..b],
-            Span::Insert(i) => edits[i].replace.as_bytes(),
-        }
-    };
-    let len: usize = plan.spans.iter().map(|s| piece(s).len()).sum();
+    let pieces = pieces(text, plan, edits);
+    let len: usize = pieces.iter().map(|p| p.len()).sum();
     let mut out = Vec::new();
     out.try_reserve_exact(len).map_err(|_| len)?;
-    for s in &plan.spans {
-        out.extend_from_slice(piece(s));
+    for p in pieces {
+        out.extend_from_slice(p);
     }
     Ok(out)
 }
@@ -701,7 +709,12 @@ mod tests {
                     &crate::model::Cancel::default(),
                 )
                 .ok()
-                .map(|a| (a.text, a.reports));
+                .map(|a| {
+                    (
+                        a.text.into_bytes(text.as_bytes(), edits).unwrap(),
+                        a.reports,
+                    )
+                });
                 assert_eq!(Some(&f), slow.as_ref(), "{text:?} {edits:?}");
                 true
             }
@@ -1081,9 +1094,9 @@ mod tests {
             &crate::model::Cancel::default(),
             Runs::Always,
         )
-        .map(|x| (x.text, x.reports));
+        .map(|x| (x.text.into_bytes(t, edits).unwrap(), x.reports));
         let d = blocks::in_turn(t, edits, TextKind::Utf8, &crate::model::Cancel::default())
-            .map(|x| (x.text, x.reports));
+            .map(|x| (x.text.into_bytes(t, edits).unwrap(), x.reports));
         match (c, d) {
             (Ok(c), Ok(d)) => assert_eq!(c, d, "{text:?} {edits:?}"),
             // Failures carry diagnoses; their blocks and codes agree.

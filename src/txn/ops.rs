@@ -24,7 +24,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::io::workspace::{Intent, Resolved, Workspace};
-use crate::matching::blocks as edit_blocks;
+use crate::matching::blocks::{self as edit_blocks, NewText};
 use crate::matching::exact::{EditFailure, TextKind};
 use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
 use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
@@ -57,16 +57,56 @@ struct Planned {
     dst: Option<usize>,
     /// Whether `src` is removed.
     remove_src: bool,
-    /// New text (UTF-8, or raw bytes for a byte-level file) and its encoding.
     /// The new text, kept only for a UTF-16 file's preview diff.
     new_text: Option<Vec<u8>>,
     /// The new bytes as they will be written (`None`: nothing written).
-    new_bytes: Option<Vec<u8>>,
+    new_bytes: Option<Content>,
     /// Length and sha256 of `new_bytes`.
     after: Option<(usize, String)>,
     hunks: Vec<HunkReport>,
     blocks: Vec<BlockReport>,
     line_number: Option<usize>,
+}
+
+/// A file's new bytes.
+enum Content {
+    Owned(Vec<u8>),
+    /// Edit blocks planned in one pass over the bytes of the file read
+    /// (`src`), written from slices of it and of the blocks' replacements.
+    Blocks {
+        edits: Vec<Edit>,
+        text: NewText,
+    },
+}
+
+impl Planned {
+    /// The new bytes as ordered slices.
+    fn new_pieces<'a>(&'a self, slots: &'a [Slot]) -> Option<Vec<&'a [u8]>> {
+        Some(match self.new_bytes.as_ref()? {
+            Content::Owned(v) => vec![v.as_slice()],
+            Content::Blocks { edits, text } => {
+                let (s, _) = self.src.and_then(|k| slots[k].cur.as_ref())?;
+                text.pieces(s.text(), edits)
+            }
+        })
+    }
+
+    /// The new bytes in one buffer, when they are (all but blocks planned
+    /// in one pass; see [`Planned::own`]).
+    fn owned_bytes(&self) -> Option<&[u8]> {
+        match self.new_bytes.as_ref()? {
+            Content::Owned(v) => Some(v),
+            Content::Blocks { .. } => None,
+        }
+    }
+
+    /// Writes planned slices out into one buffer (a dry run keeps the bytes).
+    fn own(&mut self, slots: &[Slot]) {
+        if let Some(Content::Blocks { .. }) = &self.new_bytes {
+            let bytes = self.new_pieces(slots).map(|p| p.concat());
+            self.new_bytes = bytes.map(Content::Owned);
+        }
+    }
 }
 
 /// A successful run: its result and, per file changed, what it held before
@@ -266,10 +306,10 @@ pub fn execute(
     let mut writes: Vec<Write<'_>> = Vec::new();
     let mut removes: Vec<usize> = Vec::new();
     for p in &planned {
-        if let (Some(d), Some(bytes)) = (p.dst, &p.new_bytes) {
+        if let (Some(d), Some(content)) = (p.dst, p.new_pieces(slots)) {
             writes.push(Write {
                 slot: d,
-                content: vec![bytes.as_slice()],
+                content,
                 perms_from: p.src.filter(|_| p.remove_src),
             });
         }
@@ -455,7 +495,7 @@ fn plan_op(
                 }
                 _ => None,
             };
-            p.new_bytes = raw.clone();
+            p.new_bytes = raw.clone().map(Content::Owned);
         }
         Action::Write {
             base,
@@ -490,6 +530,11 @@ fn plan_op(
                 }
             };
             let bytes_mode = enc == Encoding::Bytes;
+            // Bytes as they are: UTF-8 without a BOM, and byte-level files.
+            let identity = enc.bom().is_empty() && !enc.is_utf16();
+            // Blocks planned in one pass over an existing file written as it
+            // is: kept as slices of it, never copied.
+            let mut sliced: Option<(Vec<Edit>, NewText)> = None;
             let mut new_text: Vec<u8> = match changes {
                 Changes::None => base_text.to_vec(),
                 Changes::Hunks(h) => match hunks::apply(base_text, h, bytes_mode) {
@@ -506,10 +551,29 @@ fn plan_op(
                         TextKind::Utf8
                     };
                     match apply_blocks(base_text, blocks, kind, eol, opts) {
-                        Ok((t, reports)) => {
+                        Ok((edits, t, reports)) => {
                             p.line_number = reports.first().map(|r| r.line_number);
                             p.blocks = reports;
-                            t
+                            match t {
+                                t @ NewText::Planned(_) if identity && matches!(base, Base::Existing) => {
+                                    sliced = Some((edits, t));
+                                    Vec::new()
+                                }
+                                t => t.into_bytes(base_text, &edits).map_err(|len| {
+                                    OpFailure::new(
+                                        i,
+                                        Failure::new(
+                                            ErrorCode::FILE_TOO_LARGE,
+                                            format!(
+                                                "the new text of `{}` would be {len} bytes, and that much memory \
+                                                 could not be allocated; nothing was written",
+                                                op.path
+                                            ),
+                                        ),
+                                        abs(src.or(dst)),
+                                    )
+                                })?,
+                            }
                         }
                         Err(fs) => return Err(block_failure(i, op, blocks, fs, abs(src.or(dst)))),
                     }
@@ -531,15 +595,17 @@ fn plan_op(
             {
                 new_text.drain(..3);
             }
-            p.new_bytes = Some(if enc.bom().is_empty() && !enc.is_utf16() {
+            p.new_bytes = Some(if let Some((edits, text)) = sliced {
+                Content::Blocks { edits, text }
+            } else if identity {
                 // UTF-8 without a BOM and byte-level files: the text is the bytes.
-                std::mem::take(&mut new_text)
+                Content::Owned(std::mem::take(&mut new_text))
             } else {
                 let b = source::encode_with(enc, &[&new_text]).to_vec();
                 if enc.is_utf16() {
                     p.new_text = Some(new_text);
                 }
-                b
+                Content::Owned(b)
             });
             if move_to.is_some() && dst != src {
                 // A Codex move replaces an existing target; a diff's rename
@@ -560,10 +626,10 @@ fn plan_op(
             }
         }
     }
-    p.after = p
-        .new_bytes
-        .as_ref()
-        .map(|b| (b.len(), source::sha256_hex([b.as_slice()])));
+    p.after = p.new_pieces(slots).map(|pieces| {
+        let len = pieces.iter().map(|x| x.len()).sum();
+        (len, source::sha256_hex(pieces))
+    });
     Ok(p)
 }
 
@@ -575,7 +641,7 @@ fn apply_blocks(
     kind: TextKind,
     eol: LineEnding,
     opts: &Options,
-) -> Result<(Vec<u8>, Vec<BlockReport>), Vec<EditFailure>> {
+) -> Result<(Vec<Edit>, NewText, Vec<BlockReport>), Vec<EditFailure>> {
     let edits: Vec<Edit> = blocks
         .iter()
         .map(|b| Edit {
@@ -589,17 +655,17 @@ fn apply_blocks(
     let reports = applied
         .reports
         .into_iter()
-        .zip(blocks.iter().zip(edits))
+        .zip(blocks.iter().zip(&edits))
         .enumerate()
         .map(|(index, (r, (b, e)))| BlockReport {
             index,
             line: b.line,
             line_number: r.line_number,
-            replacement: e.replace,
+            replacement: e.replace.clone(),
             in_place: one_pass,
         })
         .collect();
-    Ok((applied.text, reports))
+    Ok((edits, applied.text, reports))
 }
 
 /// Inserts `ins` after 1-based line `after` (0: at the top), as whole lines.
@@ -995,7 +1061,7 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bo
         let written: &[u8] = p
             .new_text
             .as_deref()
-            .or(p.new_bytes.as_deref())
+            .or(p.owned_bytes())
             .unwrap_or_default();
         let Some(arr) = f.get_mut("blocks").and_then(Value::as_array_mut) else {
             continue;
@@ -1023,6 +1089,10 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bo
 
 fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: &Options) -> Value {
     let slots = &txn.slots;
+    // A dry run keeps the new bytes, so planned slices are written out.
+    for p in &mut planned {
+        p.own(slots);
+    }
     let mut files = Vec::new();
     let mut all_diff = Some(String::new());
     for p in &planned {
@@ -1039,13 +1109,7 @@ fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: 
             "move" => {
                 let (s, d) = (p.src.expect("move source"), p.dst.expect("move target"));
                 let (from, to) = (&slots[s].res.rel_path, &slots[d].res.rel_path);
-                preview(
-                    to,
-                    old(p.src),
-                    p.new_text.as_deref(),
-                    p.new_bytes.as_deref(),
-                )
-                .map(|body| {
+                preview(to, old(p.src), p.new_text.as_deref(), p.owned_bytes()).map(|body| {
                     let mut out = format!("diff --git a/{from} b/{to}\n");
                     if body.is_empty() {
                         out.push_str("similarity index 100%\n");
@@ -1063,7 +1127,7 @@ fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: 
                     &slots[k].res.rel_path,
                     old(p.dst),
                     p.new_text.as_deref(),
-                    p.new_bytes.as_deref(),
+                    p.owned_bytes(),
                 )
             }
         };
@@ -1081,7 +1145,11 @@ fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: 
             let perms_from = if p.kind == "move" { p.src } else { None };
             Some(Kept {
                 slot: p.dst?,
-                bytes: p.new_bytes.take()?,
+                bytes: match p.new_bytes.take()? {
+                    Content::Owned(b) => b,
+                    // Owned by now (see the start); none if its source was not read.
+                    Content::Blocks { .. } => return None,
+                },
                 perms_from,
             })
         })

@@ -155,6 +155,22 @@ pub(crate) fn in_turn_with(
         match exact::match_exact(&cur, std::slice::from_ref(edit), kind) {
             Ok(p) => {
                 let r = p.edits[0];
+                // A single block (the text editor's `str_replace`, one
+                // SEARCH/REPLACE): spans over the caller's text, not a copy.
+                let p = if edits.len() == 1 {
+                    match p.into_plan() {
+                        Ok(plan) => {
+                            return Ok(Applied {
+                                text: NewText::Planned(take_break_after(text, plan, edit)),
+                                reports: vec![r],
+                                one_pass: true,
+                            })
+                        }
+                        Err(p) => *p,
+                    }
+                } else {
+                    p
+                };
                 let mut next = p.pieces(std::slice::from_ref(edit)).concat();
                 let at = r.offset;
                 if edit.replace.is_empty() && (at == 0 || next[at - 1] == b'\n') {
@@ -230,6 +246,23 @@ pub fn present(text: &[u8], needles: &[&[u8]]) -> Vec<bool> {
     seen
 }
 
+/// A single exact block's plan over `text` with the line-break rule
+/// applied: an empty replacement at a line start also drops the `\r\n` or
+/// `\n` that follows (the start of the span after it).
+fn take_break_after(text: &[u8], mut plan: many::Plan, edit: &Edit) -> many::Plan {
+    let at = plan.reports[0].offset;
+    if edit.replace.is_empty() && (at == 0 || text[at - 1] == b'\n') {
+        let rest = &text[at + edit.search.len()..];
+        let taken = if rest.starts_with(b"\r\n") {
+            2
+        } else {
+            usize::from(rest.starts_with(b"\n"))
+        };
+        many::skip_after_insert(&mut plan, taken);
+    }
+    plan
+}
+
 /// Blocks from `index` on (`n` of them) whose text could not be allocated.
 fn too_large(index: usize, len: usize, n: usize) -> EditFailure {
     EditFailure {
@@ -254,5 +287,40 @@ pub(crate) fn cancelled(index: usize, f: Failure) -> EditFailure {
         match_lines: Vec::new(),
         message: f.message,
         diagnosis: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Count;
+
+    fn one(text: &str, search: &str, replace: &str) -> String {
+        let edits = [Edit {
+            search: search.into(),
+            replace: replace.into(),
+            count: Count::One,
+        }];
+        let a = apply(text.as_bytes(), &edits, TextKind::Utf8, &Cancel::default()).unwrap();
+        assert!(
+            matches!(a.text, NewText::Planned(_)),
+            "a single block is planned as slices"
+        );
+        String::from_utf8(a.text.into_bytes(text.as_bytes(), &edits).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_single_block_is_written_from_slices_with_the_line_break_rule() {
+        assert_eq!(one("a\nb\nc\n", "b", "B"), "a\nB\nc\n");
+        // Whole lines deleted take their break (LF, CRLF, first, last).
+        assert_eq!(one("a\nb\nc\n", "b", ""), "a\nc\n");
+        assert_eq!(one("a\r\nb\r\nc\r\n", "b", ""), "a\r\nc\r\n");
+        assert_eq!(one("a\nb\n", "a", ""), "b\n");
+        assert_eq!(one("a\nb", "b", ""), "a\n");
+        // A block that holds its break takes the blank line after it too.
+        assert_eq!(one("a\n\nb\n", "a\n", ""), "b\n");
+        // Not at a line start, or not followed by a break: only the text.
+        assert_eq!(one("x b\nc\n", "b", ""), "x \nc\n");
+        assert_eq!(one("a\nbc\n", "b", ""), "a\nc\n");
     }
 }

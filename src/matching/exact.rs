@@ -158,6 +158,25 @@ impl<'a> Matched<'a> {
         }
     }
 
+    /// This plan as spans over the caller's text, when it is one: exact
+    /// matches over the text as given (no edit was applied before the last
+    /// one, none adapted by a tolerance).
+    pub(crate) fn into_plan(self) -> Result<many::Plan, Box<Self>> {
+        if !self.over_caller() {
+            return Err(Box::new(self));
+        }
+        Ok(many::Plan {
+            spans: self.spans,
+            reports: self.edits,
+            utf16_delta: self.utf16_delta,
+        })
+    }
+
+    /// Whether [`Matched::into_plan`] gives a plan.
+    pub(crate) fn over_caller(&self) -> bool {
+        matches!(self.base, Cow::Borrowed(_)) && self.adapted.iter().all(Option::is_none)
+    }
+
     /// The new text as ordered slices (base ranges and replacement texts).
     pub fn pieces<'s>(&'s self, edits: &'s [Edit]) -> Vec<&'s [u8]> {
         self.spans

@@ -153,6 +153,21 @@ pub(crate) fn plan_prefix(
     best.map(|p| (lo, p))
 }
 
+/// Drops `n` bytes of the text right after the (first) replacement of
+/// `plan`, and counts them in its UTF-16 change (line breaks: one unit a
+/// byte).
+pub(crate) fn skip_after_insert(plan: &mut Plan, n: usize) {
+    if n == 0 {
+        return;
+    }
+    if let Some(k) = plan.spans.iter().position(|s| matches!(s, Span::Insert(_))) {
+        if let Some(Span::Keep(a, b)) = plan.spans.get_mut(k + 1) {
+            *a = (*a + n).min(*b);
+            plan.utf16_delta -= n as isize;
+        }
+    }
+}
+
 /// The text a plan over `text` gives, as ordered non-empty slices of
 /// `text` and of the replacements of `edits` (the plan's).
 pub(crate) fn pieces<'a>(text: &'a [u8], plan: &Plan, edits: &'a [Edit]) -> Vec<&'a [u8]> {

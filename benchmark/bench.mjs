@@ -25,7 +25,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { loadEngine } from './engines.mjs'
 import { smallTs, writeBigFile, writeManyFiles, multiEditFile, Toggle, countOf } from './workloads.mjs'
 import { lockedWorkload, lockedLines } from './locked.mjs'
-import { replaceAllWorkload, editsWorkload, blocksWorkload, stressLines } from './stress.mjs'
+import { replaceAllWorkload, editsWorkload, blocksWorkload, hunksWorkload, stressLines } from './stress.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
@@ -477,6 +477,10 @@ if (want('blocks-10k')) {
   log('blocks-10k')
   results.push(QUICK ? blocksWorkload(workDir, 20, 2000) : blocksWorkload(workDir, 100, 10000))
 }
+if (want('hunks-10k')) {
+  log('hunks-10k')
+  results.push(QUICK ? hunksWorkload(workDir, 20, 2000) : hunksWorkload(workDir, 100, 10000))
+}
 
 // Unrelated calls while calls wait for a file another process holds locked.
 if (want('locked')) {
@@ -516,7 +520,7 @@ for (const w of results) {
     }
     continue
   }
-  if (w.key === 'replace-all' || w.key === 'edits-many' || w.key === 'blocks-many') {
+  if (['replace-all', 'edits-many', 'blocks-many', 'hunks-many'].includes(w.key)) {
     lines.push(...stressLines(w))
     continue
   }

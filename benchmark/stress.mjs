@@ -7,6 +7,7 @@
 //                 edit on it. Goal: <= 2 x the time of one edit.
 //   blocks-10k    the same with 10,000 SEARCH/REPLACE blocks (every other
 //                 one deleting its whole line) against one block.
+//   hunks-10k     the same with a Codex patch of 10,000 hunks against one.
 //
 // Each measurement runs in its own child process (`node stress.mjs --child
 // ...`) so that its peak RSS is its own.
@@ -70,6 +71,20 @@ async function runChild(job) {
     r = await api.applyEditBlocks(doc, opts)
     const many = Number(process.hrtime.bigint() - t) / 1e6
     return { ok: r.ok, code: r.code, verified: r.verified, one_ms: one, many_ms: many, ratio: many / one }
+  }
+  if (job.kind === 'hunks') {
+    const line = (k) => `marker_${k}_`.padEnd(99, 'y')
+    const patch = (hunks) => `*** Begin Patch\n*** Update File: ${job.file}\n${hunks.join('')}*** End Patch\n`
+    let t = process.hrtime.bigint()
+    let r = await api.applyPatch(patch([`@@\n-${line(0)}\n+changed 0\n`]), opts)
+    const one = Number(process.hrtime.bigint() - t) / 1e6
+    if (!r.ok) return { ok: false, code: r.code }
+    const hunks = Array.from({ length: job.n }, (_, k) => (k === 0 ? `@@\n-changed 0\n+${line(0)}\n` : `@@\n-${line(k)}\n+changed ${k}\n`))
+    const doc = patch(hunks)
+    t = process.hrtime.bigint()
+    r = await api.applyPatch(doc, opts)
+    const many = Number(process.hrtime.bigint() - t) / 1e6
+    return { ok: r.ok, code: r.code, one_ms: one, many_ms: many, ratio: many / one }
   }
   throw new Error(`unknown job ${job.kind}`)
 }
@@ -137,6 +152,15 @@ export function blocksWorkload(workDir, mib, n) {
   return { name: `${n.toLocaleString('en')} SEARCH/REPLACE blocks in one call on a ${mib} MiB file vs one block`, key: 'blocks-many', mib, n, ...r }
 }
 
+/** The hunks workload: a Codex patch of `n` hunks in one call vs one hunk. */
+export function hunksWorkload(workDir, mib, n) {
+  const dir = path.join(workDir, 'stress-hu')
+  fs.mkdirSync(dir, { recursive: true })
+  const file = fileWithMarkers(dir, mib, n)
+  const r = child({ kind: 'hunks', dir, file, n })
+  return { name: `A Codex patch of ${n.toLocaleString('en')} hunks on a ${mib} MiB file vs one hunk`, key: 'hunks-many', mib, n, ...r }
+}
+
 export function stressLines(w) {
   const f = (x, d = 1) => (x == null ? '' : x.toFixed(d))
   if (w.key === 'replace-all') {
@@ -146,7 +170,7 @@ export function stressLines(w) {
       ...w.rows.map((r) => [r.mib, r.replacements, f(r.ms, 0), f(r.peak_rss_mib), f(r.over_idle_mib), `${f(r.over_idle_x_file, 2)}x`].join(' | ')),
     ]
   }
-  const what = w.key === 'blocks-many' ? 'block' : 'edit'
+  const what = { 'blocks-many': 'block', 'hunks-many': 'hunk' }[w.key] ?? 'edit'
   return [`one ${what} ${f(w.one_ms, 0)} ms, ${w.n} ${what}s ${f(w.many_ms, 0)} ms: ${f(w.ratio, 2)}x (goal <= 2x); peak ${f(w.peak_rss_mib)} MiB; ok: ${w.ok}`]
 }
 

@@ -271,3 +271,31 @@ test('call TOOL runs any tool of the table with JSON arguments (batch, read, wri
   assert.equal(res.content, 'fresh\r\n')
   assert.equal(res.line_ending, 'crlf')
 })
+
+test('stdin is read up to a limit: a larger or endless stdin is refused (exit 2), nothing is run', () => {
+  const dir = workspace({ 'f.txt': 'alpha\nbeta\n' })
+  const env = { ...cleanEnv(), PATCH_FILE_CLI_MAX_STDIN_BYTES: '4096' }
+  const big = JSON.stringify({ file_path: 'f.txt', search_block: 'beta', replace_block: 'x'.repeat(5000) })
+  const r = cli(['call', 'patch_file', '--root', dir], { cwd: dir, input: big, env })
+  assert.equal(r.status, 2, r.stderr)
+  assert.match(r.stderr, /more than 4096 bytes .*PATCH_FILE_CLI_MAX_STDIN_BYTES/)
+  assert.equal(read(dir, 'f.txt').toString(), 'alpha\nbeta\n')
+  const patch = `*** Begin Patch\n*** Update File: f.txt\n@@\n-beta\n+${'y'.repeat(5000)}\n*** End Patch\n`
+  const p = cli(['apply-patch', '--root', dir], { cwd: dir, input: patch, env })
+  assert.equal(p.status, 2, p.stderr)
+  assert.equal(read(dir, 'f.txt').toString(), 'alpha\nbeta\n')
+  // Under the limit the same call runs.
+  const ok = cli(['call', 'patch_file', '--root', dir], { cwd: dir, input: JSON.stringify({ file_path: 'f.txt', search_block: 'beta', replace_block: 'gamma' }), env })
+  assert.equal(ok.status, 0, ok.stderr)
+  assert.equal(read(dir, 'f.txt').toString(), 'alpha\ngamma\n')
+  // A producer that never stops: the CLI stops reading and exits.
+  const s = spawnSync('sh', ['-c', `yes 0123456789 | "${process.execPath}" "${BIN}" call patch_file --root "${dir}"`], {
+    cwd: dir,
+    env: { ...env, PATCH_FILE_CLI_MAX_STDIN_BYTES: String(1 << 20) },
+    encoding: 'utf8',
+    timeout: 30_000,
+  })
+  assert.equal(s.error, undefined, 'the CLI must not read an endless stdin until the timeout')
+  assert.equal(s.status, 2, s.stderr)
+  assert.equal(read(dir, 'f.txt').toString(), 'alpha\ngamma\n')
+})

@@ -363,12 +363,26 @@ async function runJson(tool, root) {
 // ---------------------------------------------------------------------------
 // Helpers
 
+/** The most stdin read (a request, a patch, a block): 256 MiB unless PATCH_FILE_CLI_MAX_STDIN_BYTES says. */
+const MAX_STDIN_BYTES = Number(process.env.PATCH_FILE_CLI_MAX_STDIN_BYTES) || 256 * 1024 * 1024
+
 let stdinCache = null
 function readStdin() {
   if (!stdinCache) {
     stdinCache = (async () => {
       const parts = []
-      for await (const chunk of process.stdin) parts.push(chunk)
+      let size = 0
+      for await (const chunk of process.stdin) {
+        size += chunk.length
+        if (size > MAX_STDIN_BYTES) {
+          // Stop reading instead of holding whatever arrives.
+          process.stdin.destroy()
+          throw new UsageError(
+            `stdin holds more than ${MAX_STDIN_BYTES} bytes (the limit, PATCH_FILE_CLI_MAX_STDIN_BYTES); nothing was run`,
+          )
+        }
+        parts.push(chunk)
+      }
       return Buffer.concat(parts)
     })()
   }

@@ -598,3 +598,56 @@ fn ten_thousand_hunks_on_100_mb_stay_bounded() {
                   "code": r["code"], "message": r["message"]}),
     );
 }
+
+/// 10,000 edits (and blocks) that all fail on a 100 MB file: each failure
+/// costs a search of the file, so after 100 the call stops checking (it has
+/// failed; nothing is written) and says how many were not checked.
+#[test]
+fn ten_thousand_failing_edits_stop_after_a_hundred_failures() {
+    let name = "ten_thousand_failing_edits_stop_after_a_hundred_failures";
+    if std::env::var(CHILD).as_deref() != Ok(name) {
+        // Checking all 10,000: 10,000 searches of 100 MB.
+        let r = run_child(name, Duration::from_secs(90));
+        assert_eq!(r["code"], "SEARCH_BLOCK_NOT_FOUND", "{r}");
+        assert_eq!(r["failed"], 100, "{r}");
+        let message = r["message"].as_str().unwrap();
+        assert!(
+            message.contains("the 9900 after the last of them were not checked"),
+            "{message}"
+        );
+        assert_eq!(r["blocks_code"], "SEARCH_BLOCK_NOT_FOUND", "{r}");
+        assert_eq!(r["blocks_failed"], 100, "{r}");
+        assert!(
+            r["blocks_message"]
+                .as_str()
+                .unwrap()
+                .contains("were not checked"),
+            "{r}"
+        );
+        assert_eq!(r["unchanged"], true, "{r}");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let (text, _) = lines_and_edits(100 * MB, 10);
+    std::fs::write(t.path().join("big.rs"), &text).unwrap();
+    let missing: Vec<String> = (0..10_000)
+        .map(|k| format!("not in the file {k}"))
+        .collect();
+    let input = json!({"file_path": "big.rs",
+        "edits": missing.iter().map(|s| json!({"search": s, "replace": "x"})).collect::<Vec<_>>()});
+    let r = api::patch_file(&input, Some(&opts(t.path())));
+    let mut doc = String::from("big.rs\n");
+    for s in &missing {
+        doc.push_str(&format!(
+            "<<<<<<< SEARCH\n{s}\n=======\nx\n>>>>>>> REPLACE\n"
+        ));
+    }
+    let b = api::apply_edit_blocks(&json!(doc), Some(&opts(t.path())));
+    let unchanged = std::fs::read(t.path().join("big.rs")).unwrap() == text;
+    let blocks = &b["failures"][0];
+    report(json!({
+        "code": r["code"], "failed": r["failed_edits"].as_array().map_or(0, |a| a.len()), "message": r["message"],
+        "blocks_code": b["code"], "blocks_failed": blocks["blocks"].as_array().map_or(0, |a| a.len()),
+        "blocks_message": blocks["message"], "unchanged": unchanged,
+    }));
+}

@@ -116,9 +116,14 @@ pub(crate) fn in_turn_with(
     let mut failures = Vec::new();
     let takes = takes_break(edits);
     let (mut skip_to, mut next_try, mut wait) = (0usize, 0usize, 1usize);
+    let mut diagnosis_left = crate::diagnose::DEFAULT_BUDGET;
     for (bi, edit) in edits.iter().enumerate() {
         if bi < skip_to {
             continue;
+        }
+        if failures.len() >= exact::MAX_REPORTED_FAILURES {
+            exact::note_unchecked(&mut failures, edits.len() - bi, "block");
+            break;
         }
         if let Err(f) = cancel.check() {
             // The call's answer is the cancellation, not what was found so far.
@@ -152,7 +157,19 @@ pub(crate) fn in_turn_with(
                 }
             }
         }
-        match exact::match_exact(&cur, std::slice::from_ref(edit), kind) {
+        // Diagnoses of failing blocks share one time budget per call (each
+        // block is matched on its own, and would otherwise get a whole one).
+        let started = std::time::Instant::now();
+        let opts = exact::MatchOptions {
+            diagnose: !diagnosis_left.is_zero(),
+            budget: diagnosis_left,
+            ..Default::default()
+        };
+        let matched = exact::match_edits(&cur, std::slice::from_ref(edit), kind, &opts);
+        if matched.is_err() {
+            diagnosis_left = diagnosis_left.saturating_sub(started.elapsed());
+        }
+        match matched {
             Ok(p) => {
                 let r = p.edits[0];
                 // A single block (the text editor's `str_replace`, one

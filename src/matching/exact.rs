@@ -39,6 +39,24 @@ use crate::text::source::{count_newlines, utf16_len};
 /// How many match positions are kept for reports (e.g. ambiguous line lists).
 pub const MAX_REPORTED_MATCHES: usize = 50;
 
+/// Failing edits (or blocks) reported per call. Each failure costs a search
+/// of the text; after this many the call has failed anyway (nothing is
+/// written), so later edits are not checked and the first failure says so.
+pub const MAX_REPORTED_FAILURES: usize = 100;
+
+/// Notes on the first of `failures` that the `unchecked` edits after the
+/// last one were not checked.
+pub(crate) fn note_unchecked(failures: &mut [EditFailure], unchecked: usize, what: &str) {
+    if unchecked == 0 {
+        return;
+    }
+    if let Some(first) = failures.first_mut() {
+        first.message.push_str(&format!(
+            " ({MAX_REPORTED_FAILURES} {what}s failed; the {unchecked} after the last of them were not checked)"
+        ));
+    }
+}
+
 /// How many occurrences of one edit are planned as spans over a text of
 /// `len` bytes. Each planned occurrence costs about 250 bytes on its way to
 /// the disk (its position, range, two spans, two pieces and the slice lists
@@ -424,6 +442,10 @@ pub(crate) fn in_turn_with<'a>(
     for (i, edit) in edits.iter().enumerate() {
         if i < skip_to {
             continue;
+        }
+        if failures.len() >= MAX_REPORTED_FAILURES {
+            note_unchecked(&mut failures, edits.len() - i, "edit");
+            break;
         }
         let pre = label(i, multi);
         if let Err(f) = opts.cancel.check() {

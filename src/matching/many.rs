@@ -132,14 +132,21 @@ pub(crate) fn plan_prefix(
         let takes = &take_break[..take_break.len().min(m)];
         plan_by(text, &edits[..m], takes, m > MEMMEM_EDITS)
     };
-    if n < 2 {
+    if n < 2 || !found_as_counted(text, &edits[0]) {
+        // The first edit fails here (not found, or not as often as its
+        // count says): no run starts with it. One `memmem` pass, not the
+        // whole passes of a search for a run.
         return None;
     }
     if let Some(p) = attempt(n) {
         return Some((n, p));
     }
-    // `lo`: planned (or 1: none known); `hi`: not planned.
-    let (mut lo, mut hi, mut best) = (1, n, None);
+    // Not even the first two (the first edit fails, or the next one
+    // interacts with it): one cheap look (two `memmem` passes) instead of a
+    // bisection of whole passes.
+    let two = attempt(2)?;
+    // `lo`: planned; `hi`: not planned.
+    let (mut lo, mut hi, mut best) = (2, n, Some(two));
     while hi - lo > 1 && cancel.check().is_ok() {
         let mid = lo + (hi - lo) / 2;
         match attempt(mid) {
@@ -179,6 +186,20 @@ pub(crate) fn pieces<'a>(text: &'a [u8], plan: &Plan, edits: &'a [Edit]) -> Vec<
         })
         .filter(|p| !p.is_empty())
         .collect()
+}
+
+/// Whether `edit`'s search text occurs in `text` as often as its count
+/// requires (leftmost, not overlapping, as applying it finds them).
+fn found_as_counted(text: &[u8], edit: &Edit) -> bool {
+    if edit.search.is_empty() {
+        return false;
+    }
+    let hits = memmem::find_iter(text, edit.search.as_bytes());
+    match edit.count {
+        Count::One => hits.take(2).count() == 1,
+        Count::Exactly(k) => hits.take(k.saturating_add(1)).count() == k,
+        Count::All => hits.take(1).count() == 1,
+    }
 }
 
 /// The text a plan over `text` gives, in one buffer of the exact size

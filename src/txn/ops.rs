@@ -25,7 +25,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::matching::blocks::{self as edit_blocks, NewText};
-use crate::matching::exact::{EditFailure, TextKind};
+use crate::matching::exact::{self, EditFailure, TextKind};
 use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
 use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
 use crate::text::source::adapt_line_endings;
@@ -820,7 +820,13 @@ fn block_failure(
     };
     let first = &fs[0];
     let mut message = describe(first);
-    if fs.len() > 1 {
+    if fs.len() >= exact::MAX_REPORTED_FAILURES {
+        message.push_str(&format!(
+            " (at least {} blocks of this file failed, listed in `blocks`; the blocks after the last of them were \
+             not checked)",
+            fs.len()
+        ));
+    } else if fs.len() > 1 {
         message.push_str(&format!(
             " ({} blocks of this file failed; see `blocks`)",
             fs.len()

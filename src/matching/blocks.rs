@@ -17,8 +17,8 @@
 
 use std::borrow::Cow;
 
-use crate::error::{ErrorCode, Failure};
-use crate::matching::exact::{self, EditFailure, EditReport, Runs, TextKind};
+use crate::error::ErrorCode;
+use crate::matching::exact::{self, EditFailure, EditReport, RunFinder, Runs, TextKind};
 use crate::matching::many;
 use crate::model::{Cancel, Edit};
 
@@ -100,9 +100,8 @@ pub(crate) fn in_turn(
 }
 
 /// [`in_turn`], with runs of blocks that neither fail nor interact planned
-/// in one pass ([`many::plan_prefix`]) as `runs` says. The first run tried
-/// is all the blocks: `one_pass` when it is planned. A failed search for a
-/// run makes the next one wait twice as long.
+/// in one pass as `runs` says ([`exact::RunFinder`]). The first run tried is
+/// all the blocks: `one_pass` when it is planned.
 pub(crate) fn in_turn_with(
     text: &[u8],
     edits: &[Edit],
@@ -115,10 +114,10 @@ pub(crate) fn in_turn_with(
     let mut reports = Vec::with_capacity(edits.len());
     let mut failures = Vec::new();
     let takes = takes_break(edits);
-    let (mut skip_to, mut next_try, mut wait) = (0usize, 0usize, 1usize);
+    let mut runs = RunFinder::new(runs);
     let mut diagnosis_left = crate::diagnose::DEFAULT_BUDGET;
     for (bi, edit) in edits.iter().enumerate() {
-        if bi < skip_to {
+        if runs.covered(bi) {
             continue;
         }
         if failures.len() >= exact::MAX_REPORTED_FAILURES {
@@ -126,36 +125,23 @@ pub(crate) fn in_turn_with(
             break;
         }
         if let Err(f) = cancel.check() {
-            // The call's answer is the cancellation, not what was found so far.
-            return Err(vec![cancelled(bi, f)]);
+            return Err(vec![exact::cancelled(bi, f)]);
         }
-        if kind == TextKind::Utf8 && bi >= next_try && runs.now(cur.len(), edits.len() - bi) {
-            let rest = &edits[bi..];
-            match many::plan_prefix(&cur, rest, &takes[bi..], cancel) {
-                Some((m, plan)) => {
-                    if bi == 0 && m == edits.len() {
-                        let reports = plan.reports.clone();
-                        return Ok(Applied {
-                            text: NewText::Planned(plan),
-                            reports,
-                            one_pass: true,
-                        });
-                    }
-                    let next = match many::materialize(&cur, &plan, rest) {
-                        Ok(next) => next,
-                        Err(len) => return Err(vec![too_large(bi, len, m)]),
-                    };
-                    wait = 1;
-                    skip_to = bi + m;
-                    reports.extend_from_slice(&plan.reports);
-                    cur = Cow::Owned(next);
-                    continue;
-                }
-                None => {
-                    next_try = bi + wait;
-                    wait = wait.saturating_mul(2);
-                }
+        if let Some((m, plan)) = runs.find(&cur, edits, bi, &takes, kind, cancel) {
+            if bi == 0 && m == edits.len() {
+                let reports = plan.reports.clone();
+                return Ok(Applied {
+                    text: NewText::Planned(plan),
+                    reports,
+                    one_pass: true,
+                });
             }
+            match many::materialize(&cur, &plan, &edits[bi..]) {
+                Ok(next) => cur = Cow::Owned(next),
+                Err(len) => return Err(vec![too_large(bi, len, m)]),
+            }
+            reports.extend_from_slice(&plan.reports);
+            continue;
         }
         // Diagnoses of failing blocks share one time budget per call (each
         // block is matched on its own, and would otherwise get a whole one).
@@ -291,18 +277,6 @@ fn too_large(index: usize, len: usize, n: usize) -> EditFailure {
             "the text after {n} blocks would be {len} bytes, and that much memory could not be allocated; \
              nothing was written. Free memory, or make the change in smaller parts"
         ),
-        diagnosis: None,
-    }
-}
-
-/// A cancellation (or spent time budget) noticed before block `index`.
-pub(crate) fn cancelled(index: usize, f: Failure) -> EditFailure {
-    EditFailure {
-        index,
-        code: f.code,
-        match_count: 0,
-        match_lines: Vec::new(),
-        message: f.message,
         diagnosis: None,
     }
 }

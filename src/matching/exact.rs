@@ -30,7 +30,7 @@ use memchr::memmem;
 use serde_json::{json, Map, Value};
 
 use crate::diagnose::{self, Budget, Diagnosis};
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, Failure};
 use crate::matching::many;
 use crate::matching::tolerant::{self, Outcome};
 use crate::model::{Cancel, Count, Edit, MatchMode, Tolerance};
@@ -403,7 +403,7 @@ pub(crate) enum Runs {
 
 impl Runs {
     /// Whether to look for a run of `edits` remaining edits over `len` bytes.
-    pub(crate) fn now(self, len: usize, edits: usize) -> bool {
+    fn now(self, len: usize, edits: usize) -> bool {
         match self {
             Runs::Never => false,
             Runs::WhenWorthIt => many::worth_it(len, edits),
@@ -413,10 +413,82 @@ impl Runs {
     }
 }
 
+/// Runs of edits (or blocks) planned in one pass while they are applied in
+/// turn: where to look for the next one, and which edits a run found
+/// covered. A look that finds none makes the next one wait twice as long
+/// (in edits applied one by one), so looking never costs more than a small
+/// factor over applying in turn.
+pub(crate) struct RunFinder {
+    runs: Runs,
+    covered_to: usize,
+    next_try: usize,
+    wait: usize,
+}
+
+impl RunFinder {
+    pub(crate) fn new(runs: Runs) -> Self {
+        RunFinder {
+            runs,
+            covered_to: 0,
+            next_try: 0,
+            wait: 1,
+        }
+    }
+
+    /// Whether edit `i` was applied by a run already found.
+    pub(crate) fn covered(&self, i: usize) -> bool {
+        i < self.covered_to
+    }
+
+    /// A run of `edits[i..]` over `text` (how many edits, and their plan)
+    /// when it is time to look and one is planned. `take_break`: per edit,
+    /// as [`many::plan_blocks`] (empty for `edits`).
+    pub(crate) fn find(
+        &mut self,
+        text: &[u8],
+        edits: &[Edit],
+        i: usize,
+        take_break: &[bool],
+        kind: TextKind,
+        cancel: &Cancel,
+    ) -> Option<(usize, many::Plan)> {
+        if kind != TextKind::Utf8
+            || i < self.next_try
+            || !self.runs.now(text.len(), edits.len() - i)
+        {
+            return None;
+        }
+        let takes = take_break.get(i..).unwrap_or_default();
+        match many::plan_prefix(text, &edits[i..], takes, cancel) {
+            Some((m, plan)) => {
+                self.wait = 1;
+                self.covered_to = i + m;
+                Some((m, plan))
+            }
+            None => {
+                self.next_try = i + self.wait;
+                self.wait = self.wait.saturating_mul(2);
+                None
+            }
+        }
+    }
+}
+
+/// A cancellation (or spent time budget) noticed before edit or block
+/// `index`: the call's answer, not what was found so far.
+pub(crate) fn cancelled(index: usize, f: Failure) -> EditFailure {
+    EditFailure {
+        index,
+        code: f.code,
+        match_count: 0,
+        match_lines: Vec::new(),
+        message: f.message,
+        diagnosis: None,
+    }
+}
+
 /// Applying in turn, with runs of edits that neither fail nor interact
-/// planned in one pass as `runs` says. A failed search for a run makes the
-/// next one wait twice as long (in edits applied one by one), so searching
-/// never costs more than a small factor over applying in turn.
+/// planned in one pass as `runs` says ([`RunFinder`]).
 pub(crate) fn in_turn_with<'a>(
     text: &'a [u8],
     edits: &[Edit],
@@ -425,9 +497,7 @@ pub(crate) fn in_turn_with<'a>(
     runs: Runs,
 ) -> Result<Matched<'a>, Vec<EditFailure>> {
     let multi = edits.len() > 1;
-    // Edits before `skip_to` were applied by a planned run; no run is
-    // looked for before `next_try`.
-    let (mut skip_to, mut next_try, mut wait) = (0usize, 0usize, 1usize);
+    let mut runs = RunFinder::new(runs);
     let mut budget: Option<Budget> = None;
     let mut adapted: Vec<Option<String>> = vec![None; edits.len()];
     let mut tolerated: Vec<Option<Tolerated>> = Vec::with_capacity(edits.len());
@@ -440,7 +510,7 @@ pub(crate) fn in_turn_with<'a>(
     let last_ok = edits.len().saturating_sub(1);
 
     for (i, edit) in edits.iter().enumerate() {
-        if i < skip_to {
+        if runs.covered(i) {
             continue;
         }
         if failures.len() >= MAX_REPORTED_FAILURES {
@@ -449,55 +519,36 @@ pub(crate) fn in_turn_with<'a>(
         }
         let pre = label(i, multi);
         if let Err(f) = opts.cancel.check() {
-            // The call's answer is the cancellation, not what was found so far.
-            return Err(vec![EditFailure {
-                index: i,
-                code: f.code,
-                match_count: 0,
-                match_lines: Vec::new(),
-                message: f.message,
-                diagnosis: None,
-            }]);
+            return Err(vec![cancelled(i, f)]);
         }
-        if kind == TextKind::Utf8 && i >= next_try && runs.now(base.len(), edits.len() - i) {
-            let rest = &edits[i..];
-            match many::plan_prefix(&base, rest, &[], &opts.cancel) {
-                Some((m, plan)) => {
-                    wait = 1;
-                    skip_to = i + m;
-                    reports.extend_from_slice(&plan.reports);
-                    utf16_delta += plan.utf16_delta;
-                    tolerated.extend(std::iter::repeat_n(None, m));
-                    if skip_to == edits.len() {
-                        // The run ends the edits: its spans are the plan
-                        // (over the text as it stands), unless an edit
-                        // failed and nothing will be written.
-                        if failures.is_empty() {
-                            spans = plan
-                                .spans
-                                .iter()
-                                .map(|s| match *s {
-                                    Span::Insert(k) => Span::Insert(i + k),
-                                    keep => keep,
-                                })
-                                .collect();
-                        }
-                        continue;
-                    }
-                    match many::materialize(&base, &plan, rest) {
-                        Ok(next) => base = Cow::Owned(next),
-                        Err(size) => {
-                            failures.push(out_of_memory(i, &pre, Some(size), m));
-                            return Err(failures);
-                        }
-                    }
-                    continue;
+        if let Some((m, plan)) = runs.find(&base, edits, i, &[], kind, &opts.cancel) {
+            reports.extend_from_slice(&plan.reports);
+            utf16_delta += plan.utf16_delta;
+            tolerated.extend(std::iter::repeat_n(None, m));
+            if i + m == edits.len() {
+                // The run ends the edits: its spans are the plan (over the
+                // text as it stands), unless an edit failed and nothing will
+                // be written.
+                if failures.is_empty() {
+                    spans = plan
+                        .spans
+                        .iter()
+                        .map(|s| match *s {
+                            Span::Insert(k) => Span::Insert(i + k),
+                            keep => keep,
+                        })
+                        .collect();
                 }
-                None => {
-                    next_try = i + wait;
-                    wait = wait.saturating_mul(2);
+                continue;
+            }
+            match many::materialize(&base, &plan, &edits[i..]) {
+                Ok(next) => base = Cow::Owned(next),
+                Err(size) => {
+                    failures.push(out_of_memory(i, &pre, Some(size), m));
+                    return Err(failures);
                 }
             }
+            continue;
         }
         if kind == TextKind::Bytes && (!edit.search.is_ascii() || !edit.replace.is_ascii()) {
             failures.push(EditFailure {

@@ -237,7 +237,7 @@ fn plan_by(text: &[u8], edits: &[Edit], take_break: &[bool], together: bool) -> 
         .build(edits.iter().map(|e| e.search.as_bytes()))
         .ok()?;
     let mut places = find_places(text, edits, &ac, together)?;
-    if !take_break.is_empty() && !take_breaks(text, edits, &mut places, &takes) {
+    if !take_break.is_empty() && !take_breaks(text, edits, &mut places, take_break) {
         return None;
     }
     if !independent(text, edits, &ac, &places) {
@@ -331,7 +331,7 @@ fn find_places(
     Some(places)
 }
 
-/// Extends the places of edits that `takes` a line break (edit blocks that
+/// Extends the places of edits that take a line break (edit blocks that
 /// delete whole lines) over the break after them, when applying in turn
 /// would remove it: the occurrence starts a line and a `\r\n` or `\n`
 /// follows it, both in the text the earlier edits left.
@@ -343,15 +343,10 @@ fn find_places(
 /// before it), else its original bytes. After it, the break must lie
 /// outside every place; when the bytes that decide are another place's,
 /// `false`: the edits are applied in turn.
-fn take_breaks(
-    text: &[u8],
-    edits: &[Edit],
-    places: &mut [Place],
-    takes: &dyn Fn(usize) -> bool,
-) -> bool {
+fn take_breaks(text: &[u8], edits: &[Edit], places: &mut [Place], take_break: &[bool]) -> bool {
     for k in 0..places.len() {
         let p = places[k];
-        if !takes(p.edit) {
+        if take_break.get(p.edit) != Some(&true) {
             continue;
         }
         match starts_line(text, edits, places, k) {
@@ -1033,6 +1028,30 @@ mod tests {
         }
     }
 
+    /// A text of `toks` and edits whose search texts are cut from it (at,
+    /// len); a replacement is empty when its kind is below `empty_below`,
+    /// else the spec's tokens.
+    fn cut_blocks(
+        toks: &[String],
+        specs: &[(usize, usize, u8, Vec<String>)],
+        empty_below: u8,
+    ) -> (String, Vec<Edit>) {
+        let edits = specs
+            .iter()
+            .map(|(at, len, rk, rep)| {
+                let a = at % toks.len();
+                let search = toks[a..(a + len).min(toks.len())].concat();
+                let replace = if *rk < empty_below {
+                    String::new()
+                } else {
+                    rep.concat()
+                };
+                one(&search, &replace)
+            })
+            .collect();
+        (toks.concat(), edits)
+    }
+
     fn line_tokens() -> impl Strategy<Value = String> {
         prop::sample::select(vec!["a", "b", "ab", "x", "\n", "\n", "\r\n", "\r", "é"])
             .prop_map(str::to_string)
@@ -1052,16 +1071,7 @@ mod tests {
                 2..10,
             ),
         ) {
-            let text: String = toks.concat();
-            let edits: Vec<Edit> = specs
-                .iter()
-                .map(|(at, len, rk, rep)| {
-                    let a = at % toks.len();
-                    let search = toks[a..(a + len).min(toks.len())].concat();
-                    let replace = if *rk < 4 { String::new() } else { rep.concat() };
-                    one(&search, &replace)
-                })
-                .collect();
+            let (text, edits) = cut_blocks(&toks, &specs, 4);
             blocks_agree(&text, &edits);
         }
 
@@ -1187,16 +1197,7 @@ mod tests {
                 2..14,
             ),
         ) {
-            let text: String = toks.concat();
-            let edits: Vec<Edit> = specs
-                .iter()
-                .map(|(at, len, rk, rep)| {
-                    let a = at % toks.len();
-                    let search = toks[a..(a + len).min(toks.len())].concat();
-                    let replace = if *rk < 3 { String::new() } else { rep.concat() };
-                    one(&search, &replace)
-                })
-                .collect();
+            let (text, edits) = cut_blocks(&toks, &specs, 3);
             runs_agree(&text, &edits);
         }
 

@@ -117,6 +117,17 @@ fn report(v: Value) {
     o.flush().unwrap();
 }
 
+/// The child's peak RSS over its idle RSS is at most `factor` times the
+/// file (`size`, `idle_rss`, `peak_rss` of its report).
+fn assert_peak_within(r: &Value, factor: f64) {
+    let figure = |k: &str| r[k].as_f64().unwrap_or_else(|| panic!("{k} in {r}"));
+    let (size, idle, peak) = (figure("size"), figure("idle_rss"), figure("peak_rss"));
+    assert!(
+        peak - idle <= factor * size,
+        "peak RSS {peak} is more than {factor} x the file ({size}) over idle ({idle})"
+    );
+}
+
 /// Writes `size` bytes made of `line` repeated (the last one cut), 1 MB at
 /// a time, so the child's peak is not the writing's.
 fn write_file(path: &Path, line: &[u8], size: usize) {
@@ -161,18 +172,10 @@ fn replace_all_of_one_byte_matches_is_bounded_by_the_file() {
     let name = "replace_all_of_one_byte_matches_is_bounded_by_the_file";
     if std::env::var(CHILD).as_deref() != Ok(name) {
         let r = run_child(name, Duration::from_secs(600));
-        let (size, idle, peak) = (
-            r["size"].as_u64().unwrap() as f64,
-            r["idle_rss"].as_u64().unwrap() as f64,
-            r["peak_rss"].as_u64().unwrap() as f64,
-        );
         assert_eq!(r["result"]["ok"], true, "{r}");
-        assert_eq!(r["result"]["replacements"], json!(size as u64), "{r}");
+        assert_eq!(r["result"]["replacements"], r["size"], "{r}");
         // Before: 48 bytes per match (a 100 MB file: 4.8 GB, then an abort).
-        assert!(
-            peak - idle <= 2.5 * size,
-            "peak RSS {peak} is more than 2.5 x the file ({size}) over idle ({idle})"
-        );
+        assert_peak_within(&r, 2.5);
         return;
     }
     let t = tempfile::tempdir().unwrap();
@@ -262,17 +265,9 @@ fn ten_thousand_edits_on_100_mb_take_one_pass() {
         assert_eq!(r["ok"], true, "{r}");
         assert_eq!(r["replacements"], 10_000, "{r}");
         assert_eq!(r["content_ok"], true, "{r}");
-        let (size, idle, peak) = (
-            r["size"].as_f64().unwrap(),
-            r["idle_rss"].as_f64().unwrap(),
-            r["peak_rss"].as_f64().unwrap(),
-        );
         // The file is read once and written from slices of it: the plan
         // adds spans, not copies (before: a copy per edit).
-        assert!(
-            peak - idle <= 1.6 * size,
-            "peak RSS {peak} is more than 1.6 x the file ({size}) over idle ({idle})"
-        );
+        assert_peak_within(&r, 1.6);
         return;
     }
     let t = tempfile::tempdir().unwrap();
@@ -328,16 +323,8 @@ fn ten_thousand_edit_blocks_on_100_mb_take_one_pass() {
         // Read back and verified: one read, no search per block.
         assert_eq!(r["verified"], true, "{r}");
         assert_eq!(r["content_ok"], true, "{r}");
-        let (size, idle, peak) = (
-            r["size"].as_f64().unwrap(),
-            r["idle_rss"].as_f64().unwrap(),
-            r["peak_rss"].as_f64().unwrap(),
-        );
         // Read once, written from slices of it (not a new copy).
-        assert!(
-            peak - idle <= 1.6 * size,
-            "peak RSS {peak} is more than 1.6 x the file ({size}) over idle ({idle})"
-        );
+        assert_peak_within(&r, 1.6);
         return;
     }
     // Every other block deletes its line (an empty replacement of a whole
@@ -441,16 +428,19 @@ fn edits_applied_in_turn_stop_at_the_time_budget() {
     }
     let path = t.path().join("f.txt");
     std::fs::write(&path, &text).unwrap();
-    // Edit 0's replacement creates edit 1's search text: they interact, so
-    // all 4,000 edits are applied in turn (4,000 copies of 17 MB).
-    let mut pairs = vec![
-        ("line 0\n".to_string(), "LINE 0\n".to_string()),
-        ("LINE 0\n".to_string(), "line zero\n".to_string()),
-    ];
-    pairs.extend((1..4_000).map(|k| {
-        let i = k * 499;
-        (format!("\nline {i}\n"), format!("\nLINE {i}\n"))
-    }));
+    // A chain: each edit's replacement is the next one's search text, so
+    // every edit interacts with the next, no run of them can be planned in
+    // one pass, and all 4,000 are applied in turn (4,000 copies of 17 MB).
+    let step = |k: usize| {
+        if k == 0 {
+            "line 0".to_string()
+        } else {
+            format!("L{k}")
+        }
+    };
+    let pairs: Vec<(String, String)> = (0..4_000)
+        .map(|k| (format!("{}\n", step(k)), format!("{}\n", step(k + 1))))
+        .collect();
     let options = json!({ "workspaceRoot": t.path(), "durable": false, "timeoutMs": 200 });
     let input = json!({"file_path": "f.txt",
         "edits": pairs.iter().map(|(s, r)| json!({"search": s, "replace": r})).collect::<Vec<_>>()});
@@ -464,17 +454,13 @@ fn edits_applied_in_turn_stop_at_the_time_budget() {
     // Stopped between edits (not only at the commit, after all of them).
     assert_eq!(r["failed_edits"][0]["code"], "CANCELLED", "{r}");
     assert_eq!(std::fs::read(&path).unwrap(), text);
-    // The same through SEARCH/REPLACE blocks (two lines each, so that each
-    // occurs once).
-    let mut doc = String::from(
-        "f.txt\n<<<<<<< SEARCH\nline 0\n=======\nLINE 0\n>>>>>>> REPLACE\n\
-         <<<<<<< SEARCH\nLINE 0\n=======\nline zero\n>>>>>>> REPLACE\n",
-    );
-    for k in 1..4_000 {
-        let i = k * 499;
-        let j = i + 1;
+    // The same chain as SEARCH/REPLACE blocks (whole lines: `line 0\n`
+    // occurs once, and only one `L` line exists at a time).
+    let mut doc = String::from("f.txt\n");
+    for k in 0..4_000 {
+        let (s, r) = (step(k), step(k + 1));
         doc.push_str(&format!(
-            "<<<<<<< SEARCH\nline {i}\nline {j}\n=======\nLINE {i}\nline {j}\n>>>>>>> REPLACE\n"
+            "<<<<<<< SEARCH\n{s}\n=======\n{r}\n>>>>>>> REPLACE\n"
         ));
     }
     let r = api::apply_edit_blocks(&json!(doc), Some(&options));

@@ -8,12 +8,20 @@
 //   PFT_LONG=1           long hardening runs (race: 10,000 edits; crash: 250 kills)
 //   PFT_FUZZ_SECONDS=N   run each fuzz target (tests/fuzz.rs) for N seconds
 import { spawnSync } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const env = { ...process.env }
+// The engine's per-user state (journal, in-place copies) of every test lives
+// in a private temp directory, never in the user's real state directory.
+const privateState = env.PATCH_FILE_STATE_DIR ? null : mkdtempSync(path.join(os.tmpdir(), 'pft-test-state-'))
+if (privateState) {
+  env.PATCH_FILE_STATE_DIR = privateState
+  process.on('exit', () => rmSync(privateState, { recursive: true, force: true }))
+}
 
 function run(label, cmd, args, opts = {}) {
   process.stdout.write(`\n=== ${label}: ${cmd} ${args.join(' ')}\n`)

@@ -459,38 +459,10 @@ fn backup_name(name: &OsStr) -> OsString {
     s
 }
 
-/// The per-user state directory (copies of files whose directory we may
-/// not write live in its `backups/`): `$PATCH_FILE_STATE_DIR`, else the
-/// platform's (`$XDG_STATE_HOME` or `~/.local/state` on Linux,
-/// `~/Library/Application Support` on macOS, `%LOCALAPPDATA%` on Windows)
-/// joined with `patch-file-tool`.
-pub fn state_dir() -> Option<std::path::PathBuf> {
-    use std::path::PathBuf;
-    if let Some(d) = std::env::var_os("PATCH_FILE_STATE_DIR").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(d));
-    }
-    let home = || {
-        std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-    };
-    let base = if cfg!(windows) {
-        std::env::var_os("LOCALAPPDATA").map(PathBuf::from)
-    } else if cfg!(target_vendor = "apple") {
-        home().map(|h| h.join("Library/Application Support"))
-    } else {
-        std::env::var_os("XDG_STATE_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| home().map(|h| h.join(".local/state")))
-    }?;
-    Some(base.join("patch-file-tool"))
-}
-
 /// The directory for copies of files in unwritable directories, created
 /// (0700) when `create`.
 fn backups_dir(create: bool) -> io::Result<Dir> {
-    let d = state_dir()
+    let d = crate::io::state::state_path()
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no per-user state directory"))?
         .join("backups");
     if create {

@@ -622,6 +622,57 @@ mod imp {
             Ok(meta_of(&rustix::fs::fstat(&self.fd)?))
         }
 
+        /// Creates the child directory `name` with exactly `mode` less the
+        /// umask (the engine's private directories: 0700).
+        pub fn mkdir_mode(&self, name: &OsStr, mode: u32) -> io::Result<()> {
+            rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(mode as _))?;
+            Ok(())
+        }
+
+        /// Opens the regular file `name` for reading and writing, creating it
+        /// with `create` (its mode) when given and missing; never through a
+        /// symlink, never a FIFO or device (opened non-blocking, then
+        /// checked), no truncation.
+        pub fn open_rw(&self, name: &OsStr, create: Option<u32>) -> io::Result<(File, Meta)> {
+            let flags = OFlags::RDWR
+                | OFlags::NOFOLLOW
+                | OFlags::CLOEXEC
+                | OFlags::NONBLOCK
+                | OFlags::NOCTTY;
+            match create {
+                None => self.open_regular(name, flags),
+                Some(mode) => {
+                    let fd = rustix::fs::openat(
+                        &self.fd,
+                        name,
+                        flags | OFlags::CREATE,
+                        Mode::from_raw_mode(mode as _),
+                    )?;
+                    let meta = meta_of(&rustix::fs::fstat(&fd)?);
+                    if meta.kind != Kind::File {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidInput,
+                            "not a regular file",
+                        ));
+                    }
+                    rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
+                    Ok((File::from(fd), meta))
+                }
+            }
+        }
+
+        /// Sets this directory's own permission bits.
+        pub fn set_own_mode(&self, mode: u32) -> io::Result<()> {
+            rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(mode as _))?;
+            Ok(())
+        }
+
+        /// Removes the empty child directory `name`.
+        pub fn rmdir(&self, name: &OsStr) -> io::Result<()> {
+            rustix::fs::unlinkat(&self.fd, name, AtFlags::REMOVEDIR)?;
+            Ok(())
+        }
+
         /// Atomically swaps the names `a` and `b` (Linux `RENAME_EXCHANGE`).
         /// `Unsupported` where the kernel or file system cannot.
         pub fn exchange(&self, a: &OsStr, b: &OsStr, step: Step) -> io::Result<()> {
@@ -895,6 +946,36 @@ mod imp {
         }
         pub fn meta(&self) -> io::Result<Meta> {
             Ok(meta_of(&std::fs::metadata(&self.path)?))
+        }
+        pub fn mkdir_mode(&self, name: &OsStr, _mode: u32) -> io::Result<()> {
+            std::fs::create_dir(self.path.join(name))
+        }
+        pub fn open_rw(&self, name: &OsStr, create: Option<u32>) -> io::Result<(File, Meta)> {
+            let p = self.path.join(name);
+            match std::fs::symlink_metadata(&p) {
+                Ok(m) if meta_of(&m).kind != Kind::File => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "not a regular file",
+                    ))
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound && create.is_some() => {}
+                Err(e) => return Err(e),
+            }
+            let f = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(create.is_some())
+                .open(&p)?;
+            let meta = meta_of(&f.metadata()?);
+            Ok((f, meta))
+        }
+        pub fn set_own_mode(&self, _mode: u32) -> io::Result<()> {
+            Ok(())
+        }
+        pub fn rmdir(&self, name: &OsStr) -> io::Result<()> {
+            std::fs::remove_dir(self.path.join(name))
         }
         pub fn exchange(&self, _a: &OsStr, _b: &OsStr, step: Step) -> io::Result<()> {
             check_fault(step)?;

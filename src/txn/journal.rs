@@ -47,8 +47,8 @@ use serde_json::{json, Map, Value};
 
 use super::{preview, put_all_preview, put_preview, Added, Kept, Txn, Write};
 use crate::error::{fail_value, ErrorCode, Failure};
-use crate::io::commit::state_dir;
 use crate::io::dir::Dir;
+use crate::io::state::state_path;
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::{JournalConfig, Options};
 use crate::text::source::{sha256_hex, Source};
@@ -68,7 +68,7 @@ pub struct UndoOf {
 pub fn dir_for(cfg: &JournalConfig, root: &Path) -> Option<PathBuf> {
     let base = match &cfg.dir {
         Some(d) => d.clone(),
-        None => state_dir()?.join("journal"),
+        None => state_path()?.join("journal"),
     };
     Some(base.join(key(root)))
 }

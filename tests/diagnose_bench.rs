@@ -142,10 +142,10 @@ fn diagnosis_timings() {
     let copies = 200_000_000 / text.len() + 1;
     let big = text.repeat(copies);
     println!(
-        "200 MB file ({} bytes, {} lines), budget {} ms:",
+        "200 MB file ({} bytes, {} lines), budget {} units:",
         big.len(),
         lines * copies,
-        DEFAULT_BUDGET.as_millis(),
+        DEFAULT_BUDGET,
     );
     for (name, search) in [
         ("indentation", block.replace("\n  ", "\n    ")),

@@ -43,11 +43,17 @@ pub fn ambiguous(text: &[u8], search: &[u8], budget: &Budget) -> Diagnosis {
     }
     let finder = memmem::Finder::new(search);
     let mut all = Vec::new();
-    let mut at = 0;
+    let (mut at, mut paid) = (0, 0);
     while let Some(k) = finder.find(&text[at..]) {
         all.push(at + k);
         at += k + 1;
-        if all.len() > MAX_OCCURRENCES || (all.len() % 256 == 0 && budget.expired()) {
+        let mut spent = all.len() > MAX_OCCURRENCES;
+        if all.len() % 256 == 0 {
+            // One unit per KiB searched.
+            spent |= budget.spend(((at - paid) / 1024) as u64);
+            paid = at;
+        }
+        if spent {
             d.incomplete = true;
             return d;
         }
@@ -94,7 +100,8 @@ pub fn ambiguous(text: &[u8], search: &[u8], budget: &Budget) -> Diagnosis {
         let max_post = post.iter().flatten().copied().max().unwrap_or(0);
         let mut common: Vec<(usize, usize)> = Vec::with_capacity(all.len());
         for (n, &q) in all.iter().enumerate() {
-            if n % 256 == 0 && budget.expired() {
+            // One unit per KiB of context compared.
+            if n % 256 == 0 && budget.spend((256 * (max_pre + max_post) / 1024) as u64) {
                 d.incomplete = true;
                 break;
             }
@@ -158,7 +165,6 @@ pub fn ambiguous(text: &[u8], search: &[u8], budget: &Budget) -> Diagnosis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     use crate::diagnose::testutil::texty;
 
@@ -168,7 +174,7 @@ mod tests {
         let d = ambiguous(
             text.as_bytes(),
             b"    x += 1;\n",
-            &Budget::new(Duration::from_secs(5)),
+            &Budget::new(u64::MAX),
         );
         assert!(!d.incomplete);
         assert_eq!(d.unique_context_hint.len(), 3);
@@ -193,7 +199,7 @@ mod tests {
         let d = ambiguous(
             text.as_bytes(),
             b"log();",
-            &Budget::new(Duration::from_secs(5)),
+            &Budget::new(u64::MAX),
         );
         let h = &d.unique_context_hint[0];
         assert_eq!(text.matches(h.search_block.as_str()).count(), 1);
@@ -205,7 +211,7 @@ mod tests {
         let d = ambiguous(
             twin.as_bytes(),
             b"line 25\n",
-            &Budget::new(Duration::from_secs(5)),
+            &Budget::new(u64::MAX),
         );
         assert!(d.unique_context_hint.is_empty());
     }
@@ -221,7 +227,7 @@ mod tests {
             prop_assume!(!chars.is_empty());
             let a = a.min(chars.len() - 1);
             let block: String = chars[a..(a + len).min(chars.len())].iter().collect();
-            let d = ambiguous(text.as_bytes(), block.as_bytes(), &Budget::new(Duration::from_secs(5)));
+            let d = ambiguous(text.as_bytes(), block.as_bytes(), &Budget::new(u64::MAX));
             for h in &d.unique_context_hint {
                 prop_assert!(h.search_block.contains(&block));
                 prop_assert_eq!(memmem::find_iter(text.as_bytes(), h.search_block.as_bytes()).count(), 1);

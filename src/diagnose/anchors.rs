@@ -9,7 +9,8 @@ use memchr::{memchr, memmem, memrchr};
 
 use super::closest::{best_window, pick, Closest, FKeys, Found, GaveUp};
 use super::keys::{hash_of, key_vec, line_sim, FileLines, SLine};
-use super::{Budget, CANDIDATES, MIN_ANCHOR_KEY, MIN_SIMILARITY};
+use super::budget::LINE_COST;
+use super::{window_cost, Budget, CANDIDATES, MIN_ANCHOR_KEY, MIN_SIMILARITY};
 
 /// Bytes of the text searched per step of an anchor pass (the needles of a
 /// pass all run over one chunk while it is in cache; the budget is checked
@@ -97,7 +98,9 @@ impl<'a> Scanner<'a> {
         let mut local: Vec<(usize, usize)> = Vec::new();
         let (mut c, mut chunk, mut line) = (0usize, 0usize, 0usize);
         while c < text.len() {
-            if budget.expired() {
+            // One unit per KiB searched for each needle.
+            let cost = (needles.len() * CHUNK.min(text.len() - c) / 1024) as u64;
+            if budget.spend(cost) {
                 if !self.counted {
                     self.chunk_lines.clear();
                 }
@@ -376,7 +379,7 @@ impl<'a> Anchors<'a, '_> {
             cands.truncate(MAX_RANKED);
             let mut ranked = Vec::with_capacity(cands.len());
             for (k, &(start, _)) in cands.iter().enumerate() {
-                if k % 64 == 0 && budget.expired() {
+                if k % 64 == 0 && budget.spend(64 * s.len() as u64 * LINE_COST) {
                     self.incomplete = true;
                     return;
                 }
@@ -391,7 +394,7 @@ impl<'a> Anchors<'a, '_> {
             if self.scored.contains(&start) {
                 continue;
             }
-            if budget.expired() {
+            if budget.spend(window_cost(s.len())) {
                 self.incomplete = true;
                 return;
             }
@@ -405,9 +408,8 @@ impl<'a> Anchors<'a, '_> {
                 v.line - lo,
                 (hi - v.line as isize) as usize,
             );
-            let deadline = budget.step_deadline();
             self.scored.insert(start);
-            if let Some(f) = best_window(s, start, &lines, &mut self.keys, deadline) {
+            if let Some(f) = best_window(s, start, &lines, &mut self.keys) {
                 self.best = self.best.max(f.score);
                 self.bests.push(f);
                 self.windows.push(lines);
@@ -529,7 +531,6 @@ pub(super) fn anchored<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     use crate::diagnose::closest::{closest, closest_by_scan};
     use crate::diagnose::keys::block_lines;
@@ -555,7 +556,7 @@ mod tests {
             .map(|p| (p, line_of(p)))
             .collect();
         assert_eq!(expect.len(), 5);
-        let budget = Budget::new(Duration::from_secs(5));
+        let budget = Budget::new(u64::MAX);
         let mut sc = Scanner::new(&text);
         let found = sc
             .find(&[b"NEEDLE-xyz", b"line 0000"], 100, &budget)
@@ -651,7 +652,7 @@ mod tests {
     fn compare_with_scan(text: &str, cases: usize, seed: &mut u64) -> (usize, usize) {
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         let (mut total, mut worse) = (0, 0);
-        let budget = Budget::new(Duration::from_secs(60));
+        let budget = Budget::new(u64::MAX);
         for _ in 0..cases {
             let n = 1 + (xorshift(seed) % 6) as usize;
             let a = (xorshift(seed) as usize) % (lines.len() - n);

@@ -1,10 +1,9 @@
 //! Classifying differences: which kinds separate the block from the
 //! region found, line by line, each with a sentence about where it shows.
 
-use std::time::{Duration, Instant};
+use similar::DiffTag;
 
-use similar::{capture_diff_slices_deadline, Algorithm, DiffTag};
-
+use super::align::align;
 use super::keys::key_vec;
 use super::MAX_CLASSIFIED_LINES;
 use crate::text::fold::{char_name, invisible, punct_ascii, Kind};
@@ -193,7 +192,6 @@ pub fn classify(s: &str, f: &str, first_line: usize) -> Vec<Difference> {
     let (sl, fl) = (split(s), split(f));
     let skeys: Vec<Vec<u8>> = sl.iter().map(|(l, _)| key_vec(l.as_bytes())).collect();
     let fkeys: Vec<Vec<u8>> = fl.iter().map(|(l, _)| key_vec(l.as_bytes())).collect();
-    let deadline = Instant::now() + Duration::from_millis(10);
     let mut found: Vec<Difference> = Vec::new();
     let mut add = |kind: Kind, detail: String| {
         if !found.iter().any(|d| d.kind == kind) {
@@ -203,7 +201,7 @@ pub fn classify(s: &str, f: &str, first_line: usize) -> Vec<Difference> {
     let s_ends = s.ends_with('\n');
     let f_ends = f.ends_with('\n');
     let mut examined = 0usize;
-    for op in capture_diff_slices_deadline(Algorithm::Myers, &skeys, &fkeys, Some(deadline)) {
+    for op in align(&skeys, &fkeys) {
         let (tag, r1, r2) = op.as_tag_tuple();
         if tag != DiffTag::Equal {
             let at = first_line + r2.start.min(fl.len().saturating_sub(1));

@@ -3,14 +3,14 @@
 //! scoring windows of lines, and the byte range of the region found.
 
 use std::collections::HashMap;
-use std::time::Instant;
 
 use memchr::{memchr, memmem};
-use similar::{capture_diff_slices_deadline, Algorithm, DiffTag};
+use similar::DiffTag;
 
+use super::align::align;
 use super::anchors::{anchored, Anchored, Scanner};
 use super::keys::{block_lines, key_bytes, key_hash, key_with_offsets, line_sim, FileLines, SLine};
-use super::{Budget, CANDIDATES, CHECK_EVERY, MIN_ANCHOR_KEY, MIN_SIMILARITY};
+use super::{window_cost, Budget, CANDIDATES, CHECK_EVERY, MIN_ANCHOR_KEY, MIN_SIMILARITY};
 
 /// The best region found: `len` lines from line `start` (0-based).
 #[derive(Debug, Clone, Copy)]
@@ -39,10 +39,14 @@ fn scan<'a>(
         }
     }
     let mut starts = Vec::new();
-    let mut pos = 0;
+    let (mut pos, mut paid) = (0, 0);
     loop {
-        if starts.len() % CHECK_EVERY == 0 && budget.expired() {
-            return Err(GaveUp);
+        if starts.len() % CHECK_EVERY == 0 {
+            // The lines keyed since the last check.
+            if budget.spend(Budget::keying(pos - paid)) {
+                return Err(GaveUp);
+            }
+            paid = pos;
         }
         let j = starts.len();
         starts.push(pos);
@@ -107,9 +111,14 @@ fn probe_votes(
         })
         .collect();
     let mut buf = Vec::new();
+    let mut paid = lines.start(lines.lo());
     for j in lines.lo()..lines.hi() {
-        if j % CHECK_EVERY == 0 && budget.expired() {
-            return Err(GaveUp);
+        if j % CHECK_EVERY == 0 {
+            let at = lines.start(j);
+            if budget.spend(Budget::keying(at - paid) * probes.len() as u64) {
+                return Err(GaveUp);
+            }
+            paid = at;
         }
         buf.clear();
         key_bytes(lines.line(j), |b, _, _| buf.push(b));
@@ -154,12 +163,12 @@ impl FKeys {
 
 /// Score of a window of file lines against the block: weighted share of
 /// lines aligned with an equal key, partial credit for changed lines.
-fn window_score(s: &[SLine], f: &[&SLine], deadline: Instant) -> f64 {
+fn window_score(s: &[SLine], f: &[&SLine]) -> f64 {
     let a: Vec<u64> = s.iter().map(|l| l.hash).collect();
     let b: Vec<u64> = f.iter().map(|l| l.hash).collect();
     let total: f64 = s.iter().map(|l| l.w).sum::<f64>() + f.iter().map(|l| l.w).sum::<f64>();
     let mut got = 0.0;
-    for op in capture_diff_slices_deadline(Algorithm::Myers, &a, &b, Some(deadline)) {
+    for op in align(&a, &b) {
         let (tag, r1, r2) = op.as_tag_tuple();
         match tag {
             DiffTag::Equal => {
@@ -183,13 +192,12 @@ fn window_score(s: &[SLine], f: &[&SLine], deadline: Instant) -> f64 {
 /// The best window for a block that would start at line `start`: the
 /// window itself, or one shifted by up to two lines, or up to two lines
 /// longer or shorter (lines added or removed since). Only lines `lines`
-/// holds are considered.
+/// holds are considered. Costs at most [`window_cost`] units of work.
 pub(super) fn best_window(
     s: &[SLine],
     start: isize,
     lines: &FileLines<'_>,
     keys: &mut FKeys,
-    deadline: Instant,
 ) -> Option<Found> {
     let n = s.len() as isize;
     let shifts: &[isize] = if n <= 200 { &[0, -1, 1, -2, 2] } else { &[0] };
@@ -205,7 +213,7 @@ pub(super) fn best_window(
                 keys.get(j, lines);
             }
             let f: Vec<&SLine> = (st..st + len).map(|j| &keys.cache[&j]).collect();
-            let score = window_score(s, &f, deadline);
+            let score = window_score(s, &f);
             if best.is_none_or(|b| score > b.score + 1e-9) {
                 best = Some(Found {
                     start: st,
@@ -287,11 +295,10 @@ pub(super) fn closest_by_scan<'a>(
     // The best window around each candidate start.
     let mut bests: Vec<Found> = Vec::with_capacity(cands.len());
     for &(start, _) in &cands {
-        if budget.expired() {
+        if budget.spend(window_cost(s.len())) {
             break;
         }
-        let deadline = budget.step_deadline();
-        bests.extend(best_window(s, start, &lines, &mut keys, deadline));
+        bests.extend(best_window(s, start, &lines, &mut keys));
     }
     Ok(pick(&bests).map(|(at, equally)| (bests[at], equally, lines)))
 }

@@ -29,12 +29,13 @@
 //! longest intact line) settles it, and the `already_applied` search rides
 //! along with that pass. Only when no piece leads to a plausible region
 //! does the full scan key every line (with a bigram pass for blocks whose
-//! lines all changed). Anchor passes check a [`Budget`] every chunk and the
-//! scan every [`CHECK_EVERY`] lines, so a huge file makes the diagnosis give
-//! up (`diagnosis_incomplete: true`) instead of stalling.
+//! lines all changed). Every step spends units of a [`Budget`] of work
+//! (anchor passes per chunk, the scan every [`CHECK_EVERY`] lines, each
+//! window scored), so a huge file makes the diagnosis give up
+//! (`diagnosis_incomplete: true`) instead of stalling, at the same point
+//! of the work however busy the machine is.
 
-use std::time::Duration;
-
+mod align;
 mod ambiguous;
 mod anchors;
 mod budget;
@@ -51,8 +52,9 @@ pub use self::classify::{classify, Difference};
 pub use self::report::{not_found, ClosestMatch, ContextHint, Diagnosis};
 pub use crate::text::fold::Kind;
 
-/// Time a failed call may spend on diagnosis (shared by its failing edits).
-pub const DEFAULT_BUDGET: Duration = Duration::from_millis(150);
+/// Units of work a failed call may spend on diagnosis (shared by its
+/// failing edits); see [`Budget`].
+pub const DEFAULT_BUDGET: u64 = budget::DEFAULT_UNITS;
 /// Below this score no region is offered as `closest_match`.
 pub const MIN_SIMILARITY: f64 = 0.5;
 /// Most occurrences that get a `unique_context_hint`.
@@ -61,6 +63,13 @@ pub const MAX_HINTS: usize = 10;
 pub const MAX_HINT_LINES: usize = 20;
 /// Lines scanned between two budget checks.
 pub const CHECK_EVERY: usize = 1024;
+
+/// Units of work to score the windows around one candidate start of a
+/// block of `lines` lines (25 windows of about as many lines each, every
+/// pair of lines compared at most once per window).
+fn window_cost(lines: usize) -> u64 {
+    25 * (lines as u64 + 4) * budget::LINE_COST
+}
 /// Occurrences beyond which uniqueness hints are not computed.
 const MAX_OCCURRENCES: usize = 10_000;
 /// Best-voted block starts that are scored precisely.

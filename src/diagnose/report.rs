@@ -2,8 +2,8 @@
 //! edit was already applied, and the message naming the next step.
 
 use serde_json::{json, Map, Value};
-use similar::{capture_diff_slices_deadline, get_diff_ratio, Algorithm};
 
+use super::align::char_ratio;
 use super::anchors::{Hits, Scanner};
 use super::classify::{classify, Difference};
 use super::closest::{closest, region, Found, GaveUp};
@@ -343,7 +343,7 @@ pub fn not_found(
                 });
                 differences.sort_by_key(|x| x.kind);
             }
-            let sim = char_ratio(search, &ftext, budget).unwrap_or(found.score);
+            let sim = char_ratio(search, &ftext);
             let tolerable = !literal
                 && !differences.is_empty()
                 && differences.iter().all(|x| TOLERABLE.contains(&x.kind))
@@ -393,21 +393,9 @@ pub fn not_found(
     d
 }
 
-/// Character-level similarity, for blocks small enough to diff quickly.
-fn char_ratio(a: &str, b: &str, budget: &Budget) -> Option<f64> {
-    if a.len() + b.len() > 40_000 {
-        return None;
-    }
-    let x: Vec<char> = a.chars().collect();
-    let y: Vec<char> = b.chars().collect();
-    let ops = capture_diff_slices_deadline(Algorithm::Myers, &x, &y, Some(budget.step_deadline()));
-    Some(f64::from(get_diff_ratio(&ops, x.len(), y.len())))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     use crate::diagnose::ambiguous;
     use crate::diagnose::testutil::{diag, texty, RUST};
@@ -468,7 +456,7 @@ mod tests {
             search,
             "x",
             "",
-            &Budget::new(Duration::from_secs(60)),
+            &Budget::new(u64::MAX),
         );
         assert!(!d.incomplete);
         assert_eq!(d.closest_match.unwrap().line_number, 200_009);
@@ -495,7 +483,7 @@ mod tests {
                 search
             };
             prop_assume!(!search.is_empty() && !text.contains(&search));
-            let d = not_found(text.as_bytes(), &search, "r", "", &Budget::new(Duration::from_secs(5)));
+            let d = not_found(text.as_bytes(), &search, "r", "", &Budget::new(u64::MAX));
             if let Some(c) = d.closest_match {
                 prop_assert!(c.start <= c.end && c.end <= text.len());
                 prop_assert_eq!(&c.text, &text[c.start..c.end]);

@@ -115,7 +115,9 @@ pub(crate) fn in_turn_with(
     let mut failures = Vec::new();
     let takes = takes_break(edits);
     let mut runs = RunFinder::new(runs);
-    let mut diagnosis_left = crate::diagnose::DEFAULT_BUDGET;
+    // Diagnoses of failing blocks share one budget of work per call (each
+    // block is matched on its own, and would otherwise get a whole one).
+    let budget = crate::diagnose::Budget::new(crate::diagnose::DEFAULT_BUDGET);
     for (bi, edit) in edits.iter().enumerate() {
         if runs.covered(bi) {
             continue;
@@ -143,18 +145,9 @@ pub(crate) fn in_turn_with(
             reports.extend_from_slice(&plan.reports);
             continue;
         }
-        // Diagnoses of failing blocks share one time budget per call (each
-        // block is matched on its own, and would otherwise get a whole one).
-        let started = std::time::Instant::now();
-        let opts = exact::MatchOptions {
-            diagnose: !diagnosis_left.is_zero(),
-            budget: diagnosis_left,
-            ..Default::default()
-        };
-        let matched = exact::match_edits(&cur, std::slice::from_ref(edit), kind, &opts);
-        if matched.is_err() {
-            diagnosis_left = diagnosis_left.saturating_sub(started.elapsed());
-        }
+        let opts = exact::MatchOptions::default();
+        let matched =
+            exact::match_edits_sharing(&cur, std::slice::from_ref(edit), kind, &opts, &budget);
         match matched {
             Ok(p) => {
                 let r = p.edits[0];

@@ -24,7 +24,6 @@
 //! all failing edits in one round trip. Any failure means no plan.
 
 use std::borrow::Cow;
-use std::time::Duration;
 
 use memchr::memmem;
 use serde_json::{json, Map, Value};
@@ -126,8 +125,9 @@ pub struct MatchOptions {
     pub mode: MatchMode,
     /// Diagnose failed edits (near misses, unique-context hints).
     pub diagnose: bool,
-    /// Time all diagnoses of one call may take together.
-    pub budget: Duration,
+    /// Units of work all diagnoses of one call may spend together (see
+    /// [`Budget`]).
+    pub budget: u64,
     /// The caller's cancellation and time budget, checked between edits
     /// applied in turn.
     pub cancel: Cancel,
@@ -496,9 +496,32 @@ pub(crate) fn in_turn_with<'a>(
     opts: &MatchOptions,
     runs: Runs,
 ) -> Result<Matched<'a>, Vec<EditFailure>> {
+    in_turn_sharing(text, edits, kind, opts, runs, &Budget::new(opts.budget))
+}
+
+/// [`match_edits`] diagnosing failures within `budget`, which the caller
+/// shares between calls (blocks matched one by one spend one budget).
+pub(crate) fn match_edits_sharing<'a>(
+    text: &'a [u8],
+    edits: &[Edit],
+    kind: TextKind,
+    opts: &MatchOptions,
+    budget: &Budget,
+) -> Result<Matched<'a>, Vec<EditFailure>> {
+    in_turn_sharing(text, edits, kind, opts, Runs::WhenWorthIt, budget)
+}
+
+/// [`in_turn_with`], diagnoses spending `budget`.
+fn in_turn_sharing<'a>(
+    text: &'a [u8],
+    edits: &[Edit],
+    kind: TextKind,
+    opts: &MatchOptions,
+    runs: Runs,
+    budget: &Budget,
+) -> Result<Matched<'a>, Vec<EditFailure>> {
     let multi = edits.len() > 1;
     let mut runs = RunFinder::new(runs);
-    let mut budget: Option<Budget> = None;
     let mut adapted: Vec<Option<String>> = vec![None; edits.len()];
     let mut tolerated: Vec<Option<Tolerated>> = Vec::with_capacity(edits.len());
     let mut failures = Vec::new();
@@ -642,8 +665,7 @@ pub(crate) fn in_turn_with<'a>(
                      (whitespace, indentation and line endings must match byte for byte), then retry"
                 );
                 let diagnosis = opts.diagnose.then(|| {
-                    let b = budget.get_or_insert_with(|| Budget::new(opts.budget));
-                    let d = diagnose::not_found(&base, &edit.search, &edit.replace, &pre, b);
+                    let d = diagnose::not_found(&base, &edit.search, &edit.replace, &pre, budget);
                     if let Some(m) = &d.message {
                         message = m.clone();
                     }
@@ -674,8 +696,7 @@ pub(crate) fn in_turn_with<'a>(
                     lines_list(&lines, found)
                 );
                 let diagnosis = opts.diagnose.then(|| {
-                    let b = budget.get_or_insert_with(|| Budget::new(opts.budget));
-                    let d = diagnose::ambiguous(&base, needle, b);
+                    let d = diagnose::ambiguous(&base, needle, budget);
                     if !d.unique_context_hint.is_empty() {
                         msg.push_str(
                             "; unique_context_hint gives, for each occurrence, the smallest block with neighbouring \
@@ -705,8 +726,7 @@ pub(crate) fn in_turn_with<'a>(
                     untolerated(&base)
                 );
                 let diagnosis = (opts.diagnose && n == 1 && found > 1).then(|| {
-                    let b = budget.get_or_insert_with(|| Budget::new(opts.budget));
-                    Box::new(diagnose::ambiguous(&base, needle, b))
+                    Box::new(diagnose::ambiguous(&base, needle, budget))
                 });
                 failures.push(EditFailure {
                     index: i,

@@ -1,0 +1,316 @@
+//! The mistakes agents make, through the public entry points against real
+//! files: a tolerant call writes exactly the intended bytes or nothing,
+//! `already_applied` is claimed only when the edit is there, the closest
+//! match is the exact current text of the region (also for line-number
+//! prefixes, elided middles and stale views), every format answers a failed
+//! hunk with the same `closest_match` as a `patchFile` edit, and a unified
+//! diff whose first removed line carries the file's BOM applies as
+//! `git apply` applies it.
+
+use std::path::{Path, PathBuf};
+
+use patch_file_tool::api;
+use serde_json::{json, Value};
+
+fn setup(files: &[(&str, &[u8])]) -> (tempfile::TempDir, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    for (p, b) in files {
+        std::fs::write(root.join(p), b).unwrap();
+    }
+    (t, root)
+}
+
+fn opts(root: &Path) -> Value {
+    json!({ "workspaceRoot": root, "durable": false, "journal": false })
+}
+
+fn read(root: &Path, p: &str) -> Vec<u8> {
+    std::fs::read(root.join(p)).unwrap()
+}
+
+const ALL: [&str; 4] = [
+    "line_endings",
+    "trailing_whitespace",
+    "indentation",
+    "unicode_punctuation",
+];
+
+/// `patchFile` of one edit of `f.txt` (holding `text`) with `match`; the
+/// result and the bytes after.
+fn tolerant(text: &str, search: &str, replace: &str, tolerances: &[&str]) -> (Value, String) {
+    let (_t, root) = setup(&[("f.txt", text.as_bytes())]);
+    let r = api::patch_file(
+        &json!({"file_path": "f.txt", "search": search, "replace": replace, "match": tolerances}),
+        Some(&opts(&root)),
+    );
+    (r, String::from_utf8(read(&root, "f.txt")).unwrap())
+}
+
+// ---- tolerant calls write the intended bytes or nothing ----
+
+#[test]
+fn a_crlf_block_starting_with_an_empty_line_keeps_whole_line_endings() {
+    let (r, after) = tolerant("a;\r\n\r\nb\r\nc\r\n", "\nb\n", "\nB\n", &["line_endings"]);
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(after, "a;\r\n\r\nB\r\nc\r\n");
+    assert!(!after.contains("\r\r"), "{after:?}");
+}
+
+#[test]
+fn untouched_lines_of_a_mixed_file_keep_their_line_endings() {
+    // Line 2 ends with LF, line 3 with CRLF: the caller changes only line 3.
+    let (r, after) = tolerant("a\r\nb\nc\r\nd\n", "b\nc\n", "b\nC\n", &["line_endings"]);
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(after, "a\r\nb\nC\r\nd\n");
+    // A new line takes the ending of the line it follows in the region.
+    let (r, after) = tolerant("a\r\nb\nc\r\nd\n", "b\nc\n", "b\nb2\nc\n", &["line_endings"]);
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(after, "a\r\nb\nb2\nc\r\nd\n");
+}
+
+#[test]
+fn a_tolerant_call_never_rewrites_an_edit_that_is_already_there() {
+    // The edit `p<Pong>;` -> `p<PongExt>;` landed on line 3; line 1 holds
+    // the old text with another line ending. Resending the edit with every
+    // tolerance must not write it again on line 1.
+    let text = "p<Pong>;\n q\r\n p<PongExt>;\r\n";
+    let (r, after) = tolerant(text, "p<Pong>;\r\n", "p<PongExt>;\r\n", &ALL);
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(after, text);
+    assert!(
+        r["message"].as_str().unwrap().contains("line 3"),
+        "the message names where replace_block already stands: {r}"
+    );
+    // And the exact call does not claim a place the tolerant one would write.
+    let (_t, root) = setup(&[("f.txt", text.as_bytes())]);
+    let exact = api::patch_file(
+        &json!({"file_path": "f.txt", "search": "p<Pong>;\r\n", "replace": "p<PongExt>;\r\n"}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(exact["ok"], false);
+    if exact["already_applied"] == true {
+        assert_eq!(exact["applied_at"]["line_number"], 3, "{exact}");
+    }
+}
+
+#[test]
+fn trailing_whitespace_tolerance_keeps_the_file_bytes_of_kept_lines_only() {
+    // The block lost the trailing spaces of both lines; the caller changes
+    // the second. The first is written as the file has it, the second as
+    // the caller wrote it with the file's trailing spaces kept at its end.
+    let (r, after) = tolerant(
+        "x = 1;  \ny = 2;\t\nz\n",
+        "x = 1;\ny = 2;\n",
+        "x = 1;\ny = 3;\n",
+        &["trailing_whitespace"],
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(after, "x = 1;  \ny = 3;\t\nz\n");
+}
+
+// ---- already_applied only when the edit is there ----
+
+fn exact(text: &str, search: &str, replace: &str) -> Value {
+    let (_t, root) = setup(&[("f.txt", text.as_bytes())]);
+    api::patch_file(
+        &json!({"file_path": "f.txt", "search": search, "replace": replace}),
+        Some(&opts(&root)),
+    )
+}
+
+#[test]
+fn a_replacement_present_elsewhere_is_not_already_applied() {
+    // The block is stale (the file says `retries = 5`); the replacement
+    // happens to be a line of another function.
+    let text = "fn a() {\n    let retries = 5;\n    run(retries);\n}\n\nfn b() {\n    let retries = 3;\n    go();\n}\n";
+    let r = exact(
+        text,
+        "    let retries = 2;\n    run(retries);\n",
+        "    let retries = 3;\n",
+    );
+    assert_eq!(r["ok"], false);
+    assert_ne!(r["already_applied"], true, "{r}");
+    assert_eq!(r["closest_match"]["line_number"], 2, "{r}");
+}
+
+#[test]
+fn a_deletion_whose_remaining_text_is_part_of_the_region_is_not_already_applied() {
+    // Deleting the two lines after `start();`: the block is stale in its
+    // second line, so nothing was deleted; the replacement (the context line
+    // alone) is the region's own first line.
+    let text = "fn main() {\n    start();\n    step_one(1);\n    step_two(2);\n}\n";
+    let r = exact(
+        text,
+        "    start();\n    step_one(1);\n    step_two(3);\n",
+        "    start();\n",
+    );
+    assert_eq!(r["ok"], false);
+    assert_ne!(r["already_applied"], true, "{r}");
+    assert_eq!(r["closest_match"]["line_number"], 2, "{r}");
+}
+
+#[test]
+fn an_edit_sent_again_after_it_landed_is_already_applied() {
+    let before = "fn main() {\n    start();\n    step_one(1);\n    step_two(2);\n}\n";
+    let (_t, root) = setup(&[("f.rs", before.as_bytes())]);
+    let edit = json!({"file_path": "f.rs", "search": "    step_one(1);\n    step_two(2);\n",
+                      "replace": "    step_one(1);\n    step_two(20);\n"});
+    assert_eq!(api::patch_file(&edit, Some(&opts(&root)))["ok"], true);
+    let again = api::patch_file(&edit, Some(&opts(&root)));
+    assert_eq!(again["ok"], false);
+    assert_eq!(again["already_applied"], true, "{again}");
+    assert_eq!(again["applied_at"], json!({"line_number": 3, "end_line": 4}));
+    // A deletion with context on both sides, sent again.
+    let del = json!({"file_path": "f.rs", "search": "    start();\n    step_one(1);\n    step_two(20);\n",
+                     "replace": "    start();\n    step_two(20);\n"});
+    assert_eq!(api::patch_file(&del, Some(&opts(&root)))["ok"], true);
+    let del = json!({"file_path": "f.rs", "search": "    start();\n    step_one(1);\n    step_two(20);\n}\n",
+                     "replace": "    start();\n    step_two(20);\n}\n"});
+    let again = api::patch_file(&del, Some(&opts(&root)));
+    assert_eq!(again["already_applied"], true, "{again}");
+}
+
+// ---- the closest match is the exact current text ----
+
+const SRC: &str = "use std::io;\n\nfn main() {\n    let name = \"world\";\n    println!(\"hello {name}\");\n    if name.is_empty() {\n        return;\n    }\n    let total = compute(1, 2);\n    println!(\"{total}\");\n}\n\nfn compute(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
+
+fn kinds(r: &Value) -> Vec<String> {
+    r["closest_match"]["differences"]
+        .as_array()
+        .map(|a| a.iter().map(|k| k.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn pasted_line_number_prefixes_are_a_kind_of_their_own() {
+    for (prefixed, what) in [
+        (
+            "     6→    if name.is_empty() {\n     7→        return;\n     8→    }\n",
+            "arrow",
+        ),
+        (
+            "     6\t    if name.is_empty() {\n     7\t        return;\n     8\t    }\n",
+            "cat -n",
+        ),
+        (
+            "6:     if name.is_empty() {\n7:         return;\n8:     }\n",
+            "colon",
+        ),
+    ] {
+        let r = exact(SRC, prefixed, "x\n");
+        assert_eq!(r["ok"], false);
+        assert_eq!(kinds(&r), vec!["line_numbers"], "{what}: {r}");
+        let c = &r["closest_match"];
+        assert_eq!((c["line_number"].as_u64(), c["end_line"].as_u64()), (Some(6), Some(8)), "{what}");
+        assert_eq!(
+            c["text"],
+            "    if name.is_empty() {\n        return;\n    }\n",
+            "{what}"
+        );
+        let m = r["message"].as_str().unwrap();
+        assert!(m.contains("line-number prefixes"), "{what}: {m}");
+    }
+}
+
+#[test]
+fn an_elided_middle_is_a_kind_of_its_own_and_returns_the_whole_region() {
+    for marker in ["    ...", "    // ... existing code ...", "…"] {
+        let search = format!("fn main() {{\n    let name = \"world\";\n{marker}\n    println!(\"{{total}}\");\n}}\n");
+        let r = exact(SRC, &search, "x\n");
+        assert_eq!(r["ok"], false);
+        assert_eq!(kinds(&r), vec!["elision"], "{marker}: {r}");
+        let c = &r["closest_match"];
+        assert_eq!((c["line_number"].as_u64(), c["end_line"].as_u64()), (Some(3), Some(11)), "{marker}");
+        assert_eq!(c["text"], &SRC[SRC.find("fn main").unwrap()..SRC.find("\n\nfn compute").unwrap() + 1]);
+        assert!(r["message"].as_str().unwrap().contains("elide"), "{r}");
+    }
+}
+
+#[test]
+fn a_stale_view_is_anchored_by_its_unchanged_lines() {
+    // Since the block was read, four lines were added inside it and one of
+    // its lines changed: the region is the whole current span.
+    let text = "fn main() {\n    let a = 1;\n    // added 1\n    // added 2\n    // added 3\n    // added 4\n    let b = 2;\n    let c = 30;\n    finish(a, b, c);\n}\n";
+    let r = exact(
+        text,
+        "fn main() {\n    let a = 1;\n    let b = 2;\n    let c = 3;\n    finish(a, b, c);\n}\n",
+        "x\n",
+    );
+    let c = &r["closest_match"];
+    assert_eq!((c["line_number"].as_u64(), c["end_line"].as_u64()), (Some(1), Some(10)), "{r}");
+    assert_eq!(c["text"], text);
+}
+
+// ---- every format answers a failed hunk with the same closest_match ----
+
+#[test]
+fn every_format_answers_with_the_closest_match_of_patch_file() {
+    let (_t, root) = setup(&[("f.rs", SRC.as_bytes())]);
+    let o = opts(&root);
+    // A stale view: the file says `compute(1, 2)`.
+    let edit = api::patch_file(
+        &json!({"file_path": "f.rs", "search": "    let total = compute(1, 3);\n    println!(\"{total}\");\n",
+                "replace": "    let total = compute(1, 4);\n    println!(\"{total}\");\n"}),
+        Some(&o),
+    );
+    let want = edit["closest_match"].clone();
+    assert!(want.is_object(), "{edit}");
+    let codex = "*** Begin Patch\n*** Update File: f.rs\n@@\n-    let total = compute(1, 3);\n+    let total = compute(1, 4);\n     println!(\"{total}\");\n*** End Patch\n";
+    let diff = "--- a/f.rs\n+++ b/f.rs\n@@ -9,2 +9,2 @@\n-    let total = compute(1, 3);\n+    let total = compute(1, 4);\n     println!(\"{total}\");\n";
+    let blocks = "f.rs\n<<<<<<< SEARCH\n    let total = compute(1, 3);\n    println!(\"{total}\");\n=======\n    let total = compute(1, 4);\n    println!(\"{total}\");\n>>>>>>> REPLACE\n";
+    for (name, r) in [
+        ("codex", api::apply_patch(&json!(codex), Some(&o))),
+        ("unified", api::apply_patch(&json!(diff), Some(&o))),
+        ("blocks", api::apply_edit_blocks(&json!(blocks), Some(&o))),
+        (
+            "text editor",
+            api::text_editor(
+                &json!({"command": "str_replace", "path": "f.rs",
+                        "old_str": "    let total = compute(1, 3);\n    println!(\"{total}\");\n",
+                        "new_str": "x\n"}),
+                Some(&o),
+            ),
+        ),
+    ] {
+        assert_eq!(r["ok"], false, "{name}");
+        assert_eq!(r["code"], "SEARCH_BLOCK_NOT_FOUND", "{name}: {r}");
+        for k in ["line_number", "end_line", "text", "differences"] {
+            assert_eq!(r["closest_match"][k], want[k], "{name}: {k}: {r}");
+        }
+        let hunk = r["failures"][0]["hunks"][0]
+            .as_object()
+            .or(r["failures"][0]["blocks"][0].as_object());
+        if let Some(h) = hunk {
+            assert_eq!(h["closest_match"]["text"], want["text"], "{name}: per hunk");
+        }
+    }
+    assert_eq!(read(&root, "f.rs"), SRC.as_bytes());
+}
+
+// ---- a unified diff whose first removed line carries the BOM ----
+
+#[test]
+fn a_diff_whose_first_removed_line_carries_the_bom_applies() {
+    // A whole-file CRLF -> LF commit of a file with a UTF-8 BOM, as `git
+    // diff` shows it: the BOM is part of line 1 on both sides.
+    let before = "\u{FEFF}first\r\nsecond\r\n";
+    let (_t, root) = setup(&[("f.txt", before.as_bytes())]);
+    let diff = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-\u{FEFF}first\r\n-second\r\n+\u{FEFF}first\n+second\n";
+    let r = api::apply_patch(&json!(diff), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "f.txt"), "\u{FEFF}first\nsecond\n".as_bytes());
+    // The BOM removed by the diff: the file loses it.
+    let (_t, root) = setup(&[("g.txt", "\u{FEFF}one\ntwo\n".as_bytes())]);
+    let diff = "--- a/g.txt\n+++ b/g.txt\n@@ -1,2 +1,2 @@\n-\u{FEFF}one\n+one\n two\n";
+    let r = api::apply_patch(&json!(diff), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "g.txt"), b"one\ntwo\n");
+    // A diff that does not show the BOM still applies and keeps it.
+    let diff = "--- a/g.txt\n+++ b/g.txt\n@@ -1,2 +1,2 @@\n-one\n+uno\n two\n";
+    let (_t, root) = setup(&[("g.txt", "\u{FEFF}one\ntwo\n".as_bytes())]);
+    let r = api::apply_patch(&json!(diff), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "g.txt"), "\u{FEFF}uno\ntwo\n".as_bytes());
+}

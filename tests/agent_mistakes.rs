@@ -65,7 +65,12 @@ fn untouched_lines_of_a_mixed_file_keep_their_line_endings() {
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(after, "a\r\nb\nC\r\nd\n");
     // A new line takes the ending of the line it follows in the region.
-    let (r, after) = tolerant("a\r\nb\nc\r\nd\n", "b\nc\n", "b\nb2\nc\n", &["line_endings"]);
+    let (r, after) = tolerant(
+        "a\r\nb\nc\r\nd\n",
+        "b\nc\n",
+        "b\nb2\nc\n",
+        &["line_endings"],
+    );
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(after, "a\r\nb\nb2\nc\r\nd\n");
 }
@@ -161,7 +166,10 @@ fn an_edit_sent_again_after_it_landed_is_already_applied() {
     let again = api::patch_file(&edit, Some(&opts(&root)));
     assert_eq!(again["ok"], false);
     assert_eq!(again["already_applied"], true, "{again}");
-    assert_eq!(again["applied_at"], json!({"line_number": 3, "end_line": 4}));
+    assert_eq!(
+        again["applied_at"],
+        json!({"line_number": 3, "end_line": 4})
+    );
     // A deletion with context on both sides, sent again.
     let del = json!({"file_path": "f.rs", "search": "    start();\n    step_one(1);\n    step_two(20);\n",
                      "replace": "    start();\n    step_two(20);\n"});
@@ -203,10 +211,13 @@ fn pasted_line_number_prefixes_are_a_kind_of_their_own() {
         assert_eq!(r["ok"], false);
         assert_eq!(kinds(&r), vec!["line_numbers"], "{what}: {r}");
         let c = &r["closest_match"];
-        assert_eq!((c["line_number"].as_u64(), c["end_line"].as_u64()), (Some(6), Some(8)), "{what}");
         assert_eq!(
-            c["text"],
-            "    if name.is_empty() {\n        return;\n    }\n",
+            (c["line_number"].as_u64(), c["end_line"].as_u64()),
+            (Some(6), Some(8)),
+            "{what}"
+        );
+        assert_eq!(
+            c["text"], "    if name.is_empty() {\n        return;\n    }\n",
             "{what}"
         );
         let m = r["message"].as_str().unwrap();
@@ -217,13 +228,22 @@ fn pasted_line_number_prefixes_are_a_kind_of_their_own() {
 #[test]
 fn an_elided_middle_is_a_kind_of_its_own_and_returns_the_whole_region() {
     for marker in ["    ...", "    // ... existing code ...", "…"] {
-        let search = format!("fn main() {{\n    let name = \"world\";\n{marker}\n    println!(\"{{total}}\");\n}}\n");
+        let search = format!(
+            "fn main() {{\n    let name = \"world\";\n{marker}\n    println!(\"{{total}}\");\n}}\n"
+        );
         let r = exact(SRC, &search, "x\n");
         assert_eq!(r["ok"], false);
         assert_eq!(kinds(&r), vec!["elision"], "{marker}: {r}");
         let c = &r["closest_match"];
-        assert_eq!((c["line_number"].as_u64(), c["end_line"].as_u64()), (Some(3), Some(11)), "{marker}");
-        assert_eq!(c["text"], &SRC[SRC.find("fn main").unwrap()..SRC.find("\n\nfn compute").unwrap() + 1]);
+        assert_eq!(
+            (c["line_number"].as_u64(), c["end_line"].as_u64()),
+            (Some(3), Some(11)),
+            "{marker}"
+        );
+        assert_eq!(
+            c["text"],
+            &SRC[SRC.find("fn main").unwrap()..SRC.find("\n\nfn compute").unwrap() + 1]
+        );
         assert!(r["message"].as_str().unwrap().contains("elide"), "{r}");
     }
 }
@@ -239,7 +259,11 @@ fn a_stale_view_is_anchored_by_its_unchanged_lines() {
         "x\n",
     );
     let c = &r["closest_match"];
-    assert_eq!((c["line_number"].as_u64(), c["end_line"].as_u64()), (Some(1), Some(10)), "{r}");
+    assert_eq!(
+        (c["line_number"].as_u64(), c["end_line"].as_u64()),
+        (Some(1), Some(10)),
+        "{r}"
+    );
     assert_eq!(c["text"], text);
 }
 

@@ -171,11 +171,7 @@ mod tests {
     #[test]
     fn ambiguous_hints_are_minimal_and_unique() {
         let text = "fn a() {\n    x += 1;\n}\nfn b() {\n    x += 1;\n}\nfn c() {\n    y();\n    x += 1;\n}\n";
-        let d = ambiguous(
-            text.as_bytes(),
-            b"    x += 1;\n",
-            &Budget::new(u64::MAX),
-        );
+        let d = ambiguous(text.as_bytes(), b"    x += 1;\n", &Budget::new(u64::MAX));
         assert!(!d.incomplete);
         assert_eq!(d.unique_context_hint.len(), 3);
         for h in &d.unique_context_hint {
@@ -196,11 +192,7 @@ mod tests {
     #[test]
     fn ambiguous_hint_after_and_none_when_identical() {
         let text = "start\nlog();\nalpha\nlog();\nbeta\n";
-        let d = ambiguous(
-            text.as_bytes(),
-            b"log();",
-            &Budget::new(u64::MAX),
-        );
+        let d = ambiguous(text.as_bytes(), b"log();", &Budget::new(u64::MAX));
         let h = &d.unique_context_hint[0];
         assert_eq!(text.matches(h.search_block.as_str()).count(), 1);
         assert_eq!(h.lines_before + h.lines_after, 1);
@@ -208,18 +200,14 @@ mod tests {
         // extension within MAX_HINT_LINES reaches a line that differs.
         let half: String = (0..50).map(|i| format!("line {i}\n")).collect();
         let twin = format!("{half}{half}");
-        let d = ambiguous(
-            twin.as_bytes(),
-            b"line 25\n",
-            &Budget::new(u64::MAX),
-        );
+        let d = ambiguous(twin.as_bytes(), b"line 25\n", &Budget::new(u64::MAX));
         assert!(d.unique_context_hint.is_empty());
     }
 
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(400))]
+        #![proptest_config(crate::text::test_seeds::config(400))]
         // Every hint occurs exactly once and contains the block.
         #[test]
         fn hints_are_unique(text in texty(), a in 0usize..60, len in 1usize..6) {

@@ -7,9 +7,9 @@ use std::collections::HashMap;
 
 use memchr::{memchr, memmem, memrchr};
 
+use super::budget::LINE_COST;
 use super::closest::{best_window, pick, Closest, FKeys, Found, GaveUp};
 use super::keys::{hash_of, key_vec, line_sim, FileLines, SLine};
-use super::budget::LINE_COST;
 use super::{window_cost, Budget, CANDIDATES, MIN_ANCHOR_KEY, MIN_SIMILARITY};
 
 /// Bytes of the text searched per step of an anchor pass (the needles of a

@@ -451,13 +451,7 @@ mod tests {
         let d = not_found(text.as_bytes(), search, "x", "", &Budget::checks(0));
         assert!(d.incomplete);
         // With budget, the same input is diagnosed.
-        let d = not_found(
-            text.as_bytes(),
-            search,
-            "x",
-            "",
-            &Budget::new(u64::MAX),
-        );
+        let d = not_found(text.as_bytes(), search, "x", "", &Budget::new(u64::MAX));
         assert!(!d.incomplete);
         assert_eq!(d.closest_match.unwrap().line_number, 200_009);
         let d = ambiguous(text.as_bytes(), b"compute(item", &Budget::checks(1));
@@ -467,7 +461,7 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(400))]
+        #![proptest_config(crate::text::test_seeds::config(400))]
         // Whatever the input: no panic, and a closest match is a real region
         // whose text and line numbers agree with its byte range.
         #[test]

@@ -725,9 +725,8 @@ fn in_turn_sharing<'a>(
                     at_lines(&lines, found),
                     untolerated(&base)
                 );
-                let diagnosis = (opts.diagnose && n == 1 && found > 1).then(|| {
-                    Box::new(diagnose::ambiguous(&base, needle, budget))
-                });
+                let diagnosis = (opts.diagnose && n == 1 && found > 1)
+                    .then(|| Box::new(diagnose::ambiguous(&base, needle, budget)));
                 failures.push(EditFailure {
                     index: i,
                     code: ErrorCode::REPLACEMENT_COUNT_MISMATCH,
@@ -1258,7 +1257,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #![proptest_config(crate::text::test_seeds::config(2000))]
         // Bytes outside the replaced span never change, and the result equals
         // an obviously-correct reference built with `str::find`.
         #[test]

@@ -899,7 +899,7 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(1000))]
+        #![proptest_config(crate::text::test_seeds::config(1000))]
         // A hunk cut from the file itself (a window of lines, some removed,
         // some added) applies where the window is when the window occurs
         // once, giving the obvious splice; it is refused when it occurs
@@ -953,7 +953,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #![proptest_config(crate::text::test_seeds::config(2000))]
         /// Many hunks over files of few distinct lines (so that windows
         /// repeat, overlap and differ only by whitespace or quotes), with
         /// anchors, unified headers and end-of-file hunks: looking lines up
@@ -1196,7 +1196,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(1000))]
+        #![proptest_config(crate::text::test_seeds::config(1000))]
         // A unified hunk cut from the file, whose header names either the
         // window's own line or any other line: when the window occurs once
         // it applies there whatever the header says; when it occurs more

@@ -942,7 +942,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #![proptest_config(crate::text::test_seeds::config(3000))]
         /// Generated texts and edits, adversarial on purpose: search texts
         /// cut from the text (so they overlap, repeat, straddle lines), and
         /// replacements that are empty, hold other edits' search texts or
@@ -1058,7 +1058,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #![proptest_config(crate::text::test_seeds::config(3000))]
         /// Edit blocks over generated texts full of line breaks (`\r`
         /// alone too): search texts cut from the text, replacements mostly
         /// empty (the line-break rule), neighbouring and overlapping on
@@ -1186,7 +1186,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #![proptest_config(crate::text::test_seeds::config(2000))]
         /// Runs planned while applying in turn, over texts and edits made to
         /// fail and interact (and blocks with their line-break rule).
         #[test]

@@ -697,7 +697,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(600))]
+        #![proptest_config(crate::text::test_seeds::config(600))]
         // A unique tolerant match covers a region that normalizes exactly
         // like the block, with whole characters at both ends; the rest of
         // the file is untouched by construction.

@@ -174,7 +174,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(1000))]
+        #![proptest_config(crate::text::test_seeds::config(1000))]
         // Parsers never panic; an error names a line inside the text (or just after it).
         #[test]
         fn parsers_never_panic(text in pieces()) {

@@ -72,6 +72,13 @@ codes! {
     HARD_LINKED_FILE,
     /// An unexpected internal fault (a bug); nothing was written.
     INTERNAL_ERROR,
+    /// A plan that adapts the caller's text (a tolerant match, hunks, blocks
+    /// following the file's line breaks) failed the check every such plan
+    /// must pass before it is written: a byte outside the matched lines, a
+    /// kept line not as the file has it, a line ending the file does not
+    /// use, or new text that is not the caller's under the differences
+    /// tolerated. Nothing was written.
+    PLAN_CHECK_FAILED,
 }
 
 impl std::fmt::Display for ErrorCode {
@@ -143,11 +150,28 @@ mod tests {
             ErrorCode::SEARCH_BLOCK_NOT_FOUND.as_str(),
             "SEARCH_BLOCK_NOT_FOUND"
         );
-        assert_eq!(ErrorCode::ALL.len(), 19);
+        assert_eq!(ErrorCode::ALL.len(), 20);
         let mut seen = std::collections::HashSet::new();
         for c in ErrorCode::ALL {
             assert!(seen.insert(c.as_str()), "duplicate {c}");
             assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+        }
+    }
+
+    #[test]
+    fn every_code_is_in_the_readme_table_and_the_typescript_union() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+        let dts = std::fs::read_to_string(root.join("types/header.d.ts")).unwrap();
+        for c in ErrorCode::ALL {
+            assert!(
+                readme.contains(&format!("| `{c}` |")),
+                "README's code table lacks {c}"
+            );
+            assert!(
+                dts.contains(&format!("| '{c}'")),
+                "types/header.d.ts lacks {c}"
+            );
         }
     }
 }

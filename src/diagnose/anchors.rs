@@ -613,7 +613,17 @@ mod tests {
         let c = d.closest_match.as_ref().unwrap();
         assert_eq!((c.line_number, c.end_line), (200_009, 200_010));
         assert_eq!(kinds(&d), vec!["indentation"]);
-        assert_eq!(d.already_applied, Some((200_004, 200_004)));
+        // An edit whose replacement already stands where the block would
+        // be: found in that same pass.
+        let d = not_found(
+            text.as_bytes(),
+            "  let total = compute(1, 3);\n  println!(\"{total}\");",
+            "    let total = compute(1, 2);\n    println!(\"{total}\");",
+            "",
+            &Budget::checks(checks),
+        );
+        assert!(!d.incomplete);
+        assert_eq!(d.already_applied, Some((200_009, 200_010)));
         // A one-line block that differs in letter case: its words anchor it.
         let d = not_found(
             text.as_bytes(),

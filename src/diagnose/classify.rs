@@ -164,7 +164,7 @@ fn detail_for(kind: Kind, s: &str, f: &str, line: usize) -> String {
             }
         }
         Kind::Case => format!("line {line} differs only in letter case"),
-        Kind::LineEndings | Kind::Content => String::new(),
+        Kind::LineEndings | Kind::LineNumbers | Kind::Elision | Kind::Content => String::new(),
     }
 }
 

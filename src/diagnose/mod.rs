@@ -38,18 +38,22 @@
 mod align;
 mod ambiguous;
 mod anchors;
+mod applied;
 mod budget;
 mod classify;
 mod closest;
 mod keys;
 mod report;
+mod search;
+mod stale;
 #[cfg(test)]
 mod testutil;
+mod views;
 
 pub use self::ambiguous::ambiguous;
 pub use self::budget::Budget;
 pub use self::classify::{classify, Difference};
-pub use self::report::{not_found, ClosestMatch, ContextHint, Diagnosis};
+pub use self::report::{not_found, replacement_at, ClosestMatch, ContextHint, Diagnosis};
 pub use crate::text::fold::Kind;
 
 /// Units of work a failed call may spend on diagnosis (shared by its

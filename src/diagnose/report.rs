@@ -5,9 +5,11 @@ use serde_json::{json, Map, Value};
 
 use super::align::char_ratio;
 use super::anchors::{Hits, Scanner};
+use super::applied;
 use super::classify::{classify, Difference};
-use super::closest::{closest, region, Found, GaveUp};
-use super::{Budget, MIN_APPLIED_LEN};
+use super::closest::GaveUp;
+use super::search::{self, Located, Reading};
+use super::{Budget, MIN_SIMILARITY};
 use crate::text::fold::Kind;
 use crate::text::indent::nesting_agrees;
 
@@ -131,39 +133,9 @@ pub(super) fn lines_of(text: &[u8], offsets: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-/// The forms of `replace` that would show the edit was already made: as
-/// written, and with CRLF line endings (that form can only occur in a file
-/// that has them). None for a replacement too short to prove anything.
-fn applied_needles(replace: &str) -> Vec<Vec<u8>> {
-    let visible = replace.bytes().filter(|b| !b.is_ascii_whitespace()).count();
-    if visible < MIN_APPLIED_LEN {
-        return Vec::new();
-    }
-    let mut needles = vec![replace.as_bytes().to_vec()];
-    if replace.contains('\n') && !replace.contains("\r\n") {
-        needles.push(replace.replace('\n', "\r\n").into_bytes());
-    }
-    needles
-}
-
-/// 1-based first and last line of the first of `needles` that occurs
-/// exactly once, given where each occurs.
-fn applied_at(text: &[u8], needles: &[Vec<u8>], hits: &[Hits]) -> Option<(usize, usize)> {
-    hits.iter()
-        .zip(needles)
-        .find_map(|(hits, needle)| match hits.as_deref() {
-            Some(&[(p, line)]) => {
-                let last = (p + needle.len() - 1).max(p);
-                let inner = memchr::memchr_iter(b'\n', &text[p..last]).count();
-                Some((line + 1, line + 1 + inner))
-            }
-            _ => None,
-        })
-}
-
 /// Unescapes a block that arrived with literal `\n` (and friends) instead of
 /// real newlines, or `None` when it does not look like one.
-fn unescape_literal(search: &str) -> Option<String> {
+pub(super) fn unescape_literal(search: &str) -> Option<String> {
     if search.contains('\n') || !search.contains("\\n") {
         return None;
     }
@@ -214,8 +186,9 @@ fn not_found_message(
 ) -> Option<String> {
     if let Some((a, b)) = applied {
         return Some(format!(
-            "{pre}search_block was not found, but replace_block is already present exactly once ({}): the edit \
-             appears to be applied already. Do not retry it; reread {} if unsure",
+            "{pre}search_block was not found, but replace_block already stands exactly once ({}), where \
+             search_block would have been: the edit appears to be applied already. Do not retry it; reread {} if \
+             unsure",
             range_text(a, b),
             range_text(a, b)
         ));
@@ -248,8 +221,14 @@ fn not_found_message(
     };
     if c.only_formatting() {
         let kinds: Vec<&str> = c.differences.iter().map(|d| d.kind.words()).collect();
-        let mut next =
-            "Retry with closest_match.text (the exact current text) as search_block".to_string();
+        let mut next = if c.differences.iter().any(|d| d.kind == Kind::Elision) {
+            "An edit replaces exact text and cannot skip lines: retry with closest_match.text (the exact current \
+             text of the whole region) as search_block and the same lines, changed, as replace_block, or make one \
+             edit per part"
+                .to_string()
+        } else {
+            "Retry with closest_match.text (the exact current text) as search_block".to_string()
+        };
         if c.tolerable {
             let list: Vec<String> = c
                 .differences
@@ -295,6 +274,148 @@ fn join_words(w: &[&str]) -> String {
     }
 }
 
+/// The kind a reading of the block adds, with its detail sentence.
+fn reading_kind(reading: &Reading) -> Option<Difference> {
+    match reading {
+        Reading::AsSent => None,
+        Reading::Unescaped => Some(Difference {
+            kind: Kind::Escaping,
+            detail: "search_block has literal \\n sequences where the file has real line breaks (it was escaped twice)"
+                .into(),
+        }),
+        Reading::Numbered(sample) => Some(Difference {
+            kind: Kind::LineNumbers,
+            detail: format!(
+                "search_block carries line-number prefixes pasted from a read tool (`{}` on its first line), which are \
+                 not part of the file",
+                sample.trim_start()
+            ),
+        }),
+        Reading::Elided(marker) => Some(Difference {
+            kind: Kind::Elision,
+            detail: format!(
+                "search_block leaves lines out (`{marker}`), but the file has them: closest_match.text is the whole \
+                 region, elided lines included"
+            ),
+        }),
+    }
+}
+
+/// The closest match for a region found, if it is close enough to help: a
+/// region that differs in content must be at least [`MIN_SIMILARITY`]
+/// similar.
+fn closest_match(text: &[u8], l: &Located) -> Option<ClosestMatch> {
+    let ftext = String::from_utf8_lossy(&text[l.start..l.end]).into_owned();
+    let mut differences: Vec<Difference> = Vec::new();
+    let (mut block, mut found) = (String::new(), String::new());
+    for p in &l.parts {
+        let ptext = String::from_utf8_lossy(&text[p.start..p.end]);
+        for d in classify(&p.text, &ptext, p.line + 1) {
+            if !differences.iter().any(|x| x.kind == d.kind) {
+                differences.push(d);
+            }
+        }
+        block.push_str(&p.text);
+        found.push_str(&ptext);
+    }
+    if let Some(k) = reading_kind(&l.reading) {
+        differences.retain(|x| x.kind != k.kind);
+        differences.push(k);
+    }
+    differences.sort_by_key(|x| x.kind);
+    let sim = char_ratio(&block, &found);
+    let content = differences.iter().any(|x| x.kind == Kind::Content);
+    if differences.is_empty() || (content && sim < MIN_SIMILARITY) {
+        return None;
+    }
+    let starts_line = l.start == 0 || text[l.start - 1] == b'\n';
+    let tolerable = l.reading == Reading::AsSent
+        && differences.iter().all(|x| TOLERABLE.contains(&x.kind))
+        && nesting_agrees(&block, &ftext, starts_line);
+    let first = l.line + 1;
+    Some(ClosestMatch {
+        line_number: first,
+        end_line: end_line(text, l.start, l.end, first),
+        similarity_milli: (sim.clamp(0.0, 1.0) * 1000.0).round() as u32,
+        text: ftext,
+        differences,
+        equally_close: l.equally.iter().map(|x| x + 1).collect(),
+        tolerable,
+        start: l.start,
+        end: l.end,
+    })
+}
+
+/// The last line of the region `start..end` that starts at line `first`.
+fn end_line(text: &[u8], start: usize, end: usize, first: usize) -> usize {
+    first + memchr::memchr_iter(b'\n', &text[start..end]).count()
+        - usize::from(end > start && text[end - 1] == b'\n')
+}
+
+/// Where each form of the replacement occurs: found by the first anchor
+/// pass, or (when there was none) by a pass of its own.
+fn replacement_hits(
+    scanner: &mut Scanner<'_>,
+    needles: &[Vec<u8>],
+    budget: &Budget,
+    incomplete: &mut bool,
+) -> Option<Vec<Hits>> {
+    if needles.is_empty() {
+        return None;
+    }
+    match scanner.rider_hits.take() {
+        Some(h) => Some(h),
+        None if *incomplete => None,
+        None => {
+            let needles: Vec<&[u8]> = needles.iter().map(Vec::as_slice).collect();
+            scanner.riders.clear();
+            match scanner.find(&needles, 1, budget) {
+                Ok(h) => Some(h),
+                Err(GaveUp) => {
+                    *incomplete = true;
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// The region where an applied edit stands, as a closest match.
+fn applied_match(text: &[u8], search: &str, (start, end): (usize, usize)) -> ClosestMatch {
+    let first = lines_of(text, &[start])[0];
+    let ftext = String::from_utf8_lossy(&text[start..end]).into_owned();
+    ClosestMatch {
+        line_number: first,
+        end_line: end_line(text, start, end, first),
+        similarity_milli: (char_ratio(search, &ftext).clamp(0.0, 1.0) * 1000.0).round() as u32,
+        differences: classify(search, &ftext, first),
+        text: ftext,
+        equally_close: Vec::new(),
+        tolerable: false,
+        start,
+        end,
+    }
+}
+
+/// Byte range of the one exact occurrence of `replace` (as sent, or with
+/// CRLF line endings) in `text`, when it is long enough to say anything:
+/// where the edit may already stand.
+pub fn replacement_at(text: &[u8], replace: &str) -> Option<(usize, usize)> {
+    let needles = applied::needles(replace);
+    let hits: Vec<Hits> = needles
+        .iter()
+        .map(|n| {
+            let mut it = memchr::memmem::find_iter(text, n);
+            match (it.next(), it.next()) {
+                (Some(p), None) => Some(vec![(p, 0)]),
+                (None, _) => Some(Vec::new()),
+                _ => None,
+            }
+        })
+        .collect();
+    applied::once(&needles, &hits)
+}
+
 /// Diagnoses a block that was not found in `text`. `label` prefixes the
 /// message (e.g. `edits[2]: `).
 pub fn not_found(
@@ -307,87 +428,31 @@ pub fn not_found(
     let mut d = Diagnosis::default();
     let mut scanner = Scanner::new(text);
     // The replacement is looked for along with the first anchor pass.
-    let applied = applied_needles(replace);
-    scanner.riders = applied.iter().map(|n| (n.clone(), 1)).collect();
+    let needles = applied::needles(replace);
+    scanner.riders = needles.iter().map(|n| (n.clone(), 1)).collect();
     if budget.expired() {
         d.incomplete = true;
     } else {
-        let alt = unescape_literal(search);
-        let mut tries: Vec<(&str, bool)> = vec![(search, false)];
-        if let Some(a) = &alt {
-            tries.push((a.as_str(), true));
-        }
-        type Best<'s> = (Found, Vec<usize>, (usize, usize), &'s str, bool);
-        let mut best: Option<Best<'_>> = None;
-        for (s, literal) in tries {
-            let (found, incomplete) = closest(&mut scanner, s.as_bytes(), budget);
-            if let Some((found, equally, lines)) = found {
-                if best.as_ref().is_none_or(|b| found.score > b.0.score) {
-                    let r = region(&lines, found, s.as_bytes());
-                    best = Some((found, equally, r, s, literal));
-                }
-            }
-            if incomplete {
-                d.incomplete = true;
-                break;
-            }
-        }
-        if let Some((found, equally, (start, end), s, literal)) = best {
-            let ftext = String::from_utf8_lossy(&text[start..end]).into_owned();
-            let first = found.start + 1;
-            let mut differences = classify(s, &ftext, first);
-            if literal && !differences.iter().any(|x| x.kind == Kind::Escaping) {
-                differences.push(Difference {
-                    kind: Kind::Escaping,
-                    detail: "search_block has literal \\n sequences where the file has real line breaks (it was escaped twice)".into(),
-                });
-                differences.sort_by_key(|x| x.kind);
-            }
-            let sim = char_ratio(search, &ftext);
-            let tolerable = !literal
-                && !differences.is_empty()
-                && differences.iter().all(|x| TOLERABLE.contains(&x.kind))
-                && nesting_agrees(s, &ftext, start == 0 || text[start - 1] == b'\n');
-            d.closest_match = Some(ClosestMatch {
-                line_number: first,
-                end_line: first + memchr::memchr_iter(b'\n', &text[start..end]).count()
-                    - usize::from(end > start && text[end - 1] == b'\n'),
-                similarity_milli: (sim.clamp(0.0, 1.0) * 1000.0).round() as u32,
-                text: ftext,
-                differences,
-                equally_close: equally.iter().map(|l| l + 1).collect(),
-                tolerable,
-                start,
-                end,
-            });
-        }
+        let (found, incomplete) = search::best(&mut scanner, search, budget);
+        d.incomplete = incomplete;
+        d.closest_match = found.and_then(|l| closest_match(text, &l));
     }
-    if !applied.is_empty() {
-        // Found by the first anchor pass, or (when there was none) by a
-        // pass of its own.
-        let hits = match scanner.rider_hits.take() {
-            Some(h) => Some(h),
-            None if d.incomplete => None,
-            None => {
-                let needles: Vec<&[u8]> = applied.iter().map(Vec::as_slice).collect();
-                scanner.riders.clear();
-                match scanner.find(&needles, 1, budget) {
-                    Ok(h) => Some(h),
-                    Err(GaveUp) => {
-                        d.incomplete = true;
-                        None
-                    }
-                }
-            }
-        };
-        d.already_applied = hits.and_then(|h| applied_at(text, &applied, &h));
+    let hits = replacement_hits(&mut scanner, &needles, budget, &mut d.incomplete);
+    let region = d.closest_match.as_ref().map(|c| (c.start, c.end));
+    let at = hits
+        .and_then(|h| applied::once(&needles, &h))
+        .filter(|&at| applied::proved(search, replace, at, region));
+    if let Some(at) = at {
+        let m = applied_match(text, search, at);
+        d.already_applied = Some((m.line_number, m.end_line));
+        d.closest_match = Some(m);
     }
     d.message = not_found_message(label, d.closest_match.as_ref(), d.already_applied);
     if d.incomplete && d.message.is_none() {
         d.message = Some(format!(
-            "{label}search_block was not found. The file is too large to look for a near match within the time \
-             budget; reread the relevant lines and copy the exact current text (whitespace, indentation and line \
-             endings must match byte for byte), then retry"
+            "{label}search_block was not found. The file is too large to look for a near match within the \
+             diagnosis budget; reread the relevant lines and copy the exact current text (whitespace, indentation \
+             and line endings must match byte for byte), then retry"
         ));
     }
     d
@@ -429,10 +494,17 @@ mod tests {
         let text = RUST.replace('\n', "\r\n");
         let d = diag(
             &text,
-            "q",
+            "fn compute(a: i32, b: i32) -> i32 {\n    a - b\n",
             "fn compute(a: i32, b: i32) -> i32 {\n    a + b\n",
         );
         assert_eq!(d.already_applied, Some((13, 14)));
+        // Present, but nothing says the block was meant for that place.
+        let d = diag(
+            &text,
+            "q",
+            "fn compute(a: i32, b: i32) -> i32 {\n    a + b\n",
+        );
+        assert_eq!(d.already_applied, None);
     }
 
     #[test]

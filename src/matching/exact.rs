@@ -31,7 +31,8 @@ use serde_json::{json, Map, Value};
 use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::{ErrorCode, Failure};
 use crate::matching::many;
-use crate::matching::tolerant::{self, Outcome};
+use crate::matching::tolerant::{self, Outcome, TolerantMatch};
+use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Cancel, Count, Edit, MatchMode, Tolerance};
 use crate::text::source::{count_newlines, utf16_len};
 
@@ -599,51 +600,12 @@ fn in_turn_sharing<'a>(
         let once = matches!(edit.count, Count::One | Count::Exactly(1));
         let mut tolerant_match = None;
         if found == 0 && once && !opts.mode.is_exact() && kind == TextKind::Utf8 {
-            match tolerant::find(&base, &edit.search, &edit.replace, opts.mode) {
-                Outcome::Unique(m) => tolerant_match = Some(m),
-                Outcome::Many(offsets, n) => {
-                    let lines = line_numbers(&base, &offsets);
-                    let msg = format!(
-                        "{pre}search_block was not found exactly, and with the tolerances of `match` it occurs {n} \
-                         times{}; include neighbouring lines to make it unique",
-                        at_lines(&lines, n)
-                    );
-                    failures.push(EditFailure {
-                        index: i,
-                        code: ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
-                        match_count: n,
-                        match_lines: lines,
-                        message: msg,
-                        diagnosis: None,
-                    });
+            match tolerant_match_of(&base, edit, i, &pre, opts, budget) {
+                Ok(m) => tolerant_match = m,
+                Err(f) => {
+                    failures.push(*f);
                     continue;
                 }
-                Outcome::Uncertain(u) => {
-                    let last = u.end.saturating_sub(1).max(u.start);
-                    let lines = line_numbers(&base, &[u.start, last]);
-                    let (a, b) = (lines[0], lines[1]);
-                    let span = if a == b {
-                        format!("line {a}")
-                    } else {
-                        format!("lines {a}-{b}")
-                    };
-                    failures.push(EditFailure {
-                        index: i,
-                        code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-                        match_count: 0,
-                        match_lines: Vec::new(),
-                        message: format!(
-                            "{pre}search_block was not found exactly; with the tolerances of `match` it matches {span}, \
-                             but {}, so the replacement cannot be fitted to the file with certainty and nothing was \
-                             applied. Reread {span} and send search_block and replace_block with the file's exact \
-                             indentation",
-                            u.reason
-                        ),
-                        diagnosis: None,
-                    });
-                    continue;
-                }
-                Outcome::None => {}
             }
         }
         // Occurrences found: a tolerant match is the one occurrence of an
@@ -826,6 +788,132 @@ fn in_turn_sharing<'a>(
         tolerated,
         tolerant_mode: !opts.mode.is_exact(),
     })
+}
+
+/// `line a` or `lines a-b` for the byte range `start..end` of `text`.
+fn span_lines(text: &[u8], start: usize, end: usize) -> String {
+    let last = end.saturating_sub(1).max(start);
+    let lines = line_numbers(text, &[start, last]);
+    if lines[0] == lines[1] {
+        format!("line {}", lines[0])
+    } else {
+        format!("lines {}-{}", lines[0], lines[1])
+    }
+}
+
+/// The tolerant match of `edit` (not found exactly) in `base`: `Ok(None)`
+/// when there is none, an error when there is one that must not be
+/// written. A unique match is written only when the replacement does not
+/// already stand elsewhere in the file (the edit may have landed there:
+/// applying it again would make it twice) and its plan passes
+/// [`verify::verify`].
+fn tolerant_match_of(
+    base: &[u8],
+    edit: &Edit,
+    index: usize,
+    pre: &str,
+    opts: &MatchOptions,
+    budget: &Budget,
+) -> Result<Option<TolerantMatch>, Box<EditFailure>> {
+    let fail = |code, match_count, match_lines, message, diagnosis| {
+        Box::new(EditFailure {
+            index,
+            code,
+            match_count,
+            match_lines,
+            message,
+            diagnosis,
+        })
+    };
+    let m = match tolerant::find(base, &edit.search, &edit.replace, opts.mode) {
+        Outcome::None => return Ok(None),
+        Outcome::Unique(m) => m,
+        Outcome::Many(offsets, n) => {
+            let lines = line_numbers(base, &offsets);
+            let msg = format!(
+                "{pre}search_block was not found exactly, and with the tolerances of `match` it occurs {n} times{}; \
+                 include neighbouring lines to make it unique",
+                at_lines(&lines, n)
+            );
+            return Err(fail(ErrorCode::SEARCH_BLOCK_AMBIGUOUS, n, lines, msg, None));
+        }
+        Outcome::Uncertain(u) => {
+            let span = span_lines(base, u.start, u.end);
+            let msg = format!(
+                "{pre}search_block was not found exactly; with the tolerances of `match` it matches {span}, but {}, so \
+                 the replacement cannot be fitted to the file with certainty and nothing was applied. Reread {span} \
+                 and send search_block and replace_block with the file's exact indentation",
+                u.reason
+            );
+            return Err(fail(
+                ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                0,
+                Vec::new(),
+                msg,
+                None,
+            ));
+        }
+    };
+    let span = span_lines(base, m.start, m.end);
+    let diagnosis = || {
+        opts.diagnose.then(|| {
+            Box::new(diagnose::not_found(
+                base,
+                &edit.search,
+                &edit.replace,
+                pre,
+                budget,
+            ))
+        })
+    };
+    if let Some((a, b)) =
+        diagnose::replacement_at(base, &edit.replace).filter(|&(a, b)| b <= m.start || a >= m.end)
+    {
+        let d = diagnosis();
+        let msg = match d.as_ref().filter(|d| d.already_applied.is_some()) {
+            Some(d) => d.message.clone().unwrap_or_default(),
+            None => format!(
+                "{pre}search_block was not found exactly; with the tolerances of `match` it matches {span}, but \
+                 replace_block already stands exactly at {}, so the edit may have been applied there already; nothing \
+                 was applied. Reread both places; if the edit is still needed, resend it with the exact current text \
+                 of {span} as search_block",
+                span_lines(base, a, b)
+            ),
+        };
+        return Err(fail(
+            ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+            0,
+            Vec::new(),
+            msg,
+            d,
+        ));
+    }
+    let change = Change {
+        start: m.start,
+        end: m.end,
+        new: m.replacement.as_bytes(),
+        search: &edit.search,
+        replace: &edit.replace,
+        fold: Fold::tolerances(&m.matched_with),
+        takes_break: false,
+        adds_break: false,
+    };
+    if let Err(r) = verify::verify(base, &[change]) {
+        let msg = format!(
+            "{pre}search_block matches {span} with the tolerances of `match`, but the replacement fitted to those \
+             lines failed the check made before writing ({}); nothing was written. Resend the edit with the exact \
+             current text of {span} as search_block (closest_match.text)",
+            r.reason
+        );
+        return Err(fail(
+            ErrorCode::PLAN_CHECK_FAILED,
+            0,
+            Vec::new(),
+            msg,
+            diagnosis(),
+        ));
+    }
+    Ok(Some(m))
 }
 
 fn spans_for(ranges: &[(usize, usize)], total: usize, edit: usize) -> Vec<Span> {

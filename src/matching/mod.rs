@@ -3,3 +3,4 @@ pub mod exact;
 pub mod locate;
 pub mod many;
 pub mod tolerant;
+pub mod verify;

@@ -177,7 +177,11 @@ fn norm_line(
         push(b'\r', body.len(), body.len() + 1, &mut map);
     }
     if nl {
-        push(b'\n', line.len(), line.len() + 1, &mut map);
+        // A tolerated CRLF folds to one `\n` that stands for both bytes, so
+        // a match starting or ending at it takes the whole line ending,
+        // never half of it.
+        let from = if keep_cr { line.len() } else { body.len() };
+        push(b'\n', from, line.len() + 1, &mut map);
     }
 }
 
@@ -440,6 +444,76 @@ fn show_line(s: &str) -> String {
     }
 }
 
+/// The line ending of each line of `region`: its own (CRLF or LF) when
+/// line endings are tolerated, none for a last line without one. Without
+/// the tolerance a `\r` stays part of the line's text and every break is
+/// an LF.
+fn region_endings(region: &str, le: bool) -> Vec<Option<&'static str>> {
+    let raw = lines_of(region);
+    let n = raw.len();
+    raw.iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if i + 1 == n && !region.ends_with('\n') {
+                None
+            } else if le && l.ends_with('\r') {
+                Some("\r\n")
+            } else {
+                Some("\n")
+            }
+        })
+        .collect()
+}
+
+/// The lines joined, each with the ending of the region line it was made
+/// from (kept or modified), a new line with the ending of the nearest such
+/// line before it (or after it), `default` when there is none; the last
+/// line gets one only when `final_break`.
+fn join_with_endings(
+    out: &[String],
+    from: &[Option<usize>],
+    ends: &[Option<&'static str>],
+    default: &'static str,
+    final_break: bool,
+) -> String {
+    let own: Vec<Option<&str>> = from
+        .iter()
+        .map(|i| i.and_then(|i| ends.get(i).copied().flatten()))
+        .collect();
+    let mut s = String::with_capacity(out.iter().map(|l| l.len() + 2).sum());
+    for (j, line) in out.iter().enumerate() {
+        s.push_str(line);
+        if j + 1 == out.len() && !final_break {
+            break;
+        }
+        let nl = own[j]
+            .or_else(|| own[..j].iter().rev().flatten().next().copied())
+            .or_else(|| own[j + 1..].iter().flatten().next().copied())
+            .unwrap_or(default);
+        s.push_str(nl);
+    }
+    s
+}
+
+/// For each replacement line: the block line it repeats, and the block
+/// line it modifies.
+fn line_roles(s_lines: &[String], p_lines: &[String]) -> (Vec<Option<usize>>, Vec<Option<usize>>) {
+    let mut same: Vec<Option<usize>> = vec![None; p_lines.len()];
+    let mut edited: Vec<Option<usize>> = vec![None; p_lines.len()];
+    for op in capture_diff_slices(Algorithm::Myers, s_lines, p_lines) {
+        let (tag, r1, r2) = op.as_tag_tuple();
+        let slot = match tag {
+            DiffTag::Equal => &mut same,
+            DiffTag::Replace => &mut edited,
+            _ => continue,
+        };
+        for (i, j) in r1.zip(r2) {
+            slot[j] = Some(i);
+        }
+    }
+    (same, edited)
+}
+
 /// The replacement adapted to the region it replaces (see the module
 /// docs), or why it cannot be adapted with certainty.
 fn adapt(
@@ -451,7 +525,7 @@ fn adapt(
     m: MatchMode,
 ) -> Result<String, String> {
     let le = m.has(Tolerance::LineEndings);
-    let nl = if !le {
+    let default_nl = if !le {
         "\n"
     } else if region.contains("\r\n") {
         "\r\n"
@@ -477,35 +551,16 @@ fn adapt(
     let pairs = indent_pairs(search, region, starts_line);
     let reindent = m.has(Tolerance::Indentation) && pairs.iter().any(|(s, f)| s != f);
     let mut out: Vec<String> = Vec::with_capacity(p_lines.len());
-    // For each replacement line: the block line it repeats, or the block
-    // line it modifies.
-    let mut same: Vec<Option<usize>> = vec![None; p_lines.len()];
-    let mut edited: Vec<Option<usize>> = vec![None; p_lines.len()];
-    for op in capture_diff_slices(Algorithm::Myers, &s_lines, &p_lines) {
-        let (tag, r1, r2) = op.as_tag_tuple();
-        match tag {
-            DiffTag::Equal => {
-                for (i, j) in r1.zip(r2) {
-                    same[j] = Some(i);
-                }
-            }
-            DiffTag::Replace => {
-                for (i, j) in r1.zip(r2) {
-                    edited[j] = Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
+    let mut from: Vec<Option<usize>> = Vec::with_capacity(p_lines.len());
+    let (same, edited) = line_roles(&s_lines, &p_lines);
     for (j, line) in p_lines.iter().enumerate() {
         // A region line stands for replacement line `j` only where both
         // start a line of the file, or both are the region's first line
         // when the region starts inside a line.
-        let copy = same[j]
-            .filter(|&i| starts_line || (i == 0) == (j == 0))
-            .and_then(|i| r_lines.get(i));
-        if let Some(f) = copy {
-            out.push(f.clone());
+        let copy = same[j].filter(|&i| (starts_line || (i == 0) == (j == 0)) && i < r_lines.len());
+        if let Some(i) = copy {
+            out.push(r_lines[i].clone());
+            from.push(Some(i));
             continue;
         }
         let ind = lead(line);
@@ -536,12 +591,16 @@ fn adapt(
             None => rest.to_string(),
         };
         out.push(new_ind + &rest);
+        from.push(edited[j].filter(|&i| i < r_lines.len()));
     }
-    let mut s = out.join(nl);
-    if replace.ends_with('\n') {
-        s.push_str(nl);
-    }
-    Ok(s)
+    let ends = region_endings(region, le);
+    Ok(join_with_endings(
+        &out,
+        &from,
+        &ends,
+        default_nl,
+        replace.ends_with('\n'),
+    ))
 }
 
 /// Finds `search` in `text` (valid UTF-8) under the tolerances of `m`.

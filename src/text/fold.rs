@@ -256,13 +256,18 @@ pub enum Kind {
     Escaping,
     /// Letter case.
     Case,
+    /// Line-number prefixes pasted from a read tool's output (`   12→`,
+    /// `12\t`, `12: `).
+    LineNumbers,
+    /// Lines left out and marked as such (`...`, `// ... existing code ...`).
+    Elision,
     /// Anything else: the text itself differs.
     Content,
 }
 
 impl Kind {
     /// Every kind, in the order they are reported.
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 10] = [
         Kind::LineEndings,
         Kind::Indentation,
         Kind::TrailingWhitespace,
@@ -270,6 +275,8 @@ impl Kind {
         Kind::UnicodePunctuation,
         Kind::Escaping,
         Kind::Case,
+        Kind::LineNumbers,
+        Kind::Elision,
         Kind::Content,
     ];
 
@@ -283,6 +290,8 @@ impl Kind {
             Kind::UnicodePunctuation => "unicode_punctuation",
             Kind::Escaping => "escaping",
             Kind::Case => "case",
+            Kind::LineNumbers => "line_numbers",
+            Kind::Elision => "elision",
             Kind::Content => "content",
         }
     }
@@ -302,6 +311,8 @@ impl Kind {
             Kind::UnicodePunctuation => "typographic punctuation",
             Kind::Escaping => "backslash escaping",
             Kind::Case => "letter case",
+            Kind::LineNumbers => "pasted line-number prefixes",
+            Kind::Elision => "an elided middle",
             Kind::Content => "content",
         }
     }

@@ -1,0 +1,595 @@
+//! The last check before a plan is written: the new text must be what the
+//! caller asked for, judged from the caller's own texts, whatever planner
+//! found the place and built the bytes.
+//!
+//! Exact matching needs no second opinion (the bytes written are the
+//! caller's replacement, at the one place its search block occurs). Every
+//! other planner adapts something: tolerant matching re-indents lines and
+//! keeps file bytes the caller's copy lost, hunks keep the file's context
+//! lines and give added lines the file's line endings, blocks follow the
+//! file's line breaks. Adapting is where a wrong byte can slip in (a line
+//! ending split in two, a context line given another ending), and a wrong
+//! byte written is worse than a refusal. So each change a plan makes is
+//! checked here, with code that shares nothing with the planners:
+//!
+//! 1. the changes are in bounds and in order, so every byte outside them
+//!    is the file's (the writer composes the new text from exactly these
+//!    changes);
+//! 2. the text replaced equals the caller's search text, line by line,
+//!    under exactly the differences the plan says it tolerated ([`Fold`]);
+//! 3. the text written equals the caller's replacement the same way;
+//! 4. every line the caller did not change (a line of its replacement equal
+//!    to a line of its search text, ending included) is written as the file
+//!    has that line, byte for byte;
+//! 5. every line ending written is one the file already uses (or, when the
+//!    plan does not tolerate line-ending differences, the one the caller
+//!    wrote for that line), and no carriage return is left without its line
+//!    feed (a lone CR, or CR CR LF) unless the caller's replacement has it.
+//!
+//! A change that fails is refused ([`Refused`], the reason naming the line)
+//! and nothing is written.
+
+use std::borrow::Cow;
+
+use crate::model::{MatchMode, Tolerance};
+use crate::text::fold::{punct_ascii, unicode_space};
+
+/// Which whitespace a fold trims from one end of each line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trim {
+    No,
+    /// Spaces and tabs (the `match` tolerances).
+    SpacesTabs,
+    /// Any Unicode whitespace (hunk locating).
+    Whitespace,
+}
+
+/// The differences a plan tolerated between the caller's text and the
+/// file's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fold {
+    /// CRLF against LF.
+    pub line_endings: bool,
+    /// Whether the last line has a line break (hunks compare lines
+    /// without their breaks).
+    pub final_break: bool,
+    pub trailing: Trim,
+    pub leading: Trim,
+    /// Typographic punctuation against ASCII.
+    pub punctuation: bool,
+    /// Unicode spaces against a plain space.
+    pub unicode_spaces: bool,
+}
+
+impl Fold {
+    /// No difference tolerated.
+    pub const EXACT: Fold = Fold {
+        line_endings: false,
+        final_break: false,
+        trailing: Trim::No,
+        leading: Trim::No,
+        punctuation: false,
+        unicode_spaces: false,
+    };
+
+    /// The differences the tolerances `ts` forgive.
+    pub fn tolerances(ts: &[Tolerance]) -> Fold {
+        let m = MatchMode::with(ts);
+        let trim = |t| if m.has(t) { Trim::SpacesTabs } else { Trim::No };
+        Fold {
+            line_endings: m.has(Tolerance::LineEndings),
+            trailing: trim(Tolerance::TrailingWhitespace),
+            leading: trim(Tolerance::Indentation),
+            punctuation: m.has(Tolerance::UnicodePunctuation),
+            ..Fold::EXACT
+        }
+    }
+
+    fn is_exact(self) -> bool {
+        self == Fold::EXACT
+    }
+}
+
+/// One change of a plan: `text[start..end]` becomes `new`.
+#[derive(Debug, Clone, Copy)]
+pub struct Change<'a> {
+    pub start: usize,
+    pub end: usize,
+    pub new: &'a [u8],
+    /// The caller's text that named the place (search block, a hunk's old
+    /// side) and the text it wants there.
+    pub search: &'a str,
+    pub replace: &'a str,
+    /// What the plan tolerated between them and the file.
+    pub fold: Fold,
+    /// An empty replacement that also removes the line break after the
+    /// block (SEARCH/REPLACE, `str_replace`).
+    pub takes_break: bool,
+    /// `new` starts with the line break the file's last line lacked (lines
+    /// appended after it).
+    pub adds_break: bool,
+}
+
+/// Why a plan was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// Index of the change.
+    pub change: usize,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    None,
+    Lf,
+    Crlf,
+}
+
+impl Ending {
+    fn bytes(self) -> &'static [u8] {
+        match self {
+            Ending::None => b"",
+            Ending::Lf => b"\n",
+            Ending::Crlf => b"\r\n",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Ending::None => "no line break",
+            Ending::Lf => "LF",
+            Ending::Crlf => "CRLF",
+        }
+    }
+}
+
+/// A line: its content (a lone CR stays in it) and its ending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Ln<'a> {
+    body: &'a [u8],
+    end: Ending,
+}
+
+impl Ln<'_> {
+    fn bytes(&self) -> Vec<u8> {
+        [self.body, self.end.bytes()].concat()
+    }
+}
+
+fn lines(t: &[u8]) -> Vec<Ln<'_>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for i in memchr::memchr_iter(b'\n', t) {
+        let (body, end) = if i > at && t[i - 1] == b'\r' {
+            (&t[at..i - 1], Ending::Crlf)
+        } else {
+            (&t[at..i], Ending::Lf)
+        };
+        out.push(Ln { body, end });
+        at = i + 1;
+    }
+    if at < t.len() {
+        out.push(Ln {
+            body: &t[at..],
+            end: Ending::None,
+        });
+    }
+    out
+}
+
+fn trim(s: &str, t: Trim, start: bool) -> &str {
+    let ws = |c: char| match t {
+        Trim::No => false,
+        Trim::SpacesTabs => c == ' ' || c == '\t',
+        Trim::Whitespace => c.is_whitespace(),
+    };
+    if start {
+        s.trim_start_matches(ws)
+    } else {
+        s.trim_end_matches(ws)
+    }
+}
+
+/// A line's content with the differences of `f` folded away.
+fn folded(body: &[u8], f: Fold) -> Cow<'_, [u8]> {
+    if f.is_exact() {
+        return Cow::Borrowed(body);
+    }
+    let Ok(s) = std::str::from_utf8(body) else {
+        // Not text: only ASCII whitespace can be trimmed.
+        let mut b = body;
+        if f.trailing != Trim::No {
+            b = b.trim_ascii_end();
+        }
+        if f.leading != Trim::No {
+            b = b.trim_ascii_start();
+        }
+        return Cow::Borrowed(b);
+    };
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match punct_ascii(c) {
+            Some(a) if f.punctuation => out.push_str(a),
+            _ if f.unicode_spaces && unicode_space(c) => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    let t = trim(trim(&out, f.trailing, false), f.leading, true);
+    Cow::Owned(t.as_bytes().to_vec())
+}
+
+fn show(b: &[u8]) -> String {
+    let s = String::from_utf8_lossy(b);
+    let t: String = s.chars().take(60).collect();
+    if t.len() < s.len() {
+        format!("`{}…`", t.escape_debug())
+    } else {
+        format!("`{}`", t.escape_debug())
+    }
+}
+
+/// Whether two texts' lines are the same under `f` (rules 2 and 3).
+fn same_under(a: &[Ln<'_>], b: &[Ln<'_>], f: Fold, what: &str) -> Result<(), String> {
+    if a.len() != b.len() {
+        return Err(format!(
+            "{what} has {} line{} where the caller's text has {}",
+            a.len(),
+            if a.len() == 1 { "" } else { "s" },
+            b.len()
+        ));
+    }
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        if folded(x.body, f) != folded(y.body, f) {
+            return Err(format!(
+                "line {} of {what} ({}) is not the caller's line ({}) under the tolerated differences",
+                i + 1,
+                show(x.body),
+                show(y.body)
+            ));
+        }
+        let last = i + 1 == a.len();
+        let ends_agree = if last && f.final_break {
+            true
+        } else if f.line_endings {
+            (x.end == Ending::None) == (y.end == Ending::None)
+        } else {
+            x.end == y.end
+        };
+        if !ends_agree {
+            return Err(format!(
+                "line {} of {what} ends with {} where the caller's line ends with {}",
+                i + 1,
+                x.end.name(),
+                y.end.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `text` has a line ending `e` somewhere (searched only when the
+/// region and the caller's texts did not show it already).
+fn file_uses(text: &[u8], e: Ending) -> bool {
+    memchr::memchr_iter(b'\n', text).any(|i| {
+        let crlf = i > 0 && text[i - 1] == b'\r';
+        (e == Ending::Crlf) == crlf
+    })
+}
+
+/// Carriage returns not followed by a line feed.
+fn lone_crs(t: &[u8]) -> usize {
+    memchr::memchr_iter(b'\r', t)
+        .filter(|&i| t.get(i + 1) != Some(&b'\n'))
+        .count()
+}
+
+/// Checks one change (rules 2 to 5).
+fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
+    let mut region = &text[c.start..c.end];
+    if c.takes_break {
+        if !c.new.is_empty() || !c.replace.is_empty() {
+            return Err("a change that takes the line break after it must write nothing".into());
+        }
+        region = region
+            .strip_suffix(b"\r\n")
+            .or_else(|| region.strip_suffix(b"\n"))
+            .ok_or("a change that takes the line break after it does not end with one")?;
+        if c.start > 0 && text[c.start - 1] != b'\n' {
+            return Err("a block that takes its line break must start a line".into());
+        }
+    }
+    let mut new = c.new;
+    if c.adds_break {
+        if c.start != text.len() || text.last().is_none_or(|&b| b == b'\n') {
+            return Err("a line break is added only after a last line that has none".into());
+        }
+        new = new
+            .strip_prefix(b"\r\n")
+            .or_else(|| new.strip_prefix(b"\n"))
+            .ok_or("the line break added after the last line is missing")?;
+    }
+    let (r, s, n, p) = (
+        lines(region),
+        lines(c.search.as_bytes()),
+        lines(new),
+        lines(c.replace.as_bytes()),
+    );
+    same_under(&r, &s, c.fold, "the text replaced")?;
+    same_under(&n, &p, c.fold, "the text written")?;
+    // Rule 4: lines the caller kept are the file's, byte for byte (a line
+    // that was the file's last, without a break, may gain one when lines
+    // are added after it).
+    for (j, pl) in p.iter().enumerate() {
+        let kept: Vec<&Ln<'_>> = s
+            .iter()
+            .zip(&r)
+            .filter(|(sl, _)| *sl == pl)
+            .map(|(_, rl)| rl)
+            .collect();
+        if kept.is_empty() {
+            continue;
+        }
+        let w = &n[j];
+        let ok = kept.iter().any(|rl| {
+            *rl == w
+                || (rl.body == w.body
+                    && rl.end == Ending::None
+                    && c.end == text.len()
+                    && j + 1 < n.len())
+        });
+        if !ok {
+            return Err(format!(
+                "line {} of the text written ({}) is a line the caller did not change, but it is not the file's \
+                 line ({})",
+                j + 1,
+                show(&w.bytes()),
+                show(&kept[0].bytes())
+            ));
+        }
+    }
+    // Rule 5: line endings.
+    let seen = |e: Ending| r.iter().any(|l| l.end == e);
+    for (j, w) in n.iter().enumerate() {
+        if w.end == Ending::None {
+            continue;
+        }
+        let callers = !c.fold.line_endings && p.get(j).is_some_and(|l| l.end == w.end);
+        if !(callers || seen(w.end) || file_uses(text, w.end)) {
+            return Err(format!(
+                "line {} of the text written ends with {}, which the file does not use",
+                j + 1,
+                w.end.name()
+            ));
+        }
+    }
+    let lo = c.start.saturating_sub(1);
+    let hi = (c.end + 1).min(text.len());
+    let window = [&text[lo..c.start], c.new, &text[c.end..hi]].concat();
+    if lone_crs(&window) > lone_crs(&text[lo..hi]) + lone_crs(c.replace.as_bytes()) {
+        return Err(
+            "the text written leaves a carriage return without its line feed (a lone CR or CR CR LF)".into(),
+        );
+    }
+    Ok(())
+}
+
+/// Checks every change of a plan over `text` (see the module docs).
+pub fn verify(text: &[u8], changes: &[Change<'_>]) -> Result<(), Refused> {
+    let mut at = 0;
+    for (k, c) in changes.iter().enumerate() {
+        if c.start < at || c.end < c.start || c.end > text.len() {
+            return Err(Refused {
+                change: k,
+                reason: format!(
+                    "the change of bytes {}..{} is out of order or out of bounds",
+                    c.start, c.end
+                ),
+            });
+        }
+        check(text, c).map_err(|reason| Refused { change: k, reason })?;
+        at = c.end;
+    }
+    Ok(())
+}
+
+/// `text` with `changes` (checked by [`verify`]) applied.
+pub fn compose(text: &[u8], changes: &[Change<'_>]) -> Vec<u8> {
+    let added: usize = changes.iter().map(|c| c.new.len()).sum();
+    let mut out = Vec::with_capacity(text.len() + added);
+    let mut at = 0;
+    for c in changes {
+        out.extend_from_slice(&text[at..c.start]);
+        out.extend_from_slice(c.new);
+        at = c.end;
+    }
+    out.extend_from_slice(&text[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change<'a>(
+        text: &'a str,
+        region: &str,
+        new: &'a str,
+        search: &'a str,
+        replace: &'a str,
+        fold: Fold,
+    ) -> (usize, Change<'a>) {
+        let start = text.find(region).expect("region in text");
+        (
+            start,
+            Change {
+                start,
+                end: start + region.len(),
+                new: new.as_bytes(),
+                search,
+                replace,
+                fold,
+                takes_break: false,
+                adds_break: false,
+            },
+        )
+    }
+
+    fn verdict(text: &str, c: Change<'_>) -> Result<(), String> {
+        verify(text.as_bytes(), &[c]).map_err(|r| r.reason)
+    }
+
+    const LE: Fold = Fold {
+        line_endings: true,
+        ..Fold::EXACT
+    };
+
+    #[test]
+    fn a_crlf_split_in_two_is_refused() {
+        // The region starts between the CR and the LF of line 2.
+        let text = "a;\r\n\r\nb\r\nc\r\n";
+        let c = Change {
+            start: 5,
+            end: 9,
+            new: b"\r\nB\r\n",
+            search: "\nb\n",
+            replace: "\nB\n",
+            fold: LE,
+            takes_break: false,
+            adds_break: false,
+        };
+        assert_eq!(&text.as_bytes()[5..9], b"\nb\r\n");
+        assert!(verdict(text, c).is_err());
+        // The whole line endings: accepted.
+        let (_, c) = change(text, "\r\nb\r\n", "\r\nB\r\n", "\nb\n", "\nB\n", LE);
+        assert_eq!(verdict(text, c), Ok(()));
+    }
+
+    #[test]
+    fn kept_lines_keep_the_file_bytes() {
+        let text = "a\r\nb\nc\r\nd\n";
+        // Line `b` kept but given CRLF: refused.
+        let (_, c) = change(text, "b\nc\r\n", "b\r\nC\r\n", "b\nc\n", "b\nC\n", LE);
+        let why = verdict(text, c).unwrap_err();
+        assert!(why.contains("did not change"), "{why}");
+        let (_, c) = change(text, "b\nc\r\n", "b\nC\r\n", "b\nc\n", "b\nC\n", LE);
+        assert_eq!(verdict(text, c), Ok(()));
+    }
+
+    #[test]
+    fn the_text_written_must_be_the_callers_under_the_tolerances() {
+        let text = "x = “a”  \ny = 1\n";
+        let f = Fold::tolerances(&[Tolerance::TrailingWhitespace, Tolerance::UnicodePunctuation]);
+        let region = "x = “a”  \ny = 1\n";
+        // The kept line as the file has it, the changed one as sent.
+        let (_, c) = change(
+            text,
+            region,
+            "x = “a”  \ny = 2\n",
+            "x = \"a\"\ny = 1\n",
+            "x = \"a\"\ny = 2\n",
+            f,
+        );
+        assert_eq!(verdict(text, c), Ok(()));
+        // A line other than the caller's.
+        let (_, c) = change(
+            text,
+            region,
+            "x = “a”  \ny = 3\n",
+            "x = \"a\"\ny = 1\n",
+            "x = \"a\"\ny = 2\n",
+            f,
+        );
+        assert!(verdict(text, c)
+            .unwrap_err()
+            .contains("not the caller's line"));
+        // Only the tolerances used: without punctuation, the curly line is
+        // not the block's.
+        let f2 = Fold::tolerances(&[Tolerance::TrailingWhitespace]);
+        let (_, c) = change(
+            text,
+            region,
+            "x = “a”  \ny = 2\n",
+            "x = \"a\"\ny = 1\n",
+            "x = \"a\"\ny = 2\n",
+            f2,
+        );
+        assert!(verdict(text, c).unwrap_err().contains("text replaced"));
+        // A line dropped.
+        let (_, c) = change(
+            text,
+            region,
+            "y = 2\n",
+            "x = \"a\"\ny = 1\n",
+            "x = \"a\"\ny = 2\n",
+            f,
+        );
+        assert!(verdict(text, c).is_err());
+    }
+
+    #[test]
+    fn line_endings_must_be_the_files_or_the_callers() {
+        // An LF line written into a CRLF file under the line-ending
+        // tolerance: refused; the caller's own CRLF in an exact plan: kept.
+        let text = "a\r\nb\r\n";
+        let (_, c) = change(text, "b\r\n", "B\n", "b\n", "B\n", LE);
+        assert!(verdict(text, c).unwrap_err().contains("does not use"));
+        let (_, c) = change(text, "a\r\n", "a\n", "a\r\n", "a\n", Fold::EXACT);
+        assert_eq!(verdict(text, c), Ok(()));
+        // A lone CR the caller did not write.
+        let (_, c) = change(text, "b", "B\r", "b", "B", Fold::EXACT);
+        assert!(verdict(text, c).is_err());
+        let (_, c) = change(text, "b", "B\r", "b", "B\r", Fold::EXACT);
+        assert_eq!(verdict(text, c), Ok(()));
+    }
+
+    #[test]
+    fn blocks_that_take_their_break_and_appends_after_a_last_line() {
+        let text = "a\nb\nc";
+        let c = Change {
+            start: 2,
+            end: 4,
+            new: b"",
+            search: "b",
+            replace: "",
+            fold: Fold::EXACT,
+            takes_break: true,
+            adds_break: false,
+        };
+        assert_eq!(verify(text.as_bytes(), &[c]), Ok(()));
+        assert!(verify(
+            text.as_bytes(),
+            &[Change {
+                start: 1,
+                end: 4,
+                ..c
+            }]
+        )
+        .is_err());
+        let c = Change {
+            start: 5,
+            end: 5,
+            new: b"\nd\n",
+            search: "",
+            replace: "d\n",
+            fold: Fold::EXACT,
+            takes_break: false,
+            adds_break: true,
+        };
+        assert_eq!(verify(text.as_bytes(), &[c]), Ok(()));
+        assert_eq!(compose(text.as_bytes(), &[c]), b"a\nb\nc\nd\n");
+        // Out of order.
+        let d = Change {
+            start: 0,
+            end: 1,
+            new: b"A",
+            search: "a",
+            replace: "A",
+            ..c
+        };
+        let d = Change {
+            adds_break: false,
+            ..d
+        };
+        assert!(verify(text.as_bytes(), &[c, d]).is_err());
+    }
+}

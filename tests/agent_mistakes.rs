@@ -281,6 +281,14 @@ fn every_format_answers_with_the_closest_match_of_patch_file() {
     );
     let want = edit["closest_match"].clone();
     assert!(want.is_object(), "{edit}");
+    // A SEARCH/REPLACE block's text ends without the last line break, as
+    // does the same edit's: its region too.
+    let unterminated = api::patch_file(
+        &json!({"file_path": "f.rs", "search": "    let total = compute(1, 3);\n    println!(\"{total}\");",
+                "replace": "    let total = compute(1, 4);\n    println!(\"{total}\");"}),
+        Some(&o),
+    )["closest_match"]
+        .clone();
     let codex = "*** Begin Patch\n*** Update File: f.rs\n@@\n-    let total = compute(1, 3);\n+    let total = compute(1, 4);\n     println!(\"{total}\");\n*** End Patch\n";
     let diff = "--- a/f.rs\n+++ b/f.rs\n@@ -9,2 +9,2 @@\n-    let total = compute(1, 3);\n+    let total = compute(1, 4);\n     println!(\"{total}\");\n";
     let blocks = "f.rs\n<<<<<<< SEARCH\n    let total = compute(1, 3);\n    println!(\"{total}\");\n=======\n    let total = compute(1, 4);\n    println!(\"{total}\");\n>>>>>>> REPLACE\n";
@@ -300,6 +308,11 @@ fn every_format_answers_with_the_closest_match_of_patch_file() {
     ] {
         assert_eq!(r["ok"], false, "{name}");
         assert_eq!(r["code"], "SEARCH_BLOCK_NOT_FOUND", "{name}: {r}");
+        let want = if name == "blocks" {
+            &unterminated
+        } else {
+            &want
+        };
         for k in ["line_number", "end_line", "text", "differences"] {
             assert_eq!(r["closest_match"][k], want[k], "{name}: {k}: {r}");
         }

@@ -69,6 +69,26 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
+    /// One clause on what diagnosis found, for the messages of edit formats
+    /// that word their own failure (a hunk, a SEARCH/REPLACE block).
+    pub fn summary(&self) -> Option<String> {
+        if let Some((a, b)) = self.already_applied {
+            return Some(format!(
+                "its new text already stands at {} where its old text would be: it appears to be applied already, \
+                 do not retry it",
+                range_text(a, b)
+            ));
+        }
+        let c = self.closest_match.as_ref()?;
+        let kinds: Vec<&str> = c.differences.iter().map(|d| d.kind.words()).collect();
+        Some(format!(
+            "the closest text is {} ({}% similar), which differs in {}; closest_match.text is its exact current text",
+            range_text(c.line_number, c.end_line),
+            c.similarity_milli / 10,
+            join_words(&kinds)
+        ))
+    }
+
     /// Adds the diagnosis fields to a failure object.
     pub fn write_json(&self, m: &mut Map<String, Value>) {
         if let Some(c) = &self.closest_match {

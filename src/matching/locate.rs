@@ -34,8 +34,10 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
+use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::ErrorCode;
 use crate::matching::exact;
+use crate::matching::verify::{self, Change, Fold, Trim};
 use crate::model::{Hunk, HunkLine, HunkStyle, LineKind};
 use crate::text::fold;
 use crate::text::source::LineEnding;
@@ -126,6 +128,9 @@ pub struct HunkFailure {
     /// 1-based lines where an ambiguous old side matches (first 50).
     pub match_lines: Vec<usize>,
     pub message: String,
+    /// Where the old side (or `@@` line) that was not found most likely
+    /// is: the same `closest_match` a `patchFile` edit gets.
+    pub diagnosis: Option<Box<Diagnosis>>,
 }
 
 /// The new text and a report per hunk.
@@ -393,7 +398,10 @@ fn apply_indexed(
     };
     let n = k.lines.len();
     let mut cursor = 0usize;
-    let mut placed: Vec<(usize, usize, usize)> = Vec::new(); // (hunk, first old line, old len)
+    // Failing hunks are diagnosed within one budget.
+    let budget = Budget::new(diagnose::DEFAULT_BUDGET);
+    // (hunk, first old line, old len, the level its old lines needed)
+    let mut placed: Vec<(usize, usize, usize, Level)> = Vec::new();
     let mut reports = Vec::new();
     let mut failures = Vec::new();
     // Unified diffs: how far the previous hunk of the file was found from the
@@ -409,6 +417,7 @@ fn apply_indexed(
             match_count: count,
             match_lines: lines,
             message,
+            diagnosis: None,
         };
         if bytes_mode
             && h.lines
@@ -453,16 +462,20 @@ fn apply_indexed(
                     break;
                 }
                 Found::None => {
-                    failures.push(fail(
-                        ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-                        0,
-                        Vec::new(),
-                        format!(
-                            "{label}: the `@@ {}` line was not found after line {pos}, even ignoring whitespace and \
-                             Unicode punctuation; reread the file and fix the `@@` line",
-                            show(a)
-                        ),
-                    ));
+                    let d = diagnose::not_found(text, a, "", "", &budget);
+                    failures.push(HunkFailure {
+                        diagnosis: Some(Box::new(d)),
+                        ..fail(
+                            ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                            0,
+                            Vec::new(),
+                            format!(
+                                "{label}: the `@@ {}` line was not found after line {pos}, even ignoring whitespace \
+                                 and Unicode punctuation; reread the file and fix the `@@` line",
+                                show(a)
+                            ),
+                        )
+                    });
                     anchor_failed = true;
                     break;
                 }
@@ -521,7 +534,7 @@ fn apply_indexed(
             } else {
                 (n, LocatedBy::EndOfFile)
             };
-            placed.push((hi, at, 0));
+            placed.push((hi, at, 0, Level::Exact));
             reports.push(HunkReport {
                 index: hi,
                 line_number: at + 1,
@@ -557,7 +570,7 @@ fn apply_indexed(
         };
         match found {
             Placed::Once(p, l) | Placed::ByLine(p, l) => {
-                placed.push((hi, p, old.len()));
+                placed.push((hi, p, old.len(), l));
                 reports.push(HunkReport {
                     index: hi,
                     line_number: p + 1,
@@ -613,19 +626,28 @@ fn apply_indexed(
                 } else {
                     String::new()
                 };
-                failures.push(fail(
-                    ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-                    0,
-                    Vec::new(),
-                    format!(
-                        "{label}: its {} context/removed line{} starting with `{}` were not found{after}{hint}{}, \
-                         even ignoring whitespace and Unicode punctuation. Reread the file and copy the current lines",
-                        old.len(),
-                        if old.len() == 1 { "" } else { "s" },
-                        show(old[0]),
-                        if h.at_eof { " at the end of the file" } else { "" },
-                    ),
-                ));
+                let (search, replace) = sides(h, style);
+                let d = diagnose::not_found(text, &search, &replace, "", &budget);
+                let closest = match d.summary() {
+                    Some(sum) => format!("; {sum}"),
+                    None => ". Reread the file and copy the current lines".to_string(),
+                };
+                failures.push(HunkFailure {
+                    diagnosis: Some(Box::new(d)),
+                    ..fail(
+                        ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                        0,
+                        Vec::new(),
+                        format!(
+                            "{label}: its {} context/removed line{} starting with `{}` were not found{after}{hint}{}, \
+                             even ignoring whitespace and Unicode punctuation{closest}",
+                            old.len(),
+                            if old.len() == 1 { "" } else { "s" },
+                            show(old[0]),
+                            if h.at_eof { " at the end of the file" } else { "" },
+                        ),
+                    )
+                });
             }
         }
     }
@@ -635,68 +657,237 @@ fn apply_indexed(
     // Appends at the end of the file may come before hunks placed above
     // them; the text is written top to bottom (a stable sort keeps hunks at
     // one place, such as several appends, in patch order).
-    placed.sort_by_key(|&(_, p, _)| p);
+    placed.sort_by_key(|&(_, p, _, _)| p);
+    let text = build(text, &k.lines, hunks, &placed, style).map_err(|r| {
+        let (hi, ..) = placed[r.change];
+        vec![HunkFailure {
+            index: hi,
+            patch_line: hunks[hi].line,
+            code: ErrorCode::PLAN_CHECK_FAILED,
+            match_count: 1,
+            match_lines: Vec::new(),
+            message: format!(
+                "hunk {} (patch line {}): the lines it would write failed the check made before writing ({}); \
+                 nothing was written. Reread the file and make the hunk's context lines its exact current lines",
+                hi + 1,
+                hunks[hi].line,
+                r.reason
+            ),
+            diagnosis: None,
+        }]
+    })?;
     Ok(Applied {
-        text: build(text, &k.lines, hunks, &placed, style),
+        text,
         hunks: reports,
     })
 }
 
-/// Writes the new text: original bytes between hunks, the file's bytes for
-/// context lines, added lines with the file's line ending.
-fn build(
+/// Whether a hunk's lines say their own line endings: a unified diff
+/// whose old lines carry the file's CRs (`git diff` of a CRLF file) shows
+/// the bytes of every line, so its added lines keep theirs (a CRLF -> LF
+/// conversion is applied as such). Other hunks give added lines the
+/// file's ending.
+fn explicit_endings(h: &Hunk) -> bool {
+    h.style == HunkStyle::Unified && h.old_lines().any(|l| l.cr)
+}
+
+/// The line break an added line gets.
+fn added_eol(style: LineEnding, h: &Hunk, l: &HunkLine) -> &'static [u8] {
+    if h.style == HunkStyle::Unified && l.no_eol {
+        b""
+    } else if explicit_endings(h) {
+        if l.cr {
+            b"\r\n"
+        } else {
+            b"\n"
+        }
+    } else {
+        eol_for(style, l)
+    }
+}
+
+/// A hunk's old and new sides as texts, each line with the ending the
+/// patch gives it (the file's, for a patch that does not say), for
+/// diagnosis and for the check of the plan.
+fn sides(h: &Hunk, style: LineEnding) -> (String, String) {
+    let (mut old, mut new) = (String::new(), String::new());
+    let explicit = explicit_endings(h);
+    for l in &h.lines {
+        let eol = if h.style == HunkStyle::Unified && l.no_eol {
+            ""
+        } else if l.cr && explicit {
+            "\r\n"
+        } else if explicit {
+            "\n"
+        } else {
+            std::str::from_utf8(eol_for(style, l)).unwrap_or("\n")
+        };
+        for (side, keep) in [
+            (&mut old, l.kind != LineKind::Add),
+            (&mut new, l.kind != LineKind::Remove),
+        ] {
+            if keep {
+                side.push_str(&l.text);
+                side.push_str(eol);
+            }
+        }
+    }
+    (old, new)
+}
+
+/// What hunks tolerate between their lines and the file's at `level`:
+/// line breaks are not compared (unless the patch says its own), and each
+/// level forgives what its comparison key drops.
+fn fold_at(level: Level, h: &Hunk) -> Fold {
+    let ws = |l: Level| {
+        if level >= l {
+            Trim::Whitespace
+        } else {
+            Trim::No
+        }
+    };
+    Fold {
+        line_endings: !explicit_endings(h),
+        final_break: true,
+        trailing: ws(Level::TrailingWhitespace),
+        leading: ws(Level::SurroundingWhitespace),
+        punctuation: level >= Level::UnicodePunctuation,
+        unicode_spaces: level >= Level::UnicodePunctuation,
+    }
+}
+
+/// The bytes a placed hunk writes: the file's bytes for context lines,
+/// added lines with their line break; a line without a break (the file's
+/// last) gets the file's before anything follows it.
+fn hunk_bytes(
     text: &[u8],
     lines: &[Line],
-    hunks: &[Hunk],
-    placed: &[(usize, usize, usize)],
+    h: &Hunk,
+    p: usize,
     style: LineEnding,
+    lead_break: bool,
 ) -> Vec<u8> {
     let file_eol: &[u8] = if style == LineEnding::Crlf {
         b"\r\n"
     } else {
         b"\n"
     };
-    let mut out: Vec<u8> = Vec::with_capacity(text.len() + 256);
-    // Before anything is appended after a line without a break, give it one.
+    let mut out: Vec<u8> = Vec::new();
+    if lead_break {
+        out.extend_from_slice(file_eol);
+    }
     let ensure_eol = |out: &mut Vec<u8>| {
         if !out.is_empty() && out.last() != Some(&b'\n') {
             out.extend_from_slice(file_eol);
         }
     };
-    let offset = |i: usize| lines.get(i).map(|l| l.start).unwrap_or(text.len());
-    let mut at = 0usize;
-    for &(hi, p, _) in placed {
-        let h = &hunks[hi];
-        if p > at {
-            ensure_eol(&mut out);
-            out.extend_from_slice(&text[offset(at)..offset(p)]);
-        }
-        let mut k = p;
-        for l in &h.lines {
-            match l.kind {
-                LineKind::Context => {
-                    ensure_eol(&mut out);
-                    let ln = lines[k];
-                    out.extend_from_slice(&text[ln.start..ln.next]);
-                    k += 1;
-                }
-                LineKind::Remove => k += 1,
-                LineKind::Add => {
-                    ensure_eol(&mut out);
-                    out.extend_from_slice(l.text.as_bytes());
-                    if !(h.style == HunkStyle::Unified && l.no_eol) {
-                        out.extend_from_slice(eol_for(style, l));
-                    }
-                }
+    let mut k = p;
+    for l in &h.lines {
+        match l.kind {
+            LineKind::Context => {
+                ensure_eol(&mut out);
+                let ln = lines[k];
+                out.extend_from_slice(&text[ln.start..ln.next]);
+                k += 1;
+            }
+            LineKind::Remove => k += 1,
+            LineKind::Add => {
+                ensure_eol(&mut out);
+                out.extend_from_slice(l.text.as_bytes());
+                out.extend_from_slice(added_eol(style, h, l));
             }
         }
-        at = k.max(at);
-    }
-    if at < lines.len() {
-        ensure_eol(&mut out);
-        out.extend_from_slice(&text[offset(at)..]);
     }
     out
+}
+
+/// Writes the new text: original bytes between hunks, each placed hunk's
+/// bytes ([`hunk_bytes`]), every hunk checked by [`verify::verify`] against
+/// the patch's own lines first.
+fn build(
+    text: &[u8],
+    lines: &[Line],
+    hunks: &[Hunk],
+    placed: &[(usize, usize, usize, Level)],
+    style: LineEnding,
+) -> Result<Vec<u8>, verify::Refused> {
+    let offset = |i: usize| lines.get(i).map(|l| l.start).unwrap_or(text.len());
+    let mut parts: Vec<(usize, usize, Vec<u8>, String, String, Fold, bool)> =
+        Vec::with_capacity(placed.len());
+    // The last byte of the new text so far (`None`: empty).
+    let mut last: Option<u8> = None;
+    let mut at = 0;
+    for &(hi, p, len, level) in placed {
+        let h = &hunks[hi];
+        let start = offset(p);
+        if start > at {
+            last = Some(text[start - 1]);
+        }
+        // Lines appended after a last line without a break give it one.
+        let lead_break =
+            start == text.len() && last.is_some_and(|b| b != b'\n') && !h.lines.is_empty();
+        let new = hunk_bytes(text, lines, h, p, style, lead_break);
+        at = offset(p + len);
+        if let Some(&b) = new.last() {
+            last = Some(b);
+        } else if at > start {
+            last = start.checked_sub(1).map(|i| text[i]);
+        }
+        let (search, replace) = sides(h, style);
+        parts.push((
+            start,
+            offset(p + len),
+            new,
+            search,
+            replace,
+            fold_at(level, h),
+            lead_break,
+        ));
+    }
+    let changes: Vec<Change<'_>> = parts
+        .iter()
+        .map(
+            |(start, end, new, search, replace, fold, adds_break)| Change {
+                start: *start,
+                end: *end,
+                new,
+                search,
+                replace,
+                fold: *fold,
+                takes_break: false,
+                adds_break: *adds_break,
+            },
+        )
+        .collect();
+    verify::verify(text, &changes)?;
+    Ok(verify::compose(text, &changes))
+}
+
+/// Hunks for a file that starts with a UTF-8 BOM, which the text matched
+/// does not include: a diff of the file's bytes (`git diff`) shows the BOM
+/// at the start of line 1, on the old side and, unless the change removes
+/// it, on the new side. The BOM is taken off those lines, and that hunk
+/// must then apply at line 1. The answer says whether the file keeps its
+/// BOM, and which hunk carried it.
+pub fn without_bom(hunks: &[Hunk]) -> (Cow<'_, [Hunk]>, bool, Option<usize>) {
+    let Some(at) = hunks.iter().position(|h| {
+        h.old_lines()
+            .next()
+            .is_some_and(|l| l.text.starts_with('\u{FEFF}'))
+    }) else {
+        return (Cow::Borrowed(hunks), true, None);
+    };
+    let mut out = hunks.to_vec();
+    let h = &mut out[at];
+    let first_old = h.lines.iter().position(|l| l.kind != LineKind::Add);
+    let first_new = h.lines.iter().position(|l| l.kind != LineKind::Remove);
+    let keep = first_new.is_some_and(|i| h.lines[i].text.starts_with('\u{FEFF}'));
+    for i in [first_old, first_new].into_iter().flatten() {
+        if let Some(t) = h.lines[i].text.strip_prefix('\u{FEFF}') {
+            h.lines[i].text = t.to_string();
+        }
+    }
+    (Cow::Owned(out), keep, Some(at))
 }
 
 #[cfg(test)]

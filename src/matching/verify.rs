@@ -354,7 +354,9 @@ fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
             continue;
         }
         let callers = !c.fold.line_endings && p.get(j).is_some_and(|l| l.end == w.end);
-        if !(callers || seen(w.end) || file_uses(text, w.end)) {
+        // A file without any line break takes the default, LF.
+        let default = w.end == Ending::Lf && memchr::memchr(b'\n', text).is_none();
+        if !(callers || default || seen(w.end) || file_uses(text, w.end)) {
             return Err(format!(
                 "line {} of the text written ends with {}, which the file does not use",
                 j + 1,

@@ -447,7 +447,7 @@ fn plan_op(
         Action::Delete { verify } => {
             let (s, _) = cur(src).expect("an existing file was read");
             if let Some(hunks) = verify {
-                match hunks::apply(s.text(), hunks, s.encoding() == Encoding::Bytes) {
+                match apply_hunks(s.text(), hunks, s.encoding()).map(|(a, _)| a) {
                     Ok(a) if a.text.is_empty() => p.hunks = a.hunks,
                     Ok(_) => {
                         return Err(OpFailure::new(
@@ -535,11 +535,14 @@ fn plan_op(
             // Blocks planned in one pass over an existing file written as it
             // is: kept as slices of it, never copied.
             let mut sliced: Option<(Vec<Edit>, NewText)> = None;
+            // A diff that removes the file's BOM (see [`apply_hunks`]).
+            let mut drops_bom = false;
             let mut new_text: Vec<u8> = match changes {
                 Changes::None => base_text.to_vec(),
-                Changes::Hunks(h) => match hunks::apply(base_text, h, bytes_mode) {
-                    Ok(a) => {
+                Changes::Hunks(h) => match apply_hunks(base_text, h, enc) {
+                    Ok((a, keeps_bom)) => {
                         p.hunks = a.hunks;
+                        drops_bom = !keeps_bom;
                         a.text
                     }
                     Err(fs) => return Err(hunk_failure(i, op, fs, abs(src.or(dst)))),
@@ -587,6 +590,11 @@ fn plan_op(
                         Err(f) => return Err(OpFailure::new(i, f, abs(src))),
                     }
                 }
+            };
+            let (enc, identity) = if drops_bom {
+                (Encoding::Utf8, true)
+            } else {
+                (enc, identity)
             };
             // A caller's BOM is not doubled in a file that has one.
             if !enc.bom().is_empty()
@@ -666,6 +674,43 @@ fn apply_blocks(
         })
         .collect();
     Ok((edits, applied.text, reports))
+}
+
+/// Applies hunks to the text of a file in encoding `enc` ([`hunks::apply`]).
+/// A file with a UTF-8 BOM matches without it, while a diff of its bytes
+/// shows it at the start of line 1 ([`hunks::without_bom`]): that hunk must
+/// apply at line 1, and the answer says whether the file keeps its BOM.
+fn apply_hunks(
+    text: &[u8],
+    h: &[crate::model::Hunk],
+    enc: Encoding,
+) -> Result<(hunks::Applied, bool), Vec<HunkFailure>> {
+    let (h, keep, at) = if enc == Encoding::Utf8Bom {
+        hunks::without_bom(h)
+    } else {
+        (std::borrow::Cow::Borrowed(h), true, None)
+    };
+    let a = hunks::apply(text, &h, enc == Encoding::Bytes)?;
+    if let Some(r) = at.and_then(|k| a.hunks.iter().find(|r| r.index == k)) {
+        if r.line_number != 1 {
+            return Err(vec![HunkFailure {
+                index: r.index,
+                patch_line: r.patch_line,
+                code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                match_count: 0,
+                match_lines: Vec::new(),
+                message: format!(
+                    "hunk {} (patch line {}): its first line carries the file's byte order mark, so it must be line \
+                     1, but the hunk matches at line {}; reread the file and regenerate the diff",
+                    r.index + 1,
+                    r.patch_line,
+                    r.line_number
+                ),
+                diagnosis: None,
+            }]);
+        }
+    }
+    Ok((a, keep))
 }
 
 /// Inserts `ins` after 1-based line `after` (0: at the top), as whole lines.
@@ -770,6 +815,9 @@ fn hunk_failure(
         &first.match_lines,
         file_path,
     );
+    if let Some(d) = &first.diagnosis {
+        d.write_json(&mut f.details);
+    }
     f.details.insert(
         "hunks".into(),
         Value::Array(
@@ -779,6 +827,9 @@ fn hunk_failure(
                         "match_count": h.match_count, "message": h.message});
                     if !h.match_lines.is_empty() {
                         v["match_lines"] = json!(h.match_lines);
+                    }
+                    if let (Some(d), Some(m)) = (&h.diagnosis, v.as_object_mut()) {
+                        d.write_json(m);
                     }
                     v
                 })
@@ -804,11 +855,12 @@ fn block_failure(
         };
         // The planner's own message speaks of `search_block`; say which block.
         let what = match e.code {
-            ErrorCode::SEARCH_BLOCK_NOT_FOUND => {
-                "its SEARCH text was not found; reread the file and copy the exact current text (whitespace, \
-                 indentation and line breaks must match)"
-                    .to_string()
-            }
+            ErrorCode::SEARCH_BLOCK_NOT_FOUND => match e.diagnosis.as_ref().and_then(|d| d.summary()) {
+                Some(sum) => format!("its SEARCH text was not found; {sum}"),
+                None => "its SEARCH text was not found; reread the file and copy the exact current text \
+                         (whitespace, indentation and line breaks must match)"
+                    .to_string(),
+            },
             ErrorCode::SEARCH_BLOCK_AMBIGUOUS => format!(
                 "its SEARCH text occurs {} times (lines {}); include neighbouring lines to make it unique",
                 e.match_count,
@@ -852,6 +904,9 @@ fn block_failure(
                         "match_count": e.match_count, "message": describe(e)});
                     if !e.match_lines.is_empty() {
                         v["match_lines"] = json!(e.match_lines);
+                    }
+                    if let (Some(d), Some(m)) = (&e.diagnosis, v.as_object_mut()) {
+                        d.write_json(m);
                     }
                     v
                 })

@@ -812,8 +812,17 @@ fn build(
     style: LineEnding,
 ) -> Result<Vec<u8>, verify::Refused> {
     let offset = |i: usize| lines.get(i).map(|l| l.start).unwrap_or(text.len());
-    let mut parts: Vec<(usize, usize, Vec<u8>, String, String, Fold, bool)> =
-        Vec::with_capacity(placed.len());
+    /// A placed hunk's change, owning what [`Change`] borrows.
+    struct Part {
+        start: usize,
+        end: usize,
+        new: Vec<u8>,
+        search: String,
+        replace: String,
+        fold: Fold,
+        adds_break: bool,
+    }
+    let mut parts: Vec<Part> = Vec::with_capacity(placed.len());
     // The last byte of the new text so far (`None`: empty).
     let mut last: Option<u8> = None;
     let mut at = 0;
@@ -824,40 +833,36 @@ fn build(
             last = Some(text[start - 1]);
         }
         // Lines appended after a last line without a break give it one.
-        let lead_break =
+        let adds_break =
             start == text.len() && last.is_some_and(|b| b != b'\n') && !h.lines.is_empty();
-        let new = hunk_bytes(text, lines, h, p, style, lead_break);
+        let new = hunk_bytes(text, lines, h, p, style, adds_break);
         at = offset(p + len);
         if let Some(&b) = new.last() {
             last = Some(b);
-        } else if at > start {
-            last = start.checked_sub(1).map(|i| text[i]);
         }
         let (search, replace) = sides(h, style);
-        parts.push((
+        parts.push(Part {
             start,
-            offset(p + len),
+            end: at,
             new,
             search,
             replace,
-            fold_at(level, h),
-            lead_break,
-        ));
+            fold: fold_at(level, h),
+            adds_break,
+        });
     }
     let changes: Vec<Change<'_>> = parts
         .iter()
-        .map(
-            |(start, end, new, search, replace, fold, adds_break)| Change {
-                start: *start,
-                end: *end,
-                new,
-                search,
-                replace,
-                fold: *fold,
-                takes_break: false,
-                adds_break: *adds_break,
-            },
-        )
+        .map(|p| Change {
+            start: p.start,
+            end: p.end,
+            new: &p.new,
+            search: &p.search,
+            replace: &p.replace,
+            fold: p.fold,
+            takes_break: false,
+            adds_break: p.adds_break,
+        })
         .collect();
     verify::verify(text, &changes)?;
     Ok(verify::compose(text, &changes))

@@ -18,8 +18,9 @@
 use std::borrow::Cow;
 
 use crate::error::ErrorCode;
-use crate::matching::exact::{self, EditFailure, EditReport, RunFinder, Runs, TextKind};
+use crate::matching::exact::{self, EditFailure, EditReport, RunFinder, Runs, Span, TextKind};
 use crate::matching::many;
+use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Cancel, Edit};
 
 /// The new text of blocks applied.
@@ -66,14 +67,29 @@ pub(crate) struct Applied {
     pub one_pass: bool,
 }
 
-/// The blocks applied, or every failing block.
+/// The blocks applied, or every failing block. `callers`: each block as
+/// the caller wrote it, before its line breaks followed the file's (the
+/// texts every application is checked against, [`verify`]).
 pub(crate) fn apply(
     text: &[u8],
     edits: &[Edit],
+    callers: &[Caller<'_>],
     kind: TextKind,
     cancel: &Cancel,
 ) -> Result<Applied, Vec<EditFailure>> {
-    in_turn_with(text, edits, kind, cancel, Runs::WhenWorthIt)
+    in_turn_with(text, edits, callers, kind, cancel, Runs::WhenWorthIt)
+}
+
+/// A block's search and replacement texts as the caller wrote them.
+pub(crate) type Caller<'a> = (&'a str, &'a str);
+
+/// The blocks' own texts, for blocks that were not adapted (tests).
+#[cfg(test)]
+pub(crate) fn as_sent(edits: &[Edit]) -> Vec<Caller<'_>> {
+    edits
+        .iter()
+        .map(|e| (e.search.as_str(), e.replace.as_str()))
+        .collect()
 }
 
 /// Whether `edits` over `text` are planned in one pass (for the tests that
@@ -96,7 +112,7 @@ pub(crate) fn in_turn(
     kind: TextKind,
     cancel: &Cancel,
 ) -> Result<Applied, Vec<EditFailure>> {
-    in_turn_with(text, edits, kind, cancel, Runs::Never)
+    in_turn_with(text, edits, &as_sent(edits), kind, cancel, Runs::Never)
 }
 
 /// [`in_turn`], with runs of blocks that neither fail nor interact planned
@@ -105,6 +121,7 @@ pub(crate) fn in_turn(
 pub(crate) fn in_turn_with(
     text: &[u8],
     edits: &[Edit],
+    callers: &[Caller<'_>],
     kind: TextKind,
     cancel: &Cancel,
     runs: Runs,
@@ -129,7 +146,18 @@ pub(crate) fn in_turn_with(
         if let Err(f) = cancel.check() {
             return Err(vec![exact::cancelled(bi, f)]);
         }
-        if let Some((m, plan)) = runs.find(&cur, edits, bi, &takes, kind, cancel) {
+        // A run whose plan fails the check is not taken: its blocks are
+        // applied one by one, and the one that fails says so as itself.
+        let run = runs
+            .find(&cur, edits, bi, &takes, kind, cancel)
+            .filter(|(m, plan)| {
+                let changes = plan_changes(plan, &edits[bi..bi + m], &callers[bi..bi + m]);
+                verify::verify(&cur, &changes).is_ok()
+            });
+        if run.is_none() {
+            runs.forget(bi);
+        }
+        if let Some((m, plan)) = run {
             if bi == 0 && m == edits.len() {
                 let reports = plan.reports.clone();
                 return Ok(Applied {
@@ -151,6 +179,11 @@ pub(crate) fn in_turn_with(
         match matched {
             Ok(p) => {
                 let r = p.edits[0];
+                let change = block_change(&cur, r.offset, edit, callers[bi]);
+                if let Err(why) = verify::verify(&cur, &[change]) {
+                    failures.push(refused(bi, &why.reason));
+                    continue;
+                }
                 // A single block (the text editor's `str_replace`, one
                 // SEARCH/REPLACE): spans over the caller's text, not a copy.
                 let p = if edits.len() == 1 {
@@ -259,6 +292,96 @@ fn take_break_after(text: &[u8], mut plan: many::Plan, edit: &Edit) -> many::Pla
     plan
 }
 
+/// What a block's line breaks tolerate: those of the file, when they were
+/// made to follow it.
+fn fold_of(edit: &Edit, caller: Caller<'_>) -> Fold {
+    if edit.search == caller.0 && edit.replace == caller.1 {
+        Fold::EXACT
+    } else {
+        Fold {
+            line_endings: true,
+            ..Fold::EXACT
+        }
+    }
+}
+
+/// The change block `edit` (as written by the caller: `caller`) makes at
+/// `at` in `text`: its search text, and the line break after it when the
+/// block deletes whole lines.
+fn block_change<'a>(text: &[u8], at: usize, edit: &'a Edit, caller: Caller<'a>) -> Change<'a> {
+    let end = at + edit.search.len();
+    let rest = &text[end..];
+    let taken = if edit.replace.is_empty() && (at == 0 || text[at - 1] == b'\n') {
+        if rest.starts_with(b"\r\n") {
+            2
+        } else {
+            usize::from(rest.starts_with(b"\n"))
+        }
+    } else {
+        0
+    };
+    Change {
+        start: at,
+        end: end + taken,
+        new: edit.replace.as_bytes(),
+        search: caller.0,
+        replace: caller.1,
+        fold: fold_of(edit, caller),
+        takes_break: taken > 0,
+        adds_break: false,
+    }
+}
+
+/// The changes a plan of blocks makes to the text it is over: each
+/// replacement stands between two kept spans, and replaces what lies
+/// between them.
+fn plan_changes<'a>(
+    plan: &many::Plan,
+    edits: &'a [Edit],
+    callers: &[Caller<'a>],
+) -> Vec<Change<'a>> {
+    let mut out = Vec::new();
+    for (k, span) in plan.spans.iter().enumerate() {
+        let Span::Insert(e) = *span else { continue };
+        let start = match k.checked_sub(1).map(|j| plan.spans[j]) {
+            Some(Span::Keep(_, b)) => b,
+            _ => 0,
+        };
+        let end = match plan.spans.get(k + 1) {
+            Some(&Span::Keep(a, _)) => a,
+            _ => start,
+        };
+        let (edit, caller) = (&edits[e], callers[e]);
+        out.push(Change {
+            start,
+            end,
+            new: edit.replace.as_bytes(),
+            search: caller.0,
+            replace: caller.1,
+            fold: fold_of(edit, caller),
+            takes_break: edit.replace.is_empty() && end - start > edit.search.len(),
+            adds_break: false,
+        });
+    }
+    out
+}
+
+/// The failure of block `index`, whose plan failed the check before
+/// writing.
+fn refused(index: usize, why: &str) -> EditFailure {
+    EditFailure {
+        index,
+        code: ErrorCode::PLAN_CHECK_FAILED,
+        match_count: 1,
+        match_lines: Vec::new(),
+        message: format!(
+            "the block's replacement, fitted to the file's line breaks, failed the check made before writing ({why}); \
+             nothing was written"
+        ),
+        diagnosis: None,
+    }
+}
+
 /// Blocks from `index` on (`n` of them) whose text could not be allocated.
 fn too_large(index: usize, len: usize, n: usize) -> EditFailure {
     EditFailure {
@@ -285,7 +408,14 @@ mod tests {
             replace: replace.into(),
             count: Count::One,
         }];
-        let a = apply(text.as_bytes(), &edits, TextKind::Utf8, &Cancel::default()).unwrap();
+        let a = apply(
+            text.as_bytes(),
+            &edits,
+            &as_sent(&edits),
+            TextKind::Utf8,
+            &Cancel::default(),
+        )
+        .unwrap();
         assert!(
             matches!(a.text, NewText::Planned(_)),
             "a single block is planned as slices"

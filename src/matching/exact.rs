@@ -441,6 +441,12 @@ impl RunFinder {
         i < self.covered_to
     }
 
+    /// Forgets a run found at edit `i` that the caller did not take: the
+    /// edits from `i` on are applied one by one.
+    pub(crate) fn forget(&mut self, i: usize) {
+        self.covered_to = self.covered_to.min(i);
+    }
+
     /// A run of `edits[i..]` over `text` (how many edits, and their plan)
     /// when it is time to look and one is planned. `take_break`: per edit,
     /// as [`many::plan_blocks`] (empty for `edits`).

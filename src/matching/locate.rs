@@ -626,7 +626,7 @@ fn apply_indexed(
                 } else {
                     String::new()
                 };
-                let (search, replace) = sides(h, style);
+                let (search, replace) = sides(h, style, explicit_endings(h, text, None));
                 let d = diagnose::not_found(text, &search, &replace, "", &budget);
                 let closest = match d.summary() {
                     Some(sum) => format!("; {sum}"),
@@ -682,20 +682,32 @@ fn apply_indexed(
     })
 }
 
-/// Whether a hunk's lines say their own line endings: a unified diff
-/// whose old lines carry the file's CRs (`git diff` of a CRLF file) shows
-/// the bytes of every line, so its added lines keep theirs (a CRLF -> LF
-/// conversion is applied as such). Other hunks give added lines the
-/// file's ending.
-fn explicit_endings(h: &Hunk) -> bool {
-    h.style == HunkStyle::Unified && h.old_lines().any(|l| l.cr)
+/// Whether a placed hunk's lines say their own line endings: a unified
+/// diff whose old lines carry CRs exactly where the file's lines at its
+/// place end with CRLF (`git diff` of a file with CRLF endings) shows the
+/// bytes of every line, so its added lines keep theirs (a CRLF -> LF
+/// conversion is applied as such). CRs the file does not have at that
+/// place came with the patch's text (a diff sent with CRLF line breaks),
+/// and other hunks too give added lines the file's ending. `at`: the
+/// file's lines the hunk's old lines are, when it is placed.
+fn explicit_endings(h: &Hunk, text: &[u8], at: Option<&[Line]>) -> bool {
+    if h.style != HunkStyle::Unified || !h.old_lines().any(|l| l.cr) {
+        return false;
+    }
+    match at {
+        Some(lines) => h.old_lines().zip(lines).all(|(l, ln)| {
+            let crlf = ln.next > ln.end + 1;
+            l.cr == crlf || ln.next == ln.end
+        }),
+        None => crate::text::source::line_ending(text) != LineEnding::Lf,
+    }
 }
 
 /// The line break an added line gets.
-fn added_eol(style: LineEnding, h: &Hunk, l: &HunkLine) -> &'static [u8] {
+fn added_eol(style: LineEnding, h: &Hunk, l: &HunkLine, explicit: bool) -> &'static [u8] {
     if h.style == HunkStyle::Unified && l.no_eol {
         b""
-    } else if explicit_endings(h) {
+    } else if explicit {
         if l.cr {
             b"\r\n"
         } else {
@@ -709,9 +721,8 @@ fn added_eol(style: LineEnding, h: &Hunk, l: &HunkLine) -> &'static [u8] {
 /// A hunk's old and new sides as texts, each line with the ending the
 /// patch gives it (the file's, for a patch that does not say), for
 /// diagnosis and for the check of the plan.
-fn sides(h: &Hunk, style: LineEnding) -> (String, String) {
+fn sides(h: &Hunk, style: LineEnding, explicit: bool) -> (String, String) {
     let (mut old, mut new) = (String::new(), String::new());
-    let explicit = explicit_endings(h);
     for l in &h.lines {
         let eol = if h.style == HunkStyle::Unified && l.no_eol {
             ""
@@ -738,7 +749,7 @@ fn sides(h: &Hunk, style: LineEnding) -> (String, String) {
 /// What hunks tolerate between their lines and the file's at `level`:
 /// line breaks are not compared (unless the patch says its own), and each
 /// level forgives what its comparison key drops.
-fn fold_at(level: Level, h: &Hunk) -> Fold {
+fn fold_at(level: Level, explicit: bool) -> Fold {
     let ws = |l: Level| {
         if level >= l {
             Trim::Whitespace
@@ -747,7 +758,7 @@ fn fold_at(level: Level, h: &Hunk) -> Fold {
         }
     };
     Fold {
-        line_endings: !explicit_endings(h),
+        line_endings: !explicit,
         final_break: true,
         trailing: ws(Level::TrailingWhitespace),
         leading: ws(Level::SurroundingWhitespace),
@@ -766,6 +777,7 @@ fn hunk_bytes(
     p: usize,
     style: LineEnding,
     lead_break: bool,
+    explicit: bool,
 ) -> Vec<u8> {
     let file_eol: &[u8] = if style == LineEnding::Crlf {
         b"\r\n"
@@ -794,7 +806,7 @@ fn hunk_bytes(
             LineKind::Add => {
                 ensure_eol(&mut out);
                 out.extend_from_slice(l.text.as_bytes());
-                out.extend_from_slice(added_eol(style, h, l));
+                out.extend_from_slice(added_eol(style, h, l, explicit));
             }
         }
     }
@@ -835,19 +847,20 @@ fn build(
         // Lines appended after a last line without a break give it one.
         let adds_break =
             start == text.len() && last.is_some_and(|b| b != b'\n') && !h.lines.is_empty();
-        let new = hunk_bytes(text, lines, h, p, style, adds_break);
+        let explicit = explicit_endings(h, text, lines.get(p..p + len));
+        let new = hunk_bytes(text, lines, h, p, style, adds_break, explicit);
         at = offset(p + len);
         if let Some(&b) = new.last() {
             last = Some(b);
         }
-        let (search, replace) = sides(h, style);
+        let (search, replace) = sides(h, style, explicit);
         parts.push(Part {
             start,
             end: at,
             new,
             search,
             replace,
-            fold: fold_at(level, h),
+            fold: fold_at(level, explicit),
             adds_break,
         });
     }

@@ -1136,6 +1136,7 @@ mod tests {
         let c = blocks::in_turn_with(
             t,
             edits,
+            &blocks::as_sent(edits),
             TextKind::Utf8,
             &crate::model::Cancel::default(),
             Runs::Always,

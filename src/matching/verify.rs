@@ -23,8 +23,9 @@
 //!    has that line, byte for byte;
 //! 5. every line ending written is one the file already uses (or, when the
 //!    plan does not tolerate line-ending differences, the one the caller
-//!    wrote for that line), and no carriage return is left without its line
-//!    feed (a lone CR, or CR CR LF) unless the caller's replacement has it.
+//!    wrote for that line), and a plan that adapted the caller's text leaves
+//!    no carriage return without its line feed (a lone CR, or CR CR LF)
+//!    unless the caller's replacement has it or the file has such endings.
 //!
 //! A change that fails is refused ([`Refused`], the reason naming the line)
 //! and nothing is written.
@@ -290,13 +291,17 @@ fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
         if !c.new.is_empty() || !c.replace.is_empty() {
             return Err("a change that takes the line break after it must write nothing".into());
         }
-        region = region
-            .strip_suffix(b"\r\n")
-            .or_else(|| region.strip_suffix(b"\n"))
-            .ok_or("a change that takes the line break after it does not end with one")?;
         if c.start > 0 && text[c.start - 1] != b'\n' {
             return Err("a block that takes its line break must start a line".into());
         }
+        // The break taken is a CRLF or an LF (after a search text that
+        // itself ends with the CR): whichever leaves the caller's text.
+        let search = lines(c.search.as_bytes());
+        region = [&b"\r\n"[..], b"\n"]
+            .into_iter()
+            .filter_map(|b| region.strip_suffix(b))
+            .find(|r| same_under(&lines(r), &search, c.fold, "").is_ok())
+            .ok_or("a change that takes the line break after it does not end with one after the caller's text")?;
     }
     let mut new = c.new;
     if c.adds_break {
@@ -364,10 +369,16 @@ fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
             ));
         }
     }
+    // A lone CR: an exact change writes the caller's bytes as asked (its
+    // search text may end inside a CRLF); an adapted one must not leave a
+    // CR the caller did not write, unless the file has such line endings.
     let lo = c.start.saturating_sub(1);
     let hi = (c.end + 1).min(text.len());
     let window = [&text[lo..c.start], c.new, &text[c.end..hi]].concat();
-    if lone_crs(&window) > lone_crs(&text[lo..hi]) + lone_crs(c.replace.as_bytes()) {
+    if !c.fold.is_exact()
+        && lone_crs(&window) > lone_crs(&text[lo..hi]) + lone_crs(c.replace.as_bytes())
+        && lone_crs(text) == 0
+    {
         return Err(
             "the text written leaves a carriage return without its line feed (a lone CR or CR CR LF)".into(),
         );
@@ -537,11 +548,16 @@ mod tests {
         assert!(verdict(text, c).unwrap_err().contains("does not use"));
         let (_, c) = change(text, "a\r\n", "a\n", "a\r\n", "a\n", Fold::EXACT);
         assert_eq!(verdict(text, c), Ok(()));
-        // A lone CR the caller did not write.
-        let (_, c) = change(text, "b", "B\r", "b", "B", Fold::EXACT);
-        assert!(verdict(text, c).is_err());
-        let (_, c) = change(text, "b", "B\r", "b", "B\r", Fold::EXACT);
+        // A lone CR the caller did not write: refused from an adapted plan;
+        // an exact one writes what the caller's block says.
+        let (_, c) = change(text, "\nb", "", "\nb", "", LE);
+        assert!(verdict(text, c).unwrap_err().contains("lone CR"));
+        let (_, c) = change(text, "\nb", "", "\nb", "", Fold::EXACT);
         assert_eq!(verdict(text, c), Ok(()));
+        // ...and so does an adapted one in a file that has lone CRs.
+        let lone = "a\rb\r\nc\r\n";
+        let (_, c) = change(lone, "\nc", "", "\nc", "", LE);
+        assert_eq!(verdict(lone, c), Ok(()));
     }
 
     #[test]

@@ -27,6 +27,7 @@ use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::matching::blocks::{self as edit_blocks, NewText};
 use crate::matching::exact::{self, EditFailure, TextKind};
 use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
+use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
 use crate::text::source::adapt_line_endings;
 use crate::text::source::{self, Encoding, LineEnding, Source};
@@ -658,7 +659,11 @@ fn apply_blocks(
             count: Count::One,
         })
         .collect();
-    let applied = edit_blocks::apply(text, &edits, kind, &opts.cancel)?;
+    let callers: Vec<(&str, &str)> = blocks
+        .iter()
+        .map(|b| (b.search.as_str(), b.replace.as_str()))
+        .collect();
+    let applied = edit_blocks::apply(text, &edits, &callers, kind, &opts.cancel)?;
     let one_pass = applied.one_pass;
     let reports = applied
         .reports
@@ -740,7 +745,7 @@ fn apply_insert(
     } else {
         "\n"
     };
-    let ins = adapt_line_endings(ins, eol);
+    let adapted = adapt_line_endings(ins, eol);
     let at = if after == 0 {
         0
     } else {
@@ -749,21 +754,40 @@ fn apply_insert(
             .map(|i| i + 1)
             .unwrap_or(text.len())
     };
-    let mut out = Vec::with_capacity(text.len() + ins.len() + 2);
-    if at == text.len() && !text.is_empty() && !text.ends_with(b"\n") {
-        // After a last line without a break: the file keeps ending without one.
-        out.extend_from_slice(text);
-        out.extend_from_slice(nl.as_bytes());
-        out.extend_from_slice(ins.strip_suffix(nl).unwrap_or(&ins).as_bytes());
-        return Ok(out);
-    }
-    out.extend_from_slice(&text[..at]);
-    out.extend_from_slice(ins.as_bytes());
-    if !ins.ends_with('\n') {
-        out.extend_from_slice(nl.as_bytes());
-    }
-    out.extend_from_slice(&text[at..]);
-    Ok(out)
+    // After a last line without a break, the file keeps ending without
+    // one; elsewhere the text inserted is whole lines.
+    let after_last = at == text.len() && !text.is_empty() && !text.ends_with(b"\n");
+    let new = if after_last {
+        format!("{nl}{}", adapted.strip_suffix(nl).unwrap_or(&adapted))
+    } else if adapted.ends_with('\n') {
+        adapted.to_string()
+    } else {
+        format!("{adapted}{nl}")
+    };
+    let change = Change {
+        start: at,
+        end: at,
+        new: new.as_bytes(),
+        search: "",
+        replace: ins,
+        fold: Fold {
+            line_endings: adapted != ins,
+            final_break: true,
+            ..Fold::EXACT
+        },
+        takes_break: false,
+        adds_break: after_last,
+    };
+    verify::verify(text, std::slice::from_ref(&change)).map_err(|r| {
+        Failure::new(
+            ErrorCode::PLAN_CHECK_FAILED,
+            format!(
+                "the inserted text failed the check made before writing ({}); nothing was written",
+                r.reason
+            ),
+        )
+    })?;
+    Ok(verify::compose(text, &[change]))
 }
 
 // ---------------------------------------------------------------------------

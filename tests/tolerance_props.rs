@@ -495,8 +495,20 @@ fn check_patch_file(root: &Path, c: &Case) -> Result<Tally, TestCaseError> {
         .filter(|(k, s)| (*k > 0 || !mid) && s.depth.is_some())
         .map(|(_, s)| s.depth.unwrap())
         .collect();
-    for (j, (p, _)) in replace.iter().enumerate() {
+    for (j, (p, from)) in replace.iter().enumerate() {
         let got = content(w[c.a + j]);
+        // A line the caller kept is the file's line, byte for byte (also
+        // when it moves onto or off the line the block starts inside).
+        if let From::Context(i) = *from {
+            prop_assert_eq!(
+                got,
+                content(f[i]),
+                "kept line {} is not the file's{}",
+                c.a + j + 1,
+                ctx()
+            );
+            continue;
+        }
         let wanted = if j == 0 && mid {
             format!("{first_lead}{}", p.full())
         } else {

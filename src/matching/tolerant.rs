@@ -174,7 +174,10 @@ fn norm_line(
         i = end;
     }
     if keep_cr {
-        push(b'\r', body.len(), body.len() + 1, &mut map);
+        // The CR of a line ending that is not tolerated stays, as a byte no
+        // UTF-8 text has, so that a CR inside a line (left at its end once
+        // trailing whitespace is dropped) never passes for it.
+        push(0xFF, body.len(), body.len() + 1, &mut map);
     }
     if nl {
         // A tolerated CRLF folds to one `\n` that stands for both bytes, so
@@ -444,42 +447,36 @@ fn show_line(s: &str) -> String {
     }
 }
 
-/// The line ending of each line of `region`: its own (CRLF or LF) when
-/// line endings are tolerated, none for a last line without one. Without
-/// the tolerance a `\r` stays part of the line's text and every break is
-/// an LF.
-fn region_endings(region: &str, le: bool) -> Vec<Option<&'static str>> {
-    let raw = lines_of(region);
+/// The lines of a text without their line endings (a CR before an LF is
+/// part of the ending), and each line's ending (`None` for a last line
+/// without one).
+fn split_ends(t: &str) -> (Vec<String>, Vec<Option<&'static str>>) {
+    let raw = lines_of(t);
     let n = raw.len();
     raw.iter()
         .enumerate()
         .map(|(i, l)| {
-            if i + 1 == n && !region.ends_with('\n') {
-                None
-            } else if le && l.ends_with('\r') {
-                Some("\r\n")
+            if i + 1 == n && !t.ends_with('\n') {
+                (l.to_string(), None)
+            } else if let Some(c) = l.strip_suffix('\r') {
+                (c.to_string(), Some("\r\n"))
             } else {
-                Some("\n")
+                (l.to_string(), Some("\n"))
             }
         })
-        .collect()
+        .unzip()
 }
 
-/// The lines joined, each with the ending of the region line it was made
-/// from (kept or modified), a new line with the ending of the nearest such
-/// line before it (or after it), `default` when there is none; the last
-/// line gets one only when `final_break`.
+/// The lines joined, each with its ending: `own`, or for a line without
+/// one the ending of the nearest line before it that has one (or after
+/// it), `default` when there is none; the last line gets one only when
+/// `final_break`.
 fn join_with_endings(
     out: &[String],
-    from: &[Option<usize>],
-    ends: &[Option<&'static str>],
+    own: &[Option<&'static str>],
     default: &'static str,
     final_break: bool,
 ) -> String {
-    let own: Vec<Option<&str>> = from
-        .iter()
-        .map(|i| i.and_then(|i| ends.get(i).copied().flatten()))
-        .collect();
     let mut s = String::with_capacity(out.iter().map(|l| l.len() + 2).sum());
     for (j, line) in out.iter().enumerate() {
         s.push_str(line);
@@ -536,30 +533,46 @@ fn adapt(
     } else {
         "\n"
     };
-    // Line content for comparison; `\r` is part of the ending when tolerated.
-    let strip = |l: &str| -> String {
-        if le {
-            l.strip_suffix('\r').unwrap_or(l).to_string()
-        } else {
-            l.to_string()
-        }
-    };
-    let s_lines: Vec<String> = lines_of(search).into_iter().map(strip).collect();
-    let r_lines: Vec<String> = lines_of(region).into_iter().map(strip).collect();
-    let p_lines: Vec<String> = lines_of(replace).into_iter().map(strip).collect();
+    // Lines without their endings (compared by content); each line's
+    // ending.
+    let (s_lines, _) = split_ends(search);
+    let (r_lines, r_ends) = split_ends(region);
+    let (p_lines, p_ends) = split_ends(replace);
     let starts_line = at_line_start(text, start);
+    // The file's text on the region's first line before the match.
+    let line_start = memchr::memrchr(b'\n', &text[..start]).map_or(0, |k| k + 1);
+    let before = std::str::from_utf8(&text[line_start..start]).unwrap_or("");
     let pairs = indent_pairs(search, region, starts_line);
     let reindent = m.has(Tolerance::Indentation) && pairs.iter().any(|(s, f)| s != f);
     let mut out: Vec<String> = Vec::with_capacity(p_lines.len());
     let mut from: Vec<Option<usize>> = Vec::with_capacity(p_lines.len());
     let (same, edited) = line_roles(&s_lines, &p_lines);
     for (j, line) in p_lines.iter().enumerate() {
-        // A region line stands for replacement line `j` only where both
-        // start a line of the file, or both are the region's first line
-        // when the region starts inside a line.
-        let copy = same[j].filter(|&i| (starts_line || (i == 0) == (j == 0)) && i < r_lines.len());
-        if let Some(i) = copy {
-            out.push(r_lines[i].clone());
+        // A line the caller kept is the file's line, whole: moved off the
+        // region's partial first line, with the text before the match on
+        // that line; moved onto it, without that text (which must then
+        // start the file's line, or the line cannot be kept as it is).
+        if let Some(i) = same[j].filter(|&i| i < r_lines.len()) {
+            let kept = match (starts_line, i == 0, j == 0) {
+                (false, true, false) => Some(format!("{before}{}", r_lines[0])),
+                (false, false, true) => r_lines[i].strip_prefix(before).map(str::to_string),
+                _ => Some(r_lines[i].clone()),
+            };
+            // Moved, it must still be the caller's line under the
+            // tolerances (the text before the match is not always
+            // whitespace the caller may leave out).
+            let moved = !starts_line && (i == 0) != (j == 0);
+            let kept = kept.filter(|k| !moved || norm_text(k, m) == norm_text(line, m));
+            let Some(kept) = kept else {
+                return Err(format!(
+                    "line {} of replace_block ({}) repeats line {} of search_block where the match starts inside a \
+                     line, so it cannot be kept as the file has it",
+                    j + 1,
+                    show_line(line),
+                    i + 1
+                ));
+            };
+            out.push(kept);
             from.push(Some(i));
             continue;
         }
@@ -593,14 +606,56 @@ fn adapt(
         out.push(new_ind + &rest);
         from.push(edited[j].filter(|&i| i < r_lines.len()));
     }
-    let ends = region_endings(region, le);
+    // Line endings are the region's where they are tolerated (each line
+    // the ending of the region line it comes from), else the caller's.
+    let own: Vec<Option<&'static str>> = if le {
+        from.iter().map(|i| i.and_then(|i| r_ends[i])).collect()
+    } else {
+        p_ends
+    };
     Ok(join_with_endings(
         &out,
-        &from,
-        &ends,
+        &own,
         default_nl,
         replace.ends_with('\n'),
     ))
+}
+
+/// The fewest tolerances of `m` under which the region matches the block
+/// and the adapted replacement is the caller's (`matched_with`): the
+/// differences this match really forgave, on either side. Those the block
+/// and the region differ in come first (as diagnosis names them).
+fn needed(
+    search: &str,
+    region: &str,
+    replace: &str,
+    adapted: &str,
+    m: MatchMode,
+) -> Vec<Tolerance> {
+    let all = m.tolerances();
+    let kinds: Vec<Kind> = diagnose::classify(search, region, 1)
+        .into_iter()
+        .map(|d| d.kind)
+        .collect();
+    let mut subsets: Vec<Vec<Tolerance>> = (1u32..1 << all.len())
+        .map(|bits| {
+            all.iter()
+                .enumerate()
+                .filter(|(k, _)| bits & (1 << k) != 0)
+                .map(|(_, t)| *t)
+                .collect()
+        })
+        .collect();
+    let named = |ts: &Vec<Tolerance>| ts.iter().filter(|t| !kinds.contains(&kind_of(**t))).count();
+    subsets.sort_by_key(|ts| (ts.len(), named(ts)));
+    subsets
+        .into_iter()
+        .find(|ts| {
+            let sub = MatchMode::with(ts);
+            normalize(region.as_bytes(), sub) == normalize(search.as_bytes(), sub)
+                && normalize(adapted.as_bytes(), sub) == normalize(replace.as_bytes(), sub)
+        })
+        .unwrap_or(all)
 }
 
 /// Finds `search` in `text` (valid UTF-8) under the tolerances of `m`.
@@ -616,7 +671,10 @@ pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
     let norm = normalize(text, m);
     let mut ranges = Vec::new();
     let mut total = 0usize;
-    for p in memmem::find_iter(&norm, &nsearch) {
+    // A match may not start between the CR and the LF of a line ending
+    // that is not tolerated (the block's first line empty): that would
+    // split the line ending.
+    for p in memmem::find_iter(&norm, &nsearch).filter(|&p| p == 0 || norm[p - 1] != 0xFF) {
         total += 1;
         if ranges.len() < MAX_CANDIDATES {
             ranges.push((p, p + nsearch.len()));
@@ -638,9 +696,28 @@ pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
                 s -= 1;
             }
         }
-        if last_line_ws && m.has(Tolerance::TrailingWhitespace) {
+        // (Whitespace the indentation tolerance drops, too, when the
+        // block's last line is only whitespace.)
+        let ws_line = search
+            .rsplit('\n')
+            .next()
+            .is_some_and(|l| l.bytes().all(is_ws));
+        if last_line_ws
+            && (m.has(Tolerance::TrailingWhitespace) || (ws_line && m.has(Tolerance::Indentation)))
+        {
             while e < text.len() && is_ws(text[e]) {
                 e += 1;
+            }
+        }
+        // A block whose last line stops where the file's line has only
+        // trailing whitespace left ends at the end of that line: the
+        // whitespace belongs to the line the block names, not to whatever
+        // the replacement puts after it.
+        if m.has(Tolerance::TrailingWhitespace) && !search.ends_with('\n') {
+            let rest = &text[e..memchr::memchr(b'\n', &text[e..]).map_or(text.len(), |k| e + k)];
+            let rest = rest.strip_suffix(b"\r").unwrap_or(rest);
+            if !rest.is_empty() && rest.iter().all(|&b| is_ws(b)) {
+                e += rest.len();
             }
         }
         if m.has(Tolerance::Indentation) {
@@ -669,18 +746,7 @@ pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
                     })
                 }
             };
-            let kinds: Vec<Kind> = diagnose::classify(search, &region, 1)
-                .into_iter()
-                .map(|d| d.kind)
-                .collect();
-            let mut matched_with: Vec<Tolerance> = m
-                .tolerances()
-                .into_iter()
-                .filter(|t| kinds.contains(&kind_of(*t)))
-                .collect();
-            if matched_with.is_empty() {
-                matched_with = m.tolerances();
-            }
+            let matched_with = needed(search, &region, replace, &replacement, m);
             Outcome::Unique(TolerantMatch {
                 start: s,
                 end: e,
@@ -786,6 +852,93 @@ mod tests {
                 prop_assert_eq!(normalize(region.as_bytes(), m), normalize(search.as_bytes(), m), "{:?}", region);
                 prop_assert!(!t.matched_with.is_empty());
                 prop_assert!(t.matched_with.iter().all(|x| m.has(*x)));
+            }
+        }
+    }
+
+    /// A replacement an agent might send for `search`: one line changed,
+    /// added or removed, or everything replaced.
+    fn edited(search: &str, how: u8, at: usize) -> String {
+        let mut lines: Vec<String> = search.split_inclusive('\n').map(str::to_string).collect();
+        if lines.is_empty() {
+            return "R".into();
+        }
+        let k = at % lines.len();
+        match how {
+            0 => {
+                let l = &mut lines[k];
+                let cut = l.trim_end_matches(['\n', '\r']).len();
+                l.insert_str(cut, "Z");
+            }
+            1 => lines.insert(k + 1, "new\n".into()),
+            2 => {
+                lines.remove(k);
+            }
+            _ => return "R\n".into(),
+        }
+        lines.concat()
+    }
+
+    proptest! {
+        #![proptest_config(crate::text::test_seeds::config(1500))]
+        // Every plan the tolerant planner makes passes the verifier, which
+        // judges it from the caller's texts alone; and a plan whose written
+        // bytes are corrupted (a byte of a line the caller kept, a CR
+        // added to a line ending) is refused.
+        #[test]
+        fn tolerant_plans_pass_the_verifier(
+            text in texty(), a in 0usize..40, len in 1usize..12, m in any_mode(), noise in 0u8..4,
+            how in 0u8..4, at in 0usize..8, flip in 0usize..64,
+        ) {
+            use crate::matching::verify::{verify, Change, Fold};
+            let chars: Vec<char> = text.chars().collect();
+            if chars.is_empty() {
+                return Ok(());
+            }
+            let a = a.min(chars.len() - 1);
+            let piece: String = chars[a..(a + len).min(chars.len())].iter().collect();
+            let search = match noise {
+                0 => piece.replace("\r\n", "\n"),
+                1 => piece.replace('“', "\"").replace('—', "-"),
+                2 => piece.replace('\t', "    "),
+                _ => piece.replace('\n', "  \n"),
+            };
+            if text.contains(&search) {
+                return Ok(());
+            }
+            let replace = edited(&search, how, at);
+            if let Outcome::Unique(t) = find(text.as_bytes(), &search, &replace, m) {
+                let change = Change {
+                    start: t.start,
+                    end: t.end,
+                    new: t.replacement.as_bytes(),
+                    search: &search,
+                    replace: &replace,
+                    fold: Fold::tolerances(&t.matched_with),
+                    takes_break: false,
+                    adds_break: false,
+                };
+                prop_assert_eq!(verify(text.as_bytes(), &[change]), Ok(()), "{:?} {:?} -> {:?}", search, replace, t);
+                // A line the caller kept, changed by one byte: refused.
+                let kept: Vec<&str> = replace
+                    .split_inclusive('\n')
+                    .filter(|l| search.split_inclusive('\n').any(|s| s == *l) && l.trim().len() > 1)
+                    .collect();
+                if !kept.is_empty() && t.replacement.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                    let mut bad = t.replacement.clone().into_bytes();
+                    let i = flip % bad.len().max(1);
+                    if bad[i].is_ascii_alphanumeric() && replace.lines().next() == search.lines().next() {
+                        bad[i] = if bad[i] == b'Q' { b'W' } else { b'Q' };
+                        let c = Change { new: &bad, ..change };
+                        prop_assert!(verify(text.as_bytes(), &[c]).is_err(), "{:?}", String::from_utf8_lossy(&bad));
+                    }
+                }
+                // A CR added before an LF of a file without CRLF: refused.
+                if !text.contains('\r') && t.replacement.contains('\n') {
+                    let bad = t.replacement.replacen('\n', "\r\n", 1);
+                    let c = Change { new: bad.as_bytes(), ..change };
+                    prop_assert!(verify(text.as_bytes(), &[c]).is_err());
+                }
             }
         }
     }

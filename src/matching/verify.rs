@@ -127,14 +127,6 @@ enum Ending {
 }
 
 impl Ending {
-    fn bytes(self) -> &'static [u8] {
-        match self {
-            Ending::None => b"",
-            Ending::Lf => b"\n",
-            Ending::Crlf => b"\r\n",
-        }
-    }
-
     fn name(self) -> &'static str {
         match self {
             Ending::None => "no line break",
@@ -149,12 +141,6 @@ impl Ending {
 struct Ln<'a> {
     body: &'a [u8],
     end: Ending,
-}
-
-impl Ln<'_> {
-    fn bytes(&self) -> Vec<u8> {
-        [self.body, self.end.bytes()].concat()
-    }
 }
 
 fn lines(t: &[u8]) -> Vec<Ln<'_>> {
@@ -229,8 +215,27 @@ fn show(b: &[u8]) -> String {
     }
 }
 
+/// `lines` without a last line that has no break and nothing left once
+/// folded (whitespace a tolerance drops), which a text ending with a break
+/// matches.
+fn trimmed<'a, 'b>(lines: &'b [Ln<'a>], f: Fold) -> &'b [Ln<'a>] {
+    match lines.split_last() {
+        Some((l, rest))
+            if l.end == Ending::None && !f.is_exact() && folded(l.body, f).is_empty() =>
+        {
+            rest
+        }
+        _ => lines,
+    }
+}
+
 /// Whether two texts' lines are the same under `f` (rules 2 and 3).
 fn same_under(a: &[Ln<'_>], b: &[Ln<'_>], f: Fold, what: &str) -> Result<(), String> {
+    let (a, b) = if a.len() != b.len() {
+        (trimmed(a, f), trimmed(b, f))
+    } else {
+        (a, b)
+    };
     if a.len() != b.len() {
         return Err(format!(
             "{what} has {} line{} where the caller's text has {}",
@@ -323,32 +328,73 @@ fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
     same_under(&n, &p, c.fold, "the text written")?;
     // Rule 4: lines the caller kept are the file's, byte for byte (a line
     // that was the file's last, without a break, may gain one when lines
-    // are added after it).
-    for (j, pl) in p.iter().enumerate() {
-        let kept: Vec<&Ln<'_>> = s
-            .iter()
-            .zip(&r)
-            .filter(|(sl, _)| *sl == pl)
-            .map(|(_, rl)| rl)
+    // are added after it). Lines are compared whole: the first line of a
+    // change that starts inside a line continues the text before it, the
+    // last of one that ends inside a line goes on with the text after it.
+    let line_start = memchr::memrchr(b'\n', &text[..c.start]).map_or(0, |k| k + 1);
+    let line_end = memchr::memchr(b'\n', &text[c.end..]).map_or(text.len(), |k| c.end + k);
+    let after = &text[c.end..line_end];
+    let (before, after) = (
+        &text[line_start..c.start],
+        after.strip_suffix(b"\r").unwrap_or(after),
+    );
+    let whole = |ls: &[Ln<'_>], k: usize| -> (Vec<u8>, Ending) {
+        let l = &ls[k];
+        let mut v = Vec::with_capacity(l.body.len() + before.len() + after.len());
+        if k == 0 {
+            v.extend_from_slice(before);
+        }
+        v.extend_from_slice(l.body);
+        if k + 1 == ls.len() && l.end == Ending::None {
+            v.extend_from_slice(after);
+        }
+        (v, l.end)
+    };
+    // A line is the caller's line `i` kept: the same text, and the same
+    // ending, unless one of them is the last line of its text and has none
+    // (it stops where the text stops).
+    let last = |ls: &[Ln<'_>], k: usize| k + 1 == ls.len();
+    let ends_agree = |a: Ending, b: Ending, at_end: bool| {
+        a == b || (at_end && (a == Ending::None || b == Ending::None))
+    };
+    for (j, pl) in p.iter().enumerate().take(n.len()) {
+        let kept: Vec<usize> = (0..s.len().min(r.len()))
+            .filter(|&i| {
+                s[i].body == pl.body
+                    && (c.fold.line_endings
+                        || ends_agree(s[i].end, pl.end, last(&s, i) || last(&p, j)))
+            })
             .collect();
         if kept.is_empty() {
             continue;
         }
-        let w = &n[j];
-        let ok = kept.iter().any(|rl| {
-            *rl == w
-                || (rl.body == w.body
-                    && rl.end == Ending::None
-                    && c.end == text.len()
-                    && j + 1 < n.len())
+        let (w, we) = whole(&n, j);
+        let ok = kept.iter().any(|&i| {
+            // Where the file's line differs from the caller's (in what the
+            // plan tolerated), it is written as the file has it, whole;
+            // where it does not, the two are the same text.
+            // (Its text after the change, when the change ends inside a
+            // line, is whatever that line goes on with: compared without
+            // it where the line starts where the file's does.)
+            let text_ok = whole(&r, i).0 == w
+                || ((i == 0) == (j == 0) && n[j].body == r[i].body)
+                || (r[i].body == s[i].body && n[j].body == pl.body);
+            // A last line of the file without a break may gain one when
+            // lines are added after it.
+            let fe = r[i].end;
+            let gains = fe == Ending::None && c.end == text.len() && !last(&n, j);
+            text_ok && (ends_agree(fe, we, last(&r, i) || last(&n, j)) || gains)
         });
         if !ok {
+            let (f, fe) = whole(&r, kept[0]);
             return Err(format!(
-                "line {} of the text written ({}) is a line the caller did not change, but it is not the file's \
-                 line ({})",
+                "line {} of the text written ({} with {}) is a line the caller did not change, but it is not the \
+                 file's line ({} with {})",
                 j + 1,
-                show(&w.bytes()),
-                show(&kept[0].bytes())
+                show(&w),
+                we.name(),
+                show(&f),
+                fe.name()
             ));
         }
     }

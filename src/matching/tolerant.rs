@@ -868,7 +868,7 @@ mod tests {
             0 => {
                 let l = &mut lines[k];
                 let cut = l.trim_end_matches(['\n', '\r']).len();
-                l.insert_str(cut, "Z");
+                l.insert(cut, 'Z');
             }
             1 => lines.insert(k + 1, "new\n".into()),
             2 => {

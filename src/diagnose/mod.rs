@@ -53,7 +53,7 @@ mod views;
 pub use self::ambiguous::ambiguous;
 pub use self::budget::Budget;
 pub use self::classify::{classify, Difference};
-pub use self::report::{not_found, replacement_at, ClosestMatch, ContextHint, Diagnosis};
+pub use self::report::{not_found, replacement_at, rival, ClosestMatch, ContextHint, Diagnosis};
 pub use crate::text::fold::Kind;
 
 /// Units of work a failed call may spend on diagnosis (shared by its

@@ -436,6 +436,64 @@ pub fn replacement_at(text: &[u8], replace: &str) -> Option<(usize, usize)> {
     applied::once(&needles, &hits)
 }
 
+/// Block lines (with some content) that stand byte for byte (line endings
+/// aside) among the lines of `region`.
+fn verbatim_lines(search: &str, region: &str) -> usize {
+    let strip = |l: &str| l.trim_end_matches(['\n', '\r']).to_string();
+    let have: Vec<String> = region.split_inclusive('\n').map(strip).collect();
+    search
+        .split_inclusive('\n')
+        .map(strip)
+        .filter(|l| l.trim().len() >= 2 && have.contains(l))
+        .count()
+}
+
+/// The indentation of the first line with content.
+fn first_lead(t: &str) -> &str {
+    t.lines().find(|l| !l.trim().is_empty()).map_or("", |l| {
+        &l[..l.len() - l.trim_start_matches([' ', '\t']).len()]
+    })
+}
+
+/// A rival of a tolerant match at `exclude` (byte range): the region most
+/// like `search` elsewhere, when it is at least [`MIN_SIMILARITY`] similar,
+/// differs from the block in content, and yet looks more like the block's
+/// own place than the match does: more of the block's lines stand in it
+/// byte for byte, or (when the match needed the indentation tolerance) it
+/// is indented as the block is while the match is not. That is what a
+/// stale view looks like when the tolerance finds a twin: the place the
+/// block was copied from has changed since, and a block elsewhere matches
+/// it but for formatting. The match is then not trusted.
+pub fn rival(
+    text: &[u8],
+    search: &str,
+    exclude: (usize, usize),
+    indentation: bool,
+    budget: &Budget,
+) -> Option<ClosestMatch> {
+    let mut blanked = text.to_vec();
+    for b in &mut blanked[exclude.0..exclude.1] {
+        if *b != b'\n' {
+            *b = b' ';
+        }
+    }
+    let mut scanner = Scanner::new(&blanked);
+    let (found, _) = search::best(&mut scanner, search, budget);
+    let c = closest_match(&blanked, &found?)?;
+    let content = c.differences.iter().any(|d| d.kind == Kind::Content);
+    let elsewhere = c.end <= exclude.0 || c.start >= exclude.1;
+    let close = f64::from(c.similarity_milli) >= MIN_SIMILARITY * 1000.0;
+    if !(content && elsewhere && close) {
+        return None;
+    }
+    let matched = String::from_utf8_lossy(&text[exclude.0..exclude.1]);
+    let more_verbatim = verbatim_lines(search, &c.text) > verbatim_lines(search, &matched);
+    let indented_as_block = indentation
+        && first_lead(&c.text) == first_lead(search)
+        && first_lead(&matched) != first_lead(search);
+    (more_verbatim || indented_as_block).then_some(c)
+}
+
 /// Diagnoses a block that was not found in `text`. `label` prefixes the
 /// message (e.g. `edits[2]: `).
 pub fn not_found(
@@ -450,18 +508,31 @@ pub fn not_found(
     // The replacement is looked for along with the first anchor pass.
     let needles = applied::needles(replace);
     scanner.riders = needles.iter().map(|n| (n.clone(), 1)).collect();
+    // The block as read to find its region: the proof that the edit was
+    // applied compares that with the replacement (a block that elides
+    // lines proves nothing).
+    let mut read = Some(search.to_string());
     if budget.expired() {
         d.incomplete = true;
     } else {
         let (found, incomplete) = search::best(&mut scanner, search, budget);
         d.incomplete = incomplete;
+        if let Some(l) = &found {
+            read = match l.reading {
+                Reading::Elided(_) => None,
+                _ => l.parts.first().map(|p| p.text.clone()),
+            };
+        }
         d.closest_match = found.and_then(|l| closest_match(text, &l));
     }
     let hits = replacement_hits(&mut scanner, &needles, budget, &mut d.incomplete);
     let region = d.closest_match.as_ref().map(|c| (c.start, c.end));
     let at = hits
         .and_then(|h| applied::once(&needles, &h))
-        .filter(|&at| applied::proved(search, replace, at, region));
+        .filter(|&at| {
+            read.as_deref()
+                .is_some_and(|s| applied::proved(s, replace, at, region))
+        });
     if let Some(at) = at {
         let m = applied_match(text, search, at);
         d.already_applied = Some((m.line_number, m.end_line));

@@ -894,6 +894,27 @@ fn tolerant_match_of(
             d,
         ));
     }
+    let indentation = m.matched_with.contains(&Tolerance::Indentation);
+    if let Some(r) = diagnose::rival(base, &edit.search, (m.start, m.end), indentation, budget) {
+        let mut lines = vec![line_numbers(base, &[m.start])[0], r.line_number];
+        lines.sort_unstable();
+        let msg = format!(
+            "{pre}search_block matches {span} with the tolerances of `match`, but {} {} much like it too ({}% \
+             similar, differing in content, with more of its lines as sent): the block may have been meant for \
+             either, so nothing was applied. Reread both places and send the exact current text of the one meant, \
+             with enough neighbouring lines to tell them apart",
+            span_lines(base, r.start, r.end),
+            if r.line_number == r.end_line { "is" } else { "are" },
+            r.similarity_milli / 10
+        );
+        return Err(fail(
+            ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+            2,
+            lines,
+            msg,
+            diagnosis(),
+        ));
+    }
     let change = Change {
         start: m.start,
         end: m.end,

@@ -493,22 +493,66 @@ fn join_with_endings(
 }
 
 /// For each replacement line: the block line it repeats, and the block
-/// line it modifies.
+/// line it modifies. Within a run of changed lines, each new line is paired
+/// with the old line it is most like (keeping their order), so a line
+/// changed among lines removed is paired with the line it changes.
 fn line_roles(s_lines: &[String], p_lines: &[String]) -> (Vec<Option<usize>>, Vec<Option<usize>>) {
     let mut same: Vec<Option<usize>> = vec![None; p_lines.len()];
     let mut edited: Vec<Option<usize>> = vec![None; p_lines.len()];
     for op in capture_diff_slices(Algorithm::Myers, s_lines, p_lines) {
         let (tag, r1, r2) = op.as_tag_tuple();
-        let slot = match tag {
-            DiffTag::Equal => &mut same,
-            DiffTag::Replace => &mut edited,
-            _ => continue,
-        };
-        for (i, j) in r1.zip(r2) {
-            slot[j] = Some(i);
+        match tag {
+            DiffTag::Equal => {
+                for (i, j) in r1.zip(r2) {
+                    same[j] = Some(i);
+                }
+            }
+            DiffTag::Replace => {
+                for (i, j) in pair_changed(&s_lines[r1.clone()], &p_lines[r2.clone()]) {
+                    edited[r2.start + j] = Some(r1.start + i);
+                }
+            }
+            _ => {}
         }
     }
     (same, edited)
+}
+
+/// An order-keeping pairing of old and new changed lines that makes the
+/// paired lines most alike in total (a small dynamic program; long runs
+/// are paired in order).
+fn pair_changed(old: &[String], new: &[String]) -> Vec<(usize, usize)> {
+    let (n, m) = (old.len(), new.len());
+    if n == m || n * m > 2500 {
+        return (0..n.min(m)).map(|k| (k, k)).collect();
+    }
+    let sim = |a: &str, b: &str| -> f64 {
+        let (x, y): (Vec<char>, Vec<char>) =
+            (a.trim().chars().collect(), b.trim().chars().collect());
+        let ops = capture_diff_slices(Algorithm::Myers, &x, &y);
+        f64::from(similar::get_diff_ratio(&ops, x.len(), y.len()))
+    };
+    // best[i][j]: the best total pairing old[i..] with new[j..].
+    let mut best = vec![vec![0.0f64; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            let pair = sim(&old[i], &new[j]) + best[i + 1][j + 1];
+            best[i][j] = pair.max(best[i + 1][j]).max(best[i][j + 1]);
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < n && j < m {
+        if best[i][j] == best[i + 1][j] {
+            i += 1;
+        } else if best[i][j] == best[i][j + 1] {
+            j += 1;
+        } else {
+            out.push((i, j));
+            i += 1;
+            j += 1;
+        }
+    }
+    out
 }
 
 /// The replacement adapted to the region it replaces (see the module
@@ -689,11 +733,24 @@ pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
     let mut good: Vec<(usize, usize)> = Vec::new();
     for (s, e) in map_back(text, &norm, &ranges, m).into_iter().flatten() {
         let (mut s, mut e) = (s, e);
+        // Where the block's lines are compared for their nesting: from its
+        // first line when it has indentation of its own, else from the
+        // second (the first starts where the file's indentation ends).
+        let mut shape_from = s;
         // Whitespace the normalization dropped at the block's ends belongs
-        // to the region when the block had some there.
-        if first_ws && m.has(Tolerance::Indentation) {
-            while s > 0 && is_ws(text[s - 1]) {
-                s -= 1;
+        // to the region when the block had some there; and the indentation
+        // of the line the block starts on does when nothing else precedes
+        // the block on that line (the block names the whole line, and its
+        // indentation is what the tolerance forgives).
+        if m.has(Tolerance::Indentation) {
+            let line = memchr::memrchr(b'\n', &text[..s]).map_or(0, |k| k + 1);
+            if first_ws || text[line..s].iter().all(|&b| is_ws(b)) {
+                while s > 0 && is_ws(text[s - 1]) {
+                    s -= 1;
+                }
+            }
+            if first_ws {
+                shape_from = s;
             }
         }
         // (Whitespace the indentation tolerance drops, too, when the
@@ -721,10 +778,14 @@ pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
             }
         }
         if m.has(Tolerance::Indentation) {
-            let Ok(region) = std::str::from_utf8(&text[s..e]) else {
+            let Ok(region) = std::str::from_utf8(&text[shape_from..e]) else {
                 continue;
             };
-            if !same_shape(&indent_pairs(search, region, at_line_start(text, s))) {
+            if !same_shape(&indent_pairs(
+                search,
+                region,
+                at_line_start(text, shape_from),
+            )) {
                 continue;
             }
         }

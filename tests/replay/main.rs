@@ -1,0 +1,301 @@
+//! The replay of this repository's own history (`npm run bench -- replay`
+//! runs the whole of it; a slice runs with the test suite).
+//!
+//! Every hunk of every commit that changed a text file becomes the edit an
+//! agent would send (the least context that makes it unique), and each
+//! commit is also replayed as a Codex patch and as its `git diff`: every
+//! real edit must land, in every format, exactly as committed. Then each
+//! mistake agents make (see `mistakes.rs`) is applied to a sample of those
+//! edits, and the answers are scored: the exact call must refuse; its
+//! `closest_match` must point at the region the block was meant for and
+//! give its exact current text; a tolerant call (`match` with every
+//! tolerance) must write the intended file or nothing; `already_applied`
+//! must never be claimed for an edit that did not land.
+//!
+//! Without the history (a shallow clone, no `git`) the replay is skipped.
+
+mod edits;
+mod git;
+mod mistakes;
+mod score;
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use edits::{agent_edits, AgentEdit};
+use git::Git;
+use mistakes::{make, xorshift, Kind};
+use score::{replay_edits, replay_patches, score, Base, Landed, Tally};
+
+/// What to replay.
+struct Config {
+    /// Commits replayed (oldest first), at most this many; `None`: all.
+    commits: Option<usize>,
+    /// Samples of each mistake.
+    per_kind: usize,
+    seed: u64,
+}
+
+struct Report {
+    commits: usize,
+    base: Base,
+    kinds: BTreeMap<Kind, Tally>,
+}
+
+fn run(git: &mut Git, cfg: &Config) -> Report {
+    let mut commits = git.commits(None);
+    if let Some(n) = cfg.commits {
+        commits.truncate(n);
+    }
+    let mut base = Base::default();
+    let mut pool: Vec<AgentEdit> = Vec::new();
+    let ws = tempfile::tempdir().unwrap();
+    for c in &commits {
+        let files = git.changed(c);
+        for f in files.iter().filter(|f| f.status == 'M') {
+            let origin = format!("{}:{}", &c[..9], f.path);
+            let list = agent_edits(
+                f.old.as_deref().unwrap_or(""),
+                f.new.as_deref().unwrap_or(""),
+                &origin,
+            );
+            base.hunks += list.len();
+            base.not_unique += list.iter().filter(|e| e.is_none()).count();
+            if list.iter().all(Option::is_some) && !list.is_empty() {
+                let list: Vec<AgentEdit> = list.into_iter().flatten().collect();
+                replay_edits(ws.path(), f, &list, &mut base);
+                pool.extend(list);
+            } else {
+                pool.extend(list.into_iter().flatten());
+            }
+        }
+        let refs: Vec<&git::Changed> = files.iter().collect();
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        let diff = if paths.is_empty() {
+            String::new()
+        } else {
+            git.diff(c, &paths)
+        };
+        replay_patches(c, &refs, &diff, &mut base);
+    }
+    // The same pseudo-random order of edits for every kind of mistake.
+    let mut seed = cfg.seed;
+    let mut order: Vec<usize> = (0..pool.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, (xorshift(&mut seed) as usize) % (i + 1));
+    }
+    let mut kinds = BTreeMap::new();
+    for kind in Kind::ALL {
+        let mut t = Tally::default();
+        let mut rng = cfg.seed ^ kind as u64;
+        for &i in &order {
+            if t.n >= cfg.per_kind {
+                break;
+            }
+            if let Some(case) = make(kind, &pool[i], &mut rng) {
+                score(ws.path(), &case, &mut t);
+            }
+        }
+        kinds.insert(kind, t);
+    }
+    Report {
+        commits: commits.len(),
+        base,
+        kinds,
+    }
+}
+
+fn pct(a: usize, n: usize) -> String {
+    if n == 0 {
+        "-".into()
+    } else {
+        format!("{:.1} %", 100.0 * a as f64 / n as f64)
+    }
+}
+
+fn print(r: &Report) {
+    println!(
+        "replay of {} commits: {} hunks ({} without a unique block of at most 20 lines of context)",
+        r.commits, r.base.hunks, r.base.not_unique
+    );
+    println!("| format | landed | of |");
+    println!("|---|---|---|");
+    for (name, l) in [
+        ("patchFile, one edit a call", &r.base.patch_file),
+        ("patchFile, edits[] (one call a file)", &r.base.edits),
+        ("applyPatch, Codex patch (one a commit)", &r.base.codex),
+        ("applyPatch, git diff (one a commit)", &r.base.unified),
+    ] {
+        println!("| {name} | {} | {} |", l.landed, l.total);
+    }
+    println!();
+    println!("| mistake | cases | exact refused | region found | exact text | tolerant ok | equivalent | refused | wrong | false already_applied |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let mut all = Tally::default();
+    for (k, t) in &r.kinds {
+        let tol = |s: &str| t.tolerant.get(s).copied().unwrap_or(0);
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            k.name(),
+            t.n,
+            pct(t.exact_refused, t.n),
+            pct(t.region_found, t.n),
+            pct(t.exact_text, t.n),
+            tol("ok"),
+            tol("equivalent"),
+            tol("refused"),
+            tol("wrong"),
+            t.false_applied
+        );
+        all.n += t.n;
+        all.exact_refused += t.exact_refused;
+        all.region_found += t.region_found;
+        all.exact_text += t.exact_text;
+        all.false_applied += t.false_applied;
+        for (s, v) in &t.tolerant {
+            *all.tolerant.entry(s).or_default() += v;
+        }
+    }
+    let tol = |s: &str| all.tolerant.get(s).copied().unwrap_or(0);
+    println!(
+        "| all | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        all.n,
+        pct(all.exact_refused, all.n),
+        pct(all.region_found, all.n),
+        pct(all.exact_text, all.n),
+        tol("ok"),
+        tol("equivalent"),
+        tol("refused"),
+        tol("wrong"),
+        all.false_applied
+    );
+    for (name, l) in [
+        ("patchFile", &r.base.patch_file),
+        ("edits[]", &r.base.edits),
+        ("codex", &r.base.codex),
+        ("unified", &r.base.unified),
+    ] {
+        for f in &l.failures {
+            println!(
+                "  {name} failed: {}",
+                f.chars().take(400).collect::<String>()
+            );
+        }
+    }
+    for (k, t) in &r.kinds {
+        for e in &t.examples {
+            println!("  {}: {e}", k.name());
+        }
+    }
+}
+
+fn json(r: &Report) -> Value {
+    let landed = |l: &Landed| json!({"landed": l.landed, "total": l.total});
+    json!({
+        "commits": r.commits,
+        "hunks": r.base.hunks,
+        "not_unique": r.base.not_unique,
+        "formats": {
+            "patch_file": landed(&r.base.patch_file),
+            "edits": landed(&r.base.edits),
+            "codex": landed(&r.base.codex),
+            "unified_diff": landed(&r.base.unified),
+        },
+        "mistakes": r.kinds.iter().map(|(k, t)| json!({
+            "kind": k.name(), "cases": t.n, "exact_refused": t.exact_refused, "region_found": t.region_found,
+            "exact_text": t.exact_text, "tolerant": t.tolerant, "false_already_applied": t.false_applied,
+            "diagnosis_incomplete": t.incomplete,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The assertions every replay must pass: every real edit lands in every
+/// format, no exact call writes a mistaken block, no tolerant call writes
+/// anything but the intended file, and `already_applied` is never claimed
+/// for an edit that did not land.
+fn check(r: &Report) {
+    for (name, l) in [
+        ("patchFile", &r.base.patch_file),
+        ("edits[]", &r.base.edits),
+        ("codex", &r.base.codex),
+        ("unified diff", &r.base.unified),
+    ] {
+        assert_eq!(l.landed, l.total, "{name}: {:?}", l.failures);
+    }
+    for (k, t) in &r.kinds {
+        assert_eq!(
+            t.exact_refused,
+            t.n,
+            "{}: an exact call wrote: {:?}",
+            k.name(),
+            t.examples
+        );
+        assert_eq!(
+            t.tolerant.get("wrong").copied().unwrap_or(0),
+            0,
+            "{}: {:?}",
+            k.name(),
+            t.examples
+        );
+        assert_eq!(t.false_applied, 0, "{}: {:?}", k.name(), t.examples);
+    }
+}
+
+#[test]
+fn replay_slice() {
+    let Some(mut git) = Git::open() else {
+        println!("skipped: the repository's history is not available (shallow clone, or no git)");
+        return;
+    };
+    let r = run(
+        &mut git,
+        &Config {
+            commits: Some(24),
+            per_kind: 8,
+            seed: 0x5eed_2020,
+        },
+    );
+    print(&r);
+    check(&r);
+    assert!(
+        r.base.patch_file.total >= 50,
+        "the slice replays real edits"
+    );
+    assert!(
+        r.kinds.values().all(|t| t.n > 0),
+        "every kind of mistake is sampled"
+    );
+}
+
+/// The whole history: `cargo test --release --test replay -- --ignored
+/// --nocapture` (or `npm run bench -- replay`). `PFT_REPLAY_PER_KIND` sets
+/// the samples of each mistake (default 200), `PFT_REPLAY_OUT` a file for
+/// the figures as JSON.
+#[test]
+#[ignore]
+fn replay_full() {
+    let Some(mut git) = Git::open() else {
+        println!("skipped: the repository's history is not available (shallow clone, or no git)");
+        return;
+    };
+    let per_kind = std::env::var("PFT_REPLAY_PER_KIND")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let started = std::time::Instant::now();
+    let r = run(
+        &mut git,
+        &Config {
+            commits: None,
+            per_kind,
+            seed: 0x5eed_2020,
+        },
+    );
+    print(&r);
+    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    if let Ok(out) = std::env::var("PFT_REPLAY_OUT") {
+        std::fs::write(out, serde_json::to_string_pretty(&json(&r)).unwrap()).unwrap();
+    }
+    check(&r);
+}

@@ -1,0 +1,485 @@
+//! The mistakes agents make, applied to a real edit: what the file holds
+//! when the call arrives, what the agent sends, and what the right answer
+//! is (the file after the intended edit, or the region the block was meant
+//! for and its exact current text).
+//!
+//! Formatting mistakes are made on the file's side where that is where
+//! they come from (the file has trailing whitespace, CRLF line endings or
+//! curly quotes the agent's copy lost), so the intended result is the real
+//! edit made to that file; the other mistakes are in what the agent sends.
+
+use super::edits::{lines, AgentEdit};
+
+/// A kind of mistake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    TrailingWhitespace,
+    Indentation,
+    LineEndings,
+    MixedEndings,
+    Quotes,
+    Stale,
+    LineNumbers,
+    Elision,
+    AlreadyApplied,
+    TooLittleContext,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 10] = [
+        Kind::TrailingWhitespace,
+        Kind::Indentation,
+        Kind::LineEndings,
+        Kind::MixedEndings,
+        Kind::Quotes,
+        Kind::Stale,
+        Kind::LineNumbers,
+        Kind::Elision,
+        Kind::AlreadyApplied,
+        Kind::TooLittleContext,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::TrailingWhitespace => "trailing whitespace lost",
+            Kind::Indentation => "wrong indentation",
+            Kind::LineEndings => "LF block, CRLF file",
+            Kind::MixedEndings => "LF block, mixed-endings file",
+            Kind::Quotes => "straight quotes, curly file",
+            Kind::Stale => "stale view",
+            Kind::LineNumbers => "line-number prefixes",
+            Kind::Elision => "elided middle",
+            Kind::AlreadyApplied => "sent again after it landed",
+            Kind::TooLittleContext => "too little context",
+        }
+    }
+
+    /// Whether a tolerant call may write (the mistake is one `match`
+    /// tolerates).
+    pub fn tolerable(self) -> bool {
+        matches!(
+            self,
+            Kind::TrailingWhitespace
+                | Kind::Indentation
+                | Kind::LineEndings
+                | Kind::MixedEndings
+                | Kind::Quotes
+        )
+    }
+}
+
+/// One call to make and its right answer.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub kind: Kind,
+    pub file: String,
+    pub search: String,
+    pub replace: String,
+    /// The file after the intended edit (tolerable kinds).
+    pub intended: Option<String>,
+    /// 1-based first and last line of the region the block was meant for
+    /// (already applied: where the edit stands; too little context: the
+    /// intended occurrence), and its exact current text.
+    pub region: (usize, usize),
+    pub region_text: String,
+    pub origin: String,
+}
+
+pub fn xorshift(seed: &mut u64) -> u64 {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    *seed
+}
+
+fn line_of(text: &str, at: usize) -> usize {
+    1 + text.as_bytes()[..at]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
+/// 1-based lines of `text[at..at + len]`.
+fn span(text: &str, at: usize, len: usize) -> (usize, usize) {
+    let first = line_of(text, at);
+    let inner = text[at..at + len]
+        .trim_end_matches('\n')
+        .matches('\n')
+        .count();
+    (first, first + inner)
+}
+
+fn ext(origin: &str) -> &str {
+    origin.rsplit('.').next().unwrap_or("")
+}
+
+/// The edit made to a file whose block region (the edit's search text) was
+/// changed line by line by `f`, which also changes the replacement's
+/// context lines the same way: the file, its search text, the intended
+/// result.
+fn on_file(e: &AgentEdit, f: &dyn Fn(usize, &str) -> String) -> (String, String, String) {
+    let s: Vec<String> = lines(&e.search)
+        .iter()
+        .enumerate()
+        .map(|(i, l)| f(i, l))
+        .collect();
+    let r_lines = lines(&e.replace);
+    let n = r_lines.len();
+    let s_n = s.len();
+    let r: Vec<String> = r_lines
+        .iter()
+        .enumerate()
+        .map(|(j, l)| {
+            if j < e.above {
+                s[j].clone()
+            } else if j + e.below >= n && e.below > 0 {
+                s[s_n - (n - j)].clone()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let (s, r) = (s.concat(), r.concat());
+    let file = format!(
+        "{}{}{}",
+        &e.before[..e.at],
+        s,
+        &e.before[e.at + e.search.len()..]
+    );
+    let intended = format!(
+        "{}{}{}",
+        &e.before[..e.at],
+        r,
+        &e.before[e.at + e.search.len()..]
+    );
+    (file, s, intended)
+}
+
+fn with_body(l: &str, f: impl Fn(&str) -> String) -> String {
+    let body = l.trim_end_matches(['\n', '\r']);
+    format!("{}{}", f(body), &l[body.len()..])
+}
+
+fn curl(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut open = true;
+    for c in s.chars() {
+        match c {
+            '"' => {
+                out.push(if open { '“' } else { '”' });
+                open = !open;
+            }
+            '\'' => out.push('’'),
+            c => out.push(c),
+        }
+    }
+    out.replace(" -- ", " — ")
+}
+
+fn lead(l: &str) -> &str {
+    &l[..l.len() - l.trim_start_matches([' ', '\t']).len()]
+}
+
+/// The search and replacement re-indented by the agent: the block's
+/// common indentation dropped, or tabs and spaces swapped.
+fn reindent(e: &AgentEdit, rng: &mut u64) -> Option<(String, String)> {
+    let s = lines(&e.search);
+    let common = s
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| lead(l))
+        .min_by_key(|l| l.len())?
+        .to_string();
+    let tabs = s.iter().any(|l| lead(l).contains('\t'));
+    // (Dropping the block's indentation is only something an agent does
+    // consistently when every new line has it too.)
+    let dedent = !common.is_empty()
+        && xorshift(rng).is_multiple_of(2)
+        && lines(&e.replace)
+            .iter()
+            .all(|l| l.trim().is_empty() || l.starts_with(common.as_str()));
+    let map = |t: &str| -> String {
+        lines(t)
+            .iter()
+            .map(|l| {
+                if dedent {
+                    l.strip_prefix(common.as_str()).unwrap_or(l).to_string()
+                } else if tabs {
+                    format!("{}{}", lead(l).replace('\t', "    "), &l[lead(l).len()..])
+                } else {
+                    format!("{}{}", lead(l).replace("    ", "\t"), &l[lead(l).len()..])
+                }
+            })
+            .collect()
+    };
+    let (s2, r2) = (map(&e.search), map(&e.replace));
+    (s2 != e.search).then_some((s2, r2))
+}
+
+/// A change someone made to one line since the agent read it.
+fn stale_line(l: &str) -> String {
+    with_body(l, |b| {
+        if let Some(i) = b.rfind(|c: char| c.is_ascii_digit()) {
+            let d = b.as_bytes()[i] - b'0';
+            format!("{}{}{}", &b[..i], (d + 1) % 10, &b[i + 1..])
+        } else {
+            format!("{b}_v2")
+        }
+    })
+}
+
+/// The case of mistake `kind` made to edit `e`, when it applies to it.
+pub fn make(kind: Kind, e: &AgentEdit, rng: &mut u64) -> Option<Case> {
+    let s_lines = lines(&e.search);
+    let region_of = |file: &str, s: &str, at: usize| span(file, at, s.len());
+    // A mistake that leaves the block found byte for byte is no mistake
+    // (an edit that only adds lines after its context, sent again, is found
+    // and applied again: not a near miss).
+    let case = |file: String,
+                search: String,
+                replace: String,
+                intended: Option<String>,
+                region: (usize, usize),
+                region_text: String| {
+        if kind != Kind::TooLittleContext
+            && memchr::memmem::find(file.as_bytes(), search.as_bytes()).is_some()
+        {
+            return None;
+        }
+        Some(Case {
+            kind,
+            file,
+            search,
+            replace,
+            intended,
+            region,
+            region_text,
+            origin: e.origin.clone(),
+        })
+    };
+    match kind {
+        Kind::TrailingWhitespace => {
+            let pick = (xorshift(rng) as usize) % s_lines.len();
+            let pad = if xorshift(rng).is_multiple_of(2) { "  " } else { "\t" };
+            if s_lines[pick].trim().is_empty() || !s_lines[pick].ends_with('\n') {
+                return None;
+            }
+            let (file, s, intended) = on_file(e, &|i, l| {
+                if i == pick {
+                    with_body(l, |b| format!("{b}{pad}"))
+                } else {
+                    l.to_string()
+                }
+            });
+            case(
+                file.clone(),
+                e.search.clone(),
+                e.replace.clone(),
+                Some(intended),
+                region_of(&file, &s, e.at),
+                s,
+            )
+        }
+        Kind::Indentation => {
+            let (s, r) = reindent(e, rng)?;
+            case(
+                e.before.clone(),
+                s,
+                r,
+                Some(e.after.clone()),
+                region_of(&e.before, &e.search, e.at),
+                e.search.clone(),
+            )
+        }
+        Kind::LineEndings => {
+            if e.before.contains('\r') || !e.search.contains('\n') {
+                return None;
+            }
+            let crlf = |t: &str| t.replace('\n', "\r\n");
+            let file = crlf(&e.before);
+            let at = crlf(&e.before[..e.at]).len();
+            let s = crlf(&e.search);
+            case(
+                file.clone(),
+                e.search.clone(),
+                e.replace.clone(),
+                Some(crlf(&e.after)),
+                region_of(&file, &s, at),
+                s,
+            )
+        }
+        Kind::MixedEndings => {
+            if e.before.contains('\r') || s_lines.len() < 2 {
+                return None;
+            }
+            // Every other line of the file (counted from the block) ends
+            // with CRLF; the block's lines alternate.
+            let odd = |i: usize, l: &str| -> String {
+                if i % 2 == 1 && l.ends_with('\n') {
+                    format!("{}\r\n", &l[..l.len() - 1])
+                } else {
+                    l.to_string()
+                }
+            };
+            let (file, s, intended) = on_file(e, &odd);
+            case(
+                file.clone(),
+                e.search.clone(),
+                e.replace.clone(),
+                Some(intended),
+                region_of(&file, &s, e.at),
+                s,
+            )
+        }
+        Kind::Quotes => {
+            if !e.search.contains(['"', '\'']) || e.search.contains(['“', '”', '’']) {
+                return None;
+            }
+            let (file, s, intended) = on_file(e, &|_, l| curl(l));
+            case(
+                file.clone(),
+                e.search.clone(),
+                e.replace.clone(),
+                Some(intended),
+                region_of(&file, &s, e.at),
+                s,
+            )
+        }
+        Kind::Stale => {
+            let n = s_lines.len();
+            let pick = (xorshift(rng) as usize) % n;
+            let how = xorshift(rng) % 3;
+            let s: String = match how {
+                // A line added inside the block since it was read.
+                1 if n >= 2 && pick + 1 < n => s_lines
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, l)| {
+                        let extra =
+                            (i == pick).then(|| format!("{}added_since_read();\n", lead(l)));
+                        std::iter::once(l.to_string()).chain(extra)
+                    })
+                    .collect(),
+                // A line of the block removed since.
+                2 if n >= 3 && pick > 0 && pick + 1 < n => s_lines
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != pick)
+                    .map(|(_, l)| *l)
+                    .collect(),
+                // A line changed since.
+                _ if !s_lines[pick].trim().is_empty() => s_lines
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| {
+                        if i == pick {
+                            stale_line(l)
+                        } else {
+                            l.to_string()
+                        }
+                    })
+                    .collect(),
+                _ => return None,
+            };
+            let file = format!(
+                "{}{}{}",
+                &e.before[..e.at],
+                s,
+                &e.before[e.at + e.search.len()..]
+            );
+            case(
+                file.clone(),
+                e.search.clone(),
+                e.replace.clone(),
+                None,
+                region_of(&file, &s, e.at),
+                s,
+            )
+        }
+        Kind::LineNumbers => {
+            let first = line_of(&e.before, e.at);
+            let style = xorshift(rng) % 3;
+            let search: String = s_lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| match style {
+                    0 => format!("{:>6}→{l}", first + i),
+                    1 => format!("{:>6}\t{l}", first + i),
+                    _ => format!("{}: {l}", first + i),
+                })
+                .collect();
+            case(
+                e.before.clone(),
+                search,
+                e.replace.clone(),
+                None,
+                region_of(&e.before, &e.search, e.at),
+                e.search.clone(),
+            )
+        }
+        Kind::Elision => {
+            let n = s_lines.len();
+            if n < 5 {
+                return None;
+            }
+            let marker = match (xorshift(rng) % 3, ext(&e.origin)) {
+                (0, _) => "...".to_string(),
+                (1, "rs" | "js" | "mjs" | "ts" | "c" | "go" | "java") => {
+                    format!("{}// ... existing code ...", lead(s_lines[2]))
+                }
+                (1, "py" | "sh" | "toml" | "yml" | "yaml") => format!("{}# ...", lead(s_lines[2])),
+                _ => format!("{}…", lead(s_lines[2])),
+            };
+            let search = format!(
+                "{}{}{marker}\n{}{}",
+                s_lines[0],
+                s_lines[1],
+                s_lines[n - 2],
+                s_lines[n - 1]
+            );
+            case(
+                e.before.clone(),
+                search,
+                e.replace.clone(),
+                None,
+                region_of(&e.before, &e.search, e.at),
+                e.search.clone(),
+            )
+        }
+        Kind::AlreadyApplied => {
+            let visible = e
+                .replace
+                .bytes()
+                .filter(|b| !b.is_ascii_whitespace())
+                .count();
+            if visible < 6 || e.replace == e.search {
+                return None;
+            }
+            case(
+                e.after.clone(),
+                e.search.clone(),
+                e.replace.clone(),
+                None,
+                region_of(&e.after, &e.replace, e.at),
+                e.replace.clone(),
+            )
+        }
+        Kind::TooLittleContext => {
+            let old: String = e.removed.concat();
+            if old.trim().is_empty()
+                || memchr::memmem::find_iter(e.before.as_bytes(), old.as_bytes()).count() < 2
+            {
+                return None;
+            }
+            let at = e.at + s_lines[..e.above].concat().len();
+            case(
+                e.before.clone(),
+                old.clone(),
+                e.added.concat(),
+                None,
+                region_of(&e.before, &old, at),
+                old,
+            )
+        }
+    }
+}

@@ -11,13 +11,20 @@
 //!   the edit has such context lines with content, finding the whole
 //!   replacement finds them in place around the new lines;
 //! - a deletion (the replacement is only those shared lines) is proved
-//!   only when lines with content are shared on both sides: then they stand
-//!   next to each other, and the deleted lines are no longer between them;
-//! - an edit without shared lines has nothing of its own to anchor it, so
-//!   the region the diagnosis found for the search block must be that
-//!   occurrence of the replacement (a block that matches elsewhere, even
-//!   only up to formatting, is not proof of anything).
+//!   when lines with content are shared on both sides (they then stand next
+//!   to each other, the deleted lines no longer between them), or on one
+//!   side when the lines on the other side of them are not the deleted
+//!   ones (still there, perhaps changed since: a stale view, not a
+//!   deletion that landed);
+//! - an edit without shared lines has nothing of its own to anchor it: it
+//!   is proved when the region the diagnosis found for the search block is
+//!   that occurrence of the replacement, or when the search block is
+//!   nowhere near the file any more (no region even 80 % like it) and the
+//!   replacement is long enough ([`LONG_REPLACEMENT`] visible characters)
+//!   not to stand there by chance. A block that matches elsewhere, even
+//!   only up to formatting, proves nothing.
 
+use super::align::char_ratio;
 use super::MIN_APPLIED_LEN;
 
 /// The forms of `replace` that would show the edit was already made: as
@@ -49,18 +56,61 @@ pub(super) fn once(
         })
 }
 
+/// Visible characters from which a replacement standing once, with the
+/// search block nowhere near, proves the edit was applied.
+const LONG_REPLACEMENT: usize = 20;
+/// A region at least this like the search block is a near miss: the block
+/// still has a place in the file.
+const NEAR_MISS: f64 = 0.8;
+
 fn has_content(lines: &[&str]) -> bool {
     lines.iter().any(|l| l.trim().len() >= 2)
 }
 
+/// Lines looked at beyond the deleted ones' own count, for lines added
+/// between them and the edit's context since it was read.
+const NEAR_LINES: usize = 3;
+
+/// Whether the lines of `text` just after `at` (or just before it,
+/// `before`) hold something like `deleted`: still there, perhaps changed or
+/// moved down a line or two since the block was read.
+fn still_there(text: &[u8], at: usize, deleted: &str, before: bool) -> bool {
+    let want = deleted.split_inclusive('\n').count();
+    let span = want + NEAR_LINES;
+    let near: Vec<&[u8]> = if before {
+        // The start of the line `span` lines above `at`.
+        let mut from = at;
+        for _ in 0..span {
+            if from == 0 {
+                break;
+            }
+            from = memchr::memrchr(b'\n', &text[..from - 1]).map_or(0, |k| k + 1);
+        }
+        text[from..at].split_inclusive(|&b| b == b'\n').collect()
+    } else {
+        text[at..]
+            .split_inclusive(|&b| b == b'\n')
+            .take(span)
+            .collect()
+    };
+    (0..=near.len().saturating_sub(want)).any(|k| {
+        let window: Vec<u8> = near[k..(k + want).min(near.len())].concat();
+        char_ratio(deleted, &String::from_utf8_lossy(&window)) >= 0.6
+    })
+}
+
+/// Where the diagnosis found the search block: byte range and character
+/// similarity.
+pub(super) type Region = (usize, usize, f64);
+
 /// Whether the edit `search` -> `replace`, whose replacement stands once at
-/// `at` (byte range), is proved applied there. `region`: where the
-/// diagnosis found the search block (byte range), if anywhere.
+/// `at` (byte range) in `text`, is proved applied there.
 pub(super) fn proved(
+    text: &[u8],
     search: &str,
     replace: &str,
     at: (usize, usize),
-    region: Option<(usize, usize)>,
+    region: Option<Region>,
 ) -> bool {
     let s: Vec<&str> = search.split_inclusive('\n').collect();
     let r: Vec<&str> = replace.split_inclusive('\n').collect();
@@ -74,13 +124,24 @@ pub(super) fn proved(
     let (head, tail) = (&r[..pre], &r[r.len() - suf..]);
     let middle = &r[pre..r.len() - suf];
     if middle.iter().all(|l| l.trim().is_empty()) {
-        // A deletion: the lines around it must both be there, together.
-        return has_content(head) && has_content(tail);
+        // A deletion: the lines around it are both there, together; or one
+        // side is, and what follows it is not the deleted text.
+        let deleted: String = s[pre..s.len() - suf].concat();
+        return match (has_content(head), has_content(tail)) {
+            (true, true) => true,
+            (true, false) => !still_there(text, at.1, &deleted, false),
+            (false, true) => !still_there(text, at.0, &deleted, true),
+            (false, false) => false,
+        };
     }
     if has_content(head) || has_content(tail) {
         return true;
     }
-    region.is_some_and(|(a, b)| a < at.1 && at.0 < b.max(a + 1))
+    match region {
+        Some((a, b, _)) if a < at.1 && at.0 < b.max(a + 1) => true,
+        Some((_, _, sim)) if sim >= NEAR_MISS => false,
+        _ => replace.chars().filter(|c| !c.is_whitespace()).count() >= LONG_REPLACEMENT,
+    }
 }
 
 #[cfg(test)]
@@ -89,32 +150,45 @@ mod tests {
 
     #[test]
     fn proof_needs_the_edits_own_context_or_its_region() {
-        let at = (100, 130);
+        let text = b"0123456789 a();\nc();\nother();\n";
+        let at = (11, 22);
         // Context lines around new lines: proved wherever the diagnosis
         // pointed.
         assert!(proved(
+            text,
             "a();\nb(1);\nc();\n",
             "a();\nb(2);\nc();\n",
             at,
             None
         ));
-        // A deletion with context on both sides: proved; on one side: not.
-        assert!(proved("a();\nb();\nc();\n", "a();\nc();\n", at, None));
-        assert!(!proved("a();\nb();\nc();\n", "a();\n", at, Some(at)));
-        assert!(!proved("b();\nc();\n", "c();\n", at, Some(at)));
-        // No shared lines: only where the search block's region is.
+        // A deletion with context on both sides: proved.
+        assert!(proved(text, "a();\nb();\nc();\n", "a();\nc();\n", at, None));
+        // On one side: proved only when the deleted lines are not what
+        // follows (or precedes) it.
+        let stale = b"a();\nb(1);\nc();\n";
+        assert!(!proved(stale, "a();\nb(2);\n", "a();\n", (0, 5), None));
+        assert!(proved(stale, "a();\nzzzzzz();\n", "a();\n", (0, 5), None));
+        // No shared lines: where the search block's region is...
+        let r = |a, b, sim| Some((a, b, sim));
         assert!(proved(
+            text,
             "retries = 2;\n",
             "retries = 3;\n",
             at,
-            Some((90, 120))
+            r(10, 20, 0.9)
         ));
+        // ...not where a near miss of it is elsewhere...
         assert!(!proved(
+            text,
             "retries = 2;\n",
             "retries = 3;\n",
             at,
-            Some((10, 20))
+            r(0, 5, 0.9)
         ));
-        assert!(!proved("retries = 2;\n", "retries = 3;\n", at, None));
+        // ...and with the block nowhere near, only for a long replacement.
+        assert!(!proved(text, "retries = 2;\n", "retries = 3;\n", at, None));
+        let long = "let retries = configured_retries(3);\n";
+        assert!(proved(text, "retries = 2;\n", long, at, None));
+        assert!(proved(text, "retries = 2;\n", long, at, r(0, 5, 0.6)));
     }
 }

@@ -44,6 +44,7 @@ mod classify;
 mod closest;
 mod keys;
 mod report;
+mod rival;
 mod search;
 mod stale;
 #[cfg(test)]
@@ -53,7 +54,8 @@ mod views;
 pub use self::ambiguous::ambiguous;
 pub use self::budget::Budget;
 pub use self::classify::{classify, Difference};
-pub use self::report::{not_found, replacement_at, rival, ClosestMatch, ContextHint, Diagnosis};
+pub use self::report::{not_found, replacement_at, ClosestMatch, ContextHint, Diagnosis};
+pub use self::rival::rival;
 pub use crate::text::fold::Kind;
 
 /// Units of work a failed call may spend on diagnosis (shared by its

@@ -324,7 +324,7 @@ fn reading_kind(reading: &Reading) -> Option<Difference> {
 /// The closest match for a region found, if it is close enough to help: a
 /// region that differs in content must be at least [`MIN_SIMILARITY`]
 /// similar.
-fn closest_match(text: &[u8], l: &Located) -> Option<ClosestMatch> {
+pub(super) fn closest_match(text: &[u8], l: &Located) -> Option<ClosestMatch> {
     let ftext = String::from_utf8_lossy(&text[l.start..l.end]).into_owned();
     let mut differences: Vec<Difference> = Vec::new();
     let (mut block, mut found) = (String::new(), String::new());
@@ -400,8 +400,8 @@ fn replacement_hits(
     }
 }
 
-/// The region where an applied edit stands, as a closest match.
-fn applied_match(text: &[u8], search: &str, (start, end): (usize, usize)) -> ClosestMatch {
+/// A region of `text` (byte range) as a closest match for `search`.
+pub(super) fn match_at(text: &[u8], search: &str, (start, end): (usize, usize)) -> ClosestMatch {
     let first = lines_of(text, &[start])[0];
     let ftext = String::from_utf8_lossy(&text[start..end]).into_owned();
     ClosestMatch {
@@ -436,64 +436,6 @@ pub fn replacement_at(text: &[u8], replace: &str) -> Option<(usize, usize)> {
     applied::once(&needles, &hits)
 }
 
-/// Block lines (with some content) that stand byte for byte (line endings
-/// aside) among the lines of `region`.
-fn verbatim_lines(search: &str, region: &str) -> usize {
-    let strip = |l: &str| l.trim_end_matches(['\n', '\r']).to_string();
-    let have: Vec<String> = region.split_inclusive('\n').map(strip).collect();
-    search
-        .split_inclusive('\n')
-        .map(strip)
-        .filter(|l| l.trim().len() >= 2 && have.contains(l))
-        .count()
-}
-
-/// The indentation of the first line with content.
-fn first_lead(t: &str) -> &str {
-    t.lines().find(|l| !l.trim().is_empty()).map_or("", |l| {
-        &l[..l.len() - l.trim_start_matches([' ', '\t']).len()]
-    })
-}
-
-/// A rival of a tolerant match at `exclude` (byte range): the region most
-/// like `search` elsewhere, when it is at least [`MIN_SIMILARITY`] similar,
-/// differs from the block in content, and yet looks more like the block's
-/// own place than the match does: more of the block's lines stand in it
-/// byte for byte, or (when the match needed the indentation tolerance) it
-/// is indented as the block is while the match is not. That is what a
-/// stale view looks like when the tolerance finds a twin: the place the
-/// block was copied from has changed since, and a block elsewhere matches
-/// it but for formatting. The match is then not trusted.
-pub fn rival(
-    text: &[u8],
-    search: &str,
-    exclude: (usize, usize),
-    indentation: bool,
-    budget: &Budget,
-) -> Option<ClosestMatch> {
-    let mut blanked = text.to_vec();
-    for b in &mut blanked[exclude.0..exclude.1] {
-        if *b != b'\n' {
-            *b = b' ';
-        }
-    }
-    let mut scanner = Scanner::new(&blanked);
-    let (found, _) = search::best(&mut scanner, search, budget);
-    let c = closest_match(&blanked, &found?)?;
-    let content = c.differences.iter().any(|d| d.kind == Kind::Content);
-    let elsewhere = c.end <= exclude.0 || c.start >= exclude.1;
-    let close = f64::from(c.similarity_milli) >= MIN_SIMILARITY * 1000.0;
-    if !(content && elsewhere && close) {
-        return None;
-    }
-    let matched = String::from_utf8_lossy(&text[exclude.0..exclude.1]);
-    let more_verbatim = verbatim_lines(search, &c.text) > verbatim_lines(search, &matched);
-    let indented_as_block = indentation
-        && first_lead(&c.text) == first_lead(search)
-        && first_lead(&matched) != first_lead(search);
-    (more_verbatim || indented_as_block).then_some(c)
-}
-
 /// Diagnoses a block that was not found in `text`. `label` prefixes the
 /// message (e.g. `edits[2]: `).
 pub fn not_found(
@@ -526,15 +468,18 @@ pub fn not_found(
         d.closest_match = found.and_then(|l| closest_match(text, &l));
     }
     let hits = replacement_hits(&mut scanner, &needles, budget, &mut d.incomplete);
-    let region = d.closest_match.as_ref().map(|c| (c.start, c.end));
+    let region = d
+        .closest_match
+        .as_ref()
+        .map(|c| (c.start, c.end, f64::from(c.similarity_milli) / 1000.0));
     let at = hits
         .and_then(|h| applied::once(&needles, &h))
         .filter(|&at| {
             read.as_deref()
-                .is_some_and(|s| applied::proved(s, replace, at, region))
+                .is_some_and(|s| applied::proved(text, s, replace, at, region))
         });
     if let Some(at) = at {
-        let m = applied_match(text, search, at);
+        let m = match_at(text, search, at);
         d.already_applied = Some((m.line_number, m.end_line));
         d.closest_match = Some(m);
     }
@@ -589,13 +534,17 @@ mod tests {
             "fn compute(a: i32, b: i32) -> i32 {\n    a + b\n",
         );
         assert_eq!(d.already_applied, Some((13, 14)));
-        // Present, but nothing says the block was meant for that place.
+        // Present, but nothing says the block was meant for that place (a
+        // short replacement can stand anywhere)...
+        let d = diag(&text, "q", "    a + b\n}\n");
+        assert_eq!(d.already_applied, None);
+        // ...unless it is long and the block is nowhere near any more.
         let d = diag(
             &text,
-            "q",
+            "fn calc(x: u8)",
             "fn compute(a: i32, b: i32) -> i32 {\n    a + b\n",
         );
-        assert_eq!(d.already_applied, None);
+        assert_eq!(d.already_applied, Some((13, 14)));
     }
 
     #[test]

@@ -357,14 +357,32 @@ fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
     let ends_agree = |a: Ending, b: Ending, at_end: bool| {
         a == b || (at_end && (a == Ending::None || b == Ending::None))
     };
+    // The lines the caller kept: an alignment of its search and replacement
+    // lines by their text (a line that recurs among new lines is not taken
+    // for the kept one), the endings agreeing unless tolerated.
+    let mut kept_at: Vec<Option<usize>> = vec![None; p.len()];
+    let (sb, pb): (Vec<&[u8]>, Vec<&[u8]>) = (
+        s.iter().map(|l| l.body).collect(),
+        p.iter().map(|l| l.body).collect(),
+    );
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &sb, &pb) {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for k in 0..len {
+                let (i, j) = (old_index + k, new_index + k);
+                if c.fold.line_endings || ends_agree(s[i].end, p[j].end, last(&s, i) || last(&p, j))
+                {
+                    kept_at[j] = Some(i);
+                }
+            }
+        }
+    }
     for (j, pl) in p.iter().enumerate().take(n.len()) {
-        let kept: Vec<usize> = (0..s.len().min(r.len()))
-            .filter(|&i| {
-                s[i].body == pl.body
-                    && (c.fold.line_endings
-                        || ends_agree(s[i].end, pl.end, last(&s, i) || last(&p, j)))
-            })
-            .collect();
+        let kept: Vec<usize> = kept_at[j].filter(|&i| i < r.len()).into_iter().collect();
         if kept.is_empty() {
             continue;
         }

@@ -260,7 +260,11 @@ pub fn make(kind: Kind, e: &AgentEdit, rng: &mut u64) -> Option<Case> {
     match kind {
         Kind::TrailingWhitespace => {
             let pick = (xorshift(rng) as usize) % s_lines.len();
-            let pad = if xorshift(rng).is_multiple_of(2) { "  " } else { "\t" };
+            let pad = if xorshift(rng).is_multiple_of(2) {
+                "  "
+            } else {
+                "\t"
+            };
             if s_lines[pick].trim().is_empty() || !s_lines[pick].ends_with('\n') {
                 return None;
             }

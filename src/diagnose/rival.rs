@@ -1,0 +1,152 @@
+//! Rivals of a tolerant match: another place the block may have been meant
+//! for, which makes the match untrustworthy.
+//!
+//! A tolerant match is unique under its tolerances, but a stale view can
+//! make a wrong place unique: the block's own place changed since it was
+//! read, so it no longer matches, while a twin elsewhere (the same lines
+//! at another depth, or with other trailing whitespace) does. Such a twin
+//! is written only if nothing in the file looks more like the block's own
+//! place than it does:
+//!
+//! - more of the block's lines stand somewhere else verbatim (whole lines,
+//!   line endings aside) than in the match: the block was copied from
+//!   there, and that place has changed since;
+//! - or, for a match that needed the indentation tolerance, the region
+//!   most like the block elsewhere differs from it in content but is
+//!   indented as the block is, while the match is not.
+
+use std::collections::{HashMap, HashSet};
+
+use super::anchors::Scanner;
+use super::report::{closest_match, match_at, ClosestMatch};
+use super::{search, Budget, MIN_SIMILARITY};
+use crate::text::fold::Kind;
+
+/// A line's text without its line ending.
+fn body(l: &[u8]) -> &[u8] {
+    let l = l.strip_suffix(b"\n").unwrap_or(l);
+    l.strip_suffix(b"\r").unwrap_or(l)
+}
+
+/// Block lines with some content that stand verbatim among `region`'s lines.
+fn verbatim_lines(search: &str, region: &[u8]) -> usize {
+    let have: HashSet<&[u8]> = region.split_inclusive(|&b| b == b'\n').map(body).collect();
+    search
+        .as_bytes()
+        .split_inclusive(|&b| b == b'\n')
+        .map(body)
+        .filter(|l| l.trim_ascii().len() >= 2 && have.contains(l))
+        .collect::<HashSet<_>>()
+        .len()
+}
+
+/// The place outside `exclude` where the most distinct block lines stand
+/// verbatim at the offsets the block gives them: (byte range, how many).
+fn verbatim_place(
+    text: &[u8],
+    search: &str,
+    exclude: (usize, usize),
+    budget: &Budget,
+) -> Option<((usize, usize), usize)> {
+    let block: Vec<&[u8]> = search
+        .as_bytes()
+        .split_inclusive(|&b| b == b'\n')
+        .map(body)
+        .collect();
+    let mut index: HashMap<&[u8], Vec<usize>> = HashMap::new();
+    for (i, l) in block.iter().enumerate() {
+        if l.trim_ascii().len() >= 2 {
+            index.entry(l).or_default().push(i);
+        }
+    }
+    if budget.spend(Budget::keying(text.len()) / 4) {
+        return None;
+    }
+    let mut starts: Vec<usize> = Vec::new();
+    let mut votes: HashMap<isize, HashSet<usize>> = HashMap::new();
+    let mut at = 0;
+    for (j, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+        starts.push(at);
+        let outside = at + line.len() <= exclude.0 || at >= exclude.1;
+        if let (true, Some(is)) = (outside, index.get(body(line))) {
+            for &i in is {
+                votes.entry(j as isize - i as isize).or_default().insert(i);
+            }
+        }
+        at += line.len();
+    }
+    starts.push(text.len());
+    let (&first, got) = votes
+        .iter()
+        .max_by_key(|(k, v)| (v.len(), std::cmp::Reverse(**k)))?;
+    let first = first.max(0) as usize;
+    let last = (first + block.len()).min(starts.len() - 1);
+    let (a, b) = (starts[first.min(starts.len() - 1)], starts[last]);
+    (b <= exclude.0 || a >= exclude.1).then_some(((a, b), got.len()))
+}
+
+/// The indentation of the first line with content.
+fn first_lead(t: &str) -> &str {
+    t.lines().find(|l| !l.trim().is_empty()).map_or("", |l| {
+        &l[..l.len() - l.trim_start_matches([' ', '\t']).len()]
+    })
+}
+
+/// A rival of the tolerant match of `search` at `exclude` (byte range of
+/// `text`), if there is one (see the module docs). `indentation`: the match
+/// needed the indentation tolerance.
+pub fn rival(
+    text: &[u8],
+    search: &str,
+    exclude: (usize, usize),
+    indentation: bool,
+    budget: &Budget,
+) -> Option<ClosestMatch> {
+    let own = verbatim_lines(search, &text[exclude.0..exclude.1]);
+    if let Some((range, n)) = verbatim_place(text, search, exclude, budget) {
+        if n > own {
+            return Some(match_at(text, search, range));
+        }
+    }
+    if !indentation {
+        return None;
+    }
+    // The region most like the block elsewhere, found with the match
+    // blanked out.
+    let mut blanked = text.to_vec();
+    for b in &mut blanked[exclude.0..exclude.1] {
+        if *b != b'\n' {
+            *b = b' ';
+        }
+    }
+    let mut scanner = Scanner::new(&blanked);
+    let (found, _) = search::best(&mut scanner, search, budget);
+    let c = closest_match(&blanked, &found?)?;
+    let content = c.differences.iter().any(|d| d.kind == Kind::Content);
+    let close = f64::from(c.similarity_milli) >= MIN_SIMILARITY * 1000.0;
+    let matched = String::from_utf8_lossy(&text[exclude.0..exclude.1]);
+    let indented_as_block =
+        first_lead(&c.text) == first_lead(search) && first_lead(&matched) != first_lead(search);
+    (content && close && indented_as_block).then(|| match_at(text, search, (c.start, c.end)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stale_blocks_own_place_is_a_rival_of_a_twin() {
+        // The block was copied from lines 5-7 at 8 spaces, whose middle line
+        // has changed since; lines 1-3 are the same code at 4 spaces.
+        let text = "    a();\n    b();\n    c();\n\n        a();\n        b2();\n        c();\n";
+        let block = "        a();\n        b();\n        c();\n";
+        let twin = (0, 27);
+        let r = rival(text.as_bytes(), block, twin, true, &Budget::new(u64::MAX)).expect("a rival");
+        assert_eq!((r.line_number, r.end_line), (5, 7));
+        // No rival when the match is the place most like the block's own.
+        let text = "    a();\n    b();\n    c();\n\n        a();\n        b();\n        c();\n";
+        let block = "        a();\n        b();\n        c(); \n";
+        let own = (28, text.len());
+        assert!(rival(text.as_bytes(), block, own, false, &Budget::new(u64::MAX)).is_none());
+    }
+}

@@ -17,12 +17,15 @@
 //!   ones (still there, perhaps changed since: a stale view, not a
 //!   deletion that landed);
 //! - an edit without shared lines has nothing of its own to anchor it: it
-//!   is proved when the region the diagnosis found for the search block is
-//!   that occurrence of the replacement, or when the search block is
-//!   nowhere near the file any more (no region even 80 % like it) and the
-//!   replacement is long enough ([`LONG_REPLACEMENT`] visible characters)
-//!   not to stand there by chance. A block that matches elsewhere, even
-//!   only up to formatting, proves nothing.
+//!   is proved when the search block is nowhere near the file any more (no
+//!   region even 80 % like it) and the replacement is long enough
+//!   ([`LONG_REPLACEMENT`] visible characters) not to stand there by
+//!   chance.
+//!
+//! Above all: when the region the diagnosis found for the search block is
+//! that occurrence of the replacement, the edit is there; when it is a near
+//! miss elsewhere (80 % alike or more), the block still has its place
+//! there, whatever the edit's context lines say, and nothing is claimed.
 
 use super::align::char_ratio;
 use super::MIN_APPLIED_LEN;
@@ -99,6 +102,14 @@ fn still_there(text: &[u8], at: usize, deleted: &str, before: bool) -> bool {
     })
 }
 
+/// Whether two byte ranges are one place: they share at least half of
+/// what they cover together.
+fn same_place(a: (usize, usize), b: (usize, usize)) -> bool {
+    let shared = a.1.min(b.1).saturating_sub(a.0.max(b.0));
+    let covered = a.1.max(b.1) - a.0.min(b.0);
+    covered > 0 && shared * 2 >= covered
+}
+
 /// Where the diagnosis found the search block: byte range and character
 /// similarity.
 pub(super) type Region = (usize, usize, f64);
@@ -134,14 +145,17 @@ pub(super) fn proved(
             (false, false) => false,
         };
     }
-    if has_content(head) || has_content(tail) {
-        return true;
-    }
+    // The region the diagnosis found for the search block: that occurrence
+    // of the replacement (proved), or a near miss elsewhere (the block
+    // still has its place there, whatever the edit's context says).
     match region {
-        Some((a, b, _)) if a < at.1 && at.0 < b.max(a + 1) => true,
-        Some((_, _, sim)) if sim >= NEAR_MISS => false,
-        _ => replace.chars().filter(|c| !c.is_whitespace()).count() >= LONG_REPLACEMENT,
+        Some((a, b, _)) if same_place((a, b), at) => return true,
+        Some((_, _, sim)) if sim >= NEAR_MISS => return false,
+        _ => {}
     }
+    has_content(head)
+        || has_content(tail)
+        || replace.chars().filter(|c| !c.is_whitespace()).count() >= LONG_REPLACEMENT
 }
 
 #[cfg(test)]

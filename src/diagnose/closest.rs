@@ -328,11 +328,15 @@ pub(super) fn region(lines: &FileLines<'_>, found: Found, search: &[u8]) -> (usi
     let s_first = slines[0];
     let s_last = slines[slines.len() - 1];
     let single = slines.len() == 1 && found.len == 1 && !ends_nl;
+    // The first and last lines of the window stand for the block's only
+    // when the window has as many lines (else lines were added or removed
+    // since, and the window's ends are other lines).
+    let aligned = found.len == slines.len();
     // First line: the block may start inside it.
     let (sk, _) = key_with_offsets(s_first);
     let fl = lines.line(first);
     let (fk, fo) = key_with_offsets(fl);
-    if !sk.is_empty() && sk != fk {
+    if aligned && !sk.is_empty() && sk != fk {
         let at = if single {
             memmem::find(&fk, &sk)
         } else if fk.ends_with(&sk) {
@@ -362,7 +366,7 @@ pub(super) fn region(lines: &FileLines<'_>, found: Found, search: &[u8]) -> (usi
         }
     }
     // Last line: the block may end inside it.
-    if !single && !ends_nl && found.len > 1 {
+    if aligned && !single && !ends_nl && found.len > 1 {
         let (sk, _) = key_with_offsets(s_last);
         let ll = lines.line(last);
         let (lk, lo) = key_with_offsets(ll);

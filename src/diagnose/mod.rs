@@ -42,6 +42,7 @@ mod applied;
 mod budget;
 mod classify;
 mod closest;
+mod elision;
 mod keys;
 mod report;
 mod rival;

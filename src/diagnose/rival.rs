@@ -15,75 +15,11 @@
 //!   most like the block elsewhere differs from it in content but is
 //!   indented as the block is, while the match is not.
 
-use std::collections::{HashMap, HashSet};
-
 use super::anchors::Scanner;
 use super::report::{closest_match, match_at, ClosestMatch};
+use super::stale::{verbatim_lines, verbatim_place};
 use super::{search, Budget, MIN_SIMILARITY};
 use crate::text::fold::Kind;
-
-/// A line's text without its line ending.
-fn body(l: &[u8]) -> &[u8] {
-    let l = l.strip_suffix(b"\n").unwrap_or(l);
-    l.strip_suffix(b"\r").unwrap_or(l)
-}
-
-/// Block lines with some content that stand verbatim among `region`'s lines.
-fn verbatim_lines(search: &str, region: &[u8]) -> usize {
-    let have: HashSet<&[u8]> = region.split_inclusive(|&b| b == b'\n').map(body).collect();
-    search
-        .as_bytes()
-        .split_inclusive(|&b| b == b'\n')
-        .map(body)
-        .filter(|l| l.trim_ascii().len() >= 2 && have.contains(l))
-        .collect::<HashSet<_>>()
-        .len()
-}
-
-/// The place outside `exclude` where the most distinct block lines stand
-/// verbatim at the offsets the block gives them: (byte range, how many).
-fn verbatim_place(
-    text: &[u8],
-    search: &str,
-    exclude: (usize, usize),
-    budget: &Budget,
-) -> Option<((usize, usize), usize)> {
-    let block: Vec<&[u8]> = search
-        .as_bytes()
-        .split_inclusive(|&b| b == b'\n')
-        .map(body)
-        .collect();
-    let mut index: HashMap<&[u8], Vec<usize>> = HashMap::new();
-    for (i, l) in block.iter().enumerate() {
-        if l.trim_ascii().len() >= 2 {
-            index.entry(l).or_default().push(i);
-        }
-    }
-    if budget.spend(Budget::keying(text.len()) / 4) {
-        return None;
-    }
-    let mut starts: Vec<usize> = Vec::new();
-    let mut votes: HashMap<isize, HashSet<usize>> = HashMap::new();
-    let mut at = 0;
-    for (j, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
-        starts.push(at);
-        let outside = at + line.len() <= exclude.0 || at >= exclude.1;
-        if let (true, Some(is)) = (outside, index.get(body(line))) {
-            for &i in is {
-                votes.entry(j as isize - i as isize).or_default().insert(i);
-            }
-        }
-        at += line.len();
-    }
-    starts.push(text.len());
-    let (&first, got) = votes
-        .iter()
-        .max_by_key(|(k, v)| (v.len(), std::cmp::Reverse(**k)))?;
-    let first = first.max(0) as usize;
-    let last = (first + block.len()).min(starts.len() - 1);
-    let (a, b) = (starts[first.min(starts.len() - 1)], starts[last]);
-    (b <= exclude.0 || a >= exclude.1).then_some(((a, b), got.len()))
-}
 
 /// The indentation of the first line with content.
 fn first_lead(t: &str) -> &str {
@@ -103,7 +39,7 @@ pub fn rival(
     budget: &Budget,
 ) -> Option<ClosestMatch> {
     let own = verbatim_lines(search, &text[exclude.0..exclude.1]);
-    if let Some((range, n)) = verbatim_place(text, search, exclude, budget) {
+    if let Some((range, _, n)) = verbatim_place(text, search, exclude, budget) {
         if n > own {
             return Some(match_at(text, search, range));
         }

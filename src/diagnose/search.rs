@@ -6,21 +6,17 @@
 //! included). The reading whose region matches best wins; a region found
 //! as sent is widened over a stale view's changes ([`super::stale`]).
 
-use memchr::memchr_iter;
-
+use super::align::char_ratio;
 use super::anchors::Scanner;
-use super::closest::{closest, closest_by_scan, region, Found, GaveUp};
-use super::keys::{block_lines, SLine};
+use super::closest::{closest, region, Found};
+use super::elision::elided;
+use super::keys::{block_lines, FileLines, SLine};
 use super::views::{split_elisions, strip_line_numbers};
 use super::{stale, Budget};
 
-/// An elided part is looked for this far (bytes) after the part before it.
-const MAX_GAP: usize = 256 << 10;
-/// Each part of an elided block must match at least this well.
-const PART_SCORE: f64 = 0.8;
 /// A block read as sent that matches at least this well keeps that
-/// reading even when it has a marker line (the file may hold `...`).
-const SENT_SCORE: f64 = 0.9;
+/// reading even when it has a marker line (the file holds the `...`).
+const SENT_SCORE: f64 = 0.99;
 
 /// How the block was read to find its region.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,30 +57,41 @@ pub(super) struct Located {
 
 /// The region of `text` most like `block` read as `reading`, and whether
 /// the budget ran out.
-fn one(
+pub(super) fn one(
     scanner: &mut Scanner<'_>,
     block: &str,
     reading: Reading,
     budget: &Budget,
 ) -> (Option<Located>, bool) {
+    let text = scanner.text;
     let (found, incomplete) = closest(scanner, block.as_bytes(), budget);
-    let Some((mut f, equally, mut lines)) = found else {
-        return (None, incomplete);
-    };
-    // A block read as sent may be a stale view: widened over its changes.
-    // The parts of an elided block are read as parts, never widened.
-    if reading == Reading::AsSent {
-        let s: Vec<SLine> = block_lines(block.as_bytes())
-            .0
-            .iter()
-            .map(|l| SLine::new(l))
-            .collect();
-        if let Some((wider, wide)) = stale::span(scanner.text, &s, f, &lines) {
+    let s: Vec<SLine> = block_lines(block.as_bytes())
+        .0
+        .iter()
+        .map(|l| SLine::new(l))
+        .collect();
+    // A block read as sent may be a stale view: a place where more of its
+    // lines stand verbatim is its own place; and the region found is
+    // widened over the view's changes.
+    let found = if reading == Reading::AsSent {
+        let own = stale::own_place(text, block, found.as_ref().map(|(f, _, l)| (*f, l)), budget);
+        let (mut f, equally, mut lines) = match (own, found) {
+            (Some((f, lines)), _) => (f, Vec::new(), lines),
+            (None, Some(x)) => x,
+            (None, None) => return (None, incomplete),
+        };
+        if let Some((wider, wide)) = stale::span(text, &s, f, &lines) {
             f = wider;
             lines = wide;
         }
-    }
-    let (start, end) = region(&lines, f, block.as_bytes());
+        Some((f, equally, lines))
+    } else {
+        found
+    };
+    let Some((f, equally, lines)) = found else {
+        return (None, incomplete);
+    };
+    let (f, equally, (start, end)) = likest(text, block, f, equally, &lines);
     let part = Part {
         text: block.to_string(),
         start,
@@ -103,103 +110,88 @@ fn one(
     (Some(located), incomplete)
 }
 
-/// The best region for `block` (a part of an elided block) within
-/// `text[from..to]`, with absolute offsets; `line` is the 0-based line of
-/// `from`.
-fn within(
-    text: &[u8],
-    from: usize,
-    to: usize,
-    line: usize,
-    block: &str,
-    budget: &Budget,
-) -> Result<Option<(Found, Part)>, GaveUp> {
-    let s: Vec<SLine> = block_lines(block.as_bytes())
-        .0
-        .iter()
-        .map(|l| SLine::new(l))
-        .collect();
-    let Some((f, _, lines)) = closest_by_scan(&text[from..to], &s, budget)? else {
-        return Ok(None);
+/// The block's one place when it differs from it only in its line endings
+/// (LF sent for CRLF, or CRLF for LF): found byte for byte in the other
+/// form, whatever its lines (a block of closing braces, which no line of
+/// the scoring anchors, included).
+fn other_endings(text: &[u8], search: &str) -> Option<Located> {
+    let other = if search.contains("\r\n") {
+        search.replace("\r\n", "\n")
+    } else if search.contains('\n') {
+        search.replace('\n', "\r\n")
+    } else {
+        return None;
     };
-    let (a, b) = region(&lines, f, block.as_bytes());
-    let part = Part {
-        text: block.to_string(),
-        start: from + a,
-        end: from + b,
-        line: line + f.start,
+    let mut it = memchr::memmem::find_iter(text, other.as_bytes());
+    let (Some(start), None) = (it.next(), it.next()) else {
+        return None;
     };
-    Ok(Some((
-        Found {
-            start: line + f.start,
-            ..f
-        },
-        part,
-    )))
+    let line = memchr::memchr_iter(b'\n', &text[..start]).count();
+    let end = start + other.len();
+    Some(Located {
+        start,
+        end,
+        line,
+        score: 1.0,
+        equally: Vec::new(),
+        reading: Reading::AsSent,
+        parts: vec![Part {
+            text: search.to_string(),
+            start,
+            end,
+            line,
+        }],
+    })
 }
 
-/// 0-based line of byte `at`, given that byte `from` starts line `line`.
-fn line_at(text: &[u8], from: usize, line: usize, at: usize) -> usize {
-    if at >= from {
-        line + memchr_iter(b'\n', &text[from..at]).count()
+/// Byte offset where 0-based line `line` of `text` starts.
+fn line_offset(text: &[u8], line: usize) -> usize {
+    if line == 0 {
+        0
     } else {
-        line - memchr_iter(b'\n', &text[at..from]).count()
+        memchr::memchr_iter(b'\n', text)
+            .nth(line - 1)
+            .map_or(text.len(), |k| k + 1)
     }
 }
 
-/// Start of the line holding byte `at`.
-fn line_start(text: &[u8], at: usize) -> usize {
-    memchr::memrchr(b'\n', &text[..at]).map_or(0, |k| k + 1)
-}
-
-/// The region of an elided block: its first part found anywhere, each
-/// later part after the one before (within [`MAX_GAP`]), every part matching
-/// at least [`PART_SCORE`]. When the first part is found too far from the
-/// last, the last is found anywhere and the first just before it.
-fn elided(
-    scanner: &mut Scanner<'_>,
-    parts: &[String],
-    marker: &str,
-    budget: &Budget,
-) -> (Option<Located>, bool) {
-    let text = scanner.text;
-    let (head, incomplete) = one(
-        scanner,
-        &parts[0],
-        Reading::Elided(marker.to_string()),
-        budget,
-    );
-    let Some(head) = head.filter(|h| h.score >= PART_SCORE) else {
-        return (None, incomplete);
-    };
-    let mut found = vec![head.parts[0].clone()];
-    let mut score = head.score;
-    for part in &parts[1..] {
-        let prev = found.last().expect("a part");
-        let (from, line) = (prev.end, line_at(text, prev.start, prev.line, prev.end));
-        let from_line = line_start(text, from).max(prev.start);
-        let line = line_at(text, from, line, from_line);
-        let to = (from_line + MAX_GAP).min(text.len());
-        match within(text, from_line, to, line, part, budget) {
-            Ok(Some((f, p))) if f.score >= PART_SCORE && p.start >= prev.end => {
-                score = score.min(f.score);
-                found.push(p);
-            }
-            Ok(_) => return (None, incomplete),
-            Err(GaveUp) => return (None, true),
+/// Among regions that score the same (the best, `f` of `lines`, and those
+/// starting at `equally`), the one whose text is most like the block
+/// character for character (a twin indented like the block, say); the
+/// others stay equally close.
+fn likest(
+    text: &[u8],
+    block: &str,
+    f: Found,
+    equally: Vec<usize>,
+    lines: &FileLines<'_>,
+) -> (Found, Vec<usize>, (usize, usize)) {
+    let first = region(lines, f, block.as_bytes());
+    if equally.is_empty() || equally.len() > 16 {
+        return (f, equally, first);
+    }
+    let like = |(a, b): (usize, usize)| char_ratio(block, &String::from_utf8_lossy(&text[a..b]));
+    let mut best = (like(first), f, first);
+    for &x in &equally {
+        let at = line_offset(text, x);
+        let around = FileLines::around(text, at, x, 0, f.len + 1);
+        if x + f.len > around.hi() {
+            continue;
+        }
+        let g = Found { start: x, ..f };
+        let r = region(&around, g, block.as_bytes());
+        let sim = like(r);
+        if sim > best.0 + 1e-9 {
+            best = (sim, g, r);
         }
     }
-    let (first, last) = (&found[0], &found[found.len() - 1]);
-    let located = Located {
-        start: first.start,
-        end: last.end,
-        line: first.line,
-        score,
-        equally: Vec::new(),
-        reading: Reading::Elided(marker.to_string()),
-        parts: found,
-    };
-    (Some(located), incomplete)
+    let (_, g, r) = best;
+    let mut others: Vec<usize> = equally.into_iter().filter(|&x| x != g.start).collect();
+    if g.start != f.start {
+        others.push(f.start);
+        others.sort_unstable();
+    }
+    (g, others, r)
 }
 
 /// Keeps `l` when it matches better than the pick so far.
@@ -244,6 +236,9 @@ pub(super) fn best(
     search: &str,
     budget: &Budget,
 ) -> (Option<Located>, bool) {
+    if let Some(l) = other_endings(scanner.text, search) {
+        return (Some(l), false);
+    }
     let (sent, mut incomplete) = one(scanner, search, Reading::AsSent, budget);
     let sent_score = sent.as_ref().map_or(0.0, |s| s.score);
     let mut pick = sent;
@@ -257,7 +252,7 @@ pub(super) fn best(
     keep_better(&mut pick, l);
     if sent_score < SENT_SCORE {
         if let Some(e) = split_elisions(search) {
-            let (l, inc) = elided(scanner, &e.parts, &e.marker, budget);
+            let (l, inc) = elided(scanner, &e.parts, &Reading::Elided(e.marker), budget);
             incomplete |= inc;
             // Every part found: the elision explains the block better than
             // any window of its length.

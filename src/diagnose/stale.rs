@@ -14,11 +14,19 @@
 //! good share of it, so a formatting near miss (every line found) keeps its
 //! window, and a few common lines far away never stretch the region.
 
+use std::collections::{HashMap, HashSet};
+
 use similar::DiffOp;
 
 use super::align::align;
 use super::closest::Found;
 use super::keys::{FileLines, SLine};
+use super::Budget;
+
+/// Texts up to this size are searched for the place where a block's lines
+/// stand verbatim (one pass keying every line; larger texts rely on the
+/// anchored search alone).
+const VERBATIM_BYTES: usize = 8 << 20;
 
 /// Lines looked at either side of the window found, besides the block's
 /// own length.
@@ -74,7 +82,7 @@ pub(super) fn span<'a>(
     lines: &FileLines<'a>,
 ) -> Option<(Found, FileLines<'a>)> {
     let n = s.len();
-    if n < 3 {
+    if n < 2 {
         return None;
     }
     let reach = n + REACH;
@@ -116,6 +124,110 @@ pub(super) fn span<'a>(
             score: found.score,
         },
         wide,
+    ))
+}
+
+/// A line's text without its line ending.
+fn body(l: &[u8]) -> &[u8] {
+    let l = l.strip_suffix(b"\n").unwrap_or(l);
+    l.strip_suffix(b"\r").unwrap_or(l)
+}
+
+/// Block lines with some content that stand verbatim among `region`'s lines.
+pub(super) fn verbatim_lines(search: &str, region: &[u8]) -> usize {
+    let have: HashSet<&[u8]> = region.split_inclusive(|&b| b == b'\n').map(body).collect();
+    search
+        .as_bytes()
+        .split_inclusive(|&b| b == b'\n')
+        .map(body)
+        .filter(|l| l.trim_ascii().len() >= 2 && have.contains(l))
+        .collect::<HashSet<_>>()
+        .len()
+}
+
+/// The place outside `exclude` where the most distinct block lines stand
+/// verbatim at the offsets the block gives them: (byte range, its first
+/// line, how many). Keys every line of the text: only for texts up to
+/// [`VERBATIM_BYTES`], and paid from the budget.
+pub(super) fn verbatim_place(
+    text: &[u8],
+    search: &str,
+    exclude: (usize, usize),
+    budget: &Budget,
+) -> Option<((usize, usize), usize, usize)> {
+    let block: Vec<&[u8]> = search
+        .as_bytes()
+        .split_inclusive(|&b| b == b'\n')
+        .map(body)
+        .collect();
+    let mut index: HashMap<&[u8], Vec<usize>> = HashMap::new();
+    for (i, l) in block.iter().enumerate() {
+        if l.trim_ascii().len() >= 2 {
+            index.entry(l).or_default().push(i);
+        }
+    }
+    if text.len() > VERBATIM_BYTES || budget.spend(Budget::keying(text.len()) / 4) {
+        return None;
+    }
+    let mut starts: Vec<usize> = Vec::new();
+    let mut votes: HashMap<isize, HashSet<usize>> = HashMap::new();
+    let mut at = 0;
+    for (j, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+        starts.push(at);
+        let outside = at + line.len() <= exclude.0 || at >= exclude.1;
+        if let (true, Some(is)) = (outside, index.get(body(line))) {
+            for &i in is {
+                votes.entry(j as isize - i as isize).or_default().insert(i);
+            }
+        }
+        at += line.len();
+    }
+    starts.push(text.len());
+    let (&first, got) = votes
+        .iter()
+        .max_by_key(|(k, v)| (v.len(), std::cmp::Reverse(**k)))?;
+    let first = first.max(0) as usize;
+    let last = (first + block.len()).min(starts.len() - 1);
+    let (a, b) = (starts[first.min(starts.len() - 1)], starts[last]);
+    (b <= exclude.0 || a >= exclude.1).then_some(((a, b), first, got.len()))
+}
+
+/// The block's own place when it is not the region found: where more of
+/// the block's lines stand verbatim than in `found` (a window of `lines`),
+/// at least half of those with content. A stale view's place keeps most of
+/// the lines it was copied with, while a twin elsewhere may match every
+/// line but for formatting; the agent needs its own place's text.
+pub(super) fn own_place<'a>(
+    text: &'a [u8],
+    block: &str,
+    found: Option<(Found, &FileLines<'a>)>,
+    budget: &Budget,
+) -> Option<(Found, FileLines<'a>)> {
+    let n = block.split_inclusive('\n').count();
+    let content = block
+        .split_inclusive('\n')
+        .filter(|l| l.trim().len() >= 2)
+        .count();
+    let exclude = found.map_or((0, 0), |(f, lines)| {
+        (lines.start(f.start), lines.end(f.start + f.len - 1))
+    });
+    let own = verbatim_lines(block, &text[exclude.0..exclude.1]);
+    let ((a, _), first, votes) = verbatim_place(text, block, exclude, budget)?;
+    if votes <= own || votes * 2 < content {
+        return None;
+    }
+    let score = found
+        .map_or(0.0, |(f, _)| f.score)
+        .max(votes as f64 / content.max(1) as f64);
+    let lines = FileLines::around(text, a, first, 2, n + 2);
+    let len = n.min(lines.hi() - first);
+    Some((
+        Found {
+            start: first,
+            len,
+            score,
+        },
+        lines,
     ))
 }
 

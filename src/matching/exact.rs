@@ -872,9 +872,10 @@ fn tolerant_match_of(
             ))
         })
     };
-    if let Some((a, b)) =
-        diagnose::replacement_at(base, &edit.replace).filter(|&(a, b)| b <= m.start || a >= m.end)
-    {
+    // (A replacement that stands inside the region the block matches is no
+    // sign of it: a deletion leaves part of its block.)
+    let elsewhere = |&(a, b): &(usize, usize)| a < m.start || b > m.end;
+    if let Some((a, b)) = diagnose::replacement_at(base, &edit.replace).filter(elsewhere) {
         let d = diagnosis();
         let msg = match d.as_ref().filter(|d| d.already_applied.is_some()) {
             Some(d) => d.message.clone().unwrap_or_default(),
@@ -895,6 +896,26 @@ fn tolerant_match_of(
         ));
     }
     let indentation = m.matched_with.contains(&Tolerance::Indentation);
+    // A block of lone characters (closing braces and the like) matches at
+    // any depth: too little to be placed at another indentation with
+    // certainty.
+    let text_len = edit.search.chars().filter(|c| !c.is_whitespace()).count();
+    let lone = edit.search.lines().all(|l| l.trim().chars().count() <= 1);
+    if indentation && lone {
+        let msg = format!(
+            "{pre}search_block was not found exactly; with the tolerances of `match` it matches {span}, but it has too \
+             little text ({text_len} characters besides whitespace) to tell its place at another indentation, so the \
+             replacement cannot be fitted to the file with certainty and nothing was applied. Send the exact current \
+             text of {span} with its indentation, or include neighbouring lines"
+        );
+        return Err(fail(
+            ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+            0,
+            Vec::new(),
+            msg,
+            diagnosis(),
+        ));
+    }
     if let Some(r) = diagnose::rival(base, &edit.search, (m.start, m.end), indentation, budget) {
         let mut lines = vec![line_numbers(base, &[m.start])[0], r.line_number];
         lines.sort_unstable();

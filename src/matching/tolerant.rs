@@ -744,10 +744,14 @@ pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
         // indentation is what the tolerance forgives).
         if m.has(Tolerance::Indentation) {
             let line = memchr::memrchr(b'\n', &text[..s]).map_or(0, |k| k + 1);
-            if first_ws || text[line..s].iter().all(|&b| is_ws(b)) {
-                while s > 0 && is_ws(text[s - 1]) {
-                    s -= 1;
-                }
+            let at_indent = text[line..s].iter().all(|&b| is_ws(b));
+            // A block that starts with indentation names a whole line: it
+            // does not match the end of a line that has other text first.
+            if first_ws && !at_indent {
+                continue;
+            }
+            if at_indent {
+                s = line;
             }
             if first_ws {
                 shape_from = s;

@@ -82,6 +82,10 @@ pub struct Case {
     /// intended occurrence), and its exact current text.
     pub region: (usize, usize),
     pub region_text: String,
+    /// 1-based lines of `intended` the edit wrote (the replacement), and
+    /// among them those it kept from the file (its context lines).
+    pub written: (usize, usize),
+    pub context: Vec<usize>,
     pub origin: String,
 }
 
@@ -246,6 +250,14 @@ pub fn make(kind: Kind, e: &AgentEdit, rng: &mut u64) -> Option<Case> {
         {
             return None;
         }
+        // The replacement's lines in the intended file: they start where
+        // the block did.
+        let first = line_of(&e.before, e.at);
+        let n = lines(&e.replace).len();
+        let context: Vec<usize> = (0..e.above)
+            .chain(n.saturating_sub(e.below)..n)
+            .map(|k| first + k)
+            .collect();
         Some(Case {
             kind,
             file,
@@ -254,6 +266,8 @@ pub fn make(kind: Kind, e: &AgentEdit, rng: &mut u64) -> Option<Case> {
             intended,
             region,
             region_text,
+            written: (first, first + n.max(1) - 1),
+            context,
             origin: e.origin.clone(),
         })
     };

@@ -273,9 +273,10 @@ impl Tally {
     }
 }
 
-/// Whether `after` differs from `want` only on lines the caller wrote, and
-/// there only in the mistake's own kind.
-fn equivalent(kind: Kind, after: &str, want: &str, region: &str) -> bool {
+/// Whether `after` differs from `want` only on lines the caller wrote (new
+/// or changed lines of its replacement, not its context lines), and there
+/// only in the mistake's own kind.
+fn equivalent(c: &Case, after: &str, want: &str) -> bool {
     let (a, w): (Vec<&str>, Vec<&str>) = (
         after.split_inclusive('\n').collect(),
         want.split_inclusive('\n').collect(),
@@ -283,9 +284,8 @@ fn equivalent(kind: Kind, after: &str, want: &str, region: &str) -> bool {
     if a.len() != w.len() {
         return false;
     }
-    let kept: Vec<&str> = region.split_inclusive('\n').collect();
     let same = |x: &str, y: &str| -> bool {
-        match kind {
+        match c.kind {
             Kind::TrailingWhitespace => {
                 x.trim_end() == y.trim_end() && x.ends_with('\n') == y.ends_with('\n')
             }
@@ -303,9 +303,11 @@ fn equivalent(kind: Kind, after: &str, want: &str, region: &str) -> bool {
             _ => false,
         }
     };
+    let callers = |k: usize| (c.written.0..=c.written.1).contains(&k) && !c.context.contains(&k);
     a.iter()
         .zip(&w)
-        .all(|(x, y)| x == y || (!kept.contains(y) && same(x, y)))
+        .enumerate()
+        .all(|(k, (x, y))| x == y || (callers(k + 1) && same(x, y)))
 }
 
 fn tolerant_outcome(c: &Case, r: &Value, after: &str) -> Tolerant {
@@ -320,7 +322,7 @@ fn tolerant_outcome(c: &Case, r: &Value, after: &str) -> Tolerant {
     }
     match &c.intended {
         Some(want) if want == after => Tolerant::Ok,
-        Some(want) if equivalent(c.kind, after, want, &c.region_text) => Tolerant::Equivalent,
+        Some(want) if equivalent(c, after, want) => Tolerant::Equivalent,
         _ => Tolerant::Wrong,
     }
 }
@@ -371,6 +373,17 @@ const ALL: [&str; 4] = [
     "unicode_punctuation",
 ];
 
+/// Writes a case to `PFT_REPLAY_DUMP`, when set, to look into.
+fn dump(c: &Case, what: &str) {
+    if let Ok(dir) = std::env::var("PFT_REPLAY_DUMP") {
+        let d = Path::new(&dir).join(format!("{what}-{}", c.origin.replace(['/', ':'], "_")));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("file"), &c.file).unwrap();
+        std::fs::write(d.join("search"), &c.search).unwrap();
+        std::fs::write(d.join("replace"), &c.replace).unwrap();
+    }
+}
+
 /// Sends `c` exactly, then with every tolerance, and adds what happened to `t`.
 pub fn score(root: &Path, c: &Case, t: &mut Tally) {
     t.n += 1;
@@ -409,6 +422,7 @@ pub fn score(root: &Path, c: &Case, t: &mut Tally) {
     if false_applied {
         t.false_applied += 1;
         t.note("false already_applied", c, &r);
+        dump(c, "false-applied");
     }
     let name = match outcome {
         Tolerant::Ok => "ok",

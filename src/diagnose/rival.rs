@@ -17,7 +17,7 @@
 
 use super::anchors::Scanner;
 use super::report::{closest_match, match_at, ClosestMatch};
-use super::stale::{verbatim_lines, verbatim_place};
+use super::stale::{outnumbers, verbatim_lines, verbatim_place};
 use super::{search, Budget, MIN_SIMILARITY};
 use crate::text::fold::Kind;
 
@@ -39,9 +39,12 @@ pub fn rival(
     budget: &Budget,
 ) -> Option<ClosestMatch> {
     let own = verbatim_lines(search, &text[exclude.0..exclude.1]);
+    let content = search.lines().filter(|l| l.trim().len() >= 2).count();
     if let Some((range, _, n)) = verbatim_place(text, search, exclude, budget) {
-        if n > own {
-            return Some(match_at(text, search, range));
+        let place = match_at(text, search, range);
+        let close = f64::from(place.similarity_milli) >= MIN_SIMILARITY * 1000.0;
+        if outnumbers(n, own, content) && close {
+            return Some(place);
         }
     }
     if !indentation {

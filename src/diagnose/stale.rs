@@ -192,9 +192,17 @@ pub(super) fn verbatim_place(
     (b <= exclude.0 || a >= exclude.1).then_some(((a, b), first, got.len()))
 }
 
+/// Whether `votes` verbatim lines elsewhere outnumber the `own` of the
+/// region found as evidence of the block's place: more than it has, at
+/// least two, and most of the block's `content` lines (a single common line
+/// standing verbatim proves nothing).
+pub(super) fn outnumbers(votes: usize, own: usize, content: usize) -> bool {
+    votes > own && votes >= 2 && votes * 2 > content
+}
+
 /// The block's own place when it is not the region found: where more of
 /// the block's lines stand verbatim than in `found` (a window of `lines`),
-/// at least half of those with content. A stale view's place keeps most of
+/// most of those with content ([`outnumbers`]). A stale view's place keeps most of
 /// the lines it was copied with, while a twin elsewhere may match every
 /// line but for formatting; the agent needs its own place's text.
 pub(super) fn own_place<'a>(
@@ -213,7 +221,7 @@ pub(super) fn own_place<'a>(
     });
     let own = verbatim_lines(block, &text[exclude.0..exclude.1]);
     let ((a, _), first, votes) = verbatim_place(text, block, exclude, budget)?;
-    if votes <= own || votes * 2 < content {
+    if !outnumbers(votes, own, content) {
         return None;
     }
     let score = found

@@ -22,7 +22,9 @@
 //!   ([`LONG_REPLACEMENT`] visible characters) not to stand there by
 //!   chance.
 //!
-//! Above all: when the region the diagnosis found for the search block is
+//! Above all: when the search block's first and last lines stand close
+//! together somewhere else (its own place, with lines added inside since),
+//! nothing is claimed; when the region the diagnosis found for the search block is
 //! that occurrence of the replacement, the edit is there; when it is a near
 //! miss elsewhere (80 % alike or more), the block still has its place
 //! there, whatever the edit's context lines say, and nothing is claimed.
@@ -73,11 +75,18 @@ fn has_content(lines: &[&str]) -> bool {
 /// Lines looked at beyond the deleted ones' own count, for lines added
 /// between them and the edit's context since it was read.
 const NEAR_LINES: usize = 3;
+/// Lines next to a deletion's context at least this like the deleted
+/// lines are those lines, still there (perhaps changed since).
+const STILL_THERE: f64 = 0.8;
 
 /// Whether the lines of `text` just after `at` (or just before it,
 /// `before`) hold something like `deleted`: still there, perhaps changed or
 /// moved down a line or two since the block was read.
 fn still_there(text: &[u8], at: usize, deleted: &str, before: bool) -> bool {
+    // Compared without indentation and trailing whitespace (a block sent
+    // at another depth is still the same lines).
+    let deleted: String = deleted.lines().map(|l| format!("{}\n", l.trim())).collect();
+    let deleted = deleted.as_str();
     let want = deleted.split_inclusive('\n').count();
     let span = want + NEAR_LINES;
     let near: Vec<&[u8]> = if before {
@@ -97,9 +106,57 @@ fn still_there(text: &[u8], at: usize, deleted: &str, before: bool) -> bool {
             .collect()
     };
     (0..=near.len().saturating_sub(want)).any(|k| {
-        let window: Vec<u8> = near[k..(k + want).min(near.len())].concat();
-        char_ratio(deleted, &String::from_utf8_lossy(&window)) >= 0.6
+        let window: String = near[k..(k + want).min(near.len())]
+            .iter()
+            .map(|l| format!("{}\n", String::from_utf8_lossy(l).trim()))
+            .collect();
+        char_ratio(deleted, &window) >= STILL_THERE
     })
+}
+
+/// Whether the search block's first and last lines with content stand
+/// verbatim (indentation aside) close together somewhere outside `at`: the
+/// block's own place, still there with lines added or changed inside it
+/// since it was read, which makes a copy of the replacement elsewhere no
+/// proof of anything.
+fn block_elsewhere(text: &[u8], search: &str, at: (usize, usize)) -> bool {
+    let content: Vec<&[u8]> = search
+        .lines()
+        .map(|l| l.as_bytes().trim_ascii())
+        .filter(|l| l.len() >= 2)
+        .collect();
+    let (Some(&first), Some(&last)) = (content.first(), content.last()) else {
+        return false;
+    };
+    if content.len() < 2 {
+        return false;
+    }
+    let reach = search.lines().count() + NEAR_LINES;
+    let outside = |a: usize, b: usize| b <= at.0 || a >= at.1;
+    // Each line as (start, end without its line break).
+    let line_at = |pos: usize| {
+        let end = memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |k| pos + k);
+        (pos, end)
+    };
+    let mut pos = 0;
+    while pos < text.len() {
+        let (a, b) = line_at(pos);
+        if outside(a, b) && text[a..b].trim_ascii() == first {
+            let mut p = b + 1;
+            for _ in 0..reach {
+                if p >= text.len() {
+                    break;
+                }
+                let (c, d) = line_at(p);
+                if outside(c, d) && text[c..d].trim_ascii() == last {
+                    return true;
+                }
+                p = d + 1;
+            }
+        }
+        pos = b + 1;
+    }
+    false
 }
 
 /// Whether two byte ranges are one place: they share at least half of
@@ -110,9 +167,9 @@ fn same_place(a: (usize, usize), b: (usize, usize)) -> bool {
     covered > 0 && shared * 2 >= covered
 }
 
-/// Where the diagnosis found the search block: byte range and character
-/// similarity.
-pub(super) type Region = (usize, usize, f64);
+/// Where the diagnosis found the search block: byte range, character
+/// similarity, and the first lines (0-based) of the regions as close to it.
+pub(super) type Region = (usize, usize, f64, Vec<usize>);
 
 /// Whether the edit `search` -> `replace`, whose replacement stands once at
 /// `at` (byte range) in `text`, is proved applied there.
@@ -134,6 +191,9 @@ pub(super) fn proved(
         .count();
     let (head, tail) = (&r[..pre], &r[r.len() - suf..]);
     let middle = &r[pre..r.len() - suf];
+    if block_elsewhere(text, search, at) {
+        return false;
+    }
     if middle.iter().all(|l| l.trim().is_empty()) {
         // A deletion: the lines around it are both there, together; or one
         // side is, and what follows it is not the deleted text.
@@ -148,9 +208,13 @@ pub(super) fn proved(
     // The region the diagnosis found for the search block: that occurrence
     // of the replacement (proved), or a near miss elsewhere (the block
     // still has its place there, whatever the edit's context says).
+    // (The block matching several places as closely, that occurrence among
+    // them, counts as its region too.)
+    let at_line = memchr::memchr_iter(b'\n', &text[..at.0]).count();
     match region {
-        Some((a, b, _)) if same_place((a, b), at) => return true,
-        Some((_, _, sim)) if sim >= NEAR_MISS => return false,
+        Some((a, b, _, _)) if same_place((a, b), at) => return true,
+        Some((_, _, _, also)) if also.contains(&at_line) => return true,
+        Some((_, _, sim, _)) if sim >= NEAR_MISS => return false,
         _ => {}
     }
     has_content(head)
@@ -183,7 +247,7 @@ mod tests {
         assert!(!proved(stale, "a();\nb(2);\n", "a();\n", (0, 5), None));
         assert!(proved(stale, "a();\nzzzzzz();\n", "a();\n", (0, 5), None));
         // No shared lines: where the search block's region is...
-        let r = |a, b, sim| Some((a, b, sim));
+        let r = |a, b, sim| Some((a, b, sim, Vec::new()));
         assert!(proved(
             text,
             "retries = 2;\n",
@@ -204,5 +268,21 @@ mod tests {
         let long = "let retries = configured_retries(3);\n";
         assert!(proved(text, "retries = 2;\n", long, at, None));
         assert!(proved(text, "retries = 2;\n", long, at, r(0, 5, 0.6)));
+    }
+
+    #[test]
+    fn the_blocks_own_place_still_there_vetoes_a_copy_of_the_replacement() {
+        // Lines 4-6: the block's place, a line added inside it since; lines
+        // 1-3 (another function) happen to hold the replacement.
+        let text =
+            b"    message: msg,\n    diagnosis,\n});\n    message: msg,\n    added();\n});\n";
+        let (search, replace) = (
+            "    message: msg,\n});\n",
+            "    message: msg,\n    diagnosis,\n});\n",
+        );
+        assert!(!proved(text, search, replace, (0, 34), None));
+        // Without that place, the replacement with its context proves it.
+        let text = b"    message: msg,\n    diagnosis,\n});\nother();\n";
+        assert!(proved(text, search, replace, (0, 34), None));
     }
 }

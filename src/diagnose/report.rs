@@ -468,15 +468,15 @@ pub fn not_found(
         d.closest_match = found.and_then(|l| closest_match(text, &l));
     }
     let hits = replacement_hits(&mut scanner, &needles, budget, &mut d.incomplete);
-    let region = d
-        .closest_match
-        .as_ref()
-        .map(|c| (c.start, c.end, f64::from(c.similarity_milli) / 1000.0));
+    let region = d.closest_match.as_ref().map(|c| {
+        let also = c.equally_close.iter().map(|l| l - 1).collect();
+        (c.start, c.end, f64::from(c.similarity_milli) / 1000.0, also)
+    });
     let at = hits
         .and_then(|h| applied::once(&needles, &h))
         .filter(|&at| {
             read.as_deref()
-                .is_some_and(|s| applied::proved(text, s, replace, at, region))
+                .is_some_and(|s| applied::proved(text, s, replace, at, region.clone()))
         });
     if let Some(at) = at {
         let m = match_at(text, search, at);

@@ -81,8 +81,56 @@ fn near(
     Ok(Some((f.score, p)))
 }
 
+/// The parts of an elided block found around `anchor` (part `k`), each next
+/// to the one beside it, and the lowest score among them; `Err` when the
+/// budget ran out, `Ok(None)` when a part is missing.
+fn around(
+    text: &[u8],
+    parts: &[String],
+    k: usize,
+    anchor: (f64, Part),
+    budget: &Budget,
+) -> Result<Option<(f64, Vec<Part>)>, GaveUp> {
+    let (mut score, first) = anchor;
+    let mut found: Vec<Part> = vec![first];
+    // Later parts, each after the one before it.
+    for part in &parts[k + 1..] {
+        let prev = found.last().expect("a part");
+        let from = prev.end;
+        let line = line_at(text, prev.start, prev.line, from);
+        let to = (from + MAX_GAP).min(text.len());
+        match near(text, (from, to), line, part, false, budget)? {
+            Some((s, p)) if s >= PART_SCORE => {
+                score = score.min(s);
+                found.push(p);
+            }
+            _ => return Ok(None),
+        }
+    }
+    // Earlier parts, each before the one after it.
+    for part in parts[..k].iter().rev() {
+        let next = &found[0];
+        let to = next.start;
+        let from = line_start(text, to.saturating_sub(MAX_GAP));
+        let line = line_at(text, next.start, next.line, from);
+        match near(text, (from, to), line, part, true, budget)? {
+            Some((s, p)) if s >= PART_SCORE => {
+                score = score.min(s);
+                found.insert(0, p);
+            }
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some((score, found)))
+}
+
+/// Exact places of an anchor part tried at most.
+const MAX_ANCHORS: usize = 8;
+
 /// The region of an elided block made of `parts` (see the module docs),
-/// and whether the budget ran out.
+/// and whether the budget ran out. When the anchor part stands verbatim in
+/// several places, each is tried, and the region whose parts match best
+/// (then the shortest) wins.
 pub(super) fn elided(
     scanner: &mut Scanner<'_>,
     parts: &[String],
@@ -95,42 +143,50 @@ pub(super) fn elided(
     else {
         return (None, false);
     };
-    let (anchor, incomplete) = one(scanner, &parts[k], reading.clone(), budget);
-    let Some(anchor) = anchor.filter(|a| a.score >= PART_SCORE) else {
+    let exact: Vec<usize> = memmem::find_iter(text, parts[k].as_bytes())
+        .take(MAX_ANCHORS)
+        .collect();
+    let mut anchors: Vec<(f64, Part)> = exact
+        .iter()
+        .map(|&at| {
+            let line = memchr::memchr_iter(b'\n', &text[..at]).count();
+            let part = Part {
+                text: parts[k].clone(),
+                start: at,
+                end: at + parts[k].len(),
+                line,
+            };
+            (1.0, part)
+        })
+        .collect();
+    let mut incomplete = false;
+    if anchors.is_empty() {
+        let (anchor, inc) = one(scanner, &parts[k], reading.clone(), budget);
+        incomplete = inc;
+        match anchor.filter(|a| a.score >= PART_SCORE) {
+            Some(a) => anchors.push((a.score, a.parts[0].clone())),
+            None => return (None, incomplete),
+        }
+    }
+    let mut best: Option<(f64, Vec<Part>)> = None;
+    for anchor in anchors {
+        match around(text, parts, k, anchor, budget) {
+            Ok(Some((score, found))) => {
+                let span = |f: &Vec<Part>| f[f.len() - 1].end - f[0].start;
+                let better = best.as_ref().is_none_or(|(s, f)| {
+                    score > *s + 1e-9 || (score >= *s - 1e-9 && span(&found) < span(f))
+                });
+                if better {
+                    best = Some((score, found));
+                }
+            }
+            Ok(None) => {}
+            Err(GaveUp) => return (None, true),
+        }
+    }
+    let Some((score, found)) = best else {
         return (None, incomplete);
     };
-    let mut found: Vec<Part> = vec![anchor.parts[0].clone()];
-    let mut score = anchor.score;
-    // Later parts, each after the one before it.
-    for part in &parts[k + 1..] {
-        let prev = found.last().expect("a part");
-        let from = prev.end;
-        let line = line_at(text, prev.start, prev.line, from);
-        let to = (from + MAX_GAP).min(text.len());
-        match near(text, (from, to), line, part, false, budget) {
-            Ok(Some((s, p))) if s >= PART_SCORE => {
-                score = score.min(s);
-                found.push(p);
-            }
-            Ok(_) => return (None, incomplete),
-            Err(GaveUp) => return (None, true),
-        }
-    }
-    // Earlier parts, each before the one after it.
-    for part in parts[..k].iter().rev() {
-        let next = &found[0];
-        let to = next.start;
-        let from = line_start(text, to.saturating_sub(MAX_GAP));
-        let line = line_at(text, next.start, next.line, from);
-        match near(text, (from, to), line, part, true, budget) {
-            Ok(Some((s, p))) if s >= PART_SCORE => {
-                score = score.min(s);
-                found.insert(0, p);
-            }
-            Ok(_) => return (None, incomplete),
-            Err(GaveUp) => return (None, true),
-        }
-    }
     let (first, last) = (&found[0], &found[found.len() - 1]);
     let located = Located {
         start: first.start,

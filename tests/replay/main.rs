@@ -30,6 +30,8 @@ use score::{replay_edits, replay_patches, score, Base, Landed, Tally};
 
 /// What to replay.
 struct Config {
+    /// The last commit replayed (default `HEAD`).
+    until: Option<String>,
     /// Commits replayed (oldest first), at most this many; `None`: all.
     commits: Option<usize>,
     /// Samples of each mistake.
@@ -44,7 +46,7 @@ struct Report {
 }
 
 fn run(git: &mut Git, cfg: &Config) -> Report {
-    let mut commits = git.commits(None);
+    let mut commits = git.commits(cfg.until.as_deref());
     if let Some(n) = cfg.commits {
         commits.truncate(n);
     }
@@ -270,8 +272,10 @@ fn replay_slice() {
 
 /// The whole history: `cargo test --release --test replay -- --ignored
 /// --nocapture` (or `npm run bench -- replay`). `PFT_REPLAY_PER_KIND` sets
-/// the samples of each mistake (default 200), `PFT_REPLAY_OUT` a file for
-/// the figures as JSON.
+/// the samples of each mistake (default 200), `PFT_REPLAY_UNTIL` the last
+/// commit replayed (default `HEAD`; name one to get figures that do not
+/// move as the history grows), `PFT_REPLAY_OUT` a file for the figures as
+/// JSON.
 #[test]
 #[ignore]
 fn replay_full() {

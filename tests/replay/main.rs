@@ -253,6 +253,7 @@ fn replay_slice() {
     let r = run(
         &mut git,
         &Config {
+            until: None,
             commits: Some(24),
             per_kind: 8,
             seed: 0x5eed_2020,
@@ -291,6 +292,7 @@ fn replay_full() {
     let r = run(
         &mut git,
         &Config {
+            until: std::env::var("PFT_REPLAY_UNTIL").ok(),
             commits: None,
             per_kind,
             seed: 0x5eed_2020,

@@ -133,28 +133,28 @@ fn block_elsewhere(text: &[u8], search: &str, at: (usize, usize)) -> bool {
     }
     let reach = search.lines().count() + NEAR_LINES;
     let outside = |a: usize, b: usize| b <= at.0 || a >= at.1;
-    // Each line as (start, end without its line break).
-    let line_at = |pos: usize| {
-        let end = memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |k| pos + k);
-        (pos, end)
+    // The line holding byte `pos`: (start, end without its line break).
+    let line_of = |pos: usize| {
+        let a = memchr::memrchr(b'\n', &text[..pos]).map_or(0, |k| k + 1);
+        let b = memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |k| pos + k);
+        (a, b)
     };
-    let mut pos = 0;
-    while pos < text.len() {
-        let (a, b) = line_at(pos);
-        if outside(a, b) && text[a..b].trim_ascii() == first {
-            let mut p = b + 1;
-            for _ in 0..reach {
-                if p >= text.len() {
-                    break;
-                }
-                let (c, d) = line_at(p);
-                if outside(c, d) && text[c..d].trim_ascii() == last {
-                    return true;
-                }
-                p = d + 1;
-            }
+    for p in memchr::memmem::find_iter(text, first) {
+        let (a, b) = line_of(p);
+        if !outside(a, b) || text[a..b].trim_ascii() != first {
+            continue;
         }
-        pos = b + 1;
+        let mut q = b + 1;
+        for _ in 0..reach {
+            if q >= text.len() {
+                break;
+            }
+            let (c, d) = line_of(q);
+            if outside(c, d) && text[c..d].trim_ascii() == last {
+                return true;
+            }
+            q = d + 1;
+        }
     }
     false
 }

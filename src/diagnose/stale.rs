@@ -23,11 +23,6 @@ use super::closest::Found;
 use super::keys::{FileLines, SLine};
 use super::Budget;
 
-/// Texts up to this size are searched for the place where a block's lines
-/// stand verbatim (one pass keying every line; larger texts rely on the
-/// anchored search alone).
-const VERBATIM_BYTES: usize = 8 << 20;
-
 /// Lines looked at either side of the window found, besides the block's
 /// own length.
 const REACH: usize = 24;
@@ -145,10 +140,45 @@ pub(super) fn verbatim_lines(search: &str, region: &[u8]) -> usize {
         .len()
 }
 
+/// Distinct block lines looked for verbatim at most.
+const VERBATIM_LINES: usize = 16;
+/// Texts up to this size are searched for the place where a block's lines
+/// stand verbatim (a pass per line; in larger texts the anchored search
+/// alone finds the region).
+const VERBATIM_BYTES: usize = 8 << 20;
+
+/// Whether `text[p..p + len]` is a whole line (its line ending aside).
+fn whole_line(text: &[u8], p: usize, len: usize) -> bool {
+    let e = p + len;
+    (p == 0 || text[p - 1] == b'\n')
+        && (e == text.len()
+            || text[e] == b'\n'
+            || (text[e] == b'\r' && text.get(e + 1) == Some(&b'\n')))
+}
+
+/// The start of the line `up` lines above the one starting at `p` (or
+/// `down` lines below it), clamped to the text.
+fn lines_from(text: &[u8], mut p: usize, up: usize, down: usize) -> usize {
+    for _ in 0..up {
+        if p == 0 {
+            break;
+        }
+        p = memchr::memrchr(b'\n', &text[..p - 1]).map_or(0, |k| k + 1);
+    }
+    for _ in 0..down {
+        match memchr::memchr(b'\n', &text[p.min(text.len())..]) {
+            Some(k) => p += k + 1,
+            None => return text.len(),
+        }
+    }
+    p
+}
+
 /// The place outside `exclude` where the most distinct block lines stand
-/// verbatim at the offsets the block gives them: (byte range, its first
-/// line, how many). Keys every line of the text: only for texts up to
-/// [`VERBATIM_BYTES`], and paid from the budget.
+/// verbatim (whole lines, line endings aside) at the offsets the block
+/// gives them: (byte range, its first line, how many). A `memmem` pass per
+/// distinct line with content (the first [`VERBATIM_LINES`]), paid from the
+/// budget, in texts up to [`VERBATIM_BYTES`].
 pub(super) fn verbatim_place(
     text: &[u8],
     search: &str,
@@ -162,34 +192,46 @@ pub(super) fn verbatim_place(
         .collect();
     let mut index: HashMap<&[u8], Vec<usize>> = HashMap::new();
     for (i, l) in block.iter().enumerate() {
-        if l.trim_ascii().len() >= 2 {
+        if l.trim_ascii().len() >= 2 && (index.len() < VERBATIM_LINES || index.contains_key(l)) {
             index.entry(l).or_default().push(i);
         }
     }
-    if text.len() > VERBATIM_BYTES || budget.spend(Budget::keying(text.len()) / 4) {
+    if text.len() > VERBATIM_BYTES
+        || budget.spend((index.len() as u64 + 1) * (text.len() as u64 / 1024 + 1))
+    {
         return None;
     }
-    let mut starts: Vec<usize> = Vec::new();
-    let mut votes: HashMap<isize, HashSet<usize>> = HashMap::new();
-    let mut at = 0;
-    for (j, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
-        starts.push(at);
-        let outside = at + line.len() <= exclude.0 || at >= exclude.1;
-        if let (true, Some(is)) = (outside, index.get(body(line))) {
-            for &i in is {
-                votes.entry(j as isize - i as isize).or_default().insert(i);
+    // Every whole-line occurrence outside `exclude`: (offset, line index
+    // in the block).
+    let mut hits: Vec<(usize, usize)> = Vec::new();
+    for (l, is) in &index {
+        for p in memchr::memmem::find_iter(text, l) {
+            if whole_line(text, p, l.len()) && (p + l.len() <= exclude.0 || p >= exclude.1) {
+                hits.extend(is.iter().map(|&i| (p, i)));
             }
         }
-        at += line.len();
     }
-    starts.push(text.len());
-    let (&first, got) = votes
+    hits.sort_unstable();
+    let mut votes: HashMap<isize, (HashSet<usize>, usize, usize)> = HashMap::new();
+    let (mut line, mut at) = (0usize, 0usize);
+    for &(p, i) in &hits {
+        line += memchr::memchr_iter(b'\n', &text[at..p]).count();
+        at = p;
+        let v = votes
+            .entry(line as isize - i as isize)
+            .or_insert_with(|| (HashSet::new(), p, i));
+        v.0.insert(i);
+    }
+    let (&first, (got, p, i)) = votes
         .iter()
-        .max_by_key(|(k, v)| (v.len(), std::cmp::Reverse(**k)))?;
-    let first = first.max(0) as usize;
-    let last = (first + block.len()).min(starts.len() - 1);
-    let (a, b) = (starts[first.min(starts.len() - 1)], starts[last]);
-    (b <= exclude.0 || a >= exclude.1).then_some(((a, b), first, got.len()))
+        .max_by_key(|(k, v)| (v.0.len(), std::cmp::Reverse(**k)))?;
+    let a = lines_from(text, *p, *i, 0);
+    let b = lines_from(text, *p, 0, block.len() - i);
+    (first >= 0 && (b <= exclude.0 || a >= exclude.1)).then_some((
+        (a, b),
+        first as usize,
+        got.len(),
+    ))
 }
 
 /// Whether `votes` verbatim lines elsewhere outnumber the `own` of the

@@ -110,25 +110,25 @@ pub(super) fn one(
     (Some(located), incomplete)
 }
 
+/// The block with its other line endings (LF for CRLF, CRLF for LF), when
+/// it has line breaks.
+fn other_form(search: &str) -> Option<Vec<u8>> {
+    if search.contains("\r\n") {
+        Some(search.replace("\r\n", "\n").into_bytes())
+    } else if search.contains('\n') {
+        Some(search.replace('\n', "\r\n").into_bytes())
+    } else {
+        None
+    }
+}
+
 /// The block's one place when it differs from it only in its line endings
 /// (LF sent for CRLF, or CRLF for LF): found byte for byte in the other
-/// form, whatever its lines (a block of closing braces, which no line of
-/// the scoring anchors, included).
-fn other_endings(text: &[u8], search: &str) -> Option<Located> {
-    let other = if search.contains("\r\n") {
-        search.replace("\r\n", "\n")
-    } else if search.contains('\n') {
-        search.replace('\n', "\r\n")
-    } else {
-        return None;
-    };
-    let mut it = memchr::memmem::find_iter(text, other.as_bytes());
-    let (Some(start), None) = (it.next(), it.next()) else {
-        return None;
-    };
-    let line = memchr::memchr_iter(b'\n', &text[..start]).count();
-    let end = start + other.len();
-    Some(Located {
+/// form (`start..end`, from 0-based line `line`), whatever its lines (a
+/// block of closing braces, which no line of the scoring anchors,
+/// included).
+fn other_endings(search: &str, start: usize, end: usize, line: usize) -> Located {
+    Located {
         start,
         end,
         line,
@@ -141,7 +141,7 @@ fn other_endings(text: &[u8], search: &str) -> Option<Located> {
             end,
             line,
         }],
-    })
+    }
 }
 
 /// Byte offset where 0-based line `line` of `text` starts.
@@ -236,10 +236,38 @@ pub(super) fn best(
     search: &str,
     budget: &Budget,
 ) -> (Option<Located>, bool) {
-    if let Some(l) = other_endings(scanner.text, search) {
-        return (Some(l), false);
+    // The block with its other line endings rides along with the first pass
+    // of the search (after the riders already there); without a pass, it is
+    // looked for on its own.
+    let other = other_form(search);
+    let rider = scanner.riders.len();
+    if let Some(o) = &other {
+        scanner.riders.push((o.clone(), 1));
     }
     let (sent, mut incomplete) = one(scanner, search, Reading::AsSent, budget);
+    if let Some(o) = &other {
+        let hits = match scanner.rider_hits.as_mut() {
+            Some(h) if h.len() > rider => h.remove(rider),
+            _ => {
+                scanner.riders.truncate(rider);
+                let mut it = memchr::memmem::find_iter(scanner.text, o);
+                match (it.next(), it.next()) {
+                    (Some(p), None) => Some(vec![(
+                        p,
+                        memchr::memchr_iter(b'\n', &scanner.text[..p]).count(),
+                    )]),
+                    (None, _) => Some(Vec::new()),
+                    _ => None,
+                }
+            }
+        };
+        if let Some(&[(start, line)]) = hits.as_deref() {
+            return (
+                Some(other_endings(search, start, start + o.len(), line)),
+                incomplete,
+            );
+        }
+    }
     let sent_score = sent.as_ref().map_or(0.0, |s| s.score);
     let mut pick = sent;
     if let Some(u) = super::report::unescape_literal(search) {

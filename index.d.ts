@@ -28,6 +28,7 @@ export type PatchFileErrorCode =
   | 'CANCELLED'
   | 'HARD_LINKED_FILE'
   | 'INTERNAL_ERROR'
+  | 'PLAN_CHECK_FAILED'
 
 /** One search/replace edit. Each field accepts the spellings of other edit tools. */
 export type PatchFileEdit = PatchFileSearch & PatchFileReplace & PatchFileCount
@@ -63,7 +64,14 @@ type PatchFileCount = {
 export type PatchFileTolerance = 'line_endings' | 'trailing_whitespace' | 'indentation' | 'unicode_punctuation'
 
 /** A kind of difference named by `closest_match.differences`. */
-export type PatchFileDifference = PatchFileTolerance | 'invisible_characters' | 'escaping' | 'case' | 'content'
+export type PatchFileDifference =
+  | PatchFileTolerance
+  | 'invisible_characters'
+  | 'escaping'
+  | 'case'
+  | 'line_numbers'
+  | 'elision'
+  | 'content'
 
 /** Options common to every write. */
 export interface PatchFileCommon {

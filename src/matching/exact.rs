@@ -30,9 +30,9 @@ use serde_json::{json, Map, Value};
 
 use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::{ErrorCode, Failure};
+use crate::matching::guard;
 use crate::matching::many;
 use crate::matching::tolerant::{self, Outcome, TolerantMatch};
-use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Cancel, Count, Edit, MatchMode, Tolerance};
 use crate::text::source::{count_newlines, utf16_len};
 
@@ -860,108 +860,27 @@ fn tolerant_match_of(
             ));
         }
     };
-    let span = span_lines(base, m.start, m.end);
-    let diagnosis = || {
-        opts.diagnose.then(|| {
-            Box::new(diagnose::not_found(
-                base,
-                &edit.search,
-                &edit.replace,
-                pre,
-                budget,
-            ))
-        })
+    let Some(r) = guard::refusal(base, edit, &m, budget) else {
+        return Ok(Some(m));
     };
-    // (A replacement that stands inside the region the block matches is no
-    // sign of it: a deletion leaves part of its block.)
-    let elsewhere = |&(a, b): &(usize, usize)| a < m.start || b > m.end;
-    if let Some((a, b)) = diagnose::replacement_at(base, &edit.replace).filter(elsewhere) {
-        let d = diagnosis();
-        let msg = match d.as_ref().filter(|d| d.already_applied.is_some()) {
-            Some(d) => d.message.clone().unwrap_or_default(),
-            None => format!(
-                "{pre}search_block was not found exactly; with the tolerances of `match` it matches {span}, but \
-                 replace_block already stands exactly at {}, so the edit may have been applied there already; nothing \
-                 was applied. Reread both places; if the edit is still needed, resend it with the exact current text \
-                 of {span} as search_block",
-                span_lines(base, a, b)
-            ),
-        };
-        return Err(fail(
-            ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-            0,
-            Vec::new(),
-            msg,
-            d,
-        ));
-    }
-    let indentation = m.matched_with.contains(&Tolerance::Indentation);
-    // A block of lone characters (closing braces and the like) matches at
-    // any depth: too little to be placed at another indentation with
-    // certainty.
-    let text_len = edit.search.chars().filter(|c| !c.is_whitespace()).count();
-    let lone = edit.search.lines().all(|l| l.trim().chars().count() <= 1);
-    if indentation && lone {
-        let msg = format!(
-            "{pre}search_block was not found exactly; with the tolerances of `match` it matches {span}, but it has too \
-             little text ({text_len} characters besides whitespace) to tell its place at another indentation, so the \
-             replacement cannot be fitted to the file with certainty and nothing was applied. Send the exact current \
-             text of {span} with its indentation, or include neighbouring lines"
-        );
-        return Err(fail(
-            ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-            0,
-            Vec::new(),
-            msg,
-            diagnosis(),
-        ));
-    }
-    if let Some(r) = diagnose::rival(base, &edit.search, (m.start, m.end), indentation, budget) {
-        let mut lines = vec![line_numbers(base, &[m.start])[0], r.line_number];
-        lines.sort_unstable();
-        let msg = format!(
-            "{pre}search_block matches {span} with the tolerances of `match`, but {} {} much like it too ({}% \
-             similar, differing in content, with more of its lines as sent): the block may have been meant for \
-             either, so nothing was applied. Reread both places and send the exact current text of the one meant, \
-             with enough neighbouring lines to tell them apart",
-            span_lines(base, r.start, r.end),
-            if r.line_number == r.end_line { "is" } else { "are" },
-            r.similarity_milli / 10
-        );
-        return Err(fail(
-            ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
-            2,
-            lines,
-            msg,
-            diagnosis(),
-        ));
-    }
-    let change = Change {
-        start: m.start,
-        end: m.end,
-        new: m.replacement.as_bytes(),
-        search: &edit.search,
-        replace: &edit.replace,
-        fold: Fold::tolerances(&m.matched_with),
-        takes_break: false,
-        adds_break: false,
+    let d = opts.diagnose.then(|| {
+        Box::new(diagnose::not_found(
+            base,
+            &edit.search,
+            &edit.replace,
+            pre,
+            budget,
+        ))
+    });
+    let message = match d
+        .as_ref()
+        .filter(|d| r.applied && d.already_applied.is_some())
+    {
+        Some(d) => d.message.clone().unwrap_or_default(),
+        None => format!("{pre}{}", r.message),
     };
-    if let Err(r) = verify::verify(base, &[change]) {
-        let msg = format!(
-            "{pre}search_block matches {span} with the tolerances of `match`, but the replacement fitted to those \
-             lines failed the check made before writing ({}); nothing was written. Resend the edit with the exact \
-             current text of {span} as search_block (closest_match.text)",
-            r.reason
-        );
-        return Err(fail(
-            ErrorCode::PLAN_CHECK_FAILED,
-            0,
-            Vec::new(),
-            msg,
-            diagnosis(),
-        ));
-    }
-    Ok(Some(m))
+    let count = r.lines.len();
+    Err(fail(r.code, count, r.lines, message, d))
 }
 
 fn spans_for(ranges: &[(usize, usize)], total: usize, edit: usize) -> Vec<Span> {

@@ -1,5 +1,6 @@
 pub mod blocks;
 pub mod exact;
+pub mod guard;
 pub mod locate;
 pub mod many;
 pub mod tolerant;

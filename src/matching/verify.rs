@@ -289,8 +289,9 @@ fn lone_crs(t: &[u8]) -> usize {
         .count()
 }
 
-/// Checks one change (rules 2 to 5).
-fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
+/// The text a change replaces and the text it writes, without the line
+/// break a block takes with it or the one added after a last line.
+fn bodies<'a>(text: &'a [u8], c: &Change<'a>) -> Result<(&'a [u8], &'a [u8]), String> {
     let mut region = &text[c.start..c.end];
     if c.takes_break {
         if !c.new.is_empty() || !c.replace.is_empty() {
@@ -318,48 +319,24 @@ fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
             .or_else(|| new.strip_prefix(b"\n"))
             .ok_or("the line break added after the last line is missing")?;
     }
-    let (r, s, n, p) = (
-        lines(region),
-        lines(c.search.as_bytes()),
-        lines(new),
-        lines(c.replace.as_bytes()),
-    );
-    same_under(&r, &s, c.fold, "the text replaced")?;
-    same_under(&n, &p, c.fold, "the text written")?;
-    // Rule 4: lines the caller kept are the file's, byte for byte (a line
-    // that was the file's last, without a break, may gain one when lines
-    // are added after it). Lines are compared whole: the first line of a
-    // change that starts inside a line continues the text before it, the
-    // last of one that ends inside a line goes on with the text after it.
-    let line_start = memchr::memrchr(b'\n', &text[..c.start]).map_or(0, |k| k + 1);
-    let line_end = memchr::memchr(b'\n', &text[c.end..]).map_or(text.len(), |k| c.end + k);
-    let after = &text[c.end..line_end];
-    let (before, after) = (
-        &text[line_start..c.start],
-        after.strip_suffix(b"\r").unwrap_or(after),
-    );
-    let whole = |ls: &[Ln<'_>], k: usize| -> (Vec<u8>, Ending) {
-        let l = &ls[k];
-        let mut v = Vec::with_capacity(l.body.len() + before.len() + after.len());
-        if k == 0 {
-            v.extend_from_slice(before);
-        }
-        v.extend_from_slice(l.body);
-        if k + 1 == ls.len() && l.end == Ending::None {
-            v.extend_from_slice(after);
-        }
-        (v, l.end)
-    };
-    // A line is the caller's line `i` kept: the same text, and the same
-    // ending, unless one of them is the last line of its text and has none
-    // (it stops where the text stops).
-    let last = |ls: &[Ln<'_>], k: usize| k + 1 == ls.len();
-    let ends_agree = |a: Ending, b: Ending, at_end: bool| {
-        a == b || (at_end && (a == Ending::None || b == Ending::None))
-    };
-    // The lines the caller kept: an alignment of its search and replacement
-    // lines by their text (a line that recurs among new lines is not taken
-    // for the kept one), the endings agreeing unless tolerated.
+    Ok((region, new))
+}
+
+fn is_last(ls: &[Ln<'_>], k: usize) -> bool {
+    k + 1 == ls.len()
+}
+
+/// Two line endings agree: the same, or one of them none at the end of its
+/// text (it stops where the text stops).
+fn ends_agree(a: Ending, b: Ending, at_end: bool) -> bool {
+    a == b || (at_end && (a == Ending::None || b == Ending::None))
+}
+
+/// For each line of the caller's replacement, the line of its search text
+/// it keeps: an alignment of the two by their text (a line that recurs
+/// among new lines is not taken for the kept one), the endings agreeing
+/// unless tolerated.
+fn kept_lines(s: &[Ln<'_>], p: &[Ln<'_>], fold: Fold) -> Vec<Option<usize>> {
     let mut kept_at: Vec<Option<usize>> = vec![None; p.len()];
     let (sb, pb): (Vec<&[u8]>, Vec<&[u8]>) = (
         s.iter().map(|l| l.body).collect(),
@@ -374,49 +351,86 @@ fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
         {
             for k in 0..len {
                 let (i, j) = (old_index + k, new_index + k);
-                if c.fold.line_endings || ends_agree(s[i].end, p[j].end, last(&s, i) || last(&p, j))
+                if fold.line_endings
+                    || ends_agree(s[i].end, p[j].end, is_last(s, i) || is_last(p, j))
                 {
                     kept_at[j] = Some(i);
                 }
             }
         }
     }
-    for (j, pl) in p.iter().enumerate().take(n.len()) {
-        let kept: Vec<usize> = kept_at[j].filter(|&i| i < r.len()).into_iter().collect();
-        if kept.is_empty() {
-            continue;
+    kept_at
+}
+
+/// Rule 4: lines the caller kept are the file's, byte for byte (a line that
+/// was the file's last, without a break, may gain one when lines are added
+/// after it). Lines are compared whole: the first line of a change that
+/// starts inside a line continues the text before it, the last of one that
+/// ends inside a line goes on with the text after it.
+fn check_kept(text: &[u8], c: &Change<'_>, [r, s, n, p]: [&[Ln<'_>]; 4]) -> Result<(), String> {
+    let line_start = memchr::memrchr(b'\n', &text[..c.start]).map_or(0, |k| k + 1);
+    let line_end = memchr::memchr(b'\n', &text[c.end..]).map_or(text.len(), |k| c.end + k);
+    let after = &text[c.end..line_end];
+    let (before, after) = (
+        &text[line_start..c.start],
+        after.strip_suffix(b"\r").unwrap_or(after),
+    );
+    let whole = |ls: &[Ln<'_>], k: usize| -> Vec<u8> {
+        let l = &ls[k];
+        let mut v = Vec::with_capacity(l.body.len() + before.len() + after.len());
+        if k == 0 {
+            v.extend_from_slice(before);
         }
-        let (w, we) = whole(&n, j);
-        let ok = kept.iter().any(|&i| {
-            // Where the file's line differs from the caller's (in what the
-            // plan tolerated), it is written as the file has it, whole;
-            // where it does not, the two are the same text.
-            // (Its text after the change, when the change ends inside a
-            // line, is whatever that line goes on with: compared without
-            // it where the line starts where the file's does.)
-            let text_ok = whole(&r, i).0 == w
-                || ((i == 0) == (j == 0) && n[j].body == r[i].body)
-                || (r[i].body == s[i].body && n[j].body == pl.body);
-            // A last line of the file without a break may gain one when
-            // lines are added after it.
-            let fe = r[i].end;
-            let gains = fe == Ending::None && c.end == text.len() && !last(&n, j);
-            text_ok && (ends_agree(fe, we, last(&r, i) || last(&n, j)) || gains)
-        });
-        if !ok {
-            let (f, fe) = whole(&r, kept[0]);
+        v.extend_from_slice(l.body);
+        if is_last(ls, k) && l.end == Ending::None {
+            v.extend_from_slice(after);
+        }
+        v
+    };
+    for (j, kept) in kept_lines(s, p, c.fold)
+        .into_iter()
+        .enumerate()
+        .take(n.len())
+    {
+        let Some(i) = kept.filter(|&i| i < r.len()) else {
+            continue;
+        };
+        let (w, we) = (whole(n, j), n[j].end);
+        // Where the file's line differs from the caller's (in what the plan
+        // tolerated), it is written as the file has it, whole; where it does
+        // not, the two are the same text. (Its text after the change, when
+        // the change ends inside a line, is whatever that line goes on with:
+        // compared without it where the line starts where the file's does.)
+        let text_ok = whole(r, i) == w
+            || ((i == 0) == (j == 0) && n[j].body == r[i].body)
+            || (r[i].body == s[i].body && n[j].body == p[j].body);
+        let fe = r[i].end;
+        let gains = fe == Ending::None && c.end == text.len() && !is_last(n, j);
+        if !(text_ok && (ends_agree(fe, we, is_last(r, i) || is_last(n, j)) || gains)) {
             return Err(format!(
                 "line {} of the text written ({} with {}) is a line the caller did not change, but it is not the \
                  file's line ({} with {})",
                 j + 1,
                 show(&w),
                 we.name(),
-                show(&f),
+                show(&whole(r, i)),
                 fe.name()
             ));
         }
     }
-    // Rule 5: line endings.
+    Ok(())
+}
+
+/// Rule 5: every line ending written is one the file uses (or, for a plan
+/// that does not tolerate line endings, the caller's own), and an adapted
+/// plan leaves no lone CR.
+fn check_endings(
+    text: &[u8],
+    c: &Change<'_>,
+    r: &[Ln<'_>],
+    n: &[Ln<'_>],
+    p: &[Ln<'_>],
+) -> Result<(), String> {
     let seen = |e: Ending| r.iter().any(|l| l.end == e);
     for (j, w) in n.iter().enumerate() {
         if w.end == Ending::None {
@@ -443,11 +457,24 @@ fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
         && lone_crs(&window) > lone_crs(&text[lo..hi]) + lone_crs(c.replace.as_bytes())
         && lone_crs(text) == 0
     {
-        return Err(
-            "the text written leaves a carriage return without its line feed (a lone CR or CR CR LF)".into(),
-        );
+        return Err("the text written leaves a carriage return without its line feed (a lone CR or CR CR LF)".into());
     }
     Ok(())
+}
+
+/// Checks one change (rules 2 to 5).
+fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
+    let (region, new) = bodies(text, c)?;
+    let (r, s, n, p) = (
+        lines(region),
+        lines(c.search.as_bytes()),
+        lines(new),
+        lines(c.replace.as_bytes()),
+    );
+    same_under(&r, &s, c.fold, "the text replaced")?;
+    same_under(&n, &p, c.fold, "the text written")?;
+    check_kept(text, c, [&r, &s, &n, &p])?;
+    check_endings(text, c, &r, &n, &p)
 }
 
 /// Checks every change of a plan over `text` (see the module docs).

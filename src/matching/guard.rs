@@ -1,0 +1,150 @@
+//! The checks a unique tolerant match must pass before it is written.
+//!
+//! A tolerant match is found by relaxing the comparison, so it can be
+//! unique and still wrong: the edit may already have landed elsewhere (the
+//! replacement stands exactly there, and writing it again would make it
+//! twice), a block of lone braces matches at any depth once indentation is
+//! tolerated, another place may hold more of the block's lines verbatim
+//! than the place the tolerances chose, and the fitted replacement may
+//! touch bytes the caller did not mean to change. Each of these is refused
+//! here, with the error code and message the caller needs to resend the
+//! edit; nothing reaches the file unless the plan passes
+//! [`verify::verify`], however it was found.
+
+use crate::diagnose::{self, Budget};
+use crate::error::ErrorCode;
+use crate::matching::exact::line_numbers;
+use crate::matching::tolerant::TolerantMatch;
+use crate::matching::verify::{self, Change, Fold};
+use crate::model::{Edit, Tolerance};
+
+/// Why a unique tolerant match is not written.
+#[derive(Debug)]
+pub struct Refusal {
+    pub code: ErrorCode,
+    /// The 1-based lines reported as matches (empty when none is claimed).
+    pub lines: Vec<usize>,
+    /// The message, without the edit's prefix.
+    pub message: String,
+    /// The refusal says the edit may already have been applied: the
+    /// diagnosis's own message is used when it proves so.
+    pub applied: bool,
+}
+
+/// `line a` or `lines a-b` for the byte range `start..end` of `text`.
+fn span_lines(text: &[u8], start: usize, end: usize) -> String {
+    let last = end.saturating_sub(1).max(start);
+    let lines = line_numbers(text, &[start, last]);
+    if lines[0] == lines[1] {
+        format!("line {}", lines[0])
+    } else {
+        format!("lines {}-{}", lines[0], lines[1])
+    }
+}
+
+/// The refusal of the tolerant match `m` of `edit` in `base`, if any (see
+/// the module docs), the checks in the order their messages are most
+/// useful.
+pub fn refusal(base: &[u8], edit: &Edit, m: &TolerantMatch, budget: &Budget) -> Option<Refusal> {
+    let span = span_lines(base, m.start, m.end);
+    applied_elsewhere(base, edit, m, &span)
+        .or_else(|| lone_characters(edit, m, &span))
+        .or_else(|| rival(base, edit, m, &span, budget))
+        .or_else(|| unverified(base, edit, m, &span))
+}
+
+/// The replacement already stands exactly outside the matched region. (One
+/// inside it is no sign of it: a deletion leaves part of its block.)
+fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
+    let (a, b) =
+        diagnose::replacement_at(base, &edit.replace).filter(|&(a, b)| a < m.start || b > m.end)?;
+    Some(Refusal {
+        code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+        lines: Vec::new(),
+        message: format!(
+            "search_block was not found exactly; with the tolerances of `match` it matches {span}, but replace_block \
+             already stands exactly at {}, so the edit may have been applied there already; nothing was applied. \
+             Reread both places; if the edit is still needed, resend it with the exact current text of {span} as \
+             search_block",
+            span_lines(base, a, b)
+        ),
+        applied: true,
+    })
+}
+
+/// A block of lone characters (closing braces and the like) matches at any
+/// depth: too little to be placed at another indentation with certainty.
+fn lone_characters(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
+    let indentation = m.matched_with.contains(&Tolerance::Indentation);
+    let lone = edit.search.lines().all(|l| l.trim().chars().count() <= 1);
+    if !(indentation && lone) {
+        return None;
+    }
+    let text_len = edit.search.chars().filter(|c| !c.is_whitespace()).count();
+    Some(Refusal {
+        code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+        lines: Vec::new(),
+        message: format!(
+            "search_block was not found exactly; with the tolerances of `match` it matches {span}, but it has too \
+             little text ({text_len} characters besides whitespace) to tell its place at another indentation, so the \
+             replacement cannot be fitted to the file with certainty and nothing was applied. Send the exact current \
+             text of {span} with its indentation, or include neighbouring lines"
+        ),
+        applied: false,
+    })
+}
+
+/// Another place is much like the block too, with more of its lines as
+/// sent: the block may have been meant for either.
+fn rival(
+    base: &[u8],
+    edit: &Edit,
+    m: &TolerantMatch,
+    span: &str,
+    budget: &Budget,
+) -> Option<Refusal> {
+    let indentation = m.matched_with.contains(&Tolerance::Indentation);
+    let r = diagnose::rival(base, &edit.search, (m.start, m.end), indentation, budget)?;
+    let mut lines = vec![line_numbers(base, &[m.start])[0], r.line_number];
+    lines.sort_unstable();
+    Some(Refusal {
+        code: ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+        lines,
+        message: format!(
+            "search_block matches {span} with the tolerances of `match`, but {} {} much like it too ({}% similar, \
+             differing in content, with more of its lines as sent): the block may have been meant for either, so \
+             nothing was applied. Reread both places and send the exact current text of the one meant, with enough \
+             neighbouring lines to tell them apart",
+            span_lines(base, r.start, r.end),
+            if r.line_number == r.end_line { "is" } else { "are" },
+            r.similarity_milli / 10
+        ),
+        applied: false,
+    })
+}
+
+/// The fitted replacement fails the plan check.
+fn unverified(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
+    let change = Change {
+        start: m.start,
+        end: m.end,
+        new: m.replacement.as_bytes(),
+        search: &edit.search,
+        replace: &edit.replace,
+        fold: Fold::tolerances(&m.matched_with),
+        takes_break: false,
+        adds_break: false,
+    };
+    let r = verify::verify(base, &[change]).err()?;
+    Some(Refusal {
+        code: ErrorCode::PLAN_CHECK_FAILED,
+        lines: Vec::new(),
+        message: format!(
+            "search_block matches {span} with the tolerances of `match`, but the replacement fitted to those lines \
+             failed the check made before writing ({}); nothing was written. Resend the edit with the exact current \
+             text of {span} as search_block (closest_match.text)",
+            r.reason
+        ),
+        applied: false,
+    })
+}

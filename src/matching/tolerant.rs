@@ -702,6 +702,82 @@ fn needed(
         .unwrap_or(all)
 }
 
+/// The region of `text` a normalized match at `s..e` names, widened by the
+/// whitespace the normalization dropped at its ends, or `None` when the
+/// block cannot name it (it starts mid-line with indentation of its own, or
+/// its lines do not nest as the file's do).
+fn fit_region(
+    text: &[u8],
+    s: usize,
+    e: usize,
+    search: &str,
+    m: MatchMode,
+) -> Option<(usize, usize)> {
+    let (mut s, mut e) = (s, e);
+    let sbytes = search.as_bytes();
+    let first_ws = sbytes.first().is_some_and(|&b| is_ws(b));
+    let last_line_ws = !search.ends_with('\n') && sbytes.last().is_some_and(|&b| is_ws(b));
+    // Where the block's lines are compared for their nesting: from its
+    // first line when it has indentation of its own, else from the second
+    // (the first starts where the file's indentation ends).
+    let mut shape_from = s;
+    // Whitespace the normalization dropped at the block's ends belongs to
+    // the region when the block had some there; and the indentation of the
+    // line the block starts on does when nothing else precedes the block on
+    // that line (the block names the whole line, and its indentation is
+    // what the tolerance forgives).
+    if m.has(Tolerance::Indentation) {
+        let line = memchr::memrchr(b'\n', &text[..s]).map_or(0, |k| k + 1);
+        let at_indent = text[line..s].iter().all(|&b| is_ws(b));
+        // A block that starts with indentation names a whole line: it does
+        // not match the end of a line that has other text first.
+        if first_ws && !at_indent {
+            return None;
+        }
+        if at_indent {
+            s = line;
+        }
+        if first_ws {
+            shape_from = s;
+        }
+    }
+    // (Whitespace the indentation tolerance drops, too, when the block's
+    // last line is only whitespace.)
+    let ws_line = search
+        .rsplit('\n')
+        .next()
+        .is_some_and(|l| l.bytes().all(is_ws));
+    if last_line_ws
+        && (m.has(Tolerance::TrailingWhitespace) || (ws_line && m.has(Tolerance::Indentation)))
+    {
+        while e < text.len() && is_ws(text[e]) {
+            e += 1;
+        }
+    }
+    // A block whose last line stops where the file's line has only trailing
+    // whitespace left ends at the end of that line: the whitespace belongs
+    // to the line the block names, not to whatever the replacement puts
+    // after it.
+    if m.has(Tolerance::TrailingWhitespace) && !search.ends_with('\n') {
+        let rest = &text[e..memchr::memchr(b'\n', &text[e..]).map_or(text.len(), |k| e + k)];
+        let rest = rest.strip_suffix(b"\r").unwrap_or(rest);
+        if !rest.is_empty() && rest.iter().all(|&b| is_ws(b)) {
+            e += rest.len();
+        }
+    }
+    if m.has(Tolerance::Indentation) {
+        let region = std::str::from_utf8(&text[shape_from..e]).ok()?;
+        if !same_shape(&indent_pairs(
+            search,
+            region,
+            at_line_start(text, shape_from),
+        )) {
+            return None;
+        }
+    }
+    Some((s, e))
+}
+
 /// Finds `search` in `text` (valid UTF-8) under the tolerances of `m`.
 /// Call only after an exact search found nothing.
 pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
@@ -727,74 +803,11 @@ pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
     if total == 0 {
         return Outcome::None;
     }
-    let sbytes = search.as_bytes();
-    let first_ws = sbytes.first().is_some_and(|&b| is_ws(b));
-    let last_line_ws = !search.ends_with('\n') && sbytes.last().is_some_and(|&b| is_ws(b));
-    let mut good: Vec<(usize, usize)> = Vec::new();
-    for (s, e) in map_back(text, &norm, &ranges, m).into_iter().flatten() {
-        let (mut s, mut e) = (s, e);
-        // Where the block's lines are compared for their nesting: from its
-        // first line when it has indentation of its own, else from the
-        // second (the first starts where the file's indentation ends).
-        let mut shape_from = s;
-        // Whitespace the normalization dropped at the block's ends belongs
-        // to the region when the block had some there; and the indentation
-        // of the line the block starts on does when nothing else precedes
-        // the block on that line (the block names the whole line, and its
-        // indentation is what the tolerance forgives).
-        if m.has(Tolerance::Indentation) {
-            let line = memchr::memrchr(b'\n', &text[..s]).map_or(0, |k| k + 1);
-            let at_indent = text[line..s].iter().all(|&b| is_ws(b));
-            // A block that starts with indentation names a whole line: it
-            // does not match the end of a line that has other text first.
-            if first_ws && !at_indent {
-                continue;
-            }
-            if at_indent {
-                s = line;
-            }
-            if first_ws {
-                shape_from = s;
-            }
-        }
-        // (Whitespace the indentation tolerance drops, too, when the
-        // block's last line is only whitespace.)
-        let ws_line = search
-            .rsplit('\n')
-            .next()
-            .is_some_and(|l| l.bytes().all(is_ws));
-        if last_line_ws
-            && (m.has(Tolerance::TrailingWhitespace) || (ws_line && m.has(Tolerance::Indentation)))
-        {
-            while e < text.len() && is_ws(text[e]) {
-                e += 1;
-            }
-        }
-        // A block whose last line stops where the file's line has only
-        // trailing whitespace left ends at the end of that line: the
-        // whitespace belongs to the line the block names, not to whatever
-        // the replacement puts after it.
-        if m.has(Tolerance::TrailingWhitespace) && !search.ends_with('\n') {
-            let rest = &text[e..memchr::memchr(b'\n', &text[e..]).map_or(text.len(), |k| e + k)];
-            let rest = rest.strip_suffix(b"\r").unwrap_or(rest);
-            if !rest.is_empty() && rest.iter().all(|&b| is_ws(b)) {
-                e += rest.len();
-            }
-        }
-        if m.has(Tolerance::Indentation) {
-            let Ok(region) = std::str::from_utf8(&text[shape_from..e]) else {
-                continue;
-            };
-            if !same_shape(&indent_pairs(
-                search,
-                region,
-                at_line_start(text, shape_from),
-            )) {
-                continue;
-            }
-        }
-        good.push((s, e));
-    }
+    let good: Vec<(usize, usize)> = map_back(text, &norm, &ranges, m)
+        .into_iter()
+        .flatten()
+        .filter_map(|(s, e)| fit_region(text, s, e, search, m))
+        .collect();
     let extra = total - ranges.len();
     match (good.len(), extra) {
         (0, 0) => Outcome::None,

@@ -24,8 +24,9 @@
 //!
 //! Above all: when the search block's first and last lines stand close
 //! together somewhere else (its own place, with lines added inside since),
-//! nothing is claimed; when the region the diagnosis found for the search block is
-//! that occurrence of the replacement, the edit is there; when it is a near
+//! nothing is claimed; when the region the diagnosis found for the search
+//! block is that occurrence of the replacement, or lies inside it (the line
+//! the edit changed, as it changed it), the edit is there; when it is a near
 //! miss elsewhere (80 % alike or more), the block still has its place
 //! there, whatever the edit's context lines say, and nothing is claimed.
 
@@ -211,8 +212,17 @@ pub(super) fn proved(
     // (The block matching several places as closely, that occurrence among
     // them, counts as its region too.)
     let at_line = memchr::memchr_iter(b'\n', &text[..at.0]).count();
+    let at_lines =
+        at_line..=at_line + memchr::memchr_iter(b'\n', &text[at.0..at.1.saturating_sub(1)]).count();
     match region {
         Some((a, b, _, _)) if same_place((a, b), at) => return true,
+        // A region inside that occurrence, the block like no other place as
+        // much: the line the edit changed, as it changed it.
+        Some((a, b, _, ref also))
+            if a >= at.0 && b <= at.1 && also.iter().all(|l| at_lines.contains(l)) =>
+        {
+            return true
+        }
         Some((_, _, _, also)) if also.contains(&at_line) => return true,
         Some((_, _, sim, _)) if sim >= NEAR_MISS => return false,
         _ => {}
@@ -263,6 +273,13 @@ mod tests {
             at,
             r(0, 5, 0.9)
         ));
+        // ...or inside that occurrence (the line the edit changed), when no
+        // place outside it is as close...
+        let text2 = b"0123456789 take(chunk);\nlog(1);\nlog(2);\nother(chunk);\n";
+        let (search, replace) = ("take(chunk, 0);\n", "take(chunk);\nlog(1);\nlog(2);\n");
+        assert!(proved(text2, search, replace, (11, 40), r(11, 24, 0.85)));
+        let also = Some((11, 24, 0.85, vec![3]));
+        assert!(!proved(text2, search, replace, (11, 40), also));
         // ...and with the block nowhere near, only for a long replacement.
         assert!(!proved(text, "retries = 2;\n", "retries = 3;\n", at, None));
         let long = "let retries = configured_retries(3);\n";

@@ -232,272 +232,279 @@ fn stale_line(l: &str) -> String {
     })
 }
 
-/// The case of mistake `kind` made to edit `e`, when it applies to it.
-pub fn make(kind: Kind, e: &AgentEdit, rng: &mut u64) -> Option<Case> {
-    let s_lines = lines(&e.search);
-    let region_of = |file: &str, s: &str, at: usize| span(file, at, s.len());
-    // A mistake that leaves the block found byte for byte is no mistake
-    // (an edit that only adds lines after its context, sent again, is found
-    // and applied again: not a near miss).
-    let case = |file: String,
-                search: String,
-                replace: String,
-                intended: Option<String>,
-                region: (usize, usize),
-                region_text: String| {
-        if kind != Kind::TooLittleContext
-            && memchr::memmem::find(file.as_bytes(), search.as_bytes()).is_some()
-        {
-            return None;
-        }
-        // The replacement's lines in the intended file: they start where
-        // the block did.
-        let first = line_of(&e.before, e.at);
-        let n = lines(&e.replace).len();
-        let context: Vec<usize> = (0..e.above)
-            .chain(n.saturating_sub(e.below)..n)
-            .map(|k| first + k)
-            .collect();
-        Some(Case {
-            kind,
+/// What a mistake makes of an edit: the file the call meets, what the
+/// agent sends, and the right answer.
+struct Draft {
+    file: String,
+    search: String,
+    replace: String,
+    intended: Option<String>,
+    region: (usize, usize),
+    region_text: String,
+}
+
+impl Draft {
+    /// A mistake made to the file's side of the block: the file and the
+    /// block's text there from [`on_file`], the agent's edit as it was.
+    fn on_file(e: &AgentEdit, (file, s, intended): (String, String, String)) -> Draft {
+        Draft {
+            region: span(&file, e.at, s.len()),
             file,
+            search: e.search.clone(),
+            replace: e.replace.clone(),
+            intended: Some(intended),
+            region_text: s,
+        }
+    }
+
+    /// A mistake in what the agent sends, the file as it was before the
+    /// edit: the block meant for is the edit's own.
+    fn sent(e: &AgentEdit, search: String, replace: String, intended: Option<String>) -> Draft {
+        Draft {
+            file: e.before.clone(),
             search,
             replace,
             intended,
-            region,
-            region_text,
-            written: (first, first + n.max(1) - 1),
-            context,
-            origin: e.origin.clone(),
-        })
-    };
-    match kind {
-        Kind::TrailingWhitespace => {
-            let pick = (xorshift(rng) as usize) % s_lines.len();
-            let pad = if xorshift(rng).is_multiple_of(2) {
-                "  "
-            } else {
-                "\t"
-            };
-            if s_lines[pick].trim().is_empty() || !s_lines[pick].ends_with('\n') {
-                return None;
-            }
-            let (file, s, intended) = on_file(e, &|i, l| {
-                if i == pick {
-                    with_body(l, |b| format!("{b}{pad}"))
-                } else {
-                    l.to_string()
-                }
-            });
-            case(
-                file.clone(),
-                e.search.clone(),
-                e.replace.clone(),
-                Some(intended),
-                region_of(&file, &s, e.at),
-                s,
-            )
-        }
-        Kind::Indentation => {
-            let (s, r) = reindent(e, rng)?;
-            case(
-                e.before.clone(),
-                s,
-                r,
-                Some(e.after.clone()),
-                region_of(&e.before, &e.search, e.at),
-                e.search.clone(),
-            )
-        }
-        Kind::LineEndings => {
-            if e.before.contains('\r') || !e.search.contains('\n') {
-                return None;
-            }
-            let crlf = |t: &str| t.replace('\n', "\r\n");
-            let file = crlf(&e.before);
-            let at = crlf(&e.before[..e.at]).len();
-            let s = crlf(&e.search);
-            case(
-                file.clone(),
-                e.search.clone(),
-                e.replace.clone(),
-                Some(crlf(&e.after)),
-                region_of(&file, &s, at),
-                s,
-            )
-        }
-        Kind::MixedEndings => {
-            if e.before.contains('\r') || s_lines.len() < 2 {
-                return None;
-            }
-            // Every other line of the file (counted from the block) ends
-            // with CRLF; the block's lines alternate.
-            let odd = |i: usize, l: &str| -> String {
-                if i % 2 == 1 && l.ends_with('\n') {
-                    format!("{}\r\n", &l[..l.len() - 1])
-                } else {
-                    l.to_string()
-                }
-            };
-            let (file, s, intended) = on_file(e, &odd);
-            case(
-                file.clone(),
-                e.search.clone(),
-                e.replace.clone(),
-                Some(intended),
-                region_of(&file, &s, e.at),
-                s,
-            )
-        }
-        Kind::Quotes => {
-            if !e.search.contains(['"', '\'']) || e.search.contains(['“', '”', '’']) {
-                return None;
-            }
-            let (file, s, intended) = on_file(e, &|_, l| curl(l));
-            case(
-                file.clone(),
-                e.search.clone(),
-                e.replace.clone(),
-                Some(intended),
-                region_of(&file, &s, e.at),
-                s,
-            )
-        }
-        Kind::Stale => {
-            let n = s_lines.len();
-            let pick = (xorshift(rng) as usize) % n;
-            let how = xorshift(rng) % 3;
-            let s: String = match how {
-                // A line added inside the block since it was read.
-                1 if n >= 2 && pick + 1 < n => s_lines
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(i, l)| {
-                        let extra =
-                            (i == pick).then(|| format!("{}added_since_read();\n", lead(l)));
-                        std::iter::once(l.to_string()).chain(extra)
-                    })
-                    .collect(),
-                // A line of the block removed since.
-                2 if n >= 3 && pick > 0 && pick + 1 < n => s_lines
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| *i != pick)
-                    .map(|(_, l)| *l)
-                    .collect(),
-                // A line changed since.
-                _ if !s_lines[pick].trim().is_empty() => s_lines
-                    .iter()
-                    .enumerate()
-                    .map(|(i, l)| {
-                        if i == pick {
-                            stale_line(l)
-                        } else {
-                            l.to_string()
-                        }
-                    })
-                    .collect(),
-                _ => return None,
-            };
-            let file = format!(
-                "{}{}{}",
-                &e.before[..e.at],
-                s,
-                &e.before[e.at + e.search.len()..]
-            );
-            case(
-                file.clone(),
-                e.search.clone(),
-                e.replace.clone(),
-                None,
-                region_of(&file, &s, e.at),
-                s,
-            )
-        }
-        Kind::LineNumbers => {
-            let first = line_of(&e.before, e.at);
-            let style = xorshift(rng) % 3;
-            let search: String = s_lines
-                .iter()
-                .enumerate()
-                .map(|(i, l)| match style {
-                    0 => format!("{:>6}→{l}", first + i),
-                    1 => format!("{:>6}\t{l}", first + i),
-                    _ => format!("{}: {l}", first + i),
-                })
-                .collect();
-            case(
-                e.before.clone(),
-                search,
-                e.replace.clone(),
-                None,
-                region_of(&e.before, &e.search, e.at),
-                e.search.clone(),
-            )
-        }
-        Kind::Elision => {
-            let n = s_lines.len();
-            if n < 5 {
-                return None;
-            }
-            let marker = match (xorshift(rng) % 3, ext(&e.origin)) {
-                (0, _) => "...".to_string(),
-                (1, "rs" | "js" | "mjs" | "ts" | "c" | "go" | "java") => {
-                    format!("{}// ... existing code ...", lead(s_lines[2]))
-                }
-                (1, "py" | "sh" | "toml" | "yml" | "yaml") => format!("{}# ...", lead(s_lines[2])),
-                _ => format!("{}…", lead(s_lines[2])),
-            };
-            let search = format!(
-                "{}{}{marker}\n{}{}",
-                s_lines[0],
-                s_lines[1],
-                s_lines[n - 2],
-                s_lines[n - 1]
-            );
-            case(
-                e.before.clone(),
-                search,
-                e.replace.clone(),
-                None,
-                region_of(&e.before, &e.search, e.at),
-                e.search.clone(),
-            )
-        }
-        Kind::AlreadyApplied => {
-            let visible = e
-                .replace
-                .bytes()
-                .filter(|b| !b.is_ascii_whitespace())
-                .count();
-            if visible < 6 || e.replace == e.search {
-                return None;
-            }
-            case(
-                e.after.clone(),
-                e.search.clone(),
-                e.replace.clone(),
-                None,
-                region_of(&e.after, &e.replace, e.at),
-                e.replace.clone(),
-            )
-        }
-        Kind::TooLittleContext => {
-            let old: String = e.removed.concat();
-            if old.trim().is_empty()
-                || memchr::memmem::find_iter(e.before.as_bytes(), old.as_bytes()).count() < 2
-            {
-                return None;
-            }
-            let at = e.at + s_lines[..e.above].concat().len();
-            case(
-                e.before.clone(),
-                old.clone(),
-                e.added.concat(),
-                None,
-                region_of(&e.before, &old, at),
-                old,
-            )
+            region: span(&e.before, e.at, e.search.len()),
+            region_text: e.search.clone(),
         }
     }
+}
+
+fn trailing_whitespace(e: &AgentEdit, rng: &mut u64) -> Option<Draft> {
+    let s_lines = lines(&e.search);
+    let pick = (xorshift(rng) as usize) % s_lines.len();
+    let pad = if xorshift(rng).is_multiple_of(2) {
+        "  "
+    } else {
+        "\t"
+    };
+    if s_lines[pick].trim().is_empty() || !s_lines[pick].ends_with('\n') {
+        return None;
+    }
+    let padded = |i: usize, l: &str| {
+        if i == pick {
+            with_body(l, |b| format!("{b}{pad}"))
+        } else {
+            l.to_string()
+        }
+    };
+    Some(Draft::on_file(e, on_file(e, &padded)))
+}
+
+fn line_endings(e: &AgentEdit) -> Option<Draft> {
+    if e.before.contains('\r') || !e.search.contains('\n') {
+        return None;
+    }
+    let crlf = |t: &str| t.replace('\n', "\r\n");
+    let (file, s) = (crlf(&e.before), crlf(&e.search));
+    let at = crlf(&e.before[..e.at]).len();
+    Some(Draft {
+        region: span(&file, at, s.len()),
+        file,
+        search: e.search.clone(),
+        replace: e.replace.clone(),
+        intended: Some(crlf(&e.after)),
+        region_text: s,
+    })
+}
+
+fn mixed_endings(e: &AgentEdit) -> Option<Draft> {
+    if e.before.contains('\r') || lines(&e.search).len() < 2 {
+        return None;
+    }
+    // Every other line of the file (counted from the block) ends with
+    // CRLF; the block's lines alternate.
+    let odd = |i: usize, l: &str| -> String {
+        if i % 2 == 1 && l.ends_with('\n') {
+            format!("{}\r\n", &l[..l.len() - 1])
+        } else {
+            l.to_string()
+        }
+    };
+    Some(Draft::on_file(e, on_file(e, &odd)))
+}
+
+fn quotes(e: &AgentEdit) -> Option<Draft> {
+    if !e.search.contains(['"', '\'']) || e.search.contains(['“', '”', '’']) {
+        return None;
+    }
+    Some(Draft::on_file(e, on_file(e, &|_, l| curl(l))))
+}
+
+/// The block as the file holds it after someone changed it since the agent
+/// read it: a line added inside it, one removed, or one changed.
+fn stale(e: &AgentEdit, rng: &mut u64) -> Option<Draft> {
+    let s_lines = lines(&e.search);
+    let n = s_lines.len();
+    let pick = (xorshift(rng) as usize) % n;
+    let s: String = match xorshift(rng) % 3 {
+        1 if n >= 2 && pick + 1 < n => s_lines
+            .iter()
+            .enumerate()
+            .flat_map(|(i, l)| {
+                let extra = (i == pick).then(|| format!("{}added_since_read();\n", lead(l)));
+                std::iter::once(l.to_string()).chain(extra)
+            })
+            .collect(),
+        2 if n >= 3 && pick > 0 && pick + 1 < n => s_lines
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != pick)
+            .map(|(_, l)| *l)
+            .collect(),
+        _ if !s_lines[pick].trim().is_empty() => s_lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                if i == pick {
+                    stale_line(l)
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect(),
+        _ => return None,
+    };
+    let file = format!(
+        "{}{}{}",
+        &e.before[..e.at],
+        s,
+        &e.before[e.at + e.search.len()..]
+    );
+    Some(Draft {
+        region: span(&file, e.at, s.len()),
+        file,
+        search: e.search.clone(),
+        replace: e.replace.clone(),
+        intended: None,
+        region_text: s,
+    })
+}
+
+/// The block with the line numbers a file viewer shows before each line.
+fn line_numbers(e: &AgentEdit, rng: &mut u64) -> Option<Draft> {
+    let first = line_of(&e.before, e.at);
+    let style = xorshift(rng) % 3;
+    let search: String = lines(&e.search)
+        .iter()
+        .enumerate()
+        .map(|(i, l)| match style {
+            0 => format!("{:>6}→{l}", first + i),
+            1 => format!("{:>6}\t{l}", first + i),
+            _ => format!("{}: {l}", first + i),
+        })
+        .collect();
+    Some(Draft::sent(e, search, e.replace.clone(), None))
+}
+
+/// The block's middle left out, a marker in its place.
+fn elision(e: &AgentEdit, rng: &mut u64) -> Option<Draft> {
+    let s_lines = lines(&e.search);
+    let n = s_lines.len();
+    if n < 5 {
+        return None;
+    }
+    let marker = match (xorshift(rng) % 3, ext(&e.origin)) {
+        (0, _) => "...".to_string(),
+        (1, "rs" | "js" | "mjs" | "ts" | "c" | "go" | "java") => {
+            format!("{}// ... existing code ...", lead(s_lines[2]))
+        }
+        (1, "py" | "sh" | "toml" | "yml" | "yaml") => format!("{}# ...", lead(s_lines[2])),
+        _ => format!("{}…", lead(s_lines[2])),
+    };
+    let search = format!(
+        "{}{}{marker}\n{}{}",
+        s_lines[0],
+        s_lines[1],
+        s_lines[n - 2],
+        s_lines[n - 1]
+    );
+    Some(Draft::sent(e, search, e.replace.clone(), None))
+}
+
+/// The edit sent again to the file it already changed.
+fn already_applied(e: &AgentEdit) -> Option<Draft> {
+    let visible = e
+        .replace
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace())
+        .count();
+    if visible < 6 || e.replace == e.search {
+        return None;
+    }
+    Some(Draft {
+        file: e.after.clone(),
+        search: e.search.clone(),
+        replace: e.replace.clone(),
+        intended: None,
+        region: span(&e.after, e.at, e.replace.len()),
+        region_text: e.replace.clone(),
+    })
+}
+
+/// Only the lines the edit removes, which occur elsewhere too.
+fn too_little_context(e: &AgentEdit) -> Option<Draft> {
+    let old: String = e.removed.concat();
+    if old.trim().is_empty()
+        || memchr::memmem::find_iter(e.before.as_bytes(), old.as_bytes()).count() < 2
+    {
+        return None;
+    }
+    let at = e.at + lines(&e.search)[..e.above].concat().len();
+    Some(Draft {
+        file: e.before.clone(),
+        search: old.clone(),
+        replace: e.added.concat(),
+        intended: None,
+        region: span(&e.before, at, old.len()),
+        region_text: old,
+    })
+}
+
+/// The case of mistake `kind` made to edit `e`, when it applies to it.
+pub fn make(kind: Kind, e: &AgentEdit, rng: &mut u64) -> Option<Case> {
+    let d = match kind {
+        Kind::TrailingWhitespace => trailing_whitespace(e, rng),
+        Kind::Indentation => {
+            let (s, r) = reindent(e, rng)?;
+            Some(Draft::sent(e, s, r, Some(e.after.clone())))
+        }
+        Kind::LineEndings => line_endings(e),
+        Kind::MixedEndings => mixed_endings(e),
+        Kind::Quotes => quotes(e),
+        Kind::Stale => stale(e, rng),
+        Kind::LineNumbers => line_numbers(e, rng),
+        Kind::Elision => elision(e, rng),
+        Kind::AlreadyApplied => already_applied(e),
+        Kind::TooLittleContext => too_little_context(e),
+    }?;
+    // A mistake that leaves the block found byte for byte is no mistake (an
+    // edit that only adds lines after its context, sent again, is found and
+    // applied again: not a near miss).
+    if kind != Kind::TooLittleContext
+        && memchr::memmem::find(d.file.as_bytes(), d.search.as_bytes()).is_some()
+    {
+        return None;
+    }
+    // The replacement's lines in the intended file: they start where the
+    // block did.
+    let first = line_of(&e.before, e.at);
+    let n = lines(&e.replace).len();
+    let context: Vec<usize> = (0..e.above)
+        .chain(n.saturating_sub(e.below)..n)
+        .map(|k| first + k)
+        .collect();
+    Some(Case {
+        kind,
+        file: d.file,
+        search: d.search,
+        replace: d.replace,
+        intended: d.intended,
+        region: d.region,
+        region_text: d.region_text,
+        written: (first, first + n.max(1) - 1),
+        context,
+        origin: e.origin.clone(),
+    })
 }

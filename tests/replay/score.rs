@@ -244,9 +244,11 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Keeps an example of a miss (all of the serious ones, a few others:
+    /// `PFT_REPLAY_EXAMPLES` of them, default 6).
     fn note(&mut self, what: &str, c: &Case, r: &Value) {
         let serious = what.contains("WRONG") || what.contains("false") || what.contains("wrote");
-        if self.examples.len() < 6 || serious {
+        if self.examples.len() < examples_kept() || serious {
             let mut r = r.clone();
             if let Some(m) = r.as_object_mut() {
                 for k in [
@@ -445,4 +447,12 @@ pub fn score(root: &Path, c: &Case, t: &mut Tally) {
         }
     };
     *t.tolerant.entry(name).or_default() += 1;
+}
+
+/// Examples of misses kept per kind (`PFT_REPLAY_EXAMPLES`, default 6).
+fn examples_kept() -> usize {
+    std::env::var("PFT_REPLAY_EXAMPLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(6)
 }

@@ -69,6 +69,15 @@ const LONG_REPLACEMENT: usize = 20;
 /// still has a place in the file.
 const NEAR_MISS: f64 = 0.8;
 
+/// Characters of `lines` other than whitespace.
+fn visible(lines: &[&str]) -> usize {
+    lines
+        .iter()
+        .flat_map(|l| l.chars())
+        .filter(|c| !c.is_whitespace())
+        .count()
+}
+
 fn has_content(lines: &[&str]) -> bool {
     lines.iter().any(|l| l.trim().len() >= 2)
 }
@@ -79,6 +88,10 @@ const NEAR_LINES: usize = 3;
 /// Lines next to a deletion's context at least this like the deleted
 /// lines are those lines, still there (perhaps changed since).
 const STILL_THERE: f64 = 0.8;
+
+/// A deleted line this long (trimmed) found as it was next to the
+/// deletion's context says the deletion did not land.
+const STILL_LINE: usize = 8;
 
 /// Whether the lines of `text` just after `at` (or just before it,
 /// `before`) hold something like `deleted`: still there, perhaps changed or
@@ -106,6 +119,14 @@ fn still_there(text: &[u8], at: usize, deleted: &str, before: bool) -> bool {
             .take(span)
             .collect()
     };
+    // A deleted line with text of its own standing there as it was: the
+    // deletion has not landed (the block lost other lines since).
+    let kept = |l: &&str| {
+        l.len() >= STILL_LINE && near.iter().any(|n| String::from_utf8_lossy(n).trim() == *l)
+    };
+    if deleted.lines().any(|l| kept(&l)) {
+        return true;
+    }
     (0..=near.len().saturating_sub(want)).any(|k| {
         let window: String = near[k..(k + want).min(near.len())]
             .iter()
@@ -195,6 +216,14 @@ pub(super) fn proved(
     if block_elsewhere(text, search, at) {
         return false;
     }
+    // An insertion with context on one side only: the new lines standing
+    // next to that context may have stood there before (a closing brace
+    // above the line the edit inserts another before); only new lines with
+    // enough text of their own say the edit put them there.
+    let inserted = s.len() == pre + suf;
+    if inserted && (pre == 0 || suf == 0) && visible(middle) < LONG_REPLACEMENT {
+        return false;
+    }
     if middle.iter().all(|l| l.trim().is_empty()) {
         // A deletion: the lines around it are both there, together; or one
         // side is, and what follows it is not the deleted text.
@@ -227,9 +256,7 @@ pub(super) fn proved(
         Some((_, _, sim, _)) if sim >= NEAR_MISS => return false,
         _ => {}
     }
-    has_content(head)
-        || has_content(tail)
-        || replace.chars().filter(|c| !c.is_whitespace()).count() >= LONG_REPLACEMENT
+    has_content(head) || has_content(tail) || visible(&r) >= LONG_REPLACEMENT
 }
 
 #[cfg(test)]
@@ -256,6 +283,11 @@ mod tests {
         let stale = b"a();\nb(1);\nc();\n";
         assert!(!proved(stale, "a();\nb(2);\n", "a();\n", (0, 5), None));
         assert!(proved(stale, "a();\nzzzzzz();\n", "a();\n", (0, 5), None));
+        // (A line of the deleted ones still there, others gone since: not
+        // the deletion either.)
+        let stale = b"head_line();\n\nexport function batch(input, options) {\nnext();\n";
+        let search = "head_line();\n\n/** Edits many files in one transaction. */\nexport function batch(input, options) {\n";
+        assert!(!proved(stale, search, "head_line();\n", (0, 13), None));
         // No shared lines: where the search block's region is...
         let r = |a, b, sim| Some((a, b, sim, Vec::new()));
         assert!(proved(
@@ -285,6 +317,25 @@ mod tests {
         let long = "let retries = configured_retries(3);\n";
         assert!(proved(text, "retries = 2;\n", long, at, None));
         assert!(proved(text, "retries = 2;\n", long, at, r(0, 5, 0.6)));
+    }
+
+    #[test]
+    fn lines_inserted_beside_one_sided_context_need_text_of_their_own() {
+        // A closing brace inserted above a line: the file already has one
+        // there, so the replacement stands whether or not the edit landed.
+        let text = b"        }\n}\n\n    fn reopen(&self) {\n";
+        let (search, replace) = (
+            "\n    fn reopen(&self) {\n",
+            "}\n\n    fn reopen(&self) {\n",
+        );
+        let at = (10, text.len());
+        let region = Some((12, text.len(), 0.9, Vec::new()));
+        assert!(!proved(text, search, replace, at, region.clone()));
+        // New lines with text of their own were put there by the edit.
+        let text = b"        }\n/// Reopens the root directory.\n\n    fn reopen(&self) {\n";
+        let replace = "/// Reopens the root directory.\n\n    fn reopen(&self) {\n";
+        let region = Some((42, text.len(), 0.9, Vec::new()));
+        assert!(proved(text, search, replace, (10, text.len()), region));
     }
 
     #[test]

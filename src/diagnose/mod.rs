@@ -74,7 +74,7 @@ pub const CHECK_EVERY: usize = 1024;
 /// Units of work to score the windows around one candidate start of a
 /// block of `lines` lines (25 windows of about as many lines each, every
 /// pair of lines compared at most once per window).
-fn window_cost(lines: usize) -> u64 {
+pub(super) fn window_cost(lines: usize) -> u64 {
     25 * (lines as u64 + 4) * budget::LINE_COST
 }
 /// Occurrences beyond which uniqueness hints are not computed.

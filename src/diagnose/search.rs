@@ -84,6 +84,7 @@ pub(super) fn one(
             f = wider;
             lines = wide;
         }
+        (f, lines) = stale::fill(text, block, s.len(), f, lines, budget);
         Some((f, equally, lines))
     } else {
         found

@@ -18,8 +18,8 @@ use std::collections::{HashMap, HashSet};
 
 use similar::DiffOp;
 
-use super::align::align;
-use super::closest::Found;
+use super::align::{align, char_ratio};
+use super::closest::{region, Found};
 use super::keys::{FileLines, SLine};
 use super::Budget;
 
@@ -120,6 +120,55 @@ pub(super) fn span<'a>(
         },
         wide,
     ))
+}
+
+/// Lines a window may be short of the block's and still be filled up.
+const FILL: usize = 2;
+
+/// A window a line or two shorter than the block may have left out a line
+/// the view changed at its start or end (a short line changed much: its
+/// key no longer aligns, and a window without it scores better). The
+/// windows as long as the block that cover it are tried; the one whose
+/// text is most like the block character for character is the region, if
+/// it is more like it than the window found.
+pub(super) fn fill<'a>(
+    text: &'a [u8],
+    block: &str,
+    n: usize,
+    f: Found,
+    lines: FileLines<'a>,
+    budget: &Budget,
+) -> (Found, FileLines<'a>) {
+    if f.len >= n
+        || n - f.len > FILL
+        || budget.spend(super::window_cost(n) * (n - f.len + 1) as u64)
+    {
+        return (f, lines);
+    }
+    let missing = n - f.len;
+    let wide = FileLines::around(
+        text,
+        lines.start(f.start),
+        f.start,
+        missing,
+        f.len + missing,
+    );
+    let like = |g: Found| {
+        let (a, b) = region(&wide, g, block.as_bytes());
+        char_ratio(block, &String::from_utf8_lossy(&text[a..b]))
+    };
+    let mut best = (like(f), f);
+    for start in f.start.saturating_sub(missing)..=f.start {
+        let g = Found { start, len: n, ..f };
+        if start < wide.lo() || start + n > wide.hi() {
+            continue;
+        }
+        let sim = like(g);
+        if sim > best.0 + 1e-9 {
+            best = (sim, g);
+        }
+    }
+    (best.1, wide)
 }
 
 /// A line's text without its line ending.

@@ -366,6 +366,11 @@ fn stale(e: &AgentEdit, rng: &mut u64) -> Option<Draft> {
             .collect(),
         _ => return None,
     };
+    // (A change since that is the edit itself is no stale view: the edit
+    // has landed.)
+    if s == e.replace {
+        return None;
+    }
     let file = format!(
         "{}{}{}",
         &e.before[..e.at],

@@ -111,12 +111,21 @@ pub(super) fn one(
     (Some(located), incomplete)
 }
 
+/// Texts up to this size are searched for the block in its other line
+/// endings: on larger ones the needle would add a pass's worth of memory
+/// traffic to every failed edit, and the keyed search still finds the
+/// region and names the line endings.
+const OTHER_FORM_BYTES: usize = 8 << 20;
+
 /// The block with its other line endings (LF for CRLF, CRLF for LF), when
-/// it has line breaks.
-fn other_form(search: &str) -> Option<Vec<u8>> {
-    if search.contains("\r\n") {
+/// it has line breaks, in a text up to [`OTHER_FORM_BYTES`] (CRLF only for
+/// one that has a CR).
+fn other_form(search: &str, text: &[u8]) -> Option<Vec<u8>> {
+    if text.len() > OTHER_FORM_BYTES {
+        None
+    } else if search.contains("\r\n") {
         Some(search.replace("\r\n", "\n").into_bytes())
-    } else if search.contains('\n') {
+    } else if search.contains('\n') && memchr::memchr(b'\r', text).is_some() {
         Some(search.replace('\n', "\r\n").into_bytes())
     } else {
         None
@@ -240,7 +249,7 @@ pub(super) fn best(
     // The block with its other line endings rides along with the first pass
     // of the search (after the riders already there); without a pass, it is
     // looked for on its own.
-    let other = other_form(search);
+    let other = other_form(search, scanner.text);
     let rider = scanner.riders.len();
     if let Some(o) = &other {
         scanner.riders.push((o.clone(), 1));

@@ -5,7 +5,8 @@
 //   runs it (js/cli.js);
 // - the public JS API exports its engine function (js/api.js builds index.js
 //   from this table; scripts/gen-entry.mjs writes index.mjs and index.d.ts
-//   from it), and `schemas.<name>` is its schema file.
+//   from it), and `schemas.<name>` is its schema file;
+// - the agent-SDK adapters (js/adapters/) offer the tools DEFAULT_TOOLS names.
 //
 // Adding a tool is: its schema file, schemas/<name>.schema.json (name,
 // description, parameters); one entry here; and its Rust entry point (a
@@ -222,6 +223,15 @@ const TABLE = [
   },
 ]
 
+/**
+ * The default tool set: what an agent needs for its editing job (exact
+ * edits, reading, whole-file writes, patches, undo), in listing order. The
+ * other tools do the same jobs in other shapes or serve narrower needs, and
+ * each one listed costs the model context on every turn. The agent-SDK
+ * adapters (js/adapters/toolset.js) build their tool sets from this list.
+ */
+const DEFAULT_TOOLS = Object.freeze(['patch_file', 'read_file', 'write_file', 'apply_patch', 'undo'])
+
 let engineModule = null
 /** The package's public API (loads the native addon once). */
 function engine() {
@@ -239,6 +249,10 @@ for (const entry of TABLE) {
   if (schema.name !== entry.name) throw new Error(`schemas/${entry.name}.schema.json names ${schema.name}`)
   if (!entry.outputSchema) throw new Error(`js/tools.js: no outputSchema for ${entry.name}`)
   byName.set(entry.name, Object.freeze({ ...entry, schema }))
+}
+
+for (const name of DEFAULT_TOOLS) {
+  if (!byName.has(name)) throw new Error(`js/tools.js: DEFAULT_TOOLS names ${name}, which is not in the table`)
 }
 
 /** Every tool, in table order. */
@@ -267,4 +281,4 @@ function warm() {
   engine()
 }
 
-module.exports = { list, get, run, warm, engine }
+module.exports = { list, get, run, warm, engine, DEFAULT_TOOLS }

@@ -21,7 +21,7 @@ import type {
  * model receives a success as that JSON and a failure as error text with the
  * engine's diagnosis (code, message, closest match's current text).
  */
-export interface PatchFileTools {
+export type PatchFileTools = {
   patch_file: Tool<PatchFileInput, PatchFileResult>
   read_file: Tool<ReadFileInput, ReadFileResult>
   write_file: Tool<WriteFileInput, WriteFileResult>

@@ -18,6 +18,7 @@ import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { REPO, ts, consumerProject, tsc } from './helpers/typescript.mjs'
+import { CONSUMER_MTS, CONSUMER_CTS, SDK_PACKAGES } from './helpers/adapter-consumer.mjs'
 
 const require = createRequire(import.meta.url)
 const pkg = require('../package.json')
@@ -25,8 +26,6 @@ const { failureText, MAX_HINTS } = require('../js/adapters/render.js')
 const tools = require('../js/tools.js')
 
 const SUBPATHS = ['ai-sdk', 'openai-agents', 'langchain', 'anthropic']
-/** The SDK packages a consumer installs beside the package (linked into test consumer projects). */
-const SDK_PACKAGES = ['ai', '@openai/agents', '@langchain/core', '@langchain/openai', '@anthropic-ai/sdk']
 
 // ---------------------------------------------------------------------------
 // The failure text
@@ -293,69 +292,6 @@ test("each subpath's .d.ts and .d.mts declare exactly what its CommonJS and ES m
     assert.deepEqual(dm.slice(1), d.slice(1), `${sub}.d.mts and ${sub}.d.ts declare the same`)
   }
 })
-
-const CONSUMER_MTS = `import { generateText, stepCountIs, type ToolSet } from 'ai'
-import { Agent, applyPatchTool, type Editor } from '@openai/agents'
-import { tools } from '@langchain/openai'
-import type { StructuredTool } from '@langchain/core/tools'
-import type { ToolResultBlockParam, ToolTextEditor20250728, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages'
-import type { PatchFileErrorCode, TextEditorResult } from '${pkg.name}'
-import { createPatchFileTools } from '${pkg.name}/ai-sdk'
-import { createEditor } from '${pkg.name}/openai-agents'
-import { createApplyPatchExecute, createPatchFileTools as createLangChainTools } from '${pkg.name}/langchain'
-import { createTextEditor } from '${pkg.name}/anthropic'
-
-const workspaceRoot = '/work'
-export const toolSet: ToolSet = createPatchFileTools({ workspaceRoot, durable: false })
-export async function aiSdk(): Promise<PatchFileErrorCode | string> {
-  const r = await generateText({ model: 'openai/gpt-5.1', tools: createPatchFileTools({ workspaceRoot }), stopWhen: stepCountIs(5), prompt: 'x' })
-  for (const t of r.toolResults) {
-    // The tool results are typed by the tool set: patch_file's output is a PatchFileResult.
-    if (t.toolName === 'patch_file' && !t.dynamic && !t.output.ok) return t.output.code
-  }
-  return r.text
-}
-export const editor: Editor = createEditor({ workspaceRoot })
-export const agent = new Agent({ name: 'coder', tools: [applyPatchTool({ editor: createEditor({ workspaceRoot }) })] })
-export const applyPatch = tools.applyPatch({ execute: createApplyPatchExecute({ workspaceRoot }) })
-export const langChainTools: StructuredTool[] = createLangChainTools({ workspaceRoot })
-const textEditor = createTextEditor({ workspaceRoot, maxCharacters: 10_000 })
-export const definition: ToolTextEditor20250728 = textEditor.tool
-export function answer(block: ToolUseBlock): Promise<ToolResultBlockParam> {
-  return textEditor.toolResult(block)
-}
-export const viewed: Promise<TextEditorResult> = textEditor.run({ command: 'view', path: 'a.ts', view_range: [1, 20] })
-
-// @ts-expect-error maxCharacters is a number
-createTextEditor({ maxCharacters: 'many' })
-// @ts-expect-error workspaceRoot is a string
-createEditor({ workspaceRoot: 1 })
-// @ts-expect-error the default tool set has no edit_block
-void createPatchFileTools().edit_block
-// @ts-expect-error execute takes apply_patch operations
-void createApplyPatchExecute()({ type: 'rename_file', path: 'a' })
-// @ts-expect-error run takes a text editor command
-void textEditor.run({ command: 'delete', path: 'a' })
-`
-
-const CONSUMER_CTS = `import aiSdk = require('${pkg.name}/ai-sdk')
-import agents = require('${pkg.name}/openai-agents')
-import langchain = require('${pkg.name}/langchain')
-import anthropic = require('${pkg.name}/anthropic')
-import type { ToolSet } from 'ai'
-import type { Editor } from '@openai/agents'
-import type { StructuredTool } from '@langchain/core/tools'
-import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages'
-
-const set: ToolSet = aiSdk.createPatchFileTools({ workspaceRoot: '.' })
-const editor: Editor = agents.createEditor()
-const list: StructuredTool[] = langchain.createPatchFileTools()
-const execute: (op: { type: 'delete_file'; path: string }) => Promise<string> = langchain.createApplyPatchExecute()
-const result: Promise<ToolResultBlockParam> = anthropic.createTextEditor().toolResult({ id: 't', name: 'str_replace_based_edit_tool', input: {} })
-// @ts-expect-error createEditor takes options, not a path
-agents.createEditor('.')
-export = [set, editor, list, execute, result]
-`
 
 /** README's Agent SDKs section: its TypeScript examples. */
 function readmeExamples() {

@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { tools } from '@langchain/openai'
 import { ToolMessage } from '@langchain/core/messages'
-import { StructuredTool } from '@langchain/core/tools'
+import { StructuredTool, ToolInputParsingException } from '@langchain/core/tools'
 import { createApplyPatchExecute, createPatchFileTools } from 'patch-file-tool/langchain'
 import { tempDir } from './helpers/mcp-raw.mjs'
 
@@ -83,6 +83,14 @@ test('createPatchFileTools: the default tools, named and described as the MCP to
   assert.equal(JSON.parse(read).content, 'export const retries = 3;\n')
   // LangChain validated against its copy: the package's schemas are untouched and still frozen.
   assert.ok(Object.isFrozen(schemas.patch_file.parameters))
+
+  // Arguments that do not fit the schema are refused by LangChain itself before the call (its agents turn that
+  // into an error ToolMessage); the error names what is missing, and nothing is written.
+  await assert.rejects(
+    patchFile.invoke(call('p3', 'patch_file', { file_path: 'config.ts', search_block: 'retries = 3;' })),
+    (err) => err instanceof ToolInputParsingException && /required property "replace_block"/.test(err.message),
+  )
+  assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 3;\n')
 })
 
 const haveFlock = spawnSync('sh', ['-c', 'command -v flock']).status === 0

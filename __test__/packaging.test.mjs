@@ -9,6 +9,9 @@
 // 4. Type-check a TypeScript consumer against the installed `index.d.ts` with
 //    `tsc --strict`, including `@ts-expect-error` lines that prove wrong inputs
 //    are rejected by the types.
+// 5. With the agent SDKs installed beside it (the package's optional peers),
+//    use each SDK subpath through `import` and `require`, and type-check a
+//    consumer of them against the SDKs' own types.
 //
 // Needs the addon built (`npm run build`) and the dependencies installed
 // (`npm install` fills npm's cache, which the offline install reads; the
@@ -21,6 +24,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
+import { CONSUMER_MTS as ADAPTERS_MTS, CONSUMER_CTS as ADAPTERS_CTS, adaptersScript, checkAdaptersRun } from './helpers/adapter-consumer.mjs'
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
@@ -88,6 +92,32 @@ function stage(files, dest) {
   return dest
 }
 
+/**
+ * The lock file keys (`node_modules/...`) of `roots` and everything they need
+ * (dependencies, optional and peer dependencies present in the lock),
+ * resolved the way Node does: the nearest node_modules up the tree.
+ */
+function lockClosure(packages, roots) {
+  const found = new Set()
+  const resolve = (from, name) => {
+    for (let dir = from; ; ) {
+      const key = `${dir ? `${dir}/` : ''}node_modules/${name}`
+      if (packages[key]) return key
+      if (!dir) return null
+      const i = dir.lastIndexOf('/node_modules/')
+      dir = i === -1 ? '' : dir.slice(0, i)
+    }
+  }
+  const visit = (key) => {
+    if (!key || found.has(key)) return
+    found.add(key)
+    const e = packages[key]
+    for (const d of Object.keys({ ...e.dependencies, ...e.optionalDependencies, ...e.peerDependencies })) visit(resolve(key, d))
+  }
+  for (const r of roots) visit(resolve('', r))
+  return found
+}
+
 const state = {}
 
 before(() => {
@@ -123,11 +153,29 @@ test('npm pack ships the JS entry points, the generated types with the hand-writ
 
 test('npm pack ships only what users need: the entry points, js/, bin/, schemas/, LICENSE and README', () => {
   assert.ok(state.plainFiles, 'packed')
-  const allowed = [/^package\.json$/, /^README\.md$/, /^LICENSE$/, /^index\.(js|mjs|d\.ts)$/, /^binding\.js$/, /^js\/[\w-]+\.js$/, /^bin\/[\w-]+\.js$/, /^schemas\/\w+\.schema\.json$/]
+  const allowed = [
+    /^package\.json$/,
+    /^README\.md$/,
+    /^LICENSE$/,
+    /^index\.(js|mjs|d\.ts)$/,
+    /^binding\.js$/,
+    /^js\/[\w-]+\.js$/,
+    /^js\/adapters\/[\w-]+\.(js|mjs|d\.ts|d\.mts)$/,
+    /^bin\/[\w-]+\.js$/,
+    /^schemas\/\w+\.schema\.json$/,
+  ]
   const extra = state.plainFiles.filter((f) => !allowed.some((re) => re.test(f)))
   assert.deepEqual(extra, [], `files a user does not need: ${extra.join(', ')}`)
   for (const dir of ['js', 'bin', 'schemas']) {
-    for (const f of fs.readdirSync(path.join(repo, dir))) assert.ok(state.plainFiles.includes(`${dir}/${f}`), `the tarball has ${dir}/${f}`)
+    for (const f of fs.readdirSync(path.join(repo, dir), { recursive: true })) {
+      if (fs.statSync(path.join(repo, dir, f)).isDirectory()) continue
+      assert.ok(state.plainFiles.includes(`${dir}/${f.split(path.sep).join('/')}`), `the tarball has ${dir}/${f}`)
+    }
+  }
+  // Every entry point package.json exports ships, types included.
+  for (const target of Object.values(pkg.exports).flatMap(function targets(t) { return typeof t === 'string' ? [t] : Object.values(t).flatMap(targets) })) {
+    if (target.includes('*')) continue
+    assert.ok(state.plainFiles.includes(target.replace(/^\.\//, '')), `the tarball has ${target}`)
   }
   assert.ok(state.plainFiles.includes('LICENSE'), 'LICENSE ships')
   assert.equal(pkg.license, 'MIT')
@@ -204,15 +252,22 @@ test('installed offline into a fresh project without Rust, the package works thr
 
   const app = path.join(state.tmp, 'app')
   fs.mkdirSync(app)
-  const dependencies = { [pkg.name]: `file:${state.publishedTarball}`, [`${pkg.name}-${state.abi}`]: `file:${plat.tarball}` }
+  // The consumer also installs the agent SDKs (the package's optional peers), at the versions the repository tests.
+  const repoLock = JSON.parse(fs.readFileSync(path.join(repo, 'package-lock.json'), 'utf8'))
+  const sdks = Object.fromEntries(Object.keys(pkg.peerDependencies).map((n) => [n, repoLock.packages[`node_modules/${n}`].version]))
+  const dependencies = { [pkg.name]: `file:${state.publishedTarball}`, [`${pkg.name}-${state.abi}`]: `file:${plat.tarball}`, ...sdks }
   const manifest = { name: 'consumer-app', version: '1.0.0', private: true, dependencies }
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(manifest, null, 2))
-  // The package's own runtime dependencies are pinned by a lockfile made from
-  // the repository's (its non-dev entries), so that the offline install finds
-  // every tarball in npm's cache, which `npm install` in the checkout filled.
-  const repoLock = JSON.parse(fs.readFileSync(path.join(repo, 'package-lock.json'), 'utf8'))
+  // The package's own runtime dependencies and the SDKs with theirs are pinned
+  // by a lockfile made from the repository's (its non-dev entries, and the
+  // SDKs' dependency closure), so that the offline install finds every
+  // tarball in npm's cache, which `npm install` in the checkout filled.
   const packages = { '': { name: manifest.name, version: manifest.version, dependencies } }
   for (const [k, v] of Object.entries(repoLock.packages)) if (k && !v.dev && !v.devOptional) packages[k] = v
+  for (const k of lockClosure(repoLock.packages, Object.keys(sdks))) {
+    const { dev, devOptional, peer, ...entry } = repoLock.packages[k]
+    packages[k] = entry
+  }
   fs.writeFileSync(
     path.join(app, 'package-lock.json'),
     JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages }, null, 2),
@@ -286,6 +341,18 @@ console.log(JSON.stringify({ r, frozen: Object.isFrozen(api.PATCH_FILE_ERROR_COD
   assert.equal(answer.id, 1)
   assert.equal(answer.result.serverInfo.name, pkg.name)
   state.app = app
+})
+
+test('installed with the agent SDKs, each subpath works through import and require, with one native engine', () => {
+  assert.ok(state.app, 'consumer project installed')
+  const app = state.app
+  fs.writeFileSync(path.join(app, 'adapters.mjs'), adaptersScript('import'))
+  fs.writeFileSync(path.join(app, 'adapters.cjs'), adaptersScript('require'))
+  for (const script of ['adapters.mjs', 'adapters.cjs']) {
+    fs.writeFileSync(path.join(app, 'ws', 'adapters.txt'), 'v0\n')
+    const out = JSON.parse(run(process.execPath, [script], { cwd: app, env: state.env }).trim().split('\n').pop())
+    checkAdaptersRun(out, fs.readFileSync(path.join(app, 'ws', 'adapters.txt'), 'utf8'), script)
+  }
 })
 
 const CONSUMER_TS = `import { patchFile, patchFileSync, PATCH_FILE_ERROR_CODES, patchFileSchema } from '${pkg.name}'
@@ -397,4 +464,26 @@ test('a TypeScript consumer type-checks against the installed package under tsc 
   })
   assert.notEqual(r.status, 0, 'tsc rejects a numeric search_block')
   assert.match(r.stdout, /broken\.mts\(2,/, r.stdout)
+})
+
+test('a TypeScript consumer of the agent-SDK subpaths type-checks against the installed package and SDKs under tsc --strict', () => {
+  assert.ok(state.app, 'consumer project installed')
+  const app = state.app
+  fs.writeFileSync(path.join(app, 'adapters-consumer.mts'), ADAPTERS_MTS)
+  fs.writeFileSync(path.join(app, 'adapters-consumer.cts'), ADAPTERS_CTS)
+  // The SDKs' own declaration files are not ours to check (skipLibCheck, as tsc --init sets it);
+  // the subpaths' declarations check on their own in __test__/adapters.test.mjs.
+  const options = { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: [], skipLibCheck: true }
+  fs.writeFileSync(path.join(app, 'tsconfig.adapters.json'), JSON.stringify({ compilerOptions: options, files: ['adapters-consumer.mts', 'adapters-consumer.cts'] }))
+  const tsc = path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
+  run(process.execPath, [tsc, '-p', path.join(app, 'tsconfig.adapters.json')], { cwd: app, env: state.env })
+  // The installed types are really used: a wrong call fails.
+  fs.writeFileSync(path.join(app, 'adapters-broken.mts'), `import { createEditor } from '${pkg.name}/openai-agents'\nvoid createEditor({ workspaceRoot: 1 })\n`)
+  const r = spawnSync(process.execPath, [tsc, '--strict', '--noEmit', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', 'adapters-broken.mts'], {
+    cwd: app,
+    env: state.env,
+    encoding: 'utf8',
+  })
+  assert.notEqual(r.status, 0, 'tsc rejects a numeric workspaceRoot')
+  assert.match(r.stdout, /adapters-broken\.mts\(2,/, r.stdout)
 })

@@ -18,5 +18,8 @@ export declare function createApplyPatchExecute(options?: PatchFileOptions): (op
  * and input schemas. Invoked with a tool call, a tool returns a ToolMessage:
  * content is the result's JSON (or the failure text with the engine's
  * diagnosis), artifact the engine's result object, status "error" on failure.
+ * LangChain first checks the arguments against the schema: arguments that do
+ * not fit are its ToolInputParsingException, naming what is wrong (its agents
+ * answer that with an error ToolMessage); the engine's failures never throw.
  */
 export declare function createPatchFileTools(options?: PatchFileOptions): StructuredTool[]

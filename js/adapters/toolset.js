@@ -103,9 +103,10 @@ function langchainTools(lc, options) {
           status: result && result.ok === true ? 'success' : 'error',
         })
       },
-      { name: e.name, description: e.description, schema: e.parameters() },
+      // LangChain checks the arguments against the schema before the call; its error then names what is wrong.
+      { name: e.name, description: e.description, schema: e.parameters(), verboseParsingErrors: true },
     ),
   )
 }
 
-module.exports = { aiSdkTools, langchainTools, entries, modelText }
+module.exports = { aiSdkTools, langchainTools }

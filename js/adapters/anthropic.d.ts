@@ -1,9 +1,9 @@
 // Types of patch-file-tool/anthropic (CommonJS; anthropic.d.mts is the same for ES modules).
 import type { ToolResultBlockParam, ToolTextEditor20250728, ToolUseBlockParam } from '@anthropic-ai/sdk/resources/messages'
-import type { PatchFileOptions, TextEditorCommand, TextEditorResult } from '../../index.js'
+import type { FormatOptions, TextEditorCommand, TextEditorResult } from '../../index.js'
 
 /** The engine's options plus the text editor tool's `max_characters`. */
-export interface TextEditorOptions extends PatchFileOptions {
+export interface TextEditorOptions extends FormatOptions {
   /** Sent as the tool's `max_characters`; a view is truncated to it. A positive integer. */
   maxCharacters?: number
 }

@@ -1,7 +1,7 @@
 // Types of patch-file-tool/langchain (ES modules; langchain.d.ts is the same for CommonJS).
 import type { StructuredTool } from '@langchain/core/tools'
 import type { ApplyPatchOperation } from '@langchain/openai'
-import type { PatchFileOptions } from '../../index.js'
+import type { FormatOptions, PatchFileOptions } from '../../index.js'
 
 /**
  * The `execute` of `tools.applyPatch({ execute })` from @langchain/openai: applies
@@ -10,7 +10,7 @@ import type { PatchFileOptions } from '../../index.js'
  * engine's diagnosis); never rejects. Throws NATIVE_ENGINE_UNAVAILABLE when this
  * platform has no engine.
  */
-export declare function createApplyPatchExecute(options?: PatchFileOptions): (operation: ApplyPatchOperation) => Promise<string>
+export declare function createApplyPatchExecute(options?: FormatOptions): (operation: ApplyPatchOperation) => Promise<string>
 
 /**
  * The default tool set as LangChain tools (`tool()` of @langchain/core), in

@@ -1,6 +1,6 @@
 // Types of patch-file-tool/openai-agents (CommonJS; openai-agents.d.mts is the same for ES modules).
 import type { Editor } from '@openai/agents'
-import type { PatchFileOptions } from '../../index.js'
+import type { FormatOptions } from '../../index.js'
 
 /**
  * An `Editor` for `applyPatchTool({ editor })` of @openai/agents: each operation
@@ -10,4 +10,4 @@ import type { PatchFileOptions } from '../../index.js'
  * output carries the engine's diagnosis. Throws NATIVE_ENGINE_UNAVAILABLE when
  * this platform has no engine.
  */
-export declare function createEditor(options?: PatchFileOptions): Editor
+export declare function createEditor(options?: FormatOptions): Editor

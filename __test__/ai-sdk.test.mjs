@@ -3,7 +3,7 @@
 // real edit, then with a stale block, then answers. The file changes, each
 // tool result reaches the model's next call, and the failure carries the
 // engine's diagnosis (the closest match's current text).
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -11,7 +11,18 @@ import { createRequire } from 'node:module'
 import { generateText, stepCountIs } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { createPatchFileTools } from 'patch-file-tool/ai-sdk'
-import { tempDir } from './helpers/mcp-raw.mjs'
+import { tempDir as newTempDir } from './helpers/mcp-raw.mjs'
+
+const made = []
+/** A fresh workspace, removed when the tests end. */
+function tempDir(prefix) {
+  const dir = newTempDir(prefix)
+  made.push(dir)
+  return dir
+}
+after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+})
 
 const require = createRequire(import.meta.url)
 const { DEFAULT_TOOLS } = require('../js/tools.js')

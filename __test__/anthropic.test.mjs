@@ -5,13 +5,24 @@
 // found, insert); the loop answers each with editor.toolResult(block), and
 // the next request carries those tool_result blocks: the files change, the
 // view shows numbered lines, a failure is is_error with the diagnosis.
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import { createTextEditor } from 'patch-file-tool/anthropic'
-import { tempDir } from './helpers/mcp-raw.mjs'
+import { tempDir as newTempDir } from './helpers/mcp-raw.mjs'
+
+const made = []
+/** A fresh workspace, removed when the tests end. */
+function tempDir(prefix) {
+  const dir = newTempDir(prefix)
+  made.push(dir)
+  return dir
+}
+after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+})
 
 const toolUse = (id, input) => ({ type: 'tool_use', id, name: 'str_replace_based_edit_tool', input })
 

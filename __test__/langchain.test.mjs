@@ -3,7 +3,7 @@
 // @langchain/openai and the tools of createPatchFileTools(...) invoked with
 // tool calls, as an agent loop invokes them: each answers a ToolMessage with
 // the result, the failures with the engine's diagnosis.
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -13,7 +13,18 @@ import { tools } from '@langchain/openai'
 import { ToolMessage } from '@langchain/core/messages'
 import { StructuredTool, ToolInputParsingException } from '@langchain/core/tools'
 import { createApplyPatchExecute, createPatchFileTools } from 'patch-file-tool/langchain'
-import { tempDir } from './helpers/mcp-raw.mjs'
+import { tempDir as newTempDir } from './helpers/mcp-raw.mjs'
+
+const made = []
+/** A fresh workspace, removed when the tests end. */
+function tempDir(prefix) {
+  const dir = newTempDir(prefix)
+  made.push(dir)
+  return dir
+}
+after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+})
 
 const require = createRequire(import.meta.url)
 const { DEFAULT_TOOLS } = require('../js/tools.js')

@@ -5,13 +5,24 @@
 // then a stale update. The files change, and each next request carries the
 // apply_patch_call_output items with the right status and the engine's
 // diagnosis.
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { Agent, Runner, Usage, applyPatchTool } from '@openai/agents'
 import { createEditor } from 'patch-file-tool/openai-agents'
-import { tempDir } from './helpers/mcp-raw.mjs'
+import { tempDir as newTempDir } from './helpers/mcp-raw.mjs'
+
+const made = []
+/** A fresh workspace, removed when the tests end. */
+function tempDir(prefix) {
+  const dir = newTempDir(prefix)
+  made.push(dir)
+  return dir
+}
+after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+})
 
 const patchCall = (callId, operation) => ({ type: 'apply_patch_call', callId, status: 'completed', operation })
 const message = (text) => ({

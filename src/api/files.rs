@@ -19,10 +19,11 @@ pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
             Err(v) => return v,
         };
         let lexical = lexical_abs(ws.root(), &req.file_path);
-        let (res, src) = match ws
+        let (res, src, torn) = match ws
             .resolve(&req.file_path, Intent::Existing)
-            .and_then(|res| read_existing(&res, &opts, &req.file_path).map(|(s, _)| (res, s)))
-        {
+            .and_then(|res| {
+                read_existing(&res, &opts, &req.file_path).map(|(s, _, note)| (res, s, note))
+            }) {
             Ok(l) => l,
             Err(f) => return fail_value(&f, Some(&lexical)),
         };
@@ -98,8 +99,12 @@ pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
                 MAX_READ_BYTES >> 20
             ));
         }
-        if src.encoding() == Encoding::Bytes {
-            v["warning"] = json!(byte_level_warning(replaced));
+        let warning: Vec<String> = torn
+            .into_iter()
+            .chain((src.encoding() == Encoding::Bytes).then(|| byte_level_warning(replaced)))
+            .collect();
+        if !warning.is_empty() {
+            v["warning"] = json!(warning.join(". "));
         }
         v
     })

@@ -54,7 +54,8 @@ fn euid() -> u32 {
 
 /// This user's key, read (or created) once per state directory and user.
 fn key() -> Option<Key> {
-    static KEYS: OnceLock<Mutex<HashMap<(PathBuf, u32), Option<Key>>>> = OnceLock::new();
+    type Keys = HashMap<(PathBuf, u32), Option<Key>>;
+    static KEYS: OnceLock<Mutex<Keys>> = OnceLock::new();
     let path = crate::io::state::state_path()?;
     let at = (path, euid());
     let mut keys = KEYS

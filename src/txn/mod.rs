@@ -552,10 +552,10 @@ pub fn with_strategy(m: &mut Map<String, Value>, s: Strategy) {
 
 /// The diff a dry run shows for one file. UTF-8 and byte-level files are
 /// diffed as the bytes on disk, so a BOM stays part of the first line and
-/// `git apply` matches the file exactly; UTF-16 files are diffed as their
-/// decoded text (readable, but not applicable to the UTF-16 bytes by
-/// `git apply`). `new_text` is the new content as UTF-8 (used for UTF-16
-/// files only), `new_bytes` as written; `None`: the file is removed.
+/// `git apply` matches the file exactly; UTF-16 and legacy-encoded files
+/// are diffed as their decoded text (readable, but not applicable to their
+/// bytes by `git apply`). `new_text` is the new content as UTF-8 (used for
+/// decoded files only), `new_bytes` as written; `None`: the file is removed.
 /// `None` when old and new together exceed [`MAX_PREVIEW_BYTES`]: such a
 /// diff could not be carried to JavaScript (one string holds at most about
 /// 512 MiB) and would be no use to read.
@@ -566,7 +566,7 @@ pub fn preview(
     new_bytes: Option<&[u8]>,
 ) -> Option<String> {
     let (a, b) = match old {
-        Some(s) if s.encoding().is_utf16() => (Some(s.text()), new_text),
+        Some(s) if s.encoding().is_decoded() => (Some(s.text()), new_text),
         Some(s) => (Some(s.raw()), new_bytes),
         None => (None, new_bytes),
     };

@@ -290,10 +290,11 @@ fn seam_failure(path: &str, enc: &str, line_at: usize, broken: &[&str]) -> Failu
     )
 }
 
-/// A byte-level file (not valid in any encoding the engine could
-/// determine): every seam must pass the double-byte check of a legacy file
-/// ([`seam_breaks`]); and on a line that is valid neither as UTF-8 nor in
-/// any double-byte family, where nothing tells where characters begin, a
+/// A byte-level file (mostly UTF-8, or valid in no encoding the engine
+/// could determine): on a line that is valid UTF-8 every seam of an ASCII
+/// block is between characters; on another line every seam must pass the
+/// double-byte check of a legacy file ([`seam_breaks`]); and on a line
+/// valid in no double-byte family either, where nothing tells where characters begin, a
 /// seam must have an ASCII byte before it that cannot be part of a longer
 /// character in any ASCII-compatible encoding (in GB18030 a digit can be
 /// the second byte of four, when a byte of 0x81 or more follows), before
@@ -306,6 +307,13 @@ pub fn check_byte_seams(raw: &[u8], pieces: &[&[u8]], path: &str) -> Result<(), 
     };
     for (start, end, with) in spans(raw, pieces) {
         let line_no = || crate::text::source::count_newlines(&raw[..start]) + 1;
+        let (ls, le) = line_around(raw, start, end);
+        let line = &raw[ls..le];
+        // A byte-level file is mostly UTF-8 or in no known encoding; on a
+        // line that is UTF-8, an ASCII block cannot split a character.
+        if std::str::from_utf8(line).is_ok() {
+            continue;
+        }
         let broken = seam_breaks(raw, start, end, &with);
         if !broken.is_empty() {
             return Err(seam_failure(
@@ -315,12 +323,9 @@ pub fn check_byte_seams(raw: &[u8], pieces: &[&[u8]], path: &str) -> Result<(), 
                 &broken,
             ));
         }
-        let (ls, le) = line_around(raw, start, end);
-        let line = &raw[ls..le];
-        if std::str::from_utf8(line).is_ok()
-            || FAMILIES
-                .iter()
-                .any(|f| f.cuts_are_boundaries(line, &[]).is_some())
+        if FAMILIES
+            .iter()
+            .any(|f| f.cuts_are_boundaries(line, &[]).is_some())
         {
             continue;
         }

@@ -241,7 +241,9 @@ fn risky_seam(text: &[u8], p: usize, len: usize) -> bool {
 /// What the reference says: the new text, or the codes a failure may
 /// carry; and whether a byte-level edit has a risky seam (then it may also
 /// be refused with `UNSUPPORTED_ENCODING`).
-fn reference_with(c: &Case) -> (Result<(Vec<u8>, usize, usize), Vec<&'static str>>, bool) {
+type Reference = Result<(Vec<u8>, usize, usize), Vec<&'static str>>;
+
+fn reference_with(c: &Case) -> (Reference, bool) {
     let mut risky = false;
     let mut text = c.text.clone();
     let mut failed: Vec<&'static str> = Vec::new();

@@ -55,7 +55,7 @@ test('SIGKILL during in-place writes never leaves a torn file', async (t) => {
       assert.equal(err, '', 'the writer failed')
       const before = fs.readFileSync(path.join(root, 'f.txt'), 'latin1')
       // A read sees a whole version and writes nothing.
-      const read = api.readFileSync({ file_path: 'f.txt' }, { workspaceRoot: root })
+      const read = await api.readFile({ file_path: 'f.txt' }, { workspaceRoot: root })
       assert.equal(read.ok, true, JSON.stringify(read))
       assert.ok(read.content.startsWith(BODY), `round ${i}: the read showed a changed start`)
       const m = /v=(\d+)\n(x{4096}\n)?$/.exec(read.content.slice(BODY.length))

@@ -126,7 +126,7 @@ fn byte_level_warning(replaced: usize) -> String {
         )
     };
     format!(
-        "This file is not valid UTF-8 (e.g. Latin-1; encoding binary-safe-bytes): {shown}. Writing text back with writeFile would replace those bytes, so writeFile refuses this file (UNSUPPORTED_ENCODING) unless you pass encoding: \"utf-8\" to convert it knowingly. To edit it byte-exactly, use patchFile with ASCII search/replace blocks: every other byte is kept as it is."
+        "This file is not valid UTF-8, nor in an encoding that could be detected (e.g. UTF-8 with stray bytes; encoding binary-safe-bytes): {shown}. Writing text back with writeFile would replace those bytes, so writeFile refuses this file (UNSUPPORTED_ENCODING) unless you pass encoding: \"utf-8\" to convert it knowingly. To edit it byte-exactly, use patchFile with ASCII search/replace blocks: every other byte is kept as it is."
     )
 }
 

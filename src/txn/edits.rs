@@ -599,7 +599,7 @@ fn write_one(
             return Err(FileFailure::from(Failure::new(
                 ErrorCode::UNSUPPORTED_ENCODING,
                 format!(
-                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. Latin-1): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
+                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. UTF-8 with stray bytes): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
                 ),
             ))
             .at(&abs));

@@ -33,12 +33,14 @@
 //! second hard link, a bind-mounted file, another user's file in a sticky
 //! directory, a directory we may not write, an owner or attribute we may not
 //! set — the file is written **in place** instead: its inode, and with it
-//! everything else, stays. In-place writing is made crash-safe by a verified
-//! copy of the original kept beside it (or, in a directory we may not write,
-//! in the per-user state directory) until the new content is durable; the
-//! copy is locked while its writer lives, and the next call that reads the
-//! file and finds an unlocked copy puts the original back unless the write
-//! had completed ([`recover`]). Each committed file reports its strategy.
+//! everything else, stays. In-place writing is made crash-safe by a record
+//! holding a verified copy of the original, kept in the user's private state
+//! directory (never beside the file, where others could plant or remove one)
+//! until the new content is durable; the record is locked while its writer
+//! lives. After a crash, reads see the content before the interrupted write
+//! and the next write puts it back, only when the file is provably torn by
+//! that very write ([`crate::io::recovery`]). Each committed file reports
+//! its strategy.
 //!
 //! # Rollback without new resources
 //!

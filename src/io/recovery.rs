@@ -208,8 +208,10 @@ fn may_exist(meta: &Meta) -> bool {
 pub struct Record {
     dir: Private,
     name: OsString,
+    /// Holds the lock while the writer lives.
     file: Option<File>,
     keep: bool,
+    removed: bool,
 }
 
 impl Record {
@@ -252,6 +254,7 @@ impl Record {
             name: rname,
             file: None,
             keep: false,
+            removed: false,
         };
         let _ = Dir::lock_exclusive(&f, Duration::ZERO);
         let own = Dir::meta_of_file(&f)?;
@@ -301,10 +304,11 @@ impl Record {
     }
 
     fn remove(&mut self) {
-        if self.file.is_some() {
+        if !self.removed {
             let _ = self.dir.dir().unlink(&self.name);
-            self.file.take();
+            self.removed = true;
         }
+        self.file.take();
     }
 }
 
@@ -359,9 +363,12 @@ struct Parsed {
 
 /// How a record relates to the file it is keyed by.
 enum Verdict {
-    /// Not this file's (another file with that inode number, a record that
-    /// is damaged or incomplete): discarded by the next write, silently.
+    /// Not this file's (another file with that inode number): discarded
+    /// by the next write, silently.
     Foreign,
+    /// Damaged or incomplete (a writer that died while keeping it, before
+    /// touching the file; or a damaged disk): discarded, with a note.
+    Damaged,
     /// This file's, but the file is whole (the write completed, or never
     /// started): discarded by the next write, silently.
     Whole,
@@ -449,7 +456,7 @@ fn judge(
     cur: &[u8],
 ) -> Verdict {
     let Some(p) = parse(f, own) else {
-        return Verdict::Foreign;
+        return Verdict::Damaged;
     };
     let now = birth_time(target);
     let same_place =
@@ -527,9 +534,11 @@ pub fn settle(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> io::Result
         })
     };
     // The file locked against other engine processes while it is judged
-    // and restored; the lock goes with `target` before the commit takes
-    // its own.
-    let (mut target, m) = dir.open_write(name)?;
+    // and restored (a lock on a read handle; it goes with `reader` before
+    // the commit takes its own).
+    let Some((reader, m)) = dir.open_current(name)? else {
+        return Ok(Settled::default());
+    };
     if (m.dev, m.ino) != (meta.dev, meta.ino) {
         return Ok(Settled::default());
     }
@@ -538,25 +547,30 @@ pub fn settle(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> io::Result
     } else {
         WAIT
     };
-    if !Dir::lock_exclusive(&target, wait)? {
+    if !Dir::lock_exclusive(&reader, wait)? {
         return Err(io::Error::new(
             io::ErrorKind::WouldBlock,
             "the file is locked by another process",
         ));
     }
-    let Some((reader, _)) = dir.open_current(name)? else {
-        return Ok(Settled::default());
-    };
     let mut cur = Vec::new();
     (&reader).read_to_end(&mut cur)?;
     match judge(f, &own, dir, name, &reader, meta, &cur) {
         Verdict::Foreign | Verdict::Whole => discard(None),
+        Verdict::Damaged => discard(Some(format!(
+            "`{display}`: a damaged or incomplete record of an earlier in-place write of it was discarded, not \
+             applied"
+        ))),
         Verdict::Changed => discard(Some(format!(
             "`{display}`: the copy kept by an earlier in-place write of it that was interrupted was discarded, not \
              applied: the file was changed since (it holds neither the content before that write, nor the content \
              it was writing, nor a mix of the two)"
         ))),
         Verdict::Torn(p) => {
+            let (mut target, m) = dir.open_write(name)?;
+            if (m.dev, m.ino) != (meta.dev, meta.ino) {
+                return Ok(Settled::default());
+            }
             target.seek(io::SeekFrom::Start(0))?;
             target.write_all(&p.old)?;
             target.set_len(p.old.len() as u64)?;
@@ -565,6 +579,7 @@ pub fn settle(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> io::Result
             drop(target);
             let _ = rec.dir().unlink(&rname);
             drop(p.file);
+            drop(reader);
             Ok(Settled {
                 note: Some(format!(
                     "`{display}` was restored to its content before an interrupted in-place write (from the \

@@ -257,3 +257,101 @@ fn write_file_over_a_legacy_file_needs_encoding_utf8() {
     );
     assert_eq!(r["ok"], true, "{r}");
 }
+
+mod props {
+    //! Whatever the detector guesses for a short file, an edit is judged in
+    //! the file's true encoding: when it is written, the file decoded in
+    //! its true encoding is the old text with exactly the one occurrence of
+    //! the block replaced; otherwise not a byte changed.
+    use super::*;
+    use proptest::prelude::*;
+
+    fn tokens(e: &'static Encoding) -> Vec<String> {
+        let mut t: Vec<String> = ["a", "A", "b", "\\", "\"", " ", "\n", "= ", "1", "x"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        t.push(char_ending_in(e, b'A').to_string());
+        // EUC-KR has no character ending in a backslash.
+        t.push(char_ending_in(e, if e == EUC_KR { b'Z' } else { b'\\' }).to_string());
+        t.push(char_ending_in(e, b'a').to_string());
+        t
+    }
+
+    fn check(
+        e: &'static Encoding,
+        picks: &[usize],
+        from: usize,
+        len: usize,
+        ascii: bool,
+        replace: &str,
+    ) -> Result<(), TestCaseError> {
+        let toks = tokens(e);
+        let text: String = picks
+            .iter()
+            .map(|&i| toks[i % toks.len()].as_str())
+            .collect();
+        let raw = enc(e, &text);
+        // The block: characters of the text, or bytes of the file that are
+        // ASCII (possibly the second byte of a character).
+        let search = if ascii {
+            let bytes: Vec<u8> = raw
+                .iter()
+                .copied()
+                .skip(from % raw.len().max(1))
+                .take(len)
+                .take_while(u8::is_ascii)
+                .collect();
+            String::from_utf8(bytes).unwrap()
+        } else {
+            text.chars()
+                .skip(from % text.chars().count().max(1))
+                .take(len)
+                .collect()
+        };
+        if search.is_empty() {
+            return Ok(());
+        }
+        let (_t, root) = ws();
+        fs::write(root.join("f.txt"), &raw).unwrap();
+        let r = api::patch_file(
+            &json!({"file_path": "f.txt", "search_block": search, "replace_block": replace}),
+            Some(&opts(&root)),
+        );
+        let now = fs::read(root.join("f.txt")).unwrap();
+        if r["ok"] == true {
+            prop_assert_eq!(
+                text.matches(search.as_str()).count(),
+                1,
+                "{} {:?} in {:?}: {}",
+                e.name(),
+                search,
+                text,
+                r
+            );
+            let want = text.replacen(search.as_str(), replace, 1);
+            let (got, bad) = e.decode_without_bom_handling(&now);
+            prop_assert!(!bad);
+            prop_assert_eq!(got.as_ref(), want.as_str(), "{} {:?}", e.name(), search);
+        } else {
+            prop_assert!(now == raw, "{}: a refused edit wrote: {}", e.name(), r);
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn edits_are_exact_in_the_true_encoding(
+            which in 0usize..4,
+            picks in prop::collection::vec(0usize..13, 1..40),
+            from in 0usize..200,
+            len in 1usize..6,
+            ascii in any::<bool>(),
+            replace in "[a-z\\\\\"B]{0,3}",
+        ) {
+            check(ALL[which], &picks, from, len, ascii, &replace)?;
+        }
+    }
+}

@@ -2,7 +2,8 @@
 //! so these targets run on stable with many generated cases.
 //!
 //! - `differential_patch`: random files (UTF-8, UTF-8 with BOM, UTF-16 LE/BE,
-//!   invalid UTF-8 bytes), random blocks and counts, one to three edits,
+//!   UTF-8 with a stray invalid byte, read at byte level), random blocks
+//!   and counts, one to three edits,
 //!   applied through real files by the engine (directly or by dry run +
 //!   apply) and by a tiny reference written for obviousness; the outcome,
 //!   the bytes on disk and the reported figures must agree.

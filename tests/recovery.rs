@@ -312,6 +312,8 @@ impl User {
             return None;
         }
         let name = format!("pftatk{}", std::process::id() % 100_000);
+        // A user left by a run that was killed before it could remove it.
+        let _ = Command::new("userdel").arg(&name).output();
         let ok = Command::new("useradd")
             .args(["-M", "-N", "-s", "/bin/sh", &name])
             .status()

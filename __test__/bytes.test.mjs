@@ -237,13 +237,17 @@ test('CLI: invalid UTF-8 on stdin (call JSON, apply-patch, --search-file -) exit
 // ---------------------------------------------------------------------------
 // readFile / writeFile of files that are not UTF-8
 
-test('readFile of a Latin-1 file says content is not faithful; UTF-8 and UTF-16 files are', async () => {
+// A file read at byte level: mostly UTF-8, with a stray Latin-1 byte (a
+// Latin-1 file as a whole is read as windows-1252, decoded).
+const mixed = (s) => Buffer.from(s.replace('\xe9', '\u0000'), 'utf8').map((b) => (b === 0 ? 0xe9 : b))
+
+test('readFile of a byte-level file says content is not faithful; UTF-8, UTF-16 and legacy files are', async () => {
   const root = tempDir('pft-bytes-read-')
-  put(root, 'l1.txt', latin1('ok line\ncaf\xe9\n'))
+  put(root, 'l1.txt', mixed('ok na\u00efve line\ncaf\xe9\n'))
   let r = await readFile({ file_path: 'l1.txt' }, opts(root))
   assert.equal(r.ok, true, JSON.stringify(r))
   assert.equal(r.encoding, 'binary-safe-bytes')
-  assert.equal(r.content, 'ok line\ncaf\uFFFD\n')
+  assert.equal(r.content, 'ok na\u00efve line\ncaf\uFFFD\n')
   assert.equal(r.faithful, false)
   assert.equal(typeof r.warning, 'string')
   assert.match(r.warning, /not valid UTF-8/)
@@ -252,7 +256,7 @@ test('readFile of a Latin-1 file says content is not faithful; UTF-8 and UTF-16 
   assert.match(r.warning, /encoding/)
   // A range whose lines are all UTF-8 is exact, but the file is still byte-level.
   r = await readFile({ file_path: 'l1.txt', limit: 1 }, opts(root))
-  assert.equal(r.content, 'ok line\n')
+  assert.equal(r.content, 'ok na\u00efve line\n')
   assert.equal(r.faithful, true)
   assert.match(r.warning, /not valid UTF-8/)
 
@@ -264,11 +268,17 @@ test('readFile of a Latin-1 file says content is not faithful; UTF-8 and UTF-16 
   r = await readFile({ file_path: 'u16.txt' }, opts(root))
   assert.equal(r.faithful, true)
   assert.equal(r.warning, undefined)
+  put(root, 'sjis.txt', Buffer.from([0x83, 0x41, 0x83, 0x43, 0x0a])) // アイ
+  r = await readFile({ file_path: 'sjis.txt' }, opts(root))
+  assert.equal(r.encoding, 'shift_jis', JSON.stringify(r))
+  assert.equal(r.content, '\u30a2\u30a4\n')
+  assert.equal(r.faithful, true)
+  assert.match(r.warning, /shift_jis/)
 })
 
-test('writeFile over a Latin-1 file refuses with UNSUPPORTED_ENCODING unless encoding: "utf-8"', async () => {
+test('writeFile over a byte-level file refuses with UNSUPPORTED_ENCODING unless encoding: "utf-8"', async () => {
   const root = tempDir('pft-bytes-write-')
-  const body = latin1('caf\xe9\n')
+  const body = mixed('na\u00efve caf\xe9\n')
   put(root, 'l1.txt', body)
   // The issue's round trip: read, write the content back.
   const r = await readFile({ file_path: 'l1.txt' }, opts(root))
@@ -292,11 +302,11 @@ test('writeFile over a Latin-1 file refuses with UNSUPPORTED_ENCODING unless enc
   // patchFile with ASCII blocks edits it byte-exactly.
   const p = await patchFile({ file_path: 'l1.txt', search_block: 'caf', replace_block: 'CAF' }, opts(root))
   assert.equal(p.ok, true, JSON.stringify(p))
-  assert.ok(read(root, 'l1.txt').equals(latin1('CAF\xe9\n')))
+  assert.ok(read(root, 'l1.txt').equals(mixed('na\u00efve CAF\xe9\n')))
   // Told the encoding: replaced with UTF-8, knowingly (dry run first).
   const dry = await writeFile({ file_path: 'l1.txt', content: 'caf\u00e9\n', encoding: 'utf-8', dry_run: true }, opts(root))
   assert.equal(dry.ok, true, JSON.stringify(dry))
-  assert.ok(read(root, 'l1.txt').equals(latin1('CAF\xe9\n')))
+  assert.ok(read(root, 'l1.txt').equals(mixed('na\u00efve CAF\xe9\n')))
   w = await writeFile({ file_path: 'l1.txt', content: 'caf\u00e9\n', encoding: 'utf-8' }, opts(root))
   assert.equal(w.ok, true, JSON.stringify(w))
   assert.equal(w.encoding, 'utf-8')
@@ -323,7 +333,7 @@ test('writeFile encoding: "utf-8" on new, UTF-8 (BOM kept) and UTF-16 files (wri
 
 test('MCP read_file / write_file carry faithful, warning and encoding', T, async () => {
   const root = tempDir('pft-bytes-mcpfile-')
-  const body = latin1('caf\xe9\n')
+  const body = mixed('na\u00efve caf\xe9\n')
   put(root, 'l1.txt', body)
   const s = rawServer({ args: ['--root', root] })
   await s.initialize()

@@ -309,8 +309,9 @@ export type ReadFileResult =
        */
       faithful: boolean
       /**
-       * Present for a file that is not valid UTF-8 (`encoding: 'binary-safe-bytes'`): what `content` shows
-       * and how to edit the file without losing bytes (patchFile with ASCII blocks).
+       * Present for a file that is not UTF-8 (a legacy encoding, or `'binary-safe-bytes'`): what `content`
+       * shows and how the file is edited without losing bytes; and for a file torn by an interrupted in-place
+       * write, which is shown as its content before that write (the next write restores it).
        */
       warning?: string
       offset: number
@@ -321,7 +322,12 @@ export type ReadFileResult =
       truncated?: true
       message?: string
       sha256: string
-      encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'binary-safe-bytes'
+      /**
+       * `'utf-8'`, `'utf-16le'`, `'utf-16be'`, a detected legacy encoding by its WHATWG name in lower case
+       * (`'shift_jis'`, `'gbk'`, `'big5'`, `'euc-kr'`, `'euc-jp'`, `'windows-1252'`, …; `content` is decoded
+       * by it), or `'binary-safe-bytes'` (read at byte level).
+       */
+      encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'binary-safe-bytes' | (string & {})
       bom: boolean
       line_ending: 'lf' | 'crlf' | 'mixed' | 'none'
       bytes: number
@@ -339,7 +345,7 @@ export type WriteFileInput = PatchFilePath & {
   dryRun?: boolean
   /**
    * `'utf-8'`: write the file as UTF-8 whatever it holds now (a UTF-16 file becomes UTF-8; a UTF-8 file
-   * keeps its BOM). Required to replace a file that is not valid UTF-8 (`binary-safe-bytes`), which is
+   * keeps its BOM). Required to replace a file that is not valid UTF-8 (a legacy encoding or `binary-safe-bytes`), which is
    * otherwise refused with `UNSUPPORTED_ENCODING`. Omit it to keep the file's encoding.
    */
   encoding?: 'utf-8'

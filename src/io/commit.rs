@@ -33,12 +33,14 @@
 //! second hard link, a bind-mounted file, another user's file in a sticky
 //! directory, a directory we may not write, an owner or attribute we may not
 //! set — the file is written **in place** instead: its inode, and with it
-//! everything else, stays. In-place writing is made crash-safe by a verified
-//! copy of the original kept beside it (or, in a directory we may not write,
-//! in the per-user state directory) until the new content is durable; the
-//! copy is locked while its writer lives, and the next call that reads the
-//! file and finds an unlocked copy puts the original back unless the write
-//! had completed ([`recover`]). Each committed file reports its strategy.
+//! everything else, stays. In-place writing is made crash-safe by a record
+//! holding a verified copy of the original, kept in the user's private state
+//! directory (never beside the file, where others could plant or remove one)
+//! until the new content is durable; the record is locked while its writer
+//! lives. After a crash, reads see the content before the interrupted write
+//! and the next write puts it back, only when the file is provably torn by
+//! that very write ([`crate::io::recovery`]). Each committed file reports
+//! its strategy.
 //!
 //! # Rollback without new resources
 //!
@@ -62,6 +64,8 @@ use std::time::Duration;
 use crate::error::{ErrorCode, Failure};
 use crate::io::dir::{check_fault, Dir, Meta, Step};
 use crate::io::meta;
+use crate::io::recovery::Record;
+use crate::io::temps;
 
 /// One file to write.
 pub struct WriteJob<'a> {
@@ -381,7 +385,7 @@ fn prepare<'a>(
         }
     }
     let mode = if perms.is_some() { 0o600 } else { 0o666 };
-    let (mut f, name) = match job.dir.create_temp(job.name, mode) {
+    let (mut f, name) = match temps::create(job.dir, job.name, mode) {
         Ok(t) => t,
         Err(e) if job.original.is_some() && dir_not_writable(&e) => {
             return Ok(Prepared::InPlace("its directory is not writable"))
@@ -441,82 +445,31 @@ fn prepare<'a>(
 }
 
 // ---------------------------------------------------------------------------
-// In-place writes and their copies
-
-/// Suffix of the copy an in-place write keeps beside a file.
-pub const BACKUP_SUFFIX: &str = ".pft-backup";
-/// First line of a copy: magic, version, then the target's device, inode
-/// and the sha256 of the content being written.
-const BACKUP_MAGIC: &str = "PFT-BACKUP 1";
-
-/// The name of the copy kept beside `name` during an in-place write.
-fn backup_name(name: &OsStr) -> OsString {
-    let lossy = name.to_string_lossy();
-    let short: String = lossy.chars().take(200).collect();
-    let mut s = OsString::from(".");
-    s.push(short);
-    s.push(BACKUP_SUFFIX);
-    s
-}
-
-/// The directory for copies of files in unwritable directories, created
-/// (0700) when `create`.
-fn backups_dir(create: bool) -> io::Result<Dir> {
-    let d = crate::io::state::state_path()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no per-user state directory"))?
-        .join("backups");
-    if create {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::DirBuilderExt;
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(&d)?;
-        }
-        #[cfg(not(unix))]
-        std::fs::create_dir_all(&d)?;
-    }
-    Dir::open_root(&d)
-}
-
-/// Where a copy lives.
-enum BackupAt<'a> {
-    Beside(&'a Dir),
-    State(Dir),
-}
-
-impl BackupAt<'_> {
-    fn dir(&self) -> &Dir {
-        match self {
-            BackupAt::Beside(d) => d,
-            BackupAt::State(d) => d,
-        }
-    }
-}
+// In-place writes and their records
 
 /// An in-place write in progress: the target open for writing, the
-/// original bytes, and the verified copy on disk (locked while we live).
-/// Dropped before it is finished — an error, a panic — it writes the
-/// original back (through the descriptor it holds) and removes the copy.
+/// original bytes, and the record holding a verified copy of them
+/// ([`Record`], locked while we live). Dropped before it is finished — an
+/// error, a panic — it writes the original back (through the descriptor it
+/// holds) and removes the record; only if that fails does the record stay,
+/// for the next write of the file to restore from.
 struct InPlace<'a> {
-    display: &'a str,
     file: File,
     original: &'a [u8],
     durable: bool,
-    backup: Option<(BackupAt<'a>, OsString, File)>,
+    record: Option<Record>,
     /// The target may hold other bytes than the original.
     dirty: bool,
 }
 
 impl<'a> InPlace<'a> {
-    /// Opens the target for writing and keeps a verified copy of the
-    /// original (whose sha256 header names the content about to be
-    /// written, so a later recovery can tell a finished write).
+    /// Opens the target for writing and keeps the record of this write
+    /// (the original, and digests of `content`, which is about to be
+    /// written) in the private state before the file is touched.
     fn begin(
         job: &WriteJob<'a>,
         locked: &Meta,
-        new_sha: &str,
+        content: &[&[u8]],
         durable: bool,
     ) -> Result<Self, Failure> {
         let o = job.original.as_ref().expect("in place needs an original");
@@ -527,62 +480,22 @@ impl<'a> InPlace<'a> {
         if (m.dev, m.ino) != (locked.dev, locked.ino) {
             return Err(changed(job.display, "was replaced by another process"));
         }
-        let mut w = InPlace {
-            display: job.display,
+        let record = check_fault(Step::Write)
+            .and_then(|()| Record::create(job.dir, job.name, &file, &m, o.bytes, content, durable))
+            .map_err(|e| {
+                write_err(
+                    job.display,
+                    "cannot keep a verified copy of it in the private state directory before writing it in place",
+                    &e,
+                )
+            })?;
+        Ok(InPlace {
             file,
             original: o.bytes,
             durable,
-            backup: None,
+            record: Some(record),
             dirty: false,
-        };
-        let old_sha = crate::text::source::sha256_hex([o.bytes]);
-        let header = format!("{BACKUP_MAGIC} {} {} {new_sha} {old_sha}\n", m.dev, m.ino);
-        let name = backup_name(job.name);
-        let beside = job.dir.create_new(&name, 0o600);
-        let (at, name, mut f) = match beside {
-            Ok(f) => (BackupAt::Beside(job.dir), name, f),
-            Err(_) => {
-                let dir = backups_dir(true).map_err(|e| {
-                    write_err(
-                        job.display,
-                        "cannot keep a copy of it before writing in place",
-                        &e,
-                    )
-                })?;
-                let name = OsString::from(format!("{}-{}{BACKUP_SUFFIX}", m.dev, m.ino));
-                let f = dir.create_new(&name, 0o600).map_err(|e| {
-                    write_err(
-                        job.display,
-                        "cannot keep a copy of it before writing in place",
-                        &e,
-                    )
-                })?;
-                (BackupAt::State(dir), name, f)
-            }
-        };
-        let _ = Dir::lock_exclusive(&f, Duration::ZERO);
-        let kept = (|| -> io::Result<bool> {
-            check_fault(Step::Write)?;
-            write_all_vectored(&mut f, &[header.as_bytes(), o.bytes])?;
-            if durable {
-                f.sync_all()?;
-            }
-            f.seek(io::SeekFrom::Start(header.len() as u64))?;
-            same_bytes(&f, o.bytes)
-        })();
-        let ok = matches!(kept, Ok(true));
-        w.backup = Some((at, name, f));
-        if !ok {
-            let e = kept
-                .err()
-                .unwrap_or_else(|| io::Error::other("the copy read back differs"));
-            return Err(write_err(
-                job.display,
-                "cannot keep a verified copy of it before writing in place",
-                &e,
-            ));
-        }
-        Ok(w)
+        })
     }
 
     /// Writes `content` over the file and cuts it to length.
@@ -613,16 +526,11 @@ impl<'a> InPlace<'a> {
         Ok(())
     }
 
-    /// The new content is durable: the copy goes.
+    /// The new content is durable: the record goes.
     fn finish(mut self) {
         self.dirty = false;
-        self.remove_backup();
-    }
-
-    fn remove_backup(&mut self) {
-        if let Some((at, name, f)) = self.backup.take() {
-            let _ = at.dir().unlink(&name);
-            drop(f);
+        if let Some(r) = self.record.take() {
+            r.finish();
         }
     }
 }
@@ -630,121 +538,18 @@ impl<'a> InPlace<'a> {
 impl Drop for InPlace<'_> {
     fn drop(&mut self) {
         if self.dirty && self.restore().is_err() {
-            // The copy stays (unlocked once we are gone), so that the next
-            // read of the file restores it.
-            if let Some((_, _, f)) = self.backup.take() {
-                drop(f);
+            // The record stays (unlocked once we are gone), so that the
+            // next write of the file restores from it.
+            if let Some(r) = self.record.take() {
+                r.keep();
             }
-            let _ = self.display;
             return;
         }
-        self.remove_backup();
-    }
-}
-
-/// Finishes or undoes an in-place write that a crashed process left: if
-/// an unlocked copy of `name` (the file `meta` in `dir`) exists, the file
-/// either holds the content that write announced (then only the copy is
-/// removed) or gets the original back from the copy. A copy that is itself
-/// incomplete (its writer died while making it, before touching the file)
-/// is only removed. Returns a sentence for the result when something was
-/// done. Called with the file locked, before it is read.
-pub fn recover(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> Option<String> {
-    let beside = backup_name(name);
-    if let Ok(Some((f, _))) = dir.open_current(&beside) {
-        if let Recovered::Done(note) = recover_from(dir, name, meta, display, f) {
-            let _ = dir.unlink(&beside);
-            return Some(note);
+        if let Some(r) = self.record.take() {
+            r.finish();
         }
     }
-    let state = backups_dir(false).ok()?;
-    let keyed = OsString::from(format!("{}-{}{BACKUP_SUFFIX}", meta.dev, meta.ino));
-    let (f, _) = state.open_current(&keyed).ok()??;
-    match recover_from(dir, name, meta, display, f) {
-        Recovered::Done(note) => {
-            let _ = state.unlink(&keyed);
-            Some(note)
-        }
-        Recovered::Leave => None,
-    }
 }
-
-/// What to do with a copy found beside a file.
-enum Recovered {
-    /// Dealt with: the copy goes.
-    Done(String),
-    /// Not ours to act on (its writer lives, or it belongs to another inode).
-    Leave,
-}
-
-fn recover_from(dir: &Dir, name: &OsStr, meta: &Meta, display: &str, mut copy: File) -> Recovered {
-    use Recovered::{Done, Leave};
-    // A live writer holds the copy's lock.
-    if !Dir::lock_exclusive(&copy, Duration::ZERO).unwrap_or(false) {
-        return Leave;
-    }
-    let incomplete = || {
-        Done(format!(
-            "`{display}`: removed an incomplete copy left by an in-place write that died before changing the file"
-        ))
-    };
-    let mut all = Vec::new();
-    if copy.read_to_end(&mut all).is_err() {
-        return Leave;
-    }
-    let Some(nl) = all.iter().position(|&b| b == b'\n') else {
-        return incomplete();
-    };
-    let Some(fields) = std::str::from_utf8(&all[..nl])
-        .ok()
-        .and_then(|h| h.strip_prefix(BACKUP_MAGIC))
-        .map(|h| h.split_whitespace().collect::<Vec<_>>())
-    else {
-        return incomplete();
-    };
-    let [dev, ino, new_sha, old_sha] = fields[..] else {
-        return incomplete();
-    };
-    if dev != meta.dev.to_string() || ino != meta.ino.to_string() {
-        return Leave;
-    }
-    let original = &all[nl + 1..];
-    // The copy is complete before the file is touched: one that is not
-    // means the file still holds the original.
-    if crate::text::source::sha256_hex([original]) != old_sha {
-        return incomplete();
-    }
-    let Ok(Some((cur, _))) = dir.open_current(name) else {
-        return Leave;
-    };
-    let mut now = Vec::new();
-    if (&cur).read_to_end(&mut now).is_err() {
-        return Leave;
-    }
-    let now_sha = crate::text::source::sha256_hex([now.as_slice()]);
-    if now_sha == new_sha || now_sha == old_sha {
-        return Done(format!(
-            "`{display}`: removed the copy an interrupted in-place write had kept (the file was whole)"
-        ));
-    }
-    let Ok((mut f, m)) = dir.open_write(name) else {
-        return Leave;
-    };
-    if (m.dev, m.ino) != (meta.dev, meta.ino) {
-        return Leave;
-    }
-    let restored = write_all_vectored(&mut f, &[original])
-        .and_then(|()| f.set_len(original.len() as u64))
-        .and_then(|()| f.sync_all());
-    if restored.is_err() {
-        return Leave;
-    }
-    Done(format!(
-        "`{display}` was restored to its content before an interrupted in-place write, from the verified copy that \
-         write had kept"
-    ))
-}
-
 // ---------------------------------------------------------------------------
 // The commit
 
@@ -875,8 +680,7 @@ pub fn commit_extra(
             .as_ref()
             .map(|(_, m)| *m)
             .expect("an existing file was locked");
-        let new_sha = crate::text::source::sha256_hex(job.content.iter().copied());
-        let started = InPlace::begin(job, &locked, &new_sha, durable).and_then(|mut w| {
+        let started = InPlace::begin(job, &locked, &job.content, durable).and_then(|mut w| {
             w.write(&job.content)
                 .map_err(|e| write_err(job.display, "cannot write the new content in place", &e))?;
             Ok(w)
@@ -897,7 +701,7 @@ pub fn commit_extra(
     // 4. Removals: each file renamed aside, so that it can come back.
     let mut aside: Vec<(usize, OsString)> = Vec::with_capacity(removed.len());
     for (d, job) in removed.iter().enumerate() {
-        let backup = crate::io::dir::temp_name(job.name);
+        let backup = temps::name(job.dir, job.name);
         if let Err(e) = job.dir.rename_noreplace(job.name, &backup) {
             let failure = write_err(job.display, "cannot remove the file", &e);
             let (mut rolled_back, mut rollback_failed) = (Vec::new(), Vec::new());
@@ -1032,10 +836,12 @@ fn keep_original(job: &WriteJob<'_>, temp: &OsStr) {
 /// created a moment ago and not be locked yet).
 const UNLOCKED_TEMP_GRACE: Duration = Duration::from_secs(2);
 
-/// Removes temp files (ours, by name) left by writers that are gone: one
-/// nobody holds locked is removed once it is a couple of seconds old; on a
-/// file system without `flock`, one older than `min_age`. Called
-/// opportunistically; errors are ignored.
+/// Removes temp files left by writers that are gone: only files this
+/// user's engine provably created ([`temps::is_ours`]: a keyed tag in the
+/// name, this user's regular file), never a user's file that merely looks
+/// like one. One nobody holds locked is removed once it is a couple of
+/// seconds old; on a file system without `flock`, one older than
+/// `min_age`. Called opportunistically; errors are ignored.
 pub fn clean_stale_temps(dir: &Dir, min_age: Duration) {
     let Ok(names) = dir.entries() else { return };
     let now = std::time::SystemTime::now()
@@ -1049,6 +855,9 @@ pub fn clean_stale_temps(dir: &Dir, min_age: Duration) {
         let Ok(Some((f, m))) = dir.open_current(&n) else {
             continue;
         };
+        if !temps::is_ours(dir, &n, &m) {
+            continue;
+        }
         let age = now - m.mtime_ns;
         let stale = match Dir::try_lock(&f) {
             Some(unlocked) => unlocked && age > UNLOCKED_TEMP_GRACE.as_nanos() as i128,

@@ -932,7 +932,7 @@ mod more_tests {
         let res = w
             .resolve("new.txt", Intent::Create { create_dirs: false })
             .unwrap();
-        let (mut f, tmp) = res.dir.create_temp(&res.name, 0o644).unwrap();
+        let (mut f, tmp) = crate::io::temps::create(&res.dir, &res.name, 0o644).unwrap();
         std::io::Write::write_all(&mut f, b"x").unwrap();
         res.dir.rename(&tmp, &res.name).unwrap();
         assert!(t.path().join("moved/new.txt").exists());

@@ -1,3 +1,4 @@
 pub mod fold;
 pub mod indent;
+pub mod legacy;
 pub mod source;

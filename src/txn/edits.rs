@@ -260,7 +260,9 @@ fn patch_one(
     )
     .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
-    let encoded = src.encode_pieces(&pieces);
+    let encoded = src
+        .encode_pieces(&pieces, &s.display)
+        .map_err(|f| FileFailure::from(f).at(&abs))?;
     let slices = encoded.slices();
     let hashes = || source::sha256_pair(src.raw(), &slices, checked.is_none());
 
@@ -426,11 +428,37 @@ pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool)
         .zip(files)
         .map(|((_, _, _, p), fe)| p.pieces(&fe.edits))
         .collect();
-    let encoded: Vec<source::Encoded<'_>> = ok
+    let encoded: Vec<Result<source::Encoded<'_>, Failure>> = ok
         .iter()
         .zip(&pieces)
-        .map(|((_, src, _, _), pc)| src.encode_pieces(pc))
+        .map(|((k, src, _, _), pc)| src.encode_pieces(pc, &txn.slots[*k].display))
         .collect();
+    if let Some(bad) = encoded.iter().position(Result::is_err) {
+        let per_file: Vec<Value> = ok
+            .iter()
+            .zip(&encoded)
+            .enumerate()
+            .map(|(i, ((k, ..), e))| match e {
+                Ok(_) => json!({"index": i, "ok": true, "file_path": txn.slots[*k].abs(),
+                                "message": "planned; not written because another file failed"}),
+                Err(f) => {
+                    let mut v = FileFailure::from(f.clone())
+                        .at(&txn.slots[*k].abs())
+                        .to_value();
+                    v["index"] = json!(i);
+                    v
+                }
+            })
+            .collect();
+        let f = encoded[bad].as_ref().expect_err("an error");
+        return batch_fail(
+            f.code,
+            format!("1 of {n} files failed, so no file was written (all-or-nothing); see `files` for each"),
+            per_file,
+        );
+    }
+    let encoded: Vec<source::Encoded<'_>> =
+        encoded.into_iter().map(|e| e.expect("checked")).collect();
     let mut results: Vec<Map<String, Value>> = ok
         .iter()
         .zip(&encoded)
@@ -571,7 +599,17 @@ fn write_one(
             return Err(FileFailure::from(Failure::new(
                 ErrorCode::UNSUPPORTED_ENCODING,
                 format!(
-                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. Latin-1): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
+                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. UTF-8 with stray bytes): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
+                ),
+            ))
+            .at(&abs));
+        }
+        (Some(Encoding::Legacy(e)), None) => {
+            return Err(FileFailure::from(Failure::new(
+                ErrorCode::UNSUPPORTED_ENCODING,
+                format!(
+                    "`{display}` is not UTF-8: it is in {} (detected from its bytes, a guess); writing a whole new text over it could change every character if the guess is wrong, so nothing was written. To change part of it, use patchFile (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\".",
+                    Encoding::Legacy(e).name()
                 ),
             ))
             .at(&abs));

@@ -37,6 +37,7 @@ use crate::error::{fail_value, ErrorCode, Failure};
 use crate::io::commit::{self, Committed, DeleteJob, Extra, Original, Strategy, WriteJob};
 use crate::io::dir::Meta;
 use crate::io::locks::FileLock;
+use crate::io::recovery;
 use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::model::{HardLinks, Options};
@@ -171,8 +172,9 @@ pub struct Txn<'w> {
     by_path: HashMap<PathBuf, usize>,
     by_inode: HashMap<(u64, u64), usize>,
     locks: Vec<FileLock>,
-    /// What reading found and fixed (an interrupted in-place write undone),
-    /// reported as warnings of a successful commit.
+    /// What reading found (a file torn by an interrupted in-place write,
+    /// read as its content before that write), reported as warnings of a
+    /// dry run.
     notes: Vec<String>,
     /// Set by `undo`: the transaction this one undoes, for its journal entry.
     pub journal_undoes: Option<journal::UndoOf>,
@@ -248,11 +250,12 @@ impl<'w> Txn<'w> {
         self.locks =
             FileLock::acquire_all(&paths).map_err(|b| locked(&b.path.to_string_lossy()))?;
         for s in &mut self.slots {
-            if let Some(m) = &s.res.meta {
-                self.notes
-                    .extend(commit::recover(&s.res.dir, &s.res.name, m, &s.display));
+            if s.res.meta.is_some() {
                 match read_existing(&s.res, opts, &s.display) {
-                    Ok(c) => s.cur = Some(c),
+                    Ok((src, meta, note)) => {
+                        self.notes.extend(note);
+                        s.cur = Some((src, meta));
+                    }
                     Err(f) => s.read_failure = Some(f),
                 }
             }
@@ -325,9 +328,13 @@ impl<'w> Txn<'w> {
             fresh.insert(w.slot, res);
         }
         let res_of = |k: usize| fresh.get(&k).unwrap_or(&self.slots[k].res);
+        // A file torn by an interrupted in-place write was read as its
+        // content before that write; it is put back now, before anything
+        // else is written (see `io::recovery`).
+        let (restored, settled) = self.settle(writes, removes)?;
         let original = |k: usize| {
             self.slots[k].cur.as_ref().map(|(src, m)| Original {
-                meta: *m,
+                meta: restored.get(&k).copied().unwrap_or(*m),
                 bytes: src.raw(),
             })
         };
@@ -373,7 +380,7 @@ impl<'w> Txn<'w> {
             durable,
         )
         .map(|mut done| {
-            done.warnings.splice(0..0, self.notes.iter().cloned());
+            done.warnings.splice(0..0, settled.iter().cloned());
             done
         })
         .map_err(|e| {
@@ -385,6 +392,9 @@ impl<'w> Txn<'w> {
             let pick = |ix: &[usize]| ix.iter().map(|&i| names[i].clone()).collect::<Vec<_>>();
             let (rolled_back, rollback_failed) = (pick(&e.rolled_back), pick(&e.rollback_failed));
             let mut failure = e.failure;
+            for n in &settled {
+                failure.message.push_str(&format!("; before that, {n}"));
+            }
             if !rollback_failed.is_empty() {
                 failure.message.push_str(&format!(
                     "; WARNING: {} already-replaced file(s) could not be restored (each keeps its original content beside it as `<name>.orig` where that could be made): {}",
@@ -415,6 +425,44 @@ impl<'w> Txn<'w> {
             sweep_stale(res_of(w.slot));
         }
         Ok(done)
+    }
+
+    /// Settles the in-place write records of the existing files about to
+    /// be written or removed ([`recovery::settle`]): a torn file is
+    /// restored (its new metadata returned by slot), a record that does not
+    /// apply is discarded. Returns the notes to report.
+    #[allow(clippy::type_complexity)]
+    fn settle(
+        &self,
+        writes: &[Write<'_>],
+        removes: &[usize],
+    ) -> Result<(HashMap<usize, Meta>, Vec<String>), CommitFailure> {
+        let mut restored = HashMap::new();
+        let mut notes = Vec::new();
+        for k in writes.iter().map(|w| w.slot).chain(removes.iter().copied()) {
+            let s = &self.slots[k];
+            let Some((_, m)) = &s.cur else { continue };
+            match recovery::settle(&s.res.dir, &s.res.name, m, &s.display) {
+                Ok(done) => {
+                    notes.extend(done.note);
+                    if let Some(after) = done.restored {
+                        restored.insert(k, after);
+                    }
+                }
+                Err(e) => {
+                    let f = Failure::new(
+                        ErrorCode::FILE_WRITE_ERROR,
+                        format!(
+                            "`{}` holds an interrupted in-place write that could not be put back before writing \
+                             ({e}); nothing was written. Retry",
+                            s.display
+                        ),
+                    );
+                    return Err(CommitFailure::single(f, s.abs()));
+                }
+            }
+        }
+        Ok((restored, notes))
     }
 
     /// Keeps `writes` and `removes` as a dry run for [`dry_run::apply`] and
@@ -451,6 +499,9 @@ impl<'w> Txn<'w> {
             deletes,
         };
         m.insert("dry_run".into(), Value::Bool(true));
+        if !self.notes.is_empty() {
+            m.insert("warnings".into(), json!(self.notes));
+        }
         match dry_run::store(planned, Duration::from_secs(opts.dry_run_ttl_secs)) {
             Some(id) => {
                 m.insert("run_id".into(), json!(id));
@@ -501,10 +552,10 @@ pub fn with_strategy(m: &mut Map<String, Value>, s: Strategy) {
 
 /// The diff a dry run shows for one file. UTF-8 and byte-level files are
 /// diffed as the bytes on disk, so a BOM stays part of the first line and
-/// `git apply` matches the file exactly; UTF-16 files are diffed as their
-/// decoded text (readable, but not applicable to the UTF-16 bytes by
-/// `git apply`). `new_text` is the new content as UTF-8 (used for UTF-16
-/// files only), `new_bytes` as written; `None`: the file is removed.
+/// `git apply` matches the file exactly; UTF-16 and legacy-encoded files
+/// are diffed as their decoded text (readable, but not applicable to their
+/// bytes by `git apply`). `new_text` is the new content as UTF-8 (used for
+/// decoded files only), `new_bytes` as written; `None`: the file is removed.
 /// `None` when old and new together exceed [`MAX_PREVIEW_BYTES`]: such a
 /// diff could not be carried to JavaScript (one string holds at most about
 /// 512 MiB) and would be no use to read.
@@ -515,7 +566,7 @@ pub fn preview(
     new_bytes: Option<&[u8]>,
 ) -> Option<String> {
     let (a, b) = match old {
-        Some(s) if s.encoding().is_utf16() => (Some(s.text()), new_text),
+        Some(s) if s.encoding().is_decoded() => (Some(s.text()), new_text),
         Some(s) => (Some(s.raw()), new_bytes),
         None => (None, new_bytes),
     };

@@ -477,28 +477,29 @@ fn transactions_without_content_are_listed_as_not_undoable() {
         ]}),
         Some(&w.with(json!({"journal": {"maxFileBytes": 100}}))),
     ));
-    // One file over maxBytes.
+    let h = w.history();
+    let ts = h["transactions"].as_array().unwrap();
+    assert_eq!(ts.len(), 1, "{h:#}");
+    assert_eq!(ts[0]["undoable"], false);
+    assert!(ts[0]["why_not_undoable"]
+        .as_str()
+        .unwrap()
+        .contains("b.txt"));
+    assert_eq!(ts[0]["files"].as_array().unwrap().len(), 2);
+    assert_eq!(w.undo(json!({}))["code"], "INVALID_INPUT");
+    // One file over maxBytes (the cap then also evicts the older entry).
     ok(&api::patch_file(
         &json!({"file_path": "b.txt", "search": "END", "replace": "end"}),
         Some(&w.with(json!({"journal": {"maxBytes": 200}}))),
     ));
     let h = w.history();
-    let ts = h["transactions"].as_array().unwrap();
-    assert_eq!(ts.len(), 2, "{h:#}");
-    assert_eq!(ts[0]["undoable"], false);
+    let t = &h["transactions"][0];
+    assert_eq!(t["id"], "2", "{h:#}");
+    assert_eq!(t["undoable"], false);
     assert!(
-        ts[0]["why_not_undoable"]
-            .as_str()
-            .unwrap()
-            .contains("maxBytes"),
+        t["why_not_undoable"].as_str().unwrap().contains("maxBytes"),
         "{h:#}"
     );
-    assert_eq!(ts[1]["undoable"], false);
-    assert!(ts[1]["why_not_undoable"]
-        .as_str()
-        .unwrap()
-        .contains("b.txt"));
-    assert_eq!(ts[1]["files"].as_array().unwrap().len(), 2);
     assert_eq!(w.undo(json!({}))["code"], "INVALID_INPUT");
 }
 

@@ -1,5 +1,5 @@
 //! `history`, `undo` and `journalClear`: the workspace's edit journal
-//! (see [`crate::txn::journal`] and `docs/journal.md`).
+//! (see [`crate::history`] and `docs/journal.md`).
 
 use serde_json::Value;
 
@@ -8,7 +8,7 @@ use crate::error::fail_value;
 use crate::input::request;
 use crate::io::workspace::Workspace;
 use crate::model::Options;
-use crate::txn::journal;
+use crate::history as journal;
 
 /// Options and workspace of a journal call.
 fn open(options: Option<&Value>, entry: &'static str) -> Result<(Options, Workspace), Value> {

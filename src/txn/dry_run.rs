@@ -20,6 +20,8 @@ use serde_json::{json, Value};
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
+use crate::io::meta::Like;
+use crate::txn::changes::Recorder;
 use crate::txn::{lexical_abs, with_strategy, with_warnings, Added, Txn, Write};
 
 /// Most entries kept.
@@ -39,6 +41,9 @@ pub struct PlannedFile {
     /// Index into [`Entry::deletes`] of the moved file whose mode a new file
     /// takes.
     pub perms_from: Option<usize>,
+    /// What a new file takes from the file it stands for (an undone
+    /// deletion), as [`Write::like`].
+    pub like: Option<Like>,
 }
 
 /// One file a dry run removes (a deleted file, or the source of a move).
@@ -206,7 +211,7 @@ pub fn take(id: &str) -> Option<Entry> {
 /// sha256 the dry run read (a file it created must still be missing), or
 /// nothing is written (`FILE_CHANGED`). An unknown, used or expired id is
 /// `RUN_ID_NOT_FOUND`.
-pub fn apply(run_id: &str, opts: &Options) -> Value {
+pub fn apply(run_id: &str, opts: &Options, rec: &dyn Recorder) -> Value {
     // The run applies only in the workspace it was planned for: one
     // workspace's id never writes into another (and is not used up by a
     // call from the wrong one).
@@ -249,7 +254,7 @@ pub fn apply(run_id: &str, opts: &Options) -> Value {
         );
     };
     let (entry, expires) = entry;
-    match apply_entry(&entry, opts) {
+    match apply_entry(&entry, opts, rec) {
         Ok(mut v) => {
             v["run_id"] = json!(run_id);
             v
@@ -269,7 +274,7 @@ pub fn apply(run_id: &str, opts: &Options) -> Value {
     }
 }
 
-fn apply_entry(entry: &Entry, opts: &Options) -> Result<Value, Value> {
+fn apply_entry(entry: &Entry, opts: &Options, rec: &dyn Recorder) -> Result<Value, Value> {
     let ws = Workspace::open(&entry.root).map_err(|f| fail_value(&f, None))?;
     let mut txn = Txn::new(&ws);
     let plan = Intent::Plan { create_dirs: true };
@@ -321,21 +326,23 @@ fn apply_entry(entry: &Entry, opts: &Options) -> Result<Value, Value> {
             slot: k,
             content: vec![f.new_bytes.as_slice()],
             perms_from: f.perms_from.map(|d| nw + d),
+            sha256: None,
+            like: f.like.clone(),
         })
         .collect();
     let removes: Vec<usize> = (nw..nw + entry.deletes.len()).collect();
     let done = txn
-        .commit(&writes, &removes, opts)
+        .commit(&writes, &removes, opts, rec)
         .map_err(|e| e.to_value())?;
     let mut files: Vec<Value> = entry
         .files
         .iter()
         .zip(&txn.slots)
-        .zip(&done.strategies)
-        .map(|((f, s), how)| {
+        .zip(done.strategies.iter().zip(&done.sha256))
+        .map(|((f, s), (how, sha))| {
             let mut v = json!({
                 "file_path": s.abs(), "created": f.sha256_before.is_none(), "after_bytes": f.new_bytes.len(),
-                "sha256_before": f.sha256_before, "sha256": crate::text::source::sha256_hex([f.new_bytes.as_slice()]),
+                "sha256_before": f.sha256_before, "sha256": sha,
             });
             with_strategy(v.as_object_mut().expect("object"), *how);
             v
@@ -372,6 +379,7 @@ mod tests {
                 sha256_before: None,
                 new_bytes: vec![0; n],
                 perms_from: None,
+                like: None,
             }],
             deletes: Vec::new(),
         }

@@ -59,6 +59,11 @@ fn scratch() -> (tempfile::TempDir, PathBuf) {
         fs::create_dir_all(&d).unwrap();
         fs::set_permissions(&d, fs::Permissions::from_mode(0o1777)).unwrap();
         std::env::set_var("PATCH_FILE_STATE_DIR", &d);
+        // The edit journal makes its directories private to their owner, so
+        // it lives apart from this directory every uid shares (the other
+        // uids' calls are then not journaled: the journal is root's).
+        let j = std::env::temp_dir().join(format!("pft-metadata-journal-{}", std::process::id()));
+        std::env::set_var("PATCH_FILE_JOURNAL", &j);
     });
     let t = tempfile::tempdir().unwrap();
     let root = fs::canonicalize(t.path()).unwrap();

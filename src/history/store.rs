@@ -290,15 +290,11 @@ pub fn open(cfg: &JournalConfig, ws: &Workspace, create: bool) -> io::Result<Opt
             }
         }
         None if create => {
-            // A new workspace's journal: the marker first, then the
+            // A new workspace's journal: the marker first (whole, or not
+            // at all: written aside, then linked into place), then the
             // journals of workspaces that are gone go.
-            match store.dir.create_new(OsStr::new(MARKER)) {
-                Ok(mut f) => {
-                    f.write_all(id.marker().as_bytes())?;
-                    prune(&base, &key);
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(e),
+            if store.make_marker(&id)? {
+                prune(&base, &key);
             }
         }
         None => return Ok(None),
@@ -307,6 +303,36 @@ pub fn open(cfg: &JournalConfig, ws: &Workspace, create: bool) -> io::Result<Opt
 }
 
 impl Store {
+    /// Writes the marker naming `id`, atomically: `false` when another
+    /// process made it first (then it is checked like any marker).
+    fn make_marker(&self, id: &Identity) -> io::Result<bool> {
+        let mut rnd = [0u8; 8];
+        let _ = getrandom::fill(&mut rnd);
+        let temp = format!("{MARKER}.{}.new", hex(&rnd));
+        let mut f = self.dir.create_new(OsStr::new(&temp))?;
+        let linked = f
+            .write_all(id.marker().as_bytes())
+            .and_then(|()| {
+                self.dir
+                    .dir()
+                    .link_to(OsStr::new(&temp), self.dir.dir(), OsStr::new(MARKER))
+            });
+        let _ = self.dir.remove_own(OsStr::new(&temp));
+        match linked {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                match self.read_small(MARKER, MARKER_MAX)? {
+                    Some(t) if Identity::parse_marker(&t).as_ref() == Some(id) => Ok(false),
+                    _ => Err(untrusted(
+                        &self.path().join(MARKER),
+                        "it does not name this workspace",
+                    )),
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// The directory's path (for messages and results).
     pub fn path(&self) -> &Path {
         self.dir.path()
@@ -614,6 +640,13 @@ fn prune(base: &Private, keep: &str) {
         if let Ok(ours) = store.names() {
             for (n, _) in ours {
                 store.remove(&n);
+            }
+        }
+        // A marker a crashed writer left half made.
+        for n in store.dir.dir().entries().unwrap_or_default() {
+            let s = n.to_string_lossy();
+            if s.starts_with(&format!("{MARKER}.")) && s.ends_with(".new") {
+                let _ = store.dir.remove_own(&n);
             }
         }
         for n in [STATE, NEXT, MARKER, LOCK] {

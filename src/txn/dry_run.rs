@@ -15,14 +15,14 @@ use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
 use crate::io::meta::Like;
 use crate::txn::changes::Recorder;
-use crate::txn::{lexical_abs, with_strategy, with_warnings, Added, Txn, Write};
+use crate::txn::{lexical_abs, with_strategy, with_warnings, Added, Kept, Txn, Write};
 
 /// Most entries kept.
 pub const MAX_ENTRIES: usize = 256;
@@ -365,6 +365,63 @@ fn apply_entry(entry: &Entry, opts: &Options, rec: &dyn Recorder) -> Result<Valu
     }
     v["files"] = Value::Array(files);
     Ok(with_warnings(v, &done))
+}
+
+impl Txn<'_> {
+    /// Keeps `writes` and `removes` as a dry run for [`apply`] and
+    /// adds `dry_run`, `run_id` and `expires_in` to `m`. Content too large
+    /// for the cache gets `run_id: null` and a `message` saying to apply by
+    /// repeating the call without `dry_run`.
+    pub fn keep(
+        &self,
+        m: &mut Map<String, Value>,
+        writes: Vec<Kept>,
+        removes: &[usize],
+        opts: &Options,
+    ) {
+        let deletes: Vec<PlannedDelete> = removes
+            .iter()
+            .map(|&k| PlannedDelete {
+                rel_path: self.slots[k].res.rel_path.clone(),
+                sha256_before: self.slots[k].sha256().unwrap_or_default().to_string(),
+            })
+            .collect();
+        let planned = Entry {
+            root: self.ws.root().to_path_buf(),
+            files: writes
+                .into_iter()
+                .map(|w| PlannedFile {
+                    rel_path: self.slots[w.slot].res.rel_path.clone(),
+                    sha256_before: self.slots[w.slot].sha256().map(str::to_string),
+                    new_bytes: w.bytes,
+                    perms_from: w
+                        .perms_from
+                        .and_then(|k| removes.iter().position(|&r| r == k)),
+                    like: w.like,
+                })
+                .collect(),
+            deletes,
+        };
+        m.insert("dry_run".into(), Value::Bool(true));
+        match store(planned, Duration::from_secs(opts.dry_run_ttl_secs)) {
+            Some(id) => {
+                m.insert("run_id".into(), json!(id));
+                m.insert("expires_in".into(), json!(opts.dry_run_ttl_secs));
+            }
+            None => {
+                m.insert("run_id".into(), Value::Null);
+                m.insert("expires_in".into(), json!(0));
+                m.insert(
+                    "message".into(),
+                    json!(format!(
+                        "the planned content is larger than the dry-run cache ({} bytes), so it was not kept for \
+                         applyDryRun; to apply, repeat the call without dry_run",
+                        MAX_BYTES
+                    )),
+                );
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -555,61 +555,6 @@ impl<'w> Txn<'w> {
             rollback_failed,
         }
     }
-
-    /// Keeps `writes` and `removes` as a dry run for [`dry_run::apply`] and
-    /// adds `dry_run`, `run_id` and `expires_in` to `m`. Content too large
-    /// for the cache gets `run_id: null` and a `message` saying to apply by
-    /// repeating the call without `dry_run`.
-    pub fn keep(
-        &self,
-        m: &mut Map<String, Value>,
-        writes: Vec<Kept>,
-        removes: &[usize],
-        opts: &Options,
-    ) {
-        let deletes: Vec<dry_run::PlannedDelete> = removes
-            .iter()
-            .map(|&k| dry_run::PlannedDelete {
-                rel_path: self.slots[k].res.rel_path.clone(),
-                sha256_before: self.slots[k].sha256().unwrap_or_default().to_string(),
-            })
-            .collect();
-        let planned = dry_run::Entry {
-            root: self.ws.root().to_path_buf(),
-            files: writes
-                .into_iter()
-                .map(|w| dry_run::PlannedFile {
-                    rel_path: self.slots[w.slot].res.rel_path.clone(),
-                    sha256_before: self.slots[w.slot].sha256().map(str::to_string),
-                    new_bytes: w.bytes,
-                    perms_from: w
-                        .perms_from
-                        .and_then(|k| removes.iter().position(|&r| r == k)),
-                    like: w.like,
-                })
-                .collect(),
-            deletes,
-        };
-        m.insert("dry_run".into(), Value::Bool(true));
-        match dry_run::store(planned, Duration::from_secs(opts.dry_run_ttl_secs)) {
-            Some(id) => {
-                m.insert("run_id".into(), json!(id));
-                m.insert("expires_in".into(), json!(opts.dry_run_ttl_secs));
-            }
-            None => {
-                m.insert("run_id".into(), Value::Null);
-                m.insert("expires_in".into(), json!(0));
-                m.insert(
-                    "message".into(),
-                    json!(format!(
-                        "the planned content is larger than the dry-run cache ({} bytes), so it was not kept for \
-                         applyDryRun; to apply, repeat the call without dry_run",
-                        dry_run::MAX_BYTES
-                    )),
-                );
-            }
-        }
-    }
 }
 
 /// The failure of a call that found `path` being written by another call

@@ -4,6 +4,7 @@
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -114,6 +115,40 @@ test('MCP: history and undo through the SDK client, across a server restart', T,
     const again = await client.callTool({ name: 'undo', arguments: { id } })
     assert.equal(again.isError, true)
     assert.equal(again.structuredContent.code, 'INVALID_INPUT')
+  })
+})
+
+test('MCP: a forged journal entry inside the workspace is answered as damaged; the server lives on', T, async () => {
+  const dir = workspace({ 'f.txt': 'one\n' })
+  // The journal inside the workspace: the agent can write its files.
+  const env = cleanEnv({ PATCH_FILE_JOURNAL: path.join(dir, '.journal') })
+  await withClient(env, dir, async (client) => {
+    const r = await client.callTool({ name: 'patch_file', arguments: { file_path: 'f.txt', search_block: 'one', replace_block: 'two' } })
+    assert.equal(r.isError, false)
+    const jdir = path.join(dir, '.journal', fs.readdirSync(path.join(dir, '.journal'))[0])
+    const name = fs.readdirSync(jdir).find((n) => n.endsWith('.entry'))
+    const bytes = fs.readFileSync(path.join(jdir, name))
+    const nl = bytes.indexOf(10)
+    const line = bytes.subarray(0, nl).toString('utf8')
+    // A well-formed forgery (its check recomputed) whose saved content claims 2^40 bytes.
+    const header = JSON.parse(line.slice(0, line.lastIndexOf(',"check":"')) + '}')
+    header.files[0].blob = [0, 2 ** 40]
+    header.files[0].size_before = 2 ** 40
+    header.body_bytes = 2 ** 40
+    const json = JSON.stringify(header)
+    const check = createHash('sha256').update(json).digest('hex')
+    const forged = `${json.slice(0, -1)},"check":"${check}"}\n` + bytes.subarray(nl + 1).toString('latin1')
+    const w = await client.callTool({ name: 'write_file', arguments: { file_path: path.relative(dir, path.join(jdir, name)), content: forged } })
+    assert.equal(w.isError, false, JSON.stringify(w.structuredContent))
+    const u = await client.callTool({ name: 'undo', arguments: { id: header.id } })
+    assert.equal(u.isError, true)
+    assert.equal(u.structuredContent.code, 'JOURNAL_DAMAGED')
+    assert.equal(read(dir, 'f.txt'), 'two\n')
+    const h = await client.callTool({ name: 'history', arguments: { limit: 10 } })
+    assert.equal(h.isError, false)
+    const t = h.structuredContent.transactions.find((x) => x.id === header.id)
+    assert.equal(t.damaged, true)
+    assert.equal(t.undoable, false)
   })
 })
 

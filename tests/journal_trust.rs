@@ -36,11 +36,7 @@ fn ws() -> Ws {
     let root = base.join("ws");
     fs::create_dir(&root).unwrap();
     let jbase = base.join("journal");
-    Ws {
-        _t: t,
-        root,
-        jbase,
-    }
+    Ws { _t: t, root, jbase }
 }
 
 fn opts(root: &Path, jbase: &Path) -> Value {
@@ -392,7 +388,11 @@ fn pruning_never_deletes_what_the_journal_did_not_create() {
         &json!({"file_path": "g.txt", "search": "g", "replace": "h"}),
         Some(&og),
     ));
-    let gj = PathBuf::from(api::history(&json!({}), Some(&og))["journal"].as_str().unwrap());
+    let gj = PathBuf::from(
+        api::history(&json!({}), Some(&og))["journal"]
+            .as_str()
+            .unwrap(),
+    );
     fs::write(gj.join("README.txt"), "not the journal's\n").unwrap();
     fs::remove_dir_all(&gone).unwrap();
     // A new workspace's journal is made: the pruning runs.
@@ -676,7 +676,9 @@ fn a_fifo_in_place_of_the_state_file_hangs_no_edit() {
         ok(&r);
         assert!(warnings(&r).contains("not journaled"), "{r:#}");
         let o = w.o();
-        ok(&answers("history", move || api::history(&json!({}), Some(&o))));
+        ok(&answers("history", move || {
+            api::history(&json!({}), Some(&o))
+        }));
         fs::remove_file(j.join(name)).unwrap();
         ok(&w.patch("a.txt", "2", "1"));
     }
@@ -717,13 +719,14 @@ fn a_journal_folder_that_is_a_symlink_is_not_followed() {
     let r = w.patch("a.txt", "1", "2");
     ok(&r);
     assert!(warnings(&r).contains("not journaled"), "{r:#}");
-    assert_eq!(common::tree(&elsewhere), before, "nothing written through it");
+    assert_eq!(
+        common::tree(&elsewhere),
+        before,
+        "nothing written through it"
+    );
     let h = api::history(&json!({}), Some(&w.o()));
     assert_eq!(h["ok"], false, "{h:#}");
-    assert!(
-        h["message"].as_str().unwrap().contains("symlink"),
-        "{h:#}"
-    );
+    assert!(h["message"].as_str().unwrap().contains("symlink"), "{h:#}");
 }
 
 #[test]

@@ -5,10 +5,10 @@ use serde_json::Value;
 
 use super::{cwd, guarded};
 use crate::error::fail_value;
+use crate::history as journal;
 use crate::input::request;
 use crate::io::workspace::Workspace;
 use crate::model::Options;
-use crate::history as journal;
 
 /// Options and workspace of a journal call.
 fn open(options: Option<&Value>, entry: &'static str) -> Result<(Options, Workspace), Value> {

@@ -14,7 +14,13 @@ pub fn patch_file(input: &Value, options: Option<&Value>) -> Value {
             Ok(b) => b,
             Err(v) => return v,
         };
-        edits::patch(&ws, &req.file, &opts, &Journal::for_call(&opts), req.dry_run)
+        edits::patch(
+            &ws,
+            &req.file,
+            &opts,
+            &Journal::for_call(&opts),
+            req.dry_run,
+        )
     })
 }
 
@@ -26,6 +32,12 @@ pub fn batch_patch_files(input: &Value, options: Option<&Value>) -> Value {
             Ok(b) => b,
             Err(v) => return v,
         };
-        edits::batch(&ws, &req.files, &opts, &Journal::for_call(&opts), req.dry_run)
+        edits::batch(
+            &ws,
+            &req.files,
+            &opts,
+            &Journal::for_call(&opts),
+            req.dry_run,
+        )
     })
 }

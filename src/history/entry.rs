@@ -249,7 +249,11 @@ fn validate(h: &Header, id: u64, size: u64, header_len: u64) -> Result<(), Damag
             ),
         ));
     }
-    if h.undoes.is_some() != (h.depth > 0) || h.undoes.as_deref().is_some_and(|u| u.parse::<u64>().is_err()) {
+    if h.undoes.is_some() != (h.depth > 0)
+        || h.undoes
+            .as_deref()
+            .is_some_and(|u| u.parse::<u64>().is_err())
+    {
         return bad("its undo link is inconsistent".into());
     }
     let mut inline = 0u64;
@@ -318,19 +322,32 @@ pub fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, Damage> {
             "its header does not match its check (cut short, damaged or edited)",
         )
     })?;
-    let header: Header = serde_json::from_slice(&json)
-        .map_err(|e| Damage::new("bad_header", format!("its header is not the journal's: {e}")))?;
+    let header: Header = serde_json::from_slice(&json).map_err(|e| {
+        Damage::new(
+            "bad_header",
+            format!("its header is not the journal's: {e}"),
+        )
+    })?;
     let header_len = line.len() as u64 + 1;
     validate(&header, id, m.size, header_len)?;
     for f in &header.files {
         if let Some(kr) = &f.kept {
-            let ok = dir.dir().stat(OsStr::new(&kr.name)).ok().flatten().is_some_and(|k| {
-                k.kind == crate::io::dir::Kind::File && (k.dev, k.ino, k.size) == (kr.dev, kr.ino, kr.size)
-            });
+            let ok = dir
+                .dir()
+                .stat(OsStr::new(&kr.name))
+                .ok()
+                .flatten()
+                .is_some_and(|k| {
+                    k.kind == crate::io::dir::Kind::File
+                        && (k.dev, k.ino, k.size) == (kr.dev, kr.ino, kr.size)
+                });
             if !ok {
                 return Err(Damage::new(
                     "kept_inode",
-                    format!("the kept previous content of `{}` is missing or was replaced", f.path),
+                    format!(
+                        "the kept previous content of `{}` is missing or was replaced",
+                        f.path
+                    ),
                 ));
             }
         }
@@ -346,26 +363,50 @@ pub fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, Damage> {
 
 /// The previous content of file `k` of `e`, read from the entry or from
 /// its kept inode and checked against its recorded sha256; `Ok(None)` when
-/// none was kept. Nothing larger than the file it comes from is allocated.
-pub fn content(store: &Store, e: &Entry, k: usize) -> Result<Option<Vec<u8>>, Damage> {
+/// none was kept. Nothing larger than the file it comes from, nor than
+/// `limit` (the largest file the call may write), is allocated.
+pub fn content(store: &Store, e: &Entry, k: usize, limit: u64) -> Result<Option<Vec<u8>>, Damage> {
     let f = &e.header.files[k];
+    if f.size_before.is_some_and(|n| n > limit) {
+        return Err(Damage::new(
+            "bad_fields",
+            format!(
+                "the saved content of `{}` is larger than any file this call may write (maxFileBytes {limit})",
+                f.path
+            ),
+        ));
+    }
     let bytes = if let Some([off, len]) = f.blob {
-        let Some((file, m)) = store.private().open_read(&e.name).map_err(|x| unreadable(&x))? else {
+        let Some((file, m)) = store
+            .private()
+            .open_read(&e.name)
+            .map_err(|x| unreadable(&x))?
+        else {
             return Err(Damage::new("unreadable", "it was removed meanwhile"));
         };
         if m.size != e.size {
-            return Err(Damage::new("wrong_length", "it changed length since it was read"));
+            return Err(Damage::new(
+                "wrong_length",
+                "it changed length since it was read",
+            ));
         }
         read_at(&file, e.body_at + off, len, m.size)?
     } else if let Some(kr) = &f.kept {
         let name = OsStr::new(&kr.name);
-        let Some((file, m)) = store.private().open_linked(name).map_err(|x| unreadable(&x))? else {
+        let Some((file, m)) = store
+            .private()
+            .open_linked(name)
+            .map_err(|x| unreadable(&x))?
+        else {
             return Err(Damage::new("kept_inode", "its kept inode was removed"));
         };
         if (m.dev, m.ino, m.size) != (kr.dev, kr.ino, kr.size) {
             return Err(Damage::new(
                 "kept_inode",
-                format!("the kept previous content of `{}` was replaced or changed length", f.path),
+                format!(
+                    "the kept previous content of `{}` was replaced or changed length",
+                    f.path
+                ),
             ));
         }
         read_at(&file, 0, kr.size, m.size)?
@@ -375,7 +416,10 @@ pub fn content(store: &Store, e: &Entry, k: usize) -> Result<Option<Vec<u8>>, Da
     if f.sha256_before.as_deref() != Some(sha256_hex([bytes.as_slice()]).as_str()) {
         return Err(Damage::new(
             "bad_content",
-            format!("the saved content of `{}` does not have its recorded sha256", f.path),
+            format!(
+                "the saved content of `{}` does not have its recorded sha256",
+                f.path
+            ),
         ));
     }
     Ok(Some(bytes))
@@ -384,9 +428,13 @@ pub fn content(store: &Store, e: &Entry, k: usize) -> Result<Option<Vec<u8>>, Da
 /// `len` bytes of `file` (`size` bytes long) from `off`.
 fn read_at(file: &File, off: u64, len: u64, size: u64) -> Result<Vec<u8>, Damage> {
     if off.checked_add(len).is_none_or(|end| end > size) {
-        return Err(Damage::new("bad_fields", "saved content lies outside its file"));
+        return Err(Damage::new(
+            "bad_fields",
+            "saved content lies outside its file",
+        ));
     }
-    let n = usize::try_from(len).map_err(|_| Damage::new("bad_fields", "saved content too large"))?;
+    let n =
+        usize::try_from(len).map_err(|_| Damage::new("bad_fields", "saved content too large"))?;
     let mut buf = Vec::new();
     buf.try_reserve_exact(n)
         .map_err(|_| Damage::new("unreadable", "no memory for its saved content"))?;
@@ -459,20 +507,35 @@ mod tests {
         let h = header();
         let hl = encode(&h).len() as u64;
         assert_eq!(validate(&h, 3, hl + 4, hl), Ok(()));
-        assert_eq!(validate(&h, 3, hl + 3, hl).unwrap_err().kind, "wrong_length");
+        assert_eq!(
+            validate(&h, 3, hl + 3, hl).unwrap_err().kind,
+            "wrong_length"
+        );
         assert_eq!(validate(&h, 4, hl + 4, hl).unwrap_err().kind, "bad_fields");
         let mut big = h.clone();
         big.files[0].blob = Some([0, 1 << 40]);
         big.files[0].size_before = Some(1 << 40);
-        assert_eq!(validate(&big, 3, hl + 4, hl).unwrap_err().kind, "bad_fields");
+        assert_eq!(
+            validate(&big, 3, hl + 4, hl).unwrap_err().kind,
+            "bad_fields"
+        );
         let mut wrap = h.clone();
         wrap.files[0].blob = Some([u64::MAX, 4]);
-        assert_eq!(validate(&wrap, 3, hl + 4, hl).unwrap_err().kind, "bad_fields");
+        assert_eq!(
+            validate(&wrap, 3, hl + 4, hl).unwrap_err().kind,
+            "bad_fields"
+        );
         let mut huge = h.clone();
         huge.body_bytes = u64::MAX;
-        assert_eq!(validate(&huge, 3, hl + 4, hl).unwrap_err().kind, "wrong_length");
+        assert_eq!(
+            validate(&huge, 3, hl + 4, hl).unwrap_err().kind,
+            "wrong_length"
+        );
         let mut no_sum = h;
         no_sum.files[0].sha256_before = None;
-        assert_eq!(validate(&no_sum, 3, hl + 4, hl).unwrap_err().kind, "bad_fields");
+        assert_eq!(
+            validate(&no_sum, 3, hl + 4, hl).unwrap_err().kind,
+            "bad_fields"
+        );
     }
 }

@@ -202,7 +202,10 @@ mod tests {
         while p < n && a[p] == b[p] {
             p += 1;
         }
-        let p = a[..p].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+        let p = a[..p]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
         let (ra, rb) = (&a[p..], &b[p..]);
         let m = ra.len().min(rb.len());
         let mut s = 0;
@@ -212,7 +215,10 @@ mod tests {
         let starts = |r: &[u8], s: usize| s == r.len() || r[r.len() - s - 1] == b'\n';
         if !(starts(ra, s) && starts(rb, s)) {
             let tail = &ra[ra.len() - s..];
-            s = tail.iter().position(|&c| c == b'\n').map_or(0, |i| s - i - 1);
+            s = tail
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(0, |i| s - i - 1);
         }
         let lines = |m: &[u8]| {
             m.iter().filter(|&&c| c == b'\n').count()
@@ -244,7 +250,9 @@ mod tests {
 
     #[test]
     fn slices_of_the_old_bytes_are_not_compared_but_count() {
-        let a: Vec<u8> = (0..50_000).flat_map(|i| format!("row {i}\n").into_bytes()).collect();
+        let a: Vec<u8> = (0..50_000)
+            .flat_map(|i| format!("row {i}\n").into_bytes())
+            .collect();
         let at = a.len() / 2;
         let end = at + a[at..].iter().position(|&c| c == b'\n').unwrap() + 1;
         let pieces: [&[u8]; 3] = [&a[..at], b"new\nlines\n", &a[end..]];

@@ -107,8 +107,6 @@ fn listed_value(l: &Listed, undone: &HashMap<u64, u64>) -> Value {
         Listed::Damaged { id, damage } => {
             return json!({
                 "id": id.to_string(),
-                "time": null,
-                "entry_point": null,
                 "files": [],
                 "undoable": false,
                 "damaged": true,
@@ -197,7 +195,7 @@ pub fn history(ws: &Workspace, opts: &Options, limit: usize, file: Option<&str>)
     json!({
         "ok": true,
         "workspace_root": ws.root().to_string_lossy(),
-        "journal": journal_path(ws, opts).map(|p| p.to_string_lossy().into_owned()),
+        "journal": journal_path(ws, opts).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
         "enabled": opts.journal.enabled,
         "transactions": out,
     })
@@ -206,7 +204,9 @@ pub fn history(ws: &Workspace, opts: &Options, limit: usize, file: Option<&str>)
 /// `journal clear`: removes every entry of the workspace's journal (the
 /// journal's own files only).
 pub fn clear(ws: &Workspace, opts: &Options) -> Value {
-    let path = journal_path(ws, opts).map(|p| p.to_string_lossy().into_owned());
+    let path = journal_path(ws, opts)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut store = match open_existing(ws, opts) {
         Ok(Some(s)) => s,
         Ok(None) => return json!({"ok": true, "removed": 0, "journal": path}),
@@ -215,7 +215,7 @@ pub fn clear(ws: &Workspace, opts: &Options) -> Value {
     let fail = |what: &str, e: io::Error| {
         let f = Failure::new(
             ErrorCode::FILE_WRITE_ERROR,
-            format!("cannot {what} the journal `{}`: {e}", path.as_deref().unwrap_or("")),
+            format!("cannot {what} the journal `{path}`: {e}"),
         );
         fail_value(&f, None)
     };

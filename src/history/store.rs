@@ -77,8 +77,16 @@ pub fn kept_name(id: u64, k: usize, size: u64, ino: u64) -> String {
 /// One of the journal's own names, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Name {
-    Entry { id: u64, size: u64 },
-    Kept { id: u64, k: usize, size: u64, ino: u64 },
+    Entry {
+        id: u64,
+        size: u64,
+    },
+    Kept {
+        id: u64,
+        k: usize,
+        size: u64,
+        ino: u64,
+    },
 }
 
 fn digits(s: &str) -> Option<u64> {
@@ -310,13 +318,11 @@ impl Store {
         let _ = getrandom::fill(&mut rnd);
         let temp = format!("{MARKER}.{}.new", hex(&rnd));
         let mut f = self.dir.create_new(OsStr::new(&temp))?;
-        let linked = f
-            .write_all(id.marker().as_bytes())
-            .and_then(|()| {
-                self.dir
-                    .dir()
-                    .link_to(OsStr::new(&temp), self.dir.dir(), OsStr::new(MARKER))
-            });
+        let linked = f.write_all(id.marker().as_bytes()).and_then(|()| {
+            self.dir
+                .dir()
+                .link_to(OsStr::new(&temp), self.dir.dir(), OsStr::new(MARKER))
+        });
         let _ = self.dir.remove_own(OsStr::new(&temp));
         match linked {
             Ok(()) => Ok(true),
@@ -698,13 +704,19 @@ mod tests {
             ino: 2,
             btime: Some(3),
         };
-        assert_eq!(Identity::parse_marker(id.marker().as_bytes()), Some(id.clone()));
+        assert_eq!(
+            Identity::parse_marker(id.marker().as_bytes()),
+            Some(id.clone())
+        );
         let other = Identity {
             btime: Some(4),
             ..id.clone()
         };
         assert_ne!(id.key(), other.key());
-        let none = Identity { btime: None, ..id.clone() };
+        let none = Identity {
+            btime: None,
+            ..id.clone()
+        };
         assert_eq!(Identity::parse_marker(none.marker().as_bytes()), Some(none));
         assert_eq!(Identity::parse_marker(b"PFT-JOURNAL 1\nroot 00\n"), None);
         assert_eq!(Identity::parse_marker(b"\xff\xfe"), None);

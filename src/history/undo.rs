@@ -150,10 +150,10 @@ fn like_of(store: &Store, f: &FileRec) -> Option<Like> {
 }
 
 /// What each file of `e` must become, its content read and verified.
-fn steps(store: &Store, e: &Entry) -> Result<Vec<FileStep>, Failure> {
+fn steps(store: &Store, e: &Entry, limit: u64) -> Result<Vec<FileStep>, Failure> {
     let mut out = Vec::with_capacity(e.files().len());
     for (k, f) in e.files().iter().enumerate() {
-        let bytes = entry::content(store, e, k).map_err(|d| damaged(e.id, &d))?;
+        let bytes = entry::content(store, e, k, limit).map_err(|d| damaged(e.id, &d))?;
         let after = f.sha256_after.clone().unwrap_or_default();
         let step = match (f.kind.as_str(), bytes) {
             ("modified", Some(b)) => Step::Restore(b),
@@ -175,6 +175,7 @@ fn steps(store: &Store, e: &Entry) -> Result<Vec<FileStep>, Failure> {
 /// eviction or clear cannot pull it away half read).
 fn load(
     store: &mut Store,
+    limit: u64,
     pick: impl FnOnce(&[Listed]) -> Result<Option<Entry>, Failure>,
 ) -> Result<Option<(Entry, Vec<FileStep>)>, Failure> {
     store.lock().map_err(|e| {
@@ -192,13 +193,15 @@ fn load(
     let Some(e) = pick(&all)? else {
         return Ok(None);
     };
-    let s = steps(store, &e)?;
+    let s = steps(store, &e, limit)?;
     store.unlock();
     Ok(Some((e, s)))
 }
 
 fn nothing_to_undo() -> Failure {
-    Failure::invalid("there is nothing to undo: no undoable transaction in this workspace's journal")
+    Failure::invalid(
+        "there is nothing to undo: no undoable transaction in this workspace's journal",
+    )
 }
 
 /// `undo`: restores every file of a transaction to its bytes before it,
@@ -209,7 +212,9 @@ pub fn undo(ws: &Workspace, opts: &Options, id: Option<&str>, dry_run: bool) -> 
         Ok(None) => return fail_value(&nothing_to_undo(), None),
         Err(f) => return fail_value(&f, None),
     };
-    match load(&mut store, |all| target(all, id).map(|e| Some(e.clone()))) {
+    match load(&mut store, opts.max_file_bytes, |all| {
+        target(all, id).map(|e| Some(e.clone()))
+    }) {
         Ok(Some((e, steps))) => undo_entry(ws, opts, &e, steps, dry_run, "undo"),
         Ok(None) => fail_value(&nothing_to_undo(), None),
         Err(f) => fail_value(&f, None),
@@ -234,7 +239,7 @@ pub fn undo_last_of_file(
         Err(f) => return Some((fail_value(&f, None), 0, false)),
     };
     let mut count = 0;
-    let picked = load(&mut store, |all| {
+    let picked = load(&mut store, opts.max_file_bytes, |all| {
         let undone = undone_by(all);
         let cands: Vec<&Entry> = all
             .iter()

@@ -566,8 +566,8 @@ mod imp {
             #[cfg(any(target_os = "linux", target_os = "android"))]
             {
                 use rustix::fs::StatxFlags;
-                let x = rustix::fs::statx(&self.fd, "", AtFlags::EMPTY_PATH, StatxFlags::BTIME)
-                    .ok()?;
+                let x =
+                    rustix::fs::statx(&self.fd, "", AtFlags::EMPTY_PATH, StatxFlags::BTIME).ok()?;
                 if x.stx_mask & StatxFlags::BTIME.bits() == 0 {
                     return None;
                 }

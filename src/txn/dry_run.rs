@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use crate::error::{fail_value, ErrorCode, Failure};
+use crate::io::meta::Like;
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
-use crate::io::meta::Like;
 use crate::txn::changes::Recorder;
 use crate::txn::{lexical_abs, with_strategy, with_warnings, Added, Kept, Txn, Write};
 

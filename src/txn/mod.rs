@@ -35,7 +35,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use crate::error::{fail_value, ErrorCode, Failure};
-use crate::io::commit::{self, Committed, DeleteJob, Extra, Kept as SetAside, Original, Strategy, WriteJob};
+use crate::io::commit::{
+    self, Committed, DeleteJob, Extra, Kept as SetAside, Original, Strategy, WriteJob,
+};
 use crate::io::dir::Meta;
 use crate::io::locks::FileLock;
 use crate::io::meta::Like;

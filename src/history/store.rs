@@ -305,7 +305,9 @@ pub fn open(cfg: &JournalConfig, ws: &Workspace, create: bool) -> io::Result<Opt
                 prune(&base, &key);
             }
         }
-        None => return Ok(None),
+        // The key names this workspace already; a marker lost is made
+        // again by the next record.
+        None => {}
     }
     Ok(Some(store))
 }

@@ -584,6 +584,8 @@ export type JournalDamage =
 /** A journal entry that does not read back whole: listed, never acted on (undo answers JOURNAL_DAMAGED). */
 export interface DamagedTransaction {
   id: string
+  time?: undefined
+  entry_point?: undefined
   files: []
   undoable: false
   damaged: true

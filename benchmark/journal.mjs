@@ -52,7 +52,7 @@ const median = (xs) => {
 
 async function patch(api, root, rel, toggle, journal) {
   const [e] = toggle.next()
-  const r = await api.patchFile({ file_path: rel, search: e.search, replace: e.replace }, { workspaceRoot: root, journal })
+  const r = await api.patchFile({ file_path: rel, search_block: e.search, replace_block: e.replace }, { workspaceRoot: root, journal })
   if (!r.ok) throw new Error(`${rel}: ${r.code} ${r.message}`)
   if (r.warnings) throw new Error(`${rel}: ${r.warnings.join('; ')}`)
   toggle.flip()
@@ -109,7 +109,7 @@ const rows = []
   fs.mkdirSync(root)
   const text = Array.from({ length: 32 }, (_, i) => `const value${i} = ${i} // about thirty bytes\n`).join('')
   fs.writeFileSync(path.join(root, 'small.ts'), text)
-  const toggle = new Toggle([{ search: 'const value16 = 16', replace: 'const value16 = 61' }])
+  const toggle = new Toggle([{ a: 'const value16 = 16', b: 'const value16 = 61' }])
   rows.push(await measure(`1 KB file (${text.length} B), one edit`, CFG.tiny, editor(root, 'small.ts', toggle), '<= 1.05x off'))
 }
 {

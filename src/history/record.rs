@@ -252,7 +252,10 @@ impl Journal {
         let path = st.path().to_path_buf();
         let at = |what: &str, e: io::Error| format!("{what} in `{}`: {e}", path.display());
         st.lock().map_err(|e| at("cannot lock the journal", e))?;
-        let totals = match st.state().map_err(|e| at("cannot read its totals", e))? {
+        let (state, totals) = st
+            .open_state()
+            .map_err(|e| at("cannot read its totals", e))?;
+        let totals = match totals {
             Some(t) => t,
             None => st.rebuild().map_err(|e| at("cannot list it", e))?,
         };
@@ -263,7 +266,7 @@ impl Journal {
             next: id + 1,
             ..totals
         };
-        st.write_state(&taken)
+        st.put_state(&state, &taken)
             .map_err(|e| at("cannot write its totals", e))?;
         let mut blobs: Vec<&[u8]> = Vec::new();
         let mut body = 0u64;
@@ -339,7 +342,8 @@ impl Journal {
             count: totals.count + 1,
             bytes: totals.bytes.saturating_add(size + kept_bytes),
         };
-        let _ = st.write_state(&totals);
+        let _ = st.put_state(&state, &totals);
+        drop(state);
         if totals.count > cfg.max_entries || totals.bytes > cfg.max_bytes {
             st.evict(cfg, id);
         }

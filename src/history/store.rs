@@ -277,37 +277,27 @@ pub struct Store {
 pub fn open(cfg: &JournalConfig, ws: &Workspace, create: bool) -> io::Result<Option<Store>> {
     let id = Identity::of(ws)?;
     let key = id.key();
-    let base = match base(cfg, create) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound && !create => return Ok(None),
-        Err(e) => return Err(e),
+    // Opened as they are first (the usual case tries no mkdir), created
+    // only when missing.
+    let dirs = |create: bool| -> io::Result<(Private, Private)> {
+        let b = base(cfg, create)?;
+        let d = b.subdir(OsStr::new(&key), create)?;
+        Ok((b, d))
     };
-    let dir = match base.subdir(OsStr::new(&key), create) {
-        Ok(d) => d,
-        Err(e) if e.kind() == io::ErrorKind::NotFound && !create => return Ok(None),
+    let (base, dir) = match dirs(false) {
+        Ok(x) => x,
+        Err(e) if e.kind() == io::ErrorKind::NotFound && create => dirs(true)?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
     let store = Store { dir, lock: None };
-    match store.read_small(MARKER, MARKER_MAX)? {
-        Some(text) => {
-            if Identity::parse_marker(&text).as_ref() != Some(&id) {
-                return Err(untrusted(
-                    &store.path().join(MARKER),
-                    "it does not name this workspace",
-                ));
-            }
-        }
-        None if create => {
-            // A new workspace's journal: the marker first (whole, or not
-            // at all: written aside, then linked into place), then the
-            // journals of workspaces that are gone go.
-            if store.make_marker(&id)? {
-                prune(&base, &key);
-            }
-        }
-        // The key names this workspace already; a marker lost is made
-        // again by the next record.
-        None => {}
+    // Only the journal's user can write here, so the marker is not read
+    // back on every call (the pruning reads it); a new workspace's journal
+    // gets it first — whole or not at all: written aside, then linked into
+    // place — and then the journals of workspaces that are gone go. A
+    // marker lost is made again by the next record.
+    if create && store.dir.dir().stat(OsStr::new(MARKER))?.is_none() && store.make_marker(&id)? {
+        prune(&base, &key);
     }
     Ok(Some(store))
 }
@@ -428,6 +418,29 @@ impl Store {
         r.unwrap_or(false)
     }
 
+    /// The `state` file, open (created when missing) for the caller's later
+    /// [`Store::put_state`], and the totals it holds (`None`: none yet, or
+    /// unreadable: rebuild them). An error: `state` is not a file of ours
+    /// (a link, a FIFO, another user's).
+    pub fn open_state(&self) -> io::Result<(File, Option<State>)> {
+        let (f, m) = self.dir.open_rw(OsStr::new(STATE), true)?;
+        let mut b = [0u8; 128];
+        let n = if m.size <= 128 {
+            read_at(&f, &mut b).unwrap_or(0)
+        } else {
+            0
+        };
+        Ok((f, State::parse(&b[..n])))
+    }
+
+    /// Rewrites the totals in `f` (from [`Store::open_state`]) in place:
+    /// one fixed-width line, no truncation, so no block is freed or
+    /// allocated and the edit's own flush carries nothing more of ours.
+    pub fn put_state(&self, f: &File, st: &State) -> io::Result<()> {
+        let line = format!("{} {} {}", st.next, st.count, st.bytes);
+        write_at(f, format!("{line:<63}\n").as_bytes())
+    }
+
     /// The running totals, or `None` when there are none yet or they are
     /// unreadable (rebuilt then from a listing). An error: `state` is there
     /// but is not a file of ours (a link, a FIFO, another user's).
@@ -439,22 +452,13 @@ impl Store {
         if m.size > 128 || f.take(128).read_to_end(&mut b).is_err() {
             return Ok(None);
         }
-        let s = String::from_utf8_lossy(&b);
-        let mut it = s.split_whitespace().map(|x| x.parse::<u64>().ok());
-        let mut next = || it.next().flatten();
-        Ok(match (next(), next(), next()) {
-            (Some(next), Some(count), Some(bytes)) => Some(State { next, count, bytes }),
-            _ => None,
-        })
+        Ok(State::parse(&b))
     }
 
-    /// Rewrites the totals in place (one fixed-width line, no truncation:
-    /// no block is freed or allocated, so the edit's own flush carries
-    /// nothing more of ours than this block).
+    /// Rewrites the totals (see [`Store::put_state`]).
     pub fn write_state(&self, st: &State) -> io::Result<()> {
-        let (mut f, _) = self.dir.open_rw(OsStr::new(STATE), true)?;
-        let line = format!("{} {} {}", st.next, st.count, st.bytes);
-        f.write_all(format!("{line:<63}\n").as_bytes())
+        let (f, _) = self.dir.open_rw(OsStr::new(STATE), true)?;
+        self.put_state(&f, st)
     }
 
     /// The totals from a listing (the caller holds the lock). Kept inodes
@@ -579,6 +583,42 @@ pub struct State {
     pub next: u64,
     pub count: u64,
     pub bytes: u64,
+}
+
+impl State {
+    fn parse(b: &[u8]) -> Option<State> {
+        let s = String::from_utf8_lossy(b);
+        let mut it = s.split_whitespace().map(|x| x.parse::<u64>().ok());
+        let mut next = || it.next().flatten();
+        match (next(), next(), next()) {
+            (Some(next), Some(count), Some(bytes)) => Some(State { next, count, bytes }),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(unix)]
+fn read_at(f: &File, b: &mut [u8]) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(f, b, 0)
+}
+
+#[cfg(not(unix))]
+fn read_at(mut f: &File, b: &mut [u8]) -> io::Result<usize> {
+    use std::io::Seek;
+    f.seek(io::SeekFrom::Start(0))?;
+    f.read(b)
+}
+
+#[cfg(unix)]
+fn write_at(f: &File, b: &[u8]) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(f, b, 0)
+}
+
+#[cfg(not(unix))]
+fn write_at(mut f: &File, b: &[u8]) -> io::Result<()> {
+    use std::io::Seek;
+    f.seek(io::SeekFrom::Start(0))?;
+    f.write_all(b)
 }
 
 /// Whether `name` is spelled like a workspace key.

@@ -806,3 +806,80 @@ fn a_link_the_journal_holds_is_not_counted_as_another_hard_link() {
     ok(&w.undo(json!({"id": id})));
     assert_eq!(fs::read(&f).unwrap(), body.as_bytes());
 }
+
+#[test]
+fn kept_inodes_count_against_the_byte_cap_and_go_with_their_entries() {
+    let w = ws();
+    let f = w.root.join("k.txt");
+    fs::write(&f, format!("{}\nv0\n", "x".repeat(100_000))).unwrap();
+    let capped = w.with(json!({"journal": {"maxBytes": 350_000}}));
+    for i in 0..8 {
+        ok(&api::patch_file(
+            &json!({"file_path": "k.txt", "search": format!("v{i}\n"), "replace": format!("v{}\n", i + 1)}),
+            Some(&capped),
+        ));
+    }
+    let j = w.jdir();
+    let kept = named(&j, ".kept");
+    let entries = named(&j, ".entry");
+    assert!(kept.len() <= 3, "{kept:?}");
+    assert_eq!(kept.len(), entries.len(), "one kept inode per entry left");
+    for k in &kept {
+        let id = k.file_name().unwrap().to_string_lossy()[..10].to_string();
+        assert!(
+            entries
+                .iter()
+                .any(|e| e.file_name().unwrap().to_string_lossy().starts_with(&id)),
+            "{k:?} without its entry"
+        );
+    }
+    // The newest still undoes from its kept inode.
+    ok(&w.undo(json!({})));
+    assert!(fs::read_to_string(&f).unwrap().ends_with("v7\n"));
+}
+
+#[test]
+fn a_journal_on_another_file_system_copies_instead() {
+    if !is_root() {
+        eprintln!("SKIP: needs root to mount a tmpfs");
+        return;
+    }
+    let w = ws();
+    let other = w.root.parent().unwrap().join("tmpfs");
+    fs::create_dir(&other).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=16m", "pft-journal-test"])
+        .arg(&other)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("SKIP: cannot mount a tmpfs here");
+        return;
+    }
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _u = Unmount(other.clone());
+    let o = opts(&w.root, &other.join("journal"));
+    let body = format!("{}\nend\n", "y".repeat(200_000));
+    fs::write(w.root.join("b.txt"), &body).unwrap();
+    let r = api::patch_file(
+        &json!({"file_path": "b.txt", "search": "end", "replace": "END"}),
+        Some(&o),
+    );
+    ok(&r);
+    assert!(warnings(&r).is_empty(), "{r:#}");
+    let h = ok(&api::history(&json!({}), Some(&o))).clone();
+    let j = PathBuf::from(h["journal"].as_str().unwrap());
+    assert!(named(&j, ".kept").is_empty(), "no link across file systems");
+    let entry = named(&j, ".entry").pop().unwrap();
+    assert!(
+        fs::metadata(&entry).unwrap().len() > 200_000,
+        "the content is copied"
+    );
+    ok(&api::undo(&json!({}), Some(&o)));
+    assert_eq!(fs::read_to_string(w.root.join("b.txt")).unwrap(), body);
+}

@@ -27,7 +27,7 @@ const outAt = args.indexOf('--out')
 const MiB = 1024 * 1024
 const CFG = QUICK
   ? { tiny: 60, seed: 60, mid: 6, big: 2, bigBytes: 32 * MiB, files: 200, filesReps: 1 }
-  : { tiny: 200, seed: 200, mid: 15, big: 5, bigBytes: 200 * MiB, files: 1000, filesReps: 3 }
+  : { tiny: 300, seed: 300, mid: 30, big: 9, bigBytes: 200 * MiB, files: 1000, filesReps: 3 }
 
 const base = process.env.PFT_BENCH_DIR || os.tmpdir()
 const work = fs.mkdtempSync(path.join(base, 'pft-journal-bench-'))
@@ -85,12 +85,13 @@ async function measure(name, reps, one, goal) {
     }
   }
   const ms = Object.fromEntries(MODES.map((m) => [m, +median(t[m]).toFixed(3)]))
+  const mean = Object.fromEntries(MODES.map((m) => [m, +(t[m].reduce((a, b) => a + b, 0) / t[m].length).toFixed(3)]))
   const ratio = (a, b) => +(ms[a] / ms[b]).toFixed(3)
-  const row = { name, reps, ms, on_vs_off: ratio('on', 'off'), on_vs_floor: ratio('on', 'floor'), off_vs_floor: ratio('off', 'floor'), goal }
+  const row = { name, reps, ms, mean_ms: mean, on_vs_off: ratio('on', 'off'), on_vs_floor: ratio('on', 'floor'), off_vs_floor: ratio('off', 'floor'), mean_on_vs_off: +(mean.on / mean.off).toFixed(3), goal }
   if (builds.length > 1) Object.assign(row, { before_on_vs_off: ratio('before on', 'before off'), before_on_vs_floor: ratio('before on', 'floor'), on_vs_before_on: ratio('on', 'before on') })
   const times = MODES.map((m) => `${m} ${ms[m].toFixed(2).padStart(8)}`).join('  ')
   const extra = builds.length > 1 ? `  before on/off ${row.before_on_vs_off.toFixed(3)}x` : ''
-  console.log(`${name.padEnd(34)} ${times} ms  on/off ${row.on_vs_off.toFixed(3)}x  on/floor ${row.on_vs_floor.toFixed(3)}x${extra}`)
+  console.log(`${name.padEnd(34)} ${times} ms  on/off ${row.on_vs_off.toFixed(3)}x (means ${row.mean_on_vs_off.toFixed(3)}x)  on/floor ${row.on_vs_floor.toFixed(3)}x${extra}`)
   return row
 }
 

@@ -309,13 +309,19 @@ impl Store {
         let mut rnd = [0u8; 8];
         let _ = getrandom::fill(&mut rnd);
         let temp = format!("{MARKER}.{}.new", hex(&rnd));
-        let mut f = self.dir.create_new(OsStr::new(&temp))?;
+        let (temp, marker) = (OsStr::new(&temp), OsStr::new(MARKER));
+        let mut f = self.dir.create_new(temp)?;
         let linked = f.write_all(id.marker().as_bytes()).and_then(|()| {
-            self.dir
-                .dir()
-                .link_to(OsStr::new(&temp), self.dir.dir(), OsStr::new(MARKER))
+            match self.dir.dir().link_to(temp, self.dir.dir(), marker) {
+                // A file system without hard links: moved into place instead
+                // (without replacing, where the kernel can tell).
+                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => {
+                    self.dir.dir().rename_noreplace(temp, marker)
+                }
+                r => r,
+            }
         });
-        let _ = self.dir.remove_own(OsStr::new(&temp));
+        let _ = self.dir.remove_own(temp);
         match linked {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {

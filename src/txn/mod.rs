@@ -12,13 +12,17 @@
 //!    as slices borrowed from what was read wherever possible;
 //! 4. **commit** ([`Txn::commit`]): missing parent directories of new files
 //!    are created only now, then every write and removal is made durable
-//!    together (all files or none), stale temp files beside them are swept,
-//!    and a directory fsync that failed becomes a warning;
-//!    or **keep** the planned result as a dry run ([`Txn::keep`]) for
-//!    [`dry_run::apply`], which replays it through steps 1, 2 and 4.
+//!    together (all files or none); what was committed — each file's bytes,
+//!    identity and sha256 before and after, the replaced inodes set aside —
+//!    is handed to the caller's recorder while the files are still locked
+//!    ([`changes`]: the edit journal records it there), stale temp files
+//!    beside them are swept, and a directory fsync that failed becomes a
+//!    warning; or **keep** the planned result as a dry run ([`Txn::keep`])
+//!    for [`dry_run::apply`], which replays it through steps 1, 2 and 4.
 //!
 //! Nothing is written before step 4, so a refusal anywhere earlier leaves
-//! every file, and the directory tree, as it was.
+//! every file, and the directory tree, as it was. The pipeline records
+//! nothing itself: it knows the journal only as a [`changes::Recorder`].
 
 pub mod changes;
 pub mod diff;

@@ -26,6 +26,7 @@ export type PatchFileErrorCode =
   | 'CANCELLED'
   | 'HARD_LINKED_FILE'
   | 'INTERNAL_ERROR'
+  | 'JOURNAL_DAMAGED'
 
 /** One search/replace edit. Each field accepts the spellings of other edit tools. */
 export type PatchFileEdit = PatchFileSearch & PatchFileReplace & PatchFileCount
@@ -551,9 +552,9 @@ export interface HistoryFile {
   kind: 'modified' | 'created' | 'deleted' | 'moved'
   /** moved: the previous path. */
   from?: string
-  /** Lines added / removed (null when the file was too large to count). */
-  added: number | null
-  removed: number | null
+  /** Lines added / removed. */
+  added: number
+  removed: number
 }
 
 /** One journaled write transaction. */
@@ -568,10 +569,45 @@ export interface HistoryTransaction {
   undone_by?: string
   undoes?: string
   redo?: boolean
+  damaged?: false
+}
+
+/**
+ * Why a journal entry is damaged: `not_a_file` (a link, FIFO or directory named like an entry), `foreign_owner`,
+ * `unreadable`, `bad_header` (cut short, damaged or edited), `wrong_length`, `bad_fields`, `kept_inode` (its kept
+ * previous content is missing or was replaced), `bad_content` (found by undo).
+ */
+export type JournalDamage =
+  | 'not_a_file'
+  | 'foreign_owner'
+  | 'unreadable'
+  | 'bad_header'
+  | 'wrong_length'
+  | 'bad_fields'
+  | 'kept_inode'
+  | 'bad_content'
+
+/** A journal entry that does not read back whole: listed, never acted on (undo answers JOURNAL_DAMAGED). */
+export interface DamagedTransaction {
+  id: string
+  time?: undefined
+  entry_point?: undefined
+  files: []
+  undoable: false
+  damaged: true
+  damage: JournalDamage
+  why_not_undoable: string
 }
 
 export type HistoryResult =
-  | { ok: true; workspace_root: string; journal: string; enabled: boolean; transactions: HistoryTransaction[] }
+  | {
+      ok: true
+      workspace_root: string
+      /** The workspace's journal directory. */
+      journal: string
+      enabled: boolean
+      transactions: Array<HistoryTransaction | DamagedTransaction>
+    }
   | PatchFileFailure
 
 /** undo input: the transaction id from history (default: the newest not yet undone). */

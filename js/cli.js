@@ -185,6 +185,10 @@ async function runHistory({ values, positionals, root }) {
   } else if (result.ok) {
     if (!result.transactions.length) process.stdout.write(`no journaled transactions${result.enabled ? '' : ' (the journal is off)'}\n`)
     for (const t of result.transactions) {
+      if (t.damaged) {
+        process.stdout.write(`${t.id}  damaged (${t.damage}): ${t.why_not_undoable}\n`)
+        continue
+      }
       const state = t.undone_by ? ` (undone by ${t.undone_by})` : t.undoable ? '' : ' (not undoable)'
       process.stdout.write(`${t.id}  ${t.time}  ${t.entry_point}${t.undoes ? ` ${t.undoes}` : ''}${state}\n`)
       for (const f of t.files) {

@@ -177,6 +177,8 @@ const TABLE = [
             undone_by: str('The id of the transaction that undid it.'),
             undoes: str('For an undo: the transaction it undid.'),
             redo: bool('For an undo: true when it undid an undo (a redo).'),
+            damaged: bool('true: the entry does not read back whole (cut short, altered, or not the engine\'s); never acted on.'),
+            damage: str('Why it is damaged: not_a_file, foreign_owner, unreadable, bad_header, wrong_length, bad_fields, kept_inode, bad_content.'),
             files: {
               type: 'array',
               items: {
@@ -185,8 +187,8 @@ const TABLE = [
                   file_path: str('Relative to the workspace root.'),
                   kind: str('modified, created, deleted or moved.'),
                   from: str('moved: the previous path.'),
-                  added: { type: ['integer', 'null'], description: 'Lines added (null when not computed).' },
-                  removed: { type: ['integer', 'null'], description: 'Lines removed (null when not computed).' },
+                  added: { type: ['integer', 'null'], description: 'Lines added.' },
+                  removed: { type: ['integer', 'null'], description: 'Lines removed.' },
                 },
               },
             },

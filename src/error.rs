@@ -72,6 +72,9 @@ codes! {
     HARD_LINKED_FILE,
     /// An unexpected internal fault (a bug); nothing was written.
     INTERNAL_ERROR,
+    /// The journal entry to undo is damaged (cut short, altered, or not a
+    /// file the engine wrote): it is never acted on; nothing was written.
+    JOURNAL_DAMAGED,
 }
 
 impl std::fmt::Display for ErrorCode {
@@ -143,7 +146,7 @@ mod tests {
             ErrorCode::SEARCH_BLOCK_NOT_FOUND.as_str(),
             "SEARCH_BLOCK_NOT_FOUND"
         );
-        assert_eq!(ErrorCode::ALL.len(), 19);
+        assert_eq!(ErrorCode::ALL.len(), 20);
         let mut seen = std::collections::HashSet::new();
         for c in ErrorCode::ALL {
             assert!(seen.insert(c.as_str()), "duplicate {c}");

@@ -4,6 +4,7 @@ use serde_json::{json, Value};
 
 use super::{begin, guarded};
 use crate::error::{fail_value, ErrorCode, Failure};
+use crate::history::Journal;
 use crate::input::request;
 use crate::io::source::read_existing;
 use crate::io::workspace::Intent;
@@ -168,7 +169,7 @@ pub fn write_file(input: &Value, options: Option<&Value>) -> Value {
             create_dirs: req.create_dirs,
             encoding: req.encoding,
         };
-        edits::write_whole(&ws, &whole, &opts, req.dry_run)
+        edits::write_whole(&ws, &whole, &opts, &Journal::for_call(&opts), req.dry_run)
     })
 }
 

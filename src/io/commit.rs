@@ -52,6 +52,15 @@
 //! exchange is missing does a rollback write the original through a new
 //! temp file, as a plain rename commit must.
 //!
+//! # Originals kept for the journal
+//!
+//! With `RENAME_EXCHANGE` the replaced inode, and with a removal the removed
+//! one, sit under a temp name until the commit is done. Instead of
+//! unlinking them there, [`commit_keeping`] hands them to the caller, still
+//! locked ([`Aside`]): the edit journal links such an inode into its own
+//! directory, which keeps the previous content without copying a byte.
+//! Dropping an `Aside` removes the temp name.
+//!
 //! A failure to flush the directory after the renames is not a failure of
 //! the edit: the new content is in place and visible, only its survival of
 //! a power loss is unconfirmed. It is reported as a warning on success.
@@ -62,7 +71,7 @@ use std::io::{self, Read, Seek, Write};
 use std::time::Duration;
 
 use crate::error::{ErrorCode, Failure};
-use crate::io::dir::{check_fault, Dir, Meta, Step};
+use crate::io::dir::{check_fault, Dir, Kind, Meta, Step};
 use crate::io::meta;
 use crate::io::recovery::Record;
 use crate::io::temps;
@@ -126,6 +135,10 @@ pub struct Extra<'a> {
     /// Per write job (same index; may be shorter): metadata whose permission
     /// bits and owner a *new* file takes (a moved file keeps its mode).
     pub perms_from: &'a [Option<Meta>],
+    /// Per write job (same index; may be shorter): extended attributes and
+    /// flags a *new* file takes (an undone deletion gets its own back); each
+    /// one this process may not set is reported in the commit's warnings.
+    pub attrs_from: &'a [Option<meta::Extras>],
 }
 
 /// How a commit failed.
@@ -184,6 +197,9 @@ pub struct Committed {
     pub warnings: Vec<String>,
     /// How each write job was committed.
     pub strategies: Vec<Strategy>,
+    /// sha256 of each write job's new content (same index), where the
+    /// pipeline computed it; empty here.
+    pub sha256: Vec<String>,
 }
 
 /// Whether `now` is the same version of the same file as `then`.
@@ -307,6 +323,8 @@ struct Temp<'a> {
     name: OsString,
     live: bool,
     _lock: Option<File>,
+    /// Attributes a new file was meant to take but may not have.
+    lost: Vec<String>,
 }
 
 impl Temp<'_> {
@@ -351,6 +369,7 @@ fn prepare<'a>(
     job: &WriteJob<'a>,
     content: &[&[u8]],
     perms: Option<&Meta>,
+    attrs: Option<&meta::Extras>,
     durable: bool,
 ) -> Result<Prepared<'a>, Failure> {
     let inspect = |e: &io::Error| {
@@ -404,6 +423,7 @@ fn prepare<'a>(
         name,
         live: true,
         _lock: None,
+        lost: Vec::new(),
     };
     let fill = |f: &mut File| -> io::Result<()> {
         check_fault(Step::Write)?;
@@ -415,25 +435,43 @@ fn prepare<'a>(
             .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
         let now = Dir::meta_of_file(&f)
             .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
+        let mut mode = m.mode;
         if (m.uid, m.gid) != (now.uid, now.gid) {
             let uid = m.uid.filter(|u| Some(*u) != now.uid);
             let gid = m.gid.filter(|g| Some(*g) != now.gid);
-            if Dir::set_owner(&f, uid, gid).is_err() && job.original.is_some() {
-                return Ok(Prepared::InPlace(
-                    "its owner or group could not be given to a new file",
-                ));
+            if Dir::set_owner(&f, uid, gid).is_err() {
+                if job.original.is_some() {
+                    return Ok(Prepared::InPlace(
+                        "its owner or group could not be given to a new file",
+                    ));
+                }
+                // A new file standing for another one (moved, or brought
+                // back by undo) that may not take its owner: the group
+                // alone, if permitted, and set-id bits only with the owner
+                // or group they were set for.
+                if uid.is_some() && gid.is_some() {
+                    let _ = Dir::set_owner(&f, None, gid);
+                }
+                let got = Dir::meta_of_file(&f)
+                    .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
+                mode = mode.map(|md| meta::set_id_kept(md, m, &got));
             }
         }
         // After the owner: changing the owner clears set-id bits.
-        if let Some(mode) = m.mode {
+        if let Some(mode) = mode {
             Dir::set_mode(&f, mode)
                 .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
         }
     }
-    if meta::apply(&f, &extras).is_err() {
-        return Ok(Prepared::InPlace(
-            "an extended attribute, ACL or flag of it could not be given to a new file",
-        ));
+    match attrs.filter(|_| job.original.is_none()) {
+        Some(want) => tmp.lost = meta::apply_permitted(&f, want),
+        None => {
+            if meta::apply(&f, &extras).is_err() {
+                return Ok(Prepared::InPlace(
+                    "an extended attribute, ACL or flag of it could not be given to a new file",
+                ));
+            }
+        }
     }
     if durable {
         check_fault(Step::Fsync)
@@ -572,6 +610,99 @@ pub fn commit_extra(
     extra: &Extra<'_>,
     durable: bool,
 ) -> Result<Committed, CommitError> {
+    commit_keeping(jobs, extra, durable).map(|(done, _)| done)
+}
+
+/// An original file a commit replaced or removed, still whole under a temp
+/// name in its directory and still locked (so no stale-temp sweep takes
+/// it), handed to the caller instead of being unlinked at once: the
+/// journal links this inode into its own directory rather than copying the
+/// bytes ([`Aside::link_into`]). Dropping it removes the temp name.
+///
+/// Only a file replaced with `RENAME_EXCHANGE`, or removed, is set aside;
+/// one replaced by a plain rename is gone, one written in place is the file
+/// itself.
+#[cfg_attr(not(unix), allow(dead_code))]
+pub struct Aside<'a> {
+    dir: &'a Dir,
+    name: OsString,
+    /// The original inode, open (and `flock`ed) since the pre-rename check.
+    file: File,
+}
+
+impl Aside<'_> {
+    /// The original inode.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Gives the original inode the name `name` in `dest` (same file
+    /// system only: `EXDEV` otherwise) and checks that the new name is that
+    /// inode (the temp name lives in the user's directory, where another
+    /// user might have swapped it): a name for anything else is removed
+    /// again and the call fails. Returns the linked file's metadata.
+    pub fn link_into(&self, dest: &Dir, name: &OsStr) -> io::Result<Meta> {
+        self.dir.link_to(&self.name, dest, name)?;
+        let ours = Dir::meta_of_file(&self.file)?;
+        match dest.stat(name)? {
+            Some(m) if (m.dev, m.ino) == (ours.dev, ours.ino) && m.kind == Kind::File => Ok(m),
+            _ => {
+                let _ = dest.unlink(name);
+                Err(io::Error::other(
+                    "the set-aside original was replaced meanwhile",
+                ))
+            }
+        }
+    }
+}
+
+impl Drop for Aside<'_> {
+    fn drop(&mut self) {
+        // Only our inode's name goes (a leftover is a temp name the
+        // stale-temp sweep removes).
+        let ours = Dir::meta_of_file(&self.file);
+        if let (Ok(o), Ok(Some(m))) = (ours, self.dir.stat(&self.name)) {
+            if (m.dev, m.ino) == (o.dev, o.ino) {
+                let _ = self.dir.unlink(&self.name);
+            }
+        }
+    }
+}
+
+/// The originals a commit set aside: per write job, per removal (same
+/// indexes as the jobs and `Extra::deletes`).
+#[derive(Default)]
+pub struct Kept<'a> {
+    pub writes: Vec<Option<Aside<'a>>>,
+    pub deletes: Vec<Option<Aside<'a>>>,
+}
+
+/// The set-aside original at `name` for the caller, or removed now when
+/// there is no locked handle on it to keep.
+#[cfg(unix)]
+fn set_aside<'a>(dir: &'a Dir, name: OsString, guard: Option<(File, Meta)>) -> Option<Aside<'a>> {
+    match guard {
+        Some((file, _)) => Some(Aside { dir, name, file }),
+        None => {
+            let _ = dir.unlink(&name);
+            None
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn set_aside<'a>(dir: &'a Dir, name: OsString, _guard: Option<((), Meta)>) -> Option<Aside<'a>> {
+    let _ = dir.unlink(&name);
+    None
+}
+
+/// [`commit_extra`], handing the caller the originals it replaced or
+/// removed ([`Aside`]) instead of unlinking them.
+pub fn commit_keeping<'a>(
+    jobs: &[WriteJob<'a>],
+    extra: &Extra<'a>,
+    durable: bool,
+) -> Result<(Committed, Kept<'a>), CommitError> {
     let fail = |index, failure| CommitError {
         failure,
         index,
@@ -588,7 +719,8 @@ pub fn commit_extra(
             .as_ref()
             .map(|o| &o.meta)
             .or_else(|| extra.perms_from.get(i).and_then(Option::as_ref));
-        prepared.push(prepare(job, &job.content, perms, durable).map_err(|f| fail(i, f))?);
+        let attrs = extra.attrs_from.get(i).and_then(Option::as_ref);
+        prepared.push(prepare(job, &job.content, perms, attrs, durable).map_err(|f| fail(i, f))?);
     }
     // 2. Every target checked and locked, in one global order (device,
     //    inode) so that two processes' batches cannot wait on each other.
@@ -673,6 +805,18 @@ pub fn commit_extra(
             }
         }
     }
+    let lost: Vec<String> = temps
+        .iter()
+        .zip(jobs)
+        .filter_map(|(t, job)| {
+            let t = t.as_ref().filter(|t| !t.lost.is_empty())?;
+            Some(format!(
+                "`{}` was written without attributes it was to take, which this process may not set: {}",
+                job.display,
+                t.lost.join(", ")
+            ))
+        })
+        .collect();
     drop(temps);
     for &i in &in_place {
         let job = &jobs[i];
@@ -723,19 +867,22 @@ pub fn commit_extra(
         }
         aside.push((d, backup));
     }
-    // 5. Done: originals set aside go, in-place copies go.
-    for (k, b) in &aside {
-        // A leftover (unlink failed) is a temp-named file the stale sweep removes.
-        let _ = removed[*k].dir.unlink(b);
+    // 5. Done: in-place copies go; the originals set aside go to the
+    //    caller with their locks (removed when it drops them).
+    let mut guards = guards;
+    let mut kept = Kept {
+        writes: (0..jobs.len()).map(|_| None).collect(),
+        deletes: (0..removed.len()).map(|_| None).collect(),
+    };
+    for (k, b) in aside {
+        kept.deletes[k] = set_aside(extra.deletes[k].dir, b, guards[jobs.len() + k].take());
     }
     for (i, d) in done {
         match d {
             Done::Renamed {
                 swapped: true,
                 temp,
-            } => {
-                let _ = jobs[i].dir.unlink(&temp);
-            }
+            } => kept.writes[i] = set_aside(jobs[i].dir, temp, guards[i].take()),
             Done::Renamed { .. } => {}
             Done::Written(w) => w.finish(),
         }
@@ -744,6 +891,7 @@ pub fn commit_extra(
     // 6. Directory entries made durable.
     let mut out = Committed {
         strategies,
+        warnings: lost,
         ..Committed::default()
     };
     if durable {
@@ -762,7 +910,7 @@ pub fn commit_extra(
             synced.push(job.dir);
         }
     }
-    Ok(out)
+    Ok((out, kept))
 }
 
 /// Puts the original bytes (or absence) back for the jobs already done,
@@ -796,7 +944,7 @@ fn rollback(
             Done::Renamed { swapped: false, .. } => match &job.original {
                 Some(o) => {
                     check_fault(Step::Restore).is_ok()
-                        && match prepare(job, &[o.bytes], Some(&o.meta), durable) {
+                        && match prepare(job, &[o.bytes], Some(&o.meta), None, durable) {
                             Ok(Prepared::Temp(mut t)) => t.rename_over(job.name, false).is_ok(),
                             _ => false,
                         }

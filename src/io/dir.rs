@@ -522,6 +522,31 @@ mod imp {
             Ok(())
         }
 
+        /// Gives the file `from` of this directory a second name `to` in
+        /// `dest` (`linkat`, not following a symlink at `from`; `to` must not
+        /// exist). Fails across file systems (`EXDEV`).
+        pub fn link_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
+            rustix::fs::linkat(&self.fd, from, &dest.fd, to, AtFlags::empty())?;
+            Ok(())
+        }
+
+        /// The directory's creation time in nanoseconds, where the file
+        /// system records one (`statx` birth time); `None` elsewhere.
+        pub fn birth_time(&self) -> Option<i128> {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            {
+                use rustix::fs::StatxFlags;
+                let x =
+                    rustix::fs::statx(&self.fd, "", AtFlags::EMPTY_PATH, StatxFlags::BTIME).ok()?;
+                if x.stx_mask & StatxFlags::BTIME.bits() == 0 {
+                    return None;
+                }
+                Some(x.stx_btime.tv_sec as i128 * 1_000_000_000 + x.stx_btime.tv_nsec as i128)
+            }
+            #[cfg(not(any(target_os = "linux", target_os = "android")))]
+            None
+        }
+
         /// Removes the file `name`.
         pub fn unlink(&self, name: &OsStr) -> io::Result<()> {
             rustix::fs::unlinkat(&self.fd, name, AtFlags::empty())?;
@@ -833,6 +858,16 @@ mod imp {
         pub fn rename_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
             check_fault(Step::Rename)?;
             std::fs::rename(self.path.join(from), dest.path.join(to))
+        }
+
+        pub fn link_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
+            std::fs::hard_link(self.path.join(from), dest.path.join(to))
+        }
+
+        pub fn birth_time(&self) -> Option<i128> {
+            let t = std::fs::metadata(&self.path).ok()?.created().ok()?;
+            let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+            Some(d.as_nanos() as i128)
         }
         /// Plain rename after the caller's absence check (no atomic
         /// no-replace rename in the portable fallback).

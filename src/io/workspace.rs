@@ -195,6 +195,11 @@ impl Workspace {
         &self.canonical
     }
 
+    /// The open root directory (its identity keys the workspace's journal).
+    pub fn root_dir(&self) -> &Dir {
+        &self.root
+    }
+
     /// Splits an absolute path into components relative to the root, if it
     /// lies lexically beneath the root (as given or canonical).
     fn relative_to_root<'p>(&self, p: &'p Path) -> Option<&'p Path> {

@@ -30,6 +30,7 @@ use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
 use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
 use crate::text::source::adapt_line_endings;
 use crate::text::source::{self, Encoding, LineEnding, Source};
+use crate::txn::changes::Recorder;
 use crate::txn::{
     lexical_abs as lexical, preview, put_all_preview, put_preview, with_strategy, with_warnings,
     Added, Kept, Slot, Txn, Write,
@@ -150,6 +151,7 @@ pub fn execute(
     ws: &Workspace,
     plan: &OpPlan,
     opts: &Options,
+    rec: &dyn Recorder,
     dry_run: bool,
     keep_before: bool,
 ) -> Result<Done, Value> {
@@ -311,13 +313,15 @@ pub fn execute(
                 slot: d,
                 content,
                 perms_from: p.src.filter(|_| p.remove_src),
+                sha256: p.after.as_ref().map(|(_, sha)| sha.clone()),
+                like: None,
             });
         }
         removes.extend(removed_by(p, slots));
     }
     let changed = record_changes(slots, &planned, &removes, keep_before);
     let committed = txn
-        .commit(&writes, &removes, opts)
+        .commit(&writes, &removes, opts, rec)
         .map_err(|e| e.to_value())?;
     let mut v = success_value(plan, &planned, slots, ops);
     let mut strategies = committed.strategies.iter();
@@ -1201,6 +1205,7 @@ fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: 
                     Content::Blocks { .. } => return None,
                 },
                 perms_from,
+                like: None,
             })
         })
         .collect();

@@ -529,12 +529,27 @@ async function dispatch(argv) {
   return undefined // the server exits the process itself
 }
 
+/**
+ * parseArgs, strict; a flag that takes one value and is given more than once
+ * is a usage error (parseArgs would keep the last value silently, so
+ * `--search a --search b` would search for `b` alone).
+ */
 function parse(args, options, allowPositionals) {
+  let parsed
   try {
-    return parseArgs({ args, options, allowPositionals, strict: true })
+    parsed = parseArgs({ args, options, allowPositionals, strict: true, tokens: true })
   } catch (err) {
     throw new UsageError(err.message)
   }
+  const seen = new Map()
+  for (const t of parsed.tokens) {
+    if (t.kind !== 'option' || options[t.name].type !== 'string' || options[t.name].multiple) continue
+    seen.set(t.name, (seen.get(t.name) || 0) + 1)
+  }
+  for (const [name, n] of seen) {
+    if (n > 1) throw new UsageError(`--${name} was given ${n} times; it takes one value, give it once`)
+  }
+  return { values: parsed.values, positionals: parsed.positionals }
 }
 
 module.exports = { main, COMMANDS, EXIT, exitCodeFor }

@@ -10,8 +10,7 @@
 // directory); 3 I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR, and a workspace
 // root that exists but cannot be opened: permissions, too many open files,
 // a symlink loop); 4 the native engine cannot be loaded on this machine
-// (NATIVE_ENGINE_UNAVAILABLE: no prebuilt binary for the platform, or its
-// package is not installed).
+// (NATIVE_ENGINE_UNAVAILABLE: js/native.js says why and what to do).
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -453,9 +452,10 @@ Exit codes:
   1  refused by the engine (not found, ambiguous, outside the workspace, binary, changed...)
   2  usage error or INVALID_INPUT (including a root that does not exist or is not a directory)
   3  I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR; a root that cannot be opened)
-  4  the native engine cannot be loaded here: no prebuilt binary for this
-     platform, or its package is not installed (the message says which and
-     how to build from source); the MCP server exits with 4 at start-up too
+  4  the native engine cannot be loaded here: not built yet in a checkout,
+     packed without it, its platform package not installed, or no binary for
+     this platform (the message says which and what to do); the MCP server
+     exits with 4 at start-up too
 `
 }
 

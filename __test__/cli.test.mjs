@@ -1,5 +1,6 @@
 // The CLI, through the real bin: every exit code, --json, text read from
 // files kept byte for byte, and the workspace root rule.
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'

@@ -2,6 +2,7 @@
 // place (hardLinks: 'keep') is killed with SIGKILL at random moments; after
 // each kill the next call that reads the file finds it whole — the old
 // version or the new one — never torn, with its inode and links kept.
+import './helpers/private-state.mjs'
 import test from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

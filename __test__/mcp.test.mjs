@@ -1,6 +1,7 @@
 // The MCP stdio server, driven through the real bin: with the SDK's own
 // Client + StdioClientTransport for the tools, and over raw lines for
 // malformed input, signals and exit codes.
+import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'

@@ -8,6 +8,7 @@
 // platform's binary and finds none, exactly as on such a machine. A missing
 // platform package and a binary that does not load are simulated with a
 // copy of the package's files in a temp directory.
+import './helpers/private-state.mjs'
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'

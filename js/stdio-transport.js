@@ -370,8 +370,8 @@ class LineTransport {
       if (isRequest) {
         this._reject(ErrorCode.InvalidRequest, `Invalid Request: the message is nested deeper than ${MAX_DEPTH} levels; it was not run`, id)
       } else {
-        const what = isObject && typeof value.method === 'string' ? `notification ${value.method}` : `message${id === null ? '' : ` with id ${this.idText(id)}`}`
-        this._log('info', `dropped a ${what} nested deeper than ${MAX_DEPTH} levels`)
+        const desc = isObject && typeof value.method === 'string' ? `notification ${value.method}` : `message${id === null ? '' : ` with id ${this.idText(id)}`}`
+        this._log('info', `dropped a ${desc} nested deeper than ${MAX_DEPTH} levels`)
       }
       return
     }

@@ -10,6 +10,7 @@
 //   under --strict, and a --strict consumer (ES module and CommonJS) uses
 //   them with each SDK's own types (ToolSet, Editor, StructuredTool,
 //   ToolResultBlockParam); README's example for each SDK type-checks.
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

@@ -3,6 +3,7 @@
 // real edit, then with a stale block, then answers. The file changes, each
 // tool result reaches the model's next call, and the failure carries the
 // engine's diagnosis (the closest match's current text).
+import './helpers/private-state.mjs'
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

@@ -5,6 +5,7 @@
 // found, insert); the loop answers each with editor.toolResult(block), and
 // the next request carries those tool_result blocks: the files change, the
 // view shows numbered lines, a failure is is_error with the diagnosis.
+import './helpers/private-state.mjs'
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

@@ -1,6 +1,7 @@
 // Bounded under any input: a file held by another process never ties up
 // Node's thread pool, and results too big for JavaScript are paged or
 // refused with a code — the API never throws or rejects.
+import './helpers/private-state.mjs'
 import test from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

@@ -3,6 +3,7 @@
 // is run, nothing written); readFile says when its `content` is not the
 // file's bytes; writeFile refuses to replace a file that is not UTF-8 unless
 // told `encoding: "utf-8"`.
+import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'

@@ -5,6 +5,7 @@
 //
 //   PFT_BIG_FILE_MB=200       size of the big-file test (default 50)
 //   PFT_READER_READS=100000   reads made by the concurrent reader (default 3000)
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'

@@ -6,6 +6,7 @@
 //
 //   PFT_GIT_DIFF_ROUNDS=N   random edit rounds for the git-diff comparison (default 100; each
 //                           round's edit is diffed with -U3 (git's default), -U1 and -U0)
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'

@@ -3,6 +3,7 @@
 // each kill a read shows one whole version (the old or the new one, never
 // torn) without writing anything, and the next write leaves the file whole
 // on disk, with its inode and links kept.
+import './helpers/private-state.mjs'
 import test from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

@@ -1,6 +1,7 @@
 // The edit journal from JavaScript: history/undo through the API (typed,
 // never throwing), through the MCP SDK client, and the CLI's history /
 // undo / journal clear with their exit codes.
+import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'

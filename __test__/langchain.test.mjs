@@ -3,6 +3,7 @@
 // @langchain/openai and the tools of createPatchFileTools(...) invoked with
 // tool calls, as an agent loop invokes them: each answers a ToolMessage with
 // the result, the failures with the engine's diagnosis.
+import './helpers/private-state.mjs'
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

@@ -7,6 +7,7 @@
 // backstop) and its RSS is sampled from /proc; a server over the ceiling is
 // killed at once, so a regression fails the test instead of taking the
 // machine down.
+import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'

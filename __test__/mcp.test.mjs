@@ -1,6 +1,7 @@
 // The MCP stdio server, driven through the real bin: with the SDK's own
 // Client + StdioClientTransport for the tools, and over raw lines for
 // malformed input, signals and exit codes.
+import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -190,6 +191,160 @@ test('an unknown tool is a JSON-RPC InvalidParams error and the server keeps wor
     await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e) => e.code === -32602 && /Unknown tool/.test(e.message))
     assert.deepEqual(await client.ping(), {})
   })
+})
+
+test('malformed request params are answered -32602 naming each field, never with a raw validation dump', T, async () => {
+  const s = rawServer({ args: ['--root', tempDir()] })
+  await s.initialize()
+  const cases = [
+    [{ method: 'tools/call', params: { name: 5, arguments: {} } }, ['params.name'], /params\.name must be a string, not the number 5/],
+    [{ method: 'tools/call', params: { name: 'read_file', arguments: 'x' } }, ['params.arguments'], /params\.arguments must be an object, not a string/],
+    [{ method: 'tools/call', params: { arguments: {} } }, ['params.name'], /params\.name is required \(a string\)/],
+    [{ method: 'tools/call' }, ['params'], /params is required \(an object\)/],
+    [{ method: 'tools/call', params: ['read_file', {}] }, ['params'], /params must be an object, not an array/],
+    [{ method: 'tools/call', params: { name: 'read_file', _meta: { progressToken: {} } } }, ['params._meta.progressToken'], /params\._meta\.progressToken must be a string or a number, not an object/],
+    [{ method: 'tools/list', params: { cursor: 5 } }, ['params.cursor'], /params\.cursor must be a string/],
+    [{ method: 'ping', params: { _meta: 5 } }, ['params._meta'], /params\._meta must be an object, not the number 5/],
+    [{ method: 'initialize', params: {} }, ['params.protocolVersion', 'params.capabilities', 'params.clientInfo'], /params\.protocolVersion is required/],
+  ]
+  let id = 100
+  for (const [request, fields, re] of cases) {
+    s.send({ jsonrpc: '2.0', id: ++id, ...request })
+    const r = await s.response(id)
+    const what = `${JSON.stringify(request)} -> ${JSON.stringify(r)}`
+    assert.equal(r.error?.code, -32602, what)
+    assert.match(r.error.message, re, what)
+    assert.match(r.error.message, new RegExp(`Invalid params for ${request.method}`), what)
+    assert.doesNotMatch(r.error.message, /\n|invalid_type|"path"|expected \w+, received/, `no raw validation dump: ${what}`)
+    assert.deepEqual(r.error.data, { fields }, what)
+  }
+  // params that is not even a structured value: the request object itself is invalid (-32600), named too.
+  s.send({ jsonrpc: '2.0', id: 200, method: 'tools/call', params: 'read_file' })
+  const notStructured = await s.response(200)
+  assert.equal(notStructured.error.code, -32600)
+  assert.match(notStructured.error.message, /params must be an object, not a string/)
+  // The envelope's own fields are named as well.
+  s.send({ jsonrpc: '2.0', id: 201, method: 5 })
+  assert.match((await s.response(201)).error.message, /Invalid Request: method must be a string, not the number 5/)
+  s.send({ jsonrpc: '1.0', id: 202, method: 'ping' })
+  assert.match((await s.response(202)).error.message, /Invalid Request: jsonrpc must be "2\.0"/)
+  s.send({ jsonrpc: '2.0', id: { a: 1 }, method: 'ping' })
+  assert.match((await s.waitFor((m) => m.error && m.id === null, 'invalid id')).error.message, /id must be a string or an integer, not an object/)
+  // Nothing ran, and the server goes on.
+  s.send({ jsonrpc: '2.0', id: 203, method: 'tools/call', params: { name: 'read_file', arguments: { file_path: 'missing.txt' } } })
+  assert.equal((await s.response(203)).result.structuredContent.code, 'FILE_READ_ERROR')
+  s.child.stdin.end()
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+})
+
+test('the SDK client gets malformed params as an McpError with code -32602 and the field in its message', T, async () => {
+  const { CallToolResultSchema, ListToolsResultSchema } = await import('@modelcontextprotocol/sdk/types.js')
+  await withClient({ args: ['--root', tempDir()] }, async (client) => {
+    await assert.rejects(client.request({ method: 'tools/call', params: { name: 'read_file', arguments: [] } }, CallToolResultSchema), (e) => {
+      assert.equal(e.code, -32602)
+      assert.match(e.message, /params\.arguments must be an object, not an array/)
+      assert.deepEqual(e.data, { fields: ['params.arguments'] })
+      return true
+    })
+    await assert.rejects(client.request({ method: 'tools/list', params: { cursor: {} } }, ListToolsResultSchema), (e) => e.code === -32602 && /params\.cursor/.test(e.message))
+    assert.deepEqual(await client.ping(), {})
+  })
+})
+
+/** The top-level "id" of a raw answer line, as text (the answers here hold no other "id" member). */
+function idText(line) {
+  const m = /"id":(-?[0-9][0-9.eE+-]*|"(?:[^"\\]|\\.)*"|null)[,}]/.exec(line)
+  assert.ok(m, `no id in ${line}`)
+  return m[1]
+}
+
+test('request ids are echoed exactly as sent: strings, and integers of any size, on every path', T, async () => {
+  const dir = tempDir()
+  fs.writeFileSync(path.join(dir, 'r.txt'), 'one\n')
+  const s = rawServer({ args: ['--root', dir], env: cleanEnv({ PATCH_FILE_MCP_MAX_MESSAGE_BYTES: '4096' }) })
+  await s.initialize()
+  const read = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"read_file","arguments":{"file_path":"r.txt"}}}`
+  // Past 2^53, a JS number would round: 9007199254740993 would come back as ...992.
+  const ids = ['9007199254740993', '-9007199254740993', '123456789012345678901234567890', '18446744073709551617', '1e3', '1E+400', '-0']
+  for (const id of ids) {
+    s.send(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`)
+    const line = await s.waitForLine((l) => idText(l) === id, `ping ${id}`)
+    assert.deepEqual(JSON.parse(line).result, {}, line)
+    // As the SDK's client writes a request: the id last.
+    s.send(`{"method":"tools/call","params":{"name":"read_file","arguments":{"file_path":"r.txt"}},"jsonrpc":"2.0","id":${id}}`)
+    s.send(read(id))
+  }
+  for (const id of ids) {
+    const answers = await s.waitFor(() => s.lines.filter((l) => idText(l) === id).length === 3, `3 answers to ${id}`).then(() => s.lines.filter((l) => idText(l) === id))
+    for (const line of answers.slice(1)) assert.equal(JSON.parse(line).result.structuredContent.content, 'one\n', line)
+  }
+  // Strings, with escapes, come back as the same string.
+  const str = 'r\u00e9q "9007199254740993" \\ \u2028 end'
+  s.send({ jsonrpc: '2.0', id: str, method: 'ping' })
+  assert.deepEqual((await s.response(str)).result, {})
+  s.send({ jsonrpc: '2.0', id: '9007199254740993', method: 'ping' })
+  assert.equal(idText(await s.waitForLine((l) => l.includes('"9007199254740993"'), 'string id')), '"9007199254740993"')
+  // Errors the transport answers itself carry the exact id too: a line that is not JSON, a line
+  // over the size limit (the id read from its start, or from its end), a fractional id, bad params.
+  const big = '98765432109876543210'
+  s.send(`{"jsonrpc":"2.0","id":${big}1,"method":"ping",`)
+  assert.match(await s.waitForLine((l) => idText(l) === `${big}1`, 'parse error'), /-32700/)
+  s.send(`{"jsonrpc":"2.0","id":${big}2,"method":"tools/call","params":{"name":"write_file","arguments":{"file_path":"a.txt","content":"${'x'.repeat(8000)}"}}}`)
+  assert.match(await s.waitForLine((l) => idText(l) === `${big}2`, 'oversized, id first'), /-32600/)
+  s.send(`{"method":"tools/call","params":{"name":"write_file","arguments":{"file_path":"a.txt","content":"${'x'.repeat(8000)}"}},"jsonrpc":"2.0","id":${big}3}`)
+  assert.match(await s.waitForLine((l) => idText(l) === `${big}3`, 'oversized, id last'), /-32600/)
+  s.send(`{"jsonrpc":"2.0","id":1.50,"method":"ping"}`)
+  assert.match(await s.waitForLine((l) => idText(l) === '1.50', 'fractional id'), /"code":-32600.*id must be a string or an integer/)
+  s.send(`{"jsonrpc":"2.0","id":${big}4,"method":"tools/call","params":{"name":7}}`)
+  assert.match(await s.waitForLine((l) => idText(l) === `${big}4`, 'invalid params'), /"code":-32602/)
+  assert.equal(fs.existsSync(path.join(dir, 'a.txt')), false)
+  s.child.stdin.end()
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+  assert.deepEqual(s.nonJson, [])
+})
+
+test("transport: a numeric id's exact text is found wherever the client put it, the last duplicate winning as in JSON.parse", () => {
+  const { numericIdText, rawValueAt, isIntegerText } = createRequire(import.meta.url)('../js/stdio-transport.js')
+  const big = '9007199254740993'
+  const pad = JSON.stringify('x"}{,\\"id\\":1'.repeat(2000))
+  const layouts = [
+    `{"method":"ping","params":{"p":${pad}},"jsonrpc":"2.0","id":${big}}`,
+    `{"jsonrpc":"2.0","id":${big},"method":"ping","params":{"p":${pad}}}`,
+    `{"jsonrpc":"2.0","method":"ping","params":{"id":1,"p":${pad}},"id":${big},"x":[{"id":2}]}`,
+    `{ "jsonrpc" : "2.0" , "params" : { "p" : ${pad} } , "id" : ${big} , "method" : "ping" }`,
+    `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"p":${pad}},"\\u0069d":${big}}`,
+  ]
+  for (const text of layouts) assert.equal(numericIdText(text, JSON.parse(text).id), big, text.slice(0, 80))
+  // The usual spelling of a safe integer needs no text; other spellings keep theirs.
+  assert.equal(numericIdText('{"jsonrpc":"2.0","id":42,"method":"ping"}', 42), undefined)
+  assert.equal(numericIdText('{"method":"ping","jsonrpc":"2.0","id":42}', 42), undefined)
+  assert.equal(numericIdText('{"jsonrpc":"2.0","id":4.2e1,"method":"ping"}', 42), '4.2e1')
+  assert.equal(numericIdText('{"method":"ping","jsonrpc":"2.0","id":-0}', -0), '-0')
+  assert.equal(rawValueAt('{"params":{"requestId":1},"params":{"requestId":12345678901234567890}}', ['params', 'requestId']), '12345678901234567890')
+  assert.equal(rawValueAt('{"params":{"requestId":1},"params":{}}', ['params', 'requestId']), undefined)
+  for (const t of ['12', '-12', '1e3', '1.50e2', '100e-2', '0.0', '1e400', '12345678901234567890123']) assert.equal(isIntegerText(t), true, t)
+  for (const t of ['1.5', '1e-3', '0.1e1', '1.25e1']) assert.equal(isIntegerText(t), t === '0.1e1', t)
+})
+
+test('a call with an id past 2^53 can be cancelled by that id: it writes nothing and gets no answer', T, async () => {
+  const dir = tempDir()
+  const s = rawServer({ args: ['--root', dir], env: cleanEnv({ PATCH_FILE_LOG: 'debug', PATCH_FILE_TEST_CALL_DELAY_MS: '1500' }) })
+  await s.initialize()
+  const id = '9007199254740993'
+  // Its neighbour as a JS number (…992) must not be taken for it.
+  s.send(`{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/call","params":{"name":"write_file","arguments":{"file_path":"kept.txt","content":"k"}}}`)
+  s.send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"write_file","arguments":{"file_path":"never.txt","content":"x"}}}`)
+  await s.waitForStderr(`(request ${id})`)
+  s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":"test"}}`)
+  const kept = await s.waitForLine((l) => idText(l) === '9007199254740992', 'the neighbour answered')
+  assert.equal(JSON.parse(kept).result.structuredContent.ok, true)
+  s.send({ jsonrpc: '2.0', id: 4, method: 'ping' })
+  await s.response(4)
+  s.child.stdin.end()
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+  assert.equal(s.lines.some((l) => idText(l) === id), false, 'no answer to the cancelled call')
+  assert.equal(fs.existsSync(path.join(dir, 'never.txt')), false)
+  assert.equal(fs.readFileSync(path.join(dir, 'kept.txt'), 'utf8'), 'k')
 })
 
 test('batch_patch_files through MCP: multi-edit and multi-file, all or nothing', T, async () => {

@@ -5,6 +5,7 @@
 // then a stale update. The files change, and each next request carries the
 // apply_patch_call_output items with the right status and the engine's
 // diagnosis.
+import './helpers/private-state.mjs'
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

@@ -16,7 +16,8 @@
 // Needs the addon built (`npm run build`) and the dependencies installed
 // (`npm install` fills npm's cache, which the offline install reads; the
 // package's runtime dependencies are pinned from the repository's lockfile).
-import { before, test } from 'node:test'
+import './helpers/private-state.mjs'
+import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -120,6 +121,29 @@ function lockClosure(packages, roots) {
 
 const state = {}
 
+/**
+ * A fresh project in the temp directory with `dependencies`, installed offline
+ * without Rust on PATH. The package's own runtime dependencies are pinned by a
+ * lockfile made from the repository's (its non-dev entries), so that the
+ * offline install finds every tarball in npm's cache, which `npm ci` in the
+ * checkout filled. Returns {dir, out}: the project's directory and npm's output.
+ */
+function installOffline(name, dependencies) {
+  const app = path.join(state.tmp, name)
+  fs.mkdirSync(app)
+  const manifest = { name: `consumer-${name}`, version: '1.0.0', private: true, dependencies }
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(manifest, null, 2))
+  const repoLock = JSON.parse(fs.readFileSync(path.join(repo, 'package-lock.json'), 'utf8'))
+  const packages = { '': { name: manifest.name, version: manifest.version, dependencies } }
+  for (const [k, v] of Object.entries(repoLock.packages)) if (k && !v.dev && !v.devOptional) packages[k] = v
+  fs.writeFileSync(
+    path.join(app, 'package-lock.json'),
+    JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages }, null, 2),
+  )
+  const out = npm(['install', '--offline', '--no-audit', '--no-fund', '--foreground-scripts'], { cwd: app, env: state.env })
+  return { dir: app, out }
+}
+
 before(() => {
   const addon = fs.readdirSync(repo).find((f) => f.startsWith(`${binaryName}.`) && f.endsWith('.node'))
   assert.ok(addon, 'the addon is built (npm run build)')
@@ -127,8 +151,14 @@ before(() => {
   state.addon = path.join(repo, addon)
   state.tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-pack-')))
   state.env = consumerEnv()
+  // npm's own logs go to the temp directory too, not to ~/.npm/_logs.
+  state.env.npm_config_logs_dir = path.join(state.tmp, 'npm-logs')
   const r = spawnSync(win ? 'cargo.exe' : 'cargo', ['--version'], { env: state.env })
   assert.ok(r.error && r.error.code === 'ENOENT', 'cargo is not reachable from the consumer environment')
+})
+
+after(() => {
+  if (state.tmp) fs.rmSync(state.tmp, { recursive: true, force: true })
 })
 
 test('npm pack ships the JS entry points, the generated types with the hand-written ones, the schemas, and no addon', () => {
@@ -486,4 +516,94 @@ test('a TypeScript consumer of the agent-SDK subpaths type-checks against the in
   })
   assert.notEqual(r.status, 0, 'tsc rejects a numeric workspaceRoot')
   assert.match(r.stdout, /adapters-broken\.mts\(2,/, r.stdout)
+})
+
+/** Runs `script` with node in `cwd` (the consumer's environment); returns {status, stdout, stderr}. */
+function nodeIn(cwd, args, extra = {}) {
+  return spawnSync(process.execPath, args, { cwd, env: state.env, encoding: 'utf8', timeout: 60_000, ...extra })
+}
+
+const REQUIRE_AND_PATCH = `const fs = require('node:fs')
+let out
+try {
+  const api = require('${pkg.name}')
+  fs.mkdirSync('ws', { recursive: true })
+  fs.writeFileSync('ws/a.txt', 'retries = 2;\\n')
+  const r = api.patchFileSync({ file_path: 'a.txt', search_block: 'retries = 2;', replace_block: 'retries = 3;' }, { workspaceRoot: 'ws' })
+  out = { ok: r.ok, text: fs.readFileSync('ws/a.txt', 'utf8'), natives: Object.keys(require.cache).filter((k) => k.endsWith('.node')) }
+} catch (e) {
+  out = { code: e.code, reason: e.reason, message: e.message }
+}
+console.log(JSON.stringify(out))`
+
+test('a plain npm pack, installed, says NATIVE_ENGINE_UNAVAILABLE with npm run pack:local as its first advice (not a reinstall)', () => {
+  assert.ok(state.plainTarball, 'packed')
+  const { dir: app } = installOffline('plain-app', { [pkg.name]: `file:${state.plainTarball}` })
+  const r = nodeIn(app, ['-e', REQUIRE_AND_PATCH])
+  const e = JSON.parse(r.stdout)
+  assert.equal(e.code, 'NATIVE_ENGINE_UNAVAILABLE', r.stdout + r.stderr)
+  assert.equal(e.reason, 'packed-without-binary')
+  const first = e.message.split('\nPrebuilt binaries: ')[0]
+  assert.match(first, /has no native engine for this platform .*: it was packed from a source checkout without one/)
+  assert.match(first, /Pack it with `npm run pack:local` in a built checkout/)
+  assert.doesNotMatch(first, /reinstall|optional dependenc/i)
+  // The CLI says the same, with exit code 4.
+  const cli = nodeIn(app, [path.join(app, 'node_modules', pkg.name, 'bin', 'patch-file-tool.js'), '--version'])
+  assert.equal(cli.status, 0, 'the usage still works without the engine')
+  const call = nodeIn(app, [path.join(app, 'node_modules', pkg.name, 'bin', 'patch-file-tool.js'), 'call', 'read_file'], { input: '{"file_path":"x"}' })
+  assert.equal(call.status, 4, call.stderr)
+  assert.match(call.stderr, /npm run pack:local/)
+})
+
+test("npm run pack:local: a tarball with this machine's engine that installs offline, without Rust, and works there", () => {
+  const out = path.join(state.tmp, 'local-pack')
+  const packed = run(process.execPath, [path.join(repo, 'scripts', 'pack-local.mjs'), '--no-build', '--out', out], { cwd: repo, env: state.env })
+  const tarball = path.join(out, `${pkg.name}-${pkg.version}-${state.abi}.tgz`)
+  assert.ok(fs.existsSync(tarball), packed)
+  assert.ok(packed.includes(`npm install ${tarball}`), packed)
+  const listed = run('tar', ['-tzf', tarball]).split('\n').filter(Boolean)
+  assert.ok(listed.includes(`package/${path.basename(state.addon)}`), listed.join(', '))
+  assert.deepEqual(listed.filter((f) => f.endsWith('.node')), [`package/${path.basename(state.addon)}`], 'only this machine\'s engine')
+  for (const f of state.plainFiles) assert.ok(listed.includes(`package/${f}`), `${f} is in the local pack as in npm pack`)
+  const manifest = JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json']))
+  for (const k of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(manifest.scripts[k], undefined, `no ${k} script`)
+  assert.equal(manifest.optionalDependencies, undefined)
+
+  const { dir: app, out: log } = installOffline('local-app', { [pkg.name]: `file:${tarball}` })
+  assert.doesNotMatch(log, new RegExp(`> ${pkg.name}@`), 'no lifecycle script of the package ran')
+  const r = nodeIn(app, ['-e', REQUIRE_AND_PATCH])
+  const res = JSON.parse(r.stdout)
+  assert.equal(res.ok, true, r.stdout + r.stderr)
+  assert.equal(res.text, 'retries = 3;\n')
+  assert.deepEqual(res.natives, [fs.realpathSync(path.join(app, 'node_modules', pkg.name, path.basename(state.addon)))])
+  // The installed commands: the CLI edits, the MCP server answers initialize.
+  const bin = path.join(app, 'node_modules', '.bin', win ? 'patch-file-tool.cmd' : 'patch-file-tool')
+  const cli = spawnSync(bin, ['patch', 'a.txt', '--search', 'retries = 3;', '--replace', 'retries = 4;'], { cwd: path.join(app, 'ws'), env: state.env, encoding: 'utf8', shell: win })
+  assert.equal(cli.status, 0, cli.stderr)
+  assert.equal(fs.readFileSync(path.join(app, 'ws', 'a.txt'), 'utf8'), 'retries = 4;\n')
+  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack-local-test', version: '1' } } }
+  const mcp = spawnSync(bin, ['--root', path.join(app, 'ws')], { env: state.env, encoding: 'utf8', input: JSON.stringify(init) + '\n', timeout: 30_000, shell: win })
+  assert.equal(mcp.status, 0, mcp.stderr)
+  assert.equal(JSON.parse(mcp.stdout.split('\n')[0]).result.serverInfo.name, pkg.name)
+})
+
+test('npm install /path/to/a/built/clone in another project runs no script of the package, warns nothing, and the engine loads', () => {
+  // A built clone: what npm pack takes, plus the sources and the binary `npm run build` leaves.
+  assert.ok(state.plainFiles, 'packed')
+  const clone = stage(state.plainFiles, path.join(state.tmp, 'clone'))
+  fs.copyFileSync(path.join(repo, 'Cargo.toml'), path.join(clone, 'Cargo.toml'))
+  fs.cpSync(path.join(repo, 'src'), path.join(clone, 'src'), { recursive: true })
+  fs.copyFileSync(state.addon, path.join(clone, path.basename(state.addon)))
+  const app = path.join(state.tmp, 'linking-app')
+  fs.mkdirSync(app)
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'linking-app', version: '1.0.0', private: true }))
+  const r = spawnSync(process.execPath, [npmCli(), 'install', '--offline', '--foreground-scripts', clone], { cwd: app, env: state.env, encoding: 'utf8' })
+  const log = `${r.stdout}\n${r.stderr}`
+  assert.equal(r.status, 0, log)
+  assert.doesNotMatch(log, new RegExp(`> ${pkg.name}@`), `no lifecycle script of ${pkg.name} ran (a build would take minutes)`)
+  assert.doesNotMatch(log, /install-scripts|allowScripts|EBADENGINE/, log)
+  assert.deepEqual(log.split('\n').filter((l) => /^npm warn/i.test(l) && !/Unknown \w+ config/i.test(l)), [], 'no npm warning')
+  const res = JSON.parse(nodeIn(app, ['-e', REQUIRE_AND_PATCH]).stdout)
+  assert.equal(res.ok, true, JSON.stringify(res))
+  assert.deepEqual(res.natives, [fs.realpathSync(path.join(clone, path.basename(state.addon)))])
 })

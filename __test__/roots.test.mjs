@@ -3,6 +3,7 @@
 // applied to where they lead), the server and CLI resolve it once at start,
 // and an I/O error opening the root is reported as one (FILE_READ_ERROR, CLI
 // exit 3), not as bad input.
+import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'

@@ -10,8 +10,7 @@
 // directory); 3 I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR, and a workspace
 // root that exists but cannot be opened: permissions, too many open files,
 // a symlink loop); 4 the native engine cannot be loaded on this machine
-// (NATIVE_ENGINE_UNAVAILABLE: no prebuilt binary for the platform, or its
-// package is not installed).
+// (NATIVE_ENGINE_UNAVAILABLE: js/native.js says why and what to do).
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -457,9 +456,10 @@ Exit codes:
   1  refused by the engine (not found, ambiguous, outside the workspace, binary, changed...)
   2  usage error or INVALID_INPUT (including a root that does not exist or is not a directory)
   3  I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR; a root that cannot be opened)
-  4  the native engine cannot be loaded here: no prebuilt binary for this
-     platform, or its package is not installed (the message says which and
-     how to build from source); the MCP server exits with 4 at start-up too
+  4  the native engine cannot be loaded here: not built yet in a checkout,
+     packed without it, its platform package not installed, or no binary for
+     this platform (the message says which and what to do); the MCP server
+     exits with 4 at start-up too
 `
 }
 
@@ -533,12 +533,27 @@ async function dispatch(argv) {
   return undefined // the server exits the process itself
 }
 
+/**
+ * parseArgs, strict; a flag that takes one value and is given more than once
+ * is a usage error (parseArgs would keep the last value silently, so
+ * `--search a --search b` would search for `b` alone).
+ */
 function parse(args, options, allowPositionals) {
+  let parsed
   try {
-    return parseArgs({ args, options, allowPositionals, strict: true })
+    parsed = parseArgs({ args, options, allowPositionals, strict: true, tokens: true })
   } catch (err) {
     throw new UsageError(err.message)
   }
+  const seen = new Map()
+  for (const t of parsed.tokens) {
+    if (t.kind !== 'option' || options[t.name].type !== 'string' || options[t.name].multiple) continue
+    seen.set(t.name, (seen.get(t.name) || 0) + 1)
+  }
+  for (const [name, n] of seen) {
+    if (n > 1) throw new UsageError(`--${name} was given ${n} times; it takes one value, give it once`)
+  }
+  return { values: parsed.values, positionals: parsed.positionals }
 }
 
 module.exports = { main, COMMANDS, EXIT, exitCodeFor }

@@ -10,6 +10,17 @@
 // schemas/<tool>.schema.json. Here tools/list returns those objects as they
 // are, and no zod schemas are built at start-up.
 //
+// Params that do not match a method's schema are answered -32602 naming
+// each field (js/invalid-params.js), for every method: the SDK parses a
+// request against the handler's schema before the handler runs and answers a
+// failure with -32603 and the validator's raw report. Handlers are therefore
+// registered (ValidatingServer below) with a schema that only dispatches on
+// the method, and the method's own schema is checked first thing in the
+// handler, where a failure can be thrown as InvalidParams. tools/call goes
+// the same way, past the SDK Server's extra tools/call wrapper, which would
+// parse the request a second time and copy every result through its result
+// schema (the results here are built by toCallResult, always of that shape).
+//
 // stdout carries only protocol messages; logs go to stderr.
 //
 // Every request is answered: a tools/call result too large to carry (over
@@ -179,14 +190,32 @@ async function serve({ root, version, given }) {
   }
   require('./lazy-ajv.js').deferAjvValidator()
   const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
+  const { Protocol } = require('@modelcontextprotocol/sdk/shared/protocol.js')
   const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
+  const { describeIssues } = require('./invalid-params.js')
+
+  /** The SDK's Server, with params checked in the handler (see the top of this file). */
+  class ValidatingServer extends Server {
+    setRequestHandler(schema, handler) {
+      const method = schema.shape.method.value
+      const dispatch = schema.pick({ method: true }).loose()
+      Protocol.prototype.setRequestHandler.call(this, dispatch, (request, extra) => {
+        const r = schema.safeParse(request)
+        if (!r.success) {
+          const { text, fields } = describeIssues(r.error.issues, request)
+          throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${text}`, { fields })
+        }
+        return handler(r.data, extra)
+      })
+    }
+  }
 
   const delayMs = Number(process.env.PATCH_FILE_TEST_CALL_DELAY_MS) || 0
   const options = require('./root.js').engineOptions(root)
   const inflight = new Set()
   let stopping = null
 
-  const server = new Server(
+  const server = new ValidatingServer(
     { name: 'patch-file-tool', title: 'patch-file-tool', version },
     { capabilities: { tools: {} }, instructions: instructions(root) },
   )
@@ -200,7 +229,7 @@ async function serve({ root, version, given }) {
     if (!tool) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Tools: ${tools.list().map((t) => t.name).join(', ')}`)
     }
-    log.debug(`call ${name} (request ${extra.requestId})`)
+    log.debug(`call ${name} (request ${transport.idText(extra.requestId)})`)
     const call = (async () => {
       if (delayMs) await new Promise((r) => setTimeout(r, delayMs))
       // A call cancelled before it started writes nothing; one cancelled while it runs
@@ -226,7 +255,7 @@ async function serve({ root, version, given }) {
     if (result === null) throw new McpError(ErrorCode.RequestTimeout, 'Request cancelled before it started')
     const answer = fitCallResult(result, maxResultBytes)
     const code = answer.structuredContent.ok ? 'ok' : answer.structuredContent.code
-    log.debug(`done ${name} (request ${extra.requestId}): ${code}`)
+    log.debug(`done ${name} (request ${transport.idText(extra.requestId)}): ${code}`)
     return answer
   })
 

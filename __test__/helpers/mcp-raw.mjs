@@ -44,6 +44,7 @@ export function rawServer({ args = [], env = cleanEnv(), cwd } = {}) {
   live.add(child)
   child.on('exit', () => live.delete(child))
   const messages = []
+  const lines = []
   const nonJson = []
   const waiters = []
   let stderr = ''
@@ -56,11 +57,13 @@ export function rawServer({ args = [], env = cleanEnv(), cwd } = {}) {
     while ((i = buf.indexOf('\n')) !== -1) {
       const line = buf.slice(0, i)
       buf = buf.slice(i + 1)
+      lines.push(line)
       let msg
       try {
         msg = JSON.parse(line)
       } catch {
         nonJson.push(line)
+        for (const w of [...waiters]) w()
         continue
       }
       messages.push(msg)
@@ -108,9 +111,31 @@ export function rawServer({ args = [], env = cleanEnv(), cwd } = {}) {
     })
   }
 
+  /** The first stdout line (raw text, as the server wrote it) that `pred` accepts. */
+  function waitForLine(pred, what = 'line', ms = 15000) {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const l = lines.find(pred)
+        if (l !== undefined) {
+          waiters.splice(waiters.indexOf(check), 1)
+          clearTimeout(timer)
+          resolve(l)
+        }
+      }
+      const timer = setTimeout(() => {
+        waiters.splice(waiters.indexOf(check), 1)
+        reject(new Error(`timed out waiting for ${what}; got ${JSON.stringify(lines)}; stderr: ${stderr}`))
+      }, ms)
+      waiters.push(check)
+      check()
+    })
+  }
+
   return {
     child,
     messages,
+    /** Every stdout line as written, before parsing (JSON.parse loses integers past 2^53). */
+    lines,
     nonJson,
     exit,
     get stderr() {
@@ -123,6 +148,7 @@ export function rawServer({ args = [], env = cleanEnv(), cwd } = {}) {
       return waitFor((m) => m.id === id && ('result' in m || 'error' in m), `response ${id}`)
     },
     waitFor,
+    waitForLine,
     waitForStderr,
     async initialize() {
       this.send(INITIALIZE)

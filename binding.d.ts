@@ -661,11 +661,24 @@ export declare function batchPatchFiles(input: BatchPatchFilesInput, options?: P
 export declare function cancelCall(token: number): void
 
 /**
+ * The engine's `CANCELLED` result for a call stopped before it wrote
+ * anything: by its caller, or (with `timeoutMs`) by that time budget.
+ * js/calls.js answers with it when it stops a call between its retries.
+ */
+export declare function cancelledResult(timeoutMs?: number | undefined | null): PatchFileFailure
+
+/**
  * A cancellation token for one call (js/calls.js passes it as
  * `options.cancelToken`, raises it when the caller's AbortSignal fires and
  * releases it when the call is answered).
  */
 export declare function cancelToken(): number
+
+/**
+ * How long a call waits for a busy file by default, in ms
+ * (`options.lockWaitMs`; js/calls.js does the waiting).
+ */
+export declare const DEFAULT_LOCK_WAIT_MS: number
 
 /**
  * server-filesystem's `edit_file` input (`{ path, edits: [{ oldText,

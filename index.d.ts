@@ -647,7 +647,7 @@ export declare const schemas: Readonly<Record<string, PatchFileSchema>>
 // ---------------------------------------------------------------------------
 // The functions index.js exports: each tool's engine function (js/tools.js),
 // as napi-rs declares it in binding.d.ts from the Rust #[napi] function.
-// (binding.d.ts also declares __napiBindingTarget, cancelCall, cancelToken, errorCodes, journalClear, releaseCancelToken: binding.js exports them, index.js does not.)
+// (binding.d.ts also declares __napiBindingTarget, cancelCall, cancelledResult, cancelToken, DEFAULT_LOCK_WAIT_MS, errorCodes, journalClear, releaseCancelToken: binding.js exports them, index.js does not.)
 
 /** Applies one exact-once edit (or `edits`) to one file. Never rejects. */
 export declare function patchFile(input: PatchFileInput, options?: PatchFileOptions): Promise<PatchFileResult>

@@ -23,7 +23,7 @@
 // engine's diagnosis. Nothing here throws into the caller's loop, and this
 // module loads nothing of the SDK (its types only describe the objects).
 
-const tools = require('../tools.js')
+const engine = require('../engine.js')
 const { failureText, internalError } = require('./render.js')
 
 const TOOL_TYPE = 'text_editor_20250728'
@@ -84,7 +84,7 @@ function createTextEditor(options) {
   if (maxCharacters !== undefined && !(Number.isSafeInteger(maxCharacters) && maxCharacters > 0)) {
     throw new TypeError(`createTextEditor: options.maxCharacters must be a positive integer, not ${JSON.stringify(maxCharacters)}`)
   }
-  tools.warm()
+  engine.warm()
   const tool = { type: TOOL_TYPE, name: TOOL_NAME }
   if (maxCharacters !== undefined) tool.max_characters = maxCharacters
 
@@ -95,7 +95,7 @@ function createTextEditor(options) {
       command = { ...input, max_characters: maxCharacters }
     }
     try {
-      return await tools.engine().textEditor(command, engineOptions)
+      return await engine.engine().textEditor(command, engineOptions)
     } catch (err) {
       return internalError(err)
     }

@@ -8,7 +8,7 @@
 // diagnosis. The editor is plain JavaScript: this module loads nothing of
 // the SDK.
 
-const tools = require('../tools.js')
+const engine = require('../engine.js')
 const { applyOperation } = require('./v4a.js')
 
 function method(type, options) {
@@ -21,7 +21,7 @@ function method(type, options) {
 
 /** An apply_patch `Editor` whose paths are relative to `options.workspaceRoot` (the engine's options). */
 function createEditor(options) {
-  tools.warm()
+  engine.warm()
   return {
     createFile: method('create_file', options),
     updateFile: method('update_file', options),

@@ -27,6 +27,7 @@
 // engine call, together with any `signal` in the options.
 
 const tools = require('../tools.js')
+const engine = require('../engine.js')
 const { failureText, internalError } = require('./render.js')
 
 /** A deep, unfrozen copy of a JSON value. */
@@ -47,7 +48,7 @@ function withSignal(options, signal) {
  * it fails here (NATIVE_ENGINE_UNAVAILABLE) and not on the model's first call.
  */
 function entries(options) {
-  tools.warm()
+  engine.warm()
   return tools.DEFAULT_TOOLS.map((name) => {
     const tool = tools.get(name)
     return {
@@ -56,7 +57,7 @@ function entries(options) {
       parameters: () => copy(tool.schema.parameters),
       async run(args, signal) {
         try {
-          return await tools.run(tool, args, withSignal(options, signal))
+          return await engine.run(tool, args, withSignal(options, signal))
         } catch (err) {
           return internalError(err)
         }

@@ -29,7 +29,7 @@
 // string): what was done, or js/adapters/render.js's failure text. Nothing
 // here throws: an unexpected exception becomes an INTERNAL_ERROR result.
 
-const tools = require('../tools.js')
+const engine = require('../engine.js')
 const { failureText, internalError } = require('./render.js')
 
 const OPERATIONS = ['create_file', 'update_file', 'delete_file']
@@ -168,7 +168,7 @@ async function applyOperation(op, options) {
   if (built.failure) return { ok: false, output: failureText(built.failure), result: built.failure }
   let result
   try {
-    result = await tools.engine().applyPatch(built.patch, options)
+    result = await engine.engine().applyPatch(built.patch, options)
   } catch (err) {
     result = internalError(err)
   }
@@ -184,7 +184,7 @@ async function applyOperation(op, options) {
  * the model only (LangChain's applyPatch `execute`). Loads the engine now.
  */
 function textExecutor(options) {
-  tools.warm()
+  engine.warm()
   return async (operation) => (await applyOperation(operation, options)).output
 }
 

@@ -138,7 +138,7 @@ test('a lone surrogate sent as a JSON escape through MCP is INVALID_INPUT', T, a
   call(1, 'patch_file', { file_path: 'f.txt', search_block: '\uD800', replace_block: 'y' })
   call(2, 'write_file', { file_path: 'a\uD800.txt', content: 'y' })
   for (const id of [1, 2]) {
-    const r = (await s.response(id)).result.structuredContent
+    const r = await s.result(id)
     invalid(r)
   }
   s.child.stdin.end()
@@ -340,21 +340,21 @@ test('MCP read_file / write_file carry faithful, warning and encoding', T, async
   await s.initialize()
   const call = (id, name, args) => s.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
   call(1, 'read_file', { file_path: 'l1.txt' })
-  const rd = (await s.response(1)).result.structuredContent
+  const rd = await s.result(1)
   assert.equal(rd.faithful, false)
   assert.match(rd.warning, /not valid UTF-8/)
   call(2, 'write_file', { file_path: 'l1.txt', content: rd.content })
-  assert.equal((await s.response(2)).result.structuredContent.code, 'UNSUPPORTED_ENCODING')
+  assert.equal((await s.result(2)).code, 'UNSUPPORTED_ENCODING')
   assert.ok(read(root, 'l1.txt').equals(body))
   call(3, 'write_file', { file_path: 'l1.txt', content: 'caf\u00e9\n', encoding: 'utf-8' })
-  assert.equal((await s.response(3)).result.structuredContent.ok, true)
+  assert.equal((await s.result(3)).ok, true)
   assert.ok(read(root, 'l1.txt').equals(Buffer.from('caf\u00e9\n')))
   s.child.stdin.end()
   await s.exit
 })
 
 test('tools/list: write_file takes encoding, read_file and write_file output schemas describe the new fields', T, async () => {
-  const s = rawServer({ args: ['--root', tempDir()] })
+  const s = rawServer({ args: ['--root', tempDir(), '--output-schemas'] })
   await s.initialize()
   s.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
   const { tools } = (await s.response(1)).result

@@ -9,8 +9,7 @@ import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import path from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { withClient as withMcpClient } from './helpers/mcp-client.mjs'
 import { BIN, tempDir, cleanEnv, killAll } from './helpers/mcp-raw.mjs'
 import { consumerProject, tsc } from './helpers/typescript.mjs'
 
@@ -83,15 +82,9 @@ test('API: journal: false records nothing', async () => {
   assert.deepEqual((await api.history({}, { workspaceRoot: dir, journal: jdir })).transactions, [])
 })
 
-async function withClient(env, dir, fn) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--root', dir], env, stderr: 'pipe' })
-  const client = new Client({ name: 'journal-test', version: '0' })
-  await client.connect(transport)
-  try {
-    return await fn(client)
-  } finally {
-    await client.close()
-  }
+/** The SDK client on a server listing every tool with its output schema (helpers/mcp-client.mjs validates each result). */
+function withClient(env, dir, fn) {
+  return withMcpClient({ args: ['--root', dir], env, name: 'journal-test' }, fn)
 }
 
 test('MCP: history and undo through the SDK client, across a server restart', T, async () => {

@@ -144,10 +144,23 @@ test('exports: patchFileSchema equals schemas/patch_file.schema.json and teaches
   assert.equal(patchFileSchema.name, 'patch_file')
   const params = patchFileSchema.parameters
   assert.equal(params.additionalProperties, false)
-  for (const f of ['file_path', 'search_block', 'replace_block']) assert.ok(params.required.includes(f), f)
+  // One search_block/replace_block pair, or edits[] of such pairs: only file_path is always required.
+  assert.deepEqual(params.required, ['file_path'])
   assert.equal(params.properties.search_block.minLength, 1)
-  assert.match(patchFileSchema.description + params.properties.search_block.description, /unique|once/i)
-  assert.match(JSON.stringify(patchFileSchema), /re-?read/i)
+  assert.equal(params.properties.replace_block.type, 'string')
+  const edit = params.properties.edits.items
+  assert.deepEqual(edit.required, ['search_block', 'replace_block'])
+  assert.equal(edit.properties.search_block.minLength, 1)
+  assert.equal(edit.additionalProperties, false)
+  assert.match(patchFileSchema.description, /exactly once/)
+  assert.match(patchFileSchema.description, /byte for byte/)
+  assert.match(patchFileSchema.description, /\bedits\b/)
+  // How to retry is taught where it is needed, by the failure itself.
+  const root = workspace()
+  put(root, 'a.txt', 'one\n')
+  const miss = patchFileSync({ file_path: 'a.txt', search_block: 'two', replace_block: 'three' }, { workspaceRoot: root })
+  assert.equal(miss.code, 'SEARCH_BLOCK_NOT_FOUND')
+  assert.match(miss.message, /re-?read/i)
 })
 
 test('patchFile returns a Promise; patchFileSync returns the result directly', async () => {

@@ -99,9 +99,14 @@ test('createPatchFileTools: the default tools, named and described as the MCP to
   // Arguments that do not fit the schema are refused by LangChain itself before the call (its agents turn that
   // into an error ToolMessage); the error names what is missing, and nothing is written.
   await assert.rejects(
-    patchFile.invoke(call('p3', 'patch_file', { file_path: 'config.ts', search_block: 'retries = 3;' })),
-    (err) => err instanceof ToolInputParsingException && /required property "replace_block"/.test(err.message),
+    patchFile.invoke(call('p3', 'patch_file', { search_block: 'retries = 3;', replace_block: 'retries = 4;' })),
+    (err) => err instanceof ToolInputParsingException && /required property "file_path"/.test(err.message),
   )
+  // A search_block without its replace_block fits the schema (edits[] is the other form) and is refused by the engine.
+  const half = await patchFile.invoke(call('p4', 'patch_file', { file_path: 'config.ts', search_block: 'retries = 3;' }))
+  assert.equal(half.status, 'error')
+  assert.equal(half.artifact.code, 'INVALID_INPUT')
+  assert.match(half.content, /replace_block/)
   assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 3;\n')
 })
 

@@ -195,6 +195,26 @@ test('patch_file edits the file and returns structuredContent plus the same JSON
   })
 })
 
+test('patch_file with edits[] through MCP: applied in order, all or none', T, async () => {
+  const dir = tempDir()
+  const file = path.join(dir, 'e.ts')
+  fs.writeFileSync(file, 'const a = 1\nconst b = 2\n')
+  await withClient({ args: ['--root', dir], tools: null, outputSchemas: false }, async (client) => {
+    const edits = [
+      { search_block: 'const a = 1', replace_block: 'const a = 10' },
+      { search_block: 'a = 10\nconst b', replace_block: 'a = 10\nlet b' },
+    ]
+    const bad = resultOf(await client.callTool({ name: 'patch_file', arguments: { file_path: 'e.ts', edits: [...edits, { search_block: 'nope', replace_block: 'x' }] } }))
+    assert.equal(bad.ok, false)
+    assert.deepEqual(bad.failed_edits.map((e) => [e.index, e.code]), [[2, 'SEARCH_BLOCK_NOT_FOUND']])
+    assert.equal(fs.readFileSync(file, 'utf8'), 'const a = 1\nconst b = 2\n')
+    const ok = resultOf(await client.callTool({ name: 'patch_file', arguments: { file_path: 'e.ts', edits } }))
+    assert.equal(ok.ok, true, JSON.stringify(ok))
+    assert.equal(ok.replacements, 2)
+    assert.equal(fs.readFileSync(file, 'utf8'), 'const a = 10\nlet b = 2\n')
+  })
+})
+
 test('a failing call has isError: true with code, message and match_count, and writes nothing', T, async () => {
   const dir = tempDir()
   const file = path.join(dir, 'f.txt')

@@ -190,6 +190,7 @@ test('npm pack ships only what users need: the entry points, js/, bin/, schemas/
     /^index\.(js|mjs|d\.ts)$/,
     /^binding\.js$/,
     /^js\/[\w-]+\.js$/,
+    /^js\/tools\.json$/,
     /^js\/adapters\/[\w-]+\.(js|mjs|d\.ts|d\.mts)$/,
     /^bin\/[\w-]+\.js$/,
     /^schemas\/\w+\.schema\.json$/,

@@ -504,10 +504,10 @@ console.log(JSON.stringify({ ok: r.ok, miss: miss.code === PATCH_FILE_ERROR_CODE
     fs.writeFileSync(path.join(app, 'mcp-client.mjs'), MCP_CLIENT)
     const out = JSON.parse(ok(inApp(process.execPath, ['mcp-client.mjs', npxJs, path.join(app, 'ws')]), 'MCP client').trim().split('\n').pop())
     check(out.server.name === pkg.name && out.server.version === pkg.version, `initialize: serverInfo ${out.server.name} ${out.server.version}`)
-    const want = require('../js/tools.js').list().map((t) => t.name)
+    const want = require('../js/tools.js').DEFAULT_TOOLS
     const names = out.tools.map((t) => t.name)
-    check(JSON.stringify(names) === JSON.stringify(want) && out.tools.every((t) => t.hasSchema), `tools/list: ${names.length} tools, each with its input schema`)
-    const sc = out.call.structuredContent
+    check(JSON.stringify(names) === JSON.stringify(want) && out.tools.every((t) => t.hasSchema), `tools/list: the ${names.length} default tools, each with its input schema`)
+    const sc = JSON.parse(out.call.content[0].text)
     check(out.call.isError === false && sc.ok === true && sc.replacements === 1, `tools/call patch_file: ok, ${sc.replacements} replacement at line ${sc.line_number}`)
     check(fs.readFileSync(path.join(app, 'ws', 'config.ts'), 'utf8') === 'export const retries = 6;\n', 'the MCP call changed the file on disk')
   })

@@ -71,7 +71,7 @@ test('production JS reads no test-only environment variable: each one it names i
   for (const f of shipped()) {
     const text = source(f)
     const names = [
-      ...[...text.matchAll(/process\.env\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]),
+      ...[...text.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]),
       ...[...text.matchAll(/['"`](PATCH_FILE_[A-Z0-9_]+)['"`]/g)].map((m) => m[1]),
     ]
     for (const n of names) named.set(n, [...(named.get(n) || []), f])

@@ -95,8 +95,14 @@ async function retry(fn, native, input, options, limits, waitMs) {
     const r = await fn(input, opts)
     if (!r || r.ok !== false || r.code !== 'FILE_LOCKED') return r
     if (limits && isAbortSignal(limits.signal) && limits.signal.aborted) return native.cancelledResult()
+    // The call's time budget spent while the file was busy is a timeout (CANCELLED); the wait budget
+    // for busy files spent first leaves the engine's FILE_LOCKED as the answer.
     let left = lockDeadline - Date.now()
-    if (limits && limits.deadline !== undefined) left = Math.min(left, limits.deadline - Date.now())
+    if (limits && limits.deadline !== undefined) {
+      const budget = limits.deadline - Date.now()
+      if (budget <= 0) return native.cancelledResult(limits.timeoutMs)
+      left = Math.min(left, budget)
+    }
     if (left <= 0) return r
     await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)))
     pause = Math.min(pause * 2, MAX_PAUSE_MS)

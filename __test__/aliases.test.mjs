@@ -3,6 +3,7 @@
 // (__test__/fixtures/types/aliases.mts) type-checks under `tsc --strict`
 // against index.d.ts, while the wrong inputs it marks with @ts-expect-error
 // are each rejected by the types.
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import crypto from 'node:crypto'

@@ -1,5 +1,6 @@
 // Smoke test of the public API shape (ESM). Detailed behaviour lives in the
 // other suites.
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

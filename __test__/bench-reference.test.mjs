@@ -1,6 +1,7 @@
 // The benchmark compares like with like: js-reference must implement the same
 // contract as the native engine (same result figures, same failure codes, the
 // file untouched on failure), and the workloads must be deterministic.
+import './helpers/private-state.mjs'
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

@@ -1,6 +1,7 @@
 // Bounded under any input: a file held by another process never ties up
 // Node's thread pool, and results too big for JavaScript are paged or
 // refused with a code — the API never throws or rejects.
+import './helpers/private-state.mjs'
 import test from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
@@ -161,21 +162,33 @@ test('an AbortSignal or timeoutMs cancels a call that has not written yet; nothi
     // Already aborted: not even started.
     const pre = await api.patchFile(input, { workspaceRoot: d, signal: AbortSignal.abort() })
     assert.equal(pre.code, 'CANCELLED', JSON.stringify(pre))
+    // The wrapper answers with the engine's own CANCELLED result, worded once, in Rust.
+    const native = require('../binding.js')
+    assert.deepEqual(pre, native.cancelledResult())
+    assert.match(native.cancelledResult().message, /^the call was cancelled by its caller before anything was written; nothing was written$/)
+    assert.match(native.cancelledResult(100).message, /^the call took longer than its timeoutMs \(100 ms\) before anything was written/)
+    assert.equal(native.DEFAULT_LOCK_WAIT_MS, 10_000)
     // Aborted while waiting for a file another process holds.
     const holder = spawn('flock', [f, 'sh', '-c', 'read x'], { stdio: ['pipe', 'ignore', 'inherit'] })
-    await lockedByOther(f)
-    const ac = new AbortController()
-    const pending = api.patchFile(input, { workspaceRoot: d, signal: ac.signal, lockWaitMs: 60_000 })
-    setTimeout(() => ac.abort(), 50)
-    const aborted = await pending
+    const released = new Promise((r) => holder.on('exit', r))
+    let aborted, timed
+    try {
+      await lockedByOther(f)
+      const ac = new AbortController()
+      const pending = api.patchFile(input, { workspaceRoot: d, signal: ac.signal, lockWaitMs: 60_000 })
+      setTimeout(() => ac.abort(), 50)
+      aborted = await pending
+      assert.equal(holder.exitCode, null, 'answered while the file was still locked')
+      // The time budget covers the wait too.
+      timed = await api.patchFile(input, { workspaceRoot: d, timeoutMs: 100, lockWaitMs: 60_000 })
+    } finally {
+      holder.stdin.end()
+      await released
+    }
     assert.equal(aborted.code, 'CANCELLED', JSON.stringify(aborted))
-    assert.equal(holder.exitCode, null, 'answered while the file was still locked')
-    // The time budget covers the wait too.
-    const timed = await api.patchFile(input, { workspaceRoot: d, timeoutMs: 100, lockWaitMs: 60_000 })
+    assert.equal(aborted.message, native.cancelledResult().message)
     assert.equal(timed.code, 'CANCELLED', JSON.stringify(timed))
-    assert.match(timed.message, /timeoutMs/)
-    holder.stdin.end()
-    await new Promise((r) => holder.on('exit', r))
+    assert.match(timed.message, /^the call took longer than its timeoutMs \(\d+ ms\) before anything was written/)
     assert.equal(fs.readFileSync(f, 'utf8'), 'k = 1\n')
     // Not cancelled: the same call goes through.
     const ok = await api.patchFile(input, { workspaceRoot: d, signal: new AbortController().signal, timeoutMs: 60_000 })

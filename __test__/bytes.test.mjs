@@ -3,6 +3,7 @@
 // is run, nothing written); readFile says when its `content` is not the
 // file's bytes; writeFile refuses to replace a file that is not UTF-8 unless
 // told `encoding: "utf-8"`.
+import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -137,7 +138,7 @@ test('a lone surrogate sent as a JSON escape through MCP is INVALID_INPUT', T, a
   call(1, 'patch_file', { file_path: 'f.txt', search_block: '\uD800', replace_block: 'y' })
   call(2, 'write_file', { file_path: 'a\uD800.txt', content: 'y' })
   for (const id of [1, 2]) {
-    const r = (await s.response(id)).result.structuredContent
+    const r = await s.result(id)
     invalid(r)
   }
   s.child.stdin.end()
@@ -237,13 +238,17 @@ test('CLI: invalid UTF-8 on stdin (call JSON, apply-patch, --search-file -) exit
 // ---------------------------------------------------------------------------
 // readFile / writeFile of files that are not UTF-8
 
-test('readFile of a Latin-1 file says content is not faithful; UTF-8 and UTF-16 files are', async () => {
+// A file read at byte level: mostly UTF-8, with a stray Latin-1 byte (a
+// Latin-1 file as a whole is read as windows-1252, decoded).
+const mixed = (s) => Buffer.from(s.replace('\xe9', '\u0000'), 'utf8').map((b) => (b === 0 ? 0xe9 : b))
+
+test('readFile of a byte-level file says content is not faithful; UTF-8, UTF-16 and legacy files are', async () => {
   const root = tempDir('pft-bytes-read-')
-  put(root, 'l1.txt', latin1('ok line\ncaf\xe9\n'))
+  put(root, 'l1.txt', mixed('ok na\u00efve line\ncaf\xe9\n'))
   let r = await readFile({ file_path: 'l1.txt' }, opts(root))
   assert.equal(r.ok, true, JSON.stringify(r))
   assert.equal(r.encoding, 'binary-safe-bytes')
-  assert.equal(r.content, 'ok line\ncaf\uFFFD\n')
+  assert.equal(r.content, 'ok na\u00efve line\ncaf\uFFFD\n')
   assert.equal(r.faithful, false)
   assert.equal(typeof r.warning, 'string')
   assert.match(r.warning, /not valid UTF-8/)
@@ -252,7 +257,7 @@ test('readFile of a Latin-1 file says content is not faithful; UTF-8 and UTF-16 
   assert.match(r.warning, /encoding/)
   // A range whose lines are all UTF-8 is exact, but the file is still byte-level.
   r = await readFile({ file_path: 'l1.txt', limit: 1 }, opts(root))
-  assert.equal(r.content, 'ok line\n')
+  assert.equal(r.content, 'ok na\u00efve line\n')
   assert.equal(r.faithful, true)
   assert.match(r.warning, /not valid UTF-8/)
 
@@ -264,11 +269,17 @@ test('readFile of a Latin-1 file says content is not faithful; UTF-8 and UTF-16 
   r = await readFile({ file_path: 'u16.txt' }, opts(root))
   assert.equal(r.faithful, true)
   assert.equal(r.warning, undefined)
+  put(root, 'sjis.txt', Buffer.from([0x83, 0x41, 0x83, 0x43, 0x0a])) // アイ
+  r = await readFile({ file_path: 'sjis.txt' }, opts(root))
+  assert.equal(r.encoding, 'shift_jis', JSON.stringify(r))
+  assert.equal(r.content, '\u30a2\u30a4\n')
+  assert.equal(r.faithful, true)
+  assert.match(r.warning, /shift_jis/)
 })
 
-test('writeFile over a Latin-1 file refuses with UNSUPPORTED_ENCODING unless encoding: "utf-8"', async () => {
+test('writeFile over a byte-level file refuses with UNSUPPORTED_ENCODING unless encoding: "utf-8"', async () => {
   const root = tempDir('pft-bytes-write-')
-  const body = latin1('caf\xe9\n')
+  const body = mixed('na\u00efve caf\xe9\n')
   put(root, 'l1.txt', body)
   // The issue's round trip: read, write the content back.
   const r = await readFile({ file_path: 'l1.txt' }, opts(root))
@@ -292,11 +303,11 @@ test('writeFile over a Latin-1 file refuses with UNSUPPORTED_ENCODING unless enc
   // patchFile with ASCII blocks edits it byte-exactly.
   const p = await patchFile({ file_path: 'l1.txt', search_block: 'caf', replace_block: 'CAF' }, opts(root))
   assert.equal(p.ok, true, JSON.stringify(p))
-  assert.ok(read(root, 'l1.txt').equals(latin1('CAF\xe9\n')))
+  assert.ok(read(root, 'l1.txt').equals(mixed('na\u00efve CAF\xe9\n')))
   // Told the encoding: replaced with UTF-8, knowingly (dry run first).
   const dry = await writeFile({ file_path: 'l1.txt', content: 'caf\u00e9\n', encoding: 'utf-8', dry_run: true }, opts(root))
   assert.equal(dry.ok, true, JSON.stringify(dry))
-  assert.ok(read(root, 'l1.txt').equals(latin1('CAF\xe9\n')))
+  assert.ok(read(root, 'l1.txt').equals(mixed('na\u00efve CAF\xe9\n')))
   w = await writeFile({ file_path: 'l1.txt', content: 'caf\u00e9\n', encoding: 'utf-8' }, opts(root))
   assert.equal(w.ok, true, JSON.stringify(w))
   assert.equal(w.encoding, 'utf-8')
@@ -323,27 +334,27 @@ test('writeFile encoding: "utf-8" on new, UTF-8 (BOM kept) and UTF-16 files (wri
 
 test('MCP read_file / write_file carry faithful, warning and encoding', T, async () => {
   const root = tempDir('pft-bytes-mcpfile-')
-  const body = latin1('caf\xe9\n')
+  const body = mixed('na\u00efve caf\xe9\n')
   put(root, 'l1.txt', body)
   const s = rawServer({ args: ['--root', root] })
   await s.initialize()
   const call = (id, name, args) => s.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
   call(1, 'read_file', { file_path: 'l1.txt' })
-  const rd = (await s.response(1)).result.structuredContent
+  const rd = await s.result(1)
   assert.equal(rd.faithful, false)
   assert.match(rd.warning, /not valid UTF-8/)
   call(2, 'write_file', { file_path: 'l1.txt', content: rd.content })
-  assert.equal((await s.response(2)).result.structuredContent.code, 'UNSUPPORTED_ENCODING')
+  assert.equal((await s.result(2)).code, 'UNSUPPORTED_ENCODING')
   assert.ok(read(root, 'l1.txt').equals(body))
   call(3, 'write_file', { file_path: 'l1.txt', content: 'caf\u00e9\n', encoding: 'utf-8' })
-  assert.equal((await s.response(3)).result.structuredContent.ok, true)
+  assert.equal((await s.result(3)).ok, true)
   assert.ok(read(root, 'l1.txt').equals(Buffer.from('caf\u00e9\n')))
   s.child.stdin.end()
   await s.exit
 })
 
 test('tools/list: write_file takes encoding, read_file and write_file output schemas describe the new fields', T, async () => {
-  const s = rawServer({ args: ['--root', tempDir()] })
+  const s = rawServer({ args: ['--root', tempDir(), '--output-schemas'] })
   await s.initialize()
   s.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
   const { tools } = (await s.response(1)).result

@@ -1,5 +1,6 @@
 // The CLI, through the real bin: every exit code, --json, text read from
 // files kept byte for byte, and the workspace root rule.
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -162,6 +163,31 @@ test('exit 2: usage errors and INVALID_INPUT', () => {
   assert.equal(nonUtf8.status, 2)
   assert.match(nonUtf8.stderr, /not valid UTF-8/)
   assert.equal(read(dir, 'f.txt').toString(), 'abc\n')
+})
+
+test('exit 2: a flag that takes one value, given twice, is a usage error naming it; nothing is run', () => {
+  const dir = workspace({ 'f.txt': 'alpha beta\n', 's.txt': 'beta' })
+  const cases = [
+    [['patch', 'f.txt', '--search', 'alpha', '--search', 'beta', '--replace', 'x'], '--search'],
+    [['patch', 'f.txt', '--search=alpha', '--replace', 'x', '--replace=y'], '--replace'],
+    [['patch', 'f.txt', '--search-file', 's.txt', '--search-file', 's.txt', '--replace', 'x'], '--search-file'],
+    [['patch', 'f.txt', '--search', 'alpha', '--replace', 'x', '--expected-replacements', '1', '--expected-replacements', '2'], '--expected-replacements'],
+    [['patch', 'f.txt', '--search', 'alpha', '--replace', 'x', '--root', '.', '--root', '.'], '--root'],
+    [['history', '--limit', '1', '--limit', '2'], '--limit'],
+    [['--root', '.', '--root', '.'], '--root'],
+  ]
+  for (const [args, flag] of cases) {
+    const r = cli(args, { cwd: dir, input: '' })
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`)
+    assert.ok(r.stderr.includes(`${flag} was given 2 times`), `${args.join(' ')}: ${r.stderr}`)
+    assert.match(r.stderr, /Run 'patch-file-tool --help' for usage\./)
+    assert.equal(r.stdout, '')
+  }
+  assert.equal(read(dir, 'f.txt').toString(), 'alpha beta\n')
+  // A flag without a value may be repeated (it says the same thing twice).
+  const twice = cli(['patch', 'f.txt', '--search', 'alpha', '--replace', 'x', '--dry-run', '--dry-run'], { cwd: dir })
+  assert.equal(twice.status, 0, twice.stderr)
+  assert.equal(read(dir, 'f.txt').toString(), 'alpha beta\n')
 })
 
 test('exit 3: I/O errors (FILE_READ_ERROR, FILE_WRITE_ERROR)', () => {

@@ -5,6 +5,7 @@
 //
 //   PFT_BIG_FILE_MB=200       size of the big-file test (default 50)
 //   PFT_READER_READS=100000   reads made by the concurrent reader (default 3000)
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
@@ -15,7 +16,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as esm from '../index.mjs'
 
-const { patchFile, patchFileSync, PATCH_FILE_ERROR_CODES, patchFileSchema } = esm
+const { patchFile, patchFileSync, readFile, PATCH_FILE_ERROR_CODES, patchFileSchema } = esm
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.resolve(here, '..')
 const cjs = createRequire(import.meta.url)('../index.js')
@@ -143,10 +144,23 @@ test('exports: patchFileSchema equals schemas/patch_file.schema.json and teaches
   assert.equal(patchFileSchema.name, 'patch_file')
   const params = patchFileSchema.parameters
   assert.equal(params.additionalProperties, false)
-  for (const f of ['file_path', 'search_block', 'replace_block']) assert.ok(params.required.includes(f), f)
+  // One search_block/replace_block pair, or edits[] of such pairs: only file_path is always required.
+  assert.deepEqual(params.required, ['file_path'])
   assert.equal(params.properties.search_block.minLength, 1)
-  assert.match(patchFileSchema.description + params.properties.search_block.description, /unique|once/i)
-  assert.match(JSON.stringify(patchFileSchema), /re-?read/i)
+  assert.equal(params.properties.replace_block.type, 'string')
+  const edit = params.properties.edits.items
+  assert.deepEqual(edit.required, ['search_block', 'replace_block'])
+  assert.equal(edit.properties.search_block.minLength, 1)
+  assert.equal(edit.additionalProperties, false)
+  assert.match(patchFileSchema.description, /exactly once/)
+  assert.match(patchFileSchema.description, /byte for byte/)
+  assert.match(patchFileSchema.description, /\bedits\b/)
+  // How to retry is taught where it is needed, by the failure itself.
+  const root = workspace()
+  put(root, 'a.txt', 'one\n')
+  const miss = patchFileSync({ file_path: 'a.txt', search_block: 'two', replace_block: 'three' }, { workspaceRoot: root })
+  assert.equal(miss.code, 'SEARCH_BLOCK_NOT_FOUND')
+  assert.match(miss.message, /re-?read/i)
 })
 
 test('patchFile returns a Promise; patchFileSync returns the result directly', async () => {
@@ -574,26 +588,57 @@ test('UTF-16 without a BOM counts as binary (NUL bytes) and is rejected untouche
   )
 })
 
-test('invalid UTF-8: ASCII edits work at byte level, other bytes preserved, never U+FFFD', async () => {
+test('not UTF-8, in a legacy encoding: decoded as detected, edits write exactly their span, never U+FFFD', async () => {
   const root = workspace()
   const latin1 = (s) => Buffer.from(s, 'latin1')
   const head = Buffer.concat([latin1('name = "caf\xe9"\n'), Buffer.from([0xff, 0xc3, 0x28, 0x80, 0x0a])])
   const tail = Buffer.concat([latin1('\n# r\xe9sum\xe9 \xa9\n'), Buffer.from([0xed, 0xa0, 0x80, 0x0a])])
   const original = Buffer.concat([head, latin1('value = 1'), tail])
   const file = put(root, 'legacy.ini', original)
+  const rd = await readFile({ file_path: 'legacy.ini' }, { workspaceRoot: root })
+  // A single-byte code page (the detector's guess for these bytes).
+  assert.match(rd.encoding, /^windows-125\d$/, JSON.stringify(rd))
+  assert.equal(rd.faithful, true)
   const r = await patchFile({ file_path: 'legacy.ini', search_block: 'value = 1', replace_block: 'value = 22' }, { workspaceRoot: root })
   assert.equal(r.ok, true, JSON.stringify(r))
   assert.equal(r.line_number, 3)
-  const got = fs.readFileSync(file)
-  assert.ok(got.equals(Buffer.concat([head, latin1('value = 22'), tail])), 'only the ASCII span changed')
+  let got = fs.readFileSync(file)
+  assert.ok(got.equals(Buffer.concat([head, latin1('value = 22'), tail])), 'only the span changed')
   assert.equal(got.indexOf(Buffer.from([0xef, 0xbf, 0xbd])), -1, 'no U+FFFD written')
   assert.equal(r.before_bytes, original.length)
   assert.equal(r.after_bytes, original.length + 1)
+  // Non-ASCII text is matched decoded and written in the file's encoding.
+  const e = await patchFile({ file_path: 'legacy.ini', search_block: 'r\u00e9sum\u00e9', replace_block: 'r\u00e9sum\u00e9s' }, { workspaceRoot: root })
+  assert.equal(e.ok, true, JSON.stringify(e))
+  got = fs.readFileSync(file)
+  assert.ok(got.equals(Buffer.concat([head, latin1('value = 22'), latin1('\n# r\xe9sum\xe9s \xa9\n'), Buffer.from([0xed, 0xa0, 0x80, 0x0a])])))
+  // A character the encoding lacks is refused, naming it.
+  const f = await expectFailure(
+    root,
+    () => patchFile({ file_path: 'legacy.ini', search_block: 'value = 22', replace_block: 'value = \u2603' }, { workspaceRoot: root }),
+    'UNSUPPORTED_ENCODING',
+  )
+  assert.ok(f.message.includes(rd.encoding), f.message)
+})
+
+test('not UTF-8 and no encoding detected (UTF-8 with stray bytes): ASCII edits at byte level, never U+FFFD', async () => {
+  const root = workspace()
+  const head = Buffer.concat([Buffer.from('name = "na\u00efve r\u00e9sum\u00e9"\n'), Buffer.from([0xff, 0x0a])])
+  const tail = Buffer.from('\n# caf\u00e9\n')
+  const original = Buffer.concat([head, Buffer.from('value = 1'), tail])
+  const file = put(root, 'mixed.ini', original)
+  const rd = await readFile({ file_path: 'mixed.ini' }, { workspaceRoot: root })
+  assert.equal(rd.encoding, 'binary-safe-bytes', JSON.stringify(rd))
+  assert.equal(rd.faithful, false)
+  const r = await patchFile({ file_path: 'mixed.ini', search_block: 'value = 1', replace_block: 'value = 22' }, { workspaceRoot: root })
+  assert.equal(r.ok, true, JSON.stringify(r))
+  const got = fs.readFileSync(file)
+  assert.ok(got.equals(Buffer.concat([head, Buffer.from('value = 22'), tail])), 'only the ASCII span changed')
+  assert.equal(got.indexOf(Buffer.from([0xef, 0xbf, 0xbd])), -1, 'no U+FFFD written')
   // A block with non-ASCII characters (in search or replace) is refused.
   for (const input of [
-    { file_path: 'legacy.ini', search_block: 'café', replace_block: 'cafe' },
-    { file_path: 'legacy.ini', search_block: 'value = 22', replace_block: 'value = é' },
-    { file_path: 'legacy.ini', search_block: 'résumé', replace_block: 'resume' },
+    { file_path: 'mixed.ini', search_block: 'caf\u00e9', replace_block: 'cafe' },
+    { file_path: 'mixed.ini', search_block: 'value = 22', replace_block: 'value = \u00e9' },
   ]) {
     const f = await expectFailure(root, () => patchFile(input, { workspaceRoot: root }), 'UNSUPPORTED_ENCODING')
     assert.match(f.message, /ASCII|UTF-8|encoding/i)
@@ -601,7 +646,7 @@ test('invalid UTF-8: ASCII edits work at byte level, other bytes preserved, neve
   // ASCII text that is absent still fails as not found (not an encoding error).
   await expectFailure(
     root,
-    () => patchFile({ file_path: 'legacy.ini', search_block: 'missing', replace_block: 'x' }, { workspaceRoot: root }),
+    () => patchFile({ file_path: 'mixed.ini', search_block: 'missing', replace_block: 'x' }, { workspaceRoot: root }),
     'SEARCH_BLOCK_NOT_FOUND',
   )
 })

@@ -4,6 +4,7 @@
 // files (binding.d.ts from napi-rs; index.mjs and index.d.ts from
 // scripts/gen-entry.mjs) are up to date with the tool table and the Rust
 // binding.
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

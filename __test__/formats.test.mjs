@@ -6,6 +6,7 @@
 //
 //   PFT_GIT_DIFF_ROUNDS=N   random edit rounds for the git-diff comparison (default 100; each
 //                           round's edit is diffed with -U3 (git's default), -U1 and -U0)
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -13,8 +14,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { withClient as withMcpClient } from './helpers/mcp-client.mjs'
 import { rng } from '../benchmark/workloads.mjs'
 import {
   applyEditBlocks,
@@ -473,15 +473,9 @@ test('CLI apply-patch: stdin or file, --json, --dry-run, exit codes', () => {
 // ---------------------------------------------------------------------------
 // MCP tools through the SDK client
 
-async function withClient(root, fn) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--root', root], env: cleanEnv(), stderr: 'pipe' })
-  const client = new Client({ name: 'formats-test', version: '0' })
-  await client.connect(transport)
-  try {
-    return await fn(client)
-  } finally {
-    await client.close()
-  }
+/** The SDK client on a server listing every tool with its output schema (helpers/mcp-client.mjs validates each result). */
+function withClient(root, fn) {
+  return withMcpClient({ args: ['--root', root], name: 'formats-test' }, fn)
 }
 
 function structured(r) {

@@ -7,6 +7,7 @@
 // --all-features` (a few seconds after `cargo test` has built everything),
 // loads it in a child Node process and makes every read step panic through
 // PFT_FAULT_PANIC. It skips when cargo is not available.
+import './helpers/private-state.mjs'
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'

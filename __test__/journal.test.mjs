@@ -1,15 +1,17 @@
 // The edit journal from JavaScript: history/undo through the API (typed,
 // never throwing), through the MCP SDK client, and the CLI's history /
 // undo / journal clear with their exit codes.
+import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import path from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { withClient as withMcpClient } from './helpers/mcp-client.mjs'
 import { BIN, tempDir, cleanEnv, killAll } from './helpers/mcp-raw.mjs'
+import { consumerProject, tsc } from './helpers/typescript.mjs'
 
 const require = createRequire(import.meta.url)
 const api = require('../index.js')
@@ -80,15 +82,9 @@ test('API: journal: false records nothing', async () => {
   assert.deepEqual((await api.history({}, { workspaceRoot: dir, journal: jdir })).transactions, [])
 })
 
-async function withClient(env, dir, fn) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--root', dir], env, stderr: 'pipe' })
-  const client = new Client({ name: 'journal-test', version: '0' })
-  await client.connect(transport)
-  try {
-    return await fn(client)
-  } finally {
-    await client.close()
-  }
+/** The SDK client on a server listing every tool with its output schema (helpers/mcp-client.mjs validates each result). */
+function withClient(env, dir, fn) {
+  return withMcpClient({ args: ['--root', dir], env, name: 'journal-test' }, fn)
 }
 
 test('MCP: history and undo through the SDK client, across a server restart', T, async () => {
@@ -114,6 +110,40 @@ test('MCP: history and undo through the SDK client, across a server restart', T,
     const again = await client.callTool({ name: 'undo', arguments: { id } })
     assert.equal(again.isError, true)
     assert.equal(again.structuredContent.code, 'INVALID_INPUT')
+  })
+})
+
+test('MCP: a forged journal entry inside the workspace is answered as damaged; the server lives on', T, async () => {
+  const dir = workspace({ 'f.txt': 'one\n' })
+  // The journal inside the workspace: the agent can write its files.
+  const env = cleanEnv({ PATCH_FILE_JOURNAL: path.join(dir, '.journal') })
+  await withClient(env, dir, async (client) => {
+    const r = await client.callTool({ name: 'patch_file', arguments: { file_path: 'f.txt', search_block: 'one', replace_block: 'two' } })
+    assert.equal(r.isError, false)
+    const jdir = path.join(dir, '.journal', fs.readdirSync(path.join(dir, '.journal'))[0])
+    const name = fs.readdirSync(jdir).find((n) => n.endsWith('.entry'))
+    const bytes = fs.readFileSync(path.join(jdir, name))
+    const nl = bytes.indexOf(10)
+    const line = bytes.subarray(0, nl).toString('utf8')
+    // A well-formed forgery (its check, if any, recomputed) whose saved content claims 2^40 bytes.
+    const at = line.lastIndexOf(',"check":"')
+    const header = JSON.parse(at >= 0 ? line.slice(0, at) + '}' : line)
+    header.files[0].blob = [0, 2 ** 40]
+    const json = JSON.stringify(header)
+    const check = createHash('sha256').update(json).digest('hex')
+    const head = at >= 0 ? `${json.slice(0, -1)},"check":"${check}"}` : json
+    const forged = `${head}\n` + bytes.subarray(nl + 1).toString('latin1')
+    const w = await client.callTool({ name: 'write_file', arguments: { file_path: path.relative(dir, path.join(jdir, name)), content: forged } })
+    assert.equal(w.isError, false, JSON.stringify(w.structuredContent))
+    const u = await client.callTool({ name: 'undo', arguments: { id: header.id } })
+    assert.equal(u.isError, true)
+    assert.equal(u.structuredContent.code, 'JOURNAL_DAMAGED')
+    assert.equal(read(dir, 'f.txt'), 'two\n')
+    const h = await client.callTool({ name: 'history', arguments: { limit: 10 } })
+    assert.equal(h.isError, false)
+    const t = h.structuredContent.transactions.find((x) => x.id === header.id)
+    assert.equal(t.damaged, true)
+    assert.equal(t.undoable, false)
   })
 })
 
@@ -160,4 +190,29 @@ test('CLI: history, undo [ID] and journal clear, with their exit codes', T, () =
   const off = cleanEnv({ PATCH_FILE_JOURNAL: 'off' })
   assert.equal(cli(['patch', 'c.txt', '--search', 'alpha', '--replace', 'x'], { cwd: dir, env: off }).status, 0)
   assert.match(cli(['history'], { cwd: dir, env }).stdout, /no journaled transactions/)
+})
+
+test('types: a consumer tells damaged entries apart under tsc --strict', () => {
+  const text = `import { history, undo, type HistoryTransaction, type DamagedTransaction, type JournalDamage } from 'patch-file-tool'
+export async function main(): Promise<string[]> {
+  const h = await history({ limit: 5 }, { workspaceRoot: '.' })
+  const out: string[] = []
+  if (!h.ok) return [h.code]
+  for (const t of h.transactions) {
+    if (t.damaged) {
+      const d: DamagedTransaction = t
+      const why: JournalDamage = d.damage
+      out.push(why, d.why_not_undoable)
+    } else {
+      const w: HistoryTransaction = t
+      out.push(w.time, w.entry_point, ...w.files.map((f) => \`\${f.kind} \${f.added + f.removed}\`))
+    }
+  }
+  const u = await undo({}, { workspaceRoot: '.' })
+  if (!u.ok && u.code === 'JOURNAL_DAMAGED') out.push(u.message)
+  return out
+}
+`
+  const r = tsc(consumerProject({ 'journal.mts': text }))
+  assert.equal(r.status, 0, r.output)
 })

@@ -7,6 +7,7 @@
 // backstop) and its RSS is sampled from /proc; a server over the ceiling is
 // killed at once, so a regression fails the test instead of taking the
 // machine down.
+import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -16,6 +17,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { withClient as withMcpClient } from './helpers/mcp-client.mjs'
 import { BIN, INITIALIZE, tempDir, cleanEnv, rawServer, killAll } from './helpers/mcp-raw.mjs'
 
 const require = createRequire(import.meta.url)
@@ -62,15 +64,9 @@ function rssMiB(pid) {
   }
 }
 
-async function withClient({ args = [], env = cleanEnv() }, fn) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, ...args], env, stderr: 'pipe' })
-  const client = new Client({ name: 'bounded-test', version: '0' })
-  await client.connect(transport)
-  try {
-    return await fn(client)
-  } finally {
-    await client.close()
-  }
+/** The SDK client on a server listing every tool with its output schema (helpers/mcp-client.mjs validates each result). */
+function withClient({ args = [], env = cleanEnv() }, fn) {
+  return withMcpClient({ args, env, name: 'bounded-test' }, fn)
 }
 
 /** The structured result, checked against its text copy. */
@@ -186,7 +182,7 @@ test(
     assert.equal(answered.size, sent, `${answered.size} answers for ${sent} requests`)
     for (let id = 1; id <= sent; id++) {
       const m = answered.get(id)
-      assert.ok(m && m.result && m.result.structuredContent.ok === true, `request ${id}: ${JSON.stringify(m)?.slice(0, 300)}`)
+      assert.ok(m && m.result && JSON.parse(m.result.content[0].text).ok === true, `request ${id}: ${JSON.stringify(m)?.slice(0, 300)}`)
     }
     process.stdout.write(`# non-reading client: ${sent} requests taken, peak server RSS ${peak.toFixed(0)} MiB\n`)
   },
@@ -417,7 +413,7 @@ test('a last line without a newline at EOF is processed', T, async () => {
   await s.initialize()
   s.child.stdin.end(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'write_file', arguments: { file_path: 'eof.txt', content: 'z\n' } } }))
   const r = await s.response(5)
-  assert.equal(r.result.structuredContent.ok, true)
+  assert.equal(JSON.parse(r.result.content[0].text).ok, true)
   assert.deepEqual(await s.exit, { code: 0, signal: null })
   assert.equal(fs.readFileSync(path.join(dir, 'eof.txt'), 'utf8'), 'z\n')
 })

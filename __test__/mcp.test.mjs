@@ -1,40 +1,23 @@
 // The MCP stdio server, driven through the real bin: with the SDK's own
-// Client + StdioClientTransport for the tools, and over raw lines for
-// malformed input, signals and exit codes.
+// Client + StdioClientTransport for the tools (helpers/mcp-client.mjs: every
+// result validated against the listed output schemas), and over raw lines
+// for malformed input, signals and exit codes.
+import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import path from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
-import { BIN, ROOT, INITIALIZE, tempDir, cleanEnv, rawServer, killAll } from './helpers/mcp-raw.mjs'
+import { BIN, ROOT, INITIALIZE, tempDir, cleanEnv, delayedEnv, rawServer, killAll } from './helpers/mcp-raw.mjs'
+import { withClient, resultOf } from './helpers/mcp-client.mjs'
 
 afterEach(killAll)
 
 const T = { timeout: 60_000 }
-
-/** Connects the SDK client to the bin. */
-async function connect({ args = [], env = cleanEnv(), cwd } = {}) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, ...args], env, cwd, stderr: 'pipe' })
-  let stderr = ''
-  transport.stderr.setEncoding('utf8')
-  transport.stderr.on('data', (s) => (stderr += s))
-  const client = new Client({ name: 'mcp-test', version: '0' })
-  await client.connect(transport)
-  return { client, transport, stderr: () => stderr }
-}
-
-async function withClient(opts, fn) {
-  const c = await connect(opts)
-  try {
-    return await fn(c.client, c)
-  } finally {
-    await c.client.close()
-  }
-}
+const require = createRequire(import.meta.url)
+const tools = require('../js/tools.js')
 
 function schemaFiles() {
   const dir = path.join(ROOT, 'schemas')
@@ -52,27 +35,145 @@ function structured(r) {
   return r.structuredContent
 }
 
-test('tools/list: every schemas/*.schema.json tool, inputSchema exactly its parameters, with an outputSchema', T, async () => {
+/** The names tools/list answers with, for a server started with `args` (and `env`). */
+async function listedNames(args, env = cleanEnv()) {
+  const s = rawServer({ args: ['--root', tempDir(), ...args], env })
+  await s.initialize()
+  s.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+  const { tools: listed } = (await s.response(1)).result
+  s.child.stdin.end()
+  assert.equal((await s.exit).code, 0)
+  return listed.map((t) => t.name)
+}
+
+test('tools/list by default: exactly patch_file, read_file, write_file, apply_patch, undo, without output schemas', T, async () => {
+  const dir = tempDir()
+  await withClient({ args: ['--root', dir], tools: null, outputSchemas: false }, async (client, c) => {
+    const { tools: listed } = await client.listTools()
+    assert.deepEqual(listed.map((t) => t.name), ['patch_file', 'read_file', 'write_file', 'apply_patch', 'undo'])
+    for (const t of listed) {
+      const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'schemas', `${t.name}.schema.json`), 'utf8'))
+      // Only what the model needs: no output schema, no duplicated title, hints that differ from the defaults.
+      assert.deepEqual(Object.keys(t).sort(), ['annotations', 'description', 'inputSchema', 'name', 'title'], t.name)
+      assert.deepEqual(t.inputSchema, s.parameters, `${t.name} inputSchema`)
+      assert.equal(t.description, s.description)
+      assert.deepEqual(t.annotations, tools.get(t.name).annotations)
+      assert.equal('title' in t.annotations, false)
+    }
+    assert.deepEqual(listed.find((t) => t.name === 'read_file').annotations, { readOnlyHint: true, openWorldHint: false })
+    assert.deepEqual(listed.find((t) => t.name === 'patch_file').annotations, { openWorldHint: false })
+    assert.deepEqual(listed.find((t) => t.name === 'write_file').annotations, { idempotentHint: true, openWorldHint: false })
+    // The instructions say only what no tool description does.
+    assert.equal(client.getInstructions(), `Workspace root: ${dir}. Relative paths resolve from it. A failed call changes nothing.`)
+    assert.match(c.stderr(), /tools patch_file, read_file, write_file, apply_patch, undo\n/)
+  })
+})
+
+test('tools/list with --tools all --output-schemas: every schemas/*.schema.json tool, with its output schema without descriptions', T, async () => {
   const dir = tempDir()
   await withClient({ args: ['--root', dir] }, async (client) => {
-    const { tools } = await client.listTools()
+    const { tools: listed } = await client.listTools()
     const files = schemaFiles()
-    assert.deepEqual(tools.map((t) => t.name).sort(), files.map((s) => s.name).sort())
+    assert.deepEqual(listed.map((t) => t.name).sort(), files.map((s) => s.name).sort())
+    assert.deepEqual(listed.map((t) => t.name), tools.list().map((t) => t.name), 'in table order')
     for (const s of files) {
-      const t = tools.find((x) => x.name === s.name)
+      const t = listed.find((x) => x.name === s.name)
       assert.deepEqual(t.inputSchema, s.parameters, `${s.name} inputSchema`)
       assert.equal(t.description, s.description)
       assert.equal(t.inputSchema.additionalProperties, false)
       assert.equal(t.outputSchema.type, 'object')
       assert.deepEqual(t.outputSchema.required, ['ok'])
-      assert.equal(typeof t.annotations.readOnlyHint, 'boolean')
+      assert.doesNotMatch(JSON.stringify(t.outputSchema), /"description"/, `${s.name}: a lean output schema`)
+      // The same schema as js/output-schemas.js, less its prose.
+      const strip = (v) => JSON.parse(JSON.stringify(v, (k, x) => (k === 'description' && typeof x === 'string' ? undefined : x)))
+      assert.deepEqual(t.outputSchema, strip(tools.get(s.name).outputSchema), `${s.name} outputSchema`)
     }
-    for (const name of ['patch_file', 'batch_patch_files', 'apply_last_dry_run', 'read_file', 'write_file']) {
-      assert.ok(tools.some((t) => t.name === name), name)
-    }
-    assert.equal(tools.find((t) => t.name === 'read_file').annotations.readOnlyHint, true)
-    assert.equal(tools.find((t) => t.name === 'patch_file').annotations.readOnlyHint, false)
   })
+})
+
+test('--tools and PATCH_FILE_TOOLS: each profile lists exactly its tools; names and profiles mix, each tool once, in table order', T, async () => {
+  const profiles = {
+    default: ['patch_file', 'read_file', 'write_file', 'apply_patch', 'undo'],
+    minimal: ['patch_file', 'read_file'],
+    'text-editor': ['str_replace_based_edit_tool'],
+    'edit-blocks': ['read_file', 'write_file', 'edit_block'],
+    filesystem: ['read_file', 'write_file', 'edit_file'],
+    codex: ['read_file', 'apply_patch'],
+    all: tools.list().map((t) => t.name),
+  }
+  assert.deepEqual(Object.keys(tools.PROFILES).sort(), Object.keys(profiles).sort())
+  for (const [name, want] of Object.entries(profiles)) {
+    assert.deepEqual(tools.PROFILES[name], want, name)
+    assert.deepEqual(await listedNames(['--tools', name]), want, `--tools ${name}`)
+  }
+  assert.equal(profiles.all.length, 11)
+  assert.deepEqual(await listedNames(['--tools', ' history , minimal,patch_file ']), ['patch_file', 'read_file', 'history'])
+  assert.deepEqual(await listedNames([], cleanEnv({ PATCH_FILE_TOOLS: 'codex,undo' })), ['read_file', 'apply_patch', 'undo'])
+  // The variable wins over the flag, as for the workspace root, and says so.
+  const s = rawServer({ args: ['--root', tempDir(), '--tools', 'all'], env: cleanEnv({ PATCH_FILE_TOOLS: 'minimal' }) })
+  await s.initialize()
+  s.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+  assert.deepEqual((await s.response(1)).result.tools.map((t) => t.name), ['patch_file', 'read_file'])
+  assert.match(s.stderr, /warning: --tools all is ignored: PATCH_FILE_TOOLS is set \(minimal\)/)
+  s.child.stdin.end()
+  await s.exit
+})
+
+test('an unknown tool or profile name, or an output-schema switch neither on nor off, stops the server at start with exit 2', T, () => {
+  const start = (args, env = cleanEnv()) => spawnSync(process.execPath, [BIN, '--root', tempDir(), ...args], { env, input: '', encoding: 'utf8' })
+  for (const [args, env, re] of [
+    [['--tools', 'patch_file,edit_blocks'], cleanEnv(), /--tools: unknown tool or profile "edit_blocks"; tools: patch_file, .*; profiles: default, .*edit-blocks/],
+    [['--tools', ' , '], cleanEnv(), /--tools: names no tool/],
+    [[], cleanEnv({ PATCH_FILE_TOOLS: 'defualt' }), /PATCH_FILE_TOOLS: unknown tool or profile "defualt"/],
+    [[], cleanEnv({ PATCH_FILE_OUTPUT_SCHEMAS: 'maybe' }), /PATCH_FILE_OUTPUT_SCHEMAS must be on or off/],
+  ]) {
+    const r = start(args, env)
+    assert.equal(r.status, 2, `${args} ${r.stderr}`)
+    assert.equal(r.stdout, '')
+    assert.match(r.stderr, re)
+  }
+  // --tools is an option of the server, not of the commands.
+  const c = spawnSync(process.execPath, [BIN, 'call', 'read_file', '--tools', 'all'], { env: cleanEnv(), input: '{}', encoding: 'utf8' })
+  assert.equal(c.status, 2)
+  assert.match(c.stderr, /Unknown option '--tools'/)
+})
+
+test('a tool the server does not list is an unknown tool, and the error says how to enable it', T, async () => {
+  const dir = tempDir()
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'a\n')
+  await withClient({ args: ['--root', dir], tools: 'minimal', outputSchemas: false }, async (client) => {
+    await assert.rejects(client.callTool({ name: 'write_file', arguments: { file_path: 'a.txt', content: 'b\n' } }), (e) => {
+      assert.equal(e.code, -32602)
+      assert.match(e.message, /Unknown tool: write_file \(write_file is not enabled: add it to --tools or PATCH_FILE_TOOLS\)\. Tools: patch_file, read_file/)
+      return true
+    })
+    assert.equal(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8'), 'a\n')
+    assert.equal(resultOf(await client.callTool({ name: 'read_file', arguments: { file_path: 'a.txt' } })).content, 'a\n')
+  })
+})
+
+test('without output schemas an answer is one compact JSON text block, no structuredContent; PATCH_FILE_OUTPUT_SCHEMAS=on adds it', T, async () => {
+  const dir = tempDir()
+  fs.writeFileSync(path.join(dir, 'c.ts'), 'x = 1\n')
+  const call = { name: 'patch_file', arguments: { file_path: 'c.ts', search_block: 'x = 1', replace_block: 'x = 2' } }
+  await withClient({ args: ['--root', dir], tools: null, outputSchemas: false }, async (client) => {
+    const r = await client.callTool(call)
+    assert.deepEqual(Object.keys(r).sort(), ['content', 'isError'])
+    assert.equal(r.isError, false)
+    assert.doesNotMatch(r.content[0].text, /\n/)
+    assert.equal(resultOf(r).ok, true)
+    const miss = await client.callTool(call)
+    assert.equal(miss.isError, true)
+    assert.equal(resultOf(miss).code, 'SEARCH_BLOCK_NOT_FOUND')
+  })
+  await withClient({ args: ['--root', dir], env: cleanEnv({ PATCH_FILE_OUTPUT_SCHEMAS: 'on' }), tools: null, outputSchemas: false }, async (client) => {
+    const { tools: listed } = await client.listTools()
+    assert.ok(listed.every((t) => t.outputSchema && t.outputSchema.type === 'object'))
+    const r = await client.callTool({ ...call, arguments: { ...call.arguments, search_block: 'x = 2', replace_block: 'x = 3' } })
+    assert.deepEqual(r.structuredContent, resultOf(r))
+    assert.equal(r.structuredContent.ok, true)
+  })
+  assert.equal(fs.readFileSync(path.join(dir, 'c.ts'), 'utf8'), 'x = 3\n')
 })
 
 test('patch_file edits the file and returns structuredContent plus the same JSON as text', T, async () => {
@@ -91,6 +192,26 @@ test('patch_file edits the file and returns structuredContent plus the same JSON
     assert.equal(s.replacements, 1)
     assert.match(s.sha256, /^[0-9a-f]{64}$/)
     assert.equal(fs.readFileSync(path.join(dir, 'config.ts'), 'utf8'), 'a\nexport const retries = 3;\n')
+  })
+})
+
+test('patch_file with edits[] through MCP: applied in order, all or none', T, async () => {
+  const dir = tempDir()
+  const file = path.join(dir, 'e.ts')
+  fs.writeFileSync(file, 'const a = 1\nconst b = 2\n')
+  await withClient({ args: ['--root', dir], tools: null, outputSchemas: false }, async (client) => {
+    const edits = [
+      { search_block: 'const a = 1', replace_block: 'const a = 10' },
+      { search_block: 'a = 10\nconst b', replace_block: 'a = 10\nlet b' },
+    ]
+    const bad = resultOf(await client.callTool({ name: 'patch_file', arguments: { file_path: 'e.ts', edits: [...edits, { search_block: 'nope', replace_block: 'x' }] } }))
+    assert.equal(bad.ok, false)
+    assert.deepEqual(bad.failed_edits.map((e) => [e.index, e.code]), [[2, 'SEARCH_BLOCK_NOT_FOUND']])
+    assert.equal(fs.readFileSync(file, 'utf8'), 'const a = 1\nconst b = 2\n')
+    const ok = resultOf(await client.callTool({ name: 'patch_file', arguments: { file_path: 'e.ts', edits } }))
+    assert.equal(ok.ok, true, JSON.stringify(ok))
+    assert.equal(ok.replacements, 2)
+    assert.equal(fs.readFileSync(file, 'utf8'), 'const a = 10\nlet b = 2\n')
   })
 })
 
@@ -190,6 +311,165 @@ test('an unknown tool is a JSON-RPC InvalidParams error and the server keeps wor
     await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e) => e.code === -32602 && /Unknown tool/.test(e.message))
     assert.deepEqual(await client.ping(), {})
   })
+})
+
+test('malformed request params are answered -32602 naming each field, never with a raw validation dump', T, async () => {
+  const s = rawServer({ args: ['--root', tempDir()] })
+  await s.initialize()
+  const cases = [
+    [{ method: 'tools/call', params: { name: 5, arguments: {} } }, ['params.name'], /params\.name must be a string, not the number 5/],
+    [{ method: 'tools/call', params: { name: 'read_file', arguments: 'x' } }, ['params.arguments'], /params\.arguments must be an object, not a string/],
+    [{ method: 'tools/call', params: { arguments: {} } }, ['params.name'], /params\.name is required \(a string\)/],
+    [{ method: 'tools/call' }, ['params'], /params is required \(an object\)/],
+    [{ method: 'tools/call', params: ['read_file', {}] }, ['params'], /params must be an object, not an array/],
+    [{ method: 'tools/call', params: { name: 'read_file', _meta: { progressToken: {} } } }, ['params._meta.progressToken'], /params\._meta\.progressToken must be a string or a number, not an object/],
+    [{ method: 'tools/list', params: { cursor: 5 } }, ['params.cursor'], /params\.cursor must be a string/],
+    [{ method: 'ping', params: { _meta: 5 } }, ['params._meta'], /params\._meta must be an object, not the number 5/],
+    [{ method: 'initialize', params: {} }, ['params.protocolVersion', 'params.capabilities', 'params.clientInfo'], /params\.protocolVersion is required/],
+  ]
+  let id = 100
+  for (const [request, fields, re] of cases) {
+    s.send({ jsonrpc: '2.0', id: ++id, ...request })
+    const r = await s.response(id)
+    const what = `${JSON.stringify(request)} -> ${JSON.stringify(r)}`
+    assert.equal(r.error?.code, -32602, what)
+    assert.match(r.error.message, re, what)
+    assert.match(r.error.message, new RegExp(`Invalid params for ${request.method}`), what)
+    assert.doesNotMatch(r.error.message, /\n|invalid_type|"path"|expected \w+, received/, `no raw validation dump: ${what}`)
+    assert.deepEqual(r.error.data, { fields }, what)
+  }
+  // params that is not even a structured value: the request object itself is invalid (-32600), named too.
+  s.send({ jsonrpc: '2.0', id: 200, method: 'tools/call', params: 'read_file' })
+  const notStructured = await s.response(200)
+  assert.equal(notStructured.error.code, -32600)
+  assert.match(notStructured.error.message, /params must be an object, not a string/)
+  // The envelope's own fields are named as well.
+  s.send({ jsonrpc: '2.0', id: 201, method: 5 })
+  assert.match((await s.response(201)).error.message, /Invalid Request: method must be a string, not the number 5/)
+  s.send({ jsonrpc: '1.0', id: 202, method: 'ping' })
+  assert.match((await s.response(202)).error.message, /Invalid Request: jsonrpc must be "2\.0"/)
+  s.send({ jsonrpc: '2.0', id: { a: 1 }, method: 'ping' })
+  assert.match((await s.waitFor((m) => m.error && m.id === null, 'invalid id')).error.message, /id must be a string or an integer, not an object/)
+  // Nothing ran, and the server goes on.
+  s.send({ jsonrpc: '2.0', id: 203, method: 'tools/call', params: { name: 'read_file', arguments: { file_path: 'missing.txt' } } })
+  assert.equal((await s.result(203)).code, 'FILE_READ_ERROR')
+  s.child.stdin.end()
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+})
+
+test('the SDK client gets malformed params as an McpError with code -32602 and the field in its message', T, async () => {
+  const { CallToolResultSchema, ListToolsResultSchema } = await import('@modelcontextprotocol/sdk/types.js')
+  await withClient({ args: ['--root', tempDir()] }, async (client) => {
+    await assert.rejects(client.request({ method: 'tools/call', params: { name: 'read_file', arguments: [] } }, CallToolResultSchema), (e) => {
+      assert.equal(e.code, -32602)
+      assert.match(e.message, /params\.arguments must be an object, not an array/)
+      assert.deepEqual(e.data, { fields: ['params.arguments'] })
+      return true
+    })
+    await assert.rejects(client.request({ method: 'tools/list', params: { cursor: {} } }, ListToolsResultSchema), (e) => e.code === -32602 && /params\.cursor/.test(e.message))
+    assert.deepEqual(await client.ping(), {})
+  })
+})
+
+/** The engine's result in a raw tools/call answer message. */
+function textResult(message) {
+  return JSON.parse(message.result.content[0].text)
+}
+
+/** The top-level "id" of a raw answer line, as text (the answers here hold no other "id" member). */
+function idText(line) {
+  const m = /"id":(-?[0-9][0-9.eE+-]*|"(?:[^"\\]|\\.)*"|null)[,}]/.exec(line)
+  assert.ok(m, `no id in ${line}`)
+  return m[1]
+}
+
+test('request ids are echoed exactly as sent: strings, and integers of any size, on every path', T, async () => {
+  const dir = tempDir()
+  fs.writeFileSync(path.join(dir, 'r.txt'), 'one\n')
+  const s = rawServer({ args: ['--root', dir], env: cleanEnv({ PATCH_FILE_MCP_MAX_MESSAGE_BYTES: '4096' }) })
+  await s.initialize()
+  const read = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"read_file","arguments":{"file_path":"r.txt"}}}`
+  // Past 2^53, a JS number would round: 9007199254740993 would come back as ...992.
+  const ids = ['9007199254740993', '-9007199254740993', '123456789012345678901234567890', '18446744073709551617', '1e3', '1E+400', '-0']
+  for (const id of ids) {
+    s.send(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`)
+    const line = await s.waitForLine((l) => idText(l) === id, `ping ${id}`)
+    assert.deepEqual(JSON.parse(line).result, {}, line)
+    // As the SDK's client writes a request: the id last.
+    s.send(`{"method":"tools/call","params":{"name":"read_file","arguments":{"file_path":"r.txt"}},"jsonrpc":"2.0","id":${id}}`)
+    s.send(read(id))
+  }
+  for (const id of ids) {
+    const answers = await s.waitFor(() => s.lines.filter((l) => idText(l) === id).length === 3, `3 answers to ${id}`).then(() => s.lines.filter((l) => idText(l) === id))
+    for (const line of answers.slice(1)) assert.equal(textResult(JSON.parse(line)).content, 'one\n', line)
+  }
+  // Strings, with escapes, come back as the same string.
+  const str = 'r\u00e9q "9007199254740993" \\ \u2028 end'
+  s.send({ jsonrpc: '2.0', id: str, method: 'ping' })
+  assert.deepEqual((await s.response(str)).result, {})
+  s.send({ jsonrpc: '2.0', id: '9007199254740993', method: 'ping' })
+  assert.equal(idText(await s.waitForLine((l) => l.includes('"9007199254740993"'), 'string id')), '"9007199254740993"')
+  // Errors the transport answers itself carry the exact id too: a line that is not JSON, a line
+  // over the size limit (the id read from its start, or from its end), a fractional id, bad params.
+  const big = '98765432109876543210'
+  s.send(`{"jsonrpc":"2.0","id":${big}1,"method":"ping",`)
+  assert.match(await s.waitForLine((l) => idText(l) === `${big}1`, 'parse error'), /-32700/)
+  s.send(`{"jsonrpc":"2.0","id":${big}2,"method":"tools/call","params":{"name":"write_file","arguments":{"file_path":"a.txt","content":"${'x'.repeat(8000)}"}}}`)
+  assert.match(await s.waitForLine((l) => idText(l) === `${big}2`, 'oversized, id first'), /-32600/)
+  s.send(`{"method":"tools/call","params":{"name":"write_file","arguments":{"file_path":"a.txt","content":"${'x'.repeat(8000)}"}},"jsonrpc":"2.0","id":${big}3}`)
+  assert.match(await s.waitForLine((l) => idText(l) === `${big}3`, 'oversized, id last'), /-32600/)
+  s.send(`{"jsonrpc":"2.0","id":1.50,"method":"ping"}`)
+  assert.match(await s.waitForLine((l) => idText(l) === '1.50', 'fractional id'), /"code":-32600.*id must be a string or an integer/)
+  s.send(`{"jsonrpc":"2.0","id":${big}4,"method":"tools/call","params":{"name":7}}`)
+  assert.match(await s.waitForLine((l) => idText(l) === `${big}4`, 'invalid params'), /"code":-32602/)
+  assert.equal(fs.existsSync(path.join(dir, 'a.txt')), false)
+  s.child.stdin.end()
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+  assert.deepEqual(s.nonJson, [])
+})
+
+test("transport: a numeric id's exact text is found wherever the client put it, the last duplicate winning as in JSON.parse", () => {
+  const { numericIdText, rawValueAt, isIntegerText } = createRequire(import.meta.url)('../js/stdio-transport.js')
+  const big = '9007199254740993'
+  const pad = JSON.stringify('x"}{,\\"id\\":1'.repeat(2000))
+  const layouts = [
+    `{"method":"ping","params":{"p":${pad}},"jsonrpc":"2.0","id":${big}}`,
+    `{"jsonrpc":"2.0","id":${big},"method":"ping","params":{"p":${pad}}}`,
+    `{"jsonrpc":"2.0","method":"ping","params":{"id":1,"p":${pad}},"id":${big},"x":[{"id":2}]}`,
+    `{ "jsonrpc" : "2.0" , "params" : { "p" : ${pad} } , "id" : ${big} , "method" : "ping" }`,
+    `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"p":${pad}},"\\u0069d":${big}}`,
+  ]
+  for (const text of layouts) assert.equal(numericIdText(text, JSON.parse(text).id), big, text.slice(0, 80))
+  // The usual spelling of a safe integer needs no text; other spellings keep theirs.
+  assert.equal(numericIdText('{"jsonrpc":"2.0","id":42,"method":"ping"}', 42), undefined)
+  assert.equal(numericIdText('{"method":"ping","jsonrpc":"2.0","id":42}', 42), undefined)
+  assert.equal(numericIdText('{"jsonrpc":"2.0","id":4.2e1,"method":"ping"}', 42), '4.2e1')
+  assert.equal(numericIdText('{"method":"ping","jsonrpc":"2.0","id":-0}', -0), '-0')
+  assert.equal(rawValueAt('{"params":{"requestId":1},"params":{"requestId":12345678901234567890}}', ['params', 'requestId']), '12345678901234567890')
+  assert.equal(rawValueAt('{"params":{"requestId":1},"params":{}}', ['params', 'requestId']), undefined)
+  for (const t of ['12', '-12', '1e3', '1.50e2', '100e-2', '0.0', '1e400', '12345678901234567890123']) assert.equal(isIntegerText(t), true, t)
+  for (const t of ['1.5', '1e-3', '0.1e1', '1.25e1']) assert.equal(isIntegerText(t), t === '0.1e1', t)
+})
+
+test('a call with an id past 2^53 can be cancelled by that id: it writes nothing and gets no answer', T, async () => {
+  const dir = tempDir()
+  const s = rawServer({ args: ['--root', dir], env: delayedEnv(1500, { PATCH_FILE_LOG: 'debug' }) })
+  await s.initialize()
+  const id = '9007199254740993'
+  // Its neighbour as a JS number (…992) must not be taken for it.
+  s.send(`{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/call","params":{"name":"write_file","arguments":{"file_path":"kept.txt","content":"k"}}}`)
+  s.send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"write_file","arguments":{"file_path":"never.txt","content":"x"}}}`)
+  await s.waitForStderr(`(request ${id})`)
+  s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":"test"}}`)
+  const kept = await s.waitForLine((l) => idText(l) === '9007199254740992', 'the neighbour answered')
+  assert.equal(textResult(JSON.parse(kept)).ok, true)
+  s.send({ jsonrpc: '2.0', id: 4, method: 'ping' })
+  await s.response(4)
+  s.child.stdin.end()
+  assert.deepEqual(await s.exit, { code: 0, signal: null })
+  assert.equal(s.lines.some((l) => idText(l) === id), false, 'no answer to the cancelled call')
+  assert.equal(fs.existsSync(path.join(dir, 'never.txt')), false)
+  assert.equal(fs.readFileSync(path.join(dir, 'kept.txt'), 'utf8'), 'k')
 })
 
 test('batch_patch_files through MCP: multi-edit and multi-file, all or nothing', T, async () => {
@@ -329,7 +609,7 @@ test('requests piped in with EOF right behind them are all answered before exit 
   const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
   // Answers may come in any order (calls run concurrently); each comes once.
   assert.deepEqual(out.map((m) => m.id).sort(), [0, 1, 2])
-  assert.equal(out.find((m) => m.id === 1).result.structuredContent.ok, true)
+  assert.equal(textResult(out.find((m) => m.id === 1)).ok, true)
   assert.equal(fs.readFileSync(path.join(dir, 'p.txt'), 'utf8'), 'q = 2\n')
 })
 
@@ -350,21 +630,21 @@ for (const sig of ['SIGTERM', 'SIGINT']) {
 
 test('SIGTERM during a write: the write completes and is answered, then exit 0', T, async () => {
   const dir = tempDir()
-  const s = rawServer({ args: ['--root', dir], env: cleanEnv({ PATCH_FILE_LOG: 'debug', PATCH_FILE_TEST_CALL_DELAY_MS: '400' }) })
+  const s = rawServer({ args: ['--root', dir], env: delayedEnv(400, { PATCH_FILE_LOG: 'debug' }) })
   await s.initialize()
   s.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'write_file', arguments: { file_path: 'late.txt', content: 'landed\n' } } })
   await s.waitForStderr('call write_file')
   s.child.kill('SIGTERM')
   const r = await s.response(5)
   assert.equal(r.result.isError, false)
-  assert.equal(r.result.structuredContent.ok, true)
+  assert.equal(textResult(r).ok, true)
   assert.deepEqual(await s.exit, { code: 0, signal: null })
   assert.equal(fs.readFileSync(path.join(dir, 'late.txt'), 'utf8'), 'landed\n')
 })
 
 test('stdin closing during a write: the write completes before exit 0', T, async () => {
   const dir = tempDir()
-  const s = rawServer({ args: ['--root', dir], env: cleanEnv({ PATCH_FILE_LOG: 'debug', PATCH_FILE_TEST_CALL_DELAY_MS: '400' }) })
+  const s = rawServer({ args: ['--root', dir], env: delayedEnv(400, { PATCH_FILE_LOG: 'debug' }) })
   await s.initialize()
   s.send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'write_file', arguments: { file_path: 'eof.txt', content: 'x\n' } } })
   await s.waitForStderr('call write_file')
@@ -436,7 +716,7 @@ test('protocol version negotiation comes from the SDK', T, async () => {
   assert.equal(r.result.protocolVersion, '2024-11-05')
   assert.equal(r.result.serverInfo.name, 'patch-file-tool')
   assert.ok(r.result.capabilities.tools)
-  assert.match(r.result.instructions, /workspace root/)
+  assert.match(r.result.instructions, /^Workspace root: \//)
   s.child.kill('SIGTERM')
   await s.exit
   const t = rawServer({ args: ['--root', tempDir()] })
@@ -448,35 +728,17 @@ test('protocol version negotiation comes from the SDK', T, async () => {
 
 test('a call cancelled before it starts writes nothing and gets no answer', T, async () => {
   const dir = tempDir()
-  const s = rawServer({ args: ['--root', dir], env: cleanEnv({ PATCH_FILE_LOG: 'debug', PATCH_FILE_TEST_CALL_DELAY_MS: '1500' }) })
+  const s = rawServer({ args: ['--root', dir], env: delayedEnv(1500, { PATCH_FILE_LOG: 'debug' }) })
   await s.initialize()
   s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'write_file', arguments: { file_path: 'never.txt', content: 'x' } } })
   await s.waitForStderr('call write_file')
   s.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'test' } })
   s.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'read_file', arguments: { file_path: 'never.txt' } } })
-  const r = await s.response(4)
-  assert.equal(r.result.structuredContent.code, 'FILE_READ_ERROR')
+  assert.equal((await s.result(4)).code, 'FILE_READ_ERROR')
   s.child.stdin.end()
   assert.deepEqual(await s.exit, { code: 0, signal: null })
   assert.equal(s.messages.some((m) => m.id === 3), false)
   assert.equal(fs.existsSync(path.join(dir, 'never.txt')), false)
-})
-
-test('the deferred SDK JSON-schema validator loads ajv on first use and validates like the real one', T, () => {
-  const script = `
-    const { deferAjvValidator } = require('./js/lazy-ajv.js')
-    const deferred = deferAjvValidator()
-    const loaded = () => Object.keys(require.cache).some((f) => /node_modules[\\/\\\\]ajv[\\/\\\\]/.test(f))
-    require('@modelcontextprotocol/sdk/server/index.js')
-    const { AjvJsonSchemaValidator } = require('@modelcontextprotocol/sdk/validation/ajv')
-    const v = new AjvJsonSchemaValidator()
-    const before = loaded()
-    const check = v.getValidator({ type: 'object', properties: { a: { type: 'string', format: 'email' } }, required: ['a'] })
-    console.log(JSON.stringify({ deferred, before, after: loaded(), ok: check({ a: 'x@y.z' }).valid, bad: check({ a: 'no' }).valid, missing: check({}).valid }))
-  `
-  const r = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })
-  assert.equal(r.status, 0, r.stderr)
-  assert.deepEqual(JSON.parse(r.stdout), { deferred: true, before: false, after: true, ok: true, bad: false, missing: false })
 })
 
 // ---------------------------------------------------------------------------
@@ -495,7 +757,7 @@ function inspectorBin() {
 }
 
 const inspector = inspectorBin()
-test('MCP Inspector CLI lists the tools and calls patch_file', { ...T, skip: inspector ? false : '@modelcontextprotocol/inspector is not installed' }, () => {
+test('MCP Inspector CLI lists the default tools and calls patch_file', { ...T, skip: inspector ? false : '@modelcontextprotocol/inspector is not installed' }, () => {
   const dir = tempDir()
   fs.writeFileSync(path.join(dir, 'i.txt'), 'before\n')
   const run = (...args) => {
@@ -508,12 +770,11 @@ test('MCP Inspector CLI lists the tools and calls patch_file', { ...T, skip: ins
     return JSON.parse(r.stdout)
   }
   const list = run('--method', 'tools/list')
-  const names = list.tools.map((t) => t.name)
-  for (const n of ['patch_file', 'batch_patch_files', 'apply_last_dry_run', 'read_file', 'write_file']) assert.ok(names.includes(n), n)
+  assert.deepEqual(list.tools.map((t) => t.name), [...tools.DEFAULT_TOOLS])
   const patchSchema = JSON.parse(fs.readFileSync(path.join(ROOT, 'schemas', 'patch_file.schema.json'), 'utf8'))
   assert.deepEqual(list.tools.find((t) => t.name === 'patch_file').inputSchema, patchSchema.parameters)
   const call = run('--method', 'tools/call', '--tool-name', 'patch_file', '--tool-arg', 'file_path=i.txt', '--tool-arg', 'search_block=before', '--tool-arg', 'replace_block=after')
   assert.equal(call.isError, false)
-  assert.equal(call.structuredContent.ok, true)
+  assert.equal(JSON.parse(call.content[0].text).ok, true)
   assert.equal(fs.readFileSync(path.join(dir, 'i.txt'), 'utf8'), 'after\n')
 })

@@ -6,6 +6,7 @@
 // print and assert: how often `closest_match` points at the intended lines and
 // names the right kind (or `already_applied` is reported), and how often
 // `match: [...]` applies exactly the intended edit, with no wrong edit ever.
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

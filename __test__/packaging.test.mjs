@@ -9,11 +9,15 @@
 // 4. Type-check a TypeScript consumer against the installed `index.d.ts` with
 //    `tsc --strict`, including `@ts-expect-error` lines that prove wrong inputs
 //    are rejected by the types.
+// 5. With the agent SDKs installed beside it (the package's optional peers),
+//    use each SDK subpath through `import` and `require`, and type-check a
+//    consumer of them against the SDKs' own types.
 //
 // Needs the addon built (`npm run build`) and the dependencies installed
 // (`npm install` fills npm's cache, which the offline install reads; the
 // package's runtime dependencies are pinned from the repository's lockfile).
-import { before, test } from 'node:test'
+import './helpers/private-state.mjs'
+import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -21,6 +25,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
+import { CONSUMER_MTS as ADAPTERS_MTS, CONSUMER_CTS as ADAPTERS_CTS, adaptersScript, checkAdaptersRun } from './helpers/adapter-consumer.mjs'
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
@@ -88,7 +93,56 @@ function stage(files, dest) {
   return dest
 }
 
+/**
+ * The lock file keys (`node_modules/...`) of `roots` and everything they need
+ * (dependencies, optional and peer dependencies present in the lock),
+ * resolved the way Node does: the nearest node_modules up the tree.
+ */
+function lockClosure(packages, roots) {
+  const found = new Set()
+  const resolve = (from, name) => {
+    for (let dir = from; ; ) {
+      const key = `${dir ? `${dir}/` : ''}node_modules/${name}`
+      if (packages[key]) return key
+      if (!dir) return null
+      const i = dir.lastIndexOf('/node_modules/')
+      dir = i === -1 ? '' : dir.slice(0, i)
+    }
+  }
+  const visit = (key) => {
+    if (!key || found.has(key)) return
+    found.add(key)
+    const e = packages[key]
+    for (const d of Object.keys({ ...e.dependencies, ...e.optionalDependencies, ...e.peerDependencies })) visit(resolve(key, d))
+  }
+  for (const r of roots) visit(resolve('', r))
+  return found
+}
+
 const state = {}
+
+/**
+ * A fresh project in the temp directory with `dependencies`, installed offline
+ * without Rust on PATH. The package's own runtime dependencies are pinned by a
+ * lockfile made from the repository's (its non-dev entries), so that the
+ * offline install finds every tarball in npm's cache, which `npm ci` in the
+ * checkout filled. Returns {dir, out}: the project's directory and npm's output.
+ */
+function installOffline(name, dependencies) {
+  const app = path.join(state.tmp, name)
+  fs.mkdirSync(app)
+  const manifest = { name: `consumer-${name}`, version: '1.0.0', private: true, dependencies }
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(manifest, null, 2))
+  const repoLock = JSON.parse(fs.readFileSync(path.join(repo, 'package-lock.json'), 'utf8'))
+  const packages = { '': { name: manifest.name, version: manifest.version, dependencies } }
+  for (const [k, v] of Object.entries(repoLock.packages)) if (k && !v.dev && !v.devOptional) packages[k] = v
+  fs.writeFileSync(
+    path.join(app, 'package-lock.json'),
+    JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages }, null, 2),
+  )
+  const out = npm(['install', '--offline', '--no-audit', '--no-fund', '--foreground-scripts'], { cwd: app, env: state.env })
+  return { dir: app, out }
+}
 
 before(() => {
   const addon = fs.readdirSync(repo).find((f) => f.startsWith(`${binaryName}.`) && f.endsWith('.node'))
@@ -97,8 +151,14 @@ before(() => {
   state.addon = path.join(repo, addon)
   state.tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-pack-')))
   state.env = consumerEnv()
+  // npm's own logs go to the temp directory too, not to ~/.npm/_logs.
+  state.env.npm_config_logs_dir = path.join(state.tmp, 'npm-logs')
   const r = spawnSync(win ? 'cargo.exe' : 'cargo', ['--version'], { env: state.env })
   assert.ok(r.error && r.error.code === 'ENOENT', 'cargo is not reachable from the consumer environment')
+})
+
+after(() => {
+  if (state.tmp) fs.rmSync(state.tmp, { recursive: true, force: true })
 })
 
 test('npm pack ships the JS entry points, the generated types with the hand-written ones, the schemas, and no addon', () => {
@@ -123,11 +183,30 @@ test('npm pack ships the JS entry points, the generated types with the hand-writ
 
 test('npm pack ships only what users need: the entry points, js/, bin/, schemas/, LICENSE and README', () => {
   assert.ok(state.plainFiles, 'packed')
-  const allowed = [/^package\.json$/, /^README\.md$/, /^LICENSE$/, /^index\.(js|mjs|d\.ts)$/, /^binding\.js$/, /^js\/[\w-]+\.js$/, /^bin\/[\w-]+\.js$/, /^schemas\/\w+\.schema\.json$/]
+  const allowed = [
+    /^package\.json$/,
+    /^README\.md$/,
+    /^LICENSE$/,
+    /^index\.(js|mjs|d\.ts)$/,
+    /^binding\.js$/,
+    /^js\/[\w-]+\.js$/,
+    /^js\/tools\.json$/,
+    /^js\/adapters\/[\w-]+\.(js|mjs|d\.ts|d\.mts)$/,
+    /^bin\/[\w-]+\.js$/,
+    /^schemas\/\w+\.schema\.json$/,
+  ]
   const extra = state.plainFiles.filter((f) => !allowed.some((re) => re.test(f)))
   assert.deepEqual(extra, [], `files a user does not need: ${extra.join(', ')}`)
   for (const dir of ['js', 'bin', 'schemas']) {
-    for (const f of fs.readdirSync(path.join(repo, dir))) assert.ok(state.plainFiles.includes(`${dir}/${f}`), `the tarball has ${dir}/${f}`)
+    for (const f of fs.readdirSync(path.join(repo, dir), { recursive: true })) {
+      if (fs.statSync(path.join(repo, dir, f)).isDirectory()) continue
+      assert.ok(state.plainFiles.includes(`${dir}/${f.split(path.sep).join('/')}`), `the tarball has ${dir}/${f}`)
+    }
+  }
+  // Every entry point package.json exports ships, types included.
+  for (const target of Object.values(pkg.exports).flatMap(function targets(t) { return typeof t === 'string' ? [t] : Object.values(t).flatMap(targets) })) {
+    if (target.includes('*')) continue
+    assert.ok(state.plainFiles.includes(target.replace(/^\.\//, '')), `the tarball has ${target}`)
   }
   assert.ok(state.plainFiles.includes('LICENSE'), 'LICENSE ships')
   assert.equal(pkg.license, 'MIT')
@@ -204,15 +283,22 @@ test('installed offline into a fresh project without Rust, the package works thr
 
   const app = path.join(state.tmp, 'app')
   fs.mkdirSync(app)
-  const dependencies = { [pkg.name]: `file:${state.publishedTarball}`, [`${pkg.name}-${state.abi}`]: `file:${plat.tarball}` }
+  // The consumer also installs the agent SDKs (the package's optional peers), at the versions the repository tests.
+  const repoLock = JSON.parse(fs.readFileSync(path.join(repo, 'package-lock.json'), 'utf8'))
+  const sdks = Object.fromEntries(Object.keys(pkg.peerDependencies).map((n) => [n, repoLock.packages[`node_modules/${n}`].version]))
+  const dependencies = { [pkg.name]: `file:${state.publishedTarball}`, [`${pkg.name}-${state.abi}`]: `file:${plat.tarball}`, ...sdks }
   const manifest = { name: 'consumer-app', version: '1.0.0', private: true, dependencies }
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(manifest, null, 2))
-  // The package's own runtime dependencies are pinned by a lockfile made from
-  // the repository's (its non-dev entries), so that the offline install finds
-  // every tarball in npm's cache, which `npm install` in the checkout filled.
-  const repoLock = JSON.parse(fs.readFileSync(path.join(repo, 'package-lock.json'), 'utf8'))
+  // The package's own runtime dependencies and the SDKs with theirs are pinned
+  // by a lockfile made from the repository's (its non-dev entries, and the
+  // SDKs' dependency closure), so that the offline install finds every
+  // tarball in npm's cache, which `npm install` in the checkout filled.
   const packages = { '': { name: manifest.name, version: manifest.version, dependencies } }
   for (const [k, v] of Object.entries(repoLock.packages)) if (k && !v.dev && !v.devOptional) packages[k] = v
+  for (const k of lockClosure(repoLock.packages, Object.keys(sdks))) {
+    const { dev, devOptional, peer, ...entry } = repoLock.packages[k]
+    packages[k] = entry
+  }
   fs.writeFileSync(
     path.join(app, 'package-lock.json'),
     JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages }, null, 2),
@@ -286,6 +372,18 @@ console.log(JSON.stringify({ r, frozen: Object.isFrozen(api.PATCH_FILE_ERROR_COD
   assert.equal(answer.id, 1)
   assert.equal(answer.result.serverInfo.name, pkg.name)
   state.app = app
+})
+
+test('installed with the agent SDKs, each subpath works through import and require, with one native engine', () => {
+  assert.ok(state.app, 'consumer project installed')
+  const app = state.app
+  fs.writeFileSync(path.join(app, 'adapters.mjs'), adaptersScript('import'))
+  fs.writeFileSync(path.join(app, 'adapters.cjs'), adaptersScript('require'))
+  for (const script of ['adapters.mjs', 'adapters.cjs']) {
+    fs.writeFileSync(path.join(app, 'ws', 'adapters.txt'), 'v0\n')
+    const out = JSON.parse(run(process.execPath, [script], { cwd: app, env: state.env }).trim().split('\n').pop())
+    checkAdaptersRun(out, fs.readFileSync(path.join(app, 'ws', 'adapters.txt'), 'utf8'), script)
+  }
 })
 
 const CONSUMER_TS = `import { patchFile, patchFileSync, PATCH_FILE_ERROR_CODES, patchFileSchema } from '${pkg.name}'
@@ -397,4 +495,116 @@ test('a TypeScript consumer type-checks against the installed package under tsc 
   })
   assert.notEqual(r.status, 0, 'tsc rejects a numeric search_block')
   assert.match(r.stdout, /broken\.mts\(2,/, r.stdout)
+})
+
+test('a TypeScript consumer of the agent-SDK subpaths type-checks against the installed package and SDKs under tsc --strict', () => {
+  assert.ok(state.app, 'consumer project installed')
+  const app = state.app
+  fs.writeFileSync(path.join(app, 'adapters-consumer.mts'), ADAPTERS_MTS)
+  fs.writeFileSync(path.join(app, 'adapters-consumer.cts'), ADAPTERS_CTS)
+  // The SDKs' own declaration files are not ours to check (skipLibCheck, as tsc --init sets it);
+  // the subpaths' declarations check on their own in __test__/adapters.test.mjs.
+  const options = { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: [], skipLibCheck: true }
+  fs.writeFileSync(path.join(app, 'tsconfig.adapters.json'), JSON.stringify({ compilerOptions: options, files: ['adapters-consumer.mts', 'adapters-consumer.cts'] }))
+  const tsc = path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
+  run(process.execPath, [tsc, '-p', path.join(app, 'tsconfig.adapters.json')], { cwd: app, env: state.env })
+  // The installed types are really used: a wrong call fails.
+  fs.writeFileSync(path.join(app, 'adapters-broken.mts'), `import { createEditor } from '${pkg.name}/openai-agents'\nvoid createEditor({ workspaceRoot: 1 })\n`)
+  const r = spawnSync(process.execPath, [tsc, '--strict', '--noEmit', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', 'adapters-broken.mts'], {
+    cwd: app,
+    env: state.env,
+    encoding: 'utf8',
+  })
+  assert.notEqual(r.status, 0, 'tsc rejects a numeric workspaceRoot')
+  assert.match(r.stdout, /adapters-broken\.mts\(2,/, r.stdout)
+})
+
+/** Runs `script` with node in `cwd` (the consumer's environment); returns {status, stdout, stderr}. */
+function nodeIn(cwd, args, extra = {}) {
+  return spawnSync(process.execPath, args, { cwd, env: state.env, encoding: 'utf8', timeout: 60_000, ...extra })
+}
+
+const REQUIRE_AND_PATCH = `const fs = require('node:fs')
+let out
+try {
+  const api = require('${pkg.name}')
+  fs.mkdirSync('ws', { recursive: true })
+  fs.writeFileSync('ws/a.txt', 'retries = 2;\\n')
+  const r = api.patchFileSync({ file_path: 'a.txt', search_block: 'retries = 2;', replace_block: 'retries = 3;' }, { workspaceRoot: 'ws' })
+  out = { ok: r.ok, text: fs.readFileSync('ws/a.txt', 'utf8'), natives: Object.keys(require.cache).filter((k) => k.endsWith('.node')) }
+} catch (e) {
+  out = { code: e.code, reason: e.reason, message: e.message }
+}
+console.log(JSON.stringify(out))`
+
+test('a plain npm pack, installed, says NATIVE_ENGINE_UNAVAILABLE with npm run pack:local as its first advice (not a reinstall)', () => {
+  assert.ok(state.plainTarball, 'packed')
+  const { dir: app } = installOffline('plain-app', { [pkg.name]: `file:${state.plainTarball}` })
+  const r = nodeIn(app, ['-e', REQUIRE_AND_PATCH])
+  const e = JSON.parse(r.stdout)
+  assert.equal(e.code, 'NATIVE_ENGINE_UNAVAILABLE', r.stdout + r.stderr)
+  assert.equal(e.reason, 'packed-without-binary')
+  const first = e.message.split('\nPrebuilt binaries: ')[0]
+  assert.match(first, /has no native engine for this platform .*: it was packed from a source checkout without one/)
+  assert.match(first, /Pack it with `npm run pack:local` in a built checkout/)
+  assert.doesNotMatch(first, /reinstall|optional dependenc/i)
+  // The CLI says the same, with exit code 4.
+  const cli = nodeIn(app, [path.join(app, 'node_modules', pkg.name, 'bin', 'patch-file-tool.js'), '--version'])
+  assert.equal(cli.status, 0, 'the usage still works without the engine')
+  const call = nodeIn(app, [path.join(app, 'node_modules', pkg.name, 'bin', 'patch-file-tool.js'), 'call', 'read_file'], { input: '{"file_path":"x"}' })
+  assert.equal(call.status, 4, call.stderr)
+  assert.match(call.stderr, /npm run pack:local/)
+})
+
+test("npm run pack:local: a tarball with this machine's engine that installs offline, without Rust, and works there", () => {
+  const out = path.join(state.tmp, 'local-pack')
+  const packed = run(process.execPath, [path.join(repo, 'scripts', 'pack-local.mjs'), '--no-build', '--out', out], { cwd: repo, env: state.env })
+  const tarball = path.join(out, `${pkg.name}-${pkg.version}-${state.abi}.tgz`)
+  assert.ok(fs.existsSync(tarball), packed)
+  assert.ok(packed.includes(`npm install ${tarball}`), packed)
+  const listed = run('tar', ['-tzf', tarball]).split('\n').filter(Boolean)
+  assert.ok(listed.includes(`package/${path.basename(state.addon)}`), listed.join(', '))
+  assert.deepEqual(listed.filter((f) => f.endsWith('.node')), [`package/${path.basename(state.addon)}`], 'only this machine\'s engine')
+  for (const f of state.plainFiles) assert.ok(listed.includes(`package/${f}`), `${f} is in the local pack as in npm pack`)
+  const manifest = JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json']))
+  for (const k of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(manifest.scripts[k], undefined, `no ${k} script`)
+  assert.equal(manifest.optionalDependencies, undefined)
+
+  const { dir: app, out: log } = installOffline('local-app', { [pkg.name]: `file:${tarball}` })
+  assert.doesNotMatch(log, new RegExp(`> ${pkg.name}@`), 'no lifecycle script of the package ran')
+  const r = nodeIn(app, ['-e', REQUIRE_AND_PATCH])
+  const res = JSON.parse(r.stdout)
+  assert.equal(res.ok, true, r.stdout + r.stderr)
+  assert.equal(res.text, 'retries = 3;\n')
+  assert.deepEqual(res.natives, [fs.realpathSync(path.join(app, 'node_modules', pkg.name, path.basename(state.addon)))])
+  // The installed commands: the CLI edits, the MCP server answers initialize.
+  const bin = path.join(app, 'node_modules', '.bin', win ? 'patch-file-tool.cmd' : 'patch-file-tool')
+  const cli = spawnSync(bin, ['patch', 'a.txt', '--search', 'retries = 3;', '--replace', 'retries = 4;'], { cwd: path.join(app, 'ws'), env: state.env, encoding: 'utf8', shell: win })
+  assert.equal(cli.status, 0, cli.stderr)
+  assert.equal(fs.readFileSync(path.join(app, 'ws', 'a.txt'), 'utf8'), 'retries = 4;\n')
+  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack-local-test', version: '1' } } }
+  const mcp = spawnSync(bin, ['--root', path.join(app, 'ws')], { env: state.env, encoding: 'utf8', input: JSON.stringify(init) + '\n', timeout: 30_000, shell: win })
+  assert.equal(mcp.status, 0, mcp.stderr)
+  assert.equal(JSON.parse(mcp.stdout.split('\n')[0]).result.serverInfo.name, pkg.name)
+})
+
+test('npm install /path/to/a/built/clone in another project runs no script of the package, warns nothing, and the engine loads', () => {
+  // A built clone: what npm pack takes, plus the sources and the binary `npm run build` leaves.
+  assert.ok(state.plainFiles, 'packed')
+  const clone = stage(state.plainFiles, path.join(state.tmp, 'clone'))
+  fs.copyFileSync(path.join(repo, 'Cargo.toml'), path.join(clone, 'Cargo.toml'))
+  fs.cpSync(path.join(repo, 'src'), path.join(clone, 'src'), { recursive: true })
+  fs.copyFileSync(state.addon, path.join(clone, path.basename(state.addon)))
+  const app = path.join(state.tmp, 'linking-app')
+  fs.mkdirSync(app)
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'linking-app', version: '1.0.0', private: true }))
+  const r = spawnSync(process.execPath, [npmCli(), 'install', '--offline', '--foreground-scripts', clone], { cwd: app, env: state.env, encoding: 'utf8' })
+  const log = `${r.stdout}\n${r.stderr}`
+  assert.equal(r.status, 0, log)
+  assert.doesNotMatch(log, new RegExp(`> ${pkg.name}@`), `no lifecycle script of ${pkg.name} ran (a build would take minutes)`)
+  assert.doesNotMatch(log, /install-scripts|allowScripts|EBADENGINE/, log)
+  assert.deepEqual(log.split('\n').filter((l) => /^npm warn/i.test(l) && !/Unknown \w+ config/i.test(l)), [], 'no npm warning')
+  const res = JSON.parse(nodeIn(app, ['-e', REQUIRE_AND_PATCH]).stdout)
+  assert.equal(res.ok, true, JSON.stringify(res))
+  assert.deepEqual(res.natives, [fs.realpathSync(path.join(clone, path.basename(state.addon)))])
 })

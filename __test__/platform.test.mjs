@@ -8,6 +8,7 @@
 // platform's binary and finds none, exactly as on such a machine. A missing
 // platform package and a binary that does not load are simulated with a
 // copy of the package's files in a temp directory.
+import './helpers/private-state.mjs'
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -46,7 +47,8 @@ try {
 function assertHelpful(message) {
   for (const t of native.supportedTargets()) assert.ok(message.includes(t.label), `lists ${t.label}:\n${message}`)
   assert.match(message, /rustup/, 'says to install Rust with rustup')
-  assert.match(message, /npm install/, 'says npm install builds it in a clone')
+  assert.match(message, /npm ci && npm run build/, 'says how a clone builds it')
+  assert.match(message, /npm run pack:local/, 'says how to pack a tarball with the engine')
   assert.match(message, /git clone https:\/\/github\.com\/patch-file-tool\/patch-file-tool/, 'names the repository')
   assert.doesNotMatch(message, /npm has a bug related to optional dependencies/, "not napi-rs's generic advice")
   assert.doesNotMatch(message, /wasi/i, 'no WebAssembly package we never build')
@@ -129,19 +131,37 @@ test('the CLI exits with code 4 and the message; --help and --version still work
   assert.equal(version.stdout.trim(), pkg.version)
 })
 
-/** The package's files (what `files` ships) copied to a temp dir, with the repo's node_modules for its dependencies. */
-function stagedPackage() {
+/**
+ * The package's files (what `files` ships) copied to a temp dir, with the repo's node_modules for its dependencies.
+ * optionalDependencies: written into its package.json, as a release's (napi prepublish) has them;
+ * checkout: with a Cargo.toml and src/lib.rs beside it, as in a clone.
+ */
+function stagedPackage({ optionalDependencies, checkout = false } = {}) {
   const dir = tempDir('pft-plat-pkg-')
   temps.push(dir)
   for (const entry of ['package.json', ...pkg.files]) fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true })
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'junction')
+  if (optionalDependencies) fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...pkg, optionalDependencies }, null, 2))
+  if (checkout) {
+    fs.copyFileSync(path.join(ROOT, 'Cargo.toml'), path.join(dir, 'Cargo.toml'))
+    fs.mkdirSync(path.join(dir, 'src'))
+    fs.copyFileSync(path.join(ROOT, 'src', 'lib.rs'), path.join(dir, 'src', 'lib.rs'))
+  }
   return dir
+}
+
+/** The optionalDependencies napi prepublish writes for every target. */
+const RELEASE_DEPS = Object.fromEntries(native.supportedTargets().map((t) => [`${pkg.name}-${t.abi}`, pkg.version]))
+
+/** The advice lines before the common tail (the prebuilt list and the build from source). */
+function firstAdvice(message) {
+  return message.slice(0, message.indexOf('\nPrebuilt binaries: '))
 }
 
 test('a supported platform whose platform package is not installed: the message names the package to install', (t) => {
   const target = native.hostTarget()
   if (!target) return t.skip(`this machine (${native.describeHost().text}) has no prebuilt target`)
-  const dir = stagedPackage()
+  const dir = stagedPackage({ optionalDependencies: RELEASE_DEPS })
   const r = fake({}, ['-e', REQUIRE_INDEX(dir)])
   const e = JSON.parse(r.stdout)
   assert.equal(e.code, 'NATIVE_ENGINE_UNAVAILABLE', r.stdout + r.stderr)
@@ -172,4 +192,60 @@ test('a binary named by NAPI_RS_NATIVE_LIBRARY_PATH that does not load: the mess
   assert.equal(e.reason, 'load-failed')
   assert.ok(e.message.includes(`the binary NAPI_RS_NATIVE_LIBRARY_PATH names (${missing}) could not be loaded`), e.message)
   assertHelpful(e.message)
+})
+
+test('a source checkout whose engine is not built: the first advice is npm run build there', (t) => {
+  const target = native.hostTarget()
+  if (!target) return t.skip(`this machine (${native.describeHost().text}) has no prebuilt target`)
+  const dir = stagedPackage({ checkout: true })
+  const r = fake({}, ['-e', REQUIRE_INDEX(dir)])
+  const e = JSON.parse(r.stdout)
+  assert.equal(e.code, 'NATIVE_ENGINE_UNAVAILABLE', r.stdout + r.stderr)
+  assert.equal(e.reason, 'not-built')
+  const first = firstAdvice(e.message)
+  assert.ok(first.includes(`this source checkout (${dir}) has no native engine built yet`), first)
+  assert.match(first, /Build it there: `npm run build` \(needs Rust/)
+  assert.doesNotMatch(first, /optional dependenc|reinstall/i, 'no advice about npm installs, which cannot help a checkout')
+  assertHelpful(e.message)
+  // The CLI from that checkout says the same, with exit code 4.
+  const cli = fake({}, [path.join(dir, 'bin', 'patch-file-tool.js'), 'call', 'read_file', '--root', dir], { input: '{"file_path":"x"}' })
+  assert.equal(cli.status, EXIT_NO_ENGINE, cli.stderr)
+  assert.match(cli.stderr, /Build it there: `npm run build`/)
+})
+
+test('a copy packed from a checkout without a binary: the first advice is npm run pack:local, not a reinstall', (t) => {
+  const target = native.hostTarget()
+  if (!target) return t.skip(`this machine (${native.describeHost().text}) has no prebuilt target`)
+  const dir = stagedPackage()
+  const e = JSON.parse(fake({}, ['-e', REQUIRE_INDEX(dir)]).stdout)
+  assert.equal(e.reason, 'packed-without-binary', e.message)
+  const first = firstAdvice(e.message)
+  assert.match(first, /it was packed from a source checkout without one \(a plain `npm pack` ships no binary/)
+  assert.match(first, /Pack it with `npm run pack:local` in a built checkout on this machine/)
+  assert.doesNotMatch(first, /optional dependenc|reinstall/i, first)
+  assertHelpful(e.message)
+})
+
+test("a copy packed locally on another platform: the message names the engine it carries", (t) => {
+  const target = native.hostTarget()
+  if (!target) return t.skip(`this machine (${native.describeHost().text}) has no prebuilt target`)
+  const other = native.supportedTargets().find((x) => x.abi !== target.abi)
+  const dir = stagedPackage()
+  fs.writeFileSync(path.join(dir, `${pkg.napi.binaryName}.${other.abi}.node`), 'the binary of another platform\n')
+  const e = JSON.parse(fake({}, ['-e', REQUIRE_INDEX(dir)]).stdout)
+  assert.equal(e.reason, 'packed-without-binary', e.message)
+  assert.ok(firstAdvice(e.message).includes(`it was packed with the engine for ${other.label} only`), e.message)
+  assert.match(firstAdvice(e.message), /npm run pack:local/)
+})
+
+test('a release that ships no package for this platform: the message says so and lists what it ships', (t) => {
+  const target = native.hostTarget()
+  if (!target) return t.skip(`this machine (${native.describeHost().text}) has no prebuilt target`)
+  const other = native.supportedTargets().find((x) => x.abi !== target.abi)
+  const dir = stagedPackage({ optionalDependencies: { [`${pkg.name}-${other.abi}`]: pkg.version } })
+  const e = JSON.parse(fake({}, ['-e', REQUIRE_INDEX(dir)]).stdout)
+  assert.equal(e.reason, 'platform-not-released', e.message)
+  assert.ok(firstAdvice(e.message).includes(`this release ships no native engine for ${target.label}`), e.message)
+  assert.ok(firstAdvice(e.message).includes(`its platform packages are for ${other.label}`), e.message)
+  assert.doesNotMatch(firstAdvice(e.message), /reinstall/i)
 })

@@ -3,6 +3,7 @@
 // applied to where they lead), the server and CLI resolve it once at start,
 // and an I/O error opening the root is reported as one (FILE_READ_ERROR, CLI
 // exit 3), not as bad input.
+import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -36,7 +37,7 @@ async function mcpRead(args, file, { cwd, env } = {}) {
   const r = await s.response(1)
   s.child.stdin.end()
   await s.exit
-  return { result: r.result.structuredContent, stderr: s.stderr }
+  return { result: JSON.parse(r.result.content[0].text), stderr: s.stderr }
 }
 
 /**
@@ -112,7 +113,7 @@ test('retargeting the root symlink while the server runs does not move its works
   const s = rawServer({ args: ['--root', cur] })
   await s.initialize()
   s.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'read_file', arguments: { file_path: 'f.txt' } } })
-  assert.equal((await s.response(1)).result.structuredContent.content, 'one\n')
+  assert.equal((await s.result(1)).content, 'one\n')
 
   // Point the root symlink elsewhere (atomically, as a deploy would).
   fs.symlinkSync('two', path.join(base, 'cur.new'))
@@ -120,11 +121,11 @@ test('retargeting the root symlink while the server runs does not move its works
   assert.equal(fs.readFileSync(path.join(cur, 'f.txt'), 'utf8'), 'two\n')
 
   s.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write_file', arguments: { file_path: 'f.txt', content: 'changed\n' } } })
-  const w = (await s.response(2)).result.structuredContent
+  const w = await s.result(2)
   assert.equal(w.ok, true, JSON.stringify(w))
   assert.equal(w.file_path, path.join(base, 'one', 'f.txt'))
   s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read_file', arguments: { file_path: 'f.txt' } } })
-  assert.equal((await s.response(3)).result.structuredContent.content, 'changed\n')
+  assert.equal((await s.result(3)).content, 'changed\n')
   s.child.stdin.end()
   assert.equal((await s.exit).code, 0)
   assert.equal(fs.readFileSync(path.join(base, 'one', 'f.txt'), 'utf8'), 'changed\n')
@@ -177,13 +178,13 @@ function emfilePreload() {
   fs.writeFileSync(
     file,
     `const fs = require('node:fs')
-const tools = require(${JSON.stringify(path.join(ROOT, 'js', 'tools.js'))})
-const run = tools.run
+const engine = require(${JSON.stringify(path.join(ROOT, 'js', 'engine.js'))})
+const run = engine.run
 let armed = Number(process.env.PFT_TEST_EMFILE_CALLS || 1)
-tools.run = function (tool, args, options) {
+engine.run = function (tool, args, options) {
   if (armed <= 0) return run.call(this, tool, args, options)
   armed--
-  tools.warm()
+  engine.warm()
   const fds = []
   try { for (;;) fds.push(fs.openSync('/dev/null', 'r')) } catch {}
   const release = () => { for (const fd of fds) fs.closeSync(fd) }
@@ -213,11 +214,11 @@ test('MCP: EMFILE while opening the root is FILE_READ_ERROR; the next call works
   const s = rawServer({ args: ['--root', dir], env: cleanEnv({ NODE_OPTIONS: `-r ${preload}` }) })
   await s.initialize()
   s.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'read_file', arguments: { file_path: 'f.txt' } } })
-  const first = (await s.response(1)).result.structuredContent
+  const first = await s.result(1)
   assert.equal(first.code, 'FILE_READ_ERROR', JSON.stringify(first))
   assert.match(first.message, /Too many open files|EMFILE/)
   s.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read_file', arguments: { file_path: 'f.txt' } } })
-  assert.equal((await s.response(2)).result.structuredContent.content, 'a\n')
+  assert.equal((await s.result(2)).content, 'a\n')
   s.child.stdin.end()
   assert.equal((await s.exit).code, 0)
 })
@@ -230,7 +231,7 @@ test('a root deleted under a running server is FILE_READ_ERROR (an I/O error), n
   await s.initialize()
   fs.rmdirSync(dir)
   s.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_file', arguments: { file_path: 'f.txt', content: 'x' } } })
-  const r = (await s.response(1)).result.structuredContent
+  const r = await s.result(1)
   assert.equal(r.code, 'FILE_READ_ERROR', JSON.stringify(r))
   assert.match(r.message, /No such file or directory|ENOENT/)
   s.child.stdin.end()

@@ -1,5 +1,6 @@
 // Transactions through the JS API: multi-edit, counts, sha256 preconditions,
 // dry run + applyDryRun, batches, readFile / writeFile.
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'

@@ -5,8 +5,9 @@
 //
 // The check that binding.js is byte for byte what `napi build` writes is
 // `node scripts/sync-version.mjs --check` right after a real build (npm test
-// runs after `npm install`, which builds); the version bump itself runs in a
+// builds first when the addon is out of date); the version bump itself runs in a
 // throwaway git repository holding copies of those files.
+import './helpers/private-state.mjs'
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'

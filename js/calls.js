@@ -7,16 +7,18 @@
 // call (or holding another process's lock) does not wait there: it answers
 // FILE_LOCKED at once, having written nothing, and is called again after a
 // short pause (1 ms, doubling to 50 ms) until it gets another answer or the
-// wait budget is spent: options.lockWaitMs, default 10,000 ms. Meanwhile
-// unrelated calls, and every other use of the pool (fs, crypto, zlib), go on.
+// wait budget is spent: options.lockWaitMs, by default the engine's
+// DEFAULT_LOCK_WAIT_MS (10,000 ms). Meanwhile unrelated calls, and every other
+// use of the pool (fs, crypto, zlib), go on.
 //
 // Cancellation. options.signal (an AbortSignal) cancels a call: the engine
 // checks between its steps and a last time just before the commit; a call
 // stopped there answers CANCELLED and wrote nothing, while a commit already
 // under way completes (a file is never left half edited). options.timeoutMs
-// is a budget for the whole call, waits for busy files included.
+// is a budget for the whole call, waits for busy files included. A call
+// stopped here, between its tries, answers with the engine's own CANCELLED
+// result (the binding's cancelledResult), worded as when the engine stops it.
 
-const DEFAULT_LOCK_WAIT_MS = 10_000
 const MAX_PAUSE_MS = 50
 
 /** Reads a field of the caller's options; a hostile object reads as absent. */
@@ -30,21 +32,10 @@ function field(options, ...names) {
   return undefined
 }
 
-/** The caller's wait budget for busy files, in ms. */
-function lockWait(options) {
+/** The caller's wait budget for busy files, in ms (`native`: the binding, for the default). */
+function lockWait(options, native) {
   const v = field(options, 'lockWaitMs', 'lock_wait_ms')
-  return Number.isSafeInteger(v) && v >= 0 ? v : DEFAULT_LOCK_WAIT_MS
-}
-
-function cancelled(why) {
-  return {
-    ok: false,
-    code: 'CANCELLED',
-    message:
-      why === 'timeout'
-        ? 'the call took longer than its timeoutMs before anything was written; nothing was written. Retry with a larger timeoutMs or less work per call'
-        : 'the call was cancelled by its caller before anything was written; nothing was written',
-  }
+  return Number.isSafeInteger(v) && v >= 0 ? v : native.DEFAULT_LOCK_WAIT_MS
 }
 
 function isAbortSignal(s) {
@@ -60,8 +51,8 @@ function asyncCall(fn, native) {
     const signal = field(options, 'signal')
     const timeoutMs = field(options, 'timeoutMs', 'timeout_ms')
     const timed = Number.isSafeInteger(timeoutMs) && timeoutMs > 0
-    if (!isAbortSignal(signal) && !timed) return retry(fn, input, options, undefined, lockWait(options))
-    if (isAbortSignal(signal) && signal.aborted) return cancelled('signal')
+    if (!isAbortSignal(signal) && !timed) return retry(fn, native, input, options, undefined, lockWait(options, native))
+    if (isAbortSignal(signal) && signal.aborted) return native.cancelledResult()
     let base
     try {
       base = { ...options }
@@ -77,7 +68,7 @@ function asyncCall(fn, native) {
     }
     const deadline = timed ? Date.now() + timeoutMs : undefined
     try {
-      return await retry(fn, input, base, { signal, deadline }, lockWait(options))
+      return await retry(fn, native, input, base, { signal, deadline, timeoutMs }, lockWait(options, native))
     } finally {
       if (token !== undefined) {
         signal.removeEventListener('abort', onAbort)
@@ -91,25 +82,31 @@ function asyncCall(fn, native) {
 }
 
 /** Calls `fn` until it answers something other than FILE_LOCKED, within the budgets. */
-async function retry(fn, input, options, limits, waitMs) {
+async function retry(fn, native, input, options, limits, waitMs) {
   const lockDeadline = Date.now() + waitMs
   let pause = 1
   for (;;) {
     let opts = options
     if (limits && limits.deadline !== undefined) {
       const left = limits.deadline - Date.now()
-      if (left <= 0) return cancelled('timeout')
+      if (left <= 0) return native.cancelledResult(limits.timeoutMs)
       opts = { ...options, timeoutMs: left }
     }
     const r = await fn(input, opts)
     if (!r || r.ok !== false || r.code !== 'FILE_LOCKED') return r
-    if (limits && isAbortSignal(limits.signal) && limits.signal.aborted) return cancelled('signal')
+    if (limits && isAbortSignal(limits.signal) && limits.signal.aborted) return native.cancelledResult()
+    // The call's time budget spent while the file was busy is a timeout (CANCELLED); the wait budget
+    // for busy files spent first leaves the engine's FILE_LOCKED as the answer.
     let left = lockDeadline - Date.now()
-    if (limits && limits.deadline !== undefined) left = Math.min(left, limits.deadline - Date.now())
+    if (limits && limits.deadline !== undefined) {
+      const budget = limits.deadline - Date.now()
+      if (budget <= 0) return native.cancelledResult(limits.timeoutMs)
+      left = Math.min(left, budget)
+    }
     if (left <= 0) return r
     await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)))
     pause = Math.min(pause * 2, MAX_PAUSE_MS)
   }
 }
 
-module.exports = { asyncCall, lockWait, DEFAULT_LOCK_WAIT_MS }
+module.exports = { asyncCall, lockWait }

@@ -10,13 +10,13 @@
 // directory); 3 I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR, and a workspace
 // root that exists but cannot be opened: permissions, too many open files,
 // a symlink loop); 4 the native engine cannot be loaded on this machine
-// (NATIVE_ENGINE_UNAVAILABLE: no prebuilt binary for the platform, or its
-// package is not installed).
+// (NATIVE_ENGINE_UNAVAILABLE: js/native.js says why and what to do).
 
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { resolveRoot, engineOptions, ENV } = require('./root.js')
+const engine = require('./engine.js')
 
 const PROG = 'patch-file-tool'
 const EXIT = Object.freeze({ OK: 0, REFUSED: 1, USAGE: 2, IO: 3, NO_ENGINE: 4 })
@@ -179,12 +179,16 @@ async function runHistory({ values, positionals, root }) {
   }
   const opts = engineOptions(root)
   if (positionals.length) input.file_path = path.relative(opts.workspaceRoot || process.cwd(), path.resolve(process.cwd(), positionals[0]))
-  const result = await tools.run(tools.get('history'), input, opts)
+  const result = await engine.run(tools.get('history'), input, opts)
   if (values.json) {
     process.stdout.write(JSON.stringify(result) + '\n')
   } else if (result.ok) {
     if (!result.transactions.length) process.stdout.write(`no journaled transactions${result.enabled ? '' : ' (the journal is off)'}\n`)
     for (const t of result.transactions) {
+      if (t.damaged) {
+        process.stdout.write(`${t.id}  damaged (${t.damage}): ${t.why_not_undoable}\n`)
+        continue
+      }
       const state = t.undone_by ? ` (undone by ${t.undone_by})` : t.undoable ? '' : ' (not undoable)'
       process.stdout.write(`${t.id}  ${t.time}  ${t.entry_point}${t.undoes ? ` ${t.undoes}` : ''}${state}\n`)
       for (const f of t.files) {
@@ -204,7 +208,7 @@ async function runUndo({ values, positionals, root }) {
   const input = {}
   if (positionals.length) input.id = positionals[0]
   if (values['dry-run']) input.dry_run = true
-  const result = await tools.run(tools.get('undo'), input, engineOptions(root))
+  const result = await engine.run(tools.get('undo'), input, engineOptions(root))
   if (values.json) {
     process.stdout.write(JSON.stringify(result) + '\n')
   } else if (result.ok) {
@@ -249,7 +253,7 @@ async function runApplyPatch({ values, positionals, root }) {
     text = readTextFile(from, 'PATCH')
   }
   const input = values['dry-run'] ? { patch: text, dry_run: true } : { patch: text }
-  const result = await tools.run(tools.get('apply_patch'), input, engineOptions(root))
+  const result = await engine.run(tools.get('apply_patch'), input, engineOptions(root))
   if (values.json) {
     process.stdout.write(JSON.stringify(result) + '\n')
   } else if (result.ok) {
@@ -313,7 +317,7 @@ async function runPatch({ values, positionals, root }) {
   if (values['expected-sha256'] !== undefined) input.expected_sha256 = values['expected-sha256']
   if (values['dry-run']) input.dry_run = true
 
-  const result = await tools.run(tool, input, engineOptions(root))
+  const result = await engine.run(tool, input, engineOptions(root))
   if (result.ok) {
     const where = `${display(result.file_path)}:${result.line_number}`
     const n = `${result.replacements} replacement${result.replacements === 1 ? '' : 's'}`
@@ -339,7 +343,6 @@ async function runCall({ positionals, root }) {
 
 /** Reads one JSON object from stdin, runs `tool`, prints the result JSON. */
 async function runJson(tool, root) {
-  const tools = require('./tools.js')
   if (process.stdin.isTTY) process.stderr.write(`${PROG}: reading the ${tool.name} request JSON from stdin (end with Ctrl-D)\n`)
   const text = utf8(await readStdin())
   if (text === null) {
@@ -355,7 +358,7 @@ async function runJson(tool, root) {
     process.stdout.write(JSON.stringify(result) + '\n')
     return EXIT.USAGE
   }
-  const result = await tools.run(tool, input, engineOptions(root))
+  const result = await engine.run(tool, input, engineOptions(root))
   process.stdout.write(JSON.stringify(result) + '\n')
   return exitCodeFor(result)
 }
@@ -436,10 +439,20 @@ function help() {
   return `${PROG} ${version()}: exact-once, atomic, sandboxed file edits for AI coding agents.
 
 Usage:
-  ${PROG} [--root DIR]          run the MCP server on stdin/stdout (also: patch-file-mcp)
+  ${PROG} [--root DIR] [--tools LIST] [--output-schemas]
+                                run the MCP server on stdin/stdout (also: patch-file-mcp)
   ${PROG} COMMAND [options]     run one command
   ${PROG} COMMAND --help        a command's options
   ${PROG} --help | --version
+
+MCP server options:
+  --tools LIST        the tools to list, by name or profile, comma-separated
+                      (${TOOLS_ENV} takes precedence; default: default). Profiles:
+${profileHelp()}
+${wrap(`Tools: ${toolNames()}.`, 22, 78)}
+  --output-schemas    list each tool's output schema and answer with
+                      structuredContent too (${OUTPUT_SCHEMAS_ENV}=on|off takes
+                      precedence; default: off)
 
 Commands:
 ${cmds}
@@ -453,10 +466,36 @@ Exit codes:
   1  refused by the engine (not found, ambiguous, outside the workspace, binary, changed...)
   2  usage error or INVALID_INPUT (including a root that does not exist or is not a directory)
   3  I/O error (FILE_READ_ERROR, FILE_WRITE_ERROR; a root that cannot be opened)
-  4  the native engine cannot be loaded here: no prebuilt binary for this
-     platform, or its package is not installed (the message says which and
-     how to build from source); the MCP server exits with 4 at start-up too
+  4  the native engine cannot be loaded here: not built yet in a checkout,
+     packed without it, its platform package not installed, or no binary for
+     this platform (the message says which and what to do); the MCP server
+     exits with 4 at start-up too
 `
+}
+
+/** `text` in lines of at most `width` characters, each indented by `indent` spaces. */
+function wrap(text, indent, width) {
+  const lines = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width - indent) {
+      lines.push(line)
+      line = word
+    } else {
+      line = line ? `${line} ${word}` : word
+    }
+  }
+  if (line) lines.push(line)
+  return lines.map((l) => ' '.repeat(indent) + l).join('\n')
+}
+
+/** One help line per profile: its name and its tools. */
+function profileHelp() {
+  const { PROFILES } = require('./tools.js')
+  const width = Math.max(...Object.keys(PROFILES).map((n) => n.length)) + 1
+  return Object.entries(PROFILES)
+    .map(([name, list]) => `                        ${name.padEnd(width)} ${name === 'all' ? 'every tool' : list.join(', ')}`)
+    .join('\n')
 }
 
 function commandUsage(cmd) {
@@ -515,7 +554,7 @@ async function dispatch(argv) {
     const { root } = rootOrThrow(values.root)
     return cmd.run({ values, positionals, root })
   }
-  const { values } = parse(argv, { ...GLOBAL_OPTIONS, version: { type: 'boolean', short: 'V' } }, false)
+  const { values } = parse(argv, { ...GLOBAL_OPTIONS, ...SERVER_OPTIONS, version: { type: 'boolean', short: 'V' } }, false)
   if (values.help) {
     process.stdout.write(help())
     return EXIT.OK
@@ -524,17 +563,79 @@ async function dispatch(argv) {
     process.stdout.write(version() + '\n')
     return EXIT.OK
   }
+  const served = serverOptions(values)
   const { root, given } = rootOrThrow(values.root)
-  await require('./mcp.js').serve({ root, given, version: version() })
+  await require('./mcp.js').serve({ root, given, version: version(), ...served })
   return undefined // the server exits the process itself
 }
 
+/** The options of the MCP server (no command). */
+const SERVER_OPTIONS = {
+  tools: { type: 'string' },
+  'output-schemas': { type: 'boolean' },
+}
+
+const TOOLS_ENV = 'PATCH_FILE_TOOLS'
+const OUTPUT_SCHEMAS_ENV = 'PATCH_FILE_OUTPUT_SCHEMAS'
+
+/**
+ * The server's tool selection and output-schema switch, by the rule of the
+ * workspace root: the environment variable, else the flag, else the default
+ * (the `default` profile; no output schemas). A flag overridden by a
+ * different variable earns a warning on stderr; an unknown tool or profile
+ * name, or a switch value that is neither on nor off, is a usage error.
+ */
+function serverOptions(values, env = process.env) {
+  const set = (name) => env[name] !== undefined && env[name] !== ''
+  const tools = require('./tools.js')
+  let spec = 'default'
+  let from = null
+  if (set(TOOLS_ENV)) {
+    spec = env[TOOLS_ENV]
+    from = TOOLS_ENV
+    if (values.tools !== undefined && values.tools !== spec) {
+      process.stderr.write(`${PROG}: warning: --tools ${values.tools} is ignored: ${TOOLS_ENV} is set (${spec})\n`)
+    }
+  } else if (values.tools !== undefined) {
+    spec = values.tools
+    from = '--tools'
+  }
+  const chosen = tools.select(spec)
+  if (chosen.error) throw new UsageError(`${from}: ${chosen.error}`)
+  let outputSchemas = values['output-schemas'] === true
+  if (set(OUTPUT_SCHEMAS_ENV)) {
+    const v = env[OUTPUT_SCHEMAS_ENV].trim().toLowerCase()
+    if (['1', 'on', 'true', 'yes'].includes(v)) outputSchemas = true
+    else if (['0', 'off', 'false', 'no'].includes(v)) outputSchemas = false
+    else throw new UsageError(`${OUTPUT_SCHEMAS_ENV} must be on or off (or 1/0, true/false), not ${JSON.stringify(env[OUTPUT_SCHEMAS_ENV])}`)
+    if (values['output-schemas'] && !outputSchemas) {
+      process.stderr.write(`${PROG}: warning: --output-schemas is ignored: ${OUTPUT_SCHEMAS_ENV} is ${env[OUTPUT_SCHEMAS_ENV]}\n`)
+    }
+  }
+  return { tools: chosen.tools, outputSchemas }
+}
+
+/**
+ * parseArgs, strict; a flag that takes one value and is given more than once
+ * is a usage error (parseArgs would keep the last value silently, so
+ * `--search a --search b` would search for `b` alone).
+ */
 function parse(args, options, allowPositionals) {
+  let parsed
   try {
-    return parseArgs({ args, options, allowPositionals, strict: true })
+    parsed = parseArgs({ args, options, allowPositionals, strict: true, tokens: true })
   } catch (err) {
     throw new UsageError(err.message)
   }
+  const seen = new Map()
+  for (const t of parsed.tokens) {
+    if (t.kind !== 'option' || options[t.name].type !== 'string' || options[t.name].multiple) continue
+    seen.set(t.name, (seen.get(t.name) || 0) + 1)
+  }
+  for (const [name, n] of seen) {
+    if (n > 1) throw new UsageError(`--${name} was given ${n} times; it takes one value, give it once`)
+  }
+  return { values: parsed.values, positionals: parsed.positionals }
 }
 
-module.exports = { main, COMMANDS, EXIT, exitCodeFor }
+module.exports = { main, COMMANDS, EXIT, exitCodeFor, serverOptions }

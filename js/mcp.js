@@ -1,7 +1,19 @@
 'use strict'
 // The MCP stdio server: the SDK's low-level `Server` answers initialize,
-// ping, cancellation and protocol errors; this file registers the tools of
-// js/tools.js (tools/list and tools/call) and handles shutdown.
+// ping, cancellation and protocol errors; this file registers the tools it is
+// started with (a selection from js/tools.js: the `default` profile unless
+// told otherwise), answers tools/list and tools/call, and handles shutdown.
+//
+// What costs the model context is kept to what it needs: a tool is listed
+// with its name, title, description, input schema and the annotations that
+// differ from the protocol's defaults. Output schemas are listed only when
+// asked (`outputSchemas`): the protocol makes them optional, the clients in
+// use put no output schema before the model (they validate results with
+// them), and one listed obliges every answer to carry the result twice, as
+// `structuredContent` and as text. Without them an answer is one compact JSON
+// text block, the engine's result object: what every client shows the model.
+// With them each answer also carries `structuredContent`, and the schemas are
+// listed without their descriptions (docs/mcp-cli.md has the figures).
 //
 // Why the low-level `Server` and not `McpServer.registerTool`: registerTool
 // only takes zod schemas (a plain JSON schema throws "inputSchema must be a
@@ -10,15 +22,31 @@
 // schemas/<tool>.schema.json. Here tools/list returns those objects as they
 // are, and no zod schemas are built at start-up.
 //
+// Params that do not match a method's schema are answered -32602 naming
+// each field (js/invalid-params.js), for every method: the SDK parses a
+// request against the handler's schema before the handler runs and answers a
+// failure with -32603 and the validator's raw report. Handlers are therefore
+// registered (ValidatingServer below) with a schema that only dispatches on
+// the method, and the method's own schema is checked first thing in the
+// handler, where a failure can be thrown as InvalidParams. tools/call goes
+// the same way, past the SDK Server's extra tools/call wrapper, which would
+// parse the request a second time and copy every result through its result
+// schema (the results here are built by toCallResult, always of that shape).
+//
 // stdout carries only protocol messages; logs go to stderr.
 //
 // Every request is answered: a tools/call result too large to carry (over
 // PATCH_FILE_MCP_MAX_RESULT_BYTES as a message, or past V8's string limit)
 // becomes a RESULT_TOO_LARGE tool error that says how to ask for less. The
 // transport (js/stdio-transport.js) keeps the server bounded in memory.
+//
+// The SDK's Server module loads and builds its JSON-schema validator (ajv),
+// which a server uses only to check answers to elicitation requests (never
+// sent here): about 30 ms of start-up, paid as the SDK ships it.
 
 const { LineTransport, DEFAULT_MAX_RESULT_BYTES } = require('./stdio-transport.js')
 const tools = require('./tools.js')
+const engine = require('./engine.js')
 
 const LEVELS = { silent: 0, error: 1, info: 2, debug: 3 }
 
@@ -45,13 +73,16 @@ function makeLogger(env = process.env, stream = process.stderr) {
   return { error: out('error'), info: out('info'), debug: out('debug') }
 }
 
-/** The result of a tools/call: the engine's result object, structured and as JSON text. */
-function toCallResult(result, text = JSON.stringify(result)) {
-  return {
-    content: [{ type: 'text', text }],
-    structuredContent: result,
-    isError: result.ok !== true,
-  }
+/**
+ * The answer to a tools/call: the engine's result object as one compact JSON
+ * text block, and as `structuredContent` too when `structured` (the tool is
+ * listed with an output schema).
+ */
+function toCallResult(result, { structured = false, text = JSON.stringify(result) } = {}) {
+  const answer = { content: [{ type: 'text', text }] }
+  if (structured) answer.structuredContent = result
+  answer.isError = result.ok !== true
+  return answer
 }
 
 /**
@@ -110,47 +141,58 @@ function limitText(limit) {
 }
 
 /**
- * The tools/call result of `result`, or a RESULT_TOO_LARGE tool error when it
+ * The tools/call answer of `result`, or a RESULT_TOO_LARGE tool error when it
  * certainly cannot be carried within `limit` bytes. The answer holds the
- * result twice (structuredContent, and its JSON as text), so twice its JSON
+ * result's JSON once, or twice when `structured`, so that many times its JSON
  * length is a lower bound; the transport checks the exact size when sending.
  */
-function fitCallResult(result, limit) {
-  if (result && typeof result === 'object' && result.code === 'RESULT_TOO_LARGE') return toCallResult(result)
-  if (2 * stringChars(result, limit) > limit) {
-    return toCallResult(tooLargeResult(result, `over ${limit} bytes as an MCP message; ${limitText(limit)}`))
-  }
+function fitCallResult(result, limit, { structured = false } = {}) {
+  const copies = structured ? 2 : 1
+  const tooLarge = (detail) => toCallResult(tooLargeResult(result, detail), { structured })
+  if (result && typeof result === 'object' && result.code === 'RESULT_TOO_LARGE') return toCallResult(result, { structured })
+  if (copies * stringChars(result, limit) > limit) return tooLarge(`over ${limit} bytes as an MCP message; ${limitText(limit)}`)
   let text
   try {
     text = JSON.stringify(result)
   } catch (err) {
-    return toCallResult(tooLargeResult(result, `${err.message}; ${limitText(limit)}`))
+    return tooLarge(`${err.message}; ${limitText(limit)}`)
   }
-  if (2 * text.length > limit) {
-    return toCallResult(tooLargeResult(result, `over ${limit} bytes as an MCP message; ${limitText(limit)}`))
-  }
-  return toCallResult(result, text)
+  if (copies * text.length > limit) return tooLarge(`over ${limit} bytes as an MCP message; ${limitText(limit)}`)
+  return toCallResult(result, { structured, text })
 }
 
-/** The tools/list entry of a tool: inputSchema is the schema file's `parameters`, unchanged. */
-function toListedTool(tool) {
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.schema.description,
-    inputSchema: tool.schema.parameters,
-    outputSchema: tool.outputSchema,
-    annotations: { title: tool.title, ...tool.hints },
+/** `schema` without its `description`s: what a lean listing shows. */
+function leanSchema(schema) {
+  if (Array.isArray(schema)) return schema.map(leanSchema)
+  if (schema === null || typeof schema !== 'object') return schema
+  const out = {}
+  for (const [k, v] of Object.entries(schema)) {
+    // A key named `description` inside `properties` is a field, not prose.
+    if (k === 'description' && typeof v === 'string') continue
+    out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, leanSchema(s)])) : leanSchema(v)
   }
+  return out
 }
 
+/**
+ * The tools/list entry of a tool: inputSchema is the schema file's
+ * `parameters`, unchanged; outputSchema (only when `outputSchemas`) is the
+ * tool's output schema without descriptions.
+ */
+function toListedTool(tool, { outputSchemas = false } = {}) {
+  const listed = { name: tool.name, title: tool.title, description: tool.schema.description, inputSchema: tool.schema.parameters }
+  if (outputSchemas) listed.outputSchema = leanSchema(tool.outputSchema)
+  if (Object.keys(tool.annotations).length) listed.annotations = tool.annotations
+  return listed
+}
+
+/**
+ * The server's instructions (clients put them in the model's context once per
+ * session): only what no tool description says, the directory relative paths
+ * resolve from and that a failure leaves the files as they were.
+ */
 function instructions(root) {
-  return (
-    `Edits files under the workspace root ${root} by exact search/replace: read_file, then patch_file with the ` +
-    `smallest block of current text that occurs exactly once, copied byte for byte. Relative paths are relative ` +
-    `to the workspace root; paths outside it are refused. A failed call writes nothing and returns a stable ` +
-    `code with the next step in its message.`
-  )
+  return `Workspace root: ${root}. Relative paths resolve from it. A failed call changes nothing.`
 }
 
 /** How long shutdown waits for a client that reads none of the answers still queued on stdout. */
@@ -159,12 +201,14 @@ const STALL_MS = { signal: 5000, eof: 30000 }
 /**
  * Serves MCP on stdin/stdout until stdin ends or SIGINT/SIGTERM/SIGHUP, then
  * waits for calls in flight (their writes complete and are answered) and exits 0.
- * @param {{root: string, version: string, given?: string}} opts
+ * @param {{root: string, version: string, given?: string, tools?: object[], outputSchemas?: boolean}} opts
  *   root: the workspace root, already resolved once to its real path (js/root.js);
  *   every call uses this path, so retargeting a symlink named as the root does not move the server.
  *   given: the root as configured, for the start-up line.
+ *   tools: the tools to list and run (entries of js/tools.js; default: the `default` profile).
+ *   outputSchemas: list each tool's output schema and answer with structuredContent too.
  */
-async function serve({ root, version, given }) {
+async function serve({ root, version, given, tools: served = tools.select('default').tools, outputSchemas = false }) {
   const log = makeLogger()
   // Load the native engine before anything else (a few ms): on a machine it
   // cannot load on (no prebuilt binary for the platform, or the platform
@@ -172,43 +216,64 @@ async function serve({ root, version, given }) {
   // stderr and exit code 4 (EXIT_NO_ENGINE), instead of answering initialize
   // and then failing every call.
   try {
-    tools.warm()
+    engine.warm()
   } catch (err) {
     process.stderr.write(`patch-file-tool: the MCP server cannot start.\n${err.message}\n`)
     process.exit(EXIT_NO_ENGINE)
   }
-  require('./lazy-ajv.js').deferAjvValidator()
   const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
+  const { Protocol } = require('@modelcontextprotocol/sdk/shared/protocol.js')
   const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
+  const { describeIssues } = require('./invalid-params.js')
 
-  const delayMs = Number(process.env.PATCH_FILE_TEST_CALL_DELAY_MS) || 0
+  /** The SDK's Server, with params checked in the handler (see the top of this file). */
+  class ValidatingServer extends Server {
+    setRequestHandler(schema, handler) {
+      const method = schema.shape.method.value
+      const dispatch = schema.pick({ method: true }).loose()
+      Protocol.prototype.setRequestHandler.call(this, dispatch, (request, extra) => {
+        const r = schema.safeParse(request)
+        if (!r.success) {
+          const { text, fields } = describeIssues(r.error.issues, request)
+          throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${text}`, { fields })
+        }
+        return handler(r.data, extra)
+      })
+    }
+  }
+
   const options = require('./root.js').engineOptions(root)
   const inflight = new Set()
   let stopping = null
 
-  const server = new Server(
+  const server = new ValidatingServer(
     { name: 'patch-file-tool', title: 'patch-file-tool', version },
     { capabilities: { tools: {} }, instructions: instructions(root) },
   )
   server.onerror = (err) => log.debug(`protocol: ${err && err.message ? err.message : err}`)
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list().map(toListedTool) }))
+  const byName = new Map(served.map((t) => [t.name, t]))
+  const listed = served.map((t) => toListedTool(t, { outputSchemas }))
+  /** Each answer sent -> the engine's result it carries (for the transport's RESULT_TOO_LARGE replacement). */
+  const carried = new WeakMap()
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }))
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
-    const tool = tools.get(name)
+    const tool = byName.get(name)
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Tools: ${tools.list().map((t) => t.name).join(', ')}`)
+      const hint = tools.get(name) ? ` (${name} is not enabled: add it to --tools or PATCH_FILE_TOOLS)` : ''
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}${hint}. Tools: ${[...byName.keys()].join(', ')}`)
     }
-    log.debug(`call ${name} (request ${extra.requestId})`)
+    log.debug(`call ${name} (request ${transport.idText(extra.requestId)})`)
     const call = (async () => {
-      if (delayMs) await new Promise((r) => setTimeout(r, delayMs))
       // A call cancelled before it started writes nothing; one cancelled while it runs
       // (notifications/cancelled) stops before its commit (CANCELLED, nothing written);
       // a commit already under way completes (writes are atomic).
       if (extra.signal.aborted) return null
       try {
-        return await tools.run(tool, args, { ...options, signal: extra.signal })
+        return await engine.run(tool, args, { ...options, signal: extra.signal })
       } catch (err) {
         log.error(`${name}: ${err.stack || err}`)
         return { ok: false, code: 'INTERNAL_ERROR', message: `internal error (${err.message}); nothing was written` }
@@ -224,9 +289,9 @@ async function serve({ root, version, given }) {
       inflight.delete(call)
     }
     if (result === null) throw new McpError(ErrorCode.RequestTimeout, 'Request cancelled before it started')
-    const answer = fitCallResult(result, maxResultBytes)
-    const code = answer.structuredContent.ok ? 'ok' : answer.structuredContent.code
-    log.debug(`done ${name} (request ${extra.requestId}): ${code}`)
+    const answer = fitCallResult(result, maxResultBytes, { structured: outputSchemas })
+    carried.set(answer, result)
+    log.debug(`done ${name} (request ${transport.idText(extra.requestId)}): ${answer.isError ? (result && result.code) || 'failed' : 'ok'}`)
     return answer
   })
 
@@ -239,8 +304,9 @@ async function serve({ root, version, given }) {
     // An answer the transport cannot send: a tools/call result becomes a RESULT_TOO_LARGE tool error.
     tooLarge: (message, { method, reason, limit }) => {
       if (method !== 'tools/call' || !message.result) return undefined
-      const result = message.result.structuredContent
-      return { jsonrpc: '2.0', id: message.id, result: toCallResult(tooLargeResult(result, `${reason}; ${limitText(limit)}`)) }
+      const result = carried.get(message.result)
+      const replacement = toCallResult(tooLargeResult(result, `${reason}; ${limitText(limit)}`), { structured: outputSchemas })
+      return { jsonrpc: '2.0', id: message.id, result: replacement }
     },
     onEnd: () => shutdown('stdin closed'),
   })
@@ -293,7 +359,7 @@ async function serve({ root, version, given }) {
 
   await server.connect(transport)
   const as = given !== undefined && given !== root ? ` (given as ${given})` : ''
-  log.info(`MCP server ${version} on stdio; workspace root ${root}${as}`)
+  log.info(`MCP server ${version} on stdio; workspace root ${root}${as}; tools ${[...byName.keys()].join(', ')}`)
 }
 
-module.exports = { serve, toCallResult, toListedTool, fitCallResult, tooLargeResult, makeLogger, EXIT_NO_ENGINE }
+module.exports = { serve, toCallResult, toListedTool, leanSchema, instructions, fitCallResult, tooLargeResult, makeLogger, EXIT_NO_ENGINE }

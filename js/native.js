@@ -3,8 +3,12 @@
 // not edited by hand) and, when it cannot, throws one error that says what
 // to do instead of napi-rs's generic "npm has a bug related to optional
 // dependencies": this machine's platform, arch and libc; the platforms with
-// a prebuilt binary; whether the platform package is missing or failed to
-// load; and how to build from source.
+// a prebuilt binary; why no binary loaded; and how to build from source.
+//
+// The first advice fits the case found (see unavailableError): a source
+// checkout not built yet, a copy packed without a binary for this machine, a
+// release whose platform package npm left out or that has none for this
+// platform, an unsupported platform, or a binary that does not load.
 //
 // The error has code NATIVE_ENGINE_UNAVAILABLE. The CLI exits with code 4 on
 // it (js/cli.js), and the MCP server refuses to start with the same exit code
@@ -77,11 +81,50 @@ function causeText(err) {
   return lines
 }
 
-/** The error thrown when the native engine cannot be loaded. */
+/** The package's own directory (a source checkout, an installed package, or an unpacked tarball). */
+const PACKAGE_ROOT = path.join(__dirname, '..')
+
+/** Whether the package is a source checkout (it can build its own engine), not an installed copy. */
+function isSourceCheckout(root = PACKAGE_ROOT) {
+  return fs.existsSync(path.join(root, 'Cargo.toml')) && fs.existsSync(path.join(root, 'src', 'lib.rs'))
+}
+
+/** The abis of the binaries lying in the package's own directory (`<binaryName>.<abi>.node`). */
+function localBinaries(root = PACKAGE_ROOT) {
+  const { binaryName } = packageJson().napi
+  try {
+    return fs
+      .readdirSync(root)
+      .filter((f) => f.startsWith(`${binaryName}.`) && f.endsWith('.node'))
+      .map((f) => f.slice(binaryName.length + 1, -'.node'.length))
+  } catch {
+    return []
+  }
+}
+
+function labelOf(abi) {
+  const t = supportedTargets().find((x) => x.abi === abi)
+  return t ? t.label : abi
+}
+
+/**
+ * The error thrown when the native engine cannot be loaded. Its `reason`,
+ * and the first advice of its message, say which case this is:
+ *
+ * - `load-failed`: a binary for this machine is there (or named by
+ *   NAPI_RS_NATIVE_LIBRARY_PATH) but does not load;
+ * - `unsupported-platform`: no target of this package is built for this machine;
+ * - `not-built`: a source checkout whose engine is not built yet (`npm run build`);
+ * - `platform-package-missing`: a release whose optional platform package npm left out;
+ * - `platform-not-released`: a release that ships no package for this platform;
+ * - `packed-without-binary`: a copy packed from a checkout (`npm pack`) that
+ *   carries no binary for this machine (`npm run pack:local` packs one).
+ */
 function unavailableError(loadError) {
   const pkg = packageJson()
   const host = describeHost()
   const match = hostTarget(host)
+  const checkout = isSourceCheckout()
   const lines = []
   let reason
   const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
@@ -93,6 +136,7 @@ function unavailableError(loadError) {
   } else if (!match) {
     reason = 'unsupported-platform'
     lines.push(`${pkg.name} has no prebuilt native engine for this platform: ${host.text} (Node ${process.version}).`)
+    if (checkout) lines.push(`This is a source checkout (${PACKAGE_ROOT}): build the engine for this machine there with \`npm run build\` (needs Rust).`)
   } else {
     const platformPackage = `${pkg.name}-${match.abi}`
     let installed = false
@@ -100,28 +144,54 @@ function unavailableError(loadError) {
       require.resolve(`${platformPackage}/package.json`)
       installed = true
     } catch {
-      installed = fs.existsSync(path.join(__dirname, '..', `${pkg.napi.binaryName}.${match.abi}.node`))
+      installed = localBinaries().includes(match.abi)
     }
+    const optional = pkg.optionalDependencies || {}
     if (installed) {
       reason = 'load-failed'
       lines.push(
         `${pkg.name}: the native engine for ${match.label} (${platformPackage}) is installed but could not be loaded on this machine (${host.text}, Node ${process.version}).`,
       )
       if (match.libc === 'glibc') lines.push('The Linux glibc binaries need glibc 2.17 or newer.')
-    } else {
+    } else if (checkout) {
+      reason = 'not-built'
+      lines.push(
+        `${pkg.name}: this source checkout (${PACKAGE_ROOT}) has no native engine built yet.`,
+        `Build it there: \`npm run build\` (needs Rust: https://rustup.rs; cargo takes a few minutes the first time). \`npm test\` builds it too.`,
+      )
+    } else if (Object.prototype.hasOwnProperty.call(optional, platformPackage)) {
       reason = 'platform-package-missing'
       lines.push(
         `${pkg.name}: the native engine for this platform (${host.text}) comes in the optional dependency ${platformPackage}, which is not installed.`,
         'npm skips optional dependencies with --omit=optional or --no-optional, and a lock file written by an old npm may leave them out:',
         `reinstall with optional dependencies (npm install ${pkg.name}), or delete node_modules and run npm install again.`,
       )
+    } else if (Object.keys(optional).some((d) => d.startsWith(`${pkg.name}-`))) {
+      reason = 'platform-not-released'
+      const shipped = Object.keys(optional)
+        .filter((d) => d.startsWith(`${pkg.name}-`))
+        .map((d) => labelOf(d.slice(pkg.name.length + 1)))
+      lines.push(
+        `${pkg.name}@${pkg.version}: this release ships no native engine for ${match.label} (${host.text}); its platform packages are for ${shipped.join(', ')}.`,
+        `Install a release that includes ${platformPackage}, or build from source (below).`,
+      )
+    } else {
+      reason = 'packed-without-binary'
+      const others = localBinaries()
+      lines.push(
+        `${pkg.name}: this copy of the package (${PACKAGE_ROOT}) has no native engine for this platform (${host.text}): ` +
+          (others.length
+            ? `it was packed with the engine for ${others.map(labelOf).join(', ')} only.`
+            : 'it was packed from a source checkout without one (a plain `npm pack` ships no binary; a release brings it as a per-platform package).'),
+        `Pack it with \`npm run pack:local\` in a built checkout on this machine (the tarball then holds this machine's engine), or install a release: npm install ${pkg.name}.`,
+      )
     }
   }
   lines.push(`Prebuilt binaries: ${supportedTargets().map((t) => t.label).join(', ')}.`)
   lines.push(
-    'Elsewhere, build the engine from source: install Rust (https://rustup.rs), then',
-    `  git clone ${REPOSITORY}.git && cd patch-file-tool && npm install`,
-    '(npm install compiles the engine with cargo); run bin/patch-file-tool.js from there, or `npm install /path/to/the/clone` in your project.',
+    'To build the engine from source: install Rust (https://rustup.rs), then',
+    `  git clone ${REPOSITORY}.git && cd patch-file-tool && npm ci && npm run build`,
+    'and run bin/patch-file-tool.js from there, `npm install /path/to/the/clone` in your project, or `npm run pack:local` there for a tarball to install anywhere on this platform.',
   )
   // napi-rs's own advice and its WebAssembly fallback (never built for this package) would mislead.
   const causes = causeText(loadError).filter((m) => !/npm has a bug related to optional dependencies|wasi/i.test(m))
@@ -150,4 +220,4 @@ function load() {
   return cached
 }
 
-module.exports = { load, unavailableError, supportedTargets, describeHost, hostTarget, CODE }
+module.exports = { load, unavailableError, supportedTargets, describeHost, hostTarget, isSourceCheckout, localBinaries, CODE }

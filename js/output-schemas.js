@@ -1,17 +1,27 @@
 'use strict'
-// Building blocks of the MCP `outputSchema`s: the shape of a tool's result
-// object (its `structuredContent`). Each tool's output schema is part of its
-// entry in js/tools.js, built from these blocks with `object(...)`.
+// The MCP `outputSchema` of each tool: the shape of its result object (the
+// `structuredContent` of a tools/call answer), keyed by tool name and built
+// from the shared blocks below.
 //
 // A result is either a success (`ok: true` plus the tool's figures) or a
 // failure (`ok: false`, a stable `code`, a `message` and the details that
 // help a retry), so only `ok` is required and every other field is described
 // as optional. Extra fields are allowed: new engine versions may add some.
 // These mirror the result types in types/header.d.ts.
+//
+// The field descriptions are for maintainers and readers of this file: the
+// server lists these schemas only when asked (--output-schemas), and then
+// without descriptions (js/mcp.js `leanSchema`), since a client that shows
+// them to a model spends its context on them. Every construct here is one
+// that clients map to their own schema dialects without loss (one `type` per
+// schema; a nullable value is an `anyOf` of its type and null):
+// __test__/schema-portability.test.mjs checks it.
 
-const int = (description) => ({ type: 'integer', minimum: 0, description })
+const int = (description) => ({ type: 'integer', description })
 const str = (description) => ({ type: 'string', description })
 const bool = (description) => ({ type: 'boolean', description })
+/** A value of `schema`'s type, or null. */
+const nullable = (schema, description) => ({ anyOf: [schema, { type: 'null' }], description })
 
 const editFailure = {
   type: 'object',
@@ -58,7 +68,7 @@ const written = {
 const patched = {
   ...failure,
   replacements: int('Occurrences replaced in total.'),
-  line_number: { type: 'integer', minimum: 1, description: '1-based line where the (first) match starts.' },
+  line_number: int('1-based line where the (first) match starts.'),
   before_chars: int('Text length before, in UTF-16 code units.'),
   after_chars: int('Text length after, in UTF-16 code units.'),
   before_bytes: int('Size on disk before.'),
@@ -68,7 +78,7 @@ const patched = {
     description: 'One entry per edit, in order.',
     items: {
       type: 'object',
-      properties: { line_number: { type: 'integer', minimum: 1 }, replacements: int('Occurrences replaced by this edit.') },
+      properties: { line_number: int('1-based line of its (first) match.'), replacements: int('Occurrences replaced by this edit.') },
     },
   },
   sha256_before: str('sha256 (hex) of the file before the edit.'),
@@ -110,7 +120,7 @@ const formatFile = {
     before_bytes: int('Size on disk before.'),
     after_bytes: int('Size on disk after.'),
     sha256_before: str('sha256 (hex) before.'),
-    sha256: { type: ['string', 'null'], description: 'sha256 (hex) after; null when the file is removed.' },
+    sha256: nullable({ type: 'string' }, 'sha256 (hex) after; null when the file is removed.'),
     hunks: { type: 'array', items: hunkReport, description: 'Per hunk: where it applied and the level used.' },
     blocks: { type: 'array', items: blockReport, description: 'Per SEARCH/REPLACE block: where it applied and whether it was verified.' },
     diff: str('Dry run: this file\'s unified diff.'),
@@ -132,7 +142,136 @@ const formatResult = {
   },
   rolled_back: { type: 'array', items: { type: 'string' }, description: 'Files restored after a failed commit.' },
   ...preview,
-  run_id: { type: ['string', 'null'], description: 'Dry run: pass it to apply_last_dry_run to write exactly this preview (null when too large to keep).' },
+  run_id: nullable({ type: 'string' }, 'Dry run: pass it to apply_last_dry_run to write exactly this preview (null when too large to keep).'),
 }
 
-module.exports = { object, int, str, bool, failure, preview, written, patched, formatFile, formatResult }
+
+module.exports = {
+  patch_file: object(patched),
+  batch_patch_files: object({
+    ...failure,
+    replacements: int('Occurrences replaced across all files.'),
+    files: {
+      type: 'array',
+      description: "Each file's result (success figures, or its failure with `index`).",
+      items: { type: 'object', properties: { index: int('0-based index in the request.'), ...patched } },
+    },
+    rolled_back: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Files already replaced when a later rename failed, restored to their original bytes.',
+    },
+    ...preview,
+  }),
+  apply_last_dry_run: object({
+    ...failure,
+    run_id: str('The applied run_id.'),
+    files: {
+      type: 'array',
+      description: 'Every file written.',
+      items: {
+        type: 'object',
+        properties: { file_path: str('Absolute path.'), after_bytes: int('Size on disk now.'), sha256: str('sha256 now.') },
+      },
+    },
+  }),
+  read_file: object({
+    ...failure,
+    content: str('The requested lines, exactly as in the file (line endings kept).'),
+    faithful: bool("true when content is exactly the file's text for these lines; false when bytes that are not UTF-8 are shown as U+FFFD (do not write such content back)."),
+    warning: str('Present for a file that is not UTF-8 (a legacy encoding or binary-safe-bytes): what content shows and how the file is edited without losing bytes; and for a file torn by an interrupted in-place write, shown as its content before that write (the next write restores it).'),
+    offset: int('0-based first line returned.'),
+    lines: int('Lines returned.'),
+    total_lines: int('Lines in the whole file.'),
+    next_offset: int('Present when more lines follow: the offset to continue from.'),
+    encoding: str('utf-8, utf-16le, utf-16be, a detected legacy encoding by its WHATWG name in lower case (shift_jis, gbk, big5, euc-kr, euc-jp, windows-1252, ...; content is decoded by it), or binary-safe-bytes (read at byte level).'),
+    bom: bool('Whether the file starts with a byte order mark.'),
+    line_ending: str('lf, crlf, mixed or none.'),
+    bytes: int('Size on disk.'),
+  }),
+  write_file: object({
+    ...failure,
+    created: bool('true when the file did not exist before.'),
+    after_bytes: int('Size on disk now.'),
+    after_chars: int('Text length now, in UTF-16 code units.'),
+    encoding: str('Encoding the file was written in (utf-8 when the input had encoding "utf-8").'),
+    sha256_before: nullable({ type: 'string' }, 'sha256 before (null for a new file).'),
+    ...written,
+    ...preview,
+  }),
+  edit_block: object(formatResult),
+  apply_patch: object(formatResult),
+  str_replace_based_edit_tool: object({
+    ...formatResult,
+    ...formatFile.properties,
+    command: str('The command that ran.'),
+    kind: str('view: file or directory.'),
+    content: str('view: numbered lines (cat -n style) or the directory listing.'),
+    entries: { type: 'array', items: { type: 'string' }, description: 'view of a directory: the entries (directories end with /).' },
+    start_line: int('view: first line shown.'),
+    end_line: int('view: last line shown.'),
+    total_lines: int('view: lines in the file.'),
+    snippet: str('Numbered lines around the edit.'),
+    removed: bool('undo_edit: the undone edit had created the file, so it was removed.'),
+    undo_remaining: int('undo_edit: earlier edits of this file that can still be undone.'),
+  }),
+  edit_file: object(patched),
+  history: object({
+    ...failure,
+    workspace_root: str('The workspace whose journal is listed.'),
+    journal: str('The journal directory (outside the workspace).'),
+    enabled: bool('false when journaling is off for this call (options.journal / PATCH_FILE_JOURNAL).'),
+    transactions: {
+      type: 'array',
+      description: 'Newest first.',
+      items: {
+        type: 'object',
+        properties: {
+          id: str('Transaction id (pass it to undo).'),
+          time: str('When it was written (UTC, RFC 3339).'),
+          entry_point: str('What wrote it: patchFile, batchPatchFiles, writeFile, applyPatch, applyEditBlocks, textEditor, applyDryRun, undo.'),
+          undoable: bool('Whether undo can put it back now.'),
+          why_not_undoable: str('Why not (too large to keep, already undone).'),
+          undone_by: str('The id of the transaction that undid it.'),
+          undoes: str('For an undo: the transaction it undid.'),
+          redo: bool('For an undo: true when it undid an undo (a redo).'),
+          damaged: bool("true: the entry does not read back whole (cut short, altered, or not the engine's); never acted on."),
+          damage: str('Why it is damaged: not_a_file, foreign_owner, unreadable, bad_header, wrong_length, bad_fields, kept_inode, bad_content.'),
+          files: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                file_path: str('Relative to the workspace root.'),
+                kind: str('modified, created, deleted or moved.'),
+                from: str('moved: the previous path.'),
+                added: nullable({ type: 'integer' }, 'Lines added.'),
+                removed: nullable({ type: 'integer' }, 'Lines removed.'),
+              },
+            },
+          },
+        },
+      },
+    },
+  }),
+  undo: object({
+    ...failure,
+    id: str('The id of this undo in the journal (undo it to redo).'),
+    undone: str('The transaction undone.'),
+    redo: bool('true when the transaction undone was itself an undo.'),
+    files_changed: { type: 'array', items: { type: 'string' }, description: 'FILE_CHANGED: the files that changed since the transaction.' },
+    files: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          file_path: str('Absolute path.'),
+          action: str('restored, removed or recreated.'),
+          sha256: nullable({ type: 'string' }, 'sha256 of the file after the undo (null: removed).'),
+          diff: str("Dry run: this file's diff."),
+        },
+      },
+    },
+    ...preview,
+  }),
+}

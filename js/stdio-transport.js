@@ -46,8 +46,27 @@
 // A line that is not valid UTF-8 is refused with -32700 (JSON text is UTF-8)
 // and never reaches a tool: decoding it leniently would turn each bad byte
 // into U+FFFD, which a tool would then match or write into a file.
+//
+// A message that is JSON but not one the server takes is answered with the
+// field at fault named (js/invalid-params.js): -32600 for the envelope
+// (jsonrpc, method, id, params that is not an object), -32602 for a
+// request's params (an array, or a field of the wrong type).
+//
+// Request ids are answered exactly as sent. JSON.parse reads every number as
+// a double, so an integer id past 2^53 (MCP allows any integer) would come
+// back as another number, and `1e3` or `-0` in another spelling. A numeric
+// id whose text is not what JSON.stringify gives for its value is carried
+// through the SDK as a surrogate string (a per-process random tag plus the
+// id's exact text) and written back as that text. Finding the text costs
+// little where clients put the id: the SDK's client writes it last (a regex
+// on the last 256 bytes), others near the start (a scan of at most 4 KiB);
+// only an id that is not a safe integer and lies elsewhere costs one scan of
+// the line, which skips strings with indexOf. A cancellation
+// (notifications/cancelled) names its request the same way.
 
-const { JSONRPCMessageSchema, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
+const crypto = require('node:crypto')
+const { JSONRPCMessageSchema, JSONRPCRequestSchema, JSONRPCNotificationSchema, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
+const { describeIssues, what } = require('./invalid-params.js')
 
 /** Largest accepted message (one line), in bytes. write_file content travels inside one. */
 const DEFAULT_MAX_MESSAGE_BYTES = 128 * 1024 * 1024
@@ -67,6 +86,9 @@ const MAX_VALUES = 4_000_000 + 1024
 /** Bytes kept from the start and the end of an oversized line, to find its id. */
 const ID_HEAD_BYTES = 4096
 const ID_TAIL_BYTES = 256
+
+/** A JSON number token, exactly (RFC 8259). */
+const NUMBER_TOKEN = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/
 
 /** Strict UTF-8: throws on invalid bytes instead of writing U+FFFD; keeps a BOM (like Buffer#toString). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
@@ -93,6 +115,9 @@ class LineTransport {
     this._tooLarge = opts.tooLarge
     this._log = opts.log || (() => {})
     this._onEnd = opts.onEnd
+    // Prefix of the surrogate ids that stand for numeric ids a JS number cannot
+    // carry exactly; random, so that no client's own string id can pass for one.
+    this._idTag = `\u0000pft-id:${crypto.randomBytes(8).toString('hex')}:`
     // The line being gathered.
     this._parts = []
     this._size = 0
@@ -278,14 +303,13 @@ class LineTransport {
     this._skipping = false
     this._head = this._tail = null
     if (skipped) {
-      let id = idFromStart(head.toString('utf8'))
-      if (id === undefined) id = idFromEnd(tail.toString('utf8'))
+      const id = this._idFromToken(idTokenFromStart(head.toString('utf8')) ?? idTokenFromEnd(tail.toString('utf8')))
       this._reject(
         ErrorCode.InvalidRequest,
         `Invalid Request: message larger than ${this._max} bytes (the server's limit, PATCH_FILE_MCP_MAX_MESSAGE_BYTES); it was skipped and not run`,
         id === undefined ? null : id,
       )
-      this._log('info', `skipped a message larger than ${this._max} bytes${id === undefined ? '' : ` (request ${JSON.stringify(id)})`}`)
+      this._log('info', `skipped a message larger than ${this._max} bytes${id === undefined ? '' : ` (request ${this.idText(id)})`}`)
       return
     }
     this._line(line)
@@ -294,23 +318,24 @@ class LineTransport {
   _line(buf) {
     // Each value takes at least 2 bytes (`0,`), so only a long line can hold too many.
     if (buf.length > 2 * MAX_VALUES && countValues(buf, MAX_VALUES) > MAX_VALUES) {
-      let id = idFromStart(buf.subarray(0, ID_HEAD_BYTES).toString('utf8'))
-      if (id === undefined) id = idFromEnd(buf.subarray(-ID_TAIL_BYTES).toString('utf8'))
+      const id = this._idFromToken(
+        idTokenFromStart(buf.subarray(0, ID_HEAD_BYTES).toString('utf8')) ?? idTokenFromEnd(buf.subarray(-ID_TAIL_BYTES).toString('utf8')),
+      )
       this._reject(
         ErrorCode.InvalidRequest,
         `Invalid Request: the message holds more than ${MAX_VALUES} JSON values (a tool call takes at most 4000000); it was not run`,
         id === undefined ? null : id,
       )
-      this._log('info', `refused a message of more than ${MAX_VALUES} JSON values${id === undefined ? '' : ` (request ${JSON.stringify(id)})`}`)
+      this._log('info', `refused a message of more than ${MAX_VALUES} JSON values${id === undefined ? '' : ` (request ${this.idText(id)})`}`)
       return
     }
     let text
     try {
       text = UTF8.decode(buf)
     } catch {
-      const id = lenientId(buf)
+      const id = this._lenientId(buf)
       this._reject(ErrorCode.ParseError, 'Parse error: the message is not valid UTF-8 (JSON text must be UTF-8); it was not run', id)
-      this.onerror?.(new Error(`message${id === null ? '' : ` ${JSON.stringify(id)}`} is not valid UTF-8`))
+      this.onerror?.(new Error(`message${id === null ? '' : ` ${this.idText(id)}`} is not valid UTF-8`))
       return
     }
     if (text.endsWith('\r')) text = text.slice(0, -1)
@@ -319,32 +344,54 @@ class LineTransport {
     try {
       value = JSON.parse(text)
     } catch (err) {
-      const id = idFromStart(text.length > ID_HEAD_BYTES ? text.slice(0, ID_HEAD_BYTES) : text)
+      const id = this._idFromToken(idTokenFromStart(text.length > ID_HEAD_BYTES ? text.slice(0, ID_HEAD_BYTES) : text))
       this._reject(ErrorCode.ParseError, `Parse error: ${err.message}`, id === undefined ? null : id)
       this.onerror?.(err)
       return
     }
     const isObject = value !== null && typeof value === 'object' && !Array.isArray(value)
+    // A numeric id whose text a JS number does not give back: carried as a surrogate.
+    let fractionalId
+    if (isObject && typeof value.id === 'number') {
+      const raw = numericIdText(text, value.id) ?? (Number.isSafeInteger(value.id) ? undefined : JSON.stringify(value.id))
+      if (raw !== undefined) {
+        value.id = this._surrogate(raw)
+        if (!isIntegerText(raw)) fractionalId = raw
+      }
+    }
+    if (isObject && value.method === 'notifications/cancelled' && isPlainObject(value.params) && typeof value.params.requestId === 'number') {
+      const requestId = value.params.requestId
+      const raw = rawValueAt(text, ['params', 'requestId'])
+      if (raw !== undefined && (raw !== JSON.stringify(requestId) || !Number.isSafeInteger(requestId))) value.params.requestId = this._surrogate(raw)
+    }
     const id = isObject && validId(value.id) ? value.id : null
     const isRequest = isObject && typeof value.method === 'string' && id !== null
     if (nestedDeeperThan(value, MAX_DEPTH)) {
       if (isRequest) {
         this._reject(ErrorCode.InvalidRequest, `Invalid Request: the message is nested deeper than ${MAX_DEPTH} levels; it was not run`, id)
       } else {
-        const what = isObject && typeof value.method === 'string' ? `notification ${value.method}` : `message${id === null ? '' : ` with id ${JSON.stringify(id)}`}`
-        this._log('info', `dropped a ${what} nested deeper than ${MAX_DEPTH} levels`)
+        const desc = isObject && typeof value.method === 'string' ? `notification ${value.method}` : `message${id === null ? '' : ` with id ${this.idText(id)}`}`
+        this._log('info', `dropped a ${desc} nested deeper than ${MAX_DEPTH} levels`)
       }
       return
     }
-    let parsed
-    try {
-      parsed = JSONRPCMessageSchema.safeParse(value)
-    } catch (err) {
-      parsed = { success: false, error: err }
+    let parsed = { success: false }
+    if (fractionalId === undefined) {
+      try {
+        parsed = JSONRPCMessageSchema.safeParse(value)
+      } catch {
+        parsed = { success: false }
+      }
     }
     if (!parsed.success) {
-      this._reject(ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message', id)
-      this.onerror?.(new Error(`invalid JSON-RPC message: ${parsed.error && parsed.error.message}`))
+      let bad
+      try {
+        bad = invalidMessage(value, fractionalId)
+      } catch {
+        bad = { code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 message' }
+      }
+      this._reject(bad.code, bad.message, id, bad.data)
+      this.onerror?.(new Error(`invalid JSON-RPC message: ${bad.message}`))
       return
     }
     const message = parsed.data
@@ -354,10 +401,10 @@ class LineTransport {
     } catch (err) {
       const why = err && err.message ? err.message : String(err)
       if (isRequest) {
-        this._log('info', `request ${JSON.stringify(id)} (${message.method}) could not be taken: ${why}; answered with -32603`)
+        this._log('info', `request ${this.idText(id)} (${message.method}) could not be taken: ${why}; answered with -32603`)
         this._reject(ErrorCode.InternalError, `Internal error: the request could not be taken (${why}); it was not run`, id)
       } else {
-        this._log('info', `dropped a message${id === null ? '' : ` with id ${JSON.stringify(id)}`}: ${why}`)
+        this._log('info', `dropped a message${id === null ? '' : ` with id ${this.idText(id)}`}: ${why}`)
       }
     }
     // A cancelled request gets no answer: it no longer counts as unanswered
@@ -367,8 +414,76 @@ class LineTransport {
     }
   }
 
-  _reject(code, message, id) {
-    this.send({ jsonrpc: '2.0', id, error: { code, message } }).catch(() => {})
+  _reject(code, message, id, data) {
+    const error = data === undefined ? { code, message } : { code, message, data }
+    this.send({ jsonrpc: '2.0', id, error }).catch(() => {})
+  }
+
+  /** The surrogate id standing for the numeric id whose exact JSON text is `raw`. */
+  _surrogate(raw) {
+    return this._idTag + raw
+  }
+
+  /** The exact JSON text a surrogate id stands for, or undefined for any other id. */
+  _rawText(id) {
+    if (typeof id !== 'string' || !id.startsWith(this._idTag)) return undefined
+    const raw = id.slice(this._idTag.length)
+    // Only a number token is ever written back as raw text.
+    return NUMBER_TOKEN.test(raw) ? raw : undefined
+  }
+
+  /** An id as the client wrote it, for log lines. */
+  idText(id) {
+    return this._rawText(id) ?? JSON.stringify(id)
+  }
+
+  /** The id a raw token stands for (a string, a number, or a surrogate), or undefined. */
+  _idFromToken(token) {
+    if (token === undefined) return undefined
+    if (token[0] === '"') {
+      let v
+      try {
+        v = JSON.parse(token)
+      } catch {
+        return undefined
+      }
+      // U+FFFD may stand for a byte cut off or not UTF-8: not the client's id.
+      return v.includes('\uFFFD') ? undefined : v
+    }
+    if (!NUMBER_TOKEN.test(token)) return undefined
+    const v = Number(token)
+    return Number.isSafeInteger(v) && JSON.stringify(v) === token ? v : this._surrogate(token)
+  }
+
+  /**
+   * The request id of a line that is not valid UTF-8, for its error answer:
+   * read from a lenient decoding, used only when it is a number or a string
+   * without U+FFFD (which might stand for a bad byte); else null.
+   */
+  _lenientId(buf) {
+    const text = buf.toString('utf8')
+    let value
+    try {
+      value = JSON.parse(text)
+    } catch {
+      return null
+    }
+    const id = isPlainObject(value) ? value.id : undefined
+    if (typeof id === 'number') {
+      const raw = numericIdText(text, id) ?? (Number.isSafeInteger(id) ? undefined : JSON.stringify(id))
+      return raw === undefined ? id : this._surrogate(raw)
+    }
+    if (typeof id === 'string' && !id.includes('\uFFFD')) return id
+    return null
+  }
+
+  /** JSON text of `message`; a surrogate id is written as the exact text it stands for. */
+  _stringify(message) {
+    const raw = message !== null && typeof message === 'object' ? this._rawText(message.id) : undefined
+    if (raw === undefined) return JSON.stringify(message)
+    const { id, ...rest } = message
+    const body = JSON.stringify(rest)
+    return body === '{}' ? `{"id":${raw}}` : `{"id":${raw},${body.slice(1)}`
   }
 
   /** Writes one message; resolves once it is handed to the OS (or stdout broke). Never throws. */
@@ -391,7 +506,7 @@ class LineTransport {
     let line
     let reason
     try {
-      line = JSON.stringify(message)
+      line = this._stringify(message)
     } catch (err) {
       reason = err && err.message ? err.message : String(err)
     }
@@ -411,18 +526,18 @@ class LineTransport {
     let replacement
     try {
       replacement = this._tooLarge?.(message, { method, reason, limit: this._maxOut })
-      if (replacement) line = JSON.stringify(replacement)
+      if (replacement) line = this._stringify(replacement)
     } catch {
       line = undefined
     }
     if (line === undefined) {
-      line = JSON.stringify({
+      line = this._stringify({
         jsonrpc: '2.0',
         id: message.id,
         error: { code: ErrorCode.InternalError, message: `Internal error: the response is too large to send (${reason}); ask for less` },
       })
     }
-    this._log('info', `the answer to request ${JSON.stringify(message.id)}${method ? ` (${method})` : ''} could not be sent (${reason}); sent an error instead`)
+    this._log('info', `the answer to request ${this.idText(message.id)}${method ? ` (${method})` : ''} could not be sent (${reason}); sent an error instead`)
     return line
   }
 
@@ -503,12 +618,13 @@ function nestedDeeperThan(value, max) {
 }
 
 /**
- * The id of a JSON-RPC message from the start of its text, which may be cut
- * anywhere: the value of a top-level "id" member that lies wholly within
- * `text` (members before it are skipped structurally, so an "id" inside
- * params is never taken). undefined when none can be read.
+ * The text of the id of a JSON-RPC message, read from the start of its text,
+ * which may be cut anywhere: the token (a string with its quotes, or a
+ * number) of a top-level "id" member that lies wholly within `text` (members
+ * before it are skipped structurally, so an "id" inside params is never
+ * taken). undefined when none can be read.
  */
-function idFromStart(text) {
+function idTokenFromStart(text) {
   const n = text.length
   let i = 0
   const ws = () => {
@@ -580,21 +696,13 @@ function idFromStart(text) {
     if (name === 'id') {
       if (text[i] === '"') {
         const end = stringEnd(i)
-        if (end < 0) return undefined
-        let v
-        try {
-          v = JSON.parse(text.slice(i, end))
-        } catch {
-          return undefined
-        }
-        // U+FFFD may stand for a byte cut off or not UTF-8: not the client's id.
-        return v.includes('\uFFFD') ? undefined : v
+        return end < 0 ? undefined : text.slice(i, end)
       }
-      const m = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i, i + 64))
+      NUMBER_AT.lastIndex = i
+      const m = NUMBER_AT.exec(text)
       // A number must be followed by something, or it may be cut short.
       if (!m || i + m[0].length >= n || !/[\s,}]/.test(text[i + m[0].length])) return undefined
-      const v = Number(m[0])
-      return Number.isFinite(v) ? v : undefined
+      return m[0]
     }
     if (!skipValue()) return undefined
     ws()
@@ -603,13 +711,21 @@ function idFromStart(text) {
   }
 }
 
-/** The id of a JSON-RPC message from the end of its text: a last top-level member "id" (as the SDK's client writes it). */
-function idFromEnd(text) {
-  const m = /[{,]\s*"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(text)
-  if (!m) return undefined
+/** A JSON number token at lastIndex. */
+const NUMBER_AT = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
+
+/** The text of the id of a JSON-RPC message, read from the end of its text: a last top-level member "id" (as the SDK's client writes it). */
+function idTokenFromEnd(text) {
+  const m = /[{,]\s*"id"\s*:\s*(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(text)
+  return m ? m[1] : undefined
+}
+
+/** The value of an id token, or undefined (a number that is not finite, a string holding U+FFFD). */
+function tokenValue(token) {
+  if (token === undefined) return undefined
   let v
   try {
-    v = JSON.parse(m[1])
+    v = JSON.parse(token)
   } catch {
     return undefined
   }
@@ -617,22 +733,195 @@ function idFromEnd(text) {
   return validId(v) ? v : undefined
 }
 
+/** The id of a JSON-RPC message from the start of its text, which may be cut anywhere (see idTokenFromStart). */
+function idFromStart(text) {
+  return tokenValue(idTokenFromStart(text))
+}
+
+/** The id of a JSON-RPC message from the end of its text (see idTokenFromEnd). */
+function idFromEnd(text) {
+  return tokenValue(idTokenFromEnd(text))
+}
+
 /**
- * The request id of a line that is not valid UTF-8, for its error answer:
- * read from a lenient decoding, used only when it is a number or a string
- * without U+FFFD (which might stand for a bad byte); else null.
+ * The exact text of the top-level "id" of `text` (a message JSON.parse read,
+ * whose id is the number `id`) when it is not what JSON.stringify(id) gives:
+ * an integer past 2^53, or another spelling (`1e3`, `-0`, `1.50`); else
+ * undefined. Looks at the end, then the start of the line; the whole line
+ * only when `id` is not a safe integer (a safe integer found nowhere near
+ * either end is taken as written).
  */
-function lenientId(buf) {
-  let value
-  try {
-    value = JSON.parse(buf.toString('utf8'))
-  } catch {
-    return null
+function numericIdText(text, id) {
+  if (Number.isSafeInteger(id) && !Object.is(id, -0)) {
+    // The usual layouts, checked with string compares: the SDK's client ends with `,"id":N}`,
+    // others start with `{"jsonrpc":"2.0","id":N,` or `{"id":N,`.
+    const last = `"id":${id}}`
+    if (text.endsWith(last)) {
+      const before = text.charCodeAt(text.length - last.length - 1)
+      if (before === 0x2c || before === 0x7b) return undefined
+    }
+    if (text.startsWith(`{"jsonrpc":"2.0","id":${id},`) || text.startsWith(`{"id":${id},`)) return undefined
   }
-  const id = value && typeof value === 'object' ? value.id : undefined
-  if (typeof id === 'number') return id
-  if (typeof id === 'string' && !id.includes('\uFFFD')) return id
-  return null
+  const matches = (tok) => tok !== undefined && tok[0] !== '"' && Object.is(Number(tok), id)
+  let tok = idTokenFromEnd(text.length > ID_TAIL_BYTES ? text.slice(-ID_TAIL_BYTES) : text)
+  if (!matches(tok)) tok = idTokenFromStart(text.length > ID_HEAD_BYTES ? text.slice(0, ID_HEAD_BYTES) : text)
+  if (!matches(tok)) tok = Number.isSafeInteger(id) ? undefined : rawValueAt(text, ['id'])
+  if (tok === undefined || !NUMBER_TOKEN.test(tok)) return undefined
+  return tok === JSON.stringify(id) ? undefined : tok
+}
+
+/** Whether a JSON number token stands for an integer (`12`, `1e3`, `1.50e2`, `100e-2`), whatever its size. */
+function isIntegerText(tok) {
+  const m = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(tok)
+  if (!m) return false
+  const frac = (m[2] || '').replace(/0+$/, '')
+  const exp = m[3] === undefined ? 0 : Number(m[3])
+  const shift = exp - frac.length
+  if (shift >= 0) return true
+  const digits = m[1] + frac
+  const zeros = digits.length - digits.replace(/0+$/, '').length
+  return zeros >= -shift || /^0+$/.test(digits)
+}
+
+/**
+ * The raw JSON text of the value at `path` (object member names) in `text`,
+ * a document JSON.parse accepted; like JSON.parse, the last of duplicate
+ * members wins. Strings are skipped with indexOf; undefined when absent.
+ */
+function rawValueAt(text, path) {
+  const n = text.length
+  let i = 0
+  const ws = () => {
+    while (i < n) {
+      const c = text.charCodeAt(i)
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++
+      else break
+    }
+  }
+  const skipString = () => {
+    let j = i + 1
+    for (;;) {
+      j = text.indexOf('"', j)
+      if (j === -1) throw new Error('unterminated string')
+      let k = j - 1
+      while (text.charCodeAt(k) === 0x5c) k--
+      if ((j - 1 - k) % 2 === 0) break
+      j++
+    }
+    i = j + 1
+  }
+  const skipValue = () => {
+    const c = text.charCodeAt(i)
+    if (c === 0x22) return skipString()
+    if (c === 0x7b || c === 0x5b) {
+      let depth = 0
+      while (i < n) {
+        const d = text.charCodeAt(i)
+        if (d === 0x22) {
+          skipString()
+          continue
+        }
+        if (d === 0x7b || d === 0x5b) depth++
+        else if (d === 0x7d || d === 0x5d) {
+          depth--
+          if (depth === 0) {
+            i++
+            return
+          }
+        }
+        i++
+      }
+      return
+    }
+    while (i < n) {
+      const d = text.charCodeAt(i)
+      if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x09 || d === 0x0a || d === 0x0d) break
+      i++
+    }
+  }
+  // At an object's '{': the raw text at path[level..] within it, or undefined.
+  const inObject = (level) => {
+    let found
+    i++
+    ws()
+    if (text.charCodeAt(i) === 0x7d) {
+      i++
+      return undefined
+    }
+    for (;;) {
+      ws()
+      const keyStart = i
+      skipString()
+      const key = text.slice(keyStart, i)
+      const name = key.includes('\\') ? JSON.parse(key) : key.slice(1, -1)
+      ws()
+      i++ // ':'
+      ws()
+      if (name === path[level]) {
+        if (level === path.length - 1) {
+          const start = i
+          skipValue()
+          found = text.slice(start, i)
+        } else if (text.charCodeAt(i) === 0x7b) {
+          found = inObject(level + 1)
+        } else {
+          found = undefined
+          skipValue()
+        }
+      } else {
+        skipValue()
+      }
+      ws()
+      if (text.charCodeAt(i) === 0x2c) {
+        i++
+        continue
+      }
+      i++ // '}'
+      return found
+    }
+  }
+  try {
+    ws()
+    return text.charCodeAt(i) === 0x7b ? inObject(0) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function isPlainObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+}
+
+/**
+ * Why `value` (parsed JSON) is not a message the server takes, naming the
+ * field at fault: {code, message, data?}. -32600 for the envelope (and for
+ * params that is not a structured value); -32602 for a request's params.
+ * `rawId`: the exact text of a numeric id that is not an integer.
+ */
+function invalidMessage(value, rawId) {
+  const invalid = (text) => ({ code: ErrorCode.InvalidRequest, message: `Invalid Request: ${text}` })
+  if (Array.isArray(value)) return invalid('a batch (a JSON array of messages) is not supported; send one message per line')
+  if (!isPlainObject(value)) return invalid(`a message must be a JSON object, not ${what(value)}`)
+  if (value.jsonrpc !== '2.0') return invalid(`jsonrpc must be "2.0"${value.jsonrpc === undefined ? ' (it is missing)' : `, not ${what(value.jsonrpc)}`}`)
+  if ('method' in value && typeof value.method !== 'string') return invalid(`method must be a string, not ${what(value.method)}`)
+  if (rawId !== undefined) return invalid(`id must be a string or an integer, not the number ${rawId}`)
+  if ('id' in value && typeof value.id !== 'string' && !Number.isSafeInteger(value.id)) {
+    return invalid(`id must be a string or an integer, not ${what(value.id)}`)
+  }
+  if (typeof value.method === 'string') {
+    const schema = 'id' in value ? JSONRPCRequestSchema : JSONRPCNotificationSchema
+    const r = schema.safeParse(value)
+    if (!r.success) {
+      if (value.params !== undefined && typeof value.params !== 'object') return invalid(`params must be an object, not ${what(value.params)}`)
+      if (value.params === null) return invalid('params must be an object, not null')
+      const { text, fields } = describeIssues(r.error.issues, value)
+      if (r.error.issues.every((i) => i.path[0] === 'params')) {
+        return { code: ErrorCode.InvalidParams, message: `Invalid params for ${value.method}: ${text}`, data: { fields } }
+      }
+      return invalid(text)
+    }
+  }
+  return invalid('not a JSON-RPC 2.0 request, notification or response')
 }
 
 module.exports = {
@@ -645,4 +934,7 @@ module.exports = {
   countValues,
   idFromStart,
   idFromEnd,
+  numericIdText,
+  rawValueAt,
+  isIntegerText,
 }

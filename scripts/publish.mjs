@@ -27,8 +27,8 @@
 // package's optionalDependencies name exactly those.
 //
 // `npm publish` straight from the checkout is refused (the `prepublishOnly`
-// script runs this file with --refuse): it would build with cargo (`prepare`)
-// and publish a package without its platform packages.
+// script runs this file with --refuse): it would publish a package without
+// its platform packages.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -233,7 +233,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   })
   if (values.refuse) {
     console.error(
-      'npm publish from the checkout is refused: it would build with cargo and publish no platform packages.\n' +
+      'npm publish from the checkout is refused: it would publish no platform packages.\n' +
         'Publish with node scripts/publish.mjs --artifacts DIR (docs/releasing.md), which runs npm publish --ignore-scripts.',
     )
     process.exit(1)

@@ -19,7 +19,9 @@
 //     nothing called the trap, that the package holds every file it must and
 //     no binary, and that this platform's package was installed and is the
 //     binary that loads; a CommonJS `require`, an ES module `import`, a
-//     TypeScript consumer under `tsc --strict`, `npx patch-file-tool --help`;
+//     TypeScript consumer under `tsc --strict`; with the agent SDKs installed
+//     beside it, each SDK subpath through `import` and `require` and a
+//     `tsc --strict` consumer of them; `npx patch-file-tool --help`;
 //     the MCP server started as `npx patch-file-tool` by the MCP SDK's client
 //     (initialize, tools/list, a real patch_file call); then `npm ci` from
 //     the consumer's lock file, and the package loads again;
@@ -43,6 +45,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { createRequire } from 'node:module'
 import * as publish from './publish.mjs'
+import { CONSUMER_MTS as ADAPTERS_MTS, CONSUMER_CTS as ADAPTERS_CTS, adaptersScript, checkAdaptersRun } from '../__test__/helpers/adapter-consumer.mjs'
 
 const { root, npmCli, run } = publish
 const require = createRequire(import.meta.url)
@@ -464,6 +467,31 @@ console.log(JSON.stringify({ ok: r.ok, miss: miss.code === PATCH_FILE_ERROR_CODE
     check(bad.status !== 0 && /broken\.mts\(2,/.test(bad.stdout), 'tsc rejects a wrong call (the types are really checked)')
   })
 
+  await step('agent SDK subpaths (import, require, tsc --strict) with the SDKs installed beside the package', () => {
+    // The SDKs a user installs (the package's optional peers), at the versions the repository tests.
+    const lock = require('../package-lock.json')
+    const sdks = Object.keys(pkg.peerDependencies).map((n) => `${n}@${lock.packages[`node_modules/${n}`].version}`)
+    const r = inApp(process.execPath, [npmJs, 'install', ...sdks, '--foreground-scripts'])
+    noBuild(r.stdout + r.stderr, 'npm install the SDKs')
+    ok(r, `npm install ${sdks.join(' ')}`)
+    fs.writeFileSync(path.join(app, 'adapters.mjs'), adaptersScript('import'))
+    fs.writeFileSync(path.join(app, 'adapters.cjs'), adaptersScript('require'))
+    for (const script of ['adapters.mjs', 'adapters.cjs']) {
+      fs.writeFileSync(path.join(app, 'ws', 'adapters.txt'), 'v0\n')
+      const out = JSON.parse(ok(inApp(process.execPath, [script]), script).trim().split('\n').pop())
+      checkAdaptersRun(out, fs.readFileSync(path.join(app, 'ws', 'adapters.txt'), 'utf8'), script)
+      check(true, `${script}: ${pkg.name}/ai-sdk, /openai-agents, /langchain and /anthropic edit a file, a stale edit fails with its code, one native engine`)
+    }
+    fs.writeFileSync(path.join(app, 'adapters-consumer.mts'), ADAPTERS_MTS)
+    fs.writeFileSync(path.join(app, 'adapters-consumer.cts'), ADAPTERS_CTS)
+    // The SDKs' own declaration files are not the package's to check (skipLibCheck, as tsc --init sets it).
+    const compilerOptions = { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: [], skipLibCheck: true }
+    fs.writeFileSync(path.join(app, 'tsconfig.adapters.json'), JSON.stringify({ compilerOptions, files: ['adapters-consumer.mts', 'adapters-consumer.cts'] }))
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+    ok(inApp(process.execPath, [tsc, '-p', 'tsconfig.adapters.json']), 'tsc --strict (adapters)')
+    check(true, 'an ES module and a CommonJS consumer of the four subpaths type-check against the installed types and the SDKs\' own')
+  })
+
   await step(`npx ${pkg.name} --help`, () => {
     const help = ok(inApp(process.execPath, [npxJs, pkg.name, '--help']), 'npx --help')
     check(help.includes(`${pkg.name} ${pkg.version}`) && /Exit codes:/.test(help), `npx ${pkg.name} --help prints the usage of ${pkg.version}`)
@@ -476,10 +504,10 @@ console.log(JSON.stringify({ ok: r.ok, miss: miss.code === PATCH_FILE_ERROR_CODE
     fs.writeFileSync(path.join(app, 'mcp-client.mjs'), MCP_CLIENT)
     const out = JSON.parse(ok(inApp(process.execPath, ['mcp-client.mjs', npxJs, path.join(app, 'ws')]), 'MCP client').trim().split('\n').pop())
     check(out.server.name === pkg.name && out.server.version === pkg.version, `initialize: serverInfo ${out.server.name} ${out.server.version}`)
-    const want = require('../js/tools.js').list().map((t) => t.name)
+    const want = require('../js/tools.js').DEFAULT_TOOLS
     const names = out.tools.map((t) => t.name)
-    check(JSON.stringify(names) === JSON.stringify(want) && out.tools.every((t) => t.hasSchema), `tools/list: ${names.length} tools, each with its input schema`)
-    const sc = out.call.structuredContent
+    check(JSON.stringify(names) === JSON.stringify(want) && out.tools.every((t) => t.hasSchema), `tools/list: the ${names.length} default tools, each with its input schema`)
+    const sc = JSON.parse(out.call.content[0].text)
     check(out.call.isError === false && sc.ok === true && sc.replacements === 1, `tools/call patch_file: ok, ${sc.replacements} replacement at line ${sc.line_number}`)
     check(fs.readFileSync(path.join(app, 'ws', 'config.ts'), 'utf8') === 'export const retries = 6;\n', 'the MCP call changed the file on disk')
   })

@@ -1,26 +1,45 @@
 #!/usr/bin/env node
 // `npm test`: every check a change must pass, in order, stopping at the first
-// failure. Rust unit tests, lint, cross-target compile checks, then the JS
-// suites (API, MCP, CLI, packaging) with Node's built-in test runner.
+// failure. The release addon is built first when it is missing or older than
+// its sources (cargo does the rest); then Rust unit tests, lint, cross-target
+// compile checks, the JS suites (API, MCP, CLI, packaging) with Node's
+// built-in test runner, and last __test__/suite-end.test.mjs, which checks
+// that the run changed nothing in the checkout and never wrote the engine's
+// default per-user state.
 //
+//   PFT_SKIP_BUILD=1     never build the addon (test the binary that is there)
 //   PFT_SKIP_TARGETS=1   skip `cargo check --target` for other platforms
 //   PFT_SKIP_LINT=1      skip cargo fmt / clippy / actionlint
 //   PFT_LONG=1           long hardening runs (race: 10,000 edits; crash: 250 kills)
 //   PFT_FUZZ_SECONDS=N   run each fuzz target (tests/fuzz.rs) for N seconds
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
+import { repoSnapshot } from './repo-snapshot.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const require = createRequire(import.meta.url)
 const env = { ...process.env }
+const temps = []
+process.on('exit', () => {
+  for (const d of temps) rmSync(d, { recursive: true, force: true })
+})
 // The engine's per-user state (journal, in-place copies) of every test lives
 // in a private temp directory, never in the user's real state directory.
-const privateState = env.PATCH_FILE_STATE_DIR ? null : mkdtempSync(path.join(os.tmpdir(), 'pft-test-state-'))
-if (privateState) {
-  env.PATCH_FILE_STATE_DIR = privateState
-  process.on('exit', () => rmSync(privateState, { recursive: true, force: true }))
+if (!env.PATCH_FILE_STATE_DIR) {
+  env.PATCH_FILE_STATE_DIR = mkdtempSync(path.join(os.tmpdir(), 'pft-test-state-'))
+  temps.push(env.PATCH_FILE_STATE_DIR)
+}
+// Where the default state directory would be (XDG_STATE_HOME, on Linux and the
+// BSDs) is an empty decoy for the run: whatever ignored PATCH_FILE_STATE_DIR
+// lands there, and the last test fails on it.
+if (process.platform !== 'win32' && process.platform !== 'darwin') {
+  env.XDG_STATE_HOME = mkdtempSync(path.join(os.tmpdir(), 'pft-test-decoy-state-'))
+  env.PFT_SUITE_DECOY_STATE = env.XDG_STATE_HOME
+  temps.push(env.XDG_STATE_HOME)
 }
 
 function run(label, cmd, args, opts = {}) {
@@ -35,6 +54,56 @@ function run(label, cmd, args, opts = {}) {
 const installedTargets = () => {
   const r = spawnSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' })
   return r.status === 0 ? r.stdout.split('\n').map((s) => s.trim()) : []
+}
+
+/** Newest modification time (ms) of the files under `p`. */
+function newest(p) {
+  const st = statSync(p)
+  if (!st.isDirectory()) return st.mtimeMs
+  let t = 0
+  for (const e of readdirSync(p)) t = Math.max(t, newest(path.join(p, e)))
+  return t
+}
+
+/** Why the release addon must be built before the tests, or null when it is up to date. */
+function buildNeeded() {
+  const { binaryName } = require('../package.json').napi
+  const target = require('../js/native.js').hostTarget()
+  if (!target) return 'no prebuilt target matches this machine: cargo decides'
+  const addon = path.join(root, `${binaryName}.${target.abi}.node`)
+  if (!existsSync(addon)) return `${path.basename(addon)} is not built`
+  const built = statSync(addon).mtimeMs
+  const sources = ['src', 'Cargo.toml', 'Cargo.lock', 'build.rs', path.join('types', 'header.d.ts')].filter((f) => existsSync(path.join(root, f)))
+  const stale = sources.filter((f) => newest(path.join(root, f)) > built)
+  return stale.length ? `${path.basename(addon)} is older than ${stale.join(', ')}` : null
+}
+
+/** `npm` as a command for this node: the npm running this script, else the one on PATH. */
+function npmCommand() {
+  const cli = env.npm_execpath
+  if (cli && /npm-cli\.js$/.test(cli)) return [process.execPath, [cli]]
+  return [process.platform === 'win32' ? 'npm.cmd' : 'npm', []]
+}
+
+if (env.PFT_SKIP_BUILD) {
+  process.stdout.write('\n=== SKIP build (PFT_SKIP_BUILD): testing the addon that is there\n')
+} else {
+  const why = buildNeeded()
+  if (why) {
+    const [cmd, pre] = npmCommand()
+    run(`build the release addon (${why})`, cmd, [...pre, 'run', 'build'], { shell: process.platform === 'win32' && pre.length === 0 })
+  } else {
+    process.stdout.write('\n=== build: the release addon is up to date\n')
+  }
+}
+
+// What the checkout looks like before any test runs; the last test compares.
+const snapshot = repoSnapshot(root)
+if (snapshot) {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pft-test-snapshot-')), 'git-status.json')
+  temps.push(path.dirname(file))
+  writeFileSync(file, JSON.stringify(snapshot))
+  env.PFT_SUITE_SNAPSHOT = file
 }
 
 run('rust unit tests', 'cargo', ['test', '--all-features'])
@@ -53,8 +122,11 @@ if (!env.PFT_SKIP_TARGETS) {
     run(`compile check ${t}`, 'cargo', ['check', '--lib', '--target', t])
   }
 }
+const LAST = path.join('__test__', 'suite-end.test.mjs')
 const files = readdirSync(path.join(root, '__test__'))
   .filter((f) => /\.test\.m?js$/.test(f))
   .sort()
   .map((f) => path.join('__test__', f))
+  .filter((f) => f !== LAST)
 run('js tests', process.execPath, ['--test', '--test-concurrency=1', ...files])
+run('suite end: the checkout and the default state directory are as they were', process.execPath, ['--test', LAST])

@@ -79,6 +79,9 @@ codes! {
     /// use, or new text that is not the caller's under the differences
     /// tolerated. Nothing was written.
     PLAN_CHECK_FAILED,
+    /// The journal entry to undo is damaged (cut short, altered, or not a
+    /// file the engine wrote): it is never acted on; nothing was written.
+    JOURNAL_DAMAGED,
 }
 
 impl std::fmt::Display for ErrorCode {
@@ -150,7 +153,7 @@ mod tests {
             ErrorCode::SEARCH_BLOCK_NOT_FOUND.as_str(),
             "SEARCH_BLOCK_NOT_FOUND"
         );
-        assert_eq!(ErrorCode::ALL.len(), 20);
+        assert_eq!(ErrorCode::ALL.len(), 21);
         let mut seen = std::collections::HashSet::new();
         for c in ErrorCode::ALL {
             assert!(seen.insert(c.as_str()), "duplicate {c}");

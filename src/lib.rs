@@ -17,10 +17,16 @@
 //!   input/      every spelling and every text format stops here: request.rs
 //!               (aliases, options, dry_run), formats/ (SEARCH/REPLACE, Codex
 //!               patch, unified diff, text-editor commands -> one OpPlan)
+//!   history/    the edit journal, outside the pipeline: store.rs (owner-
+//!               checked, no-follow directory, keys, pruning), entry.rs (the
+//!               format, read back without trusting it), record.rs (the
+//!               pipeline's recorder: kept inodes instead of copies),
+//!               list.rs (history, clear), undo.rs (undo as a transaction)
 //!   txn/        the ONE write pipeline: Txn = resolve -> lock -> read ->
 //!               (caller matches) -> commit, or keep as a dry run; edits.rs
 //!               (search/replace, whole files), ops.rs (edit-format plans),
-//!               dry_run.rs (the cache and its one apply path), diff.rs
+//!               dry_run.rs (the cache and its one apply path), diff.rs,
+//!               changes.rs (what a commit changed, for its recorder)
 //!   matching/   pure: exact.rs (exact-once planning), many.rs (many edits
 //!               in one pass), blocks.rs (SEARCH/REPLACE blocks), tolerant.rs
 //!               (opt-in `match` tolerances), locate.rs (placing patch hunks)
@@ -45,7 +51,8 @@
 //! ```text
 //! binding
 //! api
-//! input txn
+//! input history
+//! txn
 //! matching io
 //! diagnose
 //! text
@@ -62,6 +69,8 @@ pub mod api;
 #[doc(hidden)]
 pub mod diagnose;
 pub mod error;
+#[doc(hidden)]
+pub mod history;
 #[doc(hidden)]
 pub mod input;
 #[doc(hidden)]

@@ -145,23 +145,34 @@ impl Cancel {
             .as_ref()
             .is_some_and(|f| f.load(Ordering::Relaxed))
         {
-            return Err(Failure::new(
-                ErrorCode::CANCELLED,
-                "the call was cancelled by its caller before anything was written; nothing was written",
-            ));
+            return Err(cancelled(None));
         }
         if let Some((at, ms)) = self.deadline {
             if Instant::now() >= at {
-                return Err(Failure::new(
-                    ErrorCode::CANCELLED,
-                    format!(
-                        "the call took longer than its timeoutMs ({ms} ms) before anything was written; nothing \
-                         was written. Retry with a larger timeoutMs or less work per call"
-                    ),
-                ));
+                return Err(cancelled(Some(ms)));
             }
         }
         Ok(())
+    }
+}
+
+/// The `CANCELLED` failure of a call stopped before it wrote anything: by its
+/// caller (`timeout_ms` None), or by its time budget of `timeout_ms`. The one
+/// wording of both, also for the JS wrapper, which stops calls between its
+/// retries of a busy file (`cancelledResult` in the binding).
+pub fn cancelled(timeout_ms: Option<u64>) -> Failure {
+    match timeout_ms {
+        None => Failure::new(
+            ErrorCode::CANCELLED,
+            "the call was cancelled by its caller before anything was written; nothing was written",
+        ),
+        Some(ms) => Failure::new(
+            ErrorCode::CANCELLED,
+            format!(
+                "the call took longer than its timeoutMs ({ms} ms) before anything was written; nothing \
+                 was written. Retry with a larger timeoutMs or less work per call"
+            ),
+        ),
     }
 }
 

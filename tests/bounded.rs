@@ -441,7 +441,20 @@ fn edits_applied_in_turn_stop_at_the_time_budget() {
     let pairs: Vec<(String, String)> = (0..4_000)
         .map(|k| (format!("{}\n", step(k)), format!("{}\n", step(k + 1))))
         .collect();
-    let options = json!({ "workspaceRoot": t.path(), "durable": false, "timeoutMs": 200 });
+    // The budget must outlast reading and locking the file, however loaded
+    // the machine is, so that it runs out in the loop over the edits: twice
+    // what a dry run of the first edit alone takes now, plus a margin. The
+    // whole chain costs thousands of times that.
+    let start = Instant::now();
+    let one =
+        json!({"file_path": "f.txt", "search": pairs[0].0, "replace": pairs[0].1, "dry_run": true});
+    let probe = api::patch_file(
+        &one,
+        Some(&json!({ "workspaceRoot": t.path(), "durable": false })),
+    );
+    assert_eq!(probe["ok"], true, "{probe}");
+    let budget = 2 * start.elapsed().as_millis() as u64 + 100;
+    let options = json!({ "workspaceRoot": t.path(), "durable": false, "timeoutMs": budget });
     let input = json!({"file_path": "f.txt",
         "edits": pairs.iter().map(|(s, r)| json!({"search": s, "replace": r})).collect::<Vec<_>>()});
     let r = api::patch_file(&input, Some(&options));

@@ -383,10 +383,17 @@ fn sigkill_at_random_moments_leaves_old_or_new_and_stale_temps_are_swept() {
     );
     // A young temp file (a writer may still be busy with it) is kept; one
     // older than the safe age is swept by the next call in that directory.
-    let young = root.join(".counter.txt.pft-00000000000000aa.tmp");
-    let old = root.join(".counter.txt.pft-00000000000000bb.tmp");
-    std::fs::write(&young, "partial").unwrap();
-    std::fs::write(&old, "partial").unwrap();
+    // Both made as the engine makes them (a hand-made name is a user's
+    // file, which no sweep removes).
+    let dir = patch_file_tool::io::dir::Dir::open_root(&root).unwrap();
+    let made = |_| {
+        let (mut f, n) =
+            patch_file_tool::io::temps::create(&dir, std::ffi::OsStr::new("counter.txt"), 0o600)
+                .unwrap();
+        std::io::Write::write_all(&mut f, b"partial").unwrap();
+        root.join(n)
+    };
+    let (young, old) = (made(0), made(1));
     let long_ago = std::time::SystemTime::now()
         - patch_file_tool::txn::STALE_TEMP_AGE
         - Duration::from_secs(60);

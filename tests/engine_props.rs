@@ -178,8 +178,10 @@ proptest! {
         check_encoding(Enc::Utf16Be, &p, &i, &s, &r)?;
     }
 
-    /// Files that are not valid UTF-8 are patched at byte level: an ASCII
-    /// block replaces its span and every other byte (however invalid) stays.
+    /// Files that are not valid UTF-8 (random bytes: read in whatever
+    /// legacy encoding they decode in, or at byte level): an edit either
+    /// replaces exactly its span, every other byte (however invalid)
+    /// staying, or is refused with nothing written.
     #[test]
     fn invalid_utf8_bytes_outside_the_span_never_change(
         prefix in prop::collection::vec(1u8..=255, 0..200),
@@ -198,13 +200,28 @@ proptest! {
         let original = [prefix.as_slice(), search.as_bytes(), &suffix].concat();
         std::fs::write(&file, &original).unwrap();
         let r = patch(dir.path(), &search, &replace);
-        prop_assert_eq!(&r["ok"], true, "{}", r);
         let got = std::fs::read(&file).unwrap();
-        prop_assert!(got == [prefix.as_slice(), replace.as_bytes(), &suffix].concat());
-        // A non-ASCII block is refused and nothing changes.
-        let f = patch(dir.path(), "x", "é");
-        prop_assert_eq!(&f["code"], "UNSUPPORTED_ENCODING", "{}", f);
-        prop_assert!(std::fs::read(&file).unwrap() == got);
+        if r["ok"] == true {
+            prop_assert!(got == [prefix.as_slice(), replace.as_bytes(), &suffix].concat());
+        } else {
+            prop_assert_eq!(&r["code"], "UNSUPPORTED_ENCODING", "{}", r);
+            prop_assert!(got == original);
+        }
+        // A non-ASCII block: refused at byte level; in a legacy encoding
+        // written in it (or refused), nothing else changing.
+        let read = engine::read_file(&json!({"file_path": "f.txt"}),
+            Some(&json!({"workspaceRoot": dir.path()})));
+        let f = patch(dir.path(), "x", "\u{e9}");
+        let now = std::fs::read(&file).unwrap();
+        if read["encoding"] == "binary-safe-bytes" || f["ok"] != true {
+            prop_assert!(f["ok"] != true, "{}", f);
+            prop_assert!(now == got);
+        } else {
+            let e = encoding_rs::Encoding::for_label(read["encoding"].as_str().unwrap().as_bytes()).unwrap();
+            let at = got.iter().position(|&b| b == b'x').unwrap();
+            let want = [&got[..at], &e.encode("\u{e9}").0, &got[at + 1..]].concat();
+            prop_assert!(now == want, "{}", read["encoding"]);
+        }
         prop_assert!(leftovers(dir.path()).is_empty());
     }
 }

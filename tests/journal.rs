@@ -519,7 +519,8 @@ fn sigkill_at_random_moments_leaves_journal_and_files_agreeing() {
         let n: u64 = String::from_utf8_lossy(&now).trim().parse().unwrap();
         let j = PathBuf::from(history(&root)["journal"].as_str().unwrap());
         let (hs, cut) = headers(&j);
-        // At most one entry per kill is cut short, and it is never listed.
+        // At most one entry per kill is cut short, and it is listed as
+        // damaged (never acted on).
         assert!(
             cut <= round + 1,
             "{cut} entries cut short in {} kills",
@@ -528,8 +529,10 @@ fn sigkill_at_random_moments_leaves_journal_and_files_agreeing() {
         let listed = ok(&api::history(&json!({"limit": 100_000}), Some(&o(&root))))["transactions"]
             .as_array()
             .unwrap()
-            .len();
-        assert_eq!(listed, hs.len());
+            .clone();
+        let damaged = listed.iter().filter(|t| t["damaged"] == true).count();
+        assert_eq!(listed.len() - damaged, hs.len());
+        assert_eq!(damaged, cut);
         // Every entry is one step n -> n + 1, and consecutive entries chain
         // (each one's "before" is the previous "after"), but for the history
         // lines lost to a kill between a commit and its record.
@@ -675,11 +678,19 @@ fn a_damaged_entry_is_never_acted_on() {
     bytes[n - 2] ^= 0x20;
     fs::write(newest, &bytes).unwrap();
     let u = undo(&root, json!({}));
-    assert_eq!(u["code"], "FILE_READ_ERROR", "{u:#}");
+    assert_eq!(u["code"], "JOURNAL_DAMAGED", "{u:#}");
     assert!(u["message"].as_str().unwrap().contains("damaged"));
     assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"third\n");
-    // Cut short: the entry is not listed at all.
+    // Cut short: listed as damaged, never acted on.
     fs::write(newest, &bytes[..n - 3]).unwrap();
     let h = history(&root);
-    assert_eq!(h["transactions"].as_array().unwrap().len(), 1);
+    let ts = h["transactions"].as_array().unwrap();
+    assert_eq!(ts.len(), 2, "{h:#}");
+    assert_eq!(ts[0]["damaged"], true);
+    assert_eq!(ts[0]["damage"], "wrong_length");
+    assert_eq!(ts[0]["undoable"], false);
+    assert_eq!(ts[1]["undoable"], true);
+    // The default undo passes over it; the older one no longer applies.
+    assert_eq!(undo(&root, json!({}))["code"], "FILE_CHANGED");
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"third\n");
 }

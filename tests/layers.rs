@@ -163,6 +163,9 @@ fn no_upward_or_circular_edges() {
     // that the scan sees the code at all).
     for (a, b) in [
         ("api", "txn"),
+        ("api", "history"),
+        ("history", "txn"),
+        ("history", "io"),
         ("txn", "io"),
         ("txn", "matching"),
         ("matching", "diagnose"),
@@ -172,6 +175,11 @@ fn no_upward_or_circular_edges() {
             "expected {a} -> {b} among {edges:?}"
         );
     }
+    // The pipeline records nothing itself: the journal is above it.
+    assert!(
+        !edges.contains(&("txn".to_string(), "history".to_string())),
+        "txn must not use history"
+    );
 }
 
 #[test]

@@ -14,7 +14,7 @@ use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Once;
+use std::sync::{Mutex, MutexGuard, Once};
 
 use patch_file_tool::api;
 use serde_json::{json, Value};
@@ -49,21 +49,45 @@ fn ready(tools: &[&str]) -> bool {
     true
 }
 
-/// A scratch directory (mode 0777 so that other uids may work in it) and
-/// the per-user state directory the engine uses for copies it cannot keep
-/// beside a file, also open to every uid.
-fn scratch() -> (tempfile::TempDir, PathBuf) {
-    static STATE: Once = Once::new();
-    STATE.call_once(|| {
-        let d = std::env::temp_dir().join(format!("pft-metadata-state-{}", std::process::id()));
-        fs::create_dir_all(&d).unwrap();
-        fs::set_permissions(&d, fs::Permissions::from_mode(0o1777)).unwrap();
-        std::env::set_var("PATCH_FILE_STATE_DIR", &d);
+/// Base of the per-user state directories of these tests.
+fn state_base() -> PathBuf {
+    std::env::temp_dir().join(format!("pft-metadata-state-{}", std::process::id()))
+}
+
+/// The private state directory of `uid` (the engine trusts only one it
+/// owns, 0700), made current: `PATCH_FILE_STATE_DIR` is set to it.
+fn use_state_of(uid: u32) {
+    let d = state_base().join(uid.to_string());
+    fs::create_dir_all(&d).unwrap();
+    std::os::unix::fs::chown(&d, Some(uid), Some(uid)).unwrap();
+    fs::set_permissions(&d, fs::Permissions::from_mode(0o700)).unwrap();
+    std::env::set_var("PATCH_FILE_STATE_DIR", &d);
+}
+
+/// One test at a time: the per-user state directory is chosen through the
+/// process environment, which every thread shares.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// A scratch directory (mode 0777 so that other uids may work in it), kept
+/// with the lock that runs these tests one at a time; the engine runs with
+/// root's private state until [`as_user`] switches it.
+struct Scratch {
+    _dir: tempfile::TempDir,
+    _one: MutexGuard<'static, ()>,
+}
+
+fn scratch() -> (Scratch, PathBuf) {
+    let one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    static BASE: Once = Once::new();
+    BASE.call_once(|| {
+        fs::create_dir_all(state_base()).unwrap();
+        fs::set_permissions(state_base(), fs::Permissions::from_mode(0o755)).unwrap();
     });
+    use_state_of(0);
     let t = tempfile::tempdir().unwrap();
     let root = fs::canonicalize(t.path()).unwrap();
     fs::set_permissions(&root, fs::Permissions::from_mode(0o777)).unwrap();
-    (t, root)
+    (Scratch { _dir: t, _one: one }, root)
 }
 
 fn sh(cmd: &str) -> String {
@@ -118,11 +142,12 @@ fn as_user<T: Send + 'static>(
     groups: &[u32],
     f: impl FnOnce() -> T + Send + 'static,
 ) -> T {
+    use_state_of(uid);
     let groups: Vec<rustix::process::Gid> = groups
         .iter()
         .map(|&g| rustix::process::Gid::from_raw(g))
         .collect();
-    std::thread::spawn(move || {
+    let r = std::thread::spawn(move || {
         use rustix::process::{Gid, Uid};
         use rustix::thread::{set_thread_groups, set_thread_res_gid, set_thread_res_uid};
         set_thread_groups(&groups).unwrap();
@@ -133,8 +158,9 @@ fn as_user<T: Send + 'static>(
         assert_eq!(rustix::process::geteuid().as_raw(), uid);
         f()
     })
-    .join()
-    .unwrap()
+    .join();
+    use_state_of(0);
+    r.unwrap()
 }
 
 fn patch(root: &Path, rel: &str, search: &str, replace: &str, extra: Value) -> Value {
@@ -468,8 +494,8 @@ fn a_writable_file_in_a_read_only_directory_is_written_in_place() {
     );
     assert_eq!(fs::read_to_string(&f).unwrap(), "a=2\n");
     no_leftovers(&dir);
-    // The copy kept in the state directory is gone too.
-    let state = PathBuf::from(std::env::var_os("PATCH_FILE_STATE_DIR").unwrap()).join("backups");
+    // The record kept in the editor's private state is gone too.
+    let state = state_base().join(EDITOR.to_string()).join("recovery");
     let left: Vec<_> = fs::read_dir(&state)
         .map(|d| d.map(|e| e.unwrap().file_name()).collect())
         .unwrap_or_default();

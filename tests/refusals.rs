@@ -117,22 +117,18 @@ fn a_dry_run_applies_only_in_its_own_workspace() {
 fn leftover_temps_of_dead_writers_go_at_once() {
     use std::os::fd::AsFd;
     let (_t, root, _) = ws();
-    let dead = root.join("docs/.a.md.pft-0123456789abcdef.tmp");
-    let live = root.join("docs/.a.md.pft-fedcba9876543210.tmp");
-    fs::write(&dead, vec![b'x'; 4096]).unwrap();
-    fs::write(&live, b"y").unwrap();
+    let dir = patch_file_tool::io::dir::Dir::open_root(&root.join("docs")).unwrap();
+    let made = || {
+        let (mut f, n) =
+            patch_file_tool::io::temps::create(&dir, std::ffi::OsStr::new("a.md"), 0o600).unwrap();
+        std::io::Write::write_all(&mut f, &[b'x'; 4096]).unwrap();
+        root.join("docs").join(n)
+    };
+    let (dead, live) = (made(), made());
     let held = fs::File::open(&live).unwrap();
     rustix::fs::flock(held.as_fd(), rustix::fs::FlockOperation::LockExclusive).unwrap();
     // Both a few seconds old (younger ones may be just being created).
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(10);
-    for p in [&dead, &live] {
-        fs::File::options()
-            .write(true)
-            .open(p)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
-    }
+    age(&[&dead, &live]);
     // A fresh process's first commit in the directory sweeps it.
     let r = api::patch_file(
         &json!({"file_path": "docs/a.md", "search_block": "hello", "replace_block": "bye"}),
@@ -143,12 +139,65 @@ fn leftover_temps_of_dead_writers_go_at_once() {
     assert!(live.exists(), "a live writer's temp was removed");
 }
 
-/// An interrupted in-place write (the process died between writing and
-/// removing its copy) is undone by the next call that reads the file, or,
-/// if it had completed, only its copy is removed.
+fn age(paths: &[&Path]) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(10);
+    for p in paths {
+        fs::File::options()
+            .write(true)
+            .open(p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+}
+
+/// A user's own files named like temp files — the engine's name shape,
+/// with any hex, copied from another directory — are never swept: only a
+/// name whose tag the engine made with its private key, in that directory,
+/// is proof that the engine created the file.
 #[cfg(target_os = "linux")]
 #[test]
-fn an_interrupted_in_place_write_is_recovered() {
+fn a_users_file_named_like_a_temp_file_is_never_swept() {
+    let (_t, root, _) = ws();
+    let other = root.join("other");
+    fs::create_dir(&other).unwrap();
+    let od = patch_file_tool::io::dir::Dir::open_root(&other).unwrap();
+    let (_, copied) =
+        patch_file_tool::io::temps::create(&od, std::ffi::OsStr::new("a.md"), 0o600).unwrap();
+    let names = [
+        ".a.md.pft-0123456789abcdef.tmp".to_string(),
+        format!(".a.md.pft-{}.tmp", "0123456789abcdef".repeat(2)),
+        format!(".notes.pft-{}.tmp", "f".repeat(32)),
+        copied.to_string_lossy().into_owned(),
+    ];
+    let paths: Vec<PathBuf> = names.iter().map(|n| root.join("docs").join(n)).collect();
+    for p in &paths {
+        fs::write(p, "the user's own notes\n").unwrap();
+    }
+    age(&paths.iter().map(PathBuf::as_path).collect::<Vec<_>>());
+    let r = api::patch_file(
+        &json!({"file_path": "docs/a.md", "search_block": "hello", "replace_block": "bye"}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    for p in &paths {
+        assert_eq!(
+            fs::read_to_string(p).unwrap(),
+            "the user's own notes\n",
+            "{} was removed",
+            p.display()
+        );
+    }
+}
+
+/// A copy beside a file in the format older versions kept there
+/// (`.<name>.pft-backup`, naming the file's device and inode, both public)
+/// is evidence anyone who can write the directory could plant: it is never
+/// read, applied or removed, by a read, a dry run, a refused edit or a
+/// write.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_copy_beside_a_file_is_never_acted_on() {
     use sha2::{Digest, Sha256};
     use std::os::unix::fs::MetadataExt;
     let (_t, root, _) = ws();
@@ -161,81 +210,36 @@ fn an_interrupted_in_place_write_is_recovered() {
     };
     let m = fs::metadata(&f).unwrap();
     let copy = root.join("docs/.a.md.pft-backup");
-    // Torn: the file holds half of the new content.
+    let planted = b"planted by someone else\n";
     let header = format!(
         "PFT-BACKUP 1 {} {} {} {}\n",
         m.dev(),
         m.ino(),
         hex(b"HELLO WORLD\n"),
-        hex(b"hello\n")
+        hex(planted)
     );
-    fs::write(&copy, [header.as_bytes(), b"hello\n"].concat()).unwrap();
-    fs::write(&f, "HELLO WO").unwrap();
+    let body = [header.as_bytes(), planted].concat();
+    fs::write(&copy, &body).unwrap();
+    let o = opts(&root);
+    let r = api::read_file(&json!({"file_path": "docs/a.md"}), Some(&o));
+    assert_eq!(r["content"], "hello\n", "{r}");
+    let r = api::patch_file(
+        &json!({"file_path": "docs/a.md", "search_block": "absent", "replace_block": "x", "dry_run": true}),
+        Some(&o),
+    );
+    assert_eq!(r["code"], "SEARCH_BLOCK_NOT_FOUND", "{r}");
+    assert_eq!(fs::read_to_string(&f).unwrap(), "hello\n");
     let r = api::patch_file(
         &json!({"file_path": "docs/a.md", "search_block": "hello", "replace_block": "bye"}),
-        Some(&opts(&root)),
+        Some(&o),
     );
-    assert_eq!(r["ok"], true, "the original came back and was edited: {r}");
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(r.get("warnings").is_none(), "{r}");
     assert_eq!(fs::read_to_string(&f).unwrap(), "bye\n");
-    assert!(
-        r["warnings"][0].as_str().unwrap().contains("restored"),
-        "{r}"
-    );
-    assert!(!copy.exists());
-    // Completed: the file holds exactly the announced content.
-    let m = fs::metadata(&f).unwrap();
-    let header = format!(
-        "PFT-BACKUP 1 {} {} {} {}\n",
-        m.dev(),
-        m.ino(),
-        hex(b"bye\n"),
-        hex(b"before\n")
-    );
-    fs::write(&copy, [header.as_bytes(), b"before\n"].concat()).unwrap();
-    let r = api::patch_file(
-        &json!({"file_path": "docs/a.md", "search_block": "bye", "replace_block": "ciao"}),
-        Some(&opts(&root)),
-    );
-    assert_eq!(r["ok"], true, "{r}");
-    assert_eq!(fs::read_to_string(&f).unwrap(), "ciao\n");
-    assert!(!copy.exists());
-    // A copy of another file (different inode) is not used.
-    let header = format!(
-        "PFT-BACKUP 1 {} {} {} {}\n",
-        m.dev(),
-        m.ino() + 1,
-        hex(b"x"),
-        hex(b"other\n")
-    );
-    fs::write(&copy, [header.as_bytes(), b"other\n"].concat()).unwrap();
-    let r = api::patch_file(
-        &json!({"file_path": "docs/a.md", "search_block": "ciao", "replace_block": "hej"}),
-        Some(&opts(&root)),
-    );
-    assert_eq!(r["ok"], true, "{r}");
-    assert_eq!(fs::read_to_string(&f).unwrap(), "hej\n");
-    assert!(copy.exists(), "someone else's copy is left alone");
-    // A copy whose writer died while making it (shorter than its header
-    // says): the file was never touched, so the copy only goes.
-    let m = fs::metadata(&f).unwrap();
-    let header = format!(
-        "PFT-BACKUP 1 {} {} {} {}\n",
-        m.dev(),
-        m.ino(),
-        hex(b"new\n"),
-        hex(b"hej\n")
-    );
-    fs::write(&copy, [header.as_bytes(), b"h"].concat()).unwrap();
-    let r = api::patch_file(
-        &json!({"file_path": "docs/a.md", "search_block": "hej", "replace_block": "hi"}),
-        Some(&opts(&root)),
-    );
-    assert_eq!(r["ok"], true, "{r}");
-    assert_eq!(fs::read_to_string(&f).unwrap(), "hi\n");
-    assert!(!copy.exists());
-    assert!(
-        r["warnings"][0].as_str().unwrap().contains("incomplete"),
-        "{r}"
+    assert_eq!(
+        fs::read(&copy).unwrap(),
+        body,
+        "someone else's file was changed"
     );
 }
 

@@ -27,6 +27,7 @@ export type PatchFileErrorCode =
   | 'HARD_LINKED_FILE'
   | 'INTERNAL_ERROR'
   | 'PLAN_CHECK_FAILED'
+  | 'JOURNAL_DAMAGED'
 
 /** One search/replace edit. Each field accepts the spellings of other edit tools. */
 export type PatchFileEdit = PatchFileSearch & PatchFileReplace & PatchFileCount
@@ -317,8 +318,9 @@ export type ReadFileResult =
        */
       faithful: boolean
       /**
-       * Present for a file that is not valid UTF-8 (`encoding: 'binary-safe-bytes'`): what `content` shows
-       * and how to edit the file without losing bytes (patchFile with ASCII blocks).
+       * Present for a file that is not UTF-8 (a legacy encoding, or `'binary-safe-bytes'`): what `content`
+       * shows and how the file is edited without losing bytes; and for a file torn by an interrupted in-place
+       * write, which is shown as its content before that write (the next write restores it).
        */
       warning?: string
       offset: number
@@ -329,7 +331,12 @@ export type ReadFileResult =
       truncated?: true
       message?: string
       sha256: string
-      encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'binary-safe-bytes'
+      /**
+       * `'utf-8'`, `'utf-16le'`, `'utf-16be'`, a detected legacy encoding by its WHATWG name in lower case
+       * (`'shift_jis'`, `'gbk'`, `'big5'`, `'euc-kr'`, `'euc-jp'`, `'windows-1252'`, …; `content` is decoded
+       * by it), or `'binary-safe-bytes'` (read at byte level).
+       */
+      encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'binary-safe-bytes' | (string & {})
       bom: boolean
       line_ending: 'lf' | 'crlf' | 'mixed' | 'none'
       bytes: number
@@ -347,7 +354,7 @@ export type WriteFileInput = PatchFilePath & {
   dryRun?: boolean
   /**
    * `'utf-8'`: write the file as UTF-8 whatever it holds now (a UTF-16 file becomes UTF-8; a UTF-8 file
-   * keeps its BOM). Required to replace a file that is not valid UTF-8 (`binary-safe-bytes`), which is
+   * keeps its BOM). Required to replace a file that is not valid UTF-8 (a legacy encoding or `binary-safe-bytes`), which is
    * otherwise refused with `UNSUPPORTED_ENCODING`. Omit it to keep the file's encoding.
    */
   encoding?: 'utf-8'
@@ -553,9 +560,9 @@ export interface HistoryFile {
   kind: 'modified' | 'created' | 'deleted' | 'moved'
   /** moved: the previous path. */
   from?: string
-  /** Lines added / removed (null when the file was too large to count). */
-  added: number | null
-  removed: number | null
+  /** Lines added / removed. */
+  added: number
+  removed: number
 }
 
 /** One journaled write transaction. */
@@ -570,10 +577,45 @@ export interface HistoryTransaction {
   undone_by?: string
   undoes?: string
   redo?: boolean
+  damaged?: false
+}
+
+/**
+ * Why a journal entry is damaged: `not_a_file` (a link, FIFO or directory named like an entry), `foreign_owner`,
+ * `unreadable`, `bad_header` (cut short, damaged or edited), `wrong_length`, `bad_fields`, `kept_inode` (its kept
+ * previous content is missing or was replaced), `bad_content` (found by undo).
+ */
+export type JournalDamage =
+  | 'not_a_file'
+  | 'foreign_owner'
+  | 'unreadable'
+  | 'bad_header'
+  | 'wrong_length'
+  | 'bad_fields'
+  | 'kept_inode'
+  | 'bad_content'
+
+/** A journal entry that does not read back whole: listed, never acted on (undo answers JOURNAL_DAMAGED). */
+export interface DamagedTransaction {
+  id: string
+  time?: undefined
+  entry_point?: undefined
+  files: []
+  undoable: false
+  damaged: true
+  damage: JournalDamage
+  why_not_undoable: string
 }
 
 export type HistoryResult =
-  | { ok: true; workspace_root: string; journal: string; enabled: boolean; transactions: HistoryTransaction[] }
+  | {
+      ok: true
+      workspace_root: string
+      /** The workspace's journal directory. */
+      journal: string
+      enabled: boolean
+      transactions: Array<HistoryTransaction | DamagedTransaction>
+    }
   | PatchFileFailure
 
 /** undo input: the transaction id from history (default: the newest not yet undone). */

@@ -32,15 +32,24 @@ export const CONSUMER_OPTIONS = {
 
 /**
  * A fresh consumer project: `files` (name → text) written into it and
- * node_modules/<package> linked to this checkout. Returns its directory.
+ * node_modules/<package> linked to this checkout. `links` names packages of
+ * this checkout's node_modules to link there too (the agent SDKs a consumer
+ * of the adapters installs beside the package); `compilerOptions` are merged
+ * over CONSUMER_OPTIONS. Returns its directory.
  */
-export function consumerProject(files) {
+export function consumerProject(files, { links = [], compilerOptions = {} } = {}) {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-ts-')))
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }))
   fs.mkdirSync(path.join(dir, 'node_modules'))
-  fs.symlinkSync(REPO, path.join(dir, 'node_modules', pkg.name), process.platform === 'win32' ? 'junction' : 'dir')
+  const type = process.platform === 'win32' ? 'junction' : 'dir'
+  fs.symlinkSync(REPO, path.join(dir, 'node_modules', pkg.name), type)
+  for (const name of links) {
+    fs.mkdirSync(path.dirname(path.join(dir, 'node_modules', name)), { recursive: true })
+    fs.symlinkSync(path.join(REPO, 'node_modules', name), path.join(dir, 'node_modules', name), type)
+  }
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text)
-  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: CONSUMER_OPTIONS, files: Object.keys(files) }))
+  const options = { ...CONSUMER_OPTIONS, ...compilerOptions }
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: Object.keys(files) }))
   return dir
 }
 

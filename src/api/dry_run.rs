@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use super::{cwd, guarded};
 use crate::error::fail_value;
+use crate::history::Journal;
 use crate::input::request;
 use crate::txn::dry_run;
 
@@ -21,6 +22,6 @@ pub fn apply_dry_run(input: &Value, options: Option<&Value>) -> Value {
             Ok(r) => r,
             Err(f) => return fail_value(&f, None),
         };
-        dry_run::apply(&req.run_id, &opts)
+        dry_run::apply(&req.run_id, &opts, &Journal::for_call(&opts))
     })
 }

@@ -4,6 +4,7 @@ use serde_json::{json, Value};
 
 use super::{begin, guarded};
 use crate::error::{fail_value, ErrorCode, Failure};
+use crate::history::Journal;
 use crate::input::request;
 use crate::io::source::read_existing;
 use crate::io::workspace::Intent;
@@ -19,10 +20,11 @@ pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
             Err(v) => return v,
         };
         let lexical = lexical_abs(ws.root(), &req.file_path);
-        let (res, src) = match ws
+        let (res, src, torn) = match ws
             .resolve(&req.file_path, Intent::Existing)
-            .and_then(|res| read_existing(&res, &opts, &req.file_path).map(|(s, _)| (res, s)))
-        {
+            .and_then(|res| {
+                read_existing(&res, &opts, &req.file_path).map(|(s, _, note)| (res, s, note))
+            }) {
             Ok(l) => l,
             Err(f) => return fail_value(&f, Some(&lexical)),
         };
@@ -98,8 +100,14 @@ pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
                 MAX_READ_BYTES >> 20
             ));
         }
-        if src.encoding() == Encoding::Bytes {
-            v["warning"] = json!(byte_level_warning(replaced));
+        let encoding_note = match src.encoding() {
+            Encoding::Bytes => Some(byte_level_warning(replaced)),
+            Encoding::Legacy(_) => Some(legacy_warning(src.encoding().name())),
+            _ => None,
+        };
+        let warning: Vec<String> = torn.into_iter().chain(encoding_note).collect();
+        if !warning.is_empty() {
+            v["warning"] = json!(warning.join(". "));
         }
         v
     })
@@ -119,7 +127,17 @@ fn byte_level_warning(replaced: usize) -> String {
         )
     };
     format!(
-        "This file is not valid UTF-8 (e.g. Latin-1; encoding binary-safe-bytes): {shown}. Writing text back with writeFile would replace those bytes, so writeFile refuses this file (UNSUPPORTED_ENCODING) unless you pass encoding: \"utf-8\" to convert it knowingly. To edit it byte-exactly, use patchFile with ASCII search/replace blocks: every other byte is kept as it is."
+        "This file is not valid UTF-8, nor in an encoding that could be detected (e.g. UTF-8 with stray bytes; encoding binary-safe-bytes): {shown}. Writing text back with writeFile would replace those bytes, so writeFile refuses this file (UNSUPPORTED_ENCODING) unless you pass encoding: \"utf-8\" to convert it knowingly. To edit it byte-exactly, use patchFile with ASCII search/replace blocks: every other byte is kept as it is."
+    )
+}
+
+/// What `readFile` says about a file in a legacy encoding.
+fn legacy_warning(name: &str) -> String {
+    format!(
+        "This file is not UTF-8: it was decoded as {name}, detected from its bytes (a guess). patchFile edits it as \
+         text and writes back only the characters it replaces (every other byte is kept exactly), refusing an edit \
+         that could split a character or that the encoding cannot hold (UNSUPPORTED_ENCODING); writeFile refuses \
+         this file unless you pass encoding: \"utf-8\" to convert it knowingly."
     )
 }
 
@@ -151,7 +169,7 @@ pub fn write_file(input: &Value, options: Option<&Value>) -> Value {
             create_dirs: req.create_dirs,
             encoding: req.encoding,
         };
-        edits::write_whole(&ws, &whole, &opts, req.dry_run)
+        edits::write_whole(&ws, &whole, &opts, &Journal::for_call(&opts), req.dry_run)
     })
 }
 
@@ -171,15 +189,36 @@ mod tests {
     }
 
     #[test]
-    fn read_says_when_content_is_not_the_files_bytes() {
+    fn read_decodes_a_legacy_file_and_names_its_encoding() {
         let (_t, root) = ws();
         std::fs::write(root.join("l1.txt"), b"ok\ncaf\xE9 \xE9\xFF\n").unwrap();
+        let r = read_file(&json!({"file_path": "l1.txt"}), Some(&opts(&root)));
+        assert_eq!(r["encoding"], "windows-1252", "{r}");
+        assert_eq!(r["content"], "ok\ncaf\u{e9} \u{e9}\u{ff}\n");
+        assert_eq!(r["faithful"], true);
+        assert_eq!(r["bytes"], 11);
+        let w = r["warning"].as_str().unwrap();
+        assert!(w.contains("decoded as windows-1252"), "{w}");
+    }
+
+    #[test]
+    fn read_says_when_content_is_not_the_files_bytes() {
+        let (_t, root) = ws();
+        // Mostly UTF-8 with stray bytes: read at byte level.
+        std::fs::write(
+            root.join("l1.txt"),
+            b"ok\nna\xC3\xAFve r\xC3\xA9sum\xC3\xA9 caf\xE9 \xE9\xFF\n",
+        )
+        .unwrap();
         std::fs::write(root.join("u8.txt"), "caf\u{e9} \u{FFFD}\n").unwrap();
         let read = |v: Value| read_file(&v, Some(&opts(&root)));
 
         let r = read(json!({"file_path": "l1.txt"}));
         assert_eq!(r["encoding"], "binary-safe-bytes");
-        assert_eq!(r["content"], "ok\ncaf\u{FFFD} \u{FFFD}\u{FFFD}\n");
+        assert_eq!(
+            r["content"],
+            "ok\nna\u{ef}ve r\u{e9}sum\u{e9} caf\u{FFFD} \u{FFFD}\u{FFFD}\n"
+        );
         assert_eq!(r["faithful"], false);
         let w = r["warning"].as_str().unwrap();
         assert!(w.contains("NOT the file's bytes: 3 places"), "{w}");

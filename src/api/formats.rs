@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use super::{cwd, guarded};
 use crate::error::fail_value;
+use crate::history::Journal;
 use crate::input::formats::{self, ParseError};
 use crate::input::request;
 use crate::io::workspace::Workspace;
@@ -59,7 +60,7 @@ fn run_text(
         Ok(w) => w,
         Err(f) => return fail_value(&f, None),
     };
-    match ops::execute(&ws, &plan, &opts, dry, false) {
+    match ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry, false) {
         Ok(done) => done.value,
         Err(v) => v,
     }

@@ -1,14 +1,14 @@
 //! `history`, `undo` and `journalClear`: the workspace's edit journal
-//! (see [`crate::txn::journal`] and `docs/journal.md`).
+//! (see [`crate::history`] and `docs/journal.md`).
 
 use serde_json::Value;
 
 use super::{cwd, guarded};
 use crate::error::fail_value;
+use crate::history as journal;
 use crate::input::request;
 use crate::io::workspace::Workspace;
 use crate::model::Options;
-use crate::txn::journal;
 
 /// Options and workspace of a journal call.
 fn open(options: Option<&Value>, entry: &'static str) -> Result<(Options, Workspace), Value> {

@@ -33,6 +33,13 @@ pub use history::{history, journal_clear, undo};
 pub use patch::{batch_patch_files, patch_file};
 pub use text_editor::text_editor;
 
+/// The `CANCELLED` result of a call stopped before it wrote anything, by its
+/// caller (`timeout_ms` None) or by its time budget (see
+/// [`crate::model::cancelled`]).
+pub fn cancelled(timeout_ms: Option<u64>) -> Value {
+    fail_value(&crate::model::cancelled(timeout_ms), None)
+}
+
 /// Runs `f`, turning a panic into an `INTERNAL_ERROR` result.
 pub fn guarded(f: impl FnOnce() -> Value) -> Value {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| {

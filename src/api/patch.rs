@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::{begin, guarded};
+use crate::history::Journal;
 use crate::input::request;
 use crate::txn::edits;
 
@@ -13,7 +14,13 @@ pub fn patch_file(input: &Value, options: Option<&Value>) -> Value {
             Ok(b) => b,
             Err(v) => return v,
         };
-        edits::patch(&ws, &req.file, &opts, req.dry_run)
+        edits::patch(
+            &ws,
+            &req.file,
+            &opts,
+            &Journal::for_call(&opts),
+            req.dry_run,
+        )
     })
 }
 
@@ -25,6 +32,12 @@ pub fn batch_patch_files(input: &Value, options: Option<&Value>) -> Value {
             Ok(b) => b,
             Err(v) => return v,
         };
-        edits::batch(&ws, &req.files, &opts, req.dry_run)
+        edits::batch(
+            &ws,
+            &req.files,
+            &opts,
+            &Journal::for_call(&opts),
+            req.dry_run,
+        )
     })
 }

@@ -4,7 +4,7 @@
 //! go through [`crate::txn::ops`] like every other edit (sandbox, exact-once,
 //! atomic write, dry run); `undo_edit` restores the file as it was before the
 //! last edit made through this tool not undone yet, from the edit journal
-//! (`crate::txn::journal`), so it survives a restart.
+//! (`crate::history`), so it survives a restart.
 //!
 //! With the journal off (`options.journal: false`), the undo history lives
 //! in memory instead, per real file path, bounded: at most
@@ -25,6 +25,7 @@ use serde_json::{json, Value};
 use super::{cwd, guarded};
 use crate::error::fail_value;
 use crate::error::{ErrorCode, Failure};
+use crate::history::Journal;
 use crate::input::formats::text_editor::{self, Command};
 use crate::input::request::options_and_dry_run;
 use crate::io::dir::{Dir, Kind};
@@ -180,7 +181,7 @@ pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {
 
 fn edit(ws: &Workspace, cmd: &Command, opts: &Options, dry: bool) -> Value {
     let plan = cmd.plan().expect("a writing command");
-    let done = match file_ops::execute(ws, &plan, opts, dry, !dry) {
+    let done = match file_ops::execute(ws, &plan, opts, &Journal::for_call(opts), dry, !dry) {
         Ok(d) => d,
         Err(v) => return v,
     };
@@ -468,7 +469,7 @@ fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Value {
             },
         }],
     };
-    let done = match file_ops::execute(ws, &plan, opts, dry, false) {
+    let done = match file_ops::execute(ws, &plan, opts, &Journal::for_call(opts), dry, false) {
         Ok(d) => d,
         Err(v) => return v,
     };
@@ -495,7 +496,7 @@ fn undo_from_journal(
     dry: bool,
 ) -> Value {
     let Some((v, left, created)) =
-        crate::txn::journal::undo_last_of_file(ws, opts, rel, "textEditor", dry)
+        crate::history::undo_last_of_file(ws, opts, rel, "textEditor", dry)
     else {
         return fail_value(
             &Failure::invalid(format!(

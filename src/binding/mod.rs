@@ -200,6 +200,20 @@ pub fn error_codes() -> Vec<&'static str> {
         .collect()
 }
 
+/// How long a call waits for a busy file by default, in ms
+/// (`options.lockWaitMs`; js/calls.js does the waiting).
+#[napi]
+pub const DEFAULT_LOCK_WAIT_MS: u32 = crate::model::DEFAULT_LOCK_WAIT_MS as u32;
+const _: () = assert!(crate::model::DEFAULT_LOCK_WAIT_MS <= u32::MAX as u64);
+
+/// The engine's `CANCELLED` result for a call stopped before it wrote
+/// anything: by its caller, or (with `timeoutMs`) by that time budget.
+/// js/calls.js answers with it when it stops a call between its retries.
+#[napi(ts_return_type = "PatchFileFailure")]
+pub fn cancelled_result(timeout_ms: Option<i64>) -> JsonOut {
+    JsonOut(api::cancelled(timeout_ms.map(|ms| ms.max(0) as u64)))
+}
+
 /// A cancellation token for one call (js/calls.js passes it as
 /// `options.cancelToken`, raises it when the caller's AbortSignal fires and
 /// releases it when the call is answered).

@@ -33,12 +33,14 @@
 //! second hard link, a bind-mounted file, another user's file in a sticky
 //! directory, a directory we may not write, an owner or attribute we may not
 //! set — the file is written **in place** instead: its inode, and with it
-//! everything else, stays. In-place writing is made crash-safe by a verified
-//! copy of the original kept beside it (or, in a directory we may not write,
-//! in the per-user state directory) until the new content is durable; the
-//! copy is locked while its writer lives, and the next call that reads the
-//! file and finds an unlocked copy puts the original back unless the write
-//! had completed ([`recover`]). Each committed file reports its strategy.
+//! everything else, stays. In-place writing is made crash-safe by a record
+//! holding a verified copy of the original, kept in the user's private state
+//! directory (never beside the file, where others could plant or remove one)
+//! until the new content is durable; the record is locked while its writer
+//! lives. After a crash, reads see the content before the interrupted write
+//! and the next write puts it back, only when the file is provably torn by
+//! that very write ([`crate::io::recovery`]). Each committed file reports
+//! its strategy.
 //!
 //! # Rollback without new resources
 //!
@@ -50,6 +52,15 @@
 //! exchange is missing does a rollback write the original through a new
 //! temp file, as a plain rename commit must.
 //!
+//! # Originals kept for the journal
+//!
+//! With `RENAME_EXCHANGE` the replaced inode, and with a removal the removed
+//! one, sit under a temp name until the commit is done. Instead of
+//! unlinking them there, [`commit_keeping`] hands them to the caller, still
+//! locked ([`Aside`]): the edit journal links such an inode into its own
+//! directory, which keeps the previous content without copying a byte.
+//! Dropping an `Aside` removes the temp name.
+//!
 //! A failure to flush the directory after the renames is not a failure of
 //! the edit: the new content is in place and visible, only its survival of
 //! a power loss is unconfirmed. It is reported as a warning on success.
@@ -60,8 +71,10 @@ use std::io::{self, Read, Seek, Write};
 use std::time::Duration;
 
 use crate::error::{ErrorCode, Failure};
-use crate::io::dir::{check_fault, Dir, Meta, Step};
+use crate::io::dir::{check_fault, Dir, Kind, Meta, Step};
 use crate::io::meta;
+use crate::io::recovery::Record;
+use crate::io::temps;
 
 /// One file to write.
 pub struct WriteJob<'a> {
@@ -122,6 +135,10 @@ pub struct Extra<'a> {
     /// Per write job (same index; may be shorter): metadata whose permission
     /// bits and owner a *new* file takes (a moved file keeps its mode).
     pub perms_from: &'a [Option<Meta>],
+    /// Per write job (same index; may be shorter): extended attributes and
+    /// flags a *new* file takes (an undone deletion gets its own back); each
+    /// one this process may not set is reported in the commit's warnings.
+    pub attrs_from: &'a [Option<meta::Extras>],
 }
 
 /// How a commit failed.
@@ -180,6 +197,9 @@ pub struct Committed {
     pub warnings: Vec<String>,
     /// How each write job was committed.
     pub strategies: Vec<Strategy>,
+    /// sha256 of each write job's new content (same index), where the
+    /// pipeline computed it; empty here.
+    pub sha256: Vec<String>,
 }
 
 /// Whether `now` is the same version of the same file as `then`.
@@ -303,6 +323,8 @@ struct Temp<'a> {
     name: OsString,
     live: bool,
     _lock: Option<File>,
+    /// Attributes a new file was meant to take but may not have.
+    lost: Vec<String>,
 }
 
 impl Temp<'_> {
@@ -347,6 +369,7 @@ fn prepare<'a>(
     job: &WriteJob<'a>,
     content: &[&[u8]],
     perms: Option<&Meta>,
+    attrs: Option<&meta::Extras>,
     durable: bool,
 ) -> Result<Prepared<'a>, Failure> {
     let inspect = |e: &io::Error| {
@@ -381,7 +404,7 @@ fn prepare<'a>(
         }
     }
     let mode = if perms.is_some() { 0o600 } else { 0o666 };
-    let (mut f, name) = match job.dir.create_temp(job.name, mode) {
+    let (mut f, name) = match temps::create(job.dir, job.name, mode) {
         Ok(t) => t,
         Err(e) if job.original.is_some() && dir_not_writable(&e) => {
             return Ok(Prepared::InPlace("its directory is not writable"))
@@ -400,6 +423,7 @@ fn prepare<'a>(
         name,
         live: true,
         _lock: None,
+        lost: Vec::new(),
     };
     let fill = |f: &mut File| -> io::Result<()> {
         check_fault(Step::Write)?;
@@ -411,25 +435,43 @@ fn prepare<'a>(
             .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
         let now = Dir::meta_of_file(&f)
             .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
+        let mut mode = m.mode;
         if (m.uid, m.gid) != (now.uid, now.gid) {
             let uid = m.uid.filter(|u| Some(*u) != now.uid);
             let gid = m.gid.filter(|g| Some(*g) != now.gid);
-            if Dir::set_owner(&f, uid, gid).is_err() && job.original.is_some() {
-                return Ok(Prepared::InPlace(
-                    "its owner or group could not be given to a new file",
-                ));
+            if Dir::set_owner(&f, uid, gid).is_err() {
+                if job.original.is_some() {
+                    return Ok(Prepared::InPlace(
+                        "its owner or group could not be given to a new file",
+                    ));
+                }
+                // A new file standing for another one (moved, or brought
+                // back by undo) that may not take its owner: the group
+                // alone, if permitted, and set-id bits only with the owner
+                // or group they were set for.
+                if uid.is_some() && gid.is_some() {
+                    let _ = Dir::set_owner(&f, None, gid);
+                }
+                let got = Dir::meta_of_file(&f)
+                    .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
+                mode = mode.map(|md| meta::set_id_kept(md, m, &got));
             }
         }
         // After the owner: changing the owner clears set-id bits.
-        if let Some(mode) = m.mode {
+        if let Some(mode) = mode {
             Dir::set_mode(&f, mode)
                 .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
         }
     }
-    if meta::apply(&f, &extras).is_err() {
-        return Ok(Prepared::InPlace(
-            "an extended attribute, ACL or flag of it could not be given to a new file",
-        ));
+    match attrs.filter(|_| job.original.is_none()) {
+        Some(want) => tmp.lost = meta::apply_permitted(&f, want),
+        None => {
+            if meta::apply(&f, &extras).is_err() {
+                return Ok(Prepared::InPlace(
+                    "an extended attribute, ACL or flag of it could not be given to a new file",
+                ));
+            }
+        }
     }
     if durable {
         check_fault(Step::Fsync)
@@ -441,82 +483,31 @@ fn prepare<'a>(
 }
 
 // ---------------------------------------------------------------------------
-// In-place writes and their copies
-
-/// Suffix of the copy an in-place write keeps beside a file.
-pub const BACKUP_SUFFIX: &str = ".pft-backup";
-/// First line of a copy: magic, version, then the target's device, inode
-/// and the sha256 of the content being written.
-const BACKUP_MAGIC: &str = "PFT-BACKUP 1";
-
-/// The name of the copy kept beside `name` during an in-place write.
-fn backup_name(name: &OsStr) -> OsString {
-    let lossy = name.to_string_lossy();
-    let short: String = lossy.chars().take(200).collect();
-    let mut s = OsString::from(".");
-    s.push(short);
-    s.push(BACKUP_SUFFIX);
-    s
-}
-
-/// The directory for copies of files in unwritable directories, created
-/// (0700) when `create`.
-fn backups_dir(create: bool) -> io::Result<Dir> {
-    let d = crate::io::state::state_path()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no per-user state directory"))?
-        .join("backups");
-    if create {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::DirBuilderExt;
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(&d)?;
-        }
-        #[cfg(not(unix))]
-        std::fs::create_dir_all(&d)?;
-    }
-    Dir::open_root(&d)
-}
-
-/// Where a copy lives.
-enum BackupAt<'a> {
-    Beside(&'a Dir),
-    State(Dir),
-}
-
-impl BackupAt<'_> {
-    fn dir(&self) -> &Dir {
-        match self {
-            BackupAt::Beside(d) => d,
-            BackupAt::State(d) => d,
-        }
-    }
-}
+// In-place writes and their records
 
 /// An in-place write in progress: the target open for writing, the
-/// original bytes, and the verified copy on disk (locked while we live).
-/// Dropped before it is finished — an error, a panic — it writes the
-/// original back (through the descriptor it holds) and removes the copy.
+/// original bytes, and the record holding a verified copy of them
+/// ([`Record`], locked while we live). Dropped before it is finished — an
+/// error, a panic — it writes the original back (through the descriptor it
+/// holds) and removes the record; only if that fails does the record stay,
+/// for the next write of the file to restore from.
 struct InPlace<'a> {
-    display: &'a str,
     file: File,
     original: &'a [u8],
     durable: bool,
-    backup: Option<(BackupAt<'a>, OsString, File)>,
+    record: Option<Record>,
     /// The target may hold other bytes than the original.
     dirty: bool,
 }
 
 impl<'a> InPlace<'a> {
-    /// Opens the target for writing and keeps a verified copy of the
-    /// original (whose sha256 header names the content about to be
-    /// written, so a later recovery can tell a finished write).
+    /// Opens the target for writing and keeps the record of this write
+    /// (the original, and digests of `content`, which is about to be
+    /// written) in the private state before the file is touched.
     fn begin(
         job: &WriteJob<'a>,
         locked: &Meta,
-        new_sha: &str,
+        content: &[&[u8]],
         durable: bool,
     ) -> Result<Self, Failure> {
         let o = job.original.as_ref().expect("in place needs an original");
@@ -527,62 +518,22 @@ impl<'a> InPlace<'a> {
         if (m.dev, m.ino) != (locked.dev, locked.ino) {
             return Err(changed(job.display, "was replaced by another process"));
         }
-        let mut w = InPlace {
-            display: job.display,
+        let record = check_fault(Step::Write)
+            .and_then(|()| Record::create(job.dir, job.name, &file, &m, o.bytes, content, durable))
+            .map_err(|e| {
+                write_err(
+                    job.display,
+                    "cannot keep a verified copy of it in the private state directory before writing it in place",
+                    &e,
+                )
+            })?;
+        Ok(InPlace {
             file,
             original: o.bytes,
             durable,
-            backup: None,
+            record: Some(record),
             dirty: false,
-        };
-        let old_sha = crate::text::source::sha256_hex([o.bytes]);
-        let header = format!("{BACKUP_MAGIC} {} {} {new_sha} {old_sha}\n", m.dev, m.ino);
-        let name = backup_name(job.name);
-        let beside = job.dir.create_new(&name, 0o600);
-        let (at, name, mut f) = match beside {
-            Ok(f) => (BackupAt::Beside(job.dir), name, f),
-            Err(_) => {
-                let dir = backups_dir(true).map_err(|e| {
-                    write_err(
-                        job.display,
-                        "cannot keep a copy of it before writing in place",
-                        &e,
-                    )
-                })?;
-                let name = OsString::from(format!("{}-{}{BACKUP_SUFFIX}", m.dev, m.ino));
-                let f = dir.create_new(&name, 0o600).map_err(|e| {
-                    write_err(
-                        job.display,
-                        "cannot keep a copy of it before writing in place",
-                        &e,
-                    )
-                })?;
-                (BackupAt::State(dir), name, f)
-            }
-        };
-        let _ = Dir::lock_exclusive(&f, Duration::ZERO);
-        let kept = (|| -> io::Result<bool> {
-            check_fault(Step::Write)?;
-            write_all_vectored(&mut f, &[header.as_bytes(), o.bytes])?;
-            if durable {
-                f.sync_all()?;
-            }
-            f.seek(io::SeekFrom::Start(header.len() as u64))?;
-            same_bytes(&f, o.bytes)
-        })();
-        let ok = matches!(kept, Ok(true));
-        w.backup = Some((at, name, f));
-        if !ok {
-            let e = kept
-                .err()
-                .unwrap_or_else(|| io::Error::other("the copy read back differs"));
-            return Err(write_err(
-                job.display,
-                "cannot keep a verified copy of it before writing in place",
-                &e,
-            ));
-        }
-        Ok(w)
+        })
     }
 
     /// Writes `content` over the file and cuts it to length.
@@ -613,16 +564,11 @@ impl<'a> InPlace<'a> {
         Ok(())
     }
 
-    /// The new content is durable: the copy goes.
+    /// The new content is durable: the record goes.
     fn finish(mut self) {
         self.dirty = false;
-        self.remove_backup();
-    }
-
-    fn remove_backup(&mut self) {
-        if let Some((at, name, f)) = self.backup.take() {
-            let _ = at.dir().unlink(&name);
-            drop(f);
+        if let Some(r) = self.record.take() {
+            r.finish();
         }
     }
 }
@@ -630,121 +576,18 @@ impl<'a> InPlace<'a> {
 impl Drop for InPlace<'_> {
     fn drop(&mut self) {
         if self.dirty && self.restore().is_err() {
-            // The copy stays (unlocked once we are gone), so that the next
-            // read of the file restores it.
-            if let Some((_, _, f)) = self.backup.take() {
-                drop(f);
+            // The record stays (unlocked once we are gone), so that the
+            // next write of the file restores from it.
+            if let Some(r) = self.record.take() {
+                r.keep();
             }
-            let _ = self.display;
             return;
         }
-        self.remove_backup();
-    }
-}
-
-/// Finishes or undoes an in-place write that a crashed process left: if
-/// an unlocked copy of `name` (the file `meta` in `dir`) exists, the file
-/// either holds the content that write announced (then only the copy is
-/// removed) or gets the original back from the copy. A copy that is itself
-/// incomplete (its writer died while making it, before touching the file)
-/// is only removed. Returns a sentence for the result when something was
-/// done. Called with the file locked, before it is read.
-pub fn recover(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> Option<String> {
-    let beside = backup_name(name);
-    if let Ok(Some((f, _))) = dir.open_current(&beside) {
-        if let Recovered::Done(note) = recover_from(dir, name, meta, display, f) {
-            let _ = dir.unlink(&beside);
-            return Some(note);
+        if let Some(r) = self.record.take() {
+            r.finish();
         }
     }
-    let state = backups_dir(false).ok()?;
-    let keyed = OsString::from(format!("{}-{}{BACKUP_SUFFIX}", meta.dev, meta.ino));
-    let (f, _) = state.open_current(&keyed).ok()??;
-    match recover_from(dir, name, meta, display, f) {
-        Recovered::Done(note) => {
-            let _ = state.unlink(&keyed);
-            Some(note)
-        }
-        Recovered::Leave => None,
-    }
 }
-
-/// What to do with a copy found beside a file.
-enum Recovered {
-    /// Dealt with: the copy goes.
-    Done(String),
-    /// Not ours to act on (its writer lives, or it belongs to another inode).
-    Leave,
-}
-
-fn recover_from(dir: &Dir, name: &OsStr, meta: &Meta, display: &str, mut copy: File) -> Recovered {
-    use Recovered::{Done, Leave};
-    // A live writer holds the copy's lock.
-    if !Dir::lock_exclusive(&copy, Duration::ZERO).unwrap_or(false) {
-        return Leave;
-    }
-    let incomplete = || {
-        Done(format!(
-            "`{display}`: removed an incomplete copy left by an in-place write that died before changing the file"
-        ))
-    };
-    let mut all = Vec::new();
-    if copy.read_to_end(&mut all).is_err() {
-        return Leave;
-    }
-    let Some(nl) = all.iter().position(|&b| b == b'\n') else {
-        return incomplete();
-    };
-    let Some(fields) = std::str::from_utf8(&all[..nl])
-        .ok()
-        .and_then(|h| h.strip_prefix(BACKUP_MAGIC))
-        .map(|h| h.split_whitespace().collect::<Vec<_>>())
-    else {
-        return incomplete();
-    };
-    let [dev, ino, new_sha, old_sha] = fields[..] else {
-        return incomplete();
-    };
-    if dev != meta.dev.to_string() || ino != meta.ino.to_string() {
-        return Leave;
-    }
-    let original = &all[nl + 1..];
-    // The copy is complete before the file is touched: one that is not
-    // means the file still holds the original.
-    if crate::text::source::sha256_hex([original]) != old_sha {
-        return incomplete();
-    }
-    let Ok(Some((cur, _))) = dir.open_current(name) else {
-        return Leave;
-    };
-    let mut now = Vec::new();
-    if (&cur).read_to_end(&mut now).is_err() {
-        return Leave;
-    }
-    let now_sha = crate::text::source::sha256_hex([now.as_slice()]);
-    if now_sha == new_sha || now_sha == old_sha {
-        return Done(format!(
-            "`{display}`: removed the copy an interrupted in-place write had kept (the file was whole)"
-        ));
-    }
-    let Ok((mut f, m)) = dir.open_write(name) else {
-        return Leave;
-    };
-    if (m.dev, m.ino) != (meta.dev, meta.ino) {
-        return Leave;
-    }
-    let restored = write_all_vectored(&mut f, &[original])
-        .and_then(|()| f.set_len(original.len() as u64))
-        .and_then(|()| f.sync_all());
-    if restored.is_err() {
-        return Leave;
-    }
-    Done(format!(
-        "`{display}` was restored to its content before an interrupted in-place write, from the verified copy that \
-         write had kept"
-    ))
-}
-
 // ---------------------------------------------------------------------------
 // The commit
 
@@ -767,6 +610,99 @@ pub fn commit_extra(
     extra: &Extra<'_>,
     durable: bool,
 ) -> Result<Committed, CommitError> {
+    commit_keeping(jobs, extra, durable).map(|(done, _)| done)
+}
+
+/// An original file a commit replaced or removed, still whole under a temp
+/// name in its directory and still locked (so no stale-temp sweep takes
+/// it), handed to the caller instead of being unlinked at once: the
+/// journal links this inode into its own directory rather than copying the
+/// bytes ([`Aside::link_into`]). Dropping it removes the temp name.
+///
+/// Only a file replaced with `RENAME_EXCHANGE`, or removed, is set aside;
+/// one replaced by a plain rename is gone, one written in place is the file
+/// itself.
+#[cfg_attr(not(unix), allow(dead_code))]
+pub struct Aside<'a> {
+    dir: &'a Dir,
+    name: OsString,
+    /// The original inode, open (and `flock`ed) since the pre-rename check.
+    file: File,
+}
+
+impl Aside<'_> {
+    /// The original inode.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Gives the original inode the name `name` in `dest` (same file
+    /// system only: `EXDEV` otherwise) and checks that the new name is that
+    /// inode (the temp name lives in the user's directory, where another
+    /// user might have swapped it): a name for anything else is removed
+    /// again and the call fails. Returns the linked file's metadata.
+    pub fn link_into(&self, dest: &Dir, name: &OsStr) -> io::Result<Meta> {
+        self.dir.link_to(&self.name, dest, name)?;
+        let ours = Dir::meta_of_file(&self.file)?;
+        match dest.stat(name)? {
+            Some(m) if (m.dev, m.ino) == (ours.dev, ours.ino) && m.kind == Kind::File => Ok(m),
+            _ => {
+                let _ = dest.unlink(name);
+                Err(io::Error::other(
+                    "the set-aside original was replaced meanwhile",
+                ))
+            }
+        }
+    }
+}
+
+impl Drop for Aside<'_> {
+    fn drop(&mut self) {
+        // Only our inode's name goes (a leftover is a temp name the
+        // stale-temp sweep removes).
+        let ours = Dir::meta_of_file(&self.file);
+        if let (Ok(o), Ok(Some(m))) = (ours, self.dir.stat(&self.name)) {
+            if (m.dev, m.ino) == (o.dev, o.ino) {
+                let _ = self.dir.unlink(&self.name);
+            }
+        }
+    }
+}
+
+/// The originals a commit set aside: per write job, per removal (same
+/// indexes as the jobs and `Extra::deletes`).
+#[derive(Default)]
+pub struct Kept<'a> {
+    pub writes: Vec<Option<Aside<'a>>>,
+    pub deletes: Vec<Option<Aside<'a>>>,
+}
+
+/// The set-aside original at `name` for the caller, or removed now when
+/// there is no locked handle on it to keep.
+#[cfg(unix)]
+fn set_aside<'a>(dir: &'a Dir, name: OsString, guard: Option<(File, Meta)>) -> Option<Aside<'a>> {
+    match guard {
+        Some((file, _)) => Some(Aside { dir, name, file }),
+        None => {
+            let _ = dir.unlink(&name);
+            None
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn set_aside<'a>(dir: &'a Dir, name: OsString, _guard: Option<((), Meta)>) -> Option<Aside<'a>> {
+    let _ = dir.unlink(&name);
+    None
+}
+
+/// [`commit_extra`], handing the caller the originals it replaced or
+/// removed ([`Aside`]) instead of unlinking them.
+pub fn commit_keeping<'a>(
+    jobs: &[WriteJob<'a>],
+    extra: &Extra<'a>,
+    durable: bool,
+) -> Result<(Committed, Kept<'a>), CommitError> {
     let fail = |index, failure| CommitError {
         failure,
         index,
@@ -783,7 +719,8 @@ pub fn commit_extra(
             .as_ref()
             .map(|o| &o.meta)
             .or_else(|| extra.perms_from.get(i).and_then(Option::as_ref));
-        prepared.push(prepare(job, &job.content, perms, durable).map_err(|f| fail(i, f))?);
+        let attrs = extra.attrs_from.get(i).and_then(Option::as_ref);
+        prepared.push(prepare(job, &job.content, perms, attrs, durable).map_err(|f| fail(i, f))?);
     }
     // 2. Every target checked and locked, in one global order (device,
     //    inode) so that two processes' batches cannot wait on each other.
@@ -868,6 +805,18 @@ pub fn commit_extra(
             }
         }
     }
+    let lost: Vec<String> = temps
+        .iter()
+        .zip(jobs)
+        .filter_map(|(t, job)| {
+            let t = t.as_ref().filter(|t| !t.lost.is_empty())?;
+            Some(format!(
+                "`{}` was written without attributes it was to take, which this process may not set: {}",
+                job.display,
+                t.lost.join(", ")
+            ))
+        })
+        .collect();
     drop(temps);
     for &i in &in_place {
         let job = &jobs[i];
@@ -875,8 +824,7 @@ pub fn commit_extra(
             .as_ref()
             .map(|(_, m)| *m)
             .expect("an existing file was locked");
-        let new_sha = crate::text::source::sha256_hex(job.content.iter().copied());
-        let started = InPlace::begin(job, &locked, &new_sha, durable).and_then(|mut w| {
+        let started = InPlace::begin(job, &locked, &job.content, durable).and_then(|mut w| {
             w.write(&job.content)
                 .map_err(|e| write_err(job.display, "cannot write the new content in place", &e))?;
             Ok(w)
@@ -897,7 +845,7 @@ pub fn commit_extra(
     // 4. Removals: each file renamed aside, so that it can come back.
     let mut aside: Vec<(usize, OsString)> = Vec::with_capacity(removed.len());
     for (d, job) in removed.iter().enumerate() {
-        let backup = crate::io::dir::temp_name(job.name);
+        let backup = temps::name(job.dir, job.name);
         if let Err(e) = job.dir.rename_noreplace(job.name, &backup) {
             let failure = write_err(job.display, "cannot remove the file", &e);
             let (mut rolled_back, mut rollback_failed) = (Vec::new(), Vec::new());
@@ -919,19 +867,22 @@ pub fn commit_extra(
         }
         aside.push((d, backup));
     }
-    // 5. Done: originals set aside go, in-place copies go.
-    for (k, b) in &aside {
-        // A leftover (unlink failed) is a temp-named file the stale sweep removes.
-        let _ = removed[*k].dir.unlink(b);
+    // 5. Done: in-place copies go; the originals set aside go to the
+    //    caller with their locks (removed when it drops them).
+    let mut guards = guards;
+    let mut kept = Kept {
+        writes: (0..jobs.len()).map(|_| None).collect(),
+        deletes: (0..removed.len()).map(|_| None).collect(),
+    };
+    for (k, b) in aside {
+        kept.deletes[k] = set_aside(extra.deletes[k].dir, b, guards[jobs.len() + k].take());
     }
     for (i, d) in done {
         match d {
             Done::Renamed {
                 swapped: true,
                 temp,
-            } => {
-                let _ = jobs[i].dir.unlink(&temp);
-            }
+            } => kept.writes[i] = set_aside(jobs[i].dir, temp, guards[i].take()),
             Done::Renamed { .. } => {}
             Done::Written(w) => w.finish(),
         }
@@ -940,6 +891,7 @@ pub fn commit_extra(
     // 6. Directory entries made durable.
     let mut out = Committed {
         strategies,
+        warnings: lost,
         ..Committed::default()
     };
     if durable {
@@ -958,7 +910,7 @@ pub fn commit_extra(
             synced.push(job.dir);
         }
     }
-    Ok(out)
+    Ok((out, kept))
 }
 
 /// Puts the original bytes (or absence) back for the jobs already done,
@@ -992,7 +944,7 @@ fn rollback(
             Done::Renamed { swapped: false, .. } => match &job.original {
                 Some(o) => {
                     check_fault(Step::Restore).is_ok()
-                        && match prepare(job, &[o.bytes], Some(&o.meta), durable) {
+                        && match prepare(job, &[o.bytes], Some(&o.meta), None, durable) {
                             Ok(Prepared::Temp(mut t)) => t.rename_over(job.name, false).is_ok(),
                             _ => false,
                         }
@@ -1032,10 +984,12 @@ fn keep_original(job: &WriteJob<'_>, temp: &OsStr) {
 /// created a moment ago and not be locked yet).
 const UNLOCKED_TEMP_GRACE: Duration = Duration::from_secs(2);
 
-/// Removes temp files (ours, by name) left by writers that are gone: one
-/// nobody holds locked is removed once it is a couple of seconds old; on a
-/// file system without `flock`, one older than `min_age`. Called
-/// opportunistically; errors are ignored.
+/// Removes temp files left by writers that are gone: only files this
+/// user's engine provably created ([`temps::is_ours`]: a keyed tag in the
+/// name, this user's regular file), never a user's file that merely looks
+/// like one. One nobody holds locked is removed once it is a couple of
+/// seconds old; on a file system without `flock`, one older than
+/// `min_age`. Called opportunistically; errors are ignored.
 pub fn clean_stale_temps(dir: &Dir, min_age: Duration) {
     let Ok(names) = dir.entries() else { return };
     let now = std::time::SystemTime::now()
@@ -1049,6 +1003,9 @@ pub fn clean_stale_temps(dir: &Dir, min_age: Duration) {
         let Ok(Some((f, m))) = dir.open_current(&n) else {
             continue;
         };
+        if !temps::is_ours(dir, &n, &m) {
+            continue;
+        }
         let age = now - m.mtime_ns;
         let stale = match Dir::try_lock(&f) {
             Some(unlocked) => unlocked && age > UNLOCKED_TEMP_GRACE.as_nanos() as i128,

@@ -168,36 +168,17 @@ pub(crate) fn check_fault(_step: Step) -> io::Result<()> {
     Ok(())
 }
 
-/// Prefix of every temp file the engine creates: `.<name>.pft-<random>.tmp`.
-/// Recognisable so that stale ones left by a crash can be cleaned up.
+/// Marks of every temp file the engine creates:
+/// `.<name>.pft-<16 hex random><16 hex tag>.tmp` ([`crate::io::temps`]
+/// makes and checks the tag).
 pub const TEMP_MARK: &str = ".pft-";
 pub const TEMP_SUFFIX: &str = ".tmp";
+/// Hex digits between [`TEMP_MARK`] and [`TEMP_SUFFIX`].
+pub const TEMP_HEX: usize = 32;
 
-/// A random temp name beside `name`.
-pub fn temp_name(name: &OsStr) -> OsString {
-    let mut rnd = [0u8; 8];
-    if getrandom::fill(&mut rnd).is_err() {
-        // Exclusive creation still guarantees safety; only uniqueness suffers.
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        rnd = (t.as_nanos() as u64 ^ std::process::id() as u64).to_le_bytes();
-    }
-    let mut s = OsString::from(".");
-    // Keep the temp name short enough for NAME_MAX even for long targets.
-    let lossy = name.to_string_lossy();
-    let short: String = lossy.chars().take(100).collect();
-    s.push(short);
-    s.push(TEMP_MARK);
-    for b in rnd {
-        s.push(format!("{b:02x}"));
-    }
-    s.push(TEMP_SUFFIX);
-    s
-}
-
-/// Whether `name` is one of our temp names (`.<name>.pft-<16 hex>.tmp`),
-/// strictly, so that the stale-temp sweep never touches a user's file.
+/// Whether `name` has the shape of one of our temp names
+/// (`.<name>.pft-<32 lowercase hex>.tmp`). The shape proves nothing: only
+/// the tag [`crate::io::temps::is_ours`] checks does.
 pub fn is_temp_name(name: &OsStr) -> bool {
     let Some(s) = name.to_str() else {
         return false;
@@ -211,7 +192,7 @@ pub fn is_temp_name(name: &OsStr) -> bool {
     let hex = &body[at + TEMP_MARK.len()..];
     s.starts_with('.')
         && at >= 1
-        && hex.len() == 16
+        && hex.len() == TEMP_HEX
         && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
@@ -391,28 +372,17 @@ mod imp {
             Ok((File::from(fd), meta))
         }
 
-        /// Creates a new temp file beside `name`, exclusively. `mode` is the
-        /// creation mode (umask applies); the caller sets exact bits later.
-        pub fn create_temp(&self, name: &OsStr, mode: u32) -> io::Result<(File, OsString)> {
-            check_fault(Step::TempCreate)?;
-            let mut tries = 0;
-            loop {
-                let tmp = temp_name(name);
-                match rustix::fs::openat(
-                    &self.fd,
-                    &tmp,
-                    OFlags::WRONLY
-                        | OFlags::CREATE
-                        | OFlags::EXCL
-                        | OFlags::NOFOLLOW
-                        | OFlags::CLOEXEC,
-                    Mode::from_raw_mode(mode as _),
-                ) {
-                    Ok(fd) => return Ok((File::from(fd), tmp)),
-                    Err(rustix::io::Errno::EXIST) if tries < 8 => tries += 1,
-                    Err(e) => return Err(e.into()),
-                }
-            }
+        /// Creates the new file `tmp` exclusively, for writing, never
+        /// through a link. `mode` is the creation mode (umask applies); the
+        /// caller sets exact bits later.
+        pub fn create_exclusive(&self, tmp: &OsStr, mode: u32) -> io::Result<File> {
+            let fd = rustix::fs::openat(
+                &self.fd,
+                tmp,
+                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::from_raw_mode(mode as _),
+            )?;
+            Ok(File::from(fd))
         }
 
         /// Sets `file`'s owner and group (`None`: unchanged). Only root may
@@ -550,6 +520,31 @@ mod imp {
             check_fault(Step::Rename)?;
             rustix::fs::renameat(&self.fd, from, &dest.fd, to)?;
             Ok(())
+        }
+
+        /// Gives the file `from` of this directory a second name `to` in
+        /// `dest` (`linkat`, not following a symlink at `from`; `to` must not
+        /// exist). Fails across file systems (`EXDEV`).
+        pub fn link_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
+            rustix::fs::linkat(&self.fd, from, &dest.fd, to, AtFlags::empty())?;
+            Ok(())
+        }
+
+        /// The directory's creation time in nanoseconds, where the file
+        /// system records one (`statx` birth time); `None` elsewhere.
+        pub fn birth_time(&self) -> Option<i128> {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            {
+                use rustix::fs::StatxFlags;
+                let x =
+                    rustix::fs::statx(&self.fd, "", AtFlags::EMPTY_PATH, StatxFlags::BTIME).ok()?;
+                if x.stx_mask & StatxFlags::BTIME.bits() == 0 {
+                    return None;
+                }
+                Some(x.stx_btime.tv_sec as i128 * 1_000_000_000 + x.stx_btime.tv_nsec as i128)
+            }
+            #[cfg(not(any(target_os = "linux", target_os = "android")))]
+            None
         }
 
         /// Removes the file `name`.
@@ -844,20 +839,11 @@ mod imp {
             }
             Ok((File::open(&p)?, meta))
         }
-        pub fn create_temp(&self, name: &OsStr, _mode: u32) -> io::Result<(File, OsString)> {
-            check_fault(Step::TempCreate)?;
-            loop {
-                let tmp = temp_name(name);
-                match std::fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(self.path.join(&tmp))
-                {
-                    Ok(f) => return Ok((f, tmp)),
-                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                    Err(e) => return Err(e),
-                }
-            }
+        pub fn create_exclusive(&self, tmp: &OsStr, _mode: u32) -> io::Result<File> {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(self.path.join(tmp))
         }
         pub fn set_owner(_file: &File, _uid: Option<u32>, _gid: Option<u32>) -> io::Result<()> {
             Ok(())
@@ -872,6 +858,16 @@ mod imp {
         pub fn rename_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
             check_fault(Step::Rename)?;
             std::fs::rename(self.path.join(from), dest.path.join(to))
+        }
+
+        pub fn link_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
+            std::fs::hard_link(self.path.join(from), dest.path.join(to))
+        }
+
+        pub fn birth_time(&self) -> Option<i128> {
+            let t = std::fs::metadata(&self.path).ok()?.created().ok()?;
+            let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+            Some(d.as_nanos() as i128)
         }
         /// Plain rename after the caller's absence check (no atomic
         /// no-replace rename in the portable fallback).
@@ -999,22 +995,22 @@ mod tests {
 
     #[test]
     fn temp_names_are_recognised_strictly() {
-        let t = temp_name(OsStr::new("main.rs"));
-        assert!(is_temp_name(&t), "{t:?}");
-        let long = "x".repeat(300);
-        assert!(is_temp_name(&temp_name(OsStr::new(&long))));
+        let hex32 = "0123456789abcdef".repeat(2);
+        assert!(is_temp_name(OsStr::new(&format!(
+            ".main.rs.pft-{hex32}.tmp"
+        ))));
         for n in [
-            "main.rs",
-            ".main.rs.pft-.tmp",
-            ".main.rs.pft-0123456789abcdeg.tmp",
-            ".main.rs.pft-0123456789ABCDEF.tmp",
-            "main.rs.pft-0123456789abcdef.tmp",
-            ".pft-0123456789abcdef.tmp",
-            ".a.pft-0123456789abcdef.tmp.bak",
+            "main.rs".to_string(),
+            ".main.rs.pft-.tmp".to_string(),
+            ".main.rs.pft-0123456789abcdef.tmp".to_string(),
+            format!(".main.rs.pft-{}g.tmp", &hex32[1..]),
+            format!(".main.rs.pft-{}.tmp", hex32.to_uppercase()),
+            format!("main.rs.pft-{hex32}.tmp"),
+            format!(".pft-{hex32}.tmp"),
+            format!(".a.pft-{hex32}.tmp.bak"),
         ] {
-            assert!(!is_temp_name(OsStr::new(n)), "{n}");
+            assert!(!is_temp_name(OsStr::new(&n)), "{n}");
         }
-        assert!(is_temp_name(OsStr::new(".a.pft-0123456789abcdef.tmp")));
     }
 
     #[test]

@@ -153,6 +153,75 @@ pub fn apply(file: &File, extras: &Extras) -> io::Result<()> {
     Ok(())
 }
 
+/// What a *new* file takes from the file it stands for — a file brought
+/// back by undoing its deletion, or a moved file: owner, group and mode
+/// (`meta`), and the extended attributes and flags when they are known.
+#[derive(Debug, Clone)]
+pub struct Like {
+    pub meta: Meta,
+    pub extras: Option<Extras>,
+}
+
+/// Puts on `file` (a new temp file) each of `extras` this process may set,
+/// and removes attributes it inherited that `extras` lacks; returns what
+/// could not be set (an attribute name, or `flags`). Unlike [`apply`] a
+/// refusal is not an error: a new file has no original inode to fall back
+/// on, so it gets everything it is permitted to have and the caller says
+/// what is missing.
+pub fn apply_permitted(file: &File, extras: &Extras) -> Vec<String> {
+    let mut lost = Vec::new();
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use rustix::fs::{IFlags, XattrFlags};
+        for name in list_xattrs(file).unwrap_or_default() {
+            if !extras.xattrs.iter().any(|(n, _)| *n == name) {
+                let _ = rustix::fs::fremovexattr(file, name.as_c_str());
+            }
+        }
+        for (name, value) in &extras.xattrs {
+            if rustix::fs::fsetxattr(file, name.as_c_str(), value, XattrFlags::empty()).is_err() {
+                lost.push(name.to_string_lossy().into_owned());
+            }
+        }
+        if extras.flags != 0 {
+            let set = rustix::fs::ioctl_getflags(file).and_then(|now| {
+                let want = IFlags::from_bits_retain((now.bits() & !COPIED_FLAGS) | extras.flags);
+                if want == now {
+                    Ok(())
+                } else {
+                    rustix::fs::ioctl_setflags(file, want)
+                }
+            });
+            if set.is_err() {
+                lost.push("flags".into());
+            }
+        }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = file;
+        if !extras.xattrs.is_empty() || extras.flags != 0 {
+            lost.push("extended attributes".into());
+        }
+    }
+    lost
+}
+
+/// The permission bits a new file may take from `want` (the file it stands
+/// for) once it has the owner and group in `got`: set-user-id only with the
+/// same owner, set-group-id only with the same group, so that bringing a
+/// file back never makes a set-id program of someone else's.
+pub fn set_id_kept(mode: u32, want: &Meta, got: &Meta) -> u32 {
+    let mut m = mode;
+    if want.uid != got.uid {
+        m &= !0o4000;
+    }
+    if want.gid != got.gid {
+        m &= !0o2000;
+    }
+    m
+}
+
 /// Why a replacement by rename would not keep everything about the
 /// original file `meta` named `name` in `dir`, if it would not. Checked
 /// before any temp file is made; what only a try can tell (giving the new

@@ -2,6 +2,8 @@ pub mod commit;
 pub mod dir;
 pub mod locks;
 pub mod meta;
+pub mod recovery;
 pub mod source;
 pub mod state;
+pub mod temps;
 pub mod workspace;

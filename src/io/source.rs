@@ -66,7 +66,12 @@ pub fn sha256_of(mut file: std::fs::File) -> std::io::Result<String> {
 }
 
 /// Reads `len_hint` bytes from `file` and classifies them. `path` is for messages.
-pub fn read(mut file: std::fs::File, len_hint: u64, path: &str) -> Result<Source, Failure> {
+pub fn read(file: std::fs::File, len_hint: u64, path: &str) -> Result<Source, Failure> {
+    Source::from_bytes(read_raw(&file, len_hint, path)?, path)
+}
+
+/// Reads what `file` holds (`len_hint` bytes expected).
+fn read_raw(mut file: &std::fs::File, len_hint: u64, path: &str) -> Result<Vec<u8>, Failure> {
     check_fault(Step::Read).map_err(|e| {
         Failure::new(
             ErrorCode::FILE_READ_ERROR,
@@ -85,17 +90,22 @@ pub fn read(mut file: std::fs::File, len_hint: u64, path: &str) -> Result<Source
             format!("cannot read `{path}`: {e}"),
         )
     })?;
-    Source::from_bytes(raw, path)
+    Ok(raw)
 }
+
+/// A file as read: its content (for a file torn by an interrupted in-place
+/// write, its content before that write), its metadata, and a note when
+/// the content is not the bytes on disk.
+pub type Loaded = (Source, Meta, Option<String>);
 
 /// Opens and reads an existing resolved file, refusing it before the read
 /// when it is larger than `maxFileBytes`. The one read path of every entry
-/// point (edits, batches, dry-run applies, edit formats).
-pub fn read_existing(
-    res: &Resolved,
-    opts: &Options,
-    display: &str,
-) -> Result<(Source, Meta), Failure> {
+/// point (edits, batches, dry-run applies, edit formats, readFile).
+///
+/// A file torn by an in-place write that died is read as its content before
+/// that write, from the engine's record of it, with a note
+/// ([`crate::io::recovery`] has the rule); nothing is written here.
+pub fn read_existing(res: &Resolved, opts: &Options, display: &str) -> Result<Loaded, Failure> {
     let too_large = |size: u64| {
         Failure::new(
             ErrorCode::FILE_TOO_LARGE,
@@ -119,7 +129,13 @@ pub fn read_existing(
     if meta.size > opts.max_file_bytes {
         return Err(too_large(meta.size));
     }
-    Ok((read(file, meta.size, display)?, meta))
+    let raw = read_raw(&file, meta.size, display)?;
+    if let Some((before, note)) =
+        crate::io::recovery::inspect(&res.dir, &res.name, &file, &meta, &raw, display)
+    {
+        return Ok((Source::from_bytes(before, display)?, meta, Some(note)));
+    }
+    Ok((Source::from_bytes(raw, display)?, meta, None))
 }
 
 #[cfg(test)]

@@ -222,6 +222,55 @@ impl Private {
         Ok(Some((f, meta)))
     }
 
+    /// Opens the existing file `name` for reading like [`open_read`] (no
+    /// link followed, nothing but a regular file, `None` when missing), but
+    /// whoever owns it: for an inode the engine itself linked here from a
+    /// user's directory (the journal keeps a replaced file's inode instead
+    /// of a copy), which still belongs to that file's owner. Such a file is
+    /// trusted for being here, where only this user can add a name, not for
+    /// what it holds: its owner may still write it through a descriptor
+    /// opened before. The caller checks its identity against its own record
+    /// and its content against a recorded sha256 before using it.
+    ///
+    /// [`open_read`]: Private::open_read
+    pub fn open_linked(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {
+        match self.dir.open_file(name) {
+            Ok(x) => Ok(Some(x)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(self.refused(name, e)),
+        }
+    }
+
+    /// Removes `name` if it is a regular file owned by the effective user,
+    /// one of the engine's own; anything else (a link, a FIFO, another
+    /// user's file, a directory) is left alone. `Ok(false)`: nothing was
+    /// removed.
+    pub fn remove_own(&self, name: &OsStr) -> io::Result<bool> {
+        let Some(meta) = self.dir.stat(name)? else {
+            return Ok(false);
+        };
+        if check_owned(&meta, Kind::File, &self.dir.path().join(name)).is_err() {
+            return Ok(false);
+        }
+        self.dir.unlink(name)?;
+        Ok(true)
+    }
+
+    /// Removes `name` if it is a regular file, whoever owns it: for an
+    /// inode the engine linked here ([`open_linked`]). A link, a FIFO or a
+    /// directory is left alone.
+    ///
+    /// [`open_linked`]: Private::open_linked
+    pub fn remove_linked(&self, name: &OsStr) -> io::Result<bool> {
+        match self.dir.stat(name)? {
+            Some(m) if m.kind == Kind::File => {
+                self.dir.unlink(name)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
     /// Opens the file `name` for reading and writing, creating it (0600)
     /// when `create` and missing; checked like [`open_read`].
     ///

@@ -195,6 +195,11 @@ impl Workspace {
         &self.canonical
     }
 
+    /// The open root directory (its identity keys the workspace's journal).
+    pub fn root_dir(&self) -> &Dir {
+        &self.root
+    }
+
     /// Splits an absolute path into components relative to the root, if it
     /// lies lexically beneath the root (as given or canonical).
     fn relative_to_root<'p>(&self, p: &'p Path) -> Option<&'p Path> {
@@ -932,7 +937,7 @@ mod more_tests {
         let res = w
             .resolve("new.txt", Intent::Create { create_dirs: false })
             .unwrap();
-        let (mut f, tmp) = res.dir.create_temp(&res.name, 0o644).unwrap();
+        let (mut f, tmp) = crate::io::temps::create(&res.dir, &res.name, 0o644).unwrap();
         std::io::Write::write_all(&mut f, b"x").unwrap();
         res.dir.rename(&tmp, &res.name).unwrap();
         assert!(t.path().join("moved/new.txt").exists());

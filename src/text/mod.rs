@@ -1,5 +1,6 @@
 pub mod fold;
 pub mod indent;
+pub mod legacy;
 pub mod source;
 #[cfg(test)]
 pub mod test_seeds;

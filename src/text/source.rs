@@ -2,14 +2,19 @@
 //! binary sniffing and hashing.
 //!
 //! Matching always runs on UTF-8 bytes. For UTF-8 files (with or without a
-//! BOM) and for byte-level files (not valid UTF-8) that is the file's own
-//! buffer, borrowed, never copied. UTF-16 files are transcoded once on read
-//! and once on write; malformed UTF-16 is refused rather than repaired, so a
-//! user's bytes are never replaced by U+FFFD.
+//! BOM) and for byte-level files that is the file's own buffer, borrowed,
+//! never copied. UTF-16 files are transcoded once on read and once on
+//! write; malformed UTF-16 is refused rather than repaired, so a user's
+//! bytes are never replaced by U+FFFD. A file that is not valid UTF-8 is
+//! decoded in the legacy encoding it is detected to be in and written back
+//! from slices of its own bytes, verified ([`crate::text::legacy`]); one
+//! that is valid in none is edited at byte level, only where every seam is
+//! provably between two characters.
 
 use sha2::{Digest, Sha256};
 
 use crate::error::{ErrorCode, Failure};
+pub use crate::text::legacy::check_byte_seams;
 
 /// How a file's text is stored on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,7 +23,11 @@ pub enum Encoding {
     Utf8Bom,
     Utf16Le,
     Utf16Be,
-    /// Not valid UTF-8, no BOM, no NUL: edited at byte level with ASCII blocks.
+    /// Not valid UTF-8, no BOM, no NUL, and valid in the legacy encoding
+    /// detected: decoded for matching, written back verified.
+    Legacy(&'static encoding_rs::Encoding),
+    /// Not valid UTF-8 nor in any encoding detected: edited at byte level
+    /// with ASCII blocks, between ASCII bytes.
     Bytes,
 }
 
@@ -29,6 +38,7 @@ impl Encoding {
             Encoding::Utf8 | Encoding::Utf8Bom => "utf-8",
             Encoding::Utf16Le => "utf-16le",
             Encoding::Utf16Be => "utf-16be",
+            Encoding::Legacy(e) => crate::text::legacy::name(e),
             Encoding::Bytes => "binary-safe-bytes",
         }
     }
@@ -45,6 +55,11 @@ impl Encoding {
 
     pub fn is_utf16(self) -> bool {
         matches!(self, Encoding::Utf16Le | Encoding::Utf16Be)
+    }
+
+    /// Whether the text is a decoded copy, not the bytes (UTF-16, legacy).
+    pub fn is_decoded(self) -> bool {
+        self.is_utf16() || matches!(self, Encoding::Legacy(_))
     }
 }
 
@@ -148,7 +163,7 @@ pub fn sha256_pair(before: &[u8], after: &[&[u8]], need_before: bool) -> (Option
 impl Source {
     /// Classifies bytes already in memory.
     pub fn from_bytes(raw: Vec<u8>, path: &str) -> Result<Source, Failure> {
-        let encoding = detect(&raw).map_err(|why| {
+        let mut encoding = detect(&raw).map_err(|why| {
             Failure::new(
                 ErrorCode::BINARY_FILE_REJECTED,
                 format!("`{path}` looks binary ({why}); it was not edited"),
@@ -168,6 +183,15 @@ impl Source {
                         format!("`{path}` has a UTF-16 BOM but malformed UTF-16 (odd length or unpaired surrogate); it was not edited"),
                     ))
                 }
+            }
+        } else if encoding == Encoding::Bytes && !raw.starts_with(b"\xEF\xBB\xBF") {
+            // Not UTF-8 (and no UTF-8 BOM saying it should be).
+            match crate::text::legacy::detect(&raw) {
+                Some((enc, text)) => {
+                    encoding = Encoding::Legacy(enc);
+                    Some(text.into_bytes())
+                }
+                None => None,
             }
         } else {
             None
@@ -198,6 +222,7 @@ impl Source {
     }
 
     /// The text as UTF-8 (or raw bytes for [`Encoding::Bytes`]), BOM excluded.
+    /// For UTF-16 and legacy files, a decoded copy.
     pub fn text(&self) -> &[u8] {
         match &self.decoded {
             Some(d) => d,
@@ -210,6 +235,7 @@ impl Source {
         match self.encoding {
             Encoding::Utf16Le | Encoding::Utf16Be => (self.raw.len() - 2) / 2,
             Encoding::Bytes => utf16_len_lossy(self.text()),
+            Encoding::Legacy(_) => utf16_len(self.text()),
             _ => utf16_len(self.text()),
         }
     }
@@ -224,16 +250,114 @@ impl Source {
         line_ending(self.text())
     }
 
-    /// Encodes UTF-8 text pieces into this file's encoding, BOM first.
-    /// UTF-8 and byte-level files borrow the pieces; UTF-16 needs a buffer.
-    pub fn encode_pieces<'a>(&self, pieces: &[&'a [u8]]) -> Encoded<'a> {
-        encode_with(self.encoding, pieces)
+    /// Encodes UTF-8 text pieces (slices of [`Source::text`] where the text
+    /// is unchanged) into this file's encoding, BOM first. UTF-8 and
+    /// byte-level files borrow the pieces; UTF-16 needs a buffer; a legacy
+    /// file is written from slices of its own bytes, verified. A byte-level
+    /// or legacy file refuses an edit it cannot prove keeps every other
+    /// character (`UNSUPPORTED_ENCODING`; `path` is for its message).
+    pub fn encode_pieces<'a>(
+        &'a self,
+        pieces: &[&'a [u8]],
+        path: &str,
+    ) -> Result<Encoded<'a>, Failure> {
+        match self.encoding {
+            Encoding::Legacy(enc) => {
+                let (parts, owned) =
+                    crate::text::legacy::splice(enc, &self.raw, self.text(), pieces, path)?;
+                Ok(Encoded::Spliced {
+                    raw: &self.raw,
+                    owned,
+                    parts,
+                })
+            }
+            Encoding::Bytes => {
+                crate::text::legacy::check_byte_seams(&self.raw, pieces, path)?;
+                Ok(encode_with(self.encoding, pieces))
+            }
+            e => Ok(encode_with(e, pieces)),
+        }
+    }
+
+    /// [`Source::encode_pieces`] for a whole new text derived from this
+    /// one (an edit format's result): the changed spans are found by a line
+    /// diff, each narrowed to the characters that differ, so that a legacy
+    /// or byte-level file keeps every unchanged byte and each seam is
+    /// checked where it really is.
+    pub fn encode_text(&self, new: &[u8], path: &str) -> Result<Vec<u8>, Failure> {
+        if !matches!(self.encoding, Encoding::Legacy(_) | Encoding::Bytes) {
+            return Ok(encode_with(self.encoding, &[new]).to_vec());
+        }
+        let old = self.text();
+        let lines = |t: &[u8]| -> Vec<(usize, usize)> {
+            let mut at = 0;
+            t.split_inclusive(|&b| b == b'\n')
+                .map(|l| {
+                    at += l.len();
+                    (at - l.len(), at)
+                })
+                .collect()
+        };
+        let (ol, nl) = (lines(old), lines(new));
+        let oref: Vec<&[u8]> = ol.iter().map(|&(a, b)| &old[a..b]).collect();
+        let nref: Vec<&[u8]> = nl.iter().map(|&(a, b)| &new[a..b]).collect();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        let ops = similar::capture_diff_slices_deadline(
+            similar::Algorithm::Myers,
+            &oref,
+            &nref,
+            Some(deadline),
+        );
+        let at = |v: &[(usize, usize)], i: usize, end: usize| v.get(i).map_or(end, |l| l.0);
+        let legacy = matches!(self.encoding, Encoding::Legacy(_));
+        let cont = |b: &[u8], i: usize| legacy && b.get(i).is_some_and(|&c| (c as i8) < -0x40);
+        let mut pieces: Vec<&[u8]> = Vec::new();
+        let mut kept = 0usize; // old text written up to here
+        for op in ops {
+            if let similar::DiffOp::Equal { .. } = op {
+                continue;
+            }
+            let (o, n) = (op.old_range(), op.new_range());
+            let (mut ob, mut oe) = (at(&ol, o.start, old.len()), at(&ol, o.end, old.len()));
+            let (mut nb, mut ne) = (at(&nl, n.start, new.len()), at(&nl, n.end, new.len()));
+            // Narrow to the characters that differ.
+            while ob < oe && nb < ne && old[ob] == new[nb] {
+                ob += 1;
+                nb += 1;
+            }
+            while ob > kept && (cont(old, ob) || cont(new, nb)) {
+                ob -= 1;
+                nb -= 1;
+            }
+            while oe > ob && ne > nb && old[oe - 1] == new[ne - 1] {
+                oe -= 1;
+                ne -= 1;
+            }
+            while oe < old.len() && (cont(old, oe) || cont(new, ne)) {
+                oe += 1;
+                ne += 1;
+            }
+            pieces.push(&old[kept..ob]);
+            pieces.push(&new[nb..ne]);
+            kept = oe;
+        }
+        pieces.push(&old[kept..]);
+        Ok(self.encode_pieces(&pieces, path)?.to_vec())
     }
 }
 
-/// Encodes UTF-8 text pieces into `encoding`, BOM first.
+/// Encodes UTF-8 text pieces into `encoding`, BOM first (a legacy
+/// encoding without the checks of [`Source::encode_pieces`]: for new
+/// files only).
 pub fn encode_with<'a>(encoding: Encoding, pieces: &[&'a [u8]]) -> Encoded<'a> {
     match encoding {
+        Encoding::Legacy(enc) => {
+            let mut out = Vec::new();
+            for p in pieces {
+                out.extend_from_slice(&enc.encode(&String::from_utf8_lossy(p)).0);
+            }
+            Encoded::Owned(out)
+        }
         Encoding::Utf16Le | Encoding::Utf16Be => {
             let le = encoding == Encoding::Utf16Le;
             let n: usize = pieces.iter().map(|p| p.len()).sum();
@@ -259,26 +383,40 @@ pub fn encode_with<'a>(encoding: Encoding, pieces: &[&'a [u8]]) -> Encoded<'a> {
     }
 }
 
-/// File content ready to write: borrowed slices, or one owned buffer.
+/// File content ready to write: borrowed slices, one owned buffer, or
+/// slices of the file read spliced with owned replacements.
 #[derive(Debug)]
 pub enum Encoded<'a> {
     Slices(Vec<&'a [u8]>),
     Owned(Vec<u8>),
+    Spliced {
+        raw: &'a [u8],
+        owned: Vec<u8>,
+        parts: Vec<crate::text::legacy::Part>,
+    },
 }
 
 impl Encoded<'_> {
     /// The slices to write, in order.
     pub fn slices(&self) -> Vec<&[u8]> {
+        use crate::text::legacy::Part;
         match self {
             Encoded::Slices(v) => v.clone(),
             Encoded::Owned(b) => vec![b.as_slice()],
+            Encoded::Spliced { raw, owned, parts } => parts
+                .iter()
+                .map(|p| match *p {
+                    Part::Raw(a, b) => &raw[a..b],
+                    Part::Owned(a, b) => &owned[a..b],
+                })
+                .collect(),
         }
     }
 
     pub fn len(&self) -> usize {
         match self {
-            Encoded::Slices(v) => v.iter().map(|s| s.len()).sum(),
             Encoded::Owned(b) => b.len(),
+            _ => self.slices().iter().map(|s| s.len()).sum(),
         }
     }
 
@@ -289,8 +427,8 @@ impl Encoded<'_> {
     /// The content as one buffer (for caching a dry run).
     pub fn to_vec(&self) -> Vec<u8> {
         match self {
-            Encoded::Slices(v) => v.concat(),
             Encoded::Owned(b) => b.clone(),
+            _ => self.slices().concat(),
         }
     }
 }
@@ -456,7 +594,7 @@ mod tests {
         let s = Source::from_bytes(raw.clone(), "f").unwrap();
         assert_eq!(s.text(), text.as_bytes());
         assert_eq!(s.utf16_len(), text.encode_utf16().count());
-        let enc = s.encode_pieces(&[s.text()]);
+        let enc = s.encode_pieces(&[s.text()], "f").unwrap();
         assert_eq!(enc.to_vec(), raw);
         let bad = vec![0xFF, 0xFE, 0x00, 0xD8, b'a', 0];
         assert_eq!(

@@ -15,12 +15,14 @@ use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::error::{fail_value, ErrorCode, Failure};
+use crate::io::meta::Like;
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
-use crate::txn::{lexical_abs, with_strategy, with_warnings, Added, Txn, Write};
+use crate::txn::changes::Recorder;
+use crate::txn::{lexical_abs, with_strategy, with_warnings, Added, Kept, Txn, Write};
 
 /// Most entries kept.
 pub const MAX_ENTRIES: usize = 256;
@@ -39,6 +41,9 @@ pub struct PlannedFile {
     /// Index into [`Entry::deletes`] of the moved file whose mode a new file
     /// takes.
     pub perms_from: Option<usize>,
+    /// What a new file takes from the file it stands for (an undone
+    /// deletion), as [`Write::like`].
+    pub like: Option<Like>,
 }
 
 /// One file a dry run removes (a deleted file, or the source of a move).
@@ -206,7 +211,7 @@ pub fn take(id: &str) -> Option<Entry> {
 /// sha256 the dry run read (a file it created must still be missing), or
 /// nothing is written (`FILE_CHANGED`). An unknown, used or expired id is
 /// `RUN_ID_NOT_FOUND`.
-pub fn apply(run_id: &str, opts: &Options) -> Value {
+pub fn apply(run_id: &str, opts: &Options, rec: &dyn Recorder) -> Value {
     // The run applies only in the workspace it was planned for: one
     // workspace's id never writes into another (and is not used up by a
     // call from the wrong one).
@@ -249,7 +254,7 @@ pub fn apply(run_id: &str, opts: &Options) -> Value {
         );
     };
     let (entry, expires) = entry;
-    match apply_entry(&entry, opts) {
+    match apply_entry(&entry, opts, rec) {
         Ok(mut v) => {
             v["run_id"] = json!(run_id);
             v
@@ -269,7 +274,7 @@ pub fn apply(run_id: &str, opts: &Options) -> Value {
     }
 }
 
-fn apply_entry(entry: &Entry, opts: &Options) -> Result<Value, Value> {
+fn apply_entry(entry: &Entry, opts: &Options, rec: &dyn Recorder) -> Result<Value, Value> {
     let ws = Workspace::open(&entry.root).map_err(|f| fail_value(&f, None))?;
     let mut txn = Txn::new(&ws);
     let plan = Intent::Plan { create_dirs: true };
@@ -321,21 +326,23 @@ fn apply_entry(entry: &Entry, opts: &Options) -> Result<Value, Value> {
             slot: k,
             content: vec![f.new_bytes.as_slice()],
             perms_from: f.perms_from.map(|d| nw + d),
+            sha256: None,
+            like: f.like.clone(),
         })
         .collect();
     let removes: Vec<usize> = (nw..nw + entry.deletes.len()).collect();
     let done = txn
-        .commit(&writes, &removes, opts)
+        .commit(&writes, &removes, opts, rec)
         .map_err(|e| e.to_value())?;
     let mut files: Vec<Value> = entry
         .files
         .iter()
         .zip(&txn.slots)
-        .zip(&done.strategies)
-        .map(|((f, s), how)| {
+        .zip(done.strategies.iter().zip(&done.sha256))
+        .map(|((f, s), (how, sha))| {
             let mut v = json!({
                 "file_path": s.abs(), "created": f.sha256_before.is_none(), "after_bytes": f.new_bytes.len(),
-                "sha256_before": f.sha256_before, "sha256": crate::text::source::sha256_hex([f.new_bytes.as_slice()]),
+                "sha256_before": f.sha256_before, "sha256": sha,
             });
             with_strategy(v.as_object_mut().expect("object"), *how);
             v
@@ -360,6 +367,66 @@ fn apply_entry(entry: &Entry, opts: &Options) -> Result<Value, Value> {
     Ok(with_warnings(v, &done))
 }
 
+impl Txn<'_> {
+    /// Keeps `writes` and `removes` as a dry run for [`apply`] and
+    /// adds `dry_run`, `run_id` and `expires_in` to `m`. Content too large
+    /// for the cache gets `run_id: null` and a `message` saying to apply by
+    /// repeating the call without `dry_run`.
+    pub fn keep(
+        &self,
+        m: &mut Map<String, Value>,
+        writes: Vec<Kept>,
+        removes: &[usize],
+        opts: &Options,
+    ) {
+        let deletes: Vec<PlannedDelete> = removes
+            .iter()
+            .map(|&k| PlannedDelete {
+                rel_path: self.slots[k].res.rel_path.clone(),
+                sha256_before: self.slots[k].sha256().unwrap_or_default().to_string(),
+            })
+            .collect();
+        let planned = Entry {
+            root: self.ws.root().to_path_buf(),
+            files: writes
+                .into_iter()
+                .map(|w| PlannedFile {
+                    rel_path: self.slots[w.slot].res.rel_path.clone(),
+                    sha256_before: self.slots[w.slot].sha256().map(str::to_string),
+                    new_bytes: w.bytes,
+                    perms_from: w
+                        .perms_from
+                        .and_then(|k| removes.iter().position(|&r| r == k)),
+                    like: w.like,
+                })
+                .collect(),
+            deletes,
+        };
+        m.insert("dry_run".into(), Value::Bool(true));
+        if !self.notes.is_empty() {
+            m.insert("warnings".into(), json!(self.notes));
+        }
+        match store(planned, Duration::from_secs(opts.dry_run_ttl_secs)) {
+            Some(id) => {
+                m.insert("run_id".into(), json!(id));
+                m.insert("expires_in".into(), json!(opts.dry_run_ttl_secs));
+            }
+            None => {
+                m.insert("run_id".into(), Value::Null);
+                m.insert("expires_in".into(), json!(0));
+                m.insert(
+                    "message".into(),
+                    json!(format!(
+                        "the planned content is larger than the dry-run cache ({} bytes), so it was not kept for \
+                         applyDryRun; to apply, repeat the call without dry_run",
+                        MAX_BYTES
+                    )),
+                );
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,6 +439,7 @@ mod tests {
                 sha256_before: None,
                 new_bytes: vec![0; n],
                 perms_from: None,
+                like: None,
             }],
             deletes: Vec::new(),
         }

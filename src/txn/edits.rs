@@ -18,6 +18,7 @@ use crate::io::workspace::{Intent, Workspace};
 use crate::matching::exact::{self, EditFailure, MatchOptions, Matched, TextKind};
 use crate::model::{FileEdits, Options};
 use crate::text::source::{self, Encoding, Source};
+use crate::txn::changes::Recorder;
 use crate::txn::{
     lexical_abs, preview, put_all_preview, put_preview, with_strategy, with_warnings, Added,
     CommitFailure, Kept, Slot, Txn, Write,
@@ -226,8 +227,14 @@ fn figures(
 // One file
 
 /// `patchFile`: the edits of one file, all or nothing.
-pub fn patch(ws: &Workspace, fe: &FileEdits, opts: &Options, dry_run: bool) -> Value {
-    match patch_one(ws, fe, opts, dry_run) {
+pub fn patch(
+    ws: &Workspace,
+    fe: &FileEdits,
+    opts: &Options,
+    rec: &dyn Recorder,
+    dry_run: bool,
+) -> Value {
+    match patch_one(ws, fe, opts, rec, dry_run) {
         Ok(v) => v,
         Err(f) => f.at(&lexical_abs(ws.root(), &fe.file_path)).to_value(),
     }
@@ -237,6 +244,7 @@ fn patch_one(
     ws: &Workspace,
     fe: &FileEdits,
     opts: &Options,
+    rec: &dyn Recorder,
     dry_run: bool,
 ) -> Result<Value, FileFailure> {
     let mut txn = Txn::new(ws);
@@ -260,7 +268,9 @@ fn patch_one(
     )
     .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
-    let encoded = src.encode_pieces(&pieces);
+    let encoded = src
+        .encode_pieces(&pieces, &s.display)
+        .map_err(|f| FileFailure::from(f).at(&abs))?;
     let slices = encoded.slices();
     let hashes = || source::sha256_pair(src.raw(), &slices, checked.is_none());
 
@@ -281,6 +291,7 @@ fn patch_one(
             slot: 0,
             bytes: new_bytes,
             perms_from: None,
+            like: None,
         }];
         txn.keep(&mut fig, kept, &[], opts);
         return Ok(Value::Object(fig));
@@ -290,47 +301,15 @@ fn patch_one(
         slot: 0,
         content: slices.clone(),
         perms_from: None,
+        sha256: None,
+        like: None,
     };
-    let (done, (before, sha_after)) = beside(encoded.len() >= PARALLEL_HASH_BYTES, hashes, || {
-        txn.commit(std::slice::from_ref(&write), &[], opts)
-    });
-    let done = done?;
-    let sha_before = checked.or(before).expect("hashed when not checked");
-    let mut fig = figures(s, src, &plan, encoded.len(), &sha_before, &sha_after);
+    // The commit hashes both sides (big content beside its I/O).
+    let done = txn.commit(std::slice::from_ref(&write), &[], opts, rec)?;
+    let sha_before = s.sha256().expect("hashed by the commit").to_string();
+    let mut fig = figures(s, src, &plan, encoded.len(), &sha_before, &done.sha256[0]);
     with_strategy(&mut fig, done.strategies[0]);
     Ok(with_warnings(Value::Object(fig), &done))
-}
-
-/// New content at least this big is hashed on a second thread while the
-/// commit writes, flushes and checks it: hashing (about 1.2 GB/s with the
-/// SHA extensions) then overlaps that I/O instead of adding to it. Below
-/// this a thread costs more than it saves, and many small edits in flight
-/// already keep every core busy.
-const PARALLEL_HASH_BYTES: usize = 4 << 20;
-
-/// Runs `side` on a scoped thread while `main` runs on this one (when
-/// `parallel`), else after `main`. If no thread can be started, `side` runs
-/// here. A panic in `side` is carried over to this thread.
-fn beside<M, S: Send>(
-    parallel: bool,
-    side: impl Fn() -> S + Sync,
-    main: impl FnOnce() -> M,
-) -> (M, S) {
-    if !parallel {
-        let m = main();
-        return (m, side());
-    }
-    std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new()
-            .name("pft-hash".into())
-            .spawn_scoped(scope, &side);
-        let m = main();
-        let s = match spawned {
-            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            Err(_) => side(),
-        };
-        (m, s)
-    })
 }
 
 // ---------------------------------------------------------------------------
@@ -343,7 +322,13 @@ fn batch_fail(code: ErrorCode, message: String, files: Vec<Value>) -> Value {
 }
 
 /// `batchPatchFiles`: the edits of many files in one all-or-nothing commit.
-pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool) -> Value {
+pub fn batch(
+    ws: &Workspace,
+    files: &[FileEdits],
+    opts: &Options,
+    rec: &dyn Recorder,
+    dry_run: bool,
+) -> Value {
     let n = files.len();
     let mut txn = Txn::new(ws);
     // Resolve everything first; refuse the same real file twice.
@@ -426,11 +411,37 @@ pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool)
         .zip(files)
         .map(|((_, _, _, p), fe)| p.pieces(&fe.edits))
         .collect();
-    let encoded: Vec<source::Encoded<'_>> = ok
+    let encoded: Vec<Result<source::Encoded<'_>, Failure>> = ok
         .iter()
         .zip(&pieces)
-        .map(|((_, src, _, _), pc)| src.encode_pieces(pc))
+        .map(|((k, src, _, _), pc)| src.encode_pieces(pc, &txn.slots[*k].display))
         .collect();
+    if let Some(bad) = encoded.iter().position(Result::is_err) {
+        let per_file: Vec<Value> = ok
+            .iter()
+            .zip(&encoded)
+            .enumerate()
+            .map(|(i, ((k, ..), e))| match e {
+                Ok(_) => json!({"index": i, "ok": true, "file_path": txn.slots[*k].abs(),
+                                "message": "planned; not written because another file failed"}),
+                Err(f) => {
+                    let mut v = FileFailure::from(f.clone())
+                        .at(&txn.slots[*k].abs())
+                        .to_value();
+                    v["index"] = json!(i);
+                    v
+                }
+            })
+            .collect();
+        let f = encoded[bad].as_ref().expect_err("an error");
+        return batch_fail(
+            f.code,
+            format!("1 of {n} files failed, so no file was written (all-or-nothing); see `files` for each"),
+            per_file,
+        );
+    }
+    let encoded: Vec<source::Encoded<'_>> =
+        encoded.into_iter().map(|e| e.expect("checked")).collect();
     let mut results: Vec<Map<String, Value>> = ok
         .iter()
         .zip(&encoded)
@@ -456,6 +467,7 @@ pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool)
                 slot: *k,
                 bytes: new_bytes,
                 perms_from: None,
+                like: None,
             });
         }
         let mut m = Map::new();
@@ -470,13 +482,16 @@ pub fn batch(ws: &Workspace, files: &[FileEdits], opts: &Options, dry_run: bool)
     let writes: Vec<Write<'_>> = ok
         .iter()
         .zip(&encoded)
-        .map(|((k, ..), enc)| Write {
+        .zip(&results)
+        .map(|(((k, ..), enc), r)| Write {
             slot: *k,
             content: enc.slices(),
             perms_from: None,
+            sha256: r["sha256"].as_str().map(str::to_string),
+            like: None,
         })
         .collect();
-    match txn.commit(&writes, &[], opts) {
+    match txn.commit(&writes, &[], opts, rec) {
         Ok(done) => {
             for (r, s) in results.iter_mut().zip(&done.strategies) {
                 with_strategy(r, *s);
@@ -519,8 +534,14 @@ pub struct WholeFile<'a> {
 }
 
 /// `writeFile`: creates or replaces a whole file.
-pub fn write_whole(ws: &Workspace, req: &WholeFile<'_>, opts: &Options, dry_run: bool) -> Value {
-    match write_one(ws, req, opts, dry_run) {
+pub fn write_whole(
+    ws: &Workspace,
+    req: &WholeFile<'_>,
+    opts: &Options,
+    rec: &dyn Recorder,
+    dry_run: bool,
+) -> Value {
+    match write_one(ws, req, opts, rec, dry_run) {
         Ok(v) => v,
         Err(f) => f.at(&lexical_abs(ws.root(), req.file_path)).to_value(),
     }
@@ -530,6 +551,7 @@ fn write_one(
     ws: &Workspace,
     req: &WholeFile<'_>,
     opts: &Options,
+    rec: &dyn Recorder,
     dry_run: bool,
 ) -> Result<Value, FileFailure> {
     let display = req.file_path;
@@ -571,7 +593,17 @@ fn write_one(
             return Err(FileFailure::from(Failure::new(
                 ErrorCode::UNSUPPORTED_ENCODING,
                 format!(
-                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. Latin-1): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
+                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. UTF-8 with stray bytes): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
+                ),
+            ))
+            .at(&abs));
+        }
+        (Some(Encoding::Legacy(e)), None) => {
+            return Err(FileFailure::from(Failure::new(
+                ErrorCode::UNSUPPORTED_ENCODING,
+                format!(
+                    "`{display}` is not UTF-8: it is in {} (detected from its bytes, a guess); writing a whole new text over it could change every character if the guess is wrong, so nothing was written. To change part of it, use patchFile (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\".",
+                    Encoding::Legacy(e).name()
                 ),
             ))
             .at(&abs));
@@ -604,6 +636,7 @@ fn write_one(
             slot: 0,
             bytes: new_bytes,
             perms_from: None,
+            like: None,
         }];
         txn.keep(m.as_object_mut().expect("object"), kept, &[], opts);
         return Ok(m);
@@ -612,8 +645,10 @@ fn write_one(
         slot: 0,
         content: encoded.slices(),
         perms_from: None,
+        sha256: Some(sha_after.clone()),
+        like: None,
     };
-    let done = txn.commit(std::slice::from_ref(&write), &[], opts)?;
+    let done = txn.commit(std::slice::from_ref(&write), &[], opts, rec)?;
     let mut v = json!({
         "ok": true,
         "file_path": abs,

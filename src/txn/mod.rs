@@ -12,19 +12,24 @@
 //!    as slices borrowed from what was read wherever possible;
 //! 4. **commit** ([`Txn::commit`]): missing parent directories of new files
 //!    are created only now, then every write and removal is made durable
-//!    together (all files or none), stale temp files beside them are swept,
-//!    and a directory fsync that failed becomes a warning;
-//!    or **keep** the planned result as a dry run ([`Txn::keep`]) for
-//!    [`dry_run::apply`], which replays it through steps 1, 2 and 4.
+//!    together (all files or none); what was committed — each file's bytes,
+//!    identity and sha256 before and after, the replaced inodes set aside —
+//!    is handed to the caller's recorder while the files are still locked
+//!    ([`changes`]: the edit journal records it there), stale temp files
+//!    beside them are swept, and a directory fsync that failed becomes a
+//!    warning; or **keep** the planned result as a dry run ([`Txn::keep`])
+//!    for [`dry_run::apply`], which replays it through steps 1, 2 and 4.
 //!
 //! Nothing is written before step 4, so a refusal anywhere earlier leaves
-//! every file, and the directory tree, as it was.
+//! every file, and the directory tree, as it was. The pipeline records
+//! nothing itself: it knows the journal only as a [`changes::Recorder`].
 
+pub mod changes;
 pub mod diff;
 pub mod dry_run;
 pub mod edits;
-pub mod journal;
 pub mod ops;
+pub mod parallel;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -34,13 +39,19 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use crate::error::{fail_value, ErrorCode, Failure};
-use crate::io::commit::{self, Committed, DeleteJob, Extra, Original, Strategy, WriteJob};
+use crate::io::commit::{
+    self, Committed, DeleteJob, Extra, Kept as SetAside, Original, Strategy, WriteJob,
+};
 use crate::io::dir::Meta;
 use crate::io::locks::FileLock;
+use crate::io::meta::Like;
+use crate::io::recovery;
 use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::model::{HardLinks, Options};
-use crate::text::source::Source;
+use crate::text::source::{self, Source};
+use changes::{After, Before, Change, Commit, Kind, Recorder};
+use parallel::{beside, PARALLEL_HASH_BYTES};
 
 /// Temp files older than this, left by a crashed writer, are removed.
 pub const STALE_TEMP_AGE: Duration = Duration::from_secs(15 * 60);
@@ -125,6 +136,12 @@ pub struct Write<'a> {
     pub content: Vec<&'a [u8]>,
     /// The slot of a moved file whose mode a new file takes.
     pub perms_from: Option<usize>,
+    /// sha256 of `content`, when the caller has it already (otherwise the
+    /// commit computes it: see [`Committed::sha256`]).
+    pub sha256: Option<String>,
+    /// What a new file takes from the file it stands for (an undone
+    /// deletion): owner, group, mode, attributes, as far as permitted.
+    pub like: Option<Like>,
 }
 
 /// One file a dry run will write: [`Write`] with its bytes owned.
@@ -132,6 +149,7 @@ pub struct Kept {
     pub slot: usize,
     pub bytes: Vec<u8>,
     pub perms_from: Option<usize>,
+    pub like: Option<Like>,
 }
 
 /// A commit that failed: nothing of it is in place (files already replaced
@@ -171,13 +189,10 @@ pub struct Txn<'w> {
     by_path: HashMap<PathBuf, usize>,
     by_inode: HashMap<(u64, u64), usize>,
     locks: Vec<FileLock>,
-    /// What reading found and fixed (an interrupted in-place write undone),
-    /// reported as warnings of a successful commit.
+    /// What reading found (a file torn by an interrupted in-place write,
+    /// read as its content before that write), reported as warnings of a
+    /// dry run.
     notes: Vec<String>,
-    /// Set by `undo`: the transaction this one undoes, for its journal entry.
-    pub journal_undoes: Option<journal::UndoOf>,
-    /// The journal entry recorded by a successful commit.
-    pub journal_id: std::cell::Cell<Option<u64>>,
 }
 
 impl<'w> Txn<'w> {
@@ -189,8 +204,6 @@ impl<'w> Txn<'w> {
             by_inode: HashMap::new(),
             locks: Vec::new(),
             notes: Vec::new(),
-            journal_undoes: None,
-            journal_id: std::cell::Cell::new(None),
         }
     }
 
@@ -248,11 +261,12 @@ impl<'w> Txn<'w> {
         self.locks =
             FileLock::acquire_all(&paths).map_err(|b| locked(&b.path.to_string_lossy()))?;
         for s in &mut self.slots {
-            if let Some(m) = &s.res.meta {
-                self.notes
-                    .extend(commit::recover(&s.res.dir, &s.res.name, m, &s.display));
+            if s.res.meta.is_some() {
                 match read_existing(&s.res, opts, &s.display) {
-                    Ok(c) => s.cur = Some(c),
+                    Ok((src, meta, note)) => {
+                        self.notes.extend(note);
+                        s.cur = Some((src, meta));
+                    }
                     Err(f) => s.read_failure = Some(f),
                 }
             }
@@ -261,13 +275,18 @@ impl<'w> Txn<'w> {
     }
 
     /// Writes and removes everything in one commit (all or none). New
-    /// files' parent directories are created first; afterwards stale temp
-    /// files are swept from the directories written.
+    /// files' parent directories are created first. Every write's new
+    /// content and every changed file's previous bytes are hashed (unless
+    /// known; big content on a second thread while the commit writes), then
+    /// `rec` hears of the commit ([`changes`]) while the files are still
+    /// locked; afterwards stale temp files are swept from the directories
+    /// written.
     pub fn commit(
         &self,
         writes: &[Write<'_>],
         removes: &[usize],
         opts: &Options,
+        rec: &dyn Recorder,
     ) -> Result<Committed, CommitFailure> {
         // The last moment a cancellation or timeout stops the call: from
         // here on the commit completes (or rolls back) as one.
@@ -277,25 +296,7 @@ impl<'w> Txn<'w> {
             rolled_back: Vec::new(),
             rollback_failed: Vec::new(),
         })?;
-        // A file with other hard links is written only as the caller says.
-        for w in writes {
-            let s = &self.slots[w.slot];
-            let links = s.cur.as_ref().map_or(1, |(_, m)| m.nlink);
-            if links > 1 && opts.hard_links == HardLinks::Refuse {
-                let f = Failure::new(
-                    ErrorCode::HARD_LINKED_FILE,
-                    format!(
-                        "`{}` has {links} hard links (other names of the same file, perhaps outside the workspace); \
-                         nothing was written. Retry with options.hardLinks: \"split\" to give only this name the new \
-                         content (the others keep the old), or \"keep\" to write the file in place so that every \
-                         name sees it",
-                        s.display
-                    ),
-                );
-                return Err(CommitFailure::single(f, s.abs()));
-            }
-        }
-        let split_links = opts.hard_links == HardLinks::Split;
+        let split_links = self.check_links(writes, opts, rec)?;
         let durable = opts.durable;
         let mut fresh: HashMap<usize, Resolved> = HashMap::new();
         for w in writes {
@@ -325,15 +326,20 @@ impl<'w> Txn<'w> {
             fresh.insert(w.slot, res);
         }
         let res_of = |k: usize| fresh.get(&k).unwrap_or(&self.slots[k].res);
+        // A file torn by an interrupted in-place write was read as its
+        // content before that write; it is put back now, before anything
+        // else is written (see `io::recovery`).
+        let (restored, settled) = self.settle(writes, removes)?;
         let original = |k: usize| {
             self.slots[k].cur.as_ref().map(|(src, m)| Original {
-                meta: *m,
+                meta: restored.get(&k).copied().unwrap_or(*m),
                 bytes: src.raw(),
             })
         };
         let jobs: Vec<WriteJob<'_>> = writes
             .iter()
-            .map(|w| {
+            .zip(&split_links)
+            .map(|(w, &split)| {
                 let r = res_of(w.slot);
                 WriteJob {
                     dir: &r.dir,
@@ -341,16 +347,22 @@ impl<'w> Txn<'w> {
                     display: &self.slots[w.slot].display,
                     content: w.content.clone(),
                     original: original(w.slot),
-                    split_links,
+                    split_links: split,
                 }
             })
             .collect();
         let perms: Vec<Option<Meta>> = writes
             .iter()
-            .map(|w| {
-                w.perms_from
-                    .and_then(|k| self.slots[k].cur.as_ref().map(|(_, m)| *m))
+            .map(|w| match &w.like {
+                Some(l) => Some(l.meta),
+                None => w
+                    .perms_from
+                    .and_then(|k| self.slots[k].cur.as_ref().map(|(_, m)| *m)),
             })
+            .collect();
+        let attrs: Vec<Option<crate::io::meta::Extras>> = writes
+            .iter()
+            .map(|w| w.like.as_ref().and_then(|l| l.extras.clone()))
             .collect();
         let deletes: Vec<DeleteJob<'_>> = removes
             .iter()
@@ -364,110 +376,239 @@ impl<'w> Txn<'w> {
                 }
             })
             .collect();
-        let done = commit::commit_extra(
-            &jobs,
-            &Extra {
-                deletes: &deletes,
-                perms_from: &perms,
-            },
-            durable,
-        )
-        .map(|mut done| {
-            done.warnings.splice(0..0, self.notes.iter().cloned());
-            done
-        })
-        .map_err(|e| {
-            let names: Vec<String> = writes
-                .iter()
-                .map(|w| self.slots[w.slot].abs())
-                .chain(removes.iter().map(|&k| self.slots[k].abs()))
-                .collect();
-            let pick = |ix: &[usize]| ix.iter().map(|&i| names[i].clone()).collect::<Vec<_>>();
-            let (rolled_back, rollback_failed) = (pick(&e.rolled_back), pick(&e.rollback_failed));
-            let mut failure = e.failure;
-            if !rollback_failed.is_empty() {
-                failure.message.push_str(&format!(
-                    "; WARNING: {} already-replaced file(s) could not be restored (each keeps its original content beside it as `<name>.orig` where that could be made): {}",
-                    rollback_failed.len(),
-                    rollback_failed.join(", ")
-                ));
-            } else if !rolled_back.is_empty() {
-                failure.message.push_str(&format!(
-                    "; {} file(s) already replaced were restored to their original bytes",
-                    rolled_back.len()
-                ));
-            }
-            CommitFailure {
-                failure,
-                file_path: names.get(e.index).or(names.last()).cloned(),
-                rolled_back,
-                rollback_failed,
-            }
-        })?;
-        let mut done = done;
-        // Journaled after the commit, with the files still locked (see
-        // `journal`): an entry always describes a change that is on disk.
-        match journal::record(self, writes, removes, opts) {
-            Ok(id) => self.journal_id.set(id),
-            Err(w) => done.warnings.push(w),
-        }
+        let extra = Extra {
+            deletes: &deletes,
+            perms_from: &perms,
+            attrs_from: &attrs,
+        };
+        let hashed: usize = writes
+            .iter()
+            .map(|w| w.content.iter().map(|c| c.len()).sum::<usize>())
+            .sum();
+        let (done, sums) = beside(
+            hashed >= PARALLEL_HASH_BYTES,
+            || self.hash_all(writes, removes),
+            || commit::commit_keeping(&jobs, &extra, durable),
+        );
+        let (mut done, kept) =
+            done.map_err(|e| self.commit_failure(e, writes, removes, &settled))?;
+        done.warnings.splice(0..0, settled.iter().cloned());
+        // Recorded with the files still locked and the originals still set
+        // aside: an entry always describes a change that is on disk.
+        let c = self.describe(writes, removes, &sums, &kept);
+        done.warnings.extend(rec.record(&c));
+        drop(c);
+        drop(kept);
+        done.sha256 = sums;
         for w in writes {
             sweep_stale(res_of(w.slot));
         }
         Ok(done)
     }
 
-    /// Keeps `writes` and `removes` as a dry run for [`dry_run::apply`] and
-    /// adds `dry_run`, `run_id` and `expires_in` to `m`. Content too large
-    /// for the cache gets `run_id: null` and a `message` saying to apply by
-    /// repeating the call without `dry_run`.
-    pub fn keep(
+    /// Settles the in-place write records of the existing files about to
+    /// be written or removed ([`recovery::settle`]): a torn file is
+    /// restored (its new metadata returned by slot), a record that does not
+    /// apply is discarded. Returns the notes to report.
+    #[allow(clippy::type_complexity)]
+    fn settle(
         &self,
-        m: &mut Map<String, Value>,
-        writes: Vec<Kept>,
+        writes: &[Write<'_>],
         removes: &[usize],
+    ) -> Result<(HashMap<usize, Meta>, Vec<String>), CommitFailure> {
+        let mut restored = HashMap::new();
+        let mut notes = Vec::new();
+        for k in writes.iter().map(|w| w.slot).chain(removes.iter().copied()) {
+            let s = &self.slots[k];
+            let Some((_, m)) = &s.cur else { continue };
+            match recovery::settle(&s.res.dir, &s.res.name, m, &s.display) {
+                Ok(done) => {
+                    notes.extend(done.note);
+                    if let Some(after) = done.restored {
+                        restored.insert(k, after);
+                    }
+                }
+                Err(e) => {
+                    let f = Failure::new(
+                        ErrorCode::FILE_WRITE_ERROR,
+                        format!(
+                            "`{}` holds an interrupted in-place write that could not be put back before writing \
+                             ({e}); nothing was written. Retry",
+                            s.display
+                        ),
+                    );
+                    return Err(CommitFailure::single(f, s.abs()));
+                }
+            }
+        }
+        Ok((restored, notes))
+    }
+
+    /// A file with other hard links is written only as the caller says
+    /// (links the recorder holds are not other names). Returns, per write,
+    /// whether a replacement may split the name from its other links.
+    fn check_links(
+        &self,
+        writes: &[Write<'_>],
         opts: &Options,
-    ) {
-        let deletes: Vec<dry_run::PlannedDelete> = removes
+        rec: &dyn Recorder,
+    ) -> Result<Vec<bool>, CommitFailure> {
+        let mut split = Vec::with_capacity(writes.len());
+        for w in writes {
+            let s = &self.slots[w.slot];
+            let (links, held) = match s.cur.as_ref() {
+                Some((_, m)) if m.nlink > 1 => (m.nlink, rec.links_held(self.ws, m)),
+                _ => (1, 0),
+            };
+            let names = links.saturating_sub(held).max(1);
+            if names > 1 && opts.hard_links == HardLinks::Refuse {
+                let f = Failure::new(
+                    ErrorCode::HARD_LINKED_FILE,
+                    format!(
+                        "`{}` has {names} hard links (other names of the same file, perhaps outside the workspace); \
+                         nothing was written. Retry with options.hardLinks: \"split\" to give only this name the new \
+                         content (the others keep the old), or \"keep\" to write the file in place so that every \
+                         name sees it",
+                        s.display
+                    ),
+                );
+                return Err(CommitFailure::single(f, s.abs()));
+            }
+            // Only the recorder's links besides this name: replacing the
+            // name leaves the recorder its inode, as it must.
+            split.push(opts.hard_links == HardLinks::Split || (links > 1 && names == 1));
+        }
+        Ok(split)
+    }
+
+    /// sha256 of every write's new content (known or computed), computing
+    /// the previous bytes' of every changed file into its slot on the way
+    /// (one pass over a shared prefix: `sha256_pair`).
+    fn hash_all(&self, writes: &[Write<'_>], removes: &[usize]) -> Vec<String> {
+        let sums = writes
             .iter()
-            .map(|&k| dry_run::PlannedDelete {
-                rel_path: self.slots[k].res.rel_path.clone(),
-                sha256_before: self.slots[k].sha256().unwrap_or_default().to_string(),
+            .map(|w| {
+                let s = &self.slots[w.slot];
+                match (&w.sha256, &s.cur) {
+                    (Some(h), _) => {
+                        let _ = s.sha256();
+                        h.clone()
+                    }
+                    (None, Some((src, _))) => {
+                        let need_before = s.sha256.get().is_none();
+                        let (before, after) =
+                            source::sha256_pair(src.raw(), &w.content, need_before);
+                        if let Some(b) = before {
+                            s.know_sha256(&b);
+                        }
+                        after
+                    }
+                    (None, None) => source::sha256_hex(w.content.iter().copied()),
+                }
             })
             .collect();
-        let planned = dry_run::Entry {
-            root: self.ws.root().to_path_buf(),
-            files: writes
-                .into_iter()
-                .map(|w| dry_run::PlannedFile {
-                    rel_path: self.slots[w.slot].res.rel_path.clone(),
-                    sha256_before: self.slots[w.slot].sha256().map(str::to_string),
-                    new_bytes: w.bytes,
-                    perms_from: w
-                        .perms_from
-                        .and_then(|k| removes.iter().position(|&r| r == k)),
-                })
-                .collect(),
-            deletes,
+        for &k in removes {
+            let _ = self.slots[k].sha256();
+        }
+        sums
+    }
+
+    /// The commit as its recorder sees it (see [`changes`]).
+    fn describe<'t>(
+        &'t self,
+        writes: &'t [Write<'_>],
+        removes: &[usize],
+        sums: &'t [String],
+        kept: &'t SetAside<'_>,
+    ) -> Commit<'t> {
+        let before = |k: usize, aside| {
+            let s = &self.slots[k];
+            s.cur.as_ref().map(|(src, m)| Before {
+                bytes: src.raw(),
+                meta: m,
+                sha256: s.sha256().unwrap_or_default(),
+                aside,
+            })
         };
-        m.insert("dry_run".into(), Value::Bool(true));
-        match dry_run::store(planned, Duration::from_secs(opts.dry_run_ttl_secs)) {
-            Some(id) => {
-                m.insert("run_id".into(), json!(id));
-                m.insert("expires_in".into(), json!(opts.dry_run_ttl_secs));
-            }
-            None => {
-                m.insert("run_id".into(), Value::Null);
-                m.insert("expires_in".into(), json!(0));
-                m.insert(
-                    "message".into(),
-                    json!(format!(
-                        "the planned content is larger than the dry-run cache ({} bytes), so it was not kept for \
-                         applyDryRun; to apply, repeat the call without dry_run",
-                        dry_run::MAX_BYTES
-                    )),
-                );
-            }
+        let mut files: Vec<Change<'t>> = Vec::with_capacity(writes.len() + removes.len());
+        for (i, w) in writes.iter().enumerate() {
+            let s = &self.slots[w.slot];
+            let moved = w
+                .perms_from
+                .filter(|k| removes.contains(k))
+                .map(|k| self.slots[k].res.rel_path.as_str());
+            files.push(Change {
+                rel_path: &s.res.rel_path,
+                abs_path: &s.res.abs_path,
+                kind: if s.cur.is_some() {
+                    Kind::Modified
+                } else {
+                    Kind::Created
+                },
+                moved,
+                before: before(w.slot, kept.writes.get(i).and_then(Option::as_ref)),
+                after: Some(After {
+                    content: &w.content,
+                    len: w.content.iter().map(|c| c.len() as u64).sum(),
+                    sha256: &sums[i],
+                }),
+            });
+        }
+        for (j, &k) in removes.iter().enumerate() {
+            let s = &self.slots[k];
+            let moved = writes
+                .iter()
+                .find(|w| w.perms_from == Some(k))
+                .map(|w| self.slots[w.slot].res.rel_path.as_str());
+            files.push(Change {
+                rel_path: &s.res.rel_path,
+                abs_path: &s.res.abs_path,
+                kind: Kind::Deleted,
+                moved,
+                before: before(k, kept.deletes.get(j).and_then(Option::as_ref)),
+                after: None,
+            });
+        }
+        Commit { ws: self.ws, files }
+    }
+
+    /// A failed commit as the caller reports it: the paths of what was
+    /// rolled back, and of what could not be.
+    fn commit_failure(
+        &self,
+        e: commit::CommitError,
+        writes: &[Write<'_>],
+        removes: &[usize],
+        settled: &[String],
+    ) -> CommitFailure {
+        let names: Vec<String> = writes
+            .iter()
+            .map(|w| self.slots[w.slot].abs())
+            .chain(removes.iter().map(|&k| self.slots[k].abs()))
+            .collect();
+        let pick = |ix: &[usize]| ix.iter().map(|&i| names[i].clone()).collect::<Vec<_>>();
+        let (rolled_back, rollback_failed) = (pick(&e.rolled_back), pick(&e.rollback_failed));
+        let mut failure = e.failure;
+        for n in settled {
+            failure.message.push_str(&format!("; before that, {n}"));
+        }
+        if !rollback_failed.is_empty() {
+            failure.message.push_str(&format!(
+                "; WARNING: {} already-replaced file(s) could not be restored (each keeps its original content beside it as `<name>.orig` where that could be made): {}",
+                rollback_failed.len(),
+                rollback_failed.join(", ")
+            ));
+        } else if !rolled_back.is_empty() {
+            failure.message.push_str(&format!(
+                "; {} file(s) already replaced were restored to their original bytes",
+                rolled_back.len()
+            ));
+        }
+        CommitFailure {
+            failure,
+            file_path: names.get(e.index).or(names.last()).cloned(),
+            rolled_back,
+            rollback_failed,
         }
     }
 }
@@ -501,10 +642,10 @@ pub fn with_strategy(m: &mut Map<String, Value>, s: Strategy) {
 
 /// The diff a dry run shows for one file. UTF-8 and byte-level files are
 /// diffed as the bytes on disk, so a BOM stays part of the first line and
-/// `git apply` matches the file exactly; UTF-16 files are diffed as their
-/// decoded text (readable, but not applicable to the UTF-16 bytes by
-/// `git apply`). `new_text` is the new content as UTF-8 (used for UTF-16
-/// files only), `new_bytes` as written; `None`: the file is removed.
+/// `git apply` matches the file exactly; UTF-16 and legacy-encoded files
+/// are diffed as their decoded text (readable, but not applicable to their
+/// bytes by `git apply`). `new_text` is the new content as UTF-8 (used for
+/// decoded files only), `new_bytes` as written; `None`: the file is removed.
 /// `None` when old and new together exceed [`MAX_PREVIEW_BYTES`]: such a
 /// diff could not be carried to JavaScript (one string holds at most about
 /// 512 MiB) and would be no use to read.
@@ -515,7 +656,7 @@ pub fn preview(
     new_bytes: Option<&[u8]>,
 ) -> Option<String> {
     let (a, b) = match old {
-        Some(s) if s.encoding().is_utf16() => (Some(s.text()), new_text),
+        Some(s) if s.encoding().is_decoded() => (Some(s.text()), new_text),
         Some(s) => (Some(s.raw()), new_bytes),
         None => (None, new_bytes),
     };

@@ -31,6 +31,7 @@ use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
 use crate::text::source::adapt_line_endings;
 use crate::text::source::{self, Encoding, LineEnding, Source};
+use crate::txn::changes::Recorder;
 use crate::txn::{
     lexical_abs as lexical, preview, put_all_preview, put_preview, with_strategy, with_warnings,
     Added, Kept, Slot, Txn, Write,
@@ -151,6 +152,7 @@ pub fn execute(
     ws: &Workspace,
     plan: &OpPlan,
     opts: &Options,
+    rec: &dyn Recorder,
     dry_run: bool,
     keep_before: bool,
 ) -> Result<Done, Value> {
@@ -312,13 +314,15 @@ pub fn execute(
                 slot: d,
                 content,
                 perms_from: p.src.filter(|_| p.remove_src),
+                sha256: p.after.as_ref().map(|(_, sha)| sha.clone()),
+                like: None,
             });
         }
         removes.extend(removed_by(p, slots));
     }
     let changed = record_changes(slots, &planned, &removes, keep_before);
     let committed = txn
-        .commit(&writes, &removes, opts)
+        .commit(&writes, &removes, opts, rec)
         .map_err(|e| e.to_value())?;
     let mut v = success_value(plan, &planned, slots, ops);
     let mut strategies = committed.strategies.iter();
@@ -489,7 +493,7 @@ fn plan_op(
             }
             p.kind = "restore";
             p.new_text = match (raw, cur(dst)) {
-                (Some(r), Some((s, _))) if s.encoding().is_utf16() => {
+                (Some(r), Some((s, _))) if s.encoding().is_decoded() => {
                     Source::from_bytes(r.clone(), &op.path)
                         .ok()
                         .map(|s| s.text().to_vec())
@@ -521,9 +525,14 @@ fn plan_op(
                             abs(dst),
                         ));
                     }
-                    // A replaced file keeps its encoding (a byte-level one becomes UTF-8).
+                    // A replaced file keeps its encoding (a byte-level or
+                    // legacy one becomes UTF-8).
                     let enc = match existing {
-                        Some((s, _)) if s.encoding() != Encoding::Bytes => s.encoding(),
+                        Some((s, _))
+                            if !matches!(s.encoding(), Encoding::Bytes | Encoding::Legacy(_)) =>
+                        {
+                            s.encoding()
+                        }
                         _ => Encoding::Utf8,
                     };
                     p.kind = "add";
@@ -532,12 +541,13 @@ fn plan_op(
             };
             let bytes_mode = enc == Encoding::Bytes;
             // Bytes as they are: UTF-8 without a BOM, and byte-level files.
-            let identity = enc.bom().is_empty() && !enc.is_utf16();
+            let identity = enc.bom().is_empty() && !enc.is_decoded();
             // Blocks planned in one pass over an existing file written as it
             // is: kept as slices of it, never copied.
             let mut sliced: Option<(Vec<Edit>, NewText)> = None;
             // A diff that removes the file's BOM (see [`apply_hunks`]).
             let mut drops_bom = false;
+            let mut legacy_planned: Option<Vec<u8>> = None;
             let mut new_text: Vec<u8> = match changes {
                 Changes::None => base_text.to_vec(),
                 Changes::Hunks(h) => match apply_hunks(base_text, h, enc) {
@@ -559,11 +569,26 @@ fn plan_op(
                             p.line_number = reports.first().map(|r| r.line_number);
                             p.blocks = reports;
                             match t {
-                                t @ NewText::Planned(_) if identity && matches!(base, Base::Existing) => {
+                                t @ NewText::Planned(_)
+                                    if identity && matches!(base, Base::Existing) =>
+                                {
                                     sliced = Some((edits, t));
                                     Vec::new()
                                 }
-                                t => t.into_bytes(base_text, &edits).map_err(|len| {
+                                t => {
+                                    if matches!(enc, Encoding::Legacy(_))
+                                        && matches!(base, Base::Existing)
+                                        && matches!(t, NewText::Planned(_))
+                                    {
+                                        // Written from the planned pieces, each
+                                        // seam checked where it is.
+                                        let (s, _) = cur(src).expect("an existing file was read");
+                                        let e = s
+                                            .encode_pieces(&t.pieces(base_text, &edits), &op.path)
+                                            .map_err(|f| OpFailure::new(i, f, abs(src)))?;
+                                        legacy_planned = Some(e.to_vec());
+                                    }
+                                    t.into_bytes(base_text, &edits).map_err(|len| {
                                     OpFailure::new(
                                         i,
                                         Failure::new(
@@ -576,7 +601,8 @@ fn plan_op(
                                         ),
                                         abs(src.or(dst)),
                                     )
-                                })?,
+                                })?
+                                }
                             }
                         }
                         Err(fs) => return Err(block_failure(i, op, blocks, fs, abs(src.or(dst)))),
@@ -604,8 +630,30 @@ fn plan_op(
             {
                 new_text.drain(..3);
             }
+            let existing = matches!(base, Base::Existing);
+            let checked_text = |t: &[u8]| {
+                let (s, _) = cur(src).expect("an existing file was read");
+                s.encode_text(t, &op.path)
+                    .map_err(|f| OpFailure::new(i, f, abs(src)))
+            };
             p.new_bytes = Some(if let Some((edits, text)) = sliced {
+                if bytes_mode {
+                    let (s, _) = cur(src).expect("an existing file was read");
+                    source::check_byte_seams(s.raw(), &text.pieces(base_text, &edits), &op.path)
+                        .map_err(|f| OpFailure::new(i, f, abs(src)))?;
+                }
                 Content::Blocks { edits, text }
+            } else if let Some(b) = legacy_planned {
+                p.new_text = Some(std::mem::take(&mut new_text));
+                Content::Owned(b)
+            } else if existing && matches!(enc, Encoding::Legacy(_)) {
+                let b = checked_text(&new_text)?;
+                p.new_text = Some(std::mem::take(&mut new_text));
+                Content::Owned(b)
+            } else if existing && bytes_mode {
+                // Checked like a legacy file's seams; the bytes are the text.
+                checked_text(&new_text)?;
+                Content::Owned(std::mem::take(&mut new_text))
             } else if identity {
                 // UTF-8 without a BOM and byte-level files: the text is the bytes.
                 Content::Owned(std::mem::take(&mut new_text))
@@ -1236,6 +1284,7 @@ fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: 
                     Content::Blocks { .. } => return None,
                 },
                 perms_from,
+                like: None,
             })
         })
         .collect();

@@ -1,0 +1,171 @@
+// patch-file-tool/ai-sdk driven by the AI SDK's own runtime: generateText with
+// a scripted MockLanguageModelV3 (no network) that calls patch_file with a
+// real edit, then with a stale block, then answers. The file changes, each
+// tool result reaches the model's next call, and the failure carries the
+// engine's diagnosis (the closest match's current text).
+import './helpers/private-state.mjs'
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { createRequire } from 'node:module'
+import { generateText, stepCountIs } from 'ai'
+import { MockLanguageModelV3 } from 'ai/test'
+import { createPatchFileTools } from 'patch-file-tool/ai-sdk'
+import { tempDir as newTempDir } from './helpers/mcp-raw.mjs'
+
+const made = []
+/** A fresh workspace, removed when the tests end. */
+function tempDir(prefix) {
+  const dir = newTempDir(prefix)
+  made.push(dir)
+  return dir
+}
+after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const require = createRequire(import.meta.url)
+const { DEFAULT_TOOLS } = require('../js/tools.js')
+const { schemas } = require('../index.js')
+const { failureText } = require('../js/adapters/render.js')
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+}
+const toolCall = (id, toolName, input) => ({
+  content: [{ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) }],
+  finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+  usage,
+  warnings: [],
+})
+const answer = (text) => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] })
+
+/** A model that plays `script` in order and records every call it receives. */
+function scriptedModel(script) {
+  const calls = []
+  const model = new MockLanguageModelV3({
+    doGenerate: async (options) => {
+      calls.push(options)
+      const next = script[calls.length - 1]
+      assert.ok(next, `the model was called ${calls.length} times; the script has ${script.length} steps`)
+      return next
+    },
+  })
+  return { model, calls }
+}
+
+/** The tool results the model received in a call's prompt, by tool call id. */
+function toolResultsIn(prompt) {
+  const out = {}
+  for (const m of prompt) if (m.role === 'tool') for (const p of m.content) if (p.type === 'tool-result') out[p.toolCallId] = p
+  return out
+}
+
+test('generateText with a scripted model: a real edit lands, a stale block fails with the closest match, both results reach the model', async () => {
+  const ws = tempDir('pft-ai-sdk-')
+  const file = path.join(ws, 'config.ts')
+  fs.writeFileSync(file, 'export const retries = 2;\nexport const timeoutMs = 500;\n')
+  const { model, calls } = scriptedModel([
+    toolCall('call-1', 'patch_file', { file_path: 'config.ts', search_block: 'retries = 2;', replace_block: 'retries = 3;' }),
+    // Stale: the model still believes retries is 2.
+    toolCall('call-2', 'patch_file', { file_path: 'config.ts', search_block: 'export const retries = 2;', replace_block: 'export const retries = 4;' }),
+    answer('Done: retries is 3.'),
+  ])
+
+  const result = await generateText({
+    model,
+    tools: createPatchFileTools({ workspaceRoot: ws }),
+    stopWhen: stepCountIs(5),
+    prompt: 'Set retries to 3.',
+  })
+
+  assert.equal(fs.readFileSync(file, 'utf8'), 'export const retries = 3;\nexport const timeoutMs = 500;\n', 'the first edit landed; the stale one wrote nothing')
+  assert.equal(result.text, 'Done: retries is 3.')
+  assert.equal(calls.length, 3)
+
+  // The model saw the default tool set, with the package's own descriptions and input schemas.
+  const listed = calls[0].tools
+  assert.deepEqual(listed.map((t) => t.name), [...DEFAULT_TOOLS])
+  for (const t of listed) {
+    assert.equal(t.type, 'function')
+    assert.equal(t.description, schemas[t.name].description)
+    assert.deepEqual(t.inputSchema, JSON.parse(JSON.stringify(schemas[t.name].parameters)))
+  }
+
+  // execute's value is the engine's result object, as the application sees it.
+  const [first, second] = result.steps.map((s) => s.toolResults[0])
+  assert.equal(first.toolName, 'patch_file')
+  assert.equal(first.output.ok, true)
+  assert.deepEqual([first.output.replacements, first.output.line_number], [1, 1])
+  assert.equal(second.output.ok, false)
+  assert.equal(second.output.code, 'SEARCH_BLOCK_NOT_FOUND')
+  assert.equal(second.output.closest_match.text, 'export const retries = 3;')
+
+  // The second call carries the success as JSON; the third carries the failure as error text with the diagnosis.
+  const seen2 = toolResultsIn(calls[1].prompt)
+  assert.deepEqual(Object.keys(seen2), ['call-1'])
+  assert.equal(seen2['call-1'].output.type, 'json')
+  assert.deepEqual(seen2['call-1'].output.value, first.output)
+  const seen3 = toolResultsIn(calls[2].prompt)
+  assert.deepEqual(Object.keys(seen3).sort(), ['call-1', 'call-2'])
+  const failure = seen3['call-2'].output
+  assert.equal(failure.type, 'error-text')
+  assert.equal(failure.value, failureText(second.output))
+  assert.match(failure.value, /^SEARCH_BLOCK_NOT_FOUND: /)
+  assert.match(failure.value, /<closest_match lines="1" similarity="\d+%" differences="content">\nexport const retries = 3;\n<\/closest_match>/)
+})
+
+test('every default tool runs through generateText, sandboxed to workspaceRoot, and bad input is a result, not an exception', async () => {
+  const ws = tempDir('pft-ai-sdk-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'alpha\n')
+  const { model, calls } = scriptedModel([
+    {
+      ...answer(''),
+      finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+      content: [
+        { type: 'tool-call', toolCallId: 'r', toolName: 'read_file', input: JSON.stringify({ file_path: 'a.txt' }) },
+        { type: 'tool-call', toolCallId: 'w', toolName: 'write_file', input: JSON.stringify({ file_path: 'b.txt', content: 'beta\n' }) },
+        { type: 'tool-call', toolCallId: 'x', toolName: 'write_file', input: JSON.stringify({ file_path: '../outside.txt', content: 'x' }) },
+        { type: 'tool-call', toolCallId: 'i', toolName: 'patch_file', input: JSON.stringify({ file_path: 'a.txt' }) },
+      ],
+    },
+    // Calls of one step run concurrently: the patch gets a step of its own, so that undo takes it back.
+    toolCall('p', 'apply_patch', { patch: '*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+ALPHA\n*** End Patch\n' }),
+    toolCall('u', 'undo', {}),
+    answer('ok'),
+  ])
+  const result = await generateText({ model, tools: createPatchFileTools({ workspaceRoot: ws }), stopWhen: stepCountIs(5), prompt: 'go' })
+  const byId = Object.fromEntries(result.steps.flatMap((s) => s.toolResults).map((r) => [r.toolCallId, r.output]))
+  assert.equal(byId.r.content, 'alpha\n')
+  assert.equal(byId.w.ok, true)
+  assert.equal(byId.p.ok, true)
+  assert.equal(byId.x.code, 'PATH_OUTSIDE_WORKSPACE')
+  assert.equal(byId.i.code, 'INVALID_INPUT')
+  assert.equal(byId.u.ok, true, JSON.stringify(byId.u))
+  assert.ok(!fs.existsSync(path.join(path.dirname(ws), 'outside.txt')), 'nothing written outside the workspace')
+  // undo took back the last transaction (the patch), so a.txt is as it was.
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'alpha\n')
+  assert.equal(fs.readFileSync(path.join(ws, 'b.txt'), 'utf8'), 'beta\n')
+  // No tool error parts: every failure was a result the model read.
+  assert.ok(result.steps.every((s) => s.content.every((p) => p.type !== 'tool-error')))
+  assert.equal(calls.length, 4)
+  const seen = toolResultsIn(calls[1].prompt)
+  assert.equal(seen.x.output.type, 'error-text')
+  assert.match(seen.x.output.value, /^PATH_OUTSIDE_WORKSPACE: /)
+})
+
+test("the AI SDK's abort signal cancels the engine call: CANCELLED, nothing written", async () => {
+  const ws = tempDir('pft-ai-sdk-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const tools = createPatchFileTools({ workspaceRoot: ws })
+  const controller = new AbortController()
+  controller.abort()
+  const r = await tools.patch_file.execute(
+    { file_path: 'a.txt', search_block: 'one', replace_block: 'two' },
+    { toolCallId: 't', messages: [], abortSignal: controller.signal },
+  )
+  assert.equal(r.code, 'CANCELLED')
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+})

@@ -1,0 +1,81 @@
+// Installing the checkout's dependencies warns about nothing on the Node
+// versions the project supports (20 and 22): no EBADENGINE (a dependency that
+// declares it needs a newer Node), no install script left unapproved, no
+// other npm warning. Warnings about the user's own npm configuration (an
+// unknown key in ~/.npmrc) are npm's business with that file, not ours, and
+// are ignored.
+//
+// The fresh `npm ci` runs offline from npm's cache (which the set-up's
+// `npm ci` filled) in a temp copy of package.json and package-lock.json, so
+// it costs about 20-40 s and no network; where the cache lacks a package it
+// skips, saying so.
+import './helpers/private-state.mjs'
+import { test, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const require = createRequire(import.meta.url)
+const temps = []
+after(() => {
+  for (const d of temps) fs.rmSync(d, { recursive: true, force: true })
+})
+
+/**
+ * The oldest Node of each supported line that every package of the
+ * development tree admits (the newest floors: @napi-rs/cli's @inquirer/*
+ * and @napi-rs/wasm-runtime).
+ */
+const NODE_FLOORS = ['20.19.0', '22.13.0']
+
+/** A warning about the user's own npm configuration, not about this project. */
+const USER_CONFIG_WARNING = /^npm warn (Unknown (user|env|global|project|builtin|cli) config|config\b)/i
+
+function npmCli() {
+  const candidates = [
+    process.env.npm_execpath,
+    path.join(path.dirname(process.execPath), 'node_modules', 'npm', 'bin', 'npm-cli.js'),
+    path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js'),
+  ]
+  return candidates.find((c) => c && /npm-cli\.js$/.test(c) && fs.existsSync(c))
+}
+
+test(`every package of the lock file admits Node ${NODE_FLOORS.join(' and ')} and later on their lines`, () => {
+  const semver = require('semver')
+  const lock = JSON.parse(fs.readFileSync(path.join(repo, 'package-lock.json'), 'utf8'))
+  for (const node of NODE_FLOORS) {
+    const refused = []
+    for (const [k, v] of Object.entries(lock.packages)) {
+      if (!k || !v.engines || typeof v.engines.node !== 'string') continue
+      if (!semver.satisfies(node, v.engines.node)) refused.push(`${k.replace(/^.*node_modules\//, '')}@${v.version} needs node ${v.engines.node}`)
+    }
+    assert.deepEqual(refused, [], `packages npm would warn about (EBADENGINE) on Node ${node}`)
+  }
+})
+
+test(`a fresh npm ci prints no EBADENGINE and no other warning (Node ${process.version})`, { timeout: 240_000 }, (t) => {
+  const npm = npmCli()
+  if (!npm) return t.skip('npm-cli.js not found next to this node')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pft-npm-ci-'))
+  temps.push(dir)
+  for (const f of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(repo, f), path.join(dir, f))
+  const env = { ...process.env, npm_config_logs_dir: path.join(dir, 'npm-logs'), npm_config_update_notifier: 'false' }
+  for (const k of Object.keys(env)) if (/^npm_(lifecycle|package)_/i.test(k)) delete env[k]
+  const t0 = Date.now()
+  const r = spawnSync(process.execPath, [npm, 'ci', '--offline', '--no-audit', '--no-fund'], { cwd: dir, env, encoding: 'utf8', maxBuffer: 64 << 20 })
+  const log = `${r.stdout}\n${r.stderr}`
+  if (r.status !== 0 && /ENOTCACHED|cache mode is 'only-if-cached'/.test(log)) {
+    return t.skip(`npm's cache lacks packages of the lock file (run npm ci once online): ${log.split('\n').find((l) => /ENOTCACHED|only-if-cached/.test(l))}`)
+  }
+  assert.equal(r.status, 0, log)
+  assert.doesNotMatch(log, /EBADENGINE/, log)
+  const warnings = log.split('\n').filter((l) => /^npm warn/i.test(l) && !USER_CONFIG_WARNING.test(l))
+  assert.deepEqual(warnings, [], 'npm warnings')
+  assert.ok(fs.existsSync(path.join(dir, 'node_modules', '@napi-rs', 'cli', 'package.json')), 'the dev dependencies are installed')
+  process.stdout.write(`# npm ci (offline) in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`)
+})

@@ -1,0 +1,140 @@
+// patch-file-tool/langchain driven by LangChain's own runtime (no network):
+// tools.applyPatch({ execute: createApplyPatchExecute(...) }) from
+// @langchain/openai and the tools of createPatchFileTools(...) invoked with
+// tool calls, as an agent loop invokes them: each answers a ToolMessage with
+// the result, the failures with the engine's diagnosis.
+import './helpers/private-state.mjs'
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { spawn, spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { tools } from '@langchain/openai'
+import { ToolMessage } from '@langchain/core/messages'
+import { StructuredTool, ToolInputParsingException } from '@langchain/core/tools'
+import { createApplyPatchExecute, createPatchFileTools } from 'patch-file-tool/langchain'
+import { tempDir as newTempDir } from './helpers/mcp-raw.mjs'
+
+const made = []
+/** A fresh workspace, removed when the tests end. */
+function tempDir(prefix) {
+  const dir = newTempDir(prefix)
+  made.push(dir)
+  return dir
+}
+after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const require = createRequire(import.meta.url)
+const { DEFAULT_TOOLS } = require('../js/tools.js')
+const { schemas } = require('../index.js')
+const { failureText } = require('../js/adapters/render.js')
+
+const call = (id, name, args) => ({ type: 'tool_call', id, name, args })
+
+test('tools.applyPatch with createApplyPatchExecute: operations apply and each answers a ToolMessage with the text for the model', async () => {
+  const ws = tempDir('pft-langchain-')
+  fs.writeFileSync(path.join(ws, 'fib.py'), 'def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n')
+  const applyPatch = tools.applyPatch({ execute: createApplyPatchExecute({ workspaceRoot: ws }) })
+  assert.equal(applyPatch.name, 'apply_patch')
+
+  const created = await applyPatch.invoke(call('c1', 'apply_patch', { type: 'create_file', path: 'lib/README.md', diff: '+# lib\n' }))
+  assert.ok(created instanceof ToolMessage, 'a ToolMessage of the @langchain/core the application imports')
+  assert.equal(created.tool_call_id, 'c1')
+  assert.equal(created.content, 'Created lib/README.md (6 bytes).')
+  assert.equal(fs.readFileSync(path.join(ws, 'lib', 'README.md'), 'utf8'), '# lib\n')
+
+  const updated = await applyPatch.invoke(
+    call('c2', 'apply_patch', { type: 'update_file', path: 'fib.py', diff: '@@\n-def fib(n):\n-    return n if n < 2 else fib(n - 1) + fib(n - 2)\n+def fibonacci(n):\n+    return n if n < 2 else fibonacci(n - 1) + fibonacci(n - 2)\n' }),
+  )
+  assert.equal(updated.content, 'Updated fib.py: 1 section applied at line 1.')
+  assert.equal(fs.readFileSync(path.join(ws, 'fib.py'), 'utf8'), 'def fibonacci(n):\n    return n if n < 2 else fibonacci(n - 1) + fibonacci(n - 2)\n')
+
+  // Stale: fib() was renamed. The text carries the engine's diagnosis, with lines counted in the diff.
+  const stale = await applyPatch.invoke(call('c3', 'apply_patch', { type: 'update_file', path: 'fib.py', diff: '@@\n-def fib(n):\n+def fib(n: int):\n' }))
+  assert.equal(stale.tool_call_id, 'c3')
+  assert.match(stale.content, /^SEARCH_BLOCK_NOT_FOUND: `fib\.py`: hunk 1 \(diff line 1\): its 1 context\/removed line starting with `def fib\(n\):` were not found/)
+  assert.equal(fs.readFileSync(path.join(ws, 'fib.py'), 'utf8'), 'def fibonacci(n):\n    return n if n < 2 else fibonacci(n - 1) + fibonacci(n - 2)\n')
+
+  const deleted = await applyPatch.invoke(call('c4', 'apply_patch', { type: 'delete_file', path: 'lib/README.md' }))
+  assert.equal(deleted.content, 'Deleted lib/README.md.')
+  assert.ok(!fs.existsSync(path.join(ws, 'lib', 'README.md')))
+})
+
+test('createPatchFileTools: the default tools, named and described as the MCP tools; a ToolMessage with the result as content and artifact', async () => {
+  const ws = tempDir('pft-langchain-')
+  fs.writeFileSync(path.join(ws, 'config.ts'), 'export const retries = 2;\n')
+  const list = createPatchFileTools({ workspaceRoot: ws })
+  assert.deepEqual(list.map((t) => t.name), [...DEFAULT_TOOLS])
+  for (const t of list) {
+    assert.ok(t instanceof StructuredTool)
+    assert.equal(t.description, schemas[t.name].description)
+    assert.deepEqual(JSON.parse(JSON.stringify(t.schema)), JSON.parse(JSON.stringify(schemas[t.name].parameters)))
+    assert.notEqual(t.schema, schemas[t.name].parameters, 'LangChain gets its own copy of the schema')
+    assert.ok(!Object.isFrozen(t.schema))
+  }
+  const patchFile = list.find((t) => t.name === 'patch_file')
+
+  const ok = await patchFile.invoke(call('p1', 'patch_file', { file_path: 'config.ts', search_block: 'retries = 2;', replace_block: 'retries = 3;' }))
+  assert.ok(ok instanceof ToolMessage)
+  assert.deepEqual([ok.tool_call_id, ok.name, ok.status], ['p1', 'patch_file', 'success'])
+  assert.equal(ok.artifact.ok, true)
+  assert.deepEqual(JSON.parse(ok.content), ok.artifact)
+  assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 3;\n')
+
+  const stale = await patchFile.invoke(call('p2', 'patch_file', { file_path: 'config.ts', search_block: 'export const retries = 2;', replace_block: 'x' }))
+  assert.deepEqual([stale.tool_call_id, stale.status], ['p2', 'error'])
+  assert.equal(stale.artifact.code, 'SEARCH_BLOCK_NOT_FOUND')
+  assert.equal(stale.content, failureText(stale.artifact))
+  assert.match(stale.content, /<closest_match lines="1" similarity="\d+%" differences="content">\nexport const retries = 3;\n<\/closest_match>/)
+
+  // Called with plain arguments, a tool answers the content itself.
+  const read = await list.find((t) => t.name === 'read_file').invoke({ file_path: 'config.ts' })
+  assert.equal(JSON.parse(read).content, 'export const retries = 3;\n')
+  // LangChain validated against its copy: the package's schemas are untouched and still frozen.
+  assert.ok(Object.isFrozen(schemas.patch_file.parameters))
+
+  // Arguments that do not fit the schema are refused by LangChain itself before the call (its agents turn that
+  // into an error ToolMessage); the error names what is missing, and nothing is written.
+  await assert.rejects(
+    patchFile.invoke(call('p3', 'patch_file', { search_block: 'retries = 3;', replace_block: 'retries = 4;' })),
+    (err) => err instanceof ToolInputParsingException && /required property "file_path"/.test(err.message),
+  )
+  // A search_block without its replace_block fits the schema (edits[] is the other form) and is refused by the engine.
+  const half = await patchFile.invoke(call('p4', 'patch_file', { file_path: 'config.ts', search_block: 'retries = 3;' }))
+  assert.equal(half.status, 'error')
+  assert.equal(half.artifact.code, 'INVALID_INPUT')
+  assert.match(half.content, /replace_block/)
+  assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 3;\n')
+})
+
+const haveFlock = spawnSync('sh', ['-c', 'command -v flock']).status === 0
+
+test("a LangChain tool's abort signal cancels the engine call waiting for a busy file: nothing is written", { skip: !haveFlock && 'flock(1) is not installed' }, async () => {
+  const ws = tempDir('pft-langchain-')
+  const file = path.join(ws, 'a.txt')
+  fs.writeFileSync(file, 'one\n')
+  // Another process holds the file's lock until its stdin closes: the call waits for it.
+  const holder = spawn('flock', [file, 'sh', '-c', 'read x'], { stdio: ['pipe', 'ignore', 'inherit'] })
+  const exited = new Promise((r) => holder.on('exit', r))
+  try {
+    for (let i = 0; spawnSync('flock', ['-n', file, 'true']).status === 0; i++) {
+      assert.ok(i < 500, 'the lock holder took the lock')
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    const writeFile = createPatchFileTools({ workspaceRoot: ws, lockWaitMs: 60_000 }).find((t) => t.name === 'write_file')
+    const controller = new AbortController()
+    const pending = writeFile.invoke(call('w', 'write_file', { file_path: 'a.txt', content: 'two\n' }), { signal: controller.signal })
+    await new Promise((r) => setTimeout(r, 100))
+    controller.abort()
+    await assert.rejects(pending, /abort/i, 'LangChain rejects the aborted invocation')
+  } finally {
+    holder.stdin.end()
+    await exited
+  }
+  // Once the file is free, a call the signal did not reach would write; this one was cancelled.
+  await new Promise((r) => setTimeout(r, 300))
+  assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
+})

@@ -1,0 +1,162 @@
+// patch-file-tool/openai-agents driven by the OpenAI Agents SDK's own runtime:
+// a Runner runs an Agent whose only tool is applyPatchTool({ editor:
+// createEditor(...) }), with a scripted Model (no network) that emits
+// apply_patch_call items: a create, an update with `@@` context, a delete,
+// then a stale update. The files change, and each next request carries the
+// apply_patch_call_output items with the right status and the engine's
+// diagnosis.
+import './helpers/private-state.mjs'
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { Agent, Runner, Usage, applyPatchTool } from '@openai/agents'
+import { createEditor } from 'patch-file-tool/openai-agents'
+import { tempDir as newTempDir } from './helpers/mcp-raw.mjs'
+
+const made = []
+/** A fresh workspace, removed when the tests end. */
+function tempDir(prefix) {
+  const dir = newTempDir(prefix)
+  made.push(dir)
+  return dir
+}
+after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const patchCall = (callId, operation) => ({ type: 'apply_patch_call', callId, status: 'completed', operation })
+const message = (text) => ({
+  type: 'message',
+  role: 'assistant',
+  status: 'completed',
+  content: [{ type: 'output_text', text }],
+})
+
+/** A Model that plays `script` (one list of output items per turn) and records every request. */
+function scriptedModel(script) {
+  const requests = []
+  return {
+    requests,
+    async getResponse(request) {
+      requests.push(request)
+      const output = script[requests.length - 1]
+      assert.ok(output, `turn ${requests.length} is past the script`)
+      return { usage: new Usage(), output, responseId: `resp-${requests.length}` }
+    },
+    // eslint-disable-next-line require-yield
+    async *getStreamedResponse() {
+      throw new Error('not streamed in this test')
+    },
+  }
+}
+
+/** The apply_patch_call_output items of a request's input, by call id. */
+function outputsIn(request) {
+  const items = Array.isArray(request.input) ? request.input : []
+  return Object.fromEntries(items.filter((i) => i.type === 'apply_patch_call_output').map((i) => [i.callId, i]))
+}
+
+async function run(ws, script, options = {}) {
+  const model = scriptedModel(script)
+  const agent = new Agent({
+    name: 'editor',
+    instructions: 'Edit files with apply_patch.',
+    model,
+    tools: [applyPatchTool({ editor: createEditor({ workspaceRoot: ws, ...options }) })],
+  })
+  const result = await new Runner({ tracingDisabled: true }).run(agent, 'Make the changes.', { maxTurns: script.length + 1 })
+  return { result, requests: model.requests }
+}
+
+test('Runner + applyPatchTool + createEditor: create, update with @@ context, delete, then a stale update that fails with the diagnosis', async () => {
+  const ws = tempDir('pft-agents-')
+  fs.writeFileSync(path.join(ws, 'old.txt'), 'obsolete\n')
+  const script = [
+    [patchCall('c1', { type: 'create_file', path: 'src/greet.ts', diff: '+export function greet(name: string) {\n+  return `Hi ${name}`;\n+}\n' })],
+    [patchCall('c2', { type: 'update_file', path: 'src/greet.ts', diff: '@@ export function greet(name: string) {\n-  return `Hi ${name}`;\n+  return `Hello, ${name}!`;\n }\n' })],
+    [patchCall('c3', { type: 'delete_file', path: 'old.txt' })],
+    // Stale: the model edits the line as it was before c2.
+    [patchCall('c4', { type: 'update_file', path: 'src/greet.ts', diff: '@@\n export function greet(name: string) {\n-  return `Hi ${name}`;\n+  return `Hey ${name}`;\n }\n' })],
+    [message('All done.')],
+  ]
+  const { result, requests } = await run(ws, script)
+
+  assert.equal(result.finalOutput, 'All done.')
+  assert.equal(requests.length, 5)
+  assert.equal(fs.readFileSync(path.join(ws, 'src', 'greet.ts'), 'utf8'), 'export function greet(name: string) {\n  return `Hello, ${name}!`;\n}\n')
+  assert.ok(!fs.existsSync(path.join(ws, 'old.txt')), 'old.txt deleted')
+
+  // Each request carries the outputs of every earlier call.
+  assert.deepEqual(Object.keys(outputsIn(requests[0])), [])
+  const last = outputsIn(requests[4])
+  assert.deepEqual(Object.keys(last), ['c1', 'c2', 'c3', 'c4'])
+  assert.deepEqual(outputsIn(requests[1]).c1, last.c1)
+  assert.equal(last.c1.status, 'completed')
+  assert.match(last.c1.output, /^Created src\/greet\.ts \(\d+ bytes\)\.$/)
+  assert.equal(last.c2.status, 'completed')
+  assert.match(last.c2.output, /^Updated src\/greet\.ts: 1 section applied at line 2\.$/)
+  assert.equal(last.c3.status, 'completed')
+  assert.equal(last.c3.output, 'Deleted old.txt.')
+  assert.equal(last.c4.status, 'failed')
+  // The engine's diagnosis: the code, which section, and which lines were not found; line numbers are the diff's.
+  assert.match(last.c4.output, /^SEARCH_BLOCK_NOT_FOUND: `src\/greet\.ts`: hunk 1 \(diff line 1\): its 3 context\/removed lines starting with `export function greet\(name: string\) \{` were not found/)
+  assert.match(last.c4.output, /nothing was written/)
+  assert.ok(!/patch line/.test(last.c4.output), last.c4.output)
+})
+
+test('update_file with moveTo moves the file; a missing file, a bad diff and an escaping path fail as outputs, not exceptions', async () => {
+  const ws = tempDir('pft-agents-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\ntwo\n')
+  const script = [
+    [
+      patchCall('m', { type: 'update_file', path: 'a.txt', moveTo: 'b/a.txt', diff: '@@\n one\n-two\n+TWO\n' }),
+      patchCall('x', { type: 'delete_file', path: 'missing.txt' }),
+      patchCall('h', { type: 'update_file', path: 'b/a.txt', diff: '*** Delete File: b/a.txt\n' }),
+      patchCall('p', { type: 'create_file', path: '../escape.txt', diff: '+x\n' }),
+      patchCall('n', { type: 'create_file', path: 'note.txt\n*** Delete File: b/a.txt', diff: '+x\n' }),
+    ],
+    [message('ok')],
+  ]
+  const { requests } = await run(ws, script)
+  const out = outputsIn(requests[1])
+  assert.equal(out.m.status, 'completed', out.m.output)
+  assert.equal(out.m.output, 'Updated a.txt and moved it to b/a.txt: 1 section applied at line 1.')
+  assert.ok(!fs.existsSync(path.join(ws, 'a.txt')))
+  assert.equal(fs.readFileSync(path.join(ws, 'b', 'a.txt'), 'utf8'), 'one\nTWO\n')
+  assert.equal(out.x.status, 'failed')
+  assert.match(out.x.output, /^FILE_READ_ERROR: /)
+  // A header line in a diff cannot add an operation: refused before the engine, b/a.txt stays.
+  assert.equal(out.h.status, 'failed')
+  assert.match(out.h.output, /^PATCH_PARSE_ERROR: diff line 1: an update_file diff is the body of the update only/)
+  assert.equal(out.p.status, 'failed')
+  assert.match(out.p.output, /^PATH_OUTSIDE_WORKSPACE: /)
+  assert.ok(!fs.existsSync(path.join(path.dirname(ws), 'escape.txt')))
+  assert.equal(out.n.status, 'failed')
+  assert.match(out.n.output, /^INVALID_INPUT: `path` must not contain a line break/)
+  assert.ok(fs.existsSync(path.join(ws, 'b', 'a.txt')), 'no operation smuggled through a path or a diff ran')
+  assert.ok(!fs.existsSync(path.join(ws, 'note.txt')))
+})
+
+test('the editor answers every operation with { status, output } and never rejects, even for malformed operations', async () => {
+  const ws = tempDir('pft-agents-')
+  const editor = createEditor({ workspaceRoot: ws })
+  for (const op of [undefined, null, 'x', {}, { path: 5 }, { path: 'a', diff: 7 }, { path: ' a', diff: '+x' }]) {
+    for (const fn of [editor.createFile, editor.updateFile, editor.deleteFile]) {
+      const r = await fn(op)
+      assert.equal(r.status, 'failed', JSON.stringify(op))
+      assert.match(r.output, /^(INVALID_INPUT|PATCH_PARSE_ERROR|FILE_READ_ERROR): /, `${JSON.stringify(op)}: ${r.output}`)
+    }
+  }
+  assert.deepEqual(fs.readdirSync(ws), [])
+  // A create's diff is `+` lines only; the error counts lines of the diff.
+  const r = await editor.createFile({ type: 'create_file', path: 'a.txt', diff: '+one\ntwo\n' })
+  assert.deepEqual(r, {
+    status: 'failed',
+    output: 'PATCH_PARSE_ERROR: diff line 2: a create_file diff is the new file\'s lines, each starting with `+`; found `two`; nothing was written',
+  })
+  // A create over an existing file says so.
+  fs.writeFileSync(path.join(ws, 'e.txt'), 'old\n')
+  const over = await editor.createFile({ type: 'create_file', path: 'e.txt', diff: '+new' })
+  assert.deepEqual(over, { status: 'completed', output: 'Replaced e.txt, which already existed (4 bytes before, 4 now).' })
+})

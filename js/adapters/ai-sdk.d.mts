@@ -1,0 +1,38 @@
+// Types of patch-file-tool/ai-sdk (ES modules; ai-sdk.d.ts is the same for CommonJS).
+import type { Tool } from 'ai'
+import type {
+  ApplyPatchInput,
+  FormatResult,
+  PatchFileInput,
+  PatchFileOptions,
+  PatchFileResult,
+  ReadFileInput,
+  ReadFileResult,
+  UndoInput,
+  UndoResult,
+  WriteFileInput,
+  WriteFileResult,
+} from '../../index.js'
+
+/**
+ * The default tool set as AI SDK tools, keyed by tool name. Each tool's
+ * description and input schema are the package's own (`schemas.<name>`);
+ * `execute` resolves to the engine's result object and never rejects; the
+ * model receives a success as that JSON and a failure as error text with the
+ * engine's diagnosis (code, message, closest match's current text).
+ */
+export type PatchFileTools = {
+  patch_file: Tool<PatchFileInput, PatchFileResult>
+  read_file: Tool<ReadFileInput, ReadFileResult>
+  write_file: Tool<WriteFileInput, WriteFileResult>
+  apply_patch: Tool<ApplyPatchInput, FormatResult>
+  undo: Tool<Extract<UndoInput, object>, UndoResult>
+}
+
+/**
+ * The default tools for `generateText({ tools })`, `streamText`, agents and the
+ * rest of the AI SDK. `options` are the engine's (`workspaceRoot` sandboxes
+ * every path). Throws NATIVE_ENGINE_UNAVAILABLE when this platform has no
+ * engine; a call never throws.
+ */
+export declare function createPatchFileTools(options?: PatchFileOptions): PatchFileTools

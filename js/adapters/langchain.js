@@ -1,0 +1,34 @@
+'use strict'
+// patch-file-tool/langchain (CommonJS): for LangChain.js,
+//
+// - createApplyPatchExecute(options): the `execute` of `tools.applyPatch({
+//   execute })` from @langchain/openai (OpenAI's apply_patch tool): each
+//   operation goes through js/adapters/v4a.js and resolves to the text for
+//   the model (what was done, or the failure with the engine's diagnosis);
+// - createPatchFileTools(options): the default tool set as `tool()`s of
+//   @langchain/core (js/adapters/toolset.js).
+//
+// langchain.mjs is the ES module entry, which builds the tools with
+// @langchain/core's ES module build instead.
+
+const { requirePeer } = require('./peer.js')
+const { langchainTools } = require('./toolset.js')
+const { textExecutor } = require('./v4a.js')
+
+const SUBPATH = 'patch-file-tool/langchain'
+const lc = {
+  tool: requirePeer('@langchain/core/tools', '@langchain/core', SUBPATH).tool,
+  ToolMessage: requirePeer('@langchain/core/messages', '@langchain/core', SUBPATH).ToolMessage,
+}
+
+/** The `execute` for `tools.applyPatch({ execute })`: operation -> Promise of the text for the model. Never rejects. */
+function createApplyPatchExecute(options) {
+  return textExecutor(options)
+}
+
+/** The default tools as LangChain structured tools, in listing order. */
+function createPatchFileTools(options) {
+  return langchainTools(lc, options)
+}
+
+module.exports = { createApplyPatchExecute, createPatchFileTools }

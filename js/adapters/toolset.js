@@ -1,0 +1,113 @@
+'use strict'
+// The default tool set (js/tools.js DEFAULT_TOOLS) as tools of the Vercel AI
+// SDK and of LangChain.
+//
+// Each tool is the MCP tool of the same name: its description and input
+// schema are the package's own (schemas/<name>.schema.json), and it runs the
+// same engine function with the caller's options (workspaceRoot and the
+// rest). What differs is only how each SDK wants a tool built and a result
+// handed back:
+//
+// - AI SDK: `execute` returns the engine's result object (the application
+//   sees it in `toolResults`); the model receives a success as that JSON and
+//   a failure as error text with the engine's diagnosis (js/adapters/render.js).
+// - LangChain: a ToolMessage whose content is that same text or JSON, whose
+//   artifact is the result object, with status "error" on failure (chat
+//   models that know tool errors, such as Anthropic's, pass it on).
+//
+// The SDK's own functions are passed in (`ai`, `lc`) rather than required
+// here: the CommonJS entry passes the SDK's CommonJS build and the ES module
+// entry its ES module build, so an application loads one copy of the SDK,
+// the one it imports itself. Each tool gets a fresh, unfrozen copy of its
+// schema: LangChain's validator writes into the schema object it is given.
+//
+// A call never throws into the SDK: the engine answers every input with a
+// result, and an unexpected exception becomes an INTERNAL_ERROR result. The
+// SDK's abort signal (AI SDK `abortSignal`, LangChain `signal`) cancels the
+// engine call, together with any `signal` in the options.
+
+const tools = require('../tools.js')
+const engine = require('../engine.js')
+const { failureText, internalError } = require('./render.js')
+
+/** A deep, unfrozen copy of a JSON value. */
+const copy = (v) => JSON.parse(JSON.stringify(v))
+
+/** `options` with the SDK's abort signal for one call, joined to the caller's own. */
+function withSignal(options, signal) {
+  if (!signal) return options
+  const own = options && options.signal
+  if (!own) return { ...options, signal }
+  return { ...options, signal: typeof AbortSignal.any === 'function' ? AbortSignal.any([own, signal]) : signal }
+}
+
+/**
+ * The default tools, SDK-neutral: name, description, a fresh copy of the
+ * JSON schema of their input, and run(args, signal) resolving to the
+ * engine's result object. Loads the engine now, so that a platform without
+ * it fails here (NATIVE_ENGINE_UNAVAILABLE) and not on the model's first call.
+ */
+function entries(options) {
+  engine.warm()
+  return tools.DEFAULT_TOOLS.map((name) => {
+    const tool = tools.get(name)
+    return {
+      name,
+      description: tool.schema.description,
+      parameters: () => copy(tool.schema.parameters),
+      async run(args, signal) {
+        try {
+          return await engine.run(tool, args, withSignal(options, signal))
+        } catch (err) {
+          return internalError(err)
+        }
+      },
+    }
+  })
+}
+
+/** The text the model receives for a result: its JSON on success, the failure text otherwise. */
+function modelText(result) {
+  return result && result.ok === true ? JSON.stringify(result) : failureText(result)
+}
+
+/** The AI SDK tool set: tool name -> `tool({ description, inputSchema, execute, toModelOutput })`. */
+function aiSdkTools(ai, options) {
+  const set = {}
+  for (const e of entries(options)) {
+    set[e.name] = ai.tool({
+      description: e.description,
+      inputSchema: ai.jsonSchema(e.parameters()),
+      execute: (input, callOptions) => e.run(input, callOptions && callOptions.abortSignal),
+      toModelOutput: ({ output }) =>
+        output && output.ok === true ? { type: 'json', value: output } : { type: 'error-text', value: failureText(output) },
+    })
+  }
+  return set
+}
+
+/** The LangChain tools (`tool()` from @langchain/core/tools), in DEFAULT_TOOLS order. */
+function langchainTools(lc, options) {
+  return entries(options).map((e) =>
+    lc.tool(
+      async (input, config) => {
+        const result = await e.run(input, config && config.signal)
+        const content = modelText(result)
+        const id = config && config.toolCall && config.toolCall.id
+        // Called with plain arguments (no tool call), LangChain returns the content itself.
+        if (!id) return content
+        return new lc.ToolMessage({
+          content,
+          artifact: result,
+          tool_call_id: id,
+          name: e.name,
+          status: result && result.ok === true ? 'success' : 'error',
+        })
+      },
+      // LangChain checks the arguments against the schema before the call; its error then names what is wrong.
+      { name: e.name, description: e.description, schema: e.parameters(), verboseParsingErrors: true },
+    ),
+  )
+}
+
+module.exports = { aiSdkTools, langchainTools }

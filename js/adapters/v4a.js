@@ -1,0 +1,191 @@
+'use strict'
+// OpenAI's apply_patch tool, applied by the engine.
+//
+// The Responses API's apply_patch tool hands the application one file
+// operation at a time: `create_file` (path, diff), `update_file` (path, diff,
+// and in the Agents SDK an optional moveTo) or `delete_file` (path). The
+// diff is "V4A", headerless: a create's diff is the new file's lines, each
+// prefixed with `+`; an update's diff is `@@ [anchor]` sections of ` `, `-`
+// and `+` lines (the first section may omit its `@@`), ended by an optional
+// `*** End of File`. That is exactly the body of a section of a Codex patch,
+// which the engine already applies (src/input/formats: exact first, then
+// ignoring trailing whitespace, surrounding whitespace, Unicode punctuation;
+// unique or refused; atomic), so an operation becomes a one-section Codex
+// patch:
+//
+//   create_file  *** Begin Patch / *** Add File: p / diff / *** End Patch
+//   update_file  *** Begin Patch / *** Update File: p / [*** Move to: q] / diff / *** End Patch
+//   delete_file  *** Begin Patch / *** Delete File: p / *** End Patch
+//
+// Because the envelope is text, an operation must not be able to step out of
+// its section: a path with a line break, or a diff line that is a `*** `
+// header (`*** Delete File: other`), would add operations the model did not
+// ask for. Those are refused here, before the engine, with the same result
+// shape and codes as the engine's (INVALID_INPUT, PATCH_PARSE_ERROR). The
+// engine's messages count lines of the whole patch; the text the model reads
+// counts lines of its own diff instead.
+//
+// The result is text for the model (OpenAI's apply_patch output is a
+// string): what was done, or js/adapters/render.js's failure text. Nothing
+// here throws: an unexpected exception becomes an INTERNAL_ERROR result.
+
+const engine = require('../engine.js')
+const { failureText, internalError } = require('./render.js')
+
+const OPERATIONS = ['create_file', 'update_file', 'delete_file']
+
+function refused(code, message, extra = {}) {
+  return { ok: false, code, message: `${message}; nothing was written`, format: 'apply_patch', ...extra }
+}
+
+/** An INVALID_INPUT result when `p` cannot stand on a header line, else null. */
+function badPath(p, field) {
+  if (typeof p !== 'string' || p.length === 0) return refused('INVALID_INPUT', `\`${field}\` must be a non-empty path relative to the workspace root`)
+  if (/[\r\n]/.test(p)) return refused('INVALID_INPUT', `\`${field}\` must not contain a line break`)
+  if (p.trim() !== p) return refused('INVALID_INPUT', `\`${field}\` must not start or end with whitespace`)
+  return null
+}
+
+/** The diff's lines; a final line break ends the last line rather than adding an empty one. */
+function diffLines(diff) {
+  const lines = diff.split('\n')
+  if (lines[lines.length - 1] === '') lines.pop()
+  return lines
+}
+
+const show = (line) => (line.length > 80 ? `${line.slice(0, 80)}…` : line)
+
+/** A PATCH_PARSE_ERROR at line `i` (0-based) of the diff, or null when every line fits. */
+function checkCreate(lines) {
+  const i = lines.findIndex((l) => !l.startsWith('+'))
+  if (i === -1) return null
+  return refused(
+    'PATCH_PARSE_ERROR',
+    `diff line ${i + 1}: a create_file diff is the new file's lines, each starting with \`+\`; found \`${show(lines[i])}\``,
+    { line: i + 1, expected: 'a line starting with `+`' },
+  )
+}
+
+function checkUpdate(lines) {
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i].replace(/\r$/, '')
+    if (l === '' || l === '*** End of File' || ' -+'.includes(l[0]) || l.startsWith('@@')) continue
+    const header = l.startsWith('***')
+    return refused(
+      'PATCH_PARSE_ERROR',
+      header
+        ? `diff line ${i + 1}: an update_file diff is the body of the update only (\`@@\` sections of \` \`, \`-\` and \`+\` lines, optionally ending with \`*** End of File\`), without \`*** \` header lines; found \`${show(l)}\``
+        : `diff line ${i + 1}: expected a line starting with \` \` (context), \`-\` (removed), \`+\` (added) or \`@@\`; found \`${show(l)}\``,
+      { line: i + 1, expected: 'a line starting with ` `, `-`, `+` or `@@`' },
+    )
+  }
+  return null
+}
+
+/**
+ * The Codex patch for one operation and how many of its lines precede the
+ * diff; or `failure` when the operation is refused before the engine.
+ */
+function toPatch(op) {
+  if (!op || typeof op !== 'object' || !OPERATIONS.includes(op.type)) {
+    return { failure: refused('INVALID_INPUT', `the operation's \`type\` must be one of ${OPERATIONS.join(', ')}`) }
+  }
+  const pathFailure = badPath(op.path, 'path')
+  if (pathFailure) return { failure: pathFailure }
+  if (op.type === 'delete_file') return { patch: `*** Begin Patch\n*** Delete File: ${op.path}\n*** End Patch\n`, header: 2 }
+  if (typeof op.diff !== 'string') return { failure: refused('INVALID_INPUT', `a ${op.type} operation needs \`diff\` (a string)`) }
+  const lines = diffLines(op.diff)
+  const body = lines.map((l) => `${l}\n`).join('')
+  if (op.type === 'create_file') {
+    const failure = checkCreate(lines)
+    return failure ? { failure } : { patch: `*** Begin Patch\n*** Add File: ${op.path}\n${body}*** End Patch\n`, header: 2 }
+  }
+  const failure = checkUpdate(lines)
+  if (failure) return { failure }
+  const moveTo = op.moveTo !== undefined && op.moveTo !== null ? op.moveTo : op.move_to
+  if (moveTo === undefined || moveTo === null) return { patch: `*** Begin Patch\n*** Update File: ${op.path}\n${body}*** End Patch\n`, header: 2 }
+  const moveFailure = badPath(moveTo, 'moveTo')
+  if (moveFailure) return { failure: moveFailure }
+  return { patch: `*** Begin Patch\n*** Update File: ${op.path}\n*** Move to: ${moveTo}\n${body}*** End Patch\n`, header: 3 }
+}
+
+/** Rewrites the engine's patch line numbers as line numbers of the model's diff. */
+function renumber(header) {
+  const diffLine = (n) => Number(n) - header
+  return (message) =>
+    message
+      .replace(/^line (\d+): /, (_, n) => (diffLine(n) >= 1 ? `diff line ${diffLine(n)}: ` : ''))
+      .replace(/\(patch line (\d+)\)/g, (all, n) => (diffLine(n) >= 1 ? `(diff line ${diffLine(n)})` : all))
+}
+
+const LEVELS = {
+  trailing_whitespace: 'ignoring trailing whitespace',
+  surrounding_whitespace: 'ignoring surrounding whitespace',
+  unicode_punctuation: 'ignoring Unicode punctuation',
+}
+
+function plural(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`
+}
+
+/** What a successful operation did, in one line (plus the engine's warnings). */
+function successText(op, r) {
+  const f = (Array.isArray(r.files) && r.files[0]) || {}
+  const out = []
+  if (op.type === 'delete_file') out.push(`Deleted ${op.path}.`)
+  else if (op.type === 'create_file') {
+    out.push(
+      f.created === false
+        ? `Replaced ${op.path}, which already existed (${f.before_bytes} bytes before, ${f.after_bytes} now).`
+        : `Created ${op.path} (${f.after_bytes} bytes).`,
+    )
+  } else {
+    const hunks = Array.isArray(f.hunks) ? f.hunks : []
+    const moved = f.action === 'move' ? ` and moved it to ${op.moveTo !== undefined && op.moveTo !== null ? op.moveTo : op.move_to}` : ''
+    const where = hunks.length ? `: ${plural(hunks.length, 'section')} applied at line ${hunks.map((h) => h.line_number).join(', ')}` : ''
+    out.push(`Updated ${op.path}${moved}${where}.`)
+    for (const h of hunks) {
+      if (LEVELS[h.level]) out.push(`Section ${h.index + 1} matched only ${LEVELS[h.level]}.`)
+    }
+  }
+  if (r.dry_run) out.push(`Dry run: nothing was written (run_id ${r.run_id}).`, r.diff || '')
+  for (const w of Array.isArray(r.warnings) ? r.warnings : []) out.push(`warning: ${w}`)
+  return out.join('\n')
+}
+
+/**
+ * Applies one apply_patch operation through the engine with `options` (the
+ * engine's options). Resolves to { ok, output, result }: `output` is the text
+ * for the model, `result` the engine's result object. Never rejects.
+ */
+async function applyOperation(op, options) {
+  let built
+  try {
+    built = toPatch(op)
+  } catch (err) {
+    built = { failure: internalError(err) }
+  }
+  if (built.failure) return { ok: false, output: failureText(built.failure), result: built.failure }
+  let result
+  try {
+    result = await engine.engine().applyPatch(built.patch, options)
+  } catch (err) {
+    result = internalError(err)
+  }
+  if (!result || result.ok !== true) {
+    const failed = result && typeof result === 'object' ? result : internalError(new Error('no result'))
+    return { ok: false, output: failureText(failed, { mapMessage: renumber(built.header) }), result: failed }
+  }
+  return { ok: true, output: successText(op, result), result }
+}
+
+/**
+ * A function applying operations with `options` and resolving to the text for
+ * the model only (LangChain's applyPatch `execute`). Loads the engine now.
+ */
+function textExecutor(options) {
+  engine.warm()
+  return async (operation) => (await applyOperation(operation, options)).output
+}
+
+module.exports = { applyOperation, textExecutor, toPatch }

@@ -1,0 +1,37 @@
+'use strict'
+// The engine as the front-ends call it: the package's public API object
+// (the one index.js exports), built once, on first use, from the native
+// binding (js/native.js) and the tool table (js/api.js), and a way to run a
+// tool of the table (js/tools.js) through it.
+//
+// The MCP server, the CLI and the agent-SDK adapters run tools through here,
+// so they share the API object a program gets from require('patch-file-tool')
+// (its busy-file waits and cancellation, js/calls.js), and the table stays
+// plain data: js/tools.js never loads the engine, and nothing depends back on
+// index.js.
+
+let api = null
+
+/** The package's public API (loads the native addon once); throws NATIVE_ENGINE_UNAVAILABLE. */
+function engine() {
+  if (!api) api = require('./api.js').publicApi(require('./native.js').load())
+  return api
+}
+
+/**
+ * Runs a tool through the engine. Never throws for bad input: the engine
+ * answers every input with a result object (`ok: false` + `code` on failure).
+ * @param {object} tool  an entry of js/tools.js (list(), get(), select())
+ * @param {unknown} args the tool arguments as received
+ * @param {{workspaceRoot: string}} options engine options
+ */
+function run(tool, args, options) {
+  return engine()[tool.engine](args === undefined ? {} : args, options)
+}
+
+/** Loads the engine ahead of the first call (the MCP server does at start-up); throws NATIVE_ENGINE_UNAVAILABLE. */
+function warm() {
+  engine()
+}
+
+module.exports = { engine, run, warm }

@@ -1,0 +1,352 @@
+//! Recording a commit: the journal as the pipeline's [`Recorder`].
+//!
+//! The pipeline calls [`Journal::record`] after its commit succeeded, while
+//! the transaction's files are still locked and the replaced inodes still
+//! set aside; the entry is written once, under its final name, while this
+//! process holds the journal's lock. So every entry describes a commit that
+//! completed, and a crash between the commit and the record loses only that
+//! history line, never a file.
+//!
+//! # Keeping the replaced inode instead of a copy
+//!
+//! A file replaced by rename leaves its old inode behind, whole: the commit
+//! sets it aside under a temp name (`io::commit::Aside`) instead of
+//! unlinking it, and the journal links that inode into its directory as
+//! `<id>-<k>-<size>-<ino>.kept`. The previous content is then kept without
+//! reading or writing a byte of it, and with it everything the file was
+//! (owner, mode, attributes), which an undone deletion gets back. A copy
+//! into the entry is made only where that is impossible or not worth it:
+//!
+//! - the file was written in place or by a plain rename (no inode was set
+//!   aside), or its inode has other names (linking would let the journal's
+//!   "previous content" change through them, and count as one more link of
+//!   a live file);
+//! - the journal is on another file system (`EXDEV`), or the kernel refuses
+//!   the link (`protected_hardlinks`, another user's file);
+//! - the content is smaller than [`KEEP_INODE_BYTES`]: writing it along
+//!   with the header costs less than a link and its check.
+//!
+//! # Durability
+//!
+//! Entries are not fsync'd (two more flushes per edit would triple the cost
+//! of a small durable edit); a power loss may therefore drop the newest
+//! entries or leave one damaged. Neither is ever acted on: an entry is read
+//! back only when its header checks out against its own check and against
+//! the file's length, and undo checks each saved content against its
+//! recorded sha256 before writing.
+
+use std::ffi::OsStr;
+use std::io::{self, Write as _};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::entry::{self, FileRec, Header, KeptRec};
+use super::lines::{line_delta, rfc3339};
+use super::store::{self, entry_name, kept_name, State, Store};
+use crate::io::dir::Dir;
+use crate::io::dir::Meta;
+use crate::io::meta;
+use crate::io::workspace::Workspace;
+use crate::model::{JournalConfig, Options};
+use crate::text::source::hex;
+use crate::txn::changes::{Before, Commit, Kind, Recorder};
+
+/// Previous contents smaller than this are copied into the entry rather
+/// than kept as their inode (see the module docs; measured in
+/// `docs/journal.md`).
+pub const KEEP_INODE_BYTES: u64 = 64 << 10;
+
+/// What an undo transaction records about the transaction it undoes.
+#[derive(Debug, Clone, Copy)]
+pub struct UndoOf {
+    pub id: u64,
+    /// 1 for an undo, 2 for a redo (an undo of an undo), and so on.
+    pub depth: u64,
+}
+
+/// The journal of one call, as the pipeline's recorder.
+pub struct Journal {
+    cfg: JournalConfig,
+    entry: &'static str,
+    undoes: Option<UndoOf>,
+    recorded: Mutex<Option<u64>>,
+}
+
+impl Journal {
+    /// The journal of a call made with `opts` (records nothing when the
+    /// journal is off).
+    pub fn for_call(opts: &Options) -> Journal {
+        Journal {
+            cfg: opts.journal.clone(),
+            entry: if opts.entry.is_empty() {
+                "write"
+            } else {
+                opts.entry
+            },
+            undoes: None,
+            recorded: Mutex::new(None),
+        }
+    }
+
+    /// The journal of an undo of `of`, recorded under the entry point
+    /// `entry`.
+    pub fn undoing(opts: &Options, entry: &'static str, of: UndoOf) -> Journal {
+        Journal {
+            entry,
+            undoes: Some(of),
+            ..Journal::for_call(opts)
+        }
+    }
+
+    /// The id of the entry this journal recorded, if it did.
+    pub fn recorded(&self) -> Option<u64> {
+        *self.recorded.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Recorder for Journal {
+    fn record(&self, c: &Commit<'_>) -> Vec<String> {
+        if !self.cfg.enabled || c.files.is_empty() {
+            return Vec::new();
+        }
+        match self.write(c) {
+            Ok(id) => {
+                *self.recorded.lock().unwrap_or_else(|p| p.into_inner()) = Some(id);
+                Vec::new()
+            }
+            Err(e) => vec![format!(
+                "the change was made but not journaled ({e}); it cannot be undone with `undo`"
+            )],
+        }
+    }
+
+    fn links_held(&self, ws: &Workspace, meta: &Meta) -> u64 {
+        match store::open(&self.cfg, ws, false) {
+            Ok(Some(s)) => s.links_to(meta),
+            _ => 0,
+        }
+    }
+}
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Modified => "modified",
+        Kind::Created => "created",
+        Kind::Deleted => "deleted",
+    }
+}
+
+/// What the entry says of one file (its content decided later).
+fn file_rec(c: &Commit<'_>, k: usize) -> FileRec {
+    let ch = &c.files[k];
+    let mut f = FileRec {
+        path: ch.rel_path.to_string(),
+        kind: kind_name(ch.kind).into(),
+        ..FileRec::default()
+    };
+    match ch.kind {
+        Kind::Created => f.moved_from = ch.moved.map(str::to_string),
+        Kind::Deleted => f.moved_to = ch.moved.map(str::to_string),
+        Kind::Modified => {}
+    }
+    if let Some(b) = &ch.before {
+        f.size_before = Some(b.bytes.len() as u64);
+        f.sha256_before = Some(b.sha256.to_string());
+        f.mode = b.meta.mode;
+        f.uid = b.meta.uid;
+        f.gid = b.meta.gid;
+    }
+    if let Some(a) = &ch.after {
+        f.size_after = Some(a.len);
+        f.sha256_after = Some(a.sha256.to_string());
+    }
+    let before: &[u8] = ch.before.as_ref().map_or(b"", |b| b.bytes);
+    let (added, removed) = match &ch.after {
+        Some(a) => line_delta(before, a.content),
+        None => line_delta(before, &[]),
+    };
+    f.added = added as u64;
+    f.removed = removed as u64;
+    f
+}
+
+/// Why the transaction is recorded without content, if it is.
+fn why_not(c: &Commit<'_>, cfg: &JournalConfig) -> Option<String> {
+    let mut total = 0u64;
+    for ch in &c.files {
+        // Undo names a file by its path as a string: one that is not UTF-8
+        // could not be named again.
+        if c.ws.root().join(ch.rel_path) != ch.abs_path {
+            return Some(format!(
+                "the path of `{}` is not valid UTF-8, so undo could not name it",
+                ch.rel_path
+            ));
+        }
+        let len = ch.before.as_ref().map_or(0, |b| b.bytes.len() as u64);
+        if len > cfg.max_file_bytes {
+            return Some(format!(
+                "`{}` is larger than the journal keeps ({} bytes, options.journal.maxFileBytes)",
+                ch.rel_path, cfg.max_file_bytes
+            ));
+        }
+        total = total.saturating_add(len);
+    }
+    (total > cfg.max_bytes).then(|| {
+        format!(
+            "its previous content ({total} bytes) is more than the journal keeps ({} bytes, \
+             options.journal.maxBytes)",
+            cfg.max_bytes
+        )
+    })
+}
+
+/// Links the set-aside inode of `b` into the journal as file `k` of entry
+/// `id`, where that is possible and worth it (see the module docs).
+fn keep_inode(store: &Store, id: u64, k: usize, b: &Before<'_>) -> Option<KeptRec> {
+    let aside = b.aside?;
+    let len = b.bytes.len() as u64;
+    if len < KEEP_INODE_BYTES {
+        return None;
+    }
+    let m = Dir::meta_of_file(aside.file()).ok()?;
+    if m.nlink != 1 || m.size != len {
+        return None;
+    }
+    let name = kept_name(id, k, len, m.ino);
+    let linked = aside
+        .link_into(store.private().dir(), OsStr::new(&name))
+        .ok()?;
+    Some(KeptRec {
+        name,
+        dev: linked.dev,
+        ino: linked.ino,
+        size: len,
+    })
+}
+
+/// A deleted file's attributes, recorded when its content is copied (a
+/// kept inode carries its own).
+fn attributes(f: &mut FileRec, b: &Before<'_>) {
+    let Some(extras) = b.aside.and_then(|a| meta::capture(a.file()).ok()) else {
+        return;
+    };
+    f.xattrs = Some(
+        extras
+            .xattrs
+            .iter()
+            .map(|(n, v)| [hex(n.as_bytes()), hex(v)])
+            .collect(),
+    );
+    f.flags = Some(extras.flags);
+}
+
+impl Journal {
+    /// Writes the entry of `c` (see the module docs); its id, or why not.
+    fn write(&self, c: &Commit<'_>) -> Result<u64, String> {
+        let cfg = &self.cfg;
+        let mut files: Vec<FileRec> = (0..c.files.len()).map(|k| file_rec(c, k)).collect();
+        let why_not = why_not(c, cfg);
+        let mut st = store::open(cfg, c.ws, true)
+            .map_err(|e| format!("cannot open the journal: {e}"))?
+            .ok_or("the journal could not be made")?;
+        let path = st.path().to_path_buf();
+        let at = |what: &str, e: io::Error| format!("{what} in `{}`: {e}", path.display());
+        st.lock().map_err(|e| at("cannot lock the journal", e))?;
+        let (state, totals) = st
+            .open_state()
+            .map_err(|e| at("cannot read its totals", e))?;
+        let totals = match totals {
+            Some(t) => t,
+            None => st.rebuild().map_err(|e| at("cannot list it", e))?,
+        };
+        let id = totals.next;
+        // The id is taken before anything of the entry exists, so a crash
+        // in between leaves a gap, never two entries with one id.
+        let taken = State {
+            next: id + 1,
+            ..totals
+        };
+        st.put_state(&state, &taken)
+            .map_err(|e| at("cannot write its totals", e))?;
+        let mut blobs: Vec<&[u8]> = Vec::new();
+        let mut body = 0u64;
+        let mut kept: Vec<String> = Vec::new();
+        let mut kept_bytes = 0u64;
+        if why_not.is_none() {
+            for (k, (ch, f)) in c.files.iter().zip(&mut files).enumerate() {
+                let Some(b) = &ch.before else { continue };
+                if let Some(kr) = keep_inode(&st, id, k, b) {
+                    kept_bytes += kr.size;
+                    kept.push(kr.name.clone());
+                    f.kept = Some(kr);
+                    continue;
+                }
+                let len = b.bytes.len() as u64;
+                f.blob = Some([body, len]);
+                body += len;
+                blobs.push(b.bytes);
+                if ch.kind == Kind::Deleted {
+                    attributes(f, b);
+                }
+            }
+        }
+        let ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let root = c.ws.root();
+        let root_text = root.to_str();
+        let header = Header {
+            v: entry::VERSION,
+            id: id.to_string(),
+            time: rfc3339(ms),
+            time_ms: ms as u64,
+            root: root.to_string_lossy().into_owned(),
+            root_hex: root_text.is_none().then(|| hex(&store::path_bytes(root))),
+            entry: self.entry.to_string(),
+            undoable: why_not.is_none(),
+            why_not_undoable: why_not,
+            undoes: self.undoes.map(|u| u.id.to_string()),
+            depth: self.undoes.map_or(0, |u| u.depth),
+            body_bytes: body,
+            files,
+        };
+        let line = entry::encode(&header);
+        let size = line.len() as u64 + body;
+        if line.len() as u64 > entry::MAX_HEADER_BYTES {
+            for n in &kept {
+                st.remove(OsStr::new(n));
+            }
+            return Err("the transaction names more files than one journal entry holds".into());
+        }
+        let name = entry_name(id, size);
+        // Written under its final name, once (see the module docs).
+        let written = st
+            .private()
+            .create_new(OsStr::new(&name))
+            .and_then(|mut f| {
+                f.write_all(&line)?;
+                for b in &blobs {
+                    f.write_all(b)?;
+                }
+                Ok(())
+            });
+        if let Err(e) = written {
+            st.remove(OsStr::new(&name));
+            for n in &kept {
+                st.remove(OsStr::new(n));
+            }
+            return Err(at("cannot write its entry", e));
+        }
+        let totals = State {
+            next: id + 1,
+            count: totals.count + 1,
+            bytes: totals.bytes.saturating_add(size + kept_bytes),
+        };
+        let _ = st.put_state(&state, &totals);
+        drop(state);
+        if totals.count > cfg.max_entries || totals.bytes > cfg.max_bytes {
+            st.evict(cfg, id);
+        }
+        Ok(id)
+    }
+}

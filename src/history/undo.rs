@@ -1,0 +1,437 @@
+//! `undo`: one transaction's files put back, as a write like any other.
+//!
+//! Undo never trusts an entry alone. The entry must read back whole (see
+//! `entry`), and each saved content must have its recorded sha256; all of
+//! that is read under the journal's lock, before anything is written. Then
+//! every file is resolved through the workspace sandbox, locked and read
+//! like any edit, and the undo goes on only when every file still has the
+//! sha256 the transaction wrote (and every file it deleted is still
+//! absent). The writes go through the pipeline's one commit, with its
+//! metadata rules: a restored file keeps what it has now (owner, mode,
+//! ACLs, attributes), a file brought back from deletion gets back what it
+//! had — its owner and group, its mode, its extended attributes and flags —
+//! as far as this process may give them, and never a set-id bit under
+//! another owner. The undo is itself journaled (and can be undone: a redo).
+
+use serde_json::{json, Map, Value};
+
+use super::entry::{self, Entry, FileRec};
+use super::list::{damaged_why, entries, open_existing, undone_by, Listed};
+use super::record::{Journal, UndoOf};
+use super::store::{unhex, Store};
+use crate::error::{fail_value, ErrorCode, Failure};
+use crate::io::dir::{Kind, Meta};
+use crate::io::meta::{self, Extras, Like};
+use crate::io::workspace::{Intent, Workspace};
+use crate::model::Options;
+use crate::text::source::{sha256_hex, Source};
+use crate::txn::{preview, put_all_preview, put_preview, Added, Kept, Txn, Write};
+
+/// One file of an undo: its path, the sha256 the transaction left it
+/// with, and what the undo does to it.
+type FileStep = (String, String, Step);
+
+/// What the undo does to one file.
+enum Step {
+    /// Write the previous content over the file.
+    Restore(Vec<u8>),
+    /// Remove the file the transaction created.
+    Remove,
+    /// Bring back the file the transaction deleted, as it was.
+    Recreate(Vec<u8>, Option<Like>),
+}
+
+fn damaged(id: u64, d: &entry::Damage) -> Failure {
+    Failure::new(
+        ErrorCode::JOURNAL_DAMAGED,
+        format!("{}; nothing was written", damaged_why(id, d)),
+    )
+}
+
+/// The entry `undo` acts on: `id`, or the newest undoable one that is not
+/// an undo itself (so repeated undos walk back; undoing an undo by its id
+/// is a redo). Damaged entries are never chosen.
+fn target<'a>(all: &'a [Listed], id: Option<&str>) -> Result<&'a Entry, Failure> {
+    let undone = undone_by(all);
+    let check = |e: &'a Entry| -> Result<&'a Entry, Failure> {
+        if let Some(by) = undone.get(&e.id) {
+            return Err(Failure::invalid(format!(
+                "transaction {} was already undone by transaction {by}; undo {by} to redo it",
+                e.id
+            )));
+        }
+        if !e.undoable() {
+            return Err(Failure::invalid(format!(
+                "transaction {} cannot be undone: {}",
+                e.id,
+                e.header
+                    .why_not_undoable
+                    .as_deref()
+                    .unwrap_or("its content was not kept")
+            )));
+        }
+        Ok(e)
+    };
+    match id {
+        Some(s) => {
+            let n: u64 = s.trim().parse().map_err(|_| {
+                Failure::invalid(format!("`{s}` is not a transaction id (see history)"))
+            })?;
+            match all.iter().find(|l| l.id() == n) {
+                Some(Listed::Whole(e)) => check(e),
+                Some(Listed::Damaged { id, damage }) => Err(damaged(*id, damage)),
+                None => Err(Failure::invalid(format!(
+                    "no transaction {n} in this workspace's journal (it may have been evicted or cleared); see history"
+                ))),
+            }
+        }
+        None => all
+            .iter()
+            .rev()
+            .filter_map(|l| match l {
+                Listed::Whole(e) => Some(e.as_ref()),
+                Listed::Damaged { .. } => None,
+            })
+            .find(|e| e.undoable() && !undone.contains_key(&e.id) && e.depth() % 2 == 0)
+            .ok_or_else(|| {
+                Failure::invalid(
+                    "there is nothing to undo: no undoable transaction in this workspace's journal",
+                )
+            }),
+    }
+}
+
+/// A recorded file's metadata, for a file brought back without a kept
+/// inode to take it from.
+fn recorded_like(f: &FileRec) -> Option<Like> {
+    let extras = f.xattrs.as_ref().map(|xs| Extras {
+        xattrs: xs
+            .iter()
+            .filter_map(|[n, v]| {
+                let name = std::ffi::CString::new(unhex(n)?).ok()?;
+                Some((name, unhex(v)?))
+            })
+            .collect(),
+        flags: f.flags.unwrap_or(0),
+    });
+    f.mode?;
+    Some(Like {
+        meta: Meta {
+            kind: Kind::File,
+            dev: 0,
+            ino: 0,
+            size: f.size_before.unwrap_or(0),
+            mode: f.mode,
+            uid: f.uid,
+            gid: f.gid,
+            nlink: 1,
+            mtime_ns: 0,
+            ctime_ns: 0,
+        },
+        extras,
+    })
+}
+
+/// A deleted file's metadata from its kept inode (its owner, mode,
+/// attributes as they were), or as recorded.
+fn like_of(store: &Store, f: &FileRec) -> Option<Like> {
+    if let Some(kr) = &f.kept {
+        let name = std::ffi::OsStr::new(&kr.name);
+        if let Ok(Some((file, m))) = store.private().open_linked(name) {
+            if (m.dev, m.ino) == (kr.dev, kr.ino) {
+                return Some(Like {
+                    meta: m,
+                    extras: meta::capture(&file).ok(),
+                });
+            }
+        }
+    }
+    recorded_like(f)
+}
+
+/// What each file of `e` must become, its content read and verified.
+fn steps(store: &Store, e: &Entry, limit: u64) -> Result<Vec<FileStep>, Failure> {
+    let mut out = Vec::with_capacity(e.files().len());
+    for (k, f) in e.files().iter().enumerate() {
+        let bytes = entry::content(store, e, k, limit).map_err(|d| damaged(e.id, &d))?;
+        let after = f.sha256_after.clone().unwrap_or_default();
+        let step = match (f.kind.as_str(), bytes) {
+            ("modified", Some(b)) => Step::Restore(b),
+            ("created", _) => Step::Remove,
+            ("deleted", Some(b)) => Step::Recreate(b, like_of(store, f)),
+            _ => {
+                return Err(Failure::invalid(format!(
+                    "transaction {} lacks the previous content of `{}`; it cannot be undone",
+                    e.id, f.path
+                )))
+            }
+        };
+        out.push((f.path.clone(), after, step));
+    }
+    Ok(out)
+}
+
+/// The entry to undo and its steps, read under the journal's lock (so an
+/// eviction or clear cannot pull it away half read).
+fn load(
+    store: &mut Store,
+    limit: u64,
+    pick: impl FnOnce(&[Listed]) -> Result<Option<Entry>, Failure>,
+) -> Result<Option<(Entry, Vec<FileStep>)>, Failure> {
+    store.lock().map_err(|e| {
+        Failure::new(
+            ErrorCode::FILE_READ_ERROR,
+            format!("cannot lock the journal `{}`: {e}", store.path().display()),
+        )
+    })?;
+    let all = entries(store).map_err(|e| {
+        Failure::new(
+            ErrorCode::FILE_READ_ERROR,
+            format!("cannot list the journal: {e}"),
+        )
+    })?;
+    let Some(e) = pick(&all)? else {
+        return Ok(None);
+    };
+    let s = steps(store, &e, limit)?;
+    store.unlock();
+    Ok(Some((e, s)))
+}
+
+fn nothing_to_undo() -> Failure {
+    Failure::invalid(
+        "there is nothing to undo: no undoable transaction in this workspace's journal",
+    )
+}
+
+/// `undo`: restores every file of a transaction to its bytes before it,
+/// all or nothing, through the one pipeline.
+pub fn undo(ws: &Workspace, opts: &Options, id: Option<&str>, dry_run: bool) -> Value {
+    let mut store = match open_existing(ws, opts) {
+        Ok(Some(s)) => s,
+        Ok(None) => return fail_value(&nothing_to_undo(), None),
+        Err(f) => return fail_value(&f, None),
+    };
+    match load(&mut store, opts.max_file_bytes, |all| {
+        target(all, id).map(|e| Some(e.clone()))
+    }) {
+        Ok(Some((e, steps))) => undo_entry(ws, opts, &e, steps, dry_run, "undo"),
+        Ok(None) => fail_value(&nothing_to_undo(), None),
+        Err(f) => fail_value(&f, None),
+    }
+}
+
+/// The text editor's `undo_edit`: undoes the newest transaction made by
+/// `entry` (e.g. `textEditor`) that touched `rel` and is not undone yet,
+/// journaling the undo as `entry` too. `None`: there is none. Otherwise the
+/// result, how many such transactions remain, and whether the undone one
+/// had created the file.
+pub fn undo_last_of_file(
+    ws: &Workspace,
+    opts: &Options,
+    rel: &str,
+    entry: &'static str,
+    dry_run: bool,
+) -> Option<(Value, usize, bool)> {
+    let mut store = match open_existing(ws, opts) {
+        Ok(Some(s)) => s,
+        Ok(None) => return None,
+        Err(f) => return Some((fail_value(&f, None), 0, false)),
+    };
+    let mut count = 0;
+    let picked = load(&mut store, opts.max_file_bytes, |all| {
+        let undone = undone_by(all);
+        let cands: Vec<&Entry> = all
+            .iter()
+            .filter_map(|l| match l {
+                Listed::Whole(e) => Some(e.as_ref()),
+                Listed::Damaged { .. } => None,
+            })
+            .filter(|e| {
+                e.header.entry == entry
+                    && e.depth() == 0
+                    && e.undoable()
+                    && !undone.contains_key(&e.id)
+                    && e.files().iter().any(|f| f.path == rel)
+            })
+            .collect();
+        count = cands.len();
+        Ok(cands.last().map(|e| (*e).clone()))
+    });
+    let (last, steps) = match picked {
+        Ok(Some(x)) => x,
+        Ok(None) => return None,
+        Err(f) => return Some((fail_value(&f, None), 0, false)),
+    };
+    let created = last
+        .files()
+        .iter()
+        .any(|f| f.path == rel && f.kind == "created");
+    let v = undo_entry(ws, opts, &last, steps, dry_run, entry);
+    let left = if v["ok"] == true && !dry_run {
+        count - 1
+    } else {
+        count
+    };
+    Some((v, left, created))
+}
+
+/// Undoes entry `e` with its `steps` (see [`undo`]); the undo is journaled
+/// under `entry`.
+fn undo_entry(
+    ws: &Workspace,
+    opts: &Options,
+    e: &Entry,
+    steps: Vec<FileStep>,
+    dry_run: bool,
+    entry: &'static str,
+) -> Value {
+    // 1. Resolve, lock, read: every file must be as the transaction left it.
+    let mut txn = Txn::new(ws);
+    let mut changed: Vec<String> = Vec::new();
+    let mut slots: Vec<Option<usize>> = Vec::new();
+    for (rel, _, step) in &steps {
+        let intent = match step {
+            Step::Recreate(..) => Intent::Plan { create_dirs: true },
+            _ => Intent::Existing,
+        };
+        match txn.add(rel, intent) {
+            Ok(Added::New(k)) => slots.push(Some(k)),
+            Ok(Added::Again { .. }) => {
+                let fl = Failure::invalid(format!(
+                    "transaction {} names `{rel}` twice; it cannot be undone",
+                    e.id
+                ));
+                return fail_value(&fl, None);
+            }
+            Err(f) if f.code == ErrorCode::PATH_OUTSIDE_WORKSPACE => return fail_value(&f, None),
+            Err(_) => {
+                changed.push(ws.root().join(rel).to_string_lossy().into_owned());
+                slots.push(None);
+            }
+        }
+    }
+    if let Err(f) = txn.lock_and_read(opts) {
+        return fail_value(&f, None);
+    }
+    for ((_, after, step), k) in steps.iter().zip(&slots) {
+        let Some(k) = *k else { continue };
+        let s = &txn.slots[k];
+        let ok = match step {
+            Step::Recreate(..) => {
+                s.cur.is_none() && s.read_failure.is_none() && s.res.meta.is_none()
+            }
+            _ => s.sha256() == Some(after.as_str()),
+        };
+        if !ok {
+            changed.push(s.abs());
+        }
+    }
+    if !changed.is_empty() {
+        let fl = Failure::new(
+            ErrorCode::FILE_CHANGED,
+            format!(
+                "transaction {} cannot be undone: {} changed since it was written ({}); nothing was written. \
+                 Undo the later transactions first (see history) or restore by hand",
+                e.id,
+                if changed.len() == 1 { "this file" } else { "these files" },
+                changed.join(", ")
+            ),
+        );
+        let mut v = fail_value(&fl, changed.first().map(String::as_str));
+        v["files_changed"] = json!(changed);
+        v["id"] = json!(e.id.to_string());
+        return v;
+    }
+    // 2. Plan the writes and removals.
+    let mut removes: Vec<usize> = Vec::new();
+    let mut writes: Vec<(usize, &[u8], Option<Like>)> = Vec::new();
+    for ((_, _, step), k) in steps.iter().zip(&slots) {
+        let k = k.expect("every slot resolved");
+        match step {
+            Step::Remove => removes.push(k),
+            Step::Restore(b) => writes.push((k, b, None)),
+            Step::Recreate(b, like) => writes.push((k, b, like.clone())),
+        }
+    }
+    let mut m = Map::new();
+    m.insert("ok".into(), json!(true));
+    m.insert("undone".into(), json!(e.id.to_string()));
+    m.insert("redo".into(), json!(e.depth() % 2 == 1));
+    let mut files: Vec<Value> = Vec::new();
+    let mut all_diff = Some(String::new());
+    for ((rel, _, step), k) in steps.iter().zip(&slots) {
+        let s = &txn.slots[k.expect("resolved")];
+        let (action, new) = match step {
+            Step::Restore(b) => ("restored", Some(b.as_slice())),
+            Step::Remove => ("removed", None),
+            Step::Recreate(b, _) => ("recreated", Some(b.as_slice())),
+        };
+        let mut f = Map::new();
+        f.insert("file_path".into(), json!(s.abs()));
+        f.insert("action".into(), json!(action));
+        f.insert(
+            "sha256".into(),
+            new.map_or(Value::Null, |b| json!(sha256_hex([b]))),
+        );
+        if dry_run {
+            let new_src = new.and_then(|b| Source::from_bytes(b.to_vec(), rel).ok());
+            let d = preview(rel, s.source(), new_src.as_ref().map(|n| n.text()), new);
+            put_preview(&mut f, d, &mut all_diff);
+        }
+        files.push(Value::Object(f));
+    }
+    m.insert("files".into(), json!(files));
+    if dry_run {
+        put_all_preview(&mut m, all_diff);
+        let kept: Vec<Kept> = writes
+            .iter()
+            .map(|(k, b, like)| Kept {
+                slot: *k,
+                bytes: b.to_vec(),
+                perms_from: None,
+                like: like.clone(),
+            })
+            .collect();
+        txn.keep(&mut m, kept, &removes, opts);
+        return Value::Object(m);
+    }
+    // 3. Commit, journaled as an undo of `e`.
+    let sums: Vec<Option<String>> = files
+        .iter()
+        .map(|f| f["sha256"].as_str().map(str::to_string))
+        .collect();
+    let ws_writes: Vec<Write<'_>> = writes
+        .iter()
+        .map(|(k, b, like)| Write {
+            slot: *k,
+            content: vec![*b],
+            perms_from: None,
+            sha256: slots
+                .iter()
+                .position(|s| *s == Some(*k))
+                .and_then(|i| sums[i].clone()),
+            like: like.clone(),
+        })
+        .collect();
+    let rec = Journal::undoing(
+        opts,
+        entry,
+        UndoOf {
+            id: e.id,
+            depth: e.depth() + 1,
+        },
+    );
+    let done = match txn.commit(&ws_writes, &removes, opts, &rec) {
+        Ok(d) => d,
+        Err(f) => return f.to_value(),
+    };
+    if let Some(id) = rec.recorded() {
+        m.insert("id".into(), json!(id.to_string()));
+    }
+    let mut v = Value::Object(m);
+    if !done.warnings.is_empty() {
+        v["warnings"] = json!(done.warnings);
+    }
+    v
+}

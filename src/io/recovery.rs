@@ -1,0 +1,641 @@
+//! Records of in-place writes, and recovery from a write that died.
+//!
+//! An in-place write rewrites a file's own inode (see [`crate::io::commit`]):
+//! a process killed half-way leaves the file torn. Before it touches the
+//! file, the writer therefore keeps a **record**: one file in the user's
+//! private state (`<state>/recovery/<dev>-<ino>`, reached only through
+//! [`Private`], so owner-checked, 0600, never through a link), holding
+//!
+//! - the file's identity: device and inode, the birth time where the file
+//!   system has one (`statx`), and the directory (device, inode) and name it
+//!   was written under. A file replaced by another one, or an inode number
+//!   reused by a new file, has another birth time (or, without birth times,
+//!   another name or directory);
+//! - the record's own identity (device and inode), so that a record copied
+//!   or restored from elsewhere is refused, and a random token naming the
+//!   write;
+//! - the original content (the copy) with its length and sha256;
+//! - the new content's length and a digest of each of its 4 KiB blocks.
+//!
+//! The copy lives inside the record, not beside the file: in a directory
+//! shared with other users nobody else can plant, replace or remove it, and
+//! the copy and its record cannot be separated or mixed up. It costs what
+//! a copy beside the file cost (one write and one flush of the original),
+//! plus one directory flush.
+//!
+//! # Acting on a record
+//!
+//! A record is acted on only when everything in it holds: its writer is
+//! gone (its `flock` is free), it is whole (lengths, own identity, the
+//! copy's sha256), it names this very file (identity above), and the file's
+//! bytes are what a torn write of exactly this record leaves: every 4 KiB
+//! block holds either the original's bytes or the new content's (checked
+//! against the copy and the digests), at a length between the two. A file
+//! holding exactly the old or the new content is whole; a file that is
+//! neither — changed since by someone else, restored another way — is not
+//! ours to touch. Only a torn file is put back, and only by a real write.
+//!
+//! # The rule for reading a torn file
+//!
+//! A read never writes, and neither does a dry run or a refused edit. A
+//! read of a torn file ([`inspect`]) returns the content from before the
+//! interrupted write — the verified copy — with a note saying so, so that
+//! what the caller sees, plans and hashes is what the file will hold once
+//! restored. The next write of the file ([`settle`], at the start of a
+//! commit) puts that content back and then writes its own; a record that
+//! no longer applies is discarded there, never applied. Files named like
+//! the copies older versions kept beside a file (`.<name>.pft-backup`)
+//! are never read or removed.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{self, Read, Seek, Write};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use crate::io::dir::{Dir, Meta};
+use crate::io::state::Private;
+
+/// Size of the blocks whose digests a record keeps.
+pub const BLOCK: usize = 4096;
+/// Bytes kept of each block's sha256.
+const DIGEST: usize = 16;
+/// First line of every record.
+const MAGIC: &[u8] = b"PFT-RECOVERY 2\n";
+/// Longest header line read back (the header holds no content).
+const MAX_HEADER: usize = 16 * 1024;
+/// How long a restore waits for another process's lock on the file.
+const WAIT: Duration = Duration::from_secs(10);
+/// The private subdirectory holding records.
+const SUBDIR: &str = "recovery";
+
+/// Digests of the 4 KiB blocks of `content` (the last one may be short).
+pub fn block_digests(content: &[&[u8]]) -> Vec<[u8; DIGEST]> {
+    let total: usize = content.iter().map(|s| s.len()).sum();
+    let mut out = Vec::with_capacity(total.div_ceil(BLOCK));
+    let mut h = Sha256::new();
+    let mut fill = 0usize;
+    for mut s in content.iter().copied() {
+        while !s.is_empty() {
+            let take = (BLOCK - fill).min(s.len());
+            h.update(&s[..take]);
+            fill += take;
+            s = &s[take..];
+            if fill == BLOCK {
+                out.push(truncate(h.finalize_reset()));
+                fill = 0;
+            }
+        }
+    }
+    if fill > 0 {
+        out.push(truncate(h.finalize()));
+    }
+    out
+}
+
+fn truncate(d: impl AsRef<[u8]>) -> [u8; DIGEST] {
+    let mut b = [0u8; DIGEST];
+    b.copy_from_slice(&d.as_ref()[..DIGEST]);
+    b
+}
+
+fn digest(block: &[u8]) -> [u8; DIGEST] {
+    truncate(Sha256::digest(block))
+}
+
+/// What a torn in-place write can have left: whether `cur` is, block by
+/// block, the old content or the new one (known by its length and block
+/// digests), at a length between the two. Exactly old or exactly new is
+/// also such a mix; callers test those first.
+pub fn is_torn_mix(cur: &[u8], old: &[u8], new_len: usize, new_blocks: &[[u8; DIGEST]]) -> bool {
+    let (lo, hi) = (old.len().min(new_len), old.len().max(new_len));
+    if cur.len() < lo || cur.len() > hi || new_blocks.len() != new_len.div_ceil(BLOCK) {
+        return false;
+    }
+    let mut o = 0usize;
+    while o < cur.len() {
+        let end = (o + BLOCK).min(cur.len());
+        let is_old = end <= old.len() && cur[o..end] == old[o..end];
+        let is_new = o < new_len && {
+            let ne = (o + BLOCK).min(new_len);
+            ne <= cur.len()
+                && digest(&cur[o..ne]) == new_blocks[o / BLOCK]
+                // Past the new content's end (not yet cut to length), the
+                // rest of the block is still the old content.
+                && (ne == end || (end <= old.len() && cur[ne..end] == old[ne..end]))
+        };
+        if !is_old && !is_new {
+            return false;
+        }
+        o = end;
+    }
+    true
+}
+
+/// What identifies a file beyond its inode number: its birth time where the
+/// file system keeps one (nanoseconds).
+fn birth_time(file: &File) -> Option<i128> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use rustix::fs::{AtFlags, StatxFlags};
+        let x = rustix::fs::statx(file, "", AtFlags::EMPTY_PATH, StatxFlags::BTIME).ok()?;
+        if x.stx_mask & StatxFlags::BTIME.bits() == 0 {
+            return None;
+        }
+        Some(x.stx_btime.tv_sec as i128 * 1_000_000_000 + x.stx_btime.tv_nsec as i128)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = file;
+        None
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    crate::text::source::hex(b)
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+fn name_bytes(name: &OsStr) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        name.as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().into_owned().into_bytes()
+    }
+}
+
+/// The record's file name for the file `meta`.
+fn record_name(meta: &Meta) -> OsString {
+    OsString::from(format!("{}-{}", meta.dev, meta.ino))
+}
+
+/// The recovery directory, created (0700) when `create`.
+fn records(create: bool) -> io::Result<Private> {
+    Private::state(create)?.subdir(OsStr::new(SUBDIR), create)
+}
+
+/// Whether a record may exist for `meta`: one `stat` by path, so that the
+/// common case (none) costs one system call. A hit is then opened through
+/// the checked handles.
+fn may_exist(meta: &Meta) -> bool {
+    let Some(p) = crate::io::state::state_path() else {
+        return false;
+    };
+    std::fs::symlink_metadata(p.join(SUBDIR).join(record_name(meta))).is_ok()
+}
+
+// ---------------------------------------------------------------------------
+// Writing a record
+
+/// The record of an in-place write in progress: locked while its writer
+/// lives. [`Record::finish`] removes it; dropped otherwise (the writer is
+/// failing), it stays only if [`Record::keep`] was called.
+pub struct Record {
+    dir: Private,
+    name: OsString,
+    /// Holds the lock while the writer lives.
+    file: Option<File>,
+    keep: bool,
+    removed: bool,
+}
+
+impl Record {
+    /// Writes the record for an in-place write of `target` (the open file
+    /// `meta`, named `name` in `dir`) from `old` to `new`, flushes it (when
+    /// `durable`), reads the copy back and compares it. Only then may the
+    /// file be touched.
+    pub fn create(
+        dir: &Dir,
+        name: &OsStr,
+        target: &File,
+        meta: &Meta,
+        old: &[u8],
+        new: &[&[u8]],
+        durable: bool,
+    ) -> io::Result<Record> {
+        let rec = records(true)?;
+        let rname = record_name(meta);
+        let mut f = match rec.create_new(&rname) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                // A record left for this inode number by a write that is
+                // over (the file was read and checked just now, under its
+                // lock, and holds what was read): it no longer applies.
+                let (old_rec, _) = rec.open_rw(&rname, false)?;
+                if !Dir::lock_exclusive(&old_rec, Duration::ZERO)? {
+                    return Err(io::Error::new(
+                        io::ErrorKind::WouldBlock,
+                        "another in-place write of this file is in progress",
+                    ));
+                }
+                rec.dir().unlink(&rname)?;
+                drop(old_rec);
+                rec.create_new(&rname)?
+            }
+            Err(e) => return Err(e),
+        };
+        let mut r = Record {
+            dir: rec,
+            name: rname,
+            file: None,
+            keep: false,
+            removed: false,
+        };
+        let _ = Dir::lock_exclusive(&f, Duration::ZERO);
+        let own = Dir::meta_of_file(&f)?;
+        let dmeta = dir.meta()?;
+        let mut token = [0u8; 16];
+        getrandom::fill(&mut token).map_err(|e| io::Error::other(e.to_string()))?;
+        let new_len: usize = new.iter().map(|s| s.len()).sum();
+        let blocks = block_digests(new);
+        let header = json!({
+            "token": hex(&token),
+            "target": {"dev": meta.dev, "ino": meta.ino, "btime": birth_time(target).map(|t| t.to_string())},
+            "dir": {"dev": dmeta.dev, "ino": dmeta.ino, "path": dir.path().to_string_lossy()},
+            "name": hex(&name_bytes(name)),
+            "record": {"dev": own.dev, "ino": own.ino},
+            "old": {"len": old.len(), "sha256": crate::text::source::sha256_hex([old])},
+            "new": {"len": new_len, "blocks": blocks.len()},
+        });
+        let mut line = serde_json::to_vec(&header).map_err(io::Error::other)?;
+        line.push(b'\n');
+        let flat: Vec<u8> = blocks.concat();
+        let body = [MAGIC, &line, &flat];
+        let at = body.iter().map(|s| s.len()).sum::<usize>() as u64;
+        r.file = Some(f.try_clone()?);
+        write_all(&mut f, &[MAGIC, &line, &flat, old])?;
+        if durable {
+            f.sync_all()?;
+            r.dir.dir().sync()?;
+        }
+        f.seek(io::SeekFrom::Start(at))?;
+        if !same_bytes(&f, old)? {
+            return Err(io::Error::other("the copy read back differs"));
+        }
+        Ok(r)
+    }
+
+    /// The write completed: the record goes.
+    pub fn finish(mut self) {
+        self.keep = false;
+        self.remove();
+    }
+
+    /// The file may be torn and could not be put back: the record stays
+    /// for the next write of the file to restore from.
+    pub fn keep(mut self) {
+        self.keep = true;
+        self.file.take();
+    }
+
+    fn remove(&mut self) {
+        if !self.removed {
+            let _ = self.dir.dir().unlink(&self.name);
+            self.removed = true;
+        }
+        self.file.take();
+    }
+}
+
+impl Drop for Record {
+    fn drop(&mut self) {
+        if !self.keep {
+            self.remove();
+        }
+    }
+}
+
+fn write_all(f: &mut File, parts: &[&[u8]]) -> io::Result<()> {
+    for p in parts {
+        f.write_all(p)?;
+    }
+    Ok(())
+}
+
+/// Whether `file` (from its position) holds exactly `expected`.
+fn same_bytes(mut file: &File, expected: &[u8]) -> io::Result<bool> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut at = 0usize;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(at == expected.len());
+        }
+        if at + n > expected.len() || buf[..n] != expected[at..at + n] {
+            return Ok(false);
+        }
+        at += n;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reading a record back
+
+/// A record read back and checked in itself (whole, its own identity).
+struct Parsed {
+    file: File,
+    btime: Option<i128>,
+    dir: (u64, u64),
+    name: Vec<u8>,
+    old: Vec<u8>,
+    new_len: usize,
+    blocks: Vec<[u8; DIGEST]>,
+}
+
+/// How a record relates to the file it is keyed by.
+enum Verdict {
+    /// Not this file's (another file with that inode number): discarded
+    /// by the next write, silently.
+    Foreign,
+    /// Damaged or incomplete (a writer that died while keeping it, before
+    /// touching the file; or a damaged disk): discarded, with a note.
+    Damaged,
+    /// This file's, but the file is whole (the write completed, or never
+    /// started): discarded by the next write, silently.
+    Whole,
+    /// This file's, but the file is neither old, new nor a torn mix:
+    /// discarded by the next write, with a note.
+    Changed,
+    /// This file is torn by that write; `old` is its content before.
+    Torn(Parsed),
+}
+
+/// Reads the record `rname` (opened and unlocked by the caller) and checks
+/// it in itself; `None` when it is damaged or incomplete.
+fn parse(file: File, own: &Meta) -> Option<Parsed> {
+    let size = own.size as usize;
+    let mut head = vec![0u8; (MAGIC.len() + MAX_HEADER).min(size)];
+    (&file).read_exact(&mut head).ok()?;
+    let rest = head.strip_prefix(MAGIC)?;
+    let nl = memchr::memchr(b'\n', rest)?;
+    let h: Value = serde_json::from_slice(&rest[..nl]).ok()?;
+    let num = |v: &Value| v.as_u64();
+    let rec = &h["record"];
+    if (num(&rec["dev"])?, num(&rec["ino"])?) != (own.dev, own.ino) {
+        return None;
+    }
+    let old_len = usize::try_from(num(&h["old"]["len"])?).ok()?;
+    let new_len = usize::try_from(num(&h["new"]["len"])?).ok()?;
+    let nblocks = usize::try_from(num(&h["new"]["blocks"])?).ok()?;
+    let at = MAGIC.len() + nl + 1;
+    let want = at
+        .checked_add(nblocks.checked_mul(DIGEST)?)?
+        .checked_add(old_len)?;
+    if want != size || nblocks != new_len.div_ceil(BLOCK) {
+        return None;
+    }
+    let mut rest = Vec::new();
+    rest.try_reserve_exact(size - at).ok()?;
+    (&file).seek(io::SeekFrom::Start(at as u64)).ok()?;
+    (&file).read_to_end(&mut rest).ok()?;
+    if rest.len() != size - at {
+        return None;
+    }
+    let old = rest.split_off(nblocks * DIGEST);
+    if crate::text::source::sha256_hex([old.as_slice()]) != h["old"]["sha256"].as_str()? {
+        return None;
+    }
+    let blocks = rest.chunks_exact(DIGEST).map(truncate).collect();
+    let btime = match &h["target"]["btime"] {
+        Value::Null => None,
+        v => Some(v.as_str()?.parse().ok()?),
+    };
+    Some(Parsed {
+        file,
+        btime,
+        dir: (num(&h["dir"]["dev"])?, num(&h["dir"]["ino"])?),
+        name: unhex(h["name"].as_str()?)?,
+        old,
+        new_len,
+        blocks,
+    })
+}
+
+/// Opens the record keyed by `meta`, if any, locked (its writer is gone).
+fn open_record(meta: &Meta) -> Option<(Private, OsString, File, Meta)> {
+    if !may_exist(meta) {
+        return None;
+    }
+    let rec = records(false).ok()?;
+    let rname = record_name(meta);
+    let (f, own) = rec.open_rw(&rname, false).ok()?;
+    if !Dir::lock_exclusive(&f, Duration::ZERO).unwrap_or(false) {
+        return None;
+    }
+    Some((rec, rname, f, own))
+}
+
+/// Judges the record `f` against the file `name` in `dir` (open as
+/// `target`, of identity `meta`) holding `cur`.
+fn judge(
+    f: File,
+    own: &Meta,
+    dir: &Dir,
+    name: &OsStr,
+    target: &File,
+    meta: &Meta,
+    cur: &[u8],
+) -> Verdict {
+    let Some(p) = parse(f, own) else {
+        return Verdict::Damaged;
+    };
+    let now = birth_time(target);
+    let same_place =
+        dir.meta().is_ok_and(|d| (d.dev, d.ino) == p.dir) && p.name == name_bytes(name);
+    let same_file = match (p.btime, now) {
+        (Some(a), Some(b)) => a == b,
+        // Without birth times the name and directory must match too.
+        _ => p.btime.is_none() && now.is_none() && same_place,
+    };
+    if !same_file {
+        return Verdict::Foreign;
+    }
+    let _ = meta;
+    let new_whole = cur.len() == p.new_len && block_digests(&[cur]) == p.blocks;
+    if cur == p.old.as_slice() || new_whole {
+        return Verdict::Whole;
+    }
+    if is_torn_mix(cur, &p.old, p.new_len, &p.blocks) {
+        Verdict::Torn(p)
+    } else {
+        Verdict::Changed
+    }
+}
+
+/// What a read of a file finds: `Some((content, note))` when the file is
+/// torn by an in-place write whose writer died — `content` is the file's
+/// content before that write (what the next write restores), `note` says
+/// so. Never writes anything. `cur` is what was read from `file`.
+pub fn inspect(
+    dir: &Dir,
+    name: &OsStr,
+    file: &File,
+    meta: &Meta,
+    cur: &[u8],
+    display: &str,
+) -> Option<(Vec<u8>, String)> {
+    let (_rec, _rname, f, own) = open_record(meta)?;
+    match judge(f, &own, dir, name, file, meta, cur) {
+        Verdict::Torn(p) => Some((
+            p.old,
+            format!(
+                "`{display}` holds an in-place write that was interrupted (its writer died half-way), so its bytes \
+                 on disk are torn; this is its content from before that write, from the verified copy the engine \
+                 kept in its private state. Nothing was written now: the next write of the file puts this content \
+                 back first"
+            ),
+        )),
+        _ => None,
+    }
+}
+
+/// What [`settle`] did.
+#[derive(Debug, Default)]
+pub struct Settled {
+    /// A sentence for the result, when something worth saying was done.
+    pub note: Option<String>,
+    /// The file's metadata after it was restored (its bytes are then the
+    /// content before the interrupted write).
+    pub restored: Option<Meta>,
+}
+
+/// At the start of a write of the file `name` in `dir` (identity `meta`):
+/// restores it from its record when it is torn, and discards a record that
+/// does not apply. `Err` only when a torn file could not be restored (the
+/// write must not go on).
+pub fn settle(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> io::Result<Settled> {
+    let Some((rec, rname, f, own)) = open_record(meta) else {
+        return Ok(Settled::default());
+    };
+    let discard = |note: Option<String>| {
+        let _ = rec.dir().unlink(&rname);
+        Ok(Settled {
+            note,
+            restored: None,
+        })
+    };
+    // The file locked against other engine processes while it is judged
+    // and restored (a lock on a read handle; it goes with `reader` before
+    // the commit takes its own).
+    let Some((reader, m)) = dir.open_current(name)? else {
+        return Ok(Settled::default());
+    };
+    if (m.dev, m.ino) != (meta.dev, meta.ino) {
+        return Ok(Settled::default());
+    }
+    let wait = if crate::io::locks::is_nonblocking() {
+        Duration::ZERO
+    } else {
+        WAIT
+    };
+    if !Dir::lock_exclusive(&reader, wait)? {
+        return Err(io::Error::new(
+            io::ErrorKind::WouldBlock,
+            "the file is locked by another process",
+        ));
+    }
+    let mut cur = Vec::new();
+    (&reader).read_to_end(&mut cur)?;
+    match judge(f, &own, dir, name, &reader, meta, &cur) {
+        Verdict::Foreign | Verdict::Whole => discard(None),
+        Verdict::Damaged => discard(Some(format!(
+            "`{display}`: a damaged or incomplete record of an earlier in-place write of it was discarded, not \
+             applied"
+        ))),
+        Verdict::Changed => discard(Some(format!(
+            "`{display}`: the copy kept by an earlier in-place write of it that was interrupted was discarded, not \
+             applied: the file was changed since (it holds neither the content before that write, nor the content \
+             it was writing, nor a mix of the two)"
+        ))),
+        Verdict::Torn(p) => {
+            let (mut target, m) = dir.open_write(name)?;
+            if (m.dev, m.ino) != (meta.dev, meta.ino) {
+                return Ok(Settled::default());
+            }
+            target.seek(io::SeekFrom::Start(0))?;
+            target.write_all(&p.old)?;
+            target.set_len(p.old.len() as u64)?;
+            target.sync_all()?;
+            let after = Dir::meta_of_file(&target)?;
+            drop(target);
+            let _ = rec.dir().unlink(&rname);
+            drop(p.file);
+            drop(reader);
+            Ok(Settled {
+                note: Some(format!(
+                    "`{display}` was restored to its content before an interrupted in-place write (from the \
+                     verified copy that write kept), then written"
+                )),
+                restored: Some(after),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digests_do_not_depend_on_slicing() {
+        let data: Vec<u8> = (0..3 * BLOCK + 123).map(|i| (i % 251) as u8).collect();
+        let whole = block_digests(&[&data]);
+        assert_eq!(whole.len(), 4);
+        let parts = block_digests(&[&data[..7], &data[7..BLOCK + 1], &[], &data[BLOCK + 1..]]);
+        assert_eq!(whole, parts);
+        assert!(block_digests(&[]).is_empty());
+    }
+
+    fn mix(cur: &[u8], old: &[u8], new: &[u8]) -> bool {
+        is_torn_mix(cur, old, new.len(), &block_digests(&[new]))
+    }
+
+    #[test]
+    fn torn_mixes_are_recognised_and_nothing_else() {
+        let old: Vec<u8> = (0..3 * BLOCK + 10).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut new = old.clone();
+        new.iter_mut().for_each(|b| *b = b.to_ascii_uppercase());
+        // Killed after one block: new block, then old blocks.
+        let torn = [&new[..BLOCK], &old[BLOCK..]].concat();
+        assert!(mix(&torn, &old, &new));
+        // Blocks flushed out of order (a power loss).
+        let torn = [&old[..BLOCK], &new[BLOCK..2 * BLOCK], &old[2 * BLOCK..]].concat();
+        assert!(mix(&torn, &old, &new));
+        // A growing write: new content, longer than old, written in part.
+        let longer = [new.as_slice(), &new[..2 * BLOCK]].concat();
+        let grown = [&longer[..4 * BLOCK]].concat();
+        assert!(mix(&grown, &old, &longer));
+        // A shrinking write, before the cut: new content, then old's tail.
+        let shorter = &new[..BLOCK + 100];
+        let uncut = [shorter, &old[BLOCK + 100..]].concat();
+        assert!(mix(&uncut, &old, shorter));
+        // Someone else's bytes in one block; another length; empty.
+        let mut other = torn.clone();
+        other[5] = b'#';
+        assert!(!mix(&other, &old, &new));
+        assert!(!mix(&old[..old.len() - 1], &old, &new));
+        assert!(!mix(b"", &old, &new));
+        assert!(!mix(b"unrelated 17 bytes", &old, &new));
+        // A small file rewritten by hand is never a mix of ours.
+        assert!(!mix(b"hello world", b"hello there", b"HELLO THERE"));
+    }
+}

@@ -131,6 +131,12 @@ export interface PatchFileOptions {
    * directory).
    */
   journal?: boolean | string | JournalOptions
+  /**
+   * 'full' (default): every field. 'compact' (the MCP server's): each fact once, for a model to read: paths
+   * relative to the workspace root; no sha256_before, sizes, `replacements: 1`, one-entry `edits` or
+   * `write_strategy: 'rename'`. Failures keep their diagnosis.
+   */
+  results?: 'full' | 'compact'
 }
 
 /** `options.journal` as an object. */

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import path from 'node:path'
+import crypto from 'node:crypto'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { BIN, ROOT, INITIALIZE, tempDir, cleanEnv, delayedEnv, rawServer, killAll } from './helpers/mcp-raw.mjs'
 import { withClient, resultOf } from './helpers/mcp-client.mjs'
@@ -17,6 +18,7 @@ afterEach(killAll)
 
 const T = { timeout: 60_000 }
 const require = createRequire(import.meta.url)
+const sha256 = (bytes) => crypto.createHash('sha256').update(bytes).digest('hex')
 const tools = require('../js/tools.js')
 
 function schemaFiles() {
@@ -186,13 +188,38 @@ test('patch_file edits the file and returns structuredContent plus the same JSON
     })
     assert.equal(r.isError, false)
     const s = structured(r)
+    // The compact result: where it landed and the hash the next call's expected_sha256 takes, nothing twice.
+    assert.deepEqual(Object.keys(s).sort(), ['file_path', 'line_number', 'ok', 'sha256'])
     assert.equal(s.ok, true)
-    assert.equal(s.file_path, path.join(dir, 'config.ts'))
+    assert.equal(s.file_path, 'config.ts')
     assert.equal(s.line_number, 2)
-    assert.equal(s.replacements, 1)
-    assert.match(s.sha256, /^[0-9a-f]{64}$/)
+    assert.equal(s.sha256, sha256(fs.readFileSync(path.join(dir, 'config.ts'))))
     assert.equal(fs.readFileSync(path.join(dir, 'config.ts'), 'utf8'), 'a\nexport const retries = 3;\n')
   })
+})
+
+test('--full-results (or PATCH_FILE_RESULTS=full) answers with the full result; a bad PATCH_FILE_RESULTS is a usage error', T, async () => {
+  const dir = tempDir()
+  const file = path.join(dir, 'config.ts')
+  fs.writeFileSync(file, 'a\nexport const retries = 2;\n')
+  const before = sha256(fs.readFileSync(file))
+  for (const [i, opts] of [{ args: ['--root', dir, '--full-results'] }, { args: ['--root', dir], env: cleanEnv({ PATCH_FILE_RESULTS: 'full' }) }].entries()) {
+    await withClient(opts, async (client) => {
+      const from = i === 0 ? 'retries = 2;' : 'retries = 3;'
+      const to = i === 0 ? 'retries = 3;' : 'retries = 4;'
+      const s = resultOf(await client.callTool({ name: 'patch_file', arguments: { file_path: 'config.ts', search_block: from, replace_block: to } }))
+      assert.equal(s.ok, true, JSON.stringify(s))
+      assert.equal(s.file_path, file)
+      assert.equal(s.replacements, 1)
+      assert.equal(s.write_strategy, 'rename')
+      assert.equal(s.after_bytes, fs.statSync(file).size)
+      if (i === 0) assert.equal(s.sha256_before, before)
+      assert.equal(s.sha256, sha256(fs.readFileSync(file)))
+    })
+  }
+  const r = spawnSync(process.execPath, [BIN, '--root', dir], { input: '', env: cleanEnv({ PATCH_FILE_RESULTS: 'short' }), encoding: 'utf8' })
+  assert.equal(r.status, 2)
+  assert.match(r.stderr, /PATCH_FILE_RESULTS must be full or compact/)
 })
 
 test('patch_file with edits[] through MCP: applied in order, all or none', T, async () => {

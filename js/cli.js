@@ -439,7 +439,7 @@ function help() {
   return `${PROG} ${version()}: exact-once, atomic, sandboxed file edits for AI coding agents.
 
 Usage:
-  ${PROG} [--root DIR] [--tools LIST] [--output-schemas]
+  ${PROG} [--root DIR] [--tools LIST] [--output-schemas] [--full-results]
                                 run the MCP server on stdin/stdout (also: patch-file-mcp)
   ${PROG} COMMAND [options]     run one command
   ${PROG} COMMAND --help        a command's options
@@ -453,6 +453,9 @@ ${wrap(`Tools: ${toolNames()}.`, 22, 78)}
   --output-schemas    list each tool's output schema and answer with
                       structuredContent too (${OUTPUT_SCHEMAS_ENV}=on|off takes
                       precedence; default: off)
+  --full-results      answer with the engine's full result objects (sizes,
+                      both hashes, absolute paths) instead of the compact ones
+                      (${RESULTS_ENV}=full|compact takes precedence)
 
 Commands:
 ${cmds}
@@ -573,10 +576,12 @@ async function dispatch(argv) {
 const SERVER_OPTIONS = {
   tools: { type: 'string' },
   'output-schemas': { type: 'boolean' },
+  'full-results': { type: 'boolean' },
 }
 
 const TOOLS_ENV = 'PATCH_FILE_TOOLS'
 const OUTPUT_SCHEMAS_ENV = 'PATCH_FILE_OUTPUT_SCHEMAS'
+const RESULTS_ENV = 'PATCH_FILE_RESULTS'
 
 /**
  * The server's tool selection and output-schema switch, by the rule of the
@@ -612,7 +617,18 @@ function serverOptions(values, env = process.env) {
       process.stderr.write(`${PROG}: warning: --output-schemas is ignored: ${OUTPUT_SCHEMAS_ENV} is ${env[OUTPUT_SCHEMAS_ENV]}\n`)
     }
   }
-  return { tools: chosen.tools, outputSchemas }
+  let results = values['full-results'] === true ? 'full' : 'compact'
+  if (set(RESULTS_ENV)) {
+    const v = env[RESULTS_ENV].trim().toLowerCase()
+    if (v !== 'full' && v !== 'compact') {
+      throw new UsageError(`${RESULTS_ENV} must be full or compact, not ${JSON.stringify(env[RESULTS_ENV])}`)
+    }
+    if (values['full-results'] && v !== 'full') {
+      process.stderr.write(`${PROG}: warning: --full-results is ignored: ${RESULTS_ENV} is ${env[RESULTS_ENV]}\n`)
+    }
+    results = v
+  }
+  return { tools: chosen.tools, outputSchemas, results }
 }
 
 /**

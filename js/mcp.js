@@ -201,14 +201,16 @@ const STALL_MS = { signal: 5000, eof: 30000 }
 /**
  * Serves MCP on stdin/stdout until stdin ends or SIGINT/SIGTERM/SIGHUP, then
  * waits for calls in flight (their writes complete and are answered) and exits 0.
- * @param {{root: string, version: string, given?: string, tools?: object[], outputSchemas?: boolean}} opts
+ * @param {{root: string, version: string, given?: string, tools?: object[], outputSchemas?: boolean, results?: 'compact' | 'full'}} opts
  *   root: the workspace root, already resolved once to its real path (js/root.js);
  *   every call uses this path, so retargeting a symlink named as the root does not move the server.
  *   given: the root as configured, for the start-up line.
  *   tools: the tools to list and run (entries of js/tools.js; default: the `default` profile).
  *   outputSchemas: list each tool's output schema and answer with structuredContent too.
+ *   results: 'compact' (each fact once, paths relative to the root: what a model reads) or 'full'
+ *   (the engine's whole result objects).
  */
-async function serve({ root, version, given, tools: served = tools.select('default').tools, outputSchemas = false }) {
+async function serve({ root, version, given, tools: served = tools.select('default').tools, outputSchemas = false, results = 'compact' }) {
   const log = makeLogger()
   // Load the native engine before anything else (a few ms): on a machine it
   // cannot load on (no prebuilt binary for the platform, or the platform
@@ -242,7 +244,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
     }
   }
 
-  const options = require('./root.js').engineOptions(root)
+  const options = { ...require('./root.js').engineOptions(root), results }
   const inflight = new Set()
   let stopping = null
 

@@ -41,7 +41,7 @@ const failure = {
     'Failure only: stable error code, e.g. SEARCH_BLOCK_NOT_FOUND, SEARCH_BLOCK_AMBIGUOUS, REPLACEMENT_COUNT_MISMATCH, FILE_CHANGED, RUN_ID_NOT_FOUND, PATH_OUTSIDE_WORKSPACE, INVALID_INPUT.',
   ),
   message: str('Failure only: what went wrong and the shortest next step.'),
-  file_path: str('Absolute path of the file concerned.'),
+  file_path: str('Path of the file concerned (relative to the workspace root in compact results).'),
   match_count: int('Failure only: how many times the search_block occurs (0: not found, >1: ambiguous).'),
   match_lines: { type: 'array', items: { type: 'integer' }, description: '1-based start lines of the matches (ambiguous).' },
   failed_edits: { type: 'array', items: editFailure, description: 'Every failing edit of a multi-edit, by index.' },

@@ -67,6 +67,19 @@ pub struct Options {
     /// The entry point making the call (`patchFile`, `undo`, ...), recorded
     /// in the journal; empty when unknown.
     pub entry: &'static str,
+    /// How much of a result the caller wants (`results`).
+    pub results: ResultView,
+}
+
+/// How much of a result the caller wants (`options.results`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResultView {
+    /// Every field (the JS API's default).
+    #[default]
+    Full,
+    /// Each fact once, paths relative to the workspace root: what a model
+    /// reads back (the MCP server's default; see `api::view`).
+    Compact,
 }
 
 /// The journal of a call's workspace (see `docs/journal.md`).

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{cwd, guarded};
+use super::{answer, cwd};
 use crate::error::fail_value;
 use crate::history::Journal;
 use crate::input::request;
@@ -10,7 +10,7 @@ use crate::txn::dry_run;
 
 /// `applyDryRun`: writes exactly what a dry run previewed, once.
 pub fn apply_dry_run(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
+    answer(options, || {
         let opts = match request::options(options, cwd) {
             Ok(o) => crate::model::Options {
                 entry: "applyDryRun",

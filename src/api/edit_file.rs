@@ -9,14 +9,14 @@
 
 use serde_json::Value;
 
-use super::guarded;
+use super::answer;
 use super::patch::patch_file;
 use crate::error::fail_value;
 use crate::input::request;
 
 /// `editFile`: server-filesystem's `edit_file` input, exact-once.
 pub fn edit_file(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| match request::edit_file_input(input) {
+    answer(options, || match request::edit_file_input(input) {
         Ok(v) => patch_file(&v, options),
         Err(f) => fail_value(&f, None),
     })

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::{begin, guarded};
+use super::{answer, begin};
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::history::Journal;
 use crate::input::request;
@@ -14,7 +14,7 @@ use crate::txn::lexical_abs;
 
 /// `readFile`: a line range of a file plus what an edit needs to know.
 pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
+    answer(options, || {
         let (opts, req, ws) = match begin("readFile", input, options, request::read_request) {
             Ok(b) => b,
             Err(v) => return v,
@@ -157,7 +157,7 @@ pub const MAX_READ_BYTES: usize = 128 << 20;
 
 /// `writeFile`: atomic create-or-replace of a whole file.
 pub fn write_file(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
+    answer(options, || {
         let (opts, req, ws) = match begin("writeFile", input, options, request::write_request) {
             Ok(b) => b,
             Err(v) => return v,

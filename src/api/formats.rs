@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::{cwd, guarded};
+use super::{answer, cwd};
 use crate::error::fail_value;
 use crate::history::Journal;
 use crate::input::formats::{self, ParseError};
@@ -69,7 +69,7 @@ fn run_text(
 /// `applyEditBlocks`: applies SEARCH/REPLACE blocks (see
 /// [`formats::edit_block`]).
 pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
+    answer(options, || {
         run_text(
             input,
             options,
@@ -84,7 +84,7 @@ pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
 /// `applyPatch`: applies a Codex `*** Begin Patch` envelope or a unified
 /// diff (see [`formats::apply_patch`]).
 pub fn apply_patch(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
+    answer(options, || {
         run_text(
             input,
             options,

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{cwd, guarded};
+use super::{answer, cwd};
 use crate::error::fail_value;
 use crate::history as journal;
 use crate::input::request;
@@ -22,7 +22,7 @@ fn open(options: Option<&Value>, entry: &'static str) -> Result<(Options, Worksp
 
 /// `history`: the workspace's journaled transactions, newest first.
 pub fn history(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
+    answer(options, || {
         let req = match request::history_request(input) {
             Ok(r) => r,
             Err(f) => return fail_value(&f, None),
@@ -38,7 +38,7 @@ pub fn history(input: &Value, options: Option<&Value>) -> Value {
 /// `undo`: restores every file of a journaled transaction (default: the
 /// newest one not yet undone) to its bytes before it, all or nothing.
 pub fn undo(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
+    answer(options, || {
         let req = match request::undo_request(input) {
             Ok(r) => r,
             Err(f) => return fail_value(&f, None),
@@ -53,7 +53,7 @@ pub fn undo(input: &Value, options: Option<&Value>) -> Value {
 
 /// `journalClear`: removes every entry of the workspace's journal.
 pub fn journal_clear(_input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
+    answer(options, || {
         let (opts, ws) = match open(options, "journalClear") {
             Ok(x) => x,
             Err(v) => return v,

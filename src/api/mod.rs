@@ -14,6 +14,7 @@ mod formats;
 mod history;
 mod patch;
 mod text_editor;
+mod view;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -23,7 +24,7 @@ use serde_json::Value;
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::input::request;
 use crate::io::workspace::Workspace;
-use crate::model::Options;
+use crate::model::{Options, ResultView};
 
 pub use dry_run::apply_dry_run;
 pub use edit_file::edit_file;
@@ -38,6 +39,16 @@ pub use text_editor::text_editor;
 /// [`crate::model::cancelled`]).
 pub fn cancelled(timeout_ms: Option<u64>) -> Value {
     fail_value(&crate::model::cancelled(timeout_ms), None)
+}
+
+/// Runs `f`, turning a panic into an `INTERNAL_ERROR` result, and gives
+/// its result in the view the caller's `options` ask for (see [`view`]).
+fn answer(options: Option<&Value>, f: impl FnOnce() -> Value) -> Value {
+    let result = guarded(f);
+    match request::options(options, cwd) {
+        Ok(o) if o.results == ResultView::Compact => view::compact(result, &o.workspace_root),
+        _ => result,
+    }
 }
 
 /// Runs `f`, turning a panic into an `INTERNAL_ERROR` result.

@@ -2,14 +2,14 @@
 
 use serde_json::Value;
 
-use super::{begin, guarded};
+use super::{answer, begin};
 use crate::history::Journal;
 use crate::input::request;
 use crate::txn::edits;
 
 /// `patchFile`: edits one file.
 pub fn patch_file(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
+    answer(options, || {
         let (opts, req, ws) = match begin("patchFile", input, options, request::patch_request) {
             Ok(b) => b,
             Err(v) => return v,
@@ -26,7 +26,7 @@ pub fn patch_file(input: &Value, options: Option<&Value>) -> Value {
 
 /// `batchPatchFiles`: edits many files in one all-or-nothing transaction.
 pub fn batch_patch_files(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
+    answer(options, || {
         let (opts, req, ws) = match begin("batchPatchFiles", input, options, request::batch_request)
         {
             Ok(b) => b,

@@ -22,7 +22,7 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::{json, Value};
 
-use super::{cwd, guarded};
+use super::{answer, cwd};
 use crate::error::fail_value;
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
@@ -145,7 +145,7 @@ fn history() -> std::sync::MutexGuard<'static, History> {
 
 /// `textEditor`: runs one text editor command.
 pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {
-    guarded(|| {
+    answer(options, || {
         let (opts, dry_opt) = match options_and_dry_run(options, cwd) {
             Ok((o, d)) => (
                 Options {

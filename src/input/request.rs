@@ -495,6 +495,7 @@ pub fn options(
         cancel: Cancel::default(),
         journal: journal_from_env(),
         entry: "",
+        results: ResultView::Full,
     };
     let mut root = None;
     if !value.is_null() {
@@ -539,6 +540,17 @@ pub fn options(
                 )));
             }
             opts.dry_run_ttl_secs = n;
+        }
+        if let Some(r) = f.string(&["results"])? {
+            opts.results = match r.as_str() {
+                "full" => ResultView::Full,
+                "compact" => ResultView::Compact,
+                other => {
+                    return Err(Failure::invalid(format!(
+                        "options: `results` must be \"full\" or \"compact\", got \"{other}\""
+                    )))
+                }
+            };
         }
         if let Some((_, j)) = f.get(&["journal"])? {
             opts.journal = journal_option(j, opts.journal.clone())?;

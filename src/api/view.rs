@@ -1,0 +1,196 @@
+//! The compact view of a result (`options.results: "compact"`): each fact
+//! once, in the fewest tokens a model reads back.
+//!
+//! A model pays for every byte of a tool's answer, and a success is read far
+//! more often than any other answer. The full result (the JS API's default)
+//! is for programs: sizes before and after, both hashes, absolute paths, how
+//! the file was written. A model needs less: where the edit landed and the
+//! hash its next call's `expected_sha256` takes. The compact view is the full
+//! result with these changes, applied to the result and to every object
+//! nested in it (the files of a batch, its edits):
+//!
+//! - `file_path` and `move_to` relative to the workspace root (the root
+//!   itself is `.`), as the model named them;
+//! - dropped: `sha256_before`, `before_chars`, `after_chars`, `before_bytes`,
+//!   `after_bytes`; `replacements` when it is 1 (exact-once, the default);
+//!   an `edits` list of one beside the `line_number` that says the same;
+//!   `write_strategy` when it is `rename` (the default way; `in_place` and
+//!   its reason stay, they tell the caller something);
+//! - everything else kept, so a failure still carries every fact a retry
+//!   needs (code, message, closest match, its lines and kinds).
+//!
+//! The view is made at this edge, once per call, from the result the layers
+//! below built; it never changes what was written or decided.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+/// Fields a compact result never carries.
+const DROPPED: [&str; 5] = [
+    "sha256_before",
+    "before_chars",
+    "after_chars",
+    "before_bytes",
+    "after_bytes",
+];
+
+/// Fields holding a path, made relative to the workspace root.
+const PATHS: [&str; 2] = ["file_path", "move_to"];
+
+/// The compact view of `result`, for a workspace whose root is `root`
+/// (as the caller gave it; its real path is tried too).
+pub(super) fn compact(mut result: Value, root: &Path) -> Value {
+    let real = std::fs::canonicalize(root).ok();
+    let roots: Vec<&str> = [Some(root), real.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter_map(Path::to_str)
+        .map(|r| r.trim_end_matches('/'))
+        .collect();
+    shrink(&mut result, &roots);
+    result
+}
+
+/// Applies the compact rules to `v` and everything nested in it.
+fn shrink(v: &mut Value, roots: &[&str]) {
+    match v {
+        Value::Object(m) => {
+            shrink_object(m, roots);
+            for (_, child) in m.iter_mut() {
+                shrink(child, roots);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                shrink(item, roots);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn shrink_object(m: &mut Map<String, Value>, roots: &[&str]) {
+    for key in DROPPED {
+        m.remove(key);
+    }
+    if m.get("replacements").and_then(Value::as_u64) == Some(1) {
+        m.remove("replacements");
+    }
+    if m.contains_key("line_number")
+        && m.get("edits").and_then(Value::as_array).map(Vec::len) == Some(1)
+    {
+        m.remove("edits");
+    }
+    if m.get("write_strategy").and_then(Value::as_str) == Some("rename") {
+        m.remove("write_strategy");
+    }
+    for key in PATHS {
+        if let Some(Value::String(p)) = m.get_mut(key) {
+            if let Some(rel) = relative(p, roots) {
+                *p = rel;
+            }
+        }
+    }
+}
+
+/// `path` relative to the first of `roots` it lies in (`.` for a root
+/// itself); `None` for a path outside them all.
+fn relative(path: &str, roots: &[&str]) -> Option<String> {
+    roots.iter().find_map(|root| {
+        let rest = path.strip_prefix(root)?;
+        // The root `/` was trimmed to "": every absolute path is in it.
+        let rest = if rest.is_empty() || root.is_empty() {
+            rest
+        } else {
+            rest.strip_prefix('/')?
+        };
+        let rest = rest.trim_start_matches('/');
+        Some(if rest.is_empty() { "." } else { rest }.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn full_success(root: &str) -> Value {
+        json!({
+            "ok": true, "file_path": format!("{root}/src/a.ts"), "replacements": 1, "line_number": 7,
+            "before_chars": 10, "after_chars": 11, "before_bytes": 10, "after_bytes": 11,
+            "edits": [{"line_number": 7, "replacements": 1}],
+            "sha256_before": "a".repeat(64), "sha256": "b".repeat(64), "write_strategy": "rename",
+        })
+    }
+
+    #[test]
+    fn a_success_keeps_where_it_landed_and_the_new_hash() {
+        let v = compact(
+            full_success("/nonexistent/ws"),
+            Path::new("/nonexistent/ws"),
+        );
+        assert_eq!(
+            v,
+            json!({"ok": true, "file_path": "src/a.ts", "line_number": 7, "sha256": "b".repeat(64)})
+        );
+    }
+
+    #[test]
+    fn facts_that_say_something_stay() {
+        let mut r = full_success("/nonexistent/ws");
+        r["replacements"] = json!(3);
+        r["edits"] =
+            json!([{"line_number": 7, "replacements": 2}, {"line_number": 9, "replacements": 1}]);
+        r["write_strategy"] = json!("in_place");
+        r["write_strategy_reason"] = json!("the file has ACLs");
+        let v = compact(r, Path::new("/nonexistent/ws/"));
+        assert_eq!(v["replacements"], 3);
+        assert_eq!(
+            v["edits"],
+            json!([{"line_number": 7, "replacements": 2}, {"line_number": 9}])
+        );
+        assert_eq!(v["write_strategy"], "in_place");
+        assert_eq!(v["write_strategy_reason"], "the file has ACLs");
+    }
+
+    #[test]
+    fn a_failure_keeps_its_diagnosis_and_nested_paths_are_relative() {
+        let closest =
+            json!({"text": "/nonexistent/ws/x", "start_line": 3, "kinds": ["whitespace"]});
+        let r = json!({
+            "ok": false, "code": "SEARCH_BLOCK_NOT_FOUND", "message": "m",
+            "file_path": "/nonexistent/ws/a.ts", "match_count": 0, "closest_match": closest,
+            "files": [{"file_path": "/nonexistent/ws", "move_to": "/nonexistent/ws/d/b.ts"},
+                      {"file_path": "/nonexistent/wsx/c.ts"}, {"file_path": "/elsewhere/c.ts"}],
+        });
+        let v = compact(r, Path::new("/nonexistent/ws"));
+        assert_eq!(v["file_path"], "a.ts");
+        assert_eq!(v["closest_match"], closest, "text is never rewritten");
+        assert_eq!(v["files"][0]["file_path"], ".");
+        assert_eq!(v["files"][0]["move_to"], "d/b.ts");
+        assert_eq!(
+            v["files"][1]["file_path"], "/nonexistent/wsx/c.ts",
+            "a sibling is not inside"
+        );
+        assert_eq!(v["files"][2]["file_path"], "/elsewhere/c.ts");
+    }
+
+    #[test]
+    fn the_real_root_is_tried_when_the_given_one_is_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let real = std::fs::canonicalize(&real).unwrap();
+        let r = json!({"ok": true, "file_path": real.join("a.txt").to_str().unwrap()});
+        assert_eq!(compact(r, &link)["file_path"], "a.txt");
+    }
+
+    #[test]
+    fn the_filesystem_root_as_workspace() {
+        let r = json!({"ok": true, "file_path": "/etc/hosts"});
+        assert_eq!(compact(r, Path::new("/"))["file_path"], "etc/hosts");
+    }
+}

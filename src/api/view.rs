@@ -16,6 +16,9 @@
 //!   an `edits` list of one beside the `line_number` that says the same;
 //!   `write_strategy` when it is `rename` (the default way; `in_place` and
 //!   its reason stay, they tell the caller something);
+//! - a `closest_match` nested in a failure's parts (the failing file of a
+//!   patch, its failing hunk) dropped when it is the one the failure itself
+//!   gives;
 //! - everything else kept, so a failure still carries every fact a retry
 //!   needs (code, message, closest match, its lines and kinds).
 //!
@@ -49,7 +52,36 @@ pub(super) fn compact(mut result: Value, root: &Path) -> Value {
         .map(|r| r.trim_end_matches('/'))
         .collect();
     shrink(&mut result, &roots);
+    if let Some(top) = result.get("closest_match").cloned() {
+        if let Value::Object(m) = &mut result {
+            for (key, child) in m.iter_mut() {
+                if key != "closest_match" {
+                    drop_repeated(child, &top);
+                }
+            }
+        }
+    }
     result
+}
+
+/// Removes every `closest_match` equal to `top` from `v` and below.
+fn drop_repeated(v: &mut Value, top: &Value) {
+    match v {
+        Value::Object(m) => {
+            if m.get("closest_match") == Some(top) {
+                m.remove("closest_match");
+            }
+            for (_, child) in m.iter_mut() {
+                drop_repeated(child, top);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                drop_repeated(item, top);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Applies the compact rules to `v` and everything nested in it.
@@ -174,6 +206,23 @@ mod tests {
             "a sibling is not inside"
         );
         assert_eq!(v["files"][2]["file_path"], "/elsewhere/c.ts");
+    }
+
+    #[test]
+    fn a_closest_match_is_given_once() {
+        let cm = json!({"line_number": 1, "end_line": 2, "text": "def f():\n"});
+        let other = json!({"line_number": 9, "end_line": 9, "text": "x\n"});
+        let r = json!({
+            "ok": false, "code": "SEARCH_BLOCK_NOT_FOUND", "closest_match": cm,
+            "failures": [
+                {"index": 0, "closest_match": cm, "hunks": [{"index": 0, "closest_match": cm}, {"index": 1, "closest_match": other}]},
+            ],
+        });
+        let v = compact(r, Path::new("/nonexistent/ws"));
+        assert_eq!(v["closest_match"], cm);
+        assert!(v["failures"][0].get("closest_match").is_none());
+        assert!(v["failures"][0]["hunks"][0].get("closest_match").is_none());
+        assert_eq!(v["failures"][0]["hunks"][1]["closest_match"], other);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::Failure;
-use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan};
+use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan, Said};
 
 /// A validated command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +29,8 @@ pub enum Command {
         path: String,
         old: String,
         new: String,
+        /// The spellings of `old` and `new` the caller used.
+        said: Said,
     },
     /// Insert `text` after line `after_line` (0: at the top).
     Insert {
@@ -75,7 +77,12 @@ impl Command {
                     move_to: None,
                 },
             ),
-            Command::StrReplace { path, old, new } => (
+            Command::StrReplace {
+                path,
+                old,
+                new,
+                said,
+            } => (
                 path,
                 Action::Write {
                     base: Base::Existing,
@@ -83,6 +90,7 @@ impl Command {
                         search: old.clone(),
                         replace: new.clone(),
                         line: 0,
+                        said: *said,
                     }]),
                     move_to: None,
                 },
@@ -155,8 +163,23 @@ impl<'a> Obj<'a> {
     }
 
     fn required(&mut self, keys: &[&'a str], cmd: &str) -> Result<String, Failure> {
-        self.string(keys)?
-            .ok_or_else(|| Failure::invalid(format!("`{}` is required for `{cmd}`", keys[0])))
+        self.required_spelt(keys, cmd).map(|(s, _)| s)
+    }
+
+    /// A required string and the spelling it came under.
+    fn required_spelt(
+        &mut self,
+        keys: &[&'a str],
+        cmd: &str,
+    ) -> Result<(String, &'a str), Failure> {
+        match self.get(keys)? {
+            None => Err(Failure::invalid(format!(
+                "`{}` is required for `{cmd}`",
+                keys[0]
+            ))),
+            Some((k, Value::String(s))) => Ok((s.clone(), k)),
+            Some((k, _)) => Err(Failure::invalid(format!("`{k}` must be a string"))),
+        }
     }
 
     fn uint(&mut self, keys: &[&'a str]) -> Result<Option<u64>, Failure> {
@@ -234,14 +257,33 @@ pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
             Command::Create { path, text }
         }
         "str_replace" => {
-            let old = o.required(&["old_str", "oldStr"], "str_replace")?;
+            let (old, old_key) = o.required_spelt(&["old_str", "oldStr"], "str_replace")?;
             if old.is_empty() {
-                return Err(Failure::invalid(
-                    "`old_str` is empty; send the exact text to replace (it must occur exactly once)",
-                ));
+                return Err(Failure::invalid(format!(
+                    "`{old_key}` is empty; send the exact text to replace (it must occur exactly once)"
+                )));
             }
             let new = o.string(&["new_str", "newStr"])?.unwrap_or_default();
-            Command::StrReplace { path, old, new }
+            // `new_str` is optional: named like `old_str` was.
+            let said = if old_key == "oldStr" {
+                Said {
+                    search: "oldStr",
+                    replace: "newStr",
+                    ..Said::CANONICAL
+                }
+            } else {
+                Said {
+                    search: "old_str",
+                    replace: "new_str",
+                    ..Said::CANONICAL
+                }
+            };
+            Command::StrReplace {
+                path,
+                old,
+                new,
+                said,
+            }
         }
         "insert" => {
             let after_line = o.uint(&["insert_line", "insertLine"])?.ok_or_else(|| {
@@ -305,7 +347,12 @@ mod tests {
             Command::StrReplace {
                 path: "a".into(),
                 old: "x".into(),
-                new: "".into()
+                new: "".into(),
+                said: Said {
+                    search: "old_str",
+                    replace: "new_str",
+                    ..Said::CANONICAL
+                }
             }
         );
         let (c, _) =

@@ -98,6 +98,9 @@ test('text editor: an old_str that is not found is said in its own words', async
   const near = await textEditor({ command: 'str_replace', path: 'f.py', old_str: '  a = 1\n  b = 2\n', new_str: 'x' }, o)
   assert.match(near.message, /^`f\.py`: old_str was not found; the closest text is lines 2-3 \(\d+% similar\), which differs in indentation/)
   assert.doesNotMatch(near.message + near.closest_match.details.join('\n'), /search_block|SEARCH text/)
+  const typo = await textEditor({ command: 'str_replace', path: 'f.py', old_sr: 'a = 1', new_str: 'a = 2' }, o)
+  assert.equal(typo.code, 'INVALID_INPUT')
+  assert.equal(typo.message, '`old_sr` is not a parameter of `str_replace` (did you mean `old_str`?)')
   // Edit blocks keep speaking of the block by its number and line.
   const blocks = await applyEditBlocks('f.py\n<<<<<<< SEARCH\nnothing like it\n=======\nx\n>>>>>>> REPLACE\n', o)
   assert.match(blocks.message, /^`f\.py`: block 1 \(line 2\): its SEARCH text was not found/)

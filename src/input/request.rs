@@ -58,7 +58,7 @@ pub struct ApplyRequest {
     pub run_id: String,
 }
 
-const SEARCH_KEYS: &[&'static str] = &[
+const SEARCH_KEYS: &[&str] = &[
     "search_block",
     "searchBlock",
     "search",
@@ -256,7 +256,7 @@ impl<'a> Fields<'a> {
 /// letters counting as one edit), if near enough for a slip of the keyboard:
 /// one edit in a name of up to 5 letters, two up to 10, three beyond. Ties go
 /// to the name nearer as written, then to the name listed first.
-fn closest_name<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> {
+pub(crate) fn closest_name<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> {
     let fold = |s: &str| -> Vec<char> {
         s.chars()
             .filter(|&c| c != '_')

@@ -3,12 +3,15 @@
 // flag, a failure has no field it does not declare. The fixture type-checks
 // under `tsc --strict` against index.d.ts, and each line it marks with
 // @ts-expect-error is an error without the directive (and no other line is).
+// And the failures the engine answers, of every kind, carry only fields
+// their failure type declares (read from index.d.ts by the checker).
 import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
-import { REPO, consumerProject, tsc } from './helpers/typescript.mjs'
+import { REPO, ts, consumerProject, tsc } from './helpers/typescript.mjs'
 
 const FIXTURE = path.join(REPO, '__test__', 'fixtures', 'types', 'results.mts')
 
@@ -30,4 +33,112 @@ test('result types: dry runs narrow by their flag and failures declare every fie
 test('result types: a failure type has no index signature', () => {
   const dts = fs.readFileSync(path.join(REPO, 'index.d.ts'), 'utf8')
   assert.doesNotMatch(dts, /\[\s*\w+\s*:\s*string\s*\]\s*:\s*unknown/)
+})
+
+/**
+ * The declared type of each exported type of index.d.ts, by the TypeScript
+ * checker, and `undeclared(value, type)`: the paths of `value`'s fields its
+ * type does not declare, nested objects and array items included (a field
+ * of a union is declared when some member declares it).
+ */
+function declarations() {
+  const file = path.join(REPO, 'index.d.ts')
+  const program = ts.createProgram([file], { strict: true, noEmit: true, types: [], target: ts.ScriptTarget.ES2022 })
+  const checker = program.getTypeChecker()
+  const exports = new Map()
+  for (const s of checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)))) {
+    if (s.flags & ts.SymbolFlags.Type) exports.set(s.name, checker.getDeclaredTypeOfSymbol(s))
+  }
+  const members = (t) => (t.isUnion() ? t.types.flatMap(members) : [t])
+  const fieldType = (t, key) => {
+    const found = members(t)
+      .map((m) => checker.getPropertyOfType(m, key))
+      .filter(Boolean)
+      .map((p) => checker.getNonNullableType(checker.getTypeOfSymbol(p)))
+    return found.length ? found : null
+  }
+  const undeclared = (value, types, at) => {
+    if (Array.isArray(value)) {
+      const items = types.flatMap(members).filter((t) => checker.isArrayType(t)).map((t) => checker.getTypeArguments(t)[0])
+      return value.flatMap((v, i) => undeclared(v, items, `${at}[${i}]`))
+    }
+    if (value === null || typeof value !== 'object') return []
+    const out = []
+    for (const [k, v] of Object.entries(value)) {
+      const inner = types.flatMap((t) => fieldType(t, k) ?? [])
+      if (!inner.length) out.push(`${at}.${k}`)
+      else out.push(...undeclared(v, inner, `${at}.${k}`))
+    }
+    return out
+  }
+  return { type: (name) => exports.get(name), undeclared: (value, name) => undeclared(value, [exports.get(name)], name) }
+}
+
+test('result types: every field of the failures the engine answers is declared by its failure type', async () => {
+  const { patchFile, batchPatchFiles, applyDryRun, applyEditBlocks, applyPatch, textEditor, undo, readFile, writeFile } = await import('../index.mjs')
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-types-')))
+  const o = { workspaceRoot: dir, journal: path.join(dir, '.journal') }
+  const file = (name, text) => fs.writeFileSync(path.join(dir, name), text)
+  const SRC = 'def f():\n    a = 1\n    b = 2\n    return a + b\n\ndef g():\n    a = 1\n    b = 2\n    return 0\n'
+  file('f.py', SRC)
+  file('g.py', SRC)
+  const failures = {
+    PatchFileFailure: [
+      // Closest match (indentation), twice as close (equally_close), already applied, ambiguous with hints.
+      await patchFile({ file_path: 'f.py', search_block: '  a = 1\n  b = 2\n', replace_block: '  a = 3\n' }, o),
+      await patchFile({ file_path: 'f.py', search_block: 'def f():\n    a = 0\n', replace_block: 'def f():\n    a = 1\n' }, o),
+      await patchFile({ file_path: 'f.py', search_block: '    a = 1\n', replace_block: 'x' }, o),
+      await patchFile({ file_path: 'f.py', search_block: '    a = 1\n', replace_block: 'x', expected_replacements: 3 }, o),
+      await patchFile({ file_path: 'f.py', edits: [{ search_block: 'nope', replace_block: '' }, { search_block: '    b = 2\n', replace_block: '' }] }, o),
+      await patchFile({ file_path: 'f.py', search_block: 'a', replace_block: 'b', expected_sha256: '0'.repeat(64) }, o),
+      await patchFile({ file_path: 'f.py', search_block: 'a', replace_block: 'b', match: ['indentation'] }, o),
+      await patchFile({ file_path: '../out.py', search_block: 'a', replace_block: 'b' }, o),
+      await patchFile({ file_path: 'f.py', serach_block: 'a', replace_block: 'b' }, o),
+      await applyDryRun({ run_id: 'dr_nothing' }, o),
+      await readFile({ file_path: 'missing.py' }, o),
+      await writeFile({ file_path: 'f.py', content: 'x', expected_sha256: '0'.repeat(64) }, o),
+    ],
+    BatchPatchFilesFailure: [
+      await batchPatchFiles({ files: [{ file_path: 'f.py', search_block: 'nope', replace_block: '' }, { file_path: 'g.py', search_block: 'def g', replace_block: 'def h' }] }, o),
+    ],
+    FormatFailure: [
+      await applyPatch('*** Begin Patch\n*** Update File: f.py\n@@\n-    a = 5\n-    b = 2\n+    a = 3\n*** End Patch', o),
+      await applyPatch('*** Begin Patch\n*** Frobnicate File: f.py\n*** End Patch', o),
+      await applyEditBlocks('f.py\n<<<<<<< SEARCH\n    a = 1\n=======\nx\n>>>>>>> REPLACE\nf.py\n<<<<<<< SEARCH\nnope\n=======\nx\n>>>>>>> REPLACE\n', o),
+    ],
+    TextEditorFailure: [
+      await textEditor({ command: 'str_replace', path: 'f.py', old_str: '  a = 1\n  b = 2\n', new_str: 'x' }, o),
+      await textEditor({ command: 'str_replace', path: 'f.py', old_str: '    a = 1\n', new_str: 'x' }, o),
+    ],
+    UndoFailure: [],
+  }
+  // FILE_CHANGED of an undo: the files changed since, and the transaction.
+  file('u.txt', 'one\n')
+  assert.equal((await patchFile({ file_path: 'u.txt', search_block: 'one', replace_block: 'two' }, o)).ok, true)
+  file('u.txt', 'three\n')
+  failures.UndoFailure.push(await undo(undefined, o))
+
+  const { type, undeclared } = declarations()
+  const seen = new Set()
+  for (const [name, results] of Object.entries(failures)) {
+    assert.ok(type(name), `index.d.ts exports ${name}`)
+    for (const r of results) {
+      assert.equal(r.ok, false, JSON.stringify(r))
+      assert.deepEqual(undeclared(r, name), [], `${name}: ${JSON.stringify(r)}`)
+      const walk = (v, at) => {
+        if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (seen.add(`${at}.${k}`), walk(x, Array.isArray(v) ? at : k))
+      }
+      walk(r, '')
+    }
+  }
+  // The failures above show the fields a retry needs.
+  for (const f of ['.closest_match', 'closest_match.equally_close', '.already_applied', '.unique_context_hint', '.failed_edits', '.sha256',
+    '.files', '.failures', 'failures.hunks', 'failures.blocks', '.line', '.expected', '.command', '.files_changed', '.id']) {
+    assert.ok(seen.has(f), `some failure has ${f}: ${[...seen].join(' ')}`)
+  }
+  // The check is real: a field no type declares is found.
+  assert.deepEqual(undeclared({ ok: false, code: 'X', message: '', closest_match: { text: '', closest: 1 } }, 'PatchFileFailure'), [
+    'PatchFileFailure.closest_match.closest',
+  ])
+  fs.rmSync(dir, { recursive: true, force: true })
 })

@@ -142,3 +142,43 @@ test('result types: every field of the failures the engine answers is declared b
   ])
   fs.rmSync(dir, { recursive: true, force: true })
 })
+
+test('result types: every field of a write and of a dry run is declared by its type; a dry run has its run_id and diff', async () => {
+  const { patchFile, batchPatchFiles, writeFile, applyEditBlocks, applyPatch, textEditor, editFile, undo } = await import('../index.mjs')
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-types-')))
+  const o = { workspaceRoot: dir, journal: path.join(dir, '.journal') }
+  fs.writeFileSync(path.join(dir, 'f.txt'), 'a = 1\nb = 2\n')
+  const edit = { file_path: 'f.txt', search_block: 'a = 1', replace_block: 'a = 2' }
+  const dry = {
+    PatchFileDryRun: await patchFile({ ...edit, dry_run: true }, o),
+    BatchPatchFilesDryRun: await batchPatchFiles({ files: [edit], dryRun: true }, o),
+    WriteFileDryRun: await writeFile({ file_path: 'f.txt', content: 'x\n', dry_run: true }, o),
+    FormatDryRun: await applyPatch({ patch: '*** Begin Patch\n*** Update File: f.txt\n@@\n-a = 1\n+a = 3\n*** End Patch', dry_run: true }, o),
+    TextEditorDryRun: await textEditor({ command: 'str_replace', path: 'f.txt', old_str: 'a = 1', new_str: 'a = 4', dry_run: true }, o),
+  }
+  const written = {
+    PatchFileWritten: await patchFile(edit, o),
+    BatchPatchFilesWritten: await batchPatchFiles({ files: [{ file_path: 'f.txt', search_block: 'a = 2', replace_block: 'a = 1' }] }, o),
+    WriteFileWritten: await writeFile({ file_path: 'g.txt', content: 'g\n' }, o),
+    FormatWritten: await applyEditBlocks('f.txt\n<<<<<<< SEARCH\na = 1\n=======\na = 5\n>>>>>>> REPLACE\n', o),
+    TextEditorEdited: await textEditor({ command: 'str_replace', path: 'f.txt', old_str: 'a = 5', new_str: 'a = 6' }, o),
+  }
+  dry.UndoDryRun = await undo({ dry_run: true }, o)
+  dry.PatchFileDryRun2 = await editFile({ path: 'f.txt', edits: [{ oldText: 'a = 6', newText: 'a = 7' }], dryRun: true }, o)
+  written.UndoDone = await undo(undefined, o)
+  const { undeclared } = declarations()
+  for (const [name, r] of Object.entries(dry)) {
+    assert.equal(r.ok, true, `${name}: ${JSON.stringify(r)}`)
+    assert.deepEqual(undeclared(r, name.replace(/2$/, '')), [], `${name}: ${JSON.stringify(r)}`)
+    assert.equal(r.dry_run, true, name)
+    assert.equal(typeof r.run_id, 'string', name)
+    assert.equal(typeof r.expires_in, 'number', name)
+    assert.equal(typeof r.diff, 'string', name)
+  }
+  for (const [name, r] of Object.entries(written)) {
+    assert.equal(r.ok, true, `${name}: ${JSON.stringify(r)}`)
+    assert.deepEqual(undeclared(r, name), [], `${name}: ${JSON.stringify(r)}`)
+    for (const k of ['dry_run', 'run_id', 'expires_in', 'diff', 'diff_omitted']) assert.equal(k in r, false, `${name} has no ${k}`)
+  }
+  fs.rmSync(dir, { recursive: true, force: true })
+})

@@ -53,12 +53,20 @@ impl Said {
         expected: "expected_replacements",
         all: "replace_all",
     };
-}
 
-impl Default for Said {
-    fn default() -> Self {
-        Said::CANONICAL
-    }
+    /// A patch hunk's old lines (context and removed) and new lines.
+    pub const HUNK: Said = Said {
+        search: "the hunk",
+        replace: "the hunk's new lines",
+        ..Said::CANONICAL
+    };
+
+    /// A SEARCH/REPLACE block's two texts.
+    pub const BLOCK: Said = Said {
+        search: "the SEARCH text",
+        replace: "the REPLACE text",
+        ..Said::CANONICAL
+    };
 }
 
 /// The edits for one file.
@@ -491,22 +499,6 @@ pub struct Block {
     /// How the caller named the two texts (`old_str`/`new_str` for a
     /// command; a SEARCH/REPLACE block's are its SEARCH and REPLACE text).
     pub said: Said,
-}
-
-impl Said {
-    /// A patch hunk's old lines (context and removed) and new lines.
-    pub const HUNK: Said = Said {
-        search: "the hunk",
-        replace: "the hunk's new lines",
-        ..Said::CANONICAL
-    };
-
-    /// A SEARCH/REPLACE block's two texts.
-    pub const BLOCK: Said = Said {
-        search: "the SEARCH text",
-        replace: "the REPLACE text",
-        ..Said::CANONICAL
-    };
 }
 
 /// A hunk line's role.

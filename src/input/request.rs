@@ -190,7 +190,7 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn has_any(&self, keys: &[&'a str]) -> bool {
+    fn has_any(&self, keys: &[&str]) -> bool {
         keys.iter()
             .any(|k| self.obj.get(*k).is_some_and(|v| !v.is_null()))
     }

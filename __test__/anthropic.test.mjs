@@ -101,7 +101,7 @@ test('an agent loop over client.messages.create: view, create, str_replace (land
   assert.match(edited.content, /^Edited primes\.py at line 4\.\nThe lines around it now:\n(.*\n)*4:     for i in range\(2, n\):\n/)
   const stale = resultsIn(bodies[3]).s2
   assert.equal(stale.is_error, true)
-  assert.match(stale.content, /^SEARCH_BLOCK_NOT_FOUND: `primes\.py`: old_str: /)
+  assert.match(stale.content, /^SEARCH_BLOCK_NOT_FOUND: `primes\.py`: old_str was not found; /)
   // The closest region's current text, with the colon the model did not know about.
   assert.match(stale.content, /<closest_match [^>]*lines="4(-5)?"[^>]*>\n {4}for i in range\(2, n\):\n/)
   assert.equal(resultsIn(bodies[3]).c.content, 'Created test_primes.py (28 bytes).')

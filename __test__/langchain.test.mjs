@@ -55,7 +55,7 @@ test('tools.applyPatch with createApplyPatchExecute: operations apply and each a
   // Stale: fib() was renamed. The text carries the engine's diagnosis, with lines counted in the diff.
   const stale = await applyPatch.invoke(call('c3', 'apply_patch', { type: 'update_file', path: 'fib.py', diff: '@@\n-def fib(n):\n+def fib(n: int):\n' }))
   assert.equal(stale.tool_call_id, 'c3')
-  assert.match(stale.content, /^SEARCH_BLOCK_NOT_FOUND: `fib\.py`: hunk 1 \(diff line 1\): its 1 context\/removed line starting with `def fib\(n\):` were not found/)
+  assert.match(stale.content, /^SEARCH_BLOCK_NOT_FOUND: `fib\.py`: hunk 1 \(diff line 1\): the 1 context\/removed line starting with `def fib\(n\):` was not found/)
   assert.equal(fs.readFileSync(path.join(ws, 'fib.py'), 'utf8'), 'def fibonacci(n):\n    return n if n < 2 else fibonacci(n - 1) + fibonacci(n - 2)\n')
 
   const deleted = await applyPatch.invoke(call('c4', 'apply_patch', { type: 'delete_file', path: 'lib/README.md' }))

@@ -100,7 +100,7 @@ test('Runner + applyPatchTool + createEditor: create, update with @@ context, de
   assert.equal(last.c3.output, 'Deleted old.txt.')
   assert.equal(last.c4.status, 'failed')
   // The engine's diagnosis: the code, which section, and which lines were not found; line numbers are the diff's.
-  assert.match(last.c4.output, /^SEARCH_BLOCK_NOT_FOUND: `src\/greet\.ts`: hunk 1 \(diff line 1\): its 3 context\/removed lines starting with `export function greet\(name: string\) \{` were not found/)
+  assert.match(last.c4.output, /^SEARCH_BLOCK_NOT_FOUND: `src\/greet\.ts`: hunk 1 \(diff line 1\): the 3 context\/removed lines starting with `export function greet\(name: string\) \{` were not found/)
   assert.match(last.c4.output, /nothing was written/)
   assert.ok(!/patch line/.test(last.c4.output), last.c4.output)
 })

@@ -176,8 +176,9 @@ test('npm pack ships the JS entry points, the generated types with the hand-writ
   for (const t of ['PatchFileInput', 'PatchFileOptions', 'PatchFileResult', 'PatchFileSuccess', 'PatchFileFailure', 'PatchFileErrorCode', 'PatchFileSchema']) {
     assert.match(dts, new RegExp(`export (type|interface) ${t}\\b`), `index.d.ts exports ${t}`)
   }
-  assert.match(dts, /export declare function patchFile\(/)
-  assert.match(dts, /export declare function patchFileSync\(/)
+  // Generic over the dry-run flag: `patchFile<D extends boolean = false>(`.
+  assert.match(dts, /export declare function patchFile(<[^>]*>)?\(/)
+  assert.match(dts, /export declare function patchFileSync(<[^>]*>)?\(/)
   assert.match(dts, /PATCH_FILE_ERROR_CODES/)
 })
 

@@ -29,6 +29,44 @@ pub struct Edit {
     pub search: String,
     pub replace: String,
     pub count: Count,
+    /// How the caller named the two texts.
+    pub said: Said,
+}
+
+/// The names a caller gave an edit's two texts (`oldText`/`newText`,
+/// `old_str`/`new_str`, …). Messages about an edit use them, so a caller
+/// reads its own field names back, never the engine's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Said {
+    pub search: &'static str,
+    pub replace: &'static str,
+    /// The count fields, named in the same style (given or not).
+    pub expected: &'static str,
+    pub all: &'static str,
+}
+
+impl Said {
+    /// The engine's own names, for edits that came with no field names.
+    pub const CANONICAL: Said = Said {
+        search: "search_block",
+        replace: "replace_block",
+        expected: "expected_replacements",
+        all: "replace_all",
+    };
+
+    /// A patch hunk's old lines (context and removed) and new lines.
+    pub const HUNK: Said = Said {
+        search: "the hunk",
+        replace: "the hunk's new lines",
+        ..Said::CANONICAL
+    };
+
+    /// A SEARCH/REPLACE block's two texts.
+    pub const BLOCK: Said = Said {
+        search: "the SEARCH text",
+        replace: "the REPLACE text",
+        ..Said::CANONICAL
+    };
 }
 
 /// The edits for one file.
@@ -471,6 +509,9 @@ pub struct Block {
     pub replace: String,
     /// 1-based line of the block in the text (0 for commands).
     pub line: usize,
+    /// How the caller named the two texts (`old_str`/`new_str` for a
+    /// command; a SEARCH/REPLACE block's are its SEARCH and REPLACE text).
+    pub said: Said,
 }
 
 /// A hunk line's role.

@@ -279,6 +279,7 @@ fn ten_thousand_edits_on_100_mb_take_one_pass() {
             search: s.clone(),
             replace: r.clone(),
             count: Count::One,
+            said: patch_file_tool::model::Said::CANONICAL,
         })
         .collect();
     // The one pass answers (applying 10,000 edits in turn would search and
@@ -380,6 +381,7 @@ fn ten_thousand_edit_blocks_on_100_mb_take_one_pass() {
             search: s.clone(),
             replace: r.clone(),
             count: Count::One,
+            said: patch_file_tool::model::Said::CANONICAL,
         })
         .collect();
     // Applying 10,000 blocks in turn would search and copy 100 MB 10,000

@@ -101,6 +101,7 @@ fn diagnosis_timings() {
                 search,
                 replace,
                 "",
+                patch_file_tool::model::Said::CANONICAL,
                 &Budget::new(DEFAULT_BUDGET),
             );
             assert!(!d.incomplete);
@@ -164,6 +165,7 @@ fn diagnosis_timings() {
             &search,
             "x",
             "",
+            patch_file_tool::model::Said::CANONICAL,
             &Budget::new(DEFAULT_BUDGET),
         );
         let took = t.elapsed();

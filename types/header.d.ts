@@ -188,6 +188,8 @@ export interface PatchFileClosestMatch {
   differences: PatchFileDifference[]
   /** One sentence per kind (except content) about where it shows. */
   details: string[]
+  /** 1-based start lines of other regions exactly as close (the block does not tell them apart). */
+  equally_close?: number[]
 }
 
 /** The smallest extension of an ambiguous block that occurs only once. */
@@ -216,7 +218,52 @@ export interface PatchFileDiagnosis {
   diagnosis_incomplete?: true
 }
 
-export interface PatchFileSuccess extends WriteStrategyReport {
+// ---------------------------------------------------------------------------
+// Dry runs: a call with `dry_run: true` (or `dryRun: true`) answers with a
+// preview and writes nothing. The result types of the calls that take it
+// follow the flag as written: `true` gives the dry-run result, absent or
+// `false` the write's, a `boolean` either.
+
+/** A dry run's unified diff, or why it is missing (old and new content over 64 MiB). */
+export type DryRunDiff = { diff: string; diff_omitted?: undefined } | { diff?: undefined; diff_omitted: string }
+
+/**
+ * The `run_id` that applies a dry run with applyDryRun, and for how many seconds. A planned change larger than the
+ * dry-run cache (512 MiB) is not kept: `run_id` is then `null` and `message` says to repeat the call without dry_run.
+ */
+export type DryRunKept = { run_id: string; expires_in: number } | { run_id: null; expires_in: 0; message: string }
+
+/** What a dry run adds to a success. */
+export type DryRunPreview = { dry_run: true } & DryRunDiff & DryRunKept
+
+/** A success that wrote: none of the dry-run fields. */
+export interface NotDryRun {
+  dry_run?: undefined
+  diff?: undefined
+  diff_omitted?: undefined
+  run_id?: undefined
+  expires_in?: undefined
+}
+
+/** The dry-run flag of an input or options object, spelt either way; `D` is what it says. */
+export type DryRunFlag<D extends boolean> = { dry_run?: D; dryRun?: D }
+
+/** A result as a dry-run flag `D` gives it: `Write` (false), `Dry` (true) or either (boolean). */
+export type ByDryRun<D extends boolean, Write, Dry> = [D] extends [false] ? Write : [D] extends [true] ? Dry : Write | Dry
+
+/** A dry run asked for by either of two flags (input and options), as one flag. */
+export type EitherDryRun<A extends boolean, B extends boolean> = [A] extends [false]
+  ? B
+  : [B] extends [false]
+    ? A
+    : [A] extends [true]
+      ? true
+      : [B] extends [true]
+        ? true
+        : boolean
+
+/** The figures of a successful patchFile (written or planned). */
+export interface PatchFileFigures extends WriteStrategyReport {
   ok: true
   /** Absolute path of the edited file. */
   file_path: string
@@ -238,14 +285,15 @@ export interface PatchFileSuccess extends WriteStrategyReport {
   /** sha256 (hex) of the bytes on disk before and after. */
   sha256_before: string
   sha256: string
-  /** Present on dry runs. */
-  dry_run?: true
-  diff?: string
-  /** Dry run: why `diff` is missing (old and new content over 64 MiB). */
-  diff_omitted?: string
-  run_id?: string
-  expires_in?: number
+  /** What reading found that the caller should know (e.g. a file torn by an interrupted in-place write). */
+  warnings?: string[]
 }
+
+/** A patchFile that wrote. */
+export type PatchFileWritten = PatchFileFigures & NotDryRun
+/** A patchFile dry run: the figures of the planned edit, its diff and the run_id that applies it. */
+export type PatchFileDryRun = PatchFileFigures & DryRunPreview
+export type PatchFileSuccess = PatchFileWritten | PatchFileDryRun
 
 export interface PatchFileEditFailure extends PatchFileDiagnosis {
   index: number
@@ -255,12 +303,18 @@ export interface PatchFileEditFailure extends PatchFileDiagnosis {
   match_lines?: number[]
 }
 
+/**
+ * A failed call: nothing was written. Every field the engine may put on a failure is declared (there is no
+ * index signature), so a misspelt field does not compile.
+ */
 export interface PatchFileFailure extends PatchFileDiagnosis {
   ok: false
   code: PatchFileErrorCode
   /** What went wrong and the shortest next step, written for an agent. */
   message: string
+  /** Absolute path of the file concerned. */
   file_path?: string
+  /** How many times the search block occurs (0: not found, more than 1: ambiguous). */
   match_count?: number
   /** 1-based start lines of the matches (SEARCH_BLOCK_AMBIGUOUS). */
   match_lines?: number[]
@@ -271,10 +325,12 @@ export interface PatchFileFailure extends PatchFileDiagnosis {
   /** A failed commit: files already replaced that were put back, and any that could not be. */
   rolled_back?: string[]
   rollback_failed?: string[]
-  [detail: string]: unknown
 }
 
 export type PatchFileResult = PatchFileSuccess | PatchFileFailure
+
+/** patchFile's result for an input whose dry-run flag is `D`. */
+export type PatchFileResultFor<D extends boolean> = ByDryRun<D, PatchFileWritten, PatchFileDryRun> | PatchFileFailure
 
 /** A JSON schema for tool definitions (name, description, parameters). */
 export interface PatchFileSchema {
@@ -294,9 +350,28 @@ export type BatchPatchFilesInput = {
   dryRun?: boolean
 }
 
-export type BatchPatchFilesResult =
-  | { ok: true; replacements: number; files: PatchFileSuccess[]; dry_run?: true; run_id?: string; expires_in?: number; diff?: string }
-  | (PatchFileFailure & { files?: Array<PatchFileFailure | { ok: true; index: number; file_path: string; message: string }>; rolled_back?: string[] })
+/** The figures of one file of a batch; on a dry run, with its own diff (or why it is missing). */
+export type BatchFileFigures = PatchFileFigures & { diff?: string; diff_omitted?: string }
+
+/** batchPatchFiles wrote every file. */
+export type BatchPatchFilesWritten = { ok: true; replacements: number; files: BatchFileFigures[]; warnings?: string[] } & NotDryRun
+/** A batchPatchFiles dry run: the whole diff and the run_id that applies it. */
+export type BatchPatchFilesDryRun = { ok: true; replacements: number; files: BatchFileFigures[]; warnings?: string[] } & DryRunPreview
+
+/**
+ * A failed batch: nothing was written. When files failed to plan, `files` holds each file's outcome by `index`:
+ * its failure, or a file that planned but was not written because another failed.
+ */
+export type BatchPatchFilesFailure = PatchFileFailure & {
+  files?: Array<(PatchFileFailure & { index: number }) | { ok: true; index: number; file_path: string; message: string }>
+}
+
+export type BatchPatchFilesResult = BatchPatchFilesWritten | BatchPatchFilesDryRun | BatchPatchFilesFailure
+
+/** batchPatchFiles's result for an input whose dry-run flag is `D`. */
+export type BatchPatchFilesResultFor<D extends boolean> =
+  | ByDryRun<D, BatchPatchFilesWritten, BatchPatchFilesDryRun>
+  | BatchPatchFilesFailure
 
 export type ApplyDryRunInput = { run_id: string } | { runId: string }
 
@@ -366,23 +441,25 @@ export type WriteFileInput = PatchFilePath & {
   encoding?: 'utf-8'
 }
 
-export type WriteFileResult =
-  | (WriteStrategyReport & {
-      ok: true
-      file_path: string
-      created: boolean
-      after_bytes: number
-      after_chars?: number
-      encoding?: string
-      sha256_before: string | null
-      sha256: string
-      dry_run?: true
-      diff?: string
-      run_id?: string
-      expires_in?: number
-      warnings?: string[]
-    })
-  | PatchFileFailure
+/** The figures of a successful writeFile (written or planned). */
+export interface WriteFileFigures extends WriteStrategyReport {
+  ok: true
+  file_path: string
+  created: boolean
+  after_bytes: number
+  after_chars?: number
+  encoding?: string
+  sha256_before: string | null
+  sha256: string
+  warnings?: string[]
+}
+
+export type WriteFileWritten = WriteFileFigures & NotDryRun
+export type WriteFileDryRun = WriteFileFigures & DryRunPreview
+export type WriteFileResult = WriteFileWritten | WriteFileDryRun | PatchFileFailure
+
+/** writeFile's result for an input whose dry-run flag is `D`. */
+export type WriteFileResultFor<D extends boolean> = ByDryRun<D, WriteFileWritten, WriteFileDryRun> | PatchFileFailure
 
 // ---------------------------------------------------------------------------
 // Edit formats: applyEditBlocks, applyPatch, textEditor
@@ -460,7 +537,8 @@ export interface FormatFileResult extends WriteStrategyReport {
   diff?: string
 }
 
-export type FormatSuccess = {
+/** The figures of a successful edit-format call (written or planned). */
+export interface FormatFigures {
   ok: true
   format: 'edit_blocks' | 'apply_patch' | 'unified_diff' | 'text_editor'
   files: FormatFileResult[]
@@ -468,12 +546,12 @@ export type FormatSuccess = {
   hunks?: number
   /** applyEditBlocks: every replacement was found in the file as read back. */
   verified?: boolean
-  dry_run?: true
-  diff?: string
-  run_id?: string | null
-  expires_in?: number
   warnings?: string[]
 }
+
+export type FormatWritten = FormatFigures & NotDryRun
+export type FormatDryRun = FormatFigures & DryRunPreview
+export type FormatSuccess = FormatWritten | FormatDryRun
 
 export type FormatFailure = PatchFileFailure & {
   format?: string
@@ -482,23 +560,36 @@ export type FormatFailure = PatchFileFailure & {
   /** PATCH_PARSE_ERROR: what was expected there. */
   expected?: string
   /** Every failing file operation (nothing was written). */
-  failures?: Array<{
-    index: number
-    path: string
-    line?: number
-    file_path?: string
-    code: PatchFileErrorCode
-    message: string
-    match_count?: number
-    match_lines?: number[]
-    hunks?: Array<{ index: number; patch_line: number; code: PatchFileErrorCode; match_count: number; message: string; match_lines?: number[] }>
-    blocks?: Array<{ index: number; line: number; code: PatchFileErrorCode; match_count: number; message: string; match_lines?: number[] }>
-  }>
-  rolled_back?: string[]
-  rollback_failed?: string[]
+  failures?: FormatOpFailure[]
+}
+
+/** One failing file operation of an edit-format call, led by its first failing hunk or block. */
+export interface FormatOpFailure extends PatchFileDiagnosis {
+  /** 0-based index of the operation. */
+  index: number
+  /** The path as written in the text. */
+  path: string
+  /** 1-based line of the operation in the text. */
+  line?: number
+  file_path?: string
+  code: PatchFileErrorCode
+  message: string
+  match_count?: number
+  match_lines?: number[]
+  /** Every failing hunk of this file (patches). */
+  hunks?: Array<
+    PatchFileDiagnosis & { index: number; patch_line: number; code: PatchFileErrorCode; match_count: number; message: string; match_lines?: number[] }
+  >
+  /** Every failing SEARCH/REPLACE block of this file (edit blocks, text editor). */
+  blocks?: Array<
+    PatchFileDiagnosis & { index: number; line: number; code: PatchFileErrorCode; match_count: number; message: string; match_lines?: number[] }
+  >
 }
 
 export type FormatResult = FormatSuccess | FormatFailure
+
+/** An edit-format call's result for a dry-run flag `D` (of the input or the options). */
+export type FormatResultFor<D extends boolean> = ByDryRun<D, FormatWritten, FormatDryRun> | FormatFailure
 
 /** The file of a text editor command: `path` (also spelt `file_path`, `filePath`). */
 type TextEditorPath = { path: string } | { file_path: string } | { filePath: string }
@@ -512,20 +603,24 @@ export type TextEditorCommand = TextEditorPath & { dry_run?: boolean; dryRun?: b
     | { command: 'undo_edit' }
   )
 
-export type TextEditorResult =
-  | (Partial<FormatFileResult> & {
-      ok: true
-      command: 'create' | 'str_replace' | 'insert' | 'undo_edit'
-      format: 'text_editor'
-      /** Numbered lines around the edit (`cat -n` style). */
-      snippet?: string
-      /** undo_edit: whether the file was removed (the undone edit created it). */
-      removed?: boolean
-      undo_remaining?: number
-      dry_run?: true
-      diff?: string
-      run_id?: string | null
-    })
+/** The figures of a successful text editor edit command (written or planned). */
+export type TextEditorEditFigures = Omit<Partial<FormatFileResult>, 'diff'> & {
+  ok: true
+  command: 'create' | 'str_replace' | 'insert' | 'undo_edit'
+  format: 'text_editor'
+  /** Numbered lines around the edit (`cat -n` style). */
+  snippet?: string
+  /** undo_edit: whether the file was removed (the undone edit created it). */
+  removed?: boolean
+  undo_remaining?: number
+  warnings?: string[]
+}
+
+export type TextEditorEdited = TextEditorEditFigures & NotDryRun
+export type TextEditorDryRun = TextEditorEditFigures & DryRunPreview
+
+/** A `view` command's result (a dry-run flag changes nothing for it). */
+export type TextEditorView =
   | {
       ok: true
       command: 'view'
@@ -542,7 +637,17 @@ export type TextEditorResult =
       truncated?: true
     }
   | { ok: true; command: 'view'; kind: 'directory'; file_path: string; entries: string[]; content: string; truncated?: true }
-  | (FormatFailure & { command?: string })
+
+/** A failed text editor command: nothing was written. */
+export type TextEditorFailure = FormatFailure & { command?: TextEditorCommand['command'] }
+
+export type TextEditorResult = TextEditorEdited | TextEditorDryRun | TextEditorView | TextEditorFailure
+
+/** The text editor's result for command `K` and a dry-run flag `D` (of the command or the options). */
+export type TextEditorResultFor<K extends TextEditorCommand['command'], D extends boolean> =
+  | ('view' extends K ? TextEditorView : never)
+  | ([Exclude<K, 'view'>] extends [never] ? never : ByDryRun<D, TextEditorEdited, TextEditorDryRun>)
+  | TextEditorFailure
 
 /** editFile input: the MCP filesystem server's `edit_file` shape (every oldText exact-once, all or nothing). */
 export interface EditFileInput {
@@ -627,20 +732,32 @@ export type HistoryResult =
 /** undo input: the transaction id from history (default: the newest not yet undone). */
 export type UndoInput = { id?: string; dry_run?: boolean; dryRun?: boolean } | string
 
-export type UndoResult =
-  | {
-      ok: true
-      /** This undo's own id in the journal (undo it to redo). Absent on a dry run. */
-      id?: string
-      undone: string
-      redo: boolean
-      files: Array<{ file_path: string; action: 'restored' | 'removed' | 'recreated'; sha256: string | null; diff?: string }>
-      warnings?: string[]
-      dry_run?: true
-      diff?: string
-      run_id?: string | null
-      expires_in?: number
-    }
-  | (PatchFileFailure & { files_changed?: string[] })
+/** The figures of a successful undo (done or planned). */
+export interface UndoFigures {
+  ok: true
+  undone: string
+  redo: boolean
+  /** Each file put back; on a dry run, with its diff (or why it is missing). */
+  files: Array<{ file_path: string; action: 'restored' | 'removed' | 'recreated'; sha256: string | null; diff?: string; diff_omitted?: string }>
+  warnings?: string[]
+}
+
+/** An undo that wrote, with its own id in the journal (undo it to redo) when the journal recorded it. */
+export type UndoDone = UndoFigures & NotDryRun & { id?: string }
+/** An undo dry run (it has no id of its own). */
+export type UndoDryRun = UndoFigures & DryRunPreview & { id?: undefined }
+
+/** A failed undo: nothing was written. */
+export type UndoFailure = PatchFileFailure & {
+  /** FILE_CHANGED: the files that changed since the transaction. */
+  files_changed?: string[]
+  /** FILE_CHANGED: the transaction that could not be undone. */
+  id?: string
+}
+
+export type UndoResult = UndoDone | UndoDryRun | UndoFailure
+
+/** undo's result for an input whose dry-run flag is `D`. */
+export type UndoResultFor<D extends boolean> = ByDryRun<D, UndoDone, UndoDryRun> | UndoFailure
 
 export type JournalClearResult = { ok: true; removed: number; journal: string } | PatchFileFailure

@@ -18,8 +18,9 @@ use convert::{sync, task, EngineTask, JsonOut};
 
 /// Applies one exact-once edit (or `edits`) to one file. Never rejects.
 #[napi(
-    ts_args_type = "input: PatchFileInput, options?: PatchFileOptions",
-    ts_return_type = "Promise<PatchFileResult>"
+    ts_generic_types = "D extends boolean = false",
+    ts_args_type = "input: PatchFileInput & DryRunFlag<D>, options?: PatchFileOptions",
+    ts_return_type = "Promise<PatchFileResultFor<D>>"
 )]
 pub fn patch_file(
     env: Env,
@@ -31,8 +32,9 @@ pub fn patch_file(
 
 /// Synchronous `patchFile` (blocks the event loop; for scripts and CLIs).
 #[napi(
-    ts_args_type = "input: PatchFileInput, options?: PatchFileOptions",
-    ts_return_type = "PatchFileResult"
+    ts_generic_types = "D extends boolean = false",
+    ts_args_type = "input: PatchFileInput & DryRunFlag<D>, options?: PatchFileOptions",
+    ts_return_type = "PatchFileResultFor<D>"
 )]
 pub fn patch_file_sync(
     env: Env,
@@ -44,8 +46,9 @@ pub fn patch_file_sync(
 
 /// Edits many files in one all-or-nothing transaction. Never rejects.
 #[napi(
-    ts_args_type = "input: BatchPatchFilesInput, options?: PatchFileOptions",
-    ts_return_type = "Promise<BatchPatchFilesResult>"
+    ts_generic_types = "D extends boolean = false",
+    ts_args_type = "input: BatchPatchFilesInput & DryRunFlag<D>, options?: PatchFileOptions",
+    ts_return_type = "Promise<BatchPatchFilesResultFor<D>>"
 )]
 pub fn batch_patch_files(
     env: Env,
@@ -83,8 +86,9 @@ pub fn read_file(
 
 /// Atomically creates or replaces a whole file. Never rejects.
 #[napi(
-    ts_args_type = "input: WriteFileInput, options?: PatchFileOptions",
-    ts_return_type = "Promise<WriteFileResult>"
+    ts_generic_types = "D extends boolean = false",
+    ts_args_type = "input: WriteFileInput & DryRunFlag<D>, options?: PatchFileOptions",
+    ts_return_type = "Promise<WriteFileResultFor<D>>"
 )]
 pub fn write_file(
     env: Env,
@@ -97,8 +101,9 @@ pub fn write_file(
 /// Applies SEARCH/REPLACE blocks (one text, many files) exactly once each,
 /// all files or none. Never rejects.
 #[napi(
-    ts_args_type = "text: string | EditBlocksInput, options?: FormatOptions",
-    ts_return_type = "Promise<FormatResult>"
+    ts_generic_types = "D extends boolean = false, E extends boolean = false",
+    ts_args_type = "text: string | (EditBlocksInput & DryRunFlag<D>), options?: FormatOptions & DryRunFlag<E>",
+    ts_return_type = "Promise<FormatResultFor<EitherDryRun<D, E>>>"
 )]
 pub fn apply_edit_blocks(
     env: Env,
@@ -111,8 +116,9 @@ pub fn apply_edit_blocks(
 /// Applies a Codex `*** Begin Patch` envelope or a unified / git diff, all
 /// files or none. Never rejects.
 #[napi(
-    ts_args_type = "patch: string | ApplyPatchInput, options?: FormatOptions",
-    ts_return_type = "Promise<FormatResult>"
+    ts_generic_types = "D extends boolean = false, E extends boolean = false",
+    ts_args_type = "patch: string | (ApplyPatchInput & DryRunFlag<D>), options?: FormatOptions & DryRunFlag<E>",
+    ts_return_type = "Promise<FormatResultFor<EitherDryRun<D, E>>>"
 )]
 pub fn apply_patch(
     env: Env,
@@ -125,8 +131,9 @@ pub fn apply_patch(
 /// Runs one text editor command (`str_replace_based_edit_tool`: view,
 /// create, str_replace, insert, undo_edit). Never rejects.
 #[napi(
-    ts_args_type = "command: TextEditorCommand, options?: FormatOptions",
-    ts_return_type = "Promise<TextEditorResult>"
+    ts_generic_types = "K extends TextEditorCommand['command'], D extends boolean = false, E extends boolean = false",
+    ts_args_type = "command: TextEditorCommand & { command: K } & DryRunFlag<D>, options?: FormatOptions & DryRunFlag<E>",
+    ts_return_type = "Promise<TextEditorResultFor<K, EitherDryRun<D, E>>>"
 )]
 pub fn text_editor(
     env: Env,
@@ -139,8 +146,9 @@ pub fn text_editor(
 /// server-filesystem's `edit_file` input (`{ path, edits: [{ oldText,
 /// newText }], dryRun }`), every edit exact-once, all or nothing. Never rejects.
 #[napi(
-    ts_args_type = "input: EditFileInput, options?: PatchFileOptions",
-    ts_return_type = "Promise<PatchFileResult>"
+    ts_generic_types = "D extends boolean = false",
+    ts_args_type = "input: EditFileInput & { dryRun?: D }, options?: PatchFileOptions",
+    ts_return_type = "Promise<PatchFileResultFor<D>>"
 )]
 pub fn edit_file(
     env: Env,
@@ -167,8 +175,9 @@ pub fn history(
 /// Undoes a journaled transaction (default: the newest not yet undone),
 /// all files or none. Never rejects.
 #[napi(
-    ts_args_type = "input?: UndoInput, options?: PatchFileOptions",
-    ts_return_type = "Promise<UndoResult>"
+    ts_generic_types = "D extends boolean = false",
+    ts_args_type = "input?: string | ({ id?: string } & DryRunFlag<D>), options?: PatchFileOptions",
+    ts_return_type = "Promise<UndoResultFor<D>>"
 )]
 pub fn undo(
     env: Env,

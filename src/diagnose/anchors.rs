@@ -607,6 +607,7 @@ mod tests {
             "  let total = compute(1, 2);\n  println!(\"{total}\");",
             "    let name = \"world\";",
             "",
+            crate::model::Said::CANONICAL,
             &Budget::checks(checks),
         );
         assert!(!d.incomplete);
@@ -620,6 +621,7 @@ mod tests {
             "  let total = compute(1, 3);\n  println!(\"{total}\");",
             "    let total = compute(1, 2);\n    println!(\"{total}\");",
             "",
+            crate::model::Said::CANONICAL,
             &Budget::checks(checks),
         );
         assert!(!d.incomplete);
@@ -630,6 +632,7 @@ mod tests {
             "fn Compute(a: i32, b: i32) -> i32 {",
             "x",
             "",
+            crate::model::Said::CANONICAL,
             &Budget::checks(1 + 2 * chunks + CANDIDATES as u64),
         );
         assert!(!d.incomplete);
@@ -642,6 +645,7 @@ mod tests {
             search,
             "x",
             "",
+            crate::model::Said::CANONICAL,
             &Budget::checks(1 + 3 * chunks + scan_checks / 2),
         );
         assert!(d.incomplete);

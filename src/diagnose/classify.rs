@@ -98,15 +98,15 @@ fn describe_ws(s: &str) -> String {
     }
 }
 
-fn detail_for(kind: Kind, s: &str, f: &str, line: usize) -> String {
+fn detail_for(kind: Kind, s: &str, f: &str, line: usize, block: &str) -> String {
     match kind {
         Kind::Indentation => format!(
-            "line {line} is indented with {} in the file but {} in search_block",
+            "line {line} is indented with {} in the file but {} in {block}",
             describe_ws(lead(f)),
             describe_ws(lead(s))
         ),
         Kind::TrailingWhitespace => format!(
-            "line {line} ends with {} of trailing whitespace in the file but {} in search_block",
+            "line {line} ends with {} of trailing whitespace in the file but {} in {block}",
             describe_ws(trail(f)),
             describe_ws(trail(s))
         ),
@@ -114,7 +114,7 @@ fn detail_for(kind: Kind, s: &str, f: &str, line: usize) -> String {
             let pick = |t: &str| t.chars().find(|&c| invisible(c).is_some());
             match (pick(f), pick(s)) {
                 (Some(c), _) => format!(
-                    "line {line} of the file contains U+{:04X} ({}) where search_block has {}",
+                    "line {line} of the file contains U+{:04X} ({}) where {block} has {}",
                     c as u32,
                     char_name(c),
                     if invisible(c) == Some(true) {
@@ -124,7 +124,7 @@ fn detail_for(kind: Kind, s: &str, f: &str, line: usize) -> String {
                     }
                 ),
                 (None, Some(c)) => format!(
-                    "search_block contains U+{:04X} ({}) that line {line} of the file does not have",
+                    "{block} contains U+{:04X} ({}) that line {line} of the file does not have",
                     c as u32,
                     char_name(c)
                 ),
@@ -135,12 +135,12 @@ fn detail_for(kind: Kind, s: &str, f: &str, line: usize) -> String {
             let pick = |t: &str| t.chars().find(|&c| punct_ascii(c).is_some());
             match (pick(f), pick(s)) {
                 (Some(c), _) => format!(
-                    "line {line} of the file has the typographic character '{c}' (U+{:04X}) where search_block has '{}'",
+                    "line {line} of the file has the typographic character '{c}' (U+{:04X}) where {block} has '{}'",
                     c as u32,
                     punct_ascii(c).unwrap_or("?")
                 ),
                 (None, Some(c)) => format!(
-                    "search_block has the typographic character '{c}' (U+{:04X}) where line {line} of the file has plain '{}'",
+                    "{block} has the typographic character '{c}' (U+{:04X}) where line {line} of the file has plain '{}'",
                     c as u32,
                     punct_ascii(c).unwrap_or("?")
                 ),
@@ -151,13 +151,13 @@ fn detail_for(kind: Kind, s: &str, f: &str, line: usize) -> String {
             let (nf, ns) = (f.matches('\\').count(), s.matches('\\').count());
             if ns > nf {
                 format!(
-                    "search_block has {} more backslash{} than line {line} of the file (over-escaped, e.g. \\\\ or \\\" where the file has \\ or \")",
+                    "{block} has {} more backslash{} than line {line} of the file (over-escaped, e.g. \\\\ or \\\" where the file has \\ or \")",
                     ns - nf,
                     if ns - nf == 1 { "" } else { "es" }
                 )
             } else {
                 format!(
-                    "search_block has {} fewer backslash{} than line {line} of the file (an escape was lost)",
+                    "{block} has {} fewer backslash{} than line {line} of the file (an escape was lost)",
                     nf - ns,
                     if nf - ns == 1 { "" } else { "es" }
                 )
@@ -171,7 +171,7 @@ fn detail_for(kind: Kind, s: &str, f: &str, line: usize) -> String {
 /// Every kind of difference between the block `s` and the file text `f`
 /// (which starts at 1-based line `first_line`), in report order, each with
 /// a detail sentence.
-pub fn classify(s: &str, f: &str, first_line: usize) -> Vec<Difference> {
+pub fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<Difference> {
     let split = |t: &str| -> Vec<(String, bool)> {
         let ends = t.ends_with('\n');
         let body = if ends { &t[..t.len() - 1] } else { t };
@@ -220,11 +220,13 @@ pub fn classify(s: &str, f: &str, first_line: usize) -> Vec<Difference> {
                 add(
                     Kind::LineEndings,
                     if *fcr {
-                        "the file uses CRLF (\\r\\n) line endings but search_block uses LF (\\n)"
-                            .into()
+                        format!(
+                            "the file uses CRLF (\\r\\n) line endings but {block} uses LF (\\n)"
+                        )
                     } else {
-                        "the file uses LF (\\n) line endings but search_block uses CRLF (\\r\\n)"
-                            .into()
+                        format!(
+                            "the file uses LF (\\n) line endings but {block} uses CRLF (\\r\\n)"
+                        )
                     },
                 );
             }
@@ -241,7 +243,7 @@ pub fn classify(s: &str, f: &str, first_line: usize) -> Vec<Difference> {
                 Some(mask) => {
                     for (b, &k) in MASK_KINDS.iter().enumerate() {
                         if mask & (1 << b) != 0 {
-                            add(k, detail_for(k, sa, fa, line));
+                            add(k, detail_for(k, sa, fa, line, block));
                         }
                     }
                 }

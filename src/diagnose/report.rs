@@ -10,6 +10,7 @@ use super::classify::{classify, Difference};
 use super::closest::GaveUp;
 use super::search::{self, Located, Reading};
 use super::{Budget, MIN_SIMILARITY};
+use crate::model::Said;
 use crate::text::fold::Kind;
 use crate::text::indent::nesting_agrees;
 
@@ -201,13 +202,15 @@ const TOLERABLE: [Kind; 4] = [
 /// The message for a block that was not found, given what was learned.
 fn not_found_message(
     pre: &str,
+    said: Said,
     c: Option<&ClosestMatch>,
     applied: Option<(usize, usize)>,
 ) -> Option<String> {
+    let (s, r) = (said.search, said.replace);
     if let Some((a, b)) = applied {
         return Some(format!(
-            "{pre}search_block was not found, but replace_block already stands exactly once ({}), where \
-             search_block would have been: the edit appears to be applied already. Do not retry it; reread {} if \
+            "{pre}{s} was not found, but {r} already stands exactly once ({}), where \
+             {s} would have been: the edit appears to be applied already. Do not retry it; reread {} if \
              unsure",
             range_text(a, b),
             range_text(a, b)
@@ -242,12 +245,12 @@ fn not_found_message(
     if c.only_formatting() {
         let kinds: Vec<&str> = c.differences.iter().map(|d| d.kind.words()).collect();
         let mut next = if c.differences.iter().any(|d| d.kind == Kind::Elision) {
-            "An edit replaces exact text and cannot skip lines: retry with closest_match.text (the exact current \
-             text of the whole region) as search_block and the same lines, changed, as replace_block, or make one \
-             edit per part"
-                .to_string()
+            format!(
+                "An edit replaces exact text and cannot skip lines: retry with closest_match.text (the exact current \
+                 text of the whole region) as {s} and the same lines, changed, as {r}, or make one edit per part"
+            )
         } else {
-            "Retry with closest_match.text (the exact current text) as search_block".to_string()
+            format!("Retry with closest_match.text (the exact current text) as {s}")
         };
         if c.tolerable {
             let list: Vec<String> = c
@@ -261,7 +264,7 @@ fn not_found_message(
             ));
         }
         Some(format!(
-            "{pre}search_block was not found exactly: {where_} match it except for {}{detail}. {next}.{twins}",
+            "{pre}{s} was not found exactly: {where_} match it except for {}{detail}. {next}.{twins}",
             join_words(&kinds)
         ))
     } else {
@@ -277,9 +280,9 @@ fn not_found_message(
             format!(", and also in {}{detail}", join_words(&others))
         };
         Some(format!(
-            "{pre}search_block was not found; the closest text is {where_} ({}% similar), which differs in \
+            "{pre}{s} was not found; the closest text is {where_} ({}% similar), which differs in \
              content{also}: the file has probably changed since it was read, or the block was mistyped. \
-             closest_match.text is the current text of {where_}: base search_block on it (reread the file if \
+             closest_match.text is the current text of {where_}: base {s} on it (reread the file if \
              unsure), then retry.{twins}",
             c.similarity_milli / 10
         ))
@@ -295,18 +298,20 @@ fn join_words(w: &[&str]) -> String {
 }
 
 /// The kind a reading of the block adds, with its detail sentence.
-fn reading_kind(reading: &Reading) -> Option<Difference> {
+fn reading_kind(reading: &Reading, said: Said) -> Option<Difference> {
+    let s = said.search;
     match reading {
         Reading::AsSent => None,
         Reading::Unescaped => Some(Difference {
             kind: Kind::Escaping,
-            detail: "search_block has literal \\n sequences where the file has real line breaks (it was escaped twice)"
-                .into(),
+            detail: format!(
+                "{s} has literal \\n sequences where the file has real line breaks (it was escaped twice)"
+            ),
         }),
         Reading::Numbered(sample) => Some(Difference {
             kind: Kind::LineNumbers,
             detail: format!(
-                "search_block carries line-number prefixes pasted from a read tool (`{}` on its first line), which are \
+                "{s} carries line-number prefixes pasted from a read tool (`{}` on its first line), which are \
                  not part of the file",
                 sample.trim_start()
             ),
@@ -314,7 +319,7 @@ fn reading_kind(reading: &Reading) -> Option<Difference> {
         Reading::Elided(marker) => Some(Difference {
             kind: Kind::Elision,
             detail: format!(
-                "search_block leaves lines out (`{marker}`), but the file has them: closest_match.text is the whole \
+                "{s} leaves lines out (`{marker}`), but the file has them: closest_match.text is the whole \
                  region, elided lines included"
             ),
         }),
@@ -324,13 +329,13 @@ fn reading_kind(reading: &Reading) -> Option<Difference> {
 /// The closest match for a region found, if it is close enough to help: a
 /// region that differs in content must be at least [`MIN_SIMILARITY`]
 /// similar.
-pub(super) fn closest_match(text: &[u8], l: &Located) -> Option<ClosestMatch> {
+pub(super) fn closest_match(text: &[u8], l: &Located, said: Said) -> Option<ClosestMatch> {
     let ftext = String::from_utf8_lossy(&text[l.start..l.end]).into_owned();
     let mut differences: Vec<Difference> = Vec::new();
     let (mut block, mut found) = (String::new(), String::new());
     for p in &l.parts {
         let ptext = String::from_utf8_lossy(&text[p.start..p.end]);
-        for d in classify(&p.text, &ptext, p.line + 1) {
+        for d in classify(&p.text, &ptext, p.line + 1, said.search) {
             if !differences.iter().any(|x| x.kind == d.kind) {
                 differences.push(d);
             }
@@ -338,7 +343,7 @@ pub(super) fn closest_match(text: &[u8], l: &Located) -> Option<ClosestMatch> {
         block.push_str(&p.text);
         found.push_str(&ptext);
     }
-    if let Some(k) = reading_kind(&l.reading) {
+    if let Some(k) = reading_kind(&l.reading, said) {
         differences.retain(|x| x.kind != k.kind);
         differences.push(k);
     }
@@ -401,14 +406,19 @@ fn replacement_hits(
 }
 
 /// A region of `text` (byte range) as a closest match for `search`.
-pub(super) fn match_at(text: &[u8], search: &str, (start, end): (usize, usize)) -> ClosestMatch {
+pub(super) fn match_at(
+    text: &[u8],
+    search: &str,
+    (start, end): (usize, usize),
+    said: Said,
+) -> ClosestMatch {
     let first = lines_of(text, &[start])[0];
     let ftext = String::from_utf8_lossy(&text[start..end]).into_owned();
     ClosestMatch {
         line_number: first,
         end_line: end_line(text, start, end, first),
         similarity_milli: (char_ratio(search, &ftext).clamp(0.0, 1.0) * 1000.0).round() as u32,
-        differences: classify(search, &ftext, first),
+        differences: classify(search, &ftext, first, said.search),
         text: ftext,
         equally_close: Vec::new(),
         tolerable: false,
@@ -437,12 +447,14 @@ pub fn replacement_at(text: &[u8], replace: &str) -> Option<(usize, usize)> {
 }
 
 /// Diagnoses a block that was not found in `text`. `label` prefixes the
-/// message (e.g. `edits[2]: `).
+/// message (e.g. `edits[2]: `); the message and details name the two texts
+/// as `said`.
 pub fn not_found(
     text: &[u8],
     search: &str,
     replace: &str,
     label: &str,
+    said: Said,
     budget: &Budget,
 ) -> Diagnosis {
     let mut d = Diagnosis::default();
@@ -465,7 +477,7 @@ pub fn not_found(
                 _ => l.parts.first().map(|p| p.text.clone()),
             };
         }
-        d.closest_match = found.and_then(|l| closest_match(text, &l));
+        d.closest_match = found.and_then(|l| closest_match(text, &l, said));
     }
     let hits = replacement_hits(&mut scanner, &needles, budget, &mut d.incomplete);
     let region = d.closest_match.as_ref().map(|c| {
@@ -479,16 +491,17 @@ pub fn not_found(
                 .is_some_and(|s| applied::proved(text, s, replace, at, region.clone()))
         });
     if let Some(at) = at {
-        let m = match_at(text, search, at);
+        let m = match_at(text, search, at, said);
         d.already_applied = Some((m.line_number, m.end_line));
         d.closest_match = Some(m);
     }
-    d.message = not_found_message(label, d.closest_match.as_ref(), d.already_applied);
+    d.message = not_found_message(label, said, d.closest_match.as_ref(), d.already_applied);
     if d.incomplete && d.message.is_none() {
         d.message = Some(format!(
-            "{label}search_block was not found. The file is too large to look for a near match within the \
+            "{label}{} was not found. The file is too large to look for a near match within the \
              diagnosis budget; reread the relevant lines and copy the exact current text (whitespace, indentation \
-             and line endings must match byte for byte), then retry"
+             and line endings must match byte for byte), then retry",
+            said.search
         ));
     }
     d
@@ -555,15 +568,36 @@ mod tests {
         let search = "    let total = compute(1, 3);\n    println!(\"{total}\");";
         // Two checks allow the start; the scan checks every CHECK_EVERY
         // lines and must stop long before its end.
-        let d = not_found(text.as_bytes(), search, "x", "", &Budget::checks(2));
+        let d = not_found(
+            text.as_bytes(),
+            search,
+            "x",
+            "",
+            Said::CANONICAL,
+            &Budget::checks(2),
+        );
         assert!(d.incomplete);
         assert_eq!(d.closest_match, None);
         assert!(d.message.unwrap().contains("too large"));
         // An expired budget is honoured before any scanning.
-        let d = not_found(text.as_bytes(), search, "x", "", &Budget::checks(0));
+        let d = not_found(
+            text.as_bytes(),
+            search,
+            "x",
+            "",
+            Said::CANONICAL,
+            &Budget::checks(0),
+        );
         assert!(d.incomplete);
         // With budget, the same input is diagnosed.
-        let d = not_found(text.as_bytes(), search, "x", "", &Budget::new(u64::MAX));
+        let d = not_found(
+            text.as_bytes(),
+            search,
+            "x",
+            "",
+            Said::CANONICAL,
+            &Budget::new(u64::MAX),
+        );
         assert!(!d.incomplete);
         assert_eq!(d.closest_match.unwrap().line_number, 200_009);
         let d = ambiguous(text.as_bytes(), b"compute(item", &Budget::checks(1));
@@ -589,7 +623,7 @@ mod tests {
                 search
             };
             prop_assume!(!search.is_empty() && !text.contains(&search));
-            let d = not_found(text.as_bytes(), &search, "r", "", &Budget::new(u64::MAX));
+            let d = not_found(text.as_bytes(), &search, "r", "", Said::CANONICAL, &Budget::new(u64::MAX));
             if let Some(c) = d.closest_match {
                 prop_assert!(c.start <= c.end && c.end <= text.len());
                 prop_assert_eq!(&c.text, &text[c.start..c.end]);

@@ -19,6 +19,7 @@ use super::anchors::Scanner;
 use super::report::{closest_match, match_at, ClosestMatch};
 use super::stale::{outnumbers, verbatim_lines, verbatim_place};
 use super::{search, Budget, MIN_SIMILARITY};
+use crate::model::Said;
 use crate::text::fold::Kind;
 
 /// The indentation of the first line with content.
@@ -41,7 +42,7 @@ pub fn rival(
     let own = verbatim_lines(search, &text[exclude.0..exclude.1]);
     let content = search.lines().filter(|l| l.trim().len() >= 2).count();
     if let Some((range, _, n)) = verbatim_place(text, search, exclude, budget) {
-        let place = match_at(text, search, range);
+        let place = match_at(text, search, range, Said::CANONICAL);
         let close = f64::from(place.similarity_milli) >= MIN_SIMILARITY * 1000.0;
         if outnumbers(n, own, content) && close {
             return Some(place);
@@ -60,13 +61,14 @@ pub fn rival(
     }
     let mut scanner = Scanner::new(&blanked);
     let (found, _) = search::best(&mut scanner, search, budget);
-    let c = closest_match(&blanked, &found?)?;
+    let c = closest_match(&blanked, &found?, Said::CANONICAL)?;
     let content = c.differences.iter().any(|d| d.kind == Kind::Content);
     let close = f64::from(c.similarity_milli) >= MIN_SIMILARITY * 1000.0;
     let matched = String::from_utf8_lossy(&text[exclude.0..exclude.1]);
     let indented_as_block =
         first_lead(&c.text) == first_lead(search) && first_lead(&matched) != first_lead(search);
-    (content && close && indented_as_block).then(|| match_at(text, search, (c.start, c.end)))
+    (content && close && indented_as_block)
+        .then(|| match_at(text, search, (c.start, c.end), Said::CANONICAL))
 }
 
 #[cfg(test)]

@@ -5,7 +5,14 @@ use proptest::prelude::*;
 use super::{not_found, Budget, Diagnosis};
 
 pub fn diag(text: &str, search: &str, replace: &str) -> Diagnosis {
-    not_found(text.as_bytes(), search, replace, "", &Budget::new(u64::MAX))
+    not_found(
+        text.as_bytes(),
+        search,
+        replace,
+        "",
+        crate::model::Said::CANONICAL,
+        &Budget::new(u64::MAX),
+    )
 }
 
 pub fn kinds(d: &Diagnosis) -> Vec<&'static str> {

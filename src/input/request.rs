@@ -2,9 +2,13 @@
 //! camelCase, the aliases of other edit tools) becomes one typed request, or
 //! an `INVALID_INPUT` failure that names the offending field.
 //!
-//! Nothing downstream of this module sees spellings. Unknown fields are
-//! refused rather than ignored: a misspelt `serach_block` silently dropped
-//! would turn into a confusing "missing field" or, worse, a different edit.
+//! Downstream of this module, spellings survive only as an edit's [`Said`]:
+//! the names its messages use, so that a caller who sent `oldText` reads
+//! `oldText` back, never a name it did not use. Unknown fields are refused
+//! rather than ignored: a misspelt `serach_block` silently dropped would
+//! turn into a confusing "missing field" or, worse, a different edit. The
+//! refusal names the misspelt field as sent, with the accepted name nearest
+//! to it, and comes before any complaint that a required field is missing.
 
 use serde_json::{Map, Value};
 
@@ -82,6 +86,9 @@ struct Fields<'a> {
     what: &'a str,
     obj: &'a Map<String, Value>,
     used: Vec<&'a str>,
+    /// Every spelling looked for, the names an unknown field is compared
+    /// with to suggest the one it was probably meant to be.
+    asked: Vec<&'a str>,
 }
 
 impl<'a> Fields<'a> {
@@ -91,6 +98,7 @@ impl<'a> Fields<'a> {
                 what,
                 obj,
                 used: Vec::new(),
+                asked: Vec::new(),
             }),
             Value::Null => Err(Failure::invalid(format!(
                 "{what} is missing: pass an object"
@@ -106,6 +114,7 @@ impl<'a> Fields<'a> {
     /// carry the same value. `null` counts as absent.
     fn get(&mut self, keys: &[&'a str]) -> Result<Option<(&'a str, &'a Value)>, Failure> {
         let mut found: Option<(&'a str, &'a Value)> = None;
+        self.asked.extend_from_slice(keys);
         for &k in keys {
             if let Some(v) = self.obj.get(k) {
                 self.used.push(k);
@@ -140,12 +149,16 @@ impl<'a> Fields<'a> {
     }
 
     fn required_string(&mut self, keys: &[&'a str]) -> Result<String, Failure> {
-        self.string(keys)?.ok_or_else(|| {
-            Failure::invalid(format!(
-                "{}: `{}` is required (a string)",
-                self.what, keys[0]
-            ))
-        })
+        match self.string(keys)? {
+            Some(s) => Ok(s),
+            None => Err(self.missing(
+                keys,
+                Failure::invalid(format!(
+                    "{}: `{}` is required (a string)",
+                    self.what, keys[0]
+                )),
+            )),
+        }
     }
 
     fn bool(&mut self, keys: &[&'a str]) -> Result<Option<bool>, Failure> {
@@ -182,29 +195,123 @@ impl<'a> Fields<'a> {
             .any(|k| self.obj.get(*k).is_some_and(|v| !v.is_null()))
     }
 
-    /// Refuse keys that no reader asked for.
-    fn finish(self) -> Result<(), Failure> {
-        let mut unknown: Vec<&str> = self
+    /// The keys no reader has asked for so far, sorted.
+    fn unknown(&self) -> Vec<&'a str> {
+        let mut unknown: Vec<&'a str> = self
             .obj
             .keys()
             .map(String::as_str)
             .filter(|k| !self.used.contains(k))
             .collect();
-        if unknown.is_empty() {
-            return Ok(());
-        }
         unknown.sort_unstable();
-        Err(Failure::invalid(format!(
+        unknown
+    }
+
+    /// The failure naming `unknown` fields, each with the asked-for name it
+    /// is closest to when one is close enough to be a misspelling of it.
+    fn unknown_failure(&self, unknown: &[&str]) -> Failure {
+        Failure::invalid(format!(
             "{}: unknown field{} {}",
             self.what,
             if unknown.len() == 1 { "" } else { "s" },
             unknown
                 .iter()
-                .map(|k| format!("`{k}`"))
+                .map(|k| match closest_name(k, &self.asked) {
+                    Some(near) => format!("`{k}` (did you mean `{near}`?)"),
+                    None => format!("`{k}`"),
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
-        )))
+        ))
     }
+
+    /// `missing` for a required field given under none of `keys`, unless a
+    /// field no reader asked for is a misspelling of one of them: then that
+    /// field is named (the caller sent the field, under a wrong name).
+    fn missing(&self, keys: &[&str], missing: Failure) -> Failure {
+        let misspelt: Vec<&str> = self
+            .unknown()
+            .into_iter()
+            .filter(|k| closest_name(k, keys).is_some())
+            .collect();
+        if misspelt.is_empty() {
+            missing
+        } else {
+            self.unknown_failure(&misspelt)
+        }
+    }
+
+    /// Refuse keys that no reader asked for.
+    fn finish(self) -> Result<(), Failure> {
+        let unknown = self.unknown();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        Err(self.unknown_failure(&unknown))
+    }
+}
+
+/// The name in `names` that `key` most likely misspells: the nearest by
+/// edit distance (letter case and `_` ignored, a swap of two neighbouring
+/// letters counting as one edit), if near enough for a slip of the keyboard:
+/// one edit in a name of up to 5 letters, two up to 10, three beyond. Ties go
+/// to the name nearer as written, then to the name listed first.
+pub(crate) fn closest_name<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> {
+    let fold = |s: &str| -> Vec<char> {
+        s.chars()
+            .filter(|&c| c != '_')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let k = fold(key);
+    let limit = match k.len() {
+        0..=5 => 1,
+        6..=10 => 2,
+        _ => 3,
+    };
+    let raw: Vec<char> = key.chars().collect();
+    // Nearest when folded; among those, nearest as written (so that
+    // `expectedReplacement` suggests `expectedReplacements`, not the
+    // snake_case spelling).
+    let mut best: Option<((usize, usize), &'n str)> = None;
+    for &name in names {
+        let d = edit_distance(&k, &fold(name));
+        if d > limit {
+            continue;
+        }
+        let d = (d, edit_distance(&raw, &name.chars().collect::<Vec<_>>()));
+        if best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, name));
+        }
+    }
+    best.map(|(_, name)| name)
+}
+
+/// Optimal string alignment distance: insertions, deletions, substitutions
+/// and swaps of two neighbouring characters, each one edit. Names are short,
+/// so the whole table is cheap.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let w = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * w];
+    for (i, row) in d.chunks_mut(w).enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d.iter_mut().take(w).enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[(i - 2) * w + j - 2] + 1);
+            }
+            d[i * w + j] = v;
+        }
+    }
+    d[a.len() * w + b.len()]
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -244,52 +351,112 @@ fn sha(fields: &mut Fields<'_>) -> Result<Option<String>, Failure> {
     }
 }
 
-fn count(fields: &mut Fields<'_>) -> Result<Count, Failure> {
+/// An edit's count, and the spellings its two fields were given under.
+fn count(
+    fields: &mut Fields<'_>,
+) -> Result<(Count, Option<&'static str>, Option<&'static str>), Failure> {
     let expected = fields.uint(EXPECTED_KEYS)?;
+    let expected_key = spelling(fields, EXPECTED_KEYS);
     let all = fields.bool(ALL_KEYS)?;
-    match (expected, all) {
-        (Some(_), Some(true)) => Err(Failure::invalid(format!(
-            "{}: give either `expected_replacements` or `replace_all: true`, not both",
-            fields.what
-        ))),
-        (Some(0), _) => Err(Failure::invalid(format!(
-            "{}: `expected_replacements` must be at least 1",
-            fields.what
-        ))),
+    let all_key = spelling(fields, ALL_KEYS);
+    let (e, a) = (
+        expected_key.unwrap_or(EXPECTED_KEYS[0]),
+        all_key.unwrap_or(ALL_KEYS[0]),
+    );
+    let count = match (expected, all) {
+        (Some(_), Some(true)) => {
+            return Err(Failure::invalid(format!(
+                "{}: give either `{e}` or `{a}: true`, not both",
+                fields.what
+            )))
+        }
+        (Some(0), _) => {
+            return Err(Failure::invalid(format!(
+                "{}: `{e}` must be at least 1",
+                fields.what
+            )))
+        }
         // An explicit count, even 1, is checked as a count: a different
         // number of occurrences is REPLACEMENT_COUNT_MISMATCH.
-        (Some(n), _) => Ok(Count::Exactly(usize::try_from(n).unwrap_or(usize::MAX))),
-        (None, Some(true)) => Ok(Count::All),
-        (None, _) => Ok(Count::One),
+        (Some(n), _) => Count::Exactly(usize::try_from(n).unwrap_or(usize::MAX)),
+        (None, Some(true)) => Count::All,
+        (None, _) => Count::One,
+    };
+    Ok((count, expected_key, all_key))
+}
+
+/// The spelling among `keys` the caller gave a value under, if any.
+fn spelling(fields: &Fields<'_>, keys: &[&'static str]) -> Option<&'static str> {
+    keys.iter()
+        .copied()
+        .find(|k| fields.obj.get(*k).is_some_and(|v| !v.is_null()))
+}
+
+/// A text field of an edit: its value and the index of the spelling used
+/// (in [`SEARCH_KEYS`] / [`REPLACE_KEYS`], which pair spellings by index).
+fn spelt(
+    fields: &mut Fields<'_>,
+    keys: &[&'static str],
+) -> Result<Option<(String, usize)>, Failure> {
+    match fields.get(keys)? {
+        None => Ok(None),
+        Some((k, Value::String(s))) => Ok(Some((
+            s.clone(),
+            keys.iter().position(|&x| x == k).unwrap_or(0),
+        ))),
+        Some((k, v)) => Err(Failure::invalid(format!(
+            "{}: `{k}` must be a string, got {}",
+            fields.what,
+            kind(v)
+        ))),
     }
 }
 
 fn edit_pair(fields: &mut Fields<'_>) -> Result<Edit, Failure> {
-    let search = fields.string(SEARCH_KEYS)?;
-    let replace = fields.string(REPLACE_KEYS)?;
-    let count = count(fields)?;
-    let search = search.ok_or_else(|| {
-        Failure::invalid(format!(
-            "{}: `search_block` is required (the exact current text to replace)",
-            fields.what
-        ))
-    })?;
+    let search = spelt(fields, SEARCH_KEYS)?;
+    let replace = spelt(fields, REPLACE_KEYS)?;
+    let (count, expected_key, all_key) = count(fields)?;
+    // A missing text is named in the spelling of its pair (`newText` beside
+    // `oldText`); each present one keeps its own. The count fields not
+    // given are named in the style of the texts (camelCase or snake_case).
+    let pair = search.as_ref().or(replace.as_ref()).map_or(0, |&(_, i)| i);
+    let search_key = SEARCH_KEYS[search.as_ref().map_or(pair, |&(_, i)| i)];
+    let camel = search_key.bytes().any(|b| b.is_ascii_uppercase());
+    let said = Said {
+        search: search_key,
+        replace: REPLACE_KEYS[replace.as_ref().map_or(pair, |&(_, i)| i)],
+        expected: expected_key.unwrap_or(EXPECTED_KEYS[usize::from(camel)]),
+        all: all_key.unwrap_or(ALL_KEYS[usize::from(camel)]),
+    };
+    let Some((search, _)) = search else {
+        return Err(fields.missing(
+            SEARCH_KEYS,
+            Failure::invalid(format!(
+                "{}: `{}` is required (the exact current text to replace)",
+                fields.what, said.search
+            )),
+        ));
+    };
     if search.is_empty() {
         return Err(Failure::invalid(format!(
-            "{}: `search_block` is empty; send the smallest exact block of current text that occurs once",
-            fields.what
+            "{}: `{}` is empty; send the smallest exact block of current text that occurs once",
+            fields.what, said.search
         )));
     }
-    let replace = replace.ok_or_else(|| {
-        Failure::invalid(format!(
-            "{}: `replace_block` is required (use \"\" to delete the text)",
-            fields.what
-        ))
-    })?;
+    let Some((replace, _)) = replace else {
+        return Err(fields.missing(
+            REPLACE_KEYS,
+            Failure::invalid(format!(
+                "{}: `{}` is required (use \"\" to delete the text)",
+                fields.what, said.replace
+            )),
+        ));
+    };
     Ok(Edit {
         search,
         replace,
         count,
+        said,
     })
 }
 
@@ -882,14 +1049,36 @@ mod tests {
             .unwrap();
         let c = patch_request(&json!({"filePath": "a", "search_block": "x", "replaceBlock": "y"}))
             .unwrap();
-        assert_eq!(a, b);
-        assert_eq!(a, c);
+        // The same request; only the names its messages use follow the caller.
+        let names = |r: &PatchRequest| r.file.edits.iter().map(|e| e.said).collect::<Vec<_>>();
+        let unnamed = |mut r: PatchRequest| {
+            for e in &mut r.file.edits {
+                e.said = Said::CANONICAL;
+            }
+            r
+        };
+        assert_eq!(
+            names(&b)[0],
+            Said {
+                search: "searchBlock",
+                replace: "replaceBlock",
+                expected: "expectedReplacements",
+                all: "replaceAll"
+            }
+        );
+        assert_eq!(
+            (names(&c)[0].search, names(&c)[0].replace),
+            ("search_block", "replaceBlock")
+        );
+        assert_eq!(a, unnamed(b));
+        assert_eq!(a, unnamed(c));
         assert_eq!(
             a.file.edits,
             vec![Edit {
                 search: "x".into(),
                 replace: "y".into(),
-                count: Count::One
+                count: Count::One,
+                said: crate::model::Said::CANONICAL,
             }]
         );
     }
@@ -938,6 +1127,126 @@ mod tests {
         )
         .message
         .contains("serach_block"));
+    }
+
+    #[test]
+    fn a_misspelt_field_is_named_with_the_nearest_accepted_name() {
+        // Named as sent, before the field it misspells is missed.
+        let e = err(json!({"file_path": "a", "serach_block": "x", "replace_block": ""}));
+        assert_eq!(
+            e.message,
+            "input: unknown field `serach_block` (did you mean `search_block`?)"
+        );
+        let e = err(json!({"file_pth": "a", "search_block": "x", "replace_block": ""}));
+        assert_eq!(
+            e.message,
+            "input: unknown field `file_pth` (did you mean `file_path`?)"
+        );
+        let e = err(json!({"file_path": "a", "search_block": "x", "newtext": ""}));
+        assert_eq!(
+            e.message,
+            "input: unknown field `newtext` (did you mean `newText`?)"
+        );
+        let e = err(json!({"file_path": "a", "edits": [{"oldText": "x", "newTxt": ""}]}));
+        assert_eq!(
+            e.message,
+            "edits[0]: unknown field `newTxt` (did you mean `newText`?)"
+        );
+        // Beside every required field: refused when the rest is read, with a guess.
+        let e = err(
+            json!({"file_path": "a", "search_block": "x", "replace_block": "", "expected_replacement": 2}),
+        );
+        assert_eq!(
+            e.message,
+            "input: unknown field `expected_replacement` (did you mean `expected_replacements`?)"
+        );
+        // Nothing near: no guess; a field far from the missing one leaves it missing.
+        let e =
+            err(json!({"file_path": "a", "search_block": "x", "replace_block": "", "colour": 1}));
+        assert_eq!(e.message, "input: unknown field `colour`");
+        let e = err(json!({"file_path": "a", "replace_block": "", "colour": 1}));
+        assert_eq!(
+            e.message,
+            "input: `search_block` is required (the exact current text to replace)"
+        );
+        let e = batch_request(
+            &json!({"files": [{"file_path": "a", "search_blok": "x", "replace_block": ""}]}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "files[0]: unknown field `search_blok` (did you mean `search_block`?)"
+        );
+    }
+
+    #[test]
+    fn nearest_names_allow_a_slip_of_the_keyboard_only() {
+        let names = [SEARCH_KEYS, REPLACE_KEYS, PATH_KEYS].concat();
+        assert_eq!(closest_name("serach_block", &names), Some("search_block"));
+        assert_eq!(closest_name("SearchBlock", &names), Some("searchBlock"));
+        assert_eq!(closest_name("Search_Block", &names), Some("search_block"));
+        assert_eq!(closest_name("old_text", &names), Some("oldText"));
+        assert_eq!(closest_name("fielpath", &names), Some("file_path"));
+        assert_eq!(closest_name("path", &names), None);
+        assert_eq!(closest_name("content", &names), None);
+        assert_eq!(closest_name("x", &names), None);
+        let d = |a: &str, b: &str| {
+            edit_distance(
+                &a.chars().collect::<Vec<_>>(),
+                &b.chars().collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(d("abc", "abc"), 0);
+        assert_eq!(d("abc", "acb"), 1);
+        assert_eq!(d("", "abc"), 3);
+        assert_eq!(d("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn an_edit_keeps_the_names_its_caller_used() {
+        let said = |v: Value| patch_request(&v).unwrap().file.edits[0].said;
+        assert_eq!(
+            said(json!({"file_path": "a", "search_block": "x", "replace_block": ""})),
+            Said::CANONICAL
+        );
+        assert_eq!(
+            said(json!({"file_path": "a", "oldText": "x", "newText": ""})),
+            Said {
+                search: "oldText",
+                replace: "newText",
+                expected: "expectedReplacements",
+                all: "replaceAll"
+            }
+        );
+        // Mixed spellings: each field its own; a count given is named as given.
+        assert_eq!(
+            said(
+                json!({"file_path": "a", "old_str": "x", "replaceBlock": "", "expectedReplacements": 2})
+            ),
+            Said {
+                search: "old_str",
+                replace: "replaceBlock",
+                expected: "expectedReplacements",
+                all: "replace_all"
+            }
+        );
+        // A missing text is named in the spelling of its pair.
+        assert_eq!(
+            err(json!({"file_path": "a", "oldText": "x"})).message,
+            "input: `newText` is required (use \"\" to delete the text)"
+        );
+        assert_eq!(
+            err(json!({"file_path": "a", "new_string": "x"})).message,
+            "input: `old_string` is required (the exact current text to replace)"
+        );
+        assert!(err(json!({"file_path": "a", "old_str": "", "new_str": ""}))
+            .message
+            .contains("`old_str` is empty"));
+        assert_eq!(
+            err(json!({"file_path": "a", "search": "x", "replace": "", "expectedReplacements": 2, "replaceAll": true}))
+                .message,
+            "input: give either `expectedReplacements` or `replaceAll: true`, not both"
+        );
     }
 
     #[test]

@@ -407,6 +407,7 @@ mod tests {
             search: search.into(),
             replace: replace.into(),
             count: Count::One,
+            said: crate::model::Said::CANONICAL,
         }];
         let a = apply(
             text.as_bytes(),

@@ -323,7 +323,7 @@ fn at_lines(lines: &[usize], total: usize) -> String {
 /// above 1, `replace_all`) in a call with `match` tolerances: what the
 /// tolerances would find, and that they do not apply to such an edit.
 fn tolerances_not_applied(text: &[u8], edit: &Edit, mode: MatchMode) -> String {
-    let found = match tolerant::find(text, &edit.search, &edit.replace, mode) {
+    let found = match tolerant::find(text, &edit.search, &edit.replace, mode, edit.said) {
         Outcome::None => "no match with them either".to_string(),
         Outcome::Unique(tolerant::TolerantMatch { start, .. })
         | Outcome::Uncertain(tolerant::Uncertain { start, .. }) => format!(
@@ -336,8 +336,9 @@ fn tolerances_not_applied(text: &[u8], edit: &Edit, mode: MatchMode) -> String {
         ),
     };
     format!(
-        " (the tolerances of `match` apply only to an edit of one occurrence, not to expected_replacements above 1 \
-         or replace_all, so this edit was matched exactly; {found})"
+        " (the tolerances of `match` apply only to an edit of one occurrence, not to {} above 1 or {}, so this edit \
+         was matched exactly; {found})",
+        edit.said.expected, edit.said.all
     )
 }
 
@@ -629,11 +630,19 @@ fn in_turn_sharing<'a>(
         let failure = match edit.count {
             _ if hits == 0 => {
                 let mut message = format!(
-                    "{pre}search_block was not found. Reread the file and copy the exact current text \
-                     (whitespace, indentation and line endings must match byte for byte), then retry"
+                    "{pre}{} was not found. Reread the file and copy the exact current text \
+                     (whitespace, indentation and line endings must match byte for byte), then retry",
+                    edit.said.search
                 );
                 let diagnosis = opts.diagnose.then(|| {
-                    let d = diagnose::not_found(&base, &edit.search, &edit.replace, &pre, budget);
+                    let d = diagnose::not_found(
+                        &base,
+                        &edit.search,
+                        &edit.replace,
+                        &pre,
+                        edit.said,
+                        budget,
+                    );
                     if let Some(m) = &d.message {
                         message = m.clone();
                     }
@@ -659,9 +668,12 @@ fn in_turn_sharing<'a>(
             Count::One if hits > 1 => {
                 let lines = line_numbers(&base, &positions);
                 let mut msg = format!(
-                    "{pre}search_block occurs {found} times (lines {}); include neighbouring lines to make it unique, \
-                     or set expected_replacements: {found} / replace_all: true to change every occurrence",
-                    lines_list(&lines, found)
+                    "{pre}{} occurs {found} times (lines {}); include neighbouring lines to make it unique, \
+                     or set {}: {found} / {}: true to change every occurrence",
+                    edit.said.search,
+                    lines_list(&lines, found),
+                    edit.said.expected,
+                    edit.said.all
                 );
                 let diagnosis = opts.diagnose.then(|| {
                     let d = diagnose::ambiguous(&base, needle, budget);
@@ -687,10 +699,12 @@ fn in_turn_sharing<'a>(
                 let shown = positions.len().min(MAX_REPORTED_MATCHES);
                 let lines = line_numbers(&base, &positions[..shown]);
                 let msg = format!(
-                    "{pre}expected {n} occurrence{} of search_block but found {found}{}; reread the file, then \
-                     fix the block or expected_replacements{}",
+                    "{pre}expected {n} occurrence{} of {} but found {found}{}; reread the file, then \
+                     fix the block or {}{}",
                     plural(n),
+                    edit.said.search,
                     at_lines(&lines, found),
+                    edit.said.expected,
                     untolerated(&base)
                 );
                 let diagnosis = (opts.diagnose && n == 1 && found > 1)
@@ -831,14 +845,15 @@ fn tolerant_match_of(
             diagnosis,
         })
     };
-    let m = match tolerant::find(base, &edit.search, &edit.replace, opts.mode) {
+    let m = match tolerant::find(base, &edit.search, &edit.replace, opts.mode, edit.said) {
         Outcome::None => return Ok(None),
         Outcome::Unique(m) => m,
         Outcome::Many(offsets, n) => {
             let lines = line_numbers(base, &offsets);
             let msg = format!(
-                "{pre}search_block was not found exactly, and with the tolerances of `match` it occurs {n} times{}; \
+                "{pre}{} was not found exactly, and with the tolerances of `match` it occurs {n} times{}; \
                  include neighbouring lines to make it unique",
+                edit.said.search,
                 at_lines(&lines, n)
             );
             return Err(fail(ErrorCode::SEARCH_BLOCK_AMBIGUOUS, n, lines, msg, None));
@@ -846,10 +861,12 @@ fn tolerant_match_of(
         Outcome::Uncertain(u) => {
             let span = span_lines(base, u.start, u.end);
             let msg = format!(
-                "{pre}search_block was not found exactly; with the tolerances of `match` it matches {span}, but {}, so \
+                "{pre}{s} was not found exactly; with the tolerances of `match` it matches {span}, but {}, so \
                  the replacement cannot be fitted to the file with certainty and nothing was applied. Reread {span} \
-                 and send search_block and replace_block with the file's exact indentation",
-                u.reason
+                 and send {s} and {r} with the file's exact indentation",
+                u.reason,
+                s = edit.said.search,
+                r = edit.said.replace
             );
             return Err(fail(
                 ErrorCode::SEARCH_BLOCK_NOT_FOUND,
@@ -869,6 +886,7 @@ fn tolerant_match_of(
             &edit.search,
             &edit.replace,
             pre,
+            edit.said,
             budget,
         ))
     });
@@ -984,6 +1002,7 @@ mod tests {
             search: s.into(),
             replace: r.into(),
             count: Count::One,
+            said: crate::model::Said::CANONICAL,
         }
     }
 
@@ -1038,6 +1057,7 @@ mod tests {
             search: "x".into(),
             replace: "y".into(),
             count: Count::Exactly(n),
+            said: crate::model::Said::CANONICAL,
         };
         assert_eq!(apply("x x x", &[ex(3)]).unwrap(), "y y y");
         let f = apply("x x x", &[ex(2)]).unwrap_err();
@@ -1049,6 +1069,7 @@ mod tests {
             search: "x".into(),
             replace: "".into(),
             count: Count::All,
+            said: crate::model::Said::CANONICAL,
         };
         assert_eq!(apply("x x x", std::slice::from_ref(&all)).unwrap(), "  ");
         assert_eq!(
@@ -1163,6 +1184,7 @@ mod tests {
             search: "a = 1\n".into(),
             replace: "b\n".into(),
             count: Count::All,
+            said: crate::model::Said::CANONICAL,
         };
         let opts = tolerant(&[Tolerance::TrailingWhitespace]);
         let f = match_edits(text.as_bytes(), &[all], TextKind::Utf8, &opts).unwrap_err();
@@ -1178,6 +1200,7 @@ mod tests {
                 search: "a = 1\nb = 2\n".into(),
                 replace: "a = 1\nb = 3\n".into(),
                 count,
+                said: crate::model::Said::CANONICAL,
             }];
             match_edits(text.as_bytes(), &edits, TextKind::Utf8, &opts).map(|p| {
                 (
@@ -1244,6 +1267,7 @@ mod tests {
             search: s.into(),
             replace: r.into(),
             count: Count::All,
+            said: crate::model::Said::CANONICAL,
         };
         for edits in [
             vec![all("a", "b")],          // one byte for one: a byte map
@@ -1275,6 +1299,7 @@ mod tests {
             search: "é😀".into(),
             replace: "E".into(),
             count: Count::Exactly(k),
+            said: crate::model::Said::CANONICAL,
         };
         let p = match_exact(text.as_bytes(), &[ex(n / 2)], TextKind::Utf8).unwrap();
         assert_eq!(p.edits[0].replacements, n / 2);

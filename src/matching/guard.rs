@@ -62,11 +62,12 @@ fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) ->
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
         message: format!(
-            "search_block was not found exactly; with the tolerances of `match` it matches {span}, but replace_block \
-             already stands exactly at {}, so the edit may have been applied there already; nothing was applied. \
-             Reread both places; if the edit is still needed, resend it with the exact current text of {span} as \
-             search_block",
-            span_lines(base, a, b)
+            "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
+             exactly at {}, so the edit may have been applied there already; nothing was applied. Reread both \
+             places; if the edit is still needed, resend it with the exact current text of {span} as {s}",
+            span_lines(base, a, b),
+            s = edit.said.search,
+            r = edit.said.replace
         ),
         applied: true,
     })
@@ -85,10 +86,11 @@ fn lone_characters(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
         message: format!(
-            "search_block was not found exactly; with the tolerances of `match` it matches {span}, but it has too \
+            "{} was not found exactly; with the tolerances of `match` it matches {span}, but it has too \
              little text ({text_len} characters besides whitespace) to tell its place at another indentation, so the \
              replacement cannot be fitted to the file with certainty and nothing was applied. Send the exact current \
-             text of {span} with its indentation, or include neighbouring lines"
+             text of {span} with its indentation, or include neighbouring lines",
+            edit.said.search
         ),
         applied: false,
     })
@@ -111,10 +113,11 @@ fn rival(
         code: ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
         lines,
         message: format!(
-            "search_block matches {span} with the tolerances of `match`, but {} {} much like it too ({}% similar, \
+            "{} matches {span} with the tolerances of `match`, but {} {} much like it too ({}% similar, \
              differing in content, with more of its lines as sent): the block may have been meant for either, so \
              nothing was applied. Reread both places and send the exact current text of the one meant, with enough \
              neighbouring lines to tell them apart",
+            edit.said.search,
             span_lines(base, r.start, r.end),
             if r.line_number == r.end_line { "is" } else { "are" },
             r.similarity_milli / 10
@@ -140,10 +143,11 @@ fn unverified(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option
         code: ErrorCode::PLAN_CHECK_FAILED,
         lines: Vec::new(),
         message: format!(
-            "search_block matches {span} with the tolerances of `match`, but the replacement fitted to those lines \
+            "{s} matches {span} with the tolerances of `match`, but the replacement fitted to those lines \
              failed the check made before writing ({}); nothing was written. Resend the edit with the exact current \
-             text of {span} as search_block (closest_match.text)",
-            r.reason
+             text of {span} as {s} (closest_match.text)",
+            r.reason,
+            s = edit.said.search
         ),
         applied: false,
     })

@@ -38,7 +38,7 @@ use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::ErrorCode;
 use crate::matching::exact;
 use crate::matching::verify::{self, Change, Fold, Trim};
-use crate::model::{Hunk, HunkLine, HunkStyle, LineKind};
+use crate::model::{Hunk, HunkLine, HunkStyle, LineKind, Said};
 use crate::text::fold;
 use crate::text::source::LineEnding;
 
@@ -462,7 +462,7 @@ fn apply_indexed(
                     break;
                 }
                 Found::None => {
-                    let d = diagnose::not_found(text, a, "", "", &budget);
+                    let d = diagnose::not_found(text, a, "", "", Said::HUNK, &budget);
                     failures.push(HunkFailure {
                         diagnosis: Some(Box::new(d)),
                         ..fail(
@@ -627,7 +627,7 @@ fn apply_indexed(
                     String::new()
                 };
                 let (search, replace) = sides(h, style, explicit_endings(h, text, None));
-                let d = diagnose::not_found(text, &search, &replace, "", &budget);
+                let d = diagnose::not_found(text, &search, &replace, "", Said::HUNK, &budget);
                 let closest = match d.summary() {
                     Some(sum) => format!("; {sum}"),
                     None => ". Reread the file and copy the current lines".to_string(),
@@ -639,11 +639,12 @@ fn apply_indexed(
                         0,
                         Vec::new(),
                         format!(
-                            "{label}: its {} context/removed line{} starting with `{}` were not found{after}{hint}{}, \
+                            "{label}: the {} context/removed line{} starting with `{}` {} not found{after}{hint}{}, \
                              even ignoring whitespace and Unicode punctuation{closest}",
                             old.len(),
                             if old.len() == 1 { "" } else { "s" },
                             show(old[0]),
+                            if old.len() == 1 { "was" } else { "were" },
                             if h.at_eof { " at the end of the file" } else { "" },
                         ),
                     )

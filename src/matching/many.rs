@@ -656,6 +656,7 @@ mod tests {
             search: s.into(),
             replace: r.into(),
             count,
+            said: crate::model::Said::CANONICAL,
         }
     }
 

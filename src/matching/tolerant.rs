@@ -45,7 +45,7 @@ use memchr::memmem;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
 
 use crate::diagnose::{self, Kind};
-use crate::model::{MatchMode, Tolerance};
+use crate::model::{MatchMode, Said, Tolerance};
 use crate::text::fold::punct_ascii;
 use crate::text::indent::{indent_pairs, lead, lines_of, same_shape, width, TAB_WIDTH};
 use crate::text::source::{line_ending, LineEnding};
@@ -564,6 +564,7 @@ fn adapt(
     search: &str,
     replace: &str,
     m: MatchMode,
+    said: Said,
 ) -> Result<String, String> {
     let le = m.has(Tolerance::LineEndings);
     let default_nl = if !le {
@@ -609,11 +610,13 @@ fn adapt(
             let kept = kept.filter(|k| !moved || norm_text(k, m) == norm_text(line, m));
             let Some(kept) = kept else {
                 return Err(format!(
-                    "line {} of replace_block ({}) repeats line {} of search_block where the match starts inside a \
+                    "line {} of {} ({}) repeats line {} of {} where the match starts inside a \
                      line, so it cannot be kept as the file has it",
                     j + 1,
+                    said.replace,
                     show_line(line),
-                    i + 1
+                    i + 1,
+                    said.search
                 ));
             };
             out.push(kept);
@@ -635,8 +638,9 @@ fn adapt(
             _ if reindent && at_start && !rest.trim().is_empty() => {
                 rebase(ind, &pairs).map_err(|why| {
                     format!(
-                        "line {} of replace_block ({}) {why}",
+                        "line {} of {} ({}) {why}",
                         j + 1,
+                        said.replace,
                         show_line(line)
                     )
                 })?
@@ -677,7 +681,7 @@ fn needed(
     m: MatchMode,
 ) -> Vec<Tolerance> {
     let all = m.tolerances();
-    let kinds: Vec<Kind> = diagnose::classify(search, region, 1)
+    let kinds: Vec<Kind> = diagnose::classify(search, region, 1, Said::CANONICAL.search)
         .into_iter()
         .map(|d| d.kind)
         .collect();
@@ -780,7 +784,7 @@ fn fit_region(
 
 /// Finds `search` in `text` (valid UTF-8) under the tolerances of `m`.
 /// Call only after an exact search found nothing.
-pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
+pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode, said: Said) -> Outcome {
     if m.is_exact() {
         return Outcome::None;
     }
@@ -814,7 +818,7 @@ pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Outcome {
         (1, 0) => {
             let (s, e) = good[0];
             let region = String::from_utf8_lossy(&text[s..e]).into_owned();
-            let replacement = match adapt(text, s, &region, search, replace, m) {
+            let replacement = match adapt(text, s, &region, search, replace, m, said) {
                 Ok(r) => r,
                 Err(reason) => {
                     return Outcome::Uncertain(Uncertain {
@@ -852,7 +856,13 @@ mod tests {
         replace: &str,
         ts: &[Tolerance],
     ) -> Result<(String, Vec<Tolerance>, String), Outcome> {
-        match find(text.as_bytes(), search, replace, MatchMode::with(ts)) {
+        match find(
+            text.as_bytes(),
+            search,
+            replace,
+            MatchMode::with(ts),
+            Said::CANONICAL,
+        ) {
             Outcome::Unique(m) => Ok((
                 format!("{}{}{}", &text[..m.start], m.replacement, &text[m.end..]),
                 m.matched_with,
@@ -923,7 +933,7 @@ mod tests {
             if text.contains(&search) {
                 return Ok(());
             }
-            if let Outcome::Unique(t) = find(text.as_bytes(), &search, "R", m) {
+            if let Outcome::Unique(t) = find(text.as_bytes(), &search, "R", m, Said::CANONICAL) {
                 prop_assert!(t.start <= t.end && t.end <= text.len());
                 prop_assert!(text.is_char_boundary(t.start) && text.is_char_boundary(t.end));
                 let region = &text[t.start..t.end];
@@ -985,7 +995,7 @@ mod tests {
                 return Ok(());
             }
             let replace = edited(&search, how, at);
-            if let Outcome::Unique(t) = find(text.as_bytes(), &search, &replace, m) {
+            if let Outcome::Unique(t) = find(text.as_bytes(), &search, &replace, m, Said::CANONICAL) {
                 let change = Change {
                     start: t.start,
                     end: t.end,
@@ -1156,6 +1166,7 @@ mod tests {
             search,
             replace,
             MatchMode::with(&[Indentation]),
+            Said::CANONICAL,
         ) {
             Outcome::Uncertain(u) => u.reason,
             o => panic!("{o:?}"),

@@ -705,6 +705,7 @@ fn apply_blocks(
             search: adapt_line_endings(&b.search, eol).into_owned(),
             replace: adapt_line_endings(&b.replace, eol).into_owned(),
             count: Count::One,
+            said: b.said,
         })
         .collect();
     let callers: Vec<(&str, &str)> = blocks
@@ -920,27 +921,35 @@ fn block_failure(
 ) -> Box<OpFailure> {
     let describe = |e: &EditFailure| {
         let b = &blocks[e.index];
-        let which = if b.line > 0 {
-            format!("block {} (line {})", e.index + 1, b.line)
+        // A block of a text is named by its number and line, and its text as
+        // its SEARCH text; a command's by the parameter that carried it.
+        let (which, text) = if b.line > 0 {
+            (
+                format!("block {} (line {}): ", e.index + 1, b.line),
+                "its SEARCH text",
+            )
         } else {
-            "old_str".to_string()
+            (String::new(), b.said.search)
         };
-        // The planner's own message speaks of `search_block`; say which block.
-        let what = match e.code {
-            ErrorCode::SEARCH_BLOCK_NOT_FOUND => match e.diagnosis.as_ref().and_then(|d| d.summary()) {
-                Some(sum) => format!("its SEARCH text was not found; {sum}"),
-                None => "its SEARCH text was not found; reread the file and copy the exact current text \
-                         (whitespace, indentation and line breaks must match)"
-                    .to_string(),
-            },
-            ErrorCode::SEARCH_BLOCK_AMBIGUOUS => format!(
-                "its SEARCH text occurs {} times (lines {}); include neighbouring lines to make it unique",
+        let what =
+            match e.code {
+                ErrorCode::SEARCH_BLOCK_NOT_FOUND => {
+                    match e.diagnosis.as_ref().and_then(|d| d.summary()) {
+                        Some(sum) => format!("{text} was not found; {sum}"),
+                        None => format!(
+                    "{text} was not found; reread the file and copy the exact current text \
+                     (whitespace, indentation and line breaks must match)"
+                ),
+                    }
+                }
+                ErrorCode::SEARCH_BLOCK_AMBIGUOUS => format!(
+                "{text} occurs {} times (lines {}); include neighbouring lines to make it unique",
                 e.match_count,
                 e.match_lines.iter().take(10).map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
             ),
-            _ => e.message.clone(),
-        };
-        format!("`{}`: {which}: {what}", op.path)
+                _ => e.message.clone(),
+            };
+        format!("`{}`: {which}{what}", op.path)
     };
     let first = &fs[0];
     let mut message = describe(first);

@@ -23,7 +23,7 @@
 //! file's first block creates that file (which must not exist).
 
 use super::{join_lines, text_lines, ParseError, TextLine};
-use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan};
+use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan, Said};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Marker {
@@ -220,6 +220,7 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
                             search,
                             replace: join_lines(&lines, false),
                             line: open,
+                            said: Said::BLOCK,
                         },
                     });
                     before = None;
@@ -357,7 +358,8 @@ mod tests {
             Block {
                 search: "x = 1".into(),
                 replace: "x = 2".into(),
-                line: 5
+                line: 5,
+                said: Said::BLOCK,
             }
         );
         assert_eq!(blocks(&p, 1)[0].search, "def f():\n    pass");

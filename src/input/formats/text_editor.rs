@@ -10,7 +10,8 @@
 use serde_json::{Map, Value};
 
 use crate::error::Failure;
-use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan};
+use crate::input::request::closest_name;
+use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan, Said};
 
 /// A validated command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +30,8 @@ pub enum Command {
         path: String,
         old: String,
         new: String,
+        /// The spellings of `old` and `new` the caller used.
+        said: Said,
     },
     /// Insert `text` after line `after_line` (0: at the top).
     Insert {
@@ -75,7 +78,12 @@ impl Command {
                     move_to: None,
                 },
             ),
-            Command::StrReplace { path, old, new } => (
+            Command::StrReplace {
+                path,
+                old,
+                new,
+                said,
+            } => (
                 path,
                 Action::Write {
                     base: Base::Existing,
@@ -83,6 +91,7 @@ impl Command {
                         search: old.clone(),
                         replace: new.clone(),
                         line: 0,
+                        said: *said,
                     }]),
                     move_to: None,
                 },
@@ -117,16 +126,19 @@ impl Command {
 
 const COMMANDS: &str = "`view`, `create`, `str_replace`, `insert` or `undo_edit`";
 
-/// Fields read so far, so that leftovers can be refused.
+/// Fields read so far, so that leftovers can be refused, and every name
+/// looked for, to suggest the one a leftover misspells.
 struct Obj<'a> {
     m: &'a Map<String, Value>,
     used: Vec<&'a str>,
+    asked: Vec<&'a str>,
 }
 
 impl<'a> Obj<'a> {
     /// The value of the first present (non-null) key among `keys`.
     fn get(&mut self, keys: &[&'a str]) -> Result<Option<(&'a str, &'a Value)>, Failure> {
         let mut found: Option<(&'a str, &'a Value)> = None;
+        self.asked.extend_from_slice(keys);
         for k in keys {
             if let Some((key, v)) = self.m.get_key_value(*k) {
                 self.used.push(key.as_str());
@@ -155,8 +167,31 @@ impl<'a> Obj<'a> {
     }
 
     fn required(&mut self, keys: &[&'a str], cmd: &str) -> Result<String, Failure> {
-        self.string(keys)?
-            .ok_or_else(|| Failure::invalid(format!("`{}` is required for `{cmd}`", keys[0])))
+        self.required_spelt(keys, cmd).map(|(s, _)| s)
+    }
+
+    /// A required string and the spelling it came under.
+    fn required_spelt(
+        &mut self,
+        keys: &[&'a str],
+        cmd: &str,
+    ) -> Result<(String, &'a str), Failure> {
+        match self.get(keys)? {
+            // A parameter not read yet that misspells this one: named as sent.
+            None => Err(
+                match self.m.iter().find_map(|(k, v)| {
+                    let near = closest_name(k, keys)?;
+                    (!self.used.contains(&k.as_str()) && !v.is_null()).then_some((k, near))
+                }) {
+                    Some((k, near)) => Failure::invalid(format!(
+                        "`{k}` is not a parameter of `{cmd}` (did you mean `{near}`?)"
+                    )),
+                    None => Failure::invalid(format!("`{}` is required for `{cmd}`", keys[0])),
+                },
+            ),
+            Some((k, Value::String(s))) => Ok((s.clone(), k)),
+            Some((k, _)) => Err(Failure::invalid(format!("`{k}` must be a string"))),
+        }
     }
 
     fn uint(&mut self, keys: &[&'a str]) -> Result<Option<u64>, Failure> {
@@ -180,6 +215,7 @@ pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
     let mut o = Obj {
         m,
         used: Vec::new(),
+        asked: Vec::new(),
     };
     let command = o
         .string(&["command"])?
@@ -234,14 +270,33 @@ pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
             Command::Create { path, text }
         }
         "str_replace" => {
-            let old = o.required(&["old_str", "oldStr"], "str_replace")?;
+            let (old, old_key) = o.required_spelt(&["old_str", "oldStr"], "str_replace")?;
             if old.is_empty() {
-                return Err(Failure::invalid(
-                    "`old_str` is empty; send the exact text to replace (it must occur exactly once)",
-                ));
+                return Err(Failure::invalid(format!(
+                    "`{old_key}` is empty; send the exact text to replace (it must occur exactly once)"
+                )));
             }
             let new = o.string(&["new_str", "newStr"])?.unwrap_or_default();
-            Command::StrReplace { path, old, new }
+            // `new_str` is optional: named like `old_str` was.
+            let said = if old_key == "oldStr" {
+                Said {
+                    search: "oldStr",
+                    replace: "newStr",
+                    ..Said::CANONICAL
+                }
+            } else {
+                Said {
+                    search: "old_str",
+                    replace: "new_str",
+                    ..Said::CANONICAL
+                }
+            };
+            Command::StrReplace {
+                path,
+                old,
+                new,
+                said,
+            }
         }
         "insert" => {
             let after_line = o.uint(&["insert_line", "insertLine"])?.ok_or_else(|| {
@@ -270,12 +325,31 @@ pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
         .filter(|(k, v)| !o.used.contains(&k.as_str()) && !v.is_null())
         .map(|(k, _)| k.as_str())
         .collect();
-    if !unknown.is_empty() {
-        return Err(Failure::invalid(format!(
-            "`{}` is not a parameter of `{}`",
-            unknown.join("`, `"),
-            cmd.name()
-        )));
+    match unknown[..] {
+        [] => {}
+        [k] => {
+            let near = closest_name(k, &o.asked)
+                .map(|n| format!(" (did you mean `{n}`?)"))
+                .unwrap_or_default();
+            return Err(Failure::invalid(format!(
+                "`{k}` is not a parameter of `{}`{near}",
+                cmd.name()
+            )));
+        }
+        _ => {
+            let named: Vec<String> = unknown
+                .iter()
+                .map(|k| match closest_name(k, &o.asked) {
+                    Some(near) => format!("`{k}` (did you mean `{near}`?)"),
+                    None => format!("`{k}`"),
+                })
+                .collect();
+            return Err(Failure::invalid(format!(
+                "{} are not parameters of `{}`",
+                named.join(", "),
+                cmd.name()
+            )));
+        }
     }
     Ok((cmd, dry_run))
 }
@@ -285,6 +359,27 @@ mod tests {
     use super::*;
     use crate::error::ErrorCode;
     use serde_json::json;
+
+    #[test]
+    fn a_misspelt_parameter_is_named_with_the_nearest_one() {
+        let msg = |v: Value| parse(&v).unwrap_err().message;
+        assert_eq!(
+            msg(json!({"command": "str_replace", "path": "a", "old_sr": "x", "new_str": "y"})),
+            "`old_sr` is not a parameter of `str_replace` (did you mean `old_str`?)"
+        );
+        assert_eq!(
+            msg(json!({"command": "view", "path": "a", "view_rnage": [1, 2]})),
+            "`view_rnage` is not a parameter of `view` (did you mean `view_range`?)"
+        );
+        assert_eq!(
+            msg(json!({"command": "view", "path": "a", "colour": 1, "flavour": 2})),
+            "`colour`, `flavour` are not parameters of `view`"
+        );
+        assert_eq!(
+            msg(json!({"command": "str_replace", "path": "a", "new_str": "y"})),
+            "`old_str` is required for `str_replace`"
+        );
+    }
 
     #[test]
     fn parses_each_command() {
@@ -305,7 +400,12 @@ mod tests {
             Command::StrReplace {
                 path: "a".into(),
                 old: "x".into(),
-                new: "".into()
+                new: "".into(),
+                said: Said {
+                    search: "old_str",
+                    replace: "new_str",
+                    ..Said::CANONICAL
+                }
             }
         );
         let (c, _) =

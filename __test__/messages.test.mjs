@@ -1,0 +1,115 @@
+// Messages in the caller's words: a failure names each field by the spelling
+// the caller sent (oldText, old_string, old_str, …), an unknown field by its
+// own (misspelt) name with the accepted name it is closest to, and counts
+// agree with their nouns.
+import './helpers/private-state.mjs'
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { patchFile, batchPatchFiles, editFile, textEditor, applyPatch, applyEditBlocks } from '../index.mjs'
+
+function workspace(files) {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-messages-')))
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text)
+  return { workspaceRoot: dir, journal: false }
+}
+
+const SOURCE = 'def f():\n    a = 1\n    b = 2\n    return a + b\n\ndef g():\n    return 0\n'
+
+test('editFile: an oldText that is not found is named oldText, never search_block', async () => {
+  const o = workspace({ 'f.py': SOURCE })
+  const r = await editFile({ path: 'f.py', edits: [{ oldText: 'nothing like it at all', newText: 'x' }] }, o)
+  assert.equal(r.ok, false)
+  assert.equal(r.code, 'SEARCH_BLOCK_NOT_FOUND')
+  assert.match(r.message, /^oldText was not found\. /)
+  assert.doesNotMatch(r.message, /search_block|replace_block/)
+  // A near miss: the diagnosis speaks of oldText too, in the message and in each detail.
+  const near = await editFile({ path: 'f.py', edits: [{ oldText: '  a = 1\n  b = 2\n', newText: '  a = 3\n  b = 2\n' }] }, o)
+  assert.equal(near.ok, false)
+  assert.ok(near.closest_match, JSON.stringify(near))
+  assert.match(near.message, /^oldText was not found exactly/)
+  assert.match(near.closest_match.details.join('\n'), /in oldText/)
+  assert.doesNotMatch(near.message + near.closest_match.details.join('\n'), /search_block|replace_block/)
+  // Already applied: both texts named as sent.
+  const again = await editFile({ path: 'f.py', edits: [{ oldText: '    a = 0\n    b = 2\n', newText: '    a = 1\n    b = 2\n' }] }, o)
+  assert.equal(again.already_applied, true, JSON.stringify(again))
+  assert.match(again.message, /^oldText was not found, but newText already stands exactly once/)
+  assert.doesNotMatch(again.message, /search_block|replace_block/)
+})
+
+test('patchFile: each edit is named by its own spelling (old_string, search, searchBlock)', async () => {
+  const o = workspace({ 'f.py': SOURCE })
+  const one = await patchFile({ file_path: 'f.py', old_string: 'missing text', new_string: 'x' }, o)
+  assert.match(one.message, /^old_string was not found\. /)
+  const ambiguous = await patchFile({ file_path: 'f.py', search: '    return', replace: '    yield' }, o)
+  assert.equal(ambiguous.code, 'SEARCH_BLOCK_AMBIGUOUS')
+  assert.match(ambiguous.message, /^search occurs 2 times/)
+  const count = await patchFile({ file_path: 'f.py', searchBlock: '    return', replaceBlock: '    yield', expectedReplacements: 3 }, o)
+  assert.equal(count.code, 'REPLACEMENT_COUNT_MISMATCH')
+  assert.match(count.message, /^expected 3 occurrences of searchBlock but found 2/)
+  const multi = await patchFile({ file_path: 'f.py', edits: [{ search_block: '    a = 1\n', replace_block: '    a = 2\n' }, { old_str: 'absent', new_str: '' }] }, o)
+  assert.match(multi.message, /edits\[1\]: old_str was not found/)
+  assert.doesNotMatch(multi.message, /search_block/)
+  // Canonical spellings keep canonical words.
+  const canonical = await patchFile({ file_path: 'f.py', search_block: 'missing text', replace_block: 'x' }, o)
+  assert.match(canonical.message, /^search_block was not found\. /)
+})
+
+test('input: a missing or empty field is named in the spelling of its pair', async () => {
+  const o = workspace({ 'f.py': SOURCE })
+  const missing = await patchFile({ file_path: 'f.py', oldText: 'a' }, o)
+  assert.equal(missing.code, 'INVALID_INPUT')
+  assert.match(missing.message, /`newText` is required/)
+  const empty = await patchFile({ file_path: 'f.py', old_str: '', new_str: 'x' }, o)
+  assert.match(empty.message, /`old_str` is empty/)
+})
+
+test('input: a misspelt field is refused by its own name, with the accepted name it is closest to', async () => {
+  const o = workspace({ 'f.py': SOURCE })
+  const typo = await patchFile({ file_path: 'f.py', serach_block: 'a = 1', replace_block: 'a = 2' }, o)
+  assert.equal(typo.code, 'INVALID_INPUT')
+  assert.match(typo.message, /unknown field `serach_block` \(did you mean `search_block`\?\)/)
+  assert.doesNotMatch(typo.message, /`search_block` is required/)
+  const path_ = await patchFile({ file_pth: 'f.py', search_block: 'a = 1', replace_block: 'a = 2' }, o)
+  assert.match(path_.message, /unknown field `file_pth` \(did you mean `file_path`\?\)/)
+  const inEdits = await patchFile({ file_path: 'f.py', edits: [{ search_block: 'a = 1', replace_blok: 'a = 2' }] }, o)
+  assert.match(inEdits.message, /^edits\[0\]: unknown field `replace_blok` \(did you mean `replace_block`\?\)/)
+  const camel = await patchFile({ filePath: 'f.py', searchBlock: 'a = 1', replaceBlock: 'a = 2', expectedReplacement: 1 }, o)
+  assert.match(camel.message, /unknown field `expectedReplacement` \(did you mean `expectedReplacements`\?\)/)
+  // Nothing close: the field is named without a guess.
+  const far = await patchFile({ file_path: 'f.py', search_block: 'a = 1', replace_block: 'a = 2', colour: 'red' }, o)
+  assert.match(far.message, /unknown field `colour`$/)
+  const batch = await batchPatchFiles({ files: [{ file_path: 'f.py', search_blok: 'a = 1', replace_block: 'a = 2' }] }, o)
+  assert.match(batch.message, /^files\[0\]: unknown field `search_blok` \(did you mean `search_block`\?\)/)
+  assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.py'), 'utf8'), SOURCE)
+})
+
+test('text editor: an old_str that is not found is said in its own words', async () => {
+  const o = workspace({ 'f.py': SOURCE })
+  const r = await textEditor({ command: 'str_replace', path: 'f.py', old_str: 'nothing like it', new_str: 'x' }, o)
+  assert.equal(r.code, 'SEARCH_BLOCK_NOT_FOUND')
+  assert.match(r.message, /^`f\.py`: old_str was not found; /)
+  assert.doesNotMatch(r.message, /SEARCH text|old_str:/)
+  const twice = await textEditor({ command: 'str_replace', path: 'f.py', old_str: '    return', new_str: 'x' }, o)
+  assert.equal(twice.code, 'SEARCH_BLOCK_AMBIGUOUS')
+  assert.match(twice.message, /^`f\.py`: old_str occurs 2 times \(lines 4, 7\)/)
+  const near = await textEditor({ command: 'str_replace', path: 'f.py', old_str: '  a = 1\n  b = 2\n', new_str: 'x' }, o)
+  assert.match(near.message, /^`f\.py`: old_str was not found; the closest text is lines 2-3 \(\d+% similar\), which differs in indentation/)
+  assert.doesNotMatch(near.message + near.closest_match.details.join('\n'), /search_block|SEARCH text/)
+  const typo = await textEditor({ command: 'str_replace', path: 'f.py', old_sr: 'a = 1', new_str: 'a = 2' }, o)
+  assert.equal(typo.code, 'INVALID_INPUT')
+  assert.equal(typo.message, '`old_sr` is not a parameter of `str_replace` (did you mean `old_str`?)')
+  // Edit blocks keep speaking of the block by its number and line.
+  const blocks = await applyEditBlocks('f.py\n<<<<<<< SEARCH\nnothing like it\n=======\nx\n>>>>>>> REPLACE\n', o)
+  assert.match(blocks.message, /^`f\.py`: block 1 \(line 2\): its SEARCH text was not found/)
+})
+
+test('apply_patch: one line was not found, two lines were not found', async () => {
+  const o = workspace({ 'f.py': SOURCE })
+  const one = await applyPatch('*** Begin Patch\n*** Update File: f.py\n@@\n-    a = 5\n+    a = 3\n*** End Patch', o)
+  assert.match(one.message, /the 1 context\/removed line starting with `    a = 5` was not found/)
+  const two = await applyPatch('*** Begin Patch\n*** Update File: f.py\n@@\n-    a = 5\n-    b = 6\n+    a = 3\n*** End Patch', o)
+  assert.match(two.message, /the 2 context\/removed lines starting with `    a = 5` were not found/)
+})

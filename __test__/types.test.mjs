@@ -1,0 +1,184 @@
+// The result types as a TypeScript consumer writes against them
+// (__test__/fixtures/types/results.mts): a dry run's result narrows by its
+// flag, a failure has no field it does not declare. The fixture type-checks
+// under `tsc --strict` against index.d.ts, and each line it marks with
+// @ts-expect-error is an error without the directive (and no other line is).
+// And the failures the engine answers, of every kind, carry only fields
+// their failure type declares (read from index.d.ts by the checker).
+import './helpers/private-state.mjs'
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { REPO, ts, consumerProject, tsc } from './helpers/typescript.mjs'
+
+const FIXTURE = path.join(REPO, '__test__', 'fixtures', 'types', 'results.mts')
+
+test('result types: dry runs narrow by their flag and failures declare every field, under tsc --strict', () => {
+  const text = fs.readFileSync(FIXTURE, 'utf8')
+  const ok = tsc(consumerProject({ 'results.mts': text }))
+  // An unused @ts-expect-error is itself an error (TS2578), so passing means each one fired.
+  assert.equal(ok.status, 0, ok.output)
+
+  const lines = text.split('\n')
+  const marked = lines.flatMap((l, i) => (/^\s*\/\/ @ts-expect-error/.test(l) ? [i + 2] : []))
+  assert.ok(marked.length >= 10, `${marked.length} @ts-expect-error lines`)
+  const stripped = lines.map((l) => (/^\s*\/\/ @ts-expect-error/.test(l) ? '//' : l)).join('\n')
+  const bad = tsc(consumerProject({ 'results.mts': stripped }))
+  assert.notEqual(bad.status, 0)
+  assert.deepEqual([...new Set(bad.errors.map((e) => e.line))].sort((a, b) => a - b), marked, bad.output)
+})
+
+test('result types: a failure type has no index signature', () => {
+  const dts = fs.readFileSync(path.join(REPO, 'index.d.ts'), 'utf8')
+  assert.doesNotMatch(dts, /\[\s*\w+\s*:\s*string\s*\]\s*:\s*unknown/)
+})
+
+/**
+ * The declared type of each exported type of index.d.ts, by the TypeScript
+ * checker, and `undeclared(value, type)`: the paths of `value`'s fields its
+ * type does not declare, nested objects and array items included (a field
+ * of a union is declared when some member declares it).
+ */
+function declarations() {
+  const file = path.join(REPO, 'index.d.ts')
+  const program = ts.createProgram([file], { strict: true, noEmit: true, types: [], target: ts.ScriptTarget.ES2022 })
+  const checker = program.getTypeChecker()
+  const exports = new Map()
+  for (const s of checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)))) {
+    if (s.flags & ts.SymbolFlags.Type) exports.set(s.name, checker.getDeclaredTypeOfSymbol(s))
+  }
+  const members = (t) => (t.isUnion() ? t.types.flatMap(members) : [t])
+  const fieldType = (t, key) => {
+    const found = members(t)
+      .map((m) => checker.getPropertyOfType(m, key))
+      .filter(Boolean)
+      .map((p) => checker.getNonNullableType(checker.getTypeOfSymbol(p)))
+    return found.length ? found : null
+  }
+  const undeclared = (value, types, at) => {
+    if (Array.isArray(value)) {
+      const items = types.flatMap(members).filter((t) => checker.isArrayType(t)).map((t) => checker.getTypeArguments(t)[0])
+      return value.flatMap((v, i) => undeclared(v, items, `${at}[${i}]`))
+    }
+    if (value === null || typeof value !== 'object') return []
+    const out = []
+    for (const [k, v] of Object.entries(value)) {
+      const inner = types.flatMap((t) => fieldType(t, k) ?? [])
+      if (!inner.length) out.push(`${at}.${k}`)
+      else out.push(...undeclared(v, inner, `${at}.${k}`))
+    }
+    return out
+  }
+  return { type: (name) => exports.get(name), undeclared: (value, name) => undeclared(value, [exports.get(name)], name) }
+}
+
+test('result types: every field of the failures the engine answers is declared by its failure type', async () => {
+  const { patchFile, batchPatchFiles, applyDryRun, applyEditBlocks, applyPatch, textEditor, undo, readFile, writeFile } = await import('../index.mjs')
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-types-')))
+  const o = { workspaceRoot: dir, journal: path.join(dir, '.journal') }
+  const file = (name, text) => fs.writeFileSync(path.join(dir, name), text)
+  const SRC = 'def f():\n    a = 1\n    b = 2\n    return a + b\n\ndef g():\n    a = 1\n    b = 2\n    return 0\n'
+  file('f.py', SRC)
+  file('g.py', SRC)
+  const failures = {
+    PatchFileFailure: [
+      // Closest match (indentation), twice as close (equally_close), already applied, ambiguous with hints.
+      await patchFile({ file_path: 'f.py', search_block: '  a = 1\n  b = 2\n', replace_block: '  a = 3\n' }, o),
+      await patchFile({ file_path: 'f.py', search_block: 'def f():\n    a = 0\n', replace_block: 'def f():\n    a = 1\n' }, o),
+      await patchFile({ file_path: 'f.py', search_block: '    a = 1\n', replace_block: 'x' }, o),
+      await patchFile({ file_path: 'f.py', search_block: '    a = 1\n', replace_block: 'x', expected_replacements: 3 }, o),
+      await patchFile({ file_path: 'f.py', edits: [{ search_block: 'nope', replace_block: '' }, { search_block: '    b = 2\n', replace_block: '' }] }, o),
+      await patchFile({ file_path: 'f.py', search_block: 'a', replace_block: 'b', expected_sha256: '0'.repeat(64) }, o),
+      await patchFile({ file_path: 'f.py', search_block: 'a', replace_block: 'b', match: ['indentation'] }, o),
+      await patchFile({ file_path: '../out.py', search_block: 'a', replace_block: 'b' }, o),
+      await patchFile({ file_path: 'f.py', serach_block: 'a', replace_block: 'b' }, o),
+      await applyDryRun({ run_id: 'dr_nothing' }, o),
+      await readFile({ file_path: 'missing.py' }, o),
+      await writeFile({ file_path: 'f.py', content: 'x', expected_sha256: '0'.repeat(64) }, o),
+    ],
+    BatchPatchFilesFailure: [
+      await batchPatchFiles({ files: [{ file_path: 'f.py', search_block: 'nope', replace_block: '' }, { file_path: 'g.py', search_block: 'def g', replace_block: 'def h' }] }, o),
+    ],
+    FormatFailure: [
+      await applyPatch('*** Begin Patch\n*** Update File: f.py\n@@\n-    a = 5\n-    b = 2\n+    a = 3\n*** End Patch', o),
+      await applyPatch('*** Begin Patch\n*** Frobnicate File: f.py\n*** End Patch', o),
+      await applyEditBlocks('f.py\n<<<<<<< SEARCH\n    a = 1\n=======\nx\n>>>>>>> REPLACE\nf.py\n<<<<<<< SEARCH\nnope\n=======\nx\n>>>>>>> REPLACE\n', o),
+    ],
+    TextEditorFailure: [
+      await textEditor({ command: 'str_replace', path: 'f.py', old_str: '  a = 1\n  b = 2\n', new_str: 'x' }, o),
+      await textEditor({ command: 'str_replace', path: 'f.py', old_str: '    a = 1\n', new_str: 'x' }, o),
+    ],
+    UndoFailure: [],
+  }
+  // FILE_CHANGED of an undo: the files changed since, and the transaction.
+  file('u.txt', 'one\n')
+  assert.equal((await patchFile({ file_path: 'u.txt', search_block: 'one', replace_block: 'two' }, o)).ok, true)
+  file('u.txt', 'three\n')
+  failures.UndoFailure.push(await undo(undefined, o))
+
+  const { type, undeclared } = declarations()
+  const seen = new Set()
+  for (const [name, results] of Object.entries(failures)) {
+    assert.ok(type(name), `index.d.ts exports ${name}`)
+    for (const r of results) {
+      assert.equal(r.ok, false, JSON.stringify(r))
+      assert.deepEqual(undeclared(r, name), [], `${name}: ${JSON.stringify(r)}`)
+      const walk = (v, at) => {
+        if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (seen.add(`${at}.${k}`), walk(x, Array.isArray(v) ? at : k))
+      }
+      walk(r, '')
+    }
+  }
+  // The failures above show the fields a retry needs.
+  for (const f of ['.closest_match', 'closest_match.equally_close', '.already_applied', '.unique_context_hint', '.failed_edits', '.sha256',
+    '.files', '.failures', 'failures.hunks', 'failures.blocks', '.line', '.expected', '.command', '.files_changed', '.id']) {
+    assert.ok(seen.has(f), `some failure has ${f}: ${[...seen].join(' ')}`)
+  }
+  // The check is real: a field no type declares is found.
+  assert.deepEqual(undeclared({ ok: false, code: 'X', message: '', closest_match: { text: '', closest: 1 } }, 'PatchFileFailure'), [
+    'PatchFileFailure.closest_match.closest',
+  ])
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+test('result types: every field of a write and of a dry run is declared by its type; a dry run has its run_id and diff', async () => {
+  const { patchFile, batchPatchFiles, writeFile, applyEditBlocks, applyPatch, textEditor, editFile, undo } = await import('../index.mjs')
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-types-')))
+  const o = { workspaceRoot: dir, journal: path.join(dir, '.journal') }
+  fs.writeFileSync(path.join(dir, 'f.txt'), 'a = 1\nb = 2\n')
+  const edit = { file_path: 'f.txt', search_block: 'a = 1', replace_block: 'a = 2' }
+  const dry = {
+    PatchFileDryRun: await patchFile({ ...edit, dry_run: true }, o),
+    BatchPatchFilesDryRun: await batchPatchFiles({ files: [edit], dryRun: true }, o),
+    WriteFileDryRun: await writeFile({ file_path: 'f.txt', content: 'x\n', dry_run: true }, o),
+    FormatDryRun: await applyPatch({ patch: '*** Begin Patch\n*** Update File: f.txt\n@@\n-a = 1\n+a = 3\n*** End Patch', dry_run: true }, o),
+    TextEditorDryRun: await textEditor({ command: 'str_replace', path: 'f.txt', old_str: 'a = 1', new_str: 'a = 4', dry_run: true }, o),
+  }
+  const written = {
+    PatchFileWritten: await patchFile(edit, o),
+    BatchPatchFilesWritten: await batchPatchFiles({ files: [{ file_path: 'f.txt', search_block: 'a = 2', replace_block: 'a = 1' }] }, o),
+    WriteFileWritten: await writeFile({ file_path: 'g.txt', content: 'g\n' }, o),
+    FormatWritten: await applyEditBlocks('f.txt\n<<<<<<< SEARCH\na = 1\n=======\na = 5\n>>>>>>> REPLACE\n', o),
+    TextEditorEdited: await textEditor({ command: 'str_replace', path: 'f.txt', old_str: 'a = 5', new_str: 'a = 6' }, o),
+  }
+  dry.UndoDryRun = await undo({ dry_run: true }, o)
+  dry.PatchFileDryRun2 = await editFile({ path: 'f.txt', edits: [{ oldText: 'a = 6', newText: 'a = 7' }], dryRun: true }, o)
+  written.UndoDone = await undo(undefined, o)
+  const { undeclared } = declarations()
+  for (const [name, r] of Object.entries(dry)) {
+    assert.equal(r.ok, true, `${name}: ${JSON.stringify(r)}`)
+    assert.deepEqual(undeclared(r, name.replace(/2$/, '')), [], `${name}: ${JSON.stringify(r)}`)
+    assert.equal(r.dry_run, true, name)
+    assert.equal(typeof r.run_id, 'string', name)
+    assert.equal(typeof r.expires_in, 'number', name)
+    assert.equal(typeof r.diff, 'string', name)
+  }
+  for (const [name, r] of Object.entries(written)) {
+    assert.equal(r.ok, true, `${name}: ${JSON.stringify(r)}`)
+    assert.deepEqual(undeclared(r, name), [], `${name}: ${JSON.stringify(r)}`)
+    for (const k of ['dry_run', 'run_id', 'expires_in', 'diff', 'diff_omitted']) assert.equal(k in r, false, `${name} has no ${k}`)
+  }
+  fs.rmSync(dir, { recursive: true, force: true })
+})

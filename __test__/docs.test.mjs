@@ -272,3 +272,12 @@ test('the anchor rule is GitHub\'s', () => {
   const a = anchors('# A b\n## Tools listed: profiles and `--tools`\n## Transactions: many edits, counts\n## A b\n```\n# not a heading\n```\n')
   assert.deepEqual([...a].sort(), ['a-b', 'a-b-1', 'tools-listed-profiles-and---tools', 'transactions-many-edits-counts'])
 })
+
+test("README's JSON blocks parse (users paste them into their config as they are)", () => {
+  const json = codeBlocks('README.md', fs.readFileSync(path.join(REPO, 'README.md'), 'utf8')).filter((b) => b.lang === 'json')
+  assert.ok(json.length >= 1, 'README has the MCP client config')
+  for (const b of json) assert.doesNotThrow(() => JSON.parse(b.code), `README.md:${b.line}`)
+  const config = JSON.parse(json[0].code)
+  assert.deepEqual(Object.keys(config.mcpServers['patch-file-tool']).sort(), ['args', 'command', 'env'])
+  assert.ok(config.mcpServers['patch-file-tool'].env.PATCH_FILE_WORKSPACE_ROOT, 'the config sets the workspace root')
+})

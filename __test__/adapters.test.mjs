@@ -9,7 +9,8 @@
 // - types: each subpath's .d.ts/.d.mts declare exactly what it exports, check
 //   under --strict, and a --strict consumer (ES module and CommonJS) uses
 //   them with each SDK's own types (ToolSet, Editor, StructuredTool,
-//   ToolResultBlockParam); README's example for each SDK type-checks.
+//   ToolResultBlockParam); the example for each SDK (docs/agent-sdks.md)
+//   type-checks.
 import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -294,16 +295,15 @@ test("each subpath's .d.ts and .d.mts declare exactly what its CommonJS and ES m
   }
 })
 
-/** README's Agent SDKs section: its TypeScript examples. */
+/** docs/agent-sdks.md (README links to it): its TypeScript examples. */
 function readmeExamples() {
-  const text = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8')
-  const start = text.indexOf('\n## Agent SDKs\n')
-  assert.notEqual(start, -1, 'README has an Agent SDKs section')
-  const section = text.slice(start, text.indexOf('\n## ', start + 1))
-  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1])
+  const text = fs.readFileSync(path.join(REPO, 'docs', 'agent-sdks.md'), 'utf8')
+  assert.ok(text.startsWith('# Agent SDKs\n'), 'docs/agent-sdks.md is the Agent SDKs page')
+  assert.match(fs.readFileSync(path.join(REPO, 'README.md'), 'utf8'), /\(docs\/agent-sdks\.md\)/, 'README links to it')
+  return [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1])
 }
 
-test('a --strict consumer (ES module and CommonJS) type-checks against each SDK\'s own types, and README\'s four examples type-check', () => {
+test('a --strict consumer (ES module and CommonJS) type-checks against each SDK\'s own types, and the four examples of docs/agent-sdks.md type-check', () => {
   const examples = readmeExamples()
   assert.equal(examples.length, 4, 'one example per SDK')
   for (const [i, sub] of SUBPATHS.entries()) assert.ok(examples[i].includes(`'${pkg.name}/${sub}'`), `example ${i + 1} imports ${sub}`)

@@ -139,7 +139,6 @@ function documentedAliases() {
     }
     assert.ok(rows > 0, `${file}: rows under "${header}"`)
   }
-  table('README.md', '| field | aliases | type | meaning |')
   table('docs/core-api.md', '| field | aliases | type | meaning |')
   table('docs/core-api.md', '| option | alias | default | meaning |')
   table('docs/transactions.md', '| search text    | replacement text |')

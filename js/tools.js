@@ -27,7 +27,7 @@
 // if it belongs there); its result's shape in js/output-schemas.js; and its
 // Rust entry point (a `#[napi]` function in src/binding, whose
 // `ts_args_type`/`ts_return_type` name its input and result types in
-// types/header.d.ts). README's Development section lists the steps.
+// types/header.d.ts). docs/development.md (Adding a tool) lists the steps.
 //
 // This module is data and lookups only: it loads neither the native engine
 // nor the public API (js/engine.js runs tools), so listing tools never pays

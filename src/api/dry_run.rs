@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{cwd, guarded};
+use super::entry::{cwd, guarded};
 use crate::error::fail_value;
 use crate::history::Journal;
 use crate::input::request;

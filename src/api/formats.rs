@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::{cwd, guarded};
+use super::entry::{cwd, guarded};
 use crate::error::fail_value;
 use crate::history::Journal;
 use crate::input::formats::{self, ParseError};

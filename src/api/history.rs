@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{cwd, guarded};
+use super::entry::{cwd, guarded};
 use crate::error::fail_value;
 use crate::history as journal;
 use crate::input::request;

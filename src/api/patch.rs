@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{begin, guarded};
+use super::entry::{begin, guarded};
 use crate::history::Journal;
 use crate::input::request;
 use crate::txn::edits;

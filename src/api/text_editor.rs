@@ -22,7 +22,7 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::{json, Value};
 
-use super::{cwd, guarded};
+use super::entry::{cwd, guarded};
 use crate::error::fail_value;
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;

@@ -27,6 +27,15 @@ pub const DEFAULT_UNITS: u64 = 1_500_000;
 pub const KEY_COST: u64 = 20;
 /// Units per pair of lines compared (a key comparison or a bigram score).
 pub const LINE_COST: u64 = 4;
+/// Lines scanned between two budget checks.
+pub(super) const CHECK_EVERY: usize = 1024;
+
+/// Units of work to score the windows around one candidate start of a
+/// block of `lines` lines (25 windows of about as many lines each, every
+/// pair of lines compared at most once per window).
+pub(super) fn window_cost(lines: usize) -> u64 {
+    25 * (lines as u64 + 4) * LINE_COST
+}
 
 /// The work diagnosis may still do. Each step spends what it costs; tests
 /// can count steps instead of units ([`Budget::checks`]) to exercise the

@@ -2,7 +2,8 @@
 
 use proptest::prelude::*;
 
-use super::{not_found, Budget, Diagnosis};
+use super::budget::Budget;
+use super::report::{not_found, Diagnosis};
 
 pub fn diag(text: &str, search: &str, replace: &str) -> Diagnosis {
     not_found(text.as_bytes(), search, replace, "", &Budget::new(u64::MAX))

@@ -46,9 +46,10 @@ use std::collections::HashSet;
 use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem;
 
-use crate::matching::exact::{span_limit, EditReport, Span};
+use crate::matching::plan::{span_limit, EditReport, Plan, Span};
 use crate::model::{Cancel, Count, Edit};
-use crate::text::source::{count_newlines, utf16_len};
+use crate::text::lines::count_newlines;
+use crate::text::source::utf16_len;
 
 /// Fewer edits than this are applied in turn.
 pub const MIN_EDITS: usize = 2;
@@ -71,14 +72,6 @@ const MAX_NEIGHBOURS: usize = 64;
 /// text of `len` bytes.
 pub fn worth_it(len: usize, edits: usize) -> bool {
     edits >= MIN_EDITS && len.saturating_mul(edits) >= MIN_WORK
-}
-
-/// A plan of independent edits: spans over the original text.
-#[derive(Debug)]
-pub(crate) struct Plan {
-    pub spans: Vec<Span>,
-    pub reports: Vec<EditReport>,
-    pub utf16_delta: isize,
 }
 
 /// One occurrence to replace: where it starts in the original text, how

@@ -29,6 +29,7 @@ use crate::matching::exact::{self, EditFailure, TextKind};
 use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
 use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
+use crate::text::lines::count_newlines;
 use crate::text::source::adapt_line_endings;
 use crate::text::source::{self, Encoding, LineEnding, Source};
 use crate::txn::changes::Recorder;
@@ -781,7 +782,7 @@ fn apply_insert(
         ));
     }
     let total =
-        source::count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
+        count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
     if after > total {
         return Err(Failure::invalid(format!(
             "`insert_line` {after} is past the end of the file, which has {total} line{}; use 0 to {total}",

@@ -60,10 +60,7 @@ fn run_text(
         Ok(w) => w,
         Err(f) => return fail_value(&f, None),
     };
-    match ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry, false) {
-        Ok(done) => done.value,
-        Err(v) => v,
-    }
+    ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry).unwrap_or_else(|v| v)
 }
 
 /// `applyEditBlocks`: applies SEARCH/REPLACE blocks (see

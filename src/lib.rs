@@ -77,6 +77,8 @@
 //! modules are public for the crate's own integration tests, which reach
 //! inside (fault injection, parsers, diagnosis).
 
+#![warn(unreachable_pub)]
+
 pub mod api;
 #[doc(hidden)]
 pub mod diagnose;
@@ -95,5 +97,8 @@ pub mod text;
 #[doc(hidden)]
 pub mod txn;
 
+// Node-API requires `pub` on what `#[napi]` exports: those items are
+// reachable from JavaScript, not from Rust, so the lint does not apply here.
 #[cfg(not(test))]
+#[allow(unreachable_pub)]
 mod binding;

@@ -154,7 +154,7 @@ fn line_offset(text: &[u8], n: usize) -> usize {
 }
 
 /// Most bytes of text one readFile answer carries.
-pub const MAX_READ_BYTES: usize = 128 << 20;
+pub(crate) const MAX_READ_BYTES: usize = 128 << 20;
 
 /// `writeFile`: atomic create-or-replace of a whole file.
 pub fn write_file(input: &Value, options: Option<&Value>) -> Value {

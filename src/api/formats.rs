@@ -14,7 +14,7 @@ use crate::model::OpPlan;
 use crate::txn::ops;
 
 /// A parse failure as a result object.
-pub fn parse_failure(e: &ParseError, format: &str) -> Value {
+pub(crate) fn parse_failure(e: &ParseError, format: &str) -> Value {
     let mut v = fail_value(&e.failure(), None);
     v["format"] = json!(format);
     v["line"] = json!(e.line);

@@ -30,7 +30,7 @@ use crate::txn::ops as file_ops;
 use crate::io::workspace::{Intent, Workspace};
 
 /// Most entries a directory view lists.
-pub const MAX_LISTING: usize = 1000;
+pub(crate) const MAX_LISTING: usize = 1000;
 
 /// `textEditor`: runs one text editor command.
 pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {

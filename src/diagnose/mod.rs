@@ -9,7 +9,7 @@
 //!   the exact current text of that region, so one retry can succeed. It
 //!   also notices when the replacement is already present exactly once
 //!   (`already_applied`), so an agent stops retrying an edit that was made.
-//! * **Ambiguous** — [`ambiguous`] finds, for each occurrence, the smallest
+//! * **Ambiguous** — [`ambiguous()`] finds, for each occurrence, the smallest
 //!   extension of the block by neighbouring lines that occurs only once
 //!   (`unique_context_hint`).
 //!

@@ -8,7 +8,7 @@
 //!
 //! Applying in turn searches and copies the whole text once per block
 //! (10,000 blocks over 100 MB: hours). Many blocks over a big text are
-//! therefore first planned in one pass ([`many::plan_blocks`], the planner of
+//! therefore first planned in one pass (`many::plan_blocks`, the planner of
 //! `edits`, told which blocks take their line break); whenever it answers,
 //! its result is the one applying in turn gives. When it does not (a block
 //! fails, or the blocks interact), they are applied in turn, so failures and

@@ -325,7 +325,7 @@ pub fn match_exact<'a>(
 /// or it fails). Diagnosis runs only for failed edits.
 ///
 /// Edits apply in turn, each to the text the previous ones left. Many edits
-/// over a big text are first tried in one pass ([`many::plan`]), which
+/// over a big text are first tried in one pass (`many::plan`), which
 /// gives the same plan whenever it answers; when it does not (an edit
 /// fails, or the edits interact), they are applied in turn.
 pub fn match_edits<'a>(

@@ -293,7 +293,7 @@ fn seam_failure(path: &str, enc: &str, line_at: usize, broken: &[&str]) -> Failu
 /// A byte-level file (mostly UTF-8, or valid in no encoding the engine
 /// could determine): on a line that is valid UTF-8 every seam of an ASCII
 /// block is between characters; on another line every seam must pass the
-/// double-byte check of a legacy file ([`seam_breaks`]); and on a line
+/// double-byte check of a legacy file (`seam_breaks`); and on a line
 /// valid in no double-byte family either, where nothing tells where characters begin, a
 /// seam must have an ASCII byte before it that cannot be part of a longer
 /// character in any ASCII-compatible encoding (in GB18030 a digit can be

@@ -10,7 +10,8 @@
 //! src/
 //!   lib.rs      this map and the dependency rule
 //!   binding/    Node-API only: #[napi] one-liners (mod.rs), JS value -> JSON (convert.rs)
-//!   api/        entry points, JSON in -> result object out: patch (patchFile,
+//!   api/        entry points, JSON in -> result object out (entry.rs: the
+//!               start-up and panic guard they share): patch (patchFile,
 //!               batchPatchFiles), files (readFile, writeFile), dry_run
 //!               (applyDryRun), formats (applyEditBlocks, applyPatch),
 //!               text_editor, edit_file (server-filesystem's shape)
@@ -28,13 +29,15 @@
 //!               dry_run.rs (the cache and its one apply path), diff.rs,
 //!               changes.rs (what a commit changed, for its recorder)
 //!   matching/   pure: exact.rs (exact-once planning), many.rs (many edits
-//!               in one pass), blocks.rs (SEARCH/REPLACE blocks), tolerant.rs
+//!               in one pass), plan.rs (what both plan: spans over the text),
+//!               blocks.rs (SEARCH/REPLACE blocks), tolerant.rs
 //!               (opt-in `match` tolerances), locate.rs (placing patch hunks)
 //!   io/         disk through directory handles: dir.rs (openat & co),
 //!               workspace.rs (the sandbox), source.rs (the one read path),
 //!               commit.rs (atomic multi-file commit), locks.rs
 //!   diagnose/   pure: why an edit did not land and what the file holds instead
-//!   text/       pure leaf: encodings, line endings, hashing, text folds
+//!   text/       pure leaf: encodings, line endings, line numbers (lines.rs),
+//!               hashing, text folds
 //!   model.rs    the vocabulary: Edit, Count, FileEdits, Options, MatchMode,
 //!               OpPlan / FileOp / Action / Block / Hunk
 //!   error.rs    codes, Failure, Failure -> result object
@@ -47,6 +50,15 @@
 //! layer may therefore use `model` and `error`. `tests/layers.rs` reads this
 //! block and every `crate::` path in `src/` and fails on an edge that breaks
 //! it.
+//!
+//! Within a layer, files do not use each other round a circle either: the
+//! same test follows every `crate::`, `super::` and `self::` path and a
+//! module's paths into its own children (re-exports included) from file to
+//! file, and fails naming the circle. Test code (`#[cfg(test)]`) is left
+//! out: nothing depends on it. What two files share lives in the file it
+//! belongs to, or in a small module of its own (`matching/plan.rs`,
+//! `text/lines.rs`, `diagnose/windows.rs`, `api/entry.rs`), and a
+//! `mod.rs` holds declarations and re-exports, not what its children use.
 //!
 //! ```text
 //! binding
@@ -64,6 +76,8 @@
 //! Node-API, and it only converts values. [`api`] is the interface; the other
 //! modules are public for the crate's own integration tests, which reach
 //! inside (fault injection, parsers, diagnosis).
+
+#![warn(unreachable_pub)]
 
 pub mod api;
 #[doc(hidden)]
@@ -83,5 +97,8 @@ pub mod text;
 #[doc(hidden)]
 pub mod txn;
 
+// Node-API requires `pub` on what `#[napi]` exports: those items are
+// reachable from JavaScript, not from Rust, so the lint does not apply here.
 #[cfg(not(test))]
+#[allow(unreachable_pub)]
 mod binding;

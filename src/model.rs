@@ -467,12 +467,6 @@ pub enum Action {
     /// the whole current text first (a unified diff's deletion names the
     /// content it expects).
     Delete { verify: Option<Vec<Hunk>> },
-    /// Put back exact bytes (`None`: remove the file), provided the file still
-    /// has `expect_sha256` (`None`: it must not exist). Used by undo.
-    Restore {
-        raw: Option<Vec<u8>>,
-        expect_sha256: Option<String>,
-    },
 }
 
 /// What the changes start from.

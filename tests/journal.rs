@@ -644,17 +644,38 @@ fn text_editor_undo_edit_uses_the_journal_across_processes() {
         Some(&o(&root)),
     );
     assert_eq!(again["code"], "INVALID_INPUT", "{again}");
-    // With the journal off, undo_edit keeps its in-memory history.
+    // There is one undo: with the journal off nothing is recorded, and
+    // undo_edit says so (and how to turn it on) without touching the file,
+    // in a dry run too.
     let off = json!({"workspaceRoot": root, "durable": false, "journal": false});
     ok(&api::text_editor(
         &json!({"command": "str_replace", "path": "t.txt", "old_str": "old", "new_str": "x"}),
         Some(&off),
     ));
-    ok(&api::text_editor(
+    for cmd in [
+        json!({"command": "undo_edit", "path": "t.txt"}),
+        json!({"command": "undo_edit", "path": "t.txt", "dry_run": true}),
+    ] {
+        let u = api::text_editor(&cmd, Some(&off));
+        assert_eq!(u["ok"], false, "{u}");
+        assert_eq!(u["code"], "INVALID_INPUT", "{u}");
+        assert_eq!(u["command"], "undo_edit");
+        let m = u["message"].as_str().unwrap();
+        assert!(
+            m.contains("journal, which is off") && m.contains("options.journal"),
+            "{m}"
+        );
+        assert!(m.contains("PATCH_FILE_JOURNAL"), "{m}");
+        assert_eq!(fs::read(root.join("t.txt")).unwrap(), b"x\n");
+    }
+    // Nothing of the unjournaled edit is undone later with the journal on:
+    // the journal's last text-editor edit of the file is the undone one.
+    let again = api::text_editor(
         &json!({"command": "undo_edit", "path": "t.txt"}),
-        Some(&off),
-    ));
-    assert_eq!(fs::read(root.join("t.txt")).unwrap(), b"old\n");
+        Some(&o(&root)),
+    );
+    assert_eq!(again["code"], "INVALID_INPUT", "{again}");
+    assert_eq!(fs::read(root.join("t.txt")).unwrap(), b"x\n");
 }
 
 #[test]

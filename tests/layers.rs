@@ -1,9 +1,11 @@
 //! The dependency rule written in `src/lib.rs` holds: every `crate::` path
 //! in `src/` points to a module on a lower line of the layer block (or to
 //! the module itself), so no layer uses one above it or beside it and there
-//! are no circles.
+//! are no circles between layers; and within a layer no files use each
+//! other round a circle, so each file can be read knowing only files below
+//! it.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -150,6 +152,471 @@ fn violations(src: &Path) -> (Vec<String>, BTreeSet<(String, String)>) {
     (bad, edges)
 }
 
+/// `text` with comments and the insides of string and char literals
+/// blanked (newlines kept, so line numbers hold).
+fn code_only(text: &str) -> String {
+    let c: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
+    let blank = |out: &mut String, ch: char| out.push(if ch == '\n' { '\n' } else { ' ' });
+    let mut i = 0;
+    while i < c.len() {
+        let next = c.get(i + 1).copied();
+        if c[i] == '/' && next == Some('/') {
+            while i < c.len() && c[i] != '\n' {
+                i += 1;
+            }
+        } else if c[i] == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < c.len() {
+                if c[i] == '/' && c.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(&mut out, c[i]);
+                    i += 1;
+                }
+            }
+        } else if c[i] == 'r'
+            && (i == 0 || !ident(c[i - 1]) || (c[i - 1] == 'b' && (i < 2 || !ident(c[i - 2]))))
+            && matches!(next, Some('"' | '#'))
+            && {
+                let mut j = i + 1;
+                while c.get(j) == Some(&'#') {
+                    j += 1;
+                }
+                c.get(j) == Some(&'"')
+            }
+        {
+            // A raw string: r"…", r#"…"#, br##"…"##.
+            let mut j = i + 1;
+            while c[j] == '#' {
+                j += 1;
+            }
+            let hashes = j - i - 1;
+            out.push('"');
+            i = j + 1;
+            while i < c.len() {
+                if c[i] == '"' && (1..=hashes).all(|k| c.get(i + k) == Some(&'#')) {
+                    i += 1 + hashes;
+                    break;
+                }
+                blank(&mut out, c[i]);
+                i += 1;
+            }
+            out.push('"');
+        } else if c[i] == '"' {
+            out.push('"');
+            i += 1;
+            while i < c.len() && c[i] != '"' {
+                if c[i] == '\\' {
+                    blank(&mut out, c[i]);
+                    i += 1;
+                }
+                if i < c.len() {
+                    blank(&mut out, c[i]);
+                    i += 1;
+                }
+            }
+            out.push('"');
+            i += 1;
+        } else if c[i] == '\'' && (next == Some('\\') || c.get(i + 2) == Some(&'\'')) {
+            // A char literal ('x', '\n', '\u{..}'); a lifetime has no closing quote.
+            out.push('\'');
+            i += 1;
+            if c[i] == '\\' {
+                i += 2;
+            } else {
+                i += 1;
+            }
+            while i < c.len() && c[i] != '\'' {
+                i += 1;
+            }
+            out.push('\'');
+            i += 1;
+        } else {
+            out.push(c[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Identifiers and punctuation of code, each with its line (1-based).
+fn tokens(code: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let c: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        while i < c.len() {
+            if c[i].is_alphanumeric() || c[i] == '_' {
+                let s = i;
+                while i < c.len() && (c[i].is_alphanumeric() || c[i] == '_') {
+                    i += 1;
+                }
+                out.push((c[s..i].iter().collect(), n + 1));
+            } else if c[i] == ':' && c.get(i + 1) == Some(&':') {
+                out.push(("::".to_string(), n + 1));
+                i += 2;
+            } else if !c[i].is_whitespace() {
+                out.push((c[i].to_string(), n + 1));
+                i += 1;
+            } else {
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+fn is_ident(t: &str) -> bool {
+    t.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+}
+
+/// The paths of the use tree (or plain path) starting at `toks[i]`, each as
+/// its segments, and the index after it.
+fn use_tree(
+    toks: &[(String, usize)],
+    mut i: usize,
+    prefix: &[String],
+) -> (Vec<Vec<String>>, usize) {
+    let mut segs = prefix.to_vec();
+    loop {
+        let Some((t, _)) = toks.get(i) else {
+            return (vec![segs], i);
+        };
+        if t == "{" {
+            let mut out = Vec::new();
+            i += 1;
+            while i < toks.len() && toks[i].0 != "}" {
+                if toks[i].0 == "," {
+                    i += 1;
+                    continue;
+                }
+                let (mut paths, next) = use_tree(toks, i, &segs);
+                out.append(&mut paths);
+                // Skip `as alias` and anything up to the next item.
+                i = next;
+                while i < toks.len() && toks[i].0 != "," && toks[i].0 != "}" {
+                    i += 1;
+                }
+            }
+            return (out, i + 1);
+        }
+        if t == "*" || !is_ident(t) {
+            return (vec![segs], i + usize::from(t == "*"));
+        }
+        if t != "self" || segs.is_empty() {
+            segs.push(t.clone());
+        }
+        i += 1;
+        if toks.get(i).map(|t| t.0.as_str()) != Some("::") {
+            return (vec![segs], i);
+        }
+        i += 1;
+    }
+}
+
+/// One file's module path: `src/a/b.rs` -> [a, b], `src/a/mod.rs` -> [a],
+/// `src/lib.rs` -> [].
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut out: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(out.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        out.pop();
+    }
+    out
+}
+
+/// A use of another file: `from` names `to` on `line`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Use {
+    from: String,
+    to: String,
+    line: usize,
+}
+
+/// Every use of one file of `src/` by another: `crate::`, `super::` and
+/// `self::` paths, and a module's bare paths into its own child modules
+/// (`child::f()`, `use child::X`), resolved to the file that defines the
+/// longest module prefix of the path. Inline modules (`mod tests { … }`)
+/// belong to their file; a file's uses of itself are left out.
+fn file_uses(src: &Path) -> Vec<Use> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let rel = |f: &Path| {
+        f.strip_prefix(src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
+    let by_module: HashMap<Vec<String>, String> = files
+        .iter()
+        .map(|f| (module_path(src, f), rel(f)))
+        .collect();
+    let mut out = Vec::new();
+    // Files declared `#[cfg(test)] mod x;` (parents come first in the sorted
+    // list: `a.rs` < `a/x.rs`, `a/mod.rs` sorts after `a/b.rs`, so look ahead).
+    let mut test_only: BTreeSet<String> = BTreeSet::new();
+    for f in &files {
+        let me = module_path(src, f);
+        let toks = tokens(&code_only(&fs::read_to_string(f).unwrap()));
+        without_tests(&toks, &me, &mut test_only, &by_module);
+    }
+    for f in &files {
+        let me = module_path(src, f);
+        let name = rel(f);
+        let children: BTreeSet<String> = by_module
+            .keys()
+            .filter(|m| m.len() == me.len() + 1 && m.starts_with(&me))
+            .map(|m| m[me.len()].clone())
+            .collect();
+        if test_only.contains(&name) {
+            continue;
+        }
+        let toks = without_tests(
+            &tokens(&code_only(&fs::read_to_string(f).unwrap())),
+            &me,
+            &mut test_only,
+            &by_module,
+        );
+        // Inline modules open here: (name, brace depth inside it).
+        let mut inline: Vec<(String, usize)> = Vec::new();
+        let mut depth = 0usize;
+        let mut i = 0;
+        while i < toks.len() {
+            let t = toks[i].0.as_str();
+            match t {
+                "{" => {
+                    depth += 1;
+                    if i >= 2 && toks[i - 2].0 == "mod" && is_ident(&toks[i - 1].0) {
+                        inline.push((toks[i - 1].0.clone(), depth));
+                    }
+                    i += 1;
+                    continue;
+                }
+                "}" => {
+                    if inline.last().is_some_and(|(_, d)| *d == depth) {
+                        inline.pop();
+                    }
+                    depth = depth.saturating_sub(1);
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            let starts = matches!(t, "crate" | "super" | "self") || children.contains(t);
+            let after_path = i > 0 && matches!(toks[i - 1].0.as_str(), "::" | "." | "mod");
+            if !starts || after_path || toks.get(i + 1).map(|t| t.0.as_str()) != Some("::") {
+                i += 1;
+                continue;
+            }
+            let line = toks[i].1;
+            let (paths, next) = use_tree(&toks, i, &[]);
+            let here: Vec<String> = me
+                .iter()
+                .cloned()
+                .chain(inline.iter().map(|(n, _)| n.clone()))
+                .collect();
+            for p in paths {
+                let mut segs = p.into_iter().peekable();
+                let mut abs: Vec<String> = match segs.peek().map(String::as_str) {
+                    Some("crate") => {
+                        segs.next();
+                        Vec::new()
+                    }
+                    Some("self") => {
+                        segs.next();
+                        here.clone()
+                    }
+                    Some("super") => {
+                        let mut base = here.clone();
+                        while segs.peek().map(String::as_str) == Some("super") {
+                            segs.next();
+                            base.pop();
+                        }
+                        base
+                    }
+                    _ => me.clone(),
+                };
+                abs.extend(segs);
+                let target = (0..=abs.len())
+                    .rev()
+                    .find_map(|n| by_module.get(&abs[..n]))
+                    .expect("lib.rs is the module of []");
+                if *target != name {
+                    out.push(Use {
+                        from: name.clone(),
+                        to: target.clone(),
+                        line,
+                    });
+                }
+            }
+            i = next.max(i + 1);
+        }
+    }
+    out
+}
+
+/// Every circle of the file graph, one per strongly connected group of
+/// files, as `a.rs:12 -> b.rs:40 -> a.rs` (each file with the line where
+/// it uses the next).
+fn file_circles(uses: &[Use]) -> Vec<String> {
+    let mut next: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+    for u in uses {
+        let e = next
+            .entry(&u.from)
+            .or_default()
+            .entry(&u.to)
+            .or_insert(u.line);
+        *e = (*e).min(u.line);
+        next.entry(&u.to).or_default();
+    }
+    // Which files reach which: a file is in a circle with every file it
+    // reaches that reaches it back.
+    let reach = |from: &str| -> BTreeSet<&str> {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from];
+        while let Some(f) = todo.pop() {
+            for &g in next[f].keys() {
+                if seen.insert(g) {
+                    todo.push(g);
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&str, BTreeSet<&str>> = next.keys().map(|&f| (f, reach(f))).collect();
+    let mut done = BTreeSet::new();
+    let mut out = Vec::new();
+    for &f in next.keys() {
+        if done.contains(f) || !reaches[f].contains(f) {
+            continue;
+        }
+        let group: BTreeSet<&str> = reaches[f]
+            .iter()
+            .copied()
+            .filter(|g| reaches[g].contains(f))
+            .collect();
+        done.extend(group.iter().copied());
+        // The shortest circle through `f`, by breadth-first search.
+        let mut back: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut queue = VecDeque::from([f]);
+        'search: while let Some(a) = queue.pop_front() {
+            for &b in next[a].keys() {
+                if b == f {
+                    back.insert(f, a);
+                    break 'search;
+                }
+                if group.contains(b) && !back.contains_key(b) {
+                    back.insert(b, a);
+                    queue.push_back(b);
+                }
+            }
+        }
+        let mut path = vec![f];
+        let mut at = back[f];
+        while at != f {
+            path.push(at);
+            at = back[at];
+        }
+        path.push(f);
+        path.reverse();
+        let steps: Vec<String> = path
+            .windows(2)
+            .map(|w| format!("{}:{}", w[0], next[w[0]][w[1]]))
+            .collect();
+        out.push(format!(
+            "{} -> {} (files in this circle: {})",
+            steps.join(" -> "),
+            f,
+            group.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    out
+}
+
+/// `toks` without the items under `#[cfg(test)]` (test modules, test-only
+/// functions); the files such an item declares (`#[cfg(test)] mod x;`) are
+/// added to `test_only`.
+fn without_tests(
+    toks: &[(String, usize)],
+    me: &[String],
+    test_only: &mut BTreeSet<String>,
+    by_module: &HashMap<Vec<String>, String>,
+) -> Vec<(String, usize)> {
+    let is = |i: usize, t: &str| toks.get(i).is_some_and(|x| x.0 == t);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let cfg_test = is(i, "#")
+            && is(i + 1, "[")
+            && is(i + 2, "cfg")
+            && is(i + 3, "(")
+            && is(i + 4, "test")
+            && is(i + 5, ")")
+            && is(i + 6, "]");
+        if !cfg_test {
+            out.push(toks[i].clone());
+            i += 1;
+            continue;
+        }
+        i += 7;
+        // The item: up to its `;` or through its braces.
+        let mut depth = 0usize;
+        let start = i;
+        while i < toks.len() {
+            match toks[i].0.as_str() {
+                "{" | "(" | "[" => depth += 1,
+                // The end of the block the item stands in (a variant or
+                // a match arm last in its braces): it is not the item's.
+                "}" | ")" | "]" if depth == 0 => break,
+                ")" | "]" => depth -= 1,
+                "}" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        i += 1;
+                        break;
+                    }
+                }
+                // A field, variant or match arm ends at its comma.
+                "," if depth == 0 => {
+                    i += 1;
+                    break;
+                }
+                ";" if depth == 0 => {
+                    if let Some(k) = (start..i).find(|&k| toks[k].0 == "mod") {
+                        let mut m = me.to_vec();
+                        m.push(toks[k + 1].0.clone());
+                        if let Some(file) = by_module.get(&m) {
+                            test_only.insert(file.clone());
+                        }
+                    }
+                    i += 1;
+                    break;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
 #[test]
 fn no_upward_or_circular_edges() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -213,5 +680,100 @@ fn the_scan_catches_a_bad_edge() {
     assert!(
         bad.iter().any(|b| b.contains("text -> api (upward)")),
         "{bad:?}"
+    );
+}
+
+#[test]
+fn no_file_circles() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let uses = file_uses(&src);
+    let circles = file_circles(&uses);
+    assert!(
+        circles.is_empty(),
+        "files of src/ use each other round a circle (move what they share to \
+         the file it belongs in, or to a small module of its own):\n{}",
+        circles.join("\n")
+    );
+    // The scan sees every kind of path: `crate::`, `super::`, a module's
+    // calls into its children and its re-exports of them.
+    for (a, b) in [
+        ("txn/edits.rs", "matching/exact.rs"),
+        ("txn/edits.rs", "txn/mod.rs"),
+        ("txn/mod.rs", "txn/changes.rs"),
+        ("history/mod.rs", "history/undo.rs"),
+        ("matching/exact.rs", "matching/many.rs"),
+    ] {
+        assert!(
+            uses.iter().any(|u| u.from == a && u.to == b),
+            "expected {a} -> {b} among the uses of files"
+        );
+    }
+}
+
+#[test]
+fn the_file_scan_catches_a_circle() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path();
+    let write = |p: &str, text: &str| {
+        let p = src.join(p);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    };
+    write("lib.rs", "mod a;\nmod b;\n");
+    // A module's call into its child, which uses the module's constant.
+    write(
+        "a/mod.rs",
+        "mod x;\nmod y;\n#[cfg(test)]\nmod t;\npub const K: u8 = 1;\n\
+         pub fn f() -> u8 { x::g() }\n\
+         #[cfg(test)]\nmod tests {\n    use super::y::*;\n    fn h() { super::y::e() }\n}\n",
+    );
+    write("a/x.rs", "use super::K;\npub fn g() -> u8 { K }\n");
+    // Paths in comments and literals are not uses; a multi-line group is.
+    write(
+        "a/y.rs",
+        "// crate::b::c in a comment\n\
+         const S: &str = \"crate::b::c\";\n\
+         const R: &str = r#\"super::x \" \"#;\n\
+         const C: char = '{';\n\
+         fn l<'a>(s: &'a str) -> &'a str { s }\n\
+         use crate::{\n    b::{self, c::D},\n};\n\
+         pub fn e() {}\n",
+    );
+    write("b/mod.rs", "pub mod c;\n");
+    write(
+        "b/c.rs",
+        "pub struct D;\npub fn d() { crate::a::y::e() }\n\
+         #[cfg(test)]\nfn only_tests() { super::super::a::x::g(); }\n\
+         enum R {\n    A,\n    #[cfg(test)]\n    B\n}\n\
+         fn r(x: R) -> u8 {\n    match x {\n        R::A => 0,\n        #[cfg(test)]\n        R::B => h(1, 2)\n    }\n}\n\
+         pub fn z() -> u8 { crate::a::x::g() }\n",
+    );
+    // A test-only file is no part of the graph.
+    write("a/t.rs", "use super::f;\n");
+    let uses = file_uses(src);
+    let pairs: BTreeSet<(&str, &str)> = uses
+        .iter()
+        .map(|u| (u.from.as_str(), u.to.as_str()))
+        .collect();
+    assert_eq!(
+        pairs,
+        BTreeSet::from([
+            ("a/mod.rs", "a/x.rs"),
+            ("a/x.rs", "a/mod.rs"),
+            ("a/y.rs", "b/mod.rs"),
+            ("a/y.rs", "b/c.rs"),
+            ("b/c.rs", "a/x.rs"),
+            ("b/c.rs", "a/y.rs"),
+        ])
+    );
+    let circles = file_circles(&uses);
+    assert_eq!(circles.len(), 2, "{circles:?}");
+    assert!(
+        circles[0].starts_with("a/mod.rs:6 -> a/x.rs:1 -> a/mod.rs"),
+        "{circles:?}"
+    );
+    assert!(
+        circles[1].starts_with("a/y.rs:6 -> b/c.rs:2 -> a/y.rs"),
+        "{circles:?}"
     );
 }

@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::answer;
+use super::entry::answer;
 use super::patch::patch_file;
 use crate::error::fail_value;
 use crate::input::request;

@@ -2,13 +2,14 @@
 
 use serde_json::{json, Value};
 
-use super::{answer, begin};
+use super::entry::{answer, begin};
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::history::Journal;
 use crate::input::request;
 use crate::io::source::read_existing;
 use crate::io::workspace::Intent;
-use crate::text::source::{self, Encoding};
+use crate::text::lines::count_newlines;
+use crate::text::source::Encoding;
 use crate::txn::edits::{self, WholeFile};
 use crate::txn::lexical_abs;
 
@@ -30,7 +31,7 @@ pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
         };
         let text = src.text();
         let total_lines =
-            source::count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
+            count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
         let start = line_offset(text, req.offset);
         let mut end = match req.limit {
             Some(n) => start + line_offset(&text[start..], n),
@@ -62,8 +63,8 @@ pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
                 }
             }
         }
-        let returned = source::count_newlines(&text[start..end])
-            + usize::from(end > start && text[end - 1] != b'\n');
+        let returned =
+            count_newlines(&text[start..end]) + usize::from(end > start && text[end - 1] != b'\n');
         let content = String::from_utf8_lossy(&text[start..end]);
         // Only a byte-level file can hold bytes that are not UTF-8; each run
         // of them is shown as U+FFFD.
@@ -153,7 +154,7 @@ fn line_offset(text: &[u8], n: usize) -> usize {
 }
 
 /// Most bytes of text one readFile answer carries.
-pub const MAX_READ_BYTES: usize = 128 << 20;
+pub(crate) const MAX_READ_BYTES: usize = 128 << 20;
 
 /// `writeFile`: atomic create-or-replace of a whole file.
 pub fn write_file(input: &Value, options: Option<&Value>) -> Value {

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::{answer, cwd};
+use super::entry::{answer, cwd};
 use crate::error::fail_value;
 use crate::history::Journal;
 use crate::input::formats::{self, ParseError};
@@ -14,7 +14,7 @@ use crate::model::OpPlan;
 use crate::txn::ops;
 
 /// A parse failure as a result object.
-pub fn parse_failure(e: &ParseError, format: &str) -> Value {
+pub(crate) fn parse_failure(e: &ParseError, format: &str) -> Value {
     let mut v = fail_value(&e.failure(), None);
     v["format"] = json!(format);
     v["line"] = json!(e.line);
@@ -60,10 +60,7 @@ fn run_text(
         Ok(w) => w,
         Err(f) => return fail_value(&f, None),
     };
-    match ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry, false) {
-        Ok(done) => done.value,
-        Err(v) => v,
-    }
+    ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry).unwrap_or_else(|v| v)
 }
 
 /// `applyEditBlocks`: applies SEARCH/REPLACE blocks (see

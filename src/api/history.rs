@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{answer, cwd};
+use super::entry::{answer, cwd};
 use crate::error::fail_value;
 use crate::history as journal;
 use crate::input::request;

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{answer, begin};
+use super::entry::{answer, begin};
 use crate::history::Journal;
 use crate::input::request;
 use crate::txn::edits;

@@ -4,25 +4,20 @@
 //! go through [`crate::txn::ops`] like every other edit (sandbox, exact-once,
 //! atomic write, dry run); `undo_edit` restores the file as it was before the
 //! last edit made through this tool not undone yet, from the edit journal
-//! (`crate::history`), so it survives a restart.
+//! (`crate::history`): the journal's undo of that transaction, so it
+//! survives a restart, is refused with `FILE_CHANGED` if the file is no
+//! longer exactly what the edit wrote, and is journaled itself.
 //!
-//! With the journal off (`options.journal: false`), the undo history lives
-//! in memory instead, per real file path, bounded: at most
-//! [`MAX_UNDO_PER_FILE`] edits per file, [`MAX_UNDO_FILES`] files and
-//! [`MAX_UNDO_BYTES`] bytes of saved content in all (oldest dropped first);
-//! an edit of a file larger than [`MAX_UNDO_ENTRY_BYTES`] is not kept, and
-//! it clears that file's older history (undoing past it would lose it). An
-//! undo is refused with `FILE_CHANGED` if the file is no longer exactly what
-//! the edit wrote.
+//! There is one undo: with the journal off (`options.journal: false`,
+//! `PATCH_FILE_JOURNAL=off`) nothing is recorded, and `undo_edit` answers
+//! `INVALID_INPUT` saying so and how to turn the journal on.
 
-use std::collections::{HashMap, VecDeque};
 use std::ffi::OsStr;
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
 
 use serde_json::{json, Value};
 
-use super::{answer, cwd};
+use super::entry::{answer, cwd};
 use crate::error::fail_value;
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
@@ -30,118 +25,12 @@ use crate::input::formats::text_editor::{self, Command};
 use crate::input::request::options_and_dry_run;
 use crate::io::dir::{Dir, Kind};
 use crate::model::Options;
-use crate::model::{Action, FileOp, Format, OpPlan};
 use crate::txn::ops as file_ops;
 
 use crate::io::workspace::{Intent, Workspace};
 
-/// Most edits kept per file.
-pub const MAX_UNDO_PER_FILE: usize = 10;
-/// Most files with a history.
-pub const MAX_UNDO_FILES: usize = 512;
-/// Most bytes of saved content in all.
-pub const MAX_UNDO_BYTES: usize = 64 << 20;
-/// Largest saved content of one edit.
-pub const MAX_UNDO_ENTRY_BYTES: usize = 16 << 20;
 /// Most entries a directory view lists.
-pub const MAX_LISTING: usize = 1000;
-
-struct UndoEntry {
-    seq: u64,
-    /// The bytes before the edit (`None`: the file did not exist).
-    before: Option<Vec<u8>>,
-    /// sha256 of what the edit wrote.
-    after_sha256: String,
-}
-
-#[derive(Default)]
-struct History {
-    files: HashMap<PathBuf, VecDeque<UndoEntry>>,
-    bytes: usize,
-    seq: u64,
-}
-
-impl History {
-    fn size(e: &UndoEntry) -> usize {
-        e.before.as_ref().map_or(0, Vec::len)
-    }
-
-    fn record(&mut self, path: PathBuf, before: Option<Vec<u8>>, after_sha256: String) {
-        if before
-            .as_ref()
-            .is_some_and(|b| b.len() > MAX_UNDO_ENTRY_BYTES)
-        {
-            if let Some(q) = self.files.remove(&path) {
-                self.bytes -= q.iter().map(Self::size).sum::<usize>();
-            }
-            return;
-        }
-        self.seq += 1;
-        let e = UndoEntry {
-            seq: self.seq,
-            before,
-            after_sha256,
-        };
-        self.bytes += Self::size(&e);
-        let q = self.files.entry(path).or_default();
-        q.push_back(e);
-        if q.len() > MAX_UNDO_PER_FILE {
-            if let Some(old) = q.pop_front() {
-                self.bytes -= Self::size(&old);
-            }
-        }
-        while self.bytes > MAX_UNDO_BYTES || self.files.len() > MAX_UNDO_FILES {
-            let Some(oldest) = self
-                .files
-                .iter()
-                .filter_map(|(p, q)| q.front().map(|e| (e.seq, p.clone())))
-                .min()
-                .map(|(_, p)| p)
-            else {
-                break;
-            };
-            let q = self.files.get_mut(&oldest).expect("present");
-            if let Some(old) = q.pop_front() {
-                self.bytes -= Self::size(&old);
-            }
-            if q.is_empty() {
-                self.files.remove(&oldest);
-            }
-        }
-    }
-
-    fn last(&self, path: &PathBuf) -> Option<(Option<Vec<u8>>, String)> {
-        self.files
-            .get(path)?
-            .back()
-            .map(|e| (e.before.clone(), e.after_sha256.clone()))
-    }
-
-    fn pop(&mut self, path: &PathBuf) -> usize {
-        let Some(q) = self.files.get_mut(path) else {
-            return 0;
-        };
-        if let Some(e) = q.pop_back() {
-            self.bytes -= Self::size(&e);
-        }
-        let left = q.len();
-        if left == 0 {
-            self.files.remove(path);
-        }
-        left
-    }
-
-    fn depth(&self, path: &PathBuf) -> usize {
-        self.files.get(path).map_or(0, VecDeque::len)
-    }
-}
-
-fn history() -> std::sync::MutexGuard<'static, History> {
-    static H: OnceLock<Mutex<History>> = OnceLock::new();
-    H.get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-}
+pub(crate) const MAX_LISTING: usize = 1000;
 
 /// `textEditor`: runs one text editor command.
 pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {
@@ -181,19 +70,11 @@ pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {
 
 fn edit(ws: &Workspace, cmd: &Command, opts: &Options, dry: bool) -> Value {
     let plan = cmd.plan().expect("a writing command");
-    let done = match file_ops::execute(ws, &plan, opts, &Journal::for_call(opts), dry, !dry) {
-        Ok(d) => d,
+    let done = match file_ops::execute(ws, &plan, opts, &Journal::for_call(opts), dry) {
+        Ok(v) => v,
         Err(v) => return v,
     };
-    if !dry && !opts.journal.enabled {
-        let mut h = history();
-        for c in done.changed {
-            if let Some(sha) = c.after_sha256 {
-                h.record(c.abs_path, c.before, sha);
-            }
-        }
-    }
-    let mut v = flatten(done.value);
+    let mut v = flatten(done);
     if !dry {
         if let (Some(path), Some(line)) = (v["file_path"].as_str(), v["line_number"].as_u64()) {
             let lines = line as usize;
@@ -438,86 +319,40 @@ fn walk(dir: &Dir, prefix: &str, depth: usize, out: &mut Vec<String>, truncated:
     }
 }
 
+/// `undo_edit` through the edit journal: the newest text-editor edit of
+/// the file not undone yet, undone as the journal undoes a transaction.
 fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Value {
     let res = match ws.resolve(path, Intent::Plan { create_dirs: true }) {
         Ok(r) => r,
         Err(f) => return fail_value(&f, Some(&ws.root().join(path).to_string_lossy())),
     };
-    let key = res.abs_path.clone();
-    let abs = key.to_string_lossy().into_owned();
-    if opts.journal.enabled {
-        return undo_from_journal(ws, path, &res.rel_path, &abs, opts, dry);
-    }
-    let Some((before, after)) = history().last(&key) else {
+    let abs = res.abs_path.to_string_lossy().into_owned();
+    if !opts.journal.enabled {
         return fail_value(
             &Failure::invalid(format!(
-                "there is no edit of `{path}` to undo: undo_edit restores edits made with create, str_replace or insert \
-                 through this tool in this process (the last {MAX_UNDO_PER_FILE} per file)"
+                "cannot undo the last edit of `{path}`: undo_edit restores edits from the edit journal, which is off \
+                 (options.journal: false, or PATCH_FILE_JOURNAL=off), so no edit was recorded; turn it on (leave \
+                 options.journal out or set it to true, and unset PATCH_FILE_JOURNAL) for later edits to be undoable. \
+                 Nothing was changed"
             )),
             Some(&abs),
         );
-    };
-    let created = before.is_none();
-    let plan = OpPlan {
-        format: Format::TextEditor,
-        ops: vec![FileOp {
-            path: res.rel_path.clone(),
-            line: 0,
-            action: Action::Restore {
-                raw: before,
-                expect_sha256: Some(after),
-            },
-        }],
-    };
-    let done = match file_ops::execute(ws, &plan, opts, &Journal::for_call(opts), dry, false) {
-        Ok(d) => d,
-        Err(v) => return v,
-    };
-    let mut v = flatten(done.value);
-    v["file_path"] = json!(abs);
-    v["removed"] = json!(created);
-    if !dry {
-        let left = history().pop(&key);
-        v["undo_remaining"] = json!(left);
-    } else {
-        v["undo_remaining"] = json!(history().depth(&key));
     }
-    v
-}
-
-/// `undo_edit` through the edit journal: the newest text-editor edit of
-/// the file not undone yet (so it survives a restart of the process).
-fn undo_from_journal(
-    ws: &Workspace,
-    path: &str,
-    rel: &str,
-    abs: &str,
-    opts: &Options,
-    dry: bool,
-) -> Value {
     let Some((v, left, created)) =
-        crate::history::undo_last_of_file(ws, opts, rel, "textEditor", dry)
+        crate::history::undo_last_of_file(ws, opts, &res.rel_path, "textEditor", dry)
     else {
         return fail_value(
             &Failure::invalid(format!(
                 "there is no edit of `{path}` to undo: undo_edit restores edits made with create, str_replace or insert \
                  through this tool (kept in the edit journal; see the history and undo tools for other edits)"
             )),
-            Some(abs),
+            Some(&abs),
         );
     };
     if v["ok"] != true {
         return v;
     }
-    let mut out = v.clone();
-    if let Some(f) = v["files"].get(0).and_then(Value::as_object) {
-        for (k, val) in f {
-            out[k.as_str()] = val.clone();
-        }
-    }
-    if let Some(m) = out.as_object_mut() {
-        m.remove("files");
-    }
+    let mut out = flatten(v);
     out["file_path"] = json!(abs);
     out["removed"] = json!(created);
     out["undo_remaining"] = json!(left);
@@ -527,39 +362,6 @@ fn undo_from_journal(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn history_is_bounded_per_file_and_in_bytes() {
-        let mut h = History::default();
-        let p = PathBuf::from("/x/a");
-        for i in 0..(MAX_UNDO_PER_FILE + 5) {
-            h.record(p.clone(), Some(vec![i as u8; 10]), format!("{i}"));
-        }
-        assert_eq!(h.depth(&p), MAX_UNDO_PER_FILE);
-        assert_eq!(h.bytes, 10 * MAX_UNDO_PER_FILE);
-        assert_eq!(h.last(&p).unwrap().1, format!("{}", MAX_UNDO_PER_FILE + 4));
-        // A too-large edit clears the file's history.
-        h.record(
-            p.clone(),
-            Some(vec![0; MAX_UNDO_ENTRY_BYTES + 1]),
-            "big".into(),
-        );
-        assert_eq!(h.depth(&p), 0);
-        assert_eq!(h.bytes, 0);
-        // The byte budget evicts the oldest entries first, across files.
-        let big = MAX_UNDO_ENTRY_BYTES;
-        for i in 0..5 {
-            h.record(
-                PathBuf::from(format!("/f{i}")),
-                Some(vec![0; big]),
-                "s".into(),
-            );
-        }
-        assert!(h.bytes <= MAX_UNDO_BYTES);
-        assert_eq!(h.depth(&PathBuf::from("/f0")), 0, "oldest evicted");
-        assert_eq!(h.depth(&PathBuf::from("/f4")), 1);
-        assert_eq!(h.pop(&PathBuf::from("/f4")), 0);
-    }
 
     #[test]
     fn numbering_matches_cat_n() {

@@ -3,8 +3,15 @@
 
 use memchr::{memchr, memmem, memrchr};
 
+use super::budget::Budget;
 use super::report::{lines_of, ContextHint, Diagnosis};
-use super::{Budget, MAX_HINTS, MAX_HINT_LINES, MAX_OCCURRENCES};
+
+/// Most occurrences that get a `unique_context_hint`.
+pub const MAX_HINTS: usize = 10;
+/// Most neighbouring lines (before + after) a hint may add.
+const MAX_HINT_LINES: usize = 20;
+/// Occurrences beyond which uniqueness hints are not computed.
+const MAX_OCCURRENCES: usize = 10_000;
 
 /// Start of the line `up` lines above the line containing `pos`.
 fn line_start_above(text: &[u8], pos: usize, up: usize) -> Option<usize> {

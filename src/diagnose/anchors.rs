@@ -7,10 +7,11 @@ use std::collections::HashMap;
 
 use memchr::{memchr, memmem, memrchr};
 
-use super::budget::LINE_COST;
-use super::closest::{best_window, pick, Closest, FKeys, Found, GaveUp};
-use super::keys::{hash_of, key_vec, line_sim, FileLines, SLine};
-use super::{window_cost, Budget, CANDIDATES, MIN_ANCHOR_KEY, MIN_SIMILARITY};
+use super::budget::{window_cost, Budget, LINE_COST};
+use super::keys::{hash_of, key_vec, line_sim, FileLines, SLine, MIN_ANCHOR_KEY};
+use super::windows::{
+    best_window, pick, Closest, FKeys, Found, GaveUp, CANDIDATES, MIN_SIMILARITY,
+};
 
 /// Bytes of the text searched per step of an anchor pass (the needles of a
 /// pass all run over one chunk while it is in cache; the budget is checked
@@ -532,10 +533,11 @@ pub(super) fn anchored<'a>(
 mod tests {
     use super::*;
 
+    use crate::diagnose::budget::CHECK_EVERY;
     use crate::diagnose::closest::{closest, closest_by_scan};
     use crate::diagnose::keys::block_lines;
+    use crate::diagnose::not_found;
     use crate::diagnose::testutil::{diag, kinds, RUST};
-    use crate::diagnose::{not_found, CHECK_EVERY};
 
     #[test]
     fn scanner_finds_across_chunks_with_line_numbers() {

@@ -31,7 +31,10 @@
 //! there, whatever the edit's context lines say, and nothing is claimed.
 
 use super::align::char_ratio;
-use super::MIN_APPLIED_LEN;
+
+/// Replacement texts shorter than this (non-whitespace bytes) are too
+/// common to prove an edit was already applied.
+const MIN_APPLIED_LEN: usize = 6;
 
 /// The forms of `replace` that would show the edit was already made: as
 /// written, and with CRLF line endings (that form can only occur in a file

@@ -21,12 +21,21 @@ use std::cell::Cell;
 
 /// Units of work a failed call may spend on diagnosis (shared by its
 /// failing edits or blocks).
-pub const DEFAULT_UNITS: u64 = 1_500_000;
+pub(crate) const DEFAULT_UNITS: u64 = 1_500_000;
 /// Units per KiB of text whose lines are keyed (whitespace, case and
 /// punctuation folded: about 20 times the cost of a `memmem` pass).
-pub const KEY_COST: u64 = 20;
+pub(crate) const KEY_COST: u64 = 20;
 /// Units per pair of lines compared (a key comparison or a bigram score).
-pub const LINE_COST: u64 = 4;
+pub(crate) const LINE_COST: u64 = 4;
+/// Lines scanned between two budget checks.
+pub(super) const CHECK_EVERY: usize = 1024;
+
+/// Units of work to score the windows around one candidate start of a
+/// block of `lines` lines (25 windows of about as many lines each, every
+/// pair of lines compared at most once per window).
+pub(super) fn window_cost(lines: usize) -> u64 {
+    25 * (lines as u64 + 4) * LINE_COST
+}
 
 /// The work diagnosis may still do. Each step spends what it costs; tests
 /// can count steps instead of units ([`Budget::checks`]) to exercise the

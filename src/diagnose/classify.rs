@@ -5,8 +5,10 @@ use similar::DiffTag;
 
 use super::align::align;
 use super::keys::key_vec;
-use super::MAX_CLASSIFIED_LINES;
 use crate::text::fold::{char_name, invisible, punct_ascii, Kind};
+
+/// Differing line pairs examined one by one for their kinds.
+const MAX_CLASSIFIED_LINES: usize = 512;
 
 const MASK_KINDS: [Kind; 6] = [
     Kind::TrailingWhitespace,

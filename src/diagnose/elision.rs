@@ -13,10 +13,11 @@
 use memchr::memmem;
 
 use super::anchors::Scanner;
-use super::closest::{closest_by_scan, region, GaveUp};
+use super::budget::Budget;
+use super::closest::{closest_by_scan, region};
 use super::keys::{block_lines, SLine};
 use super::search::{one, Located, Part, Reading};
-use super::Budget;
+use super::windows::GaveUp;
 
 /// A part is looked for this far (bytes) from the part beside it.
 const MAX_GAP: usize = 256 << 10;

@@ -5,8 +5,10 @@
 
 use memchr::{memchr, memmem, memrchr};
 
-use super::MIN_ANCHOR_KEY;
 use crate::text::fold::{invisible, punct_ascii};
+
+/// Shortest key a line needs to serve as an anchor.
+pub(super) const MIN_ANCHOR_KEY: usize = 3;
 
 /// Decodes the character at `b[i..]`; an invalid byte reads as U+FFFD of
 /// length 1 (byte-level files are diagnosed too).

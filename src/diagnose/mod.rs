@@ -9,7 +9,7 @@
 //!   the exact current text of that region, so one retry can succeed. It
 //!   also notices when the replacement is already present exactly once
 //!   (`already_applied`), so an agent stops retrying an edit that was made.
-//! * **Ambiguous** — [`ambiguous`] finds, for each occurrence, the smallest
+//! * **Ambiguous** — [`ambiguous()`] finds, for each occurrence, the smallest
 //!   extension of the block by neighbouring lines that occurs only once
 //!   (`unique_context_hint`).
 //!
@@ -30,7 +30,7 @@
 //! along with that pass. Only when no piece leads to a plausible region
 //! does the full scan key every line (with a bigram pass for blocks whose
 //! lines all changed). Every step spends units of a [`Budget`] of work
-//! (anchor passes per chunk, the scan every [`CHECK_EVERY`] lines, each
+//! (anchor passes per chunk, the scan every `CHECK_EVERY` lines, each
 //! window scored), so a huge file makes the diagnosis give up
 //! (`diagnosis_incomplete: true`) instead of stalling, at the same point
 //! of the work however busy the machine is.
@@ -44,6 +44,7 @@ mod classify;
 mod closest;
 mod elision;
 mod keys;
+mod readings;
 mod report;
 mod rival;
 mod search;
@@ -51,8 +52,9 @@ mod stale;
 #[cfg(test)]
 mod testutil;
 mod views;
+mod windows;
 
-pub use self::ambiguous::ambiguous;
+pub use self::ambiguous::{ambiguous, MAX_HINTS};
 pub use self::budget::Budget;
 pub use self::classify::{classify, Difference};
 pub use self::report::{not_found, replacement_at, ClosestMatch, ContextHint, Diagnosis};
@@ -62,29 +64,3 @@ pub use crate::text::fold::Kind;
 /// Units of work a failed call may spend on diagnosis (shared by its
 /// failing edits); see [`Budget`].
 pub const DEFAULT_BUDGET: u64 = budget::DEFAULT_UNITS;
-/// Below this score no region is offered as `closest_match`.
-pub const MIN_SIMILARITY: f64 = 0.5;
-/// Most occurrences that get a `unique_context_hint`.
-pub const MAX_HINTS: usize = 10;
-/// Most neighbouring lines (before + after) a hint may add.
-pub const MAX_HINT_LINES: usize = 20;
-/// Lines scanned between two budget checks.
-pub const CHECK_EVERY: usize = 1024;
-
-/// Units of work to score the windows around one candidate start of a
-/// block of `lines` lines (25 windows of about as many lines each, every
-/// pair of lines compared at most once per window).
-pub(super) fn window_cost(lines: usize) -> u64 {
-    25 * (lines as u64 + 4) * budget::LINE_COST
-}
-/// Occurrences beyond which uniqueness hints are not computed.
-const MAX_OCCURRENCES: usize = 10_000;
-/// Best-voted block starts that are scored precisely.
-const CANDIDATES: usize = 12;
-/// Shortest key a line needs to serve as an anchor.
-const MIN_ANCHOR_KEY: usize = 3;
-/// Differing line pairs examined one by one for their kinds.
-const MAX_CLASSIFIED_LINES: usize = 512;
-/// Replacement texts shorter than this (non-whitespace bytes) are too
-/// common to prove an edit was already applied.
-const MIN_APPLIED_LEN: usize = 6;

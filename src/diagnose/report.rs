@@ -6,10 +6,11 @@ use serde_json::{json, Map, Value};
 use super::align::char_ratio;
 use super::anchors::{Hits, Scanner};
 use super::applied;
+use super::budget::Budget;
 use super::classify::{classify, Difference};
-use super::closest::GaveUp;
-use super::search::{self, Located, Reading};
-use super::{Budget, MIN_SIMILARITY};
+use super::readings;
+use super::search::{Located, Reading};
+use super::windows::{GaveUp, MIN_SIMILARITY};
 use crate::model::Said;
 use crate::text::fold::Kind;
 use crate::text::indent::nesting_agrees;
@@ -152,36 +153,6 @@ pub(super) fn lines_of(text: &[u8], offsets: &[usize]) -> Vec<usize> {
             line
         })
         .collect()
-}
-
-/// Unescapes a block that arrived with literal `\n` (and friends) instead of
-/// real newlines, or `None` when it does not look like one.
-pub(super) fn unescape_literal(search: &str) -> Option<String> {
-    if search.contains('\n') || !search.contains("\\n") {
-        return None;
-    }
-    let mut out = String::with_capacity(search.len());
-    let mut it = search.chars().peekable();
-    while let Some(c) = it.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match it.next() {
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('t') => out.push('\t'),
-            Some('"') => out.push('"'),
-            Some('\'') => out.push('\''),
-            Some('\\') => out.push('\\'),
-            Some(o) => {
-                out.push('\\');
-                out.push(o);
-            }
-            None => out.push('\\'),
-        }
-    }
-    Some(out)
 }
 
 fn range_text(from: usize, to: usize) -> String {
@@ -469,7 +440,7 @@ pub fn not_found(
     if budget.expired() {
         d.incomplete = true;
     } else {
-        let (found, incomplete) = search::best(&mut scanner, search, budget);
+        let (found, incomplete) = readings::best(&mut scanner, search, budget);
         d.incomplete = incomplete;
         if let Some(l) = &found {
             read = match l.reading {

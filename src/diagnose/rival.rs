@@ -16,9 +16,11 @@
 //!   indented as the block is, while the match is not.
 
 use super::anchors::Scanner;
+use super::budget::Budget;
+use super::readings;
 use super::report::{closest_match, match_at, ClosestMatch};
 use super::stale::{outnumbers, verbatim_lines, verbatim_place};
-use super::{search, Budget, MIN_SIMILARITY};
+use super::windows::MIN_SIMILARITY;
 use crate::model::Said;
 use crate::text::fold::Kind;
 
@@ -60,7 +62,7 @@ pub fn rival(
         }
     }
     let mut scanner = Scanner::new(&blanked);
-    let (found, _) = search::best(&mut scanner, search, budget);
+    let (found, _) = readings::best(&mut scanner, search, budget);
     let c = closest_match(&blanked, &found?, Said::CANONICAL)?;
     let content = c.differences.iter().any(|d| d.kind == Kind::Content);
     let close = f64::from(c.similarity_milli) >= MIN_SIMILARITY * 1000.0;

@@ -19,9 +19,10 @@ use std::collections::{HashMap, HashSet};
 use similar::DiffOp;
 
 use super::align::{align, char_ratio};
-use super::closest::{region, Found};
+use super::budget::{window_cost, Budget};
+use super::closest::region;
 use super::keys::{FileLines, SLine};
-use super::Budget;
+use super::windows::Found;
 
 /// Lines looked at either side of the window found, besides the block's
 /// own length.
@@ -139,10 +140,7 @@ pub(super) fn fill<'a>(
     lines: FileLines<'a>,
     budget: &Budget,
 ) -> (Found, FileLines<'a>) {
-    if f.len >= n
-        || n - f.len > FILL
-        || budget.spend(super::window_cost(n) * (n - f.len + 1) as u64)
-    {
+    if f.len >= n || n - f.len > FILL || budget.spend(window_cost(n) * (n - f.len + 1) as u64) {
         return (f, lines);
     }
     let missing = n - f.len;

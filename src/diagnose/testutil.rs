@@ -2,9 +2,10 @@
 
 use proptest::prelude::*;
 
-use super::{not_found, Budget, Diagnosis};
+use super::budget::Budget;
+use super::report::{not_found, Diagnosis};
 
-pub fn diag(text: &str, search: &str, replace: &str) -> Diagnosis {
+pub(crate) fn diag(text: &str, search: &str, replace: &str) -> Diagnosis {
     not_found(
         text.as_bytes(),
         search,
@@ -15,7 +16,7 @@ pub fn diag(text: &str, search: &str, replace: &str) -> Diagnosis {
     )
 }
 
-pub fn kinds(d: &Diagnosis) -> Vec<&'static str> {
+pub(crate) fn kinds(d: &Diagnosis) -> Vec<&'static str> {
     d.closest_match
         .as_ref()
         .expect("closest_match")
@@ -25,10 +26,10 @@ pub fn kinds(d: &Diagnosis) -> Vec<&'static str> {
         .collect()
 }
 
-pub const RUST: &str = "use std::io;\n\nfn main() {\n    let name = \"world\";\n    println!(\"hello {name}\");\n    if name.is_empty() {\n        return;\n    }\n    let total = compute(1, 2);\n    println!(\"{total}\");\n}\n\nfn compute(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
+pub(crate) const RUST: &str = "use std::io;\n\nfn main() {\n    let name = \"world\";\n    println!(\"hello {name}\");\n    if name.is_empty() {\n        return;\n    }\n    let total = compute(1, 2);\n    println!(\"{total}\");\n}\n\nfn compute(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
 
 /// Texts over the characters diagnosis cares about.
-pub fn texty() -> impl Strategy<Value = String> {
+pub(crate) fn texty() -> impl Strategy<Value = String> {
     proptest::collection::vec(
         prop_oneof![
             Just("a"),

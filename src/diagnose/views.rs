@@ -184,6 +184,36 @@ pub(super) fn split_elisions(search: &str) -> Option<Elided> {
     (!parts.is_empty()).then_some(Elided { parts, marker })
 }
 
+/// Unescapes a block that arrived with literal `\n` (and friends) instead of
+/// real newlines, or `None` when it does not look like one.
+pub(super) fn unescape_literal(search: &str) -> Option<String> {
+    if search.contains('\n') || !search.contains("\\n") {
+        return None;
+    }
+    let mut out = String::with_capacity(search.len());
+    let mut it = search.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('"') => out.push('"'),
+            Some('\'') => out.push('\''),
+            Some('\\') => out.push('\\'),
+            Some(o) => {
+                out.push('\\');
+                out.push(o);
+            }
+            None => out.push('\\'),
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

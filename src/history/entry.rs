@@ -26,13 +26,13 @@ use super::store::{kept_name, Store};
 use crate::text::source::sha256_hex;
 
 /// The format version this engine writes and reads.
-pub const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 2;
 /// Longest header line read (a transaction of tens of thousands of files).
-pub const MAX_HEADER_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_HEADER_BYTES: u64 = 16 << 20;
 
 /// An entry's header (the first line).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Header {
+pub(crate) struct Header {
     pub v: u32,
     pub id: String,
     pub time: String,
@@ -53,7 +53,7 @@ pub struct Header {
 
 /// One file of an entry.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct FileRec {
+pub(crate) struct FileRec {
     pub path: String,
     /// `modified`, `created` or `deleted`.
     pub kind: String,
@@ -95,7 +95,7 @@ pub struct FileRec {
 
 /// A kept inode, as recorded when it was linked in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KeptRec {
+pub(crate) struct KeptRec {
     pub name: String,
     pub dev: u64,
     pub ino: u64,
@@ -104,7 +104,7 @@ pub struct KeptRec {
 
 /// Why an entry cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Damage {
+pub(crate) struct Damage {
     /// Stable: `not_a_file` (a link, FIFO, directory… named like an
     /// entry), `foreign_owner` (another user's file), `unreadable` (an I/O
     /// error), `bad_header` (no whole header line, not the format, or its
@@ -132,7 +132,7 @@ fn unreadable(e: &io::Error) -> Damage {
 
 /// The header line with its check: the JSON of `h`, then the sha256 of
 /// that JSON as its last field, then a newline.
-pub fn encode(h: &Header) -> Vec<u8> {
+pub(crate) fn encode(h: &Header) -> Vec<u8> {
     let mut b = serde_json::to_vec(h).expect("a header serializes");
     let sum = sha256_hex([b.as_slice()]);
     b.pop(); // the closing brace
@@ -166,7 +166,7 @@ fn is_sha(s: &str) -> bool {
 
 /// A whole, consistent entry (its header checked against the file).
 #[derive(Debug, Clone)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub id: u64,
     pub name: OsString,
     /// The entry file's length.
@@ -177,16 +177,16 @@ pub struct Entry {
 }
 
 impl Entry {
-    pub fn undoes(&self) -> Option<u64> {
+    pub(crate) fn undoes(&self) -> Option<u64> {
         self.header.undoes.as_deref().and_then(|s| s.parse().ok())
     }
-    pub fn depth(&self) -> u64 {
+    pub(crate) fn depth(&self) -> u64 {
         self.header.depth
     }
-    pub fn undoable(&self) -> bool {
+    pub(crate) fn undoable(&self) -> bool {
         self.header.undoable
     }
-    pub fn files(&self) -> &[FileRec] {
+    pub(crate) fn files(&self) -> &[FileRec] {
         &self.header.files
     }
 }
@@ -300,7 +300,7 @@ fn validate(h: &Header, id: u64, size: u64, header_len: u64) -> Result<(), Damag
 /// Reads entry `id` (file `name`) of `store`: whole and consistent, or
 /// why not. Kept inodes are checked by their directory entry only (no
 /// open): present, a regular file, the recorded device, inode and size.
-pub fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, Damage> {
+pub(crate) fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, Damage> {
     let dir = store.private();
     let (mut f, m) = match dir.open_read(name) {
         Ok(Some(x)) => x,
@@ -365,7 +365,12 @@ pub fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, Damage> {
 /// its kept inode and checked against its recorded sha256; `Ok(None)` when
 /// none was kept. Nothing larger than the file it comes from, nor than
 /// `limit` (the largest file the call may write), is allocated.
-pub fn content(store: &Store, e: &Entry, k: usize, limit: u64) -> Result<Option<Vec<u8>>, Damage> {
+pub(crate) fn content(
+    store: &Store,
+    e: &Entry,
+    k: usize,
+    limit: u64,
+) -> Result<Option<Vec<u8>>, Damage> {
     let f = &e.header.files[k];
     if f.size_before.is_some_and(|n| n > limit) {
         return Err(Damage::new(

@@ -140,7 +140,7 @@ fn lines<'x>(parts: impl Iterator<Item = &'x [u8]>) -> usize {
 /// Lines added and removed from `a` to the concatenation of `b`: the lines
 /// between their common first and last lines (exact for one changed
 /// region, an upper bound otherwise).
-pub fn line_delta(a: &[u8], b: &[&[u8]]) -> (usize, usize) {
+pub(crate) fn line_delta(a: &[u8], b: &[&[u8]]) -> (usize, usize) {
     let b = Joined::new(b);
     let p = common_prefix(a, &b);
     // Back to the start of the line.
@@ -166,7 +166,7 @@ pub fn line_delta(a: &[u8], b: &[&[u8]]) -> (usize, usize) {
 }
 
 /// UTC time as RFC 3339 (`2026-11-24T08:01:59.123Z`).
-pub fn rfc3339(ms: u128) -> String {
+pub(crate) fn rfc3339(ms: u128) -> String {
     let secs = (ms / 1000) as i64;
     let days = secs.div_euclid(86_400);
     let tod = secs.rem_euclid(86_400);

@@ -15,13 +15,13 @@ use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
 
 /// One entry as listed: whole, or damaged (never acted on).
-pub enum Listed {
+pub(crate) enum Listed {
     Whole(Box<Entry>),
     Damaged { id: u64, damage: Damage },
 }
 
 impl Listed {
-    pub fn id(&self) -> u64 {
+    pub(crate) fn id(&self) -> u64 {
         match self {
             Listed::Whole(e) => e.id,
             Listed::Damaged { id, .. } => *id,
@@ -30,7 +30,7 @@ impl Listed {
 }
 
 /// Every entry of `store`, oldest first.
-pub fn entries(store: &Store) -> io::Result<Vec<Listed>> {
+pub(crate) fn entries(store: &Store) -> io::Result<Vec<Listed>> {
     let mut by_id: BTreeMap<u64, Vec<OsString>> = BTreeMap::new();
     for (name, n) in store.names()? {
         if let Name::Entry { id, .. } = n {
@@ -56,7 +56,7 @@ pub fn entries(store: &Store) -> io::Result<Vec<Listed>> {
 }
 
 /// id -> the id of the entry that undid it (the newest such).
-pub fn undone_by(all: &[Listed]) -> HashMap<u64, u64> {
+pub(crate) fn undone_by(all: &[Listed]) -> HashMap<u64, u64> {
     let mut m = HashMap::new();
     for l in all {
         if let Listed::Whole(e) = l {
@@ -70,14 +70,14 @@ pub fn undone_by(all: &[Listed]) -> HashMap<u64, u64> {
 
 /// The workspace's journal directory's path (for results), whether or not
 /// it exists; `None` when there is no per-user state directory.
-pub fn journal_path(ws: &Workspace, opts: &Options) -> Option<PathBuf> {
+pub(crate) fn journal_path(ws: &Workspace, opts: &Options) -> Option<PathBuf> {
     store::path_for(&opts.journal, ws)
 }
 
 /// The workspace's journal for reading or changing: `Ok(None)` when there
 /// is none yet; a failure result when there can be none (no state
 /// directory) or it fails a trust check.
-pub fn open_existing(ws: &Workspace, opts: &Options) -> Result<Option<Store>, Failure> {
+pub(crate) fn open_existing(ws: &Workspace, opts: &Options) -> Result<Option<Store>, Failure> {
     let path = journal_path(ws, opts).ok_or_else(|| {
         Failure::invalid(
             "there is no journal: no per-user state directory (set PATCH_FILE_STATE_DIR, PATCH_FILE_JOURNAL or \
@@ -93,7 +93,7 @@ pub fn open_existing(ws: &Workspace, opts: &Options) -> Result<Option<Store>, Fa
 }
 
 /// The reason a damaged entry is not undoable.
-pub fn damaged_why(id: u64, d: &Damage) -> String {
+pub(crate) fn damaged_why(id: u64, d: &Damage) -> String {
     format!(
         "transaction {id} is damaged in the journal ({}: {}); it is never acted on",
         d.kind, d.why

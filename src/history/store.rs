@@ -45,13 +45,13 @@ use crate::model::JournalConfig;
 use crate::text::source::{hex, sha256_hex};
 
 /// How long a writer waits for another process's journal lock.
-pub const LOCK_WAIT: Duration = Duration::from_secs(10);
+pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// Journals of workspaces not written for this long are removed.
-pub const WORKSPACE_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
+pub(crate) const WORKSPACE_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// The marker file naming a workspace journal's workspace.
-pub const MARKER: &str = "workspace";
+pub(crate) const MARKER: &str = "workspace";
 /// First line of the marker.
 const MARKER_MAGIC: &str = "PFT-JOURNAL 2";
 /// Largest marker read (a root path is at most a few KiB, twice in hex).
@@ -63,20 +63,20 @@ const NEXT: &str = "next";
 /// Entry file name of `id`, `size` bytes long (the size in the name lets
 /// the caps be enforced from one directory listing, without a `stat` per
 /// entry).
-pub fn entry_name(id: u64, size: u64) -> String {
+pub(crate) fn entry_name(id: u64, size: u64) -> String {
     format!("{id:010}-{size}.entry")
 }
 
 /// Name of the kept inode of file `k` of entry `id`: its size (for the
 /// caps) and inode number (so that a link the journal holds can be
 /// recognised from a listing).
-pub fn kept_name(id: u64, k: usize, size: u64, ino: u64) -> String {
+pub(crate) fn kept_name(id: u64, k: usize, size: u64, ino: u64) -> String {
     format!("{id:010}-{k}-{size}-{ino}.kept")
 }
 
 /// One of the journal's own names, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Name {
+pub(crate) enum Name {
     Entry {
         id: u64,
         size: u64,
@@ -105,7 +105,7 @@ fn id_digits(s: &str) -> Option<u64> {
 
 /// Parses `name` if it is an entry or a kept inode of the journal's own
 /// spelling (anything else is not the journal's).
-pub fn parse_name(name: &OsStr) -> Option<Name> {
+pub(crate) fn parse_name(name: &OsStr) -> Option<Name> {
     let s = name.to_str()?;
     if let Some(body) = s.strip_suffix(".entry") {
         let (id, size) = body.split_once('-')?;
@@ -130,7 +130,7 @@ pub fn parse_name(name: &OsStr) -> Option<Name> {
 
 /// What identifies a workspace: its root's exact path and directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Identity {
+pub(crate) struct Identity {
     pub root: Vec<u8>,
     pub dev: u64,
     pub ino: u64,
@@ -139,7 +139,7 @@ pub struct Identity {
 
 /// A path's exact bytes.
 #[cfg(unix)]
-pub fn path_bytes(p: &Path) -> Vec<u8> {
+pub(crate) fn path_bytes(p: &Path) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt;
     p.as_os_str().as_bytes().to_vec()
 }
@@ -161,7 +161,7 @@ fn path_of(b: &[u8]) -> PathBuf {
 }
 
 /// The bytes a hex string spells.
-pub fn unhex(s: &str) -> Option<Vec<u8>> {
+pub(crate) fn unhex(s: &str) -> Option<Vec<u8>> {
     if !s.len().is_multiple_of(2) {
         return None;
     }
@@ -183,12 +183,12 @@ impl Identity {
     }
 
     /// The identity of the workspace `ws`.
-    pub fn of(ws: &Workspace) -> io::Result<Identity> {
+    pub(crate) fn of(ws: &Workspace) -> io::Result<Identity> {
         Self::of_dir(ws.root(), ws.root_dir())
     }
 
     /// The journal directory's name.
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         let id = format!(
             "\0{}\0{}\0{}",
             self.dev,
@@ -233,7 +233,7 @@ impl Identity {
     }
 
     /// The workspace's root path, exactly.
-    pub fn root_path(&self) -> PathBuf {
+    pub(crate) fn root_path(&self) -> PathBuf {
         path_of(&self.root)
     }
 }
@@ -241,7 +241,7 @@ impl Identity {
 /// The path of the journal of `ws` under `cfg` (for results; nothing is
 /// opened but the root's identity): `None` when there is no per-user state
 /// directory to put it in.
-pub fn path_for(cfg: &JournalConfig, ws: &Workspace) -> Option<PathBuf> {
+pub(crate) fn path_for(cfg: &JournalConfig, ws: &Workspace) -> Option<PathBuf> {
     let base = match &cfg.dir {
         Some(d) if d.is_absolute() => d.clone(),
         Some(d) => std::env::current_dir().ok()?.join(d),
@@ -266,7 +266,7 @@ fn base(cfg: &JournalConfig, create: bool) -> io::Result<Private> {
 }
 
 /// A workspace's journal directory, locked for writing while `lock` holds.
-pub struct Store {
+pub(crate) struct Store {
     dir: Private,
     lock: Option<File>,
 }
@@ -274,7 +274,7 @@ pub struct Store {
 /// Opens the journal of `ws`, creating it when `create`. `Ok(None)`: there
 /// is none (and `create` is false). `PermissionDenied`: a directory or file
 /// on the way failed a trust check (the message says which and why).
-pub fn open(cfg: &JournalConfig, ws: &Workspace, create: bool) -> io::Result<Option<Store>> {
+pub(crate) fn open(cfg: &JournalConfig, ws: &Workspace, create: bool) -> io::Result<Option<Store>> {
     let id = Identity::of(ws)?;
     let key = id.key();
     // Opened as they are first (the usual case tries no mkdir), created
@@ -338,17 +338,17 @@ impl Store {
     }
 
     /// The directory's path (for messages and results).
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
-    pub fn private(&self) -> &Private {
+    pub(crate) fn private(&self) -> &Private {
         &self.dir
     }
 
     /// Takes the journal's lock (an exclusive `flock` on `lock`), waiting
     /// up to [`LOCK_WAIT`] for another process.
-    pub fn lock(&mut self) -> io::Result<()> {
+    pub(crate) fn lock(&mut self) -> io::Result<()> {
         if self.lock.is_some() {
             return Ok(());
         }
@@ -364,13 +364,13 @@ impl Store {
     }
 
     /// Releases the lock (also when dropped).
-    pub fn unlock(&mut self) {
+    pub(crate) fn unlock(&mut self) {
         self.lock = None;
     }
 
     /// The whole of the small file `name` of ours, if it is at most `max`
     /// bytes (`None`: missing; an error: untrusted or too large).
-    pub fn read_small(&self, name: &str, max: u64) -> io::Result<Option<Vec<u8>>> {
+    pub(crate) fn read_small(&self, name: &str, max: u64) -> io::Result<Option<Vec<u8>>> {
         let Some((f, m)) = self.dir.open_read(OsStr::new(name))? else {
             return Ok(None);
         };
@@ -386,7 +386,7 @@ impl Store {
     }
 
     /// The journal's own names in its directory, parsed, in no order.
-    pub fn names(&self) -> io::Result<Vec<(OsString, Name)>> {
+    pub(crate) fn names(&self) -> io::Result<Vec<(OsString, Name)>> {
         Ok(self
             .dir
             .dir()
@@ -397,7 +397,7 @@ impl Store {
     }
 
     /// How many links of the file `meta` are kept inodes of this journal.
-    pub fn links_to(&self, meta: &Meta) -> u64 {
+    pub(crate) fn links_to(&self, meta: &Meta) -> u64 {
         let Ok(names) = self.names() else { return 0 };
         names
             .iter()
@@ -416,7 +416,7 @@ impl Store {
     /// Removes one of the journal's own files: an entry or the marker only
     /// when a regular file owned by the user, a kept inode when a regular
     /// file (whoever owns it: see the module docs).
-    pub fn remove(&self, name: &OsStr) -> bool {
+    pub(crate) fn remove(&self, name: &OsStr) -> bool {
         let r = match parse_name(name) {
             Some(Name::Kept { .. }) => self.dir.remove_linked(name),
             _ => self.dir.remove_own(name),
@@ -428,7 +428,7 @@ impl Store {
     /// [`Store::put_state`], and the totals it holds (`None`: none yet, or
     /// unreadable: rebuild them). An error: `state` is not a file of ours
     /// (a link, a FIFO, another user's).
-    pub fn open_state(&self) -> io::Result<(File, Option<State>)> {
+    pub(crate) fn open_state(&self) -> io::Result<(File, Option<State>)> {
         let (f, m) = self.dir.open_rw(OsStr::new(STATE), true)?;
         let mut b = [0u8; 128];
         let n = if m.size <= 128 {
@@ -442,7 +442,7 @@ impl Store {
     /// Rewrites the totals in `f` (from [`Store::open_state`]) in place:
     /// one fixed-width line, no truncation, so no block is freed or
     /// allocated and the edit's own flush carries nothing more of ours.
-    pub fn put_state(&self, f: &File, st: &State) -> io::Result<()> {
+    pub(crate) fn put_state(&self, f: &File, st: &State) -> io::Result<()> {
         let line = format!("{} {} {}", st.next, st.count, st.bytes);
         write_at(f, format!("{line:<63}\n").as_bytes())
     }
@@ -450,7 +450,7 @@ impl Store {
     /// The running totals, or `None` when there are none yet or they are
     /// unreadable (rebuilt then from a listing). An error: `state` is there
     /// but is not a file of ours (a link, a FIFO, another user's).
-    pub fn state(&self) -> io::Result<Option<State>> {
+    pub(crate) fn state(&self) -> io::Result<Option<State>> {
         let Some((f, m)) = self.dir.open_read(OsStr::new(STATE))? else {
             return Ok(None);
         };
@@ -462,7 +462,7 @@ impl Store {
     }
 
     /// Rewrites the totals (see [`Store::put_state`]).
-    pub fn write_state(&self, st: &State) -> io::Result<()> {
+    pub(crate) fn write_state(&self, st: &State) -> io::Result<()> {
         let (f, _) = self.dir.open_rw(OsStr::new(STATE), true)?;
         self.put_state(&f, st)
     }
@@ -470,7 +470,7 @@ impl Store {
     /// The totals from a listing (the caller holds the lock). Kept inodes
     /// whose entry is missing — a writer died between linking them and
     /// writing its entry — are removed.
-    pub fn rebuild(&self) -> io::Result<State> {
+    pub(crate) fn rebuild(&self) -> io::Result<State> {
         let names = self.names()?;
         let hint = self
             .read_small(NEXT, 64)
@@ -513,7 +513,7 @@ impl Store {
     /// Removes entry `id` and its kept inodes (the caller holds the lock).
     /// Returns the bytes freed, `None` when its entry file could not be
     /// removed.
-    pub fn remove_entry(&self, names: &[(OsString, Name)], id: u64) -> Option<u64> {
+    pub(crate) fn remove_entry(&self, names: &[(OsString, Name)], id: u64) -> Option<u64> {
         let mut freed = 0u64;
         let mut gone = false;
         for (name, n) in names {
@@ -538,7 +538,7 @@ impl Store {
     }
 
     /// Writes `next` (after a clear, ids keep counting from it).
-    pub fn write_next(&self, next: u64) -> io::Result<()> {
+    pub(crate) fn write_next(&self, next: u64) -> io::Result<()> {
         let (mut f, _) = self.dir.open_rw(OsStr::new(NEXT), true)?;
         f.set_len(0)?;
         f.write_all(format!("{next}\n").as_bytes())
@@ -547,7 +547,7 @@ impl Store {
     /// Removes the oldest entries until a tenth of each cap is free again
     /// (so the listing this takes is paid once per many edits), never
     /// `newest` (the caller holds the lock).
-    pub fn evict(&self, cfg: &JournalConfig, newest: u64) {
+    pub(crate) fn evict(&self, cfg: &JournalConfig, newest: u64) {
         let Ok(mut st) = self.rebuild() else { return };
         let (max_n, max_b) = (
             cfg.max_entries - cfg.max_entries / 10,
@@ -576,7 +576,7 @@ impl Store {
     }
 
     /// Flushes the directory (after a clear).
-    pub fn sync(&self) {
+    pub(crate) fn sync(&self) {
         let _ = self.dir.dir().sync();
     }
 }
@@ -585,7 +585,7 @@ impl Store {
 /// every entry), so that an edit costs no directory listing: only when a cap
 /// is exceeded is the directory listed (and the totals made exact again).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct State {
+pub(crate) struct State {
     pub next: u64,
     pub count: u64,
     pub bytes: u64,

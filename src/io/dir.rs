@@ -7,7 +7,8 @@
 //! the operation elsewhere. Other platforms get a portable fallback that works
 //! on full paths (documented in README as weaker under races).
 //!
-//! Test builds can inject a failure at each I/O step (see [`fault`]).
+//! Test builds can inject a failure at each I/O step (the `fault` module,
+//! with the `fault-injection` feature).
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;

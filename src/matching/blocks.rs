@@ -8,7 +8,7 @@
 //!
 //! Applying in turn searches and copies the whole text once per block
 //! (10,000 blocks over 100 MB: hours). Many blocks over a big text are
-//! therefore first planned in one pass ([`many::plan_blocks`], the planner of
+//! therefore first planned in one pass (`many::plan_blocks`, the planner of
 //! `edits`, told which blocks take their line break); whenever it answers,
 //! its result is the one applying in turn gives. When it does not (a block
 //! fails, or the blocks interact), they are applied in turn, so failures and
@@ -18,8 +18,9 @@
 use std::borrow::Cow;
 
 use crate::error::ErrorCode;
-use crate::matching::exact::{self, EditFailure, EditReport, RunFinder, Runs, Span, TextKind};
+use crate::matching::exact::{self, EditFailure, RunFinder, Runs, TextKind};
 use crate::matching::many;
+use crate::matching::plan::{EditReport, Plan, Span};
 use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Cancel, Edit};
 
@@ -31,7 +32,7 @@ pub(crate) enum NewText {
     /// Spans over the text the blocks were applied to and their
     /// replacements (all planned in one pass): written from those slices,
     /// never copied.
-    Planned(many::Plan),
+    Planned(Plan),
 }
 
 impl NewText {
@@ -278,7 +279,7 @@ pub fn present(text: &[u8], needles: &[&[u8]]) -> Vec<bool> {
 /// A single exact block's plan over `text` with the line-break rule
 /// applied: an empty replacement at a line start also drops the `\r\n` or
 /// `\n` that follows (the start of the span after it).
-fn take_break_after(text: &[u8], mut plan: many::Plan, edit: &Edit) -> many::Plan {
+fn take_break_after(text: &[u8], mut plan: Plan, edit: &Edit) -> Plan {
     let at = plan.reports[0].offset;
     if edit.replace.is_empty() && (at == 0 || text[at - 1] == b'\n') {
         let rest = &text[at + edit.search.len()..];
@@ -335,11 +336,7 @@ fn block_change<'a>(text: &[u8], at: usize, edit: &'a Edit, caller: Caller<'a>) 
 /// The changes a plan of blocks makes to the text it is over: each
 /// replacement stands between two kept spans, and replaces what lies
 /// between them.
-fn plan_changes<'a>(
-    plan: &many::Plan,
-    edits: &'a [Edit],
-    callers: &[Caller<'a>],
-) -> Vec<Change<'a>> {
+fn plan_changes<'a>(plan: &Plan, edits: &'a [Edit], callers: &[Caller<'a>]) -> Vec<Change<'a>> {
     let mut out = Vec::new();
     for (k, span) in plan.spans.iter().enumerate() {
         let Span::Insert(e) = *span else { continue };

@@ -32,9 +32,11 @@ use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::{ErrorCode, Failure};
 use crate::matching::guard;
 use crate::matching::many;
+use crate::matching::plan::{span_limit, EditReport, Plan, Span};
 use crate::matching::tolerant::{self, Outcome, TolerantMatch};
 use crate::model::{Cancel, Count, Edit, MatchMode, Tolerance};
-use crate::text::source::{count_newlines, utf16_len};
+use crate::text::lines::line_numbers;
+use crate::text::source::utf16_len;
 
 /// How many match positions are kept for reports (e.g. ambiguous line lists).
 pub const MAX_REPORTED_MATCHES: usize = 50;
@@ -57,16 +59,6 @@ pub(crate) fn note_unchecked(failures: &mut [EditFailure], unchecked: usize, wha
     }
 }
 
-/// How many occurrences of one edit are planned as spans over a text of
-/// `len` bytes. Each planned occurrence costs about 250 bytes on its way to
-/// the disk (its position, range, two spans, two pieces and the slice lists
-/// of the encoder and the commit), so this keeps that under 7 % of the text
-/// (and at most about 1 MiB for small texts); an edit with more occurrences
-/// is written into one new buffer instead (see [`splice_all`]).
-pub fn span_limit(len: usize) -> usize {
-    (len / 4096).max(4096)
-}
-
 /// What the text is, for the checks matching needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TextKind {
@@ -75,26 +67,6 @@ pub enum TextKind {
     /// Not valid UTF-8: only ASCII search and replacement texts are allowed,
     /// so every other byte is preserved and no invalid sequence is split.
     Bytes,
-}
-
-/// One part of the planned content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Span {
-    /// `base[start..end]`.
-    Keep(usize, usize),
-    /// The replacement text of edit `i`.
-    Insert(usize),
-}
-
-/// The outcome of one successful edit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EditReport {
-    /// 1-based line where the first replaced occurrence starts, in the text
-    /// the edit was applied to.
-    pub line_number: usize,
-    pub replacements: usize,
-    /// Byte offset of the first occurrence in that text.
-    pub offset: usize,
 }
 
 /// Why one edit failed.
@@ -164,7 +136,7 @@ pub struct Matched<'a> {
 impl<'a> Matched<'a> {
     /// A one-pass plan of exact matches over `text` ([`many`]).
     #[cfg(test)]
-    pub(crate) fn from_plan(text: &'a [u8], p: many::Plan, tolerant_mode: bool) -> Matched<'a> {
+    pub(crate) fn from_plan(text: &'a [u8], p: Plan, tolerant_mode: bool) -> Matched<'a> {
         let n = p.reports.len();
         Matched {
             base: Cow::Borrowed(text),
@@ -180,11 +152,11 @@ impl<'a> Matched<'a> {
     /// This plan as spans over the caller's text, when it is one: exact
     /// matches over the text as given (no edit was applied before the last
     /// one, none adapted by a tolerance).
-    pub(crate) fn into_plan(self) -> Result<many::Plan, Box<Self>> {
+    pub(crate) fn into_plan(self) -> Result<Plan, Box<Self>> {
         if !self.over_caller() {
             return Err(Box::new(self));
         }
-        Ok(many::Plan {
+        Ok(Plan {
             spans: self.spans,
             reports: self.edits,
             utf16_delta: self.utf16_delta,
@@ -276,18 +248,6 @@ pub fn find_all(hay: &[u8], needle: &[u8], keep: usize) -> (Vec<usize>, usize) {
     (positions, n)
 }
 
-/// 1-based line numbers of byte offsets (ascending), counting newlines once.
-pub fn line_numbers(text: &[u8], offsets: &[usize]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(offsets.len());
-    let (mut line, mut at) = (1usize, 0usize);
-    for &o in offsets {
-        line += count_newlines(&text[at..o]);
-        at = o;
-        out.push(line);
-    }
-    out
-}
-
 fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""
@@ -366,7 +326,7 @@ pub fn match_exact<'a>(
 /// or it fails). Diagnosis runs only for failed edits.
 ///
 /// Edits apply in turn, each to the text the previous ones left. Many edits
-/// over a big text are first tried in one pass ([`many::plan`]), which
+/// over a big text are first tried in one pass (`many::plan`), which
 /// gives the same plan whenever it answers; when it does not (an edit
 /// fails, or the edits interact), they are applied in turn.
 pub fn match_edits<'a>(
@@ -459,7 +419,7 @@ impl RunFinder {
         take_break: &[bool],
         kind: TextKind,
         cancel: &Cancel,
-    ) -> Option<(usize, many::Plan)> {
+    ) -> Option<(usize, Plan)> {
         if kind != TextKind::Utf8
             || i < self.next_try
             || !self.runs.now(text.len(), edits.len() - i)

@@ -13,10 +13,10 @@
 
 use crate::diagnose::{self, Budget};
 use crate::error::ErrorCode;
-use crate::matching::exact::line_numbers;
 use crate::matching::tolerant::TolerantMatch;
 use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Edit, Tolerance};
+use crate::text::lines::line_numbers;
 
 /// Why a unique tolerant match is not written.
 #[derive(Debug)]

@@ -7,7 +7,7 @@
 //! number of times in the original text, the places of different edits do
 //! not overlap, and no replacement creates or destroys an occurrence of a
 //! later edit's search text. Then applying them in turn replaces exactly the
-//! occurrences found in the original, and [`plan`] gives that result from
+//! occurrences found in the original, and `plan` gives that result from
 //! one pass over the text: every search text at once (Aho-Corasick,
 //! overlapping), then a look at a small window around each replaced place.
 //! Its plan is the one applying in turn gives (the same bytes, line numbers,
@@ -46,9 +46,10 @@ use std::collections::HashSet;
 use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem;
 
-use crate::matching::exact::{span_limit, EditReport, Span};
+use crate::matching::plan::{span_limit, EditReport, Plan, Span};
 use crate::model::{Cancel, Count, Edit};
-use crate::text::source::{count_newlines, utf16_len};
+use crate::text::lines::count_newlines;
+use crate::text::source::utf16_len;
 
 /// Fewer edits than this are applied in turn.
 pub const MIN_EDITS: usize = 2;
@@ -60,7 +61,7 @@ pub const MIN_EDITS: usize = 2;
 pub const MIN_WORK: usize = 4 << 20;
 
 /// Up to this many edits, each search text is found on its own with `memmem`;
-/// above, all at once with Aho-Corasick (see [`find_places`]).
+/// above, all at once with Aho-Corasick (see `find_places`).
 pub const MEMMEM_EDITS: usize = 8;
 
 /// Neighbouring places a window may cross (places replaced by nothing add no
@@ -71,14 +72,6 @@ const MAX_NEIGHBOURS: usize = 64;
 /// text of `len` bytes.
 pub fn worth_it(len: usize, edits: usize) -> bool {
     edits >= MIN_EDITS && len.saturating_mul(edits) >= MIN_WORK
-}
-
-/// A plan of independent edits: spans over the original text.
-#[derive(Debug)]
-pub(crate) struct Plan {
-    pub spans: Vec<Span>,
-    pub reports: Vec<EditReport>,
-    pub utf16_delta: isize,
 }
 
 /// One occurrence to replace: where it starts in the original text, how
@@ -246,7 +239,7 @@ fn plan_by(text: &[u8], edits: &[Edit], take_break: &[bool], together: bool) -> 
     Some(build(text, edits, &places))
 }
 
-/// Whether [`plan`] plans `edits` over `text` in one pass (for the tests
+/// Whether `plan` plans `edits` over `text` in one pass (for the tests
 /// that hold it to its bound).
 pub fn in_one_pass(text: &[u8], edits: &[Edit]) -> bool {
     plan(text, edits).is_some()

@@ -293,7 +293,7 @@ fn seam_failure(path: &str, enc: &str, line_at: usize, broken: &[&str]) -> Failu
 /// A byte-level file (mostly UTF-8, or valid in no encoding the engine
 /// could determine): on a line that is valid UTF-8 every seam of an ASCII
 /// block is between characters; on another line every seam must pass the
-/// double-byte check of a legacy file ([`seam_breaks`]); and on a line
+/// double-byte check of a legacy file (`seam_breaks`); and on a line
 /// valid in no double-byte family either, where nothing tells where characters begin, a
 /// seam must have an ASCII byte before it that cannot be part of a longer
 /// character in any ASCII-compatible encoding (in GB18030 a digit can be
@@ -306,7 +306,7 @@ pub fn check_byte_seams(raw: &[u8], pieces: &[&[u8]], path: &str) -> Result<(), 
         Some(l) => l < 0x80 && !(l.is_ascii_digit() && right.is_some_and(|r| r >= 0x81)),
     };
     for (start, end, with) in spans(raw, pieces) {
-        let line_no = || crate::text::source::count_newlines(&raw[..start]) + 1;
+        let line_no = || crate::text::lines::count_newlines(&raw[..start]) + 1;
         let (ls, le) = line_around(raw, start, end);
         let line = &raw[ls..le];
         // A byte-level file is mostly UTF-8 or in no known encoding; on a
@@ -502,7 +502,7 @@ pub fn splice(
     for (rs, re, os, oe) in edits {
         let broken = seam_breaks(raw, rs, re, &owned[os..oe]);
         if !broken.is_empty() {
-            let line = crate::text::source::count_newlines(&raw[..rs]) + 1;
+            let line = crate::text::lines::count_newlines(&raw[..rs]) + 1;
             return Err(seam_failure(path, ename, line, &broken));
         }
     }

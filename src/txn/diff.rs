@@ -147,14 +147,14 @@ fn push_line(out: &mut String, tag: char, line: &[u8]) {
 fn common_prefix_lines(a: &[u8], b: &[u8]) -> (usize, usize) {
     let n = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     if n == a.len() && n == b.len() {
-        return (n, crate::text::source::count_newlines(&a[..n]));
+        return (n, crate::text::lines::count_newlines(&a[..n]));
     }
     // Back up to just after the last newline within the common part.
     let cut = match memchr::memrchr(b'\n', &a[..n]) {
         Some(i) => i + 1,
         None => 0,
     };
-    (cut, crate::text::source::count_newlines(&a[..cut]))
+    (cut, crate::text::lines::count_newlines(&a[..cut]))
 }
 
 /// Bytes and lines of the longest common suffix made of whole lines (it
@@ -175,10 +175,7 @@ fn common_suffix_lines(a: &[u8], b: &[u8]) -> (usize, usize) {
             None => 0,
         }
     };
-    (
-        cut,
-        crate::text::source::count_newlines(&a[a.len() - cut..]),
-    )
+    (cut, crate::text::lines::count_newlines(&a[a.len() - cut..]))
 }
 
 #[cfg(test)]

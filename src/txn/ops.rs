@@ -29,8 +29,9 @@ use crate::matching::exact::{self, EditFailure, TextKind};
 use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
 use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
+use crate::text::lines::count_newlines;
 use crate::text::source::adapt_line_endings;
-use crate::text::source::{self, Encoding, LineEnding, Source};
+use crate::text::source::{self, Encoding, LineEnding};
 use crate::txn::changes::Recorder;
 use crate::txn::{
     lexical_abs as lexical, preview, put_all_preview, put_preview, with_strategy, with_warnings,
@@ -111,23 +112,6 @@ impl Planned {
     }
 }
 
-/// A successful run: its result and, per file changed, what it held before
-/// (for undo; only kept when asked).
-pub struct Done {
-    pub value: Value,
-    pub changed: Vec<Changed>,
-}
-
-/// One file changed by a run.
-pub struct Changed {
-    pub abs_path: PathBuf,
-    pub rel_path: String,
-    /// The bytes before (`None`: the file did not exist). Only with `keep_before`.
-    pub before: Option<Vec<u8>>,
-    /// sha256 after (`None`: the file was removed).
-    pub after_sha256: Option<String>,
-}
-
 /// A failing operation.
 struct OpFailure {
     op: usize,
@@ -147,15 +131,14 @@ impl OpFailure {
     }
 }
 
-/// Runs `plan`. `keep_before`: report each changed file's previous bytes.
+/// Runs `plan`: its result object, or its failure result.
 pub fn execute(
     ws: &Workspace,
     plan: &OpPlan,
     opts: &Options,
     rec: &dyn Recorder,
     dry_run: bool,
-    keep_before: bool,
-) -> Result<Done, Value> {
+) -> Result<Value, Value> {
     let ops = &plan.ops;
     let mut txn = Txn::new(ws);
     let mut failures: Vec<Box<OpFailure>> = Vec::new();
@@ -178,7 +161,6 @@ pub fn execute(
                     ..
                 } => (None, Intent::Existing, Some(&op.path)),
                 Action::Delete { .. } => (Some(&op.path), Intent::Existing, None),
-                Action::Restore { .. } => (Some(&op.path), plan_intent, None),
             };
         // Err(Ok(f)): this operation fails; Err(Err(v)): the whole call is refused.
         let mut resolve = |p: &str,
@@ -262,13 +244,7 @@ pub fn execute(
                 Some(s),
                 None,
             ) => Some(s),
-            (Action::Restore { .. }, Some(s), None) => Some(s),
             (_, _, d) => d,
-        };
-        let src = if matches!(op.action, Action::Restore { .. }) {
-            None
-        } else {
-            src
         };
         refs.push(Some((src, dst)));
     }
@@ -301,10 +277,7 @@ pub fn execute(
 
     // 4. A dry run keeps the plan; otherwise commit.
     if dry_run {
-        return Ok(Done {
-            value: dry_run_value(&txn, plan, planned, opts),
-            changed: Vec::new(),
-        });
+        return Ok(dry_run_value(&txn, plan, planned, opts));
     }
     let mut writes: Vec<Write<'_>> = Vec::new();
     let mut removes: Vec<usize> = Vec::new();
@@ -318,9 +291,8 @@ pub fn execute(
                 like: None,
             });
         }
-        removes.extend(removed_by(p, slots));
+        removes.extend(removed_by(p));
     }
-    let changed = record_changes(slots, &planned, &removes, keep_before);
     let committed = txn
         .commit(&writes, &removes, opts, rec)
         .map_err(|e| e.to_value())?;
@@ -335,19 +307,13 @@ pub fn execute(
             }
         }
     }
-    Ok(Done {
-        value: with_warnings(v, &committed),
-        changed,
-    })
+    Ok(with_warnings(v, &committed))
 }
 
-/// The slot an operation removes: a deleted file, a moved file's source,
-/// or a file an undo of its creation removes.
-fn removed_by(p: &Planned, slots: &[Slot]) -> Option<usize> {
+/// The slot an operation removes: a deleted file or a moved file's source.
+fn removed_by(p: &Planned) -> Option<usize> {
     if p.remove_src {
         p.src
-    } else if p.kind == "restore" && p.after.is_none() {
-        p.dst.filter(|&d| slots[d].cur.is_some())
     } else {
         None
     }
@@ -384,41 +350,6 @@ fn at_line(line: usize) -> String {
     } else {
         String::new()
     }
-}
-
-fn record_changes(
-    slots: &[Slot],
-    planned: &[Planned],
-    removes: &[usize],
-    keep: bool,
-) -> Vec<Changed> {
-    let before = |k: usize| {
-        if keep {
-            slots[k].cur.as_ref().map(|(s, _)| s.raw().to_vec())
-        } else {
-            None
-        }
-    };
-    let mut out: Vec<Changed> = planned
-        .iter()
-        .filter_map(|p| match (p.dst, &p.new_bytes, &p.after) {
-            (Some(d), Some(_), Some((_, sha))) => Some((d, sha)),
-            _ => None,
-        })
-        .map(|(d, sha)| Changed {
-            abs_path: slots[d].res.abs_path.clone(),
-            rel_path: slots[d].res.rel_path.clone(),
-            before: before(d),
-            after_sha256: Some(sha.clone()),
-        })
-        .collect();
-    out.extend(removes.iter().map(|&k| Changed {
-        abs_path: slots[k].res.abs_path.clone(),
-        rel_path: slots[k].res.rel_path.clone(),
-        before: before(k),
-        after_sha256: None,
-    }));
-    out
 }
 
 // ---------------------------------------------------------------------------
@@ -473,34 +404,6 @@ fn plan_op(
             }
             p.kind = "delete";
             p.remove_src = true;
-        }
-        Action::Restore { raw, expect_sha256 } => {
-            let now = cur(dst).map(|(s, _)| s.sha256());
-            if now != *expect_sha256 {
-                return Err(OpFailure::new(
-                    i,
-                    Failure::new(
-                        ErrorCode::FILE_CHANGED,
-                        format!(
-                            "`{}` changed after the edit being undone (or was {}), so it was not restored; nothing was \
-                             written",
-                            op.path,
-                            if now.is_some() { "recreated" } else { "removed" }
-                        ),
-                    ),
-                    abs(dst),
-                ));
-            }
-            p.kind = "restore";
-            p.new_text = match (raw, cur(dst)) {
-                (Some(r), Some((s, _))) if s.encoding().is_decoded() => {
-                    Source::from_bytes(r.clone(), &op.path)
-                        .ok()
-                        .map(|s| s.text().to_vec())
-                }
-                _ => None,
-            };
-            p.new_bytes = raw.clone().map(Content::Owned);
         }
         Action::Write {
             base,
@@ -781,8 +684,7 @@ fn apply_insert(
             "the file is not valid UTF-8, so only ASCII text can be inserted at byte level",
         ));
     }
-    let total =
-        source::count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
+    let total = count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
     if after > total {
         return Err(Failure::invalid(format!(
             "`insert_line` {after} is past the end of the file, which has {total} line{}; use 0 to {total}",
@@ -1106,7 +1008,7 @@ fn op_value(p: &Planned, op: &FileOp, slots: &[Slot]) -> Map<String, Value> {
         );
     }
     let before = main.and_then(|k| slots[k].cur.as_ref()).map(|(s, _)| s);
-    let before = if p.kind == "add" || p.kind == "restore" {
+    let before = if p.kind == "add" {
         p.dst.and_then(|d| slots[d].cur.as_ref()).map(|(s, _)| s)
     } else {
         before
@@ -1276,10 +1178,7 @@ fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: 
         put_preview(&mut m, d, &mut all_diff);
         files.push(Value::Object(m));
     }
-    let removes: Vec<usize> = planned
-        .iter()
-        .filter_map(|p| removed_by(p, slots))
-        .collect();
+    let removes: Vec<usize> = planned.iter().filter_map(removed_by).collect();
     let hunk_total: usize = planned.iter().map(|p| p.hunks.len()).sum();
     let kept: Vec<Kept> = planned
         .iter_mut()

@@ -14,7 +14,7 @@
 //! The path is the line just before `<<<<<<< SEARCH`, skipping code-fence
 //! lines (but no other line), so it may sit before the fence or as the
 //! fence's first line. When that line is blank or prose (see
-//! [`path_line`]: `...`, a sentence, words without a `/`), the block has no
+//! `path_line`: `...`, a sentence, words without a `/`), the block has no
 //! path line and belongs to the previous block's file; a first block without
 //! one is a parse error at its SEARCH line. Markers take 5 to 9 of their
 //! character (as aider accepts) and may have trailing whitespace. Section

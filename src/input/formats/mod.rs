@@ -1,8 +1,8 @@
 //! Edit formats: parsers that turn the text an agent emits into one
-//! [`OpPlan`], the same plan whatever the format. Parsers do no I/O and know
-//! nothing about files; [`crate::transaction`] applies a plan with the same
-//! guarantees as every other write (sandbox, encodings, exact-once, one
-//! atomic multi-file commit, dry run).
+//! [`OpPlan`](crate::model::OpPlan), the same plan whatever the format.
+//! Parsers do no I/O and know nothing about files; [`crate::txn::ops`]
+//! applies a plan with the same guarantees as every other write (sandbox,
+//! encodings, exact-once, one atomic multi-file commit, dry run).
 //!
 //! - [`edit_block`]: SEARCH/REPLACE blocks (aider, desktop-commander).
 //! - [`apply_patch`]: the Codex `*** Begin Patch` envelope, and the entry that

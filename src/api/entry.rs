@@ -1,0 +1,74 @@
+//! What every entry point shares: the panic guard, the start-up (options,
+//! the request, the open workspace) and the result of a cancelled call.
+//! The entry points sit beside each other and use only this, never one
+//! another's module root.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::error::{fail_value, ErrorCode, Failure};
+use crate::input::request;
+use crate::io::workspace::Workspace;
+use crate::model::{Options, ResultView};
+
+/// The `CANCELLED` result of a call stopped before it wrote anything, by its
+/// caller (`timeout_ms` None) or by its time budget (see
+/// [`crate::model::cancelled`]).
+pub fn cancelled(timeout_ms: Option<u64>) -> Value {
+    fail_value(&crate::model::cancelled(timeout_ms), None)
+}
+
+/// Runs `f`, turning a panic into an `INTERNAL_ERROR` result, and gives
+/// its result in the view the caller's `options` ask for (see
+/// [`super::view`]).
+pub(super) fn answer(options: Option<&Value>, f: impl FnOnce() -> Value) -> Value {
+    let result = guarded(f);
+    match request::options(options, cwd) {
+        Ok(o) if o.results == ResultView::Compact => {
+            super::view::compact(result, &o.workspace_root)
+        }
+        _ => result,
+    }
+}
+
+/// Runs `f`, turning a panic into an `INTERNAL_ERROR` result.
+pub fn guarded(f: impl FnOnce() -> Value) -> Value {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        let what = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        fail_value(
+            &Failure::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("internal error ({what}); nothing was written"),
+            ),
+            None,
+        )
+    })
+}
+
+/// The process's working directory: the default workspace root.
+pub(super) fn cwd() -> std::io::Result<PathBuf> {
+    std::env::current_dir()
+}
+
+/// The start of every entry point (`entry`, its JS name): the options,
+/// the request as `parse` reads it, and the open workspace; or the failure
+/// result.
+pub(super) fn begin<R>(
+    entry: &'static str,
+    input: &Value,
+    options: Option<&Value>,
+    parse: fn(&Value) -> Result<R, Failure>,
+) -> Result<(Options, R, Workspace), Value> {
+    let opts = request::options(options, cwd).map_err(|f| fail_value(&f, None))?;
+    // The entry point's name, for the journal.
+    let opts = Options { entry, ..opts };
+    let req = parse(input).map_err(|f| fail_value(&f, None))?;
+    let ws = Workspace::open(&opts.workspace_root).map_err(|f| fail_value(&f, None))?;
+    Ok((opts, req, ws))
+}

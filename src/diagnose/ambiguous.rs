@@ -48,6 +48,28 @@ pub fn ambiguous(text: &[u8], search: &[u8], budget: &Budget) -> Diagnosis {
     if search.is_empty() {
         return d;
     }
+    let Some(all) = occurrences(text, search, budget) else {
+        d.incomplete = true;
+        return d;
+    };
+    let mut found: Vec<Found> = Vec::new();
+    for p in picks(&all, search.len()) {
+        match unique_extension(text, search, &all, p, budget) {
+            Some(Some(f)) => found.push(f),
+            Some(None) => {}
+            None => {
+                d.incomplete = true;
+                break;
+            }
+        }
+    }
+    d.unique_context_hint = hints(text, search.len(), &found);
+    d
+}
+
+/// Every occurrence of `search` (overlapping ones included); `None` when
+/// there are more than [`MAX_OCCURRENCES`] or the budget runs out.
+fn occurrences(text: &[u8], search: &[u8], budget: &Budget) -> Option<Vec<usize>> {
     let finder = memmem::Finder::new(search);
     let mut all = Vec::new();
     let (mut at, mut paid) = (0, 0);
@@ -61,112 +83,147 @@ pub fn ambiguous(text: &[u8], search: &[u8], budget: &Budget) -> Diagnosis {
             paid = at;
         }
         if spent {
-            d.incomplete = true;
-            return d;
+            return None;
         }
     }
+    Some(all)
+}
+
+/// The first [`MAX_HINTS`] occurrences that do not overlap one another.
+fn picks(all: &[usize], len: usize) -> Vec<usize> {
     let mut picks = Vec::new();
     let mut free = 0;
-    for &p in &all {
+    for &p in all {
         if p >= free {
             picks.push(p);
-            free = p + search.len();
+            free = p + len;
             if picks.len() == MAX_HINTS {
                 break;
             }
         }
     }
-    let ends_nl = search.ends_with(b"\n");
-    let mut found: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
-    for &p in &picks {
-        let e = p + search.len();
-        // pre[a]: bytes before p for `a` lines above; post[b] after e.
-        let pre: Vec<Option<usize>> = (0..=MAX_HINT_LINES)
-            .map(|a| {
-                if a == 0 {
-                    Some(0)
-                } else {
-                    line_start_above(text, p, a).map(|s| p - s)
-                }
-            })
-            .collect();
-        let post: Vec<Option<usize>> = (0..=MAX_HINT_LINES)
-            .map(|b| {
-                if b == 0 {
-                    Some(0)
-                } else {
-                    let down = if ends_nl { b - 1 } else { b };
-                    if ends_nl && e >= text.len() {
-                        return None;
-                    }
-                    line_end_below(text, e, down).map(|x| x - e)
-                }
-            })
-            .collect();
-        let max_pre = pre.iter().flatten().copied().max().unwrap_or(0);
-        let max_post = post.iter().flatten().copied().max().unwrap_or(0);
-        let mut common: Vec<(usize, usize)> = Vec::with_capacity(all.len());
-        for (n, &q) in all.iter().enumerate() {
-            // One unit per KiB of context compared.
-            if n % 256 == 0 && budget.spend((256 * (max_pre + max_post) / 1024) as u64) {
-                d.incomplete = true;
-                break;
+    picks
+}
+
+/// A unique extension of the occurrence at `p`: (p, bytes added before,
+/// bytes added after, lines before, lines after).
+type Found = (usize, usize, usize, usize, usize);
+
+/// For 0..=[`MAX_HINT_LINES`] lines, the bytes an extension of the
+/// occurrence `p..e` adds before it and after it (`None` past the text).
+#[allow(clippy::type_complexity)]
+fn extents(
+    text: &[u8],
+    p: usize,
+    e: usize,
+    ends_nl: bool,
+) -> (Vec<Option<usize>>, Vec<Option<usize>>) {
+    let pre: Vec<Option<usize>> = (0..=MAX_HINT_LINES)
+        .map(|a| {
+            if a == 0 {
+                Some(0)
+            } else {
+                line_start_above(text, p, a).map(|s| p - s)
             }
-            if q == p {
+        })
+        .collect();
+    let post: Vec<Option<usize>> = (0..=MAX_HINT_LINES)
+        .map(|b| {
+            if b == 0 {
+                Some(0)
+            } else {
+                let down = if ends_nl { b - 1 } else { b };
+                if ends_nl && e >= text.len() {
+                    return None;
+                }
+                line_end_below(text, e, down).map(|x| x - e)
+            }
+        })
+        .collect();
+    (pre, post)
+}
+
+/// The smallest extension by neighbouring lines of the occurrence at `p`
+/// that no other occurrence shares: `Some(None)` when none within
+/// [`MAX_HINT_LINES`] is, `None` when the budget runs out.
+fn unique_extension(
+    text: &[u8],
+    search: &[u8],
+    all: &[usize],
+    p: usize,
+    budget: &Budget,
+) -> Option<Option<Found>> {
+    let e = p + search.len();
+    // pre[a]: bytes before p for `a` lines above; post[b] after e.
+    let (pre, post) = extents(text, p, e, search.ends_with(b"\n"));
+    let max_pre = pre.iter().flatten().copied().max().unwrap_or(0);
+    let max_post = post.iter().flatten().copied().max().unwrap_or(0);
+    // For every other occurrence, how many bytes before and after it equal
+    // those around `p`.
+    let mut common: Vec<(usize, usize)> = Vec::with_capacity(all.len());
+    for (n, &q) in all.iter().enumerate() {
+        // One unit per KiB of context compared.
+        if n % 256 == 0 && budget.spend((256 * (max_pre + max_post) / 1024) as u64) {
+            return None;
+        }
+        if q == p {
+            continue;
+        }
+        let cb = (1..=max_pre.min(q).min(p))
+            .take_while(|&i| text[p - i] == text[q - i])
+            .count();
+        let qe = q + search.len();
+        let cf = (0..max_post.min(text.len() - qe).min(text.len() - e))
+            .take_while(|&i| text[e + i] == text[qe + i])
+            .count();
+        common.push((cb, cf));
+    }
+    let mut best: Option<(usize, usize, usize)> = None;
+    for k in 1..=MAX_HINT_LINES {
+        for (a, pa) in pre.iter().enumerate().take(k + 1) {
+            let (Some(pa), Some(pb)) = (*pa, post[k - a]) else {
                 continue;
+            };
+            if common.iter().all(|&(cb, cf)| pa > cb || pb > cf)
+                && best.is_none_or(|x| pa + pb < x.0 + x.1)
+            {
+                best = Some((pa, pb, a));
             }
-            let cb = (1..=max_pre.min(q).min(p))
-                .take_while(|&i| text[p - i] == text[q - i])
-                .count();
-            let qe = q + search.len();
-            let cf = (0..max_post.min(text.len() - qe).min(text.len() - e))
-                .take_while(|&i| text[e + i] == text[qe + i])
-                .count();
-            common.push((cb, cf));
         }
-        if d.incomplete {
-            break;
-        }
-        let mut best: Option<(usize, usize, usize)> = None;
-        'k: for k in 1..=MAX_HINT_LINES {
-            for (a, pa) in pre.iter().enumerate().take(k + 1) {
-                let (Some(pa), Some(pb)) = (*pa, post[k - a]) else {
-                    continue;
-                };
-                if common.iter().all(|&(cb, cf)| pa > cb || pb > cf)
-                    && best.is_none_or(|x| pa + pb < x.0 + x.1)
-                {
-                    best = Some((pa, pb, a));
-                }
-            }
-            if let Some((pa, pb, a)) = best {
-                found.push((p, pa, pb, a, k - a));
-                break 'k;
-            }
+        if let Some((pa, pb, a)) = best {
+            return Some(Some((p, pa, pb, a, k - a)));
         }
     }
+    Some(None)
+}
+
+/// The hints for the extensions found, with their line numbers (counted in
+/// one pass).
+fn hints(text: &[u8], len: usize, found: &[Found]) -> Vec<ContextHint> {
     let mut offs: Vec<usize> = Vec::new();
-    for &(p, pa, pb, _, _) in &found {
-        let e = p + search.len() + pb;
+    for &(p, pa, pb, _, _) in found {
+        let e = p + len + pb;
         offs.extend([p - pa, p, e.saturating_sub(1).max(p - pa)]);
     }
-    let mut sorted = offs.clone();
+    let mut sorted = offs;
     sorted.sort_unstable();
     let nums = lines_of(text, &sorted);
     let line_of = |o: usize| nums[sorted.binary_search(&o).unwrap_or(0)];
-    for &(p, pa, pb, a, b) in &found {
-        let s = p - pa;
-        let e = p + search.len() + pb;
-        d.unique_context_hint.push(ContextHint {
-            match_line: line_of(p),
-            line_number: line_of(s),
-            end_line: line_of(e.saturating_sub(1).max(s)),
-            lines_before: a,
-            lines_after: b,
-            search_block: String::from_utf8_lossy(&text[s..e]).into_owned(),
-        });
-    }
-    d
+    found
+        .iter()
+        .map(|&(p, pa, pb, a, b)| {
+            let s = p - pa;
+            let e = p + len + pb;
+            ContextHint {
+                match_line: line_of(p),
+                line_number: line_of(s),
+                end_line: line_of(e.saturating_sub(1).max(s)),
+                lines_before: a,
+                lines_after: b,
+                search_block: String::from_utf8_lossy(&text[s..e]).into_owned(),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -680,7 +680,7 @@ pub struct Kept<'a> {
 /// The set-aside original at `name` for the caller, or removed now when
 /// there is no locked handle on it to keep.
 #[cfg(unix)]
-fn set_aside<'a>(dir: &'a Dir, name: OsString, guard: Option<(File, Meta)>) -> Option<Aside<'a>> {
+fn set_aside<'a>(dir: &'a Dir, name: OsString, guard: Option<Guard>) -> Option<Aside<'a>> {
     match guard {
         Some((file, _)) => Some(Aside { dir, name, file }),
         None => {
@@ -691,7 +691,7 @@ fn set_aside<'a>(dir: &'a Dir, name: OsString, guard: Option<(File, Meta)>) -> O
 }
 
 #[cfg(not(unix))]
-fn set_aside<'a>(dir: &'a Dir, name: OsString, _guard: Option<((), Meta)>) -> Option<Aside<'a>> {
+fn set_aside<'a>(dir: &'a Dir, name: OsString, _guard: Option<Guard>) -> Option<Aside<'a>> {
     let _ = dir.unlink(&name);
     None
 }
@@ -703,15 +703,89 @@ pub fn commit_keeping<'a>(
     extra: &Extra<'a>,
     durable: bool,
 ) -> Result<(Committed, Kept<'a>), CommitError> {
-    let fail = |index, failure| CommitError {
+    // 1. Every temp file written and flushed (or the job marked in place).
+    //    Any early return (or panic) from here on drops the temp files that
+    //    were not renamed.
+    let prepared = prepare_all(jobs, extra, durable)?;
+    // 2. Every target checked and locked.
+    let removed: Vec<WriteJob<'_>> = extra.deletes.iter().map(DeleteJob::as_write).collect();
+    let all: Vec<&WriteJob<'_>> = jobs.iter().chain(&removed).collect();
+    let mut guards = lock_all(&all)?;
+    // 3. Renames, then in-place writes.
+    let (strategies, mut temps, in_place) = split_prepared(prepared);
+    let mut done = rename_all(jobs, &mut temps, durable)?;
+    let lost = lost_attributes(jobs, &temps);
+    drop(temps);
+    write_in_place(jobs, &in_place, &guards, &mut done, durable)?;
+    // 4. Removals: each file renamed aside, so that it can come back.
+    let (done, aside) = remove_aside(jobs, &removed, done, durable)?;
+    // 5. Done: in-place copies go; the originals set aside go to the
+    //    caller with their locks (removed when it drops them).
+    let mut kept = Kept {
+        writes: (0..jobs.len()).map(|_| None).collect(),
+        deletes: (0..removed.len()).map(|_| None).collect(),
+    };
+    for (k, b) in aside {
+        kept.deletes[k] = set_aside(extra.deletes[k].dir, b, guards[jobs.len() + k].take());
+    }
+    for (i, d) in done {
+        match d {
+            Done::Renamed {
+                swapped: true,
+                temp,
+            } => kept.writes[i] = set_aside(jobs[i].dir, temp, guards[i].take()),
+            Done::Renamed { .. } => {}
+            Done::Written(w) => w.finish(),
+        }
+    }
+    drop(guards);
+    // 6. Directory entries made durable.
+    let mut out = Committed {
+        strategies,
+        warnings: lost,
+        ..Committed::default()
+    };
+    if durable {
+        sync_dirs(&all, &mut out.warnings);
+    }
+    Ok((out, kept))
+}
+
+/// A failure of job `index`, before anything was renamed.
+fn failed_at(index: usize, failure: Failure) -> CommitError {
+    CommitError {
         failure,
         index,
         rolled_back: Vec::new(),
         rollback_failed: Vec::new(),
-    };
-    // 1. Every temp file written and flushed (or the job marked in place).
-    //    Any early return (or panic) from here on drops the temp files that
-    //    were not renamed.
+    }
+}
+
+/// A failure of job `index` after `done` were committed: they are rolled
+/// back first.
+fn failed_after(
+    jobs: &[WriteJob<'_>],
+    done: Vec<(usize, Done<'_>)>,
+    durable: bool,
+    index: usize,
+    failure: Failure,
+) -> CommitError {
+    let (rolled_back, rollback_failed) = rollback(jobs, done, durable);
+    CommitError {
+        failure,
+        index,
+        rolled_back,
+        rollback_failed,
+    }
+}
+
+/// Step 1: every job's temp file written and flushed, or the job marked to
+/// be written in place.
+fn prepare_all<'j>(
+    jobs: &'j [WriteJob<'_>],
+    extra: &Extra<'_>,
+    durable: bool,
+) -> Result<Vec<Prepared<'j>>, CommitError> {
     let mut prepared: Vec<Prepared<'_>> = Vec::with_capacity(jobs.len());
     for (i, job) in jobs.iter().enumerate() {
         let perms = job
@@ -720,19 +794,29 @@ pub fn commit_keeping<'a>(
             .map(|o| &o.meta)
             .or_else(|| extra.perms_from.get(i).and_then(Option::as_ref));
         let attrs = extra.attrs_from.get(i).and_then(Option::as_ref);
-        prepared.push(prepare(job, &job.content, perms, attrs, durable).map_err(|f| fail(i, f))?);
+        prepared
+            .push(prepare(job, &job.content, perms, attrs, durable).map_err(|f| failed_at(i, f))?);
     }
-    // 2. Every target checked and locked, in one global order (device,
-    //    inode) so that two processes' batches cannot wait on each other.
-    let removed: Vec<WriteJob<'_>> = extra.deletes.iter().map(DeleteJob::as_write).collect();
-    let all: Vec<&WriteJob<'_>> = jobs.iter().chain(&removed).collect();
+    Ok(prepared)
+}
+
+/// An open, locked target and its metadata (off Unix, the metadata only).
+#[cfg(unix)]
+type Guard = (File, Meta);
+#[cfg(not(unix))]
+type Guard = ((), Meta);
+
+/// Step 2: every existing target checked and locked, in one global order
+/// (device, inode) so that two processes' batches cannot wait on each
+/// other.
+fn lock_all(all: &[&WriteJob<'_>]) -> Result<Vec<Option<Guard>>, CommitError> {
     let mut order: Vec<usize> = (0..all.len()).collect();
     order.sort_by_key(|&i| all[i].original.as_ref().map(|o| (o.meta.dev, o.meta.ino)));
     let mut guards: Vec<Option<(File, Meta)>> = (0..all.len()).map(|_| None).collect();
     for &i in &order {
-        if let Some(f) = verify(all[i]).map_err(|f| fail(i, f))? {
+        if let Some(f) = verify(all[i]).map_err(|f| failed_at(i, f))? {
             let m = Dir::meta_of_file(&f)
-                .map_err(|e| fail(i, write_err(all[i].display, "cannot inspect it", &e)))?;
+                .map_err(|e| failed_at(i, write_err(all[i].display, "cannot inspect it", &e)))?;
             guards[i] = Some((f, m));
         }
     }
@@ -741,16 +825,23 @@ pub fn commit_keeping<'a>(
     // that still has an open handle fails with "Access is denied" (os error
     // 5) unless the rename has POSIX semantics and every handle allows delete
     // sharing, so they are closed before the renames; the in-place writes
-    // below need only the metadata.
+    // need only the metadata.
     #[cfg(not(unix))]
-    let guards: Vec<Option<((), Meta)>> = guards
+    let guards: Vec<Option<Guard>> = guards
         .into_iter()
         .map(|g| g.map(|(file, m)| (drop(file), m)))
         .collect();
-    // 3. Renames, then in-place writes.
-    let mut done: Vec<(usize, Done<'_>)> = Vec::with_capacity(jobs.len());
-    let mut strategies = vec![Strategy::Rename; jobs.len()];
-    let mut temps: Vec<Option<Temp<'_>>> = Vec::with_capacity(jobs.len());
+    Ok(guards)
+}
+
+/// The prepared jobs as each job's strategy, its temp file (none when
+/// written in place) and the indexes of the jobs written in place.
+#[allow(clippy::type_complexity)]
+fn split_prepared(
+    prepared: Vec<Prepared<'_>>,
+) -> (Vec<Strategy>, Vec<Option<Temp<'_>>>, Vec<usize>) {
+    let mut strategies = vec![Strategy::Rename; prepared.len()];
+    let mut temps: Vec<Option<Temp<'_>>> = Vec::with_capacity(prepared.len());
     let mut in_place: Vec<usize> = Vec::new();
     for (i, p) in prepared.into_iter().enumerate() {
         match p {
@@ -762,7 +853,18 @@ pub fn commit_keeping<'a>(
             }
         }
     }
-    let undo = |done: Vec<(usize, Done<'_>)>| rollback(jobs, done, durable);
+    (strategies, temps, in_place)
+}
+
+/// Step 3, renames: each temp file over its target (exchanged with an
+/// existing one, so the original stays whole under the temp name). On a
+/// failure the jobs already renamed are rolled back.
+fn rename_all<'j>(
+    jobs: &'j [WriteJob<'_>],
+    temps: &mut [Option<Temp<'_>>],
+    durable: bool,
+) -> Result<Vec<(usize, Done<'j>)>, CommitError> {
+    let mut done: Vec<(usize, Done<'_>)> = Vec::with_capacity(jobs.len());
     for (i, job) in jobs.iter().enumerate() {
         let Some(t) = temps[i].as_mut() else { continue };
         let step = if job.original.is_some() {
@@ -794,18 +896,20 @@ pub fn commit_keeping<'a>(
                 } else {
                     write_err(job.display, "cannot replace the file", &e)
                 };
-                drop(temps);
-                let (rolled_back, rollback_failed) = undo(done);
-                return Err(CommitError {
-                    failure,
-                    index: i,
-                    rolled_back,
-                    rollback_failed,
-                });
+                // The temp files not renamed go before the rollback.
+                for t in temps.iter_mut() {
+                    drop(t.take());
+                }
+                return Err(failed_after(jobs, done, durable, i, failure));
             }
         }
     }
-    let lost: Vec<String> = temps
+    Ok(done)
+}
+
+/// The warnings for files written without attributes they were to take.
+fn lost_attributes(jobs: &[WriteJob<'_>], temps: &[Option<Temp<'_>>]) -> Vec<String> {
+    temps
         .iter()
         .zip(jobs)
         .filter_map(|(t, job)| {
@@ -816,9 +920,19 @@ pub fn commit_keeping<'a>(
                 t.lost.join(", ")
             ))
         })
-        .collect();
-    drop(temps);
-    for &i in &in_place {
+        .collect()
+}
+
+/// Step 3, in-place writes, behind their verified copies. On a failure
+/// every job done is rolled back.
+fn write_in_place<'j>(
+    jobs: &'j [WriteJob<'_>],
+    in_place: &[usize],
+    guards: &[Option<Guard>],
+    done: &mut Vec<(usize, Done<'j>)>,
+    durable: bool,
+) -> Result<(), CommitError> {
+    for &i in in_place {
         let job = &jobs[i];
         let locked = guards[i]
             .as_ref()
@@ -832,17 +946,31 @@ pub fn commit_keeping<'a>(
         match started {
             Ok(w) => done.push((i, Done::Written(w))),
             Err(failure) => {
-                let (rolled_back, rollback_failed) = undo(done);
-                return Err(CommitError {
+                return Err(failed_after(
+                    jobs,
+                    std::mem::take(done),
+                    durable,
+                    i,
                     failure,
-                    index: i,
-                    rolled_back,
-                    rollback_failed,
-                });
+                ));
             }
         }
     }
-    // 4. Removals: each file renamed aside, so that it can come back.
+    Ok(())
+}
+
+/// The jobs done, and each removal's temp name (by index of the removal).
+type Removed<'j> = (Vec<(usize, Done<'j>)>, Vec<(usize, OsString)>);
+
+/// Step 4: each file to remove renamed aside (to a temp name), so that it
+/// can come back. On a failure the removals and every job done are rolled
+/// back.
+fn remove_aside<'j>(
+    jobs: &'j [WriteJob<'_>],
+    removed: &[WriteJob<'_>],
+    done: Vec<(usize, Done<'j>)>,
+    durable: bool,
+) -> Result<Removed<'j>, CommitError> {
     let mut aside: Vec<(usize, OsString)> = Vec::with_capacity(removed.len());
     for (d, job) in removed.iter().enumerate() {
         let backup = temps::name(job.dir, job.name);
@@ -855,62 +983,35 @@ pub fn commit_keeping<'a>(
                     Err(_) => rollback_failed.push(jobs.len() + k),
                 }
             }
-            let (ok, bad) = undo(done);
-            rolled_back.extend(ok);
-            rollback_failed.extend(bad);
-            return Err(CommitError {
-                failure,
-                index: jobs.len() + d,
-                rolled_back,
-                rollback_failed,
-            });
+            let mut err = failed_after(jobs, done, durable, jobs.len() + d, failure);
+            rolled_back.append(&mut err.rolled_back);
+            rollback_failed.append(&mut err.rollback_failed);
+            err.rolled_back = rolled_back;
+            err.rollback_failed = rollback_failed;
+            return Err(err);
         }
         aside.push((d, backup));
     }
-    // 5. Done: in-place copies go; the originals set aside go to the
-    //    caller with their locks (removed when it drops them).
-    let mut guards = guards;
-    let mut kept = Kept {
-        writes: (0..jobs.len()).map(|_| None).collect(),
-        deletes: (0..removed.len()).map(|_| None).collect(),
-    };
-    for (k, b) in aside {
-        kept.deletes[k] = set_aside(extra.deletes[k].dir, b, guards[jobs.len() + k].take());
-    }
-    for (i, d) in done {
-        match d {
-            Done::Renamed {
-                swapped: true,
-                temp,
-            } => kept.writes[i] = set_aside(jobs[i].dir, temp, guards[i].take()),
-            Done::Renamed { .. } => {}
-            Done::Written(w) => w.finish(),
+    Ok((done, aside))
+}
+
+/// Step 6: every directory written in flushed once; a failure is a warning
+/// (the new content is in place).
+fn sync_dirs(all: &[&WriteJob<'_>], warnings: &mut Vec<String>) {
+    let mut synced: Vec<&Dir> = Vec::new();
+    for job in all {
+        if synced.iter().any(|d| d.same_as(job.dir)) {
+            continue;
         }
-    }
-    drop(guards);
-    // 6. Directory entries made durable.
-    let mut out = Committed {
-        strategies,
-        warnings: lost,
-        ..Committed::default()
-    };
-    if durable {
-        let mut synced: Vec<&Dir> = Vec::new();
-        for job in all {
-            if synced.iter().any(|d| d.same_as(job.dir)) {
-                continue;
-            }
-            if let Err(e) = job.dir.sync() {
-                out.warnings.push(format!(
-                    "`{}` was written, but its directory could not be flushed to disk ({e}); the new content is \
-                     in place but may not survive a power loss",
-                    job.display
-                ));
-            }
-            synced.push(job.dir);
+        if let Err(e) = job.dir.sync() {
+            warnings.push(format!(
+                "`{}` was written, but its directory could not be flushed to disk ({e}); the new content is \
+                 in place but may not survive a power loss",
+                job.display
+            ));
         }
+        synced.push(job.dir);
     }
-    Ok((out, kept))
 }
 
 /// Puts the original bytes (or absence) back for the jobs already done,

@@ -330,9 +330,61 @@ pub fn batch(
     dry_run: bool,
 ) -> Value {
     let n = files.len();
+    let (txn, slot_of) = match open_all(ws, files, opts) {
+        Ok(opened) => opened,
+        Err(v) => return v,
+    };
+    let planned = plan_all(&txn, slot_of, files, opts);
+    let failed = planned.iter().filter(|p| p.is_err()).count();
+    if failed > 0 {
+        return planning_failed(&txn, &planned, n, failed);
+    }
+
+    // Everything planned: encode each file's new content.
+    let ok: Vec<Planned<'_>> = planned.into_iter().map(|p| p.expect("checked")).collect();
+    let pieces: Vec<Vec<&[u8]>> = ok
+        .iter()
+        .zip(files)
+        .map(|((_, _, _, p), fe)| p.pieces(&fe.edits))
+        .collect();
+    let encoded: Vec<Result<source::Encoded<'_>, Failure>> = ok
+        .iter()
+        .zip(&pieces)
+        .map(|((k, src, _, _), pc)| src.encode_pieces(pc, &txn.slots[*k].display))
+        .collect();
+    if let Some(bad) = encoded.iter().position(Result::is_err) {
+        return encoding_failed(&txn, &ok, &encoded, bad, n);
+    }
+    let encoded: Vec<source::Encoded<'_>> =
+        encoded.into_iter().map(|e| e.expect("checked")).collect();
+    let results: Vec<Map<String, Value>> = ok
+        .iter()
+        .zip(&encoded)
+        .map(|((k, src, sha, p), enc)| {
+            let sha_after = source::sha256_hex(enc.slices());
+            figures(&txn.slots[*k], src, p, enc.len(), sha, &sha_after)
+        })
+        .collect();
+    if dry_run {
+        batch_preview(&txn, &ok, &encoded, &pieces, results, opts)
+    } else {
+        batch_write(&txn, &ok, &encoded, results, opts, rec)
+    }
+}
+
+/// A planned file of a batch: its slot, source, sha256 and matched edits.
+type Planned<'t> = (usize, &'t Source, String, Matched<'t>);
+
+/// The batch's transaction with every file resolved, locked and read, and
+/// each file's slot (or why it could not be resolved); the failure result
+/// when the same real file is named twice or the files cannot be locked.
+fn open_all<'w>(
+    ws: &'w Workspace,
+    files: &[FileEdits],
+    opts: &Options,
+) -> Result<(Txn<'w>, Vec<Result<usize, FileFailure>>), Value> {
     let mut txn = Txn::new(ws);
-    // Resolve everything first; refuse the same real file twice.
-    let mut slot_of: Vec<Result<usize, FileFailure>> = Vec::with_capacity(n);
+    let mut slot_of: Vec<Result<usize, FileFailure>> = Vec::with_capacity(files.len());
     let mut owner: HashMap<usize, usize> = HashMap::new();
     for (i, fe) in files.iter().enumerate() {
         match txn.add(&fe.file_path, Intent::Existing) {
@@ -341,27 +393,32 @@ pub fn batch(
                 slot_of.push(Ok(k));
             }
             Ok(Added::Again { slot, abs_path }) => {
-                return fail_value(
+                return Err(fail_value(
                     &Failure::invalid(format!(
                         "files[{}] and files[{i}] name the same file `{}`; merge their edits into one entry",
                         owner[&slot],
                         abs_path.display()
                     )),
                     None,
-                );
+                ));
             }
             Err(f) => slot_of.push(Err(
                 FileFailure::from(f).at(&lexical_abs(ws.root(), &fe.file_path))
             )),
         }
     }
-    if let Err(f) = txn.lock_and_read(opts) {
-        return fail_value(&f, None);
-    }
-    let txn = txn;
+    txn.lock_and_read(opts).map_err(|f| fail_value(&f, None))?;
+    Ok((txn, slot_of))
+}
 
-    type Planned<'t> = (usize, &'t Source, String, Matched<'t>);
-    let planned: Vec<Result<Planned<'_>, FileFailure>> = slot_of
+/// Each file's edits matched against its current content.
+fn plan_all<'t>(
+    txn: &'t Txn<'_>,
+    slot_of: Vec<Result<usize, FileFailure>>,
+    files: &'t [FileEdits],
+    opts: &Options,
+) -> Vec<Result<Planned<'t>, FileFailure>> {
+    slot_of
         .into_iter()
         .zip(files)
         .map(|(k, fe)| {
@@ -378,110 +435,125 @@ pub fn batch(
             .map_err(|f| plan_failure(f, s.abs(), fe.edits.len() > 1))?;
             Ok((k, src, sha, plan))
         })
-        .collect();
+        .collect()
+}
 
-    let failed = planned.iter().filter(|p| p.is_err()).count();
-    if failed > 0 {
-        let mut first: Option<ErrorCode> = None;
-        let per_file: Vec<Value> = planned
-            .iter()
-            .enumerate()
-            .map(|(i, p)| match p {
-                Ok((k, ..)) => json!({"index": i, "ok": true, "file_path": txn.slots[*k].abs(),
-                                      "message": "planned; not written because another file failed"}),
-                Err(f) => {
-                    first.get_or_insert(f.failure.code);
-                    let mut v = f.to_value();
-                    v["index"] = json!(i);
-                    v
-                }
-            })
-            .collect();
-        return batch_fail(
-            first.unwrap_or(ErrorCode::INTERNAL_ERROR),
-            format!("{failed} of {n} files failed, so no file was written (all-or-nothing); see `files` for each"),
-            per_file,
-        );
-    }
+/// The entry of a file that was planned but not written, because another
+/// file of the batch failed.
+fn planned_only(i: usize, abs: &str) -> Value {
+    json!({"index": i, "ok": true, "file_path": abs,
+           "message": "planned; not written because another file failed"})
+}
 
-    // Everything planned: encode each file's new content.
-    let ok: Vec<Planned<'_>> = planned.into_iter().map(|p| p.expect("checked")).collect();
-    let pieces: Vec<Vec<&[u8]>> = ok
+/// The result of a batch in which `failed` of `n` files could not be planned.
+fn planning_failed(
+    txn: &Txn<'_>,
+    planned: &[Result<Planned<'_>, FileFailure>],
+    n: usize,
+    failed: usize,
+) -> Value {
+    let mut first: Option<ErrorCode> = None;
+    let per_file: Vec<Value> = planned
         .iter()
-        .zip(files)
-        .map(|((_, _, _, p), fe)| p.pieces(&fe.edits))
-        .collect();
-    let encoded: Vec<Result<source::Encoded<'_>, Failure>> = ok
-        .iter()
-        .zip(&pieces)
-        .map(|((k, src, _, _), pc)| src.encode_pieces(pc, &txn.slots[*k].display))
-        .collect();
-    if let Some(bad) = encoded.iter().position(Result::is_err) {
-        let per_file: Vec<Value> = ok
-            .iter()
-            .zip(&encoded)
-            .enumerate()
-            .map(|(i, ((k, ..), e))| match e {
-                Ok(_) => json!({"index": i, "ok": true, "file_path": txn.slots[*k].abs(),
-                                "message": "planned; not written because another file failed"}),
-                Err(f) => {
-                    let mut v = FileFailure::from(f.clone())
-                        .at(&txn.slots[*k].abs())
-                        .to_value();
-                    v["index"] = json!(i);
-                    v
-                }
-            })
-            .collect();
-        let f = encoded[bad].as_ref().expect_err("an error");
-        return batch_fail(
-            f.code,
-            format!("1 of {n} files failed, so no file was written (all-or-nothing); see `files` for each"),
-            per_file,
-        );
-    }
-    let encoded: Vec<source::Encoded<'_>> =
-        encoded.into_iter().map(|e| e.expect("checked")).collect();
-    let mut results: Vec<Map<String, Value>> = ok
-        .iter()
-        .zip(&encoded)
-        .map(|((k, src, sha, p), enc)| {
-            let sha_after = source::sha256_hex(enc.slices());
-            figures(&txn.slots[*k], src, p, enc.len(), sha, &sha_after)
+        .enumerate()
+        .map(|(i, p)| match p {
+            Ok((k, ..)) => planned_only(i, &txn.slots[*k].abs()),
+            Err(f) => {
+                first.get_or_insert(f.failure.code);
+                let mut v = f.to_value();
+                v["index"] = json!(i);
+                v
+            }
         })
         .collect();
+    batch_fail(
+        first.unwrap_or(ErrorCode::INTERNAL_ERROR),
+        format!("{failed} of {n} files failed, so no file was written (all-or-nothing); see `files` for each"),
+        per_file,
+    )
+}
 
-    if dry_run {
-        let mut kept = Vec::with_capacity(n);
-        let mut all_diff = Some(String::new());
-        for (i, ((k, src, _, _), enc)) in ok.iter().zip(&encoded).enumerate() {
-            let new_bytes = enc.to_vec();
-            let d = preview(
-                &txn.slots[*k].res.rel_path,
-                Some(src),
-                Some(&pieces[i].concat()),
-                Some(&new_bytes),
-            );
-            put_preview(&mut results[i], d, &mut all_diff);
-            kept.push(Kept {
-                slot: *k,
-                bytes: new_bytes,
-                perms_from: None,
-                like: None,
-            });
-        }
-        let mut m = Map::new();
-        m.insert("ok".into(), Value::Bool(true));
-        put_all_preview(&mut m, all_diff);
-        m.insert("replacements".into(), json!(total_replacements(&results)));
-        txn.keep(&mut m, kept, &[], opts);
-        m.insert("files".into(), json!(results));
-        return Value::Object(m);
+/// The result of a batch whose file `bad` cannot be encoded back.
+fn encoding_failed(
+    txn: &Txn<'_>,
+    ok: &[Planned<'_>],
+    encoded: &[Result<source::Encoded<'_>, Failure>],
+    bad: usize,
+    n: usize,
+) -> Value {
+    let per_file: Vec<Value> = ok
+        .iter()
+        .zip(encoded)
+        .enumerate()
+        .map(|(i, ((k, ..), e))| match e {
+            Ok(_) => planned_only(i, &txn.slots[*k].abs()),
+            Err(f) => {
+                let mut v = FileFailure::from(f.clone())
+                    .at(&txn.slots[*k].abs())
+                    .to_value();
+                v["index"] = json!(i);
+                v
+            }
+        })
+        .collect();
+    let f = encoded[bad].as_ref().expect_err("an error");
+    batch_fail(
+        f.code,
+        format!(
+            "1 of {n} files failed, so no file was written (all-or-nothing); see `files` for each"
+        ),
+        per_file,
+    )
+}
+
+/// A batch's dry run: each file's preview, one diff and one run_id for all.
+fn batch_preview(
+    txn: &Txn<'_>,
+    ok: &[Planned<'_>],
+    encoded: &[source::Encoded<'_>],
+    pieces: &[Vec<&[u8]>],
+    mut results: Vec<Map<String, Value>>,
+    opts: &Options,
+) -> Value {
+    let mut kept = Vec::with_capacity(ok.len());
+    let mut all_diff = Some(String::new());
+    for (i, ((k, src, _, _), enc)) in ok.iter().zip(encoded).enumerate() {
+        let new_bytes = enc.to_vec();
+        let d = preview(
+            &txn.slots[*k].res.rel_path,
+            Some(src),
+            Some(&pieces[i].concat()),
+            Some(&new_bytes),
+        );
+        put_preview(&mut results[i], d, &mut all_diff);
+        kept.push(Kept {
+            slot: *k,
+            bytes: new_bytes,
+            perms_from: None,
+            like: None,
+        });
     }
+    let mut m = Map::new();
+    m.insert("ok".into(), Value::Bool(true));
+    put_all_preview(&mut m, all_diff);
+    m.insert("replacements".into(), json!(total_replacements(&results)));
+    txn.keep(&mut m, kept, &[], opts);
+    m.insert("files".into(), json!(results));
+    Value::Object(m)
+}
 
+/// A batch's commit: every file written, or none.
+fn batch_write(
+    txn: &Txn<'_>,
+    ok: &[Planned<'_>],
+    encoded: &[source::Encoded<'_>],
+    mut results: Vec<Map<String, Value>>,
+    opts: &Options,
+    rec: &dyn Recorder,
+) -> Value {
     let writes: Vec<Write<'_>> = ok
         .iter()
-        .zip(&encoded)
+        .zip(encoded)
         .zip(&results)
         .map(|(((k, ..), enc), r)| Write {
             slot: *k,

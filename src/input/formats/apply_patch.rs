@@ -192,86 +192,11 @@ fn parse_envelope(lines: &[TextLine<'_>]) -> Result<OpPlan, ParseError> {
             break;
         }
         if let Some(p) = header(l.text, ADD) {
-            let path = need_path(&l, p, ADD)?;
-            let mut text = String::new();
-            while let Some(n) = c.peek() {
-                if is_header(n.text) || c.skip_blank_before_header() {
-                    break;
-                }
-                let Some(content) = n.text.strip_prefix('+') else {
-                    return Err(ParseError::new(
-                        n.no,
-                        format!(
-                            "a line starting with `+` (the text of `{path}`) or a `*** ` header"
-                        ),
-                        n.text,
-                    ));
-                };
-                text.push_str(content);
-                text.push_str(if n.cr { "\r\n" } else { "\n" });
-                c.i += 1;
-            }
-            ops.push(FileOp {
-                path,
-                line: l.no,
-                action: Action::Write {
-                    base: Base::New {
-                        text,
-                        replace: true,
-                    },
-                    changes: Changes::None,
-                    move_to: None,
-                },
-            });
+            ops.push(add_file(&mut c, &l, p)?);
         } else if let Some(p) = header(l.text, DELETE) {
-            let path = need_path(&l, p, DELETE)?;
-            if let Some(n) = c.peek() {
-                if !is_header(n.text) && !c.skip_blank_before_header() {
-                    return Err(ParseError::new(
-                        n.no,
-                        format!("a `*** ` header after `*** Delete File: {path}`"),
-                        n.text,
-                    ));
-                }
-            }
-            ops.push(FileOp {
-                path,
-                line: l.no,
-                action: Action::Delete { verify: None },
-            });
+            ops.push(delete_file(&mut c, &l, p)?);
         } else if let Some(p) = header(l.text, UPDATE) {
-            let path = need_path(&l, p, UPDATE)?;
-            let mut move_to = None;
-            if let Some(n) = c.peek() {
-                if let Some(q) = header(n.text, MOVE) {
-                    move_to = Some(need_path(&n, q, MOVE)?);
-                    c.i += 1;
-                }
-            }
-            let hunks = parse_hunks(&mut c, &path)?;
-            if hunks.is_empty() && move_to.is_none() {
-                return Err(ParseError::other(
-                    l.no,
-                    "at least one hunk (`@@` and ` `, `-`, `+` lines)",
-                    format!(
-                        "`*** Update File: {path}` has no hunks; add `@@` and the lines to change"
-                    ),
-                ));
-            }
-            let changes = if hunks.is_empty() {
-                Changes::None
-            } else {
-                Changes::Hunks(hunks)
-            };
-            ops.push(FileOp {
-                path,
-                line: l.no,
-                action: Action::Write {
-                    base: Base::Existing,
-                    changes,
-                    move_to,
-                },
-            });
+            ops.push(update_file(&mut c, &l, p)?);
         } else {
             return Err(ParseError::new(l.no, HEADERS, l.text));
         }
@@ -292,6 +217,94 @@ fn parse_envelope(lines: &[TextLine<'_>]) -> Result<OpPlan, ParseError> {
     Ok(OpPlan {
         format: Format::ApplyPatch,
         ops,
+    })
+}
+
+/// An `*** Add File:` section (header `l`, path `p`): its `+` lines are
+/// the new file's text.
+fn add_file(c: &mut Cursor<'_, '_>, l: &TextLine<'_>, p: &str) -> Result<FileOp, ParseError> {
+    let path = need_path(l, p, ADD)?;
+    let mut text = String::new();
+    while let Some(n) = c.peek() {
+        if is_header(n.text) || c.skip_blank_before_header() {
+            break;
+        }
+        let Some(content) = n.text.strip_prefix('+') else {
+            return Err(ParseError::new(
+                n.no,
+                format!("a line starting with `+` (the text of `{path}`) or a `*** ` header"),
+                n.text,
+            ));
+        };
+        text.push_str(content);
+        text.push_str(if n.cr { "\r\n" } else { "\n" });
+        c.i += 1;
+    }
+    Ok(FileOp {
+        path,
+        line: l.no,
+        action: Action::Write {
+            base: Base::New {
+                text,
+                replace: true,
+            },
+            changes: Changes::None,
+            move_to: None,
+        },
+    })
+}
+
+/// A `*** Delete File:` section: the header alone.
+fn delete_file(c: &mut Cursor<'_, '_>, l: &TextLine<'_>, p: &str) -> Result<FileOp, ParseError> {
+    let path = need_path(l, p, DELETE)?;
+    if let Some(n) = c.peek() {
+        if !is_header(n.text) && !c.skip_blank_before_header() {
+            return Err(ParseError::new(
+                n.no,
+                format!("a `*** ` header after `*** Delete File: {path}`"),
+                n.text,
+            ));
+        }
+    }
+    Ok(FileOp {
+        path,
+        line: l.no,
+        action: Action::Delete { verify: None },
+    })
+}
+
+/// An `*** Update File:` section: an optional `*** Move to:`, then hunks
+/// (at least one unless the file moves).
+fn update_file(c: &mut Cursor<'_, '_>, l: &TextLine<'_>, p: &str) -> Result<FileOp, ParseError> {
+    let path = need_path(l, p, UPDATE)?;
+    let mut move_to = None;
+    if let Some(n) = c.peek() {
+        if let Some(q) = header(n.text, MOVE) {
+            move_to = Some(need_path(&n, q, MOVE)?);
+            c.i += 1;
+        }
+    }
+    let hunks = parse_hunks(c, &path)?;
+    if hunks.is_empty() && move_to.is_none() {
+        return Err(ParseError::other(
+            l.no,
+            "at least one hunk (`@@` and ` `, `-`, `+` lines)",
+            format!("`*** Update File: {path}` has no hunks; add `@@` and the lines to change"),
+        ));
+    }
+    let changes = if hunks.is_empty() {
+        Changes::None
+    } else {
+        Changes::Hunks(hunks)
+    };
+    Ok(FileOp {
+        path,
+        line: l.no,
+        action: Action::Write {
+            base: Base::Existing,
+            changes,
+            move_to,
+        },
     })
 }
 

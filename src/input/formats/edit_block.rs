@@ -133,26 +133,7 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
         state = match state {
             State::Outside => match m {
                 Some(Marker::Search) => {
-                    let prev = before.take();
-                    let named = prev.and_then(|(t, no)| Some((path_line(t)?, no)));
-                    let path = named.or_else(|| last_path.clone()).ok_or_else(|| {
-                        let seen = match prev {
-                            Some((t, no)) if !t.trim().is_empty() => {
-                                let shown: String = t.trim().chars().take(60).collect();
-                                format!("line {no} (`{shown}`) is prose, not a file path")
-                            }
-                            Some((_, no)) => format!("line {no} is blank"),
-                            None => "no line comes before it".to_string(),
-                        };
-                        ParseError::other(
-                            l.no,
-                            "a file path line before `<<<<<<< SEARCH`",
-                            format!(
-                                "expected a file path alone on the line right before `<<<<<<< SEARCH` (or before its \
-                                 code fence), but {seen}, and no earlier block names a file"
-                            ),
-                        )
-                    })?;
+                    let path = block_path(before.take(), last_path.as_ref(), l.no)?;
                     last_path = Some(path.clone());
                     State::Search {
                         open: l.no,
@@ -236,23 +217,7 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
             },
         };
     }
-    match state {
-        State::Outside => {}
-        State::Search { open, .. } => {
-            return Err(ParseError::other(
-                open,
-                "`=======`",
-                "the block opened here is not closed: expected `=======` and `>>>>>>> REPLACE` before the end of the text",
-            ))
-        }
-        State::Replace { open, .. } => {
-            return Err(ParseError::other(
-                open,
-                "`>>>>>>> REPLACE`",
-                "the block opened here is not closed: expected `>>>>>>> REPLACE` before the end of the text",
-            ))
-        }
-    }
+    unclosed(&state)?;
     if blocks.is_empty() {
         return Err(ParseError::other(
             1,
@@ -262,6 +227,51 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
         ));
     }
     group(blocks)
+}
+
+/// The file a block opened at line `no` edits: the path on the line
+/// before it (`prev`, fences skipped), else the previous block's file.
+fn block_path(
+    prev: Option<(&str, usize)>,
+    last_path: Option<&(String, usize)>,
+    no: usize,
+) -> Result<(String, usize), ParseError> {
+    let named = prev.and_then(|(t, n)| Some((path_line(t)?, n)));
+    named.or_else(|| last_path.cloned()).ok_or_else(|| {
+        let seen = match prev {
+            Some((t, n)) if !t.trim().is_empty() => {
+                let shown: String = t.trim().chars().take(60).collect();
+                format!("line {n} (`{shown}`) is prose, not a file path")
+            }
+            Some((_, n)) => format!("line {n} is blank"),
+            None => "no line comes before it".to_string(),
+        };
+        ParseError::other(
+            no,
+            "a file path line before `<<<<<<< SEARCH`",
+            format!(
+                "expected a file path alone on the line right before `<<<<<<< SEARCH` (or before its \
+                 code fence), but {seen}, and no earlier block names a file"
+            ),
+        )
+    })
+}
+
+/// The error for a text that ends inside a block.
+fn unclosed(state: &State<'_>) -> Result<(), ParseError> {
+    match state {
+        State::Outside => Ok(()),
+        State::Search { open, .. } => Err(ParseError::other(
+            *open,
+            "`=======`",
+            "the block opened here is not closed: expected `=======` and `>>>>>>> REPLACE` before the end of the text",
+        )),
+        State::Replace { open, .. } => Err(ParseError::other(
+            *open,
+            "`>>>>>>> REPLACE`",
+            "the block opened here is not closed: expected `>>>>>>> REPLACE` before the end of the text",
+        )),
+    }
 }
 
 /// Groups blocks by file (in order of first appearance), turning a first

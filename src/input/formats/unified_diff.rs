@@ -342,83 +342,16 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
             break;
         }
         if let Some(g) = git.as_mut() {
-            if let Some(v) = t.strip_prefix("rename from ") {
-                g.rename_from = Some(v.to_string());
-            } else if let Some(v) = t.strip_prefix("rename to ") {
-                g.rename_to = Some(v.to_string());
-            } else if t.starts_with("new file mode ") {
-                g.new_file = true;
-            } else if t.starts_with("deleted file mode ") {
-                g.deleted = true;
-            } else if t.starts_with("copy from ") || t.starts_with("copy to ") {
-                return Err(ParseError::other(
-                    l.no,
-                    "a change, rename, creation or deletion",
-                    "file copies are not supported; add the new file with `--- /dev/null`",
-                ));
-            }
+            git_header_line(g, l)?;
         }
-        if t.starts_with("GIT binary patch")
-            || (t.starts_with("Binary files ") && t.ends_with(" differ"))
-        {
-            return Err(ParseError::other(
-                l.no,
-                "a text hunk",
-                "binary patches are not supported",
-            ));
-        }
+        refuse_binary(l)?;
         if p.is_file_header(p.i) {
-            let plus = lines[p.i + 1];
-            let old = header_path(&t[4..]);
-            let new = header_path(&plus.text[4..]);
-            let is_git = git.is_some();
-            let (old_has, new_has) = (
-                old.as_deref().is_none_or(|s| s.starts_with("a/")),
-                new.as_deref().is_none_or(|s| s.starts_with("b/")),
-            );
-            let both = old_has && new_has;
-            let old = old.map(|s| strip(s, "a/", is_git, both));
-            let new = new.map(|s| strip(s, "b/", is_git, both));
-            p.i += 2;
-            let mut hunks = Vec::new();
-            while p.at(p.i).is_some_and(|t| t.starts_with("@@")) {
-                let (h, r) = p.hunk()?;
-                after_hunk = Some((h.line, r));
-                hunks.push(h);
-            }
-            let g = git.take();
-            let op = file_op(old, new, hunks, g.as_ref(), l.no, plus.no)?;
+            let (op, last) = file_section(&mut p, git.take())?;
+            after_hunk = last.or(after_hunk);
             ops.push(op);
             continue;
         }
-        if t.starts_with("--- ") && p.at(p.i + 1).is_some_and(|n| n.starts_with("@@")) {
-            let n = lines[p.i + 1];
-            return Err(ParseError::new(
-                n.no,
-                "`+++ b/<path>` after the `---` line",
-                n.text,
-            ));
-        }
-        if t.starts_with("@@") {
-            return Err(ParseError::new(
-                l.no,
-                "a file header (`--- a/<path>` and `+++ b/<path>`) before the hunk",
-                t,
-            ));
-        }
-        if let Some((hl, r)) = after_hunk {
-            if t.starts_with(' ') || t.starts_with('+') || t.starts_with('-') {
-                return Err(ParseError::other(
-                    l.no,
-                    "`@@`, a file header or the end of the diff",
-                    format!(
-                        "this looks like a hunk line, but the hunk at line {hl} (`-{},{} +{},{}`) already has all the \
-                         lines its header counts; fix the counts in that header",
-                        r.old_start, r.old_len, r.new_start, r.new_len
-                    ),
-                ));
-            }
-        }
+        stray_line(&p, after_hunk)?;
         after_hunk = None;
         p.i += 1;
     }
@@ -434,6 +367,113 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
         format: Format::UnifiedDiff,
         ops,
     })
+}
+
+/// A line of a `diff --git` section's extended header: renames, new and
+/// deleted files noted in `g`; copies refused.
+fn git_header_line(g: &mut Git, l: TextLine<'_>) -> Result<(), ParseError> {
+    let t = l.text;
+    if let Some(v) = t.strip_prefix("rename from ") {
+        g.rename_from = Some(v.to_string());
+    } else if let Some(v) = t.strip_prefix("rename to ") {
+        g.rename_to = Some(v.to_string());
+    } else if t.starts_with("new file mode ") {
+        g.new_file = true;
+    } else if t.starts_with("deleted file mode ") {
+        g.deleted = true;
+    } else if t.starts_with("copy from ") || t.starts_with("copy to ") {
+        return Err(ParseError::other(
+            l.no,
+            "a change, rename, creation or deletion",
+            "file copies are not supported; add the new file with `--- /dev/null`",
+        ));
+    }
+    Ok(())
+}
+
+/// Binary patches are refused.
+fn refuse_binary(l: TextLine<'_>) -> Result<(), ParseError> {
+    let t = l.text;
+    if t.starts_with("GIT binary patch")
+        || (t.starts_with("Binary files ") && t.ends_with(" differ"))
+    {
+        return Err(ParseError::other(
+            l.no,
+            "a text hunk",
+            "binary patches are not supported",
+        ));
+    }
+    Ok(())
+}
+
+/// The file section whose `---`/`+++` header starts at the parser's line
+/// (with its `diff --git` header, if any): its operation, and its last
+/// hunk's header line and ranges.
+fn file_section(
+    p: &mut Parser<'_, '_>,
+    git: Option<Git>,
+) -> Result<(FileOp, Option<(usize, RangeHeader)>), ParseError> {
+    let (l, plus) = (p.lines[p.i], p.lines[p.i + 1]);
+    let old = header_path(&l.text[4..]);
+    let new = header_path(&plus.text[4..]);
+    let is_git = git.is_some();
+    let (old_has, new_has) = (
+        old.as_deref().is_none_or(|s| s.starts_with("a/")),
+        new.as_deref().is_none_or(|s| s.starts_with("b/")),
+    );
+    let both = old_has && new_has;
+    let old = old.map(|s| strip(s, "a/", is_git, both));
+    let new = new.map(|s| strip(s, "b/", is_git, both));
+    p.i += 2;
+    let mut hunks = Vec::new();
+    let mut last = None;
+    while p.at(p.i).is_some_and(|t| t.starts_with("@@")) {
+        let (h, r) = p.hunk()?;
+        last = Some((h.line, r));
+        hunks.push(h);
+    }
+    let op = file_op(old, new, hunks, git.as_ref(), l.no, plus.no)?;
+    Ok((op, last))
+}
+
+/// A line outside any file section that belongs in one: a `---` line
+/// without its `+++`, a hunk without a file header, or a hunk line after a
+/// hunk that already has every line its header counts.
+fn stray_line(
+    p: &Parser<'_, '_>,
+    after_hunk: Option<(usize, RangeHeader)>,
+) -> Result<(), ParseError> {
+    let l = p.lines[p.i];
+    let t = l.text;
+    if t.starts_with("--- ") && p.at(p.i + 1).is_some_and(|n| n.starts_with("@@")) {
+        let n = p.lines[p.i + 1];
+        return Err(ParseError::new(
+            n.no,
+            "`+++ b/<path>` after the `---` line",
+            n.text,
+        ));
+    }
+    if t.starts_with("@@") {
+        return Err(ParseError::new(
+            l.no,
+            "a file header (`--- a/<path>` and `+++ b/<path>`) before the hunk",
+            t,
+        ));
+    }
+    if let Some((hl, r)) = after_hunk {
+        if t.starts_with(' ') || t.starts_with('+') || t.starts_with('-') {
+            return Err(ParseError::other(
+                l.no,
+                "`@@`, a file header or the end of the diff",
+                format!(
+                    "this looks like a hunk line, but the hunk at line {hl} (`-{},{} +{},{}`) already has all the \
+                     lines its header counts; fix the counts in that header",
+                    r.old_start, r.old_len, r.new_start, r.new_len
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The operation of a `diff --git` section without `---`/`+++` lines.

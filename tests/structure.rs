@@ -1,0 +1,139 @@
+//! The size rule of the engine's code: no function in `src/` (tests aside)
+//! runs over [`MAX_LINES`] lines, from its signature to its closing brace.
+//! A function that long mixes topics (searching, messages for agents, the
+//! driver loop) and is the first place bugs hide in review.
+//!
+//! [`LONGER`] names the functions still over the limit, each with its
+//! length today: a listed function may only shrink, a new one may not
+//! join, and one brought under the limit must leave the list, so the list
+//! only ever gets shorter.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const MAX_LINES: usize = 120;
+
+/// (file, function, its length today): still to be split.
+const LONGER: &[(&str, &str, usize)] = &[
+    ("src/matching/locate.rs", "apply_indexed", 299),
+    ("src/txn/ops.rs", "plan_op", 265),
+    ("src/txn/ops.rs", "execute", 192),
+    ("src/history/undo.rs", "undo_entry", 157),
+    ("src/txn/mod.rs", "commit", 124),
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The name of the function a line declares, if it does (`fn name`, with
+/// any visibility, `const`, `unsafe` or `async` before it).
+fn declared(line: &str) -> Option<&str> {
+    let mut rest = line.trim_start();
+    loop {
+        let word = rest.split_whitespace().next()?;
+        if word == "fn" {
+            let after = rest["fn".len()..].trim_start();
+            let end = after
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            return (end > 0).then(|| &after[..end]);
+        }
+        if word.starts_with("pub") || ["const", "unsafe", "async", "extern"].contains(&word) {
+            rest = rest[word.len()..].trim_start();
+        } else {
+            return None;
+        }
+    }
+}
+
+/// Every function of a file outside its `#[cfg(test)]` part, with its
+/// length in lines (to the closing brace at the signature's indentation).
+fn functions(text: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        if l.trim_start().starts_with("#[cfg(test)]") {
+            break;
+        }
+        let Some(name) = declared(l) else {
+            i += 1;
+            continue;
+        };
+        let indent = l.len() - l.trim_start().len();
+        // The signature ends at the line that opens the body (or at a `;`
+        // for a declaration without one).
+        let mut j = i;
+        while j < lines.len() && !lines[j].trim_end().ends_with('{') && !lines[j].trim_end().ends_with(';') {
+            j += 1;
+        }
+        if j == lines.len() || lines[j].trim_end().ends_with(';') {
+            i = j + 1;
+            continue;
+        }
+        let close = format!("{}}}", " ".repeat(indent));
+        let mut k = j + 1;
+        while k < lines.len() && lines[k].trim_end() != close {
+            k += 1;
+        }
+        out.push((name.to_string(), k - i + 1));
+        i = k + 1;
+    }
+    out
+}
+
+#[test]
+fn the_function_finder_measures_what_it_names() {
+    let text = "pub(crate) fn a(\n    x: u8,\n) -> u8 {\n    x\n}\n\nimpl T {\n    pub unsafe fn b() {}\n    fn c() {\n        1;\n    }\n}\nfn d();\n#[cfg(test)]\nfn e() {\n}\n";
+    assert_eq!(
+        functions(text),
+        vec![("a".into(), 5), ("b".into(), 1), ("c".into(), 3)]
+    );
+}
+
+#[test]
+fn no_function_in_src_is_over_the_limit() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    files.sort();
+    let mut problems = Vec::new();
+    let mut seen = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        for (name, len) in functions(&fs::read_to_string(f).unwrap()) {
+            let listed = LONGER.iter().find(|(p, n, _)| *p == rel && *n == name);
+            match listed {
+                Some(&(_, _, was)) => {
+                    seen.push((rel.clone(), name.clone()));
+                    if len > was {
+                        problems.push(format!("{rel}: `{name}` grew from {was} to {len} lines"));
+                    } else if len <= MAX_LINES {
+                        problems.push(format!(
+                            "{rel}: `{name}` is {len} lines now: remove it from LONGER"
+                        ));
+                    }
+                }
+                None if len > MAX_LINES => problems.push(format!(
+                    "{rel}: `{name}` is {len} lines (at most {MAX_LINES}): split it by topic"
+                )),
+                None => {}
+            }
+        }
+    }
+    for (p, n, _) in LONGER {
+        if !seen.iter().any(|(sp, sn)| sp == p && sn == n) {
+            problems.push(format!("{p}: `{n}` is listed in LONGER but no longer exists"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -232,72 +232,12 @@ pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
         return Err(Failure::invalid("`path` is empty"));
     }
     let cmd = match command.as_str() {
-        "view" => {
-            let range = match o.get(&["view_range", "viewRange"])? {
-                None => None,
-                Some((k, Value::Array(a))) if a.len() == 2 => {
-                    let start = a[0].as_u64().filter(|&s| s >= 1);
-                    let end = match &a[1] {
-                        v if v.as_i64() == Some(-1) => Some(None),
-                        v => v.as_u64().map(|e| Some(e as usize)),
-                    };
-                    match (start, end) {
-                        (Some(s), Some(e)) if e.is_none_or(|e| e >= s as usize) => Some((s as usize, e)),
-                        _ => {
-                            return Err(Failure::invalid(format!(
-                                "`{k}` must be [start, end] with 1 <= start <= end, or end = -1 for the end of the file"
-                            )))
-                        }
-                    }
-                }
-                Some((k, _)) => {
-                    return Err(Failure::invalid(format!(
-                        "`{k}` must be an array [start, end]"
-                    )))
-                }
-            };
-            let max_chars = o
-                .uint(&["max_characters", "maxCharacters"])?
-                .map(|n| n as usize);
-            Command::View {
-                path,
-                range,
-                max_chars,
-            }
-        }
+        "view" => view(&mut o, path)?,
         "create" => {
             let text = o.required(&["file_text", "fileText", "content"], "create")?;
             Command::Create { path, text }
         }
-        "str_replace" => {
-            let (old, old_key) = o.required_spelt(&["old_str", "oldStr"], "str_replace")?;
-            if old.is_empty() {
-                return Err(Failure::invalid(format!(
-                    "`{old_key}` is empty; send the exact text to replace (it must occur exactly once)"
-                )));
-            }
-            let new = o.string(&["new_str", "newStr"])?.unwrap_or_default();
-            // `new_str` is optional: named like `old_str` was.
-            let said = if old_key == "oldStr" {
-                Said {
-                    search: "oldStr",
-                    replace: "newStr",
-                    ..Said::CANONICAL
-                }
-            } else {
-                Said {
-                    search: "old_str",
-                    replace: "new_str",
-                    ..Said::CANONICAL
-                }
-            };
-            Command::StrReplace {
-                path,
-                old,
-                new,
-                said,
-            }
-        }
+        "str_replace" => str_replace(&mut o, path)?,
         "insert" => {
             let after_line = o.uint(&["insert_line", "insertLine"])?.ok_or_else(|| {
                 Failure::invalid("`insert_line` is required for `insert` (0 inserts at the top)")
@@ -320,21 +260,95 @@ pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
             )))
         }
     };
+    refuse_unknown(m, &o, &cmd)?;
+    Ok((cmd, dry_run))
+}
+
+/// `view`: an optional `[start, end]` line range and character cap.
+fn view(o: &mut Obj<'_>, path: String) -> Result<Command, Failure> {
+    let range = match o.get(&["view_range", "viewRange"])? {
+        None => None,
+        Some((k, Value::Array(a))) if a.len() == 2 => {
+            let start = a[0].as_u64().filter(|&s| s >= 1);
+            let end = match &a[1] {
+                v if v.as_i64() == Some(-1) => Some(None),
+                v => v.as_u64().map(|e| Some(e as usize)),
+            };
+            match (start, end) {
+                (Some(s), Some(e)) if e.is_none_or(|e| e >= s as usize) => Some((s as usize, e)),
+                _ => {
+                    return Err(Failure::invalid(format!(
+                        "`{k}` must be [start, end] with 1 <= start <= end, or end = -1 for the end of the file"
+                    )))
+                }
+            }
+        }
+        Some((k, _)) => {
+            return Err(Failure::invalid(format!(
+                "`{k}` must be an array [start, end]"
+            )))
+        }
+    };
+    let max_chars = o
+        .uint(&["max_characters", "maxCharacters"])?
+        .map(|n| n as usize);
+    Ok(Command::View {
+        path,
+        range,
+        max_chars,
+    })
+}
+
+/// `str_replace`: a non-empty `old_str` and an optional `new_str`, with
+/// the spelling the caller used for its messages.
+fn str_replace(o: &mut Obj<'_>, path: String) -> Result<Command, Failure> {
+    let (old, old_key) = o.required_spelt(&["old_str", "oldStr"], "str_replace")?;
+    if old.is_empty() {
+        return Err(Failure::invalid(format!(
+            "`{old_key}` is empty; send the exact text to replace (it must occur exactly once)"
+        )));
+    }
+    let new = o.string(&["new_str", "newStr"])?.unwrap_or_default();
+    // `new_str` is optional: named like `old_str` was.
+    let said = if old_key == "oldStr" {
+        Said {
+            search: "oldStr",
+            replace: "newStr",
+            ..Said::CANONICAL
+        }
+    } else {
+        Said {
+            search: "old_str",
+            replace: "new_str",
+            ..Said::CANONICAL
+        }
+    };
+    Ok(Command::StrReplace {
+        path,
+        old,
+        new,
+        said,
+    })
+}
+
+/// Refuses parameters the command does not take, naming each with the
+/// nearest one it does take.
+fn refuse_unknown(m: &Map<String, Value>, o: &Obj<'_>, cmd: &Command) -> Result<(), Failure> {
     let unknown: Vec<&str> = m
         .iter()
         .filter(|(k, v)| !o.used.contains(&k.as_str()) && !v.is_null())
         .map(|(k, _)| k.as_str())
         .collect();
     match unknown[..] {
-        [] => {}
+        [] => Ok(()),
         [k] => {
             let near = closest_name(k, &o.asked)
                 .map(|n| format!(" (did you mean `{n}`?)"))
                 .unwrap_or_default();
-            return Err(Failure::invalid(format!(
+            Err(Failure::invalid(format!(
                 "`{k}` is not a parameter of `{}`{near}",
                 cmd.name()
-            )));
+            )))
         }
         _ => {
             let named: Vec<String> = unknown
@@ -344,14 +358,13 @@ pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
                     None => format!("`{k}`"),
                 })
                 .collect();
-            return Err(Failure::invalid(format!(
+            Err(Failure::invalid(format!(
                 "{} are not parameters of `{}`",
                 named.join(", "),
                 cmd.name()
-            )));
+            )))
         }
     }
-    Ok((cmd, dry_run))
 }
 
 #[cfg(test)]

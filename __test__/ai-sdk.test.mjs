@@ -117,6 +117,23 @@ test('generateText with a scripted model: a real edit lands, a stale block fails
   assert.match(failure.value, /<closest_match lines="1" similarity="\d+%" differences="content">\nexport const retries = 3;\n<\/closest_match>/)
 })
 
+test('a Codex patch whose hunk no longer applies reaches the model with the exact current text of its region', async () => {
+  const ws = tempDir('pft-ai-sdk-')
+  const file = path.join(ws, 'a.py')
+  fs.writeFileSync(file, 'def f():\n    return 1\n\nprint(f())\n')
+  const patch = '*** Begin Patch\n*** Update File: a.py\n@@\n def f():\n-    return 0\n+    return 2\n*** End Patch\n'
+  const { model, calls } = scriptedModel([toolCall('call-1', 'apply_patch', { patch }), answer('Rereading.')])
+  const result = await generateText({ model, tools: createPatchFileTools({ workspaceRoot: ws }), stopWhen: stepCountIs(3), prompt: 'Make f return 2.' })
+  assert.equal(fs.readFileSync(file, 'utf8'), 'def f():\n    return 1\n\nprint(f())\n', 'nothing written')
+  const out = result.steps[0].toolResults[0].output
+  assert.equal(out.ok, false)
+  assert.equal(out.code, 'SEARCH_BLOCK_NOT_FOUND')
+  assert.equal(out.closest_match.text, 'def f():\n    return 1\n')
+  const seen = toolResultsIn(calls[1].prompt)['call-1'].output
+  assert.equal(seen.type, 'error-text')
+  assert.match(seen.value, /<closest_match[^>]*lines="1-2"[^>]*>\ndef f\(\):\n    return 1\n\n?<\/closest_match>/)
+})
+
 test('every default tool runs through generateText, sandboxed to workspaceRoot, and bad input is a result, not an exception', async () => {
   const ws = tempDir('pft-ai-sdk-')
   fs.writeFileSync(path.join(ws, 'a.txt'), 'alpha\n')

@@ -17,9 +17,6 @@ const MAX_LINES: usize = 120;
 const LONGER: &[(&str, &str, usize)] = &[
     ("src/matching/locate.rs", "apply_indexed", 300),
     ("src/txn/ops.rs", "plan_op", 265),
-    ("src/txn/ops.rs", "execute", 192),
-    ("src/history/undo.rs", "undo_entry", 157),
-    ("src/txn/mod.rs", "commit", 124),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -287,62 +287,10 @@ fn undo_entry(
     entry: &'static str,
 ) -> Value {
     // 1. Resolve, lock, read: every file must be as the transaction left it.
-    let mut txn = Txn::new(ws);
-    let mut changed: Vec<String> = Vec::new();
-    let mut slots: Vec<Option<usize>> = Vec::new();
-    for (rel, _, step) in &steps {
-        let intent = match step {
-            Step::Recreate(..) => Intent::Plan { create_dirs: true },
-            _ => Intent::Existing,
-        };
-        match txn.add(rel, intent) {
-            Ok(Added::New(k)) => slots.push(Some(k)),
-            Ok(Added::Again { .. }) => {
-                let fl = Failure::invalid(format!(
-                    "transaction {} names `{rel}` twice; it cannot be undone",
-                    e.id
-                ));
-                return fail_value(&fl, None);
-            }
-            Err(f) if f.code == ErrorCode::PATH_OUTSIDE_WORKSPACE => return fail_value(&f, None),
-            Err(_) => {
-                changed.push(ws.root().join(rel).to_string_lossy().into_owned());
-                slots.push(None);
-            }
-        }
-    }
-    if let Err(f) = txn.lock_and_read(opts) {
-        return fail_value(&f, None);
-    }
-    for ((_, after, step), k) in steps.iter().zip(&slots) {
-        let Some(k) = *k else { continue };
-        let s = &txn.slots[k];
-        let ok = match step {
-            Step::Recreate(..) => {
-                s.cur.is_none() && s.read_failure.is_none() && s.res.meta.is_none()
-            }
-            _ => s.sha256() == Some(after.as_str()),
-        };
-        if !ok {
-            changed.push(s.abs());
-        }
-    }
-    if !changed.is_empty() {
-        let fl = Failure::new(
-            ErrorCode::FILE_CHANGED,
-            format!(
-                "transaction {} cannot be undone: {} changed since it was written ({}); nothing was written. \
-                 Undo the later transactions first (see history) or restore by hand",
-                e.id,
-                if changed.len() == 1 { "this file" } else { "these files" },
-                changed.join(", ")
-            ),
-        );
-        let mut v = fail_value(&fl, changed.first().map(String::as_str));
-        v["files_changed"] = json!(changed);
-        v["id"] = json!(e.id.to_string());
-        return v;
-    }
+    let (txn, slots) = match open_unchanged(ws, opts, e, &steps) {
+        Ok(opened) => opened,
+        Err(v) => return v,
+    };
     // 2. Plan the writes and removals.
     let mut removes: Vec<usize> = Vec::new();
     let mut writes: Vec<(usize, &[u8], Option<Like>)> = Vec::new();
@@ -358,29 +306,11 @@ fn undo_entry(
     m.insert("ok".into(), json!(true));
     m.insert("undone".into(), json!(e.id.to_string()));
     m.insert("redo".into(), json!(e.depth() % 2 == 1));
-    let mut files: Vec<Value> = Vec::new();
-    let mut all_diff = Some(String::new());
-    for ((rel, _, step), k) in steps.iter().zip(&slots) {
-        let s = &txn.slots[k.expect("resolved")];
-        let (action, new) = match step {
-            Step::Restore(b) => ("restored", Some(b.as_slice())),
-            Step::Remove => ("removed", None),
-            Step::Recreate(b, _) => ("recreated", Some(b.as_slice())),
-        };
-        let mut f = Map::new();
-        f.insert("file_path".into(), json!(s.abs()));
-        f.insert("action".into(), json!(action));
-        f.insert(
-            "sha256".into(),
-            new.map_or(Value::Null, |b| json!(sha256_hex([b]))),
-        );
-        if dry_run {
-            let new_src = new.and_then(|b| Source::from_bytes(b.to_vec(), rel).ok());
-            let d = preview(rel, s.source(), new_src.as_ref().map(|n| n.text()), new);
-            put_preview(&mut f, d, &mut all_diff);
-        }
-        files.push(Value::Object(f));
-    }
+    let (files, all_diff) = file_results(&txn, &steps, &slots, dry_run);
+    let sums: Vec<Option<String>> = files
+        .iter()
+        .map(|f| f["sha256"].as_str().map(str::to_string))
+        .collect();
     m.insert("files".into(), json!(files));
     if dry_run {
         put_all_preview(&mut m, all_diff);
@@ -397,10 +327,6 @@ fn undo_entry(
         return Value::Object(m);
     }
     // 3. Commit, journaled as an undo of `e`.
-    let sums: Vec<Option<String>> = files
-        .iter()
-        .map(|f| f["sha256"].as_str().map(str::to_string))
-        .collect();
     let ws_writes: Vec<Write<'_>> = writes
         .iter()
         .map(|(k, b, like)| Write {
@@ -434,4 +360,106 @@ fn undo_entry(
         v["warnings"] = json!(done.warnings);
     }
     v
+}
+
+/// The transaction over every file `e` touched, resolved, locked and read,
+/// with each step's slot; the failure result when a file is not as `e`
+/// left it (`FILE_CHANGED`, naming every such file) or cannot be opened.
+fn open_unchanged<'w>(
+    ws: &'w Workspace,
+    opts: &Options,
+    e: &Entry,
+    steps: &[FileStep],
+) -> Result<(Txn<'w>, Vec<Option<usize>>), Value> {
+    let mut txn = Txn::new(ws);
+    let mut changed: Vec<String> = Vec::new();
+    let mut slots: Vec<Option<usize>> = Vec::new();
+    for (rel, _, step) in steps {
+        let intent = match step {
+            Step::Recreate(..) => Intent::Plan { create_dirs: true },
+            _ => Intent::Existing,
+        };
+        match txn.add(rel, intent) {
+            Ok(Added::New(k)) => slots.push(Some(k)),
+            Ok(Added::Again { .. }) => {
+                let fl = Failure::invalid(format!(
+                    "transaction {} names `{rel}` twice; it cannot be undone",
+                    e.id
+                ));
+                return Err(fail_value(&fl, None));
+            }
+            Err(f) if f.code == ErrorCode::PATH_OUTSIDE_WORKSPACE => {
+                return Err(fail_value(&f, None))
+            }
+            Err(_) => {
+                changed.push(ws.root().join(rel).to_string_lossy().into_owned());
+                slots.push(None);
+            }
+        }
+    }
+    txn.lock_and_read(opts).map_err(|f| fail_value(&f, None))?;
+    for ((_, after, step), k) in steps.iter().zip(&slots) {
+        let Some(k) = *k else { continue };
+        let s = &txn.slots[k];
+        let ok = match step {
+            Step::Recreate(..) => {
+                s.cur.is_none() && s.read_failure.is_none() && s.res.meta.is_none()
+            }
+            _ => s.sha256() == Some(after.as_str()),
+        };
+        if !ok {
+            changed.push(s.abs());
+        }
+    }
+    if changed.is_empty() {
+        return Ok((txn, slots));
+    }
+    let fl = Failure::new(
+        ErrorCode::FILE_CHANGED,
+        format!(
+            "transaction {} cannot be undone: {} changed since it was written ({}); nothing was written. \
+             Undo the later transactions first (see history) or restore by hand",
+            e.id,
+            if changed.len() == 1 { "this file" } else { "these files" },
+            changed.join(", ")
+        ),
+    );
+    let mut v = fail_value(&fl, changed.first().map(String::as_str));
+    v["files_changed"] = json!(changed);
+    v["id"] = json!(e.id.to_string());
+    Err(v)
+}
+
+/// Each file's entry of the result (what the undo does to it, its sha256
+/// after; on a dry run its preview), and the diff of them all.
+fn file_results(
+    txn: &Txn<'_>,
+    steps: &[FileStep],
+    slots: &[Option<usize>],
+    dry_run: bool,
+) -> (Vec<Value>, Option<String>) {
+    let mut files: Vec<Value> = Vec::new();
+    let mut all_diff = Some(String::new());
+    for ((rel, _, step), k) in steps.iter().zip(slots) {
+        let s = &txn.slots[k.expect("resolved")];
+        let (action, new) = match step {
+            Step::Restore(b) => ("restored", Some(b.as_slice())),
+            Step::Remove => ("removed", None),
+            Step::Recreate(b, _) => ("recreated", Some(b.as_slice())),
+        };
+        let mut f = Map::new();
+        f.insert("file_path".into(), json!(s.abs()));
+        f.insert("action".into(), json!(action));
+        f.insert(
+            "sha256".into(),
+            new.map_or(Value::Null, |b| json!(sha256_hex([b]))),
+        );
+        if dry_run {
+            let new_src = new.and_then(|b| Source::from_bytes(b.to_vec(), rel).ok());
+            let d = preview(rel, s.source(), new_src.as_ref().map(|n| n.text()), new);
+            put_preview(&mut f, d, &mut all_diff);
+        }
+        files.push(Value::Object(f));
+    }
+    (files, all_diff)
 }

@@ -298,33 +298,7 @@ impl<'w> Txn<'w> {
         })?;
         let split_links = self.check_links(writes, opts, rec)?;
         let durable = opts.durable;
-        let mut fresh: HashMap<usize, Resolved> = HashMap::new();
-        for w in writes {
-            let s = &self.slots[w.slot];
-            if s.cur.is_some() {
-                continue;
-            }
-            let res = self
-                .ws
-                .resolve(
-                    &s.res.rel_path,
-                    Intent::Create {
-                        create_dirs: s.create_dirs,
-                    },
-                )
-                .map_err(|f| CommitFailure::single(f, s.abs()))?;
-            if res.meta.is_some() {
-                let f = Failure::new(
-                    ErrorCode::FILE_CHANGED,
-                    format!(
-                        "`{}` was created by another process meanwhile; nothing was written. Retry",
-                        s.display
-                    ),
-                );
-                return Err(CommitFailure::single(f, s.abs()));
-            }
-            fresh.insert(w.slot, res);
-        }
+        let fresh = self.fresh_targets(writes)?;
         let res_of = |k: usize| fresh.get(&k).unwrap_or(&self.slots[k].res);
         // A file torn by an interrupted in-place write was read as its
         // content before that write; it is put back now, before anything
@@ -404,6 +378,43 @@ impl<'w> Txn<'w> {
             sweep_stale(res_of(w.slot));
         }
         Ok(done)
+    }
+
+    /// The files to be created, resolved again just before the commit (with
+    /// their directories made, if asked): `FILE_CHANGED` when another
+    /// process created one meanwhile.
+    fn fresh_targets(
+        &self,
+        writes: &[Write<'_>],
+    ) -> Result<HashMap<usize, Resolved>, CommitFailure> {
+        let mut fresh: HashMap<usize, Resolved> = HashMap::new();
+        for w in writes {
+            let s = &self.slots[w.slot];
+            if s.cur.is_some() {
+                continue;
+            }
+            let res = self
+                .ws
+                .resolve(
+                    &s.res.rel_path,
+                    Intent::Create {
+                        create_dirs: s.create_dirs,
+                    },
+                )
+                .map_err(|f| CommitFailure::single(f, s.abs()))?;
+            if res.meta.is_some() {
+                let f = Failure::new(
+                    ErrorCode::FILE_CHANGED,
+                    format!(
+                        "`{}` was created by another process meanwhile; nothing was written. Retry",
+                        s.display
+                    ),
+                );
+                return Err(CommitFailure::single(f, s.abs()));
+            }
+            fresh.insert(w.slot, res);
+        }
+        Ok(fresh)
     }
 
     /// Settles the in-place write records of the existing files about to

@@ -142,11 +142,58 @@ pub fn execute(
     let ops = &plan.ops;
     let mut txn = Txn::new(ws);
     let mut failures: Vec<Box<OpFailure>> = Vec::new();
+    // 1. Resolve (nothing is created).
+    let refs = resolve_ops(ws, plan, &mut txn, &mut failures)?;
+
+    // 2. Lock and read.
+    txn.lock_and_read(opts).map_err(|f| fail_value(&f, None))?;
+    let txn = txn;
+    let slots = &txn.slots;
+
+    // 3. Plan every operation in memory.
+    let mut planned: Vec<Planned> = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        let Some((src, dst)) = refs[i] else { continue };
+        if let Some((k, f)) = [src, dst]
+            .into_iter()
+            .flatten()
+            .find_map(|k| slots[k].read_failure.as_ref().map(|f| (k, f)))
+        {
+            failures.push(OpFailure::new(i, f.clone(), Some(slots[k].abs())));
+            continue;
+        }
+        match plan_op(i, op, src, dst, slots, plan.format, opts) {
+            Ok(p) => planned.push(p),
+            Err(f) => failures.push(f),
+        }
+    }
+    if !failures.is_empty() {
+        return Err(failure_value(plan, &failures));
+    }
+
+    // 4. A dry run keeps the plan; otherwise commit.
+    if dry_run {
+        return Ok(dry_run_value(&txn, plan, planned, opts));
+    }
+    commit_ops(&txn, plan, &planned, opts, rec)
+}
+
+/// The (source, destination) slots of each operation (`None` where its
+/// resolution failed: the failure is in `failures`), nothing created; the
+/// whole call's failure result when two operations name the same file.
+// The failures are boxed as everywhere in this module, where they travel in
+// `Result`s whose error side must stay small.
+#[allow(clippy::type_complexity, clippy::vec_box)]
+fn resolve_ops(
+    ws: &Workspace,
+    plan: &OpPlan,
+    txn: &mut Txn<'_>,
+    failures: &mut Vec<Box<OpFailure>>,
+) -> Result<Vec<Option<(Option<usize>, Option<usize>)>>, Value> {
+    let ops = &plan.ops;
     // (src, dst) slots per op; `None` where resolution failed.
     let mut refs: Vec<Option<(Option<usize>, Option<usize>)>> = Vec::with_capacity(ops.len());
     let mut owner: HashMap<usize, usize> = HashMap::new(); // slot -> op
-
-    // 1. Resolve (nothing is created).
     for (i, op) in ops.iter().enumerate() {
         let plan_intent = Intent::Plan { create_dirs: true };
         let (src_path, src_intent, dst_path): (Option<&str>, Intent, Option<&str>) =
@@ -248,40 +295,22 @@ pub fn execute(
         };
         refs.push(Some((src, dst)));
     }
+    Ok(refs)
+}
 
-    // 2. Lock and read.
-    txn.lock_and_read(opts).map_err(|f| fail_value(&f, None))?;
-    let txn = txn;
+/// Commits the planned operations and gives the call's result.
+fn commit_ops(
+    txn: &Txn<'_>,
+    plan: &OpPlan,
+    planned: &[Planned],
+    opts: &Options,
+    rec: &dyn Recorder,
+) -> Result<Value, Value> {
+    let ops = &plan.ops;
     let slots = &txn.slots;
-
-    // 3. Plan every operation in memory.
-    let mut planned: Vec<Planned> = Vec::new();
-    for (i, op) in ops.iter().enumerate() {
-        let Some((src, dst)) = refs[i] else { continue };
-        if let Some((k, f)) = [src, dst]
-            .into_iter()
-            .flatten()
-            .find_map(|k| slots[k].read_failure.as_ref().map(|f| (k, f)))
-        {
-            failures.push(OpFailure::new(i, f.clone(), Some(slots[k].abs())));
-            continue;
-        }
-        match plan_op(i, op, src, dst, slots, plan.format, opts) {
-            Ok(p) => planned.push(p),
-            Err(f) => failures.push(f),
-        }
-    }
-    if !failures.is_empty() {
-        return Err(failure_value(plan, &failures));
-    }
-
-    // 4. A dry run keeps the plan; otherwise commit.
-    if dry_run {
-        return Ok(dry_run_value(&txn, plan, planned, opts));
-    }
     let mut writes: Vec<Write<'_>> = Vec::new();
     let mut removes: Vec<usize> = Vec::new();
-    for p in &planned {
+    for p in planned {
         if let (Some(d), Some(content)) = (p.dst, p.new_pieces(slots)) {
             writes.push(Write {
                 slot: d,
@@ -296,7 +325,7 @@ pub fn execute(
     let committed = txn
         .commit(&writes, &removes, opts, rec)
         .map_err(|e| e.to_value())?;
-    let mut v = success_value(plan, &planned, slots, ops);
+    let mut v = success_value(plan, planned, slots, ops);
     let mut strategies = committed.strategies.iter();
     if let Some(files) = v["files"].as_array_mut() {
         for (p, f) in planned.iter().zip(files) {

@@ -23,15 +23,18 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use crate::error::{fail_value, ErrorCode, Failure};
+use crate::io::dir::Meta;
 use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::matching::blocks::{self as edit_blocks, NewText};
 use crate::matching::exact::{self, EditFailure, TextKind};
 use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
 use crate::matching::verify::{self, Change, Fold};
-use crate::model::{Action, Base, Block, Changes, Count, Edit, FileOp, Format, OpPlan, Options};
+use crate::model::{
+    Action, Base, Block, Changes, Count, Edit, FileOp, Format, Hunk, OpPlan, Options,
+};
 use crate::text::lines::count_newlines;
 use crate::text::source::adapt_line_endings;
-use crate::text::source::{self, Encoding, LineEnding};
+use crate::text::source::{self, Encoding, LineEnding, Source};
 use crate::txn::changes::Recorder;
 use crate::txn::{
     lexical_abs as lexical, preview, put_all_preview, put_preview, with_strategy, with_warnings,
@@ -412,24 +415,7 @@ fn plan_op(
         Action::Delete { verify } => {
             let (s, _) = cur(src).expect("an existing file was read");
             if let Some(hunks) = verify {
-                match apply_hunks(s.text(), hunks, s.encoding()).map(|(a, _)| a) {
-                    Ok(a) if a.text.is_empty() => p.hunks = a.hunks,
-                    Ok(_) => {
-                        return Err(OpFailure::new(
-                            i,
-                            Failure::new(
-                                ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-                                format!(
-                                    "`{}` holds more than the lines the diff deletes, so it was not deleted; reread it \
-                                     and regenerate the diff",
-                                    op.path
-                                ),
-                            ),
-                            abs(src),
-                        ))
-                    }
-                    Err(fs) => return Err(hunk_failure(i, op, fs, abs(src))),
-                }
+                p.hunks = verified_delete(i, op, s, hunks, abs(src))?;
             }
             p.kind = "delete";
             p.remove_src = true;
@@ -439,38 +425,10 @@ fn plan_op(
             changes,
             move_to,
         } => {
-            let (base_text, enc, eol): (&[u8], Encoding, LineEnding) = match base {
-                Base::Existing => {
-                    let (s, _) = cur(src).expect("an existing file was read");
-                    (s.text(), s.encoding(), s.line_ending())
-                }
-                Base::New { text, replace } => {
-                    let existing = cur(dst);
-                    if existing.is_some() && !replace {
-                        return Err(OpFailure::new(
-                            i,
-                            Failure::invalid(format!(
-                                "`{}` already exists, and this operation only creates new files; edit it with the \
-                                 exact text to replace instead",
-                                op.path
-                            )),
-                            abs(dst),
-                        ));
-                    }
-                    // A replaced file keeps its encoding (a byte-level or
-                    // legacy one becomes UTF-8).
-                    let enc = match existing {
-                        Some((s, _))
-                            if !matches!(s.encoding(), Encoding::Bytes | Encoding::Legacy(_)) =>
-                        {
-                            s.encoding()
-                        }
-                        _ => Encoding::Utf8,
-                    };
-                    p.kind = "add";
-                    (text.as_bytes(), enc, source::line_ending(text.as_bytes()))
-                }
-            };
+            let (base_text, enc, eol) = write_base(i, op, base, cur(src), cur(dst), abs(dst))?;
+            if matches!(base, Base::New { .. }) {
+                p.kind = "add";
+            }
             let bytes_mode = enc == Encoding::Bytes;
             // Bytes as they are: UTF-8 without a BOM, and byte-level files.
             let identity = enc.bom().is_empty() && !enc.is_decoded();
@@ -482,72 +440,32 @@ fn plan_op(
             let mut legacy_planned: Option<Vec<u8>> = None;
             let mut new_text: Vec<u8> = match changes {
                 Changes::None => base_text.to_vec(),
-                Changes::Hunks(h) => match apply_hunks(base_text, h, enc) {
-                    Ok((a, keeps_bom)) => {
-                        p.hunks = a.hunks;
-                        drops_bom = !keeps_bom;
-                        a.text
-                    }
-                    Err(fs) => return Err(hunk_failure(i, op, fs, abs(src.or(dst)))),
-                },
-                Changes::Blocks(blocks) => {
-                    let kind = if bytes_mode {
-                        TextKind::Bytes
-                    } else {
-                        TextKind::Utf8
-                    };
-                    match apply_blocks(base_text, blocks, kind, eol, opts) {
-                        Ok((edits, t, reports)) => {
-                            p.line_number = reports.first().map(|r| r.line_number);
-                            p.blocks = reports;
-                            match t {
-                                t @ NewText::Planned(_)
-                                    if identity && matches!(base, Base::Existing) =>
-                                {
-                                    sliced = Some((edits, t));
-                                    Vec::new()
-                                }
-                                t => {
-                                    if matches!(enc, Encoding::Legacy(_))
-                                        && matches!(base, Base::Existing)
-                                        && matches!(t, NewText::Planned(_))
-                                    {
-                                        // Written from the planned pieces, each
-                                        // seam checked where it is.
-                                        let (s, _) = cur(src).expect("an existing file was read");
-                                        let e = s
-                                            .encode_pieces(&t.pieces(base_text, &edits), &op.path)
-                                            .map_err(|f| OpFailure::new(i, f, abs(src)))?;
-                                        legacy_planned = Some(e.to_vec());
-                                    }
-                                    t.into_bytes(base_text, &edits).map_err(|len| {
-                                    OpFailure::new(
-                                        i,
-                                        Failure::new(
-                                            ErrorCode::FILE_TOO_LARGE,
-                                            format!(
-                                                "the new text of `{}` would be {len} bytes, and that much memory \
-                                                 could not be allocated; nothing was written",
-                                                op.path
-                                            ),
-                                        ),
-                                        abs(src.or(dst)),
-                                    )
-                                })?
-                                }
-                            }
-                        }
-                        Err(fs) => return Err(block_failure(i, op, blocks, fs, abs(src.or(dst)))),
-                    }
+                Changes::Hunks(h) => {
+                    let a = apply_hunks(base_text, h, enc);
+                    let (a, keeps) = a.map_err(|fs| hunk_failure(i, op, fs, abs(src.or(dst))))?;
+                    (p.hunks, drops_bom) = (a.hunks, !keeps);
+                    a.text
                 }
+                Changes::Blocks(blocks) => planned_blocks(
+                    i,
+                    op,
+                    blocks,
+                    (
+                        base_text,
+                        enc,
+                        eol,
+                        identity && matches!(base, Base::Existing),
+                    ),
+                    cur(src),
+                    (abs(src), abs(src.or(dst))),
+                    opts,
+                    &mut p,
+                    (&mut sliced, &mut legacy_planned),
+                )?,
                 Changes::Insert { after_line, text } => {
-                    match apply_insert(base_text, *after_line, text, eol, bytes_mode) {
-                        Ok(t) => {
-                            p.line_number = Some(after_line + 1);
-                            t
-                        }
-                        Err(f) => return Err(OpFailure::new(i, f, abs(src))),
-                    }
+                    p.line_number = Some(after_line + 1);
+                    apply_insert(base_text, *after_line, text, eol, bytes_mode)
+                        .map_err(|f| OpFailure::new(i, f, abs(src)))?
                 }
             };
             let (enc, identity) = if drops_bom {
@@ -555,61 +473,29 @@ fn plan_op(
             } else {
                 (enc, identity)
             };
-            // A caller's BOM is not doubled in a file that has one.
-            if !enc.bom().is_empty()
-                && matches!(base, Base::New { .. })
-                && new_text.starts_with("\u{FEFF}".as_bytes())
-            {
-                new_text.drain(..3);
+            if matches!(base, Base::New { .. }) {
+                drop_callers_bom(enc, &mut new_text);
             }
-            let existing = matches!(base, Base::Existing);
-            let checked_text = |t: &[u8]| {
-                let (s, _) = cur(src).expect("an existing file was read");
-                s.encode_text(t, &op.path)
-                    .map_err(|f| OpFailure::new(i, f, abs(src)))
+            let planned = NewPlan {
+                sliced,
+                legacy: legacy_planned,
+                new_text,
             };
-            p.new_bytes = Some(if let Some((edits, text)) = sliced {
-                if bytes_mode {
-                    let (s, _) = cur(src).expect("an existing file was read");
-                    source::check_byte_seams(s.raw(), &text.pieces(base_text, &edits), &op.path)
-                        .map_err(|f| OpFailure::new(i, f, abs(src)))?;
-                }
-                Content::Blocks { edits, text }
-            } else if let Some(b) = legacy_planned {
-                p.new_text = Some(std::mem::take(&mut new_text));
-                Content::Owned(b)
-            } else if existing && matches!(enc, Encoding::Legacy(_)) {
-                let b = checked_text(&new_text)?;
-                p.new_text = Some(std::mem::take(&mut new_text));
-                Content::Owned(b)
-            } else if existing && bytes_mode {
-                // Checked like a legacy file's seams; the bytes are the text.
-                checked_text(&new_text)?;
-                Content::Owned(std::mem::take(&mut new_text))
-            } else if identity {
-                // UTF-8 without a BOM and byte-level files: the text is the bytes.
-                Content::Owned(std::mem::take(&mut new_text))
-            } else {
-                let b = source::encode_with(enc, &[&new_text]).to_vec();
-                if enc.is_utf16() {
-                    p.new_text = Some(new_text);
-                }
-                Content::Owned(b)
-            });
+            let (content, kept_text) = content_of(
+                i,
+                op,
+                cur(src),
+                abs(src),
+                base_text,
+                (enc, identity, bytes_mode, matches!(base, Base::Existing)),
+                planned,
+            )?;
+            if kept_text.is_some() {
+                p.new_text = kept_text;
+            }
+            p.new_bytes = Some(content);
             if move_to.is_some() && dst != src {
-                // A Codex move replaces an existing target; a diff's rename
-                // (as `git apply`) does not.
-                if format == Format::UnifiedDiff && cur(dst).is_some() {
-                    return Err(OpFailure::new(
-                        i,
-                        Failure::invalid(format!(
-                            "the diff renames `{}` to `{}`, which already exists; a rename never replaces a file",
-                            op.path,
-                            move_to.as_deref().unwrap_or_default()
-                        )),
-                        abs(dst),
-                    ));
-                }
+                refuse_rename_over(i, op, format, cur(dst).is_some(), abs(dst))?;
                 p.kind = "move";
                 p.remove_src = true;
             }
@@ -620,6 +506,221 @@ fn plan_op(
         (len, source::sha256_hex(pieces))
     });
     Ok(p)
+}
+
+/// Edit blocks applied to `base` (its text, encoding, line ending, and
+/// whether it is an existing file written as it is): the new text; or,
+/// planned in one pass over such a file, the plan kept as slices of it
+/// (`out.0`, the text returned empty); a legacy file's bytes encoded from
+/// the planned pieces, each seam checked where it is (`out.1`).
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn planned_blocks(
+    i: usize,
+    op: &FileOp,
+    blocks: &[Block],
+    base: (&[u8], Encoding, LineEnding, bool),
+    src: Option<&(Source, Meta)>,
+    (abs_src, abs_any): (Option<String>, Option<String>),
+    opts: &Options,
+    p: &mut Planned,
+    out: (&mut Option<(Vec<Edit>, NewText)>, &mut Option<Vec<u8>>),
+) -> Result<Vec<u8>, Box<OpFailure>> {
+    let (base_text, enc, eol, as_is) = base;
+    let kind = if enc == Encoding::Bytes {
+        TextKind::Bytes
+    } else {
+        TextKind::Utf8
+    };
+    let (edits, t, reports) = match apply_blocks(base_text, blocks, kind, eol, opts) {
+        Ok(applied) => applied,
+        Err(fs) => return Err(block_failure(i, op, blocks, fs, abs_any)),
+    };
+    p.line_number = reports.first().map(|r| r.line_number);
+    p.blocks = reports;
+    if as_is && matches!(t, NewText::Planned(_)) {
+        *out.0 = Some((edits, t));
+        return Ok(Vec::new());
+    }
+    if let (Encoding::Legacy(_), Some((s, _)), NewText::Planned(_)) = (enc, src, &t) {
+        let e = s
+            .encode_pieces(&t.pieces(base_text, &edits), &op.path)
+            .map_err(|f| OpFailure::new(i, f, abs_src))?;
+        *out.1 = Some(e.to_vec());
+    }
+    t.into_bytes(base_text, &edits).map_err(|len| {
+        OpFailure::new(
+            i,
+            Failure::new(
+                ErrorCode::FILE_TOO_LARGE,
+                format!(
+                    "the new text of `{}` would be {len} bytes, and that much memory could not be allocated; \
+                     nothing was written",
+                    op.path
+                ),
+            ),
+            abs_any,
+        )
+    })
+}
+
+/// An operation's new text as planned: the text, or the blocks kept as
+/// slices of the file, or a legacy file's bytes already encoded.
+struct NewPlan {
+    sliced: Option<(Vec<Edit>, NewText)>,
+    legacy: Option<Vec<u8>>,
+    new_text: Vec<u8>,
+}
+
+/// The bytes an operation writes, in the file's encoding (`form`: the
+/// encoding, whether the text is the bytes, byte-level, an existing file),
+/// every seam of a legacy or byte-level file checked; and the new text when
+/// a preview needs it beside the bytes (a legacy or UTF-16 file).
+#[allow(clippy::type_complexity)]
+fn content_of(
+    i: usize,
+    op: &FileOp,
+    src: Option<&(Source, Meta)>,
+    abs_src: Option<String>,
+    base_text: &[u8],
+    form: (Encoding, bool, bool, bool),
+    planned: NewPlan,
+) -> Result<(Content, Option<Vec<u8>>), Box<OpFailure>> {
+    let (enc, identity, bytes_mode, existing) = form;
+    let NewPlan {
+        sliced,
+        legacy,
+        new_text,
+    } = planned;
+    let checked_text = |t: &[u8]| {
+        let (s, _) = src.expect("an existing file was read");
+        s.encode_text(t, &op.path)
+            .map_err(|f| OpFailure::new(i, f, abs_src.clone()))
+    };
+    Ok(if let Some((edits, text)) = sliced {
+        if bytes_mode {
+            let (s, _) = src.expect("an existing file was read");
+            source::check_byte_seams(s.raw(), &text.pieces(base_text, &edits), &op.path)
+                .map_err(|f| OpFailure::new(i, f, abs_src.clone()))?;
+        }
+        (Content::Blocks { edits, text }, None)
+    } else if let Some(b) = legacy {
+        (Content::Owned(b), Some(new_text))
+    } else if existing && matches!(enc, Encoding::Legacy(_)) {
+        let b = checked_text(&new_text)?;
+        (Content::Owned(b), Some(new_text))
+    } else if existing && bytes_mode {
+        // Checked like a legacy file's seams; the bytes are the text.
+        checked_text(&new_text)?;
+        (Content::Owned(new_text), None)
+    } else if identity {
+        // UTF-8 without a BOM and byte-level files: the text is the bytes.
+        (Content::Owned(new_text), None)
+    } else {
+        let b = source::encode_with(enc, &[&new_text]).to_vec();
+        let kept = enc.is_utf16().then_some(new_text);
+        (Content::Owned(b), kept)
+    })
+}
+
+/// A caller's BOM is not doubled in a new text for a file whose encoding
+/// has one.
+fn drop_callers_bom(enc: Encoding, new_text: &mut Vec<u8>) {
+    if !enc.bom().is_empty() && new_text.starts_with("\u{FEFF}".as_bytes()) {
+        new_text.drain(..3);
+    }
+}
+
+/// The hunks of a diff that deletes a file, checked to remove every line
+/// of it: a file that holds more is not deleted.
+fn verified_delete(
+    i: usize,
+    op: &FileOp,
+    s: &Source,
+    hunks: &[Hunk],
+    abs: Option<String>,
+) -> Result<Vec<HunkReport>, Box<OpFailure>> {
+    match apply_hunks(s.text(), hunks, s.encoding()).map(|(a, _)| a) {
+        Ok(a) if a.text.is_empty() => Ok(a.hunks),
+        Ok(_) => Err(OpFailure::new(
+            i,
+            Failure::new(
+                ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                format!(
+                    "`{}` holds more than the lines the diff deletes, so it was not deleted; reread it \
+                     and regenerate the diff",
+                    op.path
+                ),
+            ),
+            abs,
+        )),
+        Err(fs) => Err(hunk_failure(i, op, fs, abs)),
+    }
+}
+
+/// A Codex move replaces an existing target; a diff's rename (as
+/// `git apply`) does not.
+fn refuse_rename_over(
+    i: usize,
+    op: &FileOp,
+    format: Format,
+    target_exists: bool,
+    abs: Option<String>,
+) -> Result<(), Box<OpFailure>> {
+    if format == Format::UnifiedDiff && target_exists {
+        let to = match &op.action {
+            Action::Write { move_to, .. } => move_to.as_deref().unwrap_or_default(),
+            Action::Delete { .. } => "",
+        };
+        return Err(OpFailure::new(
+            i,
+            Failure::invalid(format!(
+                "the diff renames `{}` to `{}`, which already exists; a rename never replaces a file",
+                op.path, to
+            )),
+            abs,
+        ));
+    }
+    Ok(())
+}
+
+/// The text an operation writes from, with the encoding and line ending
+/// it is written in: the file read, or a new file's text (which keeps the
+/// encoding of a file it replaces, a byte-level or legacy one becoming
+/// UTF-8).
+fn write_base<'b>(
+    i: usize,
+    op: &FileOp,
+    base: &'b Base,
+    src: Option<&'b (Source, Meta)>,
+    dst: Option<&(Source, Meta)>,
+    abs_dst: Option<String>,
+) -> Result<(&'b [u8], Encoding, LineEnding), Box<OpFailure>> {
+    match base {
+        Base::Existing => {
+            let (s, _) = src.expect("an existing file was read");
+            Ok((s.text(), s.encoding(), s.line_ending()))
+        }
+        Base::New { text, replace } => {
+            if dst.is_some() && !replace {
+                return Err(OpFailure::new(
+                    i,
+                    Failure::invalid(format!(
+                        "`{}` already exists, and this operation only creates new files; edit it with the \
+                         exact text to replace instead",
+                        op.path
+                    )),
+                    abs_dst,
+                ));
+            }
+            let enc = match dst {
+                Some((s, _)) if !matches!(s.encoding(), Encoding::Bytes | Encoding::Legacy(_)) => {
+                    s.encoding()
+                }
+                _ => Encoding::Utf8,
+            };
+            Ok((text.as_bytes(), enc, source::line_ending(text.as_bytes())))
+        }
+    }
 }
 
 /// Applies exact-once blocks in order ([`blocks::apply`]: one pass when it

@@ -3,10 +3,10 @@
 //! A function that long mixes topics (searching, messages for agents, the
 //! driver loop) and is the first place bugs hide in review.
 //!
-//! [`LONGER`] names the functions still over the limit, each with its
-//! length today: a listed function may only shrink, a new one may not
-//! join, and one brought under the limit must leave the list, so the list
-//! only ever gets shorter.
+//! [`LONGER`] names functions allowed over the limit for a while, each
+//! with its length: a listed function may only shrink, and one brought
+//! under the limit must leave the list. It is empty: every function is
+//! within the limit.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -14,9 +14,7 @@ use std::path::{Path, PathBuf};
 const MAX_LINES: usize = 120;
 
 /// (file, function, its length today): still to be split.
-const LONGER: &[(&str, &str, usize)] = &[
-    ("src/matching/locate.rs", "apply_indexed", 300),
-];
+const LONGER: &[(&str, &str, usize)] = &[];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in fs::read_dir(dir).unwrap() {

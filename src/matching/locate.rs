@@ -410,80 +410,20 @@ fn apply_indexed(
 
     for (hi, h) in hunks.iter().enumerate() {
         let label = format!("hunk {} (patch line {})", hi + 1, h.line);
-        let fail = |code, count, lines: Vec<usize>, message: String| HunkFailure {
-            index: hi,
-            patch_line: h.line,
-            code,
-            match_count: count,
-            match_lines: lines,
-            message,
-            diagnosis: None,
-        };
-        if bytes_mode
-            && h.lines
-                .iter()
-                .any(|l| l.kind == LineKind::Add && !l.text.is_ascii())
+        if let Some(f) = bytes_mode
+            .then(|| non_ascii_addition(hi, h, &label))
+            .flatten()
         {
-            failures.push(fail(
-                ErrorCode::UNSUPPORTED_ENCODING,
-                0,
-                Vec::new(),
-                format!(
-                    "{label}: the file is not valid UTF-8, so only ASCII lines can be added at byte level; \
-                     keep the added lines ASCII"
-                ),
-            ));
+            failures.push(f);
             continue;
         }
-        let mut pos = cursor;
-        let mut level = Level::Exact;
-        let mut anchor_failed = false;
-        for a in &h.anchors {
-            match k.find(&[a.as_str()], pos, false) {
-                Found::One(p, l) => {
-                    pos = p + 1;
-                    level = level.max(l);
-                }
-                Found::Many(ps, count, l) => {
-                    let lines: Vec<usize> = ps.iter().map(|p| p + 1).collect();
-                    failures.push(fail(
-                        ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
-                        count,
-                        lines.clone(),
-                        format!(
-                            "{label}: the `@@ {}` line occurs {count} times after line {pos} ({}, lines {}); add an \
-                             outer `@@` line or more context to make it unique",
-                            show(a),
-                            l.words(),
-                            exact::lines_list(&lines, count)
-                        ),
-                    ));
-                    anchor_failed = true;
-                    break;
-                }
-                Found::None => {
-                    let d = diagnose::not_found(text, a, "", "", Said::HUNK, &budget);
-                    failures.push(HunkFailure {
-                        diagnosis: Some(Box::new(d)),
-                        ..fail(
-                            ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-                            0,
-                            Vec::new(),
-                            format!(
-                                "{label}: the `@@ {}` line was not found after line {pos}, even ignoring whitespace \
-                                 and Unicode punctuation; reread the file and fix the `@@` line",
-                                show(a)
-                            ),
-                        )
-                    });
-                    anchor_failed = true;
-                    break;
-                }
+        let (pos, level) = match place_anchors(&mut k, hi, h, &label, cursor, &budget) {
+            Ok(placed) => placed,
+            Err(f) => {
+                failures.push(f);
+                continue;
             }
-        }
-        if anchor_failed {
-            continue;
-        }
+        };
         let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
         // The 0-based line the header points at: the first old line, or for
         // a hunk without old lines the line the first added line takes
@@ -493,55 +433,18 @@ fn apply_indexed(
         } else {
             0
         };
-        let hint = h.old_start.map(|s| {
-            let base = if old.is_empty() {
-                s
-            } else {
-                s.saturating_sub(1)
-            };
-            (s, base as isize + shift)
-        });
-        let shifted = |s: usize, q: isize| {
-            if shift == 0 {
-                format!("line {s}")
-            } else {
-                format!(
-                    "line {s} (line {} after the {:+} line shift at which the previous hunk was found)",
-                    q + 1,
-                    shift
-                )
-            }
-        };
+        let hint = header_line(h, old.is_empty(), shift);
+        let shifted = |s: usize, q: isize| shifted_line(s, q, shift);
         if old.is_empty() {
-            let (at, by) = if !h.anchors.is_empty() {
-                (pos, LocatedBy::Content)
-            } else if let Some((s, q)) = hint {
-                if q < 0 || q > n as isize || (q as usize) < cursor {
-                    failures.push(fail(
-                        ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-                        0,
-                        Vec::new(),
-                        format!(
-                            "{label}: the hunk only adds lines, after {}, but {}; a hunk without context is \
-                             placed by its line number, so regenerate the diff against the current file",
-                            shifted(s, q - 1),
-                            if q > n as isize { format!("the file has {n} lines") } else { "an earlier hunk already covers that line".to_string() }
-                        ),
-                    ));
+            let (at, by) = match addition_place(hi, h, &label, pos, hint, (n, cursor), shifted) {
+                Ok(place) => place,
+                Err(f) => {
+                    failures.push(f);
                     continue;
                 }
-                (q as usize, LocatedBy::LineNumber)
-            } else {
-                (n, LocatedBy::EndOfFile)
             };
             placed.push((hi, at, 0, Level::Exact));
-            reports.push(HunkReport {
-                index: hi,
-                line_number: at + 1,
-                level,
-                located_by: by,
-                patch_line: h.line,
-            });
+            reports.push(report(hi, h, at, level, by));
             // An append at the end of the file says nothing about where the
             // next hunk is: later hunks are still searched from here.
             if by != LocatedBy::EndOfFile {
@@ -553,102 +456,26 @@ fn apply_indexed(
         // it as the first context line); in the usual case (it does not)
         // this adds no candidate.
         let from = if h.anchors.is_empty() { pos } else { pos - 1 };
-        let found = k.find(&old, from, h.at_eof);
-        // Several places: a unified header's line chooses the one that
-        // starts exactly there, if there is one.
-        let found = match (found, hint) {
-            (Found::Many(ps, count, l), Some((s, q))) if h.style == HunkStyle::Unified => {
-                if q >= from as isize && k.matches_at(&old, q as usize, l, h.at_eof) {
-                    Placed::ByLine(q as usize, l)
-                } else {
-                    Placed::Ambiguous(ps, count, l, Some((s, q)))
-                }
-            }
-            (Found::Many(ps, count, l), _) => Placed::Ambiguous(ps, count, l, None),
-            (Found::One(p, l), _) => Placed::Once(p, l),
-            (Found::None, _) => Placed::Nowhere,
-        };
+        let found = place_old(&mut k, &old, from, hint, h);
         match found {
             Placed::Once(p, l) | Placed::ByLine(p, l) => {
                 placed.push((hi, p, old.len(), l));
-                reports.push(HunkReport {
-                    index: hi,
-                    line_number: p + 1,
-                    level: level.max(l),
-                    located_by: if matches!(found, Placed::ByLine(..)) {
-                        LocatedBy::LineNumber
-                    } else {
-                        LocatedBy::Content
-                    },
-                    patch_line: h.line,
-                });
+                let by = if matches!(found, Placed::ByLine(..)) {
+                    LocatedBy::LineNumber
+                } else {
+                    LocatedBy::Content
+                };
+                reports.push(report(hi, h, p, level.max(l), by));
                 cursor = p + old.len();
                 if let (HunkStyle::Unified, Some(s)) = (h.style, h.old_start) {
                     drift = p as isize - s.saturating_sub(1) as isize;
                 }
             }
             Placed::Ambiguous(ps, count, l, unified) => {
-                let lines: Vec<usize> = ps.iter().map(|p| p + 1).collect();
-                let fix = if unified.is_some() {
-                    "Add context lines to make it unique, or give the line number where the intended place starts"
-                } else {
-                    "Add context lines (or an `@@` line naming the enclosing function) to make it unique"
-                };
-                let why = match (unified, h.old_start) {
-                    (Some((s, q)), _) => format!(
-                        ", and none of them starts at the header's {}, so the line number cannot choose",
-                        shifted(s, q)
-                    ),
-                    (None, Some(s)) => {
-                        format!("; the header's line {s} is only a hint and does not choose between them")
-                    }
-                    (None, None) => String::new(),
-                };
-                failures.push(fail(
-                    ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
-                    count,
-                    lines.clone(),
-                    format!(
-                        "{label}: its context and removed lines match {count} places ({}, lines {}){why}; nothing \
-                         was applied. {fix}",
-                        l.words(),
-                        exact::lines_list(&lines, count),
-                    ),
-                ));
+                failures.push(ambiguous(hi, h, &label, (ps, count, l), unified, shifted));
             }
             Placed::Nowhere => {
-                let hint = match h.old_start {
-                    Some(s) => format!(" (the header says line {s})"),
-                    None => String::new(),
-                };
-                let after = if pos > 0 {
-                    format!(" after line {pos}")
-                } else {
-                    String::new()
-                };
-                let (search, replace) = sides(h, style, explicit_endings(h, text, None));
-                let d = diagnose::not_found(text, &search, &replace, "", Said::HUNK, &budget);
-                let closest = match d.summary() {
-                    Some(sum) => format!("; {sum}"),
-                    None => ". Reread the file and copy the current lines".to_string(),
-                };
-                failures.push(HunkFailure {
-                    diagnosis: Some(Box::new(d)),
-                    ..fail(
-                        ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-                        0,
-                        Vec::new(),
-                        format!(
-                            "{label}: the {} context/removed line{} starting with `{}` {} not found{after}{hint}{}, \
-                             even ignoring whitespace and Unicode punctuation{closest}",
-                            old.len(),
-                            if old.len() == 1 { "" } else { "s" },
-                            show(old[0]),
-                            if old.len() == 1 { "was" } else { "were" },
-                            if h.at_eof { " at the end of the file" } else { "" },
-                        ),
-                    )
-                });
+                failures.push(nowhere(text, hi, h, &label, &old, pos, style, &budget));
             }
         }
     }
@@ -659,28 +486,329 @@ fn apply_indexed(
     // them; the text is written top to bottom (a stable sort keeps hunks at
     // one place, such as several appends, in patch order).
     placed.sort_by_key(|&(_, p, _, _)| p);
-    let text = build(text, &k.lines, hunks, &placed, style).map_err(|r| {
-        let (hi, ..) = placed[r.change];
-        vec![HunkFailure {
-            index: hi,
-            patch_line: hunks[hi].line,
-            code: ErrorCode::PLAN_CHECK_FAILED,
-            match_count: 1,
-            match_lines: Vec::new(),
-            message: format!(
-                "hunk {} (patch line {}): the lines it would write failed the check made before writing ({}); \
-                 nothing was written. Reread the file and make the hunk's context lines its exact current lines",
-                hi + 1,
-                hunks[hi].line,
-                r.reason
-            ),
-            diagnosis: None,
-        }]
-    })?;
+    let text = build(text, &k.lines, hunks, &placed, style)
+        .map_err(|r| vec![check_failed(hunks, placed[r.change].0, &r.reason)])?;
     Ok(Applied {
         text,
         hunks: reports,
     })
+}
+
+/// At byte level (a file that is not valid UTF-8) only ASCII lines can be
+/// added: the failure of a hunk that adds another.
+fn non_ascii_addition(hi: usize, h: &Hunk, label: &str) -> Option<HunkFailure> {
+    let adds_non_ascii = h
+        .lines
+        .iter()
+        .any(|l| l.kind == LineKind::Add && !l.text.is_ascii());
+    adds_non_ascii.then(|| {
+        let message = format!(
+            "{label}: the file is not valid UTF-8, so only ASCII lines can be added at byte level; \
+             keep the added lines ASCII"
+        );
+        failure(
+            hi,
+            h,
+            ErrorCode::UNSUPPORTED_ENCODING,
+            0,
+            Vec::new(),
+            message,
+        )
+    })
+}
+
+/// The header's line and the 0-based line it points at: the first old
+/// line, or for a hunk without old lines the line the first added line
+/// takes (`@@ -5,0` adds after line 5), shifted by `shift`.
+fn header_line(h: &Hunk, no_old_lines: bool, shift: isize) -> Option<(usize, isize)> {
+    h.old_start.map(|s| {
+        let base = if no_old_lines { s } else { s.saturating_sub(1) };
+        (s, base as isize + shift)
+    })
+}
+
+/// The report of hunk `hi` placed at 0-based line `at`.
+fn report(hi: usize, h: &Hunk, at: usize, level: Level, by: LocatedBy) -> HunkReport {
+    HunkReport {
+        index: hi,
+        line_number: at + 1,
+        level,
+        located_by: by,
+        patch_line: h.line,
+    }
+}
+
+/// A header's line `s` (0-based `q` after the shift) as a message names it.
+fn shifted_line(s: usize, q: isize, shift: isize) -> String {
+    if shift == 0 {
+        format!("line {s}")
+    } else {
+        format!(
+            "line {s} (line {} after the {:+} line shift at which the previous hunk was found)",
+            q + 1,
+            shift
+        )
+    }
+}
+
+/// Where a hunk that only adds lines goes: after its `@@` lines, else at
+/// its header's line (`hint`), else at the end of the file; a header's line
+/// past the end (`lines.0` lines) or before the last hunk placed
+/// (`lines.1`) fails.
+fn addition_place(
+    hi: usize,
+    h: &Hunk,
+    label: &str,
+    pos: usize,
+    hint: Option<(usize, isize)>,
+    (n, cursor): (usize, usize),
+    shifted: impl Fn(usize, isize) -> String,
+) -> Result<(usize, LocatedBy), HunkFailure> {
+    if !h.anchors.is_empty() {
+        return Ok((pos, LocatedBy::Content));
+    }
+    let Some((s, q)) = hint else {
+        return Ok((n, LocatedBy::EndOfFile));
+    };
+    if q < 0 || q > n as isize || (q as usize) < cursor {
+        let why = if q > n as isize {
+            format!("the file has {n} lines")
+        } else {
+            "an earlier hunk already covers that line".to_string()
+        };
+        let message = format!(
+            "{label}: the hunk only adds lines, after {}, but {why}; a hunk without context is \
+             placed by its line number, so regenerate the diff against the current file",
+            shifted(s, q - 1),
+        );
+        return Err(failure(
+            hi,
+            h,
+            ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+            0,
+            Vec::new(),
+            message,
+        ));
+    }
+    Ok((q as usize, LocatedBy::LineNumber))
+}
+
+/// Where a hunk's old lines are, from line `from`: when they match several
+/// places, a unified header's line (`hint`) chooses the one that starts
+/// exactly there, if there is one.
+fn place_old(
+    k: &mut Keyed<'_>,
+    old: &[&str],
+    from: usize,
+    hint: Option<(usize, isize)>,
+    h: &Hunk,
+) -> Placed {
+    match (k.find(old, from, h.at_eof), hint) {
+        (Found::Many(ps, count, l), Some((s, q))) if h.style == HunkStyle::Unified => {
+            if q >= from as isize && k.matches_at(old, q as usize, l, h.at_eof) {
+                Placed::ByLine(q as usize, l)
+            } else {
+                Placed::Ambiguous(ps, count, l, Some((s, q)))
+            }
+        }
+        (Found::Many(ps, count, l), _) => Placed::Ambiguous(ps, count, l, None),
+        (Found::One(p, l), _) => Placed::Once(p, l),
+        (Found::None, _) => Placed::Nowhere,
+    }
+}
+
+/// A hunk's failure with no diagnosis.
+fn failure(
+    hi: usize,
+    h: &Hunk,
+    code: ErrorCode,
+    count: usize,
+    lines: Vec<usize>,
+    message: String,
+) -> HunkFailure {
+    HunkFailure {
+        index: hi,
+        patch_line: h.line,
+        code,
+        match_count: count,
+        match_lines: lines,
+        message,
+        diagnosis: None,
+    }
+}
+
+/// The hunk's `@@` lines, each found once in turn from `cursor`: the line
+/// after the last one and the loosest level any needed; or the failure of
+/// the first that is ambiguous or missing.
+fn place_anchors(
+    k: &mut Keyed<'_>,
+    hi: usize,
+    h: &Hunk,
+    label: &str,
+    cursor: usize,
+    budget: &Budget,
+) -> Result<(usize, Level), HunkFailure> {
+    let mut pos = cursor;
+    let mut level = Level::Exact;
+    for a in &h.anchors {
+        match k.find(&[a.as_str()], pos, false) {
+            Found::One(p, l) => {
+                pos = p + 1;
+                level = level.max(l);
+            }
+            Found::Many(ps, count, l) => {
+                let lines: Vec<usize> = ps.iter().map(|p| p + 1).collect();
+                let message = format!(
+                    "{label}: the `@@ {}` line occurs {count} times after line {pos} ({}, lines {}); add an \
+                     outer `@@` line or more context to make it unique",
+                    show(a),
+                    l.words(),
+                    exact::lines_list(&lines, count)
+                );
+                return Err(failure(
+                    hi,
+                    h,
+                    ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+                    count,
+                    lines,
+                    message,
+                ));
+            }
+            Found::None => {
+                let d = diagnose::not_found(k.text, a, "", "", Said::HUNK, budget);
+                let message = format!(
+                    "{label}: the `@@ {}` line was not found after line {pos}, even ignoring whitespace \
+                     and Unicode punctuation; reread the file and fix the `@@` line",
+                    show(a)
+                );
+                return Err(HunkFailure {
+                    diagnosis: Some(Box::new(d)),
+                    ..failure(
+                        hi,
+                        h,
+                        ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+                        0,
+                        Vec::new(),
+                        message,
+                    )
+                });
+            }
+        }
+    }
+    Ok((pos, level))
+}
+
+/// The failure of a hunk whose old lines match several places (`found`:
+/// their 0-based lines, how many, the level), none of which a unified
+/// header's line (`unified`) chooses.
+fn ambiguous(
+    hi: usize,
+    h: &Hunk,
+    label: &str,
+    (ps, count, l): (Vec<usize>, usize, Level),
+    unified: Option<(usize, isize)>,
+    shifted: impl Fn(usize, isize) -> String,
+) -> HunkFailure {
+    let lines: Vec<usize> = ps.iter().map(|p| p + 1).collect();
+    let fix = if unified.is_some() {
+        "Add context lines to make it unique, or give the line number where the intended place starts"
+    } else {
+        "Add context lines (or an `@@` line naming the enclosing function) to make it unique"
+    };
+    let why = match (unified, h.old_start) {
+        (Some((s, q)), _) => format!(
+            ", and none of them starts at the header's {}, so the line number cannot choose",
+            shifted(s, q)
+        ),
+        (None, Some(s)) => {
+            format!("; the header's line {s} is only a hint and does not choose between them")
+        }
+        (None, None) => String::new(),
+    };
+    let message = format!(
+        "{label}: its context and removed lines match {count} places ({}, lines {}){why}; nothing \
+         was applied. {fix}",
+        l.words(),
+        exact::lines_list(&lines, count),
+    );
+    failure(
+        hi,
+        h,
+        ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+        count,
+        lines,
+        message,
+    )
+}
+
+/// The failure of a hunk whose old lines are nowhere after line `pos`,
+/// with the diagnosis of the hunk as a search block.
+#[allow(clippy::too_many_arguments)]
+fn nowhere(
+    text: &[u8],
+    hi: usize,
+    h: &Hunk,
+    label: &str,
+    old: &[&str],
+    pos: usize,
+    style: LineEnding,
+    budget: &Budget,
+) -> HunkFailure {
+    let hint = match h.old_start {
+        Some(s) => format!(" (the header says line {s})"),
+        None => String::new(),
+    };
+    let after = if pos > 0 {
+        format!(" after line {pos}")
+    } else {
+        String::new()
+    };
+    let (search, replace) = sides(h, style, explicit_endings(h, text, None));
+    let d = diagnose::not_found(text, &search, &replace, "", Said::HUNK, budget);
+    let closest = match d.summary() {
+        Some(sum) => format!("; {sum}"),
+        None => ". Reread the file and copy the current lines".to_string(),
+    };
+    let message =
+        format!(
+        "{label}: the {} context/removed line{} starting with `{}` {} not found{after}{hint}{}, \
+         even ignoring whitespace and Unicode punctuation{closest}",
+        old.len(),
+        if old.len() == 1 { "" } else { "s" },
+        show(old[0]),
+        if old.len() == 1 { "was" } else { "were" },
+        if h.at_eof { " at the end of the file" } else { "" },
+    );
+    HunkFailure {
+        diagnosis: Some(Box::new(d)),
+        ..failure(
+            hi,
+            h,
+            ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+            0,
+            Vec::new(),
+            message,
+        )
+    }
+}
+
+/// The failure of hunk `hi` whose lines failed the check made before
+/// writing.
+fn check_failed(hunks: &[Hunk], hi: usize, reason: &str) -> HunkFailure {
+    let message = format!(
+        "hunk {} (patch line {}): the lines it would write failed the check made before writing ({reason}); \
+         nothing was written. Reread the file and make the hunk's context lines its exact current lines",
+        hi + 1,
+        hunks[hi].line,
+    );
+    failure(
+        hi,
+        &hunks[hi],
+        ErrorCode::PLAN_CHECK_FAILED,
+        1,
+        Vec::new(),
+        message,
+    )
 }
 
 /// Whether a placed hunk's lines say their own line endings: a unified

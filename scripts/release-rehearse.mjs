@@ -508,7 +508,11 @@ console.log(JSON.stringify({ ok: r.ok, miss: miss.code === PATCH_FILE_ERROR_CODE
     const names = out.tools.map((t) => t.name)
     check(JSON.stringify(names) === JSON.stringify(want) && out.tools.every((t) => t.hasSchema), `tools/list: the ${names.length} default tools, each with its input schema`)
     const sc = JSON.parse(out.call.content[0].text)
-    check(out.call.isError === false && sc.ok === true && sc.replacements === 1, `tools/call patch_file: ok, ${sc.replacements} replacement at line ${sc.line_number}`)
+    // The server's compact result: the file relative to the root, where the edit landed, the new sha256.
+    check(
+      out.call.isError === false && sc.ok === true && sc.file_path === 'config.ts' && sc.line_number === 1 && /^[0-9a-f]{64}$/.test(sc.sha256),
+      `tools/call patch_file: ok, ${sc.file_path} line ${sc.line_number}`,
+    )
     check(fs.readFileSync(path.join(app, 'ws', 'config.ts'), 'utf8') === 'export const retries = 6;\n', 'the MCP call changed the file on disk')
   })
 

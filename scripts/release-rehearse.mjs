@@ -244,6 +244,9 @@ function consumerEnv(npmrc) {
     npm_config_update_notifier: 'false',
     npm_config_audit: 'false',
     npm_config_fund: 'false',
+    // The consumer's edits are journaled in a state directory of the
+    // rehearsal's own, never in the user's.
+    PATCH_FILE_STATE_DIR: path.join(work, 'consumer-state'),
   })
   return { env, marker }
 }

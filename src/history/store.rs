@@ -145,7 +145,7 @@ pub(crate) fn path_bytes(p: &Path) -> Vec<u8> {
 }
 
 #[cfg(not(unix))]
-pub fn path_bytes(p: &Path) -> Vec<u8> {
+pub(crate) fn path_bytes(p: &Path) -> Vec<u8> {
     p.to_string_lossy().into_owned().into_bytes()
 }
 

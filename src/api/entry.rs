@@ -25,6 +25,15 @@ pub fn cancelled(timeout_ms: Option<u64>) -> Value {
 /// [`super::view`]).
 pub(super) fn answer(options: Option<&Value>, f: impl FnOnce() -> Value) -> Value {
     let result = guarded(f);
+    // The full view (the default) needs nothing more: the options are read
+    // again only when they ask for the compact one, for its root.
+    if options
+        .and_then(|o| o.get("results"))
+        .and_then(Value::as_str)
+        != Some("compact")
+    {
+        return result;
+    }
     match request::options(options, cwd) {
         Ok(o) if o.results == ResultView::Compact => {
             super::view::compact(result, &o.workspace_root)

@@ -67,11 +67,11 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{self, Read, Seek, Write};
+use std::io::{self, Seek, Write};
 use std::time::Duration;
 
 use crate::error::{ErrorCode, Failure};
-use crate::io::dir::{check_fault, Dir, Kind, Meta, Step};
+use crate::io::dir::{check_fault, same_bytes, Dir, Kind, Meta, Step};
 use crate::io::meta;
 use crate::io::recovery::Record;
 use crate::io::temps;
@@ -210,26 +210,6 @@ fn same_version(now: &Meta, then: &Meta) -> bool {
         && now.size == then.size
         && now.mtime_ns == then.mtime_ns
         && now.ctime_ns == then.ctime_ns
-}
-
-/// Whether `file` (read from its start) holds exactly `expected`.
-fn same_bytes(mut file: &File, expected: &[u8]) -> io::Result<bool> {
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut at = 0usize;
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if n == 0 {
-            return Ok(at == expected.len());
-        }
-        if at + n > expected.len() || buf[..n] != expected[at..at + n] {
-            return Ok(false);
-        }
-        at += n;
-    }
 }
 
 fn changed(display: &str, why: &str) -> Failure {

@@ -1067,3 +1067,25 @@ mod tests {
         assert!(d.open_current(OsStr::new("l")).unwrap().is_none());
     }
 }
+
+/// Whether `file`, read from its current position to its end, holds exactly
+/// `expected` (compared 64 KiB at a time, stopping at the first difference).
+pub(crate) fn same_bytes(mut file: &File, expected: &[u8]) -> io::Result<bool> {
+    use std::io::Read;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut at = 0usize;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(at == expected.len());
+        }
+        if at + n > expected.len() || buf[..n] != expected[at..at + n] {
+            return Ok(false);
+        }
+        at += n;
+    }
+}

@@ -55,7 +55,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::io::dir::{Dir, Meta};
+use crate::io::dir::{same_bytes, Dir, Meta};
 use crate::io::state::Private;
 
 /// Size of the blocks whose digests a record keeps.
@@ -325,26 +325,6 @@ fn write_all(f: &mut File, parts: &[&[u8]]) -> io::Result<()> {
         f.write_all(p)?;
     }
     Ok(())
-}
-
-/// Whether `file` (from its position) holds exactly `expected`.
-fn same_bytes(mut file: &File, expected: &[u8]) -> io::Result<bool> {
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut at = 0usize;
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if n == 0 {
-            return Ok(at == expected.len());
-        }
-        if at + n > expected.len() || buf[..n] != expected[at..at + n] {
-            return Ok(false);
-        }
-        at += n;
-    }
 }
 
 // ---------------------------------------------------------------------------

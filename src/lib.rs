@@ -40,14 +40,16 @@
 //!               hashing, text folds
 //!   model.rs    the vocabulary: Edit, Count, FileEdits, Options, MatchMode,
 //!               OpPlan / FileOp / Action / Block / Hunk
-//!   error.rs    codes, Failure, Failure -> result object
+//!   result/     the contract: typed results and failures (Serialize), the
+//!               generated schema of them (contract.rs)
+//!   error.rs    codes and Failure
 //! ```
 //!
 //! ## The dependency rule
 //!
 //! Layers, top to bottom; a module may use only modules on lines below its
 //! own, never one on its own line or above (so there are no circles). Every
-//! layer may therefore use `model` and `error`. `tests/layers.rs` reads this
+//! layer may therefore use `result`, `model` and `error`. `tests/layers.rs` reads this
 //! block and every `crate::` path in `src/` and fails on an edge that breaks
 //! it.
 //!
@@ -68,6 +70,7 @@
 //! matching io
 //! diagnose
 //! text
+//! result
 //! model
 //! error
 //! ```
@@ -92,6 +95,7 @@ pub mod io;
 #[doc(hidden)]
 pub mod matching;
 pub mod model;
+pub mod result;
 #[doc(hidden)]
 pub mod text;
 #[doc(hidden)]

@@ -91,6 +91,51 @@ impl Diagnosis {
         ))
     }
 
+    /// The diagnosis fields of a failure.
+    pub fn to_result(&self) -> crate::result::diagnosis::Diagnosed {
+        use crate::result::diagnosis as out;
+        out::Diagnosed {
+            closest_match: self.closest_match.as_ref().map(|c| out::ClosestMatch {
+                line_number: c.line_number,
+                end_line: c.end_line,
+                similarity: f64::from(c.similarity_milli) / 1000.0,
+                text: c.text.clone(),
+                differences: c
+                    .differences
+                    .iter()
+                    .map(|d| {
+                        out::Difference::parse(d.kind.as_str()).expect("every kind is a difference")
+                    })
+                    .collect(),
+                details: c
+                    .differences
+                    .iter()
+                    .filter(|d| !d.detail.is_empty())
+                    .map(|d| d.detail.clone())
+                    .collect(),
+                equally_close: c.equally_close.clone(),
+            }),
+            already_applied: self.already_applied.map(|_| crate::result::marks::True),
+            applied_at: self.already_applied.map(|(a, b)| out::LineRange {
+                line_number: a,
+                end_line: b,
+            }),
+            unique_context_hint: self
+                .unique_context_hint
+                .iter()
+                .map(|h| out::ContextHint {
+                    match_line: h.match_line,
+                    line_number: h.line_number,
+                    end_line: h.end_line,
+                    lines_before: h.lines_before,
+                    lines_after: h.lines_after,
+                    search_block: h.search_block.clone(),
+                })
+                .collect(),
+            diagnosis_incomplete: crate::result::marks::flag(self.incomplete),
+        }
+    }
+
     /// Adds the diagnosis fields to a failure object.
     pub fn write_json(&self, m: &mut Map<String, Value>) {
         if let Some(c) = &self.closest_match {

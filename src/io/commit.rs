@@ -292,6 +292,15 @@ impl Strategy {
             Strategy::InPlace { .. } => "in_place",
         }
     }
+
+    /// How results report it: `write_strategy` and, in place, its reason.
+    pub fn report(self) -> crate::result::written::Strategy {
+        use crate::result::written::{Strategy as Report, WriteStrategy};
+        match self {
+            Strategy::Rename => Report::of(WriteStrategy::Rename, None),
+            Strategy::InPlace { why } => Report::of(WriteStrategy::InPlace, Some(why)),
+        }
+    }
 }
 
 /// A temp file that is removed when dropped unless it was renamed into

@@ -21,6 +21,8 @@ use crate::error::{fail_value, ErrorCode, Failure};
 use crate::io::meta::Like;
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
+use crate::result::marks::True;
+use crate::result::written::{Diff, Preview};
 use crate::txn::changes::Recorder;
 use crate::txn::{lexical_abs, with_strategy, with_warnings, Added, Kept, Txn, Write};
 
@@ -368,17 +370,36 @@ fn apply_entry(entry: &Entry, opts: &Options, rec: &dyn Recorder) -> Result<Valu
 }
 
 impl Txn<'_> {
-    /// Keeps `writes` and `removes` as a dry run for [`apply`] and
-    /// adds `dry_run`, `run_id` and `expires_in` to `m`. Content too large
-    /// for the cache gets `run_id: null` and a `message` saying to apply by
-    /// repeating the call without `dry_run`.
-    pub fn keep(
+    /// Keeps `writes` and `removes` as a dry run for [`apply`]: the preview
+    /// (`diff` as given, `dry_run`, `run_id`, `expires_in`) and the
+    /// warnings reading found. Content too large for the cache gets `run_id:
+    /// null` and a `message` saying to apply by repeating the call without
+    /// `dry_run`.
+    pub fn keep_preview(
         &self,
-        m: &mut Map<String, Value>,
+        diff: Diff,
         writes: Vec<Kept>,
         removes: &[usize],
         opts: &Options,
-    ) {
+    ) -> (Preview, Vec<String>) {
+        let planned = self.planned(writes, removes);
+        let (run_id, expires_in, message) =
+            match store(planned, Duration::from_secs(opts.dry_run_ttl_secs)) {
+                Some(id) => (Some(id), opts.dry_run_ttl_secs, None),
+                None => (None, 0, Some(not_kept_note())),
+            };
+        let preview = Preview {
+            dry_run: True,
+            diff,
+            run_id,
+            expires_in,
+            message,
+        };
+        (preview, self.notes.clone())
+    }
+
+    /// The entry that keeps `writes` and `removes`.
+    fn planned(&self, writes: Vec<Kept>, removes: &[usize]) -> Entry {
         let deletes: Vec<PlannedDelete> = removes
             .iter()
             .map(|&k| PlannedDelete {
@@ -386,7 +407,7 @@ impl Txn<'_> {
                 sha256_before: self.slots[k].sha256().unwrap_or_default().to_string(),
             })
             .collect();
-        let planned = Entry {
+        Entry {
             root: self.ws.root().to_path_buf(),
             files: writes
                 .into_iter()
@@ -401,7 +422,21 @@ impl Txn<'_> {
                 })
                 .collect(),
             deletes,
-        };
+        }
+    }
+
+    /// Keeps `writes` and `removes` as a dry run for [`apply`] and
+    /// adds `dry_run`, `run_id` and `expires_in` to `m`. Content too large
+    /// for the cache gets `run_id: null` and a `message` saying to apply by
+    /// repeating the call without `dry_run`.
+    pub fn keep(
+        &self,
+        m: &mut Map<String, Value>,
+        writes: Vec<Kept>,
+        removes: &[usize],
+        opts: &Options,
+    ) {
+        let planned = self.planned(writes, removes);
         m.insert("dry_run".into(), Value::Bool(true));
         if !self.notes.is_empty() {
             m.insert("warnings".into(), json!(self.notes));
@@ -425,6 +460,15 @@ impl Txn<'_> {
             }
         }
     }
+}
+
+/// Why a dry run was not kept, and how to apply it.
+fn not_kept_note() -> String {
+    format!(
+        "the planned content is larger than the dry-run cache ({} bytes), so it was not kept for applyDryRun; to \
+         apply, repeat the call without dry_run",
+        MAX_BYTES
+    )
 }
 
 #[cfg(test)]

@@ -172,6 +172,15 @@ impl CommitFailure {
         }
     }
 
+    /// The failure as a result, with `rolled_back` and `rollback_failed`
+    /// (absolute paths).
+    pub fn to_failed(&self) -> Box<crate::result::Failed> {
+        let mut f = crate::result::Failed::new(&self.failure, self.file_path.as_deref());
+        f.rolled_back = Some(self.rolled_back.clone());
+        f.rollback_failed = Some(self.rollback_failed.clone());
+        Box::new(f)
+    }
+
     /// The failure as a result object, with `rolled_back` and
     /// `rollback_failed` (absolute paths).
     pub fn to_value(&self) -> Value {
@@ -696,6 +705,45 @@ pub fn put_preview(m: &mut Map<String, Value>, d: Option<String>, all: &mut Opti
             *all = None;
             m.insert("diff_omitted".into(), json!(diff_omitted_note()));
         }
+    }
+}
+
+/// A file's preview as its result shows it, appended to the call's whole
+/// diff in `all`; an omitted one makes the whole one omitted too.
+pub fn file_diff(d: Option<String>, all: &mut Option<String>) -> crate::result::written::Diff {
+    use crate::result::written::Diff;
+    match d {
+        Some(d) => {
+            if let Some(a) = all.as_mut() {
+                a.push_str(&d);
+            }
+            Diff {
+                diff: Some(d),
+                diff_omitted: None,
+            }
+        }
+        None => {
+            *all = None;
+            Diff {
+                diff: None,
+                diff_omitted: Some(diff_omitted_note()),
+            }
+        }
+    }
+}
+
+/// The whole call's diff (or why it is omitted).
+pub fn whole_diff(all: Option<String>) -> crate::result::written::Diff {
+    use crate::result::written::Diff;
+    match all {
+        Some(a) => Diff {
+            diff: Some(a),
+            diff_omitted: None,
+        },
+        None => Diff {
+            diff: None,
+            diff_omitted: Some(diff_omitted_note()),
+        },
     }
 }
 

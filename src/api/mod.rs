@@ -7,6 +7,7 @@
 //! Nothing here panics outward: every entry point is wrapped in
 //! [`guarded`] (in `entry.rs`), which turns a panic into an `INTERNAL_ERROR` result.
 
+mod contract;
 mod dry_run;
 mod edit_file;
 mod entry;
@@ -17,6 +18,7 @@ mod patch;
 mod text_editor;
 mod view;
 
+pub use contract::contract;
 pub use dry_run::apply_dry_run;
 pub use edit_file::edit_file;
 pub use entry::{cancelled, guarded};

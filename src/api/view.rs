@@ -38,6 +38,21 @@ const DROPPED: [&str; 5] = [
     "after_bytes",
 ];
 
+/// Every field the compact view may leave out of a result (or of an object
+/// in it) that the full result always has: the contract lists them, so the
+/// schemas of compact results do not require them.
+pub(super) const MAY_DROP: [&str; 9] = [
+    DROPPED[0],
+    DROPPED[1],
+    DROPPED[2],
+    DROPPED[3],
+    DROPPED[4],
+    "replacements",
+    "edits",
+    "write_strategy",
+    "closest_match",
+];
+
 /// Fields holding a path, made relative to the workspace root.
 const PATHS: [&str; 2] = ["file_path", "move_to"];
 

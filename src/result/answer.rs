@@ -12,6 +12,7 @@ pub type Outcome<T> = Result<T, Box<Failed>>;
 /// A result as JSON has it: the success or the failure, told apart by `ok`.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(inline)]
 pub enum Answer<T> {
     Done(T),
     Failed(Box<Failed>),

@@ -32,7 +32,10 @@ pub fn contract() -> Value {
     results.insert("history".into(), add::<Answer<HistoryDone>>(&mut g));
     results.insert("undo".into(), add::<Answer<UndoDone>>(&mut g));
     results.insert("clearJournal".into(), add::<Answer<Cleared>>(&mut g));
-    let defs: Map<String, Value> = g.take_definitions(true).into_iter().collect();
+    let mut defs: Map<String, Value> = g.take_definitions(true).into_iter().collect();
+    for v in defs.values_mut().chain(results.values_mut()) {
+        tidy(v);
+    }
     let mut doc = Map::new();
     doc.insert(
         "$schema".into(),
@@ -41,4 +44,86 @@ pub fn contract() -> Value {
     doc.insert("results".into(), Value::Object(results));
     doc.insert("$defs".into(), Value::Object(defs));
     Value::Object(doc)
+}
+
+/// Makes a generated schema what clients read best: descriptions as
+/// sentences (a doc comment's line breaks joined), no `format` of Rust's
+/// integer and float widths (`uint`, `double`, …: not JSON Schema formats,
+/// which clients warn about), one type per schema (a list of types becomes
+/// an `anyOf`), and an optional field that is never `null` described
+/// without `null`.
+///
+/// A field that results leave out when it has nothing to say is an
+/// `Option` skipped when `None`, so it is absent or a value, never `null`;
+/// the generator still calls it nullable. A field that is `null` when
+/// present (a dry run's `run_id` that was not kept) says so with
+/// `#[schemars(extend("x-null" = true))]`, and keeps its `null`.
+fn tidy(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::String(d)) = m.get_mut("description") {
+                *d = d.split('\n').map(str::trim).collect::<Vec<_>>().join(" ");
+            }
+            if m.get("format")
+                .and_then(Value::as_str)
+                .is_some_and(is_rust_width)
+            {
+                m.remove("format");
+            }
+            if let Some(Value::Array(types)) = m.get("type").cloned() {
+                m.remove("type");
+                let each = types.into_iter().map(|t| {
+                    let mut one = Map::new();
+                    one.insert("type".into(), t);
+                    Value::Object(one)
+                });
+                m.insert("anyOf".into(), Value::Array(each.collect()));
+            }
+            m.values_mut().for_each(tidy);
+            let required: Vec<Value> = match m.get("required") {
+                Some(Value::Array(r)) => r.clone(),
+                _ => Vec::new(),
+            };
+            if let Some(Value::Object(props)) = m.get_mut("properties") {
+                for (name, p) in props.iter_mut() {
+                    let Value::Object(p) = p else { continue };
+                    let keep = p.remove("x-null").is_some();
+                    if !keep && !required.iter().any(|r| r == name.as_str()) {
+                        never_null(p);
+                    }
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(tidy),
+        _ => {}
+    }
+}
+
+/// Whether `f` is a `format` naming a Rust number width.
+fn is_rust_width(f: &str) -> bool {
+    f.starts_with("int") || f.starts_with("uint") || f == "double" || f == "float"
+}
+
+/// `p` without its `null` alternative.
+fn never_null(p: &mut Map<String, Value>) {
+    let is_null = |v: &Value| v.get("type").and_then(Value::as_str) == Some("null");
+    if let Some(Value::Array(alts)) = p.get("anyOf") {
+        if alts.len() == 2 && alts.iter().any(is_null) {
+            let Some(Value::Object(other)) = alts.iter().find(|a| !is_null(a)).cloned() else {
+                return;
+            };
+            p.remove("anyOf");
+            for (k, v) in other {
+                p.entry(k).or_insert(v);
+            }
+        }
+    }
+    if let Some(Value::Array(names)) = p.get_mut("enum") {
+        names.retain(|n| !n.is_null());
+        if names.len() == 1 {
+            let only = names[0].clone();
+            p.remove("enum");
+            p.insert("const".into(), only);
+        }
+    }
 }

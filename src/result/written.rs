@@ -58,6 +58,7 @@ pub struct Preview {
     pub diff: Diff,
     /// Pass it to applyDryRun to write exactly this preview; null when the
     /// planned change was too large to keep (see `message`).
+    #[schemars(extend("x-null" = true))]
     pub run_id: Option<String>,
     /// Seconds the run_id stays applicable (0 when not kept).
     pub expires_in: u64,

@@ -2,7 +2,7 @@
 // The tool table, read from data: js/tools.json lists the tools and the
 // profiles (named tool sets); each tool's name, description and input schema
 // are its schema file, schemas/<name>.schema.json; its result's shape is its
-// entry in js/output-schemas.js. Each tool is the same tool everywhere:
+// engine's entry in the generated result contract (js/output-schemas.js). Each tool is the same tool everywhere:
 //
 // - the MCP server lists the tools of the profile or names it is started with
 //   and runs them (js/mcp.js); the CLI's `call` command runs any of them
@@ -24,7 +24,8 @@
 //                false, openWorldHint true), so a listing carries only what informs.
 //
 // Adding a tool is: its schema file; one entry in tools.json (and in a profile
-// if it belongs there); its result's shape in js/output-schemas.js; and its
+// if it belongs there); its result type in the Rust contract (src/result/,
+// listed in src/result/contract.rs, then `npm run contract`); and its
 // Rust entry point (a `#[napi]` function in src/binding, whose
 // `ts_args_type`/`ts_return_type` name its input and result types in
 // types/header.d.ts). docs/development.md (Adding a tool) lists the steps.
@@ -34,7 +35,7 @@
 // for the engine, and nothing here depends back on index.js.
 
 const data = require('./tools.json')
-const OUTPUT_SCHEMAS = require('./output-schemas.js')
+const { outputSchemaFor } = require('./output-schemas.js')
 
 const byName = new Map()
 for (const entry of data.tools) {
@@ -44,8 +45,7 @@ for (const entry of data.tools) {
   if (byName.has(entry.name)) throw new Error(`js/tools.json: ${entry.name} is listed twice`)
   const schema = require(`../schemas/${entry.name}.schema.json`)
   if (schema.name !== entry.name) throw new Error(`schemas/${entry.name}.schema.json names ${schema.name}`)
-  const outputSchema = OUTPUT_SCHEMAS[entry.name]
-  if (!outputSchema) throw new Error(`js/output-schemas.js: no output schema for ${entry.name}`)
+  const outputSchema = outputSchemaFor(entry.engine)
   byName.set(entry.name, Object.freeze({ ...entry, annotations: Object.freeze({ ...entry.annotations }), schema, outputSchema }))
 }
 

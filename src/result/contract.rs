@@ -28,10 +28,12 @@ pub fn contract() -> Value {
     results.insert("batchPatchFiles".into(), add::<Answer<BatchDone>>(&mut g));
     results.insert("writeFile".into(), add::<Answer<WriteDone>>(&mut g));
     results.insert("applyDryRun".into(), add::<Answer<AppliedRun>>(&mut g));
-    results.insert("applyFormat".into(), add::<Answer<FormatDone>>(&mut g));
+    for format in ["applyEditBlocks", "applyPatch", "editFile"] {
+        results.insert(format.into(), add::<Answer<FormatDone>>(&mut g));
+    }
     results.insert("history".into(), add::<Answer<HistoryDone>>(&mut g));
     results.insert("undo".into(), add::<Answer<UndoDone>>(&mut g));
-    results.insert("clearJournal".into(), add::<Answer<Cleared>>(&mut g));
+    results.insert("journalClear".into(), add::<Answer<Cleared>>(&mut g));
     let mut defs: Map<String, Value> = g.take_definitions(true).into_iter().collect();
     for v in defs.values_mut().chain(results.values_mut()) {
         tidy(v);

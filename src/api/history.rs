@@ -1,14 +1,16 @@
 //! `history`, `undo` and `journalClear`: the workspace's edit journal
 //! (see [`crate::history`] and `docs/journal.md`).
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::entry::{answer, cwd};
-use crate::error::fail_value;
+use crate::error::{fail_value, ErrorCode, Failure};
 use crate::history as journal;
 use crate::input::request;
 use crate::io::workspace::Workspace;
 use crate::model::Options;
+use crate::result::{Answer, Outcome};
 
 /// Options and workspace of a journal call.
 fn open(options: Option<&Value>, entry: &'static str) -> Result<(Options, Workspace), Value> {
@@ -18,6 +20,17 @@ fn open(options: Option<&Value>, entry: &'static str) -> Result<(Options, Worksp
     };
     let ws = Workspace::open(&opts.workspace_root).map_err(|f| fail_value(&f, None))?;
     Ok((opts, ws))
+}
+
+/// The result of a journal call as JSON: the one place it is serialized.
+fn json<T: Serialize>(outcome: Outcome<T>) -> Value {
+    serde_json::to_value(Answer::from(outcome)).unwrap_or_else(|e| {
+        let f = Failure::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("internal error (the result cannot be shown: {e}); nothing was written"),
+        );
+        fail_value(&f, None)
+    })
 }
 
 /// `history`: the workspace's journaled transactions, newest first.
@@ -31,7 +44,12 @@ pub fn history(input: &Value, options: Option<&Value>) -> Value {
             Ok(x) => x,
             Err(v) => return v,
         };
-        journal::history(&ws, &opts, req.limit, req.file_path.as_deref())
+        json(journal::history(
+            &ws,
+            &opts,
+            req.limit,
+            req.file_path.as_deref(),
+        ))
     })
 }
 
@@ -47,7 +65,7 @@ pub fn undo(input: &Value, options: Option<&Value>) -> Value {
             Ok(x) => x,
             Err(v) => return v,
         };
-        journal::undo(&ws, &opts, req.id.as_deref(), req.dry_run)
+        json(journal::undo(&ws, &opts, req.id.as_deref(), req.dry_run))
     })
 }
 
@@ -58,6 +76,6 @@ pub fn journal_clear(_input: &Value, options: Option<&Value>) -> Value {
             Ok(x) => x,
             Err(v) => return v,
         };
-        journal::clear(&ws, &opts)
+        json(journal::clear(&ws, &opts))
     })
 }

@@ -23,6 +23,7 @@ use std::io::{self, Read};
 use serde::{Deserialize, Serialize};
 
 use super::store::{kept_name, Store};
+use crate::result::history::Damage as DamageKind;
 use crate::text::source::sha256_hex;
 
 /// The format version this engine writes and reads.
@@ -113,12 +114,12 @@ pub(crate) struct Damage {
     /// name or hash in the header that cannot be), `kept_inode` (a kept
     /// inode missing or not the one recorded), `bad_content` (saved content
     /// without its recorded sha256).
-    pub kind: &'static str,
+    pub kind: DamageKind,
     pub why: String,
 }
 
 impl Damage {
-    fn new(kind: &'static str, why: impl Into<String>) -> Self {
+    fn new(kind: DamageKind, why: impl Into<String>) -> Self {
         Damage {
             kind,
             why: why.into(),
@@ -127,7 +128,7 @@ impl Damage {
 }
 
 fn unreadable(e: &io::Error) -> Damage {
-    Damage::new("unreadable", format!("it cannot be read: {e}"))
+    Damage::new(DamageKind::Unreadable, format!("it cannot be read: {e}"))
 }
 
 /// The header line with its check: the JSON of `h`, then the sha256 of
@@ -200,7 +201,7 @@ fn header_line(f: &mut File, size: u64) -> Result<Vec<u8>, Damage> {
         let n = match f.read(&mut chunk) {
             Ok(0) => {
                 return Err(Damage::new(
-                    "bad_header",
+                    DamageKind::BadHeader,
                     "its header line is not whole (cut short?)",
                 ))
             }
@@ -214,12 +215,12 @@ fn header_line(f: &mut File, size: u64) -> Result<Vec<u8>, Damage> {
         };
         if line.len() + take > cap {
             return Err(Damage::new(
-                "bad_header",
+                DamageKind::BadHeader,
                 "its header line is longer than the file or than any the journal writes",
             ));
         }
         line.try_reserve(take)
-            .map_err(|_| Damage::new("unreadable", "no memory for its header"))?;
+            .map_err(|_| Damage::new(DamageKind::Unreadable, "no memory for its header"))?;
         line.extend_from_slice(&chunk[..take]);
         if done {
             return Ok(line);
@@ -230,10 +231,10 @@ fn header_line(f: &mut File, size: u64) -> Result<Vec<u8>, Damage> {
 /// Checks what a header says against the file it is in (`size` bytes,
 /// header line `header_len` bytes with its newline) and against itself.
 fn validate(h: &Header, id: u64, size: u64, header_len: u64) -> Result<(), Damage> {
-    let bad = |why: String| Err(Damage::new("bad_fields", why));
+    let bad = |why: String| Err(Damage::new(DamageKind::BadFields, why));
     if h.v != VERSION {
         return Err(Damage::new(
-            "bad_header",
+            DamageKind::BadHeader,
             format!("format version {} is not this engine's ({VERSION})", h.v),
         ));
     }
@@ -242,7 +243,7 @@ fn validate(h: &Header, id: u64, size: u64, header_len: u64) -> Result<(), Damag
     }
     if header_len.checked_add(h.body_bytes) != Some(size) {
         return Err(Damage::new(
-            "wrong_length",
+            DamageKind::WrongLength,
             format!(
                 "it is {size} bytes long, its header says {}",
                 header_len.saturating_add(h.body_bytes)
@@ -304,12 +305,17 @@ pub(crate) fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, Damage
     let dir = store.private();
     let (mut f, m) = match dir.open_read(name) {
         Ok(Some(x)) => x,
-        Ok(None) => return Err(Damage::new("unreadable", "it was removed meanwhile")),
+        Ok(None) => {
+            return Err(Damage::new(
+                DamageKind::Unreadable,
+                "it was removed meanwhile",
+            ))
+        }
         Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
             let kind = if e.to_string().contains("belongs to uid") {
-                "foreign_owner"
+                DamageKind::ForeignOwner
             } else {
-                "not_a_file"
+                DamageKind::NotAFile
             };
             return Err(Damage::new(kind, e.to_string()));
         }
@@ -318,13 +324,13 @@ pub(crate) fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, Damage
     let line = header_line(&mut f, m.size)?;
     let json = checked(&line).ok_or_else(|| {
         Damage::new(
-            "bad_header",
+            DamageKind::BadHeader,
             "its header does not match its check (cut short, damaged or edited)",
         )
     })?;
     let header: Header = serde_json::from_slice(&json).map_err(|e| {
         Damage::new(
-            "bad_header",
+            DamageKind::BadHeader,
             format!("its header is not the journal's: {e}"),
         )
     })?;
@@ -343,7 +349,7 @@ pub(crate) fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, Damage
                 });
             if !ok {
                 return Err(Damage::new(
-                    "kept_inode",
+                    DamageKind::KeptInode,
                     format!(
                         "the kept previous content of `{}` is missing or was replaced",
                         f.path
@@ -374,7 +380,7 @@ pub(crate) fn content(
     let f = &e.header.files[k];
     if f.size_before.is_some_and(|n| n > limit) {
         return Err(Damage::new(
-            "bad_fields",
+            DamageKind::BadFields,
             format!(
                 "the saved content of `{}` is larger than any file this call may write (maxFileBytes {limit})",
                 f.path
@@ -387,11 +393,14 @@ pub(crate) fn content(
             .open_read(&e.name)
             .map_err(|x| unreadable(&x))?
         else {
-            return Err(Damage::new("unreadable", "it was removed meanwhile"));
+            return Err(Damage::new(
+                DamageKind::Unreadable,
+                "it was removed meanwhile",
+            ));
         };
         if m.size != e.size {
             return Err(Damage::new(
-                "wrong_length",
+                DamageKind::WrongLength,
                 "it changed length since it was read",
             ));
         }
@@ -403,11 +412,14 @@ pub(crate) fn content(
             .open_linked(name)
             .map_err(|x| unreadable(&x))?
         else {
-            return Err(Damage::new("kept_inode", "its kept inode was removed"));
+            return Err(Damage::new(
+                DamageKind::KeptInode,
+                "its kept inode was removed",
+            ));
         };
         if (m.dev, m.ino, m.size) != (kr.dev, kr.ino, kr.size) {
             return Err(Damage::new(
-                "kept_inode",
+                DamageKind::KeptInode,
                 format!(
                     "the kept previous content of `{}` was replaced or changed length",
                     f.path
@@ -420,7 +432,7 @@ pub(crate) fn content(
     };
     if f.sha256_before.as_deref() != Some(sha256_hex([bytes.as_slice()]).as_str()) {
         return Err(Damage::new(
-            "bad_content",
+            DamageKind::BadContent,
             format!(
                 "the saved content of `{}` does not have its recorded sha256",
                 f.path
@@ -434,15 +446,15 @@ pub(crate) fn content(
 fn read_at(file: &File, off: u64, len: u64, size: u64) -> Result<Vec<u8>, Damage> {
     if off.checked_add(len).is_none_or(|end| end > size) {
         return Err(Damage::new(
-            "bad_fields",
+            DamageKind::BadFields,
             "saved content lies outside its file",
         ));
     }
-    let n =
-        usize::try_from(len).map_err(|_| Damage::new("bad_fields", "saved content too large"))?;
+    let n = usize::try_from(len)
+        .map_err(|_| Damage::new(DamageKind::BadFields, "saved content too large"))?;
     let mut buf = Vec::new();
     buf.try_reserve_exact(n)
-        .map_err(|_| Damage::new("unreadable", "no memory for its saved content"))?;
+        .map_err(|_| Damage::new(DamageKind::Unreadable, "no memory for its saved content"))?;
     buf.resize(n, 0);
     read_exact_at(file, &mut buf, off).map_err(|e| unreadable(&e))?;
     Ok(buf)

@@ -6,13 +6,16 @@ use std::ffi::OsString;
 use std::io;
 use std::path::PathBuf;
 
-use serde_json::{json, Value};
-
-use super::entry::{self, Damage, Entry};
+use super::entry::{self, Damage, Entry, FileRec};
 use super::store::{self, Name, State, Store};
-use crate::error::{fail_value, ErrorCode, Failure};
+use crate::error::{ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
+use crate::result::history::{
+    self as shown, Cleared, DamagedEntry, FileKind, HistoryDone, HistoryFile, Transaction,
+};
+use crate::result::marks::True;
+use crate::result::{Failed, Outcome};
 
 /// One entry as listed: whole, or damaged (never acted on).
 pub(crate) enum Listed {
@@ -47,7 +50,7 @@ pub(crate) fn entries(store: &Store) -> io::Result<Vec<Listed>> {
             _ => Listed::Damaged {
                 id,
                 damage: Damage {
-                    kind: "bad_fields",
+                    kind: shown::Damage::BadFields,
                     why: format!("{} entry files have this id", names.len()),
                 },
             },
@@ -96,81 +99,91 @@ pub(crate) fn open_existing(ws: &Workspace, opts: &Options) -> Result<Option<Sto
 pub(crate) fn damaged_why(id: u64, d: &Damage) -> String {
     format!(
         "transaction {id} is damaged in the journal ({}: {}); it is never acted on",
-        d.kind, d.why
+        d.kind.as_str(),
+        d.why
     )
 }
 
+/// What a journaled file shows as: moved (its move's new path), or the
+/// kind its entry records (checked when the entry was read).
+fn file_kind(f: &FileRec) -> FileKind {
+    match (f.moved_from.is_some(), f.kind.as_str()) {
+        (true, _) => FileKind::Moved,
+        (false, "created") => FileKind::Created,
+        (false, "deleted") => FileKind::Deleted,
+        _ => FileKind::Modified,
+    }
+}
+
 /// One entry of `history`.
-fn listed_value(l: &Listed, undone: &HashMap<u64, u64>) -> Value {
+fn listed_result(l: &Listed, undone: &HashMap<u64, u64>) -> shown::Listed {
     let e = match l {
         Listed::Whole(e) => e,
         Listed::Damaged { id, damage } => {
-            return json!({
-                "id": id.to_string(),
-                "files": [],
-                "undoable": false,
-                "damaged": true,
-                "damage": damage.kind,
-                "why_not_undoable": damaged_why(*id, damage),
+            return shown::Listed::Damaged(DamagedEntry {
+                id: id.to_string(),
+                files: [],
+                undoable: false,
+                damaged: True,
+                damage: damage.kind,
+                why_not_undoable: damaged_why(*id, damage),
             });
         }
     };
-    let shown: Vec<Value> = e
+    let files = e
         .files()
         .iter()
         .filter(|f| f.moved_to.is_none())
-        .map(|f| {
-            let mut o = json!({
-                "file_path": f.path,
-                "kind": if f.moved_from.is_some() { "moved" } else { f.kind.as_str() },
-                "added": f.added,
-                "removed": f.removed,
-            });
-            if let Some(from) = &f.moved_from {
-                o["from"] = json!(from);
-            }
-            o
+        .map(|f| HistoryFile {
+            file_path: f.path.clone(),
+            kind: file_kind(f),
+            from: f.moved_from.clone(),
+            added: f.added,
+            removed: f.removed,
         })
         .collect();
-    let mut v = json!({
-        "id": e.id.to_string(),
-        "time": e.header.time,
-        "entry_point": e.header.entry,
-        "files": shown,
-        "undoable": e.undoable() && !undone.contains_key(&e.id),
-    });
-    if let Some(w) = &e.header.why_not_undoable {
-        v["why_not_undoable"] = json!(w);
-    }
-    if let Some(by) = undone.get(&e.id) {
-        v["undone_by"] = json!(by.to_string());
-        v["why_not_undoable"] = json!(format!(
+    let by = undone.get(&e.id);
+    let why_not_undoable = match by {
+        Some(by) => Some(format!(
             "already undone by transaction {by} (undo {by} to redo)"
-        ));
-    }
-    if let Some(t) = e.undoes() {
-        v["undoes"] = json!(t.to_string());
-        v["redo"] = json!(e.depth() % 2 == 0);
-    }
-    v
+        )),
+        None => e.header.why_not_undoable.clone(),
+    };
+    shown::Listed::Whole(Transaction {
+        id: e.id.to_string(),
+        time: e.header.time.clone(),
+        entry_point: e.header.entry.clone(),
+        files,
+        undoable: e.undoable() && by.is_none(),
+        why_not_undoable,
+        undone_by: by.map(u64::to_string),
+        undoes: e.undoes().map(|t| t.to_string()),
+        redo: e.undoes().map(|_| e.depth() % 2 == 0),
+    })
+}
+
+fn read_failed(e: io::Error) -> Box<Failed> {
+    Failure::new(
+        ErrorCode::FILE_READ_ERROR,
+        format!("cannot list the journal: {e}"),
+    )
+    .into()
 }
 
 /// `history`: the workspace's transactions, newest first.
-pub fn history(ws: &Workspace, opts: &Options, limit: usize, file: Option<&str>) -> Value {
-    let store = match open_existing(ws, opts) {
-        Ok(s) => s,
-        Err(f) => return fail_value(&f, None),
-    };
-    let all = match store.as_ref().map(entries).transpose() {
-        Ok(a) => a.unwrap_or_default(),
-        Err(e) => {
-            let f = Failure::new(
-                ErrorCode::FILE_READ_ERROR,
-                format!("cannot list the journal: {e}"),
-            );
-            return fail_value(&f, None);
-        }
-    };
+pub fn history(
+    ws: &Workspace,
+    opts: &Options,
+    limit: usize,
+    file: Option<&str>,
+) -> Outcome<HistoryDone> {
+    let store = open_existing(ws, opts)?;
+    let all = store
+        .as_ref()
+        .map(entries)
+        .transpose()
+        .map_err(read_failed)?
+        .unwrap_or_default();
     let undone = undone_by(&all);
     let want = file.map(|p| {
         ws.resolve(p, Intent::Plan { create_dirs: false })
@@ -185,47 +198,46 @@ pub fn history(ws: &Workspace, opts: &Options, limit: usize, file: Option<&str>)
             .any(|f| f.path == *w || f.moved_from.as_deref() == Some(w)),
         (Some(_), Listed::Damaged { .. }) => false,
     };
-    let out: Vec<Value> = all
+    let transactions = all
         .iter()
         .rev()
         .filter(|l| touches(l))
         .take(limit)
-        .map(|l| listed_value(l, &undone))
+        .map(|l| listed_result(l, &undone))
         .collect();
-    json!({
-        "ok": true,
-        "workspace_root": ws.root().to_string_lossy(),
-        "journal": journal_path(ws, opts).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
-        "enabled": opts.journal.enabled,
-        "transactions": out,
+    Ok(HistoryDone {
+        ok: True,
+        workspace_root: ws.root().to_string_lossy().into_owned(),
+        journal: journal_path(ws, opts)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        enabled: opts.journal.enabled,
+        transactions,
     })
 }
 
 /// `journal clear`: removes every entry of the workspace's journal (the
 /// journal's own files only).
-pub fn clear(ws: &Workspace, opts: &Options) -> Value {
+pub fn clear(ws: &Workspace, opts: &Options) -> Outcome<Cleared> {
     let path = journal_path(ws, opts)
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut store = match open_existing(ws, opts) {
-        Ok(Some(s)) => s,
-        Ok(None) => return json!({"ok": true, "removed": 0, "journal": path}),
-        Err(f) => return fail_value(&f, None),
+    let Some(mut store) = open_existing(ws, opts)? else {
+        return Ok(Cleared {
+            ok: True,
+            removed: 0,
+            journal: path,
+        });
     };
-    let fail = |what: &str, e: io::Error| {
-        let f = Failure::new(
+    let fail = |what: &str, e: io::Error| -> Box<Failed> {
+        Failure::new(
             ErrorCode::FILE_WRITE_ERROR,
             format!("cannot {what} the journal `{path}`: {e}"),
-        );
-        fail_value(&f, None)
+        )
+        .into()
     };
-    if let Err(e) = store.lock() {
-        return fail("lock", e);
-    }
-    let names = match store.names() {
-        Ok(n) => n,
-        Err(e) => return fail("list", e),
-    };
+    store.lock().map_err(|e| fail("lock", e))?;
+    let names = store.names().map_err(|e| fail("list", e))?;
     // Ids keep counting after a clear (an old id never names a new entry).
     let next = match store.state() {
         Ok(Some(s)) => s.next,
@@ -237,12 +249,16 @@ pub fn clear(ws: &Workspace, opts: &Options) -> Value {
         count: 0,
         bytes: 0,
     });
-    let mut n = 0;
+    let mut removed = 0;
     for (name, kind) in &names {
         if store.remove(name) && matches!(kind, Name::Entry { .. }) {
-            n += 1;
+            removed += 1;
         }
     }
     store.sync();
-    json!({"ok": true, "removed": n, "journal": path})
+    Ok(Cleared {
+        ok: True,
+        removed,
+        journal: path,
+    })
 }

@@ -13,19 +13,20 @@
 //! as far as this process may give them, and never a set-id bit under
 //! another owner. The undo is itself journaled (and can be undone: a redo).
 
-use serde_json::{json, Map, Value};
-
 use super::entry::{self, Entry, FileRec};
 use super::list::{damaged_why, entries, open_existing, undone_by, Listed};
 use super::record::{Journal, UndoOf};
 use super::store::{unhex, Store};
-use crate::error::{fail_value, ErrorCode, Failure};
+use crate::error::{ErrorCode, Failure};
 use crate::io::dir::{Kind, Meta};
 use crate::io::meta::{self, Extras, Like};
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
+use crate::result::history::{UndoAction, UndoDone, UndoFile};
+use crate::result::marks::True;
+use crate::result::{Answer, Failed, Outcome};
 use crate::text::source::{sha256_hex, Source};
-use crate::txn::{preview, put_all_preview, put_preview, Added, Kept, Txn, Write};
+use crate::txn::{file_diff, preview, whole_diff, Added, Kept, Txn, Write};
 
 /// One file of an undo: its path, the sha256 the transaction left it
 /// with, and what the undo does to it.
@@ -206,37 +207,48 @@ fn nothing_to_undo() -> Failure {
 
 /// `undo`: restores every file of a transaction to its bytes before it,
 /// all or nothing, through the one pipeline.
-pub fn undo(ws: &Workspace, opts: &Options, id: Option<&str>, dry_run: bool) -> Value {
-    let mut store = match open_existing(ws, opts) {
-        Ok(Some(s)) => s,
-        Ok(None) => return fail_value(&nothing_to_undo(), None),
-        Err(f) => return fail_value(&f, None),
+pub fn undo(ws: &Workspace, opts: &Options, id: Option<&str>, dry_run: bool) -> Outcome<UndoDone> {
+    let Some(mut store) = open_existing(ws, opts)? else {
+        return Err(nothing_to_undo().into());
     };
-    match load(&mut store, opts.max_file_bytes, |all| {
+    let picked = load(&mut store, opts.max_file_bytes, |all| {
         target(all, id).map(|e| Some(e.clone()))
-    }) {
-        Ok(Some((e, steps))) => undo_entry(ws, opts, &e, steps, dry_run, "undo"),
-        Ok(None) => fail_value(&nothing_to_undo(), None),
-        Err(f) => fail_value(&f, None),
+    })?;
+    match picked {
+        Some((e, steps)) => undo_entry(ws, opts, &e, steps, dry_run, "undo"),
+        None => Err(nothing_to_undo().into()),
     }
+}
+
+/// What the text editor's `undo_edit` did (see [`undo_file`]).
+pub struct FileUndo {
+    /// The undo's result.
+    pub outcome: Outcome<UndoDone>,
+    /// How many of the file's transactions remain to undo.
+    pub remaining: usize,
+    /// Whether the undone transaction had created the file.
+    pub created: bool,
 }
 
 /// The text editor's `undo_edit`: undoes the newest transaction made by
 /// `entry` (e.g. `textEditor`) that touched `rel` and is not undone yet,
-/// journaling the undo as `entry` too. `None`: there is none. Otherwise the
-/// result, how many such transactions remain, and whether the undone one
-/// had created the file.
-pub fn undo_last_of_file(
+/// journaling the undo as `entry` too. `None`: there is none.
+pub fn undo_file(
     ws: &Workspace,
     opts: &Options,
     rel: &str,
     entry: &'static str,
     dry_run: bool,
-) -> Option<(Value, usize, bool)> {
+) -> Option<FileUndo> {
+    let failed = |f: Failure| FileUndo {
+        outcome: Err(f.into()),
+        remaining: 0,
+        created: false,
+    };
     let mut store = match open_existing(ws, opts) {
         Ok(Some(s)) => s,
         Ok(None) => return None,
-        Err(f) => return Some((fail_value(&f, None), 0, false)),
+        Err(f) => return Some(failed(f)),
     };
     let mut count = 0;
     let picked = load(&mut store, opts.max_file_bytes, |all| {
@@ -261,19 +273,44 @@ pub fn undo_last_of_file(
     let (last, steps) = match picked {
         Ok(Some(x)) => x,
         Ok(None) => return None,
-        Err(f) => return Some((fail_value(&f, None), 0, false)),
+        Err(f) => return Some(failed(f)),
     };
     let created = last
         .files()
         .iter()
         .any(|f| f.path == rel && f.kind == "created");
-    let v = undo_entry(ws, opts, &last, steps, dry_run, entry);
-    let left = if v["ok"] == true && !dry_run {
+    let outcome = undo_entry(ws, opts, &last, steps, dry_run, entry);
+    let remaining = if outcome.is_ok() && !dry_run {
         count - 1
     } else {
         count
     };
-    Some((v, left, created))
+    Some(FileUndo {
+        outcome,
+        remaining,
+        created,
+    })
+}
+
+/// [`undo_file`] with its result as a JSON value (the shape `undo`
+/// answers), how many of the file's transactions remain, and whether the
+/// undone one had created the file.
+pub fn undo_last_of_file(
+    ws: &Workspace,
+    opts: &Options,
+    rel: &str,
+    entry: &'static str,
+    dry_run: bool,
+) -> Option<(serde_json::Value, usize, bool)> {
+    let u = undo_file(ws, opts, rel, entry, dry_run)?;
+    let v = serde_json::to_value(Answer::from(u.outcome)).unwrap_or_else(|e| {
+        let f = Failure::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("internal error (the undo's result cannot be shown: {e}); nothing was written"),
+        );
+        crate::error::fail_value(&f, None)
+    });
+    Some((v, u.remaining, u.created))
 }
 
 /// Undoes entry `e` with its `steps` (see [`undo`]); the undo is journaled
@@ -285,12 +322,9 @@ fn undo_entry(
     steps: Vec<FileStep>,
     dry_run: bool,
     entry: &'static str,
-) -> Value {
+) -> Outcome<UndoDone> {
     // 1. Resolve, lock, read: every file must be as the transaction left it.
-    let (txn, slots) = match open_unchanged(ws, opts, e, &steps) {
-        Ok(opened) => opened,
-        Err(v) => return v,
-    };
+    let (txn, slots) = open_unchanged(ws, opts, e, &steps)?;
     // 2. Plan the writes and removals.
     let mut removes: Vec<usize> = Vec::new();
     let mut writes: Vec<(usize, &[u8], Option<Like>)> = Vec::new();
@@ -302,18 +336,17 @@ fn undo_entry(
             Step::Recreate(b, like) => writes.push((k, b, like.clone())),
         }
     }
-    let mut m = Map::new();
-    m.insert("ok".into(), json!(true));
-    m.insert("undone".into(), json!(e.id.to_string()));
-    m.insert("redo".into(), json!(e.depth() % 2 == 1));
     let (files, all_diff) = file_results(&txn, &steps, &slots, dry_run);
-    let sums: Vec<Option<String>> = files
-        .iter()
-        .map(|f| f["sha256"].as_str().map(str::to_string))
-        .collect();
-    m.insert("files".into(), json!(files));
+    let mut done = UndoDone {
+        ok: True,
+        undone: e.id.to_string(),
+        redo: e.depth() % 2 == 1,
+        files,
+        id: None,
+        warnings: Vec::new(),
+        preview: None,
+    };
     if dry_run {
-        put_all_preview(&mut m, all_diff);
         let kept: Vec<Kept> = writes
             .iter()
             .map(|(k, b, like)| Kept {
@@ -323,8 +356,10 @@ fn undo_entry(
                 like: like.clone(),
             })
             .collect();
-        txn.keep(&mut m, kept, &removes, opts);
-        return Value::Object(m);
+        let (preview, warnings) = txn.keep_preview(whole_diff(all_diff), kept, &removes, opts);
+        done.preview = Some(preview);
+        done.warnings = warnings;
+        return Ok(done);
     }
     // 3. Commit, journaled as an undo of `e`.
     let ws_writes: Vec<Write<'_>> = writes
@@ -336,7 +371,7 @@ fn undo_entry(
             sha256: slots
                 .iter()
                 .position(|s| *s == Some(*k))
-                .and_then(|i| sums[i].clone()),
+                .and_then(|i| done.files[i].sha256.clone()),
             like: like.clone(),
         })
         .collect();
@@ -348,29 +383,23 @@ fn undo_entry(
             depth: e.depth() + 1,
         },
     );
-    let done = match txn.commit(&ws_writes, &removes, opts, &rec) {
-        Ok(d) => d,
-        Err(f) => return f.to_value(),
-    };
-    if let Some(id) = rec.recorded() {
-        m.insert("id".into(), json!(id.to_string()));
-    }
-    let mut v = Value::Object(m);
-    if !done.warnings.is_empty() {
-        v["warnings"] = json!(done.warnings);
-    }
-    v
+    let committed = txn
+        .commit(&ws_writes, &removes, opts, &rec)
+        .map_err(|f| f.to_failed())?;
+    done.id = rec.recorded().map(|id| id.to_string());
+    done.warnings = committed.warnings;
+    Ok(done)
 }
 
 /// The transaction over every file `e` touched, resolved, locked and read,
-/// with each step's slot; the failure result when a file is not as `e`
-/// left it (`FILE_CHANGED`, naming every such file) or cannot be opened.
+/// with each step's slot; the failure when a file is not as `e` left it
+/// (`FILE_CHANGED`, naming every such file) or cannot be opened.
 fn open_unchanged<'w>(
     ws: &'w Workspace,
     opts: &Options,
     e: &Entry,
     steps: &[FileStep],
-) -> Result<(Txn<'w>, Vec<Option<usize>>), Value> {
+) -> Result<(Txn<'w>, Vec<Option<usize>>), Box<Failed>> {
     let mut txn = Txn::new(ws);
     let mut changed: Vec<String> = Vec::new();
     let mut slots: Vec<Option<usize>> = Vec::new();
@@ -382,22 +411,20 @@ fn open_unchanged<'w>(
         match txn.add(rel, intent) {
             Ok(Added::New(k)) => slots.push(Some(k)),
             Ok(Added::Again { .. }) => {
-                let fl = Failure::invalid(format!(
+                return Err(Failure::invalid(format!(
                     "transaction {} names `{rel}` twice; it cannot be undone",
                     e.id
-                ));
-                return Err(fail_value(&fl, None));
+                ))
+                .into());
             }
-            Err(f) if f.code == ErrorCode::PATH_OUTSIDE_WORKSPACE => {
-                return Err(fail_value(&f, None))
-            }
+            Err(f) if f.code == ErrorCode::PATH_OUTSIDE_WORKSPACE => return Err(f.into()),
             Err(_) => {
                 changed.push(ws.root().join(rel).to_string_lossy().into_owned());
                 slots.push(None);
             }
         }
     }
-    txn.lock_and_read(opts).map_err(|f| fail_value(&f, None))?;
+    txn.lock_and_read(opts)?;
     for ((_, after, step), k) in steps.iter().zip(&slots) {
         let Some(k) = *k else { continue };
         let s = &txn.slots[k];
@@ -424,10 +451,10 @@ fn open_unchanged<'w>(
             changed.join(", ")
         ),
     );
-    let mut v = fail_value(&fl, changed.first().map(String::as_str));
-    v["files_changed"] = json!(changed);
-    v["id"] = json!(e.id.to_string());
-    Err(v)
+    let mut failed = Failed::new(&fl, changed.first().map(String::as_str));
+    failed.id = Some(e.id.to_string());
+    failed.files_changed = Some(changed);
+    Err(Box::new(failed))
 }
 
 /// Each file's entry of the result (what the undo does to it, its sha256
@@ -437,29 +464,27 @@ fn file_results(
     steps: &[FileStep],
     slots: &[Option<usize>],
     dry_run: bool,
-) -> (Vec<Value>, Option<String>) {
-    let mut files: Vec<Value> = Vec::new();
+) -> (Vec<UndoFile>, Option<String>) {
+    let mut files = Vec::with_capacity(steps.len());
     let mut all_diff = Some(String::new());
     for ((rel, _, step), k) in steps.iter().zip(slots) {
         let s = &txn.slots[k.expect("resolved")];
         let (action, new) = match step {
-            Step::Restore(b) => ("restored", Some(b.as_slice())),
-            Step::Remove => ("removed", None),
-            Step::Recreate(b, _) => ("recreated", Some(b.as_slice())),
+            Step::Restore(b) => (UndoAction::Restored, Some(b.as_slice())),
+            Step::Remove => (UndoAction::Removed, None),
+            Step::Recreate(b, _) => (UndoAction::Recreated, Some(b.as_slice())),
         };
-        let mut f = Map::new();
-        f.insert("file_path".into(), json!(s.abs()));
-        f.insert("action".into(), json!(action));
-        f.insert(
-            "sha256".into(),
-            new.map_or(Value::Null, |b| json!(sha256_hex([b]))),
-        );
-        if dry_run {
+        let diff = dry_run.then(|| {
             let new_src = new.and_then(|b| Source::from_bytes(b.to_vec(), rel).ok());
             let d = preview(rel, s.source(), new_src.as_ref().map(|n| n.text()), new);
-            put_preview(&mut f, d, &mut all_diff);
-        }
-        files.push(Value::Object(f));
+            file_diff(d, &mut all_diff)
+        });
+        files.push(UndoFile {
+            file_path: s.abs(),
+            action,
+            sha256: new.map(|b| sha256_hex([b])),
+            diff,
+        });
     }
     (files, all_diff)
 }

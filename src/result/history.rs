@@ -35,6 +35,13 @@ names! {
     }
 }
 
+impl PartialEq<&str> for Damage {
+    /// Whether the damage is the one named `other`.
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 names! {
     /// What undo did to a file.
     pub enum UndoAction {

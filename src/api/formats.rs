@@ -2,24 +2,25 @@
 //! [`crate::input::formats`] into one operation plan and run by
 //! [`crate::txn::ops`].
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::entry::{answer, cwd};
-use crate::error::fail_value;
 use crate::history::Journal;
 use crate::input::formats::{self, ParseError};
 use crate::input::request;
 use crate::io::workspace::Workspace;
 use crate::model::OpPlan;
+use crate::result::formats::FormatDone;
+use crate::result::{Answer, Failed, Outcome};
 use crate::txn::ops;
 
-/// A parse failure as a result object.
-pub(crate) fn parse_failure(e: &ParseError, format: &str) -> Value {
-    let mut v = fail_value(&e.failure(), None);
-    v["format"] = json!(format);
-    v["line"] = json!(e.line);
-    v["expected"] = json!(e.expected);
-    v
+/// A parse failure.
+pub(crate) fn parse_failure(e: ParseError, format: &'static str) -> Box<Failed> {
+    let mut v = Failed::new(&e.failure(), None);
+    v.format = Some(format);
+    v.line = Some(e.line);
+    v.expected = Some(e.expected);
+    Box::new(v)
 }
 
 fn run_text(
@@ -27,9 +28,9 @@ fn run_text(
     options: Option<&Value>,
     keys: &[&str],
     what: &str,
-    guess: &str,
+    guess: &'static str,
     parse: fn(&str) -> Result<OpPlan, ParseError>,
-) -> Value {
+) -> Outcome<FormatDone> {
     let (opts, dry_opt) = match request::options_and_dry_run(options, cwd) {
         Ok((o, d)) => (
             crate::model::Options {
@@ -42,39 +43,44 @@ fn run_text(
             },
             d,
         ),
-        Err(f) => return fail_value(&f, None),
+        Err(f) => return Err(f.into()),
     };
     let (text, dry_in) = match request::text_input(input, keys, what) {
         Ok(t) => t,
-        Err(f) => return fail_value(&f, None),
+        Err(f) => return Err(f.into()),
     };
     let dry = match request::pick_dry(dry_in, dry_opt) {
         Ok(d) => d,
-        Err(f) => return fail_value(&f, None),
+        Err(f) => return Err(f.into()),
     };
     let plan = match parse(text) {
         Ok(p) => p,
-        Err(e) => return parse_failure(&e, guess),
+        Err(e) => return Err(parse_failure(e, guess)),
     };
     let ws = match Workspace::open(&opts.workspace_root) {
         Ok(w) => w,
-        Err(f) => return fail_value(&f, None),
+        Err(f) => return Err(f.into()),
     };
-    ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry).unwrap_or_else(|v| v)
+    ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry)
+}
+
+/// The result as JSON.
+fn to_json(o: Outcome<FormatDone>) -> Value {
+    serde_json::to_value(Answer::from(o)).expect("a result serializes")
 }
 
 /// `applyEditBlocks`: applies SEARCH/REPLACE blocks (see
 /// [`formats::edit_block`]).
 pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
     answer(options, || {
-        run_text(
+        to_json(run_text(
             input,
             options,
             &["blockContent", "block_content", "text"],
             "SEARCH/REPLACE block text",
             "edit_blocks",
             formats::edit_block::parse,
-        )
+        ))
     })
 }
 
@@ -82,13 +88,13 @@ pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
 /// diff (see [`formats::apply_patch`]).
 pub fn apply_patch(input: &Value, options: Option<&Value>) -> Value {
     answer(options, || {
-        run_text(
+        to_json(run_text(
             input,
             options,
             &["patch", "input", "text"],
             "patch text",
             "apply_patch",
             formats::apply_patch::parse,
-        )
+        ))
     })
 }

@@ -10,6 +10,7 @@ use super::answer::Answer;
 use super::edits::{AppliedRun, BatchDone, PatchDone, WriteDone};
 use super::formats::FormatDone;
 use super::history::{Cleared, HistoryDone, UndoDone};
+use super::text_editor::TextEditorDone;
 
 /// Adds `T`'s schema to `g` and returns a reference to it.
 fn add<T: JsonSchema>(g: &mut SchemaGenerator) -> Value {
@@ -29,6 +30,7 @@ pub fn contract() -> Value {
     results.insert("writeFile".into(), add::<Answer<WriteDone>>(&mut g));
     results.insert("applyDryRun".into(), add::<Answer<AppliedRun>>(&mut g));
     results.insert("applyFormat".into(), add::<Answer<FormatDone>>(&mut g));
+    results.insert("textEditor".into(), add::<Answer<TextEditorDone>>(&mut g));
     results.insert("history".into(), add::<Answer<HistoryDone>>(&mut g));
     results.insert("undo".into(), add::<Answer<UndoDone>>(&mut g));
     results.insert("clearJournal".into(), add::<Answer<Cleared>>(&mut g));

@@ -31,36 +31,19 @@ fn run_text(
     guess: &'static str,
     parse: fn(&str) -> Result<OpPlan, ParseError>,
 ) -> Outcome<FormatDone> {
-    let (opts, dry_opt) = match request::options_and_dry_run(options, cwd) {
-        Ok((o, d)) => (
-            crate::model::Options {
-                entry: if guess == "edit_blocks" {
-                    "applyEditBlocks"
-                } else {
-                    "applyPatch"
-                },
-                ..o
-            },
-            d,
-        ),
-        Err(f) => return Err(f.into()),
+    let (opts, dry_opt) = request::options_and_dry_run(options, cwd)?;
+    let opts = crate::model::Options {
+        entry: if guess == "edit_blocks" {
+            "applyEditBlocks"
+        } else {
+            "applyPatch"
+        },
+        ..opts
     };
-    let (text, dry_in) = match request::text_input(input, keys, what) {
-        Ok(t) => t,
-        Err(f) => return Err(f.into()),
-    };
-    let dry = match request::pick_dry(dry_in, dry_opt) {
-        Ok(d) => d,
-        Err(f) => return Err(f.into()),
-    };
-    let plan = match parse(text) {
-        Ok(p) => p,
-        Err(e) => return Err(parse_failure(e, guess)),
-    };
-    let ws = match Workspace::open(&opts.workspace_root) {
-        Ok(w) => w,
-        Err(f) => return Err(f.into()),
-    };
+    let (text, dry_in) = request::text_input(input, keys, what)?;
+    let dry = request::pick_dry(dry_in, dry_opt)?;
+    let plan = parse(text).map_err(|e| parse_failure(e, guess))?;
+    let ws = Workspace::open(&opts.workspace_root)?;
     ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry)
 }
 

@@ -81,3 +81,36 @@ pub fn apply_patch(input: &Value, options: Option<&Value>) -> Value {
         ))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use serde_json::json;
+
+    use super::apply_patch;
+
+    /// Every file a patch writes says how it was written, whatever the
+    /// operations before it (a delete writes nothing).
+    #[test]
+    fn each_written_file_reports_its_write_strategy_after_a_delete() {
+        let t = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(t.path()).unwrap();
+        fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
+        fs::write(root.join("b.txt"), "x\n").unwrap();
+        fs::write(root.join("gone.txt"), "old\n").unwrap();
+        let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n*** Delete File: gone.txt\n\
+                     *** Update File: b.txt\n@@\n-x\n+y\n*** End Patch\n";
+        let r = apply_patch(
+            &json!(patch),
+            Some(&json!({ "workspaceRoot": root, "durable": false })),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let files = r["files"].as_array().unwrap();
+        let strategy = |i: usize| files[i].get("write_strategy").cloned();
+        assert_eq!(strategy(0), Some(json!("rename")), "{r}");
+        assert_eq!(strategy(1), None, "a delete writes nothing: {r}");
+        assert_eq!(strategy(2), Some(json!("rename")), "{r}");
+        assert_eq!(fs::read_to_string(root.join("b.txt")).unwrap(), "y\n");
+    }
+}

@@ -337,9 +337,12 @@ fn commit_ops(
     let ops = &plan.ops;
     let slots = &txn.slots;
     let mut writes: Vec<Write<'_>> = Vec::new();
+    // The planned operation of each write, in order.
+    let mut writers: Vec<usize> = Vec::new();
     let mut removes: Vec<usize> = Vec::new();
-    for p in planned {
+    for (i, p) in planned.iter().enumerate() {
         if let (Some(d), Some(content)) = (p.dst, p.new_pieces(slots)) {
+            writers.push(i);
             writes.push(Write {
                 slot: d,
                 content,
@@ -354,12 +357,9 @@ fn commit_ops(
         .commit(&writes, &removes, opts, rec)
         .map_err(|e| e.to_failed())?;
     let mut done = success_done(plan, planned, slots, ops);
-    let mut strategies = committed.strategies.iter();
-    for (p, f) in planned.iter().zip(&mut done.files) {
-        let s = strategies.next();
-        if let (Some(_), Some(_), Some(s)) = (p.dst, &p.new_bytes, s) {
-            f.strategy = s.report();
-        }
+    // One strategy per write: a file the operation wrote reports how.
+    for (&i, s) in writers.iter().zip(&committed.strategies) {
+        done.files[i].strategy = s.report();
     }
     done.warnings = committed.warnings;
     Ok(done)

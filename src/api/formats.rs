@@ -2,24 +2,25 @@
 //! [`crate::input::formats`] into one operation plan and run by
 //! [`crate::txn::ops`].
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::entry::{answer, cwd};
-use crate::error::fail_value;
 use crate::history::Journal;
 use crate::input::formats::{self, ParseError};
 use crate::input::request;
 use crate::io::workspace::Workspace;
 use crate::model::OpPlan;
+use crate::result::formats::FormatDone;
+use crate::result::{Answer, Failed, Outcome};
 use crate::txn::ops;
 
-/// A parse failure as a result object.
-pub(crate) fn parse_failure(e: &ParseError, format: &str) -> Value {
-    let mut v = fail_value(&e.failure(), None);
-    v["format"] = json!(format);
-    v["line"] = json!(e.line);
-    v["expected"] = json!(e.expected);
-    v
+/// A parse failure.
+pub(crate) fn parse_failure(e: ParseError, format: &'static str) -> Box<Failed> {
+    let mut v = Failed::new(&e.failure(), None);
+    v.format = Some(format);
+    v.line = Some(e.line);
+    v.expected = Some(e.expected);
+    Box::new(v)
 }
 
 fn run_text(
@@ -27,54 +28,42 @@ fn run_text(
     options: Option<&Value>,
     keys: &[&str],
     what: &str,
-    guess: &str,
+    guess: &'static str,
     parse: fn(&str) -> Result<OpPlan, ParseError>,
-) -> Value {
-    let (opts, dry_opt) = match request::options_and_dry_run(options, cwd) {
-        Ok((o, d)) => (
-            crate::model::Options {
-                entry: if guess == "edit_blocks" {
-                    "applyEditBlocks"
-                } else {
-                    "applyPatch"
-                },
-                ..o
-            },
-            d,
-        ),
-        Err(f) => return fail_value(&f, None),
+) -> Outcome<FormatDone> {
+    let (opts, dry_opt) = request::options_and_dry_run(options, cwd)?;
+    let opts = crate::model::Options {
+        entry: if guess == "edit_blocks" {
+            "applyEditBlocks"
+        } else {
+            "applyPatch"
+        },
+        ..opts
     };
-    let (text, dry_in) = match request::text_input(input, keys, what) {
-        Ok(t) => t,
-        Err(f) => return fail_value(&f, None),
-    };
-    let dry = match request::pick_dry(dry_in, dry_opt) {
-        Ok(d) => d,
-        Err(f) => return fail_value(&f, None),
-    };
-    let plan = match parse(text) {
-        Ok(p) => p,
-        Err(e) => return parse_failure(&e, guess),
-    };
-    let ws = match Workspace::open(&opts.workspace_root) {
-        Ok(w) => w,
-        Err(f) => return fail_value(&f, None),
-    };
-    ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry).unwrap_or_else(|v| v)
+    let (text, dry_in) = request::text_input(input, keys, what)?;
+    let dry = request::pick_dry(dry_in, dry_opt)?;
+    let plan = parse(text).map_err(|e| parse_failure(e, guess))?;
+    let ws = Workspace::open(&opts.workspace_root)?;
+    ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry)
+}
+
+/// The result as JSON.
+fn to_json(o: Outcome<FormatDone>) -> Value {
+    serde_json::to_value(Answer::from(o)).expect("a result serializes")
 }
 
 /// `applyEditBlocks`: applies SEARCH/REPLACE blocks (see
 /// [`formats::edit_block`]).
 pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
     answer(options, || {
-        run_text(
+        to_json(run_text(
             input,
             options,
             &["blockContent", "block_content", "text"],
             "SEARCH/REPLACE block text",
             "edit_blocks",
             formats::edit_block::parse,
-        )
+        ))
     })
 }
 
@@ -82,13 +71,46 @@ pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
 /// diff (see [`formats::apply_patch`]).
 pub fn apply_patch(input: &Value, options: Option<&Value>) -> Value {
     answer(options, || {
-        run_text(
+        to_json(run_text(
             input,
             options,
             &["patch", "input", "text"],
             "patch text",
             "apply_patch",
             formats::apply_patch::parse,
-        )
+        ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use serde_json::json;
+
+    use super::apply_patch;
+
+    /// Every file a patch writes says how it was written, whatever the
+    /// operations before it (a delete writes nothing).
+    #[test]
+    fn each_written_file_reports_its_write_strategy_after_a_delete() {
+        let t = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(t.path()).unwrap();
+        fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
+        fs::write(root.join("b.txt"), "x\n").unwrap();
+        fs::write(root.join("gone.txt"), "old\n").unwrap();
+        let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n*** Delete File: gone.txt\n\
+                     *** Update File: b.txt\n@@\n-x\n+y\n*** End Patch\n";
+        let r = apply_patch(
+            &json!(patch),
+            Some(&json!({ "workspaceRoot": root, "durable": false })),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let files = r["files"].as_array().unwrap();
+        let strategy = |i: usize| files[i].get("write_strategy").cloned();
+        assert_eq!(strategy(0), Some(json!("rename")), "{r}");
+        assert_eq!(strategy(1), None, "a delete writes nothing: {r}");
+        assert_eq!(strategy(2), Some(json!("rename")), "{r}");
+        assert_eq!(fs::read_to_string(root.join("b.txt")).unwrap(), "y\n");
+    }
 }

@@ -15,16 +15,24 @@
 use std::ffi::OsStr;
 use std::path::PathBuf;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::entry::{answer, cwd};
-use crate::error::fail_value;
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
 use crate::input::formats::text_editor::{self, Command};
 use crate::input::request::options_and_dry_run;
 use crate::io::dir::{Dir, Kind};
 use crate::model::Options;
+use crate::result::formats::FormatDone;
+use crate::result::history::{UndoAction, UndoDone, UndoFile};
+use crate::result::marks::{flag, True};
+use crate::result::text_editor::{
+    Command as Named, DirView, EditDone, FileView, LineEnding, TextEditorDone, UndoEdit, Viewed,
+};
+use crate::result::written::{Diff, Preview};
+use crate::result::{Answer, Failed, Outcome};
+use crate::text::source::LineEnding as Eol;
 use crate::txn::ops as file_ops;
 
 use crate::io::workspace::{Intent, Workspace};
@@ -35,74 +43,95 @@ pub(crate) const MAX_LISTING: usize = 1000;
 /// `textEditor`: runs one text editor command.
 pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {
     answer(options, || {
-        let (opts, dry_opt) = match options_and_dry_run(options, cwd) {
-            Ok((o, d)) => (
-                Options {
-                    entry: "textEditor",
-                    ..o
-                },
-                d,
-            ),
-            Err(f) => return fail_value(&f, None),
-        };
-        let (cmd, dry_in) = match text_editor::parse(input) {
-            Ok(c) => c,
-            Err(f) => return fail_value(&f, None),
-        };
-        let dry = dry_in || dry_opt.unwrap_or(false);
-        let ws = match Workspace::open(&opts.workspace_root) {
-            Ok(w) => w,
-            Err(f) => return fail_value(&f, None),
-        };
-        let mut v = match &cmd {
-            Command::View {
-                path,
-                range,
-                max_chars,
-            } => view(&ws, path, *range, *max_chars, &opts),
-            Command::Undo { path } => undo(&ws, path, &opts, dry),
-            _ => edit(&ws, &cmd, &opts, dry),
-        };
-        v["command"] = json!(cmd.name());
-        v
+        serde_json::to_value(Answer::from(run(input, options))).expect("a result serializes")
     })
 }
 
-fn edit(ws: &Workspace, cmd: &Command, opts: &Options, dry: bool) -> Value {
-    let plan = cmd.plan().expect("a writing command");
-    let done = match file_ops::execute(ws, &plan, opts, &Journal::for_call(opts), dry) {
-        Ok(v) => v,
-        Err(v) => return v,
+/// Runs one command: its result, or its failure (naming the command once
+/// it is known to be valid).
+fn run(input: &Value, options: Option<&Value>) -> Outcome<TextEditorDone> {
+    let (opts, dry_opt) = options_and_dry_run(options, cwd)?;
+    let opts = Options {
+        entry: "textEditor",
+        ..opts
     };
-    let mut v = flatten(done);
+    let (cmd, dry_in) = text_editor::parse(input)?;
+    let dry = dry_in || dry_opt.unwrap_or(false);
+    let ws = Workspace::open(&opts.workspace_root)?;
+    let done = match &cmd {
+        Command::View {
+            path,
+            range,
+            max_chars,
+        } => view(&ws, path, *range, *max_chars, &opts).map(TextEditorDone::Viewed),
+        Command::Undo { path } => {
+            undo(&ws, path, &opts, dry).map(|u| TextEditorDone::Undone(Box::new(u)))
+        }
+        _ => edit(&ws, &cmd, &opts, dry).map(|e| TextEditorDone::Edited(Box::new(e))),
+    };
+    done.map_err(|mut f| {
+        f.command = Some(cmd.name().to_string());
+        f
+    })
+}
+
+/// The command as results name it.
+fn named(cmd: &Command) -> Named {
+    match cmd {
+        Command::View { .. } => Named::View,
+        Command::Create { .. } => Named::Create,
+        Command::StrReplace { .. } => Named::StrReplace,
+        Command::Insert { .. } => Named::Insert,
+        Command::Undo { .. } => Named::UndoEdit,
+    }
+}
+
+fn edit(ws: &Workspace, cmd: &Command, opts: &Options, dry: bool) -> Outcome<EditDone> {
+    let plan = cmd.plan().expect("a writing command");
+    let done = file_ops::execute(ws, &plan, opts, &Journal::for_call(opts), dry)?;
+    let mut out = one_file(done, named(cmd));
     if !dry {
-        if let (Some(path), Some(line)) = (v["file_path"].as_str(), v["line_number"].as_u64()) {
-            let lines = line as usize;
+        if let (Some(path), Some(line)) = (out.file.file_path.as_deref(), out.file.line_number) {
             let count = match cmd {
                 Command::Insert { text, .. } => text.lines().count().max(1),
                 Command::StrReplace { new, .. } => new.lines().count().max(1),
                 _ => 1,
             };
-            if let Some(s) = snippet(ws, path, lines, count, opts) {
-                v["snippet"] = json!(s);
-            }
+            out.snippet = snippet(ws, path, line, count, opts);
         }
     }
-    v
+    Ok(out)
 }
 
-/// The one file's result as the top-level object (`files[0]` merged up).
-fn flatten(v: Value) -> Value {
-    let mut out = v.clone();
-    if let Some(f) = v["files"].get(0).and_then(Value::as_object) {
-        for (k, val) in f {
-            out[k.as_str()] = val.clone();
-        }
+/// The one file's result as the top-level result. A dry run's diff of the
+/// file is the whole call's diff: it is given once, as the preview's.
+fn one_file(done: FormatDone, command: Named) -> EditDone {
+    let FormatDone {
+        ok,
+        format,
+        files,
+        hunks,
+        verified,
+        warnings,
+        message,
+        mut preview,
+    } = done;
+    // A text editor command changes no file through hunks, and its blocks
+    // are not read back.
+    debug_assert!(hunks.is_none() && verified.is_none() && message.is_none());
+    let mut file = files.into_iter().next().expect("a command plans one file");
+    if let (Some(p), Some(d)) = (preview.as_mut(), file.diff.take()) {
+        p.diff = d;
     }
-    if let Some(m) = out.as_object_mut() {
-        m.remove("files");
+    EditDone {
+        ok,
+        format,
+        file,
+        warnings,
+        preview,
+        snippet: None,
+        command,
     }
-    out
 }
 
 /// `cat -n` style numbered lines.
@@ -147,7 +176,7 @@ fn view(
     range: Option<(usize, Option<usize>)>,
     max_chars: Option<usize>,
     opts: &Options,
-) -> Value {
+) -> Outcome<Viewed> {
     let res = match ws.resolve(path, Intent::Existing) {
         Ok(r) => r,
         Err(f)
@@ -155,26 +184,26 @@ fn view(
                 || (f.code == ErrorCode::INVALID_INPUT && path_names_dir(path)) =>
         {
             if range.is_some() {
-                return fail_value(
-                    &Failure::invalid("`view_range` applies to files; this path is a directory"),
-                    None,
-                );
+                return Err(Failure::invalid(
+                    "`view_range` applies to files; this path is a directory",
+                )
+                .into());
             }
-            return list_dir(ws, path);
+            return list_dir(ws, path).map(Viewed::Directory);
         }
-        Err(f) => return fail_value(&f, Some(&ws.root().join(path).to_string_lossy())),
+        Err(f) => return Err(about(&f, &ws.root().join(path).to_string_lossy())),
     };
     let abs = res.abs_path.to_string_lossy().into_owned();
     let (file, m) = match res.dir.open_file(&res.name) {
         Ok(x) => x,
         Err(e) => {
-            return fail_value(
+            return Err(about(
                 &Failure::new(
                     ErrorCode::FILE_READ_ERROR,
                     format!("cannot open `{path}`: {e}"),
                 ),
-                Some(&abs),
-            )
+                &abs,
+            ))
         }
     };
     if m.size > opts.max_file_bytes {
@@ -185,11 +214,11 @@ fn view(
                 m.size, opts.max_file_bytes
             ),
         );
-        return fail_value(&f, Some(&abs));
+        return Err(about(&f, &abs));
     }
     let src = match crate::io::source::read(file, m.size, path) {
         Ok(s) => s,
-        Err(f) => return fail_value(&f, Some(&abs)),
+        Err(f) => return Err(about(&f, &abs)),
     };
     let text = String::from_utf8_lossy(src.text());
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
@@ -198,12 +227,12 @@ fn view(
         None => (1, total),
         Some((s, e)) => {
             if s > total.max(1) {
-                return fail_value(
+                return Err(about(
                     &Failure::invalid(format!(
                         "`view_range` starts at line {s}, but the file has {total} lines"
                     )),
-                    Some(&abs),
-                );
+                    &abs,
+                ));
             }
             (s, e.unwrap_or(total).min(total))
         }
@@ -222,22 +251,29 @@ fn view(
             truncated = true;
         }
     }
-    let mut v = json!({
-        "ok": true,
-        "kind": "file",
-        "file_path": abs,
-        "content": content,
-        "start_line": start,
-        "end_line": end,
-        "total_lines": total,
-        "sha256": src.sha256(),
-        "encoding": src.encoding().name(),
-        "line_ending": src.line_ending().name(),
-    });
-    if truncated {
-        v["truncated"] = json!(true);
-    }
-    v
+    Ok(Viewed::File(FileView {
+        ok: True,
+        file_path: abs,
+        content,
+        start_line: start,
+        end_line: end,
+        total_lines: total,
+        sha256: src.sha256(),
+        encoding: src.encoding().name(),
+        line_ending: match src.line_ending() {
+            Eol::Lf => LineEnding::Lf,
+            Eol::Crlf => LineEnding::Crlf,
+            Eol::Mixed => LineEnding::Mixed,
+            Eol::None => LineEnding::NoBreak,
+        },
+        truncated: flag(truncated),
+        command: Named::View,
+    }))
+}
+
+/// The failure `f` about the file `abs`.
+fn about(f: &Failure, abs: &str) -> Box<Failed> {
+    Box::new(Failed::new(f, Some(abs)))
 }
 
 fn path_names_dir(path: &str) -> bool {
@@ -265,10 +301,10 @@ fn open_dir(ws: &Workspace, path: &str) -> Result<(Dir, PathBuf), Failure> {
     Ok((r.dir, abs))
 }
 
-fn list_dir(ws: &Workspace, path: &str) -> Value {
+fn list_dir(ws: &Workspace, path: &str) -> Outcome<DirView> {
     let (dir, abs) = match open_dir(ws, path) {
         Ok(d) => d,
-        Err(f) => return fail_value(&f, Some(&ws.root().join(path).to_string_lossy())),
+        Err(f) => return Err(about(&f, &ws.root().join(path).to_string_lossy())),
     };
     let mut entries: Vec<String> = Vec::new();
     let mut truncated = false;
@@ -278,17 +314,14 @@ fn list_dir(ws: &Workspace, path: &str) -> Value {
         content.push_str(e);
         content.push('\n');
     }
-    let mut v = json!({
-        "ok": true,
-        "kind": "directory",
-        "file_path": abs.to_string_lossy(),
-        "entries": entries,
-        "content": content,
-    });
-    if truncated {
-        v["truncated"] = json!(true);
-    }
-    v
+    Ok(DirView {
+        ok: True,
+        file_path: abs.to_string_lossy().into_owned(),
+        entries,
+        content,
+        truncated: flag(truncated),
+        command: Named::View,
+    })
 }
 
 /// Lists `dir` (then one level below), hidden names skipped, sorted.
@@ -321,42 +354,137 @@ fn walk(dir: &Dir, prefix: &str, depth: usize, out: &mut Vec<String>, truncated:
 
 /// `undo_edit` through the edit journal: the newest text-editor edit of
 /// the file not undone yet, undone as the journal undoes a transaction.
-fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Value {
+fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Outcome<UndoEdit> {
     let res = match ws.resolve(path, Intent::Plan { create_dirs: true }) {
         Ok(r) => r,
-        Err(f) => return fail_value(&f, Some(&ws.root().join(path).to_string_lossy())),
+        Err(f) => return Err(about(&f, &ws.root().join(path).to_string_lossy())),
     };
     let abs = res.abs_path.to_string_lossy().into_owned();
     if !opts.journal.enabled {
-        return fail_value(
+        return Err(about(
             &Failure::invalid(format!(
                 "cannot undo the last edit of `{path}`: undo_edit restores edits from the edit journal, which is off \
                  (options.journal: false, or PATCH_FILE_JOURNAL=off), so no edit was recorded; turn it on (leave \
                  options.journal out or set it to true, and unset PATCH_FILE_JOURNAL) for later edits to be undoable. \
                  Nothing was changed"
             )),
-            Some(&abs),
-        );
+            &abs,
+        ));
     }
     let Some((v, left, created)) =
         crate::history::undo_last_of_file(ws, opts, &res.rel_path, "textEditor", dry)
     else {
-        return fail_value(
+        return Err(about(
             &Failure::invalid(format!(
                 "there is no edit of `{path}` to undo: undo_edit restores edits made with create, str_replace or insert \
                  through this tool (kept in the edit journal; see the history and undo tools for other edits)"
             )),
-            Some(&abs),
-        );
+            &abs,
+        ));
+    };
+    let UndoDone {
+        ok,
+        undone,
+        redo,
+        files,
+        id,
+        warnings,
+        mut preview,
+    } = journal_undo(v)?;
+    // The file's figures at the top level; a dry run's diff of it is the
+    // whole undo's diff, given once, as the preview's.
+    let mut file = files
+        .into_iter()
+        .next()
+        .expect("an edit of the file was undone");
+    file.file_path = abs;
+    if let (Some(p), Some(d)) = (preview.as_mut(), file.diff.take()) {
+        p.diff = d;
+    }
+    Ok(UndoEdit {
+        ok,
+        undone,
+        redo,
+        file,
+        id,
+        warnings,
+        preview,
+        removed: created,
+        undo_remaining: left,
+        command: Named::UndoEdit,
+    })
+}
+
+/// The journal's undo result (a JSON value from [`crate::history`]) as
+/// the typed success or failure it stands for. Every field the journal
+/// sets is carried over; a debug build checks that the typed value says
+/// exactly what the JSON said.
+fn journal_undo(v: Value) -> Outcome<UndoDone> {
+    let text = |m: &Value, k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
+    let texts = |k: &str| {
+        v.get(k).and_then(Value::as_array).map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+    };
+    let diff_of = |m: &Value| {
+        let (diff, diff_omitted) = (text(m, "diff"), text(m, "diff_omitted"));
+        (diff.is_some() || diff_omitted.is_some()).then_some(Diff { diff, diff_omitted })
     };
     if v["ok"] != true {
-        return v;
+        let code = ErrorCode::ALL
+            .iter()
+            .copied()
+            .find(|c| Some(c.as_str()) == v["code"].as_str())
+            .unwrap_or(ErrorCode::INTERNAL_ERROR);
+        let failure = Failure {
+            code,
+            message: text(&v, "message").unwrap_or_default(),
+            match_count: v["match_count"].as_u64().map(|n| n as usize),
+        };
+        let mut f = Failed::new(&failure, text(&v, "file_path").as_deref());
+        f.rolled_back = texts("rolled_back");
+        f.rollback_failed = texts("rollback_failed");
+        f.files_changed = texts("files_changed");
+        f.id = text(&v, "id");
+        debug_assert_eq!(serde_json::to_value(&f).ok(), Some(v));
+        return Err(Box::new(f));
     }
-    let mut out = flatten(v);
-    out["file_path"] = json!(abs);
-    out["removed"] = json!(created);
-    out["undo_remaining"] = json!(left);
-    out
+    let files = v["files"].as_array().map_or(Vec::new(), |a| {
+        a.iter()
+            .map(|f| UndoFile {
+                file_path: text(f, "file_path").unwrap_or_default(),
+                action: f["action"]
+                    .as_str()
+                    .and_then(UndoAction::parse)
+                    .unwrap_or(UndoAction::Restored),
+                sha256: text(f, "sha256"),
+                diff: diff_of(f),
+            })
+            .collect()
+    });
+    let preview = v.get("dry_run").map(|_| Preview {
+        dry_run: True,
+        diff: diff_of(&v).unwrap_or(Diff {
+            diff: None,
+            diff_omitted: None,
+        }),
+        run_id: text(&v, "run_id"),
+        expires_in: v["expires_in"].as_u64().unwrap_or(0),
+        message: text(&v, "message"),
+    });
+    let done = UndoDone {
+        ok: True,
+        undone: text(&v, "undone").unwrap_or_default(),
+        redo: v["redo"].as_bool().unwrap_or(false),
+        files,
+        id: text(&v, "id"),
+        warnings: texts("warnings").unwrap_or_default(),
+        preview,
+    };
+    debug_assert_eq!(serde_json::to_value(&done).ok(), Some(v));
+    Ok(done)
 }
 
 #[cfg(test)]

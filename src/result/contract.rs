@@ -10,6 +10,7 @@ use super::answer::Answer;
 use super::edits::{AppliedRun, BatchDone, PatchDone, WriteDone};
 use super::formats::FormatDone;
 use super::history::{Cleared, HistoryDone, UndoDone};
+use super::text_editor::TextEditorDone;
 
 /// Adds `T`'s schema to `g` and returns a reference to it.
 fn add<T: JsonSchema>(g: &mut SchemaGenerator) -> Value {
@@ -28,9 +29,12 @@ pub fn contract() -> Value {
     results.insert("batchPatchFiles".into(), add::<Answer<BatchDone>>(&mut g));
     results.insert("writeFile".into(), add::<Answer<WriteDone>>(&mut g));
     results.insert("applyDryRun".into(), add::<Answer<AppliedRun>>(&mut g));
-    for format in ["applyEditBlocks", "applyPatch", "editFile"] {
+    for format in ["applyEditBlocks", "applyPatch"] {
         results.insert(format.into(), add::<Answer<FormatDone>>(&mut g));
     }
+    // editFile is patchFile under the filesystem server's input shape.
+    results.insert("editFile".into(), add::<Answer<PatchDone>>(&mut g));
+    results.insert("textEditor".into(), add::<Answer<TextEditorDone>>(&mut g));
     results.insert("history".into(), add::<Answer<HistoryDone>>(&mut g));
     results.insert("undo".into(), add::<Answer<UndoDone>>(&mut g));
     results.insert("journalClear".into(), add::<Answer<Cleared>>(&mut g));

@@ -21,6 +21,7 @@ pub mod formats;
 pub mod history;
 pub mod marks;
 mod names;
+pub mod text_editor;
 pub mod written;
 
 pub use answer::{Answer, Outcome};

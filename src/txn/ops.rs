@@ -20,9 +20,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Map, Value};
-
-use crate::error::{fail_value, ErrorCode, Failure};
+use crate::diagnose::Diagnosis;
+use crate::error::{ErrorCode, Failure};
 use crate::io::dir::Meta;
 use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::matching::blocks::{self as edit_blocks, NewText};
@@ -32,13 +31,19 @@ use crate::matching::verify::{self, Change, Fold};
 use crate::model::{
     Action, Base, Block, Changes, Count, Edit, FileOp, Format, Hunk, OpPlan, Options,
 };
+use crate::result::diagnosis::Diagnosed;
+use crate::result::failure::{OpFailure as OpFailed, StepFailure};
+use crate::result::formats::{
+    self as out, Action as Did, FormatDone, FormatFile, HunkLevel, LocatedBy,
+};
+use crate::result::marks::True;
+use crate::result::{Failed, Outcome};
 use crate::text::lines::count_newlines;
 use crate::text::source::adapt_line_endings;
 use crate::text::source::{self, Encoding, LineEnding, Source};
 use crate::txn::changes::Recorder;
 use crate::txn::{
-    lexical_abs as lexical, preview, put_all_preview, put_preview, with_strategy, with_warnings,
-    Added, Kept, Slot, Txn, Write,
+    file_diff, lexical_abs as lexical, preview, whole_diff, Added, Kept, Slot, Txn, Write,
 };
 
 /// One exact-once block's outcome.
@@ -56,7 +61,7 @@ struct BlockReport {
 /// What an operation will do, once planned.
 struct Planned {
     op: usize,
-    kind: &'static str,
+    kind: Did,
     /// Slot read (and, for a delete or a move, removed).
     src: Option<usize>,
     /// Slot written.
@@ -115,12 +120,18 @@ impl Planned {
     }
 }
 
-/// A failing operation.
+/// A failing operation: its failure, led by its first failing hunk or
+/// block when it has them.
 struct OpFailure {
     op: usize,
     failure: Failure,
     file_path: Option<String>,
-    details: Map<String, Value>,
+    match_lines: Vec<usize>,
+    diagnosis: Diagnosed,
+    /// Every failing hunk (patches).
+    hunks: Option<Vec<StepFailure>>,
+    /// Every failing SEARCH/REPLACE block (edit blocks, text editor).
+    blocks: Option<Vec<StepFailure>>,
 }
 
 impl OpFailure {
@@ -129,19 +140,22 @@ impl OpFailure {
             op,
             failure,
             file_path,
-            details: Map::new(),
+            match_lines: Vec::new(),
+            diagnosis: Diagnosed::default(),
+            hunks: None,
+            blocks: None,
         })
     }
 }
 
-/// Runs `plan`: its result object, or its failure result.
+/// Runs `plan`: its result, or its failure.
 pub fn execute(
     ws: &Workspace,
     plan: &OpPlan,
     opts: &Options,
     rec: &dyn Recorder,
     dry_run: bool,
-) -> Result<Value, Value> {
+) -> Outcome<FormatDone> {
     let ops = &plan.ops;
     let mut txn = Txn::new(ws);
     let mut failures: Vec<Box<OpFailure>> = Vec::new();
@@ -149,7 +163,7 @@ pub fn execute(
     let refs = resolve_ops(ws, plan, &mut txn, &mut failures)?;
 
     // 2. Lock and read.
-    txn.lock_and_read(opts).map_err(|f| fail_value(&f, None))?;
+    txn.lock_and_read(opts).map_err(Box::<Failed>::from)?;
     let txn = txn;
     let slots = &txn.slots;
 
@@ -171,19 +185,19 @@ pub fn execute(
         }
     }
     if !failures.is_empty() {
-        return Err(failure_value(plan, &failures));
+        return Err(failed(plan, failures));
     }
 
     // 4. A dry run keeps the plan; otherwise commit.
     if dry_run {
-        return Ok(dry_run_value(&txn, plan, planned, opts));
+        return Ok(dry_run_done(&txn, plan, planned, opts));
     }
     commit_ops(&txn, plan, &planned, opts, rec)
 }
 
 /// The (source, destination) slots of each operation (`None` where its
 /// resolution failed: the failure is in `failures`), nothing created; the
-/// whole call's failure result when two operations name the same file.
+/// whole call's failure when two operations name the same file.
 // The failures are boxed as everywhere in this module, where they travel in
 // `Result`s whose error side must stay small.
 #[allow(clippy::type_complexity, clippy::vec_box)]
@@ -192,7 +206,7 @@ fn resolve_ops(
     plan: &OpPlan,
     txn: &mut Txn<'_>,
     failures: &mut Vec<Box<OpFailure>>,
-) -> Result<Vec<Option<(Option<usize>, Option<usize>)>>, Value> {
+) -> Result<Vec<Option<(Option<usize>, Option<usize>)>>, Box<Failed>> {
     let ops = &plan.ops;
     // (src, dst) slots per op; `None` where resolution failed.
     let mut refs: Vec<Option<(Option<usize>, Option<usize>)>> = Vec::with_capacity(ops.len());
@@ -212,12 +226,15 @@ fn resolve_ops(
                 } => (None, Intent::Existing, Some(&op.path)),
                 Action::Delete { .. } => (Some(&op.path), Intent::Existing, None),
             };
-        // Err(Ok(f)): this operation fails; Err(Err(v)): the whole call is refused.
-        let mut resolve = |p: &str,
-                           intent: Intent|
-         -> Result<usize, Result<Box<OpFailure>, Value>> {
+        let mut resolve = |p: &str, intent: Intent| -> Result<usize, Refused> {
             let (k, abs) = match txn.add(p, intent) {
-                Err(f) => return Err(Ok(OpFailure::new(i, f, Some(lexical(ws.root(), p))))),
+                Err(f) => {
+                    return Err(Refused::Op(OpFailure::new(
+                        i,
+                        f,
+                        Some(lexical(ws.root(), p)),
+                    )))
+                }
                 Ok(Added::New(k)) => {
                     owner.insert(k, i);
                     return Ok(k);
@@ -237,27 +254,27 @@ fn resolve_ops(
                 at_line(other.line),
                 abs.display()
             ));
-            let mut v = fail_value(&f, Some(&abs.to_string_lossy()));
-            v["format"] = json!(plan.format.name());
-            Err(Err(v))
+            let mut v = Failed::new(&f, Some(&abs.to_string_lossy()));
+            v.format = Some(plan.format.name());
+            Err(Refused::Call(Box::new(v)))
         };
         let src = match src_path.map(|p| resolve(p, src_intent)).transpose() {
             Ok(s) => s,
-            Err(Ok(f)) => {
+            Err(Refused::Op(f)) => {
                 failures.push(f);
                 refs.push(None);
                 continue;
             }
-            Err(Err(v)) => return Err(v),
+            Err(Refused::Call(v)) => return Err(v),
         };
         let dst = match dst_path.map(|p| resolve(p, plan_intent)).transpose() {
             Ok(d) => d,
-            Err(Ok(f)) => {
+            Err(Refused::Op(f)) => {
                 failures.push(f);
                 refs.push(None);
                 continue;
             }
-            Err(Err(v)) => return Err(v),
+            Err(Refused::Call(v)) => return Err(v),
         };
         // Removing a file named through a symlink would remove the link's
         // target and leave the link dangling: name the real file instead.
@@ -301,6 +318,14 @@ fn resolve_ops(
     Ok(refs)
 }
 
+/// Why a path of an operation was refused.
+enum Refused {
+    /// This operation fails (reported with the others).
+    Op(Box<OpFailure>),
+    /// The whole call is refused.
+    Call(Box<Failed>),
+}
+
 /// Commits the planned operations and gives the call's result.
 fn commit_ops(
     txn: &Txn<'_>,
@@ -308,13 +333,16 @@ fn commit_ops(
     planned: &[Planned],
     opts: &Options,
     rec: &dyn Recorder,
-) -> Result<Value, Value> {
+) -> Outcome<FormatDone> {
     let ops = &plan.ops;
     let slots = &txn.slots;
     let mut writes: Vec<Write<'_>> = Vec::new();
+    // The planned operation of each write, in order.
+    let mut writers: Vec<usize> = Vec::new();
     let mut removes: Vec<usize> = Vec::new();
-    for p in planned {
+    for (i, p) in planned.iter().enumerate() {
         if let (Some(d), Some(content)) = (p.dst, p.new_pieces(slots)) {
+            writers.push(i);
             writes.push(Write {
                 slot: d,
                 content,
@@ -327,19 +355,14 @@ fn commit_ops(
     }
     let committed = txn
         .commit(&writes, &removes, opts, rec)
-        .map_err(|e| e.to_value())?;
-    let mut v = success_value(plan, planned, slots, ops);
-    let mut strategies = committed.strategies.iter();
-    if let Some(files) = v["files"].as_array_mut() {
-        for (p, f) in planned.iter().zip(files) {
-            if let (Some(_), Some(_), Some(s), Some(m)) =
-                (p.dst, &p.new_bytes, strategies.next(), f.as_object_mut())
-            {
-                with_strategy(m, *s);
-            }
-        }
+        .map_err(|e| e.to_failed())?;
+    let mut done = success_done(plan, planned, slots, ops);
+    // One strategy per write: a file the operation wrote reports how.
+    for (&i, s) in writers.iter().zip(&committed.strategies) {
+        done.files[i].strategy = s.report();
     }
-    Ok(with_warnings(v, &committed))
+    done.warnings = committed.warnings;
+    Ok(done)
 }
 
 /// The slot an operation removes: a deleted file or a moved file's source.
@@ -400,7 +423,7 @@ fn plan_op(
     let abs = |k: Option<usize>| k.map(|k| slots[k].abs());
     let mut p = Planned {
         op: i,
-        kind: "update",
+        kind: Did::Update,
         src,
         dst,
         remove_src: false,
@@ -417,7 +440,7 @@ fn plan_op(
             if let Some(hunks) = verify {
                 p.hunks = verified_delete(i, op, s, hunks, abs(src))?;
             }
-            p.kind = "delete";
+            p.kind = Did::Delete;
             p.remove_src = true;
         }
         Action::Write {
@@ -427,7 +450,7 @@ fn plan_op(
         } => {
             let (base_text, enc, eol) = write_base(i, op, base, cur(src), cur(dst), abs(dst))?;
             if matches!(base, Base::New { .. }) {
-                p.kind = "add";
+                p.kind = Did::Add;
             }
             let bytes_mode = enc == Encoding::Bytes;
             // Bytes as they are: UTF-8 without a BOM, and byte-level files.
@@ -496,7 +519,7 @@ fn plan_op(
             p.new_bytes = Some(content);
             if move_to.is_some() && dst != src {
                 refuse_rename_over(i, op, format, cur(dst).is_some(), abs(dst))?;
-                p.kind = "move";
+                p.kind = Did::Move;
                 p.remove_src = true;
             }
         }
@@ -881,6 +904,7 @@ fn first_failure(
     message: String,
     match_count: usize,
     match_lines: &[usize],
+    diagnosis: Diagnosed,
     file_path: Option<String>,
 ) -> Box<OpFailure> {
     let mut f = OpFailure::new(
@@ -892,10 +916,15 @@ fn first_failure(
         },
         file_path,
     );
-    if !match_lines.is_empty() {
-        f.details.insert("match_lines".into(), json!(match_lines));
-    }
+    f.match_lines = match_lines.to_vec();
+    f.diagnosis = diagnosis;
     f
+}
+
+/// What diagnosis found for a failing hunk or block (nothing when it was
+/// not diagnosed).
+fn diagnosed(d: Option<&Diagnosis>) -> Diagnosed {
+    d.map(Diagnosis::to_result).unwrap_or_default()
 }
 
 fn hunk_failure(
@@ -918,28 +947,22 @@ fn hunk_failure(
         message,
         first.match_count,
         &first.match_lines,
+        diagnosed(first.diagnosis.as_deref()),
         file_path,
     );
-    if let Some(d) = &first.diagnosis {
-        d.write_json(&mut f.details);
-    }
-    f.details.insert(
-        "hunks".into(),
-        Value::Array(
-            fs.iter()
-                .map(|h| {
-                    let mut v = json!({"index": h.index, "patch_line": h.patch_line, "code": h.code.as_str(),
-                        "match_count": h.match_count, "message": h.message});
-                    if !h.match_lines.is_empty() {
-                        v["match_lines"] = json!(h.match_lines);
-                    }
-                    if let (Some(d), Some(m)) = (&h.diagnosis, v.as_object_mut()) {
-                        d.write_json(m);
-                    }
-                    v
-                })
-                .collect(),
-        ),
+    f.hunks = Some(
+        fs.into_iter()
+            .map(|h| StepFailure {
+                index: h.index,
+                patch_line: Some(h.patch_line),
+                line: None,
+                code: h.code,
+                match_count: h.match_count,
+                diagnosis: diagnosed(h.diagnosis.as_deref()),
+                message: h.message,
+                match_lines: h.match_lines,
+            })
+            .collect(),
     );
     f
 }
@@ -1003,33 +1026,31 @@ fn block_failure(
         message,
         first.match_count,
         &first.match_lines,
+        diagnosed(first.diagnosis.as_deref()),
         file_path,
     );
-    if let Some(d) = &first.diagnosis {
-        d.write_json(&mut f.details);
-    }
-    f.details.insert(
-        "blocks".into(),
-        Value::Array(
-            fs.iter()
-                .map(|e| {
-                    let mut v = json!({"index": e.index, "line": blocks[e.index].line, "code": e.code.as_str(),
-                        "match_count": e.match_count, "message": describe(e)});
-                    if !e.match_lines.is_empty() {
-                        v["match_lines"] = json!(e.match_lines);
-                    }
-                    if let (Some(d), Some(m)) = (&e.diagnosis, v.as_object_mut()) {
-                        d.write_json(m);
-                    }
-                    v
-                })
-                .collect(),
-        ),
+    f.blocks = Some(
+        fs.iter()
+            .map(|e| StepFailure {
+                index: e.index,
+                patch_line: None,
+                line: Some(blocks[e.index].line),
+                code: e.code,
+                match_count: e.match_count,
+                message: describe(e),
+                match_lines: e.match_lines.clone(),
+                diagnosis: diagnosed(e.diagnosis.as_deref()),
+            })
+            .collect(),
     );
     f
 }
 
-fn failure_value(plan: &OpPlan, failures: &[Box<OpFailure>]) -> Value {
+/// The call's failure: the first failing operation's, with every failing
+/// operation in `failures`.
+// Boxed as everywhere in this module (see `resolve_ops`).
+#[allow(clippy::vec_box)]
+fn failed(plan: &OpPlan, failures: Vec<Box<OpFailure>>) -> Box<Failed> {
     let n = plan.ops.len();
     let first = &failures[0];
     let message = if n == 1 {
@@ -1055,7 +1076,7 @@ fn failure_value(plan: &OpPlan, failures: &[Box<OpFailure>]) -> Value {
             first.failure.message
         )
     };
-    let mut v = fail_value(
+    let mut v = Failed::new(
         &Failure {
             code: first.failure.code,
             message,
@@ -1063,143 +1084,139 @@ fn failure_value(plan: &OpPlan, failures: &[Box<OpFailure>]) -> Value {
         },
         first.file_path.as_deref(),
     );
-    let m = v.as_object_mut().expect("object");
-    m.insert("format".into(), json!(plan.format.name()));
-    for (k, val) in &first.details {
-        if k != "hunks" && k != "blocks" {
-            m.insert(k.clone(), val.clone());
-        }
-    }
-    m.insert(
-        "failures".into(),
-        Value::Array(
-            failures
-                .iter()
-                .map(|f| {
-                    let op = &plan.ops[f.op];
-                    let mut o = Map::new();
-                    o.insert("index".into(), json!(f.op));
-                    o.insert("path".into(), json!(op.path));
-                    if op.line > 0 {
-                        o.insert("line".into(), json!(op.line));
-                    }
-                    if let Some(p) = &f.file_path {
-                        o.insert("file_path".into(), json!(p));
-                    }
-                    o.insert("code".into(), json!(f.failure.code.as_str()));
-                    o.insert("message".into(), json!(f.failure.message));
-                    if let Some(c) = f.failure.match_count {
-                        o.insert("match_count".into(), json!(c));
-                    }
-                    for (k, val) in &f.details {
-                        o.insert(k.clone(), val.clone());
-                    }
-                    Value::Object(o)
-                })
-                .collect(),
-        ),
-    );
-    v
-}
-
-fn hunks_json(h: &[HunkReport]) -> Value {
-    Value::Array(
-        h.iter()
-            .map(|r| {
-                json!({"index": r.index, "line_number": r.line_number, "level": r.level.name(),
-                       "located_by": r.located_by.name(), "patch_line": r.patch_line})
+    v.format = Some(plan.format.name());
+    v.match_lines = first.match_lines.clone();
+    v.diagnosis = first.diagnosis.clone();
+    v.failures = Some(
+        failures
+            .into_iter()
+            .map(|f| {
+                let op = &plan.ops[f.op];
+                let f = *f;
+                OpFailed {
+                    index: f.op,
+                    path: op.path.clone(),
+                    line: (op.line > 0).then_some(op.line),
+                    file_path: f.file_path,
+                    code: f.failure.code,
+                    message: f.failure.message,
+                    match_count: f.failure.match_count,
+                    match_lines: f.match_lines,
+                    diagnosis: f.diagnosis,
+                    hunks: f.hunks,
+                    blocks: f.blocks,
+                }
             })
             .collect(),
-    )
+    );
+    Box::new(v)
 }
 
-/// The per-operation part of a result.
-fn op_value(p: &Planned, op: &FileOp, slots: &[Slot]) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("path".into(), json!(op.path));
-    let main = if p.kind == "move" {
+/// A hunk that applied, as results report it.
+fn hunk_report(r: &HunkReport) -> out::HunkReport {
+    out::HunkReport {
+        index: r.index,
+        line_number: r.line_number,
+        level: match r.level {
+            hunks::Level::Exact => HunkLevel::Exact,
+            hunks::Level::TrailingWhitespace => HunkLevel::TrailingWhitespace,
+            hunks::Level::SurroundingWhitespace => HunkLevel::SurroundingWhitespace,
+            hunks::Level::UnicodePunctuation => HunkLevel::UnicodePunctuation,
+        },
+        located_by: match r.located_by {
+            hunks::LocatedBy::Content => LocatedBy::Content,
+            hunks::LocatedBy::LineNumber => LocatedBy::LineNumber,
+            hunks::LocatedBy::EndOfFile => LocatedBy::EndOfFile,
+        },
+        patch_line: r.patch_line,
+    }
+}
+
+/// The format as results name it.
+fn format_of(f: Format) -> out::Format {
+    match f {
+        Format::EditBlocks => out::Format::EditBlocks,
+        Format::ApplyPatch => out::Format::ApplyPatch,
+        Format::UnifiedDiff => out::Format::UnifiedDiff,
+        Format::TextEditor => out::Format::TextEditor,
+    }
+}
+
+/// The per-operation part of a result (how it was written, and a dry run's
+/// diff, are added by the caller).
+fn op_file(p: &Planned, op: &FileOp, slots: &[Slot]) -> FormatFile {
+    let main = if p.kind == Did::Move {
         p.src
     } else {
         p.dst.or(p.src)
     };
-    if let Some(k) = main {
-        m.insert("file_path".into(), json!(slots[k].abs()));
+    let before = if p.kind == Did::Add { p.dst } else { main };
+    let before = before.and_then(|k| slots[k].cur.as_ref()).map(|(s, _)| s);
+    FormatFile {
+        path: op.path.clone(),
+        file_path: main.map(|k| slots[k].abs()),
+        action: p.kind,
+        move_to: p
+            .dst
+            .filter(|_| p.kind == Did::Move)
+            .map(|d| slots[d].abs()),
+        created: (p.kind == Did::Add).then(|| p.dst.is_some_and(|d| slots[d].cur.is_none())),
+        before_bytes: before.map(|s| s.raw().len()),
+        sha256_before: before.map(Source::sha256),
+        after_bytes: p.after.as_ref().map(|(len, _)| *len),
+        sha256: p.after.as_ref().map(|(_, sha)| sha.clone()),
+        hunks: (!p.hunks.is_empty()).then(|| p.hunks.iter().map(hunk_report).collect()),
+        blocks: (!p.blocks.is_empty()).then(|| {
+            p.blocks
+                .iter()
+                .map(|b| out::BlockReport {
+                    index: b.index,
+                    line: b.line,
+                    line_number: b.line_number,
+                    verified: None,
+                })
+                .collect()
+        }),
+        line_number: p.line_number,
+        read_back_matches: None,
+        strategy: Default::default(),
+        diff: None,
     }
-    m.insert("action".into(), json!(p.kind));
-    if p.kind == "move" {
-        if let Some(d) = p.dst {
-            m.insert("move_to".into(), json!(slots[d].abs()));
-        }
-    }
-    if p.kind == "add" {
-        m.insert(
-            "created".into(),
-            json!(p.dst.is_some_and(|d| slots[d].cur.is_none())),
-        );
-    }
-    let before = main.and_then(|k| slots[k].cur.as_ref()).map(|(s, _)| s);
-    let before = if p.kind == "add" {
-        p.dst.and_then(|d| slots[d].cur.as_ref()).map(|(s, _)| s)
-    } else {
-        before
-    };
-    if let Some(s) = before {
-        m.insert("before_bytes".into(), json!(s.raw().len()));
-        m.insert("sha256_before".into(), json!(s.sha256()));
-    }
-    match &p.after {
-        Some((len, sha)) => {
-            m.insert("after_bytes".into(), json!(len));
-            m.insert("sha256".into(), json!(sha));
-        }
-        None => {
-            m.insert("sha256".into(), Value::Null);
-        }
-    }
-    if !p.hunks.is_empty() {
-        m.insert("hunks".into(), hunks_json(&p.hunks));
-    }
-    if !p.blocks.is_empty() {
-        m.insert(
-            "blocks".into(),
-            Value::Array(
-                p.blocks
-                    .iter()
-                    .map(
-                        |b| json!({"index": b.index, "line": b.line, "line_number": b.line_number}),
-                    )
-                    .collect(),
-            ),
-        );
-    }
-    if let Some(l) = p.line_number {
-        m.insert("line_number".into(), json!(l));
-    }
-    m
 }
 
-fn success_value(plan: &OpPlan, planned: &[Planned], slots: &[Slot], ops: &[FileOp]) -> Value {
-    let mut files: Vec<Value> = planned
+/// The hunks applied over every file, when there are any.
+fn hunk_total(planned: &[Planned]) -> Option<usize> {
+    let n: usize = planned.iter().map(|p| p.hunks.len()).sum();
+    (n > 0).then_some(n)
+}
+
+fn success_done(plan: &OpPlan, planned: &[Planned], slots: &[Slot], ops: &[FileOp]) -> FormatDone {
+    let mut files: Vec<FormatFile> = planned
         .iter()
-        .map(|p| Value::Object(op_value(p, &ops[p.op], slots)))
+        .map(|p| op_file(p, &ops[p.op], slots))
         .collect();
-    let mut v = json!({ "ok": true, "format": plan.format.name() });
+    let (mut verified, mut message) = (None, None);
     if plan.format == Format::EditBlocks {
         let all = verify_blocks(planned, slots, &mut files);
-        v["verified"] = json!(all);
+        verified = Some(all);
         if !all {
-            v["message"] = json!(
-                "the edit was written, but a replacement is not present in the file as read back (a later block changed \
-                 it, or another process wrote the file meanwhile); see `files[].blocks[].verified`"
+            message = Some(
+                "the edit was written, but a replacement is not present in the file as read back (a later block \
+                 changed it, or another process wrote the file meanwhile); see `files[].blocks[].verified`"
+                    .to_string(),
             );
         }
     }
-    let hunk_total: usize = planned.iter().map(|p| p.hunks.len()).sum();
-    if hunk_total > 0 {
-        v["hunks"] = json!(hunk_total);
+    FormatDone {
+        ok: True,
+        format: format_of(plan.format),
+        files,
+        hunks: hunk_total(planned),
+        verified,
+        warnings: Vec::new(),
+        message,
+        preview: None,
     }
-    v["files"] = Value::Array(files);
-    v
 }
 
 /// Reads each edited file back (hashing it as it streams, without holding
@@ -1211,7 +1228,7 @@ fn success_value(plan: &OpPlan, planned: &[Planned], slots: &[Slot], ops: &[File
 /// in those bytes, already in memory; blocks planned in one pass need no
 /// search at all (each replacement was written as given), so verifying
 /// costs one read of the file, not a search of it per block.
-fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bool {
+fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [FormatFile]) -> bool {
     let mut all = true;
     for (p, f) in planned.iter().zip(files.iter_mut()) {
         if p.blocks.is_empty() {
@@ -1227,7 +1244,7 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bo
             .and_then(|(file, _)| crate::io::source::sha256_of(file).ok());
         let same = match (&back, &p.after) {
             (Some(b), Some((_, sha))) => {
-                f["read_back_matches"] = json!(b == sha);
+                f.read_back_matches = Some(b == sha);
                 b == sha
             }
             _ => false,
@@ -1237,7 +1254,7 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bo
             .as_deref()
             .or(p.owned_bytes())
             .unwrap_or_default();
-        let Some(arr) = f.get_mut("blocks").and_then(Value::as_array_mut) else {
+        let Some(reports) = f.blocks.as_mut() else {
             continue;
         };
         // Replacements to look for: those not known to be in place.
@@ -1248,11 +1265,11 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bo
             .map(|r| r.replacement.as_bytes())
             .collect();
         let mut found = edit_blocks::present(written, &unknown).into_iter();
-        for (r, out) in p.blocks.iter().zip(arr.iter_mut()) {
+        for (r, report) in p.blocks.iter().zip(reports.iter_mut()) {
             let there = r.in_place || found.next().unwrap_or(false);
             let ok = same && there;
             all &= ok;
-            out["verified"] = json!(ok);
+            report.verified = Some(ok);
         }
     }
     all
@@ -1261,7 +1278,12 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [Value]) -> bo
 // ---------------------------------------------------------------------------
 // Dry run
 
-fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: &Options) -> Value {
+fn dry_run_done(
+    txn: &Txn<'_>,
+    plan: &OpPlan,
+    mut planned: Vec<Planned>,
+    opts: &Options,
+) -> FormatDone {
     let slots = &txn.slots;
     // A dry run keeps the new bytes, so planned slices are written out.
     for p in &mut planned {
@@ -1271,16 +1293,16 @@ fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: 
     let mut all_diff = Some(String::new());
     for p in &planned {
         let op = &plan.ops[p.op];
-        let mut m = op_value(p, op, slots);
+        let mut f = op_file(p, op, slots);
         let old = |k: Option<usize>| k.and_then(|k| slots[k].source());
         let d = match p.kind {
-            "delete" => preview(
+            Did::Delete => preview(
                 &slots[p.src.expect("delete has a source")].res.rel_path,
                 old(p.src),
                 None,
                 None,
             ),
-            "move" => {
+            Did::Move => {
                 let (s, d) = (p.src.expect("move source"), p.dst.expect("move target"));
                 let (from, to) = (&slots[s].res.rel_path, &slots[d].res.rel_path);
                 preview(to, old(p.src), p.new_text.as_deref(), p.owned_bytes()).map(|body| {
@@ -1305,15 +1327,15 @@ fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: 
                 )
             }
         };
-        put_preview(&mut m, d, &mut all_diff);
-        files.push(Value::Object(m));
+        f.diff = Some(file_diff(d, &mut all_diff));
+        files.push(f);
     }
     let removes: Vec<usize> = planned.iter().filter_map(removed_by).collect();
-    let hunk_total: usize = planned.iter().map(|p| p.hunks.len()).sum();
+    let hunks = hunk_total(&planned);
     let kept: Vec<Kept> = planned
         .iter_mut()
         .filter_map(|p| {
-            let perms_from = if p.kind == "move" { p.src } else { None };
+            let perms_from = if p.kind == Did::Move { p.src } else { None };
             Some(Kept {
                 slot: p.dst?,
                 bytes: match p.new_bytes.take()? {
@@ -1326,12 +1348,15 @@ fn dry_run_value(txn: &Txn<'_>, plan: &OpPlan, mut planned: Vec<Planned>, opts: 
             })
         })
         .collect();
-    let mut v = json!({ "ok": true, "format": plan.format.name() });
-    put_all_preview(v.as_object_mut().expect("object"), all_diff);
-    txn.keep(v.as_object_mut().expect("object"), kept, &removes, opts);
-    if hunk_total > 0 {
-        v["hunks"] = json!(hunk_total);
+    let (preview, warnings) = txn.keep_preview(whole_diff(all_diff), kept, &removes, opts);
+    FormatDone {
+        ok: True,
+        format: format_of(plan.format),
+        files,
+        hunks,
+        verified: None,
+        warnings,
+        message: None,
+        preview: Some(preview),
     }
-    v["files"] = Value::Array(files);
-    v
 }

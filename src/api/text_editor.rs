@@ -25,12 +25,11 @@ use crate::input::request::options_and_dry_run;
 use crate::io::dir::{Dir, Kind};
 use crate::model::Options;
 use crate::result::formats::FormatDone;
-use crate::result::history::{UndoAction, UndoDone, UndoFile};
+use crate::result::history::UndoDone;
 use crate::result::marks::{flag, True};
 use crate::result::text_editor::{
     Command as Named, DirView, EditDone, FileView, LineEnding, TextEditorDone, UndoEdit, Viewed,
 };
-use crate::result::written::{Diff, Preview};
 use crate::result::{Answer, Failed, Outcome};
 use crate::text::source::LineEnding as Eol;
 use crate::txn::ops as file_ops;
@@ -371,8 +370,11 @@ fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Outcome<UndoEd
             &abs,
         ));
     }
-    let Some((v, left, created)) =
-        crate::history::undo_last_of_file(ws, opts, &res.rel_path, "textEditor", dry)
+    let Some(crate::history::FileUndo {
+        outcome,
+        remaining: left,
+        created,
+    }) = crate::history::undo_file(ws, opts, &res.rel_path, "textEditor", dry)
     else {
         return Err(about(
             &Failure::invalid(format!(
@@ -390,7 +392,7 @@ fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Outcome<UndoEd
         id,
         warnings,
         mut preview,
-    } = journal_undo(v)?;
+    } = outcome?;
     // The file's figures at the top level; a dry run's diff of it is the
     // whole undo's diff, given once, as the preview's.
     let mut file = files
@@ -413,78 +415,6 @@ fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Outcome<UndoEd
         undo_remaining: left,
         command: Named::UndoEdit,
     })
-}
-
-/// The journal's undo result (a JSON value from [`crate::history`]) as
-/// the typed success or failure it stands for. Every field the journal
-/// sets is carried over; a debug build checks that the typed value says
-/// exactly what the JSON said.
-fn journal_undo(v: Value) -> Outcome<UndoDone> {
-    let text = |m: &Value, k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
-    let texts = |k: &str| {
-        v.get(k).and_then(Value::as_array).map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_str().map(str::to_string))
-                .collect::<Vec<_>>()
-        })
-    };
-    let diff_of = |m: &Value| {
-        let (diff, diff_omitted) = (text(m, "diff"), text(m, "diff_omitted"));
-        (diff.is_some() || diff_omitted.is_some()).then_some(Diff { diff, diff_omitted })
-    };
-    if v["ok"] != true {
-        let code = ErrorCode::ALL
-            .iter()
-            .copied()
-            .find(|c| Some(c.as_str()) == v["code"].as_str())
-            .unwrap_or(ErrorCode::INTERNAL_ERROR);
-        let failure = Failure {
-            code,
-            message: text(&v, "message").unwrap_or_default(),
-            match_count: v["match_count"].as_u64().map(|n| n as usize),
-        };
-        let mut f = Failed::new(&failure, text(&v, "file_path").as_deref());
-        f.rolled_back = texts("rolled_back");
-        f.rollback_failed = texts("rollback_failed");
-        f.files_changed = texts("files_changed");
-        f.id = text(&v, "id");
-        debug_assert_eq!(serde_json::to_value(&f).ok(), Some(v));
-        return Err(Box::new(f));
-    }
-    let files = v["files"].as_array().map_or(Vec::new(), |a| {
-        a.iter()
-            .map(|f| UndoFile {
-                file_path: text(f, "file_path").unwrap_or_default(),
-                action: f["action"]
-                    .as_str()
-                    .and_then(UndoAction::parse)
-                    .unwrap_or(UndoAction::Restored),
-                sha256: text(f, "sha256"),
-                diff: diff_of(f),
-            })
-            .collect()
-    });
-    let preview = v.get("dry_run").map(|_| Preview {
-        dry_run: True,
-        diff: diff_of(&v).unwrap_or(Diff {
-            diff: None,
-            diff_omitted: None,
-        }),
-        run_id: text(&v, "run_id"),
-        expires_in: v["expires_in"].as_u64().unwrap_or(0),
-        message: text(&v, "message"),
-    });
-    let done = UndoDone {
-        ok: True,
-        undone: text(&v, "undone").unwrap_or_default(),
-        redo: v["redo"].as_bool().unwrap_or(false),
-        files,
-        id: text(&v, "id"),
-        warnings: texts("warnings").unwrap_or_default(),
-        preview,
-    };
-    debug_assert_eq!(serde_json::to_value(&done).ok(), Some(v));
-    Ok(done)
 }
 
 #[cfg(test)]

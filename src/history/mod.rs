@@ -26,4 +26,4 @@ mod undo;
 
 pub use list::{clear, history};
 pub use record::{Journal, UndoOf, KEEP_INODE_BYTES};
-pub use undo::{undo, undo_file, undo_last_of_file, FileUndo};
+pub use undo::{undo, undo_file, FileUndo};

@@ -24,7 +24,7 @@ use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
 use crate::result::history::{UndoAction, UndoDone, UndoFile};
 use crate::result::marks::True;
-use crate::result::{Answer, Failed, Outcome};
+use crate::result::{Failed, Outcome};
 use crate::text::source::{sha256_hex, Source};
 use crate::txn::{file_diff, preview, whole_diff, Added, Kept, Txn, Write};
 
@@ -290,27 +290,6 @@ pub fn undo_file(
         remaining,
         created,
     })
-}
-
-/// [`undo_file`] with its result as a JSON value (the shape `undo`
-/// answers), how many of the file's transactions remain, and whether the
-/// undone one had created the file.
-pub fn undo_last_of_file(
-    ws: &Workspace,
-    opts: &Options,
-    rel: &str,
-    entry: &'static str,
-    dry_run: bool,
-) -> Option<(serde_json::Value, usize, bool)> {
-    let u = undo_file(ws, opts, rel, entry, dry_run)?;
-    let v = serde_json::to_value(Answer::from(u.outcome)).unwrap_or_else(|e| {
-        let f = Failure::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!("internal error (the undo's result cannot be shown: {e}); nothing was written"),
-        );
-        crate::error::fail_value(&f, None)
-    });
-    Some((v, u.remaining, u.created))
 }
 
 /// Undoes entry `e` with its `steps` (see [`undo`]); the undo is journaled

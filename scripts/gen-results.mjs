@@ -9,7 +9,8 @@
 //
 // One TypeScript declaration per `$defs` entry, named as the Rust type:
 //   object         -> interface (a property not `required` is optional `?`)
-//   anyOf / enum   -> union type; `const` -> the literal
+//   anyOf / oneOf / enum  -> union type; `const` -> the literal
+//   $ref with properties  -> the type & its tag (an internally tagged enum)
 //   description    -> its doc comment
 //
 //   node scripts/gen-results.mjs           rewrite the generated part of types/header.d.ts
@@ -50,10 +51,15 @@ function doc(text, indent = '') {
 
 /** The TypeScript type of `schema`. */
 function typeOf(schema, indent) {
+  if (schema.$ref && schema.properties) {
+    // An internally tagged enum's member: the type and its tag.
+    return `(${schema.$ref.slice(REF.length)} & ${objectBody(schema, indent).replace(/\n\s*/g, ' ')})`
+  }
   if (schema.$ref) return schema.$ref.slice(REF.length)
   if ('const' in schema) return JSON.stringify(schema.const).replace(/"/g, "'")
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v).replace(/"/g, "'")).join(' | ')
-  if (Array.isArray(schema.anyOf)) return schema.anyOf.map((s) => typeOf(s, indent)).join(' | ')
+  const alternatives = schema.anyOf ?? schema.oneOf
+  if (Array.isArray(alternatives)) return alternatives.map((s) => typeOf(s, indent)).join(' | ')
   switch (schema.type) {
     case 'string': return 'string'
     case 'integer':
@@ -94,7 +100,13 @@ function declaration(name, schema) {
     // An untagged enum of inline objects: one member type each.
     return `${head}export type ${name} =\n${schema.anyOf.map((s) => `${doc(s.description, '  ')}  | ${objectBody(s, '  ')}`).join('\n')}`
   }
-  return `${head}export type ${name} = ${typeOf(schema, '')}`
+  const type = typeOf(schema, '')
+  const members = Array.isArray(schema.enum) ? schema.enum : (schema.anyOf ?? schema.oneOf)
+  if (Array.isArray(members) && `export type ${name} = ${type}`.length > 116) {
+    // A long union, one member a line.
+    return `${head}export type ${name} =\n${members.map((m) => `  | ${schema.enum ? typeOf({ const: m }, '') : typeOf(m, '  ')}`).join('\n')}`
+  }
+  return `${head}export type ${name} = ${type}`
 }
 
 /** The generated declarations, between the markers. */

@@ -25,7 +25,7 @@ use crate::input::request::options_and_dry_run;
 use crate::io::dir::{Dir, Kind};
 use crate::model::Options;
 use crate::result::formats::FormatDone;
-use crate::result::history::UndoDone;
+use crate::result::history::Undone;
 use crate::result::marks::{flag, True};
 use crate::result::text_editor::{
     Command as Named, DirView, EditDone, FileView, LineEnding, TextEditorDone, UndoEdit, Viewed,
@@ -69,7 +69,7 @@ fn run(input: &Value, options: Option<&Value>) -> Outcome<TextEditorDone> {
         _ => edit(&ws, &cmd, &opts, dry).map(|e| TextEditorDone::Edited(Box::new(e))),
     };
     done.map_err(|mut f| {
-        f.command = Some(cmd.name().to_string());
+        f.command = Some(named(&cmd));
         f
     })
 }
@@ -384,7 +384,7 @@ fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Outcome<UndoEd
             &abs,
         ));
     };
-    let UndoDone {
+    let Undone {
         ok,
         undone,
         redo,

@@ -22,7 +22,7 @@ use crate::io::dir::{Kind, Meta};
 use crate::io::meta::{self, Extras, Like};
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
-use crate::result::history::{UndoAction, UndoDone, UndoFile};
+use crate::result::history::{UndoAction, Undone, UndoFile};
 use crate::result::marks::True;
 use crate::result::{Failed, Outcome};
 use crate::text::source::{sha256_hex, Source};
@@ -207,7 +207,7 @@ fn nothing_to_undo() -> Failure {
 
 /// `undo`: restores every file of a transaction to its bytes before it,
 /// all or nothing, through the one pipeline.
-pub fn undo(ws: &Workspace, opts: &Options, id: Option<&str>, dry_run: bool) -> Outcome<UndoDone> {
+pub fn undo(ws: &Workspace, opts: &Options, id: Option<&str>, dry_run: bool) -> Outcome<Undone> {
     let Some(mut store) = open_existing(ws, opts)? else {
         return Err(nothing_to_undo().into());
     };
@@ -223,7 +223,7 @@ pub fn undo(ws: &Workspace, opts: &Options, id: Option<&str>, dry_run: bool) -> 
 /// What the text editor's `undo_edit` did (see [`undo_file`]).
 pub struct FileUndo {
     /// The undo's result.
-    pub outcome: Outcome<UndoDone>,
+    pub outcome: Outcome<Undone>,
     /// How many of the file's transactions remain to undo.
     pub remaining: usize,
     /// Whether the undone transaction had created the file.
@@ -301,7 +301,7 @@ fn undo_entry(
     steps: Vec<FileStep>,
     dry_run: bool,
     entry: &'static str,
-) -> Outcome<UndoDone> {
+) -> Outcome<Undone> {
     // 1. Resolve, lock, read: every file must be as the transaction left it.
     let (txn, slots) = open_unchanged(ws, opts, e, &steps)?;
     // 2. Plan the writes and removals.
@@ -316,7 +316,7 @@ fn undo_entry(
         }
     }
     let (files, all_diff) = file_results(&txn, &steps, &slots, dry_run);
-    let mut done = UndoDone {
+    let mut done = Undone {
         ok: True,
         undone: e.id.to_string(),
         redo: e.depth() % 2 == 1,

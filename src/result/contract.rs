@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::answer::Answer;
 use super::edits::{AppliedRun, BatchDone, PatchDone, WriteDone};
 use super::formats::FormatDone;
-use super::history::{Cleared, HistoryDone, UndoDone};
+use super::history::{Cleared, HistoryDone, Undone};
 use super::text_editor::TextEditorDone;
 
 /// Adds `T`'s schema to `g` and returns a reference to it.
@@ -36,7 +36,7 @@ pub fn contract() -> Value {
     results.insert("editFile".into(), add::<Answer<PatchDone>>(&mut g));
     results.insert("textEditor".into(), add::<Answer<TextEditorDone>>(&mut g));
     results.insert("history".into(), add::<Answer<HistoryDone>>(&mut g));
-    results.insert("undo".into(), add::<Answer<UndoDone>>(&mut g));
+    results.insert("undo".into(), add::<Answer<Undone>>(&mut g));
     results.insert("journalClear".into(), add::<Answer<Cleared>>(&mut g));
     let mut defs: Map<String, Value> = g.take_definitions(true).into_iter().collect();
     for v in defs.values_mut().chain(results.values_mut()) {

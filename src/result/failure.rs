@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::diagnosis::Diagnosed;
 use super::marks::{False, True};
+use super::text_editor::Command;
 use crate::error::{ErrorCode, Failure};
 
 impl JsonSchema for ErrorCode {
@@ -72,7 +73,7 @@ pub struct Failed {
     pub failures: Option<Vec<OpFailure>>,
     /// Text editor: the command that failed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub command: Option<String>,
+    pub command: Option<Command>,
     /// undo FILE_CHANGED: the files that changed since the transaction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files_changed: Option<Vec<String>>,

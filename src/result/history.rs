@@ -131,7 +131,7 @@ pub struct UndoFile {
 
 /// A successful undo (done, or planned by a dry run).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct UndoDone {
+pub struct Undone {
     pub ok: True,
     /// The transaction undone.
     pub undone: String,

@@ -417,14 +417,14 @@ pub fn batch(
 /// A planned file of a batch: its slot, source, sha256 and matched edits.
 type Planned<'t> = (usize, &'t Source, String, Matched<'t>);
 
+/// A batch's transaction and each file's slot, or why it could not be
+/// resolved.
+type Opened<'w> = (Txn<'w>, Vec<Result<usize, FileFailure>>);
+
 /// The batch's transaction with every file resolved, locked and read, and
 /// each file's slot (or why it could not be resolved); the failure result
 /// when the same real file is named twice or the files cannot be locked.
-fn open_all<'w>(
-    ws: &'w Workspace,
-    files: &[FileEdits],
-    opts: &Options,
-) -> Result<(Txn<'w>, Vec<Result<usize, FileFailure>>), Box<Failed>> {
+fn open_all<'w>(ws: &'w Workspace, files: &[FileEdits], opts: &Options) -> Outcome<Opened<'w>> {
     let mut txn = Txn::new(ws);
     let mut slot_of: Vec<Result<usize, FileFailure>> = Vec::with_capacity(files.len());
     let mut owner: HashMap<usize, usize> = HashMap::new();

@@ -6,12 +6,14 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{fail_value, ErrorCode, Failure};
 use crate::input::request;
 use crate::io::workspace::Workspace;
 use crate::model::{Options, ResultView};
+use crate::result::{Answer, Failed, Outcome};
 
 /// The `CANCELLED` result of a call stopped before it wrote anything, by its
 /// caller (`timeout_ms` None) or by its time budget (see
@@ -42,6 +44,20 @@ pub(super) fn answer(options: Option<&Value>, f: impl FnOnce() -> Value) -> Valu
     }
 }
 
+/// [`answer`] for an entry point whose layers answer a typed outcome: the
+/// outcome becomes JSON here, once.
+pub(super) fn answer_typed<T: Serialize>(
+    options: Option<&Value>,
+    f: impl FnOnce() -> Outcome<T>,
+) -> Value {
+    answer(options, || to_json(f()))
+}
+
+/// An outcome as the entry points answer it.
+pub(super) fn to_json<T: Serialize>(o: Outcome<T>) -> Value {
+    serde_json::to_value(Answer::from(o)).expect("a result serializes")
+}
+
 /// Runs `f`, turning a panic into an `INTERNAL_ERROR` result.
 pub fn guarded(f: impl FnOnce() -> Value) -> Value {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| {
@@ -66,18 +82,17 @@ pub(super) fn cwd() -> std::io::Result<PathBuf> {
 }
 
 /// The start of every entry point (`entry`, its JS name): the options,
-/// the request as `parse` reads it, and the open workspace; or the failure
-/// result.
+/// the request as `parse` reads it, and the open workspace; or the failure.
 pub(super) fn begin<R>(
     entry: &'static str,
     input: &Value,
     options: Option<&Value>,
     parse: fn(&Value) -> Result<R, Failure>,
-) -> Result<(Options, R, Workspace), Value> {
-    let opts = request::options(options, cwd).map_err(|f| fail_value(&f, None))?;
+) -> Result<(Options, R, Workspace), Box<Failed>> {
+    let opts = request::options(options, cwd)?;
     // The entry point's name, for the journal.
     let opts = Options { entry, ..opts };
-    let req = parse(input).map_err(|f| fail_value(&f, None))?;
-    let ws = Workspace::open(&opts.workspace_root).map_err(|f| fail_value(&f, None))?;
+    let req = parse(input)?;
+    let ws = Workspace::open(&opts.workspace_root)?;
     Ok((opts, req, ws))
 }

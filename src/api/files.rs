@@ -1,117 +1,125 @@
 //! `readFile` and `writeFile`.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::entry::{answer, begin};
-use crate::error::{fail_value, ErrorCode, Failure};
+use super::entry::{answer_typed, begin};
+use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
-use crate::input::request;
+use crate::input::request::{self, ReadRequest};
 use crate::io::source::read_existing;
-use crate::io::workspace::Intent;
+use crate::io::workspace::{Intent, Workspace};
+use crate::model::Options;
+use crate::result::files::{LineEnding, ReadDone};
+use crate::result::marks::{flag, True};
+use crate::result::{Failed, Outcome};
 use crate::text::lines::count_newlines;
-use crate::text::source::Encoding;
+use crate::text::source::{self, Encoding};
 use crate::txn::edits::{self, WholeFile};
 use crate::txn::lexical_abs;
 
 /// `readFile`: a line range of a file plus what an edit needs to know.
 pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
-    answer(options, || {
-        let (opts, req, ws) = match begin("readFile", input, options, request::read_request) {
-            Ok(b) => b,
-            Err(v) => return v,
-        };
-        let lexical = lexical_abs(ws.root(), &req.file_path);
-        let (res, src, torn) = match ws
-            .resolve(&req.file_path, Intent::Existing)
-            .and_then(|res| {
-                read_existing(&res, &opts, &req.file_path).map(|(s, _, note)| (res, s, note))
-            }) {
-            Ok(l) => l,
-            Err(f) => return fail_value(&f, Some(&lexical)),
-        };
-        let text = src.text();
-        let total_lines =
-            count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
-        let start = line_offset(text, req.offset);
-        let mut end = match req.limit {
-            Some(n) => start + line_offset(&text[start..], n),
-            None => text.len(),
-        };
-        // One answer carries at most MAX_READ_BYTES: whole lines up to it,
-        // with `next_offset` to read on (a JS string cannot hold much more).
-        let mut truncated = false;
-        if end - start > MAX_READ_BYTES {
-            match memchr::memrchr(b'\n', &text[start..start + MAX_READ_BYTES]) {
-                Some(i) => {
-                    end = start + i + 1;
-                    truncated = true;
-                }
-                None => {
-                    return fail_value(
-                        &Failure::new(
-                            ErrorCode::RESULT_TOO_LARGE,
-                            format!(
-                                "line {} of `{}` alone is longer than {} MiB, more than one read returns; it cannot \
-                                 be read with readFile (edit it with patchFile, which needs only the text to replace)",
-                                req.offset + 1,
-                                req.file_path,
-                                MAX_READ_BYTES >> 20
-                            ),
-                        ),
-                        Some(&res.abs_path.to_string_lossy()),
-                    )
-                }
+    answer_typed(options, || {
+        let (opts, req, ws) = begin("readFile", input, options, request::read_request)?;
+        read(&ws, &req, &opts)
+    })
+}
+
+/// The range `req` asks for, read from the file as it is now.
+fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> {
+    let lexical = lexical_abs(ws.root(), &req.file_path);
+    let (res, src, torn) = ws
+        .resolve(&req.file_path, Intent::Existing)
+        .and_then(|res| {
+            read_existing(&res, opts, &req.file_path).map(|(s, _, note)| (res, s, note))
+        })
+        .map_err(|f| Box::new(Failed::new(&f, Some(&lexical))))?;
+    let file_path = res.abs_path.to_string_lossy().into_owned();
+    let text = src.text();
+    let total_lines =
+        count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
+    let start = line_offset(text, req.offset);
+    let mut end = match req.limit {
+        Some(n) => start + line_offset(&text[start..], n),
+        None => text.len(),
+    };
+    // One answer carries at most MAX_READ_BYTES: whole lines up to it,
+    // with `next_offset` to read on (a JS string cannot hold much more).
+    let mut truncated = false;
+    if end - start > MAX_READ_BYTES {
+        match memchr::memrchr(b'\n', &text[start..start + MAX_READ_BYTES]) {
+            Some(i) => {
+                end = start + i + 1;
+                truncated = true;
+            }
+            None => {
+                let f = Failure::new(
+                    ErrorCode::RESULT_TOO_LARGE,
+                    format!(
+                        "line {} of `{}` alone is longer than {} MiB, more than one read returns; it cannot \
+                         be read with readFile (edit it with patchFile, which needs only the text to replace)",
+                        req.offset + 1,
+                        req.file_path,
+                        MAX_READ_BYTES >> 20
+                    ),
+                );
+                return Err(Box::new(Failed::new(&f, Some(&file_path))));
             }
         }
-        let returned =
-            count_newlines(&text[start..end]) + usize::from(end > start && text[end - 1] != b'\n');
-        let content = String::from_utf8_lossy(&text[start..end]);
-        // Only a byte-level file can hold bytes that are not UTF-8; each run
-        // of them is shown as U+FFFD.
-        let replaced = match content {
-            std::borrow::Cow::Borrowed(_) => 0,
-            std::borrow::Cow::Owned(_) => text[start..end]
-                .utf8_chunks()
-                .filter(|c| !c.invalid().is_empty())
-                .count(),
-        };
-        let mut v = json!({
-            "ok": true,
-            "file_path": res.abs_path.to_string_lossy(),
-            "content": content,
-            "faithful": replaced == 0,
-            "offset": req.offset,
-            "lines": returned,
-            "total_lines": total_lines,
-            "sha256": src.sha256(),
-            "encoding": src.encoding().name(),
-            "bom": !src.encoding().bom().is_empty(),
-            "line_ending": src.line_ending().name(),
-            "bytes": src.raw().len(),
-        });
-        if end < text.len() {
-            v["next_offset"] = json!(req.offset + returned);
-        }
-        if truncated {
-            v["truncated"] = json!(true);
-            v["message"] = json!(format!(
+    }
+    let returned =
+        count_newlines(&text[start..end]) + usize::from(end > start && text[end - 1] != b'\n');
+    let content = String::from_utf8_lossy(&text[start..end]);
+    // Only a byte-level file can hold bytes that are not UTF-8; each run
+    // of them is shown as U+FFFD.
+    let replaced = match content {
+        std::borrow::Cow::Borrowed(_) => 0,
+        std::borrow::Cow::Owned(_) => text[start..end]
+            .utf8_chunks()
+            .filter(|c| !c.invalid().is_empty())
+            .count(),
+    };
+    let encoding_note = match src.encoding() {
+        Encoding::Bytes => Some(byte_level_warning(replaced)),
+        Encoding::Legacy(_) => Some(legacy_warning(src.encoding().name())),
+        _ => None,
+    };
+    let warning: Vec<String> = torn.into_iter().chain(encoding_note).collect();
+    Ok(ReadDone {
+        ok: True,
+        file_path,
+        content: content.into_owned(),
+        faithful: replaced == 0,
+        offset: req.offset,
+        lines: returned,
+        total_lines,
+        next_offset: (end < text.len()).then_some(req.offset + returned),
+        truncated: flag(truncated),
+        message: truncated.then(|| {
+            format!(
                 "only the first {returned} lines from offset {} were returned ({} MiB per read); read on from \
                  next_offset",
                 req.offset,
                 MAX_READ_BYTES >> 20
-            ));
-        }
-        let encoding_note = match src.encoding() {
-            Encoding::Bytes => Some(byte_level_warning(replaced)),
-            Encoding::Legacy(_) => Some(legacy_warning(src.encoding().name())),
-            _ => None,
-        };
-        let warning: Vec<String> = torn.into_iter().chain(encoding_note).collect();
-        if !warning.is_empty() {
-            v["warning"] = json!(warning.join(". "));
-        }
-        v
+            )
+        }),
+        warning: (!warning.is_empty()).then(|| warning.join(". ")),
+        sha256: src.sha256(),
+        encoding: src.encoding().name().to_string(),
+        bom: !src.encoding().bom().is_empty(),
+        line_ending: line_ending(src.line_ending()),
+        bytes: src.raw().len(),
     })
+}
+
+/// A file's line endings as results name them.
+fn line_ending(le: source::LineEnding) -> LineEnding {
+    match le {
+        source::LineEnding::Lf => LineEnding::Lf,
+        source::LineEnding::Crlf => LineEnding::Crlf,
+        source::LineEnding::Mixed => LineEnding::Mixed,
+        source::LineEnding::None => LineEnding::None,
+    }
 }
 
 /// What `readFile` says about a file that is not valid UTF-8, whose
@@ -158,11 +166,8 @@ pub(crate) const MAX_READ_BYTES: usize = 128 << 20;
 
 /// `writeFile`: atomic create-or-replace of a whole file.
 pub fn write_file(input: &Value, options: Option<&Value>) -> Value {
-    answer(options, || {
-        let (opts, req, ws) = match begin("writeFile", input, options, request::write_request) {
-            Ok(b) => b,
-            Err(v) => return v,
-        };
+    answer_typed(options, || {
+        let (opts, req, ws) = begin("writeFile", input, options, request::write_request)?;
         let whole = WholeFile {
             file_path: &req.file_path,
             content: &req.content,
@@ -177,6 +182,7 @@ pub fn write_file(input: &Value, options: Option<&Value>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::path::Path;
 
     fn opts(root: &Path) -> Value {

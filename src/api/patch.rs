@@ -2,18 +2,15 @@
 
 use serde_json::Value;
 
-use super::entry::{answer, begin};
+use super::entry::{answer_typed, begin};
 use crate::history::Journal;
 use crate::input::request;
 use crate::txn::edits;
 
 /// `patchFile`: edits one file.
 pub fn patch_file(input: &Value, options: Option<&Value>) -> Value {
-    answer(options, || {
-        let (opts, req, ws) = match begin("patchFile", input, options, request::patch_request) {
-            Ok(b) => b,
-            Err(v) => return v,
-        };
+    answer_typed(options, || {
+        let (opts, req, ws) = begin("patchFile", input, options, request::patch_request)?;
         edits::patch(
             &ws,
             &req.file,
@@ -26,12 +23,8 @@ pub fn patch_file(input: &Value, options: Option<&Value>) -> Value {
 
 /// `batchPatchFiles`: edits many files in one all-or-nothing transaction.
 pub fn batch_patch_files(input: &Value, options: Option<&Value>) -> Value {
-    answer(options, || {
-        let (opts, req, ws) = match begin("batchPatchFiles", input, options, request::batch_request)
-        {
-            Ok(b) => b,
-            Err(v) => return v,
-        };
+    answer_typed(options, || {
+        let (opts, req, ws) = begin("batchPatchFiles", input, options, request::batch_request)?;
         edits::batch(
             &ws,
             &req.files,

@@ -52,7 +52,8 @@ use std::fs::File;
 use std::io::{self, Read, Seek, Write};
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::io::dir::{same_bytes, Dir, Meta};
@@ -70,6 +71,64 @@ const MAX_HEADER: usize = 16 * 1024;
 const WAIT: Duration = Duration::from_secs(10);
 /// The private subdirectory holding records.
 const SUBDIR: &str = "recovery";
+
+/// The header line of a record, after [`MAGIC`]: what [`parse`] checks
+/// the record and the file against.
+#[derive(Serialize)]
+struct Header {
+    /// Random, naming the write.
+    token: String,
+    /// The file written.
+    target: Target,
+    /// The directory it was written in.
+    dir: Place,
+    /// Its name there, hex-encoded bytes.
+    name: String,
+    /// The record's own identity.
+    record: Identity,
+    /// The copy of the original content, after the block digests.
+    old: Old,
+    /// The new content.
+    new: New,
+}
+
+/// The file's identity: device, inode and birth time (nanoseconds, as a
+/// string; null without one).
+#[derive(Serialize)]
+struct Target {
+    dev: u64,
+    ino: u64,
+    btime: Option<String>,
+}
+
+/// A directory's identity and its path when written.
+#[derive(Serialize)]
+struct Place {
+    dev: u64,
+    ino: u64,
+    path: String,
+}
+
+/// A device and inode.
+#[derive(Serialize)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+}
+
+/// The original content's length and sha256.
+#[derive(Serialize)]
+struct Old {
+    len: usize,
+    sha256: String,
+}
+
+/// The new content's length and number of block digests.
+#[derive(Serialize)]
+struct New {
+    len: usize,
+    blocks: usize,
+}
 
 /// Digests of the 4 KiB blocks of `content` (the last one may be short).
 pub fn block_digests(content: &[&[u8]]) -> Vec<[u8; DIGEST]> {
@@ -263,15 +322,32 @@ impl Record {
         getrandom::fill(&mut token).map_err(|e| io::Error::other(e.to_string()))?;
         let new_len: usize = new.iter().map(|s| s.len()).sum();
         let blocks = block_digests(new);
-        let header = json!({
-            "token": hex(&token),
-            "target": {"dev": meta.dev, "ino": meta.ino, "btime": birth_time(target).map(|t| t.to_string())},
-            "dir": {"dev": dmeta.dev, "ino": dmeta.ino, "path": dir.path().to_string_lossy()},
-            "name": hex(&name_bytes(name)),
-            "record": {"dev": own.dev, "ino": own.ino},
-            "old": {"len": old.len(), "sha256": crate::text::source::sha256_hex([old])},
-            "new": {"len": new_len, "blocks": blocks.len()},
-        });
+        let header = Header {
+            token: hex(&token),
+            target: Target {
+                dev: meta.dev,
+                ino: meta.ino,
+                btime: birth_time(target).map(|t| t.to_string()),
+            },
+            dir: Place {
+                dev: dmeta.dev,
+                ino: dmeta.ino,
+                path: dir.path().to_string_lossy().into_owned(),
+            },
+            name: hex(&name_bytes(name)),
+            record: Identity {
+                dev: own.dev,
+                ino: own.ino,
+            },
+            old: Old {
+                len: old.len(),
+                sha256: crate::text::source::sha256_hex([old]),
+            },
+            new: New {
+                len: new_len,
+                blocks: blocks.len(),
+            },
+        };
         let mut line = serde_json::to_vec(&header).map_err(io::Error::other)?;
         line.push(b'\n');
         let flat: Vec<u8> = blocks.concat();

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::answer::Answer;
 use super::edits::{AppliedRun, BatchDone, PatchDone, WriteDone};
+use super::files::ReadDone;
 use super::formats::FormatDone;
 use super::history::{Cleared, HistoryDone, Undone};
 use super::text_editor::TextEditorDone;
@@ -27,6 +28,7 @@ pub fn contract() -> Value {
     let mut results = Map::new();
     results.insert("patchFile".into(), add::<Answer<PatchDone>>(&mut g));
     results.insert("batchPatchFiles".into(), add::<Answer<BatchDone>>(&mut g));
+    results.insert("readFile".into(), add::<Answer<ReadDone>>(&mut g));
     results.insert("writeFile".into(), add::<Answer<WriteDone>>(&mut g));
     results.insert("applyDryRun".into(), add::<Answer<AppliedRun>>(&mut g));
     for format in ["applyEditBlocks", "applyPatch"] {

@@ -17,6 +17,7 @@ mod contract;
 pub mod diagnosis;
 pub mod edits;
 pub mod failure;
+pub mod files;
 pub mod formats;
 pub mod history;
 pub mod marks;

@@ -17,14 +17,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use crate::error::{fail_value, ErrorCode, Failure};
+use crate::error::{ErrorCode, Failure};
+use crate::io::commit::Committed;
 use crate::io::meta::Like;
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
+use crate::result::edits::{AppliedFile, AppliedOne, AppliedRun};
 use crate::result::marks::True;
 use crate::result::written::{Diff, Preview};
+use crate::result::{Failed, Outcome};
 use crate::txn::changes::Recorder;
-use crate::txn::{lexical_abs, with_strategy, with_warnings, Added, Kept, Txn, Write};
+use crate::txn::{lexical_abs, Added, Kept, Txn, Write};
 
 /// Most entries kept.
 pub const MAX_ENTRIES: usize = 256;
@@ -213,14 +216,11 @@ pub fn take(id: &str) -> Option<Entry> {
 /// sha256 the dry run read (a file it created must still be missing), or
 /// nothing is written (`FILE_CHANGED`). An unknown, used or expired id is
 /// `RUN_ID_NOT_FOUND`.
-pub fn apply(run_id: &str, opts: &Options, rec: &dyn Recorder) -> Value {
+pub fn apply(run_id: &str, opts: &Options, rec: &dyn Recorder) -> Outcome<AppliedRun> {
     // The run applies only in the workspace it was planned for: one
     // workspace's id never writes into another (and is not used up by a
     // call from the wrong one).
-    let ws = match Workspace::open(&opts.workspace_root) {
-        Ok(w) => w,
-        Err(f) => return fail_value(&f, None),
-    };
+    let ws = Workspace::open(&opts.workspace_root)?;
     let mut other_root = None;
     let taken = cache()
         .lock()
@@ -233,51 +233,47 @@ pub fn apply(run_id: &str, opts: &Options, rec: &dyn Recorder) -> Value {
             same
         });
     if let Some(planned_in) = other_root {
-        return fail_value(
-            &Failure::invalid(format!(
-                "run_id `{run_id}` was made in the workspace `{}`, not in `{}`; apply it with the workspaceRoot it \
-                 was made with (it was not used up)",
-                planned_in.display(),
-                ws.root().display()
-            )),
-            None,
-        );
+        return Err(Failure::invalid(format!(
+            "run_id `{run_id}` was made in the workspace `{}`, not in `{}`; apply it with the workspaceRoot it \
+             was made with (it was not used up)",
+            planned_in.display(),
+            ws.root().display()
+        ))
+        .into());
     }
-    let Some(entry) = taken else {
-        return fail_value(
-            &Failure::new(
-                ErrorCode::RUN_ID_NOT_FOUND,
-                format!(
-                    "run_id `{run_id}` is unknown, already applied or expired; run the edit again with dry_run: true \
-                     (or without it to apply directly)"
-                ),
+    let Some((entry, expires)) = taken else {
+        return Err(Failure::new(
+            ErrorCode::RUN_ID_NOT_FOUND,
+            format!(
+                "run_id `{run_id}` is unknown, already applied or expired; run the edit again with dry_run: true \
+                 (or without it to apply directly)"
             ),
-            None,
-        );
+        )
+        .into());
     };
-    let (entry, expires) = entry;
-    match apply_entry(&entry, opts, rec) {
-        Ok(mut v) => {
-            v["run_id"] = json!(run_id);
-            v
-        }
-        Err(v) => {
-            // Given up before writing because a file was busy: the run
-            // stays applicable, so the retry can use it.
-            if v["code"] == ErrorCode::FILE_LOCKED.as_str() {
-                cache().lock().unwrap_or_else(|p| p.into_inner()).put_back(
-                    run_id.to_string(),
-                    entry,
-                    expires,
-                );
-            }
-            v
-        }
+    let out = apply_entry(&entry, run_id, opts, rec);
+    // Given up before writing because a file was busy: the run stays
+    // applicable, so the retry can use it.
+    if out
+        .as_ref()
+        .is_err_and(|f| f.code == ErrorCode::FILE_LOCKED)
+    {
+        cache().lock().unwrap_or_else(|p| p.into_inner()).put_back(
+            run_id.to_string(),
+            entry,
+            expires,
+        );
     }
+    out
 }
 
-fn apply_entry(entry: &Entry, opts: &Options, rec: &dyn Recorder) -> Result<Value, Value> {
-    let ws = Workspace::open(&entry.root).map_err(|f| fail_value(&f, None))?;
+fn apply_entry(
+    entry: &Entry,
+    run_id: &str,
+    opts: &Options,
+    rec: &dyn Recorder,
+) -> Outcome<AppliedRun> {
+    let ws = Workspace::open(&entry.root)?;
     let mut txn = Txn::new(&ws);
     let plan = Intent::Plan { create_dirs: true };
     let paths = entry.files.iter().map(|f| (&f.rel_path, plan)).chain(
@@ -290,10 +286,15 @@ fn apply_entry(entry: &Entry, opts: &Options, rec: &dyn Recorder) -> Result<Valu
         match txn.add(rel, intent) {
             Ok(Added::New(_)) => {}
             Ok(Added::Again { .. }) => unreachable!("a dry run names each file once"),
-            Err(f) => return Err(fail_value(&f, Some(&lexical_abs(ws.root(), rel)))),
+            Err(f) => {
+                return Err(Box::new(Failed::new(
+                    &f,
+                    Some(&lexical_abs(ws.root(), rel)),
+                )))
+            }
         }
     }
-    txn.lock_and_read(opts).map_err(|f| fail_value(&f, None))?;
+    txn.lock_and_read(opts)?;
     let expected = entry
         .files
         .iter()
@@ -301,7 +302,7 @@ fn apply_entry(entry: &Entry, opts: &Options, rec: &dyn Recorder) -> Result<Valu
         .chain(entry.deletes.iter().map(|d| Some(d.sha256_before.as_str())));
     for (s, want) in txn.slots.iter().zip(expected) {
         if let Some(f) = &s.read_failure {
-            return Err(fail_value(f, Some(&s.abs())));
+            return Err(Box::new(Failed::new(f, Some(&s.abs()))));
         }
         let now = s.sha256();
         if now != want {
@@ -312,11 +313,9 @@ fn apply_entry(entry: &Entry, opts: &Options, rec: &dyn Recorder) -> Result<Valu
                     s.display
                 ),
             );
-            let mut v = fail_value(&f, Some(&s.abs()));
-            if let Some(sha) = now {
-                v["sha256"] = json!(sha);
-            }
-            return Err(v);
+            let mut out = Failed::new(&f, Some(&s.abs()));
+            out.sha256 = now.map(str::to_string);
+            return Err(Box::new(out));
         }
     }
     let nw = entry.files.len();
@@ -335,38 +334,60 @@ fn apply_entry(entry: &Entry, opts: &Options, rec: &dyn Recorder) -> Result<Valu
     let removes: Vec<usize> = (nw..nw + entry.deletes.len()).collect();
     let done = txn
         .commit(&writes, &removes, opts, rec)
-        .map_err(|e| e.to_value())?;
-    let mut files: Vec<Value> = entry
+        .map_err(|e| e.to_failed())?;
+    Ok(applied(entry, &txn, done, run_id))
+}
+
+/// What an applied run reports: each file written or removed, and the one
+/// file again at the top when it wrote exactly one.
+fn applied(entry: &Entry, txn: &Txn<'_>, done: Committed, run_id: &str) -> AppliedRun {
+    let nw = entry.files.len();
+    let mut files: Vec<AppliedFile> = entry
         .files
         .iter()
         .zip(&txn.slots)
         .zip(done.strategies.iter().zip(&done.sha256))
-        .map(|((f, s), (how, sha))| {
-            let mut v = json!({
-                "file_path": s.abs(), "created": f.sha256_before.is_none(), "after_bytes": f.new_bytes.len(),
-                "sha256_before": f.sha256_before, "sha256": sha,
-            });
-            with_strategy(v.as_object_mut().expect("object"), *how);
-            v
+        .map(|((f, s), (how, sha))| AppliedFile {
+            file_path: s.abs(),
+            created: Some(f.sha256_before.is_none()),
+            deleted: None,
+            after_bytes: Some(f.new_bytes.len()),
+            sha256_before: f.sha256_before.clone(),
+            sha256: Some(sha.clone()),
+            strategy: how.report(),
         })
         .collect();
-    files.extend(txn.slots[nw..].iter().zip(&entry.deletes).map(
-        |(s, d)| json!({"file_path": s.abs(), "deleted": true, "sha256_before": d.sha256_before}),
-    ));
-    let mut v = json!({ "ok": true });
-    if nw == 1 && entry.deletes.is_empty() {
-        for k in [
-            "file_path",
-            "created",
-            "after_bytes",
-            "sha256_before",
-            "sha256",
-        ] {
-            v[k] = files[0][k].clone();
+    files.extend(
+        txn.slots[nw..]
+            .iter()
+            .zip(&entry.deletes)
+            .map(|(s, d)| AppliedFile {
+                file_path: s.abs(),
+                created: None,
+                deleted: Some(True),
+                after_bytes: None,
+                sha256_before: Some(d.sha256_before.clone()),
+                sha256: None,
+                strategy: Default::default(),
+            }),
+    );
+    let one = (nw == 1 && entry.deletes.is_empty()).then(|| {
+        let f = &files[0];
+        AppliedOne {
+            file_path: f.file_path.clone(),
+            created: f.created.unwrap_or_default(),
+            after_bytes: f.after_bytes.unwrap_or_default(),
+            sha256_before: f.sha256_before.clone(),
+            sha256: f.sha256.clone().unwrap_or_default(),
         }
+    });
+    AppliedRun {
+        ok: True,
+        run_id: run_id.to_string(),
+        one,
+        files,
+        warnings: done.warnings,
     }
-    v["files"] = Value::Array(files);
-    Ok(with_warnings(v, &done))
 }
 
 impl Txn<'_> {

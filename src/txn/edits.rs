@@ -11,17 +11,19 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
-
-use crate::error::{fail_value, ErrorCode, Failure};
+use crate::error::{ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::exact::{self, EditFailure, MatchOptions, Matched, TextKind};
 use crate::model::{FileEdits, Options};
+use crate::result::diagnosis::Tolerance;
+use crate::result::edits::{BatchDone, BatchFile, EditReport, PatchDone, WriteDone};
+use crate::result::failure::{BatchOutcome, EditFailure as EditFailed};
+use crate::result::marks::True;
+use crate::result::{Failed, Outcome};
 use crate::text::source::{self, Encoding, Source};
 use crate::txn::changes::Recorder;
 use crate::txn::{
-    lexical_abs, preview, put_all_preview, put_preview, with_strategy, with_warnings, Added,
-    CommitFailure, Kept, Slot, Txn, Write,
+    file_diff, lexical_abs, preview, whole_diff, Added, CommitFailure, Kept, Slot, Txn, Write,
 };
 
 /// A file's failure with its details, before it becomes JSON.
@@ -84,42 +86,41 @@ impl FileFailure {
         }
     }
 
-    fn to_value(&self) -> Value {
-        if let Some(Detail::Commit(c)) = self.detail.as_deref() {
-            return c.to_value();
-        }
-        let mut v = fail_value(&self.failure, self.file_path.as_deref());
-        let m = v.as_object_mut().expect("object");
-        if let Some(Detail::Sha256(s)) = self.detail.as_deref() {
-            m.insert("sha256".into(), json!(s));
+    /// The failure as its result has it.
+    fn to_failed(&self) -> Box<Failed> {
+        let sha256 = match self.detail.as_deref() {
+            Some(Detail::Commit(c)) => return c.to_failed(),
+            Some(Detail::Sha256(s)) => Some(s.clone()),
+            None => None,
+        };
+        let mut out = Failed::new(&self.failure, self.file_path.as_deref());
+        out.sha256 = sha256;
+        if let Some(first) = self.failed_edits.first() {
+            out.match_lines = first.match_lines.clone();
+            if let Some(d) = &first.diagnosis {
+                out.diagnosis = d.to_result();
+            }
         }
         if self.multi || self.failed_edits.len() > 1 {
-            m.insert(
-                "failed_edits".into(),
-                Value::Array(self.failed_edits.iter().map(edit_failure_value).collect()),
-            );
+            out.failed_edits = Some(self.failed_edits.iter().map(edit_failed).collect());
         }
-        if let Some(first) = self.failed_edits.first() {
-            if !first.match_lines.is_empty() {
-                m.insert("match_lines".into(), json!(first.match_lines));
-            }
-            if let Some(d) = &first.diagnosis {
-                d.write_json(m);
-            }
-        }
-        v
+        Box::new(out)
     }
 }
 
-fn edit_failure_value(f: &EditFailure) -> Value {
-    let mut v = json!({ "index": f.index, "code": f.code.as_str(), "match_count": f.match_count, "message": f.message });
-    if !f.match_lines.is_empty() {
-        v["match_lines"] = json!(f.match_lines);
+fn edit_failed(f: &EditFailure) -> EditFailed {
+    EditFailed {
+        index: f.index,
+        code: f.code,
+        match_count: f.match_count,
+        message: f.message.clone(),
+        match_lines: f.match_lines.clone(),
+        diagnosis: f
+            .diagnosis
+            .as_ref()
+            .map(|d| d.to_result())
+            .unwrap_or_default(),
     }
-    if let (Some(d), Some(m)) = (&f.diagnosis, v.as_object_mut()) {
-        d.write_json(m);
-    }
-    v
 }
 
 /// How the edits of `fe` are planned: its `match` mode, failures diagnosed.
@@ -185,7 +186,8 @@ fn plan_failure(mut failures: Vec<EditFailure>, path: String, multi: bool) -> Fi
     }
 }
 
-/// The success figures of a planned edit of one file.
+/// The success figures of a planned edit of one file (how it was written,
+/// warnings and preview still to be added).
 fn figures(
     s: &Slot,
     src: &Source,
@@ -193,34 +195,77 @@ fn figures(
     new_len: usize,
     sha_before: &str,
     sha_after: &str,
-) -> Map<String, Value> {
+) -> PatchDone {
     let before_chars = src.utf16_len();
     let after_chars = (before_chars as isize + plan.utf16_delta).max(0) as usize;
-    let mut m = Map::new();
-    m.insert("ok".into(), Value::Bool(true));
-    m.insert("file_path".into(), json!(s.abs()));
-    m.insert("replacements".into(), json!(plan.replacements()));
-    m.insert(
-        "line_number".into(),
-        json!(plan.edits.first().map(|e| e.line_number).unwrap_or(0)),
-    );
-    m.insert("before_chars".into(), json!(before_chars));
-    m.insert("after_chars".into(), json!(after_chars));
-    m.insert("before_bytes".into(), json!(src.raw().len()));
-    m.insert("after_bytes".into(), json!(new_len));
-    m.insert(
-        "edits".into(),
-        Value::Array(
-            plan.edits
-                .iter()
-                .map(|e| json!({"line_number": e.line_number, "replacements": e.replacements}))
-                .collect(),
-        ),
-    );
-    plan.write_tolerance_json(&mut m);
-    m.insert("sha256_before".into(), json!(sha_before));
-    m.insert("sha256".into(), json!(sha_after));
-    m
+    let (edits, matched_with, original_text) = edit_reports(plan);
+    PatchDone {
+        ok: True,
+        file_path: s.abs(),
+        replacements: plan.replacements(),
+        line_number: plan.edits.first().map(|e| e.line_number).unwrap_or(0),
+        before_chars,
+        after_chars,
+        before_bytes: src.raw().len(),
+        after_bytes: new_len,
+        edits,
+        matched_with,
+        original_text,
+        sha256_before: sha_before.to_string(),
+        sha256: sha_after.to_string(),
+        strategy: Default::default(),
+        warnings: Vec::new(),
+        preview: None,
+    }
+}
+
+/// Each edit's report and, when `match` allowed tolerances, every tolerance
+/// the edits needed (`[]` when all matched exactly) and the original text a
+/// single tolerant edit replaced.
+fn edit_reports(plan: &Matched<'_>) -> (Vec<EditReport>, Option<Vec<Tolerance>>, Option<String>) {
+    let tolerant = plan.tolerant_mode;
+    let edits = plan
+        .edits
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            // Each edit's tolerances, when `match` allowed them (`None`
+            // inside: matched exactly).
+            let t = plan.tolerated.get(i).filter(|_| tolerant);
+            let t_used = t.and_then(Option::as_ref);
+            EditReport {
+                line_number: e.line_number,
+                replacements: e.replacements,
+                matched_with: t.map(|_| {
+                    t_used
+                        .iter()
+                        .flat_map(|t| t.matched_with.iter().map(|&x| Tolerance::from(x)))
+                        .collect()
+                }),
+                original_text: t_used.map(|t| t.original_text.clone()),
+            }
+        })
+        .collect();
+    if !tolerant {
+        return (edits, None, None);
+    }
+    let mut all: Vec<crate::model::Tolerance> = plan
+        .tolerated
+        .iter()
+        .flatten()
+        .flat_map(|t| t.matched_with.iter().copied())
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    let original = match plan.tolerated.as_slice() {
+        [Some(t)] => Some(t.original_text.clone()),
+        _ => None,
+    };
+    (
+        edits,
+        Some(all.into_iter().map(Tolerance::from).collect()),
+        original,
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -233,11 +278,9 @@ pub fn patch(
     opts: &Options,
     rec: &dyn Recorder,
     dry_run: bool,
-) -> Value {
-    match patch_one(ws, fe, opts, rec, dry_run) {
-        Ok(v) => v,
-        Err(f) => f.at(&lexical_abs(ws.root(), &fe.file_path)).to_value(),
-    }
+) -> Outcome<PatchDone> {
+    patch_one(ws, fe, opts, rec, dry_run)
+        .map_err(|f| f.at(&lexical_abs(ws.root(), &fe.file_path)).to_failed())
 }
 
 fn patch_one(
@@ -246,7 +289,7 @@ fn patch_one(
     opts: &Options,
     rec: &dyn Recorder,
     dry_run: bool,
-) -> Result<Value, FileFailure> {
+) -> Result<PatchDone, FileFailure> {
     let mut txn = Txn::new(ws);
     txn.add(&fe.file_path, Intent::Existing)?;
     txn.lock_and_read(opts)?;
@@ -286,15 +329,16 @@ fn patch_one(
             Some(&pieces.concat()),
             Some(&new_bytes),
         );
-        put_preview(&mut fig, d, &mut None);
         let kept = vec![Kept {
             slot: 0,
             bytes: new_bytes,
             perms_from: None,
             like: None,
         }];
-        txn.keep(&mut fig, kept, &[], opts);
-        return Ok(Value::Object(fig));
+        let (p, warnings) = txn.keep_preview(file_diff(d, &mut None), kept, &[], opts);
+        fig.preview = Some(p);
+        fig.warnings = warnings;
+        return Ok(fig);
     }
 
     let write = Write {
@@ -308,17 +352,18 @@ fn patch_one(
     let done = txn.commit(std::slice::from_ref(&write), &[], opts, rec)?;
     let sha_before = s.sha256().expect("hashed by the commit").to_string();
     let mut fig = figures(s, src, &plan, encoded.len(), &sha_before, &done.sha256[0]);
-    with_strategy(&mut fig, done.strategies[0]);
-    Ok(with_warnings(Value::Object(fig), &done))
+    fig.strategy = done.strategies[0].report();
+    fig.warnings = done.warnings;
+    Ok(fig)
 }
 
 // ---------------------------------------------------------------------------
 // Many files
 
-fn batch_fail(code: ErrorCode, message: String, files: Vec<Value>) -> Value {
-    let mut v = fail_value(&Failure::new(code, message), None);
-    v["files"] = Value::Array(files);
-    v
+fn batch_fail(code: ErrorCode, message: String, files: Vec<BatchOutcome>) -> Box<Failed> {
+    let mut f = Failed::new(&Failure::new(code, message), None);
+    f.files = Some(files);
+    Box::new(f)
 }
 
 /// `batchPatchFiles`: the edits of many files in one all-or-nothing commit.
@@ -328,16 +373,13 @@ pub fn batch(
     opts: &Options,
     rec: &dyn Recorder,
     dry_run: bool,
-) -> Value {
+) -> Outcome<BatchDone> {
     let n = files.len();
-    let (txn, slot_of) = match open_all(ws, files, opts) {
-        Ok(opened) => opened,
-        Err(v) => return v,
-    };
+    let (txn, slot_of) = open_all(ws, files, opts)?;
     let planned = plan_all(&txn, slot_of, files, opts);
     let failed = planned.iter().filter(|p| p.is_err()).count();
     if failed > 0 {
-        return planning_failed(&txn, &planned, n, failed);
+        return Err(planning_failed(&txn, &planned, n, failed));
     }
 
     // Everything planned: encode each file's new content.
@@ -353,11 +395,11 @@ pub fn batch(
         .map(|((k, src, _, _), pc)| src.encode_pieces(pc, &txn.slots[*k].display))
         .collect();
     if let Some(bad) = encoded.iter().position(Result::is_err) {
-        return encoding_failed(&txn, &ok, &encoded, bad, n);
+        return Err(encoding_failed(&txn, &ok, &encoded, bad, n));
     }
     let encoded: Vec<source::Encoded<'_>> =
         encoded.into_iter().map(|e| e.expect("checked")).collect();
-    let results: Vec<Map<String, Value>> = ok
+    let results: Vec<PatchDone> = ok
         .iter()
         .zip(&encoded)
         .map(|((k, src, sha, p), enc)| {
@@ -366,7 +408,7 @@ pub fn batch(
         })
         .collect();
     if dry_run {
-        batch_preview(&txn, &ok, &encoded, &pieces, results, opts)
+        Ok(batch_preview(&txn, &ok, &encoded, &pieces, results, opts))
     } else {
         batch_write(&txn, &ok, &encoded, results, opts, rec)
     }
@@ -375,14 +417,14 @@ pub fn batch(
 /// A planned file of a batch: its slot, source, sha256 and matched edits.
 type Planned<'t> = (usize, &'t Source, String, Matched<'t>);
 
+/// A batch's transaction and each file's slot, or why it could not be
+/// resolved.
+type Opened<'w> = (Txn<'w>, Vec<Result<usize, FileFailure>>);
+
 /// The batch's transaction with every file resolved, locked and read, and
 /// each file's slot (or why it could not be resolved); the failure result
 /// when the same real file is named twice or the files cannot be locked.
-fn open_all<'w>(
-    ws: &'w Workspace,
-    files: &[FileEdits],
-    opts: &Options,
-) -> Result<(Txn<'w>, Vec<Result<usize, FileFailure>>), Value> {
+fn open_all<'w>(ws: &'w Workspace, files: &[FileEdits], opts: &Options) -> Outcome<Opened<'w>> {
     let mut txn = Txn::new(ws);
     let mut slot_of: Vec<Result<usize, FileFailure>> = Vec::with_capacity(files.len());
     let mut owner: HashMap<usize, usize> = HashMap::new();
@@ -393,21 +435,19 @@ fn open_all<'w>(
                 slot_of.push(Ok(k));
             }
             Ok(Added::Again { slot, abs_path }) => {
-                return Err(fail_value(
-                    &Failure::invalid(format!(
-                        "files[{}] and files[{i}] name the same file `{}`; merge their edits into one entry",
-                        owner[&slot],
-                        abs_path.display()
-                    )),
-                    None,
-                ));
+                return Err(Failure::invalid(format!(
+                    "files[{}] and files[{i}] name the same file `{}`; merge their edits into one entry",
+                    owner[&slot],
+                    abs_path.display()
+                ))
+                .into());
             }
             Err(f) => slot_of.push(Err(
                 FileFailure::from(f).at(&lexical_abs(ws.root(), &fe.file_path))
             )),
         }
     }
-    txn.lock_and_read(opts).map_err(|f| fail_value(&f, None))?;
+    txn.lock_and_read(opts)?;
     Ok((txn, slot_of))
 }
 
@@ -440,9 +480,13 @@ fn plan_all<'t>(
 
 /// The entry of a file that was planned but not written, because another
 /// file of the batch failed.
-fn planned_only(i: usize, abs: &str) -> Value {
-    json!({"index": i, "ok": true, "file_path": abs,
-           "message": "planned; not written because another file failed"})
+fn planned_only(i: usize, abs: String) -> BatchOutcome {
+    BatchOutcome::Planned {
+        ok: True,
+        index: i,
+        file_path: abs,
+        message: "planned; not written because another file failed".into(),
+    }
 }
 
 /// The result of a batch in which `failed` of `n` files could not be planned.
@@ -451,18 +495,19 @@ fn planning_failed(
     planned: &[Result<Planned<'_>, FileFailure>],
     n: usize,
     failed: usize,
-) -> Value {
+) -> Box<Failed> {
     let mut first: Option<ErrorCode> = None;
-    let per_file: Vec<Value> = planned
+    let per_file: Vec<BatchOutcome> = planned
         .iter()
         .enumerate()
         .map(|(i, p)| match p {
-            Ok((k, ..)) => planned_only(i, &txn.slots[*k].abs()),
+            Ok((k, ..)) => planned_only(i, txn.slots[*k].abs()),
             Err(f) => {
                 first.get_or_insert(f.failure.code);
-                let mut v = f.to_value();
-                v["index"] = json!(i);
-                v
+                BatchOutcome::Failed {
+                    index: i,
+                    failure: f.to_failed(),
+                }
             }
         })
         .collect();
@@ -480,20 +525,19 @@ fn encoding_failed(
     encoded: &[Result<source::Encoded<'_>, Failure>],
     bad: usize,
     n: usize,
-) -> Value {
-    let per_file: Vec<Value> = ok
+) -> Box<Failed> {
+    let per_file: Vec<BatchOutcome> = ok
         .iter()
         .zip(encoded)
         .enumerate()
         .map(|(i, ((k, ..), e))| match e {
-            Ok(_) => planned_only(i, &txn.slots[*k].abs()),
-            Err(f) => {
-                let mut v = FileFailure::from(f.clone())
+            Ok(_) => planned_only(i, txn.slots[*k].abs()),
+            Err(f) => BatchOutcome::Failed {
+                index: i,
+                failure: FileFailure::from(f.clone())
                     .at(&txn.slots[*k].abs())
-                    .to_value();
-                v["index"] = json!(i);
-                v
-            }
+                    .to_failed(),
+            },
         })
         .collect();
     let f = encoded[bad].as_ref().expect_err("an error");
@@ -512,12 +556,14 @@ fn batch_preview(
     ok: &[Planned<'_>],
     encoded: &[source::Encoded<'_>],
     pieces: &[Vec<&[u8]>],
-    mut results: Vec<Map<String, Value>>,
+    results: Vec<PatchDone>,
     opts: &Options,
-) -> Value {
+) -> BatchDone {
     let mut kept = Vec::with_capacity(ok.len());
+    let mut files = Vec::with_capacity(ok.len());
     let mut all_diff = Some(String::new());
-    for (i, ((k, src, _, _), enc)) in ok.iter().zip(encoded).enumerate() {
+    let planned = ok.iter().zip(encoded).zip(results);
+    for (i, (((k, src, _, _), enc), figures)) in planned.enumerate() {
         let new_bytes = enc.to_vec();
         let d = preview(
             &txn.slots[*k].res.rel_path,
@@ -525,7 +571,10 @@ fn batch_preview(
             Some(&pieces[i].concat()),
             Some(&new_bytes),
         );
-        put_preview(&mut results[i], d, &mut all_diff);
+        files.push(BatchFile {
+            figures,
+            diff: Some(file_diff(d, &mut all_diff)),
+        });
         kept.push(Kept {
             slot: *k,
             bytes: new_bytes,
@@ -533,13 +582,14 @@ fn batch_preview(
             like: None,
         });
     }
-    let mut m = Map::new();
-    m.insert("ok".into(), Value::Bool(true));
-    put_all_preview(&mut m, all_diff);
-    m.insert("replacements".into(), json!(total_replacements(&results)));
-    txn.keep(&mut m, kept, &[], opts);
-    m.insert("files".into(), json!(results));
-    Value::Object(m)
+    let (p, warnings) = txn.keep_preview(whole_diff(all_diff), kept, &[], opts);
+    BatchDone {
+        ok: True,
+        replacements: files.iter().map(|f| f.figures.replacements).sum(),
+        files,
+        warnings,
+        preview: Some(p),
+    }
 }
 
 /// A batch's commit: every file written, or none.
@@ -547,10 +597,10 @@ fn batch_write(
     txn: &Txn<'_>,
     ok: &[Planned<'_>],
     encoded: &[source::Encoded<'_>],
-    mut results: Vec<Map<String, Value>>,
+    results: Vec<PatchDone>,
     opts: &Options,
     rec: &dyn Recorder,
-) -> Value {
+) -> Outcome<BatchDone> {
     let writes: Vec<Write<'_>> = ok
         .iter()
         .zip(encoded)
@@ -559,33 +609,33 @@ fn batch_write(
             slot: *k,
             content: enc.slices(),
             perms_from: None,
-            sha256: r["sha256"].as_str().map(str::to_string),
+            sha256: Some(r.sha256.clone()),
             like: None,
         })
         .collect();
-    match txn.commit(&writes, &[], opts, rec) {
-        Ok(done) => {
-            for (r, s) in results.iter_mut().zip(&done.strategies) {
-                with_strategy(r, *s);
+    let done = txn
+        .commit(&writes, &[], opts, rec)
+        .map_err(|e| e.to_failed())?;
+    let files: Vec<BatchFile> = results
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut figures)| {
+            if let Some(s) = done.strategies.get(i) {
+                figures.strategy = s.report();
             }
-            with_warnings(
-                json!({
-                    "ok": true,
-                    "replacements": total_replacements(&results),
-                    "files": results,
-                }),
-                &done,
-            )
-        }
-        Err(e) => e.to_value(),
-    }
-}
-
-fn total_replacements(results: &[Map<String, Value>]) -> u64 {
-    results
-        .iter()
-        .map(|r| r["replacements"].as_u64().unwrap_or(0))
-        .sum()
+            BatchFile {
+                figures,
+                diff: None,
+            }
+        })
+        .collect();
+    Ok(BatchDone {
+        ok: True,
+        replacements: files.iter().map(|f| f.figures.replacements).sum(),
+        files,
+        warnings: done.warnings,
+        preview: None,
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -612,11 +662,9 @@ pub fn write_whole(
     opts: &Options,
     rec: &dyn Recorder,
     dry_run: bool,
-) -> Value {
-    match write_one(ws, req, opts, rec, dry_run) {
-        Ok(v) => v,
-        Err(f) => f.at(&lexical_abs(ws.root(), req.file_path)).to_value(),
-    }
+) -> Outcome<WriteDone> {
+    write_one(ws, req, opts, rec, dry_run)
+        .map_err(|f| f.at(&lexical_abs(ws.root(), req.file_path)).to_failed())
 }
 
 fn write_one(
@@ -625,7 +673,7 @@ fn write_one(
     opts: &Options,
     rec: &dyn Recorder,
     dry_run: bool,
-) -> Result<Value, FileFailure> {
+) -> Result<WriteDone, FileFailure> {
     let display = req.file_path;
     // Nothing is created before the commit: a dry run, or a call whose
     // precondition (`expected_sha256`: the file exists) fails, leaves the
@@ -695,42 +743,44 @@ fn write_one(
     };
     let encoded = source::encode_with(enc, &[body]);
     let sha_after = source::sha256_hex(encoded.slices());
-    let new_len = encoded.len();
+    let mut out = WriteDone {
+        ok: True,
+        file_path: abs,
+        created: loaded.is_none(),
+        after_bytes: encoded.len(),
+        after_chars: None,
+        encoding: None,
+        sha256_before: sha_before.map(str::to_string),
+        sha256: sha_after,
+        strategy: Default::default(),
+        warnings: Vec::new(),
+        preview: None,
+    };
     if dry_run {
         let new_bytes = encoded.to_vec();
         let d = preview(&s.res.rel_path, loaded, Some(body), Some(&new_bytes));
-        let mut m = json!({
-            "ok": true, "file_path": abs, "created": loaded.is_none(),
-            "after_bytes": new_len, "sha256_before": sha_before, "sha256": sha_after,
-        });
-        put_preview(m.as_object_mut().expect("object"), d, &mut None);
         let kept = vec![Kept {
             slot: 0,
             bytes: new_bytes,
             perms_from: None,
             like: None,
         }];
-        txn.keep(m.as_object_mut().expect("object"), kept, &[], opts);
-        return Ok(m);
+        let (p, warnings) = txn.keep_preview(file_diff(d, &mut None), kept, &[], opts);
+        out.preview = Some(p);
+        out.warnings = warnings;
+        return Ok(out);
     }
     let write = Write {
         slot: 0,
         content: encoded.slices(),
         perms_from: None,
-        sha256: Some(sha_after.clone()),
+        sha256: Some(out.sha256.clone()),
         like: None,
     };
     let done = txn.commit(std::slice::from_ref(&write), &[], opts, rec)?;
-    let mut v = json!({
-        "ok": true,
-        "file_path": abs,
-        "created": loaded.is_none(),
-        "after_bytes": new_len,
-        "after_chars": source::utf16_len(body),
-        "encoding": enc.name(),
-        "sha256_before": sha_before,
-        "sha256": sha_after,
-    });
-    with_strategy(v.as_object_mut().expect("object"), done.strategies[0]);
-    Ok(with_warnings(v, &done))
+    out.after_chars = Some(source::utf16_len(body));
+    out.encoding = Some(enc.name().to_string());
+    out.strategy = done.strategies[0].report();
+    out.warnings = done.warnings;
+    Ok(out)
 }

@@ -1,33 +1,21 @@
 /* eslint-disable */
-// Types of the patch-file-tool public API (hand-written). napi-rs prepends
-// this file to binding.d.ts (package.json `napi.dtsHeaderFile`), where the
-// generated function declarations of the Rust #[napi] functions use these
-// types; scripts/gen-entry.mjs copies it into index.d.ts. Types only: the
-// values index.js defines in JS are declared in types/entry.d.ts.
+// Types of the patch-file-tool public API. napi-rs prepends this file to
+// binding.d.ts (package.json `napi.dtsHeaderFile`), where the generated
+// function declarations of the Rust #[napi] functions use these types;
+// scripts/gen-entry.mjs copies it into index.d.ts. Types only: the values
+// index.js defines in JS are declared in types/entry.d.ts.
+//
+// The result types at the end of this file are generated from the engine's
+// Rust result types (src/result/ -> schemas/results.schema.json ->
+// scripts/gen-results.mjs; `npm run contract`), and the test suite fails when
+// they are out of date. What is written by hand: the inputs (each field
+// accepts several spellings, a union a Rust type does not have), the public
+// names of the results (aliases of the generated types), and the generic
+// types that follow a call's dry-run flag to its one result (conditional
+// types, which a schema cannot express).
 
 /** Every stable error code. New codes may be added; these never change. */
-export type PatchFileErrorCode =
-  | 'SEARCH_BLOCK_NOT_FOUND'
-  | 'SEARCH_BLOCK_AMBIGUOUS'
-  | 'INVALID_INPUT'
-  | 'PATH_OUTSIDE_WORKSPACE'
-  | 'TARGET_IS_DIRECTORY'
-  | 'BINARY_FILE_REJECTED'
-  | 'FILE_READ_ERROR'
-  | 'FILE_WRITE_ERROR'
-  | 'UNSUPPORTED_ENCODING'
-  | 'REPLACEMENT_COUNT_MISMATCH'
-  | 'FILE_CHANGED'
-  | 'RUN_ID_NOT_FOUND'
-  | 'FILE_TOO_LARGE'
-  | 'PATCH_PARSE_ERROR'
-  | 'RESULT_TOO_LARGE'
-  | 'FILE_LOCKED'
-  | 'CANCELLED'
-  | 'HARD_LINKED_FILE'
-  | 'INTERNAL_ERROR'
-  | 'PLAN_CHECK_FAILED'
-  | 'JOURNAL_DAMAGED'
+export type PatchFileErrorCode = ErrorCode
 
 /** One search/replace edit. Each field accepts the spellings of other edit tools. */
 export type PatchFileEdit = PatchFileSearch & PatchFileReplace & PatchFileCount
@@ -60,17 +48,10 @@ type PatchFileCount = {
 }
 
 /** A difference tolerant matching may ignore (the `match` option). */
-export type PatchFileTolerance = 'line_endings' | 'trailing_whitespace' | 'indentation' | 'unicode_punctuation'
+export type PatchFileTolerance = Tolerance
 
 /** A kind of difference named by `closest_match.differences`. */
-export type PatchFileDifference =
-  | PatchFileTolerance
-  | 'invisible_characters'
-  | 'escaping'
-  | 'case'
-  | 'line_numbers'
-  | 'elision'
-  | 'content'
+export type PatchFileDifference = Difference
 
 /** Options common to every write. */
 export interface PatchFileCommon {
@@ -152,71 +133,19 @@ export interface JournalOptions {
 
 export type PatchFileHardLinks = 'refuse' | 'split' | 'keep'
 
-/**
- * How a file was written: 'rename' (a new inode renamed over the name, given the original's mode, owner, group,
- * ACLs, extended attributes and chattr flags) or 'in_place' (the original inode rewritten behind a verified copy,
- * when a rename would lose something: another owner, kept hard links, a bind mount, a sticky or unwritable
- * directory, an attribute that cannot be copied).
- */
-export type WriteStrategy = 'rename' | 'in_place'
+/** How a file was written (every successful write reports it). */
+export type WriteStrategyReport = Pick<PatchDone, 'write_strategy' | 'write_strategy_reason'>
 
-export interface WriteStrategyReport {
-  write_strategy?: WriteStrategy
-  /** With 'in_place': why a rename would have lost something. */
-  write_strategy_reason?: string
-}
-
-export interface PatchFileEditReport {
-  line_number: number
-  replacements: number
-  /** With a `match` list: the tolerances this edit needed ([] when it matched exactly). */
-  matched_with?: PatchFileTolerance[]
-  /** The exact original text a tolerant match replaced. */
-  original_text?: string
-}
+export type PatchFileEditReport = EditReport
 
 /** The region of the file most like a search block that was not found. */
-export interface PatchFileClosestMatch {
-  /** 1-based first and last line of the region. */
-  line_number: number
-  end_line: number
-  /** Character similarity of search_block to the region, 0..1. */
-  similarity: number
-  /** The exact current text of the region: use it as search_block. */
-  text: string
-  /** Each kind of difference found, in a fixed order. */
-  differences: PatchFileDifference[]
-  /** One sentence per kind (except content) about where it shows. */
-  details: string[]
-  /** 1-based start lines of other regions exactly as close (the block does not tell them apart). */
-  equally_close?: number[]
-}
+export type PatchFileClosestMatch = ClosestMatch
 
 /** The smallest extension of an ambiguous block that occurs only once. */
-export interface PatchFileContextHint {
-  /** 1-based line where this occurrence of the block starts. */
-  match_line: number
-  /** 1-based first and last line of the extended block. */
-  line_number: number
-  end_line: number
-  lines_before: number
-  lines_after: number
-  /** The extended block, unique in the file. */
-  search_block: string
-}
+export type PatchFileContextHint = ContextHint
 
 /** What diagnosis adds to a failed edit. */
-export interface PatchFileDiagnosis {
-  /** SEARCH_BLOCK_NOT_FOUND: the nearest region, when one is plausible. */
-  closest_match?: PatchFileClosestMatch
-  /** SEARCH_BLOCK_NOT_FOUND: replace_block is already present exactly once: do not retry. */
-  already_applied?: true
-  applied_at?: { line_number: number; end_line: number }
-  /** SEARCH_BLOCK_AMBIGUOUS: per occurrence (first 10), the smallest unique extension. */
-  unique_context_hint?: PatchFileContextHint[]
-  /** The file was too large to diagnose within the time budget. */
-  diagnosis_incomplete?: true
-}
+export type PatchFileDiagnosis = Pick<Failed, 'closest_match' | 'already_applied' | 'applied_at' | 'unique_context_hint' | 'diagnosis_incomplete'>
 
 // ---------------------------------------------------------------------------
 // Dry runs: a call with `dry_run: true` (or `dryRun: true`) answers with a
@@ -235,6 +164,9 @@ export type DryRunKept = { run_id: string; expires_in: number } | { run_id: null
 
 /** What a dry run adds to a success. */
 export type DryRunPreview = { dry_run: true } & DryRunDiff & DryRunKept
+
+/** The fields a dry run adds to a success (the generated types have them optional: written by hand below, exact). */
+type Previewed = 'dry_run' | 'diff' | 'diff_omitted' | 'run_id' | 'expires_in' | 'message'
 
 /** A success that wrote: none of the dry-run fields. */
 export interface NotDryRun {
@@ -263,31 +195,7 @@ export type EitherDryRun<A extends boolean, B extends boolean> = [A] extends [fa
         : boolean
 
 /** The figures of a successful patchFile (written or planned). */
-export interface PatchFileFigures extends WriteStrategyReport {
-  ok: true
-  /** Absolute path of the edited file. */
-  file_path: string
-  /** Total occurrences replaced. */
-  replacements: number
-  /** 1-based line where the (first edit's) match starts. */
-  line_number: number
-  /** Length of the decoded text as a JS string (UTF-16 code units, BOM excluded). */
-  before_chars: number
-  after_chars: number
-  /** Size on disk (BOM included). */
-  before_bytes: number
-  after_bytes: number
-  edits: PatchFileEditReport[]
-  /** With a `match` list: every tolerance the edits needed ([] when all matched exactly). */
-  matched_with?: PatchFileTolerance[]
-  /** Single edit matched with tolerances: the exact original text it replaced. */
-  original_text?: string
-  /** sha256 (hex) of the bytes on disk before and after. */
-  sha256_before: string
-  sha256: string
-  /** What reading found that the caller should know (e.g. a file torn by an interrupted in-place write). */
-  warnings?: string[]
-}
+export type PatchFileFigures = Omit<PatchDone, Previewed>
 
 /** A patchFile that wrote. */
 export type PatchFileWritten = PatchFileFigures & NotDryRun
@@ -295,37 +203,13 @@ export type PatchFileWritten = PatchFileFigures & NotDryRun
 export type PatchFileDryRun = PatchFileFigures & DryRunPreview
 export type PatchFileSuccess = PatchFileWritten | PatchFileDryRun
 
-export interface PatchFileEditFailure extends PatchFileDiagnosis {
-  index: number
-  code: PatchFileErrorCode
-  match_count: number
-  message: string
-  match_lines?: number[]
-}
+export type PatchFileEditFailure = EditFailure
 
 /**
  * A failed call: nothing was written. Every field the engine may put on a failure is declared (there is no
  * index signature), so a misspelt field does not compile.
  */
-export interface PatchFileFailure extends PatchFileDiagnosis {
-  ok: false
-  code: PatchFileErrorCode
-  /** What went wrong and the shortest next step, written for an agent. */
-  message: string
-  /** Absolute path of the file concerned. */
-  file_path?: string
-  /** How many times the search block occurs (0: not found, more than 1: ambiguous). */
-  match_count?: number
-  /** 1-based start lines of the matches (SEARCH_BLOCK_AMBIGUOUS). */
-  match_lines?: number[]
-  /** Every failing edit of a multi-edit. */
-  failed_edits?: PatchFileEditFailure[]
-  /** Current sha256 of the file (FILE_CHANGED). */
-  sha256?: string
-  /** A failed commit: files already replaced that were put back, and any that could not be. */
-  rolled_back?: string[]
-  rollback_failed?: string[]
-}
+export type PatchFileFailure = Failed
 
 export type PatchFileResult = PatchFileSuccess | PatchFileFailure
 
@@ -351,20 +235,18 @@ export type BatchPatchFilesInput = {
 }
 
 /** The figures of one file of a batch; on a dry run, with its own diff (or why it is missing). */
-export type BatchFileFigures = PatchFileFigures & { diff?: string; diff_omitted?: string }
+export type BatchFileFigures = Omit<BatchFile, 'dry_run' | 'run_id' | 'expires_in' | 'message'>
 
 /** batchPatchFiles wrote every file. */
-export type BatchPatchFilesWritten = { ok: true; replacements: number; files: BatchFileFigures[]; warnings?: string[] } & NotDryRun
+export type BatchPatchFilesWritten = Omit<BatchDone, Previewed> & NotDryRun
 /** A batchPatchFiles dry run: the whole diff and the run_id that applies it. */
-export type BatchPatchFilesDryRun = { ok: true; replacements: number; files: BatchFileFigures[]; warnings?: string[] } & DryRunPreview
+export type BatchPatchFilesDryRun = Omit<BatchDone, Previewed> & DryRunPreview
 
 /**
  * A failed batch: nothing was written. When files failed to plan, `files` holds each file's outcome by `index`:
  * its failure, or a file that planned but was not written because another failed.
  */
-export type BatchPatchFilesFailure = PatchFileFailure & {
-  files?: Array<(PatchFileFailure & { index: number }) | { ok: true; index: number; file_path: string; message: string }>
-}
+export type BatchPatchFilesFailure = Failed
 
 export type BatchPatchFilesResult = BatchPatchFilesWritten | BatchPatchFilesDryRun | BatchPatchFilesFailure
 
@@ -375,10 +257,7 @@ export type BatchPatchFilesResultFor<D extends boolean> =
 
 export type ApplyDryRunInput = { run_id: string } | { runId: string }
 
-export type ApplyDryRunResult =
-  | ({ ok: true; run_id: string; file_path?: string; sha256?: string; warnings?: string[]
-      files: Array<WriteStrategyReport & { file_path: string; created?: boolean; deleted?: true; after_bytes?: number; sha256?: string; sha256_before?: string | null }> } & WriteStrategyReport)
-  | PatchFileFailure
+export type ApplyDryRunResult = AppliedRun | PatchFileFailure
 
 export type ReadFileInput = PatchFilePath & {
   /** 0-based line to start at. */
@@ -442,17 +321,7 @@ export type WriteFileInput = PatchFilePath & {
 }
 
 /** The figures of a successful writeFile (written or planned). */
-export interface WriteFileFigures extends WriteStrategyReport {
-  ok: true
-  file_path: string
-  created: boolean
-  after_bytes: number
-  after_chars?: number
-  encoding?: string
-  sha256_before: string | null
-  sha256: string
-  warnings?: string[]
-}
+export type WriteFileFigures = Omit<WriteDone, Previewed>
 
 export type WriteFileWritten = WriteFileFigures & NotDryRun
 export type WriteFileDryRun = WriteFileFigures & DryRunPreview
@@ -483,108 +352,23 @@ export type ApplyPatchInput = ({ patch: string } | { input: string } | { text: s
   dryRun?: boolean
 }
 
-/** How loosely a hunk's lines had to be compared to be found. */
-export type HunkLevel = 'exact' | 'trailing_whitespace' | 'surrounding_whitespace' | 'unicode_punctuation'
-
-/**
- * What placed a hunk: `content` (its context and removed lines occur once), `line_number` (a unified
- * header's line: the hunk only adds lines, or its lines occur several times and one place starts exactly
- * at that line), `end_of_file` (a Codex hunk that only adds lines, without an `@@` line).
- */
-export type HunkLocatedBy = 'content' | 'line_number' | 'end_of_file'
-
-export interface HunkReport {
-  /** 0-based index of the hunk within its file. */
-  index: number
-  /** 1-based line of the original file where the hunk applied. */
-  line_number: number
-  level: HunkLevel
-  located_by: HunkLocatedBy
-  /** 1-based line of the hunk in the patch text. */
-  patch_line: number
-}
-
-export interface BlockReport {
-  index: number
-  /** 1-based line of the block in the text (0 for text-editor commands). */
-  line: number
-  /** 1-based line where the block matched. */
-  line_number: number
-  /** applyEditBlocks: the replacement is present in the file as read back after writing. */
-  verified?: boolean
-}
+/** What placed a hunk. */
+export type HunkLocatedBy = LocatedBy
 
 /** One file operation of a successful edit-format call. */
-export interface FormatFileResult extends WriteStrategyReport {
-  /** The path as written in the text. */
-  path: string
-  /** Absolute path of the file (the source, for a move). */
-  file_path: string
-  action: 'add' | 'update' | 'delete' | 'move' | 'restore'
-  /** Absolute destination of a move. */
-  move_to?: string
-  /** add: whether the file did not exist before. */
-  created?: boolean
-  before_bytes?: number
-  after_bytes?: number
-  sha256_before?: string
-  /** sha256 of the new bytes; null when the file is removed. */
-  sha256: string | null
-  hunks?: HunkReport[]
-  blocks?: BlockReport[]
-  line_number?: number
-  read_back_matches?: boolean
-  diff?: string
-}
+export type FormatFileResult = FormatFile
 
 /** The figures of a successful edit-format call (written or planned). */
-export interface FormatFigures {
-  ok: true
-  format: 'edit_blocks' | 'apply_patch' | 'unified_diff' | 'text_editor'
-  files: FormatFileResult[]
-  /** Total hunks applied (patches). */
-  hunks?: number
-  /** applyEditBlocks: every replacement was found in the file as read back. */
-  verified?: boolean
-  warnings?: string[]
-}
+export type FormatFigures = Omit<FormatDone, Exclude<Previewed, 'message'>>
 
 export type FormatWritten = FormatFigures & NotDryRun
 export type FormatDryRun = FormatFigures & DryRunPreview
 export type FormatSuccess = FormatWritten | FormatDryRun
 
-export type FormatFailure = PatchFileFailure & {
-  format?: string
-  /** PATCH_PARSE_ERROR: 1-based line of the problem in the text. */
-  line?: number
-  /** PATCH_PARSE_ERROR: what was expected there. */
-  expected?: string
-  /** Every failing file operation (nothing was written). */
-  failures?: FormatOpFailure[]
-}
+export type FormatFailure = Failed
 
 /** One failing file operation of an edit-format call, led by its first failing hunk or block. */
-export interface FormatOpFailure extends PatchFileDiagnosis {
-  /** 0-based index of the operation. */
-  index: number
-  /** The path as written in the text. */
-  path: string
-  /** 1-based line of the operation in the text. */
-  line?: number
-  file_path?: string
-  code: PatchFileErrorCode
-  message: string
-  match_count?: number
-  match_lines?: number[]
-  /** Every failing hunk of this file (patches). */
-  hunks?: Array<
-    PatchFileDiagnosis & { index: number; patch_line: number; code: PatchFileErrorCode; match_count: number; message: string; match_lines?: number[] }
-  >
-  /** Every failing SEARCH/REPLACE block of this file (edit blocks, text editor). */
-  blocks?: Array<
-    PatchFileDiagnosis & { index: number; line: number; code: PatchFileErrorCode; match_count: number; message: string; match_lines?: number[] }
-  >
-}
+export type FormatOpFailure = OpFailure
 
 export type FormatResult = FormatSuccess | FormatFailure
 
@@ -603,43 +387,17 @@ export type TextEditorCommand = TextEditorPath & { dry_run?: boolean; dryRun?: b
     | { command: 'undo_edit' }
   )
 
-/** The figures of a successful text editor edit command (written or planned). */
-export type TextEditorEditFigures = Omit<Partial<FormatFileResult>, 'diff'> & {
-  ok: true
-  command: 'create' | 'str_replace' | 'insert' | 'undo_edit'
-  format: 'text_editor'
-  /** Numbered lines around the edit (`cat -n` style). */
-  snippet?: string
-  /** undo_edit: whether the file was removed (the undone edit created it). */
-  removed?: boolean
-  undo_remaining?: number
-  warnings?: string[]
-}
+/** The figures of a successful text editor edit command (written or planned): an edit, or an undo_edit. */
+export type TextEditorEditFigures = Omit<EditDone, Previewed> | Omit<UndoEdit, Previewed>
 
 export type TextEditorEdited = TextEditorEditFigures & NotDryRun
 export type TextEditorDryRun = TextEditorEditFigures & DryRunPreview
 
 /** A `view` command's result (a dry-run flag changes nothing for it). */
-export type TextEditorView =
-  | {
-      ok: true
-      command: 'view'
-      kind: 'file'
-      file_path: string
-      /** Numbered lines (`cat -n` style). */
-      content: string
-      start_line: number
-      end_line: number
-      total_lines: number
-      sha256: string
-      encoding: string
-      line_ending: string
-      truncated?: true
-    }
-  | { ok: true; command: 'view'; kind: 'directory'; file_path: string; entries: string[]; content: string; truncated?: true }
+export type TextEditorView = Viewed
 
 /** A failed text editor command: nothing was written. */
-export type TextEditorFailure = FormatFailure & { command?: TextEditorCommand['command'] }
+export type TextEditorFailure = Failed
 
 export type TextEditorResult = TextEditorEdited | TextEditorDryRun | TextEditorView | TextEditorFailure
 
@@ -664,39 +422,256 @@ export interface HistoryInput {
   filePath?: string
 }
 
-/** One file of a journaled transaction. */
-export interface HistoryFile {
-  /** Relative to the workspace root. */
+/** One journaled write transaction (`damaged?: false`: written by hand, so `t.damaged` narrows the union). */
+export type HistoryTransaction = Transaction & { damaged?: false; damage?: undefined }
+
+/** Why a journal entry is damaged. */
+export type JournalDamage = Damage
+
+/** A journal entry that does not read back whole: listed, never acted on (undo answers JOURNAL_DAMAGED). */
+export type DamagedTransaction = DamagedEntry & { time?: undefined; entry_point?: undefined }
+
+export type HistoryResult = HistoryDone | PatchFileFailure
+
+/** undo input: the transaction id from history (default: the newest not yet undone). */
+export type UndoInput = { id?: string; dry_run?: boolean; dryRun?: boolean } | string
+
+/** The figures of a successful undo (done or planned). */
+export type UndoFigures = Omit<Undone, Previewed | 'id'>
+
+/** An undo that wrote, with its own id in the journal (undo it to redo) when the journal recorded it. */
+export type UndoDone = UndoFigures & NotDryRun & { id?: string }
+/** An undo dry run (it has no id of its own). */
+export type UndoDryRun = UndoFigures & DryRunPreview & { id?: undefined }
+
+/** A failed undo: nothing was written. */
+export type UndoFailure = Failed
+
+export type UndoResult = UndoDone | UndoDryRun | UndoFailure
+
+/** undo's result for an input whose dry-run flag is `D`. */
+export type UndoResultFor<D extends boolean> = ByDryRun<D, UndoDone, UndoDryRun> | UndoFailure
+
+export type JournalClearResult = Cleared | PatchFileFailure
+
+// ---- generated by scripts/gen-results.mjs from schemas/results.schema.json: do not edit ----
+
+export type Action = 'add' | 'update' | 'delete' | 'move'
+
+/** One file an applied dry run wrote or removed. */
+export interface AppliedFile {
   file_path: string
-  kind: 'modified' | 'created' | 'deleted' | 'moved'
-  /** moved: the previous path. */
-  from?: string
-  /** Lines added / removed. */
-  added: number
-  removed: number
+  created?: boolean
+  deleted?: true
+  after_bytes?: number
+  /** null for a file the run created. */
+  sha256_before: string | null
+  sha256?: string
+  write_strategy?: WriteStrategy
+  /** With `in_place`: why a rename would have lost something. */
+  write_strategy_reason?: string
 }
 
-/** One journaled write transaction. */
-export interface HistoryTransaction {
-  id: string
-  /** UTC, RFC 3339. */
-  time: string
-  entry_point: string
-  files: HistoryFile[]
-  undoable: boolean
-  why_not_undoable?: string
-  undone_by?: string
-  undoes?: string
-  redo?: boolean
-  damaged?: false
+/** A successful applyDryRun. */
+export interface AppliedRun {
+  ok: true
+  /** The run applied. */
+  run_id: string
+  file_path?: string
+  created?: boolean
+  after_bytes?: number
+  sha256_before?: string
+  sha256?: string
+  files: AppliedFile[]
+  warnings?: string[]
+}
+
+/** A successful batchPatchFiles. */
+export interface BatchDone {
+  ok: true
+  /** Total occurrences replaced in every file. */
+  replacements: number
+  files: BatchFile[]
+  warnings?: string[]
+  dry_run?: true
+  /** Unified diff of the change (`a/` `b/` paths relative to the root). */
+  diff?: string
+  /** Why the diff is missing (old and new content too large to show). */
+  diff_omitted?: string
+  /**
+   * Pass it to applyDryRun to write exactly this preview; null when the planned change was too large to keep (see
+   * `message`).
+   */
+  run_id?: string | null
+  /** Seconds the run_id stays applicable (0 when not kept). */
+  expires_in?: number
+  /** Why the run was not kept, and how to apply it. */
+  message?: string
+}
+
+/** One file of a successful batch; on a dry run, with its own diff. */
+export interface BatchFile {
+  ok: true
+  /** The edited file. */
+  file_path: string
+  /** Total occurrences replaced. */
+  replacements: number
+  /** 1-based line where the (first edit's) match starts. */
+  line_number: number
+  /** Length of the decoded text as a JS string (UTF-16 code units, BOM excluded), before and after. */
+  before_chars: number
+  after_chars: number
+  /** Size on disk (BOM included), before and after. */
+  before_bytes: number
+  after_bytes: number
+  edits: EditReport[]
+  /** With a `match` list: every tolerance the edits needed ([] when all matched exactly). */
+  matched_with?: Tolerance[]
+  /** A single edit matched with tolerances: the exact original text it replaced. */
+  original_text?: string
+  /** sha256 (hex) of the bytes on disk before. */
+  sha256_before: string
+  /** sha256 (hex) of the bytes on disk after. */
+  sha256: string
+  write_strategy?: WriteStrategy
+  /** With `in_place`: why a rename would have lost something. */
+  write_strategy_reason?: string
+  /**
+   * What the caller should know (durability not confirmed, a torn file read as its content before an interrupted
+   * write).
+   */
+  warnings?: string[]
+  dry_run?: true
+  /** Unified diff of the change (`a/` `b/` paths relative to the root). */
+  diff?: string
+  /** Why the diff is missing (old and new content too large to show). */
+  diff_omitted?: string
+  /**
+   * Pass it to applyDryRun to write exactly this preview; null when the planned change was too large to keep (see
+   * `message`).
+   */
+  run_id?: string | null
+  /** Seconds the run_id stays applicable (0 when not kept). */
+  expires_in?: number
+  /** Why the run was not kept, and how to apply it. */
+  message?: string
 }
 
 /**
- * Why a journal entry is damaged: `not_a_file` (a link, FIFO or directory named like an entry), `foreign_owner`,
- * `unreadable`, `bad_header` (cut short, damaged or edited), `wrong_length`, `bad_fields`, `kept_inode` (its kept
- * previous content is missing or was replaced), `bad_content` (found by undo).
+ * One file's outcome in a failed batch: its own failure, or a file that planned but was not written because another
+ * failed.
  */
-export type JournalDamage =
+export type BatchOutcome =
+  /** A failed call: nothing was written. */
+  | {
+    /** 0-based index of the file in the batch. */
+    index: number
+    ok: false
+    code: ErrorCode
+    /** What went wrong and the shortest next step, written for an agent. */
+    message: string
+    /** The file concerned. */
+    file_path?: string
+    /** How many times the search block occurs (0: not found, more than 1: ambiguous). */
+    match_count?: number
+    /** 1-based start lines of the matches (SEARCH_BLOCK_AMBIGUOUS). */
+    match_lines?: number[]
+    /** SEARCH_BLOCK_NOT_FOUND: the nearest region, when one is plausible. */
+    closest_match?: ClosestMatch
+    /** SEARCH_BLOCK_NOT_FOUND: the new text already stands exactly once where the old text would be: do not retry. */
+    already_applied?: true
+    /** Where the new text already stands. */
+    applied_at?: LineRange
+    /** SEARCH_BLOCK_AMBIGUOUS: per occurrence (first 10), the smallest unique extension. */
+    unique_context_hint?: ContextHint[]
+    /** The file was too large to diagnose within the budget. */
+    diagnosis_incomplete?: true
+    /** Every failing edit of a multi-edit. */
+    failed_edits?: EditFailure[]
+    /** Current sha256 of the file (FILE_CHANGED). */
+    sha256?: string
+    /** A failed commit: files already replaced that were put back. */
+    rolled_back?: string[]
+    /** A failed commit: files that could not be put back. */
+    rollback_failed?: string[]
+    /** batchPatchFiles: each file's outcome by index, when files failed to plan. */
+    files?: BatchOutcome[]
+    /** Edit formats: the format of the text. */
+    format?: string
+    /** PATCH_PARSE_ERROR: 1-based line of the problem in the text. */
+    line?: number
+    /** PATCH_PARSE_ERROR: what was expected there. */
+    expected?: string
+    /** Edit formats: every failing file operation. */
+    failures?: OpFailure[]
+    /** Text editor: the command that failed. */
+    command?: Command
+    /** undo FILE_CHANGED: the files that changed since the transaction. */
+    files_changed?: string[]
+    /** undo FILE_CHANGED: the transaction that could not be undone. */
+    id?: string
+  }
+  | {
+    ok: true
+    index: number
+    file_path: string
+    message: string
+  }
+
+/** One SEARCH/REPLACE block that applied. */
+export interface BlockReport {
+  index: number
+  /** 1-based line of the block in the text (0 for text-editor commands). */
+  line: number
+  /** 1-based line where the block matched. */
+  line_number: number
+  /** applyEditBlocks: the replacement is present in the file as read back after writing. */
+  verified?: boolean
+}
+
+/** The journal cleared. */
+export interface Cleared {
+  ok: true
+  /** Entries removed. */
+  removed: number
+  journal: string
+}
+
+/** The region of the file most like a search block that was not found. */
+export interface ClosestMatch {
+  /** 1-based first line of the region. */
+  line_number: number
+  /** 1-based last line of the region. */
+  end_line: number
+  /** Character similarity of the search block to the region, 0..1. */
+  similarity: number
+  /** The exact current text of the region: use it as the search block. */
+  text: string
+  /** Each kind of difference found, in a fixed order. */
+  differences: Difference[]
+  /** One sentence per kind (except content) about where it shows. */
+  details: string[]
+  /** 1-based start lines of other regions exactly as close (the block does not tell them apart). */
+  equally_close?: number[]
+}
+
+export type Command = 'view' | 'create' | 'str_replace' | 'insert' | 'undo_edit'
+
+/** The smallest extension of an ambiguous block that occurs only once. */
+export interface ContextHint {
+  /** 1-based line where this occurrence of the block starts. */
+  match_line: number
+  /** 1-based first line of the extended block. */
+  line_number: number
+  /** 1-based last line of the extended block. */
+  end_line: number
+  lines_before: number
+  lines_after: number
+  /** The extended block, unique in the file. */
+  search_block: string
+}
+
+export type Damage =
   | 'not_a_file'
   | 'foreign_owner'
   | 'unreadable'
@@ -707,60 +682,558 @@ export type JournalDamage =
   | 'bad_content'
 
 /** A journal entry that does not read back whole: listed, never acted on (undo answers JOURNAL_DAMAGED). */
-export interface DamagedTransaction {
+export interface DamagedEntry {
   id: string
-  time?: undefined
-  entry_point?: undefined
+  /** Always empty. */
   files: []
-  undoable: false
+  undoable: boolean
   damaged: true
-  damage: JournalDamage
+  damage: Damage
   why_not_undoable: string
 }
 
-export type HistoryResult =
-  | {
-      ok: true
-      workspace_root: string
-      /** The workspace's journal directory. */
-      journal: string
-      enabled: boolean
-      transactions: Array<HistoryTransaction | DamagedTransaction>
-    }
-  | PatchFileFailure
+export type Difference =
+  | 'line_endings'
+  | 'trailing_whitespace'
+  | 'indentation'
+  | 'unicode_punctuation'
+  | 'invisible_characters'
+  | 'escaping'
+  | 'case'
+  | 'line_numbers'
+  | 'elision'
+  | 'content'
 
-/** undo input: the transaction id from history (default: the newest not yet undone). */
-export type UndoInput = { id?: string; dry_run?: boolean; dryRun?: boolean } | string
-
-/** The figures of a successful undo (done or planned). */
-export interface UndoFigures {
+/** `view` of a directory: its entries two levels deep, hidden ones skipped. */
+export interface DirView {
   ok: true
-  undone: string
-  redo: boolean
-  /** Each file put back; on a dry run, with its diff (or why it is missing). */
-  files: Array<{ file_path: string; action: 'restored' | 'removed' | 'recreated'; sha256: string | null; diff?: string; diff_omitted?: string }>
-  warnings?: string[]
+  file_path: string
+  /** Paths relative to the directory, sorted; a directory's ends in `/`. */
+  entries: string[]
+  /** The entries, one a line. */
+  content: string
+  /** The listing stopped at its limit of entries. */
+  truncated?: true
+  command: Command
 }
 
-/** An undo that wrote, with its own id in the journal (undo it to redo) when the journal recorded it. */
-export type UndoDone = UndoFigures & NotDryRun & { id?: string }
-/** An undo dry run (it has no id of its own). */
-export type UndoDryRun = UndoFigures & DryRunPreview & { id?: undefined }
+/** `create`, `str_replace` or `insert`, written (or planned by a dry run). */
+export interface EditDone {
+  ok: true
+  format: Format
+  /** The path as written in the text. */
+  path: string
+  /** The file (the source, for a move). */
+  file_path?: string
+  action: Action
+  /** The destination of a move. */
+  move_to?: string
+  /** add: whether the file did not exist before. */
+  created?: boolean
+  before_bytes?: number
+  sha256_before?: string
+  after_bytes?: number
+  /** sha256 of the new bytes; null when the file is removed. */
+  sha256: string | null
+  hunks?: HunkReport[]
+  blocks?: BlockReport[]
+  line_number?: number
+  /** applyEditBlocks: the file read back is the bytes written. */
+  read_back_matches?: boolean
+  write_strategy?: WriteStrategy
+  /** With `in_place`: why a rename would have lost something. */
+  write_strategy_reason?: string
+  /** Unified diff of the change (`a/` `b/` paths relative to the root). */
+  diff?: string
+  /** Why the diff is missing (old and new content too large to show). */
+  diff_omitted?: string
+  warnings?: string[]
+  dry_run?: true
+  /**
+   * Pass it to applyDryRun to write exactly this preview; null when the planned change was too large to keep (see
+   * `message`).
+   */
+  run_id?: string | null
+  /** Seconds the run_id stays applicable (0 when not kept). */
+  expires_in?: number
+  /** Why the run was not kept, and how to apply it. */
+  message?: string
+  /** The lines around the edit, numbered (4 before, 4 after), as the file reads after writing. */
+  snippet?: string
+  command: Command
+}
 
-/** A failed undo: nothing was written. */
-export type UndoFailure = PatchFileFailure & {
-  /** FILE_CHANGED: the files that changed since the transaction. */
+/** One failing edit of a multi-edit, by index. */
+export interface EditFailure {
+  /** 0-based index of the edit. */
+  index: number
+  code: ErrorCode
+  /** How many times its search block occurs. */
+  match_count: number
+  message: string
+  /** 1-based start lines of the matches. */
+  match_lines?: number[]
+  /** SEARCH_BLOCK_NOT_FOUND: the nearest region, when one is plausible. */
+  closest_match?: ClosestMatch
+  /** SEARCH_BLOCK_NOT_FOUND: the new text already stands exactly once where the old text would be: do not retry. */
+  already_applied?: true
+  /** Where the new text already stands. */
+  applied_at?: LineRange
+  /** SEARCH_BLOCK_AMBIGUOUS: per occurrence (first 10), the smallest unique extension. */
+  unique_context_hint?: ContextHint[]
+  /** The file was too large to diagnose within the budget. */
+  diagnosis_incomplete?: true
+}
+
+/** One edit of a successful patchFile. */
+export interface EditReport {
+  /** 1-based line where the edit's (first) match starts. */
+  line_number: number
+  replacements: number
+  /** With a `match` list: the tolerances this edit needed ([] when it matched exactly). */
+  matched_with?: Tolerance[]
+  /** The exact original text a tolerant match replaced. */
+  original_text?: string
+}
+
+export type ErrorCode =
+  | 'SEARCH_BLOCK_NOT_FOUND'
+  | 'SEARCH_BLOCK_AMBIGUOUS'
+  | 'INVALID_INPUT'
+  | 'PATH_OUTSIDE_WORKSPACE'
+  | 'TARGET_IS_DIRECTORY'
+  | 'BINARY_FILE_REJECTED'
+  | 'FILE_READ_ERROR'
+  | 'FILE_WRITE_ERROR'
+  | 'UNSUPPORTED_ENCODING'
+  | 'REPLACEMENT_COUNT_MISMATCH'
+  | 'FILE_CHANGED'
+  | 'RUN_ID_NOT_FOUND'
+  | 'FILE_TOO_LARGE'
+  | 'PATCH_PARSE_ERROR'
+  | 'RESULT_TOO_LARGE'
+  | 'FILE_LOCKED'
+  | 'CANCELLED'
+  | 'HARD_LINKED_FILE'
+  | 'INTERNAL_ERROR'
+  | 'PLAN_CHECK_FAILED'
+  | 'JOURNAL_DAMAGED'
+
+/** A failed call: nothing was written. */
+export interface Failed {
+  ok: false
+  code: ErrorCode
+  /** What went wrong and the shortest next step, written for an agent. */
+  message: string
+  /** The file concerned. */
+  file_path?: string
+  /** How many times the search block occurs (0: not found, more than 1: ambiguous). */
+  match_count?: number
+  /** 1-based start lines of the matches (SEARCH_BLOCK_AMBIGUOUS). */
+  match_lines?: number[]
+  /** SEARCH_BLOCK_NOT_FOUND: the nearest region, when one is plausible. */
+  closest_match?: ClosestMatch
+  /** SEARCH_BLOCK_NOT_FOUND: the new text already stands exactly once where the old text would be: do not retry. */
+  already_applied?: true
+  /** Where the new text already stands. */
+  applied_at?: LineRange
+  /** SEARCH_BLOCK_AMBIGUOUS: per occurrence (first 10), the smallest unique extension. */
+  unique_context_hint?: ContextHint[]
+  /** The file was too large to diagnose within the budget. */
+  diagnosis_incomplete?: true
+  /** Every failing edit of a multi-edit. */
+  failed_edits?: EditFailure[]
+  /** Current sha256 of the file (FILE_CHANGED). */
+  sha256?: string
+  /** A failed commit: files already replaced that were put back. */
+  rolled_back?: string[]
+  /** A failed commit: files that could not be put back. */
+  rollback_failed?: string[]
+  /** batchPatchFiles: each file's outcome by index, when files failed to plan. */
+  files?: BatchOutcome[]
+  /** Edit formats: the format of the text. */
+  format?: string
+  /** PATCH_PARSE_ERROR: 1-based line of the problem in the text. */
+  line?: number
+  /** PATCH_PARSE_ERROR: what was expected there. */
+  expected?: string
+  /** Edit formats: every failing file operation. */
+  failures?: OpFailure[]
+  /** Text editor: the command that failed. */
+  command?: Command
+  /** undo FILE_CHANGED: the files that changed since the transaction. */
   files_changed?: string[]
-  /** FILE_CHANGED: the transaction that could not be undone. */
+  /** undo FILE_CHANGED: the transaction that could not be undone. */
   id?: string
 }
 
-export type UndoResult = UndoDone | UndoDryRun | UndoFailure
+export type FileKind = 'modified' | 'created' | 'deleted' | 'moved'
 
-/** undo's result for an input whose dry-run flag is `D`. */
-export type UndoResultFor<D extends boolean> = ByDryRun<D, UndoDone, UndoDryRun> | UndoFailure
+/** `view` of a file: its lines numbered as `cat -n` numbers them. */
+export interface FileView {
+  ok: true
+  file_path: string
+  /** The lines shown, each led by its number right-aligned to six places and a tab. */
+  content: string
+  /** 1-based first line shown. */
+  start_line: number
+  /** 1-based last line shown. */
+  end_line: number
+  total_lines: number
+  sha256: string
+  encoding: string
+  line_ending: LineEnding
+  /** `content` was cut at `max_characters`. */
+  truncated?: true
+  command: Command
+}
 
-export type JournalClearResult = { ok: true; removed: number; journal: string } | PatchFileFailure
+export type Format = 'edit_blocks' | 'apply_patch' | 'unified_diff' | 'text_editor'
+
+/** A successful edit-format call. */
+export interface FormatDone {
+  ok: true
+  format: Format
+  files: FormatFile[]
+  /** Total hunks applied (patches). */
+  hunks?: number
+  /** applyEditBlocks: every replacement was found in the file as read back. */
+  verified?: boolean
+  warnings?: string[]
+  /** Why the run was not kept, and how to apply it. */
+  message?: string
+  dry_run?: true
+  /** Unified diff of the change (`a/` `b/` paths relative to the root). */
+  diff?: string
+  /** Why the diff is missing (old and new content too large to show). */
+  diff_omitted?: string
+  /**
+   * Pass it to applyDryRun to write exactly this preview; null when the planned change was too large to keep (see
+   * `message`).
+   */
+  run_id?: string | null
+  /** Seconds the run_id stays applicable (0 when not kept). */
+  expires_in?: number
+}
+
+/** One file operation of a successful edit-format call. */
+export interface FormatFile {
+  /** The path as written in the text. */
+  path: string
+  /** The file (the source, for a move). */
+  file_path?: string
+  action: Action
+  /** The destination of a move. */
+  move_to?: string
+  /** add: whether the file did not exist before. */
+  created?: boolean
+  before_bytes?: number
+  sha256_before?: string
+  after_bytes?: number
+  /** sha256 of the new bytes; null when the file is removed. */
+  sha256: string | null
+  hunks?: HunkReport[]
+  blocks?: BlockReport[]
+  line_number?: number
+  /** applyEditBlocks: the file read back is the bytes written. */
+  read_back_matches?: boolean
+  write_strategy?: WriteStrategy
+  /** With `in_place`: why a rename would have lost something. */
+  write_strategy_reason?: string
+  /** Unified diff of the change (`a/` `b/` paths relative to the root). */
+  diff?: string
+  /** Why the diff is missing (old and new content too large to show). */
+  diff_omitted?: string
+}
+
+/** A successful `history`. */
+export interface HistoryDone {
+  ok: true
+  workspace_root: string
+  /** The workspace's journal directory. */
+  journal: string
+  enabled: boolean
+  /** Newest first. */
+  transactions: Listed[]
+}
+
+/** One file of a journaled transaction. */
+export interface HistoryFile {
+  /** Relative to the workspace root. */
+  file_path: string
+  kind: FileKind
+  /** moved: the previous path. */
+  from?: string
+  /** Lines added. */
+  added: number
+  /** Lines removed. */
+  removed: number
+}
+
+export type HunkLevel = 'exact' | 'trailing_whitespace' | 'surrounding_whitespace' | 'unicode_punctuation'
+
+/** One hunk that applied. */
+export interface HunkReport {
+  /** 0-based index of the hunk within its file. */
+  index: number
+  /** 1-based line of the original file where the hunk applied. */
+  line_number: number
+  level: HunkLevel
+  located_by: LocatedBy
+  /** 1-based line of the hunk in the patch text. */
+  patch_line: number
+}
+
+export type LineEnding = 'lf' | 'crlf' | 'mixed' | 'none'
+
+/** A 1-based range of lines. */
+export interface LineRange {
+  line_number: number
+  end_line: number
+}
+
+/** An entry of `history`. */
+export type Listed = Transaction | DamagedEntry
+
+export type LocatedBy = 'content' | 'line_number' | 'end_of_file'
+
+/** One failing file operation of an edit-format call, led by its first failing hunk or block. */
+export interface OpFailure {
+  /** 0-based index of the operation. */
+  index: number
+  /** The path as written in the text. */
+  path: string
+  /** 1-based line of the operation in the text. */
+  line?: number
+  file_path?: string
+  code: ErrorCode
+  message: string
+  match_count?: number
+  match_lines?: number[]
+  /** SEARCH_BLOCK_NOT_FOUND: the nearest region, when one is plausible. */
+  closest_match?: ClosestMatch
+  /** SEARCH_BLOCK_NOT_FOUND: the new text already stands exactly once where the old text would be: do not retry. */
+  already_applied?: true
+  /** Where the new text already stands. */
+  applied_at?: LineRange
+  /** SEARCH_BLOCK_AMBIGUOUS: per occurrence (first 10), the smallest unique extension. */
+  unique_context_hint?: ContextHint[]
+  /** The file was too large to diagnose within the budget. */
+  diagnosis_incomplete?: true
+  /** Every failing hunk of this file (patches). */
+  hunks?: StepFailure[]
+  /** Every failing SEARCH/REPLACE block of this file (edit blocks, text editor). */
+  blocks?: StepFailure[]
+}
+
+/** A successful patchFile (written, or planned by a dry run). */
+export interface PatchDone {
+  ok: true
+  /** The edited file. */
+  file_path: string
+  /** Total occurrences replaced. */
+  replacements: number
+  /** 1-based line where the (first edit's) match starts. */
+  line_number: number
+  /** Length of the decoded text as a JS string (UTF-16 code units, BOM excluded), before and after. */
+  before_chars: number
+  after_chars: number
+  /** Size on disk (BOM included), before and after. */
+  before_bytes: number
+  after_bytes: number
+  edits: EditReport[]
+  /** With a `match` list: every tolerance the edits needed ([] when all matched exactly). */
+  matched_with?: Tolerance[]
+  /** A single edit matched with tolerances: the exact original text it replaced. */
+  original_text?: string
+  /** sha256 (hex) of the bytes on disk before. */
+  sha256_before: string
+  /** sha256 (hex) of the bytes on disk after. */
+  sha256: string
+  write_strategy?: WriteStrategy
+  /** With `in_place`: why a rename would have lost something. */
+  write_strategy_reason?: string
+  /**
+   * What the caller should know (durability not confirmed, a torn file read as its content before an interrupted
+   * write).
+   */
+  warnings?: string[]
+  dry_run?: true
+  /** Unified diff of the change (`a/` `b/` paths relative to the root). */
+  diff?: string
+  /** Why the diff is missing (old and new content too large to show). */
+  diff_omitted?: string
+  /**
+   * Pass it to applyDryRun to write exactly this preview; null when the planned change was too large to keep (see
+   * `message`).
+   */
+  run_id?: string | null
+  /** Seconds the run_id stays applicable (0 when not kept). */
+  expires_in?: number
+  /** Why the run was not kept, and how to apply it. */
+  message?: string
+}
+
+/** A failing hunk (with `patch_line`) or SEARCH/REPLACE block (with `line`). */
+export interface StepFailure {
+  /** 0-based index of the hunk or block within its file. */
+  index: number
+  /** A hunk: its 1-based line in the patch text. */
+  patch_line?: number
+  /** A block: its 1-based line in the text. */
+  line?: number
+  code: ErrorCode
+  match_count: number
+  message: string
+  match_lines?: number[]
+  /** SEARCH_BLOCK_NOT_FOUND: the nearest region, when one is plausible. */
+  closest_match?: ClosestMatch
+  /** SEARCH_BLOCK_NOT_FOUND: the new text already stands exactly once where the old text would be: do not retry. */
+  already_applied?: true
+  /** Where the new text already stands. */
+  applied_at?: LineRange
+  /** SEARCH_BLOCK_AMBIGUOUS: per occurrence (first 10), the smallest unique extension. */
+  unique_context_hint?: ContextHint[]
+  /** The file was too large to diagnose within the budget. */
+  diagnosis_incomplete?: true
+}
+
+/** A successful text editor call. */
+export type TextEditorDone = Viewed | EditDone | UndoEdit
+
+export type Tolerance = 'line_endings' | 'trailing_whitespace' | 'indentation' | 'unicode_punctuation'
+
+/** One journaled write transaction. */
+export interface Transaction {
+  id: string
+  /** UTC, RFC 3339. */
+  time: string
+  entry_point: string
+  files: HistoryFile[]
+  undoable: boolean
+  why_not_undoable?: string
+  undone_by?: string
+  undoes?: string
+  redo?: boolean
+}
+
+export type UndoAction = 'restored' | 'removed' | 'recreated'
+
+/**
+ * `undo_edit`: the file put back as it was before the last edit made through this tool (or, with a dry run, what
+ * that would write).
+ */
+export interface UndoEdit {
+  ok: true
+  /** The transaction undone. */
+  undone: string
+  /** Whether it undid an undo. */
+  redo: boolean
+  file_path: string
+  action: UndoAction
+  /** sha256 of the bytes put back; null when the file is removed. */
+  sha256: string | null
+  /** Unified diff of the change (`a/` `b/` paths relative to the root). */
+  diff?: string
+  /** Why the diff is missing (old and new content too large to show). */
+  diff_omitted?: string
+  /** This undo's own transaction, when journaled. */
+  id?: string
+  warnings?: string[]
+  dry_run?: true
+  /**
+   * Pass it to applyDryRun to write exactly this preview; null when the planned change was too large to keep (see
+   * `message`).
+   */
+  run_id?: string | null
+  /** Seconds the run_id stays applicable (0 when not kept). */
+  expires_in?: number
+  /** Why the run was not kept, and how to apply it. */
+  message?: string
+  /** The undone edit had created the file, so undoing it removed it. */
+  removed: boolean
+  /** Edits of this file through this tool still to undo. */
+  undo_remaining: number
+  command: Command
+}
+
+/** One file undo put back. */
+export interface UndoFile {
+  file_path: string
+  action: UndoAction
+  /** sha256 of the bytes put back; null when the file is removed. */
+  sha256: string | null
+  /** Unified diff of the change (`a/` `b/` paths relative to the root). */
+  diff?: string
+  /** Why the diff is missing (old and new content too large to show). */
+  diff_omitted?: string
+}
+
+/** A successful undo (done, or planned by a dry run). */
+export interface Undone {
+  ok: true
+  /** The transaction undone. */
+  undone: string
+  /** Whether it undid an undo. */
+  redo: boolean
+  files: UndoFile[]
+  /** This undo's own transaction (undo it to redo), when journaled. */
+  id?: string
+  warnings?: string[]
+  dry_run?: true
+  /** Unified diff of the change (`a/` `b/` paths relative to the root). */
+  diff?: string
+  /** Why the diff is missing (old and new content too large to show). */
+  diff_omitted?: string
+  /**
+   * Pass it to applyDryRun to write exactly this preview; null when the planned change was too large to keep (see
+   * `message`).
+   */
+  run_id?: string | null
+  /** Seconds the run_id stays applicable (0 when not kept). */
+  expires_in?: number
+  /** Why the run was not kept, and how to apply it. */
+  message?: string
+}
+
+/** A `view`, told apart by `kind`. */
+export type Viewed = (FileView & { kind: 'file' }) | (DirView & { kind: 'directory' })
+
+/** A successful writeFile. */
+export interface WriteDone {
+  ok: true
+  file_path: string
+  /** Whether the file did not exist before. */
+  created: boolean
+  after_bytes: number
+  after_chars?: number
+  encoding?: string
+  /** null when the file is created. */
+  sha256_before: string | null
+  sha256: string
+  write_strategy?: WriteStrategy
+  /** With `in_place`: why a rename would have lost something. */
+  write_strategy_reason?: string
+  warnings?: string[]
+  dry_run?: true
+  /** Unified diff of the change (`a/` `b/` paths relative to the root). */
+  diff?: string
+  /** Why the diff is missing (old and new content too large to show). */
+  diff_omitted?: string
+  /**
+   * Pass it to applyDryRun to write exactly this preview; null when the planned change was too large to keep (see
+   * `message`).
+   */
+  run_id?: string | null
+  /** Seconds the run_id stays applicable (0 when not kept). */
+  expires_in?: number
+  /** Why the run was not kept, and how to apply it. */
+  message?: string
+}
+
+export type WriteStrategy = 'rename' | 'in_place'
+
+// ---- end of generated result types ----
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for

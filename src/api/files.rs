@@ -9,11 +9,13 @@ use crate::input::request::{self, ReadRequest};
 use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
-use crate::result::files::{LineEnding, ReadDone};
+use crate::result::files::ReadDone;
+
+use super::entry::line_ending;
 use crate::result::marks::{flag, True};
 use crate::result::{Failed, Outcome};
 use crate::text::lines::count_newlines;
-use crate::text::source::{self, Encoding};
+use crate::text::source::Encoding;
 use crate::txn::edits::{self, WholeFile};
 use crate::txn::lexical_abs;
 
@@ -110,16 +112,6 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
         line_ending: line_ending(src.line_ending()),
         bytes: src.raw().len(),
     })
-}
-
-/// A file's line endings as results name them.
-fn line_ending(le: source::LineEnding) -> LineEnding {
-    match le {
-        source::LineEnding::Lf => LineEnding::Lf,
-        source::LineEnding::Crlf => LineEnding::Crlf,
-        source::LineEnding::Mixed => LineEnding::Mixed,
-        source::LineEnding::None => LineEnding::None,
-    }
 }
 
 /// What `readFile` says about a file that is not valid UTF-8, whose

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::entry::{answer, cwd};
+use super::entry::{answer, cwd, line_ending};
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
 use crate::input::formats::text_editor::{self, Command};
@@ -28,10 +28,9 @@ use crate::result::formats::FormatDone;
 use crate::result::history::Undone;
 use crate::result::marks::{flag, True};
 use crate::result::text_editor::{
-    Command as Named, DirView, EditDone, FileView, LineEnding, TextEditorDone, UndoEdit, Viewed,
+    Command as Named, DirView, EditDone, FileView, TextEditorDone, UndoEdit, Viewed,
 };
 use crate::result::{Answer, Failed, Outcome};
-use crate::text::source::LineEnding as Eol;
 use crate::txn::ops as file_ops;
 
 use crate::io::workspace::{Intent, Workspace};
@@ -259,12 +258,7 @@ fn view(
         total_lines: total,
         sha256: src.sha256(),
         encoding: src.encoding().name(),
-        line_ending: match src.line_ending() {
-            Eol::Lf => LineEnding::Lf,
-            Eol::Crlf => LineEnding::Crlf,
-            Eol::Mixed => LineEnding::Mixed,
-            Eol::None => LineEnding::NoBreak,
-        },
+        line_ending: line_ending(src.line_ending()),
         truncated: flag(truncated),
         command: Named::View,
     }))

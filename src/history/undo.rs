@@ -22,7 +22,7 @@ use crate::io::dir::{Kind, Meta};
 use crate::io::meta::{self, Extras, Like};
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
-use crate::result::history::{UndoAction, Undone, UndoFile};
+use crate::result::history::{UndoAction, UndoFile, Undone};
 use crate::result::marks::True;
 use crate::result::{Failed, Outcome};
 use crate::text::source::{sha256_hex, Source};

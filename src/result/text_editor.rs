@@ -9,6 +9,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::files::LineEnding;
 use super::formats::{Format, FormatFile};
 use super::history::UndoFile;
 use super::marks::True;
@@ -23,16 +24,6 @@ names! {
         StrReplace = "str_replace",
         Insert = "insert",
         UndoEdit = "undo_edit",
-    }
-}
-
-names! {
-    /// How the lines of a file end: `none` when it has no line break.
-    pub enum LineEnding {
-        Lf = "lf",
-        Crlf = "crlf",
-        Mixed = "mixed",
-        NoBreak = "none",
     }
 }
 

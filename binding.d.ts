@@ -266,42 +266,7 @@ export type ReadFileInput = PatchFilePath & {
   limit?: number
 }
 
-export type ReadFileResult =
-  | {
-      ok: true
-      file_path: string
-      /** The lines, decoded; in a file that is not valid UTF-8 each invalid byte sequence shows as U+FFFD. */
-      content: string
-      /**
-       * `true` when `content` is exactly the file's text for these lines; `false` when it shows U+FFFD
-       * for bytes that are not UTF-8 (writing it back would replace them; writeFile refuses that file).
-       */
-      faithful: boolean
-      /**
-       * Present for a file that is not UTF-8 (a legacy encoding, or `'binary-safe-bytes'`): what `content`
-       * shows and how the file is edited without losing bytes; and for a file torn by an interrupted in-place
-       * write, which is shown as its content before that write (the next write restores it).
-       */
-      warning?: string
-      offset: number
-      lines: number
-      total_lines: number
-      next_offset?: number
-      /** The answer stopped at 128 MiB of whole lines; read on from next_offset. */
-      truncated?: true
-      message?: string
-      sha256: string
-      /**
-       * `'utf-8'`, `'utf-16le'`, `'utf-16be'`, a detected legacy encoding by its WHATWG name in lower case
-       * (`'shift_jis'`, `'gbk'`, `'big5'`, `'euc-kr'`, `'euc-jp'`, `'windows-1252'`, …; `content` is decoded
-       * by it), or `'binary-safe-bytes'` (read at byte level).
-       */
-      encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'binary-safe-bytes' | (string & {})
-      bom: boolean
-      line_ending: 'lf' | 'crlf' | 'mixed' | 'none'
-      bytes: number
-    }
-  | PatchFileFailure
+export type ReadFileResult = ReadDone | PatchFileFailure
 
 export type WriteFileInput = PatchFilePath & {
   content: string
@@ -707,6 +672,7 @@ export type Difference =
 /** `view` of a directory: its entries two levels deep, hidden ones skipped. */
 export interface DirView {
   ok: true
+  kind: DirViewKind
   file_path: string
   /** Paths relative to the directory, sorted; a directory's ends in `/`. */
   entries: string[]
@@ -716,6 +682,8 @@ export interface DirView {
   truncated?: true
   command: Command
 }
+
+export type DirViewKind = 'directory'
 
 /** `create`, `str_replace` or `insert`, written (or planned by a dry run). */
 export interface EditDone {
@@ -872,6 +840,7 @@ export type FileKind = 'modified' | 'created' | 'deleted' | 'moved'
 /** `view` of a file: its lines numbered as `cat -n` numbers them. */
 export interface FileView {
   ok: true
+  kind: FileViewKind
   file_path: string
   /** The lines shown, each led by its number right-aligned to six places and a tab. */
   content: string
@@ -887,6 +856,8 @@ export interface FileView {
   truncated?: true
   command: Command
 }
+
+export type FileViewKind = 'file'
 
 export type Format = 'edit_blocks' | 'apply_patch' | 'unified_diff' | 'text_editor'
 
@@ -1074,6 +1045,48 @@ export interface PatchDone {
   message?: string
 }
 
+/** A successful readFile: a range of whole lines and what an edit of the file needs to know. */
+export interface ReadDone {
+  ok: true
+  file_path: string
+  /** The lines, decoded; in a file that is not valid UTF-8 each invalid byte sequence shows as U+FFFD. */
+  content: string
+  /**
+   * `true` when `content` is exactly the file's text for these lines; `false` when it shows U+FFFD for bytes that
+   * are not UTF-8 (writing it back would replace them; writeFile refuses that file).
+   */
+  faithful: boolean
+  /** 0-based line the range starts at. */
+  offset: number
+  /** Lines returned. */
+  lines: number
+  total_lines: number
+  /** Where to read on, when lines follow the range. */
+  next_offset?: number
+  /** The answer stopped at 128 MiB of whole lines; read on from next_offset. */
+  truncated?: true
+  /** With `truncated`: what was returned and how to read on. */
+  message?: string
+  /**
+   * Present for a file that is not UTF-8 (a legacy encoding, or `binary-safe-bytes`): what `content` shows and how
+   * the file is edited without losing bytes; and for a file torn by an interrupted in-place write, which is shown
+   * as its content before that write (the next write restores it).
+   */
+  warning?: string
+  /** sha256 (hex) of the whole file's bytes on disk. */
+  sha256: string
+  /**
+   * `utf-8`, `utf-16le`, `utf-16be`, a detected legacy encoding by its WHATWG name in lower case (`shift_jis`,
+   * `windows-1252`, …; `content` is decoded by it), or `binary-safe-bytes` (read at byte level).
+   */
+  encoding: string
+  /** Whether the file starts with a byte order mark. */
+  bom: boolean
+  line_ending: LineEnding
+  /** Size of the whole file on disk. */
+  bytes: number
+}
+
 /** A failing hunk (with `patch_line`) or SEARCH/REPLACE block (with `line`). */
 export interface StepFailure {
   /** 0-based index of the hunk or block within its file. */
@@ -1197,7 +1210,7 @@ export interface Undone {
 }
 
 /** A `view`, told apart by `kind`. */
-export type Viewed = (FileView & { kind: 'file' }) | (DirView & { kind: 'directory' })
+export type Viewed = FileView | DirView
 
 /** A successful writeFile. */
 export interface WriteDone {

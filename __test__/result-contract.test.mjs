@@ -84,6 +84,7 @@ const CALLS = [
   ['batchPatchFiles', { files: [{ file_path: 'a.txt', search_block: 'G', replace_block: 'g' }, { file_path: 'b.txt', search_block: 'zzz', replace_block: '2' }] }],
   ['writeFile', { file_path: 'c.txt', content: 'new\n' }],
   ['writeFile', { file_path: 'c.txt', content: 'newer\n', dry_run: true }],
+  ['writeFile', { file_path: 'c.txt', content: 'x', expected_sha256: '0'.repeat(64) }],
   ['readFile', { file_path: 'a.txt' }],
   ['readFile', { file_path: 'a.txt', offset: 1, limit: 1 }],
   ['readFile', { file_path: 'missing.txt' }],
@@ -103,6 +104,7 @@ const CALLS = [
   ['textEditor', { command: 'str_replace', path: 'b.txt', old_str: 'absent', new_str: 'x' }],
   ['textEditor', { command: 'undo_edit', path: 'e.txt' }],
   ['history', {}],
+  ['history', { limit: -1 }],
   ['undo', { dry_run: true }],
   ['undo', {}],
   ['undo', { id: 'nope' }],
@@ -120,9 +122,14 @@ test('every entry point answers what the contract says, in the full and the comp
       fits(engine, result, compact)
     }
     // A dry run applied, and the journal cleared (binding only: the CLI's `journal clear`).
-    const dry = await api.patchFile({ file_path: 'a.txt', search_block: 'alpha', replace_block: 'A' }, { ...options, dryRun: true })
-    fits('applyDryRun', await api.applyDryRun({ run_id: dry.run_id }, options), compact)
-    fits('applyDryRun', await api.applyDryRun({ run_id: dry.run_id }, options), compact)
+    fs.writeFileSync(path.join(dir, 'f.txt'), 'f\n')
+    const dry = await api.patchFile({ file_path: 'f.txt', search_block: 'f', replace_block: 'F', dry_run: true }, options)
+    const applied = await api.applyDryRun({ run_id: dry.run_id }, options)
+    assert.equal(applied.ok, true, JSON.stringify(applied))
+    fits('applyDryRun', applied, compact)
+    const again = await api.applyDryRun({ run_id: dry.run_id }, options)
+    assert.equal(again.code, 'RUN_ID_NOT_FOUND')
+    fits('applyDryRun', again, compact)
     fits('journalClear', await binding.journalClear({}, options), compact)
     for (const engine of new Set(CALLS.map(([e]) => e))) {
       assert.ok(seen.has(`${engine}:true`) || engine === 'undo', `${engine} answered a success`)
@@ -134,4 +141,16 @@ test('every entry point answers what the contract says, in the full and the comp
 test('the result types of types/header.d.ts are generated from the contract', () => {
   const header = fs.readFileSync(path.join(repo, 'types/header.d.ts'), 'utf8').replace(/\r\n/g, '\n')
   assert.equal(withTypes(header, resultTypes(contract)), header, 'run npm run contract')
+})
+
+test('the check is strict: an undeclared field, a missing required one or a wrong type does not fit', async () => {
+  const dir = workspace()
+  const ok = await api.patchFile({ file_path: 'a.txt', search_block: 'alpha', replace_block: 'A' }, { workspaceRoot: dir, journal: false })
+  fits('patchFile', ok, false)
+  const { sha256_before, ...missing } = ok
+  for (const bad of [{ ...ok, surplus: 1 }, missing, { ...ok, line_number: 'one' }, { ...ok, edits: [{ ...ok.edits[0], extra: true }] }]) {
+    assert.throws(() => fits('patchFile', bad, false), /patchFile/)
+  }
+  const failed = await api.patchFile({ file_path: 'a.txt', search_block: 'nope', replace_block: 'x' }, { workspaceRoot: dir })
+  assert.throws(() => fits('patchFile', { ...failed, code: 'NOT_A_CODE' }, false), /patchFile/)
 })

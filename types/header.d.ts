@@ -672,6 +672,7 @@ export type Difference =
 /** `view` of a directory: its entries two levels deep, hidden ones skipped. */
 export interface DirView {
   ok: true
+  kind: DirViewKind
   file_path: string
   /** Paths relative to the directory, sorted; a directory's ends in `/`. */
   entries: string[]
@@ -681,6 +682,8 @@ export interface DirView {
   truncated?: true
   command: Command
 }
+
+export type DirViewKind = 'directory'
 
 /** `create`, `str_replace` or `insert`, written (or planned by a dry run). */
 export interface EditDone {
@@ -837,6 +840,7 @@ export type FileKind = 'modified' | 'created' | 'deleted' | 'moved'
 /** `view` of a file: its lines numbered as `cat -n` numbers them. */
 export interface FileView {
   ok: true
+  kind: FileViewKind
   file_path: string
   /** The lines shown, each led by its number right-aligned to six places and a tab. */
   content: string
@@ -852,6 +856,8 @@ export interface FileView {
   truncated?: true
   command: Command
 }
+
+export type FileViewKind = 'file'
 
 export type Format = 'edit_blocks' | 'apply_patch' | 'unified_diff' | 'text_editor'
 
@@ -1204,7 +1210,7 @@ export interface Undone {
 }
 
 /** A `view`, told apart by `kind`. */
-export type Viewed = (FileView & { kind: 'file' }) | (DirView & { kind: 'directory' })
+export type Viewed = FileView | DirView
 
 /** A successful writeFile. */
 export interface WriteDone {

@@ -28,7 +28,8 @@ use crate::result::formats::FormatDone;
 use crate::result::history::Undone;
 use crate::result::marks::{flag, True};
 use crate::result::text_editor::{
-    Command as Named, DirView, EditDone, FileView, TextEditorDone, UndoEdit, Viewed,
+    Command as Named, DirView, DirViewKind, EditDone, FileView, FileViewKind, TextEditorDone,
+    UndoEdit, Viewed,
 };
 use crate::result::{Answer, Failed, Outcome};
 use crate::txn::ops as file_ops;
@@ -251,6 +252,7 @@ fn view(
     }
     Ok(Viewed::File(FileView {
         ok: True,
+        kind: FileViewKind::File,
         file_path: abs,
         content,
         start_line: start,
@@ -309,6 +311,7 @@ fn list_dir(ws: &Workspace, path: &str) -> Outcome<DirView> {
     }
     Ok(DirView {
         ok: True,
+        kind: DirViewKind::Directory,
         file_path: abs.to_string_lossy().into_owned(),
         entries,
         content,

@@ -31,6 +31,7 @@ names! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct FileView {
     pub ok: True,
+    pub kind: FileViewKind,
     pub file_path: String,
     /// The lines shown, each led by its number right-aligned to six places
     /// and a tab.
@@ -53,6 +54,7 @@ pub struct FileView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct DirView {
     pub ok: True,
+    pub kind: DirViewKind,
     pub file_path: String,
     /// Paths relative to the directory, sorted; a directory's ends in `/`.
     pub entries: Vec<String>,
@@ -64,9 +66,23 @@ pub struct DirView {
     pub command: Command,
 }
 
+names! {
+    /// What a `view` of a file shows: `kind` names it.
+    pub enum FileViewKind {
+        File = "file",
+    }
+}
+
+names! {
+    /// What a `view` of a directory shows: `kind` names it.
+    pub enum DirViewKind {
+        Directory = "directory",
+    }
+}
+
 /// A `view`, told apart by `kind`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(untagged)]
 pub enum Viewed {
     File(FileView),
     Directory(DirView),

@@ -682,10 +682,12 @@ export interface DirView {
   content: string
   /** The listing stopped at its limit of entries. */
   truncated?: true
-  command: Command
+  command: ViewCommand
 }
 
 export type DirViewKind = 'directory'
+
+export type EditCommand = 'create' | 'str_replace' | 'insert'
 
 /** `create`, `str_replace` or `insert`, written (or planned by a dry run). */
 export interface EditDone {
@@ -730,7 +732,7 @@ export interface EditDone {
   message?: string
   /** The lines around the edit, numbered (4 before, 4 after), as the file reads after writing. */
   snippet?: string
-  command: Command
+  command: EditCommand
 }
 
 /** One failing edit of a multi-edit, by index. */
@@ -856,7 +858,7 @@ export interface FileView {
   line_ending: LineEnding
   /** `content` was cut at `max_characters`. */
   truncated?: true
-  command: Command
+  command: ViewCommand
 }
 
 export type FileViewKind = 'file'
@@ -1134,6 +1136,8 @@ export interface Transaction {
 
 export type UndoAction = 'restored' | 'removed' | 'recreated'
 
+export type UndoCommand = 'undo_edit'
+
 /**
  * `undo_edit`: the file put back as it was before the last edit made through this tool (or, with a dry run, what
  * that would write).
@@ -1169,7 +1173,7 @@ export interface UndoEdit {
   removed: boolean
   /** Edits of this file through this tool still to undo. */
   undo_remaining: number
-  command: Command
+  command: UndoCommand
 }
 
 /** One file undo put back. */
@@ -1210,6 +1214,8 @@ export interface Undone {
   /** Why the run was not kept, and how to apply it. */
   message?: string
 }
+
+export type ViewCommand = 'view'
 
 /** A `view`, told apart by `kind`. */
 export type Viewed = FileView | DirView

@@ -680,10 +680,12 @@ export interface DirView {
   content: string
   /** The listing stopped at its limit of entries. */
   truncated?: true
-  command: Command
+  command: ViewCommand
 }
 
 export type DirViewKind = 'directory'
+
+export type EditCommand = 'create' | 'str_replace' | 'insert'
 
 /** `create`, `str_replace` or `insert`, written (or planned by a dry run). */
 export interface EditDone {
@@ -728,7 +730,7 @@ export interface EditDone {
   message?: string
   /** The lines around the edit, numbered (4 before, 4 after), as the file reads after writing. */
   snippet?: string
-  command: Command
+  command: EditCommand
 }
 
 /** One failing edit of a multi-edit, by index. */
@@ -854,7 +856,7 @@ export interface FileView {
   line_ending: LineEnding
   /** `content` was cut at `max_characters`. */
   truncated?: true
-  command: Command
+  command: ViewCommand
 }
 
 export type FileViewKind = 'file'
@@ -1132,6 +1134,8 @@ export interface Transaction {
 
 export type UndoAction = 'restored' | 'removed' | 'recreated'
 
+export type UndoCommand = 'undo_edit'
+
 /**
  * `undo_edit`: the file put back as it was before the last edit made through this tool (or, with a dry run, what
  * that would write).
@@ -1167,7 +1171,7 @@ export interface UndoEdit {
   removed: boolean
   /** Edits of this file through this tool still to undo. */
   undo_remaining: number
-  command: Command
+  command: UndoCommand
 }
 
 /** One file undo put back. */
@@ -1208,6 +1212,8 @@ export interface Undone {
   /** Why the run was not kept, and how to apply it. */
   message?: string
 }
+
+export type ViewCommand = 'view'
 
 /** A `view`, told apart by `kind`. */
 export type Viewed = FileView | DirView

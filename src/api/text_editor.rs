@@ -28,8 +28,8 @@ use crate::result::formats::FormatDone;
 use crate::result::history::Undone;
 use crate::result::marks::{flag, True};
 use crate::result::text_editor::{
-    Command as Named, DirView, DirViewKind, EditDone, FileView, FileViewKind, TextEditorDone,
-    UndoEdit, Viewed,
+    Command as Named, DirView, DirViewKind, EditCommand, EditDone, FileView, FileViewKind,
+    TextEditorDone, UndoCommand, UndoEdit, ViewCommand, Viewed,
 };
 use crate::result::{Answer, Failed, Outcome};
 use crate::txn::ops as file_ops;
@@ -88,7 +88,12 @@ fn named(cmd: &Command) -> Named {
 fn edit(ws: &Workspace, cmd: &Command, opts: &Options, dry: bool) -> Outcome<EditDone> {
     let plan = cmd.plan().expect("a writing command");
     let done = file_ops::execute(ws, &plan, opts, &Journal::for_call(opts), dry)?;
-    let mut out = one_file(done, named(cmd));
+    let command = match cmd {
+        Command::Create { .. } => EditCommand::Create,
+        Command::StrReplace { .. } => EditCommand::StrReplace,
+        _ => EditCommand::Insert,
+    };
+    let mut out = one_file(done, command);
     if !dry {
         if let (Some(path), Some(line)) = (out.file.file_path.as_deref(), out.file.line_number) {
             let count = match cmd {
@@ -104,7 +109,7 @@ fn edit(ws: &Workspace, cmd: &Command, opts: &Options, dry: bool) -> Outcome<Edi
 
 /// The one file's result as the top-level result. A dry run's diff of the
 /// file is the whole call's diff: it is given once, as the preview's.
-fn one_file(done: FormatDone, command: Named) -> EditDone {
+fn one_file(done: FormatDone, command: EditCommand) -> EditDone {
     let FormatDone {
         ok,
         format,
@@ -262,7 +267,7 @@ fn view(
         encoding: src.encoding().name(),
         line_ending: line_ending(src.line_ending()),
         truncated: flag(truncated),
-        command: Named::View,
+        command: ViewCommand::View,
     }))
 }
 
@@ -316,7 +321,7 @@ fn list_dir(ws: &Workspace, path: &str) -> Outcome<DirView> {
         entries,
         content,
         truncated: flag(truncated),
-        command: Named::View,
+        command: ViewCommand::View,
     })
 }
 
@@ -410,7 +415,7 @@ fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Outcome<UndoEd
         preview,
         removed: created,
         undo_remaining: left,
-        command: Named::UndoEdit,
+        command: UndoCommand::UndoEdit,
     })
 }
 

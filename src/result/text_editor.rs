@@ -27,6 +27,29 @@ names! {
     }
 }
 
+names! {
+    /// The commands that edit a file.
+    pub enum EditCommand {
+        Create = "create",
+        StrReplace = "str_replace",
+        Insert = "insert",
+    }
+}
+
+names! {
+    /// The command that shows a file or a directory.
+    pub enum ViewCommand {
+        View = "view",
+    }
+}
+
+names! {
+    /// The command that undoes the last edit of a file.
+    pub enum UndoCommand {
+        UndoEdit = "undo_edit",
+    }
+}
+
 /// `view` of a file: its lines numbered as `cat -n` numbers them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct FileView {
@@ -47,7 +70,7 @@ pub struct FileView {
     /// `content` was cut at `max_characters`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<True>,
-    pub command: Command,
+    pub command: ViewCommand,
 }
 
 /// `view` of a directory: its entries two levels deep, hidden ones skipped.
@@ -63,7 +86,7 @@ pub struct DirView {
     /// The listing stopped at its limit of entries.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<True>,
-    pub command: Command,
+    pub command: ViewCommand,
 }
 
 names! {
@@ -106,7 +129,7 @@ pub struct EditDone {
     /// reads after writing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
-    pub command: Command,
+    pub command: EditCommand,
 }
 
 /// `undo_edit`: the file put back as it was before the last edit made
@@ -133,7 +156,7 @@ pub struct UndoEdit {
     pub removed: bool,
     /// Edits of this file through this tool still to undo.
     pub undo_remaining: usize,
-    pub command: Command,
+    pub command: UndoCommand,
 }
 
 /// A successful text editor call.

@@ -126,23 +126,6 @@ impl std::fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
-/// A failure as a result object: `{ ok: false, code, message, file_path?,
-/// match_count? }`.
-pub fn fail_value(f: &Failure, file_path: Option<&str>) -> serde_json::Value {
-    use serde_json::{json, Map, Value};
-    let mut m = Map::new();
-    m.insert("ok".into(), Value::Bool(false));
-    m.insert("code".into(), json!(f.code.as_str()));
-    m.insert("message".into(), json!(f.message));
-    if let Some(p) = file_path {
-        m.insert("file_path".into(), json!(p));
-    }
-    if let Some(n) = f.match_count {
-        m.insert("match_count".into(), json!(n));
-    }
-    Value::Object(m)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

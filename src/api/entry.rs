@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::{fail_value, ErrorCode, Failure};
+use crate::error::{ErrorCode, Failure};
 use crate::input::request;
 use crate::io::workspace::Workspace;
 use crate::model::{Options, ResultView};
@@ -19,7 +19,12 @@ use crate::result::{Answer, Failed, Outcome};
 /// caller (`timeout_ms` None) or by its time budget (see
 /// [`crate::model::cancelled`]).
 pub fn cancelled(timeout_ms: Option<u64>) -> Value {
-    fail_value(&crate::model::cancelled(timeout_ms), None)
+    failure(&crate::model::cancelled(timeout_ms))
+}
+
+/// A failure about no file in particular, as JSON.
+pub fn failure(f: &Failure) -> Value {
+    to_json::<()>(Err(Box::new(Failed::new(f, None))))
 }
 
 /// Runs `f`, turning a panic into an `INTERNAL_ERROR` result, and gives
@@ -66,13 +71,10 @@ pub fn guarded(f: impl FnOnce() -> Value) -> Value {
             .map(|s| s.to_string())
             .or_else(|| p.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
-        fail_value(
-            &Failure::new(
-                ErrorCode::INTERNAL_ERROR,
-                format!("internal error ({what}); nothing was written"),
-            ),
-            None,
-        )
+        failure(&Failure::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("internal error ({what}); nothing was written"),
+        ))
     })
 }
 

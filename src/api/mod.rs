@@ -21,7 +21,7 @@ mod view;
 pub use contract::contract;
 pub use dry_run::apply_dry_run;
 pub use edit_file::edit_file;
-pub use entry::{cancelled, guarded};
+pub use entry::{cancelled, failure, guarded};
 pub use files::{read_file, write_file};
 pub use formats::{apply_edit_blocks, apply_patch};
 pub use history::{history, journal_clear, undo};

@@ -317,10 +317,10 @@ fn to_json(
         if u.at.len() > 8 {
             at.push('…');
         }
-        crate::error::fail_value(
-            &crate::error::Failure::invalid(format!("{at} is {}, {}", u.what, u.hint)),
-            None,
-        )
+        crate::api::failure(&crate::error::Failure::invalid(format!(
+            "{at} is {}, {}",
+            u.what, u.hint
+        )))
     })
 }
 
@@ -358,7 +358,7 @@ impl ToNapiValue for JsonOut {
                         napi::sys::napi_get_and_clear_last_exception(env, &mut ex);
                     }
                 }
-                let failure = crate::error::fail_value(
+                let failure = crate::api::failure(
                     &crate::error::Failure::new(
                         crate::error::ErrorCode::RESULT_TOO_LARGE,
                         format!(
@@ -367,7 +367,6 @@ impl ToNapiValue for JsonOut {
                             e.reason
                         ),
                     ),
-                    None,
                 );
                 // SAFETY: as above.
                 unsafe { Value::to_napi_value(env, failure) }

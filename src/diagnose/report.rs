@@ -1,8 +1,6 @@
 //! Results and the not-found entry point: the closest match, whether the
 //! edit was already applied, and the message naming the next step.
 
-use serde_json::{json, Map, Value};
-
 use super::align::char_ratio;
 use super::anchors::{Hits, Scanner};
 use super::applied;
@@ -133,56 +131,6 @@ impl Diagnosis {
                 })
                 .collect(),
             diagnosis_incomplete: crate::result::marks::flag(self.incomplete),
-        }
-    }
-
-    /// Adds the diagnosis fields to a failure object.
-    pub fn write_json(&self, m: &mut Map<String, Value>) {
-        if let Some(c) = &self.closest_match {
-            m.insert(
-                "closest_match".into(),
-                json!({
-                    "line_number": c.line_number,
-                    "end_line": c.end_line,
-                    "similarity": f64::from(c.similarity_milli) / 1000.0,
-                    "text": c.text,
-                    "differences": c.differences.iter().map(|d| d.kind.as_str()).collect::<Vec<_>>(),
-                    "details": c.differences.iter().filter(|d| !d.detail.is_empty()).map(|d| d.detail.clone()).collect::<Vec<_>>(),
-                }),
-            );
-            if !c.equally_close.is_empty() {
-                m["closest_match"]["equally_close"] = json!(c.equally_close);
-            }
-        }
-        if let Some((a, b)) = self.already_applied {
-            m.insert("already_applied".into(), Value::Bool(true));
-            m.insert(
-                "applied_at".into(),
-                json!({"line_number": a, "end_line": b}),
-            );
-        }
-        if !self.unique_context_hint.is_empty() {
-            m.insert(
-                "unique_context_hint".into(),
-                Value::Array(
-                    self.unique_context_hint
-                        .iter()
-                        .map(|h| {
-                            json!({
-                                "match_line": h.match_line,
-                                "line_number": h.line_number,
-                                "end_line": h.end_line,
-                                "lines_before": h.lines_before,
-                                "lines_after": h.lines_after,
-                                "search_block": h.search_block,
-                            })
-                        })
-                        .collect(),
-                ),
-            );
-        }
-        if self.incomplete {
-            m.insert("diagnosis_incomplete".into(), Value::Bool(true));
         }
     }
 }

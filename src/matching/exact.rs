@@ -26,7 +26,6 @@
 use std::borrow::Cow;
 
 use memchr::memmem;
-use serde_json::{json, Map, Value};
 
 use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::{ErrorCode, Failure};
@@ -188,45 +187,6 @@ impl<'a> Matched<'a> {
     /// Total replacements over all edits.
     pub fn replacements(&self) -> usize {
         self.edits.iter().map(|e| e.replacements).sum()
-    }
-
-    /// Adds `matched_with` (and `original_text` for tolerant matches) to a
-    /// success object and its `edits` entries, when `match` allowed
-    /// tolerances. Exact matches report `matched_with: []`.
-    pub fn write_tolerance_json(&self, m: &mut Map<String, Value>) {
-        if !self.tolerant_mode {
-            return;
-        }
-        let names = |t: &Option<Tolerated>| -> Vec<&'static str> {
-            t.iter()
-                .flat_map(|t| t.matched_with.iter().map(|x| x.as_str()))
-                .collect()
-        };
-        if let Some(Value::Array(items)) = m.get_mut("edits") {
-            for (item, t) in items.iter_mut().zip(&self.tolerated) {
-                if let Value::Object(o) = item {
-                    o.insert("matched_with".into(), json!(names(t)));
-                    if let Some(t) = t {
-                        o.insert("original_text".into(), json!(t.original_text));
-                    }
-                }
-            }
-        }
-        let mut all: Vec<Tolerance> = self
-            .tolerated
-            .iter()
-            .flatten()
-            .flat_map(|t| t.matched_with.iter().copied())
-            .collect();
-        all.sort_unstable();
-        all.dedup();
-        m.insert(
-            "matched_with".into(),
-            json!(all.iter().map(|t| t.as_str()).collect::<Vec<_>>()),
-        );
-        if let [Some(t)] = self.tolerated.as_slice() {
-            m.insert("original_text".into(), json!(t.original_text));
-        }
     }
 }
 

@@ -179,11 +179,12 @@ mod tests {
     fn a_view_names_its_kind_and_shows_truncated_only_when_set() {
         let v = Viewed::Directory(DirView {
             ok: True,
+            kind: DirViewKind::Directory,
             file_path: "/w/d".into(),
             entries: vec!["a".into(), "b/".into()],
             content: "a\nb/\n".into(),
             truncated: flag(false),
-            command: Command::View,
+            command: ViewCommand::View,
         });
         assert_eq!(
             serde_json::to_value(&v).unwrap(),

@@ -15,8 +15,6 @@ use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Map, Value};
-
 use crate::error::{ErrorCode, Failure};
 use crate::io::commit::Committed;
 use crate::io::meta::Like;
@@ -443,42 +441,6 @@ impl Txn<'_> {
                 })
                 .collect(),
             deletes,
-        }
-    }
-
-    /// Keeps `writes` and `removes` as a dry run for [`apply`] and
-    /// adds `dry_run`, `run_id` and `expires_in` to `m`. Content too large
-    /// for the cache gets `run_id: null` and a `message` saying to apply by
-    /// repeating the call without `dry_run`.
-    pub fn keep(
-        &self,
-        m: &mut Map<String, Value>,
-        writes: Vec<Kept>,
-        removes: &[usize],
-        opts: &Options,
-    ) {
-        let planned = self.planned(writes, removes);
-        m.insert("dry_run".into(), Value::Bool(true));
-        if !self.notes.is_empty() {
-            m.insert("warnings".into(), json!(self.notes));
-        }
-        match store(planned, Duration::from_secs(opts.dry_run_ttl_secs)) {
-            Some(id) => {
-                m.insert("run_id".into(), json!(id));
-                m.insert("expires_in".into(), json!(opts.dry_run_ttl_secs));
-            }
-            None => {
-                m.insert("run_id".into(), Value::Null);
-                m.insert("expires_in".into(), json!(0));
-                m.insert(
-                    "message".into(),
-                    json!(format!(
-                        "the planned content is larger than the dry-run cache ({} bytes), so it was not kept for \
-                         applyDryRun; to apply, repeat the call without dry_run",
-                        MAX_BYTES
-                    )),
-                );
-            }
         }
     }
 }

@@ -36,12 +36,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Map, Value};
-
-use crate::error::{fail_value, ErrorCode, Failure};
-use crate::io::commit::{
-    self, Committed, DeleteJob, Extra, Kept as SetAside, Original, Strategy, WriteJob,
-};
+use crate::error::{ErrorCode, Failure};
+use crate::io::commit::{self, Committed, DeleteJob, Extra, Kept as SetAside, Original, WriteJob};
 use crate::io::dir::Meta;
 use crate::io::locks::FileLock;
 use crate::io::meta::Like;
@@ -179,15 +175,6 @@ impl CommitFailure {
         f.rolled_back = Some(self.rolled_back.clone());
         f.rollback_failed = Some(self.rollback_failed.clone());
         Box::new(f)
-    }
-
-    /// The failure as a result object, with `rolled_back` and
-    /// `rollback_failed` (absolute paths).
-    pub fn to_value(&self) -> Value {
-        let mut v = fail_value(&self.failure, self.file_path.as_deref());
-        v["rolled_back"] = json!(self.rolled_back);
-        v["rollback_failed"] = json!(self.rollback_failed);
-        v
     }
 }
 
@@ -642,24 +629,6 @@ pub fn locked(path: &str) -> Failure {
     )
 }
 
-/// Adds a successful commit's warnings (durability not confirmed) to its
-/// result: the change is in place, so it is still `ok: true`.
-pub fn with_warnings(mut v: Value, done: &Committed) -> Value {
-    if !done.warnings.is_empty() {
-        v["warnings"] = json!(done.warnings);
-    }
-    v
-}
-
-/// Adds how a file was written to its result object: `write_strategy`
-/// (`rename` or `in_place`) and, in place, `write_strategy_reason`.
-pub fn with_strategy(m: &mut Map<String, Value>, s: Strategy) {
-    m.insert("write_strategy".into(), json!(s.name()));
-    if let Strategy::InPlace { why } = s {
-        m.insert("write_strategy_reason".into(), json!(why));
-    }
-}
-
 /// The diff a dry run shows for one file. UTF-8 and byte-level files are
 /// diffed as the bytes on disk, so a BOM stays part of the first line and
 /// `git apply` matches the file exactly; UTF-16 and legacy-encoded files
@@ -690,23 +659,6 @@ pub fn preview(
 /// `diff_omitted` instead; the planned change is still kept for
 /// applyDryRun).
 pub const MAX_PREVIEW_BYTES: usize = 64 << 20;
-
-/// Puts a file's preview into its result object `m` and appends it to the
-/// call's whole `diff`; an omitted one sets `diff_omitted` on both.
-pub fn put_preview(m: &mut Map<String, Value>, d: Option<String>, all: &mut Option<String>) {
-    match d {
-        Some(d) => {
-            if let Some(a) = all.as_mut() {
-                a.push_str(&d);
-            }
-            m.insert("diff".into(), json!(d));
-        }
-        None => {
-            *all = None;
-            m.insert("diff_omitted".into(), json!(diff_omitted_note()));
-        }
-    }
-}
 
 /// A file's preview as its result shows it, appended to the call's whole
 /// diff in `all`; an omitted one makes the whole one omitted too.
@@ -754,14 +706,6 @@ pub fn diff_omitted_note() -> String {
          apply it with applyDryRun, or review the file after writing",
         MAX_PREVIEW_BYTES >> 20
     )
-}
-
-/// The whole call's diff (or `diff_omitted` when any file's was omitted).
-pub fn put_all_preview(m: &mut Map<String, Value>, all: Option<String>) {
-    match all {
-        Some(a) => m.insert("diff".into(), json!(a)),
-        None => m.insert("diff_omitted".into(), json!(diff_omitted_note())),
-    };
 }
 
 /// Removes temp files left by crashed writers in `res`'s directory, at

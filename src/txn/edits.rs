@@ -26,7 +26,7 @@ use crate::txn::{
     file_diff, lexical_abs, preview, whole_diff, Added, CommitFailure, Kept, Slot, Txn, Write,
 };
 
-/// A file's failure with its details, before it becomes JSON.
+/// A file's failure with its details, before it becomes a [`Failed`].
 #[derive(Debug)]
 struct FileFailure {
     failure: Failure,

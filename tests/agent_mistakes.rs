@@ -351,3 +351,19 @@ fn a_diff_whose_first_removed_line_carries_the_bom_applies() {
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(read(&root, "g.txt"), "\u{FEFF}uno\ntwo\n".as_bytes());
 }
+
+#[test]
+fn a_block_of_punctuation_alone_is_not_placed_at_another_indentation() {
+    // A stale view: the agent read `      },` on line 6, which has changed
+    // since. Under `indentation` the block's text, `},`, stands once in the
+    // file, at another depth (line 8): nothing there says it is the place
+    // meant, so nothing is written.
+    let text = "{\n  \"p\": {\n    \"a\": {\n      \"t\": {\n        \"k\": 1\n      },_v2\n      \"u\": 2\n    },\n    \"z\": 3\n  }\n}\n";
+    let (r, after) = tolerant(text, "      },\n", "      },\n      \"w\": 0,\n", &ALL);
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(after, text);
+    assert_eq!(r["code"], "SEARCH_BLOCK_NOT_FOUND", "{r}");
+    let msg = r["message"].as_str().unwrap();
+    assert!(msg.contains("too little text"), "{msg}");
+    assert!(msg.contains("nothing was applied"), "{msg}");
+}

@@ -675,6 +675,81 @@ fn patch_file_with_match_writes_caller_lines_or_nothing() {
     assert!(a >= (a + r) * 9 / 10, "{a} applied, {r} refused");
 }
 
+/// Cases the property once failed on, replayed on every run.
+fn known_cases() -> Vec<Case> {
+    let lines = |ls: &[(usize, &str)]| -> Vec<(usize, String, &'static str)> {
+        ls.iter().map(|&(d, t)| (d, t.to_string(), "")).collect()
+    };
+    let base = Case {
+        lines: Vec::new(),
+        crlf: false,
+        unit_f: "\t",
+        base_f: 0,
+        a: 0,
+        b: 2,
+        tol: [false; 4],
+        flip_endings: false,
+        flip_trail: vec![false; 5],
+        unit_s: "\t",
+        base_s: 0,
+        fold: false,
+        strip_first: true,
+        search_nl: false,
+        ops: Vec::new(),
+        inserts: Vec::new(),
+    };
+    // Each block starts after the indentation of its first line and ends
+    // on a line the file does not indent: the block's column 0 stands for
+    // both depths. New lines at column 0 were given the first line's
+    // indentation when the line pairing took them for a change of it.
+    vec![
+        Case {
+            lines: lines(&[
+                (0, "v0"),
+                (0, "v1"),
+                (0, "v2"),
+                (0, "v3"),
+                (1, "foo() v4"),
+                (0, "v5"),
+            ]),
+            a: 4,
+            b: 6,
+            tol: [false, true, true, true],
+            flip_trail: vec![false, true, false, false, false],
+            ops: vec![(Op::Rewrite, true), (Op::Keep, false)],
+            inserts: vec![(1, false)],
+            ..base.clone()
+        },
+        Case {
+            lines: lines(&[(1, "v0 = 1;"), (0, "v1")]),
+            tol: [true, false, true, false],
+            flip_endings: true,
+            ops: vec![(Op::Delete, false), (Op::Keep, false)],
+            inserts: vec![(0, false), (1, false)],
+            ..base.clone()
+        },
+        Case {
+            lines: lines(&[(2, "wait… v0"), (0, "v1"), (0, "v2 “q”")]),
+            tol: [true, false, true, false],
+            flip_endings: true,
+            unit_s: "    ",
+            ops: vec![(Op::Delete, false), (Op::Prefix, false)],
+            inserts: vec![(0, false), (0, false)],
+            ..base
+        },
+    ]
+}
+
+#[test]
+fn patch_file_with_match_known_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    for c in known_cases() {
+        if let Err(e) = check_patch_file(dir.path(), &c) {
+            panic!("{e}\n{c:?}");
+        }
+    }
+}
+
 #[test]
 fn codex_hunks_write_file_lines_and_added_lines_verbatim() {
     let dir = tempfile::tempdir().unwrap();

@@ -3,8 +3,8 @@
 //! A tolerant match is found by relaxing the comparison, so it can be
 //! unique and still wrong: the edit may already have landed elsewhere (the
 //! replacement stands exactly there, and writing it again would make it
-//! twice), a block of lone braces matches at any depth once indentation is
-//! tolerated, another place may hold more of the block's lines verbatim
+//! twice), a block of lone braces or punctuation alone matches at any depth
+//! once indentation is tolerated, another place may hold more of the block's lines verbatim
 //! than the place the tolerances chose, and the fitted replacement may
 //! touch bytes the caller did not mean to change. Each of these is refused
 //! here, with the error code and message the caller needs to resend the
@@ -48,7 +48,7 @@ fn span_lines(text: &[u8], start: usize, end: usize) -> String {
 pub fn refusal(base: &[u8], edit: &Edit, m: &TolerantMatch, budget: &Budget) -> Option<Refusal> {
     let span = span_lines(base, m.start, m.end);
     applied_elsewhere(base, edit, m, &span)
-        .or_else(|| lone_characters(edit, m, &span))
+        .or_else(|| too_little_text(edit, m, &span))
         .or_else(|| rival(base, edit, m, &span, budget))
         .or_else(|| unverified(base, edit, m, &span))
 }
@@ -73,24 +73,35 @@ fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) ->
     })
 }
 
-/// A block of lone characters (closing braces and the like) matches at any
-/// depth: too little to be placed at another indentation with certainty.
-fn lone_characters(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
+/// A block of lone characters or of punctuation alone (closing braces and
+/// the like: `}`, `},`, `});`) matches at any depth: too little to be
+/// placed at another indentation with certainty (a stale view's `},` finds
+/// the one `},` left at another depth).
+fn too_little_text(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
     let indentation = m.matched_with.contains(&Tolerance::Indentation);
-    let lone = edit.search.lines().all(|l| l.trim().chars().count() <= 1);
-    if !(indentation && lone) {
+    let bare = |l: &str| {
+        let t = l.trim();
+        t.chars().count() <= 1 || !t.chars().any(char::is_alphanumeric)
+    };
+    if !(indentation && edit.search.lines().all(bare)) {
         return None;
     }
-    let text_len = edit.search.chars().filter(|c| !c.is_whitespace()).count();
+    let text: Vec<char> = edit.search.chars().filter(|c| !c.is_whitespace()).collect();
+    let words = if text.iter().any(|c| c.is_alphanumeric()) {
+        ""
+    } else {
+        ", no letter or digit"
+    };
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
         message: format!(
             "{} was not found exactly; with the tolerances of `match` it matches {span}, but it has too \
-             little text ({text_len} characters besides whitespace) to tell its place at another indentation, so the \
-             replacement cannot be fitted to the file with certainty and nothing was applied. Send the exact current \
-             text of {span} with its indentation, or include neighbouring lines",
-            edit.said.search
+             little text ({} characters besides whitespace{words}) to tell its place at another indentation, so \
+             the replacement cannot be fitted to the file with certainty and nothing was applied. Send the exact \
+             current text of {span} with its indentation, or include neighbouring lines",
+            edit.said.search,
+            text.len()
         ),
         applied: false,
     })

@@ -37,9 +37,22 @@
 //! - line endings follow the region's.
 //!
 //! When the indentation of a caller's line cannot be mapped with certainty
-//! (a block depth that stands for several file depths, a step that is not a
-//! whole number of the block's indentation units, a depth left of the file's
-//! first column), nothing is written: [`Outcome::Uncertain`].
+//! (a block depth that stands for several file depths, or a step from such
+//! a depth; a step that is not a whole number of the block's indentation
+//! units; a depth left of the file's first column), nothing is written:
+//! [`Outcome::Uncertain`].
+//!
+//! A block whose first line has no indentation while the file's line has
+//! some (an agent copies a block from where the text starts) is read two
+//! ways: the first line's column 0 is the caller's depth for it, or it is
+//! only where the copy started. The match compares the nesting from the
+//! second line, so both readings find it. The replacement is placed by the
+//! first reading only when the block's lines nest that way too (a caller's
+//! line at that column 0 must then land where the first line and any other
+//! block line at that column both are); else by the other lines alone, and
+//! a caller's line at that column 0, other than the one that takes the
+//! first line's place, must land at the first line's depth. Otherwise
+//! nothing is written.
 
 use memchr::memmem;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
@@ -276,8 +289,11 @@ fn unit(widths: impl Iterator<Item = usize>) -> Option<usize> {
 
 /// Re-bases the indentation `ind` of a caller's line from the block's
 /// indentation to the file's, as a whole, or says why that mapping is not
-/// certain.
-fn rebase(ind: &str, pairs: &[(&str, &str)]) -> Result<String, String> {
+/// certain. `pairs` are the (block, file) indentations of the block lines
+/// that say how the caller's depths map to the file's; `file` the file's
+/// indentations of the region's lines (its style: tabs or spaces, its step,
+/// its spelling of a depth).
+fn rebase(ind: &str, pairs: &[(&str, &str)], file: &[&str]) -> Result<String, String> {
     // A depth the block itself uses: the file's indentation of those lines.
     let mut same: Vec<&str> = pairs
         .iter()
@@ -296,7 +312,7 @@ fn rebase(ind: &str, pairs: &[(&str, &str)]) -> Result<String, String> {
             ))
         }
     }
-    let tabs = pairs.iter().any(|(_, f)| f.contains('\t'));
+    let tabs = file.iter().any(|f| f.contains('\t'));
     let s_unit = unit(pairs.iter().map(|(s, _)| width(s))).unwrap_or(
         if pairs.iter().any(|(s, _)| s.contains('\t')) {
             TAB_WIDTH
@@ -305,7 +321,7 @@ fn rebase(ind: &str, pairs: &[(&str, &str)]) -> Result<String, String> {
         },
     );
     let f_unit =
-        unit(pairs.iter().map(|(_, f)| width(f))).unwrap_or(if tabs { TAB_WIDTH } else { s_unit });
+        unit(file.iter().map(|f| width(f))).unwrap_or(if tabs { TAB_WIDTH } else { s_unit });
     let w = width(ind);
     let anchor = pairs
         .iter()
@@ -315,6 +331,21 @@ fn rebase(ind: &str, pairs: &[(&str, &str)]) -> Result<String, String> {
     let Some((s, f)) = anchor else {
         return Ok(ind.to_string());
     };
+    // The step is taken from a block depth: if the file indents the block's
+    // lines of that depth in several ways, the step has no certain base.
+    let mut bases: Vec<usize> = pairs
+        .iter()
+        .filter(|(s2, _)| width(s2) == width(s))
+        .map(|(_, f)| width(f))
+        .collect();
+    bases.sort_unstable();
+    bases.dedup();
+    if bases.len() > 1 {
+        return Err(format!(
+            "is indented relative to block lines that the file indents in {} different ways",
+            bases.len()
+        ));
+    }
     // The step from the anchor, in the block's columns, scaled to the file's
     // steps; a part of a step has no certain counterpart when they differ.
     let cols = w as isize - width(s) as isize;
@@ -334,7 +365,7 @@ fn rebase(ind: &str, pairs: &[(&str, &str)]) -> Result<String, String> {
     }
     let new_w = new_w as usize;
     // The file's own spelling of that depth, when a line of the region has it.
-    if let Some((_, f)) = pairs.iter().find(|(_, f)| width(f) == new_w) {
+    if let Some(f) = file.iter().find(|f| width(f) == new_w) {
         return Ok(f.to_string());
     }
     Ok(if tabs {
@@ -555,6 +586,73 @@ fn pair_changed(old: &[String], new: &[String]) -> Vec<(usize, usize)> {
     out
 }
 
+/// How the caller's indentation maps to the file's in a matched region.
+struct Indents<'a> {
+    /// (block, file) indentations of the lines that start a file line.
+    pairs: Vec<(&'a str, &'a str)>,
+    /// The file's indentations of those lines.
+    file: Vec<&'a str>,
+    /// The caller's lines are re-indented (`indentation` is tolerated and
+    /// the block's indentation differs from the file's).
+    reindent: bool,
+    /// The block's first line was sent without the indentation the file
+    /// gives it: `first`.
+    stripped: bool,
+    first: &'a str,
+    /// The pairs of the block's other lines, when the first line's column 0
+    /// is not the caller's depth for it (see below).
+    others: Option<Vec<(&'a str, &'a str)>>,
+}
+
+impl<'a> Indents<'a> {
+    fn new(search: &'a str, region: &'a str, starts_line: bool, m: MatchMode) -> Self {
+        let pairs = indent_pairs(search, region, starts_line);
+        let reindent = m.has(Tolerance::Indentation) && pairs.iter().any(|(s, f)| s != f);
+        let file = pairs.iter().map(|(_, f)| *f).collect();
+        // The block's first line sent without the indentation the file
+        // gives it (the match was widened to the start of that line): its
+        // column 0 is that line's depth only if the block's lines nest that
+        // way, as they were not required to (the nesting is compared from
+        // the second line). When they do not, the other lines alone say how
+        // the caller's depths map.
+        let first = lines_of(region).first().map_or("", |r| lead(r));
+        let stripped = reindent
+            && starts_line
+            && !first.is_empty()
+            && lines_of(search)
+                .first()
+                .is_some_and(|s| !s.trim().is_empty() && lead(s).is_empty());
+        let others = (stripped && !same_shape(&pairs)).then(|| indent_pairs(search, region, false));
+        Indents {
+            pairs,
+            file,
+            reindent,
+            stripped,
+            first,
+            others,
+        }
+    }
+
+    /// The file's indentation for a caller's line indented `ind`, or why
+    /// it has no certain one.
+    fn place(&self, ind: &str, said: Said) -> Result<String, String> {
+        let Some(others) = &self.others else {
+            return rebase(ind, &self.pairs, &self.file);
+        };
+        let f = rebase(ind, others, &self.file)?;
+        // The first line's column 0 may still be where the caller meant
+        // this line: certain only where both put it.
+        if ind.is_empty() && f != self.first {
+            return Err(format!(
+                "is indented like the first line of {}, which was sent without the indentation the file \
+                 gives it, and the block's other lines put that column at another depth in the file",
+                said.search
+            ));
+        }
+        Ok(f)
+    }
+}
+
 /// The replacement adapted to the region it replaces (see the module
 /// docs), or why it cannot be adapted with certainty.
 fn adapt(
@@ -587,8 +685,8 @@ fn adapt(
     // The file's text on the region's first line before the match.
     let line_start = memchr::memrchr(b'\n', &text[..start]).map_or(0, |k| k + 1);
     let before = std::str::from_utf8(&text[line_start..start]).unwrap_or("");
-    let pairs = indent_pairs(search, region, starts_line);
-    let reindent = m.has(Tolerance::Indentation) && pairs.iter().any(|(s, f)| s != f);
+    let indents = Indents::new(search, region, starts_line, m);
+    let reindent = indents.reindent;
     let mut out: Vec<String> = Vec::with_capacity(p_lines.len());
     let mut from: Vec<Option<usize>> = Vec::with_capacity(p_lines.len());
     let (same, edited) = line_roles(&s_lines, &p_lines);
@@ -627,16 +725,18 @@ fn adapt(
         let rest = &line[ind.len()..];
         let at_start = j > 0 || starts_line;
         // A modified line that keeps the indentation of the block line it
-        // modifies takes that file line's indentation.
+        // modifies takes that file line's indentation (of a first line sent
+        // without its indentation, only the line that takes its place: the
+        // column 0 of any other line may stand for another depth).
         let kept = edited[j]
-            .filter(|&i| i > 0 || starts_line)
+            .filter(|&i| i > 0 || (starts_line && !(indents.stripped && j > 0)))
             .and_then(|i| Some((s_lines.get(i)?, r_lines.get(i)?)))
             .filter(|(s, f)| lead(s) == ind && !f.trim().is_empty())
             .map(|(_, f)| lead(f).to_string());
         let new_ind = match kept {
             Some(f_ind) if reindent && at_start => f_ind,
             _ if reindent && at_start && !rest.trim().is_empty() => {
-                rebase(ind, &pairs).map_err(|why| {
+                indents.place(ind, said).map_err(|why| {
                     format!(
                         "line {} of {} ({}) {why}",
                         j + 1,
@@ -1203,6 +1303,86 @@ mod tests {
             "    a()\n        b()\nc()\n",
         );
         assert!(why.contains("left of the file's first column"), "{why}");
+    }
+
+    #[test]
+    fn a_first_line_sent_without_its_indentation_is_no_certain_depth() {
+        let ts = [TrailingWhitespace, Indentation, UnicodePunctuation];
+        let find_with = |text: &str, search: &str, replace: &str| {
+            find(
+                text.as_bytes(),
+                search,
+                replace,
+                MatchMode::with(&ts),
+                Said::CANONICAL,
+            )
+        };
+        // The block starts after the tab of `\tfoo() v4`, so its column 0
+        // stands both for that line's tab and for `v5`, which the file does
+        // not indent: a new line at column 0 has no certain depth, whichever
+        // block line it is taken to change.
+        let text = "v3\n\tfoo() v4\nv5\n";
+        let search = "foo() v4\nv5 ";
+        match find_with(text, search, "\t\tz4 = 0\nn0()\nv5 ") {
+            Outcome::Uncertain(u) => {
+                assert!(
+                    u.reason.starts_with("line 2 of replace_block (`n0()`)"),
+                    "{}",
+                    u.reason
+                );
+                assert_eq!(&text[u.start..u.end], "\tfoo() v4\nv5");
+            }
+            o => panic!("{o:?}"),
+        }
+        match find_with(text, search, "foo() v4\nv5 \nn1()") {
+            Outcome::Uncertain(u) => assert!(
+                u.reason.starts_with("line 3 of replace_block (`n1()`)"),
+                "{}",
+                u.reason
+            ),
+            o => panic!("{o:?}"),
+        }
+        // The line that takes the first line's place keeps its indentation
+        // (as when the block is found byte for byte), and a line the block's
+        // other lines place with certainty is written.
+        let (out, ..) = apply(text, search, "await foo() v4\nv5 ", &ts).unwrap();
+        assert_eq!(out, "v3\n\tawait foo() v4\nv5\n");
+        let (out, ..) = apply(text, search, "foo() v4\n\tn1()\nv5 ", &ts).unwrap();
+        assert_eq!(out, "v3\n\tfoo() v4\n\tn1()\nv5\n");
+        // Also when the block's column 0 stands for one file depth only
+        // through the first line: the caller's new line is left of `bar()`,
+        // the first line's tab would put it right of it.
+        match find_with("\tfoo()\nbar()\n", "foo()\n bar()", "foo()\n bar()\nbaz()") {
+            Outcome::Uncertain(u) => assert!(
+                u.reason.starts_with("line 3 of replace_block (`baz()`)"),
+                "{}",
+                u.reason
+            ),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn a_step_from_a_depth_the_file_indents_in_two_ways_is_refused() {
+        // `    ` stands for `  ` (y) and for `    ` (w): a line one step
+        // deeper has no certain file depth.
+        match find(
+            b"x\n  y\nz\n    w\n",
+            "x\n    y\nz\n    w\n",
+            "x\n    y\nz\n    w\n        v\n",
+            MatchMode::with(&[Indentation]),
+            Said::CANONICAL,
+        ) {
+            Outcome::Uncertain(u) => {
+                assert!(
+                    u.reason.starts_with("line 5 of replace_block (`v`)"),
+                    "{}",
+                    u.reason
+                );
+                assert!(u.reason.contains("2 different ways"), "{}", u.reason);
+            }
+            o => panic!("{o:?}"),
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! to it, and comes before any complaint that a required field is missing.
 
 use serde::de::IgnoredAny;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::error::Failure;
@@ -136,7 +137,7 @@ struct Sha256(String);
 
 impl<'de> serde::Deserialize<'de> for Sha256 {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let lower = <&str>::deserialize(d)?.trim().to_ascii_lowercase();
+        let lower = String::deserialize(d)?.trim().to_ascii_lowercase();
         if lower.len() == 64 && lower.bytes().all(|b| b.is_ascii_hexdigit()) {
             Ok(Sha256(lower))
         } else {
@@ -467,20 +468,82 @@ pub fn apply_request(value: &Value) -> Result<ApplyRequest, Failure> {
 }
 
 request_shape! {
-    /// The options object. `journal` is read by hand: it is a boolean, a
-    /// directory or an object.
+    /// The options object. Bounds and choices are checked as each field is
+    /// read (`deserialize_with`), so the first fault of the object is the
+    /// one reported. `journal` is read by hand: it is a boolean, a directory
+    /// or an object.
     struct OptionsShape {
         workspace_root: Option<String> = "workspaceRoot" | "workspace_root",
         durable: Option<bool> = "durable",
         max_file_bytes: Option<Whole> = "maxFileBytes" | "max_file_bytes",
-        hard_links: Option<String> = "hardLinks" | "hard_links",
+        #[serde(default, deserialize_with = "hard_links")]
+        hard_links: Option<HardLinks> = "hardLinks" | "hard_links",
         cancel_token: Option<Whole> = "cancelToken" | "cancel_token",
-        timeout_ms: Option<Whole> = "timeoutMs" | "timeout_ms",
-        lock_wait_ms: Option<Whole> = "lockWaitMs" | "lock_wait_ms",
-        dry_run_ttl_seconds: Option<Whole> = "dryRunTtlSeconds" | "dry_run_ttl_seconds",
-        results: Option<String> = "results",
+        #[serde(default, deserialize_with = "timeout_ms")]
+        timeout_ms: Option<u64> = "timeoutMs" | "timeout_ms",
+        #[serde(default, deserialize_with = "lock_wait_ms")]
+        lock_wait_ms: Option<u64> = "lockWaitMs" | "lock_wait_ms",
+        #[serde(default, deserialize_with = "dry_run_ttl")]
+        dry_run_ttl_seconds: Option<u64> = "dryRunTtlSeconds" | "dry_run_ttl_seconds",
+        #[serde(default, deserialize_with = "results")]
+        results: Option<ResultView> = "results",
         _journal: Option<IgnoredAny> = "journal",
     }
+}
+
+fn hard_links<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<HardLinks>, D::Error> {
+    Ok(Some(match String::deserialize(d)?.as_str() {
+        "refuse" => HardLinks::Refuse,
+        "split" => HardLinks::Split,
+        "keep" => HardLinks::Keep,
+        other => {
+            return Err(serde::de::Error::custom(format!(
+                "`hardLinks` must be \"refuse\", \"split\" or \"keep\", got \"{other}\""
+            )))
+        }
+    }))
+}
+
+fn results<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ResultView>, D::Error> {
+    Ok(Some(match String::deserialize(d)?.as_str() {
+        "full" => ResultView::Full,
+        "compact" => ResultView::Compact,
+        other => {
+            return Err(serde::de::Error::custom(format!(
+                "`results` must be \"full\" or \"compact\", got \"{other}\""
+            )))
+        }
+    }))
+}
+
+/// A [`Whole`] within `range`, or the error `message`.
+fn bounded<'de, D: serde::Deserializer<'de>>(
+    d: D,
+    range: std::ops::RangeInclusive<u64>,
+    message: impl FnOnce() -> String,
+) -> Result<Option<u64>, D::Error> {
+    let Whole(n) = Whole::deserialize(d)?;
+    if range.contains(&n) {
+        Ok(Some(n))
+    } else {
+        Err(serde::de::Error::custom(message()))
+    }
+}
+
+fn timeout_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    bounded(d, 1..=u64::MAX, || "`timeoutMs` must be at least 1".into())
+}
+
+fn lock_wait_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    bounded(d, 0..=MAX_LOCK_WAIT_MS, || {
+        format!("`lockWaitMs` must be at most {MAX_LOCK_WAIT_MS} (ten minutes)")
+    })
+}
+
+fn dry_run_ttl<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    bounded(d, 1..=MAX_DRY_RUN_TTL_SECS, || {
+        format!("`dryRunTtlSeconds` must be from 1 to {MAX_DRY_RUN_TTL_SECS} (one day)")
+    })
 }
 
 /// Normalizes the options object; `cwd` is the default workspace root.
@@ -500,19 +563,23 @@ pub fn options(
         entry: "",
         results: ResultView::Full,
     };
-    let root = match value {
-        None | Some(Value::Null) => None,
-        Some(value) => {
-            let mut f = Fields::new(value, "options")?;
-            let shape: OptionsShape = f.take()?;
-            let root = set_options(&mut opts, shape)?;
-            if let Some(j) = f.raw(&["journal"]) {
-                opts.journal = journal_option(j, opts.journal.clone())?;
-            }
-            f.finish()?;
-            root
+    let mut root = None;
+    if let Some(value) = value.filter(|v| !v.is_null()) {
+        let mut f = Fields::new(value, "options")?;
+        let o: OptionsShape = f.take()?;
+        root = o.workspace_root;
+        opts.durable = o.durable.unwrap_or(opts.durable);
+        opts.max_file_bytes = o.max_file_bytes.map_or(opts.max_file_bytes, |Whole(n)| n);
+        opts.hard_links = o.hard_links.unwrap_or(opts.hard_links);
+        opts.cancel = Cancel::new(o.cancel_token.map(|Whole(n)| n), o.timeout_ms);
+        opts.lock_wait_ms = o.lock_wait_ms.unwrap_or(opts.lock_wait_ms);
+        opts.dry_run_ttl_secs = o.dry_run_ttl_seconds.unwrap_or(opts.dry_run_ttl_secs);
+        opts.results = o.results.unwrap_or(opts.results);
+        if let Some(j) = f.raw(&["journal"]) {
+            opts.journal = journal_option(j, opts.journal.clone())?;
         }
-    };
+        f.finish()?;
+    }
     opts.workspace_root = match root {
         Some(r) if r.is_empty() => {
             return Err(Failure::invalid("options: `workspaceRoot` is empty"))
@@ -530,60 +597,6 @@ pub fn options(
         })?,
     };
     Ok(opts)
-}
-
-/// Checks the bounds and choices of the options read by `shape` and sets
-/// them; returns the workspace root given, if any.
-fn set_options(opts: &mut Options, shape: OptionsShape) -> Result<Option<String>, Failure> {
-    if let Some(d) = shape.durable {
-        opts.durable = d;
-    }
-    if let Some(Whole(n)) = shape.max_file_bytes {
-        opts.max_file_bytes = n;
-    }
-    if let Some(h) = shape.hard_links {
-        opts.hard_links = match h.as_str() {
-            "refuse" => HardLinks::Refuse,
-            "split" => HardLinks::Split,
-            "keep" => HardLinks::Keep,
-            other => return Err(Failure::invalid(format!(
-                "options: `hardLinks` must be \"refuse\", \"split\" or \"keep\", got \"{other}\""
-            ))),
-        };
-    }
-    let timeout = shape.timeout_ms.map(|Whole(n)| n);
-    if timeout == Some(0) {
-        return Err(Failure::invalid("options: `timeoutMs` must be at least 1"));
-    }
-    opts.cancel = Cancel::new(shape.cancel_token.map(|Whole(n)| n), timeout);
-    if let Some(Whole(n)) = shape.lock_wait_ms {
-        if n > MAX_LOCK_WAIT_MS {
-            return Err(Failure::invalid(format!(
-                "options: `lockWaitMs` must be at most {MAX_LOCK_WAIT_MS} (ten minutes)"
-            )));
-        }
-        opts.lock_wait_ms = n;
-    }
-    if let Some(Whole(n)) = shape.dry_run_ttl_seconds {
-        if n == 0 || n > MAX_DRY_RUN_TTL_SECS {
-            return Err(Failure::invalid(format!(
-                "options: `dryRunTtlSeconds` must be from 1 to {MAX_DRY_RUN_TTL_SECS} (one day)"
-            )));
-        }
-        opts.dry_run_ttl_secs = n;
-    }
-    if let Some(r) = shape.results {
-        opts.results = match r.as_str() {
-            "full" => ResultView::Full,
-            "compact" => ResultView::Compact,
-            other => {
-                return Err(Failure::invalid(format!(
-                    "options: `results` must be \"full\" or \"compact\", got \"{other}\""
-                )))
-            }
-        };
-    }
-    Ok(shape.workspace_root)
 }
 
 /// The journal as the environment sets it: `PATCH_FILE_JOURNAL` = `off`
@@ -671,9 +684,15 @@ pub struct HistoryRequest {
 pub const DEFAULT_HISTORY_LIMIT: usize = 20;
 
 request_shape! {
-    /// A `history` call as an object.
-    struct HistoryShape {
+    /// A `history` call's limit (checked before the path is read).
+    struct LimitShape {
         limit: Option<Whole> = "limit",
+    }
+}
+
+request_shape! {
+    /// The file a `history` call is about.
+    struct HistoryShape {
         file_path: Option<String> = "file_path" | "filePath" | "path",
     }
 }
@@ -687,13 +706,14 @@ pub fn history_request(input: &Value) -> Result<HistoryRequest, Failure> {
         return Ok(r);
     }
     let mut f = Fields::new(input, "input")?;
-    let HistoryShape { limit, file_path } = f.take()?;
+    let LimitShape { limit } = f.take()?;
     if let Some(Whole(n)) = limit {
         if n == 0 {
             return Err(Failure::invalid("input: `limit` must be at least 1"));
         }
         r.limit = n.min(100_000) as usize;
     }
+    let HistoryShape { file_path } = f.take()?;
     r.file_path = file_path;
     f.finish()?;
     Ok(r)
@@ -751,6 +771,12 @@ pub fn undo_request(input: &Value) -> Result<UndoRequest, Failure> {
 
 // ---------------------------------------------------------------------------
 // Edit formats and the text editor: the text argument and `dry_run`
+//
+// Read by hand, not through a shape: the argument is a string or an object
+// whose text field is named by the caller's format (`patch`, `diff`, …), and
+// its messages list the accepted names in one sentence ("expected `patch`
+// and optionally `dry_run`"); `dry_run` given in options is split off
+// before the options shape refuses it as unknown.
 
 /// Splits `dry_run` off the options (the shared options refuse unknown keys).
 pub fn options_and_dry_run(
@@ -848,6 +874,12 @@ pub fn pick_dry(a: Option<bool>, b: Option<bool>) -> Result<bool, Failure> {
 
 // ---------------------------------------------------------------------------
 // server-filesystem's `edit_file` input
+//
+// Read by hand, not through a shape: this is a translation of another
+// tool's exact schema, not one of our requests. It accepts only that
+// schema's names (no aliases, no nulls as absent) and answers in its terms
+// ("edits[0] must be { oldText, newText }"), then hands the result to
+// `patch_request`, which does the reading.
 
 /// `{path, edits, dryRun}` → the `patchFile` input.
 pub fn edit_file_input(input: &Value) -> Result<Value, Failure> {
@@ -1049,6 +1081,17 @@ mod tests {
         assert_eq!(
             e.message,
             "files[0]: unknown field `search_blok` (did you mean `search_block`?)"
+        );
+    }
+
+    #[test]
+    fn a_misspelt_dry_run_is_named_with_its_nearest_spelling() {
+        let e = err(
+            json!({"file_path": "a", "search_block": "x", "replace_block": "", "dryrun": true}),
+        );
+        assert_eq!(
+            e.message,
+            "input: unknown field `dryrun` (did you mean `dry_run`?)"
         );
     }
 

@@ -1,2 +1,3 @@
+pub(crate) mod fields;
 pub mod formats;
 pub mod request;

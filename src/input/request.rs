@@ -2,6 +2,15 @@
 //! camelCase, the aliases of other edit tools) becomes one typed request, or
 //! an `INVALID_INPUT` failure that names the offending field.
 //!
+//! Each request is declared as `#[derive(Deserialize)]` shapes (with
+//! [`request_shape!`], which lists a field's spellings once) and read
+//! through the adapter of [`crate::input::fields`], which keeps what serde
+//! alone would lose: `null` as absent, the same field spelt twice accepted
+//! when equal, messages in the caller's spelling. What serde cannot say
+//! stays here as plain code after the shapes are read: rules between fields
+//! (`edits` or a single pair, a count or `replace_all`), bounds on values,
+//! and fields of several JSON types (`match`, `journal`, `id`).
+//!
 //! Downstream of this module, spellings survive only as an edit's [`Said`]:
 //! the names its messages use, so that a caller who sent `oldText` reads
 //! `oldText` back, never a name it did not use. Unknown fields are refused
@@ -10,9 +19,15 @@
 //! refusal names the misspelt field as sent, with the accepted name nearest
 //! to it, and comes before any complaint that a required field is missing.
 
+use serde::de::IgnoredAny;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::error::Failure;
+pub(crate) use crate::input::fields::closest_name;
+#[cfg(test)]
+use crate::input::fields::edit_distance;
+use crate::input::fields::{kind, request_shape, short, spellings, Fields, Shape, Whole};
 use crate::model::*;
 use crate::text::source::Encoding;
 
@@ -58,397 +73,175 @@ pub struct ApplyRequest {
     pub run_id: String,
 }
 
-const SEARCH_KEYS: &[&str] = &[
-    "search_block",
-    "searchBlock",
-    "search",
-    "oldText",
-    "old_string",
-    "old_str",
-];
-const REPLACE_KEYS: &[&str] = &[
-    "replace_block",
-    "replaceBlock",
-    "replace",
-    "newText",
-    "new_string",
-    "new_str",
-];
-const PATH_KEYS: &[&str] = &["file_path", "filePath"];
-const SHA_KEYS: &[&str] = &["expected_sha256", "expectedSha256"];
-const EXPECTED_KEYS: &[&str] = &["expected_replacements", "expectedReplacements"];
-const ALL_KEYS: &[&str] = &["replace_all", "replaceAll"];
-const DRY_KEYS: &[&str] = &["dry_run", "dryRun"];
+// ---------------------------------------------------------------------------
+// The shapes. Fields of several requests (`file_path`, `expected_sha256`,
+// `dry_run`) are shapes of their own, taken by each request that has them.
+// A field read as raw JSON is an `IgnoredAny` named `_…`.
 
-/// A JSON object being read field by field; remembers which keys were used so
-/// that leftovers can be reported as unknown.
-struct Fields<'a> {
-    what: &'a str,
-    obj: &'a Map<String, Value>,
-    used: Vec<&'a str>,
-    /// Every spelling looked for, the names an unknown field is compared
-    /// with to suggest the one it was probably meant to be.
-    asked: Vec<&'a str>,
+request_shape! {
+    /// The file a request names.
+    struct PathShape {
+        file_path: String = "file_path" | "filePath"; required "a string",
+    }
 }
 
-impl<'a> Fields<'a> {
-    fn new(value: &'a Value, what: &'a str) -> Result<Self, Failure> {
-        match value {
-            Value::Object(obj) => Ok(Fields {
-                what,
-                obj,
-                used: Vec::new(),
-                asked: Vec::new(),
-            }),
-            Value::Null => Err(Failure::invalid(format!(
-                "{what} is missing: pass an object"
-            ))),
-            other => Err(Failure::invalid(format!(
-                "{what} must be an object, got {}",
-                kind(other)
-            ))),
-        }
+request_shape! {
+    /// The hash the file must have before a write.
+    struct ShaShape {
+        expected_sha256: Option<Sha256> = "expected_sha256" | "expectedSha256",
     }
+}
 
-    /// The value given under any of `keys`; the same field spelt twice must
-    /// carry the same value. `null` counts as absent.
-    fn get(&mut self, keys: &[&'a str]) -> Result<Option<(&'a str, &'a Value)>, Failure> {
-        let mut found: Option<(&'a str, &'a Value)> = None;
-        self.asked.extend_from_slice(keys);
-        for &k in keys {
-            if let Some(v) = self.obj.get(k) {
-                self.used.push(k);
-                if v.is_null() {
-                    continue;
-                }
-                match found {
-                    Some((k0, v0)) if v0 != v => {
-                        return Err(Failure::invalid(format!(
-                            "{}: `{k0}` and `{k}` are the same field with different values; send it once",
-                            self.what
-                        )))
-                    }
-                    Some(_) => {}
-                    None => found = Some((k, v)),
-                }
-            }
-        }
-        Ok(found)
+request_shape! {
+    /// Preview instead of writing.
+    struct DryShape {
+        dry_run: Option<bool> = "dry_run" | "dryRun",
     }
+}
 
-    fn string(&mut self, keys: &[&'a str]) -> Result<Option<String>, Failure> {
-        match self.get(keys)? {
-            None => Ok(None),
-            Some((_, Value::String(s))) => Ok(Some(s.clone())),
-            Some((k, v)) => Err(Failure::invalid(format!(
-                "{}: `{k}` must be a string, got {}",
-                self.what,
-                kind(v)
-            ))),
-        }
+request_shape! {
+    /// One edit: its two texts under the names of every tool we accept
+    /// (ours, camelCase, Anthropic's `old_str`, OpenAI-style `old_string`,
+    /// MCP filesystem's `oldText`), paired by position, and its count.
+    struct EditShape {
+        search: Option<String> =
+            "search_block" | "searchBlock" | "search" | "oldText" | "old_string" | "old_str",
+        replace: Option<String> =
+            "replace_block" | "replaceBlock" | "replace" | "newText" | "new_string" | "new_str",
+        expected: Option<Whole> = "expected_replacements" | "expectedReplacements",
+        all: Option<bool> = "replace_all" | "replaceAll",
     }
+}
 
-    fn required_string(&mut self, keys: &[&'a str]) -> Result<String, Failure> {
-        match self.string(keys)? {
-            Some(s) => Ok(s),
-            None => Err(self.missing(
-                keys,
-                Failure::invalid(format!(
-                    "{}: `{}` is required (a string)",
-                    self.what, keys[0]
-                )),
-            )),
-        }
+request_shape! {
+    /// The rest of one file's edits: a `match` mode and an `edits` list
+    /// (read by hand: `match` is a string or a list, `edits` an array of
+    /// [`EditShape`]s, each with its own label).
+    struct FileShape {
+        _match_mode: Option<IgnoredAny> = "match",
+        _edits: Option<IgnoredAny> = "edits",
     }
+}
 
-    fn bool(&mut self, keys: &[&'a str]) -> Result<Option<bool>, Failure> {
-        match self.get(keys)? {
-            None => Ok(None),
-            Some((_, Value::Bool(b))) => Ok(Some(*b)),
-            Some((k, v)) => Err(Failure::invalid(format!(
-                "{}: `{k}` must be a boolean, got {}",
-                self.what,
-                kind(v)
-            ))),
-        }
-    }
+const SEARCH_KEYS: &[&str] = spellings(EditShape::FIELDS, "search_block");
+const REPLACE_KEYS: &[&str] = spellings(EditShape::FIELDS, "replace_block");
+#[cfg(test)]
+const PATH_KEYS: &[&str] = spellings(PathShape::FIELDS, "file_path");
+const EXPECTED_KEYS: &[&str] = spellings(EditShape::FIELDS, "expected_replacements");
+const ALL_KEYS: &[&str] = spellings(EditShape::FIELDS, "replace_all");
+const DRY_KEYS: &[&str] = spellings(DryShape::FIELDS, "dry_run");
 
-    fn uint(&mut self, keys: &[&'a str]) -> Result<Option<u64>, Failure> {
-        match self.get(keys)? {
-            None => Ok(None),
-            Some((k, v)) => match v.as_u64() {
-                Some(n) => Ok(Some(n)),
-                None => match v.as_f64() {
-                    Some(f) if f >= 0.0 && f.fract() == 0.0 && f < 9.0e15 => Ok(Some(f as u64)),
-                    _ => Err(Failure::invalid(format!(
-                        "{}: `{k}` must be a non-negative whole number, got {}",
-                        self.what,
-                        short(v)
-                    ))),
-                },
-            },
-        }
-    }
+/// `expected_sha256`: 64 hex digits, either case, kept lowercase.
+#[derive(Debug)]
+struct Sha256(String);
 
-    fn has_any(&self, keys: &[&str]) -> bool {
-        keys.iter()
-            .any(|k| self.obj.get(*k).is_some_and(|v| !v.is_null()))
-    }
-
-    /// The keys no reader has asked for so far, sorted.
-    fn unknown(&self) -> Vec<&'a str> {
-        let mut unknown: Vec<&'a str> = self
-            .obj
-            .keys()
-            .map(String::as_str)
-            .filter(|k| !self.used.contains(k))
-            .collect();
-        unknown.sort_unstable();
-        unknown
-    }
-
-    /// The failure naming `unknown` fields, each with the asked-for name it
-    /// is closest to when one is close enough to be a misspelling of it.
-    fn unknown_failure(&self, unknown: &[&str]) -> Failure {
-        Failure::invalid(format!(
-            "{}: unknown field{} {}",
-            self.what,
-            if unknown.len() == 1 { "" } else { "s" },
-            unknown
-                .iter()
-                .map(|k| match closest_name(k, &self.asked) {
-                    Some(near) => format!("`{k}` (did you mean `{near}`?)"),
-                    None => format!("`{k}`"),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-    }
-
-    /// `missing` for a required field given under none of `keys`, unless a
-    /// field no reader asked for is a misspelling of one of them: then that
-    /// field is named (the caller sent the field, under a wrong name).
-    fn missing(&self, keys: &[&str], missing: Failure) -> Failure {
-        let misspelt: Vec<&str> = self
-            .unknown()
-            .into_iter()
-            .filter(|k| closest_name(k, keys).is_some())
-            .collect();
-        if misspelt.is_empty() {
-            missing
+impl<'de> serde::Deserialize<'de> for Sha256 {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let lower = String::deserialize(d)?.trim().to_ascii_lowercase();
+        if lower.len() == 64 && lower.bytes().all(|b| b.is_ascii_hexdigit()) {
+            Ok(Sha256(lower))
         } else {
-            self.unknown_failure(&misspelt)
-        }
-    }
-
-    /// Refuse keys that no reader asked for.
-    fn finish(self) -> Result<(), Failure> {
-        let unknown = self.unknown();
-        if unknown.is_empty() {
-            return Ok(());
-        }
-        Err(self.unknown_failure(&unknown))
-    }
-}
-
-/// The name in `names` that `key` most likely misspells: the nearest by
-/// edit distance (letter case and `_` ignored, a swap of two neighbouring
-/// letters counting as one edit), if near enough for a slip of the keyboard:
-/// one edit in a name of up to 5 letters, two up to 10, three beyond. Ties go
-/// to the name nearer as written, then to the name listed first.
-pub(crate) fn closest_name<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> {
-    let fold = |s: &str| -> Vec<char> {
-        s.chars()
-            .filter(|&c| c != '_')
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let k = fold(key);
-    let limit = match k.len() {
-        0..=5 => 1,
-        6..=10 => 2,
-        _ => 3,
-    };
-    let raw: Vec<char> = key.chars().collect();
-    // Nearest when folded; among those, nearest as written (so that
-    // `expectedReplacement` suggests `expectedReplacements`, not the
-    // snake_case spelling).
-    let mut best: Option<((usize, usize), &'n str)> = None;
-    for &name in names {
-        let d = edit_distance(&k, &fold(name));
-        if d > limit {
-            continue;
-        }
-        let d = (d, edit_distance(&raw, &name.chars().collect::<Vec<_>>()));
-        if best.is_none_or(|(b, _)| d < b) {
-            best = Some((d, name));
-        }
-    }
-    best.map(|(_, name)| name)
-}
-
-/// Optimal string alignment distance: insertions, deletions, substitutions
-/// and swaps of two neighbouring characters, each one edit. Names are short,
-/// so the whole table is cheap.
-fn edit_distance(a: &[char], b: &[char]) -> usize {
-    let w = b.len() + 1;
-    let mut d = vec![0usize; (a.len() + 1) * w];
-    for (i, row) in d.chunks_mut(w).enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d.iter_mut().take(w).enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[(i - 1) * w + j] + 1)
-                .min(d[i * w + j - 1] + 1)
-                .min(d[(i - 1) * w + j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[(i - 2) * w + j - 2] + 1);
-            }
-            d[i * w + j] = v;
-        }
-    }
-    d[a.len() * w + b.len()]
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-fn short(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() > 40 {
-        format!("{}…", s.chars().take(40).collect::<String>())
-    } else {
-        s
-    }
-}
-
-fn sha(fields: &mut Fields<'_>) -> Result<Option<String>, Failure> {
-    match fields.string(SHA_KEYS)? {
-        None => Ok(None),
-        Some(s) => {
-            let lower = s.trim().to_ascii_lowercase();
-            if lower.len() == 64 && lower.bytes().all(|b| b.is_ascii_hexdigit()) {
-                Ok(Some(lower))
-            } else {
-                Err(Failure::invalid(format!(
-                    "{}: `expected_sha256` must be 64 hex digits (the `sha256` of an earlier result)",
-                    fields.what
-                )))
-            }
+            Err(serde::de::Error::custom(
+                "`expected_sha256` must be 64 hex digits (the `sha256` of an earlier result)",
+            ))
         }
     }
 }
 
-/// An edit's count, and the spellings its two fields were given under.
+fn sha(f: &mut Fields<'_>) -> Result<Option<String>, Failure> {
+    let ShaShape { expected_sha256 } = f.take()?;
+    Ok(expected_sha256.map(|Sha256(s)| s))
+}
+
+fn dry_run(f: &mut Fields<'_>) -> Result<bool, Failure> {
+    let DryShape { dry_run } = f.take()?;
+    Ok(dry_run.unwrap_or(false))
+}
+
+/// An edit's count, from its two fields as given under `said`'s names.
 fn count(
-    fields: &mut Fields<'_>,
-) -> Result<(Count, Option<&'static str>, Option<&'static str>), Failure> {
-    let expected = fields.uint(EXPECTED_KEYS)?;
-    let expected_key = spelling(fields, EXPECTED_KEYS);
-    let all = fields.bool(ALL_KEYS)?;
-    let all_key = spelling(fields, ALL_KEYS);
-    let (e, a) = (
-        expected_key.unwrap_or(EXPECTED_KEYS[0]),
-        all_key.unwrap_or(ALL_KEYS[0]),
-    );
-    let count = match (expected, all) {
+    what: &str,
+    expected: Option<Whole>,
+    all: Option<bool>,
+    said: &Said,
+) -> Result<Count, Failure> {
+    let (e, a) = (said.expected, said.all);
+    Ok(match (expected, all) {
         (Some(_), Some(true)) => {
             return Err(Failure::invalid(format!(
-                "{}: give either `{e}` or `{a}: true`, not both",
-                fields.what
+                "{what}: give either `{e}` or `{a}: true`, not both"
             )))
         }
-        (Some(0), _) => {
+        (Some(Whole(0)), _) => {
             return Err(Failure::invalid(format!(
-                "{}: `{e}` must be at least 1",
-                fields.what
+                "{what}: `{e}` must be at least 1"
             )))
         }
         // An explicit count, even 1, is checked as a count: a different
         // number of occurrences is REPLACEMENT_COUNT_MISMATCH.
-        (Some(n), _) => Count::Exactly(usize::try_from(n).unwrap_or(usize::MAX)),
+        (Some(Whole(n)), _) => Count::Exactly(usize::try_from(n).unwrap_or(usize::MAX)),
         (None, Some(true)) => Count::All,
         (None, _) => Count::One,
+    })
+}
+
+/// The names an edit's messages use: each text field as given; a missing
+/// text in the spelling of its pair (`newText` beside `oldText`; the
+/// spellings are paired by position); a count field given as given, one not
+/// given in the style of the texts (camelCase or snake_case).
+fn said(fields: &Fields<'_>) -> Said {
+    let index = |keys: &[&'static str]| {
+        let given = fields.spelling(keys)?;
+        keys.iter().position(|&k| k == given)
     };
-    Ok((count, expected_key, all_key))
-}
-
-/// The spelling among `keys` the caller gave a value under, if any.
-fn spelling(fields: &Fields<'_>, keys: &[&'static str]) -> Option<&'static str> {
-    keys.iter()
-        .copied()
-        .find(|k| fields.obj.get(*k).is_some_and(|v| !v.is_null()))
-}
-
-/// A text field of an edit: its value and the index of the spelling used
-/// (in [`SEARCH_KEYS`] / [`REPLACE_KEYS`], which pair spellings by index).
-fn spelt(
-    fields: &mut Fields<'_>,
-    keys: &[&'static str],
-) -> Result<Option<(String, usize)>, Failure> {
-    match fields.get(keys)? {
-        None => Ok(None),
-        Some((k, Value::String(s))) => Ok(Some((
-            s.clone(),
-            keys.iter().position(|&x| x == k).unwrap_or(0),
-        ))),
-        Some((k, v)) => Err(Failure::invalid(format!(
-            "{}: `{k}` must be a string, got {}",
-            fields.what,
-            kind(v)
-        ))),
+    let (search, replace) = (index(SEARCH_KEYS), index(REPLACE_KEYS));
+    let pair = search.or(replace).unwrap_or(0);
+    let search_key = SEARCH_KEYS[search.unwrap_or(pair)];
+    let camel = search_key.bytes().any(|b| b.is_ascii_uppercase());
+    // The texts are given in their own style (camel case or snake case).
+    Said {
+        search: search_key,
+        replace: REPLACE_KEYS[replace.unwrap_or(pair)],
+        expected: fields
+            .spelling(EXPECTED_KEYS)
+            .unwrap_or(EXPECTED_KEYS[usize::from(camel)]),
+        all: fields
+            .spelling(ALL_KEYS)
+            .unwrap_or(ALL_KEYS[usize::from(camel)]),
     }
 }
 
 fn edit_pair(fields: &mut Fields<'_>) -> Result<Edit, Failure> {
-    let search = spelt(fields, SEARCH_KEYS)?;
-    let replace = spelt(fields, REPLACE_KEYS)?;
-    let (count, expected_key, all_key) = count(fields)?;
-    // A missing text is named in the spelling of its pair (`newText` beside
-    // `oldText`); each present one keeps its own. The count fields not
-    // given are named in the style of the texts (camelCase or snake_case).
-    let pair = search.as_ref().or(replace.as_ref()).map_or(0, |&(_, i)| i);
-    let search_key = SEARCH_KEYS[search.as_ref().map_or(pair, |&(_, i)| i)];
-    let camel = search_key.bytes().any(|b| b.is_ascii_uppercase());
-    let said = Said {
-        search: search_key,
-        replace: REPLACE_KEYS[replace.as_ref().map_or(pair, |&(_, i)| i)],
-        expected: expected_key.unwrap_or(EXPECTED_KEYS[usize::from(camel)]),
-        all: all_key.unwrap_or(ALL_KEYS[usize::from(camel)]),
-    };
-    let Some((search, _)) = search else {
+    let EditShape {
+        search,
+        replace,
+        expected,
+        all,
+    } = fields.take()?;
+    let said = said(fields);
+    let what = fields.what;
+    let count = count(what, expected, all, &said)?;
+    let Some(search) = search else {
         return Err(fields.missing(
             SEARCH_KEYS,
             Failure::invalid(format!(
-                "{}: `{}` is required (the exact current text to replace)",
-                fields.what, said.search
+                "{what}: `{}` is required (the exact current text to replace)",
+                said.search
             )),
         ));
     };
     if search.is_empty() {
         return Err(Failure::invalid(format!(
-            "{}: `{}` is empty; send the smallest exact block of current text that occurs once",
-            fields.what, said.search
+            "{what}: `{}` is empty; send the smallest exact block of current text that occurs once",
+            said.search
         )));
     }
-    let Some((replace, _)) = replace else {
+    let Some(replace) = replace else {
         return Err(fields.missing(
             REPLACE_KEYS,
             Failure::invalid(format!(
-                "{}: `{}` is required (use \"\" to delete the text)",
-                fields.what, said.replace
+                "{what}: `{}` is required (use \"\" to delete the text)",
+                said.replace
             )),
         ));
     };
@@ -460,62 +253,59 @@ fn edit_pair(fields: &mut Fields<'_>) -> Result<Edit, Failure> {
     })
 }
 
-/// Reads the edits of one file: either `edits: [...]` or a single pair.
-fn file_edits(value: &Value, what: &str) -> Result<FileEdits, Failure> {
-    let mut f = Fields::new(value, what)?;
-    let file_path = f.required_string(PATH_KEYS)?;
-    let expected_sha256 = sha(&mut f)?;
-    let match_mode = match f.get(&["match"])? {
+/// The items of an `edits` array, each read as an edit of its own.
+fn edit_list(list: &Value, what: &str) -> Result<Vec<Edit>, Failure> {
+    let Value::Array(items) = list else {
+        return Err(Failure::invalid(format!(
+            "{what}: `edits` must be an array, got {}",
+            kind(list)
+        )));
+    };
+    if items.is_empty() {
+        return Err(Failure::invalid(format!(
+            "{what}: `edits` is empty; send at least one edit"
+        )));
+    }
+    if items.len() > MAX_EDITS {
+        return Err(Failure::invalid(format!(
+            "{what}: at most {MAX_EDITS} edits per file"
+        )));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let label = format!("edits[{i}]");
+            let mut e = Fields::new(item, &label)?;
+            let edit = edit_pair(&mut e)?;
+            e.finish()?;
+            Ok(edit)
+        })
+        .collect()
+}
+
+/// Reads the edits of one file: either `edits: [...]` or a single pair. The
+/// caller refuses what is left of the object.
+fn file_edits(f: &mut Fields<'_>) -> Result<FileEdits, Failure> {
+    let PathShape { file_path } = f.take()?;
+    let expected_sha256 = sha(f)?;
+    let FileShape { .. } = f.take()?;
+    let what = f.what;
+    let match_mode = match f.raw(&["match"]) {
         None => MatchMode::EXACT,
-        Some((_, v)) => {
-            MatchMode::from_json(v).map_err(|e| Failure::invalid(format!("{what}: {e}")))?
-        }
+        Some(v) => MatchMode::from_json(v).map_err(|e| Failure::invalid(format!("{what}: {e}")))?,
     };
-    let edits = if f.has_any(&["edits"]) {
-        if f.has_any(SEARCH_KEYS)
-            || f.has_any(REPLACE_KEYS)
-            || f.has_any(EXPECTED_KEYS)
-            || f.has_any(ALL_KEYS)
-        {
-            return Err(Failure::invalid(format!(
-                "{what}: give either `edits` or a single `search_block`/`replace_block` pair, not both"
-            )));
+    let edits = match f.raw(&["edits"]) {
+        Some(list) => {
+            if EditShape::FIELDS.iter().any(|k| f.has_any(k.spellings)) {
+                return Err(Failure::invalid(format!(
+                    "{what}: give either `edits` or a single `search_block`/`replace_block` pair, not both"
+                )));
+            }
+            edit_list(list, what)?
         }
-        let Some((_, list)) = f.get(&["edits"])? else {
-            unreachable!()
-        };
-        let Value::Array(items) = list else {
-            return Err(Failure::invalid(format!(
-                "{what}: `edits` must be an array, got {}",
-                kind(list)
-            )));
-        };
-        if items.is_empty() {
-            return Err(Failure::invalid(format!(
-                "{what}: `edits` is empty; send at least one edit"
-            )));
-        }
-        if items.len() > MAX_EDITS {
-            return Err(Failure::invalid(format!(
-                "{what}: at most {MAX_EDITS} edits per file"
-            )));
-        }
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| {
-                let label = format!("edits[{i}]");
-                let mut e = Fields::new(item, &label)?;
-                let edit = edit_pair(&mut e)?;
-                e.finish()?;
-                Ok(edit)
-            })
-            .collect::<Result<Vec<_>, Failure>>()?
-    } else {
-        vec![edit_pair(&mut f)?]
+        None => vec![edit_pair(f)?],
     };
-    f.used.push("edits");
-    f.finish()?;
     Ok(FileEdits {
         file_path,
         edits,
@@ -527,33 +317,28 @@ fn file_edits(value: &Value, what: &str) -> Result<FileEdits, Failure> {
 /// Normalizes a `patchFile` input.
 pub fn patch_request(value: &Value) -> Result<PatchRequest, Failure> {
     let mut f = Fields::new(value, "input")?;
-    let dry_run = f.bool(DRY_KEYS)?.unwrap_or(false);
-    // Re-read the same object for the file part, minus the keys handled here.
-    let mut obj = match value {
-        Value::Object(o) => o.clone(),
-        _ => unreachable!(),
-    };
-    for k in DRY_KEYS {
-        obj.remove(*k);
-    }
-    f.used.extend(
-        value
-            .as_object()
-            .into_iter()
-            .flat_map(|o| o.keys().map(String::as_str)),
-    );
+    let dry_run = dry_run(&mut f)?;
+    let file = file_edits(&mut f)?;
     f.finish()?;
-    let file = file_edits(&Value::Object(obj), "input")?;
     Ok(PatchRequest { file, dry_run })
+}
+
+request_shape! {
+    /// A `batchPatchFiles` call besides `dry_run`: `files`, an array of
+    /// per-file edits read by hand, each with its own label.
+    struct BatchShape {
+        _files: Option<IgnoredAny> = "files",
+    }
 }
 
 /// Normalizes a `batchPatchFiles` input.
 pub fn batch_request(value: &Value) -> Result<BatchRequest, Failure> {
     let mut f = Fields::new(value, "input")?;
-    let dry_run = f.bool(DRY_KEYS)?.unwrap_or(false);
-    let files = match f.get(&["files"])? {
-        Some((_, Value::Array(items))) => items,
-        Some((_, v)) => {
+    let dry_run = dry_run(&mut f)?;
+    let BatchShape { .. } = f.take()?;
+    let files = match f.raw(&["files"]) {
+        Some(Value::Array(items)) => items,
+        Some(v) => {
             return Err(Failure::invalid(format!(
                 "input: `files` must be an array, got {}",
                 kind(v)
@@ -579,44 +364,74 @@ pub fn batch_request(value: &Value) -> Result<BatchRequest, Failure> {
     let files = files
         .iter()
         .enumerate()
-        .map(|(i, v)| file_edits(v, &format!("files[{i}]")))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|(i, v)| {
+            let label = format!("files[{i}]");
+            let mut f = Fields::new(v, &label)?;
+            let file = file_edits(&mut f)?;
+            f.finish()?;
+            Ok(file)
+        })
+        .collect::<Result<Vec<_>, Failure>>()?;
     Ok(BatchRequest { files, dry_run })
+}
+
+request_shape! {
+    /// A `readFile` call besides its path.
+    struct ReadShape {
+        offset: Option<Whole> = "offset",
+        limit: Option<Whole> = "limit",
+    }
 }
 
 /// Normalizes a `readFile` input.
 pub fn read_request(value: &Value) -> Result<ReadRequest, Failure> {
     let mut f = Fields::new(value, "input")?;
-    let file_path = f.required_string(PATH_KEYS)?;
-    let offset = f.uint(&["offset"])?.unwrap_or(0) as usize;
-    let limit = match f.uint(&["limit"])? {
-        Some(0) => {
+    let PathShape { file_path } = f.take()?;
+    let ReadShape { offset, limit } = f.take()?;
+    let limit = match limit {
+        Some(Whole(0)) => {
             return Err(Failure::invalid(
                 "input: `limit` must be at least 1 (omit it to read to the end)",
             ))
         }
-        n => n.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+        n => n.map(|Whole(n)| usize::try_from(n).unwrap_or(usize::MAX)),
     };
     f.finish()?;
     Ok(ReadRequest {
         file_path,
-        offset,
+        offset: offset.map_or(0, |Whole(n)| n as usize),
         limit,
     })
+}
+
+request_shape! {
+    /// A `writeFile` call's text.
+    struct ContentShape {
+        content: String = "content"; required "a string",
+    }
+}
+
+request_shape! {
+    /// A `writeFile` call's settings; `encoding` is read by hand (its one
+    /// accepted value gets a message of its own for any other).
+    struct WriteShape {
+        create_dirs: Option<bool> = "create_dirs" | "createDirs",
+        _encoding: Option<IgnoredAny> = "encoding",
+    }
 }
 
 /// Normalizes a `writeFile` input.
 pub fn write_request(value: &Value) -> Result<WriteRequest, Failure> {
     let mut f = Fields::new(value, "input")?;
-    let file_path = f.required_string(PATH_KEYS)?;
-    let content = f.required_string(&["content"])?;
+    let PathShape { file_path } = f.take()?;
+    let ContentShape { content } = f.take()?;
     let expected_sha256 = sha(&mut f)?;
-    let create_dirs = f.bool(&["create_dirs", "createDirs"])?.unwrap_or(true);
-    let dry_run = f.bool(DRY_KEYS)?.unwrap_or(false);
-    let encoding = match f.get(&["encoding"])? {
+    let WriteShape { create_dirs, .. } = f.take()?;
+    let dry_run = dry_run(&mut f)?;
+    let encoding = match f.raw(&["encoding"]) {
         None => None,
-        Some((_, Value::String(s))) if s == "utf-8" => Some(Encoding::Utf8),
-        Some((_, v)) => {
+        Some(Value::String(s)) if s == "utf-8" => Some(Encoding::Utf8),
+        Some(v) => {
             return Err(Failure::invalid(format!(
                 "input: `encoding` can only be \"utf-8\" (write the file as UTF-8 text, replacing a file that is not valid UTF-8 knowingly), got {}; omit it to keep the file's encoding",
                 short(v)
@@ -628,10 +443,17 @@ pub fn write_request(value: &Value) -> Result<WriteRequest, Failure> {
         file_path,
         content,
         expected_sha256,
-        create_dirs,
+        create_dirs: create_dirs.unwrap_or(true),
         dry_run,
         encoding,
     })
+}
+
+request_shape! {
+    /// An `applyDryRun` call as an object.
+    struct ApplyShape {
+        run_id: String = "run_id" | "runId"; required "a string",
+    }
 }
 
 /// Normalizes an `applyDryRun` input (an object with `run_id`, or the id itself).
@@ -640,9 +462,88 @@ pub fn apply_request(value: &Value) -> Result<ApplyRequest, Failure> {
         return Ok(ApplyRequest { run_id: s.clone() });
     }
     let mut f = Fields::new(value, "input")?;
-    let run_id = f.required_string(&["run_id", "runId"])?;
+    let ApplyShape { run_id } = f.take()?;
     f.finish()?;
     Ok(ApplyRequest { run_id })
+}
+
+request_shape! {
+    /// The options object. Bounds and choices are checked as each field is
+    /// read (`deserialize_with`), so the first fault of the object is the
+    /// one reported. `journal` is read by hand: it is a boolean, a directory
+    /// or an object.
+    struct OptionsShape {
+        workspace_root: Option<String> = "workspaceRoot" | "workspace_root",
+        durable: Option<bool> = "durable",
+        max_file_bytes: Option<Whole> = "maxFileBytes" | "max_file_bytes",
+        #[serde(default, deserialize_with = "hard_links")]
+        hard_links: Option<HardLinks> = "hardLinks" | "hard_links",
+        cancel_token: Option<Whole> = "cancelToken" | "cancel_token",
+        #[serde(default, deserialize_with = "timeout_ms")]
+        timeout_ms: Option<u64> = "timeoutMs" | "timeout_ms",
+        #[serde(default, deserialize_with = "lock_wait_ms")]
+        lock_wait_ms: Option<u64> = "lockWaitMs" | "lock_wait_ms",
+        #[serde(default, deserialize_with = "dry_run_ttl")]
+        dry_run_ttl_seconds: Option<u64> = "dryRunTtlSeconds" | "dry_run_ttl_seconds",
+        #[serde(default, deserialize_with = "results")]
+        results: Option<ResultView> = "results",
+        _journal: Option<IgnoredAny> = "journal",
+    }
+}
+
+fn hard_links<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<HardLinks>, D::Error> {
+    Ok(Some(match String::deserialize(d)?.as_str() {
+        "refuse" => HardLinks::Refuse,
+        "split" => HardLinks::Split,
+        "keep" => HardLinks::Keep,
+        other => {
+            return Err(serde::de::Error::custom(format!(
+                "`hardLinks` must be \"refuse\", \"split\" or \"keep\", got \"{other}\""
+            )))
+        }
+    }))
+}
+
+fn results<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ResultView>, D::Error> {
+    Ok(Some(match String::deserialize(d)?.as_str() {
+        "full" => ResultView::Full,
+        "compact" => ResultView::Compact,
+        other => {
+            return Err(serde::de::Error::custom(format!(
+                "`results` must be \"full\" or \"compact\", got \"{other}\""
+            )))
+        }
+    }))
+}
+
+/// A [`Whole`] within `range`, or the error `message`.
+fn bounded<'de, D: serde::Deserializer<'de>>(
+    d: D,
+    range: std::ops::RangeInclusive<u64>,
+    message: impl FnOnce() -> String,
+) -> Result<Option<u64>, D::Error> {
+    let Whole(n) = Whole::deserialize(d)?;
+    if range.contains(&n) {
+        Ok(Some(n))
+    } else {
+        Err(serde::de::Error::custom(message()))
+    }
+}
+
+fn timeout_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    bounded(d, 1..=u64::MAX, || "`timeoutMs` must be at least 1".into())
+}
+
+fn lock_wait_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    bounded(d, 0..=MAX_LOCK_WAIT_MS, || {
+        format!("`lockWaitMs` must be at most {MAX_LOCK_WAIT_MS} (ten minutes)")
+    })
+}
+
+fn dry_run_ttl<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    bounded(d, 1..=MAX_DRY_RUN_TTL_SECS, || {
+        format!("`dryRunTtlSeconds` must be from 1 to {MAX_DRY_RUN_TTL_SECS} (one day)")
+    })
 }
 
 /// Normalizes the options object; `cwd` is the default workspace root.
@@ -650,8 +551,6 @@ pub fn options(
     value: Option<&Value>,
     cwd: impl FnOnce() -> std::io::Result<std::path::PathBuf>,
 ) -> Result<Options, Failure> {
-    let null = Value::Null;
-    let value = value.unwrap_or(&null);
     let mut opts = Options {
         workspace_root: std::path::PathBuf::new(),
         durable: true,
@@ -665,61 +564,18 @@ pub fn options(
         results: ResultView::Full,
     };
     let mut root = None;
-    if !value.is_null() {
+    if let Some(value) = value.filter(|v| !v.is_null()) {
         let mut f = Fields::new(value, "options")?;
-        root = f.string(&["workspaceRoot", "workspace_root"])?;
-        if let Some(d) = f.bool(&["durable"])? {
-            opts.durable = d;
-        }
-        if let Some(n) = f.uint(&["maxFileBytes", "max_file_bytes"])? {
-            opts.max_file_bytes = n;
-        }
-        if let Some(h) = f.string(&["hardLinks", "hard_links"])? {
-            opts.hard_links = match h.as_str() {
-                "refuse" => HardLinks::Refuse,
-                "split" => HardLinks::Split,
-                "keep" => HardLinks::Keep,
-                other => {
-                    return Err(Failure::invalid(format!(
-                        "options: `hardLinks` must be \"refuse\", \"split\" or \"keep\", got \"{other}\""
-                    )))
-                }
-            };
-        }
-        let token = f.uint(&["cancelToken", "cancel_token"])?;
-        let timeout = f.uint(&["timeoutMs", "timeout_ms"])?;
-        if timeout == Some(0) {
-            return Err(Failure::invalid("options: `timeoutMs` must be at least 1"));
-        }
-        opts.cancel = Cancel::new(token, timeout);
-        if let Some(n) = f.uint(&["lockWaitMs", "lock_wait_ms"])? {
-            if n > MAX_LOCK_WAIT_MS {
-                return Err(Failure::invalid(format!(
-                    "options: `lockWaitMs` must be at most {MAX_LOCK_WAIT_MS} (ten minutes)"
-                )));
-            }
-            opts.lock_wait_ms = n;
-        }
-        if let Some(n) = f.uint(&["dryRunTtlSeconds", "dry_run_ttl_seconds"])? {
-            if n == 0 || n > MAX_DRY_RUN_TTL_SECS {
-                return Err(Failure::invalid(format!(
-                    "options: `dryRunTtlSeconds` must be from 1 to {MAX_DRY_RUN_TTL_SECS} (one day)"
-                )));
-            }
-            opts.dry_run_ttl_secs = n;
-        }
-        if let Some(r) = f.string(&["results"])? {
-            opts.results = match r.as_str() {
-                "full" => ResultView::Full,
-                "compact" => ResultView::Compact,
-                other => {
-                    return Err(Failure::invalid(format!(
-                        "options: `results` must be \"full\" or \"compact\", got \"{other}\""
-                    )))
-                }
-            };
-        }
-        if let Some((_, j)) = f.get(&["journal"])? {
+        let o: OptionsShape = f.take()?;
+        root = o.workspace_root;
+        opts.durable = o.durable.unwrap_or(opts.durable);
+        opts.max_file_bytes = o.max_file_bytes.map_or(opts.max_file_bytes, |Whole(n)| n);
+        opts.hard_links = o.hard_links.unwrap_or(opts.hard_links);
+        opts.cancel = Cancel::new(o.cancel_token.map(|Whole(n)| n), o.timeout_ms);
+        opts.lock_wait_ms = o.lock_wait_ms.unwrap_or(opts.lock_wait_ms);
+        opts.dry_run_ttl_secs = o.dry_run_ttl_seconds.unwrap_or(opts.dry_run_ttl_secs);
+        opts.results = o.results.unwrap_or(opts.results);
+        if let Some(j) = f.raw(&["journal"]) {
             opts.journal = journal_option(j, opts.journal.clone())?;
         }
         f.finish()?;
@@ -758,6 +614,17 @@ pub fn journal_from_env() -> JournalConfig {
     j
 }
 
+request_shape! {
+    /// `options.journal` as an object.
+    struct JournalShape {
+        enabled: Option<bool> = "enabled",
+        dir: Option<String> = "dir" | "directory",
+        max_entries: Option<Whole> = "maxEntries" | "max_entries",
+        max_bytes: Option<Whole> = "maxBytes" | "max_bytes",
+        max_file_bytes: Option<Whole> = "maxFileBytes" | "max_file_bytes",
+    }
+}
+
 /// `options.journal`: `false` (off), `true` (on), a directory, or
 /// `{ enabled?, dir?, maxEntries?, maxBytes?, maxFileBytes? }`.
 fn journal_option(v: &Value, mut j: JournalConfig) -> Result<JournalConfig, Failure> {
@@ -777,19 +644,20 @@ fn journal_option(v: &Value, mut j: JournalConfig) -> Result<JournalConfig, Fail
         }
         Value::Object(_) => {
             let mut f = Fields::new(v, "options.journal")?;
-            if let Some(b) = f.bool(&["enabled"])? {
+            let shape: JournalShape = f.take()?;
+            if let Some(b) = shape.enabled {
                 j.enabled = b;
             }
-            if let Some(d) = f.string(&["dir", "directory"])? {
+            if let Some(d) = shape.dir {
                 j.dir = Some(dir(&d)?);
             }
-            if let Some(n) = f.uint(&["maxEntries", "max_entries"])? {
+            if let Some(Whole(n)) = shape.max_entries {
                 j.max_entries = n.max(1);
             }
-            if let Some(n) = f.uint(&["maxBytes", "max_bytes"])? {
+            if let Some(Whole(n)) = shape.max_bytes {
                 j.max_bytes = n;
             }
-            if let Some(n) = f.uint(&["maxFileBytes", "max_file_bytes"])? {
+            if let Some(Whole(n)) = shape.max_file_bytes {
                 j.max_file_bytes = n;
             }
             f.finish()?;
@@ -815,6 +683,20 @@ pub struct HistoryRequest {
 /// Default `history` limit.
 pub const DEFAULT_HISTORY_LIMIT: usize = 20;
 
+request_shape! {
+    /// A `history` call's limit (checked before the path is read).
+    struct LimitShape {
+        limit: Option<Whole> = "limit",
+    }
+}
+
+request_shape! {
+    /// The file a `history` call is about.
+    struct HistoryShape {
+        file_path: Option<String> = "file_path" | "filePath" | "path",
+    }
+}
+
 pub fn history_request(input: &Value) -> Result<HistoryRequest, Failure> {
     let mut r = HistoryRequest {
         limit: DEFAULT_HISTORY_LIMIT,
@@ -824,13 +706,15 @@ pub fn history_request(input: &Value) -> Result<HistoryRequest, Failure> {
         return Ok(r);
     }
     let mut f = Fields::new(input, "input")?;
-    if let Some(n) = f.uint(&["limit"])? {
+    let LimitShape { limit } = f.take()?;
+    if let Some(Whole(n)) = limit {
         if n == 0 {
             return Err(Failure::invalid("input: `limit` must be at least 1"));
         }
         r.limit = n.min(100_000) as usize;
     }
-    r.file_path = f.string(&["file_path", "filePath", "path"])?;
+    let HistoryShape { file_path } = f.take()?;
+    r.file_path = file_path;
     f.finish()?;
     Ok(r)
 }
@@ -840,6 +724,14 @@ pub fn history_request(input: &Value) -> Result<HistoryRequest, Failure> {
 pub struct UndoRequest {
     pub id: Option<String>,
     pub dry_run: bool,
+}
+
+request_shape! {
+    /// An `undo` call's transaction id, read by hand: a string, or the
+    /// number a caller copied without quotes.
+    struct UndoShape {
+        _id: Option<IgnoredAny> = "id",
+    }
 }
 
 pub fn undo_request(input: &Value) -> Result<UndoRequest, Failure> {
@@ -860,24 +752,31 @@ pub fn undo_request(input: &Value) -> Result<UndoRequest, Failure> {
         _ => {}
     }
     let mut f = Fields::new(input, "input")?;
-    r.id = match f.get(&["id"])? {
+    let UndoShape { .. } = f.take()?;
+    r.id = match f.raw(&["id"]) {
         None => None,
-        Some((_, Value::String(s))) => Some(s.clone()),
-        Some((_, Value::Number(n))) => Some(n.to_string()),
-        Some((_, v)) => {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(v) => {
             return Err(Failure::invalid(format!(
                 "input: `id` must be a string (a transaction id from history), got {}",
                 kind(v)
             )))
         }
     };
-    r.dry_run = f.bool(DRY_KEYS)?.unwrap_or(false);
+    r.dry_run = dry_run(&mut f)?;
     f.finish()?;
     Ok(r)
 }
 
 // ---------------------------------------------------------------------------
 // Edit formats and the text editor: the text argument and `dry_run`
+//
+// Read by hand, not through a shape: the argument is a string or an object
+// whose text field is named by the caller's format (`patch`, `diff`, …), and
+// its messages list the accepted names in one sentence ("expected `patch`
+// and optionally `dry_run`"); `dry_run` given in options is split off
+// before the options shape refuses it as unknown.
 
 /// Splits `dry_run` off the options (the shared options refuse unknown keys).
 pub fn options_and_dry_run(
@@ -975,6 +874,12 @@ pub fn pick_dry(a: Option<bool>, b: Option<bool>) -> Result<bool, Failure> {
 
 // ---------------------------------------------------------------------------
 // server-filesystem's `edit_file` input
+//
+// Read by hand, not through a shape: this is a translation of another
+// tool's exact schema, not one of our requests. It accepts only that
+// schema's names (no aliases, no nulls as absent) and answers in its terms
+// ("edits[0] must be { oldText, newText }"), then hands the result to
+// `patch_request`, which does the reading.
 
 /// `{path, edits, dryRun}` → the `patchFile` input.
 pub fn edit_file_input(input: &Value) -> Result<Value, Failure> {
@@ -1176,6 +1081,17 @@ mod tests {
         assert_eq!(
             e.message,
             "files[0]: unknown field `search_blok` (did you mean `search_block`?)"
+        );
+    }
+
+    #[test]
+    fn a_misspelt_dry_run_is_named_with_its_nearest_spelling() {
+        let e = err(
+            json!({"file_path": "a", "search_block": "x", "replace_block": "", "dryrun": true}),
+        );
+        assert_eq!(
+            e.message,
+            "input: unknown field `dryrun` (did you mean `dry_run`?)"
         );
     }
 

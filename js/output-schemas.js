@@ -8,7 +8,12 @@
 //
 // A tool's schema is an object that is either of its entry point's results
 // (`anyOf` the success and the failure, told apart by `ok`), with the
-// definitions it reaches under `$defs`. The server answers in the compact
+// definitions it reaches under `$defs`. A failure is described by what every
+// failure has (`ok: false`, its `code`, its `message`; other fields allowed):
+// its details (closest_match, failed_edits, the failures of an edit format,
+// ...) are one type shared by every tool, about 6 KB of schema that every
+// tool would otherwise repeat, and are described in the contract and the d.ts.
+// The server answers in the compact
 // view by default (fewer fields: src/api/view.rs), so the fields that view
 // may leave out (the contract's `compact.optional`) are not required here;
 // a full result fits the same schema.
@@ -31,7 +36,7 @@ function reachable(schema, seen = new Set()) {
     if (v === null || typeof v !== 'object') return
     if (typeof v.$ref === 'string' && v.$ref.startsWith(REF)) {
       const name = v.$ref.slice(REF.length)
-      if (!seen.has(name)) {
+      if (!seen.has(name) && contract.$defs[name]) {
         seen.add(name)
         walk(contract.$defs[name])
       }
@@ -55,12 +60,31 @@ function compactable(schema) {
   return out
 }
 
+/** What every failure has: `Failed` with only its required fields (others allowed). */
+function failureCore() {
+  const full = contract.$defs.Failed
+  const properties = Object.fromEntries(full.required.map((f) => [f, full.properties[f]]))
+  return { type: 'object', description: full.description, properties, required: full.required }
+}
+
+/** `schema` with each reference to the full failure type made to the failure's core. */
+function withFailureCore(schema) {
+  if (Array.isArray(schema)) return schema.map(withFailureCore)
+  if (schema === null || typeof schema !== 'object') return schema
+  if (schema.$ref === `${REF}Failed`) return { $ref: `${REF}Failure` }
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, withFailureCore(v)]))
+}
+
 /** The output schema of the entry point `engine` (its JavaScript name). */
 function outputSchemaFor(engine) {
-  const result = contract.results[engine]
-  if (!result) throw new Error(`schemas/results.schema.json: no result for ${engine}`)
-  const defs = {}
-  for (const name of [...reachable(result)].sort()) defs[name] = compactable(contract.$defs[name])
+  const found = contract.results[engine]
+  if (!found) throw new Error(`schemas/results.schema.json: no result for ${engine}`)
+  const result = withFailureCore(found)
+  const core = failureCore()
+  const defs = { Failure: core }
+  for (const name of [...reachable([result, core])].sort()) {
+    if (name !== 'Failure') defs[name] = compactable(withFailureCore(contract.$defs[name]))
+  }
   return { type: 'object', required: ['ok'], ...compactable(result), $defs: defs }
 }
 

@@ -148,3 +148,38 @@ fn no_function_in_src_is_over_the_limit() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Results are typed values below `api/` (`src/result/`); JSON is made only
+/// at the edge (`api/`, `binding/`), so no file below them builds a JSON
+/// value with `json!` (test code aside).
+#[test]
+fn no_json_is_built_below_the_api() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel.starts_with("src/api/") || rel.starts_with("src/binding/") {
+            continue;
+        }
+        let text = fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("#[cfg(test)]") {
+                break;
+            }
+            if line.contains("json!(") && !line.trim_start().starts_with("//") {
+                found.push(format!("{rel}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "JSON built below api/:\n{}",
+        found.join("\n")
+    );
+}

@@ -396,7 +396,10 @@ export type JournalDamage = Damage
 /** A journal entry that does not read back whole: listed, never acted on (undo answers JOURNAL_DAMAGED). */
 export type DamagedTransaction = DamagedEntry & { time?: undefined; entry_point?: undefined }
 
-export type HistoryResult = HistoryDone | PatchFileFailure
+/** history's result; its entries with the hand-written discriminants above, so `t.damaged` narrows. */
+export type HistoryResult =
+  | (Omit<HistoryDone, 'transactions'> & { transactions: Array<HistoryTransaction | DamagedTransaction> })
+  | PatchFileFailure
 
 /** undo input: the transaction id from history (default: the newest not yet undone). */
 export type UndoInput = { id?: string; dry_run?: boolean; dryRun?: boolean } | string

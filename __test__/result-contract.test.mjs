@@ -1,4 +1,4 @@
-// The result contract (schemas/results.schema.json, generated from the Rust
+// The result contract (schemas/results.json, generated from the Rust
 // result types) against what the engine really answers: every entry point,
 // its success, dry run and failures, in the full and the compact view, must
 // fit its entry's schema, with every object closed (`additionalProperties:
@@ -20,7 +20,7 @@ const api = require('../index.js')
 const binding = require('../binding.js')
 const Ajv2020 = require('ajv/dist/2020').default
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const contract = JSON.parse(fs.readFileSync(path.join(repo, 'schemas/results.schema.json'), 'utf8'))
+const contract = JSON.parse(fs.readFileSync(path.join(repo, 'schemas/results.json'), 'utf8'))
 
 /** `schema` with every object schema that lists properties closed to others. */
 function closed(schema) {

@@ -1,7 +1,7 @@
 'use strict'
 // The MCP `outputSchema` of each tool: the shape of its result object (the
 // `structuredContent` of a tools/call answer), made from the result contract,
-// schemas/results.schema.json. That file is generated from the engine's Rust
+// schemas/results.json. That file is generated from the engine's Rust
 // result types (src/result/, `npm run contract`; the test suite fails when it
 // is out of date), so the schemas here are the engine's own description of
 // what it answers, never a second copy written by hand.
@@ -24,7 +24,7 @@
 // schema; a nullable value is an `anyOf` of its type and null):
 // __test__/schema-portability.test.mjs checks it.
 
-const contract = require('../schemas/results.schema.json')
+const contract = require('../schemas/results.json')
 
 const REF = '#/$defs/'
 const mayOmit = new Set(contract.compact.optional)
@@ -78,7 +78,7 @@ function withFailureCore(schema) {
 /** The output schema of the entry point `engine` (its JavaScript name). */
 function outputSchemaFor(engine) {
   const found = contract.results[engine]
-  if (!found) throw new Error(`schemas/results.schema.json: no result for ${engine}`)
+  if (!found) throw new Error(`schemas/results.json: no result for ${engine}`)
   const result = withFailureCore(found)
   const core = failureCore()
   const defs = { Failure: core }

@@ -1,4 +1,4 @@
-//! `schemas/results.schema.json` is the result contract the result types
+//! `schemas/results.json` is the result contract the result types
 //! generate (`patch_file_tool::api::contract`): the MCP output schemas and
 //! the d.ts result types are made from that file, so a result type changed
 //! without regenerating it fails here. `npm run contract` rewrites it (and
@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-const FILE: &str = "schemas/results.schema.json";
+const FILE: &str = "schemas/results.json";
 
 /// The file's text as the types generate it.
 fn generated() -> String {

@@ -1,7 +1,7 @@
 //! The published result contract: the schema generated from the result
 //! types ([`crate::result::contract`]) and what the compact view
 //! (`options.results: "compact"`) may leave out, which only this layer
-//! knows. `schemas/results.schema.json` is this document; the test suite
+//! knows. `schemas/results.json` is this document; the test suite
 //! fails when it is out of date (`tests/contract.rs`), and the MCP output
 //! schemas and the d.ts result types are made from the file.
 

@@ -4,7 +4,7 @@
 //! The layers below `api` return these values; only `api` turns them into
 //! JSON (`serde_json::to_value`), once, at the edge. What the published
 //! contract says a result looks like — the output schemas in
-//! `schemas/results.schema.json` and the result types of `index.d.ts` — is
+//! `schemas/results.json` and the result types of `index.d.ts` — is
 //! generated from these types ([`contract`]), and the test suite fails when
 //! a generated file is out of date, so the contract is written once.
 //!

@@ -80,6 +80,61 @@ pub struct FileEdits {
     pub match_mode: MatchMode,
 }
 
+/// The engine's entry points, named as JavaScript calls them (and as the
+/// journal records them). `api::run` runs one; the result contract lists
+/// each one's result; the binding exports each as a function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryPoint {
+    PatchFile,
+    BatchPatchFiles,
+    ReadFile,
+    WriteFile,
+    ApplyDryRun,
+    ApplyEditBlocks,
+    ApplyPatch,
+    EditFile,
+    TextEditor,
+    History,
+    Undo,
+    JournalClear,
+}
+
+impl EntryPoint {
+    /// Every entry point.
+    pub const ALL: [EntryPoint; 12] = [
+        EntryPoint::PatchFile,
+        EntryPoint::BatchPatchFiles,
+        EntryPoint::ReadFile,
+        EntryPoint::WriteFile,
+        EntryPoint::ApplyDryRun,
+        EntryPoint::ApplyEditBlocks,
+        EntryPoint::ApplyPatch,
+        EntryPoint::EditFile,
+        EntryPoint::TextEditor,
+        EntryPoint::History,
+        EntryPoint::Undo,
+        EntryPoint::JournalClear,
+    ];
+
+    /// Its JavaScript name.
+    pub fn name(self) -> &'static str {
+        match self {
+            EntryPoint::PatchFile => "patchFile",
+            EntryPoint::BatchPatchFiles => "batchPatchFiles",
+            EntryPoint::ReadFile => "readFile",
+            EntryPoint::WriteFile => "writeFile",
+            EntryPoint::ApplyDryRun => "applyDryRun",
+            EntryPoint::ApplyEditBlocks => "applyEditBlocks",
+            EntryPoint::ApplyPatch => "applyPatch",
+            EntryPoint::EditFile => "editFile",
+            EntryPoint::TextEditor => "textEditor",
+            EntryPoint::History => "history",
+            EntryPoint::Undo => "undo",
+            EntryPoint::JournalClear => "journalClear",
+        }
+    }
+}
+
 /// Per-call options shared by every entry point.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
@@ -102,9 +157,9 @@ pub struct Options {
     /// Where (and whether) successful writes are journaled for `history`
     /// and `undo`.
     pub journal: JournalConfig,
-    /// The entry point making the call (`patchFile`, `undo`, ...), recorded
-    /// in the journal; empty when unknown.
-    pub entry: &'static str,
+    /// The entry point making the call, recorded in the journal; `None`
+    /// when unknown.
+    pub entry: Option<EntryPoint>,
     /// How much of a result the caller wants (`results`).
     pub results: ResultView,
 }
@@ -424,6 +479,15 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format.
+    pub const ALL: [Format; 4] = [
+        Format::EditBlocks,
+        Format::ApplyPatch,
+        Format::UnifiedDiff,
+        Format::TextEditor,
+    ];
+
+    /// The name results give it.
     pub fn name(self) -> &'static str {
         match self {
             Format::EditBlocks => "edit_blocks",

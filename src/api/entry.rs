@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::error::{ErrorCode, Failure};
 use crate::input::request;
 use crate::io::workspace::Workspace;
-use crate::model::{Options, ResultView};
+use crate::model::{EntryPoint, Options, ResultView};
 use crate::result::{Answer, Failed, Outcome};
 
 /// The `CANCELLED` result of a call stopped before it wrote anything, by its
@@ -86,14 +86,17 @@ pub(super) fn cwd() -> std::io::Result<PathBuf> {
 /// The start of every entry point (`entry`, its JS name): the options,
 /// the request as `parse` reads it, and the open workspace; or the failure.
 pub(super) fn begin<R>(
-    entry: &'static str,
+    entry: EntryPoint,
     input: &Value,
     options: Option<&Value>,
     parse: fn(&Value) -> Result<R, Failure>,
 ) -> Result<(Options, R, Workspace), Box<Failed>> {
     let opts = request::options(options, cwd)?;
     // The entry point's name, for the journal.
-    let opts = Options { entry, ..opts };
+    let opts = Options {
+        entry: Some(entry),
+        ..opts
+    };
     let req = parse(input)?;
     let ws = Workspace::open(&opts.workspace_root)?;
     Ok((opts, req, ws))

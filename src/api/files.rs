@@ -8,7 +8,7 @@ use crate::history::Journal;
 use crate::input::request::{self, ReadRequest};
 use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Workspace};
-use crate::model::Options;
+use crate::model::{EntryPoint, Options};
 use crate::result::files::ReadDone;
 
 use super::entry::line_ending;
@@ -22,7 +22,7 @@ use crate::txn::lexical_abs;
 /// `readFile`: a line range of a file plus what an edit needs to know.
 pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
-        let (opts, req, ws) = begin("readFile", input, options, request::read_request)?;
+        let (opts, req, ws) = begin(EntryPoint::ReadFile, input, options, request::read_request)?;
         read(&ws, &req, &opts)
     })
 }
@@ -159,7 +159,12 @@ pub(crate) const MAX_READ_BYTES: usize = 128 << 20;
 /// `writeFile`: atomic create-or-replace of a whole file.
 pub fn write_file(input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
-        let (opts, req, ws) = begin("writeFile", input, options, request::write_request)?;
+        let (opts, req, ws) = begin(
+            EntryPoint::WriteFile,
+            input,
+            options,
+            request::write_request,
+        )?;
         let whole = WholeFile {
             file_path: &req.file_path,
             content: &req.content,

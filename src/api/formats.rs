@@ -9,13 +9,13 @@ use crate::history::Journal;
 use crate::input::formats::{self, ParseError};
 use crate::input::request;
 use crate::io::workspace::Workspace;
-use crate::model::OpPlan;
+use crate::model::{EntryPoint, Format, OpPlan};
 use crate::result::formats::FormatDone;
 use crate::result::{Answer, Failed, Outcome};
 use crate::txn::ops;
 
 /// A parse failure.
-pub(crate) fn parse_failure(e: ParseError, format: &'static str) -> Box<Failed> {
+pub(crate) fn parse_failure(e: ParseError, format: Format) -> Box<Failed> {
     let mut v = Failed::new(&e.failure(), None);
     v.format = Some(format);
     v.line = Some(e.line);
@@ -28,21 +28,17 @@ fn run_text(
     options: Option<&Value>,
     keys: &[&str],
     what: &str,
-    guess: &'static str,
+    (entry, format): (EntryPoint, Format),
     parse: fn(&str) -> Result<OpPlan, ParseError>,
 ) -> Outcome<FormatDone> {
     let (opts, dry_opt) = request::options_and_dry_run(options, cwd)?;
     let opts = crate::model::Options {
-        entry: if guess == "edit_blocks" {
-            "applyEditBlocks"
-        } else {
-            "applyPatch"
-        },
+        entry: Some(entry),
         ..opts
     };
     let (text, dry_in) = request::text_input(input, keys, what)?;
     let dry = request::pick_dry(dry_in, dry_opt)?;
-    let plan = parse(text).map_err(|e| parse_failure(e, guess))?;
+    let plan = parse(text).map_err(|e| parse_failure(e, format))?;
     let ws = Workspace::open(&opts.workspace_root)?;
     ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry)
 }
@@ -61,7 +57,7 @@ pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
             options,
             &["blockContent", "block_content", "text"],
             "SEARCH/REPLACE block text",
-            "edit_blocks",
+            (EntryPoint::ApplyEditBlocks, Format::EditBlocks),
             formats::edit_block::parse,
         ))
     })
@@ -76,7 +72,7 @@ pub fn apply_patch(input: &Value, options: Option<&Value>) -> Value {
             options,
             &["patch", "input", "text"],
             "patch text",
-            "apply_patch",
+            (EntryPoint::ApplyPatch, Format::ApplyPatch),
             formats::apply_patch::parse,
         ))
     })

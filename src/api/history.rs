@@ -7,13 +7,13 @@ use super::entry::{answer_typed, cwd};
 use crate::history as journal;
 use crate::input::request;
 use crate::io::workspace::Workspace;
-use crate::model::Options;
+use crate::model::{EntryPoint, Options};
 use crate::result::Failed;
 
 /// Options and workspace of a journal call.
-fn open(options: Option<&Value>, entry: &'static str) -> Result<(Options, Workspace), Box<Failed>> {
+fn open(options: Option<&Value>, entry: EntryPoint) -> Result<(Options, Workspace), Box<Failed>> {
     let opts = Options {
-        entry,
+        entry: Some(entry),
         ..request::options(options, cwd)?
     };
     let ws = Workspace::open(&opts.workspace_root)?;
@@ -24,7 +24,7 @@ fn open(options: Option<&Value>, entry: &'static str) -> Result<(Options, Worksp
 pub fn history(input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
         let req = request::history_request(input)?;
-        let (opts, ws) = open(options, "history")?;
+        let (opts, ws) = open(options, EntryPoint::History)?;
         journal::history(&ws, &opts, req.limit, req.file_path.as_deref())
     })
 }
@@ -34,7 +34,7 @@ pub fn history(input: &Value, options: Option<&Value>) -> Value {
 pub fn undo(input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
         let req = request::undo_request(input)?;
-        let (opts, ws) = open(options, "undo")?;
+        let (opts, ws) = open(options, EntryPoint::Undo)?;
         journal::undo(&ws, &opts, req.id.as_deref(), req.dry_run)
     })
 }
@@ -42,7 +42,7 @@ pub fn undo(input: &Value, options: Option<&Value>) -> Value {
 /// `journalClear`: removes every entry of the workspace's journal.
 pub fn journal_clear(_input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
-        let (opts, ws) = open(options, "journalClear")?;
+        let (opts, ws) = open(options, EntryPoint::JournalClear)?;
         journal::clear(&ws, &opts)
     })
 }

@@ -15,6 +15,7 @@ mod files;
 mod formats;
 mod history;
 mod patch;
+mod runner;
 mod text_editor;
 mod view;
 
@@ -26,6 +27,7 @@ pub use files::{read_file, write_file};
 pub use formats::{apply_edit_blocks, apply_patch};
 pub use history::{history, journal_clear, undo};
 pub use patch::{batch_patch_files, patch_file};
+pub use runner::run;
 pub use text_editor::text_editor;
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use crate::history::Journal;
 use crate::input::formats::text_editor::{self, Command};
 use crate::input::request::options_and_dry_run;
 use crate::io::dir::{Dir, Kind};
-use crate::model::Options;
+use crate::model::{EntryPoint, Options};
 use crate::result::formats::FormatDone;
 use crate::result::history::Undone;
 use crate::result::marks::{flag, True};
@@ -51,7 +51,7 @@ pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {
 fn run(input: &Value, options: Option<&Value>) -> Outcome<TextEditorDone> {
     let (opts, dry_opt) = options_and_dry_run(options, cwd)?;
     let opts = Options {
-        entry: "textEditor",
+        entry: Some(EntryPoint::TextEditor),
         ..opts
     };
     let (cmd, dry_in) = text_editor::parse(input)?;
@@ -376,7 +376,7 @@ fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Outcome<UndoEd
         outcome,
         remaining: left,
         created,
-    }) = crate::history::undo_file(ws, opts, &res.rel_path, "textEditor", dry)
+    }) = crate::history::undo_file(ws, opts, &res.rel_path, EntryPoint::TextEditor, dry)
     else {
         return Err(about(
             &Failure::invalid(format!(

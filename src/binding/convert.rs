@@ -1,6 +1,7 @@
 //! JS values to JSON and back, and running an engine call on the libuv
 //! thread pool.
 
+use crate::model::EntryPoint;
 use napi::bindgen_prelude::*;
 use serde_json::Value;
 
@@ -324,8 +325,6 @@ fn to_json(
     })
 }
 
-type EngineFn = fn(&Value, Option<&Value>) -> Value;
-
 /// A result object on its way to JS.
 pub struct JsonOut(pub(super) Value);
 
@@ -377,7 +376,7 @@ impl ToNapiValue for JsonOut {
 
 /// One engine call, run off the event loop.
 pub struct EngineTask {
-    f: EngineFn,
+    entry: EntryPoint,
     input: Value,
     options: Option<Value>,
     /// The result already known (input that could not be converted).
@@ -395,7 +394,7 @@ impl Task for EngineTask {
         // On the libuv pool: a busy file fails at once (FILE_LOCKED) and the
         // JS wrapper retries, so that no pool thread waits on a lock.
         Ok(crate::io::locks::nonblocking(|| {
-            (self.f)(&self.input, self.options.as_ref())
+            crate::api::run(self.entry, &self.input, self.options.as_ref())
         }))
     }
 
@@ -406,19 +405,19 @@ impl Task for EngineTask {
 
 pub(super) fn task(
     env: &Env,
-    f: EngineFn,
+    entry: EntryPoint,
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
     let task = match convert_args(env, input, options) {
         Ok((input, options)) => EngineTask {
-            f,
+            entry,
             input,
             options,
             done: None,
         },
         Err(failure) => EngineTask {
-            f,
+            entry,
             input: Value::Null,
             options: None,
             done: Some(failure),
@@ -429,12 +428,12 @@ pub(super) fn task(
 
 pub(super) fn sync(
     env: &Env,
-    f: EngineFn,
+    entry: EntryPoint,
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> Value {
     match convert_args(env, input, options) {
-        Ok((input, options)) => f(&input, options.as_ref()),
+        Ok((input, options)) => crate::api::run(entry, &input, options.as_ref()),
         Err(failure) => failure,
     }
 }

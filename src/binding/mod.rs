@@ -14,6 +14,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::api;
+use crate::model::EntryPoint;
 use convert::{sync, task, EngineTask, JsonOut};
 
 /// Applies one exact-once edit (or `edits`) to one file. Never rejects.
@@ -27,7 +28,7 @@ pub fn patch_file(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, api::patch_file, input, options)
+    task(&env, EntryPoint::PatchFile, input, options)
 }
 
 /// Synchronous `patchFile` (blocks the event loop; for scripts and CLIs).
@@ -41,7 +42,7 @@ pub fn patch_file_sync(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> JsonOut {
-    JsonOut(sync(&env, api::patch_file, input, options))
+    JsonOut(sync(&env, EntryPoint::PatchFile, input, options))
 }
 
 /// Edits many files in one all-or-nothing transaction. Never rejects.
@@ -55,7 +56,7 @@ pub fn batch_patch_files(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, api::batch_patch_files, input, options)
+    task(&env, EntryPoint::BatchPatchFiles, input, options)
 }
 
 /// Writes exactly what a dry run previewed, once. Never rejects.
@@ -68,7 +69,7 @@ pub fn apply_dry_run(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, api::apply_dry_run, input, options)
+    task(&env, EntryPoint::ApplyDryRun, input, options)
 }
 
 /// Reads a file (or a line range of it) with its sha256 and encoding facts.
@@ -81,7 +82,7 @@ pub fn read_file(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, api::read_file, input, options)
+    task(&env, EntryPoint::ReadFile, input, options)
 }
 
 /// Atomically creates or replaces a whole file. Never rejects.
@@ -95,7 +96,7 @@ pub fn write_file(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, api::write_file, input, options)
+    task(&env, EntryPoint::WriteFile, input, options)
 }
 
 /// Applies SEARCH/REPLACE blocks (one text, many files) exactly once each,
@@ -110,7 +111,7 @@ pub fn apply_edit_blocks(
     text: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, api::apply_edit_blocks, text, options)
+    task(&env, EntryPoint::ApplyEditBlocks, text, options)
 }
 
 /// Applies a Codex `*** Begin Patch` envelope or a unified / git diff, all
@@ -125,7 +126,7 @@ pub fn apply_patch(
     patch: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, api::apply_patch, patch, options)
+    task(&env, EntryPoint::ApplyPatch, patch, options)
 }
 
 /// Runs one text editor command (`str_replace_based_edit_tool`: view,
@@ -140,7 +141,7 @@ pub fn text_editor(
     command: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, api::text_editor, command, options)
+    task(&env, EntryPoint::TextEditor, command, options)
 }
 
 /// server-filesystem's `edit_file` input (`{ path, edits: [{ oldText,
@@ -155,7 +156,7 @@ pub fn edit_file(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, api::edit_file, input, options)
+    task(&env, EntryPoint::EditFile, input, options)
 }
 
 /// Lists the workspace's journaled write transactions, newest first.
@@ -169,7 +170,7 @@ pub fn history(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, api::history, input, options)
+    task(&env, EntryPoint::History, input, options)
 }
 
 /// Undoes a journaled transaction (default: the newest not yet undone),
@@ -184,7 +185,7 @@ pub fn undo(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, api::undo, input, options)
+    task(&env, EntryPoint::Undo, input, options)
 }
 
 /// Removes every entry of the workspace's journal. Never rejects.
@@ -197,7 +198,7 @@ pub fn journal_clear(
     input: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> AsyncTask<EngineTask> {
-    task(&env, api::journal_clear, input, options)
+    task(&env, EntryPoint::JournalClear, input, options)
 }
 
 /// Every error code, in declaration order (the JS wrapper freezes them).

@@ -47,7 +47,7 @@ use crate::io::dir::Dir;
 use crate::io::dir::Meta;
 use crate::io::meta;
 use crate::io::workspace::Workspace;
-use crate::model::{JournalConfig, Options};
+use crate::model::{EntryPoint, JournalConfig, Options};
 use crate::text::source::hex;
 use crate::txn::changes::{Before, Commit, Kind, Recorder};
 
@@ -78,11 +78,7 @@ impl Journal {
     pub fn for_call(opts: &Options) -> Journal {
         Journal {
             cfg: opts.journal.clone(),
-            entry: if opts.entry.is_empty() {
-                "write"
-            } else {
-                opts.entry
-            },
+            entry: opts.entry.map_or("write", EntryPoint::name),
             undoes: None,
             recorded: Mutex::new(None),
         }
@@ -90,9 +86,9 @@ impl Journal {
 
     /// The journal of an undo of `of`, recorded under the entry point
     /// `entry`.
-    pub fn undoing(opts: &Options, entry: &'static str, of: UndoOf) -> Journal {
+    pub fn undoing(opts: &Options, entry: EntryPoint, of: UndoOf) -> Journal {
         Journal {
-            entry,
+            entry: entry.name(),
             undoes: Some(of),
             ..Journal::for_call(opts)
         }

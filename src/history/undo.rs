@@ -21,7 +21,7 @@ use crate::error::{ErrorCode, Failure};
 use crate::io::dir::{Kind, Meta};
 use crate::io::meta::{self, Extras, Like};
 use crate::io::workspace::{Intent, Workspace};
-use crate::model::Options;
+use crate::model::{EntryPoint, Options};
 use crate::result::history::{UndoAction, UndoFile, Undone};
 use crate::result::marks::True;
 use crate::result::{Failed, Outcome};
@@ -215,7 +215,7 @@ pub fn undo(ws: &Workspace, opts: &Options, id: Option<&str>, dry_run: bool) -> 
         target(all, id).map(|e| Some(e.clone()))
     })?;
     match picked {
-        Some((e, steps)) => undo_entry(ws, opts, &e, steps, dry_run, "undo"),
+        Some((e, steps)) => undo_entry(ws, opts, &e, steps, dry_run, EntryPoint::Undo),
         None => Err(nothing_to_undo().into()),
     }
 }
@@ -237,7 +237,7 @@ pub fn undo_file(
     ws: &Workspace,
     opts: &Options,
     rel: &str,
-    entry: &'static str,
+    entry: EntryPoint,
     dry_run: bool,
 ) -> Option<FileUndo> {
     let failed = |f: Failure| FileUndo {
@@ -260,7 +260,7 @@ pub fn undo_file(
                 Listed::Damaged { .. } => None,
             })
             .filter(|e| {
-                e.header.entry == entry
+                e.header.entry == entry.name()
                     && e.depth() == 0
                     && e.undoable()
                     && !undone.contains_key(&e.id)
@@ -300,7 +300,7 @@ fn undo_entry(
     e: &Entry,
     steps: Vec<FileStep>,
     dry_run: bool,
-    entry: &'static str,
+    entry: EntryPoint,
 ) -> Outcome<Undone> {
     // 1. Resolve, lock, read: every file must be as the transaction left it.
     let (txn, slots) = open_unchanged(ws, opts, e, &steps)?;

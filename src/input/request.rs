@@ -560,7 +560,7 @@ pub fn options(
         lock_wait_ms: DEFAULT_LOCK_WAIT_MS,
         cancel: Cancel::default(),
         journal: journal_from_env(),
-        entry: "",
+        entry: None,
         results: ResultView::Full,
     };
     let mut root = None;

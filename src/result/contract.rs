@@ -12,10 +12,29 @@ use super::files::ReadDone;
 use super::formats::FormatDone;
 use super::history::{Cleared, HistoryDone, Undone};
 use super::text_editor::TextEditorDone;
+use crate::model::EntryPoint;
 
 /// Adds `T`'s schema to `g` and returns a reference to it.
 fn add<T: JsonSchema>(g: &mut SchemaGenerator) -> Value {
     g.subschema_for::<T>().to_value()
+}
+
+/// The schema of what `entry` answers (a match, so an entry point without a
+/// result type here does not compile).
+fn result_of(entry: EntryPoint, g: &mut SchemaGenerator) -> Value {
+    match entry {
+        // editFile is patchFile under the filesystem server's input shape.
+        EntryPoint::PatchFile | EntryPoint::EditFile => add::<Answer<PatchDone>>(g),
+        EntryPoint::BatchPatchFiles => add::<Answer<BatchDone>>(g),
+        EntryPoint::ReadFile => add::<Answer<ReadDone>>(g),
+        EntryPoint::WriteFile => add::<Answer<WriteDone>>(g),
+        EntryPoint::ApplyDryRun => add::<Answer<AppliedRun>>(g),
+        EntryPoint::ApplyEditBlocks | EntryPoint::ApplyPatch => add::<Answer<FormatDone>>(g),
+        EntryPoint::TextEditor => add::<Answer<TextEditorDone>>(g),
+        EntryPoint::History => add::<Answer<HistoryDone>>(g),
+        EntryPoint::Undo => add::<Answer<Undone>>(g),
+        EntryPoint::JournalClear => add::<Answer<Cleared>>(g),
+    }
 }
 
 /// The contract document: `{ "$defs": {...}, "results": { entry: schema } }`.
@@ -26,20 +45,9 @@ pub fn contract() -> Value {
     });
     let mut g = SchemaGenerator::new(settings);
     let mut results = Map::new();
-    results.insert("patchFile".into(), add::<Answer<PatchDone>>(&mut g));
-    results.insert("batchPatchFiles".into(), add::<Answer<BatchDone>>(&mut g));
-    results.insert("readFile".into(), add::<Answer<ReadDone>>(&mut g));
-    results.insert("writeFile".into(), add::<Answer<WriteDone>>(&mut g));
-    results.insert("applyDryRun".into(), add::<Answer<AppliedRun>>(&mut g));
-    for format in ["applyEditBlocks", "applyPatch"] {
-        results.insert(format.into(), add::<Answer<FormatDone>>(&mut g));
+    for entry in EntryPoint::ALL {
+        results.insert(entry.name().into(), result_of(entry, &mut g));
     }
-    // editFile is patchFile under the filesystem server's input shape.
-    results.insert("editFile".into(), add::<Answer<PatchDone>>(&mut g));
-    results.insert("textEditor".into(), add::<Answer<TextEditorDone>>(&mut g));
-    results.insert("history".into(), add::<Answer<HistoryDone>>(&mut g));
-    results.insert("undo".into(), add::<Answer<Undone>>(&mut g));
-    results.insert("journalClear".into(), add::<Answer<Cleared>>(&mut g));
     let mut defs: Map<String, Value> = g.take_definitions(true).into_iter().collect();
     for v in defs.values_mut().chain(results.values_mut()) {
         tidy(v);

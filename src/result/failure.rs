@@ -9,6 +9,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 
 use super::diagnosis::Diagnosed;
+use super::formats::Format;
 use super::marks::{False, True};
 use super::text_editor::Command;
 use crate::error::{ErrorCode, Failure};
@@ -61,7 +62,7 @@ pub struct Failed {
     pub files: Option<Vec<BatchOutcome>>,
     /// Edit formats: the format of the text.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub format: Option<&'static str>,
+    pub format: Option<Format>,
     /// PATCH_PARSE_ERROR: 1-based line of the problem in the text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,

@@ -8,16 +8,23 @@ use super::marks::True;
 use super::names::names;
 use super::written::{Diff, Preview, Strategy};
 
-names! {
-    /// The format of an edit-format text.
-    pub enum Format {
-        EditBlocks = "edit_blocks",
-        ApplyPatch = "apply_patch",
-        UnifiedDiff = "unified_diff",
-        TextEditor = "text_editor",
+pub use crate::model::Format;
+
+impl serde::Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 
+impl JsonSchema for Format {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Format".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        schemars::json_schema!({ "type": "string", "enum": names })
+    }
+}
 names! {
     /// What a file operation did.
     pub enum Action {

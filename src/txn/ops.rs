@@ -255,7 +255,7 @@ fn resolve_ops(
                 abs.display()
             ));
             let mut v = Failed::new(&f, Some(&abs.to_string_lossy()));
-            v.format = Some(plan.format.name());
+            v.format = Some(plan.format);
             Err(Refused::Call(Box::new(v)))
         };
         let src = match src_path.map(|p| resolve(p, src_intent)).transpose() {
@@ -1084,7 +1084,7 @@ fn failed(plan: &OpPlan, failures: Vec<Box<OpFailure>>) -> Box<Failed> {
         },
         first.file_path.as_deref(),
     );
-    v.format = Some(plan.format.name());
+    v.format = Some(plan.format);
     v.match_lines = first.match_lines.clone();
     v.diagnosis = first.diagnosis.clone();
     v.failures = Some(
@@ -1133,15 +1133,6 @@ fn hunk_report(r: &HunkReport) -> out::HunkReport {
 }
 
 /// The format as results name it.
-fn format_of(f: Format) -> out::Format {
-    match f {
-        Format::EditBlocks => out::Format::EditBlocks,
-        Format::ApplyPatch => out::Format::ApplyPatch,
-        Format::UnifiedDiff => out::Format::UnifiedDiff,
-        Format::TextEditor => out::Format::TextEditor,
-    }
-}
-
 /// The per-operation part of a result (how it was written, and a dry run's
 /// diff, are added by the caller).
 fn op_file(p: &Planned, op: &FileOp, slots: &[Slot]) -> FormatFile {
@@ -1209,7 +1200,7 @@ fn success_done(plan: &OpPlan, planned: &[Planned], slots: &[Slot], ops: &[FileO
     }
     FormatDone {
         ok: True,
-        format: format_of(plan.format),
+        format: plan.format,
         files,
         hunks: hunk_total(planned),
         verified,
@@ -1351,7 +1342,7 @@ fn dry_run_done(
     let (preview, warnings) = txn.keep_preview(whole_diff(all_diff), kept, &removes, opts);
     FormatDone {
         ok: True,
-        format: format_of(plan.format),
+        format: plan.format,
         files,
         hunks,
         verified: None,

@@ -565,7 +565,7 @@ export type BatchOutcome =
     /** batchPatchFiles: each file's outcome by index, when files failed to plan. */
     files?: BatchOutcome[]
     /** Edit formats: the format of the text. */
-    format?: string
+    format?: Format
     /** PATCH_PARSE_ERROR: 1-based line of the problem in the text. */
     line?: number
     /** PATCH_PARSE_ERROR: what was expected there. */
@@ -825,7 +825,7 @@ export interface Failed {
   /** batchPatchFiles: each file's outcome by index, when files failed to plan. */
   files?: BatchOutcome[]
   /** Edit formats: the format of the text. */
-  format?: string
+  format?: Format
   /** PATCH_PARSE_ERROR: 1-based line of the problem in the text. */
   line?: number
   /** PATCH_PARSE_ERROR: what was expected there. */

@@ -10,13 +10,17 @@
 //! src/
 //!   lib.rs      this map and the dependency rule
 //!   binding/    Node-API only: #[napi] one-liners (mod.rs), JS value -> JSON (convert.rs)
-//!   api/        entry points, JSON in -> result object out (entry.rs: the
-//!               start-up and panic guard they share): patch (patchFile,
+//!   api/        entry points, JSON in -> typed result -> JSON out (runner.rs:
+//!               `run`, one door keyed by `model::EntryPoint`; entry.rs: the
+//!               start-up and panic guard they share; view.rs: the compact
+//!               view; contract.rs: the published contract): patch (patchFile,
 //!               batchPatchFiles), files (readFile, writeFile), dry_run
 //!               (applyDryRun), formats (applyEditBlocks, applyPatch),
 //!               text_editor, edit_file (server-filesystem's shape)
 //!   input/      every spelling and every text format stops here: request.rs
-//!               (aliases, options, dry_run), formats/ (SEARCH/REPLACE, Codex
+//!               (requests by serde derive, each field's spellings declared
+//!               once), fields.rs (the adapter: spellings, unknown fields,
+//!               messages in the caller's words), formats/ (SEARCH/REPLACE, Codex
 //!               patch, unified diff, text-editor commands -> one OpPlan)
 //!   history/    the edit journal, outside the pipeline: store.rs (owner-
 //!               checked, no-follow directory, keys, pruning), entry.rs (the

@@ -3,8 +3,8 @@
 //! an `INVALID_INPUT` failure that names the offending field.
 //!
 //! Each request is declared as `#[derive(Deserialize)]` shapes (with
-//! [`request_shape!`], which lists a field's spellings once) and read
-//! through the adapter of [`crate::input::fields`], which keeps what serde
+//! `request_shape!`, which lists a field's spellings once) and read
+//! through the adapter of `input::fields`, which keeps what serde
 //! alone would lose: `null` as absent, the same field spelt twice accepted
 //! when equal, messages in the caller's spelling. What serde cannot say
 //! stays here as plain code after the shapes are read: rules between fields

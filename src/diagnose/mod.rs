@@ -56,10 +56,11 @@ mod windows;
 
 pub use self::ambiguous::{ambiguous, MAX_HINTS};
 pub use self::budget::Budget;
-pub use self::classify::{classify, Difference};
-pub use self::report::{not_found, replacement_at, ClosestMatch, ContextHint, Diagnosis};
-pub use self::rival::rival;
-pub use crate::text::fold::Kind;
+pub(crate) use self::classify::{classify, Difference};
+pub use self::report::not_found;
+pub(crate) use self::report::{replacement_at, ClosestMatch, ContextHint, Diagnosis};
+pub(crate) use self::rival::rival;
+pub(crate) use crate::text::fold::Kind;
 
 /// Units of work a failed call may spend on diagnosis (shared by its
 /// failing edits); see [`Budget`].

@@ -1,2 +1,2 @@
-pub mod formats;
-pub mod request;
+pub(crate) mod formats;
+pub(crate) mod request;

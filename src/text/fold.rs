@@ -32,15 +32,15 @@ use std::borrow::Cow;
 /// never disagree.
 macro_rules! table {
     (
-        $(#[$tm:meta])* pub const $table:ident: [(char, &str)];
-        $(#[$fm:meta])* pub fn $f:ident;
+        $(#[$tm:meta])* $tv:vis const $table:ident: [(char, &str)];
+        $(#[$fm:meta])* $fv:vis fn $f:ident;
         { $( $(#[$gm:meta])* $to:literal <= [$($c:literal),+ $(,)?] ),+ $(,)? }
     ) => {
         $(#[$tm])*
-        pub const $table: &[(char, &str)] = &[$($(($c, $to)),+),+];
+        $tv const $table: &[(char, &str)] = &[$($(($c, $to)),+),+];
         $(#[$fm])*
         #[inline]
-        pub fn $f(c: char) -> Option<&'static str> {
+        $fv fn $f(c: char) -> Option<&'static str> {
             match c {
                 $( $(#[$gm])* $($c)|+ => Some($to), )+
                 _ => None,
@@ -48,15 +48,15 @@ macro_rules! table {
         }
     };
     (
-        $(#[$tm:meta])* pub const $table:ident: [char];
-        $(#[$fm:meta])* pub fn $f:ident;
+        $(#[$tm:meta])* $tv:vis const $table:ident: [char];
+        $(#[$fm:meta])* $fv:vis fn $f:ident;
         [$($c:literal),+ $(,)?]
     ) => {
         $(#[$tm])*
-        pub const $table: &[char] = &[$($c),+];
+        $tv const $table: &[char] = &[$($c),+];
         $(#[$fm])*
         #[inline]
-        pub fn $f(c: char) -> bool {
+        $fv fn $f(c: char) -> bool {
             matches!(c, $($c)|+)
         }
     };
@@ -128,7 +128,7 @@ table! {
     /// for one.
     pub const UNICODE_SPACES: [char];
     /// Whether `c` is one of [`UNICODE_SPACES`].
-    pub fn unicode_space;
+    pub(crate) fn unicode_space;
     [
         '\u{00A0}', // no-break space
         '\u{1680}', // ogham space mark
@@ -156,9 +156,9 @@ table! {
     /// copied from Windows tools), bidirectional marks and controls, the soft
     /// hyphen of word processors, and the Mongolian vowel separator (a space
     /// in older Unicode versions).
-    pub const ZERO_WIDTH: [char];
+    pub(crate) const ZERO_WIDTH: [char];
     /// Whether `c` is one of [`ZERO_WIDTH`].
-    pub fn zero_width;
+    pub(crate) fn zero_width;
     [
         '\u{200B}', // zero-width space
         '\u{200C}', // zero-width non-joiner
@@ -185,7 +185,7 @@ table! {
 /// [`UNICODE_SPACES`]), `Some(false)` nothing (one of [`ZERO_WIDTH`]),
 /// `None` for any other character.
 #[inline]
-pub fn invisible(c: char) -> Option<bool> {
+pub(crate) fn invisible(c: char) -> Option<bool> {
     if unicode_space(c) {
         Some(true)
     } else if zero_width(c) {
@@ -196,7 +196,7 @@ pub fn invisible(c: char) -> Option<bool> {
 }
 
 /// A name for an invisible character, for messages.
-pub fn char_name(c: char) -> &'static str {
+pub(crate) fn char_name(c: char) -> &'static str {
     match c {
         '\u{00A0}' => "no-break space",
         '\u{202F}' => "narrow no-break space",
@@ -217,7 +217,7 @@ pub fn char_name(c: char) -> &'static str {
 
 /// `s` with [`PUNCTUATION`] folded to ASCII and, with `spaces`, each of
 /// [`UNICODE_SPACES`] folded to a plain space. Borrowed when nothing folds.
-pub fn fold(s: &str, spaces: bool) -> Cow<'_, str> {
+pub(crate) fn fold(s: &str, spaces: bool) -> Cow<'_, str> {
     let folds = |c: char| punct_ascii(c).is_some() || (spaces && unicode_space(c));
     let Some(first) = s.find(|c: char| !c.is_ascii() && folds(c)) else {
         return Cow::Borrowed(s);
@@ -267,7 +267,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order they are reported.
-    pub const ALL: [Kind; 10] = [
+    pub(crate) const ALL: [Kind; 10] = [
         Kind::LineEndings,
         Kind::Indentation,
         Kind::TrailingWhitespace,
@@ -297,12 +297,12 @@ impl Kind {
     }
 
     /// The kind named `s`.
-    pub fn parse(s: &str) -> Option<Kind> {
+    pub(crate) fn parse(s: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.as_str() == s)
     }
 
     /// The kind in plain words, for messages.
-    pub fn words(self) -> &'static str {
+    pub(crate) fn words(self) -> &'static str {
         match self {
             Kind::LineEndings => "line endings",
             Kind::Indentation => "indentation",

@@ -149,7 +149,7 @@ impl OpFailure {
 }
 
 /// Runs `plan`: its result, or its failure.
-pub fn execute(
+pub(crate) fn execute(
     ws: &Workspace,
     plan: &OpPlan,
     opts: &Options,

@@ -44,7 +44,7 @@ pub enum Command {
 }
 
 impl Command {
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Command::View { .. } => "view",
             Command::Create { .. } => "create",
@@ -54,7 +54,7 @@ impl Command {
         }
     }
 
-    pub fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         match self {
             Command::View { path, .. }
             | Command::Create { path, .. }
@@ -65,7 +65,7 @@ impl Command {
     }
 
     /// The edit plan of a writing command (`None` for view and undo).
-    pub fn plan(&self) -> Option<OpPlan> {
+    pub(crate) fn plan(&self) -> Option<OpPlan> {
         let (path, action) = match self {
             Command::Create { path, text } => (
                 path,

@@ -83,7 +83,8 @@
 //! other module is private to the crate (`pub(crate)` throughout, which
 //! `unreachable_pub` keeps honest); the crate's own integration tests reach
 //! the few internals they test alone (fault injection, parsers, diagnosis)
-//! through `testing`, a hidden module that re-exports exactly those items.
+//! through `testing`, a hidden module that re-exports exactly those items;
+//! it stands on the top line of the rule, so nothing in the crate uses it.
 
 #![warn(unreachable_pub)]
 

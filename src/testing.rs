@@ -1,5 +1,6 @@
-//! The narrow door the crate's own integration tests (`tests/*.rs`) use to
-//! reach inside the engine, and nothing else may use.
+//! The narrow door the crate's own integration tests (`tests/*.rs`) and
+//! its measuring example (`examples/verify_cost.rs`) use to reach inside
+//! the engine, and nothing else may use.
 //!
 //! The interface is [`api`](crate::api) with its vocabulary (`model`,
 //! `result`, `error`); every other module is private to the crate, so that
@@ -8,18 +9,20 @@
 //! fail or panic at an exact moment (fault injection), the walk that
 //! resolves paths where `openat2` is missing, temp files made exactly as
 //! the engine makes them, the parsers and the diagnosis run alone under
-//! property tests and budgets. This module re-exports exactly the items
-//! those tests call, each under a short path of its own, and no more: a
-//! test that needs another internal item adds it here, visibly.
+//! property tests and budgets, the cost of one check timed alone. This
+//! module re-exports exactly the items those callers use, each under a
+//! short path of its own, and no more: a test that needs another internal
+//! item adds it here, visibly.
 //!
 //! It is compiled into every build (a cargo feature would make the same
 //! items `pub` in one build and unreachable in the other), hidden from the
 //! documentation, and no part of the supported interface: the Node.js
 //! binding does not use it and its paths may change with any release.
 
-/// Directory handles and the I/O steps fault injection can stop.
+/// Directory handles (opened, locked and read as the engine does) and the
+/// I/O steps fault injection can stop.
 pub mod dir {
-    #[cfg(feature = "fault-injection")]
+    #[cfg(any(test, feature = "fault-injection"))]
     pub use crate::io::dir::{fault, set_openat2};
     pub use crate::io::dir::{is_temp_name, Dir, Step};
 }

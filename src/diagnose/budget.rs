@@ -38,7 +38,7 @@ pub(super) fn window_cost(lines: usize) -> u64 {
 }
 
 /// The work diagnosis may still do. Each step spends what it costs; tests
-/// can count steps instead of units ([`Budget::checks`]) to exercise the
+/// can count steps instead of units (`Budget::checks`) to exercise the
 /// give-up path at a chosen point.
 #[derive(Debug)]
 pub struct Budget {
@@ -57,6 +57,7 @@ impl Budget {
 
     /// A budget that runs out after `n` steps, whatever each costs (for
     /// tests).
+    #[cfg(test)]
     pub(crate) fn checks(n: u64) -> Self {
         Budget {
             left: Cell::new(n),

@@ -25,5 +25,5 @@ mod store;
 mod undo;
 
 pub(crate) use list::{clear, history};
-pub(crate) use record::{Journal, UndoOf, KEEP_INODE_BYTES};
+pub(crate) use record::Journal;
 pub(crate) use undo::{undo, undo_file, FileUndo};

@@ -285,14 +285,6 @@ pub(crate) enum Strategy {
 }
 
 impl Strategy {
-    /// The name results use.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Strategy::Rename => "rename",
-            Strategy::InPlace { .. } => "in_place",
-        }
-    }
-
     /// How results report it: `write_strategy` and, in place, its reason.
     pub(crate) fn report(self) -> crate::result::written::Strategy {
         use crate::result::written::{Strategy as Report, WriteStrategy};
@@ -580,9 +572,11 @@ impl Drop for InPlace<'_> {
 // ---------------------------------------------------------------------------
 // The commit
 
-/// Commits every job atomically (all files or none).
+/// Commits every job atomically (all files or none; for the tests of the
+/// commit alone).
+#[cfg(test)]
 pub(crate) fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<Committed, CommitError> {
-    commit_extra(jobs, &Extra::default(), durable)
+    commit_keeping(jobs, &Extra::default(), durable).map(|(done, _)| done)
 }
 
 /// What happened to a job, for rollback.
@@ -591,15 +585,6 @@ enum Done<'a> {
     Renamed { swapped: bool, temp: OsString },
     /// Written in place.
     Written(InPlace<'a>),
-}
-
-/// Commits every job and every removal of `extra` atomically (all or none).
-pub(crate) fn commit_extra(
-    jobs: &[WriteJob<'_>],
-    extra: &Extra<'_>,
-    durable: bool,
-) -> Result<Committed, CommitError> {
-    commit_keeping(jobs, extra, durable).map(|(done, _)| done)
 }
 
 /// An original file a commit replaced or removed, still whole under a temp
@@ -685,8 +670,9 @@ fn set_aside<'a>(dir: &'a Dir, name: OsString, _guard: Option<Guard>) -> Option<
     None
 }
 
-/// [`commit_extra`], handing the caller the originals it replaced or
-/// removed ([`Aside`]) instead of unlinking them.
+/// Commits every job and every removal of `extra` atomically (all or
+/// none), handing the caller the originals it replaced or removed
+/// ([`Aside`]) instead of unlinking them.
 pub(crate) fn commit_keeping<'a>(
     jobs: &[WriteJob<'a>],
     extra: &Extra<'a>,

@@ -27,7 +27,7 @@ pub(crate) enum Kind {
 
 /// Identity and permissions of a file, taken without following symlinks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Meta {
+pub struct Meta {
     pub(crate) kind: Kind,
     pub(crate) dev: u64,
     pub(crate) ino: u64,
@@ -179,7 +179,7 @@ pub(crate) const TEMP_HEX: usize = 32;
 
 /// Whether `name` has the shape of one of our temp names
 /// (`.<name>.pft-<32 lowercase hex>.tmp`). The shape proves nothing: only
-/// the tag [`crate::io::temps::is_ours`] checks does.
+/// the tag `crate::io::temps::is_ours` checks does.
 pub fn is_temp_name(name: &OsStr) -> bool {
     let Some(s) = name.to_str() else {
         return false;
@@ -441,7 +441,7 @@ mod imp {
         /// still the file that was read; `None` if it is gone or is no longer
         /// a regular file. No fault injection here: this is a check, not a
         /// step of the write.
-        pub(crate) fn open_current(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {
+        pub fn open_current(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {
             let fd = match rustix::fs::openat(&self.fd, name, READ_FLAGS, Mode::empty()) {
                 Ok(fd) => fd,
                 Err(rustix::io::Errno::NOENT | rustix::io::Errno::LOOP) => return Ok(None),
@@ -460,10 +460,7 @@ mod imp {
         /// patch-file-tool process locks a file this way from its final
         /// check until its rename, so two of them cannot both replace the
         /// same version of a file. The lock is released when `file` closes.
-        pub(crate) fn lock_exclusive(
-            file: &File,
-            timeout: std::time::Duration,
-        ) -> io::Result<bool> {
+        pub fn lock_exclusive(file: &File, timeout: std::time::Duration) -> io::Result<bool> {
             use rustix::fs::FlockOperation;
             let start = std::time::Instant::now();
             let mut pause = std::time::Duration::from_micros(50);
@@ -500,7 +497,7 @@ mod imp {
         }
 
         /// Metadata of an open file.
-        pub(crate) fn meta_of_file(file: &File) -> io::Result<Meta> {
+        pub fn meta_of_file(file: &File) -> io::Result<Meta> {
             Ok(meta_of(&rustix::fs::fstat(file.as_fd())?))
         }
 
@@ -516,13 +513,6 @@ mod imp {
                 rustix::fs::Access::WRITE_OK,
                 AtFlags::empty(),
             )?;
-            Ok(())
-        }
-
-        /// Moves `from` in this directory to `to` in `dest`.
-        pub(crate) fn rename_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
-            check_fault(Step::Rename)?;
-            rustix::fs::renameat(&self.fd, from, &dest.fd, to)?;
             Ok(())
         }
 
@@ -867,10 +857,6 @@ mod imp {
             check_fault(Step::Rename)?;
             std::fs::rename(self.path.join(from), self.path.join(to))
         }
-        pub(crate) fn rename_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
-            check_fault(Step::Rename)?;
-            std::fs::rename(self.path.join(from), dest.path.join(to))
-        }
 
         pub(crate) fn link_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
             std::fs::hard_link(self.path.join(from), dest.path.join(to))
@@ -887,7 +873,7 @@ mod imp {
             check_fault(Step::Rename)?;
             std::fs::rename(self.path.join(from), self.path.join(to))
         }
-        pub(crate) fn open_current(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {
+        pub fn open_current(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {
             let p = self.path.join(name);
             let m = match std::fs::symlink_metadata(&p) {
                 Ok(m) => m,
@@ -905,13 +891,10 @@ mod imp {
             None
         }
         /// No cross-process lock in the portable fallback.
-        pub(crate) fn lock_exclusive(
-            _file: &File,
-            _timeout: std::time::Duration,
-        ) -> io::Result<bool> {
+        pub fn lock_exclusive(_file: &File, _timeout: std::time::Duration) -> io::Result<bool> {
             Ok(true)
         }
-        pub(crate) fn meta_of_file(file: &File) -> io::Result<Meta> {
+        pub fn meta_of_file(file: &File) -> io::Result<Meta> {
             Ok(meta_of(&file.metadata()?))
         }
         pub(crate) fn check_writable(&self, name: &OsStr) -> io::Result<()> {

@@ -25,6 +25,8 @@ thread_local! {
 }
 
 /// Runs `f` with locks that fail instead of waiting (see the module docs).
+// Called by the binding only, which unit-test builds leave out.
+#[cfg_attr(test, allow(dead_code))]
 pub(crate) fn nonblocking<T>(f: impl FnOnce() -> T) -> T {
     struct Reset(bool);
     impl Drop for Reset {
@@ -66,6 +68,7 @@ pub(crate) struct FileLock {
 
 impl FileLock {
     /// Blocks until no other call in this process holds `path`.
+    #[cfg(test)]
     pub(crate) fn acquire(path: &Path) -> FileLock {
         Self::acquire_if(path, true).expect("a blocking acquire always succeeds")
     }

@@ -116,7 +116,7 @@ pub(crate) fn in_turn(
     in_turn_with(text, edits, &as_sent(edits), kind, cancel, Runs::Never)
 }
 
-/// [`in_turn`], with runs of blocks that neither fail nor interact planned
+/// `in_turn` (the tests' reference), with runs of blocks that neither fail nor interact planned
 /// in one pass as `runs` says ([`exact::RunFinder`]). The first run tried is
 /// all the blocks: `one_pass` when it is planned.
 pub(crate) fn in_turn_with(

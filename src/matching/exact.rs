@@ -272,6 +272,7 @@ fn label(index: usize, multi: bool) -> String {
 
 /// Plans `edits` over `text` with exact matching and diagnosis of
 /// failures. On failure, returns every failing edit.
+#[cfg(test)]
 pub(crate) fn match_exact<'a>(
     text: &'a [u8],
     edits: &[Edit],
@@ -302,6 +303,7 @@ pub(crate) fn match_edits<'a>(
 
 /// [`match_edits`] without the one-pass planner: every edit searched in the
 /// text as the previous ones left it.
+#[cfg(test)]
 pub(crate) fn match_in_turn<'a>(
     text: &'a [u8],
     edits: &[Edit],
@@ -315,6 +317,8 @@ pub(crate) fn match_in_turn<'a>(
 /// ([`many::plan_prefix`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Runs {
+    /// Never (tests: the reference they are held to).
+    #[cfg(test)]
     Never,
     /// When the remaining work is big enough ([`many::worth_it`]).
     WhenWorthIt,
@@ -327,6 +331,7 @@ impl Runs {
     /// Whether to look for a run of `edits` remaining edits over `len` bytes.
     fn now(self, len: usize, edits: usize) -> bool {
         match self {
+            #[cfg(test)]
             Runs::Never => false,
             Runs::WhenWorthIt => many::worth_it(len, edits),
             #[cfg(test)]
@@ -746,7 +751,7 @@ fn span_lines(text: &[u8], start: usize, end: usize) -> String {
 /// written. A unique match is written only when the replacement does not
 /// already stand elsewhere in the file (the edit may have landed there:
 /// applying it again would make it twice) and its plan passes
-/// [`verify::verify`].
+/// [`crate::matching::verify::verify`].
 fn tolerant_match_of(
     base: &[u8],
     edit: &Edit,

@@ -59,16 +59,6 @@ impl Level {
         Level::UnicodePunctuation,
     ];
 
-    /// The name reported per hunk.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Level::Exact => "exact",
-            Level::TrailingWhitespace => "trailing_whitespace",
-            Level::SurroundingWhitespace => "surrounding_whitespace",
-            Level::UnicodePunctuation => "unicode_punctuation",
-        }
-    }
-
     fn words(self) -> &'static str {
         match self {
             Level::Exact => "exactly",
@@ -91,16 +81,7 @@ pub(crate) enum LocatedBy {
     EndOfFile,
 }
 
-impl LocatedBy {
-    /// The name reported per hunk.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            LocatedBy::Content => "content",
-            LocatedBy::LineNumber => "line_number",
-            LocatedBy::EndOfFile => "end_of_file",
-        }
-    }
-}
+impl LocatedBy {}
 
 /// Where and how a hunk applied.
 #[derive(Debug, Clone, PartialEq, Eq)]

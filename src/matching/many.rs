@@ -1,7 +1,7 @@
 //! Many edits in one pass.
 //!
 //! Edits apply in turn: each searches the text the previous ones left
-//! ([`crate::matching::exact::match_in_turn`]), which costs a search and a
+//! (`exact::match_in_turn`, the reference the tests hold this to), which costs a search and a
 //! copy of the text per edit (a thousand edits over 100 MB: a minute). But
 //! edits usually do not interact: each search text is found the required
 //! number of times in the original text, the places of different edits do

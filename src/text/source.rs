@@ -72,25 +72,6 @@ pub(crate) enum LineEnding {
     None,
 }
 
-impl LineEnding {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            LineEnding::Lf => "lf",
-            LineEnding::Crlf => "crlf",
-            LineEnding::Mixed => "mixed",
-            LineEnding::None => "none",
-        }
-    }
-
-    /// The ending new lines should get in a file with this style.
-    pub(crate) fn newline(self) -> &'static str {
-        match self {
-            LineEnding::Crlf => "\r\n",
-            _ => "\n",
-        }
-    }
-}
-
 /// Bytes sniffed for NUL to call a file binary.
 pub(crate) const BINARY_SNIFF_BYTES: usize = 8192;
 
@@ -205,15 +186,6 @@ impl Source {
             encoding,
             decoded,
         })
-    }
-
-    /// An empty source for a file that does not exist yet.
-    pub(crate) fn empty() -> Source {
-        Source {
-            raw: Vec::new(),
-            encoding: Encoding::Utf8,
-            decoded: None,
-        }
     }
 
     pub(crate) fn encoding(&self) -> Encoding {
@@ -422,10 +394,6 @@ impl Encoded<'_> {
             Encoded::Owned(b) => b.len(),
             _ => self.slices().iter().map(|s| s.len()).sum(),
         }
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The content as one buffer (for caching a dry run).

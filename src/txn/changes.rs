@@ -5,7 +5,7 @@
 //! sha256 before and after, and the replaced inode it set aside — and hands
 //! that to the caller's [`Recorder`] while the files are still locked and
 //! the set-aside originals still exist. The edit journal (`crate::history`)
-//! is such a recorder; a caller that records nothing passes [`NoRecord`].
+//! is such a recorder (one that is off records nothing).
 //! So the dependency points one way: history uses the pipeline, never the
 //! reverse.
 
@@ -27,15 +27,6 @@ pub(crate) trait Recorder: Sync {
     /// count those as other names of the file.
     fn links_held(&self, _ws: &Workspace, _meta: &Meta) -> u64 {
         0
-    }
-}
-
-/// The recorder of a call that records nothing.
-pub(crate) struct NoRecord;
-
-impl Recorder for NoRecord {
-    fn record(&self, _c: &Commit<'_>) -> Vec<String> {
-        Vec::new()
     }
 }
 

@@ -138,6 +138,7 @@ impl Cache {
         Some(id)
     }
 
+    #[cfg(test)]
     fn take(&mut self, id: &str, now: Instant) -> Option<Entry> {
         self.take_expiring(id, now, |_| true).map(|(e, _)| e)
     }
@@ -203,6 +204,7 @@ pub(crate) fn store(entry: Entry, ttl: Duration) -> Option<String> {
 }
 
 /// Removes and returns the entry for `id`, if it exists and has not expired.
+#[cfg(test)]
 pub(crate) fn take(id: &str) -> Option<Entry> {
     cache()
         .lock()

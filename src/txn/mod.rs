@@ -17,7 +17,7 @@
 //!    is handed to the caller's recorder while the files are still locked
 //!    ([`changes`]: the edit journal records it there), stale temp files
 //!    beside them are swept, and a directory fsync that failed becomes a
-//!    warning; or **keep** the planned result as a dry run ([`Txn::keep`])
+//!    warning; or **keep** the planned result as a dry run ([`Txn::keep_preview`])
 //!    for [`dry_run::apply`], which replays it through steps 1, 2 and 4.
 //!
 //! Nothing is written before step 4, so a refusal anywhere earlier leaves
@@ -201,10 +201,6 @@ impl<'w> Txn<'w> {
             locks: Vec::new(),
             notes: Vec::new(),
         }
-    }
-
-    pub(crate) fn workspace(&self) -> &'w Workspace {
-        self.ws
     }
 
     /// Resolves `path` with `intent` (which never creates anything here:

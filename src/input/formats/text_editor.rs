@@ -54,16 +54,6 @@ impl Command {
         }
     }
 
-    pub(crate) fn path(&self) -> &str {
-        match self {
-            Command::View { path, .. }
-            | Command::Create { path, .. }
-            | Command::StrReplace { path, .. }
-            | Command::Insert { path, .. }
-            | Command::Undo { path } => path,
-        }
-    }
-
     /// The edit plan of a writing command (`None` for view and undo).
     pub(crate) fn plan(&self) -> Option<OpPlan> {
         let (path, action) = match self {

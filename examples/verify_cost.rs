@@ -9,7 +9,7 @@ use std::io::Read;
 use std::time::{Duration, Instant};
 
 use patch_file_tool::api as engine;
-use patch_file_tool::io::dir::Dir;
+use patch_file_tool::testing::dir::Dir;
 use serde_json::json;
 
 fn median(mut v: Vec<Duration>) -> Duration {

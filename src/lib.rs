@@ -10,6 +10,8 @@
 //! src/
 //!   lib.rs      this map and the dependency rule
 //!   binding/    Node-API only: #[napi] one-liners (mod.rs), JS value -> JSON (convert.rs)
+//!   testing.rs  the crate's integration tests' one door inside (hidden;
+//!               nothing else uses it)
 //!   api/        entry points, JSON in -> typed result -> JSON out (runner.rs:
 //!               `run`, one door keyed by `model::EntryPoint`; entry.rs: the
 //!               start-up and panic guard they share; view.rs: the compact
@@ -67,7 +69,7 @@
 //! `mod.rs` holds declarations and re-exports, not what its children use.
 //!
 //! ```text
-//! binding
+//! binding testing
 //! api
 //! input history
 //! txn
@@ -80,30 +82,29 @@
 //! ```
 //!
 //! The core is plain Rust; `binding` is the only module that knows about
-//! Node-API, and it only converts values. [`api`] is the interface; the other
-//! modules are public for the crate's own integration tests, which reach
-//! inside (fault injection, parsers, diagnosis).
+//! Node-API, and it only converts values. [`api`] is the interface, with
+//! the vocabulary it speaks: [`model`], [`result`] and [`error`]. Every
+//! other module is private to the crate (`pub(crate)` throughout, which
+//! `unreachable_pub` keeps honest); the crate's own integration tests reach
+//! the few internals they test alone (fault injection, parsers, diagnosis)
+//! through `testing`, a hidden module that re-exports exactly those items;
+//! it stands on the top line of the rule, so nothing in the crate uses it.
 
 #![warn(unreachable_pub)]
 
 pub mod api;
-#[doc(hidden)]
-pub mod diagnose;
+pub(crate) mod diagnose;
 pub mod error;
-#[doc(hidden)]
-pub mod history;
-#[doc(hidden)]
-pub mod input;
-#[doc(hidden)]
-pub mod io;
-#[doc(hidden)]
-pub mod matching;
+pub(crate) mod history;
+pub(crate) mod input;
+pub(crate) mod io;
+pub(crate) mod matching;
 pub mod model;
 pub mod result;
 #[doc(hidden)]
-pub mod text;
-#[doc(hidden)]
-pub mod txn;
+pub mod testing;
+pub(crate) mod text;
+pub(crate) mod txn;
 
 // Node-API requires `pub` on what `#[napi]` exports: those items are
 // reachable from JavaScript, not from Rust, so the lint does not apply here.

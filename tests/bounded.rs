@@ -26,8 +26,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use patch_file_tool::api;
-use patch_file_tool::matching::{blocks, many};
 use patch_file_tool::model::{Count, Edit};
+use patch_file_tool::testing::matching::{blocks, many};
 use serde_json::{json, Value};
 
 const CHILD: &str = "PFT_BOUNDED_CHILD";

@@ -335,7 +335,7 @@ fn temp_files(dir: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| patch_file_tool::io::dir::is_temp_name(p.file_name().unwrap()))
+        .filter(|p| patch_file_tool::testing::dir::is_temp_name(p.file_name().unwrap()))
         .collect()
 }
 
@@ -385,17 +385,20 @@ fn sigkill_at_random_moments_leaves_old_or_new_and_stale_temps_are_swept() {
     // older than the safe age is swept by the next call in that directory.
     // Both made as the engine makes them (a hand-made name is a user's
     // file, which no sweep removes).
-    let dir = patch_file_tool::io::dir::Dir::open_root(&root).unwrap();
+    let dir = patch_file_tool::testing::dir::Dir::open_root(&root).unwrap();
     let made = |_| {
-        let (mut f, n) =
-            patch_file_tool::io::temps::create(&dir, std::ffi::OsStr::new("counter.txt"), 0o600)
-                .unwrap();
+        let (mut f, n) = patch_file_tool::testing::temps::create(
+            &dir,
+            std::ffi::OsStr::new("counter.txt"),
+            0o600,
+        )
+        .unwrap();
         std::io::Write::write_all(&mut f, b"partial").unwrap();
         root.join(n)
     };
     let (young, old) = (made(0), made(1));
     let long_ago = std::time::SystemTime::now()
-        - patch_file_tool::txn::STALE_TEMP_AGE
+        - patch_file_tool::testing::temps::STALE_TEMP_AGE
         - Duration::from_secs(60);
     for p in left.iter().chain([&old]) {
         std::fs::File::options()

@@ -397,7 +397,7 @@ fn check_result(what: &str, path: &str, v: &Value, world: &World) -> Result<(), 
 /// Turns the `openat2` fast path on or off (test builds only).
 fn set_fast(fast: bool) {
     #[cfg(feature = "fault-injection")]
-    patch_file_tool::io::dir::set_openat2(fast);
+    patch_file_tool::testing::dir::set_openat2(fast);
     #[cfg(not(feature = "fault-injection"))]
     assert!(fast, "the walk-only mode needs the fault-injection feature");
 }

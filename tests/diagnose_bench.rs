@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use patch_file_tool::diagnose::{self, Budget, DEFAULT_BUDGET};
+use patch_file_tool::testing::diagnose::{self, Budget, DEFAULT_BUDGET};
 
 /// A TypeScript-like file of `n` lines: many similar handlers.
 fn source(n: usize) -> String {

@@ -13,8 +13,8 @@
 use std::path::{Path, PathBuf};
 
 use patch_file_tool::api;
-use patch_file_tool::input::formats::edit_block;
 use patch_file_tool::model::{Action, Changes};
+use patch_file_tool::testing::formats::edit_block;
 use serde_json::{json, Value};
 
 fn setup(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {

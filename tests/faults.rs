@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use patch_file_tool::api as engine;
-use patch_file_tool::io::dir::{self as fsys, fault, Step};
+use patch_file_tool::testing::dir::{self as fsys, fault, Step};
 use serde_json::{json, Value};
 
 const ORIGINAL: &str = "alpha\nbeta\ngamma\n";

@@ -18,7 +18,7 @@
 use std::path::Path;
 
 use patch_file_tool::api::{self as engine, self as ops};
-use patch_file_tool::text::fold::{PUNCTUATION, UNICODE_SPACES};
+use patch_file_tool::testing::text::{PUNCTUATION, UNICODE_SPACES};
 use serde_json::{json, Value};
 
 /// The characters the entry points must agree on, with their ASCII form.

@@ -115,7 +115,7 @@ fn a_failing_operation_leaves_every_file_and_directory_untouched() {
 #[cfg(feature = "fault-injection")]
 #[test]
 fn a_rename_failing_at_any_point_restores_every_file_including_deleted_and_moved() {
-    use patch_file_tool::io::dir::{fault, Step};
+    use patch_file_tool::testing::dir::{fault, Step};
     let mut failed_at = Vec::new();
     for n in 0..16 {
         let (_t, root) = setup(FILES);
@@ -147,7 +147,7 @@ fn a_rename_failing_at_any_point_restores_every_file_including_deleted_and_moved
 #[cfg(feature = "fault-injection")]
 #[test]
 fn write_and_fsync_faults_leave_every_file_and_no_temp() {
-    use patch_file_tool::io::dir::{fault, Step};
+    use patch_file_tool::testing::dir::{fault, Step};
     for step in [Step::TempCreate, Step::Write, Step::Fsync, Step::Chmod] {
         for n in 0..3 {
             let (_t, root) = setup(FILES);

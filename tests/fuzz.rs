@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use patch_file_tool::api as engine;
-use patch_file_tool::input::request;
-use patch_file_tool::io::workspace;
-use patch_file_tool::text::source;
+use patch_file_tool::testing::request;
+use patch_file_tool::testing::text as source;
+use patch_file_tool::testing::workspace;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Value};
@@ -899,7 +899,7 @@ fn entry_ok(name: &str, r: &Value, root: &Path) -> Result<(), TestCaseError> {
 
 #[test]
 fn format_parsers() {
-    use patch_file_tool::input::formats::{apply_patch, edit_block, unified_diff};
+    use patch_file_tool::testing::formats::{apply_patch, edit_block, unified_diff};
     let w = format_world();
     let opts = json!({"workspaceRoot": w.root, "durable": false});
     run("format_parsers", format_text(), |text| {
@@ -1004,7 +1004,7 @@ fn text_editor_commands() {
     let opts = json!({"workspaceRoot": w.root, "durable": false});
     run("text_editor_commands", editor_command(), |cmd| {
         reset_inside(&w.root);
-        if let Err(f) = patch_file_tool::input::formats::text_editor::parse(&cmd) {
+        if let Err(f) = patch_file_tool::testing::formats::text_editor::parse(&cmd) {
             prop_assert_eq!(f.code.as_str(), "INVALID_INPUT", "{}", f);
         }
         let r = patch_file_tool::api::text_editor(&cmd, Some(&opts));

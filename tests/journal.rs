@@ -456,7 +456,7 @@ fn child_crasher() {
 }
 
 fn sha(b: &[u8]) -> String {
-    patch_file_tool::text::source::sha256_hex([b])
+    patch_file_tool::testing::text::sha256_hex([b])
 }
 
 /// The headers of every whole entry of the journal at `dir`, oldest

@@ -94,7 +94,7 @@ fn hurt() -> impl Strategy<Value = Hurt> {
 }
 
 fn sha(b: &[u8]) -> String {
-    patch_file_tool::text::source::sha256_hex([b])
+    patch_file_tool::testing::text::sha256_hex([b])
 }
 
 /// The `n`-th number of the JSON header `line` (without its check) set to

@@ -642,6 +642,16 @@ fn no_upward_or_circular_edges() {
             "expected {a} -> {b} among {edges:?}"
         );
     }
+    // The integration tests' door into the crate stands on the top line:
+    // nothing in src/ may use it.
+    assert!(
+        edges.iter().all(|(_, to)| to != "testing"),
+        "src/ uses the testing module: {edges:?}"
+    );
+    assert!(
+        edges.contains(&("testing".to_string(), "io".to_string())),
+        "expected testing -> io among {edges:?}"
+    );
     // The pipeline records nothing itself: the journal is above it.
     assert!(
         !edges.contains(&("txn".to_string(), "history".to_string())),

@@ -86,7 +86,7 @@ fn swapper(pairs: Vec<(PathBuf, PathBuf)>, stop: Arc<AtomicBool>, swaps: Arc<Ato
 
 fn race(fast: bool) {
     #[cfg(feature = "fault-injection")]
-    patch_file_tool::io::dir::set_openat2(fast);
+    patch_file_tool::testing::dir::set_openat2(fast);
     #[cfg(not(feature = "fault-injection"))]
     if !fast {
         return;
@@ -186,7 +186,7 @@ fn race(fast: bool) {
         swaps.load(Ordering::Relaxed)
     );
     #[cfg(feature = "fault-injection")]
-    patch_file_tool::io::dir::set_openat2(true);
+    patch_file_tool::testing::dir::set_openat2(true);
 }
 
 #[test]

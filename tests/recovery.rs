@@ -47,8 +47,8 @@ fn child_in_place_writer() {
     let root = PathBuf::from(root);
     let file = root.join("f.txt");
     // Write #0 keeps the record; write #1 is the file's own.
-    patch_file_tool::io::dir::fault::arm_hook(
-        patch_file_tool::io::dir::Step::Write,
+    patch_file_tool::testing::dir::fault::arm_hook(
+        patch_file_tool::testing::dir::Step::Write,
         1,
         move || {
             use std::os::unix::fs::FileExt;

@@ -117,10 +117,11 @@ fn a_dry_run_applies_only_in_its_own_workspace() {
 fn leftover_temps_of_dead_writers_go_at_once() {
     use std::os::fd::AsFd;
     let (_t, root, _) = ws();
-    let dir = patch_file_tool::io::dir::Dir::open_root(&root.join("docs")).unwrap();
+    let dir = patch_file_tool::testing::dir::Dir::open_root(&root.join("docs")).unwrap();
     let made = || {
         let (mut f, n) =
-            patch_file_tool::io::temps::create(&dir, std::ffi::OsStr::new("a.md"), 0o600).unwrap();
+            patch_file_tool::testing::temps::create(&dir, std::ffi::OsStr::new("a.md"), 0o600)
+                .unwrap();
         std::io::Write::write_all(&mut f, &[b'x'; 4096]).unwrap();
         root.join("docs").join(n)
     };
@@ -161,9 +162,9 @@ fn a_users_file_named_like_a_temp_file_is_never_swept() {
     let (_t, root, _) = ws();
     let other = root.join("other");
     fs::create_dir(&other).unwrap();
-    let od = patch_file_tool::io::dir::Dir::open_root(&other).unwrap();
+    let od = patch_file_tool::testing::dir::Dir::open_root(&other).unwrap();
     let (_, copied) =
-        patch_file_tool::io::temps::create(&od, std::ffi::OsStr::new("a.md"), 0o600).unwrap();
+        patch_file_tool::testing::temps::create(&od, std::ffi::OsStr::new("a.md"), 0o600).unwrap();
     let names = [
         ".a.md.pft-0123456789abcdef.tmp".to_string(),
         format!(".a.md.pft-{}.tmp", "0123456789abcdef".repeat(2)),

@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::fs;
 
 use patch_file_tool::api;
-use patch_file_tool::io::dir::{fault, Step};
+use patch_file_tool::testing::dir::{fault, Step};
 use serde_json::json;
 
 thread_local! {

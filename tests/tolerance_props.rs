@@ -34,7 +34,7 @@
 use std::path::Path;
 
 use patch_file_tool::api;
-use patch_file_tool::text::fold::punct_ascii;
+use patch_file_tool::testing::text::punct_ascii;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Value};

@@ -49,7 +49,7 @@ fn to_json(o: Outcome<FormatDone>) -> Value {
 }
 
 /// `applyEditBlocks`: applies SEARCH/REPLACE blocks (see
-/// [`formats::edit_block`]).
+/// `input::formats::edit_block`).
 pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
     answer(options, || {
         to_json(run_text(
@@ -64,7 +64,7 @@ pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
 }
 
 /// `applyPatch`: applies a Codex `*** Begin Patch` envelope or a unified
-/// diff (see [`formats::apply_patch`]).
+/// diff (see `input::formats::apply_patch`).
 pub fn apply_patch(input: &Value, options: Option<&Value>) -> Value {
     answer(options, || {
         to_json(run_text(

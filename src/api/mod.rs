@@ -1,8 +1,8 @@
 //! The entry points: each takes the caller's JSON input and options and
 //! returns the result object as JSON (`ok: true` with figures, or
 //! `ok: false` with a stable `code`, a `message` for the agent and the
-//! details that help a retry). Input is normalized by [`crate::input`];
-//! every write runs through the one pipeline in [`crate::txn`].
+//! details that help a retry). Input is normalized by `crate::input`;
+//! every write runs through the one pipeline in `crate::txn`.
 //!
 //! Nothing here panics outward: every entry point is wrapped in
 //! [`guarded`] (in `entry.rs`), which turns a panic into an `INTERNAL_ERROR` result.

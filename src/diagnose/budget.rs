@@ -38,7 +38,7 @@ pub(super) fn window_cost(lines: usize) -> u64 {
 }
 
 /// The work diagnosis may still do. Each step spends what it costs; tests
-/// can count steps instead of units ([`Budget::checks`]) to exercise the
+/// can count steps instead of units (`Budget::checks`) to exercise the
 /// give-up path at a chosen point.
 #[derive(Debug)]
 pub struct Budget {
@@ -57,7 +57,8 @@ impl Budget {
 
     /// A budget that runs out after `n` steps, whatever each costs (for
     /// tests).
-    pub fn checks(n: u64) -> Self {
+    #[cfg(test)]
+    pub(crate) fn checks(n: u64) -> Self {
         Budget {
             left: Cell::new(n),
             per_step: true,
@@ -66,7 +67,7 @@ impl Budget {
 
     /// Spends `units` for the next step of work; `true` when the budget
     /// cannot pay for it (it is then spent, and every later step refused).
-    pub fn spend(&self, units: u64) -> bool {
+    pub(crate) fn spend(&self, units: u64) -> bool {
         let cost = if self.per_step { 1 } else { units.max(1) };
         let left = self.left.get();
         if left < cost || left == 0 {
@@ -78,12 +79,12 @@ impl Budget {
     }
 
     /// Whether the budget is spent: a step of one unit.
-    pub fn expired(&self) -> bool {
+    pub(crate) fn expired(&self) -> bool {
         self.spend(1)
     }
 
     /// Units of work for keying `bytes` bytes of lines.
-    pub fn keying(bytes: usize) -> u64 {
+    pub(crate) fn keying(bytes: usize) -> u64 {
         (bytes as u64 * KEY_COST) / 1024 + 1
     }
 }

@@ -75,7 +75,7 @@ fn line_kinds(a: &str, b: &str) -> Option<u8> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Difference {
     pub kind: Kind,
-    pub detail: String,
+    pub(crate) detail: String,
 }
 
 fn lead(s: &str) -> &str {
@@ -173,7 +173,7 @@ fn detail_for(kind: Kind, s: &str, f: &str, line: usize, block: &str) -> String 
 /// Every kind of difference between the block `s` and the file text `f`
 /// (which starts at 1-based line `first_line`), in report order, each with
 /// a detail sentence.
-pub fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<Difference> {
+pub(crate) fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<Difference> {
     let split = |t: &str| -> Vec<(String, bool)> {
         let ends = t.ends_with('\n');
         let body = if ends { &t[..t.len() - 1] } else { t };

@@ -1,6 +1,9 @@
 //! Near-miss diagnosis: why an edit's search block did not match, and what
-//! the file holds instead. Pure and in memory; it runs only after an edit
-//! has failed, never on the success path.
+//! the file holds instead. Pure and in memory. Its searches run only after
+//! an edit has failed, never on the success path; the one part an edit
+//! that landed uses is [`classify()`], which a tolerant match (`match`
+//! tolerances) calls on the one region it matched, to name the differences
+//! it forgave.
 //!
 //! * **Not found** — [`not_found`] looks for the region of the file most
 //!   like the search block (`closest_match`), names each kind of difference
@@ -56,10 +59,11 @@ mod windows;
 
 pub use self::ambiguous::{ambiguous, MAX_HINTS};
 pub use self::budget::Budget;
-pub use self::classify::{classify, Difference};
-pub use self::report::{not_found, replacement_at, ClosestMatch, ContextHint, Diagnosis};
-pub use self::rival::rival;
-pub use crate::text::fold::Kind;
+pub(crate) use self::classify::classify;
+pub use self::report::not_found;
+pub(crate) use self::report::{replacement_at, Diagnosis};
+pub(crate) use self::rival::rival;
+pub(crate) use crate::text::fold::Kind;
 
 /// Units of work a failed call may spend on diagnosis (shared by its
 /// failing edits); see [`Budget`].

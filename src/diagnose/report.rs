@@ -18,26 +18,26 @@ use crate::text::indent::nesting_agrees;
 pub struct ClosestMatch {
     /// 1-based first and last line of the region.
     pub line_number: usize,
-    pub end_line: usize,
+    pub(crate) end_line: usize,
     /// Character similarity of the block to the region, in thousandths.
-    pub similarity_milli: u32,
+    pub(crate) similarity_milli: u32,
     /// The exact current text of the region (decoded; invalid bytes as U+FFFD).
-    pub text: String,
+    pub(crate) text: String,
     pub differences: Vec<Difference>,
     /// 1-based start lines of other regions exactly as close (the block
     /// does not tell them apart).
-    pub equally_close: Vec<usize>,
+    pub(crate) equally_close: Vec<usize>,
     /// Whether resending the edit with `match` tolerances would match this
     /// region: every difference is tolerable and the lines nest alike.
-    pub tolerable: bool,
+    pub(crate) tolerable: bool,
     /// Byte range of the region in the text that was searched.
-    pub start: usize,
-    pub end: usize,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
 impl ClosestMatch {
     /// Whether only `kind`s other than content separate block and region.
-    pub fn only_formatting(&self) -> bool {
+    pub(crate) fn only_formatting(&self) -> bool {
         !self.differences.is_empty() && self.differences.iter().all(|d| d.kind != Kind::Content)
     }
 }
@@ -46,12 +46,12 @@ impl ClosestMatch {
 /// `lines_before` lines above and `lines_after` below.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextHint {
-    pub match_line: usize,
-    pub line_number: usize,
-    pub end_line: usize,
-    pub lines_before: usize,
-    pub lines_after: usize,
-    pub search_block: String,
+    pub(crate) match_line: usize,
+    pub(crate) line_number: usize,
+    pub(crate) end_line: usize,
+    pub(crate) lines_before: usize,
+    pub(crate) lines_after: usize,
+    pub(crate) search_block: String,
 }
 
 /// What diagnosis learned about one failed edit.
@@ -59,19 +59,19 @@ pub struct ContextHint {
 pub struct Diagnosis {
     pub closest_match: Option<ClosestMatch>,
     /// 1-based line range where the replacement text already stands.
-    pub already_applied: Option<(usize, usize)>,
+    pub(crate) already_applied: Option<(usize, usize)>,
     pub unique_context_hint: Vec<ContextHint>,
     /// The diagnosis ran out of budget (very large file) and is partial.
     pub incomplete: bool,
     /// A message naming the problem and the next step, replacing the
     /// generic one when set.
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
 }
 
 impl Diagnosis {
     /// One clause on what diagnosis found, for the messages of edit formats
     /// that word their own failure (a hunk, a SEARCH/REPLACE block).
-    pub fn summary(&self) -> Option<String> {
+    pub(crate) fn summary(&self) -> Option<String> {
         if let Some((a, b)) = self.already_applied {
             return Some(format!(
                 "its new text already stands at {} where its old text would be: it appears to be applied already, \
@@ -90,7 +90,7 @@ impl Diagnosis {
     }
 
     /// The diagnosis fields of a failure.
-    pub fn to_result(&self) -> crate::result::diagnosis::Diagnosed {
+    pub(crate) fn to_result(&self) -> crate::result::diagnosis::Diagnosed {
         use crate::result::diagnosis as out;
         out::Diagnosed {
             closest_match: self.closest_match.as_ref().map(|c| out::ClosestMatch {
@@ -394,7 +394,7 @@ pub(super) fn match_at(
 /// Byte range of the one exact occurrence of `replace` (as sent, or with
 /// CRLF line endings) in `text`, when it is long enough to say anything:
 /// where the edit may already stand.
-pub fn replacement_at(text: &[u8], replace: &str) -> Option<(usize, usize)> {
+pub(crate) fn replacement_at(text: &[u8], replace: &str) -> Option<(usize, usize)> {
     let needles = applied::needles(replace);
     let hits: Vec<Hits> = needles
         .iter()

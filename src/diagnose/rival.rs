@@ -34,7 +34,7 @@ fn first_lead(t: &str) -> &str {
 /// A rival of the tolerant match of `search` at `exclude` (byte range of
 /// `text`), if there is one (see the module docs). `indentation`: the match
 /// needed the indentation tolerance.
-pub fn rival(
+pub(crate) fn rival(
     text: &[u8],
     search: &str,
     exclude: (usize, usize),

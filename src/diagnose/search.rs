@@ -28,25 +28,25 @@ pub(super) enum Reading {
 /// region found for it.
 #[derive(Debug, Clone)]
 pub(super) struct Part {
-    pub text: String,
-    pub start: usize,
-    pub end: usize,
+    pub(crate) text: String,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
     /// 0-based line where the part's region starts.
-    pub line: usize,
+    pub(crate) line: usize,
 }
 
 /// The region found for a block.
 #[derive(Debug, Clone)]
 pub(super) struct Located {
-    pub start: usize,
-    pub end: usize,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
     /// 0-based first line.
-    pub line: usize,
-    pub score: f64,
+    pub(crate) line: usize,
+    pub(crate) score: f64,
     /// 0-based start lines of other regions as close.
-    pub equally: Vec<usize>,
-    pub reading: Reading,
-    pub parts: Vec<Part>,
+    pub(crate) equally: Vec<usize>,
+    pub(crate) reading: Reading,
+    pub(crate) parts: Vec<Part>,
 }
 
 /// The region of `text` most like `block` read as `reading`, and whether

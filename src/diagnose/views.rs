@@ -31,14 +31,14 @@ enum Sep {
 pub(super) struct Numbered {
     /// The block without the prefixes (for `:` and `|`, without one space
     /// after the separator when every line has one).
-    pub text: String,
+    pub(crate) text: String,
     /// The block without the prefixes, keeping that space (a second
     /// reading, for `:` and `|` only).
-    pub alt: Option<String>,
+    pub(crate) alt: Option<String>,
     /// The number on the first line.
-    pub first: usize,
+    pub(crate) first: usize,
     /// The first line's prefix as pasted, for the message.
-    pub sample: String,
+    pub(crate) sample: String,
 }
 
 /// The number, separator and content of one prefixed line.
@@ -155,8 +155,8 @@ pub(super) fn is_marker(line: &str) -> bool {
 /// lines (each with its final line break), and the first marker.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Elided {
-    pub parts: Vec<String>,
-    pub marker: String,
+    pub(crate) parts: Vec<String>,
+    pub(crate) marker: String,
 }
 
 /// The parts of a block around its elision markers, when it has a marker

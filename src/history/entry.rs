@@ -34,73 +34,73 @@ pub(crate) const MAX_HEADER_BYTES: u64 = 16 << 20;
 /// An entry's header (the first line).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Header {
-    pub v: u32,
-    pub id: String,
-    pub time: String,
-    pub time_ms: u64,
+    pub(crate) v: u32,
+    pub(crate) id: String,
+    pub(crate) time: String,
+    pub(crate) time_ms: u64,
     /// The workspace root, for people (lossy where it is not UTF-8).
-    pub root: String,
+    pub(crate) root: String,
     /// The workspace root's exact bytes, when it is not UTF-8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub root_hex: Option<String>,
-    pub entry: String,
-    pub undoable: bool,
-    pub why_not_undoable: Option<String>,
-    pub undoes: Option<String>,
-    pub depth: u64,
-    pub body_bytes: u64,
-    pub files: Vec<FileRec>,
+    pub(crate) root_hex: Option<String>,
+    pub(crate) entry: String,
+    pub(crate) undoable: bool,
+    pub(crate) why_not_undoable: Option<String>,
+    pub(crate) undoes: Option<String>,
+    pub(crate) depth: u64,
+    pub(crate) body_bytes: u64,
+    pub(crate) files: Vec<FileRec>,
 }
 
 /// One file of an entry.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct FileRec {
-    pub path: String,
+    pub(crate) path: String,
     /// `modified`, `created` or `deleted`.
-    pub kind: String,
+    pub(crate) kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub moved_from: Option<String>,
+    pub(crate) moved_from: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub moved_to: Option<String>,
+    pub(crate) moved_to: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size_before: Option<u64>,
+    pub(crate) size_before: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size_after: Option<u64>,
+    pub(crate) size_after: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sha256_before: Option<String>,
+    pub(crate) sha256_before: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sha256_after: Option<String>,
+    pub(crate) sha256_after: Option<String>,
     /// Owner, group and permission bits before (modified, deleted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<u32>,
+    pub(crate) mode: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub uid: Option<u32>,
+    pub(crate) uid: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gid: Option<u32>,
+    pub(crate) gid: Option<u32>,
     /// A deleted file's extended attributes (`[name, value]` in hex) and
     /// inode flags, when its content was copied (a kept inode carries its
     /// own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub xattrs: Option<Vec<[String; 2]>>,
+    pub(crate) xattrs: Option<Vec<[String; 2]>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flags: Option<u32>,
-    pub added: u64,
-    pub removed: u64,
+    pub(crate) flags: Option<u32>,
+    pub(crate) added: u64,
+    pub(crate) removed: u64,
     /// Copied content: `[offset, length]` after the header line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blob: Option<[u64; 2]>,
+    pub(crate) blob: Option<[u64; 2]>,
     /// Kept content: the replaced inode itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kept: Option<KeptRec>,
+    pub(crate) kept: Option<KeptRec>,
 }
 
 /// A kept inode, as recorded when it was linked in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct KeptRec {
-    pub name: String,
-    pub dev: u64,
-    pub ino: u64,
-    pub size: u64,
+    pub(crate) name: String,
+    pub(crate) dev: u64,
+    pub(crate) ino: u64,
+    pub(crate) size: u64,
 }
 
 /// Why an entry cannot be used.
@@ -114,8 +114,8 @@ pub(crate) struct Damage {
     /// name or hash in the header that cannot be), `kept_inode` (a kept
     /// inode missing or not the one recorded), `bad_content` (saved content
     /// without its recorded sha256).
-    pub kind: DamageKind,
-    pub why: String,
+    pub(crate) kind: DamageKind,
+    pub(crate) why: String,
 }
 
 impl Damage {
@@ -168,13 +168,13 @@ fn is_sha(s: &str) -> bool {
 /// A whole, consistent entry (its header checked against the file).
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
-    pub id: u64,
-    pub name: OsString,
+    pub(crate) id: u64,
+    pub(crate) name: OsString,
     /// The entry file's length.
-    pub size: u64,
+    pub(crate) size: u64,
     /// Where the copied contents start (the header line's length).
-    pub body_at: u64,
-    pub header: Header,
+    pub(crate) body_at: u64,
+    pub(crate) header: Header,
 }
 
 impl Entry {

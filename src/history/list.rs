@@ -171,7 +171,7 @@ fn read_failed(e: io::Error) -> Box<Failed> {
 }
 
 /// `history`: the workspace's transactions, newest first.
-pub fn history(
+pub(crate) fn history(
     ws: &Workspace,
     opts: &Options,
     limit: usize,
@@ -218,7 +218,7 @@ pub fn history(
 
 /// `journal clear`: removes every entry of the workspace's journal (the
 /// journal's own files only).
-pub fn clear(ws: &Workspace, opts: &Options) -> Outcome<Cleared> {
+pub(crate) fn clear(ws: &Workspace, opts: &Options) -> Outcome<Cleared> {
     let path = journal_path(ws, opts)
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default();

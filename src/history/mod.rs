@@ -24,6 +24,6 @@ mod record;
 mod store;
 mod undo;
 
-pub use list::{clear, history};
-pub use record::{Journal, UndoOf, KEEP_INODE_BYTES};
-pub use undo::{undo, undo_file, FileUndo};
+pub(crate) use list::{clear, history};
+pub(crate) use record::Journal;
+pub(crate) use undo::{undo, undo_file, FileUndo};

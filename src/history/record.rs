@@ -54,18 +54,18 @@ use crate::txn::changes::{Before, Commit, Kind, Recorder};
 /// Previous contents smaller than this are copied into the entry rather
 /// than kept as their inode (see the module docs; measured in
 /// `docs/journal.md`).
-pub const KEEP_INODE_BYTES: u64 = 64 << 10;
+pub(crate) const KEEP_INODE_BYTES: u64 = 64 << 10;
 
 /// What an undo transaction records about the transaction it undoes.
 #[derive(Debug, Clone, Copy)]
-pub struct UndoOf {
-    pub id: u64,
+pub(crate) struct UndoOf {
+    pub(crate) id: u64,
     /// 1 for an undo, 2 for a redo (an undo of an undo), and so on.
-    pub depth: u64,
+    pub(crate) depth: u64,
 }
 
 /// The journal of one call, as the pipeline's recorder.
-pub struct Journal {
+pub(crate) struct Journal {
     cfg: JournalConfig,
     entry: &'static str,
     undoes: Option<UndoOf>,
@@ -75,7 +75,7 @@ pub struct Journal {
 impl Journal {
     /// The journal of a call made with `opts` (records nothing when the
     /// journal is off).
-    pub fn for_call(opts: &Options) -> Journal {
+    pub(crate) fn for_call(opts: &Options) -> Journal {
         Journal {
             cfg: opts.journal.clone(),
             entry: opts.entry.map_or("write", EntryPoint::name),
@@ -86,7 +86,7 @@ impl Journal {
 
     /// The journal of an undo of `of`, recorded under the entry point
     /// `entry`.
-    pub fn undoing(opts: &Options, entry: EntryPoint, of: UndoOf) -> Journal {
+    pub(crate) fn undoing(opts: &Options, entry: EntryPoint, of: UndoOf) -> Journal {
         Journal {
             entry: entry.name(),
             undoes: Some(of),
@@ -95,7 +95,7 @@ impl Journal {
     }
 
     /// The id of the entry this journal recorded, if it did.
-    pub fn recorded(&self) -> Option<u64> {
+    pub(crate) fn recorded(&self) -> Option<u64> {
         *self.recorded.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

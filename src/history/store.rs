@@ -131,10 +131,10 @@ pub(crate) fn parse_name(name: &OsStr) -> Option<Name> {
 /// What identifies a workspace: its root's exact path and directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Identity {
-    pub root: Vec<u8>,
-    pub dev: u64,
-    pub ino: u64,
-    pub btime: Option<i128>,
+    pub(crate) root: Vec<u8>,
+    pub(crate) dev: u64,
+    pub(crate) ino: u64,
+    pub(crate) btime: Option<i128>,
 }
 
 /// A path's exact bytes.
@@ -586,9 +586,9 @@ impl Store {
 /// is exceeded is the directory listed (and the totals made exact again).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct State {
-    pub next: u64,
-    pub count: u64,
-    pub bytes: u64,
+    pub(crate) next: u64,
+    pub(crate) count: u64,
+    pub(crate) bytes: u64,
 }
 
 impl State {

@@ -207,7 +207,12 @@ fn nothing_to_undo() -> Failure {
 
 /// `undo`: restores every file of a transaction to its bytes before it,
 /// all or nothing, through the one pipeline.
-pub fn undo(ws: &Workspace, opts: &Options, id: Option<&str>, dry_run: bool) -> Outcome<Undone> {
+pub(crate) fn undo(
+    ws: &Workspace,
+    opts: &Options,
+    id: Option<&str>,
+    dry_run: bool,
+) -> Outcome<Undone> {
     let Some(mut store) = open_existing(ws, opts)? else {
         return Err(nothing_to_undo().into());
     };
@@ -221,19 +226,19 @@ pub fn undo(ws: &Workspace, opts: &Options, id: Option<&str>, dry_run: bool) -> 
 }
 
 /// What the text editor's `undo_edit` did (see [`undo_file`]).
-pub struct FileUndo {
+pub(crate) struct FileUndo {
     /// The undo's result.
-    pub outcome: Outcome<Undone>,
+    pub(crate) outcome: Outcome<Undone>,
     /// How many of the file's transactions remain to undo.
-    pub remaining: usize,
+    pub(crate) remaining: usize,
     /// Whether the undone transaction had created the file.
-    pub created: bool,
+    pub(crate) created: bool,
 }
 
 /// The text editor's `undo_edit`: undoes the newest transaction made by
 /// `entry` (e.g. `textEditor`) that touched `rel` and is not undone yet,
 /// journaling the undo as `entry` too. `None`: there is none.
-pub fn undo_file(
+pub(crate) fn undo_file(
     ws: &Workspace,
     opts: &Options,
     rel: &str,

@@ -1,3 +1,3 @@
 pub(crate) mod fields;
-pub mod formats;
-pub mod request;
+pub(crate) mod formats;
+pub(crate) mod request;

@@ -34,43 +34,43 @@ use crate::text::source::Encoding;
 /// A `patchFile` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatchRequest {
-    pub file: FileEdits,
-    pub dry_run: bool,
+    pub(crate) file: FileEdits,
+    pub(crate) dry_run: bool,
 }
 
 /// A `batchPatchFiles` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchRequest {
-    pub files: Vec<FileEdits>,
-    pub dry_run: bool,
+    pub(crate) files: Vec<FileEdits>,
+    pub(crate) dry_run: bool,
 }
 
 /// A `readFile` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadRequest {
-    pub file_path: String,
-    pub offset: usize,
-    pub limit: Option<usize>,
+    pub(crate) file_path: String,
+    pub(crate) offset: usize,
+    pub(crate) limit: Option<usize>,
 }
 
 /// A `writeFile` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriteRequest {
-    pub file_path: String,
-    pub content: String,
-    pub expected_sha256: Option<String>,
-    pub create_dirs: bool,
-    pub dry_run: bool,
+    pub(crate) file_path: String,
+    pub(crate) content: String,
+    pub(crate) expected_sha256: Option<String>,
+    pub(crate) create_dirs: bool,
+    pub(crate) dry_run: bool,
     /// `encoding: "utf-8"`: write UTF-8 whatever the file holds now, knowingly
     /// replacing a file that is not valid UTF-8. `None`: an existing file keeps
     /// its encoding, and one that is not UTF-8 is refused.
-    pub encoding: Option<Encoding>,
+    pub(crate) encoding: Option<Encoding>,
 }
 
 /// An `applyDryRun` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApplyRequest {
-    pub run_id: String,
+    pub(crate) run_id: String,
 }
 
 // ---------------------------------------------------------------------------
@@ -602,7 +602,7 @@ pub fn options(
 /// The journal as the environment sets it: `PATCH_FILE_JOURNAL` = `off`
 /// (also `false`, `0`, `no`) turns it off, any other non-empty value is the
 /// journal directory; unset: on, in the per-user state directory.
-pub fn journal_from_env() -> JournalConfig {
+pub(crate) fn journal_from_env() -> JournalConfig {
     let mut j = JournalConfig::default();
     if let Some(v) = std::env::var_os("PATCH_FILE_JOURNAL").filter(|v| !v.is_empty()) {
         match v.to_str().map(str::to_ascii_lowercase).as_deref() {
@@ -675,13 +675,13 @@ fn journal_option(v: &Value, mut j: JournalConfig) -> Result<JournalConfig, Fail
 /// A `history` call: newest first, at most `limit`, only transactions
 /// touching `file_path` when given.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HistoryRequest {
-    pub limit: usize,
-    pub file_path: Option<String>,
+pub(crate) struct HistoryRequest {
+    pub(crate) limit: usize,
+    pub(crate) file_path: Option<String>,
 }
 
 /// Default `history` limit.
-pub const DEFAULT_HISTORY_LIMIT: usize = 20;
+pub(crate) const DEFAULT_HISTORY_LIMIT: usize = 20;
 
 request_shape! {
     /// A `history` call's limit (checked before the path is read).
@@ -697,7 +697,7 @@ request_shape! {
     }
 }
 
-pub fn history_request(input: &Value) -> Result<HistoryRequest, Failure> {
+pub(crate) fn history_request(input: &Value) -> Result<HistoryRequest, Failure> {
     let mut r = HistoryRequest {
         limit: DEFAULT_HISTORY_LIMIT,
         file_path: None,
@@ -721,9 +721,9 @@ pub fn history_request(input: &Value) -> Result<HistoryRequest, Failure> {
 
 /// An `undo` call: the transaction to undo (`None`: the newest undoable).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UndoRequest {
-    pub id: Option<String>,
-    pub dry_run: bool,
+pub(crate) struct UndoRequest {
+    pub(crate) id: Option<String>,
+    pub(crate) dry_run: bool,
 }
 
 request_shape! {
@@ -734,7 +734,7 @@ request_shape! {
     }
 }
 
-pub fn undo_request(input: &Value) -> Result<UndoRequest, Failure> {
+pub(crate) fn undo_request(input: &Value) -> Result<UndoRequest, Failure> {
     let mut r = UndoRequest {
         id: None,
         dry_run: false,
@@ -779,7 +779,7 @@ pub fn undo_request(input: &Value) -> Result<UndoRequest, Failure> {
 // before the options shape refuses it as unknown.
 
 /// Splits `dry_run` off the options (the shared options refuse unknown keys).
-pub fn options_and_dry_run(
+pub(crate) fn options_and_dry_run(
     raw: Option<&Value>,
     cwd: impl FnOnce() -> std::io::Result<std::path::PathBuf>,
 ) -> Result<(Options, Option<bool>), Failure> {
@@ -814,7 +814,7 @@ pub fn options_and_dry_run(
 
 /// Reads the text argument: a string, or an object with the text under one
 /// of `keys` and an optional `dry_run`.
-pub fn text_input<'a>(
+pub(crate) fn text_input<'a>(
     input: &'a Value,
     keys: &[&str],
     what: &str,
@@ -863,7 +863,7 @@ pub fn text_input<'a>(
     }
 }
 
-pub fn pick_dry(a: Option<bool>, b: Option<bool>) -> Result<bool, Failure> {
+pub(crate) fn pick_dry(a: Option<bool>, b: Option<bool>) -> Result<bool, Failure> {
     match (a, b) {
         (Some(x), Some(y)) if x != y => Err(Failure::invalid(
             "`dry_run` is given in both input and options with different values",
@@ -882,7 +882,7 @@ pub fn pick_dry(a: Option<bool>, b: Option<bool>) -> Result<bool, Failure> {
 // `patch_request`, which does the reading.
 
 /// `{path, edits, dryRun}` → the `patchFile` input.
-pub fn edit_file_input(input: &Value) -> Result<Value, Failure> {
+pub(crate) fn edit_file_input(input: &Value) -> Result<Value, Failure> {
     let Value::Object(m) = input else {
         return Err(Failure::invalid(
             "input must be an object: { path, edits: [{ oldText, newText }], dryRun? }",

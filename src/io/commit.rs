@@ -77,23 +77,23 @@ use crate::io::recovery::Record;
 use crate::io::temps;
 
 /// One file to write.
-pub struct WriteJob<'a> {
-    pub dir: &'a Dir,
-    pub name: &'a std::ffi::OsStr,
+pub(crate) struct WriteJob<'a> {
+    pub(crate) dir: &'a Dir,
+    pub(crate) name: &'a std::ffi::OsStr,
     /// Path for messages.
-    pub display: &'a str,
-    pub content: Vec<&'a [u8]>,
+    pub(crate) display: &'a str,
+    pub(crate) content: Vec<&'a [u8]>,
     /// The file as it was read (`None`: the file is new and must not exist).
-    pub original: Option<Original<'a>>,
+    pub(crate) original: Option<Original<'a>>,
     /// A file with other hard links may be replaced by rename (this name
     /// only); otherwise it is written in place.
-    pub split_links: bool,
+    pub(crate) split_links: bool,
 }
 
 /// What was read, to restore on rollback and to detect concurrent change.
-pub struct Original<'a> {
-    pub meta: Meta,
-    pub bytes: &'a [u8],
+pub(crate) struct Original<'a> {
+    pub(crate) meta: Meta,
+    pub(crate) bytes: &'a [u8],
 }
 
 /// A file removed in the same transaction as the writes (a deleted file, or
@@ -101,12 +101,12 @@ pub struct Original<'a> {
 /// version that was read), then renamed aside to a temp name; only when
 /// every write and removal is done are the set-aside files unlinked, so a
 /// failure can rename them back.
-pub struct DeleteJob<'a> {
-    pub dir: &'a Dir,
-    pub name: &'a std::ffi::OsStr,
+pub(crate) struct DeleteJob<'a> {
+    pub(crate) dir: &'a Dir,
+    pub(crate) name: &'a std::ffi::OsStr,
     /// Path for messages.
-    pub display: &'a str,
-    pub original: Original<'a>,
+    pub(crate) display: &'a str,
+    pub(crate) original: Original<'a>,
 }
 
 impl<'a> DeleteJob<'a> {
@@ -128,29 +128,29 @@ impl<'a> DeleteJob<'a> {
 
 /// What a commit does besides writing its jobs.
 #[derive(Default)]
-pub struct Extra<'a> {
+pub(crate) struct Extra<'a> {
     /// Files removed in the same transaction; in a [`CommitError`] they are
     /// numbered after the write jobs (`jobs.len() + i`).
-    pub deletes: &'a [DeleteJob<'a>],
+    pub(crate) deletes: &'a [DeleteJob<'a>],
     /// Per write job (same index; may be shorter): metadata whose permission
     /// bits and owner a *new* file takes (a moved file keeps its mode).
-    pub perms_from: &'a [Option<Meta>],
+    pub(crate) perms_from: &'a [Option<Meta>],
     /// Per write job (same index; may be shorter): extended attributes and
     /// flags a *new* file takes (an undone deletion gets its own back); each
     /// one this process may not set is reported in the commit's warnings.
-    pub attrs_from: &'a [Option<meta::Extras>],
+    pub(crate) attrs_from: &'a [Option<meta::Extras>],
 }
 
 /// How a commit failed.
 #[derive(Debug)]
-pub struct CommitError {
-    pub failure: Failure,
+pub(crate) struct CommitError {
+    pub(crate) failure: Failure,
     /// Index of the job that failed.
-    pub index: usize,
+    pub(crate) index: usize,
     /// Whether files already renamed were restored (multi-file only).
-    pub rolled_back: Vec<usize>,
+    pub(crate) rolled_back: Vec<usize>,
     /// Files that could not be restored (should be empty; reported loudly).
-    pub rollback_failed: Vec<usize>,
+    pub(crate) rollback_failed: Vec<usize>,
 }
 
 fn write_err(display: &str, what: &str, e: &io::Error) -> Failure {
@@ -187,19 +187,19 @@ fn write_all_vectored(file: &mut File, content: &[&[u8]]) -> io::Result<()> {
 }
 
 /// How long a commit waits for another process's lock on one of its files.
-pub const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What a successful commit reports besides success.
 #[derive(Debug, Default)]
-pub struct Committed {
+pub(crate) struct Committed {
     /// Set when the new content is in place but could not be confirmed
     /// durable (a directory fsync failed after the renames).
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// How each write job was committed.
-    pub strategies: Vec<Strategy>,
+    pub(crate) strategies: Vec<Strategy>,
     /// sha256 of each write job's new content (same index), where the
     /// pipeline computed it; empty here.
-    pub sha256: Vec<String>,
+    pub(crate) sha256: Vec<String>,
 }
 
 /// Whether `now` is the same version of the same file as `then`.
@@ -275,7 +275,7 @@ fn verify(job: &WriteJob<'_>) -> Result<Option<File>, Failure> {
 
 /// How a file was committed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
+pub(crate) enum Strategy {
     /// A new inode renamed over the name (or into place, for a new file),
     /// carrying the original's metadata.
     Rename,
@@ -285,16 +285,8 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    /// The name results use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::Rename => "rename",
-            Strategy::InPlace { .. } => "in_place",
-        }
-    }
-
     /// How results report it: `write_strategy` and, in place, its reason.
-    pub fn report(self) -> crate::result::written::Strategy {
+    pub(crate) fn report(self) -> crate::result::written::Strategy {
         use crate::result::written::{Strategy as Report, WriteStrategy};
         match self {
             Strategy::Rename => Report::of(WriteStrategy::Rename, None),
@@ -580,9 +572,11 @@ impl Drop for InPlace<'_> {
 // ---------------------------------------------------------------------------
 // The commit
 
-/// Commits every job atomically (all files or none).
-pub fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<Committed, CommitError> {
-    commit_extra(jobs, &Extra::default(), durable)
+/// Commits every job atomically (all files or none; for the tests of the
+/// commit alone).
+#[cfg(test)]
+pub(crate) fn commit(jobs: &[WriteJob<'_>], durable: bool) -> Result<Committed, CommitError> {
+    commit_keeping(jobs, &Extra::default(), durable).map(|(done, _)| done)
 }
 
 /// What happened to a job, for rollback.
@@ -591,15 +585,6 @@ enum Done<'a> {
     Renamed { swapped: bool, temp: OsString },
     /// Written in place.
     Written(InPlace<'a>),
-}
-
-/// Commits every job and every removal of `extra` atomically (all or none).
-pub fn commit_extra(
-    jobs: &[WriteJob<'_>],
-    extra: &Extra<'_>,
-    durable: bool,
-) -> Result<Committed, CommitError> {
-    commit_keeping(jobs, extra, durable).map(|(done, _)| done)
 }
 
 /// An original file a commit replaced or removed, still whole under a temp
@@ -612,7 +597,7 @@ pub fn commit_extra(
 /// one replaced by a plain rename is gone, one written in place is the file
 /// itself.
 #[cfg_attr(not(unix), allow(dead_code))]
-pub struct Aside<'a> {
+pub(crate) struct Aside<'a> {
     dir: &'a Dir,
     name: OsString,
     /// The original inode, open (and `flock`ed) since the pre-rename check.
@@ -621,7 +606,7 @@ pub struct Aside<'a> {
 
 impl Aside<'_> {
     /// The original inode.
-    pub fn file(&self) -> &File {
+    pub(crate) fn file(&self) -> &File {
         &self.file
     }
 
@@ -630,7 +615,7 @@ impl Aside<'_> {
     /// inode (the temp name lives in the user's directory, where another
     /// user might have swapped it): a name for anything else is removed
     /// again and the call fails. Returns the linked file's metadata.
-    pub fn link_into(&self, dest: &Dir, name: &OsStr) -> io::Result<Meta> {
+    pub(crate) fn link_into(&self, dest: &Dir, name: &OsStr) -> io::Result<Meta> {
         self.dir.link_to(&self.name, dest, name)?;
         let ours = Dir::meta_of_file(&self.file)?;
         match dest.stat(name)? {
@@ -661,9 +646,9 @@ impl Drop for Aside<'_> {
 /// The originals a commit set aside: per write job, per removal (same
 /// indexes as the jobs and `Extra::deletes`).
 #[derive(Default)]
-pub struct Kept<'a> {
-    pub writes: Vec<Option<Aside<'a>>>,
-    pub deletes: Vec<Option<Aside<'a>>>,
+pub(crate) struct Kept<'a> {
+    pub(crate) writes: Vec<Option<Aside<'a>>>,
+    pub(crate) deletes: Vec<Option<Aside<'a>>>,
 }
 
 /// The set-aside original at `name` for the caller, or removed now when
@@ -685,9 +670,10 @@ fn set_aside<'a>(dir: &'a Dir, name: OsString, _guard: Option<Guard>) -> Option<
     None
 }
 
-/// [`commit_extra`], handing the caller the originals it replaced or
-/// removed ([`Aside`]) instead of unlinking them.
-pub fn commit_keeping<'a>(
+/// Commits every job and every removal of `extra` atomically (all or
+/// none), handing the caller the originals it replaced or removed
+/// ([`Aside`]) instead of unlinking them.
+pub(crate) fn commit_keeping<'a>(
     jobs: &[WriteJob<'a>],
     extra: &Extra<'a>,
     durable: bool,
@@ -1080,7 +1066,7 @@ const UNLOCKED_TEMP_GRACE: Duration = Duration::from_secs(2);
 /// like one. One nobody holds locked is removed once it is a couple of
 /// seconds old; on a file system without `flock`, one older than
 /// `min_age`. Called opportunistically; errors are ignored.
-pub fn clean_stale_temps(dir: &Dir, min_age: Duration) {
+pub(crate) fn clean_stale_temps(dir: &Dir, min_age: Duration) {
     let Ok(names) = dir.entries() else { return };
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

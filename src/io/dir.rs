@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 /// What kind of object a name refers to (symlinks are not followed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     File,
     Dir,
     Symlink,
@@ -28,18 +28,18 @@ pub enum Kind {
 /// Identity and permissions of a file, taken without following symlinks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Meta {
-    pub kind: Kind,
-    pub dev: u64,
-    pub ino: u64,
-    pub size: u64,
+    pub(crate) kind: Kind,
+    pub(crate) dev: u64,
+    pub(crate) ino: u64,
+    pub(crate) size: u64,
     /// Permission bits (`0o7777` mask); `None` where the platform has none.
-    pub mode: Option<u32>,
-    pub uid: Option<u32>,
-    pub gid: Option<u32>,
+    pub(crate) mode: Option<u32>,
+    pub(crate) uid: Option<u32>,
+    pub(crate) gid: Option<u32>,
     /// Number of hard links (1 where the platform does not say).
-    pub nlink: u64,
-    pub mtime_ns: i128,
-    pub ctime_ns: i128,
+    pub(crate) nlink: u64,
+    pub(crate) mtime_ns: i128,
+    pub(crate) ctime_ns: i128,
 }
 
 /// The I/O steps at which tests may inject a failure.
@@ -72,7 +72,7 @@ pub mod fault {
     use std::collections::HashMap;
 
     /// What happens at an armed step.
-    pub enum Action {
+    pub(crate) enum Action {
         Fail,
         Panic,
         Hook(Box<dyn FnOnce()>),
@@ -172,14 +172,14 @@ pub(crate) fn check_fault(_step: Step) -> io::Result<()> {
 /// Marks of every temp file the engine creates:
 /// `.<name>.pft-<16 hex random><16 hex tag>.tmp` ([`crate::io::temps`]
 /// makes and checks the tag).
-pub const TEMP_MARK: &str = ".pft-";
-pub const TEMP_SUFFIX: &str = ".tmp";
+pub(crate) const TEMP_MARK: &str = ".pft-";
+pub(crate) const TEMP_SUFFIX: &str = ".tmp";
 /// Hex digits between [`TEMP_MARK`] and [`TEMP_SUFFIX`].
-pub const TEMP_HEX: usize = 32;
+pub(crate) const TEMP_HEX: usize = 32;
 
 /// Whether `name` has the shape of one of our temp names
 /// (`.<name>.pft-<32 lowercase hex>.tmp`). The shape proves nothing: only
-/// the tag [`crate::io::temps::is_ours`] checks does.
+/// the tag `crate::io::temps::is_ours` checks does.
 pub fn is_temp_name(name: &OsStr) -> bool {
     let Some(s) = name.to_str() else {
         return false;
@@ -258,13 +258,13 @@ mod imp {
         }
 
         /// The absolute path this handle was reached by (for messages and results).
-        pub fn path(&self) -> &Path {
+        pub(crate) fn path(&self) -> &Path {
             &self.path
         }
 
         /// A second handle on the same open directory (`dup`), so that a
         /// caller can own it without reopening anything by path.
-        pub fn try_clone(&self) -> io::Result<Dir> {
+        pub(crate) fn try_clone(&self) -> io::Result<Dir> {
             Ok(Dir {
                 fd: rustix::io::fcntl_dupfd_cloexec(&self.fd, 0)?,
                 path: self.path.clone(),
@@ -279,7 +279,7 @@ mod imp {
         /// missing component, an old kernel, a seccomp filter): the caller
         /// then walks the path itself. Where the kernel lacks `openat2` the
         /// first such failure turns the fast path off for the process.
-        pub fn open_beneath(&self, rel: &Path) -> io::Result<Dir> {
+        pub(crate) fn open_beneath(&self, rel: &Path) -> io::Result<Dir> {
             #[cfg(any(target_os = "linux", target_os = "android"))]
             {
                 use rustix::fs::ResolveFlags;
@@ -315,7 +315,7 @@ mod imp {
         }
 
         /// Opens the child directory `name` without following a symlink.
-        pub fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
+        pub(crate) fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
             let fd = rustix::fs::openat(
                 &self.fd,
                 name,
@@ -329,13 +329,13 @@ mod imp {
         }
 
         /// Creates the child directory `name` (mode 0777 less umask).
-        pub fn mkdir(&self, name: &OsStr) -> io::Result<()> {
+        pub(crate) fn mkdir(&self, name: &OsStr) -> io::Result<()> {
             rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o777))?;
             Ok(())
         }
 
         /// Metadata of `name`, not following a symlink; `None` if it does not exist.
-        pub fn stat(&self, name: &OsStr) -> io::Result<Option<Meta>> {
+        pub(crate) fn stat(&self, name: &OsStr) -> io::Result<Option<Meta>> {
             match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
                 Ok(st) => Ok(Some(meta_of(&st))),
                 Err(rustix::io::Errno::NOENT) => Ok(None),
@@ -344,7 +344,7 @@ mod imp {
         }
 
         /// The target of the symlink `name`.
-        pub fn read_link(&self, name: &OsStr) -> io::Result<PathBuf> {
+        pub(crate) fn read_link(&self, name: &OsStr) -> io::Result<PathBuf> {
             use std::os::unix::ffi::OsStringExt;
             let c = rustix::fs::readlinkat(&self.fd, name, Vec::new())?;
             Ok(PathBuf::from(OsString::from_vec(c.into_bytes())))
@@ -352,7 +352,7 @@ mod imp {
 
         /// Opens the regular file `name` for reading; refuses symlinks and
         /// special files (opened non-blocking so a FIFO cannot hang us).
-        pub fn open_file(&self, name: &OsStr) -> io::Result<(File, Meta)> {
+        pub(crate) fn open_file(&self, name: &OsStr) -> io::Result<(File, Meta)> {
             check_fault(Step::Open)?;
             self.open_regular(name, READ_FLAGS)
         }
@@ -376,7 +376,7 @@ mod imp {
         /// Creates the new file `tmp` exclusively, for writing, never
         /// through a link. `mode` is the creation mode (umask applies); the
         /// caller sets exact bits later.
-        pub fn create_exclusive(&self, tmp: &OsStr, mode: u32) -> io::Result<File> {
+        pub(crate) fn create_exclusive(&self, tmp: &OsStr, mode: u32) -> io::Result<File> {
             let fd = rustix::fs::openat(
                 &self.fd,
                 tmp,
@@ -389,7 +389,7 @@ mod imp {
         /// Sets `file`'s owner and group (`None`: unchanged). Only root may
         /// give a file away; anyone else gets an error, which the caller
         /// decides about.
-        pub fn set_owner(file: &File, uid: Option<u32>, gid: Option<u32>) -> io::Result<()> {
+        pub(crate) fn set_owner(file: &File, uid: Option<u32>, gid: Option<u32>) -> io::Result<()> {
             rustix::fs::fchown(
                 file.as_fd(),
                 uid.map(rustix::fs::Uid::from_raw),
@@ -399,13 +399,13 @@ mod imp {
         }
 
         /// Sets `file`'s exact permission bits (set-id bits included).
-        pub fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+        pub(crate) fn set_mode(file: &File, mode: u32) -> io::Result<()> {
             rustix::fs::fchmod(file.as_fd(), Mode::from_raw_mode(mode as _))?;
             Ok(())
         }
 
         /// Atomically replaces `to` with `from` (both in this directory).
-        pub fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+        pub(crate) fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
             check_fault(Step::Rename)?;
             rustix::fs::renameat(&self.fd, from, &self.fd, to)?;
             Ok(())
@@ -415,7 +415,7 @@ mod imp {
         /// where the kernel and file system can (`renameat2` with
         /// `RENAME_NOREPLACE` on Linux). Elsewhere the caller's check that
         /// `to` is absent, made just before, is all there is.
-        pub fn rename_noreplace(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+        pub(crate) fn rename_noreplace(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
             check_fault(Step::Rename)?;
             #[cfg(any(target_os = "linux", target_os = "android"))]
             {
@@ -484,7 +484,7 @@ mod imp {
         /// One attempt at an exclusive `flock` on `file`: `Some(true)` taken,
         /// `Some(false)` someone else holds it, `None` the file system has no
         /// locks.
-        pub fn try_lock(file: &File) -> Option<bool> {
+        pub(crate) fn try_lock(file: &File) -> Option<bool> {
             use rustix::fs::FlockOperation;
             loop {
                 match rustix::fs::flock(file.as_fd(), FlockOperation::NonBlockingLockExclusive) {
@@ -506,7 +506,7 @@ mod imp {
         /// Replacing a file by rename needs only the directory's permission,
         /// so without this check a file the user made read-only would be
         /// rewritten anyway. (Root passes permission bits, as for any write.)
-        pub fn check_writable(&self, name: &OsStr) -> io::Result<()> {
+        pub(crate) fn check_writable(&self, name: &OsStr) -> io::Result<()> {
             rustix::fs::accessat(
                 &self.fd,
                 name,
@@ -516,24 +516,17 @@ mod imp {
             Ok(())
         }
 
-        /// Moves `from` in this directory to `to` in `dest`.
-        pub fn rename_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
-            check_fault(Step::Rename)?;
-            rustix::fs::renameat(&self.fd, from, &dest.fd, to)?;
-            Ok(())
-        }
-
         /// Gives the file `from` of this directory a second name `to` in
         /// `dest` (`linkat`, not following a symlink at `from`; `to` must not
         /// exist). Fails across file systems (`EXDEV`).
-        pub fn link_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
+        pub(crate) fn link_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
             rustix::fs::linkat(&self.fd, from, &dest.fd, to, AtFlags::empty())?;
             Ok(())
         }
 
         /// The directory's creation time in nanoseconds, where the file
         /// system records one (`statx` birth time); `None` elsewhere.
-        pub fn birth_time(&self) -> Option<i128> {
+        pub(crate) fn birth_time(&self) -> Option<i128> {
             #[cfg(any(target_os = "linux", target_os = "android"))]
             {
                 use rustix::fs::StatxFlags;
@@ -549,13 +542,13 @@ mod imp {
         }
 
         /// Removes the file `name`.
-        pub fn unlink(&self, name: &OsStr) -> io::Result<()> {
+        pub(crate) fn unlink(&self, name: &OsStr) -> io::Result<()> {
             rustix::fs::unlinkat(&self.fd, name, AtFlags::empty())?;
             Ok(())
         }
 
         /// Flushes the directory entry changes to disk.
-        pub fn sync(&self) -> io::Result<()> {
+        pub(crate) fn sync(&self) -> io::Result<()> {
             check_fault(Step::DirFsync)?;
             // macOS's fsync stops at the drive's cache; F_FULLFSYNC does not
             // (as `File::sync_all` does for the temp file itself).
@@ -568,7 +561,7 @@ mod imp {
         }
 
         /// Names in this directory (for temp-file cleanup and listings).
-        pub fn entries(&self) -> io::Result<Vec<OsString>> {
+        pub(crate) fn entries(&self) -> io::Result<Vec<OsString>> {
             let fd = rustix::fs::openat(
                 &self.fd,
                 ".",
@@ -590,7 +583,7 @@ mod imp {
 
         /// Opens `name` for writing in place: no creation, no truncation,
         /// never through a symlink, and only a regular file.
-        pub fn open_write(&self, name: &OsStr) -> io::Result<(File, Meta)> {
+        pub(crate) fn open_write(&self, name: &OsStr) -> io::Result<(File, Meta)> {
             check_fault(Step::Open)?;
             self.open_regular(
                 name,
@@ -603,7 +596,7 @@ mod imp {
         }
 
         /// Creates `name` exclusively (never following a link), for writing.
-        pub fn create_new(&self, name: &OsStr, mode: u32) -> io::Result<File> {
+        pub(crate) fn create_new(&self, name: &OsStr, mode: u32) -> io::Result<File> {
             let fd = rustix::fs::openat(
                 &self.fd,
                 name,
@@ -614,13 +607,13 @@ mod imp {
         }
 
         /// The directory's own metadata.
-        pub fn meta(&self) -> io::Result<Meta> {
+        pub(crate) fn meta(&self) -> io::Result<Meta> {
             Ok(meta_of(&rustix::fs::fstat(&self.fd)?))
         }
 
         /// Creates the child directory `name` with exactly `mode` less the
         /// umask (the engine's private directories: 0700).
-        pub fn mkdir_mode(&self, name: &OsStr, mode: u32) -> io::Result<()> {
+        pub(crate) fn mkdir_mode(&self, name: &OsStr, mode: u32) -> io::Result<()> {
             rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(mode as _))?;
             Ok(())
         }
@@ -629,7 +622,11 @@ mod imp {
         /// with `create` (its mode) when given and missing; never through a
         /// symlink, never a FIFO or device (opened non-blocking, then
         /// checked), no truncation.
-        pub fn open_rw(&self, name: &OsStr, create: Option<u32>) -> io::Result<(File, Meta)> {
+        pub(crate) fn open_rw(
+            &self,
+            name: &OsStr,
+            create: Option<u32>,
+        ) -> io::Result<(File, Meta)> {
             let flags = OFlags::RDWR
                 | OFlags::NOFOLLOW
                 | OFlags::CLOEXEC
@@ -658,20 +655,20 @@ mod imp {
         }
 
         /// Sets this directory's own permission bits.
-        pub fn set_own_mode(&self, mode: u32) -> io::Result<()> {
+        pub(crate) fn set_own_mode(&self, mode: u32) -> io::Result<()> {
             rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(mode as _))?;
             Ok(())
         }
 
         /// Removes the empty child directory `name`.
-        pub fn rmdir(&self, name: &OsStr) -> io::Result<()> {
+        pub(crate) fn rmdir(&self, name: &OsStr) -> io::Result<()> {
             rustix::fs::unlinkat(&self.fd, name, AtFlags::REMOVEDIR)?;
             Ok(())
         }
 
         /// Atomically swaps the names `a` and `b` (Linux `RENAME_EXCHANGE`).
         /// `Unsupported` where the kernel or file system cannot.
-        pub fn exchange(&self, a: &OsStr, b: &OsStr, step: Step) -> io::Result<()> {
+        pub(crate) fn exchange(&self, a: &OsStr, b: &OsStr, step: Step) -> io::Result<()> {
             check_fault(step)?;
             #[cfg(any(target_os = "linux", target_os = "android"))]
             {
@@ -697,7 +694,7 @@ mod imp {
 
         /// Whether `name` is the root of a mount of its own (a bind-mounted
         /// single file), which no rename can replace.
-        pub fn is_mount_point(&self, name: &OsStr) -> bool {
+        pub(crate) fn is_mount_point(&self, name: &OsStr) -> bool {
             #[cfg(any(target_os = "linux", target_os = "android"))]
             {
                 use rustix::fs::{StatxAttributes, StatxFlags};
@@ -724,7 +721,7 @@ mod imp {
         }
 
         /// Whether two handles are the same directory.
-        pub fn same_as(&self, other: &Dir) -> bool {
+        pub(crate) fn same_as(&self, other: &Dir) -> bool {
             match (rustix::fs::fstat(&self.fd), rustix::fs::fstat(&other.fd)) {
                 (Ok(a), Ok(b)) => a.st_dev == b.st_dev && a.st_ino == b.st_ino,
                 _ => false,
@@ -788,19 +785,19 @@ mod imp {
                 path: path.to_path_buf(),
             })
         }
-        pub fn path(&self) -> &Path {
+        pub(crate) fn path(&self) -> &Path {
             &self.path
         }
-        pub fn try_clone(&self) -> io::Result<Dir> {
+        pub(crate) fn try_clone(&self) -> io::Result<Dir> {
             Ok(Dir {
                 path: self.path.clone(),
             })
         }
         /// No `openat2` here: the caller always walks.
-        pub fn open_beneath(&self, _rel: &Path) -> io::Result<Dir> {
+        pub(crate) fn open_beneath(&self, _rel: &Path) -> io::Result<Dir> {
             Err(io::ErrorKind::Unsupported.into())
         }
-        pub fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
+        pub(crate) fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
             let p = self.path.join(name);
             let m = std::fs::symlink_metadata(&p)?;
             if m.file_type().is_symlink() {
@@ -814,20 +811,20 @@ mod imp {
             }
             Ok(Dir { path: p })
         }
-        pub fn mkdir(&self, name: &OsStr) -> io::Result<()> {
+        pub(crate) fn mkdir(&self, name: &OsStr) -> io::Result<()> {
             std::fs::create_dir(self.path.join(name))
         }
-        pub fn stat(&self, name: &OsStr) -> io::Result<Option<Meta>> {
+        pub(crate) fn stat(&self, name: &OsStr) -> io::Result<Option<Meta>> {
             match std::fs::symlink_metadata(self.path.join(name)) {
                 Ok(m) => Ok(Some(meta_of(&m))),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
                 Err(e) => Err(e),
             }
         }
-        pub fn read_link(&self, name: &OsStr) -> io::Result<PathBuf> {
+        pub(crate) fn read_link(&self, name: &OsStr) -> io::Result<PathBuf> {
             std::fs::read_link(self.path.join(name))
         }
-        pub fn open_file(&self, name: &OsStr) -> io::Result<(File, Meta)> {
+        pub(crate) fn open_file(&self, name: &OsStr) -> io::Result<(File, Meta)> {
             check_fault(Step::Open)?;
             let p = self.path.join(name);
             let m = std::fs::symlink_metadata(&p)?;
@@ -840,39 +837,39 @@ mod imp {
             }
             Ok((File::open(&p)?, meta))
         }
-        pub fn create_exclusive(&self, tmp: &OsStr, _mode: u32) -> io::Result<File> {
+        pub(crate) fn create_exclusive(&self, tmp: &OsStr, _mode: u32) -> io::Result<File> {
             std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
                 .open(self.path.join(tmp))
         }
-        pub fn set_owner(_file: &File, _uid: Option<u32>, _gid: Option<u32>) -> io::Result<()> {
+        pub(crate) fn set_owner(
+            _file: &File,
+            _uid: Option<u32>,
+            _gid: Option<u32>,
+        ) -> io::Result<()> {
             Ok(())
         }
-        pub fn set_mode(_file: &File, _mode: u32) -> io::Result<()> {
+        pub(crate) fn set_mode(_file: &File, _mode: u32) -> io::Result<()> {
             Ok(())
         }
-        pub fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+        pub(crate) fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
             check_fault(Step::Rename)?;
             std::fs::rename(self.path.join(from), self.path.join(to))
         }
-        pub fn rename_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
-            check_fault(Step::Rename)?;
-            std::fs::rename(self.path.join(from), dest.path.join(to))
-        }
 
-        pub fn link_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
+        pub(crate) fn link_to(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
             std::fs::hard_link(self.path.join(from), dest.path.join(to))
         }
 
-        pub fn birth_time(&self) -> Option<i128> {
+        pub(crate) fn birth_time(&self) -> Option<i128> {
             let t = std::fs::metadata(&self.path).ok()?.created().ok()?;
             let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
             Some(d.as_nanos() as i128)
         }
         /// Plain rename after the caller's absence check (no atomic
         /// no-replace rename in the portable fallback).
-        pub fn rename_noreplace(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+        pub(crate) fn rename_noreplace(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
             check_fault(Step::Rename)?;
             std::fs::rename(self.path.join(from), self.path.join(to))
         }
@@ -890,7 +887,7 @@ mod imp {
             Ok(Some((File::open(&p)?, meta)))
         }
         /// No cross-process lock in the portable fallback.
-        pub fn try_lock(_file: &File) -> Option<bool> {
+        pub(crate) fn try_lock(_file: &File) -> Option<bool> {
             None
         }
         /// No cross-process lock in the portable fallback.
@@ -900,7 +897,7 @@ mod imp {
         pub fn meta_of_file(file: &File) -> io::Result<Meta> {
             Ok(meta_of(&file.metadata()?))
         }
-        pub fn check_writable(&self, name: &OsStr) -> io::Result<()> {
+        pub(crate) fn check_writable(&self, name: &OsStr) -> io::Result<()> {
             if std::fs::symlink_metadata(self.path.join(name))?
                 .permissions()
                 .readonly()
@@ -909,19 +906,19 @@ mod imp {
             }
             Ok(())
         }
-        pub fn unlink(&self, name: &OsStr) -> io::Result<()> {
+        pub(crate) fn unlink(&self, name: &OsStr) -> io::Result<()> {
             std::fs::remove_file(self.path.join(name))
         }
-        pub fn sync(&self) -> io::Result<()> {
+        pub(crate) fn sync(&self) -> io::Result<()> {
             check_fault(Step::DirFsync)?;
             Ok(())
         }
-        pub fn entries(&self) -> io::Result<Vec<OsString>> {
+        pub(crate) fn entries(&self) -> io::Result<Vec<OsString>> {
             std::fs::read_dir(&self.path)?
                 .map(|e| e.map(|e| e.file_name()))
                 .collect()
         }
-        pub fn open_write(&self, name: &OsStr) -> io::Result<(File, Meta)> {
+        pub(crate) fn open_write(&self, name: &OsStr) -> io::Result<(File, Meta)> {
             check_fault(Step::Open)?;
             let p = self.path.join(name);
             let m = std::fs::symlink_metadata(&p)?;
@@ -934,20 +931,24 @@ mod imp {
             }
             Ok((std::fs::OpenOptions::new().write(true).open(&p)?, meta))
         }
-        pub fn create_new(&self, name: &OsStr, _mode: u32) -> io::Result<File> {
+        pub(crate) fn create_new(&self, name: &OsStr, _mode: u32) -> io::Result<File> {
             std::fs::OpenOptions::new()
                 .read(true)
                 .write(true)
                 .create_new(true)
                 .open(self.path.join(name))
         }
-        pub fn meta(&self) -> io::Result<Meta> {
+        pub(crate) fn meta(&self) -> io::Result<Meta> {
             Ok(meta_of(&std::fs::metadata(&self.path)?))
         }
-        pub fn mkdir_mode(&self, name: &OsStr, _mode: u32) -> io::Result<()> {
+        pub(crate) fn mkdir_mode(&self, name: &OsStr, _mode: u32) -> io::Result<()> {
             std::fs::create_dir(self.path.join(name))
         }
-        pub fn open_rw(&self, name: &OsStr, create: Option<u32>) -> io::Result<(File, Meta)> {
+        pub(crate) fn open_rw(
+            &self,
+            name: &OsStr,
+            create: Option<u32>,
+        ) -> io::Result<(File, Meta)> {
             let p = self.path.join(name);
             match std::fs::symlink_metadata(&p) {
                 Ok(m) if meta_of(&m).kind != Kind::File => {
@@ -968,20 +969,20 @@ mod imp {
             let meta = meta_of(&f.metadata()?);
             Ok((f, meta))
         }
-        pub fn set_own_mode(&self, _mode: u32) -> io::Result<()> {
+        pub(crate) fn set_own_mode(&self, _mode: u32) -> io::Result<()> {
             Ok(())
         }
-        pub fn rmdir(&self, name: &OsStr) -> io::Result<()> {
+        pub(crate) fn rmdir(&self, name: &OsStr) -> io::Result<()> {
             std::fs::remove_dir(self.path.join(name))
         }
-        pub fn exchange(&self, _a: &OsStr, _b: &OsStr, step: Step) -> io::Result<()> {
+        pub(crate) fn exchange(&self, _a: &OsStr, _b: &OsStr, step: Step) -> io::Result<()> {
             check_fault(step)?;
             Err(io::ErrorKind::Unsupported.into())
         }
-        pub fn is_mount_point(&self, _name: &OsStr) -> bool {
+        pub(crate) fn is_mount_point(&self, _name: &OsStr) -> bool {
             false
         }
-        pub fn same_as(&self, other: &Dir) -> bool {
+        pub(crate) fn same_as(&self, other: &Dir) -> bool {
             self.path == other.path
         }
     }

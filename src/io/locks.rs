@@ -25,7 +25,9 @@ thread_local! {
 }
 
 /// Runs `f` with locks that fail instead of waiting (see the module docs).
-pub fn nonblocking<T>(f: impl FnOnce() -> T) -> T {
+// Called by the binding only, which unit-test builds leave out.
+#[cfg_attr(test, allow(dead_code))]
+pub(crate) fn nonblocking<T>(f: impl FnOnce() -> T) -> T {
     struct Reset(bool);
     impl Drop for Reset {
         fn drop(&mut self) {
@@ -37,14 +39,14 @@ pub fn nonblocking<T>(f: impl FnOnce() -> T) -> T {
 }
 
 /// Whether this thread's locks fail instead of waiting.
-pub fn is_nonblocking() -> bool {
+pub(crate) fn is_nonblocking() -> bool {
     NONBLOCKING.with(|n| n.get())
 }
 
 /// A lock another call holds (non-blocking mode only).
 #[derive(Debug)]
-pub struct Busy {
-    pub path: PathBuf,
+pub(crate) struct Busy {
+    pub(crate) path: PathBuf,
 }
 
 #[derive(Default)]
@@ -59,14 +61,15 @@ fn table() -> &'static Mutex<HashMap<PathBuf, Arc<Slot>>> {
 }
 
 /// Held while a file is being edited; released on drop.
-pub struct FileLock {
+pub(crate) struct FileLock {
     path: PathBuf,
     slot: Arc<Slot>,
 }
 
 impl FileLock {
     /// Blocks until no other call in this process holds `path`.
-    pub fn acquire(path: &Path) -> FileLock {
+    #[cfg(test)]
+    pub(crate) fn acquire(path: &Path) -> FileLock {
         Self::acquire_if(path, true).expect("a blocking acquire always succeeds")
     }
 
@@ -101,7 +104,7 @@ impl FileLock {
     /// Locks every path, in sorted order, without duplicates; in
     /// non-blocking mode, fails (releasing what it took) at the first path
     /// another call holds.
-    pub fn acquire_all(paths: &[&Path]) -> Result<Vec<FileLock>, Busy> {
+    pub(crate) fn acquire_all(paths: &[&Path]) -> Result<Vec<FileLock>, Busy> {
         let mut sorted: Vec<&Path> = paths.to_vec();
         sorted.sort();
         sorted.dedup();

@@ -37,16 +37,16 @@ const COPIED_FLAGS: u32 = {
 
 /// The extended attributes and inode flags of a file.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Extras {
+pub(crate) struct Extras {
     /// `(name, value)` of every extended attribute, ACLs included.
-    pub xattrs: Vec<(CString, Vec<u8>)>,
+    pub(crate) xattrs: Vec<(CString, Vec<u8>)>,
     /// The copyable inode flags that are set.
-    pub flags: u32,
+    pub(crate) flags: u32,
 }
 
 /// Reads `file`'s extended attributes and inode flags. A file system that
 /// has neither gives empty extras.
-pub fn capture(file: &File) -> io::Result<Extras> {
+pub(crate) fn capture(file: &File) -> io::Result<Extras> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         let mut out = Extras::default();
@@ -124,7 +124,7 @@ fn get_xattr(file: &File, name: &CString) -> rustix::io::Result<Vec<u8>> {
 /// Puts `extras` on `file` (a new temp file that will replace the
 /// original). Any attribute or flag that cannot be set is an error: the
 /// caller then keeps the original inode instead of losing it.
-pub fn apply(file: &File, extras: &Extras) -> io::Result<()> {
+pub(crate) fn apply(file: &File, extras: &Extras) -> io::Result<()> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         use rustix::fs::{IFlags, XattrFlags};
@@ -157,9 +157,9 @@ pub fn apply(file: &File, extras: &Extras) -> io::Result<()> {
 /// back by undoing its deletion, or a moved file: owner, group and mode
 /// (`meta`), and the extended attributes and flags when they are known.
 #[derive(Debug, Clone)]
-pub struct Like {
-    pub meta: Meta,
-    pub extras: Option<Extras>,
+pub(crate) struct Like {
+    pub(crate) meta: Meta,
+    pub(crate) extras: Option<Extras>,
 }
 
 /// Puts on `file` (a new temp file) each of `extras` this process may set,
@@ -168,7 +168,7 @@ pub struct Like {
 /// refusal is not an error: a new file has no original inode to fall back
 /// on, so it gets everything it is permitted to have and the caller says
 /// what is missing.
-pub fn apply_permitted(file: &File, extras: &Extras) -> Vec<String> {
+pub(crate) fn apply_permitted(file: &File, extras: &Extras) -> Vec<String> {
     let mut lost = Vec::new();
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
@@ -211,7 +211,7 @@ pub fn apply_permitted(file: &File, extras: &Extras) -> Vec<String> {
 /// for) once it has the owner and group in `got`: set-user-id only with the
 /// same owner, set-group-id only with the same group, so that bringing a
 /// file back never makes a set-id program of someone else's.
-pub fn set_id_kept(mode: u32, want: &Meta, got: &Meta) -> u32 {
+pub(crate) fn set_id_kept(mode: u32, want: &Meta, got: &Meta) -> u32 {
     let mut m = mode;
     if want.uid != got.uid {
         m &= !0o4000;
@@ -227,7 +227,7 @@ pub fn set_id_kept(mode: u32, want: &Meta, got: &Meta) -> u32 {
 /// before any temp file is made; what only a try can tell (giving the new
 /// file the original's owner, copying an attribute) is checked while the
 /// temp file is prepared.
-pub fn rename_loses(
+pub(crate) fn rename_loses(
     dir: &Dir,
     name: &std::ffi::OsStr,
     meta: &Meta,
@@ -257,7 +257,7 @@ pub fn rename_loses(
 /// Whether this process may give a new file `uid` and `gid` (root may; an
 /// owner may keep its own uid and pick one of its groups).
 #[cfg(unix)]
-pub fn may_own(uid: u32, gid: u32) -> bool {
+pub(crate) fn may_own(uid: u32, gid: u32) -> bool {
     let euid = rustix::process::geteuid().as_raw();
     if euid == 0 {
         return true;

@@ -60,7 +60,7 @@ use crate::io::dir::{same_bytes, Dir, Meta};
 use crate::io::state::Private;
 
 /// Size of the blocks whose digests a record keeps.
-pub const BLOCK: usize = 4096;
+pub(crate) const BLOCK: usize = 4096;
 /// Bytes kept of each block's sha256.
 const DIGEST: usize = 16;
 /// First line of every record.
@@ -131,7 +131,7 @@ struct New {
 }
 
 /// Digests of the 4 KiB blocks of `content` (the last one may be short).
-pub fn block_digests(content: &[&[u8]]) -> Vec<[u8; DIGEST]> {
+pub(crate) fn block_digests(content: &[&[u8]]) -> Vec<[u8; DIGEST]> {
     let total: usize = content.iter().map(|s| s.len()).sum();
     let mut out = Vec::with_capacity(total.div_ceil(BLOCK));
     let mut h = Sha256::new();
@@ -168,7 +168,12 @@ fn digest(block: &[u8]) -> [u8; DIGEST] {
 /// block, the old content or the new one (known by its length and block
 /// digests), at a length between the two. Exactly old or exactly new is
 /// also such a mix; callers test those first.
-pub fn is_torn_mix(cur: &[u8], old: &[u8], new_len: usize, new_blocks: &[[u8; DIGEST]]) -> bool {
+pub(crate) fn is_torn_mix(
+    cur: &[u8],
+    old: &[u8],
+    new_len: usize,
+    new_blocks: &[[u8; DIGEST]],
+) -> bool {
     let (lo, hi) = (old.len().min(new_len), old.len().max(new_len));
     if cur.len() < lo || cur.len() > hi || new_blocks.len() != new_len.div_ceil(BLOCK) {
         return false;
@@ -264,7 +269,7 @@ fn may_exist(meta: &Meta) -> bool {
 /// The record of an in-place write in progress: locked while its writer
 /// lives. [`Record::finish`] removes it; dropped otherwise (the writer is
 /// failing), it stays only if [`Record::keep`] was called.
-pub struct Record {
+pub(crate) struct Record {
     dir: Private,
     name: OsString,
     /// Holds the lock while the writer lives.
@@ -278,7 +283,7 @@ impl Record {
     /// `meta`, named `name` in `dir`) from `old` to `new`, flushes it (when
     /// `durable`), reads the copy back and compares it. Only then may the
     /// file be touched.
-    pub fn create(
+    pub(crate) fn create(
         dir: &Dir,
         name: &OsStr,
         target: &File,
@@ -367,14 +372,14 @@ impl Record {
     }
 
     /// The write completed: the record goes.
-    pub fn finish(mut self) {
+    pub(crate) fn finish(mut self) {
         self.keep = false;
         self.remove();
     }
 
     /// The file may be torn and could not be put back: the record stays
     /// for the next write of the file to restore from.
-    pub fn keep(mut self) {
+    pub(crate) fn keep(mut self) {
         self.keep = true;
         self.file.take();
     }
@@ -541,7 +546,7 @@ fn judge(
 /// torn by an in-place write whose writer died — `content` is the file's
 /// content before that write (what the next write restores), `note` says
 /// so. Never writes anything. `cur` is what was read from `file`.
-pub fn inspect(
+pub(crate) fn inspect(
     dir: &Dir,
     name: &OsStr,
     file: &File,
@@ -566,19 +571,19 @@ pub fn inspect(
 
 /// What [`settle`] did.
 #[derive(Debug, Default)]
-pub struct Settled {
+pub(crate) struct Settled {
     /// A sentence for the result, when something worth saying was done.
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     /// The file's metadata after it was restored (its bytes are then the
     /// content before the interrupted write).
-    pub restored: Option<Meta>,
+    pub(crate) restored: Option<Meta>,
 }
 
 /// At the start of a write of the file `name` in `dir` (identity `meta`):
 /// restores it from its record when it is torn, and discards a record that
 /// does not apply. `Err` only when a torn file could not be restored (the
 /// write must not go on).
-pub fn settle(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> io::Result<Settled> {
+pub(crate) fn settle(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> io::Result<Settled> {
     let Some((rec, rname, f, own)) = open_record(meta) else {
         return Ok(Settled::default());
     };

@@ -10,7 +10,7 @@ use crate::text::source::Source;
 
 /// Buffers at least this big are backed by transparent huge pages where
 /// the kernel allows it.
-pub const HUGE_PAGE_READ_BYTES: usize = 4 << 20;
+pub(crate) const HUGE_PAGE_READ_BYTES: usize = 4 << 20;
 
 /// An empty buffer with room for `cap` bytes to read a file into.
 ///
@@ -51,7 +51,7 @@ fn read_buffer(cap: usize) -> Option<Vec<u8>> {
 
 /// The sha256 of what `file` holds from its current position, read in
 /// 1 MiB chunks (memory independent of its size), as lower-case hex.
-pub fn sha256_of(mut file: std::fs::File) -> std::io::Result<String> {
+pub(crate) fn sha256_of(mut file: std::fs::File) -> std::io::Result<String> {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
@@ -66,7 +66,7 @@ pub fn sha256_of(mut file: std::fs::File) -> std::io::Result<String> {
 }
 
 /// Reads `len_hint` bytes from `file` and classifies them. `path` is for messages.
-pub fn read(file: std::fs::File, len_hint: u64, path: &str) -> Result<Source, Failure> {
+pub(crate) fn read(file: std::fs::File, len_hint: u64, path: &str) -> Result<Source, Failure> {
     Source::from_bytes(read_raw(&file, len_hint, path)?, path)
 }
 
@@ -96,7 +96,7 @@ fn read_raw(mut file: &std::fs::File, len_hint: u64, path: &str) -> Result<Vec<u
 /// A file as read: its content (for a file torn by an interrupted in-place
 /// write, its content before that write), its metadata, and a note when
 /// the content is not the bytes on disk.
-pub type Loaded = (Source, Meta, Option<String>);
+pub(crate) type Loaded = (Source, Meta, Option<String>);
 
 /// Opens and reads an existing resolved file, refusing it before the read
 /// when it is larger than `maxFileBytes`. The one read path of every entry
@@ -105,7 +105,11 @@ pub type Loaded = (Source, Meta, Option<String>);
 /// A file torn by an in-place write that died is read as its content before
 /// that write, from the engine's record of it, with a note
 /// ([`crate::io::recovery`] has the rule); nothing is written here.
-pub fn read_existing(res: &Resolved, opts: &Options, display: &str) -> Result<Loaded, Failure> {
+pub(crate) fn read_existing(
+    res: &Resolved,
+    opts: &Options,
+    display: &str,
+) -> Result<Loaded, Failure> {
     let too_large = |size: u64| {
         Failure::new(
             ErrorCode::FILE_TOO_LARGE,

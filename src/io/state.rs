@@ -42,15 +42,15 @@ use std::path::{Path, PathBuf};
 use crate::io::dir::{Dir, Kind, Meta};
 
 /// Mode of the directories the engine creates in its state.
-pub const DIR_MODE: u32 = 0o700;
+pub(crate) const DIR_MODE: u32 = 0o700;
 /// Mode of the files the engine creates in its state.
-pub const FILE_MODE: u32 = 0o600;
+pub(crate) const FILE_MODE: u32 = 0o600;
 
 /// The per-user state directory's path (not opened, not created):
 /// `$PATCH_FILE_STATE_DIR`, else the platform's (`$XDG_STATE_HOME` or
 /// `~/.local/state` on Linux, `~/Library/Application Support` on macOS,
 /// `%LOCALAPPDATA%` on Windows) joined with `patch-file-tool`.
-pub fn state_path() -> Option<PathBuf> {
+pub(crate) fn state_path() -> Option<PathBuf> {
     if let Some(d) = std::env::var_os("PATCH_FILE_STATE_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(d));
     }
@@ -73,7 +73,7 @@ pub fn state_path() -> Option<PathBuf> {
 }
 
 /// The error for a state file or directory that fails a trust check.
-pub fn untrusted(path: &Path, why: &str) -> io::Error {
+pub(crate) fn untrusted(path: &Path, why: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::PermissionDenied,
         format!("`{}` is not used: {why}", path.display()),
@@ -129,7 +129,7 @@ fn exists(e: &io::Error) -> bool {
 /// A directory of the engine's private state, checked as the module docs
 /// say. Everything beneath it is reached through it.
 #[derive(Debug)]
-pub struct Private {
+pub(crate) struct Private {
     dir: Dir,
 }
 
@@ -137,7 +137,7 @@ impl Private {
     /// Opens the private directory at `path` (absolute), creating it (0700,
     /// with any missing parents) when `create`. `NotFound` when it is
     /// missing and not created; `PermissionDenied` when it fails a check.
-    pub fn open(path: &Path, create: bool) -> io::Result<Private> {
+    pub(crate) fn open(path: &Path, create: bool) -> io::Result<Private> {
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             return Err(untrusted(path, "it has no parent directory"));
         };
@@ -161,7 +161,7 @@ impl Private {
     /// does. `NotFound` when the platform names none.
     ///
     /// [`open`]: Private::open
-    pub fn state(create: bool) -> io::Result<Private> {
+    pub(crate) fn state(create: bool) -> io::Result<Private> {
         let path = state_path().ok_or_else(|| {
             io::Error::new(io::ErrorKind::NotFound, "no per-user state directory")
         })?;
@@ -194,25 +194,25 @@ impl Private {
     }
 
     /// The private subdirectory `name`, created (0700) when `create`.
-    pub fn subdir(&self, name: &OsStr, create: bool) -> io::Result<Private> {
+    pub(crate) fn subdir(&self, name: &OsStr, create: bool) -> io::Result<Private> {
         Self::child(&self.dir, name, create)
     }
 
     /// The directory handle, for operations the checks above do not cover
     /// (listing, renaming, removing the engine's own names).
-    pub fn dir(&self) -> &Dir {
+    pub(crate) fn dir(&self) -> &Dir {
         &self.dir
     }
 
     /// The path this directory was reached by (for messages).
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// Opens the existing file `name` for reading; `None` when it is
     /// missing. A symlink, a FIFO or anything but a regular file owned by
     /// the effective user is refused (`PermissionDenied`).
-    pub fn open_read(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {
+    pub(crate) fn open_read(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {
         let (f, meta) = match self.dir.open_file(name) {
             Ok(x) => x,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -233,7 +233,7 @@ impl Private {
     /// and its content against a recorded sha256 before using it.
     ///
     /// [`open_read`]: Private::open_read
-    pub fn open_linked(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {
+    pub(crate) fn open_linked(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {
         match self.dir.open_file(name) {
             Ok(x) => Ok(Some(x)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -245,7 +245,7 @@ impl Private {
     /// one of the engine's own; anything else (a link, a FIFO, another
     /// user's file, a directory) is left alone. `Ok(false)`: nothing was
     /// removed.
-    pub fn remove_own(&self, name: &OsStr) -> io::Result<bool> {
+    pub(crate) fn remove_own(&self, name: &OsStr) -> io::Result<bool> {
         let Some(meta) = self.dir.stat(name)? else {
             return Ok(false);
         };
@@ -261,7 +261,7 @@ impl Private {
     /// directory is left alone.
     ///
     /// [`open_linked`]: Private::open_linked
-    pub fn remove_linked(&self, name: &OsStr) -> io::Result<bool> {
+    pub(crate) fn remove_linked(&self, name: &OsStr) -> io::Result<bool> {
         match self.dir.stat(name)? {
             Some(m) if m.kind == Kind::File => {
                 self.dir.unlink(name)?;
@@ -275,7 +275,7 @@ impl Private {
     /// when `create` and missing; checked like [`open_read`].
     ///
     /// [`open_read`]: Private::open_read
-    pub fn open_rw(&self, name: &OsStr, create: bool) -> io::Result<(File, Meta)> {
+    pub(crate) fn open_rw(&self, name: &OsStr, create: bool) -> io::Result<(File, Meta)> {
         let (f, meta) = self
             .dir
             .open_rw(name, create.then_some(FILE_MODE))
@@ -286,7 +286,7 @@ impl Private {
 
     /// Creates the new file `name` (0600) exclusively: an existing name,
     /// a symlink included, is `AlreadyExists`.
-    pub fn create_new(&self, name: &OsStr) -> io::Result<File> {
+    pub(crate) fn create_new(&self, name: &OsStr) -> io::Result<File> {
         self.dir.create_new(name, FILE_MODE)
     }
 

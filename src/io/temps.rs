@@ -162,7 +162,7 @@ fn random8() -> [u8; 8] {
 }
 
 /// A new temp name beside `target` in `dir` (see the module docs).
-pub fn name(dir: &Dir, target: &OsStr) -> OsString {
+pub(crate) fn name(dir: &Dir, target: &OsStr) -> OsString {
     let lossy = target.to_string_lossy();
     // Short enough for NAME_MAX even for long targets.
     let short: String = lossy.chars().take(100).collect();
@@ -198,7 +198,7 @@ pub fn create(dir: &Dir, target: &OsStr, mode: u32) -> io::Result<(File, OsStrin
 /// Whether the file `n` (metadata `m`) in `dir` is a temp file this user's
 /// engine created: the name's tag verifies under this user's key and the
 /// directory's identity, and the file is a regular file of this user.
-pub fn is_ours(dir: &Dir, n: &OsStr, m: &Meta) -> bool {
+pub(crate) fn is_ours(dir: &Dir, n: &OsStr, m: &Meta) -> bool {
     if !crate::io::dir::is_temp_name(n) || m.kind != Kind::File {
         return false;
     }

@@ -57,11 +57,11 @@ use crate::error::{ErrorCode, Failure};
 use crate::io::dir::{Dir, Kind, Meta};
 
 /// Symlinks followed in one resolution before giving up (as Linux's ELOOP).
-pub const MAX_SYMLINKS: usize = 40;
+pub(crate) const MAX_SYMLINKS: usize = 40;
 /// Longest path accepted, in bytes.
-pub const MAX_PATH_BYTES: usize = 4096;
+pub(crate) const MAX_PATH_BYTES: usize = 4096;
 /// Deepest directory nesting walked (each level holds an open handle).
-pub const MAX_DEPTH: usize = 256;
+pub(crate) const MAX_DEPTH: usize = 256;
 
 /// An open workspace root.
 #[derive(Debug)]
@@ -95,15 +95,15 @@ pub enum Intent {
 #[derive(Debug)]
 pub struct Resolved {
     /// Handle on the directory that holds the file.
-    pub dir: Dir,
+    pub(crate) dir: Dir,
     /// The file's name in `dir` (never a symlink when it exists).
-    pub name: OsString,
+    pub(crate) name: OsString,
     /// Absolute path of the real file (after following in-workspace links).
     pub abs_path: PathBuf,
     /// The same path relative to the root, with `/` separators.
     pub rel_path: String,
     /// The file's metadata, if it exists.
-    pub meta: Option<Meta>,
+    pub(crate) meta: Option<Meta>,
 }
 
 fn outside(path: &str) -> Failure {
@@ -191,12 +191,12 @@ impl Workspace {
     }
 
     /// The canonical root path.
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.canonical
     }
 
     /// The open root directory (its identity keys the workspace's journal).
-    pub fn root_dir(&self) -> &Dir {
+    pub(crate) fn root_dir(&self) -> &Dir {
         &self.root
     }
 

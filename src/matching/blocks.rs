@@ -59,13 +59,13 @@ impl NewText {
 #[derive(Debug)]
 pub(crate) struct Applied {
     /// The new text.
-    pub text: NewText,
+    pub(crate) text: NewText,
     /// Per block: line and offset of its occurrence in the text the earlier
     /// blocks left.
-    pub reports: Vec<EditReport>,
+    pub(crate) reports: Vec<EditReport>,
     /// Planned in one pass: every replacement is in the new text as given
     /// (no later block touched it), so none needs looking for afterwards.
-    pub one_pass: bool,
+    pub(crate) one_pass: bool,
 }
 
 /// The blocks applied, or every failing block. `callers`: each block as
@@ -116,7 +116,7 @@ pub(crate) fn in_turn(
     in_turn_with(text, edits, &as_sent(edits), kind, cancel, Runs::Never)
 }
 
-/// [`in_turn`], with runs of blocks that neither fail nor interact planned
+/// `in_turn` (the tests' reference), with runs of blocks that neither fail nor interact planned
 /// in one pass as `runs` says ([`exact::RunFinder`]). The first run tried is
 /// all the blocks: `one_pass` when it is planned.
 pub(crate) fn in_turn_with(
@@ -238,7 +238,7 @@ pub(crate) fn in_turn_with(
 /// are counted against a budget proportional to the text (texts like
 /// `aaaa…` against `a`, `aa`, `aaa` report a match per needle per byte);
 /// past it the needles not yet seen are looked for one by one.
-pub fn present(text: &[u8], needles: &[&[u8]]) -> Vec<bool> {
+pub(crate) fn present(text: &[u8], needles: &[&[u8]]) -> Vec<bool> {
     let mut seen = vec![false; needles.len()];
     let mut left = needles.iter().filter(|n| !n.is_empty()).count();
     for (k, n) in needles.iter().enumerate() {

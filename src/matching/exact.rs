@@ -38,12 +38,12 @@ use crate::text::lines::line_numbers;
 use crate::text::source::utf16_len;
 
 /// How many match positions are kept for reports (e.g. ambiguous line lists).
-pub const MAX_REPORTED_MATCHES: usize = 50;
+pub(crate) const MAX_REPORTED_MATCHES: usize = 50;
 
 /// Failing edits (or blocks) reported per call. Each failure costs a search
 /// of the text; after this many the call has failed anyway (nothing is
 /// written), so later edits are not checked and the first failure says so.
-pub const MAX_REPORTED_FAILURES: usize = 100;
+pub(crate) const MAX_REPORTED_FAILURES: usize = 100;
 
 /// Notes on the first of `failures` that the `unchecked` edits after the
 /// last one were not checked.
@@ -60,7 +60,7 @@ pub(crate) fn note_unchecked(failures: &mut [EditFailure], unchecked: usize, wha
 
 /// What the text is, for the checks matching needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TextKind {
+pub(crate) enum TextKind {
     /// Valid UTF-8.
     Utf8,
     /// Not valid UTF-8: only ASCII search and replacement texts are allowed,
@@ -70,39 +70,39 @@ pub enum TextKind {
 
 /// Why one edit failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EditFailure {
-    pub index: usize,
-    pub code: ErrorCode,
-    pub match_count: usize,
+pub(crate) struct EditFailure {
+    pub(crate) index: usize,
+    pub(crate) code: ErrorCode,
+    pub(crate) match_count: usize,
     /// 1-based start lines of the first matches (ambiguous case).
-    pub match_lines: Vec<usize>,
-    pub message: String,
+    pub(crate) match_lines: Vec<usize>,
+    pub(crate) message: String,
     /// What diagnosis learned (not-found and ambiguous blocks).
-    pub diagnosis: Option<Box<Diagnosis>>,
+    pub(crate) diagnosis: Option<Box<Diagnosis>>,
 }
 
 /// How an edit that needed match tolerances was applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Tolerated {
+pub(crate) struct Tolerated {
     /// The tolerances the match needed.
-    pub matched_with: Vec<Tolerance>,
+    pub(crate) matched_with: Vec<Tolerance>,
     /// The exact original text that was replaced (decoded).
-    pub original_text: String,
+    pub(crate) original_text: String,
 }
 
 /// How [`match_edits`] matches and what it does on failure.
 #[derive(Debug, Clone)]
-pub struct MatchOptions {
+pub(crate) struct MatchOptions {
     /// Exact matching (default) or the tolerances of `match`.
-    pub mode: MatchMode,
+    pub(crate) mode: MatchMode,
     /// Diagnose failed edits (near misses, unique-context hints).
-    pub diagnose: bool,
+    pub(crate) diagnose: bool,
     /// Units of work all diagnoses of one call may spend together (see
     /// [`Budget`]).
-    pub budget: u64,
+    pub(crate) budget: u64,
     /// The caller's cancellation and time budget, checked between edits
     /// applied in turn.
-    pub cancel: Cancel,
+    pub(crate) cancel: Cancel,
 }
 
 impl Default for MatchOptions {
@@ -118,18 +118,18 @@ impl Default for MatchOptions {
 
 /// A successful plan: the new content as spans over `base`.
 #[derive(Debug, Clone)]
-pub struct Matched<'a> {
+pub(crate) struct Matched<'a> {
     base: Cow<'a, [u8]>,
     spans: Vec<Span>,
-    pub edits: Vec<EditReport>,
+    pub(crate) edits: Vec<EditReport>,
     /// Change in UTF-16 length (JS string length) of the text.
-    pub utf16_delta: isize,
+    pub(crate) utf16_delta: isize,
     /// Per edit: the replacement adapted by a tolerant match.
     adapted: Vec<Option<String>>,
     /// Per edit: how a tolerant match was made (`None`: exact).
-    pub tolerated: Vec<Option<Tolerated>>,
+    pub(crate) tolerated: Vec<Option<Tolerated>>,
     /// Whether the call allowed tolerances (`match` was not exact).
-    pub tolerant_mode: bool,
+    pub(crate) tolerant_mode: bool,
 }
 
 impl<'a> Matched<'a> {
@@ -168,7 +168,7 @@ impl<'a> Matched<'a> {
     }
 
     /// The new text as ordered slices (base ranges and replacement texts).
-    pub fn pieces<'s>(&'s self, edits: &'s [Edit]) -> Vec<&'s [u8]> {
+    pub(crate) fn pieces<'s>(&'s self, edits: &'s [Edit]) -> Vec<&'s [u8]> {
         self.spans
             .iter()
             .filter_map(|s| {
@@ -185,14 +185,14 @@ impl<'a> Matched<'a> {
     }
 
     /// Total replacements over all edits.
-    pub fn replacements(&self) -> usize {
+    pub(crate) fn replacements(&self) -> usize {
         self.edits.iter().map(|e| e.replacements).sum()
     }
 }
 
 /// Finds up to `keep` positions of `needle` in `hay`, and the total count of
 /// non-overlapping occurrences.
-pub fn find_all(hay: &[u8], needle: &[u8], keep: usize) -> (Vec<usize>, usize) {
+pub(crate) fn find_all(hay: &[u8], needle: &[u8], keep: usize) -> (Vec<usize>, usize) {
     let mut iter = memmem::find_iter(hay, needle);
     let positions: Vec<usize> = iter.by_ref().take(keep).collect();
     let mut n = positions.len();
@@ -272,7 +272,8 @@ fn label(index: usize, multi: bool) -> String {
 
 /// Plans `edits` over `text` with exact matching and diagnosis of
 /// failures. On failure, returns every failing edit.
-pub fn match_exact<'a>(
+#[cfg(test)]
+pub(crate) fn match_exact<'a>(
     text: &'a [u8],
     edits: &[Edit],
     kind: TextKind,
@@ -289,7 +290,7 @@ pub fn match_exact<'a>(
 /// over a big text are first tried in one pass (`many::plan`), which
 /// gives the same plan whenever it answers; when it does not (an edit
 /// fails, or the edits interact), they are applied in turn.
-pub fn match_edits<'a>(
+pub(crate) fn match_edits<'a>(
     text: &'a [u8],
     edits: &[Edit],
     kind: TextKind,
@@ -302,7 +303,8 @@ pub fn match_edits<'a>(
 
 /// [`match_edits`] without the one-pass planner: every edit searched in the
 /// text as the previous ones left it.
-pub fn match_in_turn<'a>(
+#[cfg(test)]
+pub(crate) fn match_in_turn<'a>(
     text: &'a [u8],
     edits: &[Edit],
     kind: TextKind,
@@ -315,6 +317,8 @@ pub fn match_in_turn<'a>(
 /// ([`many::plan_prefix`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Runs {
+    /// Never (tests: the reference they are held to).
+    #[cfg(test)]
     Never,
     /// When the remaining work is big enough ([`many::worth_it`]).
     WhenWorthIt,
@@ -327,6 +331,7 @@ impl Runs {
     /// Whether to look for a run of `edits` remaining edits over `len` bytes.
     fn now(self, len: usize, edits: usize) -> bool {
         match self {
+            #[cfg(test)]
             Runs::Never => false,
             Runs::WhenWorthIt => many::worth_it(len, edits),
             #[cfg(test)]
@@ -746,7 +751,7 @@ fn span_lines(text: &[u8], start: usize, end: usize) -> String {
 /// written. A unique match is written only when the replacement does not
 /// already stand elsewhere in the file (the edit may have landed there:
 /// applying it again would make it twice) and its plan passes
-/// [`verify::verify`].
+/// [`crate::matching::verify::verify`].
 fn tolerant_match_of(
     base: &[u8],
     edit: &Edit,

@@ -20,15 +20,15 @@ use crate::text::lines::line_numbers;
 
 /// Why a unique tolerant match is not written.
 #[derive(Debug)]
-pub struct Refusal {
-    pub code: ErrorCode,
+pub(crate) struct Refusal {
+    pub(crate) code: ErrorCode,
     /// The 1-based lines reported as matches (empty when none is claimed).
-    pub lines: Vec<usize>,
+    pub(crate) lines: Vec<usize>,
     /// The message, without the edit's prefix.
-    pub message: String,
+    pub(crate) message: String,
     /// The refusal says the edit may already have been applied: the
     /// diagnosis's own message is used when it proves so.
-    pub applied: bool,
+    pub(crate) applied: bool,
 }
 
 /// `line a` or `lines a-b` for the byte range `start..end` of `text`.
@@ -45,7 +45,12 @@ fn span_lines(text: &[u8], start: usize, end: usize) -> String {
 /// The refusal of the tolerant match `m` of `edit` in `base`, if any (see
 /// the module docs), the checks in the order their messages are most
 /// useful.
-pub fn refusal(base: &[u8], edit: &Edit, m: &TolerantMatch, budget: &Budget) -> Option<Refusal> {
+pub(crate) fn refusal(
+    base: &[u8],
+    edit: &Edit,
+    m: &TolerantMatch,
+    budget: &Budget,
+) -> Option<Refusal> {
     let span = span_lines(base, m.start, m.end);
     applied_elsewhere(base, edit, m, &span)
         .or_else(|| too_little_text(edit, m, &span))

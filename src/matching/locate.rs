@@ -44,7 +44,7 @@ use crate::text::source::LineEnding;
 
 /// How loosely a line was compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
+pub(crate) enum Level {
     Exact,
     TrailingWhitespace,
     SurroundingWhitespace,
@@ -52,22 +52,12 @@ pub enum Level {
 }
 
 impl Level {
-    pub const ALL: [Level; 4] = [
+    pub(crate) const ALL: [Level; 4] = [
         Level::Exact,
         Level::TrailingWhitespace,
         Level::SurroundingWhitespace,
         Level::UnicodePunctuation,
     ];
-
-    /// The name reported per hunk.
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::Exact => "exact",
-            Level::TrailingWhitespace => "trailing_whitespace",
-            Level::SurroundingWhitespace => "surrounding_whitespace",
-            Level::UnicodePunctuation => "unicode_punctuation",
-        }
-    }
 
     fn words(self) -> &'static str {
         match self {
@@ -81,7 +71,7 @@ impl Level {
 
 /// What chose a hunk's place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LocatedBy {
+pub(crate) enum LocatedBy {
     /// Its old lines (and `@@` lines) occur once at the deciding level.
     Content,
     /// The unified header's line: the hunk has no old lines, or its old
@@ -91,53 +81,44 @@ pub enum LocatedBy {
     EndOfFile,
 }
 
-impl LocatedBy {
-    /// The name reported per hunk.
-    pub fn name(self) -> &'static str {
-        match self {
-            LocatedBy::Content => "content",
-            LocatedBy::LineNumber => "line_number",
-            LocatedBy::EndOfFile => "end_of_file",
-        }
-    }
-}
+impl LocatedBy {}
 
 /// Where and how a hunk applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HunkReport {
+pub(crate) struct HunkReport {
     /// 0-based index of the hunk in its file.
-    pub index: usize,
+    pub(crate) index: usize,
     /// 1-based line of the original file where the hunk's old side starts
     /// (for a pure insertion: the line the first added line takes).
-    pub line_number: usize,
+    pub(crate) line_number: usize,
     /// The loosest level any of its lines (anchors included) needed.
-    pub level: Level,
+    pub(crate) level: Level,
     /// What chose the place.
-    pub located_by: LocatedBy,
+    pub(crate) located_by: LocatedBy,
     /// 1-based line of the hunk in the patch.
-    pub patch_line: usize,
+    pub(crate) patch_line: usize,
 }
 
 /// Why a hunk could not be applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HunkFailure {
-    pub index: usize,
-    pub patch_line: usize,
-    pub code: ErrorCode,
-    pub match_count: usize,
+pub(crate) struct HunkFailure {
+    pub(crate) index: usize,
+    pub(crate) patch_line: usize,
+    pub(crate) code: ErrorCode,
+    pub(crate) match_count: usize,
     /// 1-based lines where an ambiguous old side matches (first 50).
-    pub match_lines: Vec<usize>,
-    pub message: String,
+    pub(crate) match_lines: Vec<usize>,
+    pub(crate) message: String,
     /// Where the old side (or `@@` line) that was not found most likely
     /// is: the same `closest_match` a `patchFile` edit gets.
-    pub diagnosis: Option<Box<Diagnosis>>,
+    pub(crate) diagnosis: Option<Box<Diagnosis>>,
 }
 
 /// The new text and a report per hunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Applied {
-    pub text: Vec<u8>,
-    pub hunks: Vec<HunkReport>,
+pub(crate) struct Applied {
+    pub(crate) text: Vec<u8>,
+    pub(crate) hunks: Vec<HunkReport>,
 }
 
 /// A line of the file: `text[start..end]` is its content, `text[end..next]`
@@ -377,7 +358,11 @@ fn eol_for(style: LineEnding, line: &HunkLine) -> &'static [u8] {
 /// Applies `hunks`, in order, to `text`. `bytes_mode`: the file is not
 /// valid UTF-8, so added lines must be ASCII. On failure, every failing hunk
 /// is reported (later hunks are tried from where the last good one ended).
-pub fn apply(text: &[u8], hunks: &[Hunk], bytes_mode: bool) -> Result<Applied, Vec<HunkFailure>> {
+pub(crate) fn apply(
+    text: &[u8],
+    hunks: &[Hunk],
+    bytes_mode: bool,
+) -> Result<Applied, Vec<HunkFailure>> {
     apply_indexed(text, hunks, bytes_mode, hunks.len() > INDEX_HUNKS)
 }
 
@@ -1016,7 +1001,7 @@ fn build(
 /// it, on the new side. The BOM is taken off those lines, and that hunk
 /// must then apply at line 1. The answer says whether the file keeps its
 /// BOM, and which hunk carried it.
-pub fn without_bom(hunks: &[Hunk]) -> (Cow<'_, [Hunk]>, bool, Option<usize>) {
+pub(crate) fn without_bom(hunks: &[Hunk]) -> (Cow<'_, [Hunk]>, bool, Option<usize>) {
     let Some(at) = hunks.iter().position(|h| {
         h.old_lines()
             .next()

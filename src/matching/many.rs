@@ -1,7 +1,7 @@
 //! Many edits in one pass.
 //!
 //! Edits apply in turn: each searches the text the previous ones left
-//! ([`crate::matching::exact::match_in_turn`]), which costs a search and a
+//! (`exact::match_in_turn`, the reference the tests hold this to), which costs a search and a
 //! copy of the text per edit (a thousand edits over 100 MB: a minute). But
 //! edits usually do not interact: each search text is found the required
 //! number of times in the original text, the places of different edits do
@@ -52,17 +52,17 @@ use crate::text::lines::count_newlines;
 use crate::text::source::utf16_len;
 
 /// Fewer edits than this are applied in turn.
-pub const MIN_EDITS: usize = 2;
+pub(crate) const MIN_EDITS: usize = 2;
 
 /// Below this much searching in turn (text size times edits), edits are
 /// applied in turn: each costs a search and a copy of the text, next to the
 /// one pass's automaton and windows, so from a few MiB on the one pass is
 /// faster (2 edits over 100 MB: 38 ms against 118 ms; 32: 54 ms against 2.8 s).
-pub const MIN_WORK: usize = 4 << 20;
+pub(crate) const MIN_WORK: usize = 4 << 20;
 
 /// Up to this many edits, each search text is found on its own with `memmem`;
 /// above, all at once with Aho-Corasick (see `find_places`).
-pub const MEMMEM_EDITS: usize = 8;
+pub(crate) const MEMMEM_EDITS: usize = 8;
 
 /// Neighbouring places a window may cross (places replaced by nothing add no
 /// bytes to it); past this the edits are applied in turn.
@@ -70,7 +70,7 @@ const MAX_NEIGHBOURS: usize = 64;
 
 /// Whether the one-pass planner is worth trying for `edits` edits over a
 /// text of `len` bytes.
-pub fn worth_it(len: usize, edits: usize) -> bool {
+pub(crate) fn worth_it(len: usize, edits: usize) -> bool {
     edits >= MIN_EDITS && len.saturating_mul(edits) >= MIN_WORK
 }
 

@@ -1,8 +1,8 @@
-pub mod blocks;
-pub mod exact;
-pub mod guard;
-pub mod locate;
-pub mod many;
-pub mod plan;
-pub mod tolerant;
-pub mod verify;
+pub(crate) mod blocks;
+pub(crate) mod exact;
+pub(crate) mod guard;
+pub(crate) mod locate;
+pub(crate) mod many;
+pub(crate) mod plan;
+pub(crate) mod tolerant;
+pub(crate) mod verify;

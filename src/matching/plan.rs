@@ -12,7 +12,7 @@
 /// (and at most about 1 MiB for small texts); an edit with more occurrences
 /// is written into one new buffer instead (`splice_all` in
 /// [`crate::matching::exact`]).
-pub fn span_limit(len: usize) -> usize {
+pub(crate) fn span_limit(len: usize) -> usize {
     (len / 4096).max(4096)
 }
 
@@ -27,19 +27,19 @@ pub(crate) enum Span {
 
 /// The outcome of one successful edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EditReport {
+pub(crate) struct EditReport {
     /// 1-based line where the first replaced occurrence starts, in the text
     /// the edit was applied to.
-    pub line_number: usize,
-    pub replacements: usize,
+    pub(crate) line_number: usize,
+    pub(crate) replacements: usize,
     /// Byte offset of the first occurrence in that text.
-    pub offset: usize,
+    pub(crate) offset: usize,
 }
 
 /// A plan of edits over the caller's text: spans over the original text.
 #[derive(Debug)]
 pub(crate) struct Plan {
-    pub spans: Vec<Span>,
-    pub reports: Vec<EditReport>,
-    pub utf16_delta: isize,
+    pub(crate) spans: Vec<Span>,
+    pub(crate) reports: Vec<EditReport>,
+    pub(crate) utf16_delta: isize,
 }

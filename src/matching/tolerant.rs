@@ -80,30 +80,30 @@ fn kind_of(t: Tolerance) -> Kind {
 
 /// A unique tolerant match and the adapted replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TolerantMatch {
+pub(crate) struct TolerantMatch {
     /// Byte range of the original text that is replaced.
-    pub start: usize,
-    pub end: usize,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
     /// The replacement, adapted to the region's line endings and indentation.
-    pub replacement: String,
+    pub(crate) replacement: String,
     /// The tolerances the match needed.
-    pub matched_with: Vec<Tolerance>,
+    pub(crate) matched_with: Vec<Tolerance>,
 }
 
 /// A unique tolerant match whose replacement cannot be adapted with
 /// certainty: refused, nothing is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Uncertain {
+pub(crate) struct Uncertain {
     /// Byte range of the original text the block matched.
-    pub start: usize,
-    pub end: usize,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
     /// Why, naming the replacement line.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// What tolerant matching found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// No match even with the tolerances.
     None,
     /// Exactly one match.
@@ -884,7 +884,7 @@ fn fit_region(
 
 /// Finds `search` in `text` (valid UTF-8) under the tolerances of `m`.
 /// Call only after an exact search found nothing.
-pub fn find(text: &[u8], search: &str, replace: &str, m: MatchMode, said: Said) -> Outcome {
+pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode, said: Said) -> Outcome {
     if m.is_exact() {
         return Outcome::None;
     }

@@ -37,7 +37,7 @@ use crate::text::fold::{punct_ascii, unicode_space};
 
 /// Which whitespace a fold trims from one end of each line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trim {
+pub(crate) enum Trim {
     No,
     /// Spaces and tabs (the `match` tolerances).
     SpacesTabs,
@@ -48,23 +48,23 @@ pub enum Trim {
 /// The differences a plan tolerated between the caller's text and the
 /// file's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fold {
+pub(crate) struct Fold {
     /// CRLF against LF.
-    pub line_endings: bool,
+    pub(crate) line_endings: bool,
     /// Whether the last line has a line break (hunks compare lines
     /// without their breaks).
-    pub final_break: bool,
-    pub trailing: Trim,
-    pub leading: Trim,
+    pub(crate) final_break: bool,
+    pub(crate) trailing: Trim,
+    pub(crate) leading: Trim,
     /// Typographic punctuation against ASCII.
-    pub punctuation: bool,
+    pub(crate) punctuation: bool,
     /// Unicode spaces against a plain space.
-    pub unicode_spaces: bool,
+    pub(crate) unicode_spaces: bool,
 }
 
 impl Fold {
     /// No difference tolerated.
-    pub const EXACT: Fold = Fold {
+    pub(crate) const EXACT: Fold = Fold {
         line_endings: false,
         final_break: false,
         trailing: Trim::No,
@@ -74,7 +74,7 @@ impl Fold {
     };
 
     /// The differences the tolerances `ts` forgive.
-    pub fn tolerances(ts: &[Tolerance]) -> Fold {
+    pub(crate) fn tolerances(ts: &[Tolerance]) -> Fold {
         let m = MatchMode::with(ts);
         let trim = |t| if m.has(t) { Trim::SpacesTabs } else { Trim::No };
         Fold {
@@ -93,30 +93,30 @@ impl Fold {
 
 /// One change of a plan: `text[start..end]` becomes `new`.
 #[derive(Debug, Clone, Copy)]
-pub struct Change<'a> {
-    pub start: usize,
-    pub end: usize,
-    pub new: &'a [u8],
+pub(crate) struct Change<'a> {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) new: &'a [u8],
     /// The caller's text that named the place (search block, a hunk's old
     /// side) and the text it wants there.
-    pub search: &'a str,
-    pub replace: &'a str,
+    pub(crate) search: &'a str,
+    pub(crate) replace: &'a str,
     /// What the plan tolerated between them and the file.
-    pub fold: Fold,
+    pub(crate) fold: Fold,
     /// An empty replacement that also removes the line break after the
     /// block (SEARCH/REPLACE, `str_replace`).
-    pub takes_break: bool,
+    pub(crate) takes_break: bool,
     /// `new` starts with the line break the file's last line lacked (lines
     /// appended after it).
-    pub adds_break: bool,
+    pub(crate) adds_break: bool,
 }
 
 /// Why a plan was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refused {
+pub(crate) struct Refused {
     /// Index of the change.
-    pub change: usize,
-    pub reason: String,
+    pub(crate) change: usize,
+    pub(crate) reason: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -478,7 +478,7 @@ fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
 }
 
 /// Checks every change of a plan over `text` (see the module docs).
-pub fn verify(text: &[u8], changes: &[Change<'_>]) -> Result<(), Refused> {
+pub(crate) fn verify(text: &[u8], changes: &[Change<'_>]) -> Result<(), Refused> {
     let mut at = 0;
     for (k, c) in changes.iter().enumerate() {
         if c.start < at || c.end < c.start || c.end > text.len() {
@@ -497,7 +497,7 @@ pub fn verify(text: &[u8], changes: &[Change<'_>]) -> Result<(), Refused> {
 }
 
 /// `text` with `changes` (checked by [`verify`]) applied.
-pub fn compose(text: &[u8], changes: &[Change<'_>]) -> Vec<u8> {
+pub(crate) fn compose(text: &[u8], changes: &[Change<'_>]) -> Vec<u8> {
     let added: usize = changes.iter().map(|c| c.new.len()).sum();
     let mut out = Vec::with_capacity(text.len() + added);
     let mut at = 0;

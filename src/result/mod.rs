@@ -5,7 +5,7 @@
 //! JSON (`serde_json::to_value`), once, at the edge. What the published
 //! contract says a result looks like — the output schemas in
 //! `schemas/results.json` and the result types of `index.d.ts` — is
-//! generated from these types ([`contract`]), and the test suite fails when
+//! generated from these types ([`contract()`]), and the test suite fails when
 //! a generated file is out of date, so the contract is written once.
 //!
 //! A result is a success (`ok: true` and the entry point's figures) or a

@@ -20,7 +20,7 @@
 //!   `unicode_punctuation` level of hunk locating, which also ignores
 //!   whitespace around lines, folds them to a plain space. Tolerant matching
 //!   does not fold them (its whitespace tolerances concern spaces and tabs).
-//! * [`ZERO_WIDTH`] ([`zero_width`]) stand for nothing; diagnosis names them
+//! * Zero-width characters ([`zero_width`]) stand for nothing; diagnosis names them
 //!   `invisible_characters`. No matching mode forgives them.
 //!
 //! Pure: nothing here depends on the rest of the crate.
@@ -32,15 +32,15 @@ use std::borrow::Cow;
 /// never disagree.
 macro_rules! table {
     (
-        $(#[$tm:meta])* pub const $table:ident: [(char, &str)];
-        $(#[$fm:meta])* pub fn $f:ident;
+        $(#[$tm:meta])* $tv:vis const $table:ident: [(char, &str)];
+        $(#[$fm:meta])* $fv:vis fn $f:ident;
         { $( $(#[$gm:meta])* $to:literal <= [$($c:literal),+ $(,)?] ),+ $(,)? }
     ) => {
         $(#[$tm])*
-        pub const $table: &[(char, &str)] = &[$($(($c, $to)),+),+];
+        $tv const $table: &[(char, &str)] = &[$($(($c, $to)),+),+];
         $(#[$fm])*
         #[inline]
-        pub fn $f(c: char) -> Option<&'static str> {
+        $fv fn $f(c: char) -> Option<&'static str> {
             match c {
                 $( $(#[$gm])* $($c)|+ => Some($to), )+
                 _ => None,
@@ -48,15 +48,15 @@ macro_rules! table {
         }
     };
     (
-        $(#[$tm:meta])* pub const $table:ident: [char];
-        $(#[$fm:meta])* pub fn $f:ident;
+        $(#[$tm:meta])* $tv:vis const $table:ident: [char];
+        $(#[$fm:meta])* $fv:vis fn $f:ident;
         [$($c:literal),+ $(,)?]
     ) => {
         $(#[$tm])*
-        pub const $table: &[char] = &[$($c),+];
+        $tv const $table: &[char] = &[$($c),+];
         $(#[$fm])*
         #[inline]
-        pub fn $f(c: char) -> bool {
+        $fv fn $f(c: char) -> bool {
             matches!(c, $($c)|+)
         }
     };
@@ -128,7 +128,7 @@ table! {
     /// for one.
     pub const UNICODE_SPACES: [char];
     /// Whether `c` is one of [`UNICODE_SPACES`].
-    pub fn unicode_space;
+    pub(crate) fn unicode_space;
     [
         '\u{00A0}', // no-break space
         '\u{1680}', // ogham space mark
@@ -156,9 +156,10 @@ table! {
     /// copied from Windows tools), bidirectional marks and controls, the soft
     /// hyphen of word processors, and the Mongolian vowel separator (a space
     /// in older Unicode versions).
-    pub const ZERO_WIDTH: [char];
-    /// Whether `c` is one of [`ZERO_WIDTH`].
-    pub fn zero_width;
+    #[cfg(test)]
+    pub(crate) const ZERO_WIDTH: [char];
+    /// Whether `c` is one of the zero-width characters.
+    pub(crate) fn zero_width;
     [
         '\u{200B}', // zero-width space
         '\u{200C}', // zero-width non-joiner
@@ -182,10 +183,10 @@ table! {
 }
 
 /// What an invisible character stands for: `Some(true)` a space (one of
-/// [`UNICODE_SPACES`]), `Some(false)` nothing (one of [`ZERO_WIDTH`]),
+/// [`UNICODE_SPACES`]), `Some(false)` nothing (one of [`zero_width`]'s),
 /// `None` for any other character.
 #[inline]
-pub fn invisible(c: char) -> Option<bool> {
+pub(crate) fn invisible(c: char) -> Option<bool> {
     if unicode_space(c) {
         Some(true)
     } else if zero_width(c) {
@@ -196,7 +197,7 @@ pub fn invisible(c: char) -> Option<bool> {
 }
 
 /// A name for an invisible character, for messages.
-pub fn char_name(c: char) -> &'static str {
+pub(crate) fn char_name(c: char) -> &'static str {
     match c {
         '\u{00A0}' => "no-break space",
         '\u{202F}' => "narrow no-break space",
@@ -217,7 +218,7 @@ pub fn char_name(c: char) -> &'static str {
 
 /// `s` with [`PUNCTUATION`] folded to ASCII and, with `spaces`, each of
 /// [`UNICODE_SPACES`] folded to a plain space. Borrowed when nothing folds.
-pub fn fold(s: &str, spaces: bool) -> Cow<'_, str> {
+pub(crate) fn fold(s: &str, spaces: bool) -> Cow<'_, str> {
     let folds = |c: char| punct_ascii(c).is_some() || (spaces && unicode_space(c));
     let Some(first) = s.find(|c: char| !c.is_ascii() && folds(c)) else {
         return Cow::Borrowed(s);
@@ -247,7 +248,7 @@ pub enum Kind {
     Indentation,
     /// Spaces or tabs at line ends.
     TrailingWhitespace,
-    /// [`UNICODE_SPACES`] or [`ZERO_WIDTH`] characters (a BOM inside the
+    /// [`UNICODE_SPACES`] or zero-width characters (a BOM inside the
     /// text included).
     InvisibleCharacters,
     /// [`PUNCTUATION`]: curly quotes, typographic dashes, ellipsis.
@@ -266,20 +267,6 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Every kind, in the order they are reported.
-    pub const ALL: [Kind; 10] = [
-        Kind::LineEndings,
-        Kind::Indentation,
-        Kind::TrailingWhitespace,
-        Kind::InvisibleCharacters,
-        Kind::UnicodePunctuation,
-        Kind::Escaping,
-        Kind::Case,
-        Kind::LineNumbers,
-        Kind::Elision,
-        Kind::Content,
-    ];
-
     /// The name agents see in `differences`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -296,13 +283,8 @@ impl Kind {
         }
     }
 
-    /// The kind named `s`.
-    pub fn parse(s: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-
     /// The kind in plain words, for messages.
-    pub fn words(self) -> &'static str {
+    pub(crate) fn words(self) -> &'static str {
         match self {
             Kind::LineEndings => "line endings",
             Kind::Indentation => "indentation",
@@ -358,13 +340,5 @@ mod tests {
         assert_eq!(fold("a\u{a0}b\u{3000}c – d", true), "a b c - d");
         assert_eq!(fold("a\u{a0}b – d", false), "a\u{a0}b - d");
         assert_eq!(fold("zero\u{200b}width", true), "zero\u{200b}width");
-    }
-
-    #[test]
-    fn kind_names_round_trip() {
-        for k in Kind::ALL {
-            assert_eq!(Kind::parse(k.as_str()), Some(k));
-        }
-        assert_eq!(Kind::parse("fuzzy"), None);
     }
 }

@@ -6,21 +6,21 @@
 //! Pure: nothing here depends on the rest of the crate.
 
 /// Columns a tab counts for when comparing indentation depths.
-pub const TAB_WIDTH: usize = 4;
+pub(crate) const TAB_WIDTH: usize = 4;
 
 /// Lines of a block: split on `\n`, a final `\n` ending the last line.
-pub fn lines_of(s: &str) -> Vec<&str> {
+pub(crate) fn lines_of(s: &str) -> Vec<&str> {
     let body = s.strip_suffix('\n').unwrap_or(s);
     body.split('\n').collect()
 }
 
 /// The leading spaces and tabs of a line.
-pub fn lead(s: &str) -> &str {
+pub(crate) fn lead(s: &str) -> &str {
     &s[..s.len() - s.trim_start_matches([' ', '\t']).len()]
 }
 
 /// The depth of an indentation in columns (a tab counts [`TAB_WIDTH`]).
-pub fn width(indent: &str) -> usize {
+pub(crate) fn width(indent: &str) -> usize {
     indent
         .chars()
         .map(|c| if c == '\t' { TAB_WIDTH } else { 1 })
@@ -29,7 +29,7 @@ pub fn width(indent: &str) -> usize {
 
 /// Pairs (block indentation, file indentation) of the lines that start a
 /// line in the file and have content on both sides.
-pub fn indent_pairs<'a>(
+pub(crate) fn indent_pairs<'a>(
     search: &'a str,
     region: &'a str,
     starts_line: bool,
@@ -47,7 +47,7 @@ pub fn indent_pairs<'a>(
 
 /// Whether the block's lines are nested the way the file's are: each step
 /// from one line to the next goes in, out or stays level on both sides.
-pub fn same_shape(pairs: &[(&str, &str)]) -> bool {
+pub(crate) fn same_shape(pairs: &[(&str, &str)]) -> bool {
     pairs.windows(2).all(|w| {
         let ds = width(w[1].0) as isize - width(w[0].0) as isize;
         let df = width(w[1].1) as isize - width(w[0].1) as isize;
@@ -58,6 +58,6 @@ pub fn same_shape(pairs: &[(&str, &str)]) -> bool {
 /// Whether `search` and the file text `region` (starting at a line start
 /// or not) nest their lines alike, so the indentation tolerance could
 /// match one to the other.
-pub fn nesting_agrees(search: &str, region: &str, starts_line: bool) -> bool {
+pub(crate) fn nesting_agrees(search: &str, region: &str, starts_line: bool) -> bool {
     same_shape(&indent_pairs(search, region, starts_line))
 }

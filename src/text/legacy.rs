@@ -48,7 +48,7 @@ use crate::error::{ErrorCode, Failure};
 /// Bytes of non-ASCII lines the detector is fed (about 5 ms of its time;
 /// the whole file is then decoded under its guess, which is the real
 /// test).
-pub const DETECT_BYTES: usize = 64 << 10;
+pub(crate) const DETECT_BYTES: usize = 64 << 10;
 
 /// The encoding of a non-UTF-8 file, when it is one the engine edits as
 /// text: the detector's guess, if the file decodes under it without error.
@@ -56,7 +56,7 @@ pub const DETECT_BYTES: usize = 64 << 10;
 /// under no guess, or it is mostly UTF-8 (at least as many valid non-ASCII
 /// UTF-8 characters as invalid sequences: a UTF-8 file with a few stray
 /// bytes, whose text byte-level reading shows as it is).
-pub fn detect(raw: &[u8]) -> Option<(&'static Enc, String)> {
+pub(crate) fn detect(raw: &[u8]) -> Option<(&'static Enc, String)> {
     if mostly_utf8(raw) {
         return None;
     }
@@ -105,7 +105,7 @@ fn supported(enc: &'static Enc) -> bool {
 }
 
 /// The name results use: the WHATWG name in lower case.
-pub fn name(enc: &'static Enc) -> &'static str {
+pub(crate) fn name(enc: &'static Enc) -> &'static str {
     match enc.name() {
         "Big5" => "big5",
         "EUC-JP" => "euc-jp",
@@ -300,7 +300,7 @@ fn seam_failure(path: &str, enc: &str, line_at: usize, broken: &[&str]) -> Failu
 /// the second byte of four, when a byte of 0x81 or more follows), before
 /// and after the edit. `pieces` are the new content, as slices of `raw`
 /// where it is unchanged.
-pub fn check_byte_seams(raw: &[u8], pieces: &[&[u8]], path: &str) -> Result<(), Failure> {
+pub(crate) fn check_byte_seams(raw: &[u8], pieces: &[&[u8]], path: &str) -> Result<(), Failure> {
     let safe = |left: Option<u8>, right: Option<u8>| match left {
         None => true,
         Some(l) => l < 0x80 && !(l.is_ascii_digit() && right.is_some_and(|r| r >= 0x81)),
@@ -396,7 +396,7 @@ fn spans(raw: &[u8], pieces: &[&[u8]]) -> Vec<(usize, usize, Vec<u8>)> {
 /// One part of a spliced file: a span of the bytes read, or of the encoded
 /// replacements.
 #[derive(Debug, Clone, Copy)]
-pub enum Part {
+pub(crate) enum Part {
     Raw(usize, usize),
     Owned(usize, usize),
 }
@@ -405,7 +405,7 @@ pub enum Part {
 /// unchanged; other slices are replacements) of the file `raw` in `enc`:
 /// unchanged text as slices of `raw`, each one verified by re-encoding it,
 /// replacements encoded. Returns the parts and the encoded replacements.
-pub fn splice(
+pub(crate) fn splice(
     enc: &'static Enc,
     raw: &[u8],
     text: &[u8],

@@ -1,7 +1,7 @@
-pub mod fold;
-pub mod indent;
-pub mod legacy;
-pub mod lines;
-pub mod source;
+pub(crate) mod fold;
+pub(crate) mod indent;
+pub(crate) mod legacy;
+pub(crate) mod lines;
+pub(crate) mod source;
 #[cfg(test)]
-pub mod test_seeds;
+pub(crate) mod test_seeds;

@@ -14,11 +14,11 @@
 use sha2::{Digest, Sha256};
 
 use crate::error::{ErrorCode, Failure};
-pub use crate::text::legacy::check_byte_seams;
+pub(crate) use crate::text::legacy::check_byte_seams;
 
 /// How a file's text is stored on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
+pub(crate) enum Encoding {
     Utf8,
     Utf8Bom,
     Utf16Le,
@@ -33,7 +33,7 @@ pub enum Encoding {
 
 impl Encoding {
     /// Name reported to callers.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Encoding::Utf8 | Encoding::Utf8Bom => "utf-8",
             Encoding::Utf16Le => "utf-16le",
@@ -44,7 +44,7 @@ impl Encoding {
     }
 
     /// The BOM bytes written before the text.
-    pub fn bom(self) -> &'static [u8] {
+    pub(crate) fn bom(self) -> &'static [u8] {
         match self {
             Encoding::Utf8Bom => b"\xEF\xBB\xBF",
             Encoding::Utf16Le => b"\xFF\xFE",
@@ -53,50 +53,31 @@ impl Encoding {
         }
     }
 
-    pub fn is_utf16(self) -> bool {
+    pub(crate) fn is_utf16(self) -> bool {
         matches!(self, Encoding::Utf16Le | Encoding::Utf16Be)
     }
 
     /// Whether the text is a decoded copy, not the bytes (UTF-16, legacy).
-    pub fn is_decoded(self) -> bool {
+    pub(crate) fn is_decoded(self) -> bool {
         self.is_utf16() || matches!(self, Encoding::Legacy(_))
     }
 }
 
 /// How lines end in a text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineEnding {
+pub(crate) enum LineEnding {
     Lf,
     Crlf,
     Mixed,
     None,
 }
 
-impl LineEnding {
-    pub fn name(self) -> &'static str {
-        match self {
-            LineEnding::Lf => "lf",
-            LineEnding::Crlf => "crlf",
-            LineEnding::Mixed => "mixed",
-            LineEnding::None => "none",
-        }
-    }
-
-    /// The ending new lines should get in a file with this style.
-    pub fn newline(self) -> &'static str {
-        match self {
-            LineEnding::Crlf => "\r\n",
-            _ => "\n",
-        }
-    }
-}
-
 /// Bytes sniffed for NUL to call a file binary.
-pub const BINARY_SNIFF_BYTES: usize = 8192;
+pub(crate) const BINARY_SNIFF_BYTES: usize = 8192;
 
 /// A file's content, decoded for matching.
 #[derive(Debug, Clone)]
-pub struct Source {
+pub(crate) struct Source {
     raw: Vec<u8>,
     encoding: Encoding,
     /// UTF-8 transcoding of a UTF-16 file; `None` when `raw` is matched directly.
@@ -104,7 +85,7 @@ pub struct Source {
 }
 
 /// Lower-case hex of a sha256 digest.
-pub fn hex(d: &[u8]) -> String {
+pub(crate) fn hex(d: &[u8]) -> String {
     const H: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(d.len() * 2);
     for &b in d {
@@ -134,7 +115,11 @@ pub fn sha256_hex<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
 /// slice counts as shared when it is the same memory at the same offset, or
 /// (for a slice elsewhere) has the same bytes; the digests are exactly those
 /// of hashing each side separately.
-pub fn sha256_pair(before: &[u8], after: &[&[u8]], need_before: bool) -> (Option<String>, String) {
+pub(crate) fn sha256_pair(
+    before: &[u8],
+    after: &[&[u8]],
+    need_before: bool,
+) -> (Option<String>, String) {
     if !need_before {
         return (None, sha256_hex(after.iter().copied()));
     }
@@ -162,7 +147,7 @@ pub fn sha256_pair(before: &[u8], after: &[&[u8]], need_before: bool) -> (Option
 
 impl Source {
     /// Classifies bytes already in memory.
-    pub fn from_bytes(raw: Vec<u8>, path: &str) -> Result<Source, Failure> {
+    pub(crate) fn from_bytes(raw: Vec<u8>, path: &str) -> Result<Source, Failure> {
         let mut encoding = detect(&raw).map_err(|why| {
             Failure::new(
                 ErrorCode::BINARY_FILE_REJECTED,
@@ -203,27 +188,18 @@ impl Source {
         })
     }
 
-    /// An empty source for a file that does not exist yet.
-    pub fn empty() -> Source {
-        Source {
-            raw: Vec::new(),
-            encoding: Encoding::Utf8,
-            decoded: None,
-        }
-    }
-
-    pub fn encoding(&self) -> Encoding {
+    pub(crate) fn encoding(&self) -> Encoding {
         self.encoding
     }
 
     /// The bytes on disk.
-    pub fn raw(&self) -> &[u8] {
+    pub(crate) fn raw(&self) -> &[u8] {
         &self.raw
     }
 
     /// The text as UTF-8 (or raw bytes for [`Encoding::Bytes`]), BOM excluded.
     /// For UTF-16 and legacy files, a decoded copy.
-    pub fn text(&self) -> &[u8] {
+    pub(crate) fn text(&self) -> &[u8] {
         match &self.decoded {
             Some(d) => d,
             None => &self.raw[self.encoding.bom().len()..],
@@ -231,7 +207,7 @@ impl Source {
     }
 
     /// Length in UTF-16 code units of the decoded text (what JS `.length` says).
-    pub fn utf16_len(&self) -> usize {
+    pub(crate) fn utf16_len(&self) -> usize {
         match self.encoding {
             Encoding::Utf16Le | Encoding::Utf16Be => (self.raw.len() - 2) / 2,
             Encoding::Bytes => utf16_len_lossy(self.text()),
@@ -241,12 +217,12 @@ impl Source {
     }
 
     /// sha256 of the bytes on disk.
-    pub fn sha256(&self) -> String {
+    pub(crate) fn sha256(&self) -> String {
         sha256_hex([self.raw.as_slice()])
     }
 
     /// Line-ending style of the text.
-    pub fn line_ending(&self) -> LineEnding {
+    pub(crate) fn line_ending(&self) -> LineEnding {
         line_ending(self.text())
     }
 
@@ -256,7 +232,7 @@ impl Source {
     /// file is written from slices of its own bytes, verified. A byte-level
     /// or legacy file refuses an edit it cannot prove keeps every other
     /// character (`UNSUPPORTED_ENCODING`; `path` is for its message).
-    pub fn encode_pieces<'a>(
+    pub(crate) fn encode_pieces<'a>(
         &'a self,
         pieces: &[&'a [u8]],
         path: &str,
@@ -284,7 +260,7 @@ impl Source {
     /// diff, each narrowed to the characters that differ, so that a legacy
     /// or byte-level file keeps every unchanged byte and each seam is
     /// checked where it really is.
-    pub fn encode_text(&self, new: &[u8], path: &str) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn encode_text(&self, new: &[u8], path: &str) -> Result<Vec<u8>, Failure> {
         if !matches!(self.encoding, Encoding::Legacy(_) | Encoding::Bytes) {
             return Ok(encode_with(self.encoding, &[new]).to_vec());
         }
@@ -349,7 +325,7 @@ impl Source {
 /// Encodes UTF-8 text pieces into `encoding`, BOM first (a legacy
 /// encoding without the checks of [`Source::encode_pieces`]: for new
 /// files only).
-pub fn encode_with<'a>(encoding: Encoding, pieces: &[&'a [u8]]) -> Encoded<'a> {
+pub(crate) fn encode_with<'a>(encoding: Encoding, pieces: &[&'a [u8]]) -> Encoded<'a> {
     match encoding {
         Encoding::Legacy(enc) => {
             let mut out = Vec::new();
@@ -386,7 +362,7 @@ pub fn encode_with<'a>(encoding: Encoding, pieces: &[&'a [u8]]) -> Encoded<'a> {
 /// File content ready to write: borrowed slices, one owned buffer, or
 /// slices of the file read spliced with owned replacements.
 #[derive(Debug)]
-pub enum Encoded<'a> {
+pub(crate) enum Encoded<'a> {
     Slices(Vec<&'a [u8]>),
     Owned(Vec<u8>),
     Spliced {
@@ -398,7 +374,7 @@ pub enum Encoded<'a> {
 
 impl Encoded<'_> {
     /// The slices to write, in order.
-    pub fn slices(&self) -> Vec<&[u8]> {
+    pub(crate) fn slices(&self) -> Vec<&[u8]> {
         use crate::text::legacy::Part;
         match self {
             Encoded::Slices(v) => v.clone(),
@@ -413,19 +389,15 @@ impl Encoded<'_> {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Encoded::Owned(b) => b.len(),
             _ => self.slices().iter().map(|s| s.len()).sum(),
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The content as one buffer (for caching a dry run).
-    pub fn to_vec(&self) -> Vec<u8> {
+    pub(crate) fn to_vec(&self) -> Vec<u8> {
         match self {
             Encoded::Owned(b) => b.clone(),
             _ => self.slices().concat(),
@@ -434,7 +406,7 @@ impl Encoded<'_> {
 }
 
 /// Detects the encoding, or says why the bytes look binary.
-pub fn detect(raw: &[u8]) -> Result<Encoding, &'static str> {
+pub(crate) fn detect(raw: &[u8]) -> Result<Encoding, &'static str> {
     if raw.starts_with(b"\xFF\xFE\x00\x00") || raw.starts_with(b"\x00\x00\xFE\xFF") {
         return Err("UTF-32 byte order mark");
     }
@@ -470,7 +442,7 @@ pub fn detect(raw: &[u8]) -> Result<Encoding, &'static str> {
 /// (a lane gains at most 2 per row, so it never overflows): the compiler
 /// turns this into plain SIMD adds, about 4x faster than one wide counter
 /// (measured on a 200 MiB file: 26 ms instead of 97 ms).
-pub fn utf16_len(utf8: &[u8]) -> usize {
+pub(crate) fn utf16_len(utf8: &[u8]) -> usize {
     const LANES: usize = 32;
     const ROWS: usize = 127;
     let units = |b: u8| ((b as i8) >= -0x40) as u8 + (b >= 0xF0) as u8;
@@ -494,7 +466,7 @@ pub fn utf16_len(utf8: &[u8]) -> usize {
 
 /// UTF-16 code units of arbitrary bytes decoded lossily (each invalid
 /// sequence counts as one U+FFFD, as `TextDecoder` does).
-pub fn utf16_len_lossy(bytes: &[u8]) -> usize {
+pub(crate) fn utf16_len_lossy(bytes: &[u8]) -> usize {
     bytes
         .utf8_chunks()
         .map(|c| utf16_len(c.valid().as_bytes()) + usize::from(!c.invalid().is_empty()))
@@ -502,7 +474,7 @@ pub fn utf16_len_lossy(bytes: &[u8]) -> usize {
 }
 
 /// The line-ending style of `text`.
-pub fn line_ending(text: &[u8]) -> LineEnding {
+pub(crate) fn line_ending(text: &[u8]) -> LineEnding {
     let mut lf = false;
     let mut crlf = false;
     for i in memchr::memchr_iter(b'\n', text) {
@@ -527,7 +499,7 @@ pub fn line_ending(text: &[u8]) -> LineEnding {
 /// uses LF throughout, CRLF breaks become LF. Texts with mixed breaks, and
 /// files with mixed or no line breaks, are used as written. Matching stays
 /// exact: this only decides which bytes a line break of the edit stands for.
-pub fn adapt_line_endings(text: &str, file: LineEnding) -> std::borrow::Cow<'_, str> {
+pub(crate) fn adapt_line_endings(text: &str, file: LineEnding) -> std::borrow::Cow<'_, str> {
     use std::borrow::Cow;
     match (file, line_ending(text.as_bytes())) {
         (LineEnding::Crlf, LineEnding::Lf) => Cow::Owned(text.replace('\n', "\r\n")),

@@ -22,7 +22,7 @@ const TRACKED: FileFailurePersistence =
 
 /// A property-test configuration of `cases` cases that replays the tracked
 /// seeds and saves new failures outside the source tree.
-pub fn config(cases: u32) -> Config {
+pub(crate) fn config(cases: u32) -> Config {
     Config {
         cases,
         failure_persistence: Some(Box::new(Seeds)),
@@ -32,11 +32,11 @@ pub fn config(cases: u32) -> Config {
 
 /// Reads seeds from the tracked files, writes them under `target/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Seeds;
+pub(crate) struct Seeds;
 
 /// Where a failure of a test in `source_file` (as `file!()` names it) is
 /// saved.
-pub fn saved_at(source_file: &str) -> PathBuf {
+pub(crate) fn saved_at(source_file: &str) -> PathBuf {
     let rel = Path::new(source_file);
     let rel = rel.strip_prefix("src").unwrap_or(rel);
     Path::new(env!("CARGO_MANIFEST_DIR"))

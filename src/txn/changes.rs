@@ -5,7 +5,7 @@
 //! sha256 before and after, and the replaced inode it set aside — and hands
 //! that to the caller's [`Recorder`] while the files are still locked and
 //! the set-aside originals still exist. The edit journal (`crate::history`)
-//! is such a recorder; a caller that records nothing passes [`NoRecord`].
+//! is such a recorder (one that is off records nothing).
 //! So the dependency points one way: history uses the pipeline, never the
 //! reverse.
 
@@ -16,7 +16,7 @@ use crate::io::dir::Meta;
 use crate::io::workspace::Workspace;
 
 /// Hears of every commit of a call (see the module docs).
-pub trait Recorder: Sync {
+pub(crate) trait Recorder: Sync {
     /// Records `c`, a commit that is on disk; called while its files are
     /// locked. A failure to record never fails the write: the returned
     /// sentences go into the result's `warnings`.
@@ -30,24 +30,15 @@ pub trait Recorder: Sync {
     }
 }
 
-/// The recorder of a call that records nothing.
-pub struct NoRecord;
-
-impl Recorder for NoRecord {
-    fn record(&self, _c: &Commit<'_>) -> Vec<String> {
-        Vec::new()
-    }
-}
-
 /// One commit: every file it wrote or removed.
-pub struct Commit<'a> {
-    pub ws: &'a Workspace,
-    pub files: Vec<Change<'a>>,
+pub(crate) struct Commit<'a> {
+    pub(crate) ws: &'a Workspace,
+    pub(crate) files: Vec<Change<'a>>,
 }
 
 /// What happened to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// An existing file got new content.
     Modified,
     /// A new file (perhaps a moved one: see [`Change::moved`]).
@@ -57,36 +48,36 @@ pub enum Kind {
 }
 
 /// One file of a [`Commit`].
-pub struct Change<'a> {
+pub(crate) struct Change<'a> {
     /// The path relative to the root, as results show it.
-    pub rel_path: &'a str,
+    pub(crate) rel_path: &'a str,
     /// The real file's absolute path, exactly (it need not be UTF-8, which
     /// `rel_path` then renders lossily).
-    pub abs_path: &'a Path,
-    pub kind: Kind,
+    pub(crate) abs_path: &'a Path,
+    pub(crate) kind: Kind,
     /// A created file: the removed file it was moved from; a deleted one:
     /// where it was moved to.
-    pub moved: Option<&'a str>,
+    pub(crate) moved: Option<&'a str>,
     /// The file before (modified or deleted files).
-    pub before: Option<Before<'a>>,
+    pub(crate) before: Option<Before<'a>>,
     /// The file after (modified or created files).
-    pub after: Option<After<'a>>,
+    pub(crate) after: Option<After<'a>>,
 }
 
 /// A file as it was before the commit.
-pub struct Before<'a> {
-    pub bytes: &'a [u8],
-    pub meta: &'a Meta,
-    pub sha256: &'a str,
+pub(crate) struct Before<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) meta: &'a Meta,
+    pub(crate) sha256: &'a str,
     /// The replaced or removed inode itself, still whole, when the commit
     /// set it aside (not after a plain rename or an in-place write).
-    pub aside: Option<&'a Aside<'a>>,
+    pub(crate) aside: Option<&'a Aside<'a>>,
 }
 
 /// A file as the commit left it.
-pub struct After<'a> {
+pub(crate) struct After<'a> {
     /// The new bytes, as the slices written in order.
-    pub content: &'a [&'a [u8]],
-    pub len: u64,
-    pub sha256: &'a str,
+    pub(crate) content: &'a [&'a [u8]],
+    pub(crate) len: u64,
+    pub(crate) sha256: &'a str,
 }

@@ -8,7 +8,7 @@
 use similar::{group_diff_ops, Algorithm, DiffOp};
 
 /// Context lines around each change.
-pub const CONTEXT: usize = 3;
+pub(crate) const CONTEXT: usize = 3;
 
 /// Splits into lines, each keeping its `\n` (the last may lack one).
 fn lines(text: &[u8]) -> Vec<&[u8]> {
@@ -26,7 +26,7 @@ fn lines(text: &[u8]) -> Vec<&[u8]> {
 
 /// A unified diff from `old` to `new`, with `a/<path>` and `b/<path>`
 /// headers (`/dev/null` for a created or deleted file). Empty if equal.
-pub fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> String {
+pub(crate) fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> String {
     let o = old.unwrap_or(b"");
     let n = new.unwrap_or(b"");
     if old.is_some() == new.is_some() && o == n {

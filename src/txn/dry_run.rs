@@ -28,40 +28,40 @@ use crate::txn::changes::Recorder;
 use crate::txn::{lexical_abs, Added, Kept, Txn, Write};
 
 /// Most entries kept.
-pub const MAX_ENTRIES: usize = 256;
+pub(crate) const MAX_ENTRIES: usize = 256;
 /// Most bytes of planned content kept in all.
-pub const MAX_BYTES: usize = 512 << 20;
+pub(crate) const MAX_BYTES: usize = 512 << 20;
 
 /// One file a dry run writes.
 #[derive(Debug, Clone)]
-pub struct PlannedFile {
+pub(crate) struct PlannedFile {
     /// Path relative to the workspace root.
-    pub rel_path: String,
+    pub(crate) rel_path: String,
     /// sha256 of the bytes the dry run read; `None` if the file did not exist.
-    pub sha256_before: Option<String>,
+    pub(crate) sha256_before: Option<String>,
     /// The complete new bytes, encoded as they will be written.
-    pub new_bytes: Vec<u8>,
+    pub(crate) new_bytes: Vec<u8>,
     /// Index into [`Entry::deletes`] of the moved file whose mode a new file
     /// takes.
-    pub perms_from: Option<usize>,
+    pub(crate) perms_from: Option<usize>,
     /// What a new file takes from the file it stands for (an undone
     /// deletion), as [`Write::like`].
-    pub like: Option<Like>,
+    pub(crate) like: Option<Like>,
 }
 
 /// One file a dry run removes (a deleted file, or the source of a move).
 #[derive(Debug, Clone)]
-pub struct PlannedDelete {
-    pub rel_path: String,
-    pub sha256_before: String,
+pub(crate) struct PlannedDelete {
+    pub(crate) rel_path: String,
+    pub(crate) sha256_before: String,
 }
 
 /// A stored dry run: every entry point keeps this one shape.
 #[derive(Debug, Clone)]
-pub struct Entry {
-    pub root: PathBuf,
-    pub files: Vec<PlannedFile>,
-    pub deletes: Vec<PlannedDelete>,
+pub(crate) struct Entry {
+    pub(crate) root: PathBuf,
+    pub(crate) files: Vec<PlannedFile>,
+    pub(crate) deletes: Vec<PlannedDelete>,
 }
 
 impl Entry {
@@ -138,6 +138,7 @@ impl Cache {
         Some(id)
     }
 
+    #[cfg(test)]
     fn take(&mut self, id: &str, now: Instant) -> Option<Entry> {
         self.take_expiring(id, now, |_| true).map(|(e, _)| e)
     }
@@ -195,7 +196,7 @@ fn new_id() -> String {
 
 /// Stores a dry run; returns its id, or `None` if the planned content alone
 /// is larger than the cache's byte budget ([`MAX_BYTES`]).
-pub fn store(entry: Entry, ttl: Duration) -> Option<String> {
+pub(crate) fn store(entry: Entry, ttl: Duration) -> Option<String> {
     cache()
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -203,7 +204,8 @@ pub fn store(entry: Entry, ttl: Duration) -> Option<String> {
 }
 
 /// Removes and returns the entry for `id`, if it exists and has not expired.
-pub fn take(id: &str) -> Option<Entry> {
+#[cfg(test)]
+pub(crate) fn take(id: &str) -> Option<Entry> {
     cache()
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -214,7 +216,7 @@ pub fn take(id: &str) -> Option<Entry> {
 /// sha256 the dry run read (a file it created must still be missing), or
 /// nothing is written (`FILE_CHANGED`). An unknown, used or expired id is
 /// `RUN_ID_NOT_FOUND`.
-pub fn apply(run_id: &str, opts: &Options, rec: &dyn Recorder) -> Outcome<AppliedRun> {
+pub(crate) fn apply(run_id: &str, opts: &Options, rec: &dyn Recorder) -> Outcome<AppliedRun> {
     // The run applies only in the workspace it was planned for: one
     // workspace's id never writes into another (and is not used up by a
     // call from the wrong one).
@@ -394,7 +396,7 @@ impl Txn<'_> {
     /// warnings reading found. Content too large for the cache gets `run_id:
     /// null` and a `message` saying to apply by repeating the call without
     /// `dry_run`.
-    pub fn keep_preview(
+    pub(crate) fn keep_preview(
         &self,
         diff: Diff,
         writes: Vec<Kept>,

@@ -272,7 +272,7 @@ fn edit_reports(plan: &Matched<'_>) -> (Vec<EditReport>, Option<Vec<Tolerance>>,
 // One file
 
 /// `patchFile`: the edits of one file, all or nothing.
-pub fn patch(
+pub(crate) fn patch(
     ws: &Workspace,
     fe: &FileEdits,
     opts: &Options,
@@ -367,7 +367,7 @@ fn batch_fail(code: ErrorCode, message: String, files: Vec<BatchOutcome>) -> Box
 }
 
 /// `batchPatchFiles`: the edits of many files in one all-or-nothing commit.
-pub fn batch(
+pub(crate) fn batch(
     ws: &Workspace,
     files: &[FileEdits],
     opts: &Options,
@@ -642,21 +642,21 @@ fn batch_write(
 // A whole file
 
 /// A `writeFile` call, normalized.
-pub struct WholeFile<'a> {
-    pub file_path: &'a str,
-    pub content: &'a str,
-    pub expected_sha256: Option<&'a str>,
-    pub create_dirs: bool,
+pub(crate) struct WholeFile<'a> {
+    pub(crate) file_path: &'a str,
+    pub(crate) content: &'a str,
+    pub(crate) expected_sha256: Option<&'a str>,
+    pub(crate) create_dirs: bool,
     /// `Some(Encoding::Utf8)`: the caller said `encoding: "utf-8"`, so the
     /// file is written as UTF-8 whatever it holds now (a UTF-8 file keeps its
     /// BOM). `None`: an existing file keeps its encoding, and one that is not
     /// valid UTF-8 (byte-level) is refused, since its bytes were never seen
     /// as text.
-    pub encoding: Option<Encoding>,
+    pub(crate) encoding: Option<Encoding>,
 }
 
 /// `writeFile`: creates or replaces a whole file.
-pub fn write_whole(
+pub(crate) fn write_whole(
     ws: &Workspace,
     req: &WholeFile<'_>,
     opts: &Options,

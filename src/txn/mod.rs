@@ -24,12 +24,12 @@
 //! every file, and the directory tree, as it was. The pipeline records
 //! nothing itself: it knows the journal only as a [`changes::Recorder`].
 
-pub mod changes;
-pub mod diff;
-pub mod dry_run;
-pub mod edits;
-pub mod ops;
-pub mod parallel;
+pub(crate) mod changes;
+pub(crate) mod diff;
+pub(crate) mod dry_run;
+pub(crate) mod edits;
+pub(crate) mod ops;
+pub(crate) mod parallel;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -53,48 +53,48 @@ use parallel::{beside, PARALLEL_HASH_BYTES};
 pub const STALE_TEMP_AGE: Duration = Duration::from_secs(15 * 60);
 
 /// The absolute path a user path names, for failures before resolution.
-pub fn lexical_abs(root: &Path, user: &str) -> String {
+pub(crate) fn lexical_abs(root: &Path, user: &str) -> String {
     root.join(user).to_string_lossy().into_owned()
 }
 
 /// One file of a transaction.
-pub struct Slot {
+pub(crate) struct Slot {
     /// The path as the caller wrote it, for messages.
-    pub display: String,
+    pub(crate) display: String,
     /// Where it resolved. A file that does not exist was resolved without
     /// creating anything and is resolved again (creating its parent
     /// directories) at commit.
-    pub res: Resolved,
+    pub(crate) res: Resolved,
     /// Whether missing parent directories may be created at commit.
     create_dirs: bool,
     /// The file as read, when it exists and could be read.
-    pub cur: Option<(Source, Meta)>,
+    pub(crate) cur: Option<(Source, Meta)>,
     /// Why reading it failed, when it exists but could not be read.
-    pub read_failure: Option<Failure>,
+    pub(crate) read_failure: Option<Failure>,
     /// sha256 of the bytes read, computed at most once.
     sha256: OnceLock<String>,
 }
 
 impl Slot {
     /// Absolute path of the real file.
-    pub fn abs(&self) -> String {
+    pub(crate) fn abs(&self) -> String {
         self.res.abs_path.to_string_lossy().into_owned()
     }
 
     /// The content as read.
-    pub fn source(&self) -> Option<&Source> {
+    pub(crate) fn source(&self) -> Option<&Source> {
         self.cur.as_ref().map(|(s, _)| s)
     }
 
     /// sha256 of the bytes read (`None`: the file does not exist).
-    pub fn sha256(&self) -> Option<&str> {
+    pub(crate) fn sha256(&self) -> Option<&str> {
         let (s, _) = self.cur.as_ref()?;
         Some(self.sha256.get_or_init(|| s.sha256()))
     }
 
     /// The file as read, or why it cannot be used: its read failure, or
     /// `FILE_READ_ERROR` when it does not exist.
-    pub fn loaded(&self) -> Result<&(Source, Meta), Failure> {
+    pub(crate) fn loaded(&self) -> Result<&(Source, Meta), Failure> {
         match (&self.cur, &self.read_failure) {
             (Some(c), _) => Ok(c),
             (None, Some(f)) => Err(f.clone()),
@@ -110,14 +110,14 @@ impl Slot {
 
     /// Records a sha256 already computed from the bytes read (elsewhere, in
     /// one pass with the new content's).
-    pub fn know_sha256(&self, sha: &str) {
+    pub(crate) fn know_sha256(&self, sha: &str) {
         let _ = self.sha256.set(sha.to_string());
     }
 }
 
 /// What [`Txn::add`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Added {
+pub(crate) enum Added {
     /// A file not named before in this transaction, at this slot.
     New(usize),
     /// The real file of an earlier slot (same path after links, or the same
@@ -126,36 +126,36 @@ pub enum Added {
 }
 
 /// One file to write at commit.
-pub struct Write<'a> {
-    pub slot: usize,
+pub(crate) struct Write<'a> {
+    pub(crate) slot: usize,
     /// The new bytes, as slices written in order.
-    pub content: Vec<&'a [u8]>,
+    pub(crate) content: Vec<&'a [u8]>,
     /// The slot of a moved file whose mode a new file takes.
-    pub perms_from: Option<usize>,
+    pub(crate) perms_from: Option<usize>,
     /// sha256 of `content`, when the caller has it already (otherwise the
     /// commit computes it: see [`Committed::sha256`]).
-    pub sha256: Option<String>,
+    pub(crate) sha256: Option<String>,
     /// What a new file takes from the file it stands for (an undone
     /// deletion): owner, group, mode, attributes, as far as permitted.
-    pub like: Option<Like>,
+    pub(crate) like: Option<Like>,
 }
 
 /// One file a dry run will write: [`Write`] with its bytes owned.
-pub struct Kept {
-    pub slot: usize,
-    pub bytes: Vec<u8>,
-    pub perms_from: Option<usize>,
-    pub like: Option<Like>,
+pub(crate) struct Kept {
+    pub(crate) slot: usize,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) perms_from: Option<usize>,
+    pub(crate) like: Option<Like>,
 }
 
 /// A commit that failed: nothing of it is in place (files already replaced
 /// were restored, and named).
 #[derive(Debug)]
-pub struct CommitFailure {
-    pub failure: Failure,
-    pub file_path: Option<String>,
-    pub rolled_back: Vec<String>,
-    pub rollback_failed: Vec<String>,
+pub(crate) struct CommitFailure {
+    pub(crate) failure: Failure,
+    pub(crate) file_path: Option<String>,
+    pub(crate) rolled_back: Vec<String>,
+    pub(crate) rollback_failed: Vec<String>,
 }
 
 impl CommitFailure {
@@ -170,7 +170,7 @@ impl CommitFailure {
 
     /// The failure as a result, with `rolled_back` and `rollback_failed`
     /// (absolute paths).
-    pub fn to_failed(&self) -> Box<crate::result::Failed> {
+    pub(crate) fn to_failed(&self) -> Box<crate::result::Failed> {
         let mut f = crate::result::Failed::new(&self.failure, self.file_path.as_deref());
         f.rolled_back = Some(self.rolled_back.clone());
         f.rollback_failed = Some(self.rollback_failed.clone());
@@ -179,9 +179,9 @@ impl CommitFailure {
 }
 
 /// A transaction over the files of one call (see the module docs).
-pub struct Txn<'w> {
+pub(crate) struct Txn<'w> {
     ws: &'w Workspace,
-    pub slots: Vec<Slot>,
+    pub(crate) slots: Vec<Slot>,
     by_path: HashMap<PathBuf, usize>,
     by_inode: HashMap<(u64, u64), usize>,
     locks: Vec<FileLock>,
@@ -192,7 +192,7 @@ pub struct Txn<'w> {
 }
 
 impl<'w> Txn<'w> {
-    pub fn new(ws: &'w Workspace) -> Self {
+    pub(crate) fn new(ws: &'w Workspace) -> Self {
         Txn {
             ws,
             slots: Vec::new(),
@@ -203,13 +203,9 @@ impl<'w> Txn<'w> {
         }
     }
 
-    pub fn workspace(&self) -> &'w Workspace {
-        self.ws
-    }
-
     /// Resolves `path` with `intent` (which never creates anything here:
     /// `Create` is resolved as `Plan` until the commit).
-    pub fn add(&mut self, path: &str, intent: Intent) -> Result<Added, Failure> {
+    pub(crate) fn add(&mut self, path: &str, intent: Intent) -> Result<Added, Failure> {
         let (intent, create_dirs) = match intent {
             Intent::Existing => (Intent::Existing, false),
             Intent::Create { create_dirs } | Intent::Plan { create_dirs } => {
@@ -248,7 +244,7 @@ impl<'w> Txn<'w> {
     /// deadlock), then reads each one that exists. A read failure is kept
     /// on its slot for the caller to report. `FILE_LOCKED` when another call
     /// holds a file and this thread must not wait (see `io::locks`).
-    pub fn lock_and_read(&mut self, opts: &Options) -> Result<(), Failure> {
+    pub(crate) fn lock_and_read(&mut self, opts: &Options) -> Result<(), Failure> {
         let paths: Vec<&Path> = self
             .slots
             .iter()
@@ -277,7 +273,7 @@ impl<'w> Txn<'w> {
     /// `rec` hears of the commit ([`changes`]) while the files are still
     /// locked; afterwards stale temp files are swept from the directories
     /// written.
-    pub fn commit(
+    pub(crate) fn commit(
         &self,
         writes: &[Write<'_>],
         removes: &[usize],
@@ -622,7 +618,7 @@ impl<'w> Txn<'w> {
 
 /// The failure of a call that found `path` being written by another call
 /// (or process) and may not wait for it.
-pub fn locked(path: &str) -> Failure {
+pub(crate) fn locked(path: &str) -> Failure {
     Failure::new(
         ErrorCode::FILE_LOCKED,
         format!("`{path}` is being written by another call or process; nothing was written. Retry shortly"),
@@ -638,7 +634,7 @@ pub fn locked(path: &str) -> Failure {
 /// `None` when old and new together exceed [`MAX_PREVIEW_BYTES`]: such a
 /// diff could not be carried to JavaScript (one string holds at most about
 /// 512 MiB) and would be no use to read.
-pub fn preview(
+pub(crate) fn preview(
     rel: &str,
     old: Option<&Source>,
     new_text: Option<&[u8]>,
@@ -658,11 +654,14 @@ pub fn preview(
 /// Old plus new content above which a dry run shows no diff (it reports
 /// `diff_omitted` instead; the planned change is still kept for
 /// applyDryRun).
-pub const MAX_PREVIEW_BYTES: usize = 64 << 20;
+pub(crate) const MAX_PREVIEW_BYTES: usize = 64 << 20;
 
 /// A file's preview as its result shows it, appended to the call's whole
 /// diff in `all`; an omitted one makes the whole one omitted too.
-pub fn file_diff(d: Option<String>, all: &mut Option<String>) -> crate::result::written::Diff {
+pub(crate) fn file_diff(
+    d: Option<String>,
+    all: &mut Option<String>,
+) -> crate::result::written::Diff {
     use crate::result::written::Diff;
     match d {
         Some(d) => {
@@ -685,7 +684,7 @@ pub fn file_diff(d: Option<String>, all: &mut Option<String>) -> crate::result::
 }
 
 /// The whole call's diff (or why it is omitted).
-pub fn whole_diff(all: Option<String>) -> crate::result::written::Diff {
+pub(crate) fn whole_diff(all: Option<String>) -> crate::result::written::Diff {
     use crate::result::written::Diff;
     match all {
         Some(a) => Diff {
@@ -700,7 +699,7 @@ pub fn whole_diff(all: Option<String>) -> crate::result::written::Diff {
 }
 
 /// Why a dry run's diff is missing.
-pub fn diff_omitted_note() -> String {
+pub(crate) fn diff_omitted_note() -> String {
     format!(
         "the change is too large to show as a diff (old and new content over {} MiB); the planned change is kept: \
          apply it with applyDryRun, or review the file after writing",

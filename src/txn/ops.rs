@@ -149,7 +149,7 @@ impl OpFailure {
 }
 
 /// Runs `plan`: its result, or its failure.
-pub fn execute(
+pub(crate) fn execute(
     ws: &Workspace,
     plan: &OpPlan,
     opts: &Options,
@@ -746,7 +746,7 @@ fn write_base<'b>(
     }
 }
 
-/// Applies exact-once blocks in order ([`blocks::apply`]: one pass when it
+/// Applies exact-once blocks in order ([`edit_blocks::apply`]: one pass when it
 /// can, in turn otherwise), their line endings adapted to the file's.
 fn apply_blocks(
     text: &[u8],

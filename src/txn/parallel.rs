@@ -8,12 +8,12 @@
 //! and many small edits in flight already keep every core busy.
 
 /// Content at least this big is hashed on a second thread.
-pub const PARALLEL_HASH_BYTES: usize = 4 << 20;
+pub(crate) const PARALLEL_HASH_BYTES: usize = 4 << 20;
 
 /// Runs `side` on a scoped thread while `main` runs on this one (when
 /// `parallel`), else after `main`. If no thread can be started, `side` runs
 /// here. A panic in `side` is carried over to this thread.
-pub fn beside<M, S: Send>(
+pub(crate) fn beside<M, S: Send>(
     parallel: bool,
     side: impl Fn() -> S + Sync,
     main: impl FnOnce() -> M,

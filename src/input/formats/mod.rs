@@ -13,10 +13,10 @@
 //! Malformed input becomes a [`ParseError`]: `PATCH_PARSE_ERROR` with the
 //! 1-based line of the problem and what was expected there.
 
-pub mod apply_patch;
-pub mod edit_block;
-pub mod text_editor;
-pub mod unified_diff;
+pub(crate) mod apply_patch;
+pub(crate) mod edit_block;
+pub(crate) mod text_editor;
+pub(crate) mod unified_diff;
 
 use crate::error::{ErrorCode, Failure};
 
@@ -26,14 +26,14 @@ pub struct ParseError {
     /// 1-based line of the problem.
     pub line: usize,
     /// What was expected there.
-    pub expected: String,
+    pub(crate) expected: String,
     /// The full message for the agent.
     pub message: String,
 }
 
 impl ParseError {
     /// `expected` at `line`, where `found` was seen.
-    pub fn new(line: usize, expected: impl Into<String>, found: &str) -> ParseError {
+    pub(crate) fn new(line: usize, expected: impl Into<String>, found: &str) -> ParseError {
         let expected = expected.into();
         let shown: String = found.chars().take(80).collect();
         let found = if found.is_empty() {
@@ -53,7 +53,7 @@ impl ParseError {
     }
 
     /// A problem that is not about one unexpected line.
-    pub fn other(
+    pub(crate) fn other(
         line: usize,
         expected: impl Into<String>,
         message: impl Into<String>,
@@ -73,14 +73,14 @@ impl ParseError {
 /// One line of a text: 1-based number, content without its line break, and
 /// whether it ended with CRLF.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TextLine<'a> {
-    pub no: usize,
-    pub text: &'a str,
-    pub cr: bool,
+pub(crate) struct TextLine<'a> {
+    pub(crate) no: usize,
+    pub(crate) text: &'a str,
+    pub(crate) cr: bool,
 }
 
 /// Splits a text into lines (a final line break does not start another line).
-pub fn text_lines(text: &str) -> Vec<TextLine<'_>> {
+pub(crate) fn text_lines(text: &str) -> Vec<TextLine<'_>> {
     let mut out = Vec::new();
     let mut rest = text;
     let mut no = 0;
@@ -101,7 +101,7 @@ pub fn text_lines(text: &str) -> Vec<TextLine<'_>> {
 }
 
 /// Text of lines joined with `\n` (each line's own CR kept when it had one).
-pub fn join_lines(lines: &[TextLine<'_>], trailing_newline: bool) -> String {
+pub(crate) fn join_lines(lines: &[TextLine<'_>], trailing_newline: bool) -> String {
     let mut s = String::new();
     for (i, l) in lines.iter().enumerate() {
         s.push_str(l.text);

@@ -44,7 +44,7 @@ pub enum Command {
 }
 
 impl Command {
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Command::View { .. } => "view",
             Command::Create { .. } => "create",
@@ -54,18 +54,8 @@ impl Command {
         }
     }
 
-    pub fn path(&self) -> &str {
-        match self {
-            Command::View { path, .. }
-            | Command::Create { path, .. }
-            | Command::StrReplace { path, .. }
-            | Command::Insert { path, .. }
-            | Command::Undo { path } => path,
-        }
-    }
-
     /// The edit plan of a writing command (`None` for view and undo).
-    pub fn plan(&self) -> Option<OpPlan> {
+    pub(crate) fn plan(&self) -> Option<OpPlan> {
         let (path, action) = match self {
             Command::Create { path, text } => (
                 path,

@@ -22,11 +22,11 @@ use crate::model::{
 
 /// A parsed `@@ -a,b +c,d @@` header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RangeHeader {
-    pub old_start: usize,
-    pub old_len: usize,
-    pub new_start: usize,
-    pub new_len: usize,
+pub(crate) struct RangeHeader {
+    pub(crate) old_start: usize,
+    pub(crate) old_len: usize,
+    pub(crate) new_start: usize,
+    pub(crate) new_len: usize,
 }
 
 fn range(s: &str) -> Option<(usize, usize)> {
@@ -37,7 +37,7 @@ fn range(s: &str) -> Option<(usize, usize)> {
 }
 
 /// Parses `@@ -a[,b] +c[,d] @@[ section]`.
-pub fn range_header(line: &str) -> Option<RangeHeader> {
+pub(crate) fn range_header(line: &str) -> Option<RangeHeader> {
     let rest = line.strip_prefix("@@ -")?;
     let (old, rest) = rest.split_once(' ')?;
     let rest = rest.strip_prefix('+')?;
@@ -58,7 +58,7 @@ pub fn range_header(line: &str) -> Option<RangeHeader> {
 /// Whether the text looks like a unified diff: a file header, a
 /// `diff --git` line, or a `@@ -l,n +l,n @@` hunk header (so that a diff
 /// missing a header is reported by this parser, at the right line).
-pub fn looks_like(lines: &[TextLine<'_>]) -> bool {
+pub(crate) fn looks_like(lines: &[TextLine<'_>]) -> bool {
     lines.windows(2).any(|w| {
         w[0].text.starts_with("--- ")
             && (w[1].text.starts_with("+++ ") || w[1].text.starts_with("@@ -"))

@@ -31,6 +31,7 @@
 //! there, whatever the edit's context lines say, and nothing is claimed.
 
 use super::align::char_ratio;
+use crate::text::fold::punct_ascii;
 
 /// Replacement texts shorter than this (non-whitespace bytes) are too
 /// common to prove an edit was already applied.
@@ -181,7 +182,45 @@ fn block_elsewhere(text: &[u8], search: &str, at: (usize, usize)) -> bool {
             q = d + 1;
         }
     }
-    false
+    // Typographic punctuation aside too (the file's quotes curled, or the
+    // block's): its place is still there, as a near miss in formatting only.
+    !text.is_ascii() && folded_elsewhere(text, first, last, reach, outside)
+}
+
+/// `line` without surrounding whitespace, its typographic punctuation as
+/// the ASCII it stands for.
+fn folded(line: &[u8]) -> String {
+    String::from_utf8_lossy(line.trim_ascii())
+        .chars()
+        .map(|c| punct_ascii(c).map_or_else(|| c.to_string(), str::to_string))
+        .collect()
+}
+
+/// [`block_elsewhere`]'s search with both sides folded ([`folded`]): a line
+/// like `first` outside `at` with a line like `last` within `reach` lines
+/// after it.
+fn folded_elsewhere(
+    text: &[u8],
+    first: &[u8],
+    last: &[u8],
+    reach: usize,
+    outside: impl Fn(usize, usize) -> bool,
+) -> bool {
+    let (first, last) = (folded(first), folded(last));
+    let mut lines = Vec::new();
+    let mut a = 0;
+    for b in memchr::memchr_iter(b'\n', text).chain(std::iter::once(text.len())) {
+        lines.push((a, b));
+        a = b + 1;
+    }
+    lines.iter().enumerate().any(|(k, &(a, b))| {
+        outside(a, b)
+            && folded(&text[a..b]) == first
+            && lines[k + 1..]
+                .iter()
+                .take(reach)
+                .any(|&(c, d)| outside(c, d) && folded(&text[c..d]) == last)
+    })
 }
 
 /// Whether two byte ranges are one place: they share at least half of
@@ -265,6 +304,34 @@ pub(super) fn proved(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The replacement standing once elsewhere (another struct with the same
+    /// lines) is no proof while the search block's own place is still there
+    /// with its quotes curled: the edit has not landed, its block only
+    /// differs from the file in formatting.
+    #[test]
+    fn a_copy_elsewhere_is_no_proof_while_the_block_stands_with_curled_quotes() {
+        let applied = "\"const\": true\n},\n\"command\": {\n\"$ref\": \"#/$defs/ViewCommand\"\n";
+        let curled = "\u{201c}const\u{201d}: true\n},\n\u{201c}command\u{201d}: {\n\u{201c}$ref\u{201d}: \u{201c}#/$defs/Command\u{201d}\n";
+        let text = format!("{applied}x\ny\n{curled}");
+        let search = "\"const\": true\n},\n\"command\": {\n\"$ref\": \"#/$defs/Command\"\n";
+        let at = (0, applied.len());
+        assert!(!proved(
+            text.as_bytes(),
+            search,
+            applied,
+            at,
+            Some((0, applied.len(), 0.97, vec![]))
+        ));
+        // With the block's place gone (the curled copy removed), the copy is the edit.
+        assert!(proved(
+            applied.as_bytes(),
+            search,
+            applied,
+            at,
+            Some((0, applied.len(), 0.97, vec![]))
+        ));
+    }
 
     #[test]
     fn proof_needs_the_edits_own_context_or_its_region() {

@@ -17,6 +17,7 @@
 // engine and workload. Results: a table on stdout and JSON in
 // benchmark/results/.
 
+import './private-state.mjs'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'

@@ -21,6 +21,7 @@
 // PFT_BENCH_DESKTOP_COMMANDER=<dir>: a directory where desktop-commander is (or
 // is to be) installed, instead of the temp directory.
 
+import { STATE_DIR } from './private-state.mjs'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -127,7 +128,7 @@ async function measure({ label, entry, args: serverArgs = [], env = {}, cwd, roo
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [entry, ...serverArgs],
-    env: { PATH: process.env.PATH, ...env },
+    env: { PATH: process.env.PATH, PATCH_FILE_STATE_DIR: STATE_DIR, ...env },
     cwd: cwd || root,
     stderr: 'pipe',
   })

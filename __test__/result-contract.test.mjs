@@ -19,6 +19,8 @@ const require = createRequire(import.meta.url)
 const api = require('../index.js')
 const binding = require('../binding.js')
 const Ajv2020 = require('ajv/dist/2020').default
+// The MCP output schemas' own relaxation for the compact view, applied here to the closed schemas.
+const { compactable } = require('../js/output-schemas.js')
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const contract = JSON.parse(fs.readFileSync(path.join(repo, 'schemas/results.json'), 'utf8'))
 
@@ -31,18 +33,6 @@ function closed(schema) {
     out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, closed(s)])) : closed(v)
   }
   if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false
-  return out
-}
-
-/** `schema` with the fields the compact view may omit not required. */
-function compactable(schema) {
-  if (Array.isArray(schema)) return schema.map(compactable)
-  if (schema === null || typeof schema !== 'object') return schema
-  const out = {}
-  for (const [k, v] of Object.entries(schema)) {
-    if (k === 'required') out[k] = v.filter((f) => !contract.compact.optional.includes(f))
-    else out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, compactable(s)])) : compactable(v)
-  }
   return out
 }
 

@@ -88,4 +88,4 @@ function outputSchemaFor(engine) {
   return { type: 'object', required: ['ok'], ...compactable(result), $defs: defs }
 }
 
-module.exports = { outputSchemaFor }
+module.exports = { outputSchemaFor, compactable }

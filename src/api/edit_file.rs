@@ -9,11 +9,9 @@
 
 use serde_json::Value;
 
-use super::entry::answer;
+use super::entry::{answer, failure};
 use super::patch::patch_file;
 use crate::input::request;
-use crate::result::edits::PatchDone;
-use crate::result::{Answer, Outcome};
 
 /// `editFile`: server-filesystem's `edit_file` input, exact-once. It
 /// answers as `patchFile` does; an input it cannot translate is refused
@@ -21,9 +19,6 @@ use crate::result::{Answer, Outcome};
 pub fn edit_file(input: &Value, options: Option<&Value>) -> Value {
     answer(options, || match request::edit_file_input(input) {
         Ok(v) => patch_file(&v, options),
-        Err(f) => {
-            let refused: Outcome<PatchDone> = Err(f.into());
-            serde_json::to_value(Answer::from(refused)).expect("a result serializes")
-        }
+        Err(f) => failure(&f),
     })
 }

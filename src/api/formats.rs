@@ -4,14 +4,14 @@
 
 use serde_json::Value;
 
-use super::entry::{answer, cwd};
+use super::entry::{answer_typed, cwd};
 use crate::history::Journal;
 use crate::input::formats::{self, ParseError};
 use crate::input::request;
 use crate::io::workspace::Workspace;
 use crate::model::{EntryPoint, Format, OpPlan};
 use crate::result::formats::FormatDone;
-use crate::result::{Answer, Failed, Outcome};
+use crate::result::{Failed, Outcome};
 use crate::txn::ops;
 
 /// A parse failure.
@@ -43,38 +43,33 @@ fn run_text(
     ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry)
 }
 
-/// The result as JSON.
-fn to_json(o: Outcome<FormatDone>) -> Value {
-    serde_json::to_value(Answer::from(o)).expect("a result serializes")
-}
-
 /// `applyEditBlocks`: applies SEARCH/REPLACE blocks (see
 /// `input::formats::edit_block`).
 pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
-    answer(options, || {
-        to_json(run_text(
+    answer_typed(options, || {
+        run_text(
             input,
             options,
             &["blockContent", "block_content", "text"],
             "SEARCH/REPLACE block text",
             (EntryPoint::ApplyEditBlocks, Format::EditBlocks),
             formats::edit_block::parse,
-        ))
+        )
     })
 }
 
 /// `applyPatch`: applies a Codex `*** Begin Patch` envelope or a unified
 /// diff (see `input::formats::apply_patch`).
 pub fn apply_patch(input: &Value, options: Option<&Value>) -> Value {
-    answer(options, || {
-        to_json(run_text(
+    answer_typed(options, || {
+        run_text(
             input,
             options,
             &["patch", "input", "text"],
             "patch text",
             (EntryPoint::ApplyPatch, Format::ApplyPatch),
             formats::apply_patch::parse,
-        ))
+        )
     })
 }
 

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::entry::{answer, cwd, line_ending};
+use super::entry::{answer_typed, cwd, line_ending};
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
 use crate::input::formats::text_editor::{self, Command};
@@ -31,7 +31,7 @@ use crate::result::text_editor::{
     Command as Named, DirView, DirViewKind, EditCommand, EditDone, FileView, FileViewKind,
     TextEditorDone, UndoCommand, UndoEdit, ViewCommand, Viewed,
 };
-use crate::result::{Answer, Failed, Outcome};
+use crate::result::{Failed, Outcome};
 use crate::txn::ops as file_ops;
 
 use crate::io::workspace::{Intent, Workspace};
@@ -41,9 +41,7 @@ pub(crate) const MAX_LISTING: usize = 1000;
 
 /// `textEditor`: runs one text editor command.
 pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {
-    answer(options, || {
-        serde_json::to_value(Answer::from(run(input, options))).expect("a result serializes")
-    })
+    answer_typed(options, || run(input, options))
 }
 
 /// Runs one command: its result, or its failure (naming the command once

@@ -429,3 +429,284 @@ fn a_copy_planted_by_another_user_is_never_used() {
     // Nothing of the attacker's was removed either.
     assert!(shared.join(".config.txt.pft-backup").exists());
 }
+
+// ---------------------------------------------------------------------------
+// Contention: records and files held by other processes
+
+/// Another process holds the torn file's record for a moment (as a
+/// concurrent reader of another engine process does): a read and an edit
+/// wait for it and see the content from before the interrupted write; the
+/// edit restores that content first. A locked record is never "no record":
+/// the torn bytes are neither answered as the file nor written over.
+#[test]
+fn a_record_held_by_another_process_is_waited_for_never_read_as_absent() {
+    let _one = serial();
+    if Command::new("flock").arg("--version").output().is_err() {
+        eprintln!("SKIP: no flock(1) to hold a lock from another process");
+        return;
+    }
+    let (_t, base) = torn_workspace();
+    let root = base.join("ws");
+    let f = root.join("f.txt");
+    let rec = record_of(&f);
+    let o = opts(&root);
+    // flock(1) holds the record for 700 ms, in another process.
+    let hold = || {
+        let mut c = Command::new("flock")
+            .args(["-x", rec.to_str().unwrap(), "sleep", "0.7"])
+            .spawn()
+            .unwrap();
+        // Until the lock is taken.
+        let probe = fs::File::open(&rec).unwrap();
+        loop {
+            use rustix::fs::FlockOperation as Op;
+            match rustix::fs::flock(&probe, Op::NonBlockingLockShared) {
+                Ok(()) => {
+                    rustix::fs::flock(&probe, Op::Unlock).unwrap();
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                Err(_) => break,
+            }
+            assert!(c.try_wait().unwrap().is_none(), "flock(1) ended early");
+        }
+        c
+    };
+    let mut c = hold();
+    let r = api::read_file(&json!({"file_path": "f.txt"}), Some(&o));
+    c.wait().unwrap();
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["content"], old_text(), "the torn bytes were answered");
+    assert!(
+        r["warning"].as_str().unwrap().contains("interrupted"),
+        "{r}"
+    );
+
+    let mut c = hold();
+    let r = api::patch_file(
+        &json!({"file_path": "f.txt", "search_block": "line 0007 of the file as it was", "replace_block": "line seven"}),
+        Some(&o),
+    );
+    c.wait().unwrap();
+    assert_eq!(r["ok"], true, "{r}");
+    let want = old_text().replace("line 0007 of the file as it was", "line seven");
+    assert_eq!(
+        fs::read_to_string(&f).unwrap(),
+        want,
+        "the edit was not made on the restored content"
+    );
+    assert!(!rec.exists(), "the record outlived the restore");
+}
+
+/// Roles of the contention stress's child processes.
+const STRESS: &str = "PFT_RECOVERY_STRESS";
+
+/// A version of the stress file: every line names the version, so a file
+/// holding two versions' lines is torn, whatever its length.
+fn version_text(v: u32) -> String {
+    (0..600)
+        .map(|i| format!("v{v:04} line {i:04} a\n"))
+        .collect()
+}
+
+/// `Some(version)` when `text` is one whole version (an editor may have
+/// flipped some lines' last letter), `None` when it mixes versions.
+fn whole_version(text: &str) -> Option<u32> {
+    let mut v = None;
+    let mut n = 0;
+    for (i, l) in text.lines().enumerate() {
+        let this: u32 = l.get(1..5)?.parse().ok()?;
+        let ok = l.len() == 17
+            && &l[5..11] == " line "
+            && l[11..15] == format!("{i:04}")
+            && matches!(&l[15..], " a" | " b");
+        if !ok || *v.get_or_insert(this) != this {
+            return None;
+        }
+        n += 1;
+    }
+    (n == 600).then_some(v?)
+}
+
+fn xorshift(s: &mut u64) -> u64 {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    *s
+}
+
+/// A child of the stress: `writer` rewrites the file in place with new
+/// versions, pausing half-way through each write (the first block already
+/// written) so that kills land there; `reader` reads it; `editor` flips a
+/// line it read. Any answer `ok: true` whose content is not one whole
+/// version is a violation, appended to the file `out`.
+#[test]
+fn stress_child() {
+    let Ok(spec) = std::env::var(STRESS) else {
+        return;
+    };
+    let mut it = spec.splitn(4, ':');
+    let (role, seed, out, root) = (
+        it.next().unwrap().to_string(),
+        it.next().unwrap().parse::<u64>().unwrap(),
+        PathBuf::from(it.next().unwrap()),
+        PathBuf::from(it.next().unwrap()),
+    );
+    let o = opts(&root);
+    let file = root.join("f.txt");
+    let mut rng = seed | 1;
+    let violation = |what: String| {
+        use std::io::Write;
+        let mut f = fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&out)
+            .unwrap();
+        writeln!(f, "{what}").unwrap();
+    };
+    let read = |o: &Value| {
+        let r = api::read_file(&json!({"file_path": "f.txt"}), Some(o));
+        if r["ok"] == true {
+            let c = r["content"].as_str().unwrap().to_string();
+            if whole_version(&c).is_none() {
+                violation(format!(
+                    "{role} read torn content ok: true (warning: {})",
+                    r["warning"]
+                ));
+            }
+            return Some(c);
+        }
+        None
+    };
+    loop {
+        match role.as_str() {
+            "writer" => {
+                let v = (xorshift(&mut rng) % 9000) as u32 + 1;
+                let text = version_text(v);
+                let pause = xorshift(&mut rng) % 12;
+                let (file, head) = (file.clone(), text.as_bytes()[..4096].to_vec());
+                patch_file_tool::testing::dir::fault::disarm();
+                patch_file_tool::testing::dir::fault::arm_hook(
+                    patch_file_tool::testing::dir::Step::Write,
+                    1,
+                    move || {
+                        use std::os::unix::fs::FileExt;
+                        let f = fs::OpenOptions::new().write(true).open(&file).unwrap();
+                        f.write_all_at(&head, 0).unwrap();
+                        std::thread::sleep(std::time::Duration::from_millis(pause));
+                    },
+                );
+                let _ = api::write_file(&json!({"file_path": "f.txt", "content": text}), Some(&o));
+            }
+            "reader" => {
+                read(&o);
+            }
+            _ => {
+                let Some(c) = read(&o) else { continue };
+                let Some(line) = c.lines().nth(300) else {
+                    continue;
+                };
+                let flipped = if line.ends_with('a') {
+                    format!("{}b", &line[..line.len() - 1])
+                } else {
+                    format!("{}a", &line[..line.len() - 1])
+                };
+                api::patch_file(
+                    &json!({"file_path": "f.txt", "search_block": line, "replace_block": flipped}),
+                    Some(&o),
+                );
+            }
+        }
+    }
+}
+
+/// In-place writers killed at random points race readers and an editor in
+/// other processes, on one file: nothing torn is ever answered `ok: true`
+/// as the file's content, and nothing torn is ever written over — after
+/// the last kill the file reads, and is written, as one whole version.
+#[test]
+fn killed_in_place_writers_racing_readers_and_editors_never_leak_or_keep_a_torn_file() {
+    let _one = serial();
+    use std::os::unix::process::ExitStatusExt;
+    let t = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(t.path()).unwrap();
+    let root = base.join("ws");
+    fs::create_dir(&root).unwrap();
+    let f = root.join("f.txt");
+    fs::write(&f, version_text(0)).unwrap();
+    fs::hard_link(&f, root.join("g.txt")).unwrap();
+    let out = base.join("violations.txt");
+    let spawn = |role: &str, seed: u64| {
+        Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "stress_child", "--nocapture", "--test-threads=1"])
+            .env(
+                STRESS,
+                format!("{role}:{seed}:{}:{}", out.display(), root.display()),
+            )
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut seed = 0x5eed_0029u64;
+    let mut writers: Vec<_> = (0..2).map(|i| spawn("writer", 11 + i)).collect();
+    let mut others = vec![
+        spawn("reader", 21),
+        spawn("reader", 22),
+        spawn("editor", 31),
+    ];
+    let (mut kills, mut torn_left) = (0, 0);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(6);
+    while std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(
+            5 + xorshift(&mut seed) % 40,
+        ));
+        let k = (xorshift(&mut seed) % writers.len() as u64) as usize;
+        writers[k].kill().unwrap();
+        let st = writers[k].wait().unwrap();
+        assert_eq!(st.signal(), Some(9), "a writer ended by itself");
+        kills += 1;
+        if record_of(&f).exists()
+            && whole_version(&fs::read_to_string(&f).unwrap_or_default()).is_none()
+        {
+            torn_left += 1;
+        }
+        writers[k] = spawn("writer", xorshift(&mut seed));
+    }
+    for mut c in writers.into_iter().chain(others.drain(..)) {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    let violations = fs::read_to_string(&out).unwrap_or_default();
+    assert!(
+        violations.is_empty(),
+        "{}",
+        violations.lines().take(5).collect::<Vec<_>>().join("\n")
+    );
+    assert!(
+        kills >= 40 && torn_left > 0,
+        "the stress tore too few writes ({kills} kills, {torn_left} torn)"
+    );
+    // After the last kill: one whole version, from the bytes or the record.
+    let o = opts(&root);
+    let r = api::read_file(&json!({"file_path": "f.txt"}), Some(&o));
+    let content = r["content"].as_str().unwrap_or_default().to_string();
+    assert!(
+        whole_version(&content).is_some(),
+        "the file was left torn: {r}"
+    );
+    let raw = fs::read_to_string(&f).unwrap_or_default();
+    if whole_version(&raw).is_none() {
+        assert!(
+            r["warning"].as_str().unwrap_or("").contains("interrupted"),
+            "{r}"
+        );
+    }
+    let r = api::write_file(
+        &json!({"file_path": "f.txt", "content": version_text(9999)}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(fs::read_to_string(&f).unwrap(), version_text(9999));
+    assert!(!record_of(&f).exists());
+    eprintln!("{kills} kills, {torn_left} left a torn file with its record");
+}

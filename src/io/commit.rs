@@ -502,6 +502,16 @@ impl<'a> InPlace<'a> {
         let record = check_fault(Step::Write)
             .and_then(|()| Record::create(job.dir, job.name, &file, &m, o.bytes, content, durable))
             .map_err(|e| {
+                if e.kind() == io::ErrorKind::WouldBlock {
+                    return Failure::new(
+                        ErrorCode::FILE_LOCKED,
+                        format!(
+                            "`{}` is being written by another process (it holds the file's in-place write record); \
+                             nothing was written. Retry shortly",
+                            job.display
+                        ),
+                    );
+                }
                 write_err(
                     job.display,
                     "cannot keep a verified copy of it in the private state directory before writing it in place",

@@ -461,11 +461,36 @@ mod imp {
         /// check until its rename, so two of them cannot both replace the
         /// same version of a file. The lock is released when `file` closes.
         pub fn lock_exclusive(file: &File, timeout: std::time::Duration) -> io::Result<bool> {
-            use rustix::fs::FlockOperation;
+            Self::lock(
+                file,
+                rustix::fs::FlockOperation::NonBlockingLockExclusive,
+                timeout,
+            )
+        }
+
+        /// Takes a shared advisory lock (`flock`) on `file`, waiting up to
+        /// `timeout`; `false` if an exclusive holder kept it that long.
+        /// Readers hold it while they read a file and judge its recovery
+        /// record, so that no in-place writer (which holds the exclusive
+        /// lock from its final check to its last byte) is half-way through
+        /// the bytes they read ([`crate::io::recovery`] has the protocol).
+        pub(crate) fn lock_shared(file: &File, timeout: std::time::Duration) -> io::Result<bool> {
+            Self::lock(
+                file,
+                rustix::fs::FlockOperation::NonBlockingLockShared,
+                timeout,
+            )
+        }
+
+        fn lock(
+            file: &File,
+            op: rustix::fs::FlockOperation,
+            timeout: std::time::Duration,
+        ) -> io::Result<bool> {
             let start = std::time::Instant::now();
             let mut pause = std::time::Duration::from_micros(50);
             loop {
-                match rustix::fs::flock(file.as_fd(), FlockOperation::NonBlockingLockExclusive) {
+                match rustix::fs::flock(file.as_fd(), op) {
                     Ok(()) => return Ok(true),
                     Err(rustix::io::Errno::WOULDBLOCK) => {}
                     Err(rustix::io::Errno::INTR) => continue,
@@ -892,6 +917,10 @@ mod imp {
         }
         /// No cross-process lock in the portable fallback.
         pub fn lock_exclusive(_file: &File, _timeout: std::time::Duration) -> io::Result<bool> {
+            Ok(true)
+        }
+        /// No cross-process lock in the portable fallback.
+        pub(crate) fn lock_shared(_file: &File, _timeout: std::time::Duration) -> io::Result<bool> {
             Ok(true)
         }
         pub fn meta_of_file(file: &File) -> io::Result<Meta> {

@@ -43,6 +43,18 @@ pub(crate) fn is_nonblocking() -> bool {
     NONBLOCKING.with(|n| n.get())
 }
 
+/// How long to wait for a lock another process holds (a `flock` on a file
+/// or on its in-place write record): not at all in non-blocking mode (the
+/// caller answers `FILE_LOCKED` and the JS wrapper tries again), else up to
+/// ten seconds.
+pub(crate) fn process_wait() -> std::time::Duration {
+    if is_nonblocking() {
+        std::time::Duration::ZERO
+    } else {
+        std::time::Duration::from_secs(10)
+    }
+}
+
 /// A lock another call holds (non-blocking mode only).
 #[derive(Debug)]
 pub(crate) struct Busy {

@@ -67,8 +67,6 @@ const DIGEST: usize = 16;
 const MAGIC: &[u8] = b"PFT-RECOVERY 2\n";
 /// Longest header line read back (the header holds no content).
 const MAX_HEADER: usize = 16 * 1024;
-/// How long a restore waits for another process's lock on the file.
-const WAIT: Duration = Duration::from_secs(10);
 /// The private subdirectory holding records.
 const SUBDIR: &str = "recovery";
 
@@ -297,18 +295,22 @@ impl Record {
         let mut f = match rec.create_new(&rname) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                // A record left for this inode number by a write that is
-                // over (the file was read and checked just now, under its
-                // lock, and holds what was read): it no longer applies.
-                let (old_rec, _) = rec.open_rw(&rname, false)?;
-                if !Dir::lock_exclusive(&old_rec, Duration::ZERO)? {
-                    return Err(io::Error::new(
-                        io::ErrorKind::WouldBlock,
-                        "another in-place write of this file is in progress",
+                // A record left for this inode number. We hold the file's
+                // exclusive lock and checked it holds `old`; the record is
+                // judged against that before it goes: one that says these
+                // bytes are torn is never discarded (the write stops).
+                let (old_rec, own) = rec.open_rw(&rname, false)?;
+                if !Dir::lock_exclusive(&old_rec, wait())? {
+                    return Err(busy(
+                        "another process holds this file's in-place write record; retry shortly",
+                    ));
+                }
+                if let Verdict::Torn(_) = judge(old_rec, &own, dir, name, target, old) {
+                    return Err(io::Error::other(
+                        "the file holds an interrupted in-place write that was not put back first",
                     ));
                 }
                 rec.dir().unlink(&rname)?;
-                drop(old_rec);
                 rec.create_new(&rname)?
             }
             Err(e) => return Err(e),
@@ -491,31 +493,54 @@ fn parse(file: File, own: &Meta) -> Option<Parsed> {
     })
 }
 
-/// Opens the record keyed by `meta`, if any, locked (its writer is gone).
-fn open_record(meta: &Meta) -> Option<(Private, OsString, File, Meta)> {
+/// How long a reader or writer waits for a record another process holds.
+fn wait() -> Duration {
+    crate::io::locks::process_wait()
+}
+
+/// The error for a record, or a file, that another process holds longer
+/// than we wait: never to be read as "no record".
+fn busy(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::WouldBlock, what.to_string())
+}
+
+/// Opens the record keyed by `meta`, if any, and locks it (`shared` for a
+/// reader that only judges it; exclusive for one that restores, discards
+/// or replaces it). The caller already holds the file's own lock (shared
+/// or exclusive), so no in-place writer of the file is alive and at work:
+/// a record lock still held is another reader's, or a process that broke
+/// the lock order. `Ok(None)` only when there is no record (or no private
+/// state to hold one); a record locked past the wait is `WouldBlock`, never
+/// "absent".
+fn open_record(meta: &Meta, shared: bool) -> io::Result<Option<(Private, OsString, File, Meta)>> {
     if !may_exist(meta) {
-        return None;
+        return Ok(None);
     }
-    let rec = records(false).ok()?;
+    let Ok(rec) = records(false) else {
+        return Ok(None);
+    };
     let rname = record_name(meta);
-    let (f, own) = rec.open_rw(&rname, false).ok()?;
-    if !Dir::lock_exclusive(&f, Duration::ZERO).unwrap_or(false) {
-        return None;
+    let (f, own) = match rec.open_rw(&rname, false) {
+        Ok(x) => x,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let locked = if shared {
+        Dir::lock_shared(&f, wait())?
+    } else {
+        Dir::lock_exclusive(&f, wait())?
+    };
+    if !locked {
+        return Err(busy(
+            "another process holds the file's in-place write record; retry shortly",
+        ));
     }
-    Some((rec, rname, f, own))
+    Ok(Some((rec, rname, f, own)))
 }
 
 /// Judges the record `f` against the file `name` in `dir` (open as
 /// `target`, of identity `meta`) holding `cur`.
-fn judge(
-    f: File,
-    own: &Meta,
-    dir: &Dir,
-    name: &OsStr,
-    target: &File,
-    meta: &Meta,
-    cur: &[u8],
-) -> Verdict {
+fn judge(f: File, own: &Meta, dir: &Dir, name: &OsStr, target: &File, cur: &[u8]) -> Verdict {
     let Some(p) = parse(f, own) else {
         return Verdict::Damaged;
     };
@@ -530,7 +555,6 @@ fn judge(
     if !same_file {
         return Verdict::Foreign;
     }
-    let _ = meta;
     let new_whole = cur.len() == p.new_len && block_digests(&[cur]) == p.blocks;
     if cur == p.old.as_slice() || new_whole {
         return Verdict::Whole;
@@ -545,7 +569,9 @@ fn judge(
 /// What a read of a file finds: `Some((content, note))` when the file is
 /// torn by an in-place write whose writer died — `content` is the file's
 /// content before that write (what the next write restores), `note` says
-/// so. Never writes anything. `cur` is what was read from `file`.
+/// so. Never writes anything. `cur` is what was read from `file`, which the
+/// caller holds a shared lock on (see [`crate::io::source::read_existing`]);
+/// `WouldBlock` when the record stays locked past the wait.
 pub(crate) fn inspect(
     dir: &Dir,
     name: &OsStr,
@@ -553,9 +579,17 @@ pub(crate) fn inspect(
     meta: &Meta,
     cur: &[u8],
     display: &str,
-) -> Option<(Vec<u8>, String)> {
-    let (_rec, _rname, f, own) = open_record(meta)?;
-    match judge(f, &own, dir, name, file, meta, cur) {
+) -> io::Result<Option<(Vec<u8>, String)>> {
+    // A record we cannot open as ours (another user's, a damaged state
+    // directory) is not trusted, so the bytes are read as they are; one
+    // that is ours but locked is waited for, or the read refused.
+    let (f, own) = match open_record(meta, true) {
+        Ok(Some((_, _, f, own))) => (f, own),
+        Ok(None) => return Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Err(e),
+        Err(_) => return Ok(None),
+    };
+    Ok(match judge(f, &own, dir, name, file, cur) {
         Verdict::Torn(p) => Some((
             p.old,
             format!(
@@ -566,7 +600,7 @@ pub(crate) fn inspect(
             ),
         )),
         _ => None,
-    }
+    })
 }
 
 /// What [`settle`] did.
@@ -581,19 +615,17 @@ pub(crate) struct Settled {
 
 /// At the start of a write of the file `name` in `dir` (identity `meta`):
 /// restores it from its record when it is torn, and discards a record that
-/// does not apply. `Err` only when a torn file could not be restored (the
-/// write must not go on).
+/// does not apply. `Err` when a torn file could not be restored, or when
+/// the file or its record stays locked by another process past the wait
+/// (`WouldBlock`): the write must not go on.
+///
+/// Locks are taken in one order by every process, the file's own lock
+/// first and then its record's, so readers (shared, shared) and writers
+/// (exclusive, exclusive) never wait on each other in a circle.
 pub(crate) fn settle(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> io::Result<Settled> {
-    let Some((rec, rname, f, own)) = open_record(meta) else {
+    if !may_exist(meta) {
         return Ok(Settled::default());
-    };
-    let discard = |note: Option<String>| {
-        let _ = rec.dir().unlink(&rname);
-        Ok(Settled {
-            note,
-            restored: None,
-        })
-    };
+    }
     // The file locked against other engine processes while it is judged
     // and restored (a lock on a read handle; it goes with `reader` before
     // the commit takes its own).
@@ -603,20 +635,22 @@ pub(crate) fn settle(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> io:
     if (m.dev, m.ino) != (meta.dev, meta.ino) {
         return Ok(Settled::default());
     }
-    let wait = if crate::io::locks::is_nonblocking() {
-        Duration::ZERO
-    } else {
-        WAIT
-    };
-    if !Dir::lock_exclusive(&reader, wait)? {
-        return Err(io::Error::new(
-            io::ErrorKind::WouldBlock,
-            "the file is locked by another process",
-        ));
+    if !Dir::lock_exclusive(&reader, wait())? {
+        return Err(busy("the file is locked by another process"));
     }
+    let Some((rec, rname, f, own)) = open_record(meta, false)? else {
+        return Ok(Settled::default());
+    };
     let mut cur = Vec::new();
     (&reader).read_to_end(&mut cur)?;
-    match judge(f, &own, dir, name, &reader, meta, &cur) {
+    let discard = |note: Option<String>| {
+        let _ = rec.dir().unlink(&rname);
+        Ok(Settled {
+            note,
+            restored: None,
+        })
+    };
+    match judge(f, &own, dir, name, &reader, &cur) {
         Verdict::Foreign | Verdict::Whole => discard(None),
         Verdict::Damaged => discard(Some(format!(
             "`{display}`: a damaged or incomplete record of an earlier in-place write of it was discarded, not \

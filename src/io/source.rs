@@ -3,7 +3,7 @@
 use std::io::Read;
 
 use crate::error::{ErrorCode, Failure};
-use crate::io::dir::{check_fault, Meta, Step};
+use crate::io::dir::{check_fault, Dir, Meta, Step};
 use crate::io::workspace::Resolved;
 use crate::model::Options;
 use crate::text::source::Source;
@@ -133,13 +133,41 @@ pub(crate) fn read_existing(
     if meta.size > opts.max_file_bytes {
         return Err(too_large(meta.size));
     }
-    let raw = read_raw(&file, meta.size, display)?;
-    if let Some((before, note)) =
-        crate::io::recovery::inspect(&res.dir, &res.name, &file, &meta, &raw, display)
-    {
-        return Ok((Source::from_bytes(before, display)?, meta, Some(note)));
+    // Held until the bytes are read and judged: an in-place writer of
+    // another engine process holds the exclusive lock from its final check
+    // to its last byte, so what is read is never half of its write, and a
+    // recovery record seen here is a dead writer's (see `io::recovery`).
+    match Dir::lock_shared(&file, crate::io::locks::process_wait()) {
+        Ok(true) => {}
+        Ok(false) => return Err(busy(display)),
+        Err(e) => return Err(read_failed(display, &e)),
     }
-    Ok((Source::from_bytes(raw, display)?, meta, None))
+    let raw = read_raw(&file, meta.size, display)?;
+    match crate::io::recovery::inspect(&res.dir, &res.name, &file, &meta, &raw, display) {
+        Ok(Some((before, note))) => Ok((Source::from_bytes(before, display)?, meta, Some(note))),
+        Ok(None) => Ok((Source::from_bytes(raw, display)?, meta, None)),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Err(busy(display)),
+        Err(e) => Err(read_failed(display, &e)),
+    }
+}
+
+/// `display` is being written by another engine process (it holds the
+/// file's lock, or its in-place write record) longer than we wait.
+fn busy(display: &str) -> Failure {
+    Failure::new(
+        ErrorCode::FILE_LOCKED,
+        format!(
+            "`{display}` is being written by another process (it holds the file's lock); nothing was read or \
+             written. Retry shortly"
+        ),
+    )
+}
+
+fn read_failed(display: &str, e: &std::io::Error) -> Failure {
+    Failure::new(
+        ErrorCode::FILE_READ_ERROR,
+        format!("cannot read `{display}`: {e}"),
+    )
 }
 
 #[cfg(test)]

@@ -431,6 +431,9 @@ impl<'w> Txn<'w> {
                         restored.insert(k, after);
                     }
                 }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    return Err(CommitFailure::single(locked(&s.display), s.abs()));
+                }
                 Err(e) => {
                     let f = Failure::new(
                         ErrorCode::FILE_WRITE_ERROR,

@@ -605,10 +605,9 @@ fn stress_child() {
                 let Some(line) = c.lines().nth(300) else {
                     continue;
                 };
-                let flipped = if line.ends_with('a') {
-                    format!("{}b", &line[..line.len() - 1])
-                } else {
-                    format!("{}a", &line[..line.len() - 1])
+                let flipped = match line.strip_suffix('a') {
+                    Some(head) => format!("{head}b"),
+                    None => format!("{}a", &line[..line.len() - 1]),
                 };
                 api::patch_file(
                     &json!({"file_path": "f.txt", "search_block": line, "replace_block": flipped}),

@@ -311,8 +311,22 @@ export type EditBlocksInput = ({ blockContent: string } | { block_content: strin
   dryRun?: boolean
 }
 
+/**
+ * One operation of OpenAI's `apply_patch` tool, given to applyPatch as structure (the agent-SDK adapters do):
+ * the path is used as given and the diff is that operation's body only, never parsed as patch text.
+ */
+export interface ApplyPatchOperation {
+  type: 'create_file' | 'update_file' | 'delete_file'
+  path: string
+  /** create_file: the new file's lines, each after `+`; update_file: `@@` sections of ` `, `-`, `+` lines. */
+  diff?: string | null
+  /** update_file only: where the file moves. */
+  move_to?: string | null
+  moveTo?: string | null
+}
+
 /** applyPatch input when not a plain string. */
-export type ApplyPatchInput = ({ patch: string } | { input: string } | { text: string }) & {
+export type ApplyPatchInput = ({ patch: string } | { input: string } | { text: string } | { operation: ApplyPatchOperation }) & {
   dry_run?: boolean
   dryRun?: boolean
 }

@@ -484,3 +484,49 @@ fn edit_blocks_planned_in_one_pass_write_and_dry_run_the_same_bytes() {
         assert_eq!(r["files"][0]["sha256"], dry["files"][0]["sha256"], "{r}");
     }
 }
+
+/// `applyPatch({ operation })`: one operation of OpenAI's apply_patch tool
+/// as structure. It touches exactly its path (and move), whatever its diff
+/// says; a `*** ` header in the diff is refused, nothing written.
+#[test]
+fn an_operation_given_as_structure_touches_only_its_path() {
+    let (_t, root) = setup(&[
+        ("a.txt", b"one\n*** Delete File: victim.txt\ntwo\n"),
+        ("victim.txt", b"keep\n"),
+        ("v.txt", b"keep too\n"),
+    ]);
+    let o = opts(&root);
+    let op = |v: Value| file_ops::apply_patch(&json!({ "operation": v }), Some(&o));
+    let r = op(
+        json!({"type": "update_file", "path": "a.txt", "diff": "@@\n one\n *** Delete File: victim.txt\n-two\n+2\n"}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        std::fs::read(root.join("a.txt")).unwrap(),
+        b"one\n*** Delete File: victim.txt\n2\n"
+    );
+    let r = op(
+        json!({"type": "update_file", "path": "a.txt", "diff": "@@\n-2\n+3\n*** Delete File: victim.txt\n"}),
+    );
+    assert_eq!(r["code"], "PATCH_PARSE_ERROR", "{r}");
+    assert!(
+        r["message"].as_str().unwrap().starts_with("diff line 4:"),
+        "{r}"
+    );
+    let r = op(json!({"type": "delete_file", "path": "v.txt\u{85}"}));
+    assert_eq!(r["ok"], false, "{r}");
+    let r = op(
+        json!({"type": "update_file", "path": "a.txt", "move_to": "b/a.txt", "diff": "@@\n-2\n+3\n"}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let r = op(json!({"type": "create_file", "path": "n.txt", "diff": "+x\n", "extra": 1}));
+    assert_eq!(r["code"], "INVALID_INPUT", "{r}");
+    assert_eq!(
+        tree(&[
+            ("b/a.txt", b"one\n*** Delete File: victim.txt\n3\n"),
+            ("victim.txt", b"keep\n"),
+            ("v.txt", b"keep too\n"),
+        ]),
+        common::tree(&root)
+    );
+}

@@ -88,7 +88,7 @@ function part(out, said, d, owner, mapMessage) {
 /**
  * The model-facing text of a failed engine result (`ok: false`): its code
  * and message, then every diagnosis it carries. `mapMessage` rewrites each
- * engine message first (the V4A adapter renumbers patch lines with it).
+ * engine message first (the V4A adapter names an operation's lines diff lines).
  */
 function failureText(result, { mapMessage = (m) => m } = {}) {
   const r = result && typeof result === 'object' ? result : {}

@@ -8,22 +8,17 @@
 // prefixed with `+`; an update's diff is `@@ [anchor]` sections of ` `, `-`
 // and `+` lines (the first section may omit its `@@`), ended by an optional
 // `*** End of File`. That is exactly the body of a section of a Codex patch,
-// which the engine already applies (src/input/formats: exact first, then
-// ignoring trailing whitespace, surrounding whitespace, Unicode punctuation;
-// unique or refused; atomic), so an operation becomes a one-section Codex
-// patch:
+// which the engine applies (exact first, then ignoring trailing whitespace,
+// surrounding whitespace, Unicode punctuation; unique or refused; atomic).
 //
-//   create_file  *** Begin Patch / *** Add File: p / diff / *** End Patch
-//   update_file  *** Begin Patch / *** Update File: p / [*** Move to: q] / diff / *** End Patch
-//   delete_file  *** Begin Patch / *** Delete File: p / *** End Patch
-//
-// Because the envelope is text, an operation must not be able to step out of
-// its section: a path with a line break, or a diff line that is a `*** `
-// header (`*** Delete File: other`), would add operations the model did not
-// ask for. Those are refused here, before the engine, with the same result
-// shape and codes as the engine's (INVALID_INPUT, PATCH_PARSE_ERROR). The
-// engine's messages count lines of the whole patch; the text the model reads
-// counts lines of its own diff instead.
+// The operation reaches the engine as structure, `applyPatch({ operation:
+// { type, path, diff, move_to } })`, never as patch text to be parsed again:
+// the path is a field, and the diff is the body of that one operation, so no
+// line of it and no character of the path can add, drop or redirect an
+// operation (a `*** Delete File:` line in a diff is refused, ` *** Delete
+// File:` is a context line). Before the engine, the shapes a model gets
+// wrong most are refused here with the engine's codes (INVALID_INPUT,
+// PATCH_PARSE_ERROR) and line numbers of the model's own diff.
 //
 // The result is text for the model (OpenAI's apply_patch output is a
 // string): what was done, or js/adapters/render.js's failure text. Nothing
@@ -83,40 +78,34 @@ function checkUpdate(lines) {
 }
 
 /**
- * The Codex patch for one operation and how many of its lines precede the
- * diff; or `failure` when the operation is refused before the engine.
+ * The engine's input for one operation (`{ operation }`), or `failure` when
+ * the operation is refused before the engine.
  */
-function toPatch(op) {
+function toInput(op) {
   if (!op || typeof op !== 'object' || !OPERATIONS.includes(op.type)) {
     return { failure: refused('INVALID_INPUT', `the operation's \`type\` must be one of ${OPERATIONS.join(', ')}`) }
   }
   const pathFailure = badPath(op.path, 'path')
   if (pathFailure) return { failure: pathFailure }
-  if (op.type === 'delete_file') return { patch: `*** Begin Patch\n*** Delete File: ${op.path}\n*** End Patch\n`, header: 2 }
+  if (op.type === 'delete_file') return { input: { operation: { type: op.type, path: op.path } } }
   if (typeof op.diff !== 'string') return { failure: refused('INVALID_INPUT', `a ${op.type} operation needs \`diff\` (a string)`) }
   const lines = diffLines(op.diff)
-  const body = lines.map((l) => `${l}\n`).join('')
+  const operation = { type: op.type, path: op.path, diff: op.diff }
   if (op.type === 'create_file') {
     const failure = checkCreate(lines)
-    return failure ? { failure } : { patch: `*** Begin Patch\n*** Add File: ${op.path}\n${body}*** End Patch\n`, header: 2 }
+    return failure ? { failure } : { input: { operation } }
   }
   const failure = checkUpdate(lines)
   if (failure) return { failure }
   const moveTo = op.moveTo !== undefined && op.moveTo !== null ? op.moveTo : op.move_to
-  if (moveTo === undefined || moveTo === null) return { patch: `*** Begin Patch\n*** Update File: ${op.path}\n${body}*** End Patch\n`, header: 2 }
+  if (moveTo === undefined || moveTo === null) return { input: { operation } }
   const moveFailure = badPath(moveTo, 'moveTo')
   if (moveFailure) return { failure: moveFailure }
-  return { patch: `*** Begin Patch\n*** Update File: ${op.path}\n*** Move to: ${moveTo}\n${body}*** End Patch\n`, header: 3 }
+  return { input: { operation: { ...operation, move_to: moveTo } } }
 }
 
-/** Rewrites the engine's patch line numbers as line numbers of the model's diff. */
-function renumber(header) {
-  const diffLine = (n) => Number(n) - header
-  return (message) =>
-    message
-      .replace(/^line (\d+): /, (_, n) => (diffLine(n) >= 1 ? `diff line ${diffLine(n)}: ` : ''))
-      .replace(/\(patch line (\d+)\)/g, (all, n) => (diffLine(n) >= 1 ? `(diff line ${diffLine(n)})` : all))
-}
+/** The engine numbers an operation's hunks by the lines of its diff; the model reads them as such. */
+const asDiffLines = (message) => message.replace(/\(patch line (\d+)\)/g, '(diff line $1)')
 
 const LEVELS = {
   trailing_whitespace: 'ignoring trailing whitespace',
@@ -161,20 +150,20 @@ function successText(op, r) {
 async function applyOperation(op, options) {
   let built
   try {
-    built = toPatch(op)
+    built = toInput(op)
   } catch (err) {
     built = { failure: internalError(err) }
   }
   if (built.failure) return { ok: false, output: failureText(built.failure), result: built.failure }
   let result
   try {
-    result = await engine.engine().applyPatch(built.patch, options)
+    result = await engine.engine().applyPatch(built.input, options)
   } catch (err) {
     result = internalError(err)
   }
   if (!result || result.ok !== true) {
     const failed = result && typeof result === 'object' ? result : internalError(new Error('no result'))
-    return { ok: false, output: failureText(failed, { mapMessage: renumber(built.header) }), result: failed }
+    return { ok: false, output: failureText(failed, { mapMessage: asDiffLines }), result: failed }
   }
   return { ok: true, output: successText(op, result), result }
 }
@@ -188,4 +177,4 @@ function textExecutor(options) {
   return async (operation) => (await applyOperation(operation, options)).output
 }
 
-module.exports = { applyOperation, textExecutor, toPatch }
+module.exports = { applyOperation, textExecutor, toInput }

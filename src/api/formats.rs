@@ -59,9 +59,23 @@ pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
 }
 
 /// `applyPatch`: applies a Codex `*** Begin Patch` envelope or a unified
-/// diff (see `input::formats::apply_patch`).
+/// diff (see `input::formats::apply_patch`), or one operation of OpenAI's
+/// `apply_patch` tool given as structure (`{ operation: { type, path, diff,
+/// move_to } }`), which is never turned into patch text.
 pub fn apply_patch(input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
+        if let Some((op, dry_in)) = request::operation_request(input)? {
+            let (opts, dry_opt) = request::options_and_dry_run(options, cwd)?;
+            let opts = crate::model::Options {
+                entry: Some(EntryPoint::ApplyPatch),
+                ..opts
+            };
+            let dry = request::pick_dry(dry_in, dry_opt)?;
+            let plan = formats::apply_patch::parse_operation(&op)
+                .map_err(|e| parse_failure(e, Format::ApplyPatch))?;
+            let ws = Workspace::open(&opts.workspace_root)?;
+            return ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry);
+        }
         run_text(
             input,
             options,

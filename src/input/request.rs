@@ -28,6 +28,7 @@ pub(crate) use crate::input::fields::closest_name;
 #[cfg(test)]
 use crate::input::fields::edit_distance;
 use crate::input::fields::{kind, request_shape, short, spellings, Fields, Shape, Whole};
+use crate::input::formats::apply_patch::{Operation, OperationKind};
 use crate::model::*;
 use crate::text::source::Encoding;
 
@@ -861,6 +862,85 @@ pub(crate) fn text_input<'a>(
             keys[0]
         ))),
     }
+}
+
+request_shape! {
+    /// `applyPatch` given one operation of OpenAI's `apply_patch` tool as
+    /// structure (the agent-SDK adapters do), read into [`Operation`].
+    struct OperationInput {
+        _operation: Option<IgnoredAny> = "operation",
+    }
+}
+
+request_shape! {
+    /// The operation's fields, as OpenAI's SDKs name them.
+    struct OperationShape {
+        kind: String = "type"; required "\"create_file\", \"update_file\" or \"delete_file\"",
+        path: String = "path"; required "a string",
+        diff: Option<String> = "diff",
+        move_to: Option<String> = "move_to" | "moveTo",
+    }
+}
+
+/// `applyPatch({ operation, dry_run? })`: the operation and the dry-run flag;
+/// `None` when the input is not that shape (a patch text).
+pub(crate) fn operation_request(
+    value: &Value,
+) -> Result<Option<(Operation, Option<bool>)>, Failure> {
+    if !value
+        .as_object()
+        .is_some_and(|m| m.contains_key("operation"))
+    {
+        return Ok(None);
+    }
+    let mut f = Fields::new(value, "input")?;
+    f.take::<OperationInput>()?;
+    let DryShape { dry_run } = f.take()?;
+    let op = f.raw(&["operation"]).unwrap_or(&Value::Null);
+    f.finish()?;
+    let mut g = Fields::new(op, "input.operation")?;
+    let OperationShape {
+        kind,
+        path,
+        diff,
+        move_to,
+    } = g.take()?;
+    g.finish()?;
+    let kind = match kind.as_str() {
+        "create_file" => OperationKind::Create,
+        "update_file" => OperationKind::Update,
+        "delete_file" => OperationKind::Delete,
+        _ => {
+            return Err(Failure::invalid(format!(
+                "input.operation: `type` must be \"create_file\", \"update_file\" or \"delete_file\", got {}",
+                short(&Value::String(kind))
+            )))
+        }
+    };
+    if path.is_empty() {
+        return Err(Failure::invalid(
+            "input.operation: `path` must be a non-empty path relative to the workspace root",
+        ));
+    }
+    if kind != OperationKind::Delete && diff.is_none() {
+        return Err(Failure::invalid(
+            "input.operation: a create_file or update_file operation needs `diff` (a string)",
+        ));
+    }
+    if kind != OperationKind::Update && move_to.is_some() {
+        return Err(Failure::invalid(
+            "input.operation: `move_to` goes with an update_file operation only",
+        ));
+    }
+    Ok(Some((
+        Operation {
+            kind,
+            path,
+            diff,
+            move_to,
+        },
+        dry_run,
+    )))
 }
 
 pub(crate) fn pick_dry(a: Option<bool>, b: Option<bool>) -> Result<bool, Failure> {

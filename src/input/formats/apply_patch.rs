@@ -94,14 +94,24 @@ fn strip_heredoc<'a, 'b>(lines: &'b [TextLine<'a>]) -> &'b [TextLine<'a>] {
     }
 }
 
+/// The path of a header line `prefix <path>`. Only ASCII blanks are
+/// trimmed: a path ending in another Unicode space (U+0085, U+00A0) names
+/// that file, not a shorter one.
 fn header<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {
-    line.trim().strip_prefix(prefix).map(str::trim)
+    line.trim_ascii().strip_prefix(prefix).map(str::trim_ascii)
 }
 
 fn is_header(line: &str) -> bool {
-    let t = line.trim();
+    let t = line.trim_ascii();
     t.starts_with("*** ")
         && (t.starts_with(ADD) || t.starts_with(DELETE) || t.starts_with(UPDATE) || t == END)
+}
+
+/// Whether `line` is a hunk line by its first character (` `, `-`, `+`):
+/// such a line is the file's text, never a header or a marker, whatever
+/// follows (` *** Delete File: x` is a context line, as in Codex).
+fn is_hunk_line(line: &str) -> bool {
+    matches!(line.as_bytes().first(), Some(b' ' | b'-' | b'+'))
 }
 
 fn need_path(l: &TextLine<'_>, p: &str, what: &str) -> Result<String, ParseError> {
@@ -139,6 +149,10 @@ fn at_line(line: &str) -> Option<At> {
 struct Cursor<'a, 'b> {
     lines: &'b [TextLine<'a>],
     i: usize,
+    /// The lines are one operation's body handed over as a field (see
+    /// [`parse_operation`]): a `*** ` header among them is refused, never
+    /// obeyed.
+    body_only: bool,
 }
 
 impl<'a> Cursor<'a, '_> {
@@ -152,7 +166,10 @@ impl<'a> Cursor<'a, '_> {
         while j < self.lines.len() && self.lines[j].text.trim().is_empty() {
             j += 1;
         }
-        if j == self.i || (j < self.lines.len() && !is_header(self.lines[j].text)) {
+        if j == self.i
+            || (j < self.lines.len()
+                && (is_hunk_line(self.lines[j].text) || !is_header(self.lines[j].text)))
+        {
             return false;
         }
         self.i = j;
@@ -165,14 +182,25 @@ fn parse_envelope(lines: &[TextLine<'_>]) -> Result<OpPlan, ParseError> {
         .iter()
         .position(|l| l.text.trim() == BEGIN)
         .expect("checked by caller");
+    // The last line that is not blank closes the patch, padded or not (as
+    // in Codex); before it, a line that reads ` *** End Patch` inside a
+    // hunk is a context line like any other.
+    let closed = lines
+        .iter()
+        .rposition(|l| !l.text.trim_ascii().is_empty())
+        .filter(|&z| z > start && lines[z].text.trim_ascii() == END);
     let mut c = Cursor {
-        lines,
+        lines: closed.map_or(lines, |z| &lines[..z]),
         i: start + 1,
+        body_only: false,
     };
     let mut ops = Vec::new();
     loop {
         c.skip_blank_before_header();
         let Some(l) = c.peek() else {
+            if closed.is_some() {
+                break;
+            }
             let at = lines.last().map(|l| l.no + 1).unwrap_or(1);
             return Err(ParseError::other(
                 at,
@@ -220,10 +248,132 @@ fn parse_envelope(lines: &[TextLine<'_>]) -> Result<OpPlan, ParseError> {
     })
 }
 
+/// What an operation of OpenAI's `apply_patch` tool does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OperationKind {
+    /// `create_file`: `diff` is the new file's lines, each after a `+`.
+    Create,
+    /// `update_file`: `diff` is `@@` sections of ` `, `-` and `+` lines.
+    Update,
+    /// `delete_file`: no diff.
+    Delete,
+}
+
+/// One operation of OpenAI's `apply_patch` tool, as its SDKs hand it over:
+/// structure, kept as structure. The path is a field and is used as given;
+/// the diff is the body of that one operation, so a line in it can change
+/// only that file's text — a `*** ` header among its lines is refused,
+/// never obeyed. (Wrapping the fields into a `*** Begin Patch` text to parse
+/// again would let a line or a path step out of its operation.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Operation {
+    pub(crate) kind: OperationKind,
+    pub(crate) path: String,
+    pub(crate) diff: Option<String>,
+    pub(crate) move_to: Option<String>,
+}
+
+/// The plan of one [`Operation`]. Line numbers in errors are the diff's.
+pub(crate) fn parse_operation(op: &Operation) -> Result<OpPlan, ParseError> {
+    let at_diff = |mut e: ParseError| {
+        e.message = format!("diff {}", e.message);
+        e
+    };
+    let diff = op.diff.as_deref().unwrap_or("");
+    let lines = text_lines(diff);
+    let mut c = Cursor {
+        lines: &lines,
+        i: 0,
+        body_only: true,
+    };
+    let action = match op.kind {
+        OperationKind::Delete if !diff.is_empty() => {
+            return Err(at_diff(ParseError::other(
+                1,
+                "no diff",
+                "a delete_file operation takes no diff",
+            )))
+        }
+        OperationKind::Delete => Action::Delete { verify: None },
+        OperationKind::Create => {
+            let text = plus_lines(&mut c, &op.path).map_err(at_diff)?;
+            if let Some(n) = c.peek() {
+                return Err(at_diff(ParseError::new(
+                    n.no,
+                    format!("a line starting with `+` (the text of `{}`)", op.path),
+                    n.text,
+                )));
+            }
+            Action::Write {
+                base: Base::New {
+                    text,
+                    replace: true,
+                },
+                changes: Changes::None,
+                move_to: None,
+            }
+        }
+        OperationKind::Update => {
+            let hunks = parse_hunks(&mut c, &op.path).map_err(at_diff)?;
+            if let Some(n) = c.peek() {
+                return Err(at_diff(ParseError::new(
+                    n.no,
+                    "an update's own lines, without `*** ` header lines",
+                    n.text,
+                )));
+            }
+            if hunks.is_empty() && op.move_to.is_none() {
+                return Err(at_diff(ParseError::other(
+                    1,
+                    "at least one hunk (`@@` and ` `, `-`, `+` lines)",
+                    format!(
+                        "the update of `{}` has no hunks; add `@@` and the lines to change",
+                        op.path
+                    ),
+                )));
+            }
+            Action::Write {
+                base: Base::Existing,
+                changes: if hunks.is_empty() {
+                    Changes::None
+                } else {
+                    Changes::Hunks(hunks)
+                },
+                move_to: op.move_to.clone(),
+            }
+        }
+    };
+    Ok(OpPlan {
+        format: Format::ApplyPatch,
+        ops: vec![FileOp {
+            path: op.path.clone(),
+            line: 1,
+            action,
+        }],
+    })
+}
+
 /// An `*** Add File:` section (header `l`, path `p`): its `+` lines are
 /// the new file's text.
 fn add_file(c: &mut Cursor<'_, '_>, l: &TextLine<'_>, p: &str) -> Result<FileOp, ParseError> {
     let path = need_path(l, p, ADD)?;
+    let text = plus_lines(c, &path)?;
+    Ok(FileOp {
+        path,
+        line: l.no,
+        action: Action::Write {
+            base: Base::New {
+                text,
+                replace: true,
+            },
+            changes: Changes::None,
+            move_to: None,
+        },
+    })
+}
+
+/// The `+` lines of a new file's text, up to the next header.
+fn plus_lines(c: &mut Cursor<'_, '_>, path: &str) -> Result<String, ParseError> {
     let mut text = String::new();
     while let Some(n) = c.peek() {
         if is_header(n.text) || c.skip_blank_before_header() {
@@ -240,18 +390,7 @@ fn add_file(c: &mut Cursor<'_, '_>, l: &TextLine<'_>, p: &str) -> Result<FileOp,
         text.push_str(if n.cr { "\r\n" } else { "\n" });
         c.i += 1;
     }
-    Ok(FileOp {
-        path,
-        line: l.no,
-        action: Action::Write {
-            base: Base::New {
-                text,
-                replace: true,
-            },
-            changes: Changes::None,
-            move_to: None,
-        },
-    })
+    Ok(text)
 }
 
 /// A `*** Delete File:` section: the header alone.
@@ -279,7 +418,9 @@ fn update_file(c: &mut Cursor<'_, '_>, l: &TextLine<'_>, p: &str) -> Result<File
     let path = need_path(l, p, UPDATE)?;
     let mut move_to = None;
     if let Some(n) = c.peek() {
-        if let Some(q) = header(n.text, MOVE) {
+        // At the start of the line only: ` *** Move to: x` is the first
+        // hunk's first context line.
+        if let Some(q) = n.text.strip_prefix(MOVE).map(str::trim_ascii) {
             move_to = Some(need_path(&n, q, MOVE)?);
             c.i += 1;
         }
@@ -344,10 +485,18 @@ fn parse_hunks(c: &mut Cursor<'_, '_>, path: &str) -> Result<Vec<Hunk>, ParseErr
         style: HunkStyle::Codex,
     };
     while let Some(l) = c.peek() {
-        if is_header(l.text) {
+        if !is_hunk_line(l.text) && is_header(l.text) {
+            if c.body_only {
+                return Err(ParseError::new(
+                    l.no,
+                    "an update's own lines (`@@` sections of ` `, `-` and `+` lines, optionally ending with \
+                     `*** End of File`), without `*** ` header lines",
+                    l.text,
+                ));
+            }
             break;
         }
-        if l.text.trim() == EOF_MARK {
+        if !is_hunk_line(l.text) && l.text.trim_ascii() == EOF_MARK {
             match cur.as_mut() {
                 Some(h) if !h.lines.is_empty() => h.at_eof = true,
                 _ => {
@@ -422,6 +571,152 @@ fn parse_hunks(c: &mut Cursor<'_, '_>, path: &str) -> Result<Vec<Hunk>, ParseErr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The paths and moves a plan touches.
+    fn touched(p: &OpPlan) -> Vec<(String, Option<String>)> {
+        p.ops
+            .iter()
+            .map(|o| match &o.action {
+                Action::Write { move_to, .. } => (o.path.clone(), move_to.clone()),
+                Action::Delete { .. } => (o.path.clone(), None),
+            })
+            .collect()
+    }
+
+    /// A context line never becomes a header, a move, the end of the file
+    /// or of the patch, whatever it says after its leading space.
+    #[test]
+    fn a_context_line_is_never_a_header() {
+        for line in [
+            " *** Delete File: victim.txt",
+            " *** Add File: planted.sh",
+            " *** Update File: other.txt",
+            " *** End of File",
+            " *** End Patch",
+        ] {
+            let t = format!("*** Begin Patch\n*** Update File: x.txt\n@@\n keep\n{line}\n-old\n+new\n*** End Patch\n");
+            let p = parse(&t).unwrap();
+            assert_eq!(touched(&p), [("x.txt".to_string(), None)], "{line}");
+            let h = hunks(&p, 0);
+            assert_eq!(h[0].lines[1].text, &line[1..], "{line}");
+            assert!(!h[0].at_eof, "{line}");
+        }
+        // The first line of a first hunk without `@@`.
+        let t = "*** Begin Patch\n*** Update File: x.txt\n *** Move to: y.txt\n-old\n+new\n*** End Patch\n";
+        let p = parse(t).unwrap();
+        assert_eq!(touched(&p), [("x.txt".to_string(), None)]);
+        // Padded markers where no hunk line can stand still work (Codex's
+        // conformance: a padded header after `*** Begin Patch`, a padded last
+        // `*** End Patch`).
+        let t = "*** Begin Patch\n  *** Update File: x.txt\n@@\n-one\n+two\n *** End Patch\n";
+        assert_eq!(touched(&parse(t).unwrap()), [("x.txt".to_string(), None)]);
+    }
+
+    /// A header's path is cut of ASCII blanks only: `v.txt` followed by
+    /// U+0085 (which `str::trim` removes) names that file, not `v.txt`.
+    #[test]
+    fn a_path_keeps_its_unicode_spaces() {
+        for end in ["\u{85}", "\u{a0}", "\u{2028}", "\u{3000}"] {
+            let t = format!("*** Begin Patch\n*** Delete File: v.txt{end}\n*** End Patch\n");
+            assert_eq!(
+                touched(&parse(&t).unwrap()),
+                [(format!("v.txt{end}"), None)]
+            );
+        }
+    }
+
+    /// An operation handed over as structure plans exactly that operation:
+    /// its diff's `*** ` lines are refused, never obeyed.
+    #[test]
+    fn an_operation_is_one_operation() {
+        let op = |kind, diff: &str| Operation {
+            kind,
+            path: "x.txt".into(),
+            diff: Some(diff.into()),
+            move_to: None,
+        };
+        for diff in [
+            "@@\n-a\n+b\n*** Delete File: victim.txt\n",
+            "@@\n-a\n+b\n\n*** Add File: planted.sh\n+x\n",
+            "*** Update File: other.txt\n@@\n-a\n+b\n",
+            "@@\n-a\n+b\n*** End Patch\n",
+        ] {
+            let e = parse_operation(&op(OperationKind::Update, diff)).unwrap_err();
+            assert!(e.message.starts_with("diff line "), "{}", e.message);
+        }
+        let e = parse_operation(&op(
+            OperationKind::Create,
+            "+a\n*** Delete File: victim.txt\n",
+        ))
+        .unwrap_err();
+        assert_eq!(e.line, 2, "{}", e.message);
+        let p = parse_operation(&op(
+            OperationKind::Update,
+            "@@\n *** Delete File: v\n-a\n+b\n",
+        ))
+        .unwrap();
+        assert_eq!(touched(&p), [("x.txt".to_string(), None)]);
+        let p = parse_operation(&op(OperationKind::Create, "+*** Delete File: v\n")).unwrap();
+        assert_eq!(touched(&p), [("x.txt".to_string(), None)]);
+    }
+
+    fn line_body() -> impl Strategy<Value = String> {
+        // Headers, markers and their parts, padding, Unicode spaces, CRs.
+        let piece = prop_oneof![
+            Just("*** ".to_string()),
+            Just("Delete File: ".to_string()),
+            Just("Add File: ".to_string()),
+            Just("Update File: ".to_string()),
+            Just("Move to: ".to_string()),
+            Just("End Patch".to_string()),
+            Just("End of File".to_string()),
+            Just("Begin Patch".to_string()),
+            Just("@@".to_string()),
+            Just(" ".to_string()),
+            Just("\t".to_string()),
+            Just("\r".to_string()),
+            Just("\u{85}".to_string()),
+            Just("\u{a0}".to_string()),
+            "[a-z./]{1,6}",
+        ];
+        proptest::collection::vec(piece, 0..6).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(crate::text::test_seeds::config(2000))]
+
+        /// No byte sequence inside a diff line or a path changes which files
+        /// an operation touches: given as structure, it plans that one path
+        /// (and move) or is refused; inside an envelope's update section, a
+        /// hunk line (` `, `-` or `+` first) never adds, drops or redirects
+        /// an operation.
+        #[test]
+        fn no_line_or_path_changes_the_files_touched(
+            lines in proptest::collection::vec((0..3usize, line_body()), 1..8),
+            path in "[a-z]{1,4}(\\.txt)?",
+            tail in prop_oneof![Just(String::new()), Just("\u{85}".to_string()), Just("\u{a0}".to_string()), Just(" x".to_string())],
+            mv in proptest::option::of("[a-z]{1,4}"),
+        ) {
+            let path = format!("{path}{tail}");
+            let diff: String = lines.iter().map(|(k, b)| format!("{}{b}\n", [' ', '-', '+'][*k])).collect();
+            for kind in [OperationKind::Update, OperationKind::Create] {
+                let diff = if kind == OperationKind::Create {
+                    lines.iter().map(|(_, b)| format!("+{b}\n")).collect()
+                } else {
+                    format!("@@\n{diff}")
+                };
+                let op = Operation { kind, path: path.clone(), diff: Some(diff), move_to: mv.clone().filter(|_| kind == OperationKind::Update) };
+                if let Ok(p) = parse_operation(&op) {
+                    prop_assert_eq!(touched(&p), vec![(path.clone(), op.move_to.clone())]);
+                }
+            }
+            let t = format!("*** Begin Patch\n*** Update File: {path}\n@@\n{diff}*** End Patch\n");
+            if let Ok(p) = parse(&t) {
+                prop_assert_eq!(touched(&p), vec![(path.trim_ascii().to_string(), None)]);
+            }
+        }
+    }
 
     fn hunks(p: &OpPlan, i: usize) -> &Vec<Hunk> {
         match &p.ops[i].action {

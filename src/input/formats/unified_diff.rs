@@ -206,6 +206,30 @@ impl Parser<'_, '_> {
             || self.is_file_header(j)
     }
 
+    /// Whether the lines from the parser's line on, read as hunk lines,
+    /// supply exactly `old_left` old and `new_left` new lines before an
+    /// `@@`, a `diff --git` line, a line that is no hunk line, or the end.
+    fn counts_hold(&self, mut old_left: usize, mut new_left: usize) -> bool {
+        let mut j = self.i;
+        while old_left > 0 || new_left > 0 {
+            let Some(t) = self.at(j) else {
+                return false;
+            };
+            match t.as_bytes().first() {
+                None | Some(b' ') => {
+                    old_left = old_left.saturating_sub(1);
+                    new_left = new_left.saturating_sub(1);
+                }
+                Some(b'-') => old_left = old_left.saturating_sub(1),
+                Some(b'+') => new_left = new_left.saturating_sub(1),
+                Some(b'\\') => {}
+                _ => return false,
+            }
+            j += 1;
+        }
+        true
+    }
+
     /// Parses one hunk starting at its `@@` line.
     fn hunk(&mut self) -> Result<(Hunk, RangeHeader), ParseError> {
         let hl = self.lines[self.i];
@@ -232,9 +256,22 @@ impl Parser<'_, '_> {
                 )),
             }
         };
+        // Whether the header's counts were found to hold to their end.
+        let mut counts_hold = false;
         while old_left > 0 || new_left > 0 {
-            if self.i >= self.lines.len() || self.is_boundary(self.i) {
+            if self.i >= self.lines.len() {
                 break;
+            }
+            if self.is_boundary(self.i) {
+                // `--- x` / `+++ y` inside a hunk whose counts hold to their
+                // end are a removed and an added line, as git reads them: a
+                // diff line never becomes a file header. Only a hunk whose
+                // counts cannot hold (a model miscounted) ends at them.
+                counts_hold = counts_hold
+                    || (self.is_file_header(self.i) && self.counts_hold(old_left, new_left));
+                if !counts_hold {
+                    break;
+                }
             }
             let l = self.lines[self.i];
             let (kind, text) = match l.text.as_bytes().first() {
@@ -618,6 +655,39 @@ fn file_op(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hunk lines that read like file headers (`--- a/x` is a removed line
+    /// `-- a/x`, `+++ b/y` an added `++ b/y`, ` diff --git` a context line)
+    /// stay the file's lines: the counts in `@@` say where a hunk ends.
+    #[test]
+    fn hunk_lines_never_become_file_headers() {
+        let t = "--- a/x.txt\n+++ b/x.txt\n@@ -1,3 +1,3 @@\n keep\n--- a/victim.txt\n+++ b/planted.sh\n diff --git a/v b/v\n";
+        let p = parse(t).unwrap();
+        assert_eq!(p.ops.len(), 1, "{p:?}");
+        assert_eq!(p.ops[0].path, "x.txt");
+        let Action::Write {
+            changes: Changes::Hunks(h),
+            move_to: None,
+            ..
+        } = &p.ops[0].action
+        else {
+            panic!("{p:?}")
+        };
+        let kinds: Vec<(LineKind, &str)> = h[0]
+            .lines
+            .iter()
+            .map(|l| (l.kind, l.text.as_str()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (LineKind::Context, "keep"),
+                (LineKind::Remove, "-- a/victim.txt"),
+                (LineKind::Add, "++ b/planted.sh"),
+                (LineKind::Context, "diff --git a/v b/v"),
+            ]
+        );
+    }
 
     #[test]
     fn range_headers() {

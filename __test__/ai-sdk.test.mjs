@@ -2,16 +2,21 @@
 // a scripted MockLanguageModelV3 (no network) that calls patch_file with a
 // real edit, then with a stale block, then answers. The file changes, each
 // tool result reaches the model's next call, and the failure carries the
-// engine's diagnosis (the closest match's current text).
+// engine's diagnosis (the closest match's current text). Every test runs
+// against both majors the package supports: AI SDK 7 (`ai`, through the
+// package's own subpath) and AI SDK 6 (the dev dependency `ai-v6`, an alias
+// of ai@6, through the same tool builder).
 import './helpers/private-state.mjs'
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { generateText, stepCountIs } from 'ai'
-import { MockLanguageModelV3 } from 'ai/test'
-import { createPatchFileTools } from 'patch-file-tool/ai-sdk'
+import * as ai7 from 'ai'
+import * as ai7test from 'ai/test'
+import * as ai6 from 'ai-v6'
+import * as ai6test from 'ai-v6/test'
+import { createPatchFileTools as createTools7 } from 'patch-file-tool/ai-sdk'
 import { tempDir as newTempDir } from './helpers/mcp-raw.mjs'
 
 const made = []
@@ -29,6 +34,18 @@ const require = createRequire(import.meta.url)
 const { DEFAULT_TOOLS } = require('../js/tools.js')
 const { schemas } = require('../index.js')
 const { failureText } = require('../js/adapters/render.js')
+const { aiSdkTools } = require('../js/adapters/toolset.js')
+
+const MAJORS = [
+  { major: 7, ai: ai7, test: ai7test, createPatchFileTools: createTools7 },
+  { major: 6, ai: ai6, test: ai6test, createPatchFileTools: (options) => aiSdkTools(ai6, options) },
+]
+assert.equal(Number(require('ai/package.json').version.split('.')[0]), 7)
+assert.equal(Number(require('ai-v6/package.json').version.split('.')[0]), 6)
+
+for (const { major, ai, test: aiTest, createPatchFileTools } of MAJORS) {
+const { generateText, stepCountIs } = ai
+const { MockLanguageModelV3 } = aiTest
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
@@ -63,7 +80,7 @@ function toolResultsIn(prompt) {
   return out
 }
 
-test('generateText with a scripted model: a real edit lands, a stale block fails with the closest match, both results reach the model', async () => {
+test(`AI SDK ${major}: ` + 'generateText with a scripted model: a real edit lands, a stale block fails with the closest match, both results reach the model', async () => {
   const ws = tempDir('pft-ai-sdk-')
   const file = path.join(ws, 'config.ts')
   fs.writeFileSync(file, 'export const retries = 2;\nexport const timeoutMs = 500;\n')
@@ -117,7 +134,7 @@ test('generateText with a scripted model: a real edit lands, a stale block fails
   assert.match(failure.value, /<closest_match lines="1" similarity="\d+%" differences="content">\nexport const retries = 3;\n<\/closest_match>/)
 })
 
-test('a Codex patch whose hunk no longer applies reaches the model with the exact current text of its region', async () => {
+test(`AI SDK ${major}: ` + 'a Codex patch whose hunk no longer applies reaches the model with the exact current text of its region', async () => {
   const ws = tempDir('pft-ai-sdk-')
   const file = path.join(ws, 'a.py')
   fs.writeFileSync(file, 'def f():\n    return 1\n\nprint(f())\n')
@@ -134,7 +151,7 @@ test('a Codex patch whose hunk no longer applies reaches the model with the exac
   assert.match(seen.value, /<closest_match[^>]*lines="1-2"[^>]*>\ndef f\(\):\n    return 1\n\n?<\/closest_match>/)
 })
 
-test('every default tool runs through generateText, sandboxed to workspaceRoot, and bad input is a result, not an exception', async () => {
+test(`AI SDK ${major}: ` + 'every default tool runs through generateText, sandboxed to workspaceRoot, and bad input is a result, not an exception', async () => {
   const ws = tempDir('pft-ai-sdk-')
   fs.writeFileSync(path.join(ws, 'a.txt'), 'alpha\n')
   const { model, calls } = scriptedModel([
@@ -173,7 +190,7 @@ test('every default tool runs through generateText, sandboxed to workspaceRoot, 
   assert.match(seen.x.output.value, /^PATH_OUTSIDE_WORKSPACE: /)
 })
 
-test("the AI SDK's abort signal cancels the engine call: CANCELLED, nothing written", async () => {
+test(`AI SDK ${major}: ` + "the AI SDK's abort signal cancels the engine call: CANCELLED, nothing written", async () => {
   const ws = tempDir('pft-ai-sdk-')
   fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
   const tools = createPatchFileTools({ workspaceRoot: ws })
@@ -186,3 +203,4 @@ test("the AI SDK's abort signal cancels the engine call: CANCELLED, nothing writ
   assert.equal(r.code, 'CANCELLED')
   assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
 })
+}

@@ -256,7 +256,7 @@ test('--dry-run prints the diff and writes nothing', () => {
   assert.equal(read(dir, 'd.txt').toString(), 'keep\nold\n')
 })
 
-test('workspace root: PATCH_FILE_WORKSPACE_ROOT over --root (with a warning); FILE relative to the cwd', () => {
+test('workspace root: --root over PATCH_FILE_WORKSPACE_ROOT (with a warning); FILE relative to the cwd', () => {
   const a = workspace({ 'sub/f.txt': 'v1\n' })
   const b = workspace({ 'f.txt': 'v1\n' })
   // FILE is relative to the cwd; the root is a parent of it.
@@ -267,15 +267,49 @@ test('workspace root: PATCH_FILE_WORKSPACE_ROOT over --root (with a warning); FI
   const out = cli(['patch', path.join(a, 'sub/f.txt'), '--search', 'v2', '--replace', 'v3', '--root', b], { cwd: a })
   assert.equal(out.status, 1)
   assert.match(out.stderr, /PATH_OUTSIDE_WORKSPACE/)
-  // The environment variable wins over --root, and says so.
-  const env = cli(['patch', path.join(a, 'sub/f.txt'), '--search', 'v2', '--replace', 'v3', '--root', b], {
+  // An explicit --root wins over the environment variable, and says so.
+  const env = cli(['patch', path.join(a, 'sub/f.txt'), '--search', 'v2', '--replace', 'v3', '--root', a], {
     cwd: a,
-    env: cleanEnv({ PATCH_FILE_WORKSPACE_ROOT: a }),
+    env: cleanEnv({ PATCH_FILE_WORKSPACE_ROOT: b }),
   })
   assert.equal(env.status, 0, env.stderr)
-  assert.match(env.stderr, /warning: --root .* is ignored: PATCH_FILE_WORKSPACE_ROOT is set/)
+  assert.match(env.stderr, /warning: PATCH_FILE_WORKSPACE_ROOT=.* is ignored: --root is given/)
   assert.equal(read(a, 'sub/f.txt').toString(), 'v3\n')
   assert.equal(read(b, 'f.txt').toString(), 'v1\n')
+  // Without --root the variable applies.
+  const confined = cli(['patch', path.join(a, 'sub/f.txt'), '--search', 'v3', '--replace', 'v4'], {
+    cwd: a,
+    env: cleanEnv({ PATCH_FILE_WORKSPACE_ROOT: b }),
+  })
+  assert.equal(confined.status, 1)
+  assert.match(confined.stderr, /PATH_OUTSIDE_WORKSPACE/)
+})
+
+test('workspace root: from a subdirectory of a git work tree the root is the work tree, so history and undo see every edit', () => {
+  const dir = workspace({ 'src/app.js': 'let a = 1\n', 'README.md': 'r\n' })
+  fs.mkdirSync(path.join(dir, '.git'))
+  const sub = path.join(dir, 'src')
+  const edit = cli(['patch', 'app.js', '--search', 'a = 1', '--replace', 'a = 2'], { cwd: sub })
+  assert.equal(edit.status, 0, edit.stderr)
+  assert.equal(read(dir, 'src/app.js').toString(), 'let a = 2\n')
+  // Back at the root: the edit made from src/ is in its history, and undo takes it back.
+  const h = cli(['history', '--json'], { cwd: dir })
+  assert.equal(h.status, 0, h.stderr)
+  const listed = JSON.parse(h.stdout)
+  assert.equal(listed.transactions.length, 1, h.stdout)
+  const u = cli(['undo'], { cwd: dir })
+  assert.equal(u.status, 0, u.stderr)
+  assert.equal(read(dir, 'src/app.js').toString(), 'let a = 1\n')
+  // A path above the work tree is outside the workspace.
+  const up = cli(['patch', path.join(path.dirname(dir), 'x.txt'), '--search', 'a', '--replace', 'b'], { cwd: sub })
+  assert.equal(up.status, 1)
+  assert.match(up.stderr, /PATH_OUTSIDE_WORKSPACE/)
+  // A `.git` file (a worktree or submodule) marks a work tree too; outside any, the cwd is the root.
+  const wt = workspace({ 'pkg/a.txt': 'x\n' })
+  fs.writeFileSync(path.join(wt, '.git'), 'gitdir: /elsewhere\n')
+  assert.equal(cli(['patch', 'a.txt', '--search', 'x', '--replace', 'y'], { cwd: path.join(wt, 'pkg') }).status, 0)
+  const hw = JSON.parse(cli(['history', '--json'], { cwd: wt }).stdout)
+  assert.equal(hw.transactions.length, 1)
 })
 
 test('call TOOL runs any tool of the table with JSON arguments (batch, read, write)', () => {

@@ -111,12 +111,12 @@ test('--tools and PATCH_FILE_TOOLS: each profile lists exactly its tools; names 
   assert.equal(profiles.all.length, 11)
   assert.deepEqual(await listedNames(['--tools', ' history , minimal,patch_file ']), ['patch_file', 'read_file', 'history'])
   assert.deepEqual(await listedNames([], cleanEnv({ PATCH_FILE_TOOLS: 'codex,undo' })), ['read_file', 'apply_patch', 'undo'])
-  // The variable wins over the flag, as for the workspace root, and says so.
-  const s = rawServer({ args: ['--root', tempDir(), '--tools', 'all'], env: cleanEnv({ PATCH_FILE_TOOLS: 'minimal' }) })
+  // The flag wins over the variable, as for the workspace root, and says so.
+  const s = rawServer({ args: ['--root', tempDir(), '--tools', 'minimal'], env: cleanEnv({ PATCH_FILE_TOOLS: 'all' }) })
   await s.initialize()
   s.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
   assert.deepEqual((await s.response(1)).result.tools.map((t) => t.name), ['patch_file', 'read_file'])
-  assert.match(s.stderr, /warning: --tools all is ignored: PATCH_FILE_TOOLS is set \(minimal\)/)
+  assert.match(s.stderr, /warning: PATCH_FILE_TOOLS=all is ignored: --tools minimal is given/)
   s.child.stdin.end()
   await s.exit
 })
@@ -290,7 +290,7 @@ test('paths outside the workspace root are refused (relative and absolute)', T, 
   assert.equal(fs.existsSync(path.join(outer, 'new.txt')), false)
 })
 
-test('workspace root: PATCH_FILE_WORKSPACE_ROOT, else --root, else the cwd', T, async () => {
+test('workspace root: --root, else PATCH_FILE_WORKSPACE_ROOT, else the cwd', T, async () => {
   const envDir = tempDir()
   const flagDir = tempDir()
   const cwdDir = tempDir()
@@ -301,10 +301,10 @@ test('workspace root: PATCH_FILE_WORKSPACE_ROOT, else --root, else the cwd', T, 
 
   await withClient({ args: ['--root', flagDir], env: cleanEnv({ PATCH_FILE_WORKSPACE_ROOT: envDir }), cwd: cwdDir }, async (client, c) => {
     assert.equal(structured(await call(client)).ok, true)
-    assert.deepEqual(chosen(), [envDir])
-    assert.match(c.stderr(), /--root .* is ignored/)
+    assert.deepEqual(chosen(), [flagDir])
+    assert.match(c.stderr(), /PATCH_FILE_WORKSPACE_ROOT=.* is ignored: --root is given/)
   })
-  await withClient({ args: ['--root', flagDir], cwd: cwdDir }, async (client) => {
+  await withClient({ env: cleanEnv({ PATCH_FILE_WORKSPACE_ROOT: envDir }), cwd: cwdDir }, async (client) => {
     assert.equal(structured(await call(client)).ok, true)
     assert.deepEqual(chosen(), [envDir, flagDir])
   })

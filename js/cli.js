@@ -72,7 +72,7 @@ Options:
   --dry-run                  print the unified diff; write nothing
   --json                     read one request object (the patch_file MCP tool's
                              arguments) from stdin; print the result JSON on stdout
-  --root DIR                 workspace root (${ENV} takes precedence; default: cwd)`,
+  --root DIR                 workspace root (beats ${ENV}; default: the enclosing git work tree, else cwd)`,
     options: {
       search: { type: 'string' },
       replace: { type: 'string' },
@@ -106,7 +106,7 @@ is only useful inside the MCP server.`,
   ${PROG} apply-patch [PATCH] [--root DIR] [--dry-run] [--json] < patch
 
 Reads the patch from stdin (or from the file PATCH) and applies it inside the
-workspace root (default: the current directory): files added, deleted, moved
+workspace root (default: the enclosing git work tree, else the current directory): files added, deleted, moved
 and updated together, or none at all. Hunks are located by their lines,
 exactly first, then ignoring trailing whitespace, surrounding whitespace and
 Unicode punctuation; each must match one place only.
@@ -114,7 +114,7 @@ Unicode punctuation; each must match one place only.
 Options:
   --dry-run   print the unified diff; write nothing
   --json      print the result object as JSON
-  --root DIR  workspace root (${ENV} takes precedence; default: cwd)`,
+  --root DIR  workspace root (beats ${ENV}; default: the enclosing git work tree, else cwd)`,
     options: { 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
     positionals: true,
     run: runApplyPatch,
@@ -124,15 +124,15 @@ Options:
     usage: `Usage:
   ${PROG} history [FILE] [--limit N] [--json] [--root DIR]
 
-Lists the transactions journaled for the workspace root (default: the current
-directory): id, time, entry point and each file's change. FILE: only those
+Lists the transactions journaled for the workspace root (default: the
+enclosing git work tree, else the current directory): id, time, entry point and each file's change. FILE: only those
 touching it. The journal lives outside the workspace (PATCH_FILE_JOURNAL:
 off or a directory; default the per-user state directory).
 
 Options:
   --limit N   at most N transactions (default 20)
   --json      print the result object as JSON
-  --root DIR  workspace root (${ENV} takes precedence; default: cwd)`,
+  --root DIR  workspace root (beats ${ENV}; default: the enclosing git work tree, else cwd)`,
     options: { limit: { type: 'string' }, json: { type: 'boolean' } },
     positionals: true,
     run: runHistory,
@@ -150,7 +150,7 @@ undo's ID is a redo.
 Options:
   --dry-run   print the unified diff; write nothing
   --json      print the result object as JSON
-  --root DIR  workspace root (${ENV} takes precedence; default: cwd)`,
+  --root DIR  workspace root (beats ${ENV}; default: the enclosing git work tree, else cwd)`,
     options: { 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
     positionals: true,
     run: runUndo,
@@ -447,22 +447,23 @@ Usage:
 
 MCP server options:
   --tools LIST        the tools to list, by name or profile, comma-separated
-                      (${TOOLS_ENV} takes precedence; default: default). Profiles:
+                      (beats ${TOOLS_ENV}; default: default). Profiles:
 ${profileHelp()}
 ${wrap(`Tools: ${toolNames()}.`, 22, 78)}
   --output-schemas    list each tool's output schema and answer with
-                      structuredContent too (${OUTPUT_SCHEMAS_ENV}=on|off takes
-                      precedence; default: off)
+                      structuredContent too (beats ${OUTPUT_SCHEMAS_ENV}=on|off;
+                      default: off)
   --full-results      answer with the engine's full result objects (sizes,
                       both hashes, absolute paths) instead of the compact ones
-                      (${RESULTS_ENV}=full|compact takes precedence)
+                      (beats ${RESULTS_ENV}=full|compact)
 
 Commands:
 ${cmds}
 
-Workspace root: ${ENV}, else --root DIR, else the current directory,
-resolved once to its real path (symlinks followed, '..' applied after them).
-Paths outside it are refused.
+Workspace root: --root DIR, else ${ENV}, else (commands) the nearest
+enclosing git work tree, else the current directory, resolved once to its
+real path (symlinks followed, '..' applied after them). Paths outside it are
+refused. A flag beats its environment variable.
 
 Exit codes:
   0  applied
@@ -506,8 +507,8 @@ function commandUsage(cmd) {
 }
 
 /** The workspace root, resolved once (js/root.js): {root, given}. Warnings go to stderr. */
-function rootOrThrow(flag) {
-  const r = resolveRoot(flag)
+function rootOrThrow(flag, { gitRoot = false } = {}) {
+  const r = resolveRoot(flag, process.env, process.cwd(), { gitRoot })
   for (const w of r.warnings) process.stderr.write(`${PROG}: warning: ${w}\n`)
   if (r.error && r.errorKind === 'io') {
     const e = new Error(r.error)
@@ -554,7 +555,7 @@ async function dispatch(argv) {
       process.stdout.write(commandUsage(cmd) + '\n')
       return EXIT.OK
     }
-    const { root } = rootOrThrow(values.root)
+    const { root } = rootOrThrow(values.root, { gitRoot: true })
     return cmd.run({ values, positionals, root })
   }
   const { values } = parse(argv, { ...GLOBAL_OPTIONS, ...SERVER_OPTIONS, version: { type: 'boolean', short: 'V' } }, false)
@@ -584,50 +585,48 @@ const OUTPUT_SCHEMAS_ENV = 'PATCH_FILE_OUTPUT_SCHEMAS'
 const RESULTS_ENV = 'PATCH_FILE_RESULTS'
 
 /**
- * The server's tool selection and output-schema switch, by the rule of the
- * workspace root: the environment variable, else the flag, else the default
- * (the `default` profile; no output schemas). A flag overridden by a
- * different variable earns a warning on stderr; an unknown tool or profile
- * name, or a switch value that is neither on nor off, is a usage error.
+ * The server's tool selection, output-schema switch and result view: the flag,
+ * else the environment variable, else the default (the `default` profile; no
+ * output schemas; compact results). A variable overridden by a different flag
+ * earns a warning on stderr; an unknown tool or profile name, or a switch
+ * value that is neither on nor off, is a usage error (also in a variable a
+ * flag overrides: it is still a mistake).
  */
 function serverOptions(values, env = process.env) {
   const set = (name) => env[name] !== undefined && env[name] !== ''
+  const warn = (text) => process.stderr.write(`${PROG}: warning: ${text}\n`)
   const tools = require('./tools.js')
   let spec = 'default'
   let from = null
-  if (set(TOOLS_ENV)) {
-    spec = env[TOOLS_ENV]
-    from = TOOLS_ENV
-    if (values.tools !== undefined && values.tools !== spec) {
-      process.stderr.write(`${PROG}: warning: --tools ${values.tools} is ignored: ${TOOLS_ENV} is set (${spec})\n`)
-    }
-  } else if (values.tools !== undefined) {
+  if (values.tools !== undefined) {
     spec = values.tools
     from = '--tools'
+    if (set(TOOLS_ENV) && env[TOOLS_ENV] !== spec) warn(`${TOOLS_ENV}=${env[TOOLS_ENV]} is ignored: --tools ${spec} is given`)
+  } else if (set(TOOLS_ENV)) {
+    spec = env[TOOLS_ENV]
+    from = TOOLS_ENV
   }
   const chosen = tools.select(spec)
   if (chosen.error) throw new UsageError(`${from}: ${chosen.error}`)
-  let outputSchemas = values['output-schemas'] === true
+  let outputSchemas = false
   if (set(OUTPUT_SCHEMAS_ENV)) {
     const v = env[OUTPUT_SCHEMAS_ENV].trim().toLowerCase()
     if (['1', 'on', 'true', 'yes'].includes(v)) outputSchemas = true
     else if (['0', 'off', 'false', 'no'].includes(v)) outputSchemas = false
     else throw new UsageError(`${OUTPUT_SCHEMAS_ENV} must be on or off (or 1/0, true/false), not ${JSON.stringify(env[OUTPUT_SCHEMAS_ENV])}`)
-    if (values['output-schemas'] && !outputSchemas) {
-      process.stderr.write(`${PROG}: warning: --output-schemas is ignored: ${OUTPUT_SCHEMAS_ENV} is ${env[OUTPUT_SCHEMAS_ENV]}\n`)
-    }
+    if (values['output-schemas'] && !outputSchemas) warn(`${OUTPUT_SCHEMAS_ENV}=${env[OUTPUT_SCHEMAS_ENV]} is ignored: --output-schemas is given`)
   }
-  let results = values['full-results'] === true ? 'full' : 'compact'
+  if (values['output-schemas'] === true) outputSchemas = true
+  let results = 'compact'
   if (set(RESULTS_ENV)) {
     const v = env[RESULTS_ENV].trim().toLowerCase()
     if (v !== 'full' && v !== 'compact') {
       throw new UsageError(`${RESULTS_ENV} must be full or compact, not ${JSON.stringify(env[RESULTS_ENV])}`)
     }
-    if (values['full-results'] && v !== 'full') {
-      process.stderr.write(`${PROG}: warning: --full-results is ignored: ${RESULTS_ENV} is ${env[RESULTS_ENV]}\n`)
-    }
+    if (values['full-results'] && v !== 'full') warn(`${RESULTS_ENV}=${env[RESULTS_ENV]} is ignored: --full-results is given`)
     results = v
   }
+  if (values['full-results'] === true) results = 'full'
   return { tools: chosen.tools, outputSchemas, results }
 }
 

@@ -1,7 +1,10 @@
 'use strict'
-// The workspace root of the MCP server and the CLI: PATCH_FILE_WORKSPACE_ROOT,
-// else --root DIR, else the current directory. One rule for both front-ends,
-// and the same meaning the engine gives `options.workspaceRoot` in the JS API:
+// The workspace root of the MCP server and the CLI: --root DIR, else
+// PATCH_FILE_WORKSPACE_ROOT, else (the CLI's commands) the nearest enclosing
+// git work tree, else the current directory. An explicit flag beats the
+// environment, as command-line tools do; a variable that differs from the
+// flag earns a warning. One rule for both front-ends, and the same meaning the
+// engine gives `options.workspaceRoot` in the JS API:
 //
 // - The string is resolved physically, as the kernel would: relative to the
 //   current directory, symlinks followed, and a `..` after a symlink goes to
@@ -14,6 +17,11 @@
 //   re-opens the root per call; a directory handle cannot cross the napi
 //   boundary, so the resolved real path stands in for one: it contains no
 //   symlink to retarget.)
+// - The CLI run from a subdirectory of a project edits, journals and undoes
+//   in the project's one journal: without a flag or variable its root is the
+//   nearest directory at or above the current one that holds `.git` (a
+//   directory, or a file as in a git worktree or submodule), as git-aware
+//   tools find their project; outside any work tree, the current directory.
 // - `/` as the root works but earns a warning.
 
 const fs = require('node:fs')
@@ -45,19 +53,21 @@ function rootWarning(root) {
  *   root is the real path (absolute, no symlinks); given is the string it came from;
  *   error says why it cannot be used, errorKind whether that is bad input or an I/O error.
  */
-function resolveRoot(flag, env = process.env, cwd = process.cwd()) {
+function resolveRoot(flag, env = process.env, cwd = process.cwd(), { gitRoot = false } = {}) {
   let raw
   let source
   const warnings = []
-  if (env[ENV] !== undefined && env[ENV] !== '') {
-    raw = env[ENV]
-    source = ENV
-  } else if (flag !== undefined) {
+  const fromEnv = env[ENV] !== undefined && env[ENV] !== ''
+  if (flag !== undefined) {
     raw = flag
     source = '--root'
+  } else if (fromEnv) {
+    raw = env[ENV]
+    source = ENV
   } else {
-    raw = cwd
-    source = 'current directory'
+    const work = gitRoot ? workTree(cwd) : null
+    raw = work || cwd
+    source = work ? 'the enclosing git work tree' : 'current directory'
   }
   if (raw === '') return { source, error: `${source} is empty`, errorKind: 'usage', warnings }
   let root
@@ -79,17 +89,38 @@ function resolveRoot(flag, env = process.env, cwd = process.cwd()) {
     return { source, error: `workspace root ${root} (from ${source}) cannot be opened: ${err.message}`, errorKind: 'io', warnings }
   }
   if (!st.isDirectory()) return { source, error: `workspace root ${root} (from ${source}) is not a directory`, errorKind: 'usage', warnings }
-  if (source === ENV && flag !== undefined) {
+  if (source === '--root' && fromEnv) {
     let other
     try {
-      other = physical(flag, cwd)
+      other = physical(env[ENV], cwd)
     } catch {
       other = undefined
     }
-    if (other !== root) warnings.push(`--root ${flag} is ignored: ${ENV} is set and takes precedence`)
+    if (other !== root) warnings.push(`${ENV}=${env[ENV]} is ignored: --root is given and takes precedence`)
   }
   if (root === path.parse(root).root) warnings.push(rootWarning(root))
   return { root, given: raw, source, warnings }
+}
+
+/** The nearest directory at or above `cwd` holding `.git` (directory or file), resolved; null outside a work tree. */
+function workTree(cwd) {
+  let dir
+  try {
+    dir = physical(cwd, cwd)
+  } catch {
+    return null
+  }
+  for (;;) {
+    try {
+      const st = fs.statSync(path.join(dir, '.git'))
+      if (st.isDirectory() || st.isFile()) return dir
+    } catch {
+      // not here: go up
+    }
+    const up = path.dirname(dir)
+    if (up === dir) return null
+    dir = up
+  }
 }
 
 /**
@@ -104,4 +135,4 @@ function engineOptions(root, env = process.env) {
   return options
 }
 
-module.exports = { resolveRoot, engineOptions, rootWarning, physical, ENV }
+module.exports = { resolveRoot, engineOptions, rootWarning, physical, workTree, ENV }

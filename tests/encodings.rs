@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use encoding_rs::{Encoding, BIG5, EUC_KR, GBK, SHIFT_JIS};
+use encoding_rs::{Encoding, BIG5, EUC_KR, GBK, SHIFT_JIS, WINDOWS_1252};
 use patch_file_tool::api;
 use serde_json::{json, Value};
 
@@ -538,5 +538,105 @@ mod props {
         ) {
             check(ALL[which], &picks, from, len, ascii, &replace)?;
         }
+
+        #[test]
+        fn a_utf8_character_in_a_single_byte_file_is_kept_whole(
+            picks in prop::collection::vec(0usize..10, 1..30),
+            from in 0usize..200,
+            len in 1usize..5,
+            replace in prop::sample::select(vec!["", "x", "—", "¥", "œ", "ˆ", "æ", "é", "˜€"]),
+        ) {
+            check_mixed(&picks, from, len, replace)?;
+        }
+    }
+
+    /// Every valid multi-byte UTF-8 character of `b`.
+    fn utf8_chars(b: &[u8]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for c in b.utf8_chunks() {
+            for (i, ch) in c.valid().char_indices().filter(|(_, ch)| !ch.is_ascii()) {
+                out.push((at + i, at + i + ch.len_utf8()));
+            }
+            at += c.valid().len() + c.invalid().len();
+        }
+        out
+    }
+
+    /// A windows-1252 file with UTF-8 characters among its Latin-1 bytes,
+    /// one edit of its decoded text: when written, the file is the old
+    /// bytes with the block's bytes replaced by the replacement in
+    /// windows-1252, and every byte kept of a UTF-8 character the edit cut
+    /// is part of a whole UTF-8 character; an edit that would keep part of
+    /// one is refused with nothing written.
+    fn check_mixed(
+        picks: &[usize],
+        from: usize,
+        len: usize,
+        replace: &str,
+    ) -> Result<(), TestCaseError> {
+        let toks: [&[u8]; 10] = [
+            b"a",
+            b" ",
+            b"\n",
+            b"\"",
+            b"\xE9",
+            b"\xFF",
+            b"\x97",
+            "日".as_bytes(),
+            "ü".as_bytes(),
+            "😀".as_bytes(),
+        ];
+        let head = b"# caf\xE9 cr\xE8me br\xFBl\xE9e, na\xEFve fa\xE7ade, \xE0 la carte\n";
+        let raw: Vec<u8> = std::iter::once(head.as_slice())
+            .chain(picks.iter().map(|&i| toks[i]))
+            .collect::<Vec<_>>()
+            .concat();
+        let text = WINDOWS_1252
+            .decode_without_bom_handling(&raw)
+            .0
+            .into_owned();
+        let chars: Vec<char> = text.chars().collect();
+        let at = head.len() + from % (chars.len() - head.len());
+        let search: String = chars[at..(at + len).min(chars.len())].iter().collect();
+        let (_t, root) = ws();
+        let o = opts(&root);
+        fs::write(root.join("f.txt"), &raw).unwrap();
+        let r = api::read_file(&json!({"file_path": "f.txt"}), Some(&o));
+        if r["encoding"] != "windows-1252" || text.matches(search.as_str()).count() != 1 {
+            return Ok(());
+        }
+        let r = api::patch_file(
+            &json!({"file_path": "f.txt", "search_block": search, "replace_block": replace}),
+            Some(&o),
+        );
+        let now = fs::read(root.join("f.txt")).unwrap();
+        // One byte per character: the block's bytes are [a, b).
+        let a = text[..text.find(search.as_str()).unwrap()].chars().count();
+        let b = a + search.chars().count();
+        let with = enc(WINDOWS_1252, replace);
+        let want = [&raw[..a], &with, &raw[b..]].concat();
+        let new_chars = utf8_chars(&want);
+        let whole = |s: usize, e: usize| new_chars.iter().any(|&(x, y)| x <= s && e <= y);
+        let moved = |p: usize| p - b + a + with.len();
+        let splits = utf8_chars(&raw).into_iter().any(|(s, e)| {
+            (s < a && a < e && !whole(s, a)) || (s < b && b < e && !whole(moved(b), moved(e)))
+        });
+        if r["ok"] == true {
+            prop_assert!(
+                !splits,
+                "{:?} -> {:?} split a UTF-8 character: {:?}",
+                search,
+                replace,
+                now
+            );
+            prop_assert_eq!(now, want, "{:?} -> {:?}", search, replace);
+        } else {
+            prop_assert!(now == raw, "a refused edit wrote: {}", r);
+            if splits {
+                prop_assert_eq!(&r["code"], "UNSUPPORTED_ENCODING", "{}", r);
+            }
+        }
+        Ok(())
     }
 }

@@ -3,7 +3,9 @@
 //! matches half a character, a replacement never splits or merges one,
 //! every byte outside the edit is kept, readFile decodes by the detected
 //! encoding and names it, and an edit the encoding cannot hold, or a file
-//! that does not round-trip, is refused with nothing written.
+//! that does not round-trip, is refused with nothing written. In a file
+//! read as windows-1252, bytes that are one valid UTF-8 character (a line
+//! really in UTF-8) are replaced whole or left alone.
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -44,9 +44,12 @@ codes! {
     FILE_READ_ERROR,
     /// The new content could not be written; the original is untouched.
     FILE_WRITE_ERROR,
-    /// The file is not valid UTF-8 and the edit needs more than byte-level
-    /// ASCII (or `writeFile` would replace it without `encoding: "utf-8"`),
-    /// or its UTF-16 is malformed.
+    /// The edit cannot be written faithfully in the file's encoding: in a
+    /// file that is not UTF-8 it would need a character the encoding lacks,
+    /// split a character (a double-byte one, or a valid UTF-8 one inside a
+    /// single-byte file) or write bytes that do not round-trip, or it needs
+    /// more than byte-level ASCII; or `writeFile` would replace such a file
+    /// without `encoding: "utf-8"`; or the file's UTF-16 is malformed.
     UNSUPPORTED_ENCODING,
     /// The number of occurrences differs from `expected_replacements`.
     REPLACEMENT_COUNT_MISMATCH,

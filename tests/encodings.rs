@@ -3,12 +3,14 @@
 //! matches half a character, a replacement never splits or merges one,
 //! every byte outside the edit is kept, readFile decodes by the detected
 //! encoding and names it, and an edit the encoding cannot hold, or a file
-//! that does not round-trip, is refused with nothing written.
+//! that does not round-trip, is refused with nothing written. In a file
+//! read as windows-1252, bytes that are one valid UTF-8 character (a line
+//! really in UTF-8) are replaced whole or left alone.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use encoding_rs::{Encoding, BIG5, EUC_KR, GBK, SHIFT_JIS};
+use encoding_rs::{Encoding, BIG5, EUC_KR, GBK, SHIFT_JIS, WINDOWS_1252};
 use patch_file_tool::api;
 use serde_json::{json, Value};
 
@@ -258,6 +260,191 @@ fn write_file_over_a_legacy_file_needs_encoding_utf8() {
     assert_eq!(r["ok"], true, "{r}");
 }
 
+/// A windows-1252 file with two lines in UTF-8: `日` is `E6 97 A5`, shown
+/// as `æ—¥` when the file is decoded as windows-1252, and `ü` is `C3 BC`,
+/// shown as `Ã¼` (on a line with a `ÿ`, `FF`, which makes it invalid in
+/// every double-byte encoding: only the UTF-8 rule judges edits there).
+fn mixed_latin1_utf8() -> Vec<u8> {
+    [
+        b"# caf\xE9 cr\xE8me br\xFBl\xE9e, na\xEFve fa\xE7ade\n".as_slice(),
+        b"price = \"\xE6\x97\xA5\"\n",
+        b"name = \"Jos\xE9\"\n",
+        b"city = \"Z\xC3\xBCrich\" # \xFF\n",
+    ]
+    .concat()
+}
+
+/// The bytes of `raw` with the first `from` replaced by `to`.
+fn replaced(raw: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let i = raw
+        .windows(from.len())
+        .position(|w| w == from)
+        .expect("the bytes occur");
+    [&raw[..i], to, &raw[i + from.len()..]].concat()
+}
+
+/// In a file read as windows-1252, a byte sequence that is valid UTF-8
+/// (a line really in UTF-8) is never split: deleting `¥` or `æ—`, editing
+/// one byte-character of it or inserting between them is refused with
+/// nothing written; an edit that replaces the whole sequence, or touches
+/// only the rest of the file, is written byte for byte.
+#[test]
+fn a_utf8_character_in_a_single_byte_file_is_never_split() {
+    let (_t, root) = ws();
+    let o = opts(&root);
+    let raw = mixed_latin1_utf8();
+    fs::write(root.join("f.txt"), &raw).unwrap();
+    let r = api::read_file(&json!({"file_path": "f.txt"}), Some(&o));
+    assert_eq!(r["encoding"], "windows-1252", "{r}");
+    assert!(
+        r["content"].as_str().unwrap().contains("price = \"æ—¥\"\n"),
+        "{r}"
+    );
+    let w = r["warning"].as_str().unwrap();
+    assert!(
+        w.contains("line 2: `æ—¥` is the UTF-8 character `日`"),
+        "{w}"
+    );
+    // A file all in UTF-8 is a UTF-8 file, its characters shown as they are.
+    let utf8 = "# café crème brûlée\nprice = \"日\"\nname = \"José\"\n";
+    fs::write(root.join("u.txt"), utf8).unwrap();
+    let r = api::read_file(&json!({"file_path": "u.txt"}), Some(&o));
+    assert_eq!(
+        (&r["encoding"], &r["content"]),
+        (&json!("utf-8"), &json!(utf8)),
+        "{r}"
+    );
+    for (search, replace, line, ch) in [
+        ("¥", "", 2, '日'),
+        ("æ—", "", 2, '日'),
+        ("—", "", 2, '日'),
+        ("æ", "a", 2, '日'),
+        ("¥\"", "\"", 2, '日'),
+        ("æ—", "æX—", 2, '日'),
+        ("—¥", "—X¥", 2, '日'),
+        ("\"æ", "\"X", 2, '日'),
+        ("¼", "", 4, 'ü'),
+        ("Ã", "A", 4, 'ü'),
+        ("¼", "u", 4, 'ü'),
+    ] {
+        for dry in [true, false] {
+            let r = api::patch_file(
+                &json!({"file_path": "f.txt", "search_block": search, "replace_block": replace, "dry_run": dry}),
+                Some(&o),
+            );
+            assert_eq!(
+                r["code"], "UNSUPPORTED_ENCODING",
+                "{search:?} -> {replace:?}: {r}"
+            );
+            let m = r["message"].as_str().unwrap();
+            assert!(
+                m.contains("UTF-8") && m.contains(&format!("line {line}")) && m.contains(ch),
+                "{m}"
+            );
+            assert_eq!(fs::read(root.join("f.txt")).unwrap(), raw, "{search:?}");
+        }
+    }
+    // Edits that replace the whole sequence, or keep it, are written
+    // exactly.
+    for (search, replace, from, to) in [
+        (
+            "\"æ—¥\"",
+            "\"yen\"",
+            b"\"\xE6\x97\xA5\"".as_slice(),
+            b"\"yen\"".as_slice(),
+        ),
+        ("æ—¥", "æœ¬", b"\xE6\x97\xA5", "本".as_bytes()),
+        ("Ã¼", "Ã¶", b"\xC3\xBC", "ö".as_bytes()),
+        // The kept `C3` and the new `B6` are one whole character, `ö`.
+        ("¼", "¶", b"\xC3\xBC", "ö".as_bytes()),
+        ("æ—¥", "¥", b"\xE6\x97\xA5", b"\xA5"),
+        (
+            "price = \"æ—¥\"",
+            "price = 5",
+            b"price = \"\xE6\x97\xA5\"",
+            b"price = 5",
+        ),
+        ("price", "cost", b"price", b"cost"),
+        ("price = \"", "price = \"¢", b"= \"\xE6", b"= \"\xA2\xE6"),
+        ("José", "Josë", b"Jos\xE9", b"Jos\xEB"),
+        ("crème", "creme", b"cr\xE8me", b"creme"),
+    ] {
+        fs::write(root.join("f.txt"), &raw).unwrap();
+        let r = api::patch_file(
+            &json!({"file_path": "f.txt", "search_block": search, "replace_block": replace}),
+            Some(&o),
+        );
+        assert_eq!(r["ok"], true, "{search:?} -> {replace:?}: {r}");
+        assert_eq!(
+            fs::read(root.join("f.txt")).unwrap(),
+            replaced(&raw, from, to),
+            "{search:?} -> {replace:?}"
+        );
+    }
+}
+
+/// The edit formats keep the rule: a Codex patch or SEARCH/REPLACE block
+/// that would leave part of the UTF-8 character is refused; one whose line
+/// diff replaces it by another whole character (narrowed to the bytes
+/// that differ: `Ã¼` -> `Ã¶` is `¼` -> `¶`) is written; writeFile is
+/// unaffected.
+#[test]
+fn edit_formats_never_split_a_utf8_character_in_a_single_byte_file() {
+    let (_t, root) = ws();
+    let o = opts(&root);
+    let raw = mixed_latin1_utf8();
+    fs::write(root.join("f.txt"), &raw).unwrap();
+    let patch = |line: &str| {
+        format!("*** Begin Patch\n*** Update File: f.txt\n@@\n-price = \"æ—¥\"\n+{line}\n*** End Patch\n")
+    };
+    for bad in ["price = \"æ—\"", "price = \"¥\"", "price = \"æX—¥\""] {
+        let r = api::apply_patch(&json!({"patch": patch(bad)}), Some(&o));
+        assert_eq!(r["ok"], false, "{bad}: {r}");
+        assert!(r.to_string().contains("UNSUPPORTED_ENCODING"), "{bad}: {r}");
+        assert_eq!(fs::read(root.join("f.txt")).unwrap(), raw, "{bad}");
+    }
+    for blocks in [
+        "f.txt\n<<<<<<< SEARCH\n¥\"\n=======\n\"\n>>>>>>> REPLACE\n",
+        "f.txt\n<<<<<<< SEARCH\nprice = \"æ—\n=======\nprice = \"\n>>>>>>> REPLACE\n",
+    ] {
+        let r = api::apply_edit_blocks(&json!({"text": blocks}), Some(&o));
+        assert_eq!(r["ok"], false, "{blocks}: {r}");
+        assert!(
+            r.to_string().contains("UNSUPPORTED_ENCODING"),
+            "{blocks}: {r}"
+        );
+        assert_eq!(fs::read(root.join("f.txt")).unwrap(), raw);
+    }
+    let r = api::apply_patch(&json!({"patch": patch("price = \"æ—¥ (yen)\"")}), Some(&o));
+    assert_eq!(r["ok"], true, "{r}");
+    let now = replaced(&raw, b"\xE6\x97\xA5", "日 (yen)".as_bytes());
+    let zurich = "*** Begin Patch\n*** Update File: f.txt\n@@\n-city = \"ZÃ¼rich\" # ÿ\n+city = \"ZÃ¶rich\" # ÿ\n*** End Patch\n";
+    let r = api::apply_patch(&json!({"patch": zurich}), Some(&o));
+    assert_eq!(r["ok"], true, "{r}");
+    let now = replaced(&now, "ü".as_bytes(), "ö".as_bytes());
+    assert_eq!(fs::read(root.join("f.txt")).unwrap(), now);
+    let blocks =
+        "f.txt\n<<<<<<< SEARCH\nname = \"José\"\n=======\nname = \"Zoë\"\n>>>>>>> REPLACE\n";
+    let r = api::apply_edit_blocks(&json!({"text": blocks}), Some(&o));
+    assert_eq!(r["ok"], true, "{r}");
+    let now = replaced(&now, b"Jos\xE9", b"Zo\xEB");
+    assert_eq!(fs::read(root.join("f.txt")).unwrap(), now);
+    // writeFile: refused over the legacy file as before, converts with
+    // `encoding: "utf-8"`.
+    let r = api::write_file(&json!({"file_path": "f.txt", "content": "x\n"}), Some(&o));
+    assert_eq!(r["code"], "UNSUPPORTED_ENCODING", "{r}");
+    assert_eq!(fs::read(root.join("f.txt")).unwrap(), now);
+    let r = api::write_file(
+        &json!({"file_path": "f.txt", "content": "price = \"日\"\n", "encoding": "utf-8"}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        fs::read(root.join("f.txt")).unwrap(),
+        "price = \"日\"\n".as_bytes()
+    );
+}
+
 mod props {
     //! Whatever the detector guesses for a short file, an edit is judged in
     //! the file's true encoding: when it is written, the file decoded in
@@ -353,5 +540,105 @@ mod props {
         ) {
             check(ALL[which], &picks, from, len, ascii, &replace)?;
         }
+
+        #[test]
+        fn a_utf8_character_in_a_single_byte_file_is_kept_whole(
+            picks in prop::collection::vec(0usize..10, 1..30),
+            from in 0usize..200,
+            len in 1usize..5,
+            replace in prop::sample::select(vec!["", "x", "—", "¥", "œ", "ˆ", "æ", "é", "˜€"]),
+        ) {
+            check_mixed(&picks, from, len, replace)?;
+        }
+    }
+
+    /// Every valid multi-byte UTF-8 character of `b`.
+    fn utf8_chars(b: &[u8]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for c in b.utf8_chunks() {
+            for (i, ch) in c.valid().char_indices().filter(|(_, ch)| !ch.is_ascii()) {
+                out.push((at + i, at + i + ch.len_utf8()));
+            }
+            at += c.valid().len() + c.invalid().len();
+        }
+        out
+    }
+
+    /// A windows-1252 file with UTF-8 characters among its Latin-1 bytes,
+    /// one edit of its decoded text: when written, the file is the old
+    /// bytes with the block's bytes replaced by the replacement in
+    /// windows-1252, and every byte kept of a UTF-8 character the edit cut
+    /// is part of a whole UTF-8 character; an edit that would keep part of
+    /// one is refused with nothing written.
+    fn check_mixed(
+        picks: &[usize],
+        from: usize,
+        len: usize,
+        replace: &str,
+    ) -> Result<(), TestCaseError> {
+        let toks: [&[u8]; 10] = [
+            b"a",
+            b" ",
+            b"\n",
+            b"\"",
+            b"\xE9",
+            b"\xFF",
+            b"\x97",
+            "日".as_bytes(),
+            "ü".as_bytes(),
+            "😀".as_bytes(),
+        ];
+        let head = b"# caf\xE9 cr\xE8me br\xFBl\xE9e, na\xEFve fa\xE7ade, \xE0 la carte\n";
+        let raw: Vec<u8> = std::iter::once(head.as_slice())
+            .chain(picks.iter().map(|&i| toks[i]))
+            .collect::<Vec<_>>()
+            .concat();
+        let text = WINDOWS_1252
+            .decode_without_bom_handling(&raw)
+            .0
+            .into_owned();
+        let chars: Vec<char> = text.chars().collect();
+        let at = head.len() + from % (chars.len() - head.len());
+        let search: String = chars[at..(at + len).min(chars.len())].iter().collect();
+        let (_t, root) = ws();
+        let o = opts(&root);
+        fs::write(root.join("f.txt"), &raw).unwrap();
+        let r = api::read_file(&json!({"file_path": "f.txt"}), Some(&o));
+        if r["encoding"] != "windows-1252" || text.matches(search.as_str()).count() != 1 {
+            return Ok(());
+        }
+        let r = api::patch_file(
+            &json!({"file_path": "f.txt", "search_block": search, "replace_block": replace}),
+            Some(&o),
+        );
+        let now = fs::read(root.join("f.txt")).unwrap();
+        // One byte per character: the block's bytes are [a, b).
+        let a = text[..text.find(search.as_str()).unwrap()].chars().count();
+        let b = a + search.chars().count();
+        let with = enc(WINDOWS_1252, replace);
+        let want = [&raw[..a], &with, &raw[b..]].concat();
+        let new_chars = utf8_chars(&want);
+        let whole = |s: usize, e: usize| new_chars.iter().any(|&(x, y)| x <= s && e <= y);
+        let moved = |p: usize| p - b + a + with.len();
+        let splits = utf8_chars(&raw).into_iter().any(|(s, e)| {
+            (s < a && a < e && !whole(s, a)) || (s < b && b < e && !whole(moved(b), moved(e)))
+        });
+        if r["ok"] == true {
+            prop_assert!(
+                !splits,
+                "{:?} -> {:?} split a UTF-8 character: {:?}",
+                search,
+                replace,
+                now
+            );
+            prop_assert_eq!(now, want, "{:?} -> {:?}", search, replace);
+        } else {
+            prop_assert!(now == raw, "a refused edit wrote: {}", r);
+            if splits {
+                prop_assert_eq!(&r["code"], "UNSUPPORTED_ENCODING", "{}", r);
+            }
+        }
+        Ok(())
     }
 }

@@ -14,6 +14,7 @@ use crate::result::files::ReadDone;
 use super::entry::line_ending;
 use crate::result::marks::{flag, True};
 use crate::result::{Failed, Outcome};
+use crate::text::embedded_utf8;
 use crate::text::lines::count_newlines;
 use crate::text::source::Encoding;
 use crate::txn::edits::{self, WholeFile};
@@ -83,7 +84,7 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
     };
     let encoding_note = match src.encoding() {
         Encoding::Bytes => Some(byte_level_warning(replaced)),
-        Encoding::Legacy(_) => Some(legacy_warning(src.encoding().name())),
+        Encoding::Legacy(enc) => Some(legacy_warning(enc, src.raw())),
         _ => None,
     };
     let warning: Vec<String> = torn.into_iter().chain(encoding_note).collect();
@@ -132,14 +133,37 @@ fn byte_level_warning(replaced: usize) -> String {
     )
 }
 
-/// What `readFile` says about a file in a legacy encoding.
-fn legacy_warning(name: &str) -> String {
-    format!(
+/// What `readFile` says about a file in a legacy encoding `enc` (`raw`,
+/// its bytes): how it is edited, and for a single-byte file that holds
+/// valid UTF-8 characters, where and how content shows them.
+fn legacy_warning(enc: &'static encoding_rs::Encoding, raw: &[u8]) -> String {
+    let name = Encoding::Legacy(enc).name();
+    let mut w = format!(
         "This file is not UTF-8: it was decoded as {name}, detected from its bytes (a guess). patchFile edits it as \
          text and writes back only the characters it replaces (every other byte is kept exactly), refusing an edit \
          that could split a character or that the encoding cannot hold (UNSUPPORTED_ENCODING); writeFile refuses \
          this file unless you pass encoding: \"utf-8\" to convert it knowingly."
-    )
+    );
+    let found = enc
+        .is_single_byte()
+        .then(|| embedded_utf8::find(raw))
+        .flatten();
+    if let Some(((s, e), n)) = found {
+        let (shown, utf8) = (
+            enc.decode_without_bom_handling(&raw[s..e]).0,
+            String::from_utf8_lossy(&raw[s..e]),
+        );
+        w.push_str(&format!(
+            " It also holds {n} byte sequence{} that {} valid UTF-8, first on line {}: `{shown}` is the UTF-8 \
+             character `{utf8}`, probably pasted in UTF-8. content shows them as {name} (search for `{shown}`, not \
+             `{utf8}`), and an edit must replace such a sequence whole or leave it alone: one that would keep part \
+             of it is refused (UNSUPPORTED_ENCODING).",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "is" } else { "are" },
+            count_newlines(&raw[..s]) + 1
+        ));
+    }
+    w
 }
 
 /// Byte offset where line `n` (0-based) starts, or the end.

@@ -33,7 +33,16 @@
 //!   and after the edit. A line break is a character boundary in all of
 //!   them, so each check reads one line. An edit that would split or merge
 //!   a character under any encoding the line plausibly is in is refused
-//!   (`UNSUPPORTED_ENCODING`, naming the encodings).
+//!   (`UNSUPPORTED_ENCODING`, naming the encodings);
+//! - **UTF-8 inside a single-byte file**: a windows-1252 (or other
+//!   single-byte) file can hold a line that is really UTF-8, where `日`
+//!   (`E6 97 A5`) reads as `æ—¥`. A byte sequence of such a file that is one
+//!   valid multi-byte UTF-8 character is edited whole or not at all: an
+//!   edit that cuts one and keeps bytes of it that are not part of a whole
+//!   UTF-8 character afterwards is refused (`UNSUPPORTED_ENCODING`, naming
+//!   the character; [`embedded_utf8`]). The double-byte encodings are not
+//!   held to it: their own characters often pair up as valid UTF-8 by
+//!   chance.
 //!
 //! The cost: a legacy file is decoded once on read (one UTF-8 copy, as for
 //! UTF-16) and the unchanged text re-encoded once on write into a small
@@ -44,6 +53,7 @@
 use encoding_rs::Encoding as Enc;
 
 use crate::error::{ErrorCode, Failure};
+use crate::text::embedded_utf8;
 
 /// Bytes of non-ASCII lines the detector is fed (about 5 ms of its time;
 /// the whole file is then decoded under its guess, which is the real
@@ -290,6 +300,25 @@ fn seam_failure(path: &str, enc: &str, line_at: usize, broken: &[&str]) -> Failu
     )
 }
 
+/// The refusal of an edit that would break `ch`, bytes of a single-byte
+/// file that are one valid UTF-8 character.
+fn utf8_split_failure(path: &str, enc: &'static Enc, line_at: usize, ch: &[u8]) -> Failure {
+    let shown = enc.decode_without_bom_handling(ch).0;
+    let utf8 = String::from_utf8_lossy(ch);
+    let hex: Vec<String> = ch.iter().map(|b| format!("{b:02X}")).collect();
+    Failure::new(
+        ErrorCode::UNSUPPORTED_ENCODING,
+        format!(
+            "`{path}` is read as {}, but line {line_at} holds bytes that are valid UTF-8: `{shown}` ({}) is the \
+             UTF-8 character `{utf8}`, so that text is probably UTF-8. The edit would keep part of that character and \
+             change or remove the rest, leaving bytes that are neither your text nor UTF-8; nothing was written. \
+             Replace the whole `{shown}` (or the whole line), or leave it out of the edit",
+            name(enc),
+            hex.join(" ")
+        ),
+    )
+}
+
 /// A byte-level file (mostly UTF-8, or valid in no encoding the engine
 /// could determine): on a line that is valid UTF-8 every seam of an ASCII
 /// block is between characters; on another line every seam must pass the
@@ -500,10 +529,15 @@ pub(crate) fn splice(
         return Err(not_exact(r));
     }
     for (rs, re, os, oe) in edits {
+        let line = || crate::text::lines::count_newlines(&raw[..rs]) + 1;
+        if enc.is_single_byte() {
+            if let Some((s, e)) = embedded_utf8::split_char(raw, rs, re, &owned[os..oe]) {
+                return Err(utf8_split_failure(path, enc, line(), &raw[s..e]));
+            }
+        }
         let broken = seam_breaks(raw, rs, re, &owned[os..oe]);
         if !broken.is_empty() {
-            let line = crate::text::lines::count_newlines(&raw[..rs]) + 1;
-            return Err(seam_failure(path, ename, line, &broken));
+            return Err(seam_failure(path, ename, line(), &broken));
         }
     }
     Ok((parts, owned))

@@ -1,3 +1,4 @@
+pub(crate) mod embedded_utf8;
 pub(crate) mod fold;
 pub(crate) mod indent;
 pub(crate) mod legacy;

@@ -69,6 +69,9 @@ Options:
   --expected-replacements N  require exactly N occurrences and replace all of them
   --replace-all              replace every occurrence (at least one)
   --expected-sha256 HEX      refuse (FILE_CHANGED) unless the file still has this sha256
+  --match LIST               tolerate these differences (comma-separated): line_endings,
+                             trailing_whitespace, indentation, unicode_punctuation;
+                             a failure names the ones it saw
   --dry-run                  print the unified diff; write nothing
   --json                     read one request object (the patch_file MCP tool's
                              arguments) from stdin; print the result JSON on stdout
@@ -81,6 +84,7 @@ Options:
       'expected-replacements': { type: 'string' },
       'replace-all': { type: 'boolean' },
       'expected-sha256': { type: 'string' },
+      match: { type: 'string' },
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },
     },
@@ -315,6 +319,11 @@ async function runPatch({ values, positionals, root }) {
   }
   if (values['replace-all']) input.replace_all = true
   if (values['expected-sha256'] !== undefined) input.expected_sha256 = values['expected-sha256']
+  if (values.match !== undefined) {
+    const list = values.match.split(',').map((m) => m.trim()).filter(Boolean)
+    if (!list.length) throw new UsageError('--match needs a comma-separated list of tolerances')
+    input.match = list.length === 1 && list[0] === 'exact' ? 'exact' : list
+  }
   if (values['dry-run']) input.dry_run = true
 
   const result = await engine.run(tool, input, engineOptions(root))
@@ -421,8 +430,27 @@ function display(abs) {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs
 }
 
+/**
+ * The engine's words for a caller of the JS API (`closest_match.text`,
+ * `match: [...]`), said as this CLI takes them: the closest text is printed
+ * below the message, and `match` is the --match flag.
+ */
+function cliWords(message) {
+  return message
+    .replace(/closest_match\.text \(the exact current text\)/g, 'the closest current text (shown below)')
+    .replace(/closest_match\.text/g, 'the closest current text (shown below)')
+    .replace(/match: \[((?:"[a-z_]+"(?:, )?)+)\]/g, (_, list) => `--match ${list.replace(/"/g, '').replace(/, /g, ',')}`)
+}
+
 function printFailure(result) {
-  const lines = [`${PROG}: ${result.code}: ${result.message}`]
+  const lines = [`${PROG}: ${result.code}: ${cliWords(result.message)}`]
+  const c = result.closest_match
+  if (c && typeof c.text === 'string') {
+    const at = c.end_line && c.end_line !== c.line_number ? `lines ${c.line_number}-${c.end_line}` : `line ${c.line_number}`
+    const similar = typeof c.similarity === 'number' ? `, ${Math.round(c.similarity * 100)}% similar` : ''
+    lines.push(`  closest current text (${at}${similar}):`)
+    for (const l of c.text.replace(/\n$/, '').split('\n')) lines.push(`  | ${l}`)
+  }
   if (result.match_lines && result.match_lines.length) lines.push(`  matches start at lines ${result.match_lines.join(', ')}`)
   for (const f of result.failed_edits || []) lines.push(`  edit ${f.index}: ${f.code}: ${f.message}`)
   if (result.line && result.code === 'PATCH_PARSE_ERROR') lines.push(`  at line ${result.line}: expected ${result.expected}`)
@@ -630,6 +658,34 @@ function serverOptions(values, env = process.env) {
   return { tools: chosen.tools, outputSchemas, results }
 }
 
+/** Levenshtein distance of two short strings. */
+function distance(a, b) {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    prev = cur
+  }
+  return prev[b.length]
+}
+
+/** parseArgs's error in this CLI's words: an unknown option gets the nearest known one. */
+function optionError(err, options) {
+  const m = err && err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && /Unknown option '(-{1,2})([^']*)'/.exec(err.message)
+  if (!m) return err.message
+  const given = m[2].split('=')[0].slice(0, 64)
+  const names = Object.keys(options)
+  let best = null
+  for (const n of names) {
+    const d = distance(given, n)
+    if (d <= Math.max(1, Math.floor(n.length / 3)) && (!best || d < best.d)) best = { n, d }
+  }
+  const known = names.map((n) => `--${n}`).join(', ')
+  return best
+    ? `unknown option ${m[1]}${given}; did you mean --${best.n}?`
+    : `unknown option ${m[1]}${given} (options here: ${known}; a value starting with '-' goes as --option=-value)`
+}
+
 /**
  * parseArgs, strict; a flag that takes one value and is given more than once
  * is a usage error (parseArgs would keep the last value silently, so
@@ -640,7 +696,7 @@ function parse(args, options, allowPositionals) {
   try {
     parsed = parseArgs({ args, options, allowPositionals, strict: true, tokens: true })
   } catch (err) {
-    throw new UsageError(err.message)
+    throw new UsageError(optionError(err, options))
   }
   const seen = new Map()
   for (const t of parsed.tokens) {

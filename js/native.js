@@ -183,7 +183,7 @@ function unavailableError(loadError) {
           (others.length
             ? `it was packed with the engine for ${others.map(labelOf).join(', ')} only.`
             : 'it was packed from a source checkout without one (a plain `npm pack` ships no binary; a release brings it as a per-platform package).'),
-        `Pack it with \`npm run pack:local\` in a built checkout on this machine (the tarball then holds this machine's engine), or install a release: npm install ${pkg.name}.`,
+        `Pack it with \`npm run pack:local\` in a built checkout on this machine (the tarball then holds this machine's engine), or build from source (below); a registry release of ${pkg.name} would bring the engine as a per-platform package, where one is published.`,
       )
     }
   }

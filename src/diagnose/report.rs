@@ -228,7 +228,12 @@ fn not_found_message(
             ));
         }
         Some(format!(
-            "{pre}{s} was not found exactly: {where_} match it except for {}{detail}. {next}.{twins}",
+            "{pre}{s} was not found exactly: {where_} {} it except for {}{detail}. {next}.{twins}",
+            if c.line_number == c.end_line {
+                "matches"
+            } else {
+                "match"
+            },
             join_words(&kinds)
         ))
     } else {

@@ -109,7 +109,7 @@ pub struct Resolved {
 fn outside(path: &str) -> Failure {
     Failure::new(
         ErrorCode::PATH_OUTSIDE_WORKSPACE,
-        format!("`{path}` resolves outside the workspace root; only files inside the workspace can be edited"),
+        format!("`{path}` resolves outside the workspace root; only files inside it can be read or written"),
     )
 }
 

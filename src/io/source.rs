@@ -9,7 +9,8 @@ use crate::model::Options;
 use crate::text::source::Source;
 
 /// Buffers at least this big are backed by transparent huge pages where
-/// the kernel allows it.
+/// the kernel allows it (Linux only).
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub(crate) const HUGE_PAGE_READ_BYTES: usize = 4 << 20;
 
 /// An empty buffer with room for `cap` bytes to read a file into.
@@ -176,8 +177,9 @@ mod tests {
 
     #[test]
     fn big_reads_are_byte_exact() {
-        // Above HUGE_PAGE_READ_BYTES, so the buffer is advised huge pages.
-        let bytes: Vec<u8> = (0..HUGE_PAGE_READ_BYTES * 2 + 12_345)
+        // Above HUGE_PAGE_READ_BYTES (4 MiB), so on Linux the buffer is
+        // advised huge pages.
+        let bytes: Vec<u8> = (0..(8 << 20) + 12_345)
             .map(|i| b"abcdefghij\n"[i % 11])
             .collect();
         let mut f = tempfile::tempfile().unwrap();

@@ -283,6 +283,12 @@ export type WriteFileInput = PatchFilePath & {
    * otherwise refused with `UNSUPPORTED_ENCODING`. Omit it to keep the file's encoding.
    */
   encoding?: 'utf-8'
+  /**
+   * `'as_sent'`: write the content's line breaks as sent. Omitted, an existing file whose line breaks are all LF or
+   * all CRLF keeps them (LF content over a CRLF file is written with CRLF).
+   */
+  line_endings?: 'as_sent'
+  lineEndings?: 'as_sent'
 }
 
 /** The figures of a successful writeFile (written or planned). */

@@ -195,6 +195,7 @@ pub fn write_file(input: &Value, options: Option<&Value>) -> Value {
             expected_sha256: req.expected_sha256.as_deref(),
             create_dirs: req.create_dirs,
             encoding: req.encoding,
+            line_endings_as_sent: req.line_endings_as_sent,
         };
         edits::write_whole(&ws, &whole, &opts, &Journal::for_call(&opts), req.dry_run)
     })
@@ -337,5 +338,54 @@ mod tests {
             (json!(true), json!(true)),
             "{r}"
         );
+    }
+
+    /// A whole-file write keeps an existing file's line breaks (all LF or
+    /// all CRLF), in every encoding; mixed files and mixed text, new files
+    /// and `line_endings: "as_sent"` are written as sent.
+    #[test]
+    fn a_whole_file_write_keeps_the_line_endings_of_the_file() {
+        let (_t, root) = ws();
+        let o = opts(&root);
+        let w = |name: &str, content: &str, extra: Value| {
+            let mut input = json!({"file_path": name, "content": content});
+            input
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            let r = write_file(&input, Some(&o));
+            assert_eq!(r["ok"], true, "{r}");
+            std::fs::read(root.join(name)).unwrap()
+        };
+        std::fs::write(root.join("crlf.txt"), b"a\r\nb\r\n").unwrap();
+        assert_eq!(w("crlf.txt", "x\ny\nz\n", json!({})), b"x\r\ny\r\nz\r\n");
+        std::fs::write(root.join("lf.txt"), b"a\nb\n").unwrap();
+        assert_eq!(w("lf.txt", "x\r\ny\r\n", json!({})), b"x\ny\n");
+        // UTF-8 with a BOM, and UTF-16LE, CRLF.
+        std::fs::write(root.join("bom.txt"), b"\xEF\xBB\xBFa\r\n").unwrap();
+        assert_eq!(w("bom.txt", "x\ny\n", json!({})), b"\xEF\xBB\xBFx\r\ny\r\n");
+        let utf16 = |s: &str| -> Vec<u8> {
+            let mut v = vec![0xFF, 0xFE];
+            v.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
+            v
+        };
+        std::fs::write(root.join("u16.txt"), utf16("a\r\nb\r\n")).unwrap();
+        assert_eq!(w("u16.txt", "x\ny\n", json!({})), utf16("x\r\ny\r\n"));
+        // Mixed file, mixed text, a new file, and as_sent: as sent.
+        std::fs::write(root.join("mixed.txt"), b"a\r\nb\n").unwrap();
+        assert_eq!(w("mixed.txt", "x\ny\n", json!({})), b"x\ny\n");
+        std::fs::write(root.join("crlf2.txt"), b"a\r\nb\r\n").unwrap();
+        assert_eq!(w("crlf2.txt", "x\r\ny\n", json!({})), b"x\r\ny\n");
+        assert_eq!(w("new.txt", "x\ny\n", json!({})), b"x\ny\n");
+        std::fs::write(root.join("crlf3.txt"), b"a\r\nb\r\n").unwrap();
+        assert_eq!(
+            w("crlf3.txt", "x\ny\n", json!({"line_endings": "as_sent"})),
+            b"x\ny\n"
+        );
+        let bad = write_file(
+            &json!({"file_path": "crlf3.txt", "content": "x", "line_endings": "lf"}),
+            Some(&o),
+        );
+        assert_eq!(bad["code"], "INVALID_INPUT", "{bad}");
     }
 }

@@ -66,6 +66,10 @@ pub struct WriteRequest {
     /// replacing a file that is not valid UTF-8. `None`: an existing file keeps
     /// its encoding, and one that is not UTF-8 is refused.
     pub(crate) encoding: Option<Encoding>,
+    /// `line_endings: "as_sent"`: write the content's line breaks as sent.
+    /// By default (`false`) an existing file whose line breaks are all LF or
+    /// all CRLF keeps them.
+    pub(crate) line_endings_as_sent: bool,
 }
 
 /// An `applyDryRun` call.
@@ -418,6 +422,7 @@ request_shape! {
     struct WriteShape {
         create_dirs: Option<bool> = "create_dirs" | "createDirs",
         _encoding: Option<IgnoredAny> = "encoding",
+        _line_endings: Option<IgnoredAny> = "line_endings" | "lineEndings",
     }
 }
 
@@ -439,6 +444,16 @@ pub fn write_request(value: &Value) -> Result<WriteRequest, Failure> {
             )))
         }
     };
+    let line_endings_as_sent = match f.raw(&["line_endings", "lineEndings"]) {
+        None => false,
+        Some(Value::String(s)) if s == "as_sent" => true,
+        Some(v) => {
+            return Err(Failure::invalid(format!(
+                "input: `line_endings` can only be \"as_sent\" (write the content's line breaks as sent), got {}; omit it to keep the line breaks of an existing LF or CRLF file",
+                short(v)
+            )))
+        }
+    };
     f.finish()?;
     Ok(WriteRequest {
         file_path,
@@ -447,6 +462,7 @@ pub fn write_request(value: &Value) -> Result<WriteRequest, Failure> {
         create_dirs: create_dirs.unwrap_or(true),
         dry_run,
         encoding,
+        line_endings_as_sent,
     })
 }
 

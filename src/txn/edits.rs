@@ -653,6 +653,9 @@ pub(crate) struct WholeFile<'a> {
     /// valid UTF-8 (byte-level) is refused, since its bytes were never seen
     /// as text.
     pub(crate) encoding: Option<Encoding>,
+    /// Write the content's line breaks as sent; otherwise an existing file
+    /// whose line breaks are all LF or all CRLF keeps them.
+    pub(crate) line_endings_as_sent: bool,
 }
 
 /// `writeFile`: creates or replaces a whole file.
@@ -702,7 +705,17 @@ fn write_one(
             ));
         }
     }
-    let content = req.content.as_bytes();
+    // An existing file keeps its line breaks: a model sends LF, and LF text
+    // written over a CRLF file would flip every line of it. Only where the
+    // file and the text each use one kind throughout; a mixed file, or mixed
+    // text, is written as sent.
+    let content = match loaded {
+        Some(src) if !req.line_endings_as_sent => {
+            source::adapt_line_endings(req.content, src.line_ending())
+        }
+        _ => std::borrow::Cow::Borrowed(req.content),
+    };
+    let content = content.as_bytes();
     // An existing file keeps its encoding and BOM, unless the caller asked
     // for UTF-8; a new file is UTF-8. A byte-level (non-UTF-8) file is only
     // replaced when the caller said so: whatever it read of it showed

@@ -29,9 +29,21 @@ function run(tool, args, options) {
   return engine()[tool.engine](args === undefined ? {} : args, options)
 }
 
+/**
+ * The engine options of a call a model makes (the MCP server, the agent-SDK
+ * adapters): a search/replace edit that gives no `match` tolerates line
+ * endings alone, so LF text sent against a CRLF file (what models emit) lands
+ * where it is unique, the file keeping its CRLF, instead of costing a retry.
+ * The plan is verified as every tolerant plan is. The JS API stays exact by
+ * default. A caller's own `defaultMatch` wins.
+ */
+function modelOptions(options) {
+  return { defaultMatch: ['line_endings'], ...options }
+}
+
 /** Loads the engine ahead of the first call (the MCP server does at start-up); throws NATIVE_ENGINE_UNAVAILABLE. */
 function warm() {
   engine()
 }
 
-module.exports = { engine, run, warm }
+module.exports = { engine, run, warm, modelOptions }

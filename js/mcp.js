@@ -244,7 +244,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
     }
   }
 
-  const options = { ...require('./root.js').engineOptions(root), results }
+  const options = engine.modelOptions({ ...require('./root.js').engineOptions(root), results })
   const inflight = new Set()
   let stopping = null
 

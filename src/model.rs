@@ -76,8 +76,10 @@ pub struct FileEdits {
     pub edits: Vec<Edit>,
     /// Lower-case hex sha256 the file's current bytes must have.
     pub expected_sha256: Option<String>,
-    /// `match`: exact (default) or the tolerances allowed.
-    pub match_mode: MatchMode,
+    /// `match`: exact or the tolerances allowed; `None` when the call did
+    /// not say (then `Options::default_match` applies: exact unless the
+    /// caller's front-end chose otherwise).
+    pub match_mode: Option<MatchMode>,
 }
 
 /// The engine's entry points, named as JavaScript calls them (and as the
@@ -162,6 +164,11 @@ pub struct Options {
     pub entry: Option<EntryPoint>,
     /// How much of a result the caller wants (`results`).
     pub results: ResultView,
+    /// The `match` of a search/replace edit that does not give one
+    /// (`defaultMatch`): exact for the JS API; the MCP server and the
+    /// agent-SDK adapters tolerate line endings alone, so the commonest near
+    /// miss (LF text against a CRLF file) lands, the file keeping its CRLF.
+    pub default_match: MatchMode,
 }
 
 /// How much of a result the caller wants (`options.results`).

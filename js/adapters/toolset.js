@@ -47,8 +47,9 @@ function withSignal(options, signal) {
  * engine's result object. Loads the engine now, so that a platform without
  * it fails here (NATIVE_ENGINE_UNAVAILABLE) and not on the model's first call.
  */
-function entries(options) {
+function entries(callerOptions) {
   engine.warm()
+  const options = engine.modelOptions(callerOptions)
   return tools.DEFAULT_TOOLS.map((name) => {
     const tool = tools.get(name)
     return {

@@ -297,8 +297,10 @@ fn file_edits(f: &mut Fields<'_>) -> Result<FileEdits, Failure> {
     let FileShape { .. } = f.take()?;
     let what = f.what;
     let match_mode = match f.raw(&["match"]) {
-        None => MatchMode::EXACT,
-        Some(v) => MatchMode::from_json(v).map_err(|e| Failure::invalid(format!("{what}: {e}")))?,
+        None => None,
+        Some(v) => {
+            Some(MatchMode::from_json(v).map_err(|e| Failure::invalid(format!("{what}: {e}")))?)
+        }
     };
     let edits = match f.raw(&["edits"]) {
         Some(list) => {
@@ -504,6 +506,7 @@ request_shape! {
         dry_run_ttl_seconds: Option<u64> = "dryRunTtlSeconds" | "dry_run_ttl_seconds",
         #[serde(default, deserialize_with = "results")]
         results: Option<ResultView> = "results",
+        _default_match: Option<IgnoredAny> = "defaultMatch" | "default_match",
         _journal: Option<IgnoredAny> = "journal",
     }
 }
@@ -579,6 +582,7 @@ pub fn options(
         journal: journal_from_env(),
         entry: None,
         results: ResultView::Full,
+        default_match: MatchMode::EXACT,
     };
     let mut root = None;
     if let Some(value) = value.filter(|v| !v.is_null()) {
@@ -592,6 +596,10 @@ pub fn options(
         opts.lock_wait_ms = o.lock_wait_ms.unwrap_or(opts.lock_wait_ms);
         opts.dry_run_ttl_secs = o.dry_run_ttl_seconds.unwrap_or(opts.dry_run_ttl_secs);
         opts.results = o.results.unwrap_or(opts.results);
+        if let Some(v) = f.raw(&["defaultMatch", "default_match"]) {
+            opts.default_match = MatchMode::from_json(v)
+                .map_err(|e| Failure::invalid(format!("options: `defaultMatch`: {e}")))?;
+        }
         if let Some(j) = f.raw(&["journal"]) {
             opts.journal = journal_option(j, opts.journal.clone())?;
         }
@@ -1425,13 +1433,18 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            r.file.match_mode.tolerances(),
+            r.file.match_mode.unwrap().tolerances(),
             vec![LineEndings, UnicodePunctuation]
         );
         let r =
             patch_request(&json!({"file_path": "a", "search_block": "x", "replace_block": "y"}))
                 .unwrap();
-        assert!(r.file.match_mode.is_exact());
+        // Not given: the options' `defaultMatch` applies (exact unless set).
+        assert_eq!(r.file.match_mode, None);
+        assert!(options(None, || Ok("/".into()))
+            .unwrap()
+            .default_match
+            .is_exact());
         let e = patch_request(&json!({"file_path": "a", "search_block": "x", "replace_block": "y", "match": ["fuzzy"]}))
             .unwrap_err();
         assert_eq!(e.code, ErrorCode::INVALID_INPUT);
@@ -1450,7 +1463,10 @@ mod tests {
             "match": ["indentation"]}]}),
         )
         .unwrap();
-        assert_eq!(b.files[0].match_mode.tolerances(), vec![Indentation]);
+        assert_eq!(
+            b.files[0].match_mode.unwrap().tolerances(),
+            vec![Indentation]
+        );
     }
 
     #[test]

@@ -126,7 +126,7 @@ fn edit_failed(f: &EditFailure) -> EditFailed {
 /// How the edits of `fe` are planned: its `match` mode, failures diagnosed.
 fn plan_options(fe: &FileEdits, opts: &Options) -> MatchOptions {
     MatchOptions {
-        mode: fe.match_mode,
+        mode: fe.match_mode.unwrap_or(opts.default_match),
         cancel: opts.cancel.clone(),
         ..Default::default()
     }

@@ -78,8 +78,9 @@ pub(crate) struct FileRec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) gid: Option<u32>,
     /// A deleted file's extended attributes (`[name, value]` in hex) and
-    /// inode flags, when its content was copied (a kept inode carries its
-    /// own).
+    /// inode flags as the commit removed it (content copied or inode kept).
+    /// Absent from entries of earlier versions with a kept inode: undo then
+    /// takes the attributes (not the owner or mode) from the kept inode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) xattrs: Option<Vec<[String; 2]>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -955,6 +955,13 @@ fn undo_of_a_delete_refuses_when_the_kept_inode_was_written_since() {
     fd.write_all_at(b"XXXXXXXXXX", 1000).unwrap();
     let u = w.undo(json!({}));
     assert_eq!(u["code"], "JOURNAL_DAMAGED", "{u:#}");
+    assert!(
+        u["message"]
+            .as_str()
+            .unwrap()
+            .contains("the kept previous content of `big.txt` was written to since"),
+        "{u:#}"
+    );
     assert!(!f.exists(), "nothing was written");
     let dry = w.undo(json!({"dry_run": true}));
     assert_eq!(dry["code"], "JOURNAL_DAMAGED", "{dry:#}");

@@ -432,13 +432,19 @@ pub(crate) fn content(
         return Ok(None);
     };
     if f.sha256_before.as_deref() != Some(sha256_hex([bytes.as_slice()]).as_str()) {
-        return Err(Damage::new(
-            DamageKind::BadContent,
+        // A kept inode can still be written by whoever held the file open.
+        let why = if f.kept.is_some() {
+            format!(
+                "the kept previous content of `{}` was written to since (it no longer has its recorded sha256)",
+                f.path
+            )
+        } else {
             format!(
                 "the saved content of `{}` does not have its recorded sha256",
                 f.path
-            ),
-        ));
+            )
+        };
+        return Err(Damage::new(DamageKind::BadContent, why));
     }
     Ok(Some(bytes))
 }

@@ -17,7 +17,7 @@ use super::entry::{self, Entry, FileRec};
 use super::list::{damaged_why, entries, open_existing, undone_by, Listed};
 use super::record::{Journal, UndoOf};
 use super::store::{unhex, Store};
-use crate::error::{ErrorCode, Failure};
+use crate::error::{shown, ErrorCode, Failure};
 use crate::io::dir::{Kind, Meta};
 use crate::io::meta::{self, Extras, Like};
 use crate::io::workspace::{Intent, Workspace};
@@ -76,7 +76,10 @@ fn target<'a>(all: &'a [Listed], id: Option<&str>) -> Result<&'a Entry, Failure>
     match id {
         Some(s) => {
             let n: u64 = s.trim().parse().map_err(|_| {
-                Failure::invalid(format!("`{s}` is not a transaction id (see history)"))
+                Failure::invalid(format!(
+                    "`{}` is not a transaction id (see history)",
+                    shown(s)
+                ))
             })?;
             match all.iter().find(|l| l.id() == n) {
                 Some(Listed::Whole(e)) => check(e),

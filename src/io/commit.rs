@@ -669,7 +669,7 @@ fn hold(held: &mut Vec<File>, f: Option<File>) {
     #[cfg(unix)]
     held.extend(f);
     #[cfg(not(unix))]
-    drop((held, f));
+    let _ = (held, f);
 }
 
 /// The set-aside original at `name` for the caller, or removed now when

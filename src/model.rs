@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::error::{ErrorCode, Failure};
+use crate::error::{shown, ErrorCode, Failure};
 
 /// How many occurrences an edit must find.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -460,7 +460,8 @@ impl MatchMode {
                         Some(t) => ts.push(t),
                         None => {
                             return Err(format!(
-                                "`match` lists an unknown tolerance {it}; allowed: {}",
+                                "`match` lists an unknown tolerance {}; allowed: {}",
+                                shown(&it.to_string()),
                                 names()
                             ))
                         }
@@ -469,8 +470,9 @@ impl MatchMode {
                 Ok(MatchMode::with(&ts))
             }
             other => Err(format!(
-                "`match` must be \"exact\" or a list of tolerances among {}, got {other}",
-                names()
+                "`match` must be \"exact\" or a list of tolerances among {}, got {}",
+                names(),
+                shown(&other.to_string())
             )),
         }
     }

@@ -715,3 +715,118 @@ fn a_damaged_entry_is_never_acted_on() {
     assert_eq!(undo(&root, json!({}))["code"], "FILE_CHANGED");
     assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"third\n");
 }
+
+/// Child role: append the lines `p<PFT_ORDER_TAG>-<j>` (j = 0 .. 30) to
+/// `o.txt` of `PFT_ORDER_CHILD`, each as one `patchFile` before its last
+/// line `END`, retrying an edit another process's commit overtook.
+#[test]
+fn child_order_appender() {
+    let (Some(root), Ok(tag)) = (
+        std::env::var_os("PFT_ORDER_CHILD"),
+        std::env::var("PFT_ORDER_TAG"),
+    ) else {
+        return;
+    };
+    state();
+    let root = PathBuf::from(root);
+    for j in 0..ORDER_EDITS {
+        loop {
+            let r = patch(&root, "o.txt", "END\n", &format!("p{tag}-{j}\nEND\n"));
+            if r["ok"] == true {
+                break;
+            }
+            assert!(
+                r["code"] == "FILE_CHANGED" || r["code"] == "FILE_LOCKED",
+                "{r:#}"
+            );
+        }
+    }
+}
+
+const ORDER_PROCESSES: usize = 6;
+const ORDER_EDITS: usize = 30;
+
+#[test]
+fn the_journal_lists_commits_of_concurrent_processes_in_commit_order() {
+    let (_t, root) = ws();
+    let start = b"start\nEND\n".to_vec();
+    fs::write(root.join("o.txt"), &start).unwrap();
+    let kids: Vec<_> = (0..ORDER_PROCESSES)
+        .map(|i| {
+            Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "child_order_appender",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
+                .env("PFT_TEST_STATE", state())
+                .env("PFT_ORDER_CHILD", &root)
+                .env("PFT_ORDER_TAG", i.to_string())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut k in kids {
+        assert!(k.wait().unwrap().success());
+    }
+    let total = ORDER_PROCESSES * ORDER_EDITS;
+    // The file's lines are the true commit order.
+    let last = fs::read_to_string(root.join("o.txt")).unwrap();
+    let lines: Vec<&str> = last.lines().collect();
+    assert_eq!(lines.len(), total + 2, "every edit landed once");
+    let added = &lines[1..=total];
+    // The content after the first k commits.
+    let after = |k: usize| {
+        let mut s = String::from("start\n");
+        for l in &added[..k] {
+            s.push_str(l);
+            s.push('\n');
+        }
+        s.push_str("END\n");
+        s
+    };
+    // By id, entry k took the file from commit k - 1 to commit k: its
+    // "before" is the previous entry's "after".
+    let j = PathBuf::from(history(&root)["journal"].as_str().unwrap());
+    let (hs, cut) = headers(&j);
+    assert_eq!((hs.len(), cut), (total, 0));
+    let out_of_order: Vec<String> = hs
+        .iter()
+        .enumerate()
+        .filter_map(|(k, h)| {
+            let f = &h["files"][0];
+            let want = (sha(after(k).as_bytes()), sha(after(k + 1).as_bytes()));
+            let got = (
+                f["sha256_before"].as_str().unwrap().to_string(),
+                f["sha256_after"].as_str().unwrap().to_string(),
+            );
+            (got != want).then(|| format!("entry {} (#{k} by id)", h["id"]))
+        })
+        .collect();
+    let breaks = hs
+        .windows(2)
+        .filter(|w| w[0]["files"][0]["sha256_after"] != w[1]["files"][0]["sha256_before"])
+        .count();
+    assert!(
+        out_of_order.is_empty(),
+        "{} of {total} entries not at their commit's place, {breaks} breaks of the before/after chain; \
+         first: {:?}",
+        out_of_order.len(),
+        &out_of_order[..out_of_order.len().min(5)]
+    );
+    // history's newest is the last commit.
+    let listed = ok(&api::history(&json!({"limit": 1000}), Some(&o(&root))))["transactions"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(listed.len(), total);
+    assert_eq!(listed[0]["id"], hs[total - 1]["id"]);
+    // Repeated undo walks back every commit, newest first, to the start.
+    for k in (0..total).rev() {
+        let u = undo(&root, json!({}));
+        assert_eq!(u["ok"], true, "undo back to commit {k}: {u:#}");
+        assert_eq!(fs::read_to_string(root.join("o.txt")).unwrap(), after(k));
+    }
+    assert_eq!(fs::read(root.join("o.txt")).unwrap(), start);
+}

@@ -78,8 +78,9 @@ pub(crate) struct FileRec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) gid: Option<u32>,
     /// A deleted file's extended attributes (`[name, value]` in hex) and
-    /// inode flags, when its content was copied (a kept inode carries its
-    /// own).
+    /// inode flags as the commit removed it (content copied or inode kept).
+    /// Absent from entries of earlier versions with a kept inode: undo then
+    /// takes the attributes (not the owner or mode) from the kept inode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) xattrs: Option<Vec<[String; 2]>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -431,13 +432,19 @@ pub(crate) fn content(
         return Ok(None);
     };
     if f.sha256_before.as_deref() != Some(sha256_hex([bytes.as_slice()]).as_str()) {
-        return Err(Damage::new(
-            DamageKind::BadContent,
+        // A kept inode can still be written by whoever held the file open.
+        let why = if f.kept.is_some() {
+            format!(
+                "the kept previous content of `{}` was written to since (it no longer has its recorded sha256)",
+                f.path
+            )
+        } else {
             format!(
                 "the saved content of `{}` does not have its recorded sha256",
                 f.path
-            ),
-        ));
+            )
+        };
+        return Err(Damage::new(DamageKind::BadContent, why));
     }
     Ok(Some(bytes))
 }

@@ -13,8 +13,9 @@
 //! sets it aside under a temp name (`io::commit::Aside`) instead of
 //! unlinking it, and the journal links that inode into its directory as
 //! `<id>-<k>-<size>-<ino>.kept`. The previous content is then kept without
-//! reading or writing a byte of it, and with it everything the file was
-//! (owner, mode, attributes), which an undone deletion gets back. A copy
+//! reading or writing a byte of it. An undone deletion gets back the owner, mode
+//! and attributes recorded at the commit, not the kept inode's, which
+//! whoever still holds it open can change. A copy
 //! into the entry is made only where that is impossible or not worth it:
 //!
 //! - the file was written in place or by a plain rename (no inode was set
@@ -220,8 +221,11 @@ fn keep_inode(store: &Store, id: u64, k: usize, b: &Before<'_>) -> Option<KeptRe
     })
 }
 
-/// A deleted file's attributes, recorded when its content is copied (a
-/// kept inode carries its own).
+/// A deleted file's extended attributes and flags as the commit removed
+/// it, recorded whether its content is copied or its inode kept: undo gives
+/// a file it brings back what was recorded, never what a kept inode has by
+/// then (whoever held the file open can still `fchmod` or `fsetxattr` it).
+/// Its owner, group and mode are recorded for every file ([`file_rec`]).
 fn attributes(f: &mut FileRec, b: &Before<'_>) {
     let Some(extras) = b.aside.and_then(|a| meta::capture(a.file()).ok()) else {
         return;
@@ -271,6 +275,9 @@ impl Journal {
         if why_not.is_none() {
             for (k, (ch, f)) in c.files.iter().zip(&mut files).enumerate() {
                 let Some(b) = &ch.before else { continue };
+                if ch.kind == Kind::Deleted {
+                    attributes(f, b);
+                }
                 if let Some(kr) = keep_inode(&st, id, k, b) {
                     kept_bytes += kr.size;
                     kept.push(kr.name.clone());
@@ -281,9 +288,6 @@ impl Journal {
                 f.blob = Some([body, len]);
                 body += len;
                 blobs.push(b.bytes);
-                if ch.kind == Kind::Deleted {
-                    attributes(f, b);
-                }
             }
         }
         let ms = SystemTime::now()

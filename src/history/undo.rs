@@ -17,7 +17,7 @@ use super::entry::{self, Entry, FileRec};
 use super::list::{damaged_why, entries, open_existing, undone_by, Listed};
 use super::record::{Journal, UndoOf};
 use super::store::{unhex, Store};
-use crate::error::{ErrorCode, Failure};
+use crate::error::{shown, ErrorCode, Failure};
 use crate::io::dir::{Kind, Meta};
 use crate::io::meta::{self, Extras, Like};
 use crate::io::workspace::{Intent, Workspace};
@@ -76,7 +76,10 @@ fn target<'a>(all: &'a [Listed], id: Option<&str>) -> Result<&'a Entry, Failure>
     match id {
         Some(s) => {
             let n: u64 = s.trim().parse().map_err(|_| {
-                Failure::invalid(format!("`{s}` is not a transaction id (see history)"))
+                Failure::invalid(format!(
+                    "`{}` is not a transaction id (see history)",
+                    shown(s)
+                ))
             })?;
             match all.iter().find(|l| l.id() == n) {
                 Some(Listed::Whole(e)) => check(e),
@@ -133,21 +136,26 @@ fn recorded_like(f: &FileRec) -> Option<Like> {
     })
 }
 
-/// A deleted file's metadata from its kept inode (its owner, mode,
-/// attributes as they were), or as recorded.
+/// A deleted file's metadata as recorded when it was deleted: its owner,
+/// group and mode, its attributes and flags. Never the kept inode's as they
+/// are now: whoever held the file open when it was deleted can still
+/// `fchmod` or `fsetxattr` that inode (its content is checked against the
+/// recorded sha256, and a change refused as damage). Only an entry of an
+/// earlier version, which recorded no attributes beside a kept inode, takes
+/// them from the kept inode.
 fn like_of(store: &Store, f: &FileRec) -> Option<Like> {
-    if let Some(kr) = &f.kept {
-        let name = std::ffi::OsStr::new(&kr.name);
-        if let Ok(Some((file, m))) = store.private().open_linked(name) {
-            if (m.dev, m.ino) == (kr.dev, kr.ino) {
-                return Some(Like {
-                    meta: m,
-                    extras: meta::capture(&file).ok(),
-                });
+    let mut like = recorded_like(f)?;
+    if like.extras.is_none() {
+        if let Some(kr) = &f.kept {
+            let name = std::ffi::OsStr::new(&kr.name);
+            if let Ok(Some((file, m))) = store.private().open_linked(name) {
+                if (m.dev, m.ino) == (kr.dev, kr.ino) {
+                    like.extras = meta::capture(&file).ok();
+                }
             }
         }
     }
-    recorded_like(f)
+    Some(like)
 }
 
 /// What each file of `e` must become, its content read and verified.

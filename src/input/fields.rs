@@ -35,7 +35,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::error::Failure;
+use crate::error::{shown, Failure};
 
 /// A field of a shape: its spellings (the canonical one first) and, for a
 /// required field, what it holds (for the "is required (…)" message).
@@ -340,14 +340,7 @@ impl<'a> Fields<'a> {
             "{}: unknown field{} {}",
             self.what,
             if unknown.len() == 1 { "" } else { "s" },
-            unknown
-                .iter()
-                .map(|k| match closest_name(k, &self.asked) {
-                    Some(near) => format!("`{k}` (did you mean `{near}`?)"),
-                    None => format!("`{k}`"),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
+            list_unknown(unknown, &self.asked)
         ))
     }
 
@@ -462,11 +455,45 @@ impl<'a> MapAccess<'a> for Entries<'_, 'a> {
     }
 }
 
+/// How many unknown fields a refusal names; the rest are counted.
+pub(crate) const UNKNOWN_SHOWN: usize = 8;
+
+/// The most edits a suggestion allows (in a name of more than 10 letters).
+const MAX_SLIP: usize = 3;
+
+/// `unknown` as a refusal lists them: the first [`UNKNOWN_SHOWN`], each
+/// quoted as [`shown`] with the name of `asked` it most likely misspells,
+/// then how many more there are. Its length is bounded whatever was sent,
+/// and so is the work: [`closest_name`] is bounded per name.
+pub(crate) fn list_unknown(unknown: &[&str], asked: &[&str]) -> String {
+    let mut out = unknown
+        .iter()
+        .take(UNKNOWN_SHOWN)
+        .map(|k| match closest_name(k, asked) {
+            Some(near) => format!("`{}` (did you mean `{near}`?)", shown(k)),
+            None => format!("`{}`", shown(k)),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = unknown.len().saturating_sub(UNKNOWN_SHOWN);
+    if more > 0 {
+        out.push_str(&format!(" and {more} more"));
+    }
+    out
+}
+
 /// The name in `names` that `key` most likely misspells: the nearest by
 /// edit distance (letter case and `_` ignored, a swap of two neighbouring
 /// letters counting as one edit), if near enough for a slip of the keyboard:
 /// one edit in a name of up to 5 letters, two up to 10, three beyond. Ties go
 /// to the name nearer as written, then to the name listed first.
+///
+/// The cost is bounded per name whatever `key` is: a key longer than twice
+/// the longest name (plus [`MAX_SLIP`]) is no slip and is not even read to
+/// its end; a name whose length differs from the key's by more than the
+/// edits allowed is not compared; and the distance is computed in a band of
+/// the allowed edits around the diagonal, stopping as soon as every cell of a
+/// row is over the limit (`within`).
 pub(crate) fn closest_name<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> {
     let fold = |s: &str| -> Vec<char> {
         s.chars()
@@ -474,11 +501,16 @@ pub(crate) fn closest_name<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> 
             .flat_map(char::to_lowercase)
             .collect()
     };
+    let longest = names.iter().map(|n| n.chars().count()).max()?;
+    let cap = 2 * longest + MAX_SLIP;
+    if key.chars().nth(cap).is_some() {
+        return None;
+    }
     let k = fold(key);
     let limit = match k.len() {
         0..=5 => 1,
         6..=10 => 2,
-        _ => 3,
+        _ => MAX_SLIP,
     };
     let raw: Vec<char> = key.chars().collect();
     // Nearest when folded; among those, nearest as written (so that
@@ -486,10 +518,9 @@ pub(crate) fn closest_name<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> 
     // snake_case spelling).
     let mut best: Option<((usize, usize), &'n str)> = None;
     for &name in names {
-        let d = edit_distance(&k, &fold(name));
-        if d > limit {
+        let Some(d) = within(&k, &fold(name), limit) else {
             continue;
-        }
+        };
         let d = (d, edit_distance(&raw, &name.chars().collect::<Vec<_>>()));
         if best.is_none_or(|(b, _)| d < b) {
             best = Some((d, name));
@@ -498,11 +529,70 @@ pub(crate) fn closest_name<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> 
     best.map(|(_, name)| name)
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Distance cells computed on this thread (unit tests bound the work).
+    static CELLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` distance cells (unit tests only).
+#[inline]
+fn count_cells(_n: usize) {
+    #[cfg(test)]
+    CELLS.with(|c| c.set(c.get() + _n as u64));
+}
+
+/// The optimal string alignment distance of `a` and `b` if it is at most
+/// `limit`: only the cells within `limit` of the diagonal are computed (a
+/// path through any other has more edits), and the rows stop as soon as one
+/// has no cell within the limit. At most `(a.len() + 1) × (2 × limit + 1)`
+/// cells, and none when the lengths alone differ by more than `limit`.
+pub(crate) fn within(a: &[char], b: &[char], limit: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
+    }
+    const FAR: usize = usize::MAX / 2;
+    let w = b.len() + 1;
+    // Three rows, rotated before each new one: the one before the previous
+    // (for swaps), the previous, and this one (row 0 to begin with).
+    let mut rows = [vec![FAR; w], vec![FAR; w], vec![FAR; w]];
+    for (j, cell) in rows[2].iter_mut().enumerate().take(limit + 1) {
+        *cell = j;
+    }
+    count_cells(limit.min(b.len()) + 1);
+    for i in 1..=a.len() {
+        let (lo, hi) = (i.saturating_sub(limit), (i + limit).min(b.len()));
+        rows.rotate_left(1);
+        let [pp, p, cur] = &mut rows;
+        cur.fill(FAR);
+        if lo == 0 {
+            cur[0] = i;
+        }
+        let mut best = cur[0];
+        for j in lo.max(1)..=hi {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (p[j] + 1).min(cur[j - 1] + 1).min(p[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(pp[j - 2] + 1);
+            }
+            cur[j] = v;
+            best = best.min(v);
+        }
+        count_cells(hi + 1 - lo.max(1));
+        if best > limit {
+            return None;
+        }
+    }
+    let d = rows[2][b.len()];
+    (d <= limit).then_some(d)
+}
+
 /// Optimal string alignment distance: insertions, deletions, substitutions
-/// and swaps of two neighbouring characters, each one edit. Names are short,
-/// so the whole table is cheap.
+/// and swaps of two neighbouring characters, each one edit. For short names
+/// only (callers bound the lengths): the whole table is computed.
 pub(crate) fn edit_distance(a: &[char], b: &[char]) -> usize {
     let w = b.len() + 1;
+    count_cells((a.len() + 1) * w);
     let mut d = vec![0usize; (a.len() + 1) * w];
     for (i, row) in d.chunks_mut(w).enumerate() {
         row[0] = i;
@@ -544,5 +634,112 @@ pub(crate) fn short(v: &Value) -> String {
         format!("{}…", s.chars().take(40).collect::<String>())
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn chars(s: &str) -> Vec<char> {
+        s.chars().collect()
+    }
+
+    fn cells() -> u64 {
+        CELLS.with(|c| c.replace(0))
+    }
+
+    #[test]
+    fn the_banded_distance_is_the_distance_within_its_limit() {
+        // Every pair of strings of up to 5 letters over a 3-letter alphabet.
+        let mut words = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..5 {
+            last = last
+                .iter()
+                .flat_map(|w| ['a', 'b', 'c'].map(|c| format!("{w}{c}")))
+                .collect();
+            words.extend(last.iter().cloned());
+        }
+        for a in words.iter().step_by(7) {
+            for b in &words {
+                let d = edit_distance(&chars(a), &chars(b));
+                for limit in 0..=3 {
+                    let want = (d <= limit).then_some(d);
+                    assert_eq!(within(&chars(a), &chars(b), limit), want, "{a} {b} {limit}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_suggestion_costs_a_bounded_number_of_cells_whatever_the_key() {
+        let names = [
+            "file_path",
+            "filePath",
+            "search",
+            "replace",
+            "expected_replacements",
+            "expectedReplacements",
+        ];
+        cells();
+        let huge = "q".repeat(4_000_000);
+        assert_eq!(closest_name(&huge, &names), None);
+        assert_eq!(
+            cells(),
+            0,
+            "a key far longer than every name is not compared"
+        );
+        let near_huge = format!("search{}", "_".repeat(4_000_000));
+        assert_eq!(closest_name(&near_huge, &names), None);
+        assert_eq!(cells(), 0);
+        // The longest key still compared: at most a band of 7 cells per
+        // row of each name of about its length, plus the tie-break of the
+        // names within reach.
+        let longest = 2 * 21 + MAX_SLIP;
+        for key in ["serach", "expectedReplacement", &"x".repeat(longest)] {
+            let _ = closest_name(key, &names);
+            let n = key.chars().count() as u64;
+            let bound = names.len() as u64 * ((n + 1) * 7 + (n + 1) * 22);
+            let c = cells();
+            assert!(c <= bound, "{key}: {c} cells > {bound}");
+        }
+        assert_eq!(closest_name("serach", &names), Some("search"));
+        assert_eq!(
+            closest_name("expectedReplacement", &names),
+            Some("expectedReplacements")
+        );
+    }
+
+    request_shape! {
+        struct Two {
+            _a: Option<serde::de::IgnoredAny> = "file_path" | "filePath",
+            _b: Option<serde::de::IgnoredAny> = "search",
+        }
+    }
+
+    #[test]
+    fn a_hundred_and_twenty_thousand_unknown_fields_cost_a_few_suggestions() {
+        let mut obj = serde_json::Map::new();
+        for i in 0..120_000 {
+            obj.insert(format!("serach{i}"), json!(1));
+        }
+        obj.insert("serach".into(), json!(1));
+        let v = Value::Object(obj);
+        let mut f = Fields::new(&v, "input").unwrap();
+        let _: Two = f.take().unwrap();
+        cells();
+        let e = f.finish().unwrap_err();
+        let c = cells();
+        assert!(
+            c <= UNKNOWN_SHOWN as u64 * 3 * 15 * 30,
+            "{c} cells for the suggestions"
+        );
+        assert!(e.message.len() < 600, "{}", e.message);
+        assert!(e
+            .message
+            .starts_with("input: unknown fields `serach` (did you mean `search`?), `serach0`"));
+        assert!(e.message.ends_with(" and 119993 more"), "{}", e.message);
     }
 }

@@ -23,7 +23,7 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::error::Failure;
+use crate::error::{shown, Failure};
 pub(crate) use crate::input::fields::closest_name;
 #[cfg(test)]
 use crate::input::fields::edit_distance;
@@ -518,7 +518,8 @@ fn hard_links<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<HardLinks
         "keep" => HardLinks::Keep,
         other => {
             return Err(serde::de::Error::custom(format!(
-                "`hardLinks` must be \"refuse\", \"split\" or \"keep\", got \"{other}\""
+                "`hardLinks` must be \"refuse\", \"split\" or \"keep\", got \"{}\"",
+                shown(other)
             )))
         }
     }))
@@ -530,7 +531,8 @@ fn results<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ResultView>,
         "compact" => ResultView::Compact,
         other => {
             return Err(serde::de::Error::custom(format!(
-                "`results` must be \"full\" or \"compact\", got \"{other}\""
+                "`results` must be \"full\" or \"compact\", got \"{}\"",
+                shown(other)
             )))
         }
     }))
@@ -871,7 +873,8 @@ pub(crate) fn text_input<'a>(
                     }
                 } else {
                     return Err(Failure::invalid(format!(
-                        "input: unknown field `{k}`; expected `{}` and optionally `dry_run`",
+                        "input: unknown field `{}`; expected `{}` and optionally `dry_run`",
+                        shown(k),
                         keys[0]
                     )));
                 }
@@ -1023,7 +1026,8 @@ pub(crate) fn edit_file_input(input: &Value) -> Result<Value, Failure> {
             }
             other => {
                 return Err(Failure::invalid(format!(
-                    "unknown field `{other}`; edit_file takes `path`, `edits` and `dryRun`"
+                    "unknown field `{}`; edit_file takes `path`, `edits` and `dryRun`",
+                    shown(other)
                 )))
             }
         }

@@ -18,7 +18,11 @@
 //! anything differs nothing is renamed and the result is `FILE_CHANGED`.
 //! The locks are held until the renames are done, so two patch-file-tool
 //! processes can never both replace the same version of a file: the second
-//! finds the name pointing at the first one's new inode. A writer that takes
+//! finds the name pointing at the first one's new inode. That new inode (a
+//! temp file, locked since it was made) and a file written in place stay
+//! locked after the commit until the caller is done with it ([`Kept`]): the
+//! next process's commit of the file waits for them, so the edit journal
+//! records the commits of one file in the order they were made. A writer that takes
 //! no lock (an editor, `git`) can still slip in between the check and the
 //! rename, a window of a few system calls; `docs/security.md` says so.
 //! A new file is renamed into place with `RENAME_NOREPLACE` where the kernel
@@ -654,11 +658,28 @@ impl Drop for Aside<'_> {
 }
 
 /// The originals a commit set aside: per write job, per removal (same
-/// indexes as the jobs and `Extra::deletes`).
+/// indexes as the jobs and `Extra::deletes`), and the locks it still holds.
 #[derive(Default)]
 pub(crate) struct Kept<'a> {
     pub(crate) writes: Vec<Option<Aside<'a>>>,
     pub(crate) deletes: Vec<Option<Aside<'a>>>,
+    /// The `flock`s on what now stands at each written name — the new
+    /// inode renamed into place (its temp file's lock), or the file written
+    /// in place — held until the caller drops this. Another process's
+    /// commit of the same file locks what stands at the name before it
+    /// checks and replaces it, so it waits until the caller has recorded
+    /// this commit: the edit journal takes its ids in commit order.
+    held: Vec<File>,
+}
+
+/// Keeps the lock `f` in `held` (off Unix, where a handle left open makes
+/// another rename over the file fail and there are no cross-process locks,
+/// it is closed).
+fn hold(held: &mut Vec<File>, f: Option<File>) {
+    #[cfg(unix)]
+    held.extend(f);
+    #[cfg(not(unix))]
+    let _ = (held, f);
 }
 
 /// The set-aside original at `name` for the caller, or removed now when
@@ -700,16 +721,23 @@ pub(crate) fn commit_keeping<'a>(
     let (strategies, mut temps, in_place) = split_prepared(prepared);
     let mut done = rename_all(jobs, &mut temps, durable)?;
     let lost = lost_attributes(jobs, &temps);
+    let mut kept = Kept {
+        writes: (0..jobs.len()).map(|_| None).collect(),
+        deletes: (0..removed.len()).map(|_| None).collect(),
+        held: Vec::new(),
+    };
+    // The new inodes now in place stay locked for the caller (see
+    // [`Kept::held`]).
+    for t in temps.iter_mut().flatten().filter(|t| !t.live) {
+        hold(&mut kept.held, t._lock.take());
+    }
     drop(temps);
     write_in_place(jobs, &in_place, &guards, &mut done, durable)?;
     // 4. Removals: each file renamed aside, so that it can come back.
     let (done, aside) = remove_aside(jobs, &removed, done, durable)?;
     // 5. Done: in-place copies go; the originals set aside go to the
-    //    caller with their locks (removed when it drops them).
-    let mut kept = Kept {
-        writes: (0..jobs.len()).map(|_| None).collect(),
-        deletes: (0..removed.len()).map(|_| None).collect(),
-    };
+    //    caller with their locks (removed when it drops them), and so do
+    //    the locks of the files written in place.
     for (k, b) in aside {
         kept.deletes[k] = set_aside(extra.deletes[k].dir, b, guards[jobs.len() + k].take());
     }
@@ -720,7 +748,11 @@ pub(crate) fn commit_keeping<'a>(
                 temp,
             } => kept.writes[i] = set_aside(jobs[i].dir, temp, guards[i].take()),
             Done::Renamed { .. } => {}
-            Done::Written(w) => w.finish(),
+            Done::Written(w) => {
+                w.finish();
+                #[cfg(unix)]
+                hold(&mut kept.held, guards[i].take().map(|(f, _)| f));
+            }
         }
     }
     drop(guards);

@@ -18,7 +18,10 @@ use crate::io::workspace::Workspace;
 /// Hears of every commit of a call (see the module docs).
 pub(crate) trait Recorder: Sync {
     /// Records `c`, a commit that is on disk; called while its files are
-    /// locked. A failure to record never fails the write: the returned
+    /// locked, within this process and across processes (the `flock` on
+    /// what now stands at each written name), so the commits of one file
+    /// are recorded in the order they were made. A failure to record never
+    /// fails the write: the returned
     /// sentences go into the result's `warnings`.
     fn record(&self, c: &Commit<'_>) -> Vec<String>;
 

@@ -14,8 +14,10 @@
 //!    are created only now, then every write and removal is made durable
 //!    together (all files or none); what was committed — each file's bytes,
 //!    identity and sha256 before and after, the replaced inodes set aside —
-//!    is handed to the caller's recorder while the files are still locked
-//!    ([`changes`]: the edit journal records it there), stale temp files
+//!    is handed to the caller's recorder while the files are still locked —
+//!    in this process, and by `flock` on what now stands at each name, so
+//!    another process's commit of the same file waits until it is recorded
+//!    ([`changes`]: the edit journal records it there, in commit order) —, stale temp files
 //!    beside them are swept, and a directory fsync that failed becomes a
 //!    warning; or **keep** the planned result as a dry run ([`Txn::keep_preview`])
 //!    for [`dry_run::apply`], which replays it through steps 1, 2 and 4.

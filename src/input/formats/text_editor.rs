@@ -9,7 +9,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::Failure;
+use crate::error::{shown, Failure};
+use crate::input::fields::list_unknown;
 use crate::input::request::closest_name;
 use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan, Said};
 
@@ -174,7 +175,8 @@ impl<'a> Obj<'a> {
                     (!self.used.contains(&k.as_str()) && !v.is_null()).then_some((k, near))
                 }) {
                     Some((k, near)) => Failure::invalid(format!(
-                        "`{k}` is not a parameter of `{cmd}` (did you mean `{near}`?)"
+                        "`{}` is not a parameter of `{cmd}` (did you mean `{near}`?)",
+                        shown(k)
                     )),
                     None => Failure::invalid(format!("`{}` is required for `{cmd}`", keys[0])),
                 },
@@ -246,7 +248,8 @@ pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
         "undo_edit" => Command::Undo { path },
         other => {
             return Err(Failure::invalid(format!(
-                "unknown command `{other}`; use one of {COMMANDS}"
+                "unknown command `{}`; use one of {COMMANDS}",
+                shown(other)
             )))
         }
     };
@@ -336,24 +339,16 @@ fn refuse_unknown(m: &Map<String, Value>, o: &Obj<'_>, cmd: &Command) -> Result<
                 .map(|n| format!(" (did you mean `{n}`?)"))
                 .unwrap_or_default();
             Err(Failure::invalid(format!(
-                "`{k}` is not a parameter of `{}`{near}",
+                "`{}` is not a parameter of `{}`{near}",
+                shown(k),
                 cmd.name()
             )))
         }
-        _ => {
-            let named: Vec<String> = unknown
-                .iter()
-                .map(|k| match closest_name(k, &o.asked) {
-                    Some(near) => format!("`{k}` (did you mean `{near}`?)"),
-                    None => format!("`{k}`"),
-                })
-                .collect();
-            Err(Failure::invalid(format!(
-                "{} are not parameters of `{}`",
-                named.join(", "),
-                cmd.name()
-            )))
-        }
+        _ => Err(Failure::invalid(format!(
+            "{} are not parameters of `{}`",
+            list_unknown(&unknown, &o.asked),
+            cmd.name()
+        ))),
     }
 }
 

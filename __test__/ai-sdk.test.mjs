@@ -27,7 +27,7 @@ after(() => {
 
 const require = createRequire(import.meta.url)
 const { DEFAULT_TOOLS } = require('../js/tools.js')
-const { schemas } = require('../index.js')
+const { schemas, applyDryRun } = require('../index.js')
 const { failureText } = require('../js/adapters/render.js')
 
 const usage = {
@@ -185,4 +185,25 @@ test("the AI SDK's abort signal cancels the engine call: CANCELLED, nothing writ
   )
   assert.equal(r.code, 'CANCELLED')
   assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+})
+
+test('a dry run reaches the model without a run_id (no default tool applies one); the application keeps it for applyDryRun', async () => {
+  const ws = tempDir('pft-ai-sdk-')
+  const file = path.join(ws, 'a.txt')
+  fs.writeFileSync(file, 'one\n')
+  const { model, calls } = scriptedModel([
+    toolCall('d', 'patch_file', { file_path: 'a.txt', search_block: 'one', replace_block: 'two', dry_run: true }),
+    answer('previewed'),
+  ])
+  const result = await generateText({ model, tools: createPatchFileTools({ workspaceRoot: ws }), stopWhen: stepCountIs(3), prompt: 'preview' })
+  const output = result.steps[0].toolResults[0].output
+  assert.equal(output.dry_run, true)
+  assert.match(output.run_id, /^dr_/)
+  const seen = toolResultsIn(calls[1].prompt).d.output
+  assert.equal(seen.type, 'json')
+  const { run_id: _runId, expires_in: _expiresIn, ...rest } = output
+  assert.deepEqual(seen.value, rest, 'the model reads the preview without run_id and expires_in')
+  assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
+  assert.equal((await applyDryRun({ run_id: output.run_id }, { workspaceRoot: ws })).ok, true)
+  assert.equal(fs.readFileSync(file, 'utf8'), 'two\n')
 })

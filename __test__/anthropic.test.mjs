@@ -148,3 +148,15 @@ test('toolResult: a failure is is_error with the code, never a rejection; create
   assert.deepEqual(createTextEditor({ workspaceRoot: ws }).tool, { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' })
   assert.throws(() => createTextEditor({ maxCharacters: 0 }), TypeError)
 })
+
+test('a dry run answers the change without a run_id: nothing in this tool set applies one', async () => {
+  const ws = tempDir('pft-anthropic-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const editor = createTextEditor({ workspaceRoot: ws })
+  const input = { command: 'str_replace', path: 'a.txt', old_str: 'one', new_str: 'two', dry_run: true }
+  assert.match((await editor.run(input)).run_id, /^dr_/, 'the result object keeps it for applyDryRun')
+  const res = await editor.toolResult(toolUse('d', input))
+  assert.equal(res.is_error, undefined, res.content)
+  assert.equal(res.content, 'Dry run: nothing was written. The change would be:\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n')
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+})

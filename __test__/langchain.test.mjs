@@ -29,7 +29,7 @@ after(() => {
 
 const require = createRequire(import.meta.url)
 const { DEFAULT_TOOLS } = require('../js/tools.js')
-const { schemas } = require('../index.js')
+const { schemas, applyDryRun } = require('../index.js')
 const { failureText } = require('../js/adapters/render.js')
 
 const call = (id, name, args) => ({ type: 'tool_call', id, name, args })
@@ -108,6 +108,21 @@ test('createPatchFileTools: the default tools, named and described as the MCP to
   assert.equal(half.artifact.code, 'INVALID_INPUT')
   assert.match(half.content, /replace_block/)
   assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 3;\n')
+})
+
+test('a dry run reaches the model without a run_id (no default tool applies one); the artifact keeps it for applyDryRun', async () => {
+  const ws = tempDir('pft-langchain-')
+  const file = path.join(ws, 'a.txt')
+  fs.writeFileSync(file, 'one\n')
+  const patchFile = createPatchFileTools({ workspaceRoot: ws }).find((t) => t.name === 'patch_file')
+  const m = await patchFile.invoke(call('d', 'patch_file', { file_path: 'a.txt', search_block: 'one', replace_block: 'two', dry_run: true }))
+  assert.equal(m.status, 'success')
+  assert.match(m.artifact.run_id, /^dr_/)
+  const { run_id: _runId, expires_in: _expiresIn, ...rest } = m.artifact
+  assert.deepEqual(JSON.parse(m.content), rest, 'the model reads the preview without run_id and expires_in')
+  assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
+  assert.equal((await applyDryRun({ run_id: m.artifact.run_id }, { workspaceRoot: ws })).ok, true)
+  assert.equal(fs.readFileSync(file, 'utf8'), 'two\n')
 })
 
 const haveFlock = spawnSync('sh', ['-c', 'command -v flock']).status === 0

@@ -160,3 +160,14 @@ test('the editor answers every operation with { status, output } and never rejec
   const over = await editor.createFile({ type: 'create_file', path: 'e.txt', diff: '+new' })
   assert.deepEqual(over, { status: 'completed', output: 'Replaced e.txt, which already existed (4 bytes before, 4 now).' })
 })
+
+test('an editor made with dryRun answers the change without a run_id: nothing in this tool set applies one', async () => {
+  const ws = tempDir('pft-agents-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const r = await createEditor({ workspaceRoot: ws, dryRun: true }).updateFile({ type: 'update_file', path: 'a.txt', diff: '@@\n-one\n+two\n' })
+  assert.deepEqual(r, {
+    status: 'completed',
+    output: 'Updated a.txt: 1 section applied at line 1.\nDry run: nothing was written.\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n',
+  })
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+})

@@ -43,10 +43,14 @@ function withWarnings(lines, r) {
   return lines.join('\n')
 }
 
-/** The tool_result text of a successful command. */
+/**
+ * The tool_result text of a successful command. A dry run's run_id is left
+ * out: this tool set has nothing that applies one (js/tools.js forSet), so
+ * the change is written by sending the command again without dry_run.
+ */
 function successText(input, r) {
   const path = input && typeof input.path === 'string' ? input.path : r.file_path
-  if (r.dry_run) return withWarnings([`Dry run: nothing was written (run_id ${r.run_id}). The change would be:`, r.diff || ''], r)
+  if (r.dry_run) return withWarnings(['Dry run: nothing was written. The change would be:', r.diff || ''], r)
   switch (r.command) {
     case 'view': {
       if (r.kind === 'directory') {

@@ -25,10 +25,18 @@
 // result, and an unexpected exception becomes an INTERNAL_ERROR result. The
 // SDK's abort signal (AI SDK `abortSignal`, LangChain `signal`) cancels the
 // engine call, together with any `signal` in the options.
+//
+// What the model reads of a result holds no handle that no tool of the set
+// takes (js/tools.js forSet): a dry run's run_id, since the default set has
+// no apply_last_dry_run. The application's result object keeps it (AI SDK
+// `toolResults`, LangChain `artifact`), for applyDryRun.
 
 const tools = require('../tools.js')
 const engine = require('../engine.js')
 const { failureText, internalError } = require('./render.js')
+
+/** How the default set answers the model (js/tools.js forSet). */
+const defaultSet = tools.forSet(tools.DEFAULT_TOOLS)
 
 /** A deep, unfrozen copy of a JSON value. */
 const copy = (v) => JSON.parse(JSON.stringify(v))
@@ -68,7 +76,7 @@ function entries(options) {
 
 /** The text the model receives for a result: its JSON on success, the failure text otherwise. */
 function modelText(result) {
-  return result && result.ok === true ? JSON.stringify(result) : failureText(result)
+  return result && result.ok === true ? JSON.stringify(defaultSet.result(result)) : failureText(result)
 }
 
 /** The AI SDK tool set: tool name -> `tool({ description, inputSchema, execute, toModelOutput })`. */
@@ -80,7 +88,7 @@ function aiSdkTools(ai, options) {
       inputSchema: ai.jsonSchema(e.parameters()),
       execute: (input, callOptions) => e.run(input, callOptions && callOptions.abortSignal),
       toModelOutput: ({ output }) =>
-        output && output.ok === true ? { type: 'json', value: output } : { type: 'error-text', value: failureText(output) },
+        output && output.ok === true ? { type: 'json', value: defaultSet.result(output) } : { type: 'error-text', value: failureText(output) },
     })
   }
   return set

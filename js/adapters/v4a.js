@@ -148,7 +148,8 @@ function successText(op, r) {
       if (LEVELS[h.level]) out.push(`Section ${h.index + 1} matched only ${LEVELS[h.level]}.`)
     }
   }
-  if (r.dry_run) out.push(`Dry run: nothing was written (run_id ${r.run_id}).`, r.diff || '')
+  // No run_id: nothing in this tool set applies one (js/tools.js forSet); the operation is sent again instead.
+  if (r.dry_run) out.push('Dry run: nothing was written.', r.diff || '')
   for (const w of Array.isArray(r.warnings) ? r.warnings : []) out.push(`warning: ${w}`)
   return out.join('\n')
 }

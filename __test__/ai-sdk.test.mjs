@@ -187,6 +187,38 @@ test("the AI SDK's abort signal cancels the engine call: CANCELLED, nothing writ
   assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
 })
 
+test('execute and toModelOutput never throw when reading what code hands them throws: INVALID_INPUT, nothing written', async () => {
+  const ws = tempDir('pft-ai-sdk-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const set = createPatchFileTools({ workspaceRoot: ws })
+  const boom = (what) => () => {
+    throw new Error(`${what} threw`)
+  }
+  const proxy = new Proxy({}, { get: boom('get'), has: boom('has'), ownKeys: boom('ownKeys'), getOwnPropertyDescriptor: boom('descriptor') })
+  const edit = { file_path: 'a.txt', search_block: 'one', replace_block: 'two' }
+  for (const callOptions of [proxy, { get abortSignal() { throw new Error('abortSignal getter') } }]) {
+    let r
+    assert.doesNotThrow(() => (r = set.patch_file.execute(edit, callOptions)))
+    r = await r
+    assert.deepEqual(Object.keys(r), ['ok', 'code', 'message'], JSON.stringify(r))
+    assert.deepEqual([r.ok, r.code], [false, 'INVALID_INPUT'])
+    assert.match(r.message, /^the call options threw an exception when read \(\w+ (getter|threw)\)/)
+  }
+  // The tool input itself is the engine's to refuse, and so are the options, joined to the SDK's abort signal.
+  const own = await set.patch_file.execute(proxy, {})
+  assert.deepEqual([own.ok, own.code], [false, 'INVALID_INPUT'])
+  const hostileOptions = await createPatchFileTools(proxy).patch_file.execute(edit, { abortSignal: new AbortController().signal })
+  assert.deepEqual([hostileOptions.ok, hostileOptions.code], [false, 'INVALID_INPUT'], JSON.stringify(hostileOptions))
+  assert.match(hostileOptions.message, /^options is a value that threw an exception when read/)
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+  for (const [label, part] of [['undefined', undefined], ['a Proxy', proxy], ['a throwing getter', { get output() { throw new Error('output getter') } }]]) {
+    let out
+    assert.doesNotThrow(() => (out = set.patch_file.toModelOutput(part)), label)
+    assert.equal(out.type, 'error-text')
+    assert.match(out.value, /^INVALID_INPUT: the tool output (is missing|threw an exception when read)/)
+  }
+})
+
 test('a dry run reaches the model without a run_id (no default tool applies one); the application keeps it for applyDryRun', async () => {
   const ws = tempDir('pft-ai-sdk-')
   const file = path.join(ws, 'a.txt')

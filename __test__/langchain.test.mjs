@@ -63,6 +63,37 @@ test('tools.applyPatch with createApplyPatchExecute: operations apply and each a
   assert.ok(!fs.existsSync(path.join(ws, 'lib', 'README.md')))
 })
 
+test('the applyPatch execute never rejects when reading the operation throws: INVALID_INPUT, nothing written', async () => {
+  const ws = tempDir('pft-langchain-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const execute = createApplyPatchExecute({ workspaceRoot: ws })
+  const boom = (what) => () => {
+    throw new Error(`${what} threw`)
+  }
+  const proxy = new Proxy({}, { get: boom('get'), has: boom('has'), ownKeys: boom('ownKeys'), getOwnPropertyDescriptor: boom('descriptor') })
+  for (const op of [
+    proxy,
+    { get type() { throw new Error('type getter') }, path: 'a.txt', diff: '@@\n-one\n+two\n' },
+    { type: 'update_file', get path() { throw new Error('path getter') }, diff: '@@\n-one\n+two\n' },
+  ]) {
+    const text = await execute(op)
+    assert.match(text, /^INVALID_INPUT: the operation threw an exception when read \(\w+ (getter|threw)\).*; nothing was written$/)
+  }
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+  // A path that reads twice and then throws: the answer agrees with the file.
+  let reads = 0
+  const flaky = {
+    type: 'update_file',
+    get path() {
+      if (++reads > 2) throw new Error('path read three times')
+      return 'a.txt'
+    },
+    diff: '@@\n-one\n+two\n',
+  }
+  const text = await execute(flaky)
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), text.startsWith('Updated') ? 'two\n' : 'one\n', text)
+})
+
 test('createPatchFileTools: the default tools, named and described as the MCP tools; a ToolMessage with the result as content and artifact', async () => {
   const ws = tempDir('pft-langchain-')
   fs.writeFileSync(path.join(ws, 'config.ts'), 'export const retries = 2;\n')

@@ -146,8 +146,13 @@ function sdksIn(paths) {
   return [...found].sort()
 }
 
+// AI SDK 7 ships one build, an ES module (`"type": "module"`, no `require`
+// condition): import and require both load it (require(esm), Node 20.19+).
+const aiOneBuild = JSON.parse(fs.readFileSync(path.join(REPO, 'node_modules', 'ai', 'package.json'), 'utf8')).type === 'module'
 const ownSdk = {
-  'ai-sdk': { pkg: 'ai', esm: /\/node_modules\/ai\/dist\/index\.mjs$/, cjs: /\/node_modules\/ai\/dist\/index\.js$/ },
+  'ai-sdk': aiOneBuild
+    ? { pkg: 'ai', esm: /\/node_modules\/ai\/dist\/index\.js$/, cjs: /\/node_modules\/ai\/dist\/index\.js$/, oneBuild: true }
+    : { pkg: 'ai', esm: /\/node_modules\/ai\/dist\/index\.mjs$/, cjs: /\/node_modules\/ai\/dist\/index\.js$/ },
   langchain: { pkg: '@langchain/core', esm: /\/node_modules\/@langchain\/core\/dist\/tools\/index\.js$/, cjs: /\/node_modules\/@langchain\/core\/dist\/tools\/index\.cjs$/ },
 }
 const use = {
@@ -170,7 +175,10 @@ for (const sub of SUBPATHS) {
         [],
         `${how} ${sub} loads no other SDK`,
       )
-      if (own) {
+      if (own && own.oneBuild) {
+        // One build: it is what loads, whichever way the adapter was loaded (require(esm) lists it in require.cache).
+        assert.ok(loaded.some((p) => own.esm.test(p)), `${how} ${sub}: ${own.pkg}'s one build loaded`)
+      } else if (own) {
         const [want, not] = how === 'import' ? [out.esm, out.cjs] : [out.cjs, out.esm]
         assert.ok(want.some((p) => own[how === 'import' ? 'esm' : 'cjs'].test(p)), `${how} ${sub}: ${own.pkg}'s ${how === 'import' ? 'ES module' : 'CommonJS'} build loaded`)
         assert.ok(!not.some((p) => own.esm.test(p) || own.cjs.test(p)), `${how} ${sub}: not also the other build of ${own.pkg}`)

@@ -32,7 +32,7 @@ after(() => {
 
 const require = createRequire(import.meta.url)
 const { DEFAULT_TOOLS } = require('../js/tools.js')
-const { schemas } = require('../index.js')
+const { schemas, applyDryRun } = require('../index.js')
 const { failureText } = require('../js/adapters/render.js')
 const { aiSdkTools } = require('../js/adapters/toolset.js')
 
@@ -202,5 +202,58 @@ test(`AI SDK ${major}: ` + "the AI SDK's abort signal cancels the engine call: C
   )
   assert.equal(r.code, 'CANCELLED')
   assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+})
+
+test(`AI SDK ${major}: ` + 'execute and toModelOutput never throw when reading what code hands them throws: INVALID_INPUT, nothing written', async () => {
+  const ws = tempDir('pft-ai-sdk-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const set = createPatchFileTools({ workspaceRoot: ws })
+  const boom = (what) => () => {
+    throw new Error(`${what} threw`)
+  }
+  const proxy = new Proxy({}, { get: boom('get'), has: boom('has'), ownKeys: boom('ownKeys'), getOwnPropertyDescriptor: boom('descriptor') })
+  const edit = { file_path: 'a.txt', search_block: 'one', replace_block: 'two' }
+  for (const callOptions of [proxy, { get abortSignal() { throw new Error('abortSignal getter') } }]) {
+    let r
+    assert.doesNotThrow(() => (r = set.patch_file.execute(edit, callOptions)))
+    r = await r
+    assert.deepEqual(Object.keys(r), ['ok', 'code', 'message'], JSON.stringify(r))
+    assert.deepEqual([r.ok, r.code], [false, 'INVALID_INPUT'])
+    assert.match(r.message, /^the call options threw an exception when read \(\w+ (getter|threw)\)/)
+  }
+  // The tool input itself is the engine's to refuse, and so are the options, joined to the SDK's abort signal.
+  const own = await set.patch_file.execute(proxy, {})
+  assert.deepEqual([own.ok, own.code], [false, 'INVALID_INPUT'])
+  const hostileOptions = await createPatchFileTools(proxy).patch_file.execute(edit, { abortSignal: new AbortController().signal })
+  assert.deepEqual([hostileOptions.ok, hostileOptions.code], [false, 'INVALID_INPUT'], JSON.stringify(hostileOptions))
+  assert.match(hostileOptions.message, /^options is a value that threw an exception when read/)
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+  for (const [label, part] of [['undefined', undefined], ['a Proxy', proxy], ['a throwing getter', { get output() { throw new Error('output getter') } }]]) {
+    let out
+    assert.doesNotThrow(() => (out = set.patch_file.toModelOutput(part)), label)
+    assert.equal(out.type, 'error-text')
+    assert.match(out.value, /^INVALID_INPUT: the tool output (is missing|threw an exception when read)/)
+  }
+})
+
+test(`AI SDK ${major}: ` + 'a dry run reaches the model without a run_id (no default tool applies one); the application keeps it for applyDryRun', async () => {
+  const ws = tempDir('pft-ai-sdk-')
+  const file = path.join(ws, 'a.txt')
+  fs.writeFileSync(file, 'one\n')
+  const { model, calls } = scriptedModel([
+    toolCall('d', 'patch_file', { file_path: 'a.txt', search_block: 'one', replace_block: 'two', dry_run: true }),
+    answer('previewed'),
+  ])
+  const result = await generateText({ model, tools: createPatchFileTools({ workspaceRoot: ws }), stopWhen: stepCountIs(3), prompt: 'preview' })
+  const output = result.steps[0].toolResults[0].output
+  assert.equal(output.dry_run, true)
+  assert.match(output.run_id, /^dr_/)
+  const seen = toolResultsIn(calls[1].prompt).d.output
+  assert.equal(seen.type, 'json')
+  const { run_id: _runId, expires_in: _expiresIn, ...rest } = output
+  assert.deepEqual(seen.value, rest, 'the model reads the preview without run_id and expires_in')
+  assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
+  assert.equal((await applyDryRun({ run_id: output.run_id }, { workspaceRoot: ws })).ok, true)
+  assert.equal(fs.readFileSync(file, 'utf8'), 'two\n')
 })
 }

@@ -148,3 +148,71 @@ test('toolResult: a failure is is_error with the code, never a rejection; create
   assert.deepEqual(createTextEditor({ workspaceRoot: ws }).tool, { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' })
   assert.throws(() => createTextEditor({ maxCharacters: 0 }), TypeError)
 })
+
+test('run and toolResult never throw when reading what code hands them throws: INVALID_INPUT, shaped as every failure, nothing written', async () => {
+  const ws = tempDir('pft-anthropic-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const boom = (what) => () => {
+    throw new Error(`${what} threw`)
+  }
+  // Reading these throws: a getter, a Proxy whose every trap throws (misuse from code; a model's input is JSON).
+  const proxy = new Proxy({}, { get: boom('get'), has: boom('has'), ownKeys: boom('ownKeys'), getOwnPropertyDescriptor: boom('descriptor') })
+  const inputs = [
+    { get command() { throw new Error('command getter') }, path: 'a.txt' },
+    { command: 'view', path: 'a.txt', get max_characters() { throw new Error('max_characters getter') } },
+    proxy,
+  ]
+  for (const editor of [createTextEditor({ workspaceRoot: ws }), createTextEditor({ workspaceRoot: ws, maxCharacters: 50 })]) {
+    for (const input of inputs) {
+      const r = await editor.run(input)
+      assert.deepEqual(Object.keys(r), ['ok', 'code', 'message'], JSON.stringify(r))
+      assert.deepEqual([r.ok, r.code], [false, 'INVALID_INPUT'])
+      assert.match(r.message, /threw an exception when read/)
+      const res = await editor.toolResult(toolUse('t1', input))
+      assert.deepEqual(Object.keys(res), ['type', 'tool_use_id', 'content', 'is_error'])
+      assert.deepEqual([res.type, res.tool_use_id, res.is_error], ['tool_result', 't1', true])
+      assert.match(res.content, /^INVALID_INPUT: .*threw an exception when read/)
+    }
+    // The tool_use block itself: its id, name or input cannot be read, or it is a Proxy.
+    const blocks = [
+      { type: 'tool_use', get id() { throw new Error('id getter') }, name: 'str_replace_based_edit_tool', input: { command: 'view', path: 'a.txt' } },
+      { type: 'tool_use', id: 'b', get name() { throw new Error('name getter') }, input: { command: 'view', path: 'a.txt' } },
+      { type: 'tool_use', id: 'c', name: 'str_replace_based_edit_tool', get input() { throw new Error('input getter') } },
+      proxy,
+    ]
+    for (const block of blocks) {
+      const res = await editor.toolResult(block)
+      assert.equal(res.type, 'tool_result')
+      assert.equal(res.is_error, true)
+      assert.match(res.content, /^INVALID_INPUT: the tool_use block threw an exception when read \(\w+ (getter|threw)\)/)
+    }
+    // A path that reads once and then throws: the answer, whatever it is, agrees with the files.
+    let reads = 0
+    const flaky = {
+      command: 'create',
+      get path() {
+        if (++reads > 1) throw new Error('path read twice')
+        return 'new.txt'
+      },
+      file_text: 'new\n',
+    }
+    const res = await editor.toolResult(toolUse('f', flaky))
+    assert.equal(res.type, 'tool_result')
+    assert.equal(fs.existsSync(path.join(ws, 'new.txt')), res.is_error !== true, res.content)
+    fs.rmSync(path.join(ws, 'new.txt'), { force: true })
+  }
+  assert.deepEqual(fs.readdirSync(ws), ['a.txt'])
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+})
+
+test('a dry run answers the change without a run_id: nothing in this tool set applies one', async () => {
+  const ws = tempDir('pft-anthropic-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const editor = createTextEditor({ workspaceRoot: ws })
+  const input = { command: 'str_replace', path: 'a.txt', old_str: 'one', new_str: 'two', dry_run: true }
+  assert.match((await editor.run(input)).run_id, /^dr_/, 'the result object keeps it for applyDryRun')
+  const res = await editor.toolResult(toolUse('d', input))
+  assert.equal(res.is_error, undefined, res.content)
+  assert.equal(res.content, 'Dry run: nothing was written. The change would be:\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n')
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+})

@@ -29,7 +29,7 @@ after(() => {
 
 const require = createRequire(import.meta.url)
 const { DEFAULT_TOOLS } = require('../js/tools.js')
-const { schemas } = require('../index.js')
+const { schemas, applyDryRun } = require('../index.js')
 const { failureText } = require('../js/adapters/render.js')
 
 const call = (id, name, args) => ({ type: 'tool_call', id, name, args })
@@ -61,6 +61,37 @@ test('tools.applyPatch with createApplyPatchExecute: operations apply and each a
   const deleted = await applyPatch.invoke(call('c4', 'apply_patch', { type: 'delete_file', path: 'lib/README.md' }))
   assert.equal(deleted.content, 'Deleted lib/README.md.')
   assert.ok(!fs.existsSync(path.join(ws, 'lib', 'README.md')))
+})
+
+test('the applyPatch execute never rejects when reading the operation throws: INVALID_INPUT, nothing written', async () => {
+  const ws = tempDir('pft-langchain-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const execute = createApplyPatchExecute({ workspaceRoot: ws })
+  const boom = (what) => () => {
+    throw new Error(`${what} threw`)
+  }
+  const proxy = new Proxy({}, { get: boom('get'), has: boom('has'), ownKeys: boom('ownKeys'), getOwnPropertyDescriptor: boom('descriptor') })
+  for (const op of [
+    proxy,
+    { get type() { throw new Error('type getter') }, path: 'a.txt', diff: '@@\n-one\n+two\n' },
+    { type: 'update_file', get path() { throw new Error('path getter') }, diff: '@@\n-one\n+two\n' },
+  ]) {
+    const text = await execute(op)
+    assert.match(text, /^INVALID_INPUT: the operation threw an exception when read \(\w+ (getter|threw)\).*; nothing was written$/)
+  }
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+  // A path that reads twice and then throws: the answer agrees with the file.
+  let reads = 0
+  const flaky = {
+    type: 'update_file',
+    get path() {
+      if (++reads > 2) throw new Error('path read three times')
+      return 'a.txt'
+    },
+    diff: '@@\n-one\n+two\n',
+  }
+  const text = await execute(flaky)
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), text.startsWith('Updated') ? 'two\n' : 'one\n', text)
 })
 
 test('createPatchFileTools: the default tools, named and described as the MCP tools; a ToolMessage with the result as content and artifact', async () => {
@@ -108,6 +139,21 @@ test('createPatchFileTools: the default tools, named and described as the MCP to
   assert.equal(half.artifact.code, 'INVALID_INPUT')
   assert.match(half.content, /replace_block/)
   assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 3;\n')
+})
+
+test('a dry run reaches the model without a run_id (no default tool applies one); the artifact keeps it for applyDryRun', async () => {
+  const ws = tempDir('pft-langchain-')
+  const file = path.join(ws, 'a.txt')
+  fs.writeFileSync(file, 'one\n')
+  const patchFile = createPatchFileTools({ workspaceRoot: ws }).find((t) => t.name === 'patch_file')
+  const m = await patchFile.invoke(call('d', 'patch_file', { file_path: 'a.txt', search_block: 'one', replace_block: 'two', dry_run: true }))
+  assert.equal(m.status, 'success')
+  assert.match(m.artifact.run_id, /^dr_/)
+  const { run_id: _runId, expires_in: _expiresIn, ...rest } = m.artifact
+  assert.deepEqual(JSON.parse(m.content), rest, 'the model reads the preview without run_id and expires_in')
+  assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
+  assert.equal((await applyDryRun({ run_id: m.artifact.run_id }, { workspaceRoot: ws })).ok, true)
+  assert.equal(fs.readFileSync(file, 'utf8'), 'two\n')
 })
 
 const haveFlock = spawnSync('sh', ['-c', 'command -v flock']).status === 0

@@ -185,3 +185,51 @@ test('no line of a diff and no character of a path can change which files an ope
   assert.equal(fs.readFileSync(path.join(ws, 'v.txt'), 'utf8'), 'keep me too\n')
   assert.deepEqual(fs.readdirSync(ws).sort(), ['doc.md', 'v.txt', 'victim.txt'])
 })
+
+test('the editor never rejects when reading the operation throws: failed with INVALID_INPUT, nothing written', async () => {
+  const ws = tempDir('pft-agents-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const editor = createEditor({ workspaceRoot: ws })
+  const boom = (what) => () => {
+    throw new Error(`${what} threw`)
+  }
+  const proxy = new Proxy({}, { get: boom('get'), has: boom('has'), ownKeys: boom('ownKeys'), getOwnPropertyDescriptor: boom('descriptor') })
+  const ops = [
+    proxy,
+    { type: 'update_file', get path() { throw new Error('path getter') }, diff: '@@\n-one\n+two\n' },
+    { type: 'update_file', path: 'a.txt', get diff() { throw new Error('diff getter') } },
+    { type: 'update_file', path: 'a.txt', diff: '@@\n-one\n+two\n', get moveTo() { throw new Error('moveTo getter') } },
+  ]
+  for (const op of ops) {
+    for (const fn of [editor.createFile, editor.updateFile, editor.deleteFile]) {
+      const r = await fn(op)
+      assert.deepEqual(Object.keys(r), ['status', 'output'])
+      assert.equal(r.status, 'failed')
+      assert.match(r.output, /^INVALID_INPUT: the operation threw an exception when read \(\w+ (getter|threw)\).*; nothing was written$/)
+    }
+  }
+  assert.deepEqual(fs.readdirSync(ws), ['a.txt'])
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+  // A path that reads once and then throws: the answer agrees with the file.
+  let reads = 0
+  const flaky = {
+    get path() {
+      if (++reads > 1) throw new Error('path read twice')
+      return 'a.txt'
+    },
+    diff: '@@\n-one\n+two\n',
+  }
+  const r = await editor.updateFile(flaky)
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), r.status === 'completed' ? 'two\n' : 'one\n', r.output)
+})
+
+test('an editor made with dryRun answers the change without a run_id: nothing in this tool set applies one', async () => {
+  const ws = tempDir('pft-agents-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const r = await createEditor({ workspaceRoot: ws, dryRun: true }).updateFile({ type: 'update_file', path: 'a.txt', diff: '@@\n-one\n+two\n' })
+  assert.deepEqual(r, {
+    status: 'completed',
+    output: 'Updated a.txt: 1 section applied at line 1.\nDry run: nothing was written.\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n',
+  })
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+})

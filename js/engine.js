@@ -38,7 +38,11 @@ function run(tool, args, options) {
  * default. A caller's own `defaultMatch` wins.
  */
 function modelOptions(options) {
-  return { defaultMatch: ['line_endings'], ...options }
+  try {
+    return { defaultMatch: ['line_endings'], ...options }
+  } catch {
+    return options // options whose reading throws go as they are: the engine refuses them
+  }
 }
 
 /** Loads the engine ahead of the first call (the MCP server does at start-up); throws NATIVE_ENGINE_UNAVAILABLE. */

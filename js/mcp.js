@@ -11,7 +11,9 @@
 // use put no output schema before the model (they validate results with
 // them), and one listed obliges every answer to carry the result twice, as
 // `structuredContent` and as text. Without them an answer is one compact JSON
-// text block, the engine's result object: what every client shows the model.
+// text block, the engine's result object: what every client shows the model,
+// less what no listed tool takes (a dry run's run_id where apply_last_dry_run
+// is not listed, an undo's own id where undo is not: js/tools.js forSet).
 // With them each answer also carries `structuredContent`, and the schemas are
 // listed without their descriptions (docs/mcp-cli.md has the figures).
 //
@@ -177,11 +179,12 @@ function leanSchema(schema) {
 /**
  * The tools/list entry of a tool: inputSchema is the schema file's
  * `parameters`, unchanged; outputSchema (only when `outputSchemas`) is the
- * tool's output schema without descriptions.
+ * tool's output schema without descriptions, and without the handles no
+ * tool of the server's set takes (`set`: js/tools.js forSet).
  */
-function toListedTool(tool, { outputSchemas = false } = {}) {
+function toListedTool(tool, { outputSchemas = false, set } = {}) {
   const listed = { name: tool.name, title: tool.title, description: tool.schema.description, inputSchema: tool.schema.parameters }
-  if (outputSchemas) listed.outputSchema = leanSchema(tool.outputSchema)
+  if (outputSchemas) listed.outputSchema = leanSchema(set ? set.outputSchema(tool) : tool.outputSchema)
   if (Object.keys(tool.annotations).length) listed.annotations = tool.annotations
   return listed
 }
@@ -255,7 +258,9 @@ async function serve({ root, version, given, tools: served = tools.select('defau
   server.onerror = (err) => log.debug(`protocol: ${err && err.message ? err.message : err}`)
 
   const byName = new Map(served.map((t) => [t.name, t]))
-  const listed = served.map((t) => toListedTool(t, { outputSchemas }))
+  // Answers offer no call the served tools cannot make (no run_id without apply_last_dry_run, ...).
+  const set = tools.forSet([...byName.keys()])
+  const listed = served.map((t) => toListedTool(t, { outputSchemas, set }))
   /** Each answer sent -> the engine's result it carries (for the transport's RESULT_TOO_LARGE replacement). */
   const carried = new WeakMap()
 
@@ -275,7 +280,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
       // a commit already under way completes (writes are atomic).
       if (extra.signal.aborted) return null
       try {
-        return await engine.run(tool, args, { ...options, signal: extra.signal })
+        return set.result(await engine.run(tool, args, { ...options, signal: extra.signal }))
       } catch (err) {
         log.error(`${name}: ${err.stack || err}`)
         return { ok: false, code: 'INTERNAL_ERROR', message: `internal error (${err.message}); nothing was written` }

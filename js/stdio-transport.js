@@ -21,7 +21,8 @@
 //   `maxInFlight` calls held by the server via hold(), which covers cancelled
 //   calls that still run). Otherwise stdin is paused: a client that does not
 //   read stdout simply stops being read, and the server holds at most one
-//   chunk of unread input, one partial line and `maxInFlight` answers.
+//   chunk of unread input, one partial line and `maxInFlight` answers
+//   (`maxInFlight` - 1 + `maxBatch` when the last line read was a batch).
 // - Oversized lines (over `maxMessageBytes`) are skipped up to their newline,
 //   keeping only their first 4 KiB and last 256 bytes, and answered with
 //   -32600 carrying the request's id when it can be read from there: a
@@ -42,6 +43,26 @@
 //   turns a tools/call result into a RESULT_TOO_LARGE tool error); otherwise
 //   they become a -32603 error. Every request read is answered.
 // - A last line without a newline at EOF is processed like any other.
+//
+// Batches (a JSON array of messages on one line, which the SDK's
+// StdioServerTransport cannot parse either): protocol 2025-03-26 requires a
+// server to take them, 2025-06-18 removed them. The version is the one the
+// server answered to initialize, seen here as that answer goes out. Under
+// 2025-03-26 each member is taken as a line of its own would be (every check
+// above applies to each; the size and width limits to the whole line), and
+// the answers to its requests are written together, one JSON array on one
+// line, in the members' order, once every request in it is answered: no
+// entry for a notification, a response or a cancelled request, and no line
+// when that leaves none (JSON-RPC 2.0, section 6). A batch holds at most
+// `maxBatch` messages (default `maxInFlight`) and its answer at most
+// `maxResultBytes` in all: an answer that does not fit in what is left goes
+// through `tooLarge` as a line's would. Its requests count as unanswered
+// until the batch's answer is written, so back-pressure holds. Answers are
+// routed by id, so a member may not take the id of a request in flight, nor
+// a line the id of a batch member, and initialize may not be a member
+// (-32600 each). An empty batch, one over the limit, one before initialize
+// and any batch under another version get one -32600 with id null, and none
+// of it is run.
 //
 // A line that is not valid UTF-8 is refused with -32700 (JSON text is UTF-8)
 // and never reaches a tool: decoding it leniently would turn each bad byte
@@ -74,6 +95,8 @@ const DEFAULT_MAX_MESSAGE_BYTES = 128 * 1024 * 1024
 const DEFAULT_MAX_RESULT_BYTES = 128 * 1024 * 1024
 /** Requests read but not answered yet, at most. */
 const DEFAULT_MAX_IN_FLIGHT = 16
+/** The protocol versions that have JSON-RPC batches: 2025-03-26 added them, 2025-06-18 removed them. */
+const BATCH_VERSIONS = new Set(['2025-03-26'])
 /** Deepest nesting of objects and arrays in a message. Tool arguments may nest 64 levels (the engine's limit). */
 const MAX_DEPTH = 128
 /**
@@ -97,7 +120,7 @@ class LineTransport {
   /**
    * @param {{
    *   stdin?: NodeJS.ReadableStream, stdout?: NodeJS.WritableStream,
-   *   maxMessageBytes?: number, maxResultBytes?: number, maxInFlight?: number,
+   *   maxMessageBytes?: number, maxResultBytes?: number, maxInFlight?: number, maxBatch?: number,
    *   tooLarge?: (message: object, info: {method?: string, reason: string, limit: number}) => object | undefined,
    *   log?: (level: 'error'|'info'|'debug', message: string) => void,
    *   onEnd?: () => void,
@@ -105,6 +128,7 @@ class LineTransport {
    *   tooLarge: called for an answer that cannot be sent (too large, or not serializable);
    *     returns the answer to send instead (for the same id), or undefined for a -32603 error.
    *   onEnd: called once when stdin ends (after its last line is taken) or fails (the client went away).
+   *   maxBatch: most messages in one batch (default: maxInFlight).
    */
   constructor(opts = {}) {
     this._in = opts.stdin || process.stdin
@@ -112,6 +136,7 @@ class LineTransport {
     this._max = opts.maxMessageBytes || DEFAULT_MAX_MESSAGE_BYTES
     this._maxOut = opts.maxResultBytes || DEFAULT_MAX_RESULT_BYTES
     this._maxInFlight = opts.maxInFlight || DEFAULT_MAX_IN_FLIGHT
+    this._maxBatch = opts.maxBatch || this._maxInFlight
     this._tooLarge = opts.tooLarge
     this._log = opts.log || (() => {})
     this._onEnd = opts.onEnd
@@ -128,7 +153,9 @@ class LineTransport {
     this._backlog = [] // chunks read from stdin, not framed yet
     this._inEnded = false
     this._inputDone = false
-    this._pending = new Map() // key(id) -> method of each request handed on and not answered
+    this._pending = new Map() // key(id) -> method of each request handed on and not answered (a batch member: until its batch's answer is written)
+    this._batchOf = new Map() // key(id) -> {batch, index} of each request of a batch whose answer is not written yet
+    this._protocolVersion = undefined // as answered to initialize
     this._held = 0
     this._congested = false
     this._pumping = false
@@ -349,7 +376,21 @@ class LineTransport {
       this.onerror?.(err)
       return
     }
-    const isObject = value !== null && typeof value === 'object' && !Array.isArray(value)
+    if (Array.isArray(value)) {
+      this._batch(text, value)
+      return
+    }
+    this._message(text, value, null)
+  }
+
+  /**
+   * Takes one parsed message: `text` is its JSON text (for the exact text of
+   * a numeric id), `batch` the batch it is a member of, or null for a line of
+   * its own. Requests go on to the SDK; what the server refuses is answered
+   * here (in the batch's answer for a member).
+   */
+  _message(text, value, batch) {
+    const isObject = isPlainObject(value)
     // A numeric id whose text a JS number does not give back: carried as a surrogate.
     let fractionalId
     if (isObject && typeof value.id === 'number') {
@@ -368,7 +409,7 @@ class LineTransport {
     const isRequest = isObject && typeof value.method === 'string' && id !== null
     if (nestedDeeperThan(value, MAX_DEPTH)) {
       if (isRequest) {
-        this._reject(ErrorCode.InvalidRequest, `Invalid Request: the message is nested deeper than ${MAX_DEPTH} levels; it was not run`, id)
+        this._reject(ErrorCode.InvalidRequest, `Invalid Request: the message is nested deeper than ${MAX_DEPTH} levels; it was not run`, id, undefined, batch)
       } else {
         const desc = isObject && typeof value.method === 'string' ? `notification ${value.method}` : `message${id === null ? '' : ` with id ${this.idText(id)}`}`
         this._log('info', `dropped a ${desc} nested deeper than ${MAX_DEPTH} levels`)
@@ -390,33 +431,159 @@ class LineTransport {
       } catch {
         bad = { code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 message' }
       }
-      this._reject(bad.code, bad.message, id, bad.data)
+      this._reject(bad.code, bad.message, id, bad.data, batch)
       this.onerror?.(new Error(`invalid JSON-RPC message: ${bad.message}`))
       return
     }
     const message = parsed.data
-    if (isRequest) this._pending.set(key(id), message.method)
+    const k = isRequest ? key(id) : undefined
+    if (isRequest) {
+      // An answer is routed by its id: a batch member's id must not be one in flight, nor a line's the id of a batch member.
+      const refusal = batch
+        ? message.method === 'initialize'
+          ? 'initialize must not be part of a batch'
+          : this._pending.has(k) && `id ${this.idText(id)} is already used by a request not answered yet; give each request in flight its own id`
+        : this._batchOf.has(k) && `id ${this.idText(id)} is already used by a request of a batch not answered yet; give each request in flight its own id`
+      if (refusal) {
+        this._reject(ErrorCode.InvalidRequest, `Invalid Request: ${refusal}; it was not run`, id, undefined, batch)
+        return
+      }
+      this._pending.set(k, message.method)
+      if (batch) {
+        this._batchOf.set(k, { batch, index: batch.slots.push(undefined) - 1 })
+        batch.keys.push(k)
+        batch.waiting++
+      }
+    }
     try {
       this.onmessage?.(message)
     } catch (err) {
       const why = err && err.message ? err.message : String(err)
       if (isRequest) {
         this._log('info', `request ${this.idText(id)} (${message.method}) could not be taken: ${why}; answered with -32603`)
-        this._reject(ErrorCode.InternalError, `Internal error: the request could not be taken (${why}); it was not run`, id)
+        const error = { code: ErrorCode.InternalError, message: `Internal error: the request could not be taken (${why}); it was not run` }
+        const member = this._batchOf.get(k)
+        if (member) this._answerMember(member, { jsonrpc: '2.0', id, error })
+        else {
+          if (this._pending.delete(k)) this._pump()
+          this._reject(error.code, error.message, id)
+        }
       } else {
         this._log('info', `dropped a message${id === null ? '' : ` with id ${this.idText(id)}`}: ${why}`)
       }
     }
     // A cancelled request gets no answer: it no longer counts as unanswered
-    // (the server's hold() keeps counting the call while it still runs).
+    // (the server's hold() keeps counting the call while it still runs), and
+    // a batch member gets no entry in its batch's answer.
     if (message.method === 'notifications/cancelled' && message.params && validId(message.params.requestId)) {
-      if (this._pending.delete(key(message.params.requestId))) this._pump()
+      const cancelled = key(message.params.requestId)
+      const member = this._batchOf.get(cancelled)
+      if (member) this._cancelMember(member)
+      else if (this._pending.delete(cancelled)) this._pump()
     }
   }
 
-  _reject(code, message, id, data) {
+  /**
+   * A line holding a JSON array: a JSON-RPC batch. Taken only when the
+   * protocol version negotiated at initialize has batches (2025-03-26);
+   * otherwise, and when empty or over the size limit, refused with one
+   * -32600 (id null) and none of it run. Each member is taken as a line of
+   * its own would be; the answers to its requests are gathered and written
+   * as one JSON array once every one is answered (JSON-RPC 2.0 section 6).
+   */
+  _batch(text, members) {
+    const refuse = (why) => {
+      this._reject(ErrorCode.InvalidRequest, `Invalid Request: ${why}`, null)
+      this._log('info', `refused a batch of ${members.length} message${members.length === 1 ? '' : 's'}: ${why}`)
+    }
+    const version = this._protocolVersion
+    if (version === undefined) {
+      return refuse(
+        `a batch (a JSON array of messages) is taken only after initialize, and only when it negotiated protocol version ${[...BATCH_VERSIONS].join(', ')}; none of it was run`,
+      )
+    }
+    if (!BATCH_VERSIONS.has(version)) {
+      return refuse(
+        `protocol version ${version} has no JSON-RPC batches (only ${[...BATCH_VERSIONS].join(', ')} has them); send one message per line. None of it was run`,
+      )
+    }
+    if (members.length === 0) return refuse('an empty batch; a batch holds at least one message')
+    if (members.length > this._maxBatch) {
+      return refuse(
+        `a batch holds at most ${this._maxBatch} messages (the server's limit of requests in flight); this one holds ${members.length}. None of it was run; send fewer per batch`,
+      )
+    }
+    // Each member's own JSON text, for the exact text of its numeric ids.
+    const texts = arrayItems(text)
+    const batch = { slots: [], keys: [], waiting: 0, bytes: 1, open: true, written: false, resolve: null, promise: null }
+    batch.promise = new Promise((resolve) => (batch.resolve = resolve))
+    for (let i = 0; i < members.length; i++) {
+      this._message(texts && texts.length === members.length ? texts[i] : JSON.stringify(members[i]), members[i], batch)
+    }
+    batch.open = false
+    this._settleBatch(batch)
+  }
+
+  /** The answer `message` to the batch member `member` ({batch, index}); resolves when the batch's answer is written. */
+  _answerMember({ batch, index }, message) {
+    const slot = batch.slots[index]
+    if (typeof slot === 'string' || batch.written) return batch.promise
+    if (slot === undefined) batch.waiting--
+    this._entry(batch, index, message, true)
+    this._settleBatch(batch)
+    return batch.promise
+  }
+
+  /** A batch member cancelled before its answer: no entry for it. */
+  _cancelMember({ batch, index }) {
+    if (batch.slots[index] !== undefined || batch.written) return
+    batch.slots[index] = null
+    batch.waiting--
+    this._settleBatch(batch)
+  }
+
+  /**
+   * Puts `message` in slot `index` of `batch`'s answer, within what is left
+   * of the result limit for the whole answer: an answer that does not fit is
+   * replaced as a line's would be (the tooLarge hook, else a -32603 error).
+   */
+  _entry(batch, index, message, isAnswer) {
+    const left = Math.max(0, this._maxOut - batch.bytes - 1)
+    const line = this._serialize(message, isAnswer, left, true)
+    batch.slots[index] = line
+    if (line !== null) batch.bytes += Buffer.byteLength(line) + 1
+  }
+
+  /** Writes `batch`'s answer once every member is read and every request in it answered (nothing when no entry). */
+  _settleBatch(batch) {
+    if (batch.open || batch.waiting > 0 || batch.written) return
+    batch.written = true
+    for (const k of batch.keys) {
+      this._pending.delete(k)
+      this._batchOf.delete(k)
+    }
+    const entries = batch.slots.filter((s) => typeof s === 'string')
+    let p = Promise.resolve()
+    if (entries.length > 0 && !this._closed && !this._outBroken) {
+      // One line, written in parts: the entries are never joined into one more string.
+      p = new Promise((resolve) => {
+        let ok = true
+        for (let i = 0; i < entries.length; i++) ok = this._out.write((i === 0 ? '[' : ',') + entries[i]) && ok
+        ok = this._out.write(']\n', () => resolve()) && ok
+        if (!ok) this._congested = true
+      })
+      this._lastWrite = p
+    }
+    batch.resolve(p)
+    this._pump()
+  }
+
+  /** Answers with a JSON-RPC error the server gives itself: on a line of its own, or as an entry of `batch`'s answer. */
+  _reject(code, message, id, data, batch = null) {
     const error = data === undefined ? { code, message } : { code, message, data }
-    this.send({ jsonrpc: '2.0', id, error }).catch(() => {})
+    const answer = { jsonrpc: '2.0', id, error }
+    if (batch) this._entry(batch, batch.slots.push(undefined) - 1, answer, validId(id))
+    else this._write(answer, validId(id))
   }
 
   /** The surrogate id standing for the numeric id whose exact JSON text is `raw`. */
@@ -486,10 +653,32 @@ class LineTransport {
     return body === '{}' ? `{"id":${raw}}` : `{"id":${raw},${body.slice(1)}`
   }
 
-  /** Writes one message; resolves once it is handed to the OS (or stdout broke). Never throws. */
+  /**
+   * Sends one message (the SDK's answers, and its notifications and
+   * requests): written as a line of its own, or, for the answer to a batch
+   * member, kept for its batch's answer. Resolves once it is handed to the OS
+   * (or stdout broke). Never throws.
+   */
   send(message) {
     if (this._closed || this._outBroken) return Promise.resolve()
     const isAnswer = message && typeof message === 'object' && message.method === undefined && validId(message.id)
+    if (isAnswer) {
+      const k = key(message.id)
+      const member = this._batchOf.get(k)
+      if (member) return this._answerMember(member, message)
+      // The protocol version initialize negotiated: whether batches are taken.
+      if (this._pending.get(k) === 'initialize' && message.result && typeof message.result.protocolVersion === 'string') {
+        this._protocolVersion = message.result.protocolVersion
+      }
+    }
+    const p = this._write(message, isAnswer)
+    if (isAnswer && this._pending.delete(key(message.id))) this._pump()
+    return p
+  }
+
+  /** Writes one message as a line; resolves once it is handed to the OS. */
+  _write(message, isAnswer) {
+    if (this._closed || this._outBroken) return Promise.resolve()
     const line = this._serialize(message, isAnswer)
     if (line === null) return Promise.resolve()
     const p = new Promise((resolve) => {
@@ -497,12 +686,16 @@ class LineTransport {
       if (!ok) this._congested = true
     })
     this._lastWrite = p
-    if (isAnswer && this._pending.delete(key(message.id))) this._pump()
     return p
   }
 
-  /** The message as one JSON line within the limit; for an answer that cannot be, its replacement; null to drop. */
-  _serialize(message, isAnswer) {
+  /**
+   * The message as JSON within `limit` bytes (the result limit for a line;
+   * what is left of it for an entry of a batch's answer); for an answer that
+   * cannot be, its replacement; null to drop.
+   */
+  _serialize(message, isAnswer, limit = this._maxOut, inBatch = false) {
+    const fits = (text) => text.length <= limit / 3 || Buffer.byteLength(text) <= limit
     let line
     let reason
     try {
@@ -510,12 +703,12 @@ class LineTransport {
     } catch (err) {
       reason = err && err.message ? err.message : String(err)
     }
-    if (line !== undefined && line.length > this._maxOut / 3) {
+    if (line !== undefined && !fits(line)) {
       const bytes = Buffer.byteLength(line)
-      if (bytes > this._maxOut) {
-        reason = `${bytes} bytes, over the limit of ${this._maxOut} bytes`
-        line = undefined
-      }
+      reason = inBatch
+        ? `${bytes} bytes, over the ${limit} bytes left for it in its batch's answer (one message, of at most ${this._maxOut} bytes)`
+        : `${bytes} bytes, over the limit of ${this._maxOut} bytes`
+      line = undefined
     }
     if (line !== undefined) return line
     if (!isAnswer) {
@@ -527,6 +720,7 @@ class LineTransport {
     try {
       replacement = this._tooLarge?.(message, { method, reason, limit: this._maxOut })
       if (replacement) line = this._stringify(replacement)
+      if (line !== undefined && !fits(line)) line = undefined
     } catch {
       line = undefined
     }
@@ -552,6 +746,7 @@ class LineTransport {
     this._in.off('error', this._onInError)
     this._out.off('drain', this._ondrain)
     this._closed = true
+    for (const { batch } of this._batchOf.values()) batch.resolve()
     this.onclose?.()
   }
 }
@@ -784,105 +979,146 @@ function isIntegerText(tok) {
 }
 
 /**
+ * A cursor over `text`, a JSON document JSON.parse accepted: `i` is the
+ * position; ws, skipString and skipValue move it past whitespace, a string
+ * (found with indexOf) and a whole value.
+ */
+function jsonCursor(text) {
+  const n = text.length
+  const c = {
+    i: 0,
+    ws() {
+      while (c.i < n) {
+        const ch = text.charCodeAt(c.i)
+        if (ch === 0x20 || ch === 0x09 || ch === 0x0a || ch === 0x0d) c.i++
+        else break
+      }
+    },
+    skipString() {
+      let j = c.i + 1
+      for (;;) {
+        j = text.indexOf('"', j)
+        if (j === -1) throw new Error('unterminated string')
+        let k = j - 1
+        while (text.charCodeAt(k) === 0x5c) k--
+        if ((j - 1 - k) % 2 === 0) break
+        j++
+      }
+      c.i = j + 1
+    },
+    skipValue() {
+      const ch = text.charCodeAt(c.i)
+      if (ch === 0x22) return c.skipString()
+      if (ch === 0x7b || ch === 0x5b) {
+        let depth = 0
+        while (c.i < n) {
+          const d = text.charCodeAt(c.i)
+          if (d === 0x22) {
+            c.skipString()
+            continue
+          }
+          if (d === 0x7b || d === 0x5b) depth++
+          else if (d === 0x7d || d === 0x5d) {
+            depth--
+            if (depth === 0) {
+              c.i++
+              return
+            }
+          }
+          c.i++
+        }
+        return
+      }
+      while (c.i < n) {
+        const d = text.charCodeAt(c.i)
+        if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x09 || d === 0x0a || d === 0x0d) break
+        c.i++
+      }
+    },
+  }
+  return c
+}
+
+/**
  * The raw JSON text of the value at `path` (object member names) in `text`,
  * a document JSON.parse accepted; like JSON.parse, the last of duplicate
  * members wins. Strings are skipped with indexOf; undefined when absent.
  */
 function rawValueAt(text, path) {
-  const n = text.length
-  let i = 0
-  const ws = () => {
-    while (i < n) {
-      const c = text.charCodeAt(i)
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++
-      else break
-    }
-  }
-  const skipString = () => {
-    let j = i + 1
-    for (;;) {
-      j = text.indexOf('"', j)
-      if (j === -1) throw new Error('unterminated string')
-      let k = j - 1
-      while (text.charCodeAt(k) === 0x5c) k--
-      if ((j - 1 - k) % 2 === 0) break
-      j++
-    }
-    i = j + 1
-  }
-  const skipValue = () => {
-    const c = text.charCodeAt(i)
-    if (c === 0x22) return skipString()
-    if (c === 0x7b || c === 0x5b) {
-      let depth = 0
-      while (i < n) {
-        const d = text.charCodeAt(i)
-        if (d === 0x22) {
-          skipString()
-          continue
-        }
-        if (d === 0x7b || d === 0x5b) depth++
-        else if (d === 0x7d || d === 0x5d) {
-          depth--
-          if (depth === 0) {
-            i++
-            return
-          }
-        }
-        i++
-      }
-      return
-    }
-    while (i < n) {
-      const d = text.charCodeAt(i)
-      if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x09 || d === 0x0a || d === 0x0d) break
-      i++
-    }
-  }
+  const c = jsonCursor(text)
   // At an object's '{': the raw text at path[level..] within it, or undefined.
   const inObject = (level) => {
     let found
-    i++
-    ws()
-    if (text.charCodeAt(i) === 0x7d) {
-      i++
+    c.i++
+    c.ws()
+    if (text.charCodeAt(c.i) === 0x7d) {
+      c.i++
       return undefined
     }
     for (;;) {
-      ws()
-      const keyStart = i
-      skipString()
-      const key = text.slice(keyStart, i)
+      c.ws()
+      const keyStart = c.i
+      c.skipString()
+      const key = text.slice(keyStart, c.i)
       const name = key.includes('\\') ? JSON.parse(key) : key.slice(1, -1)
-      ws()
-      i++ // ':'
-      ws()
+      c.ws()
+      c.i++ // ':'
+      c.ws()
       if (name === path[level]) {
         if (level === path.length - 1) {
-          const start = i
-          skipValue()
-          found = text.slice(start, i)
-        } else if (text.charCodeAt(i) === 0x7b) {
+          const start = c.i
+          c.skipValue()
+          found = text.slice(start, c.i)
+        } else if (text.charCodeAt(c.i) === 0x7b) {
           found = inObject(level + 1)
         } else {
           found = undefined
-          skipValue()
+          c.skipValue()
         }
       } else {
-        skipValue()
+        c.skipValue()
       }
-      ws()
-      if (text.charCodeAt(i) === 0x2c) {
-        i++
+      c.ws()
+      if (text.charCodeAt(c.i) === 0x2c) {
+        c.i++
         continue
       }
-      i++ // '}'
+      c.i++ // '}'
       return found
     }
   }
   try {
-    ws()
-    return text.charCodeAt(i) === 0x7b ? inObject(0) : undefined
+    c.ws()
+    return text.charCodeAt(c.i) === 0x7b ? inObject(0) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The raw JSON text of each element of `text`, a JSON array JSON.parse
+ * accepted (a batch: each member's text gives the exact text of its ids).
+ * Strings are skipped with indexOf; undefined when `text` is not an array.
+ */
+function arrayItems(text) {
+  const c = jsonCursor(text)
+  try {
+    c.ws()
+    if (text.charCodeAt(c.i) !== 0x5b) return undefined
+    c.i++
+    c.ws()
+    const items = []
+    if (text.charCodeAt(c.i) === 0x5d) return items
+    for (;;) {
+      c.ws()
+      const start = c.i
+      c.skipValue()
+      items.push(text.slice(start, c.i))
+      c.ws()
+      const sep = text.charCodeAt(c.i++)
+      if (sep === 0x2c) continue
+      return sep === 0x5d ? items : undefined
+    }
   } catch {
     return undefined
   }
@@ -900,7 +1136,6 @@ function isPlainObject(v) {
  */
 function invalidMessage(value, rawId) {
   const invalid = (text) => ({ code: ErrorCode.InvalidRequest, message: `Invalid Request: ${text}` })
-  if (Array.isArray(value)) return invalid('a batch (a JSON array of messages) is not supported; send one message per line')
   if (!isPlainObject(value)) return invalid(`a message must be a JSON object, not ${what(value)}`)
   if (value.jsonrpc !== '2.0') return invalid(`jsonrpc must be "2.0"${value.jsonrpc === undefined ? ' (it is missing)' : `, not ${what(value.jsonrpc)}`}`)
   if ('method' in value && typeof value.method !== 'string') return invalid(`method must be a string, not ${what(value.method)}`)
@@ -929,6 +1164,7 @@ module.exports = {
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MAX_IN_FLIGHT,
+  BATCH_VERSIONS,
   MAX_DEPTH,
   MAX_VALUES,
   countValues,
@@ -936,5 +1172,6 @@ module.exports = {
   idFromEnd,
   numericIdText,
   rawValueAt,
+  arrayItems,
   isIntegerText,
 }

@@ -73,6 +73,86 @@ Object.freeze(PROFILES)
  */
 const DEFAULT_TOOLS = PROFILES.default
 
+/**
+ * Result fields that hand the model something only another tool takes: a
+ * dry run's run_id (and expires_in, how long it stays valid) is for
+ * apply_last_dry_run; an undo's own transaction id (undo it to redo: undo's
+ * and str_replace_based_edit_tool undo_edit's `id`, at the top of the
+ * result) is for undo. `anywhere`: the field is taken out at any depth of a
+ * result (its name means nothing else there); otherwise only at the top
+ * (history's transactions keep their `id`s, which its own entries refer to).
+ */
+const HANDLES = [
+  { tool: 'apply_last_dry_run', fields: ['run_id', 'expires_in'], anywhere: true },
+  { tool: 'undo', fields: ['id'], anywhere: false },
+]
+
+/**
+ * What the tool set `names` answers: a result without the handles (HANDLES)
+ * whose tool the set lacks, and output schemas that do not describe them, so
+ * that no answer offers a call the set cannot make. Where apply_last_dry_run
+ * is not in the set, a dry run is a preview without a run_id, written by
+ * sending the same call without dry_run.
+ * @param {readonly string[]} names the tools of the set
+ * @returns {{result: (r: unknown) => unknown, outputSchema: (tool: object) => object}}
+ */
+function forSet(names) {
+  const lacking = HANDLES.filter((h) => !names.includes(h.tool))
+  const anywhere = new Set(lacking.filter((h) => h.anywhere).flatMap((h) => h.fields))
+  const top = new Set(lacking.filter((h) => !h.anywhere).flatMap((h) => h.fields))
+  if (anywhere.size === 0 && top.size === 0) return { result: (r) => r, outputSchema: (tool) => tool.outputSchema }
+  /** `v` without the `anywhere` fields at any depth; the same object when it holds none. */
+  const strip = (v) => {
+    if (Array.isArray(v)) {
+      const out = v.map(strip)
+      return out.some((x, i) => x !== v[i]) ? out : v
+    }
+    if (v === null || typeof v !== 'object') return v
+    let out = v
+    for (const [k, x] of Object.entries(v)) {
+      const y = anywhere.has(k) ? undefined : strip(x)
+      if (y === x) continue
+      if (out === v) out = { ...v }
+      if (anywhere.has(k)) delete out[k]
+      else out[k] = y
+    }
+    return out
+  }
+  const result = (r) => {
+    const out = strip(r)
+    if (out === null || typeof out !== 'object' || Array.isArray(out) || ![...top].some((k) => k in out)) return out
+    const copy = out === r ? { ...out } : out
+    for (const k of top) delete copy[k]
+    return copy
+  }
+  const outputSchema = (tool) => {
+    const schema = JSON.parse(JSON.stringify(tool.outputSchema))
+    const prune = (s, fields) => {
+      if (s.properties) for (const f of fields) delete s.properties[f]
+      if (Array.isArray(s.required)) s.required = s.required.filter((f) => !fields.has(f))
+    }
+    // The `anywhere` fields from every object schema; the `top` ones from what a result itself can be.
+    const walk = (v) => {
+      if (Array.isArray(v)) return v.forEach(walk)
+      if (v === null || typeof v !== 'object') return
+      prune(v, anywhere)
+      Object.values(v).forEach(walk)
+    }
+    walk(schema)
+    const seen = new Set()
+    const branches = (s) => {
+      if (seen.has(s)) return
+      seen.add(s)
+      if (typeof s.$ref === 'string') return branches(schema.$defs[s.$ref.split('/').pop()])
+      if (Array.isArray(s.anyOf)) return s.anyOf.forEach(branches)
+      prune(s, top)
+    }
+    branches(schema)
+    return schema
+  }
+  return { result, outputSchema }
+}
+
 /** Every tool, in table order. */
 function list() {
   return [...byName.values()]
@@ -107,4 +187,4 @@ function select(spec) {
   return { tools: list().filter((t) => chosen.has(t.name)) }
 }
 
-module.exports = { list, get, select, PROFILES, DEFAULT_TOOLS }
+module.exports = { list, get, select, forSet, PROFILES, DEFAULT_TOOLS }

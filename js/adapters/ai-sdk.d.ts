@@ -18,7 +18,8 @@ import type {
  * The default tool set as AI SDK tools, keyed by tool name. Each tool's
  * description and input schema are the package's own (`schemas.<name>`);
  * `execute` resolves to the engine's result object and never rejects; the
- * model receives a success as that JSON and a failure as error text with the
+ * model receives a success as that JSON (a dry run's without its `run_id`,
+ * which no tool of the set applies) and a failure as error text with the
  * engine's diagnosis (code, message, closest match's current text).
  */
 export type PatchFileTools = {

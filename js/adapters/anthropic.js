@@ -20,11 +20,14 @@
 // line as `N: text` (the documented form; the line numbers are what
 // view_range and insert_line refer to); an edit answers with the numbered
 // lines around it; a failure is js/adapters/render.js's text with the
-// engine's diagnosis. Nothing here throws into the caller's loop, and this
-// module loads nothing of the SDK (its types only describe the objects).
+// engine's diagnosis. Nothing here throws into the caller's loop: a block or
+// an input whose reading throws (a getter, a Proxy: misuse from code) is
+// answered INVALID_INPUT, having run nothing, and each is read once, before
+// the engine runs, so nothing is read after a write. This module loads
+// nothing of the SDK (its types only describe the objects).
 
 const engine = require('../engine.js')
-const { failureText, internalError } = require('./render.js')
+const { failureText, internalError, unreadable } = require('./render.js')
 
 const TOOL_TYPE = 'text_editor_20250728'
 const TOOL_NAME = 'str_replace_based_edit_tool'
@@ -43,10 +46,15 @@ function withWarnings(lines, r) {
   return lines.join('\n')
 }
 
-/** The tool_result text of a successful command. */
-function successText(input, r) {
-  const path = input && typeof input.path === 'string' ? input.path : r.file_path
-  if (r.dry_run) return withWarnings([`Dry run: nothing was written (run_id ${r.run_id}). The change would be:`, r.diff || ''], r)
+/**
+ * The tool_result text of a successful command; `given` is the path the
+ * input named. A dry run's run_id is left out: this tool set has nothing
+ * that applies one (js/tools.js forSet), so the change is written by sending
+ * the command again without dry_run.
+ */
+function successText(given, r) {
+  const path = typeof given === 'string' ? given : r.file_path
+  if (r.dry_run) return withWarnings(['Dry run: nothing was written. The change would be:', r.diff || ''], r)
   switch (r.command) {
     case 'view': {
       if (r.kind === 'directory') {
@@ -88,12 +96,22 @@ function createTextEditor(options) {
   const tool = { type: TOOL_TYPE, name: TOOL_NAME }
   if (maxCharacters !== undefined) tool.max_characters = maxCharacters
 
-  async function run(input) {
+  /**
+   * What a call needs of `input`, read once: the command for the engine
+   * (with max_characters for a view when the options set it) and the path it
+   * names. Throws what reading `input` throws.
+   */
+  function read(input) {
+    if (!input || typeof input !== 'object') return { command: input, path: undefined }
+    const path = input.path
     let command = input
-    const isView = input && typeof input === 'object' && input.command === 'view'
-    if (maxCharacters !== undefined && isView && input.max_characters === undefined && input.maxCharacters === undefined) {
+    if (maxCharacters !== undefined && input.command === 'view' && input.max_characters === undefined && input.maxCharacters === undefined) {
       command = { ...input, max_characters: maxCharacters }
     }
+    return { command, path }
+  }
+
+  async function execute(command) {
     try {
       return await engine.engine().textEditor(command, engineOptions)
     } catch (err) {
@@ -101,15 +119,43 @@ function createTextEditor(options) {
     }
   }
 
-  async function toolResult(block) {
-    const id = block && typeof block === 'object' ? block.id : undefined
-    const answer = (content, failed) => (failed ? { type: 'tool_result', tool_use_id: id, content, is_error: true } : { type: 'tool_result', tool_use_id: id, content })
-    if (!block || typeof block !== 'object' || block.name !== TOOL_NAME) {
-      const name = block && typeof block === 'object' ? block.name : undefined
-      return answer(failureText({ code: 'INVALID_INPUT', message: `this editor carries out ${TOOL_NAME}, not ${JSON.stringify(name)}` }), true)
+  async function run(input) {
+    let call
+    try {
+      call = read(input)
+    } catch (err) {
+      return unreadable('the input', err)
     }
-    const result = await run(block.input)
-    if (result && result.ok === true) return answer(successText(block.input, result), false)
+    return execute(call.command)
+  }
+
+  async function toolResult(block) {
+    let id
+    let name
+    let input
+    const answer = (content, failed) => (failed ? { type: 'tool_result', tool_use_id: id, content, is_error: true } : { type: 'tool_result', tool_use_id: id, content })
+    try {
+      if (block && typeof block === 'object') ({ id, name, input } = block)
+    } catch (err) {
+      return answer(failureText(unreadable('the tool_use block', err)), true)
+    }
+    if (name !== TOOL_NAME) {
+      let shown
+      try {
+        shown = JSON.stringify(name)
+      } catch {
+        shown = `a ${typeof name}`
+      }
+      return answer(failureText({ code: 'INVALID_INPUT', message: `this editor carries out ${TOOL_NAME}, not ${shown}` }), true)
+    }
+    let call
+    try {
+      call = read(input)
+    } catch (err) {
+      return answer(failureText(unreadable('the input', err)), true)
+    }
+    const result = await execute(call.command)
+    if (result && result.ok === true) return answer(successText(call.path, result), false)
     return answer(failureText(result), true)
   }
 

@@ -5,16 +5,16 @@
 // applied by the engine through js/adapters/v4a.js; the editor resolves to
 // `{ status: 'completed' | 'failed', output }` and never throws, so a failure
 // reaches the model as a failed apply_patch_call_output carrying the engine's
-// diagnosis. The editor is plain JavaScript: this module loads nothing of
-// the SDK.
+// diagnosis (an operation whose reading throws, misuse from code, too:
+// INVALID_INPUT). The editor is plain JavaScript: this module loads nothing
+// of the SDK.
 
 const engine = require('../engine.js')
 const { applyOperation } = require('./v4a.js')
 
 function method(type, options) {
   return async (operation) => {
-    const op = operation && typeof operation === 'object' ? { ...operation, type } : { type }
-    const r = await applyOperation(op, options)
+    const r = await applyOperation(operation, options, type)
     return { status: r.ok ? 'completed' : 'failed', output: r.output }
   }
 }

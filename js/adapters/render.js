@@ -114,10 +114,33 @@ function failureText(result, { mapMessage = (m) => m } = {}) {
   return out.join('\n')
 }
 
-/** An engine result from an exception thrown by a call (never expected: the engine answers every input). */
-function internalError(err) {
-  const why = err && err.message ? err.message : String(err)
-  return { ok: false, code: 'INTERNAL_ERROR', message: `internal error (${why}); nothing was written` }
+/** What a thrown value says, for a message; never throws (the value may be hostile too). */
+function errorText(err) {
+  try {
+    const m = err !== null && typeof err === 'object' && 'message' in err ? err.message : err
+    return typeof m === 'string' ? m : String(m)
+  } catch {
+    return 'a value that cannot be shown'
+  }
 }
 
-module.exports = { failureText, internalError, MAX_HINTS }
+/** An engine result from an exception thrown by a call (never expected: the engine answers every input). */
+function internalError(err) {
+  return { ok: false, code: 'INTERNAL_ERROR', message: `internal error (${errorText(err)}); nothing was written` }
+}
+
+/**
+ * Why `what` (the input, the operation, ...) was refused: reading it threw (a
+ * getter or a Proxy trap that throws; misuse from code, a model's input is
+ * JSON). Worded as the engine's own refusal of such a value.
+ */
+function unreadableMessage(what, err) {
+  return `${what} threw an exception when read (${errorText(err)}); pass plain JSON values (objects, arrays, strings, numbers, booleans)`
+}
+
+/** The INVALID_INPUT failure, shaped as the engine's, for `what` whose reading threw. */
+function unreadable(what, err) {
+  return { ok: false, code: 'INVALID_INPUT', message: `${unreadableMessage(what, err)}; nothing was written` }
+}
+
+module.exports = { failureText, internalError, unreadable, unreadableMessage, errorText, MAX_HINTS }

@@ -22,23 +22,40 @@
 // schema: LangChain's validator writes into the schema object it is given.
 //
 // A call never throws into the SDK: the engine answers every input with a
-// result, and an unexpected exception becomes an INTERNAL_ERROR result. The
-// SDK's abort signal (AI SDK `abortSignal`, LangChain `signal`) cancels the
-// engine call, together with any `signal` in the options.
+// result (a value whose reading throws, too: INVALID_INPUT), call options or
+// a tool output whose reading throws (misuse from code) are answered
+// INVALID_INPUT, and an unexpected exception becomes an INTERNAL_ERROR
+// result. The SDK's abort signal (AI SDK `abortSignal`, LangChain `signal`)
+// cancels the engine call, together with any `signal` in the options.
+//
+// What the model reads of a result holds no handle that no tool of the set
+// takes (js/tools.js forSet): a dry run's run_id, since the default set has
+// no apply_last_dry_run. The application's result object keeps it (AI SDK
+// `toolResults`, LangChain `artifact`), for applyDryRun.
 
 const tools = require('../tools.js')
 const engine = require('../engine.js')
-const { failureText, internalError } = require('./render.js')
+const { failureText, internalError, unreadable } = require('./render.js')
+
+/** How the default set answers the model (js/tools.js forSet). */
+const defaultSet = tools.forSet(tools.DEFAULT_TOOLS)
 
 /** A deep, unfrozen copy of a JSON value. */
 const copy = (v) => JSON.parse(JSON.stringify(v))
 
-/** `options` with the SDK's abort signal for one call, joined to the caller's own. */
+/**
+ * `options` with the SDK's abort signal for one call, joined to the caller's
+ * own; options whose reading throws as they are (the engine refuses them).
+ */
 function withSignal(options, signal) {
   if (!signal) return options
-  const own = options && options.signal
-  if (!own) return { ...options, signal }
-  return { ...options, signal: typeof AbortSignal.any === 'function' ? AbortSignal.any([own, signal]) : signal }
+  try {
+    const own = options && options.signal
+    if (!own) return { ...options, signal }
+    return { ...options, signal: typeof AbortSignal.any === 'function' ? AbortSignal.any([own, signal]) : signal }
+  } catch {
+    return options
+  }
 }
 
 /**
@@ -69,7 +86,20 @@ function entries(callerOptions) {
 
 /** The text the model receives for a result: its JSON on success, the failure text otherwise. */
 function modelText(result) {
-  return result && result.ok === true ? JSON.stringify(result) : failureText(result)
+  return result && result.ok === true ? JSON.stringify(defaultSet.result(result)) : failureText(result)
+}
+
+/** The AI SDK's model output for a tool output part ({ output }): the JSON on success, error text otherwise. Never throws. */
+function modelOutput(part) {
+  try {
+    if (!part || typeof part !== 'object') {
+      return { type: 'error-text', value: failureText({ code: 'INVALID_INPUT', message: 'the tool output is missing: toModelOutput takes { output }' }) }
+    }
+    const output = part.output
+    return output && output.ok === true ? { type: 'json', value: defaultSet.result(output) } : { type: 'error-text', value: failureText(output) }
+  } catch (err) {
+    return { type: 'error-text', value: failureText(unreadable('the tool output', err)) }
+  }
 }
 
 /** The AI SDK tool set: tool name -> `tool({ description, inputSchema, execute, toModelOutput })`. */
@@ -79,9 +109,16 @@ function aiSdkTools(ai, options) {
     set[e.name] = ai.tool({
       description: e.description,
       inputSchema: ai.jsonSchema(e.parameters()),
-      execute: (input, callOptions) => e.run(input, callOptions && callOptions.abortSignal),
-      toModelOutput: ({ output }) =>
-        output && output.ok === true ? { type: 'json', value: output } : { type: 'error-text', value: failureText(output) },
+      execute: (input, callOptions) => {
+        let signal
+        try {
+          signal = callOptions && callOptions.abortSignal
+        } catch (err) {
+          return Promise.resolve(unreadable('the call options', err))
+        }
+        return e.run(input, signal)
+      },
+      toModelOutput: modelOutput,
     })
   }
   return set

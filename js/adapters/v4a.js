@@ -22,10 +22,13 @@
 //
 // The result is text for the model (OpenAI's apply_patch output is a
 // string): what was done, or js/adapters/render.js's failure text. Nothing
-// here throws: an unexpected exception becomes an INTERNAL_ERROR result.
+// here throws: the operation is read once, before anything runs, and one
+// whose reading throws (a getter, a Proxy: misuse from code) is refused
+// with INVALID_INPUT; an unexpected exception becomes an INTERNAL_ERROR
+// result.
 
 const engine = require('../engine.js')
-const { failureText, internalError } = require('./render.js')
+const { failureText, internalError, unreadableMessage } = require('./render.js')
 
 const OPERATIONS = ['create_file', 'update_file', 'delete_file']
 
@@ -75,6 +78,17 @@ function checkUpdate(lines) {
     )
   }
   return null
+}
+
+/**
+ * The fields of an operation this adapter uses, read once into a plain
+ * object (`type`, when given, stands for the operation's own); anything but
+ * an object as it is. Throws what reading the operation throws.
+ */
+function snapshot(op, type) {
+  if (!op || typeof op !== 'object') return type === undefined ? op : { type }
+  const { path, diff, moveTo, move_to } = op
+  return { type: type === undefined ? op.type : type, path, diff, moveTo, move_to }
 }
 
 /**
@@ -137,17 +151,27 @@ function successText(op, r) {
       if (LEVELS[h.level]) out.push(`Section ${h.index + 1} matched only ${LEVELS[h.level]}.`)
     }
   }
-  if (r.dry_run) out.push(`Dry run: nothing was written (run_id ${r.run_id}).`, r.diff || '')
+  // No run_id: nothing in this tool set applies one (js/tools.js forSet); the operation is sent again instead.
+  if (r.dry_run) out.push('Dry run: nothing was written.', r.diff || '')
   for (const w of Array.isArray(r.warnings) ? r.warnings : []) out.push(`warning: ${w}`)
   return out.join('\n')
 }
 
 /**
  * Applies one apply_patch operation through the engine with `options` (the
- * engine's options). Resolves to { ok, output, result }: `output` is the text
- * for the model, `result` the engine's result object. Never rejects.
+ * engine's options); `type`, when given, is the operation's type whatever it
+ * says (the Agents SDK's editor has a method per type). Resolves to { ok,
+ * output, result }: `output` is the text for the model, `result` the engine's
+ * result object. Never rejects.
  */
-async function applyOperation(op, options) {
+async function applyOperation(operation, options, type) {
+  let op
+  try {
+    op = snapshot(operation, type)
+  } catch (err) {
+    const failure = refused('INVALID_INPUT', unreadableMessage('the operation', err))
+    return { ok: false, output: failureText(failure), result: failure }
+  }
   let built
   try {
     built = toInput(op)

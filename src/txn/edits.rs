@@ -670,6 +670,44 @@ pub(crate) fn write_whole(
         .map_err(|f| f.at(&lexical_abs(ws.root(), req.file_path)).to_failed())
 }
 
+/// The encoding a whole-file write is written in. An existing file keeps
+/// its encoding and BOM, unless the caller asked for UTF-8; a new file is
+/// UTF-8. A byte-level (non-UTF-8) file is only replaced when the caller
+/// said so: whatever it read of it showed U+FFFD for the bytes that are not
+/// UTF-8, and writing that back would destroy them.
+fn write_encoding(
+    loaded: Option<&Source>,
+    requested: Option<Encoding>,
+    display: &str,
+    abs: &str,
+) -> Result<Encoding, FileFailure> {
+    Ok(match (loaded.map(Source::encoding), requested) {
+        (Some(Encoding::Bytes), None) => {
+            return Err(FileFailure::from(Failure::new(
+                ErrorCode::UNSUPPORTED_ENCODING,
+                format!(
+                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. UTF-8 with stray bytes): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
+                ),
+            ))
+            .at(abs));
+        }
+        (Some(Encoding::Legacy(e)), None) => {
+            return Err(FileFailure::from(Failure::new(
+                ErrorCode::UNSUPPORTED_ENCODING,
+                format!(
+                    "`{display}` is not UTF-8: it is in {} (detected from its bytes, a guess); writing a whole new text over it could change every character if the guess is wrong, so nothing was written. To change part of it, use patchFile (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\".",
+                    Encoding::Legacy(e).name()
+                ),
+            ))
+            .at(abs));
+        }
+        (Some(Encoding::Utf8Bom), _) => Encoding::Utf8Bom,
+        (Some(e), None) => e,
+        (_, Some(e)) => e,
+        (None, None) => Encoding::Utf8,
+    })
+}
+
 fn write_one(
     ws: &Workspace,
     req: &WholeFile<'_>,
@@ -716,36 +754,7 @@ fn write_one(
         _ => std::borrow::Cow::Borrowed(req.content),
     };
     let content = content.as_bytes();
-    // An existing file keeps its encoding and BOM, unless the caller asked
-    // for UTF-8; a new file is UTF-8. A byte-level (non-UTF-8) file is only
-    // replaced when the caller said so: whatever it read of it showed
-    // U+FFFD for the bytes that are not UTF-8, and writing that back would
-    // destroy them.
-    let enc = match (loaded.map(Source::encoding), req.encoding) {
-        (Some(Encoding::Bytes), None) => {
-            return Err(FileFailure::from(Failure::new(
-                ErrorCode::UNSUPPORTED_ENCODING,
-                format!(
-                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. UTF-8 with stray bytes): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
-                ),
-            ))
-            .at(&abs));
-        }
-        (Some(Encoding::Legacy(e)), None) => {
-            return Err(FileFailure::from(Failure::new(
-                ErrorCode::UNSUPPORTED_ENCODING,
-                format!(
-                    "`{display}` is not UTF-8: it is in {} (detected from its bytes, a guess); writing a whole new text over it could change every character if the guess is wrong, so nothing was written. To change part of it, use patchFile (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\".",
-                    Encoding::Legacy(e).name()
-                ),
-            ))
-            .at(&abs));
-        }
-        (Some(Encoding::Utf8Bom), _) => Encoding::Utf8Bom,
-        (Some(e), None) => e,
-        (_, Some(e)) => e,
-        (None, None) => Encoding::Utf8,
-    };
+    let enc = write_encoding(loaded, req.encoding, display, &abs)?;
     // A BOM the caller included is not doubled.
     let body = if enc.bom().is_empty() {
         content

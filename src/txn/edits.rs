@@ -132,6 +132,16 @@ fn plan_options(fe: &FileEdits, opts: &Options) -> MatchOptions {
     }
 }
 
+/// Tolerances are reported (`matched_with`; `[]` when none was needed) when
+/// the caller's `match` asked for them; under a front-end's `defaultMatch`
+/// only when one was needed, so an exact landing reads as it always did.
+fn report_tolerances<'a>(mut plan: Matched<'a>, fe: &FileEdits) -> Matched<'a> {
+    if fe.match_mode.is_none() && plan.tolerated.iter().all(Option::is_none) {
+        plan.tolerant_mode = false;
+    }
+    plan
+}
+
 fn text_kind(src: &Source) -> TextKind {
     if src.encoding() == Encoding::Bytes {
         TextKind::Bytes
@@ -309,6 +319,7 @@ fn patch_one(
         text_kind(src),
         &plan_options(fe, opts),
     )
+    .map(|p| report_tolerances(p, fe))
     .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
     let encoded = src
@@ -472,6 +483,7 @@ fn plan_all<'t>(
                 text_kind(src),
                 &plan_options(fe, opts),
             )
+            .map(|p| report_tolerances(p, fe))
             .map_err(|f| plan_failure(f, s.abs(), fe.edits.len() > 1))?;
             Ok((k, src, sha, plan))
         })

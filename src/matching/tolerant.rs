@@ -217,6 +217,13 @@ fn normalize(text: &[u8], m: MatchMode) -> Vec<u8> {
     out
 }
 
+/// Whether two texts are the same under the tolerances `ts` (the way a
+/// tolerant match compares them).
+pub(crate) fn same_under(a: &str, b: &str, ts: &[Tolerance]) -> bool {
+    let m = MatchMode::with(ts);
+    normalize(a.as_bytes(), m) == normalize(b.as_bytes(), m)
+}
+
 /// Maps normalized match ranges (ascending) to original byte ranges, or
 /// `None` for a range whose ends split a folded character.
 fn map_back(
@@ -678,8 +685,12 @@ fn adapt(
     };
     // Lines without their endings (compared by content); each line's
     // ending.
-    let (s_lines, _) = split_ends(search);
+    let (s_lines, s_ends) = split_ends(search);
     let (r_lines, r_ends) = split_ends(region);
+    // Where the block's lines end as the region's do, its line endings
+    // needed no tolerance: the caller's own endings are the file's, and a
+    // line whose ending the caller changed (CRLF to LF) keeps the new one.
+    let le = le && s_ends != r_ends;
     let (p_lines, p_ends) = split_ends(replace);
     let starts_line = at_line_start(text, start);
     // The file's text on the region's first line before the match.

@@ -293,7 +293,9 @@ fn replay_full() {
         &mut git,
         &Config {
             until: std::env::var("PFT_REPLAY_UNTIL").ok(),
-            commits: None,
+            commits: std::env::var("PFT_REPLAY_COMMITS")
+                .ok()
+                .and_then(|v| v.parse().ok()),
             per_kind,
             seed: 0x5eed_2020,
         },

@@ -141,6 +141,22 @@ fn a_replacement_present_elsewhere_is_not_already_applied() {
 }
 
 #[test]
+fn a_block_read_as_its_own_replacement_is_not_already_applied() {
+    // The edit adds a space to the blank line after `var p` (3 spaces to
+    // 4); sent with line-number prefixes (`4: ` before the 3 spaces), the
+    // block read without `4:` is the replacement itself, which stands
+    // elsewhere (found on the replay of a public project's history).
+    let text = "void A()\n{\n    var p = data.First();\n   \n}\nvoid B()\n{\n    var p = data.First();\n    \n    use(p);\n}\n";
+    let r = exact(
+        text,
+        "3:     var p = data.First();\n4:    \n",
+        "    var p = data.First();\n    \n",
+    );
+    assert_eq!(r["ok"], false);
+    assert_ne!(r["already_applied"], true, "{r}");
+}
+
+#[test]
 fn a_deletion_whose_remaining_text_is_part_of_the_region_is_not_already_applied() {
     // Deleting the two lines after `start();`: the block is stale in its
     // second line, so nothing was deleted; the replacement (the context line

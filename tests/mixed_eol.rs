@@ -162,3 +162,20 @@ fn a_tolerant_edit_keeps_the_line_endings_the_caller_changed() {
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(show(&read(&t, "f.txt")), show(b"x\na \r\nb\nC\nz\n"));
 }
+
+#[test]
+fn a_block_starting_with_a_line_break_does_not_match_the_end_of_a_line_with_text() {
+    // A line added since the block was read (with LF, in a CRLF file) ends
+    // right before the block's three blank lines: under `line_endings` its
+    // LF is one of them, and the block would start at the end of it.
+    let file = "class C\r\n{\r\n\r\nadded_since_read();\n\r\n\r\n        private int x;\r\n}\r\n";
+    let t = with_file("c.cs", file.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "c.cs", "search": "\r\n\r\n\r\n        private int x;\r\n",
+                "replace": "\r\n        private int y;\r\n",
+                "match": ["line_endings", "trailing_whitespace", "indentation", "unicode_punctuation"]}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(show(&read(&t, "c.cs")), show(file.as_bytes()));
+}

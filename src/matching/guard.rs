@@ -96,7 +96,10 @@ fn own_replacement(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
         message: format!(
-            "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {s} and {r} differ              only in what those tolerances forgive ({}), so {span} may already be {r} (the edit applied) as much as              {s}: nothing was applied. Reread {span}; if the edit is still needed, resend it with the exact current              text of {span} as {s}",
+            "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {s} and {r} differ \
+             only in what those tolerances forgive ({}), so {span} may already be {r} (the edit applied) as much as \
+             {s}: nothing was applied. Reread {span}; if the edit is still needed, resend it with the exact current \
+             text of {span} as {s}",
             names.join(", "),
             s = edit.said.search,
             r = edit.said.replace

@@ -841,9 +841,16 @@ fn fit_region(
     // line the block starts on does when nothing else precedes the block on
     // that line (the block names the whole line, and its indentation is
     // what the tolerance forgives).
+    let line = memchr::memrchr(b'\n', &text[..s]).map_or(0, |k| k + 1);
+    let at_indent = text[line..s].iter().all(|&b| is_ws(b));
+    // A block that starts with a line break names a blank line (or the
+    // end of the line before its own): not the end of a line with text, met
+    // only because a tolerance forgave the line break or the whitespace
+    // between (a line added there since the block was read).
+    if (search.starts_with('\n') || search.starts_with("\r\n")) && !at_indent {
+        return None;
+    }
     if m.has(Tolerance::Indentation) {
-        let line = memchr::memrchr(b'\n', &text[..s]).map_or(0, |k| k + 1);
-        let at_indent = text[line..s].iter().all(|&b| is_ws(b));
         // A block that starts with indentation names a whole line: it does
         // not match the end of a line that has other text first.
         if first_ws && !at_indent {

@@ -216,8 +216,17 @@ fn reindent(e: &AgentEdit, rng: &mut u64) -> Option<(String, String)> {
             })
             .collect()
     };
+    // The copy must keep every difference between the block's and the
+    // replacement's lines: a re-indentation that makes a changed line equal
+    // to the line it changes (tabs to spaces in a commit that converts them,
+    // a whitespace-only line dedented to empty) erases the edit's own change,
+    // and leaves no intent a tolerant match could recover.
+    let (sl, rl) = (lines(&e.search), lines(&e.replace));
+    let erased = sl
+        .iter()
+        .any(|a| rl.iter().any(|b| a != b && map(a) == map(b)));
     let (s2, r2) = (map(&e.search), map(&e.replace));
-    (s2 != e.search).then_some((s2, r2))
+    (s2 != e.search && !erased).then_some((s2, r2))
 }
 
 /// A change someone made to one line since the agent read it.

@@ -88,7 +88,10 @@ fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) ->
 /// from 4 to 8 spaces, matched on the lines it moved, would go to 12). A
 /// tolerant match never lands on text that is the edit's own replacement.
 fn own_replacement(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
-    if !tolerant::same_under(&edit.search, &edit.replace, &m.matched_with) {
+    // (An edit that changes nothing lands the same anywhere.)
+    if edit.search == edit.replace
+        || !tolerant::same_under(&edit.search, &edit.replace, &m.matched_with)
+    {
         return None;
     }
     let names: Vec<&str> = m.matched_with.iter().map(|t| t.as_str()).collect();

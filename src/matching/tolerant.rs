@@ -687,10 +687,11 @@ fn adapt(
     // ending.
     let (s_lines, s_ends) = split_ends(search);
     let (r_lines, r_ends) = split_ends(region);
-    // Where the block's lines end as the region's do, its line endings
-    // needed no tolerance: the caller's own endings are the file's, and a
-    // line whose ending the caller changed (CRLF to LF) keeps the new one.
-    let le = le && s_ends != r_ends;
+    // Where the block's lines end as the region's do (a block with line
+    // breaks), its line endings needed no tolerance: the caller's own
+    // endings are the file's, and a line whose ending the caller changed
+    // (CRLF to LF) keeps the new one.
+    let le = le && (s_ends != r_ends || s_ends.iter().all(Option::is_none));
     let (p_lines, p_ends) = split_ends(replace);
     let starts_line = at_line_start(text, start);
     // The file's text on the region's first line before the match.

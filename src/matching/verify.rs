@@ -576,6 +576,19 @@ mod tests {
     }
 
     #[test]
+    fn a_line_whose_ending_the_caller_converts_is_a_changed_line() {
+        // A hunk of a mixed file converting `{` from CRLF to LF: the caller
+        // changed that line (its ending), even where the plan tolerates
+        // line-ending differences between the caller and the file.
+        let text = "a\r\n{\r\nb\n";
+        let (_, c) = change(text, "{\r\nb\n", "{\nB\n", "{\r\nb\n", "{\nB\n", LE);
+        assert_eq!(verdict(text, c), Ok(()));
+        // A line kept as the caller's texts have it is still the file's.
+        let (_, c) = change(text, "{\r\nb\n", "{\nB\n", "{\r\nb\n", "{\r\nB\n", LE);
+        assert!(verdict(text, c).unwrap_err().contains("did not change"));
+    }
+
+    #[test]
     fn the_text_written_must_be_the_callers_under_the_tolerances() {
         let text = "x = “a”  \ny = 1\n";
         let f = Fold::tolerances(&[Tolerance::TrailingWhitespace, Tolerance::UnicodePunctuation]);

@@ -80,7 +80,7 @@ pub fn diff(files: &[&Changed]) -> String {
             c.old.as_deref().unwrap_or(""),
             c.new.as_deref().unwrap_or(""),
         );
-        if old == new {
+        if old == new && c.status == 'M' {
             continue;
         }
         let (a, b) = match c.status {

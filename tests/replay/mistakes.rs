@@ -226,7 +226,11 @@ fn reindent(e: &AgentEdit, rng: &mut u64) -> Option<(String, String)> {
         .iter()
         .any(|a| rl.iter().any(|b| a != b && map(a) == map(b)));
     let (s2, r2) = (map(&e.search), map(&e.replace));
-    (s2 != e.search && !erased).then_some((s2, r2))
+    // Nor may the copy's replacement be text the file already holds (a
+    // re-indentation dedented gives the block's own lines): that is the
+    // edit applied, as far as anyone can tell from the file.
+    let stands = memchr::memmem::find(e.before.as_bytes(), r2.as_bytes()).is_some();
+    (s2 != e.search && !erased && !stands).then_some((s2, r2))
 }
 
 /// A change someone made to one line since the agent read it.

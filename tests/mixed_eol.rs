@@ -179,3 +179,20 @@ fn a_block_starting_with_a_line_break_does_not_match_the_end_of_a_line_with_text
     assert_eq!(r["ok"], false, "{r}");
     assert_eq!(show(&read(&t, "c.cs")), show(file.as_bytes()));
 }
+
+#[test]
+fn an_edit_sent_again_does_not_land_on_a_twin_at_another_depth() {
+    // The edit landed (its replacement stands, twice: the commit changed
+    // two places); sent again, its block matches under `indentation` a
+    // third place, deeper, which the commit left alone.
+    let file = "class G\r\n{\r\n    void A()\r\n    {\r\n        OnAfterGrid(index);\r\n    }\r\n    void B()\r\n    {\r\n        OnAfterGrid(index);\r\n    }\r\n    void C()\r\n    {\r\n        if (x)\r\n        {\r\n            NextResult();\r\n        }\r\n    }\r\n}\r\n";
+    let t = with_file("g.cs", file.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "g.cs", "search": "    {\r\n        NextResult();\r\n",
+                "replace": "    {\r\n        OnAfterGrid(index);\r\n",
+                "match": ["line_endings", "trailing_whitespace", "indentation", "unicode_punctuation"]}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(show(&read(&t, "g.cs")), show(file.as_bytes()));
+}

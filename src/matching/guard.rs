@@ -59,11 +59,14 @@ pub(crate) fn refusal(
         .or_else(|| unverified(base, edit, m, &span))
 }
 
-/// The replacement already stands exactly outside the matched region. (One
-/// inside it is no sign of it: a deletion leaves part of its block.)
+/// The replacement already stands exactly outside the matched region, once
+/// or more (an edit sent again whose block, re-indented, still matches a
+/// twin at another depth). (One inside it is no sign of it: a deletion
+/// leaves part of its block.)
 fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
-    let (a, b) =
-        diagnose::replacement_at(base, &edit.replace).filter(|&(a, b)| a < m.start || b > m.end)?;
+    let (a, b) = diagnose::replacement_at(base, &edit.replace)
+        .filter(|&(a, b)| a < m.start || b > m.end)
+        .or_else(|| diagnose::replacement_outside(base, &edit.replace, (m.start, m.end)))?;
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),

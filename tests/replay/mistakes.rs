@@ -218,13 +218,23 @@ fn reindent(e: &AgentEdit, rng: &mut u64) -> Option<(String, String)> {
     };
     // The copy must keep every difference between the block's and the
     // replacement's lines: a re-indentation that makes a changed line equal
-    // to the line it changes (tabs to spaces in a commit that converts them,
-    // a whitespace-only line dedented to empty) erases the edit's own change,
-    // and leaves no intent a tolerant match could recover.
+    // to the line it changes, or gives two lines indented one with tabs, the
+    // other with spaces, the same indentation (a commit that converts them:
+    // the copy no longer says it does), or dedents a whitespace-only line to
+    // empty, erases the edit's own change, and leaves no intent a tolerant
+    // match could recover.
     let (sl, rl) = (lines(&e.search), lines(&e.replace));
-    let erased = sl
-        .iter()
-        .any(|a| rl.iter().any(|b| a != b && map(a) == map(b)));
+    let lead_of = |l: &str| lead(&map(l)).to_string();
+    let erased = sl.iter().any(|a| {
+        rl.iter().any(|b| {
+            (a != b && map(a) == map(b))
+                || (!a.trim().is_empty()
+                    && !b.trim().is_empty()
+                    && lead(a) != lead(b)
+                    && lead_of(a) == lead_of(b)
+                    && lead(a).contains('\t') != lead(b).contains('\t'))
+        })
+    });
     let (s2, r2) = (map(&e.search), map(&e.replace));
     // Nor may the copy's replacement be text the file already holds (a
     // re-indentation dedented gives the block's own lines): that is the

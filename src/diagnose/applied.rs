@@ -250,6 +250,12 @@ pub(super) fn proved(
     if search == replace {
         return false;
     }
+    // The block as read standing exactly is the edit not applied (a block
+    // read without its line numbers, whose place is still there), unless
+    // the replacement keeps it whole (an insertion next to it).
+    if !replace.contains(search) && memchr::memmem::find(text, search.as_bytes()).is_some() {
+        return false;
+    }
     let s: Vec<&str> = search.split_inclusive('\n').collect();
     let r: Vec<&str> = replace.split_inclusive('\n').collect();
     let pre = s.iter().zip(&r).take_while(|(a, b)| a == b).count();

@@ -315,8 +315,15 @@ fn trailing_whitespace(e: &AgentEdit, rng: &mut u64) -> Option<Draft> {
     Some(Draft::on_file(e, on_file(e, &padded)))
 }
 
+/// Whether the file has CRs before or after the edit (a commit that
+/// converts line endings: a mistake in line endings would erase its own
+/// change).
+fn has_cr(e: &AgentEdit) -> bool {
+    e.before.contains('\r') || e.after.contains('\r')
+}
+
 fn line_endings(e: &AgentEdit) -> Option<Draft> {
-    if e.before.contains('\r') || !e.search.contains('\n') {
+    if has_cr(e) || !e.search.contains('\n') {
         return None;
     }
     let crlf = |t: &str| t.replace('\n', "\r\n");
@@ -333,7 +340,7 @@ fn line_endings(e: &AgentEdit) -> Option<Draft> {
 }
 
 fn mixed_endings(e: &AgentEdit) -> Option<Draft> {
-    if e.before.contains('\r') || lines(&e.search).len() < 2 {
+    if has_cr(e) || lines(&e.search).len() < 2 {
         return None;
     }
     // Every other line of the file (counted from the block) ends with

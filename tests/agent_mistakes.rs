@@ -178,6 +178,21 @@ fn a_block_standing_as_read_is_not_already_applied() {
 }
 
 #[test]
+fn a_re_indentation_found_inside_the_lines_it_moves_is_not_already_applied() {
+    // A commit moving a line from 8 to 4 spaces, its block sent with LF to
+    // a CRLF file: the replacement stands inside the line's own 8 spaces
+    // (found on the replay of a public project's history).
+    let text = "static class S\r\n{\r\n        public static byte[] GetBytes(this string input) => Encoding.UTF8.GetBytes(input);\r\n}\r\n";
+    let r = exact(
+        text,
+        "        public static byte[] GetBytes(this string input) => Encoding.UTF8.GetBytes(input);\n",
+        "    public static byte[] GetBytes(this string input) => Encoding.UTF8.GetBytes(input);\n",
+    );
+    assert_eq!(r["ok"], false);
+    assert_ne!(r["already_applied"], true, "{r}");
+}
+
+#[test]
 fn a_deletion_whose_remaining_text_is_part_of_the_region_is_not_already_applied() {
     // Deleting the two lines after `start();`: the block is stale in its
     // second line, so nothing was deleted; the replacement (the context line

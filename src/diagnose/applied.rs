@@ -250,6 +250,12 @@ pub(super) fn proved(
     if search == replace {
         return false;
     }
+    // A replacement that starts with indentation names whole lines: found
+    // inside another line's indentation (8 spaces holding the 4 of a
+    // re-indented line), it is that line, not the replacement.
+    if replace.starts_with([' ', '\t']) && at.0 > 0 && text[at.0 - 1] != b'\n' {
+        return false;
+    }
     // The block as read standing exactly is the edit not applied (a block
     // read without its line numbers, whose place is still there), unless
     // the replacement keeps it whole (an insertion next to it).

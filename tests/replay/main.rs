@@ -12,6 +12,10 @@
 //! tolerance) must write the intended file or nothing; `already_applied`
 //! must never be claimed for an edit that did not land.
 //!
+//! The history is this repository's, or another one's (`PFT_REPLAY_REPO`),
+//! and it can be replayed with mixed line endings (`eol.rs`; a slice of
+//! that runs with the suite too).
+//!
 //! Without the history (a shallow clone, no `git`) the replay is skipped.
 
 mod edits;

@@ -487,6 +487,8 @@ request_shape! {
         dry_run_ttl_seconds: Option<u64> = "dryRunTtlSeconds" | "dry_run_ttl_seconds",
         #[serde(default, deserialize_with = "results")]
         results: Option<ResultView> = "results",
+        #[serde(default, deserialize_with = "elisions")]
+        elisions: Option<Elisions> = "elisions",
         _journal: Option<IgnoredAny> = "journal",
     }
 }
@@ -511,6 +513,18 @@ fn results<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ResultView>,
         other => {
             return Err(serde::de::Error::custom(format!(
                 "`results` must be \"full\" or \"compact\", got \"{other}\""
+            )))
+        }
+    }))
+}
+
+fn elisions<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Elisions>, D::Error> {
+    Ok(Some(match String::deserialize(d)?.as_str() {
+        "expand" => Elisions::Expand,
+        "literal" => Elisions::Literal,
+        other => {
+            return Err(serde::de::Error::custom(format!(
+                "`elisions` must be \"expand\" or \"literal\", got \"{other}\""
             )))
         }
     }))
@@ -562,6 +576,7 @@ pub fn options(
         journal: journal_from_env(),
         entry: None,
         results: ResultView::Full,
+        elisions: Elisions::Expand,
     };
     let mut root = None;
     if let Some(value) = value.filter(|v| !v.is_null()) {
@@ -575,6 +590,7 @@ pub fn options(
         opts.lock_wait_ms = o.lock_wait_ms.unwrap_or(opts.lock_wait_ms);
         opts.dry_run_ttl_secs = o.dry_run_ttl_seconds.unwrap_or(opts.dry_run_ttl_secs);
         opts.results = o.results.unwrap_or(opts.results);
+        opts.elisions = o.elisions.unwrap_or(opts.elisions);
         if let Some(j) = f.raw(&["journal"]) {
             opts.journal = journal_option(j, opts.journal.clone())?;
         }

@@ -20,6 +20,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::check;
 use crate::diagnose::Diagnosis;
 use crate::error::{ErrorCode, Failure};
 use crate::io::dir::Meta;
@@ -32,7 +33,8 @@ use crate::model::{
     Action, Base, Block, Changes, Count, Edit, FileOp, Format, Hunk, OpPlan, Options,
 };
 use crate::result::diagnosis::Diagnosed;
-use crate::result::failure::{OpFailure as OpFailed, StepFailure};
+use crate::result::failure::{Elision, OpFailure as OpFailed, StepFailure};
+use crate::result::written::KeptElision;
 use crate::result::formats::{
     self as out, Action as Did, FormatDone, FormatFile, HunkLevel, LocatedBy,
 };
@@ -77,6 +79,8 @@ struct Planned {
     hunks: Vec<HunkReport>,
     blocks: Vec<BlockReport>,
     line_number: Option<usize>,
+    /// The elision markers its check expanded.
+    expanded: Option<Vec<KeptElision>>,
 }
 
 /// A file's new bytes.
@@ -132,6 +136,8 @@ struct OpFailure {
     hunks: Option<Vec<StepFailure>>,
     /// Every failing SEARCH/REPLACE block (edit blocks, text editor).
     blocks: Option<Vec<StepFailure>>,
+    /// An elision marker refused (`ELIDED_CONTENT`).
+    elision: Option<Elision>,
 }
 
 impl OpFailure {
@@ -144,6 +150,7 @@ impl OpFailure {
             diagnosis: Diagnosed::default(),
             hunks: None,
             blocks: None,
+            elision: None,
         })
     }
 }
@@ -433,6 +440,7 @@ fn plan_op(
         hunks: Vec::new(),
         blocks: Vec::new(),
         line_number: None,
+        expanded: None,
     };
     match &op.action {
         Action::Delete { verify } => {
@@ -498,6 +506,15 @@ fn plan_op(
             };
             if matches!(base, Base::New { .. }) {
                 drop_callers_bom(enc, &mut new_text);
+            }
+            let old = match base {
+                Base::Existing => Some(base_text),
+                Base::New { .. } => cur(dst).map(|(s, _)| s.text()),
+            };
+            if let Some(e) = check_op(i, op, old, (&sliced, &new_text), opts, abs(dst.or(src)))? {
+                new_text = e.to_vec(old.expect("an expansion has an old text"));
+                (sliced, legacy_planned) = (None, None);
+                p.expanded = Some(e.report());
             }
             let planned = NewPlan {
                 sliced,
@@ -584,6 +601,33 @@ fn planned_blocks(
             abs_any,
         )
     })
+}
+
+/// The checks on an operation's new text ([`check::new_text`]): its
+/// expansion, when a marker was expanded, or its failure.
+fn check_op(
+    i: usize,
+    op: &FileOp,
+    old: Option<&[u8]>,
+    (sliced, new_text): (&Option<(Vec<Edit>, NewText)>, &[u8]),
+    opts: &Options,
+    abs: Option<String>,
+) -> Result<Option<check::Expansion>, Box<OpFailure>> {
+    let Some(old_text) = old else {
+        return Ok(None);
+    };
+    let pieces = match sliced {
+        Some((edits, t)) => t.pieces(old_text, edits),
+        None => vec![new_text],
+    };
+    match check::new_text(old, &pieces, &op.path, opts) {
+        Ok(c) => Ok(c.expansion),
+        Err(r) => {
+            let mut f = OpFailure::new(i, r.failure, abs);
+            f.elision = Some(r.elision);
+            Err(f)
+        }
+    }
 }
 
 /// An operation's new text as planned: the text, or the blocks kept as
@@ -1087,6 +1131,7 @@ fn failed(plan: &OpPlan, failures: Vec<Box<OpFailure>>) -> Box<Failed> {
     v.format = Some(plan.format);
     v.match_lines = first.match_lines.clone();
     v.diagnosis = first.diagnosis.clone();
+    v.elision = first.elision.clone();
     v.failures = Some(
         failures
             .into_iter()
@@ -1170,6 +1215,7 @@ fn op_file(p: &Planned, op: &FileOp, slots: &[Slot]) -> FormatFile {
         }),
         line_number: p.line_number,
         read_back_matches: None,
+        expanded: p.expanded.clone(),
         strategy: Default::default(),
         diff: None,
     }

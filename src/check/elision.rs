@@ -669,3 +669,179 @@ mod tests {
         assert_eq!(common_suffix(b"b\n", b"y\nb\n"), 2);
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    /// A marker's reading in one alignment: the old run it stands for, or
+    /// `None` (written as it is).
+    type Reading = Option<(usize, usize)>;
+
+    /// Naive reference: every alignment of `o` and `n`, enumerated; the
+    /// least cost (the table's weights) and, per marker, the readings
+    /// found among the alignments of that cost.
+    fn naive(o: &[u32], n: &[u32], markers: &[bool]) -> (u32, Vec<BTreeSet<Reading>>) {
+        let del = n.len() as u32 + 2;
+        let ins = del + 1;
+        let mut best = u32::MAX;
+        let mut found: Vec<BTreeSet<Reading>> = vec![BTreeSet::new(); n.len()];
+        #[allow(clippy::too_many_arguments)]
+        fn go(
+            i: usize,
+            j: usize,
+            cost: u32,
+            readings: &mut Vec<(usize, Reading)>,
+            o: &[u32],
+            n: &[u32],
+            markers: &[bool],
+            w: (u32, u32),
+            out: &mut (u32, Vec<BTreeSet<Reading>>),
+        ) {
+            let (del, ins) = w;
+            if cost > out.0 {
+                return;
+            }
+            if i == o.len() && j == n.len() {
+                if cost < out.0 {
+                    out.0 = cost;
+                    out.1.iter_mut().for_each(BTreeSet::clear);
+                }
+                for &(k, r) in readings.iter() {
+                    out.1[k].insert(r);
+                }
+                return;
+            }
+            if i < o.len() {
+                go(i + 1, j, cost + del, readings, o, n, markers, w, out);
+            }
+            if j < n.len() {
+                if markers[j] {
+                    readings.push((j, None));
+                }
+                go(i, j + 1, cost + ins, readings, o, n, markers, w, out);
+                if markers[j] {
+                    readings.pop();
+                }
+            }
+            if i < o.len() && j < n.len() && o[i] == n[j] && n[j] != u32::MAX {
+                go(i + 1, j + 1, cost, readings, o, n, markers, w, out);
+            }
+            if j < n.len() && markers[j] {
+                for e in i + 1..=o.len() {
+                    readings.push((j, Some((i, e))));
+                    go(e, j + 1, cost, readings, o, n, markers, w, out);
+                    readings.pop();
+                }
+            }
+        }
+        let mut out = (u32::MAX, vec![BTreeSet::new(); n.len()]);
+        go(0, 0, 0, &mut Vec::new(), o, n, markers, (del, ins), &mut out);
+        best = best.min(out.0);
+        found = out.1.into_iter().zip(found).map(|(a, _)| a).collect();
+        (best, found)
+    }
+
+    const LINES: &[&str] = &["a", "b", "c", "}", "", "fn x() {"];
+    const MARK: &str = "// ... existing code ...";
+
+    fn text(ls: &[String]) -> String {
+        ls.iter().map(|l| format!("{l}\n")).collect()
+    }
+
+    proptest! {
+        #![proptest_config(crate::text::test_seeds::config(600))]
+
+        /// The tables agree with the naive reference on the least cost and,
+        /// for every marker, on whether one run, several runs or being
+        /// written as it is are optimal.
+        #[test]
+        fn tables_agree_with_the_naive_reference(
+            old in proptest::collection::vec(0..LINES.len(), 0..6),
+            new in proptest::collection::vec(0..LINES.len() + 1, 0..5),
+        ) {
+            let o: Vec<u32> = old.iter().map(|&k| k as u32).collect();
+            let n: Vec<u32> = new
+                .iter()
+                .map(|&k| if k == LINES.len() || !old.contains(&k) { u32::MAX } else { k as u32 })
+                .collect();
+            let markers: Vec<bool> = new.iter().map(|&k| k == LINES.len()).collect();
+            let t = Table::new(&o, &n, &markers);
+            let best = t.fwd(o.len(), n.len());
+            let (nb, readings) = naive(&o, &n, &markers);
+            prop_assert_eq!(best, nb);
+            for j in (0..n.len()).filter(|&j| markers[j]) {
+                let (pairs, first) = t.absorbing(j, best);
+                let runs: Vec<_> = readings[j].iter().flatten().copied().collect();
+                prop_assert_eq!(pairs.min(2), runs.len().min(2), "marker {}", j);
+                if let Some(f) = first {
+                    prop_assert!(runs.contains(&f));
+                }
+                let literal = (0..=o.len()).any(|i| t.fwd(i, j) + t.ins + t.bwd(i, j + 1) == best);
+                prop_assert_eq!(literal, readings[j].contains(&None));
+            }
+        }
+
+        /// An expansion never writes a line that was in neither the old
+        /// text nor the new one (a marker that removes nothing is a line of
+        /// the new text, written as sent).
+        #[test]
+        fn an_expansion_writes_only_old_or_new_lines(
+            old in proptest::collection::vec(0..LINES.len(), 1..14),
+            edits in proptest::collection::vec((0..14usize, 0..4usize, 0..3usize, "[a-c]{1,2}"), 1..4),
+        ) {
+            let o: Vec<String> = old.iter().map(|&k| LINES[k].to_string()).collect();
+            let mut n = o.clone();
+            for (at, len, kind, s) in edits {
+                let at = at.min(n.len());
+                let end = (at + len).min(n.len());
+                match kind {
+                    0 => { n.splice(at..end, [MARK.to_string()]); }
+                    1 => { n.splice(at..end, [format!("new {s}")]); }
+                    _ => { n.insert(at, format!("{s}")); }
+                }
+            }
+            let (old_t, new_t) = (text(&o), text(&n));
+            if let Verdict::Expanded { start, end, mid, .. } = check(old_t.as_bytes(), &[new_t.as_bytes()]) {
+                let b = old_t.as_bytes();
+                let out = String::from_utf8([&b[..start], &mid[..], &b[end..]].concat()).unwrap();
+                for l in out.lines() {
+                    prop_assert!(o.iter().any(|x| x == l) || n.iter().any(|x| x == l), "{l:?} in {out:?}");
+                }
+            }
+        }
+
+        /// New text that differs from the old only by runs of lines
+        /// replaced with markers is expanded back to the old text exactly,
+        /// or refused: never written with a marker, never otherwise.
+        #[test]
+        fn pure_elisions_expand_to_the_old_text_or_are_refused(
+            old in proptest::collection::vec(0..LINES.len(), 1..16),
+            cuts in proptest::collection::vec((0..16usize, 1..5usize), 1..3),
+        ) {
+            let o: Vec<String> = old.iter().map(|&k| LINES[k].to_string()).collect();
+            let mut n = o.clone();
+            let mut cuts = cuts;
+            cuts.sort_unstable();
+            for (at, len) in cuts.into_iter().rev() {
+                if at < n.len() && n[at] != MARK {
+                    let end = (at + len).min(n.len());
+                    if n[at..end].iter().any(|l| l == MARK) { continue; }
+                    n.splice(at..end, [MARK.to_string()]);
+                }
+            }
+            prop_assume!(n != o);
+            let (old_t, new_t) = (text(&o), text(&n));
+            match check(old_t.as_bytes(), &[new_t.as_bytes()]) {
+                Verdict::Expanded { start, end, mid, .. } => {
+                    let b = old_t.as_bytes();
+                    prop_assert_eq!([&b[..start], &mid[..], &b[end..]].concat(), b.to_vec());
+                }
+                Verdict::Refused(_) => {}
+                Verdict::Kept => prop_assert!(false, "a marker written as it is: {new_t:?}"),
+            }
+        }
+    }
+}

@@ -389,14 +389,59 @@ impl Region<'_> {
         if !before_ok || !after_ok {
             return Some(Why::NextToChange);
         }
-        let weak = |id: u32, l: &[u8]| {
-            !l.iter().any(|b| b.is_ascii_alphanumeric() || *b >= 0x80)
-                && oi.iter().filter(|&&x| x == id).count() > 1
-        };
-        if (j > 0 && weak(oi[s - 1], self.old[s - 1])) || (e < oi.len() && weak(oi[e], self.old[e])) {
+        let up = (j > 0).then(|| self.bound(t, oi, ni, (s, j), best, |d| t.fwd(s - d, j - d) + t.bwd(e, j + 1), false));
+        let down = (e < oi.len()).then(|| {
+            self.bound(t, oi, ni, (e, j + 1), best, |d| t.fwd(s, j) + t.bwd(e + d, j + 1 + d), true)
+        });
+        if up == Some(false) || down == Some(false) {
             return Some(Why::WeakBound);
         }
         None
+    }
+
+    /// Whether the unchanged lines beside a marker fix where its run ends:
+    /// walking away from it (`down`: old line `at` and new line `nj`
+    /// onwards; else the lines before them) over blank lines kept in an
+    /// optimal alignment (`cost(d)`: the cost through the `d`-th pair), the
+    /// first line that is not blank must hold a word, or be punctuation
+    /// that occurs once nearby; the edge of the file fixes it too.
+    #[allow(clippy::too_many_arguments)]
+    fn bound(
+        &self,
+        _t: &Table,
+        oi: &[u32],
+        ni: &[u32],
+        (at, nj): (usize, usize),
+        best: u32,
+        cost: impl Fn(usize) -> u32,
+        down: bool,
+    ) -> bool {
+        let mut d = 1;
+        loop {
+            let (i, k) = if down {
+                (at + d - 1, nj + d - 1)
+            } else {
+                match (at.checked_sub(d), nj.checked_sub(d)) {
+                    (Some(i), Some(k)) => (i, k),
+                    (None, None) => return self.at_start,
+                    _ => return false,
+                }
+            };
+            if down && (i >= oi.len() || k >= ni.len()) {
+                return i >= oi.len() && k >= ni.len() && self.at_end;
+            }
+            if oi[i] != ni[k] || oi[i] == u32::MAX || (d > 1 && cost(d - 1) != best) {
+                return false;
+            }
+            let l = key(self.old[i]);
+            if l.iter().any(|b| b.is_ascii_alphanumeric() || *b >= 0x80) {
+                return true;
+            }
+            if !l.iter().all(u8::is_ascii_whitespace) {
+                return oi.iter().filter(|&&x| x == oi[i]).count() == 1;
+            }
+            d += 1;
+        }
     }
 
     /// The refusal of marker `j`, which would delete old lines `s..e`.
@@ -627,8 +672,12 @@ mod tests {
         let old = "import a\nimport b\n\ndef f():\n    x = 1\n    y = 2\n    return x\n\ndef g():\n    pass\n";
         let (t, _) = expanded(old, "# ... existing imports ...\nimport b\n\ndef f():\n    x = 1\n    y = 3\n    return x\n\ndef g():\n    pass\n");
         assert_eq!(t, old.replace("y = 2", "y = 3"));
-        // A blank line occurs more than once: no certain bound.
-        let r = refused(old, "# ... existing imports ...\n\ndef f():\n    x = 1\n    y = 3\n    return x\n\ndef g():\n    pass\n");
+        // A blank line is a bound through the unchanged line beyond it.
+        let (t, _) = expanded(old, "# ... existing imports ...\n\ndef f():\n    x = 1\n    y = 3\n    return x\n\ndef g():\n    pass\n");
+        assert_eq!(t, old.replace("y = 2", "y = 3"));
+        // A `}` that occurs more than once is none, even through blanks.
+        let c = "a {\n  b\n}\n\nc {\n  d\n}\n\ne {\n  f\n}\n";
+        let r = refused(c, "a {\n  b\n}\n\n// ...\n\ne {\n  g\n}\n");
         assert_eq!(r.why, Why::WeakBound);
         let (t, _) = expanded(old, "import a\nimport b\n\ndef h():\n    x = 1\n    # ... rest unchanged\n");
         assert_eq!(t, old.replace("def f", "def h"));

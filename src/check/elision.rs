@@ -215,6 +215,29 @@ pub(crate) fn check(old: &[u8], new: &[&[u8]]) -> Verdict {
     check_texts(old, &new)
 }
 
+/// What the check makes of a whole new text, as the lazy-edit benchmark
+/// scores it (see `tests/replay/lazy.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lazy {
+    /// Written as sent.
+    Kept,
+    /// Written expanded: this text.
+    Expanded(Vec<u8>),
+    /// Refused: nothing written.
+    Refused,
+}
+
+/// [`check`] of the whole new text `new` replacing `old`, as a [`Lazy`].
+pub fn lazy_outcome(old: &[u8], new: &[u8]) -> Lazy {
+    match check(old, &[new]) {
+        Verdict::Kept => Lazy::Kept,
+        Verdict::Refused(_) => Lazy::Refused,
+        Verdict::Expanded { start, end, mid, .. } => {
+            Lazy::Expanded([&old[..start], &mid[..], &old[end..]].concat())
+        }
+    }
+}
+
 /// The verdict on the whole new text `new` replacing `old`.
 pub(crate) fn check_texts(old: &[u8], new: &[u8]) -> Verdict {
     let pre = common_prefix(old, new);
@@ -249,6 +272,9 @@ pub(crate) fn check_texts(old: &[u8], new: &[u8]) -> Verdict {
         },
     }
 }
+
+trait Dbg { fn positions_dbg(self) -> Vec<usize>; }
+impl<'a, I: Iterator<Item = &'a bool>> Dbg for I { fn positions_dbg(self) -> Vec<usize> { self.enumerate().filter(|(_, b)| **b).map(|(i, _)| i).collect() } }
 
 /// The lines compared, with where the changed new lines are.
 struct Region<'a> {
@@ -292,6 +318,9 @@ impl Region<'_> {
                     && is_marker(&String::from_utf8_lossy(key(l)))
             })
             .collect();
+        if std::env::var("PFT_DBG").is_ok() {
+            eprintln!("region old {} new {} changed {:?} markers {:?}", self.old.len(), self.new.len(), self.changed, markers.iter().positions_dbg());
+        }
         if !markers.contains(&true) {
             return Found::None;
         }
@@ -319,10 +348,11 @@ impl Region<'_> {
         for (j, _) in markers.iter().enumerate().filter(|(_, &m)| m) {
             let (pairs, first) = t.absorbing(j, best);
             let literal = (0..=oi.len()).any(|i| t.fwd(i, j) + t.ins + t.bwd(i, j + 1) == best);
-            if pairs == 0 || literal {
-                // Written as sent: an edit of least cost has it remove
-                // nothing (a new comment).
-                continue;
+            if std::env::var("PFT_DBG").is_ok() {
+                eprintln!("marker {j}: pairs {pairs} first {first:?} literal {literal} best {best}");
+            }
+            if pairs == 0 {
+                continue; // written as sent: it removes nothing
             }
             let (s, e) = first.expect("a pair");
             let why = if pairs > 1 {
@@ -330,6 +360,16 @@ impl Region<'_> {
             } else {
                 self.bounds(t, oi, ni, markers, (j, s, e), best)
             };
+            if literal {
+                // An edit of least cost has it remove nothing (a new
+                // comment): written as sent, unless other runs are as good
+                // or its one run is bounded (then it may stand for lines as
+                // well as not: refused).
+                if pairs > 1 || why.is_none() {
+                    return Found::Refused(Box::new(self.refusal(j, (s, e), Why::Ambiguous)));
+                }
+                continue;
+            }
             if let Some(why) = why {
                 return Found::Refused(Box::new(self.refusal(j, (s, e), why)));
             }

@@ -46,9 +46,15 @@ fn assert_refused(r: &Value, after: &str, name: &str) {
     assert_eq!(r["elision"]["marker"], "// ... existing code ...", "{r}");
     assert_eq!(r["elision"]["deleted"], 3, "{r}");
     assert_eq!(r["elision"]["deletes"][0]["line"], 5, "{r}");
-    assert_eq!(r["elision"]["deletes"][0]["text"], "    let y = b * 3;", "{r}");
+    assert_eq!(
+        r["elision"]["deletes"][0]["text"], "    let y = b * 3;",
+        "{r}"
+    );
     let m = r["message"].as_str().unwrap();
-    assert!(m.contains("lines 5-7") && m.contains("Send those lines"), "{name}: {m}");
+    assert!(
+        m.contains("lines 5-7") && m.contains("Send those lines"),
+        "{name}: {m}"
+    );
 }
 
 fn block(search: &str, replace: &str) -> String {
@@ -78,21 +84,81 @@ fn unified(search: &str, replace: &str) -> String {
     p
 }
 
+/// A call of an entry point.
+type Call<'a> = Box<dyn Fn() -> Value + 'a>;
+
 /// Every entry point that writes new text over an existing file, with
 /// (search, replace): its result and the file after it. (The text
 /// editor's `create` only makes new files: it has no old text.)
 fn every_entry(root: &Path, search: &str, replace: &str) -> Vec<(&'static str, Value, String)> {
     let o = opts(root);
-    let calls: Vec<(&'static str, Box<dyn Fn() -> Value>)> = vec![
-        ("patchFile", Box::new(|| api::patch_file(&json!({"file_path": "f.rs", "search": search, "replace": replace}), Some(&o)))),
-        ("patchFile edits[]", Box::new(|| api::patch_file(&json!({"file_path": "f.rs", "edits": [{"search": "use std::io;", "replace": "use std::io::{self};"}, {"search": search, "replace": replace}]}), Some(&o)))),
-        ("batchPatchFiles", Box::new(|| api::batch_patch_files(&json!({"files": [{"file_path": "f.rs", "search": search, "replace": replace}]}), Some(&o)))),
-        ("applyEditBlocks", Box::new(|| api::apply_edit_blocks(&json!({"text": block(search, replace)}), Some(&o)))),
-        ("applyPatch codex", Box::new(|| api::apply_patch(&json!({"patch": codex(search, replace)}), Some(&o)))),
-        ("applyPatch unified", Box::new(|| api::apply_patch(&json!({"patch": unified(search, replace)}), Some(&o)))),
-        ("textEditor str_replace", Box::new(|| api::text_editor(&json!({"command": "str_replace", "path": "f.rs", "old_str": search, "new_str": replace}), Some(&o)))),
-        ("editFile", Box::new(|| api::edit_file(&json!({"path": "f.rs", "edits": [{"oldText": search, "newText": replace}]}), Some(&o)))),
-        ("writeFile", Box::new(|| api::write_file(&json!({"file_path": "f.rs", "content": RS.replace(search, replace)}), Some(&o)))),
+    let calls: Vec<(&'static str, Call<'_>)> = vec![
+        (
+            "patchFile",
+            Box::new(|| {
+                api::patch_file(
+                    &json!({"file_path": "f.rs", "search": search, "replace": replace}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "patchFile edits[]",
+            Box::new(|| {
+                api::patch_file(
+                    &json!({"file_path": "f.rs", "edits": [{"search": "use std::io;", "replace": "use std::io::{self};"}, {"search": search, "replace": replace}]}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "batchPatchFiles",
+            Box::new(|| {
+                api::batch_patch_files(
+                    &json!({"files": [{"file_path": "f.rs", "search": search, "replace": replace}]}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "applyEditBlocks",
+            Box::new(|| api::apply_edit_blocks(&json!({"text": block(search, replace)}), Some(&o))),
+        ),
+        (
+            "applyPatch codex",
+            Box::new(|| api::apply_patch(&json!({"patch": codex(search, replace)}), Some(&o))),
+        ),
+        (
+            "applyPatch unified",
+            Box::new(|| api::apply_patch(&json!({"patch": unified(search, replace)}), Some(&o))),
+        ),
+        (
+            "textEditor str_replace",
+            Box::new(|| {
+                api::text_editor(
+                    &json!({"command": "str_replace", "path": "f.rs", "old_str": search, "new_str": replace}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "editFile",
+            Box::new(|| {
+                api::edit_file(
+                    &json!({"path": "f.rs", "edits": [{"oldText": search, "newText": replace}]}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "writeFile",
+            Box::new(|| {
+                api::write_file(
+                    &json!({"file_path": "f.rs", "content": RS.replace(search, replace)}),
+                    Some(&o),
+                )
+            }),
+        ),
     ];
     calls
         .into_iter()
@@ -150,7 +216,10 @@ fn the_compact_view_and_a_dry_run_carry_the_refusal_and_the_expansion() {
     let (_t, root) = setup(&[("f.rs", RS.as_bytes())]);
     let mut o = opts(&root);
     o["results"] = json!("compact");
-    let r = api::patch_file(&json!({"file_path": "f.rs", "search": LAZY_SEARCH, "replace": BAD_REPLACE}), Some(&o));
+    let r = api::patch_file(
+        &json!({"file_path": "f.rs", "search": LAZY_SEARCH, "replace": BAD_REPLACE}),
+        Some(&o),
+    );
     assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
     assert_eq!(r["elision"]["deleted"], 3, "{r}");
     let r = api::patch_file(
@@ -158,8 +227,14 @@ fn the_compact_view_and_a_dry_run_carry_the_refusal_and_the_expansion() {
         Some(&opts(&root)),
     );
     assert_eq!(r["ok"], true, "{r}");
-    assert!(r["diff"].as_str().unwrap().contains("+fn total(a: u64"), "{r}");
-    assert!(!r["diff"].as_str().unwrap().contains("existing code"), "{r}");
+    assert!(
+        r["diff"].as_str().unwrap().contains("+fn total(a: u64"),
+        "{r}"
+    );
+    assert!(
+        !r["diff"].as_str().unwrap().contains("existing code"),
+        "{r}"
+    );
     assert_eq!(read(&root, "f.rs"), RS);
     let a = api::apply_dry_run(&json!({"run_id": r["run_id"]}), Some(&opts(&root)));
     assert_eq!(a["ok"], true, "{a}");
@@ -181,7 +256,10 @@ fn markers_that_remove_nothing_or_were_there_or_are_meant_are_written_as_sent() 
     std::fs::write(root.join("f.rs"), RS).unwrap();
     let mut o = opts(&root);
     o["elisions"] = json!("literal");
-    let r = api::patch_file(&json!({"file_path": "f.rs", "search": LAZY_SEARCH, "replace": BAD_REPLACE}), Some(&o));
+    let r = api::patch_file(
+        &json!({"file_path": "f.rs", "search": LAZY_SEARCH, "replace": BAD_REPLACE}),
+        Some(&o),
+    );
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(read(&root, "f.rs"), RS.replace(LAZY_SEARCH, BAD_REPLACE));
     // A marker the file already has is kept as any line.
@@ -191,7 +269,10 @@ fn markers_that_remove_nothing_or_were_there_or_are_meant_are_written_as_sent() 
     );
     assert_eq!(r["ok"], true, "{r}");
     o["elisions"] = json!("sometimes");
-    let r = api::patch_file(&json!({"file_path": "f.rs", "search": "z + 3", "replace": "z + 4"}), Some(&o));
+    let r = api::patch_file(
+        &json!({"file_path": "f.rs", "search": "z + 3", "replace": "z + 4"}),
+        Some(&o),
+    );
     assert_eq!(r["code"], "INVALID_INPUT", "{r}");
 }
 
@@ -199,34 +280,99 @@ fn markers_that_remove_nothing_or_were_there_or_are_meant_are_written_as_sent() 
 /// each language, in two comment styles.
 fn languages() -> Vec<(&'static str, String, String, String, String)> {
     let mut out = Vec::new();
-    let mut add = |file: &'static str, body: &str, marker: &str, old_mid: &str, first: (&str, &str)| {
-        let search = body.to_string();
-        let mut lines: Vec<&str> = body.lines().collect();
-        // Keep the first two and the last line, elide the middle.
-        let last = lines.pop().unwrap();
-        let replace = format!("{}\n{}\n{marker}\n{last}\n", lines[0].replace(first.0, first.1), lines[1]);
-        let intended = body.replace(first.0, first.1);
-        let _ = old_mid;
-        out.push((file, format!("head\n{body}tail\n"), search, replace, format!("head\n{intended}tail\n")));
-    };
+    let mut add =
+        |file: &'static str, body: &str, marker: &str, old_mid: &str, first: (&str, &str)| {
+            let search = body.to_string();
+            let mut lines: Vec<&str> = body.lines().collect();
+            // Keep the first two and the last line, elide the middle.
+            let last = lines.pop().unwrap();
+            let replace = format!(
+                "{}\n{}\n{marker}\n{last}\n",
+                lines[0].replace(first.0, first.1),
+                lines[1]
+            );
+            let intended = body.replace(first.0, first.1);
+            let _ = old_mid;
+            out.push((
+                file,
+                format!("head\n{body}tail\n"),
+                search,
+                replace,
+                format!("head\n{intended}tail\n"),
+            ));
+        };
     let py = "def area(w, h):\n    s = w * h\n    t = s / 2\n    u = t + 1\n    return u\n";
-    add("a.py", py, "    # ... existing code ...", "", ("area", "surface"));
-    add("b.py", py, "    # ...rest unchanged", "", ("area", "surface"));
+    add(
+        "a.py",
+        py,
+        "    # ... existing code ...",
+        "",
+        ("area", "surface"),
+    );
+    add(
+        "b.py",
+        py,
+        "    # ...rest unchanged",
+        "",
+        ("area", "surface"),
+    );
     let js = "function area(w, h) {\n  const s = w * h;\n  const t = s / 2;\n  const u = t + 1;\n  return u; }\n";
-    add("a.ts", js, "  // ... existing code ...", "", ("area", "surface"));
+    add(
+        "a.ts",
+        js,
+        "  // ... existing code ...",
+        "",
+        ("area", "surface"),
+    );
     add("b.js", js, "  /* ... */", "", ("area", "surface"));
     let rs = "fn area(w: f64) -> f64 {\n    let s = w * w;\n    let t = s / 2.0;\n    let u = t + 1.0;\n    u }\n";
     add("a.rs", rs, "    // ...", "", ("area", "surface"));
-    add("b.go", &rs.replace("fn ", "func "), "    /* existing code here */", "", ("area", "surface"));
-    add("c.c", &rs.replace("fn ", "double "), "    /* ... */", "", ("area", "surface"));
+    add(
+        "b.go",
+        &rs.replace("fn ", "func "),
+        "    /* existing code here */",
+        "",
+        ("area", "surface"),
+    );
+    add(
+        "c.c",
+        &rs.replace("fn ", "double "),
+        "    /* ... */",
+        "",
+        ("area", "surface"),
+    );
     let cs = "public int Area(int w) {\n    var s = w * w;\n    var t = s / 2;\n    var u = t + 1;\n    return u; }\n";
-    add("a.cs", cs, "    // ... existing code ...", "", ("Area", "Surface"));
-    add("b.cs", cs, "    /* ... rest of the method ... */", "", ("Area", "Surface"));
+    add(
+        "a.cs",
+        cs,
+        "    // ... existing code ...",
+        "",
+        ("Area", "Surface"),
+    );
+    add(
+        "b.cs",
+        cs,
+        "    /* ... rest of the method ... */",
+        "",
+        ("Area", "Surface"),
+    );
     let md = "# Area\nThe area of a square.\nIt is w times w.\nHalve it for a triangle.\nAdd one for luck.\n";
     add("a.md", md, "<!-- ... -->", "", ("Area", "Surface"));
-    add("b.md", md, "… rest of the section …", "", ("Area", "Surface"));
+    add(
+        "b.md",
+        md,
+        "… rest of the section …",
+        "",
+        ("Area", "Surface"),
+    );
     let yaml = "area:\n  width: 2\n  height: 3\n  units: cm\n  shape: square\n";
-    add("a.yaml", yaml, "  # ... existing keys ...", "", ("area", "surface"));
+    add(
+        "a.yaml",
+        yaml,
+        "  # ... existing keys ...",
+        "",
+        ("area", "surface"),
+    );
     add("b.yml", yaml, "  # ...", "", ("area", "surface"));
     out
 }
@@ -235,7 +381,10 @@ fn languages() -> Vec<(&'static str, String, String, String, String)> {
 fn each_language_and_comment_style_expands_and_refuses() {
     for (file, content, search, replace, intended) in languages() {
         let (_t, root) = setup(&[(file, content.as_bytes())]);
-        let r = api::patch_file(&json!({"file_path": file, "search": search, "replace": replace}), Some(&opts(&root)));
+        let r = api::patch_file(
+            &json!({"file_path": file, "search": search, "replace": replace}),
+            Some(&opts(&root)),
+        );
         assert_eq!(r["ok"], true, "{file}: {r}");
         assert_eq!(read(&root, file), intended, "{file}");
         assert!(r["expanded"].is_array(), "{file}: {r}");
@@ -243,7 +392,10 @@ fn each_language_and_comment_style_expands_and_refuses() {
         std::fs::write(root.join(file), &content).unwrap();
         let last = search.lines().last().unwrap();
         let bad = replace.replace(last, &format!("{last} // changed"));
-        let r = api::patch_file(&json!({"file_path": file, "search": search, "replace": bad}), Some(&opts(&root)));
+        let r = api::patch_file(
+            &json!({"file_path": file, "search": search, "replace": bad}),
+            Some(&opts(&root)),
+        );
         assert_eq!(r["code"], "ELIDED_CONTENT", "{file}: {r}");
         assert_eq!(read(&root, file), content, "{file}");
     }
@@ -258,11 +410,15 @@ fn crlf_bom_and_utf16_files_keep_their_form() {
         Some(&opts(&root)),
     );
     assert_eq!(r["ok"], true, "{r}");
-    assert_eq!(read(&root, "f.rs"), format!("\u{FEFF}{}", intended().replace('\n', "\r\n")));
+    assert_eq!(
+        read(&root, "f.rs"),
+        format!("\u{FEFF}{}", intended().replace('\n', "\r\n"))
+    );
     // UTF-16 LE with its BOM, through a whole-file write.
     let utf16 = |s: &str| -> Vec<u8> {
         let mut b = vec![0xFF, 0xFE];
-        s.encode_utf16().for_each(|u| b.extend_from_slice(&u.to_le_bytes()));
+        s.encode_utf16()
+            .for_each(|u| b.extend_from_slice(&u.to_le_bytes()));
         b
     };
     std::fs::write(root.join("g.rs"), utf16(RS)).unwrap();
@@ -271,7 +427,10 @@ fn crlf_bom_and_utf16_files_keep_their_form() {
         Some(&opts(&root)),
     );
     assert_eq!(r["ok"], true, "{r}");
-    assert_eq!(std::fs::read(root.join("g.rs")).unwrap(), utf16(&intended()));
+    assert_eq!(
+        std::fs::read(root.join("g.rs")).unwrap(),
+        utf16(&intended())
+    );
 }
 
 #[test]
@@ -279,7 +438,10 @@ fn a_lazy_whole_file_write_keeps_every_elided_function() {
     let src = "import os\nimport sys\n\n\ndef one():\n    return 1\n\n\ndef two():\n    x = 2\n    return x\n\n\ndef three():\n    return 3\n\n\nif __name__ == \"__main__\":\n    main()\n";
     let (_t, root) = setup(&[("m.py", src.as_bytes())]);
     let lazy = "import os\nimport sys\n\n\ndef one():\n    # ... existing code ...\n\n\ndef two():\n    x = 22\n    return x\n\n\ndef three():\n    # ... existing code ...\n\n\nif __name__ == \"__main__\":\n    main()\n";
-    let r = api::write_file(&json!({"file_path": "m.py", "content": lazy}), Some(&opts(&root)));
+    let r = api::write_file(
+        &json!({"file_path": "m.py", "content": lazy}),
+        Some(&opts(&root)),
+    );
     // The markers' lower bounds are blank lines, and beyond them unchanged
     // lines with words: certain.
     assert_eq!(r["ok"], true, "{r}");
@@ -287,7 +449,10 @@ fn a_lazy_whole_file_write_keeps_every_elided_function() {
     assert_eq!(r["expanded"][1]["kept_lines"], json!([15, 15]), "{r}");
     std::fs::write(root.join("m.py"), src).unwrap();
     let lazy = "import os\nimport sys\n\n\ndef one():\n    return 1\n\n\ndef two():\n    x = 22\n    return x\n\n\n# ... rest of the file unchanged ...\nif __name__ == \"__main__\":\n    main()\n";
-    let r = api::write_file(&json!({"file_path": "m.py", "content": lazy}), Some(&opts(&root)));
+    let r = api::write_file(
+        &json!({"file_path": "m.py", "content": lazy}),
+        Some(&opts(&root)),
+    );
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(read(&root, "m.py"), src.replace("x = 2", "x = 22"));
 }

@@ -54,7 +54,8 @@ pub(crate) const KEEP_WORDS: &[&str] = &[
 
 /// Words that say work is left to do: a comment holding one is a note, not
 /// a marker.
-pub(crate) const TODO_WORDS: &[&str] = &["todo", "fixme", "hack", "xxx", "note", "bug", "implement"];
+pub(crate) const TODO_WORDS: &[&str] =
+    &["todo", "fixme", "hack", "xxx", "note", "bug", "implement"];
 
 /// Phrases that make a marker without dots.
 pub(crate) const PHRASES: &[&str] = &[
@@ -107,7 +108,8 @@ pub(crate) const KEYWORDS: &[&str] = &[
 ];
 
 fn is_dots(w: &str) -> bool {
-    !w.is_empty() && (w.chars().all(|c| c == '\u{2026}') || (w.len() >= 3 && w.bytes().all(|b| b == b'.')))
+    !w.is_empty()
+        && (w.chars().all(|c| c == '\u{2026}') || (w.len() >= 3 && w.bytes().all(|b| b == b'.')))
 }
 
 /// Whether `line` (without its line break) is an elision marker (see the
@@ -138,7 +140,9 @@ pub(crate) fn is_marker(line: &str) -> bool {
     let words: Vec<&str> = body
         .split(|c: char| c.is_whitespace() || c == '\u{2026}')
         .map(|w| {
-            w.trim_matches(|c: char| matches!(c, '.' | '(' | ')' | '[' | ']' | '{' | '}' | ',' | ':' | '!'))
+            w.trim_matches(|c: char| {
+                matches!(c, '.' | '(' | ')' | '[' | ']' | '{' | '}' | ',' | ':' | '!')
+            })
         })
         .filter(|w| !w.is_empty())
         .collect();

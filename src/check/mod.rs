@@ -113,6 +113,10 @@ fn refused(r: &Refusal, display: &str) -> Refused {
             "the unchanged line beside it is punctuation alone that occurs more than once nearby, so it \
              does not fix where the kept lines end"
         }
+        Why::BoundInside => {
+            "the unchanged line beside it occurs again among those lines, so it does not fix where the kept \
+             lines end"
+        }
         Why::TooLarge => "the changed region is too large to align with certainty",
     };
     let message = format!(

@@ -575,7 +575,9 @@ fn check_all(
     let checked: Vec<Result<Checked, Box<Refused>>> = ok
         .iter()
         .zip(pieces)
-        .map(|((k, src, ..), pc)| check::new_text(Some(src.text()), pc, &txn.slots[*k].display, opts))
+        .map(|((k, src, ..), pc)| {
+            check::new_text(Some(src.text()), pc, &txn.slots[*k].display, opts)
+        })
         .collect();
     let Some(bad) = checked.iter().position(Result::is_err) else {
         return Ok(checked.into_iter().map(|c| c.expect("checked")).collect());

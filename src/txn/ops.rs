@@ -34,11 +34,11 @@ use crate::model::{
 };
 use crate::result::diagnosis::Diagnosed;
 use crate::result::failure::{Elision, OpFailure as OpFailed, StepFailure};
-use crate::result::written::KeptElision;
 use crate::result::formats::{
     self as out, Action as Did, FormatDone, FormatFile, HunkLevel, LocatedBy,
 };
 use crate::result::marks::True;
+use crate::result::written::KeptElision;
 use crate::result::{Failed, Outcome};
 use crate::text::lines::count_newlines;
 use crate::text::source::adapt_line_endings;

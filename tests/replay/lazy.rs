@@ -37,6 +37,8 @@ pub struct Tally {
     pub refused: usize,
     pub wrong: usize,
     pub examples: Vec<String>,
+    /// Refusals by reason.
+    pub why: BTreeMap<&'static str, usize>,
 }
 
 /// The figures of a lazy replay.
@@ -52,10 +54,15 @@ pub struct LazyReport {
 
 /// The marker an agent writes in a file of this name, indented as `like`.
 fn marker(path: &str, like: &str) -> String {
-    let indent: String = like.chars().take_while(|c| c.is_whitespace() && *c != '\n' && *c != '\r').collect();
+    let indent: String = like
+        .chars()
+        .take_while(|c| c.is_whitespace() && *c != '\n' && *c != '\r')
+        .collect();
     let ext = path.rsplit('.').next().unwrap_or("");
     let body = match ext {
-        "py" | "sh" | "yml" | "yaml" | "toml" | "rb" | "gitignore" | "npmignore" => "# ... existing code ...",
+        "py" | "sh" | "yml" | "yaml" | "toml" | "rb" | "gitignore" | "npmignore" => {
+            "# ... existing code ..."
+        }
         "md" | "html" => "<!-- ... existing content ... -->",
         _ => "// ... existing code ...",
     };
@@ -67,7 +74,10 @@ fn score(t: &mut Tally, kind: &str, origin: &str, old: &str, lazy: &str, intende
     t.n += 1;
     match lazy_outcome(old.as_bytes(), lazy.as_bytes()) {
         Lazy::Expanded(b) if b == intended.as_bytes() => t.exact += 1,
-        Lazy::Refused => t.refused += 1,
+        Lazy::Refused(why) => {
+            t.refused += 1;
+            *t.why.entry(why).or_default() += 1;
+        }
         other => {
             t.wrong += 1;
             if let Ok(dir) = std::env::var("PFT_LAZY_DUMP") {
@@ -97,7 +107,7 @@ fn real(r: &mut (usize, usize, usize), ex: &mut Vec<String>, origin: &str, old: 
     r.0 += 1;
     match lazy_outcome(old.as_bytes(), new.as_bytes()) {
         Lazy::Kept => {}
-        Lazy::Refused => {
+        Lazy::Refused(_) => {
             r.1 += 1;
             if ex.len() < 10 {
                 ex.push(format!("{origin}: refused"));
@@ -119,40 +129,71 @@ fn file(rep: &mut LazyReport, origin: &str, path: &str, old: &str, new: &str, ca
     if hs.is_empty() {
         return;
     }
-    real(&mut rep.real_files, &mut rep.real_examples, origin, old, new);
+    real(
+        &mut rep.real_files,
+        &mut rep.real_examples,
+        origin,
+        old,
+        new,
+    );
     whole_file(rep, origin, path, old, &nl, &hs);
     for (o, n) in hs {
         let ka = o.start.min(CONTEXT);
         let kb = (ol.len() - o.end).min(CONTEXT);
         let build = |above: &[&str], below: &[&str]| -> String {
-            [ol[..o.start - ka].concat(), above.concat(), nl[n.clone()].concat(), below.concat(), ol[o.end + kb..].concat()]
-                .concat()
+            [
+                ol[..o.start - ka].concat(),
+                above.concat(),
+                nl[n.clone()].concat(),
+                below.concat(),
+                ol[o.end + kb..].concat(),
+            ]
+            .concat()
         };
         let ctx_a: Vec<&str> = ol[o.start - ka..o.start].to_vec();
         let ctx_b: Vec<&str> = ol[o.end..o.end + kb].to_vec();
         let intended = build(&ctx_a, &ctx_b);
-        real(&mut rep.real_edits, &mut rep.real_examples, origin, old, &intended);
+        real(
+            &mut rep.real_edits,
+            &mut rep.real_examples,
+            origin,
+            old,
+            &intended,
+        );
         let m = |like: &str| marker(path, like);
         let mut variants: Vec<(&'static str, String)> = Vec::new();
         if ka >= 3 {
             let mut a = vec![ctx_a[0]];
             let mk = m(ctx_a[1]);
             let keep_last = ctx_a[ka - 1];
-            variants.push(("bounded", build(&[a.clone(), vec![mk.as_str(), keep_last]].concat(), &ctx_b)));
+            variants.push((
+                "bounded",
+                build(&[a.clone(), vec![mk.as_str(), keep_last]].concat(), &ctx_b),
+            ));
             a.push(&mk);
             let _ = a;
         }
         if kb >= 3 {
             let mk = m(ctx_b[1]);
-            variants.push(("bounded", build(&ctx_a, &[ctx_b[0], mk.as_str(), ctx_b[kb - 1]])));
+            variants.push((
+                "bounded",
+                build(&ctx_a, &[ctx_b[0], mk.as_str(), ctx_b[kb - 1]]),
+            ));
         }
+        // Next to the change: its added lines, or (a hunk that only
+        // deletes) the lines it deletes, which the lazy text does not show.
+        let touching = if n.is_empty() {
+            "beside a deletion"
+        } else {
+            "touching"
+        };
         if ka >= 2 {
             let mk = m(ctx_a[1]);
-            variants.push(("touching", build(&[ctx_a[0], mk.as_str()], &ctx_b)));
+            variants.push((touching, build(&[ctx_a[0], mk.as_str()], &ctx_b)));
         }
         if kb >= 2 {
             let mk = m(ctx_b[0]);
-            variants.push(("touching", build(&ctx_a, &[mk.as_str(), ctx_b[kb - 1]])));
+            variants.push((touching, build(&ctx_a, &[mk.as_str(), ctx_b[kb - 1]])));
         }
         for (kind, lazy) in variants {
             let t = rep.kinds.entry(kind).or_default();
@@ -217,7 +258,9 @@ pub fn lazy_run(git: &mut Git, commits: &[String], cap: usize) -> LazyReport {
     };
     for c in commits {
         for f in git.changed(c).iter().filter(|f| f.status == 'M') {
-            let (Some(old), Some(new)) = (&f.old, &f.new) else { continue };
+            let (Some(old), Some(new)) = (&f.old, &f.new) else {
+                continue;
+            };
             let origin = format!("{}:{}", &c[..9], f.path);
             file(&mut rep, &origin, &f.path, old, new, cap);
         }
@@ -239,10 +282,21 @@ pub fn print_lazy(r: &LazyReport) {
     println!("| kind | cases | expanded as intended | refused | wrong |");
     println!("|---|---|---|---|---|");
     for (k, t) in &r.kinds {
-        println!("| {k} | {} | {} ({}) | {} | {} |", t.n, t.exact, pct(t.exact, t.n), t.refused, t.wrong);
+        let why: Vec<String> = t.why.iter().map(|(w, n)| format!("{w} {n}")).collect();
+        println!(
+            "| {k} | {} | {} ({}) | {} ({}) | {} |",
+            t.n,
+            t.exact,
+            pct(t.exact, t.n),
+            t.refused,
+            why.join(", "),
+            t.wrong
+        );
     }
     let (n, re, ex) = r.real_edits;
-    println!("| real edits (no marker added) | {n} | false expansions: {ex} | false refusals: {re} | |");
+    println!(
+        "| real edits (no marker added) | {n} | false expansions: {ex} | false refusals: {re} | |"
+    );
     let (n, re, ex) = r.real_files;
     println!("| real whole files (no marker added) | {n} | false expansions: {ex} | false refusals: {re} | |");
     for (k, t) in &r.kinds {
@@ -260,7 +314,12 @@ pub fn lazy_json(r: &LazyReport) -> Value {
     let kinds: serde_json::Map<String, Value> = r
         .kinds
         .iter()
-        .map(|(k, t)| (k.to_string(), json!({"cases": t.n, "expanded": t.exact, "refused": t.refused, "wrong": t.wrong})))
+        .map(|(k, t)| {
+            (
+                k.to_string(),
+                json!({"cases": t.n, "expanded": t.exact, "refused": t.refused, "wrong": t.wrong}),
+            )
+        })
         .collect();
     json!({
         "commits": r.commits,
@@ -270,9 +329,17 @@ pub fn lazy_json(r: &LazyReport) -> Value {
     })
 }
 
-/// What every lazy replay must show: nothing wrong, no false alarm.
+/// What every lazy replay must show: no marker between unchanged lines
+/// and no lazy whole file written wrong, no false alarm. (A marker next to
+/// the change can be read with the added lines matching older copies of
+/// themselves: see docs/benchmarks.md; one beside a deletion is the same
+/// text as a marker that keeps the deleted lines.)
 pub fn check_lazy(r: &LazyReport) {
-    for (k, t) in &r.kinds {
+    for (k, t) in r
+        .kinds
+        .iter()
+        .filter(|(k, _)| matches!(**k, "bounded" | "whole file"))
+    {
         assert_eq!(t.wrong, 0, "{k}: {:?}", t.examples);
     }
     assert_eq!(r.real_edits.1 + r.real_edits.2, 0, "{:?}", r.real_examples);

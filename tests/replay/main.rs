@@ -320,7 +320,10 @@ fn lazy_slice() {
     let r = lazy::lazy_run(&mut git, &commits, 200);
     lazy::print_lazy(&r);
     lazy::check_lazy(&r);
-    assert!(r.kinds.get("bounded").is_some_and(|t| t.n > 20), "lazy edits are made");
+    assert!(
+        r.kinds.get("bounded").is_some_and(|t| t.n > 20),
+        "lazy edits are made"
+    );
 }
 
 /// The lazy variants of every real edit (`npm run bench -- lazy`):
@@ -333,14 +336,21 @@ fn lazy_full() {
         println!("skipped: the repository's history is not available (shallow clone, or no git)");
         return;
     };
-    let cap = std::env::var("PFT_LAZY_CAP").ok().and_then(|v| v.parse().ok()).unwrap_or(5000);
+    let cap = std::env::var("PFT_LAZY_CAP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5000);
     let commits = git.commits(std::env::var("PFT_REPLAY_UNTIL").ok().as_deref());
     let started = std::time::Instant::now();
     let r = lazy::lazy_run(&mut git, &commits, cap);
     lazy::print_lazy(&r);
     println!("({:.1} s)", started.elapsed().as_secs_f64());
     if let Ok(out) = std::env::var("PFT_REPLAY_OUT") {
-        std::fs::write(out, serde_json::to_string_pretty(&lazy::lazy_json(&r)).unwrap()).unwrap();
+        std::fs::write(
+            out,
+            serde_json::to_string_pretty(&lazy::lazy_json(&r)).unwrap(),
+        )
+        .unwrap();
     }
     lazy::check_lazy(&r);
 }

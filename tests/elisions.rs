@@ -448,7 +448,14 @@ fn a_lazy_whole_file_write_keeps_every_elided_function() {
     assert_eq!(read(&root, "m.py"), src.replace("x = 2", "x = 22"));
     assert_eq!(r["expanded"][1]["kept_lines"], json!([15, 15]), "{r}");
     std::fs::write(root.join("m.py"), src).unwrap();
-    let lazy = "import os\nimport sys\n\n\ndef one():\n    return 1\n\n\ndef two():\n    x = 22\n    return x\n\n\n# ... rest of the file unchanged ...\nif __name__ == \"__main__\":\n    main()\n";
+    // A blank bound whose text recurs inside the run: refused.
+    let blank = "import os\nimport sys\n\n\ndef one():\n    return 1\n\n\ndef two():\n    x = 22\n    return x\n\n\n# ... rest of the file unchanged ...\nif __name__ == \"__main__\":\n    main()\n";
+    let r = api::write_file(
+        &json!({"file_path": "m.py", "content": blank}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
+    let lazy = "import os\nimport sys\n\n\ndef one():\n    return 1\n\n\ndef two():\n    x = 22\n    return x\n# ... rest of the file unchanged ...\nif __name__ == \"__main__\":\n    main()\n";
     let r = api::write_file(
         &json!({"file_path": "m.py", "content": lazy}),
         Some(&opts(&root)),

@@ -91,6 +91,11 @@ export interface PatchFileOptions {
   hardLinks?: PatchFileHardLinks
   hard_links?: PatchFileHardLinks
   /**
+   * An elision marker in new text (`// ... existing code ...` where lines of the file were): 'expand' (default:
+   * written as the lines it stands for when they are certain, else ELIDED_CONTENT) or 'literal' (written as sent).
+   */
+  elisions?: 'expand' | 'literal'
+  /**
    * How long an async call waits for a file another call or process is writing before it answers FILE_LOCKED
    * (default 10,000 ms, at most 600,000). The wait happens on the event loop, never on a thread-pool thread.
    */

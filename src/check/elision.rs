@@ -390,10 +390,11 @@ impl Region<'_> {
                 // as good is bounded (then it may stand for lines as well as
                 // not) or there are too many to tell: refused.
                 let bounded = found.len() > MAX_RUNS
-                    || found
-                        .iter()
-                        .any(|&r| self.bounds(t, oi, ni, markers, (j, r.0, r.1), best).is_none());
-                if bounded {
+                    || found.iter().any(|&r| {
+                        self.bounds(t, oi, ni, markers, (j, r.0, r.1), best)
+                            .is_none()
+                    });
+                if bounded || !self.clean_insert(t, oi, ni, j, best) {
                     return Found::Refused(Box::new(self.refusal(j, (s, e), Why::Ambiguous)));
                 }
                 continue;
@@ -428,6 +429,28 @@ impl Region<'_> {
         // by nothing, keeps the old lines' own breaks; a new line after an
         // expanded last old line without a break is not glued to it.
         Found::Expanded(mid, kept)
+    }
+
+    /// Whether marker `j` written as it is can sit, in an optimal
+    /// alignment, between two kept lines that are neighbours in the old text
+    /// (or at an edge of the file beside one): a new comment that removes
+    /// nothing around it.
+    fn clean_insert(&self, t: &Table, oi: &[u32], ni: &[u32], j: usize, best: u32) -> bool {
+        let (n, m) = (oi.len(), ni.len());
+        let kept = |i: usize, k: usize| oi[i] == ni[k] && ni[k] != u32::MAX;
+        (0..=n).any(|i| {
+            let before = match (i, j) {
+                (0, 0) => self.at_start.then_some(0),
+                (0, _) | (_, 0) => None,
+                _ => kept(i - 1, j - 1).then(|| t.fwd(i - 1, j - 1)),
+            };
+            let after = match (i == n, j + 1 == m) {
+                (true, true) => self.at_end.then_some(0),
+                (true, _) | (_, true) => None,
+                _ => kept(i, j + 1).then(|| t.bwd(i + 1, j + 2)),
+            };
+            matches!((before, after), (Some(a), Some(b)) if a + t.ins + b == best)
+        })
     }
 
     /// Why marker `j` standing for old lines `s..e` has no certain bound,

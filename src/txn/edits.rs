@@ -740,6 +740,44 @@ pub(crate) struct WholeFile<'a> {
     pub(crate) encoding: Option<Encoding>,
 }
 
+/// The encoding a `writeFile` writes in: an existing file keeps its
+/// encoding and BOM, unless the caller asked for UTF-8 (`encoding`); a new
+/// file is UTF-8. A byte-level (non-UTF-8) or legacy file is only replaced
+/// when the caller said so: whatever it read of it showed U+FFFD for the
+/// bytes that are not UTF-8, and writing that back would destroy them.
+fn write_encoding(
+    display: &str,
+    abs: &str,
+    loaded: Option<&Source>,
+    encoding: Option<Encoding>,
+) -> Result<Encoding, FileFailure> {
+    Ok(match (loaded.map(Source::encoding), encoding) {
+        (Some(Encoding::Bytes), None) => {
+            return Err(FileFailure::from(Failure::new(
+                ErrorCode::UNSUPPORTED_ENCODING,
+                format!(
+                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. UTF-8 with stray bytes): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
+                ),
+            ))
+            .at(abs));
+        }
+        (Some(Encoding::Legacy(e)), None) => {
+            return Err(FileFailure::from(Failure::new(
+                ErrorCode::UNSUPPORTED_ENCODING,
+                format!(
+                    "`{display}` is not UTF-8: it is in {} (detected from its bytes, a guess); writing a whole new text over it could change every character if the guess is wrong, so nothing was written. To change part of it, use patchFile (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\".",
+                    Encoding::Legacy(e).name()
+                ),
+            ))
+            .at(abs));
+        }
+        (Some(Encoding::Utf8Bom), _) => Encoding::Utf8Bom,
+        (Some(e), None) => e,
+        (_, Some(e)) => e,
+        (None, None) => Encoding::Utf8,
+    })
+}
+
 /// `writeFile`: creates or replaces a whole file.
 pub(crate) fn write_whole(
     ws: &Workspace,
@@ -788,36 +826,7 @@ fn write_one(
         }
     }
     let content = req.content.as_bytes();
-    // An existing file keeps its encoding and BOM, unless the caller asked
-    // for UTF-8; a new file is UTF-8. A byte-level (non-UTF-8) file is only
-    // replaced when the caller said so: whatever it read of it showed
-    // U+FFFD for the bytes that are not UTF-8, and writing that back would
-    // destroy them.
-    let enc = match (loaded.map(Source::encoding), req.encoding) {
-        (Some(Encoding::Bytes), None) => {
-            return Err(FileFailure::from(Failure::new(
-                ErrorCode::UNSUPPORTED_ENCODING,
-                format!(
-                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. UTF-8 with stray bytes): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
-                ),
-            ))
-            .at(&abs));
-        }
-        (Some(Encoding::Legacy(e)), None) => {
-            return Err(FileFailure::from(Failure::new(
-                ErrorCode::UNSUPPORTED_ENCODING,
-                format!(
-                    "`{display}` is not UTF-8: it is in {} (detected from its bytes, a guess); writing a whole new text over it could change every character if the guess is wrong, so nothing was written. To change part of it, use patchFile (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\".",
-                    Encoding::Legacy(e).name()
-                ),
-            ))
-            .at(&abs));
-        }
-        (Some(Encoding::Utf8Bom), _) => Encoding::Utf8Bom,
-        (Some(e), None) => e,
-        (_, Some(e)) => e,
-        (None, None) => Encoding::Utf8,
-    };
+    let enc = write_encoding(display, &abs, loaded, req.encoding)?;
     // A BOM the caller included is not doubled.
     let body = if enc.bom().is_empty() {
         content

@@ -95,6 +95,24 @@ enum Content {
 }
 
 impl Planned {
+    /// Operation `op`, reading `src` and writing `dst`, not planned yet.
+    fn new(op: usize, src: Option<usize>, dst: Option<usize>) -> Self {
+        Planned {
+            op,
+            kind: Did::Update,
+            src,
+            dst,
+            remove_src: false,
+            new_text: None,
+            new_bytes: None,
+            after: None,
+            hunks: Vec::new(),
+            blocks: Vec::new(),
+            line_number: None,
+            expanded: None,
+        }
+    }
+
     /// The new bytes as ordered slices.
     fn new_pieces<'a>(&'a self, slots: &'a [Slot]) -> Option<Vec<&'a [u8]>> {
         Some(match self.new_bytes.as_ref()? {
@@ -428,20 +446,7 @@ fn plan_op(
 ) -> Result<Planned, Box<OpFailure>> {
     let cur = |k: Option<usize>| k.and_then(|k| slots[k].cur.as_ref());
     let abs = |k: Option<usize>| k.map(|k| slots[k].abs());
-    let mut p = Planned {
-        op: i,
-        kind: Did::Update,
-        src,
-        dst,
-        remove_src: false,
-        new_text: None,
-        new_bytes: None,
-        after: None,
-        hunks: Vec::new(),
-        blocks: Vec::new(),
-        line_number: None,
-        expanded: None,
-    };
+    let mut p = Planned::new(i, src, dst);
     match &op.action {
         Action::Delete { verify } => {
             let (s, _) = cur(src).expect("an existing file was read");
@@ -511,10 +516,10 @@ fn plan_op(
                 Base::Existing => Some(base_text),
                 Base::New { .. } => cur(dst).map(|(s, _)| s.text()),
             };
-            if let Some(e) = check_op(i, op, old, (&sliced, &new_text), opts, abs(dst.or(src)))? {
-                new_text = e.to_vec(old.expect("an expansion has an old text"));
-                (sliced, legacy_planned) = (None, None);
-                p.expanded = Some(e.report());
+            let checked = check_op(i, op, old, (&sliced, &new_text), opts, abs(dst.or(src)))?;
+            if let Some((text, report)) = checked {
+                (new_text, sliced, legacy_planned) = (text, None, None);
+                p.expanded = Some(report);
             }
             let planned = NewPlan {
                 sliced,
@@ -603,8 +608,8 @@ fn planned_blocks(
     })
 }
 
-/// The checks on an operation's new text ([`check::new_text`]): its
-/// expansion, when a marker was expanded, or its failure.
+/// The checks on an operation's new text ([`check::new_text`]): the text
+/// expanded and its report, when a marker was expanded, or its failure.
 fn check_op(
     i: usize,
     op: &FileOp,
@@ -612,7 +617,7 @@ fn check_op(
     (sliced, new_text): (&Option<(Vec<Edit>, NewText)>, &[u8]),
     opts: &Options,
     abs: Option<String>,
-) -> Result<Option<check::Expansion>, Box<OpFailure>> {
+) -> Result<Option<(Vec<u8>, Vec<KeptElision>)>, Box<OpFailure>> {
     let Some(old_text) = old else {
         return Ok(None);
     };
@@ -621,7 +626,7 @@ fn check_op(
         None => vec![new_text],
     };
     match check::new_text(old, &pieces, &op.path, opts) {
-        Ok(c) => Ok(c.expansion),
+        Ok(c) => Ok(c.expansion.map(|e| (e.to_vec(old_text), e.report()))),
         Err(r) => {
             let mut f = OpFailure::new(i, r.failure, abs);
             f.elision = Some(r.elision);

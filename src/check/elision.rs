@@ -133,8 +133,7 @@ fn borrowed(old: &[u8], p: &[u8]) -> bool {
 }
 
 /// Whether the new text may hold a marker line: a keyword in a piece of its
-/// own whose line is a marker (or reaches the piece's edge, where the line
-/// cannot be seen whole here).
+/// own whose line (continued into the pieces beside it) is a marker.
 pub(crate) fn prefilter(old: &[u8], new: &[&[u8]]) -> bool {
     use aho_corasick::AhoCorasick;
     use std::sync::OnceLock;
@@ -145,7 +144,7 @@ pub(crate) fn prefilter(old: &[u8], new: &[&[u8]]) -> bool {
             .build(KEYWORDS)
             .expect("valid patterns")
     });
-    for p in new.iter().filter(|p| !borrowed(old, p)) {
+    for (k, p) in new.iter().enumerate().filter(|(_, p)| !borrowed(old, p)) {
         let mut after = 0;
         for m in ac.find_iter(*p) {
             if m.start() < after {
@@ -154,15 +153,44 @@ pub(crate) fn prefilter(old: &[u8], new: &[&[u8]]) -> bool {
             let a = memchr::memrchr(b'\n', &p[..m.start()]).map_or(0, |k| k + 1);
             let b = memchr::memchr(b'\n', &p[m.end()..]).map_or(p.len(), |k| m.end() + k);
             after = b;
-            if (a == 0 && p.len() < old.len()) || b == p.len() {
-                return true;
-            }
-            if is_marker(&String::from_utf8_lossy(&p[a..b])) {
+            if is_marker(&String::from_utf8_lossy(&whole_line(new, k, a, b))) {
                 return true;
             }
         }
     }
     false
+}
+
+/// Bytes a line is followed into the pieces beside it, at most (a longer
+/// line is no marker).
+const LINE_REACH: usize = 256;
+
+/// The line holding bytes `a..b` of piece `k` (which start or end a line
+/// of the piece, or its edge): continued into the pieces before and after
+/// it up to their line breaks, within [`LINE_REACH`].
+fn whole_line(new: &[&[u8]], k: usize, a: usize, b: usize) -> Vec<u8> {
+    let p = new[k];
+    let mut line = p[a..b].to_vec();
+    if a == 0 {
+        for q in new[..k].iter().rev() {
+            let from = memchr::memrchr(b'\n', q).map_or(0, |i| i + 1);
+            let head = &q[from.max(q.len().saturating_sub(LINE_REACH))..];
+            line.splice(0..0, head.iter().copied());
+            if from > 0 || line.len() > LINE_REACH {
+                break;
+            }
+        }
+    }
+    if b == p.len() {
+        for q in &new[k + 1..] {
+            let to = memchr::memchr(b'\n', q).unwrap_or(q.len());
+            line.extend_from_slice(&q[..to.min(LINE_REACH)]);
+            if to < q.len() || line.len() > LINE_REACH {
+                break;
+            }
+        }
+    }
+    line
 }
 
 /// Lines of `text` with their line breaks.
@@ -296,6 +324,7 @@ pub(crate) fn check_texts(old: &[u8], new: &[u8]) -> Verdict {
         at_end: suf == ctx_after,
         first_line,
         whole: old,
+        whole_new: new,
     };
     match region.verdict() {
         Found::None => Verdict::Kept,
@@ -321,9 +350,10 @@ struct Region<'a> {
     at_end: bool,
     /// 0-based line of the file where the region starts.
     first_line: usize,
-    /// The whole old text (a bound of punctuation alone must occur once in
-    /// it).
+    /// The whole old and new texts (a bound is pinned by a line that occurs
+    /// once in each).
     whole: &'a [u8],
+    whole_new: &'a [u8],
 }
 
 /// What a region's markers do.
@@ -525,7 +555,9 @@ impl Region<'_> {
     /// onwards; else the lines before them) over lines kept in an optimal
     /// alignment (`cost(d)`: the cost through the `d`-th pair), a line that
     /// occurs once in the whole old text must come before any line that is
-    /// not kept; the edge of the file fixes it too. A bound that occurs more
+    /// not kept (and once in the new text: a line the new text adds again
+    /// could be read as the old one kept); the edge of the file fixes it
+    /// too. A bound that occurs more
     /// than once (`}`, a blank line, `#[doc(hidden)]`, `end`) could pair with
     /// another of its copies: only a unique line beyond it, reached through
     /// kept lines, pins it.
@@ -558,7 +590,10 @@ impl Region<'_> {
                 return false;
             }
             let l = key(self.old[i]);
-            if !l.iter().all(u8::is_ascii_whitespace) && occurrences(self.whole, l) == 1 {
+            if !l.iter().all(u8::is_ascii_whitespace)
+                && occurrences(self.whole, l) == 1
+                && occurrences(self.whole_new, l) == 1
+            {
                 return true;
             }
             d += 1;
@@ -792,6 +827,15 @@ mod tests {
         ));
         // No keyword at all: nothing looked at.
         assert!(!prefilter(JS.as_bytes(), &[b"const w = 4;\n"]));
+        // A keyword in code, in a replacement that starts mid-line: no
+        // marker line, nothing looked at; a marker split across pieces is
+        // seen whole.
+        let o = JS.as_bytes();
+        assert!(!prefilter(o, &[&o[..20], b"f(...args);", &o[20..]]));
+        assert!(prefilter(
+            o,
+            &[&o[..17], b"  // ... existing", b" code ...\n", &o[17..]]
+        ));
     }
 
     #[test]

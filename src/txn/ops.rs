@@ -608,6 +608,9 @@ fn planned_blocks(
     })
 }
 
+/// A new text with its markers expanded, and the report of them.
+type Expanded = (Vec<u8>, Vec<KeptElision>);
+
 /// The checks on an operation's new text ([`check::new_text`]): the text
 /// expanded and its report, when a marker was expanded, or its failure.
 fn check_op(
@@ -617,7 +620,7 @@ fn check_op(
     (sliced, new_text): (&Option<(Vec<Edit>, NewText)>, &[u8]),
     opts: &Options,
     abs: Option<String>,
-) -> Result<Option<(Vec<u8>, Vec<KeptElision>)>, Box<OpFailure>> {
+) -> Result<Option<Expanded>, Box<OpFailure>> {
     let Some(old_text) = old else {
         return Ok(None);
     };

@@ -28,17 +28,26 @@
 //! add up to the optimum. So a marker's reading is certain when exactly
 //! one run of old lines is optimal for it and writing it literally is not
 //! optimal: then every optimal alignment expands it the same way (a proof,
-//! not a heuristic). On top of that, a marker must sit between unchanged
-//! lines: the new lines beside it are equal to the old lines beside its
-//! run in an optimal alignment (or it is at the start or end of the file).
-//! A marker next to a new or changed line has no certain boundary (did the
-//! new line replace the old one beside it, or join it?), and a bound that
-//! is punctuation alone (`}`, `)`, a blank line) and occurs more than once
-//! nearby is no certain bound: both are refused.
+//! not a heuristic). Among alignments with the least number of lines
+//! inserted plus deleted, the one inserting fewest counts (see [`Table`]).
+//! On top of that, a marker must sit between unchanged lines: the new
+//! lines beside it are equal to the old lines beside its run in an optimal
+//! alignment (or it is at the start or end of the file). A marker next to a
+//! new or changed line has no certain boundary (did the new line replace
+//! the old one beside it, or join it?): refused. Each bound must pin the
+//! run: walking away from the marker through kept lines, a line that
+//! occurs once in the old text and once in the new one must come before
+//! any line that is not kept (a `}`, a blank line or `#[doc(hidden)]` that
+//! occurs many times could pair with another copy of itself), and the text
+//! of a bound must not occur inside the run (it could pair with that line
+//! instead, the lines between deleted rather than kept). Each of these
+//! rules was added after the lazy-edit benchmark (`tests/replay/lazy.rs`)
+//! found a wrong expansion without it.
 //!
-//! A marker whose one optimal reading is to be written as it is (it
-//! removes nothing: a new comment) is written as sent; so is a marker line
-//! the old text already has.
+//! A marker that, in an optimal alignment, can be written as it is between
+//! two kept lines that are neighbours in the old text (it removes nothing:
+//! a new comment) is written as sent, unless a bounded run is as good; so
+//! is a marker line the old text already has.
 //!
 //! ## Cost
 //!
@@ -78,8 +87,8 @@ pub(crate) enum Why {
     Ambiguous,
     /// A new or changed line is beside the marker.
     NextToChange,
-    /// A bound beside the marker is punctuation alone that occurs more than
-    /// once nearby.
+    /// A bound beside the marker occurs more than once, and no line unique
+    /// in both texts is reached from it through kept lines.
     WeakBound,
     /// The text of a bound beside the marker occurs inside the run it
     /// would stand for.

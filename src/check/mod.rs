@@ -110,8 +110,8 @@ fn refused(r: &Refusal, display: &str) -> Refused {
         Why::Ambiguous => "it could stand for more than one run of the current lines",
         Why::NextToChange => "a new or changed line is beside it, so where the kept lines end is not certain",
         Why::WeakBound => {
-            "the unchanged line beside it is punctuation alone that occurs more than once nearby, so it \
-             does not fix where the kept lines end"
+            "the unchanged line beside it occurs more than once and no unique unchanged line follows it \
+             before a change, so it does not fix where the kept lines end"
         }
         Why::BoundInside => {
             "the unchanged line beside it occurs again among those lines, so it does not fix where the kept \

@@ -4,6 +4,7 @@
 //   node benchmark/bench.mjs            full run (a few minutes)
 //   node benchmark/bench.mjs --quick    smaller files, fewer repetitions (< 1 minute)
 //   node benchmark/bench.mjs replay     the replay of this repository's (or another's) history (see below)
+//   node benchmark/bench.mjs lazy       lazy variants of its real edits: elision markers (see below)
 //   options: --only <workload,...>  --out <file.json>  --no-rss
 //   env: PFT_BENCH_DIR=<dir>  where the generated files go (default: os.tmpdir()).
 //        PFT_BENCH_COMPARE=<checkout>  also run that (built) checkout, interleaved.
@@ -53,6 +54,22 @@ if (args[0] === 'replay') {
   if (opt('--eol')) env.PFT_REPLAY_EOL = opt('--eol')
   if (opt('--out')) env.PFT_REPLAY_OUT = path.resolve(opt('--out'))
   const cargo = ['test', '--release', '--all-features', '--test', 'replay', '--', '--ignored', '--nocapture', 'replay_full']
+  const r = spawnSync('cargo', cargo, { stdio: 'inherit', env, cwd: path.resolve(here, '..') })
+  process.exit(r.status ?? 1)
+}
+
+// `npm run bench -- lazy`: lazy variants of the real edits of this repository's
+// history (tests/replay/lazy.rs): an elision marker in place of unchanged lines
+// of each edit and of each whole file a commit changed; prints expanded /
+// refused / wrong per kind and the false alarms on the real edits. Options:
+// --cap <n> (cases of each kind at most, default 5000), --until <commit>,
+// --out <file.json>.
+if (args[0] === 'lazy') {
+  const env = { ...process.env }
+  if (opt('--cap')) env.PFT_LAZY_CAP = opt('--cap')
+  if (opt('--until')) env.PFT_REPLAY_UNTIL = opt('--until')
+  if (opt('--out')) env.PFT_REPLAY_OUT = path.resolve(opt('--out'))
+  const cargo = ['test', '--release', '--all-features', '--test', 'replay', '--', '--ignored', '--nocapture', 'lazy_full']
   const r = spawnSync('cargo', cargo, { stdio: 'inherit', env, cwd: path.resolve(here, '..') })
   process.exit(r.status ?? 1)
 }

@@ -85,6 +85,11 @@ codes! {
     /// The journal entry to undo is damaged (cut short, altered, or not a
     /// file the engine wrote): it is never acted on; nothing was written.
     JOURNAL_DAMAGED,
+    /// A line of the new text is an elision marker (`// ... existing code
+    /// ...`) that would delete lines of the file, and the lines it stands
+    /// for are not certain; nothing was written. Send those lines, or keep
+    /// an unchanged line on each side of the marker.
+    ELIDED_CONTENT,
 }
 
 impl std::fmt::Display for ErrorCode {
@@ -165,7 +170,7 @@ mod tests {
             ErrorCode::SEARCH_BLOCK_NOT_FOUND.as_str(),
             "SEARCH_BLOCK_NOT_FOUND"
         );
-        assert_eq!(ErrorCode::ALL.len(), 21);
+        assert_eq!(ErrorCode::ALL.len(), 22);
         let mut seen = std::collections::HashSet::new();
         for c in ErrorCode::ALL {
             assert!(seen.insert(c.as_str()), "duplicate {c}");

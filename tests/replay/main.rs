@@ -21,6 +21,7 @@
 mod edits;
 mod eol;
 mod git;
+mod lazy;
 mod mistakes;
 mod score;
 
@@ -378,4 +379,52 @@ fn replay_full() {
         std::fs::write(out, serde_json::to_string_pretty(&json(&r)).unwrap()).unwrap();
     }
     check(&r);
+}
+
+/// The lazy variants of the real edits of a slice of the history (see
+/// `lazy.rs`): nothing written wrong, no real edit refused.
+#[test]
+fn lazy_slice() {
+    let Some(mut git) = Git::open() else {
+        println!("skipped: the repository's history is not available (shallow clone, or no git)");
+        return;
+    };
+    let mut commits = git.commits(None);
+    commits.truncate(30);
+    let r = lazy::lazy_run(&mut git, &commits, 200);
+    lazy::print_lazy(&r);
+    lazy::check_lazy(&r);
+    assert!(
+        r.kinds.get("bounded").is_some_and(|t| t.n > 20),
+        "lazy edits are made"
+    );
+}
+
+/// The lazy variants of every real edit (`npm run bench -- lazy`):
+/// `PFT_LAZY_CAP` cases of each kind at most (default 5000),
+/// `PFT_REPLAY_UNTIL` the last commit, `PFT_REPLAY_OUT` a JSON file.
+#[test]
+#[ignore]
+fn lazy_full() {
+    let Some(mut git) = Git::open() else {
+        println!("skipped: the repository's history is not available (shallow clone, or no git)");
+        return;
+    };
+    let cap = std::env::var("PFT_LAZY_CAP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5000);
+    let commits = git.commits(std::env::var("PFT_REPLAY_UNTIL").ok().as_deref());
+    let started = std::time::Instant::now();
+    let r = lazy::lazy_run(&mut git, &commits, cap);
+    lazy::print_lazy(&r);
+    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    if let Ok(out) = std::env::var("PFT_REPLAY_OUT") {
+        std::fs::write(
+            out,
+            serde_json::to_string_pretty(&lazy::lazy_json(&r)).unwrap(),
+        )
+        .unwrap();
+    }
+    lazy::check_lazy(&r);
 }

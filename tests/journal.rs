@@ -881,3 +881,34 @@ fn nothing_to_undo_names_the_undo_that_redoes() {
     ok(&undo(&root, json!({"id": "2"})));
     assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"ALPHA\n");
 }
+
+#[test]
+fn history_of_a_file_shows_a_transaction_blocked_by_an_outside_change() {
+    let (_t, root) = ws();
+    fs::write(root.join("a.txt"), "alpha\n").unwrap();
+    ok(&patch(&root, "a.txt", "alpha", "ALPHA"));
+    let of_file = |root: &Path| {
+        ok(&api::history(
+            &json!({"file_path": "a.txt"}),
+            Some(&o(root)),
+        ))
+        .clone()
+    };
+    assert_eq!(of_file(&root)["transactions"][0]["undoable"], true);
+    fs::write(root.join("a.txt"), "someone else\n").unwrap();
+    let h = of_file(&root);
+    let t = &h["transactions"][0];
+    assert_eq!(t["undoable"], false, "{h:#}");
+    assert!(
+        t["why_not_undoable"]
+            .as_str()
+            .unwrap()
+            .contains("FILE_CHANGED"),
+        "{h:#}"
+    );
+    // Put back as the transaction left it: undoable again, and undone.
+    fs::write(root.join("a.txt"), "ALPHA\n").unwrap();
+    assert_eq!(of_file(&root)["transactions"][0]["undoable"], true);
+    ok(&undo(&root, json!({})));
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"alpha\n");
+}

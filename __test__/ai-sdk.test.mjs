@@ -111,11 +111,13 @@ test(`AI SDK ${major}: ` + 'generateText with a scripted model: a real edit land
     assert.deepEqual(t.inputSchema, JSON.parse(JSON.stringify(schemas[t.name].parameters)))
   }
 
-  // execute's value is the engine's result object, as the application sees it.
+  // execute's value is the engine's result object, as the application sees it: in the compact view, what the model reads.
   const [first, second] = result.steps.map((s) => s.toolResults[0])
   assert.equal(first.toolName, 'patch_file')
   assert.equal(first.output.ok, true)
-  assert.deepEqual([first.output.replacements, first.output.line_number], [1, 1])
+  assert.equal(first.output.file_path, 'config.ts')
+  for (const f of ['sha256_before', 'before_bytes', 'after_bytes', 'replacements']) assert.ok(!(f in first.output), f)
+  assert.equal(first.output.line_number, 1)
   assert.equal(second.output.ok, false)
   assert.equal(second.output.code, 'SEARCH_BLOCK_NOT_FOUND')
   assert.equal(second.output.closest_match.text, 'export const retries = 3;')
@@ -257,3 +259,17 @@ test(`AI SDK ${major}: ` + 'a dry run reaches the model without a run_id (no def
   assert.equal(fs.readFileSync(file, 'utf8'), 'two\n')
 })
 }
+
+test('the model reads the compact view by default (path relative, no sha256_before, no sizes); a caller asking for full gets full', async () => {
+  const ws = tempDir('pft-ai-sdk-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const set = createTools7({ workspaceRoot: ws })
+  const out = await set.patch_file.execute({ file_path: 'a.txt', search_block: 'one', replace_block: 'two' }, {})
+  const seen = set.patch_file.toModelOutput({ output: out }).value
+  assert.equal(seen.file_path, 'a.txt')
+  for (const f of ['sha256_before', 'before_bytes', 'after_bytes', 'before_chars', 'after_chars', 'write_strategy']) assert.ok(!(f in seen), f)
+  const full = createTools7({ workspaceRoot: ws, results: 'full' })
+  const r = await full.patch_file.execute({ file_path: 'a.txt', search_block: 'two', replace_block: 'three' }, {})
+  assert.equal(r.file_path, path.join(fs.realpathSync(ws), 'a.txt'))
+  assert.equal(typeof r.sha256_before, 'string')
+})

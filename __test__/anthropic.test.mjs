@@ -104,7 +104,7 @@ test('an agent loop over client.messages.create: view, create, str_replace (land
   assert.match(stale.content, /^SEARCH_BLOCK_NOT_FOUND: `primes\.py`: old_str was not found; /)
   // The closest region's current text, with the colon the model did not know about.
   assert.match(stale.content, /<closest_match [^>]*lines="4(-5)?"[^>]*>\n {4}for i in range\(2, n\):\n/)
-  assert.equal(resultsIn(bodies[3]).c.content, 'Created test_primes.py (28 bytes).')
+  assert.equal(resultsIn(bodies[3]).c.content, 'Created test_primes.py.')
   assert.match(resultsIn(bodies[4]).i.content, /^Inserted the text into primes\.py at line 1\.\n/)
 
   assert.equal(
@@ -215,4 +215,15 @@ test('a dry run answers the change without a run_id: nothing in this tool set ap
   assert.equal(res.is_error, undefined, res.content)
   assert.equal(res.content, 'Dry run: nothing was written. The change would be:\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n')
   assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
+})
+
+test('run resolves to the compact view by default (paths relative, no sizes or sha256_before); results: full gives the full result', async () => {
+  const ws = tempDir('pft-anthropic-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const r = await createTextEditor({ workspaceRoot: ws }).run({ command: 'str_replace', path: 'a.txt', old_str: 'one', new_str: 'two' })
+  assert.equal(r.ok, true)
+  assert.equal(r.file_path, 'a.txt')
+  assert.ok(!('sha256_before' in r) && !('after_bytes' in r))
+  const full = await createTextEditor({ workspaceRoot: ws, results: 'full' }).run({ command: 'str_replace', path: 'a.txt', old_str: 'two', new_str: 'three' })
+  assert.equal(full.file_path, path.join(fs.realpathSync(ws), 'a.txt'))
 })

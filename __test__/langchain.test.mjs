@@ -43,7 +43,7 @@ test('tools.applyPatch with createApplyPatchExecute: operations apply and each a
   const created = await applyPatch.invoke(call('c1', 'apply_patch', { type: 'create_file', path: 'lib/README.md', diff: '+# lib\n' }))
   assert.ok(created instanceof ToolMessage, 'a ToolMessage of the @langchain/core the application imports')
   assert.equal(created.tool_call_id, 'c1')
-  assert.equal(created.content, 'Created lib/README.md (6 bytes).')
+  assert.equal(created.content, 'Created lib/README.md.')
   assert.equal(fs.readFileSync(path.join(ws, 'lib', 'README.md'), 'utf8'), '# lib\n')
 
   const updated = await applyPatch.invoke(
@@ -183,4 +183,16 @@ test("a LangChain tool's abort signal cancels the engine call waiting for a busy
   // Once the file is free, a call the signal did not reach would write; this one was cancelled.
   await new Promise((r) => setTimeout(r, 300))
   assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
+})
+
+test('the model reads the compact view by default; the applyPatch execute answers text either way', async () => {
+  const ws = tempDir('pft-langchain-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const patchFile = createPatchFileTools({ workspaceRoot: ws }).find((t) => t.name === 'patch_file')
+  const m = await patchFile.invoke(call('c', 'patch_file', { file_path: 'a.txt', search_block: 'one', replace_block: 'two' }))
+  const seen = JSON.parse(m.content)
+  assert.equal(seen.file_path, 'a.txt')
+  assert.ok(!('sha256_before' in seen) && !('after_bytes' in seen))
+  const text = await createApplyPatchExecute({ workspaceRoot: ws })({ type: 'create_file', path: 'b.txt', diff: '+x\n' })
+  assert.equal(text, 'Created b.txt.', 'the compact result has no sizes')
 })

@@ -336,6 +336,13 @@ test('an unknown tool is a JSON-RPC InvalidParams error and the server keeps wor
   const dir = tempDir()
   await withClient({ args: ['--root', dir] }, async (client) => {
     await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e) => e.code === -32602 && /Unknown tool/.test(e.message))
+    // The SDK client adds "MCP error -32602: " to what the server sent: shown once, not twice.
+    const e = await client.callTool({ name: 'no_such_tool', arguments: {} }).catch((err) => err)
+    assert.match(e.message, /^MCP error -32602: Unknown tool: no_such_tool\./)
+    assert.equal(e.message.match(/MCP error/g).length, 1, e.message)
+    const bad = await client.request({ method: 'tools/call', params: { arguments: {} } }, (await import('@modelcontextprotocol/sdk/types.js')).CallToolResultSchema).catch((err) => err)
+    assert.equal(bad.code, -32602)
+    assert.equal(bad.message.match(/MCP error/g).length, 1, bad.message)
     assert.deepEqual(await client.ping(), {})
   })
 })

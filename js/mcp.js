@@ -228,8 +228,16 @@ async function serve({ root, version, given, tools: served = tools.select('defau
   }
   const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
   const { Protocol } = require('@modelcontextprotocol/sdk/shared/protocol.js')
-  const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
+  const { ListToolsRequestSchema, CallToolRequestSchema, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
   const { describeIssues } = require('./invalid-params.js')
+
+  /**
+   * A JSON-RPC error to throw from a handler: the SDK answers with its code,
+   * message and data. Not an McpError, whose message already starts with
+   * "MCP error <code>: ": the SDK would send that prefix on the wire, and a
+   * client that adds its own (the SDK's does) would show it twice.
+   */
+  const rpcError = (code, message, data) => Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) })
 
   /** The SDK's Server, with params checked in the handler (see the top of this file). */
   class ValidatingServer extends Server {
@@ -240,7 +248,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
         const r = schema.safeParse(request)
         if (!r.success) {
           const { text, fields } = describeIssues(r.error.issues, request)
-          throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${text}`, { fields })
+          throw rpcError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${text}`, { fields })
         }
         return handler(r.data, extra)
       })
@@ -271,7 +279,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
     const tool = byName.get(name)
     if (!tool) {
       const hint = tools.get(name) ? ` (${name} is not enabled: add it to --tools or PATCH_FILE_TOOLS)` : ''
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}${hint}. Tools: ${[...byName.keys()].join(', ')}`)
+      throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}${hint}. Tools: ${[...byName.keys()].join(', ')}`)
     }
     log.debug(`call ${name} (request ${transport.idText(extra.requestId)})`)
     const call = (async () => {
@@ -295,7 +303,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
     } finally {
       inflight.delete(call)
     }
-    if (result === null) throw new McpError(ErrorCode.RequestTimeout, 'Request cancelled before it started')
+    if (result === null) throw rpcError(ErrorCode.RequestTimeout, 'Request cancelled before it started')
     const answer = fitCallResult(result, maxResultBytes, { structured: outputSchemas })
     carried.set(answer, result)
     log.debug(`done ${name} (request ${transport.idText(extra.requestId)}): ${answer.isError ? (result && result.code) || 'failed' : 'ok'}`)

@@ -11,6 +11,8 @@
 // - AI SDK: `execute` returns the engine's result object (the application
 //   sees it in `toolResults`); the model receives a success as that JSON and
 //   a failure as error text with the engine's diagnosis (js/adapters/render.js).
+//   The result is the engine's compact view unless the caller's options ask
+//   for `results: "full"` (js/engine.js modelOptions), as through MCP.
 // - LangChain: a ToolMessage whose content is that same text or JSON, whose
 //   artifact is the result object, with status "error" on failure (chat
 //   models that know tool errors, such as Anthropic's, pass it on).

@@ -10,7 +10,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { spawn, spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { tools } from '@langchain/openai'
+import { ChatOpenAI, tools } from '@langchain/openai'
 import { ToolMessage } from '@langchain/core/messages'
 import { StructuredTool, ToolInputParsingException } from '@langchain/core/tools'
 import { createApplyPatchExecute, createPatchFileTools } from 'patch-file-tool/langchain'
@@ -127,12 +127,11 @@ test('createPatchFileTools: the default tools, named and described as the MCP to
   // LangChain validated against its copy: the package's schemas are untouched and still frozen.
   assert.ok(Object.isFrozen(schemas.patch_file.parameters))
 
-  // Arguments that do not fit the schema are refused by LangChain itself before the call (its agents turn that
-  // into an error ToolMessage); the error names what is missing, and nothing is written.
-  await assert.rejects(
-    patchFile.invoke(call('p3', 'patch_file', { search_block: 'retries = 3;', replace_block: 'retries = 4;' })),
-    (err) => err instanceof ToolInputParsingException && /required property "file_path"/.test(err.message),
-  )
+  // Arguments that do not fit the listed schema are checked by the engine, not by LangChain's validator: an error
+  // ToolMessage naming what is missing, never a ToolInputParsingException out of the loop; nothing is written.
+  const missing = await patchFile.invoke(call('p3', 'patch_file', { search_block: 'retries = 3;', replace_block: 'retries = 4;' }))
+  assert.deepEqual([missing.status, missing.artifact.code], ['error', 'INVALID_INPUT'])
+  assert.match(missing.content, /file_path/)
   // A search_block without its replace_block fits the schema (edits[] is the other form) and is refused by the engine.
   const half = await patchFile.invoke(call('p4', 'patch_file', { file_path: 'config.ts', search_block: 'retries = 3;' }))
   assert.equal(half.status, 'error')
@@ -183,4 +182,77 @@ test("a LangChain tool's abort signal cancels the engine call waiting for a busy
   // Once the file is free, a call the signal did not reach would write; this one was cancelled.
   await new Promise((r) => setTimeout(r, 300))
   assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
+})
+
+/** The tools of a request ChatOpenAI (Responses API) would send for `list`: [{ type, name, parameters, strict }]. */
+function requestTools(list) {
+  const chat = new ChatOpenAI({ model: 'gpt-5.1', useResponsesApi: true, apiKey: 'sk-test-no-network' })
+  return chat.responses.invocationParams(chat.bindTools(list).defaultOptions).tools
+}
+
+test('the tools accept what the engine accepts (aliases) and answer what it refuses (unknown, missing fields) with an error ToolMessage; the model still gets the listed schema', async () => {
+  const ws = tempDir('pft-langchain-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const list = createPatchFileTools({ workspaceRoot: ws })
+  const patchFile = list.find((t) => t.name === 'patch_file')
+  const alias = await patchFile.invoke(call('a1', 'patch_file', { file_path: 'a.txt', old_string: 'one', new_string: 'two' }))
+  assert.deepEqual([alias.status, alias.artifact.ok], ['success', true])
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'two\n')
+  const unknown = await patchFile.invoke(call('a2', 'patch_file', { file_path: 'a.txt', search_block: 'two', replace_block: 'three', serach: 1 }))
+  assert.deepEqual([unknown.status, unknown.artifact.code], ['error', 'INVALID_INPUT'])
+  assert.match(unknown.content, /serach/)
+  const notObject = await patchFile.invoke(call('a3', 'patch_file', 'a.txt'))
+  assert.deepEqual([notObject.status, notObject.artifact.code], ['error', 'INVALID_INPUT'])
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'two\n')
+  // Many calls at once: each tool's schema is the listed one before, between and after them.
+  await Promise.all(
+    Array.from({ length: 8 }, (_, i) => list.find((t) => t.name === 'read_file').invoke(call(`r${i}`, 'read_file', { filePath: 'a.txt', bogus: i % 2 ? 1 : undefined }))),
+  )
+  for (const t of list) assert.deepEqual(JSON.parse(JSON.stringify(t.schema)), JSON.parse(JSON.stringify(schemas[t.name].parameters)))
+  // What bindTools sends the model: the listed schemas.
+  for (const sent of requestTools(list)) assert.deepEqual(sent.parameters, JSON.parse(JSON.stringify(schemas[sent.name].parameters)), sent.name)
+})
+
+test('createApplyPatchExecute answers a failed operation with status "error", a successful one with "success"', async () => {
+  const ws = tempDir('pft-langchain-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const applyPatch = tools.applyPatch({ execute: createApplyPatchExecute({ workspaceRoot: ws }) })
+  const failed = await applyPatch.invoke(call('f1', 'apply_patch', { type: 'update_file', path: 'a.txt', diff: '@@\n-nope\n+two\n' }))
+  assert.deepEqual([failed.status, failed.tool_call_id, failed.name, failed.artifact.code], ['error', 'f1', 'apply_patch', 'SEARCH_BLOCK_NOT_FOUND'])
+  assert.match(failed.content, /^SEARCH_BLOCK_NOT_FOUND: /)
+  const outside = await applyPatch.invoke(call('f2', 'apply_patch', { type: 'create_file', path: '../x.txt', diff: '+x\n' }))
+  assert.deepEqual([outside.status, outside.artifact.code], ['error', 'PATH_OUTSIDE_WORKSPACE'])
+  const done = await applyPatch.invoke(call('f3', 'apply_patch', { type: 'update_file', path: 'a.txt', diff: '@@\n-one\n+two\n' }))
+  assert.deepEqual([done.status, done.artifact.ok], ['success', true])
+  // Without a tool call, the text alone.
+  assert.match(await createApplyPatchExecute({ workspaceRoot: ws })({ type: 'delete_file', path: 'missing.txt' }), /^FILE_READ_ERROR|^INVALID_INPUT|^PATH/)
+})
+
+test('the setup of docs/agent-sdks.md: one tool per name in the request, and its loop never throws, whichever tool the model calls', async () => {
+  const ws = tempDir('pft-langchain-')
+  fs.writeFileSync(path.join(ws, 'fib.py'), 'def fib(n):\n    pass\n')
+  const doc = fs.readFileSync(new URL('../docs/agent-sdks.md', import.meta.url), 'utf8')
+  const line = "const editTools: StructuredTool[] = [tools.applyPatch({ execute: createApplyPatchExecute({ workspaceRoot }) }), ...createPatchFileTools({ workspaceRoot }).filter((t) => t.name !== 'apply_patch')]"
+  assert.ok(doc.includes(line), 'docs/agent-sdks.md builds its tools as this test does')
+  const workspaceRoot = ws
+  const editTools = [tools.applyPatch({ execute: createApplyPatchExecute({ workspaceRoot }) }), ...createPatchFileTools({ workspaceRoot }).filter((t) => t.name !== 'apply_patch')]
+  const sent = requestTools(editTools)
+  const names = sent.map((t) => t.name ?? t.type)
+  assert.deepEqual(names, ['apply_patch', 'patch_file', 'read_file', 'write_file', 'undo'])
+  assert.equal(new Set(names).size, names.length)
+  // The loop of the example, on scripted tool calls: OpenAI's apply_patch operations, our tools with an alias and a typo.
+  const calls = [
+    call('1', 'apply_patch', { type: 'update_file', path: 'fib.py', diff: '@@\n-def fib(n):\n+def fibonacci(n):\n' }),
+    call('2', 'apply_patch', { type: 'update_file', path: 'fib.py', diff: '@@\n-def fib(n):\n+def f(n):\n' }),
+    call('3', 'patch_file', { file_path: 'fib.py', old_string: '    pass', new_string: '    return n' }),
+    call('4', 'patch_file', { file_path: 'fib.py', search_block: 'x', replace_block: 'y', typo: true }),
+    call('5', 'read_file', { file_path: 'fib.py' }),
+  ]
+  const answers = []
+  for (const c of calls) {
+    const tool = editTools.find((t) => t.name === c.name)
+    if (tool) answers.push(await tool.invoke(c))
+  }
+  assert.deepEqual(answers.map((m) => m.status), ['success', 'error', 'success', 'error', 'success'])
+  assert.equal(fs.readFileSync(path.join(ws, 'fib.py'), 'utf8'), 'def fibonacci(n):\n    return n\n')
 })

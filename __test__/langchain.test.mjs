@@ -256,3 +256,22 @@ test('the setup of docs/agent-sdks.md: one tool per name in the request, and its
   assert.deepEqual(answers.map((m) => m.status), ['success', 'error', 'success', 'error', 'success'])
   assert.equal(fs.readFileSync(path.join(ws, 'fib.py'), 'utf8'), 'def fibonacci(n):\n    return n\n')
 })
+
+test('{ strict: true }: the strict schemas, sent with strict: true by bindTools(tools, { strict: true }); a call with nulls lands', async () => {
+  const ws = tempDir('pft-langchain-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const list = createPatchFileTools({ workspaceRoot: ws }, { strict: true })
+  const strictOf = (name) => JSON.parse(fs.readFileSync(new URL(`../schemas/strict/${name}.json`, import.meta.url), 'utf8')).parameters
+  const chat = new ChatOpenAI({ model: 'gpt-5.1', useResponsesApi: true, apiKey: 'sk-test-no-network' })
+  const sent = chat.responses.invocationParams(chat.bindTools(list, { strict: true }).defaultOptions).tools
+  assert.deepEqual(sent.map((t) => t.name), [...DEFAULT_TOOLS])
+  for (const t of sent) {
+    assert.equal(t.strict, true, t.name)
+    assert.deepEqual(t.parameters, strictOf(t.name), t.name)
+  }
+  const patchFile = list.find((t) => t.name === 'patch_file')
+  const nulls = { search_block: null, replace_block: null, expected_replacements: null, replace_all: null, expected_sha256: null, match: null, dry_run: null }
+  const m = await patchFile.invoke(call('s1', 'patch_file', { file_path: 'a.txt', ...nulls, edits: [{ search_block: 'one', replace_block: 'two', expected_replacements: null, replace_all: null }] }))
+  assert.equal(m.status, 'success', m.content)
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'two\n')
+})

@@ -32,4 +32,15 @@ export interface ApplyPatchExecute {
  * (an unknown or missing field) is an error ToolMessage naming the field; a call
  * never throws. bindTools still gives the model the listed schema.
  */
-export declare function createPatchFileTools(options?: PatchFileOptions): StructuredTool[]
+export declare function createPatchFileTools(options?: PatchFileOptions, toolOptions?: ToolOptions): StructuredTool[]
+
+/**
+ * How the tools are presented to the model. `strict: true`: each tool's schema is
+ * its strict variant (`patch-file-tool/schemas/strict/<name>.json`: every property
+ * required, the optional ones nullable, `additionalProperties: false` throughout),
+ * for `model.bindTools(tools, { strict: true })`. The model then sends `null` for
+ * what it leaves out, which the engine takes as absent.
+ */
+export interface ToolOptions {
+  strict?: boolean
+}

@@ -27,9 +27,9 @@ function createApplyPatchExecute(options) {
   return langchainApplyPatch(lc, options)
 }
 
-/** The default tools as LangChain structured tools, in listing order. */
-function createPatchFileTools(options) {
-  return langchainTools(lc, options)
+/** The default tools as LangChain structured tools, in listing order; `{ strict: true }`: the strict schemas. */
+function createPatchFileTools(options, toolOptions) {
+  return langchainTools(lc, options, toolOptions)
 }
 
 module.exports = { createApplyPatchExecute, createPatchFileTools }

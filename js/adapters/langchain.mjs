@@ -20,7 +20,7 @@ export function createApplyPatchExecute(options) {
   return langchainApplyPatch(lc, options)
 }
 
-/** The default tools as LangChain structured tools, in listing order. */
-export function createPatchFileTools(options) {
-  return langchainTools(lc, options)
+/** The default tools as LangChain structured tools, in listing order; `{ strict: true }`: the strict schemas. */
+export function createPatchFileTools(options, toolOptions) {
+  return langchainTools(lc, options, toolOptions)
 }

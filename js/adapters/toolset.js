@@ -63,12 +63,36 @@ function withSignal(options, signal) {
 }
 
 /**
+ * `value` without its null-valued object properties, at every depth (array
+ * elements stay): what a strict model sends for a field it leaves out. The
+ * engine takes `null` as absent, except for the fields of the single-edit form
+ * beside `edits` (patch_file's and each batch_patch_files file's
+ * search_block, replace_block, expected_replacements, replace_all), which it
+ * refuses even when null; the strict tools send it their input without them.
+ * A value whose reading throws is returned as it is (the engine refuses it).
+ */
+function nullsAsAbsent(value) {
+  const strip = (v, depth) => {
+    if (v === null || typeof v !== 'object' || depth > 64) return v
+    if (Array.isArray(v)) return v.map((x) => strip(x, depth + 1))
+    const out = {}
+    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = strip(x, depth + 1)
+    return out
+  }
+  try {
+    return strip(value, 0)
+  } catch {
+    return value
+  }
+}
+
+/**
  * The default tools, SDK-neutral: name, description, a fresh copy of the
  * JSON schema of their input, and run(args, signal) resolving to the
  * engine's result object. Loads the engine now, so that a platform without
  * it fails here (NATIVE_ENGINE_UNAVAILABLE) and not on the model's first call.
  */
-function entries(callerOptions) {
+function entries(callerOptions, { strict = false } = {}) {
   engine.warm()
   const options = engine.modelOptions(callerOptions)
   return tools.DEFAULT_TOOLS.map((name) => {
@@ -76,10 +100,10 @@ function entries(callerOptions) {
     return {
       name,
       description: tool.schema.description,
-      parameters: () => copy(tool.schema.parameters),
+      parameters: () => copy((strict ? tool.strictSchema : tool.schema).parameters),
       async run(args, signal) {
         try {
-          return await engine.run(tool, args, withSignal(options, signal))
+          return await engine.run(tool, strict ? nullsAsAbsent(args) : args, withSignal(options, signal))
         } catch (err) {
           return internalError(err)
         }
@@ -106,13 +130,26 @@ function modelOutput(part) {
   }
 }
 
-/** The AI SDK tool set: tool name -> `tool({ description, inputSchema, execute, toModelOutput })`. */
-function aiSdkTools(ai, options) {
+/**
+ * Whether `toolOptions` (the adapters' second argument) asks for strict tools:
+ * the strict schemas (schemas/strict/), and the SDK's strict flag where it has one.
+ */
+function strictOf(toolOptions) {
+  return toolOptions !== null && typeof toolOptions === 'object' && toolOptions.strict === true
+}
+
+/**
+ * The AI SDK tool set: tool name -> `tool({ description, inputSchema, execute, toModelOutput })`;
+ * with `{ strict: true }`, the strict schemas and the tool's `strict` flag.
+ */
+function aiSdkTools(ai, options, toolOptions) {
+  const strict = strictOf(toolOptions)
   const set = {}
-  for (const e of entries(options)) {
+  for (const e of entries(options, { strict })) {
     set[e.name] = ai.tool({
       description: e.description,
       inputSchema: ai.jsonSchema(e.parameters()),
+      ...(strict ? { strict: true } : {}),
       execute: (input, callOptions) => {
         let signal
         try {
@@ -184,9 +221,12 @@ function langchainApplyPatch(lc, options) {
   }
 }
 
-/** The LangChain tools (`tool()` from @langchain/core/tools), in DEFAULT_TOOLS order. */
-function langchainTools(lc, options) {
-  return entries(options).map((e) =>
+/**
+ * The LangChain tools (`tool()` from @langchain/core/tools), in DEFAULT_TOOLS order; with
+ * `{ strict: true }`, their schemas are the strict ones (bind them with `bindTools(tools, { strict: true })`).
+ */
+function langchainTools(lc, options, toolOptions) {
+  return entries(options, { strict: strictOf(toolOptions) }).map((e) =>
     engineValidates(lc.tool(
       async (input, config) => {
         let signal
@@ -206,4 +246,4 @@ function langchainTools(lc, options) {
   )
 }
 
-module.exports = { aiSdkTools, langchainTools, langchainApplyPatch }
+module.exports = { aiSdkTools, langchainTools, langchainApplyPatch, nullsAsAbsent }

@@ -12,7 +12,9 @@ import { spawn, spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { ChatOpenAI, tools } from '@langchain/openai'
 import { ToolMessage } from '@langchain/core/messages'
-import { StructuredTool, ToolInputParsingException } from '@langchain/core/tools'
+import { StructuredTool } from '@langchain/core/tools'
+import * as core0Tools from '@langchain/core-v0/tools'
+import * as core0Messages from '@langchain/core-v0/messages'
 import { createApplyPatchExecute, createPatchFileTools } from 'patch-file-tool/langchain'
 import { tempDir as newTempDir } from './helpers/mcp-raw.mjs'
 
@@ -31,6 +33,9 @@ const require = createRequire(import.meta.url)
 const { DEFAULT_TOOLS } = require('../js/tools.js')
 const { schemas, applyDryRun } = require('../index.js')
 const { failureText } = require('../js/adapters/render.js')
+const { langchainTools } = require('../js/adapters/toolset.js')
+/** The version of the package installed as `dep`. */
+const versionOf = (dep) => JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'node_modules', dep, 'package.json'), 'utf8')).version
 
 const call = (id, name, args) => ({ type: 'tool_call', id, name, args })
 
@@ -94,124 +99,11 @@ test('the applyPatch execute never rejects when reading the operation throws: IN
   assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), text.startsWith('Updated') ? 'two\n' : 'one\n', text)
 })
 
-test('createPatchFileTools: the default tools, named and described as the MCP tools; a ToolMessage with the result as content and artifact', async () => {
-  const ws = tempDir('pft-langchain-')
-  fs.writeFileSync(path.join(ws, 'config.ts'), 'export const retries = 2;\n')
-  const list = createPatchFileTools({ workspaceRoot: ws })
-  assert.deepEqual(list.map((t) => t.name), [...DEFAULT_TOOLS])
-  for (const t of list) {
-    assert.ok(t instanceof StructuredTool)
-    assert.equal(t.description, schemas[t.name].description)
-    assert.deepEqual(JSON.parse(JSON.stringify(t.schema)), JSON.parse(JSON.stringify(schemas[t.name].parameters)))
-    assert.notEqual(t.schema, schemas[t.name].parameters, 'LangChain gets its own copy of the schema')
-    assert.ok(!Object.isFrozen(t.schema))
-  }
-  const patchFile = list.find((t) => t.name === 'patch_file')
-
-  const ok = await patchFile.invoke(call('p1', 'patch_file', { file_path: 'config.ts', search_block: 'retries = 2;', replace_block: 'retries = 3;' }))
-  assert.ok(ok instanceof ToolMessage)
-  assert.deepEqual([ok.tool_call_id, ok.name, ok.status], ['p1', 'patch_file', 'success'])
-  assert.equal(ok.artifact.ok, true)
-  assert.deepEqual(JSON.parse(ok.content), ok.artifact)
-  assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 3;\n')
-
-  const stale = await patchFile.invoke(call('p2', 'patch_file', { file_path: 'config.ts', search_block: 'export const retries = 2;', replace_block: 'x' }))
-  assert.deepEqual([stale.tool_call_id, stale.status], ['p2', 'error'])
-  assert.equal(stale.artifact.code, 'SEARCH_BLOCK_NOT_FOUND')
-  assert.equal(stale.content, failureText(stale.artifact))
-  assert.match(stale.content, /<closest_match lines="1" similarity="\d+%" differences="content">\nexport const retries = 3;\n<\/closest_match>/)
-
-  // Called with plain arguments, a tool answers the content itself.
-  const read = await list.find((t) => t.name === 'read_file').invoke({ file_path: 'config.ts' })
-  assert.equal(JSON.parse(read).content, 'export const retries = 3;\n')
-  // LangChain validated against its copy: the package's schemas are untouched and still frozen.
-  assert.ok(Object.isFrozen(schemas.patch_file.parameters))
-
-  // Arguments that do not fit the listed schema are checked by the engine, not by LangChain's validator: an error
-  // ToolMessage naming what is missing, never a ToolInputParsingException out of the loop; nothing is written.
-  const missing = await patchFile.invoke(call('p3', 'patch_file', { search_block: 'retries = 3;', replace_block: 'retries = 4;' }))
-  assert.deepEqual([missing.status, missing.artifact.code], ['error', 'INVALID_INPUT'])
-  assert.match(missing.content, /file_path/)
-  // A search_block without its replace_block fits the schema (edits[] is the other form) and is refused by the engine.
-  const half = await patchFile.invoke(call('p4', 'patch_file', { file_path: 'config.ts', search_block: 'retries = 3;' }))
-  assert.equal(half.status, 'error')
-  assert.equal(half.artifact.code, 'INVALID_INPUT')
-  assert.match(half.content, /replace_block/)
-  assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 3;\n')
-})
-
-test('a dry run reaches the model without a run_id (no default tool applies one); the artifact keeps it for applyDryRun', async () => {
-  const ws = tempDir('pft-langchain-')
-  const file = path.join(ws, 'a.txt')
-  fs.writeFileSync(file, 'one\n')
-  const patchFile = createPatchFileTools({ workspaceRoot: ws }).find((t) => t.name === 'patch_file')
-  const m = await patchFile.invoke(call('d', 'patch_file', { file_path: 'a.txt', search_block: 'one', replace_block: 'two', dry_run: true }))
-  assert.equal(m.status, 'success')
-  assert.match(m.artifact.run_id, /^dr_/)
-  const { run_id: _runId, expires_in: _expiresIn, ...rest } = m.artifact
-  assert.deepEqual(JSON.parse(m.content), rest, 'the model reads the preview without run_id and expires_in')
-  assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
-  assert.equal((await applyDryRun({ run_id: m.artifact.run_id }, { workspaceRoot: ws })).ok, true)
-  assert.equal(fs.readFileSync(file, 'utf8'), 'two\n')
-})
-
-const haveFlock = spawnSync('sh', ['-c', 'command -v flock']).status === 0
-
-test("a LangChain tool's abort signal cancels the engine call waiting for a busy file: nothing is written", { skip: !haveFlock && 'flock(1) is not installed' }, async () => {
-  const ws = tempDir('pft-langchain-')
-  const file = path.join(ws, 'a.txt')
-  fs.writeFileSync(file, 'one\n')
-  // Another process holds the file's lock until its stdin closes: the call waits for it.
-  const holder = spawn('flock', [file, 'sh', '-c', 'read x'], { stdio: ['pipe', 'ignore', 'inherit'] })
-  const exited = new Promise((r) => holder.on('exit', r))
-  try {
-    for (let i = 0; spawnSync('flock', ['-n', file, 'true']).status === 0; i++) {
-      assert.ok(i < 500, 'the lock holder took the lock')
-      await new Promise((r) => setTimeout(r, 10))
-    }
-    const writeFile = createPatchFileTools({ workspaceRoot: ws, lockWaitMs: 60_000 }).find((t) => t.name === 'write_file')
-    const controller = new AbortController()
-    const pending = writeFile.invoke(call('w', 'write_file', { file_path: 'a.txt', content: 'two\n' }), { signal: controller.signal })
-    await new Promise((r) => setTimeout(r, 100))
-    controller.abort()
-    await assert.rejects(pending, /abort/i, 'LangChain rejects the aborted invocation')
-  } finally {
-    holder.stdin.end()
-    await exited
-  }
-  // Once the file is free, a call the signal did not reach would write; this one was cancelled.
-  await new Promise((r) => setTimeout(r, 300))
-  assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
-})
-
 /** The tools of a request ChatOpenAI (Responses API) would send for `list`: [{ type, name, parameters, strict }]. */
 function requestTools(list) {
   const chat = new ChatOpenAI({ model: 'gpt-5.1', useResponsesApi: true, apiKey: 'sk-test-no-network' })
   return chat.responses.invocationParams(chat.bindTools(list).defaultOptions).tools
 }
-
-test('the tools accept what the engine accepts (aliases) and answer what it refuses (unknown, missing fields) with an error ToolMessage; the model still gets the listed schema', async () => {
-  const ws = tempDir('pft-langchain-')
-  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
-  const list = createPatchFileTools({ workspaceRoot: ws })
-  const patchFile = list.find((t) => t.name === 'patch_file')
-  const alias = await patchFile.invoke(call('a1', 'patch_file', { file_path: 'a.txt', old_string: 'one', new_string: 'two' }))
-  assert.deepEqual([alias.status, alias.artifact.ok], ['success', true])
-  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'two\n')
-  const unknown = await patchFile.invoke(call('a2', 'patch_file', { file_path: 'a.txt', search_block: 'two', replace_block: 'three', serach: 1 }))
-  assert.deepEqual([unknown.status, unknown.artifact.code], ['error', 'INVALID_INPUT'])
-  assert.match(unknown.content, /serach/)
-  const notObject = await patchFile.invoke(call('a3', 'patch_file', 'a.txt'))
-  assert.deepEqual([notObject.status, notObject.artifact.code], ['error', 'INVALID_INPUT'])
-  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'two\n')
-  // Many calls at once: each tool's schema is the listed one before, between and after them.
-  await Promise.all(
-    Array.from({ length: 8 }, (_, i) => list.find((t) => t.name === 'read_file').invoke(call(`r${i}`, 'read_file', { filePath: 'a.txt', bogus: i % 2 ? 1 : undefined }))),
-  )
-  for (const t of list) assert.deepEqual(JSON.parse(JSON.stringify(t.schema)), JSON.parse(JSON.stringify(schemas[t.name].parameters)))
-  // What bindTools sends the model: the listed schemas.
-  for (const sent of requestTools(list)) assert.deepEqual(sent.parameters, JSON.parse(JSON.stringify(schemas[sent.name].parameters)), sent.name)
-})
 
 test('createApplyPatchExecute answers a failed operation with status "error", a successful one with "success"', async () => {
   const ws = tempDir('pft-langchain-')
@@ -257,17 +149,156 @@ test('the setup of docs/agent-sdks.md: one tool per name in the request, and its
   assert.equal(fs.readFileSync(path.join(ws, 'fib.py'), 'utf8'), 'def fibonacci(n):\n    return n\n')
 })
 
-test('{ strict: true }: the strict schemas, sent with strict: true by bindTools(tools, { strict: true }); a call with nulls lands', async () => {
+const haveFlock = spawnSync('sh', ['-c', 'command -v flock']).status === 0
+
+
+// The tests of createPatchFileTools run against both majors of @langchain/core the package supports: the current
+// one (through the package's own subpath) and the previous one (the dev dependency `@langchain/core-v0`, an npm
+// alias of 0.3, through the same tool builder). @langchain/openai's tools.applyPatch exists only in its 1.x, which
+// needs @langchain/core 1: the applyPatch tests and ChatOpenAI's requests are @langchain/core 1's.
+const CORES = [
+  { label: `@langchain/core ${versionOf('@langchain/core')}`, StructuredTool, ToolMessage, createPatchFileTools, openai: true },
+  {
+    label: `@langchain/core ${versionOf('@langchain/core-v0')}`,
+    StructuredTool: core0Tools.StructuredTool,
+    ToolMessage: core0Messages.ToolMessage,
+    createPatchFileTools: (options, toolOptions) => langchainTools({ tool: core0Tools.tool, ToolMessage: core0Messages.ToolMessage }, options, toolOptions),
+    openai: false,
+  },
+]
+assert.ok(versionOf('@langchain/core').startsWith('1.') && versionOf('@langchain/core-v0').startsWith('0.3.'))
+
+for (const { label, StructuredTool, ToolMessage, createPatchFileTools, openai } of CORES) {
+test(`${label}: ` + 'createPatchFileTools: the default tools, named and described as the MCP tools; a ToolMessage with the result as content and artifact', async () => {
+  const ws = tempDir('pft-langchain-')
+  fs.writeFileSync(path.join(ws, 'config.ts'), 'export const retries = 2;\n')
+  const list = createPatchFileTools({ workspaceRoot: ws })
+  assert.deepEqual(list.map((t) => t.name), [...DEFAULT_TOOLS])
+  for (const t of list) {
+    assert.ok(t instanceof StructuredTool)
+    assert.equal(t.description, schemas[t.name].description)
+    assert.deepEqual(JSON.parse(JSON.stringify(t.schema)), JSON.parse(JSON.stringify(schemas[t.name].parameters)))
+    assert.notEqual(t.schema, schemas[t.name].parameters, 'LangChain gets its own copy of the schema')
+    assert.ok(!Object.isFrozen(t.schema))
+  }
+  const patchFile = list.find((t) => t.name === 'patch_file')
+
+  const ok = await patchFile.invoke(call('p1', 'patch_file', { file_path: 'config.ts', search_block: 'retries = 2;', replace_block: 'retries = 3;' }))
+  assert.ok(ok instanceof ToolMessage)
+  assert.deepEqual([ok.tool_call_id, ok.name, ok.status], ['p1', 'patch_file', 'success'])
+  assert.equal(ok.artifact.ok, true)
+  assert.deepEqual(JSON.parse(ok.content), ok.artifact)
+  assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 3;\n')
+
+  const stale = await patchFile.invoke(call('p2', 'patch_file', { file_path: 'config.ts', search_block: 'export const retries = 2;', replace_block: 'x' }))
+  assert.deepEqual([stale.tool_call_id, stale.status], ['p2', 'error'])
+  assert.equal(stale.artifact.code, 'SEARCH_BLOCK_NOT_FOUND')
+  assert.equal(stale.content, failureText(stale.artifact))
+  assert.match(stale.content, /<closest_match lines="1" similarity="\d+%" differences="content">\nexport const retries = 3;\n<\/closest_match>/)
+
+  // Called with plain arguments, a tool answers the content itself.
+  const read = await list.find((t) => t.name === 'read_file').invoke({ file_path: 'config.ts' })
+  assert.equal(JSON.parse(read).content, 'export const retries = 3;\n')
+  // LangChain validated against its copy: the package's schemas are untouched and still frozen.
+  assert.ok(Object.isFrozen(schemas.patch_file.parameters))
+
+  // Arguments that do not fit the listed schema are checked by the engine, not by LangChain's validator: an error
+  // ToolMessage naming what is missing, never a ToolInputParsingException out of the loop; nothing is written.
+  const missing = await patchFile.invoke(call('p3', 'patch_file', { search_block: 'retries = 3;', replace_block: 'retries = 4;' }))
+  assert.deepEqual([missing.status, missing.artifact.code], ['error', 'INVALID_INPUT'])
+  assert.match(missing.content, /file_path/)
+  // A search_block without its replace_block fits the schema (edits[] is the other form) and is refused by the engine.
+  const half = await patchFile.invoke(call('p4', 'patch_file', { file_path: 'config.ts', search_block: 'retries = 3;' }))
+  assert.equal(half.status, 'error')
+  assert.equal(half.artifact.code, 'INVALID_INPUT')
+  assert.match(half.content, /replace_block/)
+  assert.equal(fs.readFileSync(path.join(ws, 'config.ts'), 'utf8'), 'export const retries = 3;\n')
+})
+
+test(`${label}: ` + 'a dry run reaches the model without a run_id (no default tool applies one); the artifact keeps it for applyDryRun', async () => {
+  const ws = tempDir('pft-langchain-')
+  const file = path.join(ws, 'a.txt')
+  fs.writeFileSync(file, 'one\n')
+  const patchFile = createPatchFileTools({ workspaceRoot: ws }).find((t) => t.name === 'patch_file')
+  const m = await patchFile.invoke(call('d', 'patch_file', { file_path: 'a.txt', search_block: 'one', replace_block: 'two', dry_run: true }))
+  assert.equal(m.status, 'success')
+  assert.match(m.artifact.run_id, /^dr_/)
+  const { run_id: _runId, expires_in: _expiresIn, ...rest } = m.artifact
+  assert.deepEqual(JSON.parse(m.content), rest, 'the model reads the preview without run_id and expires_in')
+  assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
+  assert.equal((await applyDryRun({ run_id: m.artifact.run_id }, { workspaceRoot: ws })).ok, true)
+  assert.equal(fs.readFileSync(file, 'utf8'), 'two\n')
+})
+
+test(`${label}: ` + "a LangChain tool's abort signal cancels the engine call waiting for a busy file: nothing is written", { skip: !haveFlock && 'flock(1) is not installed' }, async () => {
+  const ws = tempDir('pft-langchain-')
+  const file = path.join(ws, 'a.txt')
+  fs.writeFileSync(file, 'one\n')
+  // Another process holds the file's lock until its stdin closes: the call waits for it.
+  const holder = spawn('flock', [file, 'sh', '-c', 'read x'], { stdio: ['pipe', 'ignore', 'inherit'] })
+  const exited = new Promise((r) => holder.on('exit', r))
+  try {
+    for (let i = 0; spawnSync('flock', ['-n', file, 'true']).status === 0; i++) {
+      assert.ok(i < 500, 'the lock holder took the lock')
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    const writeFile = createPatchFileTools({ workspaceRoot: ws, lockWaitMs: 60_000 }).find((t) => t.name === 'write_file')
+    const controller = new AbortController()
+    const pending = writeFile.invoke(call('w', 'write_file', { file_path: 'a.txt', content: 'two\n' }), { signal: controller.signal })
+    await new Promise((r) => setTimeout(r, 100))
+    controller.abort()
+    if (openai) await assert.rejects(pending, /abort/i, 'LangChain 1 rejects the aborted invocation')
+    else {
+      // LangChain 0.3 waits for the tool, which answers the engine's CANCELLED.
+      const m = await pending
+      assert.deepEqual([m.status, m.artifact.code], ['error', 'CANCELLED'])
+    }
+  } finally {
+    holder.stdin.end()
+    await exited
+  }
+  // Once the file is free, a call the signal did not reach would write; this one was cancelled.
+  await new Promise((r) => setTimeout(r, 300))
+  assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
+})
+
+test(`${label}: ` + 'the tools accept what the engine accepts (aliases) and answer what it refuses (unknown, missing fields) with an error ToolMessage; the model still gets the listed schema', async () => {
+  const ws = tempDir('pft-langchain-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const list = createPatchFileTools({ workspaceRoot: ws })
+  const patchFile = list.find((t) => t.name === 'patch_file')
+  const alias = await patchFile.invoke(call('a1', 'patch_file', { file_path: 'a.txt', old_string: 'one', new_string: 'two' }))
+  assert.deepEqual([alias.status, alias.artifact.ok], ['success', true])
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'two\n')
+  const unknown = await patchFile.invoke(call('a2', 'patch_file', { file_path: 'a.txt', search_block: 'two', replace_block: 'three', serach: 1 }))
+  assert.deepEqual([unknown.status, unknown.artifact.code], ['error', 'INVALID_INPUT'])
+  assert.match(unknown.content, /serach/)
+  const notObject = await patchFile.invoke(call('a3', 'patch_file', 'a.txt'))
+  assert.deepEqual([notObject.status, notObject.artifact.code], ['error', 'INVALID_INPUT'])
+  assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'two\n')
+  // Many calls at once: each tool's schema is the listed one before, between and after them.
+  await Promise.all(
+    Array.from({ length: 8 }, (_, i) => list.find((t) => t.name === 'read_file').invoke(call(`r${i}`, 'read_file', { filePath: 'a.txt', bogus: i % 2 ? 1 : undefined }))),
+  )
+  for (const t of list) assert.deepEqual(JSON.parse(JSON.stringify(t.schema)), JSON.parse(JSON.stringify(schemas[t.name].parameters)))
+  // What bindTools sends the model: the listed schemas (ChatOpenAI is @langchain/openai 1.x, on @langchain/core 1).
+  if (openai) for (const sent of requestTools(list)) assert.deepEqual(sent.parameters, JSON.parse(JSON.stringify(schemas[sent.name].parameters)), sent.name)
+})
+
+test(`${label}: ` + '{ strict: true }: the strict schemas, sent with strict: true by bindTools(tools, { strict: true }); a call with nulls lands', async () => {
   const ws = tempDir('pft-langchain-')
   fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
   const list = createPatchFileTools({ workspaceRoot: ws }, { strict: true })
   const strictOf = (name) => JSON.parse(fs.readFileSync(new URL(`../schemas/strict/${name}.json`, import.meta.url), 'utf8')).parameters
-  const chat = new ChatOpenAI({ model: 'gpt-5.1', useResponsesApi: true, apiKey: 'sk-test-no-network' })
-  const sent = chat.responses.invocationParams(chat.bindTools(list, { strict: true }).defaultOptions).tools
-  assert.deepEqual(sent.map((t) => t.name), [...DEFAULT_TOOLS])
-  for (const t of sent) {
-    assert.equal(t.strict, true, t.name)
-    assert.deepEqual(t.parameters, strictOf(t.name), t.name)
+  for (const t of list) assert.deepEqual(JSON.parse(JSON.stringify(t.schema)), strictOf(t.name), t.name)
+  if (openai) {
+    const chat = new ChatOpenAI({ model: 'gpt-5.1', useResponsesApi: true, apiKey: 'sk-test-no-network' })
+    const sent = chat.responses.invocationParams(chat.bindTools(list, { strict: true }).defaultOptions).tools
+    assert.deepEqual(sent.map((t) => t.name), [...DEFAULT_TOOLS])
+    for (const t of sent) {
+      assert.equal(t.strict, true, t.name)
+      assert.deepEqual(t.parameters, strictOf(t.name), t.name)
+    }
   }
   const patchFile = list.find((t) => t.name === 'patch_file')
   const nulls = { search_block: null, replace_block: null, expected_replacements: null, replace_all: null, expected_sha256: null, match: null, dry_run: null }
@@ -275,3 +306,4 @@ test('{ strict: true }: the strict schemas, sent with strict: true by bindTools(
   assert.equal(m.status, 'success', m.content)
   assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'two\n')
 })
+}

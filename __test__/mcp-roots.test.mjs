@@ -230,3 +230,28 @@ test('pathsOf reads the paths of every tool shape', () => {
   assert.deepEqual(pathsOf({ blockContent: 'src/a.ts\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n' }), ['src/a.ts'])
   assert.deepEqual(pathsOf({ id: '3' }), [])
 })
+
+test('a call waits for an unanswered roots/list at most 5 s, then runs with the roots known so far', T, async () => {
+  const dir = project({ 'f.txt': 'f\n' })
+  let release
+  const late = new Promise((r) => (release = r))
+  const c = await connect({ roots: () => [uri(dir)], capabilities: { roots: { listChanged: true } } })
+  try {
+    assert.equal((await c.call('read_file', { file_path: 'f.txt' })).content, 'f\n')
+    // Replace the handler: this client answers roots/list only when released.
+    c.client.setRequestHandler(ListRootsRequestSchema, async () => {
+      await late
+      return { roots: [{ uri: uri(dir) }] }
+    })
+    await c.client.sendRootsListChanged()
+    const started = Date.now()
+    const r = await c.call('read_file', { file_path: 'f.txt' })
+    const waited = Date.now() - started
+    assert.ok(waited >= 4000 && waited < 15000, `waited ${waited} ms`)
+    // The roots known so far: the first list's, until the client answers.
+    assert.equal(r.content, 'f\n', JSON.stringify(r))
+  } finally {
+    release()
+    await c.client.close()
+  }
+})

@@ -200,6 +200,15 @@ function instructions(root) {
   return `Workspace root: ${root}. Relative paths resolve from it. A failed call changes nothing.`
 }
 
+/** How long a tool call waits for the answer to a roots/list under way. */
+const ROOTS_WAIT_MS = 5000
+
+/** Resolves when `promise` settles or `ms` have passed, whichever is first. */
+function waitAtMost(promise, ms) {
+  let timer
+  return Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer))
+}
+
 /** How long shutdown waits for a client that reads none of the answers still queued on stdout. */
 const STALL_MS = { signal: 5000, eof: 30000 }
 
@@ -309,8 +318,10 @@ async function serve({ root, version, given, tools: served = tools.select('defau
     }
     log.debug(`call ${name} (request ${transport.idText(extra.requestId)})`)
     const call = (async () => {
-      // The client's roots, when they are being asked for, are known before a call runs.
-      if (rootsAsked) await rootsAsked
+      // The client's roots, when they are being asked for, are known before a call runs; but a call waits
+      // at most ROOTS_WAIT_MS (then runs with the roots known so far), since a client that sends
+      // maxInFlight calls before it answers roots/list pauses the reading of that answer.
+      if (rootsAsked) await waitAtMost(rootsAsked, ROOTS_WAIT_MS)
       // A call cancelled before it started writes nothing; one cancelled while it runs
       // (notifications/cancelled) stops before its commit (CANCELLED, nothing written);
       // a commit already under way completes (writes are atomic).

@@ -6,6 +6,7 @@
 // dependency covers fails here, and so does a new major on the registry that
 // the range does not admit (checked when the registry answers; skipped
 // offline), so a release of an SDK cannot silently break `npm install`.
+import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'

@@ -34,14 +34,16 @@ after(() => {
 const NODE_FLOORS = ['20.19.0', '22.13.0']
 
 /**
- * The packages that are in the tree only to test the AI SDK 7 adapter: the
- * dev dependency `ai` (7.x, which itself needs Node 22) and what only it
- * depends on. They declare a newer Node than this project supports; a user on
- * Node 20 uses AI SDK 6, which the adapter supports too (tested as `ai-v6`).
- * Everything else must admit the floors. Read from the lock file's graph, so a
- * package another dependency also needs is not exempt.
+ * The packages that are in the tree only to test the agent-SDK adapters: the
+ * SDKs (the peer dependencies, and their older majors as npm aliases) and what
+ * only they depend on. Some of their current majors declare a newer Node than
+ * this project supports (AI SDK 7 and the `openai` 7 that @openai/agents 0.19+
+ * needs ask for Node 22): that is the SDK's floor, not the package's, and a
+ * user on Node 20 uses the older major, tested too. Everything else must admit
+ * the floors. Read from the lock file's graph, so a package another
+ * dependency also needs is not exempt.
  */
-function onlyForAiSdk7(lock) {
+function onlyForSdkTests(lock) {
   const pkgs = lock.packages
   const resolve = (from, name) => {
     for (let dir = from; ; dir = dir.replace(/\/?node_modules\/(@[^/]+\/)?[^/]+$/, '')) {
@@ -63,10 +65,13 @@ function onlyForAiSdk7(lock) {
     return seen
   }
   const root = pkgs['']
-  const tops = Object.keys({ ...root.dependencies, ...root.devDependencies }).map((n) => `node_modules/${n}`)
-  if (!pkgs['node_modules/ai'] || !/^7\./.test(pkgs['node_modules/ai'].version)) return new Set()
-  const others = reach(tops.filter((k) => k !== 'node_modules/ai'))
-  return new Set([...reach(['node_modules/ai'])].filter((k) => !others.has(k)))
+  const pkgJson = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
+  const sdks = Object.keys(pkgJson.peerDependencies)
+  const devs = { ...root.devDependencies }
+  const isSdk = (n) => sdks.includes(n) || sdks.some((s) => typeof devs[n] === 'string' && devs[n].startsWith(`npm:${s}@`))
+  const tops = Object.keys({ ...root.dependencies, ...root.devDependencies })
+  const others = reach(tops.filter((n) => !isSdk(n)).map((n) => `node_modules/${n}`))
+  return new Set([...reach(tops.filter(isSdk).map((n) => `node_modules/${n}`))].filter((k) => !others.has(k)))
 }
 
 /** A warning about the user's own npm configuration, not about this project. */
@@ -84,7 +89,7 @@ function npmCli() {
 test(`every package of the lock file admits Node ${NODE_FLOORS.join(' and ')} and later on their lines`, () => {
   const semver = require('semver')
   const lock = JSON.parse(fs.readFileSync(path.join(repo, 'package-lock.json'), 'utf8'))
-  const exempt = onlyForAiSdk7(lock)
+  const exempt = onlyForSdkTests(lock)
   for (const node of NODE_FLOORS) {
     const refused = []
     for (const [k, v] of Object.entries(lock.packages)) {
@@ -110,9 +115,9 @@ test(`a fresh npm ci prints no EBADENGINE and no other warning (Node ${process.v
     return t.skip(`npm's cache lacks packages of the lock file (run npm ci once online): ${log.split('\n').find((l) => /ENOTCACHED|only-if-cached/.test(l))}`)
   }
   assert.equal(r.status, 0, log)
-  // EBADENGINE blocks of the AI SDK 7 test packages (see onlyForAiSdk7) are expected on Node 20; no other.
+  // EBADENGINE blocks of the SDK test packages (see onlyForSdkTests) are expected on Node 20; no other.
   const lock = JSON.parse(fs.readFileSync(path.join(repo, 'package-lock.json'), 'utf8'))
-  const exempt = new Set([...onlyForAiSdk7(lock)].map((k) => `${k.replace(/^.*node_modules\//, '')}@${lock.packages[k].version}`))
+  const exempt = new Set([...onlyForSdkTests(lock)].map((k) => `${k.replace(/^.*node_modules\//, '')}@${lock.packages[k].version}`))
   const lines = log.split('\n')
   const kept = []
   for (let i = 0; i < lines.length; i++) {

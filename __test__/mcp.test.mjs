@@ -290,7 +290,7 @@ test('paths outside the workspace root are refused (relative and absolute)', T, 
   assert.equal(fs.existsSync(path.join(outer, 'new.txt')), false)
 })
 
-test('workspace root: --root, else PATCH_FILE_WORKSPACE_ROOT, else the cwd', T, async () => {
+test('workspace root: --root, else PATCH_FILE_WORKSPACE_ROOT, else the client\'s roots (mcp-roots.test.mjs), never the cwd', T, async () => {
   const envDir = tempDir()
   const flagDir = tempDir()
   const cwdDir = tempDir()
@@ -309,8 +309,10 @@ test('workspace root: --root, else PATCH_FILE_WORKSPACE_ROOT, else the cwd', T, 
     assert.deepEqual(chosen(), [envDir, flagDir])
   })
   await withClient({ cwd: cwdDir }, async (client) => {
-    assert.equal(structured(await call(client)).ok, true)
-    assert.deepEqual(chosen(), [envDir, flagDir, cwdDir])
+    const r = structured(await call(client))
+    assert.equal(r.code, 'INVALID_INPUT')
+    assert.match(r.message, /no workspace root/)
+    assert.deepEqual(chosen(), [envDir, flagDir])
   })
   // A relative PATCH_FILE_WORKSPACE_ROOT is taken from the cwd.
   fs.mkdirSync(path.join(cwdDir, 'sub'))

@@ -34,6 +34,18 @@ export type PatchFileTools = {
  * The default tools for `generateText({ tools })`, `streamText`, agents and the
  * rest of the AI SDK. `options` are the engine's (`workspaceRoot` sandboxes
  * every path). Throws NATIVE_ENGINE_UNAVAILABLE when this platform has no
- * engine; a call never throws.
+ * engine; a call never throws. `toolOptions.strict`: strict tools (ToolOptions).
  */
-export declare function createPatchFileTools(options?: PatchFileOptions): PatchFileTools
+export declare function createPatchFileTools(options?: PatchFileOptions, toolOptions?: ToolOptions): PatchFileTools
+
+/**
+ * How the tools are presented to the model. `strict: true`: each tool's input
+ * schema is its strict variant (`patch-file-tool/schemas/strict/<name>.json`:
+ * every property required, the optional ones nullable, `additionalProperties:
+ * false` throughout) and the tool has `strict: true`, so that a provider with a
+ * strict mode (OpenAI) guarantees the arguments fit. The model then sends `null`
+ * for what it leaves out, which the engine takes as absent.
+ */
+export interface ToolOptions {
+  strict?: boolean
+}

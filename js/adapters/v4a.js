@@ -192,13 +192,4 @@ async function applyOperation(operation, options, type) {
   return { ok: true, output: successText(op, result), result }
 }
 
-/**
- * A function applying operations with `options` and resolving to the text for
- * the model only (LangChain's applyPatch `execute`). Loads the engine now.
- */
-function textExecutor(options) {
-  engine.warm()
-  return async (operation) => (await applyOperation(operation, options)).output
-}
-
-module.exports = { applyOperation, textExecutor, toInput }
+module.exports = { applyOperation, toInput }

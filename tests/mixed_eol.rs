@@ -196,3 +196,29 @@ fn an_edit_sent_again_does_not_land_on_a_twin_at_another_depth() {
     assert_eq!(r["ok"], false, "{r}");
     assert_eq!(show(&read(&t, "g.cs")), show(file.as_bytes()));
 }
+
+const ALL: [&str; 4] = [
+    "line_endings",
+    "trailing_whitespace",
+    "indentation",
+    "unicode_punctuation",
+];
+
+#[test]
+fn a_conversion_from_tabs_to_spaces_is_not_re_indented_in_the_files_style() {
+    // The commit converts the method from tabs to spaces and adds lines;
+    // the caller's copy is one tab deeper than the file. Under
+    // `indentation` the engine would give the new lines the file's tabs
+    // (its kept lines' text too), where the caller wrote spaces: which
+    // style is meant cannot be known, so nothing is written.
+    let file = "class C\n{\n\tvoid F()\n\t{\n\t\ta();\n\t}\n}\n";
+    let t = with_file("c.cs", file.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "c.cs", "search": "\t\tvoid F()\n\t\t{\n\t\t\ta();\n\t\t}\n",
+                "replace": "    void F()\n    {\n        a();\n        \n        b();\n    }\n",
+                "match": ALL}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(show(&read(&t, "c.cs")), show(file.as_bytes()));
+}

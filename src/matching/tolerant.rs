@@ -660,6 +660,52 @@ impl<'a> Indents<'a> {
     }
 }
 
+/// Whether an indentation is made of tabs, of spaces, or of both.
+fn style(ind: &str) -> (bool, bool) {
+    (ind.contains('\t'), ind.contains(' '))
+}
+
+/// A replacement that keeps a block line's text but indents it in another
+/// style (tabs to spaces, or back) converts the block's indentation: its
+/// new lines are then in the style the caller means, which re-indenting
+/// them in the file's style would undo, and which one is meant cannot be
+/// known once the block's indentation is tolerated. `Err` says why.
+fn restyled(s_lines: &[String], p_lines: &[String], said: Said) -> Result<(), String> {
+    for (j, p) in p_lines.iter().enumerate() {
+        let (p_ind, text) = (lead(p), p.trim_start());
+        if p_ind.is_empty() || text.is_empty() {
+            continue;
+        }
+        let other = s_lines.iter().position(|s| {
+            let s_ind = lead(s);
+            s.trim_start() == text && !s_ind.is_empty() && style(s_ind) != style(p_ind)
+        });
+        if let Some(i) = other {
+            return Err(format!(
+                "line {} of {} ({}) keeps the text of line {} of {} but indents it with {} where that line has {}: \
+                 the edit converts the block's indentation, so its lines cannot be re-indented in the file's \
+                 style with certainty",
+                j + 1,
+                said.replace,
+                show_line(p),
+                i + 1,
+                said.search,
+                style_name(p_ind),
+                style_name(lead(&s_lines[i]))
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn style_name(ind: &str) -> &'static str {
+    match style(ind) {
+        (true, false) => "tabs",
+        (false, true) => "spaces",
+        _ => "tabs and spaces",
+    }
+}
+
 /// The replacement adapted to the region it replaces (see the module
 /// docs), or why it cannot be adapted with certainty.
 fn adapt(
@@ -699,6 +745,9 @@ fn adapt(
     let before = std::str::from_utf8(&text[line_start..start]).unwrap_or("");
     let indents = Indents::new(search, region, starts_line, m);
     let reindent = indents.reindent;
+    if reindent {
+        restyled(&s_lines, &p_lines, said)?;
+    }
     let mut out: Vec<String> = Vec::with_capacity(p_lines.len());
     let mut from: Vec<Option<usize>> = Vec::with_capacity(p_lines.len());
     let (same, edited) = line_roles(&s_lines, &p_lines);

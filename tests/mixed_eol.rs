@@ -222,3 +222,25 @@ fn a_conversion_from_tabs_to_spaces_is_not_re_indented_in_the_files_style() {
     assert_eq!(r["ok"], false, "{r}");
     assert_eq!(show(&read(&t, "c.cs")), show(file.as_bytes()));
 }
+
+#[test]
+fn a_whitespace_only_line_of_a_re_indented_replacement_takes_the_files_indentation() {
+    // The caller's copy is in tabs, the file in spaces; the replacement
+    // adds a line of whitespace alone (as the commit wrote it: indented
+    // like its neighbours). Re-indented, it is the file's spaces, not the
+    // caller's tabs.
+    let file = "class R\n{\n    void F()\n    {\n        A();\n\n        return;\n    }\n}\n";
+    let t = with_file("r.cs", file.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "r.cs", "search": "\t\tA();\n\n\t\treturn;\n",
+                "replace": "\t\tA();\n\t\tB();\n\t\t\n\t\treturn;\n", "match": ALL}),
+        Some(&opts(t.path())),
+    );
+    let want = "class R\n{\n    void F()\n    {\n        A();\n        B();\n        \n        return;\n    }\n}\n";
+    if r["ok"] == true {
+        assert_eq!(show(&read(&t, "r.cs")), show(want.as_bytes()));
+    } else {
+        assert_eq!(show(&read(&t, "r.cs")), show(file.as_bytes()));
+    }
+    assert_eq!(r["ok"], true, "{r}");
+}

@@ -796,7 +796,9 @@ fn adapt(
             .map(|(_, f)| lead(f).to_string());
         let new_ind = match kept {
             Some(f_ind) if reindent && at_start => f_ind,
-            _ if reindent && at_start && !rest.trim().is_empty() => {
+            // (A line of whitespace alone is re-indented too: the caller's
+            // whitespace there is in the caller's style, not the file's.)
+            _ if reindent && at_start && !(rest.trim().is_empty() && ind.is_empty()) => {
                 indents.place(ind, said).map_err(|why| {
                     format!(
                         "line {} of {} ({}) {why}",

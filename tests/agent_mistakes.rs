@@ -419,3 +419,18 @@ fn a_block_of_punctuation_alone_is_not_placed_at_another_indentation() {
     assert!(msg.contains("too little text"), "{msg}");
     assert!(msg.contains("nothing was applied"), "{msg}");
 }
+
+#[test]
+fn a_stale_view_does_not_land_on_a_twin_whose_bare_line_has_trailing_whitespace() {
+    // The step of job `a` was read with its `name:` line, deleted since;
+    // job `b` has the same step, its `-` line ending in two spaces. Under
+    // `trailing_whitespace` the block matches `b` alone, but the line the
+    // edit changes also stands, verbatim, at `a`, in a region much like
+    // the block: either may be meant.
+    let text = "jobs:\n  a:\n    steps:\n      -\n        uses: actions/setup@v1.8.2\n        with:\n          v: 6\n  b:\n    steps:\n      -  \n        name: Setup\n        uses: actions/setup@v1.8.2\n        with:\n          v: 6\n";
+    let search = "      -\n        name: Setup\n        uses: actions/setup@v1.8.2\n";
+    let replace = "      -\n        name: Setup\n        uses: actions/setup@v1.9.0\n";
+    let (r, after) = tolerant(text, search, replace, &ALL);
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(after, text);
+}

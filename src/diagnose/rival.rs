@@ -13,7 +13,11 @@
 //!   there, and that place has changed since;
 //! - or, for a match that needed the indentation tolerance, the region
 //!   most like the block elsewhere differs from it in content but is
-//!   indented as the block is, while the match is not.
+//!   indented as the block is, while the match is not;
+//! - or the lines the edit changes stand verbatim in the region most like
+//!   the block elsewhere (a stale view whose own place lost a line since,
+//!   while a twin's bare `-` line ends in whitespace the block lacks): the
+//!   edit may have been meant for either.
 
 use super::anchors::Scanner;
 use super::budget::Budget;
@@ -34,9 +38,39 @@ fn first_lead(t: &str) -> &str {
 /// A rival of the tolerant match of `search` at `exclude` (byte range of
 /// `text`), if there is one (see the module docs). `indentation`: the match
 /// needed the indentation tolerance.
+/// Visible characters the lines an edit changes must have for their
+/// standing verbatim elsewhere to make a rival (a lone `}` proves nothing).
+const CHANGED_CHARS: usize = 8;
+
+/// The block's lines with content that the replacement does not keep (line
+/// endings aside), if they have [`CHANGED_CHARS`] visible characters.
+fn changed_lines<'a>(search: &'a str, replace: &str) -> Vec<&'a str> {
+    let body = |l: &'a str| l.strip_suffix('\r').unwrap_or(l);
+    let kept: std::collections::HashSet<&str> = replace
+        .lines()
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let changed: Vec<&str> = search
+        .lines()
+        .map(body)
+        .filter(|l| l.trim().len() >= 2 && !kept.contains(l))
+        .collect();
+    let visible = changed
+        .iter()
+        .flat_map(|l| l.chars())
+        .filter(|c| !c.is_whitespace())
+        .count();
+    if visible >= CHANGED_CHARS {
+        changed
+    } else {
+        Vec::new()
+    }
+}
+
 pub(crate) fn rival(
     text: &[u8],
     search: &str,
+    replace: &str,
     exclude: (usize, usize),
     indentation: bool,
     budget: &Budget,
@@ -50,7 +84,8 @@ pub(crate) fn rival(
             return Some(place);
         }
     }
-    if !indentation {
+    let changed = changed_lines(search, replace);
+    if !indentation && changed.is_empty() {
         return None;
     }
     // The region most like the block elsewhere, found with the match
@@ -67,9 +102,16 @@ pub(crate) fn rival(
     let content = c.differences.iter().any(|d| d.kind == Kind::Content);
     let close = f64::from(c.similarity_milli) >= MIN_SIMILARITY * 1000.0;
     let matched = String::from_utf8_lossy(&text[exclude.0..exclude.1]);
-    let indented_as_block =
-        first_lead(&c.text) == first_lead(search) && first_lead(&matched) != first_lead(search);
-    (content && close && indented_as_block)
+    let indented_as_block = indentation
+        && first_lead(&c.text) == first_lead(search)
+        && first_lead(&matched) != first_lead(search);
+    let region: std::collections::HashSet<&str> = c
+        .text
+        .lines()
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let holds_changed = !changed.is_empty() && changed.iter().all(|l| region.contains(l));
+    (close && ((content && indented_as_block) || holds_changed))
         .then(|| match_at(text, search, (c.start, c.end), Said::CANONICAL))
 }
 
@@ -84,12 +126,28 @@ mod tests {
         let text = "    a();\n    b();\n    c();\n\n        a();\n        b2();\n        c();\n";
         let block = "        a();\n        b();\n        c();\n";
         let twin = (0, 27);
-        let r = rival(text.as_bytes(), block, twin, true, &Budget::new(u64::MAX)).expect("a rival");
+        let r = rival(
+            text.as_bytes(),
+            block,
+            block,
+            twin,
+            true,
+            &Budget::new(u64::MAX),
+        )
+        .expect("a rival");
         assert_eq!((r.line_number, r.end_line), (5, 7));
         // No rival when the match is the place most like the block's own.
         let text = "    a();\n    b();\n    c();\n\n        a();\n        b();\n        c();\n";
         let block = "        a();\n        b();\n        c(); \n";
         let own = (28, text.len());
-        assert!(rival(text.as_bytes(), block, own, false, &Budget::new(u64::MAX)).is_none());
+        assert!(rival(
+            text.as_bytes(),
+            block,
+            block,
+            own,
+            false,
+            &Budget::new(u64::MAX)
+        )
+        .is_none());
     }
 }

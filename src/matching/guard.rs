@@ -158,7 +158,14 @@ fn rival(
     budget: &Budget,
 ) -> Option<Refusal> {
     let indentation = m.matched_with.contains(&Tolerance::Indentation);
-    let r = diagnose::rival(base, &edit.search, (m.start, m.end), indentation, budget)?;
+    let r = diagnose::rival(
+        base,
+        &edit.search,
+        &edit.replace,
+        (m.start, m.end),
+        indentation,
+        budget,
+    )?;
     let mut lines = vec![line_numbers(base, &[m.start])[0], r.line_number];
     lines.sort_unstable();
     Some(Refusal {
@@ -166,7 +173,7 @@ fn rival(
         lines,
         message: format!(
             "{} matches {span} with the tolerances of `match`, but {} {} much like it too ({}% similar, \
-             differing in content, with more of its lines as sent): the block may have been meant for either, so \
+             with more of its lines as sent, or the lines the edit changes): the block may have been meant for either, so \
              nothing was applied. Reread both places and send the exact current text of the one meant, with enough \
              neighbouring lines to tell them apart",
             edit.said.search,

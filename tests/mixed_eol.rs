@@ -244,3 +244,27 @@ fn a_whitespace_only_line_of_a_re_indented_replacement_takes_the_files_indentati
     }
     assert_eq!(r["ok"], true, "{r}");
 }
+
+#[test]
+fn an_edit_sent_again_that_also_drops_a_blank_line_is_not_applied_twice() {
+    // The commit dropped one of two blank lines and re-indented the
+    // method's first lines (tabs to spaces; 2 spaces to 4). Sent again, its
+    // block (a blank line and the lines as they were) matches under
+    // `indentation` the blank line left and the lines it re-indented, and
+    // would drop that blank line too: its replacement stands exactly inside
+    // the region it matched, where the block as sent does not.
+    for (old, new) in [("\t", "    "), ("  ", "    ")] {
+        let landed = format!("class T\n{{\n{old}int x;\n\n{new}void success(Ctx context)\n{new}{{\n{new}{new}context.Write(\n{old}{old}{old}\"ok\");\n{old}}}\n}}\n");
+        let t = with_file("t.cs", landed.as_bytes());
+        let search =
+            format!("\n{old}void success(Ctx context)\n{old}{{\n{old}{old}context.Write(\n");
+        let replace =
+            format!("{new}void success(Ctx context)\n{new}{{\n{new}{new}context.Write(\n");
+        let r = api::patch_file(
+            &json!({"file_path": "t.cs", "search": search, "replace": replace, "match": ALL}),
+            Some(&opts(t.path())),
+        );
+        assert_eq!(r["ok"], false, "{r}");
+        assert_eq!(show(&read(&t, "t.cs")), show(landed.as_bytes()));
+    }
+}

@@ -54,6 +54,7 @@ pub(crate) fn refusal(
     let span = span_lines(base, m.start, m.end);
     applied_elsewhere(base, edit, m, &span)
         .or_else(|| own_replacement(edit, m, &span))
+        .or_else(|| replacement_inside(base, edit, m, &span))
         .or_else(|| too_little_text(edit, m, &span))
         .or_else(|| rival(base, edit, m, &span, budget))
         .or_else(|| unverified(base, edit, m, &span))
@@ -74,6 +75,35 @@ fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) ->
             "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
              exactly at {}, so the edit may have been applied there already; nothing was applied. Reread both \
              places; if the edit is still needed, resend it with the exact current text of {span} as {s}",
+            span_lines(base, a, b),
+            s = edit.said.search,
+            r = edit.said.replace
+        ),
+        applied: true,
+    })
+}
+
+/// The replacement stands exactly inside the matched region, and it is not
+/// text of the block as sent (what a deletion leaves of its block): the
+/// region holds the edit's result, so the edit may have landed there (sent
+/// again, an edit that re-indents lines and drops a blank line above them
+/// matches the blank line left and the lines it moved, and would drop that
+/// one too).
+fn replacement_inside(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
+    let lf = |t: &str| t.replace("\r\n", "\n");
+    if lf(&edit.search).contains(&lf(&edit.replace)) {
+        return None;
+    }
+    let (a, b) = diagnose::replacement_at(base, &edit.replace)
+        .filter(|&(a, b)| a >= m.start && b <= m.end)?;
+    Some(Refusal {
+        code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+        lines: Vec::new(),
+        message: format!(
+            "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
+             exactly at {}, inside that region, so the edit may have been applied there already; nothing was \
+             applied. Reread {span}; if the edit is still needed, resend it with the exact current text of {span} \
+             as {s}",
             span_lines(base, a, b),
             s = edit.said.search,
             r = edit.said.replace

@@ -434,3 +434,15 @@ fn a_stale_view_does_not_land_on_a_twin_whose_bare_line_has_trailing_whitespace(
     assert_eq!(r["ok"], false, "{r}");
     assert_eq!(after, text);
 }
+
+#[test]
+fn a_block_whose_place_differs_in_one_line_ending_is_not_already_applied() {
+    // Two places held `#endif` and `}` in tabs; the first was converted to
+    // spaces (the replacement). The second, whose last line ends in CRLF in
+    // this mixed file, is where the block (sent with LF) is meant: its
+    // place is still there, differing in a line ending only.
+    let text = "class H\n{\n\tstatic H Current\n\t{\n\t\tget\n\t\t{\n#if NET\n\t\t\treturn a;\n#endif\n        }\n\n\tstatic H()\n\t{\n#if NET\n\t\tb = 1;\n#else\n\t\tb = 2;\n#endif\n\t\t}\r\n\n\tpublic H()\n\t{\n\t}\n}\n";
+    let r = exact(text, "#endif\n\t\t}\n", "#endif\n        }\n");
+    assert_eq!(r["ok"], false, "{r}");
+    assert_ne!(r["already_applied"], true, "{r}");
+}

@@ -223,6 +223,33 @@ fn folded_elsewhere(
     })
 }
 
+/// Whether `search` stands in `text` outside `at` (byte range) with every
+/// CRLF read as LF on both sides.
+fn stands_but_for_endings(text: &[u8], search: &str, at: (usize, usize)) -> bool {
+    if !text.contains(&b'\r') && !search.contains('\r') {
+        return false;
+    }
+    // The text without the CR of its CRLFs, and where each byte came from.
+    let mut lf = Vec::with_capacity(text.len());
+    let mut from = Vec::with_capacity(text.len() + 1);
+    for (i, &b) in text.iter().enumerate() {
+        if b == b'\r' && text.get(i + 1) == Some(&b'\n') {
+            continue;
+        }
+        lf.push(b);
+        from.push(i);
+    }
+    from.push(text.len());
+    let needle = search.replace("\r\n", "\n");
+    if needle.is_empty() {
+        return false;
+    }
+    memchr::memmem::find_iter(&lf, needle.as_bytes()).any(|p| {
+        let (a, b) = (from[p], from[p + needle.len() - 1] + 1);
+        b <= at.0 || a >= at.1
+    })
+}
+
 /// Whether two byte ranges are one place: they share at least half of
 /// what they cover together.
 fn same_place(a: (usize, usize), b: (usize, usize)) -> bool {
@@ -260,6 +287,12 @@ pub(super) fn proved(
     // read without its line numbers, whose place is still there), unless
     // the replacement keeps it whole (an insertion next to it).
     if !replace.contains(search) && memchr::memmem::find(text, search.as_bytes()).is_some() {
+        return false;
+    }
+    // So is the block standing, line endings aside, outside that
+    // occurrence (its place in a mixed file, one of its lines ending in
+    // CRLF where the block has LF).
+    if !replace.contains(search) && stands_but_for_endings(text, search, at) {
         return false;
     }
     let s: Vec<&str> = search.split_inclusive('\n').collect();

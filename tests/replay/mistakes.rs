@@ -219,19 +219,20 @@ fn reindent(e: &AgentEdit, rng: &mut u64) -> Option<(String, String)> {
     // The copy must keep every difference between the block's and the
     // replacement's lines: a re-indentation that makes a changed line equal
     // to the line it changes, or gives two lines indented one with tabs, the
-    // other with spaces, the same indentation (a commit that converts them:
-    // the copy no longer says it does), or dedents a whitespace-only line to
-    // empty, erases the edit's own change, and leaves no intent a tolerant
-    // match could recover.
+    // other with spaces, indentation of one style (a commit that converts
+    // them, at any depth: the copy no longer says it does), or dedents a
+    // whitespace-only line to empty, erases the edit's own change, and
+    // leaves no intent a tolerant match could recover.
     let (sl, rl) = (lines(&e.search), lines(&e.replace));
-    let lead_of = |l: &str| lead(&map(l)).to_string();
+    let tabbed = |l: &str| lead(&map(l)).contains('\t');
     let erased = sl.iter().any(|a| {
         rl.iter().any(|b| {
             (a != b && map(a) == map(b))
                 || (!a.trim().is_empty()
                     && !b.trim().is_empty()
-                    && lead(a) != lead(b)
-                    && lead_of(a) == lead_of(b)
+                    && !lead(a).is_empty()
+                    && !lead(b).is_empty()
+                    && tabbed(a) == tabbed(b)
                     && lead(a).contains('\t') != lead(b).contains('\t'))
         })
     });

@@ -446,3 +446,20 @@ fn a_block_whose_place_differs_in_one_line_ending_is_not_already_applied() {
     assert_eq!(r["ok"], false, "{r}");
     assert_ne!(r["already_applied"], true, "{r}");
 }
+
+#[test]
+fn an_edit_removing_the_byte_order_mark_is_not_already_applied() {
+    // The commit drops the file's BOM. The text the engine matches has no
+    // BOM, so the replacement (the first line without it) stands where the
+    // block would be: the BOM is still in the file.
+    let text = "\u{feff}<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<Project>\r\n</Project>\r\n";
+    let replace = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n";
+    for search in [
+        "\u{feff}<?xml version=\"1.0\" encoding=\"utf-8\"?>\n",
+        "     1\t\u{feff}<?xml version=\"1.0\" encoding=\"utf-8\"?>\n",
+    ] {
+        let r = exact(text, search, replace);
+        assert_eq!(r["ok"], false, "{r}");
+        assert_ne!(r["already_applied"], true, "{r}");
+    }
+}

@@ -277,6 +277,12 @@ pub(super) fn proved(
     if search == replace {
         return false;
     }
+    // A block that drops a byte order mark: the text matched never has the
+    // file's BOM, so its replacement standing there says nothing of
+    // whether the BOM is still in the file.
+    if search.matches('\u{feff}').count() > replace.matches('\u{feff}').count() {
+        return false;
+    }
     // A replacement that starts with indentation names whole lines: found
     // inside another line's indentation (8 spaces holding the 4 of a
     // re-indented line), it is that line, not the replacement.

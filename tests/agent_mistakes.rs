@@ -463,3 +463,19 @@ fn an_edit_removing_the_byte_order_mark_is_not_already_applied() {
         assert_ne!(r["already_applied"], true, "{r}");
     }
 }
+
+#[test]
+fn blank_lines_after_a_fence_standing_with_other_line_endings_are_not_already_applied() {
+    // A CRLF Markdown file; the block (sent with LF) is a fence and three
+    // blank lines, which stand at lines 13-16 with CRLF; the replacement
+    // (a heading inserted after two of them) stands at lines 5-9, another
+    // section's.
+    let text = "# API\r\n\r\n```csharp\r\nint A { get; }\r\n```\r\n\r\n\r\n### Property `Body`\r\n\r\nThe body.\r\n\r\n```csharp\r\nint B { get; }\r\n```\r\n\r\n\r\n\r\nEnd.\r\n";
+    let r = exact(
+        text,
+        "```\n\n\n\n",
+        "```\n\n\n### Property `Body`\n\n",
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_ne!(r["already_applied"], true, "{r}");
+}

@@ -471,11 +471,7 @@ fn blank_lines_after_a_fence_standing_with_other_line_endings_are_not_already_ap
     // (a heading inserted after two of them) stands at lines 5-9, another
     // section's.
     let text = "# API\r\n\r\n```csharp\r\nint A { get; }\r\n```\r\n\r\n\r\n### Property `Body`\r\n\r\nThe body.\r\n\r\n```csharp\r\nint B { get; }\r\n```\r\n\r\n\r\n\r\nEnd.\r\n";
-    let r = exact(
-        text,
-        "```\n\n\n\n",
-        "```\n\n\n### Property `Body`\n\n",
-    );
+    let r = exact(text, "```\n\n\n\n", "```\n\n\n### Property `Body`\n\n");
     assert_eq!(r["ok"], false, "{r}");
     assert_ne!(r["already_applied"], true, "{r}");
 }

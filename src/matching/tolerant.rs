@@ -706,6 +706,22 @@ fn style_name(ind: &str) -> &'static str {
     }
 }
 
+/// The line break of a replacement line that has none of its own: the
+/// region's (or the file's) where line endings are tolerated, else LF.
+fn default_break(text: &[u8], region: &str, le: bool) -> &'static str {
+    if !le {
+        "\n"
+    } else if region.contains("\r\n") {
+        "\r\n"
+    } else if region.contains('\n') {
+        "\n"
+    } else if line_ending(text) == LineEnding::Crlf {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
 /// The replacement adapted to the region it replaces (see the module
 /// docs), or why it cannot be adapted with certainty.
 fn adapt(
@@ -718,17 +734,7 @@ fn adapt(
     said: Said,
 ) -> Result<String, String> {
     let le = m.has(Tolerance::LineEndings);
-    let default_nl = if !le {
-        "\n"
-    } else if region.contains("\r\n") {
-        "\r\n"
-    } else if region.contains('\n') {
-        "\n"
-    } else if line_ending(text) == LineEnding::Crlf {
-        "\r\n"
-    } else {
-        "\n"
-    };
+    let default_nl = default_break(text, region, le);
     // Lines without their endings (compared by content); each line's
     // ending.
     let (s_lines, s_ends) = split_ends(search);

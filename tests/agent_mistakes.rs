@@ -475,3 +475,18 @@ fn blank_lines_after_a_fence_standing_with_other_line_endings_are_not_already_ap
     assert_eq!(r["ok"], false, "{r}");
     assert_ne!(r["already_applied"], true, "{r}");
 }
+
+#[test]
+fn a_line_whose_place_has_curled_quotes_is_not_already_applied() {
+    // The block (straight quotes) stands at lines 7-8 with its quotes
+    // curled; its replacement (the line re-indented) stands at lines 2-3,
+    // in another test.
+    let text = "void A()\n{\n            string json = \"{'name':'James'}\";\n}\nvoid B()\n{\n      string json = \u{201c}{\u{2019}name\u{2019}:\u{2019}James\u{2019}}\u{201d};\n}\n";
+    let r = exact(
+        text,
+        "{\n      string json = \"{'name':'James'}\";\n",
+        "{\n            string json = \"{'name':'James'}\";\n",
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_ne!(r["already_applied"], true, "{r}");
+}

@@ -223,30 +223,47 @@ fn folded_elsewhere(
     })
 }
 
-/// Whether `search` stands in `text` outside `at` (byte range) with every
-/// CRLF read as LF on both sides.
-fn stands_but_for_endings(text: &[u8], search: &str, at: (usize, usize)) -> bool {
-    if !text.contains(&b'\r') && !search.contains('\r') {
+/// A line without its CR, its typographic punctuation as the ASCII it
+/// stands for.
+fn plain(line: &[u8]) -> String {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    String::from_utf8_lossy(line)
+        .chars()
+        .map(|c| punct_ascii(c).map_or_else(|| c.to_string(), str::to_string))
+        .collect()
+}
+
+/// Whether `search` stands in `text` outside `at` (byte range), line
+/// endings and typographic punctuation aside (read [`plain`] on both
+/// sides): the block's own place, still there in other formatting.
+fn stands_but_for_format(text: &[u8], search: &str, at: (usize, usize)) -> bool {
+    let mut parts: Vec<String> = search.split('\n').map(|l| plain(l.as_bytes())).collect();
+    let whole_last = search.ends_with('\n');
+    if whole_last {
+        parts.pop();
+    }
+    if parts.is_empty() {
         return false;
     }
-    // The text without the CR of its CRLFs, and where each byte came from.
-    let mut lf = Vec::with_capacity(text.len());
-    let mut from = Vec::with_capacity(text.len() + 1);
-    for (i, &b) in text.iter().enumerate() {
-        if b == b'\r' && text.get(i + 1) == Some(&b'\n') {
-            continue;
+    let mut lines = Vec::new();
+    let mut a = 0;
+    for b in memchr::memchr_iter(b'\n', text).chain(std::iter::once(text.len())) {
+        lines.push((a, b, plain(&text[a..b])));
+        a = b + 1;
+    }
+    let k = parts.len();
+    let fits = |i: usize, j: usize| {
+        let (line, part) = (&lines[i + j].2, &parts[j]);
+        match (j == 0, j + 1 == k) {
+            (true, true) if !whole_last => line.contains(part.as_str()),
+            (true, _) if k > 1 => line.ends_with(part.as_str()),
+            (_, true) if !whole_last => line.starts_with(part.as_str()),
+            _ => line == part,
         }
-        lf.push(b);
-        from.push(i);
-    }
-    from.push(text.len());
-    let needle = search.replace("\r\n", "\n");
-    if needle.is_empty() {
-        return false;
-    }
-    memchr::memmem::find_iter(&lf, needle.as_bytes()).any(|p| {
-        let (a, b) = (from[p], from[p + needle.len() - 1] + 1);
-        b <= at.0 || a >= at.1
+    };
+    (0..lines.len().saturating_sub(k - 1)).any(|i| {
+        let (start, end) = (lines[i].0, lines[i + k - 1].1);
+        (end <= at.0 || start >= at.1) && (0..k).all(|j| fits(i, j))
     })
 }
 
@@ -295,10 +312,10 @@ pub(super) fn proved(
     if !replace.contains(search) && memchr::memmem::find(text, search.as_bytes()).is_some() {
         return false;
     }
-    // So is the block standing, line endings aside, outside that
-    // occurrence (its place in a mixed file, one of its lines ending in
-    // CRLF where the block has LF).
-    if !replace.contains(search) && stands_but_for_endings(text, search, at) {
+    // So is the block standing, line endings and typographic punctuation
+    // aside, outside that occurrence (its place in a mixed file, one of its
+    // lines ending in CRLF where the block has LF; its quotes curled).
+    if !replace.contains(search) && stands_but_for_format(text, search, at) {
         return false;
     }
     let s: Vec<&str> = search.split_inclusive('\n').collect();

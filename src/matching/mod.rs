@@ -6,3 +6,4 @@ pub(crate) mod many;
 pub(crate) mod plan;
 pub(crate) mod tolerant;
 pub(crate) mod verify;
+pub(crate) mod anchors;

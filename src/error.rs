@@ -85,6 +85,12 @@ codes! {
     /// The journal entry to undo is damaged (cut short, altered, or not a
     /// file the engine wrote): it is never acted on; nothing was written.
     JOURNAL_DAMAGED,
+    /// An editLines anchor (`LINE#ID`) no longer names the line it named
+    /// when read: the line changed, was removed, could now be at several
+    /// places, or (checked without the read's snapshot) its ID does not
+    /// match the line at that number. Nothing was written; the result
+    /// shows the current anchored lines around it.
+    ANCHOR_MISMATCH,
 }
 
 impl std::fmt::Display for ErrorCode {

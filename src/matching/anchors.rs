@@ -19,7 +19,7 @@
 //! surrounding unchanged lines tie it to one place, on both sides. A line
 //! that changed, vanished or could sit in several places is refused, never
 //! guessed. Without a snapshot the IDs are checked at their line numbers
-//! only ([`Verified::LineNumbers`]), and the result says so.
+//! only (`line_numbers`), and the result says so.
 //!
 //! The ID of a line (its text without the line break; a `\r` before the
 //! `\n` is part of the break) is the top byte of [`line_key`], written as
@@ -273,17 +273,6 @@ pub(crate) fn forced(a: &[u64], b: &[u64], i: usize, j: usize) -> Result<(), Vec
     } else {
         Err(partners)
     }
-}
-
-/// How the anchors of an edit were checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verified {
-    /// Against the snapshot of a read with anchors, mapped to the file as
-    /// it is now.
-    Snapshot,
-    /// No snapshot of that read is kept: each ID was checked at its line
-    /// number in the file as it is now, nothing relocated.
-    LineNumbers,
 }
 
 #[cfg(test)]

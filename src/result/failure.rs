@@ -81,6 +81,10 @@ pub struct Failed {
     /// undo FILE_CHANGED: the transaction that could not be undone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// editLines ANCHOR_MISMATCH: each anchor refused, with the current
+    /// lines around it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchors: Option<Vec<super::lines::AnchorRefused>>,
 }
 
 impl Failed {
@@ -106,6 +110,7 @@ impl Failed {
             command: None,
             files_changed: None,
             id: None,
+            anchors: None,
         }
     }
 }

@@ -264,7 +264,41 @@ export type ReadFileInput = PatchFilePath & {
   offset?: number
   /** Most lines to return. */
   limit?: number
+  /**
+   * Prefix every line with its anchor `LINE#ID|` (1-based line, two letters hashed from the line's content) for
+   * editLines, and keep what was shown so that editLines can check its anchors against it.
+   */
+  anchors?: boolean
 }
+
+/** One anchored edit of editLines. */
+export type EditLinesEdit = {
+  /** `replace` the line `pos` (or `pos`..`end`); `append` after / `prepend` before `pos` (no `pos`: end / start of the file). */
+  op: 'replace' | 'append' | 'prepend'
+  /** An anchor `LINE#ID` as a read with `anchors: true` shows it. */
+  pos?: string
+  /** replace only: the last line of the range. */
+  end?: string
+  /** The new lines, without line breaks (the file keeps its own); null or [] with replace deletes. */
+  lines?: string | string[] | null
+}
+
+export type EditLinesInput = PatchFilePath & {
+  edits: EditLinesEdit[]
+  expected_sha256?: string
+  expectedSha256?: string
+  dry_run?: boolean
+  dryRun?: boolean
+}
+
+/** The figures of a successful editLines (written or planned). */
+export type EditLinesFigures = Omit<LinesDone, Previewed>
+export type EditLinesWritten = EditLinesFigures & NotDryRun
+export type EditLinesDryRun = EditLinesFigures & DryRunPreview
+export type EditLinesResult = EditLinesWritten | EditLinesDryRun | PatchFileFailure
+
+/** editLines's result for an input whose dry-run flag is `D`. */
+export type EditLinesResultFor<D extends boolean> = ByDryRun<D, EditLinesWritten, EditLinesDryRun> | PatchFileFailure
 
 export type ReadFileResult = ReadDone | PatchFileFailure
 

@@ -114,7 +114,8 @@ impl Snapshot {
     }
 }
 
-fn now() -> u64 {
+/// Seconds since the epoch.
+pub(crate) fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -132,7 +133,11 @@ fn prefix(path: &str) -> String {
 }
 
 fn file_name(s: &Snapshot) -> String {
-    format!("{}-{}", prefix(&s.path), &s.sha256[..16.min(s.sha256.len())])
+    format!(
+        "{}-{}",
+        prefix(&s.path),
+        &s.sha256[..16.min(s.sha256.len())]
+    )
 }
 
 /// Keeps `snap` (replacing an earlier one of the same path and content).
@@ -261,6 +266,12 @@ fn on_disk(path: &str, t: u64) -> Vec<Snapshot> {
         }
     }
     out
+}
+
+/// The directory snapshots are kept in (tests).
+#[cfg(test)]
+pub(crate) fn dir_path() -> Option<std::path::PathBuf> {
+    crate::io::state::state_path().map(|p| p.join(SUBDIR))
 }
 
 /// Forgets every snapshot of this process (tests: an edit as another

@@ -114,19 +114,16 @@ pub(crate) fn keys(text: &[u8], lines: &[Line]) -> Vec<u64> {
 }
 
 /// `text`'s lines `from..to` (0-based), each as `LINE#ID|content` with its
-/// own line break.
-pub(crate) fn tagged(text: &[u8], lines: &[Line], from: usize, to: usize) -> Vec<u8> {
+/// own line break (`keys`: every line's key).
+pub(crate) fn tagged(text: &[u8], lines: &[Line], keys: &[u64], from: usize, to: usize) -> Vec<u8> {
     let to = to.min(lines.len());
     let from = from.min(to);
-    let shown: usize = lines[from..to]
-        .iter()
-        .map(|l| l.next - l.start + 12)
-        .sum();
+    let shown: usize = lines[from..to].iter().map(|l| l.next - l.start + 12).sum();
     let mut out = Vec::with_capacity(shown);
     for (i, l) in lines[from..to].iter().enumerate() {
         out.extend_from_slice((from + i + 1).to_string().as_bytes());
         out.push(b'#');
-        out.extend_from_slice(&id_of(line_key(&text[l.start..l.end])));
+        out.extend_from_slice(&id_of(keys[from + i]));
         out.push(b'|');
         out.extend_from_slice(&text[l.start..l.next]);
     }
@@ -165,11 +162,7 @@ impl Anchor {
 
     /// As the caller writes it.
     pub(crate) fn show(&self) -> String {
-        format!(
-            "{}#{}",
-            self.line + 1,
-            String::from_utf8_lossy(&self.id)
-        )
+        format!("{}#{}", self.line + 1, String::from_utf8_lossy(&self.id))
     }
 }
 
@@ -258,9 +251,8 @@ pub(crate) fn forced(a: &[u64], b: &[u64], i: usize, j: usize) -> Result<(), Vec
         }
     }
     let total = pre[n * w + m];
-    let pairs = |x: usize, y: usize| {
-        a[x] == b[y] && pre[x * w + y] + 1 + suf[(x + 1) * w + y + 1] == total
-    };
+    let pairs =
+        |x: usize, y: usize| a[x] == b[y] && pre[x * w + y] + 1 + suf[(x + 1) * w + y + 1] == total;
     let partners: Vec<usize> = (0..m).filter(|&y| pairs(i, y)).collect();
     let rivals = (0..n).any(|x| x != i && pairs(x, j));
     // Some longest subsequence leaves a[i] out, or b[j].
@@ -290,9 +282,12 @@ mod tests {
         assert_eq!(ls.len(), 4);
         assert_eq!(&t[ls[0].start..ls[0].end], b"x");
         assert_eq!(ls[3].next, t.len());
-        let shown = String::from_utf8(tagged(t, &ls, 0, 4)).unwrap();
+        let shown = String::from_utf8(tagged(t, &ls, &keys(t, &ls), 0, 4)).unwrap();
         let rows: Vec<&str> = shown.split_inclusive('\n').collect();
-        assert!(rows[0].starts_with("1#") && rows[0].ends_with("|x\r\n"), "{shown}");
+        assert!(
+            rows[0].starts_with("1#") && rows[0].ends_with("|x\r\n"),
+            "{shown}"
+        );
         // The same content has the same ID at any line.
         assert_eq!(rows[2][1..5], rows[3][1..5]);
         assert!(lines(b"").is_empty());
@@ -319,7 +314,13 @@ mod tests {
         };
         // Every longest common subsequence, as its pairs.
         type Memo = std::collections::HashMap<(usize, usize), Vec<Vec<(usize, usize)>>>;
-        fn all(a: &[u64], b: &[u64], x: usize, y: usize, memo: &mut Memo) -> Vec<Vec<(usize, usize)>> {
+        fn all(
+            a: &[u64],
+            b: &[u64],
+            x: usize,
+            y: usize,
+            memo: &mut Memo,
+        ) -> Vec<Vec<(usize, usize)>> {
             if x == a.len() || y == b.len() {
                 return vec![Vec::new()];
             }

@@ -171,6 +171,7 @@ pub(crate) fn around(cur: &Current<'_>, line: usize) -> String {
     String::from_utf8_lossy(&tagged(
         cur.text,
         cur.lines,
+        cur.keys,
         at.saturating_sub(2),
         (at + 3).min(n),
     ))
@@ -190,7 +191,18 @@ pub(crate) fn place(
     let claims: Vec<(usize, usize)> = edits
         .iter()
         .zip(&at)
-        .filter_map(|(e, &(p, q))| p.map(|p| (p, if e.op == LineOp::Replace { q.unwrap_or(p) } else { p })))
+        .filter_map(|(e, &(p, q))| {
+            p.map(|p| {
+                (
+                    p,
+                    if e.op == LineOp::Replace {
+                        q.unwrap_or(p)
+                    } else {
+                        p
+                    },
+                )
+            })
+        })
         .collect();
     let claimed: Vec<usize> = edits
         .iter()
@@ -201,8 +213,8 @@ pub(crate) fn place(
     for x in 0..claims.len() {
         for y in x + 1..claims.len() {
             let (a, b) = (claims[x], claims[y]);
-            let both_insert = edits[claimed[x]].op != LineOp::Replace
-                && edits[claimed[y]].op != LineOp::Replace;
+            let both_insert =
+                edits[claimed[x]].op != LineOp::Replace && edits[claimed[y]].op != LineOp::Replace;
             if a.0 <= b.1 && b.0 <= a.1 && !both_insert {
                 return Err(NotPlaced::Overlap(claimed[x], claimed[y]));
             }
@@ -279,9 +291,7 @@ fn span(cur: &Current<'_>, e: &LineEdit, p: Option<usize>, q: Option<usize>) -> 
                 added,
             }
         }
-        (LineOp::Append, Some(p)) => {
-            insert(ls[p].next, p + 1, p + 1 == n && open_end)
-        }
+        (LineOp::Append, Some(p)) => insert(ls[p].next, p + 1, p + 1 == n && open_end),
         (LineOp::Prepend, Some(p)) => insert(ls[p].start, p, false),
         (LineOp::Prepend, None) => insert(0, 0, false),
         (_, None) => insert(cur.text.len(), n, open_end),
@@ -290,7 +300,7 @@ fn span(cur: &Current<'_>, e: &LineEdit, p: Option<usize>, q: Option<usize>) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::super::anchors::{keys, lines, line_key};
+    use super::super::anchors::{keys, line_key, lines};
     use super::*;
 
     fn anchor(text: &str, line: usize) -> Anchor {
@@ -306,8 +316,17 @@ mod tests {
         let t = text.as_bytes();
         let ls = lines(t);
         let ks = keys(t, &ls);
-        let eol: &[u8] = if text.contains("\r\n") { b"\r\n" } else { b"\n" };
-        let cur = Current { text: t, lines: &ls, keys: &ks, eol };
+        let eol: &[u8] = if text.contains("\r\n") {
+            b"\r\n"
+        } else {
+            b"\n"
+        };
+        let cur = Current {
+            text: t,
+            lines: &ls,
+            keys: &ks,
+            eol,
+        };
         let sk = snap.map(|s| {
             let b = s.as_bytes();
             keys(b, &lines(b))
@@ -337,13 +356,27 @@ mod tests {
     fn each_op_at_each_place() {
         let t = "a\nb\nc\n";
         let r = |e: LineEdit| apply(t, Some(t), &[e]).unwrap();
-        assert_eq!(r(edit(LineOp::Replace, Some(anchor(t, 2)), None, &["B"])), "a\nB\nc\n");
         assert_eq!(
-            r(edit(LineOp::Replace, Some(anchor(t, 1)), Some(anchor(t, 2)), &[])),
+            r(edit(LineOp::Replace, Some(anchor(t, 2)), None, &["B"])),
+            "a\nB\nc\n"
+        );
+        assert_eq!(
+            r(edit(
+                LineOp::Replace,
+                Some(anchor(t, 1)),
+                Some(anchor(t, 2)),
+                &[]
+            )),
             "c\n"
         );
-        assert_eq!(r(edit(LineOp::Append, Some(anchor(t, 3)), None, &["d"])), "a\nb\nc\nd\n");
-        assert_eq!(r(edit(LineOp::Prepend, Some(anchor(t, 1)), None, &["0"])), "0\na\nb\nc\n");
+        assert_eq!(
+            r(edit(LineOp::Append, Some(anchor(t, 3)), None, &["d"])),
+            "a\nb\nc\nd\n"
+        );
+        assert_eq!(
+            r(edit(LineOp::Prepend, Some(anchor(t, 1)), None, &["0"])),
+            "0\na\nb\nc\n"
+        );
         assert_eq!(r(edit(LineOp::Append, None, None, &["z"])), "a\nb\nc\nz\n");
         assert_eq!(r(edit(LineOp::Prepend, None, None, &["z"])), "z\na\nb\nc\n");
         // No final line break: kept without one.
@@ -351,14 +384,25 @@ mod tests {
         let r = |e: LineEdit| apply(t, Some(t), &[e]).unwrap();
         assert_eq!(r(edit(LineOp::Append, None, None, &["c"])), "a\nb\nc");
         assert_eq!(r(edit(LineOp::Replace, Some(anchor(t, 2)), None, &[])), "a");
-        assert_eq!(r(edit(LineOp::Replace, Some(anchor(t, 2)), None, &["x", "y"])), "a\nx\ny");
+        assert_eq!(
+            r(edit(LineOp::Replace, Some(anchor(t, 2)), None, &["x", "y"])),
+            "a\nx\ny"
+        );
         // CRLF kept; an empty file.
         let t = "a\r\nb\r\n";
         assert_eq!(
-            apply(t, None, &[edit(LineOp::Append, Some(anchor(t, 1)), None, &["x"])]).unwrap(),
+            apply(
+                t,
+                None,
+                &[edit(LineOp::Append, Some(anchor(t, 1)), None, &["x"])]
+            )
+            .unwrap(),
             "a\r\nx\r\nb\r\n"
         );
-        assert_eq!(apply("", None, &[edit(LineOp::Append, None, None, &["x"])]).unwrap(), "x\n");
+        assert_eq!(
+            apply("", None, &[edit(LineOp::Append, None, None, &["x"])]).unwrap(),
+            "x\n"
+        );
     }
 
     #[test]
@@ -389,9 +433,17 @@ mod tests {
     #[test]
     fn overlapping_edits_are_refused() {
         let t = "a\nb\nc\n";
-        let e1 = edit(LineOp::Replace, Some(anchor(t, 1)), Some(anchor(t, 2)), &["x"]);
+        let e1 = edit(
+            LineOp::Replace,
+            Some(anchor(t, 1)),
+            Some(anchor(t, 2)),
+            &["x"],
+        );
         let e2 = edit(LineOp::Append, Some(anchor(t, 2)), None, &["y"]);
-        assert!(matches!(apply(t, Some(t), &[e1.clone(), e2]), Err(NotPlaced::Overlap(0, 1))));
+        assert!(matches!(
+            apply(t, Some(t), &[e1.clone(), e2]),
+            Err(NotPlaced::Overlap(0, 1))
+        ));
         let e3 = edit(LineOp::Append, Some(anchor(t, 3)), None, &["y"]);
         assert_eq!(apply(t, Some(t), &[e1, e3]).unwrap(), "x\nc\ny\n");
     }

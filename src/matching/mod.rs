@@ -1,3 +1,4 @@
+pub(crate) mod anchors;
 pub(crate) mod blocks;
 pub(crate) mod exact;
 pub(crate) mod guard;
@@ -7,4 +8,3 @@ pub(crate) mod many;
 pub(crate) mod plan;
 pub(crate) mod tolerant;
 pub(crate) mod verify;
-pub(crate) mod anchors;

@@ -56,7 +56,7 @@ pub struct LinesDone {
     pub rebased: Option<True>,
     /// With `verified: line_numbers`: what that means for the edit.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub note: Option<String>,
     pub edits: Vec<LineEditReport>,
     /// Size on disk (BOM included), before and after.
     pub before_bytes: usize,

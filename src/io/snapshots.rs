@@ -268,12 +268,6 @@ fn on_disk(path: &str, t: u64) -> Vec<Snapshot> {
     out
 }
 
-/// The directory snapshots are kept in (tests).
-#[cfg(test)]
-pub(crate) fn dir_path() -> Option<std::path::PathBuf> {
-    crate::io::state::state_path().map(|p| p.join(SUBDIR))
-}
-
 /// Forgets every snapshot of this process (tests: an edit as another
 /// process would see it).
 #[cfg(test)]

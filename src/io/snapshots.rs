@@ -11,7 +11,9 @@
 //! make.
 //!
 //! The store is bounded and expiring: at most [`MAX_KEPT`] snapshots of
-//! at most [`MAX_BYTES`] in all on each side, each for [`TTL`]; a file
+//! at most [`MAX_BYTES`] in all on each side (on disk, checked every eighth
+//! store, so a few more may sit there between two checks), each for
+//! [`TTL`]; a file
 //! over [`MAX_LINES`] lines is not kept (its anchors are then checked at
 //! their line numbers). A snapshot read back from disk is used only when
 //! it is whole and the engine's own: its trailing sha256 covers every byte
@@ -142,16 +144,27 @@ fn file_name(s: &Snapshot) -> String {
 
 /// Keeps `snap` (replacing an earlier one of the same path and content).
 /// A failure to keep it on disk is not an error: the snapshot is still
-/// kept in this process. `false`: too large to keep at all.
+/// kept in this process. `false`: too large to keep at all. The same
+/// content of the same file read again within [`FRESH_AGAIN`] is kept
+/// already: nothing is written.
 pub(crate) fn keep(snap: Snapshot) -> bool {
     if snap.keys.len() > MAX_LINES {
         return false;
     }
     let t = now();
-    {
+    let (name, bytes) = {
         let mut m = memory().lock().unwrap_or_else(|p| p.into_inner());
+        let again = m.iter().any(|s| {
+            s.path == snap.path
+                && s.sha256 == snap.sha256
+                && t.saturating_sub(s.taken) < FRESH_AGAIN
+        });
+        if again {
+            return true;
+        }
+        let out = (file_name(&snap), snap.encode());
         m.retain(|s| s.fresh(t) && !(s.path == snap.path && s.sha256 == snap.sha256));
-        m.push_back(snap.clone());
+        m.push_back(snap);
         let mut total: usize = m.iter().map(Snapshot::weight).sum();
         while m.len() > MAX_KEPT || total > MAX_BYTES {
             match m.pop_front() {
@@ -159,25 +172,32 @@ pub(crate) fn keep(snap: Snapshot) -> bool {
                 None => break,
             }
         }
-    }
-    let _ = keep_on_disk(&snap, t);
+        out
+    };
+    let _ = keep_on_disk(&name, &bytes, t);
     true
 }
+
+/// Seconds within which reading the same content again keeps nothing new.
+const FRESH_AGAIN: u64 = 60;
 
 fn dir(create: bool) -> std::io::Result<Private> {
     Private::state(create)?.subdir(OsStr::new(SUBDIR), create)
 }
 
-fn keep_on_disk(snap: &Snapshot, t: u64) -> std::io::Result<()> {
+fn keep_on_disk(name: &str, bytes: &[u8], t: u64) -> std::io::Result<()> {
+    static STORES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let d = dir(true)?;
-    let name = file_name(snap);
     let tmp = format!("{name}.{}.tmp", std::process::id());
     let _ = d.remove_own(OsStr::new(&tmp));
     let mut f = d.create_new(OsStr::new(&tmp))?;
-    f.write_all(&snap.encode())?;
+    f.write_all(bytes)?;
     drop(f);
-    d.dir().rename(OsStr::new(&tmp), OsStr::new(&name))?;
-    prune(&d, t);
+    d.dir().rename(OsStr::new(&tmp), OsStr::new(name))?;
+    // The bounds are kept every few stores (each lists the directory).
+    if STORES.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 8 == 0 {
+        prune(&d, t);
+    }
     Ok(())
 }
 

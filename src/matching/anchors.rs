@@ -31,6 +31,8 @@
 //!
 //! Everything here is pure: bytes in, positions out.
 
+use std::io::Write;
+
 /// The 16 letters an ID is written with.
 pub(crate) const ALPHABET: &[u8; 16] = b"ZPMQVRWSNKTXJBYH";
 
@@ -121,7 +123,7 @@ pub(crate) fn tagged(text: &[u8], lines: &[Line], keys: &[u64], from: usize, to:
     let shown: usize = lines[from..to].iter().map(|l| l.next - l.start + 12).sum();
     let mut out = Vec::with_capacity(shown);
     for (i, l) in lines[from..to].iter().enumerate() {
-        out.extend_from_slice((from + i + 1).to_string().as_bytes());
+        let _ = write!(out, "{}", from + i + 1);
         out.push(b'#');
         out.extend_from_slice(&id_of(keys[from + i]));
         out.push(b'|');

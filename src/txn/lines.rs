@@ -67,7 +67,13 @@ pub(crate) fn edit_lines(
         eol: eol_of(src, text, &ls, call.edits),
     };
     // The newest read of this file whose lines agree with every anchor.
-    let kept = snapshots::of(&abs);
+    // An edit without an anchor (append or prepend at an end) needs none.
+    let anchored = call.edits.iter().any(|e| e.pos.is_some());
+    let kept = if anchored {
+        snapshots::of(&abs)
+    } else {
+        Vec::new()
+    };
     let snap = kept.iter().find(|k| fits(&k.keys, call.edits));
     let placed = place(&cur, snap.map(|k| k.keys.as_slice()), call.edits)
         .map_err(|n| not_placed(n, &abs, call.file_path))?;
@@ -80,7 +86,7 @@ pub(crate) fn edit_lines(
         file_path: abs.clone(),
         verified: placed.verified,
         rebased: flag(placed.rebased),
-        note: snap.is_none().then(no_snapshot_note),
+        note: (anchored && snap.is_none()).then(no_snapshot_note),
         edits: reports(&placed),
         before_bytes: src.raw().len(),
         after_bytes: encoded.len(),

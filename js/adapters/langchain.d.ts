@@ -22,4 +22,5 @@ export declare function createApplyPatchExecute(options?: FormatOptions): (opera
  * not fit are its ToolInputParsingException, naming what is wrong (its agents
  * answer that with an error ToolMessage); the engine's failures never throw.
  */
-export declare function createPatchFileTools(options?: PatchFileOptions): StructuredTool[]
+/** `options.tools`: tool or profile names (`'anchors'`: read_file, edit_lines, undo); the default set without it. */
+export declare function createPatchFileTools(options?: PatchFileOptions & { tools?: string | readonly string[] }): StructuredTool[]

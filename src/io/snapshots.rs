@@ -195,7 +195,10 @@ fn keep_on_disk(name: &str, bytes: &[u8], t: u64) -> std::io::Result<()> {
     drop(f);
     d.dir().rename(OsStr::new(&tmp), OsStr::new(name))?;
     // The bounds are kept every few stores (each lists the directory).
-    if STORES.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 8 == 0 {
+    if STORES
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        .is_multiple_of(8)
+    {
         prune(&d, t);
     }
     Ok(())
@@ -246,7 +249,7 @@ pub(crate) fn of(path: &str) -> Vec<Snapshot> {
             out.push(s);
         }
     }
-    out.sort_by(|a, b| b.taken.cmp(&a.taken));
+    out.sort_by_key(|s| std::cmp::Reverse(s.taken));
     out
 }
 

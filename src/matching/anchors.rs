@@ -396,12 +396,12 @@ mod tests {
         #[test]
         fn mapping_matches_the_reference_and_is_never_wrong((old, new, truth) in shifted()) {
             let map = diff_map(&old, &new);
-            for i in 0..old.len() {
+            for (i, &truth_i) in truth.iter().enumerate() {
                 let m = map_line(&old, &new, &map, i);
                 let placed = |m: &Mapped| match m { Mapped::At(j) => Some(*j), _ => None };
                 prop_assert_eq!(placed(&m), placed(&naive_map(&old, &new, &map, i)));
                 if let Mapped::At(j) = m {
-                    prop_assert_eq!(truth[i], Some(j), "line {} placed at {}", i, j);
+                    prop_assert_eq!(truth_i, Some(j), "line {} placed at {}", i, j);
                 }
             }
         }

@@ -88,13 +88,16 @@ pub(crate) fn fits(snap: &[u64], edits: &[LineEdit]) -> bool {
         .all(|a| snap.get(a.line).is_some_and(|&k| id_of(k) == a.id))
 }
 
+/// Each edit's anchors (`pos`, `end`) as current 0-based lines.
+type Located = Vec<(Option<usize>, Option<usize>)>;
+
 /// Where each anchor is now (0-based current line), judged against `snap`
-/// when given.
+/// when given; and whether some anchor moved.
 fn locate(
     cur: &Current<'_>,
     snap: Option<&[u64]>,
     edits: &[LineEdit],
-) -> Result<(Vec<(Option<usize>, Option<usize>)>, bool), Vec<Refused>> {
+) -> Result<(Located, bool), Vec<Refused>> {
     let map = snap.map(|s| diff_map(s, cur.keys));
     let mut refused = Vec::new();
     let mut moved = false;

@@ -388,7 +388,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
+        #![proptest_config(crate::text::test_seeds::config(512))]
 
         /// The mapping agrees with its naive reference, and never places a
         /// line anywhere but where it truly went: a changed or removed line

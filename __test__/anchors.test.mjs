@@ -6,7 +6,8 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { tempDir, killAll } from './helpers/mcp-raw.mjs'
+import { spawnSync } from 'node:child_process'
+import { tempDir, killAll, cleanEnv, BIN } from './helpers/mcp-raw.mjs'
 import { withClient, resultOf } from './helpers/mcp-client.mjs'
 
 afterEach(killAll)
@@ -91,4 +92,21 @@ test('the adapters offer the anchors tool set with options.tools', async () => {
   const lc = require('../js/adapters/langchain.js')
   const names = lc.createPatchFileTools({ workspaceRoot: root, tools: 'anchors' }).map((t) => t.name)
   assert.deepEqual(names, ['read_file', 'edit_lines', 'undo'])
+})
+
+test('CLI: read --anchors in one process, edit-lines in another after the file shifted: checked against that read', T, () => {
+  const root = tempDir()
+  const run = (args, input) =>
+    spawnSync(process.execPath, [BIN, ...args, '--root', root], { cwd: root, env: cleanEnv(), input, encoding: 'utf8' })
+  fs.writeFileSync(path.join(root, 'c.txt'), 'a\n}\nb\n}\n')
+  const read = run(['read', 'c.txt', '--anchors'])
+  assert.equal(read.status, 0, read.stderr)
+  const pos = read.stdout.split('\n')[3].split('|')[0]
+  fs.writeFileSync(path.join(root, 'c.txt'), 'new\na\n}\nb\n}\n')
+  const r = run(['edit-lines'], JSON.stringify({ file_path: 'c.txt', edits: [{ op: 'replace', pos, lines: '} // b' }] }))
+  assert.equal(r.status, 0, r.stdout + r.stderr)
+  const out = JSON.parse(r.stdout)
+  assert.equal(out.verified, 'snapshot')
+  assert.equal(out.rebased, true)
+  assert.equal(fs.readFileSync(path.join(root, 'c.txt'), 'utf8'), 'new\na\n}\nb\n} // b\n')
 })

@@ -325,6 +325,23 @@ mod tests {
         assert_eq!(Snapshot::decode(b""), None);
     }
 
+    /// A snapshot on disk that does not read back whole is not used, and is
+    /// removed.
+    #[test]
+    fn an_altered_file_on_disk_is_ignored_and_removed() {
+        let path = format!("/w/{}/altered.txt", std::process::id());
+        let s = snap(&path, 'e', 3);
+        assert!(keep(s.clone()));
+        assert_eq!(on_disk(&path, now()), vec![s.clone()]);
+        let d = dir(false).unwrap();
+        let name = file_name(&s);
+        let (mut f, _) = d.open_rw(OsStr::new(&name), false).unwrap();
+        f.write_all(b"X").unwrap();
+        drop(f);
+        assert!(on_disk(&path, now()).is_empty());
+        assert!(d.dir().stat(OsStr::new(&name)).unwrap().is_none(), "removed");
+    }
+
     #[test]
     fn kept_in_process_and_on_disk_newest_first() {
         let path = format!("/w/{}/kept.txt", std::process::id());

@@ -339,7 +339,10 @@ mod tests {
         f.write_all(b"X").unwrap();
         drop(f);
         assert!(on_disk(&path, now()).is_empty());
-        assert!(d.dir().stat(OsStr::new(&name)).unwrap().is_none(), "removed");
+        assert!(
+            d.dir().stat(OsStr::new(&name)).unwrap().is_none(),
+            "removed"
+        );
     }
 
     #[test]

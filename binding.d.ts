@@ -91,6 +91,11 @@ export interface PatchFileOptions {
   hardLinks?: PatchFileHardLinks
   hard_links?: PatchFileHardLinks
   /**
+   * An elision marker in new text (`// ... existing code ...` where lines of the file were): 'expand' (default:
+   * written as the lines it stands for when they are certain, else ELIDED_CONTENT) or 'literal' (written as sent).
+   */
+  elisions?: 'expand' | 'literal'
+  /**
    * How long an async call waits for a file another call or process is writing before it answers FILE_LOCKED
    * (default 10,000 ms, at most 600,000). The wait happens on the event loop, never on a thread-pool thread.
    */
@@ -568,6 +573,8 @@ export interface BatchFile {
   sha256_before: string
   /** sha256 (hex) of the bytes on disk after. */
   sha256: string
+  /** Elision markers in the new text, written as the lines they stand for. */
+  expanded?: KeptElision[]
   write_strategy?: WriteStrategy
   /** With `in_place`: why a rename would have lost something. */
   write_strategy_reason?: string
@@ -641,6 +648,8 @@ export type BatchOutcome =
     failures?: OpFailure[]
     /** Text editor: the command that failed. */
     command?: Command
+    /** ELIDED_CONTENT: the marker refused and the lines it would delete. */
+    elision?: Elision
     /** undo FILE_CHANGED: the files that changed since the transaction. */
     files_changed?: string[]
     /** undo FILE_CHANGED: the transaction that could not be undone. */
@@ -782,6 +791,8 @@ export interface EditDone {
   line_number?: number
   /** applyEditBlocks: the file read back is the bytes written. */
   read_back_matches?: boolean
+  /** Elision markers in the new text, written as the lines they stand for. */
+  expanded?: KeptElision[]
   write_strategy?: WriteStrategy
   /** With `in_place`: why a rename would have lost something. */
   write_strategy_reason?: string
@@ -838,6 +849,25 @@ export interface EditReport {
   original_text?: string
 }
 
+/** One current line an elision marker would delete. */
+export interface ElidedLine {
+  /** 1-based line in the current file. */
+  line: number
+  text: string
+}
+
+/** ELIDED_CONTENT: an elision marker of the new text and the current lines it would delete. */
+export interface Elision {
+  /** The marker line, trimmed. */
+  marker: string
+  /** 1-based line of the marker in the new text as sent. */
+  line: number
+  /** The current lines it would delete (the first 40), numbered. */
+  deletes: ElidedLine[]
+  /** How many current lines it would delete in all. */
+  deleted: number
+}
+
 export type ErrorCode =
   | 'SEARCH_BLOCK_NOT_FOUND'
   | 'SEARCH_BLOCK_AMBIGUOUS'
@@ -860,6 +890,7 @@ export type ErrorCode =
   | 'INTERNAL_ERROR'
   | 'PLAN_CHECK_FAILED'
   | 'JOURNAL_DAMAGED'
+  | 'ELIDED_CONTENT'
   | 'ANCHOR_MISMATCH'
 
 /** A failed call: nothing was written. */
@@ -904,6 +935,8 @@ export interface Failed {
   failures?: OpFailure[]
   /** Text editor: the command that failed. */
   command?: Command
+  /** ELIDED_CONTENT: the marker refused and the lines it would delete. */
+  elision?: Elision
   /** undo FILE_CHANGED: the files that changed since the transaction. */
   files_changed?: string[]
   /** undo FILE_CHANGED: the transaction that could not be undone. */
@@ -985,6 +1018,8 @@ export interface FormatFile {
   line_number?: number
   /** applyEditBlocks: the file read back is the bytes written. */
   read_back_matches?: boolean
+  /** Elision markers in the new text, written as the lines they stand for. */
+  expanded?: KeptElision[]
   write_strategy?: WriteStrategy
   /** With `in_place`: why a rename would have lost something. */
   write_strategy_reason?: string
@@ -1030,6 +1065,19 @@ export interface HunkReport {
   located_by: LocatedBy
   /** 1-based line of the hunk in the patch text. */
   patch_line: number
+}
+
+/**
+ * An elision marker of the new text (`// ... existing code ...`) that was expanded: written as the current lines it
+ * stands for.
+ */
+export interface KeptElision {
+  /** The marker line, trimmed. */
+  marker: string
+  /** 1-based line of the marker in the new text as sent. */
+  line: number
+  /** 1-based first and last line of the current file it kept. */
+  kept_lines: number[]
 }
 
 /** One edit of a successful editLines. */
@@ -1148,6 +1196,8 @@ export interface PatchDone {
   sha256_before: string
   /** sha256 (hex) of the bytes on disk after. */
   sha256: string
+  /** Elision markers in the new text, written as the lines they stand for. */
+  expanded?: KeptElision[]
   write_strategy?: WriteStrategy
   /** With `in_place`: why a rename would have lost something. */
   write_strategy_reason?: string
@@ -1357,6 +1407,8 @@ export interface WriteDone {
   /** null when the file is created. */
   sha256_before: string | null
   sha256: string
+  /** Elision markers in the new text, written as the lines they stand for. */
+  expanded?: KeptElision[]
   write_strategy?: WriteStrategy
   /** With `in_place`: why a rename would have lost something. */
   write_strategy_reason?: string

@@ -38,7 +38,7 @@ const { aiSdkTools } = require('../js/adapters/toolset.js')
 
 const MAJORS = [
   { major: 7, ai: ai7, test: ai7test, createPatchFileTools: createTools7 },
-  { major: 6, ai: ai6, test: ai6test, createPatchFileTools: (options) => aiSdkTools(ai6, options) },
+  { major: 6, ai: ai6, test: ai6test, createPatchFileTools: (options, toolOptions) => aiSdkTools(ai6, options, toolOptions) },
 ]
 assert.equal(Number(require('ai/package.json').version.split('.')[0]), 7)
 assert.equal(Number(require('ai-v6/package.json').version.split('.')[0]), 6)
@@ -111,11 +111,13 @@ test(`AI SDK ${major}: ` + 'generateText with a scripted model: a real edit land
     assert.deepEqual(t.inputSchema, JSON.parse(JSON.stringify(schemas[t.name].parameters)))
   }
 
-  // execute's value is the engine's result object, as the application sees it.
+  // execute's value is the engine's result object, as the application sees it: in the compact view, what the model reads.
   const [first, second] = result.steps.map((s) => s.toolResults[0])
   assert.equal(first.toolName, 'patch_file')
   assert.equal(first.output.ok, true)
-  assert.deepEqual([first.output.replacements, first.output.line_number], [1, 1])
+  assert.equal(first.output.file_path, 'config.ts')
+  for (const f of ['sha256_before', 'before_bytes', 'after_bytes', 'replacements']) assert.ok(!(f in first.output), f)
+  assert.equal(first.output.line_number, 1)
   assert.equal(second.output.ok, false)
   assert.equal(second.output.code, 'SEARCH_BLOCK_NOT_FOUND')
   assert.equal(second.output.closest_match.text, 'export const retries = 3;')
@@ -256,4 +258,43 @@ test(`AI SDK ${major}: ` + 'a dry run reaches the model without a run_id (no def
   assert.equal((await applyDryRun({ run_id: output.run_id }, { workspaceRoot: ws })).ok, true)
   assert.equal(fs.readFileSync(file, 'utf8'), 'two\n')
 })
+
+test(`AI SDK ${major}: ` + '{ strict: true }: the model gets the strict schemas with strict: true, and a call with null for what it leaves out lands', async () => {
+  const ws = tempDir('pft-ai-sdk-')
+  const file = path.join(ws, 'a.txt')
+  fs.writeFileSync(file, 'one\ntwo\n')
+  const nulls = { search_block: null, replace_block: null, expected_replacements: null, replace_all: null, expected_sha256: null, match: null, dry_run: null }
+  const { model, calls } = scriptedModel([
+    toolCall('s1', 'patch_file', { file_path: 'a.txt', ...nulls, edits: [{ search_block: 'one', replace_block: '1', expected_replacements: null, replace_all: null }] }),
+    toolCall('s2', 'read_file', { file_path: 'a.txt', offset: null, limit: null }),
+    answer('done'),
+  ])
+  const result = await generateText({ model, tools: createPatchFileTools({ workspaceRoot: ws }, { strict: true }), stopWhen: stepCountIs(4), prompt: 'go' })
+  for (const t of calls[0].tools) {
+    assert.equal(t.strict, true, t.name)
+    assert.deepEqual(t.inputSchema, JSON.parse(fs.readFileSync(new URL(`../schemas/strict/${t.name}.json`, import.meta.url), 'utf8')).parameters)
+  }
+  const [edit, read] = result.steps.slice(0, 2).map((s) => s.toolResults[0].output)
+  assert.equal(edit.ok, true, JSON.stringify(edit))
+  assert.equal(read.content, '1\ntwo\n')
+  assert.equal(fs.readFileSync(file, 'utf8'), '1\ntwo\n')
+  // Without the option: no strict flag, the listed schemas.
+  const plain = createPatchFileTools({ workspaceRoot: ws })
+  assert.equal(plain.patch_file.strict, undefined)
+})
+
 }
+
+test('the model reads the compact view by default (path relative, no sha256_before, no sizes); a caller asking for full gets full', async () => {
+  const ws = tempDir('pft-ai-sdk-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const set = createTools7({ workspaceRoot: ws })
+  const out = await set.patch_file.execute({ file_path: 'a.txt', search_block: 'one', replace_block: 'two' }, {})
+  const seen = set.patch_file.toModelOutput({ output: out }).value
+  assert.equal(seen.file_path, 'a.txt')
+  for (const f of ['sha256_before', 'before_bytes', 'after_bytes', 'before_chars', 'after_chars', 'write_strategy']) assert.ok(!(f in seen), f)
+  const full = createTools7({ workspaceRoot: ws, results: 'full' })
+  const r = await full.patch_file.execute({ file_path: 'a.txt', search_block: 'two', replace_block: 'three' }, {})
+  assert.equal(r.file_path, path.join(fs.realpathSync(ws), 'a.txt'))
+  assert.equal(typeof r.sha256_before, 'string')
+})

@@ -10,7 +10,8 @@ import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import Anthropic from '@anthropic-ai/sdk'
+import AnthropicCurrent from '@anthropic-ai/sdk'
+import AnthropicPrevious from '@anthropic-ai/sdk-v0'
 import { createTextEditor } from 'patch-file-tool/anthropic'
 import { tempDir as newTempDir } from './helpers/mcp-raw.mjs'
 
@@ -24,6 +25,18 @@ function tempDir(prefix) {
 after(() => {
   for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
 })
+
+// Every test runs against both majors the package supports: the current one (`@anthropic-ai/sdk`) and the
+// previous one (the dev dependency `@anthropic-ai/sdk-v0`, an npm alias of the last 0.x).
+/** The version of the package installed as `dep`. */
+const versionOf = (dep) => JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'node_modules', dep, 'package.json'), 'utf8')).version
+const VERSIONS = [
+  { label: `@anthropic-ai/sdk ${versionOf('@anthropic-ai/sdk')}`, Anthropic: AnthropicCurrent },
+  { label: `@anthropic-ai/sdk ${versionOf('@anthropic-ai/sdk-v0')}`, Anthropic: AnthropicPrevious },
+]
+assert.ok(versionOf('@anthropic-ai/sdk').startsWith('1.') && versionOf('@anthropic-ai/sdk-v0').startsWith('0.'))
+
+for (const { label, Anthropic } of VERSIONS) {
 
 const toolUse = (id, input) => ({ type: 'tool_use', id, name: 'str_replace_based_edit_tool', input })
 
@@ -69,7 +82,7 @@ function resultsIn(body) {
   return Object.fromEntries(last.content.filter((b) => b.type === 'tool_result').map((b) => [b.tool_use_id, b]))
 }
 
-test('an agent loop over client.messages.create: view, create, str_replace (lands, then not found), insert — each tool_result reaches the model', async () => {
+test(`${label}: ` + 'an agent loop over client.messages.create: view, create, str_replace (lands, then not found), insert — each tool_result reaches the model', async () => {
   const ws = tempDir('pft-anthropic-')
   const primes = path.join(ws, 'primes.py')
   fs.writeFileSync(primes, 'def is_prime(n):\n    if n < 2:\n        return False\n    for i in range(2, n)\n        if n % i == 0:\n            return False\n    return True\n')
@@ -104,7 +117,7 @@ test('an agent loop over client.messages.create: view, create, str_replace (land
   assert.match(stale.content, /^SEARCH_BLOCK_NOT_FOUND: `primes\.py`: old_str was not found; /)
   // The closest region's current text, with the colon the model did not know about.
   assert.match(stale.content, /<closest_match [^>]*lines="4(-5)?"[^>]*>\n {4}for i in range\(2, n\):\n/)
-  assert.equal(resultsIn(bodies[3]).c.content, 'Created test_primes.py (28 bytes).')
+  assert.equal(resultsIn(bodies[3]).c.content, 'Created test_primes.py.')
   assert.match(resultsIn(bodies[4]).i.content, /^Inserted the text into primes\.py at line 1\.\n/)
 
   assert.equal(
@@ -114,7 +127,7 @@ test('an agent loop over client.messages.create: view, create, str_replace (land
   assert.equal(fs.readFileSync(path.join(ws, 'test_primes.py'), 'utf8'), 'from primes import is_prime\n')
 })
 
-test('toolResult: a failure is is_error with the code, never a rejection; create refuses an existing file; insert takes new_str too; max_characters truncates a view', async () => {
+test(`${label}: ` + 'toolResult: a failure is is_error with the code, never a rejection; create refuses an existing file; insert takes new_str too; max_characters truncates a view', async () => {
   const ws = tempDir('pft-anthropic-')
   fs.writeFileSync(path.join(ws, 'a.txt'), 'one\ntwo\nthree\n')
   const editor = createTextEditor({ workspaceRoot: ws, maxCharacters: 12 })
@@ -149,7 +162,7 @@ test('toolResult: a failure is is_error with the code, never a rejection; create
   assert.throws(() => createTextEditor({ maxCharacters: 0 }), TypeError)
 })
 
-test('run and toolResult never throw when reading what code hands them throws: INVALID_INPUT, shaped as every failure, nothing written', async () => {
+test(`${label}: ` + 'run and toolResult never throw when reading what code hands them throws: INVALID_INPUT, shaped as every failure, nothing written', async () => {
   const ws = tempDir('pft-anthropic-')
   fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
   const boom = (what) => () => {
@@ -205,7 +218,7 @@ test('run and toolResult never throw when reading what code hands them throws: I
   assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
 })
 
-test('a dry run answers the change without a run_id: nothing in this tool set applies one', async () => {
+test(`${label}: ` + 'a dry run answers the change without a run_id: nothing in this tool set applies one', async () => {
   const ws = tempDir('pft-anthropic-')
   fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
   const editor = createTextEditor({ workspaceRoot: ws })
@@ -216,3 +229,15 @@ test('a dry run answers the change without a run_id: nothing in this tool set ap
   assert.equal(res.content, 'Dry run: nothing was written. The change would be:\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n')
   assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'one\n')
 })
+
+test('run resolves to the compact view by default (paths relative, no sizes or sha256_before); results: full gives the full result', async () => {
+  const ws = tempDir('pft-anthropic-')
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
+  const r = await createTextEditor({ workspaceRoot: ws }).run({ command: 'str_replace', path: 'a.txt', old_str: 'one', new_str: 'two' })
+  assert.equal(r.ok, true)
+  assert.equal(r.file_path, 'a.txt')
+  assert.ok(!('sha256_before' in r) && !('after_bytes' in r))
+  const full = await createTextEditor({ workspaceRoot: ws, results: 'full' }).run({ command: 'str_replace', path: 'a.txt', old_str: 'two', new_str: 'three' })
+  assert.equal(full.file_path, path.join(fs.realpathSync(ws), 'a.txt'))
+})
+}

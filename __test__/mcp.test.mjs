@@ -138,7 +138,7 @@ test('an unknown tool or profile name, or an output-schema switch neither on nor
   // --tools is an option of the server, not of the commands.
   const c = spawnSync(process.execPath, [BIN, 'call', 'read_file', '--tools', 'all'], { env: cleanEnv(), input: '{}', encoding: 'utf8' })
   assert.equal(c.status, 2)
-  assert.match(c.stderr, /Unknown option '--tools'/)
+  assert.match(c.stderr, /unknown option --tools \(options here: --root, --help;/)
 })
 
 test('a tool the server does not list is an unknown tool, and the error says how to enable it', T, async () => {
@@ -291,7 +291,7 @@ test('paths outside the workspace root are refused (relative and absolute)', T, 
   assert.equal(fs.existsSync(path.join(outer, 'new.txt')), false)
 })
 
-test('workspace root: --root, else PATCH_FILE_WORKSPACE_ROOT, else the cwd', T, async () => {
+test('workspace root: --root, else PATCH_FILE_WORKSPACE_ROOT, else the client\'s roots (mcp-roots.test.mjs), never the cwd', T, async () => {
   const envDir = tempDir()
   const flagDir = tempDir()
   const cwdDir = tempDir()
@@ -310,8 +310,10 @@ test('workspace root: --root, else PATCH_FILE_WORKSPACE_ROOT, else the cwd', T, 
     assert.deepEqual(chosen(), [envDir, flagDir])
   })
   await withClient({ cwd: cwdDir }, async (client) => {
-    assert.equal(structured(await call(client)).ok, true)
-    assert.deepEqual(chosen(), [envDir, flagDir, cwdDir])
+    const r = structured(await call(client))
+    assert.equal(r.code, 'INVALID_INPUT')
+    assert.match(r.message, /no workspace root/)
+    assert.deepEqual(chosen(), [envDir, flagDir])
   })
   // A relative PATCH_FILE_WORKSPACE_ROOT is taken from the cwd.
   fs.mkdirSync(path.join(cwdDir, 'sub'))
@@ -337,6 +339,13 @@ test('an unknown tool is a JSON-RPC InvalidParams error and the server keeps wor
   const dir = tempDir()
   await withClient({ args: ['--root', dir] }, async (client) => {
     await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e) => e.code === -32602 && /Unknown tool/.test(e.message))
+    // The SDK client adds "MCP error -32602: " to what the server sent: shown once, not twice.
+    const e = await client.callTool({ name: 'no_such_tool', arguments: {} }).catch((err) => err)
+    assert.match(e.message, /^MCP error -32602: Unknown tool: no_such_tool\./)
+    assert.equal(e.message.match(/MCP error/g).length, 1, e.message)
+    const bad = await client.request({ method: 'tools/call', params: { arguments: {} } }, (await import('@modelcontextprotocol/sdk/types.js')).CallToolResultSchema).catch((err) => err)
+    assert.equal(bad.code, -32602)
+    assert.equal(bad.message.match(/MCP error/g).length, 1, bad.message)
     assert.deepEqual(await client.ping(), {})
   })
 })
@@ -608,7 +617,8 @@ test('read_file and write_file through MCP, guarded by expected_sha256', T, asyn
 
     const fresh = await client.callTool({ name: 'write_file', arguments: { file_path: 'crlf.txt', content: 'replaced\n', expected_sha256: r.sha256 } })
     assert.equal(structured(fresh).ok, true)
-    assert.equal(fs.readFileSync(path.join(dir, 'crlf.txt'), 'utf8'), 'replaced\n')
+    // The file keeps its CRLF line breaks (LF sent, as models do).
+    assert.equal(fs.readFileSync(path.join(dir, 'crlf.txt'), 'utf8'), 'replaced\r\n')
   })
 })
 

@@ -233,7 +233,23 @@ test('schema: patch_file exposes match as an optional property, exact by default
   const p = patchFileSchema.parameters
   assert.ok(p.properties.match)
   assert.ok(!p.required.includes('match'))
-  const kinds = p.properties.match.anyOf.find((s) => s.type === 'array').items.enum
+  // One `type`, the list: the MCP Inspector CLI parses a --tool-arg as JSON only for a property typed array or object.
+  assert.equal(p.properties.match.type, 'array')
+  const kinds = p.properties.match.items.enum
   assert.deepEqual([...kinds].sort(), [...TOLERABLE].sort())
-  assert.ok(p.properties.match.anyOf.some((s) => s.enum?.includes('exact')))
+  assert.match(p.properties.match.description, /\[\] for an exact match only/)
+})
+
+test('match [] is exact even where a default tolerance applies; the string "exact" is still accepted', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pft-match-'))
+  try {
+    fs.writeFileSync(path.join(root, 'c.txt'), 'one\r\ntwo\r\n')
+    const o = { workspaceRoot: root, defaultMatch: ['line_endings'] }
+    const edit = { file_path: 'c.txt', search_block: 'one\ntwo\n', replace_block: 'x\n', dry_run: true }
+    assert.equal(patchFileSync(edit, o).ok, true)
+    assert.equal(patchFileSync({ ...edit, match: [] }, o).code, 'SEARCH_BLOCK_NOT_FOUND')
+    assert.equal(patchFileSync({ ...edit, match: 'exact' }, o).code, 'SEARCH_BLOCK_NOT_FOUND')
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true })
+  }
 })

@@ -195,6 +195,8 @@ test('npm pack ships only what users need: the entry points, js/, bin/, schemas/
     /^js\/adapters\/[\w-]+\.(js|mjs|d\.ts|d\.mts)$/,
     /^bin\/[\w-]+\.js$/,
     /^schemas\/\w+\.schema\.json$/,
+    // Their strict variants (scripts/gen-strict-schemas.mjs).
+    /^schemas\/strict\/\w+\.json$/,
     // The result contract: the MCP server's output schemas are made from it (js/output-schemas.js).
     /^schemas\/results\.json$/,
   ]

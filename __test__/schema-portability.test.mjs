@@ -96,3 +96,16 @@ test('every input schema and every output schema (in full and as listed) is port
   }
   assert.deepEqual(found, [])
 })
+
+test('every top-level input property has one type: the MCP Inspector CLI turns a --tool-arg into a list or object by it', async () => {
+  // @modelcontextprotocol/inspector-cli's own conversion of `--tool-arg key=value` (it needs Node >= 22.19 to run):
+  // JSON.parse only when the property's `type` is "array" or "object"; otherwise the text stays a string.
+  const src = require('node:fs').readFileSync(require.resolve('@modelcontextprotocol/inspector-cli/build/client/tools.js'), 'utf8')
+  assert.match(src, /schema\.type === "object" \|\| schema\.type === "array"/, 'the Inspector CLI converts by `type` as this test assumes')
+  const untyped = []
+  for (const t of tools.list()) {
+    for (const [k, v] of Object.entries(t.schema.parameters.properties || {})) if (typeof v.type !== 'string') untyped.push(`${t.name}.${k}`)
+  }
+  assert.deepEqual(untyped, [])
+  assert.equal(tools.get('patch_file').schema.parameters.properties.match.type, 'array')
+})

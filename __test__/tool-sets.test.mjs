@@ -194,3 +194,16 @@ for (const [profile, names] of Object.entries(tools.PROFILES)) {
     })
   })
 }
+
+test('no tool of a profile points the model at a tool the profile lacks (undo\'s id names no history in the default set)', () => {
+  const { list, get, PROFILES } = require('../js/tools.js')
+  const names = list().map((t) => t.name)
+  const found = []
+  for (const [profile, set] of Object.entries(PROFILES)) {
+    for (const name of set) {
+      const text = JSON.stringify(get(name).schema)
+      for (const other of names) if (!set.includes(other) && new RegExp(`\\b${other}\\b`).test(text)) found.push(`${profile}: ${name} mentions ${other}`)
+    }
+  }
+  assert.deepEqual(found, [])
+})

@@ -3,7 +3,8 @@
 //
 //   node benchmark/bench.mjs            full run (a few minutes)
 //   node benchmark/bench.mjs --quick    smaller files, fewer repetitions (< 1 minute)
-//   node benchmark/bench.mjs replay     the replay of this repository's history (see below)
+//   node benchmark/bench.mjs replay     the replay of this repository's (or another's) history (see below)
+//   node benchmark/bench.mjs lazy       lazy variants of its real edits: elision markers (see below)
 //   options: --only <workload,...>  --out <file.json>  --no-rss
 //   env: PFT_BENCH_DIR=<dir>  where the generated files go (default: os.tmpdir()).
 //        PFT_BENCH_COMPARE=<checkout>  also run that (built) checkout, interleaved.
@@ -41,13 +42,34 @@ const opt = (f) => {
 // (tests/replay): every real edit through every format, and the mistakes
 // agents make applied to a sample of them. It runs in Rust, optimized;
 // options: --per-kind <n> (samples of each mistake, default 200), --until
-// <commit> (the last commit replayed, default HEAD), --out <file.json>.
+// <commit> (the last commit replayed, default HEAD), --commits <n> (at most
+// n commits, oldest first), --repo <clone or git dir> (another repository's
+// history), --eol mixed (the mixed line-endings mode), --out <file.json>.
 if (args[0] === 'replay') {
   const env = { ...process.env }
   if (opt('--per-kind')) env.PFT_REPLAY_PER_KIND = opt('--per-kind')
   if (opt('--until')) env.PFT_REPLAY_UNTIL = opt('--until')
+  if (opt('--commits')) env.PFT_REPLAY_COMMITS = opt('--commits')
+  if (opt('--repo')) env.PFT_REPLAY_REPO = path.resolve(opt('--repo'))
+  if (opt('--eol')) env.PFT_REPLAY_EOL = opt('--eol')
   if (opt('--out')) env.PFT_REPLAY_OUT = path.resolve(opt('--out'))
   const cargo = ['test', '--release', '--all-features', '--test', 'replay', '--', '--ignored', '--nocapture', 'replay_full']
+  const r = spawnSync('cargo', cargo, { stdio: 'inherit', env, cwd: path.resolve(here, '..') })
+  process.exit(r.status ?? 1)
+}
+
+// `npm run bench -- lazy`: lazy variants of the real edits of this repository's
+// history (tests/replay/lazy.rs): an elision marker in place of unchanged lines
+// of each edit and of each whole file a commit changed; prints expanded /
+// refused / wrong per kind and the false alarms on the real edits. Options:
+// --cap <n> (cases of each kind at most, default 5000), --until <commit>,
+// --out <file.json>.
+if (args[0] === 'lazy') {
+  const env = { ...process.env }
+  if (opt('--cap')) env.PFT_LAZY_CAP = opt('--cap')
+  if (opt('--until')) env.PFT_REPLAY_UNTIL = opt('--until')
+  if (opt('--out')) env.PFT_REPLAY_OUT = path.resolve(opt('--out'))
+  const cargo = ['test', '--release', '--all-features', '--test', 'replay', '--', '--ignored', '--nocapture', 'lazy_full']
   const r = spawnSync('cargo', cargo, { stdio: 'inherit', env, cwd: path.resolve(here, '..') })
   process.exit(r.status ?? 1)
 }

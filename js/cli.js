@@ -526,9 +526,10 @@ Commands:
 ${cmds}
 
 Workspace root: --root DIR, else ${ENV}, else (commands) the nearest
-enclosing git work tree, else the current directory, resolved once to its
-real path (symlinks followed, '..' applied after them). Paths outside it are
-refused. A flag beats its environment variable.
+enclosing git work tree, else the current directory; (the MCP server) the
+client's MCP roots, and without them every call is refused. Resolved once to
+its real path (symlinks followed, '..' applied after them). Paths outside it
+are refused. A flag beats its environment variable.
 
 Exit codes:
   0  applied
@@ -633,7 +634,10 @@ async function dispatch(argv) {
     return EXIT.OK
   }
   const served = serverOptions(values)
-  const { root, given } = rootOrThrow(values.root)
+  // A configured root (--root, else the variable) is the server's only root; without one, the
+  // client's MCP roots (js/workspace.js), never the working directory.
+  const configured = values.root !== undefined || (process.env[ENV] !== undefined && process.env[ENV] !== '')
+  const { root, given } = configured ? rootOrThrow(values.root) : {}
   await require('./mcp.js').serve({ root, given, version: version(), ...served })
   return undefined // the server exits the process itself
 }

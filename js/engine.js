@@ -34,14 +34,29 @@ function run(tool, args, options) {
  * adapters): a search/replace edit that gives no `match` tolerates line
  * endings alone, so LF text sent against a CRLF file (what models emit) lands
  * where it is unique, the file keeping its CRLF, instead of costing a retry.
- * The plan is verified as every tolerant plan is. The JS API stays exact by
- * default. A caller's own `defaultMatch` wins.
+ * The plan is verified as every tolerant plan is. Results come in the
+ * compact view (src/api/view.rs: each fact once, paths relative to the
+ * root), what a model reads. The JS API stays exact and full by default. A
+ * caller's own `defaultMatch` and `results` win.
  */
 function modelOptions(options) {
   try {
-    return { defaultMatch: ['line_endings'], ...options }
+    return { defaultMatch: ['line_endings'], results: 'compact', ...options }
   } catch {
     return options // options whose reading throws go as they are: the engine refuses them
+  }
+}
+
+/**
+ * The engine options of an adapter whose model reads text written from the
+ * result (Anthropic's text editor, apply_patch operations): the compact
+ * view, as modelOptions, and nothing else changed. A caller's `results` wins.
+ */
+function compactOptions(options) {
+  try {
+    return { results: 'compact', ...options }
+  } catch {
+    return options
   }
 }
 
@@ -50,4 +65,4 @@ function warm() {
   engine()
 }
 
-module.exports = { engine, run, warm, modelOptions }
+module.exports = { engine, run, warm, modelOptions, compactOptions }

@@ -49,6 +49,7 @@
 const { LineTransport, DEFAULT_MAX_RESULT_BYTES } = require('./stdio-transport.js')
 const tools = require('./tools.js')
 const engine = require('./engine.js')
+const { Workspace } = require('./workspace.js')
 
 const LEVELS = { silent: 0, error: 1, info: 2, debug: 3 }
 
@@ -195,7 +196,17 @@ function toListedTool(tool, { outputSchemas = false, set } = {}) {
  * resolve from and that a failure leaves the files as they were.
  */
 function instructions(root) {
+  if (root === undefined) return `Workspace roots: the client's. Relative paths resolve from the root they exist under. A failed call changes nothing.`
   return `Workspace root: ${root}. Relative paths resolve from it. A failed call changes nothing.`
+}
+
+/** How long a tool call waits for the answer to a roots/list under way. */
+const ROOTS_WAIT_MS = 5000
+
+/** Resolves when `promise` settles or `ms` have passed, whichever is first. */
+function waitAtMost(promise, ms) {
+  let timer
+  return Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer))
 }
 
 /** How long shutdown waits for a client that reads none of the answers still queued on stdout. */
@@ -205,8 +216,9 @@ const STALL_MS = { signal: 5000, eof: 30000 }
  * Serves MCP on stdin/stdout until stdin ends or SIGINT/SIGTERM/SIGHUP, then
  * waits for calls in flight (their writes complete and are answered) and exits 0.
  * @param {{root: string, version: string, given?: string, tools?: object[], outputSchemas?: boolean, results?: 'compact' | 'full'}} opts
- *   root: the workspace root, already resolved once to its real path (js/root.js);
- *   every call uses this path, so retargeting a symlink named as the root does not move the server.
+ *   root: the configured workspace root (--root or PATCH_FILE_WORKSPACE_ROOT), already resolved once to its
+ *   real path (js/root.js); every call uses this path, so retargeting a symlink named as the root does not
+ *   move the server. Undefined: the client's roots (js/workspace.js), and no root without them.
  *   given: the root as configured, for the start-up line.
  *   tools: the tools to list and run (entries of js/tools.js; default: the `default` profile).
  *   outputSchemas: list each tool's output schema and answer with structuredContent too.
@@ -228,8 +240,16 @@ async function serve({ root, version, given, tools: served = tools.select('defau
   }
   const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
   const { Protocol } = require('@modelcontextprotocol/sdk/shared/protocol.js')
-  const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
+  const { ListToolsRequestSchema, CallToolRequestSchema, RootsListChangedNotificationSchema, ErrorCode } = require('@modelcontextprotocol/sdk/types.js')
   const { describeIssues } = require('./invalid-params.js')
+
+  /**
+   * A JSON-RPC error to throw from a handler: the SDK answers with its code,
+   * message and data. Not an McpError, whose message already starts with
+   * "MCP error <code>: ": the SDK would send that prefix on the wire, and a
+   * client that adds its own (the SDK's does) would show it twice.
+   */
+  const rpcError = (code, message, data) => Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) })
 
   /** The SDK's Server, with params checked in the handler (see the top of this file). */
   class ValidatingServer extends Server {
@@ -240,7 +260,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
         const r = schema.safeParse(request)
         if (!r.success) {
           const { text, fields } = describeIssues(r.error.issues, request)
-          throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${text}`, { fields })
+          throw rpcError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${text}`, { fields })
         }
         return handler(r.data, extra)
       })
@@ -248,6 +268,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
   }
 
   const options = engine.modelOptions({ ...require('./root.js').engineOptions(root), results })
+  const workspace = new Workspace({ configured: root })
   const inflight = new Set()
   let stopping = null
 
@@ -266,21 +287,59 @@ async function serve({ root, version, given, tools: served = tools.select('defau
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }))
 
+  // Without a configured root, the client's roots (js/workspace.js): asked for once the
+  // client is initialized and again whenever it says they changed.
+  let rootsAsked = null
+  const askRoots = () => {
+    const asking = server
+      .listRoots()
+      .then(({ roots }) => {
+        for (const w of workspace.setClientRoots(roots)) log.info(w)
+        log.info(`workspace roots (the client's): ${workspace.roots.join(', ') || 'none'}`)
+      })
+      .catch((err) => {
+        workspace.setClientRoots([])
+        log.error(`roots/list failed (${err && err.message ? err.message : err}); no workspace root`)
+      })
+      .finally(() => {
+        if (rootsAsked === asking) rootsAsked = null
+      })
+    rootsAsked = asking
+    return asking
+  }
+  if (root === undefined) {
+    server.oninitialized = () => {
+      if (server.getClientCapabilities()?.roots) askRoots()
+      else log.info('the client has no roots capability and no workspace root is configured: every tool call is refused')
+    }
+    server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+      if (server.getClientCapabilities()?.roots) askRoots()
+    })
+  }
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
     const tool = byName.get(name)
     if (!tool) {
       const hint = tools.get(name) ? ` (${name} is not enabled: add it to --tools or PATCH_FILE_TOOLS)` : ''
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}${hint}. Tools: ${[...byName.keys()].join(', ')}`)
+      throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}${hint}. Tools: ${[...byName.keys()].join(', ')}`)
     }
     log.debug(`call ${name} (request ${transport.idText(extra.requestId)})`)
     const call = (async () => {
+      // The client's roots, when they are being asked for, are known before a call runs; but a call waits
+      // at most ROOTS_WAIT_MS (then runs with the roots known so far), since a client that sends
+      // maxInFlight calls before it answers roots/list pauses the reading of that answer.
+      if (rootsAsked) await waitAtMost(rootsAsked, ROOTS_WAIT_MS)
       // A call cancelled before it started writes nothing; one cancelled while it runs
       // (notifications/cancelled) stops before its commit (CANCELLED, nothing written);
       // a commit already under way completes (writes are atomic).
       if (extra.signal.aborted) return null
       try {
-        return set.result(await engine.run(tool, args, { ...options, signal: extra.signal }))
+        const where = workspace.route(tool, args)
+        if (where.refusal) return where.refusal
+        const result = await engine.run(tool, args, { ...options, workspaceRoot: where.root, signal: extra.signal })
+        workspace.ran(where.root, result)
+        return set.result(result)
       } catch (err) {
         log.error(`${name}: ${err.stack || err}`)
         return { ok: false, code: 'INTERNAL_ERROR', message: `internal error (${err.message}); nothing was written` }
@@ -295,7 +354,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
     } finally {
       inflight.delete(call)
     }
-    if (result === null) throw new McpError(ErrorCode.RequestTimeout, 'Request cancelled before it started')
+    if (result === null) throw rpcError(ErrorCode.RequestTimeout, 'Request cancelled before it started')
     const answer = fitCallResult(result, maxResultBytes, { structured: outputSchemas })
     carried.set(answer, result)
     log.debug(`done ${name} (request ${transport.idText(extra.requestId)}): ${answer.isError ? (result && result.code) || 'failed' : 'ok'}`)
@@ -366,7 +425,8 @@ async function serve({ root, version, given, tools: served = tools.select('defau
 
   await server.connect(transport)
   const as = given !== undefined && given !== root ? ` (given as ${given})` : ''
-  log.info(`MCP server ${version} on stdio; workspace root ${root}${as}; tools ${[...byName.keys()].join(', ')}`)
+  const where = root === undefined ? "the client's roots" : `${root}${as}`
+  log.info(`MCP server ${version} on stdio; workspace root ${where}; tools ${[...byName.keys()].join(', ')}`)
 }
 
 module.exports = { serve, toCallResult, toListedTool, leanSchema, instructions, fitCallResult, tooLargeResult, makeLogger, EXIT_NO_ENGINE }

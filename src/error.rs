@@ -85,6 +85,11 @@ codes! {
     /// The journal entry to undo is damaged (cut short, altered, or not a
     /// file the engine wrote): it is never acted on; nothing was written.
     JOURNAL_DAMAGED,
+    /// A line of the new text is an elision marker (`// ... existing code
+    /// ...`) that would delete lines of the file, and the lines it stands
+    /// for are not certain; nothing was written. Send those lines, or keep
+    /// an unchanged line on each side of the marker.
+    ELIDED_CONTENT,
     /// An editLines anchor (`LINE#ID`) no longer names the line it named
     /// when read: the line changed, was removed, could now be at several
     /// places, or (checked without the read's snapshot) its ID does not

@@ -36,6 +36,11 @@
 //!               dry_run.rs (the cache and its one apply path), lines.rs
 //!               (anchored line edits), diff.rs,
 //!               changes.rs (what a commit changed, for its recorder)
+//!   check/      pure: what the new text of a file leaves, checked once per
+//!               written file on its final content by the pipeline (every
+//!               entry point and format): elision.rs (`// ... existing code
+//!               ...` markers expanded when they have one reading, refused
+//!               otherwise), marker.rs (what a marker line is)
 //!   matching/   pure: exact.rs (exact-once planning), many.rs (many edits
 //!               in one pass), plan.rs (what both plan: spans over the text),
 //!               blocks.rs (SEARCH/REPLACE blocks), tolerant.rs
@@ -78,6 +83,7 @@
 //! api
 //! input history
 //! txn
+//! check
 //! matching io
 //! diagnose
 //! text
@@ -98,6 +104,7 @@
 #![warn(unreachable_pub)]
 
 pub mod api;
+pub(crate) mod check;
 pub(crate) mod diagnose;
 pub mod error;
 pub(crate) mod history;

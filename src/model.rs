@@ -172,6 +172,20 @@ pub struct Options {
     /// agent-SDK adapters tolerate line endings alone, so the commonest near
     /// miss (LF text against a CRLF file) lands, the file keeping its CRLF.
     pub default_match: MatchMode,
+    /// What elision markers in new text do (`elisions`).
+    pub elisions: Elisions,
+}
+
+/// What an elision marker in new text (`// ... existing code ...` where
+/// lines of the file were) does (`options.elisions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Elisions {
+    /// Expanded to the lines it stands for when they are certain, refused
+    /// (`ELIDED_CONTENT`) otherwise (the default).
+    #[default]
+    Expand,
+    /// Written as it is: the caller means the text.
+    Literal,
 }
 
 /// How much of a result the caller wants (`options.results`).

@@ -34,6 +34,11 @@ pub mod temps {
     pub use crate::txn::STALE_TEMP_AGE;
 }
 
+/// The checks on new text, alone (the lazy-edit benchmark).
+pub mod check {
+    pub use crate::check::elision::{lazy_outcome, Lazy};
+}
+
 /// The workspace sandbox's path resolution.
 pub mod workspace {
     pub use crate::io::workspace::{Intent, Workspace};

@@ -141,6 +141,58 @@ fn a_replacement_present_elsewhere_is_not_already_applied() {
 }
 
 #[test]
+fn a_block_read_as_its_own_replacement_is_not_already_applied() {
+    // The edit adds a space to the blank line after `var p` (3 spaces to
+    // 4); sent with line-number prefixes (`4: ` before the 3 spaces), the
+    // block read without `4:` is the replacement itself, which stands
+    // elsewhere (found on the replay of a public project's history).
+    let text = "void A()\n{\n    var p = data.First();\n   \n}\nvoid B()\n{\n    var p = data.First();\n    \n    use(p);\n}\n";
+    let r = exact(
+        text,
+        "3:     var p = data.First();\n4:    \n",
+        "    var p = data.First();\n    \n",
+    );
+    assert_eq!(r["ok"], false);
+    assert_ne!(r["already_applied"], true, "{r}");
+}
+
+#[test]
+fn a_block_standing_as_read_is_not_already_applied() {
+    // A commit converts line 13's ending to CRLF in a mixed file where the
+    // same line stands with CRLF in another class; sent with line-number
+    // prefixes, the block read without them stands at line 2 as it was
+    // (found on the replay of a public project's history).
+    let text = "class A {\n    public static byte[] GetBytes(this string input) => Encoding.UTF8.GetBytes(input);\n}\r\nclass B {\r\n    public static byte[] GetBytes(this string input) => Encoding.UTF8.GetBytes(input);\r\n}\r\n";
+    for search in [
+        "     2\t    public static byte[] GetBytes(this string input) => Encoding.UTF8.GetBytes(input);\n",
+        "     2→    public static byte[] GetBytes(this string input) => Encoding.UTF8.GetBytes(input);\n",
+    ] {
+        let r = exact(
+            text,
+            search,
+            "    public static byte[] GetBytes(this string input) => Encoding.UTF8.GetBytes(input);\r\n",
+        );
+        assert_eq!(r["ok"], false);
+        assert_ne!(r["already_applied"], true, "{r}");
+    }
+}
+
+#[test]
+fn a_re_indentation_found_inside_the_lines_it_moves_is_not_already_applied() {
+    // A commit moving a line from 8 to 4 spaces, its block sent with LF to
+    // a CRLF file: the replacement stands inside the line's own 8 spaces
+    // (found on the replay of a public project's history).
+    let text = "static class S\r\n{\r\n        public static byte[] GetBytes(this string input) => Encoding.UTF8.GetBytes(input);\r\n}\r\n";
+    let r = exact(
+        text,
+        "        public static byte[] GetBytes(this string input) => Encoding.UTF8.GetBytes(input);\n",
+        "    public static byte[] GetBytes(this string input) => Encoding.UTF8.GetBytes(input);\n",
+    );
+    assert_eq!(r["ok"], false);
+    assert_ne!(r["already_applied"], true, "{r}");
+}
+
+#[test]
 fn a_deletion_whose_remaining_text_is_part_of_the_region_is_not_already_applied() {
     // Deleting the two lines after `start();`: the block is stale in its
     // second line, so nothing was deleted; the replacement (the context line

@@ -830,3 +830,85 @@ fn the_journal_lists_commits_of_concurrent_processes_in_commit_order() {
     }
     assert_eq!(fs::read(root.join("o.txt")).unwrap(), start);
 }
+
+#[test]
+fn undo_without_id_after_an_outside_change_names_the_way_forward() {
+    let (_t, root) = ws();
+    fs::write(root.join("a.txt"), "alpha\n").unwrap();
+    fs::write(root.join("b.txt"), "beta\n").unwrap();
+    ok(&patch(&root, "b.txt", "beta", "BETA"));
+    ok(&patch(&root, "a.txt", "alpha", "ALPHA"));
+    fs::write(root.join("a.txt"), "someone else\n").unwrap();
+    let u = undo(&root, json!({}));
+    assert_eq!(u["code"], "FILE_CHANGED", "{u:#}");
+    assert_eq!(u["id"], "2");
+    let m = u["message"].as_str().unwrap();
+    assert!(m.contains("Undo without id stops at transaction 2"), "{m}");
+    assert!(m.contains("the next one: \"1\""), "{m}");
+    assert!(!m.contains("Undo the later transactions first"), "{m}");
+    assert!(
+        m.contains("(a.txt)") && !m.contains(root.to_str().unwrap()),
+        "{m}"
+    );
+    // Never an older transaction over the newer outside change: the same answer again.
+    assert_eq!(undo(&root, json!({}))["code"], "FILE_CHANGED");
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"someone else\n");
+    // The way it names goes on.
+    ok(&undo(&root, json!({"id": "1"})));
+    assert_eq!(fs::read(root.join("b.txt")).unwrap(), b"beta\n");
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"someone else\n");
+    // With nothing older left, it says so.
+    let u = undo(&root, json!({}));
+    let m = u["message"].as_str().unwrap();
+    assert!(m.contains("there is no older transaction to undo"), "{m}");
+}
+
+#[test]
+fn nothing_to_undo_names_the_undo_that_redoes() {
+    let (_t, root) = ws();
+    fs::write(root.join("a.txt"), "alpha\n").unwrap();
+    ok(&patch(&root, "a.txt", "alpha", "ALPHA"));
+    let u = ok(&undo(&root, json!({}))).clone();
+    assert_eq!(u["id"], "2");
+    let again = undo(&root, json!({}));
+    assert_eq!(again["code"], "INVALID_INPUT");
+    let m = again["message"].as_str().unwrap();
+    assert!(
+        m.contains("every transaction in this workspace's journal is undone"),
+        "{m}"
+    );
+    assert!(m.contains("undo with id \"2\""), "{m}");
+    ok(&undo(&root, json!({"id": "2"})));
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"ALPHA\n");
+}
+
+#[test]
+fn history_of_a_file_shows_a_transaction_blocked_by_an_outside_change() {
+    let (_t, root) = ws();
+    fs::write(root.join("a.txt"), "alpha\n").unwrap();
+    ok(&patch(&root, "a.txt", "alpha", "ALPHA"));
+    let of_file = |root: &Path| {
+        ok(&api::history(
+            &json!({"file_path": "a.txt"}),
+            Some(&o(root)),
+        ))
+        .clone()
+    };
+    assert_eq!(of_file(&root)["transactions"][0]["undoable"], true);
+    fs::write(root.join("a.txt"), "someone else\n").unwrap();
+    let h = of_file(&root);
+    let t = &h["transactions"][0];
+    assert_eq!(t["undoable"], false, "{h:#}");
+    assert!(
+        t["why_not_undoable"]
+            .as_str()
+            .unwrap()
+            .contains("FILE_CHANGED"),
+        "{h:#}"
+    );
+    // Put back as the transaction left it: undoable again, and undone.
+    fs::write(root.join("a.txt"), "ALPHA\n").unwrap();
+    assert_eq!(of_file(&root)["transactions"][0]["undoable"], true);
+    ok(&undo(&root, json!({})));
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"alpha\n");
+}

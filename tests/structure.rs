@@ -5,8 +5,9 @@
 //!
 //! [`LONGER`] names functions allowed over the limit for a while, each
 //! with its length: a listed function may only shrink, and one brought
-//! under the limit must leave the list. It is empty: every function is
-//! within the limit.
+//! under the limit must leave the list. Every production function is
+//! measured: items under `#[cfg(test)]` are skipped one by one, not the
+//! rest of the file after the first of them.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 const MAX_LINES: usize = 120;
 
 /// (file, function, its length today): still to be split.
-const LONGER: &[(&str, &str, usize)] = &[];
+const LONGER: &[(&str, &str, usize)] = &[("src/matching/exact.rs", "in_turn_sharing", 289)];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in fs::read_dir(dir).unwrap() {
@@ -48,8 +49,43 @@ fn declared(line: &str) -> Option<&str> {
     }
 }
 
-/// Every function of a file outside its `#[cfg(test)]` part, with its
-/// length in lines (to the closing brace at the signature's indentation).
+/// The index of the line after the item that starts at or after line `i`
+/// (its attributes first): past the closing brace at the item's indentation
+/// for an item with a body, past its `;` otherwise.
+fn after_item(lines: &[&str], mut i: usize) -> usize {
+    while i < lines.len() && lines[i].trim_start().starts_with("#[") {
+        i += 1;
+    }
+    let Some(first) = lines.get(i) else {
+        return i;
+    };
+    let indent = first.len() - first.trim_start().len();
+    let mut j = i;
+    while j < lines.len() {
+        let t = lines[j].trim_end();
+        if t.ends_with(';') && !t.contains('{') {
+            return j + 1;
+        }
+        if t.ends_with('{') {
+            break;
+        }
+        if t.contains('{') && t.ends_with('}') {
+            return j + 1;
+        }
+        j += 1;
+    }
+    let close = format!("{}}}", " ".repeat(indent));
+    let mut k = j + 1;
+    while k < lines.len() && !lines[k].trim_end().starts_with(&close) {
+        k += 1;
+    }
+    k + 1
+}
+
+/// Every function of a file, with its length in lines (to the closing brace
+/// at the signature's indentation). Items under `#[cfg(test)]` — a test
+/// module, a test-only helper — are skipped one by one, precisely: the
+/// production code after them is measured too.
 fn functions(text: &str) -> Vec<(String, usize)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
@@ -57,7 +93,8 @@ fn functions(text: &str) -> Vec<(String, usize)> {
     while i < lines.len() {
         let l = lines[i];
         if l.trim_start().starts_with("#[cfg(test)]") {
-            break;
+            i = after_item(&lines, i + 1);
+            continue;
         }
         let Some(name) = declared(l) else {
             i += 1;
@@ -103,6 +140,10 @@ fn the_function_finder_measures_what_it_names() {
         functions(text),
         vec![("a".into(), 5), ("b".into(), 1), ("c".into(), 3)]
     );
+    // A test module, a test-only helper and a test-only `use` are skipped;
+    // the production functions after them are measured.
+    let text = "#[cfg(test)]\nuse x::y;\nfn p() {\n}\n#[cfg(test)]\n#[allow(dead_code)]\nfn helper() {\n    1;\n}\n#[cfg(test)]\nmod tests {\n    fn t() {\n    }\n}\nimpl S {\n    #[cfg(test)]\n    fn only_tests(&self) {\n    }\n    fn q(&self) {\n        2;\n    }\n}\n";
+    assert_eq!(functions(text), vec![("p".into(), 2), ("q".into(), 3)]);
 }
 
 #[test]

@@ -36,7 +36,7 @@ export type PatchFileTools = {
  * The default tools for `generateText({ tools })`, `streamText`, agents and the
  * rest of the AI SDK. `options` are the engine's (`workspaceRoot` sandboxes
  * every path). Throws NATIVE_ENGINE_UNAVAILABLE when this platform has no
- * engine; a call never throws.
+ * engine; a call never throws. `toolOptions.strict`: strict tools (ToolOptions).
  */
 /** The `anchors` tool set: read_file (send `anchors: true`), edit_lines, undo. */
 export type AnchorTools = {
@@ -48,6 +48,18 @@ export type AnchorTools = {
 /** Which tools: tool or profile names (`'anchors'`, `'default'`, `'all'`, …), taken out of the engine's options. */
 export type ToolChoice = { tools?: string | readonly string[] }
 
-export declare function createPatchFileTools(options: PatchFileOptions & { tools: 'anchors' }): AnchorTools
-export declare function createPatchFileTools(options?: PatchFileOptions & { tools?: undefined }): PatchFileTools
-export declare function createPatchFileTools(options: PatchFileOptions & ToolChoice): Record<string, Tool>
+export declare function createPatchFileTools(options: PatchFileOptions & { tools: 'anchors' }, toolOptions?: ToolOptions): AnchorTools
+export declare function createPatchFileTools(options?: PatchFileOptions & { tools?: undefined }, toolOptions?: ToolOptions): PatchFileTools
+export declare function createPatchFileTools(options: PatchFileOptions & ToolChoice, toolOptions?: ToolOptions): Record<string, Tool>
+
+/**
+ * How the tools are presented to the model. `strict: true`: each tool's input
+ * schema is its strict variant (`patch-file-tool/schemas/strict/<name>.json`:
+ * every property required, the optional ones nullable, `additionalProperties:
+ * false` throughout) and the tool has `strict: true`, so that a provider with a
+ * strict mode (OpenAI) guarantees the arguments fit. The model then sends `null`
+ * for what it leaves out, which the engine takes as absent.
+ */
+export interface ToolOptions {
+  strict?: boolean
+}

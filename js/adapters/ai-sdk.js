@@ -8,9 +8,9 @@ const { aiSdkTools } = require('./toolset.js')
 
 const ai = requirePeer('ai', 'ai', 'patch-file-tool/ai-sdk')
 
-/** The default tools, keyed by tool name, for `generateText({ tools })` and the rest of the AI SDK. */
-function createPatchFileTools(options) {
-  return aiSdkTools(ai, options)
+/** The default tools, keyed by tool name, for `generateText({ tools })` and the rest of the AI SDK; `{ strict: true }`: strict tools. */
+function createPatchFileTools(options, toolOptions) {
+  return aiSdkTools(ai, options, toolOptions)
 }
 
 module.exports = { createPatchFileTools }

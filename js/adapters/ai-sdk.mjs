@@ -13,7 +13,7 @@ try {
   throw missingPeer('ai', 'patch-file-tool/ai-sdk', err)
 }
 
-/** The default tools, keyed by tool name, for `generateText({ tools })` and the rest of the AI SDK. */
-export function createPatchFileTools(options) {
-  return aiSdkTools(ai, options)
+/** The default tools, keyed by tool name, for `generateText({ tools })` and the rest of the AI SDK; `{ strict: true }`: strict tools. */
+export function createPatchFileTools(options, toolOptions) {
+  return aiSdkTools(ai, options, toolOptions)
 }

@@ -67,7 +67,7 @@ function successText(given, r) {
       return `${text}\n[truncated to max_characters; the file has ${r.total_lines} lines: view a narrower view_range to see the rest]`
     }
     case 'create':
-      return withWarnings([`Created ${path} (${r.after_bytes} bytes).`], r)
+      return withWarnings([Number.isInteger(r.after_bytes) ? `Created ${path} (${r.after_bytes} bytes).` : `Created ${path}.`], r)
     case 'str_replace':
     case 'insert': {
       const what = r.command === 'insert' ? `Inserted the text into ${path} at line ${r.line_number}.` : `Edited ${path} at line ${r.line_number}.`
@@ -93,6 +93,7 @@ function createTextEditor(options) {
     throw new TypeError(`createTextEditor: options.maxCharacters must be a positive integer, not ${JSON.stringify(maxCharacters)}`)
   }
   engine.warm()
+  const callOptions = engine.compactOptions(engineOptions)
   const tool = { type: TOOL_TYPE, name: TOOL_NAME }
   if (maxCharacters !== undefined) tool.max_characters = maxCharacters
 
@@ -113,7 +114,7 @@ function createTextEditor(options) {
 
   async function execute(command) {
     try {
-      return await engine.engine().textEditor(command, engineOptions)
+      return await engine.engine().textEditor(command, callOptions)
     } catch (err) {
       return internalError(err)
     }

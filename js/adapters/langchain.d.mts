@@ -1,16 +1,25 @@
 // Types of patch-file-tool/langchain (ES modules; langchain.d.ts is the same for CommonJS).
 import type { StructuredTool } from '@langchain/core/tools'
+import type { ToolMessage } from '@langchain/core/messages'
 import type { ApplyPatchOperation } from '@langchain/openai'
 import type { FormatOptions, PatchFileOptions } from '../../index.js'
 
 /**
  * The `execute` of `tools.applyPatch({ execute })` from @langchain/openai: applies
- * each operation (V4A diffs) with the engine inside `options.workspaceRoot` and
- * resolves to the text for the model (what was done, or the failure with the
- * engine's diagnosis); never rejects. Throws NATIVE_ENGINE_UNAVAILABLE when this
+ * each operation (V4A diffs) with the engine inside `options.workspaceRoot`. Called
+ * by the tool with a tool call, it resolves to a ToolMessage whose content is the
+ * text for the model (what was done, or the failure with the engine's diagnosis),
+ * artifact the engine's result object, status "error" on failure; called without
+ * one, to that text. Never rejects. Throws NATIVE_ENGINE_UNAVAILABLE when this
  * platform has no engine.
  */
-export declare function createApplyPatchExecute(options?: FormatOptions): (operation: ApplyPatchOperation) => Promise<string>
+export declare function createApplyPatchExecute(options?: FormatOptions): ApplyPatchExecute
+
+/** createApplyPatchExecute's function: the text alone, or (with LangChain's config of a tool call) a ToolMessage. */
+export interface ApplyPatchExecute {
+  (operation: ApplyPatchOperation): Promise<string>
+  (operation: ApplyPatchOperation, config: { toolCall?: { id?: string } }): Promise<string | ToolMessage>
+}
 
 /**
  * The default tool set as LangChain tools (`tool()` of @langchain/core), in
@@ -18,9 +27,21 @@ export declare function createApplyPatchExecute(options?: FormatOptions): (opera
  * and input schemas. Invoked with a tool call, a tool returns a ToolMessage:
  * content is the result's JSON (or the failure text with the engine's
  * diagnosis), artifact the engine's result object, status "error" on failure.
- * LangChain first checks the arguments against the schema: arguments that do
- * not fit are its ToolInputParsingException, naming what is wrong (its agents
- * answer that with an error ToolMessage); the engine's failures never throw.
+ * The arguments are checked by the engine, not by LangChain's validator: what the
+ * engine accepts (its aliases, such as `old_string`) lands, and what it refuses
+ * (an unknown or missing field) is an error ToolMessage naming the field; a call
+ * never throws. bindTools still gives the model the listed schema.
  */
 /** `options.tools`: tool or profile names (`'anchors'`: read_file, edit_lines, undo); the default set without it. */
-export declare function createPatchFileTools(options?: PatchFileOptions & { tools?: string | readonly string[] }): StructuredTool[]
+export declare function createPatchFileTools(options?: PatchFileOptions & { tools?: string | readonly string[] }, toolOptions?: ToolOptions): StructuredTool[]
+
+/**
+ * How the tools are presented to the model. `strict: true`: each tool's schema is
+ * its strict variant (`patch-file-tool/schemas/strict/<name>.json`: every property
+ * required, the optional ones nullable, `additionalProperties: false` throughout),
+ * for `model.bindTools(tools, { strict: true })`. The model then sends `null` for
+ * what it leaves out, which the engine takes as absent.
+ */
+export interface ToolOptions {
+  strict?: boolean
+}

@@ -5,8 +5,7 @@ import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
 const { missingPeer } = require('./peer.js')
-const { langchainTools } = require('./toolset.js')
-const { textExecutor } = require('./v4a.js')
+const { langchainTools, langchainApplyPatch } = require('./toolset.js')
 
 let lc
 try {
@@ -16,12 +15,12 @@ try {
   throw missingPeer('@langchain/core', 'patch-file-tool/langchain', err)
 }
 
-/** The `execute` for `tools.applyPatch({ execute })`: operation -> Promise of the text for the model. Never rejects. */
+/** The `execute` for `tools.applyPatch({ execute })`: a ToolMessage (status "error" on failure), or the text without a tool call. Never rejects. */
 export function createApplyPatchExecute(options) {
-  return textExecutor(options)
+  return langchainApplyPatch(lc, options)
 }
 
-/** The default tools as LangChain structured tools, in listing order. */
-export function createPatchFileTools(options) {
-  return langchainTools(lc, options)
+/** The default tools as LangChain structured tools, in listing order; `{ strict: true }`: the strict schemas. */
+export function createPatchFileTools(options, toolOptions) {
+  return langchainTools(lc, options, toolOptions)
 }

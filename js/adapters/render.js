@@ -103,7 +103,9 @@ function failureText(result, { mapMessage = (m) => m } = {}) {
   for (const e of edits) part(out, said, e, Number.isInteger(e && e.index) ? `edits[${e.index}]` : '', mapMessage)
   for (const f of Array.isArray(r.failures) ? r.failures : []) {
     if (!f || typeof f !== 'object') continue
-    const file = typeof f.path === 'string' ? `\`${f.path}\`` : ''
+    // The compact view gives `path` only where it differs from `file_path`.
+    const named = typeof f.path === 'string' ? f.path : f.file_path
+    const file = typeof named === 'string' ? `\`${named}\`` : ''
     part(out, said, f, file, mapMessage)
     for (const h of Array.isArray(f.hunks) ? f.hunks : []) part(out, said, h, `${file} hunk ${Number(h && h.index) + 1}`.trim(), mapMessage)
     for (const b of Array.isArray(f.blocks) ? f.blocks : []) part(out, said, b, `${file} block ${Number(b && b.index) + 1}`.trim(), mapMessage)

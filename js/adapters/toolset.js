@@ -11,9 +11,14 @@
 // - AI SDK: `execute` returns the engine's result object (the application
 //   sees it in `toolResults`); the model receives a success as that JSON and
 //   a failure as error text with the engine's diagnosis (js/adapters/render.js).
+//   The result is the engine's compact view unless the caller's options ask
+//   for `results: "full"` (js/engine.js modelOptions), as through MCP.
 // - LangChain: a ToolMessage whose content is that same text or JSON, whose
 //   artifact is the result object, with status "error" on failure (chat
-//   models that know tool errors, such as Anthropic's, pass it on).
+//   models that know tool errors, such as Anthropic's, pass it on). The
+//   arguments are checked by the engine, not by LangChain's validator
+//   (engineValidates), so that what the engine accepts (its aliases) lands and
+//   what it refuses is an error ToolMessage, never an exception.
 //
 // The SDK's own functions are passed in (`ai`, `lc`) rather than required
 // here: the CommonJS entry passes the SDK's CommonJS build and the ES module
@@ -36,6 +41,7 @@
 const tools = require('../tools.js')
 const engine = require('../engine.js')
 const { failureText, internalError, unreadable } = require('./render.js')
+const { applyOperation } = require('./v4a.js')
 
 /** How the default set answers the model (js/tools.js forSet). */
 const defaultSet = tools.forSet(tools.DEFAULT_TOOLS)
@@ -59,12 +65,36 @@ function withSignal(options, signal) {
 }
 
 /**
+ * `value` without its null-valued object properties, at every depth (array
+ * elements stay): what a strict model sends for a field it leaves out. The
+ * engine takes `null` as absent, except for the fields of the single-edit form
+ * beside `edits` (patch_file's and each batch_patch_files file's
+ * search_block, replace_block, expected_replacements, replace_all), which it
+ * refuses even when null; the strict tools send it their input without them.
+ * A value whose reading throws is returned as it is (the engine refuses it).
+ */
+function nullsAsAbsent(value) {
+  const strip = (v, depth) => {
+    if (v === null || typeof v !== 'object' || depth > 64) return v
+    if (Array.isArray(v)) return v.map((x) => strip(x, depth + 1))
+    const out = {}
+    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = strip(x, depth + 1)
+    return out
+  }
+  try {
+    return strip(value, 0)
+  } catch {
+    return value
+  }
+}
+
+/**
  * The default tools, SDK-neutral: name, description, a fresh copy of the
  * JSON schema of their input, and run(args, signal) resolving to the
  * engine's result object. Loads the engine now, so that a platform without
  * it fails here (NATIVE_ENGINE_UNAVAILABLE) and not on the model's first call.
  */
-function entries(callerOptions) {
+function entries(callerOptions, { strict = false } = {}) {
   engine.warm()
   const { names, options: rest } = toolNames(callerOptions)
   const options = engine.modelOptions(rest)
@@ -75,10 +105,10 @@ function entries(callerOptions) {
       name,
       description: tool.schema.description,
       set,
-      parameters: () => copy(tool.schema.parameters),
+      parameters: () => copy((strict ? tool.strictSchema : tool.schema).parameters),
       async run(args, signal) {
         try {
-          return await engine.run(tool, args, withSignal(options, signal))
+          return await engine.run(tool, strict ? nullsAsAbsent(args) : args, withSignal(options, signal))
         } catch (err) {
           return internalError(err)
         }
@@ -123,13 +153,26 @@ function modelOutput(part, set = defaultSet) {
   }
 }
 
-/** The AI SDK tool set: tool name -> `tool({ description, inputSchema, execute, toModelOutput })`. */
-function aiSdkTools(ai, options) {
+/**
+ * Whether `toolOptions` (the adapters' second argument) asks for strict tools:
+ * the strict schemas (schemas/strict/), and the SDK's strict flag where it has one.
+ */
+function strictOf(toolOptions) {
+  return toolOptions !== null && typeof toolOptions === 'object' && toolOptions.strict === true
+}
+
+/**
+ * The AI SDK tool set: tool name -> `tool({ description, inputSchema, execute, toModelOutput })`;
+ * with `{ strict: true }`, the strict schemas and the tool's `strict` flag.
+ */
+function aiSdkTools(ai, options, toolOptions) {
+  const strict = strictOf(toolOptions)
   const set = {}
-  for (const e of entries(options)) {
+  for (const e of entries(options, { strict })) {
     set[e.name] = ai.tool({
       description: e.description,
       inputSchema: ai.jsonSchema(e.parameters()),
+      ...(strict ? { strict: true } : {}),
       execute: (input, callOptions) => {
         let signal
         try {
@@ -145,28 +188,85 @@ function aiSdkTools(ai, options) {
   return set
 }
 
-/** The LangChain tools (`tool()` from @langchain/core/tools), in DEFAULT_TOOLS order. */
-function langchainTools(lc, options) {
-  return entries(options).map((e) =>
-    lc.tool(
+/**
+ * `t` (a LangChain structured tool whose `schema` is a JSON schema) with its
+ * input checked by the engine alone. LangChain reads `schema` twice: bindTools
+ * turns it into the model's function definition, and `call` validates each
+ * call's arguments against it, throwing ToolInputParsingException out of the
+ * agent loop on a mismatch. The engine accepts more than the model-facing
+ * schema lists (the aliases: `old_string`, `filePath`, ...) and refuses the
+ * rest with an INVALID_INPUT that names the field, answered as an error
+ * ToolMessage. So `call` validates against `{}` (any input; a fresh object
+ * each time, as LangChain's validator writes into it): `schema` is swapped for
+ * the synchronous start of `call`, where LangChain validates a JSON schema
+ * (before its first await), and restored before anything else can read it.
+ */
+function engineValidates(t) {
+  const call = t.call
+  Object.defineProperty(t, 'call', {
+    configurable: true,
+    writable: true,
+    value: function callCheckedByTheEngine(...args) {
+      const schema = this.schema
+      this.schema = {}
+      try {
+        return call.apply(this, args)
+      } finally {
+        this.schema = schema
+      }
+    },
+  })
+  return t
+}
+
+/** The ToolMessage of a tool call's answer, or the text itself when called without a tool call. */
+function toolAnswer(lc, config, name, content, result, ok) {
+  let id
+  try {
+    id = config && config.toolCall && config.toolCall.id
+  } catch {
+    id = undefined
+  }
+  if (!id) return content
+  return new lc.ToolMessage({ content, artifact: result, tool_call_id: id, name, status: ok ? 'success' : 'error' })
+}
+
+/**
+ * The `execute` of @langchain/openai's `tools.applyPatch({ execute })`: the
+ * text for the model, as a ToolMessage with status "error" when the operation
+ * failed (LangChain passes a ToolMessage through; a string would be "success").
+ */
+function langchainApplyPatch(lc, options) {
+  engine.warm()
+  return async (operation, config) => {
+    const r = await applyOperation(operation, options)
+    return toolAnswer(lc, config, 'apply_patch', r.output, r.result, r.ok)
+  }
+}
+
+/**
+ * The LangChain tools (`tool()` from @langchain/core/tools), in DEFAULT_TOOLS order; with
+ * `{ strict: true }`, their schemas are the strict ones (bind them with `bindTools(tools, { strict: true })`).
+ */
+function langchainTools(lc, options, toolOptions) {
+  return entries(options, { strict: strictOf(toolOptions) }).map((e) =>
+    engineValidates(lc.tool(
       async (input, config) => {
-        const result = await e.run(input, config && config.signal)
-        const content = modelText(result, e.set)
-        const id = config && config.toolCall && config.toolCall.id
+        let signal
+        try {
+          signal = config && config.signal
+        } catch (err) {
+          const failure = unreadable('the call options', err)
+          return toolAnswer(lc, undefined, e.name, modelText(failure), failure, false)
+        }
+        const result = await e.run(input, signal)
         // Called with plain arguments (no tool call), LangChain returns the content itself.
-        if (!id) return content
-        return new lc.ToolMessage({
-          content,
-          artifact: result,
-          tool_call_id: id,
-          name: e.name,
-          status: result && result.ok === true ? 'success' : 'error',
-        })
+        return toolAnswer(lc, config, e.name, modelText(result, e.set), result, result && result.ok === true)
       },
-      // LangChain checks the arguments against the schema before the call; its error then names what is wrong.
-      { name: e.name, description: e.description, schema: e.parameters(), verboseParsingErrors: true },
-    ),
+      // The model-facing schema; the arguments of a call are checked by the engine (engineValidates).
+      { name: e.name, description: e.description, schema: e.parameters() },
+    )),
   )
 }
 
-module.exports = { aiSdkTools, langchainTools }
+module.exports = { aiSdkTools, langchainTools, langchainApplyPatch, nullsAsAbsent }

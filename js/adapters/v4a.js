@@ -139,8 +139,8 @@ function successText(op, r) {
   else if (op.type === 'create_file') {
     out.push(
       f.created === false
-        ? `Replaced ${op.path}, which already existed (${f.before_bytes} bytes before, ${f.after_bytes} now).`
-        : `Created ${op.path} (${f.after_bytes} bytes).`,
+        ? `Replaced ${op.path}, which already existed${Number.isInteger(f.before_bytes) ? ` (${f.before_bytes} bytes before, ${f.after_bytes} now)` : ''}.`
+        : `Created ${op.path}${Number.isInteger(f.after_bytes) ? ` (${f.after_bytes} bytes)` : ''}.`,
     )
   } else {
     const hunks = Array.isArray(f.hunks) ? f.hunks : []
@@ -181,7 +181,7 @@ async function applyOperation(operation, options, type) {
   if (built.failure) return { ok: false, output: failureText(built.failure), result: built.failure }
   let result
   try {
-    result = await engine.engine().applyPatch(built.input, options)
+    result = await engine.engine().applyPatch(built.input, engine.compactOptions(options))
   } catch (err) {
     result = internalError(err)
   }
@@ -192,13 +192,4 @@ async function applyOperation(operation, options, type) {
   return { ok: true, output: successText(op, result), result }
 }
 
-/**
- * A function applying operations with `options` and resolving to the text for
- * the model only (LangChain's applyPatch `execute`). Loads the engine now.
- */
-function textExecutor(options) {
-  engine.warm()
-  return async (operation) => (await applyOperation(operation, options)).output
-}
-
-module.exports = { applyOperation, textExecutor, toInput }
+module.exports = { applyOperation, toInput }

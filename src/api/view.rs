@@ -15,10 +15,21 @@
 //!   `after_bytes`; `replacements` when it is 1 (exact-once, the default);
 //!   an `edits` list of one beside the `line_number` that says the same;
 //!   `write_strategy` when it is `rename` (the default way; `in_place` and
-//!   its reason stay, they tell the caller something);
+//!   its reason stay, they tell the caller something); an empty
+//!   `matched_with` (the edit matched exactly, as an edit does unless told);
 //! - a `closest_match` nested in a failure's parts (the failing file of a
 //!   patch, its failing hunk) dropped when it is the one the failure itself
 //!   gives;
+//! - `path` (a file as the patch named it) dropped where it says what the
+//!   relative `file_path` beside it says;
+//! - each file's `diff` dropped when the result's own `diff` is theirs put
+//!   together (a dry run of a patch, of an undo);
+//! - `files` dropped when it is one file saying only what the result itself
+//!   says (a dry run applied);
+//! - `workspace_root` and `journal` (the history's absolute root, which
+//!   every relative path already refers to, and where the journal is kept
+//!   outside the workspace) dropped; `files_changed` relative, as
+//!   `file_path` is;
 //! - everything else kept, so a failure still carries every fact a retry
 //!   needs (code, message, closest match, its lines and kinds).
 //!
@@ -41,7 +52,7 @@ const DROPPED: [&str; 5] = [
 /// Every field the compact view may leave out of a result (or of an object
 /// in it) that the full result always has: the contract lists them, so the
 /// schemas of compact results do not require them.
-pub(super) const MAY_DROP: [&str; 9] = [
+pub(super) const MAY_DROP: [&str; 14] = [
     DROPPED[0],
     DROPPED[1],
     DROPPED[2],
@@ -51,10 +62,22 @@ pub(super) const MAY_DROP: [&str; 9] = [
     "edits",
     "write_strategy",
     "closest_match",
+    "path",
+    "diff",
+    "files",
+    "workspace_root",
+    "journal",
 ];
 
 /// Fields holding a path, made relative to the workspace root.
 const PATHS: [&str; 2] = ["file_path", "move_to"];
+
+/// Fields holding a list of paths, each made relative to the workspace root.
+const PATH_LISTS: [&str; 1] = ["files_changed"];
+
+/// Top-level fields a compact result never carries: the workspace root every
+/// path is relative to, and where the journal is kept (outside the workspace).
+const DROPPED_AT_TOP: [&str; 2] = ["workspace_root", "journal"];
 
 /// The compact view of `result`, for a workspace whose root is `root`
 /// (as the caller gave it; its real path is tried too).
@@ -67,6 +90,13 @@ pub(super) fn compact(mut result: Value, root: &Path) -> Value {
         .map(|r| r.trim_end_matches('/'))
         .collect();
     shrink(&mut result, &roots);
+    if let Value::Object(m) = &mut result {
+        for key in DROPPED_AT_TOP {
+            m.remove(key);
+        }
+        drop_file_diffs(m);
+        drop_repeated_file(m);
+    }
     if let Some(top) = result.get("closest_match").cloned() {
         if let Value::Object(m) = &mut result {
             for (key, child) in m.iter_mut() {
@@ -77,6 +107,44 @@ pub(super) fn compact(mut result: Value, root: &Path) -> Value {
         }
     }
     result
+}
+
+/// Removes each file's `diff` when the result's own `diff` is all of them
+/// put together, in order.
+fn drop_file_diffs(m: &mut Map<String, Value>) {
+    let Some(Value::String(whole)) = m.get("diff") else {
+        return;
+    };
+    let Some(Value::Array(files)) = m.get("files") else {
+        return;
+    };
+    let mut joined = String::new();
+    for f in files {
+        match f.get("diff") {
+            Some(Value::String(d)) => joined.push_str(d),
+            _ => return,
+        }
+    }
+    if joined != *whole {
+        return;
+    }
+    if let Some(Value::Array(files)) = m.get_mut("files") {
+        for f in files.iter_mut().filter_map(Value::as_object_mut) {
+            f.remove("diff");
+        }
+    }
+}
+
+/// Removes `files` when it is one file every field of which the result
+/// itself gives with the same value.
+fn drop_repeated_file(m: &mut Map<String, Value>) {
+    let repeated = match m.get("files").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([Value::Object(f)]) => !f.is_empty() && f.iter().all(|(k, v)| m.get(k) == Some(v)),
+        _ => false,
+    };
+    if repeated {
+        m.remove("files");
+    }
 }
 
 /// Removes every `closest_match` equal to `top` from `v` and below.
@@ -129,6 +197,12 @@ fn shrink_object(m: &mut Map<String, Value>, roots: &[&str]) {
     {
         m.remove("edits");
     }
+    if m.get("matched_with")
+        .and_then(Value::as_array)
+        .is_some_and(Vec::is_empty)
+    {
+        m.remove("matched_with");
+    }
     if m.get("write_strategy").and_then(Value::as_str) == Some("rename") {
         m.remove("write_strategy");
     }
@@ -138,6 +212,20 @@ fn shrink_object(m: &mut Map<String, Value>, roots: &[&str]) {
                 *p = rel;
             }
         }
+    }
+    for key in PATH_LISTS {
+        if let Some(Value::Array(items)) = m.get_mut(key) {
+            for item in items {
+                if let Value::String(p) = item {
+                    if let Some(rel) = relative(p, roots) {
+                        *p = rel;
+                    }
+                }
+            }
+        }
+    }
+    if m.contains_key("file_path") && m.get("path") == m.get("file_path") {
+        m.remove("path");
     }
 }
 
@@ -168,6 +256,7 @@ mod tests {
             "before_chars": 10, "after_chars": 11, "before_bytes": 10, "after_bytes": 11,
             "edits": [{"line_number": 7, "replacements": 1}],
             "sha256_before": "a".repeat(64), "sha256": "b".repeat(64), "write_strategy": "rename",
+            "matched_with": [],
         })
     }
 
@@ -190,6 +279,7 @@ mod tests {
         r["edits"] =
             json!([{"line_number": 7, "replacements": 2}, {"line_number": 9, "replacements": 1}]);
         r["write_strategy"] = json!("in_place");
+        r["matched_with"] = json!(["line_endings"]);
         r["write_strategy_reason"] = json!("the file has ACLs");
         let v = compact(r, Path::new("/nonexistent/ws/"));
         assert_eq!(v["replacements"], 3);
@@ -198,6 +288,7 @@ mod tests {
             json!([{"line_number": 7, "replacements": 2}, {"line_number": 9}])
         );
         assert_eq!(v["write_strategy"], "in_place");
+        assert_eq!(v["matched_with"], json!(["line_endings"]));
         assert_eq!(v["write_strategy_reason"], "the file has ACLs");
     }
 
@@ -250,6 +341,67 @@ mod tests {
         let real = std::fs::canonicalize(&real).unwrap();
         let r = json!({"ok": true, "file_path": real.join("a.txt").to_str().unwrap()});
         assert_eq!(compact(r, &link)["file_path"], "a.txt");
+    }
+
+    #[test]
+    fn a_patch_file_named_as_it_resolved_is_named_once() {
+        let r = json!({"ok": true, "files": [
+            {"path": "a.txt", "file_path": "/nonexistent/ws/a.txt", "action": "update"},
+            {"path": "./b.txt", "file_path": "/nonexistent/ws/b.txt", "action": "update"},
+        ]});
+        let v = compact(r, Path::new("/nonexistent/ws"));
+        assert_eq!(
+            v["files"],
+            json!([{"file_path": "a.txt", "action": "update"},
+                   {"path": "./b.txt", "file_path": "b.txt", "action": "update"}])
+        );
+    }
+
+    #[test]
+    fn a_dry_run_gives_its_diff_once() {
+        let r = json!({"ok": true, "dry_run": true, "diff": "d1d2", "files": [
+            {"file_path": "/nonexistent/ws/a", "diff": "d1"}, {"file_path": "/nonexistent/ws/b", "diff": "d2"}]});
+        let v = compact(r, Path::new("/nonexistent/ws"));
+        assert_eq!(v["diff"], "d1d2");
+        assert_eq!(v["files"], json!([{"file_path": "a"}, {"file_path": "b"}]));
+        let r = json!({"ok": true, "diff": "d1", "files": [
+            {"file_path": "a", "diff": "d1"}, {"file_path": "b", "diff_omitted": "too big"}]});
+        let v = compact(r, Path::new("/nonexistent/ws"));
+        assert_eq!(v["files"][0]["diff"], "d1", "not the whole diff: kept");
+    }
+
+    #[test]
+    fn one_file_repeating_the_result_is_dropped() {
+        let sha = "b".repeat(64);
+        let r = json!({"ok": true, "run_id": "dr_x", "file_path": "/nonexistent/ws/a", "created": false, "sha256": sha,
+                       "files": [{"file_path": "/nonexistent/ws/a", "created": false, "sha256": sha}]});
+        let v = compact(r, Path::new("/nonexistent/ws"));
+        assert_eq!(
+            v,
+            json!({"ok": true, "run_id": "dr_x", "file_path": "a", "created": false, "sha256": sha})
+        );
+        let r = json!({"ok": true, "file_path": "/nonexistent/ws/a",
+                       "files": [{"file_path": "/nonexistent/ws/a"}, {"file_path": "/nonexistent/ws/b"}]});
+        assert_eq!(
+            compact(r, Path::new("/nonexistent/ws"))["files"]
+                .as_array()
+                .map(Vec::len),
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn history_and_undo_name_files_relative_to_the_root_only() {
+        let r = json!({"ok": true, "workspace_root": "/nonexistent/ws", "journal": "/state/journal/x",
+                       "enabled": true, "transactions": []});
+        assert_eq!(
+            compact(r, Path::new("/nonexistent/ws")),
+            json!({"ok": true, "enabled": true, "transactions": []})
+        );
+        let r = json!({"ok": false, "code": "FILE_CHANGED", "message": "m", "file_path": "/nonexistent/ws/a",
+                       "files_changed": ["/nonexistent/ws/a", "/nonexistent/ws/d/b"]});
+        let v = compact(r, Path::new("/nonexistent/ws"));
+        assert_eq!(v["files_changed"], json!(["a", "d/b"]));
     }
 
     #[test]

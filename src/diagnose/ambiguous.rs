@@ -118,21 +118,18 @@ fn extents(
     e: usize,
     ends_nl: bool,
 ) -> (Vec<Option<usize>>, Vec<Option<usize>>) {
+    // Whole lines: with no line added, an extension still runs from the
+    // start of the occurrence's first line to the end of its last one.
     let pre: Vec<Option<usize>> = (0..=MAX_HINT_LINES)
-        .map(|a| {
-            if a == 0 {
-                Some(0)
-            } else {
-                line_start_above(text, p, a).map(|s| p - s)
-            }
-        })
+        .map(|a| line_start_above(text, p, a).map(|s| p - s))
         .collect();
     let post: Vec<Option<usize>> = (0..=MAX_HINT_LINES)
         .map(|b| {
-            if b == 0 {
+            if b == 0 && ends_nl {
                 Some(0)
             } else {
                 let down = if ends_nl { b - 1 } else { b };
+                // b == 0 here only for a block ending mid-line: to the end of that line.
                 if ends_nl && e >= text.len() {
                     return None;
                 }
@@ -179,7 +176,8 @@ fn unique_extension(
         common.push((cb, cf));
     }
     let mut best: Option<(usize, usize, usize)> = None;
-    for k in 1..=MAX_HINT_LINES {
+    // k = 0: the occurrence's own lines, unique when their rest differs.
+    for k in 0..=MAX_HINT_LINES {
         for (a, pa) in pre.iter().enumerate().take(k + 1) {
             let (Some(pa), Some(pb)) = (*pa, post[k - a]) else {
                 continue;
@@ -268,6 +266,27 @@ mod tests {
         assert!(d.unique_context_hint.is_empty());
     }
 
+    #[test]
+    fn hints_are_whole_lines_for_a_one_character_block() {
+        let text = "let a = x + 1;\nlet b = x + 2;\nlet c = 3;\n";
+        let d = ambiguous(text.as_bytes(), b"x", &Budget::new(u64::MAX));
+        let blocks: Vec<&str> = d
+            .unique_context_hint
+            .iter()
+            .map(|h| h.search_block.as_str())
+            .collect();
+        assert_eq!(blocks, ["let a = x + 1;", "let b = x + 2;"]);
+        for h in &d.unique_context_hint {
+            assert_eq!((h.lines_before, h.lines_after), (0, 0));
+            assert_eq!(h.line_number, h.match_line);
+        }
+        // The same line twice: a neighbouring line, still whole.
+        let text = "a {\n  x\n}\nb {\n  x\n}\n";
+        let d = ambiguous(text.as_bytes(), b"x", &Budget::new(u64::MAX));
+        assert_eq!(d.unique_context_hint[0].search_block, "a {\n  x");
+        assert_eq!(d.unique_context_hint[1].search_block, "b {\n  x");
+    }
+
     use proptest::prelude::*;
 
     proptest! {
@@ -282,6 +301,11 @@ mod tests {
             let d = ambiguous(text.as_bytes(), block.as_bytes(), &Budget::new(u64::MAX));
             for h in &d.unique_context_hint {
                 prop_assert!(h.search_block.contains(&block));
+                // Whole lines: it starts where a line starts and ends where one ends.
+                let at = memmem::find(text.as_bytes(), h.search_block.as_bytes()).unwrap_or(0);
+                let end = at + h.search_block.len();
+                prop_assert!(at == 0 || text.as_bytes()[at - 1] == b'\n', "{:?}", h);
+                prop_assert!(end == text.len() || text.as_bytes()[end - 1] == b'\n' || text.as_bytes()[end] == b'\n', "{:?}", h);
                 prop_assert_eq!(memmem::find_iter(text.as_bytes(), h.search_block.as_bytes()).count(), 1);
                 prop_assert_eq!(text.matches(&h.search_block).count(), 1, "{:?}", h);
             }

@@ -244,6 +244,24 @@ pub(super) fn proved(
     at: (usize, usize),
     region: Option<Region>,
 ) -> bool {
+    // A block read as the replacement itself (a line-number prefix taken
+    // with the space after it, or not) changes nothing as read: its
+    // replacement standing somewhere is the block standing there.
+    if search == replace {
+        return false;
+    }
+    // A replacement that starts with indentation names whole lines: found
+    // inside another line's indentation (8 spaces holding the 4 of a
+    // re-indented line), it is that line, not the replacement.
+    if replace.starts_with([' ', '\t']) && at.0 > 0 && text[at.0 - 1] != b'\n' {
+        return false;
+    }
+    // The block as read standing exactly is the edit not applied (a block
+    // read without its line numbers, whose place is still there), unless
+    // the replacement keeps it whole (an insertion next to it).
+    if !replace.contains(search) && memchr::memmem::find(text, search.as_bytes()).is_some() {
+        return false;
+    }
     let s: Vec<&str> = search.split_inclusive('\n').collect();
     let r: Vec<&str> = replace.split_inclusive('\n').collect();
     let pre = s.iter().zip(&r).take_while(|(a, b)| a == b).count();
@@ -270,6 +288,11 @@ pub(super) fn proved(
         // A deletion: the lines around it are both there, together; or one
         // side is, and what follows it is not the deleted text.
         let deleted: String = s[pre..s.len() - suf].concat();
+        // (Blank lines whose whitespace changed: nothing was deleted, and
+        // whitespace alone proves nothing.)
+        if s[pre..s.len() - suf].iter().all(|l| l.trim().is_empty()) {
+            return false;
+        }
         return match (has_content(head), has_content(tail)) {
             (true, true) => true,
             (true, false) => !still_there(text, at.1, &deleted, false),

@@ -61,7 +61,7 @@ pub use self::ambiguous::{ambiguous, MAX_HINTS};
 pub use self::budget::Budget;
 pub(crate) use self::classify::classify;
 pub use self::report::not_found;
-pub(crate) use self::report::{replacement_at, Diagnosis};
+pub(crate) use self::report::{replacement_at, replacement_outside, Diagnosis};
 pub(crate) use self::rival::rival;
 pub(crate) use crate::text::fold::Kind;
 

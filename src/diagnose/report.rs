@@ -415,6 +415,21 @@ pub(crate) fn replacement_at(text: &[u8], replace: &str) -> Option<(usize, usize
     applied::once(&needles, &hits)
 }
 
+/// Byte range of the first occurrence of `replace` (as sent, or with CRLF
+/// endings) outside `region`, however many there are: a replacement long
+/// enough to prove anything that already stands elsewhere.
+pub(crate) fn replacement_outside(
+    text: &[u8],
+    replace: &str,
+    region: (usize, usize),
+) -> Option<(usize, usize)> {
+    applied::needles(replace).iter().find_map(|n| {
+        memchr::memmem::find_iter(text, n)
+            .map(|p| (p, p + n.len()))
+            .find(|&(a, b)| a < region.0 || b > region.1)
+    })
+}
+
 /// Diagnoses a block that was not found in `text`. `label` prefixes the
 /// message (e.g. `edits[2]: `); the message and details name the two texts
 /// as `said`.

@@ -16,6 +16,7 @@ use crate::result::history::{
 };
 use crate::result::marks::True;
 use crate::result::{Failed, Outcome};
+use crate::txn::{Added, Txn};
 
 /// One entry as listed: whole, or damaged (never acted on).
 pub(crate) enum Listed {
@@ -162,6 +163,49 @@ fn listed_result(l: &Listed, undone: &HashMap<u64, u64>) -> shown::Listed {
     })
 }
 
+/// The sha256 of the workspace file `rel` as it is now (`Some(None)`: it
+/// does not exist), read as undo reads it; `None` when it cannot be read.
+fn current_sha256(ws: &Workspace, opts: &Options, rel: &str) -> Option<Option<String>> {
+    let mut txn = Txn::new(ws);
+    let Ok(Added::New(k)) = txn.add(rel, Intent::Plan { create_dirs: false }) else {
+        return None;
+    };
+    txn.lock_and_read(opts).ok()?;
+    let s = &txn.slots[k];
+    if s.read_failure.is_some() {
+        return None;
+    }
+    Some(s.sha256().map(str::to_string))
+}
+
+/// Marks `t` (the listing of `e`) not undoable when the file `rel` is no
+/// longer as `e` left it (`now`: its sha256, `None` when absent): undo
+/// would answer FILE_CHANGED until the file is put back.
+fn blocked(t: &mut shown::Listed, e: &Entry, rel: &str, now: Option<&str>) {
+    let shown::Listed::Whole(t) = t else { return };
+    if !t.undoable {
+        return;
+    }
+    let Some(f) = e
+        .files()
+        .iter()
+        .find(|f| f.path == rel && f.moved_to.is_none())
+    else {
+        return;
+    };
+    let left = if f.kind == "deleted" {
+        None
+    } else {
+        f.sha256_after.as_deref()
+    };
+    if left != now {
+        t.undoable = false;
+        t.why_not_undoable = Some(format!(
+            "`{rel}` changed since this transaction wrote it: undo answers FILE_CHANGED until the file is put back"
+        ));
+    }
+}
+
 fn read_failed(e: io::Error) -> Box<Failed> {
     Failure::new(
         ErrorCode::FILE_READ_ERROR,
@@ -198,12 +242,19 @@ pub(crate) fn history(
             .any(|f| f.path == *w || f.moved_from.as_deref() == Some(w)),
         (Some(_), Listed::Damaged { .. }) => false,
     };
+    let now = want.as_deref().and_then(|w| current_sha256(ws, opts, w));
     let transactions = all
         .iter()
         .rev()
         .filter(|l| touches(l))
         .take(limit)
-        .map(|l| listed_result(l, &undone))
+        .map(|l| {
+            let mut t = listed_result(l, &undone);
+            if let (Some(w), Some(now), Listed::Whole(e)) = (&want, &now, l) {
+                blocked(&mut t, e, w, now.as_deref());
+            }
+            t
+        })
         .collect();
     Ok(HistoryDone {
         ok: True,

@@ -13,6 +13,8 @@
 //! as far as this process may give them, and never a set-id bit under
 //! another owner. The undo is itself journaled (and can be undone: a redo).
 
+use std::collections::HashMap;
+
 use super::entry::{self, Entry, FileRec};
 use super::list::{damaged_why, entries, open_existing, undone_by, Listed};
 use super::record::{Journal, UndoOf};
@@ -89,20 +91,74 @@ fn target<'a>(all: &'a [Listed], id: Option<&str>) -> Result<&'a Entry, Failure>
                 ))),
             }
         }
-        None => all
-            .iter()
-            .rev()
-            .filter_map(|l| match l {
-                Listed::Whole(e) => Some(e.as_ref()),
-                Listed::Damaged { .. } => None,
-            })
-            .find(|e| e.undoable() && !undone.contains_key(&e.id) && e.depth() % 2 == 0)
-            .ok_or_else(|| {
-                Failure::invalid(
-                    "there is nothing to undo: no undoable transaction in this workspace's journal",
-                )
-            }),
+        None => newest_to_undo(all, &undone, u64::MAX).ok_or_else(|| nothing_left(all, &undone)),
     }
+}
+
+/// The newest transaction older than `before` that undo without id takes:
+/// undoable, not undone, not an undo itself (an undo of an undo is).
+fn newest_to_undo<'a>(
+    all: &'a [Listed],
+    undone: &HashMap<u64, u64>,
+    before: u64,
+) -> Option<&'a Entry> {
+    all.iter()
+        .rev()
+        .filter_map(|l| match l {
+            Listed::Whole(e) => Some(e.as_ref()),
+            Listed::Damaged { .. } => None,
+        })
+        .find(|e| {
+            e.id < before && e.undoable() && !undone.contains_key(&e.id) && e.depth() % 2 == 0
+        })
+}
+
+/// Why undo without id has nothing to take: every transaction is undone
+/// (then the undo to undo for a redo is named) or none can be.
+fn nothing_left(all: &[Listed], undone: &HashMap<u64, u64>) -> Failure {
+    let redo = all
+        .iter()
+        .rev()
+        .filter_map(|l| match l {
+            Listed::Whole(e) => Some(e.as_ref()),
+            Listed::Damaged { .. } => None,
+        })
+        .find(|e| e.undoable() && !undone.contains_key(&e.id) && e.depth() % 2 == 1);
+    match redo {
+        Some(u) => Failure::invalid(format!(
+            "there is nothing to undo: every transaction in this workspace's journal is undone. \
+             To redo the last one undone, undo transaction {} (the undo that undid it): undo with id \"{}\"",
+            u.id, u.id
+        )),
+        None => nothing_to_undo(),
+    }
+}
+
+/// A `FILE_CHANGED` failure of undo without id, with the way forward: undo
+/// without id stops at `e` while its files differ, so the message says how
+/// to go on (put them back, or undo `older` by id, itself refused if its
+/// files changed since). Other failures as they are.
+fn way_forward(mut failed: Box<Failed>, e: &Entry, older: Option<u64>) -> Box<Failed> {
+    if failed.code != ErrorCode::FILE_CHANGED {
+        return failed;
+    }
+    let next = match older {
+        Some(n) => format!(
+            "or undo an older transaction by id (the next one: \"{n}\"; refused too if its files changed since)"
+        ),
+        None => "there is no older transaction to undo".to_string(),
+    };
+    let said = "nothing was written.";
+    let head = match failed.message.find(said) {
+        Some(at) => &failed.message[..at + said.len()],
+        None => failed.message.as_str(),
+    };
+    failed.message = format!(
+        "{head} Undo without id stops at transaction {} while its files differ from what it wrote: \
+         put them back by hand to undo it, {next}.",
+        e.id
+    );
+    failed
 }
 
 /// A recorded file's metadata, for a file brought back without a kept
@@ -224,11 +280,24 @@ pub(crate) fn undo(
     let Some(mut store) = open_existing(ws, opts)? else {
         return Err(nothing_to_undo().into());
     };
+    let mut older = None;
     let picked = load(&mut store, opts.max_file_bytes, |all| {
-        target(all, id).map(|e| Some(e.clone()))
+        let e = target(all, id)?;
+        if id.is_none() {
+            older = newest_to_undo(all, &undone_by(all), e.id).map(|o| o.id);
+        }
+        Ok(Some(e.clone()))
     })?;
     match picked {
-        Some((e, steps)) => undo_entry(ws, opts, &e, steps, dry_run, EntryPoint::Undo),
+        Some((e, steps)) => {
+            undo_entry(ws, opts, &e, steps, dry_run, EntryPoint::Undo).map_err(|f| {
+                if id.is_none() {
+                    way_forward(f, &e, older)
+                } else {
+                    f
+                }
+            })
+        }
         None => Err(nothing_to_undo().into()),
     }
 }
@@ -394,6 +463,7 @@ fn open_unchanged<'w>(
 ) -> Result<(Txn<'w>, Vec<Option<usize>>), Box<Failed>> {
     let mut txn = Txn::new(ws);
     let mut changed: Vec<String> = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
     let mut slots: Vec<Option<usize>> = Vec::new();
     for (rel, _, step) in steps {
         let intent = match step {
@@ -412,12 +482,13 @@ fn open_unchanged<'w>(
             Err(f) if f.code == ErrorCode::PATH_OUTSIDE_WORKSPACE => return Err(f.into()),
             Err(_) => {
                 changed.push(ws.root().join(rel).to_string_lossy().into_owned());
+                names.push(rel);
                 slots.push(None);
             }
         }
     }
     txn.lock_and_read(opts)?;
-    for ((_, after, step), k) in steps.iter().zip(&slots) {
+    for ((rel, after, step), k) in steps.iter().zip(&slots) {
         let Some(k) = *k else { continue };
         let s = &txn.slots[k];
         let ok = match step {
@@ -428,6 +499,7 @@ fn open_unchanged<'w>(
         };
         if !ok {
             changed.push(s.abs());
+            names.push(rel);
         }
     }
     if changed.is_empty() {
@@ -440,7 +512,7 @@ fn open_unchanged<'w>(
              Undo the later transactions first (see history) or restore by hand",
             e.id,
             if changed.len() == 1 { "this file" } else { "these files" },
-            changed.join(", ")
+            names.join(", ")
         ),
     );
     let mut failed = Failed::new(&fl, changed.first().map(String::as_str));

@@ -517,6 +517,8 @@ request_shape! {
         #[serde(default, deserialize_with = "results")]
         results: Option<ResultView> = "results",
         _default_match: Option<IgnoredAny> = "defaultMatch" | "default_match",
+        #[serde(default, deserialize_with = "elisions")]
+        elisions: Option<Elisions> = "elisions",
         _journal: Option<IgnoredAny> = "journal",
     }
 }
@@ -543,6 +545,18 @@ fn results<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ResultView>,
             return Err(serde::de::Error::custom(format!(
                 "`results` must be \"full\" or \"compact\", got \"{}\"",
                 shown(other)
+            )))
+        }
+    }))
+}
+
+fn elisions<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Elisions>, D::Error> {
+    Ok(Some(match String::deserialize(d)?.as_str() {
+        "expand" => Elisions::Expand,
+        "literal" => Elisions::Literal,
+        other => {
+            return Err(serde::de::Error::custom(format!(
+                "`elisions` must be \"expand\" or \"literal\", got \"{other}\""
             )))
         }
     }))
@@ -595,6 +609,7 @@ pub fn options(
         entry: None,
         results: ResultView::Full,
         default_match: MatchMode::EXACT,
+        elisions: Elisions::Expand,
     };
     let mut root = None;
     if let Some(value) = value.filter(|v| !v.is_null()) {
@@ -612,6 +627,7 @@ pub fn options(
             opts.default_match = MatchMode::from_json(v)
                 .map_err(|e| Failure::invalid(format!("options: `defaultMatch`: {e}")))?;
         }
+        opts.elisions = o.elisions.unwrap_or(opts.elisions);
         if let Some(j) = f.raw(&["journal"]) {
             opts.journal = journal_option(j, opts.journal.clone())?;
         }

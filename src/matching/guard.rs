@@ -13,7 +13,7 @@
 
 use crate::diagnose::{self, Budget};
 use crate::error::ErrorCode;
-use crate::matching::tolerant::TolerantMatch;
+use crate::matching::tolerant::{self, TolerantMatch};
 use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Edit, Tolerance};
 use crate::text::lines::line_numbers;
@@ -53,16 +53,20 @@ pub(crate) fn refusal(
 ) -> Option<Refusal> {
     let span = span_lines(base, m.start, m.end);
     applied_elsewhere(base, edit, m, &span)
+        .or_else(|| own_replacement(edit, m, &span))
         .or_else(|| too_little_text(edit, m, &span))
         .or_else(|| rival(base, edit, m, &span, budget))
         .or_else(|| unverified(base, edit, m, &span))
 }
 
-/// The replacement already stands exactly outside the matched region. (One
-/// inside it is no sign of it: a deletion leaves part of its block.)
+/// The replacement already stands exactly outside the matched region, once
+/// or more (an edit sent again whose block, re-indented, still matches a
+/// twin at another depth). (One inside it is no sign of it: a deletion
+/// leaves part of its block.)
 fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
-    let (a, b) =
-        diagnose::replacement_at(base, &edit.replace).filter(|&(a, b)| a < m.start || b > m.end)?;
+    let (a, b) = diagnose::replacement_at(base, &edit.replace)
+        .filter(|&(a, b)| a < m.start || b > m.end)
+        .or_else(|| diagnose::replacement_outside(base, &edit.replace, (m.start, m.end)))?;
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
@@ -71,6 +75,38 @@ fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) ->
              exactly at {}, so the edit may have been applied there already; nothing was applied. Reread both \
              places; if the edit is still needed, resend it with the exact current text of {span} as {s}",
             span_lines(base, a, b),
+            s = edit.said.search,
+            r = edit.said.replace
+        ),
+        applied: true,
+    })
+}
+
+/// The edit changes nothing but what the tolerances it needed forgive (a
+/// re-indentation matched with `indentation`, trailing whitespace dropped
+/// matched with `trailing_whitespace`, a line's ending converted matched
+/// with `line_endings`): the region it matched is then its replacement as
+/// much as its search text, so the edit may well have landed there already
+/// (sent again, it would be applied a second time: two lines re-indented
+/// from 4 to 8 spaces, matched on the lines it moved, would go to 12). A
+/// tolerant match never lands on text that is the edit's own replacement.
+fn own_replacement(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
+    // (An edit that changes nothing lands the same anywhere.)
+    if edit.search == edit.replace
+        || !tolerant::same_under(&edit.search, &edit.replace, &m.matched_with)
+    {
+        return None;
+    }
+    let names: Vec<&str> = m.matched_with.iter().map(|t| t.as_str()).collect();
+    Some(Refusal {
+        code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+        lines: Vec::new(),
+        message: format!(
+            "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {s} and {r} differ \
+             only in what those tolerances forgive ({}), so {span} may already be {r} (the edit applied) as much as \
+             {s}: nothing was applied. Reread {span}; if the edit is still needed, resend it with the exact current \
+             text of {span} as {s}",
+            names.join(", "),
             s = edit.said.search,
             r = edit.said.replace
         ),

@@ -796,16 +796,18 @@ fn check_failed(hunks: &[Hunk], hi: usize, reason: &str) -> HunkFailure {
     )
 }
 
-/// Whether a placed hunk's lines say their own line endings: a unified
-/// diff whose old lines carry CRs exactly where the file's lines at its
-/// place end with CRLF (`git diff` of a file with CRLF endings) shows the
-/// bytes of every line, so its added lines keep theirs (a CRLF -> LF
-/// conversion is applied as such). CRs the file does not have at that
-/// place came with the patch's text (a diff sent with CRLF line breaks),
-/// and other hunks too give added lines the file's ending. `at`: the
+/// Whether a placed hunk's lines say their own line endings: a hunk
+/// whose old lines end exactly as the file's lines at its place end (CRLF
+/// where the file has CRLF, LF where it has LF: `git diff` of a file with
+/// any mix of endings, a Codex patch made from the file's bytes) shows the
+/// bytes of every line, so its added lines keep theirs, as `git apply`
+/// keeps them (a CRLF -> LF conversion is applied as such, a CRLF line
+/// added to an LF file stays CRLF). Endings the file does not have at that
+/// place came with the patch's text (a diff sent with CRLF line breaks, or
+/// retyped with LF), and then added lines take the file's ending. `at`: the
 /// file's lines the hunk's old lines are, when it is placed.
 fn explicit_endings(h: &Hunk, text: &[u8], at: Option<&[Line]>) -> bool {
-    if h.style != HunkStyle::Unified || !h.old_lines().any(|l| l.cr) {
+    if h.old_lines().next().is_none() {
         return false;
     }
     match at {
@@ -813,7 +815,9 @@ fn explicit_endings(h: &Hunk, text: &[u8], at: Option<&[Line]>) -> bool {
             let crlf = ln.next > ln.end + 1;
             l.cr == crlf || ln.next == ln.end
         }),
-        None => crate::text::source::line_ending(text) != LineEnding::Lf,
+        None => {
+            h.old_lines().any(|l| l.cr) && crate::text::source::line_ending(text) != LineEnding::Lf
+        }
     }
 }
 

@@ -217,6 +217,13 @@ fn normalize(text: &[u8], m: MatchMode) -> Vec<u8> {
     out
 }
 
+/// Whether two texts are the same under the tolerances `ts` (the way a
+/// tolerant match compares them).
+pub(crate) fn same_under(a: &str, b: &str, ts: &[Tolerance]) -> bool {
+    let m = MatchMode::with(ts);
+    normalize(a.as_bytes(), m) == normalize(b.as_bytes(), m)
+}
+
 /// Maps normalized match ranges (ascending) to original byte ranges, or
 /// `None` for a range whose ends split a folded character.
 fn map_back(
@@ -678,8 +685,13 @@ fn adapt(
     };
     // Lines without their endings (compared by content); each line's
     // ending.
-    let (s_lines, _) = split_ends(search);
+    let (s_lines, s_ends) = split_ends(search);
     let (r_lines, r_ends) = split_ends(region);
+    // Where the block's lines end as the region's do (a block with line
+    // breaks), its line endings needed no tolerance: the caller's own
+    // endings are the file's, and a line whose ending the caller changed
+    // (CRLF to LF) keeps the new one.
+    let le = le && (s_ends != r_ends || s_ends.iter().all(Option::is_none));
     let (p_lines, p_ends) = split_ends(replace);
     let starts_line = at_line_start(text, start);
     // The file's text on the region's first line before the match.
@@ -830,9 +842,16 @@ fn fit_region(
     // line the block starts on does when nothing else precedes the block on
     // that line (the block names the whole line, and its indentation is
     // what the tolerance forgives).
+    let line = memchr::memrchr(b'\n', &text[..s]).map_or(0, |k| k + 1);
+    let at_indent = text[line..s].iter().all(|&b| is_ws(b));
+    // A block that starts with a line break names a blank line (or the
+    // end of the line before its own): not the end of a line with text, met
+    // only because a tolerance forgave the line break or the whitespace
+    // between (a line added there since the block was read).
+    if (search.starts_with('\n') || search.starts_with("\r\n")) && !at_indent {
+        return None;
+    }
     if m.has(Tolerance::Indentation) {
-        let line = memchr::memrchr(b'\n', &text[..s]).map_or(0, |k| k + 1);
-        let at_indent = text[line..s].iter().all(|&b| is_ws(b));
         // A block that starts with indentation names a whole line: it does
         // not match the end of a line that has other text first.
         if first_ws && !at_indent {

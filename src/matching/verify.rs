@@ -334,9 +334,11 @@ fn ends_agree(a: Ending, b: Ending, at_end: bool) -> bool {
 
 /// For each line of the caller's replacement, the line of its search text
 /// it keeps: an alignment of the two by their text (a line that recurs
-/// among new lines is not taken for the kept one), the endings agreeing
-/// unless tolerated.
-fn kept_lines(s: &[Ln<'_>], p: &[Ln<'_>], fold: Fold) -> Vec<Option<usize>> {
+/// among new lines is not taken for the kept one), the endings agreeing.
+/// A line whose ending the caller changed (CRLF in its search text, LF in
+/// its replacement: a line converted) is a changed line, even where the
+/// plan tolerates line-ending differences between the caller and the file.
+fn kept_lines(s: &[Ln<'_>], p: &[Ln<'_>]) -> Vec<Option<usize>> {
     let mut kept_at: Vec<Option<usize>> = vec![None; p.len()];
     let (sb, pb): (Vec<&[u8]>, Vec<&[u8]>) = (
         s.iter().map(|l| l.body).collect(),
@@ -351,9 +353,7 @@ fn kept_lines(s: &[Ln<'_>], p: &[Ln<'_>], fold: Fold) -> Vec<Option<usize>> {
         {
             for k in 0..len {
                 let (i, j) = (old_index + k, new_index + k);
-                if fold.line_endings
-                    || ends_agree(s[i].end, p[j].end, is_last(s, i) || is_last(p, j))
-                {
+                if ends_agree(s[i].end, p[j].end, is_last(s, i) || is_last(p, j)) {
                     kept_at[j] = Some(i);
                 }
             }
@@ -387,11 +387,7 @@ fn check_kept(text: &[u8], c: &Change<'_>, [r, s, n, p]: [&[Ln<'_>]; 4]) -> Resu
         }
         v
     };
-    for (j, kept) in kept_lines(s, p, c.fold)
-        .into_iter()
-        .enumerate()
-        .take(n.len())
-    {
+    for (j, kept) in kept_lines(s, p).into_iter().enumerate().take(n.len()) {
         let Some(i) = kept.filter(|&i| i < r.len()) else {
             continue;
         };
@@ -577,6 +573,19 @@ mod tests {
         assert!(why.contains("did not change"), "{why}");
         let (_, c) = change(text, "b\nc\r\n", "b\nC\r\n", "b\nc\n", "b\nC\n", LE);
         assert_eq!(verdict(text, c), Ok(()));
+    }
+
+    #[test]
+    fn a_line_whose_ending_the_caller_converts_is_a_changed_line() {
+        // A hunk of a mixed file converting `{` from CRLF to LF: the caller
+        // changed that line (its ending), even where the plan tolerates
+        // line-ending differences between the caller and the file.
+        let text = "a\r\n{\r\nb\n";
+        let (_, c) = change(text, "{\r\nb\n", "{\nB\n", "{\r\nb\n", "{\nB\n", LE);
+        assert_eq!(verdict(text, c), Ok(()));
+        // A line kept as the caller's texts have it is still the file's.
+        let (_, c) = change(text, "{\r\nb\n", "{\nB\n", "{\r\nb\n", "{\r\nB\n", LE);
+        assert!(verdict(text, c).unwrap_err().contains("did not change"));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::diagnosis::Tolerance;
 use super::marks::True;
-use super::written::{Diff, Preview, Strategy};
+use super::written::{Diff, KeptElision, Preview, Strategy};
 
 /// One edit of a successful patchFile.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -53,6 +53,10 @@ pub struct PatchDone {
     pub sha256_before: String,
     /// sha256 (hex) of the bytes on disk after.
     pub sha256: String,
+    /// Elision markers in the new text, written as the lines they stand
+    /// for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expanded: Option<Vec<KeptElision>>,
     #[serde(flatten)]
     pub strategy: Strategy,
     /// What the caller should know (durability not confirmed, a torn file
@@ -102,6 +106,10 @@ pub struct WriteDone {
     /// null when the file is created.
     pub sha256_before: Option<String>,
     pub sha256: String,
+    /// Elision markers in the new text, written as the lines they stand
+    /// for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expanded: Option<Vec<KeptElision>>,
     #[serde(flatten)]
     pub strategy: Strategy,
     #[serde(skip_serializing_if = "Vec::is_empty")]

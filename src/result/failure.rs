@@ -75,6 +75,9 @@ pub struct Failed {
     /// Text editor: the command that failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<Command>,
+    /// ELIDED_CONTENT: the marker refused and the lines it would delete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elision: Option<Elision>,
     /// undo FILE_CHANGED: the files that changed since the transaction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files_changed: Option<Vec<String>>,
@@ -85,6 +88,28 @@ pub struct Failed {
     /// lines around it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub anchors: Option<Vec<super::lines::AnchorRefused>>,
+}
+
+/// ELIDED_CONTENT: an elision marker of the new text and the current
+/// lines it would delete.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Elision {
+    /// The marker line, trimmed.
+    pub marker: String,
+    /// 1-based line of the marker in the new text as sent.
+    pub line: usize,
+    /// The current lines it would delete (the first 40), numbered.
+    pub deletes: Vec<ElidedLine>,
+    /// How many current lines it would delete in all.
+    pub deleted: usize,
+}
+
+/// One current line an elision marker would delete.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ElidedLine {
+    /// 1-based line in the current file.
+    pub line: usize,
+    pub text: String,
 }
 
 impl Failed {
@@ -108,6 +133,7 @@ impl Failed {
             expected: None,
             failures: None,
             command: None,
+            elision: None,
             files_changed: None,
             id: None,
             anchors: None,

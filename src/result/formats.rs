@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::marks::True;
 use super::names::names;
-use super::written::{Diff, Preview, Strategy};
+use super::written::{Diff, KeptElision, Preview, Strategy};
 
 pub use crate::model::Format;
 
@@ -115,6 +115,10 @@ pub struct FormatFile {
     /// applyEditBlocks: the file read back is the bytes written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_back_matches: Option<bool>,
+    /// Elision markers in the new text, written as the lines they stand
+    /// for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expanded: Option<Vec<KeptElision>>,
     #[serde(flatten)]
     pub strategy: Strategy,
     #[serde(flatten)]

@@ -38,6 +38,18 @@ impl Strategy {
     }
 }
 
+/// An elision marker of the new text (`// ... existing code ...`) that
+/// was expanded: written as the current lines it stands for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct KeptElision {
+    /// The marker line, trimmed.
+    pub marker: String,
+    /// 1-based line of the marker in the new text as sent.
+    pub line: usize,
+    /// 1-based first and last line of the current file it kept.
+    pub kept_lines: [usize; 2],
+}
+
 /// A dry run's diff, or why it is missing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Diff {

@@ -11,13 +11,14 @@
 
 use std::collections::HashMap;
 
+use crate::check::{self, Checked, Expansion, Refused};
 use crate::error::{ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::exact::{self, EditFailure, MatchOptions, Matched, TextKind};
 use crate::model::{FileEdits, Options};
 use crate::result::diagnosis::Tolerance;
 use crate::result::edits::{BatchDone, BatchFile, EditReport, PatchDone, WriteDone};
-use crate::result::failure::{BatchOutcome, EditFailure as EditFailed};
+use crate::result::failure::{BatchOutcome, EditFailure as EditFailed, Elision};
 use crate::result::marks::True;
 use crate::result::{Failed, Outcome};
 use crate::text::source::{self, Encoding, Source};
@@ -45,6 +46,8 @@ enum Detail {
     Sha256(String),
     /// A failed commit (its result has `rolled_back` and `rollback_failed`).
     Commit(CommitFailure),
+    /// An elision marker refused (`ELIDED_CONTENT`).
+    Elided(Elision),
 }
 
 impl From<Failure> for FileFailure {
@@ -78,6 +81,14 @@ impl FileFailure {
         self
     }
 
+    fn elided(r: Refused, path: String) -> Self {
+        FileFailure {
+            file_path: Some(path),
+            detail: Some(Box::new(Detail::Elided(r.elision))),
+            ..FileFailure::from(r.failure)
+        }
+    }
+
     fn changed(message: String, path: String, sha256: Option<&str>) -> Self {
         FileFailure {
             file_path: Some(path),
@@ -91,10 +102,13 @@ impl FileFailure {
         let sha256 = match self.detail.as_deref() {
             Some(Detail::Commit(c)) => return c.to_failed(),
             Some(Detail::Sha256(s)) => Some(s.clone()),
-            None => None,
+            _ => None,
         };
         let mut out = Failed::new(&self.failure, self.file_path.as_deref());
         out.sha256 = sha256;
+        if let Some(Detail::Elided(e)) = self.detail.as_deref() {
+            out.elision = Some(e.clone());
+        }
         if let Some(first) = self.failed_edits.first() {
             out.match_lines = first.match_lines.clone();
             if let Some(d) = &first.diagnosis {
@@ -130,6 +144,16 @@ fn plan_options(fe: &FileEdits, opts: &Options) -> MatchOptions {
         cancel: opts.cancel.clone(),
         ..Default::default()
     }
+}
+
+/// Tolerances are reported (`matched_with`; `[]` when none was needed) when
+/// the caller's `match` asked for them; under a front-end's `defaultMatch`
+/// only when one was needed, so an exact landing reads as it always did.
+fn report_tolerances<'a>(mut plan: Matched<'a>, fe: &FileEdits) -> Matched<'a> {
+    if fe.match_mode.is_none() && plan.tolerated.iter().all(Option::is_none) {
+        plan.tolerant_mode = false;
+    }
+    plan
 }
 
 fn text_kind(src: &Source) -> TextKind {
@@ -211,6 +235,7 @@ fn figures(
         edits,
         matched_with,
         original_text,
+        expanded: None,
         sha256_before: sha_before.to_string(),
         sha256: sha_after.to_string(),
         strategy: Default::default(),
@@ -268,6 +293,15 @@ fn edit_reports(plan: &Matched<'_>) -> (Vec<EditReport>, Option<Vec<Tolerance>>,
     )
 }
 
+/// A success's report of the markers its check expanded, and its new
+/// length (the plan's figure counted the markers, not their lines).
+fn expanded(fig: &mut PatchDone, c: &Checked, pieces: &[&[u8]]) {
+    if let Some(e) = &c.expansion {
+        fig.expanded = Some(e.report());
+        fig.after_chars = pieces.iter().map(|p| source::utf16_len(p)).sum();
+    }
+}
+
 // ---------------------------------------------------------------------------
 // One file
 
@@ -309,8 +343,15 @@ fn patch_one(
         text_kind(src),
         &plan_options(fe, opts),
     )
+    .map(|p| report_tolerances(p, fe))
     .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
+    let looked = check::new_text(Some(src.text()), &pieces, &s.display, opts)
+        .map_err(|r| FileFailure::elided(*r, abs.clone()))?;
+    let pieces = match &looked.expansion {
+        Some(e) => e.pieces(src.text()),
+        None => pieces,
+    };
     let encoded = src
         .encode_pieces(&pieces, &s.display)
         .map_err(|f| FileFailure::from(f).at(&abs))?;
@@ -322,6 +363,7 @@ fn patch_one(
         let sha_before = checked.or(before).expect("hashed when not checked");
         s.know_sha256(&sha_before);
         let mut fig = figures(s, src, &plan, encoded.len(), &sha_before, &sha_after);
+        expanded(&mut fig, &looked, &pieces);
         let new_bytes = encoded.to_vec();
         let d = preview(
             &s.res.rel_path,
@@ -352,6 +394,7 @@ fn patch_one(
     let done = txn.commit(std::slice::from_ref(&write), &[], opts, rec)?;
     let sha_before = s.sha256().expect("hashed by the commit").to_string();
     let mut fig = figures(s, src, &plan, encoded.len(), &sha_before, &done.sha256[0]);
+    expanded(&mut fig, &looked, &pieces);
     fig.strategy = done.strategies[0].report();
     fig.warnings = done.warnings;
     Ok(fig)
@@ -389,6 +432,16 @@ pub(crate) fn batch(
         .zip(files)
         .map(|((_, _, _, p), fe)| p.pieces(&fe.edits))
         .collect();
+    let checked = check_all(&txn, &ok, &pieces, opts, n)?;
+    let pieces: Vec<Vec<&[u8]>> = pieces
+        .into_iter()
+        .zip(&checked)
+        .zip(&ok)
+        .map(|((p, c), (_, src, ..))| match &c.expansion {
+            Some(e) => e.pieces(src.text()),
+            None => p,
+        })
+        .collect();
     let encoded: Vec<Result<source::Encoded<'_>, Failure>> = ok
         .iter()
         .zip(&pieces)
@@ -402,9 +455,12 @@ pub(crate) fn batch(
     let results: Vec<PatchDone> = ok
         .iter()
         .zip(&encoded)
-        .map(|((k, src, sha, p), enc)| {
+        .zip(checked.iter().zip(&pieces))
+        .map(|(((k, src, sha, p), enc), (c, pc))| {
             let sha_after = source::sha256_hex(enc.slices());
-            figures(&txn.slots[*k], src, p, enc.len(), sha, &sha_after)
+            let mut fig = figures(&txn.slots[*k], src, p, enc.len(), sha, &sha_after);
+            expanded(&mut fig, c, pc);
+            fig
         })
         .collect();
     if dry_run {
@@ -472,6 +528,7 @@ fn plan_all<'t>(
                 text_kind(src),
                 &plan_options(fe, opts),
             )
+            .map(|p| report_tolerances(p, fe))
             .map_err(|f| plan_failure(f, s.abs(), fe.edits.len() > 1))?;
             Ok((k, src, sha, plan))
         })
@@ -516,6 +573,46 @@ fn planning_failed(
         format!("{failed} of {n} files failed, so no file was written (all-or-nothing); see `files` for each"),
         per_file,
     )
+}
+
+/// Every planned file's new text checked ([`check::new_text`]), or the
+/// result of a batch in which one was refused.
+fn check_all(
+    txn: &Txn<'_>,
+    ok: &[Planned<'_>],
+    pieces: &[Vec<&[u8]>],
+    opts: &Options,
+    n: usize,
+) -> Outcome<Vec<Checked>> {
+    let checked: Vec<Result<Checked, Box<Refused>>> = ok
+        .iter()
+        .zip(pieces)
+        .map(|((k, src, ..), pc)| {
+            check::new_text(Some(src.text()), pc, &txn.slots[*k].display, opts)
+        })
+        .collect();
+    let Some(bad) = checked.iter().position(Result::is_err) else {
+        return Ok(checked.into_iter().map(|c| c.expect("checked")).collect());
+    };
+    let per_file: Vec<BatchOutcome> = ok
+        .iter()
+        .zip(&checked)
+        .enumerate()
+        .map(|(i, ((k, ..), c))| match c {
+            Ok(_) => planned_only(i, txn.slots[*k].abs()),
+            Err(r) => BatchOutcome::Failed {
+                index: i,
+                failure: FileFailure::elided((**r).clone(), txn.slots[*k].abs()).to_failed(),
+            },
+        })
+        .collect();
+    let failed = checked.iter().filter(|c| c.is_err()).count();
+    let code = checked[bad].as_ref().expect_err("refused").failure.code;
+    Err(batch_fail(
+        code,
+        format!("{failed} of {n} files failed, so no file was written (all-or-nothing); see `files` for each"),
+        per_file,
+    ))
 }
 
 /// The result of a batch whose file `bad` cannot be encoded back.
@@ -670,6 +767,44 @@ pub(crate) fn write_whole(
         .map_err(|f| f.at(&lexical_abs(ws.root(), req.file_path)).to_failed())
 }
 
+/// The encoding a whole-file write is written in. An existing file keeps
+/// its encoding and BOM, unless the caller asked for UTF-8; a new file is
+/// UTF-8. A byte-level (non-UTF-8) file is only replaced when the caller
+/// said so: whatever it read of it showed U+FFFD for the bytes that are not
+/// UTF-8, and writing that back would destroy them.
+fn write_encoding(
+    loaded: Option<&Source>,
+    requested: Option<Encoding>,
+    display: &str,
+    abs: &str,
+) -> Result<Encoding, FileFailure> {
+    Ok(match (loaded.map(Source::encoding), requested) {
+        (Some(Encoding::Bytes), None) => {
+            return Err(FileFailure::from(Failure::new(
+                ErrorCode::UNSUPPORTED_ENCODING,
+                format!(
+                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. UTF-8 with stray bytes): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
+                ),
+            ))
+            .at(abs));
+        }
+        (Some(Encoding::Legacy(e)), None) => {
+            return Err(FileFailure::from(Failure::new(
+                ErrorCode::UNSUPPORTED_ENCODING,
+                format!(
+                    "`{display}` is not UTF-8: it is in {} (detected from its bytes, a guess); writing a whole new text over it could change every character if the guess is wrong, so nothing was written. To change part of it, use patchFile (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\".",
+                    Encoding::Legacy(e).name()
+                ),
+            ))
+            .at(abs));
+        }
+        (Some(Encoding::Utf8Bom), _) => Encoding::Utf8Bom,
+        (Some(e), None) => e,
+        (_, Some(e)) => e,
+        (None, None) => Encoding::Utf8,
+    })
+}
+
 fn write_one(
     ws: &Workspace,
     req: &WholeFile<'_>,
@@ -716,36 +851,7 @@ fn write_one(
         _ => std::borrow::Cow::Borrowed(req.content),
     };
     let content = content.as_bytes();
-    // An existing file keeps its encoding and BOM, unless the caller asked
-    // for UTF-8; a new file is UTF-8. A byte-level (non-UTF-8) file is only
-    // replaced when the caller said so: whatever it read of it showed
-    // U+FFFD for the bytes that are not UTF-8, and writing that back would
-    // destroy them.
-    let enc = match (loaded.map(Source::encoding), req.encoding) {
-        (Some(Encoding::Bytes), None) => {
-            return Err(FileFailure::from(Failure::new(
-                ErrorCode::UNSUPPORTED_ENCODING,
-                format!(
-                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. UTF-8 with stray bytes): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
-                ),
-            ))
-            .at(&abs));
-        }
-        (Some(Encoding::Legacy(e)), None) => {
-            return Err(FileFailure::from(Failure::new(
-                ErrorCode::UNSUPPORTED_ENCODING,
-                format!(
-                    "`{display}` is not UTF-8: it is in {} (detected from its bytes, a guess); writing a whole new text over it could change every character if the guess is wrong, so nothing was written. To change part of it, use patchFile (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\".",
-                    Encoding::Legacy(e).name()
-                ),
-            ))
-            .at(&abs));
-        }
-        (Some(Encoding::Utf8Bom), _) => Encoding::Utf8Bom,
-        (Some(e), None) => e,
-        (_, Some(e)) => e,
-        (None, None) => Encoding::Utf8,
-    };
+    let enc = write_encoding(loaded, req.encoding, display, &abs)?;
     // A BOM the caller included is not doubled.
     let body = if enc.bom().is_empty() {
         content
@@ -753,6 +859,16 @@ fn write_one(
         content
             .strip_prefix("\u{FEFF}".as_bytes())
             .unwrap_or(content)
+    };
+    let checked = check::new_text(loaded.map(Source::text), &[body], display, opts)
+        .map_err(|r| FileFailure::elided(*r, s.abs()))?;
+    let whole: Vec<u8>;
+    let body: &[u8] = match (&checked.expansion, loaded) {
+        (Some(e), Some(src)) => {
+            whole = e.to_vec(src.text());
+            &whole
+        }
+        _ => body,
     };
     let encoded = source::encode_with(enc, &[body]);
     let sha_after = source::sha256_hex(encoded.slices());
@@ -765,6 +881,7 @@ fn write_one(
         encoding: None,
         sha256_before: sha_before.map(str::to_string),
         sha256: sha_after,
+        expanded: checked.expansion.as_ref().map(Expansion::report),
         strategy: Default::default(),
         warnings: Vec::new(),
         preview: None,

@@ -9,7 +9,10 @@
 //!    ([`Txn::lock_and_read`]);
 //! 3. **match**: the caller computes each file's new content in memory
 //!    ([`edits`] for search/replace edits, [`ops`] for edit-format plans),
-//!    as slices borrowed from what was read wherever possible;
+//!    as slices borrowed from what was read wherever possible; then
+//!    **check**: each written file's final new text, with its old text, goes
+//!    through [`crate::check::new_text`] once (elision markers expanded or
+//!    refused), whatever the entry point or format;
 //! 4. **commit** ([`Txn::commit`]): missing parent directories of new files
 //!    are created only now, then every write and removal is made durable
 //!    together (all files or none); what was committed — each file's bytes,

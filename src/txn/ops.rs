@@ -20,6 +20,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::check;
 use crate::diagnose::Diagnosis;
 use crate::error::{ErrorCode, Failure};
 use crate::io::dir::Meta;
@@ -32,11 +33,12 @@ use crate::model::{
     Action, Base, Block, Changes, Count, Edit, FileOp, Format, Hunk, OpPlan, Options,
 };
 use crate::result::diagnosis::Diagnosed;
-use crate::result::failure::{OpFailure as OpFailed, StepFailure};
+use crate::result::failure::{Elision, OpFailure as OpFailed, StepFailure};
 use crate::result::formats::{
     self as out, Action as Did, FormatDone, FormatFile, HunkLevel, LocatedBy,
 };
 use crate::result::marks::True;
+use crate::result::written::KeptElision;
 use crate::result::{Failed, Outcome};
 use crate::text::lines::count_newlines;
 use crate::text::source::adapt_line_endings;
@@ -77,6 +79,8 @@ struct Planned {
     hunks: Vec<HunkReport>,
     blocks: Vec<BlockReport>,
     line_number: Option<usize>,
+    /// The elision markers its check expanded.
+    expanded: Option<Vec<KeptElision>>,
 }
 
 /// A file's new bytes.
@@ -91,6 +95,24 @@ enum Content {
 }
 
 impl Planned {
+    /// Operation `op`, reading `src` and writing `dst`, not planned yet.
+    fn new(op: usize, src: Option<usize>, dst: Option<usize>) -> Self {
+        Planned {
+            op,
+            kind: Did::Update,
+            src,
+            dst,
+            remove_src: false,
+            new_text: None,
+            new_bytes: None,
+            after: None,
+            hunks: Vec::new(),
+            blocks: Vec::new(),
+            line_number: None,
+            expanded: None,
+        }
+    }
+
     /// The new bytes as ordered slices.
     fn new_pieces<'a>(&'a self, slots: &'a [Slot]) -> Option<Vec<&'a [u8]>> {
         Some(match self.new_bytes.as_ref()? {
@@ -132,6 +154,8 @@ struct OpFailure {
     hunks: Option<Vec<StepFailure>>,
     /// Every failing SEARCH/REPLACE block (edit blocks, text editor).
     blocks: Option<Vec<StepFailure>>,
+    /// An elision marker refused (`ELIDED_CONTENT`).
+    elision: Option<Elision>,
 }
 
 impl OpFailure {
@@ -144,6 +168,7 @@ impl OpFailure {
             diagnosis: Diagnosed::default(),
             hunks: None,
             blocks: None,
+            elision: None,
         })
     }
 }
@@ -421,19 +446,7 @@ fn plan_op(
 ) -> Result<Planned, Box<OpFailure>> {
     let cur = |k: Option<usize>| k.and_then(|k| slots[k].cur.as_ref());
     let abs = |k: Option<usize>| k.map(|k| slots[k].abs());
-    let mut p = Planned {
-        op: i,
-        kind: Did::Update,
-        src,
-        dst,
-        remove_src: false,
-        new_text: None,
-        new_bytes: None,
-        after: None,
-        hunks: Vec::new(),
-        blocks: Vec::new(),
-        line_number: None,
-    };
+    let mut p = Planned::new(i, src, dst);
     match &op.action {
         Action::Delete { verify } => {
             let (s, _) = cur(src).expect("an existing file was read");
@@ -498,6 +511,15 @@ fn plan_op(
             };
             if matches!(base, Base::New { .. }) {
                 drop_callers_bom(enc, &mut new_text);
+            }
+            let old = match base {
+                Base::Existing => Some(base_text),
+                Base::New { .. } => cur(dst).map(|(s, _)| s.text()),
+            };
+            let checked = check_op(i, op, old, (&sliced, &new_text), opts, abs(dst.or(src)))?;
+            if let Some((text, report)) = checked {
+                (new_text, sliced, legacy_planned) = (text, None, None);
+                p.expanded = Some(report);
             }
             let planned = NewPlan {
                 sliced,
@@ -584,6 +606,36 @@ fn planned_blocks(
             abs_any,
         )
     })
+}
+
+/// A new text with its markers expanded, and the report of them.
+type Expanded = (Vec<u8>, Vec<KeptElision>);
+
+/// The checks on an operation's new text ([`check::new_text`]): the text
+/// expanded and its report, when a marker was expanded, or its failure.
+fn check_op(
+    i: usize,
+    op: &FileOp,
+    old: Option<&[u8]>,
+    (sliced, new_text): (&Option<(Vec<Edit>, NewText)>, &[u8]),
+    opts: &Options,
+    abs: Option<String>,
+) -> Result<Option<Expanded>, Box<OpFailure>> {
+    let Some(old_text) = old else {
+        return Ok(None);
+    };
+    let pieces = match sliced {
+        Some((edits, t)) => t.pieces(old_text, edits),
+        None => vec![new_text],
+    };
+    match check::new_text(old, &pieces, &op.path, opts) {
+        Ok(c) => Ok(c.expansion.map(|e| (e.to_vec(old_text), e.report()))),
+        Err(r) => {
+            let mut f = OpFailure::new(i, r.failure, abs);
+            f.elision = Some(r.elision);
+            Err(f)
+        }
+    }
 }
 
 /// An operation's new text as planned: the text, or the blocks kept as
@@ -1087,6 +1139,7 @@ fn failed(plan: &OpPlan, failures: Vec<Box<OpFailure>>) -> Box<Failed> {
     v.format = Some(plan.format);
     v.match_lines = first.match_lines.clone();
     v.diagnosis = first.diagnosis.clone();
+    v.elision = first.elision.clone();
     v.failures = Some(
         failures
             .into_iter()
@@ -1170,6 +1223,7 @@ fn op_file(p: &Planned, op: &FileOp, slots: &[Slot]) -> FormatFile {
         }),
         line_number: p.line_number,
         read_back_matches: None,
+        expanded: p.expanded.clone(),
         strategy: Default::default(),
         diff: None,
     }

@@ -97,6 +97,17 @@ pub fn agent_edits(old: &str, new: &str, origin: &str) -> Vec<Option<AgentEdit>>
                 .concat();
                 let at =
                     memchr::memmem::find(text.as_bytes(), search.as_bytes()).expect("found once");
+                // A file's byte order mark is not part of the text an agent
+                // reads (the engine matches the text after it).
+                let (search, replace, at) = match (
+                    search.strip_prefix('\u{feff}'),
+                    replace.strip_prefix('\u{feff}'),
+                ) {
+                    (Some(s), Some(r)) if at == 0 && !s.trim().is_empty() => {
+                        (s.to_string(), r.to_string(), 3)
+                    }
+                    _ => (search, replace, at),
+                };
                 found = Some((search, replace, at, above, below));
                 break 'k;
             }

@@ -1,7 +1,9 @@
-//! Reading this repository's own history with the `git` command line:
-//! the commits, the text files each changed, their contents before and
-//! after (one `git cat-file --batch` process for every blob), and the
-//! commit's diff as `git diff` prints it.
+//! Reading a repository's history with the `git` command line: the
+//! commits, the text files each changed, their contents before and after
+//! (one `git cat-file --batch` process for every blob), and the commit's
+//! diff as `git diff` prints it. The repository is this one, or the one
+//! `PFT_REPLAY_REPO` names (a clone or a bare git directory), so the
+//! replay can be measured on other projects' history.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -48,10 +50,18 @@ fn git(root: &Path, args: &[&str]) -> Option<String> {
 }
 
 impl Git {
-    /// The repository holding the crate, when its history is there: `git`
-    /// runs, the clone is not shallow, and it has more than one commit.
+    /// The repository `PFT_REPLAY_REPO` names, or the one holding the
+    /// crate, when its history is there: `git` runs, the clone is not
+    /// shallow, and it has more than one commit.
     pub fn open() -> Option<Git> {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let root = std::env::var_os("PFT_REPLAY_REPO")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+        Git::at(root)
+    }
+
+    /// The repository at `root` (a work tree or a git directory).
+    pub fn at(root: PathBuf) -> Option<Git> {
         if git(&root, &["rev-parse", "--is-shallow-repository"])?.trim() != "false" {
             return None;
         }

@@ -12,10 +12,16 @@
 //! tolerance) must write the intended file or nothing; `already_applied`
 //! must never be claimed for an edit that did not land.
 //!
+//! The history is this repository's, or another one's (`PFT_REPLAY_REPO`),
+//! and it can be replayed with mixed line endings (`eol.rs`; a slice of
+//! that runs with the suite too).
+//!
 //! Without the history (a shallow clone, no `git`) the replay is skipped.
 
 mod edits;
+mod eol;
 mod git;
+mod lazy;
 mod mistakes;
 mod score;
 
@@ -37,6 +43,9 @@ struct Config {
     /// Samples of each mistake.
     per_kind: usize,
     seed: u64,
+    /// Chosen files given mixed line endings, and the shapes of
+    /// [`eol::shapes`] added (see `eol.rs`).
+    mixed: bool,
 }
 
 struct Report {
@@ -53,33 +62,38 @@ fn run(git: &mut Git, cfg: &Config) -> Report {
     let mut base = Base::default();
     let mut pool: Vec<AgentEdit> = Vec::new();
     let ws = tempfile::tempdir().unwrap();
+    let mut seen = 0;
     for c in &commits {
-        let files = git.changed(c);
-        for f in files.iter().filter(|f| f.status == 'M') {
-            let origin = format!("{}:{}", &c[..9], f.path);
-            let list = agent_edits(
-                f.old.as_deref().unwrap_or(""),
-                f.new.as_deref().unwrap_or(""),
-                &origin,
-            );
-            base.hunks += list.len();
-            base.not_unique += list.iter().filter(|e| e.is_none()).count();
-            if list.iter().all(Option::is_some) && !list.is_empty() {
-                let list: Vec<AgentEdit> = list.into_iter().flatten().collect();
-                replay_edits(ws.path(), f, &list, &mut base);
-                pool.extend(list);
-            } else {
-                pool.extend(list.into_iter().flatten());
+        let mut files = git.changed(c);
+        let mut shapes = Vec::new();
+        if cfg.mixed {
+            files = eol::transform(&files);
+            for f in files.iter().filter(|f| f.status == 'M') {
+                shapes.extend(eol::shapes(f, seen));
+                seen += 1;
             }
+        }
+        for f in files.iter().chain(&shapes).filter(|f| f.status == 'M') {
+            replay_file(ws.path(), &c[..9], f, &mut base, &mut pool);
         }
         let refs: Vec<&git::Changed> = files.iter().collect();
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         let diff = if paths.is_empty() {
             String::new()
+        } else if cfg.mixed {
+            eol::diff(&refs)
         } else {
             git.diff(c, &paths)
         };
         replay_patches(c, &refs, &diff, &mut base);
+        for f in &shapes {
+            replay_patches(
+                &format!("{c} ({})", f.path),
+                &[f],
+                &eol::diff(&[f]),
+                &mut base,
+            );
+        }
     }
     // The same pseudo-random order of edits for every kind of mistake.
     let mut seed = cfg.seed;
@@ -105,6 +119,33 @@ fn run(git: &mut Git, cfg: &Config) -> Report {
         commits: commits.len(),
         base,
         kinds,
+    }
+}
+
+/// One file's change as agent edits: each must land alone and all in one
+/// call (when every hunk has a unique block); the edits join the pool the
+/// mistakes are made from.
+fn replay_file(
+    ws: &std::path::Path,
+    commit: &str,
+    f: &git::Changed,
+    base: &mut Base,
+    pool: &mut Vec<AgentEdit>,
+) {
+    let origin = format!("{commit}:{}", f.path);
+    let list = agent_edits(
+        f.old.as_deref().unwrap_or(""),
+        f.new.as_deref().unwrap_or(""),
+        &origin,
+    );
+    base.hunks += list.len();
+    base.not_unique += list.iter().filter(|e| e.is_none()).count();
+    if list.iter().all(Option::is_some) && !list.is_empty() {
+        let list: Vec<AgentEdit> = list.into_iter().flatten().collect();
+        replay_edits(ws, f, &list, base);
+        pool.extend(list);
+    } else {
+        pool.extend(list.into_iter().flatten());
     }
 }
 
@@ -257,6 +298,7 @@ fn replay_slice() {
             commits: Some(24),
             per_kind: 8,
             seed: 0x5eed_2020,
+            mixed: false,
         },
     );
     print(&r);
@@ -271,12 +313,42 @@ fn replay_slice() {
     );
 }
 
+/// The same slice with mixed line endings (see `eol.rs`): real commits on
+/// files that mix CRLF and LF, every diff with its own line bytes, a
+/// CRLF -> LF conversion and a re-indentation among them.
+#[test]
+fn replay_mixed_slice() {
+    let Some(mut git) = Git::open() else {
+        println!("skipped: the repository's history is not available (shallow clone, or no git)");
+        return;
+    };
+    let r = run(
+        &mut git,
+        &Config {
+            until: None,
+            commits: Some(24),
+            per_kind: 8,
+            seed: 0x5eed_2021,
+            mixed: true,
+        },
+    );
+    print(&r);
+    check(&r);
+    assert!(
+        r.base.unified.total >= 24 && r.base.patch_file.total >= 50,
+        "the slice replays real edits and diffs"
+    );
+}
+
 /// The whole history: `cargo test --release --test replay -- --ignored
 /// --nocapture` (or `npm run bench -- replay`). `PFT_REPLAY_PER_KIND` sets
 /// the samples of each mistake (default 200), `PFT_REPLAY_UNTIL` the last
 /// commit replayed (default `HEAD`; name one to get figures that do not
-/// move as the history grows), `PFT_REPLAY_OUT` a file for the figures as
-/// JSON.
+/// move as the history grows), `PFT_REPLAY_COMMITS` how many commits
+/// (oldest first), `PFT_REPLAY_OUT` a file for the figures as JSON,
+/// `PFT_REPLAY_REPO` another repository to replay (a clone or a git
+/// directory), `PFT_REPLAY_EOL=mixed` the mixed line-endings mode
+/// (`eol.rs`).
 #[test]
 #[ignore]
 fn replay_full() {
@@ -293,9 +365,12 @@ fn replay_full() {
         &mut git,
         &Config {
             until: std::env::var("PFT_REPLAY_UNTIL").ok(),
-            commits: None,
+            commits: std::env::var("PFT_REPLAY_COMMITS")
+                .ok()
+                .and_then(|v| v.parse().ok()),
             per_kind,
             seed: 0x5eed_2020,
+            mixed: std::env::var("PFT_REPLAY_EOL").is_ok_and(|v| v == "mixed"),
         },
     );
     print(&r);
@@ -304,4 +379,52 @@ fn replay_full() {
         std::fs::write(out, serde_json::to_string_pretty(&json(&r)).unwrap()).unwrap();
     }
     check(&r);
+}
+
+/// The lazy variants of the real edits of a slice of the history (see
+/// `lazy.rs`): nothing written wrong, no real edit refused.
+#[test]
+fn lazy_slice() {
+    let Some(mut git) = Git::open() else {
+        println!("skipped: the repository's history is not available (shallow clone, or no git)");
+        return;
+    };
+    let mut commits = git.commits(None);
+    commits.truncate(30);
+    let r = lazy::lazy_run(&mut git, &commits, 200);
+    lazy::print_lazy(&r);
+    lazy::check_lazy(&r);
+    assert!(
+        r.kinds.get("bounded").is_some_and(|t| t.n > 20),
+        "lazy edits are made"
+    );
+}
+
+/// The lazy variants of every real edit (`npm run bench -- lazy`):
+/// `PFT_LAZY_CAP` cases of each kind at most (default 5000),
+/// `PFT_REPLAY_UNTIL` the last commit, `PFT_REPLAY_OUT` a JSON file.
+#[test]
+#[ignore]
+fn lazy_full() {
+    let Some(mut git) = Git::open() else {
+        println!("skipped: the repository's history is not available (shallow clone, or no git)");
+        return;
+    };
+    let cap = std::env::var("PFT_LAZY_CAP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5000);
+    let commits = git.commits(std::env::var("PFT_REPLAY_UNTIL").ok().as_deref());
+    let started = std::time::Instant::now();
+    let r = lazy::lazy_run(&mut git, &commits, cap);
+    lazy::print_lazy(&r);
+    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    if let Ok(out) = std::env::var("PFT_REPLAY_OUT") {
+        std::fs::write(
+            out,
+            serde_json::to_string_pretty(&lazy::lazy_json(&r)).unwrap(),
+        )
+        .unwrap();
+    }
+    lazy::check_lazy(&r);
 }

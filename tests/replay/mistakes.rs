@@ -216,8 +216,31 @@ fn reindent(e: &AgentEdit, rng: &mut u64) -> Option<(String, String)> {
             })
             .collect()
     };
+    // The copy must keep every difference between the block's and the
+    // replacement's lines: a re-indentation that makes a changed line equal
+    // to the line it changes, or gives two lines indented one with tabs, the
+    // other with spaces, the same indentation (a commit that converts them:
+    // the copy no longer says it does), or dedents a whitespace-only line to
+    // empty, erases the edit's own change, and leaves no intent a tolerant
+    // match could recover.
+    let (sl, rl) = (lines(&e.search), lines(&e.replace));
+    let lead_of = |l: &str| lead(&map(l)).to_string();
+    let erased = sl.iter().any(|a| {
+        rl.iter().any(|b| {
+            (a != b && map(a) == map(b))
+                || (!a.trim().is_empty()
+                    && !b.trim().is_empty()
+                    && lead(a) != lead(b)
+                    && lead_of(a) == lead_of(b)
+                    && lead(a).contains('\t') != lead(b).contains('\t'))
+        })
+    });
     let (s2, r2) = (map(&e.search), map(&e.replace));
-    (s2 != e.search).then_some((s2, r2))
+    // Nor may the copy's replacement be text the file already holds (a
+    // re-indentation dedented gives the block's own lines): that is the
+    // edit applied, as far as anyone can tell from the file.
+    let stands = memchr::memmem::find(e.before.as_bytes(), r2.as_bytes()).is_some();
+    (s2 != e.search && !erased && !stands).then_some((s2, r2))
 }
 
 /// A change someone made to one line since the agent read it.
@@ -292,8 +315,15 @@ fn trailing_whitespace(e: &AgentEdit, rng: &mut u64) -> Option<Draft> {
     Some(Draft::on_file(e, on_file(e, &padded)))
 }
 
+/// Whether the file has CRs before or after the edit (a commit that
+/// converts line endings: a mistake in line endings would erase its own
+/// change).
+fn has_cr(e: &AgentEdit) -> bool {
+    e.before.contains('\r') || e.after.contains('\r')
+}
+
 fn line_endings(e: &AgentEdit) -> Option<Draft> {
-    if e.before.contains('\r') || !e.search.contains('\n') {
+    if has_cr(e) || !e.search.contains('\n') {
         return None;
     }
     let crlf = |t: &str| t.replace('\n', "\r\n");
@@ -310,7 +340,7 @@ fn line_endings(e: &AgentEdit) -> Option<Draft> {
 }
 
 fn mixed_endings(e: &AgentEdit) -> Option<Draft> {
-    if e.before.contains('\r') || lines(&e.search).len() < 2 {
+    if has_cr(e) || lines(&e.search).len() < 2 {
         return None;
     }
     // Every other line of the file (counted from the block) ends with

@@ -1,0 +1,75 @@
+// Elision markers (`// ... existing code ...`) in new text through the JS
+// API, the MCP server and an agent-SDK adapter: expanded when the lines they
+// stand for are certain (the result says which), refused with ELIDED_CONTENT
+// otherwise (nothing written, in the full and the compact view), written as
+// sent with options.elisions: 'literal'. The engine's own tests cover every
+// entry point and format (tests/elisions.rs) and the algorithm
+// (src/check/elision.rs, property tests against a naive reference).
+import './helpers/private-state.mjs'
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { withClient, resultOf } from './helpers/mcp-client.mjs'
+import { createTextEditor } from 'patch-file-tool/anthropic'
+import { patchFile, writeFile, PATCH_FILE_ERROR_CODES as CODES } from '../index.mjs'
+
+const SRC = 'function total(a, b) {\n  const x = a * 2;\n  const y = b * 3;\n  const z = x + y;\n  return z + 1;\n}\n\nexport { total };\n'
+const SEARCH = 'function total(a, b) {\n  const x = a * 2;\n  const y = b * 3;\n  const z = x + y;\n  return z + 1;\n}\n'
+const LAZY = 'function total(a, b, c) {\n  const x = a * 2;\n  // ... existing code ...\n  return z + 1;\n}\n'
+const BAD = 'function total(a, b) {\n  // ... existing code ...\n  return z + 2;\n}\n'
+const INTENDED = SRC.replace('(a, b)', '(a, b, c)')
+
+function dir() {
+  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-elide-')))
+  fs.writeFileSync(path.join(d, 'f.js'), SRC)
+  return d
+}
+
+test('patchFile expands a marker between unchanged lines and says which lines it kept', async () => {
+  const d = dir()
+  const r = await patchFile({ file_path: 'f.js', search: SEARCH, replace: LAZY }, { workspaceRoot: d, durable: false })
+  assert.equal(r.ok, true, JSON.stringify(r))
+  assert.deepEqual(r.expanded, [{ marker: '// ... existing code ...', line: 3, kept_lines: [3, 4] }])
+  assert.equal(fs.readFileSync(path.join(d, 'f.js'), 'utf8'), INTENDED)
+})
+
+test('patchFile and writeFile refuse a marker beside a changed line: ELIDED_CONTENT, nothing written', async () => {
+  const d = dir()
+  for (const view of ['full', 'compact']) {
+    const r = await patchFile({ file_path: 'f.js', search: SEARCH, replace: BAD }, { workspaceRoot: d, durable: false, results: view })
+    assert.equal(r.code, CODES.ELIDED_CONTENT, JSON.stringify(r))
+    assert.equal(r.elision.deleted, 4)
+    assert.deepEqual(r.elision.deletes[0], { line: 2, text: '  const x = a * 2;' })
+    assert.match(r.message, /Send those lines in place of the marker/)
+  }
+  const w = await writeFile({ file_path: 'f.js', content: SRC.replace(SEARCH, BAD) }, { workspaceRoot: d, durable: false })
+  assert.equal(w.code, 'ELIDED_CONTENT', JSON.stringify(w))
+  assert.equal(fs.readFileSync(path.join(d, 'f.js'), 'utf8'), SRC)
+  const lit = await patchFile({ file_path: 'f.js', search: SEARCH, replace: BAD }, { workspaceRoot: d, durable: false, elisions: 'literal' })
+  assert.equal(lit.ok, true, JSON.stringify(lit))
+  assert.equal(fs.readFileSync(path.join(d, 'f.js'), 'utf8'), SRC.replace(SEARCH, BAD))
+})
+
+test('MCP tools answer the expansion and the refusal within their output schemas', { timeout: 60_000 }, async () => {
+  const d = dir()
+  await withClient({ args: ['--root', d] }, async (client) => {
+    let a = await client.callTool({ name: 'edit_file', arguments: { path: 'f.js', edits: [{ oldText: SEARCH, newText: BAD }] } })
+    assert.equal(a.isError, true)
+    assert.equal(resultOf(a).code, 'ELIDED_CONTENT')
+    assert.equal(fs.readFileSync(path.join(d, 'f.js'), 'utf8'), SRC)
+    a = await client.callTool({ name: 'edit_file', arguments: { path: 'f.js', edits: [{ oldText: SEARCH, newText: LAZY }] } })
+    assert.equal(a.isError, false, JSON.stringify(a))
+    assert.equal(fs.readFileSync(path.join(d, 'f.js'), 'utf8'), INTENDED)
+  })
+})
+
+test('the Anthropic text editor adapter refuses through the same check', async () => {
+  const d = dir()
+  const editor = createTextEditor({ workspaceRoot: d })
+  const r = await editor.toolResult({ id: 't', name: 'str_replace_based_edit_tool', input: { command: 'str_replace', path: 'f.js', old_str: SEARCH, new_str: BAD } })
+  assert.equal(r.is_error, true, JSON.stringify(r))
+  assert.match(JSON.stringify(r.content), /ELIDED_CONTENT|elision marker/)
+  assert.equal(fs.readFileSync(path.join(d, 'f.js'), 'utf8'), SRC)
+})

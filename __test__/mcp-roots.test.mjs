@@ -1,0 +1,257 @@
+// The MCP roots capability: without a configured root (--root or
+// PATCH_FILE_WORKSPACE_ROOT) the server works in the client's roots, asked
+// for with roots/list after initialize and again on
+// notifications/roots/list_changed; a configured root wins; no root at all is
+// a refusal, never the server's working directory. Driven by the official SDK
+// client declaring `roots: { listChanged: true }`.
+import './helpers/private-state.mjs'
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { BIN, tempDir, cleanEnv } from './helpers/mcp-raw.mjs'
+import { rootFromUri, pathsOf } from '../js/workspace.js'
+
+const T = { timeout: 60_000 }
+
+/**
+ * The SDK client with the roots capability, answering roots/list with `roots()`
+ * (URIs or {uri, name}); `capabilities` replaces its capabilities.
+ */
+async function connect({ roots = () => [], args = [], env = cleanEnv(), cwd, capabilities = { roots: { listChanged: true } } } = {}) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--tools', 'all', ...args], env, cwd, stderr: 'pipe' })
+  let stderr = ''
+  transport.stderr.setEncoding('utf8')
+  transport.stderr.on('data', (s) => (stderr += s))
+  const client = new Client({ name: 'roots-test', version: '0' }, { capabilities })
+  let asked = 0
+  if (capabilities.roots) {
+    client.setRequestHandler(ListRootsRequestSchema, async () => {
+      asked++
+      return { roots: roots().map((r) => (typeof r === 'string' ? { uri: r } : r)) }
+    })
+  }
+  await client.connect(transport)
+  const call = async (name, args) => {
+    const answer = await client.callTool({ name, arguments: args })
+    const result = JSON.parse(answer.content[0].text)
+    assert.equal(answer.isError, result.ok !== true)
+    return result
+  }
+  return { client, call, stderr: () => stderr, asked: () => asked }
+}
+
+const uri = (dir) => pathToFileURL(dir).href
+const read = (f) => fs.readFileSync(f, 'utf8')
+
+function project(files) {
+  const dir = tempDir('pft-mcproots-')
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true })
+    fs.writeFileSync(path.join(dir, name), text)
+  }
+  return dir
+}
+
+test('one client root: relative paths resolve from it; history and undo are its journal', T, async () => {
+  const dir = project({ 'a.txt': 'x = 1\n' })
+  const elsewhere = project({ 'a.txt': 'x = 1\n' })
+  const c = await connect({ roots: () => [uri(dir)], cwd: elsewhere })
+  try {
+    const r = await c.call('patch_file', { file_path: 'a.txt', search_block: 'x = 1', replace_block: 'x = 2' })
+    assert.equal(r.ok, true, JSON.stringify(r))
+    assert.equal(read(path.join(dir, 'a.txt')), 'x = 2\n')
+    assert.equal(read(path.join(elsewhere, 'a.txt')), 'x = 1\n', 'the working directory is not the root')
+    const h = await c.call('history', {})
+    assert.equal(h.workspace_root, dir)
+    assert.equal(h.transactions.length, 1)
+    assert.equal((await c.call('undo', {})).ok, true)
+    assert.equal(read(path.join(dir, 'a.txt')), 'x = 1\n')
+    const out = await c.call('read_file', { file_path: path.join(elsewhere, 'a.txt') })
+    assert.equal(out.code, 'PATH_OUTSIDE_WORKSPACE')
+    assert.match(c.stderr(), /workspace root the client's roots/)
+  } finally {
+    await c.client.close()
+  }
+})
+
+test('a root URI is percent-decoded; non-file URIs and missing directories are left out', T, async () => {
+  const dir = project({ 'f.txt': 'old\n' })
+  const spaced = path.join(dir, 'my dir#1 é')
+  fs.mkdirSync(spaced)
+  fs.writeFileSync(path.join(spaced, 'g.txt'), 'old\n')
+  const encoded = uri(spaced)
+  assert.match(encoded, /my%20dir%231%20%C3%A9$/)
+  assert.deepEqual(rootFromUri(encoded), { root: spaced })
+  assert.match(rootFromUri('https://example.com/x').error, /not a file:\/\/ URI/)
+  assert.match(rootFromUri(uri(path.join(dir, 'missing'))).error, /cannot be used/)
+  assert.match(rootFromUri(uri(path.join(dir, 'f.txt'))).error, /not a directory/)
+  // (The SDK client itself refuses to send a root that is not file://: rootFromUri above covers that case.)
+  const c = await connect({ roots: () => [uri(path.join(dir, 'missing')), { uri: encoded, name: 'spaced' }] })
+  try {
+    const r = await c.call('patch_file', { file_path: 'g.txt', search_block: 'old', replace_block: 'new' })
+    assert.equal(r.ok, true, JSON.stringify(r))
+    assert.equal(read(path.join(spaced, 'g.txt')), 'new\n')
+    assert.match(c.stderr(), /client root left out: file:\S+\/missing cannot be used \(ENOENT\)/)
+  } finally {
+    await c.client.close()
+  }
+})
+
+test('two roots: each path runs in the root it lies beneath, each root its own journal; ambiguity is refused', T, async () => {
+  const a = project({ 'only-a.txt': 'a\n', 'both.txt': 'A\n' })
+  const b = project({ 'only-b.txt': 'b\n', 'both.txt': 'B\n' })
+  const c = await connect({ roots: () => [uri(a), uri(b)] })
+  try {
+    assert.equal((await c.call('patch_file', { file_path: 'only-b.txt', search_block: 'b', replace_block: 'b2' })).ok, true)
+    assert.equal(read(path.join(b, 'only-b.txt')), 'b2\n')
+    assert.equal((await c.call('patch_file', { file_path: path.join(a, 'both.txt'), search_block: 'A', replace_block: 'A2' })).ok, true)
+    assert.equal(read(path.join(a, 'both.txt')), 'A2\n')
+    // Relative and present under both roots, or under none: refused, naming the roots.
+    const amb = await c.call('read_file', { file_path: 'both.txt' })
+    assert.equal(amb.code, 'INVALID_INPUT')
+    assert.ok(amb.message.includes(a) && amb.message.includes(b) && /absolute path/.test(amb.message), amb.message)
+    const none = await c.call('write_file', { file_path: 'new.txt', content: 'n\n' })
+    assert.equal(none.code, 'INVALID_INPUT')
+    assert.match(none.message, /exists under none/)
+    assert.equal((await c.call('write_file', { file_path: path.join(b, 'new.txt'), content: 'n\n' })).ok, true)
+    assert.equal(read(path.join(b, 'new.txt')), 'n\n')
+    // Outside both.
+    const out = await c.call('read_file', { file_path: path.join(path.dirname(a), 'x.txt') })
+    assert.equal(out.code, 'PATH_OUTSIDE_WORKSPACE')
+    // A patch across roots is refused; one within a root is applied there.
+    const across = await c.call('apply_patch', {
+      patch: `*** Begin Patch\n*** Update File: ${path.join(a, 'only-a.txt')}\n@@\n-a\n+a2\n*** Update File: ${path.join(b, 'only-b.txt')}\n@@\n-b2\n+b3\n*** End Patch\n`,
+    })
+    assert.equal(across.code, 'INVALID_INPUT')
+    assert.match(across.message, /one workspace root/)
+    assert.equal(read(path.join(a, 'only-a.txt')), 'a\n')
+    const within = await c.call('apply_patch', { patch: '*** Begin Patch\n*** Update File: only-a.txt\n@@\n-a\n+a2\n*** End Patch\n' })
+    assert.equal(within.ok, true, JSON.stringify(within))
+    assert.equal(read(path.join(a, 'only-a.txt')), 'a2\n')
+    // Each root has its own journal: history and undo without a path act in the root of the latest call that named one.
+    const ha = await c.call('history', {})
+    assert.equal(ha.workspace_root, a)
+    assert.equal(ha.transactions.length, 2)
+    const hb = await c.call('history', { file_path: path.join(b, 'new.txt') })
+    assert.equal(hb.workspace_root, b)
+    assert.equal((await c.call('undo', {})).ok, true)
+    assert.equal(fs.existsSync(path.join(b, 'new.txt')), false, "undo acted in b, the current root: it undid b's newest, the creation of new.txt")
+    assert.equal(read(path.join(a, 'only-a.txt')), 'a2\n')
+  } finally {
+    await c.client.close()
+  }
+})
+
+test('notifications/roots/list_changed: the server asks again and switches roots', T, async () => {
+  const one = project({ 'f.txt': 'one\n' })
+  const two = project({ 'f.txt': 'two\n' })
+  let current = [uri(one)]
+  const c = await connect({ roots: () => current })
+  try {
+    assert.equal((await c.call('read_file', { file_path: 'f.txt' })).content, 'one\n')
+    current = [uri(two)]
+    const before = c.asked()
+    await c.client.sendRootsListChanged()
+    for (let i = 0; i < 100 && c.asked() === before; i++) await new Promise((r) => setTimeout(r, 20))
+    assert.equal(c.asked(), before + 1)
+    assert.equal((await c.call('read_file', { file_path: 'f.txt' })).content, 'two\n')
+    assert.equal((await c.call('read_file', { file_path: path.join(one, 'f.txt') })).code, 'PATH_OUTSIDE_WORKSPACE')
+    current = []
+    await c.client.sendRootsListChanged()
+    for (let i = 0; i < 100 && c.asked() === before + 1; i++) await new Promise((r) => setTimeout(r, 20))
+    const refused = await c.call('read_file', { file_path: 'f.txt' })
+    assert.equal(refused.code, 'INVALID_INPUT')
+  } finally {
+    await c.client.close()
+  }
+})
+
+test('no roots and none configured: every call is refused, saying how to configure a root; the cwd is never edited', T, async () => {
+  const cwd = project({ 'f.txt': 'cwd\n' })
+  for (const opts of [{ roots: () => [] }, { capabilities: {} }]) {
+    const c = await connect({ ...opts, cwd })
+    try {
+      const r = await c.call('patch_file', { file_path: 'f.txt', search_block: 'cwd', replace_block: 'edited' })
+      assert.equal(r.ok, false)
+      assert.equal(r.code, 'INVALID_INPUT')
+      assert.match(r.message, /no workspace root/)
+      assert.match(r.message, /PATCH_FILE_WORKSPACE_ROOT/)
+      assert.match(r.message, /--root/)
+      assert.equal(read(path.join(cwd, 'f.txt')), 'cwd\n')
+      assert.equal((await c.call('history', {})).code, 'INVALID_INPUT')
+    } finally {
+      await c.client.close()
+    }
+  }
+})
+
+test('a configured root (--root, or PATCH_FILE_WORKSPACE_ROOT) wins over the client\'s roots, which are not asked for', T, async () => {
+  const configured = project({ 'f.txt': 'configured\n' })
+  const client = project({ 'f.txt': 'client\n' })
+  for (const opts of [{ args: ['--root', configured] }, { env: cleanEnv({ PATCH_FILE_WORKSPACE_ROOT: configured }) }]) {
+    const c = await connect({ ...opts, roots: () => [uri(client)] })
+    try {
+      assert.equal((await c.call('read_file', { file_path: 'f.txt' })).content, 'configured\n')
+      assert.equal((await c.call('read_file', { file_path: path.join(client, 'f.txt') })).code, 'PATH_OUTSIDE_WORKSPACE')
+      await c.client.sendRootsListChanged()
+      await new Promise((r) => setTimeout(r, 100))
+      assert.equal(c.asked(), 0)
+      assert.equal(c.client.getInstructions(), `Workspace root: ${configured}. Relative paths resolve from it. A failed call changes nothing.`)
+    } finally {
+      await c.client.close()
+    }
+  }
+})
+
+test('tools/list is the same with client roots as with a configured root', T, async () => {
+  const dir = project({})
+  const a = await connect({ roots: () => [uri(dir)] })
+  const b = await connect({ args: ['--root', dir] })
+  try {
+    assert.deepEqual((await a.client.listTools()).tools, (await b.client.listTools()).tools)
+    assert.match(a.client.getInstructions(), /client's/)
+  } finally {
+    await a.client.close()
+    await b.client.close()
+  }
+})
+
+test('pathsOf reads the paths of every tool shape', () => {
+  assert.deepEqual(pathsOf({ file_path: 'a', search_block: 'x' }), ['a'])
+  assert.deepEqual(pathsOf({ path: 'p', command: 'view' }), ['p'])
+  assert.deepEqual(pathsOf({ files: [{ file_path: 'a' }, { filePath: 'b' }] }), ['a', 'b'])
+  assert.deepEqual(pathsOf({ patch: '*** Begin Patch\n*** Add File: n.txt\n+x\n*** Update File: u.txt\n*** Move to: m.txt\n@@\n-a\n+b\n*** Delete File: d.txt\n*** End Patch' }), ['n.txt', 'u.txt', 'm.txt', 'd.txt'])
+  assert.deepEqual(pathsOf({ patch: '--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/new.c\n' }), ['x.c', 'x.c', 'new.c'])
+  assert.deepEqual(pathsOf({ blockContent: 'src/a.ts\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n' }), ['src/a.ts'])
+  assert.deepEqual(pathsOf({ id: '3' }), [])
+})
+
+test('a call waits for an unanswered roots/list at most 5 s, then runs with the roots known so far', T, async () => {
+  const dir = project({ 'f.txt': 'f\n' })
+  let release
+  const late = new Promise((r) => (release = r))
+  const c = await connect({ roots: () => [uri(dir)], capabilities: { roots: { listChanged: true } } })
+  try {
+    assert.equal((await c.call('read_file', { file_path: 'f.txt' })).content, 'f\n')
+    // Replace the handler: this client answers roots/list only when released.
+    c.client.setRequestHandler(ListRootsRequestSchema, async () => {
+      await late
+      return { roots: [{ uri: uri(dir) }] }
+    })
+    await c.client.sendRootsListChanged()
+    const started = Date.now()
+    const r = await c.call('read_file', { file_path: 'f.txt' })
+    const waited = Date.now() - started
+    assert.ok(waited >= 4000 && waited < 15000, `waited ${waited} ms`)
+    // The roots known so far: the first list's, until the client answers.
+    assert.equal(r.content, 'f\n', JSON.stringify(r))
+  } finally {
+    release()
+    await c.client.close()
+  }
+})

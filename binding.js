@@ -844,6 +844,7 @@ module.exports.cancelledResult = nativeBinding.cancelledResult
 module.exports.cancelToken = nativeBinding.cancelToken
 module.exports.DEFAULT_LOCK_WAIT_MS = nativeBinding.DEFAULT_LOCK_WAIT_MS
 module.exports.editFile = nativeBinding.editFile
+module.exports.editLines = nativeBinding.editLines
 module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.history = nativeBinding.history
 module.exports.journalClear = nativeBinding.journalClear

@@ -271,7 +271,41 @@ export type ReadFileInput = PatchFilePath & {
   offset?: number
   /** Most lines to return. */
   limit?: number
+  /**
+   * Prefix every line with its anchor `LINE#ID|` (1-based line, two letters hashed from the line's content) for
+   * editLines, and keep what was shown so that editLines can check its anchors against it.
+   */
+  anchors?: boolean
 }
+
+/** One anchored edit of editLines. */
+export type EditLinesEdit = {
+  /** `replace` the line `pos` (or `pos`..`end`); `append` after / `prepend` before `pos` (no `pos`: end / start of the file). */
+  op: 'replace' | 'append' | 'prepend'
+  /** An anchor `LINE#ID` as a read with `anchors: true` shows it. */
+  pos?: string
+  /** replace only: the last line of the range. */
+  end?: string
+  /** The new lines, without line breaks (the file keeps its own); null or [] with replace deletes. */
+  lines?: string | string[] | null
+}
+
+export type EditLinesInput = PatchFilePath & {
+  edits: EditLinesEdit[]
+  expected_sha256?: string
+  expectedSha256?: string
+  dry_run?: boolean
+  dryRun?: boolean
+}
+
+/** The figures of a successful editLines (written or planned). */
+export type EditLinesFigures = Omit<LinesDone, Previewed>
+export type EditLinesWritten = EditLinesFigures & NotDryRun
+export type EditLinesDryRun = EditLinesFigures & DryRunPreview
+export type EditLinesResult = EditLinesWritten | EditLinesDryRun | PatchFileFailure
+
+/** editLines's result for an input whose dry-run flag is `D`. */
+export type EditLinesResultFor<D extends boolean> = ByDryRun<D, EditLinesWritten, EditLinesDryRun> | PatchFileFailure
 
 export type ReadFileResult = ReadDone | PatchFileFailure
 
@@ -453,6 +487,19 @@ export type JournalClearResult = Cleared | PatchFileFailure
 
 export type Action = 'add' | 'update' | 'delete' | 'move'
 
+export type AnchorProblem = 'changed' | 'several' | 'mismatch' | 'beyond_end'
+
+/** An anchor editLines refused (ANCHOR_MISMATCH). */
+export interface AnchorRefused {
+  /** 0-based index of the edit. */
+  edit: number
+  /** The anchor as given (`LINE#ID`). */
+  anchor: string
+  problem: AnchorProblem
+  /** The file's current lines around where the anchor pointed, tagged `LINE#ID|`, ready for the retry. */
+  lines: string
+}
+
 /** One file an applied dry run wrote or removed. */
 export interface AppliedFile {
   file_path: string
@@ -609,6 +656,8 @@ export type BatchOutcome =
     files_changed?: string[]
     /** undo FILE_CHANGED: the transaction that could not be undone. */
     id?: string
+    /** editLines ANCHOR_MISMATCH: each anchor refused, with the current lines around it. */
+    anchors?: AnchorRefused[]
   }
   | {
     ok: true
@@ -844,6 +893,7 @@ export type ErrorCode =
   | 'PLAN_CHECK_FAILED'
   | 'JOURNAL_DAMAGED'
   | 'ELIDED_CONTENT'
+  | 'ANCHOR_MISMATCH'
 
 /** A failed call: nothing was written. */
 export interface Failed {
@@ -893,6 +943,8 @@ export interface Failed {
   files_changed?: string[]
   /** undo FILE_CHANGED: the transaction that could not be undone. */
   id?: string
+  /** editLines ANCHOR_MISMATCH: each anchor refused, with the current lines around it. */
+  anchors?: AnchorRefused[]
 }
 
 export type FileKind = 'modified' | 'created' | 'deleted' | 'moved'
@@ -1030,12 +1082,62 @@ export interface KeptElision {
   kept_lines: number[]
 }
 
+/** One edit of a successful editLines. */
+export interface LineEditReport {
+  /** 1-based line of the file as written where the edit's new lines start (or where removed lines were). */
+  line: number
+  /** Lines removed. */
+  removed: number
+  /** Lines written. */
+  added: number
+}
+
 export type LineEnding = 'lf' | 'crlf' | 'mixed' | 'none'
 
 /** A 1-based range of lines. */
 export interface LineRange {
   line_number: number
   end_line: number
+}
+
+/** A successful editLines (written, or planned by a dry run). */
+export interface LinesDone {
+  ok: true
+  file_path: string
+  verified: Verified
+  /**
+   * Anchored lines were found at other line numbers (the file changed elsewhere since the read) and the edits
+   * followed them.
+   */
+  rebased?: true
+  /** With `verified: line_numbers`: what that means for the edit. */
+  note?: string
+  edits: LineEditReport[]
+  /** Size on disk (BOM included), before and after. */
+  before_bytes: number
+  after_bytes: number
+  /** sha256 (hex) of the bytes on disk before. */
+  sha256_before: string
+  /** sha256 (hex) of the bytes on disk after. */
+  sha256: string
+  write_strategy?: WriteStrategy
+  /** With `in_place`: why a rename would have lost something. */
+  write_strategy_reason?: string
+  warnings?: string[]
+  dry_run?: true
+  /** Unified diff of the change (`a/` `b/` paths relative to the root). */
+  diff?: string
+  /** Why the diff is missing (old and new content too large to show). */
+  diff_omitted?: string
+  /**
+   * Pass it to applyDryRun to write exactly this preview; null when the planned change was too large to keep (see
+   * `message`).
+   */
+  run_id?: string | null
+  /** Seconds the run_id stays applicable (0 when not kept). */
+  expires_in?: number
+  /** Why the run was not kept, and how to apply it. */
+  message?: string
 }
 
 /** An entry of `history`. */
@@ -1288,6 +1390,8 @@ export interface Undone {
   message?: string
 }
 
+export type Verified = 'snapshot' | 'line_numbers'
+
 export type ViewCommand = 'view'
 
 /** A `view`, told apart by `kind`. */
@@ -1388,6 +1492,12 @@ export declare function textEditor<K extends TextEditorCommand['command'], D ext
  * newText }], dryRun }`), every edit exact-once, all or nothing. Never rejects.
  */
 export declare function editFile<D extends boolean = false>(input: EditFileInput & { dryRun?: D }, options?: PatchFileOptions): Promise<PatchFileResultFor<D>>
+
+/**
+ * Replaces, deletes or inserts lines named by the `LINE#ID` anchors of a
+ * readFile with `anchors: true`, all edits or none. Never rejects.
+ */
+export declare function editLines<D extends boolean = false>(input: EditLinesInput & DryRunFlag<D>, options?: PatchFileOptions): Promise<EditLinesResultFor<D>>
 
 /**
  * Lists the workspace's journaled write transactions, newest first.

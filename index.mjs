@@ -15,6 +15,7 @@ export const {
   applyPatch,
   textEditor,
   editFile,
+  editLines,
   history,
   undo,
   PATCH_FILE_ERROR_CODES,

@@ -101,6 +101,7 @@ test('--tools and PATCH_FILE_TOOLS: each profile lists exactly its tools; names 
     'edit-blocks': ['read_file', 'write_file', 'edit_block'],
     filesystem: ['read_file', 'write_file', 'edit_file'],
     codex: ['read_file', 'apply_patch'],
+    anchors: ['read_file', 'edit_lines', 'undo'],
     all: tools.list().map((t) => t.name),
   }
   assert.deepEqual(Object.keys(tools.PROFILES).sort(), Object.keys(profiles).sort())
@@ -108,7 +109,7 @@ test('--tools and PATCH_FILE_TOOLS: each profile lists exactly its tools; names 
     assert.deepEqual(tools.PROFILES[name], want, name)
     assert.deepEqual(await listedNames(['--tools', name]), want, `--tools ${name}`)
   }
-  assert.equal(profiles.all.length, 11)
+  assert.equal(profiles.all.length, 12)
   assert.deepEqual(await listedNames(['--tools', ' history , minimal,patch_file ']), ['patch_file', 'read_file', 'history'])
   assert.deepEqual(await listedNames([], cleanEnv({ PATCH_FILE_TOOLS: 'codex,undo' })), ['read_file', 'apply_patch', 'undo'])
   // The flag wins over the variable, as for the workspace root, and says so.

@@ -136,7 +136,7 @@ const ENGINE_REFUSES_NULL = [
 
 test('a strict call (null for every optional field it leaves out, at every level) succeeds for every tool; the engine alone takes null as absent except beside edits', async () => {
   const ws = tempDir('pft-strict-')
-  for (const f of ['a', 'b', 'c', 'd', 'e', 'f']) fs.writeFileSync(path.join(ws, `${f}.txt`), `${f}1\n`)
+  for (const f of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) fs.writeFileSync(path.join(ws, `${f}.txt`), `${f}1\n`)
   const options = { workspaceRoot: ws }
   const ajv = new Ajv({ strict: false, allErrors: true })
   const refused = []
@@ -167,6 +167,7 @@ test('a strict call (null for every optional field it leaves out, at every level
   await call('apply_patch', { patch: '*** Begin Patch\n*** Update File: f.txt\n@@\n-f1\n+f2\n*** End Patch\n' })
   await call('str_replace_based_edit_tool', { command: 'str_replace', path: 'f.txt', old_str: 'f2', new_str: 'f3' })
   await call('str_replace_based_edit_tool', { command: 'view', path: 'f.txt' })
+  await call('edit_lines', { file_path: 'g.txt', edits: [{ op: 'append', lines: ['g2'] }] })
   await call('edit_file', { path: 'f.txt', edits: [{ oldText: 'f3', newText: 'f4' }] })
   const h = await call('history', {})
   assert.ok(h.transactions.length >= 8)
@@ -176,6 +177,7 @@ test('a strict call (null for every optional field it leaves out, at every level
   assert.equal(fs.readFileSync(path.join(ws, 'f.txt'), 'utf8'), 'f3\n')
   assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'a3\n')
   assert.equal(fs.readFileSync(path.join(ws, 'd.txt'), 'utf8'), 'd2\n')
+  assert.equal(fs.readFileSync(path.join(ws, 'g.txt'), 'utf8'), 'g1\ng2\n')
 })
 
 test('nullsAsAbsent drops null properties at every depth and keeps everything else', () => {

@@ -44,6 +44,11 @@ const DRY_RUNS = {
   apply_patch: () => ({ patch: '*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+ALPHA\n beta\n*** End Patch\n' }),
   str_replace_based_edit_tool: () => ({ command: 'str_replace', path: 'a.txt', old_str: 'alpha', new_str: 'ALPHA' }),
   edit_file: () => ({ path: 'a.txt', edits: [{ oldText: 'alpha', newText: 'ALPHA' }] }),
+  // The anchor of a read with anchors (made through the API: the server checks it against that read's snapshot).
+  edit_lines: async (dir) => {
+    const r = await api.readFile({ file_path: 'a.txt', anchors: true }, { workspaceRoot: dir })
+    return { file_path: 'a.txt', edits: [{ op: 'replace', pos: r.content.split('|')[0], lines: 'ALPHA' }] }
+  },
   // A journaled write to undo (made through the API, in the server's workspace and state directory).
   undo: async (dir) => {
     assert.equal((await api.writeFile({ file_path: 'u.txt', content: 'u\n' }, { workspaceRoot: dir })).ok, true)

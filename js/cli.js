@@ -123,6 +123,32 @@ Options:
     positionals: true,
     run: runApplyPatch,
   },
+  'edit-lines': {
+    summary: 'Edit lines named by LINE#ID anchors (from read --anchors), all edits or none',
+    usage: `Usage:
+  ${PROG} read FILE --anchors [--root DIR]
+  ${PROG} edit-lines [--root DIR] < request.json
+
+read --anchors prints FILE with each line tagged LINE#ID| and keeps what it
+showed (in the per-user state, for an hour) so that edit-lines can check its
+anchors against it. edit-lines reads one edit_lines request from stdin
+({ "file_path", "edits": [{ "op", "pos", "end", "lines" }], "dry_run" }) and
+prints the result JSON; a stale anchor is refused (ANCHOR_MISMATCH, exit 1).`,
+    options: {},
+    positionals: true,
+    run: ({ positionals, root }) => {
+      if (positionals.length) throw new UsageError('edit-lines reads its request from stdin and takes no FILE')
+      return runJson(require('./tools.js').get('edit_lines'), root)
+    },
+  },
+  read: {
+    summary: 'Print a file (with --anchors: each line tagged LINE#ID| for edit-lines)',
+    usage: `Usage:
+  ${PROG} read FILE [--anchors] [--json] [--root DIR]`,
+    options: { anchors: { type: 'boolean' }, json: { type: 'boolean' } },
+    positionals: true,
+    run: runRead,
+  },
   history: {
     summary: 'List the recent write transactions in this workspace (the edit journal), newest first',
     usage: `Usage:
@@ -171,6 +197,17 @@ PATCH_FILE_JOURNAL=off.`,
     positionals: true,
     run: runJournal,
   },
+}
+
+async function runRead({ values, positionals, root }) {
+  if (positionals.length !== 1) throw new UsageError('read takes one FILE')
+  const opts = engineOptions(root)
+  const input = { file_path: path.relative(opts.workspaceRoot || process.cwd(), path.resolve(process.cwd(), positionals[0])) }
+  if (values.anchors) input.anchors = true
+  const result = await engine.run(require('./tools.js').get('read_file'), input, opts)
+  if (values.json || !result.ok) process.stdout.write(JSON.stringify(result) + '\n')
+  else process.stdout.write(result.content)
+  return exitCodeFor(result)
 }
 
 async function runHistory({ values, positionals, root }) {

@@ -90,6 +90,12 @@ codes! {
     /// for are not certain; nothing was written. Send those lines, or keep
     /// an unchanged line on each side of the marker.
     ELIDED_CONTENT,
+    /// An editLines anchor (`LINE#ID`) no longer names the line it named
+    /// when read: the line changed, was removed, could now be at several
+    /// places, or (checked without the read's snapshot) its ID does not
+    /// match the line at that number. Nothing was written; the result
+    /// shows the current anchored lines around it.
+    ANCHOR_MISMATCH,
 }
 
 impl std::fmt::Display for ErrorCode {

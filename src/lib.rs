@@ -18,7 +18,8 @@
 //!               view; contract.rs: the published contract): patch (patchFile,
 //!               batchPatchFiles), files (readFile, writeFile), dry_run
 //!               (applyDryRun), formats (applyEditBlocks, applyPatch),
-//!               text_editor, edit_file (server-filesystem's shape)
+//!               text_editor, edit_file (server-filesystem's shape), lines
+//!               (editLines)
 //!   input/      every spelling and every text format stops here: request.rs
 //!               (requests by serde derive, each field's spellings declared
 //!               once), fields.rs (the adapter: spellings, unknown fields,
@@ -32,7 +33,8 @@
 //!   txn/        the ONE write pipeline: Txn = resolve -> lock -> read ->
 //!               (caller matches) -> commit, or keep as a dry run; edits.rs
 //!               (search/replace, whole files), ops.rs (edit-format plans),
-//!               dry_run.rs (the cache and its one apply path), diff.rs,
+//!               dry_run.rs (the cache and its one apply path), lines.rs
+//!               (anchored line edits), diff.rs,
 //!               changes.rs (what a commit changed, for its recorder)
 //!   check/      pure: what the new text of a file leaves, checked once per
 //!               written file on its final content by the pipeline (every
@@ -42,10 +44,13 @@
 //!   matching/   pure: exact.rs (exact-once planning), many.rs (many edits
 //!               in one pass), plan.rs (what both plan: spans over the text),
 //!               blocks.rs (SEARCH/REPLACE blocks), tolerant.rs
-//!               (opt-in `match` tolerances), locate.rs (placing patch hunks)
+//!               (opt-in `match` tolerances), locate.rs (placing patch hunks),
+//!               anchors.rs (line IDs, the snapshot-to-file line mapping),
+//!               line_edits.rs (placing anchored line edits)
 //!   io/         disk through directory handles: dir.rs (openat & co),
 //!               workspace.rs (the sandbox), source.rs (the one read path),
-//!               commit.rs (atomic multi-file commit), locks.rs
+//!               commit.rs (atomic multi-file commit), locks.rs,
+//!               snapshots.rs (what reads with anchors showed)
 //!   diagnose/   pure: why an edit did not land and what the file holds instead
 //!   text/       pure leaf: encodings, line endings, line numbers (lines.rs),
 //!               hashing, text folds

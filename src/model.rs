@@ -96,6 +96,7 @@ pub enum EntryPoint {
     ApplyPatch,
     EditFile,
     TextEditor,
+    EditLines,
     History,
     Undo,
     JournalClear,
@@ -103,7 +104,7 @@ pub enum EntryPoint {
 
 impl EntryPoint {
     /// Every entry point.
-    pub const ALL: [EntryPoint; 12] = [
+    pub const ALL: [EntryPoint; 13] = [
         EntryPoint::PatchFile,
         EntryPoint::BatchPatchFiles,
         EntryPoint::ReadFile,
@@ -113,6 +114,7 @@ impl EntryPoint {
         EntryPoint::ApplyPatch,
         EntryPoint::EditFile,
         EntryPoint::TextEditor,
+        EntryPoint::EditLines,
         EntryPoint::History,
         EntryPoint::Undo,
         EntryPoint::JournalClear,
@@ -130,6 +132,7 @@ impl EntryPoint {
             EntryPoint::ApplyPatch => "applyPatch",
             EntryPoint::EditFile => "editFile",
             EntryPoint::TextEditor => "textEditor",
+            EntryPoint::EditLines => "editLines",
             EntryPoint::History => "history",
             EntryPoint::Undo => "undo",
             EntryPoint::JournalClear => "journalClear",

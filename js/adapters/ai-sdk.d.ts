@@ -2,6 +2,8 @@
 import type { Tool } from 'ai'
 import type {
   ApplyPatchInput,
+  EditLinesInput,
+  EditLinesResult,
   FormatResult,
   PatchFileInput,
   PatchFileOptions,
@@ -36,7 +38,19 @@ export type PatchFileTools = {
  * every path). Throws NATIVE_ENGINE_UNAVAILABLE when this platform has no
  * engine; a call never throws. `toolOptions.strict`: strict tools (ToolOptions).
  */
-export declare function createPatchFileTools(options?: PatchFileOptions, toolOptions?: ToolOptions): PatchFileTools
+/** The `anchors` tool set: read_file (send `anchors: true`), edit_lines, undo. */
+export type AnchorTools = {
+  read_file: Tool<ReadFileInput, ReadFileResult>
+  edit_lines: Tool<EditLinesInput, EditLinesResult>
+  undo: Tool<Extract<UndoInput, object>, UndoResult>
+}
+
+/** Which tools: tool or profile names (`'anchors'`, `'default'`, `'all'`, …), taken out of the engine's options. */
+export type ToolChoice = { tools?: string | readonly string[] }
+
+export declare function createPatchFileTools(options: PatchFileOptions & { tools: 'anchors' }, toolOptions?: ToolOptions): AnchorTools
+export declare function createPatchFileTools(options?: PatchFileOptions & { tools?: undefined }, toolOptions?: ToolOptions): PatchFileTools
+export declare function createPatchFileTools(options: PatchFileOptions & ToolChoice, toolOptions?: ToolOptions): Record<string, Tool>
 
 /**
  * How the tools are presented to the model. `strict: true`: each tool's input

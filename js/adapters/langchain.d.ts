@@ -32,7 +32,8 @@ export interface ApplyPatchExecute {
  * (an unknown or missing field) is an error ToolMessage naming the field; a call
  * never throws. bindTools still gives the model the listed schema.
  */
-export declare function createPatchFileTools(options?: PatchFileOptions, toolOptions?: ToolOptions): StructuredTool[]
+/** `options.tools`: tool or profile names (`'anchors'`: read_file, edit_lines, undo); the default set without it. */
+export declare function createPatchFileTools(options?: PatchFileOptions & { tools?: string | readonly string[] }, toolOptions?: ToolOptions): StructuredTool[]
 
 /**
  * How the tools are presented to the model. `strict: true`: each tool's schema is

@@ -96,12 +96,15 @@ function nullsAsAbsent(value) {
  */
 function entries(callerOptions, { strict = false } = {}) {
   engine.warm()
-  const options = engine.modelOptions(callerOptions)
-  return tools.DEFAULT_TOOLS.map((name) => {
+  const { names, options: rest } = toolNames(callerOptions)
+  const options = engine.modelOptions(rest)
+  const set = tools.forSet(names)
+  return names.map((name) => {
     const tool = tools.get(name)
     return {
       name,
       description: tool.schema.description,
+      set,
       parameters: () => copy((strict ? tool.strictSchema : tool.schema).parameters),
       async run(args, signal) {
         try {
@@ -114,19 +117,37 @@ function entries(callerOptions, { strict = false } = {}) {
   })
 }
 
+/**
+ * The tools an adapter offers: `options.tools` (tool or profile names, e.g. `'anchors'`: read_file with anchors,
+ * edit_lines, undo), taken out of the options the engine gets; the default set without it. Unknown names throw.
+ */
+function toolNames(callerOptions) {
+  let spec
+  try {
+    spec = callerOptions && typeof callerOptions === 'object' ? callerOptions.tools : undefined
+  } catch {
+    return { names: tools.DEFAULT_TOOLS, options: callerOptions }
+  }
+  if (spec === undefined) return { names: tools.DEFAULT_TOOLS, options: callerOptions }
+  const picked = tools.select(Array.isArray(spec) ? spec.join(',') : String(spec))
+  if (picked.error) throw new TypeError(`patch-file-tool: options.tools ${picked.error}`)
+  const { tools: _, ...options } = callerOptions
+  return { names: picked.tools.map((t) => t.name), options }
+}
+
 /** The text the model receives for a result: its JSON on success, the failure text otherwise. */
-function modelText(result) {
-  return result && result.ok === true ? JSON.stringify(defaultSet.result(result)) : failureText(result)
+function modelText(result, set = defaultSet) {
+  return result && result.ok === true ? JSON.stringify(set.result(result)) : failureText(result)
 }
 
 /** The AI SDK's model output for a tool output part ({ output }): the JSON on success, error text otherwise. Never throws. */
-function modelOutput(part) {
+function modelOutput(part, set = defaultSet) {
   try {
     if (!part || typeof part !== 'object') {
       return { type: 'error-text', value: failureText({ code: 'INVALID_INPUT', message: 'the tool output is missing: toModelOutput takes { output }' }) }
     }
     const output = part.output
-    return output && output.ok === true ? { type: 'json', value: defaultSet.result(output) } : { type: 'error-text', value: failureText(output) }
+    return output && output.ok === true ? { type: 'json', value: set.result(output) } : { type: 'error-text', value: failureText(output) }
   } catch (err) {
     return { type: 'error-text', value: failureText(unreadable('the tool output', err)) }
   }
@@ -161,7 +182,7 @@ function aiSdkTools(ai, options, toolOptions) {
         }
         return e.run(input, signal)
       },
-      toModelOutput: modelOutput,
+      toModelOutput: (part) => modelOutput(part, e.set),
     })
   }
   return set
@@ -240,7 +261,7 @@ function langchainTools(lc, options, toolOptions) {
         }
         const result = await e.run(input, signal)
         // Called with plain arguments (no tool call), LangChain returns the content itself.
-        return toolAnswer(lc, config, e.name, modelText(result), result, result && result.ok === true)
+        return toolAnswer(lc, config, e.name, modelText(result, e.set), result, result && result.ok === true)
       },
       // The model-facing schema; the arguments of a call are checked by the engine (engineValidates).
       { name: e.name, description: e.description, schema: e.parameters() },

@@ -6,8 +6,10 @@ use super::entry::{answer_typed, begin};
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
 use crate::input::request::{self, ReadRequest};
+use crate::io::snapshots;
 use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Workspace};
+use crate::matching::anchors;
 use crate::model::{EntryPoint, Options};
 use crate::result::files::ReadDone;
 
@@ -72,7 +74,15 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
     }
     let returned =
         count_newlines(&text[start..end]) + usize::from(end > start && text[end - 1] != b'\n');
-    let content = String::from_utf8_lossy(&text[start..end]);
+    let sha256 = src.sha256();
+    let tagged;
+    let shown: &[u8] = if req.anchors {
+        tagged = anchored(text, &file_path, &sha256, req.offset, returned);
+        &tagged
+    } else {
+        &text[start..end]
+    };
+    let content = String::from_utf8_lossy(shown);
     // Only a byte-level file can hold bytes that are not UTF-8; each run
     // of them is shown as U+FFFD.
     let replaced = match content {
@@ -107,12 +117,27 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
             )
         }),
         warning: (!warning.is_empty()).then(|| warning.join(". ")),
-        sha256: src.sha256(),
+        sha256,
         encoding: src.encoding().name().to_string(),
         bom: !src.encoding().bom().is_empty(),
         line_ending: line_ending(src.line_ending()),
         bytes: src.raw().len(),
     })
+}
+
+/// Lines `offset..offset + n` of `text` tagged `LINE#ID|`; what the read
+/// showed is kept as a snapshot of the whole file for editLines.
+fn anchored(text: &[u8], file_path: &str, sha256: &str, offset: usize, n: usize) -> Vec<u8> {
+    let ls = anchors::lines(text);
+    let ks = anchors::keys(text, &ls);
+    let out = anchors::tagged(text, &ls, &ks, offset, offset + n);
+    snapshots::keep(snapshots::Snapshot {
+        path: file_path.to_string(),
+        sha256: sha256.to_string(),
+        keys: ks,
+        taken: snapshots::now(),
+    });
+    out
 }
 
 /// What `readFile` says about a file that is not valid UTF-8, whose

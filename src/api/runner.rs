@@ -21,6 +21,7 @@ pub fn run(entry: EntryPoint, input: &Value, options: Option<&Value>) -> Value {
         EntryPoint::ApplyPatch => super::formats::apply_patch,
         EntryPoint::EditFile => super::edit_file::edit_file,
         EntryPoint::TextEditor => super::text_editor::text_editor,
+        EntryPoint::EditLines => super::lines::edit_lines,
         EntryPoint::History => super::history::history,
         EntryPoint::Undo => super::history::undo,
         EntryPoint::JournalClear => super::history::journal_clear,

@@ -144,6 +144,21 @@ pub fn text_editor(
     task(&env, EntryPoint::TextEditor, command, options)
 }
 
+/// Replaces, deletes or inserts lines named by the `LINE#ID` anchors of a
+/// readFile with `anchors: true`, all edits or none. Never rejects.
+#[napi(
+    ts_generic_types = "D extends boolean = false",
+    ts_args_type = "input: EditLinesInput & DryRunFlag<D>, options?: PatchFileOptions",
+    ts_return_type = "Promise<EditLinesResultFor<D>>"
+)]
+pub fn edit_lines(
+    env: Env,
+    input: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> AsyncTask<EngineTask> {
+    task(&env, EntryPoint::EditLines, input, options)
+}
+
 /// server-filesystem's `edit_file` input (`{ path, edits: [{ oldText,
 /// newText }], dryRun }`), every edit exact-once, all or nothing. Never rejects.
 #[napi(

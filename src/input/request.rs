@@ -29,6 +29,8 @@ pub(crate) use crate::input::fields::closest_name;
 use crate::input::fields::edit_distance;
 use crate::input::fields::{kind, request_shape, short, spellings, Fields, Shape, Whole};
 use crate::input::formats::apply_patch::{Operation, OperationKind};
+use crate::matching::anchors::Anchor;
+use crate::matching::line_edits::{LineEdit, LineOp};
 use crate::model::*;
 use crate::text::source::Encoding;
 
@@ -52,6 +54,8 @@ pub struct ReadRequest {
     pub(crate) file_path: String,
     pub(crate) offset: usize,
     pub(crate) limit: Option<usize>,
+    /// Tag each line `LINE#ID|` and keep a snapshot for `editLines`.
+    pub(crate) anchors: bool,
 }
 
 /// A `writeFile` call.
@@ -387,6 +391,7 @@ request_shape! {
     struct ReadShape {
         offset: Option<Whole> = "offset",
         limit: Option<Whole> = "limit",
+        anchors: Option<bool> = "anchors",
     }
 }
 
@@ -394,7 +399,11 @@ request_shape! {
 pub fn read_request(value: &Value) -> Result<ReadRequest, Failure> {
     let mut f = Fields::new(value, "input")?;
     let PathShape { file_path } = f.take()?;
-    let ReadShape { offset, limit } = f.take()?;
+    let ReadShape {
+        offset,
+        limit,
+        anchors,
+    } = f.take()?;
     let limit = match limit {
         Some(Whole(0)) => {
             return Err(Failure::invalid(
@@ -408,6 +417,7 @@ pub fn read_request(value: &Value) -> Result<ReadRequest, Failure> {
         file_path,
         offset: offset.map_or(0, |Whole(n)| n as usize),
         limit,
+        anchors: anchors.unwrap_or(false),
     })
 }
 
@@ -1521,4 +1531,157 @@ mod tests {
             e.message
         );
     }
+}
+
+// ---------------------------------------------------------------------------
+// editLines
+
+/// An `editLines` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LinesRequest {
+    pub(crate) file_path: String,
+    pub(crate) edits: Vec<LineEdit>,
+    pub(crate) expected_sha256: Option<String>,
+    pub(crate) dry_run: bool,
+}
+
+request_shape! {
+    /// An `editLines` call's list, read by hand.
+    struct LinesShape {
+        _edits: Option<IgnoredAny> = "edits"; required "an array of { op, pos, end, lines }",
+    }
+}
+
+request_shape! {
+    /// One anchored edit; `lines` is read by hand (a string, an array of
+    /// strings or null).
+    struct LineEditShape {
+        op: String = "op"; required "\"replace\", \"append\" or \"prepend\"",
+        pos: Option<String> = "pos",
+        end: Option<String> = "end",
+        _lines: Option<IgnoredAny> = "lines",
+    }
+}
+
+/// Normalizes an `editLines` input.
+pub(crate) fn lines_request(value: &Value) -> Result<LinesRequest, Failure> {
+    let mut f = Fields::new(value, "input")?;
+    let PathShape { file_path } = f.take()?;
+    let expected_sha256 = sha(&mut f)?;
+    let dry_run = dry_run(&mut f)?;
+    let LinesShape { .. } = f.take()?;
+    let list = f.raw(&["edits"]).cloned().unwrap_or(Value::Null);
+    f.finish()?;
+    let Value::Array(items) = list else {
+        return Err(Failure::invalid(format!(
+            "input: `edits` must be an array of {{ op, pos, end, lines }}, got {}",
+            kind(&list)
+        )));
+    };
+    if items.is_empty() || items.len() > MAX_EDITS {
+        return Err(Failure::invalid(format!(
+            "input: `edits` must hold 1 to {MAX_EDITS} edits"
+        )));
+    }
+    let edits = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| line_edit(item, &format!("edits[{i}]")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(LinesRequest {
+        file_path,
+        edits,
+        expected_sha256,
+        dry_run,
+    })
+}
+
+/// One anchored edit, labelled `what`.
+fn line_edit(item: &Value, what: &str) -> Result<LineEdit, Failure> {
+    let mut e = Fields::new(item, what)?;
+    let LineEditShape { op, pos, end, .. } = e.take()?;
+    let new = e.raw(&["lines"]).cloned().unwrap_or(Value::Null);
+    e.finish()?;
+    let op = match op.as_str() {
+        "replace" => LineOp::Replace,
+        "append" => LineOp::Append,
+        "prepend" => LineOp::Prepend,
+        other => {
+            return Err(Failure::invalid(format!(
+                "{what}: `op` must be \"replace\", \"append\" or \"prepend\", got \"{}\"",
+                shown(other)
+            )))
+        }
+    };
+    let anchor = |field: &str, v: Option<String>| -> Result<Option<Anchor>, Failure> {
+        v.map(|s| {
+            Anchor::parse(&s).ok_or_else(|| {
+                Failure::invalid(format!(
+                    "{what}: `{field}` must be an anchor `LINE#ID` as a read with anchors shows it (e.g. \"12#VK\"), \
+                     got \"{}\"",
+                    shown(&s)
+                ))
+            })
+        })
+        .transpose()
+    };
+    let (pos, end) = (anchor("pos", pos)?, anchor("end", end)?);
+    let lines: Vec<String> = match new {
+        Value::Null => Vec::new(),
+        Value::String(s) => split_lines(&s),
+        Value::Array(a) => a
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(split_lines(s)),
+                other => Err(Failure::invalid(format!(
+                    "{what}: `lines` must be a string, an array of strings or null, got an array holding {}",
+                    kind(other)
+                ))),
+            })
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flat_map(|v| if v.is_empty() { vec![String::new()] } else { v })
+            .collect(),
+        other => {
+            return Err(Failure::invalid(format!(
+                "{what}: `lines` must be a string, an array of strings or null, got {}",
+                kind(&other)
+            )))
+        }
+    };
+    match (op, &pos, &end) {
+        (LineOp::Replace, None, _) => Err(Failure::invalid(format!(
+            "{what}: `replace` needs `pos` (the anchor of the first line to replace)"
+        ))),
+        (LineOp::Append | LineOp::Prepend, _, Some(_)) => Err(Failure::invalid(format!(
+            "{what}: `end` is for `replace` only"
+        ))),
+        (LineOp::Append | LineOp::Prepend, _, _) if lines.is_empty() => Err(Failure::invalid(
+            format!("{what}: `lines` is empty: nothing to insert"),
+        )),
+        (_, Some(p), Some(q)) if q.line < p.line => Err(Failure::invalid(format!(
+            "{what}: `end` ({}) comes before `pos` ({})",
+            q.show(),
+            p.show()
+        ))),
+        _ => Ok(LineEdit {
+            op,
+            pos,
+            end,
+            lines,
+        }),
+    }
+}
+
+/// A text's lines, without their breaks (a final break ends the last line;
+/// it does not start an empty one).
+fn split_lines(s: &str) -> Vec<String> {
+    let s = s.strip_suffix('\n').unwrap_or(s);
+    let s = s.strip_suffix('\r').unwrap_or(s);
+    if s.is_empty() {
+        return Vec::new();
+    }
+    s.split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+        .collect()
 }

@@ -3,6 +3,7 @@ pub(crate) mod dir;
 pub(crate) mod locks;
 pub(crate) mod meta;
 pub(crate) mod recovery;
+pub(crate) mod snapshots;
 pub(crate) mod source;
 pub(crate) mod state;
 pub(crate) mod temps;

@@ -1,6 +1,8 @@
+pub(crate) mod anchors;
 pub(crate) mod blocks;
 pub(crate) mod exact;
 pub(crate) mod guard;
+pub(crate) mod line_edits;
 pub(crate) mod locate;
 pub(crate) mod many;
 pub(crate) mod plan;

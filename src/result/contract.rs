@@ -11,6 +11,7 @@ use super::edits::{AppliedRun, BatchDone, PatchDone, WriteDone};
 use super::files::ReadDone;
 use super::formats::FormatDone;
 use super::history::{Cleared, HistoryDone, Undone};
+use super::lines::LinesDone;
 use super::text_editor::TextEditorDone;
 use crate::model::EntryPoint;
 
@@ -31,6 +32,7 @@ fn result_of(entry: EntryPoint, g: &mut SchemaGenerator) -> Value {
         EntryPoint::ApplyDryRun => add::<Answer<AppliedRun>>(g),
         EntryPoint::ApplyEditBlocks | EntryPoint::ApplyPatch => add::<Answer<FormatDone>>(g),
         EntryPoint::TextEditor => add::<Answer<TextEditorDone>>(g),
+        EntryPoint::EditLines => add::<Answer<LinesDone>>(g),
         EntryPoint::History => add::<Answer<HistoryDone>>(g),
         EntryPoint::Undo => add::<Answer<Undone>>(g),
         EntryPoint::JournalClear => add::<Answer<Cleared>>(g),

@@ -84,6 +84,10 @@ pub struct Failed {
     /// undo FILE_CHANGED: the transaction that could not be undone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// editLines ANCHOR_MISMATCH: each anchor refused, with the current
+    /// lines around it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchors: Option<Vec<super::lines::AnchorRefused>>,
 }
 
 /// ELIDED_CONTENT: an elision marker of the new text and the current
@@ -132,6 +136,7 @@ impl Failed {
             elision: None,
             files_changed: None,
             id: None,
+            anchors: None,
         }
     }
 }

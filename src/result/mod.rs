@@ -20,6 +20,7 @@ pub mod failure;
 pub mod files;
 pub mod formats;
 pub mod history;
+pub mod lines;
 pub mod marks;
 mod names;
 pub mod text_editor;

@@ -33,6 +33,7 @@ pub(crate) mod changes;
 pub(crate) mod diff;
 pub(crate) mod dry_run;
 pub(crate) mod edits;
+pub(crate) mod lines;
 pub(crate) mod ops;
 pub(crate) mod parallel;
 

@@ -1,0 +1,112 @@
+// Hash-anchored line edits: readFile with anchors, editLines through the one
+// pipeline, the MCP `anchors` profile, and the adapters' `tools` option.
+import './helpers/private-state.mjs'
+import { test, afterEach } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { createRequire } from 'node:module'
+import { spawnSync } from 'node:child_process'
+import { tempDir, killAll, cleanEnv, BIN } from './helpers/mcp-raw.mjs'
+import { withClient, resultOf } from './helpers/mcp-client.mjs'
+
+afterEach(killAll)
+
+const require = createRequire(import.meta.url)
+const api = require('../index.js')
+const tools = require('../js/tools.js')
+
+const T = { timeout: 120_000 }
+
+/** The anchors of a read with anchors, by 0-based line. */
+async function anchorsOf(root, file) {
+  const r = await api.readFile({ file_path: file, anchors: true }, { workspaceRoot: root, durable: false })
+  assert.equal(r.ok, true, JSON.stringify(r))
+  return r.content.split('\n').filter(Boolean).map((l) => l.split('|')[0])
+}
+
+test('readFile with anchors tags each line; editLines replaces, inserts and deletes, keeping CRLF', async () => {
+  const root = tempDir()
+  fs.writeFileSync(path.join(root, 'a.txt'), 'one\r\ntwo\r\nthree\r\n')
+  const a = await anchorsOf(root, 'a.txt')
+  assert.match(a[0], /^1#[ZPMQVRWSNKTXJBYH]{2}$/)
+  const plain = await api.readFile({ file_path: 'a.txt' }, { workspaceRoot: root })
+  assert.equal(plain.content, 'one\r\ntwo\r\nthree\r\n')
+  const r = await api.editLines(
+    {
+      file_path: 'a.txt',
+      edits: [
+        { op: 'replace', pos: a[1], lines: ['TWO', '2b'] },
+        { op: 'replace', pos: a[2], lines: null },
+        { op: 'prepend', lines: 'zero' },
+      ],
+    },
+    { workspaceRoot: root, durable: false },
+  )
+  assert.equal(r.ok, true, JSON.stringify(r))
+  assert.equal(r.verified, 'snapshot')
+  assert.equal(fs.readFileSync(path.join(root, 'a.txt'), 'utf8'), 'zero\r\none\r\nTWO\r\n2b\r\n')
+})
+
+test('a stale anchor is ANCHOR_MISMATCH with the current lines; the code is exported', async () => {
+  const root = tempDir()
+  fs.writeFileSync(path.join(root, 's.txt'), 'a\nb\nc\n')
+  const a = await anchorsOf(root, 's.txt')
+  fs.writeFileSync(path.join(root, 's.txt'), 'a\nB\nc\n')
+  const r = await api.editLines({ file_path: 's.txt', edits: [{ op: 'replace', pos: a[1], lines: 'x' }] }, { workspaceRoot: root })
+  assert.equal(r.code, 'ANCHOR_MISMATCH', JSON.stringify(r))
+  assert.equal(r.anchors[0].problem, 'changed')
+  assert.match(r.anchors[0].lines, /\|B\n/)
+  assert.equal(api.PATCH_FILE_ERROR_CODES.ANCHOR_MISMATCH, 'ANCHOR_MISMATCH')
+  assert.equal(fs.readFileSync(path.join(root, 's.txt'), 'utf8'), 'a\nB\nc\n')
+})
+
+test('the anchors profile lists read_file, edit_lines and undo, and runs them over MCP', T, async () => {
+  assert.deepEqual(tools.PROFILES.anchors, ['read_file', 'edit_lines', 'undo'])
+  const root = tempDir()
+  fs.writeFileSync(path.join(root, 'm.txt'), 'x\ny\n')
+  await withClient({ tools: 'anchors', cwd: root, args: ['--root', root] }, async (client) => {
+    const listed = (await client.listTools()).tools.map((t) => t.name)
+    assert.deepEqual(listed, ['read_file', 'edit_lines', 'undo'])
+    const read = resultOf(await client.callTool({ name: 'read_file', arguments: { file_path: 'm.txt', anchors: true } }))
+    const pos = read.content.split('\n')[1].split('|')[0]
+    const done = resultOf(
+      await client.callTool({ name: 'edit_lines', arguments: { file_path: 'm.txt', edits: [{ op: 'append', pos, lines: 'z' }] } }),
+    )
+    assert.equal(done.ok, true, JSON.stringify(done))
+  })
+  assert.equal(fs.readFileSync(path.join(root, 'm.txt'), 'utf8'), 'x\ny\nz\n')
+})
+
+test('the adapters offer the anchors tool set with options.tools', async () => {
+  const { createPatchFileTools } = require('../js/adapters/ai-sdk.js')
+  const root = tempDir()
+  const set = createPatchFileTools({ workspaceRoot: root, tools: 'anchors' })
+  assert.deepEqual(Object.keys(set), ['read_file', 'edit_lines', 'undo'])
+  fs.writeFileSync(path.join(root, 'k.txt'), 'k\n')
+  const read = await set.read_file.execute({ file_path: 'k.txt', anchors: true }, {})
+  const pos = read.content.split('|')[0]
+  const r = await set.edit_lines.execute({ file_path: 'k.txt', edits: [{ op: 'replace', pos, lines: 'K' }] }, {})
+  assert.equal(r.ok, true, JSON.stringify(r))
+  assert.equal(fs.readFileSync(path.join(root, 'k.txt'), 'utf8'), 'K\n')
+  const lc = require('../js/adapters/langchain.js')
+  const names = lc.createPatchFileTools({ workspaceRoot: root, tools: 'anchors' }).map((t) => t.name)
+  assert.deepEqual(names, ['read_file', 'edit_lines', 'undo'])
+})
+
+test('CLI: read --anchors in one process, edit-lines in another after the file shifted: checked against that read', T, () => {
+  const root = tempDir()
+  const run = (args, input) =>
+    spawnSync(process.execPath, [BIN, ...args, '--root', root], { cwd: root, env: cleanEnv(), input, encoding: 'utf8' })
+  fs.writeFileSync(path.join(root, 'c.txt'), 'a\n}\nb\n}\n')
+  const read = run(['read', 'c.txt', '--anchors'])
+  assert.equal(read.status, 0, read.stderr)
+  const pos = read.stdout.split('\n')[3].split('|')[0]
+  fs.writeFileSync(path.join(root, 'c.txt'), 'new\na\n}\nb\n}\n')
+  const r = run(['edit-lines'], JSON.stringify({ file_path: 'c.txt', edits: [{ op: 'replace', pos, lines: '} // b' }] }))
+  assert.equal(r.status, 0, r.stdout + r.stderr)
+  const out = JSON.parse(r.stdout)
+  assert.equal(out.verified, 'snapshot')
+  assert.equal(out.rebased, true)
+  assert.equal(fs.readFileSync(path.join(root, 'c.txt'), 'utf8'), 'new\na\n}\nb\n} // b\n')
+})

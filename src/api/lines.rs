@@ -1,0 +1,285 @@
+//! `editLines`: edits that name lines by the anchors of a read with
+//! `anchors: true` (see `matching::anchors` for why an anchor is checked
+//! against what that read showed, not only by its two-letter ID).
+
+use serde_json::Value;
+
+use super::entry::{answer_typed, begin};
+use crate::history::Journal;
+use crate::input::request;
+use crate::model::EntryPoint;
+use crate::txn::lines::{self, LinesCall};
+
+/// `editLines`: replace, delete or insert lines named by `LINE#ID` anchors,
+/// all edits of a call together or none, through the one pipeline.
+pub fn edit_lines(input: &Value, options: Option<&Value>) -> Value {
+    answer_typed(options, || {
+        let (opts, req, ws) = begin(
+            EntryPoint::EditLines,
+            input,
+            options,
+            request::lines_request,
+        )?;
+        let call = LinesCall {
+            file_path: &req.file_path,
+            edits: &req.edits,
+            expected_sha256: req.expected_sha256.as_deref(),
+        };
+        lines::edit_lines(&ws, &call, &opts, &Journal::for_call(&opts), req.dry_run)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::{Path, PathBuf};
+
+    use serde_json::{json, Value};
+
+    use super::super::dry_run::apply_dry_run;
+    use super::super::files::read_file;
+    use super::super::history::undo;
+    use super::edit_lines;
+
+    fn ws() -> (tempfile::TempDir, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(t.path()).unwrap();
+        (t, root)
+    }
+
+    fn opts(root: &Path) -> Value {
+        json!({ "workspaceRoot": root, "durable": false })
+    }
+
+    /// The anchors of a read with anchors, by 1-based line.
+    fn read(root: &Path, name: &str) -> Vec<String> {
+        let r = read_file(
+            &json!({"file_path": name, "anchors": true}),
+            Some(&opts(root)),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        r["content"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .map(|l| l.split('|').next().unwrap().to_string())
+            .collect()
+    }
+
+    fn edit(root: &Path, name: &str, edits: Value) -> Value {
+        edit_lines(
+            &json!({"file_path": name, "edits": edits}),
+            Some(&opts(root)),
+        )
+    }
+
+    #[test]
+    fn a_read_with_anchors_tags_every_line_and_a_plain_read_is_unchanged() {
+        let (_t, root) = ws();
+        fs::write(root.join("a.txt"), "one\n}\n}\n").unwrap();
+        let r = read_file(
+            &json!({"file_path": "a.txt", "anchors": true, "offset": 1}),
+            Some(&opts(&root)),
+        );
+        let c = r["content"].as_str().unwrap();
+        let rows: Vec<&str> = c.lines().collect();
+        assert_eq!(rows.len(), 2, "{c}");
+        assert!(rows[0].starts_with("2#") && rows[0].ends_with("|}"), "{c}");
+        assert_eq!(rows[0][1..], rows[1][1..], "same content, same ID");
+        let plain = read_file(&json!({"file_path": "a.txt"}), Some(&opts(&root)));
+        assert_eq!(plain["content"], "one\n}\n}\n");
+    }
+
+    #[test]
+    fn each_op_lands_and_the_file_keeps_its_encoding_and_line_breaks() {
+        let (_t, root) = ws();
+        let utf16 = |s: &str| -> Vec<u8> {
+            let mut v = vec![0xFF, 0xFE];
+            v.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
+            v
+        };
+        let cases: Vec<(&str, Vec<u8>, Vec<u8>)> = vec![
+            ("lf.txt", b"a\nb\nc\n".to_vec(), b"a\nB\nc\nd\n".to_vec()),
+            (
+                "crlf.txt",
+                b"a\r\nb\r\nc\r\n".to_vec(),
+                b"a\r\nB\r\nc\r\nd\r\n".to_vec(),
+            ),
+            (
+                "bom.txt",
+                b"\xEF\xBB\xBFa\nb\nc\n".to_vec(),
+                b"\xEF\xBB\xBFa\nB\nc\nd\n".to_vec(),
+            ),
+            (
+                "u16.txt",
+                utf16("a\r\nb\r\nc\r\n"),
+                utf16("a\r\nB\r\nc\r\nd\r\n"),
+            ),
+            (
+                "l1.txt",
+                b"caf\xE9\nb\nc\n".to_vec(),
+                b"caf\xE9\nB\nc\nd\n".to_vec(),
+            ),
+        ];
+        for (name, before, after) in cases {
+            fs::write(root.join(name), &before).unwrap();
+            let a = read(&root, name);
+            let r = edit(
+                &root,
+                name,
+                json!([
+                    {"op": "replace", "pos": a[1], "lines": "B"},
+                    {"op": "append", "pos": a[2], "lines": ["d"]}
+                ]),
+            );
+            assert_eq!(r["ok"], true, "{name}: {r}");
+            assert_eq!(r["verified"], "snapshot", "{r}");
+            assert_eq!(fs::read(root.join(name)).unwrap(), after, "{name}");
+        }
+        // Ranges, deletion, the file's two ends.
+        fs::write(root.join("r.txt"), "1\n2\n3\n4\n").unwrap();
+        let a = read(&root, "r.txt");
+        let r = edit(
+            &root,
+            "r.txt",
+            json!([
+                {"op": "replace", "pos": a[1], "end": a[2], "lines": null},
+                {"op": "prepend", "lines": "0"},
+                {"op": "append", "lines": ["5", "6"]}
+            ]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            fs::read_to_string(root.join("r.txt")).unwrap(),
+            "0\n1\n4\n5\n6\n"
+        );
+    }
+
+    #[test]
+    fn stale_anchors_are_refused_and_shifted_ones_followed() {
+        let (_t, root) = ws();
+        fs::write(
+            root.join("s.rs"),
+            "fn a() {\n    x();\n}\nfn b() {\n    y();\n}\n",
+        )
+        .unwrap();
+        let a = read(&root, "s.rs");
+        // Changed behind the caller's back: two lines on top, y() edited.
+        fs::write(
+            root.join("s.rs"),
+            "// 1\n// 2\nfn a() {\n    x();\n}\nfn b() {\n    z();\n}\n",
+        )
+        .unwrap();
+        let r = edit(
+            &root,
+            "s.rs",
+            json!([{"op": "replace", "pos": a[4], "lines": "    w();"}]),
+        );
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        assert_eq!(r["anchors"][0]["problem"], "changed");
+        assert!(
+            r["anchors"][0]["lines"]
+                .as_str()
+                .unwrap()
+                .contains("|    z();"),
+            "{r}"
+        );
+        // The `}` of a() moved down two lines: the edit follows it.
+        let r = edit(
+            &root,
+            "s.rs",
+            json!([{"op": "replace", "pos": a[2], "lines": "} // a"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["rebased"], true, "{r}");
+        assert_eq!(
+            fs::read_to_string(root.join("s.rs")).unwrap(),
+            "// 1\n// 2\nfn a() {\n    x();\n} // a\nfn b() {\n    z();\n}\n"
+        );
+        // Overlapping edits are refused.
+        let a = read(&root, "s.rs");
+        let r = edit(
+            &root,
+            "s.rs",
+            json!([{"op": "replace", "pos": a[0], "end": a[2], "lines": "x"}, {"op": "append", "pos": a[1], "lines": "y"}]),
+        );
+        assert_eq!(r["code"], "INVALID_INPUT", "{r}");
+    }
+
+    /// Two lines with the same ID: after the file shifted, the line at the
+    /// anchored number has the anchor's ID but other content. With the
+    /// read's snapshot the edit lands on the line read; without one the ID
+    /// check alone is fooled, and the result says it was checked that way.
+    #[test]
+    fn a_hash_collision_inside_the_window_does_not_misplace_an_edit_with_a_snapshot() {
+        use crate::matching::anchors::{id_of, line_key};
+        let (_t, root) = ws();
+        let target = "let v = 1;";
+        let want = id_of(line_key(target.as_bytes()));
+        let twin = (0..10_000)
+            .map(|n| format!("let w = {n};"))
+            .find(|l| id_of(line_key(l.as_bytes())) == want && l != target)
+            .unwrap();
+        let before = format!("{target}\n{twin}\nend\n");
+        for with_snapshot in [true, false] {
+            let name = format!("c{with_snapshot}.txt");
+            fs::write(root.join(&name), &before).unwrap();
+            // Without a snapshot: the anchors as a read elsewhere (or long
+            // ago) showed them.
+            let a = if with_snapshot {
+                read(&root, &name)
+            } else {
+                let id = String::from_utf8(id_of(line_key(twin.as_bytes())).to_vec()).unwrap();
+                vec![String::new(), format!("2#{id}")]
+            };
+            // A line inserted on top: the anchor `2#ID` read for `twin`
+            // now names `target` by number, which has the same ID.
+            fs::write(root.join(&name), format!("top\n{before}")).unwrap();
+            let r = edit(
+                &root,
+                &name,
+                json!([{"op": "replace", "pos": a[1], "lines": "TWIN"}]),
+            );
+            assert_eq!(r["ok"], true, "{r}");
+            let got = fs::read_to_string(root.join(&name)).unwrap();
+            if with_snapshot {
+                assert_eq!(r["verified"], "snapshot");
+                assert_eq!(got, format!("top\n{target}\nTWIN\nend\n"));
+            } else {
+                assert_eq!(r["verified"], "line_numbers");
+                assert!(r["note"].as_str().unwrap().contains("line number"), "{r}");
+                assert_eq!(
+                    got,
+                    format!("top\nTWIN\n{twin}\nend\n"),
+                    "the documented weakness"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_dry_run_applies_by_run_id_and_the_journal_undoes_it() {
+        let (_t, root) = ws();
+        let o = json!({ "workspaceRoot": root, "durable": false, "journal": true });
+        fs::write(root.join("d.txt"), "a\nb\n").unwrap();
+        let a = read(&root, "d.txt");
+        let r = edit_lines(
+            &json!({"file_path": "d.txt", "dry_run": true, "edits": [{"op": "replace", "pos": a[0], "lines": "A"}]}),
+            Some(&o),
+        );
+        assert_eq!(r["dry_run"], true, "{r}");
+        assert_eq!(fs::read_to_string(root.join("d.txt")).unwrap(), "a\nb\n");
+        let done = apply_dry_run(&json!({"run_id": r["run_id"]}), Some(&o));
+        assert_eq!(done["ok"], true, "{done}");
+        assert_eq!(fs::read_to_string(root.join("d.txt")).unwrap(), "A\nb\n");
+        let u = undo(&json!({}), Some(&o));
+        assert_eq!(u["ok"], true, "{u}");
+        assert_eq!(fs::read_to_string(root.join("d.txt")).unwrap(), "a\nb\n");
+        // expected_sha256 is checked first.
+        let r = edit_lines(
+            &json!({"file_path": "d.txt", "expected_sha256": "0".repeat(64), "edits": [{"op": "append", "lines": "x"}]}),
+            Some(&o),
+        );
+        assert_eq!(r["code"], "FILE_CHANGED", "{r}");
+    }
+}

@@ -1,0 +1,430 @@
+//! Hash-anchored lines: the `LINE#ID|` tags a read with anchors shows, and
+//! how an edit that names lines by those tags is placed in the file as it
+//! is now.
+//!
+//! Why it exists. A search/replace edit makes the model copy the old text
+//! byte for byte, and most failed edits are a copy that is not exact. An
+//! anchored edit names lines by a tag instead (`42#VK`: line 42, whose
+//! content hashes to `VK`), which costs a few tokens and cannot be
+//! mistyped into a near miss.
+//!
+//! Why the tag alone is not trusted. Two letters from 16 are 256 values:
+//! unrelated lines collide one time in 256, and lines such as `}` or a
+//! blank line have the same ID everywhere. "The ID at line 42 still
+//! matches" therefore proves little once the file has shifted. So a read
+//! with anchors keeps what it showed (a 64-bit key per line, see
+//! [`line_key`]; kept by `io::snapshots`), and an edit maps each anchor
+//! from that snapshot to the current file ([`map_line`]): through a line
+//! diff, accepted only when the anchored line is unchanged and its
+//! surrounding unchanged lines tie it to one place, on both sides. A line
+//! that changed, vanished or could sit in several places is refused, never
+//! guessed. Without a snapshot the IDs are checked at their line numbers
+//! only (`line_numbers`), and the result says so.
+//!
+//! The ID of a line (its text without the line break; a `\r` before the
+//! `\n` is part of the break) is the top byte of [`line_key`], written as
+//! two letters of [`ALPHABET`], high nibble first. It does not depend on
+//! the line number. [`line_key`] is a fixed 64-bit hash (FNV-1a's offset
+//! and prime over 8-byte little-endian words, then the tail bytes, then
+//! the length, finished by MurmurHash3's fmix64), stable across versions
+//! and platforms.
+//!
+//! Everything here is pure: bytes in, positions out.
+
+use std::io::Write;
+
+/// The 16 letters an ID is written with.
+pub(crate) const ALPHABET: &[u8; 16] = b"ZPMQVRWSNKTXJBYH";
+
+/// How far the agreement around an anchored line is followed each way when
+/// telling candidate places apart (a longer tie is refused, not guessed).
+pub(crate) const CONTEXT: usize = 32;
+
+/// The 64-bit key of a line's content (without its line break).
+pub(crate) fn line_key(line: &[u8]) -> u64 {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut words = line.chunks_exact(8);
+    for w in &mut words {
+        let v = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        h = (h ^ v).wrapping_mul(PRIME);
+    }
+    for &b in words.remainder() {
+        h = (h ^ u64::from(b)).wrapping_mul(PRIME);
+    }
+    h = (h ^ line.len() as u64).wrapping_mul(PRIME);
+    fmix64(h)
+}
+
+fn fmix64(mut k: u64) -> u64 {
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^ (k >> 33)
+}
+
+/// The two-letter ID of a line's key.
+pub(crate) fn id_of(key: u64) -> [u8; 2] {
+    let top = (key >> 56) as usize;
+    [ALPHABET[top >> 4], ALPHABET[top & 15]]
+}
+
+/// One line of a text: its content `start..end` and where its line break
+/// ends (`next`; equal to `end` for a last line without one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Line {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) next: usize,
+}
+
+/// The lines of `text` (a final line break ends the last line; it does not
+/// start an empty one).
+pub(crate) fn lines(text: &[u8]) -> Vec<Line> {
+    let mut out = Vec::with_capacity(text.len() / 32 + 1);
+    let mut start = 0;
+    for nl in memchr::memchr_iter(b'\n', text) {
+        let end = if nl > start && text[nl - 1] == b'\r' {
+            nl - 1
+        } else {
+            nl
+        };
+        out.push(Line {
+            start,
+            end,
+            next: nl + 1,
+        });
+        start = nl + 1;
+    }
+    if start < text.len() {
+        out.push(Line {
+            start,
+            end: text.len(),
+            next: text.len(),
+        });
+    }
+    out
+}
+
+/// The keys of `lines` of `text`.
+pub(crate) fn keys(text: &[u8], lines: &[Line]) -> Vec<u64> {
+    lines
+        .iter()
+        .map(|l| line_key(&text[l.start..l.end]))
+        .collect()
+}
+
+/// `text`'s lines `from..to` (0-based), each as `LINE#ID|content` with its
+/// own line break (`keys`: every line's key).
+pub(crate) fn tagged(text: &[u8], lines: &[Line], keys: &[u64], from: usize, to: usize) -> Vec<u8> {
+    let to = to.min(lines.len());
+    let from = from.min(to);
+    let shown: usize = lines[from..to].iter().map(|l| l.next - l.start + 12).sum();
+    let mut out = Vec::with_capacity(shown);
+    for (i, l) in lines[from..to].iter().enumerate() {
+        let _ = write!(out, "{}", from + i + 1);
+        out.push(b'#');
+        out.extend_from_slice(&id_of(keys[from + i]));
+        out.push(b'|');
+        out.extend_from_slice(&text[l.start..l.next]);
+    }
+    out
+}
+
+/// An anchor as an edit gives it: `LINE#ID` (1-based line), optionally
+/// followed by `|` and anything (a copied read line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Anchor {
+    /// 0-based line.
+    pub(crate) line: usize,
+    pub(crate) id: [u8; 2],
+}
+
+impl Anchor {
+    /// Parses `s`; `None` when it is not `LINE#ID`.
+    pub(crate) fn parse(s: &str) -> Option<Anchor> {
+        let s = s.trim_start();
+        let head = s.split('|').next()?.trim_end();
+        let (n, id) = head.split_once('#')?;
+        let n: usize = n.trim().parse().ok()?;
+        let id = id.trim().as_bytes();
+        if n == 0 || id.len() != 2 {
+            return None;
+        }
+        let up = [id[0].to_ascii_uppercase(), id[1].to_ascii_uppercase()];
+        if !up.iter().all(|b| ALPHABET.contains(b)) {
+            return None;
+        }
+        Some(Anchor {
+            line: n - 1,
+            id: up,
+        })
+    }
+
+    /// As the caller writes it.
+    pub(crate) fn show(&self) -> String {
+        format!("{}#{}", self.line + 1, String::from_utf8_lossy(&self.id))
+    }
+}
+
+/// Where a line of the snapshot is in the current file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Mapped {
+    /// Unchanged, at this 0-based line, and nowhere else as well.
+    At(usize),
+    /// Changed or removed: the diff keeps it nowhere.
+    Changed,
+    /// Unchanged, but the lines around it fit as well at these places.
+    Several(Vec<usize>),
+}
+
+/// The line diff of a snapshot against the current file: for each line of
+/// `old`, the line of `new` it is kept as (`None`: removed or changed).
+pub(crate) fn diff_map(old: &[u64], new: &[u64]) -> Vec<Option<usize>> {
+    let mut map = vec![None; old.len()];
+    if old == new {
+        return (0..old.len()).map(Some).collect();
+    }
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, old, new);
+    for op in ops {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for k in 0..len {
+                map[old_index + k] = Some(new_index + k);
+            }
+        }
+    }
+    map
+}
+
+/// Where the snapshot's line `i` is now, given the diff's `map` (see
+/// [`diff_map`]). Kept by the diff at `j`, it is placed there only when
+/// every longest common subsequence of the two files, within [`CONTEXT`]
+/// lines of `i` and `j`, keeps line `i` as line `j`: then no other
+/// alignment explains the change as well (a line in a run of equal lines
+/// next to a removal, which could be any of them, is refused).
+pub(crate) fn map_line(old: &[u64], new: &[u64], map: &[Option<usize>], i: usize) -> Mapped {
+    let Some(j) = map[i] else {
+        return Mapped::Changed;
+    };
+    let (i0, j0) = (i.saturating_sub(CONTEXT), j.saturating_sub(CONTEXT));
+    let (i1, j1) = (
+        (i + CONTEXT + 1).min(old.len()),
+        (j + CONTEXT + 1).min(new.len()),
+    );
+    forced(&old[i0..i1], &new[j0..j1], i - i0, j - j0)
+        .map(|()| Mapped::At(j))
+        .unwrap_or_else(|mut at| {
+            at.iter_mut().for_each(|x| *x += j0);
+            Mapped::Several(at)
+        })
+}
+
+/// Whether every longest common subsequence of `a` and `b` pairs `a[i]`
+/// with `b[j]`; `Err`: the lines of `b` that `a[i]` could pair with (or
+/// `[j]` alone when `a[i]` or `b[j]` may be left out).
+pub(crate) fn forced(a: &[u64], b: &[u64], i: usize, j: usize) -> Result<(), Vec<usize>> {
+    let (n, m) = (a.len(), b.len());
+    let w = m + 1;
+    // pre[x*w+y]: LCS of a[..x], b[..y]; suf[x*w+y]: LCS of a[x..], b[y..].
+    let mut pre = vec![0u32; (n + 1) * w];
+    for x in 1..=n {
+        for y in 1..=m {
+            pre[x * w + y] = if a[x - 1] == b[y - 1] {
+                pre[(x - 1) * w + y - 1] + 1
+            } else {
+                pre[(x - 1) * w + y].max(pre[x * w + y - 1])
+            };
+        }
+    }
+    let mut suf = vec![0u32; (n + 1) * w];
+    for x in (0..n).rev() {
+        for y in (0..m).rev() {
+            suf[x * w + y] = if a[x] == b[y] {
+                suf[(x + 1) * w + y + 1] + 1
+            } else {
+                suf[(x + 1) * w + y].max(suf[x * w + y + 1])
+            };
+        }
+    }
+    let total = pre[n * w + m];
+    let pairs =
+        |x: usize, y: usize| a[x] == b[y] && pre[x * w + y] + 1 + suf[(x + 1) * w + y + 1] == total;
+    let partners: Vec<usize> = (0..m).filter(|&y| pairs(i, y)).collect();
+    let rivals = (0..n).any(|x| x != i && pairs(x, j));
+    // Some longest subsequence leaves a[i] out, or b[j].
+    let skip_a = (0..=m).any(|y| pre[i * w + y] + suf[(i + 1) * w + y] == total);
+    let skip_b = (0..=n).any(|x| pre[x * w + j] + suf[x * w + j + 1] == total);
+    if partners == [j] && !rivals && !skip_a && !skip_b {
+        Ok(())
+    } else if partners.is_empty() {
+        Err(vec![j])
+    } else {
+        Err(partners)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn ids_depend_on_content_only_and_use_the_alphabet() {
+        let a = id_of(line_key(b"  function hello() {"));
+        assert!(a.iter().all(|b| ALPHABET.contains(b)));
+        assert_eq!(a, id_of(line_key(b"  function hello() {")));
+        let t = b"x\r\ny\n}\n}";
+        let ls = lines(t);
+        assert_eq!(ls.len(), 4);
+        assert_eq!(&t[ls[0].start..ls[0].end], b"x");
+        assert_eq!(ls[3].next, t.len());
+        let shown = String::from_utf8(tagged(t, &ls, &keys(t, &ls), 0, 4)).unwrap();
+        let rows: Vec<&str> = shown.split_inclusive('\n').collect();
+        assert!(
+            rows[0].starts_with("1#") && rows[0].ends_with("|x\r\n"),
+            "{shown}"
+        );
+        // The same content has the same ID at any line.
+        assert_eq!(rows[2][1..5], rows[3][1..5]);
+        assert!(lines(b"").is_empty());
+        assert_eq!(lines(b"\n").len(), 1);
+    }
+
+    #[test]
+    fn anchors_parse_leniently_and_refuse_what_is_not_one() {
+        let a = Anchor::parse("42#VK").unwrap();
+        assert_eq!((a.line, &a.id), (41, b"VK"));
+        assert_eq!(Anchor::parse(" 42#vk|  function").unwrap(), a);
+        assert_eq!(a.show(), "42#VK");
+        for bad in ["", "42", "0#VK", "42#V", "42#AA", "x#VK", "42#VKK"] {
+            assert!(Anchor::parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    /// The naive reference of [`map_line`]: every alignment of the whole
+    /// files, enumerated; the diff's placement is taken only when every
+    /// longest one keeps it.
+    fn naive_map(old: &[u64], new: &[u64], map: &[Option<usize>], i: usize) -> Mapped {
+        let Some(j) = map[i] else {
+            return Mapped::Changed;
+        };
+        // Every longest common subsequence, as its pairs.
+        type Memo = std::collections::HashMap<(usize, usize), Vec<Vec<(usize, usize)>>>;
+        fn all(
+            a: &[u64],
+            b: &[u64],
+            x: usize,
+            y: usize,
+            memo: &mut Memo,
+        ) -> Vec<Vec<(usize, usize)>> {
+            if x == a.len() || y == b.len() {
+                return vec![Vec::new()];
+            }
+            if let Some(v) = memo.get(&(x, y)) {
+                return v.clone();
+            }
+            let mut out = all(a, b, x + 1, y, memo);
+            out.extend(all(a, b, x, y + 1, memo));
+            if a[x] == b[y] {
+                for mut p in all(a, b, x + 1, y + 1, memo) {
+                    p.insert(0, (x, y));
+                    out.push(p);
+                }
+            }
+            let best = out.iter().map(Vec::len).max().unwrap_or(0);
+            out.retain(|p| p.len() == best);
+            out.sort();
+            out.dedup();
+            memo.insert((x, y), out.clone());
+            out
+        }
+        let subs = all(old, new, 0, 0, &mut Memo::new());
+        if subs.iter().all(|p| p.contains(&(i, j))) {
+            Mapped::At(j)
+        } else {
+            Mapped::Several(Vec::new())
+        }
+    }
+
+    /// A snapshot and the file it became by random insertions, removals and
+    /// changes, with where each snapshot line truly went. New and changed
+    /// lines are fresh (keys never in the snapshot); the snapshot repeats a
+    /// few contents (`}`, blank lines) a lot.
+    fn shifted() -> impl Strategy<Value = (Vec<u64>, Vec<u64>, Vec<Option<usize>>)> {
+        (
+            proptest::collection::vec(0u64..4, 0..12),
+            proptest::collection::vec((0u8..4, 0usize..12), 0..4),
+        )
+            .prop_map(|(old, ops)| {
+                let mut cur: Vec<(u64, Option<usize>)> =
+                    old.iter().enumerate().map(|(i, &k)| (k, Some(i))).collect();
+                let mut fresh = 1000u64;
+                for (op, at) in ops {
+                    let at = if cur.is_empty() { 0 } else { at % cur.len() };
+                    fresh += 1;
+                    match op {
+                        0 => cur.insert(at, (fresh, None)),
+                        1 if !cur.is_empty() => {
+                            cur.remove(at);
+                        }
+                        2 if !cur.is_empty() => cur[at] = (fresh, None),
+                        _ => cur.insert(at.min(cur.len()), (fresh, None)),
+                    }
+                }
+                let mut truth = vec![None; old.len()];
+                for (j, (_, from)) in cur.iter().enumerate() {
+                    if let Some(i) = from {
+                        truth[*i] = Some(j);
+                    }
+                }
+                (old, cur.into_iter().map(|(k, _)| k).collect(), truth)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(crate::text::test_seeds::config(512))]
+
+        /// The mapping agrees with its naive reference, and never places a
+        /// line anywhere but where it truly went: a changed or removed line
+        /// is never placed, a line placed is the one that moved there.
+        #[test]
+        fn mapping_matches_the_reference_and_is_never_wrong((old, new, truth) in shifted()) {
+            let map = diff_map(&old, &new);
+            for (i, &truth_i) in truth.iter().enumerate() {
+                let m = map_line(&old, &new, &map, i);
+                let placed = |m: &Mapped| match m { Mapped::At(j) => Some(*j), _ => None };
+                prop_assert_eq!(placed(&m), placed(&naive_map(&old, &new, &map, i)));
+                if let Mapped::At(j) = m {
+                    prop_assert_eq!(truth_i, Some(j), "line {} placed at {}", i, j);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_moved_line_is_found_and_a_repeated_one_is_not_guessed() {
+        // 0:a 1:} 2:b 3:} -> two lines inserted at the top.
+        let old = [1, 9, 2, 9];
+        let new = [7, 8, 1, 9, 2, 9];
+        let map = diff_map(&old, &new);
+        assert_eq!(map_line(&old, &new, &map, 1), Mapped::At(3));
+        assert_eq!(map_line(&old, &new, &map, 3), Mapped::At(5));
+        // [a, a] -> [a]: which one is left cannot be told.
+        let (old, new) = ([1, 1], [1]);
+        let map = diff_map(&old, &new);
+        assert!(matches!(
+            map_line(&old, &new, &map, 0),
+            Mapped::Several(_) | Mapped::Changed
+        ));
+        assert!(matches!(
+            map_line(&old, &new, &map, 1),
+            Mapped::Several(_) | Mapped::Changed
+        ));
+    }
+}

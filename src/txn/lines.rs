@@ -1,0 +1,238 @@
+//! `editLines` through the pipeline: the file is resolved, locked and read
+//! by a [`Txn`], the anchored edits are placed in it
+//! ([`crate::matching::line_edits`]) against the snapshot of the read they
+//! come from ([`crate::io::snapshots`]), and the new text is encoded in the
+//! file's encoding (unchanged text kept as read, BOM and line breaks kept)
+//! and committed or kept as a dry run through the same [`Txn`].
+
+use crate::error::{ErrorCode, Failure};
+use crate::io::snapshots;
+use crate::io::workspace::{Intent, Workspace};
+use crate::matching::anchors::{keys, lines};
+use crate::matching::line_edits::{fits, place, Current, LineEdit, NotPlaced, Placed};
+use crate::model::Options;
+use crate::result::lines::{AnchorRefused, LineEditReport, LinesDone};
+use crate::result::marks::{flag, True};
+use crate::result::{Failed, Outcome};
+use crate::text::source::{self, LineEnding, Source};
+use crate::txn::changes::Recorder;
+use crate::txn::{file_diff, lexical_abs, preview, Kept, Txn, Write};
+
+/// One `editLines` call, normalized.
+pub(crate) struct LinesCall<'a> {
+    pub(crate) file_path: &'a str,
+    pub(crate) edits: &'a [LineEdit],
+    pub(crate) expected_sha256: Option<&'a str>,
+}
+
+/// Applies (or with `dry_run` plans) the anchored edits of `call`.
+pub(crate) fn edit_lines(
+    ws: &Workspace,
+    call: &LinesCall<'_>,
+    opts: &Options,
+    rec: &dyn Recorder,
+    dry_run: bool,
+) -> Outcome<LinesDone> {
+    let lexical = lexical_abs(ws.root(), call.file_path);
+    let at = |f: Failure| Box::new(Failed::new(&f, Some(&lexical)));
+    let mut txn = Txn::new(ws);
+    txn.add(call.file_path, Intent::Existing).map_err(at)?;
+    txn.lock_and_read(opts).map_err(at)?;
+    let s = &txn.slots[0];
+    let abs = s.abs();
+    let (src, _) = s
+        .loaded()
+        .map_err(|f| Box::new(Failed::new(&f, Some(&abs))))?;
+    let sha_before = s.sha256().unwrap_or_default().to_string();
+    if call.expected_sha256.is_some_and(|e| e != sha_before) {
+        let f = Failure::new(
+            ErrorCode::FILE_CHANGED,
+            format!(
+                "`{}` changed since it was read (its sha256 is no longer expected_sha256); nothing was written. \
+                 Reread it with anchors and retry",
+                call.file_path
+            ),
+        );
+        let mut out = Failed::new(&f, Some(&abs));
+        out.sha256 = Some(sha_before);
+        return Err(Box::new(out));
+    }
+    let text = src.text();
+    let ls = lines(text);
+    let ks = keys(text, &ls);
+    let cur = Current {
+        text,
+        lines: &ls,
+        keys: &ks,
+        eol: eol_of(src, text, &ls, call.edits),
+    };
+    // The newest read of this file whose lines agree with every anchor.
+    // An edit without an anchor (append or prepend at an end) needs none.
+    let anchored = call.edits.iter().any(|e| e.pos.is_some());
+    let kept = if anchored {
+        snapshots::of(&abs)
+    } else {
+        Vec::new()
+    };
+    let snap = kept.iter().find(|k| fits(&k.keys, call.edits));
+    let placed = place(&cur, snap.map(|k| k.keys.as_slice()), call.edits)
+        .map_err(|n| not_placed(n, &abs, call.file_path))?;
+    let pieces = pieces(text, &placed);
+    let encoded = src
+        .encode_pieces(&pieces, &s.display)
+        .map_err(|f| Box::new(Failed::new(&f, Some(&abs))))?;
+    let mut done = LinesDone {
+        ok: True,
+        file_path: abs.clone(),
+        verified: placed.verified,
+        rebased: flag(placed.rebased),
+        note: (anchored && snap.is_none()).then(no_snapshot_note),
+        edits: reports(&placed),
+        before_bytes: src.raw().len(),
+        after_bytes: encoded.len(),
+        sha256_before: sha_before,
+        sha256: String::new(),
+        strategy: Default::default(),
+        warnings: Vec::new(),
+        preview: None,
+    };
+    if dry_run {
+        let new_bytes = encoded.to_vec();
+        done.sha256 = source::sha256_hex([new_bytes.as_slice()]);
+        let d = preview(
+            &s.res.rel_path,
+            Some(src),
+            Some(&pieces.concat()),
+            Some(&new_bytes),
+        );
+        let kept = vec![Kept {
+            slot: 0,
+            bytes: new_bytes,
+            perms_from: None,
+            like: None,
+        }];
+        let (p, warnings) = txn.keep_preview(file_diff(d, &mut None), kept, &[], opts);
+        done.preview = Some(p);
+        done.warnings = warnings;
+        return Ok(done);
+    }
+    let write = Write {
+        slot: 0,
+        content: encoded.slices(),
+        perms_from: None,
+        sha256: None,
+        like: None,
+    };
+    let c = txn
+        .commit(std::slice::from_ref(&write), &[], opts, rec)
+        .map_err(|e| e.to_failed())?;
+    done.sha256 = c.sha256[0].clone();
+    done.strategy = c.strategies[0].report();
+    done.warnings = c.warnings;
+    Ok(done)
+}
+
+/// The line break new lines get: the file's own; in a file with both, the
+/// one of the first anchored line (else LF).
+fn eol_of(
+    src: &Source,
+    text: &[u8],
+    ls: &[crate::matching::anchors::Line],
+    edits: &[LineEdit],
+) -> &'static [u8] {
+    match src.line_ending() {
+        LineEnding::Crlf => b"\r\n",
+        LineEnding::Mixed => {
+            let first = edits
+                .iter()
+                .find_map(|e| e.pos.as_ref())
+                .and_then(|a| ls.get(a.line));
+            match first {
+                Some(l) if text[l.end..l.next].starts_with(b"\r") => b"\r\n",
+                _ => b"\n",
+            }
+        }
+        _ => b"\n",
+    }
+}
+
+/// The new text as pieces: unchanged slices of `text` and the new lines.
+fn pieces<'t>(text: &'t [u8], placed: &'t Placed) -> Vec<&'t [u8]> {
+    let mut out = Vec::with_capacity(placed.spans.len() * 2 + 1);
+    let mut at = 0;
+    for s in &placed.spans {
+        out.push(&text[at..s.start]);
+        out.push(s.new.as_slice());
+        at = s.end;
+    }
+    out.push(&text[at..]);
+    out.retain(|p| !p.is_empty());
+    out
+}
+
+/// Each edit's place in the file as written, in the caller's order of
+/// positions.
+fn reports(placed: &Placed) -> Vec<LineEditReport> {
+    let mut shift: isize = 0;
+    placed
+        .spans
+        .iter()
+        .map(|s| {
+            let line = (s.line as isize + shift).max(0) as usize + 1;
+            shift += s.added as isize - s.removed as isize;
+            LineEditReport {
+                line,
+                removed: s.removed,
+                added: s.added,
+            }
+        })
+        .collect()
+}
+
+/// What a result checked without a snapshot says.
+fn no_snapshot_note() -> String {
+    "no read with anchors of this file's current lines is kept here (expired, or read elsewhere): each anchor's ID \
+     was checked at its line number only, nothing relocated. Read the file with anchors again before the next \
+     edit"
+        .to_string()
+}
+
+/// The refusal of edits that could not be placed.
+fn not_placed(n: NotPlaced, abs: &str, display: &str) -> Box<Failed> {
+    match n {
+        NotPlaced::Overlap(a, b) => Box::new(Failed::new(
+            &Failure::invalid(format!(
+                "input: edits[{a}] and edits[{b}] touch the same lines of `{display}`; merge them into one edit"
+            )),
+            Some(abs),
+        )),
+        NotPlaced::Anchors(r) => {
+            let first = &r[0];
+            let f = Failure::new(
+                ErrorCode::ANCHOR_MISMATCH,
+                format!(
+                    "{} anchor{} of edits[{}] ({}: {}) no longer name{} the line read; nothing was written. The \
+                     current lines around it are in `anchors`: retry with those anchors",
+                    r.len(),
+                    if r.len() == 1 { "" } else { "s, the first" },
+                    first.edit,
+                    first.anchor,
+                    first.problem.as_str(),
+                    if r.len() == 1 { "s" } else { "" },
+                ),
+            );
+            let mut out = Failed::new(&f, Some(abs));
+            out.anchors = Some(
+                r.into_iter()
+                    .map(|x| AnchorRefused {
+                        edit: x.edit,
+                        anchor: x.anchor,
+                        problem: x.problem,
+                        lines: x.lines,
+                    })
+                    .collect(),
+            );
+            Box::new(out)
+        }
+    }
+}

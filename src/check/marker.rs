@@ -153,12 +153,17 @@ pub(crate) fn is_marker(line: &str) -> bool {
         .iter()
         .all(|w| w.chars().all(|c| c.is_alphabetic() || "-'’/".contains(c)));
     if has_dots {
-        let dots_edge = body
+        // Dots open the line (`// ... existing code`), or close a line that
+        // opens with a word of keeping (`// existing code ...`): a comment of
+        // prose that trails off (`// line beyond it, reached through kept
+        // lines ...`, a real edit of this repository) is no marker.
+        let starts_with_dots = body
             .split_whitespace()
             .next()
-            .is_some_and(|w| w.starts_with("...") || w.starts_with('\u{2026}'))
-            || body.ends_with("...")
-            || body.ends_with('\u{2026}');
+            .is_some_and(|w| w.starts_with("...") || w.starts_with('\u{2026}'));
+        let ends_with_dots = body.ends_with("...") || body.ends_with('\u{2026}');
+        let opens_keeping = words.first().is_some_and(|w| KEEP_WORDS.contains(w));
+        let dots_edge = starts_with_dots || (ends_with_dots && opens_keeping);
         if words.is_empty() {
             return commented && body.split_whitespace().all(is_dots);
         }
@@ -205,6 +210,7 @@ mod tests {
             "foo(...args);",
             "return [...a, ...b];",
             "// TODO: ...",
+            "// line beyond it, reached through kept lines ...",
             "// ... TODO implement",
             "# Returns the value unchanged when empty, otherwise the parsed form",
             "console.log('...');",

@@ -364,20 +364,7 @@ fn patch_one(
         s.know_sha256(&sha_before);
         let mut fig = figures(s, src, &plan, encoded.len(), &sha_before, &sha_after);
         expanded(&mut fig, &looked, &pieces);
-        let new_bytes = encoded.to_vec();
-        let d = preview(
-            &s.res.rel_path,
-            Some(src),
-            Some(&pieces.concat()),
-            Some(&new_bytes),
-        );
-        let kept = vec![Kept {
-            slot: 0,
-            bytes: new_bytes,
-            perms_from: None,
-            like: None,
-        }];
-        let (p, warnings) = txn.keep_preview(file_diff(d, &mut None), kept, &[], opts);
+        let (p, warnings) = txn.keep_one(Some(src), &pieces.concat(), encoded.to_vec(), opts);
         fig.preview = Some(p);
         fig.warnings = warnings;
         return Ok(fig);
@@ -887,15 +874,7 @@ fn write_one(
         preview: None,
     };
     if dry_run {
-        let new_bytes = encoded.to_vec();
-        let d = preview(&s.res.rel_path, loaded, Some(body), Some(&new_bytes));
-        let kept = vec![Kept {
-            slot: 0,
-            bytes: new_bytes,
-            perms_from: None,
-            like: None,
-        }];
-        let (p, warnings) = txn.keep_preview(file_diff(d, &mut None), kept, &[], opts);
+        let (p, warnings) = txn.keep_one(loaded, body, encoded.to_vec(), opts);
         out.preview = Some(p);
         out.warnings = warnings;
         return Ok(out);

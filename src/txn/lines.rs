@@ -16,7 +16,7 @@ use crate::result::marks::{flag, True};
 use crate::result::{Failed, Outcome};
 use crate::text::source::{self, LineEnding, Source};
 use crate::txn::changes::Recorder;
-use crate::txn::{file_diff, lexical_abs, preview, Kept, Txn, Write};
+use crate::txn::{lexical_abs, Txn, Write};
 
 /// One `editLines` call, normalized.
 pub(crate) struct LinesCall<'a> {
@@ -99,19 +99,7 @@ pub(crate) fn edit_lines(
     if dry_run {
         let new_bytes = encoded.to_vec();
         done.sha256 = source::sha256_hex([new_bytes.as_slice()]);
-        let d = preview(
-            &s.res.rel_path,
-            Some(src),
-            Some(&pieces.concat()),
-            Some(&new_bytes),
-        );
-        let kept = vec![Kept {
-            slot: 0,
-            bytes: new_bytes,
-            perms_from: None,
-            like: None,
-        }];
-        let (p, warnings) = txn.keep_preview(file_diff(d, &mut None), kept, &[], opts);
+        let (p, warnings) = txn.keep_one(Some(src), &pieces.concat(), new_bytes, opts);
         done.preview = Some(p);
         done.warnings = warnings;
         return Ok(done);

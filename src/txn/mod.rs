@@ -665,6 +665,33 @@ pub(crate) fn preview(
 /// applyDryRun).
 pub(crate) const MAX_PREVIEW_BYTES: usize = 64 << 20;
 
+impl Txn<'_> {
+    /// The dry run of a call that writes one file (slot 0): its diff, and
+    /// `new_bytes` (the planned bytes, `new_text` decoded) kept under a
+    /// `run_id` for `applyDryRun`.
+    pub(crate) fn keep_one(
+        &self,
+        old: Option<&Source>,
+        new_text: &[u8],
+        new_bytes: Vec<u8>,
+        opts: &Options,
+    ) -> (crate::result::written::Preview, Vec<String>) {
+        let d = preview(
+            &self.slots[0].res.rel_path,
+            old,
+            Some(new_text),
+            Some(&new_bytes),
+        );
+        let kept = vec![Kept {
+            slot: 0,
+            bytes: new_bytes,
+            perms_from: None,
+            like: None,
+        }];
+        self.keep_preview(file_diff(d, &mut None), kept, &[], opts)
+    }
+}
+
 /// A file's preview as its result shows it, appended to the call's whole
 /// diff in `all`; an omitted one makes the whole one omitted too.
 pub(crate) fn file_diff(

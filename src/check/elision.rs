@@ -251,6 +251,13 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     }
 }
 
+/// Whether a line is blank once comment leaders are taken away (`//`,
+/// `#`, ` * `, `--`, `<!-- -->`, ...): no pin, as generic as an empty line.
+fn blank(l: &[u8]) -> bool {
+    l.iter()
+        .all(|c| c.is_ascii_whitespace() || b"/#*-;%<>!".contains(c))
+}
+
 /// How many lines of `text` are `line` (without line breaks), counted to 2.
 fn occurrences(text: &[u8], line: &[u8]) -> usize {
     let mut n = 0;
@@ -269,12 +276,150 @@ fn occurrences(text: &[u8], line: &[u8]) -> usize {
 }
 
 /// The verdict on `new` (pieces, in order) replacing `old`.
+///
+/// Pieces borrowed from `old` tell where the caller's own text goes: each
+/// run of pieces of its own replaces the old bytes between the borrowed
+/// pieces around it (an edit's search block), and a marker there stands
+/// for lines of that block only, its edges bounds as certain as the file's
+/// (the lines outside it are not touched). A new text with no borrowed
+/// piece (a whole-file write) is aligned with the whole old text.
 pub(crate) fn check(old: &[u8], new: &[&[u8]]) -> Verdict {
     if !prefilter(old, new) {
         return Verdict::Kept;
     }
-    let new: Vec<u8> = new.concat();
-    check_texts(old, &new)
+    match spans(old, new) {
+        Some(spans) => check_spans(old, new, &spans),
+        None => {
+            let new: Vec<u8> = new.concat();
+            check_texts(old, &new, (0, 0))
+        }
+    }
+}
+
+/// Old bytes `old.0..old.1` replaced by pieces `pieces.0..pieces.1` (which
+/// may include pieces borrowed from the old text, once spans are merged).
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    old: (usize, usize),
+    pieces: (usize, usize),
+}
+
+/// The spans the pieces replace, in order, or `None` when no piece is
+/// borrowed from `old` or the borrowed pieces go backwards.
+fn spans(old: &[u8], new: &[&[u8]]) -> Option<Vec<Span>> {
+    let base = old.as_ptr() as usize;
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut own: Option<usize> = None;
+    let mut any = false;
+    for (k, p) in new.iter().enumerate() {
+        if borrowed(old, p) {
+            any = true;
+            let s = p.as_ptr() as usize - base;
+            if s < at {
+                return None;
+            }
+            if s > at || own.is_some() {
+                out.push(Span {
+                    old: (at, s),
+                    pieces: (own.unwrap_or(k), k),
+                });
+            }
+            own = None;
+            at = s + p.len();
+        } else if !p.is_empty() && own.is_none() {
+            own = Some(k);
+        }
+    }
+    if !any {
+        return None;
+    }
+    if at < old.len() || own.is_some() {
+        out.push(Span {
+            old: (at, old.len()),
+            pieces: (own.unwrap_or(new.len()), new.len()),
+        });
+    }
+    Some(out)
+}
+
+/// The verdict on spans of `old` replaced by pieces of `new`: each span,
+/// widened to whole lines (spans that then share a line merged), checked
+/// as a text of its own.
+fn check_spans(old: &[u8], new: &[&[u8]], spans: &[Span]) -> Verdict {
+    // Widened to whole lines and merged.
+    let mut wide: Vec<(usize, usize, Span)> = Vec::new();
+    for s in spans {
+        let a = memchr::memrchr(b'\n', &old[..s.old.0]).map_or(0, |k| k + 1);
+        let b = if s.old.1 > s.old.0 && old[s.old.1 - 1] == b'\n' {
+            s.old.1
+        } else {
+            memchr::memchr(b'\n', &old[s.old.1..]).map_or(old.len(), |k| s.old.1 + k + 1)
+        };
+        match wide.last_mut() {
+            // Spans that share a line are checked as one.
+            Some(w) if a < w.1 => {
+                w.1 = w.1.max(b);
+                w.2.old.1 = s.old.1;
+                w.2.pieces.1 = s.pieces.1;
+            }
+            _ => wide.push((a, b, *s)),
+        }
+    }
+    let mut out: Vec<u8> = Vec::new();
+    let mut kept = Vec::new();
+    let mut first: Option<usize> = None;
+    let (mut old_line, mut new_line, mut seen) = (0usize, 0usize, 0usize);
+    let mut blocks: Vec<(usize, usize, Vec<u8>)> = Vec::with_capacity(wide.len());
+    for &(a, b, s) in &wide {
+        let added = memchr::memchr_iter(b'\n', &old[seen..a]).count();
+        old_line += added;
+        new_line += added;
+        let block: Vec<u8> = [
+            &old[a..s.old.0],
+            &new[s.pieces.0..s.pieces.1].concat()[..],
+            &old[s.old.1..b],
+        ]
+        .concat();
+        match check_texts(&old[a..b], &block, (old_line, new_line)) {
+            Verdict::Kept => blocks.push((a, b, block)),
+            Verdict::Refused(r) => return Verdict::Refused(r),
+            Verdict::Expanded {
+                start,
+                end,
+                mid,
+                kept: k,
+            } => {
+                first.get_or_insert(blocks.len());
+                kept.extend(k);
+                let o = &old[a..b];
+                blocks.push((a, b, [&o[..start], &mid[..], &o[end..]].concat()));
+            }
+        }
+        let (ol, nl) = (
+            memchr::memchr_iter(b'\n', &old[a..b]).count(),
+            memchr::memchr_iter(b'\n', &blocks.last().expect("pushed").2).count(),
+        );
+        old_line += ol;
+        new_line += nl;
+        seen = b;
+    }
+    if first.is_none() {
+        return Verdict::Kept;
+    }
+    let (start, end) = (blocks[0].0, blocks[blocks.len() - 1].1);
+    let mut at = start;
+    for (a, b, bytes) in &blocks {
+        out.extend_from_slice(&old[at..*a]);
+        out.extend_from_slice(bytes);
+        at = *b;
+    }
+    Verdict::Expanded {
+        start,
+        end,
+        mid: out,
+        kept,
+    }
 }
 
 /// What the check makes of a whole new text, as the lazy-edit benchmark
@@ -289,9 +434,10 @@ pub enum Lazy {
     Refused(&'static str),
 }
 
-/// [`check`] of the whole new text `new` replacing `old`, as a [`Lazy`].
-pub fn lazy_outcome(old: &[u8], new: &[u8]) -> Lazy {
-    match check(old, &[new]) {
+/// [`check`] of the new text `new` (pieces, some of them borrowed from
+/// `old` as an edit's are) replacing `old`, as a [`Lazy`].
+pub fn lazy_outcome(old: &[u8], new: &[&[u8]]) -> Lazy {
+    match check(old, new) {
         Verdict::Kept => Lazy::Kept,
         Verdict::Refused(r) => Lazy::Refused(match r.why {
             Why::Ambiguous => "ambiguous",
@@ -306,8 +452,10 @@ pub fn lazy_outcome(old: &[u8], new: &[u8]) -> Lazy {
     }
 }
 
-/// The verdict on the whole new text `new` replacing `old`.
-pub(crate) fn check_texts(old: &[u8], new: &[u8]) -> Verdict {
+/// The verdict on the whole new text `new` replacing `old` (a file, or an
+/// edit's block: its edges are certain bounds), whose first lines are the
+/// 0-based lines `lines` of the old and new file.
+pub(crate) fn check_texts(old: &[u8], new: &[u8], lines: (usize, usize)) -> Verdict {
     let pre = common_prefix(old, new);
     let suf = common_suffix(&old[pre..], &new[pre..]);
     // Context lines before and after the changed region.
@@ -331,7 +479,8 @@ pub(crate) fn check_texts(old: &[u8], new: &[u8]) -> Verdict {
         changed: (cb, n.len() - ca),
         at_start: first_line == 0,
         at_end: suf == ctx_after,
-        first_line,
+        first_line: lines.0 + first_line,
+        first_new_line: lines.1 + first_line,
         whole: old,
         whole_new: new,
     };
@@ -354,11 +503,12 @@ struct Region<'a> {
     /// New lines `changed.0..changed.1` are the changed ones (the rest is
     /// context).
     changed: (usize, usize),
-    /// The region starts at the start of the file, ends at its end.
+    /// The region starts at the start of the text, ends at its end.
     at_start: bool,
     at_end: bool,
-    /// 0-based line of the file where the region starts.
+    /// 0-based line of the old and of the new file where the region starts.
     first_line: usize,
+    first_new_line: usize,
     /// The whole old and new texts (a bound is pinned by a line that occurs
     /// once in each).
     whole: &'a [u8],
@@ -407,41 +557,56 @@ impl Region<'_> {
         if cells > MAX_CELLS || top >= (u32::MAX / 4) as usize {
             return self.too_large(&markers);
         }
-        let t = Table::new(&oi, &ni, &markers);
+        let t = Table::new(&oi, &ni, &markers, (self.at_start, self.at_end), true);
         self.decide(&t, &oi, &ni, &markers)
     }
 
     /// Every marker's reading, checked; the expanded region or the first
     /// refusal.
     fn decide(&self, t: &Table, oi: &[u32], ni: &[u32], markers: &[bool]) -> Found {
-        let best = t.fwd(oi.len(), ni.len());
+        let best = t.best;
         let mut kept = Vec::new();
         let mut runs: Vec<Option<(usize, usize)>> = vec![None; ni.len()];
         for (j, _) in markers.iter().enumerate().filter(|(_, &m)| m) {
             let found = t.absorbing(j, best, MAX_RUNS);
-            let literal = (0..=oi.len()).any(|i| t.fwd(i, j) + t.ins + t.bwd(i, j + 1) == best);
-            let Some(&(s, e)) = found.first() else {
-                continue; // written as sent: it removes nothing
-            };
-            if literal {
-                // An edit of least cost has it remove nothing (a new
-                // comment): written as sent, unless one of the runs that are
-                // as good is bounded (then it may stand for lines as well as
-                // not) or there are too many to tell: refused.
-                let bounded = found.len() > MAX_RUNS
-                    || found.iter().any(|&r| {
-                        self.bounds(t, oi, ni, markers, (j, r.0, r.1), best)
-                            .is_none()
-                    });
-                if bounded || !self.clean_insert(t, oi, ni, j, best) {
-                    return Found::Refused(Box::new(self.refusal(j, (s, e), Why::Ambiguous)));
+            let literal: Vec<usize> = (0..=oi.len())
+                .filter(|&i| t.f(i, j) + t.ins + t.bf(i, j + 1) == best)
+                .collect();
+            if !literal.is_empty() {
+                // An edit of least cost has it written as it is. Written as
+                // sent only when that is its one reading (no run between
+                // kept lines is as good) and it removes nothing: an edit of
+                // least cost deletes no old line at all, and in one of them
+                // the marker is a clean insertion (see `clean_insert`).
+                let quiet = found.is_empty() && {
+                    // Among the alignments that delete no old line.
+                    let kept = Table::new(oi, ni, markers, (self.at_start, self.at_end), false);
+                    let rows: Vec<usize> = (0..=oi.len())
+                        .filter(|&i| kept.f(i, j) + kept.ins + kept.bf(i, j + 1) == kept.best)
+                        .collect();
+                    kept.best == best && self.clean_insert(&kept, oi, ni, markers, j, &rows)
+                };
+                if !quiet {
+                    let (s, e, why) = match found.first() {
+                        Some(&(s, e)) => (s, e, Why::Ambiguous),
+                        None => {
+                            let (s, e) = self.deleted_beside(t, oi, ni, j, literal[0]);
+                            (s, e, Why::NextToChange)
+                        }
+                    };
+                    return Found::Refused(Box::new(self.refusal(j, (s, e), why)));
                 }
                 continue;
             }
+            let Some(&(s, e)) = found.first() else {
+                // No reading at all cannot be: writing it as it is always
+                // is one; refuse rather than guess.
+                return Found::Refused(Box::new(self.refusal(j, (0, 0), Why::NextToChange)));
+            };
             let why = if found.len() > 1 {
                 Some(Why::Ambiguous)
             } else {
-                self.bounds(t, oi, ni, markers, (j, s, e), best)
+                self.bounds(t, oi, ni, markers, (j, s, e))
             };
             if let Some(why) = why {
                 return Found::Refused(Box::new(self.refusal(j, (s, e), why)));
@@ -449,7 +614,7 @@ impl Region<'_> {
             runs[j] = Some((s, e));
             kept.push(KeptRun {
                 marker: String::from_utf8_lossy(key(self.new[j])).trim().to_string(),
-                line: self.first_line + j + 1,
+                line: self.first_new_line + j + 1,
                 from: self.first_line + s + 1,
                 to: self.first_line + e,
             });
@@ -464,32 +629,147 @@ impl Region<'_> {
                 None => mid.extend_from_slice(l),
             }
         }
-        // A marker that was the last line without a line break, followed
-        // by nothing, keeps the old lines' own breaks; a new line after an
-        // expanded last old line without a break is not glued to it.
         Found::Expanded(mid, kept)
     }
 
-    /// Whether marker `j` written as it is can sit, in an optimal
-    /// alignment, between two kept lines that are neighbours in the old text
-    /// (or at an edge of the file beside one): a new comment that removes
-    /// nothing around it.
-    fn clean_insert(&self, t: &Table, oi: &[u32], ni: &[u32], j: usize, best: u32) -> bool {
+    /// Whether marker `j`, written as it is at old row `i` (one of `rows`)
+    /// in an optimal alignment, removes nothing: either it sits between two
+    /// kept lines that are neighbours in the old text, each pinned (see
+    /// [`Region::bound`]), a new comment between unchanged lines; or no
+    /// reading lets it stand for a run between kept lines at any cost, the
+    /// lines beside it are new, and the lines inserted around it delete no
+    /// old line (a comment inside new code).
+    fn clean_insert(
+        &self,
+        t: &Table,
+        oi: &[u32],
+        ni: &[u32],
+        markers: &[bool],
+        j: usize,
+        rows: &[usize],
+    ) -> bool {
         let (n, m) = (oi.len(), ni.len());
         let kept = |i: usize, k: usize| oi[i] == ni[k] && ni[k] != u32::MAX;
-        (0..=n).any(|i| {
+        let between = |i: usize| {
             let before = match (i, j) {
                 (0, 0) => self.at_start.then_some(0),
                 (0, _) | (_, 0) => None,
-                _ => kept(i - 1, j - 1).then(|| t.fwd(i - 1, j - 1)),
+                _ => kept(i - 1, j - 1).then(|| t.fa(i - 1, j - 1)),
             };
             let after = match (i == n, j + 1 == m) {
                 (true, true) => self.at_end.then_some(0),
                 (true, _) | (_, true) => None,
-                _ => kept(i, j + 1).then(|| t.bwd(i + 1, j + 2)),
+                _ => kept(i, j + 1).then(|| t.bk(i + 1, j + 2)),
             };
-            matches!((before, after), (Some(a), Some(b)) if a + t.ins + b == best)
+            let Some((x, y)) = before.zip(after) else {
+                return false;
+            };
+            x + t.ins + y == t.best
+                && (j == 0
+                    || self.bound(
+                        oi,
+                        ni,
+                        (i, j),
+                        |d| t.fa(i - d, j - d) + t.ins + t.bf(i, j + 1) == t.best,
+                        false,
+                    ))
+                && (j + 1 == m
+                    || self.bound(
+                        oi,
+                        ni,
+                        (i, j + 1),
+                        |d| t.f(i, j) + t.ins + t.bk(i + d, j + 1 + d) == t.best,
+                        true,
+                    ))
+        };
+        if rows.iter().any(|&i| between(i)) {
+            return true;
+        }
+        // Inside new code: both lines beside it are new (no line of the
+        // old text: a marker next to an old line shown again touches a
+        // change, and the lines it stood for could have been paired with
+        // copies further on).
+        let new_line = |k: usize| ni[k] == u32::MAX && !markers[k];
+        if (j > 0 && !new_line(j - 1)) || (j + 1 < m && !new_line(j + 1)) || t.any_run(j) {
+            return false;
+        }
+        // New lines a..b around it inserted at row i, between kept pairs
+        // (or the text's edges), each pinned: it deletes nothing.
+        rows.iter().any(|&i| {
+            let mut a = j;
+            let up = loop {
+                if t.f(i, a) + (j - a) as u32 * t.ins != t.f(i, j) {
+                    break false;
+                }
+                if (a == 0 && i == 0 && self.at_start) || (a > 0 && t.k(i, a) == t.f(i, a)) {
+                    break true;
+                }
+                if a == 0 || markers[a - 1] {
+                    break false;
+                }
+                a -= 1;
+            };
+            let mut b = j + 1;
+            let down = loop {
+                if t.bf(i, b) + (b - j - 1) as u32 * t.ins != t.bf(i, j + 1) {
+                    break false;
+                }
+                if (b == m && i == n && self.at_end)
+                    || (b < m && i < n && kept(i, b) && t.bk(i + 1, b + 1) == t.bf(i, b))
+                {
+                    break true;
+                }
+                if b == m || markers[b] {
+                    break false;
+                }
+                b += 1;
+            };
+            if !(up && down) {
+                return false;
+            }
+            // The kept lines around those new lines pinned: one of them
+            // could otherwise be a copy of a line the marker stood for.
+            let span = (b - a) as u32 * t.ins;
+            let pinned_up = a == 0
+                || self.bound(
+                    oi,
+                    ni,
+                    (i, a),
+                    |d| t.fa(i - d, a - d) + span + t.bf(i, b) == t.best,
+                    false,
+                );
+            let pinned_down = b == m
+                || self.bound(
+                    oi,
+                    ni,
+                    (i, b),
+                    |d| t.f(i, a) + span + t.bk(i + d, b + d) == t.best,
+                    true,
+                );
+            pinned_up && pinned_down
         })
+    }
+
+    /// The old lines deleted right around marker `j` written as it is at
+    /// old row `i` in an optimal alignment (what the marker may stand for).
+    fn deleted_beside(
+        &self,
+        t: &Table,
+        oi: &[u32],
+        ni: &[u32],
+        j: usize,
+        i: usize,
+    ) -> (usize, usize) {
+        let _ = ni;
+        let mut s = i;
+        while s > 0 && t.f(s - 1, j) + t.del == t.f(s, j) {
+            s -= 1;
+        }
+        let mut e = i;
+        while e < oi.len() && t.bf(e + 1, j + 1) + t.del == t.bf(e, j + 1) {
+            e += 1;
+        }
+        (s, e)
     }
 
     /// Why marker `j` standing for old lines `s..e` has no certain bound,
@@ -501,48 +781,36 @@ impl Region<'_> {
         ni: &[u32],
         markers: &[bool],
         (j, s, e): (usize, usize, usize),
-        best: u32,
     ) -> Option<Why> {
+        let best = t.best;
         let before_ok = if j == 0 {
             self.at_start && s == 0
         } else {
-            !markers[j - 1]
-                && s > 0
-                && ni[j - 1] == oi[s - 1]
-                && ni[j - 1] != u32::MAX
-                && t.fwd(s - 1, j - 1) + t.bwd(e, j + 1) == best
+            !markers[j - 1] && s > 0 && ni[j - 1] == oi[s - 1] && ni[j - 1] != u32::MAX
         };
         let after_ok = if j + 1 == ni.len() {
             self.at_end && e == oi.len()
         } else {
-            !markers[j + 1]
-                && e < oi.len()
-                && ni[j + 1] == oi[e]
-                && ni[j + 1] != u32::MAX
-                && t.fwd(s, j) + t.bwd(e + 1, j + 2) == best
+            !markers[j + 1] && e < oi.len() && ni[j + 1] == oi[e] && ni[j + 1] != u32::MAX
         };
         if !before_ok || !after_ok {
             return Some(Why::NextToChange);
         }
         let up = (j > 0).then(|| {
             self.bound(
-                t,
                 oi,
                 ni,
                 (s, j),
-                best,
-                |d| t.fwd(s - d, j - d) + t.bwd(e, j + 1),
+                |d| t.fa(s - d, j - d) + t.bh(e, j + 1) == best,
                 false,
             )
         });
         let down = (e < oi.len()).then(|| {
             self.bound(
-                t,
                 oi,
                 ni,
                 (e, j + 1),
-                best,
-                |d| t.fwd(s, j) + t.bwd(e + d, j + 1 + d),
+                |d| t.k(s, j) + t.bk(e + d, j + 1 + d) == best,
                 true,
             )
         });
@@ -562,23 +830,20 @@ impl Region<'_> {
     /// Whether the unchanged lines beside a marker fix where its run ends:
     /// walking away from it (`down`: old line `at` and new line `nj`
     /// onwards; else the lines before them) over lines kept in an optimal
-    /// alignment (`cost(d)`: the cost through the `d`-th pair), a line that
-    /// occurs once in the whole old text must come before any line that is
-    /// not kept (and once in the new text: a line the new text adds again
-    /// could be read as the old one kept); the edge of the file fixes it
-    /// too. A bound that occurs more
-    /// than once (`}`, a blank line, `#[doc(hidden)]`, `end`) could pair with
-    /// another of its copies: only a unique line beyond it, reached through
-    /// kept lines, pins it.
-    #[allow(clippy::too_many_arguments)]
+    /// alignment (`optimal(d)`: the `d` pairs walked are all kept in one),
+    /// a line that occurs once in the whole old text must come before any
+    /// line that is not kept (and once in the new text: a line the new
+    /// text adds again could be read as the old one kept); the edge of the
+    /// text fixes it too. A bound that occurs more than once (`}`, a blank
+    /// line, `#[doc(hidden)]`, `end`) could pair with another of its
+    /// copies: only a unique line beyond it, reached through kept lines,
+    /// pins it.
     fn bound(
         &self,
-        _t: &Table,
         oi: &[u32],
         ni: &[u32],
         (at, nj): (usize, usize),
-        best: u32,
-        cost: impl Fn(usize) -> u32,
+        optimal: impl Fn(usize) -> bool,
         down: bool,
     ) -> bool {
         let mut d = 1;
@@ -595,14 +860,11 @@ impl Region<'_> {
             if down && (i >= oi.len() || k >= ni.len()) {
                 return i >= oi.len() && k >= ni.len() && self.at_end;
             }
-            if oi[i] != ni[k] || oi[i] == u32::MAX || (d > 1 && cost(d - 1) != best) {
+            if oi[i] != ni[k] || oi[i] == u32::MAX || !optimal(d) {
                 return false;
             }
             let l = key(self.old[i]);
-            if !l.iter().all(u8::is_ascii_whitespace)
-                && occurrences(self.whole, l) == 1
-                && occurrences(self.whole_new, l) == 1
-            {
+            if !blank(l) && occurrences(self.whole, l) == 1 && occurrences(self.whole_new, l) == 1 {
                 return true;
             }
             d += 1;
@@ -613,7 +875,7 @@ impl Region<'_> {
     fn refusal(&self, j: usize, (s, e): (usize, usize), why: Why) -> Refusal {
         Refusal {
             marker: String::from_utf8_lossy(key(self.new[j])).trim().to_string(),
-            line: self.first_line + j + 1,
+            line: self.first_new_line + j + 1,
             deletes: (s..e)
                 .take(SHOWN)
                 .map(|i| {
@@ -657,99 +919,200 @@ impl Region<'_> {
     }
 }
 
-/// The two cost tables of one region (see the module docs).
+/// The cost tables of one region (see the module docs): an alignment keeps
+/// an old line (an equal new line, cost 0), deletes it (`del`), inserts a
+/// new line (`ins`), or lets a marker stand for a run of one or more old
+/// lines (cost 0) — only between two kept pairs (or an edge of the text):
+/// a marker beside a new or changed line has no certain boundary, so that
+/// reading is not one. Forward tables hold the least cost of the text
+/// before a cell, by how its last step ended; backward ones the least cost
+/// of the text after it, by what may come next.
 ///
 /// A deleted line costs `del`, an inserted one `ins = del + 1`, with `del`
 /// more than the new lines: the least cost is the least number of lines
 /// inserted plus deleted, and among alignments with that number, the one
-/// that inserts fewest. That breaks the ties where a marker would swallow
-/// the unchanged lines shown before it and insert them again (a deletion
-/// swapped for an insertion) in favour of the reading that keeps them.
+/// that inserts fewest.
 struct Table {
     w: usize,
+    /// Forward, the last step not a marker's run (or the start).
     f: Vec<u32>,
-    b: Vec<u32>,
+    /// Forward, the last step a kept pair (or the start of the text).
+    k: Vec<u32>,
+    /// Forward, the last step a marker's run.
+    h: Vec<u32>,
+    /// Backward, after a step that is not a kept pair: no run may start.
+    bf: Vec<u32>,
+    /// Backward, after a kept pair: a run may start.
+    bk: Vec<u32>,
+    /// Backward, after a run: a kept pair must come (or the end).
+    bh: Vec<u32>,
+    del: u32,
     ins: u32,
+    best: u32,
 }
 
+const INF: u32 = u32::MAX / 4;
+
 impl Table {
-    fn new(o: &[u32], n: &[u32], markers: &[bool]) -> Table {
+    /// The tables of old lines `o` and new lines `n` (ids; `u32::MAX` a
+    /// line the old text lacks), `markers` the new lines that are markers,
+    /// `edges` whether the region starts and ends at the text's edges;
+    /// `deletes`: whether old lines may be deleted (without, every old line
+    /// is kept or stood for).
+    fn new(
+        o: &[u32],
+        n: &[u32],
+        markers: &[bool],
+        (at_start, at_end): (bool, bool),
+        deletes: bool,
+    ) -> Table {
         let (h, w) = (o.len() + 1, n.len() + 1);
-        let del = w as u32 + 1;
-        let ins = del + 1;
-        let mut f = vec![u32::MAX / 2; h * w];
-        let mut b = vec![u32::MAX / 2; h * w];
+        let ins = w as u32 + 2;
+        let del = if deletes { ins - 1 } else { INF };
+        let same = |i: usize, j: usize| o[i] == n[j] && n[j] != u32::MAX;
+        let mut f = vec![INF; h * w];
+        let mut k = vec![INF; h * w];
+        let mut hh = vec![INF; h * w];
         for j in 0..w {
-            // Least F over the previous column's rows before this one.
-            let mut run = u32::MAX / 2;
+            let mut run = INF;
             for i in 0..h {
-                let mut v = if i == 0 && j == 0 { 0 } else { u32::MAX / 2 };
+                let c = i * w + j;
+                if i == 0 && j == 0 {
+                    f[c] = 0;
+                    k[c] = if at_start { 0 } else { INF };
+                    continue;
+                }
+                let mut v = INF;
                 if i > 0 {
-                    v = v.min(f[(i - 1) * w + j] + del);
+                    v = v.min(f[c - w] + del);
                 }
                 if j > 0 {
-                    v = v.min(f[i * w + j - 1] + ins);
-                    if i > 0 && o[i - 1] == n[j - 1] && n[j - 1] != u32::MAX {
-                        v = v.min(f[(i - 1) * w + j - 1]);
-                    }
-                    if markers[j - 1] {
-                        if i > 0 {
-                            run = run.min(f[(i - 1) * w + j - 1]);
-                        }
-                        v = v.min(run);
-                    }
+                    v = v.min(f[c - 1] + ins);
                 }
-                f[i * w + j] = v;
+                if i > 0 && j > 0 && same(i - 1, j - 1) {
+                    let kv = f[c - w - 1].min(hh[c - w - 1]);
+                    k[c] = kv;
+                    v = v.min(kv);
+                }
+                f[c] = v.min(INF);
+                if j > 0 && markers[j - 1] {
+                    if i > 0 {
+                        run = run.min(k[c - w - 1]);
+                    }
+                    hh[c] = run;
+                }
             }
         }
+        let mut bf = vec![INF; h * w];
+        let mut bk = vec![INF; h * w];
+        let mut bh = vec![INF; h * w];
         for j in (0..w).rev() {
-            let mut run = u32::MAX / 2;
+            let mut run = INF;
             for i in (0..h).rev() {
-                let mut v = if i == h - 1 && j == w - 1 {
-                    0
+                let c = i * w + j;
+                if i + 1 == h && j + 1 == w {
+                    bf[c] = 0;
+                    bk[c] = 0;
+                    bh[c] = if at_end { 0 } else { INF };
+                    continue;
+                }
+                let keep = if i + 1 < h && j + 1 < w && same(i, j) {
+                    bk[c + w + 1]
                 } else {
-                    u32::MAX / 2
+                    INF
                 };
+                let mut v = keep;
                 if i + 1 < h {
-                    v = v.min(b[(i + 1) * w + j] + del);
+                    v = v.min(bf[c + w] + del);
                 }
                 if j + 1 < w {
-                    v = v.min(b[i * w + j + 1] + ins);
-                    if i + 1 < h && o[i] == n[j] && n[j] != u32::MAX {
-                        v = v.min(b[(i + 1) * w + j + 1]);
-                    }
-                    if markers[j] {
-                        if i + 1 < h {
-                            run = run.min(b[(i + 1) * w + j + 1]);
-                        }
-                        v = v.min(run);
-                    }
+                    v = v.min(bf[c + 1] + ins);
                 }
-                b[i * w + j] = v;
+                let v = v.min(INF);
+                bf[c] = v;
+                bh[c] = keep;
+                let mut kv = v;
+                if j + 1 < w && markers[j] {
+                    if i + 1 < h {
+                        run = run.min(bh[c + w + 1]);
+                    }
+                    kv = kv.min(run);
+                }
+                bk[c] = kv;
             }
         }
-        Table { w, f, b, ins }
+        let end = (h - 1) * w + w - 1;
+        let best = f[end].min(if at_end { hh[end] } else { INF });
+        Table {
+            w,
+            f,
+            k,
+            h: hh,
+            bf,
+            bk,
+            bh,
+            del,
+            ins,
+            best,
+        }
     }
 
-    /// Least cost of aligning old lines `..i` with new lines `..j`.
-    fn fwd(&self, i: usize, j: usize) -> u32 {
+    /// Least cost of old lines `..i` with new lines `..j`, the last step
+    /// not a marker's run.
+    fn f(&self, i: usize, j: usize) -> u32 {
         self.f[i * self.w + j]
     }
 
-    /// Least cost of aligning old lines `i..` with new lines `j..`.
-    fn bwd(&self, i: usize, j: usize) -> u32 {
-        self.b[i * self.w + j]
+    /// The same, the last step a kept pair (a run may follow).
+    fn k(&self, i: usize, j: usize) -> u32 {
+        self.k[i * self.w + j]
     }
 
-    /// The runs `s..e` (one or more old lines) marker `j` stands for in
-    /// some alignment of cost `best`: at most `cap + 1` of them.
+    /// The same, whatever the last step (a kept pair may follow).
+    fn fa(&self, i: usize, j: usize) -> u32 {
+        self.f(i, j).min(self.h[i * self.w + j])
+    }
+
+    /// Least cost of old lines `i..` with new lines `j..` after a step that
+    /// is not a kept pair.
+    fn bf(&self, i: usize, j: usize) -> u32 {
+        self.bf[i * self.w + j]
+    }
+
+    /// The same after a kept pair.
+    fn bk(&self, i: usize, j: usize) -> u32 {
+        self.bk[i * self.w + j]
+    }
+
+    /// The same after a marker's run.
+    fn bh(&self, i: usize, j: usize) -> u32 {
+        self.bh[i * self.w + j]
+    }
+
+    /// Whether marker `j` can stand for some run between kept pairs, at
+    /// any cost.
+    fn any_run(&self, j: usize) -> bool {
+        let h = self.f.len() / self.w;
+        let mut start = false;
+        (1..h).any(|e| {
+            start |= self.k(e - 1, j) < INF;
+            start && self.bh(e, j + 1) < INF
+        })
+    }
+
+    /// The runs `s..e` (one or more old lines, between kept pairs) marker
+    /// `j` stands for in some alignment of cost `best`: at most `cap + 1`
+    /// of them.
     fn absorbing(&self, j: usize, best: u32, cap: usize) -> Vec<(usize, usize)> {
         let h = self.f.len() / self.w;
         let mut by_cost: HashMap<u32, Vec<usize>> = HashMap::new();
         let mut out = Vec::new();
         for e in 1..h {
-            by_cost.entry(self.fwd(e - 1, j)).or_default().push(e - 1);
-            let bv = self.bwd(e, j + 1);
+            let kv = self.k(e - 1, j);
+            if kv < INF {
+                by_cost.entry(kv).or_default().push(e - 1);
+            }
+            let bv = self.bh(e, j + 1);
             if bv > best {
                 continue;
             }
@@ -763,7 +1126,6 @@ impl Table {
         out
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -928,10 +1290,13 @@ mod props {
         let ins = del + 1;
         let mut best = u32::MAX;
         let mut found: Vec<BTreeSet<Reading>> = vec![BTreeSet::new(); n.len()];
+        /// `prev`: how the last step ended (0 the start, 1 a kept pair,
+        /// 2 a deletion or insertion, 3 a marker's run): a run only after a
+        /// kept pair or the start, and only a kept pair (or the end) after
+        /// a run.
         #[allow(clippy::too_many_arguments)]
         fn go(
-            i: usize,
-            j: usize,
+            (i, j, prev): (usize, usize, u8),
             cost: u32,
             readings: &mut Vec<(usize, Reading)>,
             o: &[u32],
@@ -954,33 +1319,35 @@ mod props {
                 }
                 return;
             }
+            if i < o.len() && j < n.len() && o[i] == n[j] && n[j] != u32::MAX {
+                go((i + 1, j + 1, 1), cost, readings, o, n, markers, w, out);
+            }
+            if prev == 3 {
+                return;
+            }
             if i < o.len() {
-                go(i + 1, j, cost + del, readings, o, n, markers, w, out);
+                go((i + 1, j, 2), cost + del, readings, o, n, markers, w, out);
             }
             if j < n.len() {
                 if markers[j] {
                     readings.push((j, None));
                 }
-                go(i, j + 1, cost + ins, readings, o, n, markers, w, out);
+                go((i, j + 1, 2), cost + ins, readings, o, n, markers, w, out);
                 if markers[j] {
                     readings.pop();
                 }
             }
-            if i < o.len() && j < n.len() && o[i] == n[j] && n[j] != u32::MAX {
-                go(i + 1, j + 1, cost, readings, o, n, markers, w, out);
-            }
-            if j < n.len() && markers[j] {
+            if j < n.len() && markers[j] && prev < 2 {
                 for e in i + 1..=o.len() {
                     readings.push((j, Some((i, e))));
-                    go(e, j + 1, cost, readings, o, n, markers, w, out);
+                    go((e, j + 1, 3), cost, readings, o, n, markers, w, out);
                     readings.pop();
                 }
             }
         }
         let mut out = (u32::MAX, vec![BTreeSet::new(); n.len()]);
         go(
-            0,
-            0,
+            (0, 0, 0),
             0,
             &mut Vec::new(),
             o,
@@ -1018,8 +1385,8 @@ mod props {
                 .map(|&k| if k == LINES.len() || !old.contains(&k) { u32::MAX } else { k as u32 })
                 .collect();
             let markers: Vec<bool> = new.iter().map(|&k| k == LINES.len()).collect();
-            let t = Table::new(&o, &n, &markers);
-            let best = t.fwd(o.len(), n.len());
+            let t = Table::new(&o, &n, &markers, (true, true), true);
+            let best = t.best;
             let (nb, readings) = naive(&o, &n, &markers);
             prop_assert_eq!(best, nb);
             for j in (0..n.len()).filter(|&j| markers[j]) {
@@ -1029,7 +1396,7 @@ mod props {
                 for f in &found {
                     prop_assert!(runs.contains(f));
                 }
-                let literal = (0..=o.len()).any(|i| t.fwd(i, j) + t.ins + t.bwd(i, j + 1) == best);
+                let literal = (0..=o.len()).any(|i| t.f(i, j) + t.ins + t.bf(i, j + 1) == best);
                 prop_assert_eq!(literal, readings[j].contains(&None));
             }
         }

@@ -70,9 +70,25 @@ fn marker(path: &str, like: &str) -> String {
     format!("{indent}{body}{eol}")
 }
 
-fn score(t: &mut Tally, kind: &str, origin: &str, old: &str, lazy: &str, intended: &str) {
+/// The new text as the engine sees it: the file's bytes before and after
+/// the edit's block (`span`, `None` for a whole-file write) borrowed from
+/// the old text, the block the caller's own.
+fn pieces<'a>(old: &'a str, span: Option<(usize, usize)>, block: &'a str) -> Vec<&'a [u8]> {
+    match span {
+        Some((a, b)) => vec![&old.as_bytes()[..a], block.as_bytes(), &old.as_bytes()[b..]],
+        None => vec![block.as_bytes()],
+    }
+}
+
+fn score(
+    t: &mut Tally,
+    (kind, origin): (&str, &str),
+    old: &str,
+    (span, lazy): (Option<(usize, usize)>, &str),
+    intended: &str,
+) {
     t.n += 1;
-    match lazy_outcome(old.as_bytes(), lazy.as_bytes()) {
+    match lazy_outcome(old.as_bytes(), &pieces(old, span, lazy)) {
         Lazy::Expanded(b) if b == intended.as_bytes() => t.exact += 1,
         Lazy::Refused(why) => {
             t.refused += 1;
@@ -83,11 +99,18 @@ fn score(t: &mut Tally, kind: &str, origin: &str, old: &str, lazy: &str, intende
             if let Ok(dir) = std::env::var("PFT_LAZY_DUMP") {
                 let k = t.wrong;
                 if k <= 30 {
-                    let _ = std::fs::write(format!("{dir}/{}{k}.old", &kind[..1]), old);
-                    let _ = std::fs::write(format!("{dir}/{}{k}.lazy", &kind[..1]), lazy);
-                    let _ = std::fs::write(format!("{dir}/{}{k}.want", &kind[..1]), intended);
+                    let _ = std::fs::write(format!("{dir}/{}{k}.old", kind.replace(" ", "_")), old);
+                    let _ = std::fs::write(
+                        format!("{dir}/{}{k}.lazy", kind.replace(" ", "_")),
+                        pieces(old, span, lazy).concat(),
+                    );
+                    let _ = std::fs::write(
+                        format!("{dir}/{}{k}.want", kind.replace(" ", "_")),
+                        intended,
+                    );
                     if let Lazy::Expanded(b) = &other {
-                        let _ = std::fs::write(format!("{dir}/{}{k}.got", &kind[..1]), b);
+                        let _ =
+                            std::fs::write(format!("{dir}/{}{k}.got", kind.replace(" ", "_")), b);
                     }
                 }
             }
@@ -103,9 +126,15 @@ fn score(t: &mut Tally, kind: &str, origin: &str, old: &str, lazy: &str, intende
 }
 
 /// A real text (no marker added) must be written as sent.
-fn real(r: &mut (usize, usize, usize), ex: &mut Vec<String>, origin: &str, old: &str, new: &str) {
+fn real(
+    r: &mut (usize, usize, usize),
+    ex: &mut Vec<String>,
+    origin: &str,
+    old: &str,
+    (span, new): (Option<(usize, usize)>, &str),
+) {
     r.0 += 1;
-    match lazy_outcome(old.as_bytes(), new.as_bytes()) {
+    match lazy_outcome(old.as_bytes(), &pieces(old, span, new)) {
         Lazy::Kept => {}
         Lazy::Refused(_) => {
             r.1 += 1;
@@ -134,31 +163,33 @@ fn file(rep: &mut LazyReport, origin: &str, path: &str, old: &str, new: &str, ca
         &mut rep.real_examples,
         origin,
         old,
-        new,
+        (None, new),
     );
     whole_file(rep, origin, path, old, &nl, &hs);
     for (o, n) in hs {
         let ka = o.start.min(CONTEXT);
         let kb = (ol.len() - o.end).min(CONTEXT);
+        // The edit's block: the change and its context, as the agent
+        // sends it; the rest of the file is not the edit's.
+        let a: usize = ol[..o.start - ka].iter().map(|l| l.len()).sum();
+        let b: usize = a + ol[o.start - ka..o.end + kb]
+            .iter()
+            .map(|l| l.len())
+            .sum::<usize>();
+        let span = Some((a, b));
         let build = |above: &[&str], below: &[&str]| -> String {
-            [
-                ol[..o.start - ka].concat(),
-                above.concat(),
-                nl[n.clone()].concat(),
-                below.concat(),
-                ol[o.end + kb..].concat(),
-            ]
-            .concat()
+            [above.concat(), nl[n.clone()].concat(), below.concat()].concat()
         };
         let ctx_a: Vec<&str> = ol[o.start - ka..o.start].to_vec();
         let ctx_b: Vec<&str> = ol[o.end..o.end + kb].to_vec();
-        let intended = build(&ctx_a, &ctx_b);
+        let block = build(&ctx_a, &ctx_b);
+        let intended = [&old[..a], &block[..], &old[b..]].concat();
         real(
             &mut rep.real_edits,
             &mut rep.real_examples,
             origin,
             old,
-            &intended,
+            (span, &block),
         );
         let m = |like: &str| marker(path, like);
         let mut variants: Vec<(&'static str, String)> = Vec::new();
@@ -198,7 +229,7 @@ fn file(rep: &mut LazyReport, origin: &str, path: &str, old: &str, new: &str, ca
         for (kind, lazy) in variants {
             let t = rep.kinds.entry(kind).or_default();
             if t.n < cap {
-                score(t, kind, origin, old, &lazy, &intended);
+                score(t, (kind, origin), old, (span, &lazy), &intended);
             }
         }
     }
@@ -247,7 +278,7 @@ fn whole_file(
     }
     out.push_str(&nl[cursor..].concat());
     let t = rep.kinds.entry("whole file").or_default();
-    score(t, "whole file", origin, old, &out, &nl.concat());
+    score(t, ("whole file", origin), old, (None, &out), &nl.concat());
 }
 
 /// The lazy replay of `commits`, at most `cap` cases of each kind of edit.

@@ -12,43 +12,50 @@
 //!
 //! ## How
 //!
-//! The old and new text of one file are compared line by line, over the
+//! A marker stands for lines of the text the caller replaces, no others:
+//! for an edit, its own block (the old bytes between the pieces of the new
+//! text borrowed from the file, widened to whole lines; see [`check`]),
+//! whose edges are bounds as certain as the file's; for a whole-file write,
+//! the whole old text. Old and new text are compared line by line, over the
 //! region that changed (whole lines of common prefix and suffix left out,
 //! [`CONTEXT`] of them kept on each side so that a tie reaching past the
 //! change is seen). Then an exact alignment of the region: old lines are
-//! kept (an equal new line), deleted (cost 1), new lines inserted (cost 1),
-//! and a marker line may stand for a run of one or more old lines (cost
-//! 0). The alignment of least cost is the smallest edit outside the
-//! markers, as a diff counts it ("keep the most lines" is not it: it
-//! re-inserts the lines before the marker and keeps the old ones too).
+//! kept (an equal new line), deleted (cost `del`), new lines inserted (cost
+//! `ins`), and a marker line may stand for a run of one or more old lines
+//! (cost 0) — only between two kept pairs (or an edge of the text): a marker
+//! next to a new or changed line has no certain boundary (did the new line
+//! replace the old one beside it, or join it?), so that reading is not one.
+//! The alignment of least cost is the smallest edit outside the markers, as
+//! a diff counts it ("keep the most lines" is not it: it re-inserts the
+//! lines before the marker and keeps the old ones too).
 //!
-//! Two dynamic programs give, for every cell, the least cost of the text
-//! before it ([`Table::fwd`]) and after it ([`Table::bwd`]); a choice for a
-//! marker is part of some optimal alignment exactly when the two around it
-//! add up to the optimum. So a marker's reading is certain when exactly
-//! one run of old lines is optimal for it and writing it literally is not
-//! optimal: then every optimal alignment expands it the same way (a proof,
-//! not a heuristic). Among alignments with the least number of lines
-//! inserted plus deleted, the one inserting fewest counts (see [`Table`]).
-//! On top of that, a marker must sit between unchanged lines: the new
-//! lines beside it are equal to the old lines beside its run in an optimal
-//! alignment (or it is at the start or end of the file). A marker next to a
-//! new or changed line has no certain boundary (did the new line replace
-//! the old one beside it, or join it?): refused. Each bound must pin the
-//! run: walking away from the marker through kept lines, a line that
-//! occurs once in the old text and once in the new one must come before
-//! any line that is not kept (a `}`, a blank line or `#[doc(hidden)]` that
-//! occurs many times could pair with another copy of itself), and the text
-//! of a bound must not occur inside the run (it could pair with that line
-//! instead, the lines between deleted rather than kept). Each of these
-//! rules was added after the lazy-edit benchmark (`tests/replay/lazy.rs`)
-//! found a wrong expansion without it.
+//! Forward and backward tables ([`Table`]) give, for every cell and every
+//! way a step can end, the least cost of the text before and after it; a
+//! choice for a marker is part of some optimal alignment exactly when the
+//! two around it add up to the optimum. So a marker's reading is certain
+//! when exactly one run of old lines is optimal for it and writing it
+//! literally is not optimal: then every optimal alignment expands it the
+//! same way (a proof, not a heuristic). Each bound must also pin the run:
+//! walking away from the marker through kept lines, a line that occurs once
+//! in the old text and once in the new one must come before any line that
+//! is not kept (a `}`, a blank line or `#[doc(hidden)]` that occurs many
+//! times could pair with another copy of itself; a blank line or a lone
+//! comment leader never pins), and the text of a bound must not occur
+//! inside the run (it could pair with that line instead, the lines between
+//! deleted rather than kept). Each of these rules was added after the
+//! lazy-edit benchmark (`tests/replay/lazy.rs`) found a wrong write
+//! without it.
 //!
-//! A marker that, in an optimal alignment, can be written as it is between
-//! two kept lines that are neighbours in the old text (it removes nothing:
-//! a new comment) is written as sent, unless a bounded run is as good; so
-//! is a marker line the old text already has.
-//!
+//! A marker is written as sent (a new comment) only when that is its one
+//! optimal reading and it removes nothing: some alignment of least cost
+//! deletes no old line at all, and in one of those the marker sits
+//! directly between two kept lines that are neighbours in the old text,
+//! each pinned, or among new lines (both lines beside it new, no reading
+//! between kept lines at any cost, the kept lines around them pinned); so
+//! is a marker line the old text already has. Anything else is refused: a
+//! marker next to a change may have hidden the lines it touches, their
+//! copies paired with new lines further on.
+
 //! ## Cost
 //!
 //! [`prefilter`] looks for marker keywords in the new text's own pieces
@@ -95,6 +102,9 @@ pub(crate) enum Why {
     BoundInside,
     /// The changed region is too large to align exactly.
     TooLarge,
+    /// Its one reading leaves the text as it was: a line beside it was
+    /// new after all, the same as the old one it hid.
+    NoChange,
 }
 
 /// A marker refused.
@@ -434,7 +444,7 @@ pub enum Lazy {
     Refused(&'static str),
 }
 
-/// [`check`] of the new text `new` (pieces, some of them borrowed from
+/// The check of the new text `new` (pieces, some of them borrowed from
 /// `old` as an edit's are) replacing `old`, as a [`Lazy`].
 pub fn lazy_outcome(old: &[u8], new: &[&[u8]]) -> Lazy {
     match check(old, new) {
@@ -445,6 +455,7 @@ pub fn lazy_outcome(old: &[u8], new: &[&[u8]]) -> Lazy {
             Why::WeakBound => "weak bound",
             Why::BoundInside => "bound inside the run",
             Why::TooLarge => "too large",
+            Why::NoChange => "no change",
         }),
         Verdict::Expanded {
             start, end, mid, ..
@@ -487,6 +498,27 @@ pub(crate) fn check_texts(old: &[u8], new: &[u8], lines: (usize, usize)) -> Verd
     match region.verdict() {
         Found::None => Verdict::Kept,
         Found::Refused(r) => Verdict::Refused(r),
+        // Expanded to the old text itself: the edit would change nothing,
+        // which is not what its sender meant (a line beside the marker was
+        // new after all, the same as the old one the marker hid).
+        Found::Expanded(mid, kept) if mid[..] == old[start..oe] => {
+            let k = &kept[0];
+            let (s, e) = (k.from - 1 - lines.0, k.to - lines.0);
+            let olds = split_lines(old);
+            Verdict::Refused(Box::new(Refusal {
+                marker: k.marker.clone(),
+                line: k.line,
+                deletes: (s..e)
+                    .take(SHOWN)
+                    .map(|i| {
+                        let text = String::from_utf8_lossy(key(olds[i])).into_owned();
+                        (lines.0 + i + 1, text)
+                    })
+                    .collect(),
+                deleted: e - s,
+                why: Why::NoChange,
+            }))
+        }
         Found::Expanded(mid, kept) => Verdict::Expanded {
             start,
             end: oe,
@@ -1260,6 +1292,90 @@ mod tests {
         // The marker's upper bound is `}`, which occurs twice.
         let r = refused(old, "if a {\n  one();\n}\n// ...\nend();\nmore();\n");
         assert!(matches!(r.why, Why::WeakBound | Why::BoundInside), "{r:?}");
+    }
+
+    /// The verdict on an edit of `old` that replaces its first occurrence
+    /// of `block` by `by`, as the pipeline sees it (the rest borrowed).
+    fn edit(old: &str, block: &str, by: &str) -> Verdict {
+        let a = old.find(block).expect("block in old");
+        let o = old.as_bytes();
+        check(o, &[&o[..a], by.as_bytes(), &o[a + block.len()..]])
+    }
+
+    fn text_of(old: &str, v: Verdict) -> String {
+        match v {
+            Verdict::Expanded {
+                start, end, mid, ..
+            } => {
+                let o = old.as_bytes();
+                String::from_utf8([&o[..start], &mid[..], &o[end..]].concat()).unwrap()
+            }
+            v => panic!("not expanded: {v:?}"),
+        }
+    }
+
+    #[test]
+    fn an_edit_marker_stands_for_lines_of_its_own_block() {
+        // `}` occurs twice in the file but once in the block: the block's
+        // lines are all the marker can stand for, so the bound is certain.
+        let old = "fn a() {\n    one();\n    two();\n}\nx();\n\nfn b() {\n    four();\n}\n";
+        let block = "fn a() {\n    one();\n    two();\n}\nx();\n";
+        let lazy = "fn a() {\n    // ... existing code ...\n}\ny();\n";
+        let t = text_of(old, edit(old, block, lazy));
+        assert_eq!(t, old.replace("x();", "y();"));
+        // The same text written whole: `}` is no certain bound in the file.
+        let whole = old.replace(block, lazy);
+        assert!(matches!(run(old, &whole), Verdict::Refused(r) if r.why == Why::WeakBound));
+        // A marker next to the change is refused in a block too.
+        let lazy = "fn a() {\n    one();\n    // ... existing code ...\ny();\n";
+        match edit(old, block, lazy) {
+            Verdict::Refused(r) => {
+                assert_eq!(r.why, Why::NextToChange);
+                assert_eq!(r.line, 3);
+            }
+            v => panic!("{v:?}"),
+        }
+        // Two edits in one text: each block is checked, the expansion
+        // keeps the other edit's replacement.
+        let o = old.as_bytes();
+        let a = old.find(block).unwrap();
+        let c = old.find("    four();").unwrap();
+        let lazy = "fn a() {\n    // ... existing code ...\n}\ny();\n";
+        let v = check(
+            o,
+            &[
+                &o[..a],
+                lazy.as_bytes(),
+                &o[a + block.len()..c],
+                b"    five();\n",
+                &o[c + 12..],
+            ],
+        );
+        assert_eq!(
+            text_of(old, v),
+            old.replace("x();", "y();").replace("four", "five")
+        );
+    }
+
+    #[test]
+    fn a_line_beside_the_marker_may_be_the_new_twin_of_one_it_hid() {
+        // Read as standing for `b`, `c`: the edit changes nothing; the new
+        // blank line was the change, the old one behind the marker.
+        let old = "fn f() {\n    a();\n    b();\n\n    c();\n}\n";
+        let v = run(
+            old,
+            "fn f() {\n    a();\n    // ... existing code ...\n\n    c();\n}\n",
+        );
+        assert!(matches!(v, Verdict::Refused(r) if r.why == Why::NoChange));
+        // A lone comment leader next to new lines pins nothing.
+        let old = "// one\n// two\n//\n// three\nfn x() {}\n";
+        let block = "// one\n// two\n//\n// three\n";
+        let v = edit(
+            old,
+            block,
+            "// one\n// ... existing comment ...\n//\n// four\n",
+        );
+        assert!(matches!(v, Verdict::Refused(_)), "{v:?}");
     }
 
     #[test]

@@ -118,6 +118,10 @@ fn refused(r: &Refusal, display: &str) -> Refused {
              lines end"
         }
         Why::TooLarge => "the changed region is too large to align with certainty",
+        Why::NoChange => {
+            "read as those lines, the edit would change nothing, so a line beside it may be new rather \
+             than the one it hid"
+        }
     };
     let message = format!(
         "line {} of the new text of `{display}` is an elision marker (`{}`) that would delete {span} of the \

@@ -153,6 +153,28 @@ mod tests {
             fs::read_to_string(root.join("r.txt")).unwrap(),
             "0\n1\n4\n5\n6\n"
         );
+        // Without `op` (or with null, as a strict model sends it), an edit
+        // replaces; without `pos` as well, it is refused.
+        let a = read(&root, "r.txt");
+        let r = edit(
+            &root,
+            "r.txt",
+            json!([
+                {"pos": a[0], "lines": "zero"},
+                {"op": null, "pos": a[2], "end": a[3], "lines": "four"}
+            ]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            fs::read_to_string(root.join("r.txt")).unwrap(),
+            "zero\n1\nfour\n6\n"
+        );
+        let r = edit(&root, "r.txt", json!([{"lines": "x"}]));
+        assert_eq!(r["code"], "INVALID_INPUT", "{r}");
+        assert!(
+            r["message"].as_str().unwrap().contains("needs `pos`"),
+            "{r}"
+        );
     }
 
     #[test]

@@ -11,8 +11,9 @@
 //! can check an edit against a read it did not make.
 //!
 //! The disk is off the read's path: a thread of its own writes each
-//! snapshot (the process waits for it at exit), in place into one of
-//! [`SLOTS`] files of the path, unsynced. A snapshot on disk is a hint,
+//! snapshot a few milliseconds after the read (a burst of reads in one go;
+//! the process waits for it at exit), in place into one of [`SLOTS`] files
+//! of the path, unsynced. A snapshot on disk is a hint,
 //! never trusted blindly: it is used only when it reads back whole (its
 //! trailing sha256 covers every byte before it), its path is the one asked
 //! for, and it has not expired; a lost, torn or half-written one is no
@@ -210,27 +211,42 @@ pub(crate) fn keep(snap: Snapshot) -> bool {
     true
 }
 
-/// Writes one snapshot to disk (on the writer thread, or on the thread
-/// that flushes).
-fn write_one(snap: &Snapshot) {
-    let _ = keep_on_disk(&file_name(snap), &snap.encode(), now());
+/// Writes snapshots to disk (on the writer thread, or on the thread that
+/// flushes), oldest first; of several that go to one file, the newest.
+fn write_all(snaps: &[Arc<Snapshot>]) {
+    if snaps.is_empty() {
+        return;
+    }
+    let Ok(d) = dir(true) else { return };
+    let named: Vec<(String, &Snapshot)> = snaps.iter().map(|s| (file_name(s), &**s)).collect();
+    for (i, (name, snap)) in named.iter().enumerate() {
+        if named[i + 1..].iter().any(|(later, _)| later == name) {
+            continue;
+        }
+        let _ = keep_on_disk(&d, name, &snap.encode(), now());
+    }
 }
 
 /// The thread that writes snapshots to disk, off the read's path.
 ///
 /// Snapshots wait in a bounded queue (the oldest are dropped beyond
 /// [`MAX_KEPT`]: a snapshot missing on disk only means another process
-/// checks that read's anchors at line numbers). [`flush`] writes what
-/// still waits on the calling thread and waits for the one being written;
-/// the process calls it at exit (`atexit`), so a short-lived process (the
+/// checks that read's anchors at line numbers); once woken, the writer
+/// lets [`SETTLE`](writer::SETTLE) pass, then writes all that waits.
+/// [`flush`] writes what still waits on the calling thread and waits for
+/// what the writer is writing; the process calls it at exit (`atexit`), so a short-lived process (the
 /// CLI's `read --anchors`) leaves its snapshot behind for the next one.
 mod writer {
     use std::collections::VecDeque;
     use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
     use std::time::{Duration, Instant};
 
-    use super::{write_one, Snapshot, MAX_KEPT};
+    use super::{write_all, Snapshot, MAX_KEPT};
     use std::sync::Arc;
+
+    /// How long the writer waits once woken, so that the read that woke it
+    /// answers first and a burst of reads is written in one go.
+    pub(super) const SETTLE: Duration = Duration::from_millis(5);
 
     #[derive(Default)]
     struct Queue {
@@ -267,7 +283,7 @@ mod writer {
     /// Queues `snap` for the disk.
     pub(super) fn send(snap: Arc<Snapshot>) {
         if !started() {
-            write_one(&snap);
+            write_all(&[snap]);
             return;
         }
         let mut q = lock();
@@ -282,17 +298,19 @@ mod writer {
     fn run() {
         let (_, cv) = queue();
         loop {
-            let snap = {
+            {
                 let mut q = lock();
-                loop {
-                    if let Some(s) = q.waiting.pop_front() {
-                        q.busy = true;
-                        break s;
-                    }
+                while q.waiting.is_empty() {
                     q = cv.wait(q).unwrap_or_else(|p| p.into_inner());
                 }
+            }
+            std::thread::sleep(SETTLE);
+            let snaps: Vec<Arc<Snapshot>> = {
+                let mut q = lock();
+                q.busy = true;
+                q.waiting.drain(..).collect()
             };
-            write_one(&snap);
+            write_all(&snaps);
             lock().busy = false;
             cv.notify_all();
         }
@@ -302,13 +320,8 @@ mod writer {
     /// for the one the writer thread is writing.
     pub(crate) fn flush(limit: Duration) {
         let (_, cv) = queue();
-        loop {
-            let next = lock().waiting.pop_front();
-            match next {
-                Some(s) => write_one(&s),
-                None => break,
-            }
-        }
+        let waiting: Vec<Arc<Snapshot>> = lock().waiting.drain(..).collect();
+        write_all(&waiting);
         let until = Instant::now() + limit;
         let mut q = lock();
         while q.busy {
@@ -363,9 +376,8 @@ fn dir(create: bool) -> std::io::Result<Private> {
 /// hint, checked when used). Two processes never write one at once: the
 /// writer holds an exclusive `flock`, and skips the write when another
 /// holds it.
-fn keep_on_disk(name: &str, bytes: &[u8], t: u64) -> std::io::Result<()> {
+fn keep_on_disk(d: &Private, name: &str, bytes: &[u8], t: u64) -> std::io::Result<()> {
     static STORES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let d = dir(true)?;
     let (mut f, _) = d.open_rw(OsStr::new(name), true)?;
     if crate::io::dir::Dir::try_lock(&f) == Some(false) {
         return Ok(());
@@ -378,7 +390,7 @@ fn keep_on_disk(name: &str, bytes: &[u8], t: u64) -> std::io::Result<()> {
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         .is_multiple_of(8)
     {
-        prune(&d, t);
+        prune(d, t);
     }
     Ok(())
 }

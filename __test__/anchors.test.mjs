@@ -115,3 +115,31 @@ test('CLI: read --anchors in one process, edit-lines in another after the file s
   assert.equal(out.rebased, true)
   assert.equal(fs.readFileSync(path.join(root, 'c.txt'), 'utf8'), 'new\na\n}\nb\n} // b\n')
 })
+
+test('snapshots still waiting at exit are written, but never into a state directory the process removed', T, () => {
+  const root = tempDir()
+  fs.writeFileSync(path.join(root, 'e.txt'), 'e\n')
+  const INDEX = path.join(path.dirname(BIN), '..', 'index.js')
+  const run = (removeAtExit) => {
+    const base = tempDir('pft-exit-state-')
+    const state = path.join(base, 'state')
+    const script = `
+      const fs = require('node:fs')
+      const api = require(${JSON.stringify(INDEX)})
+      api.readFile({ file_path: 'e.txt', anchors: true }, { workspaceRoot: ${JSON.stringify(root)} }).then((r) => {
+        if (!r.ok) process.exit(3)
+        if (${removeAtExit}) process.on('exit', () => fs.rmSync(${JSON.stringify(base)}, { recursive: true, force: true }))
+        process.exit(0)
+      })`
+    const r = spawnSync(process.execPath, ['-e', script], { env: cleanEnv({ PATCH_FILE_STATE_DIR: state }), encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+    return { base, state }
+  }
+  // Exiting at once: the snapshot is on disk for the next process.
+  const kept = run(false)
+  assert.equal(fs.readdirSync(path.join(kept.state, 'anchors')).length, 1)
+  fs.rmSync(kept.base, { recursive: true, force: true })
+  // Removing its state directory at exit: nothing makes it again.
+  const gone = run(true)
+  assert.equal(fs.existsSync(gone.base), false)
+})

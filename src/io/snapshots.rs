@@ -213,11 +213,16 @@ pub(crate) fn keep(snap: Snapshot) -> bool {
 
 /// Writes snapshots to disk (on the writer thread, or on the thread that
 /// flushes), oldest first; of several that go to one file, the newest.
-fn write_all(snaps: &[Arc<Snapshot>]) {
+/// `create`: the state directory is created when missing (else, as when
+/// flushing at exit, a state directory that is gone stays gone: a caller
+/// that removes its own at exit is not given a new one behind its back).
+fn write_all(snaps: &[Arc<Snapshot>], create: bool) {
     if snaps.is_empty() {
         return;
     }
-    let Ok(d) = dir(true) else { return };
+    let Ok(d) = Private::state(create).and_then(|p| p.subdir(OsStr::new(SUBDIR), true)) else {
+        return;
+    };
     let named: Vec<(String, &Snapshot)> = snaps.iter().map(|s| (file_name(s), &**s)).collect();
     for (i, (name, snap)) in named.iter().enumerate() {
         if named[i + 1..].iter().any(|(later, _)| later == name) {
@@ -241,7 +246,7 @@ mod writer {
     use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
     use std::time::{Duration, Instant};
 
-    use super::{write_all, Snapshot, MAX_KEPT};
+    use super::{write_all, Private, Snapshot, MAX_KEPT};
     use std::sync::Arc;
 
     /// How long the writer waits once woken, so that the read that woke it
@@ -269,6 +274,10 @@ mod writer {
     fn started() -> bool {
         static STARTED: OnceLock<bool> = OnceLock::new();
         *STARTED.get_or_init(|| {
+            // The state directory exists from the first snapshot on, so
+            // that the flush at exit (which creates none) has one even in
+            // a process that exits at once (the CLI's `read --anchors`).
+            let _ = Private::state(true);
             let spawned = std::thread::Builder::new()
                 .name("patch-file-tool-snapshots".into())
                 .spawn(run)
@@ -283,7 +292,7 @@ mod writer {
     /// Queues `snap` for the disk.
     pub(super) fn send(snap: Arc<Snapshot>) {
         if !started() {
-            write_all(&[snap]);
+            write_all(&[snap], true);
             return;
         }
         let mut q = lock();
@@ -310,18 +319,19 @@ mod writer {
                 q.busy = true;
                 q.waiting.drain(..).collect()
             };
-            write_all(&snaps);
+            write_all(&snaps, true);
             lock().busy = false;
             cv.notify_all();
         }
     }
 
-    /// Writes every snapshot still waiting, then waits (at most `limit`)
+    /// Writes every snapshot still waiting (into a state directory that
+    /// exists), then waits (at most `limit`)
     /// for the one the writer thread is writing.
     pub(crate) fn flush(limit: Duration) {
         let (_, cv) = queue();
         let waiting: Vec<Arc<Snapshot>> = lock().waiting.drain(..).collect();
-        write_all(&waiting);
+        write_all(&waiting, false);
         let until = Instant::now() + limit;
         let mut q = lock();
         while q.busy {

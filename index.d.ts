@@ -280,8 +280,11 @@ export type ReadFileInput = PatchFilePath & {
 
 /** One anchored edit of editLines. */
 export type EditLinesEdit = {
-  /** `replace` the line `pos` (or `pos`..`end`); `append` after / `prepend` before `pos` (no `pos`: end / start of the file). */
-  op: 'replace' | 'append' | 'prepend'
+  /**
+   * `replace` (the default) the line `pos` (or `pos`..`end`); `append` after / `prepend` before `pos` (no `pos`: end /
+   * start of the file).
+   */
+  op?: 'replace' | 'append' | 'prepend'
   /** An anchor `LINE#ID` as a read with `anchors: true` shows it. */
   pos?: string
   /** replace only: the last line of the range. */

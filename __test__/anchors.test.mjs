@@ -25,18 +25,18 @@ async function anchorsOf(root, file) {
   return r.content.split('\n').filter(Boolean).map((l) => l.split('|')[0])
 }
 
-test('readFile with anchors tags each line; editLines replaces, inserts and deletes, keeping CRLF', async () => {
+test('readFile with anchors tags each line (IDs in a-p); editLines replaces (the default op), inserts and deletes, keeping CRLF', async () => {
   const root = tempDir()
   fs.writeFileSync(path.join(root, 'a.txt'), 'one\r\ntwo\r\nthree\r\n')
   const a = await anchorsOf(root, 'a.txt')
-  assert.match(a[0], /^1#[ZPMQVRWSNKTXJBYH]{2}$/)
+  assert.match(a[0], /^1#[a-p]{2}$/)
   const plain = await api.readFile({ file_path: 'a.txt' }, { workspaceRoot: root })
   assert.equal(plain.content, 'one\r\ntwo\r\nthree\r\n')
   const r = await api.editLines(
     {
       file_path: 'a.txt',
       edits: [
-        { op: 'replace', pos: a[1], lines: ['TWO', '2b'] },
+        { pos: a[1], lines: ['TWO', '2b'] }, // no op: replace, the default
         { op: 'replace', pos: a[2], lines: null },
         { op: 'prepend', lines: 'zero' },
       ],
@@ -74,8 +74,13 @@ test('the anchors profile lists read_file, edit_lines and undo, and runs them ov
       await client.callTool({ name: 'edit_lines', arguments: { file_path: 'm.txt', edits: [{ op: 'append', pos, lines: 'z' }] } }),
     )
     assert.equal(done.ok, true, JSON.stringify(done))
+    // The cheapest call, as the tool's description teaches it: no op for a replace.
+    const again = resultOf(await client.callTool({ name: 'read_file', arguments: { file_path: 'm.txt', anchors: true } }))
+    const first = again.content.split('|')[0]
+    const replaced = resultOf(await client.callTool({ name: 'edit_lines', arguments: { file_path: 'm.txt', edits: [{ pos: first, lines: 'X' }] } }))
+    assert.equal(replaced.ok, true, JSON.stringify(replaced))
   })
-  assert.equal(fs.readFileSync(path.join(root, 'm.txt'), 'utf8'), 'x\ny\nz\n')
+  assert.equal(fs.readFileSync(path.join(root, 'm.txt'), 'utf8'), 'X\ny\nz\n')
 })
 
 test('the adapters offer the anchors tool set with options.tools', async () => {
@@ -86,7 +91,7 @@ test('the adapters offer the anchors tool set with options.tools', async () => {
   fs.writeFileSync(path.join(root, 'k.txt'), 'k\n')
   const read = await set.read_file.execute({ file_path: 'k.txt', anchors: true }, {})
   const pos = read.content.split('|')[0]
-  const r = await set.edit_lines.execute({ file_path: 'k.txt', edits: [{ op: 'replace', pos, lines: 'K' }] }, {})
+  const r = await set.edit_lines.execute({ file_path: 'k.txt', edits: [{ pos, lines: 'K' }] }, {})
   assert.equal(r.ok, true, JSON.stringify(r))
   assert.equal(fs.readFileSync(path.join(root, 'k.txt'), 'utf8'), 'K\n')
   const lc = require('../js/adapters/langchain.js')
@@ -109,4 +114,32 @@ test('CLI: read --anchors in one process, edit-lines in another after the file s
   assert.equal(out.verified, 'snapshot')
   assert.equal(out.rebased, true)
   assert.equal(fs.readFileSync(path.join(root, 'c.txt'), 'utf8'), 'new\na\n}\nb\n} // b\n')
+})
+
+test('snapshots still waiting at exit are written, but never into a state directory the process removed', T, () => {
+  const root = tempDir()
+  fs.writeFileSync(path.join(root, 'e.txt'), 'e\n')
+  const INDEX = path.join(path.dirname(BIN), '..', 'index.js')
+  const run = (removeAtExit) => {
+    const base = tempDir('pft-exit-state-')
+    const state = path.join(base, 'state')
+    const script = `
+      const fs = require('node:fs')
+      const api = require(${JSON.stringify(INDEX)})
+      api.readFile({ file_path: 'e.txt', anchors: true }, { workspaceRoot: ${JSON.stringify(root)} }).then((r) => {
+        if (!r.ok) process.exit(3)
+        if (${removeAtExit}) process.on('exit', () => fs.rmSync(${JSON.stringify(base)}, { recursive: true, force: true }))
+        process.exit(0)
+      })`
+    const r = spawnSync(process.execPath, ['-e', script], { env: cleanEnv({ PATCH_FILE_STATE_DIR: state }), encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+    return { base, state }
+  }
+  // Exiting at once: the snapshot is on disk for the next process.
+  const kept = run(false)
+  assert.equal(fs.readdirSync(path.join(kept.state, 'anchors')).length, 1)
+  fs.rmSync(kept.base, { recursive: true, force: true })
+  // Removing its state directory at exit: nothing makes it again.
+  const gone = run(true)
+  assert.equal(fs.existsSync(gone.base), false)
 })

@@ -96,7 +96,7 @@ const CALLS = [
   ['readFile', { file_path: 'a.txt', anchors: true }],
   ['editLines', { file_path: 'a.txt', edits: [{ op: 'append', lines: 'z' }] }],
   ['editLines', { file_path: 'a.txt', edits: [{ op: 'prepend', lines: ['y'] }], dry_run: true }],
-  ['editLines', { file_path: 'a.txt', edits: [{ op: 'replace', pos: '999#ZZ', lines: null }] }],
+  ['editLines', { file_path: 'a.txt', edits: [{ op: 'replace', pos: '999#aa', lines: null }] }],
   ['history', {}],
   ['history', { limit: -1 }],
   ['undo', { dry_run: true }],

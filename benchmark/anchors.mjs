@@ -20,7 +20,9 @@
 // 4. A read with anchors against a plain read of the same file: time and
 //    tokens per line.
 //
-//   node benchmark/anchors.mjs [--commits N] [--json FILE]
+//   node benchmark/anchors.mjs [--commits N] [--json FILE] [--only read]
+//
+// --only read: part 4 alone (a few seconds).
 
 import { STATE_DIR } from './private-state.mjs'
 import fs from 'node:fs'
@@ -38,6 +40,7 @@ const args = process.argv.slice(2)
 const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt)
 const COMMITS = Number(opt('--commits', 200))
 const jsonOut = opt('--json', null)
+const ONLY = opt('--only', null)
 const TEXT = /\.(rs|js|mjs|cjs|ts|mts|json|md|toml|yml|yaml|sh|txt)$/
 const tokens = (s) => encode(s).length
 const git = (...a) => execFileSync('git', ['-C', REPO, ...a], { encoding: 'utf8', maxBuffer: 64 << 20 })
@@ -72,10 +75,13 @@ function linesField(lines) {
   return lines.join('\n')
 }
 
-/** The anchored edit for a hunk, from the anchors `tags` (by 0-based line) of the old file. */
+/**
+ * The anchored edit for a hunk, from the anchors `tags` (by 0-based line) of the old file, in its cheapest form, the
+ * one the tool's description teaches: no `op` for a replace (the default), no `end` for one line.
+ */
 function anchoredEdit(h, tags) {
   if (h.b > 0) {
-    const e = { op: 'replace', pos: tags[h.a - 1] }
+    const e = { pos: tags[h.a - 1] }
     if (h.b > 1) e.end = tags[h.a + h.b - 2]
     e.lines = linesField(h.new)
     return e
@@ -140,6 +146,13 @@ function mixed(t) {
 
 async function main() {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-anchors-')))
+  if (ONLY === 'read') {
+    const report = { read: await readCost(root) }
+    console.log(JSON.stringify(report, null, 2))
+    if (jsonOut) fs.writeFileSync(jsonOut, JSON.stringify(report, null, 2) + '\n')
+    fs.rmSync(root, { recursive: true, force: true })
+    return
+  }
   const commits = git('log', '--no-merges', '--format=%H', '-n', String(COMMITS)).trim().split('\n').filter(Boolean)
   const land = { files: 0, hunks: 0, landed: 0, wrong: 0, refused: 0, asideMixed: 0, asideEof: 0 }
   const ratios = []
@@ -252,7 +265,7 @@ async function staleCase(root, name, oldText, h, tags, stale) {
   const off = at <= s ? extra.length : 0
   const expected = [...shifted.slice(0, s + off), ...h.new, ...shifted.slice(e + off)]
   const changedBody = body.map((l, i) => (i === s ? `${l} /* changed */` : l))
-  const edit = { op: 'replace', pos: tags[s], ...(h.b > 1 ? { end: tags[e - 1] } : {}), lines: linesField(h.new) }
+  const edit = { pos: tags[s], ...(h.b > 1 ? { end: tags[e - 1] } : {}), lines: linesField(h.new) }
   for (const mode of ['snapshot', 'none']) {
     for (const kind of ['moved', 'changed']) {
       const file = `${name}.${mode}.${kind}`
@@ -277,33 +290,42 @@ async function readCost(root) {
   for (let i = 0; i < 2000; i++) lines.push(i % 7 === 0 ? '}' : `    const value${i} = compute(${i}, "text ${i % 13}");`)
   const text = lines.join('\n') + '\n'
   fs.writeFileSync(path.join(root, 'read.ts'), text)
-  const time = async (input, n) => {
-    const t = []
-    for (let r = 0; r < 7; r++) {
-      const t0 = process.hrtime.bigint()
-      for (let i = 0; i < n; i++) await api.readFile(input, OPTS(root))
-      t.push(Number(process.hrtime.bigint() - t0) / 1e6 / n)
-    }
-    return median(t)
+  // Plain and anchored reads alternate, so that a load that comes and goes on the machine weighs on both alike.
+  const PLAIN = { file_path: 'read.ts' }
+  const ANCHORS = { file_path: 'read.ts', anchors: true }
+  const once = async (input) => {
+    const t0 = process.hrtime.bigint()
+    await api.readFile(input, OPTS(root))
+    return Number(process.hrtime.bigint() - t0) / 1e6
   }
-  await time({ file_path: 'read.ts' }, 20)
-  await time({ file_path: 'read.ts', anchors: true }, 20)
-  const plain = await time({ file_path: 'read.ts' }, 100)
-  const anchored = await time({ file_path: 'read.ts', anchors: true }, 100)
-  // A first read of each content (its snapshot kept in the process and on disk): the file changes between reads,
-  // only the read is timed.
-  const first = async (input) => {
-    const t = []
-    for (let i = 0; i < 200; i++) {
-      fs.writeFileSync(path.join(root, 'read.ts'), `// ${i} ${input.anchors ? 'a' : 'p'}\n` + text)
-      const t0 = process.hrtime.bigint()
-      await api.readFile(input, OPTS(root))
-      t.push(Number(process.hrtime.bigint() - t0) / 1e6)
+  // The same content again: 7 rounds of 100 of each, the median of the rounds' means.
+  const again = async (n, rounds) => {
+    const t = { plain: [], anchors: [] }
+    for (let r = 0; r < rounds; r++) {
+      let p = 0
+      let a = 0
+      for (let i = 0; i < n; i++) {
+        p += await once(PLAIN)
+        a += await once(ANCHORS)
+      }
+      t.plain.push(p / n)
+      t.anchors.push(a / n)
     }
-    return median(t)
+    return { plain: median(t.plain), anchors: median(t.anchors) }
   }
-  const plainFirst = await first({ file_path: 'read.ts' })
-  const anchoredFirst = await first({ file_path: 'read.ts', anchors: true })
+  await again(20, 1)
+  const { plain, anchors: anchored } = await again(100, 7)
+  // A first read of each content (for an anchored read: hashing every line, and its snapshot kept in the process and
+  // sent to the disk): the file changes before each read, only the read is timed.
+  const firsts = { plain: [], anchors: [] }
+  for (let i = 0; i < 200; i++) {
+    for (const [k, input] of [['plain', PLAIN], ['anchors', ANCHORS]]) {
+      fs.writeFileSync(path.join(root, 'read.ts'), `// ${i} ${k}\n` + text)
+      firsts[k].push(await once(input))
+    }
+  }
+  const plainFirst = median(firsts.plain)
+  const anchoredFirst = median(firsts.anchors)
   fs.writeFileSync(path.join(root, 'read.ts'), text)
   const a = (await api.readFile({ file_path: 'read.ts', anchors: true }, OPTS(root))).content
   let realPlain = 0

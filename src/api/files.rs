@@ -6,7 +6,7 @@ use super::entry::{answer_typed, begin};
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
 use crate::input::request::{self, ReadRequest};
-use crate::io::snapshots;
+use crate::io::snapshots::{self, Snapshot};
 use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::anchors;
@@ -75,22 +75,23 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
     let returned =
         count_newlines(&text[start..end]) + usize::from(end > start && text[end - 1] != b'\n');
     let sha256 = src.sha256();
-    let tagged;
-    let shown: &[u8] = if req.anchors {
-        tagged = anchored(text, &file_path, &sha256, req.offset, returned);
-        &tagged
+    let shown = &text[start..end];
+    let (content, replaced) = if req.anchors {
+        let tagged = anchored(
+            text,
+            (&file_path, &sha256),
+            (req.offset, returned, shown.len()),
+            total_lines,
+        );
+        match String::from_utf8(tagged) {
+            Ok(s) => (s, 0),
+            Err(e) => lossy(e.as_bytes(), shown),
+        }
     } else {
-        &text[start..end]
-    };
-    let content = String::from_utf8_lossy(shown);
-    // Only a byte-level file can hold bytes that are not UTF-8; each run
-    // of them is shown as U+FFFD.
-    let replaced = match content {
-        std::borrow::Cow::Borrowed(_) => 0,
-        std::borrow::Cow::Owned(_) => text[start..end]
-            .utf8_chunks()
-            .filter(|c| !c.invalid().is_empty())
-            .count(),
+        match std::str::from_utf8(shown) {
+            Ok(s) => (s.to_owned(), 0),
+            Err(_) => lossy(shown, shown),
+        }
     };
     let encoding_note = match src.encoding() {
         Encoding::Bytes => Some(byte_level_warning(replaced)),
@@ -101,7 +102,7 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
     Ok(ReadDone {
         ok: True,
         file_path,
-        content: content.into_owned(),
+        content,
         faithful: replaced == 0,
         offset: req.offset,
         lines: returned,
@@ -125,18 +126,54 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
     })
 }
 
-/// Lines `offset..offset + n` of `text` tagged `LINE#ID|`; what the read
-/// showed is kept as a snapshot of the whole file for editLines.
-fn anchored(text: &[u8], file_path: &str, sha256: &str, offset: usize, n: usize) -> Vec<u8> {
-    let ls = anchors::lines(text);
-    let ks = anchors::keys(text, &ls);
-    let out = anchors::tagged(text, &ls, &ks, offset, offset + n);
-    snapshots::keep(snapshots::Snapshot {
-        path: file_path.to_string(),
-        sha256: sha256.to_string(),
-        keys: ks,
-        taken: snapshots::now(),
-    });
+/// `content` shown with each run of bytes that are not UTF-8 as U+FFFD
+/// (only a byte-level file holds such bytes), and how many runs there are
+/// in `shown`, the lines of the file it shows.
+fn lossy(content: &[u8], shown: &[u8]) -> (String, usize) {
+    let replaced = shown
+        .utf8_chunks()
+        .filter(|c| !c.invalid().is_empty())
+        .count();
+    (String::from_utf8_lossy(content).into_owned(), replaced)
+}
+
+/// Lines `offset..offset + n` of `text` (`bytes` long; `total` lines in
+/// all) tagged `LINE#ID|`; what the read showed is kept as a snapshot of
+/// the whole file for editLines. The same content read again takes its
+/// keys from the snapshot kept of it instead of hashing every line again.
+fn anchored(
+    text: &[u8],
+    file: (&str, &str),
+    range: (usize, usize, usize),
+    total: usize,
+) -> Vec<u8> {
+    let (file_path, sha256) = file;
+    let (offset, n, bytes) = range;
+    let known = snapshots::recent(file_path, sha256).filter(|(s, _)| s.keys.len() == total);
+    let (keys, out) = anchors::read_tagged(
+        text,
+        offset,
+        n,
+        bytes,
+        known.as_ref().map(|(s, _)| s.keys.as_slice()),
+    );
+    match known {
+        Some((_, true)) => {}
+        Some((s, false)) => {
+            snapshots::keep(snapshots::Snapshot {
+                taken: snapshots::now(),
+                ..Snapshot::clone(&s)
+            });
+        }
+        None => {
+            snapshots::keep(snapshots::Snapshot {
+                path: file_path.to_string(),
+                sha256: sha256.to_string(),
+                keys,
+                taken: snapshots::now(),
+            });
+        }
+    }
     out
 }
 

@@ -88,6 +88,18 @@ mod tests {
         assert_eq!(rows[0][1..], rows[1][1..], "same content, same ID");
         let plain = read_file(&json!({"file_path": "a.txt"}), Some(&opts(&root)));
         assert_eq!(plain["content"], "one\n}\n}\n");
+        // Read again (its keys now taken from the snapshot kept), whole or
+        // in part, it shows the same tags.
+        let whole = |input: Value| {
+            let r = read_file(&input, Some(&opts(&root)));
+            r["content"].as_str().unwrap().to_string()
+        };
+        let all = whole(json!({"file_path": "a.txt", "anchors": true}));
+        assert_eq!(all.lines().count(), 3, "{all}");
+        assert!(all.ends_with(c), "{all}");
+        let middle = whole(json!({"file_path": "a.txt", "anchors": true, "offset": 1, "limit": 1}));
+        assert_eq!(middle, rows[0].to_string() + "\n");
+        assert_eq!(whole(json!({"file_path": "a.txt", "anchors": true})), all);
     }
 
     #[test]
@@ -152,6 +164,28 @@ mod tests {
         assert_eq!(
             fs::read_to_string(root.join("r.txt")).unwrap(),
             "0\n1\n4\n5\n6\n"
+        );
+        // Without `op` (or with null, as a strict model sends it), an edit
+        // replaces; without `pos` as well, it is refused.
+        let a = read(&root, "r.txt");
+        let r = edit(
+            &root,
+            "r.txt",
+            json!([
+                {"pos": a[0], "lines": "zero"},
+                {"op": null, "pos": a[2], "end": a[3], "lines": "four"}
+            ]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            fs::read_to_string(root.join("r.txt")).unwrap(),
+            "zero\n1\nfour\n6\n"
+        );
+        let r = edit(&root, "r.txt", json!([{"lines": "x"}]));
+        assert_eq!(r["code"], "INVALID_INPUT", "{r}");
+        assert!(
+            r["message"].as_str().unwrap().contains("needs `pos`"),
+            "{r}"
         );
     }
 

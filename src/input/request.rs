@@ -1556,7 +1556,7 @@ request_shape! {
     /// One anchored edit; `lines` is read by hand (a string, an array of
     /// strings or null).
     struct LineEditShape {
-        op: String = "op"; required "\"replace\", \"append\" or \"prepend\"",
+        op: Option<String> = "op",
         pos: Option<String> = "pos",
         end: Option<String> = "end",
         _lines: Option<IgnoredAny> = "lines",
@@ -1602,7 +1602,9 @@ fn line_edit(item: &Value, what: &str) -> Result<LineEdit, Failure> {
     let LineEditShape { op, pos, end, .. } = e.take()?;
     let new = e.raw(&["lines"]).cloned().unwrap_or(Value::Null);
     e.finish()?;
-    let op = match op.as_str() {
+    // `replace`, the commonest, is the default: the cheapest call names
+    // no `op`.
+    let op = match op.as_deref().unwrap_or("replace") {
         "replace" => LineOp::Replace,
         "append" => LineOp::Append,
         "prepend" => LineOp::Prepend,
@@ -1617,7 +1619,7 @@ fn line_edit(item: &Value, what: &str) -> Result<LineEdit, Failure> {
         v.map(|s| {
             Anchor::parse(&s).ok_or_else(|| {
                 Failure::invalid(format!(
-                    "{what}: `{field}` must be an anchor `LINE#ID` as a read with anchors shows it (e.g. \"12#VK\"), \
+                    "{what}: `{field}` must be an anchor `LINE#ID` as a read with anchors shows it (e.g. \"12#gk\"), \
                      got \"{}\"",
                     shown(&s)
                 ))

@@ -3,27 +3,33 @@
 //!
 //! A snapshot is the file's identity (its real absolute path: an atomic
 //! write gives the file a new inode, so the path is what stays), the
-//! sha256 of the bytes read, and a 64-bit key per line. It is kept in this
-//! process and in the private state (`anchors/` beneath the per-user state
-//! directory, reached only through [`Private`]: owner-checked, no link
-//! followed, files 0600), so that another process of the same user (a
-//! second MCP server, the CLI) can check an edit against a read it did not
-//! make.
+//! sha256 of the bytes read, and a 64-bit key per line (not the text: the
+//! relocation compares keys only). It is kept in this process and in the
+//! private state (`anchors/` beneath the per-user state directory, reached
+//! only through [`Private`]: owner-checked, no link followed, files 0600),
+//! so that another process of the same user (a second MCP server, the CLI)
+//! can check an edit against a read it did not make.
+//!
+//! The disk is off the read's path: a thread of its own writes each
+//! snapshot a few milliseconds after the read (a burst of reads in one go;
+//! the process waits for it at exit), in place into one of [`SLOTS`] files
+//! of the path, unsynced. A snapshot on disk is a hint,
+//! never trusted blindly: it is used only when it reads back whole (its
+//! trailing sha256 covers every byte before it), its path is the one asked
+//! for, and it has not expired; a lost, torn or half-written one is no
+//! snapshot (the edit is then checked at line numbers only, and says so),
+//! never a wrong one.
 //!
 //! The store is bounded and expiring: at most [`MAX_KEPT`] snapshots of
 //! at most [`MAX_BYTES`] in all on each side (on disk, checked every eighth
 //! store, so a few more may sit there between two checks), each for
-//! [`TTL`]; a file
-//! over [`MAX_LINES`] lines is not kept (its anchors are then checked at
-//! their line numbers). A snapshot read back from disk is used only when
-//! it is whole and the engine's own: its trailing sha256 covers every byte
-//! before it, its path is the one asked for, and it has not expired.
-//! Anything else is ignored (and removed when it is a file of ours).
+//! [`TTL`]; a file over [`MAX_LINES`] lines is not kept (its anchors are
+//! then checked at their line numbers).
 
 use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::io::{Read, Write};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
@@ -123,8 +129,8 @@ pub(crate) fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-fn memory() -> &'static Mutex<VecDeque<Snapshot>> {
-    static M: OnceLock<Mutex<VecDeque<Snapshot>>> = OnceLock::new();
+fn memory() -> &'static Mutex<VecDeque<Arc<Snapshot>>> {
+    static M: OnceLock<Mutex<VecDeque<Arc<Snapshot>>>> = OnceLock::new();
     M.get_or_init(Default::default)
 }
 
@@ -134,25 +140,54 @@ fn prefix(path: &str) -> String {
     h[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The slots of one path on disk: a snapshot of content `sha256` goes to
+/// slot `sha256 % SLOTS`, rewritten in place, so that reading a file that
+/// keeps changing creates no new files (creating a file, on ext4 after many
+/// removals, can cost more than the read itself).
+const SLOTS: u32 = 4;
+
+fn slot_name(path: &str, slot: u32) -> String {
+    format!("{}-{slot}", prefix(path))
+}
+
 fn file_name(s: &Snapshot) -> String {
-    format!(
-        "{}-{}",
-        prefix(&s.path),
-        &s.sha256[..16.min(s.sha256.len())]
-    )
+    let slot = s
+        .sha256
+        .chars()
+        .next_back()
+        .and_then(|c| c.to_digit(16))
+        .unwrap_or(0);
+    slot_name(&s.path, slot % SLOTS)
+}
+
+/// The newest snapshot this process keeps of the content `sha256` of the
+/// file `path`, and whether it is younger than [`FRESH_AGAIN`] (keeping the
+/// same read again would change nothing). Its keys are those of the same
+/// bytes: a read again need not hash its lines again.
+pub(crate) fn recent(path: &str, sha256: &str) -> Option<(Arc<Snapshot>, bool)> {
+    let t = now();
+    let m = memory().lock().unwrap_or_else(|p| p.into_inner());
+    m.iter()
+        .rev()
+        .find(|s| s.path == path && s.sha256 == sha256 && s.fresh(t))
+        .map(|s| (Arc::clone(s), t.saturating_sub(s.taken) < FRESH_AGAIN))
 }
 
 /// Keeps `snap` (replacing an earlier one of the same path and content).
-/// A failure to keep it on disk is not an error: the snapshot is still
-/// kept in this process. `false`: too large to keep at all. The same
-/// content of the same file read again within [`FRESH_AGAIN`] is kept
-/// already: nothing is written.
+/// It is kept in this process at once, and written to disk by a thread of
+/// its own ([`flush`] waits for it), so that the read that took it does not
+/// wait on the disk. A failure to keep it on disk is not an error: the
+/// snapshot is still kept in this process, and another process then finds
+/// none (its edit is checked at line numbers only, and says so).
+/// `false`: too large to keep at all. The same content of the same file
+/// read again within [`FRESH_AGAIN`] is kept already: nothing is written.
 pub(crate) fn keep(snap: Snapshot) -> bool {
     if snap.keys.len() > MAX_LINES {
         return false;
     }
     let t = now();
-    let (name, bytes) = {
+    let snap = Arc::new(snap);
+    {
         let mut m = memory().lock().unwrap_or_else(|p| p.into_inner());
         let again = m.iter().any(|s| {
             s.path == snap.path
@@ -162,21 +197,181 @@ pub(crate) fn keep(snap: Snapshot) -> bool {
         if again {
             return true;
         }
-        let out = (file_name(&snap), snap.encode());
         m.retain(|s| s.fresh(t) && !(s.path == snap.path && s.sha256 == snap.sha256));
-        m.push_back(snap);
-        let mut total: usize = m.iter().map(Snapshot::weight).sum();
+        m.push_back(Arc::clone(&snap));
+        let mut total: usize = m.iter().map(|s| s.weight()).sum();
         while m.len() > MAX_KEPT || total > MAX_BYTES {
             match m.pop_front() {
                 Some(old) => total -= old.weight(),
                 None => break,
             }
         }
-        out
-    };
-    let _ = keep_on_disk(&name, &bytes, t);
+    }
+    writer::send(snap);
     true
 }
+
+/// Writes snapshots to disk (on the writer thread, or on the thread that
+/// flushes), oldest first; of several that go to one file, the newest.
+/// `create`: the state directory is created when missing (else, as when
+/// flushing at exit, a state directory that is gone stays gone: a caller
+/// that removes its own at exit is not given a new one behind its back).
+fn write_all(snaps: &[Arc<Snapshot>], create: bool) {
+    if snaps.is_empty() {
+        return;
+    }
+    let Ok(d) = Private::state(create).and_then(|p| p.subdir(OsStr::new(SUBDIR), true)) else {
+        return;
+    };
+    let named: Vec<(String, &Snapshot)> = snaps.iter().map(|s| (file_name(s), &**s)).collect();
+    for (i, (name, snap)) in named.iter().enumerate() {
+        if named[i + 1..].iter().any(|(later, _)| later == name) {
+            continue;
+        }
+        let _ = keep_on_disk(&d, name, &snap.encode(), now());
+    }
+}
+
+/// The thread that writes snapshots to disk, off the read's path.
+///
+/// Snapshots wait in a bounded queue (the oldest are dropped beyond
+/// [`MAX_KEPT`]: a snapshot missing on disk only means another process
+/// checks that read's anchors at line numbers); once woken, the writer
+/// lets [`SETTLE`](writer::SETTLE) pass, then writes all that waits.
+/// [`flush`] writes what still waits on the calling thread and waits for
+/// what the writer is writing; the process calls it at exit (`atexit`), so a short-lived process (the
+/// CLI's `read --anchors`) leaves its snapshot behind for the next one.
+mod writer {
+    use std::collections::VecDeque;
+    use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+    use std::time::{Duration, Instant};
+
+    use super::{write_all, Private, Snapshot, MAX_KEPT};
+    use std::sync::Arc;
+
+    /// How long the writer waits once woken, so that the read that woke it
+    /// answers first and a burst of reads is written in one go.
+    pub(super) const SETTLE: Duration = Duration::from_millis(5);
+
+    #[derive(Default)]
+    struct Queue {
+        waiting: VecDeque<Arc<Snapshot>>,
+        /// The writer thread is writing one.
+        busy: bool,
+    }
+
+    fn queue() -> &'static (Mutex<Queue>, Condvar) {
+        static Q: OnceLock<(Mutex<Queue>, Condvar)> = OnceLock::new();
+        Q.get_or_init(Default::default)
+    }
+
+    fn lock() -> MutexGuard<'static, Queue> {
+        queue().0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether the writer thread runs (started on first use; `false` when
+    /// it could not be started: snapshots are then written by the caller).
+    fn started() -> bool {
+        static STARTED: OnceLock<bool> = OnceLock::new();
+        *STARTED.get_or_init(|| {
+            // The state directory exists from the first snapshot on, so
+            // that the flush at exit (which creates none) has one even in
+            // a process that exits at once (the CLI's `read --anchors`).
+            let _ = Private::state(true);
+            let spawned = std::thread::Builder::new()
+                .name("patch-file-tool-snapshots".into())
+                .spawn(run)
+                .is_ok();
+            if spawned {
+                at_exit::register();
+            }
+            spawned
+        })
+    }
+
+    /// Queues `snap` for the disk.
+    pub(super) fn send(snap: Arc<Snapshot>) {
+        if !started() {
+            write_all(&[snap], true);
+            return;
+        }
+        let mut q = lock();
+        q.waiting.push_back(snap);
+        while q.waiting.len() > MAX_KEPT {
+            q.waiting.pop_front();
+        }
+        drop(q);
+        queue().1.notify_all();
+    }
+
+    fn run() {
+        let (_, cv) = queue();
+        loop {
+            {
+                let mut q = lock();
+                while q.waiting.is_empty() {
+                    q = cv.wait(q).unwrap_or_else(|p| p.into_inner());
+                }
+            }
+            std::thread::sleep(SETTLE);
+            let snaps: Vec<Arc<Snapshot>> = {
+                let mut q = lock();
+                q.busy = true;
+                q.waiting.drain(..).collect()
+            };
+            write_all(&snaps, true);
+            lock().busy = false;
+            cv.notify_all();
+        }
+    }
+
+    /// Writes every snapshot still waiting (into a state directory that
+    /// exists), then waits (at most `limit`)
+    /// for the one the writer thread is writing.
+    pub(crate) fn flush(limit: Duration) {
+        let (_, cv) = queue();
+        let waiting: Vec<Arc<Snapshot>> = lock().waiting.drain(..).collect();
+        write_all(&waiting, false);
+        let until = Instant::now() + limit;
+        let mut q = lock();
+        while q.busy {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            q = cv
+                .wait_timeout(q, left)
+                .map(|(q, _)| q)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+    }
+
+    /// The process's exit writes the snapshots still waiting.
+    mod at_exit {
+        use std::time::Duration;
+
+        extern "C" {
+            fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
+        }
+
+        extern "C" fn flush_at_exit() {
+            super::flush(Duration::from_millis(500));
+        }
+
+        pub(super) fn register() {
+            // SAFETY: `atexit` is the C library's, given a function that
+            // lives as long as the process (this library is never
+            // unloaded before exit) and does not unwind (`flush` does not
+            // panic: every lock it takes tolerates poisoning).
+            unsafe {
+                atexit(flush_at_exit);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) use writer::flush;
 
 /// Seconds within which reading the same content again keeps nothing new.
 const FRESH_AGAIN: u64 = 60;
@@ -185,21 +380,27 @@ fn dir(create: bool) -> std::io::Result<Private> {
     Private::state(create)?.subdir(OsStr::new(SUBDIR), create)
 }
 
-fn keep_on_disk(name: &str, bytes: &[u8], t: u64) -> std::io::Result<()> {
+/// Writes `bytes` over the file `name` in place. A reader that meets it
+/// half written finds a sum that does not match and ignores it, as it does
+/// a file a crash cut short (the writes are not synced: a snapshot is a
+/// hint, checked when used). Two processes never write one at once: the
+/// writer holds an exclusive `flock`, and skips the write when another
+/// holds it.
+fn keep_on_disk(d: &Private, name: &str, bytes: &[u8], t: u64) -> std::io::Result<()> {
     static STORES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let d = dir(true)?;
-    let tmp = format!("{name}.{}.tmp", std::process::id());
-    let _ = d.remove_own(OsStr::new(&tmp));
-    let mut f = d.create_new(OsStr::new(&tmp))?;
+    let (mut f, _) = d.open_rw(OsStr::new(name), true)?;
+    if crate::io::dir::Dir::try_lock(&f) == Some(false) {
+        return Ok(());
+    }
     f.write_all(bytes)?;
+    f.set_len(bytes.len() as u64)?;
     drop(f);
-    d.dir().rename(OsStr::new(&tmp), OsStr::new(name))?;
     // The bounds are kept every few stores (each lists the directory).
     if STORES
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         .is_multiple_of(8)
     {
-        prune(&d, t);
+        prune(d, t);
     }
     Ok(())
 }
@@ -234,9 +435,9 @@ fn prune(d: &Private, t: u64) {
 
 /// The snapshots of `path` still kept, newest first (this process's, then
 /// those on disk that it does not hold).
-pub(crate) fn of(path: &str) -> Vec<Snapshot> {
+pub(crate) fn of(path: &str) -> Vec<Arc<Snapshot>> {
     let t = now();
-    let mut out: Vec<Snapshot> = {
+    let mut out: Vec<Arc<Snapshot>> = {
         let m = memory().lock().unwrap_or_else(|p| p.into_inner());
         m.iter()
             .rev()
@@ -246,7 +447,7 @@ pub(crate) fn of(path: &str) -> Vec<Snapshot> {
     };
     for s in on_disk(path, t) {
         if !out.iter().any(|o| o.sha256 == s.sha256) {
-            out.push(s);
+            out.push(Arc::new(s));
         }
     }
     out.sort_by_key(|s| std::cmp::Reverse(s.taken));
@@ -257,17 +458,10 @@ fn on_disk(path: &str, t: u64) -> Vec<Snapshot> {
     let Ok(d) = dir(false) else {
         return Vec::new();
     };
-    let Ok(names) = d.dir().entries() else {
-        return Vec::new();
-    };
-    let want = format!("{}-", prefix(path));
     let mut out = Vec::new();
-    for n in names {
-        let Some(s) = n.to_str() else { continue };
-        if !s.starts_with(&want) || s.ends_with(".tmp") {
-            continue;
-        }
-        let Ok(Some((mut f, meta))) = d.open_read(&n) else {
+    for slot in 0..SLOTS {
+        let name = slot_name(path, slot);
+        let Ok(Some((mut f, meta))) = d.open_read(OsStr::new(&name)) else {
             continue;
         };
         if meta.size > (MAX_LINES as u64) * 8 + 4096 + path.len() as u64 {
@@ -277,24 +471,21 @@ fn on_disk(path: &str, t: u64) -> Vec<Snapshot> {
         if f.read_to_end(&mut b).is_err() {
             continue;
         }
+        // A file that does not read back whole may be being written: it is
+        // ignored, not removed (expired ones go in `prune`).
         match Snapshot::decode(&b) {
             Some(snap) if snap.path == path && snap.fresh(t) => out.push(snap),
-            Some(snap) if snap.path == path => {
-                let _ = d.remove_own(&n);
-            }
-            Some(_) => {}
-            None => {
-                let _ = d.remove_own(&n);
-            }
+            _ => {}
         }
     }
     out
 }
 
-/// Forgets every snapshot of this process (tests: an edit as another
-/// process would see it).
+/// Forgets every snapshot of this process, once those waiting are on disk
+/// (tests: an edit as another process would see it).
 #[cfg(test)]
 pub(crate) fn forget_in_process() {
+    flush(std::time::Duration::from_secs(10));
     memory().lock().unwrap_or_else(|p| p.into_inner()).clear();
 }
 
@@ -325,13 +516,14 @@ mod tests {
         assert_eq!(Snapshot::decode(b""), None);
     }
 
-    /// A snapshot on disk that does not read back whole is not used, and is
-    /// removed.
+    /// A snapshot on disk that does not read back whole (torn, or being
+    /// written) is not used; the next snapshot of its slot writes over it.
     #[test]
-    fn an_altered_file_on_disk_is_ignored_and_removed() {
+    fn an_altered_file_on_disk_is_ignored_then_written_over() {
         let path = format!("/w/{}/altered.txt", std::process::id());
         let s = snap(&path, 'e', 3);
         assert!(keep(s.clone()));
+        flush(std::time::Duration::from_secs(10));
         assert_eq!(on_disk(&path, now()), vec![s.clone()]);
         let d = dir(false).unwrap();
         let name = file_name(&s);
@@ -339,10 +531,16 @@ mod tests {
         f.write_all(b"X").unwrap();
         drop(f);
         assert!(on_disk(&path, now()).is_empty());
-        assert!(
-            d.dir().stat(OsStr::new(&name)).unwrap().is_none(),
-            "removed"
-        );
+        // A longer snapshot written over a shorter one, and a shorter over a
+        // longer: each reads back whole.
+        for n in [40, 2] {
+            forget_in_process();
+            let mut again = snap(&path, 'e', n);
+            again.taken = now() - n as u64;
+            assert!(keep(again.clone()));
+            flush(std::time::Duration::from_secs(10));
+            assert_eq!(on_disk(&path, now()), vec![again]);
+        }
     }
 
     #[test]
@@ -359,7 +557,7 @@ mod tests {
         forget_in_process();
         let got = of(&path);
         assert_eq!(got.len(), 2, "{got:?}");
-        assert_eq!(got[1], old);
+        assert_eq!(*got[1], old);
         // Expired ones are not used.
         let mut gone = snap(&format!("{path}.2"), 'd', 1);
         gone.taken -= TTL.as_secs() + 1;

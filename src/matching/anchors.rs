@@ -4,8 +4,8 @@
 //!
 //! Why it exists. A search/replace edit makes the model copy the old text
 //! byte for byte, and most failed edits are a copy that is not exact. An
-//! anchored edit names lines by a tag instead (`42#VK`: line 42, whose
-//! content hashes to `VK`), which costs a few tokens and cannot be
+//! anchored edit names lines by a tag instead (`42#gk`: line 42, whose
+//! content hashes to `gk`), which costs a few tokens and cannot be
 //! mistyped into a near miss.
 //!
 //! Why the tag alone is not trusted. Two letters from 16 are 256 values:
@@ -31,10 +31,12 @@
 //!
 //! Everything here is pure: bytes in, positions out.
 
-use std::io::Write;
-
-/// The 16 letters an ID is written with.
-pub(crate) const ALPHABET: &[u8; 16] = b"ZPMQVRWSNKTXJBYH";
+/// The 16 letters an ID is written with: nibble `n` is the `n`-th letter
+/// of the alphabet. Chosen for the tokens a read costs (o200k_base, the
+/// search in `benchmark/anchor-alphabet.mjs`): with these letters `#` and an
+/// ID are two tokens, never three, and the most IDs possible are one
+/// (`#aa`..`#af`, `#do`, `#ga`, `#if`).
+pub(crate) const ALPHABET: &[u8; 16] = b"abcdefghijklmnop";
 
 /// How far the agreement around an anchored line is followed each way when
 /// telling candidate places apart (a longer tie is refused, not guessed).
@@ -123,13 +125,85 @@ pub(crate) fn tagged(text: &[u8], lines: &[Line], keys: &[u64], from: usize, to:
     let shown: usize = lines[from..to].iter().map(|l| l.next - l.start + 12).sum();
     let mut out = Vec::with_capacity(shown);
     for (i, l) in lines[from..to].iter().enumerate() {
-        let _ = write!(out, "{}", from + i + 1);
-        out.push(b'#');
-        out.extend_from_slice(&id_of(keys[from + i]));
-        out.push(b'|');
+        push_tag(&mut out, from + i + 1, keys[from + i]);
         out.extend_from_slice(&text[l.start..l.next]);
     }
     out
+}
+
+/// A read with anchors in one pass over `text`: lines `from..from + n`
+/// (0-based, `bytes` long in `text`) tagged as [`tagged`] tags them, and
+/// the key of every line (for the snapshot). `known`: the keys of every
+/// line (as many as `text` has lines), from a snapshot of the same bytes,
+/// used instead of hashing again (the keys returned are then empty).
+pub(crate) fn read_tagged(
+    text: &[u8],
+    from: usize,
+    n: usize,
+    bytes: usize,
+    known: Option<&[u64]>,
+) -> (Vec<u64>, Vec<u8>) {
+    let to = from.saturating_add(n);
+    let digits = to.checked_ilog10().unwrap_or(0) as usize + 1;
+    let mut keys = Vec::with_capacity(match known {
+        Some(_) => 0,
+        None => text.len() / 32 + 1,
+    });
+    let mut out = Vec::with_capacity(bytes + n * (digits + 4));
+    let mut line = |i: usize, start: usize, end: usize, next: usize| {
+        let shown = (from..to).contains(&i);
+        let key = match known {
+            Some(k) if shown => k[i],
+            Some(_) => 0,
+            None => {
+                let key = line_key(&text[start..end]);
+                keys.push(key);
+                key
+            }
+        };
+        if shown {
+            push_tag(&mut out, i + 1, key);
+            out.extend_from_slice(&text[start..next]);
+        }
+    };
+    // With the keys known, the lines after the range need no pass.
+    let last = if known.is_some() { to } else { usize::MAX };
+    let (mut i, mut start) = (0, 0);
+    for nl in memchr::memchr_iter(b'\n', text) {
+        if i >= last {
+            break;
+        }
+        let end = if nl > start && text[nl - 1] == b'\r' {
+            nl - 1
+        } else {
+            nl
+        };
+        line(i, start, end, nl + 1);
+        i += 1;
+        start = nl + 1;
+    }
+    if start < text.len() && i < last {
+        line(i, start, text.len(), text.len());
+    }
+    (keys, out)
+}
+
+/// Appends `LINE#ID|` for the 1-based line `number` whose key is `key`.
+fn push_tag(out: &mut Vec<u8>, number: usize, key: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = number;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+    let id = id_of(key);
+    out.extend_from_slice(&[b'#', id[0], id[1], b'|']);
 }
 
 /// An anchor as an edit gives it: `LINE#ID` (1-based line), optionally
@@ -152,13 +226,13 @@ impl Anchor {
         if n == 0 || id.len() != 2 {
             return None;
         }
-        let up = [id[0].to_ascii_uppercase(), id[1].to_ascii_uppercase()];
-        if !up.iter().all(|b| ALPHABET.contains(b)) {
+        let low = [id[0].to_ascii_lowercase(), id[1].to_ascii_lowercase()];
+        if !low.iter().all(|b| ALPHABET.contains(b)) {
             return None;
         }
         Some(Anchor {
             line: n - 1,
-            id: up,
+            id: low,
         })
     }
 
@@ -296,13 +370,43 @@ mod tests {
         assert_eq!(lines(b"\n").len(), 1);
     }
 
+    /// The one pass of a read tags and keys exactly as `lines`, `keys`
+    /// and `tagged` do, for every range.
+    #[test]
+    fn the_read_pass_tags_as_the_parts_do() {
+        for t in [
+            &b""[..],
+            b"\n",
+            b"x",
+            b"a\r\nb\n\n}\r\n}",
+            b"one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\neleven\n",
+        ] {
+            let ls = lines(t);
+            let ks = keys(t, &ls);
+            for from in 0..=ls.len() + 1 {
+                for n in 0..=ls.len() + 1 {
+                    let want = tagged(t, &ls, &ks, from, from + n);
+                    let (k, got) = read_tagged(t, from, n, 0, None);
+                    assert_eq!(k, ks);
+                    assert_eq!(got, want, "{from} {n}");
+                    let (k, again) = read_tagged(t, from, n, 0, Some(&ks));
+                    assert!(k.is_empty());
+                    assert_eq!(again, want, "{from} {n}, keys known");
+                }
+            }
+        }
+        let (_, t) = read_tagged(b"a\nb\n", 0, 2, 4, None);
+        assert_eq!(t.len(), 4 + 2 * 5);
+        assert!(t.starts_with(b"1#") && t[4] == b'|', "{t:?}");
+    }
+
     #[test]
     fn anchors_parse_leniently_and_refuse_what_is_not_one() {
-        let a = Anchor::parse("42#VK").unwrap();
-        assert_eq!((a.line, &a.id), (41, b"VK"));
-        assert_eq!(Anchor::parse(" 42#vk|  function").unwrap(), a);
-        assert_eq!(a.show(), "42#VK");
-        for bad in ["", "42", "0#VK", "42#V", "42#AA", "x#VK", "42#VKK"] {
+        let a = Anchor::parse("42#gk").unwrap();
+        assert_eq!((a.line, &a.id), (41, b"gk"));
+        assert_eq!(Anchor::parse(" 42#GK|  function").unwrap(), a);
+        assert_eq!(a.show(), "42#gk");
+        for bad in ["", "42", "0#gk", "42#g", "42#zz", "42#qa", "x#gk", "42#gkk"] {
             assert!(Anchor::parse(bad).is_none(), "{bad}");
         }
     }

@@ -72,8 +72,9 @@ use super::marker::{is_marker, KEYWORDS};
 
 /// Unchanged lines kept on each side of the changed region.
 pub(crate) const CONTEXT: usize = 16;
-/// Most table cells aligned exactly (each of two tables).
-pub(crate) const MAX_CELLS: usize = 4 << 20;
+/// Most table cells aligned exactly (each of six tables of `u32`: 48 MiB at
+/// most).
+pub(crate) const MAX_CELLS: usize = 2 << 20;
 
 /// What one marker stood for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -463,3 +463,59 @@ fn a_lazy_whole_file_write_keeps_every_elided_function() {
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(read(&root, "m.py"), src.replace("x = 2", "x = 22"));
 }
+
+#[test]
+fn an_edit_marker_stands_for_lines_of_its_own_block_only() {
+    // `}` closes both functions: in the whole file it is no certain bound,
+    // in the edit's block it occurs once, and the block is all the marker
+    // can stand for.
+    let old = "fn a() {\n    one();\n    two();\n}\nx();\n\nfn b() {\n    four();\n}\n";
+    let search = "fn a() {\n    one();\n    two();\n}\nx();\n";
+    let replace = "fn a() {\n    // ... existing code ...\n}\ny();\n";
+    let want = old.replace("x();", "y();");
+    let (_t, root) = setup(&[]);
+    let o = opts(&root);
+    let calls: Vec<(&str, Call<'_>)> = vec![
+        (
+            "patchFile",
+            Box::new(|| {
+                api::patch_file(
+                    &json!({"file_path": "f.rs", "search": search, "replace": replace}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "applyEditBlocks",
+            Box::new(|| api::apply_edit_blocks(&json!({"text": block(search, replace)}), Some(&o))),
+        ),
+        (
+            "textEditor str_replace",
+            Box::new(|| {
+                api::text_editor(
+                    &json!({"command": "str_replace", "path": "f.rs", "old_str": search, "new_str": replace}),
+                    Some(&o),
+                )
+            }),
+        ),
+    ];
+    for (name, call) in calls {
+        std::fs::write(root.join("f.rs"), old).unwrap();
+        let r = call();
+        assert_eq!(r["ok"], true, "{name}: {r}");
+        assert_eq!(read(&root, "f.rs"), want, "{name}");
+        assert_eq!(
+            expanded_report(&r)[0]["kept_lines"],
+            json!([2, 3]),
+            "{name}: {r}"
+        );
+    }
+    // The same new text written whole: refused, nothing written.
+    std::fs::write(root.join("f.rs"), old).unwrap();
+    let r = api::write_file(
+        &json!({"file_path": "f.rs", "content": old.replace(search, replace)}),
+        Some(&o),
+    );
+    assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
+    assert_eq!(read(&root, "f.rs"), old);
+}

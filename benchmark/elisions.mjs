@@ -18,9 +18,9 @@
 //   env: PFT_BENCH_DIR=<dir>  where the files go (default: os.tmpdir()).
 
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
+import { benchDir, median } from './workloads.mjs'
 
 const require = createRequire(import.meta.url)
 const args = process.argv.slice(2)
@@ -29,26 +29,12 @@ const outAt = args.indexOf('--out')
 const MiB = 1024 * 1024
 const CFG = QUICK ? { seed: 200, big: 3, bigBytes: 32 * MiB, lazy: 200 } : { seed: 1000, big: 7, bigBytes: 200 * MiB, lazy: 1000 }
 
-const base = process.env.PFT_BENCH_DIR || os.tmpdir()
-const work = fs.mkdtempSync(path.join(base, 'pft-elisions-bench-'))
+const work = benchDir('pft-elisions-bench-')
 process.env.PATCH_FILE_STATE_DIR = path.join(work, 'state')
-process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }))
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, () => {
-    fs.rmSync(work, { recursive: true, force: true })
-    process.exit(130)
-  })
-}
 const api = require('../index.js')
 const root = path.join(work, 'ws')
 fs.mkdirSync(root)
 const MODES = ['expand', 'literal']
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
 
 /** A 200-line JS file, one statement a line, in functions of 8. */
 function seedText() {

@@ -7,6 +7,7 @@
 // comparison is never tilted against them.
 
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 
 /** mulberry32: a small, fast, seedable PRNG (not for security). */
@@ -249,4 +250,24 @@ export function multiEditFile(seed = 10_000) {
     pairs.push({ a: `checkpoint ${e}: keep in sync`, b: `checkpoint ${e}: kept in sync` })
   }
   return { text: lines.join('\n') + '\n', pairs }
+}
+
+/** The median of numbers. */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+/** A fresh work directory under PFT_BENCH_DIR (or the system's temp), removed at exit or on a signal. */
+export function benchDir(prefix) {
+  const dir = fs.mkdtempSync(path.join(process.env.PFT_BENCH_DIR || os.tmpdir(), prefix))
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.on(sig, () => {
+      fs.rmSync(dir, { recursive: true, force: true })
+      process.exit(130)
+    })
+  }
+  return dir
 }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 const MAX_LINES: usize = 120;
 
 /// (file, function, its length today): still to be split.
-const LONGER: &[(&str, &str, usize)] = &[("src/matching/exact.rs", "in_turn_sharing", 289)];
+const LONGER: &[(&str, &str, usize)] = &[];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in fs::read_dir(dir).unwrap() {

@@ -709,7 +709,7 @@ fn no_file_circles() {
     for (a, b) in [
         ("txn/edits.rs", "matching/exact.rs"),
         ("txn/edits.rs", "txn/mod.rs"),
-        ("txn/mod.rs", "txn/changes.rs"),
+        ("txn/mod.rs", "txn/pipeline.rs"),
         ("history/mod.rs", "history/undo.rs"),
         ("matching/exact.rs", "matching/many.rs"),
     ] {

@@ -60,9 +60,9 @@ impl Txn<'_> {
     /// files' parent directories are created first. Every write's new
     /// content and every changed file's previous bytes are hashed (unless
     /// known; big content on a second thread while the commit writes), then
-    /// `rec` hears of the commit ([`changes`]) while the files are still
-    /// locked; afterwards stale temp files are swept from the directories
-    /// written.
+    /// `rec` hears of the commit ([`changes`](super::changes)) while the
+    /// files are still locked; afterwards stale temp files are swept from
+    /// the directories written.
     pub(crate) fn commit(
         &self,
         writes: &[Write<'_>],
@@ -309,7 +309,7 @@ impl Txn<'_> {
         sums
     }
 
-    /// The commit as its recorder sees it (see [`changes`]).
+    /// The commit as its recorder sees it (see [`changes`](super::changes)).
     fn describe<'t>(
         &'t self,
         writes: &'t [Write<'_>],

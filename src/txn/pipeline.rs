@@ -98,7 +98,7 @@ pub(crate) struct Write<'a> {
     /// The slot of a moved file whose mode a new file takes.
     pub(crate) perms_from: Option<usize>,
     /// sha256 of `content`, when the caller has it already (otherwise the
-    /// commit computes it: see [`Committed::sha256`]).
+    /// commit computes it: see [`Committed::sha256`](crate::io::commit::Committed::sha256)).
     pub(crate) sha256: Option<String>,
     /// What a new file takes from the file it stands for (an undone
     /// deletion): owner, group, mode, attributes, as far as permitted.

@@ -9,7 +9,7 @@
 //! ```text
 //! src/
 //!   lib.rs      this map and the dependency rule
-//!   binding/    Node-API only: #[napi] one-liners (mod.rs), JS value -> JSON (convert.rs)
+//!   binding/    Node-API only: #[napi] one-liners (exports.rs), JS value -> JSON (convert.rs)
 //!   testing.rs  the crate's integration tests' one door inside (hidden;
 //!               nothing else uses it)
 //!   api/        entry points, JSON in -> typed result -> JSON out (runner.rs:
@@ -30,8 +30,9 @@
 //!               format, read back without trusting it), record.rs (the
 //!               pipeline's recorder: kept inodes instead of copies),
 //!               list.rs (history, clear), undo.rs (undo as a transaction)
-//!   txn/        the ONE write pipeline: Txn = resolve -> lock -> read ->
-//!               (caller matches) -> commit, or keep as a dry run; edits.rs
+//!   txn/        the ONE write pipeline: Txn = resolve -> lock -> read
+//!               (pipeline.rs) -> (caller matches) -> commit (commit.rs),
+//!               or keep as a dry run (preview.rs); edits.rs
 //!               (search/replace, whole files), ops.rs (edit-format plans),
 //!               dry_run.rs (the cache and its one apply path), lines.rs
 //!               (anchored line edits), diff.rs,
@@ -76,7 +77,9 @@
 //! out: nothing depends on it. What two files share lives in the file it
 //! belongs to, or in a small module of its own (`matching/plan.rs`,
 //! `text/lines.rs`, `diagnose/windows.rs`, `api/entry.rs`), and a
-//! `mod.rs` holds declarations and re-exports, not what its children use.
+//! `mod.rs` (and this file) holds declarations and re-exports, not what its
+//! children use (`tests/structure.rs` fails on a module root that defines
+//! an item outside `#[cfg(test)]`).
 //!
 //! ```text
 //! binding testing

@@ -3,7 +3,8 @@
 //! the module itself), so no layer uses one above it or beside it and there
 //! are no circles between layers; and within a layer no files use each
 //! other round a circle, so each file can be read knowing only files below
-//! it.
+//! it. Within `api`, no entry point calls another: each is called only by
+//! the runner (`no_entry_point_calls_another`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fs;
@@ -709,7 +710,7 @@ fn no_file_circles() {
     for (a, b) in [
         ("txn/edits.rs", "matching/exact.rs"),
         ("txn/edits.rs", "txn/mod.rs"),
-        ("txn/mod.rs", "txn/changes.rs"),
+        ("txn/mod.rs", "txn/pipeline.rs"),
         ("history/mod.rs", "history/undo.rs"),
         ("matching/exact.rs", "matching/many.rs"),
     ] {
@@ -785,5 +786,240 @@ fn the_file_scan_catches_a_circle() {
     assert!(
         circles[1].starts_with("a/y.rs:6 -> b/c.rs:2 -> a/y.rs"),
         "{circles:?}"
+    );
+}
+
+/// The entry points, as (file of `src/api/`, function): what `api::run`
+/// (`src/api/runner.rs`) runs for each `model::EntryPoint`, read from its
+/// arms `EntryPoint::Name => super::file::function`. The binding calls
+/// nothing else (it runs each exported function's `EntryPoint` through
+/// `run`), so these are the functions JavaScript calls.
+fn entry_points(src: &Path) -> Vec<(String, String)> {
+    let toks = tokens(&code_only(
+        &fs::read_to_string(src.join("api/runner.rs")).unwrap(),
+    ));
+    let mut out = Vec::new();
+    for w in toks.windows(10) {
+        let t: Vec<&str> = w.iter().map(|x| x.0.as_str()).collect();
+        if t[..2] == ["EntryPoint", "::"]
+            && is_ident(t[2])
+            && t[3..7] == ["=", ">", "super", "::"]
+            && is_ident(t[7])
+            && t[8] == "::"
+            && is_ident(t[9])
+        {
+            out.push((t[7].to_string(), t[9].to_string()));
+        }
+    }
+    out
+}
+
+/// How many variants `model::EntryPoint` has.
+fn entry_point_variants(src: &Path) -> usize {
+    let text = fs::read_to_string(src.join("model.rs")).unwrap();
+    let start = text
+        .find("pub enum EntryPoint {")
+        .expect("model.rs declares EntryPoint");
+    let body = &text[start..][..text[start..].find('}').unwrap()];
+    body.lines()
+        .filter_map(|l| l.trim().strip_suffix(','))
+        .filter(|v| !v.is_empty() && v.chars().all(char::is_alphanumeric))
+        .count()
+}
+
+/// A path's module segments from the crate root, for a path that starts
+/// with `crate::`, `self::` or `super::` (`None` for any other: in
+/// `src/api/`, a path into another crate, a local item, or a module
+/// imported by a `use`, which is itself such a path).
+fn absolute(p: &[String], me: &[String]) -> Option<Vec<String>> {
+    let (mut abs, rest) = match p.first()?.as_str() {
+        "crate" => (Vec::new(), &p[1..]),
+        "self" => (me.to_vec(), &p[1..]),
+        "super" => {
+            let n = p.iter().take_while(|s| *s == "super").count();
+            (me[..me.len().saturating_sub(n)].to_vec(), &p[n..])
+        }
+        _ => return None,
+    };
+    abs.extend(rest.iter().cloned());
+    Some(abs)
+}
+
+/// Every place in `src/api/` (test code aside) where an entry point could
+/// reach another, as `file:line: …`; only `runner.rs` (the door) and
+/// `mod.rs` (the re-exports) are not read. A file of `src/api/` uses no
+/// file that defines an entry point but itself ([`entry_points`]), nor the
+/// runner, nor an entry point through `mod.rs`'s re-exports (paths resolved
+/// as `tests/layers.rs` resolves them: `crate::`, `super::`, `self::`, use
+/// trees); and within a file, an entry point's name appears only in its
+/// own `fn`, not after `::` or `.` (another item) nor before `::`, `:` or
+/// `!` (a path, a field, a macro) — a local name that shadows an entry
+/// point counts as naming it (rename it).
+fn entry_point_uses(src: &Path) -> Vec<String> {
+    let entries = entry_points(src);
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let rel = |f: &Path| {
+        f.strip_prefix(src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
+    let by_module: HashMap<Vec<String>, String> = files
+        .iter()
+        .map(|f| (module_path(src, f), rel(f)))
+        .collect();
+    let toks_of = |f: &Path| tokens(&code_only(&fs::read_to_string(f).unwrap()));
+    let mut test_only: BTreeSet<String> = BTreeSet::new();
+    for f in &files {
+        without_tests(
+            &toks_of(f),
+            &module_path(src, f),
+            &mut test_only,
+            &by_module,
+        );
+    }
+    let entry_file = |name: &str| entries.iter().any(|(m, _)| format!("api/{m}.rs") == name);
+    let mut out = Vec::new();
+    for f in &files {
+        let me = module_path(src, f);
+        let name = rel(f);
+        if me.first().map(String::as_str) != Some("api")
+            || matches!(name.as_str(), "api/runner.rs" | "api/mod.rs")
+            || test_only.contains(&name)
+        {
+            continue;
+        }
+        let toks = without_tests(&toks_of(f), &me, &mut test_only, &by_module);
+        let own: Vec<&str> = entries
+            .iter()
+            .filter(|(m, _)| format!("api/{m}.rs") == name)
+            .map(|(_, e)| e.as_str())
+            .collect();
+        let mut i = 0;
+        while i < toks.len() {
+            let (t, line) = (toks[i].0.as_str(), toks[i].1);
+            let prev = i.checked_sub(1).map_or("", |k| toks[k].0.as_str());
+            let next = toks.get(i + 1).map_or("", |x| x.0.as_str());
+            if !is_ident(t) || matches!(prev, "::" | ".") {
+                i += 1;
+                continue;
+            }
+            if next == "::" {
+                let (paths, after) = use_tree(&toks, i, &[]);
+                for abs in paths.iter().filter_map(|p| absolute(p, &me)) {
+                    let Some(target) = (0..=abs.len()).rev().find_map(|n| by_module.get(&abs[..n]))
+                    else {
+                        continue; // outside the tree read (no lib.rs in a test's tree)
+                    };
+                    let last = abs.last().map_or("", String::as_str);
+                    if *target != name && entry_file(target) {
+                        out.push(format!(
+                            "{name}:{line}: uses {target}, a file of entry points"
+                        ));
+                    } else if target == "api/runner.rs" {
+                        out.push(format!("{name}:{line}: uses {target}, the runner"));
+                    } else if target == "api/mod.rs"
+                        && abs.len() == 2
+                        && (last == "run" || entries.iter().any(|(_, e)| e == last))
+                    {
+                        out.push(format!(
+                            "{name}:{line}: names the entry point {last} (re-exported)"
+                        ));
+                    }
+                }
+                i = after.max(i + 1);
+                continue;
+            }
+            if own.contains(&t) && prev != "fn" && !matches!(next, ":" | "!") {
+                out.push(format!("{name}:{line}: names the entry point {t}"));
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// No entry point calls another (`api/entry.rs` states the rule): each is
+/// called only by the runner, so each answers once (one panic guard, one
+/// compact view) and the journal records the entry point the caller
+/// called. What two entry points share is a lower layer (`txn`, `input`)
+/// or `api/entry.rs`.
+#[test]
+fn no_entry_point_calls_another() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let entries = entry_points(&src);
+    // The scan reads the runner: every EntryPoint is one of its arms.
+    assert_eq!(
+        entries.len(),
+        entry_point_variants(&src),
+        "the arms of api::run read: {entries:?}"
+    );
+    assert!(entries.contains(&("patch".to_string(), "patch_file".to_string())));
+    let found = entry_point_uses(&src);
+    assert!(
+        found.is_empty(),
+        "an entry point can reach another (share a lower layer or api/entry.rs instead):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_entry_point_scan_catches_a_call() {
+    // A throw-away tree: three entry points in two files, and files that
+    // reach them every way a call can be written.
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path();
+    let write = |p: &str, s: &str| {
+        let p = src.join(p);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, s).unwrap();
+    };
+    write(
+        "model.rs",
+        "pub enum EntryPoint {\n    A,\n    B,\n    C,\n}\n",
+    );
+    write(
+        "api/runner.rs",
+        "pub fn run(e: EntryPoint) -> u8 {\n    let f = match e {\n        EntryPoint::A => super::one::a,\n        \
+         EntryPoint::B => super::two::b,\n        EntryPoint::C => super::two::c,\n    };\n    f()\n}\n",
+    );
+    write(
+        "api/mod.rs",
+        "mod entry;\nmod one;\nmod runner;\nmod three;\nmod two;\npub use one::a;\npub use runner::run;\npub use two::{b, c};\n",
+    );
+    write("api/entry.rs", "pub(super) fn begin() -> u8 {\n    1\n}\n");
+    // Paths that are not uses of an entry point: the shared module, another
+    // crate's item of the same name, a method, a field, text in comments
+    // and literals, test code.
+    write(
+        "api/one.rs",
+        "use super::entry::begin;\n// a() in a comment\npub fn a() -> u8 {\n    let s = \"a()\";\n    \
+         begin() + crate::other::a() + x.a() + X { a: 1 }.a + s.len() as u8\n}\n\
+         #[cfg(test)]\nmod tests {\n    fn t() {\n        super::super::two::b();\n    }\n}\n",
+    );
+    write(
+        "api/two.rs",
+        "use super::one::a;\nuse super::{one as first, runner};\npub fn b() -> u8 {\n    a() + super::a() + \
+         crate::api::run() + helper()\n}\nfn helper() -> u8 {\n    c()\n}\npub fn c() -> u8 {\n    first::a()\n}\n",
+    );
+    write(
+        "api/three.rs",
+        "use crate::api::two::*;\npub fn d() -> u8 {\n    b()\n}\n",
+    );
+    let found = entry_point_uses(src);
+    assert_eq!(
+        found,
+        [
+            "api/three.rs:1: uses api/two.rs, a file of entry points",
+            "api/two.rs:1: uses api/one.rs, a file of entry points",
+            "api/two.rs:2: uses api/one.rs, a file of entry points",
+            "api/two.rs:2: uses api/runner.rs, the runner",
+            "api/two.rs:4: names the entry point a (re-exported)",
+            "api/two.rs:4: names the entry point run (re-exported)",
+            "api/two.rs:7: names the entry point c",
+        ],
+        "{found:#?}"
     );
 }

@@ -9,16 +9,32 @@
 
 use serde_json::Value;
 
-use super::entry::{answer, failure};
-use super::patch::patch_file;
+use super::entry::{answer_typed, begin};
+use crate::history::Journal;
 use crate::input::request;
+use crate::model::EntryPoint;
+use crate::txn::edits;
 
-/// `editFile`: server-filesystem's `edit_file` input, exact-once. It
-/// answers as `patchFile` does; an input it cannot translate is refused
-/// before that.
+/// `editFile`: server-filesystem's `edit_file` input, exact-once. Its input
+/// is translated to a `patchFile` request and run through the same layer
+/// below (`txn::edits::patch`), so it answers as `patchFile` does; an input
+/// it cannot translate is refused before the options are read.
 pub fn edit_file(input: &Value, options: Option<&Value>) -> Value {
-    answer(options, || match request::edit_file_input(input) {
-        Ok(v) => patch_file(&v, options),
-        Err(f) => failure(&f),
+    answer_typed(options, || {
+        let translated = request::edit_file_input(input)?;
+        // Journaled under `patchFile`, as editFile always has been.
+        let (opts, req, ws) = begin(
+            EntryPoint::PatchFile,
+            &translated,
+            options,
+            request::patch_request,
+        )?;
+        edits::patch(
+            &ws,
+            &req.file,
+            &opts,
+            &Journal::for_call(&opts),
+            req.dry_run,
+        )
     })
 }

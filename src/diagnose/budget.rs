@@ -22,6 +22,9 @@ use std::cell::Cell;
 /// Units of work a failed call may spend on diagnosis (shared by its
 /// failing edits or blocks).
 pub(crate) const DEFAULT_UNITS: u64 = 1_500_000;
+/// Units of work a failed call may spend on diagnosis (shared by its
+/// failing edits); see [`Budget`].
+pub const DEFAULT_BUDGET: u64 = DEFAULT_UNITS;
 /// Units per KiB of text whose lines are keyed (whitespace, case and
 /// punctuation folded: about 20 times the cost of a `memmem` pass).
 pub(crate) const KEY_COST: u64 = 20;

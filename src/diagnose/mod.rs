@@ -58,13 +58,9 @@ mod views;
 mod windows;
 
 pub use self::ambiguous::{ambiguous, MAX_HINTS};
-pub use self::budget::Budget;
+pub use self::budget::{Budget, DEFAULT_BUDGET};
 pub(crate) use self::classify::classify;
 pub use self::report::not_found;
 pub(crate) use self::report::{replacement_at, replacement_outside, Diagnosis};
 pub(crate) use self::rival::rival;
 pub(crate) use crate::text::fold::Kind;
-
-/// Units of work a failed call may spend on diagnosis (shared by its
-/// failing edits); see [`Budget`].
-pub const DEFAULT_BUDGET: u64 = budget::DEFAULT_UNITS;

@@ -444,7 +444,11 @@ pub(crate) fn match_edits_sharing<'a>(
     in_turn_sharing(text, edits, kind, opts, Runs::WhenWorthIt, budget)
 }
 
-/// [`in_turn_with`], diagnoses spending `budget`.
+/// [`in_turn_with`], diagnoses spending `budget`: the driver loop. Each
+/// edit is taken by a run planned in one pass ([`InTurn::take_run`]) or
+/// searched alone ([`InTurn::one_edit`]); a failed edit is kept and the
+/// next one runs against the text as it stands, so all failures are
+/// reported together.
 fn in_turn_sharing<'a>(
     text: &'a [u8],
     edits: &[Edit],
@@ -453,211 +457,194 @@ fn in_turn_sharing<'a>(
     runs: Runs,
     budget: &Budget,
 ) -> Result<Matched<'a>, Vec<EditFailure>> {
+    let call = Call {
+        edits,
+        kind,
+        opts,
+        budget,
+    };
     let multi = edits.len() > 1;
     let mut runs = RunFinder::new(runs);
-    let mut adapted: Vec<Option<String>> = vec![None; edits.len()];
-    let mut tolerated: Vec<Option<Tolerated>> = Vec::with_capacity(edits.len());
-    let mut failures = Vec::new();
-    let mut base: Cow<'a, [u8]> = Cow::Borrowed(text);
-    let mut spans: Vec<Span> = Vec::new();
-    let mut reports = Vec::with_capacity(edits.len());
-    let mut utf16_delta = 0isize;
-    // Index of the last edit that will be applied (others are materialized).
-    let last_ok = edits.len().saturating_sub(1);
+    let mut plan = InTurn::new(text, edits.len());
 
     for (i, edit) in edits.iter().enumerate() {
         if runs.covered(i) {
             continue;
         }
-        if failures.len() >= MAX_REPORTED_FAILURES {
-            note_unchecked(&mut failures, edits.len() - i, "edit");
+        if plan.failures.len() >= MAX_REPORTED_FAILURES {
+            note_unchecked(&mut plan.failures, edits.len() - i, "edit");
             break;
         }
         let pre = label(i, multi);
         if let Err(f) = opts.cancel.check() {
             return Err(vec![cancelled(i, f)]);
         }
-        if let Some((m, plan)) = runs.find(&base, edits, i, &[], kind, &opts.cancel) {
-            reports.extend_from_slice(&plan.reports);
-            utf16_delta += plan.utf16_delta;
-            tolerated.extend(std::iter::repeat_n(None, m));
-            if i + m == edits.len() {
-                // The run ends the edits: its spans are the plan (over the
-                // text as it stands), unless an edit failed and nothing will
-                // be written.
-                if failures.is_empty() {
-                    spans = plan
-                        .spans
-                        .iter()
-                        .map(|s| match *s {
-                            Span::Insert(k) => Span::Insert(i + k),
-                            keep => keep,
-                        })
-                        .collect();
-                }
-                continue;
-            }
-            match many::materialize(&base, &plan, &edits[i..]) {
-                Ok(next) => base = Cow::Owned(next),
-                Err(size) => {
-                    failures.push(out_of_memory(i, &pre, Some(size), m));
-                    return Err(failures);
-                }
-            }
+        if let Some((m, run)) = runs.find(&plan.base, edits, i, &[], kind, &opts.cancel) {
+            plan.take_run(&call, i, m, &run, &pre)?;
             continue;
         }
+        plan.one_edit(&call, i, edit, &pre)?;
+    }
+    plan.finish(opts)
+}
+
+/// What every edit of one call applied in turn is matched with.
+struct Call<'c> {
+    edits: &'c [Edit],
+    kind: TextKind,
+    opts: &'c MatchOptions,
+    budget: &'c Budget,
+}
+
+/// The plan of edits applied in turn, as it grows: the text the next edit
+/// searches in (`base`), what the edits so far planned, and every failure.
+struct InTurn<'a> {
+    base: Cow<'a, [u8]>,
+    spans: Vec<Span>,
+    reports: Vec<EditReport>,
+    utf16_delta: isize,
+    adapted: Vec<Option<String>>,
+    tolerated: Vec<Option<Tolerated>>,
+    failures: Vec<EditFailure>,
+}
+
+/// One edit's exact search in the text as it stands.
+struct Search<'e> {
+    edit: &'e Edit,
+    index: usize,
+    /// The edit's label in messages (`edits[i]: ` in a multi-edit).
+    pre: &'e str,
+    /// The positions kept (see [`InTurn::one_edit`]).
+    positions: Vec<usize>,
+    /// Every non-overlapping occurrence, counted.
+    found: usize,
+    /// Whether the edit must match once (its count implicit or 1).
+    once: bool,
+}
+
+impl<'a> InTurn<'a> {
+    fn new(text: &'a [u8], edits: usize) -> Self {
+        InTurn {
+            base: Cow::Borrowed(text),
+            spans: Vec::new(),
+            reports: Vec::with_capacity(edits),
+            utf16_delta: 0,
+            adapted: vec![None; edits],
+            tolerated: Vec::with_capacity(edits),
+            failures: Vec::new(),
+        }
+    }
+
+    /// Takes the run of `m` edits from edit `i` that `run` planned in one
+    /// pass over the text as it stands. `Err`: every failure, when the text
+    /// after the run could not be allocated (the call ends there).
+    fn take_run(
+        &mut self,
+        call: &Call<'_>,
+        i: usize,
+        m: usize,
+        run: &Plan,
+        pre: &str,
+    ) -> Result<(), Vec<EditFailure>> {
+        self.reports.extend_from_slice(&run.reports);
+        self.utf16_delta += run.utf16_delta;
+        self.tolerated.extend(std::iter::repeat_n(None, m));
+        if i + m == call.edits.len() {
+            // The run ends the edits: its spans are the plan (over the
+            // text as it stands), unless an edit failed and nothing will
+            // be written.
+            if self.failures.is_empty() {
+                self.spans = run
+                    .spans
+                    .iter()
+                    .map(|s| match *s {
+                        Span::Insert(k) => Span::Insert(i + k),
+                        keep => keep,
+                    })
+                    .collect();
+            }
+            return Ok(());
+        }
+        match many::materialize(&self.base, run, &call.edits[i..]) {
+            Ok(next) => {
+                self.base = Cow::Owned(next);
+                Ok(())
+            }
+            Err(size) => {
+                self.failures.push(out_of_memory(i, pre, Some(size), m));
+                Err(std::mem::take(&mut self.failures))
+            }
+        }
+    }
+
+    /// Edit `i` searched alone in the text as it stands: exactly, then,
+    /// when it must match once and was not found, under the tolerances of
+    /// `match`. Its failure is kept, or its replacement planned
+    /// ([`InTurn::plan_edit`]). `Err`: as [`InTurn::take_run`].
+    fn one_edit(
+        &mut self,
+        call: &Call<'_>,
+        i: usize,
+        edit: &Edit,
+        pre: &str,
+    ) -> Result<(), Vec<EditFailure>> {
+        let (kind, opts) = (call.kind, call.opts);
         if kind == TextKind::Bytes && (!edit.search.is_ascii() || !edit.replace.is_ascii()) {
-            failures.push(EditFailure {
-                index: i,
-                code: ErrorCode::UNSUPPORTED_ENCODING,
-                match_count: 0,
-                match_lines: Vec::new(),
-                message: format!(
-                    "{pre}the file is not valid UTF-8, so only ASCII search and replacement text can be applied at byte level; \
-                     narrow the block to ASCII-only text"
-                ),
-                diagnosis: None,
-            });
-            continue;
+            self.failures.push(not_ascii(i, pre));
+            return Ok(());
         }
-        let needle = edit.search.as_bytes();
         // Positions kept: enough for reports, and every occurrence of an
         // edit of several up to the span limit (past it the occurrences are
         // found again while the new text is written).
         let keep = match edit.count {
             Count::One => MAX_REPORTED_MATCHES,
-            Count::Exactly(_) | Count::All => span_limit(base.len()).max(MAX_REPORTED_MATCHES),
+            Count::Exactly(_) | Count::All => span_limit(self.base.len()).max(MAX_REPORTED_MATCHES),
         };
-        let (positions, found) = find_all(&base, needle, keep);
+        let (positions, found) = find_all(&self.base, edit.search.as_bytes(), keep);
         let once = matches!(edit.count, Count::One | Count::Exactly(1));
         let mut tolerant_match = None;
         if found == 0 && once && !opts.mode.is_exact() && kind == TextKind::Utf8 {
-            match tolerant_match_of(&base, edit, i, &pre, opts, budget) {
+            match tolerant_match_of(&self.base, edit, i, pre, opts, call.budget) {
                 Ok(m) => tolerant_match = m,
                 Err(f) => {
-                    failures.push(*f);
-                    continue;
+                    self.failures.push(*f);
+                    return Ok(());
                 }
             }
         }
+        let search = Search {
+            edit,
+            index: i,
+            pre,
+            positions,
+            found,
+            once,
+        };
         // Occurrences found: a tolerant match is the one occurrence of an
         // edit that must match once, whether its count was implicit or
         // `expected_replacements: 1`.
         let hits = if tolerant_match.is_some() { 1 } else { found };
-        // `match` was given but cannot apply to this edit's count: say so.
-        let untolerated = |base: &[u8]| {
-            if once || opts.mode.is_exact() || kind != TextKind::Utf8 {
-                String::new()
-            } else {
-                tolerances_not_applied(base, edit, opts.mode)
-            }
-        };
-        let failure = match edit.count {
-            _ if hits == 0 => {
-                let mut message = format!(
-                    "{pre}{} was not found. Reread the file and copy the exact current text \
-                     (whitespace, indentation and line endings must match byte for byte), then retry",
-                    edit.said.search
-                );
-                let diagnosis = opts.diagnose.then(|| {
-                    let d = diagnose::not_found(
-                        &base,
-                        &edit.search,
-                        &edit.replace,
-                        &pre,
-                        edit.said,
-                        budget,
-                    );
-                    if let Some(m) = &d.message {
-                        message = m.clone();
-                    }
-                    Box::new(d)
-                });
-                if !opts.mode.is_exact() {
-                    if once {
-                        message.push_str(" (no match with the tolerances of `match` either)");
-                    } else {
-                        message.push_str(&untolerated(&base));
-                    }
-                }
-                failures.push(EditFailure {
-                    index: i,
-                    code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-                    match_count: 0,
-                    match_lines: Vec::new(),
-                    message,
-                    diagnosis,
-                });
-                continue;
-            }
-            Count::One if hits > 1 => {
-                let lines = line_numbers(&base, &positions);
-                let mut msg = format!(
-                    "{pre}{} occurs {found} times (lines {}); include neighbouring lines to make it unique, \
-                     or set {}: {found} / {}: true to change every occurrence",
-                    edit.said.search,
-                    lines_list(&lines, found),
-                    edit.said.expected,
-                    edit.said.all
-                );
-                let diagnosis = opts.diagnose.then(|| {
-                    let d = diagnose::ambiguous(&base, needle, budget);
-                    if !d.unique_context_hint.is_empty() {
-                        msg.push_str(
-                            "; unique_context_hint gives, for each occurrence, the smallest block with neighbouring \
-                             lines that occurs only once",
-                        );
-                    }
-                    Box::new(d)
-                });
-                failures.push(EditFailure {
-                    index: i,
-                    code: ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
-                    match_count: found,
-                    match_lines: lines,
-                    message: msg,
-                    diagnosis,
-                });
-                continue;
-            }
-            Count::Exactly(n) if hits != n => {
-                let shown = positions.len().min(MAX_REPORTED_MATCHES);
-                let lines = line_numbers(&base, &positions[..shown]);
-                let msg = format!(
-                    "{pre}expected {n} occurrence{} of {} but found {found}{}; reread the file, then \
-                     fix the block or {}{}",
-                    plural(n),
-                    edit.said.search,
-                    at_lines(&lines, found),
-                    edit.said.expected,
-                    untolerated(&base)
-                );
-                let diagnosis = (opts.diagnose && n == 1 && found > 1)
-                    .then(|| Box::new(diagnose::ambiguous(&base, needle, budget)));
-                failures.push(EditFailure {
-                    index: i,
-                    code: ErrorCode::REPLACEMENT_COUNT_MISMATCH,
-                    match_count: found,
-                    match_lines: lines,
-                    message: msg,
-                    diagnosis,
-                });
-                continue;
-            }
-            _ => None,
-        };
-        if let Some((code, message)) = failure {
-            failures.push(EditFailure {
-                index: i,
-                code,
-                match_count: found,
-                match_lines: Vec::new(),
-                message,
-                diagnosis: None,
-            });
-            continue;
+        if let Some(f) = count_failure(&self.base, &search, hits, call) {
+            self.failures.push(f);
+            return Ok(());
         }
+        self.plan_edit(call, &search, hits, tolerant_match)
+    }
 
+    /// Plans the replacement of an edit whose search found what its count
+    /// asks for: its report, and the text the next edit searches in (or,
+    /// for the last edit of a plan that will be written, spans over the
+    /// text it was applied to). `Err`: as [`InTurn::take_run`].
+    fn plan_edit(
+        &mut self,
+        call: &Call<'_>,
+        search: &Search<'_>,
+        hits: usize,
+        tolerant_match: Option<TolerantMatch>,
+    ) -> Result<(), Vec<EditFailure>> {
+        let (edit, i, found, positions) =
+            (search.edit, search.index, search.found, &search.positions);
+        let needle = edit.search.as_bytes();
         // The text inserted, and the byte ranges replaced when they are all
         // listed (not past the span limit).
         let with: Cow<'_, [u8]> = match &tolerant_match {
@@ -675,64 +662,214 @@ fn in_turn_sharing<'a>(
             Some(m) => m.start,
             None => positions[0],
         };
-        let line_number = line_numbers(&base, &[first])[0];
-        reports.push(EditReport {
+        let line_number = line_numbers(&self.base, &[first])[0];
+        self.reports.push(EditReport {
             line_number,
             replacements: hits,
             offset: first,
         });
-        utf16_delta += match &tolerant_match {
-            Some(m) => utf16_len(&with) as isize - utf16_len(&base[m.start..m.end]) as isize,
+        self.utf16_delta += match &tolerant_match {
+            Some(m) => utf16_len(&with) as isize - utf16_len(&self.base[m.start..m.end]) as isize,
             None => {
                 found as isize
                     * (utf16_len(edit.replace.as_bytes()) as isize - utf16_len(needle) as isize)
             }
         };
-        tolerated.push(tolerant_match.as_ref().map(|m| Tolerated {
-            matched_with: m.matched_with.clone(),
-            original_text: String::from_utf8_lossy(&base[m.start..m.end]).into_owned(),
-        }));
+        self.tolerated
+            .push(tolerant_match.as_ref().map(|m| Tolerated {
+                matched_with: m.matched_with.clone(),
+                original_text: String::from_utf8_lossy(&self.base[m.start..m.end]).into_owned(),
+            }));
 
         // The last edit of a plan that will be written becomes spans over
         // the text it was applied to; every other edit (and, when failures
         // were found, every later one, so all failures are reported) leaves
         // the text the next edit searches in.
-        let last = failures.is_empty() && i == last_ok;
+        let last = self.failures.is_empty() && i == call.edits.len().saturating_sub(1);
         if let (true, Some(ranges)) = (last, &ranges) {
-            spans = spans_for(ranges, base.len(), i);
+            self.spans = spans_for(ranges, self.base.len(), i);
             if let Some(m) = tolerant_match {
-                adapted[i] = Some(m.replacement);
+                self.adapted[i] = Some(m.replacement);
             }
-            continue;
+            return Ok(());
         }
         let next = match &ranges {
-            Some(ranges) => splice(&base, ranges, &with),
-            None => splice_all(&base, needle, &with, found),
+            Some(ranges) => splice(&self.base, ranges, &with),
+            None => splice_all(&self.base, needle, &with, found),
         };
         match next {
-            Ok(next) => base = Cow::Owned(next),
+            Ok(next) => self.base = Cow::Owned(next),
             Err(size) => {
-                failures.push(out_of_memory(i, &pre, size, hits));
-                return Err(failures);
+                self.failures.push(out_of_memory(i, search.pre, size, hits));
+                return Err(std::mem::take(&mut self.failures));
             }
         }
         if last {
-            spans = vec![Span::Keep(0, base.len())];
+            self.spans = vec![Span::Keep(0, self.base.len())];
         }
+        Ok(())
     }
 
-    if !failures.is_empty() {
-        return Err(failures);
+    /// The plan, or every failure.
+    fn finish(self, opts: &MatchOptions) -> Result<Matched<'a>, Vec<EditFailure>> {
+        if !self.failures.is_empty() {
+            return Err(self.failures);
+        }
+        Ok(Matched {
+            base: self.base,
+            spans: self.spans,
+            edits: self.reports,
+            utf16_delta: self.utf16_delta,
+            adapted: self.adapted,
+            tolerated: self.tolerated,
+            tolerant_mode: !opts.mode.is_exact(),
+        })
     }
-    Ok(Matched {
-        base,
-        spans,
-        edits: reports,
-        utf16_delta,
-        adapted,
-        tolerated,
-        tolerant_mode: !opts.mode.is_exact(),
-    })
+}
+
+/// The failure of an edit that is not ASCII in a file that is not valid
+/// UTF-8.
+fn not_ascii(index: usize, pre: &str) -> EditFailure {
+    EditFailure {
+        index,
+        code: ErrorCode::UNSUPPORTED_ENCODING,
+        match_count: 0,
+        match_lines: Vec::new(),
+        message: format!(
+            "{pre}the file is not valid UTF-8, so only ASCII search and replacement text can be applied at byte level; \
+             narrow the block to ASCII-only text"
+        ),
+        diagnosis: None,
+    }
+}
+
+/// The failure of a search whose occurrences (`hits`) do not fit its
+/// edit's count: not found, ambiguous, or not the count expected.
+fn count_failure(
+    base: &[u8],
+    search: &Search<'_>,
+    hits: usize,
+    call: &Call<'_>,
+) -> Option<EditFailure> {
+    match search.edit.count {
+        _ if hits == 0 => Some(not_found(base, search, call)),
+        Count::One if hits > 1 => Some(ambiguous(base, search, call)),
+        Count::Exactly(n) if hits != n => Some(count_mismatch(base, search, n, call)),
+        _ => None,
+    }
+}
+
+/// When `match` was given but cannot apply to this edit's count, says so
+/// (empty otherwise).
+fn untolerated(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> String {
+    if search.once || call.opts.mode.is_exact() || call.kind != TextKind::Utf8 {
+        String::new()
+    } else {
+        tolerances_not_applied(base, search.edit, call.opts.mode)
+    }
+}
+
+/// `SEARCH_BLOCK_NOT_FOUND`, diagnosed when asked.
+fn not_found(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditFailure {
+    let (edit, pre, opts) = (search.edit, search.pre, call.opts);
+    let mut message = format!(
+        "{pre}{} was not found. Reread the file and copy the exact current text \
+         (whitespace, indentation and line endings must match byte for byte), then retry",
+        edit.said.search
+    );
+    let diagnosis = opts.diagnose.then(|| {
+        let d = diagnose::not_found(
+            base,
+            &edit.search,
+            &edit.replace,
+            pre,
+            edit.said,
+            call.budget,
+        );
+        if let Some(m) = &d.message {
+            message = m.clone();
+        }
+        Box::new(d)
+    });
+    if !opts.mode.is_exact() {
+        if search.once {
+            message.push_str(" (no match with the tolerances of `match` either)");
+        } else {
+            message.push_str(&untolerated(base, search, call));
+        }
+    }
+    EditFailure {
+        index: search.index,
+        code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+        match_count: 0,
+        match_lines: Vec::new(),
+        message,
+        diagnosis,
+    }
+}
+
+/// `SEARCH_BLOCK_AMBIGUOUS` of an edit that must match once, with the
+/// unique-context hints when asked.
+fn ambiguous(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditFailure {
+    let (edit, pre, found) = (search.edit, search.pre, search.found);
+    let lines = line_numbers(base, &search.positions);
+    let mut msg = format!(
+        "{pre}{} occurs {found} times (lines {}); include neighbouring lines to make it unique, \
+         or set {}: {found} / {}: true to change every occurrence",
+        edit.said.search,
+        lines_list(&lines, found),
+        edit.said.expected,
+        edit.said.all
+    );
+    let diagnosis = call.opts.diagnose.then(|| {
+        let d = diagnose::ambiguous(base, edit.search.as_bytes(), call.budget);
+        if !d.unique_context_hint.is_empty() {
+            msg.push_str(
+                "; unique_context_hint gives, for each occurrence, the smallest block with neighbouring \
+                 lines that occurs only once",
+            );
+        }
+        Box::new(d)
+    });
+    EditFailure {
+        index: search.index,
+        code: ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+        match_count: found,
+        match_lines: lines,
+        message: msg,
+        diagnosis,
+    }
+}
+
+/// `REPLACEMENT_COUNT_MISMATCH` of an edit expecting `n` occurrences.
+fn count_mismatch(base: &[u8], search: &Search<'_>, n: usize, call: &Call<'_>) -> EditFailure {
+    let (edit, pre, found) = (search.edit, search.pre, search.found);
+    let shown = search.positions.len().min(MAX_REPORTED_MATCHES);
+    let lines = line_numbers(base, &search.positions[..shown]);
+    let msg = format!(
+        "{pre}expected {n} occurrence{} of {} but found {found}{}; reread the file, then \
+         fix the block or {}{}",
+        plural(n),
+        edit.said.search,
+        at_lines(&lines, found),
+        edit.said.expected,
+        untolerated(base, search, call)
+    );
+    let diagnosis = (call.opts.diagnose && n == 1 && found > 1).then(|| {
+        Box::new(diagnose::ambiguous(
+            base,
+            edit.search.as_bytes(),
+            call.budget,
+        ))
+    });
+    EditFailure {
+        index: search.index,
+        code: ErrorCode::REPLACEMENT_COUNT_MISMATCH,
+        match_count: found,
+        match_lines: lines,
+        message: msg,
+        diagnosis,
+    }
 }
 
 /// `line a` or `lines a-b` for the byte range `start..end` of `text`.

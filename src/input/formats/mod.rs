@@ -15,109 +15,18 @@
 
 pub(crate) mod apply_patch;
 pub(crate) mod edit_block;
+mod lines;
+mod parse_error;
 pub(crate) mod text_editor;
 pub(crate) mod unified_diff;
 
-use crate::error::{ErrorCode, Failure};
-
-/// Malformed edit-format text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError {
-    /// 1-based line of the problem.
-    pub line: usize,
-    /// What was expected there.
-    pub(crate) expected: String,
-    /// The full message for the agent.
-    pub message: String,
-}
-
-impl ParseError {
-    /// `expected` at `line`, where `found` was seen.
-    pub(crate) fn new(line: usize, expected: impl Into<String>, found: &str) -> ParseError {
-        let expected = expected.into();
-        let shown: String = found.chars().take(80).collect();
-        let found = if found.is_empty() {
-            "an empty line".to_string()
-        } else if shown.len() < found.len() {
-            format!("`{shown}…`")
-        } else {
-            format!("`{shown}`")
-        };
-        ParseError {
-            line,
-            message: format!(
-                "line {line}: expected {expected}, found {found}; nothing was written"
-            ),
-            expected,
-        }
-    }
-
-    /// A problem that is not about one unexpected line.
-    pub(crate) fn other(
-        line: usize,
-        expected: impl Into<String>,
-        message: impl Into<String>,
-    ) -> ParseError {
-        ParseError {
-            line,
-            expected: expected.into(),
-            message: format!("line {line}: {}; nothing was written", message.into()),
-        }
-    }
-
-    pub fn failure(&self) -> Failure {
-        Failure::new(ErrorCode::PATCH_PARSE_ERROR, self.message.clone())
-    }
-}
-
-/// One line of a text: 1-based number, content without its line break, and
-/// whether it ended with CRLF.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TextLine<'a> {
-    pub(crate) no: usize,
-    pub(crate) text: &'a str,
-    pub(crate) cr: bool,
-}
-
-/// Splits a text into lines (a final line break does not start another line).
-pub(crate) fn text_lines(text: &str) -> Vec<TextLine<'_>> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    let mut no = 0;
-    while !rest.is_empty() {
-        no += 1;
-        let (line, next) = match rest.find('\n') {
-            Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, ""),
-        };
-        let (line, cr) = match line.strip_suffix('\r') {
-            Some(l) => (l, true),
-            None => (line, false),
-        };
-        out.push(TextLine { no, text: line, cr });
-        rest = next;
-    }
-    out
-}
-
-/// Text of lines joined with `\n` (each line's own CR kept when it had one).
-pub(crate) fn join_lines(lines: &[TextLine<'_>], trailing_newline: bool) -> String {
-    let mut s = String::new();
-    for (i, l) in lines.iter().enumerate() {
-        s.push_str(l.text);
-        if i + 1 < lines.len() || trailing_newline {
-            if l.cr {
-                s.push('\r');
-            }
-            s.push('\n');
-        }
-    }
-    s
-}
+pub(crate) use lines::{join_lines, text_lines, TextLine};
+pub use parse_error::ParseError;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     #[test]
     fn splits_lines() {

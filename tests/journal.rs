@@ -229,6 +229,10 @@ fn every_writing_entry_point_is_journaled() {
         &json!({"command": "str_replace", "path": "w.txt", "old_str": "2", "new_str": "3"}),
         Some(&o(&root)),
     ));
+    ok(&api::edit_file(
+        &json!({"path": "w.txt", "edits": [{"oldText": "3", "newText": "4"}]}),
+        Some(&o(&root)),
+    ));
     let h = history(&root);
     let names: Vec<&str> = h["transactions"]
         .as_array()
@@ -236,8 +240,11 @@ fn every_writing_entry_point_is_journaled() {
         .iter()
         .map(|t| t["entry_point"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["textEditor", "applyEditBlocks", "writeFile"]);
-    for _ in 0..3 {
+    assert_eq!(
+        names,
+        ["editFile", "textEditor", "applyEditBlocks", "writeFile"]
+    );
+    for _ in 0..4 {
         ok(&undo(&root, json!({})));
     }
     assert!(!root.join("w.txt").exists());

@@ -22,9 +22,9 @@ use crate::txn::edits;
 pub fn edit_file(input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
         let translated = request::edit_file_input(input)?;
-        // Journaled under `patchFile`, as editFile always has been.
+        // Journaled as what the caller called.
         let (opts, req, ws) = begin(
-            EntryPoint::PatchFile,
+            EntryPoint::EditFile,
             &translated,
             options,
             request::patch_request,

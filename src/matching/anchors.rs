@@ -165,35 +165,25 @@ pub(crate) fn read_tagged(
             None => (start, text.len(), text.len()),
         }
     };
-    let mut keys = Vec::new();
-    if known.is_none() {
-        keys.reserve_exact(count);
-        for i in 0..from {
-            let (start, end, _) = span(i);
-            keys.push(line_key(&text[start..end]));
-        }
-    }
+    // The keys first, in a loop of their own (the hash of one line does
+    // not wait for the tagging of the one before), then the tagging.
+    let keys: Vec<u64> = match known {
+        Some(_) => Vec::new(),
+        None => (0..count)
+            .map(|i| {
+                let (start, end, _) = span(i);
+                line_key(&text[start..end])
+            })
+            .collect(),
+    };
+    let shown = known.unwrap_or(&keys);
     let digits = to.checked_ilog10().unwrap_or(0) as usize + 1;
     let mut out = Vec::with_capacity(bytes + (to - from) * (digits + 4) + 2 * COPY);
     let mut number = Decimal::new(from + 1);
-    for i in from..to {
-        let (start, end, next) = span(i);
-        let key = match known {
-            Some(k) => k[i],
-            None => {
-                let key = line_key(&text[start..end]);
-                keys.push(key);
-                key
-            }
-        };
+    for (i, &key) in shown.iter().enumerate().take(to).skip(from) {
+        let (start, _, next) = span(i);
         number.push_tag(&mut out, i + 1, key);
         push_copy(&mut out, text, start, next);
-    }
-    if known.is_none() {
-        for i in to..count {
-            let (start, end, _) = span(i);
-            keys.push(line_key(&text[start..end]));
-        }
     }
     (keys, out)
 }

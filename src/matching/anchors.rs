@@ -212,27 +212,32 @@ fn push_copy(out: &mut Vec<u8>, text: &[u8], start: usize, next: usize) {
 /// held in a register: the digits are the low bytes of `digits`, first
 /// digit lowest (as they lie in memory, little-endian).
 struct Decimal {
-    digits: u128,
+    digits: u64,
     len: usize,
+    /// 1 in the byte of the last digit.
+    last: u64,
 }
 
 impl Decimal {
-    /// Most digits held (with `#ID|`, 16 bytes): lines up to 10^12.
-    const MAX: usize = 12;
+    /// Most digits held: lines up to 10^8 (beyond, each tag is written
+    /// digit by digit).
+    const MAX: usize = 8;
 
     fn new(number: usize) -> Decimal {
         let s = number.to_string();
-        let mut bytes = [0u8; 16];
+        let mut bytes = [0u8; 8];
         let len = s.len().min(Self::MAX);
         bytes[..len].copy_from_slice(&s.as_bytes()[..len]);
         Decimal {
-            digits: u128::from_le_bytes(bytes),
+            digits: u64::from_le_bytes(bytes),
             len: s.len(),
+            last: 1 << (8 * (len - 1)),
         }
     }
 
-    /// Appends `NUMBER#ID|` (`key`: the line's), then counts up one: one
-    /// copy of 16 bytes built in registers, cut back to its length.
+    /// Appends `NUMBER#ID|` (`key`: the line's; `number`, the line number
+    /// this counts), then counts up one: a copy of 8 bytes cut back to the
+    /// digits, and one of 4, both from registers.
     fn push_tag(&mut self, out: &mut Vec<u8>, number: usize, key: u64) {
         let n = self.len;
         if n > Self::MAX {
@@ -240,23 +245,28 @@ impl Decimal {
             return;
         }
         let id = id_of(key);
-        let tail = u32::from_le_bytes([b'#', id[0], id[1], b'|']);
-        let tag = self.digits | u128::from(tail) << (8 * n);
         let at = out.len();
-        out.extend_from_slice(&tag.to_le_bytes());
-        out.truncate(at + n + 4);
+        out.extend_from_slice(&self.digits.to_le_bytes());
+        out.truncate(at + n);
+        out.extend_from_slice(&[b'#', id[0], id[1], b'|']);
+        if (self.digits >> (8 * (n - 1))) as u8 != b'9' {
+            self.digits += self.last;
+            return;
+        }
+        // A carry (one line in ten).
         let mut i = n;
         loop {
             if i == 0 {
                 // 9..9 + 1: a 1 and as many zeros, one digit more.
-                self.digits = u128::from(b'1') | (self.digits << 8);
+                self.digits = u64::from(b'1') | (self.digits << 8);
                 self.len += 1;
+                self.last <<= 8;
                 break;
             }
             i -= 1;
             let shift = 8 * i;
             if (self.digits >> shift) as u8 == b'9' {
-                self.digits ^= u128::from(b'9' ^ b'0') << shift;
+                self.digits ^= u64::from(b'9' ^ b'0') << shift;
             } else {
                 self.digits += 1 << shift;
                 break;
@@ -596,12 +606,12 @@ mod tests {
                 assert!(again == want, "{from} {n}, keys known");
             }
         }
-        let mut d = Decimal::new(999_999_999_998);
+        let mut d = Decimal::new(99_999_998);
         let mut out = Vec::new();
-        for i in 0..3 {
-            d.push_tag(&mut out, 999_999_999_998 + i, 0);
+        for i in 0..4 {
+            d.push_tag(&mut out, 99_999_998 + i, 0);
         }
-        assert_eq!(out, b"999999999998#aa|999999999999#aa|1000000000000#aa|");
+        assert_eq!(out, b"99999998#aa|99999999#aa|100000000#aa|100000001#aa|");
     }
 
     /// The breaks found 32 bytes at a time are memchr's, wherever they fall

@@ -20,9 +20,10 @@
 // 4. A read with anchors against a plain read of the same file: time and
 //    tokens per line.
 //
-//   node benchmark/anchors.mjs [--commits N] [--json FILE] [--only read]
+//   node benchmark/anchors.mjs [--commits N] [--json FILE] [--only read] [--rounds N]
 //
-// --only read: part 4 alone (a few seconds).
+// --only read: part 4 alone (a few seconds). --rounds: rounds of the read timing (9), each giving one ratio
+// of the same readFile call with and without `anchors: true`; the median ratio and the spread are reported.
 
 import { STATE_DIR } from './private-state.mjs'
 import fs from 'node:fs'
@@ -284,13 +285,15 @@ async function staleCase(root, name, oldText, h, tags, stale) {
   }
 }
 
-/** A read with anchors against a plain read: time (median of rounds) and tokens per line. */
+/** A read with anchors against a plain read: time (the median of the rounds' ratios, and their spread) and tokens per line. */
 async function readCost(root) {
   const lines = []
   for (let i = 0; i < 2000; i++) lines.push(i % 7 === 0 ? '}' : `    const value${i} = compute(${i}, "text ${i % 13}");`)
   const text = lines.join('\n') + '\n'
   fs.writeFileSync(path.join(root, 'read.ts'), text)
-  // Plain and anchored reads alternate, so that a load that comes and goes on the machine weighs on both alike.
+  // Plain and anchored reads alternate (which of the two goes first alternates too), so that a load that comes and
+  // goes on the machine weighs on both alike. Each round gives one ratio; the figures are the median of the rounds'
+  // ratios and their spread (lowest, highest), all from this one run.
   const PLAIN = { file_path: 'read.ts' }
   const ANCHORS = { file_path: 'read.ts', anchors: true }
   const once = async (input) => {
@@ -298,34 +301,37 @@ async function readCost(root) {
     await api.readFile(input, OPTS(root))
     return Number(process.hrtime.bigint() - t0) / 1e6
   }
-  // The same content again: 7 rounds of 100 of each, the median of the rounds' means.
-  const again = async (n, rounds) => {
-    const t = { plain: [], anchors: [] }
-    for (let r = 0; r < rounds; r++) {
-      let p = 0
-      let a = 0
+  /** `rounds` rounds of `n` pairs; `before(k, i)` runs untimed before each read. */
+  const rounds = async (count, n, before) => {
+    const out = { plain: [], anchors: [], ratio: [] }
+    for (let r = 0; r < count; r++) {
+      const t = { plain: [], anchors: [] }
       for (let i = 0; i < n; i++) {
-        p += await once(PLAIN)
-        a += await once(ANCHORS)
+        for (const k of i % 2 ? ['anchors', 'plain'] : ['plain', 'anchors']) {
+          if (before) before(k, r * n + i)
+          t[k].push(await once(k === 'plain' ? PLAIN : ANCHORS))
+        }
       }
-      t.plain.push(p / n)
-      t.anchors.push(a / n)
+      const p = median(t.plain)
+      const a = median(t.anchors)
+      out.plain.push(p)
+      out.anchors.push(a)
+      out.ratio.push(a / p)
     }
-    return { plain: median(t.plain), anchors: median(t.anchors) }
+    return out
   }
-  await again(20, 1)
-  const { plain, anchors: anchored } = await again(100, 7)
+  const ROUNDS = Number(opt('--rounds', 9))
+  // The same content again (for an anchored read: the keys come from the snapshot kept of it).
+  await rounds(1, 20)
+  const again = await rounds(ROUNDS, 100)
   // A first read of each content (for an anchored read: hashing every line, and its snapshot kept in the process and
   // sent to the disk): the file changes before each read, only the read is timed.
-  const firsts = { plain: [], anchors: [] }
-  for (let i = 0; i < 200; i++) {
-    for (const [k, input] of [['plain', PLAIN], ['anchors', ANCHORS]]) {
-      fs.writeFileSync(path.join(root, 'read.ts'), `// ${i} ${k}\n` + text)
-      firsts[k].push(await once(input))
-    }
-  }
-  const plainFirst = median(firsts.plain)
-  const anchoredFirst = median(firsts.anchors)
+  const first = await rounds(ROUNDS, 40, (k, i) => fs.writeFileSync(path.join(root, 'read.ts'), `// ${i} ${k}\n` + text))
+  const plain = median(again.plain)
+  const anchored = median(again.anchors)
+  const plainFirst = median(first.plain)
+  const anchoredFirst = median(first.anchors)
+  const spread = (xs) => [Math.min(...xs), Math.max(...xs)].map((x) => Number(x.toFixed(3)))
   fs.writeFileSync(path.join(root, 'read.ts'), text)
   const a = (await api.readFile({ file_path: 'read.ts', anchors: true }, OPTS(root))).content
   let realPlain = 0
@@ -343,10 +349,13 @@ async function readCost(root) {
     lines: lines.length,
     plain_ms: Number(plain.toFixed(3)),
     anchors_ms: Number(anchored.toFixed(3)),
-    time_ratio: Number((anchored / plain).toFixed(3)),
+    rounds: ROUNDS,
+    time_ratio: Number(median(again.ratio).toFixed(3)),
+    time_ratio_spread: spread(again.ratio),
     first_read_plain_ms: Number(plainFirst.toFixed(3)),
     first_read_anchors_ms: Number(anchoredFirst.toFixed(3)),
-    first_read_time_ratio: Number((anchoredFirst / plainFirst).toFixed(3)),
+    first_read_time_ratio: Number(median(first.ratio).toFixed(3)),
+    first_read_time_ratio_spread: spread(first.ratio),
     tokens_plain: tokens(text),
     tokens_anchors: tokens(a),
     prefix_tokens_per_line: Number(((tokens(a) - tokens(text)) / lines.length).toFixed(2)),

@@ -258,6 +258,10 @@ mod writer {
         waiting: VecDeque<Arc<Snapshot>>,
         /// The writer thread is writing one.
         busy: bool,
+        /// The writer thread waits to be woken (else it is settling or
+        /// writing, and takes what waits when it is done: a read need not
+        /// pay for a futex wake, a system call, each time).
+        idle: bool,
     }
 
     fn queue() -> &'static (Mutex<Queue>, Condvar) {
@@ -300,8 +304,11 @@ mod writer {
         while q.waiting.len() > MAX_KEPT {
             q.waiting.pop_front();
         }
+        let wake = q.idle;
         drop(q);
-        queue().1.notify_all();
+        if wake {
+            queue().1.notify_all();
+        }
     }
 
     fn run() {
@@ -310,8 +317,10 @@ mod writer {
             {
                 let mut q = lock();
                 while q.waiting.is_empty() {
+                    q.idle = true;
                     q = cv.wait(q).unwrap_or_else(|p| p.into_inner());
                 }
+                q.idle = false;
             }
             std::thread::sleep(SETTLE);
             let snaps: Vec<Arc<Snapshot>> = {

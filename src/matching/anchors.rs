@@ -131,11 +131,21 @@ pub(crate) fn tagged(text: &[u8], lines: &[Line], keys: &[u64], from: usize, to:
     out
 }
 
-/// A read with anchors in one pass over `text`: lines `from..from + n`
-/// (0-based, `bytes` long in `text`) tagged as [`tagged`] tags them, and
-/// the key of every line (for the snapshot). `known`: the keys of every
-/// line (as many as `text` has lines), from a snapshot of the same bytes,
-/// used instead of hashing again (the keys returned are then empty).
+/// A read with anchors over `text`: lines `from..from + n` (0-based,
+/// `bytes` long in `text`) tagged as [`tagged`] tags them, and the key of
+/// every line (for the snapshot). `known`: the keys of every line (as many
+/// as `text` has lines), from a snapshot of the same bytes, used instead of
+/// hashing again (the keys returned are then empty).
+///
+/// It is on the path of every read with anchors, so it is built for speed
+/// (the goal: a read with anchors costs at most a tenth more than a plain
+/// read, which hashes the file with sha256): one pass, the line breaks
+/// found 32 bytes at a time ([`Breaks`]) and nothing allocated but the
+/// keys and the answer (fresh memory is a page fault a page); each tag and
+/// each short line copied with one fixed-size copy into the answer,
+/// reserved once (a copy of a known size compiles to a few vector moves,
+/// one of a varying size is a call); the line number counted up in decimal
+/// instead of divided out.
 pub(crate) fn read_tagged(
     text: &[u8],
     from: usize,
@@ -144,14 +154,24 @@ pub(crate) fn read_tagged(
     known: Option<&[u64]>,
 ) -> (Vec<u64>, Vec<u8>) {
     let to = from.saturating_add(n);
-    let digits = to.checked_ilog10().unwrap_or(0) as usize + 1;
     let mut keys = Vec::with_capacity(match known {
         Some(_) => 0,
         None => text.len() / 32 + 1,
     });
-    let mut out = Vec::with_capacity(bytes + n * (digits + 4));
-    let mut line = |i: usize, start: usize, end: usize, next: usize| {
-        let shown = (from..to).contains(&i);
+    let digits = to.checked_ilog10().unwrap_or(0) as usize + 1;
+    let mut out = Vec::with_capacity(bytes + n.min(bytes + 1) * (digits + 4) + 2 * COPY);
+    let mut number = Decimal::new(from + 1);
+    let mut breaks = breaks(text);
+    let (mut i, mut start) = (0, 0);
+    // With the keys known, the lines after the range need no pass.
+    while known.is_none() || i < to {
+        let (end, next) = match breaks.next() {
+            Some(nl) if nl > start && text[nl - 1] == b'\r' => (nl - 1, nl + 1),
+            Some(nl) => (nl, nl + 1),
+            None if start < text.len() => (text.len(), text.len()),
+            None => break,
+        };
+        let shown = from <= i && i < to;
         let key = match known {
             Some(k) if shown => k[i],
             Some(_) => 0,
@@ -162,30 +182,181 @@ pub(crate) fn read_tagged(
             }
         };
         if shown {
-            push_tag(&mut out, i + 1, key);
-            out.extend_from_slice(&text[start..next]);
+            number.push_tag(&mut out, i + 1, key);
+            push_copy(&mut out, text, start, next);
         }
-    };
-    // With the keys known, the lines after the range need no pass.
-    let last = if known.is_some() { to } else { usize::MAX };
-    let (mut i, mut start) = (0, 0);
-    for nl in memchr::memchr_iter(b'\n', text) {
-        if i >= last {
-            break;
-        }
-        let end = if nl > start && text[nl - 1] == b'\r' {
-            nl - 1
-        } else {
-            nl
-        };
-        line(i, start, end, nl + 1);
         i += 1;
-        start = nl + 1;
-    }
-    if start < text.len() && i < last {
-        line(i, start, text.len(), text.len());
+        start = next;
     }
     (keys, out)
+}
+
+/// The length of the fixed-size copies of [`push_copy`].
+const COPY: usize = 64;
+
+/// Appends `text[start..next]`: a short line (and not the file's last
+/// bytes) as one copy of [`COPY`] bytes cut back to its length.
+fn push_copy(out: &mut Vec<u8>, text: &[u8], start: usize, next: usize) {
+    match text.get(start..start + COPY) {
+        Some(block) if next - start <= COPY => {
+            let at = out.len();
+            let block: &[u8; COPY] = block.try_into().expect("COPY bytes");
+            out.extend_from_slice(block);
+            out.truncate(at + (next - start));
+        }
+        _ => out.extend_from_slice(&text[start..next]),
+    }
+}
+
+/// A 1-based line number as its decimal digits, counted up line by line,
+/// held in a register: the digits are the low bytes of `digits`, first
+/// digit lowest (as they lie in memory, little-endian).
+struct Decimal {
+    digits: u64,
+    len: usize,
+    /// 1 in the byte of the last digit.
+    last: u64,
+}
+
+impl Decimal {
+    /// Most digits held: lines up to 10^8 (beyond, each tag is written
+    /// digit by digit).
+    const MAX: usize = 8;
+
+    fn new(number: usize) -> Decimal {
+        let s = number.to_string();
+        let mut bytes = [0u8; 8];
+        let len = s.len().min(Self::MAX);
+        bytes[..len].copy_from_slice(&s.as_bytes()[..len]);
+        Decimal {
+            digits: u64::from_le_bytes(bytes),
+            len: s.len(),
+            last: 1 << (8 * (len - 1)),
+        }
+    }
+
+    /// Appends `NUMBER#ID|` (`key`: the line's; `number`, the line number
+    /// this counts), then counts up one: a copy of 8 bytes cut back to the
+    /// digits, and one of 4, both from registers.
+    fn push_tag(&mut self, out: &mut Vec<u8>, number: usize, key: u64) {
+        let n = self.len;
+        if n > Self::MAX {
+            push_tag(out, number, key);
+            return;
+        }
+        let id = id_of(key);
+        let at = out.len();
+        out.extend_from_slice(&self.digits.to_le_bytes());
+        out.truncate(at + n);
+        out.extend_from_slice(&[b'#', id[0], id[1], b'|']);
+        if (self.digits >> (8 * (n - 1))) as u8 != b'9' {
+            self.digits += self.last;
+            return;
+        }
+        // A carry (one line in ten).
+        let mut i = n;
+        loop {
+            if i == 0 {
+                // 9..9 + 1: a 1 and as many zeros, one digit more.
+                self.digits = u64::from(b'1') | (self.digits << 8);
+                self.len += 1;
+                self.last <<= 8;
+                break;
+            }
+            i -= 1;
+            let shift = 8 * i;
+            if (self.digits >> shift) as u8 == b'9' {
+                self.digits ^= u64::from(b'9' ^ b'0') << shift;
+            } else {
+                self.digits += 1 << shift;
+                break;
+            }
+        }
+    }
+}
+
+/// The places of the line breaks of `text`, in order.
+#[cfg(target_arch = "x86_64")]
+fn breaks(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    Breaks::new(text)
+}
+
+/// The places of the line breaks of `text`, in order.
+#[cfg(not(target_arch = "x86_64"))]
+fn breaks(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    memchr::memchr_iter(b'\n', text)
+}
+
+/// The places of the line breaks of a text, in order, found 32 bytes at a
+/// time with SSE2 (part of every x86-64 CPU): two compares give a mask, and
+/// each break is then a bit. For lines of a few dozen bytes this is about 4
+/// times faster than a `memchr` call for each (2.1 µs against 9.5 for 2,000
+/// lines, 80 KB; the rest of a read with anchors costs about as much as
+/// that `memchr`).
+#[cfg(target_arch = "x86_64")]
+struct Breaks<'a> {
+    text: &'a [u8],
+    /// Where the block of `mask` starts.
+    base: usize,
+    /// The breaks of that block not yet given, one bit each.
+    mask: u32,
+    /// Where the next block starts.
+    next: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> Breaks<'a> {
+    fn new(text: &'a [u8]) -> Breaks<'a> {
+        Breaks {
+            text,
+            base: 0,
+            mask: 0,
+            next: 0,
+        }
+    }
+
+    /// The breaks of `block` (at most 32 bytes), bit `i` for byte `i`.
+    fn mask_of(block: &[u8]) -> u32 {
+        if let Ok(block) = <&[u8; 32]>::try_from(block) {
+            use std::arch::x86_64::{
+                _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+            };
+            // SAFETY: SSE2 is part of the x86-64 baseline, and both loads
+            // read 16 bytes within `block`, 32 bytes long (unaligned loads).
+            return unsafe {
+                let nl = _mm_set1_epi8(b'\n' as i8);
+                let lo = _mm_loadu_si128(block.as_ptr().cast());
+                let hi = _mm_loadu_si128(block.as_ptr().add(16).cast());
+                u32::from(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, nl)) as u16)
+                    | u32::from(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, nl)) as u16) << 16
+            };
+        }
+        block
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'\n')
+            .fold(0, |m, (i, _)| m | 1 << i)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Iterator for Breaks<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.mask == 0 {
+            if self.next >= self.text.len() {
+                return None;
+            }
+            let end = (self.next + 32).min(self.text.len());
+            self.mask = Self::mask_of(&self.text[self.next..end]);
+            self.base = self.next;
+            self.next = end;
+        }
+        let at = self.base + self.mask.trailing_zeros() as usize;
+        self.mask &= self.mask - 1;
+        Some(at)
+    }
 }
 
 /// Appends `LINE#ID|` for the 1-based line `number` whose key is `key`.
@@ -398,6 +569,70 @@ mod tests {
         let (_, t) = read_tagged(b"a\nb\n", 0, 2, 4, None);
         assert_eq!(t.len(), 4 + 2 * 5);
         assert!(t.starts_with(b"1#") && t[4] == b'|', "{t:?}");
+    }
+
+    /// The same over a longer text: line numbers that gain a digit (9, 99,
+    /// 999), lines longer than one fixed-size copy, line breaks at every
+    /// place of the 32-byte blocks the breaks are found in, a last line
+    /// with and without its break.
+    #[test]
+    fn the_read_pass_tags_long_texts_as_the_parts_do() {
+        let mut t = Vec::new();
+        for i in 0..1_205usize {
+            let len = (i * 37 + i / 7) % 151;
+            t.extend((0..len).map(|j| b"ab cd{}();\t"[(i + j) % 11]));
+            if i % 11 == 3 {
+                t.push(b'\r');
+            }
+            t.push(b'\n');
+        }
+        for t in [&t[..], &t[..t.len() - 1], &t[..t.len() - 40]] {
+            let ls = lines(t);
+            let ks = keys(t, &ls);
+            for (from, n) in [
+                (0, usize::MAX),
+                (0, 9),
+                (5, 100),
+                (95, 10),
+                (990, 20),
+                (1_100, 500),
+                (3, 0),
+            ] {
+                let want = tagged(t, &ls, &ks, from, from.saturating_add(n));
+                let (k, got) = read_tagged(t, from, n, 0, None);
+                assert_eq!(k, ks);
+                assert!(got == want, "{from} {n}");
+                let (_, again) = read_tagged(t, from, n, 0, Some(&ks));
+                assert!(again == want, "{from} {n}, keys known");
+            }
+        }
+        let mut d = Decimal::new(99_999_998);
+        let mut out = Vec::new();
+        for i in 0..4 {
+            d.push_tag(&mut out, 99_999_998 + i, 0);
+        }
+        assert_eq!(out, b"99999998#aa|99999999#aa|100000000#aa|100000001#aa|");
+    }
+
+    /// The breaks found 32 bytes at a time are memchr's, wherever they fall
+    /// in or across the blocks, and in a last block shorter than 32.
+    #[test]
+    fn breaks_are_found_in_every_place_of_a_block() {
+        for len in 0..100usize {
+            for step in [1usize, 2, 3, 5, 16, 31, 32, 33, 64] {
+                let t: Vec<u8> = (0..len)
+                    .map(|i| {
+                        if i % step == step - 1 {
+                            b'\n'
+                        } else {
+                            b'a' + (i % 7) as u8
+                        }
+                    })
+                    .collect();
+                let want: Vec<usize> = memchr::memchr_iter(b'\n', &t).collect();
+                assert_eq!(breaks(&t).collect::<Vec<_>>(), want, "{len} {step}");
+            }
+        }
     }
 
     #[test]

@@ -328,7 +328,10 @@ mod writer {
                 q.busy = true;
                 q.waiting.drain(..).collect()
             };
-            write_all(&snaps, true);
+            // Into the state directory made when the writer started, never
+            // a new one: a process that removes its own at exit (between
+            // the drain above and this write) is not given it back.
+            write_all(&snaps, false);
             lock().busy = false;
             cv.notify_all();
         }

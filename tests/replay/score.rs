@@ -383,6 +383,17 @@ fn dump(c: &Case, what: &str) {
         std::fs::write(d.join("file"), &c.file).unwrap();
         std::fs::write(d.join("search"), &c.search).unwrap();
         std::fs::write(d.join("replace"), &c.replace).unwrap();
+        if let Some(want) = &c.intended {
+            std::fs::write(d.join("intended"), want).unwrap();
+        }
+        std::fs::write(
+            d.join("case.txt"),
+            format!(
+                "{:?} {}\nregion {:?}\n{}",
+                c.kind, c.origin, c.region, c.region_text
+            ),
+        )
+        .unwrap();
     }
 }
 
@@ -435,6 +446,7 @@ pub fn score(root: &Path, c: &Case, t: &mut Tally) {
         }
         Tolerant::Refused => "refused",
         Tolerant::Wrong => {
+            dump(c, "wrong");
             t.note(
                 &format!(
                     "tolerant WRONG: {}",

@@ -378,7 +378,12 @@ const ALL: [&str; 4] = [
 /// Writes a case to `PFT_REPLAY_DUMP`, when set, to look into.
 fn dump(c: &Case, what: &str) {
     if let Ok(dir) = std::env::var("PFT_REPLAY_DUMP") {
-        let d = Path::new(&dir).join(format!("{what}-{}", c.origin.replace(['/', ':'], "_")));
+        let d = Path::new(&dir).join(format!(
+            "{what}-{}-{:?}-{}",
+            c.origin.replace(['/', ':'], "_"),
+            c.kind,
+            c.region.0
+        ));
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(d.join("file"), &c.file).unwrap();
         std::fs::write(d.join("search"), &c.search).unwrap();

@@ -490,3 +490,22 @@ fn a_line_whose_place_has_curled_quotes_is_not_already_applied() {
     assert_eq!(r["ok"], false, "{r}");
     assert_ne!(r["already_applied"], true, "{r}");
 }
+
+#[test]
+fn a_replacement_in_another_function_is_not_proof_while_a_closer_place_stands() {
+    // The edit binds the result of `store::save(...)` in `b()` (line 7);
+    // since the block was read, that line changed (a suffix added). `a()`
+    // already holds the replacement, a line the block is as much part of
+    // under the diagnosis's keys, but less like it character for character
+    // than line 7: the block's own place is still there, the edit has not
+    // landed (found on the replay of this repository's history).
+    let text = "fn a() {\n    let saved = store::save(std::slice::from_ref(&item), cfg.sync)\n        .map_err(|e| fail(e, &path))?;\n}\n\nfn b() {\n    store::save(std::slice::from_ref(&item), cfg.sync)_v2\n        .map_err(|e| fail(e, &path))?;\n}\n";
+    let r = exact(
+        text,
+        "    store::save(std::slice::from_ref(&item), cfg.sync)\n",
+        "    let saved = store::save(std::slice::from_ref(&item), cfg.sync)\n",
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_ne!(r["already_applied"], true, "{r}");
+    assert_eq!(r["closest_match"]["line_number"], 7, "{r}");
+}

@@ -267,6 +267,14 @@ fn stands_but_for_format(text: &[u8], search: &str, at: (usize, usize)) -> bool 
     })
 }
 
+/// Whether the replacement's occurrence (`found`, the file's text there)
+/// is at least as like `search`, character for character, as the region
+/// of similarity `sim` (in thousandths, as the diagnosis reports it).
+fn as_like(search: &str, found: &[u8], sim: f64) -> bool {
+    let like = char_ratio(search, &String::from_utf8_lossy(found));
+    (like * 1000.0).round() / 1000.0 >= sim - 1e-9
+}
+
 /// Whether two byte ranges are one place: they share at least half of
 /// what they cover together.
 fn same_place(a: (usize, usize), b: (usize, usize)) -> bool {
@@ -360,7 +368,11 @@ pub(super) fn proved(
     // of the replacement (proved), or a near miss elsewhere (the block
     // still has its place there, whatever the edit's context says).
     // (The block matching several places as closely, that occurrence among
-    // them, counts as its region too.)
+    // them, counts as its region too, but only when it is as like the block
+    // character for character as the region picked among them: a place more
+    // like the block, a line of it changed since it was read, is the
+    // block's own, still there, and the replacement's occurrence, which
+    // only scored as well under the diagnosis's keys, is another line.)
     let at_line = memchr::memchr_iter(b'\n', &text[..at.0]).count();
     let at_lines =
         at_line..=at_line + memchr::memchr_iter(b'\n', &text[at.0..at.1.saturating_sub(1)]).count();
@@ -373,7 +385,11 @@ pub(super) fn proved(
         {
             return true
         }
-        Some((_, _, _, also)) if also.contains(&at_line) => return true,
+        Some((_, _, sim, also))
+            if also.contains(&at_line) && as_like(search, &text[at.0..at.1], sim) =>
+        {
+            return true
+        }
         Some((_, _, sim, _)) if sim >= NEAR_MISS => return false,
         _ => {}
     }

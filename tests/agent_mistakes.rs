@@ -436,6 +436,32 @@ fn a_stale_view_does_not_land_on_a_twin_whose_bare_line_has_trailing_whitespace(
 }
 
 #[test]
+fn a_stale_line_does_not_land_on_a_twin_that_lacks_its_trailing_whitespace() {
+    // The agent read line 10 as `... values ` (a trailing space); since,
+    // text was added after that space. Line 6 is the same comment without
+    // the space, and matches the block under `trailing_whitespace` alone;
+    // but the block's exact text, its trailing space included, still
+    // starts line 10: that is where it was copied from (found on the replay
+    // of a public project's history).
+    let text = "/// <summary>\n/// Sums a sequence of <see cref=\"Int32\" /> values.\n/// </summary>\nint Sum(IEnumerable<int> s);\n/// <summary>\n/// Sums a sequence of <see cref=\"Int32\" /> values\n/// taken from each element.\n/// </summary>\nint Sum<T>(IEnumerable<T> s, Func<T, int> f);\n/// Sums a sequence of <see cref=\"Int32\" /> values that may be null\n/// taken from each element.\n";
+    let search = "/// Sums a sequence of <see cref=\"Int32\" /> values \n";
+    let replace = "/// Sums a sequence of nullable <see cref=\"Int32\" /> values\n";
+    for tolerances in [&ALL[..], &["trailing_whitespace"][..]] {
+        let (r, after) = tolerant(text, search, replace, tolerances);
+        assert_eq!(r["ok"], false, "{r}");
+        assert_eq!(after, text);
+        assert_eq!(r["code"], "SEARCH_BLOCK_AMBIGUOUS", "{r}");
+    }
+    // Without that line, the twin is the one place the block can mean.
+    let cut = text
+        .find("/// Sums a sequence of <see cref=\"Int32\" /> values that")
+        .unwrap();
+    let (r, after) = tolerant(&text[..cut], search, replace, &ALL);
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(after.contains("nullable"), "{after}");
+}
+
+#[test]
 fn a_block_whose_place_differs_in_one_line_ending_is_not_already_applied() {
     // Two places held `#endif` and `}` in tabs; the first was converted to
     // spaces (the replacement). The second, whose last line ends in CRLF in

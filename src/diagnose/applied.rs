@@ -37,16 +37,19 @@ use crate::text::fold::punct_ascii;
 /// common to prove an edit was already applied.
 const MIN_APPLIED_LEN: usize = 6;
 
-/// The forms of `replace` that would show the edit was already made: as
-/// written, and with CRLF line endings (that form can only occur in a file
-/// that has them). None for a replacement too short to prove anything.
-pub(super) fn needles(replace: &str) -> Vec<Vec<u8>> {
+/// The forms of `replace` that would show the edit `search` -> `replace`
+/// was already made: as written, and with CRLF line endings (that form can
+/// only occur in a file that has them) when neither side has any. A block
+/// sent with CRLF endings and a replacement with LF ones convert them: the
+/// replacement's CRLF form is then the text the edit changes, not its
+/// result. None for a replacement too short to prove anything.
+pub(super) fn needles(search: &str, replace: &str) -> Vec<Vec<u8>> {
     let visible = replace.bytes().filter(|b| !b.is_ascii_whitespace()).count();
     if visible < MIN_APPLIED_LEN {
         return Vec::new();
     }
     let mut needles = vec![replace.as_bytes().to_vec()];
-    if replace.contains('\n') && !replace.contains("\r\n") {
+    if replace.contains('\n') && !replace.contains("\r\n") && !search.contains("\r\n") {
         needles.push(replace.replace('\n', "\r\n").into_bytes());
     }
     needles

@@ -397,10 +397,11 @@ pub(super) fn match_at(
 }
 
 /// Byte range of the one exact occurrence of `replace` (as sent, or with
-/// CRLF line endings) in `text`, when it is long enough to say anything:
-/// where the edit may already stand.
-pub(crate) fn replacement_at(text: &[u8], replace: &str) -> Option<(usize, usize)> {
-    let needles = applied::needles(replace);
+/// CRLF line endings when the edit `search` -> `replace` does not convert
+/// them) in `text`, when it is long enough to say anything: where the edit
+/// may already stand.
+pub(crate) fn replacement_at(text: &[u8], search: &str, replace: &str) -> Option<(usize, usize)> {
+    let needles = applied::needles(search, replace);
     let hits: Vec<Hits> = needles
         .iter()
         .map(|n| {
@@ -415,15 +416,16 @@ pub(crate) fn replacement_at(text: &[u8], replace: &str) -> Option<(usize, usize
     applied::once(&needles, &hits)
 }
 
-/// Byte range of the first occurrence of `replace` (as sent, or with CRLF
-/// endings) outside `region`, however many there are: a replacement long
-/// enough to prove anything that already stands elsewhere.
+/// Byte range of the first occurrence of `replace` (in the forms of
+/// [`replacement_at`]) outside `region`, however many there are: a
+/// replacement long enough to prove anything that already stands elsewhere.
 pub(crate) fn replacement_outside(
     text: &[u8],
+    search: &str,
     replace: &str,
     region: (usize, usize),
 ) -> Option<(usize, usize)> {
-    applied::needles(replace).iter().find_map(|n| {
+    applied::needles(search, replace).iter().find_map(|n| {
         memchr::memmem::find_iter(text, n)
             .map(|p| (p, p + n.len()))
             .find(|&(a, b)| a < region.0 || b > region.1)
@@ -444,7 +446,7 @@ pub fn not_found(
     let mut d = Diagnosis::default();
     let mut scanner = Scanner::new(text);
     // The replacement is looked for along with the first anchor pass.
-    let needles = applied::needles(replace);
+    let needles = applied::needles(search, replace);
     scanner.riders = needles.iter().map(|n| (n.clone(), 1)).collect();
     // The block as read to find its region: the proof that the edit was
     // applied compares that with the replacement (a block that elides

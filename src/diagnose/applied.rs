@@ -18,9 +18,9 @@
 //!   deletion that landed);
 //! - an edit without shared lines has nothing of its own to anchor it: it
 //!   is proved when the search block is nowhere near the file any more (no
-//!   region even 80 % like it) and the replacement is long enough
-//!   ([`LONG_REPLACEMENT`] visible characters) not to stand there by
-//!   chance.
+//!   region even 80 % like it; the block has text enough to be looked for)
+//!   and the replacement is long enough ([`LONG_REPLACEMENT`] visible
+//!   characters) not to stand there by chance.
 //!
 //! Above all: when the search block's first and last lines stand close
 //! together somewhere else (its own place, with lines added inside since),
@@ -29,6 +29,11 @@
 //! the edit changed, as it changed it), the edit is there; when it is a near
 //! miss elsewhere (80 % alike or more), the block still has its place
 //! there, whatever the edit's context lines say, and nothing is claimed.
+//! And whatever proved it, the claim stands only while the block has no
+//! near miss outside the replacement's occurrence (looked for with that
+//! occurrence blanked out, in `report.rs`): the region found for a block
+//! can be the replacement itself (a line the edit extends holds the
+//! block's text) while the block's own place, changed since, is elsewhere.
 
 use super::align::char_ratio;
 use crate::text::fold::punct_ascii;
@@ -74,7 +79,7 @@ pub(super) fn once(
 const LONG_REPLACEMENT: usize = 20;
 /// A region at least this like the search block is a near miss: the block
 /// still has a place in the file.
-const NEAR_MISS: f64 = 0.8;
+pub(super) const NEAR_MISS: f64 = 0.8;
 
 /// Characters of `lines` other than whitespace.
 fn visible(lines: &[&str]) -> usize {
@@ -278,6 +283,23 @@ fn as_like(search: &str, found: &[u8], sim: f64) -> bool {
     (like * 1000.0).round() / 1000.0 >= sim - 1e-9
 }
 
+/// Whether `search` without its final line break, text enough to place
+/// it ([`MIN_APPLIED_LEN`] visible characters), starts a line of `text`
+/// exactly while the replacement does not hold it: the block's place, its
+/// last line run on since it was read (a line the edit deletes, still
+/// there with text added to it).
+fn runs_on(text: &[u8], search: &str, replace: &str) -> bool {
+    let Some(body) = search.strip_suffix('\n') else {
+        return false;
+    };
+    let body = body.strip_suffix('\r').unwrap_or(body);
+    let visible = body.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+    if visible < MIN_APPLIED_LEN || replace.contains(body) {
+        return false;
+    }
+    memchr::memmem::find_iter(text, body.as_bytes()).any(|p| p == 0 || text[p - 1] == b'\n')
+}
+
 /// Whether two byte ranges are one place: they share at least half of
 /// what they cover together.
 fn same_place(a: (usize, usize), b: (usize, usize)) -> bool {
@@ -321,6 +343,12 @@ pub(super) fn proved(
     // read without its line numbers, whose place is still there), unless
     // the replacement keeps it whole (an insertion next to it).
     if !replace.contains(search) && memchr::memmem::find(text, search.as_bytes()).is_some() {
+        return false;
+    }
+    // So is the block standing up to the end of its last line, which has
+    // run on since (text added after it), unless the replacement keeps
+    // that much (an edit that extends the line).
+    if runs_on(text, search, replace) {
         return false;
     }
     // So is the block standing, line endings and typographic punctuation
@@ -396,7 +424,11 @@ pub(super) fn proved(
         Some((_, _, sim, _)) if sim >= NEAR_MISS => return false,
         _ => {}
     }
-    has_content(head) || has_content(tail) || visible(&r) >= LONG_REPLACEMENT
+    // (A block with next to no text, `]` say, is found nowhere near by no
+    // search: that says nothing of whether its place is gone.)
+    has_content(head)
+        || has_content(tail)
+        || (visible(&r) >= LONG_REPLACEMENT && visible(&s) >= MIN_APPLIED_LEN)
 }
 
 #[cfg(test)]

@@ -432,6 +432,29 @@ pub(crate) fn replacement_outside(
     })
 }
 
+/// Whether the block `search` still has a place outside `at` (byte range,
+/// where its replacement stands): the region most like it with `at`
+/// blanked out is a near miss ([`applied::NEAR_MISS`]). The region found
+/// for a block can be the replacement's own occurrence (a line the edit
+/// extends holds the block's text; a change of whitespace alone leaves the
+/// same keys) while the block's own place, changed since it was read,
+/// stands elsewhere: the block is not gone, and nothing proves the edit
+/// landed. (A search that runs out of budget finds no place: on a file too
+/// large for it, the claim rests on the other proofs alone.)
+fn near_miss_outside(text: &[u8], search: &str, at: (usize, usize), budget: &Budget) -> bool {
+    let mut blanked = text.to_vec();
+    for b in &mut blanked[at.0..at.1] {
+        if *b != b'\n' {
+            *b = b' ';
+        }
+    }
+    let mut scanner = Scanner::new(&blanked);
+    let (found, _) = readings::best(&mut scanner, search, budget);
+    found
+        .and_then(|l| closest_match(&blanked, &l, Said::CANONICAL))
+        .is_some_and(|c| f64::from(c.similarity_milli) >= applied::NEAR_MISS * 1000.0)
+}
+
 /// Diagnoses a block that was not found in `text`. `label` prefixes the
 /// message (e.g. `edits[2]: `); the message and details name the two texts
 /// as `said`.
@@ -473,8 +496,10 @@ pub fn not_found(
     let at = hits
         .and_then(|h| applied::once(&needles, &h))
         .filter(|&at| {
-            read.as_deref()
-                .is_some_and(|s| applied::proved(text, s, replace, at, region.clone()))
+            read.as_deref().is_some_and(|s| {
+                applied::proved(text, s, replace, at, region.clone())
+                    && !near_miss_outside(text, s, at, budget)
+            })
         });
     if let Some(at) = at {
         let m = match_at(text, search, at, said);

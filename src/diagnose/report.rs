@@ -497,8 +497,11 @@ pub fn not_found(
         .and_then(|h| applied::once(&needles, &h))
         .filter(|&at| {
             read.as_deref().is_some_and(|s| {
-                applied::proved(text, s, replace, at, region.clone())
-                    && !near_miss_outside(text, s, at, budget)
+                match applied::proof(text, s, replace, at, region.clone()) {
+                    Some(applied::Proof::Region) => !near_miss_outside(text, s, at, budget),
+                    Some(applied::Proof::Context) => true,
+                    None => false,
+                }
             })
         });
     if let Some(at) = at {

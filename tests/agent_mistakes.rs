@@ -551,9 +551,10 @@ fn a_copy_of_the_replacement_is_no_proof_while_the_blocks_place_stands_changed()
     );
     assert_eq!(r["ok"], false, "{r}");
     assert_ne!(r["already_applied"], true, "{r}");
-    // A change of whitespace alone (with CRLF written): the copy has the
-    // block's keys, the block's place changed one digit since.
-    let text = "void A()\r\n{\r\n    grid = new[,,] { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 2, 2 } };\r\n}\r\nvoid B()\r\n{\r\n    grid = new[, ,] { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 2, 3 } };\r\n}\r\n";
+    // A change of whitespace alone (with CRLF written) in a mixed file: the
+    // copy has the block's keys, the block's place (an LF line) changed one
+    // digit since, which leaves it as like the block as the copy is.
+    let text = "void A()\r\n{\r\n    grid = new[,,] { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 2, 2 } };\r\n}\r\nvoid B()\r\n{\r\n    grid = new[, ,] { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 2, 3 } };\n}\r\n";
     let r = exact(
         text,
         "    grid = new[, ,] { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 2, 2 } };\n",

@@ -30,8 +30,9 @@
 //! miss elsewhere (80 % alike or more), the block still has its place
 //! there, whatever the edit's context lines say, and nothing is claimed.
 //! A claim proved by that region alone stands only while the block has no
-//! near miss outside the replacement's occurrence (looked for with that
-//! occurrence blanked out, in `report.rs`): the region found for a block
+//! near miss outside the replacement's occurrence as like it as the
+//! replacement is (looked for with that occurrence blanked out, in
+//! `report.rs`): the region found for a block
 //! can be the replacement itself (a line the edit extends holds the
 //! block's text; a change of whitespace alone keeps its keys) while the
 //! block's own place, changed since, is elsewhere.

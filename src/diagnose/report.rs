@@ -434,13 +434,14 @@ pub(crate) fn replacement_outside(
 
 /// Whether the block `search` still has a place outside `at` (byte range,
 /// where its replacement stands): the region most like it with `at`
-/// blanked out is a near miss ([`applied::NEAR_MISS`]). The region found
-/// for a block can be the replacement's own occurrence (a line the edit
-/// extends holds the block's text; a change of whitespace alone leaves the
-/// same keys) while the block's own place, changed since it was read,
-/// stands elsewhere: the block is not gone, and nothing proves the edit
-/// landed. (A search that runs out of budget finds no place: on a file too
-/// large for it, the claim rests on the other proofs alone.)
+/// blanked out is a near miss ([`applied::NEAR_MISS`]) at least as like the
+/// block, character for character, as the replacement there is. The region
+/// found for a block can be the replacement's own occurrence (a line the
+/// edit extends holds the block's text; a change of whitespace alone keeps
+/// its keys) while the block's own place, changed since it was read, stands
+/// elsewhere, closer to it: the block is not gone, and nothing proves the
+/// edit landed. (A search that runs out of budget finds no place: on a
+/// file too large for it, the claim rests on the region alone.)
 fn near_miss_outside(text: &[u8], search: &str, at: (usize, usize), budget: &Budget) -> bool {
     let mut blanked = text.to_vec();
     for b in &mut blanked[at.0..at.1] {
@@ -450,9 +451,11 @@ fn near_miss_outside(text: &[u8], search: &str, at: (usize, usize), budget: &Bud
     }
     let mut scanner = Scanner::new(&blanked);
     let (found, _) = readings::best(&mut scanner, search, budget);
+    let there = char_ratio(search, &String::from_utf8_lossy(&text[at.0..at.1]));
+    let bar = (applied::NEAR_MISS.max(there) * 1000.0).round();
     found
         .and_then(|l| closest_match(&blanked, &l, Said::CANONICAL))
-        .is_some_and(|c| f64::from(c.similarity_milli) >= applied::NEAR_MISS * 1000.0)
+        .is_some_and(|c| f64::from(c.similarity_milli) >= bar)
 }
 
 /// Diagnoses a block that was not found in `text`. `label` prefixes the

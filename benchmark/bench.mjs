@@ -44,7 +44,9 @@ const opt = (f) => {
 // options: --per-kind <n> (samples of each mistake, default 200), --until
 // <commit> (the last commit replayed, default HEAD), --commits <n> (at most
 // n commits, oldest first), --repo <clone or git dir> (another repository's
-// history), --eol mixed (the mixed line-endings mode), --out <file.json>.
+// history), --eol mixed (the mixed line-endings mode), --kinds <names> (only
+// the mistakes whose names contain one of these, comma-separated: stale,elided),
+// --out <file.json>; PFT_REPLAY_DUMP=<dir> writes each failing case there.
 if (args[0] === 'replay') {
   const env = { ...process.env }
   if (opt('--per-kind')) env.PFT_REPLAY_PER_KIND = opt('--per-kind')
@@ -52,6 +54,7 @@ if (args[0] === 'replay') {
   if (opt('--commits')) env.PFT_REPLAY_COMMITS = opt('--commits')
   if (opt('--repo')) env.PFT_REPLAY_REPO = path.resolve(opt('--repo'))
   if (opt('--eol')) env.PFT_REPLAY_EOL = opt('--eol')
+  if (opt('--kinds')) env.PFT_REPLAY_KINDS = opt('--kinds')
   if (opt('--out')) env.PFT_REPLAY_OUT = path.resolve(opt('--out'))
   const cargo = ['test', '--release', '--all-features', '--test', 'replay', '--', '--ignored', '--nocapture', 'replay_full']
   const r = spawnSync('cargo', cargo, { stdio: 'inherit', env, cwd: path.resolve(here, '..') })

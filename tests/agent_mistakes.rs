@@ -436,6 +436,32 @@ fn a_stale_view_does_not_land_on_a_twin_whose_bare_line_has_trailing_whitespace(
 }
 
 #[test]
+fn a_stale_line_does_not_land_on_a_twin_that_lacks_its_trailing_whitespace() {
+    // The agent read line 10 as `... values ` (a trailing space); since,
+    // text was added after that space. Line 6 is the same comment without
+    // the space, and matches the block under `trailing_whitespace` alone;
+    // but the block's exact text, its trailing space included, still
+    // starts line 10: that is where it was copied from (found on the replay
+    // of a public project's history).
+    let text = "/// <summary>\n/// Sums a sequence of <see cref=\"Int32\" /> values.\n/// </summary>\nint Sum(IEnumerable<int> s);\n/// <summary>\n/// Sums a sequence of <see cref=\"Int32\" /> values\n/// taken from each element.\n/// </summary>\nint Sum<T>(IEnumerable<T> s, Func<T, int> f);\n/// Sums a sequence of <see cref=\"Int32\" /> values that may be null\n/// taken from each element.\n";
+    let search = "/// Sums a sequence of <see cref=\"Int32\" /> values \n";
+    let replace = "/// Sums a sequence of nullable <see cref=\"Int32\" /> values\n";
+    for tolerances in [&ALL[..], &["trailing_whitespace"][..]] {
+        let (r, after) = tolerant(text, search, replace, tolerances);
+        assert_eq!(r["ok"], false, "{r}");
+        assert_eq!(after, text);
+        assert_eq!(r["code"], "SEARCH_BLOCK_AMBIGUOUS", "{r}");
+    }
+    // Without that line, the twin is the one place the block can mean.
+    let cut = text
+        .find("/// Sums a sequence of <see cref=\"Int32\" /> values that")
+        .unwrap();
+    let (r, after) = tolerant(&text[..cut], search, replace, &ALL);
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(after.contains("nullable"), "{after}");
+}
+
+#[test]
 fn a_block_whose_place_differs_in_one_line_ending_is_not_already_applied() {
     // Two places held `#endif` and `}` in tabs; the first was converted to
     // spaces (the replacement). The second, whose last line ends in CRLF in
@@ -486,6 +512,93 @@ fn a_line_whose_place_has_curled_quotes_is_not_already_applied() {
         text,
         "{\n      string json = \"{'name':'James'}\";\n",
         "{\n            string json = \"{'name':'James'}\";\n",
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_ne!(r["already_applied"], true, "{r}");
+}
+
+#[test]
+fn a_replacement_in_another_function_is_not_proof_while_a_closer_place_stands() {
+    // The edit binds the result of `store::save(...)` in `b()` (line 7);
+    // since the block was read, that line changed (a suffix added). `a()`
+    // already holds the replacement, a line the block is as much part of
+    // under the diagnosis's keys, but less like it character for character
+    // than line 7: the block's own place is still there, the edit has not
+    // landed (found on the replay of this repository's history).
+    let text = "fn a() {\n    let saved = store::save(std::slice::from_ref(&item), cfg.sync)\n        .map_err(|e| fail(e, &path))?;\n}\n\nfn b() {\n    store::save(std::slice::from_ref(&item), cfg.sync)_v2\n        .map_err(|e| fail(e, &path))?;\n}\n";
+    let r = exact(
+        text,
+        "    store::save(std::slice::from_ref(&item), cfg.sync)\n",
+        "    let saved = store::save(std::slice::from_ref(&item), cfg.sync)\n",
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_ne!(r["already_applied"], true, "{r}");
+    assert_eq!(r["closest_match"]["line_number"], 7, "{r}");
+}
+
+#[test]
+fn a_copy_of_the_replacement_is_no_proof_while_the_blocks_place_stands_changed() {
+    // The edit extends a condition; the same extended line stands in
+    // another test (line 2). The block's own place (line 7) changed since
+    // it was read. The region found for the block is the copy, which holds
+    // the block's text, but with the copy set aside the block's place is
+    // still there, 98 % like it (patterns of a public project's history).
+    let text = "void A()\n#if !MOBILE || LEGACY1_3 || MODERN2_0 || NET6_0_OR_GREATER\n{\n}\n#endif\nvoid B()\n#if !MOBILE || LEGACY1_3 || MODERN2_1\n{\n}\n#endif\n";
+    let r = exact(
+        text,
+        "#if !MOBILE || LEGACY1_3 || MODERN2_0\n",
+        "#if !MOBILE || LEGACY1_3 || MODERN2_0 || NET6_0_OR_GREATER\n",
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_ne!(r["already_applied"], true, "{r}");
+    // A change of whitespace alone (with CRLF written) in a mixed file: the
+    // copy has the block's keys, the block's place (an LF line) changed one
+    // digit since, which leaves it as like the block as the copy is.
+    let text = "void A()\r\n{\r\n    grid = new[,,] { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 2, 2 } };\r\n}\r\nvoid B()\r\n{\r\n    grid = new[, ,] { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 2, 3 } };\n}\r\n";
+    let r = exact(
+        text,
+        "    grid = new[, ,] { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 2, 2 } };\n",
+        "    grid = new[,,] { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 2, 2 } };\r\n",
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_ne!(r["already_applied"], true, "{r}");
+    // Without the changed place, the copy is the edit, landed.
+    let cut = text.find("void B()").unwrap();
+    let r = exact(
+        &text[..cut],
+        "    grid = new[, ,] { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 2, 2 } };\n",
+        "    grid = new[,,] { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 2, 2 } };\r\n",
+    );
+    assert_eq!(r["already_applied"], true, "{r}");
+}
+
+#[test]
+fn a_block_with_next_to_no_text_is_not_already_applied_by_a_long_replacement() {
+    // `    ]` (changed since it was read, line 6) is found nowhere by the
+    // diagnosis: that says nothing of its place being gone, and the
+    // replacement standing at lines 2-3 proves nothing.
+    let text =
+        "[\n    ],\n    \"DateCol\": \"2000-12-29T00:00:00Z\"\n  },\n  {\n    ]_v2\n  }\n]\n";
+    let r = exact(
+        text,
+        "    ]\n",
+        "    ],\n    \"DateCol\": \"2000-12-29T00:00:00Z\"\n",
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_ne!(r["already_applied"], true, "{r}");
+}
+
+#[test]
+fn a_deleted_line_that_was_extended_since_is_not_already_applied() {
+    // The edit deletes `  });` after the assertion (a commit of a public
+    // project's history); the line has since had text added to it. The
+    // replacement (the context lines alone) stands, and so does the block
+    // up to the end of its last line: the line is still there.
+    let text = "void T()\n{\n    a.Each(x =>\n    {\n        Assert.AreEqual(5, a.Count());\n    }\n    });_v2\r\n}\n";
+    let r = exact(
+        text,
+        "        Assert.AreEqual(5, a.Count());\n    }\n    });\r\n",
+        "        Assert.AreEqual(5, a.Count());\n    }\n",
     );
     assert_eq!(r["ok"], false, "{r}");
     assert_ne!(r["already_applied"], true, "{r}");

@@ -268,3 +268,43 @@ fn an_edit_sent_again_that_also_drops_a_blank_line_is_not_applied_twice() {
         assert_eq!(show(&read(&t, "t.cs")), show(landed.as_bytes()));
     }
 }
+
+#[test]
+fn an_edit_converting_crlf_to_lf_is_not_already_applied_by_its_crlf_form() {
+    // The edit converts a CRLF file to LF (a commit of a public project's
+    // history), its block's middle elided over more than the diagnosis
+    // spans between an elision's parts, so the block is read as sent. The
+    // replacement with CRLF line endings is the file as it is: the text the
+    // edit changes, not its result.
+    let members: String = (0..3000)
+        .map(|i| format!("        <member name=\"T:A{i}\">\r\n            <summary>A{i}.</summary>\r\n        </member>\r\n"))
+        .collect();
+    let before = format!("<?xml version=\"1.0\"?>\r\n<doc>\r\n    <assembly>\r\n        <name>nunit.framework</name>\r\n    </assembly>\r\n    <members>\r\n{members}    </members>\r\n</doc>\r\n");
+    assert!(before.len() > 256 << 10);
+    let before = before.as_str();
+    let t = with_file("f.xml", before.as_bytes());
+    let search = "<?xml version=\"1.0\"?>\r\n<doc>\r\n    \u{2026}\n    </members>\r\n</doc>\r\n";
+    let replace = before.replace("\r\n", "\n");
+    for tolerant in [false, true] {
+        let mut input = json!({"file_path": "f.xml", "search": search, "replace": replace});
+        if tolerant {
+            input["match"] = json!([
+                "line_endings",
+                "trailing_whitespace",
+                "indentation",
+                "unicode_punctuation"
+            ]);
+        }
+        let r = api::patch_file(&input, Some(&opts(t.path())));
+        assert_eq!(r["ok"], false, "{r}");
+        assert_ne!(r["already_applied"], true, "{r}");
+        assert_eq!(read(&t, "f.xml"), before.as_bytes());
+    }
+    // Sent again after it landed (the file in LF), it is.
+    std::fs::write(t.path().join("f.xml"), &replace).unwrap();
+    let r = api::patch_file(
+        &json!({"file_path": "f.xml", "search": before, "replace": replace}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["already_applied"], true, "{r}");
+}

@@ -18,9 +18,9 @@
 //!   deletion that landed);
 //! - an edit without shared lines has nothing of its own to anchor it: it
 //!   is proved when the search block is nowhere near the file any more (no
-//!   region even 80 % like it) and the replacement is long enough
-//!   ([`LONG_REPLACEMENT`] visible characters) not to stand there by
-//!   chance.
+//!   region even 80 % like it; the block has text enough to be looked for)
+//!   and the replacement is long enough ([`LONG_REPLACEMENT`] visible
+//!   characters) not to stand there by chance.
 //!
 //! Above all: when the search block's first and last lines stand close
 //! together somewhere else (its own place, with lines added inside since),
@@ -29,6 +29,13 @@
 //! the edit changed, as it changed it), the edit is there; when it is a near
 //! miss elsewhere (80 % alike or more), the block still has its place
 //! there, whatever the edit's context lines say, and nothing is claimed.
+//! A claim proved by that region alone stands only while the block has no
+//! near miss outside the replacement's occurrence as like it as the
+//! replacement is (looked for with that occurrence blanked out, in
+//! `report.rs`): the region found for a block
+//! can be the replacement itself (a line the edit extends holds the
+//! block's text; a change of whitespace alone keeps its keys) while the
+//! block's own place, changed since, is elsewhere.
 
 use super::align::char_ratio;
 use crate::text::fold::punct_ascii;
@@ -37,16 +44,19 @@ use crate::text::fold::punct_ascii;
 /// common to prove an edit was already applied.
 const MIN_APPLIED_LEN: usize = 6;
 
-/// The forms of `replace` that would show the edit was already made: as
-/// written, and with CRLF line endings (that form can only occur in a file
-/// that has them). None for a replacement too short to prove anything.
-pub(super) fn needles(replace: &str) -> Vec<Vec<u8>> {
+/// The forms of `replace` that would show the edit `search` -> `replace`
+/// was already made: as written, and with CRLF line endings (that form can
+/// only occur in a file that has them) when neither side has any. A block
+/// sent with CRLF endings and a replacement with LF ones convert them: the
+/// replacement's CRLF form is then the text the edit changes, not its
+/// result. None for a replacement too short to prove anything.
+pub(super) fn needles(search: &str, replace: &str) -> Vec<Vec<u8>> {
     let visible = replace.bytes().filter(|b| !b.is_ascii_whitespace()).count();
     if visible < MIN_APPLIED_LEN {
         return Vec::new();
     }
     let mut needles = vec![replace.as_bytes().to_vec()];
-    if replace.contains('\n') && !replace.contains("\r\n") {
+    if replace.contains('\n') && !replace.contains("\r\n") && !search.contains("\r\n") {
         needles.push(replace.replace('\n', "\r\n").into_bytes());
     }
     needles
@@ -71,7 +81,7 @@ pub(super) fn once(
 const LONG_REPLACEMENT: usize = 20;
 /// A region at least this like the search block is a near miss: the block
 /// still has a place in the file.
-const NEAR_MISS: f64 = 0.8;
+pub(super) const NEAR_MISS: f64 = 0.8;
 
 /// Characters of `lines` other than whitespace.
 fn visible(lines: &[&str]) -> usize {
@@ -267,6 +277,31 @@ fn stands_but_for_format(text: &[u8], search: &str, at: (usize, usize)) -> bool 
     })
 }
 
+/// Whether the replacement's occurrence (`found`, the file's text there)
+/// is at least as like `search`, character for character, as the region
+/// of similarity `sim` (in thousandths, as the diagnosis reports it).
+fn as_like(search: &str, found: &[u8], sim: f64) -> bool {
+    let like = char_ratio(search, &String::from_utf8_lossy(found));
+    (like * 1000.0).round() / 1000.0 >= sim - 1e-9
+}
+
+/// Whether `search` without its final line break, text enough to place
+/// it ([`MIN_APPLIED_LEN`] visible characters), starts a line of `text`
+/// exactly while the replacement does not hold it: the block's place, its
+/// last line run on since it was read (a line the edit deletes, still
+/// there with text added to it).
+fn runs_on(text: &[u8], search: &str, replace: &str) -> bool {
+    let Some(body) = search.strip_suffix('\n') else {
+        return false;
+    };
+    let body = body.strip_suffix('\r').unwrap_or(body);
+    let visible = body.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+    if visible < MIN_APPLIED_LEN || replace.contains(body) {
+        return false;
+    }
+    memchr::memmem::find_iter(text, body.as_bytes()).any(|p| p == 0 || text[p - 1] == b'\n')
+}
+
 /// Whether two byte ranges are one place: they share at least half of
 /// what they cover together.
 fn same_place(a: (usize, usize), b: (usize, usize)) -> bool {
@@ -279,44 +314,61 @@ fn same_place(a: (usize, usize), b: (usize, usize)) -> bool {
 /// similarity, and the first lines (0-based) of the regions as close to it.
 pub(super) type Region = (usize, usize, f64, Vec<usize>);
 
+/// What proves an edit applied: its own lines around the change (context
+/// lines, a deletion's neighbours, a long replacement with the block
+/// nowhere near), or the region the diagnosis found for the block being the
+/// replacement's occurrence, which holds only while the block has no other
+/// place (the caller looks for one with that occurrence blanked out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Proof {
+    Context,
+    Region,
+}
+
 /// Whether the edit `search` -> `replace`, whose replacement stands once at
-/// `at` (byte range) in `text`, is proved applied there.
-pub(super) fn proved(
+/// `at` (byte range) in `text`, is proved applied there, and how.
+pub(super) fn proof(
     text: &[u8],
     search: &str,
     replace: &str,
     at: (usize, usize),
     region: Option<Region>,
-) -> bool {
+) -> Option<Proof> {
     // A block read as the replacement itself (a line-number prefix taken
     // with the space after it, or not) changes nothing as read: its
     // replacement standing somewhere is the block standing there.
     if search == replace {
-        return false;
+        return None;
     }
     // A block that drops a byte order mark: the text matched never has the
     // file's BOM, so its replacement standing there says nothing of
     // whether the BOM is still in the file.
     if search.matches('\u{feff}').count() > replace.matches('\u{feff}').count() {
-        return false;
+        return None;
     }
     // A replacement that starts with indentation names whole lines: found
     // inside another line's indentation (8 spaces holding the 4 of a
     // re-indented line), it is that line, not the replacement.
     if replace.starts_with([' ', '\t']) && at.0 > 0 && text[at.0 - 1] != b'\n' {
-        return false;
+        return None;
     }
     // The block as read standing exactly is the edit not applied (a block
     // read without its line numbers, whose place is still there), unless
     // the replacement keeps it whole (an insertion next to it).
     if !replace.contains(search) && memchr::memmem::find(text, search.as_bytes()).is_some() {
-        return false;
+        return None;
+    }
+    // So is the block standing up to the end of its last line, which has
+    // run on since (text added after it), unless the replacement keeps
+    // that much (an edit that extends the line).
+    if runs_on(text, search, replace) {
+        return None;
     }
     // So is the block standing, line endings and typographic punctuation
     // aside, outside that occurrence (its place in a mixed file, one of its
     // lines ending in CRLF where the block has LF; its quotes curled).
     if !replace.contains(search) && stands_but_for_format(text, search, at) {
-        return false;
+        return None;
     }
     let s: Vec<&str> = search.split_inclusive('\n').collect();
     let r: Vec<&str> = replace.split_inclusive('\n').collect();
@@ -330,7 +382,7 @@ pub(super) fn proved(
     let (head, tail) = (&r[..pre], &r[r.len() - suf..]);
     let middle = &r[pre..r.len() - suf];
     if block_elsewhere(text, search, at) {
-        return false;
+        return None;
     }
     // An insertion with context on one side only: the new lines standing
     // next to that context may have stood there before (a closing brace
@@ -338,7 +390,7 @@ pub(super) fn proved(
     // enough text of their own say the edit put them there.
     let inserted = s.len() == pre + suf;
     if inserted && (pre == 0 || suf == 0) && visible(middle) < LONG_REPLACEMENT {
-        return false;
+        return None;
     }
     if middle.iter().all(|l| l.trim().is_empty()) {
         // A deletion: the lines around it are both there, together; or one
@@ -347,42 +399,66 @@ pub(super) fn proved(
         // (Blank lines whose whitespace changed: nothing was deleted, and
         // whitespace alone proves nothing.)
         if s[pre..s.len() - suf].iter().all(|l| l.trim().is_empty()) {
-            return false;
+            return None;
         }
-        return match (has_content(head), has_content(tail)) {
+        let proved = match (has_content(head), has_content(tail)) {
             (true, true) => true,
             (true, false) => !still_there(text, at.1, &deleted, false),
             (false, true) => !still_there(text, at.0, &deleted, true),
             (false, false) => false,
         };
+        return proved.then_some(Proof::Context);
     }
     // The region the diagnosis found for the search block: that occurrence
     // of the replacement (proved), or a near miss elsewhere (the block
     // still has its place there, whatever the edit's context says).
     // (The block matching several places as closely, that occurrence among
-    // them, counts as its region too.)
+    // them, counts as its region too, but only when it is as like the block
+    // character for character as the region picked among them: a place more
+    // like the block, a line of it changed since it was read, is the
+    // block's own, still there, and the replacement's occurrence, which
+    // only scored as well under the diagnosis's keys, is another line.)
     let at_line = memchr::memchr_iter(b'\n', &text[..at.0]).count();
     let at_lines =
         at_line..=at_line + memchr::memchr_iter(b'\n', &text[at.0..at.1.saturating_sub(1)]).count();
     match region {
-        Some((a, b, _, _)) if same_place((a, b), at) => return true,
+        Some((a, b, _, _)) if same_place((a, b), at) => return Some(Proof::Region),
         // A region inside that occurrence, the block like no other place as
         // much: the line the edit changed, as it changed it.
         Some((a, b, _, ref also))
             if a >= at.0 && b <= at.1 && also.iter().all(|l| at_lines.contains(l)) =>
         {
-            return true
+            return Some(Proof::Region)
         }
-        Some((_, _, _, also)) if also.contains(&at_line) => return true,
-        Some((_, _, sim, _)) if sim >= NEAR_MISS => return false,
+        Some((_, _, sim, also))
+            if also.contains(&at_line) && as_like(search, &text[at.0..at.1], sim) =>
+        {
+            return Some(Proof::Region)
+        }
+        Some((_, _, sim, _)) if sim >= NEAR_MISS => return None,
         _ => {}
     }
-    has_content(head) || has_content(tail) || visible(&r) >= LONG_REPLACEMENT
+    // (A block with next to no text, `]` say, is found nowhere near by no
+    // search: that says nothing of whether its place is gone.)
+    (has_content(head)
+        || has_content(tail)
+        || (visible(&r) >= LONG_REPLACEMENT && visible(&s) >= MIN_APPLIED_LEN))
+        .then_some(Proof::Context)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn proved(
+        text: &[u8],
+        search: &str,
+        replace: &str,
+        at: (usize, usize),
+        region: Option<Region>,
+    ) -> bool {
+        proof(text, search, replace, at, region).is_some()
+    }
 
     /// The replacement standing once elsewhere (another struct with the same
     /// lines) is no proof while the search block's own place is still there

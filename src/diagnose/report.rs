@@ -397,10 +397,11 @@ pub(super) fn match_at(
 }
 
 /// Byte range of the one exact occurrence of `replace` (as sent, or with
-/// CRLF line endings) in `text`, when it is long enough to say anything:
-/// where the edit may already stand.
-pub(crate) fn replacement_at(text: &[u8], replace: &str) -> Option<(usize, usize)> {
-    let needles = applied::needles(replace);
+/// CRLF line endings when the edit `search` -> `replace` does not convert
+/// them) in `text`, when it is long enough to say anything: where the edit
+/// may already stand.
+pub(crate) fn replacement_at(text: &[u8], search: &str, replace: &str) -> Option<(usize, usize)> {
+    let needles = applied::needles(search, replace);
     let hits: Vec<Hits> = needles
         .iter()
         .map(|n| {
@@ -415,19 +416,46 @@ pub(crate) fn replacement_at(text: &[u8], replace: &str) -> Option<(usize, usize
     applied::once(&needles, &hits)
 }
 
-/// Byte range of the first occurrence of `replace` (as sent, or with CRLF
-/// endings) outside `region`, however many there are: a replacement long
-/// enough to prove anything that already stands elsewhere.
+/// Byte range of the first occurrence of `replace` (in the forms of
+/// [`replacement_at`]) outside `region`, however many there are: a
+/// replacement long enough to prove anything that already stands elsewhere.
 pub(crate) fn replacement_outside(
     text: &[u8],
+    search: &str,
     replace: &str,
     region: (usize, usize),
 ) -> Option<(usize, usize)> {
-    applied::needles(replace).iter().find_map(|n| {
+    applied::needles(search, replace).iter().find_map(|n| {
         memchr::memmem::find_iter(text, n)
             .map(|p| (p, p + n.len()))
             .find(|&(a, b)| a < region.0 || b > region.1)
     })
+}
+
+/// Whether the block `search` still has a place outside `at` (byte range,
+/// where its replacement stands): the region most like it with `at`
+/// blanked out is a near miss ([`applied::NEAR_MISS`]) at least as like the
+/// block, character for character, as the replacement there is. The region
+/// found for a block can be the replacement's own occurrence (a line the
+/// edit extends holds the block's text; a change of whitespace alone keeps
+/// its keys) while the block's own place, changed since it was read, stands
+/// elsewhere, closer to it: the block is not gone, and nothing proves the
+/// edit landed. (A search that runs out of budget finds no place: on a
+/// file too large for it, the claim rests on the region alone.)
+fn near_miss_outside(text: &[u8], search: &str, at: (usize, usize), budget: &Budget) -> bool {
+    let mut blanked = text.to_vec();
+    for b in &mut blanked[at.0..at.1] {
+        if *b != b'\n' {
+            *b = b' ';
+        }
+    }
+    let mut scanner = Scanner::new(&blanked);
+    let (found, _) = readings::best(&mut scanner, search, budget);
+    let there = char_ratio(search, &String::from_utf8_lossy(&text[at.0..at.1]));
+    let bar = (applied::NEAR_MISS.max(there) * 1000.0).round();
+    found
+        .and_then(|l| closest_match(&blanked, &l, Said::CANONICAL))
+        .is_some_and(|c| f64::from(c.similarity_milli) >= bar)
 }
 
 /// Diagnoses a block that was not found in `text`. `label` prefixes the
@@ -444,7 +472,7 @@ pub fn not_found(
     let mut d = Diagnosis::default();
     let mut scanner = Scanner::new(text);
     // The replacement is looked for along with the first anchor pass.
-    let needles = applied::needles(replace);
+    let needles = applied::needles(search, replace);
     scanner.riders = needles.iter().map(|n| (n.clone(), 1)).collect();
     // The block as read to find its region: the proof that the edit was
     // applied compares that with the replacement (a block that elides
@@ -471,8 +499,13 @@ pub fn not_found(
     let at = hits
         .and_then(|h| applied::once(&needles, &h))
         .filter(|&at| {
-            read.as_deref()
-                .is_some_and(|s| applied::proved(text, s, replace, at, region.clone()))
+            read.as_deref().is_some_and(|s| {
+                match applied::proof(text, s, replace, at, region.clone()) {
+                    Some(applied::Proof::Region) => !near_miss_outside(text, s, at, budget),
+                    Some(applied::Proof::Context) => true,
+                    None => false,
+                }
+            })
         });
     if let Some(at) = at {
         let m = match_at(text, search, at, said);

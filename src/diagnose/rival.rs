@@ -17,7 +17,12 @@
 //! - or the lines the edit changes stand verbatim in the region most like
 //!   the block elsewhere (a stale view whose own place lost a line since,
 //!   while a twin's bare `-` line ends in whitespace the block lacks): the
-//!   edit may have been meant for either.
+//!   edit may have been meant for either;
+//! - or the block as sent, whitespace included, starts a line elsewhere,
+//!   its last line continued there since it was read, while the match
+//!   lacks the whitespace that shows where it was copied from (the last
+//!   line's trailing whitespace, or the block's indentation): a twin that
+//!   differs from the block only in that whitespace is not its place.
 
 use super::anchors::Scanner;
 use super::budget::Budget;
@@ -67,6 +72,52 @@ fn changed_lines<'a>(search: &'a str, replace: &str) -> Vec<&'a str> {
     }
 }
 
+/// The last line of `search`, without its line break, ends in whitespace.
+fn ends_in_blank(search: &str) -> bool {
+    let t = search.strip_suffix('\n').unwrap_or(search);
+    let t = t.strip_suffix('\r').unwrap_or(t);
+    t.ends_with([' ', '\t'])
+}
+
+/// The place where `search` as sent, without its final line break, starts
+/// a line outside `exclude` (its last line running on there), when the
+/// match at `exclude` lacks the whitespace that place holds: the trailing
+/// whitespace of the block's last line, or the block's indentation.
+/// Byte range of the place's lines.
+fn continued_elsewhere(
+    text: &[u8],
+    search: &str,
+    exclude: (usize, usize),
+) -> Option<(usize, usize)> {
+    let body = search.strip_suffix('\n').unwrap_or(search);
+    let body = body.strip_suffix('\r').unwrap_or(body);
+    let visible = body.chars().filter(|c| !c.is_whitespace()).count();
+    if visible < CHANGED_CHARS {
+        return None;
+    }
+    let matched = String::from_utf8_lossy(&text[exclude.0..exclude.1]);
+    let shows = (ends_in_blank(search) && !matched.contains(body))
+        || first_lead(&matched) != first_lead(search);
+    if !shows {
+        return None;
+    }
+    let mut forms = vec![body.to_string()];
+    if body.contains('\n') && !body.contains("\r\n") {
+        forms.push(body.replace('\n', "\r\n"));
+    }
+    forms.iter().find_map(|f| {
+        memchr::memmem::find_iter(text, f.as_bytes())
+            .map(|p| (p, p + f.len()))
+            .find(|&(a, b)| (a == 0 || text[a - 1] == b'\n') && (b <= exclude.0 || a >= exclude.1))
+            .map(|(a, b)| {
+                (
+                    a,
+                    memchr::memchr(b'\n', &text[b..]).map_or(text.len(), |k| b + k + 1),
+                )
+            })
+    })
+}
+
 pub(crate) fn rival(
     text: &[u8],
     search: &str,
@@ -75,6 +126,9 @@ pub(crate) fn rival(
     indentation: bool,
     budget: &Budget,
 ) -> Option<ClosestMatch> {
+    if let Some(range) = continued_elsewhere(text, search, exclude) {
+        return Some(match_at(text, search, range, Said::CANONICAL));
+    }
     let own = verbatim_lines(search, &text[exclude.0..exclude.1]);
     let content = search.lines().filter(|l| l.trim().len() >= 2).count();
     if let Some((range, _, n)) = verbatim_place(text, search, exclude, budget) {

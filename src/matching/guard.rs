@@ -65,9 +65,11 @@ pub(crate) fn refusal(
 /// twin at another depth). (One inside it is no sign of it: a deletion
 /// leaves part of its block.)
 fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
-    let (a, b) = diagnose::replacement_at(base, &edit.replace)
+    let (a, b) = diagnose::replacement_at(base, &edit.search, &edit.replace)
         .filter(|&(a, b)| a < m.start || b > m.end)
-        .or_else(|| diagnose::replacement_outside(base, &edit.replace, (m.start, m.end)))?;
+        .or_else(|| {
+            diagnose::replacement_outside(base, &edit.search, &edit.replace, (m.start, m.end))
+        })?;
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
@@ -94,7 +96,7 @@ fn replacement_inside(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -
     if lf(&edit.search).contains(&lf(&edit.replace)) {
         return None;
     }
-    let (a, b) = diagnose::replacement_at(base, &edit.replace)
+    let (a, b) = diagnose::replacement_at(base, &edit.search, &edit.replace)
         .filter(|&(a, b)| a >= m.start && b <= m.end)?;
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,

@@ -46,6 +46,10 @@ struct Config {
     /// Chosen files given mixed line endings, and the shapes of
     /// [`eol::shapes`] added (see `eol.rs`).
     mixed: bool,
+    /// Only the kinds of mistake whose names contain one of these
+    /// (`PFT_REPLAY_KINDS`, comma-separated); empty: all. The samples of a
+    /// kind are the same whichever others run.
+    kinds: Vec<String>,
 }
 
 struct Report {
@@ -102,7 +106,9 @@ fn run(git: &mut Git, cfg: &Config) -> Report {
         order.swap(i, (xorshift(&mut seed) as usize) % (i + 1));
     }
     let mut kinds = BTreeMap::new();
-    for kind in Kind::ALL {
+    let wanted =
+        |k: Kind| cfg.kinds.is_empty() || cfg.kinds.iter().any(|w| k.name().contains(w.as_str()));
+    for kind in Kind::ALL.into_iter().filter(|&k| wanted(k)) {
         let mut t = Tally::default();
         let mut rng = cfg.seed ^ kind as u64;
         for &i in &order {
@@ -299,6 +305,7 @@ fn replay_slice() {
             per_kind: 8,
             seed: 0x5eed_2020,
             mixed: false,
+            kinds: Vec::new(),
         },
     );
     print(&r);
@@ -330,6 +337,7 @@ fn replay_mixed_slice() {
             per_kind: 8,
             seed: 0x5eed_2021,
             mixed: true,
+            kinds: Vec::new(),
         },
     );
     print(&r);
@@ -348,7 +356,9 @@ fn replay_mixed_slice() {
 /// (oldest first), `PFT_REPLAY_OUT` a file for the figures as JSON,
 /// `PFT_REPLAY_REPO` another repository to replay (a clone or a git
 /// directory), `PFT_REPLAY_EOL=mixed` the mixed line-endings mode
-/// (`eol.rs`).
+/// (`eol.rs`), `PFT_REPLAY_KINDS` the kinds of mistake scored (names or
+/// parts of names, comma-separated, e.g. `stale,elided`), `PFT_REPLAY_DUMP`
+/// a directory each failing case is written to.
 #[test]
 #[ignore]
 fn replay_full() {
@@ -371,6 +381,14 @@ fn replay_full() {
             per_kind,
             seed: 0x5eed_2020,
             mixed: std::env::var("PFT_REPLAY_EOL").is_ok_and(|v| v == "mixed"),
+            kinds: std::env::var("PFT_REPLAY_KINDS")
+                .map(|v| {
+                    v.split(',')
+                        .filter(|k| !k.is_empty())
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
         },
     );
     print(&r);

@@ -378,11 +378,27 @@ const ALL: [&str; 4] = [
 /// Writes a case to `PFT_REPLAY_DUMP`, when set, to look into.
 fn dump(c: &Case, what: &str) {
     if let Ok(dir) = std::env::var("PFT_REPLAY_DUMP") {
-        let d = Path::new(&dir).join(format!("{what}-{}", c.origin.replace(['/', ':'], "_")));
+        let d = Path::new(&dir).join(format!(
+            "{what}-{}-{:?}-{}",
+            c.origin.replace(['/', ':'], "_"),
+            c.kind,
+            c.region.0
+        ));
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(d.join("file"), &c.file).unwrap();
         std::fs::write(d.join("search"), &c.search).unwrap();
         std::fs::write(d.join("replace"), &c.replace).unwrap();
+        if let Some(want) = &c.intended {
+            std::fs::write(d.join("intended"), want).unwrap();
+        }
+        std::fs::write(
+            d.join("case.txt"),
+            format!(
+                "{:?} {}\nregion {:?}\n{}",
+                c.kind, c.origin, c.region, c.region_text
+            ),
+        )
+        .unwrap();
     }
 }
 
@@ -435,6 +451,7 @@ pub fn score(root: &Path, c: &Case, t: &mut Tally) {
         }
         Tolerant::Refused => "refused",
         Tolerant::Wrong => {
+            dump(c, "wrong");
             t.note(
                 &format!(
                     "tolerant WRONG: {}",

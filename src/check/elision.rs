@@ -502,24 +502,6 @@ pub(crate) fn check_texts(old: &[u8], new: &[u8], lines: (usize, usize)) -> Verd
         // Expanded to the old text itself: the edit would change nothing,
         // which is not what its sender meant (a line beside the marker was
         // new after all, the same as the old one the marker hid).
-        Found::Expanded(mid, kept) if mid[..] == old[start..oe] => {
-            let k = &kept[0];
-            let (s, e) = (k.from - 1 - lines.0, k.to - lines.0);
-            let olds = split_lines(old);
-            Verdict::Refused(Box::new(Refusal {
-                marker: k.marker.clone(),
-                line: k.line,
-                deletes: (s..e)
-                    .take(SHOWN)
-                    .map(|i| {
-                        let text = String::from_utf8_lossy(key(olds[i])).into_owned();
-                        (lines.0 + i + 1, text)
-                    })
-                    .collect(),
-                deleted: e - s,
-                why: Why::NoChange,
-            }))
-        }
         Found::Expanded(mid, kept) => Verdict::Expanded {
             start,
             end: oe,
@@ -623,7 +605,7 @@ impl Region<'_> {
                     let (s, e, why) = match found.first() {
                         Some(&(s, e)) => (s, e, Why::Ambiguous),
                         None => {
-                            let (s, e) = self.deleted_beside(t, oi, ni, j, literal[0]);
+                            let (s, e) = self.deleted_beside(t, oi, j, literal[0]);
                             (s, e, Why::NextToChange)
                         }
                     };
@@ -661,6 +643,17 @@ impl Region<'_> {
                 Some((s, e)) => self.old[s..e].iter().for_each(|o| mid.extend_from_slice(o)),
                 None => mid.extend_from_slice(l),
             }
+        }
+        // Expanded to the old text itself: the edit would change nothing,
+        // which is not what its sender meant (a line beside the marker was
+        // new after all, the same as the old one the marker hid).
+        if self.old.iter().flat_map(|l| l.iter()).eq(mid.iter()) {
+            let (j, run) = runs
+                .iter()
+                .enumerate()
+                .find_map(|(j, r)| r.map(|r| (j, r)))
+                .expect("a marker was expanded");
+            return Found::Refused(Box::new(self.refusal(j, run, Why::NoChange)));
         }
         Found::Expanded(mid, kept)
     }
@@ -785,15 +778,7 @@ impl Region<'_> {
 
     /// The old lines deleted right around marker `j` written as it is at
     /// old row `i` in an optimal alignment (what the marker may stand for).
-    fn deleted_beside(
-        &self,
-        t: &Table,
-        oi: &[u32],
-        ni: &[u32],
-        j: usize,
-        i: usize,
-    ) -> (usize, usize) {
-        let _ = ni;
+    fn deleted_beside(&self, t: &Table, oi: &[u32], j: usize, i: usize) -> (usize, usize) {
         let mut s = i;
         while s > 0 && t.f(s - 1, j) + t.del == t.f(s, j) {
             s -= 1;

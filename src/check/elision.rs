@@ -379,7 +379,6 @@ fn check_spans(old: &[u8], new: &[&[u8]], spans: &[Span]) -> Verdict {
     }
     let mut out: Vec<u8> = Vec::new();
     let mut kept = Vec::new();
-    let mut first: Option<usize> = None;
     let (mut old_line, mut new_line, mut seen) = (0usize, 0usize, 0usize);
     let mut blocks: Vec<(usize, usize, Vec<u8>)> = Vec::with_capacity(wide.len());
     for &(a, b, s) in &wide {
@@ -401,7 +400,6 @@ fn check_spans(old: &[u8], new: &[&[u8]], spans: &[Span]) -> Verdict {
                 mid,
                 kept: k,
             } => {
-                first.get_or_insert(blocks.len());
                 kept.extend(k);
                 let o = &old[a..b];
                 blocks.push((a, b, [&o[..start], &mid[..], &o[end..]].concat()));
@@ -415,7 +413,8 @@ fn check_spans(old: &[u8], new: &[&[u8]], spans: &[Span]) -> Verdict {
         new_line += nl;
         seen = b;
     }
-    if first.is_none() {
+    // Every expansion keeps a run: none kept, nothing expanded.
+    if kept.is_empty() {
         return Verdict::Kept;
     }
     let (start, end) = (blocks[0].0, blocks[blocks.len() - 1].1);

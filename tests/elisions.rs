@@ -519,3 +519,45 @@ fn an_edit_marker_stands_for_lines_of_its_own_block_only() {
     assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
     assert_eq!(read(&root, "f.rs"), old);
 }
+
+#[test]
+fn edit_lines_gets_the_same_check() {
+    let (_t, root) = setup(&[("f.rs", RS.as_bytes())]);
+    let o = opts(&root);
+    let r = api::read_file(&json!({"file_path": "f.rs", "anchors": true}), Some(&o));
+    assert_eq!(r["ok"], true, "{r}");
+    let anchors: Vec<String> = r["content"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .map(|l| l.split('|').next().unwrap().to_string())
+        .collect();
+    // Lines 3-7 (the signature to `z + 1`): the signature changed, a
+    // marker between unchanged lines for the `let`s but the first.
+    let lazy = json!([
+        "fn total(a: u64, b: u64) -> u64 {",
+        "    let x = a * 2;",
+        "    // ... existing code ...",
+        "    z + 1"
+    ]);
+    let r = api::edit_lines(
+        &json!({"file_path": "f.rs", "edits": [{"pos": anchors[2], "end": anchors[6], "lines": lazy}]}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "f.rs"), intended());
+    assert_eq!(r["expanded"][0]["kept_lines"], json!([5, 6]), "{r}");
+    // The line after the marker changed: refused, nothing written.
+    std::fs::write(root.join("f.rs"), RS).unwrap();
+    let bad = json!([
+        "fn total(a: u32, b: u32) -> u32 {",
+        "    let x = a * 2;",
+        "    // ... existing code ...",
+        "    z + 2"
+    ]);
+    let r = api::edit_lines(
+        &json!({"file_path": "f.rs", "edits": [{"pos": anchors[2], "end": anchors[6], "lines": bad}]}),
+        Some(&o),
+    );
+    assert_refused(&r, &read(&root, "f.rs"), "editLines");
+}

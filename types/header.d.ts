@@ -1121,6 +1121,8 @@ export interface LinesDone {
   sha256_before: string
   /** sha256 (hex) of the bytes on disk after. */
   sha256: string
+  /** Elision markers in the new lines, written as the lines they stand for. */
+  expanded?: KeptElision[]
   write_strategy?: WriteStrategy
   /** With `in_place`: why a rename would have lost something. */
   write_strategy_reason?: string

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::marks::True;
 use super::names::names;
-use super::written::{Preview, Strategy};
+use super::written::{KeptElision, Preview, Strategy};
 
 names! {
     /// How an edit's anchors were checked: `snapshot`, against what a read
@@ -65,6 +65,10 @@ pub struct LinesDone {
     pub sha256_before: String,
     /// sha256 (hex) of the bytes on disk after.
     pub sha256: String,
+    /// Elision markers in the new lines, written as the lines they stand
+    /// for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expanded: Option<Vec<KeptElision>>,
     #[serde(flatten)]
     pub strategy: Strategy,
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -5,6 +5,7 @@
 //! file's encoding (unchanged text kept as read, BOM and line breaks kept)
 //! and committed or kept as a dry run through the same [`Txn`].
 
+use crate::check;
 use crate::error::{ErrorCode, Failure};
 use crate::io::snapshots;
 use crate::io::workspace::{Intent, Workspace};
@@ -78,6 +79,16 @@ pub(crate) fn edit_lines(
     let placed = place(&cur, snap.map(|k| k.keys.as_slice()), call.edits)
         .map_err(|n| not_placed(n, &abs, call.file_path))?;
     let pieces = pieces(text, &placed);
+    // The one check every write's new text gets (elision markers).
+    let looked = check::new_text(Some(text), &pieces, &s.display, opts).map_err(|r| {
+        let mut out = Failed::new(&r.failure, Some(&abs));
+        out.elision = Some(r.elision);
+        Box::new(out)
+    })?;
+    let pieces = match &looked.expansion {
+        Some(e) => e.pieces(text),
+        None => pieces,
+    };
     let encoded = src
         .encode_pieces(&pieces, &s.display)
         .map_err(|f| Box::new(Failed::new(&f, Some(&abs))))?;
@@ -92,6 +103,7 @@ pub(crate) fn edit_lines(
         after_bytes: encoded.len(),
         sha256_before: sha_before,
         sha256: String::new(),
+        expanded: looked.expansion.as_ref().map(|e| e.report()),
         strategy: Default::default(),
         warnings: Vec::new(),
         preview: None,

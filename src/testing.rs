@@ -37,6 +37,10 @@ pub mod temps {
 /// The checks on new text, alone (the lazy-edit benchmark).
 pub mod check {
     pub use crate::check::elision::{lazy_outcome, Lazy};
+    /// The syntax guard on one file: `check(path, old, new_pieces)`.
+    pub use crate::check::syntax::{
+        check as syntax, BUDGET as SYNTAX_BUDGET, MAX_BYTES as SYNTAX_MAX_BYTES,
+    };
 }
 
 /// The workspace sandbox's path resolution.

@@ -10,5 +10,6 @@
 pub(crate) mod elision;
 pub(crate) mod marker;
 mod run;
+pub(crate) mod syntax;
 
 pub(crate) use run::{new_text, Checked, Expansion, Refused};

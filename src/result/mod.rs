@@ -23,6 +23,7 @@ pub mod history;
 pub mod lines;
 pub mod marks;
 mod names;
+pub mod syntax;
 pub mod text_editor;
 pub mod written;
 

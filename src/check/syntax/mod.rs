@@ -1,0 +1,14 @@
+//! The syntax guard: does the new text of a file parse where the old one
+//! did? tree-sitter grammars compiled into the engine parse both texts
+//! ([`grammar`] chooses one by extension, file name or `#!` line); the
+//! errors of the new tree that the old tree did not have are the edit's
+//! ([`errors`]); [`verdict`] runs the check under a size limit and a time
+//! budget, and [`parse`] keeps the trees so the next edit of the same
+//! file parses incrementally.
+
+mod errors;
+mod grammar;
+mod parse;
+mod verdict;
+
+pub use verdict::{check, BUDGET, MAX_BYTES};

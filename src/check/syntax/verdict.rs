@@ -1,0 +1,91 @@
+//! The syntax check of one file's new text against its old text.
+//!
+//! The new text is parsed first (incrementally when the tree of the old
+//! text is kept from an earlier edit); a tree without errors ends the
+//! check, so a clean edit costs one parse. Only when the new tree has
+//! errors is the old text parsed (or its kept tree used) to tell which
+//! errors the edit introduced. Files over [`MAX_BYTES`] and parses past
+//! [`BUDGET`] are not checked, and the report says so.
+
+use std::time::{Duration, Instant};
+
+use super::errors::{self, LISTED};
+use super::grammar::Grammar;
+use super::parse::{self, Pieces};
+use crate::result::syntax::{SyntaxReport, Unchecked};
+
+/// Files larger than this (old or new text) are not checked.
+pub const MAX_BYTES: usize = 4 << 20;
+/// Wall time the parses of one file may take.
+pub const BUDGET: Duration = Duration::from_millis(1000);
+
+/// The syntax check of the file `path` (as the caller wrote it) whose
+/// text `old` (`None`: a new file) becomes `new`: `None` when there is
+/// nothing to say (no grammar, no error introduced).
+pub fn check(path: &str, old: Option<&[u8]>, new: &[&[u8]]) -> Option<SyntaxReport> {
+    let text = Pieces::new(new);
+    let head = old.unwrap_or_else(|| text.from(0));
+    let grammar = Grammar::of(path, head)?;
+    let unchecked = |why| {
+        Some(SyntaxReport {
+            language: grammar,
+            errors: Vec::new(),
+            more_errors: None,
+            unchecked: Some(why),
+        })
+    };
+    if text.len() > MAX_BYTES || old.is_some_and(|o| o.len() > MAX_BYTES) {
+        return unchecked(Unchecked::TooLarge);
+    }
+    let deadline = Instant::now() + BUDGET;
+    let old_tree = old.and_then(|o| parse::kept(grammar, o).map(|t| (o, t)));
+    let base = old_tree.as_ref().map(|(o, t)| {
+        let mut t = t.clone();
+        t.edit(&parse::edit_between(o, &text));
+        t
+    });
+    let Ok(tree) = parse::parse(grammar, &text, base.as_ref(), deadline) else {
+        return unchecked(Unchecked::Timeout);
+    };
+    let new_bytes = text.to_vec();
+    if !tree.root_node().has_error() {
+        parse::keep(grammar, new_bytes, tree);
+        return None;
+    }
+    let found = errors::found(&tree, &new_bytes);
+    parse::keep(grammar, new_bytes.clone(), tree);
+    let old_found = match (old, old_tree) {
+        (None, _) => None,
+        (Some(o), Some((_, t))) => Some((errors::found(&t, o), o)),
+        (Some(o), None) => {
+            let parts = [o];
+            let Ok(t) = parse::parse(grammar, &Pieces::new(&parts), None, deadline) else {
+                return unchecked(Unchecked::Timeout);
+            };
+            let f = errors::found(&t, o);
+            // A refused edit leaves this text in place: its retry parses
+            // incrementally.
+            parse::keep(grammar, o.to_vec(), t);
+            Some((f, o))
+        }
+    };
+    let introduced = errors::introduced(
+        found,
+        &new_bytes,
+        old_found.as_ref().map(|(f, o)| (f.as_slice(), *o)),
+    );
+    if introduced.is_empty() {
+        return None;
+    }
+    let language = grammar.language();
+    Some(SyntaxReport {
+        language: grammar,
+        errors: introduced
+            .iter()
+            .take(LISTED)
+            .map(|f| errors::shown(f, &new_bytes, &language))
+            .collect(),
+        more_errors: (introduced.len() > LISTED).then(|| introduced.len() - LISTED),
+        unchecked: None,
+    })
+}

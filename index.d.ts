@@ -98,6 +98,12 @@ export interface PatchFileOptions {
    */
   elisions?: 'expand' | 'literal'
   /**
+   * A parse error the edit introduces in a file of a checked language (TypeScript, JavaScript, Python, Rust, Go,
+   * Java, C, C++, C#, JSON, YAML, TOML, HTML, CSS, Bash, Ruby, PHP): 'warn' (default: written, and reported in the
+   * result's `syntax`), 'refuse' (SYNTAX_ERROR_INTRODUCED, nothing written) or 'off'.
+   */
+  syntax?: 'warn' | 'refuse' | 'off'
+  /**
    * How long an async call waits for a file another call or process is writing before it answers FILE_LOCKED
    * (default 10,000 ms, at most 600,000). The wait happens on the event loop, never on a thread-pool thread.
    */
@@ -580,6 +586,11 @@ export interface BatchFile {
   sha256: string
   /** Elision markers in the new text, written as the lines they stand for. */
   expanded?: KeptElision[]
+  /**
+   * The parse errors this edit introduced, or why the file was not checked (files in a checked language only;
+   * absent when clean).
+   */
+  syntax?: SyntaxReport
   write_strategy?: WriteStrategy
   /** With `in_place`: why a rename would have lost something. */
   write_strategy_reason?: string
@@ -655,6 +666,8 @@ export type BatchOutcome =
     command?: Command
     /** ELIDED_CONTENT: the marker refused and the lines it would delete. */
     elision?: Elision
+    /** SYNTAX_ERROR_INTRODUCED: the parse errors the edit would introduce. */
+    syntax?: SyntaxReport
     /** undo FILE_CHANGED: the files that changed since the transaction. */
     files_changed?: string[]
     /** undo FILE_CHANGED: the transaction that could not be undone. */
@@ -798,6 +811,11 @@ export interface EditDone {
   read_back_matches?: boolean
   /** Elision markers in the new text, written as the lines they stand for. */
   expanded?: KeptElision[]
+  /**
+   * The parse errors this edit introduced, or why the file was not checked (files in a checked language only;
+   * absent when clean).
+   */
+  syntax?: SyntaxReport
   write_strategy?: WriteStrategy
   /** With `in_place`: why a rename would have lost something. */
   write_strategy_reason?: string
@@ -897,6 +915,7 @@ export type ErrorCode =
   | 'JOURNAL_DAMAGED'
   | 'ELIDED_CONTENT'
   | 'ANCHOR_MISMATCH'
+  | 'SYNTAX_ERROR_INTRODUCED'
 
 /** A failed call: nothing was written. */
 export interface Failed {
@@ -942,6 +961,8 @@ export interface Failed {
   command?: Command
   /** ELIDED_CONTENT: the marker refused and the lines it would delete. */
   elision?: Elision
+  /** SYNTAX_ERROR_INTRODUCED: the parse errors the edit would introduce. */
+  syntax?: SyntaxReport
   /** undo FILE_CHANGED: the files that changed since the transaction. */
   files_changed?: string[]
   /** undo FILE_CHANGED: the transaction that could not be undone. */
@@ -1025,6 +1046,11 @@ export interface FormatFile {
   read_back_matches?: boolean
   /** Elision markers in the new text, written as the lines they stand for. */
   expanded?: KeptElision[]
+  /**
+   * The parse errors this edit introduced, or why the file was not checked (files in a checked language only;
+   * absent when clean).
+   */
+  syntax?: SyntaxReport
   write_strategy?: WriteStrategy
   /** With `in_place`: why a rename would have lost something. */
   write_strategy_reason?: string
@@ -1125,6 +1151,11 @@ export interface LinesDone {
   sha256: string
   /** Elision markers in the new lines, written as the lines they stand for. */
   expanded?: KeptElision[]
+  /**
+   * The parse errors this edit introduced, or why the file was not checked (files in a checked language only;
+   * absent when clean).
+   */
+  syntax?: SyntaxReport
   write_strategy?: WriteStrategy
   /** With `in_place`: why a rename would have lost something. */
   write_strategy_reason?: string
@@ -1205,6 +1236,11 @@ export interface PatchDone {
   sha256: string
   /** Elision markers in the new text, written as the lines they stand for. */
   expanded?: KeptElision[]
+  /**
+   * The parse errors this edit introduced, or why the file was not checked (files in a checked language only;
+   * absent when clean).
+   */
+  syntax?: SyntaxReport
   write_strategy?: WriteStrategy
   /** With `in_place`: why a rename would have lost something. */
   write_strategy_reason?: string
@@ -1295,6 +1331,53 @@ export interface StepFailure {
   diagnosis_incomplete?: true
 }
 
+/** One parse error of the new text. */
+export interface SyntaxError {
+  /** 1-based line and column (in characters) in the new text. */
+  line: number
+  column: number
+  problem: SyntaxProblem
+  /** The missing token, or the start of the text that could not be placed. */
+  token: string
+  /** What the parser could accept there, when it is a short list. */
+  expected?: string[]
+  /** The new text's line, as written (at most 200 characters). */
+  text: string
+}
+
+export type SyntaxLanguage =
+  | 'typescript'
+  | 'tsx'
+  | 'javascript'
+  | 'python'
+  | 'rust'
+  | 'go'
+  | 'java'
+  | 'c'
+  | 'cpp'
+  | 'csharp'
+  | 'json'
+  | 'yaml'
+  | 'toml'
+  | 'html'
+  | 'css'
+  | 'bash'
+  | 'ruby'
+  | 'php'
+
+export type SyntaxProblem = 'missing' | 'unexpected'
+
+/** The syntax check of one file. */
+export interface SyntaxReport {
+  language: SyntaxLanguage
+  /** The parse errors the edit introduced (the first 5): errors the file already had are not listed. */
+  errors?: SyntaxError[]
+  /** How many more introduced errors there are beyond those listed. */
+  more_errors?: number
+  /** Set when the file was not checked, and why. */
+  unchecked?: Unchecked
+}
+
 /** A successful text editor call. */
 export type TextEditorDone = Viewed | EditDone | UndoEdit
 
@@ -1313,6 +1396,8 @@ export interface Transaction {
   undoes?: string
   redo?: boolean
 }
+
+export type Unchecked = 'too_large' | 'timeout'
 
 export type UndoAction = 'restored' | 'removed' | 'recreated'
 
@@ -1416,6 +1501,11 @@ export interface WriteDone {
   sha256: string
   /** Elision markers in the new text, written as the lines they stand for. */
   expanded?: KeptElision[]
+  /**
+   * The parse errors this edit introduced, or why the file was not checked (files in a checked language only;
+   * absent when clean).
+   */
+  syntax?: SyntaxReport
   write_strategy?: WriteStrategy
   /** With `in_place`: why a rename would have lost something. */
   write_strategy_reason?: string

@@ -504,7 +504,7 @@ function help() {
   return `${PROG} ${version()}: exact-once, atomic, sandboxed file edits for AI coding agents.
 
 Usage:
-  ${PROG} [--root DIR] [--tools LIST] [--output-schemas] [--full-results]
+  ${PROG} [--root DIR] [--tools LIST] [--output-schemas] [--full-results] [--syntax MODE]
                                 run the MCP server on stdin/stdout (also: patch-file-mcp)
   ${PROG} COMMAND [options]     run one command
   ${PROG} COMMAND --help        a command's options
@@ -521,6 +521,9 @@ ${wrap(`Tools: ${toolNames()}.`, 22, 78)}
   --full-results      answer with the engine's full result objects (sizes,
                       both hashes, absolute paths) instead of the compact ones
                       (beats ${RESULTS_ENV}=full|compact)
+  --syntax MODE       a parse error an edit introduces: warn (write and
+                      report; default), refuse (write nothing) or off
+                      (beats ${SYNTAX_ENV})
 
 Commands:
 ${cmds}
@@ -647,11 +650,14 @@ const SERVER_OPTIONS = {
   tools: { type: 'string' },
   'output-schemas': { type: 'boolean' },
   'full-results': { type: 'boolean' },
+  syntax: { type: 'string' },
 }
 
 const TOOLS_ENV = 'PATCH_FILE_TOOLS'
 const OUTPUT_SCHEMAS_ENV = 'PATCH_FILE_OUTPUT_SCHEMAS'
 const RESULTS_ENV = 'PATCH_FILE_RESULTS'
+const SYNTAX_ENV = 'PATCH_FILE_SYNTAX'
+const SYNTAX_MODES = ['warn', 'refuse', 'off']
 
 /**
  * The server's tool selection, output-schema switch and result view: the flag,
@@ -696,7 +702,17 @@ function serverOptions(values, env = process.env) {
     results = v
   }
   if (values['full-results'] === true) results = 'full'
-  return { tools: chosen.tools, outputSchemas, results }
+  let syntax
+  if (set(SYNTAX_ENV)) {
+    syntax = env[SYNTAX_ENV].trim().toLowerCase()
+    if (!SYNTAX_MODES.includes(syntax)) throw new UsageError(`${SYNTAX_ENV} must be warn, refuse or off, not ${JSON.stringify(env[SYNTAX_ENV])}`)
+    if (values.syntax !== undefined && values.syntax !== syntax) warn(`${SYNTAX_ENV}=${env[SYNTAX_ENV]} is ignored: --syntax ${values.syntax} is given`)
+  }
+  if (values.syntax !== undefined) {
+    if (!SYNTAX_MODES.includes(values.syntax)) throw new UsageError(`--syntax must be warn, refuse or off, not ${JSON.stringify(values.syntax)}`)
+    syntax = values.syntax
+  }
+  return { tools: chosen.tools, outputSchemas, results, syntax }
 }
 
 /** Levenshtein distance of two short strings. */

@@ -215,7 +215,7 @@ const STALL_MS = { signal: 5000, eof: 30000 }
 /**
  * Serves MCP on stdin/stdout until stdin ends or SIGINT/SIGTERM/SIGHUP, then
  * waits for calls in flight (their writes complete and are answered) and exits 0.
- * @param {{root: string, version: string, given?: string, tools?: object[], outputSchemas?: boolean, results?: 'compact' | 'full'}} opts
+ * @param {{root: string, version: string, given?: string, tools?: object[], outputSchemas?: boolean, results?: 'compact' | 'full', syntax?: 'warn' | 'refuse' | 'off'}} opts
  *   root: the configured workspace root (--root or PATCH_FILE_WORKSPACE_ROOT), already resolved once to its
  *   real path (js/root.js); every call uses this path, so retargeting a symlink named as the root does not
  *   move the server. Undefined: the client's roots (js/workspace.js), and no root without them.
@@ -224,8 +224,9 @@ const STALL_MS = { signal: 5000, eof: 30000 }
  *   outputSchemas: list each tool's output schema and answer with structuredContent too.
  *   results: 'compact' (each fact once, paths relative to the root: what a model reads) or 'full'
  *   (the engine's whole result objects).
+ *   syntax: what a parse error an edit introduces does (--syntax; default: PATCH_FILE_SYNTAX, else 'warn').
  */
-async function serve({ root, version, given, tools: served = tools.select('default').tools, outputSchemas = false, results = 'compact' }) {
+async function serve({ root, version, given, tools: served = tools.select('default').tools, outputSchemas = false, results = 'compact', syntax }) {
   const log = makeLogger()
   // Load the native engine before anything else (a few ms): on a machine it
   // cannot load on (no prebuilt binary for the platform, or the platform
@@ -267,7 +268,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
     }
   }
 
-  const options = engine.modelOptions({ ...require('./root.js').engineOptions(root), results })
+  const options = engine.modelOptions({ ...require('./root.js').engineOptions(root), results, ...(syntax ? { syntax } : {}) })
   const workspace = new Workspace({ configured: root })
   const inflight = new Set()
   let stopping = null

@@ -128,12 +128,14 @@ function workTree(cwd) {
  * chooses for everything the server and CLI have no per-call option for.
  * PATCH_FILE_HARD_LINKS: refuse (default) | split | keep (the engine validates).
  * PATCH_FILE_ELISIONS: expand (default) | literal (the engine validates).
+ * PATCH_FILE_SYNTAX: warn (default) | refuse | off (the engine validates); `--syntax` sets it.
  * @param {string} root  the resolved root (resolveRoot's root)
  */
 function engineOptions(root, env = process.env) {
   const options = { workspaceRoot: root }
   if (env.PATCH_FILE_HARD_LINKS) options.hardLinks = env.PATCH_FILE_HARD_LINKS
   if (env.PATCH_FILE_ELISIONS) options.elisions = env.PATCH_FILE_ELISIONS
+  if (env.PATCH_FILE_SYNTAX) options.syntax = env.PATCH_FILE_SYNTAX
   return options
 }
 

@@ -96,6 +96,10 @@ codes! {
     /// match the line at that number. Nothing was written; the result
     /// shows the current anchored lines around it.
     ANCHOR_MISMATCH,
+    /// With `syntax: "refuse"`: the new text of a file that parsed no
+    /// longer parses where the edit wrote (`syntax.errors`: line, column,
+    /// what is missing or unexpected, the line). Nothing was written.
+    SYNTAX_ERROR_INTRODUCED,
 }
 
 impl std::fmt::Display for ErrorCode {

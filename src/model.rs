@@ -174,6 +174,21 @@ pub struct Options {
     pub default_match: MatchMode,
     /// What elision markers in new text do (`elisions`).
     pub elisions: Elisions,
+    /// What a parse error the edit introduces does (`syntax`).
+    pub syntax: SyntaxGuard,
+}
+
+/// What the syntax check does with a parse error an edit introduces in a
+/// file of a checked language (`options.syntax`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SyntaxGuard {
+    /// Written, and reported in the result's `syntax` (the default).
+    #[default]
+    Warn,
+    /// Refused (`SYNTAX_ERROR_INTRODUCED`): nothing is written.
+    Refuse,
+    /// Not checked.
+    Off,
 }
 
 /// What an elision marker in new text (`// ... existing code ...` where

@@ -27,7 +27,7 @@
 // nothing of the SDK (its types only describe the objects).
 
 const engine = require('../engine.js')
-const { failureText, internalError, unreadable } = require('./render.js')
+const { failureText, syntaxText, internalError, unreadable } = require('./render.js')
 
 const TOOL_TYPE = 'text_editor_20250728'
 const TOOL_NAME = 'str_replace_based_edit_tool'
@@ -42,6 +42,7 @@ function numbered(content) {
 }
 
 function withWarnings(lines, r) {
+  lines.push(...syntaxText(r.syntax))
   for (const w of Array.isArray(r.warnings) ? r.warnings : []) lines.push(`warning: ${w}`)
   return lines.join('\n')
 }

@@ -113,7 +113,33 @@ function failureText(result, { mapMessage = (m) => m } = {}) {
   // The result's own diagnosis, unless a part above already gave it.
   part(out, said, { ...r, message: undefined }, '', mapMessage)
   if (r.already_applied === true) out.push('already_applied: the replacement is already in the file; do not retry this edit')
+  out.push(...syntaxText(r.syntax))
   return out.join('\n')
+}
+
+const UNCHECKED = { too_large: 'the file is over 4 MiB', timeout: 'its parse ran past the time budget' }
+
+/**
+ * The lines of a `syntax` report (the engine's syntax guard): each parse
+ * error the edit introduced, where, what, and the line as written, so that
+ * one more edit can mend it; or why the file was not checked.
+ */
+function syntaxText(report, owner = '') {
+  if (!report || typeof report !== 'object') return []
+  const name = owner ? `${owner}: ` : ''
+  if (typeof report.unchecked === 'string') return [`${name}syntax not checked: ${UNCHECKED[report.unchecked] || report.unchecked}`]
+  const errors = Array.isArray(report.errors) ? report.errors : []
+  if (!errors.length) return []
+  const more = Number.isInteger(report.more_errors) ? report.more_errors : 0
+  const total = errors.length + more
+  const out = [`${name}the new text has ${total === 1 ? 'a parse error' : `${total} parse errors`} (${report.language}) the edit introduced:`]
+  for (const e of errors) {
+    const what = e.problem === 'missing' ? `missing \`${e.token}\`` : `unexpected \`${e.token}\``
+    const expected = Array.isArray(e.expected) && e.expected.length ? ` (expected ${e.expected.map((x) => `\`${x}\``).join(', ')})` : ''
+    out.push(`line ${e.line}, column ${e.column}: ${what}${expected}`, `  ${e.text}`)
+  }
+  if (more) out.push(`(${more} more)`)
+  return out
 }
 
 /** What a thrown value says, for a message; never throws (the value may be hostile too). */
@@ -145,4 +171,4 @@ function unreadable(what, err) {
   return { ok: false, code: 'INVALID_INPUT', message: `${unreadableMessage(what, err)}; nothing was written` }
 }
 
-module.exports = { failureText, internalError, unreadable, unreadableMessage, errorText, MAX_HINTS }
+module.exports = { failureText, syntaxText, internalError, unreadable, unreadableMessage, errorText, MAX_HINTS }

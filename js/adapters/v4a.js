@@ -28,7 +28,7 @@
 // result.
 
 const engine = require('../engine.js')
-const { failureText, internalError, unreadableMessage } = require('./render.js')
+const { failureText, syntaxText, internalError, unreadableMessage } = require('./render.js')
 
 const OPERATIONS = ['create_file', 'update_file', 'delete_file']
 
@@ -152,6 +152,7 @@ function successText(op, r) {
     }
   }
   // No run_id: nothing in this tool set applies one (js/tools.js forSet); the operation is sent again instead.
+  out.push(...syntaxText(f.syntax))
   if (r.dry_run) out.push('Dry run: nothing was written.', r.diff || '')
   for (const w of Array.isArray(r.warnings) ? r.warnings : []) out.push(`warning: ${w}`)
   return out.join('\n')

@@ -2,9 +2,11 @@
 //! in turn and turns a refusal into the failure an agent reads.
 
 use super::elision::{self, KeptRun, Refusal, Verdict, Why};
+use super::syntax;
 use crate::error::{ErrorCode, Failure};
-use crate::model::{Elisions, Options};
+use crate::model::{Elisions, Options, SyntaxGuard};
 use crate::result::failure::{ElidedLine, Elision};
+use crate::result::syntax::{SyntaxProblem, SyntaxReport};
 use crate::result::written::KeptElision;
 
 /// A new text that passed: kept as it is, or expanded.
@@ -12,6 +14,9 @@ use crate::result::written::KeptElision;
 pub(crate) struct Checked {
     /// The expanded text, when a marker was expanded.
     pub(crate) expansion: Option<Expansion>,
+    /// What the syntax check says of the text written, when it says
+    /// anything (errors the edit introduced, or why it did not check).
+    pub(crate) syntax: Option<SyntaxReport>,
 }
 
 /// A new text with its markers expanded: `old[..start]`, `mid`,
@@ -54,39 +59,80 @@ impl Expansion {
 #[derive(Debug, Clone)]
 pub(crate) struct Refused {
     pub(crate) failure: Failure,
-    pub(crate) elision: Elision,
+    /// ELIDED_CONTENT: the marker and the lines it would delete.
+    pub(crate) elision: Option<Elision>,
+    /// SYNTAX_ERROR_INTRODUCED: the errors.
+    pub(crate) syntax: Option<SyntaxReport>,
 }
 
-/// Runs every check on `new` (pieces, in order) replacing `old` in the file
-/// the caller calls `display`.
+/// Runs every check on `new` (pieces, in order) replacing `old` (`None`:
+/// a new file) in the file the caller calls `display`: elision markers
+/// first (an expansion is the text the syntax check then reads), then the
+/// syntax guard on the text that would be written.
 pub(crate) fn new_text(
     old: Option<&[u8]>,
     new: &[&[u8]],
     display: &str,
     opts: &Options,
 ) -> Result<Checked, Box<Refused>> {
-    let Some(old) = old else {
-        return Ok(Checked::default());
-    };
-    if opts.elisions == Elisions::Literal {
-        return Ok(Checked::default());
-    }
-    match elision::check(old, new) {
-        Verdict::Kept => Ok(Checked::default()),
-        Verdict::Expanded {
-            start,
-            end,
-            mid,
-            kept,
-        } => Ok(Checked {
-            expansion: Some(Expansion {
+    let mut checked = Checked::default();
+    if let Some(old) = old.filter(|_| opts.elisions != Elisions::Literal) {
+        match elision::check(old, new) {
+            Verdict::Kept => {}
+            Verdict::Expanded {
                 start,
                 end,
                 mid,
                 kept,
-            }),
-        }),
-        Verdict::Refused(r) => Err(Box::new(refused(&r, display))),
+            } => {
+                checked.expansion = Some(Expansion {
+                    start,
+                    end,
+                    mid,
+                    kept,
+                })
+            }
+            Verdict::Refused(r) => return Err(Box::new(refused(&r, display))),
+        }
+    }
+    if opts.syntax == SyntaxGuard::Off {
+        return Ok(checked);
+    }
+    let report = match (&checked.expansion, old) {
+        (Some(e), Some(o)) => syntax::check(display, old, &e.pieces(o)),
+        _ => syntax::check(display, old, new),
+    };
+    if let Some(r) = report {
+        if opts.syntax == SyntaxGuard::Refuse && !r.errors.is_empty() {
+            return Err(Box::new(syntax_refused(r, display)));
+        }
+        checked.syntax = Some(r);
+    }
+    Ok(checked)
+}
+
+/// The failure of an edit that breaks the syntax, with `syntax: "refuse"`.
+fn syntax_refused(r: SyntaxReport, display: &str) -> Refused {
+    let first = &r.errors[0];
+    let what = match first.problem {
+        SyntaxProblem::Missing => format!("`{}` is missing", first.token),
+        SyntaxProblem::Unexpected => format!("`{}` cannot be parsed there", first.token),
+    };
+    let more = match r.errors.len() + r.more_errors.unwrap_or(0) {
+        1 => String::new(),
+        n => format!(" ({n} errors in all, in `syntax.errors`)"),
+    };
+    let message = format!(
+        "the new text of `{display}` does not parse as {}: at line {}, column {}, {what}{more}. Fix the edit and \
+         send it again (options.syntax: \"warn\" writes it and reports); nothing was written",
+        r.language.as_str(),
+        first.line,
+        first.column,
+    );
+    Refused {
+        failure: Failure::new(ErrorCode::SYNTAX_ERROR_INTRODUCED, message),
+        elision: None,
+        syntax: Some(r),
     }
 }
 
@@ -123,7 +169,8 @@ fn refused(r: &Refusal, display: &str) -> Refused {
     );
     Refused {
         failure: Failure::new(ErrorCode::ELIDED_CONTENT, message),
-        elision: Elision {
+        syntax: None,
+        elision: Some(Elision {
             marker: r.marker.clone(),
             line: r.line,
             deletes: r
@@ -135,6 +182,6 @@ fn refused(r: &Refusal, display: &str) -> Refused {
                 })
                 .collect(),
             deleted: r.deleted,
-        },
+        }),
     }
 }

@@ -519,6 +519,8 @@ request_shape! {
         _default_match: Option<IgnoredAny> = "defaultMatch" | "default_match",
         #[serde(default, deserialize_with = "elisions")]
         elisions: Option<Elisions> = "elisions",
+        #[serde(default, deserialize_with = "syntax")]
+        syntax: Option<SyntaxGuard> = "syntax",
         _journal: Option<IgnoredAny> = "journal",
     }
 }
@@ -557,6 +559,20 @@ fn elisions<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Elisions>, 
         other => {
             return Err(serde::de::Error::custom(format!(
                 "`elisions` must be \"expand\" or \"literal\", got \"{other}\""
+            )))
+        }
+    }))
+}
+
+fn syntax<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<SyntaxGuard>, D::Error> {
+    Ok(Some(match String::deserialize(d)?.as_str() {
+        "warn" => SyntaxGuard::Warn,
+        "refuse" => SyntaxGuard::Refuse,
+        "off" => SyntaxGuard::Off,
+        other => {
+            return Err(serde::de::Error::custom(format!(
+                "`syntax` must be \"warn\", \"refuse\" or \"off\", got \"{}\"",
+                shown(other)
             )))
         }
     }))
@@ -610,6 +626,7 @@ pub fn options(
         results: ResultView::Full,
         default_match: MatchMode::EXACT,
         elisions: Elisions::Expand,
+        syntax: SyntaxGuard::Warn,
     };
     let mut root = None;
     if let Some(value) = value.filter(|v| !v.is_null()) {
@@ -628,6 +645,7 @@ pub fn options(
                 .map_err(|e| Failure::invalid(format!("options: `defaultMatch`: {e}")))?;
         }
         opts.elisions = o.elisions.unwrap_or(opts.elisions);
+        opts.syntax = o.syntax.unwrap_or(opts.syntax);
         if let Some(j) = f.raw(&["journal"]) {
             opts.journal = journal_option(j, opts.journal.clone())?;
         }

@@ -57,6 +57,10 @@ pub struct PatchDone {
     /// for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expanded: Option<Vec<KeptElision>>,
+    /// The parse errors this edit introduced, or why the file was not
+    /// checked (files in a checked language only; absent when clean).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub syntax: Option<super::syntax::SyntaxReport>,
     #[serde(flatten)]
     pub strategy: Strategy,
     /// What the caller should know (durability not confirmed, a torn file
@@ -110,6 +114,10 @@ pub struct WriteDone {
     /// for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expanded: Option<Vec<KeptElision>>,
+    /// The parse errors this edit introduced, or why the file was not
+    /// checked (files in a checked language only; absent when clean).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub syntax: Option<super::syntax::SyntaxReport>,
     #[serde(flatten)]
     pub strategy: Strategy,
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -78,6 +78,9 @@ pub struct Failed {
     /// ELIDED_CONTENT: the marker refused and the lines it would delete.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elision: Option<Elision>,
+    /// SYNTAX_ERROR_INTRODUCED: the parse errors the edit would introduce.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub syntax: Option<super::syntax::SyntaxReport>,
     /// undo FILE_CHANGED: the files that changed since the transaction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files_changed: Option<Vec<String>>,
@@ -134,6 +137,7 @@ impl Failed {
             failures: None,
             command: None,
             elision: None,
+            syntax: None,
             files_changed: None,
             id: None,
             anchors: None,

@@ -69,6 +69,10 @@ pub struct LinesDone {
     /// for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expanded: Option<Vec<KeptElision>>,
+    /// The parse errors this edit introduced, or why the file was not
+    /// checked (files in a checked language only; absent when clean).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub syntax: Option<super::syntax::SyntaxReport>,
     #[serde(flatten)]
     pub strategy: Strategy,
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -20,6 +20,7 @@ use crate::result::diagnosis::Tolerance;
 use crate::result::edits::{BatchDone, BatchFile, EditReport, PatchDone, WriteDone};
 use crate::result::failure::{BatchOutcome, EditFailure as EditFailed, Elision};
 use crate::result::marks::True;
+use crate::result::syntax::SyntaxReport;
 use crate::result::{Failed, Outcome};
 use crate::text::source::{self, Encoding, Source};
 use crate::txn::changes::Recorder;
@@ -46,8 +47,12 @@ enum Detail {
     Sha256(String),
     /// A failed commit (its result has `rolled_back` and `rollback_failed`).
     Commit(CommitFailure),
-    /// An elision marker refused (`ELIDED_CONTENT`).
-    Elided(Elision),
+    /// A check on the new text refused it (`ELIDED_CONTENT`,
+    /// `SYNTAX_ERROR_INTRODUCED`): its detail.
+    Refused {
+        elision: Option<Elision>,
+        syntax: Option<SyntaxReport>,
+    },
 }
 
 impl From<Failure> for FileFailure {
@@ -84,7 +89,10 @@ impl FileFailure {
     fn elided(r: Refused, path: String) -> Self {
         FileFailure {
             file_path: Some(path),
-            detail: Some(Box::new(Detail::Elided(r.elision))),
+            detail: Some(Box::new(Detail::Refused {
+                elision: r.elision,
+                syntax: r.syntax,
+            })),
             ..FileFailure::from(r.failure)
         }
     }
@@ -106,8 +114,9 @@ impl FileFailure {
         };
         let mut out = Failed::new(&self.failure, self.file_path.as_deref());
         out.sha256 = sha256;
-        if let Some(Detail::Elided(e)) = self.detail.as_deref() {
-            out.elision = Some(e.clone());
+        if let Some(Detail::Refused { elision, syntax }) = self.detail.as_deref() {
+            out.elision = elision.clone();
+            out.syntax = syntax.clone();
         }
         if let Some(first) = self.failed_edits.first() {
             out.match_lines = first.match_lines.clone();
@@ -236,6 +245,7 @@ fn figures(
         matched_with,
         original_text,
         expanded: None,
+        syntax: None,
         sha256_before: sha_before.to_string(),
         sha256: sha_after.to_string(),
         strategy: Default::default(),
@@ -293,9 +303,11 @@ fn edit_reports(plan: &Matched<'_>) -> (Vec<EditReport>, Option<Vec<Tolerance>>,
     )
 }
 
-/// A success's report of the markers its check expanded, and its new
-/// length (the plan's figure counted the markers, not their lines).
+/// A success's report of what its checks said: the syntax guard's report;
+/// the markers expanded, and the new length (the plan's figure counted the
+/// markers, not their lines).
 fn expanded(fig: &mut PatchDone, c: &Checked, pieces: &[&[u8]]) {
+    fig.syntax = c.syntax.clone();
     if let Some(e) = &c.expansion {
         fig.expanded = Some(e.report());
         fig.after_chars = pieces.iter().map(|p| source::utf16_len(p)).sum();
@@ -869,6 +881,7 @@ fn write_one(
         sha256_before: sha_before.map(str::to_string),
         sha256: sha_after,
         expanded: checked.expansion.as_ref().map(Expansion::report),
+        syntax: checked.syntax.clone(),
         strategy: Default::default(),
         warnings: Vec::new(),
         preview: None,

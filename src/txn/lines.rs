@@ -82,7 +82,8 @@ pub(crate) fn edit_lines(
     // The one check every write's new text gets (elision markers).
     let looked = check::new_text(Some(text), &pieces, &s.display, opts).map_err(|r| {
         let mut out = Failed::new(&r.failure, Some(&abs));
-        out.elision = Some(r.elision);
+        out.elision = r.elision;
+        out.syntax = r.syntax;
         Box::new(out)
     })?;
     let pieces = match &looked.expansion {
@@ -104,6 +105,7 @@ pub(crate) fn edit_lines(
         sha256_before: sha_before,
         sha256: String::new(),
         expanded: looked.expansion.as_ref().map(|e| e.report()),
+        syntax: looked.syntax.clone(),
         strategy: Default::default(),
         warnings: Vec::new(),
         preview: None,

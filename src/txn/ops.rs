@@ -38,6 +38,7 @@ use crate::result::formats::{
     self as out, Action as Did, FormatDone, FormatFile, HunkLevel, LocatedBy,
 };
 use crate::result::marks::True;
+use crate::result::syntax::SyntaxReport;
 use crate::result::written::KeptElision;
 use crate::result::{Failed, Outcome};
 use crate::text::lines::count_newlines;
@@ -81,6 +82,8 @@ struct Planned {
     line_number: Option<usize>,
     /// The elision markers its check expanded.
     expanded: Option<Vec<KeptElision>>,
+    /// What the syntax check says of its new text.
+    syntax: Option<SyntaxReport>,
 }
 
 /// A file's new bytes.
@@ -110,6 +113,7 @@ impl Planned {
             blocks: Vec::new(),
             line_number: None,
             expanded: None,
+            syntax: None,
         }
     }
 
@@ -156,6 +160,8 @@ struct OpFailure {
     blocks: Option<Vec<StepFailure>>,
     /// An elision marker refused (`ELIDED_CONTENT`).
     elision: Option<Elision>,
+    /// The syntax errors refused (`SYNTAX_ERROR_INTRODUCED`).
+    syntax: Option<SyntaxReport>,
 }
 
 impl OpFailure {
@@ -169,6 +175,7 @@ impl OpFailure {
             hunks: None,
             blocks: None,
             elision: None,
+            syntax: None,
         })
     }
 }
@@ -517,7 +524,8 @@ fn plan_op(
                 Base::New { .. } => cur(dst).map(|(s, _)| s.text()),
             };
             let checked = check_op(i, op, old, (&sliced, &new_text), opts, abs(dst.or(src)))?;
-            if let Some((text, report)) = checked {
+            p.syntax = checked.syntax;
+            if let Some((text, report)) = checked.expanded {
                 (new_text, sliced, legacy_planned) = (text, None, None);
                 p.expanded = Some(report);
             }
@@ -608,11 +616,15 @@ fn planned_blocks(
     })
 }
 
-/// A new text with its markers expanded, and the report of them.
-type Expanded = (Vec<u8>, Vec<KeptElision>);
+/// What the checks on an operation's new text say: the text expanded and
+/// its report, when a marker was expanded; the syntax check's report.
+struct OpChecked {
+    expanded: Option<(Vec<u8>, Vec<KeptElision>)>,
+    syntax: Option<SyntaxReport>,
+}
 
-/// The checks on an operation's new text ([`check::new_text`]): the text
-/// expanded and its report, when a marker was expanded, or its failure.
+/// The checks on an operation's new text ([`check::new_text`]), or its
+/// failure.
 fn check_op(
     i: usize,
     op: &FileOp,
@@ -620,19 +632,20 @@ fn check_op(
     (sliced, new_text): (&Option<(Vec<Edit>, NewText)>, &[u8]),
     opts: &Options,
     abs: Option<String>,
-) -> Result<Option<Expanded>, Box<OpFailure>> {
-    let Some(old_text) = old else {
-        return Ok(None);
-    };
-    let pieces = match sliced {
-        Some((edits, t)) => t.pieces(old_text, edits),
-        None => vec![new_text],
+) -> Result<OpChecked, Box<OpFailure>> {
+    let pieces = match (sliced, old) {
+        (Some((edits, t)), Some(old_text)) => t.pieces(old_text, edits),
+        _ => vec![new_text],
     };
     match check::new_text(old, &pieces, &op.path, opts) {
-        Ok(c) => Ok(c.expansion.map(|e| (e.to_vec(old_text), e.report()))),
+        Ok(c) => Ok(OpChecked {
+            expanded: c.expansion.zip(old).map(|(e, o)| (e.to_vec(o), e.report())),
+            syntax: c.syntax,
+        }),
         Err(r) => {
             let mut f = OpFailure::new(i, r.failure, abs);
-            f.elision = Some(r.elision);
+            f.elision = r.elision;
+            f.syntax = r.syntax;
             Err(f)
         }
     }
@@ -1140,6 +1153,7 @@ fn failed(plan: &OpPlan, failures: Vec<Box<OpFailure>>) -> Box<Failed> {
     v.match_lines = first.match_lines.clone();
     v.diagnosis = first.diagnosis.clone();
     v.elision = first.elision.clone();
+    v.syntax = first.syntax.clone();
     v.failures = Some(
         failures
             .into_iter()
@@ -1224,6 +1238,7 @@ fn op_file(p: &Planned, op: &FileOp, slots: &[Slot]) -> FormatFile {
         line_number: p.line_number,
         read_back_matches: None,
         expanded: p.expanded.clone(),
+        syntax: p.syntax.clone(),
         strategy: Default::default(),
         diff: None,
     }

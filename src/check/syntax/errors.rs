@@ -10,8 +10,6 @@
 //! that was already broken elsewhere stays editable and its old errors are
 //! never reported as the edit's.
 
-use std::collections::HashMap;
-
 use tree_sitter::{Language, Node, Tree};
 
 use crate::result::syntax::{SyntaxError, SyntaxProblem};
@@ -123,38 +121,66 @@ fn line_at(text: &[u8], at: usize) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-/// What identifies an error across an edit: its problem, its token and
-/// the text of its line.
-fn signature(f: &Found, text: &[u8]) -> (SyntaxProblem, String, Vec<u8>) {
-    (
-        f.problem,
-        f.token.clone(),
-        line_at(text, f.start).trim_ascii().to_vec(),
-    )
+/// The one span an edit changed: `start..old_end` of the old text became
+/// `start..new_end` of the new.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Span {
+    pub(crate) start: usize,
+    pub(crate) old_end: usize,
+    pub(crate) new_end: usize,
+}
+
+impl Span {
+    /// Where offset `at` of the new text was in the old text, when it is
+    /// outside the change.
+    fn old_offset(self, at: usize) -> Option<usize> {
+        if at < self.start {
+            Some(at)
+        } else if at >= self.new_end {
+            Some(at - self.new_end + self.old_end)
+        } else {
+            None
+        }
+    }
 }
 
 /// The errors of `new` that `old` does not have (`old`: `None` for a new
-/// file, which has none).
+/// file, which has none). Each old error pairs with one new error at most,
+/// tried in three passes, most certain first: the same problem and token
+/// at the same place (outside the changed span, where offsets map one to
+/// one); then on a line of the same text; then anywhere (recovery can move
+/// an old error, never multiply it).
 pub(crate) fn introduced(
     new: Vec<Found>,
     new_text: &[u8],
     old: Option<(&[Found], &[u8])>,
+    span: Span,
 ) -> Vec<Found> {
     let Some((old, old_text)) = old.filter(|(o, _)| !o.is_empty()) else {
         return new;
     };
-    let mut had: HashMap<_, usize> = HashMap::new();
-    for f in old {
-        *had.entry(signature(f, old_text)).or_default() += 1;
+    let mut free = vec![true; old.len()];
+    let mut left: Vec<Found> = new;
+    let passes: [&dyn Fn(&Found, &Found) -> bool; 3] = [
+        &|n, o| span.old_offset(n.start) == Some(o.start),
+        &|n, o| line_at(new_text, n.start).trim_ascii() == line_at(old_text, o.start).trim_ascii(),
+        &|_, _| true,
+    ];
+    for same in passes {
+        left.retain(|n| {
+            let hit = old.iter().enumerate().position(|(i, o)| {
+                free[i] && o.problem == n.problem && o.token == n.token && same(n, o)
+            });
+            match hit {
+                Some(i) => {
+                    free[i] = false;
+                    false
+                }
+                None => true,
+            }
+        });
     }
-    let mut out = Vec::new();
-    for f in new {
-        match had.get_mut(&signature(&f, new_text)) {
-            Some(n) if *n > 0 => *n -= 1,
-            _ => out.push(f),
-        }
-    }
-    out
+    left
 }
 
 /// `f` as a result shows it.

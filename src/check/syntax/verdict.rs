@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::errors::{self, LISTED};
+use super::errors::{self, Span, LISTED};
 use super::grammar::Grammar;
 use super::parse::{self, Pieces};
 use crate::result::syntax::{SyntaxReport, Unchecked};
@@ -69,11 +69,23 @@ pub fn check(path: &str, old: Option<&[u8]>, new: &[&[u8]]) -> Option<SyntaxRepo
             Some((f, o))
         }
     };
-    let introduced = errors::introduced(
-        found,
-        &new_bytes,
-        old_found.as_ref().map(|(f, o)| (f.as_slice(), *o)),
-    );
+    let span = match old {
+        Some(o) => {
+            let e = parse::edit_between(o, &text);
+            Span {
+                start: e.start_byte,
+                old_end: e.old_end_byte,
+                new_end: e.new_end_byte,
+            }
+        }
+        None => Span {
+            start: 0,
+            old_end: 0,
+            new_end: new_bytes.len(),
+        },
+    };
+    let old_found = old_found.as_ref().map(|(f, o)| (f.as_slice(), *o));
+    let introduced = errors::introduced(found, &new_bytes, old_found, span);
     if introduced.is_empty() {
         return None;
     }

@@ -220,3 +220,47 @@ fn expected(language: &Language, state: u16) -> Option<Vec<String>> {
     }
     (!names.is_empty()).then_some(names)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::verdict::check;
+
+    fn errors(path: &str, old: &str, new: &str) -> Vec<(usize, String)> {
+        check(path, Some(old.as_bytes()), &[new.as_bytes()])
+            .map(|r| r.errors.into_iter().map(|e| (e.line, e.token)).collect())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn an_old_error_on_the_line_the_edit_changes_is_not_the_edits() {
+        // The file lacks its closing brace (a MISSING `}` at the end of line
+        // 2); the edit changes line 2 itself: the line's text differs, the
+        // error is the same one.
+        let old = "function a() {\n  return 1;\n";
+        let new = "function a() {\n  return 2;\n";
+        assert_eq!(errors("a.js", old, new), vec![]);
+    }
+
+    #[test]
+    fn an_old_error_moved_by_lines_inserted_above_is_not_the_edits() {
+        let old = "x = 1\ny = (2\n";
+        let new = "w = 0\nv = 0\nx = 1\ny = (2\n";
+        assert_eq!(errors("a.py", old, new), vec![]);
+    }
+
+    #[test]
+    fn a_second_error_of_the_same_kind_is_the_edits() {
+        let old = "fn a() {\n    let x = (1;\n}\n\nfn b() {\n    let y = 2;\n}\n";
+        let new = "fn a() {\n    let x = (1;\n}\n\nfn b() {\n    let y = (2;\n}\n";
+        let found = errors("a.rs", old, new);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, 6, "{found:?}");
+    }
+
+    #[test]
+    fn a_new_file_is_judged_against_an_empty_one() {
+        let r = check("new.json", None, &[b"{\"a\": 1,,}\n"]).expect("reported");
+        assert!(!r.errors.is_empty());
+        assert_eq!(r.errors[0].line, 1);
+    }
+}

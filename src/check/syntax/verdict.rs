@@ -53,6 +53,8 @@ pub fn check(path: &str, old: Option<&[u8]>, new: &[&[u8]]) -> Option<SyntaxRepo
         return None;
     }
     let found = errors::found(&tree, &new_bytes);
+    // Kept, or dropped here (too large to keep) before the old text's
+    // parse: one large tree in memory at a time.
     parse::keep(grammar, new_bytes.clone(), tree);
     let old_found = match (old, old_tree) {
         (None, _) => None,

@@ -144,6 +144,9 @@ impl Span {
     }
 }
 
+/// Whether a new error and an old one are the same, in one pass.
+type Same<'a> = dyn Fn(&Found, &Found) -> bool + 'a;
+
 /// The errors of `new` that `old` does not have (`old`: `None` for a new
 /// file, which has none). Each old error pairs with one new error at most,
 /// tried in three passes, most certain first: the same problem and token
@@ -161,7 +164,7 @@ pub(crate) fn introduced(
     };
     let mut free = vec![true; old.len()];
     let mut left: Vec<Found> = new;
-    let passes: [&dyn Fn(&Found, &Found) -> bool; 3] = [
+    let passes: [&Same<'_>; 3] = [
         &|n, o| span.old_offset(n.start) == Some(o.start),
         &|n, o| line_at(new_text, n.start).trim_ascii() == line_at(old_text, o.start).trim_ascii(),
         &|_, _| true,
@@ -201,9 +204,9 @@ pub(crate) fn shown(f: &Found, text: &[u8], language: &Language) -> SyntaxError 
 /// The visible symbols the grammar accepts in parse state `state`, when
 /// they are few enough to help.
 fn expected(language: &Language, state: u16) -> Option<Vec<String>> {
-    let mut it = language.lookahead_iterator(state)?;
+    let it = language.lookahead_iterator(state)?;
     let mut names: Vec<String> = Vec::new();
-    while let Some(sym) = it.next() {
+    for sym in it {
         if !language.node_kind_is_visible(sym) {
             continue;
         }

@@ -126,6 +126,10 @@ test('patches, edit blocks, writeFile, editLines and editFile run the same check
   const refusedPatch = await api.applyPatch(patch, opts(d, { syntax: 'refuse' }))
   assert.equal(refusedPatch.code, 'SYNTAX_ERROR_INTRODUCED', JSON.stringify(refusedPatch))
   assert.equal(refusedPatch.syntax.language, 'typescript')
+  // A moved file is judged under its new name.
+  fs.writeFileSync(path.join(d, 'notes.txt'), 'x = 1\n')
+  const moved = await api.applyPatch('*** Begin Patch\n*** Update File: notes.txt\n*** Move to: m.py\n@@\n-x = 1\n+x = (1\n*** End Patch\n', opts(d, { dryRun: true }))
+  assert.equal(moved.files[0].syntax?.language, 'python', JSON.stringify(moved))
   const blocks = 'f.ts\n<<<<<<< SEARCH\n  return x + b;\n=======\n  return x +* b;\n>>>>>>> REPLACE\n'
   const e = await api.applyEditBlocks(blocks, opts(d, { dryRun: true }))
   assert.equal(e.files[0].syntax?.errors?.length >= 1, true, JSON.stringify(e))

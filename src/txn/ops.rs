@@ -637,7 +637,14 @@ fn check_op(
         (Some((edits, t)), Some(old_text)) => t.pieces(old_text, edits),
         _ => vec![new_text],
     };
-    match check::new_text(old, &pieces, &op.path, opts) {
+    // A moved file is judged under its new name (its language may change).
+    let named = match &op.action {
+        Action::Write {
+            move_to: Some(to), ..
+        } => to,
+        _ => &op.path,
+    };
+    match check::new_text(old, &pieces, named, opts) {
         Ok(c) => Ok(OpChecked {
             expanded: c.expansion.zip(old).map(|(e, o)| (e.to_vec(o), e.report())),
             syntax: c.syntax,

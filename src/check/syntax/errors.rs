@@ -42,15 +42,31 @@ pub(crate) struct Found {
     state: Option<u16>,
 }
 
-/// The errors of `tree` (parsed from `text`), in order.
+/// The errors of `tree` (parsed from `text`), in order: every `ERROR`
+/// node, the outer ones and those nested in them, every `MISSING` node,
+/// and the text after the root when the parse stopped short of the end.
 pub(crate) fn found(tree: &Tree, text: &[u8]) -> Vec<Found> {
+    let mut out = nodes(tree, text);
+    if out.len() < COLLECTED {
+        out.extend(unparsed_tail(tree, text));
+    }
+    out
+}
+
+/// The `ERROR` and `MISSING` nodes of `tree`, in order. An `ERROR` node
+/// is listed, and so are the errors nested in it: recovery wraps the
+/// tokens it skipped in an error of their own, and the context it
+/// abandoned (which can reach back to the start of the enclosing function
+/// or of the file) in an outer one; where the parser met the damage is
+/// sometimes the one, sometimes the other.
+fn nodes(tree: &Tree, text: &[u8]) -> Vec<Found> {
     let mut out = Vec::new();
     let mut c = tree.walk();
     loop {
         let n = c.node();
         let descend = if n.is_error() {
             out.push(unplaced(n, text));
-            false
+            has_nested_error(n)
         } else if n.is_missing() {
             out.push(missing(n));
             false
@@ -72,6 +88,43 @@ pub(crate) fn found(tree: &Tree, text: &[u8]) -> Vec<Found> {
             }
         }
     }
+}
+
+/// Whether the `ERROR` node `n` holds errors of its own.
+fn has_nested_error(n: Node<'_>) -> bool {
+    let mut c = n.walk();
+    c.goto_first_child()
+        && loop {
+            let m = c.node();
+            if m.is_error() || m.is_missing() || m.has_error() {
+                break true;
+            }
+            if !c.goto_next_sibling() {
+                break false;
+            }
+        }
+}
+
+/// The text after the root node, when the parser gave up before the end
+/// (the YAML grammar does, at the first error it cannot recover from):
+/// an error at its first visible byte.
+fn unparsed_tail(tree: &Tree, text: &[u8]) -> Option<Found> {
+    let end = tree.root_node().end_byte().min(text.len());
+    let skip = text[end..].iter().position(|b| !b.is_ascii_whitespace())?;
+    let start = end + skip;
+    let head = &text[..start];
+    let row = memchr::memchr_iter(b'\n', head).count();
+    let col = start - memchr::memrchr(b'\n', head).map_or(0, |i| i + 1);
+    let first = line_at(text, start);
+    let first = &first[(col).min(first.len())..];
+    Some(Found {
+        problem: SyntaxProblem::Unexpected,
+        start,
+        row,
+        col,
+        token: clip(String::from_utf8_lossy(first).trim(), TOKEN_CHARS),
+        state: None,
+    })
 }
 
 fn missing(n: Node<'_>) -> Found {
@@ -157,6 +210,14 @@ pub(crate) fn introduced(
     out
 }
 
+/// Orders `found` nearest the bytes `start..end` first (the span an edit
+/// changed, in the new text), keeping the order of those as near: the
+/// error the edit caused comes before the outer error that reaches back
+/// to the enclosing function, and before the errors cascading after it.
+pub(crate) fn nearest_first(found: &mut [Found], start: usize, end: usize) {
+    found.sort_by_key(|f| start.saturating_sub(f.start) + f.start.saturating_sub(end));
+}
+
 /// `f` as a result shows it.
 pub(crate) fn shown(f: &Found, text: &[u8], language: &Language) -> SyntaxError {
     let line = String::from_utf8_lossy(line_at(text, f.start));
@@ -175,9 +236,9 @@ pub(crate) fn shown(f: &Found, text: &[u8], language: &Language) -> SyntaxError 
 /// The visible symbols the grammar accepts in parse state `state`, when
 /// they are few enough to help.
 fn expected(language: &Language, state: u16) -> Option<Vec<String>> {
-    let mut it = language.lookahead_iterator(state)?;
+    let it = language.lookahead_iterator(state)?;
     let mut names: Vec<String> = Vec::new();
-    while let Some(sym) = it.next() {
+    for sym in it {
         if !language.node_kind_is_visible(sym) {
             continue;
         }

@@ -2,7 +2,9 @@
 //!
 //! The new text is parsed first (incrementally when the tree of the old
 //! text is kept from an earlier edit); a tree without errors ends the
-//! check, so a clean edit costs one parse. Only when the new tree has
+//! check, so a clean edit costs one parse. A tree with errors is parsed
+//! again afresh, since error recovery depends on the tree a parse starts
+//! from, and errors are compared between fresh parses only. Only when the new tree has
 //! errors is the old text parsed (or its kept tree used) to tell which
 //! errors the edit introduced. Files over [`MAX_BYTES`] and parses past
 //! [`BUDGET`] are not checked, and the report says so.
@@ -44,13 +46,23 @@ pub fn check(path: &str, old: Option<&[u8]>, new: &[&[u8]]) -> Option<SyntaxRepo
         t.edit(&parse::edit_between(o, &text));
         t
     });
-    let Ok(tree) = parse::parse(grammar, &text, base.as_ref(), deadline) else {
+    let Ok(mut tree) = parse::parse(grammar, &text, base.as_ref(), deadline) else {
         return unchecked(Unchecked::Timeout);
     };
     let new_bytes = text.to_vec();
     if !tree.root_node().has_error() {
         parse::keep(grammar, new_bytes, tree);
         return None;
+    }
+    if base.is_some() {
+        // Error recovery depends on the tree a parse starts from: parsed
+        // from the old tree, a broken text can show other errors than
+        // parsed afresh, and the old text's errors (kept trees with errors
+        // are always fresh parses, as this one) would not match its own.
+        let Ok(fresh) = parse::parse(grammar, &text, None, deadline) else {
+            return unchecked(Unchecked::Timeout);
+        };
+        tree = fresh;
     }
     let found = errors::found(&tree, &new_bytes);
     parse::keep(grammar, new_bytes.clone(), tree);
@@ -69,13 +81,17 @@ pub fn check(path: &str, old: Option<&[u8]>, new: &[&[u8]]) -> Option<SyntaxRepo
             Some((f, o))
         }
     };
-    let introduced = errors::introduced(
+    let mut introduced = errors::introduced(
         found,
         &new_bytes,
         old_found.as_ref().map(|(f, o)| (f.as_slice(), *o)),
     );
     if introduced.is_empty() {
         return None;
+    }
+    if let Some(o) = old {
+        let e = parse::edit_between(o, &text);
+        errors::nearest_first(&mut introduced, e.start_byte, e.new_end_byte);
     }
     let language = grammar.language();
     Some(SyntaxReport {

@@ -9,6 +9,8 @@
 #[cfg(test)]
 mod cases;
 mod errors;
+#[cfg(test)]
+mod fuzz;
 mod grammar;
 mod parse;
 #[cfg(test)]

@@ -24,7 +24,6 @@ pub(super) struct Sample {
     /// A different break elsewhere: the damage of an already-broken file.
     pub dmg: Edit,
     /// The opening and the unit repeated to nest deeply in this language.
-    #[allow(dead_code)]
     pub deep: (&'static str, &'static str),
 }
 

@@ -40,15 +40,31 @@ pub(crate) struct Found {
     state: Option<u16>,
 }
 
-/// The errors of `tree` (parsed from `text`), in order.
+/// The errors of `tree` (parsed from `text`), in order: every `ERROR`
+/// node, the outer ones and those nested in them, every `MISSING` node,
+/// and the text after the root when the parse stopped short of the end.
 pub(crate) fn found(tree: &Tree, text: &[u8]) -> Vec<Found> {
+    let mut out = nodes(tree, text);
+    if out.len() < COLLECTED {
+        out.extend(unparsed_tail(tree, text));
+    }
+    out
+}
+
+/// The `ERROR` and `MISSING` nodes of `tree`, in order. An `ERROR` node
+/// is listed, and so are the errors nested in it: recovery wraps the
+/// tokens it skipped in an error of their own, and the context it
+/// abandoned (which can reach back to the start of the enclosing function
+/// or of the file) in an outer one; where the parser met the damage is
+/// sometimes the one, sometimes the other.
+fn nodes(tree: &Tree, text: &[u8]) -> Vec<Found> {
     let mut out = Vec::new();
     let mut c = tree.walk();
     loop {
         let n = c.node();
         let descend = if n.is_error() {
             out.push(unplaced(n, text));
-            false
+            has_nested_error(n)
         } else if n.is_missing() {
             out.push(missing(n));
             false
@@ -70,6 +86,43 @@ pub(crate) fn found(tree: &Tree, text: &[u8]) -> Vec<Found> {
             }
         }
     }
+}
+
+/// Whether the `ERROR` node `n` holds errors of its own.
+fn has_nested_error(n: Node<'_>) -> bool {
+    let mut c = n.walk();
+    c.goto_first_child()
+        && loop {
+            let m = c.node();
+            if m.is_error() || m.is_missing() || m.has_error() {
+                break true;
+            }
+            if !c.goto_next_sibling() {
+                break false;
+            }
+        }
+}
+
+/// The text after the root node, when the parser gave up before the end
+/// (the YAML grammar does, at the first error it cannot recover from):
+/// an error at its first visible byte.
+fn unparsed_tail(tree: &Tree, text: &[u8]) -> Option<Found> {
+    let end = tree.root_node().end_byte().min(text.len());
+    let skip = text[end..].iter().position(|b| !b.is_ascii_whitespace())?;
+    let start = end + skip;
+    let head = &text[..start];
+    let row = memchr::memchr_iter(b'\n', head).count();
+    let col = start - memchr::memrchr(b'\n', head).map_or(0, |i| i + 1);
+    let first = line_at(text, start);
+    let first = &first[(col).min(first.len())..];
+    Some(Found {
+        problem: SyntaxProblem::Unexpected,
+        start,
+        row,
+        col,
+        token: clip(String::from_utf8_lossy(first).trim(), TOKEN_CHARS),
+        state: None,
+    })
 }
 
 fn missing(n: Node<'_>) -> Found {
@@ -131,6 +184,17 @@ pub(crate) struct Span {
 }
 
 impl Span {
+    /// Whether offset `at` of the new text is before (`Less`), inside
+    /// (`Equal`) or after (`Greater`) the change.
+    fn side_new(self, at: usize) -> std::cmp::Ordering {
+        side(at, self.start, self.new_end)
+    }
+
+    /// The same for offset `at` of the old text.
+    fn side_old(self, at: usize) -> std::cmp::Ordering {
+        side(at, self.start, self.old_end)
+    }
+
     /// Where offset `at` of the new text was in the old text, when it is
     /// outside the change.
     fn old_offset(self, at: usize) -> Option<usize> {
@@ -147,12 +211,25 @@ impl Span {
 /// Whether a new error and an old one are the same, in one pass.
 type Same<'a> = dyn Fn(&Found, &Found) -> bool + 'a;
 
+fn side(at: usize, start: usize, end: usize) -> std::cmp::Ordering {
+    if at < start {
+        std::cmp::Ordering::Less
+    } else if at < end || (at == start && start == end) {
+        std::cmp::Ordering::Equal
+    } else {
+        std::cmp::Ordering::Greater
+    }
+}
+
 /// The errors of `new` that `old` does not have (`old`: `None` for a new
 /// file, which has none). Each old error pairs with one new error at most,
 /// tried in three passes, most certain first: the same problem and token
 /// at the same place (outside the changed span, where offsets map one to
-/// one); then on a line of the same text; then anywhere (recovery can move
-/// an old error, never multiply it).
+/// one); then on a line of the same text; then on the same side of the
+/// change (recovery can move an old error, never multiply it; but an
+/// error before or inside the change cannot be one that was after it: a
+/// grammar that stops at its first error, as YAML's does, hides every old
+/// error after a new one).
 pub(crate) fn introduced(
     new: Vec<Found>,
     new_text: &[u8],
@@ -167,7 +244,7 @@ pub(crate) fn introduced(
     let passes: [&Same<'_>; 3] = [
         &|n, o| span.old_offset(n.start) == Some(o.start),
         &|n, o| line_at(new_text, n.start).trim_ascii() == line_at(old_text, o.start).trim_ascii(),
-        &|_, _| true,
+        &|n, o| span.side_new(n.start) == span.side_old(o.start),
     ];
     for same in passes {
         left.retain(|n| {
@@ -184,6 +261,14 @@ pub(crate) fn introduced(
         });
     }
     left
+}
+
+/// Orders `found` nearest the bytes `start..end` first (the span an edit
+/// changed, in the new text), keeping the order of those as near: the
+/// error the edit caused comes before the outer error that reaches back
+/// to the enclosing function, and before the errors cascading after it.
+pub(crate) fn nearest_first(found: &mut [Found], start: usize, end: usize) {
+    found.sort_by_key(|f| start.saturating_sub(f.start) + f.start.saturating_sub(end));
 }
 
 /// `f` as a result shows it.

@@ -6,9 +6,15 @@
 //! budget, and [`parse`] keeps the trees so the next edit of the same
 //! file parses incrementally.
 
+#[cfg(test)]
+mod cases;
 mod errors;
+#[cfg(test)]
+mod fuzz;
 mod grammar;
 mod parse;
+#[cfg(test)]
+mod samples;
 mod verdict;
 
 pub use verdict::{check, BUDGET, MAX_BYTES};

@@ -2,7 +2,9 @@
 //!
 //! The new text is parsed first (incrementally when the tree of the old
 //! text is kept from an earlier edit); a tree without errors ends the
-//! check, so a clean edit costs one parse. Only when the new tree has
+//! check, so a clean edit costs one parse. A tree with errors is parsed
+//! again afresh, since error recovery depends on the tree a parse starts
+//! from, and errors are compared between fresh parses only. Only when the new tree has
 //! errors is the old text parsed (or its kept tree used) to tell which
 //! errors the edit introduced. Files over [`MAX_BYTES`] and parses past
 //! [`BUDGET`] are not checked, and the report says so.
@@ -44,13 +46,23 @@ pub fn check(path: &str, old: Option<&[u8]>, new: &[&[u8]]) -> Option<SyntaxRepo
         t.edit(&parse::edit_between(o, &text));
         t
     });
-    let Ok(tree) = parse::parse(grammar, &text, base.as_ref(), deadline) else {
+    let Ok(mut tree) = parse::parse(grammar, &text, base.as_ref(), deadline) else {
         return unchecked(Unchecked::Timeout);
     };
     let new_bytes = text.to_vec();
     if !tree.root_node().has_error() {
         parse::keep(grammar, new_bytes, tree);
         return None;
+    }
+    if base.is_some() {
+        // Error recovery depends on the tree a parse starts from: parsed
+        // from the old tree, a broken text can show other errors than
+        // parsed afresh, and the old text's errors (kept trees with errors
+        // are always fresh parses, as this one) would not match its own.
+        let Ok(fresh) = parse::parse(grammar, &text, None, deadline) else {
+            return unchecked(Unchecked::Timeout);
+        };
+        tree = fresh;
     }
     let found = errors::found(&tree, &new_bytes);
     // Kept, or dropped here (too large to keep) before the old text's
@@ -87,9 +99,12 @@ pub fn check(path: &str, old: Option<&[u8]>, new: &[&[u8]]) -> Option<SyntaxRepo
         },
     };
     let old_found = old_found.as_ref().map(|(f, o)| (f.as_slice(), *o));
-    let introduced = errors::introduced(found, &new_bytes, old_found, span);
+    let mut introduced = errors::introduced(found, &new_bytes, old_found, span);
     if introduced.is_empty() {
         return None;
+    }
+    if old.is_some() {
+        errors::nearest_first(&mut introduced, span.start, span.new_end);
     }
     let language = grammar.language();
     Some(SyntaxReport {

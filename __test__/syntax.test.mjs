@@ -12,6 +12,8 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { withClient, resultOf } from './helpers/mcp-client.mjs'
 import { createTextEditor } from 'patch-file-tool/anthropic'
 import * as api from '../index.mjs'
@@ -176,4 +178,16 @@ test('the Anthropic text editor adapter reports and refuses through the same che
   const w = await warning.toolResult({ id: 't', name: 'str_replace_based_edit_tool', input: { command: 'str_replace', path: 'f.ts', old_str: BREAK.search, new_str: BREAK.replace } })
   assert.equal(w.is_error, undefined, JSON.stringify(w))
   assert.match(JSON.stringify(w.content), /missing/)
+})
+
+test('the server refuses to start with a --syntax or PATCH_FILE_SYNTAX it does not know (exit 2)', () => {
+  const bin = fileURLToPath(new URL('../bin/patch-file-tool.js', import.meta.url))
+  const d = dir()
+  const flag = spawnSync(process.execPath, [bin, '--root', d, '--syntax', 'strict'], { input: '', encoding: 'utf8' })
+  assert.equal(flag.status, 2, flag.stderr)
+  assert.match(flag.stderr, /--syntax must be warn, refuse or off/)
+  const env = { ...process.env, PATCH_FILE_SYNTAX: 'loud' }
+  const variable = spawnSync(process.execPath, [bin, '--root', d], { input: '', encoding: 'utf8', env })
+  assert.equal(variable.status, 2, variable.stderr)
+  assert.match(variable.stderr, /PATCH_FILE_SYNTAX must be warn, refuse or off/)
 })

@@ -98,9 +98,10 @@ pub(crate) fn new_text(
     if opts.syntax == SyntaxGuard::Off {
         return Ok(checked);
     }
+    let cancelled = || opts.cancel.check().is_err();
     let report = match (&checked.expansion, old) {
-        (Some(e), Some(o)) => syntax::check(display, old, &e.pieces(o)),
-        _ => syntax::check(display, old, new),
+        (Some(e), Some(o)) => syntax::check_until(display, old, &e.pieces(o), &cancelled),
+        _ => syntax::check_until(display, old, new, &cancelled),
     };
     if let Some(r) = report {
         if opts.syntax == SyntaxGuard::Refuse && !r.errors.is_empty() {

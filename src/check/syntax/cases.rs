@@ -293,7 +293,7 @@ fn forget_kept_trees(g: Grammar) {
     for i in 0..16 {
         let text = format!("{i}");
         let parts: [&[u8]; 1] = [text.as_bytes()];
-        let tree = parse::parse(g, &parse::Pieces::new(&parts), None, late).unwrap();
+        let tree = parse::parse(g, &parse::Pieces::new(&parts), None, (late, &|| false)).unwrap();
         parse::keep(g, text.into_bytes(), tree);
     }
 }
@@ -303,7 +303,7 @@ fn forget_kept_trees(g: Grammar) {
 fn same_errors_as_fresh(g: Grammar, tree: &tree_sitter::Tree, text: &str) -> bool {
     let late = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let parts: [&[u8]; 1] = [text.as_bytes()];
-    let fresh = parse::parse(g, &parse::Pieces::new(&parts), None, late).unwrap();
+    let fresh = parse::parse(g, &parse::Pieces::new(&parts), None, (late, &|| false)).unwrap();
     let show = |t: &tree_sitter::Tree| format!("{:?}", super::errors::found(t, text.as_bytes()));
     show(tree) == show(&fresh)
 }

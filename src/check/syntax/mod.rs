@@ -17,4 +17,5 @@ mod parse;
 mod samples;
 mod verdict;
 
+pub(crate) use verdict::check_until;
 pub use verdict::{check, BUDGET, MAX_BYTES};

@@ -111,12 +111,13 @@ impl<'a> Pieces<'a> {
 }
 
 /// Parses `text` with `grammar`, reusing `old` (already edited to match)
-/// when given; `None` past `deadline`.
+/// when given; stopped (`OutOfTime`) past `deadline` or once `stop` says
+/// so (the call was cancelled).
 pub(crate) fn parse(
     grammar: Grammar,
     text: &Pieces<'_>,
     old: Option<&Tree>,
-    deadline: Instant,
+    (deadline, stop): (Instant, &dyn Fn() -> bool),
 ) -> Result<Tree, OutOfTime> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
@@ -132,7 +133,7 @@ pub(crate) fn parse(
         };
         let parser = &mut parsers[k].1;
         let mut late = |_: &tree_sitter::ParseState| {
-            if Instant::now() > deadline {
+            if Instant::now() > deadline || stop() {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -297,13 +298,19 @@ mod tests {
         let text = "x = [".repeat(200_000);
         let parts: [&[u8]; 1] = [text.as_bytes()];
         let gone = Instant::now() - std::time::Duration::from_millis(1);
+        let go = || false;
+        let parsed = parse(Grammar::Python, &Pieces::new(&parts), None, (gone, &go));
+        assert_eq!(parsed.err(), Some(OutOfTime));
+        let later = Instant::now() + std::time::Duration::from_secs(10);
+        let halt = || true;
+        let parsed = parse(Grammar::Python, &Pieces::new(&parts), None, (later, &halt));
         assert_eq!(
-            parse(Grammar::Python, &Pieces::new(&parts), None, gone).err(),
-            Some(OutOfTime)
+            parsed.err(),
+            Some(OutOfTime),
+            "a cancelled call stops the parse"
         );
         let ok: [&[u8]; 1] = [b"x = 1\n"];
-        let later = Instant::now() + std::time::Duration::from_secs(10);
-        let tree = parse(Grammar::Python, &Pieces::new(&ok), None, later).unwrap();
+        let tree = parse(Grammar::Python, &Pieces::new(&ok), None, (later, &go)).unwrap();
         assert!(!tree.root_node().has_error());
     }
 }

@@ -25,6 +25,17 @@ pub const BUDGET: Duration = Duration::from_millis(1000);
 /// text `old` (`None`: a new file) becomes `new`: `None` when there is
 /// nothing to say (no grammar, no error introduced).
 pub fn check(path: &str, old: Option<&[u8]>, new: &[&[u8]]) -> Option<SyntaxReport> {
+    check_until(path, old, new, &|| false)
+}
+
+/// [`check`], stopped once `cancelled` says the call was given up: then it
+/// says nothing (the call answers `CANCELLED` before anything is written).
+pub(crate) fn check_until(
+    path: &str,
+    old: Option<&[u8]>,
+    new: &[&[u8]],
+    cancelled: &dyn Fn() -> bool,
+) -> Option<SyntaxReport> {
     let text = Pieces::new(new);
     let head = old.unwrap_or_else(|| text.from(0));
     let grammar = Grammar::of(path, head)?;
@@ -39,15 +50,20 @@ pub fn check(path: &str, old: Option<&[u8]>, new: &[&[u8]]) -> Option<SyntaxRepo
     if text.len() > MAX_BYTES || old.is_some_and(|o| o.len() > MAX_BYTES) {
         return unchecked(Unchecked::TooLarge);
     }
-    let deadline = Instant::now() + BUDGET;
+    let limit = (Instant::now() + BUDGET, cancelled);
+    let out_of_time = || {
+        (!cancelled())
+            .then(|| unchecked(Unchecked::Timeout))
+            .flatten()
+    };
     let old_tree = old.and_then(|o| parse::kept(grammar, o).map(|t| (o, t)));
     let base = old_tree.as_ref().map(|(o, t)| {
         let mut t = t.clone();
         t.edit(&parse::edit_between(o, &text));
         t
     });
-    let Ok(mut tree) = parse::parse(grammar, &text, base.as_ref(), deadline) else {
-        return unchecked(Unchecked::Timeout);
+    let Ok(mut tree) = parse::parse(grammar, &text, base.as_ref(), limit) else {
+        return out_of_time();
     };
     let new_bytes = text.to_vec();
     if !tree.root_node().has_error() {
@@ -59,8 +75,8 @@ pub fn check(path: &str, old: Option<&[u8]>, new: &[&[u8]]) -> Option<SyntaxRepo
         // from the old tree, a broken text can show other errors than
         // parsed afresh, and the old text's errors (kept trees with errors
         // are always fresh parses, as this one) would not match its own.
-        let Ok(fresh) = parse::parse(grammar, &text, None, deadline) else {
-            return unchecked(Unchecked::Timeout);
+        let Ok(fresh) = parse::parse(grammar, &text, None, limit) else {
+            return out_of_time();
         };
         tree = fresh;
     }
@@ -73,8 +89,8 @@ pub fn check(path: &str, old: Option<&[u8]>, new: &[&[u8]]) -> Option<SyntaxRepo
         (Some(o), Some((_, t))) => Some((errors::found(&t, o), o)),
         (Some(o), None) => {
             let parts = [o];
-            let Ok(t) = parse::parse(grammar, &Pieces::new(&parts), None, deadline) else {
-                return unchecked(Unchecked::Timeout);
+            let Ok(t) = parse::parse(grammar, &Pieces::new(&parts), None, limit) else {
+                return out_of_time();
             };
             let f = errors::found(&t, o);
             // A refused edit leaves this text in place: its retry parses

@@ -32,6 +32,12 @@ use crate::git::Git;
 /// Changes this many lines apart or less are one git hunk (3 lines of
 /// context either side).
 const GIT_GAP: usize = 6;
+/// Hunks of one file whose single-hunk states are checked, and hunks of
+/// one file injected, at most (evenly spread over the file's hunks): a
+/// vendored library's upgrade has thousands, each a parse of the whole
+/// file.
+const STATES_PER_FILE: usize = 24;
+const INJECTED_PER_FILE: usize = 12;
 /// False reports and misses listed at most (per language and kind for
 /// misses).
 const LISTED_FALSE: usize = 200;
@@ -43,7 +49,9 @@ pub enum Kind {
     /// A line that is only a closing delimiter (`}`, `);`, `]`, `end`,
     /// `fi`, `</div>`) dropped.
     DropCloser,
-    /// A `=>`, or a `:` that is not half of `::`, outside quotes, deleted.
+    /// A `=>`, or else a separating `:` (followed by a space or the line's
+    /// end: not a symbol, a selector, a URL or half of `::`), outside
+    /// quotes and before a comment, deleted.
     DeleteColon,
     /// The first `"` (else `'`) of a line that is not a comment deleted.
     UnbalanceQuote,
@@ -224,13 +232,15 @@ pub fn syntax_run(git: &mut Git, commits: &[String], cap: usize) -> SyntaxRun {
                 continue;
             }
             let origin = format!("{}:{}", &c[..10], f.path);
-            for (_, n) in &hs {
+            let code = code_lines(lang, &nl);
+            for (_, n) in spread(&hs, INJECTED_PER_FILE) {
+                let added: Vec<usize> = n.clone().filter(|&i| code[i]).collect();
                 for &k in &wanted {
                     let t = run.injected.entry((lang, k)).or_default();
                     if t.n >= cap {
                         continue;
                     }
-                    if let Some((at, text)) = inject(k, lang, &nl, n.clone()) {
+                    if let Some((at, text)) = inject(k, lang, &nl, &added) {
                         let origin = format!("{origin}:{}", at + 1);
                         score(t, &f.path, old, (&text, nl[at]), &origin);
                     }
@@ -272,18 +282,25 @@ fn intermediate(
     };
     if hs.len() > 1 {
         l.multi += 1;
-        for (o, n) in hs {
+        for (o, n) in spread(hs, STATES_PER_FILE) {
             l.states += 1;
             l.flagged += usize::from(alone(o, n));
         }
     }
     if git_hunks.len() > 1 {
         l.multi_git += 1;
-        for (o, n) in &git_hunks {
+        for (o, n) in spread(&git_hunks, STATES_PER_FILE) {
             l.states_git += 1;
             l.flagged_git += usize::from(alone(o, n));
         }
     }
+}
+
+/// At most `k` of `all`, evenly spread.
+fn spread<T>(all: &[T], k: usize) -> impl Iterator<Item = &T> {
+    let n = all.len();
+    let step = n.div_ceil(k.max(1)).max(1);
+    all.iter().step_by(step)
 }
 
 /// The check of one injected file, and the judge when it says nothing.
@@ -307,6 +324,34 @@ fn score(t: &mut Injected, path: &str, old: &str, (text, line): (&str, &str), or
             }
         }
     }
+}
+
+/// The lines breakage may be injected into: for Python, those outside
+/// triple-quoted strings (a docstring's text is not code); every line
+/// otherwise.
+fn code_lines(lang: &str, nl: &[&str]) -> Vec<bool> {
+    if lang != "python" {
+        return vec![true; nl.len()];
+    }
+    let mut open: Option<&str> = None;
+    nl.iter()
+        .map(|l| {
+            let mut code = open.is_none();
+            let mut rest = *l;
+            loop {
+                let next = ["\"\"\"", "'''"]
+                    .into_iter()
+                    .filter(|q| open.is_none_or(|o| o == *q))
+                    .filter_map(|q| rest.find(q).map(|at| (at, q)))
+                    .min();
+                let Some((at, q)) = next else { break };
+                code = false;
+                open = if open.is_some() { None } else { Some(q) };
+                rest = &rest[at + 3..];
+            }
+            code
+        })
+        .collect()
 }
 
 fn indent(l: &str) -> usize {
@@ -346,7 +391,8 @@ fn closer(l: &str, lang: &str) -> bool {
 }
 
 /// The byte offset and length of the first `=>`, or else of the first
-/// `:` that is not half of `::`, outside quotes and before a comment.
+/// `:` followed by a space or the line's end, outside quotes and before a
+/// comment.
 fn colon_at(l: &str, lang: &str) -> Option<(usize, usize)> {
     let b = l.as_bytes();
     let hash_comments = matches!(lang, "python" | "yaml" | "ruby" | "php");
@@ -369,7 +415,9 @@ fn colon_at(l: &str, lang: &str) -> Option<(usize, usize)> {
                 b'#' if hash_comments => break,
                 b'=' if b.get(i + 1) == Some(&b'>') => return Some((i, 2)),
                 b':' if b.get(i + 1) == Some(&b':') => i += 1,
-                b':' if colon.is_none() && (i == 0 || b[i - 1] != b':') => colon = Some((i, 1)),
+                b':' if colon.is_none() && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace()) => {
+                    colon = Some((i, 1))
+                }
                 _ => {}
             },
         }
@@ -378,10 +426,10 @@ fn colon_at(l: &str, lang: &str) -> Option<(usize, usize)> {
     colon
 }
 
-/// The new text with one breakage of `kind` in the added lines `added`
-/// of `nl`, and the 0-based line it touches; `None` when no added line
-/// lends itself.
-fn inject(kind: Kind, lang: &str, nl: &[&str], added: Range<usize>) -> Option<(usize, String)> {
+/// The new text with one breakage of `kind` in one of the added lines
+/// `added` of `nl`, and the 0-based line it touches; `None` when no added
+/// line lends itself.
+fn inject(kind: Kind, lang: &str, nl: &[&str], added: &[usize]) -> Option<(usize, String)> {
     let with = |i: usize, line: Option<String>| -> String {
         let mut out = nl[..i].concat();
         if let Some(l) = line {
@@ -392,10 +440,10 @@ fn inject(kind: Kind, lang: &str, nl: &[&str], added: Range<usize>) -> Option<(u
     };
     match kind {
         Kind::DropCloser => {
-            let i = added.rev().find(|&i| closer(nl[i], lang))?;
+            let i = added.iter().rev().copied().find(|&i| closer(nl[i], lang))?;
             Some((i, with(i, None)))
         }
-        Kind::DeleteColon => added.clone().find_map(|i| {
+        Kind::DeleteColon => added.iter().find_map(|&i| {
             if comment(nl[i]) {
                 return None;
             }
@@ -403,7 +451,7 @@ fn inject(kind: Kind, lang: &str, nl: &[&str], added: Range<usize>) -> Option<(u
             let l = nl[i];
             Some((i, with(i, Some(format!("{}{}", &l[..at], &l[at + len..])))))
         }),
-        Kind::UnbalanceQuote => added.clone().find_map(|i| {
+        Kind::UnbalanceQuote => added.iter().find_map(|&i| {
             let l = nl[i];
             if comment(l) {
                 return None;
@@ -411,7 +459,7 @@ fn inject(kind: Kind, lang: &str, nl: &[&str], added: Range<usize>) -> Option<(u
             let at = l.find('"').or_else(|| l.find('\''))?;
             Some((i, with(i, Some(format!("{}{}", &l[..at], &l[at + 1..])))))
         }),
-        Kind::CutBlockEnd => added.clone().find_map(|i| {
+        Kind::CutBlockEnd => added.iter().find_map(|&i| {
             let l = nl[i];
             if blank(l) || comment(l) || indent(l) == 0 || (lang == "ruby" && l.trim() == "end") {
                 return None;
@@ -420,7 +468,7 @@ fn inject(kind: Kind, lang: &str, nl: &[&str], added: Range<usize>) -> Option<(u
             next.is_none_or(|x| indent(x) < indent(l))
                 .then(|| (i, with(i, None)))
         }),
-        Kind::Dedent => added.clone().find_map(|i| {
+        Kind::Dedent => added.iter().find_map(|&i| {
             let l = nl[i];
             let t = l.trim_start();
             if blank(l) || comment(l) || indent(l) == 0 || t.starts_with([')', ']', '}']) {
@@ -566,18 +614,32 @@ mod tests {
     #[test]
     fn injections_touch_the_line_they_mean() {
         let nl = ["fn f() {\n", "    let a = b(\"x\");\n", "}\n"];
-        let (i, t) = inject(Kind::DropCloser, "rust", &nl, 0..3).unwrap();
+        let (i, t) = inject(Kind::DropCloser, "rust", &nl, &[0, 1, 2]).unwrap();
         assert_eq!((i, t.as_str()), (2, "fn f() {\n    let a = b(\"x\");\n"));
-        let (_, t) = inject(Kind::UnbalanceQuote, "rust", &nl, 0..3).unwrap();
+        let (_, t) = inject(Kind::UnbalanceQuote, "rust", &nl, &[0, 1, 2]).unwrap();
         assert!(t.contains("b(x\");"));
         assert_eq!(colon_at("a::b(c: d)", "rust"), Some((6, 1)));
         assert_eq!(colon_at("'a:b' => c", "php"), Some((6, 2)));
         assert_eq!(colon_at("x = 1  # a: b", "python"), None);
+        assert_eq!(colon_at("task(:spec) { x }", "ruby"), None);
+        assert_eq!(colon_at("if a:\n", "python"), Some((4, 1)));
         let py = ["def f():\n", "    a = 1\n", "    b = 2\n", "c = 3\n"];
-        let (i, t) = inject(Kind::Dedent, "python", &py, 1..3).unwrap();
+        let (i, t) = inject(Kind::Dedent, "python", &py, &[1, 2]).unwrap();
         assert_eq!((i, t.as_str()), (1, "def f():\na = 1\n    b = 2\nc = 3\n"));
-        let (i, _) = inject(Kind::CutBlockEnd, "python", &py, 1..3).unwrap();
+        let (i, _) = inject(Kind::CutBlockEnd, "python", &py, &[1, 2]).unwrap();
         assert_eq!(i, 2);
+        let doc = [
+            "def f():\n",
+            "    \"\"\"Doc\n",
+            "    text\n",
+            "    \"\"\"\n",
+            "    x = '''a'''\n",
+            "    y = 1\n",
+        ];
+        assert_eq!(
+            code_lines("python", &doc),
+            [true, false, false, false, false, true]
+        );
         assert!(closer("  });\n", "javascript"));
         assert!(closer("</div>\n", "html"));
         assert!(closer("  end\n", "ruby"));

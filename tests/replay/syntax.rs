@@ -131,6 +131,9 @@ pub struct FalseReport {
     pub language: &'static str,
     pub first: String,
     pub errors: usize,
+    /// The old text had parse errors too (the report then rests on
+    /// telling the new errors from the old ones); `None`: a new file.
+    pub old_broken: Option<bool>,
 }
 
 #[derive(Debug, Default)]
@@ -207,6 +210,7 @@ pub fn syntax_run(git: &mut Git, commits: &[String], cap: usize) -> SyntaxRun {
                         language: lang,
                         first,
                         errors,
+                        old_broken: old.map(|o| syntax(&f.path, None, &[o.as_bytes()]).is_some()),
                     });
                     continue;
                 }
@@ -546,8 +550,13 @@ pub fn print_syntax(r: &SyntaxRun) {
         );
     }
     for f in r.false_reports.iter().take(LISTED_FALSE) {
+        let old = match f.old_broken {
+            None => "new file",
+            Some(true) => "old text had errors",
+            Some(false) => "old text clean",
+        };
         println!(
-            "  false report: {} {} ({}, {} errors): {}",
+            "  false report: {} {} ({}, {old}, {} errors): {}",
             f.commit, f.path, f.language, f.errors, f.first
         );
     }
@@ -603,6 +612,7 @@ pub fn syntax_json(r: &SyntaxRun) -> Value {
         "languages": langs,
         "false_reports": r.false_reports.iter().map(|f| json!({
             "commit": f.commit, "path": f.path, "language": f.language, "first": f.first, "errors": f.errors,
+            "old_broken": f.old_broken,
         })).collect::<Vec<_>>(),
     })
 }

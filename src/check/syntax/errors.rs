@@ -193,9 +193,9 @@ pub(crate) fn shown(f: &Found, text: &[u8], language: &Language) -> SyntaxError 
 /// The visible symbols the grammar accepts in parse state `state`, when
 /// they are few enough to help.
 fn expected(language: &Language, state: u16) -> Option<Vec<String>> {
-    let mut it = language.lookahead_iterator(state)?;
+    let it = language.lookahead_iterator(state)?;
     let mut names: Vec<String> = Vec::new();
-    while let Some(sym) = it.next() {
+    for sym in it {
         if !language.node_kind_is_visible(sym) {
             continue;
         }

@@ -38,9 +38,8 @@ const GIT_GAP: usize = 6;
 /// file.
 const STATES_PER_FILE: usize = 24;
 const INJECTED_PER_FILE: usize = 12;
-/// False reports and misses listed at most (per language and kind for
-/// misses).
-const LISTED_FALSE: usize = 200;
+/// Misses, and injections still valid, listed per language and kind at
+/// most (every false report is listed).
 const LISTED_MISSES: usize = 3;
 
 /// A breakage injected into the added lines of a real hunk.
@@ -549,7 +548,7 @@ pub fn print_syntax(r: &SyntaxRun) {
             t.unchecked
         );
     }
-    for f in r.false_reports.iter().take(LISTED_FALSE) {
+    for f in &r.false_reports {
         let old = match f.old_broken {
             None => "new file",
             Some(true) => "old text had errors",
@@ -558,12 +557,6 @@ pub fn print_syntax(r: &SyntaxRun) {
         println!(
             "  false report: {} {} ({}, {old}, {} errors): {}",
             f.commit, f.path, f.language, f.errors, f.first
-        );
-    }
-    if r.false_reports.len() > LISTED_FALSE {
-        println!(
-            "  ... and {} more false reports",
-            r.false_reports.len() - LISTED_FALSE
         );
     }
     for ((lang, k), t) in &r.injected {

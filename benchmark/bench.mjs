@@ -5,6 +5,7 @@
 //   node benchmark/bench.mjs --quick    smaller files, fewer repetitions (< 1 minute)
 //   node benchmark/bench.mjs replay     the replay of this repository's (or another's) history (see below)
 //   node benchmark/bench.mjs lazy       lazy variants of its real edits: elision markers (see below)
+//   node benchmark/bench.mjs syntax     the syntax guard on its real edits (see below)
 //   options: --only <workload,...>  --out <file.json>  --no-rss
 //   env: PFT_BENCH_DIR=<dir>  where the generated files go (default: os.tmpdir()).
 //        PFT_BENCH_COMPARE=<checkout>  also run that (built) checkout, interleaved.
@@ -73,6 +74,25 @@ if (args[0] === 'lazy') {
   if (opt('--until')) env.PFT_REPLAY_UNTIL = opt('--until')
   if (opt('--out')) env.PFT_REPLAY_OUT = path.resolve(opt('--out'))
   const cargo = ['test', '--release', '--all-features', '--test', 'replay', '--', '--ignored', '--nocapture', 'lazy_full']
+  const r = spawnSync('cargo', cargo, { stdio: 'inherit', env, cwd: path.resolve(here, '..') })
+  process.exit(r.status ?? 1)
+}
+
+// `npm run bench -- syntax`: the syntax guard on the history of this repository
+// (or --repo <clone or git dir>) (tests/replay/syntax.rs): false reports on the
+// real final states (each listed), the share of single-hunk intermediate states
+// flagged, and breakage injected into real hunks (reported / all, reported /
+// broken per the parser). Options: --cap <n> (injections of each language and
+// kind at most, default 2000), --until <commit>, --commits <n> (the newest n up
+// to it), --repo <path>, --out <file.json>.
+if (args[0] === 'syntax') {
+  const env = { ...process.env }
+  if (opt('--cap')) env.PFT_SYNTAX_CAP = opt('--cap')
+  if (opt('--until')) env.PFT_REPLAY_UNTIL = opt('--until')
+  if (opt('--commits')) env.PFT_REPLAY_COMMITS = opt('--commits')
+  if (opt('--repo')) env.PFT_REPLAY_REPO = path.resolve(opt('--repo'))
+  if (opt('--out')) env.PFT_REPLAY_OUT = path.resolve(opt('--out'))
+  const cargo = ['test', '--release', '--all-features', '--test', 'replay', '--', '--ignored', '--nocapture', 'syntax_full']
   const r = spawnSync('cargo', cargo, { stdio: 'inherit', env, cwd: path.resolve(here, '..') })
   process.exit(r.status ?? 1)
 }

@@ -24,6 +24,7 @@ mod git;
 mod lazy;
 mod mistakes;
 mod score;
+mod syntax;
 
 use std::collections::BTreeMap;
 
@@ -445,4 +446,69 @@ fn lazy_full() {
         .unwrap();
     }
     lazy::check_lazy(&r);
+}
+
+/// The syntax guard on the real edits of this repository's recent history
+/// (see `syntax.rs`): no real final state reported; the intermediate states
+/// and the injected breakage measured.
+#[test]
+fn syntax_slice() {
+    let Some(mut git) = Git::open() else {
+        println!("skipped: the repository's history is not available (shallow clone, or no git)");
+        return;
+    };
+    let commits = git.commits(None);
+    let commits = &commits[commits.len().saturating_sub(20)..];
+    let r = syntax::syntax_run(&mut git, commits, 100);
+    syntax::print_syntax(&r);
+    assert!(
+        r.false_reports.is_empty(),
+        "false reports: {:?}",
+        r.false_reports
+    );
+    assert!(
+        r.langs.values().map(|l| l.files).sum::<usize>() > 20,
+        "files are checked"
+    );
+    assert!(
+        r.injected.values().map(|t| t.reported).sum::<usize>() > 20,
+        "breakage is injected and reported"
+    );
+}
+
+/// The syntax guard on every file change of the history (`npm run bench --
+/// syntax`): `PFT_SYNTAX_CAP` injections of each language and kind at most
+/// (default 2000), `PFT_REPLAY_UNTIL` the last commit (default `HEAD`),
+/// `PFT_REPLAY_COMMITS` how many commits up to it (the newest; default
+/// all), `PFT_REPLAY_REPO` another repository, `PFT_REPLAY_OUT` a JSON
+/// file. Prints every false report; asserts nothing (a commit can truly
+/// leave a syntax error: each is judged by reading it).
+#[test]
+#[ignore]
+fn syntax_full() {
+    let Some(mut git) = Git::open() else {
+        println!("skipped: the repository's history is not available (shallow clone, or no git)");
+        return;
+    };
+    let cap = std::env::var("PFT_SYNTAX_CAP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    let commits = git.commits(std::env::var("PFT_REPLAY_UNTIL").ok().as_deref());
+    let n = std::env::var("PFT_REPLAY_COMMITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(commits.len());
+    let commits = &commits[commits.len().saturating_sub(n)..];
+    let started = std::time::Instant::now();
+    let r = syntax::syntax_run(&mut git, commits, cap);
+    syntax::print_syntax(&r);
+    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    if let Ok(out) = std::env::var("PFT_REPLAY_OUT") {
+        std::fs::write(
+            out,
+            serde_json::to_string_pretty(&syntax::syntax_json(&r)).unwrap(),
+        )
+        .unwrap();
+    }
 }

@@ -19,3 +19,9 @@ mod verdict;
 
 pub(crate) use verdict::check_until;
 pub use verdict::{check, BUDGET, MAX_BYTES};
+
+/// The language the check reads the file `path` in, whose text starts
+/// with `head`; `None` when it is not checked.
+pub fn language(path: &str, head: &[u8]) -> Option<crate::result::syntax::SyntaxLanguage> {
+    grammar::Grammar::of(path, head)
+}

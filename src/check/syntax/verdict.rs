@@ -80,19 +80,23 @@ pub(crate) fn check_until(
         };
         tree = fresh;
     }
-    let found = errors::found(&tree, &new_bytes);
+    let found = errors::found(&tree, &new_bytes, grammar);
+    if found.is_empty() {
+        parse::keep(grammar, new_bytes, tree);
+        return None;
+    }
     // Kept, or dropped here (too large to keep) before the old text's
     // parse: one large tree in memory at a time.
     parse::keep(grammar, new_bytes.clone(), tree);
     let old_found = match (old, old_tree) {
         (None, _) => None,
-        (Some(o), Some((_, t))) => Some((errors::found(&t, o), o)),
+        (Some(o), Some((_, t))) => Some((errors::found(&t, o, grammar), o)),
         (Some(o), None) => {
             let parts = [o];
             let Ok(t) = parse::parse(grammar, &Pieces::new(&parts), None, limit) else {
                 return out_of_time();
             };
-            let f = errors::found(&t, o);
+            let f = errors::found(&t, o, grammar);
             // A refused edit leaves this text in place: its retry parses
             // incrementally.
             parse::keep(grammar, o.to_vec(), t);
@@ -133,4 +137,20 @@ pub(crate) fn check_until(
         more_errors: (introduced.len() > LISTED).then(|| introduced.len() - LISTED),
         unchecked: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_greater_than_in_html_text_is_text() {
+        let old: &[u8] = b"<pre><code>x</code></pre>\n<p>a</p>\n";
+        let new: &[u8] = b"<pre><code>&lt;html>\n</code></pre>\n<p>a -> b</p>\n";
+        assert_eq!(check("a.html", Some(old), &[new]), None);
+        assert_eq!(check("a.html", None, &[new]), None);
+        let broken: &[u8] = b"<pre><code>x</code></pre>\n<p class=\"a>a</p>\n<p>b</p>\n";
+        let r = check("a.html", Some(old), &[broken]).expect("a broken quote is reported");
+        assert!(!r.errors.is_empty());
+    }
 }

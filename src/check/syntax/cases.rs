@@ -304,6 +304,6 @@ fn same_errors_as_fresh(g: Grammar, tree: &tree_sitter::Tree, text: &str) -> boo
     let late = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let parts: [&[u8]; 1] = [text.as_bytes()];
     let fresh = parse::parse(g, &parse::Pieces::new(&parts), None, (late, &|| false)).unwrap();
-    let show = |t: &tree_sitter::Tree| format!("{:?}", super::errors::found(t, text.as_bytes()));
+    let show = |t: &tree_sitter::Tree| format!("{:?}", super::errors::found(t, text.as_bytes(), g));
     show(tree) == show(&fresh)
 }

@@ -32,6 +32,8 @@ pub(crate) struct Found {
     problem: SyntaxProblem,
     /// Byte offset where it starts.
     start: usize,
+    /// Byte offset where it ends.
+    end: usize,
     /// 0-based row and byte column.
     row: usize,
     col: usize,
@@ -51,7 +53,18 @@ pub(crate) fn found(tree: &Tree, text: &[u8], grammar: Grammar) -> Vec<Found> {
     if out.len() < COLLECTED {
         out.extend(unparsed_tail(tree, text));
     }
-    out.retain(|f| !valid_anyway(grammar, f));
+    // An error the grammar makes of valid text goes with the errors
+    // nested in it.
+    let valid: Vec<(usize, usize)> = out
+        .iter()
+        .filter(|f| valid_anyway(grammar, f))
+        .map(|f| (f.start, f.end))
+        .collect();
+    out.retain(|f| {
+        !valid
+            .iter()
+            .any(|&(a, b)| a <= f.start && f.start < b.max(a + 1))
+    });
     out
 }
 
@@ -132,6 +145,7 @@ fn unparsed_tail(tree: &Tree, text: &[u8]) -> Option<Found> {
     Some(Found {
         problem: SyntaxProblem::Unexpected,
         start,
+        end: text.len(),
         row,
         col,
         token: clip(String::from_utf8_lossy(first).trim(), TOKEN_CHARS),
@@ -144,6 +158,7 @@ fn missing(n: Node<'_>) -> Found {
     Found {
         problem: SyntaxProblem::Missing,
         start: n.start_byte(),
+        end: n.end_byte(),
         row: p.row,
         col: p.column,
         token: n.kind().to_string(),
@@ -164,6 +179,7 @@ fn unplaced(n: Node<'_>, text: &[u8]) -> Found {
     Found {
         problem: SyntaxProblem::Unexpected,
         start: n.start_byte(),
+        end: n.end_byte(),
         row: p.row,
         col: p.column,
         token,

@@ -561,3 +561,61 @@ fn edit_lines_gets_the_same_check() {
     );
     assert_refused(&r, &read(&root, "f.rs"), "editLines");
 }
+
+#[test]
+fn dots_inside_a_new_comment_paragraph_are_prose_written_as_sent() {
+    // A real commit of a public project: a method's body rewritten, its new
+    // first lines quoting a specification with `// ...` between two of its
+    // sentences. Every entry point writes it as sent.
+    let old = "class T\n{\n    static string Enc(string value)\n    {\n        // escape the apostrophe too\n        var ret = value.Replace(\"'\", \"%27\");\n        return ret.Replace(\"%%\", \"%25%\");\n    }\n}\n";
+    let search = "        // escape the apostrophe too\n        var ret = value.Replace(\"'\", \"%27\");\n        return ret.Replace(\"%%\", \"%25%\");\n";
+    let replace = "        // From the spec: -\n        // Characters not in the unreserved character set MUST be encoded.\n        // ...\n        // unreserved = ALPHA, DIGIT, '-', '.', '_', '~'\n        return Escape(value);\n";
+    let (_t, root) = setup(&[("t.cs", old.as_bytes())]);
+    let o = opts(&root);
+    let want = old.replace(search, replace);
+    let calls: [(&str, Call<'_>); 3] = [
+        (
+            "patchFile",
+            Box::new(|| {
+                api::patch_file(
+                    &json!({"file_path": "t.cs", "search": search, "replace": replace}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "textEditor",
+            Box::new(|| {
+                api::text_editor(
+                    &json!({"command": "str_replace", "path": "t.cs", "old_str": search, "new_str": replace}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "writeFile",
+            Box::new(|| api::write_file(&json!({"file_path": "t.cs", "content": want}), Some(&o))),
+        ),
+    ];
+    for (name, call) in calls {
+        std::fs::write(root.join("t.cs"), old).unwrap();
+        let r = call();
+        assert_eq!(r["ok"], true, "{name}: {r}");
+        assert_eq!(read(&root, "t.cs"), want, "{name}");
+    }
+    // Dots between two comment lines the file keeps may stand for the code
+    // between them: not prose.
+    let old = "fn f() {\n    // setup\n    let a = 1;\n    let b = 2;\n    // done\n    a + b\n}\n";
+    let (_t, root) = setup(&[("f.rs", old.as_bytes())]);
+    let r = api::patch_file(
+        &json!({"file_path": "f.rs",
+                "search": "    // setup\n    let a = 1;\n    let b = 2;\n    // done\n    a + b\n",
+                "replace": "    // setup\n    // ...\n    // done\n    a + b + 1\n"}),
+        Some(&opts(&root)),
+    );
+    assert_ne!(
+        read(&root, "f.rs"),
+        old.replace("    let a = 1;\n    let b = 2;\n", "    // ...\n"),
+        "{r}"
+    );
+}

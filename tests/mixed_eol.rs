@@ -246,6 +246,25 @@ fn a_whitespace_only_line_of_a_re_indented_replacement_takes_the_files_indentati
 }
 
 #[test]
+fn an_empty_line_of_a_re_indented_replacement_stays_empty() {
+    // The caller's copy is dedented; its replacement turns a closing brace
+    // into an empty line (a public project's commit). Paired with the
+    // brace it replaces, the empty line was given the brace's indentation:
+    // an empty line has no indentation to keep, it stays empty.
+    let file = "class J\n{\n    void M()\n    {\n        if (a)\n        {\n            x();\n        }\n    }\n    int y;\n}\n";
+    let t = with_file("j.cs", file.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "j.cs", "search": "    {\n        x();\n    }\n}\nint y;\n",
+                "replace": "    {\n        x();\n    }\n\nint y;\n", "match": ALL}),
+        Some(&opts(t.path())),
+    );
+    let want = "class J\n{\n    void M()\n    {\n        if (a)\n        {\n            x();\n        }\n\n    int y;\n}\n";
+    if r["ok"] == true {
+        assert_eq!(show(&read(&t, "j.cs")), show(want.as_bytes()));
+    }
+}
+
+#[test]
 fn an_edit_sent_again_that_also_drops_a_blank_line_is_not_applied_twice() {
     // The commit dropped one of two blank lines and re-indented the
     // method's first lines (tabs to spaces; 2 spaces to 4). Sent again, its

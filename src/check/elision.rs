@@ -68,7 +68,7 @@
 
 use std::collections::HashMap;
 
-use super::marker::{is_marker, KEYWORDS};
+use super::marker::{in_prose, is_marker, KEYWORDS};
 
 /// Unchanged lines kept on each side of the changed region.
 pub(crate) const CONTEXT: usize = 16;
@@ -555,6 +555,7 @@ impl Region<'_> {
                     && j < self.changed.1
                     && !old_keys.contains_key(key(l))
                     && is_marker(&String::from_utf8_lossy(key(l)))
+                    && !self.prose(j, &old_keys)
             })
             .collect();
         if !markers.contains(&true) {
@@ -573,6 +574,19 @@ impl Region<'_> {
         }
         let t = Table::new(&oi, &ni, &markers, (self.at_start, self.at_end), true);
         self.decide(&t, &oi, &ni, &markers)
+    }
+
+    /// Whether new line `j` is dots in a comment's prose ([`in_prose`]):
+    /// its neighbours are comment lines the old text does not have (dots
+    /// between two kept comment lines may stand for the code between them).
+    fn prose(&self, j: usize, old_keys: &HashMap<&[u8], u32>) -> bool {
+        let text = |k: usize| String::from_utf8_lossy(key(self.new[k])).into_owned();
+        let new = |k: usize| !old_keys.contains_key(key(self.new[k]));
+        j > 0
+            && j + 1 < self.new.len()
+            && new(j - 1)
+            && new(j + 1)
+            && in_prose(&text(j - 1), &text(j), &text(j + 1))
     }
 
     /// Every marker's reading, checked; the expanded region or the first

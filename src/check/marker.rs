@@ -172,9 +172,63 @@ pub(crate) fn is_marker(line: &str) -> bool {
     wordy && PHRASES.iter().any(|p| body.contains(p))
 }
 
+/// The comment opener `line` starts with (after its indentation), if any.
+fn opener(line: &str) -> Option<&'static str> {
+    let t = line.trim_start();
+    OPENERS.iter().copied().find(|o| {
+        t.as_bytes()
+            .get(..o.len())
+            .is_some_and(|b| b.eq_ignore_ascii_case(o.as_bytes()))
+    })
+}
+
+/// Whether `line`, a marker of dots alone (`// ...`, `# …`), is prose: the
+/// lines above and below it are comment lines with the same opener that
+/// hold words (`// ...` in a quoted specification, between two of its
+/// sentences). An ellipsis there leaves out words of the comment, not
+/// lines of the file. A marker with words (`// ... existing code ...`) is
+/// never prose.
+pub(crate) fn in_prose(above: &str, line: &str, below: &str) -> bool {
+    let Some(o) = opener(line) else {
+        return false;
+    };
+    let body = line.trim()[o.len()..].trim();
+    let dots = !body.is_empty() && body.split_whitespace().all(is_dots);
+    let worded = |l: &str| {
+        opener(l) == Some(o)
+            && !is_marker(l)
+            && l.trim()[o.len()..].chars().any(char::is_alphanumeric)
+    };
+    dots && worded(above) && worded(below)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_marker;
+    use super::{in_prose, is_marker};
+
+    #[test]
+    fn dots_between_two_sentences_of_a_comment_are_prose() {
+        let above = "            // Generic Syntax,\" .) section 2.3) MUST be encoded.";
+        let below = "            // unreserved = ALPHA, DIGIT, '-', '.', '_', '~'";
+        assert!(in_prose(above, "            // ...", below));
+        assert!(in_prose("# first", "# …", "# second"));
+        // Not prose: words in the marker, code or another comment style
+        // beside it, a blank line, another marker.
+        assert!(!in_prose(
+            above,
+            "            // ... existing code ...",
+            below
+        ));
+        assert!(!in_prose("    let x = 1;", "    // ...", below));
+        assert!(!in_prose(above, "    // ...", "    # next"));
+        assert!(!in_prose(above, "    // ...", ""));
+        assert!(!in_prose(above, "    // ...", "    // ... rest unchanged"));
+        assert!(!in_prose("    //", "    // ...", below));
+        assert!(
+            !in_prose("…", "…", "…"),
+            "no opener, no prose (and no panic)"
+        );
+    }
 
     #[test]
     fn markers_of_every_comment_style() {

@@ -794,8 +794,10 @@ fn adapt(
         // A modified line that keeps the indentation of the block line it
         // modifies takes that file line's indentation (of a first line sent
         // without its indentation, only the line that takes its place: the
-        // column 0 of any other line may stand for another depth).
+        // column 0 of any other line may stand for another depth). An empty
+        // line keeps nothing: it has no indentation to keep.
         let kept = edited[j]
+            .filter(|_| !line.is_empty())
             .filter(|&i| i > 0 || (starts_line && !(indents.stripped && j > 0)))
             .and_then(|i| Some((s_lines.get(i)?, r_lines.get(i)?)))
             .filter(|(s, f)| lead(s) == ind && !f.trim().is_empty())

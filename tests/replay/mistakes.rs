@@ -221,7 +221,8 @@ fn reindent(e: &AgentEdit, rng: &mut u64) -> Option<(String, String)> {
     // to the line it changes, or gives two lines indented one with tabs, the
     // other with spaces, indentation of one style (a commit that converts
     // them, at any depth: the copy no longer says it does), or dedents a
-    // whitespace-only line to empty, erases the edit's own change, and
+    // whitespace-only line to empty, or converts a line indented in both
+    // styles, erases the edit's own change, and
     // leaves no intent a tolerant match could recover.
     let (sl, rl) = (lines(&e.search), lines(&e.replace));
     let tabbed = |l: &str| lead(&map(l)).contains('\t');
@@ -236,6 +237,15 @@ fn reindent(e: &AgentEdit, rng: &mut u64) -> Option<(String, String)> {
                     && lead(a).contains('\t') != lead(b).contains('\t'))
         })
     });
+    // A replacement line indented with tabs and spaces both (`\t` and 8
+    // spaces, 20 spaces and 3 tabs) comes out of a conversion of style in
+    // one style alone: the copy no longer says how the commit mixed them.
+    let mixed = !dedent
+        && rl.iter().any(|b| {
+            let l = lead(b);
+            l.contains('\t') && l.contains(' ')
+        });
+    let erased = erased || mixed;
     let (s2, r2) = (map(&e.search), map(&e.replace));
     // Nor may the copy's replacement be text the file already holds (a
     // re-indentation dedented gives the block's own lines): that is the

@@ -2,8 +2,9 @@
 //! did? tree-sitter grammars compiled into the engine parse both texts
 //! ([`grammar`] chooses one by extension, file name or `#!` line); the
 //! errors of the new tree that the old tree did not have are the edit's
-//! ([`errors`]); [`verdict`] runs the check under a size limit and a time
-//! budget, and [`parse`] keeps the trees so the next edit of the same
+//! ([`errors`]); the C, C++ and C# grammars read a file with its
+//! preprocessor lines blanked ([`preproc`]); [`verdict`] runs the check
+//! under a size limit and a time budget, and [`parse`] keeps the trees so the next edit of the same
 //! file parses incrementally.
 
 #[cfg(test)]
@@ -13,6 +14,7 @@ mod errors;
 mod fuzz;
 mod grammar;
 mod parse;
+mod preproc;
 #[cfg(test)]
 mod samples;
 mod verdict;

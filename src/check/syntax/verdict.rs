@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use super::errors::{self, Span, LISTED};
 use super::grammar::Grammar;
 use super::parse::{self, Pieces};
+use super::preproc;
 use crate::result::syntax::{SyntaxReport, Unchecked};
 
 /// Files larger than this (old or new text) are not checked.
@@ -39,109 +40,182 @@ pub(crate) fn check_until(
     let text = Pieces::new(new);
     let head = old.unwrap_or_else(|| text.from(0));
     let grammar = Grammar::of(path, head)?;
-    let unchecked = |why| {
+    if text.len() > MAX_BYTES || old.is_some_and(|o| o.len() > MAX_BYTES) {
+        return Some(unchecked(grammar, Unchecked::TooLarge));
+    }
+    let run = Run {
+        grammar,
+        limit: (Instant::now() + BUDGET, cancelled),
+    };
+    if preproc::applies(grammar) {
+        let joined = text.to_vec();
+        let (m_old, m_new) = (old.and_then(preproc::masked), preproc::masked(&joined));
+        if m_old.is_some() || m_new.is_some() {
+            let parts = [m_new.as_deref().unwrap_or(&joined)];
+            return run.judge(
+                m_old.as_deref().or(old),
+                &Pieces::new(&parts),
+                Some(&joined),
+            );
+        }
+    }
+    run.judge(old, &text, None)
+}
+
+fn unchecked(grammar: Grammar, why: Unchecked) -> SyntaxReport {
+    SyntaxReport {
+        language: grammar,
+        errors: Vec::new(),
+        more_errors: None,
+        unchecked: Some(why),
+    }
+}
+
+/// One check: its grammar, deadline and cancellation.
+struct Run<'c> {
+    grammar: Grammar,
+    limit: (Instant, &'c dyn Fn() -> bool),
+}
+
+impl Run<'_> {
+    /// Nothing to say when the call was cancelled, else `unchecked: timeout`.
+    fn out_of_time(&self) -> Option<SyntaxReport> {
+        (!(self.limit.1)()).then(|| unchecked(self.grammar, Unchecked::Timeout))
+    }
+
+    /// The errors `text` (as parsed: a preprocessed file's masked text)
+    /// has and `old` (as parsed) has not; `shown`: the new text as written,
+    /// when the parsed one differs, for the lines results show.
+    fn judge(
+        &self,
+        old: Option<&[u8]>,
+        text: &Pieces<'_>,
+        shown: Option<&[u8]>,
+    ) -> Option<SyntaxReport> {
+        let (grammar, limit) = (self.grammar, self.limit);
+        let old_tree = old.and_then(|o| parse::kept(grammar, o).map(|t| (o, t)));
+        let base = old_tree.as_ref().map(|(o, t)| {
+            let mut t = t.clone();
+            t.edit(&parse::edit_between(o, text));
+            t
+        });
+        let Ok(mut tree) = parse::parse(grammar, text, base.as_ref(), limit) else {
+            return self.out_of_time();
+        };
+        let new_bytes = text.to_vec();
+        if !tree.root_node().has_error() {
+            parse::keep(grammar, new_bytes, tree);
+            return None;
+        }
+        if base.is_some() {
+            // Error recovery depends on the tree a parse starts from: parsed
+            // from the old tree, a broken text can show other errors than
+            // parsed afresh, and the old text's errors (kept trees with
+            // errors are always fresh parses, as this one) would not match.
+            let Ok(fresh) = parse::parse(grammar, text, None, limit) else {
+                return self.out_of_time();
+            };
+            tree = fresh;
+        }
+        let found = errors::found(&tree, &new_bytes, grammar);
+        if found.is_empty() {
+            parse::keep(grammar, new_bytes, tree);
+            return None;
+        }
+        // Kept, or dropped here (too large to keep) before the old text's
+        // parse: one large tree in memory at a time.
+        parse::keep(grammar, new_bytes.clone(), tree);
+        let old_found = match (old, old_tree) {
+            (None, _) => None,
+            (Some(o), Some((_, t))) => Some((errors::found(&t, o, grammar), o)),
+            (Some(o), None) => {
+                let parts = [o];
+                let Ok(t) = parse::parse(grammar, &Pieces::new(&parts), None, limit) else {
+                    return self.out_of_time();
+                };
+                let f = errors::found(&t, o, grammar);
+                // A refused edit leaves this text in place: its retry parses
+                // incrementally.
+                parse::keep(grammar, o.to_vec(), t);
+                Some((f, o))
+            }
+        };
+        // A C, C++ or C# file its grammar could not read before the edit
+        // (macros it cannot expand, syntax newer than it): the edit's
+        // errors cannot be told from the grammar's own (the replay of real
+        // history found every such report false). Only a file that parsed
+        // is judged.
+        if preproc::applies(grammar) && old_found.as_ref().is_some_and(|(f, _)| !f.is_empty()) {
+            return None;
+        }
+        let span = match old {
+            Some(o) => {
+                let e = parse::edit_between(o, text);
+                Span {
+                    start: e.start_byte,
+                    old_end: e.old_end_byte,
+                    new_end: e.new_end_byte,
+                }
+            }
+            None => Span {
+                start: 0,
+                old_end: 0,
+                new_end: new_bytes.len(),
+            },
+        };
+        let old_found = old_found.as_ref().map(|(f, o)| (f.as_slice(), *o));
+        let mut introduced = errors::introduced(found, &new_bytes, old_found, span);
+        if introduced.is_empty() {
+            return None;
+        }
+        if old.is_some() {
+            errors::nearest_first(&mut introduced, span.start, span.new_end);
+        }
+        let language = grammar.language();
+        let shown = shown.unwrap_or(&new_bytes);
         Some(SyntaxReport {
             language: grammar,
-            errors: Vec::new(),
-            more_errors: None,
-            unchecked: Some(why),
+            errors: introduced
+                .iter()
+                .take(LISTED)
+                .map(|f| errors::shown(f, shown, &language))
+                .collect(),
+            more_errors: (introduced.len() > LISTED).then(|| introduced.len() - LISTED),
+            unchecked: None,
         })
-    };
-    if text.len() > MAX_BYTES || old.is_some_and(|o| o.len() > MAX_BYTES) {
-        return unchecked(Unchecked::TooLarge);
     }
-    let limit = (Instant::now() + BUDGET, cancelled);
-    let out_of_time = || {
-        (!cancelled())
-            .then(|| unchecked(Unchecked::Timeout))
-            .flatten()
-    };
-    let old_tree = old.and_then(|o| parse::kept(grammar, o).map(|t| (o, t)));
-    let base = old_tree.as_ref().map(|(o, t)| {
-        let mut t = t.clone();
-        t.edit(&parse::edit_between(o, &text));
-        t
-    });
-    let Ok(mut tree) = parse::parse(grammar, &text, base.as_ref(), limit) else {
-        return out_of_time();
-    };
-    let new_bytes = text.to_vec();
-    if !tree.root_node().has_error() {
-        parse::keep(grammar, new_bytes, tree);
-        return None;
-    }
-    if base.is_some() {
-        // Error recovery depends on the tree a parse starts from: parsed
-        // from the old tree, a broken text can show other errors than
-        // parsed afresh, and the old text's errors (kept trees with errors
-        // are always fresh parses, as this one) would not match its own.
-        let Ok(fresh) = parse::parse(grammar, &text, None, limit) else {
-            return out_of_time();
-        };
-        tree = fresh;
-    }
-    let found = errors::found(&tree, &new_bytes, grammar);
-    if found.is_empty() {
-        parse::keep(grammar, new_bytes, tree);
-        return None;
-    }
-    // Kept, or dropped here (too large to keep) before the old text's
-    // parse: one large tree in memory at a time.
-    parse::keep(grammar, new_bytes.clone(), tree);
-    let old_found = match (old, old_tree) {
-        (None, _) => None,
-        (Some(o), Some((_, t))) => Some((errors::found(&t, o, grammar), o)),
-        (Some(o), None) => {
-            let parts = [o];
-            let Ok(t) = parse::parse(grammar, &Pieces::new(&parts), None, limit) else {
-                return out_of_time();
-            };
-            let f = errors::found(&t, o, grammar);
-            // A refused edit leaves this text in place: its retry parses
-            // incrementally.
-            parse::keep(grammar, o.to_vec(), t);
-            Some((f, o))
-        }
-    };
-    let span = match old {
-        Some(o) => {
-            let e = parse::edit_between(o, &text);
-            Span {
-                start: e.start_byte,
-                old_end: e.old_end_byte,
-                new_end: e.new_end_byte,
-            }
-        }
-        None => Span {
-            start: 0,
-            old_end: 0,
-            new_end: new_bytes.len(),
-        },
-    };
-    let old_found = old_found.as_ref().map(|(f, o)| (f.as_slice(), *o));
-    let mut introduced = errors::introduced(found, &new_bytes, old_found, span);
-    if introduced.is_empty() {
-        return None;
-    }
-    if old.is_some() {
-        errors::nearest_first(&mut introduced, span.start, span.new_end);
-    }
-    let language = grammar.language();
-    Some(SyntaxReport {
-        language: grammar,
-        errors: introduced
-            .iter()
-            .take(LISTED)
-            .map(|f| errors::shown(f, &new_bytes, &language))
-            .collect(),
-        more_errors: (introduced.len() > LISTED).then(|| introduced.len() - LISTED),
-        unchecked: None,
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn preprocessor_branches_are_read_one_configuration_at_a_time() {
+        // A public C# project's edit: `#if` between a class header and its
+        // base list; a C function with a body per branch.
+        let old: &[u8] = b"using System;\nnamespace N\n{\n    public partial class GridReader\n    {\n    }\n}\n";
+        let new: &[u8] = b"using System;\nnamespace N\n{\n    public partial class GridReader\n#if ASYNC\n        : IDisposable\n#endif\n    {\n    }\n}\n";
+        assert_eq!(check("G.cs", Some(old), &[new]), None);
+        let c: &[u8] = b"int f(int a)\n#if X\n{ return a; }\n#else\n{ return -a; }\n#endif\n";
+        assert_eq!(
+            check("f.c", Some(b"int f(int a) { return a; }\n"), &[c]),
+            None
+        );
+        // A break in the branch read is still reported, at its own line.
+        let broken: &[u8] =
+            b"int f(int a)\n#if X\n{ return a;\n#else\n{ return -a; }\n#endif\nint g;\n";
+        let r = check("f.c", Some(c), &[broken]).expect("reported");
+        assert!(r.errors.iter().all(|e| e.line != 4 && e.line != 6), "{r:?}");
+    }
+
+    #[test]
+    fn a_c_file_its_grammar_could_not_read_is_not_judged() {
+        // Macros the grammar cannot expand: the file had errors before.
+        let old: &[u8] = b"FMT_BEGIN int f() FMT_NOEXCEPT { return 1; }\n";
+        let new: &[u8] = b"FMT_BEGIN int f() FMT_NOEXCEPT { return 1; }\nFMT_BEGIN int g() FMT_NOEXCEPT { return 2; }\n";
+        assert_eq!(check("f.h", Some(old), &[new]), None);
+    }
 
     #[test]
     fn a_bare_greater_than_in_html_text_is_text() {

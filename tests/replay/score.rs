@@ -164,30 +164,7 @@ pub fn replay_patches(commit: &str, files: &[&Changed], diff: &str, base: &mut B
         let r = api::apply_patch(&json!(codex), Some(&opts(t.path())));
         let ok = r["ok"] == true && as_committed(t.path(), files).is_ok();
         if !ok {
-            if let Ok(dir) = std::env::var("PFT_REPLAY_DUMP") {
-                let d = Path::new(&dir).join(format!("codex-{commit}"));
-                std::fs::create_dir_all(&d).unwrap();
-                std::fs::write(d.join("patch"), &codex).unwrap();
-                std::fs::write(d.join("result.json"), r.to_string()).unwrap();
-                for c in files {
-                    let name = c.path.replace('/', "_");
-                    std::fs::write(
-                        d.join(format!("{name}.old")),
-                        c.old.as_deref().unwrap_or(""),
-                    )
-                    .unwrap();
-                    std::fs::write(
-                        d.join(format!("{name}.new")),
-                        c.new.as_deref().unwrap_or(""),
-                    )
-                    .unwrap();
-                    std::fs::write(
-                        d.join(format!("{name}.got")),
-                        read(t.path(), &c.path).unwrap_or_default(),
-                    )
-                    .unwrap();
-                }
-            }
+            dump_patch(&format!("codex-{commit}"), &codex, &r, t.path(), files);
         }
         base.codex.add(ok, || format!("{commit}: {}", r["message"]));
     }
@@ -196,9 +173,39 @@ pub fn replay_patches(commit: &str, files: &[&Changed], diff: &str, base: &mut B
         let r = api::apply_patch(&json!(diff), Some(&opts(t.path())));
         let check = as_committed(t.path(), files);
         let ok = r["ok"] == true && check.is_ok();
+        if !ok {
+            dump_patch(&format!("unified-{commit}"), diff, &r, t.path(), files);
+        }
         base.unified.add(ok, || {
             format!("{commit}: {} {:?}", r["message"], check.err())
         });
+    }
+}
+
+/// A patch that failed, its answer and each file before, wanted and got,
+/// under `PFT_REPLAY_DUMP/<name>/`.
+fn dump_patch(name: &str, patch: &str, r: &Value, root: &Path, files: &[&Changed]) {
+    let Ok(dir) = std::env::var("PFT_REPLAY_DUMP") else {
+        return;
+    };
+    let d = Path::new(&dir).join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("patch"), patch).unwrap();
+    std::fs::write(d.join("result.json"), r.to_string()).unwrap();
+    for c in files {
+        let name = c.path.replace('/', "_");
+        let got = read(root, &c.path).unwrap_or_default();
+        std::fs::write(
+            d.join(format!("{name}.old")),
+            c.old.as_deref().unwrap_or(""),
+        )
+        .unwrap();
+        std::fs::write(
+            d.join(format!("{name}.new")),
+            c.new.as_deref().unwrap_or(""),
+        )
+        .unwrap();
+        std::fs::write(d.join(format!("{name}.got")), got).unwrap();
     }
 }
 

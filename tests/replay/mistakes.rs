@@ -245,7 +245,14 @@ fn reindent(e: &AgentEdit, rng: &mut u64) -> Option<(String, String)> {
             let l = lead(b);
             l.contains('\t') && l.contains(' ')
         });
-    let erased = erased || mixed;
+    // Nor one that dedents a line of whitespace alone to nothing: the copy
+    // no longer says that line was indented (an empty line stays empty).
+    let emptied = dedent
+        && rl.iter().any(|b| {
+            let body = b.trim_end_matches(['\r', '\n']);
+            !body.is_empty() && body == common.as_str()
+        });
+    let erased = erased || mixed || emptied;
     let (s2, r2) = (map(&e.search), map(&e.replace));
     // Nor may the copy's replacement be text the file already holds (a
     // re-indentation dedented gives the block's own lines): that is the

@@ -194,13 +194,22 @@ fn a_second_break_of_a_broken_file_is_reported() {
 
 /// A new file has no edit to put first: its errors are listed in order,
 /// and the one at the damage must be among them (an outer error reaching
-/// back to the enclosing function can come first).
+/// back to the enclosing function can come first). A new C, C++ or C#
+/// file is not judged: its macros may be what the grammar cannot read.
 #[test]
 fn a_broken_new_file_is_reported() {
     let mut f = Failures::default();
     for s in SAMPLES {
         let (new, line) = apply(s.name, s.text, s.brk.0);
         let r = run(s, None, &new);
+        let grammar = Grammar::of(s.path, s.text.as_bytes()).expect("a checked language");
+        if super::preproc::applies(grammar) {
+            // A new C, C++ or C# file is not judged (see verdict.rs).
+            f.expect(r.is_none(), || {
+                format!("{}: new file judged: {r:?}", s.name)
+            });
+            continue;
+        }
         let near = r
             .as_ref()
             .is_some_and(|r| r.errors.iter().any(|e| e.line.abs_diff(line) <= 1));

@@ -141,11 +141,12 @@ impl Run<'_> {
             }
         };
         // A C, C++ or C# file its grammar could not read before the edit
-        // (macros it cannot expand, syntax newer than it): the edit's
-        // errors cannot be told from the grammar's own (the replay of real
-        // history found every such report false). Only a file that parsed
-        // is judged.
-        if preproc::applies(grammar) && old_found.as_ref().is_some_and(|(f, _)| !f.is_empty()) {
+        // (macros it cannot expand, syntax newer than it), or a new one:
+        // the edit's errors cannot be told from the grammar's own (the
+        // replay of real history found every such report false, `BOOLEAN
+        // WINAPI f()` in a new file among them). Only an edit of a file
+        // that parsed is judged.
+        if preproc::applies(grammar) && old_found.as_ref().is_none_or(|(f, _)| !f.is_empty()) {
             return None;
         }
         let span = match old {

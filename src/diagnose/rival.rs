@@ -204,4 +204,32 @@ mod tests {
         )
         .is_none());
     }
+
+    #[test]
+    fn a_stale_place_with_a_line_inserted_since_is_a_rival() {
+        // A public project's stale view: the block's place (4 spaces) had a
+        // line inserted between its lines since it was read; the same
+        // three generic lines stand 4 spaces deeper elsewhere.
+        let own = "    else\n    added();\n    {\n        next_index++;\n    }\n";
+        let twin = "        else\n        {\n            next_index++;\n        }\n";
+        let deeper =
+            "            else\n            {\n                next_index++;\n            }\n";
+        let text = format!("{own}\n{twin}\n{deeper}");
+        let block = "    else\n    {\n        next_index++;\n";
+        let at = own.len() + 1;
+        let matched = (
+            at,
+            at + "        else\n        {\n            next_index++;\n".len(),
+        );
+        let r = rival(
+            text.as_bytes(),
+            block,
+            "    else\n    {\n        other_index();\n",
+            matched,
+            true,
+            &Budget::new(u64::MAX),
+        )
+        .expect("its own place is a rival");
+        assert_eq!(r.line_number, 1);
+    }
 }

@@ -269,17 +269,32 @@ pub(super) fn verbatim_place(
             .or_insert_with(|| (HashSet::new(), p, i));
         v.0.insert(i);
     }
-    let (&first, (got, p, i)) = votes
-        .iter()
-        .max_by_key(|(k, v)| (v.0.len(), std::cmp::Reverse(**k)))?;
-    let a = lines_from(text, *p, *i, 0);
-    let b = lines_from(text, *p, 0, block.len() - i);
-    (first >= 0 && (b <= exclude.0 || a >= exclude.1)).then_some((
-        (a, b),
-        first as usize,
-        got.len(),
-    ))
+    // A place's lines may have moved apart since the read (a line inserted
+    // among them): the votes of the diagonals up to INSERTED lines further
+    // down count for the first, the lines they name counted once.
+    let (&first, got) = votes
+        .keys()
+        .map(|k| {
+            let got: HashSet<usize> = (0..=INSERTED)
+                .filter_map(|d| votes.get(&(k + d)))
+                .flat_map(|v| v.0.iter().copied())
+                .collect();
+            (k, got.len())
+        })
+        .max_by_key(|&(k, n)| (n, std::cmp::Reverse(*k)))?;
+    let (_, p, i) = votes[&first];
+    let last = (0..=INSERTED)
+        .rev()
+        .find_map(|d| votes.get(&(first + d)))
+        .expect("the first diagonal votes");
+    let a = lines_from(text, p, i, 0);
+    let b = lines_from(text, last.1, 0, block.len() - last.2);
+    (first >= 0 && (b <= exclude.0 || a >= exclude.1)).then_some(((a, b), first as usize, got))
 }
+
+/// Lines a stale view's place may have had inserted among the block's
+/// since it was read, for its lines to still count as one place.
+const INSERTED: isize = 2;
 
 /// Whether `votes` verbatim lines elsewhere outnumber the `own` of the
 /// region found as evidence of the block's place: more than it has, at

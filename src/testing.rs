@@ -39,8 +39,8 @@ pub mod check {
     pub use crate::check::elision::{lazy_outcome, Lazy};
     /// The syntax guard on one file: `check(path, old, new_pieces)`.
     pub use crate::check::syntax::{
-        check as syntax, language as syntax_language, BUDGET as SYNTAX_BUDGET,
-        MAX_BYTES as SYNTAX_MAX_BYTES,
+        check as syntax, language as syntax_language, parse_errors as syntax_parse_errors,
+        BUDGET as SYNTAX_BUDGET, MAX_BYTES as SYNTAX_MAX_BYTES,
     };
 }
 

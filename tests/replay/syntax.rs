@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use patch_file_tool::result::syntax::SyntaxReport;
-use patch_file_tool::testing::check::{syntax, syntax_language};
+use patch_file_tool::testing::check::{syntax, syntax_language, syntax_parse_errors};
 use serde_json::{json, Value};
 
 use crate::edits::{hunks, lines};
@@ -209,7 +209,8 @@ pub fn syntax_run(git: &mut Git, commits: &[String], cap: usize) -> SyntaxRun {
                         language: lang,
                         first,
                         errors,
-                        old_broken: old.map(|o| syntax(&f.path, None, &[o.as_bytes()]).is_some()),
+                        old_broken: old
+                            .map(|o| syntax_parse_errors(&f.path, o.as_bytes()).is_some()),
                     });
                     continue;
                 }
@@ -230,7 +231,7 @@ pub fn syntax_run(git: &mut Git, commits: &[String], cap: usize) -> SyntaxRun {
                 continue;
             }
             // The judge: the real new text parses without any error.
-            if syntax(&f.path, None, &[new.as_bytes()]).is_some() {
+            if syntax_parse_errors(&f.path, new.as_bytes()).is_some() {
                 l.not_clean += 1;
                 continue;
             }
@@ -317,7 +318,7 @@ fn score(t: &mut Injected, path: &str, old: &str, (text, line): (&str, &str), or
         Outcome::Unchecked => t.unchecked += 1,
         Outcome::Clean => {
             // Broken per the judge, yet not reported: a miss.
-            if let Outcome::Errors(first, _) = outcome(syntax(path, None, &[text.as_bytes()])) {
+            if let Outcome::Errors(first, _) = outcome(syntax_parse_errors(path, text.as_bytes())) {
                 t.broken += 1;
                 if t.misses.len() < LISTED_MISSES {
                     t.misses.push(format!("{origin}: {first}"));

@@ -20,7 +20,7 @@ mod samples;
 mod verdict;
 
 pub(crate) use verdict::check_until;
-pub use verdict::{check, BUDGET, MAX_BYTES};
+pub use verdict::{check, parse_errors, BUDGET, MAX_BYTES};
 
 /// The language the check reads the file `path` in, whose text starts
 /// with `head`; `None` when it is not checked.

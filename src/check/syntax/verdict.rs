@@ -62,6 +62,37 @@ pub(crate) fn check_until(
     run.judge(old, &text, None)
 }
 
+/// The parse errors of `text` as the guard reads the file `path` (a
+/// preprocessed file's directives blanked, the errors a grammar makes of
+/// valid text left out), whatever the file was before and whatever the
+/// language: the benchmark's independent judge. `None`: no grammar, or no
+/// error.
+pub fn parse_errors(path: &str, text: &[u8]) -> Option<SyntaxReport> {
+    let grammar = Grammar::of(path, text)?;
+    let masked = preproc::applies(grammar)
+        .then(|| preproc::masked(text))
+        .flatten();
+    let parsed = masked.as_deref().unwrap_or(text);
+    let parts = [parsed];
+    let limit = (Instant::now() + BUDGET, &(|| false) as &dyn Fn() -> bool);
+    let tree = parse::parse(grammar, &Pieces::new(&parts), None, limit).ok()?;
+    let found = errors::found(&tree, parsed, grammar);
+    if found.is_empty() {
+        return None;
+    }
+    let language = grammar.language();
+    Some(SyntaxReport {
+        language: grammar,
+        errors: found
+            .iter()
+            .take(LISTED)
+            .map(|f| errors::shown(f, text, &language))
+            .collect(),
+        more_errors: (found.len() > LISTED).then(|| found.len() - LISTED),
+        unchecked: None,
+    })
+}
+
 fn unchecked(grammar: Grammar, why: Unchecked) -> SyntaxReport {
     SyntaxReport {
         language: grammar,

@@ -57,7 +57,7 @@ pub(crate) fn found(tree: &Tree, text: &[u8], grammar: Grammar) -> Vec<Found> {
     // nested in it.
     let valid: Vec<(usize, usize)> = out
         .iter()
-        .filter(|f| valid_anyway(grammar, f))
+        .filter(|f| valid_anyway(grammar, f, text))
         .map(|f| (f.start, f.end))
         .collect();
     out.retain(|f| {
@@ -74,8 +74,17 @@ pub(crate) fn found(tree: &Tree, text: &[u8], grammar: Grammar) -> Vec<Found> {
 /// could not place that starts with `>` (`a -> b`, `&lt;p>` in a `<pre>`)
 /// is not an error. The replay of real HTML found every such error in
 /// valid files.
-fn valid_anyway(grammar: Grammar, f: &Found) -> bool {
-    grammar == Grammar::Html && f.problem == SyntaxProblem::Unexpected && f.token.starts_with('>')
+///
+/// tree-sitter-css reads a value's tokens by its own grammar of values,
+/// while CSS takes any tokens inside a function's parentheses: IE's
+/// `expression(…)` holds JavaScript (`expression(a ? b : c)`, in
+/// normalize.css's history), which is no error of the stylesheet.
+fn valid_anyway(grammar: Grammar, f: &Found, text: &[u8]) -> bool {
+    match grammar {
+        Grammar::Html => f.problem == SyntaxProblem::Unexpected && f.token.starts_with('>'),
+        Grammar::Css => memchr::memmem::find(line_at(text, f.start), b"expression(").is_some(),
+        _ => false,
+    }
 }
 
 /// The `ERROR` and `MISSING` nodes of `tree`, in order. An `ERROR` node

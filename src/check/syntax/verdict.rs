@@ -250,6 +250,15 @@ mod tests {
     }
 
     #[test]
+    fn an_ie_expression_in_css_is_no_error_of_the_stylesheet() {
+        let old: &[u8] = b"abbr { border-bottom: 1px dotted; }\n";
+        let new: &[u8] = b"abbr { border-bottom: 1px dotted; }\nabbr { _zoom: expression(this.title ? 'a' : 'b'); }\n";
+        assert_eq!(check("n.css", Some(old), &[new]), None);
+        let broken: &[u8] = b"abbr { border-bottom: 1px dotted; }\nabbr { color: red; \n";
+        assert!(check("n.css", Some(old), &[broken]).is_some());
+    }
+
+    #[test]
     fn a_bare_greater_than_in_html_text_is_text() {
         let old: &[u8] = b"<pre><code>x</code></pre>\n<p>a</p>\n";
         let new: &[u8] = b"<pre><code>&lt;html>\n</code></pre>\n<p>a -> b</p>\n";

@@ -28,6 +28,8 @@ pub(crate) fn masked(text: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let mut out = text.to_vec();
+    // A byte order mark before the first line's `#` is not text.
+    let text = &bom_as_space(text)[..];
     // For each open conditional: whether its current branch is blanked.
     let mut stack: Vec<bool> = Vec::new();
     let mut continued = false;
@@ -63,8 +65,18 @@ pub(crate) fn masked(text: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// `text` with a leading UTF-8 byte order mark read as three spaces (the
+/// engine's text never has one; a caller's may).
+fn bom_as_space(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    match text.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => [b"   ", rest].concat().into(),
+        None => text.into(),
+    }
+}
+
 /// Whether some line of `text` starts (after its indentation) with `#`.
 fn has_directive(text: &[u8]) -> bool {
+    let text = &bom_as_space(text)[..];
     memchr::memchr_iter(b'#', text).any(|k| {
         let start = memchr::memrchr(b'\n', &text[..k]).map_or(0, |i| i + 1);
         text[start..k].iter().all(|b| *b == b' ' || *b == b'\t')
@@ -133,5 +145,8 @@ mod tests {
         assert_eq!(lines[2], "int x = M(1);\r");
         assert!(lines[3].trim().is_empty(), "{out:?}");
         assert_eq!(masked(b"int x;\nx = a # b;\n"), None);
+        // A byte order mark before the first directive.
+        let out = masked(b"\xEF\xBB\xBF#if A\nclass T { }\n#endif").unwrap();
+        assert_eq!(out, b"        \nclass T { }\n      ");
     }
 }

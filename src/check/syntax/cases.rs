@@ -168,13 +168,12 @@ fn a_second_break_of_a_broken_file_is_reported() {
         let ((edit, problem), _) = (s.brk, ());
         let (new, line) = apply(s.name, &old, edit);
         let grammar = Grammar::of(s.path, s.text.as_bytes()).expect("a checked language");
-        if super::preproc::applies(grammar) {
-            // A C, C++ or C# file is judged only when it parsed before the
-            // edit: on a file its grammar cannot read, the edit's errors
-            // cannot be told from the grammar's own (see verdict.rs).
+        if !grammar.judges_broken_files() {
+            // A C, C++, C# or CSS file is judged only when it parsed before
+            // the edit (see Grammar::judges_broken_files).
             not_reported(
                 &mut f,
-                "(d) second break, not judged (preprocessed language)",
+                "(d) second break, not judged (broken before)",
                 s,
                 run(s, Some(&old), &new),
             );
@@ -203,7 +202,7 @@ fn a_broken_new_file_is_reported() {
         let (new, line) = apply(s.name, s.text, s.brk.0);
         let r = run(s, None, &new);
         let grammar = Grammar::of(s.path, s.text.as_bytes()).expect("a checked language");
-        if super::preproc::applies(grammar) {
+        if !grammar.judges_new_files() {
             // A new C, C++ or C# file is not judged (see verdict.rs).
             f.expect(r.is_none(), || {
                 format!("{}: new file judged: {r:?}", s.name)

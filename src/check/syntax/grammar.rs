@@ -42,6 +42,24 @@ impl Grammar {
         }
     }
 
+    /// Whether an edit of a file the grammar could not read before it is
+    /// judged: not for C, C++ and C# (macros and conditionals the grammar
+    /// does not expand) nor CSS (browser hacks such as `*display` or
+    /// `_zoom`, whose recovery moves with every edit near them): on real
+    /// history every report on such a file was false.
+    pub(crate) fn judges_broken_files(self) -> bool {
+        !matches!(
+            self,
+            Grammar::C | Grammar::Cpp | Grammar::CSharp | Grammar::Css
+        )
+    }
+
+    /// Whether a new file is judged: not in C, C++ and C#, whose macros
+    /// (`BOOLEAN WINAPI f()`) the grammar may not read.
+    pub(crate) fn judges_new_files(self) -> bool {
+        !matches!(self, Grammar::C | Grammar::Cpp | Grammar::CSharp)
+    }
+
     /// The grammar of the file at `path` (as the caller wrote it), whose
     /// text starts with `head`; `None` when no grammar claims it.
     pub(crate) fn of(path: &str, head: &[u8]) -> Option<Grammar> {

@@ -171,13 +171,13 @@ impl Run<'_> {
                 Some((f, o))
             }
         };
-        // A C, C++ or C# file its grammar could not read before the edit
-        // (macros it cannot expand, syntax newer than it), or a new one:
-        // the edit's errors cannot be told from the grammar's own (the
-        // replay of real history found every such report false, `BOOLEAN
-        // WINAPI f()` in a new file among them). Only an edit of a file
-        // that parsed is judged.
-        if preproc::applies(grammar) && old_found.as_ref().is_none_or(|(f, _)| !f.is_empty()) {
+        // A file its grammar could not read before the edit, or a new one,
+        // in a language where the edit's errors cannot then be told from
+        // the grammar's own (see `Grammar::judges_broken_files`).
+        let broken_before = old_found.as_ref().is_some_and(|(f, _)| !f.is_empty());
+        if (broken_before && !grammar.judges_broken_files())
+            || (old.is_none() && !grammar.judges_new_files())
+        {
             return None;
         }
         let span = match old {

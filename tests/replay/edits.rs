@@ -106,6 +106,10 @@ pub fn agent_edits(old: &str, new: &str, origin: &str) -> Vec<Option<AgentEdit>>
                     (Some(s), Some(r)) if at == 0 && !s.trim().is_empty() => {
                         (s.to_string(), r.to_string(), 3)
                     }
+                    // A commit that adds or removes the byte order mark
+                    // changes what no text edit can name (the file's
+                    // encoding: `writeFile` does that): not an agent's edit.
+                    (Some(_), None) | (None, Some(_)) if at == 0 => break 'k,
                     _ => (search, replace, at),
                 };
                 found = Some((search, replace, at, above, below));

@@ -265,6 +265,24 @@ fn an_empty_line_of_a_re_indented_replacement_stays_empty() {
 }
 
 #[test]
+fn an_edit_sent_again_whose_replacement_stands_at_the_match_is_not_applied_twice() {
+    // A public project's commit moved a line 4 spaces left and dropped the
+    // brace below it. Sent again, its block matches under `indentation` the
+    // line it moved and the enclosing brace, and would drop that one too:
+    // the region starts with the replacement exactly (which the block holds
+    // only inside a deeper line, not as a line of its own).
+    let landed = "class T\n{\n    void M()\n    {\n        var p = 1;\n        Assert.Null(p.Proxy);\r\n    }\n}";
+    let t = with_file("t.cs", landed.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "t.cs", "search": "            Assert.Null(p.Proxy);\r\n        }\n",
+                "replace": "        Assert.Null(p.Proxy);\r\n", "match": ALL}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(show(&read(&t, "t.cs")), show(landed.as_bytes()));
+}
+
+#[test]
 fn an_edit_sent_again_that_also_drops_a_blank_line_is_not_applied_twice() {
     // The commit dropped one of two blank lines and re-indented the
     // method's first lines (tabs to spaces; 2 spaces to 4). Sent again, its

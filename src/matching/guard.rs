@@ -92,8 +92,13 @@ fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) ->
 /// matches the blank line left and the lines it moved, and would drop that
 /// one too).
 fn replacement_inside(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
+    // (Whole lines of the block: `        a();` is no part of `            a();`.)
     let lf = |t: &str| t.replace("\r\n", "\n");
-    if lf(&edit.search).contains(&lf(&edit.replace)) {
+    let (search, replace) = (lf(&edit.search), lf(&edit.replace));
+    if search
+        .match_indices(replace.as_str())
+        .any(|(k, _)| k == 0 || search.as_bytes()[k - 1] == b'\n')
+    {
         return None;
     }
     let (a, b) = diagnose::replacement_at(base, &edit.search, &edit.replace)

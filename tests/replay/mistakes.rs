@@ -245,13 +245,15 @@ fn reindent(e: &AgentEdit, rng: &mut u64) -> Option<(String, String)> {
             let l = lead(b);
             l.contains('\t') && l.contains(' ')
         });
-    // Nor one that dedents a line of whitespace alone to nothing: the copy
-    // no longer says that line was indented (an empty line stays empty).
+    // Nor one that dedents a line of whitespace alone to nothing, a line of
+    // the replacement or one of the block the commit changes: the copy no
+    // longer says that line was indented (an empty line stays empty).
+    let blanked = |l: &str| {
+        let body = l.trim_end_matches(['\r', '\n']);
+        !body.is_empty() && body == common.as_str()
+    };
     let emptied = dedent
-        && rl.iter().any(|b| {
-            let body = b.trim_end_matches(['\r', '\n']);
-            !body.is_empty() && body == common.as_str()
-        });
+        && (rl.iter().any(|b| blanked(b)) || sl.iter().any(|a| blanked(a) && !rl.contains(a)));
     let erased = erased || mixed || emptied;
     let (s2, r2) = (map(&e.search), map(&e.replace));
     // Nor may the copy's replacement be text the file already holds (a

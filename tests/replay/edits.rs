@@ -162,10 +162,10 @@ pub fn codex_section(path: &str, old: &str, new: &str) -> Option<String> {
             let lo = o.start.saturating_sub(ctx).max(cursor);
             let hi = (o.end + ctx).min(ol.len());
             let old_side: String = ol[lo..hi].concat();
-            let rest: String = ol[cursor..].concat();
-            if count(&rest, &old_side) == 1
-                || ctx >= MAX_CONTEXT
-                || (lo == cursor && hi == ol.len())
+            // Unique in the whole file, as the engine wants it (Codex's own
+            // tool looks only after the previous hunk; a model adds context
+            // or an `@@` line until the place is unique).
+            if count(old, &old_side) == 1 || ctx >= MAX_CONTEXT || (lo == cursor && hi == ol.len())
             {
                 break;
             }

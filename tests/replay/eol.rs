@@ -94,7 +94,13 @@ pub fn diff(files: &[&Changed]) -> String {
             'D' => out.push_str("deleted file mode 100644\n"),
             _ => {}
         }
-        let d = similar::TextDiff::from_lines(old, new);
+        // Lines end at `\n` alone, as git reads them: a lone CR is a byte
+        // of its line (`similar`'s own line split would end a line there).
+        let (ol, nl): (Vec<&str>, Vec<&str>) = (
+            old.split_inclusive('\n').collect(),
+            new.split_inclusive('\n').collect(),
+        );
+        let d = similar::TextDiff::from_slices(&ol, &nl);
         out.push_str(
             &d.unified_diff()
                 .context_radius(3)

@@ -178,7 +178,21 @@ pub fn codex_section(path: &str, old: &str, new: &str) -> Option<String> {
         }
         let lo = o.start.saturating_sub(ctx).max(cursor);
         let hi = (o.end + ctx).min(ol.len());
-        s.push_str("@@\n");
+        // Context that stays ambiguous gets an `@@` line naming a line
+        // above it that the file has once, as Codex's instructions ask.
+        let ambiguous = count(old, &ol[lo..hi].concat()) > 1;
+        let anchor = ambiguous
+            .then(|| {
+                ol[cursor..lo].iter().rev().find(|l| {
+                    let t = l.trim();
+                    !t.is_empty() && ol.iter().filter(|m| m.trim() == t).count() == 1
+                })
+            })
+            .flatten();
+        match anchor {
+            Some(l) => s.push_str(&format!("@@ {}\n", l.trim())),
+            None => s.push_str("@@\n"),
+        }
         for l in &ol[lo..o.start] {
             s.push_str(&format!(" {l}"));
         }

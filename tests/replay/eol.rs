@@ -94,19 +94,53 @@ pub fn diff(files: &[&Changed]) -> String {
             'D' => out.push_str("deleted file mode 100644\n"),
             _ => {}
         }
-        // Lines end at `\n` alone, as git reads them: a lone CR is a byte
-        // of its line (`similar`'s own line split would end a line there).
-        let (ol, nl): (Vec<&str>, Vec<&str>) = (
-            old.split_inclusive('\n').collect(),
-            new.split_inclusive('\n').collect(),
+        out.push_str(&format!("--- {a}\n+++ {b}\n"));
+        out.push_str(&hunks_of(old, new));
+    }
+    out
+}
+
+/// The hunks of `old` to `new` as `git diff` prints them: lines end at LF
+/// alone (a lone CR is a byte of its line, where `similar`'s own line split
+/// would end it), three lines of context, `\ No newline at end of file`
+/// after a last line without one.
+fn hunks_of(old: &str, new: &str) -> String {
+    let (ol, nl): (Vec<&str>, Vec<&str>) = (
+        old.split_inclusive('\n').collect(),
+        new.split_inclusive('\n').collect(),
+    );
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &ol, &nl);
+    let mut out = String::new();
+    let line = |out: &mut String, mark: char, l: &str| {
+        out.push(mark);
+        out.push_str(l);
+        if !l.ends_with('\n') {
+            out.push_str("\n\\ No newline at end of file\n");
+        }
+    };
+    for group in similar::group_diff_ops(ops, 3) {
+        let (first, last) = (&group[0], &group[group.len() - 1]);
+        let (o, n) = (
+            first.old_range().start..last.old_range().end,
+            first.new_range().start..last.new_range().end,
         );
-        let d = similar::TextDiff::from_slices(&ol, &nl);
-        out.push_str(
-            &d.unified_diff()
-                .context_radius(3)
-                .header(&a, &b)
-                .to_string(),
-        );
+        let at = |r: &std::ops::Range<usize>| match r.len() {
+            0 => format!("{},0", r.start),
+            1 => format!("{}", r.start + 1),
+            k => format!("{},{k}", r.start + 1),
+        };
+        out.push_str(&format!("@@ -{} +{} @@\n", at(&o), at(&n)));
+        for op in &group {
+            match op {
+                similar::DiffOp::Equal { .. } => {
+                    op.old_range().for_each(|i| line(&mut out, ' ', ol[i]))
+                }
+                _ => {
+                    op.old_range().for_each(|i| line(&mut out, '-', ol[i]));
+                    op.new_range().for_each(|i| line(&mut out, '+', nl[i]));
+                }
+            }
+        }
     }
     out
 }

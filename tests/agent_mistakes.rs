@@ -141,6 +141,21 @@ fn a_replacement_present_elsewhere_is_not_already_applied() {
 }
 
 #[test]
+fn a_stale_line_whose_replacement_stands_at_a_twin_is_not_already_applied() {
+    // A public project's stale view: the block's line had `_v2` added
+    // since it was read; the replacement (`; ;` for `;`) stands at a twin
+    // ten lines up, no more like the block than the stale line is.
+    let text = "class M {\n    IEnumerable<dynamic> A() {\n        while (rdr.Read()) {\n            yield return rdr.RecordToExpando(); ;\n        }\n    }\n    IEnumerable<dynamic> B() {\n        while (rdr.Read()) {\n            yield return rdr.RecordToExpando();_v2\n        }\n    }\n}\n";
+    let r = exact(
+        text,
+        "            yield return rdr.RecordToExpando();\n",
+        "            yield return rdr.RecordToExpando(); ;\n",
+    );
+    assert_eq!(r["ok"], false);
+    assert_ne!(r["already_applied"], true, "{r}");
+}
+
+#[test]
 fn a_block_read_as_its_own_replacement_is_not_already_applied() {
     // The edit adds a space to the blank line after `var p` (3 spaces to
     // 4); sent with line-number prefixes (`4: ` before the 3 spaces), the

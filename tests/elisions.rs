@@ -619,27 +619,3 @@ fn dots_inside_a_new_comment_paragraph_are_prose_written_as_sent() {
         "{r}"
     );
 }
-
-#[test]
-fn a_marker_like_comment_inside_a_new_method_is_written_as_sent() {
-    // A real commit of a public project: a new method whose first line is
-    // `// ... null, range checks etc ...`, in an edit that also deletes a
-    // line elsewhere. The comment stands for no line of the file.
-    let old = "class T\n{\n    int a;\n    int b;\n    void M()\n    {\n        a = 1;\n    }\n}\n";
-    let new = "class T\n{\n    int a;\n    void M()\n    {\n        a = 1;\n    }\n    void S(int v)\n    {\n        // ... null, range checks etc ...\n        a = v;\n    }\n}\n";
-    let (_t, root) = setup(&[("t.cs", old.as_bytes())]);
-    let r = api::write_file(
-        &json!({"file_path": "t.cs", "content": new}),
-        Some(&opts(&root)),
-    );
-    assert_eq!(r["ok"], true, "{r}");
-    assert_eq!(read(&root, "t.cs"), new);
-    std::fs::write(root.join("t.cs"), old).unwrap();
-    let r = api::patch_file(
-        &json!({"file_path": "t.cs", "search": "    int b;\n    void M()\n    {\n        a = 1;\n    }\n",
-                "replace": "    void M()\n    {\n        a = 1;\n    }\n    void S(int v)\n    {\n        // ... null, range checks etc ...\n        a = v;\n    }\n"}),
-        Some(&opts(&root)),
-    );
-    assert_eq!(r["ok"], true, "{r}");
-    assert_eq!(read(&root, "t.cs"), new);
-}

@@ -622,14 +622,6 @@ impl Region<'_> {
                             (s, e, Why::NextToChange)
                         }
                     };
-                    // No reading stands for old lines, and no old line is
-                    // deleted beside it: it stands for nothing the file
-                    // has, inside lines the edit adds (a real comment,
-                    // `// ... null, range checks etc ...`, in a new method
-                    // of an edit that deletes lines elsewhere).
-                    if found.is_empty() && s == e {
-                        continue;
-                    }
                     return Found::Refused(Box::new(self.refusal(j, (s, e), why)));
                 }
                 continue;

@@ -20,7 +20,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { benchDir, median } from './workloads.mjs'
+import { benchDir, interleaved } from './workloads.mjs'
 
 const require = createRequire(import.meta.url)
 const args = process.argv.slice(2)
@@ -55,16 +55,7 @@ async function call(input, mode) {
 
 /** Runs `one(mode, i)` reps times per mode, the order rotating; medians in ms and the ratio. */
 async function measure(name, reps, one) {
-  const t = Object.fromEntries(MODES.map((m) => [m, []]))
-  for (let i = 0; i < reps; i++) {
-    const order = i % 2 ? [...MODES].reverse() : MODES
-    for (const mode of order) {
-      const s = process.hrtime.bigint()
-      await one(mode, i)
-      t[mode].push(Number(process.hrtime.bigint() - s) / 1e6)
-    }
-  }
-  const m = Object.fromEntries(MODES.map((k) => [k, median(t[k])]))
+  const m = await interleaved(MODES, reps, one)
   const ratio = m.expand / m.literal
   console.log(`${name.padEnd(6)} with the check ${m.expand.toFixed(3)} ms, without ${m.literal.toFixed(3)} ms: ${ratio.toFixed(3)}x`)
   return { name, reps, expand_ms: m.expand, literal_ms: m.literal, ratio }

@@ -24,7 +24,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { benchDir, median, smallTs } from './workloads.mjs'
+import { benchDir, interleaved, smallTs } from './workloads.mjs'
 
 const require = createRequire(import.meta.url)
 const args = process.argv.slice(2)
@@ -51,16 +51,7 @@ async function call(input, mode, check, durable = true) {
 
 /** Runs `one(mode, i)` reps times per mode, the order rotating; medians in ms and the ratio. */
 async function measure(name, reps, one) {
-  const t = Object.fromEntries(MODES.map((m) => [m, []]))
-  for (let i = 0; i < reps; i++) {
-    const order = i % 2 ? [...MODES].reverse() : MODES
-    for (const mode of order) {
-      const s = process.hrtime.bigint()
-      await one(mode, i)
-      t[mode].push(Number(process.hrtime.bigint() - s) / 1e6)
-    }
-  }
-  const m = Object.fromEntries(MODES.map((k) => [k, median(t[k])]))
+  const m = await interleaved(MODES, reps, one)
   const ratio = m.warn / m.off
   console.log(`${name.padEnd(9)} with the guard ${m.warn.toFixed(3)} ms, without ${m.off.toFixed(3)} ms: ${ratio.toFixed(3)}x (+${(m.warn - m.off).toFixed(3)} ms)`)
   return { name, reps, warn_ms: m.warn, off_ms: m.off, ratio }

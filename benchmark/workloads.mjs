@@ -259,6 +259,24 @@ export function median(xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
+/**
+ * Runs `one(mode, i)` `reps` times for each of `modes`, the order rotating
+ * rep by rep (so drift in the machine's speed falls on every mode alike);
+ * the median of each mode, in ms.
+ */
+export async function interleaved(modes, reps, one) {
+  const t = Object.fromEntries(modes.map((m) => [m, []]))
+  for (let i = 0; i < reps; i++) {
+    const order = i % 2 ? [...modes].reverse() : modes
+    for (const mode of order) {
+      const s = process.hrtime.bigint()
+      await one(mode, i)
+      t[mode].push(Number(process.hrtime.bigint() - s) / 1e6)
+    }
+  }
+  return Object.fromEntries(modes.map((k) => [k, median(t[k])]))
+}
+
 /** A fresh work directory under PFT_BENCH_DIR (or the system's temp), removed at exit or on a signal. */
 export function benchDir(prefix) {
   const dir = fs.mkdtempSync(path.join(process.env.PFT_BENCH_DIR || os.tmpdir(), prefix))

@@ -18,6 +18,9 @@
 //!   the block elsewhere (a stale view whose own place lost a line since,
 //!   while a twin's bare `-` line ends in whitespace the block lacks): the
 //!   edit may have been meant for either;
+//! - or, for a one-line block matched at another depth, a line at the
+//!   block's own depth is much like it (80 % and more) but changed: its
+//!   own line, changed since it was read, beside a generic twin;
 //! - or the block as sent, whitespace included, starts a line elsewhere,
 //!   its last line continued there since it was read, while the match
 //!   lacks the whitespace that shows where it was copied from (the last
@@ -118,6 +121,58 @@ fn continued_elsewhere(
     })
 }
 
+/// How like a one-line block a line at its own depth must be to be its
+/// place, changed since it was read.
+const SAME_DEPTH_LIKE: f64 = 0.8;
+/// Texts up to this size are scanned line by line for it.
+const SAME_DEPTH_BYTES: usize = 8 << 20;
+
+/// For a one-line block matched at another depth: a line outside `exclude`
+/// indented exactly as the block is, much like it but not it (`j + 2,` for
+/// `j + 1,`): the block's own line, changed since it was read, while the
+/// match is a twin at another depth (a generic line such as an argument
+/// list's `j + 1,` has twins at every depth). Byte range of that line.
+fn same_depth_line(
+    text: &[u8],
+    search: &str,
+    exclude: (usize, usize),
+    budget: &Budget,
+) -> Option<(usize, usize)> {
+    let body = search.strip_suffix('\n').unwrap_or(search);
+    let body = body.strip_suffix('\r').unwrap_or(body);
+    let lead = first_lead(body);
+    if body.contains('\n') || lead.is_empty() || body.trim().is_empty() {
+        return None;
+    }
+    if text.len() > SAME_DEPTH_BYTES || budget.spend(text.len() as u64 / 1024 + 1) {
+        return None;
+    }
+    let want = body.trim();
+    let mut at = 0;
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        let range = (at, at + line.len());
+        at += line.len();
+        if range.1 > exclude.0 && range.0 < exclude.1 {
+            continue;
+        }
+        let Ok(l) = std::str::from_utf8(line) else {
+            continue;
+        };
+        let l = l.trim_end_matches(['\r', '\n']);
+        let t = l.trim_start_matches([' ', '\t']);
+        if &l[..l.len() - t.len()] != lead
+            || t == want
+            || t.len().abs_diff(want.len()) * 5 > want.len()
+        {
+            continue;
+        }
+        if super::align::char_ratio(want, t.trim_end()) >= SAME_DEPTH_LIKE {
+            return Some(range);
+        }
+    }
+    None
+}
+
 pub(crate) fn rival(
     text: &[u8],
     search: &str,
@@ -127,6 +182,12 @@ pub(crate) fn rival(
     budget: &Budget,
 ) -> Option<ClosestMatch> {
     if let Some(range) = continued_elsewhere(text, search, exclude) {
+        return Some(match_at(text, search, range, Said::CANONICAL));
+    }
+    if let Some(range) = indentation
+        .then(|| same_depth_line(text, search, exclude, budget))
+        .flatten()
+    {
         return Some(match_at(text, search, range, Said::CANONICAL));
     }
     let own = verbatim_lines(search, &text[exclude.0..exclude.1]);
@@ -200,6 +261,38 @@ mod tests {
             block,
             own,
             false,
+            &Budget::new(u64::MAX)
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn a_changed_line_at_the_blocks_own_depth_is_a_rival_of_a_twin() {
+        // This repository's stale view: `j + 1,` at 24 spaces became
+        // `j + 2,` since it was read; `j + 1,` stands at 20 spaces too.
+        let text = "            f(\n                    j + 1,\n            );\n                g(\n                        j + 2,\n                );\n                    h(\n                            j + 1,\n                    );\n";
+        let block = "                        j + 1,\n";
+        let twin_at = text.find("                    j + 1,").unwrap();
+        let twin = (twin_at, twin_at + "                    j + 1,\n".len());
+        let r = rival(
+            text.as_bytes(),
+            block,
+            "                        j + 3,\n",
+            twin,
+            true,
+            &Budget::new(u64::MAX),
+        )
+        .expect("its own line is a rival");
+        assert_eq!(r.line_number, 5);
+        // Without such a line, no rival.
+        let text = "            f(\n                    j + 1,\n            );\n";
+        let twin = (14, 14 + "                    j + 1,\n".len());
+        assert!(rival(
+            text.as_bytes(),
+            block,
+            "                        j + 3,\n",
+            twin,
+            true,
             &Budget::new(u64::MAX)
         )
         .is_none());

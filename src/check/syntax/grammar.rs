@@ -74,6 +74,12 @@ impl Grammar {
     }
 }
 
+/// The language the check reads the file `path` in, whose text starts
+/// with `head`; `None` when it is not checked.
+pub fn language(path: &str, head: &[u8]) -> Option<Grammar> {
+    Grammar::of(path, head)
+}
+
 /// Well-known file names without a telling extension.
 fn by_name(name: &str) -> Option<Grammar> {
     Some(match name {

@@ -19,11 +19,6 @@ mod preproc;
 mod samples;
 mod verdict;
 
+pub use grammar::language;
 pub(crate) use verdict::check_until;
 pub use verdict::{check, parse_errors, BUDGET, MAX_BYTES};
-
-/// The language the check reads the file `path` in, whose text starts
-/// with `head`; `None` when it is not checked.
-pub fn language(path: &str, head: &[u8]) -> Option<crate::result::syntax::SyntaxLanguage> {
-    grammar::Grammar::of(path, head)
-}

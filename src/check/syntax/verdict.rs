@@ -80,8 +80,14 @@ pub fn parse_errors(path: &str, text: &[u8]) -> Option<SyntaxReport> {
     if found.is_empty() {
         return None;
     }
+    Some(listed(grammar, &found, text))
+}
+
+/// The report of `found` (errors of `text`): the first [`LISTED`] shown,
+/// the rest counted.
+fn listed(grammar: Grammar, found: &[errors::Found], text: &[u8]) -> SyntaxReport {
     let language = grammar.language();
-    Some(SyntaxReport {
+    SyntaxReport {
         language: grammar,
         errors: found
             .iter()
@@ -90,7 +96,7 @@ pub fn parse_errors(path: &str, text: &[u8]) -> Option<SyntaxReport> {
             .collect(),
         more_errors: (found.len() > LISTED).then(|| found.len() - LISTED),
         unchecked: None,
-    })
+    }
 }
 
 fn unchecked(grammar: Grammar, why: Unchecked) -> SyntaxReport {
@@ -125,9 +131,12 @@ impl Run<'_> {
     ) -> Option<SyntaxReport> {
         let (grammar, limit) = (self.grammar, self.limit);
         let old_tree = old.and_then(|o| parse::kept(grammar, o).map(|t| (o, t)));
-        let base = old_tree.as_ref().map(|(o, t)| {
+        // The changed span, found once: for the incremental parse, and for
+        // pairing errors when there are any.
+        let mut edit = old_tree.as_ref().map(|(o, _)| parse::edit_between(o, text));
+        let base = old_tree.as_ref().zip(edit.as_ref()).map(|((_, t), e)| {
             let mut t = t.clone();
-            t.edit(&parse::edit_between(o, text));
+            t.edit(e);
             t
         });
         let Ok(mut tree) = parse::parse(grammar, text, base.as_ref(), limit) else {
@@ -182,7 +191,7 @@ impl Run<'_> {
         }
         let span = match old {
             Some(o) => {
-                let e = parse::edit_between(o, text);
+                let e = edit.take().unwrap_or_else(|| parse::edit_between(o, text));
                 Span {
                     start: e.start_byte,
                     old_end: e.old_end_byte,
@@ -203,18 +212,7 @@ impl Run<'_> {
         if old.is_some() {
             errors::nearest_first(&mut introduced, span.start, span.new_end);
         }
-        let language = grammar.language();
-        let shown = shown.unwrap_or(&new_bytes);
-        Some(SyntaxReport {
-            language: grammar,
-            errors: introduced
-                .iter()
-                .take(LISTED)
-                .map(|f| errors::shown(f, shown, &language))
-                .collect(),
-            more_errors: (introduced.len() > LISTED).then(|| introduced.len() - LISTED),
-            unchecked: None,
-        })
+        Some(listed(grammar, &introduced, shown.unwrap_or(&new_bytes)))
     }
 }
 

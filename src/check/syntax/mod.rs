@@ -3,9 +3,11 @@
 //! ([`grammar`] chooses one by extension, file name or `#!` line); the
 //! errors of the new tree that the old tree did not have are the edit's
 //! ([`errors`]); the C, C++ and C# grammars read a file with its
-//! preprocessor lines blanked ([`preproc`]); [`verdict`] runs the check
-//! under a size limit and a time budget, and [`parse`] keeps the trees so the next edit of the same
-//! file parses incrementally.
+//! preprocessor lines blanked ([`preproc`]), and their errors count only
+//! when a second reading, with macros and newer syntax read as a compiler
+//! would, keeps them ([`reading`]); [`verdict`] runs the check under a size
+//! limit and a time budget, and [`parse`] keeps the trees so the next edit
+//! of the same file parses incrementally.
 
 #[cfg(test)]
 mod cases;
@@ -15,6 +17,7 @@ mod fuzz;
 mod grammar;
 mod parse;
 mod preproc;
+mod reading;
 #[cfg(test)]
 mod samples;
 mod verdict;

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use super::errors::{self, Span, LISTED};
 use super::grammar::Grammar;
-use super::parse::{self, Pieces};
-use super::preproc;
+use super::parse::{self, OutOfTime, Pieces};
+use super::{preproc, reading};
 use crate::result::syntax::{SyntaxReport, Unchecked};
 
 /// Files larger than this (old or new text) are not checked.
@@ -46,20 +46,34 @@ pub(crate) fn check_until(
     let run = Run {
         grammar,
         limit: (Instant::now() + BUDGET, cancelled),
+        keep: true,
     };
-    if preproc::applies(grammar) {
-        let joined = text.to_vec();
-        let (m_old, m_new) = (old.and_then(preproc::masked), preproc::masked(&joined));
-        if m_old.is_some() || m_new.is_some() {
-            let parts = [m_new.as_deref().unwrap_or(&joined)];
-            return run.judge(
-                m_old.as_deref().or(old),
-                &Pieces::new(&parts),
-                Some(&joined),
-            );
-        }
+    if !preproc::applies(grammar) {
+        return run.judge(old, &text, None);
     }
-    run.judge(old, &text, None)
+    let joined = text.to_vec();
+    let (m_old, m_new) = (old.and_then(preproc::masked), preproc::masked(&joined));
+    let (old_read, new_read) = (
+        m_old.as_deref().or(old),
+        m_new.as_deref().unwrap_or(&joined),
+    );
+    let parts = [new_read];
+    let shown = m_new.is_some().then_some(&joined[..]);
+    let report = run.judge(old_read, &Pieces::new(&parts), shown)?;
+    if report.unchecked.is_some() || !reading::applies(grammar) {
+        return Some(report);
+    }
+    // An error no second reading clears (see `reading`).
+    let Some(new_second) = reading::second(grammar, new_read) else {
+        return Some(report);
+    };
+    let old_second = old_read.and_then(|o| reading::second(grammar, o));
+    let parts = [&new_second[..]];
+    let second = Run { keep: false, ..run };
+    match second.read(old_second.as_deref().or(old_read), &Pieces::new(&parts)) {
+        Ok(Reading::Clean) => None,
+        _ => Some(report),
+    }
 }
 
 /// The parse errors of `text` as the guard reads the file `path` (a
@@ -108,10 +122,28 @@ fn unchecked(grammar: Grammar, why: Unchecked) -> SyntaxReport {
     }
 }
 
-/// One check: its grammar, deadline and cancellation.
+/// One check: its grammar, deadline and cancellation, and whether the
+/// trees it parses are kept for the next edit (not those of a second
+/// reading, which no edit's text is).
+#[derive(Clone, Copy)]
 struct Run<'c> {
     grammar: Grammar,
     limit: (Instant, &'c dyn Fn() -> bool),
+    keep: bool,
+}
+
+/// What one reading of an edit found.
+enum Reading {
+    /// No error the edit introduced.
+    Clean,
+    /// The file is not judged: its grammar could not read it before the
+    /// edit, or it is new, in a language where that says nothing.
+    NotJudged,
+    /// Errors the edit introduced, nearest the change first, in `text`.
+    Introduced {
+        found: Vec<errors::Found>,
+        text: Vec<u8>,
+    },
 }
 
 impl Run<'_> {
@@ -120,15 +152,34 @@ impl Run<'_> {
         (!(self.limit.1)()).then(|| unchecked(self.grammar, Unchecked::Timeout))
     }
 
-    /// The errors `text` (as parsed: a preprocessed file's masked text)
-    /// has and `old` (as parsed) has not; `shown`: the new text as written,
-    /// when the parsed one differs, for the lines results show.
+    /// The report of the errors `text` (as parsed: a preprocessed file's
+    /// masked text) has and `old` (as parsed) has not; `shown`: the new
+    /// text as written, when the parsed one differs, for the lines results
+    /// show.
     fn judge(
         &self,
         old: Option<&[u8]>,
         text: &Pieces<'_>,
         shown: Option<&[u8]>,
     ) -> Option<SyntaxReport> {
+        match self.read(old, text) {
+            Err(OutOfTime) => self.out_of_time(),
+            Ok(Reading::Clean | Reading::NotJudged) => None,
+            Ok(Reading::Introduced { found, text }) => {
+                Some(listed(self.grammar, &found, shown.unwrap_or(&text)))
+            }
+        }
+    }
+
+    /// Keeps `tree` of `text` for the next edit, when this run keeps trees.
+    fn keep(&self, text: Vec<u8>, tree: tree_sitter::Tree) {
+        if self.keep {
+            parse::keep(self.grammar, text, tree);
+        }
+    }
+
+    /// What the edit of `old` into `text` (both as parsed) introduced.
+    fn read(&self, old: Option<&[u8]>, text: &Pieces<'_>) -> Result<Reading, OutOfTime> {
         let (grammar, limit) = (self.grammar, self.limit);
         let old_tree = old.and_then(|o| parse::kept(grammar, o).map(|t| (o, t)));
         // The changed span, found once: for the incremental parse, and for
@@ -139,44 +190,37 @@ impl Run<'_> {
             t.edit(e);
             t
         });
-        let Ok(mut tree) = parse::parse(grammar, text, base.as_ref(), limit) else {
-            return self.out_of_time();
-        };
+        let mut tree = parse::parse(grammar, text, base.as_ref(), limit)?;
         let new_bytes = text.to_vec();
         if !tree.root_node().has_error() {
-            parse::keep(grammar, new_bytes, tree);
-            return None;
+            self.keep(new_bytes, tree);
+            return Ok(Reading::Clean);
         }
         if base.is_some() {
             // Error recovery depends on the tree a parse starts from: parsed
             // from the old tree, a broken text can show other errors than
             // parsed afresh, and the old text's errors (kept trees with
             // errors are always fresh parses, as this one) would not match.
-            let Ok(fresh) = parse::parse(grammar, text, None, limit) else {
-                return self.out_of_time();
-            };
-            tree = fresh;
+            tree = parse::parse(grammar, text, None, limit)?;
         }
         let found = errors::found(&tree, &new_bytes, grammar);
         if found.is_empty() {
-            parse::keep(grammar, new_bytes, tree);
-            return None;
+            self.keep(new_bytes, tree);
+            return Ok(Reading::Clean);
         }
         // Kept, or dropped here (too large to keep) before the old text's
         // parse: one large tree in memory at a time.
-        parse::keep(grammar, new_bytes.clone(), tree);
+        self.keep(new_bytes.clone(), tree);
         let old_found = match (old, old_tree) {
             (None, _) => None,
             (Some(o), Some((_, t))) => Some((errors::found(&t, o, grammar), o)),
             (Some(o), None) => {
                 let parts = [o];
-                let Ok(t) = parse::parse(grammar, &Pieces::new(&parts), None, limit) else {
-                    return self.out_of_time();
-                };
+                let t = parse::parse(grammar, &Pieces::new(&parts), None, limit)?;
                 let f = errors::found(&t, o, grammar);
                 // A refused edit leaves this text in place: its retry parses
                 // incrementally.
-                parse::keep(grammar, o.to_vec(), t);
+                self.keep(o.to_vec(), t);
                 Some((f, o))
             }
         };
@@ -187,7 +231,7 @@ impl Run<'_> {
         if (broken_before && !grammar.judges_broken_files())
             || (old.is_none() && !grammar.judges_new_files())
         {
-            return None;
+            return Ok(Reading::NotJudged);
         }
         let span = match old {
             Some(o) => {
@@ -207,12 +251,15 @@ impl Run<'_> {
         let old_found = old_found.as_ref().map(|(f, o)| (f.as_slice(), *o));
         let mut introduced = errors::introduced(found, &new_bytes, old_found, span);
         if introduced.is_empty() {
-            return None;
+            return Ok(Reading::Clean);
         }
         if old.is_some() {
             errors::nearest_first(&mut introduced, span.start, span.new_end);
         }
-        Some(listed(grammar, &introduced, shown.unwrap_or(&new_bytes)))
+        Ok(Reading::Introduced {
+            found: introduced,
+            text: new_bytes,
+        })
     }
 }
 
@@ -245,6 +292,45 @@ mod tests {
         let old: &[u8] = b"FMT_BEGIN int f() FMT_NOEXCEPT { return 1; }\n";
         let new: &[u8] = b"FMT_BEGIN int f() FMT_NOEXCEPT { return 1; }\nFMT_BEGIN int g() FMT_NOEXCEPT { return 2; }\n";
         assert_eq!(check("f.h", Some(old), &[new]), None);
+    }
+
+    #[test]
+    fn macros_the_grammar_cannot_read_are_not_the_edits_errors() {
+        // The three edits of fmt's history the C++ grammar read as broken.
+        let old: &[u8] =
+            b"#include <fmt/format.h>\n\nTEST(std_test, a) {\n  EXPECT_EQ(f(), 1);\n}\n";
+        let pragma: &[u8] = b"#include <fmt/format.h>\n\nTEST(std_test, a) {\n  EXPECT_EQ(f(), 1);\n}\n\nFMT_PRAGMA_CLANG(diagnostic ignored \"-Wbit-int-extension\")\n\nTEST(std_test, bitint) {\n  using fmt::detail::bitint;\n  EXPECT_EQ(fmt::format(\"{}\", bitint<8>(1)), \"1\");\n}\n";
+        let try_catch: &[u8] = b"int f(char* b, int n) {\n  FMT_TRY {\n    auto r = fmt::format_to_n(b, n, \"{}\", 1);\n    return static_cast<int>(r.size);\n  }\n  FMT_CATCH(...) {}\n  return -1;\n}\n";
+        let decorated: &[u8] = b"typedef struct { int type; } fmt_arg;\n\nint FMT_CAPI fmt_vformat(char* buffer, unsigned size,\n                         const fmt_arg* args);\n";
+        for (path, new) in [("s.cc", pragma), ("c.cc", try_catch), ("c.h", decorated)] {
+            let first = parse_errors(path, new);
+            assert!(first.is_some(), "the grammar alone reads {path} as broken");
+            assert_eq!(check(path, Some(old), &[new]), None, "{path}");
+        }
+        // A real error beside such macros is still reported.
+        let broken: &[u8] = b"int f(char* b, int n) {\n  FMT_TRY {\n    auto r = fmt::format_to_n(b, n, \"{}\", 1);\n    return static_cast<int>(r.size;\n  }\n  FMT_CATCH(...) {}\n  return -1;\n}\n";
+        let clean: &[u8] = b"int f(char* b, int n) {\n  return -1;\n}\n";
+        assert!(check("c.cc", Some(clean), &[broken]).is_some());
+        let constant_old: &[u8] = b"int a[MAX_SIZE];\n";
+        let constant: &[u8] = b"int a[MAX_SIZE;\nint FMT_API g(void);\n";
+        assert!(check("a.c", Some(constant_old), &[constant]).is_some());
+        let unclosed: &[u8] = b"int f(char* b, int n) {\n  FMT_TRY {\n    return 1;\n  FMT_CATCH(...) {}\n  return -1;\n}\n";
+        assert!(check("c.cc", Some(clean), &[unclosed]).is_some());
+    }
+
+    #[test]
+    fn a_csharp_14_extension_block_is_no_error() {
+        // RestSharp's edit (2ae0b6a): extension blocks, newer than the grammar.
+        let old: &[u8] = b"namespace R;\n\npublic static class ThrowExtension {\n    public static Response ThrowIfError(this Response r) => r;\n}\n";
+        let new: &[u8] = b"namespace R;\n\npublic static class ThrowExtension {\n    extension(Response response) {\n        public Response ThrowIfError() {\n            var e = response.GetException();\n            return e != null ? throw e : response;\n        }\n    }\n\n    extension<T>(Response<T> response) {\n        public Response<T> ThrowIfError() => response;\n    }\n}\n";
+        assert!(
+            parse_errors("T.cs", new).is_some(),
+            "the grammar alone reads it as broken"
+        );
+        assert_eq!(check("T.cs", Some(old), &[new]), None);
+        // A break inside such a block is still reported.
+        let broken: &[u8] = b"namespace R;\n\npublic static class ThrowExtension {\n    extension(Response response) {\n        public Response ThrowIfError() {\n            var e = response.GetException(;\n            return e;\n        }\n    }\n}\n";
+        assert!(check("T.cs", Some(old), &[broken]).is_some());
     }
 
     #[test]

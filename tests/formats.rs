@@ -530,3 +530,44 @@ fn an_operation_given_as_structure_touches_only_its_path() {
         common::tree(&root)
     );
 }
+
+/// A file holding only a byte order mark: its text is empty, and a diff of
+/// its bytes (`git diff`) shows the mark as line 1 without a line break.
+/// Filling it, emptying a file down to its mark, and deleting it apply as
+/// `git apply` does (found in two public histories).
+#[test]
+fn diffs_of_a_file_holding_only_a_byte_order_mark_apply_as_git_does() {
+    let bom = "\u{FEFF}";
+    let (_t, root) = setup(&[
+        ("fill.txt", bom.as_bytes()),
+        ("gone.cs", bom.as_bytes()),
+        ("empty.txt", format!("{bom}a\nb\n").as_bytes()),
+    ]);
+    let patch = format!(
+        "--- a/fill.txt\n+++ b/fill.txt\n@@ -1 +1,2 @@\n-{bom}\n\\ No newline at end of file\n+{bom}#nullable enable\n+x\n\
+         --- a/gone.cs\n+++ /dev/null\n@@ -1 +0,0 @@\n-{bom}\n\\ No newline at end of file\n\
+         --- a/empty.txt\n+++ b/empty.txt\n@@ -1,2 +1 @@\n-{bom}a\n-b\n+{bom}\n\\ No newline at end of file\n"
+    );
+    let r = file_ops::apply_patch(&json!(patch), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        std::fs::read(root.join("fill.txt")).unwrap(),
+        format!("{bom}#nullable enable\nx\n").as_bytes()
+    );
+    assert!(!root.join("gone.cs").exists());
+    assert_eq!(
+        std::fs::read(root.join("empty.txt")).unwrap(),
+        bom.as_bytes()
+    );
+    // The mark alone is still line 1: a file with text is not "only a mark".
+    let (_t, root) = setup(&[("x.txt", format!("{bom}a\n").as_bytes())]);
+    let stale = format!(
+        "--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-{bom}\n\\ No newline at end of file\n+{bom}b\n"
+    );
+    let r = file_ops::apply_patch(&json!(stale), Some(&opts(&root)));
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(
+        std::fs::read(root.join("x.txt")).unwrap(),
+        format!("{bom}a\n").as_bytes()
+    );
+}

@@ -50,9 +50,15 @@
 //! optimal reading and it removes nothing: some alignment of least cost
 //! deletes no old line at all, and in one of those the marker sits
 //! directly between two kept lines that are neighbours in the old text,
-//! each pinned, or among new lines (both lines beside it new, no reading
-//! between kept lines at any cost, the kept lines around them pinned); so
-//! is a marker line the old text already has. Anything else is refused: a
+//! each pinned, or among new lines (both lines beside it new, or braces
+//! and blank lines with new code past them, or the marker is the last line
+//! of a block that is new code up to its header and the next line closes
+//! it; no reading between kept lines at any cost; the kept lines around
+//! the new ones pinned, looking past a `}` or blank line the new code also
+//! holds); so is a marker line the old text already has. A public C#
+//! history's commit adding a type with `// ... null, range checks etc ...`
+//! after its method's `{` and `// ... some other properties etc ...` before
+//! its class's `}` was refused before these readings. Anything else is refused: a
 //! marker next to a change may have hidden the lines it touches, their
 //! copies paired with new lines further on.
 
@@ -70,6 +76,11 @@ use std::collections::HashMap;
 
 use super::marker::{in_prose, is_marker, KEYWORDS};
 
+/// Places a walk from a marker through inserted lines tries on each side.
+const WALK_CANDIDATES: usize = 8;
+/// Lines of punctuation alone (`{`, `}`, blank) between a new comment and
+/// the new code around it, at most, for it to count as inside new code.
+const PUNCTUATION_BESIDE: usize = 2;
 /// Unchanged lines kept on each side of the changed region.
 pub(crate) const CONTEXT: usize = 16;
 /// Most table cells aligned exactly (each of six tables of `u32`: 48 MiB at
@@ -727,66 +738,157 @@ impl Region<'_> {
         // Inside new code: both lines beside it are new (no line of the
         // old text: a marker next to an old line shown again touches a
         // change, and the lines it stood for could have been paired with
-        // copies further on).
-        let new_line = |k: usize| ni[k] == u32::MAX && !markers[k];
-        if (j > 0 && !new_line(j - 1)) || (j + 1 < m && !new_line(j + 1)) || t.any_run(j) {
+        // copies further on); or punctuation alone (`{`, `}`, a blank
+        // line: at most two) with a new line past it, as the `{` opening a
+        // new method's body.
+        let new_side = |from: usize, down: bool| {
+            let mut k = from;
+            for _ in 0..=PUNCTUATION_BESIDE {
+                if markers[k] {
+                    return false;
+                }
+                if ni[k] == u32::MAX {
+                    return true;
+                }
+                let l = key(self.new[k]);
+                if !l
+                    .iter()
+                    .all(|b| b"{}()[];,".contains(b) || b.is_ascii_whitespace())
+                {
+                    return false;
+                }
+                if down && k + 1 < m {
+                    k += 1;
+                } else if !down && k > 0 {
+                    k -= 1;
+                } else {
+                    return false;
+                }
+            }
+            false
+        };
+        if (j > 0 && !new_side(j - 1, false))
+            || (j + 1 < m && !new_side(j + 1, true) && !self.ends_new_block(ni, markers, j))
+            || t.any_run(j)
+        {
             return false;
         }
         // New lines a..b around it inserted at row i, between kept pairs
         // (or the text's edges), each pinned: it deletes nothing.
-        rows.iter().any(|&i| {
-            let mut a = j;
-            let up = loop {
-                if t.f(i, a) + (j - a) as u32 * t.ins != t.f(i, j) {
-                    break false;
-                }
-                if (a == 0 && i == 0 && self.at_start) || (a > 0 && t.k(i, a) == t.f(i, a)) {
-                    break true;
-                }
-                if a == 0 || markers[a - 1] {
-                    break false;
-                }
-                a -= 1;
-            };
-            let mut b = j + 1;
-            let down = loop {
-                if t.bf(i, b) + (b - j - 1) as u32 * t.ins != t.bf(i, j + 1) {
-                    break false;
-                }
-                if (b == m && i == n && self.at_end)
-                    || (b < m && i < n && kept(i, b) && t.bk(i + 1, b + 1) == t.bf(i, b))
-                {
-                    break true;
-                }
-                if b == m || markers[b] {
-                    break false;
-                }
-                b += 1;
-            };
-            if !(up && down) {
+        rows.iter().any(|&i| self.inserted_between(t, oi, ni, j, i))
+    }
+
+    /// Whether, in an alignment of least cost, marker `j` is among new
+    /// lines `a..b` inserted at old row `i` whose kept neighbours (or the
+    /// text's edges) are pinned. Past a neighbour that could be kept but is
+    /// not pinned (a `}` or a blank line the inserted block also holds),
+    /// the walk goes on: the block may end at a later copy.
+    fn inserted_between(&self, t: &Table, oi: &[u32], ni: &[u32], j: usize, i: usize) -> bool {
+        let (n, m) = (oi.len(), ni.len());
+        let kept = |i: usize, k: usize| oi[i] == ni[k] && ni[k] != u32::MAX;
+        // Where the inserted lines may start (`ups`) and end (`downs`).
+        let mut ups = Vec::new();
+        let mut a = j;
+        while ups.len() < WALK_CANDIDATES && t.f(i, a) + (j - a) as u32 * t.ins == t.f(i, j) {
+            if (a == 0 && i == 0 && self.at_start) || (a > 0 && t.k(i, a) == t.f(i, a)) {
+                ups.push(a);
+            }
+            // Another marker among them is inserted too (its own reading is
+            // checked in its turn).
+            if a == 0 {
+                break;
+            }
+            a -= 1;
+        }
+        let mut downs = Vec::new();
+        let mut b = j + 1;
+        while downs.len() < WALK_CANDIDATES
+            && t.bf(i, b) + (b - j - 1) as u32 * t.ins == t.bf(i, j + 1)
+        {
+            if (b == m && i == n && self.at_end)
+                || (b < m && i < n && kept(i, b) && t.bk(i + 1, b + 1) == t.bf(i, b))
+            {
+                downs.push(b);
+            }
+            if b == m {
+                break;
+            }
+            b += 1;
+        }
+        // The kept lines around those new lines pinned: one of them could
+        // otherwise be a copy of a line the marker stood for.
+        ups.iter().any(|&a| {
+            downs.iter().any(|&b| {
+                let span = (b - a) as u32 * t.ins;
+                let pinned_up = a == 0
+                    || self.bound(
+                        oi,
+                        ni,
+                        (i, a),
+                        |d| t.fa(i - d, a - d) + span + t.bf(i, b) == t.best,
+                        false,
+                    );
+                pinned_up
+                    && (b == m
+                        || self.bound(
+                            oi,
+                            ni,
+                            (i, b),
+                            |d| t.f(i, a) + span + t.bk(i + d, b + d) == t.best,
+                            true,
+                        ))
+            })
+        })
+    }
+
+    /// Whether marker `j` is the last line of a block that is new code
+    /// throughout: the next line closes it (`}`, `)`, `]`, shallower than
+    /// the marker), the line above is no deeper than the marker (the marker
+    /// is a member of the block, not of a block the lines above close), and
+    /// every line above, up to and with the block's header (the first line
+    /// as shallow as the closer, braces alone passed), is new or braces
+    /// alone: a new type's last member, as `// ... some other properties
+    /// ...` before the `}` of a new class. Directive lines (`#endif`) are
+    /// passed over.
+    fn ends_new_block(&self, ni: &[u32], markers: &[bool], j: usize) -> bool {
+        let indent = |k: usize| {
+            let l = key(self.new[k]);
+            l.iter().take_while(|b| **b == b' ' || **b == b'\t').count()
+        };
+        let braces = |k: usize| {
+            let l = key(self.new[k]).trim_ascii();
+            !l.is_empty() && l.iter().all(|b| b"{}()[];,".contains(b))
+        };
+        let skipped = |k: usize| {
+            let l = key(self.new[k]).trim_ascii();
+            l.is_empty() || l.starts_with(b"#") || markers[k]
+        };
+        let depth = indent(j);
+        let Some(close) = (j + 1 < self.new.len()).then(|| indent(j + 1)) else {
+            return false;
+        };
+        if close >= depth
+            || !matches!(
+                key(self.new[j + 1]).trim_ascii().first(),
+                Some(b'}' | b')' | b']')
+            )
+        {
+            return false;
+        }
+        let mut above = (0..j).rev().filter(|&k| !skipped(k)).peekable();
+        if above.peek().is_none_or(|&k| indent(k) > depth) {
+            return false;
+        }
+        for k in above {
+            if indent(k) <= close && !braces(k) {
+                // The header.
+                return indent(k) == close && ni[k] == u32::MAX;
+            }
+            if ni[k] != u32::MAX && !braces(k) {
                 return false;
             }
-            // The kept lines around those new lines pinned: one of them
-            // could otherwise be a copy of a line the marker stood for.
-            let span = (b - a) as u32 * t.ins;
-            let pinned_up = a == 0
-                || self.bound(
-                    oi,
-                    ni,
-                    (i, a),
-                    |d| t.fa(i - d, a - d) + span + t.bf(i, b) == t.best,
-                    false,
-                );
-            let pinned_down = b == m
-                || self.bound(
-                    oi,
-                    ni,
-                    (i, b),
-                    |d| t.f(i, a) + span + t.bk(i + d, b + d) == t.best,
-                    true,
-                );
-            pinned_up && pinned_down
-        })
+        }
+        false
     }
 
     /// The old lines deleted right around marker `j` written as it is at
@@ -1238,6 +1340,44 @@ mod tests {
             o,
             &[&o[..17], b"  // ... existing", b" code ...\n", &o[17..]]
         ));
+    }
+
+    #[test]
+    fn a_new_comment_in_new_code_after_a_brace_is_written() {
+        // A new type added between two old ones, its new method's body
+        // opening with a comment of dots (a public C# history's commit).
+        let old = "    public class Invoice\n    {\n        public string Number { get; set; }\n    }\n\n    public void TestInvoice()\n    {\n        Check();\n    }\n";
+        let added = "    public class Handler : TypeHandler<Rating>\n    {\n        public override void SetValue(IDbDataParameter p, Rating value)\n        {\n            // ... null, range checks etc ...\n            p.DbType = DbType.Int32;\n            p.Value = value.Value;\n        }\n    }\n    public class Rating\n    {\n        public int Value { get; set; }\n        // ... some other properties etc ...\n    }\n\n";
+        let new = old.replacen(
+            "    public void TestInvoice",
+            &format!("{added}    public void TestInvoice"),
+            1,
+        );
+        assert!(
+            matches!(run(old, &new), Verdict::Kept),
+            "{:?}",
+            run(old, &new)
+        );
+        // The same comment where it would hide old lines is still refused.
+        let lazy = old.replace(
+            "        Check();\n",
+            "        // ... null, range checks etc ...\n        Validate();\n",
+        );
+        assert!(matches!(run(old, &lazy), Verdict::Refused(_)));
+        // A marker after a new method, shallower than it, before the `}` of
+        // the namespace: it stands for the class's own `}` (a public
+        // history's lazy edit, written with the marker before this rule
+        // looked at depth).
+        let ns =
+            "namespace N\n{\n  public class T\n  {\n    public void A()\n    {\n    }\n  }\n}\n";
+        let lazy = "namespace N\n{\n  public class T\n  {\n    public void A()\n    {\n    }\n\n    public void B()\n    {\n      Go();\n    }\n  // ... existing code ...\n}\n";
+        assert!(
+            matches!(run(ns, lazy), Verdict::Refused(_)),
+            "{:?}",
+            run(ns, lazy)
+        );
+        let lazy = lazy.replace("    }\n  // ...", "    }\n#endif\n  // ...");
+        assert!(matches!(run(ns, &lazy), Verdict::Refused(_)));
     }
 
     #[test]

@@ -11,7 +11,10 @@
 //! [`crate::text::fold::UNICODE_SPACES`] to a plain space). The first level
 //! that finds the old side decides: it must find it exactly once, or the
 //! hunk is refused as ambiguous (never "first match wins"). `@@ context`
-//! anchors are located the same way, one after another, before the body.
+//! anchors are located the same way, one after another, before the body;
+//! a body found several times after them is taken where exactly one of
+//! its places starts inside the last anchor's block (the function or class
+//! the `@@` line names, read from indentation: [`Keyed::block_end`]).
 //!
 //! Line numbers in a unified diff's `@@ -l,n` header are only a hint, used
 //! in two cases: a hunk without old lines is placed by its line, and when
@@ -273,6 +276,38 @@ impl<'a> Keyed<'a> {
         )
     }
 
+    /// The end (exclusive) of the block that line `at` (a hunk's `@@`
+    /// line, the function or class the hunk is in) opens, read from
+    /// indentation as a reader does: the lines after it indented deeper,
+    /// blank lines and lines starting with `#` (a C# `#if`, a comment), a
+    /// `{` alone at its depth (a brace on its own line), and
+    /// a closing line at its depth (`}`, `)`, `]`, `end`, `</…>`), which is
+    /// the block's last. A Codex patch's `@@` line names the function or
+    /// class its lines belong to; when they match several places after it,
+    /// the one inside this block is the one it names.
+    fn block_end(&self, at: usize) -> usize {
+        let indent = |l: &[u8]| l.iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+        let line = |i: usize| &self.text[self.lines[i].start..self.lines[i].end];
+        let Some(head) = (at < self.lines.len()).then(|| indent(line(at))) else {
+            return at;
+        };
+        for i in at + 1..self.lines.len() {
+            let l = line(i);
+            let body = l.trim_ascii();
+            // Directives (`#if` at the start of a line) and `#` comments
+            // stand anywhere in a block.
+            if body.is_empty() || indent(l) > head || body == b"{" || body.starts_with(b"#") {
+                continue;
+            }
+            let closes = matches!(body.first(), Some(b'}' | b')' | b']'))
+                || body == b"end"
+                || body.starts_with(b"end ")
+                || body.starts_with(b"</");
+            return if closes { i + 1 } else { i };
+        }
+        self.lines.len()
+    }
+
     /// Finds `needle` (patch lines) at or after line `from`; with `at_eof`,
     /// only where it ends at the last line.
     fn find(&mut self, needle: &[&str], from: usize, at_eof: bool) -> Found {
@@ -441,7 +476,8 @@ fn apply_indexed(
         // it as the first context line); in the usual case (it does not)
         // this adds no candidate.
         let from = if h.anchors.is_empty() { pos } else { pos - 1 };
-        let found = place_old(&mut k, &old, from, hint, h);
+        let block = (!h.anchors.is_empty()).then(|| (from, k.block_end(from)));
+        let found = place_old(&mut k, &old, (from, block), hint, h);
         match found {
             Placed::Once(p, l) | Placed::ByLine(p, l) => {
                 placed.push((hi, p, old.len(), l));
@@ -579,16 +615,28 @@ fn addition_place(
 }
 
 /// Where a hunk's old lines are, from line `from`: when they match several
-/// places, a unified header's line (`hint`) chooses the one that starts
+/// places, the one that starts inside the block of the hunk's last `@@`
+/// line (`block`: its lines, see [`Keyed::block_end`]) if only one does,
+/// else a unified header's line (`hint`) chooses the one that starts
 /// exactly there, if there is one.
 fn place_old(
     k: &mut Keyed<'_>,
     old: &[&str],
-    from: usize,
+    (from, block): (usize, Option<(usize, usize)>),
     hint: Option<(usize, isize)>,
     h: &Hunk,
 ) -> Placed {
-    match (k.find(old, from, h.at_eof), hint) {
+    let found = k.find(old, from, h.at_eof);
+    if let (Found::Many(ps, count, l), Some((start, end))) = (&found, block) {
+        // Every place is known to lie inside or after the block: all were
+        // listed, or the last listed is past the block already.
+        let known = ps.len() == *count || ps.last().is_some_and(|&p| p >= end);
+        let mut inside = ps.iter().filter(|&&p| p >= start && p < end);
+        if let (true, Some(&p), None) = (known, inside.next(), inside.next()) {
+            return Placed::Once(p, *l);
+        }
+    }
+    match (found, hint) {
         (Found::Many(ps, count, l), Some((s, q))) if h.style == HunkStyle::Unified => {
             if q >= from as isize && k.matches_at(old, q as usize, l, h.at_eof) {
                 Placed::ByLine(q as usize, l)
@@ -999,13 +1047,13 @@ fn build(
     Ok(verify::compose(text, &changes))
 }
 
-/// Hunks for a file that starts with a UTF-8 BOM, which the text matched
-/// does not include: a diff of the file's bytes (`git diff`) shows the BOM
+/// Hunks for a file that starts with a UTF-8 BOM (`empty`: nothing else),
+/// which the text matched does not include: a diff of the file's bytes (`git diff`) shows the BOM
 /// at the start of line 1, on the old side and, unless the change removes
 /// it, on the new side. The BOM is taken off those lines, and that hunk
 /// must then apply at line 1. The answer says whether the file keeps its
 /// BOM, and which hunk carried it.
-pub(crate) fn without_bom(hunks: &[Hunk]) -> (Cow<'_, [Hunk]>, bool, Option<usize>) {
+pub(crate) fn without_bom(hunks: &[Hunk], empty: bool) -> (Cow<'_, [Hunk]>, bool, Option<usize>) {
     let Some(at) = hunks.iter().position(|h| {
         h.old_lines()
             .next()
@@ -1022,6 +1070,32 @@ pub(crate) fn without_bom(hunks: &[Hunk]) -> (Cow<'_, [Hunk]>, bool, Option<usiz
         if let Some(t) = h.lines[i].text.strip_prefix('\u{FEFF}') {
             h.lines[i].text = t.to_string();
         }
+    }
+    // A side that was the mark alone (`-<BOM>` or `+<BOM>` and "\ No
+    // newline at end of file"), the only line of its side, is an empty
+    // text: no line at all once the mark is off. Git shows a file holding
+    // only its mark so. The old side is read so only when the file's text
+    // is `empty`: else the line stays, and is not found.
+    let only = |kind: LineKind| {
+        let mut side = h.lines.iter().enumerate().filter(|(_, l)| l.kind == kind);
+        match (side.next(), side.next()) {
+            (Some((i, l)), None) if l.text.is_empty() && l.no_eol => Some(i),
+            _ => None,
+        }
+    };
+    let gone_old = only(LineKind::Remove).filter(|_| empty);
+    let gone_new = only(LineKind::Add);
+    let no_context = !h.lines.iter().any(|l| l.kind == LineKind::Context);
+    if no_context && (gone_old.is_some() || gone_new.is_some()) {
+        if gone_old.is_some() {
+            // Its added lines go where the empty text was: at the top.
+            h.old_start = h.old_start.map(|_| 0);
+        }
+        let mut k = 0;
+        h.lines.retain(|_| {
+            k += 1;
+            Some(k - 1) != gone_old && Some(k - 1) != gone_new
+        });
     }
     (Cow::Owned(out), keep, Some(at))
 }
@@ -1178,6 +1252,78 @@ mod tests {
         assert_eq!(
             run("a\nb\n", &[u]).unwrap_err()[0].code,
             ErrorCode::SEARCH_BLOCK_NOT_FOUND
+        );
+    }
+
+    #[test]
+    fn an_anchor_narrows_to_its_block() {
+        // The same lines in two methods: the `@@` line names the method,
+        // and the lines are once in its block (braces on their own line,
+        // as C# writes them).
+        let file = "class A\n{\n    public int Get()\n    {\n        var x = 1;\n        return x;\n    }\n\n    public int GetAll()\n    {\n        var x = 1;\n        return x;\n    }\n}\n";
+        let mut second = hunk(&[
+            "         var x = 1;",
+            "-        return x;",
+            "+        return x + 1;",
+        ]);
+        second.anchors = vec!["public int GetAll()".into()];
+        let (out, _) = run(file, &[second]).unwrap();
+        assert_eq!(
+            out,
+            file.replacen("return x;\n    }\n}", "return x + 1;\n    }\n}", 1)
+        );
+        let mut first = hunk(&[
+            "         var x = 1;",
+            "-        return x;",
+            "+        return 0;",
+        ]);
+        first.anchors = vec!["public int Get()".into()];
+        let (out, _) = run(file, &[first]).unwrap();
+        assert_eq!(out, file.replacen("return x;", "return 0;", 1));
+        // Python: a block ends at the next line as shallow as its header.
+        let py = "def f():\n    x = 1\n    return x\n\ndef g():\n    x = 1\n    return x\n";
+        let mut h = hunk(&["     x = 1", "-    return x", "+    return -x"]);
+        h.anchors = vec!["def f():".into()];
+        assert_eq!(
+            run(py, &[h]).unwrap().0,
+            py.replacen("return x", "return -x", 1)
+        );
+        // A directive at the start of a line does not end the block.
+        let directives = "    void A()\n    {\n#if NET\n        Go();\n#endif\n        x = 1;\n    }\n    void B()\n    {\n#if NET\n        Go();\n#endif\n        x = 1;\n    }\n";
+        let mut h = hunk(&[
+            "-#if NET",
+            "+#if NET6",
+            "         Go();",
+            " #endif",
+            "         x = 1;",
+        ]);
+        h.anchors = vec!["void B()".into()];
+        assert_eq!(
+            run(directives, &[h]).unwrap().0,
+            directives.replacen("#if NET\n", "#if NET6\n", 2).replacen(
+                "#if NET6\n",
+                "#if NET\n",
+                1
+            )
+        );
+        // Twice in the block itself, or an anchor whose block holds both
+        // places: still ambiguous, nothing chosen.
+        let twice = "def f():\n    x = 1\n    x = 1\n";
+        let mut h = hunk(&["-    x = 1", "+    x = 2"]);
+        h.anchors = vec!["def f():".into()];
+        assert_eq!(
+            run(twice, &[h]).unwrap_err()[0].code,
+            ErrorCode::SEARCH_BLOCK_AMBIGUOUS
+        );
+        let mut h = hunk(&[
+            "         var x = 1;",
+            "-        return x;",
+            "+        return 2;",
+        ]);
+        h.anchors = vec!["class A".into()];
+        assert_eq!(
+            run(file, &[h]).unwrap_err()[0].code,
+            ErrorCode::SEARCH_BLOCK_AMBIGUOUS
         );
     }
 

@@ -868,7 +868,7 @@ fn apply_hunks(
     enc: Encoding,
 ) -> Result<(hunks::Applied, bool), Vec<HunkFailure>> {
     let (h, keep, at) = if enc == Encoding::Utf8Bom {
-        hunks::without_bom(h)
+        hunks::without_bom(h, text.is_empty())
     } else {
         (std::borrow::Cow::Borrowed(h), true, None)
     };

@@ -86,7 +86,11 @@ pub fn agent_edits(old: &str, new: &str, origin: &str) -> Vec<Option<AgentEdit>>
                     continue;
                 }
                 let search: String = cur[a - above..b + below].concat();
-                if search.trim().is_empty() || count(&text, &search) != 1 {
+                // A search of blank lines (or of a byte order mark alone: the
+                // text an agent reads is then empty) names no place.
+                if search.trim_start_matches('\u{feff}').trim().is_empty()
+                    || count(&text, &search) != 1
+                {
                     continue;
                 }
                 let replace = [
@@ -98,12 +102,17 @@ pub fn agent_edits(old: &str, new: &str, origin: &str) -> Vec<Option<AgentEdit>>
                 let at =
                     memchr::memmem::find(text.as_bytes(), search.as_bytes()).expect("found once");
                 // A file's byte order mark is not part of the text an agent
-                // reads (the engine matches the text after it).
+                // reads (the engine matches the text after it): the search
+                // must be unique in the text without it.
+                let seen = text.strip_prefix('\u{feff}').unwrap_or(&text);
                 let (search, replace, at) = match (
                     search.strip_prefix('\u{feff}'),
                     replace.strip_prefix('\u{feff}'),
                 ) {
                     (Some(s), Some(r)) if at == 0 && !s.trim().is_empty() => {
+                        if count(seen, s) != 1 {
+                            continue;
+                        }
                         (s.to_string(), r.to_string(), 3)
                     }
                     // A commit that adds or removes the byte order mark
@@ -141,6 +150,98 @@ pub fn agent_edits(old: &str, new: &str, origin: &str) -> Vec<Option<AgentEdit>>
     out
 }
 
+/// A line as the engine compares a hunk's lines: without its line break.
+fn bare(l: &str) -> &str {
+    l.trim_end_matches(['\n', '\r'])
+}
+
+/// How many places of the file's lines `ol` hold the lines `side`, compared
+/// as the engine compares them (without line breaks).
+fn places(ol: &[&str], side: &[&str]) -> usize {
+    (0..=ol.len().saturating_sub(side.len()))
+        .filter(|&p| {
+            ol[p..p + side.len()]
+                .iter()
+                .zip(side)
+                .all(|(a, b)| bare(a) == bare(b))
+        })
+        .count()
+}
+
+fn unique(ol: &[&str], t: &str) -> bool {
+    ol.iter().filter(|m| m.trim() == t).count() == 1
+}
+
+fn indent(l: &str) -> usize {
+    l.len() - l.trim_start_matches([' ', '\t']).len()
+}
+
+/// The nearest line of `ol[cursor..lo]` the file has once.
+fn nearest_unique<'a>(ol: &[&'a str], cursor: usize, lo: usize) -> Option<&'a str> {
+    ol[cursor..lo].iter().rev().copied().find(|l| {
+        let t = l.trim();
+        !t.is_empty() && unique(ol, t)
+    })
+}
+
+/// The header of the block `ol[lo..hi]` is in, found once in the file (its
+/// index): walking up from `lo`, each line shallower than the deepest level
+/// seen so far (a brace alone on its line aside), until one is unique.
+fn enclosing(ol: &[&str], cursor: usize, lo: usize, hi: usize) -> Option<usize> {
+    // Directives (`#if` at the start of the line) and comments of `#`
+    // stand anywhere: not the block's depth.
+    let mut depth = ol[lo..hi]
+        .iter()
+        .filter(|l| !l.trim().is_empty() && !l.trim().starts_with('#'))
+        .map(|l| indent(l))
+        .min()?;
+    for i in (cursor..lo).rev() {
+        let (l, t) = (ol[i], ol[i].trim());
+        if t.is_empty()
+            || indent(l) >= depth
+            || matches!(t.as_bytes()[0], b'{' | b'}' | b')' | b']' | b'#')
+        {
+            continue;
+        }
+        if unique(ol, t) {
+            return Some(i);
+        }
+        depth = indent(l);
+    }
+    None
+}
+
+/// The end of the block line `at` opens, read from indentation (what a
+/// reader takes for the function or class an `@@` line names).
+fn block_end(ol: &[&str], at: usize) -> usize {
+    let head = indent(ol[at]);
+    for (i, l) in ol.iter().enumerate().skip(at + 1) {
+        let t = l.trim();
+        if t.is_empty() || indent(l) > head || t == "{" || t.starts_with('#') {
+            continue;
+        }
+        let closes =
+            matches!(t.as_bytes()[0], b'}' | b')' | b']') || t == "end" || t.starts_with("</");
+        return if closes { i + 1 } else { i };
+    }
+    ol.len()
+}
+
+/// Whether `side` starts once inside the block of line `a`.
+fn once_in_block(ol: &[&str], a: usize, side: &[&str]) -> bool {
+    let end = block_end(ol, a);
+    (a..end)
+        .filter(|&p| {
+            p + side.len() <= ol.len()
+                && ol[p..p + side.len()]
+                    .iter()
+                    .zip(side)
+                    .all(|(x, y)| bare(x) == bare(y))
+        })
+        .count()
+        == 1
+}
+
 /// The change of one file as a Codex `*** Update File` section: each hunk
 /// with three lines of context (more where three leave its old lines
 /// ambiguous after the previous hunk), `@@` before each; `None` when the
@@ -158,15 +259,31 @@ pub fn codex_section(path: &str, old: &str, new: &str) -> Option<String> {
         // Hunks whose contexts touch are one.
         let (mut o, mut n) = hs[k].clone();
         let mut ctx = 3;
+        // An `@@` line naming the function or class the lines are in, when
+        // the lines are once in its block.
+        let mut named = None;
         loop {
             let lo = o.start.saturating_sub(ctx).max(cursor);
             let hi = (o.end + ctx).min(ol.len());
-            let old_side: String = ol[lo..hi].concat();
             // Unique in the whole file, as the engine wants it (Codex's own
             // tool looks only after the previous hunk; a model adds context
             // or an `@@` line until the place is unique).
-            if count(old, &old_side) == 1 || ctx >= MAX_CONTEXT || (lo == cursor && hi == ol.len())
+            if places(&ol, &ol[lo..hi]) == 1
+                || ctx >= MAX_CONTEXT
+                || (lo == cursor && hi == ol.len())
             {
+                break;
+            }
+            // As Codex's instructions ask: three lines, and the enclosing
+            // function or class in an `@@` line where they are not unique.
+            if let Some(a) =
+                enclosing(&ol, cursor, lo, hi).filter(|&a| once_in_block(&ol, a, &ol[lo..hi]))
+            {
+                named = Some(a);
+                break;
+            }
+            // Lines that reach the end of the file: `*** End of File`.
+            if hi == ol.len() {
                 break;
             }
             ctx += 1;
@@ -178,15 +295,20 @@ pub fn codex_section(path: &str, old: &str, new: &str) -> Option<String> {
         }
         let lo = o.start.saturating_sub(ctx).max(cursor);
         let hi = (o.end + ctx).min(ol.len());
-        // Context that stays ambiguous gets an `@@` line naming a line
-        // above it that the file has once, as Codex's instructions ask.
-        let ambiguous = count(old, &ol[lo..hi].concat()) > 1;
-        let anchor = ambiguous
+        // Context that stays ambiguous gets an `@@` line naming the
+        // function or class it is in, as Codex's instructions ask (the
+        // nearest line above, shallower than the hunk's lines, that the file
+        // has once, walking out through enclosing blocks), when the lines
+        // are once in its block; else the nearest line above that the file
+        // has once.
+        let ambiguous = places(&ol, &ol[lo..hi]) > 1;
+        let at_eof = ambiguous && hi == ol.len();
+        let anchor = (ambiguous && !at_eof)
             .then(|| {
-                ol[cursor..lo].iter().rev().find(|l| {
-                    let t = l.trim();
-                    !t.is_empty() && ol.iter().filter(|m| m.trim() == t).count() == 1
-                })
+                named
+                    .filter(|&a| once_in_block(&ol, a, &ol[lo..hi]))
+                    .map(|a| ol[a])
+                    .or_else(|| nearest_unique(&ol, cursor, lo))
             })
             .flatten();
         match anchor {
@@ -216,6 +338,9 @@ pub fn codex_section(path: &str, old: &str, new: &str) -> Option<String> {
         }
         for l in &ol[o.end..hi] {
             s.push_str(&format!(" {l}"));
+        }
+        if at_eof {
+            s.push_str("*** End of File\n");
         }
         cursor = hi;
         k += 1;

@@ -345,3 +345,31 @@ fn an_edit_converting_crlf_to_lf_is_not_already_applied_by_its_crlf_form() {
     );
     assert_eq!(r["already_applied"], true, "{r}");
 }
+
+#[test]
+fn a_blank_line_deleted_once_is_not_deleted_again_from_a_neighbour() {
+    // The commit dropped a whitespace-only line above `if(viaSplit)` (a
+    // public C# history); sent again, the blank line above it matches the
+    // dropped one under `trailing_whitespace`, and would be dropped too.
+    let search = "                \r\n                if(viaSplit)\r\n";
+    let replace = "                if(viaSplit)\r\n";
+    let landed = "            }\r\n\r\n                if(viaSplit)\r\n                {\r\n";
+    let t = with_file("S.cs", landed.as_bytes());
+    let tolerant = api::patch_file(
+        &json!({"file_path": "S.cs", "search": search, "replace": replace,
+                "match": ["line_endings", "trailing_whitespace", "indentation", "unicode_punctuation"]}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(tolerant["ok"], false, "{tolerant}");
+    assert_eq!(show(&read(&t, "S.cs")), show(landed.as_bytes()));
+    // The first time it lands, with the same tolerances.
+    let before = "            }\r\n\r\n                \r\n                if(viaSplit)\r\n                {\r\n";
+    std::fs::write(t.path().join("S.cs"), before).unwrap();
+    let first = api::patch_file(
+        &json!({"file_path": "S.cs", "search": search, "replace": replace,
+                "match": ["line_endings", "trailing_whitespace", "indentation", "unicode_punctuation"]}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(first["ok"], true, "{first}");
+    assert_eq!(show(&read(&t, "S.cs")), show(landed.as_bytes()));
+}

@@ -99,7 +99,7 @@ fn replacement_inside(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -
         .match_indices(replace.as_str())
         .any(|(k, _)| k == 0 || search.as_bytes()[k - 1] == b'\n')
     {
-        return None;
+        return deleted_blank_elsewhere(base, edit, m, span);
     }
     let (a, b) = diagnose::replacement_at(base, &edit.search, &edit.replace)
         .filter(|&(a, b)| a >= m.start && b <= m.end)?;
@@ -112,6 +112,58 @@ fn replacement_inside(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -
              applied. Reread {span}; if the edit is still needed, resend it with the exact current text of {span} \
              as {s}",
             span_lines(base, a, b),
+            s = edit.said.search,
+            r = edit.said.replace
+        ),
+        applied: true,
+    })
+}
+
+/// A deletion whose kept lines stand in the region exactly while a blank
+/// line it deletes (with whitespace in it) is another blank line there: the
+/// region is the edit's result beside a neighbouring blank line, so the edit
+/// may have landed (sent again, an edit that dropped a whitespace-only line
+/// above `if (…)` matches the empty line above it under
+/// `trailing_whitespace`, and would drop that one too). A model that lost
+/// the whitespace of the line it deletes sends it empty: not this.
+fn deleted_blank_elsewhere(
+    base: &[u8],
+    edit: &Edit,
+    m: &TolerantMatch,
+    span: &str,
+) -> Option<Refusal> {
+    let lines = |t: &str| -> Vec<String> {
+        t.split_inclusive('\n')
+            .map(|l| l.trim_end_matches(['\n', '\r']).to_string())
+            .collect()
+    };
+    let (search, replace) = (lines(&edit.search), lines(&edit.replace));
+    let region = lines(std::str::from_utf8(base.get(m.start..m.end)?).ok()?);
+    let r = replace.len();
+    if r == 0 || region.len() != search.len() || r >= search.len() {
+        return None;
+    }
+    let blank = |l: &str| l.trim().is_empty();
+    let k = (0..=search.len() - r)
+        .find(|&k| search[k..k + r] == replace[..] && region[k..k + r] == replace[..])?;
+    let differs: Vec<usize> = (0..search.len())
+        .filter(|&i| (i < k || i >= k + r) && region[i] != search[i])
+        .collect();
+    if differs.is_empty()
+        || !differs
+            .iter()
+            .all(|&i| blank(&region[i]) && blank(&search[i]) && !search[i].is_empty())
+    {
+        return None;
+    }
+    Some(Refusal {
+        code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+        lines: Vec::new(),
+        message: format!(
+            "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
+             exactly there and the blank line {s} deletes is another blank line in the file, so the edit may have \
+             been applied already; nothing was applied. Reread {span}; if the edit is still needed, resend it with \
+             the exact current text of {span} as {s}",
             s = edit.said.search,
             r = edit.said.replace
         ),

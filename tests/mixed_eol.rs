@@ -373,3 +373,20 @@ fn a_blank_line_deleted_once_is_not_deleted_again_from_a_neighbour() {
     assert_eq!(first["ok"], true, "{first}");
     assert_eq!(show(&read(&t, "S.cs")), show(landed.as_bytes()));
 }
+
+#[test]
+fn an_end_of_file_hunk_keeps_its_empty_last_context_lines() {
+    // Twin blocks; the second ends the file with an empty line. Its hunk
+    // shows that line (` `) before `*** End of File`: it is the file's last
+    // line, not padding (a public project's appveyor.yml).
+    let before = "-\r\n  build:\r\n    - build.bat\r\n\r\n  skip: true\r\n-\r\n  build:\r\n    - build.bat\r\n\r\n  skip: true\r\n\r\n";
+    let t = with_file("a.yml", before.as_bytes());
+    let patch = codex(
+        "a.yml",
+        "@@\n     - build.bat\n \n   skip: true\n+  test: off\n \n*** End of File\n",
+    );
+    let r = api::apply_patch(&json!(patch), Some(&opts(t.path())));
+    assert_eq!(r["ok"], true, "{r}");
+    let want = "-\r\n  build:\r\n    - build.bat\r\n\r\n  skip: true\r\n-\r\n  build:\r\n    - build.bat\r\n\r\n  skip: true\r\n  test: off\r\n\r\n";
+    assert_eq!(show(&read(&t, "a.yml")), show(want.as_bytes()));
+}

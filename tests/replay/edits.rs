@@ -155,6 +155,16 @@ fn bare(l: &str) -> &str {
     l.trim_end_matches(['\n', '\r'])
 }
 
+/// The end of the lines `ol[lo..hi]` of a hunk as the parser keeps them:
+/// empty context lines that end a hunk are dropped unless `*** End of File`
+/// follows.
+fn visible_end(ol: &[&str], lo: usize, mut hi: usize) -> usize {
+    while hi > lo && bare(ol[hi - 1]).is_empty() {
+        hi -= 1;
+    }
+    hi
+}
+
 /// How many places of the file's lines `ol` hold the lines `side`, compared
 /// as the engine compares them (without line breaks).
 fn places(ol: &[&str], side: &[&str]) -> usize {
@@ -268,7 +278,7 @@ pub fn codex_section(path: &str, old: &str, new: &str) -> Option<String> {
             // Unique in the whole file, as the engine wants it (Codex's own
             // tool looks only after the previous hunk; a model adds context
             // or an `@@` line until the place is unique).
-            if places(&ol, &ol[lo..hi]) == 1
+            if places(&ol, &ol[lo..visible_end(&ol, lo, hi)]) == 1
                 || ctx >= MAX_CONTEXT
                 || (lo == cursor && hi == ol.len())
             {
@@ -301,12 +311,13 @@ pub fn codex_section(path: &str, old: &str, new: &str) -> Option<String> {
         // has once, walking out through enclosing blocks), when the lines
         // are once in its block; else the nearest line above that the file
         // has once.
-        let ambiguous = places(&ol, &ol[lo..hi]) > 1;
-        let at_eof = ambiguous && hi == ol.len();
-        let anchor = (ambiguous && !at_eof)
+        let seen = visible_end(&ol, lo, hi);
+        let at_eof = hi == ol.len() && (places(&ol, &ol[lo..seen]) > 1 || seen < hi);
+        let ambiguous = !at_eof && places(&ol, &ol[lo..seen]) > 1;
+        let anchor = ambiguous
             .then(|| {
                 named
-                    .filter(|&a| once_in_block(&ol, a, &ol[lo..hi]))
+                    .filter(|&a| once_in_block(&ol, a, &ol[lo..seen]))
                     .map(|a| ol[a])
                     .or_else(|| nearest_unique(&ol, cursor, lo))
             })

@@ -19,8 +19,8 @@
 //! `@@` or `@@ context` (several `@@ context` lines in a row narrow the
 //! search one after another); the first hunk of a file may omit it. An empty
 //! line inside a hunk is an empty context line; empty lines at the end of a
-//! hunk are dropped. `*** End of File` anchors the hunk at the end of the
-//! file. A `*** Move to:` with no hunks is a plain rename. A `@@ -l,n +l,n @@`
+//! hunk are dropped, but for a hunk that ends with `*** End of File`, which
+//! anchors it at the end of the file (there they are the file's last lines). A `*** Move to:` with no hunks is a plain rename. A `@@ -l,n +l,n @@`
 //! header (unified style) is read as a bare `@@` with a line hint.
 //!
 //! [`parse`] also accepts a unified / `git diff`, handing it to
@@ -456,10 +456,12 @@ fn parse_hunks(c: &mut Cursor<'_, '_>, path: &str) -> Result<Vec<Hunk>, ParseErr
     // Whether the current hunk is only `@@` lines so far.
     let finish = |h: Option<Hunk>, hunks: &mut Vec<Hunk>| -> Result<(), ParseError> {
         if let Some(mut h) = h {
-            while h
-                .lines
-                .last()
-                .is_some_and(|l| l.kind == LineKind::Context && l.text.is_empty())
+            // Empty context lines at the end are padding, not text: but
+            // before `*** End of File` they are the file's last lines.
+            while !h.at_eof
+                && h.lines
+                    .last()
+                    .is_some_and(|l| l.kind == LineKind::Context && l.text.is_empty())
             {
                 h.lines.pop();
             }

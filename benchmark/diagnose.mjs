@@ -8,7 +8,7 @@
 // failed) diagnoses the miss. The whole failing call is timed, so each figure
 // is an upper bound of what diagnosis adds; a successful dry run of the same
 // file is timed for comparison. The direct timing of the diagnosis alone is
-// `cargo test --release --test diagnose_bench -- --ignored --nocapture`.
+// `cargo test --release --test all -- --ignored --nocapture diagnose_bench`.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes the result types of types/header.d.ts from the result contract,
 // schemas/results.json (itself generated from the engine's Rust result
-// types: src/result/, checked by tests/contract.rs). The types sit between the
+// types: src/result/, checked by tests/suite/contract.rs). The types sit between the
 // two `generated` marker lines of the header; everything else in the header is
 // written by hand: the inputs (which accept several spellings), and the
 // generic types that follow a call's `dry_run` flag to one result (TypeScript
@@ -17,7 +17,7 @@
 //   node scripts/gen-results.mjs --check   exit 1 if it is not what would be written
 //   node scripts/gen-results.mjs --contract
 //                                           first regenerate schemas/results.json from the
-//                                           Rust types (tests/contract.rs with PATCH_FILE_WRITE_CONTRACT)
+//                                           Rust types (tests/suite/contract.rs with PATCH_FILE_WRITE_CONTRACT)
 // `npm run contract` is the last.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -126,7 +126,7 @@ export function withTypes(header, types) {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   if (process.argv.includes('--contract')) {
-    const cargo = spawnSync('cargo', ['test', '--quiet', '--test', 'contract'], {
+    const cargo = spawnSync('cargo', ['test', '--quiet', '--test', 'all', '--', 'suite::contract::'], {
       cwd: root,
       stdio: 'inherit',
       env: { ...process.env, PATCH_FILE_WRITE_CONTRACT: '1' },

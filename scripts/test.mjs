@@ -11,7 +11,7 @@
 //   PFT_SKIP_TARGETS=1   skip `cargo check --target` for other platforms
 //   PFT_SKIP_LINT=1      skip cargo fmt / clippy / actionlint
 //   PFT_LONG=1           long hardening runs (race: 10,000 edits; crash: 250 kills)
-//   PFT_FUZZ_SECONDS=N   run each fuzz target (tests/fuzz.rs) for N seconds
+//   PFT_FUZZ_SECONDS=N   run each fuzz target (tests/suite/fuzz.rs) for N seconds
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs'
 import { createRequire } from 'node:module'

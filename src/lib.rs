@@ -66,7 +66,7 @@
 //!
 //! Layers, top to bottom; a module may use only modules on lines below its
 //! own, never one on its own line or above (so there are no circles). Every
-//! layer may therefore use `result`, `model` and `error`. `tests/layers.rs` reads this
+//! layer may therefore use `result`, `model` and `error`. `tests/suite/layers.rs` reads this
 //! block and every `crate::` path in `src/` and fails on an edge that breaks
 //! it.
 //!
@@ -78,7 +78,7 @@
 //! belongs to, or in a small module of its own (`matching/plan.rs`,
 //! `text/lines.rs`, `diagnose/windows.rs`, `api/entry.rs`), and a
 //! `mod.rs` (and this file) holds declarations and re-exports, not what its
-//! children use (`tests/structure.rs` fails on a module root that defines
+//! children use (`tests/suite/structure.rs` fails on a module root that defines
 //! an item outside `#[cfg(test)]`).
 //!
 //! ```text

@@ -2,7 +2,7 @@
 //! types ([`crate::result::contract`]) and what the compact view
 //! (`options.results: "compact"`) may leave out, which only this layer
 //! knows. `schemas/results.json` is this document; the test suite
-//! fails when it is out of date (`tests/contract.rs`), and the MCP output
+//! fails when it is out of date (`tests/suite/contract.rs`), and the MCP output
 //! schemas and the d.ts result types are made from the file.
 
 use serde_json::Value;

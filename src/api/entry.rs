@@ -1,7 +1,7 @@
 //! What every entry point shares: the panic guard, the start-up (options,
 //! the request, the open workspace) and the result of a cancelled call.
 //! The entry points sit beside each other and use only this, never one
-//! another's module root: no entry point calls another (`tests/layers.rs`,
+//! another's module root: no entry point calls another (`tests/suite/layers.rs`,
 //! `no_entry_point_calls_another`, fails on a file of `api/` that uses
 //! another file of entry points or the runner, or names an entry point
 //! outside its own `fn`).

@@ -66,3 +66,13 @@ pub fn watch(dir: &Path) -> BTreeMap<PathBuf, (u64, u128, Vec<u8>)> {
     }
     out
 }
+
+/// The full name, as the test harness lists it, of the test `name` in the
+/// module whose `module_path!()` is `module` (the crate's own name left
+/// out): what `--exact` takes to re-run that one test in a child process.
+pub fn test_name(module: &str, name: &str) -> String {
+    match module.split_once("::") {
+        Some((_, inner)) => format!("{inner}::{name}"),
+        None => name.to_string(),
+    }
+}

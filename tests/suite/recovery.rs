@@ -84,7 +84,7 @@ fn torn_workspace() -> (tempfile::TempDir, PathBuf) {
     let st = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "child_in_place_writer",
+            &crate::common::test_name(module_path!(), "child_in_place_writer"),
             "--nocapture",
             "--test-threads=1",
         ])
@@ -636,7 +636,12 @@ fn killed_in_place_writers_racing_readers_and_editors_never_leak_or_keep_a_torn_
     let out = base.join("violations.txt");
     let spawn = |role: &str, seed: u64| {
         Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "stress_child", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                &crate::common::test_name(module_path!(), "stress_child"),
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(
                 STRESS,
                 format!("{role}:{seed}:{}:{}", out.display(), root.display()),

@@ -8,7 +8,7 @@
 //! `PFT_LONG=1` makes it 10,000).
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;

@@ -4,7 +4,7 @@
 //! given), run through the engine's entry points. Every case is run and all
 //! mismatches are reported together.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

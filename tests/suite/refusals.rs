@@ -2,7 +2,7 @@
 //! names paths the way a success does; a dry run applies only where it was
 //! made; crashes and failed commits leave nothing that needs a person.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

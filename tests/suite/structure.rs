@@ -6,7 +6,7 @@
 //!   ([`module_roots_only_declare`]);
 //! - no JSON is built below `api/` ([`no_json_is_built_below_the_api`]).
 //!
-//! (That no entry point calls another is in `tests/layers.rs`, beside the
+//! (That no entry point calls another is in `tests/suite/layers.rs`, beside the
 //! path resolution it needs.)
 //!
 //! The size rule: no function in `src/` (tests aside) runs over

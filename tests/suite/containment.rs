@@ -9,7 +9,7 @@
 //! watched too.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;

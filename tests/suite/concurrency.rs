@@ -174,7 +174,8 @@ fn sixteen_writer_threads_lose_nothing() {
 
 fn spawn_child(role: &str, root: &Path, extra: &[(&str, String)]) -> Child {
     let mut c = Command::new(std::env::current_exe().unwrap());
-    c.args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
+    let name = crate::common::test_name(module_path!(), "child_entry");
+    c.args(["--exact", &name, "--nocapture", "--test-threads=1"])
         .env("PFT_CHILD", role)
         .env("PFT_CHILD_ROOT", root)
         .stdout(Stdio::piped())

@@ -8,7 +8,7 @@
 //! --all-features`).
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

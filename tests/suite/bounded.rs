@@ -73,7 +73,12 @@ fn limit_address_space(extra: usize) {
 /// `limit`, and returns the JSON it printed on its `RESULT` line.
 fn run_child(name: &str, limit: Duration) -> Value {
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .args([
+            &crate::common::test_name(module_path!(), name),
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, name)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -9,7 +9,7 @@
 //! user afterwards; without root they say so and return.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::fs;
@@ -187,7 +187,12 @@ impl User {
             .arg(format!("--regid={}", self.gid))
             .arg("--clear-groups")
             .arg(std::env::current_exe().unwrap())
-            .args(["--exact", test, "--nocapture", "--test-threads=1"]);
+            .args([
+                "--exact",
+                &common::test_name(module_path!(), test),
+                "--nocapture",
+                "--test-threads=1",
+            ]);
         for (k, v) in env {
             c.env(k, v);
         }

@@ -850,7 +850,7 @@ fn absolute(p: &[String], me: &[String]) -> Option<Vec<String>> {
 /// `mod.rs` (the re-exports) are not read. A file of `src/api/` uses no
 /// file that defines an entry point but itself ([`entry_points`]), nor the
 /// runner, nor an entry point through `mod.rs`'s re-exports (paths resolved
-/// as `tests/layers.rs` resolves them: `crate::`, `super::`, `self::`, use
+/// as `tests/suite/layers.rs` resolves them: `crate::`, `super::`, `self::`, use
 /// trees); and within a file, an entry point's name appears only in its
 /// own `fn`, not after `::` or `.` (another item) nor before `::`, `:` or
 /// `!` (a path, a field, a macro) — a local name that shadows an entry

@@ -76,3 +76,20 @@ pub fn test_name(module: &str, name: &str) -> String {
         None => name.to_string(),
     }
 }
+
+/// A temporary workspace, `ws/` in a fresh temp directory, holding `files`
+/// (relative path, bytes); the directory goes when the handle is dropped.
+pub fn workspace(files: &[(&str, &[u8])]) -> (tempfile::TempDir, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    for (p, b) in files {
+        std::fs::write(root.join(p), b).unwrap();
+    }
+    (t, root)
+}
+
+/// Options for a quick call in `root`: no fsync, no journal.
+pub fn quick(root: &Path) -> serde_json::Value {
+    serde_json::json!({ "workspaceRoot": root, "durable": false, "journal": false })
+}

@@ -7,24 +7,12 @@
 //! diff whose first removed line carries the file's BOM applies as
 //! `git apply` applies it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use patch_file_tool::api;
 use serde_json::{json, Value};
 
-fn setup(files: &[(&str, &[u8])]) -> (tempfile::TempDir, PathBuf) {
-    let t = tempfile::tempdir().unwrap();
-    let root = t.path().join("ws");
-    std::fs::create_dir(&root).unwrap();
-    for (p, b) in files {
-        std::fs::write(root.join(p), b).unwrap();
-    }
-    (t, root)
-}
-
-fn opts(root: &Path) -> Value {
-    json!({ "workspaceRoot": root, "durable": false, "journal": false })
-}
+use crate::common::{quick as opts, workspace as setup};
 
 fn read(root: &Path, p: &str) -> Vec<u8> {
     std::fs::read(root.join(p)).unwrap()

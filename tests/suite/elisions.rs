@@ -3,24 +3,12 @@
 //! certain, refused with ELIDED_CONTENT (nothing written) otherwise, and
 //! written as sent when they remove nothing or the caller asks.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use patch_file_tool::api;
 use serde_json::{json, Value};
 
-fn setup(files: &[(&str, &[u8])]) -> (tempfile::TempDir, PathBuf) {
-    let t = tempfile::tempdir().unwrap();
-    let root = t.path().join("ws");
-    std::fs::create_dir(&root).unwrap();
-    for (p, b) in files {
-        std::fs::write(root.join(p), b).unwrap();
-    }
-    (t, root)
-}
-
-fn opts(root: &Path) -> Value {
-    json!({ "workspaceRoot": root, "durable": false, "journal": false })
-}
+use crate::common::{quick as opts, workspace as setup};
 
 fn read(root: &Path, p: &str) -> String {
     String::from_utf8(std::fs::read(root.join(p)).unwrap()).unwrap()

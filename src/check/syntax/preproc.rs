@@ -94,7 +94,7 @@ fn directive_word(body: &[u8]) -> &[u8] {
 }
 
 /// Spaces for every byte but a line break's.
-fn blank(bytes: &mut [u8]) {
+pub(super) fn blank(bytes: &mut [u8]) {
     for b in bytes {
         if *b != b'\r' && *b != b'\n' {
             *b = b' ';

@@ -34,14 +34,10 @@
 //! and the constant of `a[MAX_SIZE;` stays a name, its error reported.
 
 use super::grammar::Grammar;
-
-/// Whether `grammar`'s texts have a second reading.
-pub(crate) fn applies(grammar: Grammar) -> bool {
-    matches!(grammar, Grammar::C | Grammar::Cpp | Grammar::CSharp)
-}
+use super::preproc;
 
 /// The second reading of `text` (as parsed: directives already blanked),
-/// or `None` when it reads the same.
+/// or `None` when it reads the same (always, but in C, C++ and C#).
 pub(crate) fn second(grammar: Grammar, text: &[u8]) -> Option<Vec<u8>> {
     match grammar {
         Grammar::C | Grammar::Cpp => macros_blanked(text),
@@ -220,12 +216,7 @@ fn is_macro_name(word: &[u8]) -> bool {
 /// Blanks `text[from..to]` in `out` (created from `text` on first use),
 /// line breaks kept.
 fn blank(out: &mut Option<Vec<u8>>, text: &[u8], from: usize, to: usize) {
-    let out = out.get_or_insert_with(|| text.to_vec());
-    for b in &mut out[from..to] {
-        if *b != b'\n' && *b != b'\r' {
-            *b = b' ';
-        }
-    }
+    preproc::blank(&mut out.get_or_insert_with(|| text.to_vec())[from..to]);
 }
 
 fn skip_space(text: &[u8], mut at: usize) -> usize {
@@ -349,11 +340,7 @@ fn extension_blocks_as_classes(text: &[u8]) -> Option<Vec<u8>> {
         }
         let out = out.get_or_insert_with(|| text.to_vec());
         out[at..end].copy_from_slice(b"class   E");
-        for b in &mut out[k..close] {
-            if *b != b'\n' && *b != b'\r' {
-                *b = b' ';
-            }
-        }
+        preproc::blank(&mut out[k..close]);
     }
     out
 }

@@ -60,7 +60,7 @@ pub(crate) fn check_until(
     let parts = [new_read];
     let shown = m_new.is_some().then_some(&joined[..]);
     let report = run.judge(old_read, &Pieces::new(&parts), shown)?;
-    if report.unchecked.is_some() || !reading::applies(grammar) {
+    if report.unchecked.is_some() {
         return Some(report);
     }
     // An error no second reading clears (see `reading`).

@@ -58,9 +58,9 @@
 //! holds); so is a marker line the old text already has. A public C#
 //! history's commit adding a type with `// ... null, range checks etc ...`
 //! after its method's `{` and `// ... some other properties etc ...` before
-//! its class's `}` was refused before these readings. Anything else is refused: a
-//! marker next to a change may have hidden the lines it touches, their
-//! copies paired with new lines further on.
+//! its class's `}` was refused before these readings. Anything else is
+//! refused: a marker next to a change may have hidden the lines it
+//! touches, their copies paired with new lines further on.
 
 //! ## Cost
 //!
@@ -278,6 +278,16 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
 fn blank(l: &[u8]) -> bool {
     l.iter()
         .all(|c| c.is_ascii_whitespace() || b"/#*-;%<>!".contains(c))
+}
+
+/// Whether `b` is a brace, a bracket or a separator (`{`, `)`, `;`, `,`).
+fn punctuation(b: &u8) -> bool {
+    b"{}()[];,".contains(b)
+}
+
+/// The spaces and tabs a line starts with.
+fn indent(l: &[u8]) -> usize {
+    l.iter().take_while(|b| **b == b' ' || **b == b'\t').count()
 }
 
 /// How many lines of `text` are `line` (without line breaks), counted to 2.
@@ -751,10 +761,7 @@ impl Region<'_> {
                     return true;
                 }
                 let l = key(self.new[k]);
-                if !l
-                    .iter()
-                    .all(|b| b"{}()[];,".contains(b) || b.is_ascii_whitespace())
-                {
+                if !l.iter().all(|b| punctuation(b) || b.is_ascii_whitespace()) {
                     return false;
                 }
                 if down && k + 1 < m {
@@ -851,13 +858,10 @@ impl Region<'_> {
     /// ...` before the `}` of a new class. Directive lines (`#endif`) are
     /// passed over.
     fn ends_new_block(&self, ni: &[u32], markers: &[bool], j: usize) -> bool {
-        let indent = |k: usize| {
-            let l = key(self.new[k]);
-            l.iter().take_while(|b| **b == b' ' || **b == b'\t').count()
-        };
+        let indent = |k: usize| indent(key(self.new[k]));
         let braces = |k: usize| {
             let l = key(self.new[k]).trim_ascii();
-            !l.is_empty() && l.iter().all(|b| b"{}()[];,".contains(b))
+            !l.is_empty() && l.iter().all(punctuation)
         };
         let skipped = |k: usize| {
             let l = key(self.new[k]).trim_ascii();

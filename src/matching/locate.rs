@@ -1048,9 +1048,9 @@ fn build(
 }
 
 /// Hunks for a file that starts with a UTF-8 BOM (`empty`: nothing else),
-/// which the text matched does not include: a diff of the file's bytes (`git diff`) shows the BOM
-/// at the start of line 1, on the old side and, unless the change removes
-/// it, on the new side. The BOM is taken off those lines, and that hunk
+/// which the text matched does not include: a diff of the file's bytes
+/// (`git diff`) shows the BOM at the start of line 1, on the old side and,
+/// unless the change removes it, on the new side. The BOM is taken off those lines, and that hunk
 /// must then apply at line 1. The answer says whether the file keeps its
 /// BOM, and which hunk carried it.
 pub(crate) fn without_bom(hunks: &[Hunk], empty: bool) -> (Cow<'_, [Hunk]>, bool, Option<usize>) {

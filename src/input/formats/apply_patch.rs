@@ -20,8 +20,9 @@
 //! search one after another); the first hunk of a file may omit it. An empty
 //! line inside a hunk is an empty context line; empty lines at the end of a
 //! hunk are dropped, but for a hunk that ends with `*** End of File`, which
-//! anchors it at the end of the file (there they are the file's last lines). A `*** Move to:` with no hunks is a plain rename. A `@@ -l,n +l,n @@`
-//! header (unified style) is read as a bare `@@` with a line hint.
+//! anchors it at the end of the file (there they are the file's last
+//! lines). A `*** Move to:` with no hunks is a plain rename. A `@@ -l,n
+//! +l,n @@` header (unified style) is read as a bare `@@` with a line hint.
 //!
 //! [`parse`] also accepts a unified / `git diff`, handing it to
 //! [`super::unified_diff`], and a heredoc wrapper (`<<'EOF'` … `EOF`).

@@ -132,11 +132,11 @@ fn deleted_blank_elsewhere(
     m: &TolerantMatch,
     span: &str,
 ) -> Option<Refusal> {
-    let lines = |t: &str| -> Vec<String> {
+    fn lines(t: &str) -> Vec<&str> {
         t.split_inclusive('\n')
-            .map(|l| l.trim_end_matches(['\n', '\r']).to_string())
+            .map(|l| l.trim_end_matches(['\n', '\r']))
             .collect()
-    };
+    }
     let (search, replace) = (lines(&edit.search), lines(&edit.replace));
     let region = lines(std::str::from_utf8(base.get(m.start..m.end)?).ok()?);
     let r = replace.len();
@@ -152,7 +152,7 @@ fn deleted_blank_elsewhere(
     if differs.is_empty()
         || !differs
             .iter()
-            .all(|&i| blank(&region[i]) && blank(&search[i]) && !search[i].is_empty())
+            .all(|&i| blank(region[i]) && blank(search[i]) && !search[i].is_empty())
     {
         return None;
     }

@@ -1091,11 +1091,12 @@ pub(crate) fn without_bom(hunks: &[Hunk], empty: bool) -> (Cow<'_, [Hunk]>, bool
             // Its added lines go where the empty text was: at the top.
             h.old_start = h.old_start.map(|_| 0);
         }
-        let mut k = 0;
-        h.lines.retain(|_| {
-            k += 1;
-            Some(k - 1) != gone_old && Some(k - 1) != gone_new
-        });
+        // The later line first, so the other keeps its index.
+        let mut gone: Vec<usize> = [gone_old, gone_new].into_iter().flatten().collect();
+        gone.sort_unstable_by(|a, b| b.cmp(a));
+        for i in gone {
+            h.lines.remove(i);
+        }
     }
     (Cow::Owned(out), keep, Some(at))
 }

@@ -78,13 +78,16 @@ pub fn test_name(module: &str, name: &str) -> String {
 }
 
 /// A temporary workspace, `ws/` in a fresh temp directory, holding `files`
-/// (relative path, bytes); the directory goes when the handle is dropped.
+/// (relative path, parents made as needed; contents); the directory goes
+/// when the handle is dropped.
 pub fn workspace(files: &[(&str, &[u8])]) -> (tempfile::TempDir, PathBuf) {
     let t = tempfile::tempdir().unwrap();
     let root = t.path().join("ws");
     std::fs::create_dir(&root).unwrap();
     for (p, b) in files {
-        std::fs::write(root.join(p), b).unwrap();
+        let f = root.join(p);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, b).unwrap();
     }
     (t, root)
 }

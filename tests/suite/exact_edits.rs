@@ -18,13 +18,8 @@ use patch_file_tool::testing::formats::edit_block;
 use serde_json::{json, Value};
 
 fn setup(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
-    let t = tempfile::tempdir().unwrap();
-    let root = t.path().join("ws");
-    std::fs::create_dir(&root).unwrap();
-    for (p, b) in files {
-        std::fs::write(root.join(p), b).unwrap();
-    }
-    (t, root)
+    let bytes: Vec<(&str, &[u8])> = files.iter().map(|(p, s)| (*p, s.as_bytes())).collect();
+    crate::common::workspace(&bytes)
 }
 
 fn opts(root: &Path) -> Value {

@@ -10,7 +10,7 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use patch_file_tool::api as editor;
 use patch_file_tool::api::{self as engine, self as file_ops};
@@ -18,17 +18,7 @@ use serde_json::{json, Value};
 
 use common::Tree;
 
-fn setup(files: &[(&str, &[u8])]) -> (tempfile::TempDir, PathBuf) {
-    let t = tempfile::tempdir().unwrap();
-    let root = t.path().join("ws");
-    std::fs::create_dir(&root).unwrap();
-    for (p, b) in files {
-        let f = root.join(p);
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(f, b).unwrap();
-    }
-    (t, root)
-}
+use common::workspace as setup;
 
 fn opts(root: &Path) -> Value {
     json!({ "workspaceRoot": root })

@@ -285,11 +285,6 @@ fn punctuation(b: &u8) -> bool {
     b"{}()[];,".contains(b)
 }
 
-/// The spaces and tabs a line starts with.
-fn indent(l: &[u8]) -> usize {
-    l.iter().take_while(|b| **b == b' ' || **b == b'\t').count()
-}
-
 /// How many lines of `text` are `line` (without line breaks), counted to 2.
 fn occurrences(text: &[u8], line: &[u8]) -> usize {
     let mut n = 0;
@@ -858,7 +853,7 @@ impl Region<'_> {
     /// ...` before the `}` of a new class. Directive lines (`#endif`) are
     /// passed over.
     fn ends_new_block(&self, ni: &[u32], markers: &[bool], j: usize) -> bool {
-        let indent = |k: usize| indent(key(self.new[k]));
+        let indent = |k: usize| crate::text::indent::lead_len(key(self.new[k]));
         let braces = |k: usize| {
             let l = key(self.new[k]).trim_ascii();
             !l.is_empty() && l.iter().all(punctuation)

@@ -286,7 +286,7 @@ impl<'a> Keyed<'a> {
     /// class its lines belong to; when they match several places after it,
     /// the one inside this block is the one it names.
     fn block_end(&self, at: usize) -> usize {
-        let indent = |l: &[u8]| l.iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+        let indent = crate::text::indent::lead_len;
         let line = |i: usize| &self.text[self.lines[i].start..self.lines[i].end];
         let Some(head) = (at < self.lines.len()).then(|| indent(line(at))) else {
             return at;

@@ -19,6 +19,13 @@ pub(crate) fn lead(s: &str) -> &str {
     &s[..s.len() - s.trim_start_matches([' ', '\t']).len()]
 }
 
+/// The length in bytes of the leading spaces and tabs of a line.
+pub(crate) fn lead_len(line: &[u8]) -> usize {
+    line.iter()
+        .take_while(|b| **b == b' ' || **b == b'\t')
+        .count()
+}
+
 /// The depth of an indentation in columns (a tab counts [`TAB_WIDTH`]).
 pub(crate) fn width(indent: &str) -> usize {
     indent

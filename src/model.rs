@@ -2,6 +2,13 @@
 //! the options of a call, and the file operations an edit format plans.
 //! Plain data with no behaviour beyond naming; no module here depends on
 //! anything but [`crate::error`].
+//!
+//! Closed sets of names (a tolerance, a line ending, `write_strategy`,
+//! `action`, …) are declared once, here or in [`crate::result`], with
+//! [`names!`]: each an enum that serializes as its name, with a schema
+//! listing every name, so the published contract and the d.ts name the
+//! values one can meet instead of saying "string", and every layer speaks
+//! the published name.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -11,6 +18,49 @@ use std::time::Instant;
 use serde_json::Value;
 
 use crate::error::{shown, ErrorCode, Failure};
+
+/// Declares a string enum: `Serialize` as the given name, a `JsonSchema`
+/// of `{ "type": "string", "enum": [...] }`, and `as_str`.
+macro_rules! names {
+    ($(#[$doc:meta])* $vis:vis enum $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        $vis enum $name { $($(#[$vdoc])* $variant),+ }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The name as results carry it.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            /// The value named `s`.
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($text => Some($name::$variant),)+ _ => None }
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                let names: Vec<&str> = Self::ALL.iter().map(|v| v.as_str()).collect();
+                schemars::json_schema!({ "type": "string", "enum": names })
+            }
+        }
+    };
+}
+
+pub(crate) use names;
 
 /// How many occurrences an edit must find.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -404,34 +454,17 @@ pub const MAX_EDITS: usize = 10_000;
 /// Most files accepted in one batch.
 pub const MAX_BATCH_FILES: usize = 10_000;
 
-/// A difference the caller allows a match to have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Tolerance {
-    LineEndings,
-    TrailingWhitespace,
-    Indentation,
-    UnicodePunctuation,
+names! {
+    /// A difference tolerant matching may ignore (the `match` option).
+    pub enum Tolerance {
+        LineEndings = "line_endings",
+        TrailingWhitespace = "trailing_whitespace",
+        Indentation = "indentation",
+        UnicodePunctuation = "unicode_punctuation",
+    }
 }
 
 impl Tolerance {
-    /// Every tolerance, in report order.
-    pub const ALL: [Tolerance; 4] = [
-        Tolerance::LineEndings,
-        Tolerance::TrailingWhitespace,
-        Tolerance::Indentation,
-        Tolerance::UnicodePunctuation,
-    ];
-
-    /// The name callers use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Tolerance::LineEndings => "line_endings",
-            Tolerance::TrailingWhitespace => "trailing_whitespace",
-            Tolerance::Indentation => "indentation",
-            Tolerance::UnicodePunctuation => "unicode_punctuation",
-        }
-    }
-
     fn bit(self) -> u8 {
         1 << (self as u8)
     }
@@ -465,7 +498,8 @@ impl MatchMode {
     /// The tolerances, in report order.
     pub fn tolerances(self) -> Vec<Tolerance> {
         Tolerance::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|&t| self.has(t))
             .collect()
     }
@@ -485,9 +519,7 @@ impl MatchMode {
             Value::Array(items) => {
                 let mut ts = Vec::with_capacity(items.len());
                 for it in items {
-                    let t = it
-                        .as_str()
-                        .and_then(|s| Tolerance::ALL.into_iter().find(|t| t.as_str() == s));
+                    let t = it.as_str().and_then(Tolerance::parse);
                     match t {
                         Some(t) => ts.push(t),
                         None => {

@@ -104,15 +104,3 @@ pub(super) fn begin<R>(
     let ws = Workspace::open(&opts.workspace_root)?;
     Ok((opts, req, ws))
 }
-
-/// A file's line endings as results name them.
-pub(super) fn line_ending(le: crate::text::source::LineEnding) -> crate::result::files::LineEnding {
-    use crate::result::files::LineEnding;
-    use crate::text::source::LineEnding as Eol;
-    match le {
-        Eol::Lf => LineEnding::Lf,
-        Eol::Crlf => LineEnding::Crlf,
-        Eol::Mixed => LineEnding::Mixed,
-        Eol::None => LineEnding::None,
-    }
-}

@@ -13,7 +13,6 @@ use crate::matching::anchors;
 use crate::model::{EntryPoint, Options};
 use crate::result::files::ReadDone;
 
-use super::entry::line_ending;
 use crate::result::marks::{flag, True};
 use crate::result::{Failed, Outcome};
 use crate::text::embedded_utf8;
@@ -121,7 +120,7 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
         sha256,
         encoding: src.encoding().name().to_string(),
         bom: !src.encoding().bom().is_empty(),
-        line_ending: line_ending(src.line_ending()),
+        line_ending: src.line_ending(),
         bytes: src.raw().len(),
     })
 }

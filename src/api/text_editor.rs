@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::entry::{answer_typed, cwd, line_ending};
+use super::entry::{answer_typed, cwd};
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
 use crate::input::formats::text_editor::{self, Command};
@@ -263,7 +263,7 @@ fn view(
         total_lines: total,
         sha256: src.sha256(),
         encoding: src.encoding().name(),
-        line_ending: line_ending(src.line_ending()),
+        line_ending: src.line_ending(),
         truncated: flag(truncated),
         command: ViewCommand::View,
     }))

@@ -42,64 +42,18 @@ use crate::error::ErrorCode;
 use crate::matching::exact;
 use crate::matching::verify::{self, Change, Fold, Trim};
 use crate::model::{Hunk, HunkLine, HunkStyle, LineKind, Said};
+use crate::result::files::LineEnding;
+use crate::result::formats::{HunkLevel, HunkReport, LocatedBy};
 use crate::text::fold;
-use crate::text::source::LineEnding;
 
-/// How loosely a line was compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum Level {
-    Exact,
-    TrailingWhitespace,
-    SurroundingWhitespace,
-    UnicodePunctuation,
-}
-
-impl Level {
-    pub(crate) const ALL: [Level; 4] = [
-        Level::Exact,
-        Level::TrailingWhitespace,
-        Level::SurroundingWhitespace,
-        Level::UnicodePunctuation,
-    ];
-
-    fn words(self) -> &'static str {
-        match self {
-            Level::Exact => "exactly",
-            Level::TrailingWhitespace => "ignoring trailing whitespace",
-            Level::SurroundingWhitespace => "ignoring surrounding whitespace",
-            Level::UnicodePunctuation => "ignoring whitespace and Unicode punctuation",
-        }
+/// The words for a level in a message.
+fn words(l: HunkLevel) -> &'static str {
+    match l {
+        HunkLevel::Exact => "exactly",
+        HunkLevel::TrailingWhitespace => "ignoring trailing whitespace",
+        HunkLevel::SurroundingWhitespace => "ignoring surrounding whitespace",
+        HunkLevel::UnicodePunctuation => "ignoring whitespace and Unicode punctuation",
     }
-}
-
-/// What chose a hunk's place.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum LocatedBy {
-    /// Its old lines (and `@@` lines) occur once at the deciding level.
-    Content,
-    /// The unified header's line: the hunk has no old lines, or its old
-    /// lines occur several times and exactly one place starts at that line.
-    LineNumber,
-    /// A Codex hunk that only adds lines and has no `@@` line: appended.
-    EndOfFile,
-}
-
-impl LocatedBy {}
-
-/// Where and how a hunk applied.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct HunkReport {
-    /// 0-based index of the hunk in its file.
-    pub(crate) index: usize,
-    /// 1-based line of the original file where the hunk's old side starts
-    /// (for a pure insertion: the line the first added line takes).
-    pub(crate) line_number: usize,
-    /// The loosest level any of its lines (anchors included) needed.
-    pub(crate) level: Level,
-    /// What chose the place.
-    pub(crate) located_by: LocatedBy,
-    /// 1-based line of the hunk in the patch.
-    pub(crate) patch_line: usize,
 }
 
 /// Why a hunk could not be applied.
@@ -160,19 +114,19 @@ fn split(text: &[u8]) -> Vec<Line> {
 }
 
 /// The comparison key of a line at a level.
-fn key(line: &[u8], level: Level) -> Cow<'_, [u8]> {
-    if level == Level::Exact {
+fn key(line: &[u8], level: HunkLevel) -> Cow<'_, [u8]> {
+    if level == HunkLevel::Exact {
         return Cow::Borrowed(line);
     }
     match (level, std::str::from_utf8(line)) {
-        (Level::Exact, _) => Cow::Borrowed(line),
-        (Level::TrailingWhitespace, Ok(s)) => Cow::Borrowed(s.trim_end().as_bytes()),
-        (Level::SurroundingWhitespace, Ok(s)) => Cow::Borrowed(s.trim().as_bytes()),
-        (Level::UnicodePunctuation, Ok(s)) => match fold::fold(s, true) {
+        (HunkLevel::Exact, _) => Cow::Borrowed(line),
+        (HunkLevel::TrailingWhitespace, Ok(s)) => Cow::Borrowed(s.trim_end().as_bytes()),
+        (HunkLevel::SurroundingWhitespace, Ok(s)) => Cow::Borrowed(s.trim().as_bytes()),
+        (HunkLevel::UnicodePunctuation, Ok(s)) => match fold::fold(s, true) {
             Cow::Borrowed(t) => Cow::Borrowed(t.trim().as_bytes()),
             Cow::Owned(t) => Cow::Owned(t.trim().as_bytes().to_vec()),
         },
-        (Level::TrailingWhitespace, Err(_)) => Cow::Borrowed(line.trim_ascii_end()),
+        (HunkLevel::TrailingWhitespace, Err(_)) => Cow::Borrowed(line.trim_ascii_end()),
         (_, Err(_)) => Cow::Borrowed(line.trim_ascii()),
     }
 }
@@ -200,25 +154,25 @@ fn key_hash(k: &[u8]) -> u64 {
 }
 
 enum Found {
-    One(usize, Level),
-    Many(Vec<usize>, usize, Level),
+    One(usize, HunkLevel),
+    Many(Vec<usize>, usize, HunkLevel),
     None,
 }
 
 /// The outcome of locating a hunk's old lines.
 enum Placed {
     /// Found once at the deciding level.
-    Once(usize, Level),
+    Once(usize, HunkLevel),
     /// Found several times; the header's line chose this one.
-    ByLine(usize, Level),
+    ByLine(usize, HunkLevel),
     /// Found several times (hits, count, level); for a unified hunk, the
     /// header's line and the hinted 0-based line, where none starts.
-    Ambiguous(Vec<usize>, usize, Level, Option<(usize, isize)>),
+    Ambiguous(Vec<usize>, usize, HunkLevel, Option<(usize, isize)>),
     Nowhere,
 }
 
 impl<'a> Keyed<'a> {
-    fn keys(&mut self, level: Level) -> &[Cow<'a, [u8]>] {
+    fn keys(&mut self, level: HunkLevel) -> &[Cow<'a, [u8]>] {
         let i = level as usize;
         if self.keys[i].is_none() {
             let text = self.text;
@@ -233,7 +187,7 @@ impl<'a> Keyed<'a> {
     }
 
     /// The index of `level` (built on first use).
-    fn index(&mut self, level: Level) -> &HashMap<u64, Vec<usize>> {
+    fn index(&mut self, level: HunkLevel) -> &HashMap<u64, Vec<usize>> {
         let i = level as usize;
         if self.index[i].is_none() {
             let mut map: HashMap<u64, Vec<usize>> = HashMap::new();
@@ -253,7 +207,7 @@ impl<'a> Keyed<'a> {
         want: &[Cow<'_, [u8]>],
         from: usize,
         last: usize,
-        level: Level,
+        level: HunkLevel,
     ) -> Option<Vec<usize>> {
         if !self.indexed || want.is_empty() {
             return None;
@@ -316,7 +270,7 @@ impl<'a> Keyed<'a> {
         if m > n.saturating_sub(from) {
             return Found::None;
         }
-        for level in Level::ALL {
+        for &level in HunkLevel::ALL {
             let want: Vec<Cow<'_, [u8]>> =
                 needle.iter().map(|s| key(s.as_bytes(), level)).collect();
             let first = if at_eof { n - m } else { from };
@@ -352,7 +306,7 @@ impl<'a> Keyed<'a> {
 
     /// Whether `needle` matches at line `p` at `level` (with `at_eof`, only
     /// where it ends at the last line).
-    fn matches_at(&mut self, needle: &[&str], p: usize, level: Level, at_eof: bool) -> bool {
+    fn matches_at(&mut self, needle: &[&str], p: usize, level: HunkLevel, at_eof: bool) -> bool {
         let n = self.lines.len();
         let m = needle.len();
         if p + m > n || (at_eof && p + m != n) {
@@ -421,7 +375,7 @@ fn apply_indexed(
     // Failing hunks are diagnosed within one budget.
     let budget = Budget::new(diagnose::DEFAULT_BUDGET);
     // (hunk, first old line, old len, the level its old lines needed)
-    let mut placed: Vec<(usize, usize, usize, Level)> = Vec::new();
+    let mut placed: Vec<(usize, usize, usize, HunkLevel)> = Vec::new();
     let mut reports = Vec::new();
     let mut failures = Vec::new();
     // Unified diffs: how far the previous hunk of the file was found from the
@@ -463,7 +417,7 @@ fn apply_indexed(
                     continue;
                 }
             };
-            placed.push((hi, at, 0, Level::Exact));
+            placed.push((hi, at, 0, HunkLevel::Exact));
             reports.push(report(hi, h, at, level, by));
             // An append at the end of the file says nothing about where the
             // next hunk is: later hunks are still searched from here.
@@ -549,7 +503,7 @@ fn header_line(h: &Hunk, no_old_lines: bool, shift: isize) -> Option<(usize, isi
 }
 
 /// The report of hunk `hi` placed at 0-based line `at`.
-fn report(hi: usize, h: &Hunk, at: usize, level: Level, by: LocatedBy) -> HunkReport {
+fn report(hi: usize, h: &Hunk, at: usize, level: HunkLevel, by: LocatedBy) -> HunkReport {
     HunkReport {
         index: hi,
         line_number: at + 1,
@@ -680,9 +634,9 @@ fn place_anchors(
     label: &str,
     cursor: usize,
     budget: &Budget,
-) -> Result<(usize, Level), HunkFailure> {
+) -> Result<(usize, HunkLevel), HunkFailure> {
     let mut pos = cursor;
-    let mut level = Level::Exact;
+    let mut level = HunkLevel::Exact;
     for a in &h.anchors {
         match k.find(&[a.as_str()], pos, false) {
             Found::One(p, l) => {
@@ -695,7 +649,7 @@ fn place_anchors(
                     "{label}: the `@@ {}` line occurs {count} times after line {pos} ({}, lines {}); add an \
                      outer `@@` line or more context to make it unique",
                     show(a),
-                    l.words(),
+                    words(l),
                     exact::lines_list(&lines, count)
                 );
                 return Err(failure(
@@ -738,7 +692,7 @@ fn ambiguous(
     hi: usize,
     h: &Hunk,
     label: &str,
-    (ps, count, l): (Vec<usize>, usize, Level),
+    (ps, count, l): (Vec<usize>, usize, HunkLevel),
     unified: Option<(usize, isize)>,
     shifted: impl Fn(usize, isize) -> String,
 ) -> HunkFailure {
@@ -761,7 +715,7 @@ fn ambiguous(
     let message = format!(
         "{label}: its context and removed lines match {count} places ({}, lines {}){why}; nothing \
          was applied. {fix}",
-        l.words(),
+        words(l),
         exact::lines_list(&lines, count),
     );
     failure(
@@ -915,8 +869,8 @@ fn sides(h: &Hunk, style: LineEnding, explicit: bool) -> (String, String) {
 /// What hunks tolerate between their lines and the file's at `level`:
 /// line breaks are not compared (unless the patch says its own), and each
 /// level forgives what its comparison key drops.
-fn fold_at(level: Level, explicit: bool) -> Fold {
-    let ws = |l: Level| {
+fn fold_at(level: HunkLevel, explicit: bool) -> Fold {
+    let ws = |l: HunkLevel| {
         if level >= l {
             Trim::Whitespace
         } else {
@@ -926,10 +880,10 @@ fn fold_at(level: Level, explicit: bool) -> Fold {
     Fold {
         line_endings: !explicit,
         final_break: true,
-        trailing: ws(Level::TrailingWhitespace),
-        leading: ws(Level::SurroundingWhitespace),
-        punctuation: level >= Level::UnicodePunctuation,
-        unicode_spaces: level >= Level::UnicodePunctuation,
+        trailing: ws(HunkLevel::TrailingWhitespace),
+        leading: ws(HunkLevel::SurroundingWhitespace),
+        punctuation: level >= HunkLevel::UnicodePunctuation,
+        unicode_spaces: level >= HunkLevel::UnicodePunctuation,
     }
 }
 
@@ -986,7 +940,7 @@ fn build(
     text: &[u8],
     lines: &[Line],
     hunks: &[Hunk],
-    placed: &[(usize, usize, usize, Level)],
+    placed: &[(usize, usize, usize, HunkLevel)],
     style: LineEnding,
 ) -> Result<Vec<u8>, verify::Refused> {
     let offset = |i: usize| lines.get(i).map(|l| l.start).unwrap_or(text.len());
@@ -1140,7 +1094,7 @@ mod tests {
         }
     }
 
-    fn run(text: &str, hunks: &[Hunk]) -> Result<(String, Vec<Level>), Vec<HunkFailure>> {
+    fn run(text: &str, hunks: &[Hunk]) -> Result<(String, Vec<HunkLevel>), Vec<HunkFailure>> {
         let a = apply(text.as_bytes(), hunks, false)?;
         Ok((
             String::from_utf8(a.text).unwrap(),
@@ -1153,18 +1107,18 @@ mod tests {
         let a = apply(b"a\nb\nc\n", &[hunk(&[" a", "-b", "+B"])], false).unwrap();
         assert_eq!(a.text, b"a\nB\nc\n");
         assert_eq!(a.hunks[0].line_number, 1);
-        assert_eq!(a.hunks[0].level, Level::Exact);
+        assert_eq!(a.hunks[0].level, HunkLevel::Exact);
     }
 
     #[test]
     fn each_tolerance_level_is_reported() {
         assert_eq!(
             run("x  \ny\n", &[hunk(&[" x", "-y", "+z"])]).unwrap(),
-            ("x  \nz\n".into(), vec![Level::TrailingWhitespace])
+            ("x  \nz\n".into(), vec![HunkLevel::TrailingWhitespace])
         );
         assert_eq!(
             run("    x\ny\n", &[hunk(&[" x", "-y", "+z"])]).unwrap(),
-            ("    x\nz\n".into(), vec![Level::SurroundingWhitespace])
+            ("    x\nz\n".into(), vec![HunkLevel::SurroundingWhitespace])
         );
         assert_eq!(
             run(
@@ -1174,12 +1128,12 @@ mod tests {
             .unwrap(),
             (
                 "say “hi” — now\nr\n".into(),
-                vec![Level::UnicodePunctuation]
+                vec![HunkLevel::UnicodePunctuation]
             )
         );
         assert_eq!(
             run("a\u{a0}b\n", &[hunk(&["-a b", "+c"])]).unwrap().1,
-            vec![Level::UnicodePunctuation]
+            vec![HunkLevel::UnicodePunctuation]
         );
     }
 
@@ -1195,7 +1149,7 @@ mod tests {
             .unwrap(),
             (
                 "say «hi» ‵x‶ ＇y＂ wait…\nr\n".into(),
-                vec![Level::UnicodePunctuation]
+                vec![HunkLevel::UnicodePunctuation]
             )
         );
         // And every character of the table, both ways.
@@ -1204,7 +1158,7 @@ mod tests {
             let (out, lv) = run(&file, &[hunk(&[&format!(" x{a}y"), "-q", "+r"])]).unwrap();
             assert_eq!(
                 (out, lv),
-                (format!("x{c}y\nr\n"), vec![Level::UnicodePunctuation])
+                (format!("x{c}y\nr\n"), vec![HunkLevel::UnicodePunctuation])
             );
             let file = format!("x{a}y\nq\n");
             let (out, _) = run(&file, &[hunk(&[&format!(" x{c}y"), "-q", "+r"])]).unwrap();
@@ -1216,7 +1170,7 @@ mod tests {
     fn first_level_that_finds_decides_uniqueness() {
         // Exact finds one (line 3); the trailing-space variant on line 1 is not considered.
         let (out, lv) = run("k \nz\nk\n", &[hunk(&["-k", "+K"])]).unwrap();
-        assert_eq!((out.as_str(), lv), ("k \nz\nK\n", vec![Level::Exact]));
+        assert_eq!((out.as_str(), lv), ("k \nz\nK\n", vec![HunkLevel::Exact]));
         // Two at the first level that finds anything: refused.
         let f = run("k \nz\nk  \n", &[hunk(&["-k", "+K"])]).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
@@ -1235,7 +1189,7 @@ mod tests {
         h.anchors = vec!["def f():".into()];
         let (out, lv) = run("def g():\n    pass\n  def f():\n    pass\n", &[h]).unwrap();
         assert_eq!(out, "def g():\n    pass\n  def f():\n    added\n    pass\n");
-        assert_eq!(lv, vec![Level::SurroundingWhitespace]);
+        assert_eq!(lv, vec![HunkLevel::SurroundingWhitespace]);
         // The body may repeat the `@@` line as its first context line.
         let mut r = hunk(&[" def f():", "-    pass", "+    return 1"]);
         r.anchors = vec!["def f():".into()];
@@ -1415,7 +1369,7 @@ mod tests {
                     let want: String = expected.iter().map(|l| format!("{l}{eol}")).collect();
                     prop_assert_eq!(String::from_utf8(a.text).unwrap(), want);
                     prop_assert_eq!(a.hunks[0].line_number, start + 1);
-                    prop_assert_eq!(a.hunks[0].level, Level::Exact);
+                    prop_assert_eq!(a.hunks[0].level, HunkLevel::Exact);
                 }
                 Err(f) => {
                     prop_assert!(occurrences > 1);
@@ -1497,7 +1451,7 @@ mod tests {
         h
     }
 
-    fn placed(a: &Applied) -> Vec<(usize, Level, LocatedBy)> {
+    fn placed(a: &Applied) -> Vec<(usize, HunkLevel, LocatedBy)> {
         a.hunks
             .iter()
             .map(|h| (h.line_number, h.level, h.located_by))
@@ -1510,10 +1464,16 @@ mod tests {
         let text = b"if a {\n}\nif b {\n}\nend\n";
         let a = apply(text, &[uhunk(&["-}"], 4)], false).unwrap();
         assert_eq!(a.text, b"if a {\n}\nif b {\nend\n");
-        assert_eq!(placed(&a), vec![(4, Level::Exact, LocatedBy::LineNumber)]);
+        assert_eq!(
+            placed(&a),
+            vec![(4, HunkLevel::Exact, LocatedBy::LineNumber)]
+        );
         let a = apply(text, &[uhunk(&["-}"], 2)], false).unwrap();
         assert_eq!(a.text, b"if a {\nif b {\n}\nend\n");
-        assert_eq!(placed(&a), vec![(2, Level::Exact, LocatedBy::LineNumber)]);
+        assert_eq!(
+            placed(&a),
+            vec![(2, HunkLevel::Exact, LocatedBy::LineNumber)]
+        );
         // The same hunk without a header line (Codex) stays exactly-once.
         let f = apply(text, &[hunk(&["-}"])], false).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
@@ -1567,10 +1527,10 @@ mod tests {
         // only matches ignoring trailing whitespace.
         let a = apply(b"k \nz\nk\n", &[uhunk(&["-k", "+K"], 1)], false).unwrap();
         assert_eq!(a.text, b"k \nz\nK\n");
-        assert_eq!(placed(&a), vec![(3, Level::Exact, LocatedBy::Content)]);
+        assert_eq!(placed(&a), vec![(3, HunkLevel::Exact, LocatedBy::Content)]);
         // Far off, as hand-written headers are.
         let a = apply(b"a\nb\n", &[uhunk(&["-b", "+c"], 90)], false).unwrap();
-        assert_eq!(placed(&a), vec![(2, Level::Exact, LocatedBy::Content)]);
+        assert_eq!(placed(&a), vec![(2, HunkLevel::Exact, LocatedBy::Content)]);
     }
 
     #[test]
@@ -1581,7 +1541,7 @@ mod tests {
         assert_eq!(a.text, b"k \nz\nK\n");
         assert_eq!(
             placed(&a),
-            vec![(3, Level::TrailingWhitespace, LocatedBy::LineNumber)]
+            vec![(3, HunkLevel::TrailingWhitespace, LocatedBy::LineNumber)]
         );
     }
 
@@ -1603,9 +1563,9 @@ mod tests {
         assert_eq!(
             placed(&a),
             vec![
-                (3, Level::Exact, LocatedBy::Content),
-                (6, Level::Exact, LocatedBy::LineNumber),
-                (8, Level::Exact, LocatedBy::LineNumber),
+                (3, HunkLevel::Exact, LocatedBy::Content),
+                (6, HunkLevel::Exact, LocatedBy::LineNumber),
+                (8, HunkLevel::Exact, LocatedBy::LineNumber),
             ]
         );
         // Without the lines at the top, the same hunks land on the header lines.
@@ -1714,11 +1674,11 @@ mod tests {
             if occurrences == 1 {
                 let a = r.unwrap();
                 prop_assert_eq!(String::from_utf8(a.text.clone()).unwrap(), splice(start));
-                prop_assert_eq!(placed(&a), vec![(start + 1, Level::Exact, LocatedBy::Content)]);
+                prop_assert_eq!(placed(&a), vec![(start + 1, HunkLevel::Exact, LocatedBy::Content)]);
             } else if at(header - 1) {
                 let a = r.unwrap();
                 prop_assert_eq!(String::from_utf8(a.text.clone()).unwrap(), splice(header - 1));
-                prop_assert_eq!(placed(&a), vec![(header, Level::Exact, LocatedBy::LineNumber)]);
+                prop_assert_eq!(placed(&a), vec![(header, HunkLevel::Exact, LocatedBy::LineNumber)]);
             } else {
                 prop_assert!(!true_line);
                 let f = r.unwrap_err();

@@ -59,9 +59,10 @@ use similar::{capture_diff_slices, Algorithm, DiffTag};
 
 use crate::diagnose::{self, Kind};
 use crate::model::{MatchMode, Said, Tolerance};
+use crate::result::files::LineEnding;
 use crate::text::fold::punct_ascii;
 use crate::text::indent::{indent_pairs, lead, lines_of, same_shape, width, TAB_WIDTH};
-use crate::text::source::{line_ending, LineEnding};
+use crate::text::source::line_ending;
 
 /// Most normalized occurrences examined before calling a block ambiguous.
 const MAX_CANDIDATES: usize = 1000;
@@ -1080,7 +1081,8 @@ mod tests {
         (1u8..16).prop_map(|bits| {
             MatchMode::with(
                 &Tolerance::ALL
-                    .into_iter()
+                    .iter()
+                    .copied()
                     .filter(|t| bits & (1 << (*t as u8)) != 0)
                     .collect::<Vec<_>>(),
             )

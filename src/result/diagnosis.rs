@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::marks::True;
-use super::names::names;
+use crate::model::names;
 
 names! {
     /// A kind of difference between a search block and the closest region.
@@ -24,27 +24,7 @@ names! {
     }
 }
 
-names! {
-    /// A difference tolerant matching may ignore (the `match` option).
-    pub enum Tolerance {
-        LineEndings = "line_endings",
-        TrailingWhitespace = "trailing_whitespace",
-        Indentation = "indentation",
-        UnicodePunctuation = "unicode_punctuation",
-    }
-}
-
-impl From<crate::model::Tolerance> for Tolerance {
-    fn from(t: crate::model::Tolerance) -> Self {
-        use crate::model::Tolerance as T;
-        match t {
-            T::LineEndings => Tolerance::LineEndings,
-            T::TrailingWhitespace => Tolerance::TrailingWhitespace,
-            T::Indentation => Tolerance::Indentation,
-            T::UnicodePunctuation => Tolerance::UnicodePunctuation,
-        }
-    }
-}
+pub use crate::model::Tolerance;
 
 /// The region of the file most like a search block that was not found.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::marks::True;
-use super::names::names;
+use crate::model::names;
 
 names! {
     /// The line endings of a file: all `\n`, all `\r\n`, both, or no line

@@ -5,8 +5,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::marks::True;
-use super::names::names;
 use super::written::{Diff, KeptElision, Preview, Strategy};
+use crate::model::names;
 
 pub use crate::model::Format;
 

@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::marks::True;
-use super::names::names;
 use super::written::{Diff, Preview};
+use crate::model::names;
 
 names! {
     /// What a journaled transaction did to a file.

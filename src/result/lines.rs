@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::marks::True;
-use super::names::names;
 use super::written::{KeptElision, Preview, Strategy};
+use crate::model::names;
 
 names! {
     /// How an edit's anchors were checked: `snapshot`, against what a read

@@ -22,7 +22,6 @@ pub mod formats;
 pub mod history;
 pub mod lines;
 pub mod marks;
-mod names;
 pub mod syntax;
 pub mod text_editor;
 pub mod written;

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::names::names;
+use crate::model::names;
 
 names! {
     /// A language the syntax check parses.

@@ -13,8 +13,8 @@ use super::files::LineEnding;
 use super::formats::{Format, FormatFile};
 use super::history::UndoFile;
 use super::marks::True;
-use super::names::names;
 use super::written::Preview;
+use crate::model::names;
 
 names! {
     /// A text editor command.

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::marks::True;
-use super::names::names;
+use crate::model::names;
 
 names! {
     /// How a file was written: `rename` (a new inode renamed over the name,

@@ -14,6 +14,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::error::{ErrorCode, Failure};
+use crate::result::files::LineEnding;
 pub(crate) use crate::text::legacy::check_byte_seams;
 
 /// How a file's text is stored on disk.
@@ -61,15 +62,6 @@ impl Encoding {
     pub(crate) fn is_decoded(self) -> bool {
         self.is_utf16() || matches!(self, Encoding::Legacy(_))
     }
-}
-
-/// How lines end in a text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LineEnding {
-    Lf,
-    Crlf,
-    Mixed,
-    None,
 }
 
 /// Bytes sniffed for NUL to call a file binary.

@@ -274,7 +274,7 @@ fn edit_reports(plan: &Matched<'_>) -> (Vec<EditReport>, Option<Vec<Tolerance>>,
                 matched_with: t.map(|_| {
                     t_used
                         .iter()
-                        .flat_map(|t| t.matched_with.iter().map(|&x| Tolerance::from(x)))
+                        .flat_map(|t| t.matched_with.iter().copied())
                         .collect()
                 }),
                 original_text: t_used.map(|t| t.original_text.clone()),
@@ -284,7 +284,7 @@ fn edit_reports(plan: &Matched<'_>) -> (Vec<EditReport>, Option<Vec<Tolerance>>,
     if !tolerant {
         return (edits, None, None);
     }
-    let mut all: Vec<crate::model::Tolerance> = plan
+    let mut all: Vec<Tolerance> = plan
         .tolerated
         .iter()
         .flatten()
@@ -296,11 +296,7 @@ fn edit_reports(plan: &Matched<'_>) -> (Vec<EditReport>, Option<Vec<Tolerance>>,
         [Some(t)] => Some(t.original_text.clone()),
         _ => None,
     };
-    (
-        edits,
-        Some(all.into_iter().map(Tolerance::from).collect()),
-        original,
-    )
+    (edits, Some(all), original)
 }
 
 /// A success's report of what its checks said: the syntax guard's report;

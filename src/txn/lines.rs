@@ -12,10 +12,11 @@ use crate::io::workspace::{Intent, Workspace};
 use crate::matching::anchors::{keys, lines};
 use crate::matching::line_edits::{fits, place, Current, LineEdit, NotPlaced, Placed};
 use crate::model::Options;
+use crate::result::files::LineEnding;
 use crate::result::lines::{AnchorRefused, LineEditReport, LinesDone};
 use crate::result::marks::{flag, True};
 use crate::result::{Failed, Outcome};
-use crate::text::source::{self, LineEnding, Source};
+use crate::text::source::{self, Source};
 use crate::txn::changes::Recorder;
 use crate::txn::{lexical_abs, Txn, Write};
 

@@ -27,23 +27,22 @@ use crate::io::dir::Meta;
 use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::matching::blocks::{self as edit_blocks, NewText};
 use crate::matching::exact::{self, EditFailure, TextKind};
-use crate::matching::locate::{self as hunks, HunkFailure, HunkReport};
+use crate::matching::locate::{self as hunks, HunkFailure};
 use crate::matching::verify::{self, Change, Fold};
 use crate::model::{
     Action, Base, Block, Changes, Count, Edit, FileOp, Format, Hunk, OpPlan, Options,
 };
 use crate::result::diagnosis::Diagnosed;
 use crate::result::failure::{Elision, OpFailure as OpFailed, StepFailure};
-use crate::result::formats::{
-    self as out, Action as Did, FormatDone, FormatFile, HunkLevel, LocatedBy,
-};
+use crate::result::files::LineEnding;
+use crate::result::formats::{self as out, Action as Did, FormatDone, FormatFile, HunkReport};
 use crate::result::marks::True;
 use crate::result::syntax::SyntaxReport;
 use crate::result::written::KeptElision;
 use crate::result::{Failed, Outcome};
 use crate::text::lines::count_newlines;
 use crate::text::source::adapt_line_endings;
-use crate::text::source::{self, Encoding, LineEnding, Source};
+use crate::text::source::{self, Encoding, Source};
 use crate::txn::changes::Recorder;
 use crate::txn::{
     file_diff, lexical_abs as lexical, preview, whole_diff, Added, Kept, Slot, Txn, Write,
@@ -1186,26 +1185,6 @@ fn failed(plan: &OpPlan, failures: Vec<Box<OpFailure>>) -> Box<Failed> {
     Box::new(v)
 }
 
-/// A hunk that applied, as results report it.
-fn hunk_report(r: &HunkReport) -> out::HunkReport {
-    out::HunkReport {
-        index: r.index,
-        line_number: r.line_number,
-        level: match r.level {
-            hunks::Level::Exact => HunkLevel::Exact,
-            hunks::Level::TrailingWhitespace => HunkLevel::TrailingWhitespace,
-            hunks::Level::SurroundingWhitespace => HunkLevel::SurroundingWhitespace,
-            hunks::Level::UnicodePunctuation => HunkLevel::UnicodePunctuation,
-        },
-        located_by: match r.located_by {
-            hunks::LocatedBy::Content => LocatedBy::Content,
-            hunks::LocatedBy::LineNumber => LocatedBy::LineNumber,
-            hunks::LocatedBy::EndOfFile => LocatedBy::EndOfFile,
-        },
-        patch_line: r.patch_line,
-    }
-}
-
 /// The format as results name it.
 /// The per-operation part of a result (how it was written, and a dry run's
 /// diff, are added by the caller).
@@ -1230,7 +1209,7 @@ fn op_file(p: &Planned, op: &FileOp, slots: &[Slot]) -> FormatFile {
         sha256_before: before.map(Source::sha256),
         after_bytes: p.after.as_ref().map(|(len, _)| *len),
         sha256: p.after.as_ref().map(|(_, sha)| sha.clone()),
-        hunks: (!p.hunks.is_empty()).then(|| p.hunks.iter().map(hunk_report).collect()),
+        hunks: (!p.hunks.is_empty()).then(|| p.hunks.clone()),
         blocks: (!p.blocks.is_empty()).then(|| {
             p.blocks
                 .iter()

@@ -5,27 +5,29 @@ use similar::DiffTag;
 
 use super::align::align;
 use super::keys::key_vec;
-use crate::text::fold::{char_name, invisible, punct_ascii, Kind};
+use crate::result::diagnosis::Difference;
+use crate::text::fold::{char_name, invisible, punct_ascii};
 
 /// Differing line pairs examined one by one for their kinds.
 const MAX_CLASSIFIED_LINES: usize = 512;
 
-const MASK_KINDS: [Kind; 6] = [
-    Kind::TrailingWhitespace,
-    Kind::Indentation,
-    Kind::InvisibleCharacters,
-    Kind::UnicodePunctuation,
-    Kind::Escaping,
-    Kind::Case,
+const MASK_KINDS: [Difference; 6] = [
+    Difference::TrailingWhitespace,
+    Difference::Indentation,
+    Difference::InvisibleCharacters,
+    Difference::UnicodePunctuation,
+    Difference::Escaping,
+    Difference::Case,
 ];
 
 /// `line` with the differences of the kinds in `mask` (bits of
 /// [`MASK_KINDS`]) normalized away.
 fn normalize(line: &str, mask: u8) -> String {
-    let has = |k: Kind| mask & (1 << MASK_KINDS.iter().position(|&m| m == k).unwrap_or(0)) != 0;
+    let has =
+        |k: Difference| mask & (1 << MASK_KINDS.iter().position(|&m| m == k).unwrap_or(0)) != 0;
     let mut out = String::with_capacity(line.len());
     for c in line.chars() {
-        if has(Kind::InvisibleCharacters) {
+        if has(Difference::InvisibleCharacters) {
             match invisible(c) {
                 Some(true) => {
                     out.push(' ');
@@ -35,16 +37,16 @@ fn normalize(line: &str, mask: u8) -> String {
                 None => {}
             }
         }
-        if has(Kind::UnicodePunctuation) {
+        if has(Difference::UnicodePunctuation) {
             if let Some(s) = punct_ascii(c) {
                 out.push_str(s);
                 continue;
             }
         }
-        if has(Kind::Escaping) && c == '\\' {
+        if has(Difference::Escaping) && c == '\\' {
             continue;
         }
-        if has(Kind::Case) {
+        if has(Difference::Case) {
             out.extend(c.to_lowercase());
         } else {
             out.push(c);
@@ -52,10 +54,10 @@ fn normalize(line: &str, mask: u8) -> String {
     }
     let ws = |c: char| c == ' ' || c == '\t';
     let mut s: &str = &out;
-    if has(Kind::TrailingWhitespace) {
+    if has(Difference::TrailingWhitespace) {
         s = s.trim_end_matches(ws);
     }
-    if has(Kind::Indentation) {
+    if has(Difference::Indentation) {
         s = s.trim_start_matches(ws);
     }
     s.to_string()
@@ -73,8 +75,8 @@ fn line_kinds(a: &str, b: &str) -> Option<u8> {
 
 /// A kind found, with a sentence about the first place it shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Difference {
-    pub kind: Kind,
+pub struct Seen {
+    pub kind: Difference,
     pub(crate) detail: String,
 }
 
@@ -100,19 +102,19 @@ fn describe_ws(s: &str) -> String {
     }
 }
 
-fn detail_for(kind: Kind, s: &str, f: &str, line: usize, block: &str) -> String {
+fn detail_for(kind: Difference, s: &str, f: &str, line: usize, block: &str) -> String {
     match kind {
-        Kind::Indentation => format!(
+        Difference::Indentation => format!(
             "line {line} is indented with {} in the file but {} in {block}",
             describe_ws(lead(f)),
             describe_ws(lead(s))
         ),
-        Kind::TrailingWhitespace => format!(
+        Difference::TrailingWhitespace => format!(
             "line {line} ends with {} of trailing whitespace in the file but {} in {block}",
             describe_ws(trail(f)),
             describe_ws(trail(s))
         ),
-        Kind::InvisibleCharacters => {
+        Difference::InvisibleCharacters => {
             let pick = |t: &str| t.chars().find(|&c| invisible(c).is_some());
             match (pick(f), pick(s)) {
                 (Some(c), _) => format!(
@@ -133,7 +135,7 @@ fn detail_for(kind: Kind, s: &str, f: &str, line: usize, block: &str) -> String 
                 (None, None) => format!("line {line} differs in invisible characters"),
             }
         }
-        Kind::UnicodePunctuation => {
+        Difference::UnicodePunctuation => {
             let pick = |t: &str| t.chars().find(|&c| punct_ascii(c).is_some());
             match (pick(f), pick(s)) {
                 (Some(c), _) => format!(
@@ -149,7 +151,7 @@ fn detail_for(kind: Kind, s: &str, f: &str, line: usize, block: &str) -> String 
                 (None, None) => format!("line {line} differs in punctuation"),
             }
         }
-        Kind::Escaping => {
+        Difference::Escaping => {
             let (nf, ns) = (f.matches('\\').count(), s.matches('\\').count());
             if ns > nf {
                 format!(
@@ -165,15 +167,18 @@ fn detail_for(kind: Kind, s: &str, f: &str, line: usize, block: &str) -> String 
                 )
             }
         }
-        Kind::Case => format!("line {line} differs only in letter case"),
-        Kind::LineEndings | Kind::LineNumbers | Kind::Elision | Kind::Content => String::new(),
+        Difference::Case => format!("line {line} differs only in letter case"),
+        Difference::LineEndings
+        | Difference::LineNumbers
+        | Difference::Elision
+        | Difference::Content => String::new(),
     }
 }
 
 /// Every kind of difference between the block `s` and the file text `f`
 /// (which starts at 1-based line `first_line`), in report order, each with
 /// a detail sentence.
-pub(crate) fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<Difference> {
+pub(crate) fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<Seen> {
     let split = |t: &str| -> Vec<(String, bool)> {
         let ends = t.ends_with('\n');
         let body = if ends { &t[..t.len() - 1] } else { t };
@@ -194,10 +199,10 @@ pub(crate) fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<
     let (sl, fl) = (split(s), split(f));
     let skeys: Vec<Vec<u8>> = sl.iter().map(|(l, _)| key_vec(l.as_bytes())).collect();
     let fkeys: Vec<Vec<u8>> = fl.iter().map(|(l, _)| key_vec(l.as_bytes())).collect();
-    let mut found: Vec<Difference> = Vec::new();
-    let mut add = |kind: Kind, detail: String| {
+    let mut found: Vec<Seen> = Vec::new();
+    let mut add = |kind: Difference, detail: String| {
         if !found.iter().any(|d| d.kind == kind) {
-            found.push(Difference { kind, detail });
+            found.push(Seen { kind, detail });
         }
     };
     let s_ends = s.ends_with('\n');
@@ -208,7 +213,7 @@ pub(crate) fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<
         if tag != DiffTag::Equal {
             let at = first_line + r2.start.min(fl.len().saturating_sub(1));
             add(
-                Kind::Content,
+                Difference::Content,
                 format!("line {at} of the file has different content"),
             );
             continue;
@@ -220,7 +225,7 @@ pub(crate) fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<
             let f_followed = j + 1 < fl.len() || f_ends;
             if s_followed && f_followed && scr != fcr {
                 add(
-                    Kind::LineEndings,
+                    Difference::LineEndings,
                     if *fcr {
                         format!(
                             "the file uses CRLF (\\r\\n) line endings but {block} uses LF (\\n)"
@@ -250,7 +255,7 @@ pub(crate) fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<
                     }
                 }
                 None => add(
-                    Kind::Content,
+                    Difference::Content,
                     format!("line {line} of the file has different content"),
                 ),
             }
@@ -384,5 +389,21 @@ mod tests {
             "x",
         );
         assert_eq!(kinds(&d), vec!["line_endings", "content"]);
+    }
+}
+
+/// A kind of difference in plain words, for messages.
+pub(crate) fn words(d: Difference) -> &'static str {
+    match d {
+        Difference::LineEndings => "line endings",
+        Difference::Indentation => "indentation",
+        Difference::TrailingWhitespace => "trailing whitespace",
+        Difference::InvisibleCharacters => "invisible characters",
+        Difference::UnicodePunctuation => "typographic punctuation",
+        Difference::Escaping => "backslash escaping",
+        Difference::Case => "letter case",
+        Difference::LineNumbers => "pasted line-number prefixes",
+        Difference::Elision => "an elided middle",
+        Difference::Content => "content",
     }
 }

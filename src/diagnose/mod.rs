@@ -63,4 +63,3 @@ pub(crate) use self::classify::classify;
 pub use self::report::not_found;
 pub(crate) use self::report::{replacement_at, replacement_outside, Diagnosis};
 pub(crate) use self::rival::rival;
-pub(crate) use crate::text::fold::Kind;

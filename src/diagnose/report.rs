@@ -5,12 +5,12 @@ use super::align::char_ratio;
 use super::anchors::{Hits, Scanner};
 use super::applied;
 use super::budget::Budget;
-use super::classify::{classify, Difference};
+use super::classify::{classify, words, Seen};
 use super::readings;
 use super::search::{Located, Reading};
 use super::windows::{GaveUp, MIN_SIMILARITY};
 use crate::model::Said;
-use crate::text::fold::Kind;
+use crate::result::diagnosis::Difference;
 use crate::text::indent::nesting_agrees;
 
 /// The region of the file most like a search block that was not found.
@@ -23,7 +23,7 @@ pub struct ClosestMatch {
     pub(crate) similarity_milli: u32,
     /// The exact current text of the region (decoded; invalid bytes as U+FFFD).
     pub(crate) text: String,
-    pub differences: Vec<Difference>,
+    pub differences: Vec<Seen>,
     /// 1-based start lines of other regions exactly as close (the block
     /// does not tell them apart).
     pub(crate) equally_close: Vec<usize>,
@@ -38,7 +38,11 @@ pub struct ClosestMatch {
 impl ClosestMatch {
     /// Whether only `kind`s other than content separate block and region.
     pub(crate) fn only_formatting(&self) -> bool {
-        !self.differences.is_empty() && self.differences.iter().all(|d| d.kind != Kind::Content)
+        !self.differences.is_empty()
+            && self
+                .differences
+                .iter()
+                .all(|d| d.kind != Difference::Content)
     }
 }
 
@@ -80,7 +84,7 @@ impl Diagnosis {
             ));
         }
         let c = self.closest_match.as_ref()?;
-        let kinds: Vec<&str> = c.differences.iter().map(|d| d.kind.words()).collect();
+        let kinds: Vec<&str> = c.differences.iter().map(|d| words(d.kind)).collect();
         Some(format!(
             "the closest text is {} ({}% similar), which differs in {}; closest_match.text is its exact current text",
             range_text(c.line_number, c.end_line),
@@ -98,13 +102,7 @@ impl Diagnosis {
                 end_line: c.end_line,
                 similarity: f64::from(c.similarity_milli) / 1000.0,
                 text: c.text.clone(),
-                differences: c
-                    .differences
-                    .iter()
-                    .map(|d| {
-                        out::Difference::parse(d.kind.as_str()).expect("every kind is a difference")
-                    })
-                    .collect(),
+                differences: c.differences.iter().map(|d| d.kind).collect(),
                 details: c
                     .differences
                     .iter()
@@ -156,11 +154,11 @@ fn range_text(from: usize, to: usize) -> String {
     }
 }
 
-const TOLERABLE: [Kind; 4] = [
-    Kind::LineEndings,
-    Kind::TrailingWhitespace,
-    Kind::Indentation,
-    Kind::UnicodePunctuation,
+const TOLERABLE: [Difference; 4] = [
+    Difference::LineEndings,
+    Difference::TrailingWhitespace,
+    Difference::Indentation,
+    Difference::UnicodePunctuation,
 ];
 
 /// The message for a block that was not found, given what was learned.
@@ -198,7 +196,7 @@ fn not_found_message(
     let details: Vec<&str> = c
         .differences
         .iter()
-        .filter(|d| !d.detail.is_empty() && d.kind != Kind::Content)
+        .filter(|d| !d.detail.is_empty() && d.kind != Difference::Content)
         .map(|d| d.detail.as_str())
         .collect();
     let detail = if details.is_empty() {
@@ -207,8 +205,8 @@ fn not_found_message(
         format!(" ({})", details.join("; "))
     };
     if c.only_formatting() {
-        let kinds: Vec<&str> = c.differences.iter().map(|d| d.kind.words()).collect();
-        let mut next = if c.differences.iter().any(|d| d.kind == Kind::Elision) {
+        let kinds: Vec<&str> = c.differences.iter().map(|d| words(d.kind)).collect();
+        let mut next = if c.differences.iter().any(|d| d.kind == Difference::Elision) {
             format!(
                 "An edit replaces exact text and cannot skip lines: retry with closest_match.text (the exact current \
                  text of the whole region) as {s} and the same lines, changed, as {r}, or make one edit per part"
@@ -240,8 +238,8 @@ fn not_found_message(
         let others: Vec<&str> = c
             .differences
             .iter()
-            .filter(|d| d.kind != Kind::Content)
-            .map(|d| d.kind.words())
+            .filter(|d| d.kind != Difference::Content)
+            .map(|d| words(d.kind))
             .collect();
         let also = if others.is_empty() {
             String::new()
@@ -267,26 +265,26 @@ fn join_words(w: &[&str]) -> String {
 }
 
 /// The kind a reading of the block adds, with its detail sentence.
-fn reading_kind(reading: &Reading, said: Said) -> Option<Difference> {
+fn reading_kind(reading: &Reading, said: Said) -> Option<Seen> {
     let s = said.search;
     match reading {
         Reading::AsSent => None,
-        Reading::Unescaped => Some(Difference {
-            kind: Kind::Escaping,
+        Reading::Unescaped => Some(Seen {
+            kind: Difference::Escaping,
             detail: format!(
                 "{s} has literal \\n sequences where the file has real line breaks (it was escaped twice)"
             ),
         }),
-        Reading::Numbered(sample) => Some(Difference {
-            kind: Kind::LineNumbers,
+        Reading::Numbered(sample) => Some(Seen {
+            kind: Difference::LineNumbers,
             detail: format!(
                 "{s} carries line-number prefixes pasted from a read tool (`{}` on its first line), which are \
                  not part of the file",
                 sample.trim_start()
             ),
         }),
-        Reading::Elided(marker) => Some(Difference {
-            kind: Kind::Elision,
+        Reading::Elided(marker) => Some(Seen {
+            kind: Difference::Elision,
             detail: format!(
                 "{s} leaves lines out (`{marker}`), but the file has them: closest_match.text is the whole \
                  region, elided lines included"
@@ -300,7 +298,7 @@ fn reading_kind(reading: &Reading, said: Said) -> Option<Difference> {
 /// similar.
 pub(super) fn closest_match(text: &[u8], l: &Located, said: Said) -> Option<ClosestMatch> {
     let ftext = String::from_utf8_lossy(&text[l.start..l.end]).into_owned();
-    let mut differences: Vec<Difference> = Vec::new();
+    let mut differences: Vec<Seen> = Vec::new();
     let (mut block, mut found) = (String::new(), String::new());
     for p in &l.parts {
         let ptext = String::from_utf8_lossy(&text[p.start..p.end]);
@@ -318,7 +316,7 @@ pub(super) fn closest_match(text: &[u8], l: &Located, said: Said) -> Option<Clos
     }
     differences.sort_by_key(|x| x.kind);
     let sim = char_ratio(&block, &found);
-    let content = differences.iter().any(|x| x.kind == Kind::Content);
+    let content = differences.iter().any(|x| x.kind == Difference::Content);
     if differences.is_empty() || (content && sim < MIN_SIMILARITY) {
         return None;
     }

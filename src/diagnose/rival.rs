@@ -34,7 +34,7 @@ use super::report::{closest_match, match_at, ClosestMatch};
 use super::stale::{outnumbers, verbatim_lines, verbatim_place};
 use super::windows::MIN_SIMILARITY;
 use crate::model::Said;
-use crate::text::fold::Kind;
+use crate::result::diagnosis::Difference;
 
 /// The indentation of the first line with content.
 fn first_lead(t: &str) -> &str {
@@ -214,7 +214,7 @@ pub(crate) fn rival(
     let mut scanner = Scanner::new(&blanked);
     let (found, _) = readings::best(&mut scanner, search, budget);
     let c = closest_match(&blanked, &found?, Said::CANONICAL)?;
-    let content = c.differences.iter().any(|d| d.kind == Kind::Content);
+    let content = c.differences.iter().any(|d| d.kind == Difference::Content);
     let close = f64::from(c.similarity_milli) >= MIN_SIMILARITY * 1000.0;
     let matched = String::from_utf8_lossy(&text[exclude.0..exclude.1]);
     let indented_as_block = indentation

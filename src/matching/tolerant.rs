@@ -57,8 +57,9 @@
 use memchr::memmem;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
 
-use crate::diagnose::{self, Kind};
+use crate::diagnose;
 use crate::model::{MatchMode, Said, Tolerance};
+use crate::result::diagnosis::Difference;
 use crate::result::files::LineEnding;
 use crate::text::fold::punct_ascii;
 use crate::text::indent::{indent_pairs, lead, lines_of, same_shape, width, TAB_WIDTH};
@@ -70,12 +71,12 @@ const MAX_CANDIDATES: usize = 1000;
 const MAX_LINES: usize = 50;
 
 /// The diagnosis kind a tolerance forgives.
-fn kind_of(t: Tolerance) -> Kind {
+fn kind_of(t: Tolerance) -> Difference {
     match t {
-        Tolerance::LineEndings => Kind::LineEndings,
-        Tolerance::TrailingWhitespace => Kind::TrailingWhitespace,
-        Tolerance::Indentation => Kind::Indentation,
-        Tolerance::UnicodePunctuation => Kind::UnicodePunctuation,
+        Tolerance::LineEndings => Difference::LineEndings,
+        Tolerance::TrailingWhitespace => Difference::TrailingWhitespace,
+        Tolerance::Indentation => Difference::Indentation,
+        Tolerance::UnicodePunctuation => Difference::UnicodePunctuation,
     }
 }
 
@@ -853,7 +854,7 @@ fn needed(
     m: MatchMode,
 ) -> Vec<Tolerance> {
     let all = m.tolerances();
-    let kinds: Vec<Kind> = diagnose::classify(search, region, 1, Said::CANONICAL.search)
+    let kinds: Vec<Difference> = diagnose::classify(search, region, 1, Said::CANONICAL.search)
         .into_iter()
         .map(|d| d.kind)
         .collect();

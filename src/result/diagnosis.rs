@@ -9,17 +9,32 @@ use super::marks::True;
 use crate::model::names;
 
 names! {
-    /// A kind of difference between a search block and the closest region.
+    /// A kind of difference between a search block and the closest region
+    /// (in the order results list them); some are what a tolerance of
+    /// `match` forgives.
     pub enum Difference {
+        /// CRLF vs LF.
         LineEndings = "line_endings",
-        TrailingWhitespace = "trailing_whitespace",
+        /// Tabs vs spaces, or a different depth.
         Indentation = "indentation",
-        UnicodePunctuation = "unicode_punctuation",
+        /// Spaces or tabs at line ends.
+        TrailingWhitespace = "trailing_whitespace",
+        /// Unicode spaces or zero-width characters (a BOM inside the text
+        /// included).
         InvisibleCharacters = "invisible_characters",
+        /// Curly quotes, typographic dashes, ellipsis.
+        UnicodePunctuation = "unicode_punctuation",
+        /// Doubled, added or missing backslashes; literal `\n` for a newline.
         Escaping = "escaping",
+        /// Letter case.
         Case = "case",
+        /// Line-number prefixes pasted from a read tool's output (`   12→`,
+        /// `12\t`, `12: `).
         LineNumbers = "line_numbers",
+        /// Lines left out and marked as such (`...`, `// ... existing code
+        /// ...`).
         Elision = "elision",
+        /// Anything else: the text itself differs.
         Content = "content",
     }
 }

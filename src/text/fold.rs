@@ -12,7 +12,7 @@
 //! so a character means the same thing everywhere:
 //!
 //! * [`PUNCTUATION`] ([`punct_ascii`]) is what `unicode_punctuation` means:
-//!   the difference kind diagnosis reports ([`Kind::UnicodePunctuation`]),
+//!   the difference kind diagnosis reports ([`Difference::UnicodePunctuation`](crate::result::diagnosis::Difference)),
 //!   the tolerance of `match: ["unicode_punctuation"]`, and the fold of the
 //!   `unicode_punctuation` level at which patch and diff hunks are located.
 //! * [`UNICODE_SPACES`] ([`unicode_space`]) are spaces of another width or
@@ -235,69 +235,6 @@ pub(crate) fn fold(s: &str, spaces: bool) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
-}
-
-/// A kind of difference between a search block and the file's text: what
-/// diagnosis reports in `differences`, and (for some) what a tolerance of
-/// `match` forgives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    /// CRLF vs LF.
-    LineEndings,
-    /// Tabs vs spaces, or a different depth.
-    Indentation,
-    /// Spaces or tabs at line ends.
-    TrailingWhitespace,
-    /// [`UNICODE_SPACES`] or zero-width characters (a BOM inside the
-    /// text included).
-    InvisibleCharacters,
-    /// [`PUNCTUATION`]: curly quotes, typographic dashes, ellipsis.
-    UnicodePunctuation,
-    /// Doubled, added or missing backslashes; literal `\n` for a newline.
-    Escaping,
-    /// Letter case.
-    Case,
-    /// Line-number prefixes pasted from a read tool's output (`   12→`,
-    /// `12\t`, `12: `).
-    LineNumbers,
-    /// Lines left out and marked as such (`...`, `// ... existing code ...`).
-    Elision,
-    /// Anything else: the text itself differs.
-    Content,
-}
-
-impl Kind {
-    /// The name agents see in `differences`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::LineEndings => "line_endings",
-            Kind::Indentation => "indentation",
-            Kind::TrailingWhitespace => "trailing_whitespace",
-            Kind::InvisibleCharacters => "invisible_characters",
-            Kind::UnicodePunctuation => "unicode_punctuation",
-            Kind::Escaping => "escaping",
-            Kind::Case => "case",
-            Kind::LineNumbers => "line_numbers",
-            Kind::Elision => "elision",
-            Kind::Content => "content",
-        }
-    }
-
-    /// The kind in plain words, for messages.
-    pub(crate) fn words(self) -> &'static str {
-        match self {
-            Kind::LineEndings => "line endings",
-            Kind::Indentation => "indentation",
-            Kind::TrailingWhitespace => "trailing whitespace",
-            Kind::InvisibleCharacters => "invisible characters",
-            Kind::UnicodePunctuation => "typographic punctuation",
-            Kind::Escaping => "backslash escaping",
-            Kind::Case => "letter case",
-            Kind::LineNumbers => "pasted line-number prefixes",
-            Kind::Elision => "an elided middle",
-            Kind::Content => "content",
-        }
-    }
 }
 
 #[cfg(test)]

@@ -56,7 +56,7 @@
 //!   text/       pure leaf: encodings, line endings, line numbers (lines.rs),
 //!               hashing, text folds
 //!   model.rs    the vocabulary: Edit, Count, FileEdits, Options, MatchMode,
-//!               OpPlan / FileOp / Action / Block / Hunk
+//!               OpPlan / FileOp / FileAction / Block / Hunk
 //!   result/     the contract: typed results and failures (Serialize), the
 //!               generated schema of them (contract.rs)
 //!   error.rs    codes and Failure

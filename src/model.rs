@@ -587,12 +587,12 @@ pub struct FileOp {
     /// 1-based line of the text where the operation is declared (0 when the
     /// input was not a text, e.g. a text-editor command).
     pub line: usize,
-    pub action: Action,
+    pub action: FileAction,
 }
 
 /// What happens to the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub enum FileAction {
     /// The file's new text is `base` with `changes` applied; with `move_to`
     /// the result is written there and the original removed.
     Write {

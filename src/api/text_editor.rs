@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::entry::{answer_typed, cwd};
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
-use crate::input::formats::text_editor::{self, Command};
+use crate::input::formats::text_editor::{self, EditorCommand};
 use crate::input::request::options_and_dry_run;
 use crate::io::dir::{Dir, Kind};
 use crate::model::{EntryPoint, Options};
@@ -28,8 +28,8 @@ use crate::result::formats::FormatDone;
 use crate::result::history::Undone;
 use crate::result::marks::{flag, True};
 use crate::result::text_editor::{
-    Command as Named, DirView, DirViewKind, EditCommand, EditDone, FileView, FileViewKind,
-    TextEditorDone, UndoCommand, UndoEdit, ViewCommand, Viewed,
+    DirView, DirViewKind, EditCommand, EditDone, FileView, FileViewKind, TextEditorDone,
+    UndoCommand, UndoEdit, ViewCommand, Viewed,
 };
 use crate::result::{Failed, Outcome};
 use crate::txn::ops as file_ops;
@@ -56,47 +56,36 @@ fn run(input: &Value, options: Option<&Value>) -> Outcome<TextEditorDone> {
     let dry = dry_in || dry_opt.unwrap_or(false);
     let ws = Workspace::open(&opts.workspace_root)?;
     let done = match &cmd {
-        Command::View {
+        EditorCommand::View {
             path,
             range,
             max_chars,
         } => view(&ws, path, *range, *max_chars, &opts).map(TextEditorDone::Viewed),
-        Command::Undo { path } => {
+        EditorCommand::Undo { path } => {
             undo(&ws, path, &opts, dry).map(|u| TextEditorDone::Undone(Box::new(u)))
         }
         _ => edit(&ws, &cmd, &opts, dry).map(|e| TextEditorDone::Edited(Box::new(e))),
     };
     done.map_err(|mut f| {
-        f.command = Some(named(&cmd));
+        f.command = Some(cmd.command());
         f
     })
 }
 
-/// The command as results name it.
-fn named(cmd: &Command) -> Named {
-    match cmd {
-        Command::View { .. } => Named::View,
-        Command::Create { .. } => Named::Create,
-        Command::StrReplace { .. } => Named::StrReplace,
-        Command::Insert { .. } => Named::Insert,
-        Command::Undo { .. } => Named::UndoEdit,
-    }
-}
-
-fn edit(ws: &Workspace, cmd: &Command, opts: &Options, dry: bool) -> Outcome<EditDone> {
+fn edit(ws: &Workspace, cmd: &EditorCommand, opts: &Options, dry: bool) -> Outcome<EditDone> {
     let plan = cmd.plan().expect("a writing command");
     let done = file_ops::execute(ws, &plan, opts, &Journal::for_call(opts), dry)?;
     let command = match cmd {
-        Command::Create { .. } => EditCommand::Create,
-        Command::StrReplace { .. } => EditCommand::StrReplace,
+        EditorCommand::Create { .. } => EditCommand::Create,
+        EditorCommand::StrReplace { .. } => EditCommand::StrReplace,
         _ => EditCommand::Insert,
     };
     let mut out = one_file(done, command);
     if !dry {
         if let (Some(path), Some(line)) = (out.file.file_path.as_deref(), out.file.line_number) {
             let count = match cmd {
-                Command::Insert { text, .. } => text.lines().count().max(1),
-                Command::StrReplace { new, .. } => new.lines().count().max(1),
+                EditorCommand::Insert { text, .. } => text.lines().count().max(1),
+                EditorCommand::StrReplace { new, .. } => new.lines().count().max(1),
                 _ => 1,
             };
             out.snippet = snippet(ws, path, line, count, opts);

@@ -4,7 +4,8 @@
 use memchr::{memchr, memmem, memrchr};
 
 use super::budget::Budget;
-use super::report::{lines_of, ContextHint, Diagnosis};
+use super::report::{lines_of, Diagnosis};
+use crate::result::diagnosis::ContextHint;
 
 /// Most occurrences that get a `unique_context_hint`.
 pub const MAX_HINTS: usize = 10;

@@ -10,12 +10,13 @@ use super::readings;
 use super::search::{Located, Reading};
 use super::windows::{GaveUp, MIN_SIMILARITY};
 use crate::model::Said;
+use crate::result::diagnosis::ContextHint;
 use crate::result::diagnosis::Difference;
 use crate::text::indent::nesting_agrees;
 
 /// The region of the file most like a search block that was not found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClosestMatch {
+pub struct Closest {
     /// 1-based first and last line of the region.
     pub line_number: usize,
     pub(crate) end_line: usize,
@@ -35,7 +36,7 @@ pub struct ClosestMatch {
     pub(crate) end: usize,
 }
 
-impl ClosestMatch {
+impl Closest {
     /// Whether only `kind`s other than content separate block and region.
     pub(crate) fn only_formatting(&self) -> bool {
         !self.differences.is_empty()
@@ -46,22 +47,10 @@ impl ClosestMatch {
     }
 }
 
-/// A `unique_context_hint` entry: occurrence `match_line` made unique by
-/// `lines_before` lines above and `lines_after` below.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContextHint {
-    pub(crate) match_line: usize,
-    pub(crate) line_number: usize,
-    pub(crate) end_line: usize,
-    pub(crate) lines_before: usize,
-    pub(crate) lines_after: usize,
-    pub(crate) search_block: String,
-}
-
 /// What diagnosis learned about one failed edit.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Diagnosis {
-    pub closest_match: Option<ClosestMatch>,
+    pub closest_match: Option<Closest>,
     /// 1-based line range where the replacement text already stands.
     pub(crate) already_applied: Option<(usize, usize)>,
     pub unique_context_hint: Vec<ContextHint>,
@@ -116,18 +105,7 @@ impl Diagnosis {
                 line_number: a,
                 end_line: b,
             }),
-            unique_context_hint: self
-                .unique_context_hint
-                .iter()
-                .map(|h| out::ContextHint {
-                    match_line: h.match_line,
-                    line_number: h.line_number,
-                    end_line: h.end_line,
-                    lines_before: h.lines_before,
-                    lines_after: h.lines_after,
-                    search_block: h.search_block.clone(),
-                })
-                .collect(),
+            unique_context_hint: self.unique_context_hint.clone(),
             diagnosis_incomplete: crate::result::marks::flag(self.incomplete),
         }
     }
@@ -165,7 +143,7 @@ const TOLERABLE: [Difference; 4] = [
 fn not_found_message(
     pre: &str,
     said: Said,
-    c: Option<&ClosestMatch>,
+    c: Option<&Closest>,
     applied: Option<(usize, usize)>,
 ) -> Option<String> {
     let (s, r) = (said.search, said.replace);
@@ -296,7 +274,7 @@ fn reading_kind(reading: &Reading, said: Said) -> Option<Seen> {
 /// The closest match for a region found, if it is close enough to help: a
 /// region that differs in content must be at least [`MIN_SIMILARITY`]
 /// similar.
-pub(super) fn closest_match(text: &[u8], l: &Located, said: Said) -> Option<ClosestMatch> {
+pub(super) fn closest_match(text: &[u8], l: &Located, said: Said) -> Option<Closest> {
     let ftext = String::from_utf8_lossy(&text[l.start..l.end]).into_owned();
     let mut differences: Vec<Seen> = Vec::new();
     let (mut block, mut found) = (String::new(), String::new());
@@ -325,7 +303,7 @@ pub(super) fn closest_match(text: &[u8], l: &Located, said: Said) -> Option<Clos
         && differences.iter().all(|x| TOLERABLE.contains(&x.kind))
         && nesting_agrees(&block, &ftext, starts_line);
     let first = l.line + 1;
-    Some(ClosestMatch {
+    Some(Closest {
         line_number: first,
         end_line: end_line(text, l.start, l.end, first),
         similarity_milli: (sim.clamp(0.0, 1.0) * 1000.0).round() as u32,
@@ -378,10 +356,10 @@ pub(super) fn match_at(
     search: &str,
     (start, end): (usize, usize),
     said: Said,
-) -> ClosestMatch {
+) -> Closest {
     let first = lines_of(text, &[start])[0];
     let ftext = String::from_utf8_lossy(&text[start..end]).into_owned();
-    ClosestMatch {
+    Closest {
         line_number: first,
         end_line: end_line(text, start, end, first),
         similarity_milli: (char_ratio(search, &ftext).clamp(0.0, 1.0) * 1000.0).round() as u32,

@@ -30,7 +30,7 @@
 use super::anchors::Scanner;
 use super::budget::Budget;
 use super::readings;
-use super::report::{closest_match, match_at, ClosestMatch};
+use super::report::{closest_match, match_at, Closest};
 use super::stale::{outnumbers, verbatim_lines, verbatim_place};
 use super::windows::MIN_SIMILARITY;
 use crate::model::Said;
@@ -180,7 +180,7 @@ pub(crate) fn rival(
     exclude: (usize, usize),
     indentation: bool,
     budget: &Budget,
-) -> Option<ClosestMatch> {
+) -> Option<Closest> {
     if let Some(range) = continued_elsewhere(text, search, exclude) {
         return Some(match_at(text, search, range, Said::CANONICAL));
     }

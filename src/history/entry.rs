@@ -14,7 +14,7 @@
 //! [`MAX_HEADER_BYTES`], every length and offset in it is checked against
 //! the file's real size before anything is allocated, and every allocation
 //! is fallible. Whatever fails a check makes the entry *damaged*, with a
-//! stable [`Damage::kind`]: it is listed as such and never acted on.
+//! stable [`EntryDamage::kind`]: it is listed as such and never acted on.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -23,7 +23,7 @@ use std::io::{self, Read};
 use serde::{Deserialize, Serialize};
 
 use super::store::{kept_name, Store};
-use crate::result::history::Damage as DamageKind;
+use crate::result::history::Damage;
 use crate::text::source::sha256_hex;
 
 /// The format version this engine writes and reads.
@@ -106,7 +106,7 @@ pub(crate) struct KeptRec {
 
 /// Why an entry cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Damage {
+pub(crate) struct EntryDamage {
     /// Stable: `not_a_file` (a link, FIFO, directory… named like an
     /// entry), `foreign_owner` (another user's file), `unreadable` (an I/O
     /// error), `bad_header` (no whole header line, not the format, or its
@@ -115,21 +115,21 @@ pub(crate) struct Damage {
     /// name or hash in the header that cannot be), `kept_inode` (a kept
     /// inode missing or not the one recorded), `bad_content` (saved content
     /// without its recorded sha256).
-    pub(crate) kind: DamageKind,
+    pub(crate) kind: Damage,
     pub(crate) why: String,
 }
 
-impl Damage {
-    fn new(kind: DamageKind, why: impl Into<String>) -> Self {
-        Damage {
+impl EntryDamage {
+    fn new(kind: Damage, why: impl Into<String>) -> Self {
+        EntryDamage {
             kind,
             why: why.into(),
         }
     }
 }
 
-fn unreadable(e: &io::Error) -> Damage {
-    Damage::new(DamageKind::Unreadable, format!("it cannot be read: {e}"))
+fn unreadable(e: &io::Error) -> EntryDamage {
+    EntryDamage::new(Damage::Unreadable, format!("it cannot be read: {e}"))
 }
 
 /// The header line with its check: the JSON of `h`, then the sha256 of
@@ -194,15 +194,15 @@ impl Entry {
 }
 
 /// The header line of `f` (`size` bytes long), without its newline.
-fn header_line(f: &mut File, size: u64) -> Result<Vec<u8>, Damage> {
+fn header_line(f: &mut File, size: u64) -> Result<Vec<u8>, EntryDamage> {
     let cap = size.min(MAX_HEADER_BYTES) as usize;
     let mut line: Vec<u8> = Vec::new();
     let mut chunk = [0u8; 16 << 10];
     loop {
         let n = match f.read(&mut chunk) {
             Ok(0) => {
-                return Err(Damage::new(
-                    DamageKind::BadHeader,
+                return Err(EntryDamage::new(
+                    Damage::BadHeader,
                     "its header line is not whole (cut short?)",
                 ))
             }
@@ -215,13 +215,13 @@ fn header_line(f: &mut File, size: u64) -> Result<Vec<u8>, Damage> {
             None => (n, false),
         };
         if line.len() + take > cap {
-            return Err(Damage::new(
-                DamageKind::BadHeader,
+            return Err(EntryDamage::new(
+                Damage::BadHeader,
                 "its header line is longer than the file or than any the journal writes",
             ));
         }
         line.try_reserve(take)
-            .map_err(|_| Damage::new(DamageKind::Unreadable, "no memory for its header"))?;
+            .map_err(|_| EntryDamage::new(Damage::Unreadable, "no memory for its header"))?;
         line.extend_from_slice(&chunk[..take]);
         if done {
             return Ok(line);
@@ -231,11 +231,11 @@ fn header_line(f: &mut File, size: u64) -> Result<Vec<u8>, Damage> {
 
 /// Checks what a header says against the file it is in (`size` bytes,
 /// header line `header_len` bytes with its newline) and against itself.
-fn validate(h: &Header, id: u64, size: u64, header_len: u64) -> Result<(), Damage> {
-    let bad = |why: String| Err(Damage::new(DamageKind::BadFields, why));
+fn validate(h: &Header, id: u64, size: u64, header_len: u64) -> Result<(), EntryDamage> {
+    let bad = |why: String| Err(EntryDamage::new(Damage::BadFields, why));
     if h.v != VERSION {
-        return Err(Damage::new(
-            DamageKind::BadHeader,
+        return Err(EntryDamage::new(
+            Damage::BadHeader,
             format!("format version {} is not this engine's ({VERSION})", h.v),
         ));
     }
@@ -243,8 +243,8 @@ fn validate(h: &Header, id: u64, size: u64, header_len: u64) -> Result<(), Damag
         return bad(format!("its header says id {}, its name {id}", h.id));
     }
     if header_len.checked_add(h.body_bytes) != Some(size) {
-        return Err(Damage::new(
-            DamageKind::WrongLength,
+        return Err(EntryDamage::new(
+            Damage::WrongLength,
             format!(
                 "it is {size} bytes long, its header says {}",
                 header_len.saturating_add(h.body_bytes)
@@ -302,36 +302,36 @@ fn validate(h: &Header, id: u64, size: u64, header_len: u64) -> Result<(), Damag
 /// Reads entry `id` (file `name`) of `store`: whole and consistent, or
 /// why not. Kept inodes are checked by their directory entry only (no
 /// open): present, a regular file, the recorded device, inode and size.
-pub(crate) fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, Damage> {
+pub(crate) fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, EntryDamage> {
     let dir = store.private();
     let (mut f, m) = match dir.open_read(name) {
         Ok(Some(x)) => x,
         Ok(None) => {
-            return Err(Damage::new(
-                DamageKind::Unreadable,
+            return Err(EntryDamage::new(
+                Damage::Unreadable,
                 "it was removed meanwhile",
             ))
         }
         Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
             let kind = if e.to_string().contains("belongs to uid") {
-                DamageKind::ForeignOwner
+                Damage::ForeignOwner
             } else {
-                DamageKind::NotAFile
+                Damage::NotAFile
             };
-            return Err(Damage::new(kind, e.to_string()));
+            return Err(EntryDamage::new(kind, e.to_string()));
         }
         Err(e) => return Err(unreadable(&e)),
     };
     let line = header_line(&mut f, m.size)?;
     let json = checked(&line).ok_or_else(|| {
-        Damage::new(
-            DamageKind::BadHeader,
+        EntryDamage::new(
+            Damage::BadHeader,
             "its header does not match its check (cut short, damaged or edited)",
         )
     })?;
     let header: Header = serde_json::from_slice(&json).map_err(|e| {
-        Damage::new(
-            DamageKind::BadHeader,
+        EntryDamage::new(
+            Damage::BadHeader,
             format!("its header is not the journal's: {e}"),
         )
     })?;
@@ -349,8 +349,8 @@ pub(crate) fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, Damage
                         && (k.dev, k.ino, k.size) == (kr.dev, kr.ino, kr.size)
                 });
             if !ok {
-                return Err(Damage::new(
-                    DamageKind::KeptInode,
+                return Err(EntryDamage::new(
+                    Damage::KeptInode,
                     format!(
                         "the kept previous content of `{}` is missing or was replaced",
                         f.path
@@ -377,11 +377,11 @@ pub(crate) fn content(
     e: &Entry,
     k: usize,
     limit: u64,
-) -> Result<Option<Vec<u8>>, Damage> {
+) -> Result<Option<Vec<u8>>, EntryDamage> {
     let f = &e.header.files[k];
     if f.size_before.is_some_and(|n| n > limit) {
-        return Err(Damage::new(
-            DamageKind::BadFields,
+        return Err(EntryDamage::new(
+            Damage::BadFields,
             format!(
                 "the saved content of `{}` is larger than any file this call may write (maxFileBytes {limit})",
                 f.path
@@ -394,14 +394,14 @@ pub(crate) fn content(
             .open_read(&e.name)
             .map_err(|x| unreadable(&x))?
         else {
-            return Err(Damage::new(
-                DamageKind::Unreadable,
+            return Err(EntryDamage::new(
+                Damage::Unreadable,
                 "it was removed meanwhile",
             ));
         };
         if m.size != e.size {
-            return Err(Damage::new(
-                DamageKind::WrongLength,
+            return Err(EntryDamage::new(
+                Damage::WrongLength,
                 "it changed length since it was read",
             ));
         }
@@ -413,14 +413,14 @@ pub(crate) fn content(
             .open_linked(name)
             .map_err(|x| unreadable(&x))?
         else {
-            return Err(Damage::new(
-                DamageKind::KeptInode,
+            return Err(EntryDamage::new(
+                Damage::KeptInode,
                 "its kept inode was removed",
             ));
         };
         if (m.dev, m.ino, m.size) != (kr.dev, kr.ino, kr.size) {
-            return Err(Damage::new(
-                DamageKind::KeptInode,
+            return Err(EntryDamage::new(
+                Damage::KeptInode,
                 format!(
                     "the kept previous content of `{}` was replaced or changed length",
                     f.path
@@ -444,24 +444,24 @@ pub(crate) fn content(
                 f.path
             )
         };
-        return Err(Damage::new(DamageKind::BadContent, why));
+        return Err(EntryDamage::new(Damage::BadContent, why));
     }
     Ok(Some(bytes))
 }
 
 /// `len` bytes of `file` (`size` bytes long) from `off`.
-fn read_at(file: &File, off: u64, len: u64, size: u64) -> Result<Vec<u8>, Damage> {
+fn read_at(file: &File, off: u64, len: u64, size: u64) -> Result<Vec<u8>, EntryDamage> {
     if off.checked_add(len).is_none_or(|end| end > size) {
-        return Err(Damage::new(
-            DamageKind::BadFields,
+        return Err(EntryDamage::new(
+            Damage::BadFields,
             "saved content lies outside its file",
         ));
     }
     let n = usize::try_from(len)
-        .map_err(|_| Damage::new(DamageKind::BadFields, "saved content too large"))?;
+        .map_err(|_| EntryDamage::new(Damage::BadFields, "saved content too large"))?;
     let mut buf = Vec::new();
     buf.try_reserve_exact(n)
-        .map_err(|_| Damage::new(DamageKind::Unreadable, "no memory for its saved content"))?;
+        .map_err(|_| EntryDamage::new(Damage::Unreadable, "no memory for its saved content"))?;
     buf.resize(n, 0);
     read_exact_at(file, &mut buf, off).map_err(|e| unreadable(&e))?;
     Ok(buf)

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::PathBuf;
 
-use super::entry::{self, Damage, Entry, FileRec};
+use super::entry::{self, Entry, EntryDamage, FileRec};
 use super::store::{self, Name, State, Store};
 use crate::error::{ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
@@ -18,23 +18,24 @@ use crate::result::marks::True;
 use crate::result::{Failed, Outcome};
 use crate::txn::{Added, Txn};
 
-/// One entry as listed: whole, or damaged (never acted on).
-pub(crate) enum Listed {
+/// One entry as read from the journal: whole, or damaged (never acted
+/// on).
+pub(crate) enum Stored {
     Whole(Box<Entry>),
-    Damaged { id: u64, damage: Damage },
+    Damaged { id: u64, damage: EntryDamage },
 }
 
-impl Listed {
+impl Stored {
     pub(crate) fn id(&self) -> u64 {
         match self {
-            Listed::Whole(e) => e.id,
-            Listed::Damaged { id, .. } => *id,
+            Stored::Whole(e) => e.id,
+            Stored::Damaged { id, .. } => *id,
         }
     }
 }
 
 /// Every entry of `store`, oldest first.
-pub(crate) fn entries(store: &Store) -> io::Result<Vec<Listed>> {
+pub(crate) fn entries(store: &Store) -> io::Result<Vec<Stored>> {
     let mut by_id: BTreeMap<u64, Vec<OsString>> = BTreeMap::new();
     for (name, n) in store.names()? {
         if let Name::Entry { id, .. } = n {
@@ -45,12 +46,12 @@ pub(crate) fn entries(store: &Store) -> io::Result<Vec<Listed>> {
         .into_iter()
         .map(|(id, names)| match names.as_slice() {
             [one] => match entry::read(store, id, one) {
-                Ok(e) => Listed::Whole(Box::new(e)),
-                Err(damage) => Listed::Damaged { id, damage },
+                Ok(e) => Stored::Whole(Box::new(e)),
+                Err(damage) => Stored::Damaged { id, damage },
             },
-            _ => Listed::Damaged {
+            _ => Stored::Damaged {
                 id,
-                damage: Damage {
+                damage: EntryDamage {
                     kind: shown::Damage::BadFields,
                     why: format!("{} entry files have this id", names.len()),
                 },
@@ -60,10 +61,10 @@ pub(crate) fn entries(store: &Store) -> io::Result<Vec<Listed>> {
 }
 
 /// id -> the id of the entry that undid it (the newest such).
-pub(crate) fn undone_by(all: &[Listed]) -> HashMap<u64, u64> {
+pub(crate) fn undone_by(all: &[Stored]) -> HashMap<u64, u64> {
     let mut m = HashMap::new();
     for l in all {
-        if let Listed::Whole(e) = l {
+        if let Stored::Whole(e) = l {
             if let Some(t) = e.undoes() {
                 m.insert(t, e.id);
             }
@@ -97,7 +98,7 @@ pub(crate) fn open_existing(ws: &Workspace, opts: &Options) -> Result<Option<Sto
 }
 
 /// The reason a damaged entry is not undoable.
-pub(crate) fn damaged_why(id: u64, d: &Damage) -> String {
+pub(crate) fn damaged_why(id: u64, d: &EntryDamage) -> String {
     format!(
         "transaction {id} is damaged in the journal ({}: {}); it is never acted on",
         d.kind.as_str(),
@@ -117,10 +118,10 @@ fn file_kind(f: &FileRec) -> FileKind {
 }
 
 /// One entry of `history`.
-fn listed_result(l: &Listed, undone: &HashMap<u64, u64>) -> shown::Listed {
+fn listed_result(l: &Stored, undone: &HashMap<u64, u64>) -> shown::Listed {
     let e = match l {
-        Listed::Whole(e) => e,
-        Listed::Damaged { id, damage } => {
+        Stored::Whole(e) => e,
+        Stored::Damaged { id, damage } => {
             return shown::Listed::Damaged(DamagedEntry {
                 id: id.to_string(),
                 files: [],
@@ -234,13 +235,13 @@ pub(crate) fn history(
             .map(|r| r.rel_path)
             .unwrap_or_else(|_| p.trim_start_matches("./").to_string())
     });
-    let touches = |l: &Listed| match (&want, l) {
+    let touches = |l: &Stored| match (&want, l) {
         (None, _) => true,
-        (Some(w), Listed::Whole(e)) => e
+        (Some(w), Stored::Whole(e)) => e
             .files()
             .iter()
             .any(|f| f.path == *w || f.moved_from.as_deref() == Some(w)),
-        (Some(_), Listed::Damaged { .. }) => false,
+        (Some(_), Stored::Damaged { .. }) => false,
     };
     let now = want.as_deref().and_then(|w| current_sha256(ws, opts, w));
     let transactions = all
@@ -250,7 +251,7 @@ pub(crate) fn history(
         .take(limit)
         .map(|l| {
             let mut t = listed_result(l, &undone);
-            if let (Some(w), Some(now), Listed::Whole(e)) = (&want, &now, l) {
+            if let (Some(w), Some(now), Stored::Whole(e)) = (&want, &now, l) {
                 blocked(&mut t, e, w, now.as_deref());
             }
             t

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 
 use super::entry::{self, Entry, FileRec};
-use super::list::{damaged_why, entries, open_existing, undone_by, Listed};
+use super::list::{damaged_why, entries, open_existing, undone_by, Stored};
 use super::record::{Journal, UndoOf};
 use super::store::{unhex, Store};
 use crate::error::{shown, ErrorCode, Failure};
@@ -44,7 +44,7 @@ enum Step {
     Recreate(Vec<u8>, Option<Like>),
 }
 
-fn damaged(id: u64, d: &entry::Damage) -> Failure {
+fn damaged(id: u64, d: &entry::EntryDamage) -> Failure {
     Failure::new(
         ErrorCode::JOURNAL_DAMAGED,
         format!("{}; nothing was written", damaged_why(id, d)),
@@ -54,7 +54,7 @@ fn damaged(id: u64, d: &entry::Damage) -> Failure {
 /// The entry `undo` acts on: `id`, or the newest undoable one that is not
 /// an undo itself (so repeated undos walk back; undoing an undo by its id
 /// is a redo). Damaged entries are never chosen.
-fn target<'a>(all: &'a [Listed], id: Option<&str>) -> Result<&'a Entry, Failure> {
+fn target<'a>(all: &'a [Stored], id: Option<&str>) -> Result<&'a Entry, Failure> {
     let undone = undone_by(all);
     let check = |e: &'a Entry| -> Result<&'a Entry, Failure> {
         if let Some(by) = undone.get(&e.id) {
@@ -84,8 +84,8 @@ fn target<'a>(all: &'a [Listed], id: Option<&str>) -> Result<&'a Entry, Failure>
                 ))
             })?;
             match all.iter().find(|l| l.id() == n) {
-                Some(Listed::Whole(e)) => check(e),
-                Some(Listed::Damaged { id, damage }) => Err(damaged(*id, damage)),
+                Some(Stored::Whole(e)) => check(e),
+                Some(Stored::Damaged { id, damage }) => Err(damaged(*id, damage)),
                 None => Err(Failure::invalid(format!(
                     "no transaction {n} in this workspace's journal (it may have been evicted or cleared); see history"
                 ))),
@@ -98,15 +98,15 @@ fn target<'a>(all: &'a [Listed], id: Option<&str>) -> Result<&'a Entry, Failure>
 /// The newest transaction older than `before` that undo without id takes:
 /// undoable, not undone, not an undo itself (an undo of an undo is).
 fn newest_to_undo<'a>(
-    all: &'a [Listed],
+    all: &'a [Stored],
     undone: &HashMap<u64, u64>,
     before: u64,
 ) -> Option<&'a Entry> {
     all.iter()
         .rev()
         .filter_map(|l| match l {
-            Listed::Whole(e) => Some(e.as_ref()),
-            Listed::Damaged { .. } => None,
+            Stored::Whole(e) => Some(e.as_ref()),
+            Stored::Damaged { .. } => None,
         })
         .find(|e| {
             e.id < before && e.undoable() && !undone.contains_key(&e.id) && e.depth() % 2 == 0
@@ -115,13 +115,13 @@ fn newest_to_undo<'a>(
 
 /// Why undo without id has nothing to take: every transaction is undone
 /// (then the undo to undo for a redo is named) or none can be.
-fn nothing_left(all: &[Listed], undone: &HashMap<u64, u64>) -> Failure {
+fn nothing_left(all: &[Stored], undone: &HashMap<u64, u64>) -> Failure {
     let redo = all
         .iter()
         .rev()
         .filter_map(|l| match l {
-            Listed::Whole(e) => Some(e.as_ref()),
-            Listed::Damaged { .. } => None,
+            Stored::Whole(e) => Some(e.as_ref()),
+            Stored::Damaged { .. } => None,
         })
         .find(|e| e.undoable() && !undone.contains_key(&e.id) && e.depth() % 2 == 1);
     match redo {
@@ -241,7 +241,7 @@ fn steps(store: &Store, e: &Entry, limit: u64) -> Result<Vec<FileStep>, Failure>
 fn load(
     store: &mut Store,
     limit: u64,
-    pick: impl FnOnce(&[Listed]) -> Result<Option<Entry>, Failure>,
+    pick: impl FnOnce(&[Stored]) -> Result<Option<Entry>, Failure>,
 ) -> Result<Option<(Entry, Vec<FileStep>)>, Failure> {
     store.lock().map_err(|e| {
         Failure::new(
@@ -338,8 +338,8 @@ pub(crate) fn undo_file(
         let cands: Vec<&Entry> = all
             .iter()
             .filter_map(|l| match l {
-                Listed::Whole(e) => Some(e.as_ref()),
-                Listed::Damaged { .. } => None,
+                Stored::Whole(e) => Some(e.as_ref()),
+                Stored::Damaged { .. } => None,
             })
             .filter(|e| {
                 e.header.entry == entry.name()

@@ -79,6 +79,7 @@ use crate::io::dir::{check_fault, same_bytes, Dir, Kind, Meta, Step};
 use crate::io::meta;
 use crate::io::recovery::Record;
 use crate::io::temps;
+use crate::result::written::{Strategy, WriteStrategy};
 
 /// One file to write.
 pub(crate) struct WriteJob<'a> {
@@ -274,28 +275,6 @@ fn verify(job: &WriteJob<'_>) -> Result<Option<File>, Failure> {
     match job.dir.stat(job.name).map_err(|e| inspect(&e))? {
         Some(m) if m.dev == now.dev && m.ino == now.ino => Ok(Some(file)),
         _ => Err(changed(job.display, "was replaced by another process")),
-    }
-}
-
-/// How a file was committed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Strategy {
-    /// A new inode renamed over the name (or into place, for a new file),
-    /// carrying the original's metadata.
-    Rename,
-    /// The original inode rewritten in place, behind a verified copy;
-    /// `why` a rename would have lost something.
-    InPlace { why: &'static str },
-}
-
-impl Strategy {
-    /// How results report it: `write_strategy` and, in place, its reason.
-    pub(crate) fn report(self) -> crate::result::written::Strategy {
-        use crate::result::written::{Strategy as Report, WriteStrategy};
-        match self {
-            Strategy::Rename => Report::of(WriteStrategy::Rename, None),
-            Strategy::InPlace { why } => Report::of(WriteStrategy::InPlace, Some(why)),
-        }
     }
 }
 
@@ -857,7 +836,7 @@ fn lock_all(all: &[&WriteJob<'_>]) -> Result<Vec<Option<Guard>>, CommitError> {
 fn split_prepared(
     prepared: Vec<Prepared<'_>>,
 ) -> (Vec<Strategy>, Vec<Option<Temp<'_>>>, Vec<usize>) {
-    let mut strategies = vec![Strategy::Rename; prepared.len()];
+    let mut strategies = vec![Strategy::of(WriteStrategy::Rename, None); prepared.len()];
     let mut temps: Vec<Option<Temp<'_>>> = Vec::with_capacity(prepared.len());
     let mut in_place: Vec<usize> = Vec::new();
     for (i, p) in prepared.into_iter().enumerate() {
@@ -866,7 +845,7 @@ fn split_prepared(
             Prepared::InPlace(why) => {
                 temps.push(None);
                 in_place.push(i);
-                strategies[i] = Strategy::InPlace { why };
+                strategies[i] = Strategy::of(WriteStrategy::InPlace, Some(why));
             }
         }
     }

@@ -72,7 +72,7 @@ pub mod fault {
     use std::collections::HashMap;
 
     /// What happens at an armed step.
-    pub(crate) enum Action {
+    pub(crate) enum Fault {
         Fail,
         Panic,
         Hook(Box<dyn FnOnce()>),
@@ -80,33 +80,33 @@ pub mod fault {
     }
 
     thread_local! {
-        static ARMED: RefCell<HashMap<Step, (u64, Action)>> = RefCell::new(HashMap::new());
+        static ARMED: RefCell<HashMap<Step, (u64, Fault)>> = RefCell::new(HashMap::new());
     }
 
     /// Fail the `nth` next call of `step` on this thread.
     pub fn arm(step: Step, nth: u64) {
-        arm_action(step, nth, Action::Fail);
+        arm_action(step, nth, Fault::Fail);
     }
 
     /// Panic at the `nth` next call of `step` on this thread.
     pub fn arm_panic(step: Step, nth: u64) {
-        arm_action(step, nth, Action::Panic);
+        arm_action(step, nth, Fault::Panic);
     }
 
     /// Run `f` just before the `nth` next call of `step` on this thread
     /// (the step itself then proceeds).
     pub fn arm_hook(step: Step, nth: u64, f: impl FnOnce() + 'static) {
-        arm_action(step, nth, Action::Hook(Box::new(f)));
+        arm_action(step, nth, Fault::Hook(Box::new(f)));
     }
 
     /// Run `f` at the `nth` next call of `step`, then fail that call (to
     /// change the world at the moment of a failure, e.g. use up every
     /// descriptor before a rollback).
     pub fn arm_hook_fail(step: Step, nth: u64, f: impl FnOnce() + 'static) {
-        arm_action(step, nth, Action::HookFail(Box::new(f)));
+        arm_action(step, nth, Fault::HookFail(Box::new(f)));
     }
 
-    fn arm_action(step: Step, nth: u64, action: Action) {
+    fn arm_action(step: Step, nth: u64, action: Fault) {
         ARMED.with(|a| a.borrow_mut().insert(step, (nth, action)));
     }
 
@@ -136,13 +136,13 @@ pub mod fault {
         });
         match fired {
             None => Ok(()),
-            Some(Action::Fail) => Err(std::io::Error::other(format!("injected fault at {step:?}"))),
-            Some(Action::Panic) => panic!("injected panic at {step:?}"),
-            Some(Action::Hook(f)) => {
+            Some(Fault::Fail) => Err(std::io::Error::other(format!("injected fault at {step:?}"))),
+            Some(Fault::Panic) => panic!("injected panic at {step:?}"),
+            Some(Fault::Hook(f)) => {
                 f();
                 Ok(())
             }
-            Some(Action::HookFail(f)) => {
+            Some(Fault::HookFail(f)) => {
                 f();
                 Err(std::io::Error::other(format!("injected fault at {step:?}")))
             }

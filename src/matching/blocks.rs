@@ -18,9 +18,9 @@
 use std::borrow::Cow;
 
 use crate::error::ErrorCode;
-use crate::matching::exact::{self, EditFailure, RunFinder, Runs, TextKind};
+use crate::matching::exact::{self, EditMiss, RunFinder, Runs, TextKind};
 use crate::matching::many;
-use crate::matching::plan::{EditReport, Plan, Span};
+use crate::matching::plan::{Landing, Plan, Span};
 use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Cancel, Edit};
 
@@ -62,7 +62,7 @@ pub(crate) struct Applied {
     pub(crate) text: NewText,
     /// Per block: line and offset of its occurrence in the text the earlier
     /// blocks left.
-    pub(crate) reports: Vec<EditReport>,
+    pub(crate) reports: Vec<Landing>,
     /// Planned in one pass: every replacement is in the new text as given
     /// (no later block touched it), so none needs looking for afterwards.
     pub(crate) one_pass: bool,
@@ -77,7 +77,7 @@ pub(crate) fn apply(
     callers: &[Caller<'_>],
     kind: TextKind,
     cancel: &Cancel,
-) -> Result<Applied, Vec<EditFailure>> {
+) -> Result<Applied, Vec<EditMiss>> {
     in_turn_with(text, edits, callers, kind, cancel, Runs::WhenWorthIt)
 }
 
@@ -112,7 +112,7 @@ pub(crate) fn in_turn(
     edits: &[Edit],
     kind: TextKind,
     cancel: &Cancel,
-) -> Result<Applied, Vec<EditFailure>> {
+) -> Result<Applied, Vec<EditMiss>> {
     in_turn_with(text, edits, &as_sent(edits), kind, cancel, Runs::Never)
 }
 
@@ -126,7 +126,7 @@ pub(crate) fn in_turn_with(
     kind: TextKind,
     cancel: &Cancel,
     runs: Runs,
-) -> Result<Applied, Vec<EditFailure>> {
+) -> Result<Applied, Vec<EditMiss>> {
     // The text as the blocks so far left it (the caller's until one lands).
     let mut cur: Cow<'_, [u8]> = Cow::Borrowed(text);
     let mut reports = Vec::with_capacity(edits.len());
@@ -365,8 +365,8 @@ fn plan_changes<'a>(plan: &Plan, edits: &'a [Edit], callers: &[Caller<'a>]) -> V
 
 /// The failure of block `index`, whose plan failed the check before
 /// writing.
-fn refused(index: usize, why: &str) -> EditFailure {
-    EditFailure {
+fn refused(index: usize, why: &str) -> EditMiss {
+    EditMiss {
         index,
         code: ErrorCode::PLAN_CHECK_FAILED,
         match_count: 1,
@@ -380,8 +380,8 @@ fn refused(index: usize, why: &str) -> EditFailure {
 }
 
 /// Blocks from `index` on (`n` of them) whose text could not be allocated.
-fn too_large(index: usize, len: usize, n: usize) -> EditFailure {
-    EditFailure {
+fn too_large(index: usize, len: usize, n: usize) -> EditMiss {
+    EditMiss {
         index,
         code: ErrorCode::FILE_TOO_LARGE,
         match_count: 0,

@@ -31,8 +31,8 @@ use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::{ErrorCode, Failure};
 use crate::matching::guard;
 use crate::matching::many;
-use crate::matching::plan::{span_limit, EditReport, Plan, Span};
-use crate::matching::tolerant::{self, Outcome, TolerantMatch};
+use crate::matching::plan::{span_limit, Landing, Plan, Span};
+use crate::matching::tolerant::{self, Reading, TolerantMatch};
 use crate::model::{Cancel, Count, Edit, MatchMode, Tolerance};
 use crate::text::lines::line_numbers;
 use crate::text::source::utf16_len;
@@ -47,7 +47,7 @@ pub(crate) const MAX_REPORTED_FAILURES: usize = 100;
 
 /// Notes on the first of `failures` that the `unchecked` edits after the
 /// last one were not checked.
-pub(crate) fn note_unchecked(failures: &mut [EditFailure], unchecked: usize, what: &str) {
+pub(crate) fn note_unchecked(failures: &mut [EditMiss], unchecked: usize, what: &str) {
     if unchecked == 0 {
         return;
     }
@@ -70,7 +70,7 @@ pub(crate) enum TextKind {
 
 /// Why one edit failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct EditFailure {
+pub(crate) struct EditMiss {
     pub(crate) index: usize,
     pub(crate) code: ErrorCode,
     pub(crate) match_count: usize,
@@ -121,7 +121,7 @@ impl Default for MatchOptions {
 pub(crate) struct Matched<'a> {
     base: Cow<'a, [u8]>,
     spans: Vec<Span>,
-    pub(crate) edits: Vec<EditReport>,
+    pub(crate) edits: Vec<Landing>,
     /// Change in UTF-16 length (JS string length) of the text.
     pub(crate) utf16_delta: isize,
     /// Per edit: the replacement adapted by a tolerant match.
@@ -244,13 +244,13 @@ fn at_lines(lines: &[usize], total: usize) -> String {
 /// tolerances would find, and that they do not apply to such an edit.
 fn tolerances_not_applied(text: &[u8], edit: &Edit, mode: MatchMode) -> String {
     let found = match tolerant::find(text, &edit.search, &edit.replace, mode, edit.said) {
-        Outcome::None => "no match with them either".to_string(),
-        Outcome::Unique(tolerant::TolerantMatch { start, .. })
-        | Outcome::Uncertain(tolerant::Uncertain { start, .. }) => format!(
+        Reading::None => "no match with them either".to_string(),
+        Reading::Unique(tolerant::TolerantMatch { start, .. })
+        | Reading::Uncertain(tolerant::Uncertain { start, .. }) => format!(
             "with them it would occur once (line {})",
             line_numbers(text, &[start])[0]
         ),
-        Outcome::Many(offsets, n) => format!(
+        Reading::Many(offsets, n) => format!(
             "with them it would occur {n} times{}",
             at_lines(&line_numbers(text, &offsets), n)
         ),
@@ -277,7 +277,7 @@ pub(crate) fn match_exact<'a>(
     text: &'a [u8],
     edits: &[Edit],
     kind: TextKind,
-) -> Result<Matched<'a>, Vec<EditFailure>> {
+) -> Result<Matched<'a>, Vec<EditMiss>> {
     match_edits(text, edits, kind, &MatchOptions::default())
 }
 
@@ -295,7 +295,7 @@ pub(crate) fn match_edits<'a>(
     edits: &[Edit],
     kind: TextKind,
     opts: &MatchOptions,
-) -> Result<Matched<'a>, Vec<EditFailure>> {
+) -> Result<Matched<'a>, Vec<EditMiss>> {
     // The first run tried is all the edits: planned in one pass when
     // independent (the spans of that plan over `text`).
     in_turn_with(text, edits, kind, opts, Runs::WhenWorthIt)
@@ -309,7 +309,7 @@ pub(crate) fn match_in_turn<'a>(
     edits: &[Edit],
     kind: TextKind,
     opts: &MatchOptions,
-) -> Result<Matched<'a>, Vec<EditFailure>> {
+) -> Result<Matched<'a>, Vec<EditMiss>> {
     in_turn_with(text, edits, kind, opts, Runs::Never)
 }
 
@@ -409,8 +409,8 @@ impl RunFinder {
 
 /// A cancellation (or spent time budget) noticed before edit or block
 /// `index`: the call's answer, not what was found so far.
-pub(crate) fn cancelled(index: usize, f: Failure) -> EditFailure {
-    EditFailure {
+pub(crate) fn cancelled(index: usize, f: Failure) -> EditMiss {
+    EditMiss {
         index,
         code: f.code,
         match_count: 0,
@@ -428,7 +428,7 @@ pub(crate) fn in_turn_with<'a>(
     kind: TextKind,
     opts: &MatchOptions,
     runs: Runs,
-) -> Result<Matched<'a>, Vec<EditFailure>> {
+) -> Result<Matched<'a>, Vec<EditMiss>> {
     in_turn_sharing(text, edits, kind, opts, runs, &Budget::new(opts.budget))
 }
 
@@ -440,7 +440,7 @@ pub(crate) fn match_edits_sharing<'a>(
     kind: TextKind,
     opts: &MatchOptions,
     budget: &Budget,
-) -> Result<Matched<'a>, Vec<EditFailure>> {
+) -> Result<Matched<'a>, Vec<EditMiss>> {
     in_turn_sharing(text, edits, kind, opts, Runs::WhenWorthIt, budget)
 }
 
@@ -456,7 +456,7 @@ fn in_turn_sharing<'a>(
     opts: &MatchOptions,
     runs: Runs,
     budget: &Budget,
-) -> Result<Matched<'a>, Vec<EditFailure>> {
+) -> Result<Matched<'a>, Vec<EditMiss>> {
     let call = Call {
         edits,
         kind,
@@ -501,11 +501,11 @@ struct Call<'c> {
 struct InTurn<'a> {
     base: Cow<'a, [u8]>,
     spans: Vec<Span>,
-    reports: Vec<EditReport>,
+    reports: Vec<Landing>,
     utf16_delta: isize,
     adapted: Vec<Option<String>>,
     tolerated: Vec<Option<Tolerated>>,
-    failures: Vec<EditFailure>,
+    failures: Vec<EditMiss>,
 }
 
 /// One edit's exact search in the text as it stands.
@@ -545,7 +545,7 @@ impl<'a> InTurn<'a> {
         m: usize,
         run: &Plan,
         pre: &str,
-    ) -> Result<(), Vec<EditFailure>> {
+    ) -> Result<(), Vec<EditMiss>> {
         self.reports.extend_from_slice(&run.reports);
         self.utf16_delta += run.utf16_delta;
         self.tolerated.extend(std::iter::repeat_n(None, m));
@@ -587,7 +587,7 @@ impl<'a> InTurn<'a> {
         i: usize,
         edit: &Edit,
         pre: &str,
-    ) -> Result<(), Vec<EditFailure>> {
+    ) -> Result<(), Vec<EditMiss>> {
         let (kind, opts) = (call.kind, call.opts);
         if kind == TextKind::Bytes && (!edit.search.is_ascii() || !edit.replace.is_ascii()) {
             self.failures.push(not_ascii(i, pre));
@@ -641,7 +641,7 @@ impl<'a> InTurn<'a> {
         search: &Search<'_>,
         hits: usize,
         tolerant_match: Option<TolerantMatch>,
-    ) -> Result<(), Vec<EditFailure>> {
+    ) -> Result<(), Vec<EditMiss>> {
         let (edit, i, found, positions) =
             (search.edit, search.index, search.found, &search.positions);
         let needle = edit.search.as_bytes();
@@ -663,7 +663,7 @@ impl<'a> InTurn<'a> {
             None => positions[0],
         };
         let line_number = line_numbers(&self.base, &[first])[0];
-        self.reports.push(EditReport {
+        self.reports.push(Landing {
             line_number,
             replacements: hits,
             offset: first,
@@ -711,7 +711,7 @@ impl<'a> InTurn<'a> {
     }
 
     /// The plan, or every failure.
-    fn finish(self, opts: &MatchOptions) -> Result<Matched<'a>, Vec<EditFailure>> {
+    fn finish(self, opts: &MatchOptions) -> Result<Matched<'a>, Vec<EditMiss>> {
         if !self.failures.is_empty() {
             return Err(self.failures);
         }
@@ -729,8 +729,8 @@ impl<'a> InTurn<'a> {
 
 /// The failure of an edit that is not ASCII in a file that is not valid
 /// UTF-8.
-fn not_ascii(index: usize, pre: &str) -> EditFailure {
-    EditFailure {
+fn not_ascii(index: usize, pre: &str) -> EditMiss {
+    EditMiss {
         index,
         code: ErrorCode::UNSUPPORTED_ENCODING,
         match_count: 0,
@@ -750,7 +750,7 @@ fn count_failure(
     search: &Search<'_>,
     hits: usize,
     call: &Call<'_>,
-) -> Option<EditFailure> {
+) -> Option<EditMiss> {
     match search.edit.count {
         _ if hits == 0 => Some(not_found(base, search, call)),
         Count::One if hits > 1 => Some(ambiguous(base, search, call)),
@@ -770,7 +770,7 @@ fn untolerated(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> String {
 }
 
 /// `SEARCH_BLOCK_NOT_FOUND`, diagnosed when asked.
-fn not_found(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditFailure {
+fn not_found(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditMiss {
     let (edit, pre, opts) = (search.edit, search.pre, call.opts);
     let mut message = format!(
         "{pre}{} was not found. Reread the file and copy the exact current text \
@@ -798,7 +798,7 @@ fn not_found(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditFailure {
             message.push_str(&untolerated(base, search, call));
         }
     }
-    EditFailure {
+    EditMiss {
         index: search.index,
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         match_count: 0,
@@ -810,7 +810,7 @@ fn not_found(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditFailure {
 
 /// `SEARCH_BLOCK_AMBIGUOUS` of an edit that must match once, with the
 /// unique-context hints when asked.
-fn ambiguous(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditFailure {
+fn ambiguous(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditMiss {
     let (edit, pre, found) = (search.edit, search.pre, search.found);
     let lines = line_numbers(base, &search.positions);
     let mut msg = format!(
@@ -831,7 +831,7 @@ fn ambiguous(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditFailure {
         }
         Box::new(d)
     });
-    EditFailure {
+    EditMiss {
         index: search.index,
         code: ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
         match_count: found,
@@ -842,7 +842,7 @@ fn ambiguous(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditFailure {
 }
 
 /// `REPLACEMENT_COUNT_MISMATCH` of an edit expecting `n` occurrences.
-fn count_mismatch(base: &[u8], search: &Search<'_>, n: usize, call: &Call<'_>) -> EditFailure {
+fn count_mismatch(base: &[u8], search: &Search<'_>, n: usize, call: &Call<'_>) -> EditMiss {
     let (edit, pre, found) = (search.edit, search.pre, search.found);
     let shown = search.positions.len().min(MAX_REPORTED_MATCHES);
     let lines = line_numbers(base, &search.positions[..shown]);
@@ -862,7 +862,7 @@ fn count_mismatch(base: &[u8], search: &Search<'_>, n: usize, call: &Call<'_>) -
             call.budget,
         ))
     });
-    EditFailure {
+    EditMiss {
         index: search.index,
         code: ErrorCode::REPLACEMENT_COUNT_MISMATCH,
         match_count: found,
@@ -896,9 +896,9 @@ fn tolerant_match_of(
     pre: &str,
     opts: &MatchOptions,
     budget: &Budget,
-) -> Result<Option<TolerantMatch>, Box<EditFailure>> {
+) -> Result<Option<TolerantMatch>, Box<EditMiss>> {
     let fail = |code, match_count, match_lines, message, diagnosis| {
-        Box::new(EditFailure {
+        Box::new(EditMiss {
             index,
             code,
             match_count,
@@ -908,9 +908,9 @@ fn tolerant_match_of(
         })
     };
     let m = match tolerant::find(base, &edit.search, &edit.replace, opts.mode, edit.said) {
-        Outcome::None => return Ok(None),
-        Outcome::Unique(m) => m,
-        Outcome::Many(offsets, n) => {
+        Reading::None => return Ok(None),
+        Reading::Unique(m) => m,
+        Reading::Many(offsets, n) => {
             let lines = line_numbers(base, &offsets);
             let msg = format!(
                 "{pre}{} was not found exactly, and with the tolerances of `match` it occurs {n} times{}; \
@@ -920,7 +920,7 @@ fn tolerant_match_of(
             );
             return Err(fail(ErrorCode::SEARCH_BLOCK_AMBIGUOUS, n, lines, msg, None));
         }
-        Outcome::Uncertain(u) => {
+        Reading::Uncertain(u) => {
             let span = span_lines(base, u.start, u.end);
             let msg = format!(
                 "{pre}{s} was not found exactly; with the tolerances of `match` it matches {span}, but {}, so \
@@ -1035,12 +1035,12 @@ fn splice_all(
 }
 
 /// The failure of an edit whose new text could not be allocated.
-fn out_of_memory(index: usize, pre: &str, size: Option<usize>, hits: usize) -> EditFailure {
+fn out_of_memory(index: usize, pre: &str, size: Option<usize>, hits: usize) -> EditMiss {
     let size = match size {
         Some(n) => format!("{n} bytes"),
         None => "more bytes than this machine can address".to_string(),
     };
-    EditFailure {
+    EditMiss {
         index,
         code: ErrorCode::FILE_TOO_LARGE,
         match_count: hits,
@@ -1068,7 +1068,7 @@ mod tests {
         }
     }
 
-    fn apply(text: &str, edits: &[Edit]) -> Result<String, Vec<EditFailure>> {
+    fn apply(text: &str, edits: &[Edit]) -> Result<String, Vec<EditMiss>> {
         let p = match_exact(text.as_bytes(), edits, TextKind::Utf8)?;
         Ok(String::from_utf8(p.pieces(edits).concat()).unwrap())
     }

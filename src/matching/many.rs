@@ -46,7 +46,7 @@ use std::collections::HashSet;
 use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem;
 
-use crate::matching::plan::{span_limit, EditReport, Plan, Span};
+use crate::matching::plan::{span_limit, Landing, Plan, Span};
 use crate::model::{Cancel, Count, Edit};
 use crate::text::lines::count_newlines;
 use crate::text::source::utf16_len;
@@ -576,7 +576,7 @@ fn build(text: &[u8], edits: &[Edit], places: &[Place]) -> Plan {
         let (s, r) = (edit.search.as_bytes(), edit.replace.as_bytes());
         let (dl, db) = tree.before(first[e]);
         let start = places[first[e]].start;
-        reports.push(EditReport {
+        reports.push(Landing {
             line_number: (1 + newlines_before[e] as isize + dl) as usize,
             replacements: count[e],
             offset: (start as isize + db) as usize,
@@ -658,7 +658,7 @@ mod tests {
     }
 
     /// The one-pass plan, if any, as (new text, reports, utf16 delta).
-    fn fast(text: &str, edits: &[Edit]) -> Option<(Vec<u8>, Vec<EditReport>, isize)> {
+    fn fast(text: &str, edits: &[Edit]) -> Option<(Vec<u8>, Vec<Landing>, isize)> {
         // Both ways of finding the places give the same plan.
         let p = plan_by(text.as_bytes(), edits, &[], true);
         let q = plan_by(text.as_bytes(), edits, &[], false);
@@ -679,7 +679,7 @@ mod tests {
     }
 
     /// Applying in turn, as (new text, reports, utf16 delta), or `None` on failure.
-    fn in_turn(text: &str, edits: &[Edit]) -> Option<(Vec<u8>, Vec<EditReport>, isize)> {
+    fn in_turn(text: &str, edits: &[Edit]) -> Option<(Vec<u8>, Vec<Landing>, isize)> {
         let opts = MatchOptions {
             diagnose: false,
             ..Default::default()
@@ -705,7 +705,7 @@ mod tests {
 
     /// The one-pass plan of edit blocks, if any, as (new text, reports);
     /// its UTF-16 change is checked against the text.
-    fn fast_blocks(text: &str, edits: &[Edit]) -> Option<(Vec<u8>, Vec<EditReport>)> {
+    fn fast_blocks(text: &str, edits: &[Edit]) -> Option<(Vec<u8>, Vec<Landing>)> {
         let takes: Vec<bool> = edits.iter().map(|e| e.replace.is_empty()).collect();
         let p = plan_by(text.as_bytes(), edits, &takes, true);
         let q = plan_by(text.as_bytes(), edits, &takes, false);
@@ -1138,7 +1138,7 @@ mod tests {
             (Ok(c), Ok(d)) => assert_eq!(c, d, "{text:?} {edits:?}"),
             // Failures carry diagnoses; their blocks and codes agree.
             (c, d) => {
-                let key = |f: Vec<crate::matching::exact::EditFailure>| {
+                let key = |f: Vec<crate::matching::exact::EditMiss>| {
                     f.into_iter()
                         .map(|e| (e.index, e.code, e.match_count, e.match_lines, e.message))
                         .collect::<Vec<_>>()

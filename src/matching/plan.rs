@@ -27,7 +27,7 @@ pub(crate) enum Span {
 
 /// The outcome of one successful edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct EditReport {
+pub(crate) struct Landing {
     /// 1-based line where the first replaced occurrence starts, in the text
     /// the edit was applied to.
     pub(crate) line_number: usize,
@@ -40,6 +40,6 @@ pub(crate) struct EditReport {
 #[derive(Debug)]
 pub(crate) struct Plan {
     pub(crate) spans: Vec<Span>,
-    pub(crate) reports: Vec<EditReport>,
+    pub(crate) reports: Vec<Landing>,
     pub(crate) utf16_delta: isize,
 }

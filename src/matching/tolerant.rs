@@ -40,7 +40,7 @@
 //! (a block depth that stands for several file depths, or a step from such
 //! a depth; a step that is not a whole number of the block's indentation
 //! units; a depth left of the file's first column), nothing is written:
-//! [`Outcome::Uncertain`].
+//! [`Reading::Uncertain`].
 //!
 //! A block whose first line has no indentation while the file's line has
 //! some (an agent copies a block from where the text starts) is read two
@@ -105,7 +105,7 @@ pub(crate) struct Uncertain {
 
 /// What tolerant matching found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub(crate) enum Reading {
     /// No match even with the tolerances.
     None,
     /// Exactly one match.
@@ -964,13 +964,13 @@ fn fit_region(
 
 /// Finds `search` in `text` (valid UTF-8) under the tolerances of `m`.
 /// Call only after an exact search found nothing.
-pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode, said: Said) -> Outcome {
+pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode, said: Said) -> Reading {
     if m.is_exact() {
-        return Outcome::None;
+        return Reading::None;
     }
     let nsearch = normalize(search.as_bytes(), m);
     if nsearch.iter().all(|b| b.is_ascii_whitespace()) {
-        return Outcome::None;
+        return Reading::None;
     }
     let norm = normalize(text, m);
     let mut ranges = Vec::new();
@@ -985,7 +985,7 @@ pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode, said:
         }
     }
     if total == 0 {
-        return Outcome::None;
+        return Reading::None;
     }
     let good: Vec<(usize, usize)> = map_back(text, &norm, &ranges, m)
         .into_iter()
@@ -994,14 +994,14 @@ pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode, said:
         .collect();
     let extra = total - ranges.len();
     match (good.len(), extra) {
-        (0, 0) => Outcome::None,
+        (0, 0) => Reading::None,
         (1, 0) => {
             let (s, e) = good[0];
             let region = String::from_utf8_lossy(&text[s..e]).into_owned();
             let replacement = match adapt(text, s, &region, search, replace, m, said) {
                 Ok(r) => r,
                 Err(reason) => {
-                    return Outcome::Uncertain(Uncertain {
+                    return Reading::Uncertain(Uncertain {
                         start: s,
                         end: e,
                         reason,
@@ -1009,14 +1009,14 @@ pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode, said:
                 }
             };
             let matched_with = needed(search, &region, replace, &replacement, m);
-            Outcome::Unique(TolerantMatch {
+            Reading::Unique(TolerantMatch {
                 start: s,
                 end: e,
                 replacement,
                 matched_with,
             })
         }
-        (n, extra) => Outcome::Many(
+        (n, extra) => Reading::Many(
             good.iter().take(MAX_LINES).map(|r| r.0).collect(),
             n + extra,
         ),
@@ -1035,7 +1035,7 @@ mod tests {
         search: &str,
         replace: &str,
         ts: &[Tolerance],
-    ) -> Result<(String, Vec<Tolerance>, String), Outcome> {
+    ) -> Result<(String, Vec<Tolerance>, String), Reading> {
         match find(
             text.as_bytes(),
             search,
@@ -1043,7 +1043,7 @@ mod tests {
             MatchMode::with(ts),
             Said::CANONICAL,
         ) {
-            Outcome::Unique(m) => Ok((
+            Reading::Unique(m) => Ok((
                 format!("{}{}{}", &text[..m.start], m.replacement, &text[m.end..]),
                 m.matched_with,
                 text[m.start..m.end].to_string(),
@@ -1110,11 +1110,11 @@ mod tests {
                 2 => piece.replace('\t', "    "),
                 _ => piece.replace('\n', "  \n"),
             };
-            // Found exactly: the plan never asks tolerant matching.
+            // Reading exactly: the plan never asks tolerant matching.
             if text.contains(&search) {
                 return Ok(());
             }
-            if let Outcome::Unique(t) = find(text.as_bytes(), &search, "R", m, Said::CANONICAL) {
+            if let Reading::Unique(t) = find(text.as_bytes(), &search, "R", m, Said::CANONICAL) {
                 prop_assert!(t.start <= t.end && t.end <= text.len());
                 prop_assert!(text.is_char_boundary(t.start) && text.is_char_boundary(t.end));
                 let region = &text[t.start..t.end];
@@ -1176,7 +1176,7 @@ mod tests {
                 return Ok(());
             }
             let replace = edited(&search, how, at);
-            if let Outcome::Unique(t) = find(text.as_bytes(), &search, &replace, m, Said::CANONICAL) {
+            if let Reading::Unique(t) = find(text.as_bytes(), &search, &replace, m, Said::CANONICAL) {
                 let change = Change {
                     start: t.start,
                     end: t.end,
@@ -1246,7 +1246,7 @@ mod tests {
         // Without the tolerance: no match.
         assert_eq!(
             apply(PY, "    with open(path) as f:\n", "x", &[Indentation]).unwrap_err(),
-            Outcome::None
+            Reading::None
         );
     }
 
@@ -1349,7 +1349,7 @@ mod tests {
             MatchMode::with(&[Indentation]),
             Said::CANONICAL,
         ) {
-            Outcome::Uncertain(u) => u.reason,
+            Reading::Uncertain(u) => u.reason,
             o => panic!("{o:?}"),
         };
         // Block steps of 4 columns, file steps of 2: a 2-column step has no
@@ -1405,7 +1405,7 @@ mod tests {
         let text = "v3\n\tfoo() v4\nv5\n";
         let search = "foo() v4\nv5 ";
         match find_with(text, search, "\t\tz4 = 0\nn0()\nv5 ") {
-            Outcome::Uncertain(u) => {
+            Reading::Uncertain(u) => {
                 assert!(
                     u.reason.starts_with("line 2 of replace_block (`n0()`)"),
                     "{}",
@@ -1416,7 +1416,7 @@ mod tests {
             o => panic!("{o:?}"),
         }
         match find_with(text, search, "foo() v4\nv5 \nn1()") {
-            Outcome::Uncertain(u) => assert!(
+            Reading::Uncertain(u) => assert!(
                 u.reason.starts_with("line 3 of replace_block (`n1()`)"),
                 "{}",
                 u.reason
@@ -1434,7 +1434,7 @@ mod tests {
         // through the first line: the caller's new line is left of `bar()`,
         // the first line's tab would put it right of it.
         match find_with("\tfoo()\nbar()\n", "foo()\n bar()", "foo()\n bar()\nbaz()") {
-            Outcome::Uncertain(u) => assert!(
+            Reading::Uncertain(u) => assert!(
                 u.reason.starts_with("line 3 of replace_block (`baz()`)"),
                 "{}",
                 u.reason
@@ -1454,7 +1454,7 @@ mod tests {
             MatchMode::with(&[Indentation]),
             Said::CANONICAL,
         ) {
-            Outcome::Uncertain(u) => {
+            Reading::Uncertain(u) => {
                 assert!(
                     u.reason.starts_with("line 5 of replace_block (`v`)"),
                     "{}",
@@ -1472,7 +1472,7 @@ mod tests {
         // Same lines, different nesting: refused.
         assert_eq!(
             apply(text, "if x:\n    a()\nb()", "z", &[Indentation]).unwrap_err(),
-            Outcome::None
+            Reading::None
         );
     }
 
@@ -1499,7 +1499,7 @@ mod tests {
             Err(o) => panic!("{o:?}"),
         }
         match apply(text, "a = 1 \n", "x", &[TrailingWhitespace]).unwrap_err() {
-            Outcome::Many(lines, n) => assert_eq!((lines.len(), n), (2, 2)),
+            Reading::Many(lines, n) => assert_eq!((lines.len(), n), (2, 2)),
             o => panic!("{o:?}"),
         }
     }
@@ -1524,7 +1524,7 @@ mod tests {
         let text = "wait…\n";
         assert_eq!(
             apply(text, "..", "x", &[UnicodePunctuation]).unwrap_err(),
-            Outcome::None
+            Reading::None
         );
         let (out, ..) = apply(text, "wait...", "done", &[UnicodePunctuation]).unwrap();
         assert_eq!(out, "done\n");

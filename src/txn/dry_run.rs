@@ -354,7 +354,7 @@ fn applied(entry: &Entry, txn: &Txn<'_>, done: Committed, run_id: &str) -> Appli
             after_bytes: Some(f.new_bytes.len()),
             sha256_before: f.sha256_before.clone(),
             sha256: Some(sha.clone()),
-            strategy: how.report(),
+            strategy: how.clone(),
         })
         .collect();
     files.extend(

@@ -14,11 +14,11 @@ use std::collections::HashMap;
 use crate::check::{self, Checked, Expansion, Refused};
 use crate::error::{ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
-use crate::matching::exact::{self, EditFailure, MatchOptions, Matched, TextKind};
+use crate::matching::exact::{self, EditMiss, MatchOptions, Matched, TextKind};
 use crate::model::{FileEdits, Options};
 use crate::result::diagnosis::Tolerance;
 use crate::result::edits::{BatchDone, BatchFile, EditReport, PatchDone, WriteDone};
-use crate::result::failure::{BatchOutcome, EditFailure as EditFailed, Elision};
+use crate::result::failure::{BatchOutcome, EditFailure, Elision};
 use crate::result::marks::True;
 use crate::result::syntax::SyntaxReport;
 use crate::result::{Failed, Outcome};
@@ -33,7 +33,7 @@ use crate::txn::{
 struct FileFailure {
     failure: Failure,
     file_path: Option<String>,
-    failed_edits: Vec<EditFailure>,
+    failed_edits: Vec<EditMiss>,
     /// The file had several edits: `failed_edits` is always listed.
     multi: bool,
     /// What else the result reports (boxed to keep results small).
@@ -131,8 +131,8 @@ impl FileFailure {
     }
 }
 
-fn edit_failed(f: &EditFailure) -> EditFailed {
-    EditFailed {
+fn edit_failed(f: &EditMiss) -> EditFailure {
+    EditFailure {
         index: f.index,
         code: f.code,
         match_count: f.match_count,
@@ -192,7 +192,7 @@ fn check_sha(s: &Slot, expected: &Option<String>) -> Result<String, FileFailure>
     Ok(sha.to_string())
 }
 
-fn plan_failure(mut failures: Vec<EditFailure>, path: String, multi: bool) -> FileFailure {
+fn plan_failure(mut failures: Vec<EditMiss>, path: String, multi: bool) -> FileFailure {
     failures.sort_by_key(|f| f.index);
     let first = &failures[0];
     let message = if multi && failures.len() > 1 {
@@ -390,7 +390,7 @@ fn patch_one(
     let sha_before = s.sha256().expect("hashed by the commit").to_string();
     let mut fig = figures(s, src, &plan, encoded.len(), &sha_before, &done.sha256[0]);
     expanded(&mut fig, &looked, &pieces);
-    fig.strategy = done.strategies[0].report();
+    fig.strategy = done.strategies[0].clone();
     fig.warnings = done.warnings;
     Ok(fig)
 }
@@ -713,7 +713,7 @@ fn batch_write(
         .enumerate()
         .map(|(i, mut figures)| {
             if let Some(s) = done.strategies.get(i) {
-                figures.strategy = s.report();
+                figures.strategy = s.clone();
             }
             BatchFile {
                 figures,
@@ -898,7 +898,7 @@ fn write_one(
     let done = txn.commit(std::slice::from_ref(&write), &[], opts, rec)?;
     out.after_chars = Some(source::utf16_len(body));
     out.encoding = Some(enc.name().to_string());
-    out.strategy = done.strategies[0].report();
+    out.strategy = done.strategies[0].clone();
     out.warnings = done.warnings;
     Ok(out)
 }

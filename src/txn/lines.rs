@@ -130,7 +130,7 @@ pub(crate) fn edit_lines(
         .commit(std::slice::from_ref(&write), &[], opts, rec)
         .map_err(|e| e.to_failed())?;
     done.sha256 = c.sha256[0].clone();
-    done.strategy = c.strategies[0].report();
+    done.strategy = c.strategies[0].clone();
     done.warnings = c.warnings;
     Ok(done)
 }

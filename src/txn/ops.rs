@@ -26,14 +26,14 @@ use crate::error::{ErrorCode, Failure};
 use crate::io::dir::Meta;
 use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::matching::blocks::{self as edit_blocks, NewText};
-use crate::matching::exact::{self, EditFailure, TextKind};
+use crate::matching::exact::{self, EditMiss, TextKind};
 use crate::matching::locate::{self as hunks, HunkFailure};
 use crate::matching::verify::{self, Change, Fold};
 use crate::model::{
-    Action, Base, Block, Changes, Count, Edit, FileOp, Format, Hunk, OpPlan, Options,
+    Base, Block, Changes, Count, Edit, FileAction, FileOp, Format, Hunk, OpPlan, Options,
 };
 use crate::result::diagnosis::Diagnosed;
-use crate::result::failure::{Elision, OpFailure as OpFailed, StepFailure};
+use crate::result::failure::{Elision, OpFailure, StepFailure};
 use crate::result::files::LineEnding;
 use crate::result::formats::{self as out, Action as Did, FormatDone, FormatFile, HunkReport};
 use crate::result::marks::True;
@@ -50,7 +50,7 @@ use crate::txn::{
 
 /// One exact-once block's outcome.
 #[derive(Debug, Clone)]
-struct BlockReport {
+struct BlockLanded {
     index: usize,
     line: usize,
     line_number: usize,
@@ -77,7 +77,7 @@ struct Planned {
     /// Length and sha256 of `new_bytes`.
     after: Option<(usize, String)>,
     hunks: Vec<HunkReport>,
-    blocks: Vec<BlockReport>,
+    blocks: Vec<BlockLanded>,
     line_number: Option<usize>,
     /// The elision markers its check expanded.
     expanded: Option<Vec<KeptElision>>,
@@ -147,7 +147,7 @@ impl Planned {
 
 /// A failing operation: its failure, led by its first failing hunk or
 /// block when it has them.
-struct OpFailure {
+struct OpFailed {
     op: usize,
     failure: Failure,
     file_path: Option<String>,
@@ -163,9 +163,9 @@ struct OpFailure {
     syntax: Option<SyntaxReport>,
 }
 
-impl OpFailure {
-    fn new(op: usize, failure: Failure, file_path: Option<String>) -> Box<OpFailure> {
-        Box::new(OpFailure {
+impl OpFailed {
+    fn new(op: usize, failure: Failure, file_path: Option<String>) -> Box<OpFailed> {
+        Box::new(OpFailed {
             op,
             failure,
             file_path,
@@ -189,7 +189,7 @@ pub(crate) fn execute(
 ) -> Outcome<FormatDone> {
     let ops = &plan.ops;
     let mut txn = Txn::new(ws);
-    let mut failures: Vec<Box<OpFailure>> = Vec::new();
+    let mut failures: Vec<Box<OpFailed>> = Vec::new();
     // 1. Resolve (nothing is created).
     let refs = resolve_ops(ws, plan, &mut txn, &mut failures)?;
 
@@ -207,7 +207,7 @@ pub(crate) fn execute(
             .flatten()
             .find_map(|k| slots[k].read_failure.as_ref().map(|f| (k, f)))
         {
-            failures.push(OpFailure::new(i, f.clone(), Some(slots[k].abs())));
+            failures.push(OpFailed::new(i, f.clone(), Some(slots[k].abs())));
             continue;
         }
         match plan_op(i, op, src, dst, slots, plan.format, opts) {
@@ -236,7 +236,7 @@ fn resolve_ops(
     ws: &Workspace,
     plan: &OpPlan,
     txn: &mut Txn<'_>,
-    failures: &mut Vec<Box<OpFailure>>,
+    failures: &mut Vec<Box<OpFailed>>,
 ) -> Result<Vec<Option<(Option<usize>, Option<usize>)>>, Box<Failed>> {
     let ops = &plan.ops;
     // (src, dst) slots per op; `None` where resolution failed.
@@ -246,21 +246,21 @@ fn resolve_ops(
         let plan_intent = Intent::Plan { create_dirs: true };
         let (src_path, src_intent, dst_path): (Option<&str>, Intent, Option<&str>) =
             match &op.action {
-                Action::Write {
+                FileAction::Write {
                     base: Base::Existing,
                     move_to,
                     ..
                 } => (Some(&op.path), Intent::Existing, move_to.as_deref()),
-                Action::Write {
+                FileAction::Write {
                     base: Base::New { .. },
                     ..
                 } => (None, Intent::Existing, Some(&op.path)),
-                Action::Delete { .. } => (Some(&op.path), Intent::Existing, None),
+                FileAction::Delete { .. } => (Some(&op.path), Intent::Existing, None),
             };
         let mut resolve = |p: &str, intent: Intent| -> Result<usize, Refused> {
             let (k, abs) = match txn.add(p, intent) {
                 Err(f) => {
-                    return Err(Refused::Op(OpFailure::new(
+                    return Err(Refused::Op(OpFailed::new(
                         i,
                         f,
                         Some(lexical(ws.root(), p)),
@@ -309,17 +309,17 @@ fn resolve_ops(
         };
         // Removing a file named through a symlink would remove the link's
         // target and leave the link dangling: name the real file instead.
-        let removes = matches!(op.action, Action::Delete { .. })
+        let removes = matches!(op.action, FileAction::Delete { .. })
             || matches!(
                 &op.action,
-                Action::Write {
+                FileAction::Write {
                     move_to: Some(_),
                     ..
                 }
             );
         if let (true, Some(k)) = (removes, src) {
             if let Some(real) = through_link(ws.root(), &op.path, &txn.slots[k].res) {
-                failures.push(OpFailure::new(
+                failures.push(OpFailed::new(
                     i,
                     Failure::invalid(format!(
                         "`{}` is reached through a symbolic link (the file is `{real}`); name the file by its real \
@@ -335,7 +335,7 @@ fn resolve_ops(
         let dst = match (&op.action, src, dst) {
             // A move onto itself is an update; an update writes its source.
             (
-                Action::Write {
+                FileAction::Write {
                     base: Base::Existing,
                     ..
                 },
@@ -352,7 +352,7 @@ fn resolve_ops(
 /// Why a path of an operation was refused.
 enum Refused {
     /// This operation fails (reported with the others).
-    Op(Box<OpFailure>),
+    Op(Box<OpFailed>),
     /// The whole call is refused.
     Call(Box<Failed>),
 }
@@ -390,7 +390,7 @@ fn commit_ops(
     let mut done = success_done(plan, planned, slots, ops);
     // One strategy per write: a file the operation wrote reports how.
     for (&i, s) in writers.iter().zip(&committed.strategies) {
-        done.files[i].strategy = s.report();
+        done.files[i].strategy = s.clone();
     }
     done.warnings = committed.warnings;
     Ok(done)
@@ -449,12 +449,12 @@ fn plan_op(
     slots: &[Slot],
     format: Format,
     opts: &Options,
-) -> Result<Planned, Box<OpFailure>> {
+) -> Result<Planned, Box<OpFailed>> {
     let cur = |k: Option<usize>| k.and_then(|k| slots[k].cur.as_ref());
     let abs = |k: Option<usize>| k.map(|k| slots[k].abs());
     let mut p = Planned::new(i, src, dst);
     match &op.action {
-        Action::Delete { verify } => {
+        FileAction::Delete { verify } => {
             let (s, _) = cur(src).expect("an existing file was read");
             if let Some(hunks) = verify {
                 p.hunks = verified_delete(i, op, s, hunks, abs(src))?;
@@ -462,7 +462,7 @@ fn plan_op(
             p.kind = Did::Delete;
             p.remove_src = true;
         }
-        Action::Write {
+        FileAction::Write {
             base,
             changes,
             move_to,
@@ -507,7 +507,7 @@ fn plan_op(
                 Changes::Insert { after_line, text } => {
                     p.line_number = Some(after_line + 1);
                     apply_insert(base_text, *after_line, text, eol, bytes_mode)
-                        .map_err(|f| OpFailure::new(i, f, abs(src)))?
+                        .map_err(|f| OpFailed::new(i, f, abs(src)))?
                 }
             };
             let (enc, identity) = if drops_bom {
@@ -576,7 +576,7 @@ fn planned_blocks(
     opts: &Options,
     p: &mut Planned,
     out: (&mut Option<(Vec<Edit>, NewText)>, &mut Option<Vec<u8>>),
-) -> Result<Vec<u8>, Box<OpFailure>> {
+) -> Result<Vec<u8>, Box<OpFailed>> {
     let (base_text, enc, eol, as_is) = base;
     let kind = if enc == Encoding::Bytes {
         TextKind::Bytes
@@ -596,11 +596,11 @@ fn planned_blocks(
     if let (Encoding::Legacy(_), Some((s, _)), NewText::Planned(_)) = (enc, src, &t) {
         let e = s
             .encode_pieces(&t.pieces(base_text, &edits), &op.path)
-            .map_err(|f| OpFailure::new(i, f, abs_src))?;
+            .map_err(|f| OpFailed::new(i, f, abs_src))?;
         *out.1 = Some(e.to_vec());
     }
     t.into_bytes(base_text, &edits).map_err(|len| {
-        OpFailure::new(
+        OpFailed::new(
             i,
             Failure::new(
                 ErrorCode::FILE_TOO_LARGE,
@@ -631,14 +631,14 @@ fn check_op(
     (sliced, new_text): (&Option<(Vec<Edit>, NewText)>, &[u8]),
     opts: &Options,
     abs: Option<String>,
-) -> Result<OpChecked, Box<OpFailure>> {
+) -> Result<OpChecked, Box<OpFailed>> {
     let pieces = match (sliced, old) {
         (Some((edits, t)), Some(old_text)) => t.pieces(old_text, edits),
         _ => vec![new_text],
     };
     // A moved file is judged under its new name (its language may change).
     let named = match &op.action {
-        Action::Write {
+        FileAction::Write {
             move_to: Some(to), ..
         } => to,
         _ => &op.path,
@@ -649,7 +649,7 @@ fn check_op(
             syntax: c.syntax,
         }),
         Err(r) => {
-            let mut f = OpFailure::new(i, r.failure, abs);
+            let mut f = OpFailed::new(i, r.failure, abs);
             f.elision = r.elision;
             f.syntax = r.syntax;
             Err(f)
@@ -678,7 +678,7 @@ fn content_of(
     base_text: &[u8],
     form: (Encoding, bool, bool, bool),
     planned: NewPlan,
-) -> Result<(Content, Option<Vec<u8>>), Box<OpFailure>> {
+) -> Result<(Content, Option<Vec<u8>>), Box<OpFailed>> {
     let (enc, identity, bytes_mode, existing) = form;
     let NewPlan {
         sliced,
@@ -688,13 +688,13 @@ fn content_of(
     let checked_text = |t: &[u8]| {
         let (s, _) = src.expect("an existing file was read");
         s.encode_text(t, &op.path)
-            .map_err(|f| OpFailure::new(i, f, abs_src.clone()))
+            .map_err(|f| OpFailed::new(i, f, abs_src.clone()))
     };
     Ok(if let Some((edits, text)) = sliced {
         if bytes_mode {
             let (s, _) = src.expect("an existing file was read");
             source::check_byte_seams(s.raw(), &text.pieces(base_text, &edits), &op.path)
-                .map_err(|f| OpFailure::new(i, f, abs_src.clone()))?;
+                .map_err(|f| OpFailed::new(i, f, abs_src.clone()))?;
         }
         (Content::Blocks { edits, text }, None)
     } else if let Some(b) = legacy {
@@ -732,10 +732,10 @@ fn verified_delete(
     s: &Source,
     hunks: &[Hunk],
     abs: Option<String>,
-) -> Result<Vec<HunkReport>, Box<OpFailure>> {
+) -> Result<Vec<HunkReport>, Box<OpFailed>> {
     match apply_hunks(s.text(), hunks, s.encoding()).map(|(a, _)| a) {
         Ok(a) if a.text.is_empty() => Ok(a.hunks),
-        Ok(_) => Err(OpFailure::new(
+        Ok(_) => Err(OpFailed::new(
             i,
             Failure::new(
                 ErrorCode::SEARCH_BLOCK_NOT_FOUND,
@@ -759,13 +759,13 @@ fn refuse_rename_over(
     format: Format,
     target_exists: bool,
     abs: Option<String>,
-) -> Result<(), Box<OpFailure>> {
+) -> Result<(), Box<OpFailed>> {
     if format == Format::UnifiedDiff && target_exists {
         let to = match &op.action {
-            Action::Write { move_to, .. } => move_to.as_deref().unwrap_or_default(),
-            Action::Delete { .. } => "",
+            FileAction::Write { move_to, .. } => move_to.as_deref().unwrap_or_default(),
+            FileAction::Delete { .. } => "",
         };
-        return Err(OpFailure::new(
+        return Err(OpFailed::new(
             i,
             Failure::invalid(format!(
                 "the diff renames `{}` to `{}`, which already exists; a rename never replaces a file",
@@ -788,7 +788,7 @@ fn write_base<'b>(
     src: Option<&'b (Source, Meta)>,
     dst: Option<&(Source, Meta)>,
     abs_dst: Option<String>,
-) -> Result<(&'b [u8], Encoding, LineEnding), Box<OpFailure>> {
+) -> Result<(&'b [u8], Encoding, LineEnding), Box<OpFailed>> {
     match base {
         Base::Existing => {
             let (s, _) = src.expect("an existing file was read");
@@ -796,7 +796,7 @@ fn write_base<'b>(
         }
         Base::New { text, replace } => {
             if dst.is_some() && !replace {
-                return Err(OpFailure::new(
+                return Err(OpFailed::new(
                     i,
                     Failure::invalid(format!(
                         "`{}` already exists, and this operation only creates new files; edit it with the \
@@ -825,7 +825,7 @@ fn apply_blocks(
     kind: TextKind,
     eol: LineEnding,
     opts: &Options,
-) -> Result<(Vec<Edit>, NewText, Vec<BlockReport>), Vec<EditFailure>> {
+) -> Result<(Vec<Edit>, NewText, Vec<BlockLanded>), Vec<EditMiss>> {
     let edits: Vec<Edit> = blocks
         .iter()
         .map(|b| Edit {
@@ -846,7 +846,7 @@ fn apply_blocks(
         .into_iter()
         .zip(blocks.iter().zip(&edits))
         .enumerate()
-        .map(|(index, (r, (b, e)))| BlockReport {
+        .map(|(index, (r, (b, e)))| BlockLanded {
             index,
             line: b.line,
             line_number: r.line_number,
@@ -977,8 +977,8 @@ fn first_failure(
     match_lines: &[usize],
     diagnosis: Diagnosed,
     file_path: Option<String>,
-) -> Box<OpFailure> {
-    let mut f = OpFailure::new(
+) -> Box<OpFailed> {
+    let mut f = OpFailed::new(
         i,
         Failure {
             code,
@@ -1003,7 +1003,7 @@ fn hunk_failure(
     op: &FileOp,
     fs: Vec<HunkFailure>,
     file_path: Option<String>,
-) -> Box<OpFailure> {
+) -> Box<OpFailed> {
     let first = &fs[0];
     let mut message = format!("`{}`: {}", op.path, first.message);
     if fs.len() > 1 {
@@ -1042,10 +1042,10 @@ fn block_failure(
     i: usize,
     op: &FileOp,
     blocks: &[Block],
-    fs: Vec<EditFailure>,
+    fs: Vec<EditMiss>,
     file_path: Option<String>,
-) -> Box<OpFailure> {
-    let describe = |e: &EditFailure| {
+) -> Box<OpFailed> {
+    let describe = |e: &EditMiss| {
         let b = &blocks[e.index];
         // A block of a text is named by its number and line, and its text as
         // its SEARCH text; a command's by the parameter that carried it.
@@ -1121,7 +1121,7 @@ fn block_failure(
 /// operation in `failures`.
 // Boxed as everywhere in this module (see `resolve_ops`).
 #[allow(clippy::vec_box)]
-fn failed(plan: &OpPlan, failures: Vec<Box<OpFailure>>) -> Box<Failed> {
+fn failed(plan: &OpPlan, failures: Vec<Box<OpFailed>>) -> Box<Failed> {
     let n = plan.ops.len();
     let first = &failures[0];
     let message = if n == 1 {
@@ -1166,7 +1166,7 @@ fn failed(plan: &OpPlan, failures: Vec<Box<OpFailure>>) -> Box<Failed> {
             .map(|f| {
                 let op = &plan.ops[f.op];
                 let f = *f;
-                OpFailed {
+                OpFailure {
                     index: f.op,
                     path: op.path.clone(),
                     line: (op.line > 0).then_some(op.line),

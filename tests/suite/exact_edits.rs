@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use patch_file_tool::api;
-use patch_file_tool::model::{Action, Changes};
+use patch_file_tool::model::{Changes, FileAction};
 use patch_file_tool::testing::formats::edit_block;
 use serde_json::{json, Value};
 
@@ -152,7 +152,7 @@ fn paths(t: &str) -> Vec<(String, usize)> {
         .iter()
         .map(|o| {
             let n = match &o.action {
-                Action::Write {
+                FileAction::Write {
                     changes: Changes::Blocks(b),
                     ..
                 } => b.len(),

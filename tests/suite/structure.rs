@@ -4,7 +4,10 @@
 //!   lines, from its signature to its closing brace;
 //! - a module root (`mod.rs`, `src/lib.rs`) only declares
 //!   ([`module_roots_only_declare`]);
-//! - no JSON is built below `api/` ([`no_json_is_built_below_the_api`]).
+//! - no JSON is built below `api/` ([`no_json_is_built_below_the_api`]);
+//! - each name of the vocabulary (`src/result/`, `src/model.rs`,
+//!   `src/error.rs`) names one type: no layer defines a twin of it
+//!   ([`every_published_name_names_one_type`]).
 //!
 //! (That no entry point calls another is in `tests/suite/layers.rs`, beside the
 //! path resolution it needs.)
@@ -427,4 +430,96 @@ fn module_roots_only_declare() {
     }
     assert!(roots >= 10, "only {roots} module roots found");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The types a Rust file declares (`struct`, `enum`, `union`, `type`, at
+/// any indentation and visibility, those a `names!` block declares
+/// included), with their 1-based line.
+fn type_names(text: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        let mut rest = l.trim_start();
+        if rest.starts_with("//") {
+            continue;
+        }
+        if let Some(r) = rest.strip_prefix("pub") {
+            rest = match r.strip_prefix('(') {
+                Some(r) => r.split_once(')').map_or("", |(_, r)| r),
+                None => r,
+            }
+            .trim_start();
+        }
+        let Some((kw, r)) = rest.split_once(' ') else {
+            continue;
+        };
+        if !matches!(kw, "struct" | "enum" | "union" | "type") {
+            continue;
+        }
+        let name: String = r
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            out.push((name, i + 1));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_type_finder_sees_every_kind_of_declaration() {
+    let text = "pub struct A {\n}\n    pub(crate) enum B { X }\nstruct C;\n\
+                pub type D = u8;\n// struct E\nfn f() -> impl Strategy<Value = u8> {}\n\
+                names! {\n    pub enum G {\n        X = \"x\",\n    }\n}\nunion H { a: u8 }\n";
+    let names: Vec<String> = type_names(text).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["A", "B", "C", "D", "G", "H"]);
+}
+
+/// The vocabulary every layer speaks is defined once: a type name declared
+/// in `src/result/`, `src/model.rs` or `src/error.rs` (the published
+/// contract and the shared model) is declared nowhere else in `src/`, nor
+/// twice among them. A layer that needs its own record of a fact gives it
+/// a name of its own; one that needs the published value uses it.
+#[test]
+fn every_published_name_names_one_type() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let mut vocabulary: std::collections::HashMap<String, String> = Default::default();
+    let mut others = Vec::new();
+    let mut problems = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let shared =
+            rel.starts_with("src/result/") || rel == "src/model.rs" || rel == "src/error.rs";
+        for (name, line) in type_names(&fs::read_to_string(f).unwrap()) {
+            let at = format!("{rel}:{line}");
+            if shared {
+                if let Some(first) = vocabulary.insert(name.clone(), at.clone()) {
+                    problems.push(format!("{name}: {first} and {at}"));
+                }
+            } else {
+                others.push((name, at));
+            }
+        }
+    }
+    assert!(
+        vocabulary.len() > 80,
+        "only {} names found",
+        vocabulary.len()
+    );
+    for (name, at) in others {
+        if let Some(first) = vocabulary.get(&name) {
+            problems.push(format!("{name}: {first} (the vocabulary) and {at}"));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "type names defined twice (one vocabulary: use the published type, or name the layer's own record differently):\n  {}",
+        problems.join("\n  ")
+    );
 }

@@ -11,13 +11,13 @@
 //! each named by language and case, so one run shows all of them.
 
 use super::parse;
-use super::samples::{Edit, Sample, SAMPLES};
+use super::samples::{Sample, SampleEdit, SAMPLES};
 use super::{check, grammar::Grammar, MAX_BYTES};
 use crate::result::syntax::{SyntaxLanguage, SyntaxReport, Unchecked};
 
 /// `text` with `edit` applied, and the 1-based line of the damage;
 /// `find` must occur exactly once.
-pub(super) fn apply(name: &str, text: &str, (find, replace): Edit) -> (String, usize) {
+pub(super) fn apply(name: &str, text: &str, (find, replace): SampleEdit) -> (String, usize) {
     let at = text
         .find(find)
         .unwrap_or_else(|| panic!("{name}: {find:?} is not in the text"));

@@ -7,7 +7,7 @@
 use crate::result::syntax::SyntaxProblem;
 
 /// One replacement: `find` (occurring once) becomes `replace`.
-pub(super) type Edit = (&'static str, &'static str);
+pub(super) type SampleEdit = (&'static str, &'static str);
 
 /// A sample file and its edits.
 pub(super) struct Sample {
@@ -18,11 +18,11 @@ pub(super) struct Sample {
     /// A file that parses without error.
     pub text: &'static str,
     /// An edit that breaks it (and the problem reported, when stable).
-    pub brk: (Edit, Option<SyntaxProblem>),
+    pub brk: (SampleEdit, Option<SyntaxProblem>),
     /// An edit that keeps it valid, away from `brk` and `dmg`.
-    pub ok: Edit,
+    pub ok: SampleEdit,
     /// A different break elsewhere: the damage of an already-broken file.
-    pub dmg: Edit,
+    pub dmg: SampleEdit,
     /// The opening and the unit repeated to nest deeply in this language.
     pub deep: (&'static str, &'static str),
 }

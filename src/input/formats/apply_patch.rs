@@ -29,7 +29,7 @@
 
 use super::{text_lines, unified_diff, ParseError, TextLine};
 use crate::model::{
-    Action, Base, Changes, FileOp, Format, Hunk, HunkLine, HunkStyle, LineKind, OpPlan,
+    Base, Changes, FileAction, FileOp, Format, Hunk, HunkLine, HunkStyle, LineKind, OpPlan,
 };
 
 const BEGIN: &str = "*** Begin Patch";
@@ -295,7 +295,7 @@ pub(crate) fn parse_operation(op: &Operation) -> Result<OpPlan, ParseError> {
                 "a delete_file operation takes no diff",
             )))
         }
-        OperationKind::Delete => Action::Delete { verify: None },
+        OperationKind::Delete => FileAction::Delete { verify: None },
         OperationKind::Create => {
             let text = plus_lines(&mut c, &op.path).map_err(at_diff)?;
             if let Some(n) = c.peek() {
@@ -305,7 +305,7 @@ pub(crate) fn parse_operation(op: &Operation) -> Result<OpPlan, ParseError> {
                     n.text,
                 )));
             }
-            Action::Write {
+            FileAction::Write {
                 base: Base::New {
                     text,
                     replace: true,
@@ -333,7 +333,7 @@ pub(crate) fn parse_operation(op: &Operation) -> Result<OpPlan, ParseError> {
                     ),
                 )));
             }
-            Action::Write {
+            FileAction::Write {
                 base: Base::Existing,
                 changes: if hunks.is_empty() {
                     Changes::None
@@ -362,7 +362,7 @@ fn add_file(c: &mut Cursor<'_, '_>, l: &TextLine<'_>, p: &str) -> Result<FileOp,
     Ok(FileOp {
         path,
         line: l.no,
-        action: Action::Write {
+        action: FileAction::Write {
             base: Base::New {
                 text,
                 replace: true,
@@ -409,7 +409,7 @@ fn delete_file(c: &mut Cursor<'_, '_>, l: &TextLine<'_>, p: &str) -> Result<File
     Ok(FileOp {
         path,
         line: l.no,
-        action: Action::Delete { verify: None },
+        action: FileAction::Delete { verify: None },
     })
 }
 
@@ -442,7 +442,7 @@ fn update_file(c: &mut Cursor<'_, '_>, l: &TextLine<'_>, p: &str) -> Result<File
     Ok(FileOp {
         path,
         line: l.no,
-        action: Action::Write {
+        action: FileAction::Write {
             base: Base::Existing,
             changes,
             move_to,
@@ -581,8 +581,8 @@ mod tests {
         p.ops
             .iter()
             .map(|o| match &o.action {
-                Action::Write { move_to, .. } => (o.path.clone(), move_to.clone()),
-                Action::Delete { .. } => (o.path.clone(), None),
+                FileAction::Write { move_to, .. } => (o.path.clone(), move_to.clone()),
+                FileAction::Delete { .. } => (o.path.clone(), None),
             })
             .collect()
     }
@@ -723,7 +723,7 @@ mod tests {
 
     fn hunks(p: &OpPlan, i: usize) -> &Vec<Hunk> {
         match &p.ops[i].action {
-            Action::Write {
+            FileAction::Write {
                 changes: Changes::Hunks(h),
                 ..
             } => h,
@@ -740,7 +740,7 @@ mod tests {
         assert_eq!(p.format, Format::ApplyPatch);
         assert_eq!(
             p.ops[0].action,
-            Action::Write {
+            FileAction::Write {
                 base: Base::New {
                     text: "one\ntwo\n".into(),
                     replace: true
@@ -754,7 +754,7 @@ mod tests {
             FileOp {
                 path: "gone.txt".into(),
                 line: 5,
-                action: Action::Delete { verify: None }
+                action: FileAction::Delete { verify: None }
             }
         );
         let h = &hunks(&p, 2)[0];
@@ -771,7 +771,7 @@ mod tests {
             }
         );
         assert!(
-            matches!(&p.ops[2].action, Action::Write { move_to: Some(m), .. } if m == "src/y.py")
+            matches!(&p.ops[2].action, FileAction::Write { move_to: Some(m), .. } if m == "src/y.py")
         );
     }
 
@@ -796,7 +796,7 @@ mod tests {
             parse("*** Begin Patch\n*** Update File: a\n*** Move to: b\n*** End Patch\n").unwrap();
         assert_eq!(
             p.ops[0].action,
-            Action::Write {
+            FileAction::Write {
                 base: Base::Existing,
                 changes: Changes::None,
                 move_to: Some("b".into())

@@ -23,7 +23,7 @@
 //! file's first block creates that file (which must not exist).
 
 use super::{join_lines, text_lines, ParseError, TextLine};
-use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan, Said};
+use crate::model::{Base, Block, Changes, FileAction, FileOp, Format, OpPlan, Said};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Marker {
@@ -285,7 +285,7 @@ fn group(blocks: Vec<Parsed>) -> Result<OpPlan, ParseError> {
                 ops.push(FileOp {
                     path: p.path.clone(),
                     line: p.path_line,
-                    action: Action::Write {
+                    action: FileAction::Write {
                         base: Base::Existing,
                         changes: Changes::Blocks(Vec::new()),
                         move_to: None,
@@ -294,7 +294,7 @@ fn group(blocks: Vec<Parsed>) -> Result<OpPlan, ParseError> {
                 ops.len() - 1
             }
         };
-        let Action::Write {
+        let FileAction::Write {
             base,
             changes: Changes::Blocks(list),
             ..
@@ -327,7 +327,7 @@ fn group(blocks: Vec<Parsed>) -> Result<OpPlan, ParseError> {
         }
     }
     for op in &mut ops {
-        if let Action::Write { changes, .. } = &mut op.action {
+        if let FileAction::Write { changes, .. } = &mut op.action {
             if matches!(changes, Changes::Blocks(l) if l.is_empty()) {
                 *changes = Changes::None;
             }
@@ -345,7 +345,7 @@ mod tests {
 
     fn blocks(p: &OpPlan, i: usize) -> &Vec<Block> {
         match &p.ops[i].action {
-            Action::Write {
+            FileAction::Write {
                 changes: Changes::Blocks(b),
                 ..
             } => b,
@@ -398,7 +398,7 @@ mod tests {
         let p = parse(t).unwrap();
         assert_eq!(
             p.ops[0].action,
-            Action::Write {
+            FileAction::Write {
                 base: Base::New {
                     text: "hello\nworld\n".into(),
                     replace: false

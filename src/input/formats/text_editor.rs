@@ -12,11 +12,12 @@ use serde_json::{Map, Value};
 use crate::error::{shown, Failure};
 use crate::input::fields::list_unknown;
 use crate::input::request::closest_name;
-use crate::model::{Action, Base, Block, Changes, FileOp, Format, OpPlan, Said};
+use crate::model::{Base, Block, Changes, FileAction, FileOp, Format, OpPlan, Said};
+use crate::result::text_editor::Command;
 
 /// A validated command.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
+pub enum EditorCommand {
     /// Show a file (optionally lines `start..=end`, 1-based; `end: None` = to
     /// the end) or list a directory.
     View {
@@ -44,23 +45,24 @@ pub enum Command {
     Undo { path: String },
 }
 
-impl Command {
-    pub(crate) fn name(&self) -> &'static str {
+impl EditorCommand {
+    /// The command as results name it.
+    pub(crate) fn command(&self) -> Command {
         match self {
-            Command::View { .. } => "view",
-            Command::Create { .. } => "create",
-            Command::StrReplace { .. } => "str_replace",
-            Command::Insert { .. } => "insert",
-            Command::Undo { .. } => "undo_edit",
+            EditorCommand::View { .. } => Command::View,
+            EditorCommand::Create { .. } => Command::Create,
+            EditorCommand::StrReplace { .. } => Command::StrReplace,
+            EditorCommand::Insert { .. } => Command::Insert,
+            EditorCommand::Undo { .. } => Command::UndoEdit,
         }
     }
 
     /// The edit plan of a writing command (`None` for view and undo).
     pub(crate) fn plan(&self) -> Option<OpPlan> {
         let (path, action) = match self {
-            Command::Create { path, text } => (
+            EditorCommand::Create { path, text } => (
                 path,
-                Action::Write {
+                FileAction::Write {
                     base: Base::New {
                         text: text.clone(),
                         replace: false,
@@ -69,14 +71,14 @@ impl Command {
                     move_to: None,
                 },
             ),
-            Command::StrReplace {
+            EditorCommand::StrReplace {
                 path,
                 old,
                 new,
                 said,
             } => (
                 path,
-                Action::Write {
+                FileAction::Write {
                     base: Base::Existing,
                     changes: Changes::Blocks(vec![Block {
                         search: old.clone(),
@@ -87,13 +89,13 @@ impl Command {
                     move_to: None,
                 },
             ),
-            Command::Insert {
+            EditorCommand::Insert {
                 path,
                 after_line,
                 text,
             } => (
                 path,
-                Action::Write {
+                FileAction::Write {
                     base: Base::Existing,
                     changes: Changes::Insert {
                         after_line: *after_line,
@@ -102,7 +104,7 @@ impl Command {
                     move_to: None,
                 },
             ),
-            Command::View { .. } | Command::Undo { .. } => return None,
+            EditorCommand::View { .. } | EditorCommand::Undo { .. } => return None,
         };
         Some(OpPlan {
             format: Format::TextEditor,
@@ -198,7 +200,7 @@ impl<'a> Obj<'a> {
 }
 
 /// Validates a command object; returns it and its `dry_run` flag.
-pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
+pub fn parse(input: &Value) -> Result<(EditorCommand, bool), Failure> {
     let Value::Object(m) = input else {
         return Err(Failure::invalid(
             "the text editor command must be an object like {\"command\": \"view\", \"path\": \"src/a.ts\"}",
@@ -227,7 +229,7 @@ pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
         "view" => view(&mut o, path)?,
         "create" => {
             let text = o.required(&["file_text", "fileText", "content"], "create")?;
-            Command::Create { path, text }
+            EditorCommand::Create { path, text }
         }
         "str_replace" => str_replace(&mut o, path)?,
         "insert" => {
@@ -239,13 +241,13 @@ pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
                 .ok_or_else(|| {
                     Failure::invalid("`insert_text` (or `new_str`) is required for `insert`")
                 })?;
-            Command::Insert {
+            EditorCommand::Insert {
                 path,
                 after_line: after_line as usize,
                 text,
             }
         }
-        "undo_edit" => Command::Undo { path },
+        "undo_edit" => EditorCommand::Undo { path },
         other => {
             return Err(Failure::invalid(format!(
                 "unknown command `{}`; use one of {COMMANDS}",
@@ -258,7 +260,7 @@ pub fn parse(input: &Value) -> Result<(Command, bool), Failure> {
 }
 
 /// `view`: an optional `[start, end]` line range and character cap.
-fn view(o: &mut Obj<'_>, path: String) -> Result<Command, Failure> {
+fn view(o: &mut Obj<'_>, path: String) -> Result<EditorCommand, Failure> {
     let range = match o.get(&["view_range", "viewRange"])? {
         None => None,
         Some((k, Value::Array(a))) if a.len() == 2 => {
@@ -285,7 +287,7 @@ fn view(o: &mut Obj<'_>, path: String) -> Result<Command, Failure> {
     let max_chars = o
         .uint(&["max_characters", "maxCharacters"])?
         .map(|n| n as usize);
-    Ok(Command::View {
+    Ok(EditorCommand::View {
         path,
         range,
         max_chars,
@@ -294,7 +296,7 @@ fn view(o: &mut Obj<'_>, path: String) -> Result<Command, Failure> {
 
 /// `str_replace`: a non-empty `old_str` and an optional `new_str`, with
 /// the spelling the caller used for its messages.
-fn str_replace(o: &mut Obj<'_>, path: String) -> Result<Command, Failure> {
+fn str_replace(o: &mut Obj<'_>, path: String) -> Result<EditorCommand, Failure> {
     let (old, old_key) = o.required_spelt(&["old_str", "oldStr"], "str_replace")?;
     if old.is_empty() {
         return Err(Failure::invalid(format!(
@@ -316,7 +318,7 @@ fn str_replace(o: &mut Obj<'_>, path: String) -> Result<Command, Failure> {
             ..Said::CANONICAL
         }
     };
-    Ok(Command::StrReplace {
+    Ok(EditorCommand::StrReplace {
         path,
         old,
         new,
@@ -326,7 +328,7 @@ fn str_replace(o: &mut Obj<'_>, path: String) -> Result<Command, Failure> {
 
 /// Refuses parameters the command does not take, naming each with the
 /// nearest one it does take.
-fn refuse_unknown(m: &Map<String, Value>, o: &Obj<'_>, cmd: &Command) -> Result<(), Failure> {
+fn refuse_unknown(m: &Map<String, Value>, o: &Obj<'_>, cmd: &EditorCommand) -> Result<(), Failure> {
     let unknown: Vec<&str> = m
         .iter()
         .filter(|(k, v)| !o.used.contains(&k.as_str()) && !v.is_null())
@@ -341,13 +343,13 @@ fn refuse_unknown(m: &Map<String, Value>, o: &Obj<'_>, cmd: &Command) -> Result<
             Err(Failure::invalid(format!(
                 "`{}` is not a parameter of `{}`{near}",
                 shown(k),
-                cmd.name()
+                cmd.command().as_str()
             )))
         }
         _ => Err(Failure::invalid(format!(
             "{} are not parameters of `{}`",
             list_unknown(&unknown, &o.asked),
-            cmd.name()
+            cmd.command().as_str()
         ))),
     }
 }
@@ -385,7 +387,7 @@ mod tests {
             parse(&json!({"command": "view", "path": "a", "view_range": [2, -1]})).unwrap();
         assert_eq!(
             c,
-            Command::View {
+            EditorCommand::View {
                 path: "a".into(),
                 range: Some((2, None)),
                 max_chars: None
@@ -395,7 +397,7 @@ mod tests {
         let (c, _) = parse(&json!({"command": "str_replace", "path": "a", "old_str": "x", "new_str": null, "insert_line": null})).unwrap();
         assert_eq!(
             c,
-            Command::StrReplace {
+            EditorCommand::StrReplace {
                 path: "a".into(),
                 old: "x".into(),
                 new: "".into(),
@@ -411,7 +413,7 @@ mod tests {
                 .unwrap();
         assert_eq!(
             c,
-            Command::Insert {
+            EditorCommand::Insert {
                 path: "a".into(),
                 after_line: 0,
                 text: "t".into()
@@ -422,7 +424,7 @@ mod tests {
                 .unwrap();
         assert_eq!(
             c,
-            Command::Create {
+            EditorCommand::Create {
                 path: "n".into(),
                 text: "".into()
             }
@@ -432,11 +434,11 @@ mod tests {
             parse(&json!({"command": "undo_edit", "path": "a"}))
                 .unwrap()
                 .0,
-            Command::Undo { path: "a".into() }
+            EditorCommand::Undo { path: "a".into() }
         );
         assert!(matches!(
             c.plan().unwrap().ops[0].action,
-            Action::Write {
+            FileAction::Write {
                 base: Base::New { replace: false, .. },
                 ..
             }

@@ -17,7 +17,7 @@
 
 use super::{text_lines, ParseError, TextLine};
 use crate::model::{
-    Action, Base, Changes, FileOp, Format, Hunk, HunkLine, HunkStyle, LineKind, OpPlan,
+    Base, Changes, FileAction, FileOp, Format, Hunk, HunkLine, HunkStyle, LineKind, OpPlan,
 };
 
 /// A parsed `@@ -a,b +c,d @@` header.
@@ -522,7 +522,7 @@ fn git_only_op(g: Git) -> Option<FileOp> {
         return Some(FileOp {
             path: from,
             line: g.line,
-            action: Action::Write {
+            action: FileAction::Write {
                 base: Base::Existing,
                 changes: Changes::None,
                 move_to: Some(to),
@@ -533,7 +533,7 @@ fn git_only_op(g: Git) -> Option<FileOp> {
         return Some(FileOp {
             path: path(g.b, "b/")?,
             line: g.line,
-            action: Action::Write {
+            action: FileAction::Write {
                 base: Base::New {
                     text: String::new(),
                     replace: false,
@@ -547,7 +547,7 @@ fn git_only_op(g: Git) -> Option<FileOp> {
         return Some(FileOp {
             path: path(g.a, "a/")?,
             line: g.line,
-            action: Action::Delete {
+            action: FileAction::Delete {
                 verify: Some(Vec::new()),
             },
         });
@@ -589,7 +589,7 @@ fn file_op(
             Ok(FileOp {
                 path,
                 line,
-                action: Action::Write {
+                action: FileAction::Write {
                     base: Base::New {
                         text,
                         replace: false,
@@ -615,7 +615,7 @@ fn file_op(
             Ok(FileOp {
                 path,
                 line,
-                action: Action::Delete {
+                action: FileAction::Delete {
                     verify: Some(hunks),
                 },
             })
@@ -642,7 +642,7 @@ fn file_op(
             Ok(FileOp {
                 path,
                 line,
-                action: Action::Write {
+                action: FileAction::Write {
                     base: Base::Existing,
                     changes,
                     move_to: renamed.then_some(new),
@@ -665,7 +665,7 @@ mod tests {
         let p = parse(t).unwrap();
         assert_eq!(p.ops.len(), 1, "{p:?}");
         assert_eq!(p.ops[0].path, "x.txt");
-        let Action::Write {
+        let FileAction::Write {
             changes: Changes::Hunks(h),
             move_to: None,
             ..
@@ -733,7 +733,7 @@ diff --git a/empty b/empty\nnew file mode 100644\nindex 0000000..e69de29\n";
         let p = parse(t).unwrap();
         assert_eq!(p.format, Format::UnifiedDiff);
         assert_eq!(p.ops.len(), 5, "{p:#?}");
-        let Action::Write {
+        let FileAction::Write {
             changes: Changes::Hunks(h),
             ..
         } = &p.ops[0].action
@@ -745,7 +745,7 @@ diff --git a/empty b/empty\nnew file mode 100644\nindex 0000000..e69de29\n";
         assert_eq!(h[0].old_start, Some(1));
         assert_eq!(
             p.ops[1].action,
-            Action::Write {
+            FileAction::Write {
                 base: Base::New {
                     text: "hi\n".into(),
                     replace: false
@@ -754,10 +754,10 @@ diff --git a/empty b/empty\nnew file mode 100644\nindex 0000000..e69de29\n";
                 move_to: None
             }
         );
-        assert!(matches!(&p.ops[2].action, Action::Delete { verify: Some(h) } if h.len() == 1));
+        assert!(matches!(&p.ops[2].action, FileAction::Delete { verify: Some(h) } if h.len() == 1));
         assert_eq!(p.ops[3].path, "old.txt");
         assert!(
-            matches!(&p.ops[3].action, Action::Write { move_to: Some(m), changes: Changes::None, .. } if m == "moved/new.txt")
+            matches!(&p.ops[3].action, FileAction::Write { move_to: Some(m), changes: Changes::None, .. } if m == "moved/new.txt")
         );
         assert_eq!(p.ops[4].path, "empty");
     }

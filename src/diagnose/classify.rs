@@ -265,6 +265,22 @@ pub(crate) fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<
     found
 }
 
+/// A kind of difference in plain words, for messages.
+pub(crate) fn words(d: Difference) -> &'static str {
+    match d {
+        Difference::LineEndings => "line endings",
+        Difference::Indentation => "indentation",
+        Difference::TrailingWhitespace => "trailing whitespace",
+        Difference::InvisibleCharacters => "invisible characters",
+        Difference::UnicodePunctuation => "typographic punctuation",
+        Difference::Escaping => "backslash escaping",
+        Difference::Case => "letter case",
+        Difference::LineNumbers => "pasted line-number prefixes",
+        Difference::Elision => "an elided middle",
+        Difference::Content => "content",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::diagnose::testutil::{diag, kinds, RUST};
@@ -389,21 +405,5 @@ mod tests {
             "x",
         );
         assert_eq!(kinds(&d), vec!["line_endings", "content"]);
-    }
-}
-
-/// A kind of difference in plain words, for messages.
-pub(crate) fn words(d: Difference) -> &'static str {
-    match d {
-        Difference::LineEndings => "line endings",
-        Difference::Indentation => "indentation",
-        Difference::TrailingWhitespace => "trailing whitespace",
-        Difference::InvisibleCharacters => "invisible characters",
-        Difference::UnicodePunctuation => "typographic punctuation",
-        Difference::Escaping => "backslash escaping",
-        Difference::Case => "letter case",
-        Difference::LineNumbers => "pasted line-number prefixes",
-        Difference::Elision => "an elided middle",
-        Difference::Content => "content",
     }
 }

@@ -758,10 +758,10 @@ export interface DamagedEntry {
 
 export type Difference =
   | 'line_endings'
-  | 'trailing_whitespace'
   | 'indentation'
-  | 'unicode_punctuation'
+  | 'trailing_whitespace'
   | 'invisible_characters'
+  | 'unicode_punctuation'
   | 'escaping'
   | 'case'
   | 'line_numbers'

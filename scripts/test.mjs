@@ -42,9 +42,14 @@ if (process.platform !== 'win32' && process.platform !== 'darwin') {
   temps.push(env.XDG_STATE_HOME)
 }
 
+const started = Date.now()
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
+
 function run(label, cmd, args, opts = {}) {
   process.stdout.write(`\n=== ${label}: ${cmd} ${args.join(' ')}\n`)
+  const t0 = Date.now()
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env, ...opts })
+  process.stdout.write(`=== ${label}: ${seconds(Date.now() - t0)} (${seconds(Date.now() - started)} since the start)\n`)
   if (r.status !== 0) {
     process.stdout.write(`\n=== FAILED: ${label} (exit ${r.status ?? r.signal})\n`)
     process.exit(r.status || 1)

@@ -3,10 +3,11 @@
 // throws, rejects or crashes; concurrent async calls on one file lose nothing.
 //
 // The panic test needs a build with the `fault-injection` feature (never the
-// release addon): it builds the debug library with `cargo build --lib
-// --all-features` (a few seconds after `cargo test` has built everything),
+// release addon): `npm test` builds that debug library right after the Rust
+// tests and names it in PFT_FAULT_ADDON (no JS test builds Rust); the test
 // loads it in a child Node process and makes every read step panic through
-// PFT_FAULT_PANIC. It skips when cargo is not available.
+// PFT_FAULT_PANIC. Run alone, it skips unless PFT_FAULT_ADDON names the
+// library (`cargo build --lib --all-features`, then its path).
 import './helpers/private-state.mjs'
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
@@ -14,10 +15,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { patchFile, patchFileSync, readFile, writeFile, batchPatchFiles, applyDryRun } from '../index.mjs'
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
 const made = []
 after(() => {
@@ -31,15 +29,9 @@ function tmp() {
 }
 
 function faultAddon() {
-  const cargo = spawnSync('cargo', ['build', '--lib', '--all-features', '--message-format=short'], {
-    cwd: root,
-    encoding: 'utf8',
-  })
-  if (cargo.error) return null
-  assert.equal(cargo.status, 0, cargo.stderr)
-  const ext = process.platform === 'darwin' ? 'dylib' : process.platform === 'win32' ? 'dll' : 'so'
-  const prefix = process.platform === 'win32' ? '' : 'lib'
-  const lib = path.join(root, 'target', 'debug', `${prefix}patch_file_tool.${ext}`)
+  const lib = process.env.PFT_FAULT_ADDON
+  if (!lib) return null
+  assert.ok(fs.existsSync(lib), `PFT_FAULT_ADDON names no file: ${lib}`)
   const addon = path.join(tmp(), 'pft-fault.node')
   fs.copyFileSync(lib, addon)
   return addon
@@ -47,7 +39,7 @@ function faultAddon() {
 
 test('a panic inside the engine is an INTERNAL_ERROR result and Node keeps running', (t) => {
   const addon = faultAddon()
-  if (!addon) return t.skip('cargo is not available to build the fault-injection library')
+  if (!addon) return t.skip('no fault-injection library: run it through npm test, or set PFT_FAULT_ADDON')
   const dir = tmp()
   fs.writeFileSync(path.join(dir, 'f.txt'), 'alpha\nbeta\n')
   const child = `

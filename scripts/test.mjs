@@ -9,12 +9,13 @@
 // default per-user state.
 //
 //   PFT_SKIP_BUILD=1     never build the addon (test the binary that is there)
+//   PFT_KEEP_TMPDIR=1    temp files in the system's temp directory, not a private one
 //   PFT_SKIP_TARGETS=1   skip `cargo check --target` for other platforms
 //   PFT_SKIP_LINT=1      skip cargo fmt / clippy / actionlint
 //   PFT_LONG=1           long hardening runs (race: 10,000 edits; crash: 250 kills)
 //   PFT_FUZZ_SECONDS=N   run each fuzz target (tests/suite/fuzz.rs) for N seconds
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -41,6 +42,18 @@ if (process.platform !== 'win32' && process.platform !== 'darwin') {
   env.XDG_STATE_HOME = mkdtempSync(path.join(os.tmpdir(), 'pft-test-decoy-state-'))
   env.PFT_SUITE_DECOY_STATE = env.XDG_STATE_HOME
   temps.push(env.XDG_STATE_HOME)
+}
+
+// Every temp file of the run (the Rust tests', the JS suites', the engine's)
+// goes to one private directory, removed at the end: a run leaves nothing
+// behind in the system's temp directory, not even from a test that forgot to
+// clean up or was killed. World-writable and sticky as /tmp is: tests that act
+// as another user make files there too. PFT_KEEP_TMPDIR=1 keeps the system's.
+if (!env.PFT_KEEP_TMPDIR) {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'pft-test-tmp-'))
+  if (process.platform !== 'win32') chmodSync(tmp, 0o1777)
+  for (const k of process.platform === 'win32' ? ['TEMP', 'TMP'] : ['TMPDIR']) env[k] = tmp
+  temps.push(tmp)
 }
 
 const started = Date.now()
@@ -128,14 +141,14 @@ function hostTriple() {
 const host = hostTriple()
 const onHost = host ? ['--target', host] : []
 run('rust unit tests', 'cargo', ['test', '--all-features', ...onHost])
-// The debug library with the fault-injection feature, for the JS test of a
-// panic inside the engine (__test__/hardening.test.mjs): cargo test built it
-// already, this only puts it in place. No JS test builds Rust.
-run('fault-injection library for the JS suites', 'cargo', ['build', '--lib', '--all-features', ...onHost])
+// The debug library cargo test just built (the fault-injection feature on),
+// for the JS test of a panic inside the engine (__test__/hardening.test.mjs):
+// no JS test builds Rust. (`cargo build --lib` would compile the crate once
+// more: without the test-only dependencies, its dependencies' features differ.)
 {
-  const dir = path.resolve(root, env.CARGO_TARGET_DIR || 'target', host ?? '', 'debug')
+  const deps = path.resolve(root, env.CARGO_TARGET_DIR || 'target', host ?? '', 'debug', 'deps')
   const [prefix, ext] = process.platform === 'win32' ? ['', 'dll'] : ['lib', process.platform === 'darwin' ? 'dylib' : 'so']
-  env.PFT_FAULT_ADDON = path.join(dir, `${prefix}patch_file_tool.${ext}`)
+  env.PFT_FAULT_ADDON = path.join(deps, `${prefix}patch_file_tool.${ext}`)
 }
 if (!env.PFT_SKIP_LINT) {
   run('rustfmt', 'cargo', ['fmt', '--check'])
@@ -144,17 +157,26 @@ if (!env.PFT_SKIP_LINT) {
 }
 if (!env.PFT_SKIP_TARGETS) {
   const have = installedTargets()
+  const targets = []
+  const stub = {}
   for (const t of ['x86_64-apple-darwin', 'aarch64-apple-darwin', 'x86_64-pc-windows-msvc', 'aarch64-unknown-linux-gnu']) {
     if (!have.includes(t)) {
       process.stdout.write(`\n=== SKIP cargo check --target ${t}: not installed (rustup target add ${t})\n`)
       continue
     }
+    targets.push(t)
     // The grammars' C (tree-sitter crates, cc) would need T's own C compiler,
     // archiver and headers (cl.exe/lib.exe, an Apple SDK, aarch64-linux-gnu-gcc);
     // a check links nothing, so a stub stands in for them (scripts/cross/stub-cc).
     const tv = t.replace(/-/g, '_')
-    const stub = process.platform === 'win32' ? {} : { [`CC_${tv}`]: path.join(root, 'scripts', 'cross', 'stub-cc'), [`AR_${tv}`]: path.join(root, 'scripts', 'cross', 'stub-cc') }
-    run(`compile check ${t}`, 'cargo', ['check', '--lib', '--target', t], { env: { ...env, ...stub } })
+    if (process.platform !== 'win32') {
+      stub[`CC_${tv}`] = path.join(root, 'scripts', 'cross', 'stub-cc')
+      stub[`AR_${tv}`] = path.join(root, 'scripts', 'cross', 'stub-cc')
+    }
+  }
+  // One cargo run for them all: the targets are checked side by side.
+  if (targets.length) {
+    run(`compile check ${targets.join(', ')}`, 'cargo', ['check', '--lib', ...targets.flatMap((t) => ['--target', t])], { env: { ...env, ...stub } })
   }
 }
 const LAST = path.join('__test__', 'suite-end.test.mjs')
@@ -163,5 +185,5 @@ const files = readdirSync(path.join(root, '__test__'))
   .sort()
   .map((f) => path.join('__test__', f))
   .filter((f) => f !== LAST)
-run('js tests', process.execPath, ['--test', '--test-concurrency=1', ...files])
+run('js tests', process.execPath, ['--test', '--test-concurrency=2', ...files])
 run('suite end: the checkout and the default state directory are as they were', process.execPath, ['--test', LAST])

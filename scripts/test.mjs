@@ -29,31 +29,31 @@ const temps = []
 process.on('exit', () => {
   for (const d of temps) rmSync(d, { recursive: true, force: true })
 })
+// Every temp file of the run (the Rust tests', the JS suites', the engine's)
+// goes to one private directory, removed at the end: a run leaves nothing
+// behind in the system's temp directory, not even from a test that forgot to
+// clean up or was killed. World-writable and sticky as /tmp is: tests that act
+// as another user make files there too. PFT_KEEP_TMPDIR=1 keeps the system's.
+const tmpRoot = env.PFT_KEEP_TMPDIR ? os.tmpdir() : mkdtempSync(path.join(os.tmpdir(), 'pft-test-tmp-'))
+if (!env.PFT_KEEP_TMPDIR) {
+  if (process.platform !== 'win32') chmodSync(tmpRoot, 0o1777)
+  for (const k of process.platform === 'win32' ? ['TEMP', 'TMP'] : ['TMPDIR']) env[k] = tmpRoot
+  temps.push(tmpRoot)
+}
+
 // The engine's per-user state (journal, in-place copies) of every test lives
 // in a private temp directory, never in the user's real state directory.
 if (!env.PATCH_FILE_STATE_DIR) {
-  env.PATCH_FILE_STATE_DIR = mkdtempSync(path.join(os.tmpdir(), 'pft-test-state-'))
+  env.PATCH_FILE_STATE_DIR = mkdtempSync(path.join(tmpRoot, 'pft-test-state-'))
   temps.push(env.PATCH_FILE_STATE_DIR)
 }
 // Where the default state directory would be (XDG_STATE_HOME, on Linux and the
 // BSDs) is an empty decoy for the run: whatever ignored PATCH_FILE_STATE_DIR
 // lands there, and the last test fails on it.
 if (process.platform !== 'win32' && process.platform !== 'darwin') {
-  env.XDG_STATE_HOME = mkdtempSync(path.join(os.tmpdir(), 'pft-test-decoy-state-'))
+  env.XDG_STATE_HOME = mkdtempSync(path.join(tmpRoot, 'pft-test-decoy-state-'))
   env.PFT_SUITE_DECOY_STATE = env.XDG_STATE_HOME
   temps.push(env.XDG_STATE_HOME)
-}
-
-// Every temp file of the run (the Rust tests', the JS suites', the engine's)
-// goes to one private directory, removed at the end: a run leaves nothing
-// behind in the system's temp directory, not even from a test that forgot to
-// clean up or was killed. World-writable and sticky as /tmp is: tests that act
-// as another user make files there too. PFT_KEEP_TMPDIR=1 keeps the system's.
-if (!env.PFT_KEEP_TMPDIR) {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'pft-test-tmp-'))
-  if (process.platform !== 'win32') chmodSync(tmp, 0o1777)
-  for (const k of process.platform === 'win32' ? ['TEMP', 'TMP'] : ['TMPDIR']) env[k] = tmp
-  temps.push(tmp)
 }
 
 const started = Date.now()
@@ -119,7 +119,7 @@ if (env.PFT_SKIP_BUILD) {
 // What the checkout looks like before any test runs; the last test compares.
 const snapshot = repoSnapshot(root)
 if (snapshot) {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pft-test-snapshot-')), 'git-status.json')
+  const file = path.join(mkdtempSync(path.join(tmpRoot, 'pft-test-snapshot-')), 'git-status.json')
   temps.push(path.dirname(file))
   writeFileSync(file, JSON.stringify(snapshot))
   env.PFT_SUITE_SNAPSHOT = file

@@ -42,6 +42,26 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every Rust file of `src/`, in path order: its path from the crate root
+/// (`/`-separated) and its text.
+fn src_files() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            let rel = f
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, fs::read_to_string(f).unwrap())
+        })
+        .collect()
+}
+
 /// The name of the function a line declares, if it does (`fn name`, with
 /// any visibility, `const`, `unsafe` or `async` before it).
 fn declared(line: &str) -> Option<&str> {
@@ -162,19 +182,10 @@ fn the_function_finder_measures_what_it_names() {
 
 #[test]
 fn no_function_in_src_is_over_the_limit() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
-    files.sort();
     let mut problems = Vec::new();
     let mut seen = Vec::new();
-    for f in &files {
-        let rel = f
-            .strip_prefix(root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        for (name, len) in functions(&fs::read_to_string(f).unwrap()) {
+    for (rel, text) in src_files() {
+        for (name, len) in functions(&text) {
             let listed = LONGER.iter().find(|(p, n, _)| *p == rel && *n == name);
             match listed {
                 Some(&(_, _, was)) => {
@@ -209,20 +220,11 @@ fn no_function_in_src_is_over_the_limit() {
 /// value with `json!` (test code aside).
 #[test]
 fn no_json_is_built_below_the_api() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
     let mut found = Vec::new();
-    for f in &files {
-        let rel = f
-            .strip_prefix(root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+    for (rel, text) in src_files() {
         if rel.starts_with("src/api/") || rel.starts_with("src/binding/") {
             continue;
         }
-        let text = fs::read_to_string(f).unwrap();
         for (n, line) in text.lines().enumerate() {
             if line.trim_start().starts_with("#[cfg(test)]") {
                 break;
@@ -394,22 +396,14 @@ fn the_definition_finder_sees_every_kind_of_item() {
 #[test]
 fn module_roots_only_declare() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
-    files.sort();
     let mut problems = Vec::new();
     let mut roots = 0;
-    for f in &files {
-        let rel = f
-            .strip_prefix(root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+    for (rel, text) in src_files() {
         if !(rel.ends_with("/mod.rs") || rel == "src/lib.rs") {
             continue;
         }
         roots += 1;
-        let found = definitions(&fs::read_to_string(f).unwrap());
+        let found = definitions(&text);
         match (STILL_DEFINING.contains(&rel.as_str()), found.is_empty()) {
             (false, false) => problems.push(format!(
                 "{rel} defines items (a module root only declares: move them to a child module):\n  {}",
@@ -482,21 +476,13 @@ fn the_type_finder_sees_every_kind_of_declaration() {
 /// a name of its own; one that needs the published value uses it.
 #[test]
 fn every_published_name_names_one_type() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
     let mut vocabulary: std::collections::HashMap<String, String> = Default::default();
     let mut others = Vec::new();
     let mut problems = Vec::new();
-    for f in &files {
-        let rel = f
-            .strip_prefix(root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+    for (rel, text) in src_files() {
         let shared =
             rel.starts_with("src/result/") || rel == "src/model.rs" || rel == "src/error.rs";
-        for (name, line) in type_names(&fs::read_to_string(f).unwrap()) {
+        for (name, line) in type_names(&text) {
             let at = format!("{rel}:{line}");
             if shared {
                 if let Some(first) = vocabulary.insert(name.clone(), at.clone()) {

@@ -96,3 +96,22 @@ pub fn workspace(files: &[(&str, &[u8])]) -> (tempfile::TempDir, PathBuf) {
 pub fn quick(root: &Path) -> serde_json::Value {
     serde_json::json!({ "workspaceRoot": root, "durable": false, "journal": false })
 }
+
+/// Every `.rs` file below `dir`, in path order (the rules over `src/` read
+/// them so).
+pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}

@@ -10,6 +10,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::common::rust_files;
+
 /// The layer block of lib.rs: module name -> rank (0 = bottom line).
 fn layers(lib: &str) -> HashMap<String, usize> {
     let start = lib
@@ -39,17 +41,6 @@ fn layers(lib: &str) -> HashMap<String, usize> {
         }
     }
     rank
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 /// The top-level module a file of `src/` belongs to.
@@ -104,9 +95,7 @@ fn targets(line: &str) -> Vec<String> {
 fn violations(src: &Path) -> (Vec<String>, BTreeSet<(String, String)>) {
     let lib = fs::read_to_string(src.join("lib.rs")).unwrap();
     let rank = layers(&lib);
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    files.sort();
+    let files = rust_files(src);
     let mut bad = Vec::new();
     let mut edges = BTreeSet::new();
     for f in &files {
@@ -328,6 +317,22 @@ fn use_tree(
     }
 }
 
+/// The path of a file of `src/` from `src/`, `/`-separated.
+fn rel_path(src: &Path, f: &Path) -> String {
+    f.strip_prefix(src)
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Each file of `files` (of `src/`) by the module path it defines.
+fn by_module(src: &Path, files: &[PathBuf]) -> HashMap<Vec<String>, String> {
+    files
+        .iter()
+        .map(|f| (module_path(src, f), rel_path(src, f)))
+        .collect()
+}
+
 /// One file's module path: `src/a/b.rs` -> [a, b], `src/a/mod.rs` -> [a],
 /// `src/lib.rs` -> [].
 fn module_path(src: &Path, file: &Path) -> Vec<String> {
@@ -356,19 +361,9 @@ struct Use {
 /// longest module prefix of the path. Inline modules (`mod tests { … }`)
 /// belong to their file; a file's uses of itself are left out.
 fn file_uses(src: &Path) -> Vec<Use> {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    files.sort();
-    let rel = |f: &Path| {
-        f.strip_prefix(src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/")
-    };
-    let by_module: HashMap<Vec<String>, String> = files
-        .iter()
-        .map(|f| (module_path(src, f), rel(f)))
-        .collect();
+    let files = rust_files(src);
+    let rel = |f: &Path| rel_path(src, f);
+    let by_module = by_module(src, &files);
     let mut out = Vec::new();
     // Files declared `#[cfg(test)] mod x;` (parents come first in the sorted
     // list: `a.rs` < `a/x.rs`, `a/mod.rs` sorts after `a/b.rs`, so look ahead).
@@ -857,19 +852,9 @@ fn absolute(p: &[String], me: &[String]) -> Option<Vec<String>> {
 /// point counts as naming it (rename it).
 fn entry_point_uses(src: &Path) -> Vec<String> {
     let entries = entry_points(src);
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    files.sort();
-    let rel = |f: &Path| {
-        f.strip_prefix(src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/")
-    };
-    let by_module: HashMap<Vec<String>, String> = files
-        .iter()
-        .map(|f| (module_path(src, f), rel(f)))
-        .collect();
+    let files = rust_files(src);
+    let rel = |f: &Path| rel_path(src, f);
+    let by_module = by_module(src, &files);
     let toks_of = |f: &Path| tokens(&code_only(&fs::read_to_string(f).unwrap()));
     let mut test_only: BTreeSet<String> = BTreeSet::new();
     for f in &files {

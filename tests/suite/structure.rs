@@ -24,32 +24,20 @@
 //! rest of the file after the first of them.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::common::rust_files;
 
 const MAX_LINES: usize = 120;
 
 /// (file, function, its length today): still to be split.
 const LONGER: &[(&str, &str, usize)] = &[];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// Every Rust file of `src/`, in path order: its path from the crate root
 /// (`/`-separated) and its text.
 fn src_files() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
-    files.sort();
-    files
+    rust_files(&root.join("src"))
         .iter()
         .map(|f| {
             let rel = f

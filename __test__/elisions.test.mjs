@@ -3,8 +3,8 @@
 // stand for are certain (the result says which), refused with ELIDED_CONTENT
 // otherwise (nothing written, in the full and the compact view), written as
 // sent with options.elisions: 'literal'. The engine's own tests cover every
-// entry point and format (tests/suite/elisions.rs) and the algorithm
-// (src/check/elision.rs, property tests against a naive reference).
+// entry point and format (core/tests/suite/elisions.rs) and the algorithm
+// (core/src/check/elision.rs, property tests against a naive reference).
 import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'

@@ -5,7 +5,7 @@
 // ('off'); errors the file already had are never the edit's; multi-edit and
 // batch calls are judged on each file's final content; dry runs report too.
 // The grammars and the introduced-error rule have their own tests per
-// language in the engine (src/check/syntax).
+// language in the engine (core/src/check/syntax).
 import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'

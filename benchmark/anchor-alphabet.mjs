@@ -31,7 +31,7 @@ const api = require('../index.js')
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const args = process.argv.slice(2)
 const RESTARTS = Number(args.includes('--restarts') ? args[args.indexOf('--restarts') + 1] : 300)
-const FILES = ['src/txn/mod.rs', 'js/mcp.js', 'src/io/workspace.rs', 'docs/formats.md']
+const FILES = ['core/src/txn/mod.rs', 'js/mcp.js', 'core/src/io/workspace.rs', 'docs/formats.md']
 
 const LETTERS = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz']
 const N = LETTERS.length

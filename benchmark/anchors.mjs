@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Hash-anchored line edits (editLines) measured on this repository's own
-// history, as the replay bench (tests/replay/) uses it:
+// history, as the replay bench (core/tests/replay/) uses it:
 //
 // 1. Landing: every hunk of every modified text file of the last N commits
 //    (`git diff -U0`), expressed as an anchored edit against a read with
@@ -337,7 +337,7 @@ async function readCost(root) {
   let realPlain = 0
   let realAnchors = 0
   let realLines = 0
-  for (const f of ['src/txn/mod.rs', 'js/mcp.js', 'src/io/workspace.rs', 'docs/formats.md']) {
+  for (const f of ['core/src/txn/mod.rs', 'js/mcp.js', 'core/src/io/workspace.rs', 'docs/formats.md']) {
     fs.copyFileSync(path.join(REPO, f), path.join(root, 'real'))
     const t = fs.readFileSync(path.join(root, 'real'), 'utf8')
     realPlain += tokens(t)

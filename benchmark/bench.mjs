@@ -40,7 +40,7 @@ const opt = (f) => {
 }
 
 // `npm run bench -- replay`: the replay of this repository's own git history
-// (tests/replay): every real edit through every format, and the mistakes
+// (core/tests/replay): every real edit through every format, and the mistakes
 // agents make applied to a sample of them. It runs in Rust, optimized;
 // options: --per-kind <n> (samples of each mistake, default 200), --until
 // <commit> (the last commit replayed, default HEAD), --commits <n> (at most
@@ -63,7 +63,7 @@ if (args[0] === 'replay') {
 }
 
 // `npm run bench -- lazy`: lazy variants of the real edits of this repository's
-// history (tests/replay/lazy.rs): an elision marker in place of unchanged lines
+// history (core/tests/replay/lazy.rs): an elision marker in place of unchanged lines
 // of each edit and of each whole file a commit changed; prints expanded /
 // refused / wrong per kind and the false alarms on the real edits. Options:
 // --cap <n> (cases of each kind at most, default 5000), --until <commit>,
@@ -79,7 +79,7 @@ if (args[0] === 'lazy') {
 }
 
 // `npm run bench -- syntax`: the syntax guard on the history of this repository
-// (or --repo <clone or git dir>) (tests/replay/syntax.rs): false reports on the
+// (or --repo <clone or git dir>) (core/tests/replay/syntax.rs): false reports on the
 // real final states (each listed), the share of single-hunk intermediate states
 // flagged, and breakage injected into real hunks (reported / all, reported /
 // broken per the parser). Options: --cap <n> (injections of each language and

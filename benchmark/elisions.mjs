@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What the elision check (src/check/) costs: the same patchFile with the check
+// What the elision check (core/src/check/) costs: the same patchFile with the check
 // (`elisions: "expand"`, the default) and without it (`"literal"`),
 // interleaved rep by rep (the order rotates) on the same files, so every ratio
 // comes from one run. Medians per workload.

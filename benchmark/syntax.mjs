@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What the syntax guard (src/check/syntax) costs: the same patchFile with the
+// What the syntax guard (core/src/check/syntax) costs: the same patchFile with the
 // guard (`syntax: "warn"`, the default) and without it (`"off"`), interleaved
 // rep by rep (the order rotating) on files of their own, so every ratio comes
 // from one run. Medians per workload.

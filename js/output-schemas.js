@@ -2,7 +2,7 @@
 // The MCP `outputSchema` of each tool: the shape of its result object (the
 // `structuredContent` of a tools/call answer), made from the result contract,
 // schemas/results.json. That file is generated from the engine's Rust
-// result types (src/result/, `npm run contract`; the test suite fails when it
+// result types (core/src/result/, `npm run contract`; the test suite fails when it
 // is out of date), so the schemas here are the engine's own description of
 // what it answers, never a second copy written by hand.
 //
@@ -14,7 +14,7 @@
 // ...) are one type shared by every tool, about 6 KB of schema that every
 // tool would otherwise repeat, and are described in the contract and the d.ts.
 // The server answers in the compact
-// view by default (fewer fields: src/api/view.rs), so the fields that view
+// view by default (fewer fields: core/src/api/view.rs), so the fields that view
 // may leave out (the contract's `compact.optional`) are not required here;
 // a full result fits the same schema.
 //

@@ -25,9 +25,9 @@
 //                false, openWorldHint true), so a listing carries only what informs.
 //
 // Adding a tool is: its schema file; one entry in tools.json (and in a profile
-// if it belongs there); its result type in the Rust contract (src/result/,
-// listed in src/result/contract.rs, then `npm run contract`); and its
-// Rust entry point (a `#[napi]` function in src/binding, whose
+// if it belongs there); its result type in the Rust contract (core/src/result/,
+// listed in core/src/result/contract.rs, then `npm run contract`); and its
+// Rust entry point (a `#[napi]` function in src/exports.rs, whose
 // `ts_args_type`/`ts_return_type` name its input and result types in
 // types/header.d.ts). docs/development.md (Adding a tool) lists the steps.
 //

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes the result types of types/header.d.ts from the result contract,
 // schemas/results.json (itself generated from the engine's Rust result
-// types: src/result/, checked by tests/suite/contract.rs). The types sit between the
+// types: core/src/result/, checked by core/tests/suite/contract.rs). The types sit between the
 // two `generated` marker lines of the header; everything else in the header is
 // written by hand: the inputs (which accept several spellings), and the
 // generic types that follow a call's `dry_run` flag to one result (TypeScript
@@ -17,7 +17,7 @@
 //   node scripts/gen-results.mjs --check   exit 1 if it is not what would be written
 //   node scripts/gen-results.mjs --contract
 //                                           first regenerate schemas/results.json from the
-//                                           Rust types (tests/suite/contract.rs with PATCH_FILE_WRITE_CONTRACT)
+//                                           Rust types (core/tests/suite/contract.rs with PATCH_FILE_WRITE_CONTRACT)
 // `npm run contract` is the last.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'

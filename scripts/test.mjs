@@ -13,7 +13,7 @@
 //   PFT_SKIP_TARGETS=1   skip `cargo check --target` for other platforms
 //   PFT_SKIP_LINT=1      skip cargo fmt / clippy / actionlint
 //   PFT_LONG=1           long hardening runs (race: 10,000 edits; crash: 250 kills)
-//   PFT_FUZZ_SECONDS=N   run each fuzz target (tests/suite/fuzz.rs) for N seconds
+//   PFT_FUZZ_SECONDS=N   run each fuzz target (core/tests/suite/fuzz.rs) for N seconds
 import { spawnSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -92,7 +92,7 @@ function buildNeeded() {
   const addon = path.join(root, `${binaryName}.${target.abi}.node`)
   if (!existsSync(addon)) return `${path.basename(addon)} is not built`
   const built = statSync(addon).mtimeMs
-  const sources = ['src', 'Cargo.toml', 'Cargo.lock', 'build.rs', path.join('types', 'header.d.ts')].filter((f) => existsSync(path.join(root, f)))
+  const sources = ['src', path.join('core', 'src'), 'Cargo.toml', path.join('core', 'Cargo.toml'), 'Cargo.lock', 'build.rs', path.join('types', 'header.d.ts')].filter((f) => existsSync(path.join(root, f)))
   const stale = sources.filter((f) => newest(path.join(root, f)) > built)
   return stale.length ? `${path.basename(addon)} is older than ${stale.join(', ')}` : null
 }

@@ -1,128 +1,28 @@
-//! # patch-file-tool
+//! # patch-file-tool (the Node.js addon)
 //!
-//! The engine behind the `patch-file-tool` npm package: exact-once search and
-//! replace edits (and the edit formats agents use), applied atomically inside
-//! a workspace sandbox, for AI coding agents.
+//! The Node-API binding of the engine in `core/` (the `patch-file-core`
+//! crate): it converts JS values to the engine's JSON input and the
+//! engine's JSON result back to JS objects, and nothing else. No logic
+//! lives here; everything an edit does is the core's.
 //!
-//! ## The map
+//! - `exports.rs`: the functions the addon exports, one `#[napi]` one-liner
+//!   each;
+//! - `convert.rs`: JS value -> JSON (bounded, never throwing), JSON -> JS,
+//!   and the task that runs an engine call on the libuv thread pool.
 //!
-//! ```text
-//! src/
-//!   lib.rs      this map and the dependency rule
-//!   binding/    Node-API only: #[napi] one-liners (exports.rs), JS value -> JSON (convert.rs)
-//!   testing.rs  the crate's integration tests' one door inside (hidden;
-//!               nothing else uses it)
-//!   api/        entry points, JSON in -> typed result -> JSON out (runner.rs:
-//!               `run`, one door keyed by `model::EntryPoint`; entry.rs: the
-//!               start-up and panic guard they share; view.rs: the compact
-//!               view; contract.rs: the published contract): patch (patchFile,
-//!               batchPatchFiles), files (readFile, writeFile), dry_run
-//!               (applyDryRun), formats (applyEditBlocks, applyPatch),
-//!               text_editor, edit_file (server-filesystem's shape), lines
-//!               (editLines)
-//!   input/      every spelling and every text format stops here: request.rs
-//!               (requests by serde derive, each field's spellings declared
-//!               once), fields.rs (the adapter: spellings, unknown fields,
-//!               messages in the caller's words), formats/ (SEARCH/REPLACE, Codex
-//!               patch, unified diff, text-editor commands -> one OpPlan)
-//!   history/    the edit journal, outside the pipeline: store.rs (owner-
-//!               checked, no-follow directory, keys, pruning), entry.rs (the
-//!               format, read back without trusting it), record.rs (the
-//!               pipeline's recorder: kept inodes instead of copies),
-//!               list.rs (history, clear), undo.rs (undo as a transaction)
-//!   txn/        the ONE write pipeline: Txn = resolve -> lock -> read
-//!               (pipeline.rs) -> (caller matches) -> commit (commit.rs),
-//!               or keep as a dry run (preview.rs); edits.rs
-//!               (search/replace, whole files), ops.rs (edit-format plans),
-//!               dry_run.rs (the cache and its one apply path), lines.rs
-//!               (anchored line edits), diff.rs,
-//!               changes.rs (what a commit changed, for its recorder)
-//!   check/      pure: what the new text of a file leaves, checked once per
-//!               written file on its final content by the pipeline (every
-//!               entry point and format): elision.rs (`// ... existing code
-//!               ...` markers expanded when they have one reading, refused
-//!               otherwise), marker.rs (what a marker line is)
-//!   matching/   pure: exact.rs (exact-once planning), many.rs (many edits
-//!               in one pass), plan.rs (what both plan: spans over the text),
-//!               blocks.rs (SEARCH/REPLACE blocks), tolerant.rs
-//!               (opt-in `match` tolerances), locate.rs (placing patch hunks),
-//!               anchors.rs (line IDs, the snapshot-to-file line mapping),
-//!               line_edits.rs (placing anchored line edits)
-//!   io/         disk through directory handles: dir.rs (openat & co),
-//!               workspace.rs (the sandbox), source.rs (the one read path),
-//!               commit.rs (atomic multi-file commit), locks.rs,
-//!               snapshots.rs (what reads with anchors showed)
-//!   diagnose/   pure: why an edit did not land and what the file holds instead
-//!   text/       pure leaf: encodings, line endings, line numbers (lines.rs),
-//!               hashing, text folds
-//!   model.rs    the vocabulary: Edit, Count, FileEdits, Options, MatchMode,
-//!               OpPlan / FileOp / FileAction / Block / Hunk
-//!   result/     the contract: typed results and failures (Serialize), the
-//!               generated schema of them (contract.rs)
-//!   error.rs    codes and Failure
-//! ```
+//! Async variants run the engine on the libuv thread pool (`AsyncTask`), so
+//! the event loop never waits on disk I/O or matching. Input that cannot
+//! even be converted to JSON (a function, a BigInt, a cycle, a getter that
+//! throws, a string or key with a lone surrogate) is answered with an
+//! `INVALID_INPUT` result naming where it was: no call ever throws or
+//! rejects for bad input.
 //!
-//! ## The dependency rule
-//!
-//! Layers, top to bottom; a module may use only modules on lines below its
-//! own, never one on its own line or above (so there are no circles). Every
-//! layer may therefore use `result`, `model` and `error`. `tests/suite/layers.rs` reads this
-//! block and every `crate::` path in `src/` and fails on an edge that breaks
-//! it.
-//!
-//! Within a layer, files do not use each other round a circle either: the
-//! same test follows every `crate::`, `super::` and `self::` path and a
-//! module's paths into its own children (re-exports included) from file to
-//! file, and fails naming the circle. Test code (`#[cfg(test)]`) is left
-//! out: nothing depends on it. What two files share lives in the file it
-//! belongs to, or in a small module of its own (`matching/plan.rs`,
-//! `text/lines.rs`, `diagnose/windows.rs`, `api/entry.rs`), and a
-//! `mod.rs` (and this file) holds declarations and re-exports, not what its
-//! children use (`tests/suite/structure.rs` fails on a module root that defines
-//! an item outside `#[cfg(test)]`).
-//!
-//! ```text
-//! binding testing
-//! api
-//! input history
-//! txn
-//! check
-//! matching io
-//! diagnose
-//! text
-//! result
-//! model
-//! error
-//! ```
-//!
-//! The core is plain Rust; `binding` is the only module that knows about
-//! Node-API, and it only converts values. [`api`] is the interface, with
-//! the vocabulary it speaks: [`model`], [`result`] and [`error`]. Every
-//! other module is private to the crate (`pub(crate)` throughout, which
-//! `unreachable_pub` keeps honest); the crate's own integration tests reach
-//! the few internals they test alone (fault injection, parsers, diagnosis)
-//! through `testing`, a hidden module that re-exports exactly those items;
-//! it stands on the top line of the rule, so nothing in the crate uses it.
+//! The engine's tests live with the engine (`core/tests`, one binary); this
+//! crate is tested from JavaScript (`__test__/`), through the built addon.
 
-#![warn(unreachable_pub)]
-
-pub mod api;
-pub(crate) mod check;
-pub(crate) mod diagnose;
-pub mod error;
-pub(crate) mod history;
-pub(crate) mod input;
-pub(crate) mod io;
-pub(crate) mod matching;
-pub mod model;
-pub mod result;
-#[doc(hidden)]
-pub mod testing;
-pub(crate) mod text;
-pub(crate) mod txn;
-
-// Node-API requires `pub` on what `#[napi]` exports: those items are
-// reachable from JavaScript, not from Rust, so the lint does not apply here.
+// Left out of test builds (`cargo clippy --all-targets` makes one): there
+// `#[napi]` registers nothing, so every item would be unused.
 #[cfg(not(test))]
-#[allow(unreachable_pub)]
-mod binding;
+mod convert;
+#[cfg(not(test))]
+mod exports;

@@ -1,0 +1,629 @@
+//! An edit changes the content and nothing else: owner, group, mode,
+//! set-id bits, ACLs, extended attributes, `chattr` flags and hard links
+//! survive, or the call refuses. Each case runs as root and, where it
+//! matters, as an unprivileged user: a thread of this process drops to
+//! another uid/gid (Linux credentials are per thread), so the engine runs
+//! exactly as it would in that user's process.
+//!
+//! Needs root (to create files owned by others) and the `acl` and `attr`
+//! tools (`setfacl`, `getfacl`, `setfattr`, `getfattr`; `.ci/run` installs
+//! them); without them each test says so and returns.
+#![cfg(target_os = "linux")]
+
+use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard, Once};
+
+use patch_file_core::api;
+use serde_json::{json, Value};
+
+const OWNER: u32 = 1000;
+const EDITOR: u32 = 1001;
+const SHARED_GROUP: u32 = 2000;
+
+fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Whether the test can run; says why not.
+fn ready(tools: &[&str]) -> bool {
+    if !is_root() {
+        eprintln!("SKIP: needs root to create files owned by other users");
+        return false;
+    }
+    for t in tools {
+        if !have(t) {
+            eprintln!("SKIP: `{t}` is not installed (apt-get install acl attr)");
+            return false;
+        }
+    }
+    true
+}
+
+/// Base of the per-user state directories of these tests.
+fn state_base() -> PathBuf {
+    std::env::temp_dir().join(format!("pft-metadata-state-{}", std::process::id()))
+}
+
+/// The private state directory of `uid` (the engine trusts only one it
+/// owns, 0700), made current: `PATCH_FILE_STATE_DIR` is set to it.
+fn use_state_of(uid: u32) {
+    let d = state_base().join(uid.to_string());
+    fs::create_dir_all(&d).unwrap();
+    std::os::unix::fs::chown(&d, Some(uid), Some(uid)).unwrap();
+    fs::set_permissions(&d, fs::Permissions::from_mode(0o700)).unwrap();
+    std::env::set_var("PATCH_FILE_STATE_DIR", &d);
+}
+
+/// One test at a time: the per-user state directory is chosen through the
+/// process environment, which every thread shares.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// A scratch directory (mode 0777 so that other uids may work in it), kept
+/// with the lock that runs these tests one at a time; the engine runs with
+/// root's private state until [`as_user`] switches it.
+struct Scratch {
+    _dir: tempfile::TempDir,
+    _one: MutexGuard<'static, ()>,
+}
+
+fn scratch() -> (Scratch, PathBuf) {
+    let one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    static BASE: Once = Once::new();
+    BASE.call_once(|| {
+        fs::create_dir_all(state_base()).unwrap();
+        fs::set_permissions(state_base(), fs::Permissions::from_mode(0o755)).unwrap();
+    });
+    use_state_of(0);
+    let t = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(t.path()).unwrap();
+    fs::set_permissions(&root, fs::Permissions::from_mode(0o777)).unwrap();
+    (Scratch { _dir: t, _one: one }, root)
+}
+
+fn sh(cmd: &str) -> String {
+    let o = Command::new("sh").args(["-c", cmd]).output().unwrap();
+    assert!(
+        o.status.success(),
+        "`{cmd}` failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn q(p: &Path) -> String {
+    format!("'{}'", p.display())
+}
+
+/// Everything about a file but its bytes, as the tools print it.
+#[derive(Debug, PartialEq, Eq)]
+struct Facts {
+    uid: u32,
+    gid: u32,
+    mode: u32,
+    nlink: u64,
+    ino: u64,
+    acl: String,
+    xattrs: String,
+}
+
+fn facts(p: &Path) -> Facts {
+    let m = fs::symlink_metadata(p).unwrap();
+    Facts {
+        uid: m.uid(),
+        gid: m.gid(),
+        mode: m.mode() & 0o7777,
+        nlink: m.nlink(),
+        ino: m.ino(),
+        acl: sh(&format!(
+            "getfacl -n --omit-header --absolute-names {}",
+            q(p)
+        )),
+        xattrs: sh(&format!(
+            "getfattr -h -d -m - --absolute-names {} | sed 1d",
+            q(p)
+        )),
+    }
+}
+
+/// Runs `f` on a thread with the credentials of `uid`, `gid` and `groups`.
+fn as_user<T: Send + 'static>(
+    uid: u32,
+    gid: u32,
+    groups: &[u32],
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    use_state_of(uid);
+    let groups: Vec<rustix::process::Gid> = groups
+        .iter()
+        .map(|&g| rustix::process::Gid::from_raw(g))
+        .collect();
+    let r = std::thread::spawn(move || {
+        use rustix::process::{Gid, Uid};
+        use rustix::thread::{set_thread_groups, set_thread_res_gid, set_thread_res_uid};
+        set_thread_groups(&groups).unwrap();
+        let g = Gid::from_raw(gid);
+        set_thread_res_gid(g, g, g).unwrap();
+        let u = Uid::from_raw(uid);
+        set_thread_res_uid(u, u, u).unwrap();
+        assert_eq!(rustix::process::geteuid().as_raw(), uid);
+        f()
+    })
+    .join();
+    use_state_of(0);
+    r.unwrap()
+}
+
+fn patch(root: &Path, rel: &str, search: &str, replace: &str, extra: Value) -> Value {
+    let mut opts = json!({ "workspaceRoot": root, "durable": true });
+    if let (Some(o), Some(e)) = (opts.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            o.insert(k.clone(), v.clone());
+        }
+    }
+    api::patch_file(
+        &json!({"file_path": rel, "search_block": search, "replace_block": replace}),
+        Some(&opts),
+    )
+}
+
+fn chown(p: &Path, uid: u32, gid: u32) {
+    std::os::unix::fs::chown(p, Some(uid), Some(gid)).unwrap();
+}
+
+fn chmod(p: &Path, mode: u32) {
+    fs::set_permissions(p, fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn no_leftovers(dir: &Path) {
+    let left: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".pft-"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn acl_xattrs_and_mode_survive_a_root_edit() {
+    if !ready(&["setfacl", "getfacl", "setfattr", "getfattr", "setcap"]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let f = root.join(".env");
+    fs::write(&f, "SECRET=1\n").unwrap();
+    chown(&f, 0, SHARED_GROUP);
+    chmod(&f, 0o600);
+    sh(&format!("setfacl -m u:{OWNER}:r {}", q(&f)));
+    sh(&format!("setfattr -n user.origin -v checked-in {}", q(&f)));
+    sh(&format!("setcap cap_net_bind_service=+ep {}", q(&f)));
+    let before = facts(&f);
+    assert!(
+        before.acl.contains(&format!("user:{OWNER}:r--")),
+        "{}",
+        before.acl
+    );
+    assert!(
+        before.xattrs.contains("security.capability"),
+        "{}",
+        before.xattrs
+    );
+    let r = patch(&root, ".env", "SECRET=1", "SECRET=2", json!({}));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["write_strategy"], "rename", "{r}");
+    assert_eq!(fs::read_to_string(&f).unwrap(), "SECRET=2\n");
+    let after = facts(&f);
+    assert_eq!(
+        (after.uid, after.gid, after.mode, &after.acl, &after.xattrs),
+        (
+            before.uid,
+            before.gid,
+            before.mode,
+            &before.acl,
+            &before.xattrs
+        )
+    );
+    // The ACL still decides access: the named user may read, the group
+    // (whose bits the ACL mask governs) may not.
+    let (g_read, u_read) = (
+        as_user(EDITOR, SHARED_GROUP, &[SHARED_GROUP], {
+            let f = f.clone();
+            move || fs::read(&f).is_ok()
+        }),
+        as_user(OWNER, OWNER, &[], {
+            let f = f.clone();
+            move || fs::read(&f).is_ok()
+        }),
+    );
+    assert!(!g_read, "the group gained access");
+    assert!(u_read, "the named user lost access");
+    no_leftovers(&root);
+}
+
+#[test]
+fn chattr_flags_survive() {
+    if !ready(&["chattr", "lsattr"]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let f = root.join("a.txt");
+    fs::write(&f, "x = 1\n").unwrap();
+    if Command::new("chattr")
+        .arg("+d")
+        .arg(&f)
+        .status()
+        .map(|s| !s.success())
+        .unwrap_or(true)
+    {
+        eprintln!("SKIP: this file system has no chattr flags");
+        return;
+    }
+    let flags = |p: &Path| {
+        sh(&format!("lsattr -d {}", q(p)))
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let before = flags(&f);
+    assert!(before.contains('d'), "{before}");
+    let r = patch(&root, "a.txt", "x = 1", "x = 2", json!({}));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(flags(&f), before);
+}
+
+#[test]
+fn a_non_owner_edit_keeps_owner_group_and_mode() {
+    if !ready(&["getfacl", "getfattr"]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let f = root.join("shared.txt");
+    fs::write(&f, "v = 1\n").unwrap();
+    chown(&f, OWNER, SHARED_GROUP);
+    chmod(&f, 0o664);
+    let before = facts(&f);
+    let r = as_user(EDITOR, EDITOR, &[SHARED_GROUP], {
+        let root = root.clone();
+        move || patch(&root, "shared.txt", "v = 1", "v = 2", json!({}))
+    });
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["write_strategy"], "in_place", "{r}");
+    assert!(
+        r["write_strategy_reason"]
+            .as_str()
+            .unwrap()
+            .contains("another user"),
+        "{r}"
+    );
+    assert_eq!(fs::read_to_string(&f).unwrap(), "v = 2\n");
+    assert_eq!(
+        facts(&f),
+        before,
+        "the same inode with the same owner, group, mode"
+    );
+    // The owner can still write it.
+    let r = as_user(OWNER, OWNER, &[SHARED_GROUP], {
+        let root = root.clone();
+        move || patch(&root, "shared.txt", "v = 2", "v = 3", json!({}))
+    });
+    assert_eq!(r["ok"], true, "{r}");
+    no_leftovers(&root);
+}
+
+#[test]
+fn set_id_bits_are_never_given_to_another_owner() {
+    if !ready(&[]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let f = root.join("tool.sh");
+    fs::write(&f, "echo 1\n").unwrap();
+    chown(&f, OWNER, SHARED_GROUP);
+    chmod(&f, 0o4775);
+    let r = as_user(EDITOR, EDITOR, &[SHARED_GROUP], {
+        let root = root.clone();
+        move || patch(&root, "tool.sh", "echo 1", "echo 2", json!({}))
+    });
+    assert_eq!(r["ok"], true, "{r}");
+    let m = fs::metadata(&f).unwrap();
+    assert_eq!((m.uid(), m.gid()), (OWNER, SHARED_GROUP), "owner kept");
+    // Written by a non-owner, the kernel drops set-uid (as for any writer);
+    // it is never set-uid under the editor.
+    assert_eq!(m.mode() & 0o777, 0o775);
+    assert!(m.uid() != EDITOR || m.mode() & 0o4000 == 0);
+    // As the owner (rename keeps everything, set-uid included).
+    chmod(&f, 0o4775);
+    let r = as_user(OWNER, SHARED_GROUP, &[], {
+        let root = root.clone();
+        move || patch(&root, "tool.sh", "echo 2", "echo 3", json!({}))
+    });
+    assert_eq!(r["ok"], true, "{r}");
+    let m = fs::metadata(&f).unwrap();
+    assert_eq!(
+        (m.uid(), m.gid(), m.mode() & 0o7777),
+        (OWNER, SHARED_GROUP, 0o4775),
+        "{r}"
+    );
+}
+
+#[test]
+fn an_owned_file_with_an_acl_keeps_it_when_a_user_edits_it() {
+    if !ready(&["setfacl", "getfacl", "getfattr"]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let f = root.join("notes.md");
+    fs::write(&f, "# one\n").unwrap();
+    chown(&f, EDITOR, EDITOR);
+    chmod(&f, 0o640);
+    sh(&format!("setfacl -m u:{OWNER}:rw {}", q(&f)));
+    sh(&format!("setfattr -n user.tag -v 42 {}", q(&f)));
+    let before = facts(&f);
+    let r = as_user(EDITOR, EDITOR, &[], {
+        let root = root.clone();
+        move || patch(&root, "notes.md", "# one", "# two", json!({}))
+    });
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["write_strategy"], "rename", "{r}");
+    let after = facts(&f);
+    assert_ne!(after.ino, before.ino, "replaced by rename");
+    assert_eq!(
+        (after.uid, after.gid, after.mode, &after.acl, &after.xattrs),
+        (
+            before.uid,
+            before.gid,
+            before.mode,
+            &before.acl,
+            &before.xattrs
+        )
+    );
+}
+
+#[test]
+fn hard_links_are_refused_split_or_kept_as_asked() {
+    if !ready(&[]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let a = root.join("a.txt");
+    let b = root.join("b.txt");
+    fs::write(&a, "n = 1\n").unwrap();
+    fs::hard_link(&a, &b).unwrap();
+    let r = patch(&root, "a.txt", "n = 1", "n = 2", json!({}));
+    assert_eq!(r["code"], "HARD_LINKED_FILE", "{r}");
+    assert!(r["message"].as_str().unwrap().contains("hardLinks"), "{r}");
+    assert_eq!(fs::read_to_string(&a).unwrap(), "n = 1\n");
+    assert_eq!(fs::metadata(&a).unwrap().nlink(), 2);
+
+    let r = patch(
+        &root,
+        "a.txt",
+        "n = 1",
+        "n = 2",
+        json!({"hardLinks": "keep"}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["write_strategy"], "in_place", "{r}");
+    assert_eq!(
+        fs::read_to_string(&b).unwrap(),
+        "n = 2\n",
+        "every name sees it"
+    );
+    assert_eq!(fs::metadata(&a).unwrap().nlink(), 2);
+
+    let r = patch(
+        &root,
+        "a.txt",
+        "n = 2",
+        "n = 3",
+        json!({"hardLinks": "split"}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["write_strategy"], "rename", "{r}");
+    assert_eq!(fs::read_to_string(&a).unwrap(), "n = 3\n");
+    assert_eq!(
+        fs::read_to_string(&b).unwrap(),
+        "n = 2\n",
+        "the other name keeps the old text"
+    );
+    assert_eq!(fs::metadata(&b).unwrap().nlink(), 1);
+    no_leftovers(&root);
+}
+
+#[test]
+fn a_sticky_directory_of_another_user_is_written_in_place() {
+    if !ready(&[]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let dir = root.join("tmp");
+    fs::create_dir(&dir).unwrap();
+    chmod(&dir, 0o1777);
+    let f = dir.join("board.txt");
+    fs::write(&f, "todo\n").unwrap();
+    chown(&f, OWNER, OWNER);
+    chmod(&f, 0o666);
+    let ino = fs::metadata(&f).unwrap().ino();
+    let r = as_user(EDITOR, EDITOR, &[], {
+        let root = root.clone();
+        move || patch(&root, "tmp/board.txt", "todo", "done", json!({}))
+    });
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["write_strategy"], "in_place", "{r}");
+    let m = fs::metadata(&f).unwrap();
+    assert_eq!((m.ino(), m.uid(), m.mode() & 0o7777), (ino, OWNER, 0o666));
+    assert_eq!(fs::read_to_string(&f).unwrap(), "done\n");
+    no_leftovers(&dir);
+}
+
+#[test]
+fn a_writable_file_in_a_read_only_directory_is_written_in_place() {
+    if !ready(&[]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let dir = root.join("locked");
+    fs::create_dir(&dir).unwrap();
+    let f = dir.join("config.ini");
+    fs::write(&f, "a=1\n").unwrap();
+    chown(&f, EDITOR, EDITOR);
+    chmod(&f, 0o644);
+    chmod(&dir, 0o755); // owned by root: the editor may not create files here
+    let r = as_user(EDITOR, EDITOR, &[], {
+        let root = root.clone();
+        move || patch(&root, "locked/config.ini", "a=1", "a=2", json!({}))
+    });
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["write_strategy"], "in_place", "{r}");
+    assert!(
+        r["write_strategy_reason"]
+            .as_str()
+            .unwrap()
+            .contains("directory"),
+        "{r}"
+    );
+    assert_eq!(fs::read_to_string(&f).unwrap(), "a=2\n");
+    no_leftovers(&dir);
+    // The record kept in the editor's private state is gone too.
+    let state = state_base().join(EDITOR.to_string()).join("recovery");
+    let left: Vec<_> = fs::read_dir(&state)
+        .map(|d| d.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    let ino = fs::metadata(&f).unwrap().ino().to_string();
+    assert!(
+        !left.iter().any(|n| n.to_string_lossy().contains(&ino)),
+        "{left:?}"
+    );
+}
+
+#[test]
+fn a_bind_mounted_file_is_written_in_place() {
+    if !ready(&[]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let src = root.join("real.txt");
+    let dst = root.join("mounted.txt");
+    fs::write(&src, "k: v1\n").unwrap();
+    fs::write(&dst, "placeholder\n").unwrap();
+    let ok = Command::new("mount")
+        .args(["--bind"])
+        .arg(&src)
+        .arg(&dst)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("SKIP: cannot bind-mount here");
+        return;
+    }
+    let r = patch(&root, "mounted.txt", "k: v1", "k: v2", json!({}));
+    let _ = Command::new("umount").arg(&dst).status();
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["write_strategy"], "in_place", "{r}");
+    assert_eq!(
+        fs::read_to_string(&src).unwrap(),
+        "k: v2\n",
+        "the mounted file changed"
+    );
+    no_leftovers(&root);
+}
+
+#[test]
+fn every_writing_entry_point_keeps_metadata() {
+    if !ready(&["setfacl", "getfacl", "getfattr"]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let f = root.join("m.txt");
+    let fresh = |body: &str| {
+        fs::write(&f, body).unwrap();
+        chown(&f, OWNER, SHARED_GROUP);
+        chmod(&f, 0o640);
+        sh(&format!(
+            "setfacl -b {} && setfacl -m u:{EDITOR}:r {}",
+            q(&f),
+            q(&f)
+        ));
+    };
+    let opts = json!({ "workspaceRoot": root });
+    type Call<'a> = (&'static str, Box<dyn Fn() -> Value + 'a>);
+    let calls: Vec<Call<'_>> = vec![
+        (
+            "batchPatchFiles",
+            Box::new(|| {
+                api::batch_patch_files(
+                    &json!({"files": [{"file_path": "m.txt", "search_block": "one", "replace_block": "two"}]}),
+                    Some(&opts),
+                )
+            }),
+        ),
+        (
+            "writeFile",
+            Box::new(|| {
+                api::write_file(
+                    &json!({"file_path": "m.txt", "content": "two\n"}),
+                    Some(&opts),
+                )
+            }),
+        ),
+        (
+            "applyPatch",
+            Box::new(|| {
+                api::apply_patch(
+                    &json!({"patch": "*** Begin Patch\n*** Update File: m.txt\n@@\n-one\n+two\n*** End Patch\n"}),
+                    Some(&opts),
+                )
+            }),
+        ),
+        (
+            "applyEditBlocks",
+            Box::new(|| {
+                api::apply_edit_blocks(
+                    &json!({"text": "m.txt\n<<<<<<< SEARCH\none\n=======\ntwo\n>>>>>>> REPLACE\n"}),
+                    Some(&opts),
+                )
+            }),
+        ),
+        (
+            "textEditor",
+            Box::new(|| {
+                api::text_editor(
+                    &json!({"command": "str_replace", "path": "m.txt", "old_str": "one", "new_str": "two"}),
+                    Some(&opts),
+                )
+            }),
+        ),
+        (
+            "editFile",
+            Box::new(|| {
+                api::edit_file(
+                    &json!({"path": "m.txt", "edits": [{"oldText": "one", "newText": "two"}]}),
+                    Some(&opts),
+                )
+            }),
+        ),
+    ];
+    for (name, call) in calls {
+        fresh("one\n");
+        let before = facts(&f);
+        let r = call();
+        assert_eq!(r["ok"], true, "{name}: {r}");
+        assert_eq!(fs::read_to_string(&f).unwrap(), "two\n", "{name}");
+        let after = facts(&f);
+        assert_eq!(
+            (after.uid, after.gid, after.mode, &after.acl),
+            (before.uid, before.gid, before.mode, &before.acl),
+            "{name}"
+        );
+    }
+}

@@ -1,0 +1,609 @@
+//! Elision markers (`// ... existing code ...`) in new text, through every
+//! entry point and format: expanded when the lines they stand for are
+//! certain, refused with ELIDED_CONTENT (nothing written) otherwise, and
+//! written as sent when they remove nothing or the caller asks.
+
+use std::path::Path;
+
+use patch_file_core::api;
+use serde_json::{json, Value};
+
+use crate::common::{quick as opts, workspace as setup};
+
+fn read(root: &Path, p: &str) -> String {
+    String::from_utf8(std::fs::read(root.join(p)).unwrap()).unwrap()
+}
+
+const RS: &str = "use std::io;\n\nfn total(a: u32, b: u32) -> u32 {\n    let x = a * 2;\n    let y = b * 3;\n    let z = x + y;\n    z + 1\n}\n\nfn main() {\n    println!(\"{}\", total(1, 2));\n}\n";
+
+/// A lazy edit of RS: the signature changed, a marker between unchanged
+/// lines for the three `let`s but the first.
+const LAZY_SEARCH: &str = "fn total(a: u32, b: u32) -> u32 {\n    let x = a * 2;\n    let y = b * 3;\n    let z = x + y;\n    z + 1\n}\n";
+const LAZY_REPLACE: &str = "fn total(a: u64, b: u64) -> u64 {\n    let x = a * 2;\n    // ... existing code ...\n    z + 1\n}\n";
+/// The same, the line after the marker changed: refused.
+const BAD_REPLACE: &str = "fn total(a: u32, b: u32) -> u32 {\n    let x = a * 2;\n    // ... existing code ...\n    z + 2\n}\n";
+
+fn intended() -> String {
+    RS.replace("a: u32, b: u32) -> u32", "a: u64, b: u64) -> u64")
+}
+
+fn assert_refused(r: &Value, after: &str, name: &str) {
+    assert_eq!(after, RS, "{name}: nothing written");
+    assert_eq!(r["ok"], false, "{name}: {r}");
+    assert_eq!(r["code"], "ELIDED_CONTENT", "{name}: {r}");
+    assert_eq!(r["elision"]["marker"], "// ... existing code ...", "{r}");
+    assert_eq!(r["elision"]["deleted"], 3, "{r}");
+    assert_eq!(r["elision"]["deletes"][0]["line"], 5, "{r}");
+    assert_eq!(
+        r["elision"]["deletes"][0]["text"], "    let y = b * 3;",
+        "{r}"
+    );
+    let m = r["message"].as_str().unwrap();
+    assert!(
+        m.contains("lines 5-7") && m.contains("Send those lines"),
+        "{name}: {m}"
+    );
+}
+
+fn block(search: &str, replace: &str) -> String {
+    format!("f.rs\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n")
+}
+
+fn codex(search: &str, replace: &str) -> String {
+    let mut p = String::from("*** Begin Patch\n*** Update File: f.rs\n@@\n");
+    for l in search.lines() {
+        p.push_str(&format!("-{l}\n"));
+    }
+    for l in replace.lines() {
+        p.push_str(&format!("+{l}\n"));
+    }
+    p + "*** End Patch\n"
+}
+
+fn unified(search: &str, replace: &str) -> String {
+    let (a, b) = (search.lines().count(), replace.lines().count());
+    let mut p = format!("--- a/f.rs\n+++ b/f.rs\n@@ -3,{a} +3,{b} @@\n");
+    for l in search.lines() {
+        p.push_str(&format!("-{l}\n"));
+    }
+    for l in replace.lines() {
+        p.push_str(&format!("+{l}\n"));
+    }
+    p
+}
+
+/// A call of an entry point.
+type Call<'a> = Box<dyn Fn() -> Value + 'a>;
+
+/// Every entry point that writes new text over an existing file, with
+/// (search, replace): its result and the file after it. (The text
+/// editor's `create` only makes new files: it has no old text.)
+fn every_entry(root: &Path, search: &str, replace: &str) -> Vec<(&'static str, Value, String)> {
+    let o = opts(root);
+    let calls: Vec<(&'static str, Call<'_>)> = vec![
+        (
+            "patchFile",
+            Box::new(|| {
+                api::patch_file(
+                    &json!({"file_path": "f.rs", "search": search, "replace": replace}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "patchFile edits[]",
+            Box::new(|| {
+                api::patch_file(
+                    &json!({"file_path": "f.rs", "edits": [{"search": "use std::io;", "replace": "use std::io::{self};"}, {"search": search, "replace": replace}]}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "batchPatchFiles",
+            Box::new(|| {
+                api::batch_patch_files(
+                    &json!({"files": [{"file_path": "f.rs", "search": search, "replace": replace}]}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "applyEditBlocks",
+            Box::new(|| api::apply_edit_blocks(&json!({"text": block(search, replace)}), Some(&o))),
+        ),
+        (
+            "applyPatch codex",
+            Box::new(|| api::apply_patch(&json!({"patch": codex(search, replace)}), Some(&o))),
+        ),
+        (
+            "applyPatch unified",
+            Box::new(|| api::apply_patch(&json!({"patch": unified(search, replace)}), Some(&o))),
+        ),
+        (
+            "textEditor str_replace",
+            Box::new(|| {
+                api::text_editor(
+                    &json!({"command": "str_replace", "path": "f.rs", "old_str": search, "new_str": replace}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "editFile",
+            Box::new(|| {
+                api::edit_file(
+                    &json!({"path": "f.rs", "edits": [{"oldText": search, "newText": replace}]}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "writeFile",
+            Box::new(|| {
+                api::write_file(
+                    &json!({"file_path": "f.rs", "content": RS.replace(search, replace)}),
+                    Some(&o),
+                )
+            }),
+        ),
+    ];
+    calls
+        .into_iter()
+        .map(|(name, call)| {
+            std::fs::write(root.join("f.rs"), RS).unwrap();
+            let r = call();
+            (name, r, read(root, "f.rs"))
+        })
+        .collect()
+}
+
+/// The `expanded` report of a result, wherever its entry point puts it.
+fn expanded_report(r: &Value) -> Value {
+    for v in [&r["expanded"], &r["files"][0]["expanded"]] {
+        if v.is_array() {
+            return v.clone();
+        }
+    }
+    Value::Null
+}
+
+#[test]
+fn every_entry_point_expands_a_certain_marker() {
+    let (_t, root) = setup(&[]);
+    for (name, r, after) in every_entry(&root, LAZY_SEARCH, LAZY_REPLACE) {
+        assert_eq!(r["ok"], true, "{name}: {r}");
+        let want = if name == "patchFile edits[]" {
+            intended().replace("use std::io;", "use std::io::{self};")
+        } else {
+            intended()
+        };
+        assert_eq!(after, want, "{name}");
+        let e = expanded_report(&r);
+        assert_eq!(e[0]["marker"], "// ... existing code ...", "{name}: {r}");
+        assert_eq!(e[0]["kept_lines"], json!([5, 6]), "{name}: {r}");
+    }
+}
+
+#[test]
+fn every_entry_point_refuses_an_uncertain_marker() {
+    let (_t, root) = setup(&[]);
+    for (name, r, after) in every_entry(&root, LAZY_SEARCH, BAD_REPLACE) {
+        let r = if name == "batchPatchFiles" {
+            assert_eq!(r["code"], "ELIDED_CONTENT", "{name}: {r}");
+            r["files"][0].clone()
+        } else {
+            r
+        };
+        assert_refused(&r, &after, name);
+    }
+}
+
+#[test]
+fn the_compact_view_and_a_dry_run_carry_the_refusal_and_the_expansion() {
+    let (_t, root) = setup(&[("f.rs", RS.as_bytes())]);
+    let mut o = opts(&root);
+    o["results"] = json!("compact");
+    let r = api::patch_file(
+        &json!({"file_path": "f.rs", "search": LAZY_SEARCH, "replace": BAD_REPLACE}),
+        Some(&o),
+    );
+    assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
+    assert_eq!(r["elision"]["deleted"], 3, "{r}");
+    let r = api::patch_file(
+        &json!({"file_path": "f.rs", "search": LAZY_SEARCH, "replace": LAZY_REPLACE, "dry_run": true}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(
+        r["diff"].as_str().unwrap().contains("+fn total(a: u64"),
+        "{r}"
+    );
+    assert!(
+        !r["diff"].as_str().unwrap().contains("existing code"),
+        "{r}"
+    );
+    assert_eq!(read(&root, "f.rs"), RS);
+    let a = api::apply_dry_run(&json!({"run_id": r["run_id"]}), Some(&opts(&root)));
+    assert_eq!(a["ok"], true, "{a}");
+    assert_eq!(read(&root, "f.rs"), intended());
+}
+
+#[test]
+fn markers_that_remove_nothing_or_were_there_or_are_meant_are_written_as_sent() {
+    let (_t, root) = setup(&[("f.rs", RS.as_bytes())]);
+    // A new marker-like comment that removes nothing.
+    let r = api::patch_file(
+        &json!({"file_path": "f.rs", "search": "    z + 1\n", "replace": "    // ... more terms to come ...\n    z + 1\n"}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(r.get("expanded").is_none(), "{r}");
+    assert!(read(&root, "f.rs").contains("    // ... more terms to come ...\n    z + 1\n"));
+    // The caller means the text.
+    std::fs::write(root.join("f.rs"), RS).unwrap();
+    let mut o = opts(&root);
+    o["elisions"] = json!("literal");
+    let r = api::patch_file(
+        &json!({"file_path": "f.rs", "search": LAZY_SEARCH, "replace": BAD_REPLACE}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "f.rs"), RS.replace(LAZY_SEARCH, BAD_REPLACE));
+    // A marker the file already has is kept as any line.
+    let r = api::patch_file(
+        &json!({"file_path": "f.rs", "search": "    // ... existing code ...\n    z + 2\n", "replace": "    // ... existing code ...\n    z + 3\n"}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    o["elisions"] = json!("sometimes");
+    let r = api::patch_file(
+        &json!({"file_path": "f.rs", "search": "z + 3", "replace": "z + 4"}),
+        Some(&o),
+    );
+    assert_eq!(r["code"], "INVALID_INPUT", "{r}");
+}
+
+/// (file, content, search, replace with a marker, intended content) for
+/// each language, in two comment styles.
+fn languages() -> Vec<(&'static str, String, String, String, String)> {
+    let mut out = Vec::new();
+    let mut add =
+        |file: &'static str, body: &str, marker: &str, old_mid: &str, first: (&str, &str)| {
+            let search = body.to_string();
+            let mut lines: Vec<&str> = body.lines().collect();
+            // Keep the first two and the last line, elide the middle.
+            let last = lines.pop().unwrap();
+            let replace = format!(
+                "{}\n{}\n{marker}\n{last}\n",
+                lines[0].replace(first.0, first.1),
+                lines[1]
+            );
+            let intended = body.replace(first.0, first.1);
+            let _ = old_mid;
+            out.push((
+                file,
+                format!("head\n{body}tail\n"),
+                search,
+                replace,
+                format!("head\n{intended}tail\n"),
+            ));
+        };
+    let py = "def area(w, h):\n    s = w * h\n    t = s / 2\n    u = t + 1\n    return u\n";
+    add(
+        "a.py",
+        py,
+        "    # ... existing code ...",
+        "",
+        ("area", "surface"),
+    );
+    add(
+        "b.py",
+        py,
+        "    # ...rest unchanged",
+        "",
+        ("area", "surface"),
+    );
+    let js = "function area(w, h) {\n  const s = w * h;\n  const t = s / 2;\n  const u = t + 1;\n  return u; }\n";
+    add(
+        "a.ts",
+        js,
+        "  // ... existing code ...",
+        "",
+        ("area", "surface"),
+    );
+    add("b.js", js, "  /* ... */", "", ("area", "surface"));
+    let rs = "fn area(w: f64) -> f64 {\n    let s = w * w;\n    let t = s / 2.0;\n    let u = t + 1.0;\n    u }\n";
+    add("a.rs", rs, "    // ...", "", ("area", "surface"));
+    add(
+        "b.go",
+        &rs.replace("fn ", "func "),
+        "    /* existing code here */",
+        "",
+        ("area", "surface"),
+    );
+    add(
+        "c.c",
+        &rs.replace("fn ", "double "),
+        "    /* ... */",
+        "",
+        ("area", "surface"),
+    );
+    let cs = "public int Area(int w) {\n    var s = w * w;\n    var t = s / 2;\n    var u = t + 1;\n    return u; }\n";
+    add(
+        "a.cs",
+        cs,
+        "    // ... existing code ...",
+        "",
+        ("Area", "Surface"),
+    );
+    add(
+        "b.cs",
+        cs,
+        "    /* ... rest of the method ... */",
+        "",
+        ("Area", "Surface"),
+    );
+    let md = "# Area\nThe area of a square.\nIt is w times w.\nHalve it for a triangle.\nAdd one for luck.\n";
+    add("a.md", md, "<!-- ... -->", "", ("Area", "Surface"));
+    add(
+        "b.md",
+        md,
+        "… rest of the section …",
+        "",
+        ("Area", "Surface"),
+    );
+    let yaml = "area:\n  width: 2\n  height: 3\n  units: cm\n  shape: square\n";
+    add(
+        "a.yaml",
+        yaml,
+        "  # ... existing keys ...",
+        "",
+        ("area", "surface"),
+    );
+    add("b.yml", yaml, "  # ...", "", ("area", "surface"));
+    out
+}
+
+#[test]
+fn each_language_and_comment_style_expands_and_refuses() {
+    for (file, content, search, replace, intended) in languages() {
+        let (_t, root) = setup(&[(file, content.as_bytes())]);
+        let r = api::patch_file(
+            &json!({"file_path": file, "search": search, "replace": replace}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["ok"], true, "{file}: {r}");
+        assert_eq!(read(&root, file), intended, "{file}");
+        assert!(r["expanded"].is_array(), "{file}: {r}");
+        // The last line changed as well: the marker touches a change.
+        std::fs::write(root.join(file), &content).unwrap();
+        let last = search.lines().last().unwrap();
+        let bad = replace.replace(last, &format!("{last} // changed"));
+        let r = api::patch_file(
+            &json!({"file_path": file, "search": search, "replace": bad}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["code"], "ELIDED_CONTENT", "{file}: {r}");
+        assert_eq!(read(&root, file), content, "{file}");
+    }
+}
+
+#[test]
+fn crlf_bom_and_utf16_files_keep_their_form() {
+    let crlf = format!("\u{FEFF}{}", RS.replace('\n', "\r\n"));
+    let (_t, root) = setup(&[("f.rs", crlf.as_bytes())]);
+    let r = api::patch_file(
+        &json!({"file_path": "f.rs", "search": LAZY_SEARCH.replace('\n', "\r\n"), "replace": LAZY_REPLACE.replace('\n', "\r\n")}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        read(&root, "f.rs"),
+        format!("\u{FEFF}{}", intended().replace('\n', "\r\n"))
+    );
+    // UTF-16 LE with its BOM, through a whole-file write.
+    let utf16 = |s: &str| -> Vec<u8> {
+        let mut b = vec![0xFF, 0xFE];
+        s.encode_utf16()
+            .for_each(|u| b.extend_from_slice(&u.to_le_bytes()));
+        b
+    };
+    std::fs::write(root.join("g.rs"), utf16(RS)).unwrap();
+    let r = api::write_file(
+        &json!({"file_path": "g.rs", "content": RS.replace(LAZY_SEARCH, LAZY_REPLACE)}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        std::fs::read(root.join("g.rs")).unwrap(),
+        utf16(&intended())
+    );
+}
+
+#[test]
+fn a_lazy_whole_file_write_keeps_every_elided_function() {
+    let src = "import os\nimport sys\n\n\ndef one():\n    return 1\n\n\ndef two():\n    x = 2\n    return x\n\n\ndef three():\n    return 3\n\n\nif __name__ == \"__main__\":\n    main()\n";
+    let (_t, root) = setup(&[("m.py", src.as_bytes())]);
+    let lazy = "import os\nimport sys\n\n\ndef one():\n    # ... existing code ...\n\n\ndef two():\n    x = 22\n    return x\n\n\ndef three():\n    # ... existing code ...\n\n\nif __name__ == \"__main__\":\n    main()\n";
+    let r = api::write_file(
+        &json!({"file_path": "m.py", "content": lazy}),
+        Some(&opts(&root)),
+    );
+    // The markers' lower bounds are blank lines, and beyond them unchanged
+    // lines with words: certain.
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "m.py"), src.replace("x = 2", "x = 22"));
+    assert_eq!(r["expanded"][1]["kept_lines"], json!([15, 15]), "{r}");
+    std::fs::write(root.join("m.py"), src).unwrap();
+    // A blank bound whose text recurs inside the run: refused.
+    let blank = "import os\nimport sys\n\n\ndef one():\n    return 1\n\n\ndef two():\n    x = 22\n    return x\n\n\n# ... rest of the file unchanged ...\nif __name__ == \"__main__\":\n    main()\n";
+    let r = api::write_file(
+        &json!({"file_path": "m.py", "content": blank}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
+    let lazy = "import os\nimport sys\n\n\ndef one():\n    return 1\n\n\ndef two():\n    x = 22\n    return x\n# ... rest of the file unchanged ...\nif __name__ == \"__main__\":\n    main()\n";
+    let r = api::write_file(
+        &json!({"file_path": "m.py", "content": lazy}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "m.py"), src.replace("x = 2", "x = 22"));
+}
+
+#[test]
+fn an_edit_marker_stands_for_lines_of_its_own_block_only() {
+    // `}` closes both functions: in the whole file it is no certain bound,
+    // in the edit's block it occurs once, and the block is all the marker
+    // can stand for.
+    let old = "fn a() {\n    one();\n    two();\n}\nx();\n\nfn b() {\n    four();\n}\n";
+    let search = "fn a() {\n    one();\n    two();\n}\nx();\n";
+    let replace = "fn a() {\n    // ... existing code ...\n}\ny();\n";
+    let want = old.replace("x();", "y();");
+    let (_t, root) = setup(&[]);
+    let o = opts(&root);
+    let calls: Vec<(&str, Call<'_>)> = vec![
+        (
+            "patchFile",
+            Box::new(|| {
+                api::patch_file(
+                    &json!({"file_path": "f.rs", "search": search, "replace": replace}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "applyEditBlocks",
+            Box::new(|| api::apply_edit_blocks(&json!({"text": block(search, replace)}), Some(&o))),
+        ),
+        (
+            "textEditor str_replace",
+            Box::new(|| {
+                api::text_editor(
+                    &json!({"command": "str_replace", "path": "f.rs", "old_str": search, "new_str": replace}),
+                    Some(&o),
+                )
+            }),
+        ),
+    ];
+    for (name, call) in calls {
+        std::fs::write(root.join("f.rs"), old).unwrap();
+        let r = call();
+        assert_eq!(r["ok"], true, "{name}: {r}");
+        assert_eq!(read(&root, "f.rs"), want, "{name}");
+        assert_eq!(
+            expanded_report(&r)[0]["kept_lines"],
+            json!([2, 3]),
+            "{name}: {r}"
+        );
+    }
+    // The same new text written whole: refused, nothing written.
+    std::fs::write(root.join("f.rs"), old).unwrap();
+    let r = api::write_file(
+        &json!({"file_path": "f.rs", "content": old.replace(search, replace)}),
+        Some(&o),
+    );
+    assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
+    assert_eq!(read(&root, "f.rs"), old);
+}
+
+#[test]
+fn edit_lines_gets_the_same_check() {
+    let (_t, root) = setup(&[("f.rs", RS.as_bytes())]);
+    let o = opts(&root);
+    let r = api::read_file(&json!({"file_path": "f.rs", "anchors": true}), Some(&o));
+    assert_eq!(r["ok"], true, "{r}");
+    let anchors: Vec<String> = r["content"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .map(|l| l.split('|').next().unwrap().to_string())
+        .collect();
+    // Lines 3-7 (the signature to `z + 1`): the signature changed, a
+    // marker between unchanged lines for the `let`s but the first.
+    let lazy = json!([
+        "fn total(a: u64, b: u64) -> u64 {",
+        "    let x = a * 2;",
+        "    // ... existing code ...",
+        "    z + 1"
+    ]);
+    let r = api::edit_lines(
+        &json!({"file_path": "f.rs", "edits": [{"pos": anchors[2], "end": anchors[6], "lines": lazy}]}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "f.rs"), intended());
+    assert_eq!(r["expanded"][0]["kept_lines"], json!([5, 6]), "{r}");
+    // The line after the marker changed: refused, nothing written.
+    std::fs::write(root.join("f.rs"), RS).unwrap();
+    let bad = json!([
+        "fn total(a: u32, b: u32) -> u32 {",
+        "    let x = a * 2;",
+        "    // ... existing code ...",
+        "    z + 2"
+    ]);
+    let r = api::edit_lines(
+        &json!({"file_path": "f.rs", "edits": [{"pos": anchors[2], "end": anchors[6], "lines": bad}]}),
+        Some(&o),
+    );
+    assert_refused(&r, &read(&root, "f.rs"), "editLines");
+}
+
+#[test]
+fn dots_inside_a_new_comment_paragraph_are_prose_written_as_sent() {
+    // A real commit of a public project: a method's body rewritten, its new
+    // first lines quoting a specification with `// ...` between two of its
+    // sentences. Every entry point writes it as sent.
+    let old = "class T\n{\n    static string Enc(string value)\n    {\n        // escape the apostrophe too\n        var ret = value.Replace(\"'\", \"%27\");\n        return ret.Replace(\"%%\", \"%25%\");\n    }\n}\n";
+    let search = "        // escape the apostrophe too\n        var ret = value.Replace(\"'\", \"%27\");\n        return ret.Replace(\"%%\", \"%25%\");\n";
+    let replace = "        // From the spec: -\n        // Characters not in the unreserved character set MUST be encoded.\n        // ...\n        // unreserved = ALPHA, DIGIT, '-', '.', '_', '~'\n        return Escape(value);\n";
+    let (_t, root) = setup(&[("t.cs", old.as_bytes())]);
+    let o = opts(&root);
+    let want = old.replace(search, replace);
+    let calls: [(&str, Call<'_>); 3] = [
+        (
+            "patchFile",
+            Box::new(|| {
+                api::patch_file(
+                    &json!({"file_path": "t.cs", "search": search, "replace": replace}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "textEditor",
+            Box::new(|| {
+                api::text_editor(
+                    &json!({"command": "str_replace", "path": "t.cs", "old_str": search, "new_str": replace}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "writeFile",
+            Box::new(|| api::write_file(&json!({"file_path": "t.cs", "content": want}), Some(&o))),
+        ),
+    ];
+    for (name, call) in calls {
+        std::fs::write(root.join("t.cs"), old).unwrap();
+        let r = call();
+        assert_eq!(r["ok"], true, "{name}: {r}");
+        assert_eq!(read(&root, "t.cs"), want, "{name}");
+    }
+    // Dots between two comment lines the file keeps may stand for the code
+    // between them: not prose.
+    let old = "fn f() {\n    // setup\n    let a = 1;\n    let b = 2;\n    // done\n    a + b\n}\n";
+    let (_t, root) = setup(&[("f.rs", old.as_bytes())]);
+    let r = api::patch_file(
+        &json!({"file_path": "f.rs",
+                "search": "    // setup\n    let a = 1;\n    let b = 2;\n    // done\n    a + b\n",
+                "replace": "    // setup\n    // ...\n    // done\n    a + b + 1\n"}),
+        Some(&opts(&root)),
+    );
+    assert_ne!(
+        read(&root, "f.rs"),
+        old.replace("    let a = 1;\n    let b = 2;\n", "    // ...\n"),
+        "{r}"
+    );
+}

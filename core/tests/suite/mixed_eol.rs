@@ -1,0 +1,392 @@
+//! Files that mix CRLF and LF line endings, as real history has them: a
+//! patch's lines carry their own endings (as `git apply` reads them), a
+//! line converted from CRLF to LF is a change and not a kept line, and a
+//! tolerant match never lands on text that is the edit's own replacement.
+
+use std::path::Path;
+
+use patch_file_core::api;
+use serde_json::{json, Value};
+
+fn opts(root: &Path) -> Value {
+    json!({ "workspaceRoot": root, "durable": false, "journal": false })
+}
+
+fn with_file(name: &str, bytes: &[u8]) -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join(name), bytes).unwrap();
+    t
+}
+
+fn read(t: &tempfile::TempDir, name: &str) -> Vec<u8> {
+    std::fs::read(t.path().join(name)).unwrap()
+}
+
+fn show(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).escape_debug().to_string()
+}
+
+/// A Codex envelope of `file` made from the file's own bytes (each line
+/// with its ending, as `git diff` shows them).
+fn codex(path: &str, body: &str) -> String {
+    format!("*** Begin Patch\n*** Update File: {path}\n{body}*** End Patch\n")
+}
+
+#[test]
+fn a_codex_patch_converting_a_crlf_file_to_lf_is_applied() {
+    let before = b"<Project>\r\n  <A>1</A>\r\n  <B>2</B>\r\n</Project>\r\n";
+    let t = with_file("p.csproj", before);
+    let patch = codex(
+        "p.csproj",
+        "@@\n-<Project>\r\n-  <A>1</A>\r\n-  <B>2</B>\r\n-</Project>\r\n+<Project>\n+  <A>1</A>\n+  <B>3</B>\n+</Project>\n",
+    );
+    let r = api::apply_patch(&json!(patch), Some(&opts(t.path())));
+    assert_eq!(r["ok"], true, "{r}");
+    let after = read(&t, "p.csproj");
+    assert_eq!(
+        show(&after),
+        show(b"<Project>\n  <A>1</A>\n  <B>3</B>\n</Project>\n")
+    );
+}
+
+#[test]
+fn a_line_whose_ending_a_patch_changes_in_a_mixed_file_is_applied() {
+    // Line 3 (`{`) goes from LF to CRLF while the lines around it change:
+    // a hunk of real history on a file that mixes endings.
+    let before = b"class A\r\n{\r\n    void F()\n    {\n        x();\n    }\n}\r\n";
+    let after = b"class A\r\n{\r\n    void F()\r\n    {\r\n        y();\r\n    }\n}\r\n";
+    for (name, patch) in [
+        (
+            "codex",
+            codex(
+                "a.cs",
+                "@@\n {\r\n-    void F()\n-    {\n-        x();\n+    void F()\r\n+    {\r\n+        y();\r\n     }\n",
+            ),
+        ),
+        (
+            "unified",
+            "--- a/a.cs\n+++ b/a.cs\n@@ -2,6 +2,6 @@\n {\r\n-    void F()\n-    {\n-        x();\n+    void F()\r\n+    {\r\n+        y();\r\n     }\n }\r\n".to_string(),
+        ),
+    ] {
+        let t = with_file("a.cs", before);
+        let r = api::apply_patch(&json!(patch), Some(&opts(t.path())));
+        assert_eq!(r["ok"], true, "{name}: {r}");
+        assert_eq!(show(&read(&t, "a.cs")), show(after), "{name}");
+    }
+}
+
+#[test]
+fn a_unified_diff_adding_crlf_lines_to_an_lf_file_keeps_their_crs() {
+    // `git diff` of a commit that added CRLF lines to an LF file: `git
+    // apply` writes them with their CRs.
+    let before = b"a\nb\nc\n";
+    let diff = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n a\n b\n+new\r\n c\n";
+    let t = with_file("f.txt", before);
+    let r = api::apply_patch(&json!(diff), Some(&opts(t.path())));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&read(&t, "f.txt")), show(b"a\nb\nnew\r\nc\n"));
+    // The same with the added line's CR: the ending follows the patch, as
+    // `git apply` does, so `+x` without a CR in a CRLF run adds an LF line.
+    let before = b"a\r\nb\r\nc\r\n";
+    let diff = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n a\r\n b\r\n+new\n c\r\n";
+    let t = with_file("f.txt", before);
+    let r = api::apply_patch(&json!(diff), Some(&opts(t.path())));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&read(&t, "f.txt")), show(b"a\r\nb\r\nnew\nc\r\n"));
+}
+
+#[test]
+fn a_patch_retyped_with_other_line_breaks_takes_the_files() {
+    // An LF patch for a CRLF file (an agent's, not the file's bytes): added
+    // lines take the file's endings, as before.
+    let before = b"a\r\nb\r\nc\r\n";
+    let t = with_file("f.txt", before);
+    let patch = codex("f.txt", "@@\n a\n-b\n+B\n c\n");
+    let r = api::apply_patch(&json!(patch), Some(&opts(t.path())));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&read(&t, "f.txt")), show(b"a\r\nB\r\nc\r\n"));
+}
+
+#[test]
+fn a_re_indentation_sent_again_is_not_applied_twice() {
+    // The commit moved two lines from 4 to 8 spaces; sent again, the lines
+    // it moved match its search text under `indentation`, and would go to
+    // 12.
+    let search = "jobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n";
+    let replace = "jobs:\n  build:\n        runs-on: ubuntu-latest\n        steps:\n";
+    let landed = format!("name: ci\n{replace}      - uses: x\n");
+    let t = with_file("ci.yml", landed.as_bytes());
+    let exact = api::patch_file(
+        &json!({"file_path": "ci.yml", "search": search, "replace": replace}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(exact["ok"], false, "{exact}");
+    let tolerant = api::patch_file(
+        &json!({"file_path": "ci.yml", "search": search, "replace": replace,
+                "match": ["line_endings", "trailing_whitespace", "indentation", "unicode_punctuation"]}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(tolerant["ok"], false, "{tolerant}");
+    assert_eq!(show(&read(&t, "ci.yml")), show(landed.as_bytes()));
+}
+
+#[test]
+fn an_edit_that_only_changes_what_a_tolerance_forgives_is_not_matched_by_it() {
+    // Tabs to spaces, the file already in spaces: the block matches under
+    // `indentation` on its own replacement.
+    let search = "\tif (x)\n\t\treturn;\n";
+    let replace = "    if (x)\n        return;\n";
+    let file = format!("void f()\n{{\n{replace}}}\n");
+    let t = with_file("f.c", file.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "f.c", "search": search, "replace": replace, "match": ["indentation"]}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(show(&read(&t, "f.c")), show(file.as_bytes()));
+}
+
+#[test]
+fn a_tolerant_edit_keeps_the_line_endings_the_caller_changed() {
+    // A mixed file; the caller converts the CRLF line `b` to LF and changes
+    // `c`, but its copy lost the trailing space of `a`: the tolerant match
+    // forgives the space, and writes the caller's endings where its block
+    // ended as the file does.
+    let file = b"x\na \r\nb\r\nc\nz\n";
+    let t = with_file("f.txt", file);
+    let r = api::patch_file(
+        &json!({"file_path": "f.txt", "search": "a\r\nb\r\nc\n", "replace": "a\r\nb\nC\n",
+                "match": ["line_endings", "trailing_whitespace", "indentation", "unicode_punctuation"]}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&read(&t, "f.txt")), show(b"x\na \r\nb\nC\nz\n"));
+}
+
+#[test]
+fn a_block_starting_with_a_line_break_does_not_match_the_end_of_a_line_with_text() {
+    // A line added since the block was read (with LF, in a CRLF file) ends
+    // right before the block's three blank lines: under `line_endings` its
+    // LF is one of them, and the block would start at the end of it.
+    let file = "class C\r\n{\r\n\r\nadded_since_read();\n\r\n\r\n        private int x;\r\n}\r\n";
+    let t = with_file("c.cs", file.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "c.cs", "search": "\r\n\r\n\r\n        private int x;\r\n",
+                "replace": "\r\n        private int y;\r\n",
+                "match": ["line_endings", "trailing_whitespace", "indentation", "unicode_punctuation"]}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(show(&read(&t, "c.cs")), show(file.as_bytes()));
+}
+
+#[test]
+fn an_edit_sent_again_does_not_land_on_a_twin_at_another_depth() {
+    // The edit landed (its replacement stands, twice: the commit changed
+    // two places); sent again, its block matches under `indentation` a
+    // third place, deeper, which the commit left alone.
+    let file = "class G\r\n{\r\n    void A()\r\n    {\r\n        OnAfterGrid(index);\r\n    }\r\n    void B()\r\n    {\r\n        OnAfterGrid(index);\r\n    }\r\n    void C()\r\n    {\r\n        if (x)\r\n        {\r\n            NextResult();\r\n        }\r\n    }\r\n}\r\n";
+    let t = with_file("g.cs", file.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "g.cs", "search": "    {\r\n        NextResult();\r\n",
+                "replace": "    {\r\n        OnAfterGrid(index);\r\n",
+                "match": ["line_endings", "trailing_whitespace", "indentation", "unicode_punctuation"]}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(show(&read(&t, "g.cs")), show(file.as_bytes()));
+}
+
+const ALL: [&str; 4] = [
+    "line_endings",
+    "trailing_whitespace",
+    "indentation",
+    "unicode_punctuation",
+];
+
+#[test]
+fn a_conversion_from_tabs_to_spaces_is_not_re_indented_in_the_files_style() {
+    // The commit converts the method from tabs to spaces and adds lines;
+    // the caller's copy is one tab deeper than the file. Under
+    // `indentation` the engine would give the new lines the file's tabs
+    // (its kept lines' text too), where the caller wrote spaces: which
+    // style is meant cannot be known, so nothing is written.
+    let file = "class C\n{\n\tvoid F()\n\t{\n\t\ta();\n\t}\n}\n";
+    let t = with_file("c.cs", file.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "c.cs", "search": "\t\tvoid F()\n\t\t{\n\t\t\ta();\n\t\t}\n",
+                "replace": "    void F()\n    {\n        a();\n        \n        b();\n    }\n",
+                "match": ALL}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(show(&read(&t, "c.cs")), show(file.as_bytes()));
+}
+
+#[test]
+fn a_whitespace_only_line_of_a_re_indented_replacement_takes_the_files_indentation() {
+    // The caller's copy is in tabs, the file in spaces; the replacement
+    // adds a line of whitespace alone (as the commit wrote it: indented
+    // like its neighbours). Re-indented, it is the file's spaces, not the
+    // caller's tabs.
+    let file = "class R\n{\n    void F()\n    {\n        A();\n\n        return;\n    }\n}\n";
+    let t = with_file("r.cs", file.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "r.cs", "search": "\t\tA();\n\n\t\treturn;\n",
+                "replace": "\t\tA();\n\t\tB();\n\t\t\n\t\treturn;\n", "match": ALL}),
+        Some(&opts(t.path())),
+    );
+    let want = "class R\n{\n    void F()\n    {\n        A();\n        B();\n        \n        return;\n    }\n}\n";
+    if r["ok"] == true {
+        assert_eq!(show(&read(&t, "r.cs")), show(want.as_bytes()));
+    } else {
+        assert_eq!(show(&read(&t, "r.cs")), show(file.as_bytes()));
+    }
+    assert_eq!(r["ok"], true, "{r}");
+}
+
+#[test]
+fn an_empty_line_of_a_re_indented_replacement_stays_empty() {
+    // The caller's copy is dedented; its replacement turns a closing brace
+    // into an empty line (a public project's commit). Paired with the
+    // brace it replaces, the empty line was given the brace's indentation:
+    // an empty line has no indentation to keep, it stays empty.
+    let file = "class J\n{\n    void M()\n    {\n        if (a)\n        {\n            x();\n        }\n    }\n    int y;\n}\n";
+    let t = with_file("j.cs", file.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "j.cs", "search": "    {\n        x();\n    }\n}\nint y;\n",
+                "replace": "    {\n        x();\n    }\n\nint y;\n", "match": ALL}),
+        Some(&opts(t.path())),
+    );
+    let want = "class J\n{\n    void M()\n    {\n        if (a)\n        {\n            x();\n        }\n\n    int y;\n}\n";
+    if r["ok"] == true {
+        assert_eq!(show(&read(&t, "j.cs")), show(want.as_bytes()));
+    }
+}
+
+#[test]
+fn an_edit_sent_again_whose_replacement_stands_at_the_match_is_not_applied_twice() {
+    // A public project's commit moved a line 4 spaces left and dropped the
+    // brace below it. Sent again, its block matches under `indentation` the
+    // line it moved and the enclosing brace, and would drop that one too:
+    // the region starts with the replacement exactly (which the block holds
+    // only inside a deeper line, not as a line of its own).
+    let landed = "class T\n{\n    void M()\n    {\n        var p = 1;\n        Assert.Null(p.Proxy);\r\n    }\n}";
+    let t = with_file("t.cs", landed.as_bytes());
+    let r = api::patch_file(
+        &json!({"file_path": "t.cs", "search": "            Assert.Null(p.Proxy);\r\n        }\n",
+                "replace": "        Assert.Null(p.Proxy);\r\n", "match": ALL}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(show(&read(&t, "t.cs")), show(landed.as_bytes()));
+}
+
+#[test]
+fn an_edit_sent_again_that_also_drops_a_blank_line_is_not_applied_twice() {
+    // The commit dropped one of two blank lines and re-indented the
+    // method's first lines (tabs to spaces; 2 spaces to 4). Sent again, its
+    // block (a blank line and the lines as they were) matches under
+    // `indentation` the blank line left and the lines it re-indented, and
+    // would drop that blank line too: its replacement stands exactly inside
+    // the region it matched, where the block as sent does not.
+    for (old, new) in [("\t", "    "), ("  ", "    ")] {
+        let landed = format!("class T\n{{\n{old}int x;\n\n{new}void success(Ctx context)\n{new}{{\n{new}{new}context.Write(\n{old}{old}{old}\"ok\");\n{old}}}\n}}\n");
+        let t = with_file("t.cs", landed.as_bytes());
+        let search =
+            format!("\n{old}void success(Ctx context)\n{old}{{\n{old}{old}context.Write(\n");
+        let replace =
+            format!("{new}void success(Ctx context)\n{new}{{\n{new}{new}context.Write(\n");
+        let r = api::patch_file(
+            &json!({"file_path": "t.cs", "search": search, "replace": replace, "match": ALL}),
+            Some(&opts(t.path())),
+        );
+        assert_eq!(r["ok"], false, "{r}");
+        assert_eq!(show(&read(&t, "t.cs")), show(landed.as_bytes()));
+    }
+}
+
+#[test]
+fn an_edit_converting_crlf_to_lf_is_not_already_applied_by_its_crlf_form() {
+    // The edit converts a CRLF file to LF (a commit of a public project's
+    // history), its block's middle elided over more than the diagnosis
+    // spans between an elision's parts, so the block is read as sent. The
+    // replacement with CRLF line endings is the file as it is: the text the
+    // edit changes, not its result.
+    let members: String = (0..3000)
+        .map(|i| format!("        <member name=\"T:A{i}\">\r\n            <summary>A{i}.</summary>\r\n        </member>\r\n"))
+        .collect();
+    let before = format!("<?xml version=\"1.0\"?>\r\n<doc>\r\n    <assembly>\r\n        <name>nunit.framework</name>\r\n    </assembly>\r\n    <members>\r\n{members}    </members>\r\n</doc>\r\n");
+    assert!(before.len() > 256 << 10);
+    let before = before.as_str();
+    let t = with_file("f.xml", before.as_bytes());
+    let search = "<?xml version=\"1.0\"?>\r\n<doc>\r\n    \u{2026}\n    </members>\r\n</doc>\r\n";
+    let replace = before.replace("\r\n", "\n");
+    for tolerant in [false, true] {
+        let mut input = json!({"file_path": "f.xml", "search": search, "replace": replace});
+        if tolerant {
+            input["match"] = json!([
+                "line_endings",
+                "trailing_whitespace",
+                "indentation",
+                "unicode_punctuation"
+            ]);
+        }
+        let r = api::patch_file(&input, Some(&opts(t.path())));
+        assert_eq!(r["ok"], false, "{r}");
+        assert_ne!(r["already_applied"], true, "{r}");
+        assert_eq!(read(&t, "f.xml"), before.as_bytes());
+    }
+    // Sent again after it landed (the file in LF), it is.
+    std::fs::write(t.path().join("f.xml"), &replace).unwrap();
+    let r = api::patch_file(
+        &json!({"file_path": "f.xml", "search": before, "replace": replace}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["already_applied"], true, "{r}");
+}
+
+#[test]
+fn a_blank_line_deleted_once_is_not_deleted_again_from_a_neighbour() {
+    // The commit dropped a whitespace-only line above `if(viaSplit)` (a
+    // public C# history); sent again, the blank line above it matches the
+    // dropped one under `trailing_whitespace`, and would be dropped too.
+    let search = "                \r\n                if(viaSplit)\r\n";
+    let replace = "                if(viaSplit)\r\n";
+    let landed = "            }\r\n\r\n                if(viaSplit)\r\n                {\r\n";
+    let t = with_file("S.cs", landed.as_bytes());
+    let tolerant = api::patch_file(
+        &json!({"file_path": "S.cs", "search": search, "replace": replace,
+                "match": ["line_endings", "trailing_whitespace", "indentation", "unicode_punctuation"]}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(tolerant["ok"], false, "{tolerant}");
+    assert_eq!(show(&read(&t, "S.cs")), show(landed.as_bytes()));
+    // The first time it lands, with the same tolerances.
+    let before = "            }\r\n\r\n                \r\n                if(viaSplit)\r\n                {\r\n";
+    std::fs::write(t.path().join("S.cs"), before).unwrap();
+    let first = api::patch_file(
+        &json!({"file_path": "S.cs", "search": search, "replace": replace,
+                "match": ["line_endings", "trailing_whitespace", "indentation", "unicode_punctuation"]}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(first["ok"], true, "{first}");
+    assert_eq!(show(&read(&t, "S.cs")), show(landed.as_bytes()));
+}
+
+#[test]
+fn an_end_of_file_hunk_keeps_its_empty_last_context_lines() {
+    // Twin blocks; the second ends the file with an empty line. Its hunk
+    // shows that line (` `) before `*** End of File`: it is the file's last
+    // line, not padding (a public project's appveyor.yml).
+    let before = "-\r\n  build:\r\n    - build.bat\r\n\r\n  skip: true\r\n-\r\n  build:\r\n    - build.bat\r\n\r\n  skip: true\r\n\r\n";
+    let t = with_file("a.yml", before.as_bytes());
+    let patch = codex(
+        "a.yml",
+        "@@\n     - build.bat\n \n   skip: true\n+  test: off\n \n*** End of File\n",
+    );
+    let r = api::apply_patch(&json!(patch), Some(&opts(t.path())));
+    assert_eq!(r["ok"], true, "{r}");
+    let want = "-\r\n  build:\r\n    - build.bat\r\n\r\n  skip: true\r\n-\r\n  build:\r\n    - build.bat\r\n\r\n  skip: true\r\n  test: off\r\n\r\n";
+    assert_eq!(show(&read(&t, "a.yml")), show(want.as_bytes()));
+}

@@ -46,6 +46,9 @@ test('--help, --version and patch --help exit 0', () => {
   const p = cli(['patch', '--help'])
   assert.equal(p.status, 0)
   assert.match(p.stdout, /--search-file F/)
+  // --match lists every tolerance the engine knows (the contract's names).
+  const help = p.stdout.replace(/\s+/g, ' ')
+  for (const t of JSON.parse(fs.readFileSync(path.join(ROOT, 'schemas/results.json'), 'utf8')).$defs.Tolerance.enum) assert.ok(help.includes(` ${t}`), t)
   assert.match(cli(['call', '-h']).stdout, /write_file/)
 })
 

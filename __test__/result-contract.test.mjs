@@ -13,7 +13,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { resultTypes, withTypes } from '../scripts/gen-results.mjs'
+import { resultTypes, withTypes, toleranceNames, withTolerances } from '../scripts/gen-results.mjs'
 
 const require = createRequire(import.meta.url)
 const api = require('../index.js')
@@ -135,6 +135,41 @@ test('every entry point answers what the contract says, in the full and the comp
 test('the result types of types/header.d.ts are generated from the contract', () => {
   const header = fs.readFileSync(path.join(repo, 'types/header.d.ts'), 'utf8').replace(/\r\n/g, '\n')
   assert.equal(withTypes(header, resultTypes(contract)), header, 'run npm run contract')
+})
+
+test("every input schema's `match` list is the contract's Tolerance, written by npm run contract", () => {
+  const names = toleranceNames(contract)
+  assert.ok(names.includes('indentation') && names.length >= 4, names.join())
+  /** Every `match` property below `node`. */
+  const matches = (node, out = []) => {
+    if (Array.isArray(node)) node.forEach((n) => matches(n, out))
+    else if (node && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) {
+        if (k === 'properties' && v.match) out.push(v.match)
+        matches(v, out)
+      }
+    }
+    return out
+  }
+  const dirs = ['schemas', 'schemas/strict']
+  let found = 0
+  for (const dir of dirs) {
+    for (const f of fs.readdirSync(path.join(repo, dir)).filter((f) => f.endsWith('.json') && f !== 'results.json')) {
+      const text = fs.readFileSync(path.join(repo, dir, f), 'utf8')
+      for (const m of matches(JSON.parse(text))) {
+        found++
+        assert.deepEqual(m.items.enum.filter((n) => n !== null), names, `${dir}/${f}: run npm run contract`)
+      }
+      if (dir === 'schemas') {
+        // The generator rewrites a stale list in place, nothing else.
+        assert.equal(withTolerances(text, names), text)
+        const stale = withTolerances(text, ['line_endings'])
+        if (stale !== text) assert.equal(withTolerances(stale, names), text, f)
+      }
+    }
+  }
+  // patch_file and batch_patch_files, each with its strict variant.
+  assert.ok(found >= 4, `${found} match lists`)
 })
 
 test('the check is strict: an undeclared field, a missing required one or a wrong type does not fit', async () => {

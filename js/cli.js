@@ -41,6 +41,26 @@ function exitCodeFor(result) {
   }
 }
 
+// The tolerances `--match` takes (read when the help is shown): the engine's own list (the result
+// contract's `Tolerance`, which the input schemas' `match` lists repeat).
+function tolerances() {
+  return wrap(require('../schemas/results.json').$defs.Tolerance.enum.join(', '), 29, 80)
+}
+
+/** `text` in lines of at most `width` columns, each indented by `indent` spaces. */
+function wrap(text, indent, width) {
+  const lines = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line && indent + line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else line = line ? `${line} ${word}` : word
+  }
+  if (line) lines.push(line)
+  return lines.map((l) => ' '.repeat(indent) + l).join('\n')
+}
+
 const GLOBAL_OPTIONS = {
   root: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -52,7 +72,7 @@ const GLOBAL_OPTIONS = {
 const COMMANDS = {
   patch: {
     summary: 'Replace one exact block of text in a file (exactly once unless told otherwise)',
-    usage: `Usage:
+    usage: () => `Usage:
   ${PROG} patch FILE --search TEXT --replace TEXT [options]
   ${PROG} patch FILE --search-file F --replace-file F [options]
   ${PROG} patch --json [--root DIR] < request.json
@@ -69,8 +89,8 @@ Options:
   --expected-replacements N  require exactly N occurrences and replace all of them
   --replace-all              replace every occurrence (at least one)
   --expected-sha256 HEX      refuse (FILE_CHANGED) unless the file still has this sha256
-  --match LIST               tolerate these differences (comma-separated): line_endings,
-                             trailing_whitespace, indentation, unicode_punctuation;
+  --match LIST               tolerate these differences (comma-separated):
+${tolerances()};
                              a failure names the ones it saw
   --dry-run                  print the unified diff; write nothing
   --json                     read one request object (the patch_file MCP tool's

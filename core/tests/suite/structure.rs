@@ -107,6 +107,35 @@ fn after_item(lines: &[&str], mut i: usize) -> usize {
     k + 1
 }
 
+/// The lines of a file outside `#[cfg(test)]` items, with their 1-based
+/// numbers: each test-only item (a test module, a helper, a `use`) is
+/// skipped by itself, and the production code after it is read.
+fn production_lines(text: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim_start().starts_with("#[cfg(test)]") {
+            i = after_item(&lines, i + 1);
+            continue;
+        }
+        out.push((i + 1, lines[i]));
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn production_lines_skip_test_items_one_by_one() {
+    let text = "use a;\n#[cfg(test)]\nuse b;\nfn p() {\n    json!(1);\n}\n#[cfg(test)]\nfn helper() {\n    json!(2);\n}\n\
+                #[cfg(test)]\nmod tests {\n    fn t() {\n        json!(3);\n    }\n}\nimpl S {\n    #[cfg(test)]\n    fn only_tests() {\n        json!(4);\n    }\n    fn q() {\n        json!(5);\n    }\n}\n";
+    let kept: Vec<(usize, &str)> = production_lines(text)
+        .into_iter()
+        .filter(|(_, l)| l.contains("json!"))
+        .collect();
+    assert_eq!(kept, [(5, "    json!(1);"), (23, "        json!(5);")]);
+}
+
 /// Every function of a file, with its length in lines (to the closing brace
 /// at the signature's indentation). Items under `#[cfg(test)]` — a test
 /// module, a test-only helper — are skipped one by one, precisely: the
@@ -217,12 +246,9 @@ fn no_json_is_built_below_the_api() {
         if rel.starts_with("core/src/api/") || !rel.starts_with("core/") {
             continue;
         }
-        for (n, line) in text.lines().enumerate() {
-            if line.trim_start().starts_with("#[cfg(test)]") {
-                break;
-            }
+        for (n, line) in production_lines(&text) {
             if line.contains("json!(") && !line.trim_start().starts_with("//") {
-                found.push(format!("{rel}:{}: {}", n + 1, line.trim()));
+                found.push(format!("{rel}:{n}: {}", line.trim()));
             }
         }
     }

@@ -1,9 +1,12 @@
 //! Near-miss diagnosis: why an edit's search block did not match, and what
 //! the file holds instead. Pure and in memory. Its searches run only after
-//! an edit has failed, never on the success path; the one part an edit
-//! that landed uses is [`classify()`], which a tolerant match (`match`
-//! tolerances) calls on the one region it matched, to name the differences
-//! it forgave.
+//! an exact match has failed, never for an edit that matched exactly. A
+//! tolerant match (`match` tolerances, tried once the exact match failed)
+//! uses three parts before it is written: [`classify()`] on the one region
+//! it matched, to name the differences it forgave; `replacement_at` and
+//! `replacement_outside`, whether the edit already stands in the file; and
+//! [`rival()`], whether another place looks more like the block's own
+//! (`matching::guard`).
 //!
 //! * **Not found** — [`not_found`] looks for the region of the file most
 //!   like the search block (`closest_match`), names each kind of difference

@@ -39,6 +39,8 @@
 //!               dry_run.rs (the cache and its one apply path), lines.rs
 //!               (anchored line edits), diff.rs,
 //!               changes.rs (what a commit changed, for its recorder)
+//!   printer/    every sentence an agent reads, from the typed facts of
+//!               the layers below (so far: the checks' refusals)
 //!   check/      pure: what the new text of a file leaves, checked once per
 //!               written file on its final content by the pipeline (every
 //!               entry point and format): elision.rs (`// ... existing code
@@ -88,6 +90,7 @@
 //! api
 //! input history
 //! txn
+//! printer
 //! check
 //! matching io
 //! diagnose
@@ -116,6 +119,7 @@ pub(crate) mod input;
 pub(crate) mod io;
 pub(crate) mod matching;
 pub mod model;
+pub(crate) mod printer;
 pub mod result;
 #[doc(hidden)]
 pub mod testing;

@@ -5,7 +5,7 @@
 //!
 //! Closed sets of names (a tolerance, a line ending, `write_strategy`,
 //! `action`, …) are declared once, here or in [`crate::result`], with
-//! [`names!`]: each an enum that serializes as its name, with a schema
+//! `names!` (a macro of this module): each an enum that serializes as its name, with a schema
 //! listing every name, so the published contract and the d.ts name the
 //! values one can meet instead of saying "string", and every layer speaks
 //! the published name.

@@ -11,11 +11,12 @@
 
 use std::collections::HashMap;
 
-use crate::check::{self, Checked, Expansion, Refused};
+use crate::check::{self, Checked, Expansion};
 use crate::error::{ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::exact::{self, EditMiss, MatchOptions, Matched, TextKind};
 use crate::model::{FileEdits, Options};
+use crate::printer::{self, Worded};
 use crate::result::diagnosis::Tolerance;
 use crate::result::edits::{BatchDone, BatchFile, EditReport, PatchDone, WriteDone};
 use crate::result::failure::{BatchOutcome, EditFailure, Elision};
@@ -86,7 +87,7 @@ impl FileFailure {
         self
     }
 
-    fn elided(r: Refused, path: String) -> Self {
+    fn elided(r: Worded, path: String) -> Self {
         FileFailure {
             file_path: Some(path),
             detail: Some(Box::new(Detail::Refused {
@@ -355,7 +356,7 @@ fn patch_one(
     .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
     let looked = check::new_text(Some(src.text()), &pieces, &s.display, opts)
-        .map_err(|r| FileFailure::elided(*r, abs.clone()))?;
+        .map_err(|r| FileFailure::elided(printer::refused(&r), abs.clone()))?;
     let pieces = match &looked.expansion {
         Some(e) => e.pieces(src.text()),
         None => pieces,
@@ -579,11 +580,12 @@ fn check_all(
     opts: &Options,
     n: usize,
 ) -> Outcome<Vec<Checked>> {
-    let checked: Vec<Result<Checked, Box<Refused>>> = ok
+    let checked: Vec<Result<Checked, Box<Worded>>> = ok
         .iter()
         .zip(pieces)
         .map(|((k, src, ..), pc)| {
             check::new_text(Some(src.text()), pc, &txn.slots[*k].display, opts)
+                .map_err(|r| Box::new(printer::refused(&r)))
         })
         .collect();
     let Some(bad) = checked.iter().position(Result::is_err) else {
@@ -856,7 +858,7 @@ fn write_one(
             .unwrap_or(content)
     };
     let checked = check::new_text(loaded.map(Source::text), &[body], display, opts)
-        .map_err(|r| FileFailure::elided(*r, s.abs()))?;
+        .map_err(|r| FileFailure::elided(printer::refused(&r), s.abs()))?;
     let whole: Vec<u8>;
     let body: &[u8] = match (&checked.expansion, loaded) {
         (Some(e), Some(src)) => {

@@ -12,6 +12,7 @@ use crate::io::workspace::{Intent, Workspace};
 use crate::matching::anchors::{keys, lines};
 use crate::matching::line_edits::{fits, place, Current, LineEdit, NotPlaced, Placed};
 use crate::model::Options;
+use crate::printer;
 use crate::result::files::LineEnding;
 use crate::result::lines::{AnchorRefused, LineEditReport, LinesDone};
 use crate::result::marks::{flag, True};
@@ -82,6 +83,7 @@ pub(crate) fn edit_lines(
     let pieces = pieces(text, &placed);
     // The one check every write's new text gets (elision markers).
     let looked = check::new_text(Some(text), &pieces, &s.display, opts).map_err(|r| {
+        let r = printer::refused(&r);
         let mut out = Failed::new(&r.failure, Some(&abs));
         out.elision = r.elision;
         out.syntax = r.syntax;

@@ -32,6 +32,7 @@ use crate::matching::verify::{self, Change, Fold};
 use crate::model::{
     Base, Block, Changes, Count, Edit, FileAction, FileOp, Format, Hunk, OpPlan, Options,
 };
+use crate::printer;
 use crate::result::diagnosis::Diagnosed;
 use crate::result::failure::{Elision, OpFailure, StepFailure};
 use crate::result::files::LineEnding;
@@ -649,6 +650,7 @@ fn check_op(
             syntax: c.syntax,
         }),
         Err(r) => {
+            let r = printer::refused(&r);
             let mut f = OpFailed::new(i, r.failure, abs);
             f.elision = r.elision;
             f.syntax = r.syntax;

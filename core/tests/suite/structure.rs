@@ -6,6 +6,9 @@
 //! - a module root (`mod.rs`, a `lib.rs`) only declares
 //!   ([`module_roots_only_declare`]);
 //! - no JSON is built below `api/` ([`no_json_is_built_below_the_api`]);
+//! - sentences for agents are worded in the printer (`core/src/printer/`):
+//!   elsewhere the count of `format!` may only go down, file by file
+//!   ([`wording_moves_to_the_printer_and_never_back`]);
 //! - each name of the vocabulary (`core/src/result/`, `model.rs`,
 //!   `error.rs`) names one type: no layer defines a twin of it
 //!   ([`every_published_name_names_one_type`]).
@@ -527,4 +530,155 @@ fn every_published_name_names_one_type() {
         "type names defined twice (one vocabulary: use the published type, or name the layer's own record differently):\n  {}",
         problems.join("\n  ")
     );
+}
+
+/// The files that still word text themselves, with their count of
+/// `format!(` in production code (comments and `#[cfg(test)]` items
+/// aside): the messages an agent reads are moving to the printer
+/// (`core/src/printer/`), file by file. A count may only go down (lower it
+/// here when it does), a file at none leaves the list, and a file not
+/// listed may not start wording. (The count is of every `format!`, a few of
+/// them not for an agent, such as a temp file's name: those files stay
+/// listed.)
+const STILL_WORDING: &[(&str, usize)] = &[
+    ("core/src/api/entry.rs", 1),
+    ("core/src/api/files.rs", 6),
+    ("core/src/api/text_editor.rs", 12),
+    ("core/src/diagnose/applied.rs", 2),
+    ("core/src/diagnose/classify.rs", 17),
+    ("core/src/diagnose/report.rs", 19),
+    ("core/src/error.rs", 1),
+    ("core/src/history/entry.rs", 17),
+    ("core/src/history/lines.rs", 1),
+    ("core/src/history/list.rs", 7),
+    ("core/src/history/record.rs", 6),
+    ("core/src/history/store.rs", 10),
+    ("core/src/history/undo.rs", 13),
+    ("core/src/input/fields.rs", 12),
+    ("core/src/input/formats/apply_patch.rs", 8),
+    ("core/src/input/formats/edit_block.rs", 6),
+    ("core/src/input/formats/parse_error.rs", 4),
+    ("core/src/input/formats/text_editor.rs", 16),
+    ("core/src/input/formats/unified_diff.rs", 5),
+    ("core/src/input/request.rs", 47),
+    ("core/src/io/commit.rs", 7),
+    ("core/src/io/dir.rs", 9),
+    ("core/src/io/recovery.rs", 5),
+    ("core/src/io/snapshots.rs", 2),
+    ("core/src/io/source.rs", 7),
+    ("core/src/io/state.rs", 2),
+    ("core/src/io/temps.rs", 3),
+    ("core/src/io/workspace.rs", 19),
+    ("core/src/matching/anchors.rs", 1),
+    ("core/src/matching/blocks.rs", 2),
+    ("core/src/matching/exact.rs", 17),
+    ("core/src/matching/guard.rs", 9),
+    ("core/src/matching/line_edits.rs", 1),
+    ("core/src/matching/locate.rs", 17),
+    ("core/src/matching/tolerant.rs", 11),
+    ("core/src/matching/verify.rs", 8),
+    ("core/src/model.rs", 4),
+    ("core/src/text/legacy.rs", 6),
+    ("core/src/text/source.rs", 2),
+    ("core/src/txn/commit.rs", 6),
+    ("core/src/txn/diff.rs", 8),
+    ("core/src/txn/dry_run.rs", 4),
+    ("core/src/txn/edits.rs", 10),
+    ("core/src/txn/lines.rs", 3),
+    ("core/src/txn/ops.rs", 28),
+    ("core/src/txn/pipeline.rs", 2),
+    ("core/src/txn/preview.rs", 1),
+    ("src/convert.rs", 12),
+];
+
+/// `format!(` calls in the production lines of `text`.
+fn wordings(text: &str) -> usize {
+    production_lines(text)
+        .iter()
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+        .map(|(_, l)| l.matches("format!(").count())
+        .sum()
+}
+
+/// The files only test builds compile: those a parent declares under
+/// `#[cfg(test)]` (`#[cfg(test)] mod cases;`), as paths like
+/// [`src_files`]'s.
+fn test_only_files(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (rel, text) in files {
+        // A child of `a/mod.rs` or `lib.rs` is `a/x.rs`; of `a/b.rs`, `a/b/x.rs`.
+        let dir = match rel.rsplit_once('/') {
+            Some((d, "mod.rs" | "lib.rs")) => d.to_string(),
+            _ => rel.trim_end_matches(".rs").to_string(),
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let Some(name) = without_visibility(l)
+                .strip_prefix("mod ")
+                .and_then(|r| r.strip_suffix(';'))
+            else {
+                continue;
+            };
+            let attrs = lines[..i]
+                .iter()
+                .rev()
+                .take_while(|a| a.trim_start().starts_with("#["));
+            if attrs.into_iter().any(|a| a.trim() == "#[cfg(test)]") {
+                out.push(format!("{dir}/{name}.rs"));
+                out.push(format!("{dir}/{name}/mod.rs"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn wording_moves_to_the_printer_and_never_back() {
+    let mut problems = Vec::new();
+    let mut printed = 0;
+    let files = src_files();
+    let tests_only = test_only_files(&files);
+    assert!(
+        tests_only
+            .iter()
+            .any(|f| f == "core/src/check/syntax/cases.rs"),
+        "{tests_only:?}"
+    );
+    for (rel, text) in &files {
+        if tests_only.contains(rel) {
+            continue;
+        }
+        let n = wordings(text);
+        if rel.starts_with("core/src/printer/") {
+            printed += n;
+            continue;
+        }
+        match STILL_WORDING.iter().find(|(f, _)| f == rel).map(|&(_, a)| a) {
+            None if n > 0 => problems.push(format!(
+                "{rel} words {n} text(s) with format!: word them in core/src/printer/ from typed facts"
+            )),
+            Some(a) if n > a => problems.push(format!(
+                "{rel}: {n} format! where STILL_WORDING allows {a} (new text belongs in the printer)"
+            )),
+            Some(a) if n < a => problems.push(format!(
+                "{rel}: {n} format! now, STILL_WORDING says {a}: lower it (or remove the file at 0)"
+            )),
+            _ => {}
+        }
+    }
+    for (f, _) in STILL_WORDING {
+        if !files.iter().any(|(rel, _)| rel == f) {
+            problems.push(format!("{f} is in STILL_WORDING but no longer exists"));
+        }
+    }
+    assert!(printed > 0, "the printer words nothing");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn wordings_count_production_calls_only() {
+    let text =
+        "fn a() -> String {\n    format!(\"{} {}\", format!(\"x\"), 1)\n}\n// format!(\"no\")\n\
+                #[cfg(test)]\nmod tests {\n    fn t() {\n        format!(\"t\");\n    }\n}\n";
+    assert_eq!(wordings(text), 2);
 }

@@ -1,0 +1,104 @@
+//! The refusals of the checks on a file's new text (`crate::check`): an
+//! elision marker with no certain reading (`ELIDED_CONTENT`) and an edit
+//! that breaks the syntax under `syntax: "refuse"`
+//! (`SYNTAX_ERROR_INTRODUCED`), worded for the agent with the detail
+//! results carry.
+
+use crate::check::elision::{Refusal, Why};
+use crate::check::Refused;
+use crate::error::{ErrorCode, Failure};
+use crate::result::failure::{ElidedLine, Elision};
+use crate::result::syntax::{SyntaxProblem, SyntaxReport};
+
+/// A refusal worded: the failure (code and message) and its typed detail.
+#[derive(Debug, Clone)]
+pub(crate) struct Worded {
+    pub(crate) failure: Failure,
+    /// ELIDED_CONTENT: the marker and the lines it would delete.
+    pub(crate) elision: Option<Elision>,
+    /// SYNTAX_ERROR_INTRODUCED: the errors.
+    pub(crate) syntax: Option<SyntaxReport>,
+}
+
+/// The failure an agent reads for the refusal `r`.
+pub(crate) fn refused(r: &Refused) -> Worded {
+    match r {
+        Refused::Elided { refusal, display } => elided(refusal, display),
+        Refused::Syntax { report, display } => syntax_refused(report.clone(), display),
+    }
+}
+
+/// The failure of an edit that breaks the syntax, with `syntax: "refuse"`.
+fn syntax_refused(r: SyntaxReport, display: &str) -> Worded {
+    let first = &r.errors[0];
+    let what = match first.problem {
+        SyntaxProblem::Missing => format!("`{}` is missing", first.token),
+        SyntaxProblem::Unexpected => format!("`{}` cannot be parsed there", first.token),
+    };
+    let more = match r.errors.len() + r.more_errors.unwrap_or(0) {
+        1 => String::new(),
+        n => format!(" ({n} errors in all, in `syntax.errors`)"),
+    };
+    let message = format!(
+        "the new text of `{display}` does not parse as {}: at line {}, column {}, {what}{more}. Fix the edit and \
+         send it again (options.syntax: \"warn\" writes it and reports); nothing was written",
+        r.language.as_str(),
+        first.line,
+        first.column,
+    );
+    Worded {
+        failure: Failure::new(ErrorCode::SYNTAX_ERROR_INTRODUCED, message),
+        elision: None,
+        syntax: Some(r),
+    }
+}
+
+/// The failure of a refused marker, in words an agent acts on.
+fn elided(r: &Refusal, display: &str) -> Worded {
+    let span = match (r.deletes.first(), r.deletes.last()) {
+        (Some(a), Some(_)) if r.deleted == 1 => format!("line {}", a.0),
+        (Some(a), Some(_)) => format!("lines {}-{}", a.0, a.0 + r.deleted - 1),
+        _ => "lines".to_string(),
+    };
+    let why = match r.why {
+        Why::Ambiguous => "it could stand for more than one run of the current lines",
+        Why::NextToChange => "a new or changed line is beside it, so where the kept lines end is not certain",
+        Why::WeakBound => {
+            "the unchanged line beside it occurs more than once and no unique unchanged line follows it \
+             before a change, so it does not fix where the kept lines end"
+        }
+        Why::BoundInside => {
+            "the unchanged line beside it occurs again among those lines, so it does not fix where the kept \
+             lines end"
+        }
+        Why::TooLarge => "the changed region is too large to align with certainty",
+        Why::NoChange => {
+            "read as those lines, the edit would change nothing, so a line beside it may be new rather \
+             than the one it hid"
+        }
+    };
+    let message = format!(
+        "line {} of the new text of `{display}` is an elision marker (`{}`) that would delete {span} of the \
+         current file ({} line(s)), and {why}. Send those lines in place of the marker, or keep an unchanged \
+         line on each side of the marker (options.elisions: \"literal\" writes markers as they are); nothing \
+         was written",
+        r.line, r.marker, r.deleted
+    );
+    Worded {
+        failure: Failure::new(ErrorCode::ELIDED_CONTENT, message),
+        syntax: None,
+        elision: Some(Elision {
+            marker: r.marker.clone(),
+            line: r.line,
+            deletes: r
+                .deletes
+                .iter()
+                .map(|(line, text)| ElidedLine {
+                    line: *line,
+                    text: text.clone(),
+                })
+                .collect(),
+            deleted: r.deleted,
+        }),
+    }
+}

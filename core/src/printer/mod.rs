@@ -1,0 +1,15 @@
+//! The printer: the sentences an agent reads, made from the typed facts the
+//! layers below return. A check, a match or a write says *what* happened
+//! (which marker, which lines, which parse error) as values; the words, and
+//! the published detail that goes with them, are made here, in one place,
+//! so a message is changed, checked for tone and measured for tokens where
+//! the others are.
+//!
+//! The layers that still word their own failures are listed, with their
+//! counts, in `core/tests/suite/structure.rs` (`STILL_WORDING`): a count
+//! may only go down, and a file that words nothing leaves the list. Moved
+//! here so far: the refusals of the checks on new text ([`check`]).
+
+mod check;
+
+pub(crate) use self::check::{refused, Worded};

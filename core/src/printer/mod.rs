@@ -8,8 +8,15 @@
 //! The layers that still word their own failures are listed, with their
 //! counts, in `core/tests/suite/structure.rs` (`STILL_WORDING`): a count
 //! may only go down, and a file that words nothing leaves the list. Moved
-//! here so far: the refusals of the checks on new text ([`check`]).
+//! here so far: the refusals of the checks on new text ([`check`]), the
+//! failures of file operations ([`ops`]).
 
 mod check;
+mod ops;
 
 pub(crate) use self::check::{refused, Worded};
+pub(crate) use self::ops::{
+    block_failed, blocks_failed, bom_hunk_not_first, exists_create_only, holds_more_than_deleted,
+    hunks_failed, insert_failed_check, insert_past_end, operations_failed, rename_onto_existing,
+    same_file_twice, through_link, too_large_to_allocate, BlockMiss,
+};

@@ -278,13 +278,12 @@ fn resolve_ops(
                 return Ok(k);
             }
             let other = &ops[j];
-            let f = Failure::invalid(format!(
-                "`{p}`{} and `{}`{} name the same file `{}`; put every change to one file in one operation; \
-                 nothing was written",
-                at_line(op.line),
-                other.path,
-                at_line(other.line),
-                abs.display()
+            let f = Failure::invalid(printer::same_file_twice(
+                p,
+                op.line,
+                &other.path,
+                other.line,
+                &abs.display().to_string(),
             ));
             let mut v = Failed::new(&f, Some(&abs.to_string_lossy()));
             v.format = Some(plan.format);
@@ -322,11 +321,7 @@ fn resolve_ops(
             if let Some(real) = through_link(ws.root(), &op.path, &txn.slots[k].res) {
                 failures.push(OpFailed::new(
                     i,
-                    Failure::invalid(format!(
-                        "`{}` is reached through a symbolic link (the file is `{real}`); name the file by its real \
-                         path to delete or move it",
-                        op.path
-                    )),
+                    Failure::invalid(printer::through_link(&op.path, &real)),
                     Some(txn.slots[k].abs()),
                 ));
                 refs.push(None);
@@ -429,14 +424,6 @@ fn through_link(root: &Path, user: &str, res: &Resolved) -> Option<String> {
     }
     let lexical: PathBuf = parts.iter().collect();
     (lexical.to_string_lossy().replace('\\', "/") != res.rel_path).then(|| res.rel_path.clone())
-}
-
-fn at_line(line: usize) -> String {
-    if line > 0 {
-        format!(" (line {line})")
-    } else {
-        String::new()
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -605,11 +592,7 @@ fn planned_blocks(
             i,
             Failure::new(
                 ErrorCode::FILE_TOO_LARGE,
-                format!(
-                    "the new text of `{}` would be {len} bytes, and that much memory could not be allocated; \
-                     nothing was written",
-                    op.path
-                ),
+                printer::too_large_to_allocate(&op.path, len),
             ),
             abs_any,
         )
@@ -741,11 +724,7 @@ fn verified_delete(
             i,
             Failure::new(
                 ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-                format!(
-                    "`{}` holds more than the lines the diff deletes, so it was not deleted; reread it \
-                     and regenerate the diff",
-                    op.path
-                ),
+                printer::holds_more_than_deleted(&op.path),
             ),
             abs,
         )),
@@ -769,10 +748,7 @@ fn refuse_rename_over(
         };
         return Err(OpFailed::new(
             i,
-            Failure::invalid(format!(
-                "the diff renames `{}` to `{}`, which already exists; a rename never replaces a file",
-                op.path, to
-            )),
+            Failure::invalid(printer::rename_onto_existing(&op.path, to)),
             abs,
         ));
     }
@@ -800,11 +776,7 @@ fn write_base<'b>(
             if dst.is_some() && !replace {
                 return Err(OpFailed::new(
                     i,
-                    Failure::invalid(format!(
-                        "`{}` already exists, and this operation only creates new files; edit it with the \
-                         exact text to replace instead",
-                        op.path
-                    )),
+                    Failure::invalid(printer::exists_create_only(&op.path)),
                     abs_dst,
                 ));
             }
@@ -882,13 +854,7 @@ fn apply_hunks(
                 code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
                 match_count: 0,
                 match_lines: Vec::new(),
-                message: format!(
-                    "hunk {} (patch line {}): its first line carries the file's byte order mark, so it must be line \
-                     1, but the hunk matches at line {}; reread the file and regenerate the diff",
-                    r.index + 1,
-                    r.patch_line,
-                    r.line_number
-                ),
+                message: printer::bom_hunk_not_first(r.index, r.patch_line, r.line_number),
                 diagnosis: None,
             }]);
         }
@@ -912,10 +878,7 @@ fn apply_insert(
     }
     let total = count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
     if after > total {
-        return Err(Failure::invalid(format!(
-            "`insert_line` {after} is past the end of the file, which has {total} line{}; use 0 to {total}",
-            if total == 1 { "" } else { "s" }
-        )));
+        return Err(Failure::invalid(printer::insert_past_end(after, total)));
     }
     let nl: &str = if eol == LineEnding::Crlf {
         "\r\n"
@@ -958,10 +921,7 @@ fn apply_insert(
     verify::verify(text, std::slice::from_ref(&change)).map_err(|r| {
         Failure::new(
             ErrorCode::PLAN_CHECK_FAILED,
-            format!(
-                "the inserted text failed the check made before writing ({}); nothing was written",
-                r.reason
-            ),
+            printer::insert_failed_check(&r.reason),
         )
     })?;
     Ok(verify::compose(text, &[change]))
@@ -1007,13 +967,7 @@ fn hunk_failure(
     file_path: Option<String>,
 ) -> Box<OpFailed> {
     let first = &fs[0];
-    let mut message = format!("`{}`: {}", op.path, first.message);
-    if fs.len() > 1 {
-        message.push_str(&format!(
-            " ({} hunks of this file failed; see `hunks`)",
-            fs.len()
-        ));
-    }
+    let message = printer::hunks_failed(&op.path, &first.message, fs.len());
     let mut f = first_failure(
         i,
         first.code,
@@ -1049,50 +1003,25 @@ fn block_failure(
 ) -> Box<OpFailed> {
     let describe = |e: &EditMiss| {
         let b = &blocks[e.index];
-        // A block of a text is named by its number and line, and its text as
-        // its SEARCH text; a command's by the parameter that carried it.
-        let (which, text) = if b.line > 0 {
-            (
-                format!("block {} (line {}): ", e.index + 1, b.line),
-                "its SEARCH text",
-            )
-        } else {
-            (String::new(), b.said.search)
-        };
-        let what =
-            match e.code {
-                ErrorCode::SEARCH_BLOCK_NOT_FOUND => {
-                    match e.diagnosis.as_ref().and_then(|d| d.summary()) {
-                        Some(sum) => format!("{text} was not found; {sum}"),
-                        None => format!(
-                    "{text} was not found; reread the file and copy the exact current text \
-                     (whitespace, indentation and line breaks must match)"
-                ),
-                    }
-                }
-                ErrorCode::SEARCH_BLOCK_AMBIGUOUS => format!(
-                "{text} occurs {} times (lines {}); include neighbouring lines to make it unique",
-                e.match_count,
-                e.match_lines.iter().take(10).map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
-            ),
-                _ => e.message.clone(),
-            };
-        format!("`{}`: {which}{what}", op.path)
+        printer::block_failed(
+            &op.path,
+            &printer::BlockMiss {
+                at: (b.line > 0).then_some((e.index, b.line)),
+                said_search: b.said.search,
+                code: e.code,
+                match_count: e.match_count,
+                match_lines: &e.match_lines,
+                summary: e.diagnosis.as_ref().and_then(|d| d.summary()),
+                message: &e.message,
+            },
+        )
     };
     let first = &fs[0];
     let mut message = describe(first);
-    if fs.len() >= exact::MAX_REPORTED_FAILURES {
-        message.push_str(&format!(
-            " (at least {} blocks of this file failed, listed in `blocks`; the blocks after the last of them were \
-             not checked)",
-            fs.len()
-        ));
-    } else if fs.len() > 1 {
-        message.push_str(&format!(
-            " ({} blocks of this file failed; see `blocks`)",
-            fs.len()
-        ));
-    }
+    message.push_str(&printer::blocks_failed(
+        fs.len(),
+        fs.len() < exact::MAX_REPORTED_FAILURES,
+    ));
     let mut f = first_failure(
         i,
         first.code,
@@ -1126,29 +1055,7 @@ fn block_failure(
 fn failed(plan: &OpPlan, failures: Vec<Box<OpFailed>>) -> Box<Failed> {
     let n = plan.ops.len();
     let first = &failures[0];
-    let message = if n == 1 {
-        format!(
-            "{}; nothing was written",
-            first
-                .failure
-                .message
-                .trim_end_matches("; nothing was written")
-        )
-    } else if failures.len() == 1 {
-        format!(
-            "{}; nothing was written (all {n} file operations apply together or not at all)",
-            first
-                .failure
-                .message
-                .trim_end_matches("; nothing was written")
-        )
-    } else {
-        format!(
-            "{} of {n} file operations failed, so nothing was written (all-or-nothing). First: {}",
-            failures.len(),
-            first.failure.message
-        )
-    };
+    let message = printer::operations_failed(n, failures.len(), &first.failure.message);
     let mut v = Failed::new(
         &Failure {
             code: first.failure.code,

@@ -9,14 +9,22 @@
 //! counts, in `core/tests/suite/structure.rs` (`STILL_WORDING`): a count
 //! may only go down, and a file that words nothing leaves the list. Moved
 //! here so far: the refusals of the checks on new text ([`check`]), the
-//! failures of file operations ([`ops`]).
+//! failures of file operations ([`ops`]), the pipeline's own failures
+//! ([`writes`]).
 
 mod check;
 mod ops;
+mod writes;
 
 pub(crate) use self::check::{refused, Worded};
 pub(crate) use self::ops::{
     block_failed, blocks_failed, bom_hunk_not_first, exists_create_only, holds_more_than_deleted,
     hunks_failed, insert_failed_check, insert_past_end, operations_failed, rename_onto_existing,
     same_file_twice, through_link, too_large_to_allocate, BlockMiss,
+};
+pub(crate) use self::writes::{
+    anchored_overlap, anchors_mismatch, batch_failed, batch_same_file, changed_after_dry_run,
+    changed_since_read, commit_aftermath, created_meanwhile, diff_omitted, dry_run_not_kept,
+    edits_failed, hard_linked, interrupted_write, locked, missing, not_expected_sha,
+    run_id_other_root, run_id_unknown, write_over_bytes, write_over_legacy,
 };

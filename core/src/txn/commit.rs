@@ -20,6 +20,7 @@ use crate::io::dir::Meta;
 use crate::io::recovery;
 use crate::io::workspace::{Intent, Resolved};
 use crate::model::{HardLinks, Options};
+use crate::printer;
 use crate::text::source;
 
 /// Temp files older than this, left by a crashed writer, are removed.
@@ -187,10 +188,7 @@ impl Txn<'_> {
             if res.meta.is_some() {
                 let f = Failure::new(
                     ErrorCode::FILE_CHANGED,
-                    format!(
-                        "`{}` was created by another process meanwhile; nothing was written. Retry",
-                        s.display
-                    ),
+                    printer::created_meanwhile(&s.display),
                 );
                 return Err(CommitFailure::single(f, s.abs()));
             }
@@ -227,11 +225,7 @@ impl Txn<'_> {
                 Err(e) => {
                     let f = Failure::new(
                         ErrorCode::FILE_WRITE_ERROR,
-                        format!(
-                            "`{}` holds an interrupted in-place write that could not be put back before writing \
-                             ({e}); nothing was written. Retry",
-                            s.display
-                        ),
+                        printer::interrupted_write(&s.display, &e.to_string()),
                     );
                     return Err(CommitFailure::single(f, s.abs()));
                 }
@@ -260,13 +254,7 @@ impl Txn<'_> {
             if names > 1 && opts.hard_links == HardLinks::Refuse {
                 let f = Failure::new(
                     ErrorCode::HARD_LINKED_FILE,
-                    format!(
-                        "`{}` has {names} hard links (other names of the same file, perhaps outside the workspace); \
-                         nothing was written. Retry with options.hardLinks: \"split\" to give only this name the new \
-                         content (the others keep the old), or \"keep\" to write the file in place so that every \
-                         name sees it",
-                        s.display
-                    ),
+                    printer::hard_linked(&s.display, names),
                 );
                 return Err(CommitFailure::single(f, s.abs()));
             }
@@ -385,21 +373,11 @@ impl Txn<'_> {
         let pick = |ix: &[usize]| ix.iter().map(|&i| names[i].clone()).collect::<Vec<_>>();
         let (rolled_back, rollback_failed) = (pick(&e.rolled_back), pick(&e.rollback_failed));
         let mut failure = e.failure;
-        for n in settled {
-            failure.message.push_str(&format!("; before that, {n}"));
-        }
-        if !rollback_failed.is_empty() {
-            failure.message.push_str(&format!(
-                "; WARNING: {} already-replaced file(s) could not be restored (each keeps its original content beside it as `<name>.orig` where that could be made): {}",
-                rollback_failed.len(),
-                rollback_failed.join(", ")
-            ));
-        } else if !rolled_back.is_empty() {
-            failure.message.push_str(&format!(
-                "; {} file(s) already replaced were restored to their original bytes",
-                rolled_back.len()
-            ));
-        }
+        failure.message.push_str(&printer::commit_aftermath(
+            settled,
+            rolled_back.len(),
+            &rollback_failed,
+        ));
         CommitFailure {
             failure,
             file_path: names.get(e.index).or(names.last()).cloned(),

@@ -20,6 +20,7 @@ use crate::io::commit::Committed;
 use crate::io::meta::Like;
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
+use crate::printer;
 use crate::result::edits::{AppliedFile, AppliedOne, AppliedRun};
 use crate::result::marks::True;
 use crate::result::written::{Diff, Preview};
@@ -233,23 +234,17 @@ pub(crate) fn apply(run_id: &str, opts: &Options, rec: &dyn Recorder) -> Outcome
             same
         });
     if let Some(planned_in) = other_root {
-        return Err(Failure::invalid(format!(
-            "run_id `{run_id}` was made in the workspace `{}`, not in `{}`; apply it with the workspaceRoot it \
-             was made with (it was not used up)",
-            planned_in.display(),
-            ws.root().display()
+        return Err(Failure::invalid(printer::run_id_other_root(
+            run_id,
+            &planned_in.display().to_string(),
+            &ws.root().display().to_string(),
         ))
         .into());
     }
     let Some((entry, expires)) = taken else {
-        return Err(Failure::new(
-            ErrorCode::RUN_ID_NOT_FOUND,
-            format!(
-                "run_id `{run_id}` is unknown, already applied or expired; run the edit again with dry_run: true \
-                 (or without it to apply directly)"
-            ),
-        )
-        .into());
+        return Err(
+            Failure::new(ErrorCode::RUN_ID_NOT_FOUND, printer::run_id_unknown(run_id)).into(),
+        );
     };
     let out = apply_entry(&entry, run_id, opts, rec);
     // Given up before writing because a file was busy: the run stays
@@ -308,10 +303,7 @@ fn apply_entry(
         if now != want {
             let f = Failure::new(
                 ErrorCode::FILE_CHANGED,
-                format!(
-                    "`{}` changed after the dry run; nothing was written. Reread it and make a new dry run",
-                    s.display
-                ),
+                printer::changed_after_dry_run(&s.display),
             );
             let mut out = Failed::new(&f, Some(&s.abs()));
             out.sha256 = now.map(str::to_string);
@@ -449,11 +441,7 @@ impl Txn<'_> {
 
 /// Why a dry run was not kept, and how to apply it.
 fn not_kept_note() -> String {
-    format!(
-        "the planned content is larger than the dry-run cache ({} bytes), so it was not kept for applyDryRun; to \
-         apply, repeat the call without dry_run",
-        MAX_BYTES
-    )
+    printer::dry_run_not_kept(MAX_BYTES)
 }
 
 #[cfg(test)]

@@ -180,11 +180,7 @@ fn check_sha(s: &Slot, expected: &Option<String>) -> Result<String, FileFailure>
     if let Some(e) = expected {
         if e != sha {
             return Err(FileFailure::changed(
-                format!(
-                    "`{}` changed since it was read (its sha256 is no longer expected_sha256); nothing was \
-                     written. Reread the file and retry with its current content and sha256",
-                    s.display
-                ),
+                printer::changed_since_read(&s.display, false),
                 s.abs(),
                 Some(sha),
             ));
@@ -196,17 +192,7 @@ fn check_sha(s: &Slot, expected: &Option<String>) -> Result<String, FileFailure>
 fn plan_failure(mut failures: Vec<EditMiss>, path: String, multi: bool) -> FileFailure {
     failures.sort_by_key(|f| f.index);
     let first = &failures[0];
-    let message = if multi && failures.len() > 1 {
-        format!(
-            "{} of the edits failed, so nothing was written (all-or-nothing). First: {}",
-            failures.len(),
-            first.message
-        )
-    } else if multi {
-        format!("{}; nothing was written (all-or-nothing)", first.message)
-    } else {
-        first.message.clone()
-    };
+    let message = printer::edits_failed(failures.len(), &first.message, multi);
     FileFailure {
         failure: Failure {
             code: first.code,
@@ -487,10 +473,10 @@ fn open_all<'w>(ws: &'w Workspace, files: &[FileEdits], opts: &Options) -> Outco
                 slot_of.push(Ok(k));
             }
             Ok(Added::Again { slot, abs_path }) => {
-                return Err(Failure::invalid(format!(
-                    "files[{}] and files[{i}] name the same file `{}`; merge their edits into one entry",
+                return Err(Failure::invalid(printer::batch_same_file(
                     owner[&slot],
-                    abs_path.display()
+                    i,
+                    &abs_path.display().to_string(),
                 ))
                 .into());
             }
@@ -566,7 +552,7 @@ fn planning_failed(
         .collect();
     batch_fail(
         first.unwrap_or(ErrorCode::INTERNAL_ERROR),
-        format!("{failed} of {n} files failed, so no file was written (all-or-nothing); see `files` for each"),
+        printer::batch_failed(failed, n),
         per_file,
     )
 }
@@ -605,11 +591,7 @@ fn check_all(
         .collect();
     let failed = checked.iter().filter(|c| c.is_err()).count();
     let code = checked[bad].as_ref().expect_err("refused").failure.code;
-    Err(batch_fail(
-        code,
-        format!("{failed} of {n} files failed, so no file was written (all-or-nothing); see `files` for each"),
-        per_file,
-    ))
+    Err(batch_fail(code, printer::batch_failed(failed, n), per_file))
 }
 
 /// The result of a batch whose file `bad` cannot be encoded back.
@@ -635,13 +617,7 @@ fn encoding_failed(
         })
         .collect();
     let f = encoded[bad].as_ref().expect_err("an error");
-    batch_fail(
-        f.code,
-        format!(
-            "1 of {n} files failed, so no file was written (all-or-nothing); see `files` for each"
-        ),
-        per_file,
-    )
+    batch_fail(f.code, printer::batch_failed(1, n), per_file)
 }
 
 /// A batch's dry run: each file's preview, one diff and one run_id for all.
@@ -779,19 +755,14 @@ fn write_encoding(
         (Some(Encoding::Bytes), None) => {
             return Err(FileFailure::from(Failure::new(
                 ErrorCode::UNSUPPORTED_ENCODING,
-                format!(
-                    "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. UTF-8 with stray bytes): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
-                ),
+                printer::write_over_bytes(display),
             ))
             .at(abs));
         }
         (Some(Encoding::Legacy(e)), None) => {
             return Err(FileFailure::from(Failure::new(
                 ErrorCode::UNSUPPORTED_ENCODING,
-                format!(
-                    "`{display}` is not UTF-8: it is in {} (detected from its bytes, a guess); writing a whole new text over it could change every character if the guess is wrong, so nothing was written. To change part of it, use patchFile (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\".",
-                    Encoding::Legacy(e).name()
-                ),
+                printer::write_over_legacy(display, Encoding::Legacy(e).name()),
             ))
             .at(abs));
         }
@@ -831,7 +802,7 @@ fn write_one(
     if let Some(expected) = req.expected_sha256 {
         if sha_before != Some(expected) {
             return Err(FileFailure::changed(
-                format!("`{display}` does not have expected_sha256 (it changed or does not exist); nothing was written"),
+                printer::not_expected_sha(display),
                 abs,
                 sha_before,
             ));

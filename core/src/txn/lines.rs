@@ -50,11 +50,7 @@ pub(crate) fn edit_lines(
     if call.expected_sha256.is_some_and(|e| e != sha_before) {
         let f = Failure::new(
             ErrorCode::FILE_CHANGED,
-            format!(
-                "`{}` changed since it was read (its sha256 is no longer expected_sha256); nothing was written. \
-                 Reread it with anchors and retry",
-                call.file_path
-            ),
+            printer::changed_since_read(call.file_path, true),
         );
         let mut out = Failed::new(&f, Some(&abs));
         out.sha256 = Some(sha_before);
@@ -206,24 +202,18 @@ fn no_snapshot_note() -> String {
 fn not_placed(n: NotPlaced, abs: &str, display: &str) -> Box<Failed> {
     match n {
         NotPlaced::Overlap(a, b) => Box::new(Failed::new(
-            &Failure::invalid(format!(
-                "input: edits[{a}] and edits[{b}] touch the same lines of `{display}`; merge them into one edit"
-            )),
+            &Failure::invalid(printer::anchored_overlap(a, b, display)),
             Some(abs),
         )),
         NotPlaced::Anchors(r) => {
             let first = &r[0];
             let f = Failure::new(
                 ErrorCode::ANCHOR_MISMATCH,
-                format!(
-                    "{} anchor{} of edits[{}] ({}: {}) no longer name{} the line read; nothing was written. The \
-                     current lines around it are in `anchors`: retry with those anchors",
+                printer::anchors_mismatch(
                     r.len(),
-                    if r.len() == 1 { "" } else { "s, the first" },
                     first.edit,
-                    first.anchor,
+                    &first.anchor,
                     first.problem.as_str(),
-                    if r.len() == 1 { "s" } else { "" },
                 ),
             );
             let mut out = Failed::new(&f, Some(abs));

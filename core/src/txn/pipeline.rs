@@ -15,6 +15,7 @@ use crate::io::meta::Like;
 use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::model::Options;
+use crate::printer;
 use crate::text::source::Source;
 
 /// The absolute path a user path names, for failures before resolution.
@@ -65,10 +66,7 @@ impl Slot {
             (None, Some(f)) => Err(f.clone()),
             (None, None) => Err(Failure::new(
                 ErrorCode::FILE_READ_ERROR,
-                format!(
-                    "`{}` does not exist; check the path and retry",
-                    self.display
-                ),
+                printer::missing(&self.display),
             )),
         }
     }
@@ -205,8 +203,5 @@ impl<'w> Txn<'w> {
 /// The failure of a call that found `path` being written by another call
 /// (or process) and may not wait for it.
 pub(crate) fn locked(path: &str) -> Failure {
-    Failure::new(
-        ErrorCode::FILE_LOCKED,
-        format!("`{path}` is being written by another call or process; nothing was written. Retry shortly"),
-    )
+    Failure::new(ErrorCode::FILE_LOCKED, printer::locked(path))
 }

@@ -5,6 +5,7 @@
 use super::diff;
 use super::pipeline::{Kept, Txn};
 use crate::model::Options;
+use crate::printer;
 use crate::text::source::Source;
 
 /// The diff a dry run shows for one file. UTF-8 and byte-level files are
@@ -109,9 +110,5 @@ pub(crate) fn whole_diff(all: Option<String>) -> crate::result::written::Diff {
 
 /// Why a dry run's diff is missing.
 pub(crate) fn diff_omitted_note() -> String {
-    format!(
-        "the change is too large to show as a diff (old and new content over {} MiB); the planned change is kept: \
-         apply it with applyDryRun, or review the file after writing",
-        MAX_PREVIEW_BYTES >> 20
-    )
+    printer::diff_omitted(MAX_PREVIEW_BYTES >> 20)
 }

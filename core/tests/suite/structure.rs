@@ -580,14 +580,8 @@ const STILL_WORDING: &[(&str, usize)] = &[
     ("core/src/model.rs", 4),
     ("core/src/text/legacy.rs", 6),
     ("core/src/text/source.rs", 2),
-    ("core/src/txn/commit.rs", 6),
     ("core/src/txn/diff.rs", 8),
-    ("core/src/txn/dry_run.rs", 4),
-    ("core/src/txn/edits.rs", 10),
-    ("core/src/txn/lines.rs", 3),
     ("core/src/txn/ops.rs", 6),
-    ("core/src/txn/pipeline.rs", 2),
-    ("core/src/txn/preview.rs", 1),
     ("src/convert.rs", 12),
 ];
 

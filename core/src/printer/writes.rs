@@ -1,0 +1,183 @@
+//! The failures of a write as the pipeline (`crate::txn`) meets them: a
+//! file that changed or appeared since it was read, one another call is
+//! writing, one with other hard links, a file or batch that failed as a
+//! whole (all-or-nothing), a rollback, and a diff too large to show.
+
+/// `display` no longer has the `expected_sha256` it was read with;
+/// `anchors`: it was read with anchors (editLines).
+pub(crate) fn changed_since_read(display: &str, anchors: bool) -> String {
+    if anchors {
+        format!(
+            "`{display}` changed since it was read (its sha256 is no longer expected_sha256); nothing was written. \
+             Reread it with anchors and retry"
+        )
+    } else {
+        format!(
+            "`{display}` changed since it was read (its sha256 is no longer expected_sha256); nothing was written. \
+             Reread the file and retry with its current content and sha256"
+        )
+    }
+}
+
+/// A whole-file write's `expected_sha256` does not match `display`.
+pub(crate) fn not_expected_sha(display: &str) -> String {
+    format!("`{display}` does not have expected_sha256 (it changed or does not exist); nothing was written")
+}
+
+/// `display` appeared (made by another process) while this call was
+/// creating it.
+pub(crate) fn created_meanwhile(display: &str) -> String {
+    format!("`{display}` was created by another process meanwhile; nothing was written. Retry")
+}
+
+/// `display` holds an interrupted in-place write that could not be put
+/// back (`error`).
+pub(crate) fn interrupted_write(display: &str, error: &str) -> String {
+    format!(
+        "`{display}` holds an interrupted in-place write that could not be put back before writing ({error}); \
+         nothing was written. Retry"
+    )
+}
+
+/// `display` has `names` names (hard links), with `hardLinks: "refuse"`.
+pub(crate) fn hard_linked(display: &str, names: u64) -> String {
+    format!(
+        "`{display}` has {names} hard links (other names of the same file, perhaps outside the workspace); \
+         nothing was written. Retry with options.hardLinks: \"split\" to give only this name the new content (the \
+         others keep the old), or \"keep\" to write the file in place so that every name sees it"
+    )
+}
+
+/// `path` is being written by another call or process.
+pub(crate) fn locked(path: &str) -> String {
+    format!(
+        "`{path}` is being written by another call or process; nothing was written. Retry shortly"
+    )
+}
+
+/// `display` does not exist.
+pub(crate) fn missing(display: &str) -> String {
+    format!("`{display}` does not exist; check the path and retry")
+}
+
+/// What a commit that failed adds to its failure: the failures `settled`
+/// before it, and the files it restored (`rolled_back`) or could not
+/// restore (`rollback_failed`).
+pub(crate) fn commit_aftermath(
+    settled: &[String],
+    rolled_back: usize,
+    rollback_failed: &[String],
+) -> String {
+    let mut out = String::new();
+    for n in settled {
+        out.push_str(&format!("; before that, {n}"));
+    }
+    if !rollback_failed.is_empty() {
+        out.push_str(&format!(
+            "; WARNING: {} already-replaced file(s) could not be restored (each keeps its original content beside \
+             it as `<name>.orig` where that could be made): {}",
+            rollback_failed.len(),
+            rollback_failed.join(", ")
+        ));
+    } else if rolled_back > 0 {
+        out.push_str(&format!(
+            "; {rolled_back} file(s) already replaced were restored to their original bytes"
+        ));
+    }
+    out
+}
+
+/// The failure of a file whose edits failed: `failed` of them, the first
+/// with `first` (its message); `multi`: the call sent a list of edits.
+pub(crate) fn edits_failed(failed: usize, first: &str, multi: bool) -> String {
+    if multi && failed > 1 {
+        format!(
+            "{failed} of the edits failed, so nothing was written (all-or-nothing). First: {first}"
+        )
+    } else if multi {
+        format!("{first}; nothing was written (all-or-nothing)")
+    } else {
+        first.to_string()
+    }
+}
+
+/// Entries `a` and `b` of a batch name one file, `file`.
+pub(crate) fn batch_same_file(a: usize, b: usize, file: &str) -> String {
+    format!(
+        "files[{a}] and files[{b}] name the same file `{file}`; merge their edits into one entry"
+    )
+}
+
+/// The failure of a batch when `failed` of its `n` files failed.
+pub(crate) fn batch_failed(failed: usize, n: usize) -> String {
+    format!("{failed} of {n} files failed, so no file was written (all-or-nothing); see `files` for each")
+}
+
+/// A whole-file write over `display`, which is not valid UTF-8.
+pub(crate) fn write_over_bytes(display: &str) -> String {
+    format!(
+        "`{display}` is not valid UTF-8 (encoding binary-safe-bytes, e.g. UTF-8 with stray bytes): readFile shows its non-UTF-8 bytes as U+FFFD, so writing text over it would replace bytes nobody saw; nothing was written. To change part of it, use patchFile with ASCII search/replace blocks (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
+    )
+}
+
+/// A whole-file write over `display`, in the legacy encoding `encoding`
+/// (a guess).
+pub(crate) fn write_over_legacy(display: &str, encoding: &str) -> String {
+    format!(
+        "`{display}` is not UTF-8: it is in {encoding} (detected from its bytes, a guess); writing a whole new text over it could change every character if the guess is wrong, so nothing was written. To change part of it, use patchFile (every other byte is kept exactly); to replace the whole file with UTF-8 text knowingly, pass encoding: \"utf-8\"."
+    )
+}
+
+/// Edits `a` and `b` of an editLines call touch the same lines of
+/// `display`.
+pub(crate) fn anchored_overlap(a: usize, b: usize, display: &str) -> String {
+    format!("input: edits[{a}] and edits[{b}] touch the same lines of `{display}`; merge them into one edit")
+}
+
+/// `n` anchors of an editLines call no longer name the lines read; the
+/// first is `anchor` of edits[`edit`], with `problem`.
+pub(crate) fn anchors_mismatch(n: usize, edit: usize, anchor: &str, problem: &str) -> String {
+    format!(
+        "{n} anchor{} of edits[{edit}] ({anchor}: {problem}) no longer name{} the line read; nothing was written. \
+         The current lines around it are in `anchors`: retry with those anchors",
+        if n == 1 { "" } else { "s, the first" },
+        if n == 1 { "s" } else { "" },
+    )
+}
+
+/// Why a dry run's diff is missing: the content is over `mib` MiB.
+pub(crate) fn diff_omitted(mib: usize) -> String {
+    format!(
+        "the change is too large to show as a diff (old and new content over {mib} MiB); the planned change is \
+         kept: apply it with applyDryRun, or review the file after writing"
+    )
+}
+
+/// `run_id` was made in the workspace `made_in`, not in `root`.
+pub(crate) fn run_id_other_root(run_id: &str, made_in: &str, root: &str) -> String {
+    format!(
+        "run_id `{run_id}` was made in the workspace `{made_in}`, not in `{root}`; apply it with the workspaceRoot \
+         it was made with (it was not used up)"
+    )
+}
+
+/// `run_id` names no dry run kept here.
+pub(crate) fn run_id_unknown(run_id: &str) -> String {
+    format!(
+        "run_id `{run_id}` is unknown, already applied or expired; run the edit again with dry_run: true (or \
+         without it to apply directly)"
+    )
+}
+
+/// `display` changed between the dry run and its apply.
+pub(crate) fn changed_after_dry_run(display: &str) -> String {
+    format!("`{display}` changed after the dry run; nothing was written. Reread it and make a new dry run")
+}
+
+/// A dry run's content is over the cache's `max_bytes`.
+pub(crate) fn dry_run_not_kept(max_bytes: usize) -> String {
+    format!(
+        "the planned content is larger than the dry-run cache ({max_bytes} bytes), so it was not kept for \
+         applyDryRun; to apply, repeat the call without dry_run"
+    )
+}

@@ -11,6 +11,7 @@ use super::store::{self, Name, State, Store};
 use crate::error::{ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::Options;
+use crate::printer;
 use crate::result::history::{
     self as shown, Cleared, DamagedEntry, FileKind, HistoryDone, HistoryFile, Transaction,
 };
@@ -53,7 +54,7 @@ pub(crate) fn entries(store: &Store) -> io::Result<Vec<Stored>> {
                 id,
                 damage: EntryDamage {
                     kind: shown::Damage::BadFields,
-                    why: format!("{} entry files have this id", names.len()),
+                    why: printer::ids_shared(names.len()),
                 },
             },
         })
@@ -92,18 +93,14 @@ pub(crate) fn open_existing(ws: &Workspace, opts: &Options) -> Result<Option<Sto
     store::open(&opts.journal, ws, false).map_err(|e| {
         Failure::new(
             ErrorCode::FILE_READ_ERROR,
-            format!("cannot use the journal `{}`: {e}", path.display()),
+            printer::journal_unusable("use", &path.display().to_string(), &e.to_string()),
         )
     })
 }
 
 /// The reason a damaged entry is not undoable.
 pub(crate) fn damaged_why(id: u64, d: &EntryDamage) -> String {
-    format!(
-        "transaction {id} is damaged in the journal ({}: {}); it is never acted on",
-        d.kind.as_str(),
-        d.why
-    )
+    printer::damaged_entry(id, d.kind.as_str(), &d.why)
 }
 
 /// What a journaled file shows as: moved (its move's new path), or the
@@ -146,9 +143,7 @@ fn listed_result(l: &Stored, undone: &HashMap<u64, u64>) -> shown::Listed {
         .collect();
     let by = undone.get(&e.id);
     let why_not_undoable = match by {
-        Some(by) => Some(format!(
-            "already undone by transaction {by} (undo {by} to redo)"
-        )),
+        Some(by) => Some(printer::undone_by(*by)),
         None => e.header.why_not_undoable.clone(),
     };
     shown::Listed::Whole(Transaction {
@@ -201,16 +196,14 @@ fn blocked(t: &mut shown::Listed, e: &Entry, rel: &str, now: Option<&str>) {
     };
     if left != now {
         t.undoable = false;
-        t.why_not_undoable = Some(format!(
-            "`{rel}` changed since this transaction wrote it: undo answers FILE_CHANGED until the file is put back"
-        ));
+        t.why_not_undoable = Some(printer::changed_since(rel));
     }
 }
 
 fn read_failed(e: io::Error) -> Box<Failed> {
     Failure::new(
         ErrorCode::FILE_READ_ERROR,
-        format!("cannot list the journal: {e}"),
+        printer::journal_unlisted(&e.to_string()),
     )
     .into()
 }
@@ -284,7 +277,7 @@ pub(crate) fn clear(ws: &Workspace, opts: &Options) -> Outcome<Cleared> {
     let fail = |what: &str, e: io::Error| -> Box<Failed> {
         Failure::new(
             ErrorCode::FILE_WRITE_ERROR,
-            format!("cannot {what} the journal `{path}`: {e}"),
+            printer::journal_unusable(what, &path.to_string(), &e.to_string()),
         )
         .into()
     };

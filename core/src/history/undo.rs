@@ -24,6 +24,7 @@ use crate::io::dir::{Kind, Meta};
 use crate::io::meta::{self, Extras, Like};
 use crate::io::workspace::{Intent, Workspace};
 use crate::model::{EntryPoint, Options};
+use crate::printer;
 use crate::result::history::{UndoAction, UndoFile, Undone};
 use crate::result::marks::True;
 use crate::result::{Failed, Outcome};
@@ -47,7 +48,7 @@ enum Step {
 fn damaged(id: u64, d: &entry::EntryDamage) -> Failure {
     Failure::new(
         ErrorCode::JOURNAL_DAMAGED,
-        format!("{}; nothing was written", damaged_why(id, d)),
+        printer::damaged_refused(&damaged_why(id, d)),
     )
 }
 
@@ -58,37 +59,26 @@ fn target<'a>(all: &'a [Stored], id: Option<&str>) -> Result<&'a Entry, Failure>
     let undone = undone_by(all);
     let check = |e: &'a Entry| -> Result<&'a Entry, Failure> {
         if let Some(by) = undone.get(&e.id) {
-            return Err(Failure::invalid(format!(
-                "transaction {} was already undone by transaction {by}; undo {by} to redo it",
-                e.id
-            )));
+            return Err(Failure::invalid(printer::already_undone(e.id, *by)));
         }
         if !e.undoable() {
-            return Err(Failure::invalid(format!(
-                "transaction {} cannot be undone: {}",
+            return Err(Failure::invalid(printer::not_undoable(
                 e.id,
-                e.header
-                    .why_not_undoable
-                    .as_deref()
-                    .unwrap_or("its content was not kept")
+                e.header.why_not_undoable.as_deref(),
             )));
         }
         Ok(e)
     };
     match id {
         Some(s) => {
-            let n: u64 = s.trim().parse().map_err(|_| {
-                Failure::invalid(format!(
-                    "`{}` is not a transaction id (see history)",
-                    shown(s)
-                ))
-            })?;
+            let n: u64 = s
+                .trim()
+                .parse()
+                .map_err(|_| Failure::invalid(printer::not_an_id(&shown(s))))?;
             match all.iter().find(|l| l.id() == n) {
                 Some(Stored::Whole(e)) => check(e),
                 Some(Stored::Damaged { id, damage }) => Err(damaged(*id, damage)),
-                None => Err(Failure::invalid(format!(
-                    "no transaction {n} in this workspace's journal (it may have been evicted or cleared); see history"
-                ))),
+                None => Err(Failure::invalid(printer::no_transaction(n))),
             }
         }
         None => newest_to_undo(all, &undone, u64::MAX).ok_or_else(|| nothing_left(all, &undone)),
@@ -125,11 +115,7 @@ fn nothing_left(all: &[Stored], undone: &HashMap<u64, u64>) -> Failure {
         })
         .find(|e| e.undoable() && !undone.contains_key(&e.id) && e.depth() % 2 == 1);
     match redo {
-        Some(u) => Failure::invalid(format!(
-            "there is nothing to undo: every transaction in this workspace's journal is undone. \
-             To redo the last one undone, undo transaction {} (the undo that undid it): undo with id \"{}\"",
-            u.id, u.id
-        )),
+        Some(u) => Failure::invalid(printer::all_undone(u.id)),
         None => nothing_to_undo(),
     }
 }
@@ -142,22 +128,12 @@ fn way_forward(mut failed: Box<Failed>, e: &Entry, older: Option<u64>) -> Box<Fa
     if failed.code != ErrorCode::FILE_CHANGED {
         return failed;
     }
-    let next = match older {
-        Some(n) => format!(
-            "or undo an older transaction by id (the next one: \"{n}\"; refused too if its files changed since)"
-        ),
-        None => "there is no older transaction to undo".to_string(),
-    };
     let said = "nothing was written.";
     let head = match failed.message.find(said) {
         Some(at) => &failed.message[..at + said.len()],
         None => failed.message.as_str(),
     };
-    failed.message = format!(
-        "{head} Undo without id stops at transaction {} while its files differ from what it wrote: \
-         put them back by hand to undo it, {next}.",
-        e.id
-    );
+    failed.message = printer::undo_stops_at(head, e.id, older);
     failed
 }
 
@@ -224,12 +200,7 @@ fn steps(store: &Store, e: &Entry, limit: u64) -> Result<Vec<FileStep>, Failure>
             ("modified", Some(b)) => Step::Restore(b),
             ("created", _) => Step::Remove,
             ("deleted", Some(b)) => Step::Recreate(b, like_of(store, f)),
-            _ => {
-                return Err(Failure::invalid(format!(
-                    "transaction {} lacks the previous content of `{}`; it cannot be undone",
-                    e.id, f.path
-                )))
-            }
+            _ => return Err(Failure::invalid(printer::lacks_previous(e.id, &f.path))),
         };
         out.push((f.path.clone(), after, step));
     }
@@ -246,13 +217,13 @@ fn load(
     store.lock().map_err(|e| {
         Failure::new(
             ErrorCode::FILE_READ_ERROR,
-            format!("cannot lock the journal `{}`: {e}", store.path().display()),
+            printer::journal_unusable("lock", &store.path().display().to_string(), &e.to_string()),
         )
     })?;
     let all = entries(store).map_err(|e| {
         Failure::new(
             ErrorCode::FILE_READ_ERROR,
-            format!("cannot list the journal: {e}"),
+            printer::journal_unlisted(&e.to_string()),
         )
     })?;
     let Some(e) = pick(&all)? else {
@@ -473,11 +444,7 @@ fn open_unchanged<'w>(
         match txn.add(rel, intent) {
             Ok(Added::New(k)) => slots.push(Some(k)),
             Ok(Added::Again { .. }) => {
-                return Err(Failure::invalid(format!(
-                    "transaction {} names `{rel}` twice; it cannot be undone",
-                    e.id
-                ))
-                .into());
+                return Err(Failure::invalid(printer::names_twice(e.id, rel)).into());
             }
             Err(f) if f.code == ErrorCode::PATH_OUTSIDE_WORKSPACE => return Err(f.into()),
             Err(_) => {
@@ -507,13 +474,7 @@ fn open_unchanged<'w>(
     }
     let fl = Failure::new(
         ErrorCode::FILE_CHANGED,
-        format!(
-            "transaction {} cannot be undone: {} changed since it was written ({}); nothing was written. \
-             Undo the later transactions first (see history) or restore by hand",
-            e.id,
-            if changed.len() == 1 { "this file" } else { "these files" },
-            names.join(", ")
-        ),
+        printer::changed_since_written(e.id, &names),
     );
     let mut failed = Failed::new(&fl, changed.first().map(String::as_str));
     failed.id = Some(e.id.to_string());

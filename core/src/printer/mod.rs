@@ -10,13 +10,19 @@
 //! may only go down, and a file that words nothing leaves the list. Moved
 //! here so far: the refusals of the checks on new text ([`check`]), the
 //! failures of file operations ([`ops`]), the pipeline's own failures
-//! ([`writes`]).
+//! ([`writes`]), the journal's ([`journal`]).
 
 mod check;
+mod journal;
 mod ops;
 mod writes;
 
 pub(crate) use self::check::{refused, Worded};
+pub(crate) use self::journal::{
+    all_undone, already_undone, changed_since, changed_since_written, damaged_entry,
+    damaged_refused, ids_shared, journal_unlisted, journal_unusable, lacks_previous, names_twice,
+    no_transaction, not_an_id, not_undoable, undo_stops_at, undone_by,
+};
 pub(crate) use self::ops::{
     block_failed, blocks_failed, bom_hunk_not_first, exists_create_only, holds_more_than_deleted,
     hunks_failed, insert_failed_check, insert_past_end, operations_failed, rename_onto_existing,

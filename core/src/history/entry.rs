@@ -23,6 +23,7 @@ use std::io::{self, Read};
 use serde::{Deserialize, Serialize};
 
 use super::store::{kept_name, Store};
+use crate::printer::{self, FileFlaw};
 use crate::result::history::Damage;
 use crate::text::source::sha256_hex;
 
@@ -129,7 +130,10 @@ impl EntryDamage {
 }
 
 fn unreadable(e: &io::Error) -> EntryDamage {
-    EntryDamage::new(Damage::Unreadable, format!("it cannot be read: {e}"))
+    EntryDamage::new(
+        Damage::Unreadable,
+        printer::entry_unreadable(&e.to_string()),
+    )
 }
 
 /// The header line with its check: the JSON of `h`, then the sha256 of
@@ -236,19 +240,16 @@ fn validate(h: &Header, id: u64, size: u64, header_len: u64) -> Result<(), Entry
     if h.v != VERSION {
         return Err(EntryDamage::new(
             Damage::BadHeader,
-            format!("format version {} is not this engine's ({VERSION})", h.v),
+            printer::other_version(h.v, VERSION),
         ));
     }
     if h.id != id.to_string() {
-        return bad(format!("its header says id {}, its name {id}", h.id));
+        return bad(printer::id_mismatch(&h.id, id));
     }
     if header_len.checked_add(h.body_bytes) != Some(size) {
         return Err(EntryDamage::new(
             Damage::WrongLength,
-            format!(
-                "it is {size} bytes long, its header says {}",
-                header_len.saturating_add(h.body_bytes)
-            ),
+            printer::wrong_length(size, header_len.saturating_add(h.body_bytes)),
         ));
     }
     if h.undoes.is_some() != (h.depth > 0)
@@ -260,36 +261,36 @@ fn validate(h: &Header, id: u64, size: u64, header_len: u64) -> Result<(), Entry
     }
     let mut inline = 0u64;
     for (k, f) in h.files.iter().enumerate() {
-        let what = format!("file {k} (`{}`)", f.path);
+        let flaw = |x| printer::file_flaw(k, &f.path, x);
         if f.path.is_empty() || !matches!(f.kind.as_str(), "modified" | "created" | "deleted") {
-            return bad(format!("{what} has no path or an unknown kind"));
+            return bad(flaw(FileFlaw::NoPathOrKind));
         }
         for s in [&f.sha256_before, &f.sha256_after].into_iter().flatten() {
             if !is_sha(s) {
-                return bad(format!("{what} has a malformed sha256"));
+                return bad(flaw(FileFlaw::MalformedSha));
             }
         }
         if let Some([off, len]) = f.blob {
             let end = off.checked_add(len);
             if end.is_none_or(|e| e > h.body_bytes) || Some(len) != f.size_before {
-                return bad(format!("{what}'s saved content lies outside the entry"));
+                return bad(flaw(FileFlaw::ContentOutside));
             }
             inline = inline.saturating_add(len);
         }
         if let Some(kr) = &f.kept {
             if kr.name != kept_name(id, k, kr.size, kr.ino) || Some(kr.size) != f.size_before {
-                return bad(format!("{what}'s kept inode is misnamed"));
+                return bad(flaw(FileFlaw::KeptMisnamed));
             }
         }
         let has_content = f.blob.is_some() || f.kept.is_some();
         if (f.blob.is_some() && f.kept.is_some()) || (f.kind == "created" && has_content) {
-            return bad(format!("{what} has content it cannot have"));
+            return bad(flaw(FileFlaw::ImpossibleContent));
         }
         if h.undoable {
             let before = f.kind == "created" || (has_content && f.sha256_before.is_some());
             let after = f.kind == "deleted" || f.sha256_after.is_some();
             if !(before && after) {
-                return bad(format!("{what} lacks what its undo needs"));
+                return bad(flaw(FileFlaw::LacksUndo));
             }
         }
     }
@@ -330,10 +331,7 @@ pub(crate) fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, EntryD
         )
     })?;
     let header: Header = serde_json::from_slice(&json).map_err(|e| {
-        EntryDamage::new(
-            Damage::BadHeader,
-            format!("its header is not the journal's: {e}"),
-        )
+        EntryDamage::new(Damage::BadHeader, printer::foreign_header(&e.to_string()))
     })?;
     let header_len = line.len() as u64 + 1;
     validate(&header, id, m.size, header_len)?;
@@ -351,10 +349,7 @@ pub(crate) fn read(store: &Store, id: u64, name: &OsStr) -> Result<Entry, EntryD
             if !ok {
                 return Err(EntryDamage::new(
                     Damage::KeptInode,
-                    format!(
-                        "the kept previous content of `{}` is missing or was replaced",
-                        f.path
-                    ),
+                    printer::kept_missing(&f.path),
                 ));
             }
         }
@@ -382,10 +377,7 @@ pub(crate) fn content(
     if f.size_before.is_some_and(|n| n > limit) {
         return Err(EntryDamage::new(
             Damage::BadFields,
-            format!(
-                "the saved content of `{}` is larger than any file this call may write (maxFileBytes {limit})",
-                f.path
-            ),
+            printer::saved_over_limit(&f.path, limit),
         ));
     }
     let bytes = if let Some([off, len]) = f.blob {
@@ -421,10 +413,7 @@ pub(crate) fn content(
         if (m.dev, m.ino, m.size) != (kr.dev, kr.ino, kr.size) {
             return Err(EntryDamage::new(
                 Damage::KeptInode,
-                format!(
-                    "the kept previous content of `{}` was replaced or changed length",
-                    f.path
-                ),
+                printer::kept_replaced(&f.path),
             ));
         }
         read_at(&file, 0, kr.size, m.size)?
@@ -433,17 +422,7 @@ pub(crate) fn content(
     };
     if f.sha256_before.as_deref() != Some(sha256_hex([bytes.as_slice()]).as_str()) {
         // A kept inode can still be written by whoever held the file open.
-        let why = if f.kept.is_some() {
-            format!(
-                "the kept previous content of `{}` was written to since (it no longer has its recorded sha256)",
-                f.path
-            )
-        } else {
-            format!(
-                "the saved content of `{}` does not have its recorded sha256",
-                f.path
-            )
-        };
+        let why = printer::content_changed(&f.path, f.kept.is_some());
         return Err(EntryDamage::new(Damage::BadContent, why));
     }
     Ok(Some(bytes))

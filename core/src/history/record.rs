@@ -49,6 +49,7 @@ use crate::io::dir::Meta;
 use crate::io::meta;
 use crate::io::workspace::Workspace;
 use crate::model::{EntryPoint, JournalConfig, Options};
+use crate::printer;
 use crate::text::source::hex;
 use crate::txn::changes::{Before, Commit, Kind, Recorder};
 
@@ -111,9 +112,7 @@ impl Recorder for Journal {
                 *self.recorded.lock().unwrap_or_else(|p| p.into_inner()) = Some(id);
                 Vec::new()
             }
-            Err(e) => vec![format!(
-                "the change was made but not journaled ({e}); it cannot be undone with `undo`"
-            )],
+            Err(e) => vec![printer::not_journaled(&e.to_string())],
         }
     }
 
@@ -174,27 +173,15 @@ fn why_not(c: &Commit<'_>, cfg: &JournalConfig) -> Option<String> {
         // Undo names a file by its path as a string: one that is not UTF-8
         // could not be named again.
         if c.ws.root().join(ch.rel_path) != ch.abs_path {
-            return Some(format!(
-                "the path of `{}` is not valid UTF-8, so undo could not name it",
-                ch.rel_path
-            ));
+            return Some(printer::path_not_utf8(ch.rel_path));
         }
         let len = ch.before.as_ref().map_or(0, |b| b.bytes.len() as u64);
         if len > cfg.max_file_bytes {
-            return Some(format!(
-                "`{}` is larger than the journal keeps ({} bytes, options.journal.maxFileBytes)",
-                ch.rel_path, cfg.max_file_bytes
-            ));
+            return Some(printer::file_over_journal(ch.rel_path, cfg.max_file_bytes));
         }
         total = total.saturating_add(len);
     }
-    (total > cfg.max_bytes).then(|| {
-        format!(
-            "its previous content ({total} bytes) is more than the journal keeps ({} bytes, \
-             options.journal.maxBytes)",
-            cfg.max_bytes
-        )
-    })
+    (total > cfg.max_bytes).then(|| printer::change_over_journal(total, cfg.max_bytes))
 }
 
 /// Links the set-aside inode of `b` into the journal as file `k` of entry
@@ -247,10 +234,12 @@ impl Journal {
         let mut files: Vec<FileRec> = (0..c.files.len()).map(|k| file_rec(c, k)).collect();
         let why_not = why_not(c, cfg);
         let mut st = store::open(cfg, c.ws, true)
-            .map_err(|e| format!("cannot open the journal: {e}"))?
+            .map_err(|e| printer::journal_unopened(&e.to_string()))?
             .ok_or("the journal could not be made")?;
         let path = st.path().to_path_buf();
-        let at = |what: &str, e: io::Error| format!("{what} in `{}`: {e}", path.display());
+        let at = |what: &str, e: io::Error| {
+            printer::journal_step(what, &path.display().to_string(), &e.to_string())
+        };
         st.lock().map_err(|e| at("cannot lock the journal", e))?;
         let (state, totals) = st
             .open_state()

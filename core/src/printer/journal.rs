@@ -103,3 +103,109 @@ pub(crate) fn undone_by(by: u64) -> String {
 pub(crate) fn changed_since(rel: &str) -> String {
     format!("`{rel}` changed since this transaction wrote it: undo answers FILE_CHANGED until the file is put back")
 }
+
+/// What is wrong with file `k` of an entry, as its header records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileFlaw {
+    NoPathOrKind,
+    MalformedSha,
+    ContentOutside,
+    KeptMisnamed,
+    ImpossibleContent,
+    LacksUndo,
+}
+
+/// Why entry file `k` (`path`) is damaged.
+pub(crate) fn file_flaw(k: usize, path: &str, flaw: FileFlaw) -> String {
+    let what = format!("file {k} (`{path}`)");
+    match flaw {
+        FileFlaw::NoPathOrKind => format!("{what} has no path or an unknown kind"),
+        FileFlaw::MalformedSha => format!("{what} has a malformed sha256"),
+        FileFlaw::ContentOutside => format!("{what}'s saved content lies outside the entry"),
+        FileFlaw::KeptMisnamed => format!("{what}'s kept inode is misnamed"),
+        FileFlaw::ImpossibleContent => format!("{what} has content it cannot have"),
+        FileFlaw::LacksUndo => format!("{what} lacks what its undo needs"),
+    }
+}
+
+/// An entry that cannot be read (`error`).
+pub(crate) fn entry_unreadable(error: &str) -> String {
+    format!("it cannot be read: {error}")
+}
+
+/// An entry of format version `v`, this engine's being `ours`.
+pub(crate) fn other_version(v: u32, ours: u32) -> String {
+    format!("format version {v} is not this engine's ({ours})")
+}
+
+/// An entry whose header says id `said`, its name `id`.
+pub(crate) fn id_mismatch(said: &str, id: u64) -> String {
+    format!("its header says id {said}, its name {id}")
+}
+
+/// An entry `size` bytes long whose header says `says`.
+pub(crate) fn wrong_length(size: u64, says: u64) -> String {
+    format!("it is {size} bytes long, its header says {says}")
+}
+
+/// An entry whose header is not the journal's (`error`).
+pub(crate) fn foreign_header(error: &str) -> String {
+    format!("its header is not the journal's: {error}")
+}
+
+/// The kept previous content of `path` is missing or was replaced.
+pub(crate) fn kept_missing(path: &str) -> String {
+    format!("the kept previous content of `{path}` is missing or was replaced")
+}
+
+/// The saved content of `path` is over this call's `limit`.
+pub(crate) fn saved_over_limit(path: &str, limit: u64) -> String {
+    format!("the saved content of `{path}` is larger than any file this call may write (maxFileBytes {limit})")
+}
+
+/// The kept previous content of `path` was replaced or changed length.
+pub(crate) fn kept_replaced(path: &str) -> String {
+    format!("the kept previous content of `{path}` was replaced or changed length")
+}
+
+/// The previous content of `path` no longer has its recorded sha256
+/// (`kept`: an inode the journal keeps; else content saved in the entry).
+pub(crate) fn content_changed(path: &str, kept: bool) -> String {
+    if kept {
+        format!("the kept previous content of `{path}` was written to since (it no longer has its recorded sha256)")
+    } else {
+        format!("the saved content of `{path}` does not have its recorded sha256")
+    }
+}
+
+/// A change made but not journaled (`error`).
+pub(crate) fn not_journaled(error: &str) -> String {
+    format!("the change was made but not journaled ({error}); it cannot be undone with `undo`")
+}
+
+/// Why a change is not undoable: the path `rel` is not valid UTF-8.
+pub(crate) fn path_not_utf8(rel: &str) -> String {
+    format!("the path of `{rel}` is not valid UTF-8, so undo could not name it")
+}
+
+/// Why a change is not undoable: `rel` is over the journal's `max` bytes
+/// a file.
+pub(crate) fn file_over_journal(rel: &str, max: u64) -> String {
+    format!("`{rel}` is larger than the journal keeps ({max} bytes, options.journal.maxFileBytes)")
+}
+
+/// Why a change is not undoable: its previous content (`total` bytes) is
+/// over the journal's `max`.
+pub(crate) fn change_over_journal(total: u64, max: u64) -> String {
+    format!("its previous content ({total} bytes) is more than the journal keeps ({max} bytes, options.journal.maxBytes)")
+}
+
+/// The journal cannot be opened (`error`).
+pub(crate) fn journal_unopened(error: &str) -> String {
+    format!("cannot open the journal: {error}")
+}
+
+/// A step of journaling (`what`) failed in the journal at `path`.
+pub(crate) fn journal_step(what: &str, path: &str, error: &str) -> String {
+    format!("{what} in `{path}`: {error}")
+}

@@ -19,9 +19,12 @@ mod writes;
 
 pub(crate) use self::check::{refused, Worded};
 pub(crate) use self::journal::{
-    all_undone, already_undone, changed_since, changed_since_written, damaged_entry,
-    damaged_refused, ids_shared, journal_unlisted, journal_unusable, lacks_previous, names_twice,
-    no_transaction, not_an_id, not_undoable, undo_stops_at, undone_by,
+    all_undone, already_undone, change_over_journal, changed_since, changed_since_written,
+    content_changed, damaged_entry, damaged_refused, entry_unreadable, file_flaw,
+    file_over_journal, foreign_header, id_mismatch, ids_shared, journal_step, journal_unlisted,
+    journal_unopened, journal_unusable, kept_missing, kept_replaced, lacks_previous, names_twice,
+    no_transaction, not_an_id, not_journaled, not_undoable, other_version, path_not_utf8,
+    saved_over_limit, undo_stops_at, undone_by, wrong_length, FileFlaw,
 };
 pub(crate) use self::ops::{
     block_failed, blocks_failed, bom_hunk_not_first, exists_create_only, holds_more_than_deleted,

@@ -16,6 +16,7 @@ use crate::error::{ErrorCode, Failure};
 use crate::input::request;
 use crate::io::workspace::Workspace;
 use crate::model::{EntryPoint, Options, ResultView};
+use crate::printer;
 use crate::result::{Answer, Failed, Outcome};
 
 /// The `CANCELLED` result of a call stopped before it wrote anything, by its
@@ -76,7 +77,7 @@ pub fn guarded(f: impl FnOnce() -> Value) -> Value {
             .unwrap_or_else(|| "unknown panic".into());
         failure(&Failure::new(
             ErrorCode::INTERNAL_ERROR,
-            format!("internal error ({what}); nothing was written"),
+            printer::internal_error(&what),
         ))
     })
 }

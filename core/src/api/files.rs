@@ -11,6 +11,7 @@ use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::anchors;
 use crate::model::{EntryPoint, Options};
+use crate::printer;
 use crate::result::files::ReadDone;
 
 use crate::result::marks::{flag, True};
@@ -59,13 +60,7 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
             None => {
                 let f = Failure::new(
                     ErrorCode::RESULT_TOO_LARGE,
-                    format!(
-                        "line {} of `{}` alone is longer than {} MiB, more than one read returns; it cannot \
-                         be read with readFile (edit it with patchFile, which needs only the text to replace)",
-                        req.offset + 1,
-                        req.file_path,
-                        MAX_READ_BYTES >> 20
-                    ),
+                    printer::line_too_long(req.offset + 1, &req.file_path, MAX_READ_BYTES >> 20),
                 );
                 return Err(Box::new(Failed::new(&f, Some(&file_path))));
             }
@@ -108,14 +103,7 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
         total_lines,
         next_offset: (end < text.len()).then_some(req.offset + returned),
         truncated: flag(truncated),
-        message: truncated.then(|| {
-            format!(
-                "only the first {returned} lines from offset {} were returned ({} MiB per read); read on from \
-                 next_offset",
-                req.offset,
-                MAX_READ_BYTES >> 20
-            )
-        }),
+        message: truncated.then(|| printer::read_cut(returned, req.offset, MAX_READ_BYTES >> 20)),
         warning: (!warning.is_empty()).then(|| warning.join(". ")),
         sha256,
         encoding: src.encoding().name().to_string(),
@@ -180,51 +168,35 @@ fn anchored(
 /// returned range shows U+FFFD in `replaced` places (one per invalid
 /// UTF-8 sequence).
 fn byte_level_warning(replaced: usize) -> String {
-    let shown = if replaced == 0 {
-        "the lines returned are all UTF-8, so this content is exact, but other lines hold bytes that are not".to_string()
-    } else {
-        format!(
-            "content is NOT the file's bytes: {replaced} place{} where the bytes are not UTF-8 show{} U+FFFD instead",
-            if replaced == 1 { "" } else { "s" },
-            if replaced == 1 { "s" } else { "" }
-        )
-    };
-    format!(
-        "This file is not valid UTF-8, nor in an encoding that could be detected (e.g. UTF-8 with stray bytes; encoding binary-safe-bytes): {shown}. Writing text back with writeFile would replace those bytes, so writeFile refuses this file (UNSUPPORTED_ENCODING) unless you pass encoding: \"utf-8\" to convert it knowingly. To edit it byte-exactly, use patchFile with ASCII search/replace blocks: every other byte is kept as it is."
-    )
+    printer::not_utf8(replaced)
 }
 
 /// What `readFile` says about a file in a legacy encoding `enc` (`raw`,
 /// its bytes): how it is edited, and for a single-byte file that holds
 /// valid UTF-8 characters, where and how content shows them.
 fn legacy_warning(enc: &'static encoding_rs::Encoding, raw: &[u8]) -> String {
-    let name = Encoding::Legacy(enc).name();
-    let mut w = format!(
-        "This file is not UTF-8: it was decoded as {name}, detected from its bytes (a guess). patchFile edits it as \
-         text and writes back only the characters it replaces (every other byte is kept exactly), refusing an edit \
-         that could split a character or that the encoding cannot hold (UNSUPPORTED_ENCODING); writeFile refuses \
-         this file unless you pass encoding: \"utf-8\" to convert it knowingly."
-    );
     let found = enc
         .is_single_byte()
         .then(|| embedded_utf8::find(raw))
         .flatten();
-    if let Some(((s, e), n)) = found {
-        let (shown, utf8) = (
+    let seen = found.map(|((s, e), n)| {
+        (
+            n,
+            count_newlines(&raw[..s]) + 1,
             enc.decode_without_bom_handling(&raw[s..e]).0,
             String::from_utf8_lossy(&raw[s..e]),
-        );
-        w.push_str(&format!(
-            " It also holds {n} byte sequence{} that {} valid UTF-8, first on line {}: `{shown}` is the UTF-8 \
-             character `{utf8}`, probably pasted in UTF-8. content shows them as {name} (search for `{shown}`, not \
-             `{utf8}`), and an edit must replace such a sequence whole or leave it alone: one that would keep part \
-             of it is refused (UNSUPPORTED_ENCODING).",
-            if n == 1 { "" } else { "s" },
-            if n == 1 { "is" } else { "are" },
-            count_newlines(&raw[..s]) + 1
-        ));
-    }
-    w
+        )
+    });
+    printer::legacy(
+        Encoding::Legacy(enc).name(),
+        seen.as_ref()
+            .map(|(n, line, shown, utf8)| printer::EmbeddedUtf8 {
+                n: *n,
+                line: *line,
+                shown,
+                utf8,
+            }),
+    )
 }
 
 /// Byte offset where line `n` (0-based) starts, or the end.

@@ -24,6 +24,7 @@ use crate::input::formats::text_editor::{self, EditorCommand};
 use crate::input::request::options_and_dry_run;
 use crate::io::dir::{Dir, Kind};
 use crate::model::{EntryPoint, Options};
+use crate::printer;
 use crate::result::formats::FormatDone;
 use crate::result::history::Undone;
 use crate::result::marks::{flag, True};
@@ -191,7 +192,7 @@ fn view(
             return Err(about(
                 &Failure::new(
                     ErrorCode::FILE_READ_ERROR,
-                    format!("cannot open `{path}`: {e}"),
+                    printer::cannot_open(path, &e.to_string()),
                 ),
                 &abs,
             ))
@@ -200,10 +201,7 @@ fn view(
     if m.size > opts.max_file_bytes {
         let f = Failure::new(
             ErrorCode::FILE_TOO_LARGE,
-            format!(
-                "`{path}` is {} bytes, over the limit of {} bytes (options.maxFileBytes)",
-                m.size, opts.max_file_bytes
-            ),
+            printer::over_max_file_bytes(path, m.size, opts.max_file_bytes),
         );
         return Err(about(&f, &abs));
     }
@@ -219,9 +217,7 @@ fn view(
         Some((s, e)) => {
             if s > total.max(1) {
                 return Err(about(
-                    &Failure::invalid(format!(
-                        "`view_range` starts at line {s}, but the file has {total} lines"
-                    )),
+                    &Failure::invalid(printer::view_past_end(s, total)),
                     &abs,
                 ));
             }
@@ -350,12 +346,7 @@ fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Outcome<UndoEd
     let abs = res.abs_path.to_string_lossy().into_owned();
     if !opts.journal.enabled {
         return Err(about(
-            &Failure::invalid(format!(
-                "cannot undo the last edit of `{path}`: undo_edit restores edits from the edit journal, which is off \
-                 (options.journal: false, or PATCH_FILE_JOURNAL=off), so no edit was recorded; turn it on (leave \
-                 options.journal out or set it to true, and unset PATCH_FILE_JOURNAL) for later edits to be undoable. \
-                 Nothing was changed"
-            )),
+            &Failure::invalid(printer::undo_edit_journal_off(path)),
             &abs,
         ));
     }
@@ -366,10 +357,7 @@ fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Outcome<UndoEd
     }) = crate::history::undo_file(ws, opts, &res.rel_path, EntryPoint::TextEditor, dry)
     else {
         return Err(about(
-            &Failure::invalid(format!(
-                "there is no edit of `{path}` to undo: undo_edit restores edits made with create, str_replace or insert \
-                 through this tool (kept in the edit journal; see the history and undo tools for other edits)"
-            )),
+            &Failure::invalid(printer::undo_edit_nothing(path)),
             &abs,
         ));
     };

@@ -10,11 +10,13 @@
 //! may only go down, and a file that words nothing leaves the list. Moved
 //! here so far: the refusals of the checks on new text ([`check`]), the
 //! failures of file operations ([`ops`]), the pipeline's own failures
-//! ([`writes`]), the journal's ([`journal`]).
+//! ([`writes`]), the journal's ([`journal`]), what
+//! a read tells and the text editor's refusals ([`reads`]).
 
 mod check;
 mod journal;
 mod ops;
+mod reads;
 mod writes;
 
 pub(crate) use self::check::{refused, Worded};
@@ -30,6 +32,10 @@ pub(crate) use self::ops::{
     block_failed, blocks_failed, bom_hunk_not_first, exists_create_only, holds_more_than_deleted,
     hunks_failed, insert_failed_check, insert_past_end, operations_failed, rename_onto_existing,
     same_file_twice, through_link, too_large_to_allocate, BlockMiss,
+};
+pub(crate) use self::reads::{
+    cannot_open, internal_error, legacy, line_too_long, not_utf8, over_max_file_bytes, read_cut,
+    undo_edit_journal_off, undo_edit_nothing, view_past_end, EmbeddedUtf8,
 };
 pub(crate) use self::writes::{
     anchored_overlap, anchors_mismatch, batch_failed, batch_same_file, changed_after_dry_run,

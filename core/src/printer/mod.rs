@@ -11,15 +11,22 @@
 //! here so far: the refusals of the checks on new text ([`check`]), the
 //! failures of file operations ([`ops`]), the pipeline's own failures
 //! ([`writes`]), the journal's ([`journal`]), what
-//! a read tells and the text editor's refusals ([`reads`]).
+//! a read tells and the text editor's refusals ([`reads`]), the parse
+//! errors of blocks and diffs ([`formats`]).
 
 mod check;
+mod formats;
 mod journal;
 mod ops;
 mod reads;
 mod writes;
 
 pub(crate) use self::check::{refused, Worded};
+pub(crate) use self::formats::{
+    block_end_expected, created_only_adds, deleted_only_removes, empty_search_not_first,
+    hunk_line_expected, hunk_overfull, no_block_path, no_hunks, parse_other, parse_unexpected,
+    search_end_expected,
+};
 pub(crate) use self::journal::{
     all_undone, already_undone, change_over_journal, changed_since, changed_since_written,
     content_changed, damaged_entry, damaged_refused, entry_unreadable, file_flaw,

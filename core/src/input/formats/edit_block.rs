@@ -24,6 +24,7 @@
 
 use super::{join_lines, text_lines, ParseError, TextLine};
 use crate::model::{Base, Block, Changes, FileAction, FileOp, Format, OpPlan, Said};
+use crate::printer;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Marker {
@@ -173,7 +174,7 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
                 Some(_) => {
                     return Err(ParseError::new(
                         l.no,
-                        format!("`=======` to end the SEARCH section opened at line {open}"),
+                        printer::search_end_expected(open),
                         l.text,
                     ))
                 }
@@ -210,7 +211,7 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
                 Some(_) => {
                     return Err(ParseError::new(
                         l.no,
-                        format!("`>>>>>>> REPLACE` to end the block opened at line {open}"),
+                        printer::block_end_expected(open),
                         l.text,
                     ))
                 }
@@ -238,21 +239,10 @@ fn block_path(
 ) -> Result<(String, usize), ParseError> {
     let named = prev.and_then(|(t, n)| Some((path_line(t)?, n)));
     named.or_else(|| last_path.cloned()).ok_or_else(|| {
-        let seen = match prev {
-            Some((t, n)) if !t.trim().is_empty() => {
-                let shown: String = t.trim().chars().take(60).collect();
-                format!("line {n} (`{shown}`) is prose, not a file path")
-            }
-            Some((_, n)) => format!("line {n} is blank"),
-            None => "no line comes before it".to_string(),
-        };
         ParseError::other(
             no,
             "a file path line before `<<<<<<< SEARCH`",
-            format!(
-                "expected a file path alone on the line right before `<<<<<<< SEARCH` (or before its \
-                 code fence), but {seen}, and no earlier block names a file"
-            ),
+            printer::no_block_path(prev),
         )
     })
 }
@@ -307,11 +297,7 @@ fn group(blocks: Vec<Parsed>) -> Result<OpPlan, ParseError> {
                 return Err(ParseError::other(
                     p.block.line,
                     "a non-empty SEARCH section",
-                    format!(
-                        "an empty SEARCH section creates `{}`, so it must be that file's first block; \
-                         put the exact text to replace in SEARCH",
-                        p.path
-                    ),
+                    printer::empty_search_not_first(&p.path),
                 ));
             }
             let mut text = p.block.replace;

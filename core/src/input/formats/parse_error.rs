@@ -2,6 +2,7 @@
 //! the 1-based line of the problem and what was expected there.
 
 use crate::error::{ErrorCode, Failure};
+use crate::printer;
 
 /// Malformed edit-format text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,19 +19,9 @@ impl ParseError {
     /// `expected` at `line`, where `found` was seen.
     pub(crate) fn new(line: usize, expected: impl Into<String>, found: &str) -> ParseError {
         let expected = expected.into();
-        let shown: String = found.chars().take(80).collect();
-        let found = if found.is_empty() {
-            "an empty line".to_string()
-        } else if shown.len() < found.len() {
-            format!("`{shown}…`")
-        } else {
-            format!("`{shown}`")
-        };
         ParseError {
             line,
-            message: format!(
-                "line {line}: expected {expected}, found {found}; nothing was written"
-            ),
+            message: printer::parse_unexpected(line, &expected, found),
             expected,
         }
     }
@@ -44,7 +35,7 @@ impl ParseError {
         ParseError {
             line,
             expected: expected.into(),
-            message: format!("line {line}: {}; nothing was written", message.into()),
+            message: printer::parse_other(line, &message.into()),
         }
     }
 

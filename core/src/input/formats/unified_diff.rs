@@ -19,6 +19,7 @@ use super::{text_lines, ParseError, TextLine};
 use crate::model::{
     Base, Changes, FileAction, FileOp, Format, Hunk, HunkLine, HunkStyle, LineKind, OpPlan,
 };
+use crate::printer;
 
 /// A parsed `@@ -a,b +c,d @@` header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,11 +288,7 @@ impl Parser<'_, '_> {
                 _ => {
                     return Err(ParseError::new(
                         l.no,
-                        format!(
-                            "a hunk line starting with ` `, `-` or `+` (the header at line {} announces {old_left} more old \
-                             and {new_left} more new lines)",
-                            hl.no
-                        ),
+                        printer::hunk_line_expected(hl.no, old_left, new_left),
                         l.text,
                     ))
                 }
@@ -502,11 +499,7 @@ fn stray_line(
             return Err(ParseError::other(
                 l.no,
                 "`@@`, a file header or the end of the diff",
-                format!(
-                    "this looks like a hunk line, but the hunk at line {hl} (`-{},{} +{},{}`) already has all the \
-                     lines its header counts; fix the counts in that header",
-                    r.old_start, r.old_len, r.new_start, r.new_len
-                ),
+                printer::hunk_overfull(hl, (r.old_start, r.old_len), (r.new_start, r.new_len)),
             ));
         }
     }
@@ -577,7 +570,7 @@ fn file_op(
                         return Err(ParseError::other(
                             h.line,
                             "only `+` lines in a new file's hunk",
-                            format!("`{path}` is created (`--- /dev/null`), so its hunks can only add lines"),
+                            printer::created_only_adds(&path),
                         ));
                     }
                     text.push_str(&l.text);
@@ -607,9 +600,7 @@ fn file_op(
                 return Err(ParseError::other(
                     h.line,
                     "only `-` lines in a deleted file's hunk",
-                    format!(
-                        "`{path}` is deleted (`+++ /dev/null`), so its hunks can only remove lines"
-                    ),
+                    printer::deleted_only_removes(&path),
                 ));
             }
             Ok(FileOp {
@@ -631,7 +622,7 @@ fn file_op(
                 return Err(ParseError::other(
                     plus_line + 1,
                     "a hunk header `@@ -<line>,<count> +<line>,<count> @@`",
-                    format!("the section for `{path}` has no hunks"),
+                    printer::no_hunks(&path),
                 ));
             }
             let changes = if hunks.is_empty() {

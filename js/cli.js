@@ -47,20 +47,6 @@ function tolerances() {
   return wrap(require('../schemas/results.json').$defs.Tolerance.enum.join(', '), 29, 80)
 }
 
-/** `text` in lines of at most `width` columns, each indented by `indent` spaces. */
-function wrap(text, indent, width) {
-  const lines = []
-  let line = ''
-  for (const word of text.split(' ')) {
-    if (line && indent + line.length + 1 + word.length > width) {
-      lines.push(line)
-      line = word
-    } else line = line ? `${line} ${word}` : word
-  }
-  if (line) lines.push(line)
-  return lines.map((l) => ' '.repeat(indent) + l).join('\n')
-}
-
 const GLOBAL_OPTIONS = {
   root: { type: 'string' },
   help: { type: 'boolean', short: 'h' },

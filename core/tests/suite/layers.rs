@@ -365,14 +365,7 @@ fn file_uses(src: &Path) -> Vec<Use> {
     let rel = |f: &Path| rel_path(src, f);
     let by_module = by_module(src, &files);
     let mut out = Vec::new();
-    // Files declared `#[cfg(test)] mod x;` (parents come first in the sorted
-    // list: `a.rs` < `a/x.rs`, `a/mod.rs` sorts after `a/b.rs`, so look ahead).
-    let mut test_only: BTreeSet<String> = BTreeSet::new();
-    for f in &files {
-        let me = module_path(src, f);
-        let toks = tokens(&code_only(&fs::read_to_string(f).unwrap()));
-        without_tests(&toks, &me, &mut test_only, &by_module);
-    }
+    let mut test_only = test_only_files(src);
     for f in &files {
         let me = module_path(src, f);
         let name = rel(f);
@@ -544,6 +537,22 @@ fn file_circles(uses: &[Use]) -> Vec<String> {
         ));
     }
     out
+}
+
+/// The files of `src` (paths from it, `/`-separated) that only test builds
+/// compile: those declared `#[cfg(test)] mod x;`. Every file is read first
+/// (parents come first in the sorted list: `a.rs` < `a/x.rs`, but
+/// `a/mod.rs` sorts after `a/b.rs`).
+pub(super) fn test_only_files(src: &Path) -> BTreeSet<String> {
+    let files = rust_files(src);
+    let by_module = by_module(src, &files);
+    let mut test_only = BTreeSet::new();
+    for f in &files {
+        let me = module_path(src, f);
+        let toks = tokens(&code_only(&fs::read_to_string(f).unwrap()));
+        without_tests(&toks, &me, &mut test_only, &by_module);
+    }
+    test_only
 }
 
 /// `toks` without the items under `#[cfg(test)]` (test modules, test-only

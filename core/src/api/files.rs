@@ -88,7 +88,7 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
         }
     };
     let encoding_note = match src.encoding() {
-        Encoding::Bytes => Some(byte_level_warning(replaced)),
+        Encoding::Bytes => Some(printer::not_utf8(replaced)),
         Encoding::Legacy(enc) => Some(legacy_warning(enc, src.raw())),
         _ => None,
     };
@@ -162,13 +162,6 @@ fn anchored(
         }
     }
     out
-}
-
-/// What `readFile` says about a file that is not valid UTF-8, whose
-/// returned range shows U+FFFD in `replaced` places (one per invalid
-/// UTF-8 sequence).
-fn byte_level_warning(replaced: usize) -> String {
-    printer::not_utf8(replaced)
 }
 
 /// What `readFile` says about a file in a legacy encoding `enc` (`raw`,

@@ -21,10 +21,10 @@ pub(crate) struct Worded {
 }
 
 /// The failure an agent reads for the refusal `r`.
-pub(crate) fn refused(r: &Refused) -> Worded {
+pub(crate) fn refused(r: Refused) -> Worded {
     match r {
-        Refused::Elided { refusal, display } => elided(refusal, display),
-        Refused::Syntax { report, display } => syntax_refused(report.clone(), display),
+        Refused::Elided { refusal, display } => elided(&refusal, &display),
+        Refused::Syntax { report, display } => syntax_refused(report, &display),
     }
 }
 

@@ -6,17 +6,15 @@
 /// `display` no longer has the `expected_sha256` it was read with;
 /// `anchors`: it was read with anchors (editLines).
 pub(crate) fn changed_since_read(display: &str, anchors: bool) -> String {
-    if anchors {
-        format!(
-            "`{display}` changed since it was read (its sha256 is no longer expected_sha256); nothing was written. \
-             Reread it with anchors and retry"
-        )
+    let again = if anchors {
+        "Reread it with anchors and retry"
     } else {
-        format!(
-            "`{display}` changed since it was read (its sha256 is no longer expected_sha256); nothing was written. \
-             Reread the file and retry with its current content and sha256"
-        )
-    }
+        "Reread the file and retry with its current content and sha256"
+    };
+    format!(
+        "`{display}` changed since it was read (its sha256 is no longer expected_sha256); nothing was written. \
+         {again}"
+    )
 }
 
 /// A whole-file write's `expected_sha256` does not match `display`.

@@ -342,7 +342,7 @@ fn patch_one(
     .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
     let looked = check::new_text(Some(src.text()), &pieces, &s.display, opts)
-        .map_err(|r| FileFailure::elided(printer::refused(&r), abs.clone()))?;
+        .map_err(|r| FileFailure::elided(printer::refused(*r), abs.clone()))?;
     let pieces = match &looked.expansion {
         Some(e) => e.pieces(src.text()),
         None => pieces,
@@ -571,7 +571,7 @@ fn check_all(
         .zip(pieces)
         .map(|((k, src, ..), pc)| {
             check::new_text(Some(src.text()), pc, &txn.slots[*k].display, opts)
-                .map_err(|r| Box::new(printer::refused(&r)))
+                .map_err(|r| Box::new(printer::refused(*r)))
         })
         .collect();
     let Some(bad) = checked.iter().position(Result::is_err) else {
@@ -829,7 +829,7 @@ fn write_one(
             .unwrap_or(content)
     };
     let checked = check::new_text(loaded.map(Source::text), &[body], display, opts)
-        .map_err(|r| FileFailure::elided(printer::refused(&r), s.abs()))?;
+        .map_err(|r| FileFailure::elided(printer::refused(*r), s.abs()))?;
     let whole: Vec<u8>;
     let body: &[u8] = match (&checked.expansion, loaded) {
         (Some(e), Some(src)) => {

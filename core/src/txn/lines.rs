@@ -79,7 +79,7 @@ pub(crate) fn edit_lines(
     let pieces = pieces(text, &placed);
     // The one check every write's new text gets (elision markers).
     let looked = check::new_text(Some(text), &pieces, &s.display, opts).map_err(|r| {
-        let r = printer::refused(&r);
+        let r = printer::refused(*r);
         let mut out = Failed::new(&r.failure, Some(&abs));
         out.elision = r.elision;
         out.syntax = r.syntax;

@@ -633,7 +633,7 @@ fn check_op(
             syntax: c.syntax,
         }),
         Err(r) => {
-            let r = printer::refused(&r);
+            let r = printer::refused(*r);
             let mut f = OpFailed::new(i, r.failure, abs);
             f.elision = r.elision;
             f.syntax = r.syntax;

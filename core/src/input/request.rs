@@ -32,6 +32,7 @@ use crate::input::formats::apply_patch::{Operation, OperationKind};
 use crate::matching::anchors::Anchor;
 use crate::matching::line_edits::{LineEdit, LineOp};
 use crate::model::*;
+use crate::printer;
 use crate::text::source::Encoding;
 
 /// A `patchFile` call.
@@ -176,16 +177,8 @@ fn count(
 ) -> Result<Count, Failure> {
     let (e, a) = (said.expected, said.all);
     Ok(match (expected, all) {
-        (Some(_), Some(true)) => {
-            return Err(Failure::invalid(format!(
-                "{what}: give either `{e}` or `{a}: true`, not both"
-            )))
-        }
-        (Some(Whole(0)), _) => {
-            return Err(Failure::invalid(format!(
-                "{what}: `{e}` must be at least 1"
-            )))
-        }
+        (Some(_), Some(true)) => return Err(Failure::invalid(printer::count_and_all(what, e, a))),
+        (Some(Whole(0)), _) => return Err(Failure::invalid(printer::count_zero(what, e))),
         // An explicit count, even 1, is checked as a count: a different
         // number of occurrences is REPLACEMENT_COUNT_MISMATCH.
         (Some(Whole(n)), _) => Count::Exactly(usize::try_from(n).unwrap_or(usize::MAX)),
@@ -233,25 +226,16 @@ fn edit_pair(fields: &mut Fields<'_>) -> Result<Edit, Failure> {
     let Some(search) = search else {
         return Err(fields.missing(
             SEARCH_KEYS,
-            Failure::invalid(format!(
-                "{what}: `{}` is required (the exact current text to replace)",
-                said.search
-            )),
+            Failure::invalid(printer::search_missing(what, said.search)),
         ));
     };
     if search.is_empty() {
-        return Err(Failure::invalid(format!(
-            "{what}: `{}` is empty; send the smallest exact block of current text that occurs once",
-            said.search
-        )));
+        return Err(Failure::invalid(printer::search_empty(what, said.search)));
     }
     let Some(replace) = replace else {
         return Err(fields.missing(
             REPLACE_KEYS,
-            Failure::invalid(format!(
-                "{what}: `{}` is required (use \"\" to delete the text)",
-                said.replace
-            )),
+            Failure::invalid(printer::replace_missing(what, said.replace)),
         ));
     };
     Ok(Edit {
@@ -265,26 +249,19 @@ fn edit_pair(fields: &mut Fields<'_>) -> Result<Edit, Failure> {
 /// The items of an `edits` array, each read as an edit of its own.
 fn edit_list(list: &Value, what: &str) -> Result<Vec<Edit>, Failure> {
     let Value::Array(items) = list else {
-        return Err(Failure::invalid(format!(
-            "{what}: `edits` must be an array, got {}",
-            kind(list)
-        )));
+        return Err(Failure::invalid(printer::edits_not_array(what, kind(list))));
     };
     if items.is_empty() {
-        return Err(Failure::invalid(format!(
-            "{what}: `edits` is empty; send at least one edit"
-        )));
+        return Err(Failure::invalid(printer::edits_empty(what)));
     }
     if items.len() > MAX_EDITS {
-        return Err(Failure::invalid(format!(
-            "{what}: at most {MAX_EDITS} edits per file"
-        )));
+        return Err(Failure::invalid(printer::too_many_edits(what, MAX_EDITS)));
     }
     items
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            let label = format!("edits[{i}]");
+            let label = printer::item_label("edits", i);
             let mut e = Fields::new(item, &label)?;
             let edit = edit_pair(&mut e)?;
             e.finish()?;
@@ -303,15 +280,13 @@ fn file_edits(f: &mut Fields<'_>) -> Result<FileEdits, Failure> {
     let match_mode = match f.raw(&["match"]) {
         None => None,
         Some(v) => {
-            Some(MatchMode::from_json(v).map_err(|e| Failure::invalid(format!("{what}: {e}")))?)
+            Some(MatchMode::from_json(v).map_err(|e| Failure::invalid(printer::under(what, e)))?)
         }
     };
     let edits = match f.raw(&["edits"]) {
         Some(list) => {
             if EditShape::FIELDS.iter().any(|k| f.has_any(k.spellings)) {
-                return Err(Failure::invalid(format!(
-                    "{what}: give either `edits` or a single `search_block`/`replace_block` pair, not both"
-                )));
+                return Err(Failure::invalid(printer::edits_and_pair(what)));
             }
             edit_list(list, what)?
         }
@@ -349,12 +324,7 @@ pub fn batch_request(value: &Value) -> Result<BatchRequest, Failure> {
     let BatchShape { .. } = f.take()?;
     let files = match f.raw(&["files"]) {
         Some(Value::Array(items)) => items,
-        Some(v) => {
-            return Err(Failure::invalid(format!(
-                "input: `files` must be an array, got {}",
-                kind(v)
-            )))
-        }
+        Some(v) => return Err(Failure::invalid(printer::files_not_array(kind(v)))),
         None => {
             return Err(Failure::invalid(
                 "input: `files` is required (an array of per-file edits)",
@@ -368,15 +338,13 @@ pub fn batch_request(value: &Value) -> Result<BatchRequest, Failure> {
         ));
     }
     if files.len() > MAX_BATCH_FILES {
-        return Err(Failure::invalid(format!(
-            "input: at most {MAX_BATCH_FILES} files per batch"
-        )));
+        return Err(Failure::invalid(printer::too_many_files(MAX_BATCH_FILES)));
     }
     let files = files
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            let label = format!("files[{i}]");
+            let label = printer::item_label("files", i);
             let mut f = Fields::new(v, &label)?;
             let file = file_edits(&mut f)?;
             f.finish()?;
@@ -449,21 +417,15 @@ pub fn write_request(value: &Value) -> Result<WriteRequest, Failure> {
     let encoding = match f.raw(&["encoding"]) {
         None => None,
         Some(Value::String(s)) if s == "utf-8" => Some(Encoding::Utf8),
-        Some(v) => {
-            return Err(Failure::invalid(format!(
-                "input: `encoding` can only be \"utf-8\" (write the file as UTF-8 text, replacing a file that is not valid UTF-8 knowingly), got {}; omit it to keep the file's encoding",
-                short(v)
-            )))
-        }
+        Some(v) => return Err(Failure::invalid(printer::encoding_not_utf8(&short(v)))),
     };
     let line_endings_as_sent = match f.raw(&["line_endings", "lineEndings"]) {
         None => false,
         Some(Value::String(s)) if s == "as_sent" => true,
         Some(v) => {
-            return Err(Failure::invalid(format!(
-                "input: `line_endings` can only be \"as_sent\" (write the content's line breaks as sent), got {}; omit it to keep the line breaks of an existing LF or CRLF file",
-                short(v)
-            )))
+            return Err(Failure::invalid(printer::line_endings_not_as_sent(&short(
+                v,
+            ))))
         }
     };
     f.finish()?;
@@ -531,9 +493,10 @@ fn hard_links<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<HardLinks
         "split" => HardLinks::Split,
         "keep" => HardLinks::Keep,
         other => {
-            return Err(serde::de::Error::custom(format!(
-                "`hardLinks` must be \"refuse\", \"split\" or \"keep\", got \"{}\"",
-                shown(other)
+            return Err(serde::de::Error::custom(printer::not_a_choice(
+                "hardLinks",
+                "\"refuse\", \"split\" or \"keep\"",
+                &shown(other),
             )))
         }
     }))
@@ -544,9 +507,10 @@ fn results<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ResultView>,
         "full" => ResultView::Full,
         "compact" => ResultView::Compact,
         other => {
-            return Err(serde::de::Error::custom(format!(
-                "`results` must be \"full\" or \"compact\", got \"{}\"",
-                shown(other)
+            return Err(serde::de::Error::custom(printer::not_a_choice(
+                "results",
+                "\"full\" or \"compact\"",
+                &shown(other),
             )))
         }
     }))
@@ -557,8 +521,10 @@ fn elisions<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Elisions>, 
         "expand" => Elisions::Expand,
         "literal" => Elisions::Literal,
         other => {
-            return Err(serde::de::Error::custom(format!(
-                "`elisions` must be \"expand\" or \"literal\", got \"{other}\""
+            return Err(serde::de::Error::custom(printer::not_a_choice(
+                "elisions",
+                "\"expand\" or \"literal\"",
+                other,
             )))
         }
     }))
@@ -570,9 +536,10 @@ fn syntax<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<SyntaxGuard>,
         "refuse" => SyntaxGuard::Refuse,
         "off" => SyntaxGuard::Off,
         other => {
-            return Err(serde::de::Error::custom(format!(
-                "`syntax` must be \"warn\", \"refuse\" or \"off\", got \"{}\"",
-                shown(other)
+            return Err(serde::de::Error::custom(printer::not_a_choice(
+                "syntax",
+                "\"warn\", \"refuse\" or \"off\"",
+                &shown(other),
             )))
         }
     }))
@@ -598,13 +565,13 @@ fn timeout_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::
 
 fn lock_wait_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     bounded(d, 0..=MAX_LOCK_WAIT_MS, || {
-        format!("`lockWaitMs` must be at most {MAX_LOCK_WAIT_MS} (ten minutes)")
+        printer::lock_wait_over(MAX_LOCK_WAIT_MS)
     })
 }
 
 fn dry_run_ttl<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     bounded(d, 1..=MAX_DRY_RUN_TTL_SECS, || {
-        format!("`dryRunTtlSeconds` must be from 1 to {MAX_DRY_RUN_TTL_SECS} (one day)")
+        printer::dry_run_ttl_out_of_range(MAX_DRY_RUN_TTL_SECS)
     })
 }
 
@@ -642,7 +609,7 @@ pub fn options(
         opts.results = o.results.unwrap_or(opts.results);
         if let Some(v) = f.raw(&["defaultMatch", "default_match"]) {
             opts.default_match = MatchMode::from_json(v)
-                .map_err(|e| Failure::invalid(format!("options: `defaultMatch`: {e}")))?;
+                .map_err(|e| Failure::invalid(printer::under("options: `defaultMatch`", e)))?;
         }
         opts.elisions = o.elisions.unwrap_or(opts.elisions);
         opts.syntax = o.syntax.unwrap_or(opts.syntax);
@@ -661,11 +628,7 @@ pub fn options(
             ))
         }
         Some(r) => std::path::PathBuf::from(r),
-        None => cwd().map_err(|e| {
-            Failure::invalid(format!(
-                "options: no `workspaceRoot` and no current directory: {e}"
-            ))
-        })?,
+        None => cwd().map_err(|e| Failure::invalid(printer::no_current_directory(&e)))?,
     };
     Ok(opts)
 }
@@ -733,12 +696,7 @@ fn journal_option(v: &Value, mut j: JournalConfig) -> Result<JournalConfig, Fail
             }
             f.finish()?;
         }
-        other => {
-            return Err(Failure::invalid(format!(
-                "options: `journal` must be false, true, a directory or an object, got {}",
-                kind(other)
-            )))
-        }
+        other => return Err(Failure::invalid(printer::journal_option_kind(kind(other)))),
     }
     Ok(j)
 }
@@ -828,12 +786,7 @@ pub(crate) fn undo_request(input: &Value) -> Result<UndoRequest, Failure> {
         None => None,
         Some(Value::String(s)) => Some(s.clone()),
         Some(Value::Number(n)) => Some(n.to_string()),
-        Some(v) => {
-            return Err(Failure::invalid(format!(
-                "input: `id` must be a string (a transaction id from history), got {}",
-                kind(v)
-            )))
-        }
+        Some(v) => return Err(Failure::invalid(printer::undo_id_kind(kind(v)))),
     };
     r.dry_run = dry_run(&mut f)?;
     f.finish()?;
@@ -869,11 +822,7 @@ pub(crate) fn options_and_dry_run(
                         }
                         dry = Some(b);
                     }
-                    Some(_) => {
-                        return Err(Failure::invalid(format!(
-                            "options: `{k}` must be a boolean"
-                        )))
-                    }
+                    Some(_) => return Err(Failure::invalid(printer::not_boolean("options", k))),
                 }
             }
             Some(Value::Object(m))
@@ -898,40 +847,30 @@ pub(crate) fn text_input<'a>(
             for (k, v) in m {
                 if keys.contains(&k.as_str()) {
                     let Value::String(s) = v else {
-                        return Err(Failure::invalid(format!("input: `{k}` must be a string")));
+                        return Err(Failure::invalid(printer::not_string(k)));
                     };
                     if text.is_some_and(|t| t != s) {
-                        return Err(Failure::invalid(format!(
-                            "input: give the {what} once (`{}`)",
-                            keys.join("` or `")
-                        )));
+                        return Err(Failure::invalid(printer::text_twice(what, keys)));
                     }
                     text = Some(s);
                 } else if DRY_KEYS.contains(&k.as_str()) {
                     match v {
                         Value::Bool(b) => dry = Some(*b),
                         Value::Null => {}
-                        _ => {
-                            return Err(Failure::invalid(format!("input: `{k}` must be a boolean")))
-                        }
+                        _ => return Err(Failure::invalid(printer::not_boolean("input", k))),
                     }
                 } else {
-                    return Err(Failure::invalid(format!(
-                        "input: unknown field `{}`; expected `{}` and optionally `dry_run`",
-                        shown(k),
-                        keys[0]
+                    return Err(Failure::invalid(printer::text_unknown_field(
+                        &shown(k),
+                        keys[0],
                     )));
                 }
             }
-            let text = text.ok_or_else(|| {
-                Failure::invalid(format!("input: `{}` (the {what}) is required", keys[0]))
-            })?;
+            let text =
+                text.ok_or_else(|| Failure::invalid(printer::text_missing(keys[0], what)))?;
             Ok((text, dry))
         }
-        _ => Err(Failure::invalid(format!(
-            "input must be the {what} as a string, or {{ {}: string }}",
-            keys[0]
-        ))),
+        _ => Err(Failure::invalid(printer::text_input_shape(what, keys[0]))),
     }
 }
 
@@ -982,10 +921,9 @@ pub(crate) fn operation_request(
         "update_file" => OperationKind::Update,
         "delete_file" => OperationKind::Delete,
         _ => {
-            return Err(Failure::invalid(format!(
-                "input.operation: `type` must be \"create_file\", \"update_file\" or \"delete_file\", got {}",
-                short(&Value::String(kind))
-            )))
+            return Err(Failure::invalid(printer::operation_type(&short(
+                &Value::String(kind),
+            ))))
         }
     };
     if path.is_empty() {
@@ -1058,9 +996,7 @@ pub(crate) fn edit_file_input(input: &Value) -> Result<Value, Failure> {
                             && o.contains_key("newText")
                     });
                     if !ok {
-                        return Err(Failure::invalid(format!(
-                            "edits[{i}] must be {{ oldText, newText }} (exactly these two fields)"
-                        )));
+                        return Err(Failure::invalid(printer::edit_file_item(i)));
                     }
                 }
                 out.insert("edits".into(), v.clone());
@@ -1068,12 +1004,7 @@ pub(crate) fn edit_file_input(input: &Value) -> Result<Value, Failure> {
             "dryRun" => {
                 out.insert("dry_run".into(), v.clone());
             }
-            other => {
-                return Err(Failure::invalid(format!(
-                    "unknown field `{}`; edit_file takes `path`, `edits` and `dryRun`",
-                    shown(other)
-                )))
-            }
+            other => return Err(Failure::invalid(printer::edit_file_unknown(&shown(other)))),
         }
     }
     if !out.contains_key("file_path") {
@@ -1591,20 +1522,15 @@ pub(crate) fn lines_request(value: &Value) -> Result<LinesRequest, Failure> {
     let list = f.raw(&["edits"]).cloned().unwrap_or(Value::Null);
     f.finish()?;
     let Value::Array(items) = list else {
-        return Err(Failure::invalid(format!(
-            "input: `edits` must be an array of {{ op, pos, end, lines }}, got {}",
-            kind(&list)
-        )));
+        return Err(Failure::invalid(printer::line_edits_kind(kind(&list))));
     };
     if items.is_empty() || items.len() > MAX_EDITS {
-        return Err(Failure::invalid(format!(
-            "input: `edits` must hold 1 to {MAX_EDITS} edits"
-        )));
+        return Err(Failure::invalid(printer::line_edits_count(MAX_EDITS)));
     }
     let edits = items
         .iter()
         .enumerate()
-        .map(|(i, item)| line_edit(item, &format!("edits[{i}]")))
+        .map(|(i, item)| line_edit(item, &printer::item_label("edits", i)))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(LinesRequest {
         file_path,
@@ -1626,22 +1552,12 @@ fn line_edit(item: &Value, what: &str) -> Result<LineEdit, Failure> {
         "replace" => LineOp::Replace,
         "append" => LineOp::Append,
         "prepend" => LineOp::Prepend,
-        other => {
-            return Err(Failure::invalid(format!(
-                "{what}: `op` must be \"replace\", \"append\" or \"prepend\", got \"{}\"",
-                shown(other)
-            )))
-        }
+        other => return Err(Failure::invalid(printer::line_op(what, &shown(other)))),
     };
     let anchor = |field: &str, v: Option<String>| -> Result<Option<Anchor>, Failure> {
         v.map(|s| {
-            Anchor::parse(&s).ok_or_else(|| {
-                Failure::invalid(format!(
-                    "{what}: `{field}` must be an anchor `LINE#ID` as a read with anchors shows it (e.g. \"12#gk\"), \
-                     got \"{}\"",
-                    shown(&s)
-                ))
-            })
+            Anchor::parse(&s)
+                .ok_or_else(|| Failure::invalid(printer::not_an_anchor(what, field, &shown(&s))))
         })
         .transpose()
     };
@@ -1653,36 +1569,29 @@ fn line_edit(item: &Value, what: &str) -> Result<LineEdit, Failure> {
             .iter()
             .map(|v| match v {
                 Value::String(s) => Ok(split_lines(s)),
-                other => Err(Failure::invalid(format!(
-                    "{what}: `lines` must be a string, an array of strings or null, got an array holding {}",
-                    kind(other)
+                other => Err(Failure::invalid(printer::lines_item_kind(
+                    what,
+                    kind(other),
                 ))),
             })
             .collect::<Result<Vec<_>, _>>()?
             .into_iter()
             .flat_map(|v| if v.is_empty() { vec![String::new()] } else { v })
             .collect(),
-        other => {
-            return Err(Failure::invalid(format!(
-                "{what}: `lines` must be a string, an array of strings or null, got {}",
-                kind(&other)
-            )))
-        }
+        other => return Err(Failure::invalid(printer::lines_kind(what, kind(&other)))),
     };
     match (op, &pos, &end) {
-        (LineOp::Replace, None, _) => Err(Failure::invalid(format!(
-            "{what}: `replace` needs `pos` (the anchor of the first line to replace)"
-        ))),
-        (LineOp::Append | LineOp::Prepend, _, Some(_)) => Err(Failure::invalid(format!(
-            "{what}: `end` is for `replace` only"
-        ))),
-        (LineOp::Append | LineOp::Prepend, _, _) if lines.is_empty() => Err(Failure::invalid(
-            format!("{what}: `lines` is empty: nothing to insert"),
-        )),
-        (_, Some(p), Some(q)) if q.line < p.line => Err(Failure::invalid(format!(
-            "{what}: `end` ({}) comes before `pos` ({})",
-            q.show(),
-            p.show()
+        (LineOp::Replace, None, _) => Err(Failure::invalid(printer::replace_needs_pos(what))),
+        (LineOp::Append | LineOp::Prepend, _, Some(_)) => {
+            Err(Failure::invalid(printer::end_for_replace_only(what)))
+        }
+        (LineOp::Append | LineOp::Prepend, _, _) if lines.is_empty() => {
+            Err(Failure::invalid(printer::nothing_to_insert(what)))
+        }
+        (_, Some(p), Some(q)) if q.line < p.line => Err(Failure::invalid(printer::end_before_pos(
+            what,
+            &q.show(),
+            &p.show(),
         ))),
         _ => Ok(LineEdit {
             op,

@@ -12,13 +12,15 @@
 //! failures of file operations ([`ops`]), the pipeline's own failures
 //! ([`writes`]), the journal's ([`journal`]), what
 //! a read tells and the text editor's refusals ([`reads`]), the parse
-//! errors of blocks and diffs ([`formats`]).
+//! errors of blocks and diffs ([`formats`]), the requests' `INVALID_INPUT`
+//! messages ([`request`]).
 
 mod check;
 mod formats;
 mod journal;
 mod ops;
 mod reads;
+mod request;
 mod writes;
 
 pub(crate) use self::check::{refused, Worded};
@@ -43,6 +45,16 @@ pub(crate) use self::ops::{
 pub(crate) use self::reads::{
     cannot_open, internal_error, legacy, line_too_long, not_utf8, over_max_file_bytes, read_cut,
     undo_edit_journal_off, undo_edit_nothing, view_past_end, EmbeddedUtf8,
+};
+pub(crate) use self::request::{
+    count_and_all, count_zero, dry_run_ttl_out_of_range, edit_file_item, edit_file_unknown,
+    edits_and_pair, edits_empty, edits_not_array, encoding_not_utf8, end_before_pos,
+    end_for_replace_only, files_not_array, item_label, journal_option_kind, line_edits_count,
+    line_edits_kind, line_endings_not_as_sent, line_op, lines_item_kind, lines_kind,
+    lock_wait_over, no_current_directory, not_a_choice, not_an_anchor, not_boolean, not_string,
+    nothing_to_insert, operation_type, replace_missing, replace_needs_pos, search_empty,
+    search_missing, text_input_shape, text_missing, text_twice, text_unknown_field, too_many_edits,
+    too_many_files, under, undo_id_kind,
 };
 pub(crate) use self::writes::{
     anchored_overlap, anchors_mismatch, batch_failed, batch_same_file, changed_after_dry_run,

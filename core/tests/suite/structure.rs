@@ -551,7 +551,6 @@ const STILL_WORDING: &[(&str, usize)] = &[
     ("core/src/input/fields.rs", 12),
     ("core/src/input/formats/apply_patch.rs", 8),
     ("core/src/input/formats/text_editor.rs", 16),
-    ("core/src/input/request.rs", 47),
     ("core/src/io/commit.rs", 7),
     ("core/src/io/dir.rs", 9),
     ("core/src/io/recovery.rs", 5),

@@ -2,6 +2,7 @@
 //! thread pool.
 
 use napi::bindgen_prelude::*;
+use patch_file_core::api::js::{self, Segment, Unreadable};
 use patch_file_core::model::EntryPoint;
 use patch_file_core::{api, error};
 use serde_json::Value;
@@ -14,39 +15,28 @@ const MAX_VALUES: usize = 4_000_000;
 
 /// Why a JS value could not become JSON: where (path segments, innermost
 /// last) and what was found there.
+/// A value that cannot be read, and where: the words are the core's
+/// (`api::js`).
 struct Unconvertible {
-    at: Vec<String>,
-    what: String,
-    /// What to send instead (the default: plain JSON values).
-    hint: &'static str,
+    /// Innermost segment first.
+    at: Vec<Segment>,
+    what: Unreadable,
 }
 
-/// The hint for values that are not JSON at all.
-const PLAIN_JSON: &str =
-    "which cannot be sent; pass plain JSON values (objects, arrays, strings, numbers, booleans)";
-
-/// The hint for a string with a lone surrogate.
-const WELL_FORMED: &str = "which is not text: it would reach the file or the path as U+FFFD, so nothing was done; send well-formed strings (every \\uD800-\\uDBFF followed by a \\uDC00-\\uDFFF)";
-
 impl Unconvertible {
-    fn new(what: impl Into<String>) -> Self {
+    fn new(what: Unreadable) -> Self {
         Unconvertible {
             at: Vec::new(),
-            what: what.into(),
-            hint: PLAIN_JSON,
+            what,
         }
     }
 
-    fn inside(mut self, segment: String) -> Self {
+    fn inside(mut self, segment: Segment) -> Self {
         self.at.push(segment);
         self
     }
 }
 
-/// Walks a JS value into JSON with raw Node-API calls, so that nothing can
-/// overflow the stack (depth limit), hang (value budget) or leave a pending
-/// JS exception behind (a throwing getter or proxy trap is cleared and
-/// reported as a conversion failure).
 struct Converter {
     env: napi::sys::napi_env,
     budget: usize,
@@ -68,9 +58,9 @@ impl Converter {
             }
         }
         Err(Unconvertible::new(if pending {
-            "a value that threw an exception when read"
+            Unreadable::Threw
         } else {
-            "a value Node-API could not read"
+            Unreadable::NotRead
         }))
     }
 
@@ -108,12 +98,10 @@ impl Converter {
         };
         match self.lone_surrogate(v)? {
             None => Ok(text),
-            Some((i, unit)) => Err(Unconvertible {
-                hint: WELL_FORMED,
-                ..Unconvertible::new(format!(
-                    "a string with a lone surrogate (\\u{unit:04X} at UTF-16 index {i})"
-                ))
-            }),
+            Some((index, unit)) => Err(Unconvertible::new(Unreadable::LoneSurrogate {
+                unit,
+                index,
+            })),
         }
     }
 
@@ -155,9 +143,7 @@ impl Converter {
     ) -> std::result::Result<Option<Value>, Unconvertible> {
         use napi::sys::{self, ValueType as T};
         if self.budget == 0 {
-            return Err(Unconvertible::new(format!(
-                "too large (more than {MAX_VALUES} values in all)"
-            )));
+            return Err(Unconvertible::new(Unreadable::TooMany { max: MAX_VALUES }));
         }
         self.budget -= 1;
         let mut t = 0;
@@ -181,16 +167,14 @@ impl Converter {
                 } else {
                     Value::Number(
                         serde_json::Number::from_f64(f)
-                            .ok_or_else(|| Unconvertible::new(format!("the number {f}")))?,
+                            .ok_or_else(|| Unconvertible::new(Unreadable::Number(f)))?,
                     )
                 }
             }
             T::napi_string => Value::String(self.string(v)?),
             T::napi_object => {
                 if depth >= MAX_DEPTH {
-                    return Err(Unconvertible::new(format!(
-                        "an object nested deeper than {MAX_DEPTH} levels (a cyclic object?)"
-                    )));
+                    return Err(Unconvertible::new(Unreadable::TooDeep { max: MAX_DEPTH }));
                 }
                 let mut is_array = false;
                 // SAFETY: `v` is an object.
@@ -201,10 +185,10 @@ impl Converter {
                     self.object(v, depth)?
                 }
             }
-            T::napi_function => return Err(Unconvertible::new("a function")),
-            T::napi_symbol => return Err(Unconvertible::new("a symbol")),
-            T::napi_external => return Err(Unconvertible::new("an external value")),
-            _ => return Err(Unconvertible::new("a BigInt")),
+            T::napi_function => return Err(Unconvertible::new(Unreadable::Function)),
+            T::napi_symbol => return Err(Unconvertible::new(Unreadable::Symbol)),
+            T::napi_external => return Err(Unconvertible::new(Unreadable::External)),
+            _ => return Err(Unconvertible::new(Unreadable::BigInt)),
         }))
     }
 
@@ -218,9 +202,7 @@ impl Converter {
         // SAFETY: `v` is an array.
         self.ok(unsafe { sys::napi_get_array_length(self.env, v, &mut len) })?;
         if len as usize > self.budget {
-            return Err(Unconvertible::new(format!(
-                "an array of {len} elements, too many"
-            )));
+            return Err(Unconvertible::new(Unreadable::LongArray { len }));
         }
         let mut out = Vec::with_capacity(len as usize);
         for i in 0..len {
@@ -229,7 +211,7 @@ impl Converter {
             self.ok(unsafe { sys::napi_get_element(self.env, v, i, &mut e) })
                 .and_then(|()| self.value(e, depth + 1))
                 .map(|x| out.push(x.unwrap_or(Value::Null)))
-                .map_err(|u| u.inside(format!("[{i}]")))?;
+                .map_err(|u| u.inside(Segment::Index(i)))?;
         }
         Ok(Value::Array(out))
     }
@@ -247,9 +229,7 @@ impl Converter {
         // SAFETY: `keys` is an array.
         self.ok(unsafe { sys::napi_get_array_length(self.env, keys, &mut n) })?;
         if n as usize > self.budget {
-            return Err(Unconvertible::new(format!(
-                "an object with {n} keys, too many"
-            )));
+            return Err(Unconvertible::new(Unreadable::ManyKeys { keys: n }));
         }
         let mut out = serde_json::Map::new();
         for i in 0..n {
@@ -257,13 +237,13 @@ impl Converter {
             // SAFETY: reading an element of the key array.
             self.ok(unsafe { sys::napi_get_element(self.env, keys, i, &mut k) })?;
             let key = self.string(k).map_err(|u| Unconvertible {
-                what: format!("an object with a key that is {}", u.what),
+                what: Unreadable::Key(Box::new(u.what)),
                 ..u
             })?;
             let mut own = false;
             // SAFETY: `k` is a string key of `v`.
             self.ok(unsafe { sys::napi_has_own_property(self.env, v, k, &mut own) })
-                .map_err(|u| u.inside(format!(".{key}")))?;
+                .map_err(|u| u.inside(Segment::Key(key.clone())))?;
             if !own {
                 continue;
             }
@@ -272,7 +252,7 @@ impl Converter {
             let got = self
                 .ok(unsafe { sys::napi_get_property(self.env, v, k, &mut p) })
                 .and_then(|()| self.value(p, depth + 1))
-                .map_err(|u| u.inside(format!(".{key}")))?;
+                .map_err(|u| u.inside(Segment::Key(key.clone())))?;
             if let Some(x) = got {
                 out.insert(key, x);
             }
@@ -311,17 +291,8 @@ fn to_json(
         budget: MAX_VALUES,
     };
     c.value(v.raw(), 0).map_err(|u| {
-        let mut at = String::from(what);
-        // Innermost segment last; a cyclic path is cut short.
-        for seg in u.at.iter().rev().take(8) {
-            at.push_str(seg);
-        }
-        if u.at.len() > 8 {
-            at.push('…');
-        }
-        api::failure(&error::Failure::invalid(format!(
-            "{at} is {}, {}",
-            u.what, u.hint
+        api::failure(&error::Failure::invalid(js::unreadable(
+            what, &u.at, &u.what,
         )))
     })
 }
@@ -358,16 +329,10 @@ impl ToNapiValue for JsonOut {
                         napi::sys::napi_get_and_clear_last_exception(env, &mut ex);
                     }
                 }
-                let failure = api::failure(
-                    &error::Failure::new(
-                        error::ErrorCode::RESULT_TOO_LARGE,
-                        format!(
-                            "the result is too large to hand to JavaScript ({}). Ask for less: a line range \
-                             (offset/limit), a view_range, or one file at a time",
-                            e.reason
-                        ),
-                    ),
-                );
+                let failure = api::failure(&error::Failure::new(
+                    error::ErrorCode::RESULT_TOO_LARGE,
+                    js::result_too_large(&e.reason),
+                ));
                 // SAFETY: as above.
                 unsafe { Value::to_napi_value(env, failure) }
             }

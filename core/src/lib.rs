@@ -5,7 +5,8 @@
 //! a workspace sandbox, for AI coding agents. Plain Rust: it knows nothing of
 //! Node-API. The addon (the `patch-file-tool` crate at the repository's root,
 //! `src/`) wraps it and only converts values; its whole surface is
-//! [`api::run`] and the vocabulary ([`model`], [`result`], [`error`]).
+//! [`api::run`], the vocabulary ([`model`], [`result`], [`error`]) and
+//! the words for what it cannot convert ([`api::js`]).
 //!
 //! ## The map
 //!

@@ -20,6 +20,8 @@ mod runner;
 mod text_editor;
 mod view;
 
+/// The addon's words for JavaScript values that are not JSON text.
+pub use crate::printer::js;
 pub use contract::contract;
 pub use dry_run::apply_dry_run;
 pub use edit_file::edit_file;

@@ -13,11 +13,12 @@
 //! ([`writes`]), the journal's ([`journal`]), what
 //! a read tells and the text editor's refusals ([`reads`]), the parse
 //! errors of blocks and diffs ([`formats`]), the requests' `INVALID_INPUT`
-//! messages ([`request`]).
+//! messages ([`request`]), the addon's values that are not JSON ([`js`]).
 
 mod check;
 mod formats;
 mod journal;
+pub mod js;
 mod ops;
 mod reads;
 mod request;

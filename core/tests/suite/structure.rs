@@ -572,7 +572,6 @@ const STILL_WORDING: &[(&str, usize)] = &[
     ("core/src/text/source.rs", 2),
     ("core/src/txn/diff.rs", 8),
     ("core/src/txn/ops.rs", 6),
-    ("src/convert.rs", 12),
 ];
 
 /// `format!(` calls in the production lines of `text`.

@@ -40,8 +40,8 @@
 //!               dry_run.rs (the cache and its one apply path), lines.rs
 //!               (anchored line edits), diff.rs,
 //!               changes.rs (what a commit changed, for its recorder)
-//!   printer/    every sentence an agent reads, from the typed facts of
-//!               the layers below (so far: the checks' refusals)
+//!   printer/    every sentence an agent reads, from the facts the layers
+//!               above it name (which lines, which count, which spelling)
 //!   check/      pure: what the new text of a file leaves, checked once per
 //!               written file on its final content by the pipeline (every
 //!               entry point and format): elision.rs (`// ... existing code
@@ -91,10 +91,10 @@
 //! api
 //! input history
 //! txn
-//! printer
-//! check
 //! matching io
 //! diagnose
+//! printer
+//! check
 //! text
 //! result
 //! model

@@ -1,9 +1,14 @@
-//! The printer: the sentences an agent reads, made from the typed facts the
-//! layers below return. A check, a match or a write says *what* happened
-//! (which marker, which lines, which parse error) as values; the words, and
+//! The printer: the sentences an agent reads, made from facts. A check, a
+//! match or a write says *what* happened (which marker, which lines, which
+//! parse error, which spelling the caller used) as values; the words, and
 //! the published detail that goes with them, are made here, in one place,
 //! so a message is changed, checked for tone and measured for tokens where
 //! the others are.
+//!
+//! It sits low in the stack (above `check`, whose verdicts it words, and
+//! the vocabulary; below `diagnose`, `matching`, `io` and everything over
+//! them), so that every layer that meets a failure names its facts and calls
+//! it, instead of carrying them up to a layer that may word them.
 //!
 //! The layers that still word their own failures are listed, with their
 //! counts, in `core/tests/suite/structure.rs` (`STILL_WORDING`): a count

@@ -176,10 +176,7 @@ fn view(
                 || (f.code == ErrorCode::INVALID_INPUT && path_names_dir(path)) =>
         {
             if range.is_some() {
-                return Err(Failure::invalid(
-                    "`view_range` applies to files; this path is a directory",
-                )
-                .into());
+                return Err(Failure::invalid(printer::view_range_on_directory()).into());
             }
             return list_dir(ws, path).map(Viewed::Directory);
         }

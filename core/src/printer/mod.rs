@@ -45,12 +45,13 @@ pub(crate) use self::journal::{
 };
 pub(crate) use self::ops::{
     block_failed, blocks_failed, bom_hunk_not_first, exists_create_only, holds_more_than_deleted,
-    hunks_failed, insert_failed_check, insert_past_end, operations_failed, rename_onto_existing,
-    same_file_twice, through_link, too_large_to_allocate, BlockMiss,
+    hunks_failed, insert_failed_check, insert_not_ascii, insert_past_end, operations_failed,
+    rename_onto_existing, replacement_not_read_back, same_file_twice, through_link,
+    too_large_to_allocate, BlockMiss,
 };
 pub(crate) use self::reads::{
     cannot_open, internal_error, legacy, line_too_long, not_utf8, over_max_file_bytes, read_cut,
-    undo_edit_journal_off, undo_edit_nothing, view_past_end, EmbeddedUtf8,
+    undo_edit_journal_off, undo_edit_nothing, view_past_end, view_range_on_directory, EmbeddedUtf8,
 };
 pub(crate) use self::request::{
     count_and_all, count_zero, dry_run_ttl_out_of_range, edit_file_item, edit_file_unknown,

@@ -176,3 +176,17 @@ pub(crate) fn operations_failed(ops: usize, failed: usize, first: &str) -> Strin
         format!("{failed} of {ops} file operations failed, so nothing was written (all-or-nothing). First: {first}")
     }
 }
+
+/// An insert of text that is not ASCII into a file that is not valid UTF-8
+/// (edited at byte level).
+pub(crate) fn insert_not_ascii() -> String {
+    "the file is not valid UTF-8, so only ASCII text can be inserted at byte level".to_string()
+}
+
+/// A block's replacement not found in its file as read back after the
+/// write.
+pub(crate) fn replacement_not_read_back() -> String {
+    "the edit was written, but a replacement is not present in the file as read back (a later block \
+     changed it, or another process wrote the file meanwhile); see `files[].blocks[].verified`"
+        .to_string()
+}

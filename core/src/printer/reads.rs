@@ -1,7 +1,7 @@
 //! What reading a file tells the agent (`readFile`, the text editor's
 //! `view`), and the text editor's own refusals: a line too long to read,
-//! a read cut short, a file not in UTF-8, a view range past the end, an
-//! undo_edit with nothing to undo.
+//! a read cut short, a file not in UTF-8, a view range past the end or
+//! given for a directory, an undo_edit with nothing to undo.
 
 /// Line `line` (1-based) of `path` alone is over one read's `mib` MiB.
 pub(crate) fn line_too_long(line: usize, path: &str, mib: usize) -> String {
@@ -109,4 +109,9 @@ pub(crate) fn undo_edit_nothing(path: &str) -> String {
 /// An internal error (a panic) in `what`.
 pub(crate) fn internal_error(what: &str) -> String {
     format!("internal error ({what}); nothing was written")
+}
+
+/// A `view_range` given with a path that names a directory.
+pub(crate) fn view_range_on_directory() -> String {
+    "`view_range` applies to files; this path is a directory".to_string()
 }

@@ -873,7 +873,7 @@ fn apply_insert(
     if bytes_mode && !ins.is_ascii() {
         return Err(Failure::new(
             ErrorCode::UNSUPPORTED_ENCODING,
-            "the file is not valid UTF-8, so only ASCII text can be inserted at byte level",
+            printer::insert_not_ascii(),
         ));
     }
     let total = count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
@@ -1155,11 +1155,7 @@ fn success_done(plan: &OpPlan, planned: &[Planned], slots: &[Slot], ops: &[FileO
         let all = verify_blocks(planned, slots, &mut files);
         verified = Some(all);
         if !all {
-            message = Some(
-                "the edit was written, but a replacement is not present in the file as read back (a later block \
-                 changed it, or another process wrote the file meanwhile); see `files[].blocks[].verified`"
-                    .to_string(),
-            );
+            message = Some(printer::replacement_not_read_back());
         }
     }
     FormatDone {

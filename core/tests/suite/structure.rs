@@ -537,9 +537,9 @@ fn every_published_name_names_one_type() {
 /// aside): the messages an agent reads are moving to the printer
 /// (`core/src/printer/`), file by file. A count may only go down (lower it
 /// here when it does), a file at none leaves the list, and a file not
-/// listed may not start wording. (The count is of every `format!`, a few of
-/// them not for an agent, such as a temp file's name: those files stay
-/// listed.)
+/// listed may not start wording. A `format!` that builds data, not words
+/// (a temp file's name, a diff line, a label), is declared so by a
+/// `// data: what it builds` comment on the line above, and not counted.
 const STILL_WORDING: &[(&str, usize)] = &[
     ("core/src/api/text_editor.rs", 7),
     ("core/src/diagnose/applied.rs", 2),
@@ -574,13 +574,34 @@ const STILL_WORDING: &[(&str, usize)] = &[
     ("core/src/txn/ops.rs", 6),
 ];
 
-/// `format!(` calls in the production lines of `text`.
-fn wordings(text: &str) -> usize {
-    production_lines(text)
-        .iter()
-        .filter(|(_, l)| !l.trim_start().starts_with("//"))
-        .map(|(_, l)| l.matches("format!(").count())
-        .sum()
+/// The comment that declares the `format!` on the next line data, not
+/// words: a name, a diff line, a label (`// data: the temp file's name`).
+const DATA: &str = "// data:";
+
+/// `format!(` calls in the production lines of `text` that build words:
+/// those right under a [`DATA`] comment build data and are not counted.
+/// A [`DATA`] comment over a line without `format!(` is an error (`Err`
+/// with its line number), so that no marker outlives its call.
+fn wordings(text: &str) -> Result<usize, usize> {
+    let lines = production_lines(text);
+    let mut n = 0;
+    for (k, (no, l)) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        if t.starts_with(DATA) {
+            match lines.get(k + 1) {
+                Some((_, next)) if next.contains("format!(") => continue,
+                _ => return Err(*no),
+            }
+        }
+        if t.starts_with("//") {
+            continue;
+        }
+        let data = k > 0 && lines[k - 1].1.trim_start().starts_with(DATA);
+        if !data {
+            n += l.matches("format!(").count();
+        }
+    }
+    Ok(n)
 }
 
 #[test]
@@ -605,7 +626,15 @@ fn wording_moves_to_the_printer_and_never_back() {
         if tests_only.contains(rel) {
             continue;
         }
-        let n = wordings(text);
+        let n = match wordings(text) {
+            Ok(n) => n,
+            Err(line) => {
+                problems.push(format!(
+                    "{rel}:{line}: a `{DATA}` comment must sit right above a line with format!"
+                ));
+                continue;
+            }
+        };
         if rel.starts_with("core/src/printer/") {
             printed += n;
             continue;
@@ -637,5 +666,16 @@ fn wordings_count_production_calls_only() {
     let text =
         "fn a() -> String {\n    format!(\"{} {}\", format!(\"x\"), 1)\n}\n// format!(\"no\")\n\
                 #[cfg(test)]\nmod tests {\n    fn t() {\n        format!(\"t\");\n    }\n}\n";
-    assert_eq!(wordings(text), 2);
+    assert_eq!(wordings(text), Ok(2));
+}
+
+#[test]
+fn a_data_comment_exempts_the_format_under_it_and_no_other() {
+    let text =
+        "fn a() -> String {\n    // data: a file name\n    let n = format!(\"{}.tmp\", 1);\n    \
+                format!(\"{n} is not here\")\n}\n";
+    assert_eq!(wordings(text), Ok(1));
+    // A marker over a line that formats nothing is refused.
+    let text = "fn a() {\n    // data: gone\n    let n = 1;\n}\n";
+    assert_eq!(wordings(text), Err(2));
 }

@@ -42,6 +42,7 @@ use crate::io::dir::{Dir, Meta};
 use crate::io::state::{state_path, untrusted, Private};
 use crate::io::workspace::Workspace;
 use crate::model::JournalConfig;
+use crate::printer;
 use crate::text::source::{hex, sha256_hex};
 
 /// How long a writer waits for another process's journal lock.
@@ -377,7 +378,7 @@ impl Store {
         if m.size > max {
             return Err(untrusted(
                 &self.path().join(name),
-                &format!("it is {} bytes long, more than the journal writes", m.size),
+                &printer::longer_than_written(m.size),
             ));
         }
         let mut buf = Vec::new();

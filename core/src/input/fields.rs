@@ -35,7 +35,8 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::error::{shown, Failure};
+use crate::error::Failure;
+use crate::printer;
 
 /// A field of a shape: its spellings (the canonical one first) and, for a
 /// required field, what it holds (for the "is required (…)" message).
@@ -249,12 +250,10 @@ impl<'a> Fields<'a> {
                 used: Vec::new(),
                 asked: Vec::new(),
             }),
-            Value::Null => Err(Failure::invalid(format!(
-                "{what} is missing: pass an object"
-            ))),
-            other => Err(Failure::invalid(format!(
-                "{what} must be an object, got {}",
-                kind(other)
+            Value::Null => Err(Failure::invalid(printer::input_missing(what))),
+            other => Err(Failure::invalid(printer::input_not_object(
+                what,
+                kind(other),
             ))),
         }
     }
@@ -271,7 +270,7 @@ impl<'a> Fields<'a> {
         };
         T::deserialize(entries).map_err(|e| match e {
             DeError::Done(f) => f,
-            other => Failure::invalid(format!("{}: {other}", self.what)),
+            other => Failure::invalid(printer::field_fault(self.what, &other.to_string())),
         })
     }
 
@@ -291,10 +290,7 @@ impl<'a> Fields<'a> {
                 }
                 match found {
                     Some((k0, v0)) if v0 != v => {
-                        return Err(Failure::invalid(format!(
-                            "{}: `{k0}` and `{k}` are the same field with different values; send it once",
-                            self.what
-                        )))
+                        return Err(Failure::invalid(printer::spelt_twice(self.what, k0, k)))
                     }
                     Some(_) => {}
                     None => found = Some((key, v)),
@@ -336,11 +332,10 @@ impl<'a> Fields<'a> {
     /// The failure naming `unknown` fields, each with the asked-for name it
     /// is closest to when one is close enough to be a misspelling of it.
     fn unknown_failure(&self, unknown: &[&str]) -> Failure {
-        Failure::invalid(format!(
-            "{}: unknown field{} {}",
+        Failure::invalid(printer::unknown_fields(
             self.what,
-            if unknown.len() == 1 { "" } else { "s" },
-            list_unknown(unknown, &self.asked)
+            unknown.len(),
+            &list_unknown(unknown, &self.asked),
         ))
     }
 
@@ -378,9 +373,9 @@ impl<'a> Fields<'a> {
                 } else {
                     kind(v).into()
                 };
-                format!("{}: `{key}` must be {exp}, got {got}", self.what)
+                printer::field_wrong_type(self.what, key, &exp, &got)
             }
-            DeError::Custom(m) => format!("{}: {m}", self.what),
+            DeError::Custom(m) => printer::field_fault(self.what, &m),
             done @ DeError::Done(_) => return done,
         };
         DeError::Done(Failure::invalid(message))
@@ -433,10 +428,7 @@ impl<'a> MapAccess<'a> for Entries<'_, 'a> {
                         let f = &self.fields;
                         return Err(DeError::Done(f.missing(
                             field.spellings,
-                            Failure::invalid(format!(
-                                "{}: `{canonical}` is required ({what})",
-                                f.what
-                            )),
+                            Failure::invalid(printer::field_required(f.what, canonical, what)),
                         )));
                     }
                 }
@@ -462,24 +454,17 @@ pub(crate) const UNKNOWN_SHOWN: usize = 8;
 const MAX_SLIP: usize = 3;
 
 /// `unknown` as a refusal lists them: the first [`UNKNOWN_SHOWN`], each
-/// quoted as [`shown`] with the name of `asked` it most likely misspells,
-/// then how many more there are. Its length is bounded whatever was sent,
+/// quoted as [`shown`](crate::error::shown) with the name of `asked` it most
+/// likely misspells, then how many more there are (worded by
+/// [`printer::unknown_listed`]). Its length is bounded whatever was sent,
 /// and so is the work: [`closest_name`] is bounded per name.
 pub(crate) fn list_unknown(unknown: &[&str], asked: &[&str]) -> String {
-    let mut out = unknown
+    let named: Vec<(&str, Option<&str>)> = unknown
         .iter()
         .take(UNKNOWN_SHOWN)
-        .map(|k| match closest_name(k, asked) {
-            Some(near) => format!("`{}` (did you mean `{near}`?)", shown(k)),
-            None => format!("`{}`", shown(k)),
-        })
-        .collect::<Vec<_>>()
-        .join(", ");
-    let more = unknown.len().saturating_sub(UNKNOWN_SHOWN);
-    if more > 0 {
-        out.push_str(&format!(" and {more} more"));
-    }
-    out
+        .map(|&k| (k, closest_name(k, asked)))
+        .collect();
+    printer::unknown_listed(&named, unknown.len().saturating_sub(UNKNOWN_SHOWN))
 }
 
 /// The name in `names` that `key` most likely misspells: the nearest by
@@ -629,12 +614,7 @@ pub(crate) fn kind(v: &Value) -> &'static str {
 
 /// A value as sent, cut at 40 characters.
 pub(crate) fn short(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() > 40 {
-        format!("{}…", s.chars().take(40).collect::<String>())
-    } else {
-        s
-    }
+    printer::sent_value(v.to_string())
 }
 
 #[cfg(test)]

@@ -209,3 +209,8 @@ pub(crate) fn journal_unopened(error: &str) -> String {
 pub(crate) fn journal_step(what: &str, path: &str, error: &str) -> String {
     format!("{what} in `{path}`: {error}")
 }
+
+/// A journal file `size` bytes long, longer than the journal writes it.
+pub(crate) fn longer_than_written(size: u64) -> String {
+    format!("it is {size} bytes long, more than the journal writes")
+}

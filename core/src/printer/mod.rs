@@ -15,12 +15,14 @@
 //! may only go down, and a file that words nothing leaves the list. Moved
 //! here so far: the refusals of the checks on new text ([`check`]), the
 //! failures of file operations ([`ops`]), the pipeline's own failures
-//! ([`writes`]), the journal's ([`journal`]), what
+//! ([`writes`]), the journal's and its store's ([`journal`]), the input
+//! adapter's refusals of a request's fields ([`fields`]), what
 //! a read tells and the text editor's refusals ([`reads`]), the parse
 //! errors of blocks and diffs ([`formats`]), the requests' `INVALID_INPUT`
 //! messages ([`request`]), the addon's values that are not JSON ([`js`]).
 
 mod check;
+mod fields;
 mod formats;
 mod journal;
 pub mod js;
@@ -30,6 +32,10 @@ mod request;
 mod writes;
 
 pub(crate) use self::check::{refused, Worded};
+pub(crate) use self::fields::{
+    field_fault, field_required, field_wrong_type, input_missing, input_not_object, sent_value,
+    spelt_twice, unknown_fields, unknown_listed,
+};
 pub(crate) use self::formats::{
     block_end_expected, created_only_adds, deleted_only_removes, empty_search_not_first,
     hunk_line_expected, hunk_overfull, no_block_path, no_hunks, parse_other, parse_unexpected,
@@ -39,9 +45,10 @@ pub(crate) use self::journal::{
     all_undone, already_undone, change_over_journal, changed_since, changed_since_written,
     content_changed, damaged_entry, damaged_refused, entry_unreadable, file_flaw,
     file_over_journal, foreign_header, id_mismatch, ids_shared, journal_step, journal_unlisted,
-    journal_unopened, journal_unusable, kept_missing, kept_replaced, lacks_previous, names_twice,
-    no_transaction, not_an_id, not_journaled, not_undoable, other_version, path_not_utf8,
-    saved_over_limit, undo_stops_at, undone_by, wrong_length, FileFlaw,
+    journal_unopened, journal_unusable, kept_missing, kept_replaced, lacks_previous,
+    longer_than_written, names_twice, no_transaction, not_an_id, not_journaled, not_undoable,
+    other_version, path_not_utf8, saved_over_limit, undo_stops_at, undone_by, wrong_length,
+    FileFlaw,
 };
 pub(crate) use self::ops::{
     block_failed, blocks_failed, bom_hunk_not_first, exists_create_only, holds_more_than_deleted,

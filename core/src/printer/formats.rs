@@ -87,3 +87,43 @@ pub(crate) fn deleted_only_removes(path: &str) -> String {
 pub(crate) fn no_hunks(path: &str) -> String {
     format!("the section for `{path}` has no hunks")
 }
+
+/// What the path header `marker` (`*** Add File:` …) lacks: a path.
+pub(crate) fn path_after(marker: &str) -> String {
+    format!("a path after `{marker}`")
+}
+
+/// A parse error `message` of an `apply_patch` operation's diff field.
+pub(crate) fn in_operation_diff(message: &str) -> String {
+    format!("diff {message}")
+}
+
+/// What a created file's diff holds: `+` lines, the text of `path`.
+pub(crate) fn plus_line_expected(path: &str) -> String {
+    format!("a line starting with `+` (the text of `{path}`)")
+}
+
+/// What follows a line of the new file `path`: a `+` line or a header.
+pub(crate) fn plus_line_or_header_expected(path: &str) -> String {
+    format!("a line starting with `+` (the text of `{path}`) or a `*** ` header")
+}
+
+/// What follows `*** Delete File: path`: a header.
+pub(crate) fn header_after_delete(path: &str) -> String {
+    format!("a `*** ` header after `*** Delete File: {path}`")
+}
+
+/// An `update_file` operation of `path` with no hunks and no move.
+pub(crate) fn update_no_hunks(path: &str) -> String {
+    format!("the update of `{path}` has no hunks; add `@@` and the lines to change")
+}
+
+/// An `*** Update File: path` section with no hunks and no move.
+pub(crate) fn update_file_no_hunks(path: &str) -> String {
+    format!("`*** Update File: {path}` has no hunks; add `@@` and the lines to change")
+}
+
+/// A hunk of `path` with no lines after its `@@`.
+pub(crate) fn hunk_no_lines(path: &str) -> String {
+    format!("this hunk of `{path}` has no lines; add the lines to change after `@@`")
+}

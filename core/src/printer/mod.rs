@@ -18,10 +18,12 @@
 //! ([`writes`]), the journal's and its store's ([`journal`]), the input
 //! adapter's refusals of a request's fields ([`fields`]), what
 //! a read tells and the text editor's refusals ([`reads`]), the parse
-//! errors of blocks and diffs ([`formats`]), the requests' `INVALID_INPUT`
+//! errors of blocks, diffs and Codex patches ([`formats`]), the refusals of
+//! a text editor command object ([`commands`]), the requests' `INVALID_INPUT`
 //! messages ([`request`]), the addon's values that are not JSON ([`js`]).
 
 mod check;
+mod commands;
 mod fields;
 mod formats;
 mod journal;
@@ -32,14 +34,20 @@ mod request;
 mod writes;
 
 pub(crate) use self::check::{refused, Worded};
+pub(crate) use self::commands::{
+    command_missing, command_not_object, insert_line_missing, insert_text_missing, not_a_boolean,
+    not_a_parameter, not_a_string, not_a_uint, not_parameters, old_str_empty, path_empty,
+    required_for, same_parameter_twice, unknown_command, view_range_invalid, view_range_not_array,
+};
 pub(crate) use self::fields::{
     field_fault, field_required, field_wrong_type, input_missing, input_not_object, sent_value,
     spelt_twice, unknown_fields, unknown_listed,
 };
 pub(crate) use self::formats::{
     block_end_expected, created_only_adds, deleted_only_removes, empty_search_not_first,
-    hunk_line_expected, hunk_overfull, no_block_path, no_hunks, parse_other, parse_unexpected,
-    search_end_expected,
+    header_after_delete, hunk_line_expected, hunk_no_lines, hunk_overfull, in_operation_diff,
+    no_block_path, no_hunks, parse_other, parse_unexpected, path_after, plus_line_expected,
+    plus_line_or_header_expected, search_end_expected, update_file_no_hunks, update_no_hunks,
 };
 pub(crate) use self::journal::{
     all_undone, already_undone, change_over_journal, changed_since, changed_since_written,

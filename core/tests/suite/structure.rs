@@ -548,8 +548,6 @@ const STILL_WORDING: &[(&str, usize)] = &[
     ("core/src/error.rs", 1),
     ("core/src/history/lines.rs", 1),
     ("core/src/history/store.rs", 9),
-    ("core/src/input/formats/apply_patch.rs", 8),
-    ("core/src/input/formats/text_editor.rs", 16),
     ("core/src/io/commit.rs", 7),
     ("core/src/io/dir.rs", 9),
     ("core/src/io/recovery.rs", 5),

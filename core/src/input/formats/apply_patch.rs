@@ -31,6 +31,7 @@ use super::{text_lines, unified_diff, ParseError, TextLine};
 use crate::model::{
     Base, Changes, FileAction, FileOp, Format, Hunk, HunkLine, HunkStyle, LineKind, OpPlan,
 };
+use crate::printer;
 
 const BEGIN: &str = "*** Begin Patch";
 const END: &str = "*** End Patch";
@@ -117,11 +118,7 @@ fn is_hunk_line(line: &str) -> bool {
 
 fn need_path(l: &TextLine<'_>, p: &str, what: &str) -> Result<String, ParseError> {
     if p.is_empty() {
-        Err(ParseError::new(
-            l.no,
-            format!("a path after `{what}`"),
-            l.text,
-        ))
+        Err(ParseError::new(l.no, printer::path_after(what), l.text))
     } else {
         Ok(p.to_string())
     }
@@ -277,7 +274,7 @@ pub(crate) struct Operation {
 /// The plan of one [`Operation`]. Line numbers in errors are the diff's.
 pub(crate) fn parse_operation(op: &Operation) -> Result<OpPlan, ParseError> {
     let at_diff = |mut e: ParseError| {
-        e.message = format!("diff {}", e.message);
+        e.message = printer::in_operation_diff(&e.message);
         e
     };
     let diff = op.diff.as_deref().unwrap_or("");
@@ -301,7 +298,7 @@ pub(crate) fn parse_operation(op: &Operation) -> Result<OpPlan, ParseError> {
             if let Some(n) = c.peek() {
                 return Err(at_diff(ParseError::new(
                     n.no,
-                    format!("a line starting with `+` (the text of `{}`)", op.path),
+                    printer::plus_line_expected(&op.path),
                     n.text,
                 )));
             }
@@ -327,10 +324,7 @@ pub(crate) fn parse_operation(op: &Operation) -> Result<OpPlan, ParseError> {
                 return Err(at_diff(ParseError::other(
                     1,
                     "at least one hunk (`@@` and ` `, `-`, `+` lines)",
-                    format!(
-                        "the update of `{}` has no hunks; add `@@` and the lines to change",
-                        op.path
-                    ),
+                    printer::update_no_hunks(&op.path),
                 )));
             }
             FileAction::Write {
@@ -383,7 +377,7 @@ fn plus_lines(c: &mut Cursor<'_, '_>, path: &str) -> Result<String, ParseError> 
         let Some(content) = n.text.strip_prefix('+') else {
             return Err(ParseError::new(
                 n.no,
-                format!("a line starting with `+` (the text of `{path}`) or a `*** ` header"),
+                printer::plus_line_or_header_expected(path),
                 n.text,
             ));
         };
@@ -401,7 +395,7 @@ fn delete_file(c: &mut Cursor<'_, '_>, l: &TextLine<'_>, p: &str) -> Result<File
         if !is_header(n.text) && !c.skip_blank_before_header() {
             return Err(ParseError::new(
                 n.no,
-                format!("a `*** ` header after `*** Delete File: {path}`"),
+                printer::header_after_delete(&path),
                 n.text,
             ));
         }
@@ -431,7 +425,7 @@ fn update_file(c: &mut Cursor<'_, '_>, l: &TextLine<'_>, p: &str) -> Result<File
         return Err(ParseError::other(
             l.no,
             "at least one hunk (`@@` and ` `, `-`, `+` lines)",
-            format!("`*** Update File: {path}` has no hunks; add `@@` and the lines to change"),
+            printer::update_file_no_hunks(&path),
         ));
     }
     let changes = if hunks.is_empty() {
@@ -470,9 +464,7 @@ fn parse_hunks(c: &mut Cursor<'_, '_>, path: &str) -> Result<Vec<Hunk>, ParseErr
                 return Err(ParseError::other(
                     h.line,
                     "hunk lines (` `, `-`, `+`) after `@@`",
-                    format!(
-                        "this hunk of `{path}` has no lines; add the lines to change after `@@`"
-                    ),
+                    printer::hunk_no_lines(path),
                 ));
             }
             hunks.push(h);

@@ -9,10 +9,11 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::{shown, Failure};
+use crate::error::Failure;
 use crate::input::fields::list_unknown;
 use crate::input::request::closest_name;
 use crate::model::{Base, Block, Changes, FileAction, FileOp, Format, OpPlan, Said};
+use crate::printer;
 use crate::result::text_editor::Command;
 
 /// A validated command.
@@ -117,8 +118,6 @@ impl EditorCommand {
     }
 }
 
-const COMMANDS: &str = "`view`, `create`, `str_replace`, `insert` or `undo_edit`";
-
 /// Fields read so far, so that leftovers can be refused, and every name
 /// looked for, to suggest the one a leftover misspells.
 struct Obj<'a> {
@@ -140,9 +139,7 @@ impl<'a> Obj<'a> {
                 }
                 if let Some((fk, fv)) = found {
                     if fv != v {
-                        return Err(Failure::invalid(format!(
-                            "`{fk}` and `{k}` are the same parameter with different values; send one"
-                        )));
+                        return Err(Failure::invalid(printer::same_parameter_twice(fk, k)));
                     }
                 }
                 found = Some((key.as_str(), v));
@@ -155,7 +152,7 @@ impl<'a> Obj<'a> {
         match self.get(keys)? {
             None => Ok(None),
             Some((_, Value::String(s))) => Ok(Some(s.clone())),
-            Some((k, _)) => Err(Failure::invalid(format!("`{k}` must be a string"))),
+            Some((k, _)) => Err(Failure::invalid(printer::not_a_string(k))),
         }
     }
 
@@ -176,15 +173,14 @@ impl<'a> Obj<'a> {
                     let near = closest_name(k, keys)?;
                     (!self.used.contains(&k.as_str()) && !v.is_null()).then_some((k, near))
                 }) {
-                    Some((k, near)) => Failure::invalid(format!(
-                        "`{}` is not a parameter of `{cmd}` (did you mean `{near}`?)",
-                        shown(k)
-                    )),
-                    None => Failure::invalid(format!("`{}` is required for `{cmd}`", keys[0])),
+                    Some((k, near)) => {
+                        Failure::invalid(printer::not_a_parameter(k, cmd, Some(near)))
+                    }
+                    None => Failure::invalid(printer::required_for(keys[0], cmd)),
                 },
             ),
             Some((k, Value::String(s))) => Ok((s.clone(), k)),
-            Some((k, _)) => Err(Failure::invalid(format!("`{k}` must be a string"))),
+            Some((k, _)) => Err(Failure::invalid(printer::not_a_string(k))),
         }
     }
 
@@ -194,7 +190,7 @@ impl<'a> Obj<'a> {
             Some((k, v)) => v
                 .as_u64()
                 .map(Some)
-                .ok_or_else(|| Failure::invalid(format!("`{k}` must be a non-negative integer"))),
+                .ok_or_else(|| Failure::invalid(printer::not_a_uint(k))),
         }
     }
 }
@@ -202,9 +198,7 @@ impl<'a> Obj<'a> {
 /// Validates a command object; returns it and its `dry_run` flag.
 pub fn parse(input: &Value) -> Result<(EditorCommand, bool), Failure> {
     let Value::Object(m) = input else {
-        return Err(Failure::invalid(
-            "the text editor command must be an object like {\"command\": \"view\", \"path\": \"src/a.ts\"}",
-        ));
+        return Err(Failure::invalid(printer::command_not_object()));
     };
     let mut o = Obj {
         m,
@@ -213,17 +207,16 @@ pub fn parse(input: &Value) -> Result<(EditorCommand, bool), Failure> {
     };
     let command = o
         .string(&["command"])?
-        .ok_or_else(|| Failure::invalid(format!("`command` is required: one of {COMMANDS}")))?;
+        .ok_or_else(|| Failure::invalid(printer::command_missing()))?;
     let path = o.string(&["path", "file_path", "filePath"])?;
     let dry_run = match o.get(&["dry_run", "dryRun"])? {
         None => false,
         Some((_, Value::Bool(b))) => *b,
-        Some((k, _)) => return Err(Failure::invalid(format!("`{k}` must be a boolean"))),
+        Some((k, _)) => return Err(Failure::invalid(printer::not_a_boolean(k))),
     };
-    let path =
-        path.ok_or_else(|| Failure::invalid(format!("`path` is required for `{command}`")))?;
+    let path = path.ok_or_else(|| Failure::invalid(printer::required_for("path", &command)))?;
     if path.is_empty() {
-        return Err(Failure::invalid("`path` is empty"));
+        return Err(Failure::invalid(printer::path_empty()));
     }
     let cmd = match command.as_str() {
         "view" => view(&mut o, path)?,
@@ -233,14 +226,12 @@ pub fn parse(input: &Value) -> Result<(EditorCommand, bool), Failure> {
         }
         "str_replace" => str_replace(&mut o, path)?,
         "insert" => {
-            let after_line = o.uint(&["insert_line", "insertLine"])?.ok_or_else(|| {
-                Failure::invalid("`insert_line` is required for `insert` (0 inserts at the top)")
-            })?;
+            let after_line = o
+                .uint(&["insert_line", "insertLine"])?
+                .ok_or_else(|| Failure::invalid(printer::insert_line_missing()))?;
             let text = o
                 .string(&["insert_text", "insertText", "new_str", "newStr"])?
-                .ok_or_else(|| {
-                    Failure::invalid("`insert_text` (or `new_str`) is required for `insert`")
-                })?;
+                .ok_or_else(|| Failure::invalid(printer::insert_text_missing()))?;
             EditorCommand::Insert {
                 path,
                 after_line: after_line as usize,
@@ -248,12 +239,7 @@ pub fn parse(input: &Value) -> Result<(EditorCommand, bool), Failure> {
             }
         }
         "undo_edit" => EditorCommand::Undo { path },
-        other => {
-            return Err(Failure::invalid(format!(
-                "unknown command `{}`; use one of {COMMANDS}",
-                shown(other)
-            )))
-        }
+        other => return Err(Failure::invalid(printer::unknown_command(other))),
     };
     refuse_unknown(m, &o, &cmd)?;
     Ok((cmd, dry_run))
@@ -271,18 +257,10 @@ fn view(o: &mut Obj<'_>, path: String) -> Result<EditorCommand, Failure> {
             };
             match (start, end) {
                 (Some(s), Some(e)) if e.is_none_or(|e| e >= s as usize) => Some((s as usize, e)),
-                _ => {
-                    return Err(Failure::invalid(format!(
-                        "`{k}` must be [start, end] with 1 <= start <= end, or end = -1 for the end of the file"
-                    )))
-                }
+                _ => return Err(Failure::invalid(printer::view_range_invalid(k))),
             }
         }
-        Some((k, _)) => {
-            return Err(Failure::invalid(format!(
-                "`{k}` must be an array [start, end]"
-            )))
-        }
+        Some((k, _)) => return Err(Failure::invalid(printer::view_range_not_array(k))),
     };
     let max_chars = o
         .uint(&["max_characters", "maxCharacters"])?
@@ -299,9 +277,7 @@ fn view(o: &mut Obj<'_>, path: String) -> Result<EditorCommand, Failure> {
 fn str_replace(o: &mut Obj<'_>, path: String) -> Result<EditorCommand, Failure> {
     let (old, old_key) = o.required_spelt(&["old_str", "oldStr"], "str_replace")?;
     if old.is_empty() {
-        return Err(Failure::invalid(format!(
-            "`{old_key}` is empty; send the exact text to replace (it must occur exactly once)"
-        )));
+        return Err(Failure::invalid(printer::old_str_empty(old_key)));
     }
     let new = o.string(&["new_str", "newStr"])?.unwrap_or_default();
     // `new_str` is optional: named like `old_str` was.
@@ -336,20 +312,14 @@ fn refuse_unknown(m: &Map<String, Value>, o: &Obj<'_>, cmd: &EditorCommand) -> R
         .collect();
     match unknown[..] {
         [] => Ok(()),
-        [k] => {
-            let near = closest_name(k, &o.asked)
-                .map(|n| format!(" (did you mean `{n}`?)"))
-                .unwrap_or_default();
-            Err(Failure::invalid(format!(
-                "`{}` is not a parameter of `{}`{near}",
-                shown(k),
-                cmd.command().as_str()
-            )))
-        }
-        _ => Err(Failure::invalid(format!(
-            "{} are not parameters of `{}`",
-            list_unknown(&unknown, &o.asked),
-            cmd.command().as_str()
+        [k] => Err(Failure::invalid(printer::not_a_parameter(
+            k,
+            cmd.command().as_str(),
+            closest_name(k, &o.asked),
+        ))),
+        _ => Err(Failure::invalid(printer::not_parameters(
+            &list_unknown(&unknown, &o.asked),
+            cmd.command().as_str(),
         ))),
     }
 }

@@ -132,6 +132,7 @@ fn numbered(text: &str, first: usize) -> String {
     for (i, l) in text.split_inclusive('\n').enumerate() {
         let l = l.strip_suffix('\n').unwrap_or(l);
         let l = l.strip_suffix('\r').unwrap_or(l);
+        // data: a line-numbered line of the view
         s.push_str(&format!("{:>6}\t{l}\n", first + i));
     }
     s
@@ -265,11 +266,14 @@ fn path_names_dir(path: &str) -> bool {
 fn open_dir(ws: &Workspace, path: &str) -> Result<(Dir, PathBuf), Failure> {
     let mut rnd = [0u8; 8];
     let _ = getrandom::fill(&mut rnd);
+    // data: the probe file name, in hex
     let probe: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
     let base = path.trim_end_matches(['/', '\\']);
     let p = if base.is_empty() || base == "." {
+        // data: the probe file name
         format!(".pft-view-{probe}")
     } else {
+        // data: the probe file path
         format!("{base}/.pft-view-{probe}")
     };
     let r = ws.resolve(&p, Intent::Plan { create_dirs: false })?;
@@ -319,14 +323,17 @@ fn walk(dir: &Dir, prefix: &str, depth: usize, out: &mut Vec<String>, truncated:
             return;
         }
         let is_dir = matches!(dir.stat(OsStr::new(s)), Ok(Some(m)) if m.kind == Kind::Dir);
+        // data: a listed path
         let rel = format!("{prefix}{s}");
         out.push(if is_dir {
+            // data: a listed directory
             format!("{rel}/")
         } else {
             rel.clone()
         });
         if is_dir && depth < 2 {
             if let Ok(sub) = dir.open_dir(OsStr::new(s)) {
+                // data: a listed directory
                 walk(&sub, &format!("{rel}/"), depth + 1, out, truncated);
             }
         }

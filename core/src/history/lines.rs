@@ -181,6 +181,7 @@ pub(crate) fn rfc3339(ms: u128) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = if m <= 2 { y + 1 } else { y };
+    // data: an RFC 3339 time stamp
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
         tod / 3600,

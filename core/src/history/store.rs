@@ -65,6 +65,7 @@ const NEXT: &str = "next";
 /// the caps be enforced from one directory listing, without a `stat` per
 /// entry).
 pub(crate) fn entry_name(id: u64, size: u64) -> String {
+    // data: an entry file name
     format!("{id:010}-{size}.entry")
 }
 
@@ -72,6 +73,7 @@ pub(crate) fn entry_name(id: u64, size: u64) -> String {
 /// caps) and inode number (so that a link the journal holds can be
 /// recognised from a listing).
 pub(crate) fn kept_name(id: u64, k: usize, size: u64, ino: u64) -> String {
+    // data: a kept file name
     format!("{id:010}-{k}-{size}-{ino}.kept")
 }
 
@@ -190,6 +192,7 @@ impl Identity {
 
     /// The journal directory's name.
     pub(crate) fn key(&self) -> String {
+        // data: a workspace key
         let id = format!(
             "\0{}\0{}\0{}",
             self.dev,
@@ -201,6 +204,7 @@ impl Identity {
 
     /// The marker file's text.
     fn marker(&self) -> String {
+        // data: the marker file's text
         format!(
             "{MARKER_MAGIC}\nroot {}\ndev {}\nino {}\nbtime {}\npath {}\n",
             hex(&self.root),
@@ -309,6 +313,7 @@ impl Store {
     fn make_marker(&self, id: &Identity) -> io::Result<bool> {
         let mut rnd = [0u8; 8];
         let _ = getrandom::fill(&mut rnd);
+        // data: the marker temp file name
         let temp = format!("{MARKER}.{}.new", hex(&rnd));
         let (temp, marker) = (OsStr::new(&temp), OsStr::new(MARKER));
         let mut f = self.dir.create_new(temp)?;
@@ -444,7 +449,9 @@ impl Store {
     /// one fixed-width line, no truncation, so no block is freed or
     /// allocated and the edit's own flush carries nothing more of ours.
     pub(crate) fn put_state(&self, f: &File, st: &State) -> io::Result<()> {
+        // data: the state file line
         let line = format!("{} {} {}", st.next, st.count, st.bytes);
+        // data: the state file line, padded
         write_at(f, format!("{line:<63}\n").as_bytes())
     }
 
@@ -542,6 +549,7 @@ impl Store {
     pub(crate) fn write_next(&self, next: u64) -> io::Result<()> {
         let (mut f, _) = self.dir.open_rw(OsStr::new(NEXT), true)?;
         f.set_len(0)?;
+        // data: the next id file
         f.write_all(format!("{next}\n").as_bytes())
     }
 
@@ -700,6 +708,7 @@ fn prune(base: &Private, keep: &str) {
         // A marker a crashed writer left half made.
         for n in store.dir.dir().entries().unwrap_or_default() {
             let s = n.to_string_lossy();
+            // data: a marker temp file prefix
             if s.starts_with(&format!("{MARKER}.")) && s.ends_with(".new") {
                 let _ = store.dir.remove_own(&n);
             }

@@ -56,17 +56,21 @@ pub(crate) fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Str
 
     let ops = similar::capture_diff_slices(Algorithm::Myers, &ol, &nl);
     let mut out = String::new();
+    // data: the --- header
     out.push_str(&format!(
         "--- {}\n",
         if old.is_some() {
+            // data: the old path as the diff names it
             format!("a/{path}")
         } else {
             "/dev/null".into()
         }
     ));
+    // data: the +++ header
     out.push_str(&format!(
         "+++ {}\n",
         if new.is_some() {
+            // data: the new path as the diff names it
             format!("b/{path}")
         } else {
             "/dev/null".into()
@@ -78,6 +82,7 @@ pub(crate) fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Str
         let oe = last.old_range().end;
         let ns = first.new_range().start;
         let ne = last.new_range().end;
+        // data: a hunk header
         out.push_str(&format!(
             "@@ -{} +{} @@\n",
             range(offset + os, oe - os),
@@ -127,10 +132,13 @@ pub(crate) fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Str
 /// empty range).
 fn range(start0: usize, len: usize) -> String {
     if len == 0 {
+        // data: a hunk range
         format!("{start0},0")
     } else if len == 1 {
+        // data: a hunk range
         format!("{}", start0 + 1)
     } else {
+        // data: a hunk range
         format!("{},{len}", start0 + 1)
     }
 }

@@ -898,10 +898,12 @@ fn apply_insert(
     // one; elsewhere the text inserted is whole lines.
     let after_last = at == text.len() && !text.is_empty() && !text.ends_with(b"\n");
     let new = if after_last {
+        // data: the inserted text with its line break
         format!("{nl}{}", adapted.strip_suffix(nl).unwrap_or(&adapted))
     } else if adapted.ends_with('\n') {
         adapted.to_string()
     } else {
+        // data: the inserted text with its line break
         format!("{adapted}{nl}")
     };
     let change = Change {
@@ -1257,12 +1259,16 @@ fn dry_run_done(
                 let (s, d) = (p.src.expect("move source"), p.dst.expect("move target"));
                 let (from, to) = (&slots[s].res.rel_path, &slots[d].res.rel_path);
                 preview(to, old(p.src), p.new_text.as_deref(), p.owned_bytes()).map(|body| {
+                    // data: the diff header of a move
                     let mut out = format!("diff --git a/{from} b/{to}\n");
                     if body.is_empty() {
                         out.push_str("similarity index 100%\n");
                     }
+                    // data: the diff lines of a rename
                     out.push_str(&format!("rename from {from}\nrename to {to}\n"));
+                    // data: the diff header of the old path
                     if let Some(rest) = body.strip_prefix(&format!("--- a/{to}\n")) {
+                        // data: the diff header of the old path
                         out.push_str(&format!("--- a/{from}\n{rest}"));
                     }
                     out

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::error::{shown, ErrorCode, Failure};
+use crate::error::{ErrorCode, Failure};
 
 /// Declares a string enum: `Serialize` as the given name, a `JsonSchema`
 /// of `{ "type": "string", "enum": [...] }`, and `as_str`.
@@ -505,41 +505,33 @@ impl MatchMode {
     }
 
     /// Reads the `match` field: `"exact"` or a list of tolerance names.
-    /// The error is a sentence for an `INVALID_INPUT` message.
-    pub fn from_json(v: &Value) -> Result<MatchMode, String> {
-        let names = || {
-            Tolerance::ALL
-                .iter()
-                .map(|t| format!("\"{}\"", t.as_str()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+    /// The error says what was wrong, as the value sent.
+    pub fn from_json(v: &Value) -> Result<MatchMode, BadMatch> {
         match v {
             Value::String(s) if s == "exact" => Ok(MatchMode::EXACT),
             Value::Array(items) => {
                 let mut ts = Vec::with_capacity(items.len());
                 for it in items {
-                    let t = it.as_str().and_then(Tolerance::parse);
-                    match t {
+                    match it.as_str().and_then(Tolerance::parse) {
                         Some(t) => ts.push(t),
-                        None => {
-                            return Err(format!(
-                                "`match` lists an unknown tolerance {}; allowed: {}",
-                                shown(&it.to_string()),
-                                names()
-                            ))
-                        }
+                        None => return Err(BadMatch::UnknownTolerance(it.to_string())),
                     }
                 }
                 Ok(MatchMode::with(&ts))
             }
-            other => Err(format!(
-                "`match` must be \"exact\" or a list of tolerances among {}, got {}",
-                names(),
-                shown(&other.to_string())
-            )),
+            other => Err(BadMatch::NotAList(other.to_string())),
         }
     }
+}
+
+/// A `match` value that is neither `"exact"` nor a list of tolerances,
+/// with the JSON sent (the printer words it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadMatch {
+    /// A list naming something that is not a tolerance (this item).
+    UnknownTolerance(String),
+    /// Not a list (this value).
+    NotAList(String),
 }
 
 /// Which format a plan came from (reported in results).

@@ -279,9 +279,10 @@ fn file_edits(f: &mut Fields<'_>) -> Result<FileEdits, Failure> {
     let what = f.what;
     let match_mode = match f.raw(&["match"]) {
         None => None,
-        Some(v) => {
-            Some(MatchMode::from_json(v).map_err(|e| Failure::invalid(printer::under(what, e)))?)
-        }
+        Some(v) => Some(
+            MatchMode::from_json(v)
+                .map_err(|e| Failure::invalid(printer::under(what, printer::bad_match(&e))))?,
+        ),
     };
     let edits = match f.raw(&["edits"]) {
         Some(list) => {
@@ -608,8 +609,12 @@ pub fn options(
         opts.dry_run_ttl_secs = o.dry_run_ttl_seconds.unwrap_or(opts.dry_run_ttl_secs);
         opts.results = o.results.unwrap_or(opts.results);
         if let Some(v) = f.raw(&["defaultMatch", "default_match"]) {
-            opts.default_match = MatchMode::from_json(v)
-                .map_err(|e| Failure::invalid(printer::under("options: `defaultMatch`", e)))?;
+            opts.default_match = MatchMode::from_json(v).map_err(|e| {
+                Failure::invalid(printer::under(
+                    "options: `defaultMatch`",
+                    printer::bad_match(&e),
+                ))
+            })?;
         }
         opts.elisions = o.elisions.unwrap_or(opts.elisions);
         opts.syntax = o.syntax.unwrap_or(opts.syntax);

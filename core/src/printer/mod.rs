@@ -69,14 +69,14 @@ pub(crate) use self::reads::{
     undo_edit_journal_off, undo_edit_nothing, view_past_end, view_range_on_directory, EmbeddedUtf8,
 };
 pub(crate) use self::request::{
-    count_and_all, count_zero, dry_run_ttl_out_of_range, edit_file_item, edit_file_unknown,
-    edits_and_pair, edits_empty, edits_not_array, encoding_not_utf8, end_before_pos,
-    end_for_replace_only, files_not_array, item_label, journal_option_kind, line_edits_count,
-    line_edits_kind, line_endings_not_as_sent, line_op, lines_item_kind, lines_kind,
-    lock_wait_over, no_current_directory, not_a_choice, not_an_anchor, not_boolean, not_string,
-    nothing_to_insert, operation_type, replace_missing, replace_needs_pos, search_empty,
-    search_missing, text_input_shape, text_missing, text_twice, text_unknown_field, too_many_edits,
-    too_many_files, under, undo_id_kind,
+    bad_match, count_and_all, count_zero, dry_run_ttl_out_of_range, edit_file_item,
+    edit_file_unknown, edits_and_pair, edits_empty, edits_not_array, encoding_not_utf8,
+    end_before_pos, end_for_replace_only, files_not_array, item_label, journal_option_kind,
+    line_edits_count, line_edits_kind, line_endings_not_as_sent, line_op, lines_item_kind,
+    lines_kind, lock_wait_over, no_current_directory, not_a_choice, not_an_anchor, not_boolean,
+    not_string, nothing_to_insert, operation_type, replace_missing, replace_needs_pos,
+    search_empty, search_missing, text_input_shape, text_missing, text_twice, text_unknown_field,
+    too_many_edits, too_many_files, under, undo_id_kind,
 };
 pub(crate) use self::writes::{
     anchored_overlap, anchors_mismatch, batch_failed, batch_same_file, changed_after_dry_run,

@@ -5,6 +5,9 @@
 
 use std::fmt::Display;
 
+use crate::error::shown;
+use crate::model::{BadMatch, Tolerance};
+
 /// The label of item `i` of the list `list` (`edits[2]`).
 pub(crate) fn item_label(list: &str, i: usize) -> String {
     format!("{list}[{i}]")
@@ -217,4 +220,23 @@ pub(crate) fn nothing_to_insert(what: &str) -> String {
 /// A range whose `end` (shown `end`) is above its `pos` (shown `pos`).
 pub(crate) fn end_before_pos(what: &str, end: &str, pos: &str) -> String {
     format!("{what}: `end` ({end}) comes before `pos` ({pos})")
+}
+
+/// A `match` value that is not `"exact"` or a list of tolerances.
+pub(crate) fn bad_match(bad: &BadMatch) -> String {
+    let names = Tolerance::ALL
+        .iter()
+        .map(|t| format!("\"{}\"", t.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match bad {
+        BadMatch::UnknownTolerance(item) => format!(
+            "`match` lists an unknown tolerance {}; allowed: {names}",
+            shown(item)
+        ),
+        BadMatch::NotAList(value) => format!(
+            "`match` must be \"exact\" or a list of tolerances among {names}, got {}",
+            shown(value)
+        ),
+    }
 }

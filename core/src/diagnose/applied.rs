@@ -113,6 +113,7 @@ const STILL_LINE: usize = 8;
 fn still_there(text: &[u8], at: usize, deleted: &str, before: bool) -> bool {
     // Compared without indentation and trailing whitespace (a block sent
     // at another depth is still the same lines).
+    // data: the deleted lines trimmed, for comparison
     let deleted: String = deleted.lines().map(|l| format!("{}\n", l.trim())).collect();
     let deleted = deleted.as_str();
     let want = deleted.split_inclusive('\n').count();
@@ -144,6 +145,7 @@ fn still_there(text: &[u8], at: usize, deleted: &str, before: bool) -> bool {
     (0..=near.len().saturating_sub(want)).any(|k| {
         let window: String = near[k..(k + want).min(near.len())]
             .iter()
+            // data: the window's lines trimmed, for comparison
             .map(|l| format!("{}\n", String::from_utf8_lossy(l).trim()))
             .collect();
         char_ratio(deleted, &window) >= STILL_THERE

@@ -1,12 +1,14 @@
 //! Classifying differences: which kinds separate the block from the
-//! region found, line by line, each with a sentence about where it shows.
+//! region found, line by line, each with a sentence (worded by the
+//! printer) about where it shows.
 
 use similar::DiffTag;
 
 use super::align::align;
 use super::keys::key_vec;
+use crate::printer;
 use crate::result::diagnosis::Difference;
-use crate::text::fold::{char_name, invisible, punct_ascii};
+use crate::text::fold::{invisible, punct_ascii};
 
 /// Differing line pairs examined one by one for their kinds.
 const MAX_CLASSIFIED_LINES: usize = 512;
@@ -88,86 +90,45 @@ fn trail(s: &str) -> &str {
     &s[s.trim_end_matches([' ', '\t']).len()..]
 }
 
-fn describe_ws(s: &str) -> String {
-    if s.is_empty() {
-        return "none".into();
-    }
-    let tabs = s.chars().filter(|&c| c == '\t').count();
-    let spaces = s.chars().count() - tabs;
-    let p = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
-    match (tabs, spaces) {
-        (0, n) => p(n, "space"),
-        (n, 0) => p(n, "tab"),
-        (t, n) => format!("{} and {}", p(t, "tab"), p(n, "space")),
-    }
-}
-
+/// The sentence on where `kind` shows between the block's line `s` and the
+/// file's line `f` (line `line`), the block named `block`.
 fn detail_for(kind: Difference, s: &str, f: &str, line: usize, block: &str) -> String {
     match kind {
-        Difference::Indentation => format!(
-            "line {line} is indented with {} in the file but {} in {block}",
-            describe_ws(lead(f)),
-            describe_ws(lead(s))
-        ),
-        Difference::TrailingWhitespace => format!(
-            "line {line} ends with {} of trailing whitespace in the file but {} in {block}",
-            describe_ws(trail(f)),
-            describe_ws(trail(s))
-        ),
+        Difference::Indentation => printer::indented_differently(line, lead(f), lead(s), block),
+        Difference::TrailingWhitespace => {
+            printer::trailing_differently(line, trail(f), trail(s), block)
+        }
         Difference::InvisibleCharacters => {
             let pick = |t: &str| t.chars().find(|&c| invisible(c).is_some());
             match (pick(f), pick(s)) {
-                (Some(c), _) => format!(
-                    "line {line} of the file contains U+{:04X} ({}) where {block} has {}",
-                    c as u32,
-                    char_name(c),
-                    if invisible(c) == Some(true) {
-                        "a plain space"
-                    } else {
-                        "nothing"
-                    }
-                ),
-                (None, Some(c)) => format!(
-                    "{block} contains U+{:04X} ({}) that line {line} of the file does not have",
-                    c as u32,
-                    char_name(c)
-                ),
-                (None, None) => format!("line {line} differs in invisible characters"),
+                (Some(c), _) => {
+                    printer::invisible_in_file(line, c, invisible(c) == Some(true), block)
+                }
+                (None, Some(c)) => printer::invisible_in_block(line, c, block),
+                (None, None) => printer::invisible_differs(line),
             }
         }
         Difference::UnicodePunctuation => {
             let pick = |t: &str| t.chars().find(|&c| punct_ascii(c).is_some());
             match (pick(f), pick(s)) {
-                (Some(c), _) => format!(
-                    "line {line} of the file has the typographic character '{c}' (U+{:04X}) where {block} has '{}'",
-                    c as u32,
-                    punct_ascii(c).unwrap_or("?")
-                ),
-                (None, Some(c)) => format!(
-                    "{block} has the typographic character '{c}' (U+{:04X}) where line {line} of the file has plain '{}'",
-                    c as u32,
-                    punct_ascii(c).unwrap_or("?")
-                ),
-                (None, None) => format!("line {line} differs in punctuation"),
+                (Some(c), _) => {
+                    printer::typographic_in_file(line, c, punct_ascii(c).unwrap_or("?"), block)
+                }
+                (None, Some(c)) => {
+                    printer::typographic_in_block(line, c, punct_ascii(c).unwrap_or("?"), block)
+                }
+                (None, None) => printer::punctuation_differs(line),
             }
         }
         Difference::Escaping => {
             let (nf, ns) = (f.matches('\\').count(), s.matches('\\').count());
             if ns > nf {
-                format!(
-                    "{block} has {} more backslash{} than line {line} of the file (over-escaped, e.g. \\\\ or \\\" where the file has \\ or \")",
-                    ns - nf,
-                    if ns - nf == 1 { "" } else { "es" }
-                )
+                printer::more_backslashes(block, ns - nf, line)
             } else {
-                format!(
-                    "{block} has {} fewer backslash{} than line {line} of the file (an escape was lost)",
-                    nf - ns,
-                    if nf - ns == 1 { "" } else { "es" }
-                )
+                printer::fewer_backslashes(block, nf - ns, line)
             }
         }
-        Difference::Case => format!("line {line} differs only in letter case"),
+        Difference::Case => printer::case_differs(line),
         Difference::LineEndings
         | Difference::LineNumbers
         | Difference::Elision
@@ -212,10 +173,7 @@ pub(crate) fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<
         let (tag, r1, r2) = op.as_tag_tuple();
         if tag != DiffTag::Equal {
             let at = first_line + r2.start.min(fl.len().saturating_sub(1));
-            add(
-                Difference::Content,
-                format!("line {at} of the file has different content"),
-            );
+            add(Difference::Content, printer::content_differs(at));
             continue;
         }
         for (i, j) in r1.zip(r2) {
@@ -226,15 +184,7 @@ pub(crate) fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<
             if s_followed && f_followed && scr != fcr {
                 add(
                     Difference::LineEndings,
-                    if *fcr {
-                        format!(
-                            "the file uses CRLF (\\r\\n) line endings but {block} uses LF (\\n)"
-                        )
-                    } else {
-                        format!(
-                            "the file uses LF (\\n) line endings but {block} uses CRLF (\\r\\n)"
-                        )
-                    },
+                    printer::line_endings_differ(*fcr, block),
                 );
             }
             if sa == fa {
@@ -254,31 +204,12 @@ pub(crate) fn classify(s: &str, f: &str, first_line: usize, block: &str) -> Vec<
                         }
                     }
                 }
-                None => add(
-                    Difference::Content,
-                    format!("line {line} of the file has different content"),
-                ),
+                None => add(Difference::Content, printer::content_differs(line)),
             }
         }
     }
     found.sort_by_key(|d| d.kind);
     found
-}
-
-/// A kind of difference in plain words, for messages.
-pub(crate) fn words(d: Difference) -> &'static str {
-    match d {
-        Difference::LineEndings => "line endings",
-        Difference::Indentation => "indentation",
-        Difference::TrailingWhitespace => "trailing whitespace",
-        Difference::InvisibleCharacters => "invisible characters",
-        Difference::UnicodePunctuation => "typographic punctuation",
-        Difference::Escaping => "backslash escaping",
-        Difference::Case => "letter case",
-        Difference::LineNumbers => "pasted line-number prefixes",
-        Difference::Elision => "an elided middle",
-        Difference::Content => "content",
-    }
 }
 
 #[cfg(test)]

@@ -5,11 +5,12 @@ use super::align::char_ratio;
 use super::anchors::{Hits, Scanner};
 use super::applied;
 use super::budget::Budget;
-use super::classify::{classify, words, Seen};
+use super::classify::{classify, Seen};
 use super::readings;
 use super::search::{Located, Reading};
 use super::windows::{GaveUp, MIN_SIMILARITY};
 use crate::model::Said;
+use crate::printer;
 use crate::result::diagnosis::ContextHint;
 use crate::result::diagnosis::Difference;
 use crate::text::indent::nesting_agrees;
@@ -37,6 +38,11 @@ pub struct Closest {
 }
 
 impl Closest {
+    /// The kinds of difference, in report order.
+    fn kinds(&self) -> Vec<Difference> {
+        self.differences.iter().map(|d| d.kind).collect()
+    }
+
     /// Whether only `kind`s other than content separate block and region.
     pub(crate) fn only_formatting(&self) -> bool {
         !self.differences.is_empty()
@@ -66,19 +72,14 @@ impl Diagnosis {
     /// that word their own failure (a hunk, a SEARCH/REPLACE block).
     pub(crate) fn summary(&self) -> Option<String> {
         if let Some((a, b)) = self.already_applied {
-            return Some(format!(
-                "its new text already stands at {} where its old text would be: it appears to be applied already, \
-                 do not retry it",
-                range_text(a, b)
-            ));
+            return Some(printer::applied_summary(a, b));
         }
         let c = self.closest_match.as_ref()?;
-        let kinds: Vec<&str> = c.differences.iter().map(|d| words(d.kind)).collect();
-        Some(format!(
-            "the closest text is {} ({}% similar), which differs in {}; closest_match.text is its exact current text",
-            range_text(c.line_number, c.end_line),
+        Some(printer::closest_summary(
+            c.line_number,
+            c.end_line,
             c.similarity_milli / 10,
-            join_words(&kinds)
+            &c.kinds(),
         ))
     }
 
@@ -124,14 +125,6 @@ pub(super) fn lines_of(text: &[u8], offsets: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-fn range_text(from: usize, to: usize) -> String {
-    if from == to {
-        format!("line {from}")
-    } else {
-        format!("lines {from}-{to}")
-    }
-}
-
 const TOLERABLE: [Difference; 4] = [
     Difference::LineEndings,
     Difference::TrailingWhitespace,
@@ -146,100 +139,31 @@ fn not_found_message(
     c: Option<&Closest>,
     applied: Option<(usize, usize)>,
 ) -> Option<String> {
-    let (s, r) = (said.search, said.replace);
     if let Some((a, b)) = applied {
-        return Some(format!(
-            "{pre}{s} was not found, but {r} already stands exactly once ({}), where \
-             {s} would have been: the edit appears to be applied already. Do not retry it; reread {} if \
-             unsure",
-            range_text(a, b),
-            range_text(a, b)
-        ));
+        return Some(printer::not_found_applied(pre, said, a, b));
     }
     let c = c?;
-    let where_ = range_text(c.line_number, c.end_line);
-    let twins = if c.equally_close.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " The block matches line{} {} just as closely: include neighbouring lines so the retry is unique.",
-            if c.equally_close.len() == 1 { "" } else { "s" },
-            c.equally_close
-                .iter()
-                .map(|l| l.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
+    let kinds = c.kinds();
     let details: Vec<&str> = c
         .differences
         .iter()
         .filter(|d| !d.detail.is_empty() && d.kind != Difference::Content)
         .map(|d| d.detail.as_str())
         .collect();
-    let detail = if details.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", details.join("; "))
+    let near = printer::Near {
+        from: c.line_number,
+        to: c.end_line,
+        percent: c.similarity_milli / 10,
+        kinds: &kinds,
+        details: &details,
+        equally_close: &c.equally_close,
+        tolerable: c.tolerable,
     };
-    if c.only_formatting() {
-        let kinds: Vec<&str> = c.differences.iter().map(|d| words(d.kind)).collect();
-        let mut next = if c.differences.iter().any(|d| d.kind == Difference::Elision) {
-            format!(
-                "An edit replaces exact text and cannot skip lines: retry with closest_match.text (the exact current \
-                 text of the whole region) as {s} and the same lines, changed, as {r}, or make one edit per part"
-            )
-        } else {
-            format!("Retry with closest_match.text (the exact current text) as {s}")
-        };
-        if c.tolerable {
-            let list: Vec<String> = c
-                .differences
-                .iter()
-                .map(|d| format!("\"{}\"", d.kind.as_str()))
-                .collect();
-            next.push_str(&format!(
-                ", or resend the same edit with match: [{}]",
-                list.join(", ")
-            ));
-        }
-        Some(format!(
-            "{pre}{s} was not found exactly: {where_} {} it except for {}{detail}. {next}.{twins}",
-            if c.line_number == c.end_line {
-                "matches"
-            } else {
-                "match"
-            },
-            join_words(&kinds)
-        ))
+    Some(if c.only_formatting() {
+        printer::not_found_formatting(pre, said, &near)
     } else {
-        let others: Vec<&str> = c
-            .differences
-            .iter()
-            .filter(|d| d.kind != Difference::Content)
-            .map(|d| words(d.kind))
-            .collect();
-        let also = if others.is_empty() {
-            String::new()
-        } else {
-            format!(", and also in {}{detail}", join_words(&others))
-        };
-        Some(format!(
-            "{pre}{s} was not found; the closest text is {where_} ({}% similar), which differs in \
-             content{also}: the file has probably changed since it was read, or the block was mistyped. \
-             closest_match.text is the current text of {where_}: base {s} on it (reread the file if \
-             unsure), then retry.{twins}",
-            c.similarity_milli / 10
-        ))
-    }
-}
-
-fn join_words(w: &[&str]) -> String {
-    match w {
-        [] => String::new(),
-        [a] => a.to_string(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
+        printer::not_found_content(pre, said, &near)
+    })
 }
 
 /// The kind a reading of the block adds, with its detail sentence.
@@ -249,24 +173,15 @@ fn reading_kind(reading: &Reading, said: Said) -> Option<Seen> {
         Reading::AsSent => None,
         Reading::Unescaped => Some(Seen {
             kind: Difference::Escaping,
-            detail: format!(
-                "{s} has literal \\n sequences where the file has real line breaks (it was escaped twice)"
-            ),
+            detail: printer::escaped_twice(s),
         }),
         Reading::Numbered(sample) => Some(Seen {
             kind: Difference::LineNumbers,
-            detail: format!(
-                "{s} carries line-number prefixes pasted from a read tool (`{}` on its first line), which are \
-                 not part of the file",
-                sample.trim_start()
-            ),
+            detail: printer::line_number_prefixes(s, sample.trim_start()),
         }),
         Reading::Elided(marker) => Some(Seen {
             kind: Difference::Elision,
-            detail: format!(
-                "{s} leaves lines out (`{marker}`), but the file has them: closest_match.text is the whole \
-                 region, elided lines included"
-            ),
+            detail: printer::leaves_lines_out(s, marker),
         }),
     }
 }
@@ -498,12 +413,7 @@ pub fn not_found(
     }
     d.message = not_found_message(label, said, d.closest_match.as_ref(), d.already_applied);
     if d.incomplete && d.message.is_none() {
-        d.message = Some(format!(
-            "{label}{} was not found. The file is too large to look for a near match within the \
-             diagnosis budget; reread the relevant lines and copy the exact current text (whitespace, indentation \
-             and line endings must match byte for byte), then retry",
-            said.search
-        ));
+        d.message = Some(printer::not_found_too_large(label, said.search));
     }
     d
 }

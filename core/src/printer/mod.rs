@@ -20,10 +20,13 @@
 //! a read tells and the text editor's refusals ([`reads`]), the parse
 //! errors of blocks, diffs and Codex patches ([`formats`]), the refusals of
 //! a text editor command object ([`commands`]), the requests' `INVALID_INPUT`
-//! messages ([`request`]), the addon's values that are not JSON ([`js`]).
+//! messages ([`request`]), the addon's values that are not JSON ([`js`]),
+//! the near-miss diagnosis: the closest match, its differences, an edit
+//! already applied ([`diagnosis`]).
 
 mod check;
 mod commands;
+mod diagnosis;
 mod fields;
 mod formats;
 mod journal;
@@ -38,6 +41,14 @@ pub(crate) use self::commands::{
     command_missing, command_not_object, insert_line_missing, insert_text_missing, not_a_boolean,
     not_a_parameter, not_a_string, not_a_uint, not_parameters, old_str_empty, path_empty,
     required_for, same_parameter_twice, unknown_command, view_range_invalid, view_range_not_array,
+};
+pub(crate) use self::diagnosis::{
+    applied_summary, case_differs, closest_summary, content_differs, escaped_twice,
+    fewer_backslashes, indented_differently, invisible_differs, invisible_in_block,
+    invisible_in_file, leaves_lines_out, line_endings_differ, line_number_prefixes,
+    more_backslashes, not_found_applied, not_found_content, not_found_formatting,
+    not_found_too_large, punctuation_differs, trailing_differently, typographic_in_block,
+    typographic_in_file, Near,
 };
 pub(crate) use self::fields::{
     field_fault, field_required, field_wrong_type, input_missing, input_not_object, sent_value,

@@ -79,6 +79,7 @@ use crate::io::dir::{check_fault, same_bytes, Dir, Kind, Meta, Step};
 use crate::io::meta;
 use crate::io::recovery::Record;
 use crate::io::temps;
+use crate::printer;
 use crate::result::written::{Strategy, WriteStrategy};
 
 /// One file to write.
@@ -161,7 +162,7 @@ pub(crate) struct CommitError {
 fn write_err(display: &str, what: &str, e: &io::Error) -> Failure {
     Failure::new(
         ErrorCode::FILE_WRITE_ERROR,
-        format!("cannot write `{display}`: {what}: {e}; the file was left unchanged"),
+        printer::cannot_write(display, what, e),
     )
 }
 
@@ -220,9 +221,7 @@ fn same_version(now: &Meta, then: &Meta) -> bool {
 fn changed(display: &str, why: &str) -> Failure {
     Failure::new(
         ErrorCode::FILE_CHANGED,
-        format!(
-            "`{display}` {why} while it was being edited; nothing was written. Reread it and retry"
-        ),
+        printer::changed_while_editing(display, why),
     )
 }
 
@@ -259,11 +258,7 @@ fn verify(job: &WriteJob<'_>) -> Result<Option<File>, Failure> {
         if nonblocking {
             return Err(Failure::new(
                 ErrorCode::FILE_LOCKED,
-                format!(
-                    "`{}` is being written by another process (it holds the file's lock); nothing was written. \
-                     Retry shortly",
-                    job.display
-                ),
+                printer::lock_held(job.display),
             ));
         }
         return Err(changed(job.display, "is being written by another process"));
@@ -488,11 +483,7 @@ impl<'a> InPlace<'a> {
                 if e.kind() == io::ErrorKind::WouldBlock {
                     return Failure::new(
                         ErrorCode::FILE_LOCKED,
-                        format!(
-                            "`{}` is being written by another process (it holds the file's in-place write record); \
-                             nothing was written. Retry shortly",
-                            job.display
-                        ),
+                        printer::record_held(job.display),
                     );
                 }
                 write_err(
@@ -910,11 +901,7 @@ fn lost_attributes(jobs: &[WriteJob<'_>], temps: &[Option<Temp<'_>>]) -> Vec<Str
         .zip(jobs)
         .filter_map(|(t, job)| {
             let t = t.as_ref().filter(|t| !t.lost.is_empty())?;
-            Some(format!(
-                "`{}` was written without attributes it was to take, which this process may not set: {}",
-                job.display,
-                t.lost.join(", ")
-            ))
+            Some(printer::attributes_lost(job.display, &t.lost))
         })
         .collect()
 }
@@ -1000,11 +987,7 @@ fn sync_dirs(all: &[&WriteJob<'_>], warnings: &mut Vec<String>) {
             continue;
         }
         if let Err(e) = job.dir.sync() {
-            warnings.push(format!(
-                "`{}` was written, but its directory could not be flushed to disk ({e}); the new content is \
-                 in place but may not survive a power loss",
-                job.display
-            ));
+            warnings.push(printer::directory_not_flushed(job.display, &e));
         }
         synced.push(job.dir);
     }
@@ -1067,6 +1050,7 @@ fn keep_original(job: &WriteJob<'_>, temp: &OsStr) {
         kept.push(if n == 0 {
             ".orig".to_string()
         } else {
+            // data: the kept original's file name
             format!(".orig.{n}")
         });
         match job.dir.rename_noreplace(temp, &kept) {

@@ -116,6 +116,7 @@ pub mod fault {
     }
 
     fn env_panic(step: Step) -> bool {
+        // data: the step's name, as PFT_FAULT_PANIC spells it
         std::env::var("PFT_FAULT_PANIC").is_ok_and(|v| v.eq_ignore_ascii_case(&format!("{step:?}")))
     }
 
@@ -136,7 +137,7 @@ pub mod fault {
         });
         match fired {
             None => Ok(()),
-            Some(Fault::Fail) => Err(std::io::Error::other(format!("injected fault at {step:?}"))),
+            Some(Fault::Fail) => Err(std::io::Error::other(crate::printer::injected_fault(step))),
             Some(Fault::Panic) => panic!("injected panic at {step:?}"),
             Some(Fault::Hook(f)) => {
                 f();
@@ -144,7 +145,7 @@ pub mod fault {
             }
             Some(Fault::HookFail(f)) => {
                 f();
-                Err(std::io::Error::other(format!("injected fault at {step:?}")))
+                Err(std::io::Error::other(crate::printer::injected_fault(step)))
             }
         }
     }
@@ -1019,7 +1020,30 @@ mod imp {
 
 pub use imp::Dir;
 
-#[cfg(all(test, unix))]
+/// Whether `file`, read from its current position to its end, holds exactly
+/// `expected` (compared 64 KiB at a time, stopping at the first difference).
+pub(crate) fn same_bytes(mut file: &File, expected: &[u8]) -> io::Result<bool> {
+    use std::io::Read;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut at = 0usize;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(at == expected.len());
+        }
+        if at + n > expected.len() || buf[..n] != expected[at..at + n] {
+            return Ok(false);
+        }
+        at += n;
+    }
+}
+
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
     use std::time::Duration;
@@ -1095,27 +1119,5 @@ mod tests {
         assert!(d.open_current(OsStr::new("missing")).unwrap().is_none());
         std::os::unix::fs::symlink("c", t.path().join("l")).unwrap();
         assert!(d.open_current(OsStr::new("l")).unwrap().is_none());
-    }
-}
-
-/// Whether `file`, read from its current position to its end, holds exactly
-/// `expected` (compared 64 KiB at a time, stopping at the first difference).
-pub(crate) fn same_bytes(mut file: &File, expected: &[u8]) -> io::Result<bool> {
-    use std::io::Read;
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut at = 0usize;
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if n == 0 {
-            return Ok(at == expected.len());
-        }
-        if at + n > expected.len() || buf[..n] != expected[at..at + n] {
-            return Ok(false);
-        }
-        at += n;
     }
 }

@@ -58,6 +58,7 @@ use sha2::{Digest, Sha256};
 
 use crate::io::dir::{same_bytes, Dir, Meta};
 use crate::io::state::Private;
+use crate::printer;
 
 /// Size of the blocks whose digests a record keeps.
 pub(crate) const BLOCK: usize = 4096;
@@ -243,6 +244,7 @@ fn name_bytes(name: &OsStr) -> Vec<u8> {
 
 /// The record's file name for the file `meta`.
 fn record_name(meta: &Meta) -> OsString {
+    // data: the record's file name, `<dev>-<ino>`
     OsString::from(format!("{}-{}", meta.dev, meta.ino))
 }
 
@@ -590,15 +592,7 @@ pub(crate) fn inspect(
         Err(_) => return Ok(None),
     };
     Ok(match judge(f, &own, dir, name, file, cur) {
-        Verdict::Torn(p) => Some((
-            p.old,
-            format!(
-                "`{display}` holds an in-place write that was interrupted (its writer died half-way), so its bytes \
-                 on disk are torn; this is its content from before that write, from the verified copy the engine \
-                 kept in its private state. Nothing was written now: the next write of the file puts this content \
-                 back first"
-            ),
-        )),
+        Verdict::Torn(p) => Some((p.old, printer::torn_read(display))),
         _ => None,
     })
 }
@@ -652,15 +646,8 @@ pub(crate) fn settle(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> io:
     };
     match judge(f, &own, dir, name, &reader, &cur) {
         Verdict::Foreign | Verdict::Whole => discard(None),
-        Verdict::Damaged => discard(Some(format!(
-            "`{display}`: a damaged or incomplete record of an earlier in-place write of it was discarded, not \
-             applied"
-        ))),
-        Verdict::Changed => discard(Some(format!(
-            "`{display}`: the copy kept by an earlier in-place write of it that was interrupted was discarded, not \
-             applied: the file was changed since (it holds neither the content before that write, nor the content \
-             it was writing, nor a mix of the two)"
-        ))),
+        Verdict::Damaged => discard(Some(printer::record_damaged(display))),
+        Verdict::Changed => discard(Some(printer::record_outdated(display))),
         Verdict::Torn(p) => {
             let (mut target, m) = dir.open_write(name)?;
             if (m.dev, m.ino) != (meta.dev, meta.ino) {
@@ -676,10 +663,7 @@ pub(crate) fn settle(dir: &Dir, name: &OsStr, meta: &Meta, display: &str) -> io:
             drop(p.file);
             drop(reader);
             Ok(Settled {
-                note: Some(format!(
-                    "`{display}` was restored to its content before an interrupted in-place write (from the \
-                     verified copy that write kept), then written"
-                )),
+                note: Some(printer::restored_then_written(display)),
                 restored: Some(after),
             })
         }

@@ -137,6 +137,7 @@ fn memory() -> &'static Mutex<VecDeque<Arc<Snapshot>>> {
 /// The file-name prefix of a path's snapshots.
 fn prefix(path: &str) -> String {
     let h = Sha256::digest(path.as_bytes());
+    // data: the path's hash as hex, the snapshots' file-name prefix
     h[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -147,6 +148,7 @@ fn prefix(path: &str) -> String {
 const SLOTS: u32 = 4;
 
 fn slot_name(path: &str, slot: u32) -> String {
+    // data: a snapshot slot's file name, `<prefix>-<slot>`
     format!("{}-{slot}", prefix(path))
 }
 

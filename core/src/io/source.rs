@@ -6,6 +6,7 @@ use crate::error::{ErrorCode, Failure};
 use crate::io::dir::{check_fault, Dir, Meta, Step};
 use crate::io::workspace::Resolved;
 use crate::model::Options;
+use crate::printer;
 use crate::text::source::Source;
 
 /// Buffers at least this big are backed by transparent huge pages where
@@ -73,24 +74,16 @@ pub(crate) fn read(file: std::fs::File, len_hint: u64, path: &str) -> Result<Sou
 
 /// Reads what `file` holds (`len_hint` bytes expected).
 fn read_raw(mut file: &std::fs::File, len_hint: u64, path: &str) -> Result<Vec<u8>, Failure> {
-    check_fault(Step::Read).map_err(|e| {
-        Failure::new(
-            ErrorCode::FILE_READ_ERROR,
-            format!("cannot read `{path}`: {e}"),
-        )
-    })?;
+    check_fault(Step::Read)
+        .map_err(|e| Failure::new(ErrorCode::FILE_READ_ERROR, printer::cannot_read(path, &e)))?;
     let mut raw = read_buffer(len_hint as usize + 1).ok_or_else(|| {
         Failure::new(
             ErrorCode::FILE_TOO_LARGE,
-            format!("cannot read `{path}`: not enough memory for its {len_hint} bytes; nothing was written"),
+            printer::no_memory_to_read(path, len_hint),
         )
     })?;
-    file.read_to_end(&mut raw).map_err(|e| {
-        Failure::new(
-            ErrorCode::FILE_READ_ERROR,
-            format!("cannot read `{path}`: {e}"),
-        )
-    })?;
+    file.read_to_end(&mut raw)
+        .map_err(|e| Failure::new(ErrorCode::FILE_READ_ERROR, printer::cannot_read(path, &e)))?;
     Ok(raw)
 }
 
@@ -114,10 +107,7 @@ pub(crate) fn read_existing(
     let too_large = |size: u64| {
         Failure::new(
             ErrorCode::FILE_TOO_LARGE,
-            format!(
-                "`{display}` is {size} bytes, over the limit of {} bytes (options.maxFileBytes); it was not read",
-                opts.max_file_bytes
-            ),
+            printer::too_large_unread(display, size, opts.max_file_bytes),
         )
     };
     if let Some(m) = &res.meta {
@@ -128,7 +118,7 @@ pub(crate) fn read_existing(
     let (file, meta) = res.dir.open_file(&res.name).map_err(|e| {
         Failure::new(
             ErrorCode::FILE_READ_ERROR,
-            format!("cannot open `{display}`: {e}; check the path and retry"),
+            printer::unopened_retry(display, &e),
         )
     })?;
     if meta.size > opts.max_file_bytes {
@@ -155,20 +145,11 @@ pub(crate) fn read_existing(
 /// `display` is being written by another engine process (it holds the
 /// file's lock, or its in-place write record) longer than we wait.
 fn busy(display: &str) -> Failure {
-    Failure::new(
-        ErrorCode::FILE_LOCKED,
-        format!(
-            "`{display}` is being written by another process (it holds the file's lock); nothing was read or \
-             written. Retry shortly"
-        ),
-    )
+    Failure::new(ErrorCode::FILE_LOCKED, printer::lock_held_on_read(display))
 }
 
 fn read_failed(display: &str, e: &std::io::Error) -> Failure {
-    Failure::new(
-        ErrorCode::FILE_READ_ERROR,
-        format!("cannot read `{display}`: {e}"),
-    )
+    Failure::new(ErrorCode::FILE_READ_ERROR, printer::cannot_read(display, e))
 }
 
 #[cfg(test)]

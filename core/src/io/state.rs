@@ -40,6 +40,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::io::dir::{Dir, Kind, Meta};
+use crate::printer;
 
 /// Mode of the directories the engine creates in its state.
 pub(crate) const DIR_MODE: u32 = 0o700;
@@ -76,7 +77,7 @@ pub(crate) fn state_path() -> Option<PathBuf> {
 pub(crate) fn untrusted(path: &Path, why: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::PermissionDenied,
-        format!("`{}` is not used: {why}", path.display()),
+        printer::state_not_used(path.display(), why),
     )
 }
 
@@ -104,10 +105,7 @@ fn check_owned(meta: &Meta, kind: Kind, path: &Path) -> io::Result<()> {
     }
     if let (Some(me), Some(owner)) = (euid(), meta.uid) {
         if owner != me {
-            return Err(untrusted(
-                path,
-                &format!("it belongs to uid {owner}, not to uid {me}, which runs the engine"),
-            ));
+            return Err(untrusted(path, &printer::owned_by_other(owner, me)));
         }
     }
     Ok(())

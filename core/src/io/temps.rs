@@ -91,6 +91,7 @@ fn load_key() -> io::Result<Key> {
     }
     let mut k = Key::default();
     getrandom::fill(&mut k).map_err(|e| io::Error::other(e.to_string()))?;
+    // data: the key's temp file name, `<key file>.<pid>`
     let mut tmp = OsString::from(format!("{KEY_FILE}.{}", std::process::id()));
     let mut r = [0u8; 8];
     getrandom::fill(&mut r).map_err(|e| io::Error::other(e.to_string()))?;
@@ -166,6 +167,7 @@ pub(crate) fn name(dir: &Dir, target: &OsStr) -> OsString {
     let lossy = target.to_string_lossy();
     // Short enough for NAME_MAX even for long targets.
     let short: String = lossy.chars().take(100).collect();
+    // data: the temp name's head, before its tag
     let head = format!(
         ".{short}{TEMP_MARK}{}",
         crate::text::source::hex(&random8())
@@ -174,6 +176,7 @@ pub(crate) fn name(dir: &Dir, target: &OsStr) -> OsString {
         (Some(k), Ok(m)) => tag(&k, &m, head.as_bytes()),
         _ => random8(),
     };
+    // data: the temp file's name, head, tag and suffix
     OsString::from(format!(
         "{head}{}{TEMP_SUFFIX}",
         crate::text::source::hex(&t)

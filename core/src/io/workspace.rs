@@ -55,6 +55,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::error::{ErrorCode, Failure};
 use crate::io::dir::{Dir, Kind, Meta};
+use crate::printer;
 
 /// Symlinks followed in one resolution before giving up (as Linux's ELOOP).
 pub(crate) const MAX_SYMLINKS: usize = 40;
@@ -109,28 +110,23 @@ pub struct Resolved {
 fn outside(path: &str) -> Failure {
     Failure::new(
         ErrorCode::PATH_OUTSIDE_WORKSPACE,
-        format!("`{path}` resolves outside the workspace root; only files inside it can be read or written"),
+        printer::outside_workspace(path),
     )
 }
 
 fn read_err(path: &str, what: &str, e: &std::io::Error) -> Failure {
     Failure::new(
         ErrorCode::FILE_READ_ERROR,
-        format!("cannot read `{path}`: {what}: {e}"),
+        printer::path_unreadable(path, what, e),
     )
 }
 
 fn is_directory(path: &str) -> Failure {
-    Failure::new(
-        ErrorCode::TARGET_IS_DIRECTORY,
-        format!("`{path}` is a directory; name a file inside it"),
-    )
+    Failure::new(ErrorCode::TARGET_IS_DIRECTORY, printer::is_directory(path))
 }
 
 fn special(path: &str) -> Failure {
-    Failure::invalid(format!(
-        "`{path}` is a device, FIFO or socket, not a regular file; only regular files can be read or edited"
-    ))
+    Failure::invalid(printer::not_regular_file(path))
 }
 
 /// Lexically drops `.` components (never `..`: that needs the file system).
@@ -151,14 +147,11 @@ fn root_err(root: &Path, e: &std::io::Error) -> Failure {
         e.kind(),
         std::io::ErrorKind::NotADirectory | std::io::ErrorKind::InvalidInput
     ) {
-        Failure::invalid(format!(
-            "workspace root `{}` is not a directory: {e}",
-            root.display()
-        ))
+        Failure::invalid(printer::root_not_directory(root.display(), e))
     } else {
         Failure::new(
             ErrorCode::FILE_READ_ERROR,
-            format!("cannot open the workspace root `{}`: {e}", root.display()),
+            printer::root_unopened(root.display(), e),
         )
     }
 }
@@ -224,9 +217,7 @@ impl Workspace {
         if names_directory(user_path) {
             // Resolved only to say what it is: a directory, or a misuse.
             self.walk(&rel, user_path, Intent::Existing)?;
-            return Err(Failure::invalid(format!(
-                "`{user_path}` ends with a path separator or `.`, so it names a directory; name a file"
-            )));
+            return Err(Failure::invalid(printer::names_directory(user_path)));
         }
         if self.fast_path {
             if let Some(done) = self.resolve_fast(&rel, user_path, intent) {
@@ -307,7 +298,7 @@ impl Workspace {
                     if links > MAX_SYMLINKS {
                         return Err(Failure::new(
                             ErrorCode::FILE_READ_ERROR,
-                            format!("`{user_path}`: too many levels of symbolic links"),
+                            printer::too_many_links(user_path),
                         ));
                     }
                     let target = cur
@@ -333,8 +324,8 @@ impl Workspace {
                 }
                 Some(Kind::Dir) if !last => {
                     if stack.len() >= MAX_DEPTH {
-                        return Err(Failure::invalid(format!(
-                            "`{user_path}` is nested more than {MAX_DEPTH} directories deep"
+                        return Err(Failure::invalid(printer::nested_too_deep(
+                            user_path, MAX_DEPTH,
                         )));
                     }
                     let d = cur
@@ -347,9 +338,7 @@ impl Workspace {
                 Some(Kind::File) if !last => {
                     return Err(Failure::new(
                         ErrorCode::FILE_READ_ERROR,
-                        format!(
-                        "cannot read `{user_path}`: a parent component is a file, not a directory"
-                    ),
+                        printer::parent_is_file(user_path),
                     ))
                 }
                 Some(Kind::File) => return self.finish_walk(stack, name, meta),
@@ -371,9 +360,7 @@ impl Workspace {
                             Err(e) => {
                                 return Err(Failure::new(
                                     ErrorCode::FILE_WRITE_ERROR,
-                                    format!(
-                                        "cannot create a parent directory of `{user_path}`: {e}"
-                                    ),
+                                    printer::parent_uncreated(user_path, &e),
                                 ))
                             }
                         }
@@ -385,7 +372,7 @@ impl Workspace {
                     _ => {
                         return Err(Failure::new(
                             ErrorCode::FILE_READ_ERROR,
-                            format!("cannot read `{user_path}`: a parent directory does not exist"),
+                            printer::parent_missing(user_path),
                         ))
                     }
                 },
@@ -406,9 +393,7 @@ impl Workspace {
         let mut missing = vec![name];
         for c in todo {
             if c == ".." {
-                return Err(Failure::invalid(format!(
-                    "`{user_path}`: `..` after a directory that does not exist; give the path without it"
-                )));
+                return Err(Failure::invalid(printer::up_from_missing(user_path)));
             }
             missing.push(c);
         }
@@ -480,10 +465,7 @@ fn escapes(mut depth: usize, todo: &VecDeque<OsString>) -> bool {
 }
 
 fn not_found(user_path: &str) -> Failure {
-    Failure::new(
-        ErrorCode::FILE_READ_ERROR,
-        format!("cannot read `{user_path}`: no such file; check the path (relative to the workspace root)"),
-    )
+    Failure::new(ErrorCode::FILE_READ_ERROR, printer::no_such_file(user_path))
 }
 
 /// Splits `p` into components onto the back of `out`; refuses prefixes
@@ -504,15 +486,13 @@ fn push_components(out: &mut VecDeque<OsString>, p: &Path, user_path: &str) -> R
 /// separator, and the Windows-specific forms.
 fn check_syntax(user_path: &str) -> Result<(), Failure> {
     if user_path.is_empty() {
-        return Err(Failure::invalid("`file_path` is empty"));
+        return Err(Failure::invalid(printer::file_path_empty()));
     }
     if user_path.contains('\0') {
-        return Err(Failure::invalid("`file_path` contains a NUL byte"));
+        return Err(Failure::invalid(printer::path_has_nul()));
     }
     if user_path.len() > MAX_PATH_BYTES {
-        return Err(Failure::invalid(format!(
-            "`file_path` is longer than {MAX_PATH_BYTES} bytes"
-        )));
+        return Err(Failure::invalid(printer::path_too_long(MAX_PATH_BYTES)));
     }
     check_windows_forms(user_path, cfg!(windows))?;
     Ok(())
@@ -539,10 +519,7 @@ fn check_windows_forms(user_path: &str, windows: bool) -> Result<(), Failure> {
     let drive = b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
     if !windows {
         if user_path.contains('\\') {
-            return Err(Failure::invalid(format!(
-                "`{user_path}` contains a backslash; on this platform paths use `/` (a backslash would be part of \
-                 a file name)"
-            )));
+            return Err(Failure::invalid(printer::backslash(user_path)));
         }
         if drive {
             return Err(outside(user_path));
@@ -551,15 +528,11 @@ fn check_windows_forms(user_path: &str, windows: bool) -> Result<(), Failure> {
     }
     let body = if drive { &user_path[2..] } else { user_path };
     if body.contains(':') {
-        return Err(Failure::invalid(format!(
-            "`{user_path}`: alternate data streams (`name:stream`) are not allowed"
-        )));
+        return Err(Failure::invalid(printer::data_stream(user_path)));
     }
     for part in body.split(['/', '\\']) {
         if part != "." && part != ".." && (part.ends_with('.') || part.ends_with(' ')) {
-            return Err(Failure::invalid(format!(
-                "`{user_path}`: `{part}` ends with a dot or space, which Windows drops (it would name another file)"
-            )));
+            return Err(Failure::invalid(printer::dot_or_space_end(user_path, part)));
         }
         let stem = part
             .split('.')
@@ -578,9 +551,7 @@ fn check_windows_forms(user_path: &str, windows: bool) -> Result<(), Failure> {
             "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" | "CLOCK$"
         ) || numbered;
         if reserved {
-            return Err(Failure::invalid(format!(
-                "`{user_path}`: `{part}` is a reserved device name"
-            )));
+            return Err(Failure::invalid(printer::reserved_device(user_path, part)));
         }
     }
     Ok(())

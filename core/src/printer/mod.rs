@@ -22,11 +22,14 @@
 //! a text editor command object ([`commands`]), the requests' `INVALID_INPUT`
 //! messages ([`request`]), the addon's values that are not JSON ([`js`]),
 //! the near-miss diagnosis: the closest match, its differences, an edit
-//! already applied ([`diagnosis`]).
+//! already applied ([`diagnosis`]),
+//! what the disk layer tells about files and paths: the sandbox, the read
+//! path and the commit ([`disk`]).
 
 mod check;
 mod commands;
 mod diagnosis;
+mod disk;
 mod fields;
 mod formats;
 mod journal;
@@ -49,6 +52,17 @@ pub(crate) use self::diagnosis::{
     more_backslashes, not_found_applied, not_found_content, not_found_formatting,
     not_found_too_large, punctuation_differs, trailing_differently, typographic_in_block,
     typographic_in_file, Near,
+};
+#[cfg(any(test, feature = "fault-injection"))]
+pub(crate) use self::disk::injected_fault;
+pub(crate) use self::disk::{
+    attributes_lost, backslash, cannot_read, cannot_write, changed_while_editing, data_stream,
+    directory_not_flushed, dot_or_space_end, file_path_empty, is_directory, lock_held,
+    lock_held_on_read, names_directory, nested_too_deep, no_memory_to_read, no_such_file,
+    not_regular_file, outside_workspace, owned_by_other, parent_is_file, parent_missing,
+    parent_uncreated, path_has_nul, path_too_long, path_unreadable, record_damaged, record_held,
+    record_outdated, reserved_device, restored_then_written, root_not_directory, root_unopened,
+    state_not_used, too_large_unread, too_many_links, torn_read, unopened_retry, up_from_missing,
 };
 pub(crate) use self::fields::{
     field_fault, field_required, field_wrong_type, input_missing, input_not_object, sent_value,

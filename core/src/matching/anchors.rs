@@ -409,6 +409,7 @@ impl Anchor {
 
     /// As the caller writes it.
     pub(crate) fn show(&self) -> String {
+        // data: an anchor, `LINE#ID`
         format!("{}#{}", self.line + 1, String::from_utf8_lossy(&self.id))
     }
 }

@@ -23,6 +23,7 @@ use crate::matching::many;
 use crate::matching::plan::{Landing, Plan, Span};
 use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Cancel, Edit};
+use crate::printer;
 
 /// The new text of blocks applied.
 #[derive(Debug)]
@@ -371,10 +372,7 @@ fn refused(index: usize, why: &str) -> EditMiss {
         code: ErrorCode::PLAN_CHECK_FAILED,
         match_count: 1,
         match_lines: Vec::new(),
-        message: format!(
-            "the block's replacement, fitted to the file's line breaks, failed the check made before writing ({why}); \
-             nothing was written"
-        ),
+        message: printer::block_failed_check(why),
         diagnosis: None,
     }
 }
@@ -386,10 +384,7 @@ fn too_large(index: usize, len: usize, n: usize) -> EditMiss {
         code: ErrorCode::FILE_TOO_LARGE,
         match_count: 0,
         match_lines: Vec::new(),
-        message: format!(
-            "the text after {n} blocks would be {len} bytes, and that much memory could not be allocated; \
-             nothing was written. Free memory, or make the change in smaller parts"
-        ),
+        message: printer::blocks_too_large(n, len),
         diagnosis: None,
     }
 }

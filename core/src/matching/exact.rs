@@ -34,6 +34,7 @@ use crate::matching::many;
 use crate::matching::plan::{span_limit, Landing, Plan, Span};
 use crate::matching::tolerant::{self, Reading, TolerantMatch};
 use crate::model::{Cancel, Count, Edit, MatchMode, Tolerance};
+use crate::printer;
 use crate::text::lines::line_numbers;
 use crate::text::source::utf16_len;
 
@@ -52,8 +53,10 @@ pub(crate) fn note_unchecked(failures: &mut [EditMiss], unchecked: usize, what: 
         return;
     }
     if let Some(first) = failures.first_mut() {
-        first.message.push_str(&format!(
-            " ({MAX_REPORTED_FAILURES} {what}s failed; the {unchecked} after the last of them were not checked)"
+        first.message.push_str(&printer::not_checked_after(
+            MAX_REPORTED_FAILURES,
+            what,
+            unchecked,
         ));
     }
 }
@@ -208,63 +211,24 @@ pub(crate) fn find_all(hay: &[u8], needle: &[u8], keep: usize) -> (Vec<usize>, u
     (positions, n)
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-/// The first ten line numbers as `a, b, c, …` for messages.
-pub(crate) fn lines_list(lines: &[usize], total: usize) -> String {
-    let mut s = lines
-        .iter()
-        .take(10)
-        .map(|l| l.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    if total > 10 {
-        s.push_str(", …");
-    }
-    s
-}
-
-/// ` (lines a, b, …)` for messages, or nothing when no line is known.
-fn at_lines(lines: &[usize], total: usize) -> String {
-    if lines.is_empty() {
-        String::new()
-    } else {
-        format!(" (lines {})", lines_list(lines, total))
-    }
-}
-
 /// For an edit that must replace several occurrences (`expected_replacements`
 /// above 1, `replace_all`) in a call with `match` tolerances: what the
 /// tolerances would find, and that they do not apply to such an edit.
 fn tolerances_not_applied(text: &[u8], edit: &Edit, mode: MatchMode) -> String {
     let found = match tolerant::find(text, &edit.search, &edit.replace, mode, edit.said) {
-        Reading::None => "no match with them either".to_string(),
+        Reading::None => printer::tolerant_would_find(0, &[]),
         Reading::Unique(tolerant::TolerantMatch { start, .. })
-        | Reading::Uncertain(tolerant::Uncertain { start, .. }) => format!(
-            "with them it would occur once (line {})",
-            line_numbers(text, &[start])[0]
-        ),
-        Reading::Many(offsets, n) => format!(
-            "with them it would occur {n} times{}",
-            at_lines(&line_numbers(text, &offsets), n)
-        ),
+        | Reading::Uncertain(tolerant::Uncertain { start, .. }) => {
+            printer::tolerant_would_find(1, &line_numbers(text, &[start]))
+        }
+        Reading::Many(offsets, n) => printer::tolerant_would_find(n, &line_numbers(text, &offsets)),
     };
-    format!(
-        " (the tolerances of `match` apply only to an edit of one occurrence, not to {} above 1 or {}, so this edit \
-         was matched exactly; {found})",
-        edit.said.expected, edit.said.all
-    )
+    printer::tolerances_not_applied(edit.said, &found)
 }
 
 fn label(index: usize, multi: bool) -> String {
     if multi {
-        format!("edits[{index}]: ")
+        printer::edit_prefix(index)
     } else {
         String::new()
     }
@@ -735,10 +699,7 @@ fn not_ascii(index: usize, pre: &str) -> EditMiss {
         code: ErrorCode::UNSUPPORTED_ENCODING,
         match_count: 0,
         match_lines: Vec::new(),
-        message: format!(
-            "{pre}the file is not valid UTF-8, so only ASCII search and replacement text can be applied at byte level; \
-             narrow the block to ASCII-only text"
-        ),
+        message: printer::edit_not_ascii(pre),
         diagnosis: None,
     }
 }
@@ -772,11 +733,7 @@ fn untolerated(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> String {
 /// `SEARCH_BLOCK_NOT_FOUND`, diagnosed when asked.
 fn not_found(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditMiss {
     let (edit, pre, opts) = (search.edit, search.pre, call.opts);
-    let mut message = format!(
-        "{pre}{} was not found. Reread the file and copy the exact current text \
-         (whitespace, indentation and line endings must match byte for byte), then retry",
-        edit.said.search
-    );
+    let mut message = printer::edit_not_found(pre, edit.said);
     let diagnosis = opts.diagnose.then(|| {
         let d = diagnose::not_found(
             base,
@@ -793,7 +750,7 @@ fn not_found(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditMiss {
     });
     if !opts.mode.is_exact() {
         if search.once {
-            message.push_str(" (no match with the tolerances of `match` either)");
+            message.push_str(&printer::not_found_tolerant_either());
         } else {
             message.push_str(&untolerated(base, search, call));
         }
@@ -813,21 +770,11 @@ fn not_found(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditMiss {
 fn ambiguous(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditMiss {
     let (edit, pre, found) = (search.edit, search.pre, search.found);
     let lines = line_numbers(base, &search.positions);
-    let mut msg = format!(
-        "{pre}{} occurs {found} times (lines {}); include neighbouring lines to make it unique, \
-         or set {}: {found} / {}: true to change every occurrence",
-        edit.said.search,
-        lines_list(&lines, found),
-        edit.said.expected,
-        edit.said.all
-    );
+    let mut msg = printer::edit_ambiguous(pre, edit.said, found, &lines);
     let diagnosis = call.opts.diagnose.then(|| {
         let d = diagnose::ambiguous(base, edit.search.as_bytes(), call.budget);
         if !d.unique_context_hint.is_empty() {
-            msg.push_str(
-                "; unique_context_hint gives, for each occurrence, the smallest block with neighbouring \
-                 lines that occurs only once",
-            );
+            msg.push_str(&printer::unique_context_hint_given());
         }
         Box::new(d)
     });
@@ -846,15 +793,8 @@ fn count_mismatch(base: &[u8], search: &Search<'_>, n: usize, call: &Call<'_>) -
     let (edit, pre, found) = (search.edit, search.pre, search.found);
     let shown = search.positions.len().min(MAX_REPORTED_MATCHES);
     let lines = line_numbers(base, &search.positions[..shown]);
-    let msg = format!(
-        "{pre}expected {n} occurrence{} of {} but found {found}{}; reread the file, then \
-         fix the block or {}{}",
-        plural(n),
-        edit.said.search,
-        at_lines(&lines, found),
-        edit.said.expected,
-        untolerated(base, search, call)
-    );
+    let untolerated = untolerated(base, search, call);
+    let msg = printer::count_mismatch(pre, edit.said, (n, found), &lines, &untolerated);
     let diagnosis = (call.opts.diagnose && n == 1 && found > 1).then(|| {
         Box::new(diagnose::ambiguous(
             base,
@@ -876,11 +816,7 @@ fn count_mismatch(base: &[u8], search: &Search<'_>, n: usize, call: &Call<'_>) -
 fn span_lines(text: &[u8], start: usize, end: usize) -> String {
     let last = end.saturating_sub(1).max(start);
     let lines = line_numbers(text, &[start, last]);
-    if lines[0] == lines[1] {
-        format!("line {}", lines[0])
-    } else {
-        format!("lines {}-{}", lines[0], lines[1])
-    }
+    printer::line_span(lines[0], lines[1])
 }
 
 /// The tolerant match of `edit` (not found exactly) in `base`: `Ok(None)`
@@ -912,24 +848,12 @@ fn tolerant_match_of(
         Reading::Unique(m) => m,
         Reading::Many(offsets, n) => {
             let lines = line_numbers(base, &offsets);
-            let msg = format!(
-                "{pre}{} was not found exactly, and with the tolerances of `match` it occurs {n} times{}; \
-                 include neighbouring lines to make it unique",
-                edit.said.search,
-                at_lines(&lines, n)
-            );
+            let msg = printer::tolerant_ambiguous(pre, edit.said, n, &lines);
             return Err(fail(ErrorCode::SEARCH_BLOCK_AMBIGUOUS, n, lines, msg, None));
         }
         Reading::Uncertain(u) => {
             let span = span_lines(base, u.start, u.end);
-            let msg = format!(
-                "{pre}{s} was not found exactly; with the tolerances of `match` it matches {span}, but {}, so \
-                 the replacement cannot be fitted to the file with certainty and nothing was applied. Reread {span} \
-                 and send {s} and {r} with the file's exact indentation",
-                u.reason,
-                s = edit.said.search,
-                r = edit.said.replace
-            );
+            let msg = printer::tolerant_uncertain(pre, edit.said, &span, &u.reason);
             return Err(fail(
                 ErrorCode::SEARCH_BLOCK_NOT_FOUND,
                 0,
@@ -957,7 +881,7 @@ fn tolerant_match_of(
         .filter(|d| r.applied && d.already_applied.is_some())
     {
         Some(d) => d.message.clone().unwrap_or_default(),
-        None => format!("{pre}{}", r.message),
+        None => [pre, r.message.as_str()].concat(),
     };
     let count = r.lines.len();
     Err(fail(r.code, count, r.lines, message, d))
@@ -1036,20 +960,12 @@ fn splice_all(
 
 /// The failure of an edit whose new text could not be allocated.
 fn out_of_memory(index: usize, pre: &str, size: Option<usize>, hits: usize) -> EditMiss {
-    let size = match size {
-        Some(n) => format!("{n} bytes"),
-        None => "more bytes than this machine can address".to_string(),
-    };
     EditMiss {
         index,
         code: ErrorCode::FILE_TOO_LARGE,
         match_count: hits,
         match_lines: Vec::new(),
-        message: format!(
-            "{pre}the text after this edit ({hits} replacement{}) would be {size}, and that much memory could \
-             not be allocated; nothing was written. Free memory, or make the change in smaller parts",
-            plural(hits)
-        ),
+        message: printer::edit_out_of_memory(pre, hits, size),
         diagnosis: None,
     }
 }

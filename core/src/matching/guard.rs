@@ -16,6 +16,7 @@ use crate::error::ErrorCode;
 use crate::matching::tolerant::{self, TolerantMatch};
 use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Edit, Tolerance};
+use crate::printer;
 use crate::text::lines::line_numbers;
 
 /// Why a unique tolerant match is not written.
@@ -35,11 +36,7 @@ pub(crate) struct Refusal {
 fn span_lines(text: &[u8], start: usize, end: usize) -> String {
     let last = end.saturating_sub(1).max(start);
     let lines = line_numbers(text, &[start, last]);
-    if lines[0] == lines[1] {
-        format!("line {}", lines[0])
-    } else {
-        format!("lines {}-{}", lines[0], lines[1])
-    }
+    printer::line_span(lines[0], lines[1])
 }
 
 /// The refusal of the tolerant match `m` of `edit` in `base`, if any (see
@@ -73,14 +70,7 @@ fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) ->
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
-        message: format!(
-            "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
-             exactly at {}, so the edit may have been applied there already; nothing was applied. Reread both \
-             places; if the edit is still needed, resend it with the exact current text of {span} as {s}",
-            span_lines(base, a, b),
-            s = edit.said.search,
-            r = edit.said.replace
-        ),
+        message: printer::applied_elsewhere(edit.said, span, &span_lines(base, a, b)),
         applied: true,
     })
 }
@@ -106,15 +96,7 @@ fn replacement_inside(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
-        message: format!(
-            "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
-             exactly at {}, inside that region, so the edit may have been applied there already; nothing was \
-             applied. Reread {span}; if the edit is still needed, resend it with the exact current text of {span} \
-             as {s}",
-            span_lines(base, a, b),
-            s = edit.said.search,
-            r = edit.said.replace
-        ),
+        message: printer::applied_inside(edit.said, span, &span_lines(base, a, b)),
         applied: true,
     })
 }
@@ -159,14 +141,7 @@ fn deleted_blank_elsewhere(
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
-        message: format!(
-            "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
-             exactly there and the blank line {s} deletes is another blank line in the file, so the edit may have \
-             been applied already; nothing was applied. Reread {span}; if the edit is still needed, resend it with \
-             the exact current text of {span} as {s}",
-            s = edit.said.search,
-            r = edit.said.replace
-        ),
+        message: printer::deleted_blank_elsewhere(edit.said, span),
         applied: true,
     })
 }
@@ -186,19 +161,10 @@ fn own_replacement(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal
     {
         return None;
     }
-    let names: Vec<&str> = m.matched_with.iter().map(|t| t.as_str()).collect();
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
-        message: format!(
-            "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {s} and {r} differ \
-             only in what those tolerances forgive ({}), so {span} may already be {r} (the edit applied) as much as \
-             {s}: nothing was applied. Reread {span}; if the edit is still needed, resend it with the exact current \
-             text of {span} as {s}",
-            names.join(", "),
-            s = edit.said.search,
-            r = edit.said.replace
-        ),
+        message: printer::own_replacement(edit.said, span, &m.matched_with),
         applied: true,
     })
 }
@@ -217,22 +183,11 @@ fn too_little_text(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal
         return None;
     }
     let text: Vec<char> = edit.search.chars().filter(|c| !c.is_whitespace()).collect();
-    let words = if text.iter().any(|c| c.is_alphanumeric()) {
-        ""
-    } else {
-        ", no letter or digit"
-    };
+    let alphanumeric = text.iter().any(|c| c.is_alphanumeric());
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
-        message: format!(
-            "{} was not found exactly; with the tolerances of `match` it matches {span}, but it has too \
-             little text ({} characters besides whitespace{words}) to tell its place at another indentation, so \
-             the replacement cannot be fitted to the file with certainty and nothing was applied. Send the exact \
-             current text of {span} with its indentation, or include neighbouring lines",
-            edit.said.search,
-            text.len()
-        ),
+        message: printer::too_little_text(edit.said, span, text.len(), alphanumeric),
         applied: false,
     })
 }
@@ -260,15 +215,12 @@ fn rival(
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
         lines,
-        message: format!(
-            "{} matches {span} with the tolerances of `match`, but {} {} much like it too ({}% similar, \
-             with more of its lines as sent, or the lines the edit changes): the block may have been meant for either, so \
-             nothing was applied. Reread both places and send the exact current text of the one meant, with enough \
-             neighbouring lines to tell them apart",
-            edit.said.search,
-            span_lines(base, r.start, r.end),
-            if r.line_number == r.end_line { "is" } else { "are" },
-            r.similarity_milli / 10
+        message: printer::rival(
+            edit.said,
+            span,
+            &span_lines(base, r.start, r.end),
+            r.line_number == r.end_line,
+            r.similarity_milli,
         ),
         applied: false,
     })
@@ -290,13 +242,7 @@ fn unverified(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option
     Some(Refusal {
         code: ErrorCode::PLAN_CHECK_FAILED,
         lines: Vec::new(),
-        message: format!(
-            "{s} matches {span} with the tolerances of `match`, but the replacement fitted to those lines \
-             failed the check made before writing ({}); nothing was written. Resend the edit with the exact current \
-             text of {span} as {s} (closest_match.text)",
-            r.reason,
-            s = edit.said.search
-        ),
+        message: printer::fitted_failed_check(edit.said, span, &r.reason),
         applied: false,
     })
 }

@@ -143,6 +143,7 @@ fn locate(
                 if !whole {
                     refused.push(Refused {
                         edit: k,
+                        // data: the range's anchors, `12#ab..14#cd`
                         anchor: format!("{}..{}", p.show(), q.show()),
                         problem: AnchorProblem::Changed,
                         lines: around(cur, jp),

@@ -39,22 +39,12 @@ use std::hash::{Hash, Hasher};
 
 use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::ErrorCode;
-use crate::matching::exact;
 use crate::matching::verify::{self, Change, Fold, Trim};
 use crate::model::{Hunk, HunkLine, HunkStyle, LineKind, Said};
+use crate::printer;
 use crate::result::files::LineEnding;
 use crate::result::formats::{HunkLevel, HunkReport, LocatedBy};
 use crate::text::fold;
-
-/// The words for a level in a message.
-fn words(l: HunkLevel) -> &'static str {
-    match l {
-        HunkLevel::Exact => "exactly",
-        HunkLevel::TrailingWhitespace => "ignoring trailing whitespace",
-        HunkLevel::SurroundingWhitespace => "ignoring surrounding whitespace",
-        HunkLevel::UnicodePunctuation => "ignoring whitespace and Unicode punctuation",
-    }
-}
 
 /// Why a hunk could not be applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -320,15 +310,6 @@ impl<'a> Keyed<'a> {
     }
 }
 
-fn show(s: &str) -> String {
-    let t: String = s.chars().take(80).collect();
-    if t.len() < s.len() {
-        format!("{t}…")
-    } else {
-        t
-    }
-}
-
 /// The line break added lines get in a file with `style`.
 fn eol_for(style: LineEnding, line: &HunkLine) -> &'static [u8] {
     match style {
@@ -383,7 +364,7 @@ fn apply_indexed(
     let mut drift: isize = 0;
 
     for (hi, h) in hunks.iter().enumerate() {
-        let label = format!("hunk {} (patch line {})", hi + 1, h.line);
+        let label = printer::hunk_label(hi, h.line);
         if let Some(f) = bytes_mode
             .then(|| non_ascii_addition(hi, h, &label))
             .flatten()
@@ -408,7 +389,7 @@ fn apply_indexed(
             0
         };
         let hint = header_line(h, old.is_empty(), shift);
-        let shifted = |s: usize, q: isize| shifted_line(s, q, shift);
+        let shifted = |s: usize, q: isize| printer::shifted_line(s, q, shift);
         if old.is_empty() {
             let (at, by) = match addition_place(hi, h, &label, pos, hint, (n, cursor), shifted) {
                 Ok(place) => place,
@@ -477,10 +458,7 @@ fn non_ascii_addition(hi: usize, h: &Hunk, label: &str) -> Option<HunkFailure> {
         .iter()
         .any(|l| l.kind == LineKind::Add && !l.text.is_ascii());
     adds_non_ascii.then(|| {
-        let message = format!(
-            "{label}: the file is not valid UTF-8, so only ASCII lines can be added at byte level; \
-             keep the added lines ASCII"
-        );
+        let message = printer::hunk_not_ascii(label);
         failure(
             hi,
             h,
@@ -513,19 +491,6 @@ fn report(hi: usize, h: &Hunk, at: usize, level: HunkLevel, by: LocatedBy) -> Hu
     }
 }
 
-/// A header's line `s` (0-based `q` after the shift) as a message names it.
-fn shifted_line(s: usize, q: isize, shift: isize) -> String {
-    if shift == 0 {
-        format!("line {s}")
-    } else {
-        format!(
-            "line {s} (line {} after the {:+} line shift at which the previous hunk was found)",
-            q + 1,
-            shift
-        )
-    }
-}
-
 /// Where a hunk that only adds lines goes: after its `@@` lines, else at
 /// its header's line (`hint`), else at the end of the file; a header's line
 /// past the end (`lines.0` lines) or before the last hunk placed
@@ -546,16 +511,8 @@ fn addition_place(
         return Ok((n, LocatedBy::EndOfFile));
     };
     if q < 0 || q > n as isize || (q as usize) < cursor {
-        let why = if q > n as isize {
-            format!("the file has {n} lines")
-        } else {
-            "an earlier hunk already covers that line".to_string()
-        };
-        let message = format!(
-            "{label}: the hunk only adds lines, after {}, but {why}; a hunk without context is \
-             placed by its line number, so regenerate the diff against the current file",
-            shifted(s, q - 1),
-        );
+        let past = (q > n as isize).then_some(n);
+        let message = printer::addition_misplaced(label, &shifted(s, q - 1), past);
         return Err(failure(
             hi,
             h,
@@ -645,13 +602,7 @@ fn place_anchors(
             }
             Found::Many(ps, count, l) => {
                 let lines: Vec<usize> = ps.iter().map(|p| p + 1).collect();
-                let message = format!(
-                    "{label}: the `@@ {}` line occurs {count} times after line {pos} ({}, lines {}); add an \
-                     outer `@@` line or more context to make it unique",
-                    show(a),
-                    words(l),
-                    exact::lines_list(&lines, count)
-                );
+                let message = printer::anchor_ambiguous(label, a, (count, pos), l, &lines);
                 return Err(failure(
                     hi,
                     h,
@@ -663,11 +614,7 @@ fn place_anchors(
             }
             Found::None => {
                 let d = diagnose::not_found(k.text, a, "", "", Said::HUNK, budget);
-                let message = format!(
-                    "{label}: the `@@ {}` line was not found after line {pos}, even ignoring whitespace \
-                     and Unicode punctuation; reread the file and fix the `@@` line",
-                    show(a)
-                );
+                let message = printer::anchor_not_found(label, a, pos);
                 return Err(HunkFailure {
                     diagnosis: Some(Box::new(d)),
                     ..failure(
@@ -697,27 +644,9 @@ fn ambiguous(
     shifted: impl Fn(usize, isize) -> String,
 ) -> HunkFailure {
     let lines: Vec<usize> = ps.iter().map(|p| p + 1).collect();
-    let fix = if unified.is_some() {
-        "Add context lines to make it unique, or give the line number where the intended place starts"
-    } else {
-        "Add context lines (or an `@@` line naming the enclosing function) to make it unique"
-    };
-    let why = match (unified, h.old_start) {
-        (Some((s, q)), _) => format!(
-            ", and none of them starts at the header's {}, so the line number cannot choose",
-            shifted(s, q)
-        ),
-        (None, Some(s)) => {
-            format!("; the header's line {s} is only a hint and does not choose between them")
-        }
-        (None, None) => String::new(),
-    };
-    let message = format!(
-        "{label}: its context and removed lines match {count} places ({}, lines {}){why}; nothing \
-         was applied. {fix}",
-        words(l),
-        exact::lines_list(&lines, count),
-    );
+    let header = unified.map(|(s, q)| shifted(s, q));
+    let message =
+        printer::hunk_ambiguous(label, (count, l), &lines, header.as_deref(), h.old_start);
     failure(
         hi,
         h,
@@ -741,30 +670,14 @@ fn nowhere(
     style: LineEnding,
     budget: &Budget,
 ) -> HunkFailure {
-    let hint = match h.old_start {
-        Some(s) => format!(" (the header says line {s})"),
-        None => String::new(),
-    };
-    let after = if pos > 0 {
-        format!(" after line {pos}")
-    } else {
-        String::new()
-    };
     let (search, replace) = sides(h, style, explicit_endings(h, text, None));
     let d = diagnose::not_found(text, &search, &replace, "", Said::HUNK, budget);
-    let closest = match d.summary() {
-        Some(sum) => format!("; {sum}"),
-        None => ". Reread the file and copy the current lines".to_string(),
-    };
-    let message =
-        format!(
-        "{label}: the {} context/removed line{} starting with `{}` {} not found{after}{hint}{}, \
-         even ignoring whitespace and Unicode punctuation{closest}",
-        old.len(),
-        if old.len() == 1 { "" } else { "s" },
-        show(old[0]),
-        if old.len() == 1 { "was" } else { "were" },
-        if h.at_eof { " at the end of the file" } else { "" },
+    let message = printer::hunk_not_found(
+        label,
+        old,
+        (pos, h.at_eof),
+        h.old_start,
+        d.summary().as_deref(),
     );
     HunkFailure {
         diagnosis: Some(Box::new(d)),
@@ -782,12 +695,7 @@ fn nowhere(
 /// The failure of hunk `hi` whose lines failed the check made before
 /// writing.
 fn check_failed(hunks: &[Hunk], hi: usize, reason: &str) -> HunkFailure {
-    let message = format!(
-        "hunk {} (patch line {}): the lines it would write failed the check made before writing ({reason}); \
-         nothing was written. Reread the file and make the hunk's context lines its exact current lines",
-        hi + 1,
-        hunks[hi].line,
-    );
+    let message = printer::hunk_failed_check(&printer::hunk_label(hi, hunks[hi].line), reason);
     failure(
         hi,
         &hunks[hi],

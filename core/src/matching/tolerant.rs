@@ -59,6 +59,7 @@ use similar::{capture_diff_slices, Algorithm, DiffTag};
 
 use crate::diagnose;
 use crate::model::{MatchMode, Said, Tolerance};
+use crate::printer;
 use crate::result::diagnosis::Difference;
 use crate::result::files::LineEnding;
 use crate::text::fold::punct_ascii;
@@ -314,12 +315,7 @@ fn rebase(ind: &str, pairs: &[(&str, &str)], file: &[&str]) -> Result<String, St
     match same.as_slice() {
         [f] => return Ok(f.to_string()),
         [] => {}
-        several => {
-            return Err(format!(
-                "is indented like block lines that the file indents in {} different ways",
-                several.len()
-            ))
-        }
+        several => return Err(printer::indented_like_several(several.len())),
     }
     let tabs = file.iter().any(|f| f.contains('\t'));
     let s_unit = unit(pairs.iter().map(|(s, _)| width(s))).unwrap_or(
@@ -350,27 +346,21 @@ fn rebase(ind: &str, pairs: &[(&str, &str)], file: &[&str]) -> Result<String, St
     bases.sort_unstable();
     bases.dedup();
     if bases.len() > 1 {
-        return Err(format!(
-            "is indented relative to block lines that the file indents in {} different ways",
-            bases.len()
-        ));
+        return Err(printer::indented_relative_to_several(bases.len()));
     }
     // The step from the anchor, in the block's columns, scaled to the file's
     // steps; a part of a step has no certain counterpart when they differ.
     let cols = w as isize - width(s) as isize;
     if s_unit != f_unit && cols % s_unit as isize != 0 {
-        return Err(format!(
-            "is indented {} columns from a block line, not a whole number of the block's {s_unit}-column \
-             indentation steps, and the file indents in {f_unit}-column steps",
-            cols.unsigned_abs()
+        return Err(printer::indented_part_of_step(
+            cols.unsigned_abs(),
+            s_unit,
+            f_unit,
         ));
     }
     let new_w = width(f) as isize + cols * f_unit as isize / s_unit as isize;
     if new_w < 0 {
-        return Err(
-            "is indented left of the file's first column once mapped to the file's indentation"
-                .into(),
-        );
+        return Err(printer::indented_left_of_file());
     }
     let new_w = new_w as usize;
     // The file's own spelling of that depth, when a line of the region has it.
@@ -378,6 +368,7 @@ fn rebase(ind: &str, pairs: &[(&str, &str)], file: &[&str]) -> Result<String, St
         return Ok(f.to_string());
     }
     Ok(if tabs {
+        // data: an indentation of tabs, then spaces
         format!(
             "{}{}",
             "\t".repeat(new_w / TAB_WIDTH),
@@ -475,15 +466,6 @@ fn modified_text(s: &str, r: &str, f: &str, m: MatchMode) -> String {
     match merge_line(s, r, f) {
         Some(merged) if norm_text(&merged, m) == norm_text(r, m) => merged,
         _ => r.to_string(),
-    }
-}
-
-fn show_line(s: &str) -> String {
-    let t: String = s.trim().chars().take(60).collect();
-    if t.len() < s.trim().len() {
-        format!("`{t}…`")
-    } else {
-        format!("`{t}`")
     }
 }
 
@@ -652,11 +634,7 @@ impl<'a> Indents<'a> {
         // The first line's column 0 may still be where the caller meant
         // this line: certain only where both put it.
         if ind.is_empty() && f != self.first {
-            return Err(format!(
-                "is indented like the first line of {}, which was sent without the indentation the file \
-                 gives it, and the block's other lines put that column at another depth in the file",
-                said.search
-            ));
+            return Err(printer::indented_like_stripped_first(said));
         }
         Ok(f)
     }
@@ -683,17 +661,11 @@ fn restyled(s_lines: &[String], p_lines: &[String], said: Said) -> Result<(), St
             s.trim_start() == text && !s_ind.is_empty() && style(s_ind) != style(p_ind)
         });
         if let Some(i) = other {
-            return Err(format!(
-                "line {} of {} ({}) keeps the text of line {} of {} but indents it with {} where that line has {}: \
-                 the edit converts the block's indentation, so its lines cannot be re-indented in the file's \
-                 style with certainty",
-                j + 1,
-                said.replace,
-                show_line(p),
-                i + 1,
-                said.search,
-                style_name(p_ind),
-                style_name(lead(&s_lines[i]))
+            return Err(printer::converts_indentation(
+                said,
+                (j, p),
+                i,
+                (style_name(p_ind), style_name(lead(&s_lines[i]))),
             ));
         }
     }
@@ -766,7 +738,10 @@ fn adapt(
         // start the file's line, or the line cannot be kept as it is).
         if let Some(i) = same[j].filter(|&i| i < r_lines.len()) {
             let kept = match (starts_line, i == 0, j == 0) {
-                (false, true, false) => Some(format!("{before}{}", r_lines[0])),
+                (false, true, false) => {
+                    // data: the file's first line, with the text before the match
+                    Some(format!("{before}{}", r_lines[0]))
+                }
                 (false, false, true) => r_lines[i].strip_prefix(before).map(str::to_string),
                 _ => Some(r_lines[i].clone()),
             };
@@ -776,15 +751,7 @@ fn adapt(
             let moved = !starts_line && (i == 0) != (j == 0);
             let kept = kept.filter(|k| !moved || norm_text(k, m) == norm_text(line, m));
             let Some(kept) = kept else {
-                return Err(format!(
-                    "line {} of {} ({}) repeats line {} of {} where the match starts inside a \
-                     line, so it cannot be kept as the file has it",
-                    j + 1,
-                    said.replace,
-                    show_line(line),
-                    i + 1,
-                    said.search
-                ));
+                return Err(printer::repeats_line_inside(said, (j, line), i));
             };
             out.push(kept);
             from.push(Some(i));
@@ -808,16 +775,9 @@ fn adapt(
             Some(f_ind) if reindent && at_start => f_ind,
             // (A line of whitespace alone is re-indented too: the caller's
             // whitespace there is in the caller's style, not the file's.)
-            _ if reindent && at_start && !(rest.trim().is_empty() && ind.is_empty()) => {
-                indents.place(ind, said).map_err(|why| {
-                    format!(
-                        "line {} of {} ({}) {why}",
-                        j + 1,
-                        said.replace,
-                        show_line(line)
-                    )
-                })?
-            }
+            _ if reindent && at_start && !(rest.trim().is_empty() && ind.is_empty()) => indents
+                .place(ind, said)
+                .map_err(|why| printer::replacement_line_unplaced(said, j, line, &why))?,
             _ => ind.to_string(),
         };
         let rest = match edited[j].and_then(|i| Some((s_lines.get(i)?, r_lines.get(i)?))) {

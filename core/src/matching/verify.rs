@@ -33,6 +33,7 @@
 use std::borrow::Cow;
 
 use crate::model::{MatchMode, Tolerance};
+use crate::printer;
 use crate::text::fold::{punct_ascii, unicode_space};
 
 /// Which whitespace a fold trims from one end of each line.
@@ -205,16 +206,6 @@ fn folded(body: &[u8], f: Fold) -> Cow<'_, [u8]> {
     Cow::Owned(t.as_bytes().to_vec())
 }
 
-fn show(b: &[u8]) -> String {
-    let s = String::from_utf8_lossy(b);
-    let t: String = s.chars().take(60).collect();
-    if t.len() < s.len() {
-        format!("`{}…`", t.escape_debug())
-    } else {
-        format!("`{}`", t.escape_debug())
-    }
-}
-
 /// `lines` without a last line that has no break and nothing left once
 /// folded (whitespace a tolerance drops), which a text ending with a break
 /// matches.
@@ -237,21 +228,11 @@ fn same_under(a: &[Ln<'_>], b: &[Ln<'_>], f: Fold, what: &str) -> Result<(), Str
         (a, b)
     };
     if a.len() != b.len() {
-        return Err(format!(
-            "{what} has {} line{} where the caller's text has {}",
-            a.len(),
-            if a.len() == 1 { "" } else { "s" },
-            b.len()
-        ));
+        return Err(printer::line_count_differs(what, a.len(), b.len()));
     }
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         if folded(x.body, f) != folded(y.body, f) {
-            return Err(format!(
-                "line {} of {what} ({}) is not the caller's line ({}) under the tolerated differences",
-                i + 1,
-                show(x.body),
-                show(y.body)
-            ));
+            return Err(printer::line_not_callers(what, i, x.body, y.body));
         }
         let last = i + 1 == a.len();
         let ends_agree = if last && f.final_break {
@@ -262,11 +243,11 @@ fn same_under(a: &[Ln<'_>], b: &[Ln<'_>], f: Fold, what: &str) -> Result<(), Str
             x.end == y.end
         };
         if !ends_agree {
-            return Err(format!(
-                "line {} of {what} ends with {} where the caller's line ends with {}",
-                i + 1,
+            return Err(printer::line_end_differs(
+                what,
+                i,
                 x.end.name(),
-                y.end.name()
+                y.end.name(),
             ));
         }
     }
@@ -295,10 +276,10 @@ fn bodies<'a>(text: &'a [u8], c: &Change<'a>) -> Result<(&'a [u8], &'a [u8]), St
     let mut region = &text[c.start..c.end];
     if c.takes_break {
         if !c.new.is_empty() || !c.replace.is_empty() {
-            return Err("a change that takes the line break after it must write nothing".into());
+            return Err(printer::takes_break_writes());
         }
         if c.start > 0 && text[c.start - 1] != b'\n' {
-            return Err("a block that takes its line break must start a line".into());
+            return Err(printer::takes_break_mid_line());
         }
         // The break taken is a CRLF or an LF (after a search text that
         // itself ends with the CR): whichever leaves the caller's text.
@@ -307,17 +288,17 @@ fn bodies<'a>(text: &'a [u8], c: &Change<'a>) -> Result<(&'a [u8], &'a [u8]), St
             .into_iter()
             .filter_map(|b| region.strip_suffix(b))
             .find(|r| same_under(&lines(r), &search, c.fold, "").is_ok())
-            .ok_or("a change that takes the line break after it does not end with one after the caller's text")?;
+            .ok_or_else(printer::takes_break_none)?;
     }
     let mut new = c.new;
     if c.adds_break {
         if c.start != text.len() || text.last().is_none_or(|&b| b == b'\n') {
-            return Err("a line break is added only after a last line that has none".into());
+            return Err(printer::adds_break_not_last());
         }
         new = new
             .strip_prefix(b"\r\n")
             .or_else(|| new.strip_prefix(b"\n"))
-            .ok_or("the line break added after the last line is missing")?;
+            .ok_or_else(printer::added_break_missing)?;
     }
     Ok((region, new))
 }
@@ -403,14 +384,10 @@ fn check_kept(text: &[u8], c: &Change<'_>, [r, s, n, p]: [&[Ln<'_>]; 4]) -> Resu
         let fe = r[i].end;
         let gains = fe == Ending::None && c.end == text.len() && !is_last(n, j);
         if !(text_ok && (ends_agree(fe, we, is_last(r, i) || is_last(n, j)) || gains)) {
-            return Err(format!(
-                "line {} of the text written ({} with {}) is a line the caller did not change, but it is not the \
-                 file's line ({} with {})",
-                j + 1,
-                show(&w),
-                we.name(),
-                show(&whole(r, i)),
-                fe.name()
+            return Err(printer::kept_line_differs(
+                j,
+                (&w, we.name()),
+                (&whole(r, i), fe.name()),
             ));
         }
     }
@@ -436,11 +413,7 @@ fn check_endings(
         // A file without any line break takes the default, LF.
         let default = w.end == Ending::Lf && memchr::memchr(b'\n', text).is_none();
         if !(callers || default || seen(w.end) || file_uses(text, w.end)) {
-            return Err(format!(
-                "line {} of the text written ends with {}, which the file does not use",
-                j + 1,
-                w.end.name()
-            ));
+            return Err(printer::ending_not_used(j, w.end.name()));
         }
     }
     // A lone CR: an exact change writes the caller's bytes as asked (its
@@ -453,7 +426,7 @@ fn check_endings(
         && lone_crs(&window) > lone_crs(&text[lo..hi]) + lone_crs(c.replace.as_bytes())
         && lone_crs(text) == 0
     {
-        return Err("the text written leaves a carriage return without its line feed (a lone CR or CR CR LF)".into());
+        return Err(printer::lone_cr_written());
     }
     Ok(())
 }
@@ -480,10 +453,7 @@ pub(crate) fn verify(text: &[u8], changes: &[Change<'_>]) -> Result<(), Refused>
         if c.start < at || c.end < c.start || c.end > text.len() {
             return Err(Refused {
                 change: k,
-                reason: format!(
-                    "the change of bytes {}..{} is out of order or out of bounds",
-                    c.start, c.end
-                ),
+                reason: printer::change_out_of_bounds(c.start, c.end),
             });
         }
         check(text, c).map_err(|reason| Refused { change: k, reason })?;

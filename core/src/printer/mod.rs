@@ -24,7 +24,9 @@
 //! the near-miss diagnosis: the closest match, its differences, an edit
 //! already applied ([`diagnosis`]),
 //! what the disk layer tells about files and paths: the sandbox, the read
-//! path and the commit ([`disk`]).
+//! path and the commit ([`disk`]),
+//! the failures of edits and blocks that did not land ([`misses`]) and of
+//! patch hunks ([`hunks`]).
 
 mod check;
 mod commands;
@@ -32,8 +34,10 @@ mod diagnosis;
 mod disk;
 mod fields;
 mod formats;
+mod hunks;
 mod journal;
 pub mod js;
+mod misses;
 mod ops;
 mod reads;
 mod request;
@@ -74,6 +78,10 @@ pub(crate) use self::formats::{
     no_block_path, no_hunks, parse_other, parse_unexpected, path_after, plus_line_expected,
     plus_line_or_header_expected, search_end_expected, update_file_no_hunks, update_no_hunks,
 };
+pub(crate) use self::hunks::{
+    addition_misplaced, anchor_ambiguous, anchor_not_found, hunk_ambiguous, hunk_failed_check,
+    hunk_label, hunk_not_ascii, hunk_not_found, shifted_line,
+};
 pub(crate) use self::journal::{
     all_undone, already_undone, change_over_journal, changed_since, changed_since_written,
     content_changed, damaged_entry, damaged_refused, entry_unreadable, file_flaw,
@@ -82,6 +90,18 @@ pub(crate) use self::journal::{
     longer_than_written, names_twice, no_transaction, not_an_id, not_journaled, not_undoable,
     other_version, path_not_utf8, saved_over_limit, undo_stops_at, undone_by, wrong_length,
     FileFlaw,
+};
+pub(crate) use self::misses::{
+    added_break_missing, adds_break_not_last, applied_elsewhere, applied_inside,
+    block_failed_check, blocks_too_large, change_out_of_bounds, converts_indentation,
+    count_mismatch, deleted_blank_elsewhere, edit_ambiguous, edit_not_ascii, edit_not_found,
+    edit_out_of_memory, edit_prefix, ending_not_used, fitted_failed_check, indented_left_of_file,
+    indented_like_several, indented_like_stripped_first, indented_part_of_step,
+    indented_relative_to_several, kept_line_differs, line_count_differs, line_end_differs,
+    line_not_callers, line_span, lone_cr_written, not_checked_after, not_found_tolerant_either,
+    own_replacement, repeats_line_inside, replacement_line_unplaced, rival, takes_break_mid_line,
+    takes_break_none, takes_break_writes, tolerances_not_applied, tolerant_ambiguous,
+    tolerant_uncertain, tolerant_would_find, too_little_text, unique_context_hint_given,
 };
 pub(crate) use self::ops::{
     block_failed, blocks_failed, bom_hunk_not_first, exists_create_only, holds_more_than_deleted,

@@ -1,0 +1,493 @@
+//! The failures of edits and blocks that did not land (`crate::matching`):
+//! not found, ambiguous, the wrong count, a tolerant match refused, a plan
+//! that failed the check made before writing.
+
+use crate::model::{Said, Tolerance};
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The first ten line numbers as `a, b, c, …` (`total` of them in all).
+pub(super) fn lines_list(lines: &[usize], total: usize) -> String {
+    let mut s = lines
+        .iter()
+        .take(10)
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if total > 10 {
+        s.push_str(", …");
+    }
+    s
+}
+
+/// ` (lines a, b, …)`, or nothing when no line is known.
+fn at_lines(lines: &[usize], total: usize) -> String {
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!(" (lines {})", lines_list(lines, total))
+    }
+}
+
+/// `line a`, or `lines a-b` for a range of lines from `first` to `last`.
+pub(crate) fn line_span(first: usize, last: usize) -> String {
+    if first == last {
+        format!("line {first}")
+    } else {
+        format!("lines {first}-{last}")
+    }
+}
+
+/// The label of edit `index` of several, before its message (`edits[2]: `).
+pub(crate) fn edit_prefix(index: usize) -> String {
+    format!("edits[{index}]: ")
+}
+
+/// What follows the first failure when `max` edits or blocks (`what`)
+/// failed and the `unchecked` after the last of them were not checked.
+pub(crate) fn not_checked_after(max: usize, what: &str, unchecked: usize) -> String {
+    format!(" ({max} {what}s failed; the {unchecked} after the last of them were not checked)")
+}
+
+/// What the tolerances of `match` would find for an edit of several
+/// occurrences: `n` places (0, 1 or more), starting at `lines`.
+pub(crate) fn tolerant_would_find(n: usize, lines: &[usize]) -> String {
+    match n {
+        0 => "no match with them either".to_string(),
+        1 => format!("with them it would occur once (line {})", lines[0]),
+        _ => format!("with them it would occur {n} times{}", at_lines(lines, n)),
+    }
+}
+
+/// The tolerances of `match` were not applied to an edit of several
+/// occurrences; with them, it would find `found` (from
+/// [`tolerant_would_find`]).
+pub(crate) fn tolerances_not_applied(said: Said, found: &str) -> String {
+    format!(
+        " (the tolerances of `match` apply only to an edit of one occurrence, not to {} above 1 or {}, so this edit \
+         was matched exactly; {found})",
+        said.expected, said.all
+    )
+}
+
+/// An edit (labelled `pre`) that is not ASCII in a file that is not valid
+/// UTF-8.
+pub(crate) fn edit_not_ascii(pre: &str) -> String {
+    format!(
+        "{pre}the file is not valid UTF-8, so only ASCII search and replacement text can be applied at byte level; \
+         narrow the block to ASCII-only text"
+    )
+}
+
+/// An edit's search text was not found (before any diagnosis).
+pub(crate) fn edit_not_found(pre: &str, said: Said) -> String {
+    format!(
+        "{pre}{} was not found. Reread the file and copy the exact current text \
+         (whitespace, indentation and line endings must match byte for byte), then retry",
+        said.search
+    )
+}
+
+/// What follows a not-found edit of one occurrence that the tolerances of
+/// `match` did not find either.
+pub(crate) fn not_found_tolerant_either() -> String {
+    " (no match with the tolerances of `match` either)".to_string()
+}
+
+/// An edit's search text occurs `found` times, at `lines`.
+pub(crate) fn edit_ambiguous(pre: &str, said: Said, found: usize, lines: &[usize]) -> String {
+    format!(
+        "{pre}{} occurs {found} times (lines {}); include neighbouring lines to make it unique, \
+         or set {}: {found} / {}: true to change every occurrence",
+        said.search,
+        lines_list(lines, found),
+        said.expected,
+        said.all
+    )
+}
+
+/// What follows an ambiguous edit that has unique-context hints.
+pub(crate) fn unique_context_hint_given() -> String {
+    "; unique_context_hint gives, for each occurrence, the smallest block with neighbouring \
+     lines that occurs only once"
+        .to_string()
+}
+
+/// An edit expecting `n` occurrences found `found` (the first at
+/// `lines`); `untolerated` is what the tolerances of `match` would do, or
+/// nothing.
+pub(crate) fn count_mismatch(
+    pre: &str,
+    said: Said,
+    (n, found): (usize, usize),
+    lines: &[usize],
+    untolerated: &str,
+) -> String {
+    format!(
+        "{pre}expected {n} occurrence{} of {} but found {found}{}; reread the file, then \
+         fix the block or {}{untolerated}",
+        plural(n),
+        said.search,
+        at_lines(lines, found),
+        said.expected,
+    )
+}
+
+/// An edit not found exactly occurs `n` times (at `lines`) with the
+/// tolerances of `match`.
+pub(crate) fn tolerant_ambiguous(pre: &str, said: Said, n: usize, lines: &[usize]) -> String {
+    format!(
+        "{pre}{} was not found exactly, and with the tolerances of `match` it occurs {n} times{}; \
+         include neighbouring lines to make it unique",
+        said.search,
+        at_lines(lines, n)
+    )
+}
+
+/// An edit not found exactly matches `span` with the tolerances of
+/// `match`, but its replacement cannot be fitted (`reason`).
+pub(crate) fn tolerant_uncertain(pre: &str, said: Said, span: &str, reason: &str) -> String {
+    format!(
+        "{pre}{s} was not found exactly; with the tolerances of `match` it matches {span}, but {reason}, so \
+         the replacement cannot be fitted to the file with certainty and nothing was applied. Reread {span} \
+         and send {s} and {r} with the file's exact indentation",
+        s = said.search,
+        r = said.replace
+    )
+}
+
+/// The text after an edit of `hits` replacements would be `size` bytes
+/// (`None`: more than the machine can address), which could not be
+/// allocated.
+pub(crate) fn edit_out_of_memory(pre: &str, hits: usize, size: Option<usize>) -> String {
+    let size = match size {
+        Some(n) => format!("{n} bytes"),
+        None => "more bytes than this machine can address".to_string(),
+    };
+    format!(
+        "{pre}the text after this edit ({hits} replacement{}) would be {size}, and that much memory could \
+         not be allocated; nothing was written. Free memory, or make the change in smaller parts",
+        plural(hits)
+    )
+}
+
+/// A tolerant match at `span` refused: the replacement already stands
+/// exactly at `at`, outside it.
+pub(crate) fn applied_elsewhere(said: Said, span: &str, at: &str) -> String {
+    format!(
+        "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
+         exactly at {at}, so the edit may have been applied there already; nothing was applied. Reread both \
+         places; if the edit is still needed, resend it with the exact current text of {span} as {s}",
+        s = said.search,
+        r = said.replace
+    )
+}
+
+/// A tolerant match at `span` refused: the replacement already stands
+/// exactly at `at`, inside it.
+pub(crate) fn applied_inside(said: Said, span: &str, at: &str) -> String {
+    format!(
+        "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
+         exactly at {at}, inside that region, so the edit may have been applied there already; nothing was \
+         applied. Reread {span}; if the edit is still needed, resend it with the exact current text of {span} \
+         as {s}",
+        s = said.search,
+        r = said.replace
+    )
+}
+
+/// A tolerant match at `span` refused: the deletion's kept lines stand
+/// there, beside another blank line.
+pub(crate) fn deleted_blank_elsewhere(said: Said, span: &str) -> String {
+    format!(
+        "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
+         exactly there and the blank line {s} deletes is another blank line in the file, so the edit may have \
+         been applied already; nothing was applied. Reread {span}; if the edit is still needed, resend it with \
+         the exact current text of {span} as {s}",
+        s = said.search,
+        r = said.replace
+    )
+}
+
+/// A tolerant match at `span` refused: the edit's two texts differ only in
+/// what the tolerances it needed (`with`) forgive.
+pub(crate) fn own_replacement(said: Said, span: &str, with: &[Tolerance]) -> String {
+    let names: Vec<&str> = with.iter().map(|t| t.as_str()).collect();
+    format!(
+        "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {s} and {r} differ \
+         only in what those tolerances forgive ({}), so {span} may already be {r} (the edit applied) as much as \
+         {s}: nothing was applied. Reread {span}; if the edit is still needed, resend it with the exact current \
+         text of {span} as {s}",
+        names.join(", "),
+        s = said.search,
+        r = said.replace
+    )
+}
+
+/// A tolerant match at `span` refused: the block has only `chars`
+/// characters besides whitespace (`alphanumeric`: some a letter or digit).
+pub(crate) fn too_little_text(said: Said, span: &str, chars: usize, alphanumeric: bool) -> String {
+    let words = if alphanumeric {
+        ""
+    } else {
+        ", no letter or digit"
+    };
+    format!(
+        "{} was not found exactly; with the tolerances of `match` it matches {span}, but it has too \
+         little text ({chars} characters besides whitespace{words}) to tell its place at another indentation, so \
+         the replacement cannot be fitted to the file with certainty and nothing was applied. Send the exact \
+         current text of {span} with its indentation, or include neighbouring lines",
+        said.search,
+    )
+}
+
+/// A tolerant match at `span` refused: `other` (`one_line`: a single
+/// line) is much like the block too, `milli` thousandths similar.
+pub(crate) fn rival(said: Said, span: &str, other: &str, one_line: bool, milli: u32) -> String {
+    format!(
+        "{} matches {span} with the tolerances of `match`, but {other} {} much like it too ({}% similar, \
+         with more of its lines as sent, or the lines the edit changes): the block may have been meant for either, so \
+         nothing was applied. Reread both places and send the exact current text of the one meant, with enough \
+         neighbouring lines to tell them apart",
+        said.search,
+        if one_line { "is" } else { "are" },
+        milli / 10
+    )
+}
+
+/// A tolerant match at `span` whose fitted replacement failed the plan
+/// check (`reason`).
+pub(crate) fn fitted_failed_check(said: Said, span: &str, reason: &str) -> String {
+    format!(
+        "{s} matches {span} with the tolerances of `match`, but the replacement fitted to those lines \
+         failed the check made before writing ({reason}); nothing was written. Resend the edit with the exact current \
+         text of {span} as {s} (closest_match.text)",
+        s = said.search
+    )
+}
+
+/// A block's replacement, fitted to the file's line breaks, failed the
+/// plan check (`why`).
+pub(crate) fn block_failed_check(why: &str) -> String {
+    format!(
+        "the block's replacement, fitted to the file's line breaks, failed the check made before writing ({why}); \
+         nothing was written"
+    )
+}
+
+/// The text after `n` blocks would be `len` bytes, which could not be
+/// allocated.
+pub(crate) fn blocks_too_large(n: usize, len: usize) -> String {
+    format!(
+        "the text after {n} blocks would be {len} bytes, and that much memory could not be allocated; \
+         nothing was written. Free memory, or make the change in smaller parts"
+    )
+}
+
+/// A caller's line for a message: trimmed, its first 60 characters, in
+/// backticks.
+fn show_line(s: &str) -> String {
+    let t: String = s.trim().chars().take(60).collect();
+    if t.len() < s.trim().len() {
+        format!("`{t}…`")
+    } else {
+        format!("`{t}`")
+    }
+}
+
+/// Why a caller's line has no certain indentation in the file: it is
+/// indented like block lines that the file indents in `n` different ways.
+pub(crate) fn indented_like_several(n: usize) -> String {
+    format!("is indented like block lines that the file indents in {n} different ways")
+}
+
+/// … indented relative to block lines that the file indents in `n`
+/// different ways.
+pub(crate) fn indented_relative_to_several(n: usize) -> String {
+    format!("is indented relative to block lines that the file indents in {n} different ways")
+}
+
+/// … indented `cols` columns from a block line, not a whole number of the
+/// block's `block_step`-column steps, where the file's are `file_step`.
+pub(crate) fn indented_part_of_step(cols: usize, block_step: usize, file_step: usize) -> String {
+    format!(
+        "is indented {cols} columns from a block line, not a whole number of the block's {block_step}-column \
+         indentation steps, and the file indents in {file_step}-column steps"
+    )
+}
+
+/// … indented left of the file's first column.
+pub(crate) fn indented_left_of_file() -> String {
+    "is indented left of the file's first column once mapped to the file's indentation".to_string()
+}
+
+/// … indented like the first line of the search text, which was sent
+/// without the file's indentation, where the other lines disagree.
+pub(crate) fn indented_like_stripped_first(said: Said) -> String {
+    format!(
+        "is indented like the first line of {}, which was sent without the indentation the file \
+         gives it, and the block's other lines put that column at another depth in the file",
+        said.search
+    )
+}
+
+/// Line `j` (0-based) of the replacement, `line`, has no certain
+/// indentation in the file (`why`, from the functions above).
+pub(crate) fn replacement_line_unplaced(said: Said, j: usize, line: &str, why: &str) -> String {
+    format!(
+        "line {} of {} ({}) {why}",
+        j + 1,
+        said.replace,
+        show_line(line)
+    )
+}
+
+/// Line `j` (0-based) of the replacement, `line`, keeps the text of line
+/// `i` of the search text but indents it in another style (`styles`: the
+/// replacement line's, then the search line's: tabs, spaces, or both).
+pub(crate) fn converts_indentation(
+    said: Said,
+    (j, line): (usize, &str),
+    i: usize,
+    styles: (&str, &str),
+) -> String {
+    format!(
+        "line {} of {} ({}) keeps the text of line {} of {} but indents it with {} where that line has {}: \
+         the edit converts the block's indentation, so its lines cannot be re-indented in the file's \
+         style with certainty",
+        j + 1,
+        said.replace,
+        show_line(line),
+        i + 1,
+        said.search,
+        styles.0,
+        styles.1
+    )
+}
+
+/// Line `j` (0-based) of the replacement, `line`, repeats line `i` of the
+/// search text where the match starts inside a line.
+pub(crate) fn repeats_line_inside(said: Said, (j, line): (usize, &str), i: usize) -> String {
+    format!(
+        "line {} of {} ({}) repeats line {} of {} where the match starts inside a \
+         line, so it cannot be kept as the file has it",
+        j + 1,
+        said.replace,
+        show_line(line),
+        i + 1,
+        said.search
+    )
+}
+
+/// A line's bytes for a message: its first 60 characters, escaped, in
+/// backticks.
+fn show_bytes(b: &[u8]) -> String {
+    let s = String::from_utf8_lossy(b);
+    let t: String = s.chars().take(60).collect();
+    if t.len() < s.len() {
+        format!("`{}…`", t.escape_debug())
+    } else {
+        format!("`{}`", t.escape_debug())
+    }
+}
+
+/// The plan check: `what` (the text replaced or written) has `lines`
+/// lines where the caller's text has `callers`.
+pub(crate) fn line_count_differs(what: &str, lines: usize, callers: usize) -> String {
+    format!(
+        "{what} has {lines} line{} where the caller's text has {callers}",
+        if lines == 1 { "" } else { "s" },
+    )
+}
+
+/// The plan check: line `i` (0-based) of `what` is not the caller's under
+/// the tolerated differences.
+pub(crate) fn line_not_callers(what: &str, i: usize, line: &[u8], callers: &[u8]) -> String {
+    format!(
+        "line {} of {what} ({}) is not the caller's line ({}) under the tolerated differences",
+        i + 1,
+        show_bytes(line),
+        show_bytes(callers)
+    )
+}
+
+/// The plan check: line `i` (0-based) of `what` ends with `end` where the
+/// caller's ends with `callers` (`LF`, `CRLF`, `no line break`).
+pub(crate) fn line_end_differs(what: &str, i: usize, end: &str, callers: &str) -> String {
+    format!(
+        "line {} of {what} ends with {end} where the caller's line ends with {callers}",
+        i + 1,
+    )
+}
+
+/// The plan check: a change that takes the line break after it writes
+/// something.
+pub(crate) fn takes_break_writes() -> String {
+    "a change that takes the line break after it must write nothing".to_string()
+}
+
+/// The plan check: a block that takes its line break starts inside a line.
+pub(crate) fn takes_break_mid_line() -> String {
+    "a block that takes its line break must start a line".to_string()
+}
+
+/// The plan check: a change that takes the line break after it has none
+/// after the caller's text.
+pub(crate) fn takes_break_none() -> String {
+    "a change that takes the line break after it does not end with one after the caller's text"
+        .to_string()
+}
+
+/// The plan check: a line break added other than after a last line that
+/// has none.
+pub(crate) fn adds_break_not_last() -> String {
+    "a line break is added only after a last line that has none".to_string()
+}
+
+/// The plan check: the line break to add after the last line is missing.
+pub(crate) fn added_break_missing() -> String {
+    "the line break added after the last line is missing".to_string()
+}
+
+/// The plan check: line `j` (0-based) written, `line` ending with `end`, is
+/// one the caller kept but not the file's (`file`, ending `file_end`).
+pub(crate) fn kept_line_differs(
+    j: usize,
+    (line, end): (&[u8], &str),
+    (file, file_end): (&[u8], &str),
+) -> String {
+    format!(
+        "line {} of the text written ({} with {end}) is a line the caller did not change, but it is not the \
+         file's line ({} with {file_end})",
+        j + 1,
+        show_bytes(line),
+        show_bytes(file),
+    )
+}
+
+/// The plan check: line `j` (0-based) written ends with `end`, which the
+/// file does not use.
+pub(crate) fn ending_not_used(j: usize, end: &str) -> String {
+    format!(
+        "line {} of the text written ends with {end}, which the file does not use",
+        j + 1,
+    )
+}
+
+/// The plan check: the text written leaves a lone CR.
+pub(crate) fn lone_cr_written() -> String {
+    "the text written leaves a carriage return without its line feed (a lone CR or CR CR LF)"
+        .to_string()
+}
+
+/// The plan check: the change of bytes `start..end` is out of order or out
+/// of bounds.
+pub(crate) fn change_out_of_bounds(start: usize, end: usize) -> String {
+    format!("the change of bytes {start}..{end} is out of order or out of bounds")
+}

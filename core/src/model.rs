@@ -17,8 +17,6 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::error::{ErrorCode, Failure};
-
 /// Declares a string enum: `Serialize` as the given name, a `JsonSchema`
 /// of `{ "type": "string", "enum": [...] }`, and `as_str`.
 macro_rules! names {
@@ -333,42 +331,30 @@ impl Cancel {
         }
     }
 
-    /// `CANCELLED` once the caller gave up or the time is spent.
-    pub fn check(&self) -> Result<(), Failure> {
+    /// Whether the caller gave up or the time is spent, and which (the
+    /// printer words it: `printer::go_on`).
+    pub fn stopped(&self) -> Option<Stopped> {
         if self
             .flag
             .as_ref()
             .is_some_and(|f| f.load(Ordering::Relaxed))
         {
-            return Err(cancelled(None));
+            return Some(Stopped { timeout_ms: None });
         }
-        if let Some((at, ms)) = self.deadline {
-            if Instant::now() >= at {
-                return Err(cancelled(Some(ms)));
-            }
+        match self.deadline {
+            Some((at, ms)) if Instant::now() >= at => Some(Stopped {
+                timeout_ms: Some(ms),
+            }),
+            _ => None,
         }
-        Ok(())
     }
 }
 
-/// The `CANCELLED` failure of a call stopped before it wrote anything: by its
-/// caller (`timeout_ms` None), or by its time budget of `timeout_ms`. The one
-/// wording of both, also for the JS wrapper, which stops calls between its
-/// retries of a busy file (`cancelledResult` in the binding).
-pub fn cancelled(timeout_ms: Option<u64>) -> Failure {
-    match timeout_ms {
-        None => Failure::new(
-            ErrorCode::CANCELLED,
-            "the call was cancelled by its caller before anything was written; nothing was written",
-        ),
-        Some(ms) => Failure::new(
-            ErrorCode::CANCELLED,
-            format!(
-                "the call took longer than its timeoutMs ({ms} ms) before anything was written; nothing \
-                 was written. Retry with a larger timeoutMs or less work per call"
-            ),
-        ),
-    }
+/// A call stopped before it wrote anything: by its caller (`timeout_ms`
+/// None), or by its time budget of `timeout_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped {
+    pub timeout_ms: Option<u64>,
 }
 
 /// Cancellation tokens for calls made from JavaScript: the JS wrapper takes

@@ -21,9 +21,12 @@ use crate::result::{Answer, Failed, Outcome};
 
 /// The `CANCELLED` result of a call stopped before it wrote anything, by its
 /// caller (`timeout_ms` None) or by its time budget (see
-/// [`crate::model::cancelled`]).
+/// [`printer::cancelled`]).
 pub fn cancelled(timeout_ms: Option<u64>) -> Value {
-    failure(&crate::model::cancelled(timeout_ms))
+    failure(&Failure::new(
+        ErrorCode::CANCELLED,
+        printer::cancelled(timeout_ms),
+    ))
 }
 
 /// A failure about no file in particular, as JSON.

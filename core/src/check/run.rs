@@ -106,7 +106,7 @@ pub(crate) fn new_text(
     if opts.syntax == SyntaxGuard::Off {
         return Ok(checked);
     }
-    let cancelled = || opts.cancel.check().is_err();
+    let cancelled = || opts.cancel.stopped().is_some();
     let report = match (&checked.expansion, old) {
         (Some(e), Some(o)) => syntax::check_until(display, old, &e.pieces(o), &cancelled),
         _ => syntax::check_until(display, old, new, &cancelled),

@@ -145,7 +145,7 @@ pub(crate) fn in_turn_with(
             exact::note_unchecked(&mut failures, edits.len() - bi, "block");
             break;
         }
-        if let Err(f) = cancel.check() {
+        if let Err(f) = crate::printer::go_on(cancel) {
             return Err(vec![exact::cancelled(bi, f)]);
         }
         // A run whose plan fails the check is not taken: its blocks are

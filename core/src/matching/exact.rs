@@ -440,7 +440,7 @@ fn in_turn_sharing<'a>(
             break;
         }
         let pre = label(i, multi);
-        if let Err(f) = opts.cancel.check() {
+        if let Err(f) = printer::go_on(&opts.cancel) {
             return Err(vec![cancelled(i, f)]);
         }
         if let Some((m, run)) = runs.find(&plan.base, edits, i, &[], kind, &opts.cancel) {

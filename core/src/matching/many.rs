@@ -140,7 +140,7 @@ pub(crate) fn plan_prefix(
     let two = attempt(2)?;
     // `lo`: planned; `hi`: not planned.
     let (mut lo, mut hi, mut best) = (2, n, Some(two));
-    while hi - lo > 1 && cancel.check().is_ok() {
+    while hi - lo > 1 && cancel.stopped().is_none() {
         let mid = lo + (hi - lo) / 2;
         match attempt(mid) {
             Some(p) => {

@@ -124,8 +124,8 @@ pub(crate) use self::request::{
     too_many_edits, too_many_files, under, undo_id_kind,
 };
 pub(crate) use self::writes::{
-    anchored_overlap, anchors_mismatch, batch_failed, batch_same_file, changed_after_dry_run,
-    changed_since_read, commit_aftermath, created_meanwhile, diff_omitted, dry_run_not_kept,
-    edits_failed, hard_linked, interrupted_write, locked, missing, not_expected_sha,
-    run_id_other_root, run_id_unknown, write_over_bytes, write_over_legacy,
+    anchored_overlap, anchors_mismatch, batch_failed, batch_same_file, cancelled,
+    changed_after_dry_run, changed_since_read, commit_aftermath, created_meanwhile, diff_omitted,
+    dry_run_not_kept, edits_failed, go_on, hard_linked, interrupted_write, locked, missing,
+    not_expected_sha, run_id_other_root, run_id_unknown, write_over_bytes, write_over_legacy,
 };

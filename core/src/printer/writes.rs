@@ -3,6 +3,9 @@
 //! writing, one with other hard links, a file or batch that failed as a
 //! whole (all-or-nothing), a rollback, and a diff too large to show.
 
+use crate::error::{ErrorCode, Failure};
+use crate::model::Cancel;
+
 /// `display` no longer has the `expected_sha256` it was read with;
 /// `anchors`: it was read with anchors (editLines).
 pub(crate) fn changed_since_read(display: &str, anchors: bool) -> String {
@@ -178,4 +181,26 @@ pub(crate) fn dry_run_not_kept(max_bytes: usize) -> String {
         "the planned content is larger than the dry-run cache ({max_bytes} bytes), so it was not kept for \
          applyDryRun; to apply, repeat the call without dry_run"
     )
+}
+
+/// The `CANCELLED` message of a call stopped before it wrote anything: by
+/// its caller (`timeout_ms` None), or by its time budget of `timeout_ms`.
+/// The one wording of both, also for the JS wrapper, which stops calls
+/// between its retries of a busy file (`cancelledResult` in the binding).
+pub(crate) fn cancelled(timeout_ms: Option<u64>) -> String {
+    match timeout_ms {
+        None => "the call was cancelled by its caller before anything was written; nothing was written".into(),
+        Some(ms) => format!(
+            "the call took longer than its timeoutMs ({ms} ms) before anything was written; nothing \
+             was written. Retry with a larger timeoutMs or less work per call"
+        ),
+    }
+}
+
+/// `CANCELLED` once the caller gave up or the time of `cancel` is spent.
+pub(crate) fn go_on(cancel: &Cancel) -> Result<(), Failure> {
+    match cancel.stopped() {
+        None => Ok(()),
+        Some(s) => Err(Failure::new(ErrorCode::CANCELLED, cancelled(s.timeout_ms))),
+    }
 }

@@ -73,7 +73,7 @@ impl Txn<'_> {
     ) -> Result<Committed, CommitFailure> {
         // The last moment a cancellation or timeout stops the call: from
         // here on the commit completes (or rolls back) as one.
-        opts.cancel.check().map_err(|failure| CommitFailure {
+        printer::go_on(&opts.cancel).map_err(|failure| CommitFailure {
             failure,
             file_path: None,
             rolled_back: Vec::new(),

@@ -196,7 +196,7 @@ impl<'w> Txn<'w> {
                 }
             }
         }
-        opts.cancel.check()
+        printer::go_on(&opts.cancel)
     }
 }
 

@@ -454,7 +454,7 @@ pub(crate) const UNKNOWN_SHOWN: usize = 8;
 const MAX_SLIP: usize = 3;
 
 /// `unknown` as a refusal lists them: the first [`UNKNOWN_SHOWN`], each
-/// quoted as [`shown`](crate::error::shown) with the name of `asked` it most
+/// quoted as [`shown`](crate::printer::shown) with the name of `asked` it most
 /// likely misspells, then how many more there are (worded by
 /// [`printer::unknown_listed`]). Its length is bounded whatever was sent,
 /// and so is the work: [`closest_name`] is bounded per name.

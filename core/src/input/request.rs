@@ -23,7 +23,7 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::error::{shown, Failure};
+use crate::error::Failure;
 pub(crate) use crate::input::fields::closest_name;
 #[cfg(test)]
 use crate::input::fields::edit_distance;
@@ -32,7 +32,7 @@ use crate::input::formats::apply_patch::{Operation, OperationKind};
 use crate::matching::anchors::Anchor;
 use crate::matching::line_edits::{LineEdit, LineOp};
 use crate::model::*;
-use crate::printer;
+use crate::printer::{self, shown};
 use crate::text::source::Encoding;
 
 /// A `patchFile` call.

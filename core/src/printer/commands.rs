@@ -2,7 +2,7 @@
 //! (`crate::input::formats::text_editor`): a parameter or command missing,
 //! misspelt, mistyped or unknown, as `INVALID_INPUT` messages.
 
-use crate::error::shown;
+use super::quote::shown;
 
 /// The commands the text editor takes, as the refusals list them.
 const COMMANDS: &str = "`view`, `create`, `str_replace`, `insert` or `undo_edit`";

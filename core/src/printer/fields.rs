@@ -1,7 +1,7 @@
 //! The input adapter's words (`crate::input::fields`): a request that is
 //! not an object, a field missing, unknown, spelt twice or of the wrong type.
 
-use crate::error::shown;
+use super::quote::shown;
 
 /// Request part `what` is missing (`null` or absent).
 pub(crate) fn input_missing(what: &str) -> String {

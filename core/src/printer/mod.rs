@@ -39,6 +39,7 @@ mod journal;
 pub mod js;
 mod misses;
 mod ops;
+mod quote;
 mod reads;
 mod request;
 mod writes;
@@ -109,6 +110,7 @@ pub(crate) use self::ops::{
     rename_onto_existing, replacement_not_read_back, same_file_twice, through_link,
     too_large_to_allocate, BlockMiss,
 };
+pub(crate) use self::quote::shown;
 pub(crate) use self::reads::{
     cannot_open, internal_error, legacy, line_too_long, not_utf8, over_max_file_bytes, read_cut,
     undo_edit_journal_off, undo_edit_nothing, view_past_end, view_range_on_directory, EmbeddedUtf8,

@@ -5,7 +5,7 @@
 
 use std::fmt::Display;
 
-use crate::error::shown;
+use super::quote::shown;
 use crate::model::{BadMatch, Tolerance};
 
 /// The label of item `i` of the list `list` (`edits[2]`).

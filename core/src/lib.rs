@@ -58,8 +58,10 @@
 //!               commit.rs (atomic multi-file commit), locks.rs,
 //!               snapshots.rs (what reads with anchors showed)
 //!   diagnose/   pure: why an edit did not land and what the file holds instead
-//!   text/       pure leaf: encodings, line endings, line numbers (lines.rs),
-//!               hashing, text folds
+//!   codec/      pure: a file's bytes as text and back (source.rs: encodings,
+//!               BOM, line endings, hashing; legacy.rs: legacy encodings)
+//!   text/       pure leaf: line numbers (lines.rs), indentation, text
+//!               folds, UTF-8 inside legacy text
 //!   model.rs    the vocabulary: Edit, Count, FileEdits, Options, MatchMode,
 //!               OpPlan / FileOp / FileAction / Block / Hunk
 //!   result/     the contract: typed results and failures (Serialize), the
@@ -92,7 +94,7 @@
 //! input history
 //! txn
 //! matching io
-//! diagnose
+//! diagnose codec
 //! printer
 //! check
 //! text
@@ -113,6 +115,7 @@
 
 pub mod api;
 pub(crate) mod check;
+pub(crate) mod codec;
 pub(crate) mod diagnose;
 pub mod error;
 pub(crate) mod history;

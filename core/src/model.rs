@@ -612,7 +612,7 @@ pub enum Changes {
 /// One exact-once replacement (a SEARCH/REPLACE block, a `str_replace`).
 /// Both texts are as written by the caller; their line breaks follow the
 /// file's when the file uses CRLF throughout (see
-/// `crate::text::source::adapt_line_endings`).
+/// `crate::codec::source::adapt_line_endings`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
     pub search: String,

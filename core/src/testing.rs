@@ -96,6 +96,6 @@ pub mod matching {
 
 /// Hashes and the tolerant match's character folds.
 pub mod text {
+    pub use crate::codec::source::sha256_hex;
     pub use crate::text::fold::{punct_ascii, PUNCTUATION, UNICODE_SPACES};
-    pub use crate::text::source::sha256_hex;
 }

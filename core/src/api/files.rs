@@ -14,11 +14,11 @@ use crate::model::{EntryPoint, Options};
 use crate::printer;
 use crate::result::files::ReadDone;
 
+use crate::codec::source::Encoding;
 use crate::result::marks::{flag, True};
 use crate::result::{Failed, Outcome};
 use crate::text::embedded_utf8;
 use crate::text::lines::count_newlines;
-use crate::text::source::Encoding;
 use crate::txn::edits::{self, WholeFile};
 use crate::txn::lexical_abs;
 

@@ -23,9 +23,9 @@ use std::io::{self, Read};
 use serde::{Deserialize, Serialize};
 
 use super::store::{kept_name, Store};
+use crate::codec::source::sha256_hex;
 use crate::printer::{self, FileFlaw};
 use crate::result::history::Damage;
-use crate::text::source::sha256_hex;
 
 /// The format version this engine writes and reads.
 pub(crate) const VERSION: u32 = 2;

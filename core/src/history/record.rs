@@ -44,13 +44,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::entry::{self, FileRec, Header, KeptRec};
 use super::lines::{line_delta, rfc3339};
 use super::store::{self, entry_name, kept_name, State, Store};
+use crate::codec::source::hex;
 use crate::io::dir::Dir;
 use crate::io::dir::Meta;
 use crate::io::meta;
 use crate::io::workspace::Workspace;
 use crate::model::{EntryPoint, JournalConfig, Options};
 use crate::printer;
-use crate::text::source::hex;
 use crate::txn::changes::{Before, Commit, Kind, Recorder};
 
 /// Previous contents smaller than this are copied into the entry rather

@@ -38,12 +38,12 @@ use std::io::{self, Read, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::codec::source::{hex, sha256_hex};
 use crate::io::dir::{Dir, Meta};
 use crate::io::state::{state_path, untrusted, Private};
 use crate::io::workspace::Workspace;
 use crate::model::JournalConfig;
 use crate::printer;
-use crate::text::source::{hex, sha256_hex};
 
 /// How long a writer waits for another process's journal lock.
 pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(10);

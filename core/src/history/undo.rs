@@ -19,6 +19,7 @@ use super::entry::{self, Entry, FileRec};
 use super::list::{damaged_why, entries, open_existing, undone_by, Stored};
 use super::record::{Journal, UndoOf};
 use super::store::{unhex, Store};
+use crate::codec::source::{sha256_hex, Source};
 use crate::error::{ErrorCode, Failure};
 use crate::io::dir::{Kind, Meta};
 use crate::io::meta::{self, Extras, Like};
@@ -28,7 +29,6 @@ use crate::printer::{self, shown};
 use crate::result::history::{UndoAction, UndoFile, Undone};
 use crate::result::marks::True;
 use crate::result::{Failed, Outcome};
-use crate::text::source::{sha256_hex, Source};
 use crate::txn::{file_diff, preview, whole_diff, Added, Kept, Txn, Write};
 
 /// One file of an undo: its path, the sha256 the transaction left it

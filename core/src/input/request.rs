@@ -23,6 +23,7 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::codec::source::Encoding;
 use crate::error::Failure;
 pub(crate) use crate::input::fields::closest_name;
 #[cfg(test)]
@@ -33,7 +34,6 @@ use crate::matching::anchors::Anchor;
 use crate::matching::line_edits::{LineEdit, LineOp};
 use crate::model::*;
 use crate::printer::{self, shown};
-use crate::text::source::Encoding;
 
 /// A `patchFile` call.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -217,7 +217,7 @@ fn birth_time(file: &File) -> Option<i128> {
 }
 
 fn hex(b: &[u8]) -> String {
-    crate::text::source::hex(b)
+    crate::codec::source::hex(b)
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
@@ -350,7 +350,7 @@ impl Record {
             },
             old: Old {
                 len: old.len(),
-                sha256: crate::text::source::sha256_hex([old]),
+                sha256: crate::codec::source::sha256_hex([old]),
             },
             new: New {
                 len: new_len,
@@ -476,7 +476,7 @@ fn parse(file: File, own: &Meta) -> Option<Parsed> {
         return None;
     }
     let old = rest.split_off(nblocks * DIGEST);
-    if crate::text::source::sha256_hex([old.as_slice()]) != h["old"]["sha256"].as_str()? {
+    if crate::codec::source::sha256_hex([old.as_slice()]) != h["old"]["sha256"].as_str()? {
         return None;
     }
     let blocks = rest.chunks_exact(DIGEST).map(truncate).collect();

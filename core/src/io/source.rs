@@ -2,12 +2,12 @@
 
 use std::io::Read;
 
+use crate::codec::source::Source;
 use crate::error::{ErrorCode, Failure};
 use crate::io::dir::{check_fault, Dir, Meta, Step};
 use crate::io::workspace::Resolved;
 use crate::model::Options;
 use crate::printer;
-use crate::text::source::Source;
 
 /// Buffers at least this big are backed by transparent huge pages where
 /// the kernel allows it (Linux only).
@@ -59,7 +59,7 @@ pub(crate) fn sha256_of(mut file: std::fs::File) -> std::io::Result<String> {
     let mut buf = vec![0u8; 1 << 20];
     loop {
         match file.read(&mut buf) {
-            Ok(0) => return Ok(crate::text::source::hex(&h.finalize())),
+            Ok(0) => return Ok(crate::codec::source::hex(&h.finalize())),
             Ok(n) => h.update(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
@@ -168,6 +168,6 @@ mod tests {
         std::io::Seek::rewind(&mut f).unwrap();
         let s = read(f, bytes.len() as u64, "big").unwrap();
         assert_eq!(s.raw(), bytes.as_slice());
-        assert_eq!(s.encoding(), crate::text::source::Encoding::Utf8);
+        assert_eq!(s.encoding(), crate::codec::source::Encoding::Utf8);
     }
 }

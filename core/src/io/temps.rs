@@ -95,7 +95,7 @@ fn load_key() -> io::Result<Key> {
     let mut tmp = OsString::from(format!("{KEY_FILE}.{}", std::process::id()));
     let mut r = [0u8; 8];
     getrandom::fill(&mut r).map_err(|e| io::Error::other(e.to_string()))?;
-    tmp.push(crate::text::source::hex(&r));
+    tmp.push(crate::codec::source::hex(&r));
     let mut f = state.create_new(&tmp)?;
     let made = f
         .write_all(&k)
@@ -170,7 +170,7 @@ pub(crate) fn name(dir: &Dir, target: &OsStr) -> OsString {
     // data: the temp name's head, before its tag
     let head = format!(
         ".{short}{TEMP_MARK}{}",
-        crate::text::source::hex(&random8())
+        crate::codec::source::hex(&random8())
     );
     let t = match (key(), dir.meta()) {
         (Some(k), Ok(m)) => tag(&k, &m, head.as_bytes()),
@@ -179,7 +179,7 @@ pub(crate) fn name(dir: &Dir, target: &OsStr) -> OsString {
     // data: the temp file's name, head, tag and suffix
     OsString::from(format!(
         "{head}{}{TEMP_SUFFIX}",
-        crate::text::source::hex(&t)
+        crate::codec::source::hex(&t)
     ))
 }
 
@@ -213,7 +213,7 @@ pub(crate) fn is_ours(dir: &Dir, n: &OsStr, m: &Meta) -> bool {
     };
     let body = &s[..s.len() - TEMP_SUFFIX.len()];
     let (head, t) = body.split_at(body.len() - 16);
-    t == crate::text::source::hex(&tag(&k, &d, head.as_bytes()))
+    t == crate::codec::source::hex(&tag(&k, &d, head.as_bytes()))
 }
 
 #[cfg(test)]
@@ -228,7 +228,7 @@ mod tests {
         k[..4].copy_from_slice(b"Jefe");
         let d = hmac(&k, &[b"what do ya want ", b"for nothing?"]);
         assert_eq!(
-            crate::text::source::hex(&d),
+            crate::codec::source::hex(&d),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
     }

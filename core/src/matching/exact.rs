@@ -27,6 +27,7 @@ use std::borrow::Cow;
 
 use memchr::memmem;
 
+use crate::codec::source::utf16_len;
 use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::{ErrorCode, Failure};
 use crate::matching::guard;
@@ -36,7 +37,6 @@ use crate::matching::tolerant::{self, Reading, TolerantMatch};
 use crate::model::{Cancel, Count, Edit, MatchMode, Tolerance};
 use crate::printer;
 use crate::text::lines::line_numbers;
-use crate::text::source::utf16_len;
 
 /// How many match positions are kept for reports (e.g. ambiguous line lists).
 pub(crate) const MAX_REPORTED_MATCHES: usize = 50;

@@ -343,7 +343,7 @@ fn apply_indexed(
     bytes_mode: bool,
     indexed: bool,
 ) -> Result<Applied, Vec<HunkFailure>> {
-    let style = crate::text::source::line_ending(text);
+    let style = crate::codec::source::line_ending(text);
     let mut k = Keyed {
         text,
         lines: split(text),
@@ -726,7 +726,7 @@ fn explicit_endings(h: &Hunk, text: &[u8], at: Option<&[Line]>) -> bool {
             l.cr == crlf || ln.next == ln.end
         }),
         None => {
-            h.old_lines().any(|l| l.cr) && crate::text::source::line_ending(text) != LineEnding::Lf
+            h.old_lines().any(|l| l.cr) && crate::codec::source::line_ending(text) != LineEnding::Lf
         }
     }
 }

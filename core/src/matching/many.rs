@@ -46,10 +46,10 @@ use std::collections::HashSet;
 use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem;
 
+use crate::codec::source::utf16_len;
 use crate::matching::plan::{span_limit, Landing, Plan, Span};
 use crate::model::{Cancel, Count, Edit};
 use crate::text::lines::count_newlines;
-use crate::text::source::utf16_len;
 
 /// Fewer edits than this are applied in turn.
 pub(crate) const MIN_EDITS: usize = 2;

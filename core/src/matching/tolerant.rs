@@ -57,6 +57,7 @@
 use memchr::memmem;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
 
+use crate::codec::source::line_ending;
 use crate::diagnose;
 use crate::model::{MatchMode, Said, Tolerance};
 use crate::printer;
@@ -64,7 +65,6 @@ use crate::result::diagnosis::Difference;
 use crate::result::files::LineEnding;
 use crate::text::fold::punct_ascii;
 use crate::text::indent::{indent_pairs, lead, lines_of, same_shape, width, TAB_WIDTH};
-use crate::text::source::line_ending;
 
 /// Most normalized occurrences examined before calling a block ambiguous.
 const MAX_CANDIDATES: usize = 1000;

@@ -10,10 +10,9 @@
 //! them), so that every layer that meets a failure names its facts and calls
 //! it, instead of carrying them up to a layer that may word them.
 //!
-//! The layers that still word their own failures are listed, with their
-//! counts, in `core/tests/suite/structure.rs` (`STILL_WORDING`): a count
-//! may only go down, and a file that words nothing leaves the list. Moved
-//! here so far: the refusals of the checks on new text ([`check`]), the
+//! No other production code words a sentence: `core/tests/suite/structure.rs`
+//! (`every_sentence_is_worded_in_the_printer`) fails on a `format!`
+//! outside the printer that no `// data:` comment declares data. Here: the refusals of the checks on new text ([`check`]), the
 //! failures of file operations ([`ops`]), the pipeline's own failures
 //! ([`writes`]), the journal's and its store's ([`journal`]), the input
 //! adapter's refusals of a request's fields ([`fields`]), what
@@ -26,12 +25,14 @@
 //! what the disk layer tells about files and paths: the sandbox, the read
 //! path and the commit ([`disk`]),
 //! the failures of edits and blocks that did not land ([`misses`]) and of
-//! patch hunks ([`hunks`]).
+//! patch hunks ([`hunks`]), what is said of a file not in plain UTF-8
+//! ([`encodings`]).
 
 mod check;
 mod commands;
 mod diagnosis;
 mod disk;
+mod encodings;
 mod fields;
 mod formats;
 mod hunks;
@@ -68,6 +69,10 @@ pub(crate) use self::disk::{
     parent_uncreated, path_has_nul, path_too_long, path_unreadable, record_damaged, record_held,
     record_outdated, reserved_device, restored_then_written, root_not_directory, root_unopened,
     state_not_used, too_large_unread, too_many_links, torn_read, unopened_retry, up_from_missing,
+};
+pub(crate) use self::encodings::{
+    beside_non_ascii, looks_binary, malformed_utf16, no_round_trip, splits_a_character,
+    splits_utf8_character, unencodable,
 };
 pub(crate) use self::fields::{
     field_fault, field_required, field_wrong_type, input_missing, input_not_object, sent_value,

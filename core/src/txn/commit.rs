@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use super::changes::{After, Before, Change, Commit, Kind, Recorder};
 use super::parallel::{beside, PARALLEL_HASH_BYTES};
 use super::pipeline::{locked, Txn, Write};
+use crate::codec::source;
 use crate::error::{ErrorCode, Failure};
 use crate::io::commit::{self, Committed, DeleteJob, Extra, Kept as SetAside, Original, WriteJob};
 use crate::io::dir::Meta;
@@ -21,7 +22,6 @@ use crate::io::recovery;
 use crate::io::workspace::{Intent, Resolved};
 use crate::model::{HardLinks, Options};
 use crate::printer;
-use crate::text::source;
 
 /// Temp files older than this, left by a crashed writer, are removed.
 pub const STALE_TEMP_AGE: Duration = Duration::from_secs(15 * 60);

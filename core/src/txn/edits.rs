@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use crate::check::{self, Checked, Expansion};
+use crate::codec::source::{self, Encoding, Source};
 use crate::error::{ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::exact::{self, EditMiss, MatchOptions, Matched, TextKind};
@@ -23,7 +24,6 @@ use crate::result::failure::{BatchOutcome, EditFailure, Elision};
 use crate::result::marks::True;
 use crate::result::syntax::SyntaxReport;
 use crate::result::{Failed, Outcome};
-use crate::text::source::{self, Encoding, Source};
 use crate::txn::changes::Recorder;
 use crate::txn::{
     file_diff, lexical_abs, preview, whole_diff, Added, CommitFailure, Kept, Slot, Txn, Write,

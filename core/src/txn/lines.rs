@@ -6,6 +6,7 @@
 //! and committed or kept as a dry run through the same [`Txn`].
 
 use crate::check;
+use crate::codec::source::{self, Source};
 use crate::error::{ErrorCode, Failure};
 use crate::io::snapshots;
 use crate::io::workspace::{Intent, Workspace};
@@ -17,7 +18,6 @@ use crate::result::files::LineEnding;
 use crate::result::lines::{AnchorRefused, LineEditReport, LinesDone};
 use crate::result::marks::{flag, True};
 use crate::result::{Failed, Outcome};
-use crate::text::source::{self, Source};
 use crate::txn::changes::Recorder;
 use crate::txn::{lexical_abs, Txn, Write};
 

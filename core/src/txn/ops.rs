@@ -21,6 +21,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::check;
+use crate::codec::source::adapt_line_endings;
+use crate::codec::source::{self, Encoding, Source};
 use crate::diagnose::Diagnosis;
 use crate::error::{ErrorCode, Failure};
 use crate::io::dir::Meta;
@@ -42,8 +44,6 @@ use crate::result::syntax::SyntaxReport;
 use crate::result::written::KeptElision;
 use crate::result::{Failed, Outcome};
 use crate::text::lines::count_newlines;
-use crate::text::source::adapt_line_endings;
-use crate::text::source::{self, Encoding, Source};
 use crate::txn::changes::Recorder;
 use crate::txn::{
     file_diff, lexical_abs as lexical, preview, whole_diff, Added, Kept, Slot, Txn, Write,

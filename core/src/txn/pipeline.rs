@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use crate::codec::source::Source;
 use crate::error::{ErrorCode, Failure};
 use crate::io::dir::Meta;
 use crate::io::locks::FileLock;
@@ -16,7 +17,6 @@ use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::model::Options;
 use crate::printer;
-use crate::text::source::Source;
 
 /// The absolute path a user path names, for failures before resolution.
 pub(crate) fn lexical_abs(root: &Path, user: &str) -> String {

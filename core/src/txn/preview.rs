@@ -4,9 +4,9 @@
 
 use super::diff;
 use super::pipeline::{Kept, Txn};
+use crate::codec::source::Source;
 use crate::model::Options;
 use crate::printer;
-use crate::text::source::Source;
 
 /// The diff a dry run shows for one file. UTF-8 and byte-level files are
 /// diffed as the bytes on disk, so a BOM stays part of the first line and

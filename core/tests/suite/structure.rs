@@ -7,8 +7,8 @@
 //!   ([`module_roots_only_declare`]);
 //! - no JSON is built below `api/` ([`no_json_is_built_below_the_api`]);
 //! - sentences for agents are worded in the printer (`core/src/printer/`):
-//!   elsewhere the count of `format!` may only go down, file by file
-//!   ([`wording_moves_to_the_printer_and_never_back`]);
+//!   no production `format!` elsewhere, but one a `// data:` comment
+//!   declares data ([`every_sentence_is_worded_in_the_printer`]);
 //! - each name of the vocabulary (`core/src/result/`, `model.rs`,
 //!   `error.rs`) names one type: no layer defines a twin of it
 //!   ([`every_published_name_names_one_type`]).
@@ -118,7 +118,7 @@ fn production_lines(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        if lines[i].trim_start().starts_with("#[cfg(test)]") {
+        if test_only(lines[i]) {
             i = after_item(&lines, i + 1);
             continue;
         }
@@ -126,6 +126,54 @@ fn production_lines(text: &str) -> Vec<(usize, &str)> {
         i += 1;
     }
     out
+}
+
+/// Whether `line` is a `#[cfg(...)]` that holds only in tests: `test`, or
+/// an `all(...)` with `test` among its terms (`#[cfg(all(test, unix))]`);
+/// `any(test, feature = "...")` also holds outside tests.
+fn test_only(line: &str) -> bool {
+    let Some(pred) = line
+        .trim()
+        .strip_prefix("#[cfg(")
+        .and_then(|p| p.strip_suffix(")]"))
+    else {
+        return false;
+    };
+    let pred = pred.trim();
+    if pred == "test" {
+        return true;
+    }
+    let Some(terms) = pred.strip_prefix("all(").and_then(|t| t.strip_suffix(')')) else {
+        return false;
+    };
+    let mut depth = 0;
+    let mut start = 0;
+    let mut parts = Vec::new();
+    for (k, c) in terms.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&terms[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&terms[start..]);
+    parts.iter().any(|t| t.trim() == "test")
+}
+
+#[test]
+fn test_only_cfgs_are_told_from_the_others() {
+    assert!(test_only("#[cfg(test)]"));
+    assert!(test_only("    #[cfg(all(test, unix))]"));
+    assert!(test_only("#[cfg(all(unix, test))]"));
+    assert!(test_only("#[cfg(all(any(unix, windows), test))]"));
+    assert!(!test_only("#[cfg(any(test, feature = \"fault-injection\"))]"));
+    assert!(!test_only("#[cfg(unix)]"));
+    assert!(!test_only("#[cfg(all(unix, not(test)))]"));
+    assert!(!test_only("#[cfg_attr(test, derive(Debug))]"));
 }
 
 #[test]
@@ -149,7 +197,7 @@ fn functions(text: &str) -> Vec<(String, usize)> {
     let mut i = 0;
     while i < lines.len() {
         let l = lines[i];
-        if l.trim_start().starts_with("#[cfg(test)]") {
+        if test_only(l) {
             i = after_item(&lines, i + 1);
             continue;
         }
@@ -344,7 +392,7 @@ fn definitions(text: &str) -> Vec<String> {
         }
         if l.starts_with('#') {
             // An attribute (its continuation lines are indented or close it).
-            test_only |= l == "#[cfg(test)]";
+            test_only |= self::test_only(l);
             i += 1;
             continue;
         }
@@ -532,19 +580,6 @@ fn every_published_name_names_one_type() {
     );
 }
 
-/// The files that still word text themselves, with their count of
-/// `format!(` in production code (comments and `#[cfg(test)]` items
-/// aside): the messages an agent reads are moving to the printer
-/// (`core/src/printer/`), file by file. A count may only go down (lower it
-/// here when it does), a file at none leaves the list, and a file not
-/// listed may not start wording. A `format!` that builds data, not words
-/// (a temp file's name, a diff line, a label), is declared so by a
-/// `// data: what it builds` comment on the line above, and not counted.
-const STILL_WORDING: &[(&str, usize)] = &[
-    ("core/src/text/legacy.rs", 6),
-    ("core/src/text/source.rs", 2),
-];
-
 /// The comment that declares the `format!` on the next line data, not
 /// words: a name, a diff line, a label (`// data: the temp file's name`).
 const DATA: &str = "// data:";
@@ -576,7 +611,7 @@ fn wordings(text: &str) -> Result<usize, usize> {
 }
 
 #[test]
-fn wording_moves_to_the_printer_and_never_back() {
+fn every_sentence_is_worded_in_the_printer() {
     let mut problems = Vec::new();
     let mut printed = 0;
     let files = src_files();
@@ -610,22 +645,11 @@ fn wording_moves_to_the_printer_and_never_back() {
             printed += n;
             continue;
         }
-        match STILL_WORDING.iter().find(|(f, _)| f == rel).map(|&(_, a)| a) {
-            None if n > 0 => problems.push(format!(
-                "{rel} words {n} text(s) with format!: word them in core/src/printer/ from typed facts"
-            )),
-            Some(a) if n > a => problems.push(format!(
-                "{rel}: {n} format! where STILL_WORDING allows {a} (new text belongs in the printer)"
-            )),
-            Some(a) if n < a => problems.push(format!(
-                "{rel}: {n} format! now, STILL_WORDING says {a}: lower it (or remove the file at 0)"
-            )),
-            _ => {}
-        }
-    }
-    for (f, _) in STILL_WORDING {
-        if !files.iter().any(|(rel, _)| rel == f) {
-            problems.push(format!("{f} is in STILL_WORDING but no longer exists"));
+        if n > 0 {
+            problems.push(format!(
+                "{rel} words {n} text(s) with format!: word them in core/src/printer/, or mark a format! \
+                 that builds data (a name, a diff line) with a `{DATA}` comment on the line above"
+            ));
         }
     }
     assert!(printed > 0, "the printer words nothing");

@@ -7,15 +7,16 @@
 //! write; malformed UTF-16 is refused rather than repaired, so a user's
 //! bytes are never replaced by U+FFFD. A file that is not valid UTF-8 is
 //! decoded in the legacy encoding it is detected to be in and written back
-//! from slices of its own bytes, verified ([`crate::text::legacy`]); one
+//! from slices of its own bytes, verified ([`crate::codec::legacy`]); one
 //! that is valid in none is edited at byte level, only where every seam is
 //! provably between two characters.
 
 use sha2::{Digest, Sha256};
 
+pub(crate) use crate::codec::legacy::check_byte_seams;
 use crate::error::{ErrorCode, Failure};
+use crate::printer;
 use crate::result::files::LineEnding;
-pub(crate) use crate::text::legacy::check_byte_seams;
 
 /// How a file's text is stored on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +40,7 @@ impl Encoding {
             Encoding::Utf8 | Encoding::Utf8Bom => "utf-8",
             Encoding::Utf16Le => "utf-16le",
             Encoding::Utf16Be => "utf-16be",
-            Encoding::Legacy(e) => crate::text::legacy::name(e),
+            Encoding::Legacy(e) => crate::codec::legacy::name(e),
             Encoding::Bytes => "binary-safe-bytes",
         }
     }
@@ -143,7 +144,7 @@ impl Source {
         let mut encoding = detect(&raw).map_err(|why| {
             Failure::new(
                 ErrorCode::BINARY_FILE_REJECTED,
-                format!("`{path}` looks binary ({why}); it was not edited"),
+                printer::looks_binary(path, why),
             )
         })?;
         let decoded = if encoding.is_utf16() {
@@ -157,13 +158,13 @@ impl Source {
                 None => {
                     return Err(Failure::new(
                         ErrorCode::UNSUPPORTED_ENCODING,
-                        format!("`{path}` has a UTF-16 BOM but malformed UTF-16 (odd length or unpaired surrogate); it was not edited"),
+                        printer::malformed_utf16(path),
                     ))
                 }
             }
         } else if encoding == Encoding::Bytes && !raw.starts_with(b"\xEF\xBB\xBF") {
             // Not UTF-8 (and no UTF-8 BOM saying it should be).
-            match crate::text::legacy::detect(&raw) {
+            match crate::codec::legacy::detect(&raw) {
                 Some((enc, text)) => {
                     encoding = Encoding::Legacy(enc);
                     Some(text.into_bytes())
@@ -232,7 +233,7 @@ impl Source {
         match self.encoding {
             Encoding::Legacy(enc) => {
                 let (parts, owned) =
-                    crate::text::legacy::splice(enc, &self.raw, self.text(), pieces, path)?;
+                    crate::codec::legacy::splice(enc, &self.raw, self.text(), pieces, path)?;
                 Ok(Encoded::Spliced {
                     raw: &self.raw,
                     owned,
@@ -240,7 +241,7 @@ impl Source {
                 })
             }
             Encoding::Bytes => {
-                crate::text::legacy::check_byte_seams(&self.raw, pieces, path)?;
+                crate::codec::legacy::check_byte_seams(&self.raw, pieces, path)?;
                 Ok(encode_with(self.encoding, pieces))
             }
             e => Ok(encode_with(e, pieces)),
@@ -360,14 +361,14 @@ pub(crate) enum Encoded<'a> {
     Spliced {
         raw: &'a [u8],
         owned: Vec<u8>,
-        parts: Vec<crate::text::legacy::Part>,
+        parts: Vec<crate::codec::legacy::Part>,
     },
 }
 
 impl Encoded<'_> {
     /// The slices to write, in order.
     pub(crate) fn slices(&self) -> Vec<&[u8]> {
-        use crate::text::legacy::Part;
+        use crate::codec::legacy::Part;
         match self {
             Encoded::Slices(v) => v.clone(),
             Encoded::Owned(b) => vec![b.as_slice()],

@@ -53,6 +53,7 @@
 use encoding_rs::Encoding as Enc;
 
 use crate::error::{ErrorCode, Failure};
+use crate::printer;
 use crate::text::embedded_utf8;
 
 /// Bytes of non-ASCII lines the detector is fed (about 5 ms of its time;
@@ -290,13 +291,7 @@ fn seam_breaks(raw: &[u8], start: usize, end: usize, with: &[u8]) -> Vec<&'stati
 fn seam_failure(path: &str, enc: &str, line_at: usize, broken: &[&str]) -> Failure {
     Failure::new(
         ErrorCode::UNSUPPORTED_ENCODING,
-        format!(
-            "`{path}` is not UTF-8 (read as {enc}); the edit on line {line_at} would split or merge a character \
-             if the file is in {} — its bytes are valid there, so that cannot be ruled out — and could change bytes \
-             nobody asked to change; nothing was written. Include the whole characters around the change (e.g. the \
-             whole word or line) in the search and replacement",
-            broken.join(" or ")
-        ),
+        printer::splits_a_character(path, enc, line_at, broken),
     )
 }
 
@@ -305,17 +300,9 @@ fn seam_failure(path: &str, enc: &str, line_at: usize, broken: &[&str]) -> Failu
 fn utf8_split_failure(path: &str, enc: &'static Enc, line_at: usize, ch: &[u8]) -> Failure {
     let shown = enc.decode_without_bom_handling(ch).0;
     let utf8 = String::from_utf8_lossy(ch);
-    let hex: Vec<String> = ch.iter().map(|b| format!("{b:02X}")).collect();
     Failure::new(
         ErrorCode::UNSUPPORTED_ENCODING,
-        format!(
-            "`{path}` is read as {}, but line {line_at} holds bytes that are valid UTF-8: `{shown}` ({}) is the \
-             UTF-8 character `{utf8}`, so that text is probably UTF-8. The edit would keep part of that character and \
-             change or remove the rest, leaving bytes that are neither your text nor UTF-8; nothing was written. \
-             Replace the whole `{shown}` (or the whole line), or leave it out of the edit",
-            name(enc),
-            hex.join(" ")
-        ),
+        printer::splits_utf8_character(path, name(enc), line_at, (ch, &shown, &utf8)),
     )
 }
 
@@ -373,13 +360,7 @@ pub(crate) fn check_byte_seams(raw: &[u8], pieces: &[&[u8]], path: &str) -> Resu
         if !ok {
             return Err(Failure::new(
                 ErrorCode::UNSUPPORTED_ENCODING,
-                format!(
-                    "`{path}` is not valid UTF-8 and its encoding could not be determined (it is edited as bytes); \
-                     the edit on line {} begins or ends next to a non-ASCII byte, which may be half of a \
-                     character in the file's real encoding, so it could change a character nobody asked to change; \
-                     nothing was written. Choose a search block that begins and ends between ASCII characters",
-                    line_no()
-                ),
+                printer::beside_non_ascii(path, line_no()),
             ));
         }
     }
@@ -452,11 +433,7 @@ pub(crate) fn splice(
     let not_exact = |at: usize| {
         Failure::new(
             ErrorCode::UNSUPPORTED_ENCODING,
-            format!(
-                "`{path}` is not UTF-8 and does not round-trip exactly through {ename} (read as that): the text \
-                 near byte {at} would not be written back as the same bytes, so it was not edited; nothing was \
-                 written"
-            ),
+            printer::no_round_trip(path, ename, at),
         )
     };
     // Re-encodes `text[from..to]` and checks it is `raw[*r..]`; advances `*r`.
@@ -508,11 +485,7 @@ pub(crate) fn splice(
                 if let encoding_rs::EncoderResult::Unmappable(c) = res {
                     return Err(Failure::new(
                         ErrorCode::UNSUPPORTED_ENCODING,
-                        format!(
-                            "`{path}` is in {ename}, which has no `{c}` (U+{:04X}); the replacement cannot be \
-                             written in the file's encoding, so nothing was written",
-                            c as u32
-                        ),
+                        printer::unencodable(path, ename, c),
                     ));
                 }
                 parts.push(Part::Owned(start, owned.len()));

@@ -170,7 +170,9 @@ fn test_only_cfgs_are_told_from_the_others() {
     assert!(test_only("    #[cfg(all(test, unix))]"));
     assert!(test_only("#[cfg(all(unix, test))]"));
     assert!(test_only("#[cfg(all(any(unix, windows), test))]"));
-    assert!(!test_only("#[cfg(any(test, feature = \"fault-injection\"))]"));
+    assert!(!test_only(
+        "#[cfg(any(test, feature = \"fault-injection\"))]"
+    ));
     assert!(!test_only("#[cfg(unix)]"));
     assert!(!test_only("#[cfg(all(unix, not(test)))]"));
     assert!(!test_only("#[cfg_attr(test, derive(Debug))]"));

@@ -84,12 +84,8 @@ pub(crate) fn journal_path(ws: &Workspace, opts: &Options) -> Option<PathBuf> {
 /// is none yet; a failure result when there can be none (no state
 /// directory) or it fails a trust check.
 pub(crate) fn open_existing(ws: &Workspace, opts: &Options) -> Result<Option<Store>, Failure> {
-    let path = journal_path(ws, opts).ok_or_else(|| {
-        Failure::invalid(
-            "there is no journal: no per-user state directory (set PATCH_FILE_STATE_DIR, PATCH_FILE_JOURNAL or \
-             options.journal)",
-        )
-    })?;
+    let path = journal_path(ws, opts)
+        .ok_or_else(|| Failure::invalid(printer::no_journal_no_state_dir()))?;
     store::open(&opts.journal, ws, false).map_err(|e| {
         Failure::new(
             ErrorCode::FILE_READ_ERROR,

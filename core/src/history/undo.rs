@@ -235,9 +235,7 @@ fn load(
 }
 
 fn nothing_to_undo() -> Failure {
-    Failure::invalid(
-        "there is nothing to undo: no undoable transaction in this workspace's journal",
-    )
+    Failure::invalid(printer::nothing_to_undo())
 }
 
 /// `undo`: restores every file of a transaction to its bytes before it,

@@ -326,17 +326,11 @@ pub fn batch_request(value: &Value) -> Result<BatchRequest, Failure> {
     let files = match f.raw(&["files"]) {
         Some(Value::Array(items)) => items,
         Some(v) => return Err(Failure::invalid(printer::files_not_array(kind(v)))),
-        None => {
-            return Err(Failure::invalid(
-                "input: `files` is required (an array of per-file edits)",
-            ))
-        }
+        None => return Err(Failure::invalid(printer::files_missing())),
     };
     f.finish()?;
     if files.is_empty() {
-        return Err(Failure::invalid(
-            "input: `files` is empty; send at least one file",
-        ));
+        return Err(Failure::invalid(printer::files_empty()));
     }
     if files.len() > MAX_BATCH_FILES {
         return Err(Failure::invalid(printer::too_many_files(MAX_BATCH_FILES)));
@@ -374,11 +368,7 @@ pub fn read_request(value: &Value) -> Result<ReadRequest, Failure> {
         anchors,
     } = f.take()?;
     let limit = match limit {
-        Some(Whole(0)) => {
-            return Err(Failure::invalid(
-                "input: `limit` must be at least 1 (omit it to read to the end)",
-            ))
-        }
+        Some(Whole(0)) => return Err(Failure::invalid(printer::read_limit_zero())),
         n => n.map(|Whole(n)| usize::try_from(n).unwrap_or(usize::MAX)),
     };
     f.finish()?;
@@ -624,14 +614,8 @@ pub fn options(
         f.finish()?;
     }
     opts.workspace_root = match root {
-        Some(r) if r.is_empty() => {
-            return Err(Failure::invalid("options: `workspaceRoot` is empty"))
-        }
-        Some(r) if r.contains('\0') => {
-            return Err(Failure::invalid(
-                "options: `workspaceRoot` contains a NUL byte",
-            ))
-        }
+        Some(r) if r.is_empty() => return Err(Failure::invalid(printer::workspace_root_empty())),
+        Some(r) if r.contains('\0') => return Err(Failure::invalid(printer::workspace_root_nul())),
         Some(r) => std::path::PathBuf::from(r),
         None => cwd().map_err(|e| Failure::invalid(printer::no_current_directory(&e)))?,
     };
@@ -669,9 +653,7 @@ request_shape! {
 fn journal_option(v: &Value, mut j: JournalConfig) -> Result<JournalConfig, Failure> {
     let dir = |s: &str| -> Result<std::path::PathBuf, Failure> {
         if s.is_empty() || s.contains('\0') {
-            return Err(Failure::invalid(
-                "options: `journal` directory must be a non-empty path without NUL bytes",
-            ));
+            return Err(Failure::invalid(printer::journal_dir_invalid()));
         }
         Ok(std::path::PathBuf::from(s))
     };
@@ -743,7 +725,7 @@ pub(crate) fn history_request(input: &Value) -> Result<HistoryRequest, Failure> 
     let LimitShape { limit } = f.take()?;
     if let Some(Whole(n)) = limit {
         if n == 0 {
-            return Err(Failure::invalid("input: `limit` must be at least 1"));
+            return Err(Failure::invalid(printer::history_limit_zero()));
         }
         r.limit = n.min(100_000) as usize;
     }
@@ -821,9 +803,7 @@ pub(crate) fn options_and_dry_run(
                     None | Some(Value::Null) => {}
                     Some(Value::Bool(b)) => {
                         if dry.is_some_and(|d| d != b) {
-                            return Err(Failure::invalid(
-                                "options: `dry_run` and `dryRun` differ; send one",
-                            ));
+                            return Err(Failure::invalid(printer::dry_run_spellings_differ()));
                         }
                         dry = Some(b);
                     }
@@ -932,19 +912,13 @@ pub(crate) fn operation_request(
         }
     };
     if path.is_empty() {
-        return Err(Failure::invalid(
-            "input.operation: `path` must be a non-empty path relative to the workspace root",
-        ));
+        return Err(Failure::invalid(printer::operation_path_empty()));
     }
     if kind != OperationKind::Delete && diff.is_none() {
-        return Err(Failure::invalid(
-            "input.operation: a create_file or update_file operation needs `diff` (a string)",
-        ));
+        return Err(Failure::invalid(printer::operation_needs_diff()));
     }
     if kind != OperationKind::Update && move_to.is_some() {
-        return Err(Failure::invalid(
-            "input.operation: `move_to` goes with an update_file operation only",
-        ));
+        return Err(Failure::invalid(printer::operation_move_not_update()));
     }
     Ok(Some((
         Operation {
@@ -959,9 +933,7 @@ pub(crate) fn operation_request(
 
 pub(crate) fn pick_dry(a: Option<bool>, b: Option<bool>) -> Result<bool, Failure> {
     match (a, b) {
-        (Some(x), Some(y)) if x != y => Err(Failure::invalid(
-            "`dry_run` is given in both input and options with different values",
-        )),
+        (Some(x), Some(y)) if x != y => Err(Failure::invalid(printer::dry_run_both_differ())),
         (x, y) => Ok(x.or(y).unwrap_or(false)),
     }
 }
@@ -978,9 +950,7 @@ pub(crate) fn pick_dry(a: Option<bool>, b: Option<bool>) -> Result<bool, Failure
 /// `{path, edits, dryRun}` → the `patchFile` input.
 pub(crate) fn edit_file_input(input: &Value) -> Result<Value, Failure> {
     let Value::Object(m) = input else {
-        return Err(Failure::invalid(
-            "input must be an object: { path, edits: [{ oldText, newText }], dryRun? }",
-        ));
+        return Err(Failure::invalid(printer::edit_file_not_object()));
     };
     let mut out = Map::new();
     for (k, v) in m {
@@ -990,9 +960,7 @@ pub(crate) fn edit_file_input(input: &Value) -> Result<Value, Failure> {
             }
             "edits" => {
                 let Value::Array(edits) = v else {
-                    return Err(Failure::invalid(
-                        "`edits` must be an array of { oldText, newText }",
-                    ));
+                    return Err(Failure::invalid(printer::edit_file_edits_not_array()));
                 };
                 for (i, e) in edits.iter().enumerate() {
                     let ok = e.as_object().is_some_and(|o| {
@@ -1013,12 +981,10 @@ pub(crate) fn edit_file_input(input: &Value) -> Result<Value, Failure> {
         }
     }
     if !out.contains_key("file_path") {
-        return Err(Failure::invalid("`path` is required"));
+        return Err(Failure::invalid(printer::edit_file_path_missing()));
     }
     if !out.contains_key("edits") {
-        return Err(Failure::invalid(
-            "`edits` is required: an array of { oldText, newText }",
-        ));
+        return Err(Failure::invalid(printer::edit_file_edits_missing()));
     }
     Ok(Value::Object(out))
 }

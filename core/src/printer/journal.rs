@@ -214,3 +214,14 @@ pub(crate) fn journal_step(what: &str, path: &str, error: &str) -> String {
 pub(crate) fn longer_than_written(size: u64) -> String {
     format!("it is {size} bytes long, more than the journal writes")
 }
+
+/// `undo` found no undoable transaction.
+pub(crate) fn nothing_to_undo() -> &'static str {
+    "there is nothing to undo: no undoable transaction in this workspace's journal"
+}
+
+/// There is no journal because there is no per-user state directory.
+pub(crate) fn no_journal_no_state_dir() -> &'static str {
+    "there is no journal: no per-user state directory (set PATCH_FILE_STATE_DIR, PATCH_FILE_JOURNAL or \
+     options.journal)"
+}

@@ -10,9 +10,15 @@
 //! them), so that every layer that meets a failure names its facts and calls
 //! it, instead of carrying them up to a layer that may word them.
 //!
-//! No other production code words a sentence: `core/tests/suite/structure.rs`
-//! (`every_sentence_is_worded_in_the_printer`) fails on a `format!`
-//! outside the printer that no `// data:` comment declares data. Here: the refusals of the checks on new text ([`check`]), the
+//! No other production code formats words or builds a failure from a
+//! string literal: `core/tests/suite/structure.rs` fails on a `format!`
+//! outside the printer that no `// data:` comment declares data
+//! (`no_words_are_formatted_outside_the_printer`) and on a
+//! `Failure::invalid("...")` or `Failure::new(code, "...")` there
+//! (`no_failure_is_worded_with_a_literal_outside_the_printer`). Short
+//! fixed phrases handed to the printer as facts (what a parser expected,
+//! the name of a JSON kind or of a line ending) stay where they are
+//! decided. Here: the refusals of the checks on new text ([`check`]), the
 //! failures of file operations ([`ops`]), the pipeline's own failures
 //! ([`writes`]), the journal's and its store's ([`journal`]), the input
 //! adapter's refusals of a request's fields ([`fields`]), what
@@ -93,9 +99,9 @@ pub(crate) use self::journal::{
     content_changed, damaged_entry, damaged_refused, entry_unreadable, file_flaw,
     file_over_journal, foreign_header, id_mismatch, ids_shared, journal_step, journal_unlisted,
     journal_unopened, journal_unusable, kept_missing, kept_replaced, lacks_previous,
-    longer_than_written, names_twice, no_transaction, not_an_id, not_journaled, not_undoable,
-    other_version, path_not_utf8, saved_over_limit, undo_stops_at, undone_by, wrong_length,
-    FileFlaw,
+    longer_than_written, names_twice, no_journal_no_state_dir, no_transaction, not_an_id,
+    not_journaled, not_undoable, nothing_to_undo, other_version, path_not_utf8, saved_over_limit,
+    undo_stops_at, undone_by, wrong_length, FileFlaw,
 };
 pub(crate) use self::misses::{
     added_break_missing, adds_break_not_last, applied_elsewhere, applied_inside,
@@ -121,14 +127,17 @@ pub(crate) use self::reads::{
     undo_edit_journal_off, undo_edit_nothing, view_past_end, view_range_on_directory, EmbeddedUtf8,
 };
 pub(crate) use self::request::{
-    bad_match, count_and_all, count_zero, dry_run_ttl_out_of_range, edit_file_item,
-    edit_file_unknown, edits_and_pair, edits_empty, edits_not_array, encoding_not_utf8,
-    end_before_pos, end_for_replace_only, files_not_array, item_label, journal_option_kind,
-    line_edits_count, line_edits_kind, line_endings_not_as_sent, line_op, lines_item_kind,
-    lines_kind, lock_wait_over, no_current_directory, not_a_choice, not_an_anchor, not_boolean,
-    not_string, nothing_to_insert, operation_type, replace_missing, replace_needs_pos,
+    bad_match, count_and_all, count_zero, dry_run_both_differ, dry_run_spellings_differ,
+    dry_run_ttl_out_of_range, edit_file_edits_missing, edit_file_edits_not_array, edit_file_item,
+    edit_file_not_object, edit_file_path_missing, edit_file_unknown, edits_and_pair, edits_empty,
+    edits_not_array, encoding_not_utf8, end_before_pos, end_for_replace_only, files_empty,
+    files_missing, files_not_array, history_limit_zero, item_label, journal_dir_invalid,
+    journal_option_kind, line_edits_count, line_edits_kind, line_endings_not_as_sent, line_op,
+    lines_item_kind, lines_kind, lock_wait_over, no_current_directory, not_a_choice, not_an_anchor,
+    not_boolean, not_string, nothing_to_insert, operation_move_not_update, operation_needs_diff,
+    operation_path_empty, operation_type, read_limit_zero, replace_missing, replace_needs_pos,
     search_empty, search_missing, text_input_shape, text_missing, text_twice, text_unknown_field,
-    too_many_edits, too_many_files, under, undo_id_kind,
+    too_many_edits, too_many_files, under, undo_id_kind, workspace_root_empty, workspace_root_nul,
 };
 pub(crate) use self::writes::{
     anchored_overlap, anchors_mismatch, batch_failed, batch_same_file, cancelled,

@@ -240,3 +240,83 @@ pub(crate) fn bad_match(bad: &BadMatch) -> String {
         ),
     }
 }
+
+/// `files` is missing.
+pub(crate) fn files_missing() -> &'static str {
+    "input: `files` is required (an array of per-file edits)"
+}
+
+/// `files` is empty.
+pub(crate) fn files_empty() -> &'static str {
+    "input: `files` is empty; send at least one file"
+}
+
+/// `readFile`'s `limit` is 0.
+pub(crate) fn read_limit_zero() -> &'static str {
+    "input: `limit` must be at least 1 (omit it to read to the end)"
+}
+
+/// `workspaceRoot` is empty.
+pub(crate) fn workspace_root_empty() -> &'static str {
+    "options: `workspaceRoot` is empty"
+}
+
+/// `workspaceRoot` holds a NUL byte.
+pub(crate) fn workspace_root_nul() -> &'static str {
+    "options: `workspaceRoot` contains a NUL byte"
+}
+
+/// `options.journal` names an empty directory or one with a NUL byte.
+pub(crate) fn journal_dir_invalid() -> &'static str {
+    "options: `journal` directory must be a non-empty path without NUL bytes"
+}
+
+/// `history`'s `limit` is 0.
+pub(crate) fn history_limit_zero() -> &'static str {
+    "input: `limit` must be at least 1"
+}
+
+/// `dry_run` and `dryRun` in the options differ.
+pub(crate) fn dry_run_spellings_differ() -> &'static str {
+    "options: `dry_run` and `dryRun` differ; send one"
+}
+
+/// An `apply_patch` operation's `path` is empty.
+pub(crate) fn operation_path_empty() -> &'static str {
+    "input.operation: `path` must be a non-empty path relative to the workspace root"
+}
+
+/// A create or update operation without `diff`.
+pub(crate) fn operation_needs_diff() -> &'static str {
+    "input.operation: a create_file or update_file operation needs `diff` (a string)"
+}
+
+/// `move_to` on an operation that is not an update.
+pub(crate) fn operation_move_not_update() -> &'static str {
+    "input.operation: `move_to` goes with an update_file operation only"
+}
+
+/// `dry_run` given in input and options, differently.
+pub(crate) fn dry_run_both_differ() -> &'static str {
+    "`dry_run` is given in both input and options with different values"
+}
+
+/// `edit_file`'s input is not an object.
+pub(crate) fn edit_file_not_object() -> &'static str {
+    "input must be an object: { path, edits: [{ oldText, newText }], dryRun? }"
+}
+
+/// `edit_file`'s `edits` is not an array.
+pub(crate) fn edit_file_edits_not_array() -> &'static str {
+    "`edits` must be an array of { oldText, newText }"
+}
+
+/// `edit_file` without `path`.
+pub(crate) fn edit_file_path_missing() -> &'static str {
+    "`path` is required"
+}
+
+/// `edit_file` without `edits`.
+pub(crate) fn edit_file_edits_missing() -> &'static str {
+    "`edits` is required: an array of { oldText, newText }"
+}

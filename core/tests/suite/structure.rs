@@ -8,7 +8,9 @@
 //! - no JSON is built below `api/` ([`no_json_is_built_below_the_api`]);
 //! - sentences for agents are worded in the printer (`core/src/printer/`):
 //!   no production `format!` elsewhere, but one a `// data:` comment
-//!   declares data ([`every_sentence_is_worded_in_the_printer`]);
+//!   declares data ([`no_words_are_formatted_outside_the_printer`]), and
+//!   no failure built from a string literal
+//!   ([`no_failure_is_worded_with_a_literal_outside_the_printer`]);
 //! - each name of the vocabulary (`core/src/result/`, `model.rs`,
 //!   `error.rs`) names one type: no layer defines a twin of it
 //!   ([`every_published_name_names_one_type`]).
@@ -613,7 +615,7 @@ fn wordings(text: &str) -> Result<usize, usize> {
 }
 
 #[test]
-fn every_sentence_is_worded_in_the_printer() {
+fn no_words_are_formatted_outside_the_printer() {
     let mut problems = Vec::new();
     let mut printed = 0;
     let files = src_files();
@@ -656,6 +658,74 @@ fn every_sentence_is_worded_in_the_printer() {
     }
     assert!(printed > 0, "the printer words nothing");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Lines (1-based) of `text`'s production code that build a `Failure`
+/// from a string literal of words (`Failure::invalid("...")`,
+/// `Failure::new(ErrorCode::X, "...")`, the literal on the same or the
+/// next lines): its words belong in the printer too. `""` is no words.
+fn literal_failures(text: &str) -> Vec<usize> {
+    let lines = production_lines(text);
+    let mut out = Vec::new();
+    for (k, (no, l)) in lines.iter().enumerate() {
+        if l.trim_start().starts_with("//") {
+            continue;
+        }
+        let rest = if let Some((_, r)) = l.split_once("Failure::invalid(") {
+            r.to_string()
+        } else if let Some((_, r)) = l.split_once("Failure::new(") {
+            // The code, then the message.
+            let joined: String = std::iter::once(r)
+                .chain(lines[k + 1..].iter().take(2).map(|(_, n)| *n))
+                .collect::<Vec<_>>()
+                .join(" ");
+            match joined.split_once(',') {
+                Some((_, m)) => m.to_string(),
+                None => continue,
+            }
+        } else {
+            continue;
+        };
+        let rest = if rest.trim().is_empty() {
+            lines.get(k + 1).map_or("", |(_, n)| *n).to_string()
+        } else {
+            rest
+        };
+        let rest = rest.trim_start();
+        if rest.starts_with('"') && !rest.starts_with("\"\"") {
+            out.push(*no);
+        }
+    }
+    out
+}
+
+#[test]
+fn no_failure_is_worded_with_a_literal_outside_the_printer() {
+    let mut problems = Vec::new();
+    let tests_only: Vec<String> =
+        super::layers::test_only_files(&common::repo_root().join("core/src"))
+            .into_iter()
+            .map(|f| format!("core/src/{f}"))
+            .collect();
+    for (rel, text) in &src_files() {
+        if rel.starts_with("core/src/printer/") || tests_only.contains(rel) {
+            continue;
+        }
+        for line in literal_failures(text) {
+            problems.push(format!(
+                "{rel}:{line}: a failure worded with a string literal: word it in core/src/printer/"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn literal_failures_are_found_in_each_shape() {
+    let text = "fn a() {\n    Failure::invalid(\"x is empty\");\n    Failure::invalid(\n        \"y\",\n    );\n    \
+                Failure::new(ErrorCode::A, \"z\");\n    Failure::new(\n        ErrorCode::B,\n        \"w\",\n    );\n    \
+                Failure::invalid(printer::p());\n    Failure::invalid(\"\");\n    Failure::new(ErrorCode::C, words(1));\n}\n";
+    assert_eq!(literal_failures(text), vec![2, 3, 6, 7]);
 }
 
 #[test]

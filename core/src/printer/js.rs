@@ -119,3 +119,47 @@ pub fn result_too_large(reason: &str) -> String {
          (offset/limit), a view_range, or one file at a time"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_path_reads_outermost_first_and_a_deep_one_is_cut() {
+        let at = [
+            Segment::Key("b".into()),
+            Segment::Index(1),
+            Segment::Key("a".into()),
+        ];
+        assert_eq!(
+            unreadable("input", &at, &Unreadable::Number(f64::NAN)),
+            format!("input.a[1].b is the number NaN, {PLAIN_JSON}")
+        );
+        let deep: Vec<Segment> = (0..10).map(|_| Segment::Key("self".into())).collect();
+        let m = unreadable("input", &deep, &Unreadable::TooDeep { max: 64 });
+        assert!(
+            m.starts_with(&format!(
+                "input{}… is an object nested deeper than 64 levels",
+                ".self".repeat(8)
+            )),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn a_lone_surrogate_names_its_unit_and_asks_for_well_formed_text() {
+        let s = Unreadable::LoneSurrogate {
+            unit: 0xD800,
+            index: 3,
+        };
+        assert_eq!(
+            unreadable("options", &[Segment::Key("workspaceRoot".into())], &s),
+            format!("options.workspaceRoot is a string with a lone surrogate (\\uD800 at UTF-16 index 3), {WELL_FORMED}")
+        );
+        // A key that is not text keeps the hint of what it is.
+        let k = Unreadable::Key(Box::new(s));
+        assert!(unreadable("input", &[], &k)
+            .starts_with("input is an object with a key that is a string with a lone surrogate"));
+        assert!(unreadable("input", &[], &k).ends_with(WELL_FORMED));
+    }
+}

@@ -320,3 +320,33 @@ pub(crate) fn edit_file_path_missing() -> &'static str {
 pub(crate) fn edit_file_edits_missing() -> &'static str {
     "`edits` is required: an array of { oldText, newText }"
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::MatchMode;
+    use serde_json::json;
+
+    #[test]
+    fn a_bad_match_is_worded_with_the_value_sent_and_every_tolerance() {
+        let names =
+            "\"line_endings\", \"trailing_whitespace\", \"indentation\", \"unicode_punctuation\"";
+        let e = MatchMode::from_json(&json!(["indentation", "case"])).unwrap_err();
+        assert_eq!(e, BadMatch::UnknownTolerance("\"case\"".into()));
+        assert_eq!(
+            bad_match(&e),
+            format!("`match` lists an unknown tolerance \"case\"; allowed: {names}")
+        );
+        let e = MatchMode::from_json(&json!("fuzzy")).unwrap_err();
+        assert_eq!(
+            bad_match(&e),
+            format!(
+                "`match` must be \"exact\" or a list of tolerances among {names}, got \"fuzzy\""
+            )
+        );
+        // A long value is quoted cut short, not echoed whole.
+        let long = "x".repeat(10_000);
+        let m = bad_match(&MatchMode::from_json(&json!(long)).unwrap_err());
+        assert!(m.ends_with("… (10002 characters)"), "{m}");
+    }
+}

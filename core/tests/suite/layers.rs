@@ -555,6 +555,72 @@ pub(super) fn test_only_files(src: &Path) -> BTreeSet<String> {
     test_only
 }
 
+/// Where the attribute at `toks[i]` ends when it is a `#[cfg(...)]` that
+/// holds only in tests: `test`, or `all(...)` with `test` among its terms
+/// (`#[cfg(all(test, unix))]`; `any(test, ...)` holds outside tests too).
+fn cfg_test_at(toks: &[(String, usize)], i: usize) -> Option<usize> {
+    let is = |k: usize, t: &str| toks.get(k).is_some_and(|x| x.0 == t);
+    if !(is(i, "#") && is(i + 1, "[") && is(i + 2, "cfg") && is(i + 3, "(")) {
+        return None;
+    }
+    // The predicate: tokens up to the `)` that closes `cfg(`.
+    let mut depth = 0usize;
+    let mut k = i + 4;
+    let start = k;
+    while k < toks.len() {
+        match toks[k].0.as_str() {
+            "(" => depth += 1,
+            ")" if depth == 0 => break,
+            ")" => depth -= 1,
+            _ => {}
+        }
+        k += 1;
+    }
+    if !is(k + 1, "]") {
+        return None;
+    }
+    let pred: Vec<&str> = toks[start..k].iter().map(|t| t.0.as_str()).collect();
+    let only_tests = match pred.as_slice() {
+        ["test"] => true,
+        ["all", "(", terms @ .., ")"] => {
+            let mut depth = 0usize;
+            let mut term = Vec::new();
+            let mut found = false;
+            for &t in terms.iter().chain(std::iter::once(&",")) {
+                match t {
+                    "(" => depth += 1,
+                    ")" => depth -= 1,
+                    "," if depth == 0 => {
+                        found |= term == ["test"];
+                        term.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                term.push(t);
+            }
+            found
+        }
+        _ => false,
+    };
+    only_tests.then_some(k + 2)
+}
+
+#[test]
+fn cfg_test_is_told_in_tokens() {
+    let at = |s: &str| cfg_test_at(&tokens(s), 0).is_some();
+    assert!(at("#[cfg(test)] mod t;"));
+    assert!(at("#[cfg(all(test, unix))] mod t;"));
+    assert!(at("#[cfg(all(unix, test))] mod t;"));
+    assert!(at("#[cfg(all(any(unix, windows), test))] mod t;"));
+    assert!(!at("#[cfg(any(test, feature = \"x\"))] mod t;"));
+    assert!(!at("#[cfg(unix)] mod t;"));
+    assert!(!at("#[cfg(all(unix, not(test)))] mod t;"));
+    // The attribute ends where the item starts.
+    let toks = tokens("#[cfg(all(test, unix))] mod t;");
+    assert_eq!(toks[cfg_test_at(&toks, 0).unwrap()].0, "mod");
+}
+
 /// `toks` without the items under `#[cfg(test)]` (test modules, test-only
 /// functions); the files such an item declares (`#[cfg(test)] mod x;`) are
 /// added to `test_only`.
@@ -564,23 +630,15 @@ fn without_tests(
     test_only: &mut BTreeSet<String>,
     by_module: &HashMap<Vec<String>, String>,
 ) -> Vec<(String, usize)> {
-    let is = |i: usize, t: &str| toks.get(i).is_some_and(|x| x.0 == t);
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
-        let cfg_test = is(i, "#")
-            && is(i + 1, "[")
-            && is(i + 2, "cfg")
-            && is(i + 3, "(")
-            && is(i + 4, "test")
-            && is(i + 5, ")")
-            && is(i + 6, "]");
-        if !cfg_test {
+        let Some(after) = cfg_test_at(toks, i) else {
             out.push(toks[i].clone());
             i += 1;
             continue;
-        }
-        i += 7;
+        };
+        i = after;
         // The item: up to its `;` or through its braces.
         let mut depth = 0usize;
         let start = i;

@@ -23,10 +23,7 @@ use crate::result::{Answer, Failed, Outcome};
 /// caller (`timeout_ms` None) or by its time budget (see
 /// [`printer::cancelled`]).
 pub fn cancelled(timeout_ms: Option<u64>) -> Value {
-    failure(&Failure::new(
-        ErrorCode::CANCELLED,
-        printer::cancelled(timeout_ms),
-    ))
+    failure(&printer::cancelled(timeout_ms))
 }
 
 /// A failure about no file in particular, as JSON.

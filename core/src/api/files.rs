@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::entry::{answer_typed, begin};
+use crate::codec::source::Encoding;
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
 use crate::input::request::{self, ReadRequest};
@@ -14,7 +15,6 @@ use crate::model::{EntryPoint, Options};
 use crate::printer;
 use crate::result::files::ReadDone;
 
-use crate::codec::source::Encoding;
 use crate::result::marks::{flag, True};
 use crate::result::{Failed, Outcome};
 use crate::text::embedded_utf8;

@@ -2,18 +2,10 @@
 //! match and its kinds of difference, each with a sentence on where it
 //! shows, an edit already applied, and the hint on what to send next.
 
+use super::misses::line_span;
 use crate::model::Said;
 use crate::result::diagnosis::Difference;
 use crate::text::fold::char_name;
-
-/// Lines `from` to `to`: `line 9` or `lines 9-12`.
-fn line_range(from: usize, to: usize) -> String {
-    if from == to {
-        format!("line {from}")
-    } else {
-        format!("lines {from}-{to}")
-    }
-}
 
 /// A kind of difference in plain words.
 fn difference_words(d: Difference) -> &'static str {
@@ -193,7 +185,7 @@ pub(crate) fn applied_summary(from: usize, to: usize) -> String {
     format!(
         "its new text already stands at {} where its old text would be: it appears to be applied already, \
          do not retry it",
-        line_range(from, to)
+        line_span(from, to)
     )
 }
 
@@ -207,7 +199,7 @@ pub(crate) fn closest_summary(
 ) -> String {
     format!(
         "the closest text is {} ({}% similar), which differs in {}; closest_match.text is its exact current text",
-        line_range(from, to),
+        line_span(from, to),
         percent,
         kinds_words(kinds)
     )
@@ -221,8 +213,8 @@ pub(crate) fn not_found_applied(pre: &str, said: Said, from: usize, to: usize) -
         "{pre}{s} was not found, but {r} already stands exactly once ({}), where \
          {s} would have been: the edit appears to be applied already. Do not retry it; reread {} if \
          unsure",
-        line_range(from, to),
-        line_range(from, to)
+        line_span(from, to),
+        line_span(from, to)
     )
 }
 
@@ -274,7 +266,7 @@ fn details_clause(details: &[&str]) -> String {
 /// formatting.
 pub(crate) fn not_found_formatting(pre: &str, said: Said, near: &Near<'_>) -> String {
     let (s, r) = (said.search, said.replace);
-    let where_ = line_range(near.from, near.to);
+    let where_ = line_span(near.from, near.to);
     let twins = equally_close(near.equally_close);
     let detail = details_clause(near.details);
     let mut next = if near.kinds.contains(&Difference::Elision) {
@@ -311,7 +303,7 @@ pub(crate) fn not_found_formatting(pre: &str, said: Said, near: &Near<'_>) -> St
 /// its content differs.
 pub(crate) fn not_found_content(pre: &str, said: Said, near: &Near<'_>) -> String {
     let s = said.search;
-    let where_ = line_range(near.from, near.to);
+    let where_ = line_span(near.from, near.to);
     let twins = equally_close(near.equally_close);
     let detail = details_clause(near.details);
     let others: Vec<Difference> = near

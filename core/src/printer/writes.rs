@@ -183,24 +183,25 @@ pub(crate) fn dry_run_not_kept(max_bytes: usize) -> String {
     )
 }
 
-/// The `CANCELLED` message of a call stopped before it wrote anything: by
+/// The `CANCELLED` failure of a call stopped before it wrote anything: by
 /// its caller (`timeout_ms` None), or by its time budget of `timeout_ms`.
 /// The one wording of both, also for the JS wrapper, which stops calls
 /// between its retries of a busy file (`cancelledResult` in the binding).
-pub(crate) fn cancelled(timeout_ms: Option<u64>) -> String {
-    match timeout_ms {
+pub(crate) fn cancelled(timeout_ms: Option<u64>) -> Failure {
+    let message = match timeout_ms {
         None => "the call was cancelled by its caller before anything was written; nothing was written".into(),
         Some(ms) => format!(
             "the call took longer than its timeoutMs ({ms} ms) before anything was written; nothing \
              was written. Retry with a larger timeoutMs or less work per call"
         ),
-    }
+    };
+    Failure::new(ErrorCode::CANCELLED, message)
 }
 
 /// `CANCELLED` once the caller gave up or the time of `cancel` is spent.
 pub(crate) fn go_on(cancel: &Cancel) -> Result<(), Failure> {
     match cancel.stopped() {
         None => Ok(()),
-        Some(s) => Err(Failure::new(ErrorCode::CANCELLED, cancelled(s.timeout_ms))),
+        Some(s) => Err(cancelled(s.timeout_ms)),
     }
 }

@@ -606,6 +606,16 @@ fn cfg_test_at(toks: &[(String, usize)], i: usize) -> Option<usize> {
     only_tests.then_some(k + 2)
 }
 
+/// Whether `line` is one such attribute and nothing else, as the
+/// line-based rules of `structure.rs` read it.
+pub(super) fn cfg_test_line(line: &str) -> bool {
+    if !line.trim_start().starts_with("#[cfg(") {
+        return false;
+    }
+    let toks = tokens(line);
+    cfg_test_at(&toks, 0) == Some(toks.len())
+}
+
 #[test]
 fn cfg_test_is_told_in_tokens() {
     let at = |s: &str| cfg_test_at(&tokens(s), 0).is_some();

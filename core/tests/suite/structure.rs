@@ -58,6 +58,26 @@ fn src_files() -> Vec<(String, String)> {
         .collect()
 }
 
+/// [`src_files`] but the engine's test-only files, as the dependency rule
+/// finds them (`#[cfg(test)] mod x;`; the addon has none).
+fn production_files() -> Vec<(String, String)> {
+    let tests_only: Vec<String> =
+        super::layers::test_only_files(&common::repo_root().join("core/src"))
+            .into_iter()
+            .map(|f| format!("core/src/{f}"))
+            .collect();
+    assert!(
+        tests_only
+            .iter()
+            .any(|f| f == "core/src/check/syntax/cases.rs"),
+        "{tests_only:?}"
+    );
+    src_files()
+        .into_iter()
+        .filter(|(rel, _)| !tests_only.contains(rel))
+        .collect()
+}
+
 /// The name of the function a line declares, if it does (`fn name`, with
 /// any visibility, `const`, `unsafe` or `async` before it).
 fn declared(line: &str) -> Option<&str> {
@@ -130,40 +150,10 @@ fn production_lines(text: &str) -> Vec<(usize, &str)> {
     out
 }
 
-/// Whether `line` is a `#[cfg(...)]` that holds only in tests: `test`, or
-/// an `all(...)` with `test` among its terms (`#[cfg(all(test, unix))]`);
-/// `any(test, feature = "...")` also holds outside tests.
+/// Whether `line` is a `#[cfg(...)]` that holds only in tests, as the
+/// dependency rule tells it (`#[cfg(test)]`, `#[cfg(all(test, unix))]`).
 fn test_only(line: &str) -> bool {
-    let Some(pred) = line
-        .trim()
-        .strip_prefix("#[cfg(")
-        .and_then(|p| p.strip_suffix(")]"))
-    else {
-        return false;
-    };
-    let pred = pred.trim();
-    if pred == "test" {
-        return true;
-    }
-    let Some(terms) = pred.strip_prefix("all(").and_then(|t| t.strip_suffix(')')) else {
-        return false;
-    };
-    let mut depth = 0;
-    let mut start = 0;
-    let mut parts = Vec::new();
-    for (k, c) in terms.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&terms[start..k]);
-                start = k + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&terms[start..]);
-    parts.iter().any(|t| t.trim() == "test")
+    super::layers::cfg_test_line(line)
 }
 
 #[test]
@@ -618,24 +608,7 @@ fn wordings(text: &str) -> Result<usize, usize> {
 fn no_words_are_formatted_outside_the_printer() {
     let mut problems = Vec::new();
     let mut printed = 0;
-    let files = src_files();
-    // The engine's test-only files, as the dependency rule finds them (the
-    // addon has none).
-    let tests_only: Vec<String> =
-        super::layers::test_only_files(&common::repo_root().join("core/src"))
-            .into_iter()
-            .map(|f| format!("core/src/{f}"))
-            .collect();
-    assert!(
-        tests_only
-            .iter()
-            .any(|f| f == "core/src/check/syntax/cases.rs"),
-        "{tests_only:?}"
-    );
-    for (rel, text) in &files {
-        if tests_only.contains(rel) {
-            continue;
-        }
+    for (rel, text) in &production_files() {
         let n = match wordings(text) {
             Ok(n) => n,
             Err(line) => {
@@ -702,13 +675,8 @@ fn literal_failures(text: &str) -> Vec<usize> {
 #[test]
 fn no_failure_is_worded_with_a_literal_outside_the_printer() {
     let mut problems = Vec::new();
-    let tests_only: Vec<String> =
-        super::layers::test_only_files(&common::repo_root().join("core/src"))
-            .into_iter()
-            .map(|f| format!("core/src/{f}"))
-            .collect();
-    for (rel, text) in &src_files() {
-        if rel.starts_with("core/src/printer/") || tests_only.contains(rel) {
+    for (rel, text) in &production_files() {
+        if rel.starts_with("core/src/printer/") {
             continue;
         }
         for line in literal_failures(text) {

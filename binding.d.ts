@@ -134,12 +134,16 @@ export interface JournalOptions {
   enabled?: boolean
   /** Base directory holding one journal per workspace (never the workspace itself unless you say so). */
   dir?: string
+  directory?: string
   /** Most transactions kept per workspace (default 500); the oldest go first. */
   maxEntries?: number
+  max_entries?: number
   /** Most bytes kept per workspace (default 256 MiB); the oldest go first. */
   maxBytes?: number
+  max_bytes?: number
   /** Largest file whose previous content is kept (default 32 MiB); a transaction with a larger file is not undoable. */
   maxFileBytes?: number
+  max_file_bytes?: number
 }
 
 export type PatchFileHardLinks = 'refuse' | 'split' | 'keep'
@@ -453,6 +457,7 @@ export interface HistoryInput {
   limit?: number
   file_path?: string
   filePath?: string
+  path?: string
 }
 
 /** One journaled write transaction (`damaged?: false`: written by hand, so `t.damaged` narrows the union). */

@@ -2,15 +2,15 @@
 // Writes the result types of types/header.d.ts from the result contract,
 // schemas/results.json (itself generated from the engine's Rust result
 // types: core/src/result/, checked by core/tests/suite/contract.rs). The types sit between the
-// two `generated` marker lines of the header; everything else in the header is
-// written by hand: the inputs (which accept several spellings), and the
-// generic types that follow a call's `dry_run` flag to one result (TypeScript
-// conditional types, which a schema cannot express), built on these.
+// two `generated` marker lines of the header; the input types sit between
+// two others (scripts/gen-inputs.mjs). Written by hand: the options, the
+// public names of results, and the generic types that follow a call's
+// `dry_run` flag to one result (TypeScript conditional types, which a schema
+// cannot express), built on these.
 //
-// The input schemas' `match` lists (schemas/*.schema.json, and so their
-// strict variants) are written from the same contract: the names of its
-// `Tolerance`, the one enum the engine parses `match` with (model::Tolerance).
-// A new tolerance is declared in Rust alone; `npm run contract` spreads it.
+// The input schemas' `match` lists are written from the same contract (its
+// `Tolerance`, the one enum the engine parses `match` with) by
+// scripts/gen-inputs.mjs, which `npm run contract` runs next.
 //
 // One TypeScript declaration per `$defs` entry, named as the Rust type:
 //   object         -> interface (a property not `required` is optional `?`)
@@ -28,7 +28,6 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { expected as strictSchemas, STRICT, SCHEMAS } from './gen-strict-schemas.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const HEADER = path.join(root, 'types/header.d.ts')
@@ -130,33 +129,6 @@ export function withTypes(header, types) {
   return header.slice(0, a) + types + header.slice(b + END.length)
 }
 
-/** The tolerance names of the contract (`$defs.Tolerance`), in its order. */
-export function toleranceNames(contract = JSON.parse(fs.readFileSync(CONTRACT, 'utf8'))) {
-  const names = contract.$defs?.Tolerance?.enum
-  if (!Array.isArray(names) || !names.length) throw new Error('schemas/results.json: no Tolerance enum')
-  return names
-}
-
-// A `match` property of an input schema, up to its items' enum list.
-const MATCH_ENUM = /("match":\s*\{\s*"type":\s*"array",\s*"items":\s*\{\s*"type":\s*"string",\s*"enum":\s*)\[[^\]]*\]/g
-
-/** `text` (an input schema) with every `match` list naming `names`; its formatting kept. */
-export function withTolerances(text, names) {
-  return text.replace(MATCH_ENUM, (_, head) => `${head}[${names.map((n) => JSON.stringify(n)).join(', ')}]`)
-}
-
-/** The input schemas whose `match` lists are not `names`: file -> text to write. */
-function staleSchemas(names) {
-  const out = new Map()
-  for (const f of fs.readdirSync(SCHEMAS).filter((f) => f.endsWith('.schema.json')).sort()) {
-    const file = path.join(SCHEMAS, f)
-    const text = fs.readFileSync(file, 'utf8')
-    const next = withTolerances(text, names)
-    if (next !== text) out.set(file, next)
-  }
-  return out
-}
-
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   if (process.argv.includes('--contract')) {
     const cargo = spawnSync('cargo', ['test', '--quiet', '--test', 'all', '--', 'suite::contract::'], {
@@ -168,19 +140,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   }
   const header = fs.readFileSync(HEADER, 'utf8').replace(/\r\n/g, '\n')
   const next = withTypes(header, resultTypes())
-  const schemas = staleSchemas(toleranceNames())
   if (process.argv.includes('--check')) {
-    const stale = [...(next !== header ? [HEADER] : []), ...schemas.keys()].map((f) => path.relative(root, f))
-    if (stale.length) {
-      process.stderr.write(`${stale.join(', ')}: out of date with schemas/results.json: run npm run contract\n`)
+    if (next !== header) {
+      process.stderr.write(`${path.relative(root, HEADER)}: out of date with schemas/results.json: run npm run contract\n`)
       process.exit(1)
     }
-  } else {
-    if (next !== header) fs.writeFileSync(HEADER, next)
-    for (const [file, text] of schemas) fs.writeFileSync(file, text)
-    if (schemas.size) {
-      // The strict variants follow their schemas.
-      for (const [f, text] of strictSchemas()) fs.writeFileSync(path.join(STRICT, f), text)
-    }
-  }
+  } else if (next !== header) fs.writeFileSync(HEADER, next)
 }

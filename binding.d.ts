@@ -6,14 +6,13 @@
 // index.js defines in JS are declared in types/entry.d.ts.
 //
 // Generated, and the test suite fails when they are out of date: the input
-// types of the tools below (from types/inputs.json, which the MCP input
+// and option types below (from types/inputs.json, which the MCP input
 // schemas are written from too: scripts/gen-inputs.mjs) and the result types
 // at the end (from the engine's Rust result types: core/src/result/ ->
 // schemas/results.json -> scripts/gen-results.mjs). `npm run contract` writes
-// both. What is written by hand: the options, the public names of the
-// results (aliases of the generated types), and the generic types that
-// follow a call's dry-run flag to its one result (conditional types, which a
-// schema cannot express).
+// both. What is written by hand: the public names of the results (aliases of
+// the generated types), and the generic types that follow a call's dry-run
+// flag to its one result (conditional types, which a schema cannot express).
 
 /** Every stable error code. New codes may be added; these never change. */
 export type PatchFileErrorCode = ErrorCode
@@ -197,14 +196,6 @@ export interface HistoryInput {
 /** undo input: the transaction id from history (default: the newest not yet undone). */
 export type UndoInput = { id?: string; dry_run?: boolean; dryRun?: boolean } | string
 
-// ---- end of generated input types ----
-
-/** A difference tolerant matching may ignore (the `match` option). */
-export type PatchFileTolerance = Tolerance
-
-/** A kind of difference named by `closest_match.differences`. */
-export type PatchFileDifference = Difference
-
 export interface PatchFileOptions {
   /** Directory every path must stay inside. Default: process.cwd(). */
   workspaceRoot?: string
@@ -241,17 +232,16 @@ export interface PatchFileOptions {
   lockWaitMs?: number
   lock_wait_ms?: number
   /**
-   * Async functions only: cancels the call. A call stopped before its commit answers CANCELLED and wrote nothing;
-   * a commit already under way completes.
+   * Async functions only: cancels the call. A call stopped before its commit answers CANCELLED and wrote nothing; a
+   * commit already under way completes.
    */
   signal?: AbortSignal
   /** A time budget for the whole call (waits for busy files included); spent before the commit: CANCELLED. */
   timeoutMs?: number
   timeout_ms?: number
   /**
-   * The edit journal (history / undo): `false` records nothing, a string is the journal's base directory,
-   * an object sets the caps. Default: on, in the per-user state directory (or `PATCH_FILE_JOURNAL`: `off` or a
-   * directory).
+   * The edit journal (history / undo): `false` records nothing, a string is the journal's base directory, an object
+   * sets the caps. Default: on, in the per-user state directory (or `PATCH_FILE_JOURNAL`: `off` or a directory).
    */
   journal?: boolean | string | JournalOptions
   /**
@@ -279,7 +269,23 @@ export interface JournalOptions {
   max_file_bytes?: number
 }
 
+/** What a write does with a file that has other hard links (`options.hardLinks`). */
 export type PatchFileHardLinks = 'refuse' | 'split' | 'keep'
+
+/** Options of the edit-format calls: the common options plus `dryRun`. */
+export interface FormatOptions extends PatchFileOptions {
+  /** Plan only: return `diff` and a `run_id` for applyDryRun; nothing is written. */
+  dryRun?: boolean
+  dry_run?: boolean
+}
+
+// ---- end of generated input types ----
+
+/** A difference tolerant matching may ignore (the `match` option). */
+export type PatchFileTolerance = Tolerance
+
+/** A kind of difference named by `closest_match.differences`. */
+export type PatchFileDifference = Difference
 
 /** How a file was written (every successful write reports it). */
 export type WriteStrategyReport = Pick<PatchDone, 'write_strategy' | 'write_strategy_reason'>
@@ -422,13 +428,6 @@ export type WriteFileResultFor<D extends boolean> = ByDryRun<D, WriteFileWritten
 
 // ---------------------------------------------------------------------------
 // Edit formats: applyEditBlocks, applyPatch, textEditor
-
-/** Options of the edit-format calls: the common options plus `dryRun`. */
-export interface FormatOptions extends PatchFileOptions {
-  /** Plan only: return `diff` and a `run_id` for applyDryRun; nothing is written. */
-  dryRun?: boolean
-  dry_run?: boolean
-}
 
 /** What placed a hunk. */
 export type HunkLocatedBy = LocatedBy

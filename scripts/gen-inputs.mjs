@@ -9,7 +9,8 @@
 // written forms name to the engine, and fails on any it does not read, or
 // any spelling it reads that the types leave out.
 //
-// The declaration. `types` holds named types, each a `shape`:
+// The declaration. `types` holds named types (`export`ed or not, an
+// `interface`, which may name the one it `extends`, or a type alias), each a `shape`:
 //   { "fields": [field, ...] }   an object
 //   { "all": [shape, ...] }      every member (TypeScript `&`)
 //   { "any": [shape, ...] }      one member (TypeScript `|`)
@@ -20,7 +21,8 @@
 //   names     its spellings, the published one first (the schema shows it alone; the types all)
 //   schema    its JSON schema; `"enum": "$Tolerance"` is the contract's tolerance names
 //             (schemas/results.json), `{ "$type": shape }` an object of that shape
-//   ts        its TypeScript type when the schema's would be wider ('exact' | ..., a tuple)
+//   ts        its TypeScript type when the schema's would be wider ('exact' | ..., a tuple),
+//             or when it has no schema (the options, which are no tool's input)
 //   doc       its doc comment in the types; `hidden` keeps it out of the schema.
 // `tools` holds, per MCP tool, its input type, its description, the
 // schema's words for its fields (`describe`, by path: `files[].match`) and,
@@ -274,7 +276,8 @@ function tsOf(decl, shape, indent) {
 function declaration(decl, name) {
   const t = decl.types[name]
   const head = `${doc(t.doc, '')}${t.export ? 'export ' : ''}`
-  if (t.interface) return `${head}interface ${name} {\n${members(decl, t.shape.fields, '  ').join('\n')}\n}`
+  const ext = t.extends ? ` extends ${t.extends}` : ''
+  if (t.interface) return `${head}interface ${name}${ext} {\n${members(decl, t.shape.fields, '  ').join('\n')}\n}`
   const type = tsOf(decl, t.shape, '')
   return `${head}type ${name} =${type.startsWith('\n') ? '' : ' '}${type}`
 }

@@ -2,11 +2,11 @@
 // Writes the result types of types/header.d.ts from the result contract,
 // schemas/results.json (itself generated from the engine's Rust result
 // types: core/src/result/, checked by core/tests/suite/contract.rs). The types sit between the
-// two `generated` marker lines of the header; the input types sit between
-// two others (scripts/gen-inputs.mjs). Written by hand: the options, the
-// public names of results, and the generic types that follow a call's
-// `dry_run` flag to one result (TypeScript conditional types, which a schema
-// cannot express), built on these.
+// two `generated` marker lines of the header; the input and option types sit
+// between two others (scripts/gen-inputs.mjs). Written by hand: the public
+// names of results, and the generic types that follow a call's `dry_run` flag
+// to one result (TypeScript conditional types, which a schema cannot
+// express), built on these.
 //
 // The input schemas' `match` lists are written from the same contract (its
 // `Tolerance`, the one enum the engine parses `match` with) by

@@ -245,6 +245,12 @@ export interface PatchFileOptions {
    */
   journal?: boolean | string | JournalOptions
   /**
+   * The `match` of an edit that gives none (default 'exact'; the MCP server and the agent-SDK adapters:
+   * `['line_endings']`).
+   */
+  defaultMatch?: 'exact' | PatchFileTolerance[]
+  default_match?: 'exact' | PatchFileTolerance[]
+  /**
    * 'full' (default): every field. 'compact' (the MCP server's): each fact once, for a model to read: paths
    * relative to the workspace root; no sha256_before, sizes, `replacements: 1`, one-entry `edits` or
    * `write_strategy: 'rename'`. Failures keep their diagnosis.

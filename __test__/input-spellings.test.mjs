@@ -11,6 +11,10 @@
 // promise both styles. Each object is probed beside the fields it requires,
 // and a made-up field probed the same way must be refused as unknown, so a
 // probe cannot pass because the engine failed for another reason first.
+// The options are probed the same way. And every spelling list of the
+// parser's source is declared in types/inputs.json, the one declaration the
+// schemas and the d.ts are generated from (scripts/gen-inputs.mjs), which
+// the last test holds them to.
 import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -261,4 +265,45 @@ test('the input schemas and the d.ts input types are what scripts/gen-inputs.mjs
   const end = header.indexOf('// ---- end of generated input types ----')
   assert.ok(begin > 0 && end > begin)
   assert.ok(fs.readFileSync(path.join(REPO, 'index.d.ts'), 'utf8').includes(header.slice(begin, end)), 'index.d.ts: run npm run build')
+})
+
+/**
+ * Spellings the request parser reads that no declaration types: the JS
+ * API's own channel to the engine (index.js sets `cancelToken` for an
+ * AbortSignal; a caller never sends it).
+ */
+const INTERNAL = new Set(['cancelToken', 'cancel_token'])
+
+test('every spelling the request parser declares is declared in types/inputs.json', () => {
+  // The parser's spelling lists: the fields of its `request_shape!` shapes
+  // (`name: T = "a" | "b"`) and the key lists it reads by hand (`&["a", "b"]`).
+  const lists = []
+  const files = (dir) =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.rs') ? [path.join(dir, e.name)] : []))
+  for (const file of [...files(path.join(REPO, 'core/src/input')), ...files(path.join(REPO, 'core/src/api'))]) {
+    // Production code only: a file's tests start at its `mod tests`.
+    const text = fs.readFileSync(file, 'utf8').split(/^#\[cfg\(test\)\]\s*\nmod tests/m)[0]
+    for (const m of text.matchAll(/=\s*("[A-Za-z_0-9]+"(?:\s*\|\s*"[A-Za-z_0-9]+")*)\s*(?:;|,)/g)) {
+      lists.push({ file, names: [...m[1].matchAll(/"([^"]+)"/g)].map((x) => x[1]) })
+    }
+    for (const m of text.matchAll(/&\[("[A-Za-z_0-9]+"(?:,\s*"[A-Za-z_0-9]+")*)\]/g)) {
+      lists.push({ file, names: [...m[1].matchAll(/"([^"]+)"/g)].map((x) => x[1]) })
+    }
+  }
+  assert.ok(lists.length > 40, `${lists.length} spelling lists found`)
+  const declared = new Set()
+  const walk = (v) => {
+    if (Array.isArray(v)) v.forEach(walk)
+    else if (v && typeof v === 'object') {
+      if (Array.isArray(v.names)) v.names.forEach((n) => declared.add(n))
+      Object.values(v).forEach(walk)
+    }
+  }
+  walk(JSON.parse(fs.readFileSync(path.join(REPO, 'types', 'inputs.json'), 'utf8')).types)
+  for (const { file, names } of lists) {
+    for (const n of names) {
+      if (INTERNAL.has(n)) continue
+      assert.ok(declared.has(n), `${path.relative(REPO, file)} reads \`${n}\` (of ${names.join(' | ')}), which types/inputs.json does not declare`)
+    }
+  }
 })

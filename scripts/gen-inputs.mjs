@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Writes each tool's input, declared once in types/inputs.json, as
+// Writes each tool's input, declared once (its type in types/inputs.json, its
+// entry in the tool table js/tools.json), as
 //   - its MCP input schema, schemas/<tool>.schema.json (and so, through
 //     scripts/gen-strict-schemas.mjs, its strict variant), and
 //   - its input types in types/header.d.ts, between the two `inputs` marker
@@ -24,11 +25,11 @@
 //   ts        its TypeScript type when the schema's would be wider ('exact' | ..., a tuple),
 //             or when it has no schema (the options, which are no tool's input)
 //   doc       its doc comment in the types; `hidden` keeps it out of the schema.
-// `tools` holds, per MCP tool, its input type, its description, the
-// schema's words for its fields (`describe`, by path: `files[].match`) and,
-// where the declaration's order is not the order a model should read,
-// `order` (top level) and `itemOrder` (a list's items), the fields to put
-// first.
+// Each entry of js/tools.json gives, for its MCP tool, its `input` type, its
+// `description`, the schema's words for its fields (`describe`, by path:
+// `files[].match`) and, where the declaration's order is not the order a
+// model should read, `order` (top level) and `itemOrder` (a list's items),
+// the fields to put first.
 //
 // The schema of a shape has the published spelling of each field its
 // members declare. A field is required when it is required in every
@@ -45,6 +46,7 @@ import { fileURLToPath } from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 export const SOURCE = path.join(root, 'types/inputs.json')
+export const TABLE = path.join(root, 'js/tools.json')
 const HEADER = path.join(root, 'types/header.d.ts')
 const CONTRACT = path.join(root, 'schemas/results.json')
 const SCHEMAS = path.join(root, 'schemas')
@@ -142,13 +144,13 @@ export function toleranceNames(contract = JSON.parse(fs.readFileSync(CONTRACT, '
   return names
 }
 
-/** The MCP input schema of `name` (`{ name, description, parameters }`). */
-export function toolSchema(decl, name, tolerances) {
-  const tool = decl.tools[name]
+/** The MCP input schema of `tool` (an entry of the tool table): `{ name, description, parameters }`. */
+export function toolSchema(decl, tool, tolerances) {
+  const name = tool.name
   const ctx = { tool, tolerances, used: new Set() }
   const parameters = objectSchema(decl, tool.input, ctx, '')
   const unused = Object.keys(tool.describe ?? {}).filter((p) => !ctx.used.has(p))
-  if (unused.length) throw new Error(`types/inputs.json: ${name} describes fields it does not have: ${unused.join(', ')}`)
+  if (unused.length) throw new Error(`js/tools.json: ${name} describes fields it does not have: ${unused.join(', ')}`)
   return { name, description: tool.description, parameters }
 }
 
@@ -297,12 +299,18 @@ export function withInputs(header, types) {
 }
 
 /** Every file this writes: path -> text. */
-export function expected({ decl = JSON.parse(fs.readFileSync(SOURCE, 'utf8')), tolerances = toleranceNames() } = {}) {
+export function expected({
+  decl = JSON.parse(fs.readFileSync(SOURCE, 'utf8')),
+  tools = JSON.parse(fs.readFileSync(TABLE, 'utf8')).tools,
+  tolerances = toleranceNames(),
+} = {}) {
   const out = new Map()
-  const undeclared = fs.readdirSync(SCHEMAS).filter((f) => f.endsWith('.schema.json') && !(f.slice(0, -'.schema.json'.length) in decl.tools))
-  if (undeclared.length) throw new Error(`schemas/${undeclared.join(', schemas/')}: no tool of types/inputs.json declares it`)
-  for (const name of Object.keys(decl.tools)) {
-    out.set(path.join(SCHEMAS, `${name}.schema.json`), `${formatJson(toolSchema(decl, name, tolerances))}\n`)
+  const names = new Set(tools.map((t) => t.name))
+  const undeclared = fs.readdirSync(SCHEMAS).filter((f) => f.endsWith('.schema.json') && !names.has(f.slice(0, -'.schema.json'.length)))
+  if (undeclared.length) throw new Error(`schemas/${undeclared.join(', schemas/')}: no tool of js/tools.json declares it`)
+  for (const tool of tools) {
+    if (!tool.input || !tool.description) throw new Error(`js/tools.json: ${tool.name} has no input or description`)
+    out.set(path.join(SCHEMAS, `${tool.name}.schema.json`), `${formatJson(toolSchema(decl, tool, tolerances))}\n`)
   }
   const header = fs.readFileSync(HEADER, 'utf8').replace(/\r\n/g, '\n')
   out.set(HEADER, withInputs(header, inputTypes(decl)))
@@ -314,7 +322,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const stale = [...want].filter(([f, text]) => !fs.existsSync(f) || fs.readFileSync(f, 'utf8') !== text).map(([f]) => f)
   if (process.argv.includes('--check')) {
     if (stale.length) {
-      process.stderr.write(`${stale.map((f) => path.relative(root, f)).join(', ')}: out of date with types/inputs.json: run npm run contract\n`)
+      process.stderr.write(`${stale.map((f) => path.relative(root, f)).join(', ')}: out of date with types/inputs.json and js/tools.json: run npm run contract\n`)
       process.exit(1)
     }
   } else if (stale.length) {

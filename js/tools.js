@@ -29,8 +29,8 @@
 //
 // Adding a tool is: one entry in tools.json (and in a profile if it belongs
 // there) and its input type in types/inputs.json, then `npm run contract`;
-// its result type in the Rust contract (core/src/result/, listed in
-// core/src/result/contract.rs); and its Rust entry point (a `#[napi]` function
+// its result type in the Rust contract (core/src/result/, paired with its
+// engine function in core/src/api/runner.rs); and its Rust entry point (a `#[napi]` function
 // in src/exports.rs, whose `ts_args_type`/`ts_return_type` name its input and
 // result types). docs/development.md (Adding a tool) lists the steps.
 //

@@ -131,8 +131,9 @@ pub struct FileEdits {
 }
 
 /// The engine's entry points, named as JavaScript calls them (and as the
-/// journal records them). `api::run` runs one; the result contract lists
-/// each one's result; the binding exports each as a function.
+/// journal records them). `api::run` runs one, and its table pairs each
+/// with its result type for the contract; the binding exports each as a
+/// function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EntryPoint {
     PatchFile,

@@ -7,7 +7,6 @@
 //! Nothing here panics outward: every entry point is wrapped in
 //! [`guarded`] (in `entry.rs`), which turns a panic into an `INTERNAL_ERROR` result.
 
-mod contract;
 mod dry_run;
 mod edit_file;
 mod entry;
@@ -22,7 +21,6 @@ mod view;
 
 /// The addon's words for JavaScript values that are not JSON text.
 pub use crate::printer::js;
-pub use contract::contract;
 pub use dry_run::apply_dry_run;
 pub use edit_file::edit_file;
 pub use entry::{cancelled, failure, guarded};
@@ -31,7 +29,7 @@ pub use formats::{apply_edit_blocks, apply_patch};
 pub use history::{history, journal_clear, undo};
 pub use lines::edit_lines;
 pub use patch::{batch_patch_files, patch_file};
-pub use runner::{run, run_nonblocking};
+pub use runner::{contract, run, run_nonblocking};
 pub use text_editor::text_editor;
 
 #[cfg(test)]

@@ -3,44 +3,15 @@
 //! for each entry point, the type it answers with.
 
 use schemars::generate::{Contract, SchemaSettings};
-use schemars::{JsonSchema, SchemaGenerator};
+use schemars::SchemaGenerator;
 use serde_json::{Map, Value};
 
-use super::answer::Answer;
-use super::edits::{AppliedRun, BatchDone, PatchDone, WriteDone};
-use super::files::ReadDone;
-use super::formats::FormatDone;
-use super::history::{Cleared, HistoryDone, Undone};
-use super::lines::LinesDone;
-use super::text_editor::TextEditorDone;
 use crate::model::EntryPoint;
 
-/// Adds `T`'s schema to `g` and returns a reference to it.
-fn add<T: JsonSchema>(g: &mut SchemaGenerator) -> Value {
-    g.subschema_for::<T>().to_value()
-}
-
-/// The schema of what `entry` answers (a match, so an entry point without a
-/// result type here does not compile).
-fn result_of(entry: EntryPoint, g: &mut SchemaGenerator) -> Value {
-    match entry {
-        // editFile is patchFile under the filesystem server's input shape.
-        EntryPoint::PatchFile | EntryPoint::EditFile => add::<Answer<PatchDone>>(g),
-        EntryPoint::BatchPatchFiles => add::<Answer<BatchDone>>(g),
-        EntryPoint::ReadFile => add::<Answer<ReadDone>>(g),
-        EntryPoint::WriteFile => add::<Answer<WriteDone>>(g),
-        EntryPoint::ApplyDryRun => add::<Answer<AppliedRun>>(g),
-        EntryPoint::ApplyEditBlocks | EntryPoint::ApplyPatch => add::<Answer<FormatDone>>(g),
-        EntryPoint::TextEditor => add::<Answer<TextEditorDone>>(g),
-        EntryPoint::EditLines => add::<Answer<LinesDone>>(g),
-        EntryPoint::History => add::<Answer<HistoryDone>>(g),
-        EntryPoint::Undo => add::<Answer<Undone>>(g),
-        EntryPoint::JournalClear => add::<Answer<Cleared>>(g),
-    }
-}
-
-/// The contract document: `{ "$defs": {...}, "results": { entry: schema } }`.
-pub fn contract() -> Value {
+/// The contract document: `{ "$defs": {...}, "results": { entry: schema } }`,
+/// `result_of(entry, g)` adding to `g` the schema of what `entry` answers
+/// (the entry points are wired above this layer: `api::runner`).
+pub fn contract(result_of: fn(EntryPoint, &mut SchemaGenerator) -> Value) -> Value {
     let settings = SchemaSettings::draft2020_12().with(|s| {
         s.contract = Contract::Serialize;
         s.definitions_path = "/$defs/".into();

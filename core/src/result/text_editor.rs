@@ -192,20 +192,4 @@ mod tests {
                    "content": "a\nb/\n", "command": "view"})
         );
     }
-
-    #[test]
-    fn the_contract_lists_the_text_editor_result() {
-        let c = crate::result::contract();
-        assert!(c["results"]["textEditor"].is_object());
-        for t in [
-            "FileView",
-            "DirView",
-            "EditDone",
-            "UndoEdit",
-            "Command",
-            "LineEnding",
-        ] {
-            assert!(c["$defs"][t].is_object(), "{t} is defined");
-        }
-    }
 }

@@ -21,7 +21,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { REPO, ts } from './helpers/typescript.mjs'
+import { REPO, ts, indexDeclarations } from './helpers/typescript.mjs'
 
 const TOOLS = JSON.parse(fs.readFileSync(path.join(REPO, 'js', 'tools.json'), 'utf8')).tools
 const api = await import('../index.mjs')
@@ -81,11 +81,9 @@ function schemaPaths(node, prefix = '', out = new Map()) {
 
 /** Field paths of each tool's d.ts input type, by the TypeScript checker. */
 function dtsPaths() {
-  const file = path.join(REPO, 'index.d.ts')
-  const program = ts.createProgram([file], { strict: true, noEmit: true, types: [], target: ts.ScriptTarget.ES2022 })
-  const checker = program.getTypeChecker()
+  const { file, checker, exports } = indexDeclarations()
   const fns = new Map()
-  for (const s of checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)))) {
+  for (const s of exports) {
     if (s.flags & ts.SymbolFlags.Function) fns.set(s.name, s)
   }
   // Only fields declared in index.d.ts (not String's `length` of a string input).

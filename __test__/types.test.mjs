@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { REPO, ts, consumerProject, tsc } from './helpers/typescript.mjs'
+import { REPO, ts, consumerProject, tsc, indexDeclarations } from './helpers/typescript.mjs'
 
 const FIXTURE = path.join(REPO, '__test__', 'fixtures', 'types', 'results.mts')
 
@@ -42,11 +42,9 @@ test('result types: a failure type has no index signature', () => {
  * of a union is declared when some member declares it).
  */
 function declarations() {
-  const file = path.join(REPO, 'index.d.ts')
-  const program = ts.createProgram([file], { strict: true, noEmit: true, types: [], target: ts.ScriptTarget.ES2022 })
-  const checker = program.getTypeChecker()
+  const { checker, exports: symbols } = indexDeclarations()
   const exports = new Map()
-  for (const s of checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)))) {
+  for (const s of symbols) {
     if (s.flags & ts.SymbolFlags.Type) exports.set(s.name, checker.getDeclaredTypeOfSymbol(s))
   }
   const members = (t) => (t.isUnion() ? t.types.flatMap(members) : [t])

@@ -43,6 +43,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { doc, splice } from './gen-results.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 export const SOURCE = path.join(root, 'types/inputs.json')
@@ -190,23 +191,6 @@ function tsOfSchema(decl, s) {
   return { string: 'string', integer: 'number', number: 'number', boolean: 'boolean', null: 'null' }[s.type] ?? 'unknown'
 }
 
-/** One doc comment for `text` at `indent`, wrapped at 116 columns. */
-function doc(text, indent) {
-  if (!text) return ''
-  const words = text.split(/\s+/)
-  const lines = []
-  let line = ''
-  for (const w of words) {
-    if (line && indent.length + 3 + line.length + 1 + w.length > 116) {
-      lines.push(line)
-      line = w
-    } else line = line ? `${line} ${w}` : w
-  }
-  if (line) lines.push(line)
-  if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`
-  return `${indent}/**\n${lines.map((l) => `${indent} * ${l}`).join('\n')}\n${indent} */\n`
-}
-
 /** The members of an object type for `fields`: each spelling, the doc on the first. */
 function members(decl, fields, indent) {
   const rows = []
@@ -292,10 +276,7 @@ export function inputTypes(decl = JSON.parse(fs.readFileSync(SOURCE, 'utf8'))) {
 
 /** `header` with its generated inputs replaced by `types`. */
 export function withInputs(header, types) {
-  const a = header.indexOf(BEGIN)
-  const b = header.indexOf(END)
-  if (a < 0 || b < a) throw new Error('types/header.d.ts: no generated-inputs markers')
-  return header.slice(0, a) + types + header.slice(b + END.length)
+  return splice(header, BEGIN, END, types)
 }
 
 /** Every file this writes: path -> text. */

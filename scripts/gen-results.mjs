@@ -37,8 +37,8 @@ export const END = '// ---- end of generated result types ----'
 
 const REF = '#/$defs/'
 
-/** A doc comment for `text` at `indent`, or ''. */
-function doc(text, indent = '') {
+/** A doc comment for `text` at `indent` (wrapped at 116 columns), or ''. */
+export function doc(text, indent = '') {
   if (!text) return ''
   const words = text.split(/\s+/)
   const lines = []
@@ -121,12 +121,17 @@ export function resultTypes(contract = JSON.parse(fs.readFileSync(CONTRACT, 'utf
   return `${BEGIN}\n\n${body}\n\n${END}`
 }
 
-/** `header` with its generated part replaced by `types`. */
+/** `header` with the part from the line `begin` to the line `end` replaced by `part` (which holds both). */
+export function splice(header, begin, end, part) {
+  const a = header.indexOf(begin)
+  const b = header.indexOf(end)
+  if (a < 0 || b < a) throw new Error(`types/header.d.ts: no markers ${begin} ... ${end}`)
+  return header.slice(0, a) + part + header.slice(b + end.length)
+}
+
+/** `header` with its generated result types replaced by `types`. */
 export function withTypes(header, types) {
-  const a = header.indexOf(BEGIN)
-  const b = header.indexOf(END)
-  if (a < 0 || b < a) throw new Error('types/header.d.ts: no generated-types markers')
-  return header.slice(0, a) + types + header.slice(b + END.length)
+  return splice(header, BEGIN, END, types)
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

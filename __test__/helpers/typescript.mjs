@@ -66,3 +66,12 @@ export function tsc(dir) {
   }
   return { status: r.status, output: r.stdout + r.stderr, errors }
 }
+
+/** The TypeScript checker over this checkout's index.d.ts (`file`), and the symbols it exports. */
+export function indexDeclarations() {
+  const file = path.join(REPO, 'index.d.ts')
+  const program = ts.createProgram([file], { strict: true, noEmit: true, types: [], target: ts.ScriptTarget.ES2022 })
+  const checker = program.getTypeChecker()
+  const exports = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)))
+  return { file, checker, exports }
+}

@@ -79,6 +79,7 @@ function flatten(decl, shape, omit = []) {
   if (s.fields) {
     for (const f of s.fields) {
       if (f.hidden || drop.includes(f.names[0])) continue
+      if (!f.schema) throw new Error(`types/inputs.json: ${f.names[0]} is in a tool's input and has no schema`)
       out.props.set(f.names[0], { field: f, schema: f.schema })
       if (f.required) out.required.add(f.names[0])
     }

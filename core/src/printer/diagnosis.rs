@@ -3,6 +3,7 @@
 //! shows, an edit already applied, and the hint on what to send next.
 
 use super::misses::line_span;
+use super::quote::plural;
 use crate::model::Said;
 use crate::result::diagnosis::Difference;
 use crate::text::fold::char_name;
@@ -41,7 +42,7 @@ fn whitespace_words(s: &str) -> String {
     }
     let tabs = s.chars().filter(|&c| c == '\t').count();
     let spaces = s.chars().count() - tabs;
-    let p = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    let p = |n: usize, w: &str| format!("{n} {w}{}", plural(n));
     match (tabs, spaces) {
         (0, n) => p(n, "space"),
         (n, 0) => p(n, "tab"),
@@ -243,7 +244,7 @@ fn equally_close(lines: &[usize]) -> String {
     } else {
         format!(
             " The block matches line{} {} just as closely: include neighbouring lines so the retry is unique.",
-            if lines.len() == 1 { "" } else { "s" },
+            plural(lines.len()),
             lines
                 .iter()
                 .map(|l| l.to_string())

@@ -1,7 +1,7 @@
 //! The input adapter's words (`crate::input::fields`): a request that is
 //! not an object, a field missing, unknown, spelt twice or of the wrong type.
 
-use super::quote::shown;
+use super::quote::{plural, shown};
 
 /// Request part `what` is missing (`null` or absent).
 pub(crate) fn input_missing(what: &str) -> String {
@@ -27,10 +27,7 @@ pub(crate) fn spelt_twice(what: &str, first: &str, second: &str) -> String {
 
 /// `what` has `count` unknown fields, `listed` as [`unknown_listed`] lists them.
 pub(crate) fn unknown_fields(what: &str, count: usize, listed: &str) -> String {
-    format!(
-        "{what}: unknown field{} {listed}",
-        if count == 1 { "" } else { "s" }
-    )
+    format!("{what}: unknown field{} {listed}", plural(count))
 }
 
 /// Unknown field names, each with the name it likely misspells, then how

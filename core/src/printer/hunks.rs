@@ -3,6 +3,7 @@
 //! found in several places, or the lines it would write refused.
 
 use super::misses::lines_list;
+use super::quote::plural;
 use crate::result::formats::HunkLevel;
 
 /// The words for a level in a message.
@@ -153,7 +154,7 @@ pub(crate) fn hunk_not_found(
         "{label}: the {} context/removed line{} starting with `{}` {} not found{after}{hint}{}, \
          even ignoring whitespace and Unicode punctuation{closest}",
         old.len(),
-        if old.len() == 1 { "" } else { "s" },
+        plural(old.len()),
         show(old[0]),
         if old.len() == 1 { "was" } else { "were" },
         if at_eof {

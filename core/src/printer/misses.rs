@@ -2,15 +2,8 @@
 //! not found, ambiguous, the wrong count, a tolerant match refused, a plan
 //! that failed the check made before writing.
 
+use super::quote::plural;
 use crate::model::{Said, Tolerance};
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
 
 /// The first ten line numbers as `a, b, c, …` (`total` of them in all).
 pub(super) fn lines_list(lines: &[usize], total: usize) -> String {
@@ -46,7 +39,7 @@ pub(crate) fn line_span(first: usize, last: usize) -> String {
 
 /// The label of edit `index` of several, before its message (`edits[2]: `).
 pub(crate) fn edit_prefix(index: usize) -> String {
-    format!("edits[{index}]: ")
+    format!("{}: ", super::request::item_label("edits", index))
 }
 
 /// What follows the first failure when `max` edits or blocks (`what`)
@@ -402,7 +395,7 @@ fn show_bytes(b: &[u8]) -> String {
 pub(crate) fn line_count_differs(what: &str, lines: usize, callers: usize) -> String {
     format!(
         "{what} has {lines} line{} where the caller's text has {callers}",
-        if lines == 1 { "" } else { "s" },
+        plural(lines),
     )
 }
 

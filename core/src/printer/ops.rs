@@ -2,6 +2,7 @@
 //! patch's files and hunks, a text of SEARCH/REPLACE blocks, the text
 //! editor's commands): what the pipeline (`crate::txn`) found, in words.
 
+use super::quote::plural;
 use crate::error::ErrorCode;
 
 /// ` (line N)` for an operation from line `line` of the caller's text, or
@@ -81,7 +82,7 @@ pub(crate) fn bom_hunk_not_first(index: usize, patch_line: usize, line: usize) -
 pub(crate) fn insert_past_end(after: usize, total: usize) -> String {
     format!(
         "`insert_line` {after} is past the end of the file, which has {total} line{}; use 0 to {total}",
-        if total == 1 { "" } else { "s" }
+        plural(total)
     )
 }
 

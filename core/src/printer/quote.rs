@@ -14,6 +14,15 @@ pub(crate) fn shown(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The plural ending of a count `n`: `"s"` unless it is one.
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,8 @@
 //! a read cut short, a file not in UTF-8, a view range past the end or
 //! given for a directory, an undo_edit with nothing to undo.
 
+use super::quote::plural;
+
 /// Line `line` (1-based) of `path` alone is over one read's `mib` MiB.
 pub(crate) fn line_too_long(line: usize, path: &str, mib: usize) -> String {
     format!(
@@ -27,7 +29,7 @@ pub(crate) fn not_utf8(replaced: usize) -> String {
     } else {
         format!(
             "content is NOT the file's bytes: {replaced} place{} where the bytes are not UTF-8 show{} U+FFFD instead",
-            if replaced == 1 { "" } else { "s" },
+            plural(replaced),
             if replaced == 1 { "s" } else { "" }
         )
     };
@@ -66,7 +68,7 @@ pub(crate) fn legacy(name: &str, embedded: Option<EmbeddedUtf8<'_>>) -> String {
              character `{utf8}`, probably pasted in UTF-8. content shows them as {name} (search for `{shown}`, not \
              `{utf8}`), and an edit must replace such a sequence whole or leave it alone: one that would keep part \
              of it is refused (UNSUPPORTED_ENCODING).",
-            if n == 1 { "" } else { "s" },
+            plural(n),
             if n == 1 { "is" } else { "are" },
         ));
     }

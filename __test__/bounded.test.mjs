@@ -67,6 +67,30 @@ test('a file another process holds locked does not stall unrelated work; the wai
   }
 })
 
+test('a signal that is not an AbortSignal, or one given to a synchronous call, is refused as such; nothing is written', async () => {
+  const { d, done } = tmp()
+  try {
+    const f = path.join(d, 'f.txt')
+    fs.writeFileSync(f, 'k = 1\n')
+    const input = { file_path: 'f.txt', search_block: 'k = 1', replace_block: 'k = 2' }
+    const answers = [
+      await api.patchFile(input, { workspaceRoot: d, signal: 'stop' }),
+      await api.patchFile(input, { workspaceRoot: d, signal: { aborted: false } }),
+      api.patchFileSync(input, { workspaceRoot: d, signal: new AbortController().signal }),
+    ]
+    for (const r of answers) {
+      assert.equal(r.code, 'INVALID_INPUT', JSON.stringify(r))
+      assert.equal(r.message, 'options: `signal` must be an AbortSignal, and only the async functions take one', JSON.stringify(r))
+    }
+    // With a time budget too (the wrapper copies the options then).
+    const timed = await api.patchFile(input, { workspaceRoot: d, signal: 'stop', timeoutMs: 60_000 })
+    assert.equal(timed.code, 'INVALID_INPUT', JSON.stringify(timed))
+    assert.equal(fs.readFileSync(f, 'utf8'), 'k = 1\n')
+  } finally {
+    done()
+  }
+})
+
 test('a call that cannot get the lock in lockWaitMs answers FILE_LOCKED and writes nothing', { skip: !haveFlock && 'flock(1) is not installed' }, async () => {
   const { d, done } = tmp()
   try {

@@ -59,7 +59,9 @@ function asyncCall(fn, native) {
     } catch {
       return fn(input, options)
     }
-    delete base.signal
+    // An AbortSignal is this wrapper's to watch; anything else under `signal`
+    // goes on to the engine, which refuses it (INVALID_INPUT).
+    if (isAbortSignal(signal)) delete base.signal
     const token = isAbortSignal(signal) ? native.cancelToken() : undefined
     const onAbort = () => native.cancelCall(token)
     if (token !== undefined) {

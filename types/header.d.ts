@@ -233,7 +233,8 @@ export interface PatchFileOptions {
   lock_wait_ms?: number
   /**
    * Async functions only: cancels the call. A call stopped before its commit answers CANCELLED and wrote nothing; a
-   * commit already under way completes.
+   * commit already under way completes. Anything but an AbortSignal, or one given to a synchronous function, is
+   * INVALID_INPUT.
    */
   signal?: AbortSignal
   /** A time budget for the whole call (waits for busy files included); spent before the commit: CANCELLED. */

@@ -475,6 +475,9 @@ request_shape! {
         #[serde(default, deserialize_with = "syntax")]
         syntax: Option<SyntaxGuard> = "syntax",
         _journal: Option<IgnoredAny> = "journal",
+        // The JS API watches an AbortSignal and never hands it on: one that
+        // reaches the engine is something else, or came to a synchronous call.
+        signal: Option<IgnoredAny> = "signal",
     }
 }
 
@@ -590,6 +593,9 @@ pub fn options(
     if let Some(value) = value.filter(|v| !v.is_null()) {
         let mut f = Fields::new(value, "options")?;
         let o: OptionsShape = f.take()?;
+        if o.signal.is_some() {
+            return Err(Failure::invalid(printer::signal_not_abort_signal()));
+        }
         root = o.workspace_root;
         opts.durable = o.durable.unwrap_or(opts.durable);
         opts.max_file_bytes = o.max_file_bytes.map_or(opts.max_file_bytes, |Whole(n)| n);

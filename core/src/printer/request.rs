@@ -321,6 +321,12 @@ pub(crate) fn edit_file_edits_missing() -> &'static str {
     "`edits` is required: an array of { oldText, newText }"
 }
 
+/// `options.signal` reached the engine: not an AbortSignal, or given to a
+/// synchronous call (the JS API watches a real one and never hands it on).
+pub(crate) fn signal_not_abort_signal() -> String {
+    "options: `signal` must be an AbortSignal, and only the async functions take one".to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -304,3 +304,14 @@ test('every spelling list the request parser declares is a field of types/inputs
     assert.ok(declared.has(key), `${path.relative(REPO, file)} reads one field as ${names.join(' | ')}, which no field of types/inputs.json declares with those spellings`)
   }
 })
+
+test("README's options table names exactly the options types/inputs.json declares", () => {
+  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8')
+  const table = readme.slice(readme.indexOf('| option | default | meaning |'))
+  const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2)
+  const documented = rows.flatMap((r) => [...r.split('|')[1].matchAll(/`(\w+)`/g)].map((m) => m[1])).sort()
+  const options = JSON.parse(fs.readFileSync(path.join(REPO, 'types', 'inputs.json'), 'utf8')).types.PatchFileOptions
+  const declared = options.shape.fields.map((f) => f.names[0]).sort()
+  assert.ok(documented.length >= 10, documented.join())
+  assert.deepEqual(documented, declared)
+})

@@ -521,6 +521,68 @@ pub enum BadMatch {
     NotAList(String),
 }
 
+/// Why a planned change failed the plan check (`matching::verify`): the
+/// facts, which `printer::unverified` words. Line numbers are 0-based; an
+/// ending is named as the check names it (`LF`, `CRLF`, `no line break`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unverified {
+    /// The text on `side` has `lines` lines where the caller's has `callers`.
+    LineCount {
+        side: PlanSide,
+        lines: usize,
+        callers: usize,
+    },
+    /// Line `i` on `side` (`line`) is not the caller's (`callers`) under
+    /// the tolerated differences.
+    LineText {
+        side: PlanSide,
+        i: usize,
+        line: Vec<u8>,
+        callers: Vec<u8>,
+    },
+    /// Line `i` on `side` ends with `end` where the caller's ends with
+    /// `callers`.
+    LineEnd {
+        side: PlanSide,
+        i: usize,
+        end: &'static str,
+        callers: &'static str,
+    },
+    /// A change that takes the line break after it writes something.
+    TakesBreakWrites,
+    /// A block that takes its line break starts inside a line.
+    TakesBreakMidLine,
+    /// A change that takes the line break after it has none after the
+    /// caller's text.
+    TakesBreakNone,
+    /// A line break added other than after a last line that has none.
+    AddsBreakNotLast,
+    /// The line break to add after the last line is missing.
+    AddedBreakMissing,
+    /// Line `j` written (`written`, with its ending) is one the caller kept
+    /// but not the file's (`file`, with its ending).
+    KeptLine {
+        j: usize,
+        written: (Vec<u8>, &'static str),
+        file: (Vec<u8>, &'static str),
+    },
+    /// Line `j` written ends with `end`, which the file does not use.
+    EndingNotUsed { j: usize, end: &'static str },
+    /// The text written leaves a lone CR.
+    LoneCr,
+    /// The change of bytes `start..end` is out of order or out of bounds.
+    OutOfBounds { start: usize, end: usize },
+}
+
+/// Which text of a change the plan check compares with the caller's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanSide {
+    /// The file's text the change replaces (against the search text).
+    Replaced,
+    /// The text the change writes (against the replacement).
+    Written,
+}
+
 /// Which format a plan came from (reported in results).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {

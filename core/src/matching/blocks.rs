@@ -183,7 +183,7 @@ pub(crate) fn in_turn_with(
                 let r = p.edits[0];
                 let change = block_change(&cur, r.offset, edit, callers[bi]);
                 if let Err(why) = verify::verify(&cur, &[change]) {
-                    failures.push(refused(bi, &why.reason));
+                    failures.push(refused(bi, &printer::unverified(&why.why)));
                     continue;
                 }
                 // A single block (the text editor's `str_replace`, one

@@ -242,7 +242,7 @@ fn unverified(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option
     Some(Refusal {
         code: ErrorCode::PLAN_CHECK_FAILED,
         lines: Vec::new(),
-        message: printer::fitted_failed_check(edit.said, span, &r.reason),
+        message: printer::fitted_failed_check(edit.said, span, &printer::unverified(&r.why)),
         applied: false,
     })
 }

@@ -442,8 +442,13 @@ fn apply_indexed(
     // them; the text is written top to bottom (a stable sort keeps hunks at
     // one place, such as several appends, in patch order).
     placed.sort_by_key(|&(_, p, _, _)| p);
-    let text = build(text, &k.lines, hunks, &placed, style)
-        .map_err(|r| vec![check_failed(hunks, placed[r.change].0, &r.reason)])?;
+    let text = build(text, &k.lines, hunks, &placed, style).map_err(|r| {
+        vec![check_failed(
+            hunks,
+            placed[r.change].0,
+            &printer::unverified(&r.why),
+        )]
+    })?;
     Ok(Applied {
         text,
         hunks: reports,

@@ -27,13 +27,13 @@
 //!    no carriage return without its line feed (a lone CR, or CR CR LF)
 //!    unless the caller's replacement has it or the file has such endings.
 //!
-//! A change that fails is refused ([`Refused`], the reason naming the line)
-//! and nothing is written.
+//! A change that fails is refused ([`Refused`]: which change, and why as
+//! facts, a [`Unverified`] naming the line, which the printer words where
+//! the refusal becomes a failure) and nothing is written.
 
 use std::borrow::Cow;
 
-use crate::model::{MatchMode, Tolerance};
-use crate::printer;
+use crate::model::{MatchMode, PlanSide, Tolerance, Unverified};
 use crate::text::fold::{punct_ascii, unicode_space};
 
 /// Which whitespace a fold trims from one end of each line.
@@ -117,7 +117,7 @@ pub(crate) struct Change<'a> {
 pub(crate) struct Refused {
     /// Index of the change.
     pub(crate) change: usize,
-    pub(crate) reason: String,
+    pub(crate) why: Unverified,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,18 +221,27 @@ fn trimmed<'a, 'b>(lines: &'b [Ln<'a>], f: Fold) -> &'b [Ln<'a>] {
 }
 
 /// Whether two texts' lines are the same under `f` (rules 2 and 3).
-fn same_under(a: &[Ln<'_>], b: &[Ln<'_>], f: Fold, what: &str) -> Result<(), String> {
+fn same_under(a: &[Ln<'_>], b: &[Ln<'_>], f: Fold, side: PlanSide) -> Result<(), Unverified> {
     let (a, b) = if a.len() != b.len() {
         (trimmed(a, f), trimmed(b, f))
     } else {
         (a, b)
     };
     if a.len() != b.len() {
-        return Err(printer::line_count_differs(what, a.len(), b.len()));
+        return Err(Unverified::LineCount {
+            side,
+            lines: a.len(),
+            callers: b.len(),
+        });
     }
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         if folded(x.body, f) != folded(y.body, f) {
-            return Err(printer::line_not_callers(what, i, x.body, y.body));
+            return Err(Unverified::LineText {
+                side,
+                i,
+                line: x.body.to_vec(),
+                callers: y.body.to_vec(),
+            });
         }
         let last = i + 1 == a.len();
         let ends_agree = if last && f.final_break {
@@ -243,12 +252,12 @@ fn same_under(a: &[Ln<'_>], b: &[Ln<'_>], f: Fold, what: &str) -> Result<(), Str
             x.end == y.end
         };
         if !ends_agree {
-            return Err(printer::line_end_differs(
-                what,
+            return Err(Unverified::LineEnd {
+                side,
                 i,
-                x.end.name(),
-                y.end.name(),
-            ));
+                end: x.end.name(),
+                callers: y.end.name(),
+            });
         }
     }
     Ok(())
@@ -272,14 +281,14 @@ fn lone_crs(t: &[u8]) -> usize {
 
 /// The text a change replaces and the text it writes, without the line
 /// break a block takes with it or the one added after a last line.
-fn bodies<'a>(text: &'a [u8], c: &Change<'a>) -> Result<(&'a [u8], &'a [u8]), String> {
+fn bodies<'a>(text: &'a [u8], c: &Change<'a>) -> Result<(&'a [u8], &'a [u8]), Unverified> {
     let mut region = &text[c.start..c.end];
     if c.takes_break {
         if !c.new.is_empty() || !c.replace.is_empty() {
-            return Err(printer::takes_break_writes());
+            return Err(Unverified::TakesBreakWrites);
         }
         if c.start > 0 && text[c.start - 1] != b'\n' {
-            return Err(printer::takes_break_mid_line());
+            return Err(Unverified::TakesBreakMidLine);
         }
         // The break taken is a CRLF or an LF (after a search text that
         // itself ends with the CR): whichever leaves the caller's text.
@@ -287,18 +296,18 @@ fn bodies<'a>(text: &'a [u8], c: &Change<'a>) -> Result<(&'a [u8], &'a [u8]), St
         region = [&b"\r\n"[..], b"\n"]
             .into_iter()
             .filter_map(|b| region.strip_suffix(b))
-            .find(|r| same_under(&lines(r), &search, c.fold, "").is_ok())
-            .ok_or_else(printer::takes_break_none)?;
+            .find(|r| same_under(&lines(r), &search, c.fold, PlanSide::Replaced).is_ok())
+            .ok_or(Unverified::TakesBreakNone)?;
     }
     let mut new = c.new;
     if c.adds_break {
         if c.start != text.len() || text.last().is_none_or(|&b| b == b'\n') {
-            return Err(printer::adds_break_not_last());
+            return Err(Unverified::AddsBreakNotLast);
         }
         new = new
             .strip_prefix(b"\r\n")
             .or_else(|| new.strip_prefix(b"\n"))
-            .ok_or_else(printer::added_break_missing)?;
+            .ok_or(Unverified::AddedBreakMissing)?;
     }
     Ok((region, new))
 }
@@ -348,7 +357,7 @@ fn kept_lines(s: &[Ln<'_>], p: &[Ln<'_>]) -> Vec<Option<usize>> {
 /// after it). Lines are compared whole: the first line of a change that
 /// starts inside a line continues the text before it, the last of one that
 /// ends inside a line goes on with the text after it.
-fn check_kept(text: &[u8], c: &Change<'_>, [r, s, n, p]: [&[Ln<'_>]; 4]) -> Result<(), String> {
+fn check_kept(text: &[u8], c: &Change<'_>, [r, s, n, p]: [&[Ln<'_>]; 4]) -> Result<(), Unverified> {
     let line_start = memchr::memrchr(b'\n', &text[..c.start]).map_or(0, |k| k + 1);
     let line_end = memchr::memchr(b'\n', &text[c.end..]).map_or(text.len(), |k| c.end + k);
     let after = &text[c.end..line_end];
@@ -384,11 +393,11 @@ fn check_kept(text: &[u8], c: &Change<'_>, [r, s, n, p]: [&[Ln<'_>]; 4]) -> Resu
         let fe = r[i].end;
         let gains = fe == Ending::None && c.end == text.len() && !is_last(n, j);
         if !(text_ok && (ends_agree(fe, we, is_last(r, i) || is_last(n, j)) || gains)) {
-            return Err(printer::kept_line_differs(
+            return Err(Unverified::KeptLine {
                 j,
-                (&w, we.name()),
-                (&whole(r, i), fe.name()),
-            ));
+                written: (w, we.name()),
+                file: (whole(r, i), fe.name()),
+            });
         }
     }
     Ok(())
@@ -403,7 +412,7 @@ fn check_endings(
     r: &[Ln<'_>],
     n: &[Ln<'_>],
     p: &[Ln<'_>],
-) -> Result<(), String> {
+) -> Result<(), Unverified> {
     let seen = |e: Ending| r.iter().any(|l| l.end == e);
     for (j, w) in n.iter().enumerate() {
         if w.end == Ending::None {
@@ -413,7 +422,10 @@ fn check_endings(
         // A file without any line break takes the default, LF.
         let default = w.end == Ending::Lf && memchr::memchr(b'\n', text).is_none();
         if !(callers || default || seen(w.end) || file_uses(text, w.end)) {
-            return Err(printer::ending_not_used(j, w.end.name()));
+            return Err(Unverified::EndingNotUsed {
+                j,
+                end: w.end.name(),
+            });
         }
     }
     // A lone CR: an exact change writes the caller's bytes as asked (its
@@ -426,13 +438,13 @@ fn check_endings(
         && lone_crs(&window) > lone_crs(&text[lo..hi]) + lone_crs(c.replace.as_bytes())
         && lone_crs(text) == 0
     {
-        return Err(printer::lone_cr_written());
+        return Err(Unverified::LoneCr);
     }
     Ok(())
 }
 
 /// Checks one change (rules 2 to 5).
-fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
+fn check(text: &[u8], c: &Change<'_>) -> Result<(), Unverified> {
     let (region, new) = bodies(text, c)?;
     let (r, s, n, p) = (
         lines(region),
@@ -440,8 +452,8 @@ fn check(text: &[u8], c: &Change<'_>) -> Result<(), String> {
         lines(new),
         lines(c.replace.as_bytes()),
     );
-    same_under(&r, &s, c.fold, "the text replaced")?;
-    same_under(&n, &p, c.fold, "the text written")?;
+    same_under(&r, &s, c.fold, PlanSide::Replaced)?;
+    same_under(&n, &p, c.fold, PlanSide::Written)?;
     check_kept(text, c, [&r, &s, &n, &p])?;
     check_endings(text, c, &r, &n, &p)
 }
@@ -453,10 +465,13 @@ pub(crate) fn verify(text: &[u8], changes: &[Change<'_>]) -> Result<(), Refused>
         if c.start < at || c.end < c.start || c.end > text.len() {
             return Err(Refused {
                 change: k,
-                reason: printer::change_out_of_bounds(c.start, c.end),
+                why: Unverified::OutOfBounds {
+                    start: c.start,
+                    end: c.end,
+                },
             });
         }
-        check(text, c).map_err(|reason| Refused { change: k, reason })?;
+        check(text, c).map_err(|why| Refused { change: k, why })?;
         at = c.end;
     }
     Ok(())
@@ -505,7 +520,7 @@ mod tests {
     }
 
     fn verdict(text: &str, c: Change<'_>) -> Result<(), String> {
-        verify(text.as_bytes(), &[c]).map_err(|r| r.reason)
+        verify(text.as_bytes(), &[c]).map_err(|r| crate::printer::unverified(&r.why))
     }
 
     const LE: Fold = Fold {

@@ -3,7 +3,7 @@
 //! that failed the check made before writing.
 
 use super::quote::plural;
-use crate::model::{Said, Tolerance};
+use crate::model::{PlanSide, Said, Tolerance, Unverified};
 
 /// The first ten line numbers as `a, b, c, …` (`total` of them in all).
 pub(super) fn lines_list(lines: &[usize], total: usize) -> String {
@@ -390,97 +390,81 @@ fn show_bytes(b: &[u8]) -> String {
     }
 }
 
-/// The plan check: `what` (the text replaced or written) has `lines`
-/// lines where the caller's text has `callers`.
-pub(crate) fn line_count_differs(what: &str, lines: usize, callers: usize) -> String {
-    format!(
-        "{what} has {lines} line{} where the caller's text has {callers}",
-        plural(lines),
-    )
-}
-
-/// The plan check: line `i` (0-based) of `what` is not the caller's under
-/// the tolerated differences.
-pub(crate) fn line_not_callers(what: &str, i: usize, line: &[u8], callers: &[u8]) -> String {
-    format!(
-        "line {} of {what} ({}) is not the caller's line ({}) under the tolerated differences",
-        i + 1,
-        show_bytes(line),
-        show_bytes(callers)
-    )
-}
-
-/// The plan check: line `i` (0-based) of `what` ends with `end` where the
-/// caller's ends with `callers` (`LF`, `CRLF`, `no line break`).
-pub(crate) fn line_end_differs(what: &str, i: usize, end: &str, callers: &str) -> String {
-    format!(
-        "line {} of {what} ends with {end} where the caller's line ends with {callers}",
-        i + 1,
-    )
-}
-
-/// The plan check: a change that takes the line break after it writes
-/// something.
-pub(crate) fn takes_break_writes() -> String {
-    "a change that takes the line break after it must write nothing".to_string()
-}
-
-/// The plan check: a block that takes its line break starts inside a line.
-pub(crate) fn takes_break_mid_line() -> String {
-    "a block that takes its line break must start a line".to_string()
-}
-
-/// The plan check: a change that takes the line break after it has none
-/// after the caller's text.
-pub(crate) fn takes_break_none() -> String {
-    "a change that takes the line break after it does not end with one after the caller's text"
-        .to_string()
-}
-
-/// The plan check: a line break added other than after a last line that
-/// has none.
-pub(crate) fn adds_break_not_last() -> String {
-    "a line break is added only after a last line that has none".to_string()
-}
-
-/// The plan check: the line break to add after the last line is missing.
-pub(crate) fn added_break_missing() -> String {
-    "the line break added after the last line is missing".to_string()
-}
-
-/// The plan check: line `j` (0-based) written, `line` ending with `end`, is
-/// one the caller kept but not the file's (`file`, ending `file_end`).
-pub(crate) fn kept_line_differs(
-    j: usize,
-    (line, end): (&[u8], &str),
-    (file, file_end): (&[u8], &str),
-) -> String {
-    format!(
-        "line {} of the text written ({} with {end}) is a line the caller did not change, but it is not the \
-         file's line ({} with {file_end})",
-        j + 1,
-        show_bytes(line),
-        show_bytes(file),
-    )
-}
-
-/// The plan check: line `j` (0-based) written ends with `end`, which the
-/// file does not use.
-pub(crate) fn ending_not_used(j: usize, end: &str) -> String {
-    format!(
-        "line {} of the text written ends with {end}, which the file does not use",
-        j + 1,
-    )
-}
-
-/// The plan check: the text written leaves a lone CR.
-pub(crate) fn lone_cr_written() -> String {
-    "the text written leaves a carriage return without its line feed (a lone CR or CR CR LF)"
-        .to_string()
-}
-
-/// The plan check: the change of bytes `start..end` is out of order or out
-/// of bounds.
-pub(crate) fn change_out_of_bounds(start: usize, end: usize) -> String {
-    format!("the change of bytes {start}..{end} is out of order or out of bounds")
+/// The plan check's words for why a change failed it.
+pub(crate) fn unverified(why: &Unverified) -> String {
+    let side = |s: &PlanSide| match s {
+        PlanSide::Replaced => "the text replaced",
+        PlanSide::Written => "the text written",
+    };
+    match why {
+        Unverified::LineCount {
+            side: s,
+            lines,
+            callers,
+        } => format!(
+            "{} has {lines} line{} where the caller's text has {callers}",
+            side(s),
+            plural(*lines),
+        ),
+        Unverified::LineText {
+            side: s,
+            i,
+            line,
+            callers,
+        } => format!(
+            "line {} of {} ({}) is not the caller's line ({}) under the tolerated differences",
+            i + 1,
+            side(s),
+            show_bytes(line),
+            show_bytes(callers)
+        ),
+        Unverified::LineEnd {
+            side: s,
+            i,
+            end,
+            callers,
+        } => format!(
+            "line {} of {} ends with {end} where the caller's line ends with {callers}",
+            i + 1,
+            side(s),
+        ),
+        Unverified::TakesBreakWrites => {
+            "a change that takes the line break after it must write nothing".to_string()
+        }
+        Unverified::TakesBreakMidLine => {
+            "a block that takes its line break must start a line".to_string()
+        }
+        Unverified::TakesBreakNone => {
+            "a change that takes the line break after it does not end with one after the caller's text"
+                .to_string()
+        }
+        Unverified::AddsBreakNotLast => {
+            "a line break is added only after a last line that has none".to_string()
+        }
+        Unverified::AddedBreakMissing => {
+            "the line break added after the last line is missing".to_string()
+        }
+        Unverified::KeptLine {
+            j,
+            written: (line, end),
+            file: (file, file_end),
+        } => format!(
+            "line {} of the text written ({} with {end}) is a line the caller did not change, but it is not the \
+             file's line ({} with {file_end})",
+            j + 1,
+            show_bytes(line),
+            show_bytes(file),
+        ),
+        Unverified::EndingNotUsed { j, end } => format!(
+            "line {} of the text written ends with {end}, which the file does not use",
+            j + 1,
+        ),
+        Unverified::LoneCr => {
+            "the text written leaves a carriage return without its line feed (a lone CR or CR CR LF)"
+                .to_string()
+        }
+        Unverified::OutOfBounds { start, end } => {
+            format!("the change of bytes {start}..{end} is out of order or out of bounds")
+        }
+    }
 }

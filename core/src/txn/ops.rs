@@ -923,7 +923,7 @@ fn apply_insert(
     verify::verify(text, std::slice::from_ref(&change)).map_err(|r| {
         Failure::new(
             ErrorCode::PLAN_CHECK_FAILED,
-            printer::insert_failed_check(&r.reason),
+            printer::insert_failed_check(&printer::unverified(&r.why)),
         )
     })?;
     Ok(verify::compose(text, &[change]))

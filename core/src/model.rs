@@ -574,6 +574,54 @@ pub enum Unverified {
     OutOfBounds { start: usize, end: usize },
 }
 
+/// Why a tolerant match's replacement cannot be fitted to the file with
+/// certainty (`matching::tolerant`): the facts, which `printer::unfitted`
+/// words in the caller's spellings. Line numbers are 0-based.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unfitted {
+    /// Line `j` of the replacement (`line`) has no certain indentation in
+    /// the file.
+    Unplaced {
+        j: usize,
+        line: String,
+        why: Unplaced,
+    },
+    /// Line `j` of the replacement (`line`) keeps the text of line `i` of
+    /// the search text but indents it in another style (`styles`: the
+    /// replacement line's, then the search line's: tabs, spaces, or both).
+    Restyled {
+        j: usize,
+        line: String,
+        i: usize,
+        styles: (&'static str, &'static str),
+    },
+    /// Line `j` of the replacement (`line`) repeats line `i` of the search
+    /// text where the match starts inside a line.
+    RepeatsInside { j: usize, line: String, i: usize },
+}
+
+/// Why a replacement line's indentation has no certain counterpart in the
+/// file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unplaced {
+    /// It is indented like block lines the file indents in `n` ways.
+    LikeSeveral(usize),
+    /// It is indented relative to block lines the file indents in `n` ways.
+    RelativeToSeveral(usize),
+    /// It is `cols` columns from a block line, not a whole number of the
+    /// block's `block_step`-column steps, where the file's are `file_step`.
+    PartOfStep {
+        cols: usize,
+        block_step: usize,
+        file_step: usize,
+    },
+    /// Mapped to the file's indentation, it is left of the first column.
+    LeftOfFile,
+    /// It is indented like the search text's first line, sent without its
+    /// indentation, where the block's other lines disagree.
+    LikeStrippedFirst,
+}
+
 /// Which text of a change the plan check compares with the caller's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanSide {

@@ -215,7 +215,7 @@ pub(crate) fn find_all(hay: &[u8], needle: &[u8], keep: usize) -> (Vec<usize>, u
 /// above 1, `replace_all`) in a call with `match` tolerances: what the
 /// tolerances would find, and that they do not apply to such an edit.
 fn tolerances_not_applied(text: &[u8], edit: &Edit, mode: MatchMode) -> String {
-    let found = match tolerant::find(text, &edit.search, &edit.replace, mode, edit.said) {
+    let found = match tolerant::find(text, &edit.search, &edit.replace, mode) {
         Reading::None => printer::tolerant_would_find(0, &[]),
         Reading::Unique(tolerant::TolerantMatch { start, .. })
         | Reading::Uncertain(tolerant::Uncertain { start, .. }) => {
@@ -843,7 +843,7 @@ fn tolerant_match_of(
             diagnosis,
         })
     };
-    let m = match tolerant::find(base, &edit.search, &edit.replace, opts.mode, edit.said) {
+    let m = match tolerant::find(base, &edit.search, &edit.replace, opts.mode) {
         Reading::None => return Ok(None),
         Reading::Unique(m) => m,
         Reading::Many(offsets, n) => {
@@ -853,7 +853,12 @@ fn tolerant_match_of(
         }
         Reading::Uncertain(u) => {
             let span = span_lines(base, u.start, u.end);
-            let msg = printer::tolerant_uncertain(pre, edit.said, &span, &u.reason);
+            let msg = printer::tolerant_uncertain(
+                pre,
+                edit.said,
+                &span,
+                &printer::unfitted(&u.why, edit.said),
+            );
             return Err(fail(
                 ErrorCode::SEARCH_BLOCK_NOT_FOUND,
                 0,

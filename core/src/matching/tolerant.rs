@@ -59,8 +59,7 @@ use similar::{capture_diff_slices, Algorithm, DiffTag};
 
 use crate::codec::source::line_ending;
 use crate::diagnose;
-use crate::model::{MatchMode, Said, Tolerance};
-use crate::printer;
+use crate::model::{MatchMode, Said, Tolerance, Unfitted, Unplaced};
 use crate::result::diagnosis::Difference;
 use crate::result::files::LineEnding;
 use crate::text::fold::punct_ascii;
@@ -101,7 +100,7 @@ pub(crate) struct Uncertain {
     pub(crate) start: usize,
     pub(crate) end: usize,
     /// Why, naming the replacement line.
-    pub(crate) reason: String,
+    pub(crate) why: Unfitted,
 }
 
 /// What tolerant matching found.
@@ -303,7 +302,7 @@ fn unit(widths: impl Iterator<Item = usize>) -> Option<usize> {
 /// that say how the caller's depths map to the file's; `file` the file's
 /// indentations of the region's lines (its style: tabs or spaces, its step,
 /// its spelling of a depth).
-fn rebase(ind: &str, pairs: &[(&str, &str)], file: &[&str]) -> Result<String, String> {
+fn rebase(ind: &str, pairs: &[(&str, &str)], file: &[&str]) -> Result<String, Unplaced> {
     // A depth the block itself uses: the file's indentation of those lines.
     let mut same: Vec<&str> = pairs
         .iter()
@@ -315,7 +314,7 @@ fn rebase(ind: &str, pairs: &[(&str, &str)], file: &[&str]) -> Result<String, St
     match same.as_slice() {
         [f] => return Ok(f.to_string()),
         [] => {}
-        several => return Err(printer::indented_like_several(several.len())),
+        several => return Err(Unplaced::LikeSeveral(several.len())),
     }
     let tabs = file.iter().any(|f| f.contains('\t'));
     let s_unit = unit(pairs.iter().map(|(s, _)| width(s))).unwrap_or(
@@ -346,21 +345,21 @@ fn rebase(ind: &str, pairs: &[(&str, &str)], file: &[&str]) -> Result<String, St
     bases.sort_unstable();
     bases.dedup();
     if bases.len() > 1 {
-        return Err(printer::indented_relative_to_several(bases.len()));
+        return Err(Unplaced::RelativeToSeveral(bases.len()));
     }
     // The step from the anchor, in the block's columns, scaled to the file's
     // steps; a part of a step has no certain counterpart when they differ.
     let cols = w as isize - width(s) as isize;
     if s_unit != f_unit && cols % s_unit as isize != 0 {
-        return Err(printer::indented_part_of_step(
-            cols.unsigned_abs(),
-            s_unit,
-            f_unit,
-        ));
+        return Err(Unplaced::PartOfStep {
+            cols: cols.unsigned_abs(),
+            block_step: s_unit,
+            file_step: f_unit,
+        });
     }
     let new_w = width(f) as isize + cols * f_unit as isize / s_unit as isize;
     if new_w < 0 {
-        return Err(printer::indented_left_of_file());
+        return Err(Unplaced::LeftOfFile);
     }
     let new_w = new_w as usize;
     // The file's own spelling of that depth, when a line of the region has it.
@@ -626,7 +625,7 @@ impl<'a> Indents<'a> {
 
     /// The file's indentation for a caller's line indented `ind`, or why
     /// it has no certain one.
-    fn place(&self, ind: &str, said: Said) -> Result<String, String> {
+    fn place(&self, ind: &str) -> Result<String, Unplaced> {
         let Some(others) = &self.others else {
             return rebase(ind, &self.pairs, &self.file);
         };
@@ -634,7 +633,7 @@ impl<'a> Indents<'a> {
         // The first line's column 0 may still be where the caller meant
         // this line: certain only where both put it.
         if ind.is_empty() && f != self.first {
-            return Err(printer::indented_like_stripped_first(said));
+            return Err(Unplaced::LikeStrippedFirst);
         }
         Ok(f)
     }
@@ -650,7 +649,7 @@ fn style(ind: &str) -> (bool, bool) {
 /// new lines are then in the style the caller means, which re-indenting
 /// them in the file's style would undo, and which one is meant cannot be
 /// known once the block's indentation is tolerated. `Err` says why.
-fn restyled(s_lines: &[String], p_lines: &[String], said: Said) -> Result<(), String> {
+fn restyled(s_lines: &[String], p_lines: &[String]) -> Result<(), Unfitted> {
     for (j, p) in p_lines.iter().enumerate() {
         let (p_ind, text) = (lead(p), p.trim_start());
         if p_ind.is_empty() || text.is_empty() {
@@ -661,12 +660,12 @@ fn restyled(s_lines: &[String], p_lines: &[String], said: Said) -> Result<(), St
             s.trim_start() == text && !s_ind.is_empty() && style(s_ind) != style(p_ind)
         });
         if let Some(i) = other {
-            return Err(printer::converts_indentation(
-                said,
-                (j, p),
+            return Err(Unfitted::Restyled {
+                j,
+                line: p.clone(),
                 i,
-                (style_name(p_ind), style_name(lead(&s_lines[i]))),
-            ));
+                styles: (style_name(p_ind), style_name(lead(&s_lines[i]))),
+            });
         }
     }
     Ok(())
@@ -705,8 +704,7 @@ fn adapt(
     search: &str,
     replace: &str,
     m: MatchMode,
-    said: Said,
-) -> Result<String, String> {
+) -> Result<String, Unfitted> {
     let le = m.has(Tolerance::LineEndings);
     let default_nl = default_break(text, region, le);
     // Lines without their endings (compared by content); each line's
@@ -726,7 +724,7 @@ fn adapt(
     let indents = Indents::new(search, region, starts_line, m);
     let reindent = indents.reindent;
     if reindent {
-        restyled(&s_lines, &p_lines, said)?;
+        restyled(&s_lines, &p_lines)?;
     }
     let mut out: Vec<String> = Vec::with_capacity(p_lines.len());
     let mut from: Vec<Option<usize>> = Vec::with_capacity(p_lines.len());
@@ -751,7 +749,11 @@ fn adapt(
             let moved = !starts_line && (i == 0) != (j == 0);
             let kept = kept.filter(|k| !moved || norm_text(k, m) == norm_text(line, m));
             let Some(kept) = kept else {
-                return Err(printer::repeats_line_inside(said, (j, line), i));
+                return Err(Unfitted::RepeatsInside {
+                    j,
+                    line: line.clone(),
+                    i,
+                });
             };
             out.push(kept);
             from.push(Some(i));
@@ -775,9 +777,13 @@ fn adapt(
             Some(f_ind) if reindent && at_start => f_ind,
             // (A line of whitespace alone is re-indented too: the caller's
             // whitespace there is in the caller's style, not the file's.)
-            _ if reindent && at_start && !(rest.trim().is_empty() && ind.is_empty()) => indents
-                .place(ind, said)
-                .map_err(|why| printer::replacement_line_unplaced(said, j, line, &why))?,
+            _ if reindent && at_start && !(rest.trim().is_empty() && ind.is_empty()) => {
+                indents.place(ind).map_err(|why| Unfitted::Unplaced {
+                    j,
+                    line: line.clone(),
+                    why,
+                })?
+            }
             _ => ind.to_string(),
         };
         let rest = match edited[j].and_then(|i| Some((s_lines.get(i)?, r_lines.get(i)?))) {
@@ -924,7 +930,7 @@ fn fit_region(
 
 /// Finds `search` in `text` (valid UTF-8) under the tolerances of `m`.
 /// Call only after an exact search found nothing.
-pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode, said: Said) -> Reading {
+pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Reading {
     if m.is_exact() {
         return Reading::None;
     }
@@ -958,13 +964,13 @@ pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode, said:
         (1, 0) => {
             let (s, e) = good[0];
             let region = String::from_utf8_lossy(&text[s..e]).into_owned();
-            let replacement = match adapt(text, s, &region, search, replace, m, said) {
+            let replacement = match adapt(text, s, &region, search, replace, m) {
                 Ok(r) => r,
-                Err(reason) => {
+                Err(why) => {
                     return Reading::Uncertain(Uncertain {
                         start: s,
                         end: e,
-                        reason,
+                        why,
                     })
                 }
             };
@@ -986,6 +992,11 @@ pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode, said:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The words of an uncertain reading, in the engine's own spellings.
+    fn words(u: &Uncertain) -> String {
+        crate::printer::unfitted(&u.why, Said::CANONICAL)
+    }
     use serde_json::json;
 
     use Tolerance::*;
@@ -996,13 +1007,7 @@ mod tests {
         replace: &str,
         ts: &[Tolerance],
     ) -> Result<(String, Vec<Tolerance>, String), Reading> {
-        match find(
-            text.as_bytes(),
-            search,
-            replace,
-            MatchMode::with(ts),
-            Said::CANONICAL,
-        ) {
+        match find(text.as_bytes(), search, replace, MatchMode::with(ts)) {
             Reading::Unique(m) => Ok((
                 format!("{}{}{}", &text[..m.start], m.replacement, &text[m.end..]),
                 m.matched_with,
@@ -1074,7 +1079,7 @@ mod tests {
             if text.contains(&search) {
                 return Ok(());
             }
-            if let Reading::Unique(t) = find(text.as_bytes(), &search, "R", m, Said::CANONICAL) {
+            if let Reading::Unique(t) = find(text.as_bytes(), &search, "R", m) {
                 prop_assert!(t.start <= t.end && t.end <= text.len());
                 prop_assert!(text.is_char_boundary(t.start) && text.is_char_boundary(t.end));
                 let region = &text[t.start..t.end];
@@ -1136,7 +1141,7 @@ mod tests {
                 return Ok(());
             }
             let replace = edited(&search, how, at);
-            if let Reading::Unique(t) = find(text.as_bytes(), &search, &replace, m, Said::CANONICAL) {
+            if let Reading::Unique(t) = find(text.as_bytes(), &search, &replace, m) {
                 let change = Change {
                     start: t.start,
                     end: t.end,
@@ -1308,9 +1313,8 @@ mod tests {
             search,
             replace,
             MatchMode::with(&[Indentation]),
-            Said::CANONICAL,
         ) {
-            Reading::Uncertain(u) => u.reason,
+            Reading::Uncertain(u) => words(&u),
             o => panic!("{o:?}"),
         };
         // Block steps of 4 columns, file steps of 2: a 2-column step has no
@@ -1351,13 +1355,7 @@ mod tests {
     fn a_first_line_sent_without_its_indentation_is_no_certain_depth() {
         let ts = [TrailingWhitespace, Indentation, UnicodePunctuation];
         let find_with = |text: &str, search: &str, replace: &str| {
-            find(
-                text.as_bytes(),
-                search,
-                replace,
-                MatchMode::with(&ts),
-                Said::CANONICAL,
-            )
+            find(text.as_bytes(), search, replace, MatchMode::with(&ts))
         };
         // The block starts after the tab of `\tfoo() v4`, so its column 0
         // stands both for that line's tab and for `v5`, which the file does
@@ -1368,9 +1366,9 @@ mod tests {
         match find_with(text, search, "\t\tz4 = 0\nn0()\nv5 ") {
             Reading::Uncertain(u) => {
                 assert!(
-                    u.reason.starts_with("line 2 of replace_block (`n0()`)"),
+                    words(&u).starts_with("line 2 of replace_block (`n0()`)"),
                     "{}",
-                    u.reason
+                    words(&u)
                 );
                 assert_eq!(&text[u.start..u.end], "\tfoo() v4\nv5");
             }
@@ -1378,9 +1376,9 @@ mod tests {
         }
         match find_with(text, search, "foo() v4\nv5 \nn1()") {
             Reading::Uncertain(u) => assert!(
-                u.reason.starts_with("line 3 of replace_block (`n1()`)"),
+                words(&u).starts_with("line 3 of replace_block (`n1()`)"),
                 "{}",
-                u.reason
+                words(&u)
             ),
             o => panic!("{o:?}"),
         }
@@ -1396,9 +1394,9 @@ mod tests {
         // the first line's tab would put it right of it.
         match find_with("\tfoo()\nbar()\n", "foo()\n bar()", "foo()\n bar()\nbaz()") {
             Reading::Uncertain(u) => assert!(
-                u.reason.starts_with("line 3 of replace_block (`baz()`)"),
+                words(&u).starts_with("line 3 of replace_block (`baz()`)"),
                 "{}",
-                u.reason
+                words(&u)
             ),
             o => panic!("{o:?}"),
         }
@@ -1413,15 +1411,14 @@ mod tests {
             "x\n    y\nz\n    w\n",
             "x\n    y\nz\n    w\n        v\n",
             MatchMode::with(&[Indentation]),
-            Said::CANONICAL,
         ) {
             Reading::Uncertain(u) => {
                 assert!(
-                    u.reason.starts_with("line 5 of replace_block (`v`)"),
+                    words(&u).starts_with("line 5 of replace_block (`v`)"),
                     "{}",
-                    u.reason
+                    words(&u)
                 );
-                assert!(u.reason.contains("2 different ways"), "{}", u.reason);
+                assert!(words(&u).contains("2 different ways"), "{}", words(&u));
             }
             o => panic!("{o:?}"),
         }

@@ -3,7 +3,7 @@
 //! that failed the check made before writing.
 
 use super::quote::plural;
-use crate::model::{PlanSide, Said, Tolerance, Unverified};
+use crate::model::{PlanSide, Said, Tolerance, Unfitted, Unplaced, Unverified};
 
 /// The first ten line numbers as `a, b, c, …` (`total` of them in all).
 pub(super) fn lines_list(lines: &[usize], total: usize) -> String {
@@ -296,19 +296,19 @@ fn show_line(s: &str) -> String {
 
 /// Why a caller's line has no certain indentation in the file: it is
 /// indented like block lines that the file indents in `n` different ways.
-pub(crate) fn indented_like_several(n: usize) -> String {
+fn indented_like_several(n: usize) -> String {
     format!("is indented like block lines that the file indents in {n} different ways")
 }
 
 /// … indented relative to block lines that the file indents in `n`
 /// different ways.
-pub(crate) fn indented_relative_to_several(n: usize) -> String {
+fn indented_relative_to_several(n: usize) -> String {
     format!("is indented relative to block lines that the file indents in {n} different ways")
 }
 
 /// … indented `cols` columns from a block line, not a whole number of the
 /// block's `block_step`-column steps, where the file's are `file_step`.
-pub(crate) fn indented_part_of_step(cols: usize, block_step: usize, file_step: usize) -> String {
+fn indented_part_of_step(cols: usize, block_step: usize, file_step: usize) -> String {
     format!(
         "is indented {cols} columns from a block line, not a whole number of the block's {block_step}-column \
          indentation steps, and the file indents in {file_step}-column steps"
@@ -316,13 +316,13 @@ pub(crate) fn indented_part_of_step(cols: usize, block_step: usize, file_step: u
 }
 
 /// … indented left of the file's first column.
-pub(crate) fn indented_left_of_file() -> String {
+fn indented_left_of_file() -> String {
     "is indented left of the file's first column once mapped to the file's indentation".to_string()
 }
 
 /// … indented like the first line of the search text, which was sent
 /// without the file's indentation, where the other lines disagree.
-pub(crate) fn indented_like_stripped_first(said: Said) -> String {
+fn indented_like_stripped_first(said: Said) -> String {
     format!(
         "is indented like the first line of {}, which was sent without the indentation the file \
          gives it, and the block's other lines put that column at another depth in the file",
@@ -332,7 +332,7 @@ pub(crate) fn indented_like_stripped_first(said: Said) -> String {
 
 /// Line `j` (0-based) of the replacement, `line`, has no certain
 /// indentation in the file (`why`, from the functions above).
-pub(crate) fn replacement_line_unplaced(said: Said, j: usize, line: &str, why: &str) -> String {
+fn replacement_line_unplaced(said: Said, j: usize, line: &str, why: &str) -> String {
     format!(
         "line {} of {} ({}) {why}",
         j + 1,
@@ -344,7 +344,7 @@ pub(crate) fn replacement_line_unplaced(said: Said, j: usize, line: &str, why: &
 /// Line `j` (0-based) of the replacement, `line`, keeps the text of line
 /// `i` of the search text but indents it in another style (`styles`: the
 /// replacement line's, then the search line's: tabs, spaces, or both).
-pub(crate) fn converts_indentation(
+fn converts_indentation(
     said: Said,
     (j, line): (usize, &str),
     i: usize,
@@ -366,7 +366,7 @@ pub(crate) fn converts_indentation(
 
 /// Line `j` (0-based) of the replacement, `line`, repeats line `i` of the
 /// search text where the match starts inside a line.
-pub(crate) fn repeats_line_inside(said: Said, (j, line): (usize, &str), i: usize) -> String {
+fn repeats_line_inside(said: Said, (j, line): (usize, &str), i: usize) -> String {
     format!(
         "line {} of {} ({}) repeats line {} of {} where the match starts inside a \
          line, so it cannot be kept as the file has it",
@@ -387,6 +387,31 @@ fn show_bytes(b: &[u8]) -> String {
         format!("`{}…`", t.escape_debug())
     } else {
         format!("`{}`", t.escape_debug())
+    }
+}
+
+/// Why a tolerant match's replacement cannot be fitted, in the caller's
+/// spellings `said`.
+pub(crate) fn unfitted(why: &Unfitted, said: Said) -> String {
+    match why {
+        Unfitted::Unplaced { j, line, why } => {
+            let why = match *why {
+                Unplaced::LikeSeveral(n) => indented_like_several(n),
+                Unplaced::RelativeToSeveral(n) => indented_relative_to_several(n),
+                Unplaced::PartOfStep {
+                    cols,
+                    block_step,
+                    file_step,
+                } => indented_part_of_step(cols, block_step, file_step),
+                Unplaced::LeftOfFile => indented_left_of_file(),
+                Unplaced::LikeStrippedFirst => indented_like_stripped_first(said),
+            };
+            replacement_line_unplaced(said, *j, line, &why)
+        }
+        Unfitted::Restyled { j, line, i, styles } => {
+            converts_indentation(said, (*j, line), *i, *styles)
+        }
+        Unfitted::RepeatsInside { j, line, i } => repeats_line_inside(said, (*j, line), *i),
     }
 }
 

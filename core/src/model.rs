@@ -622,6 +622,52 @@ pub enum Unplaced {
     LikeStrippedFirst,
 }
 
+/// Why a unique tolerant match is not written (`matching::guard`): the
+/// facts, which `printer::withheld` words in the caller's spellings. `span`
+/// is the 1-based first and last line the match covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Withheld {
+    /// The replacement already stands exactly at lines `at`, outside the
+    /// match.
+    AppliedElsewhere {
+        span: (usize, usize),
+        at: (usize, usize),
+    },
+    /// The replacement already stands exactly at lines `at`, inside it.
+    AppliedInside {
+        span: (usize, usize),
+        at: (usize, usize),
+    },
+    /// The replacement stands there and the blank line the edit deletes is
+    /// another blank line of the file.
+    DeletedBlankElsewhere { span: (usize, usize) },
+    /// Search and replacement differ only by what the tolerances forgive.
+    OwnReplacement {
+        span: (usize, usize),
+        matched_with: Vec<Tolerance>,
+    },
+    /// The block is lone characters or punctuation (`chars` of them
+    /// besides whitespace; `alphanumeric`: some are letters or digits).
+    TooLittleText {
+        span: (usize, usize),
+        chars: usize,
+        alphanumeric: bool,
+    },
+    /// Lines `other` are much like the block too (`similarity_milli`
+    /// thousandths; `one_line`: the other place is one line).
+    Rival {
+        span: (usize, usize),
+        other: (usize, usize),
+        one_line: bool,
+        similarity_milli: u32,
+    },
+    /// The fitted replacement fails the plan check.
+    Unverified {
+        span: (usize, usize),
+        why: Unverified,
+    },
+}
+
 /// Which text of a change the plan check compares with the caller's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanSide {

@@ -886,7 +886,7 @@ fn tolerant_match_of(
         .filter(|d| r.applied && d.already_applied.is_some())
     {
         Some(d) => d.message.clone().unwrap_or_default(),
-        None => [pre, r.message.as_str()].concat(),
+        None => [pre, printer::withheld(&r.why, edit.said).as_str()].concat(),
     };
     let count = r.lines.len();
     Err(fail(r.code, count, r.lines, message, d))

@@ -7,16 +7,16 @@
 //! once indentation is tolerated, another place may hold more of the block's lines verbatim
 //! than the place the tolerances chose, and the fitted replacement may
 //! touch bytes the caller did not mean to change. Each of these is refused
-//! here, with the error code and message the caller needs to resend the
-//! edit; nothing reaches the file unless the plan passes
+//! here, with the error code and the facts (a [`Withheld`]: which lines,
+//! which other place) from which the printer words what the caller needs to
+//! resend the edit; nothing reaches the file unless the plan passes
 //! [`verify::verify`], however it was found.
 
 use crate::diagnose::{self, Budget};
 use crate::error::ErrorCode;
 use crate::matching::tolerant::{self, TolerantMatch};
 use crate::matching::verify::{self, Change, Fold};
-use crate::model::{Edit, Tolerance};
-use crate::printer;
+use crate::model::{Edit, Tolerance, Withheld};
 use crate::text::lines::line_numbers;
 
 /// Why a unique tolerant match is not written.
@@ -25,18 +25,19 @@ pub(crate) struct Refusal {
     pub(crate) code: ErrorCode,
     /// The 1-based lines reported as matches (empty when none is claimed).
     pub(crate) lines: Vec<usize>,
-    /// The message, without the edit's prefix.
-    pub(crate) message: String,
+    /// Why, as facts (the printer words them, without the edit's prefix).
+    pub(crate) why: Withheld,
     /// The refusal says the edit may already have been applied: the
     /// diagnosis's own message is used when it proves so.
     pub(crate) applied: bool,
 }
 
-/// `line a` or `lines a-b` for the byte range `start..end` of `text`.
-fn span_lines(text: &[u8], start: usize, end: usize) -> String {
+/// The 1-based first and last line of the byte range `start..end` of
+/// `text`.
+fn span_lines(text: &[u8], start: usize, end: usize) -> (usize, usize) {
     let last = end.saturating_sub(1).max(start);
     let lines = line_numbers(text, &[start, last]);
-    printer::line_span(lines[0], lines[1])
+    (lines[0], lines[1])
 }
 
 /// The refusal of the tolerant match `m` of `edit` in `base`, if any (see
@@ -49,19 +50,24 @@ pub(crate) fn refusal(
     budget: &Budget,
 ) -> Option<Refusal> {
     let span = span_lines(base, m.start, m.end);
-    applied_elsewhere(base, edit, m, &span)
-        .or_else(|| own_replacement(edit, m, &span))
-        .or_else(|| replacement_inside(base, edit, m, &span))
-        .or_else(|| too_little_text(edit, m, &span))
-        .or_else(|| rival(base, edit, m, &span, budget))
-        .or_else(|| unverified(base, edit, m, &span))
+    applied_elsewhere(base, edit, m, span)
+        .or_else(|| own_replacement(edit, m, span))
+        .or_else(|| replacement_inside(base, edit, m, span))
+        .or_else(|| too_little_text(edit, m, span))
+        .or_else(|| rival(base, edit, m, span, budget))
+        .or_else(|| unverified(base, edit, m, span))
 }
 
 /// The replacement already stands exactly outside the matched region, once
 /// or more (an edit sent again whose block, re-indented, still matches a
 /// twin at another depth). (One inside it is no sign of it: a deletion
 /// leaves part of its block.)
-fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
+fn applied_elsewhere(
+    base: &[u8],
+    edit: &Edit,
+    m: &TolerantMatch,
+    span: (usize, usize),
+) -> Option<Refusal> {
     let (a, b) = diagnose::replacement_at(base, &edit.search, &edit.replace)
         .filter(|&(a, b)| a < m.start || b > m.end)
         .or_else(|| {
@@ -70,7 +76,10 @@ fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) ->
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
-        message: printer::applied_elsewhere(edit.said, span, &span_lines(base, a, b)),
+        why: Withheld::AppliedElsewhere {
+            span,
+            at: span_lines(base, a, b),
+        },
         applied: true,
     })
 }
@@ -81,7 +90,12 @@ fn applied_elsewhere(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) ->
 /// again, an edit that re-indents lines and drops a blank line above them
 /// matches the blank line left and the lines it moved, and would drop that
 /// one too).
-fn replacement_inside(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
+fn replacement_inside(
+    base: &[u8],
+    edit: &Edit,
+    m: &TolerantMatch,
+    span: (usize, usize),
+) -> Option<Refusal> {
     // (Whole lines of the block: `        a();` is no part of `            a();`.)
     let lf = |t: &str| t.replace("\r\n", "\n");
     let (search, replace) = (lf(&edit.search), lf(&edit.replace));
@@ -96,7 +110,10 @@ fn replacement_inside(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
-        message: printer::applied_inside(edit.said, span, &span_lines(base, a, b)),
+        why: Withheld::AppliedInside {
+            span,
+            at: span_lines(base, a, b),
+        },
         applied: true,
     })
 }
@@ -112,7 +129,7 @@ fn deleted_blank_elsewhere(
     base: &[u8],
     edit: &Edit,
     m: &TolerantMatch,
-    span: &str,
+    span: (usize, usize),
 ) -> Option<Refusal> {
     fn lines(t: &str) -> Vec<&str> {
         t.split_inclusive('\n')
@@ -141,7 +158,7 @@ fn deleted_blank_elsewhere(
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
-        message: printer::deleted_blank_elsewhere(edit.said, span),
+        why: Withheld::DeletedBlankElsewhere { span },
         applied: true,
     })
 }
@@ -154,7 +171,7 @@ fn deleted_blank_elsewhere(
 /// (sent again, it would be applied a second time: two lines re-indented
 /// from 4 to 8 spaces, matched on the lines it moved, would go to 12). A
 /// tolerant match never lands on text that is the edit's own replacement.
-fn own_replacement(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
+fn own_replacement(edit: &Edit, m: &TolerantMatch, span: (usize, usize)) -> Option<Refusal> {
     // (An edit that changes nothing lands the same anywhere.)
     if edit.search == edit.replace
         || !tolerant::same_under(&edit.search, &edit.replace, &m.matched_with)
@@ -164,7 +181,10 @@ fn own_replacement(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
-        message: printer::own_replacement(edit.said, span, &m.matched_with),
+        why: Withheld::OwnReplacement {
+            span,
+            matched_with: m.matched_with.clone(),
+        },
         applied: true,
     })
 }
@@ -173,7 +193,7 @@ fn own_replacement(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal
 /// the like: `}`, `},`, `});`) matches at any depth: too little to be
 /// placed at another indentation with certainty (a stale view's `},` finds
 /// the one `},` left at another depth).
-fn too_little_text(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
+fn too_little_text(edit: &Edit, m: &TolerantMatch, span: (usize, usize)) -> Option<Refusal> {
     let indentation = m.matched_with.contains(&Tolerance::Indentation);
     let bare = |l: &str| {
         let t = l.trim();
@@ -187,7 +207,11 @@ fn too_little_text(edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
         lines: Vec::new(),
-        message: printer::too_little_text(edit.said, span, text.len(), alphanumeric),
+        why: Withheld::TooLittleText {
+            span,
+            chars: text.len(),
+            alphanumeric,
+        },
         applied: false,
     })
 }
@@ -198,7 +222,7 @@ fn rival(
     base: &[u8],
     edit: &Edit,
     m: &TolerantMatch,
-    span: &str,
+    span: (usize, usize),
     budget: &Budget,
 ) -> Option<Refusal> {
     let indentation = m.matched_with.contains(&Tolerance::Indentation);
@@ -215,19 +239,23 @@ fn rival(
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
         lines,
-        message: printer::rival(
-            edit.said,
+        why: Withheld::Rival {
             span,
-            &span_lines(base, r.start, r.end),
-            r.line_number == r.end_line,
-            r.similarity_milli,
-        ),
+            other: span_lines(base, r.start, r.end),
+            one_line: r.line_number == r.end_line,
+            similarity_milli: r.similarity_milli,
+        },
         applied: false,
     })
 }
 
 /// The fitted replacement fails the plan check.
-fn unverified(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option<Refusal> {
+fn unverified(
+    base: &[u8],
+    edit: &Edit,
+    m: &TolerantMatch,
+    span: (usize, usize),
+) -> Option<Refusal> {
     let change = Change {
         start: m.start,
         end: m.end,
@@ -242,7 +270,7 @@ fn unverified(base: &[u8], edit: &Edit, m: &TolerantMatch, span: &str) -> Option
     Some(Refusal {
         code: ErrorCode::PLAN_CHECK_FAILED,
         lines: Vec::new(),
-        message: printer::fitted_failed_check(edit.said, span, &printer::unverified(&r.why)),
+        why: Withheld::Unverified { span, why: r.why },
         applied: false,
     })
 }

@@ -3,7 +3,7 @@
 //! that failed the check made before writing.
 
 use super::quote::plural;
-use crate::model::{PlanSide, Said, Tolerance, Unfitted, Unplaced, Unverified};
+use crate::model::{PlanSide, Said, Tolerance, Unfitted, Unplaced, Unverified, Withheld};
 
 /// The first ten line numbers as `a, b, c, …` (`total` of them in all).
 pub(super) fn lines_list(lines: &[usize], total: usize) -> String {
@@ -172,7 +172,7 @@ pub(crate) fn edit_out_of_memory(pre: &str, hits: usize, size: Option<usize>) ->
 
 /// A tolerant match at `span` refused: the replacement already stands
 /// exactly at `at`, outside it.
-pub(crate) fn applied_elsewhere(said: Said, span: &str, at: &str) -> String {
+fn applied_elsewhere(said: Said, span: &str, at: &str) -> String {
     format!(
         "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
          exactly at {at}, so the edit may have been applied there already; nothing was applied. Reread both \
@@ -184,7 +184,7 @@ pub(crate) fn applied_elsewhere(said: Said, span: &str, at: &str) -> String {
 
 /// A tolerant match at `span` refused: the replacement already stands
 /// exactly at `at`, inside it.
-pub(crate) fn applied_inside(said: Said, span: &str, at: &str) -> String {
+fn applied_inside(said: Said, span: &str, at: &str) -> String {
     format!(
         "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
          exactly at {at}, inside that region, so the edit may have been applied there already; nothing was \
@@ -197,7 +197,7 @@ pub(crate) fn applied_inside(said: Said, span: &str, at: &str) -> String {
 
 /// A tolerant match at `span` refused: the deletion's kept lines stand
 /// there, beside another blank line.
-pub(crate) fn deleted_blank_elsewhere(said: Said, span: &str) -> String {
+fn deleted_blank_elsewhere(said: Said, span: &str) -> String {
     format!(
         "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {r} already stands \
          exactly there and the blank line {s} deletes is another blank line in the file, so the edit may have \
@@ -210,7 +210,7 @@ pub(crate) fn deleted_blank_elsewhere(said: Said, span: &str) -> String {
 
 /// A tolerant match at `span` refused: the edit's two texts differ only in
 /// what the tolerances it needed (`with`) forgive.
-pub(crate) fn own_replacement(said: Said, span: &str, with: &[Tolerance]) -> String {
+fn own_replacement(said: Said, span: &str, with: &[Tolerance]) -> String {
     let names: Vec<&str> = with.iter().map(|t| t.as_str()).collect();
     format!(
         "{s} was not found exactly; with the tolerances of `match` it matches {span}, but {s} and {r} differ \
@@ -225,7 +225,7 @@ pub(crate) fn own_replacement(said: Said, span: &str, with: &[Tolerance]) -> Str
 
 /// A tolerant match at `span` refused: the block has only `chars`
 /// characters besides whitespace (`alphanumeric`: some a letter or digit).
-pub(crate) fn too_little_text(said: Said, span: &str, chars: usize, alphanumeric: bool) -> String {
+fn too_little_text(said: Said, span: &str, chars: usize, alphanumeric: bool) -> String {
     let words = if alphanumeric {
         ""
     } else {
@@ -242,7 +242,7 @@ pub(crate) fn too_little_text(said: Said, span: &str, chars: usize, alphanumeric
 
 /// A tolerant match at `span` refused: `other` (`one_line`: a single
 /// line) is much like the block too, `milli` thousandths similar.
-pub(crate) fn rival(said: Said, span: &str, other: &str, one_line: bool, milli: u32) -> String {
+fn rival(said: Said, span: &str, other: &str, one_line: bool, milli: u32) -> String {
     format!(
         "{} matches {span} with the tolerances of `match`, but {other} {} much like it too ({}% similar, \
          with more of its lines as sent, or the lines the edit changes): the block may have been meant for either, so \
@@ -256,7 +256,7 @@ pub(crate) fn rival(said: Said, span: &str, other: &str, one_line: bool, milli: 
 
 /// A tolerant match at `span` whose fitted replacement failed the plan
 /// check (`reason`).
-pub(crate) fn fitted_failed_check(said: Said, span: &str, reason: &str) -> String {
+fn fitted_failed_check(said: Said, span: &str, reason: &str) -> String {
     format!(
         "{s} matches {span} with the tolerances of `match`, but the replacement fitted to those lines \
          failed the check made before writing ({reason}); nothing was written. Resend the edit with the exact current \
@@ -387,6 +387,42 @@ fn show_bytes(b: &[u8]) -> String {
         format!("`{}…`", t.escape_debug())
     } else {
         format!("`{}`", t.escape_debug())
+    }
+}
+
+/// Why a unique tolerant match is not written, in the caller's spellings
+/// `said` (without the edit's label).
+pub(crate) fn withheld(why: &Withheld, said: Said) -> String {
+    let lines = |(a, b): (usize, usize)| line_span(a, b);
+    match why {
+        Withheld::AppliedElsewhere { span, at } => {
+            applied_elsewhere(said, &lines(*span), &lines(*at))
+        }
+        Withheld::AppliedInside { span, at } => applied_inside(said, &lines(*span), &lines(*at)),
+        Withheld::DeletedBlankElsewhere { span } => deleted_blank_elsewhere(said, &lines(*span)),
+        Withheld::OwnReplacement { span, matched_with } => {
+            own_replacement(said, &lines(*span), matched_with)
+        }
+        Withheld::TooLittleText {
+            span,
+            chars,
+            alphanumeric,
+        } => too_little_text(said, &lines(*span), *chars, *alphanumeric),
+        Withheld::Rival {
+            span,
+            other,
+            one_line,
+            similarity_milli,
+        } => rival(
+            said,
+            &lines(*span),
+            &lines(*other),
+            *one_line,
+            *similarity_milli,
+        ),
+        Withheld::Unverified { span, why } => {
+            fitted_failed_check(said, &lines(*span), &unverified(why))
+        }
     }
 }
 

@@ -36,7 +36,7 @@ use crate::matching::plan::{span_limit, Landing, Plan, Span};
 use crate::matching::tolerant::{self, Reading, TolerantMatch};
 use crate::model::{Cancel, Count, Edit, MatchMode, Tolerance};
 use crate::printer;
-use crate::text::lines::line_numbers;
+use crate::text::lines::{line_numbers, span_lines};
 
 /// How many match positions are kept for reports (e.g. ambiguous line lists).
 pub(crate) const MAX_REPORTED_MATCHES: usize = 50;
@@ -812,13 +812,6 @@ fn count_mismatch(base: &[u8], search: &Search<'_>, n: usize, call: &Call<'_>) -
     }
 }
 
-/// `line a` or `lines a-b` for the byte range `start..end` of `text`.
-fn span_lines(text: &[u8], start: usize, end: usize) -> String {
-    let last = end.saturating_sub(1).max(start);
-    let lines = line_numbers(text, &[start, last]);
-    printer::line_span(lines[0], lines[1])
-}
-
 /// The tolerant match of `edit` (not found exactly) in `base`: `Ok(None)`
 /// when there is none, an error when there is one that must not be
 /// written. A unique match is written only when the replacement does not
@@ -852,7 +845,8 @@ fn tolerant_match_of(
             return Err(fail(ErrorCode::SEARCH_BLOCK_AMBIGUOUS, n, lines, msg, None));
         }
         Reading::Uncertain(u) => {
-            let span = span_lines(base, u.start, u.end);
+            let (first, last) = span_lines(base, u.start, u.end);
+            let span = printer::line_span(first, last);
             let msg = printer::tolerant_uncertain(
                 pre,
                 edit.said,

@@ -17,7 +17,7 @@ use crate::error::ErrorCode;
 use crate::matching::tolerant::{self, TolerantMatch};
 use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Edit, Tolerance, Withheld};
-use crate::text::lines::line_numbers;
+use crate::text::lines::{line_numbers, span_lines};
 
 /// Why a unique tolerant match is not written.
 #[derive(Debug)]
@@ -30,14 +30,6 @@ pub(crate) struct Refusal {
     /// The refusal says the edit may already have been applied: the
     /// diagnosis's own message is used when it proves so.
     pub(crate) applied: bool,
-}
-
-/// The 1-based first and last line of the byte range `start..end` of
-/// `text`.
-fn span_lines(text: &[u8], start: usize, end: usize) -> (usize, usize) {
-    let last = end.saturating_sub(1).max(start);
-    let lines = line_numbers(text, &[start, last]);
-    (lines[0], lines[1])
 }
 
 /// The refusal of the tolerant match `m` of `edit` in `base`, if any (see

@@ -11,6 +11,14 @@ pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count()
 }
 
+/// The 1-based first and last line of the bytes `start..end` of `text`
+/// (an empty range: the line it stands on).
+pub(crate) fn span_lines(text: &[u8], start: usize, end: usize) -> (usize, usize) {
+    let last = end.saturating_sub(1).max(start);
+    let lines = line_numbers(text, &[start, last]);
+    (lines[0], lines[1])
+}
+
 /// 1-based line numbers of byte offsets (ascending), counting newlines once.
 pub(crate) fn line_numbers(text: &[u8], offsets: &[usize]) -> Vec<usize> {
     let mut out = Vec::with_capacity(offsets.len());

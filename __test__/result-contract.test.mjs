@@ -153,6 +153,9 @@ test("every input schema's `match` list is the contract's Tolerance, written by 
     return out
   }
   const dirs = ['schemas', 'schemas/strict']
+  // What the generator writes with the contract's list, and with another.
+  const written = inputFiles({ tolerances: names })
+  const writtenOther = inputFiles({ tolerances: ['line_endings'] })
   let found = 0
   for (const dir of dirs) {
     for (const f of fs.readdirSync(path.join(repo, dir)).filter((f) => f.endsWith('.json') && f !== 'results.json')) {
@@ -164,8 +167,8 @@ test("every input schema's `match` list is the contract's Tolerance, written by 
       if (dir === 'schemas') {
         // The generator writes the contract's list, and another list when the contract names another.
         const file = path.join(repo, dir, f)
-        assert.equal(inputFiles({ tolerances: names }).get(file), text, f)
-        const other = JSON.parse(inputFiles({ tolerances: ['line_endings'] }).get(file))
+        assert.equal(written.get(file), text, f)
+        const other = JSON.parse(writtenOther.get(file))
         assert.deepEqual(matches(other).map((m) => m.items.enum), matches(JSON.parse(text)).map(() => ['line_endings']), f)
       }
     }

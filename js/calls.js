@@ -59,12 +59,12 @@ function asyncCall(fn, native) {
     } catch {
       return fn(input, options)
     }
-    // An AbortSignal is this wrapper's to watch; anything else under `signal`
-    // goes on to the engine, which refuses it (INVALID_INPUT).
-    if (isAbortSignal(signal)) delete base.signal
     const token = isAbortSignal(signal) ? native.cancelToken() : undefined
     const onAbort = () => native.cancelCall(token)
     if (token !== undefined) {
+      // An AbortSignal is this wrapper's to watch; anything else under
+      // `signal` goes on to the engine, which refuses it (INVALID_INPUT).
+      delete base.signal
       base.cancelToken = token
       signal.addEventListener('abort', onAbort, { once: true })
     }

@@ -41,8 +41,6 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
         .map_err(|f| Box::new(Failed::new(&f, Some(&lexical))))?;
     let file_path = res.abs_path.to_string_lossy().into_owned();
     let text = src.text();
-    let total_lines =
-        count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
     let start = line_offset(text, req.offset);
     let mut end = match req.limit {
         Some(n) => start + line_offset(&text[start..], n),
@@ -66,26 +64,22 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
             }
         }
     }
-    let returned =
-        count_newlines(&text[start..end]) + usize::from(end > start && text[end - 1] != b'\n');
     let sha256 = src.sha256();
     let shown = &text[start..end];
-    let (content, replaced) = if req.anchors {
-        let tagged = anchored(
-            text,
-            (&file_path, &sha256),
-            (req.offset, returned, shown.len()),
-            total_lines,
-        );
-        match String::from_utf8(tagged) {
+    // A read with anchors counts the lines in its own pass.
+    let (content, replaced, returned, total_lines) = if req.anchors {
+        let tagged = anchored(text, (&file_path, &sha256), req.offset, start..end);
+        let (content, replaced) = match String::from_utf8(tagged.out) {
             Ok(s) => (s, 0),
             Err(e) => lossy(e.as_bytes(), shown),
-        }
+        };
+        (content, replaced, tagged.shown, tagged.total)
     } else {
-        match std::str::from_utf8(shown) {
+        let (content, replaced) = match std::str::from_utf8(shown) {
             Ok(s) => (s.to_owned(), 0),
             Err(_) => lossy(shown, shown),
-        }
+        };
+        (content, replaced, lines_in(shown), lines_in(text))
     };
     let encoding_note = match src.encoding() {
         Encoding::Bytes => Some(printer::not_utf8(replaced)),
@@ -124,24 +118,24 @@ fn lossy(content: &[u8], shown: &[u8]) -> (String, usize) {
     (String::from_utf8_lossy(content).into_owned(), replaced)
 }
 
-/// Lines `offset..offset + n` of `text` (`bytes` long; `total` lines in
-/// all) tagged `LINE#ID|`; what the read showed is kept as a snapshot of
-/// the whole file for editLines. The same content read again takes its
-/// keys from the snapshot kept of it instead of hashing every line again.
+/// The lines of `text` that start in `range` (line `offset` starts it)
+/// tagged `LINE#ID|`, with their count and the text's; what the read
+/// showed is kept as a snapshot of the whole file for editLines. The same
+/// content read again takes its keys from the snapshot kept of it instead
+/// of hashing every line again (a snapshot of the same bytes, taken in this
+/// process: its keys are one a line).
 fn anchored(
     text: &[u8],
     file: (&str, &str),
-    range: (usize, usize, usize),
-    total: usize,
-) -> Vec<u8> {
+    offset: usize,
+    range: std::ops::Range<usize>,
+) -> anchors::Tagged {
     let (file_path, sha256) = file;
-    let (offset, n, bytes) = range;
-    let known = snapshots::recent(file_path, sha256).filter(|(s, _)| s.keys.len() == total);
-    let (keys, out) = anchors::read_tagged(
+    let known = snapshots::recent(file_path, sha256);
+    let mut tagged = anchors::read_tagged(
         text,
         offset,
-        n,
-        bytes,
+        range,
         known.as_ref().map(|(s, _)| s.keys.as_slice()),
     );
     match known {
@@ -156,12 +150,17 @@ fn anchored(
             snapshots::keep(snapshots::Snapshot {
                 path: file_path.to_string(),
                 sha256: sha256.to_string(),
-                keys,
+                keys: std::mem::take(&mut tagged.keys),
                 taken: snapshots::now(),
             });
         }
     }
-    out
+    tagged
+}
+
+/// How many lines `text` has (a last line without a line break counts).
+fn lines_in(text: &[u8]) -> usize {
+    count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"))
 }
 
 /// What `readFile` says about a file in a legacy encoding `enc` (`raw`,

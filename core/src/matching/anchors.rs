@@ -131,64 +131,96 @@ pub(crate) fn tagged(text: &[u8], lines: &[Line], keys: &[u64], from: usize, to:
     out
 }
 
-/// A read with anchors over `text`: lines `from..from + n` (0-based,
-/// `bytes` long in `text`) tagged as [`tagged`] tags them, and the key of
-/// every line (for the snapshot). `known`: the keys of every line (as many
-/// as `text` has lines), from a snapshot of the same bytes, used instead of
-/// hashing again (the keys returned are then empty).
+/// What a read with anchors gives: the lines shown, tagged; how many; how
+/// many the text has; and the key of every line (for the snapshot; empty
+/// when the keys were known).
+#[derive(Debug)]
+pub(crate) struct Tagged {
+    pub(crate) keys: Vec<u64>,
+    pub(crate) out: Vec<u8>,
+    pub(crate) shown: usize,
+    pub(crate) total: usize,
+}
+
+/// A read with anchors over `text`: the lines that start in `range` (byte
+/// offsets; `range.start` is where line `from`, 0-based, starts, or the
+/// end) tagged as [`tagged`] tags them, how many they are and how many
+/// lines the text has, and the key of every line (for the snapshot).
+/// `known`: the keys of every line, from a snapshot of the same bytes
+/// (so as many as `text` has lines), used instead of hashing again: the
+/// pass then starts at the range and ends with it, and counts nothing
+/// else.
 ///
 /// It is on the path of every read with anchors, so it is built for speed
 /// (the goal: a read with anchors costs at most a tenth more than a plain
-/// read, which hashes the file with sha256): one pass, the line breaks
-/// found 32 bytes at a time ([`Breaks`]) and nothing allocated but the
-/// keys and the answer (fresh memory is a page fault a page); each tag and
-/// each short line copied with one fixed-size copy into the answer,
+/// read, which hashes the file with sha256 and counts its lines): one pass
+/// that also counts the lines (a plain read counts them apart), the line
+/// breaks found 32 bytes at a time ([`Breaks`]) and nothing allocated but
+/// the keys and the answer (fresh memory is a page fault a page); each tag
+/// and each short line copied with one fixed-size copy into the answer,
 /// reserved once (a copy of a known size compiles to a few vector moves,
 /// one of a varying size is a call); the line number counted up in decimal
 /// instead of divided out.
 pub(crate) fn read_tagged(
     text: &[u8],
     from: usize,
-    n: usize,
-    bytes: usize,
+    range: std::ops::Range<usize>,
     known: Option<&[u64]>,
-) -> (Vec<u64>, Vec<u8>) {
-    let to = from.saturating_add(n);
-    let mut keys = Vec::with_capacity(match known {
-        Some(_) => 0,
-        None => text.len() / 32 + 1,
-    });
-    let digits = to.checked_ilog10().unwrap_or(0) as usize + 1;
-    let mut out = Vec::with_capacity(bytes + n.min(bytes + 1) * (digits + 4) + 2 * COPY);
+) -> Tagged {
+    // At most this many lines in the text: exact when the keys are known.
+    let most = match known {
+        Some(k) => k.len(),
+        None => crate::text::lines::count_newlines(text) + 1,
+    };
+    let mut keys = Vec::with_capacity(if known.is_some() { 0 } else { most });
+    let shown_most = most.saturating_sub(from).min(range.len() + 1);
+    let digits = most.checked_ilog10().unwrap_or(0) as usize + 1;
+    let mut out = Vec::with_capacity(range.len() + shown_most * (digits + 4) + 2 * COPY);
     let mut number = Decimal::new(from + 1);
-    let mut breaks = breaks(text);
-    let (mut i, mut start) = (0, 0);
-    // With the keys known, the lines after the range need no pass.
-    while known.is_none() || i < to {
+    // With the keys known, the pass covers the range alone.
+    let (mut i, mut start) = match known {
+        Some(_) => (from, range.start),
+        None => (0, 0),
+    };
+    let mut breaks = breaks_from(text, start);
+    let mut shown = 0;
+    while known.is_none() || start < range.end {
         let (end, next) = match breaks.next() {
             Some(nl) if nl > start && text[nl - 1] == b'\r' => (nl - 1, nl + 1),
             Some(nl) => (nl, nl + 1),
             None if start < text.len() => (text.len(), text.len()),
             None => break,
         };
-        let shown = from <= i && i < to;
+        let show = range.start <= start && start < range.end;
         let key = match known {
-            Some(k) if shown => k[i],
-            Some(_) => 0,
+            Some(k) => match k.get(i) {
+                Some(&key) => key,
+                None => line_key(&text[start..end]),
+            },
             None => {
                 let key = line_key(&text[start..end]);
                 keys.push(key);
                 key
             }
         };
-        if shown {
+        if show {
             number.push_tag(&mut out, i + 1, key);
             push_copy(&mut out, text, start, next);
+            shown += 1;
         }
         i += 1;
         start = next;
     }
-    (keys, out)
+    let total = match known {
+        Some(k) => k.len(),
+        None => keys.len(),
+    };
+    Tagged {
+        keys,
+        out,
+        shown,
+        total,
+    }
 }
 
 /// The length of the fixed-size copies of [`push_copy`].
@@ -275,16 +307,16 @@ impl Decimal {
     }
 }
 
-/// The places of the line breaks of `text`, in order.
+/// The places of the line breaks of `text` from byte `at` on, in order.
 #[cfg(target_arch = "x86_64")]
-fn breaks(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    Breaks::new(text)
+fn breaks_from(text: &[u8], at: usize) -> impl Iterator<Item = usize> + '_ {
+    Breaks::new(text, at)
 }
 
-/// The places of the line breaks of `text`, in order.
+/// The places of the line breaks of `text` from byte `at` on, in order.
 #[cfg(not(target_arch = "x86_64"))]
-fn breaks(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    memchr::memchr_iter(b'\n', text)
+fn breaks_from(text: &[u8], at: usize) -> impl Iterator<Item = usize> + '_ {
+    memchr::memchr_iter(b'\n', &text[at.min(text.len())..]).map(move |i| i + at)
 }
 
 /// The places of the line breaks of a text, in order, found 32 bytes at a
@@ -306,12 +338,12 @@ struct Breaks<'a> {
 
 #[cfg(target_arch = "x86_64")]
 impl<'a> Breaks<'a> {
-    fn new(text: &'a [u8]) -> Breaks<'a> {
+    fn new(text: &'a [u8], at: usize) -> Breaks<'a> {
         Breaks {
             text,
-            base: 0,
+            base: at,
             mask: 0,
-            next: 0,
+            next: at,
         }
     }
 
@@ -542,8 +574,14 @@ mod tests {
         assert_eq!(lines(b"\n").len(), 1);
     }
 
-    /// The one pass of a read tags and keys exactly as `lines`, `keys`
-    /// and `tagged` do, for every range.
+    /// The bytes of lines `from..from + n` of `t` (`ls`: its lines).
+    fn span(t: &[u8], ls: &[Line], from: usize, n: usize) -> std::ops::Range<usize> {
+        let at = |i: usize| ls.get(i).map_or(t.len(), |l| l.start);
+        at(from)..at(from.saturating_add(n))
+    }
+
+    /// The one pass of a read tags, keys and counts exactly as `lines`,
+    /// `keys` and `tagged` do, for every range.
     #[test]
     fn the_read_pass_tags_as_the_parts_do() {
         for t in [
@@ -558,16 +596,20 @@ mod tests {
             for from in 0..=ls.len() + 1 {
                 for n in 0..=ls.len() + 1 {
                     let want = tagged(t, &ls, &ks, from, from + n);
-                    let (k, got) = read_tagged(t, from, n, 0, None);
-                    assert_eq!(k, ks);
-                    assert_eq!(got, want, "{from} {n}");
-                    let (k, again) = read_tagged(t, from, n, 0, Some(&ks));
-                    assert!(k.is_empty());
-                    assert_eq!(again, want, "{from} {n}, keys known");
+                    let range = span(t, &ls, from, n);
+                    let shown = n.min(ls.len().saturating_sub(from));
+                    let got = read_tagged(t, from, range.clone(), None);
+                    assert_eq!(got.keys, ks);
+                    assert_eq!(got.out, want, "{from} {n}");
+                    assert_eq!((got.shown, got.total), (shown, ls.len()), "{from} {n}");
+                    let again = read_tagged(t, from, range, Some(&ks));
+                    assert!(again.keys.is_empty());
+                    assert_eq!(again.out, want, "{from} {n}, keys known");
+                    assert_eq!((again.shown, again.total), (shown, ls.len()));
                 }
             }
         }
-        let (_, t) = read_tagged(b"a\nb\n", 0, 2, 4, None);
+        let t = read_tagged(b"a\nb\n", 0, 0..4, None).out;
         assert_eq!(t.len(), 4 + 2 * 5);
         assert!(t.starts_with(b"1#") && t[4] == b'|', "{t:?}");
     }
@@ -600,11 +642,14 @@ mod tests {
                 (3, 0),
             ] {
                 let want = tagged(t, &ls, &ks, from, from.saturating_add(n));
-                let (k, got) = read_tagged(t, from, n, 0, None);
-                assert_eq!(k, ks);
-                assert!(got == want, "{from} {n}");
-                let (_, again) = read_tagged(t, from, n, 0, Some(&ks));
-                assert!(again == want, "{from} {n}, keys known");
+                let range = span(t, &ls, from, n);
+                let got = read_tagged(t, from, range.clone(), None);
+                assert_eq!(got.keys, ks);
+                assert!(got.out == want, "{from} {n}");
+                assert_eq!(got.total, ls.len());
+                let again = read_tagged(t, from, range, Some(&ks));
+                assert!(again.out == want, "{from} {n}, keys known");
+                assert_eq!((again.shown, again.total), (got.shown, got.total));
             }
         }
         let mut d = Decimal::new(99_999_998);
@@ -631,7 +676,15 @@ mod tests {
                     })
                     .collect();
                 let want: Vec<usize> = memchr::memchr_iter(b'\n', &t).collect();
-                assert_eq!(breaks(&t).collect::<Vec<_>>(), want, "{len} {step}");
+                assert_eq!(breaks_from(&t, 0).collect::<Vec<_>>(), want, "{len} {step}");
+                for at in [1, 17, 32, 33, 70] {
+                    let after: Vec<usize> = want.iter().copied().filter(|&i| i >= at).collect();
+                    assert_eq!(
+                        breaks_from(&t, at).collect::<Vec<_>>(),
+                        after,
+                        "{len} {step} {at}"
+                    );
+                }
             }
         }
     }

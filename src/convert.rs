@@ -3,7 +3,7 @@
 
 use napi::bindgen_prelude::*;
 use patch_file_core::api::js::{self, Segment, Unreadable};
-use patch_file_core::model::EntryPoint;
+use patch_file_core::api::EntryPoint;
 use patch_file_core::{api, error};
 use serde_json::Value;
 

@@ -9,7 +9,7 @@ use napi_derive::napi;
 
 use crate::convert::{sync, task, EngineTask, JsonOut};
 use patch_file_core::api;
-use patch_file_core::model::EntryPoint;
+use patch_file_core::api::EntryPoint;
 
 /// Applies one exact-once edit (or `edits`) to one file. Never rejects.
 #[napi(

@@ -16,9 +16,10 @@
 //!   testing.rs  the crate's integration tests' one door inside (hidden;
 //!               nothing else uses it)
 //!   api/        entry points, JSON in -> typed result -> JSON out (runner.rs:
-//!               `run`, one door keyed by `model::EntryPoint`; entry.rs: the
-//!               start-up and panic guard they share; view.rs: the compact
-//!               view; contract.rs: the published contract): patch (patchFile,
+//!               the table declaring every `EntryPoint`, `run`, one door keyed
+//!               by it, and the published contract; entry.rs: the start-up
+//!               and panic guard they share; view.rs: the compact view):
+//!               patch (patchFile,
 //!               batchPatchFiles), files (readFile, writeFile), dry_run
 //!               (applyDryRun), formats (applyEditBlocks, applyPatch),
 //!               text_editor, edit_file (server-filesystem's shape), lines

@@ -130,65 +130,6 @@ pub struct FileEdits {
     pub match_mode: Option<MatchMode>,
 }
 
-/// The engine's entry points, named as JavaScript calls them (and as the
-/// journal records them). `api::run` runs one, and its table pairs each
-/// with its result type for the contract; the binding exports each as a
-/// function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EntryPoint {
-    PatchFile,
-    BatchPatchFiles,
-    ReadFile,
-    WriteFile,
-    ApplyDryRun,
-    ApplyEditBlocks,
-    ApplyPatch,
-    EditFile,
-    TextEditor,
-    EditLines,
-    History,
-    Undo,
-    JournalClear,
-}
-
-impl EntryPoint {
-    /// Every entry point.
-    pub const ALL: [EntryPoint; 13] = [
-        EntryPoint::PatchFile,
-        EntryPoint::BatchPatchFiles,
-        EntryPoint::ReadFile,
-        EntryPoint::WriteFile,
-        EntryPoint::ApplyDryRun,
-        EntryPoint::ApplyEditBlocks,
-        EntryPoint::ApplyPatch,
-        EntryPoint::EditFile,
-        EntryPoint::TextEditor,
-        EntryPoint::EditLines,
-        EntryPoint::History,
-        EntryPoint::Undo,
-        EntryPoint::JournalClear,
-    ];
-
-    /// Its JavaScript name.
-    pub fn name(self) -> &'static str {
-        match self {
-            EntryPoint::PatchFile => "patchFile",
-            EntryPoint::BatchPatchFiles => "batchPatchFiles",
-            EntryPoint::ReadFile => "readFile",
-            EntryPoint::WriteFile => "writeFile",
-            EntryPoint::ApplyDryRun => "applyDryRun",
-            EntryPoint::ApplyEditBlocks => "applyEditBlocks",
-            EntryPoint::ApplyPatch => "applyPatch",
-            EntryPoint::EditFile => "editFile",
-            EntryPoint::TextEditor => "textEditor",
-            EntryPoint::EditLines => "editLines",
-            EntryPoint::History => "history",
-            EntryPoint::Undo => "undo",
-            EntryPoint::JournalClear => "journalClear",
-        }
-    }
-}
-
 /// Per-call options shared by every entry point.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
@@ -211,9 +152,9 @@ pub struct Options {
     /// Where (and whether) successful writes are journaled for `history`
     /// and `undo`.
     pub journal: JournalConfig,
-    /// The entry point making the call, recorded in the journal; `None`
-    /// when unknown.
-    pub entry: Option<EntryPoint>,
+    /// The JavaScript name of the entry point making the call (`api`'s
+    /// `EntryPoint::name`), recorded in the journal; `None` when unknown.
+    pub entry: Option<&'static str>,
     /// How much of a result the caller wants (`results`).
     pub results: ResultView,
     /// The `match` of a search/replace edit that does not give one

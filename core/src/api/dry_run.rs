@@ -5,14 +5,14 @@ use serde_json::Value;
 use super::entry::{answer_typed, cwd};
 use crate::history::Journal;
 use crate::input::request;
-use crate::model::{EntryPoint, Options};
+use crate::model::Options;
 use crate::txn::dry_run;
 
 /// `applyDryRun`: writes exactly what a dry run previewed, once.
-pub fn apply_dry_run(input: &Value, options: Option<&Value>) -> Value {
+pub(super) fn apply_dry_run(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
         let opts = Options {
-            entry: Some(EntryPoint::ApplyDryRun),
+            entry: Some(entry),
             ..request::options(options, cwd)?
         };
         let req = request::apply_request(input)?;

@@ -12,23 +12,17 @@ use serde_json::Value;
 use super::entry::{answer_typed, begin};
 use crate::history::Journal;
 use crate::input::request;
-use crate::model::EntryPoint;
 use crate::txn::edits;
 
 /// `editFile`: server-filesystem's `edit_file` input, exact-once. Its input
 /// is translated to a `patchFile` request and run through the same layer
 /// below (`txn::edits::patch`), so it answers as `patchFile` does; an input
 /// it cannot translate is refused before the options are read.
-pub fn edit_file(input: &Value, options: Option<&Value>) -> Value {
+pub(super) fn edit_file(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
         let translated = request::edit_file_input(input)?;
         // Journaled as what the caller called.
-        let (opts, req, ws) = begin(
-            EntryPoint::EditFile,
-            &translated,
-            options,
-            request::patch_request,
-        )?;
+        let (opts, req, ws) = begin(entry, &translated, options, request::patch_request)?;
         edits::patch(
             &ws,
             &req.file,

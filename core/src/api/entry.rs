@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::error::{ErrorCode, Failure};
 use crate::input::request;
 use crate::io::workspace::Workspace;
-use crate::model::{EntryPoint, Options, ResultView};
+use crate::model::{Options, ResultView};
 use crate::printer;
 use crate::result::{Answer, Failed, Outcome};
 
@@ -90,7 +90,7 @@ pub(super) fn cwd() -> std::io::Result<PathBuf> {
 /// The start of every entry point (`entry`, its JS name): the options,
 /// the request as `parse` reads it, and the open workspace; or the failure.
 pub(super) fn begin<R>(
-    entry: EntryPoint,
+    entry: &'static str,
     input: &Value,
     options: Option<&Value>,
     parse: fn(&Value) -> Result<R, Failure>,

@@ -11,7 +11,7 @@ use crate::io::snapshots::{self, Snapshot};
 use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::anchors;
-use crate::model::{EntryPoint, Options};
+use crate::model::Options;
 use crate::printer;
 use crate::result::files::ReadDone;
 
@@ -23,9 +23,9 @@ use crate::txn::edits::{self, WholeFile};
 use crate::txn::lexical_abs;
 
 /// `readFile`: a line range of a file plus what an edit needs to know.
-pub fn read_file(input: &Value, options: Option<&Value>) -> Value {
+pub(super) fn read_file(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
-        let (opts, req, ws) = begin(EntryPoint::ReadFile, input, options, request::read_request)?;
+        let (opts, req, ws) = begin(entry, input, options, request::read_request)?;
         read(&ws, &req, &opts)
     })
 }
@@ -206,14 +206,9 @@ fn line_offset(text: &[u8], n: usize) -> usize {
 pub(crate) const MAX_READ_BYTES: usize = 128 << 20;
 
 /// `writeFile`: atomic create-or-replace of a whole file.
-pub fn write_file(input: &Value, options: Option<&Value>) -> Value {
+pub(super) fn write_file(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
-        let (opts, req, ws) = begin(
-            EntryPoint::WriteFile,
-            input,
-            options,
-            request::write_request,
-        )?;
+        let (opts, req, ws) = begin(entry, input, options, request::write_request)?;
         let whole = WholeFile {
             file_path: &req.file_path,
             content: &req.content,
@@ -229,6 +224,7 @@ pub fn write_file(input: &Value, options: Option<&Value>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::{read_file, write_file};
     use serde_json::json;
     use std::path::Path;
 

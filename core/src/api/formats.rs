@@ -9,7 +9,7 @@ use crate::history::Journal;
 use crate::input::formats::{self, ParseError};
 use crate::input::request;
 use crate::io::workspace::Workspace;
-use crate::model::{EntryPoint, Format, OpPlan};
+use crate::model::{Format, OpPlan};
 use crate::result::formats::FormatDone;
 use crate::result::{Failed, Outcome};
 use crate::txn::ops;
@@ -28,7 +28,7 @@ fn run_text(
     options: Option<&Value>,
     keys: &[&str],
     what: &str,
-    (entry, format): (EntryPoint, Format),
+    (entry, format): (&'static str, Format),
     parse: fn(&str) -> Result<OpPlan, ParseError>,
 ) -> Outcome<FormatDone> {
     let (opts, dry_opt) = request::options_and_dry_run(options, cwd)?;
@@ -45,14 +45,18 @@ fn run_text(
 
 /// `applyEditBlocks`: applies SEARCH/REPLACE blocks (see
 /// `input::formats::edit_block`).
-pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
+pub(super) fn apply_edit_blocks(
+    entry: &'static str,
+    input: &Value,
+    options: Option<&Value>,
+) -> Value {
     answer_typed(options, || {
         run_text(
             input,
             options,
             &["blockContent", "block_content", "text"],
             "SEARCH/REPLACE block text",
-            (EntryPoint::ApplyEditBlocks, Format::EditBlocks),
+            (entry, Format::EditBlocks),
             formats::edit_block::parse,
         )
     })
@@ -62,12 +66,12 @@ pub fn apply_edit_blocks(input: &Value, options: Option<&Value>) -> Value {
 /// diff (see `input::formats::apply_patch`), or one operation of OpenAI's
 /// `apply_patch` tool given as structure (`{ operation: { type, path, diff,
 /// move_to } }`), which is never turned into patch text.
-pub fn apply_patch(input: &Value, options: Option<&Value>) -> Value {
+pub(super) fn apply_patch(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
         if let Some((op, dry_in)) = request::operation_request(input)? {
             let (opts, dry_opt) = request::options_and_dry_run(options, cwd)?;
             let opts = crate::model::Options {
-                entry: Some(EntryPoint::ApplyPatch),
+                entry: Some(entry),
                 ..opts
             };
             let dry = request::pick_dry(dry_in, dry_opt)?;
@@ -81,7 +85,7 @@ pub fn apply_patch(input: &Value, options: Option<&Value>) -> Value {
             options,
             &["patch", "input", "text"],
             "patch text",
-            (EntryPoint::ApplyPatch, Format::ApplyPatch),
+            (entry, Format::ApplyPatch),
             formats::apply_patch::parse,
         )
     })
@@ -93,7 +97,7 @@ mod tests {
 
     use serde_json::json;
 
-    use super::apply_patch;
+    use crate::api::apply_patch;
 
     /// Every file a patch writes says how it was written, whatever the
     /// operations before it (a delete writes nothing).

@@ -7,19 +7,13 @@ use serde_json::Value;
 use super::entry::{answer_typed, begin};
 use crate::history::Journal;
 use crate::input::request;
-use crate::model::EntryPoint;
 use crate::txn::lines::{self, LinesCall};
 
 /// `editLines`: replace, delete or insert lines named by `LINE#ID` anchors,
 /// all edits of a call together or none, through the one pipeline.
-pub fn edit_lines(input: &Value, options: Option<&Value>) -> Value {
+pub(super) fn edit_lines(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
     answer_typed(options, || {
-        let (opts, req, ws) = begin(
-            EntryPoint::EditLines,
-            input,
-            options,
-            request::lines_request,
-        )?;
+        let (opts, req, ws) = begin(entry, input, options, request::lines_request)?;
         let call = LinesCall {
             file_path: &req.file_path,
             edits: &req.edits,
@@ -36,10 +30,7 @@ mod tests {
 
     use serde_json::{json, Value};
 
-    use super::super::dry_run::apply_dry_run;
-    use super::super::files::read_file;
-    use super::super::history::undo;
-    use super::edit_lines;
+    use crate::api::{apply_dry_run, edit_lines, read_file, undo};
 
     fn ws() -> (tempfile::TempDir, PathBuf) {
         let t = tempfile::tempdir().unwrap();

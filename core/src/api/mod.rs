@@ -21,16 +21,10 @@ mod view;
 
 /// The addon's words for JavaScript values that are not JSON text.
 pub use crate::printer::js;
-pub use dry_run::apply_dry_run;
-pub use edit_file::edit_file;
 pub use entry::{cancelled, failure, guarded};
-pub use files::{read_file, write_file};
-pub use formats::{apply_edit_blocks, apply_patch};
-pub use history::{history, journal_clear, undo};
-pub use lines::edit_lines;
-pub use patch::{batch_patch_files, patch_file};
-pub use runner::{contract, run, run_nonblocking};
-pub use text_editor::text_editor;
+// Each entry point's function (`patch_file`, `read_file`, …), made by the
+// runner's table, beside `run`, `EntryPoint` and the contract.
+pub use runner::*;
 
 #[cfg(test)]
 mod transaction_tests;

@@ -23,7 +23,7 @@ use crate::history::Journal;
 use crate::input::formats::text_editor::{self, EditorCommand};
 use crate::input::request::options_and_dry_run;
 use crate::io::dir::{Dir, Kind};
-use crate::model::{EntryPoint, Options};
+use crate::model::Options;
 use crate::printer;
 use crate::result::formats::FormatDone;
 use crate::result::history::Undone;
@@ -41,16 +41,16 @@ use crate::io::workspace::{Intent, Workspace};
 pub(crate) const MAX_LISTING: usize = 1000;
 
 /// `textEditor`: runs one text editor command.
-pub fn text_editor(input: &Value, options: Option<&Value>) -> Value {
-    answer_typed(options, || run(input, options))
+pub(super) fn text_editor(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
+    answer_typed(options, || run(entry, input, options))
 }
 
 /// Runs one command: its result, or its failure (naming the command once
 /// it is known to be valid).
-fn run(input: &Value, options: Option<&Value>) -> Outcome<TextEditorDone> {
+fn run(entry: &'static str, input: &Value, options: Option<&Value>) -> Outcome<TextEditorDone> {
     let (opts, dry_opt) = options_and_dry_run(options, cwd)?;
     let opts = Options {
-        entry: Some(EntryPoint::TextEditor),
+        entry: Some(entry),
         ..opts
     };
     let (cmd, dry_in) = text_editor::parse(input)?;
@@ -63,7 +63,7 @@ fn run(input: &Value, options: Option<&Value>) -> Outcome<TextEditorDone> {
             max_chars,
         } => view(&ws, path, *range, *max_chars, &opts).map(TextEditorDone::Viewed),
         EditorCommand::Undo { path } => {
-            undo(&ws, path, &opts, dry).map(|u| TextEditorDone::Undone(Box::new(u)))
+            undo(&ws, (path, entry), &opts, dry).map(|u| TextEditorDone::Undone(Box::new(u)))
         }
         _ => edit(&ws, &cmd, &opts, dry).map(|e| TextEditorDone::Edited(Box::new(e))),
     };
@@ -342,7 +342,12 @@ fn walk(dir: &Dir, prefix: &str, depth: usize, out: &mut Vec<String>, truncated:
 
 /// `undo_edit` through the edit journal: the newest text-editor edit of
 /// the file not undone yet, undone as the journal undoes a transaction.
-fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Outcome<UndoEdit> {
+fn undo(
+    ws: &Workspace,
+    (path, entry): (&str, &'static str),
+    opts: &Options,
+    dry: bool,
+) -> Outcome<UndoEdit> {
     let res = match ws.resolve(path, Intent::Plan { create_dirs: true }) {
         Ok(r) => r,
         Err(f) => return Err(about(&f, &ws.root().join(path).to_string_lossy())),
@@ -358,7 +363,7 @@ fn undo(ws: &Workspace, path: &str, opts: &Options, dry: bool) -> Outcome<UndoEd
         outcome,
         remaining: left,
         created,
-    }) = crate::history::undo_file(ws, opts, &res.rel_path, EntryPoint::TextEditor, dry)
+    }) = crate::history::undo_file(ws, opts, &res.rel_path, entry, dry)
     else {
         return Err(about(
             &Failure::invalid(printer::undo_edit_nothing(path)),

@@ -49,7 +49,7 @@ use crate::io::dir::Dir;
 use crate::io::dir::Meta;
 use crate::io::meta;
 use crate::io::workspace::Workspace;
-use crate::model::{EntryPoint, JournalConfig, Options};
+use crate::model::{JournalConfig, Options};
 use crate::printer;
 use crate::txn::changes::{Before, Commit, Kind, Recorder};
 
@@ -80,17 +80,17 @@ impl Journal {
     pub(crate) fn for_call(opts: &Options) -> Journal {
         Journal {
             cfg: opts.journal.clone(),
-            entry: opts.entry.map_or("write", EntryPoint::name),
+            entry: opts.entry.unwrap_or("write"),
             undoes: None,
             recorded: Mutex::new(None),
         }
     }
 
     /// The journal of an undo of `of`, recorded under the entry point
-    /// `entry`.
-    pub(crate) fn undoing(opts: &Options, entry: EntryPoint, of: UndoOf) -> Journal {
+    /// named `entry`.
+    pub(crate) fn undoing(opts: &Options, entry: &'static str, of: UndoOf) -> Journal {
         Journal {
-            entry: entry.name(),
+            entry,
             undoes: Some(of),
             ..Journal::for_call(opts)
         }

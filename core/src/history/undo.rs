@@ -24,7 +24,7 @@ use crate::error::{ErrorCode, Failure};
 use crate::io::dir::{Kind, Meta};
 use crate::io::meta::{self, Extras, Like};
 use crate::io::workspace::{Intent, Workspace};
-use crate::model::{EntryPoint, Options};
+use crate::model::Options;
 use crate::printer::{self, shown};
 use crate::result::history::{UndoAction, UndoFile, Undone};
 use crate::result::marks::True;
@@ -258,15 +258,14 @@ pub(crate) fn undo(
         Ok(Some(e.clone()))
     })?;
     match picked {
-        Some((e, steps)) => {
-            undo_entry(ws, opts, &e, steps, dry_run, EntryPoint::Undo).map_err(|f| {
+        Some((e, steps)) => undo_entry(ws, opts, &e, steps, dry_run, opts.entry.unwrap_or("undo"))
+            .map_err(|f| {
                 if id.is_none() {
                     way_forward(f, &e, older)
                 } else {
                     f
                 }
-            })
-        }
+            }),
         None => Err(nothing_to_undo().into()),
     }
 }
@@ -288,7 +287,7 @@ pub(crate) fn undo_file(
     ws: &Workspace,
     opts: &Options,
     rel: &str,
-    entry: EntryPoint,
+    entry: &'static str,
     dry_run: bool,
 ) -> Option<FileUndo> {
     let failed = |f: Failure| FileUndo {
@@ -311,7 +310,7 @@ pub(crate) fn undo_file(
                 Stored::Damaged { .. } => None,
             })
             .filter(|e| {
-                e.header.entry == entry.name()
+                e.header.entry == entry
                     && e.depth() == 0
                     && e.undoable()
                     && !undone.contains_key(&e.id)
@@ -351,7 +350,7 @@ fn undo_entry(
     e: &Entry,
     steps: Vec<FileStep>,
     dry_run: bool,
-    entry: EntryPoint,
+    entry: &'static str,
 ) -> Outcome<Undone> {
     // 1. Resolve, lock, read: every file must be as the transaction left it.
     let (txn, slots) = open_unchanged(ws, opts, e, &steps)?;

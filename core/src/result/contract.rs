@@ -6,20 +6,22 @@ use schemars::generate::{Contract, SchemaSettings};
 use schemars::SchemaGenerator;
 use serde_json::{Map, Value};
 
-use crate::model::EntryPoint;
+/// Adds to a generator the schema of what an entry point answers.
+pub type ResultOf = fn(&mut SchemaGenerator) -> Value;
 
 /// The contract document: `{ "$defs": {...}, "results": { entry: schema } }`,
-/// `result_of(entry, g)` adding to `g` the schema of what `entry` answers
-/// (the entry points are wired above this layer: `api::runner`).
-pub fn contract(result_of: fn(EntryPoint, &mut SchemaGenerator) -> Value) -> Value {
+/// for each entry point of `entries` its name and a function adding to a
+/// generator the schema of what it answers (the entry points are declared
+/// above this layer: `api::runner`).
+pub fn contract(entries: &[(&str, ResultOf)]) -> Value {
     let settings = SchemaSettings::draft2020_12().with(|s| {
         s.contract = Contract::Serialize;
         s.definitions_path = "/$defs/".into();
     });
     let mut g = SchemaGenerator::new(settings);
     let mut results = Map::new();
-    for entry in EntryPoint::ALL {
-        results.insert(entry.name().into(), result_of(entry, &mut g));
+    for (name, result_of) in entries {
+        results.insert((*name).into(), result_of(&mut g));
     }
     let mut defs: Map<String, Value> = g.take_definitions(true).into_iter().collect();
     for v in defs.values_mut().chain(results.values_mut()) {

@@ -27,5 +27,5 @@ pub mod text_editor;
 pub mod written;
 
 pub use answer::{Answer, Outcome};
-pub use contract::contract;
+pub use contract::{contract, ResultOf};
 pub use failure::Failed;

@@ -135,7 +135,20 @@ test('every entry point answers what the contract says, in the full and the comp
 
 test('the result types of types/header.d.ts are generated from the contract', () => {
   const header = fs.readFileSync(path.join(repo, 'types/header.d.ts'), 'utf8').replace(/\r\n/g, '\n')
-  assert.equal(withTypes(header, resultTypes(contract)), header, 'run npm run contract')
+  assert.equal(withTypes(header, resultTypes(contract, header)), header, 'run npm run contract')
+})
+
+test('every entry point has a result type named after it: generated, or finer by hand', () => {
+  const header = fs.readFileSync(path.join(repo, 'types/header.d.ts'), 'utf8').replace(/\r\n/g, '\n')
+  const index = fs.readFileSync(path.join(repo, 'index.d.ts'), 'utf8')
+  for (const entry of Object.keys(contract.results)) {
+    const name = `${entry[0].toUpperCase()}${entry.slice(1)}Result`
+    assert.match(index, new RegExp(`^export (type|interface) ${name}\\b`, 'm'), `${name} in index.d.ts`)
+  }
+  // Without the hand-written one, the result is generated from the contract; with it, it is not generated again.
+  const bare = header.replace(/^export type PatchFileResult = .*\n/m, '')
+  assert.match(resultTypes(contract, bare), /^export type PatchFileResult = PatchDone \| Failed$/m)
+  assert.doesNotMatch(resultTypes(contract, header), /^export type PatchFileResult\b/m)
 })
 
 test("every input schema's `match` list is the contract's Tolerance, written by npm run contract", () => {

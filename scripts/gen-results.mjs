@@ -3,10 +3,12 @@
 // schemas/results.json (itself generated from the engine's Rust result
 // types: core/src/result/, checked by core/tests/suite/contract.rs). The types sit between the
 // two `generated` marker lines of the header; the input and option types sit
-// between two others (scripts/gen-inputs.mjs). Written by hand: the public
-// names of results, and the generic types that follow a call's `dry_run` flag
-// to one result (TypeScript conditional types, which a schema cannot
-// express), built on these.
+// between two others (scripts/gen-inputs.mjs). Each entry point's result is
+// generated too, as `<EntryPoint>Result`, unless the header writes a finer
+// one by hand. Written by hand: those finer results (split by the dry-run
+// flag), and the generic types that follow a call's `dry_run` flag to one
+// result (TypeScript conditional types, which a schema cannot express),
+// built on these.
 //
 // The input schemas' `match` lists are written from the same contract (its
 // `Tolerance`, the one enum the engine parses `match` with) by
@@ -114,10 +116,27 @@ function declaration(name, schema) {
   return `${head}export type ${name} = ${type}`
 }
 
-/** The generated declarations, between the markers. */
-export function resultTypes(contract = JSON.parse(fs.readFileSync(CONTRACT, 'utf8'))) {
-  const names = Object.keys(contract.$defs).sort()
-  const body = names.map((n) => declaration(n, contract.$defs[n])).join('\n\n')
+/** The names of the types the hand-written part of `header` declares (the generated parts left out). */
+export function declaredByHand(header) {
+  const hand = header.replace(/\/\/ ---- (?!end of)[^\n]*\n[\s\S]*?\/\/ ---- end of [^\n]*/g, '')
+  return new Set([...hand.matchAll(/^export (?:type|interface) (\w+)/gm)].map((m) => m[1]))
+}
+
+/**
+ * The generated declarations, between the markers: each `$defs` entry, and each entry point's result as
+ * `<EntryPoint>Result` (`readFile` -> `ReadFileResult`: its success or the failure) unless `header`'s hand-written
+ * part gives a finer one of that name (split by the dry-run flag, say).
+ */
+export function resultTypes(contract = JSON.parse(fs.readFileSync(CONTRACT, 'utf8')), header = '') {
+  const byHand = declaredByHand(header)
+  const decls = new Map(Object.entries(contract.$defs).map(([n, s]) => [n, declaration(n, s)]))
+  for (const [entry, schema] of Object.entries(contract.results)) {
+    const name = `${entry[0].toUpperCase()}${entry.slice(1)}Result`
+    if (byHand.has(name)) continue
+    if (decls.has(name)) throw new Error(`gen-results: ${name} is both a result type and ${entry}'s result`)
+    decls.set(name, `${doc(`\`${entry}\`'s result: its success or the failure, told apart by \`ok\`.`)}export type ${name} = ${typeOf(schema, '')}`)
+  }
+  const body = [...decls.keys()].sort().map((n) => decls.get(n)).join('\n\n')
   return `${BEGIN}\n\n${body}\n\n${END}`
 }
 
@@ -144,7 +163,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     if (cargo.status !== 0) process.exit(cargo.status ?? 1)
   }
   const header = fs.readFileSync(HEADER, 'utf8').replace(/\r\n/g, '\n')
-  const next = withTypes(header, resultTypes())
+  const next = withTypes(header, resultTypes(undefined, header))
   if (process.argv.includes('--check')) {
     if (next !== header) {
       process.stderr.write(`${path.relative(root, HEADER)}: out of date with schemas/results.json: run npm run contract\n`)

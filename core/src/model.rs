@@ -563,6 +563,55 @@ pub enum Unplaced {
     LikeStrippedFirst,
 }
 
+/// Why one search/replace edit (or SEARCH/REPLACE block) failed to plan:
+/// the facts, which `printer::edit_miss` words in the caller's spellings.
+/// How many places and which lines are beside it (`matching::exact`'s
+/// `EditMiss`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditWhy {
+    /// It is not ASCII, and the file is not valid UTF-8.
+    NotAscii,
+    /// Its search text was not found; `tolerant`: what `match` adds.
+    NotFound { tolerant: TolerantNote },
+    /// It occurs more than once; `hint`: unique-context hints were found.
+    Ambiguous { hint: bool },
+    /// It occurs a number of times other than the `expected`.
+    CountMismatch {
+        expected: usize,
+        tolerant: TolerantNote,
+    },
+    /// Not found exactly, it occurs several times under the tolerances.
+    TolerantAmbiguous,
+    /// Not found exactly, it matches lines `span` (1-based, first and
+    /// last) under the tolerances, where its replacement cannot be fitted.
+    TolerantUncertain { span: (usize, usize), why: Unfitted },
+    /// Its unique tolerant match is withheld; `applied`: because its
+    /// replacement already stands in the file.
+    Withheld { why: Withheld, applied: bool },
+    /// The text after it (`size` bytes; `None`: more than the address
+    /// space) could not be allocated.
+    OutOfMemory { size: Option<usize> },
+    /// A block whose plan failed the check.
+    Unverified(Unverified),
+    /// Blocks from this one on (`n` of them), whose text of `len` bytes
+    /// could not be allocated.
+    BlocksTooLarge { n: usize, len: usize },
+    /// The call was stopped before it.
+    Stopped(Stopped),
+}
+
+/// What the tolerances of `match` say about an edit they were not applied to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TolerantNote {
+    /// Nothing: no tolerances were asked for, or they do not apply here.
+    Nothing,
+    /// An edit of one occurrence that they did not find either.
+    NotEither,
+    /// An edit of several occurrences (which they do not apply to): they
+    /// would find `n` places, starting at `lines` (1-based).
+    WouldFind { n: usize, lines: Vec<usize> },
+}
+
 /// Why a unique tolerant match is not written (`matching::guard`): the
 /// facts, which `printer::withheld` words in the caller's spellings. `span`
 /// is the 1-based first and last line the match covers.

@@ -22,8 +22,7 @@ use crate::matching::exact::{self, EditMiss, RunFinder, Runs, TextKind};
 use crate::matching::many;
 use crate::matching::plan::{Landing, Plan, Span};
 use crate::matching::verify::{self, Change, Fold};
-use crate::model::{Cancel, Edit};
-use crate::printer;
+use crate::model::{Cancel, Edit, EditWhy, Unverified};
 
 /// The new text of blocks applied.
 #[derive(Debug)]
@@ -145,8 +144,8 @@ pub(crate) fn in_turn_with(
             exact::note_unchecked(&mut failures, edits.len() - bi, "block");
             break;
         }
-        if let Err(f) = crate::printer::go_on(cancel) {
-            return Err(vec![exact::cancelled(bi, f)]);
+        if let Some(s) = cancel.stopped() {
+            return Err(vec![exact::cancelled(bi, s)]);
         }
         // A run whose plan fails the check is not taken: its blocks are
         // applied one by one, and the one that fails says so as itself.
@@ -183,7 +182,7 @@ pub(crate) fn in_turn_with(
                 let r = p.edits[0];
                 let change = block_change(&cur, r.offset, edit, callers[bi]);
                 if let Err(why) = verify::verify(&cur, &[change]) {
-                    failures.push(refused(bi, &printer::unverified(&why.why)));
+                    failures.push(refused(bi, why.why));
                     continue;
                 }
                 // A single block (the text editor's `str_replace`, one
@@ -366,27 +365,24 @@ fn plan_changes<'a>(plan: &Plan, edits: &'a [Edit], callers: &[Caller<'a>]) -> V
 
 /// The failure of block `index`, whose plan failed the check before
 /// writing.
-fn refused(index: usize, why: &str) -> EditMiss {
+fn refused(index: usize, why: Unverified) -> EditMiss {
     EditMiss {
-        index,
-        code: ErrorCode::PLAN_CHECK_FAILED,
         match_count: 1,
-        match_lines: Vec::new(),
-        message: printer::block_failed_check(why),
-        diagnosis: None,
+        ..EditMiss::new(
+            index,
+            ErrorCode::PLAN_CHECK_FAILED,
+            EditWhy::Unverified(why),
+        )
     }
 }
 
 /// Blocks from `index` on (`n` of them) whose text could not be allocated.
 fn too_large(index: usize, len: usize, n: usize) -> EditMiss {
-    EditMiss {
+    EditMiss::new(
         index,
-        code: ErrorCode::FILE_TOO_LARGE,
-        match_count: 0,
-        match_lines: Vec::new(),
-        message: printer::blocks_too_large(n, len),
-        diagnosis: None,
-    }
+        ErrorCode::FILE_TOO_LARGE,
+        EditWhy::BlocksTooLarge { n, len },
+    )
 }
 
 #[cfg(test)]

@@ -29,12 +29,14 @@ use memchr::memmem;
 
 use crate::codec::source::utf16_len;
 use crate::diagnose::{self, Budget, Diagnosis};
-use crate::error::{ErrorCode, Failure};
+use crate::error::ErrorCode;
 use crate::matching::guard;
 use crate::matching::many;
 use crate::matching::plan::{span_limit, Landing, Plan, Span};
 use crate::matching::tolerant::{self, Reading, TolerantMatch};
-use crate::model::{Cancel, Count, Edit, MatchMode, Tolerance};
+use crate::model::{
+    Cancel, Count, Edit, EditWhy, MatchMode, Said, Stopped, Tolerance, TolerantNote,
+};
 use crate::printer;
 use crate::text::lines::{line_numbers, span_lines};
 
@@ -46,18 +48,14 @@ pub(crate) const MAX_REPORTED_MATCHES: usize = 50;
 /// written), so later edits are not checked and the first failure says so.
 pub(crate) const MAX_REPORTED_FAILURES: usize = 100;
 
-/// Notes on the first of `failures` that the `unchecked` edits after the
-/// last one were not checked.
-pub(crate) fn note_unchecked(failures: &mut [EditMiss], unchecked: usize, what: &str) {
+/// Notes on the first of `failures` that the `unchecked` edits (or
+/// blocks: `what`) after the last one were not checked.
+pub(crate) fn note_unchecked(failures: &mut [EditMiss], unchecked: usize, what: &'static str) {
     if unchecked == 0 {
         return;
     }
     if let Some(first) = failures.first_mut() {
-        first.message.push_str(&printer::not_checked_after(
-            MAX_REPORTED_FAILURES,
-            what,
-            unchecked,
-        ));
+        first.unchecked = Some((what, unchecked));
     }
 }
 
@@ -79,9 +77,59 @@ pub(crate) struct EditMiss {
     pub(crate) match_count: usize,
     /// 1-based start lines of the first matches (ambiguous case).
     pub(crate) match_lines: Vec<usize>,
-    pub(crate) message: String,
+    /// Why, as facts ([`EditMiss::message`] words them).
+    pub(crate) why: EditWhy,
+    /// Whether it is one edit of several (its message names it then).
+    pub(crate) multi: bool,
+    /// The caller's spellings of the edit's fields.
+    pub(crate) said: Said,
+    /// On the first failure of a call that stopped checking: what was not
+    /// checked after the last failure (`edit` or `block`) and how many.
+    pub(crate) unchecked: Option<(&'static str, usize)>,
     /// What diagnosis learned (not-found and ambiguous blocks).
     pub(crate) diagnosis: Option<Box<Diagnosis>>,
+}
+
+impl EditMiss {
+    /// A failure of edit `index` for `why`, no place found, not diagnosed.
+    pub(crate) fn new(index: usize, code: ErrorCode, why: EditWhy) -> EditMiss {
+        EditMiss {
+            index,
+            code,
+            match_count: 0,
+            match_lines: Vec::new(),
+            why,
+            multi: false,
+            said: Said::CANONICAL,
+            unchecked: None,
+            diagnosis: None,
+        }
+    }
+
+    /// The failure in words, for the agent.
+    pub(crate) fn message(&self) -> String {
+        let d = self.diagnosis.as_deref();
+        let diagnosed = match &self.why {
+            EditWhy::NotFound { .. } => d.and_then(|d| d.message.as_deref()),
+            EditWhy::Withheld { applied: true, .. } => d
+                .filter(|d| d.already_applied.is_some())
+                .map(|d| d.message.as_deref().unwrap_or_default()),
+            _ => None,
+        };
+        let pre = if self.multi {
+            printer::edit_prefix(self.index)
+        } else {
+            String::new()
+        };
+        printer::edit_miss(
+            (&pre, self.said),
+            &self.why,
+            (self.match_count, &self.match_lines),
+            diagnosed,
+            self.unchecked
+                .map(|(what, n)| (MAX_REPORTED_FAILURES, what, n)),
+        )
+    }
 }
 
 /// How an edit that needed match tolerances was applied.
@@ -213,17 +261,17 @@ pub(crate) fn find_all(hay: &[u8], needle: &[u8], keep: usize) -> (Vec<usize>, u
 
 /// For an edit that must replace several occurrences (`expected_replacements`
 /// above 1, `replace_all`) in a call with `match` tolerances: what the
-/// tolerances would find, and that they do not apply to such an edit.
-fn tolerances_not_applied(text: &[u8], edit: &Edit, mode: MatchMode) -> String {
-    let found = match tolerant::find(text, &edit.search, &edit.replace, mode) {
-        Reading::None => printer::tolerant_would_find(0, &[]),
+/// tolerances would find (they do not apply to such an edit).
+fn tolerances_not_applied(text: &[u8], edit: &Edit, mode: MatchMode) -> TolerantNote {
+    let (n, lines) = match tolerant::find(text, &edit.search, &edit.replace, mode) {
+        Reading::None => (0, Vec::new()),
         Reading::Unique(tolerant::TolerantMatch { start, .. })
         | Reading::Uncertain(tolerant::Uncertain { start, .. }) => {
-            printer::tolerant_would_find(1, &line_numbers(text, &[start]))
+            (1, line_numbers(text, &[start]))
         }
-        Reading::Many(offsets, n) => printer::tolerant_would_find(n, &line_numbers(text, &offsets)),
+        Reading::Many(offsets, n) => (n, line_numbers(text, &offsets)),
     };
-    printer::tolerances_not_applied(edit.said, &found)
+    TolerantNote::WouldFind { n, lines }
 }
 
 fn label(index: usize, multi: bool) -> String {
@@ -373,14 +421,18 @@ impl RunFinder {
 
 /// A cancellation (or spent time budget) noticed before edit or block
 /// `index`: the call's answer, not what was found so far.
-pub(crate) fn cancelled(index: usize, f: Failure) -> EditMiss {
+pub(crate) fn cancelled(index: usize, s: Stopped) -> EditMiss {
+    EditMiss::new(index, ErrorCode::CANCELLED, EditWhy::Stopped(s))
+}
+
+/// A failure of edit `index` (labelled `pre` in messages: `edits[i]: `, or
+/// nothing when it is the only edit; `said`: its caller's spellings) for
+/// `why`, no place found, not diagnosed.
+fn miss(index: usize, (pre, said): (&str, Said), code: ErrorCode, why: EditWhy) -> EditMiss {
     EditMiss {
-        index,
-        code: f.code,
-        match_count: 0,
-        match_lines: Vec::new(),
-        message: f.message,
-        diagnosis: None,
+        multi: !pre.is_empty(),
+        said,
+        ..EditMiss::new(index, code, why)
     }
 }
 
@@ -440,8 +492,8 @@ fn in_turn_sharing<'a>(
             break;
         }
         let pre = label(i, multi);
-        if let Err(f) = printer::go_on(&opts.cancel) {
-            return Err(vec![cancelled(i, f)]);
+        if let Some(s) = opts.cancel.stopped() {
+            return Err(vec![cancelled(i, s)]);
         }
         if let Some((m, run)) = runs.find(&plan.base, edits, i, &[], kind, &opts.cancel) {
             plan.take_run(&call, i, m, &run, &pre)?;
@@ -694,14 +746,12 @@ impl<'a> InTurn<'a> {
 /// The failure of an edit that is not ASCII in a file that is not valid
 /// UTF-8.
 fn not_ascii(index: usize, pre: &str) -> EditMiss {
-    EditMiss {
+    miss(
         index,
-        code: ErrorCode::UNSUPPORTED_ENCODING,
-        match_count: 0,
-        match_lines: Vec::new(),
-        message: printer::edit_not_ascii(pre),
-        diagnosis: None,
-    }
+        (pre, Said::CANONICAL),
+        ErrorCode::UNSUPPORTED_ENCODING,
+        EditWhy::NotAscii,
+    )
 }
 
 /// The failure of a search whose occurrences (`hits`) do not fit its
@@ -720,11 +770,11 @@ fn count_failure(
     }
 }
 
-/// When `match` was given but cannot apply to this edit's count, says so
-/// (empty otherwise).
-fn untolerated(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> String {
+/// When `match` was given but cannot apply to this edit's count, what it
+/// would find (nothing to say otherwise).
+fn untolerated(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> TolerantNote {
     if search.once || call.opts.mode.is_exact() || call.kind != TextKind::Utf8 {
-        String::new()
+        TolerantNote::Nothing
     } else {
         tolerances_not_applied(base, search.edit, call.opts.mode)
     }
@@ -733,35 +783,31 @@ fn untolerated(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> String {
 /// `SEARCH_BLOCK_NOT_FOUND`, diagnosed when asked.
 fn not_found(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditMiss {
     let (edit, pre, opts) = (search.edit, search.pre, call.opts);
-    let mut message = printer::edit_not_found(pre, edit.said);
     let diagnosis = opts.diagnose.then(|| {
-        let d = diagnose::not_found(
+        Box::new(diagnose::not_found(
             base,
             &edit.search,
             &edit.replace,
             pre,
             edit.said,
             call.budget,
-        );
-        if let Some(m) = &d.message {
-            message = m.clone();
-        }
-        Box::new(d)
+        ))
     });
-    if !opts.mode.is_exact() {
-        if search.once {
-            message.push_str(&printer::not_found_tolerant_either());
-        } else {
-            message.push_str(&untolerated(base, search, call));
-        }
-    }
+    let tolerant = if opts.mode.is_exact() {
+        TolerantNote::Nothing
+    } else if search.once {
+        TolerantNote::NotEither
+    } else {
+        untolerated(base, search, call)
+    };
     EditMiss {
-        index: search.index,
-        code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-        match_count: 0,
-        match_lines: Vec::new(),
-        message,
         diagnosis,
+        ..miss(
+            search.index,
+            (pre, edit.said),
+            ErrorCode::SEARCH_BLOCK_NOT_FOUND,
+            EditWhy::NotFound { tolerant },
+        )
     }
 }
 
@@ -770,21 +816,26 @@ fn not_found(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditMiss {
 fn ambiguous(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditMiss {
     let (edit, pre, found) = (search.edit, search.pre, search.found);
     let lines = line_numbers(base, &search.positions);
-    let mut msg = printer::edit_ambiguous(pre, edit.said, found, &lines);
     let diagnosis = call.opts.diagnose.then(|| {
-        let d = diagnose::ambiguous(base, edit.search.as_bytes(), call.budget);
-        if !d.unique_context_hint.is_empty() {
-            msg.push_str(&printer::unique_context_hint_given());
-        }
-        Box::new(d)
+        Box::new(diagnose::ambiguous(
+            base,
+            edit.search.as_bytes(),
+            call.budget,
+        ))
     });
+    let hint = diagnosis
+        .as_ref()
+        .is_some_and(|d| !d.unique_context_hint.is_empty());
     EditMiss {
-        index: search.index,
-        code: ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
         match_count: found,
         match_lines: lines,
-        message: msg,
         diagnosis,
+        ..miss(
+            search.index,
+            (pre, edit.said),
+            ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+            EditWhy::Ambiguous { hint },
+        )
     }
 }
 
@@ -793,8 +844,7 @@ fn count_mismatch(base: &[u8], search: &Search<'_>, n: usize, call: &Call<'_>) -
     let (edit, pre, found) = (search.edit, search.pre, search.found);
     let shown = search.positions.len().min(MAX_REPORTED_MATCHES);
     let lines = line_numbers(base, &search.positions[..shown]);
-    let untolerated = untolerated(base, search, call);
-    let msg = printer::count_mismatch(pre, edit.said, (n, found), &lines, &untolerated);
+    let tolerant = untolerated(base, search, call);
     let diagnosis = (call.opts.diagnose && n == 1 && found > 1).then(|| {
         Box::new(diagnose::ambiguous(
             base,
@@ -803,12 +853,18 @@ fn count_mismatch(base: &[u8], search: &Search<'_>, n: usize, call: &Call<'_>) -
         ))
     });
     EditMiss {
-        index: search.index,
-        code: ErrorCode::REPLACEMENT_COUNT_MISMATCH,
         match_count: found,
         match_lines: lines,
-        message: msg,
         diagnosis,
+        ..miss(
+            search.index,
+            (pre, edit.said),
+            ErrorCode::REPLACEMENT_COUNT_MISMATCH,
+            EditWhy::CountMismatch {
+                expected: n,
+                tolerant,
+            },
+        )
     }
 }
 
@@ -826,40 +882,29 @@ fn tolerant_match_of(
     opts: &MatchOptions,
     budget: &Budget,
 ) -> Result<Option<TolerantMatch>, Box<EditMiss>> {
-    let fail = |code, match_count, match_lines, message, diagnosis| {
-        Box::new(EditMiss {
-            index,
-            code,
-            match_count,
-            match_lines,
-            message,
-            diagnosis,
-        })
-    };
     let m = match tolerant::find(base, &edit.search, &edit.replace, opts.mode) {
         Reading::None => return Ok(None),
         Reading::Unique(m) => m,
         Reading::Many(offsets, n) => {
-            let lines = line_numbers(base, &offsets);
-            let msg = printer::tolerant_ambiguous(pre, edit.said, n, &lines);
-            return Err(fail(ErrorCode::SEARCH_BLOCK_AMBIGUOUS, n, lines, msg, None));
+            return Err(Box::new(EditMiss {
+                match_count: n,
+                match_lines: line_numbers(base, &offsets),
+                ..miss(
+                    index,
+                    (pre, edit.said),
+                    ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+                    EditWhy::TolerantAmbiguous,
+                )
+            }));
         }
         Reading::Uncertain(u) => {
-            let (first, last) = span_lines(base, u.start, u.end);
-            let span = printer::line_span(first, last);
-            let msg = printer::tolerant_uncertain(
-                pre,
-                edit.said,
-                &span,
-                &printer::unfitted(&u.why, edit.said),
-            );
-            return Err(fail(
+            let span = span_lines(base, u.start, u.end);
+            return Err(Box::new(miss(
+                index,
+                (pre, edit.said),
                 ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-                0,
-                Vec::new(),
-                msg,
-                None,
-            ));
+                EditWhy::TolerantUncertain { span, why: u.why },
+            )));
         }
     };
     let Some(r) = guard::refusal(base, edit, &m, budget) else {
@@ -875,15 +920,20 @@ fn tolerant_match_of(
             budget,
         ))
     });
-    let message = match d
-        .as_ref()
-        .filter(|d| r.applied && d.already_applied.is_some())
-    {
-        Some(d) => d.message.clone().unwrap_or_default(),
-        None => [pre, printer::withheld(&r.why, edit.said).as_str()].concat(),
-    };
-    let count = r.lines.len();
-    Err(fail(r.code, count, r.lines, message, d))
+    Err(Box::new(EditMiss {
+        match_count: r.lines.len(),
+        match_lines: r.lines,
+        diagnosis: d,
+        ..miss(
+            index,
+            (pre, edit.said),
+            r.code,
+            EditWhy::Withheld {
+                why: r.why,
+                applied: r.applied,
+            },
+        )
+    }))
 }
 
 fn spans_for(ranges: &[(usize, usize)], total: usize, edit: usize) -> Vec<Span> {
@@ -960,12 +1010,13 @@ fn splice_all(
 /// The failure of an edit whose new text could not be allocated.
 fn out_of_memory(index: usize, pre: &str, size: Option<usize>, hits: usize) -> EditMiss {
     EditMiss {
-        index,
-        code: ErrorCode::FILE_TOO_LARGE,
         match_count: hits,
-        match_lines: Vec::new(),
-        message: printer::edit_out_of_memory(pre, hits, size),
-        diagnosis: None,
+        ..miss(
+            index,
+            (pre, Said::CANONICAL),
+            ErrorCode::FILE_TOO_LARGE,
+            EditWhy::OutOfMemory { size },
+        )
     }
 }
 
@@ -1075,7 +1126,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(f.iter().map(|f| f.index).collect::<Vec<_>>(), vec![1, 3]);
-        assert!(f[0].message.starts_with("edits[1]"));
+        assert!(f[0].message().starts_with("edits[1]"));
     }
 
     #[test]
@@ -1195,11 +1246,11 @@ mod tests {
         let f = with(Count::Exactly(2)).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_NOT_FOUND);
         assert!(
-            f[0].message
+            f[0].message()
                 .contains("apply only to an edit of one occurrence")
-                && f[0].message.contains("would occur once (line 1)"),
+                && f[0].message().contains("would occur once (line 1)"),
             "{}",
-            f[0].message
+            f[0].message()
         );
     }
 
@@ -1211,13 +1262,13 @@ mod tests {
         let d = f[0].diagnosis.as_ref().expect("diagnosed");
         let c = d.closest_match.as_ref().unwrap();
         assert_eq!((c.line_number, c.end_line), (2, 4));
-        assert!(f[0].message.contains("letter case"), "{}", f[0].message);
+        assert!(f[0].message().contains("letter case"), "{}", f[0].message());
         let edits = [e("    run(1);\n", "x")];
         let f = match_exact(text.as_bytes(), &edits, TextKind::Utf8).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS);
         let hints = &f[0].diagnosis.as_ref().unwrap().unique_context_hint;
         assert_eq!(hints.len(), 2);
-        assert!(f[0].message.contains("unique_context_hint"));
+        assert!(f[0].message().contains("unique_context_hint"));
         let quiet = MatchOptions {
             diagnose: false,
             ..Default::default()

@@ -921,7 +921,11 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!((f.len(), f[0].index), (1, 3));
-        assert!(f[0].message.starts_with("edits[3]: "), "{}", f[0].message);
+        assert!(
+            f[0].message().starts_with("edits[3]: "),
+            "{}",
+            f[0].message()
+        );
     }
 
     fn tokens() -> impl Strategy<Value = String> {
@@ -1140,7 +1144,7 @@ mod tests {
             (c, d) => {
                 let key = |f: Vec<crate::matching::exact::EditMiss>| {
                     f.into_iter()
-                        .map(|e| (e.index, e.code, e.match_count, e.match_lines, e.message))
+                        .map(|e| (e.index, e.code, e.match_count, e.message(), e.match_lines))
                         .collect::<Vec<_>>()
                 };
                 assert_eq!(

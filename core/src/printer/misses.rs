@@ -3,7 +3,9 @@
 //! that failed the check made before writing.
 
 use super::quote::plural;
-use crate::model::{PlanSide, Said, Tolerance, Unfitted, Unplaced, Unverified, Withheld};
+use crate::model::{
+    EditWhy, PlanSide, Said, Tolerance, TolerantNote, Unfitted, Unplaced, Unverified, Withheld,
+};
 
 /// The first ten line numbers as `a, b, c, …` (`total` of them in all).
 pub(super) fn lines_list(lines: &[usize], total: usize) -> String {
@@ -37,6 +39,71 @@ pub(crate) fn line_span(first: usize, last: usize) -> String {
     }
 }
 
+/// The message of an edit that failed to plan, from its facts: `pre`, its
+/// label (`edits[2]: `, or nothing when it is the only one), and `said`,
+/// the caller's spellings; `why`; the places found (`found`, the first at
+/// `lines`); the diagnosis's own message where it says more
+/// (`diagnosed`); and what was not checked after the last failure
+/// (`unchecked`: at most this many failures, what they are, how many
+/// were not checked).
+pub(crate) fn edit_miss(
+    (pre, said): (&str, Said),
+    why: &EditWhy,
+    (found, lines): (usize, &[usize]),
+    diagnosed: Option<&str>,
+    unchecked: Option<(usize, &str, usize)>,
+) -> String {
+    let mut m = match why {
+        EditWhy::NotAscii => edit_not_ascii(pre),
+        EditWhy::NotFound { tolerant } => {
+            let mut m = diagnosed.map_or_else(|| edit_not_found(pre, said), str::to_string);
+            m.push_str(&tolerant_note(said, tolerant));
+            m
+        }
+        EditWhy::Ambiguous { hint } => {
+            let mut m = edit_ambiguous(pre, said, found, lines);
+            if *hint {
+                m.push_str(&unique_context_hint_given());
+            }
+            m
+        }
+        EditWhy::CountMismatch { expected, tolerant } => count_mismatch(
+            pre,
+            said,
+            (*expected, found),
+            lines,
+            &tolerant_note(said, tolerant),
+        ),
+        EditWhy::TolerantAmbiguous => tolerant_ambiguous(pre, said, found, lines),
+        EditWhy::TolerantUncertain { span, why } => {
+            tolerant_uncertain(pre, said, &line_span(span.0, span.1), &unfitted(why, said))
+        }
+        EditWhy::Withheld { why, .. } => match diagnosed {
+            Some(d) => d.to_string(),
+            None => [pre, withheld(why, said).as_str()].concat(),
+        },
+        EditWhy::OutOfMemory { size } => edit_out_of_memory(pre, found, *size),
+        EditWhy::Unverified(why) => block_failed_check(&unverified(why)),
+        EditWhy::BlocksTooLarge { n, len } => blocks_too_large(*n, *len),
+        EditWhy::Stopped(s) => super::writes::cancelled(s.timeout_ms).message,
+    };
+    if let Some((max, what, n)) = unchecked {
+        m.push_str(&not_checked_after(max, what, n));
+    }
+    m
+}
+
+/// What follows a failed edit's message about the tolerances of `match`.
+fn tolerant_note(said: Said, note: &TolerantNote) -> String {
+    match note {
+        TolerantNote::Nothing => String::new(),
+        TolerantNote::NotEither => not_found_tolerant_either(),
+        TolerantNote::WouldFind { n, lines } => {
+            tolerances_not_applied(said, &tolerant_would_find(*n, lines))
+        }
+    }
+}
+
 /// The label of edit `index` of several, before its message (`edits[2]: `).
 pub(crate) fn edit_prefix(index: usize) -> String {
     format!("{}: ", super::request::item_label("edits", index))
@@ -44,13 +111,13 @@ pub(crate) fn edit_prefix(index: usize) -> String {
 
 /// What follows the first failure when `max` edits or blocks (`what`)
 /// failed and the `unchecked` after the last of them were not checked.
-pub(crate) fn not_checked_after(max: usize, what: &str, unchecked: usize) -> String {
+fn not_checked_after(max: usize, what: &str, unchecked: usize) -> String {
     format!(" ({max} {what}s failed; the {unchecked} after the last of them were not checked)")
 }
 
 /// What the tolerances of `match` would find for an edit of several
 /// occurrences: `n` places (0, 1 or more), starting at `lines`.
-pub(crate) fn tolerant_would_find(n: usize, lines: &[usize]) -> String {
+fn tolerant_would_find(n: usize, lines: &[usize]) -> String {
     match n {
         0 => "no match with them either".to_string(),
         1 => format!("with them it would occur once (line {})", lines[0]),
@@ -61,7 +128,7 @@ pub(crate) fn tolerant_would_find(n: usize, lines: &[usize]) -> String {
 /// The tolerances of `match` were not applied to an edit of several
 /// occurrences; with them, it would find `found` (from
 /// [`tolerant_would_find`]).
-pub(crate) fn tolerances_not_applied(said: Said, found: &str) -> String {
+fn tolerances_not_applied(said: Said, found: &str) -> String {
     format!(
         " (the tolerances of `match` apply only to an edit of one occurrence, not to {} above 1 or {}, so this edit \
          was matched exactly; {found})",
@@ -71,7 +138,7 @@ pub(crate) fn tolerances_not_applied(said: Said, found: &str) -> String {
 
 /// An edit (labelled `pre`) that is not ASCII in a file that is not valid
 /// UTF-8.
-pub(crate) fn edit_not_ascii(pre: &str) -> String {
+fn edit_not_ascii(pre: &str) -> String {
     format!(
         "{pre}the file is not valid UTF-8, so only ASCII search and replacement text can be applied at byte level; \
          narrow the block to ASCII-only text"
@@ -79,7 +146,7 @@ pub(crate) fn edit_not_ascii(pre: &str) -> String {
 }
 
 /// An edit's search text was not found (before any diagnosis).
-pub(crate) fn edit_not_found(pre: &str, said: Said) -> String {
+fn edit_not_found(pre: &str, said: Said) -> String {
     format!(
         "{pre}{} was not found. Reread the file and copy the exact current text \
          (whitespace, indentation and line endings must match byte for byte), then retry",
@@ -89,12 +156,12 @@ pub(crate) fn edit_not_found(pre: &str, said: Said) -> String {
 
 /// What follows a not-found edit of one occurrence that the tolerances of
 /// `match` did not find either.
-pub(crate) fn not_found_tolerant_either() -> String {
+fn not_found_tolerant_either() -> String {
     " (no match with the tolerances of `match` either)".to_string()
 }
 
 /// An edit's search text occurs `found` times, at `lines`.
-pub(crate) fn edit_ambiguous(pre: &str, said: Said, found: usize, lines: &[usize]) -> String {
+fn edit_ambiguous(pre: &str, said: Said, found: usize, lines: &[usize]) -> String {
     format!(
         "{pre}{} occurs {found} times (lines {}); include neighbouring lines to make it unique, \
          or set {}: {found} / {}: true to change every occurrence",
@@ -106,7 +173,7 @@ pub(crate) fn edit_ambiguous(pre: &str, said: Said, found: usize, lines: &[usize
 }
 
 /// What follows an ambiguous edit that has unique-context hints.
-pub(crate) fn unique_context_hint_given() -> String {
+fn unique_context_hint_given() -> String {
     "; unique_context_hint gives, for each occurrence, the smallest block with neighbouring \
      lines that occurs only once"
         .to_string()
@@ -115,7 +182,7 @@ pub(crate) fn unique_context_hint_given() -> String {
 /// An edit expecting `n` occurrences found `found` (the first at
 /// `lines`); `untolerated` is what the tolerances of `match` would do, or
 /// nothing.
-pub(crate) fn count_mismatch(
+fn count_mismatch(
     pre: &str,
     said: Said,
     (n, found): (usize, usize),
@@ -134,7 +201,7 @@ pub(crate) fn count_mismatch(
 
 /// An edit not found exactly occurs `n` times (at `lines`) with the
 /// tolerances of `match`.
-pub(crate) fn tolerant_ambiguous(pre: &str, said: Said, n: usize, lines: &[usize]) -> String {
+fn tolerant_ambiguous(pre: &str, said: Said, n: usize, lines: &[usize]) -> String {
     format!(
         "{pre}{} was not found exactly, and with the tolerances of `match` it occurs {n} times{}; \
          include neighbouring lines to make it unique",
@@ -145,7 +212,7 @@ pub(crate) fn tolerant_ambiguous(pre: &str, said: Said, n: usize, lines: &[usize
 
 /// An edit not found exactly matches `span` with the tolerances of
 /// `match`, but its replacement cannot be fitted (`reason`).
-pub(crate) fn tolerant_uncertain(pre: &str, said: Said, span: &str, reason: &str) -> String {
+fn tolerant_uncertain(pre: &str, said: Said, span: &str, reason: &str) -> String {
     format!(
         "{pre}{s} was not found exactly; with the tolerances of `match` it matches {span}, but {reason}, so \
          the replacement cannot be fitted to the file with certainty and nothing was applied. Reread {span} \
@@ -158,7 +225,7 @@ pub(crate) fn tolerant_uncertain(pre: &str, said: Said, span: &str, reason: &str
 /// The text after an edit of `hits` replacements would be `size` bytes
 /// (`None`: more than the machine can address), which could not be
 /// allocated.
-pub(crate) fn edit_out_of_memory(pre: &str, hits: usize, size: Option<usize>) -> String {
+fn edit_out_of_memory(pre: &str, hits: usize, size: Option<usize>) -> String {
     let size = match size {
         Some(n) => format!("{n} bytes"),
         None => "more bytes than this machine can address".to_string(),
@@ -267,7 +334,7 @@ fn fitted_failed_check(said: Said, span: &str, reason: &str) -> String {
 
 /// A block's replacement, fitted to the file's line breaks, failed the
 /// plan check (`why`).
-pub(crate) fn block_failed_check(why: &str) -> String {
+fn block_failed_check(why: &str) -> String {
     format!(
         "the block's replacement, fitted to the file's line breaks, failed the check made before writing ({why}); \
          nothing was written"
@@ -276,7 +343,7 @@ pub(crate) fn block_failed_check(why: &str) -> String {
 
 /// The text after `n` blocks would be `len` bytes, which could not be
 /// allocated.
-pub(crate) fn blocks_too_large(n: usize, len: usize) -> String {
+fn blocks_too_large(n: usize, len: usize) -> String {
     format!(
         "the text after {n} blocks would be {len} bytes, and that much memory could not be allocated; \
          nothing was written. Free memory, or make the change in smaller parts"

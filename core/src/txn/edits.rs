@@ -137,7 +137,7 @@ fn edit_failed(f: &EditMiss) -> EditFailure {
         index: f.index,
         code: f.code,
         match_count: f.match_count,
-        message: f.message.clone(),
+        message: f.message(),
         match_lines: f.match_lines.clone(),
         diagnosis: f
             .diagnosis
@@ -192,7 +192,7 @@ fn check_sha(s: &Slot, expected: &Option<String>) -> Result<String, FileFailure>
 fn plan_failure(mut failures: Vec<EditMiss>, path: String, multi: bool) -> FileFailure {
     failures.sort_by_key(|f| f.index);
     let first = &failures[0];
-    let message = printer::edits_failed(failures.len(), &first.message, multi);
+    let message = printer::edits_failed(failures.len(), &first.message(), multi);
     FileFailure {
         failure: Failure {
             code: first.code,

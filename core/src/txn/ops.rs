@@ -1014,7 +1014,7 @@ fn block_failure(
                 match_count: e.match_count,
                 match_lines: &e.match_lines,
                 summary: e.diagnosis.as_ref().and_then(|d| d.summary()),
-                message: &e.message,
+                message: &e.message(),
             },
         )
     };

@@ -40,8 +40,8 @@ use std::hash::{Hash, Hasher};
 use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::ErrorCode;
 use crate::matching::verify::{self, Change, Fold, Trim};
-use crate::model::{Hunk, HunkLine, HunkStyle, LineKind, Said};
-use crate::printer;
+use crate::model::{Hunk, HunkLine, HunkStyle, LineKind, Said, Unverified};
+use crate::printer::{self, HeaderLine, HunkWhy};
 use crate::result::files::LineEnding;
 use crate::result::formats::{HunkLevel, HunkReport, LocatedBy};
 use crate::text::fold;
@@ -55,10 +55,24 @@ pub(crate) struct HunkFailure {
     pub(crate) match_count: usize,
     /// 1-based lines where an ambiguous old side matches (first 50).
     pub(crate) match_lines: Vec<usize>,
-    pub(crate) message: String,
+    /// Why, as facts ([`HunkFailure::message`] words them).
+    pub(crate) why: Box<HunkWhy>,
     /// Where the old side (or `@@` line) that was not found most likely
     /// is: the same `closest_match` a `patchFile` edit gets.
     pub(crate) diagnosis: Option<Box<Diagnosis>>,
+}
+
+impl HunkFailure {
+    /// The failure in words, for the agent.
+    pub(crate) fn message(&self) -> String {
+        let summary = self.diagnosis.as_ref().and_then(|d| d.summary());
+        printer::hunk_miss(
+            (self.index, self.patch_line),
+            &self.why,
+            (self.match_count, &self.match_lines),
+            summary.as_deref(),
+        )
+    }
 }
 
 /// The new text and a report per hunk.
@@ -364,15 +378,11 @@ fn apply_indexed(
     let mut drift: isize = 0;
 
     for (hi, h) in hunks.iter().enumerate() {
-        let label = printer::hunk_label(hi, h.line);
-        if let Some(f) = bytes_mode
-            .then(|| non_ascii_addition(hi, h, &label))
-            .flatten()
-        {
+        if let Some(f) = bytes_mode.then(|| non_ascii_addition(hi, h)).flatten() {
             failures.push(f);
             continue;
         }
-        let (pos, level) = match place_anchors(&mut k, hi, h, &label, cursor, &budget) {
+        let (pos, level) = match place_anchors(&mut k, hi, h, cursor, &budget) {
             Ok(placed) => placed,
             Err(f) => {
                 failures.push(f);
@@ -389,9 +399,8 @@ fn apply_indexed(
             0
         };
         let hint = header_line(h, old.is_empty(), shift);
-        let shifted = |s: usize, q: isize| printer::shifted_line(s, q, shift);
         if old.is_empty() {
-            let (at, by) = match addition_place(hi, h, &label, pos, hint, (n, cursor), shifted) {
+            let (at, by) = match addition_place(hi, h, pos, (hint, shift), (n, cursor)) {
                 Ok(place) => place,
                 Err(f) => {
                     failures.push(f);
@@ -428,10 +437,10 @@ fn apply_indexed(
                 }
             }
             Placed::Ambiguous(ps, count, l, unified) => {
-                failures.push(ambiguous(hi, h, &label, (ps, count, l), unified, shifted));
+                failures.push(ambiguous(hi, h, (ps, count, l), unified, shift));
             }
             Placed::Nowhere => {
-                failures.push(nowhere(text, hi, h, &label, &old, pos, style, &budget));
+                failures.push(nowhere(text, hi, h, &old, pos, style, &budget));
             }
         }
     }
@@ -442,13 +451,8 @@ fn apply_indexed(
     // them; the text is written top to bottom (a stable sort keeps hunks at
     // one place, such as several appends, in patch order).
     placed.sort_by_key(|&(_, p, _, _)| p);
-    let text = build(text, &k.lines, hunks, &placed, style).map_err(|r| {
-        vec![check_failed(
-            hunks,
-            placed[r.change].0,
-            &printer::unverified(&r.why),
-        )]
-    })?;
+    let text = build(text, &k.lines, hunks, &placed, style)
+        .map_err(|r| vec![check_failed(hunks, placed[r.change].0, r.why)])?;
     Ok(Applied {
         text,
         hunks: reports,
@@ -457,20 +461,18 @@ fn apply_indexed(
 
 /// At byte level (a file that is not valid UTF-8) only ASCII lines can be
 /// added: the failure of a hunk that adds another.
-fn non_ascii_addition(hi: usize, h: &Hunk, label: &str) -> Option<HunkFailure> {
+fn non_ascii_addition(hi: usize, h: &Hunk) -> Option<HunkFailure> {
     let adds_non_ascii = h
         .lines
         .iter()
         .any(|l| l.kind == LineKind::Add && !l.text.is_ascii());
     adds_non_ascii.then(|| {
-        let message = printer::hunk_not_ascii(label);
         failure(
             hi,
             h,
             ErrorCode::UNSUPPORTED_ENCODING,
-            0,
-            Vec::new(),
-            message,
+            (0, Vec::new()),
+            HunkWhy::NotAscii,
         )
     })
 }
@@ -497,17 +499,15 @@ fn report(hi: usize, h: &Hunk, at: usize, level: HunkLevel, by: LocatedBy) -> Hu
 }
 
 /// Where a hunk that only adds lines goes: after its `@@` lines, else at
-/// its header's line (`hint`), else at the end of the file; a header's line
-/// past the end (`lines.0` lines) or before the last hunk placed
-/// (`lines.1`) fails.
+/// its header's line (`hint`, shifted by `shift`), else at the end of the
+/// file; a header's line past the end (`lines.0` lines) or before the last
+/// hunk placed (`lines.1`) fails.
 fn addition_place(
     hi: usize,
     h: &Hunk,
-    label: &str,
     pos: usize,
-    hint: Option<(usize, isize)>,
+    (hint, shift): (Option<(usize, isize)>, isize),
     (n, cursor): (usize, usize),
-    shifted: impl Fn(usize, isize) -> String,
 ) -> Result<(usize, LocatedBy), HunkFailure> {
     if !h.anchors.is_empty() {
         return Ok((pos, LocatedBy::Content));
@@ -517,14 +517,17 @@ fn addition_place(
     };
     if q < 0 || q > n as isize || (q as usize) < cursor {
         let past = (q > n as isize).then_some(n);
-        let message = printer::addition_misplaced(label, &shifted(s, q - 1), past);
+        let after = HeaderLine {
+            said: s,
+            line: q - 1,
+            shift,
+        };
         return Err(failure(
             hi,
             h,
             ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-            0,
-            Vec::new(),
-            message,
+            (0, Vec::new()),
+            HunkWhy::AdditionMisplaced { after, past },
         ));
     }
     Ok((q as usize, LocatedBy::LineNumber))
@@ -566,14 +569,13 @@ fn place_old(
     }
 }
 
-/// A hunk's failure with no diagnosis.
+/// A hunk's failure with no diagnosis (`count` places found, at `lines`).
 fn failure(
     hi: usize,
     h: &Hunk,
     code: ErrorCode,
-    count: usize,
-    lines: Vec<usize>,
-    message: String,
+    (count, lines): (usize, Vec<usize>),
+    why: HunkWhy,
 ) -> HunkFailure {
     HunkFailure {
         index: hi,
@@ -581,7 +583,7 @@ fn failure(
         code,
         match_count: count,
         match_lines: lines,
-        message,
+        why: Box::new(why),
         diagnosis: None,
     }
 }
@@ -593,7 +595,6 @@ fn place_anchors(
     k: &mut Keyed<'_>,
     hi: usize,
     h: &Hunk,
-    label: &str,
     cursor: usize,
     budget: &Budget,
 ) -> Result<(usize, HunkLevel), HunkFailure> {
@@ -607,28 +608,31 @@ fn place_anchors(
             }
             Found::Many(ps, count, l) => {
                 let lines: Vec<usize> = ps.iter().map(|p| p + 1).collect();
-                let message = printer::anchor_ambiguous(label, a, (count, pos), l, &lines);
                 return Err(failure(
                     hi,
                     h,
                     ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
-                    count,
-                    lines,
-                    message,
+                    (count, lines),
+                    HunkWhy::AnchorAmbiguous {
+                        anchor: a.clone(),
+                        from: pos,
+                        level: l,
+                    },
                 ));
             }
             Found::None => {
                 let d = diagnose::not_found(k.text, a, "", "", Said::HUNK, budget);
-                let message = printer::anchor_not_found(label, a, pos);
                 return Err(HunkFailure {
                     diagnosis: Some(Box::new(d)),
                     ..failure(
                         hi,
                         h,
                         ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-                        0,
-                        Vec::new(),
-                        message,
+                        (0, Vec::new()),
+                        HunkWhy::AnchorNotFound {
+                            anchor: a.clone(),
+                            from: pos,
+                        },
                     )
                 });
             }
@@ -639,37 +643,35 @@ fn place_anchors(
 
 /// The failure of a hunk whose old lines match several places (`found`:
 /// their 0-based lines, how many, the level), none of which a unified
-/// header's line (`unified`) chooses.
+/// header's line (`unified`, shifted by `shift`) chooses.
 fn ambiguous(
     hi: usize,
     h: &Hunk,
-    label: &str,
     (ps, count, l): (Vec<usize>, usize, HunkLevel),
     unified: Option<(usize, isize)>,
-    shifted: impl Fn(usize, isize) -> String,
+    shift: isize,
 ) -> HunkFailure {
     let lines: Vec<usize> = ps.iter().map(|p| p + 1).collect();
-    let header = unified.map(|(s, q)| shifted(s, q));
-    let message =
-        printer::hunk_ambiguous(label, (count, l), &lines, header.as_deref(), h.old_start);
+    let header = unified.map(|(said, line)| HeaderLine { said, line, shift });
     failure(
         hi,
         h,
         ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
-        count,
-        lines,
-        message,
+        (count, lines),
+        HunkWhy::Ambiguous {
+            level: l,
+            header,
+            hint: h.old_start,
+        },
     )
 }
 
 /// The failure of a hunk whose old lines are nowhere after line `pos`,
 /// with the diagnosis of the hunk as a search block.
-#[allow(clippy::too_many_arguments)]
 fn nowhere(
     text: &[u8],
     hi: usize,
     h: &Hunk,
-    label: &str,
     old: &[&str],
     pos: usize,
     style: LineEnding,
@@ -677,37 +679,33 @@ fn nowhere(
 ) -> HunkFailure {
     let (search, replace) = sides(h, style, explicit_endings(h, text, None));
     let d = diagnose::not_found(text, &search, &replace, "", Said::HUNK, budget);
-    let message = printer::hunk_not_found(
-        label,
-        old,
-        (pos, h.at_eof),
-        h.old_start,
-        d.summary().as_deref(),
-    );
     HunkFailure {
         diagnosis: Some(Box::new(d)),
         ..failure(
             hi,
             h,
             ErrorCode::SEARCH_BLOCK_NOT_FOUND,
-            0,
-            Vec::new(),
-            message,
+            (0, Vec::new()),
+            HunkWhy::NotFound {
+                first: old[0].to_string(),
+                count: old.len(),
+                after: pos,
+                at_eof: h.at_eof,
+                hint: h.old_start,
+            },
         )
     }
 }
 
 /// The failure of hunk `hi` whose lines failed the check made before
 /// writing.
-fn check_failed(hunks: &[Hunk], hi: usize, reason: &str) -> HunkFailure {
-    let message = printer::hunk_failed_check(&printer::hunk_label(hi, hunks[hi].line), reason);
+fn check_failed(hunks: &[Hunk], hi: usize, why: Unverified) -> HunkFailure {
     failure(
         hi,
         &hunks[hi],
         ErrorCode::PLAN_CHECK_FAILED,
-        1,
-        Vec::new(),
-        message,
+        (1, Vec::new()),
+        HunkWhy::Unverified(why),
     )
 }
 
@@ -1409,10 +1407,10 @@ mod tests {
                 (2, vec![2, 4])
             );
             assert!(
-                f[0].message
+                f[0].message()
                     .contains(&format!("none of them starts at the header's line {line}")),
                 "{}",
-                f[0].message
+                f[0].message()
             );
         }
         // The header's line must hold the whole old side, not just its start.
@@ -1493,10 +1491,10 @@ mod tests {
         .unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_NOT_FOUND);
         assert!(
-            f[0].message
+            f[0].message()
                 .contains("line 6 (line 8 after the +2 line shift"),
             "{}",
-            f[0].message
+            f[0].message()
         );
     }
 

@@ -4,7 +4,110 @@
 
 use super::misses::lines_list;
 use super::quote::plural;
+use crate::model::Unverified;
 use crate::result::formats::HunkLevel;
+
+/// Why a hunk did not land: the facts `matching::locate` finds, which
+/// [`hunk_miss`] words. Lines are 1-based unless said otherwise.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HunkWhy {
+    /// It adds lines that are not ASCII, and the file is not valid UTF-8.
+    NotAscii,
+    /// It only adds lines, after its header's line (`after`), which is
+    /// past the end of a file of `past` lines (`Some`), or covered by an
+    /// earlier hunk (`None`).
+    AdditionMisplaced {
+        after: HeaderLine,
+        past: Option<usize>,
+    },
+    /// Its `@@ anchor` line occurs several times after line `from` (at
+    /// `level`).
+    AnchorAmbiguous {
+        anchor: String,
+        from: usize,
+        level: HunkLevel,
+    },
+    /// Its `@@ anchor` line is nowhere after line `from`.
+    AnchorNotFound { anchor: String, from: usize },
+    /// Its old lines match several places (at `level`), none of which
+    /// starts at a unified header's line (`header`); `hint`: the header's
+    /// line of a diff that is not unified, which chooses nothing.
+    Ambiguous {
+        level: HunkLevel,
+        header: Option<HeaderLine>,
+        hint: Option<usize>,
+    },
+    /// Its `count` old lines, the first `first`, are nowhere after line
+    /// `after` (0: from the start; `at_eof`: at the end of the file);
+    /// `hint`: its header's line.
+    NotFound {
+        first: String,
+        count: usize,
+        after: usize,
+        at_eof: bool,
+        hint: Option<usize>,
+    },
+    /// The lines it would write failed the check made before writing.
+    Unverified(Unverified),
+    /// Its first line carries the file's byte order mark, but it matches
+    /// at `line`, not line 1.
+    BomNotFirst { line: usize },
+}
+
+/// A header's line `said`, 0-based `line` once shifted by `shift` (how far
+/// the previous hunk was found from its own header's line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HeaderLine {
+    pub(crate) said: usize,
+    pub(crate) line: isize,
+    pub(crate) shift: isize,
+}
+
+/// The message of hunk `index` (0-based), from patch line `patch_line`,
+/// that failed for `why`; its places `(count, lines)` when it matched
+/// several, and the diagnosis's summary of the closest place when there
+/// is one (`summary`).
+pub(crate) fn hunk_miss(
+    (index, patch_line): (usize, usize),
+    why: &HunkWhy,
+    (count, lines): (usize, &[usize]),
+    summary: Option<&str>,
+) -> String {
+    let label = hunk_label(index, patch_line);
+    let shifted = |h: &HeaderLine| shifted_line(h.said, h.line, h.shift);
+    match why {
+        HunkWhy::NotAscii => hunk_not_ascii(&label),
+        HunkWhy::AdditionMisplaced { after, past } => {
+            addition_misplaced(&label, &shifted(after), *past)
+        }
+        HunkWhy::AnchorAmbiguous {
+            anchor,
+            from,
+            level,
+        } => anchor_ambiguous(&label, anchor, (count, *from), *level, lines),
+        HunkWhy::AnchorNotFound { anchor, from } => anchor_not_found(&label, anchor, *from),
+        HunkWhy::Ambiguous {
+            level,
+            header,
+            hint,
+        } => hunk_ambiguous(
+            &label,
+            (count, *level),
+            lines,
+            header.as_ref().map(shifted).as_deref(),
+            *hint,
+        ),
+        HunkWhy::NotFound {
+            first,
+            count,
+            after,
+            at_eof,
+            hint,
+        } => hunk_not_found(&label, (first, *count), (*after, *at_eof), *hint, summary),
+        HunkWhy::Unverified(why) => hunk_failed_check(&label, &super::misses::unverified(why)),
+        HunkWhy::BomNotFirst { line } => bom_hunk_not_first(index, patch_line, *line),
+    }
+}
 
 /// The words for a level in a message.
 fn words(l: HunkLevel) -> &'static str {
@@ -27,12 +130,12 @@ fn show(s: &str) -> String {
 }
 
 /// The label of hunk `index` (0-based) from patch line `patch_line`.
-pub(crate) fn hunk_label(index: usize, patch_line: usize) -> String {
+fn hunk_label(index: usize, patch_line: usize) -> String {
     format!("hunk {} (patch line {patch_line})", index + 1)
 }
 
 /// A header's line `s` (0-based `q` after the previous hunk's `shift`).
-pub(crate) fn shifted_line(s: usize, q: isize, shift: isize) -> String {
+fn shifted_line(s: usize, q: isize, shift: isize) -> String {
     if shift == 0 {
         format!("line {s}")
     } else {
@@ -46,7 +149,7 @@ pub(crate) fn shifted_line(s: usize, q: isize, shift: isize) -> String {
 
 /// Hunk `label` adds lines that are not ASCII to a file that is not valid
 /// UTF-8.
-pub(crate) fn hunk_not_ascii(label: &str) -> String {
+fn hunk_not_ascii(label: &str) -> String {
     format!(
         "{label}: the file is not valid UTF-8, so only ASCII lines can be added at byte level; \
          keep the added lines ASCII"
@@ -56,7 +159,7 @@ pub(crate) fn hunk_not_ascii(label: &str) -> String {
 /// Hunk `label` only adds lines, after its header's line (`after`, as
 /// [`shifted_line`] names it), which is past the end of a file of `past`
 /// lines (`Some`) or covered by an earlier hunk (`None`).
-pub(crate) fn addition_misplaced(label: &str, after: &str, past: Option<usize>) -> String {
+fn addition_misplaced(label: &str, after: &str, past: Option<usize>) -> String {
     let why = match past {
         Some(n) => format!("the file has {n} lines"),
         None => "an earlier hunk already covers that line".to_string(),
@@ -69,7 +172,7 @@ pub(crate) fn addition_misplaced(label: &str, after: &str, past: Option<usize>) 
 
 /// Hunk `label`'s `@@ anchor` line occurs `count` times after line `pos`
 /// (at `level`, on `lines`).
-pub(crate) fn anchor_ambiguous(
+fn anchor_ambiguous(
     label: &str,
     anchor: &str,
     (count, pos): (usize, usize),
@@ -86,7 +189,7 @@ pub(crate) fn anchor_ambiguous(
 }
 
 /// Hunk `label`'s `@@ anchor` line is nowhere after line `pos`.
-pub(crate) fn anchor_not_found(label: &str, anchor: &str, pos: usize) -> String {
+fn anchor_not_found(label: &str, anchor: &str, pos: usize) -> String {
     format!(
         "{label}: the `@@ {}` line was not found after line {pos}, even ignoring whitespace \
          and Unicode punctuation; reread the file and fix the `@@` line",
@@ -98,7 +201,7 @@ pub(crate) fn anchor_not_found(label: &str, anchor: &str, pos: usize) -> String 
 /// none starts at a unified header's line (`header`, as [`shifted_line`]
 /// names it), or the header's line `hint` of a diff that is not unified
 /// chose nothing.
-pub(crate) fn hunk_ambiguous(
+fn hunk_ambiguous(
     label: &str,
     (count, level): (usize, HunkLevel),
     lines: &[usize],
@@ -127,12 +230,13 @@ pub(crate) fn hunk_ambiguous(
     )
 }
 
-/// Hunk `label`'s `old` lines (context and removed) are nowhere after line
-/// `after` (0: from the start; `at_eof`: only at the end of the file);
+/// Hunk `label`'s old lines (context and removed; `lines` of them, the
+/// first `first`) are nowhere after line `after` (0: from the start;
+/// `at_eof`: only at the end of the file);
 /// `hint` is the header's line, `summary` the diagnosis's, if any.
-pub(crate) fn hunk_not_found(
+fn hunk_not_found(
     label: &str,
-    old: &[&str],
+    (first, lines): (&str, usize),
     (after, at_eof): (usize, bool),
     hint: Option<usize>,
     summary: Option<&str>,
@@ -153,10 +257,10 @@ pub(crate) fn hunk_not_found(
     format!(
         "{label}: the {} context/removed line{} starting with `{}` {} not found{after}{hint}{}, \
          even ignoring whitespace and Unicode punctuation{closest}",
-        old.len(),
-        plural(old.len()),
-        show(old[0]),
-        if old.len() == 1 { "was" } else { "were" },
+        lines,
+        plural(lines),
+        show(first),
+        if lines == 1 { "was" } else { "were" },
         if at_eof {
             " at the end of the file"
         } else {
@@ -166,9 +270,19 @@ pub(crate) fn hunk_not_found(
 }
 
 /// Hunk `label`'s lines failed the check made before writing (`reason`).
-pub(crate) fn hunk_failed_check(label: &str, reason: &str) -> String {
+fn hunk_failed_check(label: &str, reason: &str) -> String {
     format!(
         "{label}: the lines it would write failed the check made before writing ({reason}); \
          nothing was written. Reread the file and make the hunk's context lines its exact current lines"
+    )
+}
+
+/// Hunk `index` (0-based; from patch line `patch_line`) starts with the
+/// byte order mark but matched at line `line`.
+fn bom_hunk_not_first(index: usize, patch_line: usize, line: usize) -> String {
+    format!(
+        "hunk {} (patch line {patch_line}): its first line carries the file's byte order mark, so it must be line \
+         1, but the hunk matches at line {line}; reread the file and regenerate the diff",
+        index + 1,
     )
 }

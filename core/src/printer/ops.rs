@@ -68,16 +68,6 @@ pub(crate) fn exists_create_only(path: &str) -> String {
     )
 }
 
-/// Hunk `index` (0-based; from patch line `patch_line`) starts with the
-/// byte order mark but matched at line `line`.
-pub(crate) fn bom_hunk_not_first(index: usize, patch_line: usize, line: usize) -> String {
-    format!(
-        "hunk {} (patch line {patch_line}): its first line carries the file's byte order mark, so it must be line \
-         1, but the hunk matches at line {line}; reread the file and regenerate the diff",
-        index + 1,
-    )
-}
-
 /// `insert_line` `after` is past the end of a file of `total` lines.
 pub(crate) fn insert_past_end(after: usize, total: usize) -> String {
     format!(

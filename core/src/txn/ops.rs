@@ -854,7 +854,9 @@ fn apply_hunks(
                 code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
                 match_count: 0,
                 match_lines: Vec::new(),
-                message: printer::bom_hunk_not_first(r.index, r.patch_line, r.line_number),
+                why: Box::new(printer::HunkWhy::BomNotFirst {
+                    line: r.line_number,
+                }),
                 diagnosis: None,
             }]);
         }
@@ -969,7 +971,7 @@ fn hunk_failure(
     file_path: Option<String>,
 ) -> Box<OpFailed> {
     let first = &fs[0];
-    let message = printer::hunks_failed(&op.path, &first.message, fs.len());
+    let message = printer::hunks_failed(&op.path, &first.message(), fs.len());
     let mut f = first_failure(
         i,
         first.code,
@@ -988,7 +990,7 @@ fn hunk_failure(
                 code: h.code,
                 match_count: h.match_count,
                 diagnosis: diagnosed(h.diagnosis.as_deref()),
-                message: h.message,
+                message: h.message(),
                 match_lines: h.match_lines,
             })
             .collect(),

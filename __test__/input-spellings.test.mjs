@@ -315,3 +315,32 @@ test("README's options table names exactly the options types/inputs.json declare
   assert.ok(documented.length >= 10, documented.join())
   assert.deepEqual(documented, declared)
 })
+
+test('a field several tools take has one schema in all of them (expected_sha256 is 64 hex digits everywhere)', () => {
+  const seen = new Map()
+  /** Every property of `node` and below, as [name, schema, where]. */
+  const walk = (node, where, out = []) => {
+    if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${where}[${i}]`, out))
+    else if (node && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) {
+        if (k === 'properties') for (const [name, s] of Object.entries(v)) out.push([name, s, where])
+        walk(v, `${where}.${k}`, out)
+      }
+    }
+    return out
+  }
+  const dir = path.join(REPO, 'schemas')
+  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.schema.json'))) {
+    for (const [name, schema, where] of walk(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')), f)) {
+      if (!['expected_sha256', 'expectedSha256', 'file_path', 'filePath', 'dry_run', 'dryRun'].includes(name)) continue
+      const { description, ...shape } = schema
+      const key = JSON.stringify(shape)
+      if (!seen.has(name)) seen.set(name, new Map())
+      seen.get(name).set(key, `${where}.${name}`)
+    }
+  }
+  for (const [name, shapes] of seen) {
+    assert.equal(shapes.size, 1, `${name} has ${shapes.size} schemas: ${[...shapes].map(([s, w]) => `${w}: ${s}`).join('; ')}`)
+  }
+  assert.deepEqual(JSON.parse([...seen.get('expected_sha256').keys()][0]), { type: 'string', pattern: '^[0-9a-fA-F]{64}$' })
+})

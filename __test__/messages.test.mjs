@@ -113,3 +113,25 @@ test('apply_patch: one line was not found, two lines were not found', async () =
   const two = await applyPatch('*** Begin Patch\n*** Update File: f.py\n@@\n-    a = 5\n-    b = 6\n+    a = 3\n*** End Patch', o)
   assert.match(two.message, /the 2 context\/removed lines starting with `    a = 5` were not found/)
 })
+
+test('a search that starts with the line break of a whitespace-only line never joins that line to an indented replacement, in any format', async () => {
+  const text = 'function f() {\n    x();\n    \n    y();\n}\n'
+  const o = workspace({ 'f.js': text })
+  const calls = [
+    ['patchFile', () => patchFile({ file_path: 'f.js', search_block: '\n    y();\n', replace_block: '    z();\n' }, o), /^search_block starts with a line break, which ends line 3/],
+    ['editFile', () => editFile({ path: 'f.js', edits: [{ oldText: '\n    y();\n', newText: '    z();\n' }] }, o), /^oldText starts with a line break, which ends line 3.*newText starts with indentation/],
+    ['textEditor', () => textEditor({ command: 'str_replace', path: 'f.js', old_str: '\n    y();\n', new_str: '    z();\n' }, o), /old_str starts with a line break, which ends line 3/],
+    ['applyEditBlocks', () => applyEditBlocks({ text: 'f.js\n<<<<<<< SEARCH\n\n    y();\n=======\n    z();\n>>>>>>> REPLACE\n' }, o), /the SEARCH text starts with a line break, which ends line 3/],
+  ]
+  for (const [name, call, words] of calls) {
+    const r = await call()
+    assert.equal(r.ok, false, `${name}: ${JSON.stringify(r)}`)
+    assert.equal(r.code, 'PLAN_CHECK_FAILED', name)
+    assert.match(r.message, words, name)
+    assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), text, `${name} wrote nothing`)
+  }
+  // Sent with the break first in both texts, it replaces line 4 and keeps line 3.
+  const ok = await patchFile({ file_path: 'f.js', search_block: '\n    y();\n', replace_block: '\n    z();\n' }, o)
+  assert.equal(ok.ok, true, JSON.stringify(ok))
+  assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), 'function f() {\n    x();\n    \n    z();\n}\n')
+})

@@ -598,6 +598,11 @@ pub enum EditWhy {
     BlocksTooLarge { n: usize, len: usize },
     /// The call was stopped before it.
     Stopped(Stopped),
+    /// Its search text starts with a line break, found at the end of line
+    /// `line` (1-based), a line of only whitespace, and its replacement
+    /// starts with whitespace, not a line break: written, that whitespace
+    /// and the replacement's indentation would make one line.
+    JoinsWhitespace { line: usize },
 }
 
 /// What the tolerances of `match` say about an edit they were not applied to.

@@ -32,7 +32,7 @@ use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::ErrorCode;
 use crate::matching::guard;
 use crate::matching::many;
-use crate::matching::plan::{span_limit, Landing, Plan, Span};
+use crate::matching::plan::{may_join_whitespace, span_limit, Landing, Plan, Span};
 use crate::matching::tolerant::{self, Reading, TolerantMatch};
 use crate::model::{
     Cancel, Count, Edit, EditWhy, MatchMode, Said, Stopped, Tolerance, TolerantNote,
@@ -644,6 +644,20 @@ impl<'a> InTurn<'a> {
             self.failures.push(f);
             return Ok(());
         }
+        if tolerant_match.is_none() {
+            if let Some(line) = joins_whitespace(&self.base, edit, &search.positions) {
+                self.failures.push(EditMiss {
+                    match_count: hits,
+                    ..miss(
+                        i,
+                        (pre, edit.said),
+                        ErrorCode::PLAN_CHECK_FAILED,
+                        EditWhy::JoinsWhitespace { line },
+                    )
+                });
+                return Ok(());
+            }
+        }
         self.plan_edit(call, &search, hits, tolerant_match)
     }
 
@@ -768,6 +782,30 @@ fn count_failure(
         Count::Exactly(n) if hits != n => Some(count_mismatch(base, search, n, call)),
         _ => None,
     }
+}
+
+/// The first line (1-based) that `edit`, found at `positions` of `text`,
+/// would join to its replacement: where its search text starts with the
+/// line break of a line that holds only spaces or tabs (at least one)
+/// while its replacement starts with a space or a tab. Written as sent,
+/// the edit would remove that break and leave the line's whitespace in
+/// front of the replacement's own indentation: one line indented twice,
+/// which no edit means (sent with a break first, the replacement keeps the
+/// line; sent from the start of a line, the search takes the whitespace).
+///
+/// Each look goes back from an occurrence to the line break before it,
+/// and occurrences start with a line break, so the looks cover the text
+/// once at most.
+fn joins_whitespace(text: &[u8], edit: &Edit, positions: &[usize]) -> Option<usize> {
+    if !may_join_whitespace(edit) {
+        return None;
+    }
+    positions.iter().find_map(|&p| {
+        let start = memchr::memrchr(b'\n', &text[..p]).map_or(0, |i| i + 1);
+        let indent = &text[start..p];
+        let only_blanks = !indent.is_empty() && indent.iter().all(|&b| b == b' ' || b == b'\t');
+        only_blanks.then(|| line_numbers(text, &[p])[0])
+    })
 }
 
 /// When `match` was given but cannot apply to this edit's count, what it
@@ -1067,6 +1105,69 @@ mod tests {
         assert_eq!(
             (f[0].code, f[0].match_count),
             (ErrorCode::SEARCH_BLOCK_NOT_FOUND, 0)
+        );
+    }
+
+    /// A search that starts with the line break ending a line of only
+    /// whitespace, with a replacement that starts indented, is refused:
+    /// written, the line's whitespace would be joined to the replacement's
+    /// indentation. Every other shape near it is written as sent.
+    #[test]
+    fn a_line_of_whitespace_is_never_joined_to_an_indented_replacement() {
+        let text = "f() {\n    x();\n    \n    y();\n}\n";
+        for edits in [
+            vec![e("\n    y();\n", "    z();\n")],
+            vec![e("\r\n    y();", "\tz();")],
+            // Several edits (the one-pass planner leaves it to this check).
+            vec![e("x();", "w();"), e("\n    y();\n", "    z();\n")],
+        ] {
+            let text = if edits.iter().any(|e| e.search.starts_with('\r')) {
+                text.replace('\n', "\r\n")
+            } else {
+                text.to_string()
+            };
+            let f = apply(&text, &edits).unwrap_err();
+            let last = edits.len() - 1;
+            assert_eq!(
+                (f[0].index, f[0].code),
+                (last, ErrorCode::PLAN_CHECK_FAILED),
+                "{edits:?}"
+            );
+            assert_eq!(f[0].why, EditWhy::JoinsWhitespace { line: 3 });
+            assert!(
+                f[0].message()
+                    .contains("ends line 3, a line of only spaces or tabs"),
+                "{}",
+                f[0].message()
+            );
+        }
+        // The replacement starts with the break too, the line is empty, the
+        // search starts the line, or the replacement is not indented:
+        // written as sent.
+        for (search, replace, want) in [
+            (
+                "\n    y();\n",
+                "\n    z();\n",
+                "f() {\n    x();\n    \n    z();\n}\n",
+            ),
+            (
+                "    \n    y();\n",
+                "    z();\n",
+                "f() {\n    x();\n    z();\n}\n",
+            ),
+            ("\n    y();\n", "z();\n", "f() {\n    x();\n    z();\n}\n"),
+            ("\n}", "    }", "f() {\n    x();\n    \n    y();    }\n"),
+        ] {
+            assert_eq!(
+                apply(text, &[e(search, replace)]).unwrap(),
+                want,
+                "{search:?}"
+            );
+        }
+        let blank = "f() {\n    x();\n\n    y();\n}\n";
+        assert_eq!(
+            apply(blank, &[e("\n    y();\n", "    z();\n")]).unwrap(),
+            "f() {\n    x();\n    z();\n}\n"
         );
     }
 

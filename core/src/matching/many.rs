@@ -47,7 +47,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem;
 
 use crate::codec::source::utf16_len;
-use crate::matching::plan::{span_limit, Landing, Plan, Span};
+use crate::matching::plan::{may_join_whitespace, span_limit, Landing, Plan, Span};
 use crate::model::{Cancel, Count, Edit};
 use crate::text::lines::count_newlines;
 
@@ -212,6 +212,11 @@ pub(crate) fn materialize(text: &[u8], plan: &Plan, edits: &[Edit]) -> Result<Ve
 fn plan_by(text: &[u8], edits: &[Edit], take_break: &[bool], together: bool) -> Option<Plan> {
     let n = edits.len();
     if n < 2 || edits.iter().any(|e| e.search.is_empty()) {
+        return None;
+    }
+    // An edit that could join a line of only whitespace to its replacement
+    // is checked where it is applied in turn (`exact::joins_whitespace`).
+    if edits.iter().any(may_join_whitespace) {
         return None;
     }
     let takes = |e: usize| take_break.get(e).copied().unwrap_or(false);

@@ -3,7 +3,10 @@
 //! texts, never a copy), and what each edit did. Applying edits in turn
 //! ([`crate::matching::exact`]) and planning them in one pass
 //! ([`crate::matching::many`]) both produce these, so one can stand in for
-//! the other.
+//! the other. Both leave to applying in turn an edit that could join a
+//! line of only whitespace to its replacement ([`may_join_whitespace`]).
+
+use crate::model::Edit;
 
 /// How many occurrences of one edit are planned as spans over a text of
 /// `len` bytes. Each planned occurrence costs about 250 bytes on its way to
@@ -42,4 +45,14 @@ pub(crate) struct Plan {
     pub(crate) spans: Vec<Span>,
     pub(crate) reports: Vec<Landing>,
     pub(crate) utf16_delta: isize,
+}
+
+/// Whether `edit` could join a line of only whitespace to its replacement:
+/// its search text starts with a line break and its replacement with a
+/// space or a tab. Only such an edit is looked at by `exact::joins_whitespace`
+/// (and left to applying in turn by the one-pass planner).
+pub(crate) fn may_join_whitespace(edit: &Edit) -> bool {
+    let s = edit.search.as_bytes();
+    (s.starts_with(b"\n") || s.starts_with(b"\r\n"))
+        && matches!(edit.replace.as_bytes().first(), Some(b' ' | b'\t'))
 }

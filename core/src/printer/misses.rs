@@ -86,11 +86,24 @@ pub(crate) fn edit_miss(
         EditWhy::Unverified(why) => block_failed_check(&unverified(why)),
         EditWhy::BlocksTooLarge { n, len } => blocks_too_large(*n, *len),
         EditWhy::Stopped(s) => super::writes::cancelled(s.timeout_ms).message,
+        EditWhy::JoinsWhitespace { line } => joins_whitespace(pre, said, *line),
     };
     if let Some((max, what, n)) = unchecked {
         m.push_str(&not_checked_after(max, what, n));
     }
     m
+}
+
+/// An edit whose search text starts with the line break that ends `line`,
+/// a line of only whitespace, and whose replacement starts indented.
+fn joins_whitespace(pre: &str, said: Said, line: usize) -> String {
+    format!(
+        "{pre}{s} starts with a line break, which ends line {line}, a line of only spaces or tabs; {r} starts \
+         with indentation, not a line break, so that line's whitespace and {r}'s indentation would make one \
+         line (indented twice). Start {r} with a line break too, or start {s} at the start of a line",
+        s = said.search,
+        r = said.replace
+    )
 }
 
 /// What follows a failed edit's message about the tolerances of `match`.

@@ -276,6 +276,23 @@ fn reference_with(c: &Case) -> (Reference, bool) {
                 continue;
             }
         };
+        // A search that starts with the line break ending a line of only
+        // spaces or tabs, with a replacement that starts with one of them,
+        // would join that line to it: refused.
+        let s = e.search.as_bytes();
+        let joins = (s.starts_with(b"\n") || s.starts_with(b"\r\n"))
+            && matches!(e.replace.as_bytes().first(), Some(b' ' | b'\t'))
+            && at[..take].iter().any(|&p| {
+                let start = text[..p]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1);
+                p > start && text[start..p].iter().all(|&b| b == b' ' || b == b'\t')
+            });
+        if joins {
+            failed.push("PLAN_CHECK_FAILED");
+            continue;
+        }
         if k == 0 {
             first_line = 1 + text[..at[0]].iter().filter(|&&b| b == b'\n').count();
         }

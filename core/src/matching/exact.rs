@@ -32,7 +32,7 @@ use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::ErrorCode;
 use crate::matching::guard;
 use crate::matching::many;
-use crate::matching::plan::{may_join_whitespace, span_limit, Landing, Plan, Span};
+use crate::matching::plan::{blanks_before, may_join_whitespace, span_limit, Landing, Plan, Span};
 use crate::matching::tolerant::{self, Reading, TolerantMatch};
 use crate::model::{
     Cancel, Count, Edit, EditWhy, MatchMode, Said, Stopped, Tolerance, TolerantNote,
@@ -800,12 +800,10 @@ fn joins_whitespace(text: &[u8], edit: &Edit, positions: &[usize]) -> Option<usi
     if !may_join_whitespace(edit) {
         return None;
     }
-    positions.iter().find_map(|&p| {
-        let start = memchr::memrchr(b'\n', &text[..p]).map_or(0, |i| i + 1);
-        let indent = &text[start..p];
-        let only_blanks = !indent.is_empty() && indent.iter().all(|&b| b == b' ' || b == b'\t');
-        only_blanks.then(|| line_numbers(text, &[p])[0])
-    })
+    positions
+        .iter()
+        .find(|&&p| blanks_before(text, p).1)
+        .map(|&p| line_numbers(text, &[p])[0])
 }
 
 /// When `match` was given but cannot apply to this edit's count, what it

@@ -47,7 +47,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem;
 
 use crate::codec::source::utf16_len;
-use crate::matching::plan::{may_join_whitespace, span_limit, Landing, Plan, Span};
+use crate::matching::plan::{blanks_before, may_join_whitespace, span_limit, Landing, Plan, Span};
 use crate::model::{Cancel, Count, Edit};
 use crate::text::lines::count_newlines;
 
@@ -214,11 +214,6 @@ fn plan_by(text: &[u8], edits: &[Edit], take_break: &[bool], together: bool) -> 
     if n < 2 || edits.iter().any(|e| e.search.is_empty()) {
         return None;
     }
-    // An edit that could join a line of only whitespace to its replacement
-    // is checked where it is applied in turn (`exact::joins_whitespace`).
-    if edits.iter().any(may_join_whitespace) {
-        return None;
-    }
     let takes = |e: usize| take_break.get(e).copied().unwrap_or(false);
     if (0..n).any(|e| takes(e) && (!edits[e].replace.is_empty() || edits[e].count != Count::One)) {
         return None;
@@ -238,7 +233,7 @@ fn plan_by(text: &[u8], edits: &[Edit], take_break: &[bool], together: bool) -> 
     if !take_break.is_empty() && !take_breaks(text, edits, &mut places, take_break) {
         return None;
     }
-    if !independent(text, edits, &ac, &places) {
+    if !independent(text, edits, &ac, &places) || !joins_no_line(text, edits, &places) {
         return None;
     }
     Some(build(text, edits, &places))
@@ -392,6 +387,22 @@ fn starts_line(text: &[u8], edits: &[Edit], places: &[Place], k: usize) -> Optio
         at = before.start;
     }
     None
+}
+
+/// Whether no place joins a line of only whitespace to its edit's
+/// replacement (which applying in turn refuses: `exact::joins_whitespace`),
+/// as applying in turn would see the line: `false` also when the place
+/// before reaches into that line, whose bytes applying in turn would then
+/// see changed. Each look goes back to the line break before a place, and
+/// the places looked at start with one, so the looks cover the text once.
+fn joins_no_line(text: &[u8], edits: &[Edit], places: &[Place]) -> bool {
+    places.iter().enumerate().all(|(k, place)| {
+        if !may_join_whitespace(&edits[place.edit]) {
+            return true;
+        }
+        let (start, blanks) = blanks_before(text, place.start);
+        !blanks && (k == 0 || places[k - 1].end() <= start)
+    })
 }
 
 /// Conditions 1 and 2 of the module docs, checked in a window around each
@@ -817,6 +828,52 @@ mod tests {
                 &crate::model::Cancel::default(),
             );
         }
+    }
+
+    /// Edits whose search starts with a line break and whose replacement
+    /// starts indented take one pass where no place follows a line of only
+    /// whitespace, and are left to applying in turn (which refuses the
+    /// join) where one does, or where the place before reaches into its
+    /// line.
+    #[test]
+    fn a_place_after_a_line_of_whitespace_is_left_to_applying_in_turn() {
+        let text: String = (0..40).map(|i| format!("    f{i}();\n")).collect();
+        let edits: Vec<Edit> = (0..10)
+            .map(|k| one(&format!("\n    f{}();", 3 * k + 1), &format!("    g{k}();")))
+            .collect();
+        assert!(in_one_pass(text.as_bytes(), &edits));
+        assert!(agrees(&text, &edits));
+        let blank = text.replace("    f9();\n", "  \t\n    f9();\n");
+        let joins: Vec<Edit> = [one("\n    f9();", "    g();"), one("f1();", "h1();")].into();
+        assert!(!in_one_pass(blank.as_bytes(), &joins));
+        let f = crate::matching::exact::match_edits(
+            blank.as_bytes(),
+            &joins,
+            TextKind::Utf8,
+            &Default::default(),
+        )
+        .map(drop)
+        .expect_err("refused");
+        assert_eq!(
+            f[0].why,
+            crate::model::EditWhy::JoinsWhitespace { line: 10 }
+        );
+        // The place before ends inside the line (which it leaves blank):
+        // applying in turn decides, and refuses.
+        let reach = [one("f9();", ""), one("\n    f10();", "    g();")];
+        assert!(!in_one_pass(text.as_bytes(), &reach));
+        let f = crate::matching::exact::match_edits(
+            text.as_bytes(),
+            &reach,
+            TextKind::Utf8,
+            &Default::default(),
+        )
+        .map(drop)
+        .expect_err("refused");
+        assert_eq!(
+            f[0].why,
+            crate::model::EditWhy::JoinsWhitespace { line: 10 }
+        );
     }
 
     #[test]

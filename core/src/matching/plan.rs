@@ -3,8 +3,8 @@
 //! texts, never a copy), and what each edit did. Applying edits in turn
 //! ([`crate::matching::exact`]) and planning them in one pass
 //! ([`crate::matching::many`]) both produce these, so one can stand in for
-//! the other. Both leave to applying in turn an edit that could join a
-//! line of only whitespace to its replacement ([`may_join_whitespace`]).
+//! the other. Both find alike where an edit would join a line of only
+//! whitespace to its replacement ([`blanks_before`]), which is refused.
 
 use crate::model::Edit;
 
@@ -49,10 +49,20 @@ pub(crate) struct Plan {
 
 /// Whether `edit` could join a line of only whitespace to its replacement:
 /// its search text starts with a line break and its replacement with a
-/// space or a tab. Only such an edit is looked at by `exact::joins_whitespace`
-/// (and left to applying in turn by the one-pass planner).
+/// space or a tab. Only such an edit is looked at ([`blanks_before`]).
 pub(crate) fn may_join_whitespace(edit: &Edit) -> bool {
     let s = edit.search.as_bytes();
     (s.starts_with(b"\n") || s.starts_with(b"\r\n"))
         && matches!(edit.replace.as_bytes().first(), Some(b' ' | b'\t'))
+}
+
+/// Where the line holding byte `p` of `text` starts, and whether the bytes
+/// from there to `p` are spaces and tabs, one at least: an occurrence at
+/// `p` of an edit that [`may_join_whitespace`] would join that line to
+/// its replacement. The look goes back to the line break before `p`.
+pub(crate) fn blanks_before(text: &[u8], p: usize) -> (usize, bool) {
+    let start = memchr::memrchr(b'\n', &text[..p]).map_or(0, |i| i + 1);
+    let indent = &text[start..p];
+    let blanks = !indent.is_empty() && indent.iter().all(|&b| b == b' ' || b == b'\t');
+    (start, blanks)
 }

@@ -843,37 +843,30 @@ mod tests {
             .collect();
         assert!(in_one_pass(text.as_bytes(), &edits));
         assert!(agrees(&text, &edits));
+        // Not planned in one pass; applying in turn refuses, naming line 10.
+        let refused = |text: &str, edits: &[Edit]| {
+            assert!(!in_one_pass(text.as_bytes(), edits), "{edits:?}");
+            let f = crate::matching::exact::match_edits(
+                text.as_bytes(),
+                edits,
+                TextKind::Utf8,
+                &Default::default(),
+            )
+            .map(drop)
+            .expect_err("refused");
+            assert_eq!(
+                f[0].why,
+                crate::model::EditWhy::JoinsWhitespace { line: 10 }
+            );
+        };
         let blank = text.replace("    f9();\n", "  \t\n    f9();\n");
-        let joins: Vec<Edit> = [one("\n    f9();", "    g();"), one("f1();", "h1();")].into();
-        assert!(!in_one_pass(blank.as_bytes(), &joins));
-        let f = crate::matching::exact::match_edits(
-            blank.as_bytes(),
-            &joins,
-            TextKind::Utf8,
-            &Default::default(),
-        )
-        .map(drop)
-        .expect_err("refused");
-        assert_eq!(
-            f[0].why,
-            crate::model::EditWhy::JoinsWhitespace { line: 10 }
+        refused(
+            &blank,
+            &[one("\n    f9();", "    g();"), one("f1();", "h1();")],
         );
         // The place before ends inside the line (which it leaves blank):
-        // applying in turn decides, and refuses.
-        let reach = [one("f9();", ""), one("\n    f10();", "    g();")];
-        assert!(!in_one_pass(text.as_bytes(), &reach));
-        let f = crate::matching::exact::match_edits(
-            text.as_bytes(),
-            &reach,
-            TextKind::Utf8,
-            &Default::default(),
-        )
-        .map(drop)
-        .expect_err("refused");
-        assert_eq!(
-            f[0].why,
-            crate::model::EditWhy::JoinsWhitespace { line: 10 }
-        );
+        // applying in turn decides.
+        refused(&text, &[one("f9();", ""), one("\n    f10();", "    g();")]);
     }
 
     #[test]

@@ -114,7 +114,7 @@ test('apply_patch: one line was not found, two lines were not found', async () =
   assert.match(two.message, /the 2 context\/removed lines starting with `    a = 5` were not found/)
 })
 
-test('a search that starts with the line break of a whitespace-only line never joins that line to an indented replacement, in any format', async () => {
+test('a search that starts with a line break never joins a whitespace-only line to an indented replacement, nor leaves half a CRLF, in any format', async () => {
   const text = 'function f() {\n    x();\n    \n    y();\n}\n'
   const o = workspace({ 'f.js': text })
   const calls = [
@@ -130,6 +130,13 @@ test('a search that starts with the line break of a whitespace-only line never j
     assert.match(r.message, words, name)
     assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), text, `${name} wrote nothing`)
   }
+  // In a CRLF file, an LF that is the LF of a CRLF: the CR would be left alone.
+  const crlf = 'a();\r\n    y();\r\n'
+  fs.writeFileSync(path.join(o.workspaceRoot, 'c.js'), crlf)
+  const cr = await patchFile({ file_path: 'c.js', search_block: '\n    y();', replace_block: '    z();' }, o)
+  assert.equal(cr.code, 'PLAN_CHECK_FAILED', JSON.stringify(cr))
+  assert.match(cr.message, /^search_block starts with an LF, found as the LF of line 1's CRLF line break.*a lone CR/)
+  assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'c.js'), 'utf8'), crlf)
   // Sent with the break first in both texts, it replaces line 4 and keeps line 3.
   const ok = await patchFile({ file_path: 'f.js', search_block: '\n    y();\n', replace_block: '\n    z();\n' }, o)
   assert.equal(ok.ok, true, JSON.stringify(ok))

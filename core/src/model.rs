@@ -603,6 +603,10 @@ pub enum EditWhy {
     /// starts with whitespace, not a line break: written, that whitespace
     /// and the replacement's indentation would make one line.
     JoinsWhitespace { line: usize },
+    /// Its search text starts with an LF, found as the LF of line `line`'s
+    /// CRLF, and its replacement does not start with an LF: written, the
+    /// CR would be left alone.
+    SplitsCrlf { line: usize },
 }
 
 /// What the tolerances of `match` say about an edit they were not applied to.

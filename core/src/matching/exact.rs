@@ -32,7 +32,7 @@ use crate::diagnose::{self, Budget, Diagnosis};
 use crate::error::ErrorCode;
 use crate::matching::guard;
 use crate::matching::many;
-use crate::matching::plan::{blanks_before, may_join_whitespace, span_limit, Landing, Plan, Span};
+use crate::matching::plan::{may_damage_seam, seam_at, span_limit, Landing, Plan, Seam, Span};
 use crate::matching::tolerant::{self, Reading, TolerantMatch};
 use crate::model::{
     Cancel, Count, Edit, EditWhy, MatchMode, Said, Stopped, Tolerance, TolerantNote,
@@ -645,15 +645,10 @@ impl<'a> InTurn<'a> {
             return Ok(());
         }
         if tolerant_match.is_none() {
-            if let Some(line) = joins_whitespace(&self.base, edit, &search.positions) {
+            if let Some(why) = damaged_seam(&self.base, edit, &search.positions) {
                 self.failures.push(EditMiss {
                     match_count: hits,
-                    ..miss(
-                        i,
-                        (pre, edit.said),
-                        ErrorCode::PLAN_CHECK_FAILED,
-                        EditWhy::JoinsWhitespace { line },
-                    )
+                    ..miss(i, (pre, edit.said), ErrorCode::PLAN_CHECK_FAILED, why)
                 });
                 return Ok(());
             }
@@ -784,26 +779,31 @@ fn count_failure(
     }
 }
 
-/// The first line (1-based) that `edit`, found at `positions` of `text`,
-/// would join to its replacement: where its search text starts with the
-/// line break of a line that holds only spaces or tabs (at least one)
-/// while its replacement starts with a space or a tab. Written as sent,
-/// the edit would remove that break and leave the line's whitespace in
-/// front of the replacement's own indentation: one line indented twice,
-/// which no edit means (sent with a break first, the replacement keeps the
-/// line; sent from the start of a line, the search takes the whitespace).
+/// Why `edit`, found at `positions` of `text`, must not be written as
+/// sent, if it must not: its search text starts with a line break and its
+/// replacement does not, and at one of its places ([`seam_at`]) that
+/// break is the LF of a CRLF (its CR would be left alone: a line break no
+/// edit means), or ends a line of only spaces or tabs while the
+/// replacement starts with one (that line's whitespace and the
+/// replacement's indentation would make one line, indented twice). Sent
+/// with the break first, the replacement keeps the line; sent from the
+/// start of a line, the search takes it. The first such place (1-based
+/// line) is named.
 ///
-/// Each look goes back from an occurrence to the line break before it,
-/// and occurrences start with a line break, so the looks cover the text
-/// once at most.
-fn joins_whitespace(text: &[u8], edit: &Edit, positions: &[usize]) -> Option<usize> {
-    if !may_join_whitespace(edit) {
+/// Each look goes back from a place to the line break before it, and the
+/// places start with a line break, so the looks cover the text once.
+fn damaged_seam(text: &[u8], edit: &Edit, positions: &[usize]) -> Option<EditWhy> {
+    if !may_damage_seam(edit) {
         return None;
     }
-    positions
-        .iter()
-        .find(|&&p| blanks_before(text, p).1)
-        .map(|&p| line_numbers(text, &[p])[0])
+    positions.iter().find_map(|&p| {
+        let seam = seam_at(text, p, edit).1?;
+        let line = line_numbers(text, &[p])[0];
+        Some(match seam {
+            Seam::LoneCr => EditWhy::SplitsCrlf { line },
+            Seam::Blanks => EditWhy::JoinsWhitespace { line },
+        })
+    })
 }
 
 /// When `match` was given but cannot apply to this edit's count, what it
@@ -1109,9 +1109,11 @@ mod tests {
     /// A search that starts with the line break ending a line of only
     /// whitespace, with a replacement that starts indented, is refused:
     /// written, the line's whitespace would be joined to the replacement's
-    /// indentation. Every other shape near it is written as sent.
+    /// indentation. So is one whose LF is that of a CRLF, with a
+    /// replacement that does not start with an LF (a lone CR would be
+    /// left). Every other shape near them is written as sent.
     #[test]
-    fn a_line_of_whitespace_is_never_joined_to_an_indented_replacement() {
+    fn a_line_break_the_search_starts_with_is_never_left_half_or_joined() {
         let text = "f() {\n    x();\n    \n    y();\n}\n";
         for edits in [
             vec![e("\n    y();\n", "    z();\n")],
@@ -1162,6 +1164,22 @@ mod tests {
                 "{search:?}"
             );
         }
+        // An LF that is the LF of a CRLF, the replacement not starting with
+        // one: the CR would be left alone.
+        let crlf = "a();\r\n    y();\r\n";
+        for replace in ["    z();", "", "\r\n    z();"] {
+            let f = apply(crlf, &[e("\n    y();", replace)]).unwrap_err();
+            assert_eq!(f[0].why, EditWhy::SplitsCrlf { line: 1 }, "{replace:?}");
+            assert!(
+                f[0].message().contains("a lone CR would be left"),
+                "{}",
+                f[0].message()
+            );
+        }
+        assert_eq!(
+            apply(crlf, &[e("\n    y();", "\n    z();")]).unwrap(),
+            "a();\r\n    z();\r\n"
+        );
         let blank = "f() {\n    x();\n\n    y();\n}\n";
         assert_eq!(
             apply(blank, &[e("\n    y();\n", "    z();\n")]).unwrap(),

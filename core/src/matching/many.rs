@@ -47,7 +47,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem;
 
 use crate::codec::source::utf16_len;
-use crate::matching::plan::{blanks_before, may_join_whitespace, span_limit, Landing, Plan, Span};
+use crate::matching::plan::{may_damage_seam, seam_at, span_limit, Landing, Plan, Span};
 use crate::model::{Cancel, Count, Edit};
 use crate::text::lines::count_newlines;
 
@@ -233,7 +233,7 @@ fn plan_by(text: &[u8], edits: &[Edit], take_break: &[bool], together: bool) -> 
     if !take_break.is_empty() && !take_breaks(text, edits, &mut places, take_break) {
         return None;
     }
-    if !independent(text, edits, &ac, &places) || !joins_no_line(text, edits, &places) {
+    if !independent(text, edits, &ac, &places) || !seams_intact(text, edits, &places) {
         return None;
     }
     Some(build(text, edits, &places))
@@ -389,19 +389,21 @@ fn starts_line(text: &[u8], edits: &[Edit], places: &[Place], k: usize) -> Optio
     None
 }
 
-/// Whether no place joins a line of only whitespace to its edit's
-/// replacement (which applying in turn refuses: `exact::joins_whitespace`),
-/// as applying in turn would see the line: `false` also when the place
-/// before reaches into that line, whose bytes applying in turn would then
-/// see changed. Each look goes back to the line break before a place, and
-/// the places looked at start with one, so the looks cover the text once.
-fn joins_no_line(text: &[u8], edits: &[Edit], places: &[Place]) -> bool {
+/// Whether no place damages the line its search text's first line break
+/// ends (which applying in turn refuses: `exact::damaged_seam`), as
+/// applying in turn would see the line: `false` also when the place before
+/// reaches into that line or takes the line break before it, whose bytes
+/// applying in turn would then see changed. Each look goes back to the line break before a place, and the
+/// places looked at start with one, so the looks cover the text once.
+fn seams_intact(text: &[u8], edits: &[Edit], places: &[Place]) -> bool {
     places.iter().enumerate().all(|(k, place)| {
-        if !may_join_whitespace(&edits[place.edit]) {
+        let edit = &edits[place.edit];
+        if !may_damage_seam(edit) {
             return true;
         }
-        let (start, blanks) = blanks_before(text, place.start);
-        !blanks && (k == 0 || places[k - 1].end() <= start)
+        let (start, seam) = seam_at(text, place.start, edit);
+        // The line break before the line must not be another place's either.
+        seam.is_none() && (k == 0 || places[k - 1].end() < start)
     })
 }
 

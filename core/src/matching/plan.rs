@@ -3,8 +3,8 @@
 //! texts, never a copy), and what each edit did. Applying edits in turn
 //! ([`crate::matching::exact`]) and planning them in one pass
 //! ([`crate::matching::many`]) both produce these, so one can stand in for
-//! the other. Both find alike where an edit would join a line of only
-//! whitespace to its replacement ([`blanks_before`]), which is refused.
+//! the other. Both find alike where an edit would damage the line its
+//! search text's first line break ends ([`seam_at`]), which is refused.
 
 use crate::model::Edit;
 
@@ -47,22 +47,38 @@ pub(crate) struct Plan {
     pub(crate) utf16_delta: isize,
 }
 
-/// Whether `edit` could join a line of only whitespace to its replacement:
-/// its search text starts with a line break and its replacement with a
-/// space or a tab. Only such an edit is looked at ([`blanks_before`]).
-pub(crate) fn may_join_whitespace(edit: &Edit) -> bool {
-    let s = edit.search.as_bytes();
-    (s.starts_with(b"\n") || s.starts_with(b"\r\n"))
-        && matches!(edit.replace.as_bytes().first(), Some(b' ' | b'\t'))
+/// What an edit whose search text starts with a line break, and whose
+/// replacement does not, would do to the line that break ends, written as
+/// sent: the break goes, and the rest of that line meets the replacement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Seam {
+    /// The break is the LF of a CRLF: its CR would be left alone.
+    LoneCr,
+    /// The line holds only spaces and tabs, and the replacement starts
+    /// with one: the two indentations would make one line.
+    Blanks,
 }
 
-/// Where the line holding byte `p` of `text` starts, and whether the bytes
-/// from there to `p` are spaces and tabs, one at least: an occurrence at
-/// `p` of an edit that [`may_join_whitespace`] would join that line to
-/// its replacement. The look goes back to the line break before `p`.
-pub(crate) fn blanks_before(text: &[u8], p: usize) -> (usize, bool) {
+/// Whether `edit` could damage the line its search text's first line
+/// break ends ([`seam_at`]): that text starts with a line break, and its
+/// replacement does not start with an LF. Only such an edit is looked at.
+pub(crate) fn may_damage_seam(edit: &Edit) -> bool {
+    let s = edit.search.as_bytes();
+    (s.starts_with(b"\n") || s.starts_with(b"\r\n"))
+        && edit.replace.as_bytes().first() != Some(&b'\n')
+}
+
+/// For an occurrence at `p` of `text` of an edit that [`may_damage_seam`]:
+/// where the line holding `p` starts, and the damage the edit would do to
+/// it, if any. The look goes back to the line break before `p`.
+pub(crate) fn seam_at(text: &[u8], p: usize, edit: &Edit) -> (usize, Option<Seam>) {
     let start = memchr::memrchr(b'\n', &text[..p]).map_or(0, |i| i + 1);
+    if edit.search.starts_with('\n') && p > start && text[p - 1] == b'\r' {
+        return (start, Some(Seam::LoneCr));
+    }
     let indent = &text[start..p];
-    let blanks = !indent.is_empty() && indent.iter().all(|&b| b == b' ' || b == b'\t');
-    (start, blanks)
+    let blanks = !indent.is_empty()
+        && indent.iter().all(|&b| b == b' ' || b == b'\t')
+        && matches!(edit.replace.as_bytes().first(), Some(b' ' | b'\t'));
+    (start, blanks.then_some(Seam::Blanks))
 }

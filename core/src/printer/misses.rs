@@ -87,6 +87,7 @@ pub(crate) fn edit_miss(
         EditWhy::BlocksTooLarge { n, len } => blocks_too_large(*n, *len),
         EditWhy::Stopped(s) => super::writes::cancelled(s.timeout_ms).message,
         EditWhy::JoinsWhitespace { line } => joins_whitespace(pre, said, *line),
+        EditWhy::SplitsCrlf { line } => splits_crlf(pre, said, *line),
     };
     if let Some((max, what, n)) = unchecked {
         m.push_str(&not_checked_after(max, what, n));
@@ -101,6 +102,18 @@ fn joins_whitespace(pre: &str, said: Said, line: usize) -> String {
         "{pre}{s} starts with a line break, which ends line {line}, a line of only spaces or tabs; {r} starts \
          with indentation, not a line break, so that line's whitespace and {r}'s indentation would make one \
          line (indented twice). Start {r} with a line break too, or start {s} at the start of a line",
+        s = said.search,
+        r = said.replace
+    )
+}
+
+/// An edit whose search text starts with the LF of line `line`'s CRLF,
+/// and whose replacement does not start with an LF.
+fn splits_crlf(pre: &str, said: Said, line: usize) -> String {
+    format!(
+        "{pre}{s} starts with an LF, found as the LF of line {line}'s CRLF line break; {r} does not start with \
+         one, so a lone CR would be left in the file. Start {s} at the start of a line (with the file's CRLF \
+         line breaks), or start {r} with an LF too",
         s = said.search,
         r = said.replace
     )

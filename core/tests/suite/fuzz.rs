@@ -276,20 +276,26 @@ fn reference_with(c: &Case) -> (Reference, bool) {
                 continue;
             }
         };
-        // A search that starts with the line break ending a line of only
-        // spaces or tabs, with a replacement that starts with one of them,
-        // would join that line to it: refused.
-        let s = e.search.as_bytes();
-        let joins = (s.starts_with(b"\n") || s.starts_with(b"\r\n"))
-            && matches!(e.replace.as_bytes().first(), Some(b' ' | b'\t'))
+        // A search that starts with a line break, with a replacement that
+        // does not start with an LF, where that break is the LF of a CRLF
+        // (a lone CR would be left), or ends a line of only spaces or tabs
+        // while the replacement starts with one of them (the two would make
+        // one line): refused.
+        let (s, first) = (e.search.as_bytes(), e.replace.as_bytes().first());
+        let damages = (s.starts_with(b"\n") || s.starts_with(b"\r\n"))
+            && first != Some(&b'\n')
             && at[..take].iter().any(|&p| {
                 let start = text[..p]
                     .iter()
                     .rposition(|&b| b == b'\n')
                     .map_or(0, |i| i + 1);
-                p > start && text[start..p].iter().all(|&b| b == b' ' || b == b'\t')
+                let lone_cr = s[0] == b'\n' && p > start && text[p - 1] == b'\r';
+                let blanks = p > start
+                    && text[start..p].iter().all(|&b| b == b' ' || b == b'\t')
+                    && matches!(first, Some(b' ' | b'\t'));
+                lone_cr || blanks
             });
-        if joins {
+        if damages {
             failed.push("PLAN_CHECK_FAILED");
             continue;
         }

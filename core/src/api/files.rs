@@ -18,7 +18,7 @@ use crate::result::files::ReadDone;
 use crate::result::marks::{flag, True};
 use crate::result::{Failed, Outcome};
 use crate::text::embedded_utf8;
-use crate::text::lines::count_newlines;
+use crate::text::lines::{count_newlines, line_count};
 use crate::txn::edits::{self, WholeFile};
 use crate::txn::lexical_abs;
 
@@ -79,7 +79,7 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
             Ok(s) => (s.to_owned(), 0),
             Err(_) => lossy(shown, shown),
         };
-        (content, replaced, lines_in(shown), lines_in(text))
+        (content, replaced, line_count(shown), line_count(text))
     };
     let encoding_note = match src.encoding() {
         Encoding::Bytes => Some(printer::not_utf8(replaced)),
@@ -156,11 +156,6 @@ fn anchored(
         }
     }
     tagged
-}
-
-/// How many lines `text` has (a last line without a line break counts).
-fn lines_in(text: &[u8]) -> usize {
-    count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"))
 }
 
 /// What `readFile` says about a file in a legacy encoding `enc` (`raw`,

@@ -11,6 +11,12 @@ pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count()
 }
 
+/// How many lines `text` has: its line breaks, and a last line without
+/// one (a final line break ends the last line; it does not start one).
+pub(crate) fn line_count(text: &[u8]) -> usize {
+    count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"))
+}
+
 /// The 1-based first and last line of the bytes `start..end` of `text`
 /// (an empty range: the line it stands on).
 pub(crate) fn span_lines(text: &[u8], start: usize, end: usize) -> (usize, usize) {

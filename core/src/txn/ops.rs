@@ -43,7 +43,7 @@ use crate::result::marks::True;
 use crate::result::syntax::SyntaxReport;
 use crate::result::written::KeptElision;
 use crate::result::{Failed, Outcome};
-use crate::text::lines::count_newlines;
+use crate::text::lines::line_count;
 use crate::txn::changes::Recorder;
 use crate::txn::{
     file_diff, lexical_abs as lexical, preview, whole_diff, Added, Kept, Slot, Txn, Write,
@@ -878,7 +878,7 @@ fn apply_insert(
             printer::insert_not_ascii(),
         ));
     }
-    let total = count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
+    let total = line_count(text);
     if after > total {
         return Err(Failure::invalid(printer::insert_past_end(after, total)));
     }

@@ -26,8 +26,7 @@ use crate::result::formats::FormatDone;
 use crate::result::history::{Cleared, HistoryDone, Undone};
 use crate::result::lines::LinesDone;
 use crate::result::text_editor::TextEditorDone;
-use crate::result::Answer;
-use crate::result::ResultOf;
+use crate::result::{Answer, ResultOf};
 
 /// Each entry point: its variant of [`EntryPoint`], the function that runs
 /// it, the result it answers (its success type; a failure is `Failed` for

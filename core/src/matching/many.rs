@@ -393,8 +393,9 @@ fn starts_line(text: &[u8], edits: &[Edit], places: &[Place], k: usize) -> Optio
 /// ends (which applying in turn refuses: `exact::damaged_seam`), as
 /// applying in turn would see the line: `false` also when the place before
 /// reaches into that line or takes the line break before it, whose bytes
-/// applying in turn would then see changed. Each look goes back to the line break before a place, and the
-/// places looked at start with one, so the looks cover the text once.
+/// applying in turn would then see changed. Each look goes back to the
+/// line break before a place, and the places looked at start with one, so
+/// the looks cover the text once.
 fn seams_intact(text: &[u8], edits: &[Edit], places: &[Place]) -> bool {
     places.iter().enumerate().all(|(k, place)| {
         let edit = &edits[place.edit];
@@ -836,7 +837,7 @@ mod tests {
     /// starts indented take one pass where no place follows a line of only
     /// whitespace, and are left to applying in turn (which refuses the
     /// join) where one does, or where the place before reaches into its
-    /// line.
+    /// line. (The CRLF seam shares the same look, `plan::seam_at`.)
     #[test]
     fn a_place_after_a_line_of_whitespace_is_left_to_applying_in_turn() {
         let text: String = (0..40).map(|i| format!("    f{i}();\n")).collect();

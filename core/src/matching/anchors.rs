@@ -154,7 +154,9 @@ pub(crate) struct Tagged {
 /// It is on the path of every read with anchors, so it is built for speed
 /// (the goal: a read with anchors costs at most a tenth more than a plain
 /// read, which hashes the file with sha256 and counts its lines): one pass
-/// that also counts the lines (a plain read counts them apart), the line
+/// that also counts the lines (a plain read counts them apart; without
+/// known keys, one count of the line breaks first sizes the keys and the
+/// answer, which are then reserved once), the line
 /// breaks found 32 bytes at a time ([`Breaks`]) and nothing allocated but
 /// the keys and the answer (fresh memory is a page fault a page); each tag
 /// and each short line copied with one fixed-size copy into the answer,

@@ -89,3 +89,25 @@ test('the JS API stays exact by default; the AI SDK adapter applies the LF block
   assert.equal(twice.ok, false)
   assert.deepEqual(read(d, 'twice.txt'), Buffer.from('a\r\nb\r\na\r\nb\r\n'))
 })
+
+test('MCP and the adapters: new lines of a one-line block found exactly take the file\'s CRLF; the JS API writes them as sent', async () => {
+  const d = workspace()
+  const edit = { search_block: 'one', replace_block: 'one\nhalf' }
+  await withClient({ args: ['--root', d, '--tools', 'default,edit_file'], env: cleanEnv() }, async (client) => {
+    const r = resultOf(await client.callTool({ name: 'patch_file', arguments: { file_path: 'crlf.txt', ...edit } }))
+    assert.equal(r.ok, true, JSON.stringify(r))
+    assert.deepEqual(r.matched_with, ['line_endings'])
+    const e = resultOf(await client.callTool({ name: 'edit_file', arguments: { path: 'bom.txt', edits: [{ oldText: 'two', newText: 'two\nmore' }] } }))
+    assert.equal(e.ok, true, JSON.stringify(e))
+  })
+  assert.deepEqual(read(d, 'crlf.txt'), Buffer.from('one\r\nhalf\r\ntwo\r\nthree\r\n'))
+  assert.deepEqual(read(d, 'bom.txt'), Buffer.from('\uFEFFone\r\ntwo\r\nmore\r\nthree\r\n'))
+  const tools = createPatchFileTools({ workspaceRoot: d })
+  const t = await tools.patch_file.execute({ file_path: 'crlf.txt', search_block: 'three', replace_block: 'three\nfour' }, { toolCallId: 't', messages: [] })
+  assert.equal(t.ok, true, JSON.stringify(t))
+  assert.deepEqual(read(d, 'crlf.txt'), Buffer.from('one\r\nhalf\r\ntwo\r\nthree\r\nfour\r\n'))
+  const plain = await api.patchFile({ file_path: 'crlf.txt', search_block: 'two', replace_block: 'two\n2' }, { workspaceRoot: d })
+  assert.equal(plain.ok, true, JSON.stringify(plain))
+  assert.equal(plain.matched_with, undefined)
+  assert.deepEqual(read(d, 'crlf.txt'), Buffer.from('one\r\nhalf\r\ntwo\n2\r\nthree\r\nfour\r\n'))
+})

@@ -45,7 +45,8 @@ const opt = (f) => {
 // options: --per-kind <n> (samples of each mistake, default 200), --until
 // <commit> (the last commit replayed, default HEAD), --commits <n> (at most
 // n commits, oldest first), --repo <clone or git dir> (another repository's
-// history), --eol mixed (the mixed line-endings mode), --kinds <names> (only
+// history), --eol mixed (the mixed line-endings mode), --match <tolerances>
+// (the real edits' defaultMatch, as MCP sends them: line_endings), --kinds <names> (only
 // the mistakes whose names contain one of these, comma-separated: stale,elided),
 // --out <file.json>; PFT_REPLAY_DUMP=<dir> writes each failing case there.
 if (args[0] === 'replay') {
@@ -55,6 +56,7 @@ if (args[0] === 'replay') {
   if (opt('--commits')) env.PFT_REPLAY_COMMITS = opt('--commits')
   if (opt('--repo')) env.PFT_REPLAY_REPO = path.resolve(opt('--repo'))
   if (opt('--eol')) env.PFT_REPLAY_EOL = opt('--eol')
+  if (opt('--match')) env.PFT_REPLAY_MATCH = opt('--match')
   if (opt('--kinds')) env.PFT_REPLAY_KINDS = opt('--kinds')
   if (opt('--out')) env.PFT_REPLAY_OUT = path.resolve(opt('--out'))
   const cargo = ['test', '--release', '--all-features', '--test', 'replay', '--', '--ignored', '--nocapture', 'replay_full']

@@ -482,6 +482,18 @@ fn in_turn_sharing<'a>(
     let multi = edits.len() > 1;
     let mut runs = RunFinder::new(runs);
     let mut plan = InTurn::new(text, edits.len());
+    // Edits whose line breaks may be made the file's are matched alone (the
+    // one-pass planner writes replacements as sent): runs stop before them.
+    // (None where neither the text nor a replacement has a CR, or there are
+    // no runs: one edit.)
+    let mut alone: Vec<usize> = (0..edits.len())
+        .filter(|&k| tolerant::may_reend(&edits[k].search, &edits[k].replace, opts.mode))
+        .collect();
+    if edits.len() < many::MIN_EDITS
+        || memchr::memchr(b'\r', text).is_none() && !edits.iter().any(|e| e.replace.contains('\r'))
+    {
+        alone.clear();
+    }
 
     for (i, edit) in edits.iter().enumerate() {
         if runs.covered(i) {
@@ -495,7 +507,9 @@ fn in_turn_sharing<'a>(
         if let Some(s) = opts.cancel.stopped() {
             return Err(vec![cancelled(i, s)]);
         }
-        if let Some((m, run)) = runs.find(&plan.base, edits, i, &[], kind, &opts.cancel) {
+        let until = alone.get(alone.partition_point(|&k| k < i)).copied();
+        let upto = &edits[..until.unwrap_or(edits.len())];
+        if let Some((m, run)) = runs.find(&plan.base, upto, i, &[], kind, &opts.cancel) {
             plan.take_run(&call, i, m, &run, &pre)?;
             continue;
         }
@@ -653,6 +667,15 @@ impl<'a> InTurn<'a> {
                 return Ok(());
             }
         }
+        // Found once as sent: its new line breaks may still need to be the
+        // file's (`line_endings`).
+        let tolerant_match = tolerant_match.or_else(|| {
+            let p = search
+                .positions
+                .first()
+                .filter(|_| once && hits == 1 && kind == TextKind::Utf8)?;
+            tolerant::reended(&self.base, *p, &edit.search, &edit.replace, opts.mode)
+        });
         self.plan_edit(call, &search, hits, tolerant_match)
     }
 

@@ -17,6 +17,17 @@ pub fn opts(root: &Path) -> Value {
     json!({ "workspaceRoot": root, "durable": false, "journal": false })
 }
 
+/// [`opts`] for the real edits: with `PFT_REPLAY_MATCH` (tolerances,
+/// comma-separated) as their `defaultMatch`, as the MCP server and the SDK
+/// adapters send them (`line_endings`).
+fn base_opts(root: &Path) -> Value {
+    let mut o = opts(root);
+    if let Ok(m) = std::env::var("PFT_REPLAY_MATCH") {
+        o["defaultMatch"] = json!(m.split(',').filter(|t| !t.is_empty()).collect::<Vec<_>>());
+    }
+    o
+}
+
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
     if let Some(d) = p.parent() {
@@ -75,7 +86,7 @@ pub fn replay_edits(root: &Path, c: &Changed, edits: &[AgentEdit], base: &mut Ba
     for e in edits {
         let r = api::patch_file(
             &json!({"file_path": "f.txt", "search": e.search, "replace": e.replace}),
-            Some(&opts(root)),
+            Some(&base_opts(root)),
         );
         let ok = r["ok"] == true && read(root, "f.txt").as_deref() == Some(&e.after);
         all_ok &= ok;
@@ -93,7 +104,7 @@ pub fn replay_edits(root: &Path, c: &Changed, edits: &[AgentEdit], base: &mut Ba
         .collect();
     let r = api::patch_file(
         &json!({"file_path": "f.txt", "edits": list}),
-        Some(&opts(root)),
+        Some(&base_opts(root)),
     );
     let ok = r["ok"] == true && read(root, "f.txt").as_deref() == Some(new);
     if !ok {

@@ -390,3 +390,182 @@ fn an_end_of_file_hunk_keeps_its_empty_last_context_lines() {
     let want = "-\r\n  build:\r\n    - build.bat\r\n\r\n  skip: true\r\n-\r\n  build:\r\n    - build.bat\r\n\r\n  skip: true\r\n  test: off\r\n\r\n";
     assert_eq!(show(&read(&t, "a.yml")), show(want.as_bytes()));
 }
+
+/// `patch_file` on `file` (at `f.js`) with `edit`'s fields and `options`'
+/// `defaultMatch` when given: the result and the bytes written.
+fn patched(file: &[u8], edit: Value, default_match: Option<Value>) -> (Value, Vec<u8>) {
+    let t = with_file("f.js", file);
+    let mut o = opts(t.path());
+    if let Some(m) = default_match {
+        o["defaultMatch"] = m;
+    }
+    let mut input = json!({ "file_path": "f.js" });
+    input
+        .as_object_mut()
+        .unwrap()
+        .extend(edit.as_object().unwrap().clone());
+    let r = api::patch_file(&input, Some(&o));
+    (r, read(&t, "f.js"))
+}
+
+#[test]
+fn new_lines_of_an_exact_one_line_match_take_the_files_endings_under_line_endings() {
+    let le = || Some(json!(["line_endings"]));
+    // The MCP default: an LF replacement of a search without a line break
+    // lands on a CRLF file with CRLF, and says which tolerance it used.
+    let (r, after) = patched(
+        b"a();\r\nb();\r\n",
+        json!({"search": "a();", "replace": "x();\ny();"}),
+        le(),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&after), show(b"x();\r\ny();\r\nb();\r\n"));
+    assert_eq!(r["matched_with"], json!(["line_endings"]), "{r}");
+    // A line kept from the search keeps the file's bytes; the last line
+    // break the caller sent is kept too.
+    let (r, after) = patched(
+        b"  a();\r\nb();\r\n",
+        json!({"search": "a();", "replace": "a();\n  z();\n"}),
+        le(),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&after), show(b"  a();\r\n  z();\r\n\r\nb();\r\n"));
+    // The other way round: CRLF sent into an LF file.
+    let (r, after) = patched(
+        b"a();\nb();\n",
+        json!({"search": "a();", "replace": "x();\r\ny();"}),
+        le(),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&after), show(b"x();\ny();\nb();\n"));
+    // Each of several edits, and the caller's own `match`.
+    let (r, after) = patched(
+        b"a();\r\nb();\r\n",
+        json!({"edits": [{"search": "a();", "replace": "x();\ny();"},
+                         {"search": "b();", "replace": "c();\nd();"}],
+               "match": ["line_endings"]}),
+        None,
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&after), show(b"x();\r\ny();\r\nc();\r\nd();\r\n"));
+    assert_eq!(r["matched_with"], json!(["line_endings"]), "{r}");
+}
+
+#[test]
+fn an_exact_one_line_match_is_written_as_sent_where_line_endings_are_not_asked_or_not_certain() {
+    // Without `line_endings` the match is byte-exact and so is the write.
+    let (r, after) = patched(
+        b"a();\r\nb();\r\n",
+        json!({"search": "a();", "replace": "x();\ny();"}),
+        None,
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&after), show(b"x();\ny();\r\nb();\r\n"));
+    assert!(r.get("matched_with").is_none(), "{r}");
+    // Endings already the file's: nothing to adapt, nothing reported.
+    let (r, after) = patched(
+        b"a();\r\nb();\r\n",
+        json!({"search": "a();", "replace": "x();\r\ny();"}),
+        Some(json!(["line_endings"])),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&after), show(b"x();\r\ny();\r\nb();\r\n"));
+    assert!(r.get("matched_with").is_none(), "{r}");
+    // A file with both endings gives no one ending to take.
+    let (r, after) = patched(
+        b"a();\r\nb();\nc();\n",
+        json!({"search": "a();", "replace": "x();\ny();"}),
+        Some(json!(["line_endings"])),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&after), show(b"x();\ny();\r\nb();\nc();\n"));
+}
+
+#[test]
+fn new_lines_take_the_files_endings_in_a_text_big_enough_for_one_pass() {
+    // Big enough that the edits are planned in one pass when they allow it.
+    let mut file = Vec::new();
+    for k in 0..200_000 {
+        file.extend_from_slice(format!("line{k};\r\n").as_bytes());
+    }
+    let (r, after) = patched(
+        &file,
+        json!({"edits": [{"search": "line7;", "replace": "seven;"},
+                         {"search": "line9;", "replace": "nine;\nten;"},
+                         {"search": "line11;", "replace": "eleven;"}]}),
+        Some(json!(["line_endings"])),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let text = String::from_utf8(after).unwrap();
+    assert!(text.contains("seven;\r\nline8;\r\nnine;\r\nten;\r\nline10;\r\neleven;\r\n"));
+    assert!(!text.replace("\r\n", "").contains('\n'));
+}
+
+mod keeps_one_ending {
+    //! Under `line_endings` (what the MCP server and the SDK adapters send),
+    //! an edit sent with LF into a file that uses CRLF throughout leaves it
+    //! CRLF throughout, whatever lines the search and replacement take.
+    use super::*;
+    use proptest::prelude::*;
+
+    fn line() -> impl Strategy<Value = String> {
+        prop::sample::select(vec!["a();", "b();", "  c();", "}", "", "d", "a(); b();"])
+            .prop_map(str::to_string)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+        #[test]
+        fn an_lf_edit_leaves_a_crlf_file_crlf(
+            lines in prop::collection::vec(line(), 1..8),
+            from in 0usize..8,
+            len in 0usize..3,
+            cut in 0usize..4,
+            new in prop::collection::vec(line(), 0..4),
+            nl in any::<bool>(),
+        ) {
+            let file = lines.iter().map(|l| format!("{l}\r\n")).collect::<String>();
+            // A search of whole or partial lines, joined with LF.
+            let from = from % lines.len();
+            let taken = &lines[from..(from + len + 1).min(lines.len())];
+            let mut search = taken.join("\n");
+            if nl { search.push('\n'); }
+            let search: String = search.chars().skip(cut.min(search.chars().count().saturating_sub(1))).collect();
+            if search.trim().is_empty() {
+                return Ok(());
+            }
+            let mut replace = new.join("\n");
+            if nl && !replace.is_empty() { replace.push('\n'); }
+            let (r, after) = patched(
+                file.as_bytes(),
+                json!({"search": search, "replace": replace}),
+                Some(json!(["line_endings"])),
+            );
+            let after = String::from_utf8(after).unwrap();
+            if r["ok"] == true {
+                prop_assert!(!after.replace("\r\n", "").contains(['\n', '\r']), "{file:?} {search:?} {replace:?} -> {after:?}");
+            } else {
+                prop_assert_eq!(&after, &file);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_file_without_line_breaks_or_with_both_takes_the_replacement_as_sent() {
+    // A real edit (Newtonsoft.Json `c7facae78`, `Build/runbuild.cmd`): a
+    // one-line file without a line break gains a CRLF line.
+    for (file, replace) in [
+        (&b"powershell x"[..], "powershell x\r\npause"),
+        (&b"a();\nb();\r\n"[..], "a();\r\nz();"),
+    ] {
+        let (r, after) = patched(
+            file,
+            json!({"search": std::str::from_utf8(&file[..4]).unwrap(), "replace": replace}),
+            Some(json!(["line_endings"])),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let want = [replace.as_bytes(), &file[4..]].concat();
+        assert_eq!(show(&after), show(&want));
+    }
+}

@@ -276,6 +276,15 @@ fn a_record_owned_by_another_user_is_never_used() {
     let torn = fs::read(&f).unwrap();
     let rec = record_of(&f);
     std::os::unix::fs::chown(&rec, Some(65534), None).unwrap();
+    // Removed however the test ends: left in the shared test state, it
+    // would stand for whichever file of a later run reuses the inode.
+    struct Gone<'a>(&'a Path);
+    impl Drop for Gone<'_> {
+        fn drop(&mut self) {
+            let _ = fs::remove_file(self.0);
+        }
+    }
+    let _gone = Gone(&rec);
     let o = opts(&root);
     let r = api::read_file(&json!({"file_path": "f.txt"}), Some(&o));
     assert_eq!(r["content"].as_str().unwrap().as_bytes(), torn, "{r}");

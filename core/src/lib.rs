@@ -58,7 +58,11 @@
 //!               workspace.rs (the sandbox), source.rs (the one read path),
 //!               commit.rs (atomic multi-file commit), locks.rs,
 //!               snapshots.rs (what reads with anchors showed)
-//!   diagnose/   pure: why an edit did not land and what the file holds instead
+//!   diagnose/   pure: why an edit did not land and what the file holds
+//!               instead, for failed edits only
+//!   likeness/   pure: how a text resembles a block (the closest region, the
+//!               kinds of difference, a replacement standing, a rival place),
+//!               for diagnosis and the tolerant guard
 //!   codec/      pure: a file's bytes as text and back (source.rs: encodings,
 //!               BOM, line endings, hashing; legacy.rs: legacy encodings)
 //!   text/       pure leaf: line numbers (lines.rs), indentation, text
@@ -84,7 +88,7 @@
 //! file, and fails naming the circle. Test code (`#[cfg(test)]`) is left
 //! out: nothing depends on it. What two files share lives in the file it
 //! belongs to, or in a small module of its own (`matching/plan.rs`,
-//! `text/lines.rs`, `diagnose/windows.rs`, `api/entry.rs`), and a
+//! `text/lines.rs`, `likeness/windows.rs`, `api/entry.rs`), and a
 //! `mod.rs` (and this file) holds declarations and re-exports, not what its
 //! children use (`tests/suite/structure.rs` fails on a module root that defines
 //! an item outside `#[cfg(test)]`).
@@ -96,6 +100,7 @@
 //! txn
 //! matching io
 //! diagnose codec
+//! likeness
 //! printer
 //! check
 //! text
@@ -122,6 +127,7 @@ pub mod error;
 pub(crate) mod history;
 pub(crate) mod input;
 pub(crate) mod io;
+pub(crate) mod likeness;
 pub(crate) mod matching;
 pub mod model;
 pub(crate) mod printer;

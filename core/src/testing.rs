@@ -79,7 +79,8 @@ pub mod formats {
 
 /// Why an edit did not land, run alone under a budget.
 pub mod diagnose {
-    pub use crate::diagnose::{ambiguous, not_found, Budget, DEFAULT_BUDGET, MAX_HINTS};
+    pub use crate::diagnose::{ambiguous, not_found, MAX_HINTS};
+    pub use crate::likeness::{Budget, DEFAULT_BUDGET};
 }
 
 /// Many edits planned in one pass.

@@ -27,4 +27,6 @@ pub use entry::{cancelled, failure, guarded};
 pub use runner::*;
 
 #[cfg(test)]
+mod diagnosed_tests;
+#[cfg(test)]
 mod transaction_tests;

@@ -3,8 +3,9 @@
 
 use memchr::{memchr, memmem, memrchr};
 
-use super::budget::Budget;
-use super::report::{lines_of, Diagnosis};
+use super::report::Diagnosis;
+use crate::likeness::nearest::lines_of;
+use crate::likeness::Budget;
 use crate::result::diagnosis::ContextHint;
 
 /// Most occurrences that get a `unique_context_hint`.
@@ -45,6 +46,8 @@ fn line_end_below(text: &[u8], pos: usize, down: usize) -> Option<usize> {
 /// it can only recur where the block recurs: comparing the context around
 /// every occurrence decides uniqueness without rescanning the file.
 pub fn ambiguous(text: &[u8], search: &[u8], budget: &Budget) -> Diagnosis {
+    #[cfg(test)]
+    super::testutil::ran();
     let mut d = Diagnosis::default();
     if search.is_empty() {
         return d;

@@ -2,8 +2,23 @@
 
 use proptest::prelude::*;
 
-use super::budget::Budget;
 use super::report::{not_found, Diagnosis};
+use crate::likeness::Budget;
+
+thread_local! {
+    /// Diagnoses run on this thread (each entry point runs on its caller's).
+    static RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one diagnosis run on this thread.
+pub(crate) fn ran() {
+    RUNS.with(|r| r.set(r.get() + 1));
+}
+
+/// Diagnoses run on this thread so far.
+pub(crate) fn runs() -> usize {
+    RUNS.with(std::cell::Cell::get)
+}
 
 pub(crate) fn diag(text: &str, search: &str, replace: &str) -> Diagnosis {
     not_found(

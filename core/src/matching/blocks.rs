@@ -135,7 +135,7 @@ pub(crate) fn in_turn_with(
     let mut runs = RunFinder::new(runs);
     // Diagnoses of failing blocks share one budget of work per call (each
     // block is matched on its own, and would otherwise get a whole one).
-    let budget = crate::diagnose::Budget::new(crate::diagnose::DEFAULT_BUDGET);
+    let budget = crate::likeness::Budget::new(crate::likeness::DEFAULT_BUDGET);
     for (bi, edit) in edits.iter().enumerate() {
         if runs.covered(bi) {
             continue;

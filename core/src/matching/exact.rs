@@ -28,8 +28,9 @@ use std::borrow::Cow;
 use memchr::memmem;
 
 use crate::codec::source::utf16_len;
-use crate::diagnose::{self, Budget, Diagnosis};
+use crate::diagnose::{self, Diagnosis};
 use crate::error::ErrorCode;
+use crate::likeness::{Budget, DEFAULT_BUDGET};
 use crate::matching::guard;
 use crate::matching::many;
 use crate::matching::plan::{may_damage_seam, seam_at, span_limit, Landing, Plan, Seam, Span};
@@ -161,7 +162,7 @@ impl Default for MatchOptions {
         MatchOptions {
             mode: MatchMode::EXACT,
             diagnose: true,
-            budget: diagnose::DEFAULT_BUDGET,
+            budget: DEFAULT_BUDGET,
             cancel: Cancel::default(),
         }
     }

@@ -12,8 +12,8 @@
 //! resend the edit; nothing reaches the file unless the plan passes
 //! [`verify::verify`], however it was found.
 
-use crate::diagnose::{self, Budget};
 use crate::error::ErrorCode;
+use crate::likeness::{self, Budget};
 use crate::matching::tolerant::{self, TolerantMatch};
 use crate::matching::verify::{self, Change, Fold};
 use crate::model::{Edit, Tolerance, Withheld};
@@ -60,10 +60,10 @@ fn applied_elsewhere(
     m: &TolerantMatch,
     span: (usize, usize),
 ) -> Option<Refusal> {
-    let (a, b) = diagnose::replacement_at(base, &edit.search, &edit.replace)
+    let (a, b) = likeness::replacement_at(base, &edit.search, &edit.replace)
         .filter(|&(a, b)| a < m.start || b > m.end)
         .or_else(|| {
-            diagnose::replacement_outside(base, &edit.search, &edit.replace, (m.start, m.end))
+            likeness::replacement_outside(base, &edit.search, &edit.replace, (m.start, m.end))
         })?;
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
@@ -97,7 +97,7 @@ fn replacement_inside(
     {
         return deleted_blank_elsewhere(base, edit, m, span);
     }
-    let (a, b) = diagnose::replacement_at(base, &edit.search, &edit.replace)
+    let (a, b) = likeness::replacement_at(base, &edit.search, &edit.replace)
         .filter(|&(a, b)| a >= m.start && b <= m.end)?;
     Some(Refusal {
         code: ErrorCode::SEARCH_BLOCK_NOT_FOUND,
@@ -218,7 +218,7 @@ fn rival(
     budget: &Budget,
 ) -> Option<Refusal> {
     let indentation = m.matched_with.contains(&Tolerance::Indentation);
-    let r = diagnose::rival(
+    let r = likeness::rival(
         base,
         &edit.search,
         &edit.replace,

@@ -37,8 +37,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use crate::diagnose::{self, Budget, Diagnosis};
+use crate::diagnose::{self, Diagnosis};
 use crate::error::ErrorCode;
+use crate::likeness::{Budget, DEFAULT_BUDGET};
 use crate::matching::verify::{self, Change, Fold, Trim};
 use crate::model::{Hunk, HunkLine, HunkStyle, LineKind, Said, Unverified};
 use crate::printer::{self, HeaderLine, HunkWhy};
@@ -368,7 +369,7 @@ fn apply_indexed(
     let n = k.lines.len();
     let mut cursor = 0usize;
     // Failing hunks are diagnosed within one budget.
-    let budget = Budget::new(diagnose::DEFAULT_BUDGET);
+    let budget = Budget::new(DEFAULT_BUDGET);
     // (hunk, first old line, old len, the level its old lines needed)
     let mut placed: Vec<(usize, usize, usize, HunkLevel)> = Vec::new();
     let mut reports = Vec::new();

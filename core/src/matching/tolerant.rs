@@ -58,7 +58,7 @@ use memchr::memmem;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
 
 use crate::codec::source::line_ending;
-use crate::diagnose;
+use crate::likeness;
 use crate::model::{MatchMode, Said, Tolerance, Unfitted, Unplaced};
 use crate::result::diagnosis::Difference;
 use crate::result::files::LineEnding;
@@ -820,7 +820,7 @@ fn needed(
     m: MatchMode,
 ) -> Vec<Tolerance> {
     let all = m.tolerances();
-    let kinds: Vec<Difference> = diagnose::classify(search, region, 1, Said::CANONICAL.search)
+    let kinds: Vec<Difference> = likeness::classify(search, region, 1, Said::CANONICAL.search)
         .into_iter()
         .map(|d| d.kind)
         .collect();

@@ -346,7 +346,7 @@ pub(super) fn own_place<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnose::keys::block_lines;
+    use crate::likeness::keys::block_lines;
 
     fn sl(t: &str) -> Vec<SLine> {
         block_lines(t.as_bytes())

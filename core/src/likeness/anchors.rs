@@ -16,7 +16,7 @@ use super::windows::{
 /// Bytes of the text searched per step of an anchor pass (the needles of a
 /// pass all run over one chunk while it is in cache; the budget is checked
 /// once per chunk).
-const CHUNK: usize = 64 << 10;
+pub(crate) const CHUNK: usize = 64 << 10;
 /// Shortest piece of the block searched for.
 const MIN_PIECE: usize = 4;
 /// A piece that occurs more often than this tells regions apart too poorly
@@ -42,22 +42,22 @@ const LONG_LINE: usize = 64 << 10;
 /// The text, searched for exact pieces in passes of a few needles each.
 /// The line number at the start of every chunk is counted during the first
 /// pass and reused after.
-pub(super) struct Scanner<'a> {
+pub(crate) struct Scanner<'a> {
     pub(super) text: &'a [u8],
     chunk_lines: Vec<usize>,
     counted: bool,
     /// Needles (with their caps) that ride along with the next pass, and
     /// what that pass found for them.
-    pub(super) riders: Vec<(Vec<u8>, usize)>,
-    pub(super) rider_hits: Option<Vec<Hits>>,
+    pub(crate) riders: Vec<(Vec<u8>, usize)>,
+    pub(crate) rider_hits: Option<Vec<Hits>>,
 }
 
 /// Where a needle occurs: byte offset and 0-based line number of each
 /// occurrence, or `None` when it occurs more than the cap.
-pub(super) type Hits = Option<Vec<(usize, usize)>>;
+pub(crate) type Hits = Option<Vec<(usize, usize)>>;
 
 impl<'a> Scanner<'a> {
-    pub(super) fn new(text: &'a [u8]) -> Self {
+    pub(crate) fn new(text: &'a [u8]) -> Self {
         Scanner {
             text,
             chunk_lines: Vec::new(),
@@ -69,7 +69,7 @@ impl<'a> Scanner<'a> {
 
     /// Every occurrence of each needle (non-empty; at most `cap` of them),
     /// in one pass over the text that also looks for the riders, if any.
-    pub(super) fn find(
+    pub(crate) fn find(
         &mut self,
         needles: &[&[u8]],
         cap: usize,
@@ -533,11 +533,8 @@ pub(super) fn anchored<'a>(
 mod tests {
     use super::*;
 
-    use crate::diagnose::budget::CHECK_EVERY;
-    use crate::diagnose::closest::{closest, closest_by_scan};
-    use crate::diagnose::keys::block_lines;
-    use crate::diagnose::not_found;
-    use crate::diagnose::testutil::{diag, kinds, RUST};
+    use crate::likeness::closest::{closest, closest_by_scan};
+    use crate::likeness::keys::block_lines;
 
     #[test]
     fn scanner_finds_across_chunks_with_line_numbers() {
@@ -583,76 +580,6 @@ mod tests {
         let p = memmem::find(&text, b"line 00000007 ").unwrap();
         assert_eq!(riders[1], Some(vec![(p, 7)]));
         assert!(sc.riders.is_empty());
-    }
-
-    /// A 6 MB text with `RUST` at its end.
-    fn big_text() -> String {
-        let mut text = "let value = compute(item, 42);\n".repeat(200_000);
-        text.push_str(RUST);
-        text
-    }
-
-    #[test]
-    fn anchored_search_costs_one_pass_not_a_scan() {
-        let text = big_text();
-        let chunks = text.len().div_ceil(CHUNK) as u64;
-        let scan_checks = (200_000 / CHECK_EVERY) as u64;
-        // Budget checks: one before the search, one per chunk of the
-        // anchor pass, a few while scoring; the full scan alone would need
-        // one per CHECK_EVERY lines, more than this budget allows.
-        let checks = 1 + chunks + CANDIDATES as u64;
-        assert!(checks < scan_checks);
-        // The longest line is intact (only indentation differs): one pass.
-        // The replacement, present once, is found in that same pass.
-        let d = not_found(
-            text.as_bytes(),
-            "  let total = compute(1, 2);\n  println!(\"{total}\");",
-            "    let name = \"world\";",
-            "",
-            crate::model::Said::CANONICAL,
-            &Budget::checks(checks),
-        );
-        assert!(!d.incomplete);
-        let c = d.closest_match.as_ref().unwrap();
-        assert_eq!((c.line_number, c.end_line), (200_009, 200_010));
-        assert_eq!(kinds(&d), vec!["indentation"]);
-        // An edit whose replacement already stands where the block would
-        // be: found in that same pass.
-        let d = not_found(
-            text.as_bytes(),
-            "  let total = compute(1, 3);\n  println!(\"{total}\");",
-            "    let total = compute(1, 2);\n    println!(\"{total}\");",
-            "",
-            crate::model::Said::CANONICAL,
-            &Budget::checks(checks),
-        );
-        assert!(!d.incomplete);
-        assert_eq!(d.already_applied, Some((200_009, 200_010)));
-        // A one-line block that differs in letter case: its words anchor it.
-        let d = not_found(
-            text.as_bytes(),
-            "fn Compute(a: i32, b: i32) -> i32 {",
-            "x",
-            "",
-            crate::model::Said::CANONICAL,
-            &Budget::checks(1 + 2 * chunks + CANDIDATES as u64),
-        );
-        assert!(!d.incomplete);
-        assert_eq!(d.closest_match.as_ref().unwrap().line_number, 200_013);
-        assert_eq!(kinds(&d), vec!["case"]);
-        // Nothing anchors: the full scan runs, and does not fit.
-        let search = "SELECT * FROM accounts WHERE id = 7";
-        let d = not_found(
-            text.as_bytes(),
-            search,
-            "x",
-            "",
-            crate::model::Said::CANONICAL,
-            &Budget::checks(1 + 3 * chunks + scan_checks / 2),
-        );
-        assert!(d.incomplete);
-        let d = diag(&text, search, "x");
-        assert!(!d.incomplete && d.closest_match.is_none());
     }
 
     fn xorshift(seed: &mut u64) -> u64 {

@@ -50,7 +50,7 @@ const MIN_APPLIED_LEN: usize = 6;
 /// sent with CRLF endings and a replacement with LF ones convert them: the
 /// replacement's CRLF form is then the text the edit changes, not its
 /// result. None for a replacement too short to prove anything.
-pub(super) fn needles(search: &str, replace: &str) -> Vec<Vec<u8>> {
+pub(crate) fn needles(search: &str, replace: &str) -> Vec<Vec<u8>> {
     let visible = replace.bytes().filter(|b| !b.is_ascii_whitespace()).count();
     if visible < MIN_APPLIED_LEN {
         return Vec::new();
@@ -64,7 +64,7 @@ pub(super) fn needles(search: &str, replace: &str) -> Vec<Vec<u8>> {
 
 /// Byte range of the one occurrence of the first of `needles` that occurs
 /// exactly once, given each one's occurrences (`None`: too many).
-pub(super) fn once(
+pub(crate) fn once(
     needles: &[Vec<u8>],
     hits: &[Option<Vec<(usize, usize)>>],
 ) -> Option<(usize, usize)> {
@@ -81,7 +81,7 @@ pub(super) fn once(
 const LONG_REPLACEMENT: usize = 20;
 /// A region at least this like the search block is a near miss: the block
 /// still has a place in the file.
-pub(super) const NEAR_MISS: f64 = 0.8;
+pub(crate) const NEAR_MISS: f64 = 0.8;
 
 /// Characters of `lines` other than whitespace.
 fn visible(lines: &[&str]) -> usize {
@@ -322,14 +322,14 @@ pub(super) type Region = (usize, usize, f64, Vec<usize>);
 /// replacement's occurrence, which holds only while the block has no other
 /// place (the caller looks for one with that occurrence blanked out).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Proof {
+pub(crate) enum Proof {
     Context,
     Region,
 }
 
 /// Whether the edit `search` -> `replace`, whose replacement stands once at
 /// `at` (byte range) in `text`, is proved applied there, and how.
-pub(super) fn proof(
+pub(crate) fn proof(
     text: &[u8],
     search: &str,
     replace: &str,

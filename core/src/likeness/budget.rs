@@ -31,7 +31,7 @@ pub(crate) const KEY_COST: u64 = 20;
 /// Units per pair of lines compared (a key comparison or a bigram score).
 pub(crate) const LINE_COST: u64 = 4;
 /// Lines scanned between two budget checks.
-pub(super) const CHECK_EVERY: usize = 1024;
+pub(crate) const CHECK_EVERY: usize = 1024;
 
 /// Units of work to score the windows around one candidate start of a
 /// block of `lines` lines (25 windows of about as many lines each, every

@@ -14,7 +14,7 @@ use super::keys::{line_sim, FileLines, SLine};
 /// Below this score no region is offered as `closest_match`.
 pub(super) const MIN_SIMILARITY: f64 = 0.5;
 /// Best-voted block starts that are scored precisely.
-pub(super) const CANDIDATES: usize = 12;
+pub(crate) const CANDIDATES: usize = 12;
 
 /// The best region found: `len` lines from line `start` (0-based).
 #[derive(Debug, Clone, Copy)]
@@ -24,7 +24,7 @@ pub(super) struct Found {
     pub(super) score: f64,
 }
 
-pub(super) struct GaveUp;
+pub(crate) struct GaveUp;
 
 /// Cached keys of file lines, by line number.
 #[derive(Default)]

@@ -29,8 +29,8 @@
 
 use super::anchors::Scanner;
 use super::budget::Budget;
+use super::nearest::{closest_match, match_at, Closest};
 use super::readings;
-use super::report::{closest_match, match_at, Closest};
 use super::stale::{outnumbers, verbatim_lines, verbatim_place};
 use super::windows::MIN_SIMILARITY;
 use crate::model::Said;

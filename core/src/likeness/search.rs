@@ -14,7 +14,7 @@ use super::windows::Found;
 
 /// How the block was read to find its region.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Reading {
+pub(crate) enum Reading {
     AsSent,
     /// Literal `\n` sequences turned into line breaks.
     Unescaped,
@@ -27,7 +27,7 @@ pub(super) enum Reading {
 /// One part of the block (the whole block, but for an elision) and the
 /// region found for it.
 #[derive(Debug, Clone)]
-pub(super) struct Part {
+pub(crate) struct Part {
     pub(crate) text: String,
     pub(crate) start: usize,
     pub(crate) end: usize,
@@ -37,7 +37,7 @@ pub(super) struct Part {
 
 /// The region found for a block.
 #[derive(Debug, Clone)]
-pub(super) struct Located {
+pub(crate) struct Located {
     pub(crate) start: usize,
     pub(crate) end: usize,
     /// 0-based first line.

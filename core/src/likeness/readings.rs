@@ -96,7 +96,7 @@ fn numbered(scanner: &mut Scanner<'_>, search: &str, budget: &Budget) -> (Option
 
 /// The region most like `search` under every reading of it, and whether
 /// the budget ran out before the search was done.
-pub(super) fn best(
+pub(crate) fn best(
     scanner: &mut Scanner<'_>,
     search: &str,
     budget: &Budget,

@@ -27,7 +27,7 @@ use std::borrow::Cow;
 
 use memchr::memmem;
 
-use crate::codec::source::utf16_len;
+use crate::codec::source::{line_ending, utf16_len};
 use crate::diagnose::{self, Diagnosis};
 use crate::error::ErrorCode;
 use crate::likeness::{Budget, DEFAULT_BUDGET};
@@ -39,6 +39,7 @@ use crate::model::{
     Cancel, Count, Edit, EditWhy, MatchMode, Said, Stopped, Tolerance, TolerantNote,
 };
 use crate::printer;
+use crate::result::files::LineEnding;
 use crate::text::lines::{line_numbers, span_lines};
 
 /// How many match positions are kept for reports (e.g. ambiguous line lists).
@@ -485,14 +486,23 @@ fn in_turn_sharing<'a>(
     let mut plan = InTurn::new(text, edits.len());
     // Edits whose line breaks may be made the file's are matched alone (the
     // one-pass planner writes replacements as sent): runs stop before them.
-    // (None where neither the text nor a replacement has a CR, or there are
-    // no runs: one edit.)
+    // None where no edit can be (one edit: no runs), or none will be: the
+    // file ends its lines one way and no replacement brings the other, so
+    // no edit changes a line ending, and each one's new lines already end
+    // as the file's.
     let mut alone: Vec<usize> = (0..edits.len())
         .filter(|&k| tolerant::may_reend(&edits[k].search, &edits[k].replace, opts.mode))
         .collect();
-    if edits.len() < many::MIN_EDITS
-        || memchr::memchr(b'\r', text).is_none() && !edits.iter().any(|e| e.replace.contains('\r'))
-    {
+    if !alone.is_empty() && edits.len() >= many::MIN_EDITS {
+        let eol = line_ending(text);
+        if matches!(eol, LineEnding::Crlf | LineEnding::Lf)
+            && !edits
+                .iter()
+                .any(|e| tolerant::breaks_other_than(&e.replace, eol))
+        {
+            alone.clear();
+        }
+    } else {
         alone.clear();
     }
 

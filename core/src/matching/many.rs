@@ -1161,9 +1161,15 @@ mod tests {
     /// Applying in turn with runs planned in one pass (always looked for)
     /// gives what applying every edit in turn gives, failures included.
     fn runs_agree(text: &str, edits: &[Edit]) {
+        runs_agree_under(text, edits, crate::model::MatchMode::EXACT);
+    }
+
+    /// [`runs_agree`] with the edits matched under `mode`.
+    fn runs_agree_under(text: &str, edits: &[Edit], mode: crate::model::MatchMode) {
         use crate::matching::exact::{in_turn_with, Runs};
         let opts = MatchOptions {
             diagnose: false,
+            mode,
             ..Default::default()
         };
         let t = text.as_bytes();
@@ -1215,6 +1221,23 @@ mod tests {
     }
 
     #[test]
+    fn runs_leave_to_applying_in_turn_an_edit_whose_line_endings_an_earlier_one_changed() {
+        // The first edit makes a CRLF file LF; the second, found exactly and
+        // independent of it, brings CRLF lines, which applying in turn makes
+        // LF (the file's ending by then).
+        let le = crate::model::MatchMode::with(&[crate::model::Tolerance::LineEndings]);
+        let edits = [one("p\r\n", "p\n"), one("q", "r\r\ns")];
+        runs_agree_under("p\r\nq", &edits, le);
+        let opts = MatchOptions {
+            mode: le,
+            ..Default::default()
+        };
+        let m =
+            crate::matching::exact::match_edits(b"p\r\nq", &edits, TextKind::Utf8, &opts).unwrap();
+        assert_eq!(m.pieces(&edits).concat(), b"p\nr\ns");
+    }
+
+    #[test]
     fn one_failing_edit_among_many_is_found_by_runs() {
         let lines: Vec<String> = (0..400).map(|i| format!("v{i} = {i};\n")).collect();
         let text = lines.concat();
@@ -1252,6 +1275,22 @@ mod tests {
         ) {
             let (text, edits) = cut_blocks(&toks, &specs, 3);
             runs_agree(&text, &edits);
+        }
+
+        /// The same under `line_endings`, where an edit found exactly may
+        /// have its new lines made the file's (`tolerant::reended`): runs
+        /// never take such an edit, whatever the edits before it did to the
+        /// file's line endings.
+        #[test]
+        fn runs_equal_applying_in_turn_under_line_endings(
+            toks in prop::collection::vec(line_tokens(), 1..60),
+            specs in prop::collection::vec(
+                (0usize..1000, 1usize..5, 0u8..6, prop::collection::vec(line_tokens(), 0..3)),
+                2..14,
+            ),
+        ) {
+            let (text, edits) = cut_blocks(&toks, &specs, 1);
+            runs_agree_under(&text, &edits, crate::model::MatchMode::with(&[crate::model::Tolerance::LineEndings]));
         }
 
         #[test]

@@ -996,41 +996,51 @@ pub(crate) fn may_reend(search: &str, replace: &str, m: MatchMode) -> bool {
     m.has(Tolerance::LineEndings) && replace.contains('\n') && !search.contains("\r\n")
 }
 
+/// Whether `replace` has a line break of the other kind than `eol`, the
+/// ending a file uses throughout (never for a file with both kinds or
+/// none): an edit whose new lines [`reended`] may give the file's ending.
+pub(crate) fn breaks_other_than(replace: &str, eol: LineEnding) -> bool {
+    let crlf = match eol {
+        LineEnding::Crlf => true,
+        LineEnding::Lf => false,
+        _ => return false,
+    };
+    let r = replace.as_bytes();
+    memchr::memchr_iter(b'\n', r).any(|k| (k > 0 && r[k - 1] == b'\r') != crlf)
+}
+
 /// Whether a line break of `replace` is not of the kind that ends the line
 /// holding `start` in `text` (the first break from `start` on, else the
-/// last one before it), and the text uses that kind throughout. A text
-/// without line breaks, or with both kinds, gives none to follow.
-fn other_breaks(text: &[u8], start: usize, replace: &str) -> bool {
+/// last one before it), and the text uses that kind throughout. The line is
+/// looked at first: the whole text only when the two differ.
+fn lands_on_other_breaks(text: &[u8], start: usize, replace: &str) -> bool {
     let Some(at) = memchr::memchr(b'\n', &text[start..])
         .map(|k| start + k)
         .or_else(|| memchr::memrchr(b'\n', &text[..start]))
     else {
         return false;
     };
-    let crlf = at > 0 && text[at - 1] == b'\r';
-    let r = replace.as_bytes();
-    memchr::memchr_iter(b'\n', r).any(|k| (k > 0 && r[k - 1] == b'\r') != crlf)
-        && line_ending(text)
-            == if crlf {
-                LineEnding::Crlf
-            } else {
-                LineEnding::Lf
-            }
+    let eol = if at > 0 && text[at - 1] == b'\r' {
+        LineEnding::Crlf
+    } else {
+        LineEnding::Lf
+    };
+    breaks_other_than(replace, eol) && line_ending(text) == eol
 }
 
 /// The tolerant reading of an edit found once as sent (at `start`), where
 /// `m` tolerates line endings, the search was sent with LF (or without a
 /// line break) and the replacement has breaks of the other kind than the
-/// line it lands on: a model sends LF, and LF lines added to a CRLF file
-/// (or CRLF to an LF one) as sent would leave it with both. The edit is
-/// then matched as under `m` when the exact search finds nothing ([`find`]:
-/// its new lines take the region's ending, or the file's where it has one
-/// kind throughout; a line kept from the search is the file's; and so on),
-/// and reported so. `None`, and written as sent as without `line_endings`:
+/// file, which uses one kind throughout: a model sends LF, and LF lines
+/// added to a CRLF file (or CRLF to an LF one) as sent would leave it with
+/// both. The edit is then matched as under `m` when the exact search finds
+/// nothing ([`find`]: its new lines take the region's ending, or the
+/// file's; a line kept from the search is the file's; and so on), and
+/// reported so. `None`, and written as sent as without `line_endings`:
 /// that reading writes what the exact one would, or is not one certain
-/// place holding the exact one (a search that starts mid-line kept on a line
-/// of its own; a file with both endings, where the search is found in
-/// both).
+/// place holding the exact one (a search that starts mid-line kept on a
+/// line of its own; with more tolerances, a block that also matches
+/// elsewhere).
 pub(crate) fn reended(
     text: &[u8],
     start: usize,
@@ -1038,21 +1048,38 @@ pub(crate) fn reended(
     replace: &str,
     m: MatchMode,
 ) -> Option<TolerantMatch> {
-    if !may_reend(search, replace, m) || !other_breaks(text, start, replace) {
+    if !may_reend(search, replace, m) || !lands_on_other_breaks(text, start, replace) {
         return None;
     }
     let end = start + search.len();
-    // A search that starts with the LF of a CRLF ending a line with text
-    // starts at that line's start, its text before the CR in front of both
-    // texts (no tolerant match starts at the end of a line that has text).
-    let found = match start.checked_sub(1) {
-        Some(cr) if search.starts_with('\n') && text[cr] == b'\r' => {
-            let from = memchr::memrchr(b'\n', &text[..cr]).map_or(0, |k| k + 1);
-            let before = std::str::from_utf8(&text[from..cr]).ok()?;
-            let (search, replace) = ([before, search].concat(), [before, replace].concat());
-            find(text, &search, &replace, m)
+    let found = if m.tolerances() == [Tolerance::LineEndings] && !search.contains(['\n', '\r']) {
+        // What `find` reads, without normalizing the text: under
+        // `line_endings` alone a search without a line break or CR occurs
+        // in the normalized text where it occurs in the text (a CR dropped
+        // is followed by an LF), once, and its region is its occurrence.
+        match adapt(text, start, search, search, replace, m) {
+            Ok(replacement) => Reading::Unique(TolerantMatch {
+                start,
+                end,
+                matched_with: needed(search, search, replace, &replacement, m),
+                replacement,
+            }),
+            Err(_) => Reading::None,
         }
-        _ => find(text, search, replace, m),
+    } else {
+        match start.checked_sub(1) {
+            // A search that starts with the LF of a CRLF ending a line with
+            // text starts at that line's start, its text before the CR in
+            // front of both texts (no tolerant match starts at the end of a
+            // line that has text).
+            Some(cr) if search.starts_with('\n') && text[cr] == b'\r' => {
+                let from = memchr::memrchr(b'\n', &text[..cr]).map_or(0, |k| k + 1);
+                let before = std::str::from_utf8(&text[from..cr]).ok()?;
+                let (search, replace) = ([before, search].concat(), [before, replace].concat());
+                find(text, &search, &replace, m)
+            }
+            _ => find(text, search, replace, m),
+        }
     };
     // The one tolerant place must hold the exact one.
     let Reading::Unique(t) = found else {

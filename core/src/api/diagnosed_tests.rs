@@ -19,18 +19,19 @@ fn opts(root: &Path) -> Value {
     json!({ "workspaceRoot": root, "durable": false, "journal": false })
 }
 
+/// `r` landed, and no diagnosis has run on this thread.
+fn landed(what: &str, r: Value) {
+    assert_eq!(r["ok"], true, "{what}: {r}");
+    assert_eq!(runs(), 0, "{what} ran a diagnosis: {r}");
+}
+
 const FILE: &str = "fn main() {\n    let name = \"world\";   \n    println!(\"hello {name}\");\n    if name.is_empty() {\n        return;\n    }\n}\n";
 
 #[test]
 fn no_diagnosis_runs_for_an_edit_that_lands() {
     let t = tempfile::tempdir().unwrap();
-    let root = t.path();
-    let o = opts(root);
+    let (root, o) = (t.path(), opts(t.path()));
     let reset = |name: &str, text: &str| fs::write(root.join(name), text).unwrap();
-    let landed = |what: &str, r: Value| {
-        assert_eq!(r["ok"], true, "{what}: {r}");
-        assert_eq!(runs(), 0, "{what} ran a diagnosis: {r}");
-    };
     assert_eq!(runs(), 0);
     reset("f.rs", FILE);
     landed(
@@ -86,13 +87,8 @@ fn no_diagnosis_runs_for_an_edit_that_lands() {
 #[test]
 fn no_diagnosis_runs_for_an_edit_of_another_format_that_lands() {
     let t = tempfile::tempdir().unwrap();
-    let root = t.path();
-    let o = opts(root);
+    let (root, o) = (t.path(), opts(t.path()));
     let reset = |name: &str, text: &str| fs::write(root.join(name), text).unwrap();
-    let landed = |what: &str, r: Value| {
-        assert_eq!(r["ok"], true, "{what}: {r}");
-        assert_eq!(runs(), 0, "{what} ran a diagnosis: {r}");
-    };
     reset("f.rs", FILE);
     landed(
         "edits[]",

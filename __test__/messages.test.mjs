@@ -142,3 +142,29 @@ test('a search that starts with a line break never joins a whitespace-only line 
   assert.equal(ok.ok, true, JSON.stringify(ok))
   assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), 'function f() {\n    x();\n    \n    z();\n}\n')
 })
+
+test('a search that ends with a line break never joins the next line to a replacement that does not, in any format', async () => {
+  const text = 'a();\nb();\n    c();\n'
+  const o = workspace({ 'f.js': text })
+  const calls = [
+    ['patchFile', () => patchFile({ file_path: 'f.js', search_block: 'b();\n', replace_block: 'x();' }, o), /^search_block ends with a line break but replace_block does not, so line 3 would be joined/],
+    ['edits[]', () => patchFile({ file_path: 'f.js', edits: [{ search: 'a();', replace: 'w();' }, { search: 'b();\n', replace: 'x();' }] }, o), /^edits\[1\]: search ends with a line break but replace does not, so line 3 would be joined/],
+    ['batchPatchFiles', () => batchPatchFiles({ files: [{ file_path: 'f.js', search_block: 'b();\n', replace_block: 'x();' }] }, o).then((r) => ({ ...r, message: r.files[0].message })), /line 3 would be joined/],
+    ['editFile', () => editFile({ path: 'f.js', edits: [{ oldText: 'b();\n', newText: 'x();' }] }, o), /oldText ends with a line break but newText does not, so line 3 would be joined/],
+    ['textEditor', () => textEditor({ command: 'str_replace', path: 'f.js', old_str: 'b();\n', new_str: 'x();' }, o), /old_str ends with a line break but new_str does not, so line 3 would be joined/],
+  ]
+  for (const [name, call, words] of calls) {
+    const r = await call()
+    assert.equal(r.ok, false, `${name}: ${JSON.stringify(r)}`)
+    assert.equal(r.code, 'PLAN_CHECK_FAILED', name)
+    assert.match(r.message, words, name)
+    assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), text, `${name} wrote nothing`)
+  }
+  // With the break in both texts, or in neither, the line is replaced.
+  for (const [search_block, replace_block] of [['b();\n', 'x();\n'], ['b();', 'x();']]) {
+    fs.writeFileSync(path.join(o.workspaceRoot, 'f.js'), text)
+    const r = await patchFile({ file_path: 'f.js', search_block, replace_block }, o)
+    assert.equal(r.ok, true, JSON.stringify(r))
+    assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), 'a();\nx();\n    c();\n')
+  }
+})

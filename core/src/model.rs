@@ -607,6 +607,10 @@ pub enum EditWhy {
     /// CRLF, and its replacement does not start with an LF: written, the
     /// CR would be left alone.
     SplitsCrlf { line: usize },
+    /// Its search text ends with a line break and its replacement, not
+    /// empty, does not, found where line `line` (1-based), after it, has
+    /// text: written, that line would be joined to the replacement's last.
+    JoinsNextLine { line: usize },
 }
 
 /// What the tolerances of `match` say about an edit they were not applied to.

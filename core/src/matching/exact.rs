@@ -33,7 +33,9 @@ use crate::error::ErrorCode;
 use crate::likeness::{Budget, DEFAULT_BUDGET};
 use crate::matching::guard;
 use crate::matching::many;
-use crate::matching::plan::{may_damage_seam, seam_at, span_limit, Landing, Plan, Seam, Span};
+use crate::matching::plan::{
+    joins_at, may_damage_seam, may_join, seam_at, span_limit, Landing, Plan, Seam, Span,
+};
 use crate::matching::tolerant::{self, Reading, TolerantMatch};
 use crate::model::{
     Cancel, Count, Edit, EditWhy, MatchMode, Said, Stopped, Tolerance, TolerantNote,
@@ -669,14 +671,16 @@ impl<'a> InTurn<'a> {
             self.failures.push(f);
             return Ok(());
         }
-        if tolerant_match.is_none() {
-            if let Some(why) = damaged_seam(&self.base, edit, &search.positions) {
-                self.failures.push(EditMiss {
-                    match_count: hits,
-                    ..miss(i, (pre, edit.said), ErrorCode::PLAN_CHECK_FAILED, why)
-                });
-                return Ok(());
-            }
+        let damaged = match &tolerant_match {
+            None => damaged_seam(&self.base, edit, &search.positions),
+            Some(m) => joined_after(&self.base, edit, m.end),
+        };
+        if let Some(why) = damaged {
+            self.failures.push(EditMiss {
+                match_count: hits,
+                ..miss(i, (pre, edit.said), ErrorCode::PLAN_CHECK_FAILED, why)
+            });
+            return Ok(());
         }
         // Found once as sent: its new line breaks may still need to be the
         // file's (`line_endings`).
@@ -821,12 +825,23 @@ fn count_failure(
 /// replacement starts with one (that line's whitespace and the
 /// replacement's indentation would make one line, indented twice). Sent
 /// with the break first, the replacement keeps the line; sent from the
-/// start of a line, the search takes it. The first such place (1-based
-/// line) is named.
+/// start of a line, the search takes it. Or its search text ends with a
+/// line break and its replacement, not empty, does not, and at one of its
+/// places the line after it has text ([`joins_at`]): that line would be
+/// joined to the replacement's last (a model that left the last break out).
+/// The first such place (1-based line) is named.
 ///
-/// Each look goes back from a place to the line break before it, and the
-/// places start with a line break, so the looks cover the text once.
+/// Each look goes back from a place to the line break before it (or on to
+/// the next one), and the places start (end) with a line break, so the
+/// looks cover the text once.
 fn damaged_seam(text: &[u8], edit: &Edit, positions: &[usize]) -> Option<EditWhy> {
+    let len = edit.search.len();
+    if let Some(why) = positions
+        .iter()
+        .find_map(|&p| joined_after(text, edit, p + len))
+    {
+        return Some(why);
+    }
     if !may_damage_seam(edit) {
         return None;
     }
@@ -837,6 +852,15 @@ fn damaged_seam(text: &[u8], edit: &Edit, positions: &[usize]) -> Option<EditWhy
             Seam::LoneCr => EditWhy::SplitsCrlf { line },
             Seam::Blanks => EditWhy::JoinsWhitespace { line },
         })
+    })
+}
+
+/// Why `edit`, whose occurrence (exact or tolerant) ends at `end` of
+/// `text`, must not be written: the line after it would be joined to its
+/// replacement's last line ([`may_join`], [`joins_at`]).
+fn joined_after(text: &[u8], edit: &Edit, end: usize) -> Option<EditWhy> {
+    (may_join(edit) && joins_at(text, end)).then(|| EditWhy::JoinsNextLine {
+        line: line_numbers(text, &[end])[0],
     })
 }
 
@@ -1138,6 +1162,56 @@ mod tests {
             (f[0].code, f[0].match_count),
             (ErrorCode::SEARCH_BLOCK_NOT_FOUND, 0)
         );
+    }
+
+    /// An edit whose search text ends with a line break and whose
+    /// replacement, not empty, does not, is refused where the line after
+    /// its occurrence has text: written, that line would be joined to the
+    /// replacement's last line (a model that left out the last line break).
+    /// Every other shape near it is written as sent.
+    #[test]
+    fn a_line_break_the_search_ends_with_never_joins_the_next_line() {
+        let text = "a();\nb();\n    c();\n\nd();";
+        for edits in [
+            vec![e("b();\n", "x();")],
+            vec![e("a();\nb();\n", "a();\nx();\n  ")],
+            // Several edits (the one-pass planner leaves it to this check).
+            vec![e("d();", "e();"), e("b();\n", "x();")],
+        ] {
+            let f = apply(text, &edits).unwrap_err();
+            let last = edits.len() - 1;
+            assert_eq!(
+                (f[0].index, f[0].code),
+                (last, ErrorCode::PLAN_CHECK_FAILED),
+                "{edits:?}"
+            );
+            assert_eq!(f[0].why, EditWhy::JoinsNextLine { line: 3 });
+            assert!(
+                f[0].message().contains("line 3 would be joined"),
+                "{}",
+                f[0].message()
+            );
+        }
+        let crlf = text.replace('\n', "\r\n");
+        let f = apply(&crlf, &[e("b();\r\n", "x();")]).unwrap_err();
+        assert_eq!(f[0].why, EditWhy::JoinsNextLine { line: 3 });
+        // The replacement ends with the break too, or is empty (the lines
+        // deleted); the next line is blank or there is none; the search
+        // does not end with a break: written as sent.
+        for (search, replace, want) in [
+            ("b();\n", "x();\n", "a();\nx();\n    c();\n\nd();"),
+            ("b();\n", "", "a();\n    c();\n\nd();"),
+            ("    c();\n", "x();", "a();\nb();\nx();\nd();"),
+            ("\nd();", "", "a();\nb();\n    c();\n"),
+            ("b();", "x();", "a();\nx();\n    c();\n\nd();"),
+        ] {
+            assert_eq!(
+                apply(text, &[e(search, replace)]).unwrap(),
+                want,
+                "{search:?}"
+            );
+        }
+        assert_eq!(apply("a\nb\n", &[e("b\n", "c")]).unwrap(), "a\nc");
     }
 
     /// A search that starts with the line break ending a line of only
@@ -1530,9 +1604,18 @@ mod tests {
                 Ok(out) => {
                     prop_assert_eq!(n, 1);
                     let at = text.find(mid.as_str()).unwrap();
+                    let joins = may_join(&e(&mid, &rep)) && joins_at(text.as_bytes(), at + mid.len());
+                    prop_assert!(!joins, "a joined line was written");
                     prop_assert_eq!(&out[..at], &text[..at]);
                     prop_assert_eq!(&out[at + rep.len()..], &text[at + mid.len()..]);
                     prop_assert_eq!(&out[at..at + rep.len()], rep.as_str());
+                }
+                // Found once, refused only where the line after it would be
+                // joined to the replacement's last line.
+                Err(f) if f[0].code == ErrorCode::PLAN_CHECK_FAILED => {
+                    prop_assert_eq!(n, 1);
+                    let end = text.find(mid.as_str()).unwrap() + mid.len();
+                    prop_assert!(may_join(&e(&mid, &rep)) && joins_at(text.as_bytes(), end));
                 }
                 Err(f) => {
                     prop_assert_ne!(n, 1);

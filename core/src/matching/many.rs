@@ -47,7 +47,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem;
 
 use crate::codec::source::utf16_len;
-use crate::matching::plan::{may_damage_seam, seam_at, span_limit, Landing, Plan, Span};
+use crate::matching::plan::{may_damage_seam, may_join, seam_at, span_limit, Landing, Plan, Span};
 use crate::model::{Cancel, Count, Edit};
 use crate::text::lines::count_newlines;
 
@@ -211,7 +211,9 @@ pub(crate) fn materialize(text: &[u8], plan: &Plan, edits: &[Edit]) -> Result<Ve
 /// [`plan`], finding the places with Aho-Corasick (`together`) or `memmem`.
 fn plan_by(text: &[u8], edits: &[Edit], take_break: &[bool], together: bool) -> Option<Plan> {
     let n = edits.len();
-    if n < 2 || edits.iter().any(|e| e.search.is_empty()) {
+    // (An edit that may join the line after it to its replacement is left
+    // to applying in turn, which checks that line as it then stands.)
+    if n < 2 || edits.iter().any(|e| e.search.is_empty() || may_join(e)) {
         return None;
     }
     let takes = |e: usize| take_break.get(e).copied().unwrap_or(false);
@@ -1330,7 +1332,7 @@ mod tests {
         let edits = [
             one(&lines[3], ""),
             one(&lines[4], "x\n"),
-            one(&lines[2], "y"),
+            one(&lines[2], "y\n"),
         ];
         assert!(agrees(&text, &edits));
     }

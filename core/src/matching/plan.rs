@@ -4,9 +4,10 @@
 //! ([`crate::matching::exact`]) and planning them in one pass
 //! ([`crate::matching::many`]) both produce these, so one can stand in for
 //! the other. Both find alike where an edit would damage the line its
-//! search text's first line break ends ([`seam_at`]), which is refused.
+//! search text's first line break ends ([`seam_at`]), or join the line
+//! after it to its replacement ([`joins_at`]), which is refused.
 
-use crate::model::Edit;
+use crate::model::{Count, Edit};
 
 /// How many occurrences of one edit are planned as spans over a text of
 /// `len` bytes. Each planned occurrence costs about 250 bytes on its way to
@@ -66,6 +67,28 @@ pub(crate) fn may_damage_seam(edit: &Edit) -> bool {
     let s = edit.search.as_bytes();
     (s.starts_with(b"\n") || s.starts_with(b"\r\n"))
         && edit.replace.as_bytes().first() != Some(&b'\n')
+}
+
+/// Whether `edit` could join the line after its occurrence to its
+/// replacement's last line ([`joins_at`]): it is matched once, its search
+/// text is lines with text ending with a line break, and its replacement,
+/// not empty, does not end with one. (A search of line breaks alone, or an
+/// edit of many places, is about the breaks themselves.)
+pub(crate) fn may_join(edit: &Edit) -> bool {
+    matches!(edit.count, Count::One | Count::Exactly(1))
+        && edit.search.ends_with('\n')
+        && edit.search.bytes().any(|b| !b.is_ascii_whitespace())
+        && !edit.replace.is_empty()
+        && !edit.replace.ends_with('\n')
+}
+
+/// Whether the line of `text` that starts at `end`, where an occurrence of
+/// an edit that [`may_join`] ends, has text other than spaces and tabs: it
+/// would be joined to the replacement's last line. (A blank line is not
+/// damaged: it only takes that line's place.)
+pub(crate) fn joins_at(text: &[u8], end: usize) -> bool {
+    let line = &text[end..memchr::memchr(b'\n', &text[end..]).map_or(text.len(), |k| end + k)];
+    line.iter().any(|&b| !matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 /// For an occurrence at `p` of `text` of an edit that [`may_damage_seam`]:

@@ -88,6 +88,7 @@ pub(crate) fn edit_miss(
         EditWhy::Stopped(s) => super::writes::cancelled(s.timeout_ms).message,
         EditWhy::JoinsWhitespace { line } => joins_whitespace(pre, said, *line),
         EditWhy::SplitsCrlf { line } => splits_crlf(pre, said, *line),
+        EditWhy::JoinsNextLine { line } => joins_next_line(pre, said, *line),
     };
     if let Some((max, what, n)) = unchecked {
         m.push_str(&not_checked_after(max, what, n));
@@ -114,6 +115,17 @@ fn splits_crlf(pre: &str, said: Said, line: usize) -> String {
         "{pre}{s} starts with an LF, found as the LF of line {line}'s CRLF line break; {r} does not start with \
          one, so a lone CR would be left in the file. Start {s} at the start of a line (with the file's CRLF \
          line breaks), or start {r} with an LF too",
+        s = said.search,
+        r = said.replace
+    )
+}
+
+/// An edit whose search text ends with a line break, and whose replacement
+/// does not, found where line `line` after it has text.
+fn joins_next_line(pre: &str, said: Said, line: usize) -> String {
+    format!(
+        "{pre}{s} ends with a line break but {r} does not, so line {line} would be joined to the last line of \
+         {r}. End {r} with a line break too, or leave the break out of {s}",
         s = said.search,
         r = said.replace
     )

@@ -624,7 +624,20 @@ mod props {
         let splits = utf8_chars(&raw).into_iter().any(|(s, e)| {
             (s < a && a < e && !whole(s, a)) || (s < b && b < e && !whole(moved(b), moved(e)))
         });
+        // (An edit whose search ends with a line break, matched where the
+        // line after it has text, and whose replacement does not end with
+        // one, is refused first: that line would be joined to it.)
+        let end = text.find(search.as_str()).unwrap() + search.len();
+        let joins = search.ends_with('\n')
+            && search.bytes().any(|b| !b.is_ascii_whitespace())
+            && !replace.is_empty()
+            && !replace.ends_with('\n')
+            && text[end..]
+                .split('\n')
+                .next()
+                .is_some_and(|l| !l.trim_matches([' ', '\t', '\r']).is_empty());
         if r["ok"] == true {
+            prop_assert!(!joins, "a joined line was written: {:?}", now);
             prop_assert!(
                 !splits,
                 "{:?} -> {:?} split a UTF-8 character: {:?}",
@@ -635,7 +648,9 @@ mod props {
             prop_assert_eq!(now, want, "{:?} -> {:?}", search, replace);
         } else {
             prop_assert!(now == raw, "a refused edit wrote: {}", r);
-            if splits {
+            if joins {
+                prop_assert_eq!(&r["code"], "PLAN_CHECK_FAILED", "{}", r);
+            } else if splits {
                 prop_assert_eq!(&r["code"], "UNSUPPORTED_ENCODING", "{}", r);
             }
         }

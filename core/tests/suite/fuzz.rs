@@ -295,7 +295,22 @@ fn reference_with(c: &Case) -> (Reference, bool) {
                     && matches!(first, Some(b' ' | b'\t'));
                 lone_cr || blanks
             });
-        if damages {
+        // An edit matched once whose search is lines with text ending with
+        // a line break, and whose replacement, not empty, does not end with
+        // one, where the line after its place has text other than spaces
+        // and tabs (that line would be joined to the replacement's last):
+        // refused.
+        let r = e.replace.as_bytes();
+        let joins = matches!(e.count, Count::One | Count::Exactly(1))
+            && s.ends_with(b"\n")
+            && s.iter().any(|b| !b.is_ascii_whitespace())
+            && !r.is_empty()
+            && !r.ends_with(b"\n")
+            && text[at[0] + s.len()..]
+                .iter()
+                .take_while(|&&b| b != b'\n')
+                .any(|&b| !matches!(b, b' ' | b'\t' | b'\r'));
+        if damages || joins {
             failed.push("PLAN_CHECK_FAILED");
             continue;
         }

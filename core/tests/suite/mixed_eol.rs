@@ -569,3 +569,31 @@ fn a_file_without_line_breaks_or_with_both_takes_the_replacement_as_sent() {
         assert_eq!(show(&after), show(&want));
     }
 }
+
+#[test]
+fn a_tolerant_match_never_joins_the_next_line_either() {
+    // Found under `line_endings` (LF sent for CRLF), the last break left
+    // out of the replacement: line 3 would be joined to it.
+    let file = b"a();\r\nb();\r\nc();\r\n";
+    let (r, after) = patched(
+        file,
+        json!({"search": "b();\n", "replace": "x();"}),
+        Some(json!(["line_endings"])),
+    );
+    assert_eq!(r["code"], "PLAN_CHECK_FAILED", "{r}");
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("line 3 would be joined"),
+        "{r}"
+    );
+    assert_eq!(show(&after), show(file));
+    let (r, after) = patched(
+        file,
+        json!({"search": "b();\n", "replace": "x();\n"}),
+        Some(json!(["line_endings"])),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&after), show(b"a();\r\nx();\r\nc();\r\n"));
+}

@@ -114,6 +114,17 @@ test('apply_patch: one line was not found, two lines were not found', async () =
   assert.match(two.message, /the 2 context\/removed lines starting with `    a = 5` were not found/)
 })
 
+/** Each of `calls` ([name, call, words]) is refused with `PLAN_CHECK_FAILED` in those words, `f.js` left as `text`. */
+async function refusedUnwritten(calls, o, text) {
+  for (const [name, call, words] of calls) {
+    const r = await call()
+    assert.equal(r.ok, false, `${name}: ${JSON.stringify(r)}`)
+    assert.equal(r.code, 'PLAN_CHECK_FAILED', name)
+    assert.match(r.message, words, name)
+    assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), text, `${name} wrote nothing`)
+  }
+}
+
 test('a search that starts with a line break never joins a whitespace-only line to an indented replacement, nor leaves half a CRLF, in any format', async () => {
   const text = 'function f() {\n    x();\n    \n    y();\n}\n'
   const o = workspace({ 'f.js': text })
@@ -123,13 +134,7 @@ test('a search that starts with a line break never joins a whitespace-only line 
     ['textEditor', () => textEditor({ command: 'str_replace', path: 'f.js', old_str: '\n    y();\n', new_str: '    z();\n' }, o), /old_str starts with a line break, which ends line 3/],
     ['applyEditBlocks', () => applyEditBlocks({ text: 'f.js\n<<<<<<< SEARCH\n\n    y();\n=======\n    z();\n>>>>>>> REPLACE\n' }, o), /the SEARCH text starts with a line break, which ends line 3/],
   ]
-  for (const [name, call, words] of calls) {
-    const r = await call()
-    assert.equal(r.ok, false, `${name}: ${JSON.stringify(r)}`)
-    assert.equal(r.code, 'PLAN_CHECK_FAILED', name)
-    assert.match(r.message, words, name)
-    assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), text, `${name} wrote nothing`)
-  }
+  await refusedUnwritten(calls, o, text)
   // In a CRLF file, an LF that is the LF of a CRLF: the CR would be left alone.
   const crlf = 'a();\r\n    y();\r\n'
   fs.writeFileSync(path.join(o.workspaceRoot, 'c.js'), crlf)
@@ -153,13 +158,7 @@ test('a search that ends with a line break never joins the next line to a replac
     ['editFile', () => editFile({ path: 'f.js', edits: [{ oldText: 'b();\n', newText: 'x();' }] }, o), /oldText ends with a line break but newText does not, so line 3 would be joined/],
     ['textEditor', () => textEditor({ command: 'str_replace', path: 'f.js', old_str: 'b();\n', new_str: 'x();' }, o), /old_str ends with a line break but new_str does not, so line 3 would be joined/],
   ]
-  for (const [name, call, words] of calls) {
-    const r = await call()
-    assert.equal(r.ok, false, `${name}: ${JSON.stringify(r)}`)
-    assert.equal(r.code, 'PLAN_CHECK_FAILED', name)
-    assert.match(r.message, words, name)
-    assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), text, `${name} wrote nothing`)
-  }
+  await refusedUnwritten(calls, o, text)
   // With the break in both texts, or in neither, the line is replaced.
   for (const [search_block, replace_block] of [['b();\n', 'x();\n'], ['b();', 'x();']]) {
     fs.writeFileSync(path.join(o.workspaceRoot, 'f.js'), text)

@@ -128,7 +128,10 @@ test('closest_match.text is the exact current text: retried as search_block, eve
     const r = patchFileSync({ file_path: c.file, search_block: c.search_block, replace_block: c.replace_block }, opts)
     const m = r.closest_match
     if (!m || m.equally_close) continue
-    const again = patchFileSync({ file_path: c.file, search_block: m.text, replace_block: 'REPLACED' }, opts)
+    // (Ended as the text it replaces: a replacement that drops the last
+    // line break would join the next line to it, which is refused.)
+    const replace_block = m.text.endsWith('\n') ? 'REPLACED\n' : 'REPLACED'
+    const again = patchFileSync({ file_path: c.file, search_block: m.text, replace_block }, opts)
     assert.equal(again.ok, true, `${c.id}: ${again.message}`)
     assert.equal(again.line_number, m.line_number, c.id)
     retried++

@@ -327,6 +327,48 @@ pub(crate) enum Proof {
     Region,
 }
 
+/// Whether the replacement standing at `at` can prove nothing, whatever
+/// the edit's context and region say: the block as read is the
+/// replacement, drops the file's BOM, or still stands (exactly, run on, or
+/// but for its format); or the replacement is found inside another line's
+/// indentation.
+fn proves_nothing(text: &[u8], search: &str, replace: &str, at: (usize, usize)) -> bool {
+    // A block read as the replacement itself (a line-number prefix taken
+    // with the space after it, or not) changes nothing as read: its
+    // replacement standing somewhere is the block standing there.
+    if search == replace {
+        return true;
+    }
+    // A block that drops a byte order mark: the text matched never has the
+    // file's BOM, so its replacement standing there says nothing of
+    // whether the BOM is still in the file.
+    if search.matches('\u{feff}').count() > replace.matches('\u{feff}').count() {
+        return true;
+    }
+    // A replacement that starts with indentation names whole lines: found
+    // inside another line's indentation (8 spaces holding the 4 of a
+    // re-indented line), it is that line, not the replacement.
+    if replace.starts_with([' ', '\t']) && at.0 > 0 && text[at.0 - 1] != b'\n' {
+        return true;
+    }
+    // The block as read standing exactly is the edit not applied (a block
+    // read without its line numbers, whose place is still there), unless
+    // the replacement keeps it whole (an insertion next to it).
+    if !replace.contains(search) && memchr::memmem::find(text, search.as_bytes()).is_some() {
+        return true;
+    }
+    // So is the block standing up to the end of its last line, which has
+    // run on since (text added after it), unless the replacement keeps
+    // that much (an edit that extends the line).
+    if runs_on(text, search, replace) {
+        return true;
+    }
+    // So is the block standing, line endings and typographic punctuation
+    // aside, outside that occurrence (its place in a mixed file, one of its
+    // lines ending in CRLF where the block has LF; its quotes curled).
+    !replace.contains(search) && stands_but_for_format(text, search, at)
+}
+
 /// Whether the edit `search` -> `replace`, whose replacement stands once at
 /// `at` (byte range) in `text`, is proved applied there, and how.
 pub(crate) fn proof(
@@ -336,40 +378,7 @@ pub(crate) fn proof(
     at: (usize, usize),
     region: Option<Region>,
 ) -> Option<Proof> {
-    // A block read as the replacement itself (a line-number prefix taken
-    // with the space after it, or not) changes nothing as read: its
-    // replacement standing somewhere is the block standing there.
-    if search == replace {
-        return None;
-    }
-    // A block that drops a byte order mark: the text matched never has the
-    // file's BOM, so its replacement standing there says nothing of
-    // whether the BOM is still in the file.
-    if search.matches('\u{feff}').count() > replace.matches('\u{feff}').count() {
-        return None;
-    }
-    // A replacement that starts with indentation names whole lines: found
-    // inside another line's indentation (8 spaces holding the 4 of a
-    // re-indented line), it is that line, not the replacement.
-    if replace.starts_with([' ', '\t']) && at.0 > 0 && text[at.0 - 1] != b'\n' {
-        return None;
-    }
-    // The block as read standing exactly is the edit not applied (a block
-    // read without its line numbers, whose place is still there), unless
-    // the replacement keeps it whole (an insertion next to it).
-    if !replace.contains(search) && memchr::memmem::find(text, search.as_bytes()).is_some() {
-        return None;
-    }
-    // So is the block standing up to the end of its last line, which has
-    // run on since (text added after it), unless the replacement keeps
-    // that much (an edit that extends the line).
-    if runs_on(text, search, replace) {
-        return None;
-    }
-    // So is the block standing, line endings and typographic punctuation
-    // aside, outside that occurrence (its place in a mixed file, one of its
-    // lines ending in CRLF where the block has LF; its quotes curled).
-    if !replace.contains(search) && stands_but_for_format(text, search, at) {
+    if proves_nothing(text, search, replace, at) {
         return None;
     }
     let s: Vec<&str> = search.split_inclusive('\n').collect();

@@ -75,6 +75,7 @@
 use std::collections::HashMap;
 
 use super::marker::{in_prose, is_marker, KEYWORDS};
+use crate::text::lines::line_start;
 
 /// Places a walk from a marker through inserted lines tries on each side.
 const WALK_CANDIDATES: usize = 8;
@@ -181,7 +182,7 @@ pub(crate) fn prefilter(old: &[u8], new: &[&[u8]]) -> bool {
             if m.start() < after {
                 continue;
             }
-            let a = memchr::memrchr(b'\n', &p[..m.start()]).map_or(0, |k| k + 1);
+            let a = line_start(p, m.start());
             let b = memchr::memchr(b'\n', &p[m.end()..]).map_or(p.len(), |k| m.end() + k);
             after = b;
             if is_marker(&String::from_utf8_lossy(&whole_line(new, k, a, b))) {
@@ -248,7 +249,7 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     if i == a.len() && i == b.len() {
         return i;
     }
-    memchr::memrchr(b'\n', &a[..i]).map_or(0, |k| k + 1)
+    line_start(a, i)
 }
 
 /// Byte length of the common suffix of whole lines of `a` and `b`.
@@ -377,7 +378,7 @@ fn check_spans(old: &[u8], new: &[&[u8]], spans: &[Span]) -> Verdict {
     // Widened to whole lines and merged.
     let mut wide: Vec<(usize, usize, Span)> = Vec::new();
     for s in spans {
-        let a = memchr::memrchr(b'\n', &old[..s.old.0]).map_or(0, |k| k + 1);
+        let a = line_start(old, s.old.0);
         let b = if s.old.1 > s.old.0 && old[s.old.1 - 1] == b'\n' {
             s.old.1
         } else {

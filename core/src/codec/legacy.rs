@@ -55,6 +55,7 @@ use encoding_rs::Encoding as Enc;
 use crate::error::{ErrorCode, Failure};
 use crate::printer;
 use crate::text::embedded_utf8;
+use crate::text::lines::line_start;
 
 /// Bytes of non-ASCII lines the detector is fed (about 5 ms of its time;
 /// the whole file is then decoded under its guess, which is the real
@@ -248,7 +249,7 @@ impl Family {
 /// The line of `bytes` around `[start, end)`: from after the last line
 /// break before `start` to the first line break at or after `end`.
 fn line_around(bytes: &[u8], start: usize, end: usize) -> (usize, usize) {
-    let ls = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
+    let ls = line_start(bytes, start);
     let le = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i);
     (ls, le)
 }

@@ -1,12 +1,13 @@
 //! Ambiguous blocks: for each occurrence, the smallest extension by
 //! neighbouring lines that occurs only once.
 
-use memchr::{memchr, memmem, memrchr};
+use memchr::{memchr, memmem};
 
 use super::report::Diagnosis;
 use crate::likeness::nearest::lines_of;
 use crate::likeness::Budget;
 use crate::result::diagnosis::ContextHint;
+use crate::text::lines::line_start;
 
 /// Most occurrences that get a `unique_context_hint`.
 pub const MAX_HINTS: usize = 10;
@@ -17,12 +18,12 @@ const MAX_OCCURRENCES: usize = 10_000;
 
 /// Start of the line `up` lines above the line containing `pos`.
 fn line_start_above(text: &[u8], pos: usize, up: usize) -> Option<usize> {
-    let mut s = memrchr(b'\n', &text[..pos]).map_or(0, |k| k + 1);
+    let mut s = line_start(text, pos);
     for _ in 0..up {
         if s == 0 {
             return None;
         }
-        s = memrchr(b'\n', &text[..s - 1]).map_or(0, |k| k + 1);
+        s = line_start(text, s - 1);
     }
     Some(s)
 }

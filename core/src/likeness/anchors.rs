@@ -5,13 +5,14 @@
 
 use std::collections::HashMap;
 
-use memchr::{memchr, memmem, memrchr};
+use memchr::{memchr, memmem};
 
 use super::budget::{window_cost, Budget, LINE_COST};
 use super::keys::{hash_of, key_vec, line_sim, FileLines, SLine, MIN_ANCHOR_KEY};
 use super::windows::{
     best_window, pick, Closest, FKeys, Found, GaveUp, CANDIDATES, MIN_SIMILARITY,
 };
+use crate::text::lines::line_start;
 
 /// Bytes of the text searched per step of an anchor pass (the needles of a
 /// pass all run over one chunk while it is in cache; the budget is checked
@@ -323,7 +324,7 @@ impl<'a> Anchors<'a, '_> {
             let (ls, le) = match cur {
                 Some((ch, ls, le)) if ch == h => (ls, le),
                 _ => {
-                    let ls = memrchr(b'\n', &text[..p]).map_or(0, |x| x + 1);
+                    let ls = line_start(text, p);
                     let le = memchr(b'\n', &text[p..]).map_or(text.len(), |x| p + x);
                     cur = Some((h, ls, le));
                     fkey = None;

@@ -39,6 +39,7 @@
 
 use super::align::char_ratio;
 use crate::text::fold::punct_ascii;
+use crate::text::lines::line_start;
 
 /// Replacement texts shorter than this (non-whitespace bytes) are too
 /// common to prove an edit was already applied.
@@ -125,7 +126,7 @@ fn still_there(text: &[u8], at: usize, deleted: &str, before: bool) -> bool {
             if from == 0 {
                 break;
             }
-            from = memchr::memrchr(b'\n', &text[..from - 1]).map_or(0, |k| k + 1);
+            from = line_start(text, from - 1);
         }
         text[from..at].split_inclusive(|&b| b == b'\n').collect()
     } else {
@@ -173,7 +174,7 @@ fn block_elsewhere(text: &[u8], search: &str, at: (usize, usize)) -> bool {
     let outside = |a: usize, b: usize| b <= at.0 || a >= at.1;
     // The line holding byte `pos`: (start, end without its line break).
     let line_of = |pos: usize| {
-        let a = memchr::memrchr(b'\n', &text[..pos]).map_or(0, |k| k + 1);
+        let a = line_start(text, pos);
         let b = memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |k| pos + k);
         (a, b)
     };

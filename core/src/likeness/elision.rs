@@ -18,6 +18,7 @@ use super::closest::{closest_by_scan, region};
 use super::keys::{block_lines, SLine};
 use super::search::{one, Located, Part, Reading};
 use super::windows::GaveUp;
+use crate::text::lines::line_start;
 
 /// A part is looked for this far (bytes) from the part beside it.
 const MAX_GAP: usize = 256 << 10;
@@ -31,11 +32,6 @@ fn line_at(text: &[u8], from: usize, line: usize, at: usize) -> usize {
     } else {
         line - memchr::memchr_iter(b'\n', &text[at..from]).count()
     }
-}
-
-/// Start of the line holding byte `at`.
-fn line_start(text: &[u8], at: usize) -> usize {
-    memchr::memrchr(b'\n', &text[..at]).map_or(0, |k| k + 1)
 }
 
 /// The place of `part` within `text[from..to]` (`from` starts line

@@ -3,9 +3,10 @@
 //! typographic punctuation, so lines are compared by key; and the lines of
 //! a block or of a run of the file.
 
-use memchr::{memchr, memmem, memrchr};
+use memchr::{memchr, memmem};
 
 use crate::text::fold::{invisible, punct_ascii};
+use crate::text::lines::line_start;
 
 /// Shortest key a line needs to serve as an anchor.
 pub(super) const MIN_ANCHOR_KEY: usize = 3;
@@ -205,7 +206,7 @@ impl<'a> FileLines<'a> {
         let mut back = Vec::new();
         let mut s = at;
         while back.len() < before && s > 0 {
-            s = memrchr(b'\n', &text[..s - 1]).map_or(0, |k| k + 1);
+            s = line_start(text, s - 1);
             back.push(s);
         }
         let first = line - back.len();

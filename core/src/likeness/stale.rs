@@ -23,6 +23,7 @@ use super::budget::{window_cost, Budget};
 use super::closest::region;
 use super::keys::{FileLines, SLine};
 use super::windows::Found;
+use crate::text::lines::line_start;
 
 /// Lines looked at either side of the window found, besides the block's
 /// own length.
@@ -210,7 +211,7 @@ fn lines_from(text: &[u8], mut p: usize, up: usize, down: usize) -> usize {
         if p == 0 {
             break;
         }
-        p = memchr::memrchr(b'\n', &text[..p - 1]).map_or(0, |k| k + 1);
+        p = line_start(text, p - 1);
     }
     for _ in 0..down {
         match memchr::memchr(b'\n', &text[p.min(text.len())..]) {

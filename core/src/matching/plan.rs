@@ -8,6 +8,7 @@
 //! after it to its replacement ([`joins_at`]), which is refused.
 
 use crate::model::{Count, Edit};
+use crate::text::lines::line_start;
 
 /// How many occurrences of one edit are planned as spans over a text of
 /// `len` bytes. Each planned occurrence costs about 250 bytes on its way to
@@ -95,7 +96,7 @@ pub(crate) fn joins_at(text: &[u8], end: usize) -> bool {
 /// where the line holding `p` starts, and the damage the edit would do to
 /// it, if any. The look goes back to the line break before `p`.
 pub(crate) fn seam_at(text: &[u8], p: usize, edit: &Edit) -> (usize, Option<Seam>) {
-    let start = memchr::memrchr(b'\n', &text[..p]).map_or(0, |i| i + 1);
+    let start = line_start(text, p);
     if edit.search.starts_with('\n') && p > start && text[p - 1] == b'\r' {
         return (start, Some(Seam::LoneCr));
     }

@@ -64,6 +64,7 @@ use crate::result::diagnosis::Difference;
 use crate::result::files::LineEnding;
 use crate::text::fold::punct_ascii;
 use crate::text::indent::{indent_pairs, lead, lines_of, same_shape, width, TAB_WIDTH};
+use crate::text::lines::line_start;
 
 /// Most normalized occurrences examined before calling a block ambiguous.
 const MAX_CANDIDATES: usize = 1000;
@@ -719,7 +720,7 @@ fn adapt(
     let (p_lines, p_ends) = split_ends(replace);
     let starts_line = at_line_start(text, start);
     // The file's text on the region's first line before the match.
-    let line_start = memchr::memrchr(b'\n', &text[..start]).map_or(0, |k| k + 1);
+    let line_start = line_start(text, start);
     let before = std::str::from_utf8(&text[line_start..start]).unwrap_or("");
     let indents = Indents::new(search, region, starts_line, m);
     let reindent = indents.reindent;
@@ -869,7 +870,7 @@ fn fit_region(
     // line the block starts on does when nothing else precedes the block on
     // that line (the block names the whole line, and its indentation is
     // what the tolerance forgives).
-    let line = memchr::memrchr(b'\n', &text[..s]).map_or(0, |k| k + 1);
+    let line = line_start(text, s);
     let at_indent = text[line..s].iter().all(|&b| is_ws(b));
     // A block that starts with a line break names a blank line (or the
     // end of the line before its own): not the end of a line with text, met
@@ -1073,7 +1074,7 @@ pub(crate) fn reended(
             // front of both texts (no tolerant match starts at the end of a
             // line that has text).
             Some(cr) if search.starts_with('\n') && text[cr] == b'\r' => {
-                let from = memchr::memrchr(b'\n', &text[..cr]).map_or(0, |k| k + 1);
+                let from = line_start(text, cr);
                 let before = std::str::from_utf8(&text[from..cr]).ok()?;
                 let (search, replace) = ([before, search].concat(), [before, replace].concat());
                 find(text, &search, &replace, m)

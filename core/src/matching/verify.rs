@@ -35,6 +35,7 @@ use std::borrow::Cow;
 
 use crate::model::{MatchMode, PlanSide, Tolerance, Unverified};
 use crate::text::fold::{punct_ascii, unicode_space};
+use crate::text::lines::line_start;
 
 /// Which whitespace a fold trims from one end of each line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -358,7 +359,7 @@ fn kept_lines(s: &[Ln<'_>], p: &[Ln<'_>]) -> Vec<Option<usize>> {
 /// starts inside a line continues the text before it, the last of one that
 /// ends inside a line goes on with the text after it.
 fn check_kept(text: &[u8], c: &Change<'_>, [r, s, n, p]: [&[Ln<'_>]; 4]) -> Result<(), Unverified> {
-    let line_start = memchr::memrchr(b'\n', &text[..c.start]).map_or(0, |k| k + 1);
+    let line_start = line_start(text, c.start);
     let line_end = memchr::memchr(b'\n', &text[c.end..]).map_or(text.len(), |k| c.end + k);
     let after = &text[c.end..line_end];
     let (before, after) = (

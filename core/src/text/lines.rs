@@ -1,5 +1,5 @@
-//! Line numbers: how many line breaks a slice holds, and the 1-based line
-//! of byte offsets. Every layer that reports a line (matching, diagnosis,
+//! Line numbers: how many line breaks a slice holds, the 1-based line of
+//! byte offsets, and where a line starts. Every layer that reports a line (matching, diagnosis,
 //! the legacy-encoding checks, diffs, reads) counts them here, one way.
 //!
 //! Pure: nothing here depends on the rest of the crate.
@@ -9,6 +9,12 @@
 /// instead of 62 ms over a 200 MiB file with 32-byte lines.
 pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count()
+}
+
+/// Where the line holding byte `at` of `text` starts: just after the line
+/// break before `at`, or 0.
+pub(crate) fn line_start(text: &[u8], at: usize) -> usize {
+    memchr::memrchr(b'\n', &text[..at]).map_or(0, |k| k + 1)
 }
 
 /// How many lines `text` has: its line breaks, and a last line without

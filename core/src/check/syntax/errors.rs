@@ -14,6 +14,7 @@ use tree_sitter::{Language, Node, Tree};
 
 use super::grammar::Grammar;
 use crate::result::syntax::{SyntaxError, SyntaxProblem};
+use crate::text::lines::line_start;
 
 /// Errors listed in a report at most.
 pub(crate) const LISTED: usize = 5;
@@ -207,7 +208,7 @@ fn clip(s: &str, max: usize) -> String {
 /// The line of `text` holding byte `at`, without its line ending.
 fn line_at(text: &[u8], at: usize) -> &[u8] {
     let at = at.min(text.len());
-    let start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |i| i + 1);
+    let start = line_start(text, at);
     let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |i| at + i);
     let line = &text[start..end];
     line.strip_suffix(b"\r").unwrap_or(line)

@@ -15,6 +15,8 @@
 //! other byte stay where they were, so every offset, line and column of the
 //! parse is the file's own. An edit inside a later branch is not checked.
 
+use crate::text::lines::line_start;
+
 /// Whether `grammar`'s files go through a preprocessor.
 pub(crate) fn applies(grammar: super::grammar::Grammar) -> bool {
     use super::grammar::Grammar::{CSharp, Cpp, C};
@@ -78,7 +80,7 @@ fn bom_as_space(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 fn has_directive(text: &[u8]) -> bool {
     let text = &bom_as_space(text)[..];
     memchr::memchr_iter(b'#', text).any(|k| {
-        let start = memchr::memrchr(b'\n', &text[..k]).map_or(0, |i| i + 1);
+        let start = line_start(text, k);
         text[start..k].iter().all(|b| *b == b' ' || *b == b'\t')
     })
 }

@@ -486,27 +486,7 @@ fn in_turn_sharing<'a>(
     let multi = edits.len() > 1;
     let mut runs = RunFinder::new(runs);
     let mut plan = InTurn::new(text, edits.len());
-    // Edits whose line breaks may be made the file's are matched alone (the
-    // one-pass planner writes replacements as sent): runs stop before them.
-    // None where no edit can be (one edit: no runs), or none will be: the
-    // file ends its lines one way and no replacement brings the other, so
-    // no edit changes a line ending, and each one's new lines already end
-    // as the file's.
-    let mut alone: Vec<usize> = (0..edits.len())
-        .filter(|&k| tolerant::may_reend(&edits[k].search, &edits[k].replace, opts.mode))
-        .collect();
-    if !alone.is_empty() && edits.len() >= many::MIN_EDITS {
-        let eol = line_ending(text);
-        if matches!(eol, LineEnding::Crlf | LineEnding::Lf)
-            && !edits
-                .iter()
-                .any(|e| tolerant::breaks_other_than(&e.replace, eol))
-        {
-            alone.clear();
-        }
-    } else {
-        alone.clear();
-    }
+    let alone = matched_alone(text, edits, opts.mode);
 
     for (i, edit) in edits.iter().enumerate() {
         if runs.covered(i) {
@@ -529,6 +509,29 @@ fn in_turn_sharing<'a>(
         plan.one_edit(&call, i, edit, &pre)?;
     }
     plan.finish(opts)
+}
+
+/// The edits whose line breaks may be made the file's
+/// ([`tolerant::reended`]), which are matched alone: runs planned in one
+/// pass stop before them (that planner writes replacements as sent). None
+/// where no edit can be (one edit: no runs), or none will be: the file
+/// ends its lines one way and no replacement brings the other, so no edit
+/// changes a line ending, and each one's new lines already end as the
+/// file's.
+fn matched_alone(text: &[u8], edits: &[Edit], mode: MatchMode) -> Vec<usize> {
+    let may = |e: &Edit| tolerant::may_reend(&e.search, &e.replace, mode);
+    if edits.len() < many::MIN_EDITS || !edits.iter().any(may) {
+        return Vec::new();
+    }
+    let eol = line_ending(text);
+    if matches!(eol, LineEnding::Crlf | LineEnding::Lf)
+        && !edits
+            .iter()
+            .any(|e| tolerant::breaks_other_than(&e.replace, eol))
+    {
+        return Vec::new();
+    }
+    (0..edits.len()).filter(|&k| may(&edits[k])).collect()
 }
 
 /// What every edit of one call applied in turn is matched with.
@@ -1164,6 +1167,19 @@ mod tests {
         );
     }
 
+    /// The last of `edits` over `text` is refused with `PLAN_CHECK_FAILED`
+    /// for `why`, its message saying `words`.
+    fn refused_last(text: &str, edits: &[Edit], why: EditWhy, words: &str) {
+        let f = apply(text, edits).unwrap_err();
+        assert_eq!(
+            (f[0].index, f[0].code),
+            (edits.len() - 1, ErrorCode::PLAN_CHECK_FAILED),
+            "{edits:?}"
+        );
+        assert_eq!(f[0].why, why);
+        assert!(f[0].message().contains(words), "{}", f[0].message());
+    }
+
     /// An edit whose search text ends with a line break and whose
     /// replacement, not empty, does not, is refused where the line after
     /// its occurrence has text: written, that line would be joined to the
@@ -1178,18 +1194,11 @@ mod tests {
             // Several edits (the one-pass planner leaves it to this check).
             vec![e("d();", "e();"), e("b();\n", "x();")],
         ] {
-            let f = apply(text, &edits).unwrap_err();
-            let last = edits.len() - 1;
-            assert_eq!(
-                (f[0].index, f[0].code),
-                (last, ErrorCode::PLAN_CHECK_FAILED),
-                "{edits:?}"
-            );
-            assert_eq!(f[0].why, EditWhy::JoinsNextLine { line: 3 });
-            assert!(
-                f[0].message().contains("line 3 would be joined"),
-                "{}",
-                f[0].message()
+            refused_last(
+                text,
+                &edits,
+                EditWhy::JoinsNextLine { line: 3 },
+                "line 3 would be joined",
             );
         }
         let crlf = text.replace('\n', "\r\n");
@@ -1234,19 +1243,11 @@ mod tests {
             } else {
                 text.to_string()
             };
-            let f = apply(&text, &edits).unwrap_err();
-            let last = edits.len() - 1;
-            assert_eq!(
-                (f[0].index, f[0].code),
-                (last, ErrorCode::PLAN_CHECK_FAILED),
-                "{edits:?}"
-            );
-            assert_eq!(f[0].why, EditWhy::JoinsWhitespace { line: 3 });
-            assert!(
-                f[0].message()
-                    .contains("ends line 3, a line of only spaces or tabs"),
-                "{}",
-                f[0].message()
+            refused_last(
+                &text,
+                &edits,
+                EditWhy::JoinsWhitespace { line: 3 },
+                "ends line 3, a line of only spaces or tabs",
             );
         }
         // The replacement starts with the break too, the line is empty, the

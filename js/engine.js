@@ -35,7 +35,7 @@ function run(tool, args, options) {
  * endings alone, so LF text sent against a CRLF file (what models emit) lands
  * where it is unique, the file keeping its CRLF, instead of costing a retry.
  * The plan is verified as every tolerant plan is. Results come in the
- * compact view (core/src/api/view.rs: each fact once, paths relative to the
+ * compact view (core/src/result/view.rs: each fact once, paths relative to the
  * root), what a model reads. The JS API stays exact and full by default. A
  * caller's own `defaultMatch` and `results` win.
  */

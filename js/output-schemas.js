@@ -14,7 +14,7 @@
 // ...) are one type shared by every tool, about 6 KB of schema that every
 // tool would otherwise repeat, and are described in the contract and the d.ts.
 // The server answers in the compact
-// view by default (fewer fields: core/src/api/view.rs), so the fields that view
+// view by default (fewer fields: core/src/result/view.rs), so the fields that view
 // may leave out (the contract's `compact.optional`) are not required here;
 // a full result fits the same schema.
 //

@@ -200,7 +200,7 @@ pub enum ResultView {
     #[default]
     Full,
     /// Each fact once, paths relative to the workspace root: what a model
-    /// reads back (the MCP server's default; see `api::view`).
+    /// reads back (the MCP server's default; see `result::view`).
     Compact,
 }
 

@@ -7,7 +7,7 @@
 //! outside its own `fn`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -17,6 +17,7 @@ use crate::input::request;
 use crate::io::workspace::Workspace;
 use crate::model::{Options, ResultView};
 use crate::printer;
+use crate::result::view::{self, Compact, Roots};
 use crate::result::{Answer, Failed, Outcome};
 
 /// The `CANCELLED` result of a call stopped before it wrote anything, by its
@@ -31,35 +32,50 @@ pub fn failure(f: &Failure) -> Value {
     to_json::<()>(Err(Box::new(Failed::new(f, None))))
 }
 
-/// Runs `f`, turning a panic into an `INTERNAL_ERROR` result, and gives
-/// its result in the view the caller's `options` ask for (see
-/// [`super::view`]).
-pub(super) fn answer(options: Option<&Value>, f: impl FnOnce() -> Value) -> Value {
-    let result = guarded(f);
-    // The full view (the default) needs nothing more: the options are read
-    // again only when they ask for the compact one, for its root.
-    if options
-        .and_then(|o| o.get("results"))
-        .and_then(Value::as_str)
-        != Some("compact")
-    {
-        return result;
-    }
-    match request::options(options, cwd) {
-        Ok(o) if o.results == ResultView::Compact => {
-            super::view::compact(result, &o.workspace_root)
-        }
-        _ => result,
-    }
-}
-
-/// [`answer`] for an entry point whose layers answer a typed outcome: the
-/// outcome becomes JSON here, once.
-pub(super) fn answer_typed<T: Serialize>(
+/// Runs `f`, turning a panic into an `INTERNAL_ERROR` result, and gives its
+/// outcome as JSON, once, in the view the caller's `options` ask for (see
+/// [`crate::result::view`]).
+pub(super) fn answer_typed<T: Serialize + Compact>(
     options: Option<&Value>,
     f: impl FnOnce() -> Outcome<T>,
 ) -> Value {
-    answer(options, || to_json(f()))
+    guarded(|| {
+        let mut answer = Answer::from(f());
+        let Some(root) = compact_root(options) else {
+            return serde_json::to_value(&answer).expect("a result serializes");
+        };
+        let roots = roots_of(&root);
+        let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+        answer.compact(&Roots(&roots));
+        view::compactly(|| serde_json::to_value(&answer)).expect("a result serializes")
+    })
+}
+
+/// The roots a compact view's paths are made relative to: the workspace
+/// root as the caller gave it and its real path (a root given through a
+/// link), each without a trailing `/`.
+fn roots_of(root: &Path) -> Vec<String> {
+    let real = std::fs::canonicalize(root).ok();
+    [Some(root), real.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter_map(Path::to_str)
+        .map(|r| r.trim_end_matches('/').to_string())
+        .collect()
+}
+
+/// The workspace root when the caller's `options` ask for the compact view.
+/// The full view (the default) needs nothing more: the options are read
+/// again only when they ask for the compact one, for its root.
+fn compact_root(options: Option<&Value>) -> Option<PathBuf> {
+    options
+        .and_then(|o| o.get("results"))
+        .and_then(Value::as_str)
+        .filter(|v| *v == "compact")?;
+    match request::options(options, cwd) {
+        Ok(o) if o.results == ResultView::Compact => Some(o.workspace_root),
+        _ => None,
+    }
 }
 
 /// An outcome as the entry points answer it.
@@ -104,4 +120,24 @@ pub(super) fn begin<R>(
     let req = parse(input)?;
     let ws = Workspace::open(&opts.workspace_root)?;
     Ok((opts, req, ws))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_real_root_is_tried_when_the_given_one_is_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let real = std::fs::canonicalize(&real).unwrap();
+        let given = format!("{}/", link.display());
+        assert_eq!(
+            roots_of(Path::new(&given)),
+            [link.to_str().unwrap(), real.to_str().unwrap()]
+        );
+    }
 }

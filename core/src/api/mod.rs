@@ -17,7 +17,6 @@ mod lines;
 mod patch;
 mod runner;
 mod text_editor;
-mod view;
 
 /// The addon's words for JavaScript values that are not JSON text.
 pub use crate::printer::js;

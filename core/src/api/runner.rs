@@ -95,9 +95,7 @@ entry_points! {
 /// entry point's result), and `compact.optional` (the fields a compact
 /// result may omit although the full one has them).
 pub fn contract() -> Value {
-    let mut doc = crate::result::contract(&RESULTS);
-    doc["compact"] = serde_json::json!({ "optional": super::view::MAY_DROP });
-    doc
+    crate::result::contract(&RESULTS)
 }
 
 /// [`run`] with locks that fail at once (`FILE_LOCKED`) instead of waiting,

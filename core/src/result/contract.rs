@@ -1,6 +1,8 @@
 //! The published contract, generated from the result types: one JSON Schema
 //! document whose `$defs` hold every result type and whose `results` name,
-//! for each entry point, the type it answers with.
+//! for each entry point, the type it answers with, and `compact.optional`:
+//! the fields a compact result may leave out although the full one has
+//! them (declared on the fields: [`super::view`]).
 
 use schemars::generate::{Contract, SchemaSettings};
 use schemars::SchemaGenerator;
@@ -24,7 +26,9 @@ pub fn contract(entries: &[(&str, ResultOf)]) -> Value {
         results.insert((*name).into(), result_of(&mut g));
     }
     let mut defs: Map<String, Value> = g.take_definitions(true).into_iter().collect();
+    let mut compact_optional = Vec::new();
     for v in defs.values_mut().chain(results.values_mut()) {
+        full_requires(v, &mut compact_optional);
         tidy(v);
     }
     let mut doc = Map::new();
@@ -34,7 +38,55 @@ pub fn contract(entries: &[(&str, ResultOf)]) -> Value {
     );
     doc.insert("results".into(), Value::Object(results));
     doc.insert("$defs".into(), Value::Object(defs));
+    let optional = compact_optional.into_iter().map(Value::String).collect();
+    let mut compact = Map::new();
+    compact.insert("optional".into(), Value::Array(optional));
+    doc.insert("compact".into(), Value::Object(compact));
     Value::Object(doc)
+}
+
+/// Makes each field marked `x-compact` (one the full result always has and
+/// the compact view may leave out: [`super::view`]) required again, and adds
+/// its name to `names` (once). Its `skip_serializing_if`, which serves the
+/// compact view, made the generator call it optional.
+fn full_requires(v: &mut Value, names: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            let mut marked = Vec::new();
+            if let Some(Value::Object(props)) = m.get_mut("properties") {
+                for (name, p) in props.iter_mut() {
+                    let Value::Object(p) = p else { continue };
+                    if p.remove("x-compact").is_some() {
+                        marked.push(name.clone());
+                    }
+                }
+            }
+            if !marked.is_empty() {
+                let keys: Vec<String> = match m.get("properties") {
+                    Some(Value::Object(props)) => props.keys().cloned().collect(),
+                    _ => Vec::new(),
+                };
+                let was: Vec<Value> = match m.get("required") {
+                    Some(Value::Array(r)) => r.clone(),
+                    _ => Vec::new(),
+                };
+                let required = keys
+                    .into_iter()
+                    .filter(|k| marked.contains(k) || was.iter().any(|r| r == k.as_str()))
+                    .map(Value::String)
+                    .collect();
+                m.insert("required".into(), Value::Array(required));
+                for name in marked {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+            }
+            m.values_mut().for_each(|c| full_requires(c, names));
+        }
+        Value::Array(a) => a.iter_mut().for_each(|c| full_requires(c, names)),
+        _ => {}
+    }
 }
 
 /// Makes a generated schema what clients read best: descriptions as

@@ -13,6 +13,8 @@ use super::written::{Diff, KeptElision, Preview, Strategy};
 pub struct EditReport {
     /// 1-based line where the edit's (first) match starts.
     pub line_number: usize,
+    #[serde(skip_serializing_if = "super::view::one")]
+    #[schemars(extend("x-compact" = true))]
     pub replacements: usize,
     /// With a `match` list: the tolerances this edit needed ([] when it
     /// matched exactly).
@@ -30,16 +32,28 @@ pub struct PatchDone {
     /// The edited file.
     pub file_path: String,
     /// Total occurrences replaced.
+    #[serde(skip_serializing_if = "super::view::one")]
+    #[schemars(extend("x-compact" = true))]
     pub replacements: usize,
     /// 1-based line where the (first edit's) match starts.
     pub line_number: usize,
     /// Length of the decoded text as a JS string (UTF-16 code units, BOM
     /// excluded), before and after.
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub before_chars: usize,
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub after_chars: usize,
     /// Size on disk (BOM included), before and after.
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub before_bytes: usize,
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub after_bytes: usize,
+    #[serde(skip_serializing_if = "super::view::single")]
+    #[schemars(extend("x-compact" = true))]
     pub edits: Vec<EditReport>,
     /// With a `match` list: every tolerance the edits needed ([] when all
     /// matched exactly).
@@ -50,6 +64,8 @@ pub struct PatchDone {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub original_text: Option<String>,
     /// sha256 (hex) of the bytes on disk before.
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub sha256_before: String,
     /// sha256 (hex) of the bytes on disk after.
     pub sha256: String,
@@ -86,6 +102,8 @@ pub struct BatchFile {
 pub struct BatchDone {
     pub ok: True,
     /// Total occurrences replaced in every file.
+    #[serde(skip_serializing_if = "super::view::one")]
+    #[schemars(extend("x-compact" = true))]
     pub replacements: usize,
     pub files: Vec<BatchFile>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -102,12 +120,16 @@ pub struct WriteDone {
     pub file_path: String,
     /// Whether the file did not exist before.
     pub created: bool,
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub after_bytes: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "super::view::absent_or_omitted")]
     pub after_chars: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encoding: Option<String>,
     /// null when the file is created.
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub sha256_before: Option<String>,
     pub sha256: String,
     /// Elision markers in the new text, written as the lines they stand
@@ -135,9 +157,11 @@ pub struct AppliedFile {
     pub created: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deleted: Option<True>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "super::view::absent_or_omitted")]
     pub after_bytes: Option<usize>,
     /// null for a file the run created.
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub sha256_before: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
@@ -146,11 +170,16 @@ pub struct AppliedFile {
 }
 
 /// The one file of a run that wrote a single file, repeated at the top.
+/// Only ever flattened, optional, into [`AppliedRun`], whose schema has
+/// its fields optional already: the fields the compact view leaves out
+/// carry no `x-compact` mark here (it would make them required).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct AppliedOne {
     pub file_path: String,
     pub created: bool,
+    #[serde(skip_serializing_if = "super::view::omitted")]
     pub after_bytes: usize,
+    #[serde(skip_serializing_if = "super::view::omitted")]
     pub sha256_before: Option<String>,
     pub sha256: String,
 }
@@ -163,6 +192,8 @@ pub struct AppliedRun {
     pub run_id: String,
     #[serde(flatten)]
     pub one: Option<AppliedOne>,
+    #[serde(skip_serializing_if = "super::view::cleared")]
+    #[schemars(extend("x-compact" = true))]
     pub files: Vec<AppliedFile>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[schemars(default)]

@@ -183,6 +183,8 @@ pub struct OpFailure {
     /// 0-based index of the operation.
     pub index: usize,
     /// The path as written in the text.
+    #[serde(skip_serializing_if = "super::view::cleared")]
+    #[schemars(extend("x-compact" = true))]
     pub path: String,
     /// 1-based line of the operation in the text.
     #[serde(skip_serializing_if = "Option::is_none")]

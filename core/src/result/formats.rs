@@ -87,6 +87,8 @@ pub struct BlockReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct FormatFile {
     /// The path as written in the text.
+    #[serde(skip_serializing_if = "super::view::cleared")]
+    #[schemars(extend("x-compact" = true))]
     pub path: String,
     /// The file (the source, for a move).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,11 +100,11 @@ pub struct FormatFile {
     /// add: whether the file did not exist before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub created: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "super::view::absent_or_omitted")]
     pub before_bytes: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "super::view::absent_or_omitted")]
     pub sha256_before: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "super::view::absent_or_omitted")]
     pub after_bytes: Option<usize>,
     /// sha256 of the new bytes; null when the file is removed.
     pub sha256: Option<String>,

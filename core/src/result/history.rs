@@ -110,8 +110,12 @@ pub enum Listed {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct HistoryDone {
     pub ok: True,
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub workspace_root: String,
     /// The workspace's journal directory.
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub journal: String,
     pub enabled: bool,
     /// Newest first.
@@ -154,5 +158,7 @@ pub struct Cleared {
     pub ok: True,
     /// Entries removed.
     pub removed: u64,
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub journal: String,
 }

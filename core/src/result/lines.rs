@@ -59,9 +59,15 @@ pub struct LinesDone {
     pub note: Option<String>,
     pub edits: Vec<LineEditReport>,
     /// Size on disk (BOM included), before and after.
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub before_bytes: usize,
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub after_bytes: usize,
     /// sha256 (hex) of the bytes on disk before.
+    #[serde(skip_serializing_if = "super::view::omitted")]
+    #[schemars(extend("x-compact" = true))]
     pub sha256_before: String,
     /// sha256 (hex) of the bytes on disk after.
     pub sha256: String,

@@ -24,6 +24,7 @@ pub mod lines;
 pub mod marks;
 pub mod syntax;
 pub mod text_editor;
+pub mod view;
 pub mod written;
 
 pub use answer::{Answer, Outcome};

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::entry::{answer_typed, cwd};
+use super::entry::{answer, cwd};
 use crate::history::Journal;
 use crate::input::request;
 use crate::model::Options;
@@ -10,7 +10,7 @@ use crate::txn::dry_run;
 
 /// `applyDryRun`: writes exactly what a dry run previewed, once.
 pub(super) fn apply_dry_run(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
-    answer_typed(options, || {
+    answer(options, || {
         let opts = Options {
             entry: Some(entry),
             ..request::options(options, cwd)?

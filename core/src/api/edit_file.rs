@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::entry::{answer_typed, begin};
+use super::entry::{answer, begin};
 use crate::history::Journal;
 use crate::input::request;
 use crate::txn::edits;
@@ -19,7 +19,7 @@ use crate::txn::edits;
 /// below (`txn::edits::patch`), so it answers as `patchFile` does; an input
 /// it cannot translate is refused before the options are read.
 pub(super) fn edit_file(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
-    answer_typed(options, || {
+    answer(options, || {
         let translated = request::edit_file_input(input)?;
         // Journaled as what the caller called.
         let (opts, req, ws) = begin(entry, &translated, options, request::patch_request)?;

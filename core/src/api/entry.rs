@@ -35,7 +35,7 @@ pub fn failure(f: &Failure) -> Value {
 /// Runs `f`, turning a panic into an `INTERNAL_ERROR` result, and gives its
 /// outcome as JSON, once, in the view the caller's `options` ask for (see
 /// [`crate::result::view`]).
-pub(super) fn answer_typed<T: Serialize + Compact>(
+pub(super) fn answer<T: Serialize + Compact>(
     options: Option<&Value>,
     f: impl FnOnce() -> Outcome<T>,
 ) -> Value {

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::entry::{answer_typed, begin};
+use super::entry::{answer, begin};
 use crate::codec::source::Encoding;
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
@@ -24,7 +24,7 @@ use crate::txn::lexical_abs;
 
 /// `readFile`: a line range of a file plus what an edit needs to know.
 pub(super) fn read_file(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
-    answer_typed(options, || {
+    answer(options, || {
         let (opts, req, ws) = begin(entry, input, options, request::read_request)?;
         read(&ws, &req, &opts)
     })
@@ -202,7 +202,7 @@ pub(crate) const MAX_READ_BYTES: usize = 128 << 20;
 
 /// `writeFile`: atomic create-or-replace of a whole file.
 pub(super) fn write_file(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
-    answer_typed(options, || {
+    answer(options, || {
         let (opts, req, ws) = begin(entry, input, options, request::write_request)?;
         let whole = WholeFile {
             file_path: &req.file_path,

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::entry::{answer_typed, cwd};
+use super::entry::{answer, cwd};
 use crate::history::Journal;
 use crate::input::formats::{self, ParseError};
 use crate::input::request;
@@ -50,7 +50,7 @@ pub(super) fn apply_edit_blocks(
     input: &Value,
     options: Option<&Value>,
 ) -> Value {
-    answer_typed(options, || {
+    answer(options, || {
         run_text(
             input,
             options,
@@ -67,7 +67,7 @@ pub(super) fn apply_edit_blocks(
 /// `apply_patch` tool given as structure (`{ operation: { type, path, diff,
 /// move_to } }`), which is never turned into patch text.
 pub(super) fn apply_patch(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
-    answer_typed(options, || {
+    answer(options, || {
         if let Some((op, dry_in)) = request::operation_request(input)? {
             let (opts, dry_opt) = request::options_and_dry_run(options, cwd)?;
             let opts = crate::model::Options {

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::entry::{answer_typed, cwd};
+use super::entry::{answer, cwd};
 use crate::history as journal;
 use crate::input::request;
 use crate::io::workspace::Workspace;
@@ -22,7 +22,7 @@ fn open(options: Option<&Value>, entry: &'static str) -> Result<(Options, Worksp
 
 /// `history`: the workspace's journaled transactions, newest first.
 pub(super) fn history(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
-    answer_typed(options, || {
+    answer(options, || {
         let req = request::history_request(input)?;
         let (opts, ws) = open(options, entry)?;
         journal::history(&ws, &opts, req.limit, req.file_path.as_deref())
@@ -32,7 +32,7 @@ pub(super) fn history(entry: &'static str, input: &Value, options: Option<&Value
 /// `undo`: restores every file of a journaled transaction (default: the
 /// newest one not yet undone) to its bytes before it, all or nothing.
 pub(super) fn undo(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
-    answer_typed(options, || {
+    answer(options, || {
         let req = request::undo_request(input)?;
         let (opts, ws) = open(options, entry)?;
         journal::undo(&ws, &opts, req.id.as_deref(), req.dry_run)
@@ -41,7 +41,7 @@ pub(super) fn undo(entry: &'static str, input: &Value, options: Option<&Value>) 
 
 /// `journalClear`: removes every entry of the workspace's journal.
 pub(super) fn journal_clear(entry: &'static str, _input: &Value, options: Option<&Value>) -> Value {
-    answer_typed(options, || {
+    answer(options, || {
         let (opts, ws) = open(options, entry)?;
         journal::clear(&ws, &opts)
     })

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::entry::{answer_typed, begin};
+use super::entry::{answer, begin};
 use crate::history::Journal;
 use crate::input::request;
 use crate::txn::lines::{self, LinesCall};
@@ -12,7 +12,7 @@ use crate::txn::lines::{self, LinesCall};
 /// `editLines`: replace, delete or insert lines named by `LINE#ID` anchors,
 /// all edits of a call together or none, through the one pipeline.
 pub(super) fn edit_lines(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
-    answer_typed(options, || {
+    answer(options, || {
         let (opts, req, ws) = begin(entry, input, options, request::lines_request)?;
         let call = LinesCall {
             file_path: &req.file_path,

@@ -2,14 +2,14 @@
 
 use serde_json::Value;
 
-use super::entry::{answer_typed, begin};
+use super::entry::{answer, begin};
 use crate::history::Journal;
 use crate::input::request;
 use crate::txn::edits;
 
 /// `patchFile`: edits one file.
 pub(super) fn patch_file(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
-    answer_typed(options, || {
+    answer(options, || {
         let (opts, req, ws) = begin(entry, input, options, request::patch_request)?;
         edits::patch(
             &ws,
@@ -27,7 +27,7 @@ pub(super) fn batch_patch_files(
     input: &Value,
     options: Option<&Value>,
 ) -> Value {
-    answer_typed(options, || {
+    answer(options, || {
         let (opts, req, ws) = begin(entry, input, options, request::batch_request)?;
         edits::batch(
             &ws,

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::entry::{answer_typed, cwd};
+use super::entry::{answer, cwd};
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
 use crate::input::formats::text_editor::{self, EditorCommand};
@@ -42,7 +42,7 @@ pub(crate) const MAX_LISTING: usize = 1000;
 
 /// `textEditor`: runs one text editor command.
 pub(super) fn text_editor(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
-    answer_typed(options, || run(entry, input, options))
+    answer(options, || run(entry, input, options))
 }
 
 /// Runs one command: its result, or its failure (naming the command once

@@ -105,7 +105,10 @@ pub(crate) fn single<T>(v: &[T]) -> bool {
     on() && v.len() == 1
 }
 
-/// A text or list [`Compact`] cleared because it said nothing new.
+/// A text or list [`Compact`] cleared because it said nothing new (a
+/// patch's `path` as it resolved, a run's one file repeating the run). The
+/// full view never leaves these empty: a path is never "", an applied run
+/// has a file.
 pub(crate) fn cleared<T: AsRef<[U]>, U>(v: &T) -> bool {
     on() && v.as_ref().is_empty()
 }

@@ -167,3 +167,20 @@ test('a search that ends with a line break never joins the next line to a replac
     assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), 'a();\nx();\n    c();\n')
   }
 })
+
+test('a search that ends inside the next line\'s indentation never takes that indentation away, in any format', async () => {
+  const text = 'def f():\n    a()\n    b()\n'
+  const o = workspace({ 'f.js': text })
+  const calls = [
+    ['patchFile', () => patchFile({ file_path: 'f.js', search_block: 'a()\n    ', replace_block: 'x()\n' }, o), /^search_block ends inside the indentation of line 3 and replace_block does not end with the same line break and spaces, so line 3 would lose its indentation/],
+    ['edits[]', () => patchFile({ file_path: 'f.js', edits: [{ search: 'def', replace: 'def' }, { search: 'a()\n    ', replace: 'x()\n' }] }, o), /^edits\[1\]: search ends inside the indentation of line 3/],
+    ['batchPatchFiles', () => batchPatchFiles({ files: [{ file_path: 'f.js', search_block: 'a()\n    ', replace_block: 'x()\n' }] }, o).then((r) => ({ ...r, message: r.files[0].message })), /line 3 would lose its indentation/],
+    ['editFile', () => editFile({ path: 'f.js', edits: [{ oldText: 'a()\n    ', newText: 'x()\n' }] }, o), /^oldText ends inside the indentation of line 3 and newText/],
+    ['textEditor', () => textEditor({ command: 'str_replace', path: 'f.js', old_str: 'a()\n  ', new_str: 'x()' }, o), /old_str ends inside the indentation of line 3 and new_str/],
+  ]
+  await refusedUnwritten(calls, o, text)
+  // Ending with the same break and spaces, the line keeps its indentation.
+  const r = await patchFile({ file_path: 'f.js', search_block: 'a()\n    ', replace_block: 'x()\n    ' }, o)
+  assert.equal(r.ok, true, JSON.stringify(r))
+  assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), 'def f():\n    x()\n    b()\n')
+})

@@ -611,6 +611,11 @@ pub enum EditWhy {
     /// empty, does not, found where line `line` (1-based), after it, has
     /// text: written, that line would be joined to the replacement's last.
     JoinsNextLine { line: usize },
+    /// Its search text ends inside line `line`'s indentation (spaces or
+    /// tabs after its last line break) and its replacement, not empty, does
+    /// not end with a line break and the same, found where that line has
+    /// text: written, the line would lose or change its indentation.
+    ReindentsLine { line: usize },
 }
 
 /// What the tolerances of `match` say about an edit they were not applied to.

@@ -34,7 +34,8 @@ use crate::likeness::{Budget, DEFAULT_BUDGET};
 use crate::matching::guard;
 use crate::matching::many;
 use crate::matching::plan::{
-    joins_at, may_damage_seam, may_join, seam_at, span_limit, Landing, Plan, Seam, Span,
+    joins_at, may_damage_seam, may_join, may_reindent, seam_at, span_limit, Landing, Plan, Seam,
+    Span,
 };
 use crate::matching::tolerant::{self, Reading, TolerantMatch};
 use crate::model::{
@@ -860,10 +861,18 @@ fn damaged_seam(text: &[u8], edit: &Edit, positions: &[usize]) -> Option<EditWhy
 
 /// Why `edit`, whose occurrence (exact or tolerant) ends at `end` of
 /// `text`, must not be written: the line after it would be joined to its
-/// replacement's last line ([`may_join`], [`joins_at`]).
+/// replacement's last line ([`may_join`], [`joins_at`]), or the line it
+/// ends in would change its indentation ([`may_reindent`]).
 fn joined_after(text: &[u8], edit: &Edit, end: usize) -> Option<EditWhy> {
-    (may_join(edit) && joins_at(text, end)).then(|| EditWhy::JoinsNextLine {
-        line: line_numbers(text, &[end])[0],
+    let join = may_join(edit);
+    if !(join || may_reindent(edit)) || !joins_at(text, end) {
+        return None;
+    }
+    let line = line_numbers(text, &[end])[0];
+    Some(if join {
+        EditWhy::JoinsNextLine { line }
+    } else {
+        EditWhy::ReindentsLine { line }
     })
 }
 
@@ -1221,6 +1230,65 @@ mod tests {
             );
         }
         assert_eq!(apply("a\nb\n", &[e("b\n", "c")]).unwrap(), "a\nc");
+    }
+
+    /// An edit whose search text ends inside the next line's indentation
+    /// (copied up to that line's first characters) and whose replacement,
+    /// not empty, does not end with a line break and the same spaces is
+    /// refused where that line has text: written, the line would lose its
+    /// indentation (or be joined to the replacement's last line). Every
+    /// other shape near it is written as sent.
+    #[test]
+    fn a_search_ending_inside_an_indentation_never_changes_it() {
+        let text = "def f():\n    a()\n    b()\n\n    \nc()";
+        for edits in [
+            vec![e("a()\n    ", "x()\n")],
+            vec![e("    a()\n  ", "    x()\n")],
+            vec![e("a()\n    ", "x()\n  ")],
+            vec![e("a()\n    ", "x() ")],
+            // Several edits (the one-pass planner leaves it to this check).
+            vec![e("c()", "d()"), e("a()\n    ", "x()\n")],
+        ] {
+            refused_last(
+                text,
+                &edits,
+                EditWhy::ReindentsLine { line: 3 },
+                "line 3 would lose its indentation",
+            );
+        }
+        let crlf = text.replace('\n', "\r\n");
+        let f = apply(&crlf, &[e("a()\r\n    ", "x()\r\n")]).unwrap_err();
+        assert_eq!(f[0].why, EditWhy::ReindentsLine { line: 3 });
+        // The replacement ends with a break and the same spaces; the line
+        // the search ends in is blank; the replacement is empty: written as
+        // sent.
+        for (search, replace, want) in [
+            (
+                "a()\n    ",
+                "x()\n    ",
+                "def f():\n    x()\n    b()\n\n    \nc()",
+            ),
+            (
+                "a()\n  ",
+                "x()\r\n  ",
+                "def f():\n    x()\r\n    b()\n\n    \nc()",
+            ),
+            ("b()\n\n  ", "y()\n", "def f():\n    a()\n    y()\n  \nc()"),
+            ("a()\n    ", "", "def f():\n    b()\n\n    \nc()"),
+        ] {
+            assert_eq!(
+                apply(text, &[e(search, replace)]).unwrap(),
+                want,
+                "{search:?}"
+            );
+        }
+        // An edit of every place is about all of them: written as sent.
+        let mut all = e("()\n    ", "()\n");
+        all.count = Count::All;
+        assert_eq!(
+            apply(text, &[all]).unwrap(),
+            "def f():\n    a()\nb()\n\n    \nc()"
+        );
     }
 
     /// A search that starts with the line break ending a line of only
@@ -1622,6 +1690,32 @@ mod tests {
                     prop_assert_ne!(n, 1);
                     prop_assert_eq!(f[0].match_count, n);
                 }
+            }
+        }
+
+        // An edit written never changes the indentation of a line with text
+        // whose indentation its search ended in: in the result, that line
+        // starts with what it started with before the rest the search left.
+        #[test]
+        fn a_line_keeps_the_indentation_a_search_ends_in(
+            lines in proptest::collection::vec(("[ \t]{0,4}", "[ab]{1,3}"), 2..8),
+            from in 0usize..8, cut in 1usize..5, rep in "[xy \t\n]{1,8}",
+        ) {
+            let text: String = lines.iter().map(|(i, w)| format!("{i}{w}\n")).collect();
+            let k = from % (lines.len() - 1);
+            let indent = lines[k + 1].0.len();
+            prop_assume!(indent > 0);
+            // Line k's text, its break, and part of line k+1's indentation.
+            let start = lines[..k].iter().map(|(i, w)| i.len() + w.len() + 1).sum::<usize>();
+            let end = start + lines[k].0.len() + lines[k].1.len() + 1 + cut.min(indent);
+            let search = &text[start + lines[k].0.len()..end];
+            prop_assume!(text.matches(search).count() == 1);
+            if let Ok(out) = apply(&text, &[e(search, &rep)]) {
+                let at = start + lines[k].0.len();
+                let q = at + rep.len();
+                let head_before = &text[crate::text::lines::line_start(text.as_bytes(), end)..end];
+                let head_after = &out[crate::text::lines::line_start(out.as_bytes(), q)..q];
+                prop_assert_eq!(head_after, head_before, "{:?} -> {:?}", search, rep);
             }
         }
     }

@@ -47,7 +47,9 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem;
 
 use crate::codec::source::utf16_len;
-use crate::matching::plan::{may_damage_seam, may_join, seam_at, span_limit, Landing, Plan, Span};
+use crate::matching::plan::{
+    may_damage_seam, may_join, may_reindent, seam_at, span_limit, Landing, Plan, Span,
+};
 use crate::model::{Cancel, Count, Edit};
 use crate::text::lines::count_newlines;
 
@@ -211,9 +213,14 @@ pub(crate) fn materialize(text: &[u8], plan: &Plan, edits: &[Edit]) -> Result<Ve
 /// [`plan`], finding the places with Aho-Corasick (`together`) or `memmem`.
 fn plan_by(text: &[u8], edits: &[Edit], take_break: &[bool], together: bool) -> Option<Plan> {
     let n = edits.len();
-    // (An edit that may join the line after it to its replacement is left
-    // to applying in turn, which checks that line as it then stands.)
-    if n < 2 || edits.iter().any(|e| e.search.is_empty() || may_join(e)) {
+    // (An edit that may join the line after it to its replacement, or
+    // change the indentation of the line it ends in, is left to applying in
+    // turn, which checks that line as it then stands.)
+    if n < 2
+        || edits
+            .iter()
+            .any(|e| e.search.is_empty() || may_join(e) || may_reindent(e))
+    {
         return None;
     }
     let takes = |e: usize| take_break.get(e).copied().unwrap_or(false);

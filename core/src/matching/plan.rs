@@ -5,7 +5,8 @@
 //! ([`crate::matching::many`]) both produce these, so one can stand in for
 //! the other. Both find alike where an edit would damage the line its
 //! search text's first line break ends ([`seam_at`]), or join the line
-//! after it to its replacement ([`joins_at`]), which is refused.
+//! after it to its replacement or change its indentation ([`joins_at`]),
+//! which is refused.
 
 use crate::model::{Count, Edit};
 use crate::text::lines::line_start;
@@ -83,10 +84,34 @@ pub(crate) fn may_join(edit: &Edit) -> bool {
         && !edit.replace.ends_with('\n')
 }
 
-/// Whether the line of `text` that starts at `end`, where an occurrence of
-/// an edit that [`may_join`] ends, has text other than spaces and tabs: it
-/// would be joined to the replacement's last line. (A blank line is not
-/// damaged: it only takes that line's place.)
+/// Whether `edit` could change the indentation of the line its occurrence
+/// ends in ([`joins_at`]): it is matched once, its search text has text and
+/// ends inside a line's indentation (spaces or tabs after its last line
+/// break), and its replacement, not empty, does not end with a line break
+/// and the same spaces. (A model that copied up to the next line's first
+/// characters: written, that line would lose or change its indentation, or
+/// be joined to the replacement's last line.)
+pub(crate) fn may_reindent(edit: &Edit) -> bool {
+    let s = edit.search.as_bytes();
+    let Some(nl) = memchr::memrchr(b'\n', s) else {
+        return false;
+    };
+    let tail = &s[nl + 1..];
+    let r = edit.replace.as_bytes();
+    let kept = r.len() > tail.len() && r.ends_with(tail) && r[r.len() - tail.len() - 1] == b'\n';
+    matches!(edit.count, Count::One | Count::Exactly(1))
+        && !tail.is_empty()
+        && tail.iter().all(|&b| b == b' ' || b == b'\t')
+        && s[..nl].iter().any(|b| !b.is_ascii_whitespace())
+        && !r.is_empty()
+        && !kept
+}
+
+/// Whether the line of `text` that goes on at `end`, where an occurrence of
+/// an edit that [`may_join`] or [`may_reindent`] ends, has text other than
+/// spaces and tabs: it would be joined to the replacement's last line, or
+/// lose its indentation. (A blank line is not damaged: it only takes that
+/// line's place.)
 pub(crate) fn joins_at(text: &[u8], end: usize) -> bool {
     let line = &text[end..memchr::memchr(b'\n', &text[end..]).map_or(text.len(), |k| end + k)];
     line.iter().any(|&b| !matches!(b, b' ' | b'\t' | b'\r'))

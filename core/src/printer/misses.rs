@@ -89,6 +89,7 @@ pub(crate) fn edit_miss(
         EditWhy::JoinsWhitespace { line } => joins_whitespace(pre, said, *line),
         EditWhy::SplitsCrlf { line } => splits_crlf(pre, said, *line),
         EditWhy::JoinsNextLine { line } => joins_next_line(pre, said, *line),
+        EditWhy::ReindentsLine { line } => reindents_line(pre, said, *line),
     };
     if let Some((max, what, n)) = unchecked {
         m.push_str(&not_checked_after(max, what, n));
@@ -126,6 +127,16 @@ fn joins_next_line(pre: &str, said: Said, line: usize) -> String {
     format!(
         "{pre}{s} ends with a line break but {r} does not, so line {line} would be joined to the last line of \
          {r}. End {r} with a line break too, or leave the break out of {s}",
+        s = said.search,
+        r = said.replace
+    )
+}
+
+fn reindents_line(pre: &str, said: Said, line: usize) -> String {
+    format!(
+        "{pre}{s} ends inside the indentation of line {line} and {r} does not end with the same line break and \
+         spaces, so line {line} would lose its indentation. End {s} and {r} at the line break, or end {r} with the \
+         same spaces",
         s = said.search,
         r = said.replace
     )

@@ -310,7 +310,29 @@ fn reference_with(c: &Case) -> (Reference, bool) {
                 .iter()
                 .take_while(|&&b| b != b'\n')
                 .any(|&b| !matches!(b, b' ' | b'\t' | b'\r'));
-        if damages || joins {
+        // An edit matched once whose search has text and ends inside a
+        // line's indentation (spaces or tabs after its last line break),
+        // and whose replacement, not empty, does not end with a line break
+        // and the same, where that line has text after the search: refused
+        // (the line would lose its indentation).
+        let nl = s.iter().rposition(|&b| b == b'\n');
+        let reindents = matches!(e.count, Count::One | Count::Exactly(1))
+            && nl.is_some_and(|nl| {
+                let tail = &s[nl + 1..];
+                let kept = r.len() > tail.len()
+                    && r.ends_with(tail)
+                    && r[r.len() - tail.len() - 1] == b'\n';
+                !tail.is_empty()
+                    && tail.iter().all(|&b| b == b' ' || b == b'\t')
+                    && s[..nl].iter().any(|b| !b.is_ascii_whitespace())
+                    && !r.is_empty()
+                    && !kept
+            })
+            && text[at[0] + s.len()..]
+                .iter()
+                .take_while(|&&b| b != b'\n')
+                .any(|&b| !matches!(b, b' ' | b'\t' | b'\r'));
+        if damages || joins || reindents {
             failed.push("PLAN_CHECK_FAILED");
             continue;
         }

@@ -624,14 +624,22 @@ mod props {
         let splits = utf8_chars(&raw).into_iter().any(|(s, e)| {
             (s < a && a < e && !whole(s, a)) || (s < b && b < e && !whole(moved(b), moved(e)))
         });
-        // (An edit whose search ends with a line break, matched where the
-        // line after it has text, and whose replacement does not end with
-        // one, is refused first: that line would be joined to it.)
+        // (An edit whose search ends with a line break, or inside the next
+        // line's indentation, matched where that line has text, and whose
+        // replacement does not end as the search does, is refused first:
+        // that line would be joined to it, or lose its indentation.)
         let end = text.find(search.as_str()).unwrap() + search.len();
-        let joins = search.ends_with('\n')
-            && search.bytes().any(|b| !b.is_ascii_whitespace())
+        let tail = &search[search.rfind('\n').map_or(search.len(), |k| k + 1)..];
+        let cut = search.contains('\n')
+            && !tail.is_empty()
+            && tail.bytes().all(|b| b == b' ' || b == b'\t')
+            && !replace.ends_with(&format!("\n{tail}"));
+        let joins = (search.ends_with('\n') && !replace.ends_with('\n') || cut)
+            && search
+                .trim_end_matches([' ', '\t'])
+                .bytes()
+                .any(|b| !b.is_ascii_whitespace())
             && !replace.is_empty()
-            && !replace.ends_with('\n')
             && text[end..]
                 .split('\n')
                 .next()

@@ -184,3 +184,11 @@ test('a search that ends inside the next line\'s indentation never takes that in
   assert.equal(r.ok, true, JSON.stringify(r))
   assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), 'def f():\n    x()\n    b()\n')
 })
+
+test('an edit that takes away the final line break is written and says so, in the full and the compact view', async () => {
+  const o = workspace({ 'f.js': 'a();\nb();\n' })
+  const r = await patchFile({ file_path: 'f.js', search_block: 'b();\n', replace_block: 'x();' }, { ...o, results: 'compact' })
+  assert.equal(r.ok, true, JSON.stringify(r))
+  assert.deepEqual(r.warnings, ["`f.js` no longer ends with a line break (the new text's last line has none); if that was not meant, end the new text with one"])
+  assert.equal(fs.readFileSync(path.join(o.workspaceRoot, 'f.js'), 'utf8'), 'a();\nx();')
+})

@@ -65,6 +65,33 @@ impl Encoding {
     }
 }
 
+/// Whether a file's bytes in `enc` (BOM included, as `pieces` in order)
+/// end with a line break: their last code unit is LF. `None` when they
+/// hold no text (nothing, or the BOM alone).
+pub(crate) fn ends_with_break(enc: Encoding, pieces: &[&[u8]]) -> Option<bool> {
+    let unit = if enc.is_utf16() { 2 } else { 1 };
+    let len: usize = pieces.iter().map(|p| p.len()).sum();
+    if len < enc.bom().len() + unit {
+        return None;
+    }
+    let mut last = [0u8; 2];
+    let mut need = unit;
+    for p in pieces.iter().rev() {
+        for &b in p.iter().rev().take(need) {
+            need -= 1;
+            last[need] = b;
+        }
+        if need == 0 {
+            break;
+        }
+    }
+    Some(match enc {
+        Encoding::Utf16Le => last == [b'\n', 0],
+        Encoding::Utf16Be => last == [0, b'\n'],
+        _ => last[0] == b'\n',
+    })
+}
+
 /// Bytes sniffed for NUL to call a file binary.
 pub(crate) const BINARY_SNIFF_BYTES: usize = 8192;
 
@@ -505,6 +532,34 @@ pub(crate) fn adapt_line_endings(text: &str, file: LineEnding) -> std::borrow::C
 mod tests {
     use super::*;
     use crate::text::lines::count_newlines;
+
+    #[test]
+    fn the_last_code_unit_says_whether_text_ends_with_a_break() {
+        use Encoding::*;
+        assert_eq!(ends_with_break(Utf8, &[b"a\n"]), Some(true));
+        assert_eq!(ends_with_break(Utf8, &[b"a\n", b"", b"b"]), Some(false));
+        assert_eq!(ends_with_break(Utf8, &[b"a", b"\n", b""]), Some(true));
+        assert_eq!(ends_with_break(Utf8, &[]), None);
+        assert_eq!(
+            ends_with_break(Utf8Bom, &[b"\xEF\xBB\xBF"]),
+            None,
+            "the BOM alone"
+        );
+        assert_eq!(
+            ends_with_break(Utf16Le, &[b"\xFF\xFEa\0\n", b"\0"]),
+            Some(true)
+        );
+        assert_eq!(
+            ends_with_break(Utf16Le, &[b"\xFF\xFE\n\n"]),
+            Some(false),
+            "U+0A0A"
+        );
+        assert_eq!(
+            ends_with_break(Utf16Be, &[b"\xFE\xFF\0", b"\n"]),
+            Some(true)
+        );
+        assert_eq!(ends_with_break(Utf16Be, &[b"\xFE\xFF"]), None);
+    }
 
     #[test]
     fn detects_encodings() {

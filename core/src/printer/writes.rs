@@ -25,6 +25,14 @@ pub(crate) fn not_expected_sha(display: &str) -> String {
     format!("`{display}` does not have expected_sha256 (it changed or does not exist); nothing was written")
 }
 
+/// A write took away the line break `display` ended with.
+pub(crate) fn final_break_lost(display: &str) -> String {
+    format!(
+        "`{display}` no longer ends with a line break (the new text's last line has none); if that was not meant, \
+         end the new text with one"
+    )
+}
+
 /// `display` appeared (made by another process) while this call was
 /// creating it.
 pub(crate) fn created_meanwhile(display: &str) -> String {

@@ -63,7 +63,9 @@ impl Txn<'_> {
     /// known; big content on a second thread while the commit writes), then
     /// `rec` hears of the commit ([`changes`](super::changes)) while the
     /// files are still locked; afterwards stale temp files are swept from
-    /// the directories written.
+    /// the directories written. Its warnings say, besides what the commit
+    /// met, each file written that no longer ends with the line break it
+    /// ended with.
     pub(crate) fn commit(
         &self,
         writes: &[Write<'_>],
@@ -150,6 +152,10 @@ impl Txn<'_> {
         let (mut done, kept) =
             done.map_err(|e| self.commit_failure(e, writes, removes, &settled))?;
         done.warnings.splice(0..0, settled.iter().cloned());
+        let lost = writes
+            .iter()
+            .filter_map(|w| self.slots[w.slot].final_break_lost(&w.content));
+        done.warnings.extend(lost);
         // Recorded with the files still locked and the originals still set
         // aside: an entry always describes a change that is on disk.
         let c = self.describe(writes, removes, &sums, &kept);

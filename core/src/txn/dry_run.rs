@@ -385,7 +385,8 @@ fn applied(entry: &Entry, txn: &Txn<'_>, done: Committed, run_id: &str) -> Appli
 impl Txn<'_> {
     /// Keeps `writes` and `removes` as a dry run for [`apply`]: the preview
     /// (`diff` as given, `dry_run`, `run_id`, `expires_in`) and the
-    /// warnings reading found. Content too large for the cache gets `run_id:
+    /// warnings: what reading found, and each file the writes would leave
+    /// without the line break it ends with. Content too large for the cache gets `run_id:
     /// null` and a `message` saying to apply by repeating the call without
     /// `dry_run`.
     pub(crate) fn keep_preview(
@@ -395,6 +396,12 @@ impl Txn<'_> {
         removes: &[usize],
         opts: &Options,
     ) -> (Preview, Vec<String>) {
+        let mut warnings = self.notes.clone();
+        warnings.extend(
+            writes
+                .iter()
+                .filter_map(|w| self.slots[w.slot].final_break_lost(&[&w.bytes])),
+        );
         let planned = self.planned(writes, removes);
         let (run_id, expires_in, message) =
             match store(planned, Duration::from_secs(opts.dry_run_ttl_secs)) {
@@ -408,7 +415,7 @@ impl Txn<'_> {
             expires_in,
             message,
         };
-        (preview, self.notes.clone())
+        (preview, warnings)
     }
 
     /// The entry that keeps `writes` and `removes`.

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::codec::source::Source;
+use crate::codec::source::{self, Source};
 use crate::error::{ErrorCode, Failure};
 use crate::io::dir::Meta;
 use crate::io::locks::FileLock;
@@ -69,6 +69,18 @@ impl Slot {
                 printer::missing(&self.display),
             )),
         }
+    }
+
+    /// What writing `new` (its bytes, in order) over this file says: that
+    /// the file ended with a line break and no longer does (worded), a
+    /// change a result reports as a warning, in a dry run too. Its
+    /// encoding is the file's (a write keeps it).
+    pub(crate) fn final_break_lost(&self, new: &[&[u8]]) -> Option<String> {
+        let (src, _) = self.cur.as_ref()?;
+        let enc = src.encoding();
+        let had = source::ends_with_break(enc, &[src.raw()]) == Some(true);
+        (had && source::ends_with_break(enc, new) == Some(false))
+            .then(|| printer::final_break_lost(&self.display))
     }
 
     /// Records a sha256 already computed from the bytes read (elsewhere, in

@@ -597,3 +597,130 @@ fn a_tolerant_match_never_joins_the_next_line_either() {
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(show(&after), show(b"a();\r\nx();\r\nc();\r\n"));
 }
+
+/// The warnings of a result that say a file lost its final line break.
+fn lost_break(r: &Value) -> Vec<String> {
+    r["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|w| w.contains("no longer ends with a line break"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A write that takes away the line break a file ended with is written as
+/// sent (real history has such changes) and says so, in every format and
+/// in a dry run; a file that had none, a new file, an emptied file and a
+/// last line that keeps its break say nothing. UTF-16 files are read by
+/// code unit.
+#[test]
+fn a_file_that_loses_its_final_line_break_is_told() {
+    let t = with_file("f.js", b"a();\nb();\n");
+    let o = opts(t.path());
+    let eof = json!({"file_path": "f.js", "search_block": "b();\n", "replace_block": "x();"});
+    let mut dry = eof.clone();
+    dry["dry_run"] = json!(true);
+    let r = api::patch_file(&dry, Some(&o));
+    assert_eq!(lost_break(&r), ["`f.js` no longer ends with a line break (the new text's last line has none); if that was not meant, end the new text with one"], "{r}");
+    assert_eq!(
+        read(&t, "f.js"),
+        b"a();\nb();\n",
+        "a dry run writes nothing"
+    );
+    let r = api::patch_file(&eof, Some(&o));
+    assert_eq!(
+        (r["ok"].as_bool(), lost_break(&r).len()),
+        (Some(true), 1),
+        "{r}"
+    );
+    assert_eq!(read(&t, "f.js"), b"a();\nx();");
+    // It had none: nothing to say.
+    let r = api::patch_file(
+        &json!({"file_path": "f.js", "search_block": "x();", "replace_block": "y();"}),
+        Some(&o),
+    );
+    assert!(r["ok"] == true && lost_break(&r).is_empty(), "{r}");
+    let cases: [(&str, &[u8], Value, bool); 6] = [
+        (
+            "w.txt",
+            b"a\n",
+            json!({"entry": "writeFile", "file_path": "w.txt", "content": "a\nb"}),
+            true,
+        ),
+        (
+            "w.txt",
+            b"a\n",
+            json!({"entry": "writeFile", "file_path": "w.txt", "content": "a\nb\n"}),
+            false,
+        ),
+        (
+            "w.txt",
+            b"a\n",
+            json!({"entry": "writeFile", "file_path": "w.txt", "content": ""}),
+            false,
+        ),
+        (
+            "n.txt",
+            b"",
+            json!({"entry": "writeFile", "file_path": "new.txt", "content": "a"}),
+            false,
+        ),
+        (
+            "c.js",
+            b"a();\nb();\n",
+            json!({"entry": "applyPatch", "patch": "*** Begin Patch\n*** Update File: c.js\n@@\n a();\n-b();\n+x();\n*** End of File\n*** End Patch\n"}),
+            false,
+        ),
+        (
+            "e.js",
+            b"a();\nb();\n",
+            json!({"entry": "textEditor", "command": "str_replace", "path": "e.js", "old_str": "b();\n", "new_str": "x();"}),
+            true,
+        ),
+    ];
+    for (name, before, mut input, says) in cases {
+        let t = with_file(name, before);
+        let entry = input.as_object_mut().unwrap().remove("entry").unwrap();
+        let o = opts(t.path());
+        let r = match entry.as_str().unwrap() {
+            "writeFile" => api::write_file(&input, Some(&o)),
+            "applyPatch" => api::apply_patch(&input, Some(&o)),
+            _ => api::text_editor(&input, Some(&o)),
+        };
+        assert_eq!(r["ok"], true, "{input}: {r}");
+        assert_eq!(lost_break(&r).len(), usize::from(says), "{input}: {r}");
+    }
+    // UTF-16: the last code unit, in either byte order.
+    for le in [true, false] {
+        let enc = |s: &str| -> Vec<u8> {
+            let units = s.encode_utf16();
+            let mut b = if le {
+                vec![0xFF, 0xFE]
+            } else {
+                vec![0xFE, 0xFF]
+            };
+            for u in units {
+                b.extend(if le { u.to_le_bytes() } else { u.to_be_bytes() });
+            }
+            b
+        };
+        let t = with_file("u.txt", &enc("a\n\u{a0a}\n"));
+        let r = api::patch_file(
+            &json!({"file_path": "u.txt", "search_block": "\u{a0a}\n", "replace_block": "\u{a0a}"}),
+            Some(&opts(t.path())),
+        );
+        assert_eq!(
+            (r["ok"].as_bool(), lost_break(&r).len()),
+            (Some(true), 1),
+            "{r}"
+        );
+        assert_eq!(read(&t, "u.txt"), enc("a\n\u{a0a}"));
+        let r = api::patch_file(
+            &json!({"file_path": "u.txt", "search_block": "a\n", "replace_block": "b\n"}),
+            Some(&opts(t.path())),
+        );
+        assert!(lost_break(&r).is_empty(), "it had none: {r}");
+    }
+}

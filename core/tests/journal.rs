@@ -196,6 +196,26 @@ fn utf16_and_crlf_files_come_back_byte_for_byte() {
     assert_eq!(u["code"], "INVALID_INPUT", "{u:#}");
 }
 
+/// An undo that restores a version without a final line break says
+/// nothing of it: the warning is for new text a caller sent (the edit it
+/// undoes said so when it took the break away).
+#[test]
+fn an_undo_restoring_a_file_without_its_final_break_does_not_warn() {
+    let (_t, root) = ws();
+    fs::write(root.join("a.txt"), "one\ntwo").unwrap();
+    ok(&patch(&root, "a.txt", "two", "two\n"));
+    let dry = ok(&undo(&root, json!({"dry_run": true}))).clone();
+    assert!(dry.get("warnings").is_none(), "an undo restores: {dry}");
+    // Applied by its run_id, it restores too.
+    let applied = api::apply_dry_run(&json!({"run_id": dry["run_id"]}), Some(&o(&root)));
+    assert!(ok(&applied).get("warnings").is_none(), "{applied}");
+    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "one\ntwo");
+    ok(&patch(&root, "a.txt", "two", "two\n"));
+    let r = ok(&undo(&root, json!({}))).clone();
+    assert!(r.get("warnings").is_none(), "{r}");
+    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "one\ntwo");
+}
+
 #[test]
 fn undo_dry_run_shows_the_diff_and_writes_nothing() {
     let (_t, root) = ws();

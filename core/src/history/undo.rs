@@ -430,6 +430,7 @@ fn open_unchanged<'w>(
     steps: &[FileStep],
 ) -> Result<(Txn<'w>, Vec<Option<usize>>), Box<Failed>> {
     let mut txn = Txn::new(ws);
+    txn.restores = true;
     let mut changed: Vec<String> = Vec::new();
     let mut names: Vec<&str> = Vec::new();
     let mut slots: Vec<Option<usize>> = Vec::new();

@@ -65,7 +65,7 @@ impl Txn<'_> {
     /// files are still locked; afterwards stale temp files are swept from
     /// the directories written. Its warnings say, besides what the commit
     /// met, each file written that no longer ends with the line break it
-    /// ended with.
+    /// ended with (unless the transaction [`restores`](Txn::restores)).
     pub(crate) fn commit(
         &self,
         writes: &[Write<'_>],
@@ -152,10 +152,12 @@ impl Txn<'_> {
         let (mut done, kept) =
             done.map_err(|e| self.commit_failure(e, writes, removes, &settled))?;
         done.warnings.splice(0..0, settled.iter().cloned());
-        let lost = writes
-            .iter()
-            .filter_map(|w| self.slots[w.slot].final_break_lost(&w.content));
-        done.warnings.extend(lost);
+        if !self.restores {
+            let lost = writes
+                .iter()
+                .filter_map(|w| self.slots[w.slot].final_break_lost(&w.content));
+            done.warnings.extend(lost);
+        }
         // Recorded with the files still locked and the originals still set
         // aside: an entry always describes a change that is on disk.
         let c = self.describe(writes, removes, &sums, &kept);

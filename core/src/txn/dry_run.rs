@@ -63,6 +63,9 @@ pub(crate) struct Entry {
     pub(crate) root: PathBuf,
     pub(crate) files: Vec<PlannedFile>,
     pub(crate) deletes: Vec<PlannedDelete>,
+    /// Kept by a transaction that [`restores`](Txn::restores) (an undo's
+    /// dry run): applying it restores too.
+    pub(crate) restores: bool,
 }
 
 impl Entry {
@@ -270,6 +273,7 @@ fn apply_entry(
 ) -> Outcome<AppliedRun> {
     let ws = Workspace::open(&entry.root)?;
     let mut txn = Txn::new(&ws);
+    txn.restores = entry.restores;
     let plan = Intent::Plan { create_dirs: true };
     let paths = entry.files.iter().map(|f| (&f.rel_path, plan)).chain(
         entry
@@ -397,11 +401,13 @@ impl Txn<'_> {
         opts: &Options,
     ) -> (Preview, Vec<String>) {
         let mut warnings = self.notes.clone();
-        warnings.extend(
-            writes
-                .iter()
-                .filter_map(|w| self.slots[w.slot].final_break_lost(&[&w.bytes])),
-        );
+        if !self.restores {
+            warnings.extend(
+                writes
+                    .iter()
+                    .filter_map(|w| self.slots[w.slot].final_break_lost(&[&w.bytes])),
+            );
+        }
         let planned = self.planned(writes, removes);
         let (run_id, expires_in, message) =
             match store(planned, Duration::from_secs(opts.dry_run_ttl_secs)) {
@@ -442,6 +448,7 @@ impl Txn<'_> {
                 })
                 .collect(),
             deletes,
+            restores: self.restores,
         }
     }
 }
@@ -466,6 +473,7 @@ mod tests {
                 like: None,
             }],
             deletes: Vec::new(),
+            restores: false,
         }
     }
 

@@ -134,6 +134,9 @@ pub(crate) struct Txn<'w> {
     /// read as its content before that write), reported as warnings of a
     /// dry run.
     pub(super) notes: Vec<String>,
+    /// It puts back what the journal kept (an undo), not new text a caller
+    /// sent: a file it leaves without a final line break is not told of.
+    pub(crate) restores: bool,
 }
 
 impl<'w> Txn<'w> {
@@ -145,6 +148,7 @@ impl<'w> Txn<'w> {
             by_inode: HashMap::new(),
             locks: Vec::new(),
             notes: Vec::new(),
+            restores: false,
         }
     }
 

@@ -65,13 +65,26 @@ impl Encoding {
     }
 }
 
-/// Whether a file's bytes in `enc` (BOM included, as `pieces` in order)
-/// end with a line break: their last code unit is LF. `None` when they
-/// hold no text (nothing, or the BOM alone).
-pub(crate) fn ends_with_break(enc: Encoding, pieces: &[&[u8]]) -> Option<bool> {
-    let unit = if enc.is_utf16() { 2 } else { 1 };
+/// Whether a file's bytes (`pieces`, in order, BOM included) end with a
+/// line break: their last code unit is LF, in UTF-16 when they start with
+/// its BOM (the only way this engine reads or writes UTF-16), else their
+/// last byte (every other encoding it keeps is ASCII-compatible: LF is
+/// never part of another character). `None` when they hold no text
+/// (nothing, or a BOM alone).
+pub(crate) fn ends_with_break(pieces: &[&[u8]]) -> Option<bool> {
+    let mut head = [0u8; 3];
+    let mut n = 0;
+    for &b in pieces.iter().flat_map(|p| p.iter()).take(3) {
+        head[n] = b;
+        n += 1;
+    }
+    let (bom, unit) = match &head[..n] {
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => (2, 2),
+        [0xEF, 0xBB, 0xBF] => (3, 1),
+        _ => (0, 1),
+    };
     let len: usize = pieces.iter().map(|p| p.len()).sum();
-    if len < enc.bom().len() + unit {
+    if len < bom + unit {
         return None;
     }
     let mut last = [0u8; 2];
@@ -85,9 +98,9 @@ pub(crate) fn ends_with_break(enc: Encoding, pieces: &[&[u8]]) -> Option<bool> {
             break;
         }
     }
-    Some(match enc {
-        Encoding::Utf16Le => last == [b'\n', 0],
-        Encoding::Utf16Be => last == [0, b'\n'],
+    Some(match (unit, head[0]) {
+        (2, 0xFF) => last == [b'\n', 0],
+        (2, _) => last == [0, b'\n'],
         _ => last[0] == b'\n',
     })
 }
@@ -535,30 +548,22 @@ mod tests {
 
     #[test]
     fn the_last_code_unit_says_whether_text_ends_with_a_break() {
-        use Encoding::*;
-        assert_eq!(ends_with_break(Utf8, &[b"a\n"]), Some(true));
-        assert_eq!(ends_with_break(Utf8, &[b"a\n", b"", b"b"]), Some(false));
-        assert_eq!(ends_with_break(Utf8, &[b"a", b"\n", b""]), Some(true));
-        assert_eq!(ends_with_break(Utf8, &[]), None);
+        assert_eq!(ends_with_break(&[b"a\n"]), Some(true));
+        assert_eq!(ends_with_break(&[b"a\n", b"", b"b"]), Some(false));
+        assert_eq!(ends_with_break(&[b"a", b"\n", b""]), Some(true));
+        assert_eq!(ends_with_break(&[]), None);
         assert_eq!(
-            ends_with_break(Utf8Bom, &[b"\xEF\xBB\xBF"]),
+            ends_with_break(&[b"\xEF\xBB", b"\xBF"]),
             None,
             "the BOM alone"
         );
-        assert_eq!(
-            ends_with_break(Utf16Le, &[b"\xFF\xFEa\0\n", b"\0"]),
-            Some(true)
-        );
-        assert_eq!(
-            ends_with_break(Utf16Le, &[b"\xFF\xFE\n\n"]),
-            Some(false),
-            "U+0A0A"
-        );
-        assert_eq!(
-            ends_with_break(Utf16Be, &[b"\xFE\xFF\0", b"\n"]),
-            Some(true)
-        );
-        assert_eq!(ends_with_break(Utf16Be, &[b"\xFE\xFF"]), None);
+        assert_eq!(ends_with_break(&[b"\xEF\xBB\xBFa\n"]), Some(true));
+        assert_eq!(ends_with_break(&[b"\xFF\xFEa\0\n", b"\0"]), Some(true));
+        assert_eq!(ends_with_break(&[b"\xFF\xFE\n\n"]), Some(false), "U+0A0A");
+        assert_eq!(ends_with_break(&[b"\xFE", b"\xFF\0", b"\n"]), Some(true));
+        assert_eq!(ends_with_break(&[b"\xFE\xFF"]), None);
+        // UTF-8 written over a UTF-16 file: read as what it is now.
+        assert_eq!(ends_with_break(&[b"abc\n"]), Some(true));
     }
 
     #[test]

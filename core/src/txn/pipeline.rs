@@ -73,13 +73,12 @@ impl Slot {
 
     /// What writing `new` (its bytes, in order) over this file says: that
     /// the file ended with a line break and no longer does (worded), a
-    /// change a result reports as a warning, in a dry run too. Its
-    /// encoding is the file's (a write keeps it).
+    /// change a result reports as a warning, in a dry run too. Each side is
+    /// read in its own encoding (a write may change it: UTF-8 over UTF-16).
     pub(crate) fn final_break_lost(&self, new: &[&[u8]]) -> Option<String> {
         let (src, _) = self.cur.as_ref()?;
-        let enc = src.encoding();
-        let had = source::ends_with_break(enc, &[src.raw()]) == Some(true);
-        (had && source::ends_with_break(enc, new) == Some(false))
+        let had = source::ends_with_break(&[src.raw()]) == Some(true);
+        (had && source::ends_with_break(new) == Some(false))
             .then(|| printer::final_break_lost(&self.display))
     }
 

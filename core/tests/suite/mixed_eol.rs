@@ -722,5 +722,17 @@ fn a_file_that_loses_its_final_line_break_is_told() {
             Some(&opts(t.path())),
         );
         assert!(lost_break(&r).is_empty(), "it had none: {r}");
+        // Written over in UTF-8: the new bytes are read as UTF-8.
+        for (content, says) in [("abc\n", 0), ("abc", 1)] {
+            let t = with_file("u.txt", &enc("a\n"));
+            let input = json!({"file_path": "u.txt", "content": content, "encoding": "utf-8"});
+            let r = api::write_file(&input, Some(&opts(t.path())));
+            assert_eq!(
+                (r["ok"].as_bool(), lost_break(&r).len()),
+                (Some(true), says),
+                "{r}"
+            );
+            assert_eq!(read(&t, "u.txt"), content.as_bytes());
+        }
     }
 }

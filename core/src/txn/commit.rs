@@ -152,12 +152,10 @@ impl Txn<'_> {
         let (mut done, kept) =
             done.map_err(|e| self.commit_failure(e, writes, removes, &settled))?;
         done.warnings.splice(0..0, settled.iter().cloned());
-        if !self.restores {
-            let lost = writes
-                .iter()
-                .filter_map(|w| self.slots[w.slot].final_break_lost(&w.content));
-            done.warnings.extend(lost);
-        }
+        let lost = writes
+            .iter()
+            .filter_map(|w| self.final_break_lost(w.slot, &w.content));
+        done.warnings.extend(lost);
         // Recorded with the files still locked and the originals still set
         // aside: an entry always describes a change that is on disk.
         let c = self.describe(writes, removes, &sums, &kept);

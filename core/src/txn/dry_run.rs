@@ -401,13 +401,10 @@ impl Txn<'_> {
         opts: &Options,
     ) -> (Preview, Vec<String>) {
         let mut warnings = self.notes.clone();
-        if !self.restores {
-            warnings.extend(
-                writes
-                    .iter()
-                    .filter_map(|w| self.slots[w.slot].final_break_lost(&[&w.bytes])),
-            );
-        }
+        let lost = writes
+            .iter()
+            .filter_map(|w| self.final_break_lost(w.slot, &[&w.bytes]));
+        warnings.extend(lost);
         let planned = self.planned(writes, removes);
         let (run_id, expires_in, message) =
             match store(planned, Duration::from_secs(opts.dry_run_ttl_secs)) {

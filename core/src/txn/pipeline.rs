@@ -71,17 +71,6 @@ impl Slot {
         }
     }
 
-    /// What writing `new` (its bytes, in order) over this file says: that
-    /// the file ended with a line break and no longer does (worded), a
-    /// change a result reports as a warning, in a dry run too. Each side is
-    /// read in its own encoding (a write may change it: UTF-8 over UTF-16).
-    pub(crate) fn final_break_lost(&self, new: &[&[u8]]) -> Option<String> {
-        let (src, _) = self.cur.as_ref()?;
-        let had = source::ends_with_break(&[src.raw()]) == Some(true);
-        (had && source::ends_with_break(new) == Some(false))
-            .then(|| printer::final_break_lost(&self.display))
-    }
-
     /// Records a sha256 already computed from the bytes read (elsewhere, in
     /// one pass with the new content's).
     pub(crate) fn know_sha256(&self, sha: &str) {
@@ -149,6 +138,20 @@ impl<'w> Txn<'w> {
             notes: Vec::new(),
             restores: false,
         }
+    }
+
+    /// What writing `new` (its bytes, in order) over the file of slot `k`
+    /// says: that the file ended with a line break and no longer does
+    /// (worded), a change a result reports as a warning, in a dry run too;
+    /// nothing when the transaction [`restores`](Txn::restores). Each side
+    /// is read in its own encoding (a write may change it: UTF-8 over
+    /// UTF-16).
+    pub(super) fn final_break_lost(&self, k: usize, new: &[&[u8]]) -> Option<String> {
+        let s = &self.slots[k];
+        let (src, _) = s.cur.as_ref().filter(|_| !self.restores)?;
+        let had = source::ends_with_break(&[src.raw()]) == Some(true);
+        (had && source::ends_with_break(new) == Some(false))
+            .then(|| printer::final_break_lost(&s.display))
     }
 
     /// Resolves `path` with `intent` (which never creates anything here:

@@ -62,19 +62,19 @@ fn full_requires(v: &mut Value, names: &mut Vec<String>) {
                 }
             }
             if !marked.is_empty() {
-                let keys: Vec<String> = match m.get("properties") {
-                    Some(Value::Object(props)) => props.keys().cloned().collect(),
+                // In the order of the properties, as the generator lists them.
+                let was = match m.get_mut("required") {
+                    Some(Value::Array(r)) => std::mem::take(r),
                     _ => Vec::new(),
                 };
-                let was: Vec<Value> = match m.get("required") {
-                    Some(Value::Array(r)) => r.clone(),
+                let required = match m.get("properties") {
+                    Some(Value::Object(props)) => props
+                        .keys()
+                        .filter(|k| marked.contains(k) || was.iter().any(|r| r == k.as_str()))
+                        .map(|k| Value::String(k.clone()))
+                        .collect(),
                     _ => Vec::new(),
                 };
-                let required = keys
-                    .into_iter()
-                    .filter(|k| marked.contains(k) || was.iter().any(|r| r == k.as_str()))
-                    .map(Value::String)
-                    .collect();
                 m.insert("required".into(), Value::Array(required));
                 for name in marked {
                     if !names.contains(&name) {

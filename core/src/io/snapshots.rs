@@ -45,7 +45,7 @@ pub(crate) const MAX_BYTES: usize = 64 << 20;
 /// Lines above which a file's snapshot is not kept.
 pub(crate) const MAX_LINES: usize = 1 << 20;
 
-const MAGIC: &[u8; 8] = b"PFTANCH1";
+const MAGIC: &[u8; 8] = b"PFTANCH2";
 const SUBDIR: &str = "anchors";
 
 /// What one read with anchors showed.

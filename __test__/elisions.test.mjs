@@ -52,6 +52,37 @@ test('patchFile and writeFile refuse a marker beside a changed line: ELIDED_CONT
   assert.equal(fs.readFileSync(path.join(d, 'f.js'), 'utf8'), SRC.replace(SEARCH, BAD))
 })
 
+test('code and prose that only look like markers are written as sent; a moved line is not kept twice', async () => {
+  const d = dir()
+  const opts = { workspaceRoot: d, durable: false }
+  const cases = [
+    // A rest element (`...rest`) replacing the fields it collects.
+    ['user.js', 'const {\n  id,\n  name,\n  email,\n} = user;\nsave(id, name, email);\n', 'const {\n  id,\n  ...rest\n} = user;\nsave(id, rest);\n'],
+    // A spread of an object named like a word of keeping.
+    ['merge.js', 'const next = {\n  name: existing.name,\n  age: existing.age,\n  id,\n};\n', 'const next = {\n  ...existing,\n  id,\n};\n'],
+    // A sentence of prose that says something is unchanged.
+    ['MIGRATION.md', '# Migration to v2\n\n## Summary\n\nVersion 2 renames several functions.\nCallers must update their imports.\n', '# Migration to v3\n\n## Summary\n\nThe public API remains unchanged.\n'],
+    // A comment that says more than "kept".
+    ['load.js', 'function load(cfg) {\n  const a = legacyParse(cfg);\n  const b = legacyCheck(a);\n  return b;\n}\n', 'function load(cfg) {\n  // Keep existing behaviour for old clients\n  return parse(cfg);\n}\n'],
+  ]
+  for (const [name, before, after] of cases) {
+    fs.writeFileSync(path.join(d, name), before)
+    const r = await writeFile({ file_path: name, content: after }, opts)
+    assert.equal(r.ok, true, `${name}: ${JSON.stringify(r)}`)
+    assert.equal(r.expanded, undefined, name)
+    assert.equal(fs.readFileSync(path.join(d, name), 'utf8'), after, name)
+  }
+  // Two calls moved above `init_logging()`, a marker for the rest: keeping the moved lines twice, or
+  // dropping them, is a guess. Refused, nothing written.
+  const py = 'def setup():\n    init_logging()\n    load_config()\n    connect_db()\n    start_server()\n'
+  fs.writeFileSync(path.join(d, 'app.py'), py)
+  const moved = 'def setup():\n    load_config()\n    connect_db()\n    init_logging()\n    # ... existing code ...\n'
+  const r = await patchFile({ file_path: 'app.py', search: py, replace: moved }, opts)
+  assert.equal(r.code, CODES.ELIDED_CONTENT, JSON.stringify(r))
+  assert.match(r.message, /moved or copied/)
+  assert.equal(fs.readFileSync(path.join(d, 'app.py'), 'utf8'), py)
+})
+
 test('MCP tools answer the expansion and the refusal within their output schemas', { timeout: 60_000 }, async () => {
   const d = dir()
   await withClient({ args: ['--root', d] }, async (client) => {

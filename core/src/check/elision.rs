@@ -118,6 +118,10 @@ pub(crate) enum Why {
     /// Its one reading leaves the text as it was: a line beside it was
     /// new after all, the same as the old one it hid.
     NoChange,
+    /// Its one reading keeps a line (unique in the old text) that the new
+    /// text also writes elsewhere: that line would be written twice, and
+    /// whether it was moved or copied is not certain.
+    Copied,
 }
 
 /// A marker refused.
@@ -473,6 +477,7 @@ pub fn lazy_outcome(old: &[u8], new: &[&[u8]]) -> Lazy {
             Why::BoundInside => "bound inside the run",
             Why::TooLarge => "too large",
             Why::NoChange => "no change",
+            Why::Copied => "moved or copied",
         }),
         Verdict::Expanded {
             start, end, mid, ..
@@ -667,6 +672,9 @@ impl Region<'_> {
         if kept.is_empty() {
             return Found::None;
         }
+        if let Some((j, run)) = self.copied(&runs) {
+            return Found::Refused(Box::new(self.refusal(j, run, Why::Copied)));
+        }
         let mut mid = Vec::new();
         for (j, l) in self.new.iter().enumerate() {
             match runs[j] {
@@ -686,6 +694,35 @@ impl Region<'_> {
             return Found::Refused(Box::new(self.refusal(j, run, Why::NoChange)));
         }
         Found::Expanded(mid, kept)
+    }
+
+    /// The first marker whose run keeps a line that the new text also
+    /// writes outside every run: a line with a letter or digit that occurs
+    /// once in the old text, so the new copy cannot be that line kept (it is
+    /// inside the run) and the expansion would write it twice. A model that
+    /// moves a line up and writes a marker for the rest (`load()` moved
+    /// above `init()`, `// ... existing code ...` after it) reads so; so does
+    /// one that copies it. Neither is certain.
+    fn copied(&self, runs: &[Option<(usize, usize)>]) -> Option<(usize, (usize, usize))> {
+        let written: std::collections::HashSet<&[u8]> = self
+            .new
+            .iter()
+            .zip(runs)
+            .filter(|(_, r)| r.is_none())
+            .map(|(l, _)| key(l))
+            .collect();
+        runs.iter().enumerate().find_map(|(j, r)| {
+            let (s, e) = (*r)?;
+            self.old[s..e]
+                .iter()
+                .map(|o| key(o))
+                .any(|k| {
+                    k.iter().any(u8::is_ascii_alphanumeric)
+                        && written.contains(k)
+                        && occurrences(self.whole, k) == 1
+                })
+                .then_some((j, (s, e)))
+        })
     }
 
     /// Whether marker `j`, written as it is at old row `i` (one of `rows`)
@@ -1288,6 +1325,27 @@ mod tests {
             Verdict::Refused(r) => *r,
             v => panic!("not refused: {v:?}"),
         }
+    }
+
+    #[test]
+    fn a_line_moved_above_a_marker_is_not_kept_twice() {
+        // `load_config()` and `connect_db()` moved above `init_logging()`,
+        // the rest elided: read with `init_logging()` as the kept bound,
+        // the marker keeps the two moved lines too (written twice), or the
+        // model copied them. Not certain: refused.
+        let old = "def setup():\n    init_logging()\n    load_config()\n    connect_db()\n    start_server()\n    wait_forever()\n";
+        let new = "def setup():\n    load_config()\n    connect_db()\n    init_logging()\n    # ... existing code ...\n";
+        let r = refused(old, new);
+        assert_eq!(r.why, Why::Copied);
+        assert_eq!(r.line, 5);
+        // Without the move, the same marker keeps the lines after the kept
+        // one, and nothing is written twice.
+        let new = "def setup():\n    init_logging()\n    setup_tracing()\n    load_config()\n    # ... existing code ...\n";
+        let (text, _) = expanded(old, new);
+        assert_eq!(
+            text,
+            "def setup():\n    init_logging()\n    setup_tracing()\n    load_config()\n    connect_db()\n    start_server()\n    wait_forever()\n"
+        );
     }
 
     const JS: &str =

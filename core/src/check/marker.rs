@@ -4,21 +4,35 @@
 //!
 //! A line is a marker when, after removing one comment opener and closer
 //! of any common language (the file's language is not needed: a marker in
-//! another language's comment syntax means the same) and the dots around
-//! it, it is either
-//! - dots (`...`, `…`) inside a comment with nothing else (`// ...`,
-//!   `# …`, `/* ... */`), or
-//! - dots and at most [`MAX_WORDS`] words, one of them a word of keeping
-//!   ([`KEEP_WORDS`]: `existing`, `unchanged`, `rest`, `remaining`, …) and
-//!   none a word of work left to do ([`TODO_WORDS`]), or
-//! - without dots, a phrase of keeping ([`PHRASES`]: `existing code`,
-//!   `rest of the file`, `remains unchanged`, …) and at most
-//!   [`MAX_WORDS`] words in all.
+//! another language's comment syntax means the same) and brackets around
+//! the whole of it, it is either
+//! - dots (`...`, `…`) inside a comment or brackets with nothing else
+//!   (`// ...`, `# …`, `/* ... */`, `// [...]`), or
+//! - dots first and at most [`MAX_WORDS`] words (twice as many between
+//!   dots at both ends), one of them a word of keeping ([`KEEP_WORDS`]:
+//!   `existing`, `unchanged`, `rest`, `remaining`, …) or a phrase of it
+//!   ([`DOTS_PHRASES`]: `as before`, `as is`), none a word of work left
+//!   to do ([`TODO_WORDS`]); numbers may stand among them (`lines 10-40`),
+//!   or
+//! - words ending with dots that open with a word of keeping that says so
+//!   alone ([`OPENING_WORDS`]: `// existing code ...`, not `// Other
+//!   fields are ignored...`) and are all of a marker's vocabulary
+//!   ([`VOCABULARY`]), or
+//! - without dots, inside a comment or brackets, a phrase of keeping
+//!   ([`PHRASES`]: `existing code`, `rest of the file`, `remains
+//!   unchanged`, …, or one word such as `unchanged`) in at most
+//!   [`MAX_WORDS`] words, all of a marker's vocabulary: a comment that
+//!   says more (`// Keep existing behaviour for old clients`, `// Same as
+//!   before, but async`) is a comment.
 //!
-//! Bare dots without a comment (`...`) are not markers: they are code in
-//! Python (`Ellipsis`), YAML (the end of a document) and prose.
+//! Not markers: bare dots (`...`: code in Python (`Ellipsis`), YAML (the
+//! end of a document) and prose); dots glued to a name outside a comment
+//! (`...rest`, `...existing,`: spread and rest in JavaScript and
+//! TypeScript); a phrase of keeping outside a comment (`The public API
+//! remains unchanged.`: prose in Markdown and text files).
 
-/// Most words a marker line holds (dots aside).
+/// Most words a marker line holds (dots aside); twice as many between
+/// dots at both ends.
 pub(crate) const MAX_WORDS: usize = 8;
 
 /// Words that say lines are kept (with dots).
@@ -52,6 +66,29 @@ pub(crate) const KEEP_WORDS: &[&str] = &[
     "snip",
 ];
 
+/// Words of keeping that say so alone, first in a line that ends with
+/// dots (`// existing code ...`); `other`, `more`, `same` there open a
+/// sentence that trails off (`// More to come...`).
+pub(crate) const OPENING_WORDS: &[&str] = &[
+    "existing",
+    "unchanged",
+    "rest",
+    "remaining",
+    "remainder",
+    "previous",
+    "prior",
+    "omitted",
+    "elided",
+    "original",
+    "untouched",
+    "unmodified",
+    "skipped",
+    "snip",
+];
+
+/// Phrases of keeping after dots (`// ... as before ...`).
+pub(crate) const DOTS_PHRASES: &[&str] = &["as before", "as is", "stays the same", "remain"];
+
 /// Words that say work is left to do: a comment holding one is a note, not
 /// a marker.
 pub(crate) const TODO_WORDS: &[&str] =
@@ -78,6 +115,9 @@ pub(crate) const PHRASES: &[&str] = &[
     "rest unchanged",
     "remains unchanged",
     "remain unchanged",
+    "remains the same",
+    "remain the same",
+    "stays the same",
     "unchanged code",
     "code unchanged",
     "code omitted",
@@ -85,6 +125,90 @@ pub(crate) const PHRASES: &[&str] = &[
     "omitted for brevity",
     "keep existing",
     "same as before",
+];
+
+/// Words that make a phrase of keeping alone, as a comment's one word
+/// (`// (unchanged)`, `/* omitted */`).
+const ALONE: &[&str] = &[
+    "unchanged",
+    "omitted",
+    "elided",
+    "snip",
+    "untouched",
+    "unmodified",
+];
+
+/// The words a marker without dots is made of (besides [`KEEP_WORDS`]):
+/// what is kept, and how it is said to be kept.
+pub(crate) const VOCABULARY: &[&str] = &[
+    "the",
+    "of",
+    "a",
+    "an",
+    "and",
+    "all",
+    "as",
+    "is",
+    "are",
+    "here",
+    "goes",
+    "go",
+    "for",
+    "brevity",
+    "this",
+    "that",
+    "these",
+    "those",
+    "file",
+    "function",
+    "functions",
+    "class",
+    "classes",
+    "method",
+    "methods",
+    "module",
+    "import",
+    "imports",
+    "test",
+    "tests",
+    "remains",
+    "remain",
+    "stays",
+    "stay",
+    "before",
+    "above",
+    "below",
+    "else",
+    "everything",
+    "in",
+    "place",
+    "left",
+    "as-is",
+    "items",
+    "fields",
+    "properties",
+    "members",
+    "entries",
+    "cases",
+    "options",
+    "settings",
+    "config",
+    "styles",
+    "rules",
+    "routes",
+    "handlers",
+    "helpers",
+    "logic",
+    "definitions",
+    "declarations",
+    "exports",
+    "statements",
+    "section",
+    "sections",
+    "page",
+    "file's",
+    "component",
+    "components",
 ];
 
 /// Comment openers, longest first.
@@ -105,6 +229,11 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "remain",
     "omitted",
     "same as before",
+    "stays the same",
+    "elided",
+    "untouched",
+    "unmodified",
+    "snip",
 ];
 
 fn is_dots(w: &str) -> bool {
@@ -112,11 +241,47 @@ fn is_dots(w: &str) -> bool {
         && (w.chars().all(|c| c == '\u{2026}') || (w.len() >= 3 && w.bytes().all(|b| b == b'.')))
 }
 
+/// Characters taken off a word's ends: dots, brackets, punctuation, an
+/// arrow's (`<-- existing code -->`); not quotes, so that a marker inside a
+/// string literal (`"// ... existing code ...",`, a test's data) stays
+/// code.
+fn edge(c: char) -> bool {
+    matches!(
+        c,
+        '.' | '(' | ')' | '[' | ']' | '{' | '}' | ',' | ':' | '!' | '<' | '>' | '-'
+    )
+}
+
+/// `body` without brackets that wrap the whole of it (`[...]`, `(rest
+/// unchanged)`), and whether it had them.
+fn unbracket(body: &str) -> (&str, bool) {
+    for (open, close) in [('[', ']'), ('(', ')')] {
+        if let Some(inner) = body.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+            if !inner.contains([open, close]) {
+                return (inner.trim(), true);
+            }
+        }
+    }
+    (body, false)
+}
+
+/// Whether `body` holds dots glued to a name (`...rest`, `...existing,`):
+/// spread or rest in code.
+fn glued_dots(body: &str) -> bool {
+    body.split_whitespace().any(|w| {
+        let after = w.trim_start_matches(['(', '[', '{']);
+        after
+            .strip_prefix("...")
+            .and_then(|r| r.chars().next())
+            .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+    })
+}
+
 /// Whether `line` (without its line break) is an elision marker (see the
 /// module docs).
 pub(crate) fn is_marker(line: &str) -> bool {
     let t = line.trim();
-    if t.is_empty() || t.len() > 120 {
+    if t.is_empty() || t.len() > 160 {
         return false;
     }
     let lower = t.to_ascii_lowercase();
@@ -135,41 +300,54 @@ pub(crate) fn is_marker(line: &str) -> bool {
             break;
         }
     }
-    let has_dots = body.contains("...") || body.contains('\u{2026}');
-    // Words, their dots and brackets taken off.
-    let words: Vec<&str> = body
-        .split(|c: char| c.is_whitespace() || c == '\u{2026}')
-        .map(|w| {
-            w.trim_matches(|c: char| {
-                matches!(c, '.' | '(' | ')' | '[' | ']' | '{' | '}' | ',' | ':' | '!')
-            })
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
-    if words.len() > MAX_WORDS || words.iter().any(|w| TODO_WORDS.contains(w)) {
+    if !commented && glued_dots(body) {
         return false;
     }
-    let wordy = words
-        .iter()
-        .all(|w| w.chars().all(|c| c.is_alphabetic() || "-'’/".contains(c)));
+    let (body, bracketed) = unbracket(body);
+    let enclosed = commented || bracketed;
+    let has_dots = body.contains("...") || body.contains('\u{2026}');
+    // Words, their dots, brackets and punctuation taken off.
+    let words: Vec<&str> = body
+        .split(|c: char| c.is_whitespace() || c == '\u{2026}')
+        .map(|w| w.trim_matches(edge))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.iter().any(|w| TODO_WORDS.contains(w)) {
+        return false;
+    }
+    let alpha = |w: &&str| w.chars().all(|c| c.is_alphabetic() || "-'’/".contains(c));
+    let number = |w: &&str| w.chars().all(|c| c.is_ascii_digit() || "-,:".contains(c));
+    let keep = |w: &&str| KEEP_WORDS.contains(w);
+    let known = |w: &&str| keep(w) || VOCABULARY.contains(w);
     if has_dots {
+        if words.is_empty() {
+            let dots = |w: &str| is_dots(w.trim_matches(['[', ']', '(', ')']));
+            return enclosed && body.split_whitespace().all(dots);
+        }
         // Dots open the line (`// ... existing code`), or close a line that
         // opens with a word of keeping (`// existing code ...`): a comment of
         // prose that trails off (`// line beyond it, reached through kept
         // lines ...`, a real edit of this repository) is no marker.
-        let starts_with_dots = body
-            .split_whitespace()
-            .next()
-            .is_some_and(|w| w.starts_with("...") || w.starts_with('\u{2026}'));
-        let ends_with_dots = body.ends_with("...") || body.ends_with('\u{2026}');
-        let opens_keeping = words.first().is_some_and(|w| KEEP_WORDS.contains(w));
-        let dots_edge = starts_with_dots || (ends_with_dots && opens_keeping);
-        if words.is_empty() {
-            return commented && body.split_whitespace().all(is_dots);
+        let starts = body.split_whitespace().next().is_some_and(|w| {
+            w.trim_start_matches(['(', '[']).starts_with("...") || w.starts_with('\u{2026}')
+        });
+        let ends = body.trim_end_matches([')', ']']).ends_with("...") || body.ends_with('\u{2026}');
+        if starts {
+            let most = if ends { 2 * MAX_WORDS } else { MAX_WORDS };
+            return words.len() <= most
+                && words.iter().all(|w| alpha(w) || number(w))
+                && (words.iter().any(keep) || DOTS_PHRASES.iter().any(|p| body.contains(p)));
         }
-        return dots_edge && wordy && words.iter().any(|w| KEEP_WORDS.contains(w));
+        return ends
+            && words.len() <= MAX_WORDS
+            && OPENING_WORDS.contains(&words[0])
+            && words.iter().all(|w| alpha(w) && known(w));
     }
-    wordy && PHRASES.iter().any(|p| body.contains(p))
+    enclosed
+        && words.len() <= MAX_WORDS
+        && words.iter().all(|w| alpha(w) && known(w))
+        && (PHRASES.iter().any(|p| body.contains(p))
+            || (words.len() == 1 && ALONE.contains(&words[0])))
 }
 
 /// The comment opener `line` starts with (after its indentation), if any.
@@ -251,6 +429,22 @@ mod tests {
             "' ... existing code ...",
             "... existing code ...",
             "// ... etc",
+            // Numbers, a longer aside between dots, brackets around dots,
+            // phrases of keeping without a dot, an arrow comment.
+            "// ... existing code (lines 10-40) ...",
+            "// ... 2 unchanged lines ...",
+            "// ... (all other methods of this class remain exactly as they were) ...",
+            "// [...]",
+            "// (...)",
+            "# [...]",
+            "// Previous code remains the same",
+            "# [Previous code remains the same]",
+            "// (unchanged)",
+            "/* unchanged */",
+            "// ... as before ...",
+            "// ... everything else stays as is ...",
+            "// <-- existing code -->",
+            "[rest of the file unchanged]",
         ] {
             assert!(is_marker(l), "{l:?} is a marker");
         }
@@ -273,6 +467,27 @@ mod tests {
             "// see the existing code in lib.rs for how the cache is cleared on shutdown",
             "",
             "}",
+            // Spread and rest in code: the dots are glued to a name.
+            "  ...rest",
+            "  ...rest: unknown[]",
+            "    ...existing,",
+            "  ...others,",
+            "...previous",
+            // Prose: a phrase of keeping in a sentence that is no comment.
+            "The public API remains unchanged.",
+            "See the rest of the file for details.",
+            "- Existing code keeps working unchanged",
+            // Comments that say more than "kept": words beyond a marker's.
+            "// Keep existing behaviour for old clients",
+            "// existing implementation was too slow",
+            "// Same as before, but async",
+            "# Same as before, minus the cache",
+            "// More to come...",
+            "// Other fields are ignored...",
+            "// The rest of the file relies on this",
+            // A marker inside a string literal (a test's data) is code.
+            "        \"    # ... existing code ...\",",
+            "        \"    /* existing code here */\",",
         ] {
             assert!(!is_marker(l), "{l:?} is not a marker");
         }

@@ -76,6 +76,10 @@ fn elided(r: &Refusal, display: &str) -> Worded {
             "read as those lines, the edit would change nothing, so a line beside it may be new rather \
              than the one it hid"
         }
+        Why::Copied => {
+            "read as those lines, a line among them that the new text also writes elsewhere would be \
+             written twice, so whether it was moved or copied is not certain"
+        }
     };
     let message = format!(
         "line {} of the new text of `{display}` is an elision marker (`{}`) that would delete {span} of the \

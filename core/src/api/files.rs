@@ -7,7 +7,7 @@ use crate::codec::source::Encoding;
 use crate::error::{ErrorCode, Failure};
 use crate::history::Journal;
 use crate::input::request::{self, ReadRequest};
-use crate::io::snapshots::{self, Snapshot};
+use crate::io::snapshots;
 use crate::io::source::read_existing;
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::anchors;
@@ -136,25 +136,15 @@ fn anchored(
         text,
         offset,
         range,
-        known.as_ref().map(|(s, _)| s.keys.as_slice()),
+        known.as_ref().map(|s| s.keys.as_slice()),
     );
-    match known {
-        Some((_, true)) => {}
-        Some((s, false)) => {
-            snapshots::keep(snapshots::Snapshot {
-                taken: snapshots::now(),
-                ..Snapshot::clone(&s)
-            });
-        }
-        None => {
-            snapshots::keep(snapshots::Snapshot {
-                path: file_path.to_string(),
-                sha256: sha256.to_string(),
-                keys: std::mem::take(&mut tagged.keys),
-                taken: snapshots::now(),
-            });
-        }
-    }
+    let read = snapshots::Read {
+        path: file_path,
+        sha256,
+        shown: (offset as u64, (offset + tagged.shown) as u64),
+    };
+    let keys = known.is_none().then(|| std::mem::take(&mut tagged.keys));
+    snapshots::keep(&read, keys);
     tagged
 }
 

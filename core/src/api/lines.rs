@@ -231,6 +231,97 @@ mod tests {
         assert_eq!(r["code"], "INVALID_INPUT", "{r}");
     }
 
+    /// A string is one line at least: `""` or `"\n"` blanks the line; only
+    /// `null` or `[]` deletes it.
+    #[test]
+    fn an_empty_string_is_an_empty_line_and_null_deletes() {
+        let (_t, root) = ws();
+        let file = root.join("e.txt");
+        for (lines, after) in [
+            (json!(""), "a\n\nc\n"),
+            (json!("\n"), "a\n\nc\n"),
+            (json!([""]), "a\n\nc\n"),
+            (json!("x\n\n"), "a\nx\n\nc\n"),
+            (json!(null), "a\nc\n"),
+            (json!([]), "a\nc\n"),
+        ] {
+            fs::write(&file, "a\nsecret = 1\nc\n").unwrap();
+            let a = read(&root, "e.txt");
+            let r = edit(&root, "e.txt", json!([{"pos": a[1], "lines": lines}]));
+            assert_eq!(r["ok"], true, "{lines}: {r}");
+            assert_eq!(fs::read_to_string(&file).unwrap(), after, "{lines}");
+        }
+    }
+
+    /// Anchors are judged against the newest read that showed them: a read
+    /// again of a file that changed back, or the lines a refusal showed,
+    /// is the caller's view, not an older read whose `}` at the same
+    /// number has the same ID; a read of other lines is not.
+    #[test]
+    fn the_newest_read_that_showed_an_anchor_is_the_one_it_is_judged_against() {
+        let (_t, root) = ws();
+        let v0 = "function a() {\n  x();\n}\nfunction b() {\n  y();\n}\n";
+        let v1 = format!("function c() {{\n  z();\n}}\n{v0}");
+        let file = root.join("m.js");
+        let now = || fs::read_to_string(&file).unwrap();
+        // Read, changed and read, changed back (a revert) and read again.
+        fs::write(&file, v0).unwrap();
+        read(&root, "m.js");
+        fs::write(&file, &v1).unwrap();
+        read(&root, "m.js");
+        fs::write(&file, v0).unwrap();
+        let a = read(&root, "m.js");
+        let r = edit(&root, "m.js", json!([{"pos": a[5], "lines": "} // b"}]));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(now(), v0.replace("  y();\n}\n", "  y();\n} // b\n"));
+        // Read, then a function added on top and b() changed: refused with
+        // the current lines; a retry with their anchors lands where they
+        // say (line 6 is now the `}` of a()).
+        fs::write(&file, v0).unwrap();
+        read(&root, "m.js");
+        fs::write(&file, v1.replace("y();", "Y();")).unwrap();
+        let r = edit(&root, "m.js", json!([{"pos": a[4], "lines": "  w();"}]));
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        let shown = r["anchors"][0]["lines"].as_str().unwrap();
+        let six = shown
+            .lines()
+            .find(|l| l.starts_with("6#"))
+            .and_then(|l| l.split('|').next())
+            .unwrap_or_else(|| panic!("{shown}"));
+        let r = edit(
+            &root,
+            "m.js",
+            json!([{"op": "append", "pos": six, "lines": ["function d() {", "}"]}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert!(
+            now().contains("  x();\n}\nfunction d() {\n}\nfunction b() {"),
+            "{}",
+            now()
+        );
+        // A read of the tail only did not show the `}` of b(): an anchor of
+        // the whole read before it is judged against that read.
+        fs::write(&file, v0).unwrap();
+        let a = read(&root, "m.js");
+        let c = ["function c() {", "  z();", "}"];
+        let r = edit(
+            &root,
+            "m.js",
+            json!([{"op": "prepend", "pos": a[3], "lines": c}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        // Line 6 is now the `}` of c(), with the ID of the anchor; the tail
+        // read starts at line 7.
+        let tail = read_file(
+            &json!({"file_path": "m.js", "anchors": true, "offset": 6}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(tail["ok"], true, "{tail}");
+        let r = edit(&root, "m.js", json!([{"pos": a[5], "lines": "} // b"}]));
+        assert_eq!(r["ok"], true, "{r}");
+        assert!(now().ends_with("  y();\n} // b\n"), "{}", now());
+    }
+
     /// Two lines with the same ID: after the file shifted, the line at the
     /// anchored number has the anchor's ID but other content. With the
     /// read's snapshot the edit lands on the line read; without one the ID

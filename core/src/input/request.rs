@@ -1553,7 +1553,7 @@ fn line_edit(item: &Value, what: &str) -> Result<LineEdit, Failure> {
             })
             .collect::<Result<Vec<_>, _>>()?
             .into_iter()
-            .flat_map(|v| if v.is_empty() { vec![String::new()] } else { v })
+            .flatten()
             .collect(),
         other => return Err(Failure::invalid(printer::lines_kind(what, kind(&other)))),
     };
@@ -1580,13 +1580,11 @@ fn line_edit(item: &Value, what: &str) -> Result<LineEdit, Failure> {
 }
 
 /// A text's lines, without their breaks (a final break ends the last line;
-/// it does not start an empty one).
+/// it does not start an empty one). A string is one line at least: `""`
+/// and `"\n"` are one empty line (only `null` or `[]` deletes).
 fn split_lines(s: &str) -> Vec<String> {
     let s = s.strip_suffix('\n').unwrap_or(s);
     let s = s.strip_suffix('\r').unwrap_or(s);
-    if s.is_empty() {
-        return Vec::new();
-    }
     s.split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
         .collect()

@@ -28,7 +28,7 @@
 
 use std::collections::VecDeque;
 use std::ffi::OsStr;
-use std::io::{Read, Write};
+use std::io::{Read as _, Write};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -59,6 +59,21 @@ pub(crate) struct Snapshot {
     pub(crate) keys: Vec<u64>,
     /// Seconds since the epoch when it was taken.
     pub(crate) taken: u64,
+    /// When it was taken, for telling reads apart (nanoseconds since the
+    /// epoch, above every stamp this process gave before).
+    pub(crate) order: u64,
+    /// The lines the read showed, 0-based `from..to` (a read of part of
+    /// the file keeps every line's key, but only what it showed can have
+    /// given the caller an anchor).
+    pub(crate) shown: (u64, u64),
+}
+
+/// What one read with anchors showed: lines `shown` (0-based `from..to`)
+/// of the content `sha256` of the file `path`.
+pub(crate) struct Read<'a> {
+    pub(crate) path: &'a str,
+    pub(crate) sha256: &'a str,
+    pub(crate) shown: (u64, u64),
 }
 
 impl Snapshot {
@@ -70,12 +85,14 @@ impl Snapshot {
         self.taken <= now + 60 && now < self.taken.saturating_add(TTL.as_secs())
     }
 
-    /// Its bytes on disk: magic, time, path, sha256, keys, then the sha256
-    /// of all of that.
+    /// Its bytes on disk: magic, time, order, lines shown, path, sha256,
+    /// keys, then the sha256 of all of that.
     fn encode(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.weight());
         b.extend_from_slice(MAGIC);
-        b.extend_from_slice(&self.taken.to_le_bytes());
+        for n in [self.taken, self.order, self.shown.0, self.shown.1] {
+            b.extend_from_slice(&n.to_le_bytes());
+        }
         b.extend_from_slice(&(self.path.len() as u32).to_le_bytes());
         b.extend_from_slice(self.path.as_bytes());
         b.extend_from_slice(self.sha256.as_bytes());
@@ -101,7 +118,8 @@ impl Snapshot {
             at += n;
             Some(s)
         };
-        let taken = u64::from_le_bytes(take(8)?.try_into().ok()?);
+        let mut number = || -> Option<u64> { Some(u64::from_le_bytes(take(8)?.try_into().ok()?)) };
+        let (taken, order, from, to) = (number()?, number()?, number()?, number()?);
         let plen = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
         let path = String::from_utf8(take(plen)?.to_vec()).ok()?;
         let sha256 = String::from_utf8(take(64)?.to_vec()).ok()?;
@@ -118,6 +136,8 @@ impl Snapshot {
             sha256,
             keys,
             taken,
+            order,
+            shown: (from, to),
         })
     }
 }
@@ -162,53 +182,110 @@ fn file_name(s: &Snapshot) -> String {
     slot_name(&s.path, slot % SLOTS)
 }
 
-/// The newest snapshot this process keeps of the content `sha256` of the
-/// file `path`, and whether it is younger than [`FRESH_AGAIN`] (keeping the
-/// same read again would change nothing). Its keys are those of the same
-/// bytes: a read again need not hash its lines again.
-pub(crate) fn recent(path: &str, sha256: &str) -> Option<(Arc<Snapshot>, bool)> {
+/// The snapshot this process keeps of the content `sha256` of the file
+/// `path`. Its keys are those of the same bytes: a read again need not hash
+/// its lines again.
+pub(crate) fn recent(path: &str, sha256: &str) -> Option<Arc<Snapshot>> {
     let t = now();
     let m = memory().lock().unwrap_or_else(|p| p.into_inner());
     m.iter()
         .rev()
         .find(|s| s.path == path && s.sha256 == sha256 && s.fresh(t))
-        .map(|s| (Arc::clone(s), t.saturating_sub(s.taken) < FRESH_AGAIN))
+        .cloned()
 }
 
-/// Keeps `snap` (replacing an earlier one of the same path and content).
-/// It is kept in this process at once, and written to disk by a thread of
-/// its own ([`flush`] waits for it), so that the read that took it does not
-/// wait on the disk. A failure to keep it on disk is not an error: the
-/// snapshot is still kept in this process, and another process then finds
-/// none (its edit is checked at line numbers only, and says so).
-/// `false`: too large to keep at all. The same content of the same file
-/// read again within [`FRESH_AGAIN`] is kept already: nothing is written.
-pub(crate) fn keep(snap: Snapshot) -> bool {
-    if snap.keys.len() > MAX_LINES {
-        return false;
+/// The next order stamp: nanoseconds since the epoch, above every stamp
+/// this process gave before.
+fn next_order() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+    let mut prev = LAST.load(Relaxed);
+    loop {
+        let next = now.max(prev + 1);
+        match LAST.compare_exchange(prev, next, Relaxed, Relaxed) {
+            Ok(_) => return next,
+            Err(p) => prev = p,
+        }
     }
+}
+
+/// Keeps `read`, the newest read of its file: `keys`, its lines' keys, or
+/// `None` when this process keeps the same content already (its keys are
+/// taken, and the lines shown by both reads count as shown). It is kept in
+/// this process at once, and written to disk by a thread of its own
+/// ([`flush`] waits for it), so that the read does not wait on the disk. A
+/// failure to keep it on disk is not an error: the snapshot is still kept
+/// in this process, and another process then finds none (its edit is
+/// checked at line numbers only, and says so). `false`: not kept (too
+/// large, or no keys). The same read again, of the file's newest kept
+/// content and the same lines, within [`FRESH_AGAIN`], changes nothing and
+/// writes nothing.
+pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
     let t = now();
-    let snap = Arc::new(snap);
-    {
+    let snap = {
         let mut m = memory().lock().unwrap_or_else(|p| p.into_inner());
-        let again = m.iter().any(|s| {
-            s.path == snap.path
-                && s.sha256 == snap.sha256
+        let of_path = |s: &&Arc<Snapshot>| s.path == read.path && s.fresh(t);
+        let same = m.iter().find(|s| of_path(s) && s.sha256 == read.sha256);
+        let newest = m.iter().filter(of_path).max_by_key(|s| s.order);
+        let shown = match same {
+            Some(s) => (s.shown.0.min(read.shown.0), s.shown.1.max(read.shown.1)),
+            None => read.shown,
+        };
+        let quiet = same.is_some_and(|s| {
+            s.shown == shown
+                && newest.is_some_and(|n| Arc::ptr_eq(n, s))
                 && t.saturating_sub(s.taken) < FRESH_AGAIN
         });
-        if again {
+        if quiet {
             return true;
         }
-        m.retain(|s| s.fresh(t) && !(s.path == snap.path && s.sha256 == snap.sha256));
-        m.push_back(Arc::clone(&snap));
-        let mut total: usize = m.iter().map(|s| s.weight()).sum();
-        while m.len() > MAX_KEPT || total > MAX_BYTES {
-            match m.pop_front() {
-                Some(old) => total -= old.weight(),
-                None => break,
-            }
+        let Some(keys) = keys.or_else(|| same.map(|s| s.keys.clone())) else {
+            return false;
+        };
+        if keys.len() > MAX_LINES {
+            return false;
+        }
+        let snap = Arc::new(Snapshot {
+            path: read.path.to_string(),
+            sha256: read.sha256.to_string(),
+            keys,
+            taken: t,
+            order: next_order(),
+            shown,
+        });
+        store(&mut m, Arc::clone(&snap), t);
+        snap
+    };
+    writer::send(snap);
+    true
+}
+
+/// Puts `snap` in this process's store in place of a snapshot of the same
+/// file and content, within the bounds (the oldest go first).
+fn store(m: &mut VecDeque<Arc<Snapshot>>, snap: Arc<Snapshot>, t: u64) {
+    m.retain(|s| s.fresh(t) && !(s.path == snap.path && s.sha256 == snap.sha256));
+    m.push_back(snap);
+    let mut total: usize = m.iter().map(|s| s.weight()).sum();
+    while m.len() > MAX_KEPT || total > MAX_BYTES {
+        match m.pop_front() {
+            Some(old) => total -= old.weight(),
+            None => break,
         }
     }
+}
+
+/// Keeps `snap` as it is (tests: a snapshot of a given age).
+#[cfg(test)]
+fn keep_as(snap: Snapshot) -> bool {
+    let snap = Arc::new(snap);
+    store(
+        &mut memory().lock().unwrap_or_else(|p| p.into_inner()),
+        Arc::clone(&snap),
+        now(),
+    );
     writer::send(snap);
     true
 }
@@ -387,7 +464,7 @@ mod writer {
 #[cfg(test)]
 pub(crate) use writer::flush;
 
-/// Seconds within which reading the same content again keeps nothing new.
+/// Seconds within which the same read again keeps nothing new.
 const FRESH_AGAIN: u64 = 60;
 
 fn dir(create: bool) -> std::io::Result<Private> {
@@ -447,8 +524,8 @@ fn prune(d: &Private, t: u64) {
     }
 }
 
-/// The snapshots of `path` still kept, newest first (this process's, then
-/// those on disk that it does not hold).
+/// The snapshots of `path` still kept, newest read first (this process's,
+/// and those on disk that it does not hold).
 pub(crate) fn of(path: &str) -> Vec<Arc<Snapshot>> {
     let t = now();
     let mut out: Vec<Arc<Snapshot>> = {
@@ -464,7 +541,7 @@ pub(crate) fn of(path: &str) -> Vec<Arc<Snapshot>> {
             out.push(Arc::new(s));
         }
     }
-    out.sort_by_key(|s| std::cmp::Reverse(s.taken));
+    out.sort_by_key(|s| std::cmp::Reverse(s.order));
     out
 }
 
@@ -513,6 +590,8 @@ mod tests {
             sha256: sha.to_string().repeat(64),
             keys: (0..n as u64).collect(),
             taken: now(),
+            order: next_order(),
+            shown: (0, n as u64),
         }
     }
 
@@ -536,7 +615,7 @@ mod tests {
     fn an_altered_file_on_disk_is_ignored_then_written_over() {
         let path = format!("/w/{}/altered.txt", std::process::id());
         let s = snap(&path, 'e', 3);
-        assert!(keep(s.clone()));
+        assert!(keep_as(s.clone()));
         flush(std::time::Duration::from_secs(10));
         assert_eq!(on_disk(&path, now()), vec![s.clone()]);
         let d = dir(false).unwrap();
@@ -551,7 +630,7 @@ mod tests {
             forget_in_process();
             let mut again = snap(&path, 'e', n);
             again.taken = now() - n as u64;
-            assert!(keep(again.clone()));
+            assert!(keep_as(again.clone()));
             flush(std::time::Duration::from_secs(10));
             assert_eq!(on_disk(&path, now()), vec![again]);
         }
@@ -562,8 +641,8 @@ mod tests {
         let path = format!("/w/{}/kept.txt", std::process::id());
         let mut old = snap(&path, 'b', 3);
         old.taken -= 10;
-        assert!(keep(old.clone()));
-        assert!(keep(snap(&path, 'c', 4)));
+        assert!(keep_as(old.clone()));
+        assert!(keep_as(snap(&path, 'c', 4)));
         let got = of(&path);
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].sha256.as_bytes()[0], b'c');
@@ -575,7 +654,7 @@ mod tests {
         // Expired ones are not used.
         let mut gone = snap(&format!("{path}.2"), 'd', 1);
         gone.taken -= TTL.as_secs() + 1;
-        keep(gone);
+        keep_as(gone);
         assert!(of(&format!("{path}.2")).is_empty());
     }
 }

@@ -35,8 +35,64 @@ pub(crate) struct Current<'t> {
     pub(crate) text: &'t [u8],
     pub(crate) lines: &'t [Line],
     pub(crate) keys: &'t [u64],
-    /// The line break new lines get (the file's own).
+    /// The line break new lines get (the file's own; LF in a file with
+    /// both, whose new lines take the break of the line they are anchored
+    /// on).
     pub(crate) eol: &'t [u8],
+    /// The file has both CRLF and LF breaks.
+    pub(crate) mixed: bool,
+}
+
+impl<'t> Current<'t> {
+    /// The break of line `i`; for a last line without one, the break of
+    /// the line before it (else [`Current::eol`]).
+    fn break_of(&self, i: usize) -> &'t [u8] {
+        let at = |k: usize| self.lines.get(k).map(|l| &self.text[l.end..l.next]);
+        match (at(i), i.checked_sub(1).and_then(at)) {
+            (Some(b), _) if !b.is_empty() => b,
+            (_, Some(b)) if !b.is_empty() => b,
+            _ => self.eol,
+        }
+    }
+
+    /// The break new lines anchored on line `i` (none: at an end of the
+    /// file, `at_end`) get: the file's own; in a file with both, the
+    /// anchored line's (at the start, the first line's; at the end, the
+    /// last line's).
+    fn eol_at(&self, i: Option<usize>, at_end: bool) -> &'t [u8] {
+        let n = self.lines.len();
+        if !self.mixed || n == 0 {
+            return self.eol;
+        }
+        self.break_of(i.unwrap_or(if at_end { n - 1 } else { 0 }))
+    }
+
+    /// Whether the last line has no line break.
+    fn open_end(&self) -> bool {
+        self.lines.last().is_some_and(|l| l.next == l.end)
+    }
+
+    /// The break the last line is read with when it has none (so that every
+    /// line ends with one while the edits are placed; taken off again by
+    /// [`pieces`]): the break of the line before it, else the file's.
+    fn virtual_break(&self) -> &'t [u8] {
+        if self.open_end() {
+            self.break_of(self.lines.len() - 1)
+        } else {
+            &[]
+        }
+    }
+
+    /// Where line `i` ends, its break included (a virtual one for a last
+    /// line without a break).
+    fn next(&self, i: usize) -> usize {
+        let l = self.lines[i];
+        if i + 1 == self.lines.len() && l.next == l.end {
+            l.next + self.virtual_break().len()
+        } else {
+            l.next
+        }
+    }
 }
 
 /// An anchor refused.
@@ -45,8 +101,9 @@ pub(crate) struct Refused {
     pub(crate) edit: usize,
     pub(crate) anchor: String,
     pub(crate) problem: AnchorProblem,
-    /// The current lines around (tagged).
+    /// The current lines around (tagged), and which (0-based `from..to`).
     pub(crate) lines: String,
+    pub(crate) shown: (usize, usize),
 }
 
 /// One planned change of the current text: bytes `start..end` become `new`.
@@ -59,6 +116,9 @@ pub(crate) struct Span {
     pub(crate) line: usize,
     pub(crate) removed: usize,
     pub(crate) added: usize,
+    /// Order among spans at the same byte: an insertion at the start of
+    /// the file first, then other insertions, then a replacement.
+    rank: u8,
 }
 
 /// The edits placed.
@@ -79,13 +139,17 @@ pub(crate) enum NotPlaced {
     Overlap(usize, usize),
 }
 
-/// Whether a snapshot's lines agree with every anchor's ID (the snapshot
-/// is then taken for the one the caller read).
-pub(crate) fn fits(snap: &[u64], edits: &[LineEdit]) -> bool {
+/// Whether a kept read can be the one the anchors come from: it showed
+/// every anchored line (a read of other lines gave the caller none of
+/// them), and its lines there agree with every anchor's ID.
+pub(crate) fn fits(snap: &[u64], shown: (u64, u64), edits: &[LineEdit]) -> bool {
     edits
         .iter()
         .flat_map(|e| e.pos.iter().chain(e.end.iter()))
-        .all(|a| snap.get(a.line).is_some_and(|&k| id_of(k) == a.id))
+        .all(|a| {
+            (shown.0..shown.1).contains(&(a.line as u64))
+                && snap.get(a.line).is_some_and(|&k| id_of(k) == a.id)
+        })
 }
 
 /// Each edit's anchors (`pos`, `end`) as current 0-based lines.
@@ -121,11 +185,13 @@ fn locate(
             Some(m) => near(m, a.line),
             None => a.line,
         };
+        let (lines, shown) = around(cur, near);
         refused.push(Refused {
             edit: k,
             anchor: a.show(),
             problem,
-            lines: around(cur, near),
+            lines,
+            shown,
         });
         None
     };
@@ -141,12 +207,14 @@ fn locate(
             if let (Some(p), Some(q), (Some(jp), Some(_))) = (&e.pos, &e.end, at[k]) {
                 let whole = (p.line..=q.line).all(|i| m[i] == Some(jp + (i - p.line)));
                 if !whole {
+                    let (lines, shown) = around(cur, jp);
                     refused.push(Refused {
                         edit: k,
                         // data: the range's anchors, `12#ab..14#cd`
                         anchor: format!("{}..{}", p.show(), q.show()),
                         problem: AnchorProblem::Changed,
-                        lines: around(cur, jp),
+                        lines,
+                        shown,
                     });
                 }
             }
@@ -168,18 +236,14 @@ fn near(map: &[Option<usize>], i: usize) -> usize {
     below.or(above).unwrap_or(i)
 }
 
-/// The current lines around `line`, tagged (two before, two after).
-pub(crate) fn around(cur: &Current<'_>, line: usize) -> String {
+/// The current lines around `line`, tagged (two before, two after), and
+/// which (0-based `from..to`).
+pub(crate) fn around(cur: &Current<'_>, line: usize) -> (String, (usize, usize)) {
     let n = cur.lines.len();
     let at = line.min(n.saturating_sub(1));
-    String::from_utf8_lossy(&tagged(
-        cur.text,
-        cur.lines,
-        cur.keys,
-        at.saturating_sub(2),
-        (at + 3).min(n),
-    ))
-    .into_owned()
+    let (from, to) = (at.saturating_sub(2), (at + 3).min(n));
+    let shown = tagged(cur.text, cur.lines, cur.keys, from, to);
+    (String::from_utf8_lossy(&shown).into_owned(), (from, to))
 }
 
 /// Places `edits` in the current file, judged against `snap` (the keys of
@@ -229,8 +293,9 @@ pub(crate) fn place(
         .zip(&at)
         .map(|(e, &(p, q))| span(cur, e, p, q))
         .collect();
-    // Insertions before a replacement at the same byte; otherwise stable.
-    spans.sort_by_key(|s| (s.start, s.end > s.start));
+    // At the same byte: an insertion at the start of the file, then other
+    // insertions, then a replacement; otherwise stable.
+    spans.sort_by_key(|s| (s.start, s.rank));
     Ok(Placed {
         verified: if snap.is_some() {
             Verified::Snapshot
@@ -242,64 +307,91 @@ pub(crate) fn place(
     })
 }
 
-/// The lines, each followed by `eol` (the last one too when `trailing`).
-fn joined(lines: &[String], eol: &[u8], trailing: bool) -> Vec<u8> {
+/// The lines, each followed by `eol`.
+fn joined(lines: &[String], eol: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
+    for l in lines {
         out.extend_from_slice(l.as_bytes());
-        if trailing || i + 1 < lines.len() {
-            out.extend_from_slice(eol);
-        }
+        out.extend_from_slice(eol);
     }
     out
 }
 
 /// One edit as a span of the current text (`p`, `q`: its anchors' current
-/// lines).
+/// lines). Every line is placed as if it ended with a break, the last one
+/// too (see [`Current::virtual_break`]): [`pieces`] takes the last break
+/// off again when the file had none, whatever the edits did at its end.
 fn span(cur: &Current<'_>, e: &LineEdit, p: Option<usize>, q: Option<usize>) -> Span {
-    let ls = cur.lines;
-    let n = ls.len();
-    // The file's last line has no line break.
-    let open_end = ls.last().is_some_and(|l| l.next == l.end);
+    let n = cur.lines.len();
+    let end_of_file = cur.text.len() + cur.virtual_break().len();
     let added = e.lines.len();
-    let insert = |at: usize, line: usize, after_open: bool| {
-        let mut new = Vec::new();
-        if after_open {
-            new.extend_from_slice(cur.eol);
-        }
-        new.extend(joined(&e.lines, cur.eol, !after_open));
-        Span {
-            start: at,
-            end: at,
-            new,
-            line,
-            removed: 0,
-            added,
-        }
+    let insert = |at: usize, line: usize, eol: &[u8], rank: u8| Span {
+        start: at,
+        end: at,
+        new: joined(&e.lines, eol),
+        line,
+        removed: 0,
+        added,
+        rank,
     };
     match (e.op, p) {
         (LineOp::Replace, Some(p)) => {
             let q = q.unwrap_or(p);
-            let last = q + 1 == n && open_end;
-            let mut start = ls[p].start;
-            if last && e.lines.is_empty() && p > 0 {
-                // Keeps the file without a final line break.
-                start = ls[p - 1].end;
-            }
             Span {
-                start,
-                end: ls[q].next,
-                new: joined(&e.lines, cur.eol, !last),
+                start: cur.lines[p].start,
+                end: cur.next(q),
+                new: joined(&e.lines, cur.eol_at(Some(p), false)),
                 line: p,
                 removed: q - p + 1,
                 added,
+                rank: 2,
             }
         }
-        (LineOp::Append, Some(p)) => insert(ls[p].next, p + 1, p + 1 == n && open_end),
-        (LineOp::Prepend, Some(p)) => insert(ls[p].start, p, false),
-        (LineOp::Prepend, None) => insert(0, 0, false),
-        (_, None) => insert(cur.text.len(), n, open_end),
+        (LineOp::Append, Some(p)) => insert(cur.next(p), p + 1, cur.eol_at(Some(p), false), 1),
+        (LineOp::Prepend, Some(p)) => insert(cur.lines[p].start, p, cur.eol_at(Some(p), false), 1),
+        (LineOp::Prepend, None) => insert(0, 0, cur.eol_at(None, false), 0),
+        (_, None) => insert(end_of_file, n, cur.eol_at(None, true), 1),
     }
+}
+
+/// The new text as pieces: unchanged slices of the current text (and the
+/// virtual break of a last line without one) and the new lines; when the
+/// file's last line had no break, the new text's last line has none
+/// either.
+pub(crate) fn pieces<'t>(cur: &Current<'t>, placed: &'t Placed) -> Vec<&'t [u8]> {
+    let (text, vb) = (cur.text, cur.virtual_break());
+    let len = text.len();
+    let mut out: Vec<&'t [u8]> = Vec::with_capacity(placed.spans.len() * 2 + 2);
+    let old = |a: usize, b: usize, out: &mut Vec<&'t [u8]>| {
+        if a < b.min(len) {
+            out.push(&text[a..b.min(len)]);
+        }
+        if b > len {
+            out.push(&vb[a.max(len) - len..b - len]);
+        }
+    };
+    let mut at = 0;
+    for s in &placed.spans {
+        old(at, s.start, &mut out);
+        out.push(&s.new);
+        at = s.end;
+    }
+    old(at, len + vb.len(), &mut out);
+    out.retain(|p| !p.is_empty());
+    if cur.open_end() {
+        if let Some(last) = out.pop() {
+            let cut = if last.ends_with(b"\r\n") {
+                2
+            } else {
+                usize::from(last.ends_with(b"\n"))
+            };
+            let kept = &last[..last.len() - cut];
+            if !kept.is_empty() {
+                out.push(kept);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -330,20 +422,14 @@ mod tests {
             lines: &ls,
             keys: &ks,
             eol,
+            mixed: text.contains("\r\n") && text.replace("\r\n", "").contains('\n'),
         };
         let sk = snap.map(|s| {
             let b = s.as_bytes();
             keys(b, &lines(b))
         });
         let placed = place(&cur, sk.as_deref(), edits)?;
-        let mut out = Vec::new();
-        let mut at = 0;
-        for s in &placed.spans {
-            out.extend_from_slice(&t[at..s.start]);
-            out.extend_from_slice(&s.new);
-            at = s.end;
-        }
-        out.extend_from_slice(&t[at..]);
+        let out = pieces(&cur, &placed).concat();
         Ok(String::from_utf8(out).unwrap())
     }
 
@@ -406,6 +492,60 @@ mod tests {
         assert_eq!(
             apply("", None, &[edit(LineOp::Append, None, None, &["x"])]).unwrap(),
             "x\n"
+        );
+    }
+
+    #[test]
+    fn a_file_without_a_final_break_keeps_having_none_whatever_its_end_becomes() {
+        let del = |t: &str, a: usize, b: usize| {
+            edit(LineOp::Replace, Some(anchor(t, a)), Some(anchor(t, b)), &[])
+        };
+        let t = "a\nb";
+        let r = |es: &[LineEdit]| apply(t, Some(t), es).unwrap();
+        // The last line deleted beside an edit of the line before it.
+        assert_eq!(r(&[del(t, 1, 1), del(t, 2, 2)]), "");
+        let one = edit(LineOp::Replace, Some(anchor(t, 1)), None, &["A"]);
+        assert_eq!(r(&[one, del(t, 2, 2)]), "A");
+        let after = edit(LineOp::Append, Some(anchor(t, 1)), None, &["x"]);
+        assert_eq!(r(&[after, del(t, 2, 2)]), "a\nx");
+        // Every line deleted and lines added at an end: no blank line.
+        let z = |op| edit(op, None, None, &["z"]);
+        assert_eq!(r(&[del(t, 1, 2), z(LineOp::Prepend)]), "z");
+        assert_eq!(
+            apply("a", Some("a"), &[del("a", 1, 1), z(LineOp::Append)]).unwrap(),
+            "z"
+        );
+        let t = "a\r\nb";
+        let yz = edit(LineOp::Append, None, None, &["y", "z"]);
+        assert_eq!(apply(t, Some(t), &[del(t, 1, 2), yz]).unwrap(), "y\r\nz");
+        // With a final break, it stays.
+        let t = "a\nb\n";
+        assert_eq!(
+            apply(t, Some(t), &[del(t, 1, 2), z(LineOp::Append)]).unwrap(),
+            "z\n"
+        );
+    }
+
+    #[test]
+    fn at_the_ends_of_an_empty_file_a_prepend_comes_first() {
+        let last = edit(LineOp::Append, None, None, &["last"]);
+        let first = edit(LineOp::Prepend, None, None, &["first"]);
+        assert_eq!(apply("", None, &[last, first]).unwrap(), "first\nlast\n");
+    }
+
+    #[test]
+    fn in_a_file_with_both_breaks_each_edit_takes_its_own_lines_break() {
+        let t = "p\r\nq\r\nr\ns\n";
+        let e1 = edit(LineOp::Replace, Some(anchor(t, 1)), None, &["P"]);
+        let e4 = edit(LineOp::Replace, Some(anchor(t, 4)), None, &["S"]);
+        assert_eq!(apply(t, Some(t), &[e1, e4]).unwrap(), "P\r\nq\r\nr\nS\n");
+        // Relocated: the break of the line the anchor moved to.
+        let read = "p\nq\nr\r\ns\r\n";
+        let now = "n1\nn2\np\nq\nr\r\ns\r\n";
+        let e = edit(LineOp::Replace, Some(anchor(read, 3)), None, &["R1", "R2"]);
+        assert_eq!(
+            apply(now, Some(read), &[e]).unwrap(),
+            "n1\nn2\np\nq\nR1\r\nR2\r\ns\r\n"
         );
     }
 

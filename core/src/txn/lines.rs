@@ -6,12 +6,12 @@
 //! and committed or kept as a dry run through the same [`Txn`].
 
 use crate::check;
-use crate::codec::source::{self, Source};
+use crate::codec::source;
 use crate::error::{ErrorCode, Failure};
 use crate::io::snapshots;
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::anchors::{keys, lines};
-use crate::matching::line_edits::{fits, place, Current, LineEdit, NotPlaced, Placed};
+use crate::matching::line_edits::{fits, pieces, place, Current, LineEdit, NotPlaced, Placed};
 use crate::model::Options;
 use crate::printer;
 use crate::result::files::LineEnding;
@@ -63,20 +63,14 @@ pub(crate) fn edit_lines(
         text,
         lines: &ls,
         keys: &ks,
-        eol: eol_of(src, text, &ls, call.edits),
+        eol: match src.line_ending() {
+            LineEnding::Crlf => b"\r\n",
+            _ => b"\n",
+        },
+        mixed: src.line_ending() == LineEnding::Mixed,
     };
-    // The newest read of this file whose lines agree with every anchor.
-    // An edit without an anchor (append or prepend at an end) needs none.
-    let anchored = call.edits.iter().any(|e| e.pos.is_some());
-    let kept = if anchored {
-        snapshots::of(&abs)
-    } else {
-        Vec::new()
-    };
-    let snap = kept.iter().find(|k| fits(&k.keys, call.edits));
-    let placed = place(&cur, snap.map(|k| k.keys.as_slice()), call.edits)
-        .map_err(|n| not_placed(n, &abs, call.file_path))?;
-    let pieces = pieces(text, &placed);
+    let (placed, anchored, snapshot) = placed_by_read(&cur, (&abs, &sha_before), call)?;
+    let pieces = pieces(&cur, &placed);
     // The one check every write's new text gets (elision markers).
     let looked = check::new_text(Some(text), &pieces, &s.display, opts).map_err(|r| {
         let r = printer::refused(*r);
@@ -97,7 +91,7 @@ pub(crate) fn edit_lines(
         file_path: abs.clone(),
         verified: placed.verified,
         rebased: flag(placed.rebased),
-        note: (anchored && snap.is_none()).then(no_snapshot_note),
+        note: (anchored && !snapshot).then(no_snapshot_note),
         edits: reports(&placed),
         before_bytes: src.raw().len(),
         after_bytes: encoded.len(),
@@ -133,42 +127,45 @@ pub(crate) fn edit_lines(
     Ok(done)
 }
 
-/// The line break new lines get: the file's own; in a file with both, the
-/// one of the first anchored line (else LF).
-fn eol_of(
-    src: &Source,
-    text: &[u8],
-    ls: &[crate::matching::anchors::Line],
-    edits: &[LineEdit],
-) -> &'static [u8] {
-    match src.line_ending() {
-        LineEnding::Crlf => b"\r\n",
-        LineEnding::Mixed => {
-            let first = edits
-                .iter()
-                .find_map(|e| e.pos.as_ref())
-                .and_then(|a| ls.get(a.line));
-            match first {
-                Some(l) if text[l.end..l.next].starts_with(b"\r") => b"\r\n",
-                _ => b"\n",
+/// The edits of `call` placed in the current file `cur` (`file`: its real
+/// path and sha256), and whether they are anchored and were judged against
+/// a kept read.
+///
+/// The read is the newest kept one of this file that showed every anchored
+/// line, with lines that agree with every anchor: an older read is the
+/// caller's only when no newer one fits (a read again of a file that
+/// changed back, or the lines a refusal showed, is the newer view). An edit
+/// without an anchor (append or prepend at an end) needs none.
+fn placed_by_read(
+    cur: &Current<'_>,
+    (abs, sha256): (&str, &str),
+    call: &LinesCall<'_>,
+) -> Result<(Placed, bool, bool), Box<Failed>> {
+    let anchored = call.edits.iter().any(|e| e.pos.is_some());
+    let kept = if anchored {
+        snapshots::of(abs)
+    } else {
+        Vec::new()
+    };
+    let snap = kept.iter().find(|k| fits(&k.keys, k.shown, call.edits));
+    match place(cur, snap.map(|k| k.keys.as_slice()), call.edits) {
+        Ok(p) => Ok((p, anchored, snap.is_some())),
+        Err(n) => {
+            // The lines a refusal shows are a read of the file as it is
+            // now: a retry with their anchors is judged against them.
+            if let NotPlaced::Anchors(r) = &n {
+                let from = r.iter().map(|x| x.shown.0).min().unwrap_or(0);
+                let to = r.iter().map(|x| x.shown.1).max().unwrap_or(0);
+                let read = snapshots::Read {
+                    path: abs,
+                    sha256,
+                    shown: (from as u64, to as u64),
+                };
+                snapshots::keep(&read, Some(cur.keys.to_vec()));
             }
+            Err(not_placed(n, abs, call.file_path))
         }
-        _ => b"\n",
     }
-}
-
-/// The new text as pieces: unchanged slices of `text` and the new lines.
-fn pieces<'t>(text: &'t [u8], placed: &'t Placed) -> Vec<&'t [u8]> {
-    let mut out = Vec::with_capacity(placed.spans.len() * 2 + 1);
-    let mut at = 0;
-    for s in &placed.spans {
-        out.push(&text[at..s.start]);
-        out.push(s.new.as_slice());
-        at = s.end;
-    }
-    out.push(&text[at..]);
-    out.retain(|p| !p.is_empty());
-    out
 }
 
 /// Each edit's place in the file as written, in the caller's order of

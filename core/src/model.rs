@@ -273,6 +273,11 @@ impl Cancel {
         }
     }
 
+    /// When the time budget ends, if it has one.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline.map(|(at, _)| at)
+    }
+
     /// Whether the caller gave up or the time is spent, and which (the
     /// printer words it: `printer::go_on`).
     pub fn stopped(&self) -> Option<Stopped> {

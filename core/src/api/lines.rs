@@ -231,6 +231,89 @@ mod tests {
         assert_eq!(r["code"], "INVALID_INPUT", "{r}");
     }
 
+    /// A list of equal records: after one was removed, the 30th record's
+    /// line could be any record's, however far the list runs beyond the
+    /// window the relocation looks at first. Refused, never placed.
+    #[test]
+    fn a_line_in_a_long_run_of_equal_records_is_refused_after_one_was_removed() {
+        let (_t, root) = ws();
+        let file = root.join("list.yml");
+        for records in [40, 100, 400] {
+            let one = "- name: item\n  qty: 1\n  tags: []\n";
+            let text = format!("items:\n{}", one.repeat(records));
+            fs::write(&file, &text).unwrap();
+            let a = read(&root, "list.yml");
+            fs::write(&file, text.replacen(one, "", 1)).unwrap();
+            let qty = 1 + 29 * 3 + 1;
+            let r = edit(
+                &root,
+                "list.yml",
+                json!([{"pos": a[qty], "lines": "  qty: 2"}]),
+            );
+            assert_eq!(r["code"], "ANCHOR_MISMATCH", "{records}: {r}");
+            assert_eq!(r["anchors"][0]["problem"], "several", "{records}: {r}");
+        }
+        // Lines added above the list (outside it): the record is where it
+        // was, shifted.
+        let one = "- name: item\n  qty: 1\n  tags: []\n";
+        let text = format!("items:\n{}", one.repeat(100));
+        fs::write(&file, &text).unwrap();
+        let a = read(&root, "list.yml");
+        fs::write(&file, format!("# list\n# of items\n{text}")).unwrap();
+        let qty = 1 + 29 * 3 + 1;
+        let r = edit(
+            &root,
+            "list.yml",
+            json!([{"pos": a[qty], "lines": "  qty: 2"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let lines: Vec<String> = fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        assert_eq!(lines[qty + 2], "  qty: 2");
+        assert_eq!(lines.iter().filter(|l| *l == "  qty: 2").count(), 1);
+    }
+
+    /// A file rewritten all over since the read (re-indented): the
+    /// anchored line is nowhere, so it is refused without a diff; one whose
+    /// line is still there but everything else changed is diffed within the
+    /// call's time budget.
+    #[test]
+    fn a_file_rewritten_all_over_is_refused_without_a_long_diff() {
+        let (_t, root) = ws();
+        let file = root.join("big.txt");
+        let text: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+        fs::write(&file, &text).unwrap();
+        let a = read(&root, "big.txt");
+        let indented: String = text.lines().map(|l| format!("    {l}\n")).collect();
+        fs::write(&file, &indented).unwrap();
+        let r = edit(&root, "big.txt", json!([{"pos": a[0], "lines": "first"}]));
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        assert_eq!(r["anchors"][0]["problem"], "changed", "{r}");
+        // The first line kept, every other line changed: the diff would
+        // take seconds; a 50 ms budget stops it, nothing written.
+        let mixed: String = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                if i == 0 {
+                    format!("{l}\n")
+                } else {
+                    format!("    {l}\n")
+                }
+            })
+            .collect();
+        fs::write(&file, &mixed).unwrap();
+        let r = edit_lines(
+            &json!({"file_path": "big.txt", "edits": [{"pos": a[0], "lines": "first"}]}),
+            Some(&json!({ "workspaceRoot": root, "durable": false, "timeoutMs": 50 })),
+        );
+        assert_eq!(r["code"], "CANCELLED", "{r}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), mixed);
+    }
+
     /// A string is one line at least: `""` or `"\n"` blanks the line; only
     /// `null` or `[]` deletes it.
     #[test]

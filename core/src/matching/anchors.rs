@@ -488,12 +488,22 @@ pub(crate) enum Mapped {
 
 /// The line diff of a snapshot against the current file: for each line of
 /// `old`, the line of `new` it is kept as (`None`: removed or changed).
-pub(crate) fn diff_map(old: &[u64], new: &[u64]) -> Vec<Option<usize>> {
-    let mut map = vec![None; old.len()];
+/// `None` when the diff did not end by `deadline` (a file rewritten all
+/// over costs a diff quadratic in its lines; a diff cut short is not a
+/// smallest one, and no anchor is placed by it).
+pub(crate) fn diff_map(
+    old: &[u64],
+    new: &[u64],
+    deadline: Option<std::time::Instant>,
+) -> Option<Vec<Option<usize>>> {
     if old == new {
-        return (0..old.len()).map(Some).collect();
+        return Some((0..old.len()).map(Some).collect());
     }
-    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, old, new);
+    let mut map = vec![None; old.len()];
+    let ops = similar::capture_diff_slices_deadline(similar::Algorithm::Myers, old, new, deadline);
+    if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        return None;
+    }
     for op in ops {
         if let similar::DiffOp::Equal {
             old_index,
@@ -506,30 +516,73 @@ pub(crate) fn diff_map(old: &[u64], new: &[u64]) -> Vec<Option<usize>> {
             }
         }
     }
-    map
+    Some(map)
 }
+
+/// Most lines a window around an anchored line grows to, to see both ends
+/// of a run of lines that repeats (`}` / blank / a record of a list); a
+/// longer run is refused, not guessed.
+pub(crate) const MAX_WINDOW: usize = 1024;
 
 /// Where the snapshot's line `i` is now, given the diff's `map` (see
 /// [`diff_map`]). Kept by the diff at `j`, it is placed there only when
 /// every longest common subsequence of the two files, within [`CONTEXT`]
 /// lines of `i` and `j`, keeps line `i` as line `j`: then no other
 /// alignment explains the change as well (a line in a run of equal lines
-/// next to a removal, which could be any of them, is refused).
+/// next to a removal, which could be any of them, is refused). When line
+/// `i` lies in a stretch that repeats with a period of at most
+/// [`CONTEXT`] lines and reaches past that window (a list of equal
+/// records), the window grows to the whole stretch and [`CONTEXT`] lines
+/// beyond it, where the lines that end the repetition pin it (a removed
+/// record could have been any of them): a window of the repeated lines
+/// alone would find one place where there are many.
 pub(crate) fn map_line(old: &[u64], new: &[u64], map: &[Option<usize>], i: usize) -> Mapped {
     let Some(j) = map[i] else {
         return Mapped::Changed;
     };
-    let (i0, j0) = (i.saturating_sub(CONTEXT), j.saturating_sub(CONTEXT));
-    let (i1, j1) = (
-        (i + CONTEXT + 1).min(old.len()),
-        (j + CONTEXT + 1).min(new.len()),
-    );
+    let (from, to) = match repeated_stretch(old, i) {
+        Some((a, b)) if b - a + 2 * CONTEXT > MAX_WINDOW => return Mapped::Several(vec![j]),
+        Some((a, b)) => (a, b),
+        None => (i, i + 1),
+    };
+    let i0 = from.saturating_sub(CONTEXT);
+    let i1 = (to + CONTEXT).min(old.len());
+    // The new side: as far on each side of `j` as the old side reaches from
+    // `i`, to the file's edge where the old side reaches its edge.
+    let j0 = if i0 == 0 { 0 } else { j.saturating_sub(i - i0) };
+    let j1 = if i1 == old.len() {
+        new.len()
+    } else {
+        (j + (i1 - i)).min(new.len())
+    };
     forced(&old[i0..i1], &new[j0..j1], i - i0, j - j0)
         .map(|()| Mapped::At(j))
         .unwrap_or_else(|mut at| {
             at.iter_mut().for_each(|x| *x += j0);
             Mapped::Several(at)
         })
+}
+
+/// The stretch `from..to` of `lines` around line `i` that repeats with the
+/// smallest period of at most [`CONTEXT`] lines (`lines[x] == lines[x +
+/// p]` all through it), when it reaches past [`CONTEXT`] lines on either
+/// side of `i`.
+fn repeated_stretch(lines: &[u64], i: usize) -> Option<(usize, usize)> {
+    let n = lines.len();
+    for p in 1..=CONTEXT.min(n) {
+        let (mut lo, mut hi) = (i, i);
+        while lo > 0 && lo - 1 + p < n && lines[lo - 1] == lines[lo - 1 + p] {
+            lo -= 1;
+        }
+        while hi + p < n && lines[hi] == lines[hi + p] {
+            hi += 1;
+        }
+        let (a, b) = (lo, (hi + p).min(n));
+        if hi > lo && (a + CONTEXT < i || b > i + CONTEXT + 1) {
+            return Some((a, b));
+        }
+    }
+    None
 }
 
 /// Whether every longest common subsequence of `a` and `b` pairs `a[i]`
@@ -861,7 +914,7 @@ mod tests {
         /// is never placed, a line placed is the one that moved there.
         #[test]
         fn mapping_matches_the_reference_and_is_never_wrong((old, new, truth) in shifted()) {
-            let map = diff_map(&old, &new);
+            let map = diff_map(&old, &new, None).unwrap();
             for (i, &truth_i) in truth.iter().enumerate() {
                 let m = map_line(&old, &new, &map, i);
                 let placed = |m: &Mapped| match m { Mapped::At(j) => Some(*j), _ => None };
@@ -878,12 +931,12 @@ mod tests {
         // 0:a 1:} 2:b 3:} -> two lines inserted at the top.
         let old = [1, 9, 2, 9];
         let new = [7, 8, 1, 9, 2, 9];
-        let map = diff_map(&old, &new);
+        let map = diff_map(&old, &new, None).unwrap();
         assert_eq!(map_line(&old, &new, &map, 1), Mapped::At(3));
         assert_eq!(map_line(&old, &new, &map, 3), Mapped::At(5));
         // [a, a] -> [a]: which one is left cannot be told.
         let (old, new) = ([1, 1], [1]);
-        let map = diff_map(&old, &new);
+        let map = diff_map(&old, &new, None).unwrap();
         assert!(matches!(
             map_line(&old, &new, &map, 0),
             Mapped::Several(_) | Mapped::Changed

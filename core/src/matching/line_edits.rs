@@ -137,19 +137,23 @@ pub(crate) enum NotPlaced {
     Anchors(Vec<Refused>),
     /// Two edits touch the same lines (their indexes).
     Overlap(usize, usize),
+    /// The diff from the read to the file as it is now did not end in time.
+    OutOfTime,
+}
+
+/// Every anchor of `edits` (`pos`, then `end`).
+fn anchors(edits: &[LineEdit]) -> impl Iterator<Item = &Anchor> {
+    edits.iter().flat_map(|e| e.pos.iter().chain(e.end.iter()))
 }
 
 /// Whether a kept read can be the one the anchors come from: it showed
 /// every anchored line (a read of other lines gave the caller none of
 /// them), and its lines there agree with every anchor's ID.
 pub(crate) fn fits(snap: &[u64], shown: (u64, u64), edits: &[LineEdit]) -> bool {
-    edits
-        .iter()
-        .flat_map(|e| e.pos.iter().chain(e.end.iter()))
-        .all(|a| {
-            (shown.0..shown.1).contains(&(a.line as u64))
-                && snap.get(a.line).is_some_and(|&k| id_of(k) == a.id)
-        })
+    anchors(edits).all(|a| {
+        (shown.0..shown.1).contains(&(a.line as u64))
+            && snap.get(a.line).is_some_and(|&k| id_of(k) == a.id)
+    })
 }
 
 /// Each edit's anchors (`pos`, `end`) as current 0-based lines.
@@ -161,8 +165,20 @@ fn locate(
     cur: &Current<'_>,
     snap: Option<&[u64]>,
     edits: &[LineEdit],
-) -> Result<(Located, bool), Vec<Refused>> {
-    let map = snap.map(|s| diff_map(s, cur.keys));
+    deadline: Option<std::time::Instant>,
+) -> Result<(Located, bool), NotPlaced> {
+    // The diff is needed only when some anchored line is still in the file
+    // (one that is nowhere is changed, whatever the diff says): a file
+    // rewritten all over is refused at once, not diffed.
+    let present = |s: &[u64]| {
+        let now: std::collections::HashSet<u64> = cur.keys.iter().copied().collect();
+        anchors(edits).any(|a| s.get(a.line).is_some_and(|k| now.contains(k)))
+    };
+    let map = match snap {
+        Some(s) if s != cur.keys && !present(s) => Some(vec![None; s.len()]),
+        Some(s) => Some(diff_map(s, cur.keys, deadline).ok_or(NotPlaced::OutOfTime)?),
+        None => None,
+    };
     let mut refused = Vec::new();
     let mut moved = false;
     let mut one = |k: usize, a: &Anchor| -> Option<usize> {
@@ -223,7 +239,7 @@ fn locate(
     if refused.is_empty() {
         Ok((at, moved))
     } else {
-        Err(refused)
+        Err(NotPlaced::Anchors(refused))
     }
 }
 
@@ -247,13 +263,15 @@ pub(crate) fn around(cur: &Current<'_>, line: usize) -> (String, (usize, usize))
 }
 
 /// Places `edits` in the current file, judged against `snap` (the keys of
-/// the read the anchors come from) when given.
+/// the read the anchors come from) when given, its diff to the file ended
+/// by `deadline`.
 pub(crate) fn place(
     cur: &Current<'_>,
     snap: Option<&[u64]>,
     edits: &[LineEdit],
+    deadline: Option<std::time::Instant>,
 ) -> Result<Placed, NotPlaced> {
-    let (at, rebased) = locate(cur, snap, edits).map_err(NotPlaced::Anchors)?;
+    let (at, rebased) = locate(cur, snap, edits, deadline)?;
     // Lines each edit claims: a replaced range, or the line an insertion
     // is anchored on (an insertion anchored on a replaced line overlaps).
     let claims: Vec<(usize, usize)> = edits
@@ -428,7 +446,7 @@ mod tests {
             let b = s.as_bytes();
             keys(b, &lines(b))
         });
-        let placed = place(&cur, sk.as_deref(), edits)?;
+        let placed = place(&cur, sk.as_deref(), edits, None)?;
         let out = pieces(&cur, &placed).concat();
         Ok(String::from_utf8(out).unwrap())
     }

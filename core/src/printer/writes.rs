@@ -154,6 +154,15 @@ pub(crate) fn anchors_mismatch(n: usize, edit: usize, anchor: &str, problem: &st
     )
 }
 
+/// The anchors of an edit of `file` could not be followed in time: the file
+/// changed all over since the read.
+pub(crate) fn anchors_out_of_time(file: &str, secs: u64) -> String {
+    format!(
+        "`{file}` changed so much since the read with anchors that its lines could not be followed in {secs} s; \
+         nothing was written. Read it again with anchors and retry with the new anchors"
+    )
+}
+
 /// Why a dry run's diff is missing: the content is over `mib` MiB.
 pub(crate) fn diff_omitted(mib: usize) -> String {
     format!(

@@ -69,7 +69,7 @@ pub(crate) fn edit_lines(
         },
         mixed: src.line_ending() == LineEnding::Mixed,
     };
-    let (placed, anchored, snapshot) = placed_by_read(&cur, (&abs, &sha_before), call)?;
+    let (placed, anchored, snapshot) = placed_by_read(&cur, (&abs, &sha_before), call, opts)?;
     let pieces = pieces(&cur, &placed);
     // The one check every write's new text gets (elision markers).
     let looked = check::new_text(Some(text), &pieces, &s.display, opts).map_err(|r| {
@@ -140,6 +140,7 @@ fn placed_by_read(
     cur: &Current<'_>,
     (abs, sha256): (&str, &str),
     call: &LinesCall<'_>,
+    opts: &Options,
 ) -> Result<(Placed, bool, bool), Box<Failed>> {
     let anchored = call.edits.iter().any(|e| e.pos.is_some());
     let kept = if anchored {
@@ -148,7 +149,16 @@ fn placed_by_read(
         Vec::new()
     };
     let snap = kept.iter().find(|k| fits(&k.keys, k.shown, call.edits));
-    match place(cur, snap.map(|k| k.keys.as_slice()), call.edits) {
+    // The diff from the read to the file runs under the file's lock: it is
+    // bounded by the call's time budget and by RELOCATE_BUDGET.
+    let budget = std::time::Instant::now() + RELOCATE_BUDGET;
+    let deadline = opts.cancel.deadline().map_or(budget, |d| d.min(budget));
+    match place(
+        cur,
+        snap.map(|k| k.keys.as_slice()),
+        call.edits,
+        Some(deadline),
+    ) {
         Ok(p) => Ok((p, anchored, snap.is_some())),
         Err(n) => {
             // The lines a refusal shows are a read of the file as it is
@@ -163,10 +173,15 @@ fn placed_by_read(
                 };
                 snapshots::keep(&read, Some(cur.keys.to_vec()));
             }
+            printer::go_on(&opts.cancel).map_err(|f| Box::new(Failed::new(&f, Some(abs))))?;
             Err(not_placed(n, abs, call.file_path))
         }
     }
 }
+
+/// Longest the diff from a read to the file may take (a file rewritten
+/// all over costs a diff quadratic in its lines).
+const RELOCATE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Each edit's place in the file as written, in the caller's order of
 /// positions.
@@ -198,6 +213,13 @@ fn no_snapshot_note() -> String {
 /// The refusal of edits that could not be placed.
 fn not_placed(n: NotPlaced, abs: &str, display: &str) -> Box<Failed> {
     match n {
+        NotPlaced::OutOfTime => Box::new(Failed::new(
+            &Failure::new(
+                ErrorCode::ANCHOR_MISMATCH,
+                printer::anchors_out_of_time(display, RELOCATE_BUDGET.as_secs()),
+            ),
+            Some(abs),
+        )),
         NotPlaced::Overlap(a, b) => Box::new(Failed::new(
             &Failure::invalid(printer::anchored_overlap(a, b, display)),
             Some(abs),

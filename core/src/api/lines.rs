@@ -314,6 +314,29 @@ mod tests {
         assert_eq!(fs::read_to_string(&file).unwrap(), mixed);
     }
 
+    /// A windows-1252 file that is not valid Shift_JIS or GBK (an accented
+    /// letter before a space or a line break) takes accented lines: the
+    /// double-byte seam check applies to encodings the file could be in.
+    #[test]
+    fn an_accented_line_goes_into_a_windows_1252_file() {
+        let (_t, root) = ws();
+        let file = root.join("fr.txt");
+        let latin1 = |s: &str| -> Vec<u8> { s.chars().map(|c| c as u32 as u8).collect() };
+        let before = "Le caf\u{e9} est tr\u{e8}s bon.\nJ'ai mang\u{e9} une cr\u{ea}pe \u{e0} la gare.\nx\n\u{c7}a va tr\u{e8}s bien, merci.\n";
+        fs::write(&file, latin1(before)).unwrap();
+        let a = read(&root, "fr.txt");
+        let r = edit(
+            &root,
+            "fr.txt",
+            json!([{"pos": a[2], "lines": "D\u{e9}j\u{e0} vu."}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            fs::read(&file).unwrap(),
+            latin1(&before.replace("\nx\n", "\nD\u{e9}j\u{e0} vu.\n"))
+        );
+    }
+
     /// A string is one line at least: `""` or `"\n"` blanks the line; only
     /// `null` or `[]` deletes it.
     #[test]

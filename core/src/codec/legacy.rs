@@ -223,6 +223,18 @@ impl Family {
         }
     }
 
+    /// Whether all of `bytes` is valid in this family.
+    fn valid(self, bytes: &[u8]) -> bool {
+        let mut i = 0;
+        while i < bytes.len() {
+            match self.char_len(&bytes[i..]) {
+                Some(n) => i += n,
+                None => return false,
+            }
+        }
+        true
+    }
+
     /// Whether every offset of `cuts` falls between two characters of
     /// `line`; `None` when `line` is not valid in this family at all.
     fn cuts_are_boundaries(self, line: &[u8], cuts: &[usize]) -> Option<bool> {
@@ -258,13 +270,18 @@ fn line_around(bytes: &[u8], start: usize, end: usize) -> (usize, usize) {
 /// under every double-byte family in which the old line is valid, both
 /// ends fall between characters before and after the edit, and the new
 /// line stays valid. Returns the families it would break.
-fn seam_breaks(raw: &[u8], start: usize, end: usize, with: &[u8]) -> Vec<&'static str> {
+fn seam_breaks(
+    raw: &[u8],
+    (start, end): (usize, usize),
+    with: &[u8],
+    families: &[Family],
+) -> Vec<&'static str> {
     let (ls, le) = line_around(raw, start, end);
     let old_line = &raw[ls..le];
     let new_line = [&raw[ls..start], with, &raw[end..le]].concat();
     let (a, b) = (start - ls, end - ls);
     let mut broken = Vec::new();
-    for f in FAMILIES {
+    for &f in families {
         let Some(old_ok) = f.cuts_are_boundaries(old_line, &[a, b]) else {
             continue;
         };
@@ -331,7 +348,7 @@ pub(crate) fn check_byte_seams(raw: &[u8], pieces: &[&[u8]], path: &str) -> Resu
         if std::str::from_utf8(line).is_ok() {
             continue;
         }
-        let broken = seam_breaks(raw, start, end, &with);
+        let broken = seam_breaks(raw, (start, end), &with, &FAMILIES);
         if !broken.is_empty() {
             return Err(seam_failure(
                 path,
@@ -502,6 +519,15 @@ pub(crate) fn splice(
     if r != raw.len() {
         return Err(not_exact(r));
     }
+    // The double-byte families the file could be in: a file that is not
+    // valid in one (a French windows-1252 file whose `é` is followed by a
+    // space) is not in it, and an edit need not keep its characters whole
+    // in it.
+    let families: Vec<Family> = if edits.is_empty() {
+        Vec::new()
+    } else {
+        FAMILIES.into_iter().filter(|f| f.valid(raw)).collect()
+    };
     for (rs, re, os, oe) in edits {
         let line = || crate::text::lines::count_newlines(&raw[..rs]) + 1;
         if enc.is_single_byte() {
@@ -509,7 +535,7 @@ pub(crate) fn splice(
                 return Err(utf8_split_failure(path, enc, line(), &raw[s..e]));
             }
         }
-        let broken = seam_breaks(raw, rs, re, &owned[os..oe]);
+        let broken = seam_breaks(raw, (rs, re), &owned[os..oe], &families);
         if !broken.is_empty() {
             return Err(seam_failure(path, ename, line(), &broken));
         }

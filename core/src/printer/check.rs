@@ -84,7 +84,8 @@ fn elided(r: &Refusal, display: &str) -> Worded {
     let message = format!(
         "line {} of the new text of `{display}` is an elision marker (`{}`) that would delete {span} of the \
          current file ({} line(s)), and {why}. Send those lines in place of the marker, or keep an unchanged \
-         line on each side of the marker (options.elisions: \"literal\" writes markers as they are); nothing \
+         line on each side of the marker; a comment meant as written can be reworded (options.elisions: \"literal\" \
+         writes markers as they are); nothing \
          was written",
         r.line, r.marker, r.deleted
     );

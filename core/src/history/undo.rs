@@ -456,12 +456,15 @@ fn open_unchanged<'w>(
     for ((rel, after, step), k) in steps.iter().zip(&slots) {
         let Some(k) = *k else { continue };
         let s = &txn.slots[k];
-        let ok = match step {
-            Step::Recreate(..) => {
-                s.cur.is_none() && s.read_failure.is_none() && s.res.meta.is_none()
-            }
-            _ => s.sha256() == Some(after.as_str()),
-        };
+        // The path must still lead to the file the transaction wrote: a
+        // link put in its place leads to another file, whatever it holds.
+        let ok = s.res.rel_path == *rel
+            && match step {
+                Step::Recreate(..) => {
+                    s.cur.is_none() && s.read_failure.is_none() && s.res.meta.is_none()
+                }
+                _ => s.sha256() == Some(after.as_str()),
+            };
         if !ok {
             changed.push(s.abs());
             names.push(rel);

@@ -299,12 +299,19 @@ fn apply_entry(
         .iter()
         .map(|f| f.sha256_before.as_deref())
         .chain(entry.deletes.iter().map(|d| Some(d.sha256_before.as_str())));
-    for (s, want) in txn.slots.iter().zip(expected) {
+    let planned = entry
+        .files
+        .iter()
+        .map(|f| &f.rel_path)
+        .chain(entry.deletes.iter().map(|d| &d.rel_path));
+    for ((s, want), rel) in txn.slots.iter().zip(expected).zip(planned) {
         if let Some(f) = &s.read_failure {
             return Err(Box::new(Failed::new(f, Some(&s.abs()))));
         }
         let now = s.sha256();
-        if now != want {
+        // The path must still lead to the file the dry run read: a link put
+        // in its place leads to another file, whatever it holds.
+        if now != want || s.res.rel_path != *rel {
             let f = Failure::new(
                 ErrorCode::FILE_CHANGED,
                 printer::changed_after_dry_run(&s.display),

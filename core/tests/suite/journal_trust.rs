@@ -971,3 +971,43 @@ fn undo_of_a_delete_refuses_when_the_kept_inode_was_written_since() {
     let dry = w.undo(json!({"dry_run": true}));
     assert_eq!(dry["code"], "JOURNAL_DAMAGED", "{dry:#}");
 }
+
+/// A link put in place of a file after it was written, or after a dry run
+/// read it, leads to another file: undo and applyDryRun refuse
+/// (`FILE_CHANGED`) rather than write that file, though it holds the bytes
+/// they expect.
+#[cfg(unix)]
+#[test]
+fn a_link_put_in_place_of_a_file_is_not_followed_by_undo_or_a_dry_run() {
+    let w = ws();
+    let (a, b) = (w.root.join("a.txt"), w.root.join("b.txt"));
+    let swap = || {
+        fs::rename(&a, w.root.join("a.bak")).unwrap();
+        std::os::unix::fs::symlink("b.txt", &a).unwrap();
+    };
+    // undo: a.txt was written "new"; b.txt also holds "new".
+    fs::write(&a, "old\n").unwrap();
+    fs::write(&b, "new\n").unwrap();
+    assert_eq!(w.patch("a.txt", "old", "new")["ok"], true);
+    swap();
+    let r = w.undo(json!({}));
+    assert_eq!(r["code"], "FILE_CHANGED", "{r}");
+    assert_eq!(fs::read_to_string(&b).unwrap(), "new\n");
+    // applyDryRun: the dry run read a.txt "same"; b.txt also holds "same".
+    fs::remove_file(&a).unwrap();
+    fs::remove_file(w.root.join("a.bak")).unwrap();
+    fs::write(&a, "same\n").unwrap();
+    fs::write(&b, "same\n").unwrap();
+    let dry = api::patch_file(
+        &json!({"file_path": "a.txt", "search": "same", "replace": "new", "dry_run": true}),
+        Some(&w.o()),
+    );
+    let run_id = dry["run_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{dry}"))
+        .to_string();
+    swap();
+    let r = api::apply_dry_run(&json!({"run_id": run_id}), Some(&w.o()));
+    assert_eq!(r["code"], "FILE_CHANGED", "{r}");
+    assert_eq!(fs::read_to_string(&b).unwrap(), "same\n");
+}

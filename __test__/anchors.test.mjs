@@ -3,6 +3,7 @@
 import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
+import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
@@ -114,6 +115,29 @@ test('CLI: read --anchors in one process, edit-lines in another after the file s
   assert.equal(out.verified, 'snapshot')
   assert.equal(out.rebased, true)
   assert.equal(fs.readFileSync(path.join(root, 'c.txt'), 'utf8'), 'new\na\n}\nb\n} // b\n')
+})
+
+test('a newer read of the same content by another process is the view an edit is judged against', T, async () => {
+  const root = tempDir()
+  const file = path.join(root, 'a.txt')
+  const run = (args, input) =>
+    spawnSync(process.execPath, [BIN, ...args, '--root', root], { cwd: root, env: cleanEnv(), input, encoding: 'utf8' })
+  // Two contents kept in different files of the state directory (a content's file is picked by its sha256).
+  const slot = (t) => parseInt(crypto.createHash('sha256').update(t).digest('hex').slice(-1), 16) % 4
+  const v1 = 's\n}\na\n}\nb\n'
+  let v2 = ''
+  for (let k = 0; !v2 || slot(v2) === slot(v1); k++) v2 = `q${k}\n}\n` + v1
+  fs.writeFileSync(file, v1)
+  await anchorsOf(root, 'a.txt') // this process reads v1
+  fs.writeFileSync(file, v2)
+  assert.equal(run(['read', 'a.txt', '--anchors']).status, 0) // the CLI reads v2
+  fs.writeFileSync(file, v1)
+  const shown = run(['read', 'a.txt', '--anchors']) // reverted; the CLI reads v1 again
+  const pos = shown.stdout.split('\n')[3].split('|')[0]
+  const r = await api.editLines({ file_path: 'a.txt', edits: [{ pos, lines: '} // closes a' }] }, { workspaceRoot: root, durable: false })
+  assert.equal(r.ok, true, JSON.stringify(r))
+  assert.equal(r.rebased, undefined, JSON.stringify(r))
+  assert.equal(fs.readFileSync(file, 'utf8'), 's\n}\na\n} // closes a\nb\n')
 })
 
 test('snapshots still waiting at exit are written, but never into a state directory the process removed', T, () => {

@@ -132,12 +132,7 @@ fn anchored(
 ) -> anchors::Tagged {
     let (file_path, sha256) = file;
     let known = snapshots::recent(file_path, sha256);
-    let mut tagged = anchors::read_tagged(
-        text,
-        offset,
-        range,
-        known.as_ref().map(|s| s.keys.as_slice()),
-    );
+    let mut tagged = anchors::read_tagged(text, offset, range, known.as_ref().map(|s| &s.keys[..]));
     let read = snapshots::Read {
         path: file_path,
         sha256,

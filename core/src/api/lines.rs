@@ -231,6 +231,156 @@ mod tests {
         assert_eq!(r["code"], "INVALID_INPUT", "{r}");
     }
 
+    /// Twenty three-line functions; the anchor of line 30 (the `}` of f9).
+    fn functions(root: &Path) -> (PathBuf, Vec<String>, Vec<String>) {
+        let body: Vec<String> = (0..20)
+            .flat_map(|i| {
+                [
+                    format!("function f{i}() {{"),
+                    format!("  return {i};"),
+                    "}".into(),
+                ]
+            })
+            .collect();
+        let file = root.join("f.js");
+        fs::write(&file, body.join("\n") + "\n").unwrap();
+        let a = read(root, "f.js");
+        (file, body, a)
+    }
+
+    /// Reads of parts of the file show those lines only: two partial reads
+    /// of the same content do not show the lines between them, nor does a
+    /// refusal that showed the lines around two anchors.
+    #[test]
+    fn partial_reads_and_refusals_show_only_their_lines() {
+        let (_t, root) = ws();
+        let (file, body, a) = functions(&root);
+        let on_top = |body: &[String]| {
+            let mut v = vec![
+                "function g() {".to_string(),
+                "  return -1;".into(),
+                "}".into(),
+            ];
+            v.extend(body.iter().cloned());
+            v.join("\n") + "\n"
+        };
+        fs::write(&file, on_top(&body)).unwrap();
+        for (offset, limit) in [(0, 3), (50, 3)] {
+            let r = read_file(
+                &json!({"file_path": "f.js", "anchors": true, "offset": offset, "limit": limit}),
+                Some(&opts(&root)),
+            );
+            assert_eq!(r["ok"], true, "{r}");
+        }
+        let r = edit(
+            &root,
+            "f.js",
+            json!([{"pos": a[29], "lines": "} // end of f9"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let now: Vec<String> = fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        assert_eq!(now[32], "} // end of f9", "{now:?}");
+        // A refusal of two anchors far apart shows the lines around each.
+        let (file, body, a) = functions(&root);
+        let mut changed = body.clone();
+        changed[4] = "  return 100;".into();
+        changed[55] = "  return 1800;".into();
+        fs::write(&file, on_top(&changed)).unwrap();
+        let r = edit(
+            &root,
+            "f.js",
+            json!([{"pos": a[4], "lines": "x"}, {"pos": a[55], "lines": "y"}]),
+        );
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        let r = edit(
+            &root,
+            "f.js",
+            json!([{"pos": a[29], "lines": "} // end of f9"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let now: Vec<String> = fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        assert_eq!(now[32], "} // end of f9", "{now:?}");
+    }
+
+    /// The retry a refusal asks for: the edit that was not refused keeps its
+    /// old anchor, the refused one takes the anchor the refusal showed; each
+    /// is judged against the read it comes from.
+    #[test]
+    fn a_retry_mixing_old_and_refusal_anchors_judges_each_against_its_read() {
+        let (_t, root) = ws();
+        let (file, body, a) = functions(&root);
+        let mut v2 = vec![
+            "function g() {".to_string(),
+            "  return -1;".into(),
+            "}".into(),
+        ];
+        v2.extend(body.iter().map(|l| {
+            if l == "  return 18;" {
+                "  return 180;".into()
+            } else {
+                l.clone()
+            }
+        }));
+        fs::write(&file, v2.join("\n") + "\n").unwrap();
+        let keep = json!({"pos": a[29], "lines": "} // end of f9"});
+        let r = edit(
+            &root,
+            "f.js",
+            json!([keep, {"pos": a[55], "lines": "  return 1818;"}]),
+        );
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        let shown = r["anchors"][0]["lines"].as_str().unwrap();
+        let fresh = shown
+            .lines()
+            .find(|l| l.ends_with("|  return 180;"))
+            .and_then(|l| l.split('|').next())
+            .unwrap_or_else(|| panic!("{shown}"));
+        let r = edit(
+            &root,
+            "f.js",
+            json!([keep, {"pos": fresh, "lines": "  return 1818;"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["verified"], "snapshot", "{r}");
+        let now: Vec<String> = fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        assert_eq!(now[32], "} // end of f9", "{now:?}");
+        assert_eq!(now[58], "  return 1818;", "{now:?}");
+    }
+
+    /// A line read, then shown changed by a newer read, then a line with the
+    /// same text written again: the anchor of the first read names a line
+    /// that is gone, whatever the first read and the file agree on.
+    #[test]
+    fn a_line_a_newer_read_showed_changed_is_refused() {
+        let (_t, root) = ws();
+        let file = root.join("t.txt");
+        fs::write(&file, "}\na\nb\n").unwrap();
+        let a = read(&root, "t.txt");
+        fs::write(&file, "X\na\nb\n").unwrap();
+        read(&root, "t.txt");
+        fs::write(&file, "X\n}\na\nb\n").unwrap();
+        let r = edit(
+            &root,
+            "t.txt",
+            json!([{"pos": a[0], "lines": "} // closing"}]),
+        );
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        assert_eq!(r["anchors"][0]["problem"], "changed", "{r}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), "X\n}\na\nb\n");
+    }
+
     /// A list of equal records: after one was removed, the 30th record's
     /// line could be any record's, however far the list runs beyond the
     /// window the relocation looks at first. Refused, never placed.

@@ -56,17 +56,20 @@ pub(crate) struct Snapshot {
     /// sha256 (hex) of the bytes read.
     pub(crate) sha256: String,
     /// One key per line (`matching::anchors::line_key`).
-    pub(crate) keys: Vec<u64>,
-    /// Seconds since the epoch when it was taken.
+    pub(crate) keys: Arc<[u64]>,
+    /// Seconds since the epoch when it was last taken.
     pub(crate) taken: u64,
-    /// When it was taken, for telling reads apart (nanoseconds since the
-    /// epoch, above every stamp this process gave before).
-    pub(crate) order: u64,
-    /// The lines the read showed, 0-based `from..to` (a read of part of
-    /// the file keeps every line's key, but only what it showed can have
-    /// given the caller an anchor).
-    pub(crate) shown: (u64, u64),
+    /// The lines each read of this content showed, 0-based `from..to`, with
+    /// when (a stamp: nanoseconds since the epoch, above every stamp this
+    /// process gave before), oldest first; at most [`MAX_SHOWN`]. A read of
+    /// part of the file keeps every line's key, but only what it showed can
+    /// have given the caller an anchor, and a newer read that showed a line
+    /// is the caller's view of it.
+    pub(crate) shown: Vec<(u64, u64, u64)>,
 }
+
+/// Most reads of one content whose lines a snapshot remembers.
+pub(crate) const MAX_SHOWN: usize = 32;
 
 /// What one read with anchors showed: lines `shown` (0-based `from..to`)
 /// of the content `sha256` of the file `path`.
@@ -78,27 +81,36 @@ pub(crate) struct Read<'a> {
 
 impl Snapshot {
     fn weight(&self) -> usize {
-        self.keys.len() * 8 + self.path.len() + 128
+        self.keys.len() * 8 + self.shown.len() * 24 + self.path.len() + 128
+    }
+
+    /// The stamp of its newest read.
+    pub(crate) fn newest(&self) -> u64 {
+        self.shown.iter().map(|s| s.2).max().unwrap_or(0)
     }
 
     fn fresh(&self, now: u64) -> bool {
         self.taken <= now + 60 && now < self.taken.saturating_add(TTL.as_secs())
     }
 
-    /// Its bytes on disk: magic, time, order, lines shown, path, sha256,
-    /// keys, then the sha256 of all of that.
+    /// Its bytes on disk: magic, time, path, sha256, keys, the reads'
+    /// lines and stamps, then the sha256 of all of that.
     fn encode(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.weight());
         b.extend_from_slice(MAGIC);
-        for n in [self.taken, self.order, self.shown.0, self.shown.1] {
-            b.extend_from_slice(&n.to_le_bytes());
-        }
+        b.extend_from_slice(&self.taken.to_le_bytes());
         b.extend_from_slice(&(self.path.len() as u32).to_le_bytes());
         b.extend_from_slice(self.path.as_bytes());
         b.extend_from_slice(self.sha256.as_bytes());
         b.extend_from_slice(&(self.keys.len() as u64).to_le_bytes());
-        for k in &self.keys {
+        for k in self.keys.iter() {
             b.extend_from_slice(&k.to_le_bytes());
+        }
+        b.extend_from_slice(&(self.shown.len() as u64).to_le_bytes());
+        for &(from, to, stamp) in &self.shown {
+            for n in [from, to, stamp] {
+                b.extend_from_slice(&n.to_le_bytes());
+            }
         }
         let sum = Sha256::digest(&b);
         b.extend_from_slice(&sum);
@@ -118,26 +130,33 @@ impl Snapshot {
             at += n;
             Some(s)
         };
-        let mut number = || -> Option<u64> { Some(u64::from_le_bytes(take(8)?.try_into().ok()?)) };
-        let (taken, order, from, to) = (number()?, number()?, number()?, number()?);
+        let u64_at = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        let taken = u64_at(take(8)?);
         let plen = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
         let path = String::from_utf8(take(plen)?.to_vec()).ok()?;
         let sha256 = String::from_utf8(take(64)?.to_vec()).ok()?;
-        let n = usize::try_from(u64::from_le_bytes(take(8)?.try_into().ok()?)).ok()?;
+        let n = usize::try_from(u64_at(take(8)?)).ok()?;
         if n > MAX_LINES {
             return None;
         }
-        let keys = take(n.checked_mul(8)?)?
+        let keys: Arc<[u64]> = take(n.checked_mul(8)?)?
             .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .map(u64_at)
+            .collect();
+        let reads = usize::try_from(u64_at(take(8)?)).ok()?;
+        if reads > MAX_SHOWN {
+            return None;
+        }
+        let shown = take(reads * 24)?
+            .chunks_exact(24)
+            .map(|c| (u64_at(&c[..8]), u64_at(&c[8..16]), u64_at(&c[16..])))
             .collect();
         (at == body.len()).then_some(Snapshot {
             path,
             sha256,
             keys,
             taken,
-            order,
-            shown: (from, to),
+            shown,
         })
     }
 }
@@ -214,52 +233,56 @@ fn next_order() -> u64 {
 
 /// Keeps `read`, the newest read of its file: `keys`, its lines' keys, or
 /// `None` when this process keeps the same content already (its keys are
-/// taken, and the lines shown by both reads count as shown). It is kept in
-/// this process at once, and written to disk by a thread of its own
-/// ([`flush`] waits for it), so that the read does not wait on the disk. A
-/// failure to keep it on disk is not an error: the snapshot is still kept
-/// in this process, and another process then finds none (its edit is
-/// checked at line numbers only, and says so). `false`: not kept (too
-/// large, or no keys). The same read again, of the file's newest kept
-/// content and the same lines, within [`FRESH_AGAIN`], changes nothing and
-/// writes nothing.
+/// shared). The lines it showed are added to those of earlier reads of the
+/// same content, with a new stamp. It is kept in this process at once, and
+/// written to disk by a thread of its own ([`flush`] waits for it), so that
+/// the read does not wait on the disk. A failure to keep it on disk is not
+/// an error: the snapshot is still kept in this process, and another
+/// process then finds none (its edit is checked at line numbers only, and
+/// says so). `false`: not kept (too large, or no keys). The same read again
+/// within [`QUIET`] of the newest kept content is not written to disk again.
 pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
     let t = now();
-    let snap = {
+    let (snap, quiet) = {
         let mut m = memory().lock().unwrap_or_else(|p| p.into_inner());
         let of_path = |s: &&Arc<Snapshot>| s.path == read.path && s.fresh(t);
         let same = m.iter().find(|s| of_path(s) && s.sha256 == read.sha256);
-        let newest = m.iter().filter(of_path).max_by_key(|s| s.order);
-        let shown = match same {
-            Some(s) => (s.shown.0.min(read.shown.0), s.shown.1.max(read.shown.1)),
-            None => read.shown,
-        };
-        let quiet = same.is_some_and(|s| {
-            s.shown == shown
-                && newest.is_some_and(|n| Arc::ptr_eq(n, s))
-                && t.saturating_sub(s.taken) < FRESH_AGAIN
-        });
-        if quiet {
-            return true;
-        }
-        let Some(keys) = keys.or_else(|| same.map(|s| s.keys.clone())) else {
-            return false;
+        let newest = m.iter().filter(of_path).map(|s| s.newest()).max();
+        let keys: Arc<[u64]> = match (keys, same) {
+            (Some(k), _) => k.into(),
+            (None, Some(s)) => Arc::clone(&s.keys),
+            (None, None) => return false,
         };
         if keys.len() > MAX_LINES {
             return false;
+        }
+        let stamp = next_order();
+        let mut shown = same.map(|s| s.shown.clone()).unwrap_or_default();
+        let had = shown
+            .iter()
+            .position(|x| (x.0, x.1) == (read.shown.0, read.shown.1));
+        let quiet = same.is_some_and(|s| Some(s.newest()) == newest)
+            && had.is_some_and(|i| stamp.saturating_sub(shown[i].2) < QUIET.as_nanos() as u64);
+        if let Some(i) = had {
+            shown.remove(i);
+        }
+        shown.push((read.shown.0, read.shown.1, stamp));
+        if shown.len() > MAX_SHOWN {
+            shown.remove(0);
         }
         let snap = Arc::new(Snapshot {
             path: read.path.to_string(),
             sha256: read.sha256.to_string(),
             keys,
             taken: t,
-            order: next_order(),
             shown,
         });
         store(&mut m, Arc::clone(&snap), t);
-        snap
+        (snap, quiet)
     };
-    writer::send(snap);
+    if !quiet {
+        writer::send(snap);
+    }
     true
 }
 
@@ -464,8 +487,9 @@ mod writer {
 #[cfg(test)]
 pub(crate) use writer::flush;
 
-/// Seconds within which the same read again keeps nothing new.
-const FRESH_AGAIN: u64 = 60;
+/// Within this time, the same read again of the newest kept content is not
+/// written to disk again (it is stamped anew in this process).
+const QUIET: Duration = Duration::from_secs(1);
 
 fn dir(create: bool) -> std::io::Result<Private> {
     Private::state(create)?.subdir(OsStr::new(SUBDIR), create)
@@ -536,12 +560,23 @@ pub(crate) fn of(path: &str) -> Vec<Arc<Snapshot>> {
             .cloned()
             .collect()
     };
+    // The same content kept here and on disk (read by this process and by
+    // another): one snapshot with the reads of both.
     for s in on_disk(path, t) {
-        if !out.iter().any(|o| o.sha256 == s.sha256) {
-            out.push(Arc::new(s));
+        match out.iter_mut().find(|o| o.sha256 == s.sha256) {
+            Some(o) => {
+                let mut merged = Snapshot::clone(o);
+                for r in s.shown {
+                    if !merged.shown.contains(&r) {
+                        merged.shown.push(r);
+                    }
+                }
+                *o = Arc::new(merged);
+            }
+            None => out.push(Arc::new(s)),
         }
     }
-    out.sort_by_key(|s| std::cmp::Reverse(s.order));
+    out.sort_by_key(|s| std::cmp::Reverse(s.newest()));
     out
 }
 
@@ -590,8 +625,7 @@ mod tests {
             sha256: sha.to_string().repeat(64),
             keys: (0..n as u64).collect(),
             taken: now(),
-            order: next_order(),
-            shown: (0, n as u64),
+            shown: vec![(0, n as u64, next_order())],
         }
     }
 

@@ -141,106 +141,248 @@ pub(crate) enum NotPlaced {
     OutOfTime,
 }
 
-/// Every anchor of `edits` (`pos`, then `end`).
-fn anchors(edits: &[LineEdit]) -> impl Iterator<Item = &Anchor> {
-    edits.iter().flat_map(|e| e.pos.iter().chain(e.end.iter()))
+/// A kept read with anchors of the file: every line's key, and the lines
+/// each read of that content showed (0-based `from..to`) with its stamp
+/// (larger is newer).
+pub(crate) struct KeptRead<'a> {
+    pub(crate) keys: &'a [u64],
+    pub(crate) shown: &'a [(u64, u64, u64)],
 }
 
-/// Whether a kept read can be the one the anchors come from: it showed
-/// every anchored line (a read of other lines gave the caller none of
-/// them), and its lines there agree with every anchor's ID.
-pub(crate) fn fits(snap: &[u64], shown: (u64, u64), edits: &[LineEdit]) -> bool {
-    anchors(edits).all(|a| {
-        (shown.0..shown.1).contains(&(a.line as u64))
-            && snap.get(a.line).is_some_and(|&k| id_of(k) == a.id)
-    })
+impl KeptRead<'_> {
+    /// The stamp of the newest read of this content that showed line `i`.
+    fn showed(&self, i: usize) -> Option<u64> {
+        let i = i as u64;
+        self.shown
+            .iter()
+            .filter(|s| s.0 <= i && i < s.1)
+            .map(|s| s.2)
+            .max()
+    }
+}
+
+/// The read an edit's anchors are judged against, and when it showed
+/// them: of the reads that showed each anchored line with the anchor's ID
+/// there, the one that showed them last (a read of other lines gave the
+/// caller none of them). `Err(())`: reads showed those lines, none with
+/// those IDs (the anchors are older than every read kept of them, or
+/// wrong). `Ok(None)`: no read showed them.
+fn read_for(reads: &[KeptRead<'_>], anchors: &[&Anchor]) -> Result<Option<(usize, u64)>, ()> {
+    let mut showed = false;
+    let best = reads
+        .iter()
+        .enumerate()
+        .filter_map(|(r, k)| {
+            let stamps: Option<Vec<u64>> = anchors.iter().map(|a| k.showed(a.line)).collect();
+            let stamp = stamps?.into_iter().min()?;
+            showed = true;
+            let fits = anchors
+                .iter()
+                .all(|a| k.keys.get(a.line).is_some_and(|&key| id_of(key) == a.id));
+            fits.then_some((stamp, r))
+        })
+        .max();
+    match best {
+        Some((stamp, r)) => Ok(Some((r, stamp))),
+        None if showed => Err(()),
+        None => Ok(None),
+    }
+}
+
+/// Line diffs between kept reads and the file as it is now, each made once
+/// and bounded by a deadline.
+struct Diffs<'a> {
+    cur: &'a [u64],
+    reads: &'a [KeptRead<'a>],
+    deadline: Option<std::time::Instant>,
+    made: std::collections::HashMap<(usize, usize), Vec<Option<usize>>>,
+}
+
+/// The file as it is now, as a target of [`Diffs::map`].
+const NOW: usize = usize::MAX;
+
+impl<'a> Diffs<'a> {
+    fn keys(&self, r: usize) -> &'a [u64] {
+        if r == NOW {
+            self.cur
+        } else {
+            self.reads[r].keys
+        }
+    }
+
+    /// Where `lines` of read `from` are in `to` (a read, or [`NOW`]). When
+    /// none of them is anywhere in `to`, nothing is diffed: each changed.
+    fn map(&mut self, from: usize, to: usize, lines: &[usize]) -> Result<Vec<Mapped>, NotPlaced> {
+        let (a, b) = (self.keys(from), self.keys(to));
+        if !self.made.contains_key(&(from, to)) {
+            let present = a != b && {
+                let there: std::collections::HashSet<u64> = b.iter().copied().collect();
+                lines
+                    .iter()
+                    .any(|&l| a.get(l).is_some_and(|k| there.contains(k)))
+            };
+            let m = if a != b && !present {
+                vec![None; a.len()]
+            } else {
+                diff_map(a, b, self.deadline).ok_or(NotPlaced::OutOfTime)?
+            };
+            self.made.insert((from, to), m);
+        }
+        let m = &self.made[&(from, to)];
+        Ok(lines.iter().map(|&l| map_line(a, b, m, l)).collect())
+    }
 }
 
 /// Each edit's anchors (`pos`, `end`) as current 0-based lines.
 type Located = Vec<(Option<usize>, Option<usize>)>;
 
-/// Where each anchor is now (0-based current line), judged against `snap`
-/// when given; and whether some anchor moved.
+/// How one edit's anchors are judged: against a read (its index, and
+/// whether a newer read shows one of its lines gone since), against the
+/// current line numbers (no read showed them), or refused (reads showed
+/// those lines, none as the anchors name them).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Judged {
+    Read(usize, bool),
+    Numbers,
+    Stale,
+}
+
+/// How each edit is judged ([`Judged`]): a read that showed its lines, and
+/// each newer read of the file, in which those lines must still be (a line
+/// read, then changed, then written again by someone else is another
+/// line, though the oldest read and the file agree on it).
+fn judge(
+    diffs: &mut Diffs<'_>,
+    reads: &[KeptRead<'_>],
+    edits: &[LineEdit],
+) -> Result<Vec<Judged>, NotPlaced> {
+    let mut out = Vec::with_capacity(edits.len());
+    for e in edits {
+        let anchors: Vec<&Anchor> = e.pos.iter().chain(e.end.iter()).collect();
+        let judged = match read_for(reads, &anchors) {
+            _ if anchors.is_empty() => Judged::Numbers,
+            Err(()) => Judged::Stale,
+            Ok(None) => Judged::Numbers,
+            Ok(Some((r, stamp))) => {
+                let lines: Vec<usize> = anchors.iter().map(|a| a.line).collect();
+                let mut gone = false;
+                for (n, k) in reads.iter().enumerate() {
+                    let newer = k.shown.iter().any(|s| s.2 > stamp);
+                    if n != r && newer && k.keys != reads[r].keys {
+                        gone |= diffs
+                            .map(r, n, &lines)?
+                            .iter()
+                            .any(|m| !matches!(m, Mapped::At(_)));
+                    }
+                }
+                Judged::Read(r, gone)
+            }
+        };
+        out.push(judged);
+    }
+    Ok(out)
+}
+
+/// Where each anchor is now (0-based current line), each edit judged as
+/// [`judge`] says; whether some anchor moved, and whether every anchored
+/// edit was judged against a read.
 fn locate(
     cur: &Current<'_>,
-    snap: Option<&[u64]>,
+    reads: &[KeptRead<'_>],
     edits: &[LineEdit],
     deadline: Option<std::time::Instant>,
-) -> Result<(Located, bool), NotPlaced> {
-    // The diff is needed only when some anchored line is still in the file
-    // (one that is nowhere is changed, whatever the diff says): a file
-    // rewritten all over is refused at once, not diffed.
-    let present = |s: &[u64]| {
-        let now: std::collections::HashSet<u64> = cur.keys.iter().copied().collect();
-        anchors(edits).any(|a| s.get(a.line).is_some_and(|k| now.contains(k)))
+) -> Result<(Located, bool, bool), NotPlaced> {
+    let mut diffs = Diffs {
+        cur: cur.keys,
+        reads,
+        deadline,
+        made: Default::default(),
     };
-    let map = match snap {
-        Some(s) if s != cur.keys && !present(s) => Some(vec![None; s.len()]),
-        Some(s) => Some(diff_map(s, cur.keys, deadline).ok_or(NotPlaced::OutOfTime)?),
-        None => None,
-    };
+    let judged = judge(&mut diffs, reads, edits)?;
     let mut refused = Vec::new();
     let mut moved = false;
-    let mut one = |k: usize, a: &Anchor| -> Option<usize> {
-        let problem = match (snap, &map) {
-            (Some(s), Some(m)) => match map_line(s, cur.keys, m, a.line) {
-                Mapped::At(j) => {
-                    moved |= j != a.line;
-                    return Some(j);
-                }
-                Mapped::Changed => AnchorProblem::Changed,
-                Mapped::Several(_) => AnchorProblem::Several,
-            },
-            _ => match cur.keys.get(a.line) {
-                Some(&key) if id_of(key) == a.id => return Some(a.line),
-                Some(_) => AnchorProblem::Mismatch,
-                None => AnchorProblem::BeyondEnd,
-            },
-        };
-        let near = match &map {
-            Some(m) => near(m, a.line),
-            None => a.line,
-        };
-        let (lines, shown) = around(cur, near);
-        refused.push(Refused {
-            edit: k,
-            anchor: a.show(),
-            problem,
-            lines,
-            shown,
-        });
-        None
-    };
     let mut at = Vec::with_capacity(edits.len());
     for (k, e) in edits.iter().enumerate() {
-        let p = e.pos.as_ref().map(|a| one(k, a));
-        let q = e.end.as_ref().map(|a| one(k, a));
-        at.push((p.flatten(), q.flatten()));
-    }
-    // A range must still be whole: every line of it kept, in one piece.
-    if let (Some(m), true) = (&map, refused.is_empty()) {
-        for (k, e) in edits.iter().enumerate() {
-            if let (Some(p), Some(q), (Some(jp), Some(_))) = (&e.pos, &e.end, at[k]) {
-                let whole = (p.line..=q.line).all(|i| m[i] == Some(jp + (i - p.line)));
-                if !whole {
-                    let (lines, shown) = around(cur, jp);
-                    refused.push(Refused {
-                        edit: k,
-                        // data: the range's anchors, `12#ab..14#cd`
-                        anchor: format!("{}..{}", p.show(), q.show()),
-                        problem: AnchorProblem::Changed,
-                        lines,
-                        shown,
-                    });
+        let anchors: Vec<&Anchor> = e.pos.iter().chain(e.end.iter()).collect();
+        let lines: Vec<usize> = anchors.iter().map(|a| a.line).collect();
+        let (found, map): (Vec<Result<usize, AnchorProblem>>, _) = match judged[k] {
+            Judged::Read(r, gone) => {
+                let found = diffs
+                    .map(r, NOW, &lines)?
+                    .into_iter()
+                    .map(|m| match m {
+                        Mapped::At(j) if !gone => Ok(j),
+                        Mapped::At(_) | Mapped::Changed => Err(AnchorProblem::Changed),
+                        Mapped::Several(_) => Err(AnchorProblem::Several),
+                    })
+                    .collect();
+                (found, diffs.made.get(&(r, NOW)))
+            }
+            Judged::Stale => (vec![Err(AnchorProblem::Changed); lines.len()], None),
+            Judged::Numbers => {
+                let found = anchors
+                    .iter()
+                    .map(|a| match cur.keys.get(a.line) {
+                        Some(&key) if id_of(key) == a.id => Ok(a.line),
+                        Some(_) => Err(AnchorProblem::Mismatch),
+                        None => Err(AnchorProblem::BeyondEnd),
+                    })
+                    .collect();
+                (found, None)
+            }
+        };
+        let mut placed = Vec::with_capacity(anchors.len());
+        for (a, f) in anchors.iter().zip(found) {
+            let problem = match f {
+                Ok(j) => {
+                    moved |= j != a.line;
+                    placed.push(Some(j));
+                    continue;
                 }
+                Err(problem) => problem,
+            };
+            placed.push(None);
+            let near = map.map_or(a.line, |m| near(m, a.line));
+            let (lines, shown) = around(cur, near);
+            refused.push(Refused {
+                edit: k,
+                anchor: a.show(),
+                problem,
+                lines,
+                shown,
+            });
+        }
+        let p = e.pos.as_ref().and(placed.first().copied().flatten());
+        let q = e.end.as_ref().and(placed.get(1).copied().flatten());
+        at.push((p, q));
+        // A range must still be whole: every line of it kept, in one piece.
+        if let (Some(p), Some(q), Some(jp), Some(m)) = (&e.pos, &e.end, p, map) {
+            if placed.iter().all(Option::is_some)
+                && !(p.line..=q.line).all(|i| m[i] == Some(jp + (i - p.line)))
+            {
+                let (lines, shown) = around(cur, jp);
+                refused.push(Refused {
+                    edit: k,
+                    // data: the range's anchors, `12#ab..14#cd`
+                    anchor: format!("{}..{}", p.show(), q.show()),
+                    problem: AnchorProblem::Changed,
+                    lines,
+                    shown,
+                });
             }
         }
     }
-    if refused.is_empty() {
-        Ok((at, moved))
-    } else {
-        Err(NotPlaced::Anchors(refused))
+    if !refused.is_empty() {
+        return Err(NotPlaced::Anchors(refused));
     }
+    let anchored: Vec<Judged> = edits
+        .iter()
+        .zip(&judged)
+        .filter(|(e, _)| e.pos.is_some())
+        .map(|(_, j)| *j)
+        .collect();
+    let by_reads = !anchored.is_empty() && anchored.iter().all(|j| matches!(j, Judged::Read(..)));
+    Ok((at, moved, by_reads))
 }
 
 /// The current line nearest to where snapshot line `i` went.
@@ -262,16 +404,16 @@ pub(crate) fn around(cur: &Current<'_>, line: usize) -> (String, (usize, usize))
     (String::from_utf8_lossy(&shown).into_owned(), (from, to))
 }
 
-/// Places `edits` in the current file, judged against `snap` (the keys of
-/// the read the anchors come from) when given, its diff to the file ended
-/// by `deadline`.
+/// Places `edits` in the current file, each judged against the kept read
+/// that last showed its anchored lines (see [`read_for`]), the diffs to the
+/// file ended by `deadline`.
 pub(crate) fn place(
     cur: &Current<'_>,
-    snap: Option<&[u64]>,
+    reads: &[KeptRead<'_>],
     edits: &[LineEdit],
     deadline: Option<std::time::Instant>,
 ) -> Result<Placed, NotPlaced> {
-    let (at, rebased) = locate(cur, snap, edits, deadline)?;
+    let (at, rebased, by_reads) = locate(cur, reads, edits, deadline)?;
     // Lines each edit claims: a replaced range, or the line an insertion
     // is anchored on (an insertion anchored on a replaced line overlaps).
     let claims: Vec<(usize, usize)> = edits
@@ -315,7 +457,7 @@ pub(crate) fn place(
     // insertions, then a replacement; otherwise stable.
     spans.sort_by_key(|s| (s.start, s.rank));
     Ok(Placed {
-        verified: if snap.is_some() {
+        verified: if by_reads {
             Verified::Snapshot
         } else {
             Verified::LineNumbers
@@ -446,7 +588,15 @@ mod tests {
             let b = s.as_bytes();
             keys(b, &lines(b))
         });
-        let placed = place(&cur, sk.as_deref(), edits, None)?;
+        let all = [(0, u64::MAX, 1)];
+        let reads: Vec<KeptRead<'_>> = sk
+            .iter()
+            .map(|k| KeptRead {
+                keys: k,
+                shown: &all,
+            })
+            .collect();
+        let placed = place(&cur, &reads, edits, None)?;
         let out = pieces(&cur, &placed).concat();
         Ok(String::from_utf8(out).unwrap())
     }

@@ -11,11 +11,11 @@ use crate::error::{ErrorCode, Failure};
 use crate::io::snapshots;
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::anchors::{keys, lines};
-use crate::matching::line_edits::{fits, pieces, place, Current, LineEdit, NotPlaced, Placed};
+use crate::matching::line_edits::{pieces, place, Current, KeptRead, LineEdit, NotPlaced, Placed};
 use crate::model::Options;
 use crate::printer;
 use crate::result::files::LineEnding;
-use crate::result::lines::{AnchorRefused, LineEditReport, LinesDone};
+use crate::result::lines::{AnchorRefused, LineEditReport, LinesDone, Verified};
 use crate::result::marks::{flag, True};
 use crate::result::{Failed, Outcome};
 use crate::txn::changes::Recorder;
@@ -129,13 +129,13 @@ pub(crate) fn edit_lines(
 
 /// The edits of `call` placed in the current file `cur` (`file`: its real
 /// path and sha256), and whether they are anchored and were judged against
-/// a kept read.
+/// kept reads.
 ///
-/// The read is the newest kept one of this file that showed every anchored
-/// line, with lines that agree with every anchor: an older read is the
-/// caller's only when no newer one fits (a read again of a file that
-/// changed back, or the lines a refusal showed, is the newer view). An edit
-/// without an anchor (append or prepend at an end) needs none.
+/// Each edit is judged against the kept read of this file that last showed
+/// its anchored lines (`line_edits::place`): a read again of a file that
+/// changed back, or the lines a refusal showed, is the newer view; a read
+/// of other lines is not. An edit without an anchor (append or prepend at
+/// an end) needs none.
 fn placed_by_read(
     cur: &Current<'_>,
     (abs, sha256): (&str, &str),
@@ -148,30 +148,35 @@ fn placed_by_read(
     } else {
         Vec::new()
     };
-    let snap = kept.iter().find(|k| fits(&k.keys, k.shown, call.edits));
-    // The diff from the read to the file runs under the file's lock: it is
+    let reads: Vec<KeptRead<'_>> = kept
+        .iter()
+        .map(|k| KeptRead {
+            keys: &k.keys,
+            shown: &k.shown,
+        })
+        .collect();
+    // The diff from a read to the file runs under the file's lock: it is
     // bounded by the call's time budget and by RELOCATE_BUDGET.
     let budget = std::time::Instant::now() + RELOCATE_BUDGET;
     let deadline = opts.cancel.deadline().map_or(budget, |d| d.min(budget));
-    match place(
-        cur,
-        snap.map(|k| k.keys.as_slice()),
-        call.edits,
-        Some(deadline),
-    ) {
-        Ok(p) => Ok((p, anchored, snap.is_some())),
+    match place(cur, &reads, call.edits, Some(deadline)) {
+        Ok(p) => {
+            let by_reads = p.verified == Verified::Snapshot;
+            Ok((p, anchored, by_reads))
+        }
         Err(n) => {
             // The lines a refusal shows are a read of the file as it is
             // now: a retry with their anchors is judged against them.
             if let NotPlaced::Anchors(r) = &n {
-                let from = r.iter().map(|x| x.shown.0).min().unwrap_or(0);
-                let to = r.iter().map(|x| x.shown.1).max().unwrap_or(0);
-                let read = snapshots::Read {
-                    path: abs,
-                    sha256,
-                    shown: (from as u64, to as u64),
-                };
-                snapshots::keep(&read, Some(cur.keys.to_vec()));
+                let mut keys = Some(cur.keys.to_vec());
+                for x in r {
+                    let read = snapshots::Read {
+                        path: abs,
+                        sha256,
+                        shown: (x.shown.0 as u64, x.shown.1 as u64),
+                    };
+                    snapshots::keep(&read, keys.take());
+                }
             }
             printer::go_on(&opts.cancel).map_err(|f| Box::new(Failed::new(&f, Some(abs))))?;
             Err(not_placed(n, abs, call.file_path))

@@ -33,7 +33,9 @@
 //!   the block only in the other tolerated ways (a curly quote, trailing
 //!   whitespace), those file bytes are kept at the positions the caller left
 //!   alone, but only when the result still equals the caller's line under the
-//!   tolerances; otherwise the caller's line is written as sent;
+//!   tolerances and no punctuation the caller changed touches a kept mark
+//!   the file writes otherwise (see [`merge_line`]); otherwise the caller's
+//!   line is written as sent;
 //! - line endings follow the region's.
 //!
 //! When the indentation of a caller's line cannot be mapped with certainty
@@ -397,6 +399,8 @@ fn merge_line(s: &str, r: &str, f: &str) -> Option<String> {
     // m[k]: the position in `f` of position `k` in `s` (before any
     // file-only characters there).
     let mut m = vec![usize::MAX; sc.len() + 1];
+    // Characters of `s` the file writes otherwise (a folded mark, its dots).
+    let mut folded = vec![false; sc.len()];
     let mut set = |k: usize, v: usize| {
         if m[k] == usize::MAX {
             m[k] = v;
@@ -413,6 +417,7 @@ fn merge_line(s: &str, r: &str, f: &str) -> Option<String> {
             DiffTag::Delete => {
                 for k in a {
                     set(k, b.start);
+                    folded[k] = true;
                 }
             }
             DiffTag::Insert => set(a.start, b.start),
@@ -421,10 +426,30 @@ fn merge_line(s: &str, r: &str, f: &str) -> Option<String> {
                 for k in a.start + 1..a.end {
                     set(k, b.end);
                 }
+                folded[a].iter_mut().for_each(|x| *x = true);
             }
         }
     }
     set(sc.len(), fc.len());
+    // A change whose punctuation touches a kept character the file writes
+    // otherwise (a `-` added beside the file's `–`: `-force` made `--force`,
+    // a quote doubled, a dot added to an ellipsis) leaves it uncertain which
+    // mark the caller changed; keeping the file's would write a line that is
+    // neither the file's nor the caller's (`–-force`).
+    let differs = |k: usize| folded.get(k).copied().unwrap_or(false);
+    let mark =
+        |c: Option<&char>| c.is_some_and(|c| c.is_ascii_punctuation() || punct_ascii(*c).is_some());
+    for op in &sr {
+        let (tag, a, c) = op.as_tag_tuple();
+        if tag == DiffTag::Equal {
+            continue;
+        }
+        let first = mark(rc[c.clone()].first()) || mark(sc[a.clone()].first());
+        let last = mark(rc[c.clone()].last()) || mark(sc[a.clone()].last());
+        if (first && a.start > 0 && differs(a.start - 1)) || (last && differs(a.end)) {
+            return None;
+        }
+    }
     let mut out = String::with_capacity(f.len() + r.len());
     for op in &sr {
         let (tag, a, c) = op.as_tag_tuple();
@@ -1377,6 +1402,48 @@ mod tests {
             merge_line("a = 1;", "a = 2;", "a = 1;  ").unwrap(),
             "a = 2;  "
         );
+    }
+
+    #[test]
+    fn a_change_of_punctuation_writes_the_callers_line_as_sent() {
+        // The file's typographic mark beside the caller's changed mark would
+        // make a line that is neither the file's nor the caller's.
+        for (file, search, replace, want) in [
+            (
+                "Run `git push \u{2013}force` now.",
+                "Run `git push -force` now.",
+                "Run `git push --force` now.",
+                "Run `git push --force` now.",
+            ),
+            ("say it\u{2019}s", "say it's", "say it''s", "say it''s"),
+            (
+                "\u{201C}hi\u{201D} there",
+                "\"hi\" there",
+                "\"\\\"hi\\\"\" there",
+                "\"\\\"hi\\\"\" there",
+            ),
+            (
+                // The caller left `1-5` alone: its dash stays the file's.
+                "pages 1\u{2013}5",
+                "pages 1-5",
+                "pages 1-5-9",
+                "pages 1\u{2013}5-9",
+            ),
+            ("wait\u{2026}", "wait...", "wait....", "wait...."),
+        ] {
+            let (out, ..) =
+                apply(&format!("{file}\n"), search, replace, &[UnicodePunctuation]).unwrap();
+            assert_eq!(out, format!("{want}\n"), "{file:?}");
+        }
+        // A change of words keeps the file's marks around it.
+        let (out, ..) = apply(
+            "He said \u{201C}hi\u{201D} to me\n",
+            "He said \"hi\" to me",
+            "He said \"hi\" to you",
+            &[UnicodePunctuation],
+        )
+        .unwrap();
+        assert_eq!(out, "He said \u{201C}hi\u{201D} to you\n");
     }
 
     #[test]

@@ -75,10 +75,10 @@ impl Diagnosis {
 
 /// The message for a block that was not found, given what was learned.
 fn not_found_message(
-    pre: &str,
-    said: Said,
+    (pre, said): (&str, Said),
     c: Option<&Closest>,
     applied: Option<(usize, usize)>,
+    tolerated: &[Difference],
 ) -> Option<String> {
     if let Some((a, b)) = applied {
         return Some(printer::not_found_applied(pre, said, a, b));
@@ -98,7 +98,9 @@ fn not_found_message(
         kinds: &kinds,
         details: &details,
         equally_close: &c.equally_close,
-        tolerable: c.tolerable,
+        // Resending with `match` helps only when it names a tolerance the
+        // edit was not already matched with.
+        tolerable: c.tolerable && !kinds.iter().all(|k| tolerated.contains(k)),
     };
     Some(if c.only_formatting() {
         printer::not_found_formatting(pre, said, &near)
@@ -179,6 +181,7 @@ pub fn not_found(
     label: &str,
     said: Said,
     budget: &Budget,
+    tolerated: &[Difference],
 ) -> Diagnosis {
     #[cfg(test)]
     super::testutil::ran();
@@ -225,7 +228,12 @@ pub fn not_found(
         d.already_applied = Some((m.line_number, m.end_line));
         d.closest_match = Some(m);
     }
-    d.message = not_found_message(label, said, d.closest_match.as_ref(), d.already_applied);
+    d.message = not_found_message(
+        (label, said),
+        d.closest_match.as_ref(),
+        d.already_applied,
+        tolerated,
+    );
     if d.incomplete && d.message.is_none() {
         d.message = Some(printer::not_found_too_large(label, said.search));
     }
@@ -268,6 +276,7 @@ mod tests {
             "",
             crate::model::Said::CANONICAL,
             &Budget::checks(checks),
+            &[],
         );
         assert!(!d.incomplete);
         let c = d.closest_match.as_ref().unwrap();
@@ -282,6 +291,7 @@ mod tests {
             "",
             crate::model::Said::CANONICAL,
             &Budget::checks(checks),
+            &[],
         );
         assert!(!d.incomplete);
         assert_eq!(d.already_applied, Some((200_009, 200_010)));
@@ -293,6 +303,7 @@ mod tests {
             "",
             crate::model::Said::CANONICAL,
             &Budget::checks(1 + 2 * chunks + CANDIDATES as u64),
+            &[],
         );
         assert!(!d.incomplete);
         assert_eq!(d.closest_match.as_ref().unwrap().line_number, 200_013);
@@ -306,6 +317,7 @@ mod tests {
             "",
             crate::model::Said::CANONICAL,
             &Budget::checks(1 + 3 * chunks + scan_checks / 2),
+            &[],
         );
         assert!(d.incomplete);
         let d = diag(&text, search, "x");
@@ -373,6 +385,7 @@ mod tests {
             "",
             Said::CANONICAL,
             &Budget::checks(2),
+            &[],
         );
         assert!(d.incomplete);
         assert_eq!(d.closest_match, None);
@@ -385,6 +398,7 @@ mod tests {
             "",
             Said::CANONICAL,
             &Budget::checks(0),
+            &[],
         );
         assert!(d.incomplete);
         // With budget, the same input is diagnosed.
@@ -395,6 +409,7 @@ mod tests {
             "",
             Said::CANONICAL,
             &Budget::new(u64::MAX),
+            &[],
         );
         assert!(!d.incomplete);
         assert_eq!(d.closest_match.unwrap().line_number, 200_009);
@@ -421,7 +436,7 @@ mod tests {
                 search
             };
             prop_assume!(!search.is_empty() && !text.contains(&search));
-            let d = not_found(text.as_bytes(), &search, "r", "", Said::CANONICAL, &Budget::new(u64::MAX));
+            let d = not_found(text.as_bytes(), &search, "r", "", Said::CANONICAL, &Budget::new(u64::MAX), &[]);
             if let Some(c) = d.closest_match {
                 prop_assert!(c.start <= c.end && c.end <= text.len());
                 prop_assert_eq!(&c.text, &text[c.start..c.end]);

@@ -28,6 +28,7 @@ pub(crate) fn diag(text: &str, search: &str, replace: &str) -> Diagnosis {
         "",
         crate::model::Said::CANONICAL,
         &Budget::new(u64::MAX),
+        &[],
     )
 }
 

@@ -215,9 +215,12 @@ impl Workspace {
             p.to_path_buf()
         };
         if names_directory(user_path) {
-            // Resolved only to say what it is: a directory, or a misuse.
-            self.walk(&rel, user_path, Intent::Existing)?;
-            return Err(Failure::invalid(printer::names_directory(user_path)));
+            // Resolved only to say what it is: a directory, a path outside
+            // the root, or (missing or not) a misuse.
+            return Err(match self.walk(&rel, user_path, Intent::Existing) {
+                Err(f) if f.code != ErrorCode::FILE_READ_ERROR => f,
+                _ => Failure::invalid(printer::names_directory(user_path)),
+            });
         }
         if self.fast_path {
             if let Some(done) = self.resolve_fast(&rel, user_path, intent) {
@@ -840,11 +843,13 @@ mod more_tests {
             w.resolve("sub/deep/", Intent::Existing).unwrap_err().code,
             ErrorCode::TARGET_IS_DIRECTORY
         );
+        // A missing one is no file to read: it names a directory, which is
+        // bad input for a write.
         assert_eq!(
             w.resolve("new/", Intent::Create { create_dirs: true })
                 .unwrap_err()
                 .code,
-            ErrorCode::FILE_READ_ERROR
+            ErrorCode::INVALID_INPUT
         );
     }
 

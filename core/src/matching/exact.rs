@@ -897,6 +897,7 @@ fn not_found(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditMiss {
             pre,
             edit.said,
             call.budget,
+            &tolerant::forgiven(opts.mode),
         ))
     });
     let tolerant = if opts.mode.is_exact() {
@@ -1024,6 +1025,7 @@ fn tolerant_match_of(
             pre,
             edit.said,
             budget,
+            &tolerant::forgiven(opts.mode),
         ))
     });
     Err(Box::new(EditMiss {

@@ -622,7 +622,7 @@ fn place_anchors(
                 ));
             }
             Found::None => {
-                let d = diagnose::not_found(k.text, a, "", "", Said::HUNK, budget);
+                let d = diagnose::not_found(k.text, a, "", "", Said::HUNK, budget, &[]);
                 return Err(HunkFailure {
                     diagnosis: Some(Box::new(d)),
                     ..failure(
@@ -679,7 +679,7 @@ fn nowhere(
     budget: &Budget,
 ) -> HunkFailure {
     let (search, replace) = sides(h, style, explicit_endings(h, text, None));
-    let d = diagnose::not_found(text, &search, &replace, "", Said::HUNK, budget);
+    let d = diagnose::not_found(text, &search, &replace, "", Said::HUNK, budget, &[]);
     HunkFailure {
         diagnosis: Some(Box::new(d)),
         ..failure(

@@ -83,6 +83,11 @@ fn kind_of(t: Tolerance) -> Difference {
     }
 }
 
+/// The diagnosis kinds the tolerances of `m` forgive.
+pub(crate) fn forgiven(m: MatchMode) -> Vec<Difference> {
+    m.tolerances().into_iter().map(kind_of).collect()
+}
+
 /// A unique tolerant match and the adapted replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TolerantMatch {

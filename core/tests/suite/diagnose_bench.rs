@@ -103,6 +103,7 @@ fn diagnosis_timings() {
                 "",
                 patch_file_core::model::Said::CANONICAL,
                 &Budget::new(DEFAULT_BUDGET),
+                &[],
             );
             assert!(!d.incomplete);
             found = Some(d.closest_match.map(|c| {
@@ -167,6 +168,7 @@ fn diagnosis_timings() {
             "",
             patch_file_core::model::Said::CANONICAL,
             &Budget::new(DEFAULT_BUDGET),
+            &[],
         );
         let took = t.elapsed();
         println!(

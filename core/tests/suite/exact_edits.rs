@@ -268,3 +268,42 @@ fn codex_append_chunk_does_not_move_the_search_position() {
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(read(&root, "f.txt"), "A\nB\nz\nw\n");
 }
+
+/// A not-found edit sent with `match` is not told to resend with the
+/// tolerances it was sent with: the retry would fail the same way.
+#[test]
+fn a_not_found_edit_is_not_told_to_resend_the_match_it_was_sent_with() {
+    let (_t, root) = setup(&[("a.txt", "a\r\nfoo\r\nb\r\n")]);
+    let edit = |m: Value| {
+        api::patch_file(
+            &json!({"file_path": "a.txt", "search_block": "\nfoo\n", "replace_block": "\nbar\n", "match": m}),
+            Some(&opts(&root)),
+        )
+    };
+    let r = edit(json!(["line_endings"]));
+    assert_eq!(r["code"], "SEARCH_BLOCK_NOT_FOUND", "{r}");
+    let m = r["message"].as_str().unwrap();
+    assert!(!m.contains("resend the same edit with match"), "{m}");
+    assert!(m.contains("closest_match.text"), "{m}");
+    // Sent exact, the same edit is told which tolerance would find it.
+    let r = edit(json!("exact"));
+    assert_eq!(r["code"], "SEARCH_BLOCK_NOT_FOUND", "{r}");
+    assert_eq!(read(&root, "a.txt"), "a\r\nfoo\r\nb\r\n");
+}
+
+/// A path that ends with a separator names a directory: creating it is
+/// refused as bad input (`INVALID_INPUT`), not as a file that cannot be
+/// read, whether it exists or not.
+#[test]
+fn a_new_path_ending_with_a_separator_is_invalid_input() {
+    let (_t, root) = setup(&[("a.txt", "a\n")]);
+    for p in ["new/", "sub/new.txt/", "a.txt/"] {
+        let r = api::write_file(&json!({"file_path": p, "content": "x"}), Some(&opts(&root)));
+        assert_eq!(r["code"], "INVALID_INPUT", "{p}: {r}");
+        assert!(
+            r["message"].as_str().unwrap().contains("names a directory"),
+            "{p}: {r}"
+        );
+    }
+    assert!(!root.join("new").exists() && !root.join("sub").exists());
+}

@@ -56,7 +56,7 @@ pub(crate) struct Snapshot {
     /// sha256 (hex) of the bytes read.
     pub(crate) sha256: String,
     /// One key per line (`matching::anchors::line_key`).
-    pub(crate) keys: Arc<[u64]>,
+    pub(crate) keys: Arc<Vec<u64>>,
     /// Seconds since the epoch when it was last taken.
     pub(crate) taken: u64,
     /// The lines each read of this content showed, 0-based `from..to`, with
@@ -139,10 +139,12 @@ impl Snapshot {
         if n > MAX_LINES {
             return None;
         }
-        let keys: Arc<[u64]> = take(n.checked_mul(8)?)?
-            .chunks_exact(8)
-            .map(u64_at)
-            .collect();
+        let keys: Arc<Vec<u64>> = Arc::new(
+            take(n.checked_mul(8)?)?
+                .chunks_exact(8)
+                .map(u64_at)
+                .collect(),
+        );
         let reads = usize::try_from(u64_at(take(8)?)).ok()?;
         if reads > MAX_SHOWN {
             return None;
@@ -240,16 +242,15 @@ fn next_order() -> u64 {
 /// an error: the snapshot is still kept in this process, and another
 /// process then finds none (its edit is checked at line numbers only, and
 /// says so). `false`: not kept (too large, or no keys). The same read again
-/// within [`QUIET`] of the newest kept content is not written to disk again.
+/// within [`QUIET`] of the newest kept content keeps nothing new.
 pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
     let t = now();
-    let (snap, quiet) = {
+    let snap = {
         let mut m = memory().lock().unwrap_or_else(|p| p.into_inner());
         let of_path = |s: &&Arc<Snapshot>| s.path == read.path && s.fresh(t);
         let same = m.iter().find(|s| of_path(s) && s.sha256 == read.sha256);
-        let newest = m.iter().filter(of_path).map(|s| s.newest()).max();
-        let keys: Arc<[u64]> = match (keys, same) {
-            (Some(k), _) => k.into(),
+        let keys: Arc<Vec<u64>> = match (keys, same) {
+            (Some(k), _) => Arc::new(k),
             (None, Some(s)) => Arc::clone(&s.keys),
             (None, None) => return false,
         };
@@ -257,12 +258,22 @@ pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
             return false;
         }
         let stamp = next_order();
+        let same_lines = |s: &Snapshot| {
+            s.shown
+                .iter()
+                .position(|x| (x.0, x.1) == (read.shown.0, read.shown.1))
+        };
+        // The same lines of the newest content read again just now: the
+        // view is what it was, nothing to keep anew.
+        let again = same.and_then(|s| Some((s, same_lines(s)?)));
+        if again.is_some_and(|(s, i)| {
+            stamp.saturating_sub(s.shown[i].2) < QUIET.as_nanos() as u64
+                && m.iter().filter(of_path).all(|o| o.newest() <= s.newest())
+        }) {
+            return true;
+        }
         let mut shown = same.map(|s| s.shown.clone()).unwrap_or_default();
-        let had = shown
-            .iter()
-            .position(|x| (x.0, x.1) == (read.shown.0, read.shown.1));
-        let quiet = same.is_some_and(|s| Some(s.newest()) == newest)
-            && had.is_some_and(|i| stamp.saturating_sub(shown[i].2) < QUIET.as_nanos() as u64);
+        let had = again.map(|(_, i)| i);
         if let Some(i) = had {
             shown.remove(i);
         }
@@ -278,11 +289,9 @@ pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
             shown,
         });
         store(&mut m, Arc::clone(&snap), t);
-        (snap, quiet)
+        snap
     };
-    if !quiet {
-        writer::send(snap);
-    }
+    writer::send(snap);
     true
 }
 
@@ -487,8 +496,8 @@ mod writer {
 #[cfg(test)]
 pub(crate) use writer::flush;
 
-/// Within this time, the same read again of the newest kept content is not
-/// written to disk again (it is stamped anew in this process).
+/// Within this time, the same read again of the newest kept content keeps
+/// nothing new.
 const QUIET: Duration = Duration::from_secs(1);
 
 fn dir(create: bool) -> std::io::Result<Private> {
@@ -623,7 +632,7 @@ mod tests {
         Snapshot {
             path: path.into(),
             sha256: sha.to_string().repeat(64),
-            keys: (0..n as u64).collect(),
+            keys: Arc::new((0..n as u64).collect()),
             taken: now(),
             shown: vec![(0, n as u64, next_order())],
         }

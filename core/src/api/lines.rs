@@ -248,6 +248,19 @@ mod tests {
         (file, body, a)
     }
 
+    /// Ends line 30 of the read `a` (the `}` of f9) with a comment, and
+    /// checks that it landed on that `}`, now line 33 of `file`.
+    fn end_f9(root: &Path, file: &Path, a: &[String]) {
+        let r = edit(
+            root,
+            "f.js",
+            json!([{"pos": a[29], "lines": "} // end of f9"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let now = fs::read_to_string(file).unwrap();
+        assert_eq!(now.lines().nth(32), Some("} // end of f9"), "{now}");
+    }
+
     /// Reads of parts of the file show those lines only: two partial reads
     /// of the same content do not show the lines between them, nor does a
     /// refusal that showed the lines around two anchors.
@@ -272,18 +285,7 @@ mod tests {
             );
             assert_eq!(r["ok"], true, "{r}");
         }
-        let r = edit(
-            &root,
-            "f.js",
-            json!([{"pos": a[29], "lines": "} // end of f9"}]),
-        );
-        assert_eq!(r["ok"], true, "{r}");
-        let now: Vec<String> = fs::read_to_string(&file)
-            .unwrap()
-            .lines()
-            .map(String::from)
-            .collect();
-        assert_eq!(now[32], "} // end of f9", "{now:?}");
+        end_f9(&root, &file, &a);
         // A refusal of two anchors far apart shows the lines around each.
         let (file, body, a) = functions(&root);
         let mut changed = body.clone();
@@ -296,18 +298,7 @@ mod tests {
             json!([{"pos": a[4], "lines": "x"}, {"pos": a[55], "lines": "y"}]),
         );
         assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
-        let r = edit(
-            &root,
-            "f.js",
-            json!([{"pos": a[29], "lines": "} // end of f9"}]),
-        );
-        assert_eq!(r["ok"], true, "{r}");
-        let now: Vec<String> = fs::read_to_string(&file)
-            .unwrap()
-            .lines()
-            .map(String::from)
-            .collect();
-        assert_eq!(now[32], "} // end of f9", "{now:?}");
+        end_f9(&root, &file, &a);
     }
 
     /// The retry a refusal asks for: the edit that was not refused keeps its

@@ -711,17 +711,31 @@ impl Region<'_> {
             .filter(|(_, r)| r.is_none())
             .map(|(l, _)| key(l))
             .collect();
+        let kept = |(s, e): (usize, usize)| self.old[s..e].iter().map(|o| key(o));
+        let candidates: std::collections::HashSet<&[u8]> = runs
+            .iter()
+            .flatten()
+            .flat_map(|&r| kept(r))
+            .filter(|k| k.iter().any(u8::is_ascii_alphanumeric) && written.contains(k))
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        // How many lines of the old text each one is (counted to 2), in one
+        // pass over it, not one search of it per line.
+        let mut count: HashMap<&[u8], u8> = HashMap::new();
+        for l in self.whole.split(|&b| b == b'\n') {
+            let l = l.strip_suffix(b"\r").unwrap_or(l);
+            if candidates.contains(l) {
+                let n = count.entry(l).or_default();
+                *n = (*n + 1).min(2);
+            }
+        }
         runs.iter().enumerate().find_map(|(j, r)| {
-            let (s, e) = (*r)?;
-            self.old[s..e]
-                .iter()
-                .map(|o| key(o))
-                .any(|k| {
-                    k.iter().any(u8::is_ascii_alphanumeric)
-                        && written.contains(k)
-                        && occurrences(self.whole, k) == 1
-                })
-                .then_some((j, (s, e)))
+            let run = (*r)?;
+            kept(run)
+                .any(|k| count.get(k) == Some(&1))
+                .then_some((j, run))
         })
     }
 

@@ -57,6 +57,18 @@ mod tests {
             .collect()
     }
 
+    /// The anchor of the first current line a refusal `r` shows that
+    /// `pick` takes.
+    fn shown_anchor(r: &Value, pick: impl Fn(&str) -> bool) -> String {
+        let shown = r["anchors"][0]["lines"].as_str().unwrap();
+        shown
+            .lines()
+            .find(|l| pick(l))
+            .and_then(|l| l.split('|').next())
+            .unwrap_or_else(|| panic!("{shown}"))
+            .to_string()
+    }
+
     fn edit(root: &Path, name: &str, edits: Value) -> Value {
         edit_lines(
             &json!({"file_path": name, "edits": edits}),
@@ -328,12 +340,7 @@ mod tests {
             json!([keep, {"pos": a[55], "lines": "  return 1818;"}]),
         );
         assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
-        let shown = r["anchors"][0]["lines"].as_str().unwrap();
-        let fresh = shown
-            .lines()
-            .find(|l| l.ends_with("|  return 180;"))
-            .and_then(|l| l.split('|').next())
-            .unwrap_or_else(|| panic!("{shown}"));
+        let fresh = &shown_anchor(&r, |l| l.ends_with("|  return 180;"));
         let r = edit(
             &root,
             "f.js",
@@ -529,12 +536,7 @@ mod tests {
         fs::write(&file, v1.replace("y();", "Y();")).unwrap();
         let r = edit(&root, "m.js", json!([{"pos": a[4], "lines": "  w();"}]));
         assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
-        let shown = r["anchors"][0]["lines"].as_str().unwrap();
-        let six = shown
-            .lines()
-            .find(|l| l.starts_with("6#"))
-            .and_then(|l| l.split('|').next())
-            .unwrap_or_else(|| panic!("{shown}"));
+        let six = &shown_anchor(&r, |l| l.starts_with("6#"));
         let r = edit(
             &root,
             "m.js",

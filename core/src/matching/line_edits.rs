@@ -375,13 +375,13 @@ fn locate(
     if !refused.is_empty() {
         return Err(NotPlaced::Anchors(refused));
     }
-    let anchored: Vec<Judged> = edits
+    let mut anchored = edits
         .iter()
         .zip(&judged)
         .filter(|(e, _)| e.pos.is_some())
-        .map(|(_, j)| *j)
-        .collect();
-    let by_reads = !anchored.is_empty() && anchored.iter().all(|j| matches!(j, Judged::Read(..)));
+        .map(|(_, j)| j)
+        .peekable();
+    let by_reads = anchored.peek().is_some() && anchored.all(|j| matches!(j, Judged::Read(..)));
     Ok((at, moved, by_reads))
 }
 

@@ -69,7 +69,7 @@ pub(crate) fn edit_lines(
         },
         mixed: src.line_ending() == LineEnding::Mixed,
     };
-    let (placed, anchored, snapshot) = placed_by_read(&cur, (&abs, &sha_before), call, opts)?;
+    let (placed, anchored) = placed_by_read(&cur, (&abs, &sha_before), call, opts)?;
     let pieces = pieces(&cur, &placed);
     // The one check every write's new text gets (elision markers).
     let looked = check::new_text(Some(text), &pieces, &s.display, opts).map_err(|r| {
@@ -91,7 +91,7 @@ pub(crate) fn edit_lines(
         file_path: abs.clone(),
         verified: placed.verified,
         rebased: flag(placed.rebased),
-        note: (anchored && !snapshot).then(no_snapshot_note),
+        note: (anchored && placed.verified != Verified::Snapshot).then(no_snapshot_note),
         edits: reports(&placed),
         before_bytes: src.raw().len(),
         after_bytes: encoded.len(),
@@ -128,8 +128,8 @@ pub(crate) fn edit_lines(
 }
 
 /// The edits of `call` placed in the current file `cur` (`file`: its real
-/// path and sha256), and whether they are anchored and were judged against
-/// kept reads.
+/// path and sha256), and whether they are anchored (`placed.verified` says
+/// whether they were judged against kept reads).
 ///
 /// Each edit is judged against the kept read of this file that last showed
 /// its anchored lines (`line_edits::place`): a read again of a file that
@@ -141,7 +141,7 @@ fn placed_by_read(
     (abs, sha256): (&str, &str),
     call: &LinesCall<'_>,
     opts: &Options,
-) -> Result<(Placed, bool, bool), Box<Failed>> {
+) -> Result<(Placed, bool), Box<Failed>> {
     let anchored = call.edits.iter().any(|e| e.pos.is_some());
     let kept = if anchored {
         snapshots::of(abs)
@@ -160,10 +160,7 @@ fn placed_by_read(
     let budget = std::time::Instant::now() + RELOCATE_BUDGET;
     let deadline = opts.cancel.deadline().map_or(budget, |d| d.min(budget));
     match place(cur, &reads, call.edits, Some(deadline)) {
-        Ok(p) => {
-            let by_reads = p.verified == Verified::Snapshot;
-            Ok((p, anchored, by_reads))
-        }
+        Ok(p) => Ok((p, anchored)),
         Err(n) => {
             // The lines a refusal shows are a read of the file as it is
             // now: a retry with their anchors is judged against them.

@@ -223,18 +223,6 @@ impl Family {
         }
     }
 
-    /// Whether all of `bytes` is valid in this family.
-    fn valid(self, bytes: &[u8]) -> bool {
-        let mut i = 0;
-        while i < bytes.len() {
-            match self.char_len(&bytes[i..]) {
-                Some(n) => i += n,
-                None => return false,
-            }
-        }
-        true
-    }
-
     /// Whether every offset of `cuts` falls between two characters of
     /// `line`; `None` when `line` is not valid in this family at all.
     fn cuts_are_boundaries(self, line: &[u8], cuts: &[usize]) -> Option<bool> {
@@ -526,7 +514,10 @@ pub(crate) fn splice(
     let families: Vec<Family> = if edits.is_empty() {
         Vec::new()
     } else {
-        FAMILIES.into_iter().filter(|f| f.valid(raw)).collect()
+        FAMILIES
+            .into_iter()
+            .filter(|f| f.cuts_are_boundaries(raw, &[]).is_some())
+            .collect()
     };
     for (rs, re, os, oe) in edits {
         let line = || crate::text::lines::count_newlines(&raw[..rs]) + 1;

@@ -724,8 +724,7 @@ impl Region<'_> {
         // How many lines of the old text each one is (counted to 2), in one
         // pass over it, not one search of it per line.
         let mut count: HashMap<&[u8], u8> = HashMap::new();
-        for l in self.whole.split(|&b| b == b'\n') {
-            let l = l.strip_suffix(b"\r").unwrap_or(l);
+        for l in self.whole.split_inclusive(|&b| b == b'\n').map(key) {
             if candidates.contains(l) {
                 let n = count.entry(l).or_default();
                 *n = (*n + 1).min(2);

@@ -516,9 +516,10 @@ fn in_turn_sharing<'a>(
 /// ([`tolerant::reended`]), which are matched alone: runs planned in one
 /// pass stop before them (that planner writes replacements as sent). None
 /// where no edit can be (one edit: no runs), or none will be: the file
-/// ends its lines one way and no replacement brings the other, so no edit
-/// changes a line ending, and each one's new lines already end as the
-/// file's.
+/// ends its lines one way, no replacement brings the other, and the edits
+/// cannot together turn every break of the file into the other kind
+/// ([`breaks_kept`]), so the file never ends its lines the other way
+/// throughout and each edit's new lines already end as the file's.
 fn matched_alone(text: &[u8], edits: &[Edit], mode: MatchMode) -> Vec<usize> {
     let may = |e: &Edit| tolerant::may_reend(&e.search, &e.replace, mode);
     if edits.len() < many::MIN_EDITS || !edits.iter().any(may) {
@@ -529,10 +530,43 @@ fn matched_alone(text: &[u8], edits: &[Edit], mode: MatchMode) -> Vec<usize> {
         && !edits
             .iter()
             .any(|e| tolerant::breaks_other_than(&e.replace, eol))
+        && breaks_kept(text, edits, eol)
     {
         return Vec::new();
     }
     (0..edits.len()).filter(|&k| may(&edits[k])).collect()
+}
+
+/// Whether a file ending all its lines with `eol` keeps at least one such
+/// break whatever the edits applied in turn do, none of whose replacements
+/// has a break of the other kind. Replacing one occurrence removes at most
+/// the breaks whose LF it covers, and turns at most one more into the other
+/// kind: the break right after it, whose CR it takes away (a CRLF file, a
+/// search ending in CR) or brings (an LF file, a replacement ending in CR,
+/// or an empty one landing after a CR); a break of the replacement first
+/// in it may turn too, but it came with the replacement. The file's breaks
+/// must outnumber what every edit can take this way; an edit replacing
+/// every occurrence may take nothing per occurrence, or is counted as
+/// taking all.
+fn breaks_kept(text: &[u8], edits: &[Edit], eol: LineEnding) -> bool {
+    let has_cr =
+        memchr::memchr(b'\r', text).is_some() || edits.iter().any(|e| e.replace.contains('\r'));
+    let mut taken = 0usize;
+    for e in edits {
+        let edge = match eol {
+            LineEnding::Crlf => e.search.ends_with('\r'),
+            _ => e.replace.ends_with('\r') || (e.replace.is_empty() && has_cr),
+        };
+        let each = memchr::memchr_iter(b'\n', e.search.as_bytes()).count() + usize::from(edge);
+        taken = taken.saturating_add(match e.count {
+            Count::One => each,
+            Count::Exactly(n) => each.saturating_mul(n),
+            Count::All if each == 0 => 0,
+            Count::All => return false,
+        });
+    }
+    // More breaks than that: stops counting once there are.
+    memchr::memchr_iter(b'\n', text).nth(taken).is_some()
 }
 
 /// What every edit of one call applied in turn is matched with.

@@ -1230,6 +1230,27 @@ mod tests {
     }
 
     #[test]
+    fn runs_leave_to_applying_in_turn_an_edit_after_ones_that_turn_every_break() {
+        // Each file ends its lines one way and no replacement brings the
+        // other, but the first edit turns the file's every break into the
+        // other kind: a search ending in the CR of a CRLF, an empty
+        // replacement joining a CR to an LF. Applying in turn then gives
+        // the second edit's new line the file's new ending.
+        let le = crate::model::MatchMode::with(&[crate::model::Tolerance::LineEndings]);
+        let edits = [one("\r\na\r", ""), one("a\u{e9}", "\r\n")];
+        runs_agree_under("a\r\na\r\na\u{e9}", &edits, le);
+        let edits = [one("b", ""), one("c", "x\ny")];
+        runs_agree_under("a\rb\nc", &edits, le);
+        let opts = MatchOptions {
+            mode: le,
+            ..Default::default()
+        };
+        let m =
+            crate::matching::exact::match_edits(b"a\rb\nc", &edits, TextKind::Utf8, &opts).unwrap();
+        assert_eq!(m.pieces(&edits).concat(), b"a\r\nx\r\ny");
+    }
+
+    #[test]
     fn runs_leave_to_applying_in_turn_an_edit_whose_line_endings_an_earlier_one_changed() {
         // The first edit makes a CRLF file LF; the second, found exactly and
         // independent of it, brings CRLF lines, which applying in turn makes

@@ -122,6 +122,12 @@ pub(crate) enum Why {
     /// text also writes elsewhere: that line would be written twice, and
     /// whether it was moved or copied is not certain.
     Copied,
+    /// Its reading deletes the first (or last) lines of the text, beyond
+    /// the unchanged lines between them and the marker: those lines may
+    /// have been moved there from beside the marker's run (an import
+    /// hoisted to the top, the rest elided), which would keep the deleted
+    /// lines inside the run. Which was meant is not certain.
+    Moved,
 }
 
 /// A marker refused.
@@ -478,6 +484,7 @@ pub fn lazy_outcome(old: &[u8], new: &[&[u8]]) -> Lazy {
             Why::TooLarge => "too large",
             Why::NoChange => "no change",
             Why::Copied => "moved or copied",
+            Why::Moved => "moved to an end",
         }),
         Verdict::Expanded {
             start, end, mid, ..
@@ -675,6 +682,9 @@ impl Region<'_> {
         if let Some((j, run)) = self.copied(&runs) {
             return Found::Refused(Box::new(self.refusal(j, run, Why::Copied)));
         }
+        if let Some((j, deleted)) = self.moved_to_an_end(&runs) {
+            return Found::Refused(Box::new(self.refusal(j, deleted, Why::Moved)));
+        }
         let mut mid = Vec::new();
         for (j, l) in self.new.iter().enumerate() {
             match runs[j] {
@@ -736,6 +746,47 @@ impl Region<'_> {
                 .any(|k| count.get(k) == Some(&1))
                 .then_some((j, run))
         })
+    }
+
+    /// The first or last marker, and the old lines its reading deletes at
+    /// the start (or end) of the text, when the new text opens (or closes)
+    /// with unchanged lines that are the old lines right before (or after)
+    /// the marker's run, and old lines with a letter or digit lie beyond
+    /// them. `import z` then a marker, over `import a`, `import b`,
+    /// `import z`, the rest: read as `a` and `b` deleted, or as `import z`
+    /// hoisted to the top and the marker keeping `a` and `b` with the rest.
+    /// The second reading is no run between kept lines, but it is as likely
+    /// a meaning, so neither is certain. Deletions between kept lines are
+    /// not asked about: a line kept on their far side shows where the
+    /// caller's text resumes.
+    fn moved_to_an_end(&self, runs: &[Option<(usize, usize)>]) -> Option<(usize, (usize, usize))> {
+        let same = |n: &[&[u8]], o: &[&[u8]]| {
+            n.len() == o.len() && n.iter().zip(o).all(|(a, b)| key(a) == key(b))
+        };
+        let substantive = |ls: &[&[u8]]| ls.iter().any(|l| l.iter().any(u8::is_ascii_alphanumeric));
+        let first = runs.iter().position(Option::is_some)?;
+        let last = runs.iter().rposition(Option::is_some)?;
+        // Lines before the first marker: unchanged, right before its run.
+        if let Some((s, _)) = runs[first] {
+            let lead = &self.new[..first];
+            if !lead.is_empty() && s > lead.len() && same(lead, &self.old[s - lead.len()..s]) {
+                let gone = (0, s - lead.len());
+                if substantive(&self.old[gone.0..gone.1]) {
+                    return Some((first, gone));
+                }
+            }
+        }
+        if let Some((_, e)) = runs[last] {
+            let tail = &self.new[last + 1..];
+            let end = e + tail.len();
+            if !tail.is_empty() && end < self.old.len() && same(tail, &self.old[e..end]) {
+                let gone = (end, self.old.len());
+                if substantive(&self.old[gone.0..gone.1]) {
+                    return Some((last, gone));
+                }
+            }
+        }
+        None
     }
 
     /// Whether marker `j`, written as it is at old row `i` (one of `rows`)
@@ -1359,6 +1410,49 @@ mod tests {
             text,
             "def setup():\n    init_logging()\n    setup_tracing()\n    load_config()\n    connect_db()\n    start_server()\n    wait_forever()\n"
         );
+    }
+
+    #[test]
+    fn a_line_moved_to_an_end_with_the_rest_elided_is_not_read_as_deleting_beyond_it() {
+        // `import z` hoisted to the top, the rest elided: read as the two
+        // imports above it deleted, or as `import z` moved and the marker
+        // keeping them. Not certain: refused, naming the two lines.
+        let old =
+            "import a\nimport b\nimport z\n\ndef f():\n    return 1\n\ndef g():\n    return 2\n";
+        let r = refused(old, "import z\n# ... existing code ...\n");
+        assert_eq!(r.why, Why::Moved);
+        assert_eq!(r.line, 2);
+        assert_eq!(
+            r.deletes,
+            vec![(1, "import a".to_string()), (2, "import b".to_string())]
+        );
+        // Moved down to the end, the same.
+        let old = "x = 1\ny = 2\nz = 3\nprint(x)\nprint(y)\n";
+        let r = refused(old, "# ... existing code ...\ny = 2\n");
+        assert_eq!(r.why, Why::Moved);
+        assert_eq!(
+            r.deletes.iter().map(|d| d.0).collect::<Vec<_>>(),
+            vec![3, 4, 5]
+        );
+        // With an unchanged line on the far side of the deleted ones, where
+        // the text resumes is shown: the deletion stands.
+        let old = "import a\nimport b\nimport z\n\ndef f():\n    return 1\n";
+        let (text, _) = expanded(old, "import a\nimport z\n# ... existing code ...\n");
+        assert_eq!(text, "import a\nimport z\n\ndef f():\n    return 1\n");
+        // Blank lines beyond it are no code lost.
+        let (text, _) = expanded(
+            "\n\nimport z\nrun()\n",
+            "import z\n# ... existing code ...\n",
+        );
+        assert_eq!(text, "import z\nrun()\n");
+        // The same in an edit's block.
+        let block = "import a\nimport b\nimport z\nrun()\n";
+        let v = edit(
+            &format!("{block}more()\n"),
+            block,
+            "import z\n# ... existing code ...\n",
+        );
+        assert!(matches!(v, Verdict::Refused(r) if r.why == Why::Moved));
     }
 
     const JS: &str =

@@ -80,13 +80,27 @@ fn elided(r: &Refusal, display: &str) -> Worded {
             "read as those lines, a line among them that the new text also writes elsewhere would be \
              written twice, so whether it was moved or copied is not certain"
         }
+        Why::Moved => {
+            "those lines lie beyond the unchanged lines between them and the marker, which may have been moved \
+             there with the marker keeping those lines, so whether they are to be deleted is not certain"
+        }
+    };
+    // A moved line's refusal names the lines the reading deletes beyond
+    // it, not lines of the marker's run.
+    let (deletes, fix) = match r.why {
+        Why::Moved => (
+            "whose reading would delete",
+            "Send those lines where they are meant to be, or every line up to the marker",
+        ),
+        _ => (
+            "that would delete",
+            "Send those lines in place of the marker, or keep an unchanged line on each side of the marker",
+        ),
     };
     let message = format!(
-        "line {} of the new text of `{display}` is an elision marker (`{}`) that would delete {span} of the \
-         current file ({} line(s)), and {why}. Send those lines in place of the marker, or keep an unchanged \
-         line on each side of the marker; a comment meant as written can be reworded (options.elisions: \"literal\" \
-         writes markers as they are); nothing \
-         was written",
+        "line {} of the new text of `{display}` is an elision marker (`{}`) {deletes} {span} of the current \
+         file ({} line(s)), and {why}. {fix}; a comment meant as written can be reworded (options.elisions: \
+         \"literal\" writes markers as they are); nothing was written",
         r.line, r.marker, r.deleted
     );
     Worded {

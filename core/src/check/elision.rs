@@ -69,8 +69,8 @@
 //! each hit; no marker line, no further work, so a 200 MiB edit without a
 //! marker pays a scan of its replacement. The tables are `(n+1)*(m+1)`
 //! cells over the changed region; past [`MAX_CELLS`] the region is only
-//! diffed (Myers): a marker whose hunk removes nothing is written, any
-//! other is refused as too large to align with certainty.
+//! diffed (Myers): its markers are written when the diff deletes no old
+//! line, else refused as too large to align with certainty.
 
 use std::collections::HashMap;
 
@@ -706,45 +706,57 @@ impl Region<'_> {
         Found::Expanded(mid, kept)
     }
 
-    /// The first marker whose run keeps a line that the new text also
-    /// writes outside every run: a line with a letter or digit that occurs
-    /// once in the old text, so the new copy cannot be that line kept (it is
-    /// inside the run) and the expansion would write it twice. A model that
-    /// moves a line up and writes a marker for the rest (`load()` moved
-    /// above `init()`, `// ... existing code ...` after it) reads so; so does
-    /// one that copies it. Neither is certain.
+    /// The first marker whose run keeps a line (one with a letter or digit)
+    /// that the new text also writes outside every run, when the expansion
+    /// would hold more copies of that line than either text: the region's
+    /// old lines, or the new text's own. Then some copy is written twice: a
+    /// model that moves a line up and writes a marker for the rest
+    /// (`load()` moved above `init()`, `// ... existing code ...` after it)
+    /// reads so; so does one that copies it. Neither is certain. Copies
+    /// outside the region are unchanged lines the alignment never sees, so
+    /// they do not count.
     fn copied(&self, runs: &[Option<(usize, usize)>]) -> Option<(usize, (usize, usize))> {
-        let written: std::collections::HashSet<&[u8]> = self
-            .new
-            .iter()
-            .zip(runs)
-            .filter(|(_, r)| r.is_none())
-            .map(|(l, _)| key(l))
-            .collect();
+        let outside = || {
+            self.new
+                .iter()
+                .zip(runs)
+                .filter(|(_, r)| r.is_none())
+                .map(|(l, _)| key(l))
+        };
+        let written: std::collections::HashSet<&[u8]> = outside().collect();
         let kept = |(s, e): (usize, usize)| self.old[s..e].iter().map(|o| key(o));
-        let candidates: std::collections::HashSet<&[u8]> = runs
+        // Per line: copies in the old region, written outside the runs,
+        // kept by the runs.
+        let mut count: HashMap<&[u8], [usize; 3]> = runs
             .iter()
             .flatten()
             .flat_map(|&r| kept(r))
             .filter(|k| k.iter().any(u8::is_ascii_alphanumeric) && written.contains(k))
+            .map(|k| (k, [0; 3]))
             .collect();
-        if candidates.is_empty() {
+        if count.is_empty() {
             return None;
         }
-        // How many lines of the old text each one is (counted to 2), in one
-        // pass over it, not one search of it per line.
-        let mut count: HashMap<&[u8], u8> = HashMap::new();
-        for l in self.whole.split_inclusive(|&b| b == b'\n').map(key) {
-            if candidates.contains(l) {
-                let n = count.entry(l).or_default();
-                *n = (*n + 1).min(2);
+        // One pass over each text, not one search of it per line.
+        for (lines, at) in [
+            (self.old.iter().map(|l| key(l)).collect::<Vec<_>>(), 0),
+            (outside().collect(), 1),
+            (runs.iter().flatten().flat_map(|&r| kept(r)).collect(), 2),
+        ] {
+            for l in lines {
+                if let Some(c) = count.get_mut(l) {
+                    c[at] += 1;
+                }
             }
         }
+        let twice = |k: &[u8]| {
+            count
+                .get(k)
+                .is_some_and(|&[old, new, run]| new + run > old.max(new))
+        };
         runs.iter().enumerate().find_map(|(j, r)| {
             let run = (*r)?;
-            kept(run)
-                .any(|k| count.get(k) == Some(&1))
-                .then_some((j, run))
+            kept(run).any(twice).then_some((j, run))
         })
     }
 
@@ -1124,32 +1136,42 @@ impl Region<'_> {
         }
     }
 
-    /// A region too large to align exactly: its diff decides. A marker in
-    /// a hunk that removes nothing is written as sent; any other is
-    /// refused.
+    /// A region too large to align exactly: its diff decides. Its markers
+    /// are written as sent when the diff deletes no old line anywhere in
+    /// it (each is then a new line among kept ones); otherwise the first
+    /// marker is refused, with the deleted run nearest it. A hunk's
+    /// deletions are not enough to look at: a marker inserted past a kept
+    /// blank line may stand for rows deleted before it.
     fn too_large(&self, markers: &[bool]) -> Found {
         use similar::{capture_diff_slices, Algorithm, DiffOp};
         let o: Vec<&[u8]> = self.old.iter().map(|l| key(l)).collect();
         let n: Vec<&[u8]> = self.new.iter().map(|l| key(l)).collect();
         let ops = capture_diff_slices(Algorithm::Myers, &o, &n);
-        for op in ops {
-            if let DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } = op
-            {
-                if let Some(j) = (new_index..new_index + new_len).find(|&j| markers[j]) {
-                    return Found::Refused(Box::new(self.refusal(
-                        j,
-                        (old_index, old_index + old_len),
-                        Why::TooLarge,
-                    )));
-                }
-            }
+        // Each deleted run: old lines, and where the new text stands there.
+        let deleted: Vec<((usize, usize), usize)> = ops
+            .iter()
+            .filter_map(|op| match *op {
+                DiffOp::Delete {
+                    old_index,
+                    old_len,
+                    new_index,
+                } => Some(((old_index, old_index + old_len), new_index)),
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    ..
+                } => Some(((old_index, old_index + old_len), new_index)),
+                _ => None,
+            })
+            .collect();
+        let Some(j) = markers.iter().position(|&m| m) else {
+            return Found::None;
+        };
+        match deleted.iter().min_by_key(|(_, at)| at.abs_diff(j)) {
+            Some(&(run, _)) => Found::Refused(Box::new(self.refusal(j, run, Why::TooLarge))),
+            None => Found::None,
         }
-        Found::None
     }
 }
 
@@ -1402,6 +1424,11 @@ mod tests {
         let r = refused(old, new);
         assert_eq!(r.why, Why::Copied);
         assert_eq!(r.line, 5);
+        // A copy of the moved line elsewhere in the file, beyond the
+        // region, does not make the new copy a kept one.
+        let record = "class Record:\n    def save(self):\n        self.validate()\n        self.db.add(self)\n\n    def delete(self):\n        log(\"delete\")\n        self.check_perms()\n        self.validate()\n        self.db.delete(self)\n";
+        let lazy = "class Record:\n    def save(self):\n        self.validate()\n        self.db.add(self)\n\n    def delete(self):\n        self.validate()\n        log(\"delete\")\n        # ... existing code ...\n        self.db.delete(self)\n";
+        assert_eq!(refused(record, lazy).why, Why::Copied);
         // Without the move, the same marker keeps the lines after the kept
         // one, and nothing is written twice.
         let new = "def setup():\n    init_logging()\n    setup_tracing()\n    load_config()\n    # ... existing code ...\n";
@@ -1453,6 +1480,36 @@ mod tests {
             "import z\n# ... existing code ...\n",
         );
         assert!(matches!(v, Verdict::Refused(r) if r.why == Why::Moved));
+    }
+
+    #[test]
+    fn a_region_too_large_to_align_refuses_a_marker_where_old_lines_go() {
+        // Past MAX_CELLS the diff decides. Rows deleted, a kept blank line,
+        // then the marker inserted: the marker stands for the rows.
+        let rows: Vec<String> = (1..=2400)
+            .map(|i| format!("INSERT INTO t VALUES ({i});\n"))
+            .collect();
+        let old = format!("-- v1\nBEGIN;\n{}\nCOMMIT;\n", rows.concat());
+        let new = format!(
+            "-- v2\nBEGIN;\n{}\n-- ... existing rows ...\nCOMMIT;\n",
+            rows[..1000].concat()
+        );
+        assert!((2400 + 1) * (1000 + 1) > MAX_CELLS);
+        let r = refused(&old, &new);
+        assert_eq!(r.why, Why::TooLarge);
+        assert_eq!(r.deleted, 1400);
+        assert_eq!(r.deletes[0].0, 1003);
+        // A marker-like comment among kept lines only, nothing deleted:
+        // written as sent.
+        let new = format!(
+            "-- v1\nBEGIN;\n{}\n-- ... more rows below ...\n{}\nCOMMIT;\n",
+            rows[..1200].concat(),
+            rows[1200..].concat()
+        );
+        assert!(matches!(
+            run(&old, &new.replacen("\n\n", "\n", 1)),
+            Verdict::Kept
+        ));
     }
 
     const JS: &str =

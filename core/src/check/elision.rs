@@ -1494,7 +1494,7 @@ mod tests {
             "-- v2\nBEGIN;\n{}\n-- ... existing rows ...\nCOMMIT;\n",
             rows[..1000].concat()
         );
-        assert!((2400 + 1) * (1000 + 1) > MAX_CELLS);
+        const { assert!((2400 + 1) * (1000 + 1) > MAX_CELLS) };
         let r = refused(&old, &new);
         assert_eq!(r.why, Why::TooLarge);
         assert_eq!(r.deleted, 1400);

@@ -357,6 +357,71 @@ mod tests {
         assert_eq!(now[58], "  return 1818;", "{now:?}");
     }
 
+    /// The retry of a refusal where the edit that was not refused names a
+    /// `}` whose number, in the file as it is now, is another `}` with the
+    /// same ID, inside the lines the refusal shows: the refusal does not
+    /// show that line, so the retry still judges the kept edit against the
+    /// read it came from, and it lands on the `}` that read showed.
+    #[test]
+    fn a_refusal_does_not_show_a_line_that_would_claim_a_kept_edits_anchor() {
+        let (_t, root) = ws();
+        let file = root.join("f.js");
+        fs::write(
+            &file,
+            "function a() {\n  x();\n}\nfunction b() {\n  y();\n}\n",
+        )
+        .unwrap();
+        let a = read(&root, "f.js");
+        fs::write(
+            &file,
+            "// 1\n// 2\n// 3\nfunction a() {\n  x();\n}\nfunction b() {\n  z();\n}\n",
+        )
+        .unwrap();
+        let keep = json!({"pos": a[5], "lines": "} // end of b"});
+        let r = edit(
+            &root,
+            "f.js",
+            json!([keep, {"pos": a[4], "lines": "  w();"}]),
+        );
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        let shown = r["anchors"][0]["lines"].as_str().unwrap();
+        assert!(!shown.contains(&format!("{}|", a[5])), "{shown}");
+        let fresh = &shown_anchor(&r, |l| l.ends_with("|  z();"));
+        let r = edit(
+            &root,
+            "f.js",
+            json!([keep, {"pos": fresh, "lines": "  w();"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["verified"], "snapshot", "{r}");
+        assert_eq!(
+            fs::read_to_string(&file).unwrap(),
+            "// 1\n// 2\n// 3\nfunction a() {\n  x();\n}\nfunction b() {\n  w();\n} // end of b\n"
+        );
+    }
+
+    /// A file unchanged since the read: an anchor inside a run of a
+    /// thousand equal lines is that line (no diff could say which of them
+    /// it is, and none is needed).
+    #[test]
+    fn an_anchor_in_a_long_run_of_equal_lines_of_an_unchanged_file_lands() {
+        let (_t, root) = ws();
+        let file = root.join("r.txt");
+        let text = format!("first\n{}last\n", "\n".repeat(1000));
+        fs::write(&file, &text).unwrap();
+        let a = read(&root, "r.txt");
+        let r = edit(&root, "r.txt", json!([{"pos": a[499], "lines": "CHANGED"}]));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["verified"], "snapshot", "{r}");
+        let now: Vec<String> = fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        assert_eq!(now[499], "CHANGED");
+        assert_eq!(now.len(), 1002);
+    }
+
     /// A line read, then shown changed by a newer read, then a line with the
     /// same text written again: the anchor of the first read names a line
     /// that is gone, whatever the first read and the file agree on.

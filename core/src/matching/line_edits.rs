@@ -214,6 +214,11 @@ impl<'a> Diffs<'a> {
     /// none of them is anywhere in `to`, nothing is diffed: each changed.
     fn map(&mut self, from: usize, to: usize, lines: &[usize]) -> Result<Vec<Mapped>, NotPlaced> {
         let (a, b) = (self.keys(from), self.keys(to));
+        // The same content: every line is where it was (in a long run of
+        // equal lines, too, where a diff could not say which it is).
+        if a == b {
+            return Ok(lines.iter().map(|&l| Mapped::At(l)).collect());
+        }
         if !self.made.contains_key(&(from, to)) {
             let present = a != b && {
                 let there: std::collections::HashSet<u64> = b.iter().copied().collect();
@@ -299,7 +304,10 @@ fn locate(
         made: Default::default(),
     };
     let judged = judge(&mut diffs, reads, edits)?;
-    let mut refused = Vec::new();
+    // Refused anchors (edit, anchor, problem, the current line to show
+    // around), and anchors placed at another line than their number.
+    let mut refused: Vec<(usize, String, AnchorProblem, usize)> = Vec::new();
+    let mut elsewhere: Vec<(usize, [u8; 2])> = Vec::new();
     let mut moved = false;
     let mut at = Vec::with_capacity(edits.len());
     for (k, e) in edits.iter().enumerate() {
@@ -336,6 +344,9 @@ fn locate(
             let problem = match f {
                 Ok(j) => {
                     moved |= j != a.line;
+                    if j != a.line {
+                        elsewhere.push((a.line, a.id));
+                    }
                     placed.push(Some(j));
                     continue;
                 }
@@ -343,14 +354,7 @@ fn locate(
             };
             placed.push(None);
             let near = map.map_or(a.line, |m| near(m, a.line));
-            let (lines, shown) = around(cur, near);
-            refused.push(Refused {
-                edit: k,
-                anchor: a.show(),
-                problem,
-                lines,
-                shown,
-            });
+            refused.push((k, a.show(), problem, near));
         }
         let p = e.pos.as_ref().and(placed.first().copied().flatten());
         let q = e.end.as_ref().and(placed.get(1).copied().flatten());
@@ -360,19 +364,32 @@ fn locate(
             if placed.iter().all(Option::is_some)
                 && !(p.line..=q.line).all(|i| m[i] == Some(jp + (i - p.line)))
             {
-                let (lines, shown) = around(cur, jp);
-                refused.push(Refused {
-                    edit: k,
-                    // data: the range's anchors, `12#ab..14#cd`
-                    anchor: format!("{}..{}", p.show(), q.show()),
-                    problem: AnchorProblem::Changed,
-                    lines,
-                    shown,
-                });
+                // data: the range's anchors, `12#ab..14#cd`
+                let anchor = format!("{}..{}", p.show(), q.show());
+                refused.push((k, anchor, AnchorProblem::Changed, jp));
             }
         }
     }
     if !refused.is_empty() {
+        // Current lines that bear a placed-elsewhere anchor at its number.
+        let avoid: Vec<usize> = elsewhere
+            .iter()
+            .filter(|&&(line, id)| cur.keys.get(line).is_some_and(|&key| id_of(key) == id))
+            .map(|&(line, _)| line)
+            .collect();
+        let refused = refused
+            .into_iter()
+            .map(|(edit, anchor, problem, near)| {
+                let (lines, shown) = around(cur, near, &avoid);
+                Refused {
+                    edit,
+                    anchor,
+                    problem,
+                    lines,
+                    shown,
+                }
+            })
+            .collect();
         return Err(NotPlaced::Anchors(refused));
     }
     let mut anchored = edits
@@ -395,11 +412,23 @@ fn near(map: &[Option<usize>], i: usize) -> usize {
 }
 
 /// The current lines around `line`, tagged (two before, two after), and
-/// which (0-based `from..to`).
-pub(crate) fn around(cur: &Current<'_>, line: usize) -> (String, (usize, usize)) {
+/// which (0-based `from..to`), the window cut short of each line of
+/// `avoid` (other than `line` itself): a refusal's lines count as a read of the file, and a
+/// line there that bears, at its own number, the anchor of another edit of
+/// the call that was placed elsewhere would claim that anchor for itself
+/// in the retry (a `}` shown at line 6 while the `}` read at line 6 is now
+/// line 9).
+fn around(cur: &Current<'_>, line: usize, avoid: &[usize]) -> (String, (usize, usize)) {
     let n = cur.lines.len();
     let at = line.min(n.saturating_sub(1));
-    let (from, to) = (at.saturating_sub(2), (at + 3).min(n));
+    let (mut from, mut to) = (at.saturating_sub(2), (at + 3).min(n));
+    for &x in avoid {
+        if (from..at).contains(&x) {
+            from = x + 1;
+        } else if (at + 1..to).contains(&x) {
+            to = x;
+        }
+    }
     let shown = tagged(cur.text, cur.lines, cur.keys, from, to);
     (String::from_utf8_lossy(&shown).into_owned(), (from, to))
 }

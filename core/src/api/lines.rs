@@ -527,6 +527,42 @@ mod tests {
         assert_eq!(fs::read_to_string(&file).unwrap(), mixed);
     }
 
+    /// Thousands of anchors in long runs of equal lines, the file shifted
+    /// since the read: each one's check looks along its run, and the call's
+    /// `timeoutMs` bounds them all, not only the diff (before, 12 s of
+    /// checks ran past a 1 s budget).
+    #[test]
+    fn many_anchors_in_long_runs_stop_at_the_calls_time_budget() {
+        let (_t, root) = ws();
+        let file = root.join("runs.csv");
+        let mut text = String::new();
+        for s in 0..10 {
+            text.push_str(&format!("section {s}\n"));
+            text.push_str(&"0,0\n".repeat(950));
+        }
+        fs::write(&file, &text).unwrap();
+        let a = read(&root, "runs.csv");
+        let shifted = format!("header\n{text}");
+        fs::write(&file, &shifted).unwrap();
+        let edits: Vec<Value> = (0..10)
+            .flat_map(|s| (1..951).step_by(2).map(move |i| s * 951 + i))
+            .map(|l| json!({"pos": a[l], "lines": "1,1"}))
+            .collect();
+        let t = std::time::Instant::now();
+        let r = edit_lines(
+            &json!({"file_path": "runs.csv", "edits": edits}),
+            Some(&json!({ "workspaceRoot": root, "durable": false, "timeoutMs": 100 })),
+        );
+        assert_eq!(r["code"], "CANCELLED", "{r}");
+        // Far beyond the budget, far below the checks' own time.
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            t.elapsed()
+        );
+        assert_eq!(fs::read_to_string(&file).unwrap(), shifted);
+    }
+
     /// A windows-1252 file that is not valid Shift_JIS or GBK (an accented
     /// letter before a space or a line break) takes accented lines: the
     /// double-byte seam check applies to encodings the file could be in.

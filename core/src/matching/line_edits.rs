@@ -234,7 +234,19 @@ impl<'a> Diffs<'a> {
             self.made.insert((from, to), m);
         }
         let m = &self.made[&(from, to)];
-        Ok(lines.iter().map(|&l| map_line(a, b, m, l)).collect())
+        // Each line's check looks at up to a run's length around it: many
+        // anchors in long runs are bounded by the same deadline.
+        let late = || {
+            self.deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+        };
+        lines
+            .iter()
+            .map(|&l| match late() {
+                true => Err(NotPlaced::OutOfTime),
+                false => Ok(map_line(a, b, m, l)),
+            })
+            .collect()
     }
 }
 

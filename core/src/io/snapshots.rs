@@ -339,8 +339,36 @@ fn write_all(snaps: &[Arc<Snapshot>], create: bool) {
         if named[i + 1..].iter().any(|(later, _)| later == name) {
             continue;
         }
-        let _ = keep_on_disk(&d, name, &snap.encode(), now());
+        let _ = keep_on_disk(&d, name, snap, now());
     }
+}
+
+/// `snap` with the reads of `there` (what the file on disk holds) when it
+/// is a snapshot of the same path and content still fresh at `t`: another
+/// process that read the same bytes showed its caller those lines, and its
+/// anchors must still find them. Per range the newest stamp; at most
+/// [`MAX_SHOWN`], the newest kept.
+fn merged(snap: &Snapshot, there: Option<Snapshot>, t: u64) -> Option<Snapshot> {
+    let there = there.filter(|o| {
+        o.path == snap.path && o.sha256 == snap.sha256 && o.keys == snap.keys && o.fresh(t)
+    })?;
+    let mut shown = snap.shown.clone();
+    for r in there.shown {
+        match shown.iter_mut().find(|s| (s.0, s.1) == (r.0, r.1)) {
+            Some(s) => s.2 = s.2.max(r.2),
+            None => shown.push(r),
+        }
+    }
+    if shown == snap.shown {
+        return None;
+    }
+    shown.sort_by_key(|s| s.2);
+    let over = shown.len().saturating_sub(MAX_SHOWN);
+    shown.drain(..over);
+    Some(Snapshot {
+        shown,
+        ..Snapshot::clone(snap)
+    })
 }
 
 /// The thread that writes snapshots to disk, off the read's path.
@@ -504,19 +532,27 @@ fn dir(create: bool) -> std::io::Result<Private> {
     Private::state(create)?.subdir(OsStr::new(SUBDIR), create)
 }
 
-/// Writes `bytes` over the file `name` in place. A reader that meets it
-/// half written finds a sum that does not match and ignores it, as it does
-/// a file a crash cut short (the writes are not synced: a snapshot is a
-/// hint, checked when used). Two processes never write one at once: the
-/// writer holds an exclusive `flock`, and skips the write when another
-/// holds it.
-fn keep_on_disk(d: &Private, name: &str, bytes: &[u8], t: u64) -> std::io::Result<()> {
+/// Writes `snap` over the file `name` in place, with the reads the file
+/// holds of the same content ([`merged`]). A reader that meets it half
+/// written finds a sum that does not match and ignores it, as it does a
+/// file a crash cut short (the writes are not synced: a snapshot is a hint,
+/// checked when used). Two processes never write one at once: the writer
+/// holds an exclusive `flock`, and skips the write when another holds it.
+fn keep_on_disk(d: &Private, name: &str, snap: &Snapshot, t: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
     static STORES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let (mut f, _) = d.open_rw(OsStr::new(name), true)?;
+    let (mut f, meta) = d.open_rw(OsStr::new(name), true)?;
     if crate::io::dir::Dir::try_lock(&f) == Some(false) {
         return Ok(());
     }
-    f.write_all(bytes)?;
+    let mut held = Vec::new();
+    let there = (meta.size <= (MAX_LINES as u64) * 8 + 4096 + snap.path.len() as u64
+        && f.read_to_end(&mut held).is_ok())
+    .then(|| Snapshot::decode(&held))
+    .flatten();
+    let bytes = merged(snap, there, t).map_or_else(|| snap.encode(), |m| m.encode());
+    f.seek(SeekFrom::Start(0))?;
+    f.write_all(&bytes)?;
     f.set_len(bytes.len() as u64)?;
     drop(f);
     // The bounds are kept every few stores (each lists the directory).
@@ -677,6 +713,29 @@ mod tests {
             flush(std::time::Duration::from_secs(10));
             assert_eq!(on_disk(&path, now()), vec![again]);
         }
+    }
+
+    /// Two processes read the same content, one all of it, one a part: the
+    /// second one's snapshot on disk keeps the first one's lines too.
+    #[test]
+    fn reads_of_one_content_by_two_processes_are_both_kept_on_disk() {
+        let path = format!("/w/{}/both.txt", std::process::id());
+        let whole = snap(&path, 'f', 6);
+        assert!(keep_as(whole.clone()));
+        forget_in_process();
+        let mut part = whole.clone();
+        part.shown = vec![(0, 2, next_order())];
+        assert!(keep_as(part.clone()));
+        forget_in_process();
+        let got = on_disk(&path, now());
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].shown, vec![whole.shown[0], part.shown[0]]);
+        // Another content in the same slot is written over, not merged.
+        let mut other = snap(&path, 'f', 6);
+        other.keys = Arc::new(vec![9; 6]);
+        assert!(keep_as(other.clone()));
+        forget_in_process();
+        assert_eq!(on_disk(&path, now()), vec![other]);
     }
 
     #[test]

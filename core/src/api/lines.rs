@@ -422,6 +422,80 @@ mod tests {
         assert_eq!(now.len(), 1002);
     }
 
+    /// A block longer than the window the relocation looks at, copied or
+    /// repeated: a copy of a 40-line function inserted above it (here by
+    /// the caller's own earlier edit), or one of six equal 40-line records
+    /// removed. Which copy the anchored line is cannot be told from a
+    /// window inside the block: refused (`several`), never placed.
+    #[test]
+    fn a_line_in_a_long_block_copied_or_removed_is_not_guessed() {
+        let (_t, root) = ws();
+        let file = root.join("h.js");
+        let mut f = vec!["function handler(req) {".to_string()];
+        f.extend((0..38).map(|i| format!("  const v{i} = req.get(\"k{i}\");")));
+        f.push("}".into());
+        let text = ["import a from \"a\"".to_string(), String::new()]
+            .into_iter()
+            .chain(f.iter().cloned())
+            .chain([String::new(), "export default handler".into()])
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n";
+        fs::write(&file, &text).unwrap();
+        let a = read(&root, "h.js");
+        let mut copy = f.clone();
+        copy.push(String::new());
+        let r = edit(
+            &root,
+            "h.js",
+            json!([{"op": "prepend", "pos": a[2], "lines": copy}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let before = fs::read_to_string(&file).unwrap();
+        let r = edit(
+            &root,
+            "h.js",
+            json!([{"pos": a[4], "lines": "  const v1 = 0;"}]),
+        );
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        assert_eq!(r["anchors"][0]["problem"], "several", "{r}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), before);
+        // Six equal records of 40 lines; the first one removed after the read.
+        let file = root.join("r.yaml");
+        let record: String = (0..40).map(|i| format!("  field{i}: x\n")).collect();
+        let records =
+            |n: usize| -> String { std::iter::repeat_n(format!("- item:\n{record}"), n).collect() };
+        fs::write(&file, format!("items:\n{}end: true\n", records(6))).unwrap();
+        let a = read(&root, "r.yaml");
+        let now = format!("items:\n{}end: true\n", records(5));
+        fs::write(&file, &now).unwrap();
+        // field19 of the fourth record read.
+        let r = edit(
+            &root,
+            "r.yaml",
+            json!([{"pos": a[1 + 3 * 41 + 20], "lines": "  field19: y"}]),
+        );
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), now);
+        // Shifted by a line above the list, the records unchanged: placed.
+        let shifted = format!("# list\n{now}");
+        fs::write(&file, &shifted).unwrap();
+        let a = read(&root, "r.yaml");
+        fs::write(&file, format!("# the list\n# of items\n{now}")).unwrap();
+        let r = edit(
+            &root,
+            "r.yaml",
+            json!([{"pos": a[2 + 3 * 41 + 20], "lines": "  field19: y"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let lines: Vec<String> = fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        assert_eq!(lines[3 + 3 * 41 + 20], "  field19: y");
+    }
+
     /// A line read, then shown changed by a newer read, then a line with the
     /// same text written again: the anchor of the first read names a line
     /// that is gone, whatever the first read and the file agree on.

@@ -14,7 +14,7 @@
 //! matches" therefore proves little once the file has shifted. So a read
 //! with anchors keeps what it showed (a 64-bit key per line, see
 //! [`line_key`]; kept by `io::snapshots`), and an edit maps each anchor
-//! from that snapshot to the current file ([`map_line`]): through a line
+//! from that snapshot to the current file ([`map_line_in`]): through a line
 //! diff, accepted only when the anchored line is unchanged and its
 //! surrounding unchanged lines tie it to one place, on both sides. A line
 //! that changed, vanished or could sit in several places is refused, never
@@ -530,23 +530,43 @@ pub(crate) const MAX_WINDOW: usize = 1024;
 /// lines of `i` and `j`, keeps line `i` as line `j`: then no other
 /// alignment explains the change as well (a line in a run of equal lines
 /// next to a removal, which could be any of them, is refused). When line
-/// `i` lies in a stretch that repeats with a period of at most
-/// [`CONTEXT`] lines and reaches past that window (a list of equal
-/// records), the window grows to the whole stretch and [`CONTEXT`] lines
-/// beyond it, where the lines that end the repetition pin it (a removed
-/// record could have been any of them): a window of the repeated lines
-/// alone would find one place where there are many.
+/// `i` (or `j`) lies in a stretch that repeats and reaches past that
+/// window (a list of equal records, a block written twice in a row), the
+/// window grows to the whole stretch and [`CONTEXT`] lines beyond it, where
+/// the lines that end the repetition pin it (a removed record could have
+/// been any of them, and a block copied next to itself either copy): a
+/// window of the repeated lines alone would find one place where there
+/// are many.
+#[cfg(test)]
 pub(crate) fn map_line(old: &[u64], new: &[u64], map: &[Option<usize>], i: usize) -> Mapped {
+    map_line_in(old, new, map, i, (&positions(old), &positions(new)))
+}
+
+/// `map_line`, with where each key is in `old` and `new`
+/// ([`positions`]), made once for many lines.
+pub(crate) fn map_line_in(
+    old: &[u64],
+    new: &[u64],
+    map: &[Option<usize>],
+    i: usize,
+    (at_old, at_new): (&Positions, &Positions),
+) -> Mapped {
     let Some(j) = map[i] else {
         return Mapped::Changed;
     };
-    let (from, to) = match repeated_stretch(old, i) {
-        Some((a, b)) if b - a + 2 * CONTEXT > MAX_WINDOW => return Mapped::Several(vec![j]),
-        Some((a, b)) => (a, b),
-        None => (i, i + 1),
-    };
-    let i0 = from.saturating_sub(CONTEXT);
-    let i1 = (to + CONTEXT).min(old.len());
+    // How far the window reaches before and after the line, on each side.
+    let (mut before, mut after) = (0, 0);
+    for (lines, at, k) in [(old, at_old, i), (new, at_new, j)] {
+        if let Some((a, b)) = repeated_stretch(lines, at, k) {
+            before = before.max(k - a);
+            after = after.max(b - 1 - k);
+        }
+    }
+    if before + after + 2 * CONTEXT > MAX_WINDOW {
+        return Mapped::Several(vec![j]);
+    }
+    let i0 = i.saturating_sub(before + CONTEXT);
+    let i1 = (i + after + CONTEXT + 1).min(old.len());
     // The new side: as far on each side of `j` as the old side reaches from
     // `i`, to the file's edge where the old side reaches its edge.
     let j0 = if i0 == 0 { 0 } else { j.saturating_sub(i - i0) };
@@ -563,26 +583,63 @@ pub(crate) fn map_line(old: &[u64], new: &[u64], map: &[Option<usize>], i: usize
         })
 }
 
+/// Where each key is in a file's lines.
+pub(crate) type Positions = std::collections::HashMap<u64, Vec<usize>>;
+
+/// Where each key is, line by line (for [`map_line_in`]).
+pub(crate) fn positions(keys: &[u64]) -> Positions {
+    let mut at = Positions::new();
+    for (k, &key) in keys.iter().enumerate() {
+        at.entry(key).or_default().push(k);
+    }
+    at
+}
+
 /// The stretch `from..to` of `lines` around line `i` that repeats with the
-/// smallest period of at most [`CONTEXT`] lines (`lines[x] == lines[x +
-/// p]` all through it), when it reaches past [`CONTEXT`] lines on either
-/// side of `i`.
-fn repeated_stretch(lines: &[u64], i: usize) -> Option<(usize, usize)> {
+/// smallest period (`lines[x] == lines[x + p]` all through it, over one
+/// period at least), when it reaches past [`CONTEXT`] lines on either side
+/// of `i`. Periods up to [`CONTEXT`] are tried in turn (a run of `}` or
+/// blank lines, short records); longer ones, up to half of
+/// [`MAX_WINDOW`], only from the other places of line `i`'s own text
+/// (`at`): a period is the distance to one of them.
+fn repeated_stretch(lines: &[u64], at: &Positions, i: usize) -> Option<(usize, usize)> {
     let n = lines.len();
-    for p in 1..=CONTEXT.min(n) {
-        let (mut lo, mut hi) = (i, i);
+    // The stretch repeating with period `p` that holds `i` and its copy
+    // at `base + p` (`base` is `i` or `i - p`).
+    let stretch = |p: usize, base: usize| {
+        let (mut lo, mut hi) = (base, base);
         while lo > 0 && lo - 1 + p < n && lines[lo - 1] == lines[lo - 1 + p] {
             lo -= 1;
         }
         while hi + p < n && lines[hi] == lines[hi + p] {
             hi += 1;
         }
-        let (a, b) = (lo, (hi + p).min(n));
-        if hi > lo && (a + CONTEXT < i || b > i + CONTEXT + 1) {
-            return Some((a, b));
+        (lo, hi, (lo, (hi + p).min(n)))
+    };
+    let reaches = |(a, b): (usize, usize)| a + CONTEXT < i || b > i + CONTEXT + 1;
+    for p in 1..=CONTEXT.min(n) {
+        let (lo, hi, s) = stretch(p, i);
+        if hi > lo && reaches(s) {
+            return Some(s);
         }
     }
-    None
+    let mut periods: Vec<usize> = at
+        .get(&lines[i])
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .map(|&x| x.abs_diff(i))
+        .filter(|&p| p > CONTEXT && p <= MAX_WINDOW / 2)
+        .collect();
+    periods.sort_unstable();
+    periods.dedup();
+    periods.into_iter().find_map(|p| {
+        [i.checked_sub(p), (i + p < n).then_some(i)]
+            .into_iter()
+            .flatten()
+            .map(|base| stretch(p, base))
+            .find(|&(lo, hi, s)| hi - lo >= p && reaches(s))
+            .map(|(_, _, s)| s)
+    })
 }
 
 /// Whether every longest common subsequence of `a` and `b` pairs `a[i]`

@@ -7,7 +7,9 @@
 
 use crate::result::lines::{AnchorProblem, Verified};
 
-use super::anchors::{diff_map, id_of, map_line, tagged, Anchor, Line, Mapped};
+use super::anchors::{
+    diff_map, id_of, map_line_in, positions, tagged, Anchor, Line, Mapped, Positions,
+};
 
 /// What an edit does at its anchor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,6 +198,8 @@ struct Diffs<'a> {
     reads: &'a [KeptRead<'a>],
     deadline: Option<std::time::Instant>,
     made: std::collections::HashMap<(usize, usize), Vec<Option<usize>>>,
+    /// Where each key is in a read or the file ([`positions`]), by target.
+    at: std::collections::HashMap<usize, Positions>,
 }
 
 /// The file as it is now, as a target of [`Diffs::map`].
@@ -233,7 +237,12 @@ impl<'a> Diffs<'a> {
             };
             self.made.insert((from, to), m);
         }
+        for r in [from, to] {
+            let keys = self.keys(r);
+            self.at.entry(r).or_insert_with(|| positions(keys));
+        }
         let m = &self.made[&(from, to)];
+        let (at_a, at_b) = (&self.at[&from], &self.at[&to]);
         // Each line's check looks at up to a run's length around it: many
         // anchors in long runs are bounded by the same deadline.
         let late = || {
@@ -244,7 +253,7 @@ impl<'a> Diffs<'a> {
             .iter()
             .map(|&l| match late() {
                 true => Err(NotPlaced::OutOfTime),
-                false => Ok(map_line(a, b, m, l)),
+                false => Ok(map_line_in(a, b, m, l, (at_a, at_b))),
             })
             .collect()
     }
@@ -314,6 +323,7 @@ fn locate(
         reads,
         deadline,
         made: Default::default(),
+        at: Default::default(),
     };
     let judged = judge(&mut diffs, reads, edits)?;
     // Refused anchors (edit, anchor, problem, the current line to show

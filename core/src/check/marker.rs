@@ -64,6 +64,7 @@ pub(crate) const KEEP_WORDS: &[&str] = &[
     "body",
     "skipped",
     "snip",
+    "truncated",
 ];
 
 /// Words of keeping that say so alone, first in a line that ends with
@@ -87,7 +88,14 @@ pub(crate) const OPENING_WORDS: &[&str] = &[
 ];
 
 /// Phrases of keeping after dots (`// ... as before ...`).
-pub(crate) const DOTS_PHRASES: &[&str] = &["as before", "as is", "stays the same", "remain"];
+pub(crate) const DOTS_PHRASES: &[&str] = &[
+    "as before",
+    "as is",
+    "stays the same",
+    "remain",
+    "no changes",
+    "no change",
+];
 
 /// Words that say work is left to do: a comment holding one is a note, not
 /// a marker.
@@ -125,6 +133,9 @@ pub(crate) const PHRASES: &[&str] = &[
     "omitted for brevity",
     "keep existing",
     "same as before",
+    "keep as is",
+    "leave as is",
+    "no changes",
 ];
 
 /// Words that make a phrase of keeping alone, as a comment's one word
@@ -209,14 +220,25 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "file's",
     "component",
     "components",
+    "your",
+    "leave",
+    "no",
+    "changes",
+    "script",
+    "query",
+    "queries",
+    "html",
+    "markup",
+    "template",
+    "css",
 ];
 
 /// Comment openers, longest first.
 const OPENERS: &[&str] = &[
-    "{/*", "<!--", "/*", "//", "--", "#", ";", "*", "%", "'", "\"", "rem ",
+    "{/*", "<!--", "/*", "(*", "//", "--", "#", ";", "*", "%", "'", "\"", "rem ",
 ];
 /// Comment closers, longest first.
-const CLOSERS: &[&str] = &["*/}", "-->", "*/"];
+const CLOSERS: &[&str] = &["*/}", "-->", "*/", "*)"];
 
 /// Byte patterns a marker line holds at least one of (ASCII, any case): the
 /// prefilter looks for them before any line is split.
@@ -234,6 +256,8 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "untouched",
     "unmodified",
     "snip",
+    "as is",
+    "no change",
 ];
 
 fn is_dots(w: &str) -> bool {
@@ -343,11 +367,16 @@ pub(crate) fn is_marker(line: &str) -> bool {
             && OPENING_WORDS.contains(&words[0])
             && words.iter().all(|w| alpha(w) && known(w));
     }
+    // A phrase of keeping, `rest of` with what is kept (`rest of
+    // implementation`), or a word that says it alone among words of the
+    // vocabulary (`remaining methods unchanged`, `everything else
+    // unchanged`).
     enclosed
         && words.len() <= MAX_WORDS
         && words.iter().all(|w| alpha(w) && known(w))
         && (PHRASES.iter().any(|p| body.contains(p))
-            || (words.len() == 1 && ALONE.contains(&words[0])))
+            || body.contains("rest of ")
+            || words.iter().any(|w| ALONE.contains(w)))
 }
 
 /// The comment opener `line` starts with (after its indentation), if any.
@@ -445,6 +474,19 @@ mod tests {
             "// ... everything else stays as is ...",
             "// <-- existing code -->",
             "[rest of the file unchanged]",
+            // Phrasings agents write, each once missed.
+            "// rest of implementation",
+            "// remaining methods unchanged",
+            "// everything else unchanged",
+            "// (other methods unchanged)",
+            "// Your existing code here",
+            "// ... (truncated) ...",
+            "// ... no changes ...",
+            "// keep as is",
+            "<!-- Rest of the HTML remains the same -->",
+            "# Rest of the script unchanged",
+            "-- rest of the query stays the same",
+            "(* ... existing code ... *)",
         ] {
             assert!(is_marker(l), "{l:?} is a marker");
         }
@@ -485,6 +527,10 @@ mod tests {
             "// More to come...",
             "// Other fields are ignored...",
             "// The rest of the file relies on this",
+            "// Keep as is for old clients",
+            "// rest of the items are ignored",
+            "// unchanged since the last release",
+            "(*p).x = 1;",
             // A marker inside a string literal (a test's data) is code.
             "        \"    # ... existing code ...\",",
             "        \"    /* existing code here */\",",

@@ -69,6 +69,26 @@ mod tests {
             .to_string()
     }
 
+    /// The retry a refusal asks for: `keep` sent with an edit of `stale`
+    /// (refused), then again with that edit's anchor taken from the lines
+    /// the refusal showed (the first that `pick` takes); the retry must be
+    /// written, judged against kept reads. The refusal, for more checks.
+    fn retry_keeping(
+        root: &Path,
+        name: &str,
+        keep: &Value,
+        (stale, pick): (&str, impl Fn(&str) -> bool),
+        line: &str,
+    ) -> Value {
+        let refused = edit(root, name, json!([keep, {"pos": stale, "lines": line}]));
+        assert_eq!(refused["code"], "ANCHOR_MISMATCH", "{refused}");
+        let fresh = shown_anchor(&refused, pick);
+        let r = edit(root, name, json!([keep, {"pos": fresh, "lines": line}]));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["verified"], "snapshot", "{r}");
+        refused
+    }
+
     fn edit(root: &Path, name: &str, edits: Value) -> Value {
         edit_lines(
             &json!({"file_path": name, "edits": edits}),
@@ -334,20 +354,8 @@ mod tests {
         }));
         fs::write(&file, v2.join("\n") + "\n").unwrap();
         let keep = json!({"pos": a[29], "lines": "} // end of f9"});
-        let r = edit(
-            &root,
-            "f.js",
-            json!([keep, {"pos": a[55], "lines": "  return 1818;"}]),
-        );
-        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
-        let fresh = &shown_anchor(&r, |l| l.ends_with("|  return 180;"));
-        let r = edit(
-            &root,
-            "f.js",
-            json!([keep, {"pos": fresh, "lines": "  return 1818;"}]),
-        );
-        assert_eq!(r["ok"], true, "{r}");
-        assert_eq!(r["verified"], "snapshot", "{r}");
+        let pick = |l: &str| l.ends_with("|  return 180;");
+        retry_keeping(&root, "f.js", &keep, (&a[55], pick), "  return 1818;");
         let now: Vec<String> = fs::read_to_string(&file)
             .unwrap()
             .lines()
@@ -378,22 +386,10 @@ mod tests {
         )
         .unwrap();
         let keep = json!({"pos": a[5], "lines": "} // end of b"});
-        let r = edit(
-            &root,
-            "f.js",
-            json!([keep, {"pos": a[4], "lines": "  w();"}]),
-        );
-        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
-        let shown = r["anchors"][0]["lines"].as_str().unwrap();
+        let pick = |l: &str| l.ends_with("|  z();");
+        let refused = retry_keeping(&root, "f.js", &keep, (&a[4], pick), "  w();");
+        let shown = refused["anchors"][0]["lines"].as_str().unwrap();
         assert!(!shown.contains(&format!("{}|", a[5])), "{shown}");
-        let fresh = &shown_anchor(&r, |l| l.ends_with("|  z();"));
-        let r = edit(
-            &root,
-            "f.js",
-            json!([keep, {"pos": fresh, "lines": "  w();"}]),
-        );
-        assert_eq!(r["ok"], true, "{r}");
-        assert_eq!(r["verified"], "snapshot", "{r}");
         assert_eq!(
             fs::read_to_string(&file).unwrap(),
             "// 1\n// 2\n// 3\nfunction a() {\n  x();\n}\nfunction b() {\n  w();\n} // end of b\n"

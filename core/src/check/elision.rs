@@ -74,7 +74,7 @@
 
 use std::collections::HashMap;
 
-use super::marker::{in_prose, is_marker, KEYWORDS};
+use super::marker::{in_prose, is_comment, is_marker, KEYWORDS};
 use crate::text::lines::line_start;
 
 /// Places a walk from a marker through inserted lines tries on each side.
@@ -616,6 +616,46 @@ impl Region<'_> {
             && new(j - 1)
             && new(j + 1)
             && in_prose(&text(j - 1), &text(j), &text(j + 1))
+            && !self.code_gone_beside(j)
+    }
+
+    /// Whether the change that holds new line `j` (its diff hunk: the old
+    /// and new lines between the unchanged lines around it) deletes lines
+    /// of code and writes none: dots between new comment lines there may
+    /// stand for that code (`// Load settings from disk.`, `// ...`,
+    /// `// Start the HTTP server.` over the old comments and the code
+    /// between them). A hunk that writes code too rewrote it.
+    fn code_gone_beside(&self, j: usize) -> bool {
+        use similar::{capture_diff_slices, Algorithm, DiffOp};
+        let o: Vec<&[u8]> = self.old.iter().map(|l| key(l)).collect();
+        let n: Vec<&[u8]> = self.new.iter().map(|l| key(l)).collect();
+        let ops = capture_diff_slices(Algorithm::Myers, &o, &n);
+        let changed = |op: &DiffOp| !matches!(op, DiffOp::Equal { .. });
+        let Some(at) = ops
+            .iter()
+            .position(|op| changed(op) && op.new_range().contains(&j))
+        else {
+            return false;
+        };
+        let lo = ops[..at]
+            .iter()
+            .rposition(|op| !changed(op))
+            .map_or(0, |k| k + 1);
+        let hi = ops[at..]
+            .iter()
+            .position(|op| !changed(op))
+            .map_or(ops.len(), |k| at + k);
+        let code = |l: &[u8]| {
+            let t = String::from_utf8_lossy(l);
+            let t = t.trim();
+            !t.is_empty() && !is_comment(t)
+        };
+        let hunk = &ops[lo..hi];
+        hunk.iter()
+            .any(|op| op.old_range().any(|i| code(self.old[i])))
+            && !hunk
+                .iter()
+                .any(|op| op.new_range().any(|k| code(self.new[k])))
     }
 
     /// Every marker's reading, checked; the expanded region or the first
@@ -1510,6 +1550,19 @@ mod tests {
             run(&old, &new.replacen("\n\n", "\n", 1)),
             Verdict::Kept
         ));
+    }
+
+    #[test]
+    fn dots_between_new_comments_where_code_went_are_a_marker() {
+        // The two comments reworded, the code between them gone, `// ...`
+        // between the new comments: not prose, it may stand for the code.
+        let old = "// Load settings.\nconst settings = load();\nvalidate(settings);\n// Start the server.\nserve(settings);\n";
+        let new =
+            "// Load settings from disk.\n// ...\n// Start the HTTP server.\nserve(settings);\n";
+        assert!(matches!(run(old, new), Verdict::Refused(_)));
+        // The same comments over code rewritten: prose, written as sent.
+        let new = "// Load settings from disk.\n// ...\n// Start the HTTP server.\nconst settings = read();\nserve(settings);\n";
+        assert!(matches!(run(old, new), Verdict::Kept));
     }
 
     const JS: &str =

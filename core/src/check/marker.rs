@@ -379,6 +379,11 @@ pub(crate) fn is_marker(line: &str) -> bool {
             || words.iter().any(|w| ALONE.contains(w)))
 }
 
+/// Whether `line` opens with a comment opener (after its indentation).
+pub(crate) fn is_comment(line: &str) -> bool {
+    opener(line).is_some()
+}
+
 /// The comment opener `line` starts with (after its indentation), if any.
 fn opener(line: &str) -> Option<&'static str> {
     let t = line.trim_start();

@@ -448,14 +448,18 @@ mod tests {
         );
         assert_eq!(r["ok"], true, "{r}");
         let before = fs::read_to_string(&file).unwrap();
-        let r = edit(
-            &root,
-            "h.js",
-            json!([{"pos": a[4], "lines": "  const v1 = 0;"}]),
-        );
-        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
-        assert_eq!(r["anchors"][0]["problem"], "several", "{r}");
-        assert_eq!(fs::read_to_string(&file).unwrap(), before);
+        // Refused, and refused again when sent again as it was (the
+        // refusal's lines do not show a line that bears that anchor).
+        for _ in 0..2 {
+            let r = edit(
+                &root,
+                "h.js",
+                json!([{"pos": a[4], "lines": "  const v1 = 0;"}]),
+            );
+            assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+            assert_eq!(r["anchors"][0]["problem"], "several", "{r}");
+            assert_eq!(fs::read_to_string(&file).unwrap(), before);
+        }
         // Six equal records of 40 lines; the first one removed after the read.
         let file = root.join("r.yaml");
         let record: String = (0..40).map(|i| format!("  field{i}: x\n")).collect();
@@ -465,14 +469,17 @@ mod tests {
         let a = read(&root, "r.yaml");
         let now = format!("items:\n{}end: true\n", records(5));
         fs::write(&file, &now).unwrap();
-        // field19 of the fourth record read.
-        let r = edit(
-            &root,
-            "r.yaml",
-            json!([{"pos": a[1 + 3 * 41 + 20], "lines": "  field19: y"}]),
-        );
-        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
-        assert_eq!(fs::read_to_string(&file).unwrap(), now);
+        // field19 of the fourth record read, sent twice.
+        for _ in 0..2 {
+            let pos = &a[1 + 3 * 41 + 20];
+            let r = edit(
+                &root,
+                "r.yaml",
+                json!([{"pos": pos, "lines": "  field19: y"}]),
+            );
+            assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+            assert_eq!(fs::read_to_string(&file).unwrap(), now);
+        }
         // Shifted by a line above the list, the records unchanged: placed.
         let shifted = format!("# list\n{now}");
         fs::write(&file, &shifted).unwrap();
@@ -490,6 +497,35 @@ mod tests {
             .map(String::from)
             .collect();
         assert_eq!(lines[3 + 3 * 41 + 20], "  field19: y");
+    }
+
+    /// A changed line's edit listed before a moved line's: only the changed
+    /// one is refused (a line found nowhere is no reason to take every
+    /// other anchor of the call as gone).
+    #[test]
+    fn a_changed_line_listed_first_does_not_refuse_the_moved_ones() {
+        let (_t, root) = ws();
+        let file = root.join("v.js");
+        fs::write(
+            &file,
+            "const a = 1;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nconst e = 5;\n",
+        )
+        .unwrap();
+        let a = read(&root, "v.js");
+        fs::write(
+            &file,
+            "// header\n// more\n// more\nconst a = 1;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nconst e = 50;\n",
+        )
+        .unwrap();
+        let r = edit(
+            &root,
+            "v.js",
+            json!([{"pos": a[4], "lines": "const e = 6;"}, {"pos": a[1], "lines": "const b = 20;"}]),
+        );
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        let refused = r["anchors"].as_array().unwrap();
+        assert_eq!(refused.len(), 1, "{r}");
+        assert_eq!(refused[0]["anchor"], a[4], "{r}");
     }
 
     /// A line read, then shown changed by a newer read, then a line with the

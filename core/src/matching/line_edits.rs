@@ -200,6 +200,8 @@ struct Diffs<'a> {
     made: std::collections::HashMap<(usize, usize), Vec<Option<usize>>>,
     /// Where each key is in a read or the file ([`positions`]), by target.
     at: std::collections::HashMap<usize, Positions>,
+    /// The keys of a read or the file, as a set, by target.
+    sets: std::collections::HashMap<usize, std::collections::HashSet<u64>>,
 }
 
 /// The file as it is now, as a target of [`Diffs::map`].
@@ -224,20 +226,28 @@ impl<'a> Diffs<'a> {
             return Ok(lines.iter().map(|&l| Mapped::At(l)).collect());
         }
         if !self.made.contains_key(&(from, to)) {
-            let present = a != b && {
-                let there: std::collections::HashSet<u64> = b.iter().copied().collect();
-                lines
-                    .iter()
-                    .any(|&l| a.get(l).is_some_and(|k| there.contains(k)))
-            };
-            let m = if a != b && !present {
-                vec![None; a.len()]
-            } else {
-                diff_map(a, b, self.deadline).ok_or(NotPlaced::OutOfTime)?
-            };
+            // None of these lines anywhere in `to`: each changed, with no
+            // diff (and none kept: other lines asked later may be there).
+            let there = self
+                .sets
+                .entry(to)
+                .or_insert_with(|| b.iter().copied().collect());
+            if !lines
+                .iter()
+                .any(|&l| a.get(l).is_some_and(|k| there.contains(k)))
+            {
+                return Ok(vec![Mapped::Changed; lines.len()]);
+            }
+            let m = diff_map(a, b, self.deadline).ok_or(NotPlaced::OutOfTime)?;
             self.made.insert((from, to), m);
         }
         for r in [from, to] {
+            if self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                return Err(NotPlaced::OutOfTime);
+            }
             let keys = self.keys(r);
             self.at.entry(r).or_insert_with(|| positions(keys));
         }
@@ -324,10 +334,12 @@ fn locate(
         deadline,
         made: Default::default(),
         at: Default::default(),
+        sets: Default::default(),
     };
     let judged = judge(&mut diffs, reads, edits)?;
     // Refused anchors (edit, anchor, problem, the current line to show
-    // around), and anchors placed at another line than their number.
+    // around), and anchors refused or placed at another line than their
+    // number.
     let mut refused: Vec<(usize, String, AnchorProblem, usize)> = Vec::new();
     let mut elsewhere: Vec<(usize, [u8; 2])> = Vec::new();
     let mut moved = false;
@@ -375,6 +387,7 @@ fn locate(
                 Err(problem) => problem,
             };
             placed.push(None);
+            elsewhere.push((a.line, a.id));
             let near = map.map_or(a.line, |m| near(m, a.line));
             refused.push((k, a.show(), problem, near));
         }
@@ -393,7 +406,7 @@ fn locate(
         }
     }
     if !refused.is_empty() {
-        // Current lines that bear a placed-elsewhere anchor at its number.
+        // Current lines that bear such an anchor at its number.
         let avoid: Vec<usize> = elsewhere
             .iter()
             .filter(|&&(line, id)| cur.keys.get(line).is_some_and(|&key| id_of(key) == id))
@@ -434,25 +447,32 @@ fn near(map: &[Option<usize>], i: usize) -> usize {
 }
 
 /// The current lines around `line`, tagged (two before, two after), and
-/// which (0-based `from..to`), the window cut short of each line of
-/// `avoid` (other than `line` itself): a refusal's lines count as a read of the file, and a
-/// line there that bears, at its own number, the anchor of another edit of
-/// the call that was placed elsewhere would claim that anchor for itself
-/// in the retry (a `}` shown at line 6 while the `}` read at line 6 is now
-/// line 9).
+/// which (0-based `from..to`), none of `avoid`: a refusal's lines count as
+/// a read of the file, and a line there that bears, at its own number, the
+/// anchor of an edit of the call (one placed elsewhere, or one refused)
+/// would claim that anchor in the retry (a `}` shown at line 6 while the
+/// `}` read at line 6 is now line 9; a record's line sent again as it was
+/// refused, now taken from the refusal). The window stops short of such a
+/// line; when `line` is one, it is the longer side of it.
 fn around(cur: &Current<'_>, line: usize, avoid: &[usize]) -> (String, (usize, usize)) {
     let n = cur.lines.len();
     let at = line.min(n.saturating_sub(1));
-    let (mut from, mut to) = (at.saturating_sub(2), (at + 3).min(n));
-    for &x in avoid {
-        if (from..at).contains(&x) {
-            from = x + 1;
-        } else if (at + 1..to).contains(&x) {
-            to = x;
-        }
-    }
-    let shown = tagged(cur.text, cur.lines, cur.keys, from, to);
-    (String::from_utf8_lossy(&shown).into_owned(), (from, to))
+    let (from, to) = (at.saturating_sub(2), (at + 3).min(n));
+    let free = |x: &usize| !avoid.contains(x);
+    let below = (from..at).rev().take_while(free).count();
+    let above = (at + 1..to).take_while(free).count();
+    let (from, to) = if free(&at) {
+        (at - below, at + 1 + above)
+    } else if above >= below {
+        (at + 1, at + 1 + above)
+    } else {
+        (at - below, at)
+    };
+    let shown = tagged(cur.text, cur.lines, cur.keys, from, to.max(from));
+    (
+        String::from_utf8_lossy(&shown).into_owned(),
+        (from, to.max(from)),
+    )
 }
 
 /// Places `edits` in the current file, each judged against the kept read

@@ -747,95 +747,96 @@ impl Region<'_> {
     }
 
     /// The first marker whose run keeps a line (one with a letter or digit)
-    /// that the new text also writes outside every run, when the expansion
-    /// would hold more copies of that line than either text: the region's
-    /// old lines, or the new text's own. Then some copy is written twice: a
-    /// model that moves a line up and writes a marker for the rest
-    /// (`load()` moved above `init()`, `// ... existing code ...` after it)
-    /// reads so; so does one that copies it. Neither is certain. Copies
-    /// outside the region are unchanged lines the alignment never sees, so
-    /// they do not count.
+    /// that the expansion also writes as a new line: diffed against the old
+    /// region, the expanded text inserts a line equal to one a run keeps, so
+    /// that line is written twice. A model that moves a line up and writes
+    /// a marker for the rest (`load()` moved above `init()`, `// ...
+    /// existing code ...` after it) reads so, also when another copy of it
+    /// elsewhere is deleted or kept; so does one that copies it. Neither is
+    /// certain.
     fn copied(&self, runs: &[Option<(usize, usize)>]) -> Option<(usize, (usize, usize))> {
-        let outside = || {
-            self.new
-                .iter()
-                .zip(runs)
-                .filter(|(_, r)| r.is_none())
-                .map(|(l, _)| key(l))
-        };
-        let written: std::collections::HashSet<&[u8]> = outside().collect();
-        let kept = |(s, e): (usize, usize)| self.old[s..e].iter().map(|o| key(o));
-        // Per line: copies in the old region, written outside the runs,
-        // kept by the runs.
-        let mut count: HashMap<&[u8], [usize; 3]> = runs
+        use similar::{capture_diff_slices, Algorithm, DiffOp};
+        let kept: std::collections::HashSet<&[u8]> = runs
             .iter()
             .flatten()
-            .flat_map(|&r| kept(r))
-            .filter(|k| k.iter().any(u8::is_ascii_alphanumeric) && written.contains(k))
-            .map(|k| (k, [0; 3]))
+            .flat_map(|&(s, e)| self.old[s..e].iter().map(|o| key(o)))
+            .filter(|k| k.iter().any(u8::is_ascii_alphanumeric))
             .collect();
-        if count.is_empty() {
-            return None;
-        }
-        // One pass over each text, not one search of it per line.
-        for (lines, at) in [
-            (self.old.iter().map(|l| key(l)).collect::<Vec<_>>(), 0),
-            (outside().collect(), 1),
-            (runs.iter().flatten().flat_map(|&r| kept(r)).collect(), 2),
-        ] {
-            for l in lines {
-                if let Some(c) = count.get_mut(l) {
-                    c[at] += 1;
+        // The expansion's lines, by key, and the new lines outside runs
+        // among them that a run also keeps (no such line, nothing to diff).
+        let mut lines: Vec<&[u8]> = Vec::new();
+        let mut twice = false;
+        for (l, r) in self.new.iter().zip(runs) {
+            match r {
+                Some((s, e)) => lines.extend(self.old[*s..*e].iter().map(|o| key(o))),
+                None => {
+                    twice |= kept.contains(key(l));
+                    lines.push(key(l));
                 }
             }
         }
-        let twice = |k: &[u8]| {
-            count
-                .get(k)
-                .is_some_and(|&[old, new, run]| new + run > old.max(new))
-        };
-        runs.iter().enumerate().find_map(|(j, r)| {
-            let run = (*r)?;
-            kept(run).any(twice).then_some((j, run))
-        })
+        if !twice {
+            return None;
+        }
+        let old: Vec<&[u8]> = self.old.iter().map(|l| key(l)).collect();
+        let inserted = capture_diff_slices(Algorithm::Myers, &old, &lines)
+            .iter()
+            .filter(|op| matches!(op, DiffOp::Insert { .. } | DiffOp::Replace { .. }))
+            .any(|op| op.new_range().any(|k| kept.contains(lines[k])));
+        if !inserted {
+            return None;
+        }
+        runs.iter()
+            .enumerate()
+            .find_map(|(j, r)| r.map(|run| (j, run)))
     }
 
     /// The first or last marker, and the old lines its reading deletes at
-    /// the start (or end) of the text, when the new text opens (or closes)
-    /// with unchanged lines that are the old lines right before (or after)
-    /// the marker's run, and old lines with a letter or digit lie beyond
-    /// them. `import z` then a marker, over `import a`, `import b`,
-    /// `import z`, the rest: read as `a` and `b` deleted, or as `import z`
-    /// hoisted to the top and the marker keeping `a` and `b` with the rest.
-    /// The second reading is no run between kept lines, but it is as likely
-    /// a meaning, so neither is certain. Deletions between kept lines are
-    /// not asked about: a line kept on their far side shows where the
-    /// caller's text resumes.
+    /// the start (or end) of the text, before (after) every old line the new
+    /// text keeps, when more of them have a letter or digit than new lines
+    /// stand there (fewer are read as replaced: `pass` then `return 0`). `import z` then a
+    /// marker, over `import a`, `import b`, `import z`, the rest: read as `a`
+    /// and `b` deleted, or as `import z` hoisted to the top and the marker
+    /// keeping `a` and `b` with the rest; a new line above it (`import re`)
+    /// or a marker then a changed last function (`c()` after it deleted)
+    /// read the same. The second reading is no run between kept lines, but
+    /// it is as likely a meaning, so neither is certain. Deletions between
+    /// kept lines are not asked about: a line kept on their far side shows
+    /// where the caller's text resumes. The lines the new text keeps there
+    /// are found by matching its lines, nearest the marker first, with the
+    /// old lines in order.
     fn moved_to_an_end(&self, runs: &[Option<(usize, usize)>]) -> Option<(usize, (usize, usize))> {
-        let same = |n: &[&[u8]], o: &[&[u8]]| {
-            n.len() == o.len() && n.iter().zip(o).all(|(a, b)| key(a) == key(b))
+        let substantive = |ls: &[&[u8]]| {
+            ls.iter()
+                .filter(|l| l.iter().any(u8::is_ascii_alphanumeric))
+                .count()
         };
-        let substantive = |ls: &[&[u8]]| ls.iter().any(|l| l.iter().any(u8::is_ascii_alphanumeric));
         let first = runs.iter().position(Option::is_some)?;
         let last = runs.iter().rposition(Option::is_some)?;
-        // Lines before the first marker: unchanged, right before its run.
         if let Some((s, _)) = runs[first] {
-            let lead = &self.new[..first];
-            if !lead.is_empty() && s > lead.len() && same(lead, &self.old[s - lead.len()..s]) {
-                let gone = (0, s - lead.len());
-                if substantive(&self.old[gone.0..gone.1]) {
-                    return Some((first, gone));
+            // The first old line kept before the run (else the run's start),
+            // and how many new lines come before it.
+            let (mut top, mut above) = (s, first);
+            for (k, n) in self.new[..first].iter().enumerate().rev() {
+                if let Some(x) = (0..top).rev().find(|&x| key(self.old[x]) == key(n)) {
+                    (top, above) = (x, k);
                 }
+            }
+            if substantive(&self.old[..top]) > above {
+                return Some((first, (0, top)));
             }
         }
         if let Some((_, e)) = runs[last] {
-            let tail = &self.new[last + 1..];
-            let end = e + tail.len();
-            if !tail.is_empty() && end < self.old.len() && same(tail, &self.old[e..end]) {
-                let gone = (end, self.old.len());
-                if substantive(&self.old[gone.0..gone.1]) {
-                    return Some((last, gone));
+            // Past the last old line kept after the run (else the run's
+            // end), and how many new lines come after it.
+            let (mut end, mut below) = (e, self.new.len() - last - 1);
+            for (k, n) in self.new.iter().enumerate().skip(last + 1) {
+                if let Some(x) = (end..self.old.len()).find(|&x| key(self.old[x]) == key(n)) {
+                    (end, below) = (x + 1, self.new.len() - k - 1);
                 }
+            }
+            if substantive(&self.old[end..]) > below {
+                return Some((last, (end, self.old.len())));
             }
         }
         None
@@ -1469,6 +1470,13 @@ mod tests {
         let record = "class Record:\n    def save(self):\n        self.validate()\n        self.db.add(self)\n\n    def delete(self):\n        log(\"delete\")\n        self.check_perms()\n        self.validate()\n        self.db.delete(self)\n";
         let lazy = "class Record:\n    def save(self):\n        self.validate()\n        self.db.add(self)\n\n    def delete(self):\n        self.validate()\n        log(\"delete\")\n        # ... existing code ...\n        self.db.delete(self)\n";
         assert_eq!(refused(record, lazy).why, Why::Copied);
+        // The same with the other copy deleted: still written twice.
+        let lazy = lazy.replacen(
+            "        self.validate()\n        self.db.add",
+            "        self.db.add",
+            1,
+        );
+        assert_eq!(refused(record, &lazy).why, Why::Copied);
         // Without the move, the same marker keeps the lines after the kept
         // one, and nothing is written twice.
         let new = "def setup():\n    init_logging()\n    setup_tracing()\n    load_config()\n    # ... existing code ...\n";
@@ -1501,6 +1509,24 @@ mod tests {
             r.deletes.iter().map(|d| d.0).collect::<Vec<_>>(),
             vec![3, 4, 5]
         );
+        // A new line above the hoisted one, or kept lines apart: the lines
+        // above the first kept one are still deleted beyond it.
+        let old = "#!/usr/bin/env python3\n# Copyright 2020 Foo\nimport os\nimport sys\nimport json\n\ndef main():\n    print(os.getcwd())\n";
+        for new in [
+            "import re\nimport json\n# ... existing code ...\n",
+            "import os\nimport json\n# ... existing code ...\n",
+        ] {
+            assert_eq!(refused(old, new).why, Why::Moved, "{new}");
+        }
+        // A marker, then the last function but one, changed: the functions
+        // after it are deleted beyond it.
+        let old = "function a() {\n  return 1;\n}\nfunction b() {\n  return 2;\n}\nfunction c() {\n  return 3;\n}\nmodule.exports = { a, b, c };\n";
+        let r = refused(
+            old,
+            "// ... existing code ...\nfunction b() {\n  return 22;\n}\n",
+        );
+        assert_eq!(r.why, Why::Moved);
+        assert_eq!(r.deletes.first().map(|d| d.0), Some(7));
         // With an unchanged line on the far side of the deleted ones, where
         // the text resumes is shown: the deletion stands.
         let old = "import a\nimport b\nimport z\n\ndef f():\n    return 1\n";

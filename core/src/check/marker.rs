@@ -135,7 +135,6 @@ pub(crate) const PHRASES: &[&str] = &[
     "same as before",
     "keep as is",
     "leave as is",
-    "no changes",
 ];
 
 /// Words that make a phrase of keeping alone, as a comment's one word
@@ -536,6 +535,8 @@ mod tests {
             "// rest of the items are ignored",
             "// unchanged since the last release",
             "(*p).x = 1;",
+            // A changelog's bullet.
+            "* No changes",
             // A marker inside a string literal (a test's data) is code.
             "        \"    # ... existing code ...\",",
             "        \"    /* existing code here */\",",

@@ -460,6 +460,35 @@ mod tests {
             assert_eq!(r["anchors"][0]["problem"], "several", "{r}");
             assert_eq!(fs::read_to_string(&file).unwrap(), before);
         }
+        // An 80-line function copied above itself with a note between the
+        // copies, and a 550-line one copied right above itself.
+        for (len, note) in [(78, Some("// TODO: adapt the copy above")), (548, None)] {
+            let file = root.join("big.js");
+            let mut f = vec!["function handler(req) {".to_string()];
+            f.extend((0..len).map(|i| format!("  const v{i} = req.get(\"k{i}\");")));
+            f.push("}".into());
+            let text = format!(
+                "import a from \"a\"\n\n{}\n\nexport default handler\n",
+                f.join("\n")
+            );
+            fs::write(&file, &text).unwrap();
+            let a = read(&root, "big.js");
+            let copy = [
+                text[..text.find("function").unwrap()].to_string(),
+                f.join("\n"),
+                note.map_or(String::new(), |n| format!("\n{n}")),
+            ]
+            .concat();
+            let now = text.replacen("import a from \"a\"\n\n", &format!("{copy}\n"), 1);
+            fs::write(&file, &now).unwrap();
+            let r = edit(
+                &root,
+                "big.js",
+                json!([{"pos": a[42], "lines": "  const v39 = 0;"}]),
+            );
+            assert_eq!(r["code"], "ANCHOR_MISMATCH", "{len}: {r}");
+            assert_eq!(fs::read_to_string(&file).unwrap(), now);
+        }
         // Six equal records of 40 lines; the first one removed after the read.
         let file = root.join("r.yaml");
         let record: String = (0..40).map(|i| format!("  field{i}: x\n")).collect();

@@ -599,9 +599,9 @@ pub(crate) fn positions(keys: &[u64]) -> Positions {
 /// smallest period (`lines[x] == lines[x + p]` all through it, over one
 /// period at least), when it reaches past [`CONTEXT`] lines on either side
 /// of `i`. Periods up to [`CONTEXT`] are tried in turn (a run of `}` or
-/// blank lines, short records); longer ones, up to half of
-/// [`MAX_WINDOW`], only from the other places of line `i`'s own text
-/// (`at`): a period is the distance to one of them.
+/// blank lines, short records); longer ones, up to [`MAX_WINDOW`], only
+/// from the other places of line `i`'s own text (`at`): a period is the
+/// distance to one of them.
 fn repeated_stretch(lines: &[u64], at: &Positions, i: usize) -> Option<(usize, usize)> {
     let n = lines.len();
     // The stretch repeating with period `p` that holds `i` and its copy
@@ -628,17 +628,26 @@ fn repeated_stretch(lines: &[u64], at: &Positions, i: usize) -> Option<(usize, u
         .map_or(&[][..], Vec::as_slice)
         .iter()
         .map(|&x| x.abs_diff(i))
-        .filter(|&p| p > CONTEXT && p <= MAX_WINDOW / 2)
+        .filter(|&p| p > CONTEXT && p <= MAX_WINDOW)
         .collect();
     periods.sort_unstable();
     periods.dedup();
+    // A copy `p` lines away whose lines equal those around `i` all through
+    // `i`'s window (a block written twice with a line between) is a repeat
+    // too, the window unable to tell the two apart: the stretch is both
+    // copies.
+    let covers = |lo: usize, hi: usize, base: usize, p: usize| {
+        lo <= base.saturating_sub(CONTEXT) && hi >= (base + CONTEXT + 1).min(n - p)
+    };
     periods.into_iter().find_map(|p| {
         [i.checked_sub(p), (i + p < n).then_some(i)]
             .into_iter()
             .flatten()
-            .map(|base| stretch(p, base))
-            .find(|&(lo, hi, s)| hi - lo >= p && reaches(s))
-            .map(|(_, _, s)| s)
+            .map(|base| (base, stretch(p, base)))
+            .find(|&(base, (lo, hi, s))| {
+                (hi - lo >= p && reaches(s)) || (hi > lo && covers(lo, hi, base, p))
+            })
+            .map(|(_, (_, _, s))| s)
     })
 }
 

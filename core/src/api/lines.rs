@@ -528,6 +528,36 @@ mod tests {
         assert_eq!(lines[3 + 3 * 41 + 20], "  field19: y");
     }
 
+    /// The same, the edits in two calls: the refusal of the first shows no
+    /// line that the read showed at the same number with the same ID while
+    /// that line is elsewhere now, so the second call's anchor is still
+    /// judged against the read it came from.
+    #[test]
+    fn a_refusal_does_not_claim_an_anchor_a_later_call_takes_from_the_read() {
+        let (_t, root) = ws();
+        let file = root.join("f.js");
+        fs::write(
+            &file,
+            "function a() {\n  x();\n}\nfunction b() {\n  y();\n}\n",
+        )
+        .unwrap();
+        let a = read(&root, "f.js");
+        let now = "// 1\n// 2\n// 3\nfunction a() {\n  x();\n}\nfunction b() {\n  z();\n}\n";
+        fs::write(&file, now).unwrap();
+        let r = edit(&root, "f.js", json!([{"pos": a[4], "lines": "  w();"}]));
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        let r = edit(
+            &root,
+            "f.js",
+            json!([{"pos": a[5], "lines": "} // end of b"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            fs::read_to_string(&file).unwrap(),
+            now.replace("z();\n}", "z();\n} // end of b")
+        );
+    }
+
     /// A changed line's edit listed before a moved line's: only the changed
     /// one is refused (a line found nowhere is no reason to take every
     /// other anchor of the call as gone).
@@ -765,14 +795,18 @@ mod tests {
         assert_eq!(r["ok"], true, "{r}");
         assert_eq!(now(), v0.replace("  y();\n}\n", "  y();\n} // b\n"));
         // Read, then a function added on top and b() changed: refused with
-        // the current lines; a retry with their anchors lands where they
-        // say (line 6 is now the `}` of a()).
+        // the current lines, but not line 6, now the `}` of a(): the read
+        // showed the `}` of b() there with the same ID, and a later call
+        // naming it from that read would find it claimed by the refusal. A
+        // read again gives its anchor; the edit lands where it says.
         fs::write(&file, v0).unwrap();
         read(&root, "m.js");
         fs::write(&file, v1.replace("y();", "Y();")).unwrap();
         let r = edit(&root, "m.js", json!([{"pos": a[4], "lines": "  w();"}]));
         assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
-        let six = &shown_anchor(&r, |l| l.starts_with("6#"));
+        let shown = r["anchors"][0]["lines"].as_str().unwrap();
+        assert!(!shown.lines().any(|l| l.starts_with("6#")), "{shown}");
+        let six = &read(&root, "m.js")[5];
         let r = edit(
             &root,
             "m.js",

@@ -406,12 +406,23 @@ fn locate(
         }
     }
     if !refused.is_empty() {
-        // Current lines that bear such an anchor at its number.
-        let avoid: Vec<usize> = elsewhere
+        // Current lines that bear such an anchor at its number, or that a
+        // kept read of another content showed at the same number with the
+        // same ID while that line is elsewhere now (a later call naming it
+        // from that read would find it claimed by this refusal).
+        let mut avoid: Vec<usize> = elsewhere
             .iter()
             .filter(|&&(line, id)| cur.keys.get(line).is_some_and(|&key| id_of(key) == id))
             .map(|&(line, _)| line)
             .collect();
+        let n = cur.lines.len();
+        for &(_, _, _, near) in &refused {
+            for x in near.saturating_sub(2)..(near + 3).min(n) {
+                if !avoid.contains(&x) && claimed(&mut diffs, reads, cur, x) {
+                    avoid.push(x);
+                }
+            }
+        }
         let refused = refused
             .into_iter()
             .map(|(edit, anchor, problem, near)| {
@@ -435,6 +446,22 @@ fn locate(
         .peekable();
     let by_reads = anchored.peek().is_some() && anchored.all(|j| matches!(j, Judged::Read(..)));
     Ok((at, moved, by_reads))
+}
+
+/// Whether current line `x` is, at its number and with its ID, a line a
+/// kept read of another content showed that is not this line now (moved,
+/// changed, or not placed in time).
+fn claimed(diffs: &mut Diffs<'_>, reads: &[KeptRead<'_>], cur: &Current<'_>, x: usize) -> bool {
+    let Some(&now) = cur.keys.get(x) else {
+        return false;
+    };
+    (0..reads.len()).any(|r| {
+        let k = &reads[r];
+        k.keys != cur.keys
+            && k.showed(x).is_some()
+            && k.keys.get(x).is_some_and(|&key| id_of(key) == id_of(now))
+            && !matches!(diffs.map(r, NOW, &[x]).as_deref(), Ok([Mapped::At(j)]) if *j == x)
+    })
 }
 
 /// The current line nearest to where snapshot line `i` went.

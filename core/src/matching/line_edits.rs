@@ -406,36 +406,7 @@ fn locate(
         }
     }
     if !refused.is_empty() {
-        // Current lines that bear such an anchor at its number, or that a
-        // kept read of another content showed at the same number with the
-        // same ID while that line is elsewhere now (a later call naming it
-        // from that read would find it claimed by this refusal).
-        let mut avoid: Vec<usize> = elsewhere
-            .iter()
-            .filter(|&&(line, id)| cur.keys.get(line).is_some_and(|&key| id_of(key) == id))
-            .map(|&(line, _)| line)
-            .collect();
-        let n = cur.lines.len();
-        for &(_, _, _, near) in &refused {
-            for x in near.saturating_sub(2)..(near + 3).min(n) {
-                if !avoid.contains(&x) && claimed(&mut diffs, reads, cur, x) {
-                    avoid.push(x);
-                }
-            }
-        }
-        let refused = refused
-            .into_iter()
-            .map(|(edit, anchor, problem, near)| {
-                let (lines, shown) = around(cur, near, &avoid);
-                Refused {
-                    edit,
-                    anchor,
-                    problem,
-                    lines,
-                    shown,
-                }
-            })
-            .collect();
+        let refused = shown_with(cur, reads, &mut diffs, refused, &elsewhere);
         return Err(NotPlaced::Anchors(refused));
     }
     let mut anchored = edits
@@ -446,6 +417,49 @@ fn locate(
         .peekable();
     let by_reads = anchored.peek().is_some() && anchored.all(|j| matches!(j, Judged::Read(..)));
     Ok((at, moved, by_reads))
+}
+
+/// The refused anchors (edit, anchor, problem, the current line to show
+/// around), each with the current lines around it, none of them a line
+/// that bears an anchor of `elsewhere` (refused, or placed at another
+/// line) at its number with its ID, or one [`claimed`] by a kept read.
+fn shown_with(
+    cur: &Current<'_>,
+    reads: &[KeptRead<'_>],
+    diffs: &mut Diffs<'_>,
+    refused: Vec<(usize, String, AnchorProblem, usize)>,
+    elsewhere: &[(usize, [u8; 2])],
+) -> Vec<Refused> {
+    // Current lines that bear such an anchor at its number, or that a
+    // kept read of another content showed at the same number with the
+    // same ID while that line is elsewhere now (a later call naming it
+    // from that read would find it claimed by this refusal).
+    let mut avoid: Vec<usize> = elsewhere
+        .iter()
+        .filter(|&&(line, id)| cur.keys.get(line).is_some_and(|&key| id_of(key) == id))
+        .map(|&(line, _)| line)
+        .collect();
+    let n = cur.lines.len();
+    for &(_, _, _, near) in &refused {
+        for x in near.saturating_sub(2)..(near + 3).min(n) {
+            if !avoid.contains(&x) && claimed(diffs, reads, cur, x) {
+                avoid.push(x);
+            }
+        }
+    }
+    refused
+        .into_iter()
+        .map(|(edit, anchor, problem, near)| {
+            let (lines, shown) = around(cur, near, &avoid);
+            Refused {
+                edit,
+                anchor,
+                problem,
+                lines,
+                shown,
+            }
+        })
+        .collect()
 }
 
 /// Whether current line `x` is, at its number and with its ID, a line a

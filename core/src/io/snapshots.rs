@@ -532,17 +532,25 @@ fn dir(create: bool) -> std::io::Result<Private> {
     Private::state(create)?.subdir(OsStr::new(SUBDIR), create)
 }
 
+/// How long the writer waits for a slot another process is writing.
+const SLOT_WAIT: Duration = Duration::from_millis(200);
+
 /// Writes `snap` over the file `name` in place, with the reads the file
 /// holds of the same content ([`merged`]). A reader that meets it half
 /// written finds a sum that does not match and ignores it, as it does a
 /// file a crash cut short (the writes are not synced: a snapshot is a hint,
 /// checked when used). Two processes never write one at once: the writer
-/// holds an exclusive `flock`, and skips the write when another holds it.
+/// holds an exclusive `flock`, waits [`SLOT_WAIT`] for another holder, and
+/// skips the write when it holds on.
 fn keep_on_disk(d: &Private, name: &str, snap: &Snapshot, t: u64) -> std::io::Result<()> {
     use std::io::{Seek, SeekFrom};
     static STORES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    use crate::io::dir::Dir;
     let (mut f, meta) = d.open_rw(OsStr::new(name), true)?;
-    if crate::io::dir::Dir::try_lock(&f) == Some(false) {
+    // Another process writing this slot: wait a little for it (this thread
+    // is off every read's path), then merge with what it wrote; a slot held
+    // longer is left to it.
+    if Dir::try_lock(&f) == Some(false) && !Dir::lock_exclusive(&f, SLOT_WAIT).unwrap_or(false) {
         return Ok(());
     }
     let mut held = Vec::new();
@@ -736,6 +744,31 @@ mod tests {
         assert!(keep_as(other.clone()));
         forget_in_process();
         assert_eq!(on_disk(&path, now()), vec![other]);
+    }
+
+    /// A slot another process is writing (its lock held for a moment) is
+    /// waited for, then written with both reads.
+    #[test]
+    fn a_slot_held_for_a_moment_is_waited_for() {
+        let path = format!("/w/{}/held.txt", std::process::id());
+        let whole = snap(&path, 'a', 4);
+        assert!(keep_as(whole.clone()));
+        forget_in_process();
+        let d = dir(false).unwrap();
+        let (held, _) = d.open_rw(OsStr::new(&file_name(&whole)), false).unwrap();
+        assert!(crate::io::dir::Dir::lock_exclusive(&held, Duration::from_secs(1)).unwrap());
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            drop(held);
+        });
+        let mut part = whole.clone();
+        part.shown = vec![(1, 2, next_order())];
+        assert!(keep_as(part.clone()));
+        forget_in_process();
+        release.join().unwrap();
+        let got = on_disk(&path, now());
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].shown, vec![whole.shown[0], part.shown[0]]);
     }
 
     #[test]

@@ -793,8 +793,9 @@ impl Region<'_> {
 
     /// The first or last marker, and the old lines its reading deletes at
     /// the start (or end) of the text, before (after) every old line the new
-    /// text keeps, when more of them have a letter or digit than new lines
-    /// stand there (fewer are read as replaced: `pass` then `return 0`). `import z` then a
+    /// text keeps, when more of them have a letter or digit than the new
+    /// lines that stand there (fewer are read as replaced: `pass` then
+    /// `return 0`). `import z` then a
     /// marker, over `import a`, `import b`, `import z`, the rest: read as `a`
     /// and `b` deleted, or as `import z` hoisted to the top and the marker
     /// keeping `a` and `b` with the rest; a new line above it (`import re`)
@@ -811,18 +812,25 @@ impl Region<'_> {
                 .filter(|l| l.iter().any(u8::is_ascii_alphanumeric))
                 .count()
         };
+        // A blank line or a brace is no kept line: it pairs with any copy.
+        let pins = |l: &&&[u8]| l.iter().any(u8::is_ascii_alphanumeric);
         let first = runs.iter().position(Option::is_some)?;
         let last = runs.iter().rposition(Option::is_some)?;
         if let Some((s, _)) = runs[first] {
             // The first old line kept before the run (else the run's start),
             // and how many new lines come before it.
             let (mut top, mut above) = (s, first);
-            for (k, n) in self.new[..first].iter().enumerate().rev() {
+            for (k, n) in self.new[..first]
+                .iter()
+                .enumerate()
+                .rev()
+                .filter(|(_, n)| pins(n))
+            {
                 if let Some(x) = (0..top).rev().find(|&x| key(self.old[x]) == key(n)) {
                     (top, above) = (x, k);
                 }
             }
-            if substantive(&self.old[..top]) > above {
+            if substantive(&self.old[..top]) > substantive(&self.new[..above]) {
                 return Some((first, (0, top)));
             }
         }
@@ -830,12 +838,18 @@ impl Region<'_> {
             // Past the last old line kept after the run (else the run's
             // end), and how many new lines come after it.
             let (mut end, mut below) = (e, self.new.len() - last - 1);
-            for (k, n) in self.new.iter().enumerate().skip(last + 1) {
+            for (k, n) in self
+                .new
+                .iter()
+                .enumerate()
+                .skip(last + 1)
+                .filter(|(_, n)| pins(n))
+            {
                 if let Some(x) = (end..self.old.len()).find(|&x| key(self.old[x]) == key(n)) {
                     (end, below) = (x + 1, self.new.len() - k - 1);
                 }
             }
-            if substantive(&self.old[end..]) > below {
+            if substantive(&self.old[end..]) > substantive(&self.new[self.new.len() - below..]) {
                 return Some((last, (end, self.old.len())));
             }
         }
@@ -1526,7 +1540,17 @@ mod tests {
             "// ... existing code ...\nfunction b() {\n  return 22;\n}\n",
         );
         assert_eq!(r.why, Why::Moved);
-        assert_eq!(r.deletes.first().map(|d| d.0), Some(7));
+        assert_eq!(r.deletes.first().map(|d| d.0), Some(5));
+        // Inside a class: its `}` pins nothing, and c() goes beyond b().
+        let old = "class A {\n  void a() {\n    one();\n  }\n  void b() {\n    two();\n  }\n  void c() {\n    three();\n  }\n}\n";
+        let new =
+            "class A {\n  // ... existing code ...\n  void b() {\n    twoChanged();\n  }\n}\n";
+        assert_eq!(refused(old, new).why, Why::Moved);
+        // A new header over the old one and a blank line: the blank line
+        // pins nothing, and the imports deleted below it are beyond it.
+        let old = "# Copyright 2020 Foo\n# Licensed under MIT\n\nimport os\nimport sys\nimport json\n\ndef main():\n    print(os.getcwd())\n";
+        let new = "# Copyright 2024 Bar\n# SPDX-License-Identifier: Apache-2.0\n\nimport json\n# ... existing code ...\n";
+        assert_eq!(refused(old, new).why, Why::Moved);
         // With an unchanged line on the far side of the deleted ones, where
         // the text resumes is shown: the deletion stands.
         let old = "import a\nimport b\nimport z\n\ndef f():\n    return 1\n";

@@ -489,6 +489,30 @@ mod tests {
             assert_eq!(r["code"], "ANCHOR_MISMATCH", "{len}: {r}");
             assert_eq!(fs::read_to_string(&file).unwrap(), now);
         }
+        // A 360-line block copied 300 lines below itself: the lines between
+        // tell the copies apart, and the edit lands in the one read.
+        let file = root.join("far.txt");
+        let part =
+            |name: &str, n: usize| (0..n).map(|i| format!("{name} {i}\n")).collect::<String>();
+        let (head, block, mid, tail) = (
+            part("head", 20),
+            part("block", 360),
+            part("mid", 300),
+            part("tail", 20),
+        );
+        fs::write(&file, [&head[..], &block, &mid, &tail].concat()).unwrap();
+        let a = read(&root, "far.txt");
+        fs::write(&file, [&head[..], &block, &mid, &block, &tail].concat()).unwrap();
+        let r = edit(
+            &root,
+            "far.txt",
+            json!([{"pos": a[120], "lines": "EDITED"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            fs::read_to_string(&file).unwrap().lines().nth(120),
+            Some("EDITED")
+        );
         // Six equal records of 40 lines; the first one removed after the read.
         let file = root.join("r.yaml");
         let record: String = (0..40).map(|i| format!("  field{i}: x\n")).collect();

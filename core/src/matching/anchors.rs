@@ -633,11 +633,14 @@ fn repeated_stretch(lines: &[u64], at: &Positions, i: usize) -> Option<(usize, u
     periods.sort_unstable();
     periods.dedup();
     // A copy `p` lines away whose lines equal those around `i` all through
-    // `i`'s window (a block written twice with a line between) is a repeat
-    // too, the window unable to tell the two apart: the stretch is both
-    // copies.
+    // `i`'s window, with fewer than CONTEXT lines between the copies (a
+    // block written twice with a line between), is a repeat too: where the
+    // copy went cannot be told. Copies further apart have lines of their
+    // own between them, and a window's diff tells them apart.
     let covers = |lo: usize, hi: usize, base: usize, p: usize| {
-        lo <= base.saturating_sub(CONTEXT) && hi >= (base + CONTEXT + 1).min(n - p)
+        lo <= base.saturating_sub(CONTEXT)
+            && hi >= (base + CONTEXT + 1).min(n - p)
+            && (lo + p).saturating_sub(hi) <= CONTEXT
     };
     periods.into_iter().find_map(|p| {
         [i.checked_sub(p), (i + p < n).then_some(i)]

@@ -144,11 +144,25 @@ pub(crate) fn anchored_overlap(a: usize, b: usize, display: &str) -> String {
 }
 
 /// `n` anchors of an editLines call no longer name the lines read; the
-/// first is `anchor` of edits[`edit`], with `problem`.
-pub(crate) fn anchors_mismatch(n: usize, edit: usize, anchor: &str, problem: &str) -> String {
+/// first is `anchor` of edits[`edit`], with `problem`. `shown`: every
+/// refused anchor has current lines in `anchors` (none are shown where
+/// each line near it bears an anchor an earlier read gave another line).
+pub(crate) fn anchors_mismatch(
+    n: usize,
+    edit: usize,
+    anchor: &str,
+    problem: &str,
+    shown: bool,
+) -> String {
+    let retry = if shown {
+        "The current lines around it are in `anchors`: retry with those anchors"
+    } else {
+        "The current lines around it are in `anchors` where they can be shown; where they are not (lines an \
+         earlier read numbered alike), read the file again with anchors and retry with the new anchors"
+    };
     format!(
         "{n} anchor{} of edits[{edit}] ({anchor}: {problem}) no longer name{} the line read; nothing was written. \
-         The current lines around it are in `anchors`: retry with those anchors",
+         {retry}",
         if n == 1 { "" } else { "s, the first" },
         if n == 1 { "s" } else { "" },
     )

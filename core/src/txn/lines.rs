@@ -235,6 +235,7 @@ fn not_placed(n: NotPlaced, abs: &str, display: &str) -> Box<Failed> {
                     first.edit,
                     &first.anchor,
                     first.problem.as_str(),
+                    r.iter().all(|x| !x.lines.is_empty()),
                 ),
             );
             let mut out = Failed::new(&f, Some(abs));

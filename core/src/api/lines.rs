@@ -69,6 +69,22 @@ mod tests {
             .to_string()
     }
 
+    /// `f.js`, two functions, read with anchors; then three lines written
+    /// above them and the second one's body changed. The file, the read's
+    /// anchors, the file as it is now.
+    fn shifted_functions(root: &Path) -> (PathBuf, Vec<String>, &'static str) {
+        let file = root.join("f.js");
+        fs::write(
+            &file,
+            "function a() {\n  x();\n}\nfunction b() {\n  y();\n}\n",
+        )
+        .unwrap();
+        let a = read(root, "f.js");
+        let now = "// 1\n// 2\n// 3\nfunction a() {\n  x();\n}\nfunction b() {\n  z();\n}\n";
+        fs::write(&file, now).unwrap();
+        (file, a, now)
+    }
+
     /// The retry a refusal asks for: `keep` sent with an edit of `stale`
     /// (refused), then again with that edit's anchor taken from the lines
     /// the refusal showed (the first that `pick` takes); the retry must be
@@ -373,18 +389,7 @@ mod tests {
     #[test]
     fn a_refusal_does_not_show_a_line_that_would_claim_a_kept_edits_anchor() {
         let (_t, root) = ws();
-        let file = root.join("f.js");
-        fs::write(
-            &file,
-            "function a() {\n  x();\n}\nfunction b() {\n  y();\n}\n",
-        )
-        .unwrap();
-        let a = read(&root, "f.js");
-        fs::write(
-            &file,
-            "// 1\n// 2\n// 3\nfunction a() {\n  x();\n}\nfunction b() {\n  z();\n}\n",
-        )
-        .unwrap();
+        let (file, a, _) = shifted_functions(&root);
         let keep = json!({"pos": a[5], "lines": "} // end of b"});
         let pick = |l: &str| l.ends_with("|  z();");
         let refused = retry_keeping(&root, "f.js", &keep, (&a[4], pick), "  w();");
@@ -559,15 +564,7 @@ mod tests {
     #[test]
     fn a_refusal_does_not_claim_an_anchor_a_later_call_takes_from_the_read() {
         let (_t, root) = ws();
-        let file = root.join("f.js");
-        fs::write(
-            &file,
-            "function a() {\n  x();\n}\nfunction b() {\n  y();\n}\n",
-        )
-        .unwrap();
-        let a = read(&root, "f.js");
-        let now = "// 1\n// 2\n// 3\nfunction a() {\n  x();\n}\nfunction b() {\n  z();\n}\n";
-        fs::write(&file, now).unwrap();
+        let (file, a, now) = shifted_functions(&root);
         let r = edit(&root, "f.js", json!([{"pos": a[4], "lines": "  w();"}]));
         assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
         let r = edit(

@@ -291,6 +291,12 @@ fn blank(l: &[u8]) -> bool {
         .all(|c| c.is_ascii_whitespace() || b"/#*-;%<>!".contains(c))
 }
 
+/// Whether a line holds a letter or digit: a line of code or prose, not a
+/// brace or blank line that pairs with any of its copies.
+fn worded(l: &[u8]) -> bool {
+    l.iter().any(u8::is_ascii_alphanumeric)
+}
+
 /// Whether `b` is a brace, a bracket or a separator (`{`, `)`, `;`, `,`).
 fn punctuation(b: &u8) -> bool {
     b"{}()[];,".contains(b)
@@ -626,10 +632,8 @@ impl Region<'_> {
     /// `// Start the HTTP server.` over the old comments and the code
     /// between them). A hunk that writes code too rewrote it.
     fn code_gone_beside(&self, j: usize) -> bool {
-        use similar::{capture_diff_slices, Algorithm, DiffOp};
-        let o: Vec<&[u8]> = self.old.iter().map(|l| key(l)).collect();
-        let n: Vec<&[u8]> = self.new.iter().map(|l| key(l)).collect();
-        let ops = capture_diff_slices(Algorithm::Myers, &o, &n);
+        use similar::DiffOp;
+        let ops = self.line_diff();
         let changed = |op: &DiffOp| !matches!(op, DiffOp::Equal { .. });
         let Some(at) = ops
             .iter()
@@ -760,7 +764,7 @@ impl Region<'_> {
             .iter()
             .flatten()
             .flat_map(|&(s, e)| self.old[s..e].iter().map(|o| key(o)))
-            .filter(|k| k.iter().any(u8::is_ascii_alphanumeric))
+            .filter(|k| worded(k))
             .collect();
         // The expansion's lines, by key, and the new lines outside runs
         // among them that a run also keeps (no such line, nothing to diff).
@@ -779,41 +783,43 @@ impl Region<'_> {
             return None;
         }
         let old: Vec<&[u8]> = self.old.iter().map(|l| key(l)).collect();
-        let inserted = capture_diff_slices(Algorithm::Myers, &old, &lines)
-            .iter()
-            .filter(|op| matches!(op, DiffOp::Insert { .. } | DiffOp::Replace { .. }))
-            .any(|op| op.new_range().any(|k| kept.contains(lines[k])));
-        if !inserted {
-            return None;
-        }
-        runs.iter()
-            .enumerate()
-            .find_map(|(j, r)| r.map(|run| (j, run)))
+        // The kept lines the expansion also inserts.
+        let inserted: std::collections::HashSet<&[u8]> =
+            capture_diff_slices(Algorithm::Myers, &old, &lines)
+                .iter()
+                .filter(|op| matches!(op, DiffOp::Insert { .. } | DiffOp::Replace { .. }))
+                .flat_map(|op| op.new_range())
+                .map(|k| lines[k])
+                .filter(|l| kept.contains(l))
+                .collect();
+        // The marker whose run keeps one of them.
+        runs.iter().enumerate().find_map(|(j, r)| {
+            let (s, e) = (*r)?;
+            self.old[s..e]
+                .iter()
+                .any(|o| inserted.contains(key(o)))
+                .then_some((j, (s, e)))
+        })
     }
 
     /// The first or last marker, and the old lines its reading deletes at
     /// the start (or end) of the text, before (after) every old line the new
     /// text keeps, when more of them have a letter or digit than the new
     /// lines that stand there (fewer are read as replaced: `pass` then
-    /// `return 0`). `import z` then a
-    /// marker, over `import a`, `import b`, `import z`, the rest: read as `a`
-    /// and `b` deleted, or as `import z` hoisted to the top and the marker
-    /// keeping `a` and `b` with the rest; a new line above it (`import re`)
-    /// or a marker then a changed last function (`c()` after it deleted)
-    /// read the same. The second reading is no run between kept lines, but
+    /// `return 0`). `import z` then a marker, over `import a`, `import b`,
+    /// `import z`, the rest: read as `a` and `b` deleted, or as `import z`
+    /// hoisted to the top and the marker keeping `a` and `b` with the rest;
+    /// a new line above it (`import re`) or a marker then a changed last
+    /// function (`c()` after it deleted) read the same. The second reading is no run between kept lines, but
     /// it is as likely a meaning, so neither is certain. Deletions between
     /// kept lines are not asked about: a line kept on their far side shows
     /// where the caller's text resumes. The lines the new text keeps there
     /// are found by matching its lines, nearest the marker first, with the
     /// old lines in order.
     fn moved_to_an_end(&self, runs: &[Option<(usize, usize)>]) -> Option<(usize, (usize, usize))> {
-        let substantive = |ls: &[&[u8]]| {
-            ls.iter()
-                .filter(|l| l.iter().any(u8::is_ascii_alphanumeric))
-                .count()
-        };
-        // A blank line or a brace is no kept line: it pairs with any copy.
-        let pins = |l: &&&[u8]| l.iter().any(u8::is_ascii_alphanumeric);
+        // Code lines among `ls`; a blank line or a brace is no kept line
+        // either (it pairs with any copy).
+        let substantive = |ls: &[&[u8]]| ls.iter().filter(|l| worded(l)).count();
         let first = runs.iter().position(Option::is_some)?;
         let last = runs.iter().rposition(Option::is_some)?;
         if let Some((s, _)) = runs[first] {
@@ -824,7 +830,7 @@ impl Region<'_> {
                 .iter()
                 .enumerate()
                 .rev()
-                .filter(|(_, n)| pins(n))
+                .filter(|(_, n)| worded(n))
             {
                 if let Some(x) = (0..top).rev().find(|&x| key(self.old[x]) == key(n)) {
                     (top, above) = (x, k);
@@ -843,7 +849,7 @@ impl Region<'_> {
                 .iter()
                 .enumerate()
                 .skip(last + 1)
-                .filter(|(_, n)| pins(n))
+                .filter(|(_, n)| worded(n))
             {
                 if let Some(x) = (end..self.old.len()).find(|&x| key(self.old[x]) == key(n)) {
                     (end, below) = (x + 1, self.new.len() - k - 1);
@@ -1191,6 +1197,13 @@ impl Region<'_> {
         }
     }
 
+    /// The line diff (Myers) of the region's old and new lines, by key.
+    fn line_diff(&self) -> Vec<similar::DiffOp> {
+        let old: Vec<&[u8]> = self.old.iter().map(|l| key(l)).collect();
+        let new: Vec<&[u8]> = self.new.iter().map(|l| key(l)).collect();
+        similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new)
+    }
+
     /// A region too large to align exactly: its diff decides. Its markers
     /// are written as sent when the diff deletes no old line anywhere in
     /// it (each is then a new line among kept ones); otherwise the first
@@ -1198,27 +1211,14 @@ impl Region<'_> {
     /// deletions are not enough to look at: a marker inserted past a kept
     /// blank line may stand for rows deleted before it.
     fn too_large(&self, markers: &[bool]) -> Found {
-        use similar::{capture_diff_slices, Algorithm, DiffOp};
-        let o: Vec<&[u8]> = self.old.iter().map(|l| key(l)).collect();
-        let n: Vec<&[u8]> = self.new.iter().map(|l| key(l)).collect();
-        let ops = capture_diff_slices(Algorithm::Myers, &o, &n);
-        // Each deleted run: old lines, and where the new text stands there.
-        let deleted: Vec<((usize, usize), usize)> = ops
+        // Each deleted run (a deletion, or the old side of a replacement):
+        // old lines, and where the new text stands there.
+        let deleted: Vec<((usize, usize), usize)> = self
+            .line_diff()
             .iter()
-            .filter_map(|op| match *op {
-                DiffOp::Delete {
-                    old_index,
-                    old_len,
-                    new_index,
-                } => Some(((old_index, old_index + old_len), new_index)),
-                DiffOp::Replace {
-                    old_index,
-                    old_len,
-                    new_index,
-                    ..
-                } => Some(((old_index, old_index + old_len), new_index)),
-                _ => None,
-            })
+            .map(|op| (op.old_range(), op.new_range().start))
+            .filter(|(old, _)| !old.is_empty())
+            .map(|(old, at)| ((old.start, old.end), at))
             .collect();
         let Some(j) = markers.iter().position(|&m| m) else {
             return Found::None;

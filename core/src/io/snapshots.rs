@@ -553,11 +553,7 @@ fn keep_on_disk(d: &Private, name: &str, snap: &Snapshot, t: u64) -> std::io::Re
     if Dir::try_lock(&f) == Some(false) && !Dir::lock_exclusive(&f, SLOT_WAIT).unwrap_or(false) {
         return Ok(());
     }
-    let mut held = Vec::new();
-    let there = (meta.size <= (MAX_LINES as u64) * 8 + 4096 + snap.path.len() as u64
-        && f.read_to_end(&mut held).is_ok())
-    .then(|| Snapshot::decode(&held))
-    .flatten();
+    let there = read_back(&mut f, meta.size, &snap.path);
     let bytes = merged(snap, there, t).map_or_else(|| snap.encode(), |m| m.encode());
     f.seek(SeekFrom::Start(0))?;
     f.write_all(&bytes)?;
@@ -643,21 +639,25 @@ fn on_disk(path: &str, t: u64) -> Vec<Snapshot> {
         let Ok(Some((mut f, meta))) = d.open_read(OsStr::new(&name)) else {
             continue;
         };
-        if meta.size > (MAX_LINES as u64) * 8 + 4096 + path.len() as u64 {
-            continue;
-        }
-        let mut b = Vec::with_capacity(meta.size as usize);
-        if f.read_to_end(&mut b).is_err() {
-            continue;
-        }
         // A file that does not read back whole may be being written: it is
         // ignored, not removed (expired ones go in `prune`).
-        match Snapshot::decode(&b) {
+        match read_back(&mut f, meta.size, path) {
             Some(snap) if snap.path == path && snap.fresh(t) => out.push(snap),
             _ => {}
         }
     }
     out
+}
+
+/// The snapshot a slot file of `size` bytes holds for `path`, if it is no
+/// larger than one can be and reads back whole.
+fn read_back(f: &mut std::fs::File, size: u64, path: &str) -> Option<Snapshot> {
+    if size > (MAX_LINES as u64) * 8 + 4096 + path.len() as u64 {
+        return None;
+    }
+    let mut b = Vec::with_capacity(size as usize);
+    f.read_to_end(&mut b).ok()?;
+    Snapshot::decode(&b)
 }
 
 /// Forgets every snapshot of this process, once those waiting are on disk

@@ -208,6 +208,12 @@ struct Diffs<'a> {
 const NOW: usize = usize::MAX;
 
 impl<'a> Diffs<'a> {
+    /// Whether the deadline has passed.
+    fn late(&self) -> bool {
+        self.deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+    }
+
     fn keys(&self, r: usize) -> &'a [u64] {
         if r == NOW {
             self.cur
@@ -242,10 +248,7 @@ impl<'a> Diffs<'a> {
             self.made.insert((from, to), m);
         }
         for r in [from, to] {
-            if self
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() >= d)
-            {
+            if self.late() {
                 return Err(NotPlaced::OutOfTime);
             }
             let keys = self.keys(r);
@@ -255,13 +258,9 @@ impl<'a> Diffs<'a> {
         let (at_a, at_b) = (&self.at[&from], &self.at[&to]);
         // Each line's check looks at up to a run's length around it: many
         // anchors in long runs are bounded by the same deadline.
-        let late = || {
-            self.deadline
-                .is_some_and(|d| std::time::Instant::now() >= d)
-        };
         lines
             .iter()
-            .map(|&l| match late() {
+            .map(|&l| match self.late() {
                 true => Err(NotPlaced::OutOfTime),
                 false => Ok(map_line_in(a, b, m, l, (at_a, at_b))),
             })
@@ -497,7 +496,10 @@ fn near(map: &[Option<usize>], i: usize) -> usize {
 /// line; when `line` is one, it is the longer side of it.
 fn around(cur: &Current<'_>, line: usize, avoid: &[usize]) -> (String, (usize, usize)) {
     let n = cur.lines.len();
-    let at = line.min(n.saturating_sub(1));
+    if n == 0 {
+        return (String::new(), (0, 0));
+    }
+    let at = line.min(n - 1);
     let (from, to) = (at.saturating_sub(2), (at + 3).min(n));
     let free = |x: &usize| !avoid.contains(x);
     let below = (from..at).rev().take_while(free).count();
@@ -509,11 +511,8 @@ fn around(cur: &Current<'_>, line: usize, avoid: &[usize]) -> (String, (usize, u
     } else {
         (at - below, at)
     };
-    let shown = tagged(cur.text, cur.lines, cur.keys, from, to.max(from));
-    (
-        String::from_utf8_lossy(&shown).into_owned(),
-        (from, to.max(from)),
-    )
+    let shown = tagged(cur.text, cur.lines, cur.keys, from, to);
+    (String::from_utf8_lossy(&shown).into_owned(), (from, to))
 }
 
 /// Places `edits` in the current file, each judged against the kept read

@@ -580,12 +580,33 @@ pub(crate) fn place(
 
 /// The lines, each followed by `eol`.
 fn joined(lines: &[String], eol: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for l in lines {
+    joined_with(lines, |_| eol)
+}
+
+/// The lines, line `k` followed by `eol(k)`.
+fn joined_with<'e>(lines: &[String], eol: impl Fn(usize) -> &'e [u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(lines.iter().map(|l| l.len() + 2).sum());
+    for (k, l) in lines.iter().enumerate() {
         out.extend_from_slice(l.as_bytes());
-        out.extend_from_slice(eol);
+        out.extend_from_slice(eol(k));
     }
     out
+}
+
+/// The new lines of a replacement of lines `p..=q`, in a file with both
+/// breaks: line `k` takes the break of the old line it stands in for
+/// (`p + k`), the last new line and any beyond the old ones the break of
+/// line `q`, so the break before the next line stays as it was and a line
+/// rewritten in place keeps its own. (Taking the first line's break for
+/// all turned the break after the range into the other kind.)
+fn replaced(cur: &Current<'_>, lines: &[String], (p, q): (usize, usize)) -> Vec<u8> {
+    if !cur.mixed {
+        return joined(lines, cur.eol);
+    }
+    let last = lines.len().saturating_sub(1);
+    joined_with(lines, |k| {
+        cur.break_of(if k == last { q } else { (p + k).min(q) })
+    })
 }
 
 /// One edit as a span of the current text (`p`, `q`: its anchors' current
@@ -611,7 +632,7 @@ fn span(cur: &Current<'_>, e: &LineEdit, p: Option<usize>, q: Option<usize>) -> 
             Span {
                 start: cur.lines[p].start,
                 end: cur.next(q),
-                new: joined(&e.lines, cur.eol_at(Some(p), false)),
+                new: replaced(cur, &e.lines, (p, q)),
                 line: p,
                 removed: q - p + 1,
                 added,
@@ -826,6 +847,25 @@ mod tests {
             apply(now, Some(read), &[e]).unwrap(),
             "n1\nn2\np\nq\nR1\r\nR2\r\ns\r\n"
         );
+        // A range across both kinds: each line rewritten in place keeps
+        // its own break, and the break before the next line stays (the
+        // first line's break for all turned `q`'s LF into CRLF).
+        let t = "p\r\nq\nr\n";
+        let range = |new: &[&str]| {
+            let e = edit(LineOp::Replace, Some(anchor(t, 1)), Some(anchor(t, 2)), new);
+            apply(t, Some(t), &[e]).unwrap()
+        };
+        assert_eq!(range(&["P", "Q"]), "P\r\nQ\nr\n");
+        assert_eq!(range(&["P"]), "P\nr\n");
+        assert_eq!(range(&["P", "Q", "X"]), "P\r\nQ\nX\nr\n");
+        let t = "p\nq\r\nr";
+        let e = edit(
+            LineOp::Replace,
+            Some(anchor(t, 1)),
+            Some(anchor(t, 3)),
+            &["A", "B", "C", "D"],
+        );
+        assert_eq!(apply(t, Some(t), &[e]).unwrap(), "A\nB\r\nC\r\nD");
     }
 
     #[test]

@@ -84,6 +84,31 @@ test('the anchors profile lists read_file, edit_lines and undo, and runs them ov
   assert.equal(fs.readFileSync(path.join(root, 'm.txt'), 'utf8'), 'X\ny\nz\n')
 })
 
+test('read_file lists `anchors` only beside edit_lines; without it a call that sends it reads plainly', T, async () => {
+  const root = tempDir()
+  fs.writeFileSync(path.join(root, 'p.txt'), 'x\ny\n')
+  const props = (t) => Object.keys(t.inputSchema.properties)
+  await withClient({ tools: 'default', cwd: root, args: ['--root', root] }, async (client) => {
+    const read = (await client.listTools()).tools.find((t) => t.name === 'read_file')
+    assert.deepEqual(props(read), ['file_path', 'offset', 'limit'])
+    const r = resultOf(await client.callTool({ name: 'read_file', arguments: { file_path: 'p.txt', anchors: true } }))
+    assert.equal(r.content, 'x\ny\n', JSON.stringify(r))
+  })
+  await withClient({ tools: 'anchors', cwd: root, args: ['--root', root] }, async (client) => {
+    const read = (await client.listTools()).tools.find((t) => t.name === 'read_file')
+    assert.ok(props(read).includes('anchors'))
+  })
+  const { createPatchFileTools } = require('../js/adapters/ai-sdk.js')
+  const plain = createPatchFileTools({ workspaceRoot: root })
+  assert.equal('anchors' in plain.read_file.inputSchema.jsonSchema.properties, false)
+  assert.equal((await plain.read_file.execute({ file_path: 'p.txt', anchors: true }, {})).content, 'x\ny\n')
+  const tagged = createPatchFileTools({ workspaceRoot: root, tools: 'anchors' })
+  assert.equal('anchors' in tagged.read_file.inputSchema.jsonSchema.properties, true)
+  assert.match((await tagged.read_file.execute({ file_path: 'p.txt', anchors: true }, {})).content, /^1#[a-p]{2}\|x\n/)
+  // The API is not a tool set: it reads with anchors whatever is listed.
+  assert.match((await api.readFile({ file_path: 'p.txt', anchors: true }, { workspaceRoot: root })).content, /^1#/)
+})
+
 test('the adapters offer the anchors tool set with options.tools', async () => {
   const { createPatchFileTools } = require('../js/adapters/ai-sdk.js')
   const root = tempDir()

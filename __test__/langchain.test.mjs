@@ -4,6 +4,7 @@
 // tool calls, as an agent loop invokes them: each answers a ToolMessage with
 // the result, the failures with the engine's diagnosis.
 import './helpers/private-state.mjs'
+import { listedByDefault } from './helpers/listed.mjs'
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
@@ -177,7 +178,7 @@ test(`${label}: ` + 'createPatchFileTools: the default tools, named and describe
   for (const t of list) {
     assert.ok(t instanceof StructuredTool)
     assert.equal(t.description, schemas[t.name].description)
-    assert.deepEqual(JSON.parse(JSON.stringify(t.schema)), JSON.parse(JSON.stringify(schemas[t.name].parameters)))
+    assert.deepEqual(JSON.parse(JSON.stringify(t.schema)), listedByDefault(t.name, schemas[t.name].parameters))
     assert.notEqual(t.schema, schemas[t.name].parameters, 'LangChain gets its own copy of the schema')
     assert.ok(!Object.isFrozen(t.schema))
   }
@@ -292,16 +293,16 @@ test(`${label}: ` + 'the tools accept what the engine accepts (aliases) and answ
   await Promise.all(
     Array.from({ length: 8 }, (_, i) => list.find((t) => t.name === 'read_file').invoke(call(`r${i}`, 'read_file', { filePath: 'a.txt', bogus: i % 2 ? 1 : undefined }))),
   )
-  for (const t of list) assert.deepEqual(JSON.parse(JSON.stringify(t.schema)), JSON.parse(JSON.stringify(schemas[t.name].parameters)))
+  for (const t of list) assert.deepEqual(JSON.parse(JSON.stringify(t.schema)), listedByDefault(t.name, schemas[t.name].parameters))
   // What bindTools sends the model: the listed schemas (ChatOpenAI is @langchain/openai 1.x, on @langchain/core 1).
-  if (openai) for (const sent of requestTools(list)) assert.deepEqual(sent.parameters, JSON.parse(JSON.stringify(schemas[sent.name].parameters)), sent.name)
+  if (openai) for (const sent of requestTools(list)) assert.deepEqual(sent.parameters, listedByDefault(sent.name, schemas[sent.name].parameters), sent.name)
 })
 
 test(`${label}: ` + '{ strict: true }: the strict schemas, sent with strict: true by bindTools(tools, { strict: true }); a call with nulls lands', async () => {
   const ws = tempDir('pft-langchain-')
   fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')
   const list = createPatchFileTools({ workspaceRoot: ws }, { strict: true })
-  const strictOf = (name) => JSON.parse(fs.readFileSync(new URL(`../schemas/strict/${name}.json`, import.meta.url), 'utf8')).parameters
+  const strictOf = (name) => listedByDefault(name, JSON.parse(fs.readFileSync(new URL(`../schemas/strict/${name}.json`, import.meta.url), 'utf8')).parameters)
   for (const t of list) assert.deepEqual(JSON.parse(JSON.stringify(t.schema)), strictOf(t.name), t.name)
   if (openai) {
     const chat = new ChatOpenAI({ model: 'gpt-5.1', useResponsesApi: true, apiKey: 'sk-test-no-network' })

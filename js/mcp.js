@@ -179,12 +179,13 @@ function leanSchema(schema) {
 
 /**
  * The tools/list entry of a tool: inputSchema is the schema file's
- * `parameters`, unchanged; outputSchema (only when `outputSchemas`) is the
+ * `parameters`, without the inputs only a tool outside the set takes; outputSchema (only when `outputSchemas`) is the
  * tool's output schema without descriptions, and without the handles no
  * tool of the server's set takes (`set`: js/tools.js forSet).
  */
 function toListedTool(tool, { outputSchemas = false, set } = {}) {
-  const listed = { name: tool.name, title: tool.title, description: tool.schema.description, inputSchema: tool.schema.parameters }
+  const inputSchema = set ? set.parameters(tool.name, tool.schema.parameters) : tool.schema.parameters
+  const listed = { name: tool.name, title: tool.title, description: tool.schema.description, inputSchema }
   if (outputSchemas) listed.outputSchema = leanSchema(set ? set.outputSchema(tool) : tool.outputSchema)
   if (Object.keys(tool.annotations).length) listed.annotations = tool.annotations
   return listed
@@ -338,7 +339,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
       try {
         const where = workspace.route(tool, args)
         if (where.refusal) return where.refusal
-        const result = await engine.run(tool, args, { ...options, workspaceRoot: where.root, signal: extra.signal })
+        const result = await engine.run(tool, set.args(name, args), { ...options, workspaceRoot: where.root, signal: extra.signal })
         workspace.ran(where.root, result)
         return set.result(result)
       } catch (err) {

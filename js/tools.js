@@ -96,19 +96,51 @@ const HANDLES = [
 ]
 
 /**
+ * Inputs that ask for something only another tool takes: read_file's
+ * `anchors` tags lines for edit_lines. Where the set lacks that tool, the
+ * input is not listed (its bytes are paid on every turn for nothing) and a
+ * call that sends it anyway reads as without it.
+ */
+const INPUTS = [{ tool: 'edit_lines', of: 'read_file', fields: ['anchors'] }]
+
+/**
  * What the tool set `names` answers: a result without the handles (HANDLES)
  * whose tool the set lacks, and output schemas that do not describe them, so
  * that no answer offers a call the set cannot make. Where apply_last_dry_run
  * is not in the set, a dry run is a preview without a run_id, written by
- * sending the same call without dry_run.
+ * sending the same call without dry_run. Likewise its tools' input schemas
+ * and calls without the inputs (INPUTS) only a lacking tool takes.
  * @param {readonly string[]} names the tools of the set
- * @returns {{result: (r: unknown) => unknown, outputSchema: (tool: object) => object}}
+ * @returns {{result: (r: unknown) => unknown, outputSchema: (tool: object) => object,
+ *   parameters: (name: string, params: object) => object, args: (name: string, args: unknown) => unknown}}
  */
 function forSet(names) {
+  const unused = new Map()
+  for (const i of INPUTS) if (!names.includes(i.tool)) unused.set(i.of, [...(unused.get(i.of) || []), ...i.fields])
+  const parameters = (name, params) => {
+    const fields = unused.get(name)
+    if (!fields || !params.properties) return params
+    const out = { ...params, properties: { ...params.properties } }
+    for (const f of fields) delete out.properties[f]
+    if (Array.isArray(out.required)) out.required = out.required.filter((f) => !fields.includes(f))
+    return out
+  }
+  const args = (name, a) => {
+    const fields = unused.get(name)
+    try {
+      if (!fields || a === null || typeof a !== 'object' || Array.isArray(a) || !fields.some((f) => f in a)) return a
+      const out = { ...a }
+      for (const f of fields) delete out[f]
+      return out
+    } catch {
+      return a // whose reading throws: the engine refuses it
+    }
+  }
+  const inputs = { parameters, args }
   const lacking = HANDLES.filter((h) => !names.includes(h.tool))
   const anywhere = new Set(lacking.filter((h) => h.anywhere).flatMap((h) => h.fields))
   const top = new Set(lacking.filter((h) => !h.anywhere).flatMap((h) => h.fields))
-  if (anywhere.size === 0 && top.size === 0) return { result: (r) => r, outputSchema: (tool) => tool.outputSchema }
+  if (anywhere.size === 0 && top.size === 0) return { result: (r) => r, outputSchema: (tool) => tool.outputSchema, ...inputs }
   /** `v` without the `anywhere` fields at any depth; the same object when it holds none. */
   const strip = (v) => {
     if (Array.isArray(v)) {
@@ -158,7 +190,7 @@ function forSet(names) {
     branches(schema)
     return schema
   }
-  return { result, outputSchema }
+  return { result, outputSchema, ...inputs }
 }
 
 /** Every tool, in table order. */

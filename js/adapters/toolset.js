@@ -105,10 +105,10 @@ function entries(callerOptions, { strict = false } = {}) {
       name,
       description: tool.schema.description,
       set,
-      parameters: () => copy((strict ? tool.strictSchema : tool.schema).parameters),
+      parameters: () => copy(set.parameters(name, (strict ? tool.strictSchema : tool.schema).parameters)),
       async run(args, signal) {
         try {
-          return await engine.run(tool, strict ? nullsAsAbsent(args) : args, withSignal(options, signal))
+          return await engine.run(tool, set.args(name, strict ? nullsAsAbsent(args) : args), withSignal(options, signal))
         } catch (err) {
           return internalError(err)
         }

@@ -169,7 +169,7 @@ pub(crate) enum Verdict {
 }
 
 /// Whether `p` lies inside `old` (a piece borrowed from the text read).
-fn borrowed(old: &[u8], p: &[u8]) -> bool {
+pub(crate) fn borrowed(old: &[u8], p: &[u8]) -> bool {
     let (o, q) = (old.as_ptr() as usize, p.as_ptr() as usize);
     !p.is_empty() && q >= o && q + p.len() <= o + old.len()
 }

@@ -4,11 +4,12 @@
 //! them. Each check is pure: the old text (decoded, `None` for a new file)
 //! and the new text in, a verdict out: keep the new text, write an
 //! expanded one (with a report of what was added), or refuse with a typed
-//! failure. Later checks on the new text (syntax, line endings) belong
+//! failure. A NUL byte the caller sent is refused first ([`nul`]). Later checks on the new text (syntax, line endings) belong
 //! here too, each a module beside [`elision`], called from [`new_text`].
 
 pub(crate) mod elision;
 pub(crate) mod marker;
+mod nul;
 mod run;
 pub(crate) mod syntax;
 

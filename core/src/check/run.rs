@@ -3,7 +3,7 @@
 //! (`crate::printer`) words it for the agent.
 
 use super::elision::{self, KeptRun, Refusal, Verdict};
-use super::syntax;
+use super::{nul, syntax};
 use crate::model::{Elisions, Options, SyntaxGuard};
 use crate::result::syntax::SyntaxReport;
 use crate::result::written::KeptElision;
@@ -58,6 +58,9 @@ impl Expansion {
 /// file the caller calls `display`.
 #[derive(Debug, Clone)]
 pub(crate) enum Refused {
+    /// A NUL byte the caller sent, at this 1-based line of the new text,
+    /// into a text without one (`INVALID_INPUT`).
+    Nul { line: usize, display: String },
     /// An elision marker with no certain reading (`ELIDED_CONTENT`).
     Elided { refusal: Refusal, display: String },
     /// The edit breaks the syntax, with `syntax: "refuse"`
@@ -69,15 +72,21 @@ pub(crate) enum Refused {
 }
 
 /// Runs every check on `new` (pieces, in order) replacing `old` (`None`:
-/// a new file) in the file the caller calls `display`: elision markers
-/// first (an expansion is the text the syntax check then reads), then the
-/// syntax guard on the text that would be written.
+/// a new file) in the file the caller calls `display`: a NUL byte sent
+/// first, then elision markers (an expansion is the text the syntax check
+/// then reads), then the syntax guard on the text that would be written.
 pub(crate) fn new_text(
     old: Option<&[u8]>,
     new: &[&[u8]],
     display: &str,
     opts: &Options,
 ) -> Result<Checked, Box<Refused>> {
+    if let Some(line) = nul::first_nul(old, new) {
+        return Err(Box::new(Refused::Nul {
+            line,
+            display: display.to_string(),
+        }));
+    }
     let mut checked = Checked::default();
     if let Some(old) = old.filter(|_| opts.elisions != Elisions::Literal) {
         match elision::check(old, new) {

@@ -1,5 +1,5 @@
-//! The refusals of the checks on a file's new text (`crate::check`): an
-//! elision marker with no certain reading (`ELIDED_CONTENT`) and an edit
+//! The refusals of the checks on a file's new text (`crate::check`): a
+//! NUL byte sent into a text file (`INVALID_INPUT`), an elision marker with no certain reading (`ELIDED_CONTENT`) and an edit
 //! that breaks the syntax under `syntax: "refuse"`
 //! (`SYNTAX_ERROR_INTRODUCED`), worded for the agent with the detail
 //! results carry.
@@ -23,8 +23,23 @@ pub(crate) struct Worded {
 /// The failure an agent reads for the refusal `r`.
 pub(crate) fn refused(r: Refused) -> Worded {
     match r {
+        Refused::Nul { line, display } => nul(line, &display),
         Refused::Elided { refusal, display } => elided(&refusal, &display),
         Refused::Syntax { report, display } => syntax_refused(report, &display),
+    }
+}
+
+/// The failure of a new text holding a NUL byte.
+fn nul(line: usize, display: &str) -> Worded {
+    let message = format!(
+        "the new text of `{display}` holds a NUL byte (line {line}): a text file holds none, and with it the file \
+         would read as binary. Send the text without it (an escape such as \\0 where the code needs the \
+         character); nothing was written"
+    );
+    Worded {
+        failure: Failure::new(ErrorCode::INVALID_INPUT, message),
+        elision: None,
+        syntax: None,
     }
 }
 

@@ -607,3 +607,46 @@ fn dots_inside_a_new_comment_paragraph_are_prose_written_as_sent() {
         "{r}"
     );
 }
+
+#[test]
+fn every_entry_point_refuses_a_nul_byte_sent_into_a_text_file() {
+    let (_t, root) = setup(&[]);
+    let nul = LAZY_SEARCH.replace("z + 1", "z + 1 // \0");
+    for (name, r, after) in every_entry(&root, LAZY_SEARCH, &nul) {
+        let r = if name == "batchPatchFiles" {
+            r["files"][0].clone()
+        } else {
+            r
+        };
+        assert_eq!(r["code"], "INVALID_INPUT", "{name}: {r}");
+        let m = r["message"].as_str().unwrap();
+        assert!(m.contains("NUL byte (line 7)"), "{name}: {m}");
+        assert_eq!(after, RS, "{name}: nothing written");
+    }
+    // editLines, and a new file.
+    let o = opts(&root);
+    let tagged = api::read_file(&json!({"file_path": "f.rs", "anchors": true}), Some(&o));
+    let pos = tagged["content"].as_str().unwrap().lines().next().unwrap();
+    let pos = pos.split('|').next().unwrap();
+    let r = api::edit_lines(
+        &json!({"file_path": "f.rs", "edits": [{"pos": pos, "lines": "use std::io;\0"}]}),
+        Some(&o),
+    );
+    assert_eq!(r["code"], "INVALID_INPUT", "{r}");
+    assert_eq!(read(&root, "f.rs"), RS);
+    let r = api::write_file(
+        &json!({"file_path": "new.txt", "content": "a\0b"}),
+        Some(&o),
+    );
+    assert_eq!(r["code"], "INVALID_INPUT", "{r}");
+    assert!(!root.join("new.txt").exists());
+    // A file that already holds one (past the first 8 KiB, so it reads as
+    // text) takes another: it is the caller's file as it is.
+    let odd = format!("{}\0\n", "x\n".repeat(5000));
+    std::fs::write(root.join("odd.txt"), &odd).unwrap();
+    let r = api::patch_file(
+        &json!({"file_path": "odd.txt", "search": "\0\n", "replace": "\0\0\n"}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+}

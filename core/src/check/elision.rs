@@ -128,6 +128,11 @@ pub(crate) enum Why {
     /// hoisted to the top, the rest elided), which would keep the deleted
     /// lines inside the run. Which was meant is not certain.
     Moved,
+    /// Its call's edits were applied one after another (an edit's block
+    /// overlaps what an earlier one changed, or touches it), so the lines
+    /// it stands for are those of the text the earlier edits left, which
+    /// the expansion against the file as read may not be.
+    InTurn,
 }
 
 /// A marker refused.
@@ -166,6 +171,25 @@ pub(crate) enum Verdict {
     },
     /// A marker has no certain reading (the first such marker).
     Refused(Box<Refusal>),
+}
+
+/// The refusal, for `why`, of the marker that kept the run `k` of `old`
+/// (the lines it would delete were it written as sent).
+pub(crate) fn refusal_of(old: &[u8], k: &KeptRun, why: Why) -> Refusal {
+    let deletes = split_lines(old)
+        .into_iter()
+        .enumerate()
+        .skip(k.from - 1)
+        .take((k.to + 1 - k.from).min(SHOWN))
+        .map(|(i, l)| (i + 1, String::from_utf8_lossy(key(l)).into_owned()))
+        .collect();
+    Refusal {
+        marker: k.marker.clone(),
+        line: k.line,
+        deletes,
+        deleted: k.to + 1 - k.from,
+        why,
+    }
 }
 
 /// Whether `p` lies inside `old` (a piece borrowed from the text read).
@@ -491,6 +515,7 @@ pub fn lazy_outcome(old: &[u8], new: &[&[u8]]) -> Lazy {
             Why::NoChange => "no change",
             Why::Copied => "moved or copied",
             Why::Moved => "moved to an end",
+            Why::InTurn => "edits applied in turn",
         }),
         Verdict::Expanded {
             start, end, mid, ..

@@ -2,7 +2,7 @@
 //! in turn. A refusal comes back as facts ([`Refused`]); the printer
 //! (`crate::printer`) words it for the agent.
 
-use super::elision::{self, KeptRun, Refusal, Verdict};
+use super::elision::{self, KeptRun, Refusal, Verdict, Why};
 use super::{nul, syntax};
 use crate::model::{Elisions, Options, SyntaxGuard};
 use crate::result::syntax::SyntaxReport;
@@ -71,13 +71,28 @@ pub(crate) enum Refused {
     },
 }
 
+/// How the new text was made from the old one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Made<'b> {
+    /// Each edit (or the whole text) against the text as read.
+    AtOnce,
+    /// Edits applied one after another, each to the text the earlier ones
+    /// left: a marker in one stands for lines of that text, which the old
+    /// text may not hold as they were (an earlier edit deleted or changed
+    /// some). With the text the last edit was applied to (the new pieces
+    /// borrow from it), a marker is expanded only when its reading against
+    /// that text and against the old one write the same file; without it,
+    /// not at all. Either way, refused otherwise.
+    InTurn(Option<&'b [u8]>),
+}
+
 /// Runs every check on `new` (pieces, in order) replacing `old` (`None`:
 /// a new file) in the file the caller calls `display`: a NUL byte sent
 /// first, then elision markers (an expansion is the text the syntax check
 /// then reads), then the syntax guard on the text that would be written.
 pub(crate) fn new_text(
     old: Option<&[u8]>,
-    new: &[&[u8]],
+    (new, made): (&[&[u8]], Made<'_>),
     display: &str,
     opts: &Options,
 ) -> Result<Checked, Box<Refused>> {
@@ -89,28 +104,12 @@ pub(crate) fn new_text(
     }
     let mut checked = Checked::default();
     if let Some(old) = old.filter(|_| opts.elisions != Elisions::Literal) {
-        match elision::check(old, new) {
-            Verdict::Kept => {}
-            Verdict::Expanded {
-                start,
-                end,
-                mid,
-                kept,
-            } => {
-                checked.expansion = Some(Expansion {
-                    start,
-                    end,
-                    mid,
-                    kept,
-                })
-            }
-            Verdict::Refused(r) => {
-                return Err(Box::new(Refused::Elided {
-                    refusal: *r,
-                    display: display.to_string(),
-                }))
-            }
-        }
+        checked.expansion = markers(old, new, made).map_err(|refusal| {
+            Box::new(Refused::Elided {
+                refusal,
+                display: display.to_string(),
+            })
+        })?;
     }
     if opts.syntax == SyntaxGuard::Off {
         return Ok(checked);
@@ -130,4 +129,45 @@ pub(crate) fn new_text(
         checked.syntax = Some(r);
     }
     Ok(checked)
+}
+
+/// The markers of `new` over `old`, made as `made` says: expanded (`Some`),
+/// written as sent (`None`), or refused.
+fn markers(old: &[u8], new: &[&[u8]], made: Made<'_>) -> Result<Option<Expansion>, Refusal> {
+    let expansion = |v: Verdict| match v {
+        Verdict::Kept => Ok(None),
+        Verdict::Expanded {
+            start,
+            end,
+            mid,
+            kept,
+        } => Ok(Some(Expansion {
+            start,
+            end,
+            mid,
+            kept,
+        })),
+        Verdict::Refused(r) => Err(*r),
+    };
+    let read = expansion(elision::check(old, new))?;
+    let Made::InTurn(base) = made else {
+        return Ok(read);
+    };
+    // The same reading over the text the last edit was applied to, or no
+    // expansion at all.
+    let again = match base {
+        Some(base) => expansion(elision::check(base, new))?,
+        None => None,
+    };
+    let same = match (&read, &again, base) {
+        (None, None, _) => true,
+        (Some(a), Some(b), Some(base)) => a.pieces(old).concat() == b.pieces(base).concat(),
+        _ => false,
+    };
+    match (read, again, base) {
+        (read, _, _) if same => Ok(read),
+        (Some(e), _, _) => Err(elision::refusal_of(old, &e.kept[0], Why::InTurn)),
+        (None, Some(e), Some(base)) => Err(elision::refusal_of(base, &e.kept[0], Why::InTurn)),
+        (None, _, _) => unreachable!("not the same, so one reading expanded"),
+    }
 }

@@ -218,6 +218,15 @@ impl<'a> Matched<'a> {
         })
     }
 
+    /// The text the earlier edits left, when an edit was applied before
+    /// the last one was matched (the plan's spans are over it).
+    pub(crate) fn in_turn(&self) -> Option<&[u8]> {
+        match &self.base {
+            Cow::Owned(b) => Some(b),
+            Cow::Borrowed(_) => None,
+        }
+    }
+
     /// Whether [`Matched::into_plan`] gives a plan.
     pub(crate) fn over_caller(&self) -> bool {
         matches!(self.base, Cow::Borrowed(_)) && self.adapted.iter().all(Option::is_none)
@@ -244,6 +253,23 @@ impl<'a> Matched<'a> {
     pub(crate) fn replacements(&self) -> usize {
         self.edits.iter().map(|e| e.replacements).sum()
     }
+}
+
+/// Whether `edits`, though applied one after another, could each have been
+/// applied to `text` as given: every search occurs in it exactly once, the
+/// places apart. Then no edit's block holds text an earlier one wrote, and
+/// what each replaces is a stretch of `text` itself.
+pub(crate) fn apart(text: &[u8], edits: &[Edit]) -> bool {
+    let mut at = Vec::with_capacity(edits.len());
+    for e in edits {
+        let (found, n) = find_all(text, e.search.as_bytes(), 1);
+        match (found.first(), n, e.search.is_empty()) {
+            (Some(&p), 1, false) => at.push((p, p + e.search.len())),
+            _ => return false,
+        }
+    }
+    at.sort_unstable();
+    at.windows(2).all(|w| w[0].1 <= w[1].0)
 }
 
 /// Finds up to `keep` positions of `needle` in `hay`, and the total count of

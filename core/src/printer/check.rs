@@ -95,6 +95,10 @@ fn elided(r: &Refusal, display: &str) -> Worded {
             "read as those lines, a line among them that the new text also writes elsewhere would be \
              written twice, so whether it was moved or copied is not certain"
         }
+        Why::InTurn => {
+            "an earlier edit of the same call changed the text around it (the edits were applied one after \
+             another), so which of those lines it stands for is not certain"
+        }
         Why::Moved => {
             "those lines lie beyond the unchanged lines between them and the marker, which may have been moved \
              there with the marker keeping those lines, so whether they are to be deleted is not certain"
@@ -106,6 +110,10 @@ fn elided(r: &Refusal, display: &str) -> Worded {
         Why::Moved => (
             "whose reading would delete",
             "Send those lines where they are meant to be, or every line up to the marker",
+        ),
+        Why::InTurn => (
+            "that would delete",
+            "Send the lines the marker stands for, or send that edit in a call of its own",
         ),
         _ => (
             "that would delete",

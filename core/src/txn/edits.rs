@@ -11,12 +11,12 @@
 
 use std::collections::HashMap;
 
-use crate::check::{self, Checked, Expansion};
+use crate::check::{self, Checked, Expansion, Made};
 use crate::codec::source::{self, Encoding, Source};
 use crate::error::{ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::exact::{self, EditMiss, MatchOptions, Matched, TextKind};
-use crate::model::{FileEdits, Options};
+use crate::model::{Edit, FileEdits, Options};
 use crate::printer::{self, Worded};
 use crate::result::diagnosis::Tolerance;
 use crate::result::edits::{BatchDone, BatchFile, EditReport, PatchDone, WriteDone};
@@ -341,8 +341,13 @@ fn patch_one(
     .map(|p| report_tolerances(p, fe))
     .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
-    let looked = check::new_text(Some(src.text()), &pieces, &s.display, opts)
-        .map_err(|r| FileFailure::elided(printer::refused(*r), abs.clone()))?;
+    let looked = check::new_text(
+        Some(src.text()),
+        (&pieces, made(src.text(), &plan, &fe.edits)),
+        &s.display,
+        opts,
+    )
+    .map_err(|r| FileFailure::elided(printer::refused(*r), abs.clone()))?;
     let pieces = match &looked.expansion {
         Some(e) => e.pieces(src.text()),
         None => pieces,
@@ -414,7 +419,7 @@ pub(crate) fn batch(
         .zip(files)
         .map(|((_, _, _, p), fe)| p.pieces(&fe.edits))
         .collect();
-    let checked = check_all(&txn, &ok, &pieces, opts, n)?;
+    let checked = check_all(&txn, (&ok, files), &pieces, opts, n)?;
     let pieces: Vec<Vec<&[u8]>> = pieces
         .into_iter()
         .zip(&checked)
@@ -557,21 +562,35 @@ fn planning_failed(
     )
 }
 
+/// How a plan's new text was made, for the checks on it.
+fn made<'p>(text: &[u8], plan: &'p Matched<'_>, edits: &[Edit]) -> Made<'p> {
+    match plan.in_turn() {
+        Some(base) if !exact::apart(text, edits) => Made::InTurn(Some(base)),
+        _ => Made::AtOnce,
+    }
+}
+
 /// Every planned file's new text checked ([`check::new_text`]), or the
 /// result of a batch in which one was refused.
 fn check_all(
     txn: &Txn<'_>,
-    ok: &[Planned<'_>],
+    (ok, files): (&[Planned<'_>], &[FileEdits]),
     pieces: &[Vec<&[u8]>],
     opts: &Options,
     n: usize,
 ) -> Outcome<Vec<Checked>> {
     let checked: Vec<Result<Checked, Box<Worded>>> = ok
         .iter()
+        .zip(files)
         .zip(pieces)
-        .map(|((k, src, ..), pc)| {
-            check::new_text(Some(src.text()), pc, &txn.slots[*k].display, opts)
-                .map_err(|r| Box::new(printer::refused(*r)))
+        .map(|(((k, src, _, plan), fe), pc)| {
+            check::new_text(
+                Some(src.text()),
+                (pc, made(src.text(), plan, &fe.edits)),
+                &txn.slots[*k].display,
+                opts,
+            )
+            .map_err(|r| Box::new(printer::refused(*r)))
         })
         .collect();
     let Some(bad) = checked.iter().position(Result::is_err) else {
@@ -828,8 +847,13 @@ fn write_one(
             .strip_prefix("\u{FEFF}".as_bytes())
             .unwrap_or(content)
     };
-    let checked = check::new_text(loaded.map(Source::text), &[body], display, opts)
-        .map_err(|r| FileFailure::elided(printer::refused(*r), s.abs()))?;
+    let checked = check::new_text(
+        loaded.map(Source::text),
+        (&[body], Made::AtOnce),
+        display,
+        opts,
+    )
+    .map_err(|r| FileFailure::elided(printer::refused(*r), s.abs()))?;
     let whole: Vec<u8>;
     let body: &[u8] = match (&checked.expansion, loaded) {
         (Some(e), Some(src)) => {

@@ -72,13 +72,14 @@ pub(crate) fn edit_lines(
     let (placed, anchored) = placed_by_read(&cur, (&abs, &sha_before), call, opts)?;
     let pieces = pieces(&cur, &placed);
     // The one check every write's new text gets (elision markers).
-    let looked = check::new_text(Some(text), &pieces, &s.display, opts).map_err(|r| {
-        let r = printer::refused(*r);
-        let mut out = Failed::new(&r.failure, Some(&abs));
-        out.elision = r.elision;
-        out.syntax = r.syntax;
-        Box::new(out)
-    })?;
+    let looked = check::new_text(Some(text), (&pieces, check::Made::AtOnce), &s.display, opts)
+        .map_err(|r| {
+            let r = printer::refused(*r);
+            let mut out = Failed::new(&r.failure, Some(&abs));
+            out.elision = r.elision;
+            out.syntax = r.syntax;
+            Box::new(out)
+        })?;
     let pieces = match &looked.expansion {
         Some(e) => e.pieces(text),
         None => pieces,

@@ -84,7 +84,14 @@ struct Planned {
     expanded: Option<Vec<KeptElision>>,
     /// What the syntax check says of its new text.
     syntax: Option<SyntaxReport>,
+    /// Its blocks were applied one after another (each to the text the
+    /// earlier ones left), not planned in one pass.
+    in_turn: bool,
 }
+
+/// Blocks planned in one pass over the text as read: the edits and the
+/// new text as slices of it.
+type Sliced = Option<(Vec<Edit>, NewText)>;
 
 /// A file's new bytes.
 enum Content {
@@ -114,6 +121,7 @@ impl Planned {
             line_number: None,
             expanded: None,
             syntax: None,
+            in_turn: false,
         }
     }
 
@@ -510,7 +518,8 @@ fn plan_op(
                 Base::Existing => Some(base_text),
                 Base::New { .. } => cur(dst).map(|(s, _)| s.text()),
             };
-            let checked = check_op(i, op, old, (&sliced, &new_text), opts, abs(dst.or(src)))?;
+            let made = (&sliced, new_text.as_slice(), p.in_turn);
+            let checked = check_op(i, op, old, made, opts, abs(dst.or(src)))?;
             p.syntax = checked.syntax;
             if let Some((text, report)) = checked.expanded {
                 (new_text, sliced, legacy_planned) = (text, None, None);
@@ -577,6 +586,7 @@ fn planned_blocks(
     };
     p.line_number = reports.first().map(|r| r.line_number);
     p.blocks = reports;
+    p.in_turn = matches!(t, NewText::Owned(_)) && !exact::apart(base_text, &edits);
     if as_is && matches!(t, NewText::Planned(_)) {
         *out.0 = Some((edits, t));
         return Ok(Vec::new());
@@ -612,13 +622,20 @@ fn check_op(
     i: usize,
     op: &FileOp,
     old: Option<&[u8]>,
-    (sliced, new_text): (&Option<(Vec<Edit>, NewText)>, &[u8]),
+    (sliced, new_text, in_turn): (&Sliced, &[u8], bool),
     opts: &Options,
     abs: Option<String>,
 ) -> Result<OpChecked, Box<OpFailed>> {
     let pieces = match (sliced, old) {
         (Some((edits, t)), Some(old_text)) => t.pieces(old_text, edits),
         _ => vec![new_text],
+    };
+    // Blocks applied one after another: the text before the last one is
+    // not kept.
+    let made = if in_turn {
+        check::Made::InTurn(None)
+    } else {
+        check::Made::AtOnce
     };
     // A moved file is judged under its new name (its language may change).
     let named = match &op.action {
@@ -627,7 +644,7 @@ fn check_op(
         } => to,
         _ => &op.path,
     };
-    match check::new_text(old, &pieces, named, opts) {
+    match check::new_text(old, (&pieces, made), named, opts) {
         Ok(c) => Ok(OpChecked {
             expanded: c.expansion.zip(old).map(|(e, o)| (e.to_vec(o), e.report())),
             syntax: c.syntax,

@@ -650,3 +650,94 @@ fn every_entry_point_refuses_a_nul_byte_sent_into_a_text_file() {
     );
     assert_eq!(r["ok"], true, "{r}");
 }
+
+#[test]
+fn a_marker_in_an_edit_applied_after_another_of_its_call_is_refused_not_read_against_the_file_as_read(
+) {
+    // The second edit's block is the text the first left (`two()` gone):
+    // read against the file as read, its marker kept `two()`, and the first
+    // edit was undone with ok: true.
+    let (_t, root) = setup(&[]);
+    let o = opts(&root);
+    let src = "function a() {\n  one()\n  two()\n  three()\n}\n";
+    let edits = json!([
+        {"search": "  two()\n", "replace": ""},
+        {"search": "function a() {\n  one()\n  three()\n}\n",
+         "replace": "function a() {\n  // ... existing code ...\n  three()\n  x()\n}\n"}
+    ]);
+    let blocks = "a.js\n<<<<<<< SEARCH\n  two()\n=======\n>>>>>>> REPLACE\na.js\n<<<<<<< SEARCH\nfunction a() {\n  one()\n  three()\n}\n=======\nfunction a() {\n  // ... existing code ...\n  three()\n  x()\n}\n>>>>>>> REPLACE\n";
+    let calls: Vec<(&str, Call<'_>)> = vec![
+        (
+            "patchFile",
+            Box::new(|| api::patch_file(&json!({"file_path": "a.js", "edits": edits}), Some(&o))),
+        ),
+        (
+            "batchPatchFiles",
+            Box::new(|| {
+                api::batch_patch_files(
+                    &json!({"files": [{"file_path": "a.js", "edits": edits}]}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "applyEditBlocks",
+            Box::new(|| api::apply_edit_blocks(&json!({"text": blocks}), Some(&o))),
+        ),
+    ];
+    for (name, call) in calls {
+        std::fs::write(root.join("a.js"), src).unwrap();
+        let r = call();
+        let r = if name == "batchPatchFiles" {
+            r["files"][0].clone()
+        } else {
+            r
+        };
+        assert_eq!(r["code"], "ELIDED_CONTENT", "{name}: {r}");
+        let m = r["message"].as_str().unwrap();
+        assert!(m.contains("in a call of its own"), "{name}: {m}");
+        assert_eq!(read(&root, "a.js"), src, "{name}: nothing written");
+    }
+    // Sent in a call of its own, after the first: expanded over the text
+    // as it now is.
+    std::fs::write(root.join("a.js"), src).unwrap();
+    let first = api::patch_file(&json!({"file_path": "a.js", "edits": [edits[0]]}), Some(&o));
+    assert_eq!(first["ok"], true, "{first}");
+    let second = api::patch_file(&json!({"file_path": "a.js", "edits": [edits[1]]}), Some(&o));
+    assert_eq!(second["ok"], true, "{second}");
+    assert_eq!(
+        read(&root, "a.js"),
+        "function a() {\n  one()\n  three()\n  x()\n}\n"
+    );
+}
+
+#[test]
+fn a_marker_in_a_call_of_edits_apart_is_expanded_whichever_edit_holds_it() {
+    // Applied one after another (the planner's choice), but each block is
+    // a stretch of the file as read: the marker stands for those lines.
+    let (_t, root) = setup(&[]);
+    let o = opts(&root);
+    let io = ("use std::io;\n", "use std::io::{self};\n");
+    let want = intended().replace("use std::io;", "use std::io::{self};");
+    for lazy_first in [false, true] {
+        std::fs::write(root.join("f.rs"), RS).unwrap();
+        let (a, b) = (block(io.0, io.1), block(LAZY_SEARCH, LAZY_REPLACE));
+        let text = if lazy_first { b + &a } else { a + &b };
+        let r = api::apply_edit_blocks(&json!({ "text": text }), Some(&o));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(read(&root, "f.rs"), want, "lazy first: {lazy_first}");
+        std::fs::write(root.join("f.rs"), RS).unwrap();
+        let (a, b) = (
+            json!({"search": io.0, "replace": io.1}),
+            json!({"search": LAZY_SEARCH, "replace": LAZY_REPLACE}),
+        );
+        let edits = if lazy_first {
+            json!([b, a])
+        } else {
+            json!([a, b])
+        };
+        let r = api::patch_file(&json!({"file_path": "f.rs", "edits": edits}), Some(&o));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(read(&root, "f.rs"), want, "lazy first: {lazy_first}");
+    }
+}

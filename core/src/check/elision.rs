@@ -419,7 +419,17 @@ fn check_spans(old: &[u8], new: &[&[u8]], spans: &[Span]) -> Verdict {
     let mut wide: Vec<(usize, usize, Span)> = Vec::new();
     for s in spans {
         let a = line_start(old, s.old.0);
-        let b = if s.old.1 > s.old.0 && old[s.old.1 - 1] == b'\n' {
+        // The new side ends a line too: its last piece of its own ends with
+        // a break (else the borrowed bytes after it finish its last line:
+        // a SEARCH/REPLACE block's texts lose their last break, so a
+        // replacement ending in a marker over a search ending in a blank
+        // line takes that line's break, and that line is in the span).
+        let new_ends = new[s.pieces.0..s.pieces.1]
+            .iter()
+            .rev()
+            .find(|p| !p.is_empty())
+            .map_or(true, |p| p.ends_with(b"\n"));
+        let b = if s.old.1 > s.old.0 && old[s.old.1 - 1] == b'\n' && new_ends {
             s.old.1
         } else {
             memchr::memchr(b'\n', &old[s.old.1..]).map_or(old.len(), |k| s.old.1 + k + 1)

@@ -741,3 +741,37 @@ fn a_marker_in_a_call_of_edits_apart_is_expanded_whichever_edit_holds_it() {
         assert_eq!(read(&root, "f.rs"), want, "lazy first: {lazy_first}");
     }
 }
+
+#[test]
+fn a_block_whose_search_ends_in_a_blank_line_reads_its_last_marker_as_that_line() {
+    // A SEARCH/REPLACE block's texts lose their last line break, so the
+    // marker ending the replacement takes the blank line's break: the
+    // check saw the marker as a new last line and wrote it, the blank line
+    // gone, with ok: true.
+    let (_t, root) = setup(&[]);
+    let o = opts(&root);
+    let src = "fn a() {\n    one();\n}\n\nfn b() {}\n";
+    let block = |replace: &str| {
+        format!("f.rs\n<<<<<<< SEARCH\nfn a() {{\n    one();\n}}\n\n=======\n{replace}>>>>>>> REPLACE\n")
+    };
+    for (replace, want) in [
+        (
+            "fn a() {\n    one();\n    two();\n}\n// ... existing code ...\n",
+            "fn a() {\n    one();\n    two();\n}\n\nfn b() {}\n",
+        ),
+        (
+            "// new comment\nfn a() {\n    one();\n}\n// ... existing code ...\n",
+            "// new comment\nfn a() {\n    one();\n}\n\nfn b() {}\n",
+        ),
+    ] {
+        std::fs::write(root.join("f.rs"), src).unwrap();
+        let r = api::apply_edit_blocks(&json!({ "text": block(replace) }), Some(&o));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(read(&root, "f.rs"), want);
+        assert_eq!(
+            r["files"][0]["expanded"][0]["kept_lines"],
+            json!([4, 4]),
+            "{r}"
+        );
+    }
+}

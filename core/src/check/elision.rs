@@ -428,7 +428,7 @@ fn check_spans(old: &[u8], new: &[&[u8]], spans: &[Span]) -> Verdict {
             .iter()
             .rev()
             .find(|p| !p.is_empty())
-            .map_or(true, |p| p.ends_with(b"\n"));
+            .is_none_or(|p| p.ends_with(b"\n"));
         let b = if s.old.1 > s.old.0 && old[s.old.1 - 1] == b'\n' && new_ends {
             s.old.1
         } else {

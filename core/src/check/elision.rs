@@ -55,7 +55,9 @@
 //! of a block that is new code up to its header and the next line closes
 //! it; no reading between kept lines at any cost; the kept lines around
 //! the new ones pinned, looking past a `}` or blank line the new code also
-//! holds); so is a marker line the old text already has. A public C#
+//! holds); so is a marker line the old text already has, unless the new
+//! text holds more copies of it (then each copy may be that old line,
+//! kept, or a marker: two readings are refused). A public C#
 //! history's commit adding a type with `// ... null, range checks etc ...`
 //! after its method's `{` and `// ... some other properties etc ...` before
 //! its class's `}` was refused before these readings. Anything else is
@@ -616,15 +618,42 @@ impl Region<'_> {
             }
             m
         };
-        let markers: Vec<bool> = self
+        // A marker line the old text has is a marker too where the new text
+        // holds more copies of it than the old (`# ...` kept in one
+        // function and written again over another's body); the alignment
+        // then pairs a copy with the old line or lets it stand for a run.
+        let like: Vec<bool> = self
             .new
             .iter()
             .enumerate()
             .map(|(j, l)| {
                 j >= self.changed.0
                     && j < self.changed.1
-                    && !old_keys.contains_key(key(l))
                     && is_marker(&String::from_utf8_lossy(key(l)))
+            })
+            .collect();
+        let mut copies: HashMap<&[u8], (usize, usize)> = self
+            .new
+            .iter()
+            .zip(&like)
+            .filter(|(l, &m)| m && old_keys.contains_key(key(l)))
+            .map(|(l, _)| (key(l), (0, 0)))
+            .collect();
+        if !copies.is_empty() {
+            for l in self.old {
+                copies.entry(key(l)).and_modify(|c| c.0 += 1);
+            }
+            for l in self.new {
+                copies.entry(key(l)).and_modify(|c| c.1 += 1);
+            }
+        }
+        let markers: Vec<bool> = self
+            .new
+            .iter()
+            .enumerate()
+            .map(|(j, l)| {
+                like[j]
+                    && copies.get(key(l)).is_none_or(|&(o, n)| n > o)
                     && !self.prose(j, &old_keys)
             })
             .collect();
@@ -708,6 +737,19 @@ impl Region<'_> {
             let literal: Vec<usize> = (0..=oi.len())
                 .filter(|&i| t.f(i, j) + t.ins + t.bf(i, j + 1) == best)
                 .collect();
+            // A marker the old text has may be that old line, kept.
+            let keeps = ni[j] != u32::MAX
+                && (0..oi.len()).any(|i| oi[i] == ni[j] && t.fa(i, j) + t.bk(i + 1, j + 1) == best);
+            if keeps {
+                if found.is_empty() && literal.is_empty() {
+                    continue;
+                }
+                let (s, e) = match found.first() {
+                    Some(&run) => run,
+                    None => self.deleted_beside(t, oi, j, literal[0]),
+                };
+                return Found::Refused(Box::new(self.refusal(j, (s, e), Why::Ambiguous)));
+            }
             if !literal.is_empty() {
                 // An edit of least cost has it written as it is. Written as
                 // sent only when that is its one reading (no run between

@@ -775,3 +775,40 @@ fn a_block_whose_search_ends_in_a_blank_line_reads_its_last_marker_as_that_line(
         );
     }
 }
+
+#[test]
+fn a_marker_the_file_already_has_once_is_still_a_marker_where_the_new_text_adds_a_copy() {
+    // `# ...` stands in `load` as written; the new text keeps it there and
+    // writes it again over `save`'s body, which was deleted with ok: true.
+    let (_t, root) = setup(&[]);
+    let o = opts(&root);
+    let src = "def load(path):\n    # ...\n    return open(path).read()\n\n\ndef save(path, data):\n    tmp = path + \".tmp\"\n    with open(tmp, \"w\") as f:\n        f.write(data)\n    os.replace(tmp, path)\n    return True\n";
+    let lazy = "def load(path):\n    # ...\n    return open(path).read()\n\n\ndef save(path, data):\n    # ...\n    return len(data)\n";
+    std::fs::write(root.join("io.py"), src).unwrap();
+    let r = api::write_file(&json!({"file_path": "io.py", "content": lazy}), Some(&o));
+    // `return len(data)` beside it is new: no certain bound, refused.
+    assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
+    assert_eq!(r["elision"]["line"], 7, "{r}");
+    assert_eq!(read(&root, "io.py"), src);
+    // The same file with the line kept where it is and a new stub holding
+    // another copy that removes nothing: written as sent.
+    std::fs::write(root.join("io.py"), src).unwrap();
+    let stub = format!("{src}\n\ndef close():\n    # ...\n    pass\n");
+    let r = api::write_file(&json!({"file_path": "io.py", "content": stub}), Some(&o));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "io.py"), stub);
+    // And a marker between unchanged lines of `save`, `# ...` also in `load`:
+    // expanded.
+    std::fs::write(root.join("io.py"), src).unwrap();
+    let lazy = src.replace(
+        "    with open(tmp, \"w\") as f:\n        f.write(data)\n",
+        "    # ...\n",
+    );
+    let lazy = lazy.replace("return True", "return False");
+    let r = api::write_file(&json!({"file_path": "io.py", "content": lazy}), Some(&o));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        read(&root, "io.py"),
+        src.replace("return True", "return False")
+    );
+}

@@ -71,6 +71,7 @@ pub(crate) const KEEP_WORDS: &[&str] = &[
 /// dots (`// existing code ...`); `other`, `more`, `same` there open a
 /// sentence that trails off (`// More to come...`).
 pub(crate) const OPENING_WORDS: &[&str] = &[
+    "etc",
     "existing",
     "unchanged",
     "rest",
@@ -95,6 +96,8 @@ pub(crate) const DOTS_PHRASES: &[&str] = &[
     "remain",
     "no changes",
     "no change",
+    "and so on",
+    "as above",
 ];
 
 /// Words that say work is left to do: a comment holding one is a note, not
@@ -135,11 +138,20 @@ pub(crate) const PHRASES: &[&str] = &[
     "same as before",
     "keep as is",
     "leave as is",
+    "previous code",
+    "original code",
+    "existing logic",
+    "the rest",
+    "keep everything",
+    "and so on",
+    "as above",
 ];
 
 /// Words that make a phrase of keeping alone, as a comment's one word
 /// (`// (unchanged)`, `/* omitted */`).
 const ALONE: &[&str] = &[
+    "etc",
+    "truncated",
     "unchanged",
     "omitted",
     "elided",
@@ -230,6 +242,11 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "markup",
     "template",
     "css",
+    "continues",
+    "so",
+    "on",
+    "insert",
+    "line",
 ];
 
 /// Comment openers, longest first.
@@ -257,11 +274,29 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "snip",
     "as is",
     "no change",
+    "previous code",
+    "original code",
+    "the rest",
+    "etc",
+    "and so on",
+    "as above",
+    "keep everything",
+    "truncated",
+    ". . .",
+    "..]",
+    "\u{22EE}",
+    "\u{22EF}",
+    "\u{2025}",
 ];
 
+/// Characters that are dots alone: the ellipsis, the vertical and
+/// midline ellipses (`⋮`, `⋯`) and the two-dot leader (`‥`).
+fn ellipsis(c: char) -> bool {
+    matches!(c, '\u{2026}' | '\u{22EE}' | '\u{22EF}' | '\u{2025}')
+}
+
 fn is_dots(w: &str) -> bool {
-    !w.is_empty()
-        && (w.chars().all(|c| c == '\u{2026}') || (w.len() >= 3 && w.bytes().all(|b| b == b'.')))
+    !w.is_empty() && (w.chars().all(ellipsis) || (w.len() >= 3 && w.bytes().all(|b| b == b'.')))
 }
 
 /// Characters taken off a word's ends: dots, brackets, punctuation, an
@@ -328,10 +363,20 @@ pub(crate) fn is_marker(line: &str) -> bool {
     }
     let (body, bracketed) = unbracket(body);
     let enclosed = commented || bracketed;
-    let has_dots = body.contains("...") || body.contains('\u{2026}');
+    // Dots spaced out (`. . .`) are dots; so are two in brackets (`[..]`).
+    let spaced;
+    let body = if body.contains(". . .") {
+        spaced = body.replace(". . .", "...");
+        spaced.as_str()
+    } else if bracketed && body == ".." {
+        "..."
+    } else {
+        body
+    };
+    let has_dots = body.contains("...") || body.contains(ellipsis);
     // Words, their dots, brackets and punctuation taken off.
     let words: Vec<&str> = body
-        .split(|c: char| c.is_whitespace() || c == '\u{2026}')
+        .split(|c: char| c.is_whitespace() || ellipsis(c))
         .map(|w| w.trim_matches(edge))
         .filter(|w| !w.is_empty())
         .collect();
@@ -352,9 +397,9 @@ pub(crate) fn is_marker(line: &str) -> bool {
         // prose that trails off (`// line beyond it, reached through kept
         // lines ...`, a real edit of this repository) is no marker.
         let starts = body.split_whitespace().next().is_some_and(|w| {
-            w.trim_start_matches(['(', '[']).starts_with("...") || w.starts_with('\u{2026}')
+            w.trim_start_matches(['(', '[']).starts_with("...") || w.starts_with(ellipsis)
         });
-        let ends = body.trim_end_matches([')', ']']).ends_with("...") || body.ends_with('\u{2026}');
+        let ends = body.trim_end_matches([')', ']']).ends_with("...") || body.ends_with(ellipsis);
         if starts {
             let most = if ends { 2 * MAX_WORDS } else { MAX_WORDS };
             return words.len() <= most
@@ -370,9 +415,13 @@ pub(crate) fn is_marker(line: &str) -> bool {
     // implementation`), or a word that says it alone among words of the
     // vocabulary (`remaining methods unchanged`, `everything else
     // unchanged`).
+    // Numbers only where they number lines (`// lines 4-7 unchanged`).
+    let lines = words.iter().any(|w| *w == "lines" || *w == "line");
     enclosed
         && words.len() <= MAX_WORDS
-        && words.iter().all(|w| alpha(w) && known(w))
+        && words
+            .iter()
+            .all(|w| (alpha(w) && known(w)) || (lines && number(w)))
         && (PHRASES.iter().any(|p| body.contains(p))
             || body.contains("rest of ")
             || words.iter().any(|w| ALONE.contains(w)))
@@ -415,7 +464,7 @@ pub(crate) fn in_prose(above: &str, line: &str, below: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{in_prose, is_marker};
+    use super::{in_prose, is_marker, KEYWORDS};
 
     #[test]
     fn dots_between_two_sentences_of_a_comment_are_prose() {
@@ -491,8 +540,35 @@ mod tests {
             "# Rest of the script unchanged",
             "-- rest of the query stays the same",
             "(* ... existing code ... *)",
+            "// [previous code]",
+            "# [previous code]",
+            "// previous code",
+            "// (original code)",
+            "// existing logic",
+            "// etc.",
+            "// etc...",
+            "// keep everything else",
+            "// leave the rest as is",
+            "// the rest",
+            "// [truncated]",
+            "// Lines 4-7 unchanged",
+            "// [lines 4-7 omitted]",
+            "// ... and so on ...",
+            "// same as above",
+            "// existing code continues",
+            "// insert existing code here",
+            "// . . .",
+            "// [..]",
+            "// \u{22EE}",
+            "# \u{22EF}",
+            "// \u{2025}",
         ] {
             assert!(is_marker(l), "{l:?} is a marker");
+            let lower = l.to_lowercase();
+            assert!(
+                KEYWORDS.iter().any(|k| lower.contains(k)),
+                "{l:?} holds a keyword the prefilter looks for"
+            );
         }
     }
 
@@ -540,6 +616,14 @@ mod tests {
             // A marker inside a string literal (a test's data) is code.
             "        \"    # ... existing code ...\",",
             "        \"    /* existing code here */\",",
+            // Words that also open a sentence, or name a thing.
+            "// REST",
+            "// the rest of this function handles errors",
+            "// previous code path kept for old clients",
+            "// line 4 is the header",
+            "x = 4 - 7 // lines",
+            "..",
+            "// see above",
         ] {
             assert!(!is_marker(l), "{l:?} is not a marker");
         }

@@ -866,6 +866,71 @@ mod tests {
     /// anchored number has the anchor's ID but other content. With the
     /// read's snapshot the edit lands on the line read; without one the ID
     /// check alone is fooled, and the result says it was checked that way.
+    /// The anchored line changed (or went) and a line with its text
+    /// stands elsewhere, which the diff keeps as the anchored line: refused
+    /// when the line's neighbours stayed behind, written where the line
+    /// shifted when they came with it.
+    #[test]
+    fn a_copy_of_a_changed_line_elsewhere_does_not_take_its_anchor() {
+        let (_t, root) = ws();
+        let file = root.join("w.txt");
+        let (far_read, far_now) = far_tie();
+        let cases: [(&str, &str, usize, &str); 3] = [
+            // Edited in place; a new function ending the same way below.
+            (
+                "function sum(xs) {\n  let total = 0\n  for (const x of xs) total += x\n  return total\n}\n",
+                "function sum(xs) {\n  let total = 0\n  for (const x of xs) total += x\n  return total | 0\n}\n\nfunction count(xs) {\n  let total = 0\n  for (const x of xs) total += 1\n  return total\n}\n",
+                3,
+                "  return Math.round(total)",
+            ),
+            // A loop removed and its body dedented: an inner `}` now has the
+            // loop's `}`'s depth.
+            (
+                "fn f(xs: &[X]) {\n    for x in xs {\n        if x.ok() {\n            use_it(x);\n        }\n        log(x);\n    }\n}\n",
+                "fn f(x: &X) {\n    if x.ok() {\n        use_it(x);\n    }\n    log(x);\n}\n",
+                6,
+                "    } // loop",
+            ),
+            // Changed in place, and the same text added 35 lines below.
+            (&far_read, &far_now, 40, "EDITED"),
+        ];
+        for (read_text, now, line, new) in cases {
+            fs::write(&file, read_text).unwrap();
+            let a = read(&root, "w.txt");
+            fs::write(&file, now).unwrap();
+            let r = edit(&root, "w.txt", json!([{"pos": a[line], "lines": new}]));
+            assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+            assert_eq!(r["anchors"][0]["problem"], "changed", "{r}");
+            assert_eq!(fs::read_to_string(&file).unwrap(), now);
+        }
+        // Shifted with its neighbours: written where it went.
+        let read_text = "function sum(xs) {\n  let total = 0\n  return total\n}\n";
+        fs::write(&file, read_text).unwrap();
+        let a = read(&root, "w.txt");
+        fs::write(
+            &file,
+            format!("// head\n{read_text}\nfunction count(xs) {{\n  return total\n}};\n"),
+        )
+        .unwrap();
+        let r = edit(
+            &root,
+            "w.txt",
+            json!([{"pos": a[2], "lines": "  return total + 1"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert!(fs::read_to_string(&file)
+            .unwrap()
+            .starts_with("// head\nfunction sum(xs) {\n  let total = 0\n  return total + 1\n"));
+    }
+
+    /// 40 lines, `X`, one more line; and the same with `X` changed and,
+    /// 33 lines below, `X` again.
+    fn far_tie() -> (String, String) {
+        let p: String = (0..40).map(|k| format!("p{k}\n")).collect();
+        let r: String = (0..33).map(|k| format!("r{k}\n")).collect();
+        (format!("{p}X\nq0\n"), format!("{p}X changed\nq0\n{r}X\n"))
+    }
+
     #[test]
     fn a_hash_collision_inside_the_window_does_not_misplace_an_edit_with_a_snapshot() {
         use crate::matching::anchors::{id_of, line_key};

@@ -583,6 +583,52 @@ pub(crate) fn map_line_in(
         })
 }
 
+/// Whether snapshot line `i`, kept by the diff as line `j`, left its
+/// neighbours behind: on one side the lines next to it lead (each kept at
+/// the same distance from `j`) to a line the diff keeps somewhere else,
+/// and on neither side do they lead so to a line whose text occurs once in
+/// each file. Such a line may be another line with its text: the anchored
+/// line changed (or was removed) and a copy stands elsewhere (`return
+/// total` edited in place and a new function ending with `return total`
+/// added below; a loop's `}` removed and an inner `}` dedented to its
+/// depth): the longest common subsequence keeps the copy, one line more
+/// than the truth. A line that moved with its block, or shifted with the
+/// file, has its neighbours beside it; a line whose neighbours changed or
+/// end the file says nothing either way.
+pub(crate) fn left_behind(
+    map: &[Option<usize>],
+    (i, j): (usize, usize),
+    (old, new): (&[u64], usize),
+    (at_old, at_new): (&Positions, &Positions),
+) -> bool {
+    let once = |k: u64| {
+        at_old.get(&k).is_some_and(|v| v.len() == 1) && at_new.get(&k).is_some_and(|v| v.len() == 1)
+    };
+    // Per side: `Some(true)` pinned, `Some(false)` a neighbour kept
+    // elsewhere, `None` neither (a changed line, or an edge).
+    let side = |down: bool| -> Option<bool> {
+        let mut d = 1;
+        loop {
+            let (a, b) = if down {
+                (i + d, j + d)
+            } else {
+                (i.checked_sub(d)?, j.checked_sub(d)?)
+            };
+            if a >= old.len() || b >= new {
+                return None;
+            }
+            match map[a] {
+                None => return None,
+                Some(x) if x != b => return Some(false),
+                Some(_) if once(old[a]) => return Some(true),
+                Some(_) => d += 1,
+            }
+        }
+    };
+    let (up, down) = (side(false), side(true));
+    up != Some(true) && down != Some(true) && (up == Some(false) || down == Some(false))
+}
+
 /// Where each key is in a file's lines.
 pub(crate) type Positions = std::collections::HashMap<u64, Vec<usize>>;
 

@@ -8,7 +8,7 @@
 use crate::result::lines::{AnchorProblem, Verified};
 
 use super::anchors::{
-    diff_map, id_of, map_line_in, positions, tagged, Anchor, Line, Mapped, Positions,
+    diff_map, id_of, left_behind, map_line_in, positions, tagged, Anchor, Line, Mapped, Positions,
 };
 
 /// What an edit does at its anchor.
@@ -262,7 +262,12 @@ impl<'a> Diffs<'a> {
             .iter()
             .map(|&l| match self.late() {
                 true => Err(NotPlaced::OutOfTime),
-                false => Ok(map_line_in(a, b, m, l, (at_a, at_b))),
+                false => Ok(match map_line_in(a, b, m, l, (at_a, at_b)) {
+                    Mapped::At(j) if left_behind(m, (l, j), (a, b.len()), (at_a, at_b)) => {
+                        Mapped::Changed
+                    }
+                    mapped => mapped,
+                }),
             })
             .collect()
     }

@@ -194,10 +194,35 @@ pub(crate) fn refusal_of(old: &[u8], k: &KeptRun, why: Why) -> Refusal {
     }
 }
 
+/// The refusal, for `why`, of the marker `marker` (a line's trimmed text)
+/// sent within the line of `new` (pieces) that holds it first; no lines
+/// are named (neither reading of the text found it).
+pub(crate) fn refusal_at(new: &[&[u8]], marker: &str, why: Why) -> Refusal {
+    let text = new.concat();
+    let line = split_lines(&text)
+        .iter()
+        .position(|l| String::from_utf8_lossy(l).contains(marker))
+        .map_or(1, |k| k + 1);
+    Refusal {
+        marker: marker.to_string(),
+        line,
+        deletes: Vec::new(),
+        deleted: 0,
+        why,
+    }
+}
+
 /// Whether `p` lies inside `old` (a piece borrowed from the text read).
+/// An empty piece does when it points before the end of `old`: where two
+/// edits touch, it tells their blocks apart.
 pub(crate) fn borrowed(old: &[u8], p: &[u8]) -> bool {
     let (o, q) = (old.as_ptr() as usize, p.as_ptr() as usize);
-    !p.is_empty() && q >= o && q + p.len() <= o + old.len()
+    q >= o
+        && if p.is_empty() {
+            q < o + old.len()
+        } else {
+            q + p.len() <= o + old.len()
+        }
 }
 
 /// Whether the new text may hold a marker line: a keyword in a piece of its

@@ -13,4 +13,4 @@ mod nul;
 mod run;
 pub(crate) mod syntax;
 
-pub(crate) use run::{new_text, Checked, Expansion, Made, Refused};
+pub(crate) use run::{marker_in, new_text, Checked, Expansion, Made, Refused};

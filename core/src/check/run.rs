@@ -72,18 +72,33 @@ pub(crate) enum Refused {
 }
 
 /// How the new text was made from the old one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Made<'b> {
     /// Each edit (or the whole text) against the text as read.
     AtOnce,
     /// Edits applied one after another, each to the text the earlier ones
     /// left: a marker in one stands for lines of that text, which the old
     /// text may not hold as they were (an earlier edit deleted or changed
-    /// some). With the text the last edit was applied to (the new pieces
-    /// borrow from it), a marker is expanded only when its reading against
-    /// that text and against the old one write the same file; without it,
-    /// not at all. Either way, refused otherwise.
-    InTurn(Option<&'b [u8]>),
+    /// some). With the text the last edit was applied to (`base`: the new
+    /// pieces borrow from it), a marker is expanded only when its reading
+    /// against that text and against the old one write the same file;
+    /// without it, not at all. `marker`: the first marker line an edit's
+    /// replacement holds; one that neither reading finds (a later edit
+    /// joined its line to another) is refused too.
+    InTurn {
+        base: Option<&'b [u8]>,
+        marker: Option<String>,
+    },
+}
+
+/// The first marker line (trimmed) that one of `texts` holds.
+pub(crate) fn marker_in<'t>(texts: impl IntoIterator<Item = &'t [u8]>) -> Option<String> {
+    texts
+        .into_iter()
+        .filter(|t| elision::prefilter(&[], &[t]))
+        .flat_map(|t| t.split(|&b| b == b'\n'))
+        .map(|l| String::from_utf8_lossy(l).trim().to_string())
+        .find(|l| super::marker::is_marker(l))
 }
 
 /// Runs every check on `new` (pieces, in order) replacing `old` (`None`:
@@ -150,7 +165,7 @@ fn markers(old: &[u8], new: &[&[u8]], made: Made<'_>) -> Result<Option<Expansion
         Verdict::Refused(r) => Err(*r),
     };
     let read = expansion(elision::check(old, new))?;
-    let Made::InTurn(base) = made else {
+    let Made::InTurn { base, marker } = made else {
         return Ok(read);
     };
     // The same reading over the text the last edit was applied to, or no
@@ -165,6 +180,11 @@ fn markers(old: &[u8], new: &[&[u8]], made: Made<'_>) -> Result<Option<Expansion
         _ => false,
     };
     match (read, again, base) {
+        (None, _, _) if same => match marker {
+            // A marker sent that neither reading finds as a line.
+            Some(m) => Err(elision::refusal_at(new, &m, Why::InTurn)),
+            None => Ok(None),
+        },
         (read, _, _) if same => Ok(read),
         (Some(e), _, _) => Err(elision::refusal_of(old, &e.kept[0], Why::InTurn)),
         (None, Some(e), Some(base)) => Err(elision::refusal_of(base, &e.kept[0], Why::InTurn)),

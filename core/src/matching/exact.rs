@@ -255,21 +255,69 @@ impl<'a> Matched<'a> {
     }
 }
 
-/// Whether `edits`, though applied one after another, could each have been
-/// applied to `text` as given: every search occurs in it exactly once, the
-/// places apart. Then no edit's block holds text an earlier one wrote, and
-/// what each replaces is a stretch of `text` itself.
-pub(crate) fn apart(text: &[u8], edits: &[Edit]) -> bool {
+/// The new text of `edits` over `text` as pieces of `text` and of the
+/// replacements, when each could have been applied to `text` as given:
+/// every search occurs in it exactly once, the places apart. Edits applied
+/// one after another (the planner's choice) then wrote this text too, when
+/// [`same_bytes`] says so; each edit's block is then a stretch of `text`
+/// itself, which the checks on new text read edit by edit.
+pub(crate) fn at_once<'a>(text: &'a [u8], edits: &'a [Edit]) -> Option<Vec<&'a [u8]>> {
     let mut at = Vec::with_capacity(edits.len());
-    for e in edits {
+    for (k, e) in edits.iter().enumerate() {
         let (found, n) = find_all(text, e.search.as_bytes(), 1);
         match (found.first(), n, e.search.is_empty()) {
-            (Some(&p), 1, false) => at.push((p, p + e.search.len())),
-            _ => return false,
+            (Some(&p), 1, false) => at.push((p, p + e.search.len(), k)),
+            _ => return None,
         }
     }
     at.sort_unstable();
-    at.windows(2).all(|w| w[0].1 <= w[1].0)
+    if !at.windows(2).all(|w| w[0].1 <= w[1].0) {
+        return None;
+    }
+    // The stretch between two edits stays when empty: it tells their
+    // blocks apart (an empty slice of `text`, where they touch).
+    let mut pieces = Vec::with_capacity(2 * at.len() + 1);
+    let mut from = 0;
+    for (s, e, k) in at {
+        if s > from || (from > 0 && s < text.len()) {
+            pieces.push(&text[from..s]);
+        }
+        pieces.push(edits[k].replace.as_bytes());
+        from = e;
+    }
+    if from < text.len() {
+        pieces.push(&text[from..]);
+    }
+    Some(pieces)
+}
+
+/// Whether two lists of pieces make the same bytes.
+pub(crate) fn same_bytes(a: &[&[u8]], b: &[&[u8]]) -> bool {
+    let len = |x: &[&[u8]]| x.iter().map(|p| p.len()).sum::<usize>();
+    if len(a) != len(b) {
+        return false;
+    }
+    let (mut x, mut y) = (a.iter().copied(), b.iter().copied());
+    let (mut p, mut q): (&[u8], &[u8]) = (&[], &[]);
+    loop {
+        while p.is_empty() {
+            match x.next() {
+                Some(n) => p = n,
+                None => return true,
+            }
+        }
+        while q.is_empty() {
+            match y.next() {
+                Some(n) => q = n,
+                None => return false,
+            }
+        }
+        let n = p.len().min(q.len());
+        if p[..n] != q[..n] {
+            return false;
+        }
+        (p, q) = (&p[n..], &q[n..]);
+    }
 }
 
 /// Finds up to `keep` positions of `needle` in `hay`, and the total count of

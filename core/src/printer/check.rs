@@ -95,10 +95,7 @@ fn elided(r: &Refusal, display: &str) -> Worded {
             "read as those lines, a line among them that the new text also writes elsewhere would be \
              written twice, so whether it was moved or copied is not certain"
         }
-        Why::InTurn => {
-            "an earlier edit of the same call changed the text around it (the edits were applied one after \
-             another), so which of those lines it stands for is not certain"
-        }
+        Why::InTurn => "",
         Why::Moved => {
             "those lines lie beyond the unchanged lines between them and the marker, which may have been moved \
              there with the marker keeping those lines, so whether they are to be deleted is not certain"
@@ -111,21 +108,33 @@ fn elided(r: &Refusal, display: &str) -> Worded {
             "whose reading would delete",
             "Send those lines where they are meant to be, or every line up to the marker",
         ),
-        Why::InTurn => (
-            "that would delete",
-            "Send the lines the marker stands for, or send that edit in a call of its own",
-        ),
         _ => (
             "that would delete",
             "Send those lines in place of the marker, or keep an unchanged line on each side of the marker",
         ),
     };
-    let message = format!(
+    let message = if r.why == Why::InTurn {
+        // Its lines depend on the earlier edits: named only as a reading of
+        // the file as read, when there is one.
+        let read = match r.deleted {
+            0 => String::new(),
+            n => format!(" (read against the file as read: {span}, {n} line(s))"),
+        };
+        format!(
+            "line {} of the new text of `{display}` is an elision marker (`{}`) in an edit applied after another \
+             of the same call, which changed the text around it, so which current lines it stands for is not \
+             certain{read}. Send the lines it stands for, or send that edit in a call of its own; nothing was \
+             written",
+            r.line, r.marker
+        )
+    } else {
+        format!(
         "line {} of the new text of `{display}` is an elision marker (`{}`) {deletes} {span} of the current \
          file ({} line(s)), and {why}. {fix}; a comment meant as written can be reworded (options.elisions: \
          \"literal\" writes markers as they are); nothing was written",
         r.line, r.marker, r.deleted
-    );
+    )
+    };
     Worded {
         failure: Failure::new(ErrorCode::ELIDED_CONTENT, message),
         syntax: None,

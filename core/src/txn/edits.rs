@@ -341,13 +341,9 @@ fn patch_one(
     .map(|p| report_tolerances(p, fe))
     .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
-    let looked = check::new_text(
-        Some(src.text()),
-        (&pieces, made(src.text(), &plan, &fe.edits)),
-        &s.display,
-        opts,
-    )
-    .map_err(|r| FileFailure::elided(printer::refused(*r), abs.clone()))?;
+    let (seen, made) = for_checks(src.text(), &plan, &fe.edits, &pieces);
+    let looked = check::new_text(Some(src.text()), (&seen, made), &s.display, opts)
+        .map_err(|r| FileFailure::elided(printer::refused(*r), abs.clone()))?;
     let pieces = match &looked.expansion {
         Some(e) => e.pieces(src.text()),
         None => pieces,
@@ -562,11 +558,37 @@ fn planning_failed(
     )
 }
 
-/// How a plan's new text was made, for the checks on it.
-fn made<'p>(text: &[u8], plan: &'p Matched<'_>, edits: &[Edit]) -> Made<'p> {
+/// The new text as the checks read it, and how it was made. Edits of one
+/// call that may hold a marker are read as stretches of the text as read,
+/// each replaced, when they are that (each search found once, apart, the
+/// same bytes): each edit's block its own span, also where two touch (the
+/// plan's pieces would join their blocks). Other edits applied in turn are
+/// read as made in turn.
+fn for_checks<'p>(
+    text: &'p [u8],
+    plan: &'p Matched<'_>,
+    edits: &'p [Edit],
+    pieces: &[&'p [u8]],
+) -> (Vec<&'p [u8]>, Made<'p>) {
+    let marker = match edits.len() {
+        1 => None,
+        _ => check::marker_in(edits.iter().map(|e| e.replace.as_bytes())),
+    };
+    if marker.is_none() {
+        return (pieces.to_vec(), Made::AtOnce);
+    }
+    if let Some(p) = exact::at_once(text, edits).filter(|p| exact::same_bytes(p, pieces)) {
+        return (p, Made::AtOnce);
+    }
     match plan.in_turn() {
-        Some(base) if !exact::apart(text, edits) => Made::InTurn(Some(base)),
-        _ => Made::AtOnce,
+        Some(base) => (
+            pieces.to_vec(),
+            Made::InTurn {
+                base: Some(base),
+                marker,
+            },
+        ),
+        None => (pieces.to_vec(), Made::AtOnce),
     }
 }
 
@@ -584,9 +606,10 @@ fn check_all(
         .zip(files)
         .zip(pieces)
         .map(|(((k, src, _, plan), fe), pc)| {
+            let (seen, made) = for_checks(src.text(), plan, &fe.edits, pc);
             check::new_text(
                 Some(src.text()),
-                (pc, made(src.text(), plan, &fe.edits)),
+                (&seen, made),
                 &txn.slots[*k].display,
                 opts,
             )

@@ -84,9 +84,9 @@ struct Planned {
     expanded: Option<Vec<KeptElision>>,
     /// What the syntax check says of its new text.
     syntax: Option<SyntaxReport>,
-    /// Its blocks were applied one after another (each to the text the
-    /// earlier ones left), not planned in one pass.
-    in_turn: bool,
+    /// Its blocks, when they were applied one after another (each to the
+    /// text the earlier ones left), not planned in one pass.
+    in_turn: Option<Vec<Edit>>,
 }
 
 /// Blocks planned in one pass over the text as read: the edits and the
@@ -121,7 +121,7 @@ impl Planned {
             line_number: None,
             expanded: None,
             syntax: None,
-            in_turn: false,
+            in_turn: None,
         }
     }
 
@@ -518,7 +518,7 @@ fn plan_op(
                 Base::Existing => Some(base_text),
                 Base::New { .. } => cur(dst).map(|(s, _)| s.text()),
             };
-            let made = (&sliced, new_text.as_slice(), p.in_turn);
+            let made = (&sliced, new_text.as_slice(), p.in_turn.as_deref());
             let checked = check_op(i, op, old, made, opts, abs(dst.or(src)))?;
             p.syntax = checked.syntax;
             if let Some((text, report)) = checked.expanded {
@@ -586,7 +586,9 @@ fn planned_blocks(
     };
     p.line_number = reports.first().map(|r| r.line_number);
     p.blocks = reports;
-    p.in_turn = matches!(t, NewText::Owned(_)) && !exact::apart(base_text, &edits);
+    if matches!(t, NewText::Owned(_)) {
+        p.in_turn = Some(edits.clone());
+    }
     if as_is && matches!(t, NewText::Planned(_)) {
         *out.0 = Some((edits, t));
         return Ok(Vec::new());
@@ -622,7 +624,7 @@ fn check_op(
     i: usize,
     op: &FileOp,
     old: Option<&[u8]>,
-    (sliced, new_text, in_turn): (&Sliced, &[u8], bool),
+    (sliced, new_text, in_turn): (&Sliced, &[u8], Option<&[Edit]>),
     opts: &Options,
     abs: Option<String>,
 ) -> Result<OpChecked, Box<OpFailed>> {
@@ -630,12 +632,29 @@ fn check_op(
         (Some((edits, t)), Some(old_text)) => t.pieces(old_text, edits),
         _ => vec![new_text],
     };
-    // Blocks applied one after another: the text before the last one is
-    // not kept.
-    let made = if in_turn {
-        check::Made::InTurn(None)
-    } else {
-        check::Made::AtOnce
+    // Several blocks that may hold a marker: read as stretches of the old
+    // text replaced when they are that (the same bytes), each block its own
+    // span; else, applied one after another, as made in turn (the text
+    // before the last one is not kept).
+    let blocks = in_turn.or(sliced.as_ref().map(|(e, _)| e.as_slice()));
+    let marker = blocks
+        .filter(|b| b.len() > 1)
+        .and_then(|b| check::marker_in(b.iter().map(|e| e.replace.as_bytes())));
+    let (pieces, made) = match (blocks, old, marker) {
+        (Some(edits), Some(o), Some(marker)) => {
+            match exact::at_once(o, edits).filter(|p| exact::same_bytes(p, &pieces)) {
+                Some(p) => (p, check::Made::AtOnce),
+                None if in_turn.is_some() => (
+                    pieces,
+                    check::Made::InTurn {
+                        base: None,
+                        marker: Some(marker),
+                    },
+                ),
+                None => (pieces, check::Made::AtOnce),
+            }
+        }
+        _ => (pieces, check::Made::AtOnce),
     };
     // A moved file is judged under its new name (its language may change).
     let named = match &op.action {

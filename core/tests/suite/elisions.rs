@@ -812,3 +812,115 @@ fn a_marker_the_file_already_has_once_is_still_a_marker_where_the_new_text_adds_
         src.replace("return True", "return False")
     );
 }
+
+/// Edits of one call as `edits[]`, as SEARCH/REPLACE blocks of `a.js`, and
+/// as a batch: each result, with the file after it (written as `src` first).
+fn each_multi_edit_entry(
+    root: &Path,
+    src: &str,
+    edits: &[(&str, &str)],
+) -> Vec<(&'static str, Value, String)> {
+    let o = opts(root);
+    let list: Vec<Value> = edits
+        .iter()
+        .map(|(s, r)| json!({"search": s, "replace": r}))
+        .collect();
+    let blocks: String = edits
+        .iter()
+        .map(|(s, r)| format!("a.js\n<<<<<<< SEARCH\n{s}=======\n{r}>>>>>>> REPLACE\n"))
+        .collect();
+    let calls: Vec<(&'static str, Call<'_>)> = vec![
+        (
+            "patchFile",
+            Box::new(|| api::patch_file(&json!({"file_path": "a.js", "edits": list}), Some(&o))),
+        ),
+        (
+            "batchPatchFiles",
+            Box::new(|| {
+                let r = api::batch_patch_files(
+                    &json!({"files": [{"file_path": "a.js", "edits": list}]}),
+                    Some(&o),
+                );
+                if r["ok"] == true {
+                    r
+                } else {
+                    r["files"][0].clone()
+                }
+            }),
+        ),
+        (
+            "applyEditBlocks",
+            Box::new(|| api::apply_edit_blocks(&json!({"text": blocks}), Some(&o))),
+        ),
+    ];
+    calls
+        .into_iter()
+        .map(|(name, call)| {
+            std::fs::write(root.join("a.js"), src).unwrap();
+            let r = call();
+            (name, r, read(root, "a.js"))
+        })
+        .collect()
+}
+
+#[test]
+fn edits_of_one_call_that_touch_or_lie_apart_each_keep_their_marker_to_their_own_block() {
+    let (_t, root) = setup(&[]);
+    // Touching at a line boundary: the first edit's marker stood for the
+    // second's deleted line too, undoing it with ok: true.
+    let src = "function f2() {\n  return x\n}\n\nfunction f3() {\n  one()\n  two()\n  three()\n}\n";
+    let e1 = (
+        "  return x\n}\n\nfunction f3() {\n  one()\n",
+        "  return y\n}\n\nfunction f3() {\n  // ...\n",
+    );
+    let e2 = ("  two()\n  three()\n}\n", "  three()\n}\n");
+    let want = "function f2() {\n  return y\n}\n\nfunction f3() {\n  one()\n  three()\n}\n";
+    for order in [[e1, e2], [e2, e1]] {
+        for (name, r, after) in each_multi_edit_entry(&root, src, &order) {
+            assert_eq!(r["ok"], true, "{name}: {r}");
+            assert_eq!(after, want, "{name}");
+        }
+    }
+    // Far apart: the lazy edit is read in its own block, as when sent alone
+    // (it was refused, its bound read in the whole file's changed region).
+    let src = "import x from \"x\"\n\nfunction f2() {\n  step()\n}\n\nfunction f3() {\n  three()\n}\n\nexport default f3\n";
+    let lazy = (
+        "  step()\n}\n",
+        "  // ... existing code ...\n}\n\nfunction f2b() {}\n",
+    );
+    let z = ("export default f3\n", "export default f2\n");
+    let want = src
+        .replace("  step()\n}\n", "  step()\n}\n\nfunction f2b() {}\n")
+        .replace("default f3", "default f2");
+    for order in [[lazy, z], [z, lazy]] {
+        for (name, r, after) in each_multi_edit_entry(&root, src, &order) {
+            assert_eq!(r["ok"], true, "{name}: {r}");
+            assert_eq!(after, want, "{name}");
+        }
+    }
+}
+
+#[test]
+fn a_marker_an_edit_sends_that_a_later_edit_joins_to_code_is_refused() {
+    // The second edit's search starts at the break that ends the first
+    // edit's marker line: the marker and `init2()` became one line,
+    // written with ok: true, the blank line the marker stood for gone.
+    let (_t, root) = setup(&[]);
+    let src = "function f1() {\n  one()\n}\n\nfunction f2() {\n  two()\n}\n";
+    let e1 = (
+        "function f1() {\n  one()\n}\n\nfunction f2() {\n",
+        "function f1() {\n  one(1)\n}\n// ... existing code ...\nfunction f2() {\n",
+    );
+    let e2 = ("\nfunction f2() {\n", "  init2()\n\nfunction f2() {\n");
+    for (name, r, after) in each_multi_edit_entry(&root, src, &[e1, e2]) {
+        assert_eq!(r["code"], "ELIDED_CONTENT", "{name}: {r}");
+        assert!(
+            r["message"]
+                .as_str()
+                .unwrap()
+                .contains("in a call of its own"),
+            "{name}: {r}"
+        );
+        assert_eq!(after, src, "{name}: nothing written");
+    }
+}

@@ -1248,16 +1248,22 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [FormatFile]) 
         let Some(reports) = f.blocks.as_mut() else {
             continue;
         };
-        // Replacements to look for: those not known to be in place.
+        // Replacements to look for: those not known to be in place. A
+        // replacement whose marker the checks expanded is not in the file
+        // as sent (its expansion is): the read back vouches for it.
+        let expanded = |r: &BlockLanded| {
+            p.expanded.is_some() && check::marker_in([r.replacement.as_bytes()]).is_some()
+        };
+        let known = |r: &BlockLanded| r.in_place || expanded(r);
         let unknown: Vec<&[u8]> = p
             .blocks
             .iter()
-            .filter(|r| !r.in_place)
+            .filter(|r| !known(r))
             .map(|r| r.replacement.as_bytes())
             .collect();
         let mut found = edit_blocks::present(written, &unknown).into_iter();
         for (r, report) in p.blocks.iter().zip(reports.iter_mut()) {
-            let there = r.in_place || found.next().unwrap_or(false);
+            let there = known(r) || found.next().unwrap_or(false);
             let ok = same && there;
             all &= ok;
             report.verified = Some(ok);

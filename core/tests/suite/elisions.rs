@@ -726,6 +726,9 @@ fn a_marker_in_a_call_of_edits_apart_is_expanded_whichever_edit_holds_it() {
         let r = api::apply_edit_blocks(&json!({ "text": text }), Some(&o));
         assert_eq!(r["ok"], true, "{r}");
         assert_eq!(read(&root, "f.rs"), want, "lazy first: {lazy_first}");
+        // The expanded block is vouched for by the file read back.
+        assert_eq!(r["verified"], true, "{r}");
+        assert!(r.get("message").is_none(), "{r}");
         std::fs::write(root.join("f.rs"), RS).unwrap();
         let (a, b) = (
             json!({"search": io.0, "replace": io.1}),

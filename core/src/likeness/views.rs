@@ -118,19 +118,10 @@ pub(super) fn strip_line_numbers(search: &str) -> Option<Numbered> {
     })
 }
 
-/// Whether a line of a search block is an elision marker: one the checks
-/// on new text take for one ([`crate::check::marker::is_marker`]: `//
-/// existing code here`, `# rest of implementation`, …), or dots (`...`,
-/// `…`) and at most a few words, inside an optional comment: in a search
-/// block, bare dots (`    ...`) leave lines out too (in new text they may
-/// be code: Python's `Ellipsis`).
+/// Whether a line is an elision marker: dots (`...`, `…`) and at most a
+/// few words, inside an optional comment (`// ... existing code ...`,
+/// `# ...`, `<!-- ... -->`, `/* ... */`).
 pub(super) fn is_marker(line: &str) -> bool {
-    crate::check::marker::is_marker(line) || dotted(line)
-}
-
-/// Dots and at most a few words, inside an optional comment
-/// (`// ... existing code ...`, `# ...`, `<!-- ... -->`, `/* ... */`).
-fn dotted(line: &str) -> bool {
     let mut t = line.trim();
     for open in ["<!--", "/*", "//", "--", "#", ";", "*", "%"] {
         if let Some(r) = t.strip_prefix(open) {
@@ -259,9 +250,6 @@ mod tests {
             "/* ... */",
             "    // ...",
             "(...)",
-            // The checks' vocabulary, without dots.
-            "// existing code here",
-            "# rest of implementation",
         ] {
             assert!(is_marker(m), "{m:?}");
         }

@@ -171,23 +171,17 @@ fn markers(old: &[u8], new: &[&[u8]], made: Made<'_>) -> Result<Option<Expansion
     // The same reading over the text the last edit was applied to, or no
     // expansion at all.
     let again = match base {
-        Some(base) => expansion(elision::check(base, new))?,
+        Some(b) => expansion(elision::check(b, new))?.map(|e| (b, e)),
         None => None,
     };
-    let same = match (&read, &again, base) {
-        (None, None, _) => true,
-        (Some(a), Some(b), Some(base)) => a.pieces(old).concat() == b.pieces(base).concat(),
-        _ => false,
-    };
-    match (read, again, base) {
-        (None, _, _) if same => match marker {
+    match (read, again) {
+        (None, None) => match marker {
             // A marker sent that neither reading finds as a line.
             Some(m) => Err(elision::refusal_at(new, &m, Why::InTurn)),
             None => Ok(None),
         },
-        (read, _, _) if same => Ok(read),
-        (Some(e), _, _) => Err(elision::refusal_of(old, &e.kept[0], Why::InTurn)),
-        (None, Some(e), Some(base)) => Err(elision::refusal_of(base, &e.kept[0], Why::InTurn)),
-        (None, _, _) => unreachable!("not the same, so one reading expanded"),
+        (Some(a), Some((b, e))) if a.pieces(old).concat() == e.pieces(b).concat() => Ok(Some(a)),
+        (Some(a), _) => Err(elision::refusal_of(old, &a.kept[0], Why::InTurn)),
+        (None, Some((b, e))) => Err(elision::refusal_of(b, &e.kept[0], Why::InTurn)),
     }
 }

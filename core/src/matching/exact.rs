@@ -27,6 +27,7 @@ use std::borrow::Cow;
 
 use memchr::memmem;
 
+use crate::check::{marker_in, Made};
 use crate::codec::source::{line_ending, utf16_len};
 use crate::diagnose::{self, Diagnosis};
 use crate::error::ErrorCode;
@@ -255,13 +256,49 @@ impl<'a> Matched<'a> {
     }
 }
 
+/// The new text `pieces` of `edits` over `text` as the checks on new text
+/// read it, and how it was made (`in_turn`: the edits were applied one
+/// after another, with the text before the last one when it is kept).
+/// Edits of one call that may hold a marker are read as stretches of
+/// `text`, each replaced, when they are that ([`at_once`], the same bytes):
+/// each edit's block its own span, also where two touch (the plan's pieces
+/// would join their blocks). Other edits applied in turn are read as made
+/// in turn; everything else as it is.
+pub(crate) fn for_checks<'p>(
+    text: &'p [u8],
+    edits: &'p [Edit],
+    pieces: &[&'p [u8]],
+    in_turn: Option<Option<&'p [u8]>>,
+) -> (Vec<&'p [u8]>, Made<'p>) {
+    let marker = match edits.len() {
+        0 | 1 => None,
+        _ => marker_in(edits.iter().map(|e| e.replace.as_bytes())),
+    };
+    let Some(marker) = marker else {
+        return (pieces.to_vec(), Made::AtOnce);
+    };
+    if let Some(p) = at_once(text, edits).filter(|p| same_bytes(p, pieces)) {
+        return (p, Made::AtOnce);
+    }
+    match in_turn {
+        Some(base) => (
+            pieces.to_vec(),
+            Made::InTurn {
+                base,
+                marker: Some(marker),
+            },
+        ),
+        None => (pieces.to_vec(), Made::AtOnce),
+    }
+}
+
 /// The new text of `edits` over `text` as pieces of `text` and of the
 /// replacements, when each could have been applied to `text` as given:
 /// every search occurs in it exactly once, the places apart. Edits applied
 /// one after another (the planner's choice) then wrote this text too, when
 /// [`same_bytes`] says so; each edit's block is then a stretch of `text`
 /// itself, which the checks on new text read edit by edit.
-pub(crate) fn at_once<'a>(text: &'a [u8], edits: &'a [Edit]) -> Option<Vec<&'a [u8]>> {
+fn at_once<'a>(text: &'a [u8], edits: &'a [Edit]) -> Option<Vec<&'a [u8]>> {
     let mut at = Vec::with_capacity(edits.len());
     for (k, e) in edits.iter().enumerate() {
         let (found, n) = find_all(text, e.search.as_bytes(), 1);
@@ -292,7 +329,7 @@ pub(crate) fn at_once<'a>(text: &'a [u8], edits: &'a [Edit]) -> Option<Vec<&'a [
 }
 
 /// Whether two lists of pieces make the same bytes.
-pub(crate) fn same_bytes(a: &[&[u8]], b: &[&[u8]]) -> bool {
+fn same_bytes(a: &[&[u8]], b: &[&[u8]]) -> bool {
     let len = |x: &[&[u8]]| x.iter().map(|p| p.len()).sum::<usize>();
     if len(a) != len(b) {
         return false;

@@ -16,7 +16,7 @@ use crate::codec::source::{self, Encoding, Source};
 use crate::error::{ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::exact::{self, EditMiss, MatchOptions, Matched, TextKind};
-use crate::model::{Edit, FileEdits, Options};
+use crate::model::{FileEdits, Options};
 use crate::printer::{self, Worded};
 use crate::result::diagnosis::Tolerance;
 use crate::result::edits::{BatchDone, BatchFile, EditReport, PatchDone, WriteDone};
@@ -341,7 +341,7 @@ fn patch_one(
     .map(|p| report_tolerances(p, fe))
     .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
-    let (seen, made) = for_checks(src.text(), &plan, &fe.edits, &pieces);
+    let (seen, made) = exact::for_checks(src.text(), &fe.edits, &pieces, plan.in_turn().map(Some));
     let looked = check::new_text(Some(src.text()), (&seen, made), &s.display, opts)
         .map_err(|r| FileFailure::elided(printer::refused(*r), abs.clone()))?;
     let pieces = match &looked.expansion {
@@ -558,40 +558,6 @@ fn planning_failed(
     )
 }
 
-/// The new text as the checks read it, and how it was made. Edits of one
-/// call that may hold a marker are read as stretches of the text as read,
-/// each replaced, when they are that (each search found once, apart, the
-/// same bytes): each edit's block its own span, also where two touch (the
-/// plan's pieces would join their blocks). Other edits applied in turn are
-/// read as made in turn.
-fn for_checks<'p>(
-    text: &'p [u8],
-    plan: &'p Matched<'_>,
-    edits: &'p [Edit],
-    pieces: &[&'p [u8]],
-) -> (Vec<&'p [u8]>, Made<'p>) {
-    let marker = match edits.len() {
-        1 => None,
-        _ => check::marker_in(edits.iter().map(|e| e.replace.as_bytes())),
-    };
-    if marker.is_none() {
-        return (pieces.to_vec(), Made::AtOnce);
-    }
-    if let Some(p) = exact::at_once(text, edits).filter(|p| exact::same_bytes(p, pieces)) {
-        return (p, Made::AtOnce);
-    }
-    match plan.in_turn() {
-        Some(base) => (
-            pieces.to_vec(),
-            Made::InTurn {
-                base: Some(base),
-                marker,
-            },
-        ),
-        None => (pieces.to_vec(), Made::AtOnce),
-    }
-}
-
 /// Every planned file's new text checked ([`check::new_text`]), or the
 /// result of a batch in which one was refused.
 fn check_all(
@@ -606,7 +572,8 @@ fn check_all(
         .zip(files)
         .zip(pieces)
         .map(|(((k, src, _, plan), fe), pc)| {
-            let (seen, made) = for_checks(src.text(), plan, &fe.edits, pc);
+            let (seen, made) =
+                exact::for_checks(src.text(), &fe.edits, pc, plan.in_turn().map(Some));
             check::new_text(
                 Some(src.text()),
                 (&seen, made),

@@ -84,14 +84,19 @@ struct Planned {
     expanded: Option<Vec<KeptElision>>,
     /// What the syntax check says of its new text.
     syntax: Option<SyntaxReport>,
-    /// Its blocks, when they were applied one after another (each to the
-    /// text the earlier ones left), not planned in one pass.
-    in_turn: Option<Vec<Edit>>,
+    /// Its blocks, when its new text was made in one buffer (not kept as
+    /// slices of the old text), and whether they were applied one after
+    /// another (each to the text the earlier ones left), for the checks.
+    made: Option<MadeFrom>,
 }
 
 /// Blocks planned in one pass over the text as read: the edits and the
 /// new text as slices of it.
 type Sliced = Option<(Vec<Edit>, NewText)>;
+
+/// The blocks a new text in one buffer was made from, and whether they
+/// were applied one after another.
+type MadeFrom = (Vec<Edit>, bool);
 
 /// A file's new bytes.
 enum Content {
@@ -121,7 +126,7 @@ impl Planned {
             line_number: None,
             expanded: None,
             syntax: None,
-            in_turn: None,
+            made: None,
         }
     }
 
@@ -518,7 +523,7 @@ fn plan_op(
                 Base::Existing => Some(base_text),
                 Base::New { .. } => cur(dst).map(|(s, _)| s.text()),
             };
-            let made = (&sliced, new_text.as_slice(), p.in_turn.as_deref());
+            let made = (&sliced, new_text.as_slice(), p.made.as_ref());
             let checked = check_op(i, op, old, made, opts, abs(dst.or(src)))?;
             p.syntax = checked.syntax;
             if let Some((text, report)) = checked.expanded {
@@ -586,10 +591,8 @@ fn planned_blocks(
     };
     p.line_number = reports.first().map(|r| r.line_number);
     p.blocks = reports;
-    if matches!(t, NewText::Owned(_)) {
-        p.in_turn = Some(edits.clone());
-    }
-    if as_is && matches!(t, NewText::Planned(_)) {
+    let in_turn = matches!(t, NewText::Owned(_));
+    if as_is && !in_turn {
         *out.0 = Some((edits, t));
         return Ok(Vec::new());
     }
@@ -599,7 +602,7 @@ fn planned_blocks(
             .map_err(|f| OpFailed::new(i, f, abs_src))?;
         *out.1 = Some(e.to_vec());
     }
-    t.into_bytes(base_text, &edits).map_err(|len| {
+    let bytes = t.into_bytes(base_text, &edits).map_err(|len| {
         OpFailed::new(
             i,
             Failure::new(
@@ -608,7 +611,9 @@ fn planned_blocks(
             ),
             abs_any,
         )
-    })
+    })?;
+    p.made = Some((edits, in_turn));
+    Ok(bytes)
 }
 
 /// What the checks on an operation's new text say: the text expanded and
@@ -624,7 +629,7 @@ fn check_op(
     i: usize,
     op: &FileOp,
     old: Option<&[u8]>,
-    (sliced, new_text, in_turn): (&Sliced, &[u8], Option<&[Edit]>),
+    (sliced, new_text, made): (&Sliced, &[u8], Option<&MadeFrom>),
     opts: &Options,
     abs: Option<String>,
 ) -> Result<OpChecked, Box<OpFailed>> {
@@ -632,27 +637,14 @@ fn check_op(
         (Some((edits, t)), Some(old_text)) => t.pieces(old_text, edits),
         _ => vec![new_text],
     };
-    // Several blocks that may hold a marker: read as stretches of the old
-    // text replaced when they are that (the same bytes), each block its own
-    // span; else, applied one after another, as made in turn (the text
-    // before the last one is not kept).
-    let blocks = in_turn.or(sliced.as_ref().map(|(e, _)| e.as_slice()));
-    let marker = blocks
-        .filter(|b| b.len() > 1)
-        .and_then(|b| check::marker_in(b.iter().map(|e| e.replace.as_bytes())));
-    let (pieces, made) = match (blocks, old, marker) {
-        (Some(edits), Some(o), Some(marker)) => {
-            match exact::at_once(o, edits).filter(|p| exact::same_bytes(p, &pieces)) {
-                Some(p) => (p, check::Made::AtOnce),
-                None if in_turn.is_some() => (
-                    pieces,
-                    check::Made::InTurn {
-                        base: None,
-                        marker: Some(marker),
-                    },
-                ),
-                None => (pieces, check::Made::AtOnce),
-            }
+    // Blocks, as the checks read them ([`exact::for_checks`]); blocks
+    // applied one after another keep no text before the last one.
+    let blocks = made
+        .map(|(e, in_turn)| (e.as_slice(), *in_turn))
+        .or(sliced.as_ref().map(|(e, _)| (e.as_slice(), false)));
+    let (pieces, made) = match (blocks, old) {
+        (Some((edits, in_turn)), Some(o)) => {
+            exact::for_checks(o, edits, &pieces, in_turn.then_some(None))
         }
         _ => (pieces, check::Made::AtOnce),
     };

@@ -884,6 +884,15 @@ fn edits_of_one_call_that_touch_or_lie_apart_each_keep_their_marker_to_their_own
             assert_eq!(after, want, "{name}");
         }
     }
+    // The same in a file with a BOM, whose blocks' new text is made in one
+    // buffer, not kept as slices of the file.
+    let bom = |t: &str| format!("\u{FEFF}{t}");
+    for order in [[e1, e2], [e2, e1]] {
+        for (name, r, after) in each_multi_edit_entry(&root, &bom(src), &order) {
+            assert_eq!(r["ok"], true, "{name}: {r}");
+            assert_eq!(after, bom(want), "{name}");
+        }
+    }
     // Far apart: the lazy edit is read in its own block, as when sent alone
     // (it was refused, its bound read in the whole file's changed region).
     let src = "import x from \"x\"\n\nfunction f2() {\n  step()\n}\n\nfunction f3() {\n  three()\n}\n\nexport default f3\n";

@@ -162,11 +162,31 @@ fn git_paths(rest: &str) -> (Option<String>, Option<String>) {
         }
         return (None, None);
     }
-    // Unquoted: `a/<p> b/<p>` with equal halves is the common case.
-    if let Some(i) = rest.find(" b/") {
-        return (Some(rest[..i].to_string()), Some(rest[i + 1..].to_string()));
+    // Unquoted, the names may hold spaces and ` b/`: as git does, the
+    // split is where the two names are the same (`a/x b/y b/x b/y` names
+    // `x b/y`, not `x`); with different names (a rename), only a header
+    // with one place to split names them. Without prefixes
+    // (`--no-prefix`), the one space between two equal halves.
+    let splits: Vec<usize> = rest.match_indices(" b/").map(|(i, _)| i).collect();
+    let same = |i: usize, pre: (&str, &str)| {
+        rest[..i].strip_prefix(pre.0) == rest[i + 1..].strip_prefix(pre.1)
+            && rest[..i].starts_with(pre.0)
+    };
+    let split = splits
+        .iter()
+        .copied()
+        .find(|&i| same(i, ("a/", "b/")))
+        .or_else(|| (splits.len() == 1).then(|| splits[0]))
+        .or_else(|| {
+            let i = rest.len() / 2;
+            (splits.is_empty() && rest.len() % 2 == 1 && rest.as_bytes()[i] == b' ')
+                .then_some(i)
+                .filter(|&i| same(i, ("", "")))
+        });
+    match split {
+        Some(i) => (Some(rest[..i].to_string()), Some(rest[i + 1..].to_string())),
+        None => (None, None),
     }
-    (None, None)
 }
 
 /// Which of two differing names a non-git diff means: fewest components,
@@ -347,19 +367,20 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
     // The last hunk's header line, to explain stray hunk lines after it.
     let mut after_hunk: Option<(usize, RangeHeader)> = None;
 
-    let flush_git = |git: &mut Option<Git>, ops: &mut Vec<FileOp>| {
+    let flush_git = |git: &mut Option<Git>, ops: &mut Vec<FileOp>| -> Result<(), ParseError> {
         if let Some(g) = git.take() {
-            if let Some(op) = git_only_op(g) {
+            if let Some(op) = git_only_op(g)? {
                 ops.push(op);
             }
         }
+        Ok(())
     };
 
     while p.i < lines.len() {
         let l = lines[p.i];
         let t = l.text;
         if let Some(rest) = t.strip_prefix("diff --git ") {
-            flush_git(&mut git, &mut ops);
+            flush_git(&mut git, &mut ops)?;
             let (a, b) = git_paths(rest);
             git = Some(Git {
                 line: l.no,
@@ -389,7 +410,7 @@ pub fn parse(text: &str) -> Result<OpPlan, ParseError> {
         after_hunk = None;
         p.i += 1;
     }
-    flush_git(&mut git, &mut ops);
+    flush_git(&mut git, &mut ops)?;
     if ops.is_empty() {
         return Err(ParseError::other(
             1,
@@ -506,13 +527,23 @@ fn stray_line(
     Ok(())
 }
 
-/// The operation of a `diff --git` section without `---`/`+++` lines.
-fn git_only_op(g: Git) -> Option<FileOp> {
+/// The operation of a `diff --git` section without `---`/`+++` lines
+/// (`None`: none, as for a mode change alone). A file created or deleted
+/// whose name the header does not give for certain is an error, not a
+/// section left out.
+fn git_only_op(g: Git) -> Result<Option<FileOp>, ParseError> {
     let path = |p: Option<String>, pre: &str| {
         p.map(|s| s.strip_prefix(pre).map(str::to_string).unwrap_or(s))
     };
+    let unnamed = || {
+        ParseError::other(
+            g.line,
+            "`diff --git a/<path> b/<path>` with the same path twice",
+            "the header's two paths cannot be told apart; add `--- a/<path>` and `+++ b/<path>` lines",
+        )
+    };
     if let (Some(from), Some(to)) = (g.rename_from.clone(), g.rename_to.clone()) {
-        return Some(FileOp {
+        return Ok(Some(FileOp {
             path: from,
             line: g.line,
             action: FileAction::Write {
@@ -520,11 +551,11 @@ fn git_only_op(g: Git) -> Option<FileOp> {
                 changes: Changes::None,
                 move_to: Some(to),
             },
-        });
+        }));
     }
     if g.new_file {
-        return Some(FileOp {
-            path: path(g.b, "b/")?,
+        return Ok(Some(FileOp {
+            path: path(g.b.clone(), "b/").ok_or_else(unnamed)?,
             line: g.line,
             action: FileAction::Write {
                 base: Base::New {
@@ -534,18 +565,18 @@ fn git_only_op(g: Git) -> Option<FileOp> {
                 changes: Changes::None,
                 move_to: None,
             },
-        });
+        }));
     }
     if g.deleted {
-        return Some(FileOp {
-            path: path(g.a, "a/")?,
+        return Ok(Some(FileOp {
+            path: path(g.a.clone(), "a/").ok_or_else(unnamed)?,
             line: g.line,
             action: FileAction::Delete {
                 verify: Some(Vec::new()),
             },
-        });
+        }));
     }
-    None
+    Ok(None)
 }
 
 fn file_op(
@@ -751,6 +782,39 @@ diff --git a/empty b/empty\nnew file mode 100644\nindex 0000000..e69de29\n";
             matches!(&p.ops[3].action, FileAction::Write { move_to: Some(m), changes: Changes::None, .. } if m == "moved/new.txt")
         );
         assert_eq!(p.ops[4].path, "empty");
+    }
+
+    /// A header-only section (an empty file added or deleted) is named by
+    /// its `diff --git` line alone: a name holding ` b/` is split where the
+    /// two halves are the same, as git splits it (`x b/y`, not `x`, whose
+    /// deletion would remove another file); a header that cannot be split
+    /// is an error, not a section left out.
+    #[test]
+    fn header_only_sections_name_the_file_git_names() {
+        let name = |t: &str| -> Vec<(String, bool)> {
+            parse(t)
+                .unwrap()
+                .ops
+                .iter()
+                .map(|o| {
+                    (
+                        o.path.clone(),
+                        matches!(o.action, FileAction::Delete { .. }),
+                    )
+                })
+                .collect()
+        };
+        let del = "diff --git a/x b/y b/x b/y\ndeleted file mode 100644\nindex e69de29..0000000\n";
+        assert_eq!(name(del), [("x b/y".to_string(), true)]);
+        let add = "diff --git a/x b/y b/x b/y\nnew file mode 100644\nindex 0000000..e69de29\n";
+        assert_eq!(name(add), [("x b/y".to_string(), false)]);
+        let no_prefix = "diff --git my file my file\nnew file mode 100644\n";
+        assert_eq!(name(no_prefix), [("my file".to_string(), false)]);
+        // Two different names and two places to split: no name is certain.
+        let e = parse("diff --git a/x b/y b/z\ndeleted file mode 100644\n").unwrap_err();
+        assert!(e.message.contains("cannot be told apart"), "{}", e.message);
+        // A mode change alone changes no content: nothing to do, as before.
+        assert!(parse("diff --git a/x b/x\nold mode 100644\nnew mode 100755\n").is_err());
     }
 
     #[test]

@@ -923,6 +923,91 @@ mod tests {
             .starts_with("// head\nfunction sum(xs) {\n  let total = 0\n  return total + 1\n"));
     }
 
+    /// Another writer swapped two functions without changing a line: the
+    /// longest common subsequence is the blank and `}` lines alone, and it
+    /// kept the first function's `}` as the second's. Such a line, found
+    /// more than once and tied by nothing unique, is refused, not placed.
+    /// One shifted with its neighbours is still placed.
+    #[test]
+    fn a_brace_of_a_swapped_function_is_not_placed_in_the_other() {
+        let (_t, root) = ws();
+        let file = root.join("s.rs");
+        let f0 = "fn f0() {\n\n    s86();\n}\n\n";
+        let f1 = "fn f1() {\n    s87();\n\n}\n\n";
+        for (op, line) in [("prepend", 3), ("append", 3), ("replace", 3), ("append", 1)] {
+            fs::write(&file, format!("{f0}{f1}")).unwrap();
+            let a = read(&root, "s.rs");
+            fs::write(&file, format!("{f1}{f0}")).unwrap();
+            let r = edit(
+                &root,
+                "s.rs",
+                json!([{"op": op, "pos": a[line], "lines": "    f0_tail();"}]),
+            );
+            assert_eq!(r["code"], "ANCHOR_MISMATCH", "{op} {line}: {r}");
+            assert_eq!(r["anchors"][0]["problem"], "several", "{r}");
+            assert_eq!(fs::read_to_string(&file).unwrap(), format!("{f1}{f0}"));
+        }
+        // Shifted by a line added above, with its neighbours: placed.
+        fs::write(&file, format!("{f0}{f1}")).unwrap();
+        let a = read(&root, "s.rs");
+        fs::write(&file, format!("// head\n{f0}{f1}")).unwrap();
+        let r = edit(
+            &root,
+            "s.rs",
+            json!([{"op": "prepend", "pos": a[3], "lines": "    f0_tail();"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            fs::read_to_string(&file).unwrap(),
+            format!("// head\nfn f0() {{\n\n    s86();\n    f0_tail();\n}}\n\n{f1}")
+        );
+    }
+
+    /// A `}` tied to the start (or end) of both files by lines kept in
+    /// place, its other neighbour changed, is where it was: the first line
+    /// of a read of one line, and the last line of a read.
+    #[test]
+    fn a_line_tied_to_both_files_edges_is_placed() {
+        let (_t, root) = ws();
+        let file = root.join("e.txt");
+        fs::write(&file, "}\nx\n}\n").unwrap();
+        let r = read_file(
+            &json!({"file_path": "e.txt", "anchors": true, "limit": 1}),
+            Some(&opts(&root)),
+        );
+        let first = r["content"]
+            .as_str()
+            .unwrap()
+            .split('|')
+            .next()
+            .unwrap()
+            .to_string();
+        fs::write(&file, "}\nx2\n}\n").unwrap();
+        let r = edit(
+            &root,
+            "e.txt",
+            json!([{"op": "append", "pos": first, "lines": "after"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            fs::read_to_string(&file).unwrap(),
+            "}\nafter\nx2\n}\n"
+        );
+        fs::write(&file, "}\n}\nx\n}\n").unwrap();
+        let a = read(&root, "e.txt");
+        fs::write(&file, "}\n}\nx changed\n}\n").unwrap();
+        let r = edit(
+            &root,
+            "e.txt",
+            json!([{"op": "replace", "pos": a[3], "lines": "} // end"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            fs::read_to_string(&file).unwrap(),
+            "}\n}\nx changed\n} // end\n"
+        );
+    }
+
     /// 40 lines, `X`, one more line; and the same with `X` changed and,
     /// 33 lines below, `X` again.
     fn far_tie() -> (String, String) {

@@ -565,16 +565,7 @@ pub(crate) fn map_line_in(
     if before + after + 2 * CONTEXT > MAX_WINDOW {
         return Mapped::Several(vec![j]);
     }
-    let i0 = i.saturating_sub(before + CONTEXT);
-    let i1 = (i + after + CONTEXT + 1).min(old.len());
-    // The new side: as far on each side of `j` as the old side reaches from
-    // `i`, to the file's edge where the old side reaches its edge.
-    let j0 = if i0 == 0 { 0 } else { j.saturating_sub(i - i0) };
-    let j1 = if i1 == old.len() {
-        new.len()
-    } else {
-        (j + (i1 - i)).min(new.len())
-    };
+    let ((i0, i1), (j0, j1)) = windows((i, j), (before, after), (old.len(), new.len()));
     forced(&old[i0..i1], &new[j0..j1], i - i0, j - j0)
         .map(|()| Mapped::At(j))
         .unwrap_or_else(|mut at| {
@@ -583,50 +574,126 @@ pub(crate) fn map_line_in(
         })
 }
 
-/// Whether snapshot line `i`, kept by the diff as line `j`, left its
-/// neighbours behind: on one side the lines next to it lead (each kept at
-/// the same distance from `j`) to a line the diff keeps somewhere else,
-/// and on neither side do they lead so to a line whose text occurs once in
-/// each file. Such a line may be another line with its text: the anchored
-/// line changed (or was removed) and a copy stands elsewhere (`return
-/// total` edited in place and a new function ending with `return total`
-/// added below; a loop's `}` removed and an inner `}` dedented to its
-/// depth): the longest common subsequence keeps the copy, one line more
-/// than the truth. A line that moved with its block, or shifted with the
-/// file, has its neighbours beside it; a line whose neighbours changed or
-/// end the file says nothing either way.
-pub(crate) fn left_behind(
+/// The windows of the snapshot and of the file compared around snapshot
+/// line `i`, kept as line `j`: [`CONTEXT`] lines beyond `before` and
+/// `after` on the snapshot's side (lines `i0..i1` of `old` lines); on the
+/// file's side as far from `j` as the snapshot's side reaches from `i`,
+/// and where the snapshot's side reaches its edge, toward the file's edge
+/// too, [`MAX_WINDOW`] lines further at most ([`forced`]'s tables are the
+/// product of both sides: a window as long as a file of a million lines
+/// would cost gigabytes).
+fn windows(
+    (i, j): (usize, usize),
+    (before, after): (usize, usize),
+    (old, new): (usize, usize),
+) -> ((usize, usize), (usize, usize)) {
+    let i0 = i.saturating_sub(before + CONTEXT);
+    let i1 = (i + after + CONTEXT + 1).min(old);
+    let j0 = match i0 {
+        0 => j.saturating_sub(i + MAX_WINDOW),
+        _ => j.saturating_sub(i - i0),
+    };
+    let j1 = match i1 == old {
+        true => (j + (i1 - i) + MAX_WINDOW).min(new),
+        false => (j + (i1 - i)).min(new),
+    };
+    ((i0, i1), (j0, j1))
+}
+
+/// How the lines around snapshot line `i`, kept by the diff as line `j`,
+/// tie it there (see [`tie`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tie {
+    /// On one side the lines next to it lead, each kept at the same
+    /// distance from `j`, to a line whose text occurs once in each file; or
+    /// neither side leaves a line behind and one leads to both files'
+    /// edges at once, or its own text occurs once in each file.
+    Pinned,
+    /// Not pinned, and on one side the lines next to it lead so to a line
+    /// the diff keeps somewhere else: it may be another line with its text
+    /// (the anchored line changed or was removed, a copy stands elsewhere).
+    LeftBehind,
+    /// A line whose text occurs more than once (a `}`, a blank line), with
+    /// changed lines on both sides and nothing that pins it: it may be any
+    /// of its copies.
+    Loose,
+}
+
+/// How snapshot line `i`, kept by the diff as line `j`, is tied there.
+///
+/// Why the diff alone is not enough. The longest common subsequence keeps
+/// the most lines, not the right ones. `return total` edited in place and
+/// a new function ending with `return total` added below, or a loop's `}`
+/// removed and an inner `}` dedented to its depth: it keeps the copy, one
+/// line more than the truth ([`Tie::LeftBehind`]). Two functions swapped
+/// by another writer: their unique lines moved, so the subsequence is
+/// made of the blank and `}` lines alone, and a `}` of one function is
+/// kept as the other's ([`Tie::Loose`]). A line that moved with its block,
+/// or shifted with the file, has its neighbours beside it up to a line
+/// found once in each file (or up to the start or end of both, when the
+/// other side leaves nothing behind).
+/// The walk looks [`MAX_WINDOW`] lines each way at most.
+pub(crate) fn tie(
     map: &[Option<usize>],
     (i, j): (usize, usize),
     (old, new): (&[u64], usize),
     (at_old, at_new): (&Positions, &Positions),
-) -> bool {
+) -> Tie {
     let once = |k: u64| {
         at_old.get(&k).is_some_and(|v| v.len() == 1) && at_new.get(&k).is_some_and(|v| v.len() == 1)
     };
-    // Per side: `Some(true)` pinned, `Some(false)` a neighbour kept
-    // elsewhere, `None` neither (a changed line, or an edge).
-    let side = |down: bool| -> Option<bool> {
-        let mut d = 1;
-        loop {
+    let side = |down: bool| -> Side {
+        for d in 1..=MAX_WINDOW {
             let (a, b) = if down {
                 (i + d, j + d)
             } else {
-                (i.checked_sub(d)?, j.checked_sub(d)?)
+                match (i.checked_sub(d), j.checked_sub(d)) {
+                    (Some(a), Some(b)) => (a, b),
+                    (None, None) => return Side::Edges,
+                    _ => return Side::Nothing,
+                }
             };
-            if a >= old.len() || b >= new {
-                return None;
+            match (a >= old.len(), b >= new) {
+                (true, true) => return Side::Edges,
+                (false, false) => {}
+                _ => return Side::Nothing,
             }
             match map[a] {
-                None => return None,
-                Some(x) if x != b => return Some(false),
-                Some(_) if once(old[a]) => return Some(true),
-                Some(_) => d += 1,
+                None => return Side::Nothing,
+                Some(x) if x != b => return Side::Elsewhere,
+                Some(_) if once(old[a]) => return Side::Unique,
+                Some(_) => {}
             }
         }
+        Side::Nothing
     };
-    let (up, down) = (side(false), side(true));
-    up != Some(true) && down != Some(true) && (up == Some(false) || down == Some(false))
+    let sides = [side(false), side(true)];
+    if sides.contains(&Side::Unique) {
+        Tie::Pinned
+    } else if sides.contains(&Side::Elsewhere) {
+        Tie::LeftBehind
+    } else if sides.contains(&Side::Edges) || once(old[i]) {
+        Tie::Pinned
+    } else {
+        Tie::Loose
+    }
+}
+
+/// Where the lines on one side of an anchored line lead, each kept at the
+/// same distance from it ([`tie`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// To a line whose text occurs once in each file.
+    Unique,
+    /// To a line the diff keeps somewhere else.
+    Elsewhere,
+    /// To the start (or end) of both files at once: weaker than a unique
+    /// line (a copy at the end of the file is the end's last lines too),
+    /// so it pins only when the other side leaves nothing behind.
+    Edges,
+    /// To a changed line, one file's edge alone, or [`MAX_WINDOW`] lines
+    /// of repeated text.
+    Nothing,
 }
 
 /// Where each key is in a file's lines.
@@ -1039,6 +1106,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The file's window is as long as the snapshot's and [`MAX_WINDOW`]
+    /// lines more toward each edge at most, however long the file grew: a
+    /// read of 950 lines and a million lines added after it compared a
+    /// window of the whole file (two tables of 950 x 1,000,000 cells).
+    #[test]
+    fn the_windows_compared_are_bounded_by_the_snapshots() {
+        for (i, j, old, new) in [
+            (10, 10, 950, 1_000_000),
+            (940, 999_000, 950, 1_000_000),
+            (5, 500_000, 20, 1_000_000),
+        ] {
+            let ((i0, i1), (j0, j1)) = windows((i, j), (0, 0), (old, new));
+            assert!(i0 <= i && i < i1 && i1 <= old);
+            assert!(j0 <= j && j < j1 && j1 <= new);
+            assert!(j1 - j0 <= i1 - i0 + 2 * MAX_WINDOW, "{:?}", (j0, j1));
+        }
+        // Near the edges: the file's side reaches them too.
+        assert_eq!(windows((3, 5), (0, 0), (10, 12)), ((0, 10), (0, 12)));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use crate::result::lines::{AnchorProblem, Verified};
 
 use super::anchors::{
-    diff_map, id_of, left_behind, map_line_in, positions, tagged, Anchor, Line, Mapped, Positions,
+    diff_map, id_of, map_line_in, positions, tagged, tie, Anchor, Line, Mapped, Positions, Tie,
 };
 
 /// What an edit does at its anchor.
@@ -263,9 +263,11 @@ impl<'a> Diffs<'a> {
             .map(|&l| match self.late() {
                 true => Err(NotPlaced::OutOfTime),
                 false => Ok(match map_line_in(a, b, m, l, (at_a, at_b)) {
-                    Mapped::At(j) if left_behind(m, (l, j), (a, b.len()), (at_a, at_b)) => {
-                        Mapped::Changed
-                    }
+                    Mapped::At(j) => match tie(m, (l, j), (a, b.len()), (at_a, at_b)) {
+                        Tie::Pinned => Mapped::At(j),
+                        Tie::LeftBehind => Mapped::Changed,
+                        Tie::Loose => Mapped::Several(vec![j]),
+                    },
                     mapped => mapped,
                 }),
             })

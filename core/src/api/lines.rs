@@ -963,49 +963,23 @@ mod tests {
         );
     }
 
-    /// A `}` tied to the start (or end) of both files by lines kept in
-    /// place, its other neighbour changed, is where it was: the first line
-    /// of a read of one line, and the last line of a read.
+    /// The end of both files does not pin a line: a function moved to the
+    /// end ends the file as the one that ended it before (`}` and blank
+    /// lines), and the other's `}` would be taken for its own.
     #[test]
-    fn a_line_tied_to_both_files_edges_is_placed() {
+    fn a_brace_at_the_end_of_both_files_is_not_pinned_by_the_end() {
         let (_t, root) = ws();
-        let file = root.join("e.txt");
-        fs::write(&file, "}\nx\n}\n").unwrap();
-        let r = read_file(
-            &json!({"file_path": "e.txt", "anchors": true, "limit": 1}),
-            Some(&opts(&root)),
-        );
-        let first = r["content"]
-            .as_str()
-            .unwrap()
-            .split('|')
-            .next()
-            .unwrap()
-            .to_string();
-        fs::write(&file, "}\nx2\n}\n").unwrap();
-        let r = edit(
-            &root,
-            "e.txt",
-            json!([{"op": "append", "pos": first, "lines": "after"}]),
-        );
-        assert_eq!(r["ok"], true, "{r}");
-        assert_eq!(
-            fs::read_to_string(&file).unwrap(),
-            "}\nafter\nx2\n}\n"
-        );
-        fs::write(&file, "}\n}\nx\n}\n").unwrap();
-        let a = read(&root, "e.txt");
-        fs::write(&file, "}\n}\nx changed\n}\n").unwrap();
-        let r = edit(
-            &root,
-            "e.txt",
-            json!([{"op": "replace", "pos": a[3], "lines": "} // end"}]),
-        );
-        assert_eq!(r["ok"], true, "{r}");
-        assert_eq!(
-            fs::read_to_string(&file).unwrap(),
-            "}\n}\nx changed\n} // end\n"
-        );
+        let file = root.join("e.rs");
+        let f0 = "fn f0() {\n\n}\n\n\n";
+        let f1 = "fn f1() {\n\n\n    s38();\n}\n\n\n";
+        fs::write(&file, format!("{f0}{f1}")).unwrap();
+        let a = read(&root, "e.rs");
+        fs::write(&file, format!("{f1}{f0}")).unwrap();
+        for line in [9, 10, 11] {
+            let r = edit(&root, "e.rs", json!([{"pos": a[line], "lines": "XX"}]));
+            assert_eq!(r["code"], "ANCHOR_MISMATCH", "{line}: {r}");
+        }
+        assert_eq!(fs::read_to_string(&file).unwrap(), format!("{f1}{f0}"));
     }
 
     /// 40 lines, `X`, one more line; and the same with `X` changed and,

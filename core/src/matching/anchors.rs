@@ -606,16 +606,17 @@ fn windows(
 pub(crate) enum Tie {
     /// On one side the lines next to it lead, each kept at the same
     /// distance from `j`, to a line whose text occurs once in each file; or
-    /// neither side leaves a line behind and one leads to both files'
-    /// edges at once, or its own text occurs once in each file.
+    /// neither side leaves a line behind and its own text occurs once in
+    /// each file.
     Pinned,
     /// Not pinned, and on one side the lines next to it lead so to a line
     /// the diff keeps somewhere else: it may be another line with its text
     /// (the anchored line changed or was removed, a copy stands elsewhere).
     LeftBehind,
     /// A line whose text occurs more than once (a `}`, a blank line), with
-    /// changed lines on both sides and nothing that pins it: it may be any
-    /// of its copies.
+    /// changed lines on both sides and nothing that pins it, while another
+    /// copy is free (not pinned in the snapshot, or left over in the file):
+    /// it may be that copy.
     Loose,
 }
 
@@ -630,8 +631,8 @@ pub(crate) enum Tie {
 /// made of the blank and `}` lines alone, and a `}` of one function is
 /// kept as the other's ([`Tie::Loose`]). A line that moved with its block,
 /// or shifted with the file, has its neighbours beside it up to a line
-/// found once in each file (or up to the start or end of both, when the
-/// other side leaves nothing behind).
+/// found once in each file, or its text's other copies are each pinned
+/// where they went (the last `}` of a file whose last function changed).
 /// The walk looks [`MAX_WINDOW`] lines each way at most.
 pub(crate) fn tie(
     map: &[Option<usize>],
@@ -642,41 +643,76 @@ pub(crate) fn tie(
     let once = |k: u64| {
         at_old.get(&k).is_some_and(|v| v.len() == 1) && at_new.get(&k).is_some_and(|v| v.len() == 1)
     };
-    let side = |down: bool| -> Side {
-        for d in 1..=MAX_WINDOW {
-            let (a, b) = if down {
-                (i + d, j + d)
-            } else {
-                match (i.checked_sub(d), j.checked_sub(d)) {
-                    (Some(a), Some(b)) => (a, b),
-                    (None, None) => return Side::Edges,
-                    _ => return Side::Nothing,
-                }
-            };
-            match (a >= old.len(), b >= new) {
-                (true, true) => return Side::Edges,
-                (false, false) => {}
+    let sides =
+        |i: usize, j: usize| [false, true].map(|down| side(map, (i, j), (old, new), once, down));
+    let here = sides(i, j);
+    if here.contains(&Side::Unique) {
+        return Tie::Pinned;
+    }
+    if here.contains(&Side::Elsewhere) {
+        return Tie::LeftBehind;
+    }
+    let key = old[i];
+    if once(key) {
+        return Tie::Pinned;
+    }
+    // A line of repeated text with nothing unique beside it is where the
+    // diff kept it only when every other copy is accounted for: each other
+    // copy in the snapshot kept somewhere and pinned there, and no copy in
+    // the file left over but line `j` (then no other pairing of the
+    // copies exists). Else one of the free copies may be it.
+    let copies = at_old.get(&key).map_or(&[][..], Vec::as_slice);
+    let there = at_new.get(&key).map_or(0, Vec::len);
+    if copies.len() > MAX_COPIES {
+        return Tie::Loose;
+    }
+    let pinned = copies
+        .iter()
+        .filter(|&&c| c != i)
+        .filter(|&&c| map[c].is_some_and(|y| sides(c, y).contains(&Side::Unique)))
+        .count();
+    match pinned + 1 == copies.len() && pinned + 1 == there {
+        true => Tie::Pinned,
+        false => Tie::Loose,
+    }
+}
+
+/// Most copies of an anchored line's text looked at to see whether each
+/// is accounted for ([`tie`]); with more, a line not pinned by its own
+/// neighbours is refused.
+const MAX_COPIES: usize = 4096;
+
+/// Where the lines on one side (`down`, or up) of snapshot line `i`, kept
+/// as line `j`, lead, each kept at the same distance from it ([`tie`]):
+/// `once(key)` says whether a text occurs once in each file; `new` is the
+/// file's length in lines.
+fn side(
+    map: &[Option<usize>],
+    (i, j): (usize, usize),
+    (old, new): (&[u64], usize),
+    once: impl Fn(u64) -> bool,
+    down: bool,
+) -> Side {
+    for d in 1..=MAX_WINDOW {
+        let (a, b) = if down {
+            (i + d, j + d)
+        } else {
+            match (i.checked_sub(d), j.checked_sub(d)) {
+                (Some(a), Some(b)) => (a, b),
                 _ => return Side::Nothing,
             }
-            match map[a] {
-                None => return Side::Nothing,
-                Some(x) if x != b => return Side::Elsewhere,
-                Some(_) if once(old[a]) => return Side::Unique,
-                Some(_) => {}
-            }
+        };
+        if a >= old.len() || b >= new {
+            return Side::Nothing;
         }
-        Side::Nothing
-    };
-    let sides = [side(false), side(true)];
-    if sides.contains(&Side::Unique) {
-        Tie::Pinned
-    } else if sides.contains(&Side::Elsewhere) {
-        Tie::LeftBehind
-    } else if sides.contains(&Side::Edges) || once(old[i]) {
-        Tie::Pinned
-    } else {
-        Tie::Loose
+        match map[a] {
+            None => return Side::Nothing,
+            Some(x) if x != b => return Side::Elsewhere,
+            Some(_) if once(old[a]) => return Side::Unique,
+            Some(_) => {}
+        }
     }
+    Side::Nothing
 }
 
 /// Where the lines on one side of an anchored line lead, each kept at the
@@ -687,12 +723,11 @@ enum Side {
     Unique,
     /// To a line the diff keeps somewhere else.
     Elsewhere,
-    /// To the start (or end) of both files at once: weaker than a unique
-    /// line (a copy at the end of the file is the end's last lines too),
-    /// so it pins only when the other side leaves nothing behind.
-    Edges,
-    /// To a changed line, one file's edge alone, or [`MAX_WINDOW`] lines
-    /// of repeated text.
+    /// To a changed line, a file's edge, or [`MAX_WINDOW`] lines of
+    /// repeated text. The edges of both files reached at once do not pin
+    /// a line: a function moved to the end of the file ends it as the
+    /// function that ended it before did (`}` and blank lines), and its
+    /// `}` would be taken for the other's.
     Nothing,
 }
 

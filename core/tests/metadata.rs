@@ -627,3 +627,64 @@ fn every_writing_entry_point_keeps_metadata() {
         );
     }
 }
+
+/// A moved file is a new inode at its new path: it takes the source's
+/// ACL and extended attributes as well as its owner and mode (Codex `***
+/// Move to:`, a git rename with or without hunks). Undoing the move brings
+/// the file back with what the moved file has then (a mode or attribute
+/// changed after the move is kept), as an undone edit keeps what the file
+/// has.
+#[test]
+fn a_move_keeps_acls_and_attributes_and_its_undo_keeps_later_ones() {
+    if !ready(&["setfacl", "getfacl", "setfattr", "getfattr"]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let opts = json!({ "workspaceRoot": root });
+    let patches = [
+        "*** Begin Patch\n*** Update File: f.sh\n*** Move to: g.sh\n@@\n-one\n+two\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: f.sh\n*** Move to: g.sh\n*** End Patch\n",
+        "diff --git a/f.sh b/g.sh\nsimilarity index 100%\nrename from f.sh\nrename to g.sh\n",
+    ];
+    for patch in patches {
+        let (f, g) = (root.join("f.sh"), root.join("g.sh"));
+        let _ = fs::remove_file(&g);
+        fs::write(&f, "one\n").unwrap();
+        chown(&f, OWNER, SHARED_GROUP);
+        chmod(&f, 0o640);
+        sh(&format!("setfacl -m u:{EDITOR}:rw {}", q(&f)));
+        sh(&format!("setfattr -n user.origin -v checked-in {}", q(&f)));
+        let before = facts(&f);
+        let r = api::apply_patch(&json!({ "patch": patch }), Some(&opts));
+        assert_eq!(r["ok"], true, "{patch}: {r}");
+        assert!(!f.exists(), "{patch}");
+        let moved = facts(&g);
+        assert_eq!(
+            (moved.uid, moved.gid, moved.mode, &moved.acl, &moved.xattrs),
+            (
+                before.uid,
+                before.gid,
+                before.mode,
+                &before.acl,
+                &before.xattrs
+            ),
+            "{patch}"
+        );
+        // Changed after the move, then undone: the file comes back with
+        // what the moved file has now.
+        chmod(&g, 0o600);
+        sh(&format!("setfattr -n user.note -v later {}", q(&g)));
+        let later = facts(&g);
+        let u = api::undo(&json!({}), Some(&opts));
+        assert_eq!(u["ok"], true, "{patch}: {u}");
+        assert!(!g.exists(), "{patch}");
+        let back = facts(&f);
+        assert_eq!(
+            (back.uid, back.gid, back.mode, &back.acl, &back.xattrs),
+            (later.uid, later.gid, later.mode, &later.acl, &later.xattrs),
+            "{patch}"
+        );
+        fs::remove_file(&f).unwrap();
+    }
+    no_leftovers(&root);
+}

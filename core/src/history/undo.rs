@@ -342,6 +342,11 @@ pub(crate) fn undo_file(
     })
 }
 
+/// One file an undo writes: its slot, its bytes, what a new file takes
+/// (an undone deletion), and the slot of the file it takes that from now
+/// (an undone move).
+type UndoWrite<'b> = (usize, &'b [u8], Option<Like>, Option<usize>);
+
 /// Undoes entry `e` with its `steps` (see [`undo`]); the undo is journaled
 /// under `entry`.
 fn undo_entry(
@@ -356,13 +361,28 @@ fn undo_entry(
     let (txn, slots) = open_unchanged(ws, opts, e, &steps)?;
     // 2. Plan the writes and removals.
     let mut removes: Vec<usize> = Vec::new();
-    let mut writes: Vec<(usize, &[u8], Option<Like>)> = Vec::new();
-    for ((_, _, step), k) in steps.iter().zip(&slots) {
+    // (slot, bytes, what a new file takes, the slot of the file it takes it
+    // from now): a file moved away comes back with the owner, mode and
+    // attributes the moved file has now (as an undone edit keeps what the
+    // file has now), not those it had when it moved.
+    let mut writes: Vec<UndoWrite<'_>> = Vec::new();
+    for (n, ((_, _, step), k)) in steps.iter().zip(&slots).enumerate() {
         let k = k.expect("every slot resolved");
         match step {
             Step::Remove => removes.push(k),
-            Step::Restore(b) => writes.push((k, b, None)),
-            Step::Recreate(b, like) => writes.push((k, b, like.clone())),
+            Step::Restore(b) => writes.push((k, b, None, None)),
+            Step::Recreate(b, like) => {
+                let moved = e.files()[n].moved_to.as_deref().and_then(|to| {
+                    let m = steps
+                        .iter()
+                        .position(|(p, _, s)| p == to && matches!(s, Step::Remove))?;
+                    slots[m]
+                });
+                match moved {
+                    Some(from) => writes.push((k, b, None, Some(from))),
+                    None => writes.push((k, b, like.clone(), None)),
+                }
+            }
         }
     }
     let (files, all_diff) = file_results(&txn, &steps, &slots, dry_run);
@@ -378,10 +398,10 @@ fn undo_entry(
     if dry_run {
         let kept: Vec<Kept> = writes
             .iter()
-            .map(|(k, b, like)| Kept {
+            .map(|(k, b, like, from)| Kept {
                 slot: *k,
                 bytes: b.to_vec(),
-                perms_from: None,
+                perms_from: *from,
                 like: like.clone(),
             })
             .collect();
@@ -393,10 +413,10 @@ fn undo_entry(
     // 3. Commit, journaled as an undo of `e`.
     let ws_writes: Vec<Write<'_>> = writes
         .iter()
-        .map(|(k, b, like)| Write {
+        .map(|(k, b, like, from)| Write {
             slot: *k,
             content: vec![*b],
-            perms_from: None,
+            perms_from: *from,
             sha256: slots
                 .iter()
                 .position(|s| *s == Some(*k))

@@ -40,6 +40,14 @@ pub(crate) fn through_link(path: &str, real: &str) -> String {
     )
 }
 
+/// A move of `path` onto `to`, a symbolic link to `real`.
+pub(crate) fn move_onto_link(path: &str, to: &str, real: &str) -> String {
+    format!(
+        "`{path}` would move onto `{to}`, a symbolic link to `{real}`: the move would write over `{real}` and \
+         keep the link; nothing was written. Move it to another path, or remove the link first"
+    )
+}
+
 /// The new text of `path` (`len` bytes) could not be allocated.
 pub(crate) fn too_large_to_allocate(path: &str, len: usize) -> String {
     format!(

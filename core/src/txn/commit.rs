@@ -119,9 +119,19 @@ impl Txn<'_> {
                     .and_then(|k| self.slots[k].cur.as_ref().map(|(_, m)| *m)),
             })
             .collect();
+        // A moved file's new inode takes the attributes of the file it
+        // stands for (ACLs and other extended attributes, inode flags), as
+        // its owner and mode: read from the source, still in place.
         let attrs: Vec<Option<crate::io::meta::Extras>> = writes
             .iter()
-            .map(|w| w.like.as_ref().and_then(|l| l.extras.clone()))
+            .map(|w| match &w.like {
+                Some(l) => l.extras.clone(),
+                None => w.perms_from.and_then(|k| {
+                    let r = &self.slots[k].res;
+                    let (f, _) = r.dir.open_current(&r.name).ok().flatten()?;
+                    crate::io::meta::capture(&f).ok()
+                }),
+            })
             .collect();
         let deletes: Vec<DeleteJob<'_>> = removes
             .iter()

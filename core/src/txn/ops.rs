@@ -320,26 +320,10 @@ fn resolve_ops(
             }
             Err(Refused::Call(v)) => return Err(v),
         };
-        // Removing a file named through a symlink would remove the link's
-        // target and leave the link dangling: name the real file instead.
-        let removes = matches!(op.action, FileAction::Delete { .. })
-            || matches!(
-                &op.action,
-                FileAction::Write {
-                    move_to: Some(_),
-                    ..
-                }
-            );
-        if let (true, Some(k)) = (removes, src) {
-            if let Some(real) = through_link(ws.root(), &op.path, &txn.slots[k].res) {
-                failures.push(OpFailed::new(
-                    i,
-                    Failure::invalid(printer::through_link(&op.path, &real)),
-                    Some(txn.slots[k].abs()),
-                ));
-                refs.push(None);
-                continue;
-            }
+        if let Some(f) = link_refusal(ws.root(), (i, op), txn, (src, dst), dst_path) {
+            failures.push(f);
+            refs.push(None);
+            continue;
         }
         let dst = match (&op.action, src, dst) {
             // A move onto itself is an update; an update writes its source.
@@ -437,6 +421,61 @@ fn through_link(root: &Path, user: &str, res: &Resolved) -> Option<String> {
     }
     let lexical: PathBuf = parts.iter().collect();
     (lexical.to_string_lossy().replace('\\', "/") != res.rel_path).then(|| res.rel_path.clone())
+}
+
+/// Why operation `i` is refused for a symbolic link, if it is. Removing a
+/// file named through a symlink (a deletion, a move's source) would remove
+/// the link's target and leave the link dangling: the real file must be
+/// named. A move onto a symlink (`dst_path`) would write over the file the
+/// link names, a file the patch does not name, and keep the link.
+fn link_refusal(
+    root: &Path,
+    (i, op): (usize, &FileOp),
+    txn: &Txn<'_>,
+    (src, dst): (Option<usize>, Option<usize>),
+    dst_path: Option<&str>,
+) -> Option<Box<OpFailed>> {
+    let removes = matches!(op.action, FileAction::Delete { .. })
+        || matches!(
+            &op.action,
+            FileAction::Write {
+                move_to: Some(_),
+                ..
+            }
+        );
+    if let (true, Some(k)) = (removes, src) {
+        if let Some(real) = through_link(root, &op.path, &txn.slots[k].res) {
+            return Some(OpFailed::new(
+                i,
+                Failure::invalid(printer::through_link(&op.path, &real)),
+                Some(txn.slots[k].abs()),
+            ));
+        }
+    }
+    let (to, d) = (dst_path?, dst?);
+    (src.is_some() && src != Some(d) && is_link(root, to)).then(|| {
+        OpFailed::new(
+            i,
+            Failure::invalid(printer::move_onto_link(
+                &op.path,
+                to,
+                &txn.slots[d].res.rel_path,
+            )),
+            Some(txn.slots[d].abs()),
+        )
+    })
+}
+
+/// Whether `user` (a path as the caller wrote it, under `root`) names a
+/// symbolic link itself (its last component).
+fn is_link(root: &Path, user: &str) -> bool {
+    let p = Path::new(user);
+    let full = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        root.join(p)
+    };
+    std::fs::symlink_metadata(full).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 // ---------------------------------------------------------------------------

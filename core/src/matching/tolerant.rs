@@ -745,8 +745,15 @@ fn adapt(
     // Where the block's lines end as the region's do (a block with line
     // breaks), its line endings needed no tolerance: the caller's own
     // endings are the file's, and a line whose ending the caller changed
-    // (CRLF to LF) keeps the new one.
-    let le = le && (s_ends != r_ends || s_ends.iter().all(Option::is_none));
+    // (CRLF to LF) keeps the new one, when that leaves the file with one
+    // kind: a file that uses one kind throughout, a line break of it kept
+    // outside the region, takes no line break of the other kind (a search
+    // copied from a read of a CRLF file has CRLF, the replacement typed
+    // after it LF).
+    let le = le
+        && (s_ends != r_ends
+            || s_ends.iter().all(Option::is_none)
+            || would_mix(text, (start, start + region.len()), replace));
     let (p_lines, p_ends) = split_ends(replace);
     let starts_line = at_line_start(text, start);
     // The file's text on the region's first line before the match.
@@ -1020,11 +1027,22 @@ pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Re
     }
 }
 
+/// Whether `replace`, written over `text[from..to]`, would leave the text
+/// with both kinds of line break: the text uses one kind throughout, keeps
+/// one outside the range, and `replace` has one of the other kind.
+fn would_mix(text: &[u8], (from, to): (usize, usize), replace: &str) -> bool {
+    let kept = memchr::memchr(b'\n', &text[..from]).is_some()
+        || memchr::memchr(b'\n', &text[to.min(text.len())..]).is_some();
+    kept && breaks_other_than(replace, line_ending(text))
+}
+
 /// Whether [`reended`] may adapt an edit's replacement under `m`: line
-/// endings tolerated, a search sent with LF breaks or none, a replacement
-/// with line breaks.
-pub(crate) fn may_reend(search: &str, replace: &str, m: MatchMode) -> bool {
-    m.has(Tolerance::LineEndings) && replace.contains('\n') && !search.contains("\r\n")
+/// endings tolerated and a replacement with line breaks. The search's own
+/// breaks do not matter: a search copied from a read of a CRLF file has
+/// CRLF, and the replacement typed after it LF (its new lines would leave
+/// the file with both kinds).
+pub(crate) fn may_reend(_search: &str, replace: &str, m: MatchMode) -> bool {
+    m.has(Tolerance::LineEndings) && replace.contains('\n')
 }
 
 /// Whether `replace` has a line break of the other kind than `eol`, the
@@ -1060,9 +1078,10 @@ fn lands_on_other_breaks(text: &[u8], start: usize, replace: &str) -> bool {
 }
 
 /// The tolerant reading of an edit found once as sent (at `start`), where
-/// `m` tolerates line endings, the search was sent with LF (or without a
-/// line break) and the replacement has breaks of the other kind than the
-/// file, which uses one kind throughout: a model sends LF, and LF lines
+/// `m` tolerates line endings and the replacement has breaks of the other
+/// kind than the file, which uses one kind throughout (a search sent with
+/// the file's CRLF, found as sent, has its replacement's LF breaks made
+/// CRLF, nothing else): a model sends LF, and LF lines
 /// added to a CRLF file (or CRLF to an LF one) as sent would leave it with
 /// both. The edit is then matched as under `m` when the exact search finds
 /// nothing ([`find`]: its new lines take the region's ending, or the
@@ -1083,6 +1102,30 @@ pub(crate) fn reended(
         return None;
     }
     let end = start + search.len();
+    if search.contains("\r\n") {
+        // Found once as sent with the file's CRLF (copied from a read): the
+        // place is certain, and only the replacement's LF breaks need to be
+        // the file's; unless the search holds every line break of the file
+        // (the whole file converted is left with one kind).
+        if !would_mix(text, (start, end), replace) {
+            return None;
+        }
+        let mut replacement = String::with_capacity(replace.len() + replace.len() / 16);
+        let mut prev = '\0';
+        for c in replace.chars() {
+            if c == '\n' && prev != '\r' {
+                replacement.push('\r');
+            }
+            replacement.push(c);
+            prev = c;
+        }
+        return Some(TolerantMatch {
+            start,
+            end,
+            replacement,
+            matched_with: vec![Tolerance::LineEndings],
+        });
+    }
     let found = if m.tolerances() == [Tolerance::LineEndings] && !search.contains(['\n', '\r']) {
         // What `find` reads, without normalizing the text: under
         // `line_endings` alone a search without a line break or CR occurs
@@ -1098,18 +1141,23 @@ pub(crate) fn reended(
             Err(_) => Reading::None,
         }
     } else {
-        match start.checked_sub(1) {
-            // A search that starts with the LF of a CRLF ending a line with
-            // text starts at that line's start, its text before the CR in
-            // front of both texts (no tolerant match starts at the end of a
-            // line that has text).
-            Some(cr) if search.starts_with('\n') && text[cr] == b'\r' => {
+        // A search that starts with the line break ending a line with text
+        // (the LF of a CRLF, or the whole CRLF) starts at that line's
+        // start, its text before the break in front of both texts (no
+        // tolerant match starts at the end of a line that has text).
+        let cr = match start.checked_sub(1) {
+            Some(cr) if search.starts_with('\n') && text[cr] == b'\r' => Some(cr),
+            _ if search.starts_with("\r\n") => Some(start),
+            _ => None,
+        };
+        match cr {
+            Some(cr) => {
                 let from = line_start(text, cr);
                 let before = std::str::from_utf8(&text[from..cr]).ok()?;
                 let (search, replace) = ([before, search].concat(), [before, replace].concat());
                 find(text, &search, &replace, m)
             }
-            _ => find(text, search, replace, m),
+            None => find(text, search, replace, m),
         }
     };
     // The one tolerant place must hold the exact one.

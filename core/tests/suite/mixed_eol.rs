@@ -504,7 +504,8 @@ fn new_lines_take_the_files_endings_in_a_text_big_enough_for_one_pass() {
 mod keeps_one_ending {
     //! Under `line_endings` (what the MCP server and the SDK adapters send),
     //! an edit sent with LF into a file that uses CRLF throughout leaves it
-    //! CRLF throughout, whatever lines the search and replacement take.
+    //! CRLF throughout, whatever lines the search and replacement take, and
+    //! whether the search has the file's CRLF or LF.
     use super::*;
     use proptest::prelude::*;
 
@@ -523,13 +524,17 @@ mod keeps_one_ending {
             cut in 0usize..4,
             new in prop::collection::vec(line(), 0..4),
             nl in any::<bool>(),
+            copied in any::<bool>(),
         ) {
             let file = lines.iter().map(|l| format!("{l}\r\n")).collect::<String>();
-            // A search of whole or partial lines, joined with LF.
+            // A search of whole or partial lines, joined with LF, or with
+            // CRLF as copied from a read of the file (the replacement typed
+            // after it with LF all the same).
             let from = from % lines.len();
             let taken = &lines[from..(from + len + 1).min(lines.len())];
-            let mut search = taken.join("\n");
-            if nl { search.push('\n'); }
+            let eol = if copied { "\r\n" } else { "\n" };
+            let mut search = taken.join(eol);
+            if nl { search.push_str(eol); }
             let search: String = search.chars().skip(cut.min(search.chars().count().saturating_sub(1))).collect();
             if search.trim().is_empty() {
                 return Ok(());
@@ -542,7 +547,11 @@ mod keeps_one_ending {
                 Some(json!(["line_endings"])),
             );
             let after = String::from_utf8(after).unwrap();
-            if r["ok"] == true {
+            if r["ok"] == true && copied && search.matches("\r\n").count() == lines.len() {
+                // Every line break of the file, copied and sent back with
+                // LF: converted (one kind throughout).
+                prop_assert!(!after.contains('\r'), "{file:?} {search:?} {replace:?} -> {after:?}");
+            } else if r["ok"] == true {
                 prop_assert!(!after.replace("\r\n", "").contains(['\n', '\r']), "{file:?} {search:?} {replace:?} -> {after:?}");
             } else {
                 prop_assert_eq!(&after, &file);

@@ -1111,7 +1111,12 @@ pub(crate) fn reended(
             return None;
         }
         let mut replacement = String::with_capacity(replace.len() + replace.len() / 16);
-        let mut prev = '\0';
+        // An LF first in the replacement after the file's CR (a search that
+        // starts with the LF of a CRLF) is that CRLF's.
+        let mut prev = match start.checked_sub(1).map(|k| text[k]) {
+            Some(b'\r') => '\r',
+            _ => '\0',
+        };
         for c in replace.chars() {
             if c == '\n' && prev != '\r' {
                 replacement.push('\r');

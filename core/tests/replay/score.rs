@@ -28,6 +28,53 @@ fn base_opts(root: &Path) -> Value {
     o
 }
 
+/// Under `line_endings` (`PFT_REPLAY_MATCH`), what a real edit leaves when
+/// it would mix line endings: a file that ends its lines one way
+/// throughout, a line break of it kept outside the search's one
+/// occurrence, takes the replacement's breaks of the other kind as its own
+/// (a commit that added CRLF lines to an LF file, which the engine keeps
+/// LF). `None`: the edit as committed.
+fn one_kind(before: &str, search: &str, replace: &str) -> Option<String> {
+    let tolerant = std::env::var("PFT_REPLAY_MATCH").is_ok_and(|m| m.contains("line_endings"));
+    let crlf = before.matches("\r\n").count();
+    let lf = before.matches('\n').count();
+    let at = before.find(search)?;
+    let outside = before[..at].contains('\n') || before[at + search.len()..].contains('\n');
+    if !tolerant || !outside || lf == 0 || (crlf != 0 && crlf != lf) || before.contains("\r\r") {
+        return None;
+    }
+    let file_crlf = crlf == lf;
+    let r_crlf = replace.matches("\r\n").count();
+    let r_lf = replace.matches('\n').count();
+    let other = if file_crlf { r_lf > r_crlf } else { r_crlf > 0 };
+    if !other {
+        return None;
+    }
+    let converted = if file_crlf {
+        let mut out = String::new();
+        let mut prev = if before[..at].ends_with('\r') {
+            '\r'
+        } else {
+            '\0'
+        };
+        for c in replace.chars() {
+            if c == '\n' && prev != '\r' {
+                out.push('\r');
+            }
+            out.push(c);
+            prev = c;
+        }
+        out
+    } else {
+        replace.replace("\r\n", "\n")
+    };
+    Some(format!(
+        "{}{converted}{}",
+        &before[..at],
+        &before[at + search.len()..]
+    ))
+}
+
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
     if let Some(d) = p.parent() {
@@ -84,17 +131,37 @@ pub fn replay_edits(root: &Path, c: &Changed, edits: &[AgentEdit], base: &mut Ba
     write(root, "f.txt", old);
     let mut all_ok = true;
     for e in edits {
+        let before = read(root, "f.txt").unwrap_or_default();
+        let want = one_kind(&before, &e.search, &e.replace).unwrap_or_else(|| e.after.clone());
         let r = api::patch_file(
             &json!({"file_path": "f.txt", "search": e.search, "replace": e.replace}),
             Some(&base_opts(root)),
         );
-        let ok = r["ok"] == true && read(root, "f.txt").as_deref() == Some(&e.after);
+        let got = read(root, "f.txt").unwrap_or_default();
+        let ok = r["ok"] == true && got == want;
         all_ok &= ok;
-        base.patch_file
-            .add(ok, || format!("{}: {}", e.origin, r["message"]));
-        if !ok {
-            write(root, "f.txt", &e.after);
-        }
+        base.patch_file.add(ok, || {
+            let at = got
+                .bytes()
+                .zip(want.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let near = |t: &str| {
+                let b = t.as_bytes();
+                let from = at.saturating_sub(40).min(b.len());
+                format!(
+                    "{:?}",
+                    String::from_utf8_lossy(&b[from..(at + 40).min(b.len())])
+                )
+            };
+            let (g, w) = (near(&got), near(&want));
+            format!(
+                "{}: {} (at {at}: got {g}, want {w})",
+                e.origin, r["message"]
+            )
+        });
+        // The next edit is made against the file as the commit left it.
+        write(root, "f.txt", &e.after);
     }
     let _ = all_ok;
     write(root, "f.txt", old);
@@ -106,7 +173,23 @@ pub fn replay_edits(root: &Path, c: &Changed, edits: &[AgentEdit], base: &mut Ba
         &json!({"file_path": "f.txt", "edits": list}),
         Some(&base_opts(root)),
     );
-    let ok = r["ok"] == true && read(root, "f.txt").as_deref() == Some(new);
+    // In turn, each edit's replacement as the file takes it. A search that
+    // holds lines an earlier edit of the call wrote with the commit's
+    // endings may no longer be found once when that edit took the file's
+    // (under `line_endings`): then the call is refused, nothing written.
+    let mut want = Some(old.to_string());
+    for e in edits {
+        want = want
+            .filter(|w| w.matches(e.search.as_str()).count() == 1)
+            .map(|w| {
+                one_kind(&w, &e.search, &e.replace)
+                    .unwrap_or_else(|| w.replacen(&e.search, &e.replace, 1))
+            });
+    }
+    let ok = match &want {
+        Some(w) => r["ok"] == true && read(root, "f.txt").as_deref() == Some(w),
+        None => r["ok"] == false && read(root, "f.txt").as_deref() == Some(old),
+    };
     if !ok {
         if let Ok(dir) = std::env::var("PFT_REPLAY_DUMP") {
             let d = Path::new(&dir).join(c.path.replace('/', "_"));

@@ -65,6 +65,36 @@ pub(crate) const KEEP_WORDS: &[&str] = &[
     "skipped",
     "snip",
     "truncated",
+    "continues",
+    "continued",
+];
+
+/// What is kept, named between dots at both ends (`# ... fields ...`,
+/// `// ... methods ...`): a marker then, though no word of keeping says so.
+pub(crate) const KEPT_NOUNS: &[&str] = &[
+    "fields",
+    "methods",
+    "functions",
+    "imports",
+    "tests",
+    "properties",
+    "members",
+    "cases",
+    "entries",
+    "items",
+    "options",
+    "settings",
+    "routes",
+    "handlers",
+    "helpers",
+    "definitions",
+    "declarations",
+    "exports",
+    "statements",
+    "components",
+    "styles",
+    "rules",
+    "queries",
 ];
 
 /// Words of keeping that say so alone, first in a line that ends with
@@ -98,6 +128,7 @@ pub(crate) const DOTS_PHRASES: &[&str] = &[
     "no change",
     "and so on",
     "as above",
+    "continues",
 ];
 
 /// Words that say work is left to do: a comment holding one is a note, not
@@ -145,12 +176,29 @@ pub(crate) const PHRASES: &[&str] = &[
     "keep everything",
     "and so on",
     "as above",
+    "as before",
+    "keep rest",
+    "previous implementation",
+    "prior code",
+    "old code",
+    "other imports",
+    "other methods",
+    "other fields",
+    "other tests",
+    "existing fields",
+    "existing stuff",
+    "remaining tests",
+    "remaining methods",
+    "remaining code",
+    "code continues",
 ];
 
 /// Words that make a phrase of keeping alone, as a comment's one word
 /// (`// (unchanged)`, `/* omitted */`).
 const ALONE: &[&str] = &[
     "etc",
+    "existing",
+    "continued",
     "truncated",
     "unchanged",
     "omitted",
@@ -247,14 +295,30 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "on",
     "insert",
     "line",
+    "change",
+    "continued",
+    "stuff",
+    "old",
 ];
 
 /// Comment openers, longest first.
+/// Besides C, shell, HTML, SQL, Lisp, Lua, TeX, VB and batch comments: the
+/// comments of template languages (Handlebars `{{!-- --}}` `{{! }}`, Go
+/// templates `{{/* */}}`, Blade `{{-- --}}`, JSP `<%-- --%>`, ERB `<%#
+/// %>`, Jinja and Twig `{# #}`, Razor `@* *@`), Haskell `{- -}`,
+/// PowerShell `<# #>`, Lua's long `--[[ ]]`, Nim `#[ ]#`, Julia `#= =#`,
+/// D `/+ +/`, MATLAB `%{ %}` and `%%`, a Markdown link comment `[//]: #
+/// (...)`, reStructuredText `.. ` and Fortran `! `.
 const OPENERS: &[&str] = &[
-    "{/*", "<!--", "/*", "(*", "//", "--", "#", ";", "*", "%", "'", "\"", "rem ",
+    "[//]: #", "{{!--", "{{/*", "{{--", "<%--", "--[[", "{{!", "<%#", "{/*", "<!--", "/*", "(*",
+    "{#", "{-", "@*", "<#", "#[", "#=", "/+", "%{", "%%", ".. ", "! ", "//", "--", "#", ";", "*",
+    "%", "'", "\"", "rem ",
 ];
 /// Comment closers, longest first.
-const CLOSERS: &[&str] = &["*/}", "-->", "*/", "*)"];
+const CLOSERS: &[&str] = &[
+    "--}}", "*/}}", "--%>", "*/}", "-->", "}}", "%>", "*@", "#>", "]]", "]#", "=#", "+/", "%}",
+    "-}", "#}", "*/", "*)",
+];
 
 /// Byte patterns a marker line holds at least one of (ASCII, any case): the
 /// prefilter looks for them before any line is split.
@@ -287,6 +351,17 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "\u{22EE}",
     "\u{22EF}",
     "\u{2025}",
+    "as before",
+    "keep rest",
+    "previous",
+    "prior code",
+    "old code",
+    "other imports",
+    "other methods",
+    "other fields",
+    "other tests",
+    "remaining",
+    "continue",
 ];
 
 /// Characters that are dots alone: the ellipsis, the vertical and
@@ -402,9 +477,11 @@ pub(crate) fn is_marker(line: &str) -> bool {
         let ends = body.trim_end_matches([')', ']']).ends_with("...") || body.ends_with(ellipsis);
         if starts {
             let most = if ends { 2 * MAX_WORDS } else { MAX_WORDS };
+            let noun = |w: &&str| ends && KEPT_NOUNS.contains(w);
             return words.len() <= most
                 && words.iter().all(|w| alpha(w) || number(w))
-                && (words.iter().any(keep) || DOTS_PHRASES.iter().any(|p| body.contains(p)));
+                && (words.iter().any(|w| keep(w) || noun(w))
+                    || DOTS_PHRASES.iter().any(|p| body.contains(p)));
         }
         return ends
             && words.len() <= MAX_WORDS
@@ -562,6 +639,46 @@ mod tests {
             "// \u{22EE}",
             "# \u{22EF}",
             "// \u{2025}",
+            // Comment syntaxes of template and other languages.
+            "{# ... existing code ... #}",
+            "{{-- ... existing code ... --}}",
+            "<%# ... existing code ... %>",
+            "@* ... existing code ... *@",
+            "{{!-- ... existing code ... --}}",
+            "{{! ... existing code ... }}",
+            "<%-- ... existing code ... --%>",
+            "{{/* ... existing code ... */}}",
+            "{- ... existing code ... -}",
+            "<# ... existing code ... #>",
+            "--[[ ... existing code ... ]]",
+            "%% ... existing code ...",
+            "%{ ... existing code ... %}",
+            "! ... existing code ...",
+            "#[ ... existing code ... ]#",
+            "#= ... existing code ... =#",
+            "/+ ... existing code ... +/",
+            "[//]: # (... existing code ...)",
+            ".. ... existing code ...",
+            // More phrasings.
+            "# existing",
+            "# (existing)",
+            "# [existing]",
+            "# existing fields",
+            "# ... fields ...",
+            "# ... methods ...",
+            "# as before",
+            "# rest as before",
+            "# keep rest",
+            "# remaining tests",
+            "# other methods here",
+            "# other imports",
+            "# previous implementation",
+            "# prior code",
+            "# old code",
+            "# ... continues ...",
+            "# continued",
+            "# (continued)",
+            "# code continues",
         ] {
             assert!(is_marker(l), "{l:?} is a marker");
             let lower = l.to_lowercase();

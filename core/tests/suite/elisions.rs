@@ -362,6 +362,59 @@ fn languages() -> Vec<(&'static str, String, String, String, String)> {
         ("area", "surface"),
     );
     add("b.yml", yaml, "  # ...", "", ("area", "surface"));
+    // Template languages: their own comment syntaxes.
+    let html = "<section class=\"area\">\n  <h1>{{ title }}</h1>\n  <p>{{ width }}</p>\n  <p>{{ height }}</p>\n  <p>{{ units }}</p></section>\n";
+    add(
+        "a.html.j2",
+        html,
+        "  {# ... existing code ... #}",
+        "",
+        ("area", "surface"),
+    );
+    add(
+        "a.blade.php",
+        html,
+        "  {{-- ... existing code ... --}}",
+        "",
+        ("area", "surface"),
+    );
+    add(
+        "a.html.erb",
+        html,
+        "  <%# ... existing code ... %>",
+        "",
+        ("area", "surface"),
+    );
+    add(
+        "a.cshtml",
+        html,
+        "  @* ... existing code ... *@",
+        "",
+        ("area", "surface"),
+    );
+    add(
+        "a.hbs",
+        html,
+        "  {{!-- ... existing code ... --}}",
+        "",
+        ("area", "surface"),
+    );
+    let hs = "area w h =\n  let s = w * h\n      t = s / 2\n      u = t + 1\n  in u\n";
+    add(
+        "a.hs",
+        hs,
+        "      {- ... existing code ... -}",
+        "",
+        ("area", "surface"),
+    );
+    let lua = "function area(w, h)\n  local s = w * h\n  local t = s / 2\n  local u = t + 1\n  return u end\n";
+    add(
+        "a.lua",
+        lua,
+        "  --[[ ... existing code ... ]]",
+        "",
+        ("area", "surface"),
+    );
     out
 }
 

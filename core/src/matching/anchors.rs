@@ -204,7 +204,7 @@ pub(crate) fn read_tagged(
     let mut keys = Vec::with_capacity(if known.is_some() { 0 } else { most });
     let shown_most = most.saturating_sub(from).min(range.len() + 1);
     let digits = most.checked_ilog10().unwrap_or(0) as usize + 1;
-    let mut out = Vec::with_capacity(range.len() + shown_most * (digits + 4) + 2 * COPY);
+    let mut out = Sink::with_capacity(range.len() + shown_most * (digits + 4) + 2 * COPY);
     let mut number = Decimal::new(from + 1);
     // With the keys known, the pass covers the range alone.
     let (mut i, mut start) = match known {
@@ -233,8 +233,13 @@ pub(crate) fn read_tagged(
             }
         };
         if show {
-            number.push_tag(&mut out, i + 1, key);
-            push_copy(&mut out, text, start, next);
+            number.put_tag(&mut out, i + 1, key);
+            match text.get(start..start + COPY) {
+                Some(block) if next - start <= COPY => {
+                    out.put::<COPY>(block.try_into().expect("COPY bytes"), next - start)
+                }
+                _ => out.put_slice(&text[start..next]),
+            }
             shown += 1;
         }
         i += 1;
@@ -246,26 +251,67 @@ pub(crate) fn read_tagged(
     };
     Tagged {
         keys,
-        out,
+        out: out.finish(),
         shown,
         total,
     }
 }
 
-/// The length of the fixed-size copies of [`push_copy`].
+/// The length of the fixed-size copies of [`read_tagged`]'s lines.
 const COPY: usize = 64;
 
-/// Appends `text[start..next]`: a short line (and not the file's last
-/// bytes) as one copy of [`COPY`] bytes cut back to its length.
-fn push_copy(out: &mut Vec<u8>, text: &[u8], start: usize, next: usize) {
-    match text.get(start..start + COPY) {
-        Some(block) if next - start <= COPY => {
-            let at = out.len();
-            let block: &[u8; COPY] = block.try_into().expect("COPY bytes");
-            out.extend_from_slice(block);
-            out.truncate(at + (next - start));
+/// The answer of a read with anchors as it is written: bytes go past
+/// `len`, within the capacity reserved once, each write checked to fit (a
+/// branch never taken; a wrong reservation panics, it never writes out of
+/// bounds), with no length kept in the vector until the end. Each tag and
+/// each short line is one copy of a fixed size cut back to its length,
+/// which compiles to a few vector moves; `Vec::extend_from_slice` and
+/// `truncate` per piece cost a fifth more of the read (2,000 lines of 45
+/// bytes: 18 µs against 14).
+struct Sink {
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl Sink {
+    fn with_capacity(n: usize) -> Sink {
+        Sink {
+            buf: Vec::with_capacity(n),
+            len: 0,
         }
-        _ => out.extend_from_slice(&text[start..next]),
+    }
+
+    /// Writes the `N` bytes of `bytes`, of which the first `keep` count.
+    #[inline(always)]
+    fn put<const N: usize>(&mut self, bytes: &[u8; N], keep: usize) {
+        assert!(N <= self.buf.capacity() - self.len && keep <= N);
+        // SAFETY: `N` bytes fit in the capacity past `len` (checked above),
+        // and `bytes` cannot overlap the vector's spare capacity.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.buf.as_mut_ptr().add(self.len), N);
+        }
+        self.len += keep;
+    }
+
+    #[inline(always)]
+    fn put_slice(&mut self, bytes: &[u8]) {
+        assert!(bytes.len() <= self.buf.capacity() - self.len);
+        // SAFETY: as in `put`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                self.buf.as_mut_ptr().add(self.len),
+                bytes.len(),
+            );
+        }
+        self.len += bytes.len();
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        // SAFETY: every byte below `len` was written by `put` or
+        // `put_slice`, and `len` is within the capacity.
+        unsafe { self.buf.set_len(self.len) };
+        self.buf
     }
 }
 
@@ -299,17 +345,17 @@ impl Decimal {
     /// Appends `NUMBER#ID|` (`key`: the line's; `number`, the line number
     /// this counts), then counts up one: a copy of 8 bytes cut back to the
     /// digits, and one of 4, both from registers.
-    fn push_tag(&mut self, out: &mut Vec<u8>, number: usize, key: u64) {
+    fn put_tag(&mut self, out: &mut Sink, number: usize, key: u64) {
         let n = self.len;
         if n > Self::MAX {
-            push_tag(out, number, key);
+            let mut tag = Vec::with_capacity(32);
+            push_tag(&mut tag, number, key);
+            out.put_slice(&tag);
             return;
         }
         let id = id_of(key);
-        let at = out.len();
-        out.extend_from_slice(&self.digits.to_le_bytes());
-        out.truncate(at + n);
-        out.extend_from_slice(&[b'#', id[0], id[1], b'|']);
+        out.put(&self.digits.to_le_bytes(), n);
+        out.put(&[b'#', id[0], id[1], b'|'], 4);
         if (self.digits >> (8 * (n - 1))) as u8 != b'9' {
             self.digits += self.last;
             return;
@@ -996,11 +1042,14 @@ mod tests {
             }
         }
         let mut d = Decimal::new(99_999_998);
-        let mut out = Vec::new();
+        let mut out = Sink::with_capacity(256);
         for i in 0..4 {
-            d.push_tag(&mut out, 99_999_998 + i, 0);
+            d.put_tag(&mut out, 99_999_998 + i, 0);
         }
-        assert_eq!(out, b"99999998#aa|99999999#aa|100000000#aa|100000001#aa|");
+        assert_eq!(
+            out.finish(),
+            b"99999998#aa|99999999#aa|100000000#aa|100000001#aa|"
+        );
     }
 
     /// The breaks found 32 bytes at a time are memchr's, wherever they fall

@@ -308,16 +308,17 @@ pub(crate) const VOCABULARY: &[&str] = &[
 /// %>`, Jinja and Twig `{# #}`, Razor `@* *@`), Haskell `{- -}`,
 /// PowerShell `<# #>`, Lua's long `--[[ ]]`, Nim `#[ ]#`, Julia `#= =#`,
 /// D `/+ +/`, MATLAB `%{ %}` and `%%`, a Markdown link comment `[//]: #
-/// (...)`, reStructuredText `.. ` and Fortran `! `.
+/// (...)`, reStructuredText `.. `, Fortran `! `, batch `::`, COBOL `*>`,
+/// ColdFusion `<!--- --->`, and doc comments (`//!`, `/*! */`).
 const OPENERS: &[&str] = &[
-    "[//]: #", "{{!--", "{{/*", "{{--", "<%--", "--[[", "{{!", "<%#", "{/*", "<!--", "/*", "(*",
-    "{#", "{-", "@*", "<#", "#[", "#=", "/+", "%{", "%%", ".. ", "! ", "//", "--", "#", ";", "*",
-    "%", "'", "\"", "rem ",
+    "[//]: #", "{{!--", "<!---", "{{/*", "{{--", "<%--", "--[[", "{{!", "<%#", "{/*", "<!--", "/*",
+    "(*", "{#", "{-", "@*", "<#", "#[", "#=", "/+", "%{", "%%", ".. ", "! ", "*>", "::", "//",
+    "--", "#", ";", "*", "%", "'", "\"", "rem ",
 ];
 /// Comment closers, longest first.
 const CLOSERS: &[&str] = &[
-    "--}}", "*/}}", "--%>", "*/}", "-->", "}}", "%>", "*@", "#>", "]]", "]#", "=#", "+/", "%}",
-    "-}", "#}", "*/", "*)",
+    "--}}", "*/}}", "--%>", "--->", "*/}", "*/;", "-->", "}}", "%>", "*@", "#>", "]]", "]#", "=#",
+    "+/", "%}", "-}", "#}", "*/", "*)", "#",
 ];
 
 /// Byte patterns a marker line holds at least one of (ASCII, any case): the
@@ -422,7 +423,9 @@ pub(crate) fn is_marker(line: &str) -> bool {
     let mut commented = false;
     for open in OPENERS {
         if let Some(r) = body.strip_prefix(open) {
-            body = r.trim_start_matches(['/', '#', '*', '-', ';']).trim_start();
+            body = r
+                .trim_start_matches(['/', '#', '*', '-', ';', '!'])
+                .trim_start();
             commented = true;
             break;
         }
@@ -659,6 +662,13 @@ mod tests {
             "/+ ... existing code ... +/",
             "[//]: # (... existing code ...)",
             ".. ... existing code ...",
+            ":: ... existing code ...",
+            "<!--- ... existing code ... --->",
+            "//! ...",
+            "/*! ... */",
+            "*> ...",
+            "# ... existing code ... #",
+            "/* ... existing code ... */;",
             // More phrasings.
             "# existing",
             "# (existing)",

@@ -116,6 +116,13 @@ struct Facts {
     xattrs: String,
 }
 
+impl Facts {
+    /// What an edit must keep: owner, group, mode, ACL, attributes.
+    fn kept(&self) -> (u32, u32, u32, &str, &str) {
+        (self.uid, self.gid, self.mode, &self.acl, &self.xattrs)
+    }
+}
+
 fn facts(p: &Path) -> Facts {
     let m = fs::symlink_metadata(p).unwrap();
     Facts {
@@ -222,16 +229,7 @@ fn acl_xattrs_and_mode_survive_a_root_edit() {
     assert_eq!(r["write_strategy"], "rename", "{r}");
     assert_eq!(fs::read_to_string(&f).unwrap(), "SECRET=2\n");
     let after = facts(&f);
-    assert_eq!(
-        (after.uid, after.gid, after.mode, &after.acl, &after.xattrs),
-        (
-            before.uid,
-            before.gid,
-            before.mode,
-            &before.acl,
-            &before.xattrs
-        )
-    );
+    assert_eq!(after.kept(), before.kept(),);
     // The ACL still decides access: the named user may read, the group
     // (whose bits the ACL mask governs) may not.
     let (g_read, u_read) = (
@@ -377,16 +375,7 @@ fn an_owned_file_with_an_acl_keeps_it_when_a_user_edits_it() {
     assert_eq!(r["write_strategy"], "rename", "{r}");
     let after = facts(&f);
     assert_ne!(after.ino, before.ino, "replaced by rename");
-    assert_eq!(
-        (after.uid, after.gid, after.mode, &after.acl, &after.xattrs),
-        (
-            before.uid,
-            before.gid,
-            before.mode,
-            &before.acl,
-            &before.xattrs
-        )
-    );
+    assert_eq!(after.kept(), before.kept(),);
 }
 
 #[test]
@@ -659,17 +648,7 @@ fn a_move_keeps_acls_and_attributes_and_its_undo_keeps_later_ones() {
         assert_eq!(r["ok"], true, "{patch}: {r}");
         assert!(!f.exists(), "{patch}");
         let moved = facts(&g);
-        assert_eq!(
-            (moved.uid, moved.gid, moved.mode, &moved.acl, &moved.xattrs),
-            (
-                before.uid,
-                before.gid,
-                before.mode,
-                &before.acl,
-                &before.xattrs
-            ),
-            "{patch}"
-        );
+        assert_eq!(moved.kept(), before.kept(), "{patch}");
         // Changed after the move, then undone: the file comes back with
         // what the moved file has now.
         chmod(&g, 0o600);
@@ -679,11 +658,7 @@ fn a_move_keeps_acls_and_attributes_and_its_undo_keeps_later_ones() {
         assert_eq!(u["ok"], true, "{patch}: {u}");
         assert!(!g.exists(), "{patch}");
         let back = facts(&f);
-        assert_eq!(
-            (back.uid, back.gid, back.mode, &back.acl, &back.xattrs),
-            (later.uid, later.gid, later.mode, &later.acl, &later.xattrs),
-            "{patch}"
-        );
+        assert_eq!(back.kept(), later.kept(), "{patch}");
         fs::remove_file(&f).unwrap();
     }
     no_leftovers(&root);

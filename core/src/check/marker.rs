@@ -357,10 +357,7 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "previous",
     "prior code",
     "old code",
-    "other imports",
-    "other methods",
-    "other fields",
-    "other tests",
+    "other ",
     "remaining",
     "continue",
 ];

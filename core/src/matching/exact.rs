@@ -859,9 +859,21 @@ impl<'a> InTurn<'a> {
         let needle = edit.search.as_bytes();
         // The text inserted, and the byte ranges replaced when they are all
         // listed (not past the span limit).
-        let with: Cow<'_, [u8]> = match &tolerant_match {
-            Some(m) => Cow::Owned(m.replacement.clone().into_bytes()),
-            None => Cow::Borrowed(edit.replace.as_bytes()),
+        // Several occurrences found as sent with the file's CRLF: the
+        // replacement's LF breaks may need to be the file's too.
+        let each = match (&tolerant_match, hits > 1, call.kind) {
+            (None, true, TextKind::Utf8) => tolerant::reended_each(
+                &self.base,
+                (&edit.search, &edit.replace),
+                found,
+                call.opts.mode,
+            ),
+            _ => None,
+        };
+        let with: Cow<'_, [u8]> = match (&tolerant_match, &each) {
+            (Some(m), _) => Cow::Owned(m.replacement.clone().into_bytes()),
+            (None, Some(r)) => Cow::Owned(r.clone().into_bytes()),
+            (None, None) => Cow::Borrowed(edit.replace.as_bytes()),
         };
         let ranges: Option<Vec<(usize, usize)>> = match &tolerant_match {
             Some(m) => Some(vec![(m.start, m.end)]),
@@ -882,10 +894,7 @@ impl<'a> InTurn<'a> {
         });
         self.utf16_delta += match &tolerant_match {
             Some(m) => utf16_len(&with) as isize - utf16_len(&self.base[m.start..m.end]) as isize,
-            None => {
-                found as isize
-                    * (utf16_len(edit.replace.as_bytes()) as isize - utf16_len(needle) as isize)
-            }
+            None => found as isize * (utf16_len(&with) as isize - utf16_len(needle) as isize),
         };
         self.tolerated
             .push(tolerant_match.as_ref().map(|m| Tolerated {
@@ -900,8 +909,8 @@ impl<'a> InTurn<'a> {
         let last = self.failures.is_empty() && i == call.edits.len().saturating_sub(1);
         if let (true, Some(ranges)) = (last, &ranges) {
             self.spans = spans_for(ranges, self.base.len(), i);
-            if let Some(m) = tolerant_match {
-                self.adapted[i] = Some(m.replacement);
+            if let Some(r) = tolerant_match.map(|m| m.replacement).or(each) {
+                self.adapted[i] = Some(r);
             }
             return Ok(());
         }

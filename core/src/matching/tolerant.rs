@@ -1036,6 +1036,46 @@ fn would_mix(text: &[u8], (from, to): (usize, usize), replace: &str) -> bool {
     kept && breaks_other_than(replace, line_ending(text))
 }
 
+/// `replace` with each LF that no CR precedes made CRLF (`after_cr`: the
+/// text before it ends with a CR).
+fn crlf_breaks(replace: &str, after_cr: bool) -> String {
+    let mut out = String::with_capacity(replace.len() + replace.len() / 16);
+    let mut prev = if after_cr { '\r' } else { '\0' };
+    for c in replace.chars() {
+        if c == '\n' && prev != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
+}
+
+/// [`reended`] for an edit that replaces `found` occurrences (`replace_all`,
+/// `expected_replacements`) found as sent with the file's CRLF: the
+/// replacement with its LF breaks made CRLF, when the file uses CRLF
+/// throughout, keeps a line break outside the occurrences, and the search
+/// neither starts with an LF nor ends with a CR (no occurrence starts or
+/// ends inside a CRLF). `None`: written as sent.
+pub(crate) fn reended_each(
+    text: &[u8],
+    (search, replace): (&str, &str),
+    found: usize,
+    m: MatchMode,
+) -> Option<String> {
+    let fits = may_reend(search, replace, m)
+        && search.contains("\r\n")
+        && !search.starts_with('\n')
+        && !search.ends_with('\r')
+        && line_ending(text) == LineEnding::Crlf
+        && breaks_other_than(replace, LineEnding::Crlf);
+    let per = memchr::memchr_iter(b'\n', search.as_bytes()).count();
+    let kept = memchr::memchr_iter(b'\n', text)
+        .nth(found.saturating_mul(per))
+        .is_some();
+    (fits && kept).then(|| crlf_breaks(replace, false))
+}
+
 /// Whether [`reended`] may adapt an edit's replacement under `m`: line
 /// endings tolerated and a replacement with line breaks. The search's own
 /// breaks do not matter: a search copied from a read of a CRLF file has
@@ -1110,20 +1150,10 @@ pub(crate) fn reended(
         if !would_mix(text, (start, end), replace) {
             return None;
         }
-        let mut replacement = String::with_capacity(replace.len() + replace.len() / 16);
         // An LF first in the replacement after the file's CR (a search that
         // starts with the LF of a CRLF) is that CRLF's.
-        let mut prev = match start.checked_sub(1).map(|k| text[k]) {
-            Some(b'\r') => '\r',
-            _ => '\0',
-        };
-        for c in replace.chars() {
-            if c == '\n' && prev != '\r' {
-                replacement.push('\r');
-            }
-            replacement.push(c);
-            prev = c;
-        }
+        let after_cr = start.checked_sub(1).is_some_and(|k| text[k] == b'\r');
+        let replacement = crlf_breaks(replace, after_cr);
         return Some(TolerantMatch {
             start,
             end,

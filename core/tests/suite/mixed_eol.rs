@@ -408,6 +408,38 @@ fn patched(file: &[u8], edit: Value, default_match: Option<Value>) -> (Value, Ve
     (r, read(&t, "f.js"))
 }
 
+/// A search copied with the file's CRLF that replaces several places
+/// (`replace_all`, `expected_replacements`): under `line_endings` the
+/// replacement's LF breaks take the file's CRLF at every place; exact, the
+/// replacement is written as sent.
+#[test]
+fn a_copied_crlf_search_replacing_several_places_keeps_the_files_endings() {
+    let file = b"one\r\ntwo\r\nthree\r\ntwo\r\n";
+    for count in [
+        json!({"replace_all": true}),
+        json!({"expected_replacements": 2}),
+    ] {
+        let mut edit = json!({"search": "two\r\n", "replace": "2\n2\n"});
+        edit.as_object_mut()
+            .unwrap()
+            .extend(count.as_object().unwrap().clone());
+        let (r, after) = patched(file, edit.clone(), Some(json!(["line_endings"])));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            show(&after),
+            show(b"one\r\n2\r\n2\r\nthree\r\n2\r\n2\r\n"),
+            "{count}"
+        );
+        let (r, after) = patched(file, edit, None);
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            show(&after),
+            show(b"one\r\n2\n2\nthree\r\n2\n2\n"),
+            "{count}"
+        );
+    }
+}
+
 #[test]
 fn new_lines_of_an_exact_one_line_match_take_the_files_endings_under_line_endings() {
     let le = || Some(json!(["line_endings"]));

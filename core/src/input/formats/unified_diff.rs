@@ -184,6 +184,12 @@ fn git_paths(rest: &str) -> (Option<String>, Option<String>) {
                 .filter(|&i| same(i, ("", "")))
         });
     match split {
+        // Without prefixes the names are whole (`a/x a/x` names `a/x`):
+        // given the prefixes the other headers strip.
+        Some(i) if splits.is_empty() => (
+            Some(["a/", &rest[..i]].concat()),
+            Some(["b/", &rest[i + 1..]].concat()),
+        ),
         Some(i) => (Some(rest[..i].to_string()), Some(rest[i + 1..].to_string())),
         None => (None, None),
     }
@@ -487,8 +493,37 @@ fn file_section(
         last = Some((h.line, r));
         hunks.push(h);
     }
+    if let Some(g) = &git {
+        same_names(g, (old.as_deref(), new.as_deref()), l.no)?;
+    }
     let op = file_op(old, new, hunks, git.as_ref(), l.no, plus.no)?;
     Ok((op, last))
+}
+
+/// A `---`/`+++` name that contradicts its `diff --git` header (a section
+/// headed `a/x b/x` whose lines say `--- a/y`): the diff names two files
+/// for one change, and which is meant is not certain (`git apply` refuses
+/// it too). Renames name theirs in `rename from`/`rename to`.
+fn same_names(
+    g: &Git,
+    (old, new): (Option<&str>, Option<&str>),
+    line: usize,
+) -> Result<(), ParseError> {
+    let strip = |p: &Option<String>, pre: &str| {
+        p.as_deref()
+            .map(|s| s.strip_prefix(pre).unwrap_or(s).to_string())
+    };
+    let (a, b) = (strip(&g.a, "a/"), strip(&g.b, "b/"));
+    let (from, to) = (g.rename_from.clone().or(a), g.rename_to.clone().or(b));
+    let differs = |header: &Option<String>, named: Option<&str>| matches!((header, named), (Some(h), Some(n)) if h != n);
+    if differs(&from, old) || differs(&to, new) {
+        return Err(ParseError::other(
+            line,
+            "`---` and `+++` naming the files of their `diff --git` header",
+            "the `---`/`+++` lines name another file than the `diff --git` header above them",
+        ));
+    }
+    Ok(())
 }
 
 /// A line outside any file section that belongs in one: a `---` line
@@ -810,6 +845,13 @@ diff --git a/empty b/empty\nnew file mode 100644\nindex 0000000..e69de29\n";
         assert_eq!(name(add), [("x b/y".to_string(), false)]);
         let no_prefix = "diff --git my file my file\nnew file mode 100644\n";
         assert_eq!(name(no_prefix), [("my file".to_string(), false)]);
+        // Without prefixes a name is whole, `a/` or `b/` and all.
+        let del = "diff --git a/x a/x\ndeleted file mode 100644\n";
+        assert_eq!(name(del), [("a/x".to_string(), true)]);
+        // `---`/`+++` lines naming another file than their header: refused.
+        let e = parse("diff --git a/x b/x\ndeleted file mode 100644\n--- a/y\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n")
+            .unwrap_err();
+        assert!(e.message.contains("another file"), "{}", e.message);
         // Two different names and two places to split: no name is certain.
         let e = parse("diff --git a/x b/y b/z\ndeleted file mode 100644\n").unwrap_err();
         assert!(e.message.contains("cannot be told apart"), "{}", e.message);

@@ -1029,9 +1029,12 @@ pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Re
 
 /// Whether `replace`, written over `text[from..to]`, would leave the text
 /// with both kinds of line break: the text uses one kind throughout, keeps
-/// one outside the range, and `replace` has one of the other kind.
+/// one outside the range (or the CR of one), and `replace` has one of the
+/// other kind.
 fn would_mix(text: &[u8], (from, to): (usize, usize), replace: &str) -> bool {
+    // The CR of a CRLF whose LF the range starts with is kept too.
     let kept = memchr::memchr(b'\n', &text[..from]).is_some()
+        || text[..from].ends_with(b"\r")
         || memchr::memchr(b'\n', &text[to.min(text.len())..]).is_some();
     kept && breaks_other_than(replace, line_ending(text))
 }
@@ -1142,7 +1145,7 @@ pub(crate) fn reended(
         return None;
     }
     let end = start + search.len();
-    if search.contains("\r\n") {
+    if search.contains("\r\n") && !search.ends_with('\r') {
         // Found once as sent with the file's CRLF (copied from a read): the
         // place is certain, and only the replacement's LF breaks need to be
         // the file's; unless the search holds every line break of the file

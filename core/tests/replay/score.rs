@@ -39,7 +39,9 @@ fn one_kind(before: &str, search: &str, replace: &str) -> Option<String> {
     let crlf = before.matches("\r\n").count();
     let lf = before.matches('\n').count();
     let at = before.find(search)?;
-    let outside = before[..at].contains('\n') || before[at + search.len()..].contains('\n');
+    let outside = before[..at].contains('\n')
+        || before[..at].ends_with('\r')
+        || before[at + search.len()..].contains('\n');
     if !tolerant || !outside || lf == 0 || (crlf != 0 && crlf != lf) || before.contains("\r\r") {
         return None;
     }

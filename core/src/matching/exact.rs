@@ -632,7 +632,7 @@ fn in_turn_sharing<'a>(
 /// ([`breaks_kept`]), so the file never ends its lines the other way
 /// throughout and each edit's new lines already end as the file's.
 fn matched_alone(text: &[u8], edits: &[Edit], mode: MatchMode) -> Vec<usize> {
-    let may = |e: &Edit| tolerant::may_reend(&e.search, &e.replace, mode);
+    let may = |e: &Edit| tolerant::may_reend(&e.replace, mode);
     if edits.len() < many::MIN_EDITS || !edits.iter().any(may) {
         return Vec::new();
     }

@@ -1031,12 +1031,16 @@ pub(crate) fn find(text: &[u8], search: &str, replace: &str, m: MatchMode) -> Re
 /// with both kinds of line break: the text uses one kind throughout, keeps
 /// one outside the range (or the CR of one), and `replace` has one of the
 /// other kind.
-fn would_mix(text: &[u8], (from, to): (usize, usize), replace: &str) -> bool {
-    // The CR of a CRLF whose LF the range starts with is kept too.
-    let kept = memchr::memchr(b'\n', &text[..from]).is_some()
+fn would_mix(text: &[u8], range: (usize, usize), replace: &str) -> bool {
+    keeps_a_break(text, range) && breaks_other_than(replace, line_ending(text))
+}
+
+/// Whether `text` keeps a line break outside `from..to`: one before or
+/// after it, or the CR of a CRLF whose LF the range starts with.
+fn keeps_a_break(text: &[u8], (from, to): (usize, usize)) -> bool {
+    memchr::memchr(b'\n', &text[..from]).is_some()
         || text[..from].ends_with(b"\r")
-        || memchr::memchr(b'\n', &text[to.min(text.len())..]).is_some();
-    kept && breaks_other_than(replace, line_ending(text))
+        || memchr::memchr(b'\n', &text[to.min(text.len())..]).is_some()
 }
 
 /// `replace` with each LF that no CR precedes made CRLF (`after_cr`: the
@@ -1066,25 +1070,25 @@ pub(crate) fn reended_each(
     found: usize,
     m: MatchMode,
 ) -> Option<String> {
-    let fits = may_reend(search, replace, m)
+    let per = || memchr::memchr_iter(b'\n', search.as_bytes()).count();
+    let fits = may_reend(replace, m)
         && search.contains("\r\n")
         && !search.starts_with('\n')
         && !search.ends_with('\r')
+        && breaks_other_than(replace, LineEnding::Crlf)
         && line_ending(text) == LineEnding::Crlf
-        && breaks_other_than(replace, LineEnding::Crlf);
-    let per = memchr::memchr_iter(b'\n', search.as_bytes()).count();
-    let kept = memchr::memchr_iter(b'\n', text)
-        .nth(found.saturating_mul(per))
-        .is_some();
-    (fits && kept).then(|| crlf_breaks(replace, false))
+        && memchr::memchr_iter(b'\n', text)
+            .nth(found.saturating_mul(per()))
+            .is_some();
+    fits.then(|| crlf_breaks(replace, false))
 }
 
 /// Whether [`reended`] may adapt an edit's replacement under `m`: line
-/// endings tolerated and a replacement with line breaks. The search's own
+/// endings tolerated and a replacement with line breaks. The search's
 /// breaks do not matter: a search copied from a read of a CRLF file has
 /// CRLF, and the replacement typed after it LF (its new lines would leave
 /// the file with both kinds).
-pub(crate) fn may_reend(_search: &str, replace: &str, m: MatchMode) -> bool {
+pub(crate) fn may_reend(replace: &str, m: MatchMode) -> bool {
     m.has(Tolerance::LineEndings) && replace.contains('\n')
 }
 
@@ -1141,7 +1145,7 @@ pub(crate) fn reended(
     replace: &str,
     m: MatchMode,
 ) -> Option<TolerantMatch> {
-    if !may_reend(search, replace, m) || !lands_on_other_breaks(text, start, replace) {
+    if !may_reend(replace, m) || !lands_on_other_breaks(text, start, replace) {
         return None;
     }
     let end = start + search.len();
@@ -1149,8 +1153,9 @@ pub(crate) fn reended(
         // Found once as sent with the file's CRLF (copied from a read): the
         // place is certain, and only the replacement's LF breaks need to be
         // the file's; unless the search holds every line break of the file
-        // (the whole file converted is left with one kind).
-        if !would_mix(text, (start, end), replace) {
+        // (the whole file converted is left with one kind). The file uses
+        // one kind throughout, the replacement has the other: checked above.
+        if !keeps_a_break(text, (start, end)) {
             return None;
         }
         // An LF first in the replacement after the file's CR (a search that

@@ -709,7 +709,8 @@ pub(crate) fn tie(
     // copies exists). Else one of the free copies may be it.
     let copies = at_old.get(&key).map_or(&[][..], Vec::as_slice);
     let there = at_new.get(&key).map_or(0, Vec::len);
-    if copies.len() > MAX_COPIES {
+    // As many copies in both, or one is left over: no walk needed.
+    if copies.len() > MAX_COPIES || there != copies.len() {
         return Tie::Loose;
     }
     let pinned = copies
@@ -717,7 +718,7 @@ pub(crate) fn tie(
         .filter(|&&c| c != i)
         .filter(|&&c| map[c].is_some_and(|y| sides(c, y).contains(&Side::Unique)))
         .count();
-    match pinned + 1 == copies.len() && pinned + 1 == there {
+    match pinned + 1 == copies.len() {
         true => Tie::Pinned,
         false => Tie::Loose,
     }

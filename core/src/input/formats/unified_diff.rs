@@ -147,8 +147,10 @@ fn strip(p: String, prefix: &str, git: bool, other_has: bool) -> String {
     }
 }
 
-/// `diff --git a/x b/y`: the two paths, when they can be split unambiguously.
+/// `diff --git a/x b/y`: the two paths (without their `a/` and `b/`), when
+/// they can be split unambiguously.
 fn git_paths(rest: &str) -> (Option<String>, Option<String>) {
+    let bare = |p: &str, pre: &str| p.strip_prefix(pre).unwrap_or(p).to_string();
     if let Some(inner) = rest.strip_prefix('"') {
         if let Some(end) = inner.find("\" ").map(|i| i + 2) {
             let a = unquote(&rest[..end]);
@@ -158,7 +160,7 @@ fn git_paths(rest: &str) -> (Option<String>, Option<String>) {
             } else {
                 Some(b.to_string())
             };
-            return (a, b);
+            return (a.map(|a| bare(&a, "a/")), b.map(|b| bare(&b, "b/")));
         }
         return (None, None);
     }
@@ -166,32 +168,32 @@ fn git_paths(rest: &str) -> (Option<String>, Option<String>) {
     // split is where the two names are the same (`a/x b/y b/x b/y` names
     // `x b/y`, not `x`); with different names (a rename), only a header
     // with one place to split names them. Without prefixes
-    // (`--no-prefix`), the one space between two equal halves.
+    // (`--no-prefix`), the one space between two equal halves, the names
+    // whole (`a/x a/x` names `a/x`).
     let splits: Vec<usize> = rest.match_indices(" b/").map(|(i, _)| i).collect();
     let same = |i: usize, pre: (&str, &str)| {
         rest[..i].strip_prefix(pre.0) == rest[i + 1..].strip_prefix(pre.1)
             && rest[..i].starts_with(pre.0)
     };
-    let split = splits
+    let prefixed = splits
         .iter()
         .copied()
         .find(|&i| same(i, ("a/", "b/")))
-        .or_else(|| (splits.len() == 1).then(|| splits[0]))
-        .or_else(|| {
-            let i = rest.len() / 2;
-            (splits.is_empty() && rest.len() % 2 == 1 && rest.as_bytes()[i] == b' ')
-                .then_some(i)
-                .filter(|&i| same(i, ("", "")))
-        });
-    match split {
-        // Without prefixes the names are whole (`a/x a/x` names `a/x`):
-        // given the prefixes the other headers strip.
-        Some(i) if splits.is_empty() => (
-            Some(["a/", &rest[..i]].concat()),
-            Some(["b/", &rest[i + 1..]].concat()),
-        ),
-        Some(i) => (Some(rest[..i].to_string()), Some(rest[i + 1..].to_string())),
-        None => (None, None),
+        .or_else(|| (splits.len() == 1).then(|| splits[0]));
+    if let Some(i) = prefixed {
+        return (
+            Some(bare(&rest[..i], "a/")),
+            Some(bare(&rest[i + 1..], "b/")),
+        );
+    }
+    let i = rest.len() / 2;
+    match splits.is_empty()
+        && rest.len() % 2 == 1
+        && rest.as_bytes()[i] == b' '
+        && same(i, ("", ""))
+    {
+        true => (Some(rest[..i].to_string()), Some(rest[i + 1..].to_string())),
+        false => (None, None),
     }
 }
 
@@ -509,12 +511,8 @@ fn same_names(
     (old, new): (Option<&str>, Option<&str>),
     line: usize,
 ) -> Result<(), ParseError> {
-    let strip = |p: &Option<String>, pre: &str| {
-        p.as_deref()
-            .map(|s| s.strip_prefix(pre).unwrap_or(s).to_string())
-    };
-    let (a, b) = (strip(&g.a, "a/"), strip(&g.b, "b/"));
-    let (from, to) = (g.rename_from.clone().or(a), g.rename_to.clone().or(b));
+    let from = g.rename_from.clone().or_else(|| g.a.clone());
+    let to = g.rename_to.clone().or_else(|| g.b.clone());
     let differs = |header: &Option<String>, named: Option<&str>| matches!((header, named), (Some(h), Some(n)) if h != n);
     if differs(&from, old) || differs(&to, new) {
         return Err(ParseError::other(
@@ -567,9 +565,6 @@ fn stray_line(
 /// whose name the header does not give for certain is an error, not a
 /// section left out.
 fn git_only_op(g: Git) -> Result<Option<FileOp>, ParseError> {
-    let path = |p: Option<String>, pre: &str| {
-        p.map(|s| s.strip_prefix(pre).map(str::to_string).unwrap_or(s))
-    };
     let unnamed = || {
         ParseError::other(
             g.line,
@@ -590,7 +585,7 @@ fn git_only_op(g: Git) -> Result<Option<FileOp>, ParseError> {
     }
     if g.new_file {
         return Ok(Some(FileOp {
-            path: path(g.b.clone(), "b/").ok_or_else(unnamed)?,
+            path: g.b.clone().ok_or_else(unnamed)?,
             line: g.line,
             action: FileAction::Write {
                 base: Base::New {
@@ -604,7 +599,7 @@ fn git_only_op(g: Git) -> Result<Option<FileOp>, ParseError> {
     }
     if g.deleted {
         return Ok(Some(FileOp {
-            path: path(g.a.clone(), "a/").ok_or_else(unnamed)?,
+            path: g.a.clone().ok_or_else(unnamed)?,
             line: g.line,
             action: FileAction::Delete {
                 verify: Some(Vec::new()),

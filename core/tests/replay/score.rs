@@ -36,45 +36,45 @@ fn base_opts(root: &Path) -> Value {
 /// LF). `None`: the edit as committed.
 fn one_kind(before: &str, search: &str, replace: &str) -> Option<String> {
     let tolerant = std::env::var("PFT_REPLAY_MATCH").is_ok_and(|m| m.contains("line_endings"));
-    let crlf = before.matches("\r\n").count();
-    let lf = before.matches('\n').count();
     let at = before.find(search)?;
-    let outside = before[..at].contains('\n')
-        || before[..at].ends_with('\r')
-        || before[at + search.len()..].contains('\n');
-    if !tolerant || !outside || lf == 0 || (crlf != 0 && crlf != lf) || before.contains("\r\r") {
-        return None;
-    }
-    let file_crlf = crlf == lf;
-    let r_crlf = replace.matches("\r\n").count();
-    let r_lf = replace.matches('\n').count();
-    let other = if file_crlf { r_lf > r_crlf } else { r_crlf > 0 };
+    let (head, tail) = (&before[..at], &before[at + search.len()..]);
+    let outside = head.contains('\n') || head.ends_with('\r') || tail.contains('\n');
+    let eol = one_ending(before).filter(|_| tolerant && outside && !before.contains("\r\r"))?;
+    let (r_crlf, r_lf) = (
+        replace.matches("\r\n").count(),
+        replace.matches('\n').count(),
+    );
+    let other = if eol == "\r\n" {
+        r_lf > r_crlf
+    } else {
+        r_crlf > 0
+    };
     if !other {
         return None;
     }
-    let converted = if file_crlf {
-        let mut out = String::new();
-        let mut prev = if before[..at].ends_with('\r') {
-            '\r'
-        } else {
-            '\0'
-        };
-        for c in replace.chars() {
-            if c == '\n' && prev != '\r' {
-                out.push('\r');
-            }
-            out.push(c);
-            prev = c;
+    // Every break the replacement's as LF, then as the file's; an LF first
+    // after the file's CR completes that CR.
+    let lf = replace.replace("\r\n", "\n");
+    let converted = match eol {
+        "\r\n" if head.ends_with('\r') && replace.starts_with('\n') => {
+            format!("\n{}", lf[1..].replace('\n', "\r\n"))
         }
-        out
-    } else {
-        replace.replace("\r\n", "\n")
+        "\r\n" => lf.replace('\n', "\r\n"),
+        _ => lf,
     };
-    Some(format!(
-        "{}{converted}{}",
-        &before[..at],
-        &before[at + search.len()..]
-    ))
+    Some(format!("{head}{converted}{tail}"))
+}
+
+/// The line break `text` uses throughout (`\r\n` or `\n`), if it has
+/// line breaks of one kind only.
+fn one_ending(text: &str) -> Option<&'static str> {
+    let (crlf, lf) = (text.matches("\r\n").count(), text.matches('\n').count());
+    match (lf, crlf) {
+        (0, _) => None,
+        (lf, crlf) if crlf == lf => Some("\r\n"),
+        (_, 0) => Some("\n"),
+        _ => None,
+    }
 }
 
 fn write(root: &Path, rel: &str, text: &str) {
@@ -131,7 +131,6 @@ pub fn replay_edits(root: &Path, c: &Changed, edits: &[AgentEdit], base: &mut Ba
         c.new.as_deref().unwrap_or(""),
     );
     write(root, "f.txt", old);
-    let mut all_ok = true;
     for e in edits {
         let before = read(root, "f.txt").unwrap_or_default();
         let want = one_kind(&before, &e.search, &e.replace).unwrap_or_else(|| e.after.clone());
@@ -141,7 +140,6 @@ pub fn replay_edits(root: &Path, c: &Changed, edits: &[AgentEdit], base: &mut Ba
         );
         let got = read(root, "f.txt").unwrap_or_default();
         let ok = r["ok"] == true && got == want;
-        all_ok &= ok;
         base.patch_file.add(ok, || {
             let at = got
                 .bytes()
@@ -165,7 +163,6 @@ pub fn replay_edits(root: &Path, c: &Changed, edits: &[AgentEdit], base: &mut Ba
         // The next edit is made against the file as the commit left it.
         write(root, "f.txt", &e.after);
     }
-    let _ = all_ok;
     write(root, "f.txt", old);
     let list: Vec<Value> = edits
         .iter()
@@ -439,11 +436,9 @@ fn tolerant_outcome(c: &Case, r: &Value, after: &str) -> Tolerant {
 /// part of every tolerant call) took the file's: a file that ends its
 /// lines one way throughout stays so.
 fn endings_taken(c: &Case, after: &str, want: &str) -> bool {
-    let (crlf, lf) = (c.file.matches("\r\n").count(), c.file.matches('\n').count());
-    if lf == 0 || (crlf != 0 && crlf != lf) {
+    let Some(eol) = one_ending(&c.file) else {
         return false;
-    }
-    let eol = if crlf == lf { "\r\n" } else { "\n" };
+    };
     let callers = |k: usize| (c.written.0..=c.written.1).contains(&k);
     let taken: String = want
         .split_inclusive('\n')

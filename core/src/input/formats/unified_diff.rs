@@ -137,6 +137,9 @@ struct Git {
     rename_to: Option<String>,
     new_file: bool,
     deleted: bool,
+    /// The line of a mode that is not a regular file's (a symbolic link,
+    /// `120000`, or a submodule, `160000`): such a section is refused.
+    not_regular: Option<usize>,
 }
 
 fn strip(p: String, prefix: &str, git: bool, other_has: bool) -> String {
@@ -440,15 +443,64 @@ fn git_header_line(g: &mut Git, l: TextLine<'_>) -> Result<(), ParseError> {
         g.rename_from = Some(v.to_string());
     } else if let Some(v) = t.strip_prefix("rename to ") {
         g.rename_to = Some(v.to_string());
-    } else if t.starts_with("new file mode ") {
+    } else if let Some(m) = t.strip_prefix("new file mode ") {
         g.new_file = true;
-    } else if t.starts_with("deleted file mode ") {
+        note_mode(g, l.no, m);
+    } else if let Some(m) = t.strip_prefix("deleted file mode ") {
         g.deleted = true;
+        note_mode(g, l.no, m);
+    } else if let Some(m) = t
+        .strip_prefix("old mode ")
+        .or_else(|| t.strip_prefix("new mode "))
+    {
+        note_mode(g, l.no, m);
+    } else if let Some(rest) = t.strip_prefix("index ") {
+        if let Some((_, m)) = rest.split_once(' ') {
+            note_mode(g, l.no, m);
+        }
     } else if t.starts_with("copy from ") || t.starts_with("copy to ") {
         return Err(ParseError::other(
             l.no,
             "a change, rename, creation or deletion",
             "file copies are not supported; add the new file with `--- /dev/null`",
+        ));
+    }
+    Ok(())
+}
+
+/// Git writes a symbolic link as a file whose text is the link's target,
+/// and a submodule as a commit: applied as text, either would become a
+/// regular file holding that text (or edit the file a link points to), so
+/// a section with such a mode is refused.
+fn note_mode(g: &mut Git, no: usize, mode: &str) {
+    let m = mode.trim();
+    if m == "120000" || m == "160000" {
+        g.not_regular.get_or_insert(no);
+    }
+}
+
+/// A section whose extended header the engine cannot follow: a symbolic
+/// link or a submodule, or headers that contradict each other or the
+/// section's `---`/`+++` lines (a file both created and deleted or renamed,
+/// a new file whose old side is not `/dev/null`). `sides` says which of the
+/// `---`/`+++` names are present, when the section has them.
+fn refuse_odd_header(g: &Git, sides: Option<(bool, bool)>) -> Result<(), ParseError> {
+    if let Some(no) = g.not_regular {
+        return Err(ParseError::other(
+            no,
+            "a regular file's mode (100644 or 100755)",
+            "symbolic links (mode 120000) and submodules (160000) are not supported",
+        ));
+    }
+    let renamed = g.rename_from.is_some() || g.rename_to.is_some();
+    let contradicts = (g.new_file && (g.deleted || renamed))
+        || (g.deleted && renamed)
+        || sides.is_some_and(|(old, new)| (g.new_file && old) || (g.deleted && new));
+    if contradicts {
+        return Err(ParseError::other(
+            g.line,
+            "one of `new file mode`, `deleted file mode` or `rename from`/`rename to`, matching the `---`/`+++` lines",
+            "the section's headers contradict each other",
         ));
     }
     Ok(())
@@ -496,6 +548,7 @@ fn file_section(
         hunks.push(h);
     }
     if let Some(g) = &git {
+        refuse_odd_header(g, Some((old.is_some(), new.is_some())))?;
         same_names(g, (old.as_deref(), new.as_deref()), l.no)?;
     }
     let op = file_op(old, new, hunks, git.as_ref(), l.no, plus.no)?;
@@ -565,6 +618,7 @@ fn stray_line(
 /// whose name the header does not give for certain is an error, not a
 /// section left out.
 fn git_only_op(g: Git) -> Result<Option<FileOp>, ParseError> {
+    refuse_odd_header(&g, None)?;
     let unnamed = || {
         ParseError::other(
             g.line,
@@ -852,6 +906,44 @@ diff --git a/empty b/empty\nnew file mode 100644\nindex 0000000..e69de29\n";
         assert!(e.message.contains("cannot be told apart"), "{}", e.message);
         // A mode change alone changes no content: nothing to do, as before.
         assert!(parse("diff --git a/x b/x\nold mode 100644\nnew mode 100755\n").is_err());
+    }
+
+    /// A symbolic link or a submodule is not text to write: `git diff`
+    /// shows a link as a file holding its target, and applied as text that
+    /// became a regular file named `l` holding `x.txt`.
+    #[test]
+    fn links_and_submodules_are_refused() {
+        let add = "diff --git a/l b/l\nnew file mode 120000\nindex 0000000..1111111\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+x.txt\n\\ No newline at end of file\n";
+        let retarget = "diff --git a/l b/l\nindex 1111111..2222222 120000\n--- a/l\n+++ b/l\n@@ -1 +1 @@\n-x.txt\n\\ No newline at end of file\n+y.txt\n\\ No newline at end of file\n";
+        let delete = "diff --git a/l b/l\ndeleted file mode 120000\nindex 1111111..0000000\n";
+        let sub = "diff --git a/m b/m\nnew file mode 160000\nindex 0000000..abc\n--- /dev/null\n+++ b/m\n@@ -0,0 +1 @@\n+Subproject commit abc\n";
+        let to_link = "diff --git a/l b/l\nold mode 100644\nnew mode 120000\n--- a/l\n+++ b/l\n@@ -1 +1 @@\n-hi\n+x.txt\n";
+        for (d, line) in [(add, 2), (retarget, 2), (delete, 2), (sub, 2), (to_link, 3)] {
+            let e = parse(d).unwrap_err();
+            assert_eq!(e.line, line, "{d}");
+            assert!(e.message.contains("120000"), "{}", e.message);
+        }
+        // A regular file's modes are not refused (a mode change is ignored).
+        let exec = "diff --git a/x b/x\nold mode 100644\nnew mode 100755\nindex 1..2 100755\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+        assert_eq!(parse(exec).unwrap().ops.len(), 1);
+    }
+
+    /// Headers that contradict each other name no one change: a file both
+    /// deleted and renamed, created and deleted, or created while its old
+    /// side names a file.
+    #[test]
+    fn contradicting_headers_are_refused() {
+        for d in [
+            "diff --git a/x b/y\ndeleted file mode 100644\nrename from x\nrename to y\n",
+            "diff --git a/x b/x\nnew file mode 100644\ndeleted file mode 100644\n",
+            "diff --git a/x b/y\nnew file mode 100644\nrename from x\nrename to y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n",
+            "diff --git a/x b/x\nnew file mode 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+            "diff --git a/x b/x\ndeleted file mode 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+        ] {
+            let e = parse(d).unwrap_err();
+            assert_eq!(e.line, 1, "{d}");
+            assert!(e.message.contains("contradict"), "{}", e.message);
+        }
     }
 
     #[test]

@@ -612,6 +612,10 @@ pub enum EditWhy {
     /// CRLF, and its replacement does not start with an LF: written, the
     /// CR would be left alone.
     SplitsCrlf { line: usize },
+    /// Its search text ends with a CR, found as the CR of line `line`'s
+    /// CRLF, and its replacement does not end with a CR: written, the LF
+    /// would be left alone (that line's CRLF made LF).
+    SplitsCrlfEnd { line: usize },
     /// Its search text ends with a line break and its replacement, not
     /// empty, does not, found where line `line` (1-based), after it, has
     /// text: written, that line would be joined to the replacement's last.

@@ -35,8 +35,8 @@ use crate::likeness::{Budget, DEFAULT_BUDGET};
 use crate::matching::guard;
 use crate::matching::many;
 use crate::matching::plan::{
-    joins_at, may_damage_seam, may_join, may_reindent, seam_at, span_limit, Landing, Plan, Seam,
-    Span,
+    joins_at, may_damage_seam, may_join, may_reindent, seam_at, span_limit, splits_crlf_end,
+    Landing, Plan, Seam, Span,
 };
 use crate::matching::tolerant::{self, Reading, TolerantMatch};
 use crate::model::{
@@ -1000,6 +1000,13 @@ fn damaged_seam(text: &[u8], edit: &Edit, positions: &[usize]) -> Option<EditWhy
     {
         return Some(why);
     }
+    if let Some(&p) = positions
+        .iter()
+        .find(|&&p| splits_crlf_end(text, p + len, edit))
+    {
+        let line = line_numbers(text, &[p + len])[0];
+        return Some(EditWhy::SplitsCrlfEnd { line });
+    }
     if !may_damage_seam(edit) {
         return None;
     }
@@ -1518,6 +1525,30 @@ mod tests {
             apply(blank, &[e("\n    y();\n", "    z();\n")]).unwrap(),
             "f() {\n    x();\n    z();\n}\n"
         );
+    }
+
+    /// A search that ends with the CR of a CRLF, its replacement not ending
+    /// with one: the LF would be left alone, the line's CRLF made LF in a
+    /// CRLF file (`a\r` -> `x` wrote `x\nb\r\n`).
+    #[test]
+    fn a_crlf_split_at_the_end_is_refused() {
+        let crlf = "a\r\nb\r\n";
+        for replace in ["x", "", "x\n", "x\r\n"] {
+            let f = apply(crlf, &[e("a\r", replace)]).unwrap_err();
+            assert_eq!(f[0].why, EditWhy::SplitsCrlfEnd { line: 1 }, "{replace:?}");
+            assert!(
+                f[0].message().contains("a lone LF would be left"),
+                "{}",
+                f[0].message()
+            );
+        }
+        // Its replacement ending with the CR keeps the CRLF; the whole break
+        // in the search, or none of it, is as before; a search of breaks
+        // alone (converting them) too.
+        assert_eq!(apply(crlf, &[e("a\r", "x\r")]).unwrap(), "x\r\nb\r\n");
+        assert_eq!(apply(crlf, &[e("a\r\n", "x\n")]).unwrap(), "x\nb\r\n");
+        assert_eq!(apply(crlf, &[e("a", "x")]).unwrap(), "x\r\nb\r\n");
+        assert_eq!(apply("a\r\nb\n", &[e("\r", "")]).unwrap(), "a\nb\n");
     }
 
     #[test]

@@ -88,6 +88,7 @@ pub(crate) fn edit_miss(
         EditWhy::Stopped(s) => super::writes::cancelled(s.timeout_ms).message,
         EditWhy::JoinsWhitespace { line } => joins_whitespace(pre, said, *line),
         EditWhy::SplitsCrlf { line } => splits_crlf(pre, said, *line),
+        EditWhy::SplitsCrlfEnd { line } => splits_crlf_end(pre, said, *line),
         EditWhy::JoinsNextLine { line } => joins_next_line(pre, said, *line),
         EditWhy::ReindentsLine { line } => reindents_line(pre, said, *line),
     };
@@ -116,6 +117,18 @@ fn splits_crlf(pre: &str, said: Said, line: usize) -> String {
         "{pre}{s} starts with an LF, found as the LF of line {line}'s CRLF line break; {r} does not start with \
          one, so a lone CR would be left in the file. Start {s} at the start of a line (with the file's CRLF \
          line breaks), or start {r} with an LF too",
+        s = said.search,
+        r = said.replace
+    )
+}
+
+/// An edit whose search text ends with the CR of line `line`'s CRLF, and
+/// whose replacement does not end with a CR.
+fn splits_crlf_end(pre: &str, said: Said, line: usize) -> String {
+    format!(
+        "{pre}{s} ends with a CR, found as the CR of line {line}'s CRLF line break; {r} does not end with one, \
+         so a lone LF would be left in the file (line {line} ending in LF among CRLF lines). End {s} before \
+         the CR, or with the whole CRLF and {r} with the line break it should have",
         s = said.search,
         r = said.replace
     )

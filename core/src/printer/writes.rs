@@ -57,6 +57,15 @@ pub(crate) fn hard_linked(display: &str, names: u64) -> String {
     )
 }
 
+/// A move of `display`, which has `names` hard links.
+pub(crate) fn hard_linked_move(display: &str, names: u64) -> String {
+    format!(
+        "`{display}` has {names} hard links (other names of the same file, perhaps outside the workspace); \
+         nothing was written. Moved, it becomes a new file under its new name and the other names keep the old \
+         one: retry with options.hardLinks: \"split\" if that is meant"
+    )
+}
+
 /// `path` is being written by another call or process.
 pub(crate) fn locked(path: &str) -> String {
     format!(

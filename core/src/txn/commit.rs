@@ -81,7 +81,7 @@ impl Txn<'_> {
             rolled_back: Vec::new(),
             rollback_failed: Vec::new(),
         })?;
-        let split_links = self.check_links(writes, opts, rec)?;
+        let split_links = self.check_links(writes, removes, opts, rec)?;
         let durable = opts.durable;
         let fresh = self.fresh_targets(writes)?;
         let res_of = |k: usize| fresh.get(&k).unwrap_or(&self.slots[k].res);
@@ -253,20 +253,38 @@ impl Txn<'_> {
     /// A file with other hard links is written only as the caller says
     /// (links the recorder holds are not other names). Returns, per write,
     /// whether a replacement may split the name from its other links.
+    /// A moved file (a write whose `perms_from` slot is removed) is a new
+    /// inode under its new name: the source's other names would keep the
+    /// old file, so it is moved only under `hardLinks: "split"`.
     fn check_links(
         &self,
         writes: &[Write<'_>],
+        removes: &[usize],
         opts: &Options,
         rec: &dyn Recorder,
     ) -> Result<Vec<bool>, CommitFailure> {
-        let mut split = Vec::with_capacity(writes.len());
-        for w in writes {
-            let s = &self.slots[w.slot];
-            let (links, held) = match s.cur.as_ref() {
+        let names_of = |k: usize| {
+            let (links, held) = match self.slots[k].cur.as_ref() {
                 Some((_, m)) if m.nlink > 1 => (m.nlink, rec.links_held(self.ws, m)),
                 _ => (1, 0),
             };
-            let names = links.saturating_sub(held).max(1);
+            (links, links.saturating_sub(held).max(1))
+        };
+        let mut split = Vec::with_capacity(writes.len());
+        for w in writes {
+            let s = &self.slots[w.slot];
+            if let Some(k) = w.perms_from.filter(|k| removes.contains(k)) {
+                let (_, names) = names_of(k);
+                if names > 1 && opts.hard_links != HardLinks::Split {
+                    let src = &self.slots[k];
+                    let f = Failure::new(
+                        ErrorCode::HARD_LINKED_FILE,
+                        printer::hard_linked_move(&src.display, names),
+                    );
+                    return Err(CommitFailure::single(f, src.abs()));
+                }
+            }
+            let (links, names) = names_of(w.slot);
             if names > 1 && opts.hard_links == HardLinks::Refuse {
                 let f = Failure::new(
                     ErrorCode::HARD_LINKED_FILE,

@@ -417,6 +417,48 @@ fn deleting_or_moving_through_a_symlink_is_refused() {
         .is_symlink());
 }
 
+/// A moved file is a new inode under its new name: a source with another
+/// hard link (perhaps outside the workspace) would be split from it, the
+/// other name keeping the old text, as an in-place edit is refused for
+/// (`HARD_LINKED_FILE`). Moved only under `hardLinks: "split"`; a git
+/// rename and a move without hunks too.
+#[test]
+fn moving_a_hard_linked_file_is_refused_unless_split() {
+    let (_t, root) = setup(&[("x.txt", b"one\n")]);
+    std::fs::hard_link(root.join("x.txt"), root.join("other.txt")).unwrap();
+    let patches = [
+        "*** Begin Patch\n*** Update File: x.txt\n*** Move to: y.txt\n@@\n-one\n+ONE\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: x.txt\n*** Move to: y.txt\n*** End Patch\n",
+        "diff --git a/x.txt b/y.txt\nsimilarity index 100%\nrename from x.txt\nrename to y.txt\n",
+    ];
+    for p in patches {
+        for links in [json!({}), json!({"hardLinks": "keep"})] {
+            let mut o = opts(&root);
+            o.as_object_mut()
+                .unwrap()
+                .extend(links.as_object().unwrap().clone());
+            let r = file_ops::apply_patch(&json!(p), Some(&o));
+            assert_eq!(r["code"], "HARD_LINKED_FILE", "{p} {r}");
+            assert!(r["message"].as_str().unwrap().contains("\"split\""), "{r}");
+            assert_eq!(std::fs::read(root.join("x.txt")).unwrap(), b"one\n");
+            assert!(!root.join("y.txt").exists());
+            assert_eq!(
+                std::os::unix::fs::MetadataExt::nlink(
+                    &std::fs::metadata(root.join("other.txt")).unwrap()
+                ),
+                2
+            );
+        }
+    }
+    let mut o = opts(&root);
+    o["hardLinks"] = json!("split");
+    let r = file_ops::apply_patch(&json!(patches[0]), Some(&o));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(std::fs::read(root.join("y.txt")).unwrap(), b"ONE\n");
+    assert_eq!(std::fs::read(root.join("other.txt")).unwrap(), b"one\n");
+    assert!(!root.join("x.txt").exists());
+}
+
 /// Many blocks over a file of a few MiB are planned in one pass and written
 /// from slices of the file; a dry run of them keeps the same bytes, which
 /// applyDryRun writes, for plain UTF-8, CRLF and BOM files alike.

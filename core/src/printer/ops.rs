@@ -15,6 +15,20 @@ fn at_line(line: usize) -> String {
     }
 }
 
+/// One operation writes the file `file` (from line `file_line`) where
+/// another needs a directory for `under` (from `under_line`).
+pub(crate) fn file_over_directory(
+    (file, file_line): (&str, usize),
+    (under, under_line): (&str, usize),
+) -> String {
+    format!(
+        "`{file}`{} is written as a file, and `{under}`{} needs it to be a directory; a path cannot be both. \
+         Nothing was written",
+        at_line(file_line),
+        at_line(under_line),
+    )
+}
+
 /// Two operations (`a` from line `a_line`, `b` from `b_line`) name one
 /// file, `file`.
 pub(crate) fn same_file_twice(

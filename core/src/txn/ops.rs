@@ -339,7 +339,46 @@ fn resolve_ops(
         };
         refs.push(Some((src, dst)));
     }
+    if let Some(f) = file_over_directory(plan, txn, &refs) {
+        return Err(f);
+    }
     Ok(refs)
+}
+
+/// A call that writes a file at a path another of its operations needs as
+/// a directory (`Add File: p` and `Add File: p/q`, a move onto `p` and a
+/// new `p/q`): whichever came first, the other fails half-way, after
+/// directories were made. Refused before anything is created.
+fn file_over_directory(
+    plan: &OpPlan,
+    txn: &Txn<'_>,
+    refs: &[Option<(Option<usize>, Option<usize>)>],
+) -> Option<Box<Failed>> {
+    let path = |k: usize| txn.slots[k].res.rel_path.as_str();
+    let written: HashMap<&str, usize> = refs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| Some((path(r.as_ref()?.1?), i)))
+        .collect();
+    for (i, r) in refs.iter().enumerate() {
+        let Some((src, dst)) = r else { continue };
+        for k in [*src, *dst].into_iter().flatten() {
+            let p = path(k);
+            let parent = p
+                .match_indices('/')
+                .map(|(at, _)| &p[..at])
+                .find_map(|a| written.get(a).map(|&j| (a, j)));
+            if let Some((a, j)) = parent {
+                let (op, other) = (&plan.ops[i], &plan.ops[j]);
+                let f =
+                    Failure::invalid(printer::file_over_directory((a, other.line), (p, op.line)));
+                let mut v = Failed::new(&f, Some(&txn.slots[k].abs()));
+                v.format = Some(plan.format);
+                return Some(Box::new(v));
+            }
+        }
+    }
+    None
 }
 
 /// Why a path of an operation was refused.

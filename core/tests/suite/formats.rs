@@ -459,6 +459,43 @@ fn moving_a_hard_linked_file_is_refused_unless_split() {
     assert!(!root.join("x.txt").exists());
 }
 
+/// A path written as a file that another operation of the call needs as a
+/// directory: refused before anything is made, dry run included (its
+/// `run_id` could never apply), in either order and in either format.
+#[test]
+fn a_file_and_a_file_under_it_in_one_call_are_refused() {
+    let (_t, root) = setup(&[("a.txt", b"a\n")]);
+    let patches = [
+        "*** Begin Patch\n*** Add File: p\n+x\n*** Add File: p/q\n+y\n*** End Patch\n",
+        "*** Begin Patch\n*** Add File: p/q/r\n+y\n*** Add File: p\n+x\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: a.txt\n*** Move to: p\n*** Add File: p/q\n+y\n*** End Patch\n",
+        "diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+x\n\
+         diff --git a/x/y b/x/y\nnew file mode 100644\n--- /dev/null\n+++ b/x/y\n@@ -0,0 +1 @@\n+y\n",
+    ];
+    for p in patches {
+        for dry in [false, true] {
+            let r = file_ops::apply_patch(&json!({"patch": p, "dry_run": dry}), Some(&opts(&root)));
+            assert_eq!(r["code"], "INVALID_INPUT", "{p} {r}");
+            assert!(
+                r["message"].as_str().unwrap().contains("cannot be both"),
+                "{r}"
+            );
+            let mut names: Vec<String> = std::fs::read_dir(&root)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| !n.starts_with('.'))
+                .collect();
+            names.sort();
+            assert_eq!(names, ["a.txt"], "{p}");
+            assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"a\n");
+        }
+    }
+    // Siblings whose names share a prefix are not a conflict.
+    let p = "*** Begin Patch\n*** Add File: p\n+x\n*** Add File: p-q/r\n+y\n*** Add File: pq\n+z\n*** End Patch\n";
+    let r = file_ops::apply_patch(&json!(p), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+}
+
 /// Many blocks over a file of a few MiB are planned in one pass and written
 /// from slices of the file; a dry run of them keeps the same bytes, which
 /// applyDryRun writes, for plain UTF-8, CRLF and BOM files alike.

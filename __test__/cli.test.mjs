@@ -315,6 +315,49 @@ test('workspace root: from a subdirectory of a git work tree the root is the wor
   assert.equal(hw.transactions.length, 1)
 })
 
+test('apply-patch reads its paths from the current directory, as Codex apply_patch does, also inside a git work tree', () => {
+  const dir = workspace({ 'src/index.ts': 'port = 3000\n', 'packages/web/src/index.ts': 'port = 3000\n' })
+  fs.mkdirSync(path.join(dir, '.git'))
+  const web = path.join(dir, 'packages/web')
+  const patch = '*** Begin Patch\n*** Update File: src/index.ts\n@@\n-port = 3000\n+port = 8080\n*** Add File: README.md\n+# web\n*** End Patch\n'
+  const r = cli(['apply-patch'], { cwd: web, input: patch })
+  assert.equal(r.status, 0, r.stderr)
+  assert.equal(read(web, 'src/index.ts').toString(), 'port = 8080\n')
+  assert.equal(read(dir, 'src/index.ts').toString(), 'port = 3000\n', 'the work tree root file is not the one named')
+  assert.ok(fs.existsSync(path.join(web, 'README.md')) && !fs.existsSync(path.join(dir, 'README.md')))
+})
+
+test('a FILE argument is read as the shell reads it: link/../a.txt goes up from where the link points', () => {
+  const dir = workspace({ 'a.txt': 'VERSION = 1\n', 'lib/a.txt': 'VERSION = 1\n', 'lib/sub/x': '' })
+  fs.symlinkSync('lib/sub', path.join(dir, 'link'))
+  const r = cli(['patch', 'link/../a.txt', '--search', 'VERSION = 1', '--replace', 'VERSION = 2', '--root', dir], { cwd: dir })
+  assert.equal(r.status, 0, r.stderr)
+  assert.equal(read(dir, 'lib/a.txt').toString(), 'VERSION = 2\n')
+  assert.equal(read(dir, 'a.txt').toString(), 'VERSION = 1\n')
+  const shown = cli(['read', 'link/../a.txt', '--json', '--root', dir], { cwd: dir })
+  assert.equal(shown.status, 0, shown.stderr)
+  assert.equal(JSON.parse(shown.stdout).content, 'VERSION = 2\n')
+  const h = cli(['history', 'link/../a.txt', '--json', '--root', dir], { cwd: dir })
+  assert.equal(h.status, 0, h.stderr)
+  assert.equal(JSON.parse(h.stdout).transactions.length, 1, h.stdout)
+})
+
+test('a deleted working directory: an absolute --root still works, a relative or implied one is a usage error, never a stack trace', () => {
+  const dir = workspace({ 'a.txt': 'one\n' })
+  const gone = tempDir('pft-cli-gone-')
+  const script = (args) => `cd "${gone}" && rmdir "${gone}" && exec "${process.execPath}" "${BIN}" ${args}`
+  const run = (args) => spawnSync('sh', ['-c', script(args)], { env: cleanEnv(), encoding: 'utf8', timeout: 30_000 })
+  const ok = run(`patch "${path.join(dir, 'a.txt')}" --search one --replace two --root "${dir}"`)
+  assert.equal(ok.status, 0, ok.stderr)
+  assert.equal(read(dir, 'a.txt').toString(), 'two\n')
+  fs.mkdirSync(gone)
+  const bad = run('patch a.txt --search two --replace three')
+  assert.equal(bad.status, 2, bad.stderr)
+  assert.match(bad.stderr, /current directory cannot be read/)
+  assert.doesNotMatch(bad.stderr, /\n\s+at /)
+  assert.equal(read(dir, 'a.txt').toString(), 'two\n')
+})
+
 test('call TOOL runs any tool of the table with JSON arguments (batch, read, write)', () => {
   const dir = workspace({ 'a.txt': 'one\n', 'b.txt': 'two\n' })
   const batch = cli(['call', 'batch_patch_files'], {

@@ -130,12 +130,19 @@ test('an unknown tool or profile name, or an output-schema switch neither on nor
     [['--tools', ' , '], cleanEnv(), /--tools: names no tool/],
     [[], cleanEnv({ PATCH_FILE_TOOLS: 'defualt' }), /PATCH_FILE_TOOLS: unknown tool or profile "defualt"/],
     [[], cleanEnv({ PATCH_FILE_OUTPUT_SCHEMAS: 'maybe' }), /PATCH_FILE_OUTPUT_SCHEMAS must be on or off/],
+    // Settings every call would find wrong, one by one, are checked at start too.
+    [[], cleanEnv({ PATCH_FILE_HARD_LINKS: 'bogus' }), /PATCH_FILE_HARD_LINKS must be refuse, split or keep/],
+    [[], cleanEnv({ PATCH_FILE_MCP_MAX_MESSAGE_BYTES: '-1' }), /PATCH_FILE_MCP_MAX_MESSAGE_BYTES must be a whole number of bytes, at least 4096/],
+    [[], cleanEnv({ PATCH_FILE_MCP_MAX_RESULT_BYTES: '1' }), /PATCH_FILE_MCP_MAX_RESULT_BYTES must be a whole number/],
   ]) {
     const r = start(args, env)
     assert.equal(r.status, 2, `${args} ${r.stderr}`)
     assert.equal(r.stdout, '')
     assert.match(r.stderr, re)
   }
+  const cmd = spawnSync(process.execPath, [BIN, 'call', 'read_file'], { env: cleanEnv({ PATCH_FILE_HARD_LINKS: 'bogus' }), input: '{}', encoding: 'utf8' })
+  assert.equal(cmd.status, 2)
+  assert.match(cmd.stderr, /PATCH_FILE_HARD_LINKS must be/)
   // --tools is an option of the server, not of the commands.
   const c = spawnSync(process.execPath, [BIN, 'call', 'read_file', '--tools', 'all'], { env: cleanEnv(), input: '{}', encoding: 'utf8' })
   assert.equal(c.status, 2)
@@ -344,6 +351,10 @@ test('an unknown tool is a JSON-RPC InvalidParams error and the server keeps wor
     const e = await client.callTool({ name: 'no_such_tool', arguments: {} }).catch((err) => err)
     assert.match(e.message, /^MCP error -32602: Unknown tool: no_such_tool\./)
     assert.equal(e.message.match(/MCP error/g).length, 1, e.message)
+    // A name of any length is quoted cut to 64 characters, never echoed whole.
+    const long = await client.callTool({ name: 'x'.repeat(100_000), arguments: {} }).catch((err) => err)
+    assert.match(long.message, new RegExp(`Unknown tool: ${'x'.repeat(64)}…\\.`))
+    assert.ok(long.message.length < 1000, long.message.length)
     const bad = await client.request({ method: 'tools/call', params: { arguments: {} } }, (await import('@modelcontextprotocol/sdk/types.js')).CallToolResultSchema).catch((err) => err)
     assert.equal(bad.code, -32602)
     assert.equal(bad.message.match(/MCP error/g).length, 1, bad.message)

@@ -116,15 +116,16 @@ is only useful inside the MCP server.`,
   ${PROG} apply-patch [PATCH] [--root DIR] [--dry-run] [--json] < patch
 
 Reads the patch from stdin (or from the file PATCH) and applies it inside the
-workspace root (default: the enclosing git work tree, else the current directory): files added, deleted, moved
-and updated together, or none at all. Hunks are located by their lines,
+workspace root, where its paths are read from (default: the current directory, as
+Codex's apply_patch reads them): files added, deleted, moved and updated together,
+or none at all. Hunks are located by their lines,
 exactly first, then ignoring trailing whitespace, surrounding whitespace and
 Unicode punctuation; each must match one place only.
 
 Options:
   --dry-run   print the unified diff; write nothing
   --json      print the result object as JSON
-  --root DIR  workspace root (beats ${ENV}; default: the enclosing git work tree, else cwd)`,
+  --root DIR  workspace root (beats ${ENV}; default: cwd)`,
     options: { 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
     positionals: true,
     run: runApplyPatch,
@@ -208,7 +209,7 @@ PATCH_FILE_JOURNAL=off.`,
 async function runRead({ values, positionals, root }) {
   if (positionals.length !== 1) throw new UsageError('read takes one FILE')
   const opts = engineOptions(root)
-  const input = { file_path: path.relative(opts.workspaceRoot || process.cwd(), path.resolve(process.cwd(), positionals[0])) }
+  const input = { file_path: named(positionals[0]) }
   if (values.anchors) input.anchors = true
   const result = await engine.run(require('./tools.js').get('read_file'), input, opts)
   if (values.json || !result.ok) process.stdout.write(JSON.stringify(result) + '\n')
@@ -225,7 +226,7 @@ async function runHistory({ values, positionals, root }) {
     input.limit = Number(values.limit)
   }
   const opts = engineOptions(root)
-  if (positionals.length) input.file_path = path.relative(opts.workspaceRoot || process.cwd(), path.resolve(process.cwd(), positionals[0]))
+  if (positionals.length) input.file_path = named(positionals[0])
   const result = await engine.run(tools.get('history'), input, opts)
   if (values.json) {
     process.stdout.write(JSON.stringify(result) + '\n')
@@ -351,7 +352,7 @@ async function runPatch({ values, positionals, root }) {
     throw new UsageError('only one of --search-file and --replace-file can be - (stdin)')
   }
   const input = {
-    file_path: path.resolve(process.cwd(), positionals[0]),
+    file_path: named(positionals[0]),
     search_block: pair('search'),
     replace_block: pair('replace'),
   }
@@ -468,8 +469,42 @@ function utf8(bytes) {
   }
 }
 
+/**
+ * A FILE argument as the engine takes it: relative to the working directory
+ * as the shell means it. Joined, not normalized: `link/../a.txt` goes up from
+ * where `link` points (as the kernel and `cat` read it), which a textual
+ * `path.resolve` would turn into another file.
+ */
+function named(file) {
+  return path.isAbsolute(file) ? file : cwd() + path.sep + file
+}
+
+/** The working directory, or `/` when it no longer exists. */
+function safeCwd() {
+  try {
+    return process.cwd()
+  } catch {
+    return path.sep
+  }
+}
+
+/** The working directory, or a usage error when it no longer exists. */
+function cwd() {
+  try {
+    return process.cwd()
+  } catch (err) {
+    throw new UsageError(`the current directory cannot be read (${err.code || err.message}); run from a directory that exists`)
+  }
+}
+
 function display(abs) {
-  const rel = path.relative(process.cwd(), abs)
+  let here
+  try {
+    here = process.cwd()
+  } catch {
+    return abs
+  }
+  const rel = path.relative(here, abs)
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs
 }
 
@@ -583,7 +618,10 @@ function commandUsage(cmd) {
 
 /** The workspace root, resolved once (js/root.js): {root, given}. Warnings go to stderr. */
 function rootOrThrow(flag, { gitRoot = false } = {}) {
-  const r = resolveRoot(flag, process.env, process.cwd(), { gitRoot })
+  const absolute = (p) => p !== undefined && p !== '' && path.isAbsolute(p)
+  const fixed = flag !== undefined ? absolute(flag) : absolute(process.env[ENV])
+  // An absolute root needs no working directory (it may have been deleted).
+  const r = resolveRoot(flag, process.env, fixed ? safeCwd() : cwd(), { gitRoot })
   for (const w of r.warnings) process.stderr.write(`${PROG}: warning: ${w}\n`)
   if (r.error && r.errorKind === 'io') {
     const e = new Error(r.error)
@@ -630,7 +668,10 @@ async function dispatch(argv) {
       process.stdout.write(commandUsage(cmd) + '\n')
       return EXIT.OK
     }
-    const { root } = rootOrThrow(values.root, { gitRoot: true })
+    // Codex's apply_patch names files from the working directory: its
+    // default root is that directory, not the enclosing work tree.
+    checkEnv()
+    const { root } = rootOrThrow(values.root, { gitRoot: name !== 'apply-patch' })
     return cmd.run({ values, positionals, root })
   }
   const { values } = parse(argv, { ...GLOBAL_OPTIONS, ...SERVER_OPTIONS, version: { type: 'boolean', short: 'V' } }, false)
@@ -718,7 +759,30 @@ function serverOptions(values, env = process.env) {
     if (!SYNTAX_MODES.includes(values.syntax)) throw new UsageError(`--syntax must be warn, refuse or off, not ${JSON.stringify(values.syntax)}`)
     syntax = values.syntax
   }
+  checkEnv(env)
   return { tools: chosen.tools, outputSchemas, results, syntax }
+}
+
+const HARD_LINK_MODES = ['refuse', 'split', 'keep']
+const MIN_MESSAGE_BYTES = 4096
+
+/**
+ * The settings read from the environment that every call would otherwise
+ * find wrong one by one: checked at start, a usage error (exit 2).
+ */
+function checkEnv(env = process.env) {
+  const set = (name) => env[name] !== undefined && env[name] !== ''
+  const links = 'PATCH_FILE_HARD_LINKS'
+  if (set(links) && !HARD_LINK_MODES.includes(env[links])) {
+    throw new UsageError(`${links} must be refuse, split or keep, not ${JSON.stringify(env[links].slice(0, 64))}`)
+  }
+  for (const name of ['PATCH_FILE_MCP_MAX_MESSAGE_BYTES', 'PATCH_FILE_MCP_MAX_RESULT_BYTES']) {
+    if (!set(name)) continue
+    const v = env[name].trim()
+    if (!/^\d+$/.test(v) || Number(v) < MIN_MESSAGE_BYTES) {
+      throw new UsageError(`${name} must be a whole number of bytes, at least ${MIN_MESSAGE_BYTES}, not ${JSON.stringify(env[name].slice(0, 64))}`)
+    }
+  }
 }
 
 /** Levenshtein distance of two short strings. */

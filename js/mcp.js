@@ -324,7 +324,9 @@ async function serve({ root, version, given, tools: served = tools.select('defau
     const tool = byName.get(name)
     if (!tool) {
       const hint = tools.get(name) ? ` (${name} is not enabled: add it to --tools or PATCH_FILE_TOOLS)` : ''
-      throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}${hint}. Tools: ${[...byName.keys()].join(', ')}`)
+      // The caller's name is quoted cut to 64 characters, as every value the server echoes.
+      const shown = typeof name === 'string' && name.length > 64 ? `${name.slice(0, 64)}…` : name
+      throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${shown}${hint}. Tools: ${[...byName.keys()].join(', ')}`)
     }
     log.debug(`call ${name} (request ${transport.idText(extra.requestId)})`)
     const call = (async () => {

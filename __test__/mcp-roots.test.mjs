@@ -149,6 +149,47 @@ test('two roots: each path runs in the root it lies beneath, each root its own j
   }
 })
 
+test('two roots: a call whose text names files the server cannot read is refused, never run in the last root used; a dry run applies after roots change', T, async () => {
+  const a = project({ 'README.md': 'a\n', 'notes.txt': 'a\n', 'app.py': 'a = 1\n', 'only-a.txt': 'x\n' })
+  const b = project({ 'README.md': 'b\n', 'notes.txt': 'b\n', 'app.py': 'b = 1\n', 'only-b.txt': 'y\n' })
+  let current = [uri(a), uri(b)]
+  const c = await connect({ roots: () => current })
+  try {
+    // The last call named a file of b.
+    assert.equal((await c.call('read_file', { file_path: 'only-b.txt' })).ok, true)
+    const rename = await c.call('apply_patch', { patch: 'diff --git a/README.md b/docs/README.md\nsimilarity index 100%\nrename from README.md\nrename to docs/README.md\n' })
+    assert.equal(rename.code, 'INVALID_INPUT', JSON.stringify(rename))
+    const fenced = await c.call('edit_block', { blockContent: 'app.py\n```python\n<<<<<<< SEARCH\nb = 1\n=======\nb = 2\n>>>>>>> REPLACE\n```\n' })
+    assert.equal(fenced.code, 'INVALID_INPUT', JSON.stringify(fenced))
+    const aliased = await c.call('apply_patch', { text: '*** Begin Patch\n*** Update File: notes.txt\n@@\n-b\n+B\n*** End Patch\n' })
+    assert.equal(aliased.code, 'INVALID_INPUT', JSON.stringify(aliased))
+    const unnamed = await c.call('apply_patch', { patch: '@@ -1 +1 @@\n-b\n+B\n' })
+    assert.equal(unnamed.code, 'INVALID_INPUT', JSON.stringify(unnamed))
+    for (const d of [a, b]) {
+      assert.equal(read(path.join(d, 'README.md')), path.basename(d) === path.basename(a) ? 'a\n' : 'b\n')
+      assert.ok(!fs.existsSync(path.join(d, 'docs')))
+    }
+    assert.equal(read(path.join(b, 'app.py')), 'b = 1\n')
+    assert.equal(read(path.join(b, 'notes.txt')), 'b\n')
+    // A dry run made with one root applies after the client adds another.
+    current = [uri(a)]
+    let before = c.asked()
+    await c.client.sendRootsListChanged()
+    for (let i = 0; i < 100 && c.asked() === before; i++) await new Promise((r) => setTimeout(r, 20))
+    const dry = await c.call('patch_file', { file_path: 'only-a.txt', search_block: 'x', replace_block: 'x2', dry_run: true })
+    assert.equal(dry.ok, true, JSON.stringify(dry))
+    current = [uri(b), uri(a)]
+    before = c.asked()
+    await c.client.sendRootsListChanged()
+    for (let i = 0; i < 100 && c.asked() === before; i++) await new Promise((r) => setTimeout(r, 20))
+    const applied = await c.call('apply_last_dry_run', { run_id: dry.run_id })
+    assert.equal(applied.ok, true, JSON.stringify(applied))
+    assert.equal(read(path.join(a, 'only-a.txt')), 'x2\n')
+  } finally {
+    await c.client.close()
+  }
+})
+
 test('notifications/roots/list_changed: the server asks again and switches roots', T, async () => {
   const one = project({ 'f.txt': 'one\n' })
   const two = project({ 'f.txt': 'two\n' })
@@ -231,6 +272,13 @@ test('pathsOf reads the paths of every tool shape', () => {
   assert.deepEqual(pathsOf({ patch: '--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/new.c\n' }), ['x.c', 'x.c', 'new.c'])
   assert.deepEqual(pathsOf({ blockContent: 'src/a.ts\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n' }), ['src/a.ts'])
   assert.deepEqual(pathsOf({ id: '3' }), [])
+  // Shapes a reading by lines once missed: a rename-only git diff, a block's
+  // name above its fence, the `text` alias; a hunk line removing `-- x` is no header.
+  assert.deepEqual(pathsOf({ patch: 'diff --git a/README.md b/docs/README.md\nsimilarity index 100%\nrename from README.md\nrename to docs/README.md\n' }, 'apply_patch'), ['README.md', 'docs/README.md', 'README.md', 'docs/README.md'])
+  assert.deepEqual(pathsOf({ blockContent: 'app.py\n```python\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n' }, 'edit_block'), ['app.py'])
+  assert.deepEqual(pathsOf({ text: '*** Begin Patch\n*** Update File: notes.txt\n@@\n-a\n+b\n*** End Patch\n' }, 'apply_patch'), ['notes.txt'])
+  assert.deepEqual(pathsOf({ text: 'notes.txt\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n' }, 'edit_block'), ['notes.txt'])
+  assert.deepEqual(pathsOf({ patch: '--- /abs/q.sql\n+++ /abs/q.sql\n@@ -1,2 +1,1 @@\n--- TODO\n select 1;\n' }, 'apply_patch'), ['/abs/q.sql', '/abs/q.sql'])
 })
 
 test('a call waits for an unanswered roots/list at most 5 s, then runs with the roots known so far', T, async () => {

@@ -76,12 +76,63 @@ function beneath(p, root) {
 
 const PATH_KEYS = ['file_path', 'filePath', 'path']
 
+/** The keys that carry a patch or diff, and those that carry SEARCH/REPLACE blocks (`text`: either). */
+const PATCH_KEYS = ['patch', 'input', 'diff', 'text']
+const BLOCK_KEYS = ['blockContent', 'block_content', 'text']
+
+/** A diff header's path without git's `a/`/`b/` prefix and a `diff -u` timestamp. */
+function diffPath(raw) {
+  return raw.replace(/\t.*$/, '').trim().replace(/^"(.*)"$/, '$1').replace(/^[ab]\//, '')
+}
+
+/** The file names of a Codex patch or a unified diff: every header that can name one. */
+function patchPaths(text, out) {
+  const lines = text.split(/\r?\n/)
+  lines.forEach((line, i) => {
+    let m = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$/.exec(line)
+    if (m) return out.push(m[1])
+    // `---`/`+++` only as a pair: a hunk line removing `-- x` is `--- x`.
+    if (line.startsWith('--- ') && (lines[i + 1] || '').startsWith('+++ ')) {
+      for (const h of [line, lines[i + 1]]) {
+        const p = h.slice(4)
+        if (!/^\/dev\/null(\t|\s*$)/.test(p)) out.push(diffPath(p))
+      }
+      return
+    }
+    m = /^(?:rename|copy) (?:from|to) (.+?)\s*$/.exec(line)
+    if (m) return out.push(m[1])
+    m = /^diff --git (.+?)\s*$/.exec(line)
+    if (m) {
+      // `a/x b/y`: split where ` b/` occurs once; otherwise both halves of an even split.
+      const parts = m[1].split(' b/')
+      if (parts.length === 2) out.push(diffPath(parts[0]), parts[1])
+      else out.push(m[1])
+    }
+  })
+}
+
+/** The file line of each SEARCH/REPLACE block: the line above it, or above its opening fence. */
+function blockPaths(text, out) {
+  const lines = text.split(/\r?\n/)
+  lines.forEach((line, i) => {
+    if (!/^<{5,9} SEARCH\s*$/.test(line)) return
+    let k = i - 1
+    if (k >= 0 && /^\s*(`{3,}|~{3,})/.test(lines[k])) k--
+    if (k < 0) return
+    const name = lines[k].trim().replace(/^`+|`+$/g, '').replace(/:$/, '')
+    if (name && !/^(`{3,}|~{3,})/.test(name)) out.push(name)
+  })
+}
+
 /**
  * The paths a tool call names, as far as they can be read from its
  * arguments: path fields (top level and in `files[]`), the file headers of a
- * Codex patch or a unified diff, the file line of each SEARCH/REPLACE block.
+ * Codex patch or a unified diff (`---`/`+++` pairs, `diff --git`, renames),
+ * the file line of each SEARCH/REPLACE block (above its fence, if any).
+ * A call whose text names files this reading misses is refused with several
+ * roots (see `route`), never sent to the last root used.
  */
-function pathsOf(args) {
+function pathsOf(args, tool) {
   const out = []
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return out
   const fields = (o) => {
@@ -91,27 +142,21 @@ function pathsOf(args) {
   try {
     fields(args)
     if (Array.isArray(args.files)) args.files.forEach(fields)
-    for (const k of ['patch', 'input', 'diff']) {
-      if (typeof args[k] !== 'string') continue
-      for (const m of args[k].matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$/gm)) out.push(m[1])
-      for (const m of args[k].matchAll(/^(?:---|\+\+\+) (?!\/dev\/null)(.+?)(?:\t.*)?\s*$/gm)) {
-        out.push(m[1].replace(/^[ab]\//, ''))
-      }
-    }
-    for (const k of ['blockContent', 'block_content']) {
-      if (typeof args[k] !== 'string') continue
-      const lines = args[k].split(/\r?\n/)
-      lines.forEach((line, i) => {
-        if (/^<{5,9} SEARCH\s*$/.test(line) && i > 0) {
-          const name = lines[i - 1].trim().replace(/^`+|`+$/g, '')
-          if (name && !/^```/.test(lines[i - 1].trim())) out.push(name)
-        }
-      })
+    const blocks = tool === 'edit_block' || tool === 'edit_blocks' || tool === 'apply_edit_blocks'
+    for (const k of blocks ? [] : PATCH_KEYS) if (typeof args[k] === 'string') patchPaths(args[k], out)
+    for (const k of BLOCK_KEYS) {
+      if (typeof args[k] !== 'string' || (k === 'text' && !blocks && tool !== undefined)) continue
+      blockPaths(args[k], out)
     }
   } catch {
     // arguments whose reading throws: no paths (the engine refuses them)
   }
   return out
+}
+
+/** Whether a call of `tool` carries a text whose files its own headers name (a patch, blocks). */
+function carriesText(args) {
+  return args !== null && typeof args === 'object' && [...PATCH_KEYS, ...BLOCK_KEYS].some((k) => typeof args[k] === 'string')
 }
 
 /**
@@ -157,8 +202,19 @@ class Workspace {
       const root = this.runIds.get(args.run_id)
       if (roots.includes(root)) return { root }
     }
-    const names = pathsOf(args)
-    if (names.length === 0) return { root: this.current }
+    const names = pathsOf(args, tool.name)
+    if (names.length === 0) {
+      if (carriesText(args)) {
+        return {
+          refusal: {
+            ok: false,
+            code: 'INVALID_INPUT',
+            message: `the workspace has several roots (${roots.join(', ')}) and the files this call's text names could not be read from it: name them by their absolute paths`,
+          },
+        }
+      }
+      return { root: this.current }
+    }
     const list = roots.join(', ')
     const chosen = new Set()
     for (const p of names) {
@@ -213,7 +269,8 @@ class Workspace {
 
   /** Notes where a dry run ran, so that apply_last_dry_run applies it there. */
   ran(root, result) {
-    if (this.roots.length < 2 || !result || typeof result.run_id !== 'string') return
+    // Noted with one root too: the client may add roots before applying it.
+    if (!result || typeof result.run_id !== 'string') return
     this.runIds.set(result.run_id, root)
     if (this.runIds.size > 256) this.runIds.delete(this.runIds.keys().next().value)
   }

@@ -67,6 +67,7 @@ pub(crate) const KEEP_WORDS: &[&str] = &[
     "truncated",
     "continues",
     "continued",
+    "everything",
 ];
 
 /// What is kept, named between dots at both ends (`# ... fields ...`,
@@ -127,7 +128,9 @@ pub(crate) const DOTS_PHRASES: &[&str] = &[
     "no changes",
     "no change",
     "and so on",
+    "and so forth",
     "as above",
+    "as-is",
     "continues",
 ];
 
@@ -191,12 +194,20 @@ pub(crate) const PHRASES: &[&str] = &[
     "remaining methods",
     "remaining code",
     "code continues",
+    "everything else",
+    "no changes here",
+    "no change here",
+    "rest is identical",
+    "rest is the same",
+    "is identical",
+    "and so forth",
 ];
 
 /// Words that make a phrase of keeping alone, as a comment's one word
 /// (`// (unchanged)`, `/* omitted */`).
 const ALONE: &[&str] = &[
     "etc",
+    "keep",
     "existing",
     "continued",
     "truncated",
@@ -299,6 +310,25 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "continued",
     "stuff",
     "old",
+    "identical",
+    "alone",
+    "forth",
+];
+
+/// What says lines are kept when in brackets of its own (`// (same)`,
+/// `// [no changes]`); bare, `* No changes` is a changelog's bullet.
+const BRACKETED: &[&str] = &["same", "no changes", "no change", "as is", "as-is"];
+
+/// Words that, before what is kept ([`KEPT_NOUNS`], `code`), make a phrase
+/// of keeping (`// previous methods`, `# other functions remain`).
+const KEPT_BEFORE: &[&str] = &[
+    "previous",
+    "prior",
+    "existing",
+    "other",
+    "remaining",
+    "original",
+    "unchanged",
 ];
 
 /// Comment openers, longest first.
@@ -360,6 +390,12 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "other ",
     "remaining",
     "continue",
+    "everything",
+    "and so forth",
+    "as-is",
+    "same",
+    "keep",
+    "identical",
 ];
 
 /// Characters that are dots alone: the ellipsis, the vertical and
@@ -501,7 +537,11 @@ pub(crate) fn is_marker(line: &str) -> bool {
             .all(|w| (alpha(w) && known(w)) || (lines && number(w)))
         && (PHRASES.iter().any(|p| body.contains(p))
             || body.contains("rest of ")
-            || words.iter().any(|w| ALONE.contains(w)))
+            || words.iter().any(|w| ALONE.contains(w))
+            || (bracketed && BRACKETED.contains(&body))
+            || words
+                .windows(2)
+                .any(|p| KEPT_BEFORE.contains(&p[0]) && KEPT_NOUNS.contains(&p[1])))
 }
 
 /// Whether `line` opens with a comment opener (after its indentation).
@@ -602,6 +642,21 @@ mod tests {
             "/* unchanged */",
             "// ... as before ...",
             "// ... everything else stays as is ...",
+            // Phrasings an agent writes for kept lines (a hunt's list).
+            "// ... everything else ...",
+            "// ...everything else...",
+            "// ... and so forth ...",
+            "// ... as-is ...",
+            "// (no changes)",
+            "// [no changes]",
+            "// no changes here",
+            "// (same)",
+            "// keep",
+            "// previous methods",
+            "// everything else",
+            "# other functions remain",
+            "# rest is identical",
+            "# Leave the rest alone",
             "// <-- existing code -->",
             "[rest of the file unchanged]",
             // Phrasings agents write, each once missed.
@@ -748,6 +803,10 @@ mod tests {
             "x = 4 - 7 // lines",
             "..",
             "// see above",
+            "// same",
+            "// no changes needed",
+            "// other methods call this one first",
+            "// keep this in sync with the schema",
         ] {
             assert!(!is_marker(l), "{l:?} is not a marker");
         }

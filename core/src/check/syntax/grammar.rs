@@ -6,10 +6,11 @@
 //! only when that grammar parses the files people write under it. `.h`
 //! is read as C++ (which parses C headers too, while the C grammar refuses
 //! every C++ header); `.jsx` by the JavaScript grammar (it has JSX);
-//! `.json` by the JSON grammar, which accepts the comments of
-//! `tsconfig.json`. Dialects the grammars do not cover (`.scss`, `.zsh`,
-//! `.json5`, templates such as `.erb` or `.vue`) are left unchecked rather
-//! than checked wrongly.
+//! `.json` by the JSON grammar, but not the JSONC files (`tsconfig.json`,
+//! `.vscode/settings.json`, `.jsonc`: trailing commas, which it refuses).
+//! Dialects the grammars do not cover (`.scss`, `.zsh`, `.json5`, JSONC,
+//! templates such as `.erb` or `.vue`) are left unchecked rather than
+//! checked wrongly.
 
 use tree_sitter::Language;
 
@@ -64,6 +65,9 @@ impl Grammar {
     /// text starts with `head`; `None` when no grammar claims it.
     pub(crate) fn of(path: &str, head: &[u8]) -> Option<Grammar> {
         let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        if jsonc(path, name) {
+            return None;
+        }
         if let Some(g) = by_name(name) {
             return Some(g);
         }
@@ -80,6 +84,30 @@ pub fn language(path: &str, head: &[u8]) -> Option<Grammar> {
     Grammar::of(path, head)
 }
 
+/// JSON with comments and trailing commas (JSONC), which the JSON grammar
+/// refuses (`"a": 1,}`): `.jsonc`, TypeScript's and VS Code's files
+/// (`tsconfig.json`, `tsconfig.*.json`, `jsconfig.json`, `.vscode/*.json`,
+/// `devcontainer.json`), and the `rc` files of Babel, ESLint and Prettier
+/// (JSON5 or YAML as often as JSON). Left unchecked, as other dialects.
+fn jsonc(path: &str, name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let dir = path[..path.len() - name.len()].trim_end_matches(['/', '\\']);
+    let parent = dir.rsplit(['/', '\\']).next().unwrap_or(dir);
+    lower.ends_with(".jsonc")
+        || lower.ends_with(".json5")
+        || matches!(
+            lower.as_str(),
+            "jsconfig.json"
+                | "devcontainer.json"
+                | ".devcontainer.json"
+                | ".babelrc"
+                | ".eslintrc"
+                | ".prettierrc"
+        )
+        || (lower.starts_with("tsconfig") && lower.ends_with(".json"))
+        || (parent == ".vscode" && lower.ends_with(".json"))
+}
+
 /// Well-known file names without a telling extension.
 fn by_name(name: &str) -> Option<Grammar> {
     Some(match name {
@@ -88,7 +116,6 @@ fn by_name(name: &str) -> Option<Grammar> {
         }
         ".bashrc" | ".bash_profile" | ".bash_logout" | ".profile" | "PKGBUILD" => Grammar::Bash,
         "Pipfile" | "Cargo.lock" | "uv.lock" | "poetry.lock" => Grammar::Toml,
-        ".babelrc" | ".eslintrc" | ".prettierrc" => Grammar::Json,
         _ => return None,
     })
 }
@@ -106,7 +133,7 @@ fn by_extension(ext: &str) -> Option<Grammar> {
         "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp"
         | "inl" => Grammar::Cpp,
         "cs" => Grammar::CSharp,
-        "json" | "jsonc" => Grammar::Json,
+        "json" => Grammar::Json,
         "yaml" | "yml" => Grammar::Yaml,
         "toml" => Grammar::Toml,
         "html" | "htm" => Grammar::Html,
@@ -167,6 +194,27 @@ mod tests {
         assert_eq!(Grammar::of("style.scss", b""), None);
         assert_eq!(Grammar::of(".gitignore", b""), None);
         assert_eq!(Grammar::of("bin/tool", b"#!/usr/bin/awk -f\n"), None);
+        // JSON with comments and trailing commas, which the JSON grammar
+        // refuses: not checked. Plain JSON is.
+        assert_eq!(Grammar::of("package.json", b""), Some(Grammar::Json));
+        assert_eq!(Grammar::of("data/tsconfig.json", b""), None);
+        for jsonc in [
+            "tsconfig.json",
+            "app/tsconfig.build.json",
+            "jsconfig.json",
+            ".vscode/settings.json",
+            "C:\\w\\.vscode\\launch.json",
+            "x.jsonc",
+            ".devcontainer/devcontainer.json",
+            ".eslintrc",
+            ".babelrc",
+        ] {
+            assert_eq!(Grammar::of(jsonc, b""), None, "{jsonc}");
+        }
+        assert_eq!(
+            Grammar::of("vscode/settings.json", b""),
+            Some(Grammar::Json)
+        );
     }
 
     #[test]

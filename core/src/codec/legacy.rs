@@ -417,6 +417,17 @@ pub(crate) enum Part {
     Owned(usize, usize),
 }
 
+/// The first character of `s` that its encoding in `enc`, `bytes`, does
+/// not read back as (`None`: every one comes back).
+fn one_way(enc: &'static Enc, s: &str, bytes: &[u8]) -> Option<char> {
+    let back = enc.decode_without_bom_handling(bytes).0;
+    if back == s {
+        return None;
+    }
+    let mut b = back.chars();
+    s.chars().find(|&c| b.next() != Some(c))
+}
+
 /// Encodes the new text `pieces` (slices of `text`, the decoded file, where
 /// unchanged; other slices are replacements) of the file `raw` in `enc`:
 /// unchanged text as slices of `raw`, each one verified by re-encoding it,
@@ -494,6 +505,15 @@ pub(crate) fn splice(
                         printer::unencodable(path, ename, c),
                     ));
                 }
+                // A character the encoder maps one way only (`¥` to `\`,
+                // `‾` to `~` and `−` to `－` in Shift_JIS and EUC-JP): what
+                // is written would read back as another character.
+                if let Some(c) = one_way(enc, s, &owned[start..]) {
+                    return Err(Failure::new(
+                        ErrorCode::UNSUPPORTED_ENCODING,
+                        printer::unencodable(path, ename, c),
+                    ));
+                }
                 parts.push(Part::Owned(start, owned.len()));
                 pending.get_or_insert(start);
             }
@@ -537,6 +557,33 @@ pub(crate) fn splice(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Shift_JIS and EUC-JP encode `¥`, `‾` and `−` as bytes that read back
+    /// as `\`, `~` and `－`: `"¥100"` was written as `"\100"`, a backslash
+    /// escape in code. Refused as a character the encoding cannot hold.
+    #[test]
+    fn a_character_that_does_not_come_back_is_refused() {
+        for enc in [encoding_rs::SHIFT_JIS, encoding_rs::EUC_JP] {
+            let (raw, _, _) = enc.encode("価格 = \"100\"\n");
+            let text = enc.decode_without_bom_handling(&raw).0.into_owned();
+            let at = text.find("100").unwrap();
+            for (with, c) in [("¥100", '¥'), ("‾", '‾'), ("a−b", '−')] {
+                let pieces: [&[u8]; 3] = [
+                    &text.as_bytes()[..at],
+                    with.as_bytes(),
+                    &text.as_bytes()[at + 3..],
+                ];
+                let f = splice(enc, &raw, text.as_bytes(), &pieces, "p.txt").unwrap_err();
+                assert_eq!(f.code, ErrorCode::UNSUPPORTED_ENCODING);
+                assert!(f.message.contains(c), "{}", f.message);
+            }
+            // Characters that come back are written.
+            assert_eq!(one_way(enc, "価格円\\~", &enc.encode("価格円\\~").0), None);
+            let pieces: [&[u8]; 3] = [&text.as_bytes()[..at], b"200", &text.as_bytes()[at + 3..]];
+            let r = splice(enc, &raw, text.as_bytes(), &pieces, "p.txt");
+            assert!(r.is_ok(), "{:?}", r.err().map(|f| f.message));
+        }
+    }
 
     #[test]
     fn structure_finds_hidden_ascii() {

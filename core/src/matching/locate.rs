@@ -736,9 +736,16 @@ fn explicit_endings(h: &Hunk, text: &[u8], at: Option<&[Line]>) -> bool {
 }
 
 /// The line break an added line gets.
+/// A line marked `\ No newline at end of file` keeps its CR where the
+/// hunk shows every line's ending (`git diff` of a file whose last line
+/// ends with a lone CR: `git apply` keeps it).
 fn added_eol(style: LineEnding, h: &Hunk, l: &HunkLine, explicit: bool) -> &'static [u8] {
     if h.style == HunkStyle::Unified && l.no_eol {
-        b""
+        if explicit && l.cr {
+            b"\r"
+        } else {
+            b""
+        }
     } else if explicit {
         if l.cr {
             b"\r\n"
@@ -757,7 +764,11 @@ fn sides(h: &Hunk, style: LineEnding, explicit: bool) -> (String, String) {
     let (mut old, mut new) = (String::new(), String::new());
     for l in &h.lines {
         let eol = if h.style == HunkStyle::Unified && l.no_eol {
-            ""
+            if explicit && l.cr {
+                "\r"
+            } else {
+                ""
+            }
         } else if l.cr && explicit {
             "\r\n"
         } else if explicit {
@@ -1207,6 +1218,31 @@ mod tests {
         u.lines[1].no_eol = false;
         u.lines[2].no_eol = true;
         assert_eq!(run("a\nb\n", &[u]).unwrap().0, "a\nb");
+        // A last line ending with a lone CR, as `git diff` shows it (the CR
+        // before the marker): kept on the new line, as `git apply` keeps it.
+        let mut c = hunk(&[" b", "-c", "+x"]);
+        c.style = HunkStyle::Unified;
+        c.at_eof = true;
+        for l in &mut c.lines {
+            l.cr = true;
+        }
+        c.lines[1].no_eol = true;
+        c.lines[2].no_eol = true;
+        assert_eq!(
+            run("a\r\nb\r\nc\r", &[c.clone()]).unwrap().0,
+            "a\r\nb\r\nx\r"
+        );
+        let mut bare = hunk(&["-a\rb\rc", "+a\rX\rc"]);
+        bare.style = HunkStyle::Unified;
+        bare.at_eof = true;
+        for l in &mut bare.lines {
+            l.cr = true;
+            l.no_eol = true;
+        }
+        assert_eq!(run("a\rb\rc\r", &[bare]).unwrap().0, "a\rX\rc\r");
+        // Without the CR on the file's last line (the patch sent with CRLF
+        // breaks over an LF file), none is added.
+        assert_eq!(run("a\nb\nc", &[c]).unwrap().0, "a\nb\nx");
     }
 
     #[test]

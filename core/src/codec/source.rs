@@ -187,6 +187,12 @@ impl Source {
                 printer::looks_binary(path, why),
             )
         })?;
+        if encoding == Encoding::Utf8 && iso_2022(&raw) {
+            return Err(Failure::new(
+                ErrorCode::UNSUPPORTED_ENCODING,
+                printer::iso_2022(path),
+            ));
+        }
         let decoded = if encoding.is_utf16() {
             let enc = if encoding == Encoding::Utf16Le {
                 encoding_rs::UTF_16LE
@@ -438,6 +444,19 @@ impl Encoded<'_> {
     }
 }
 
+/// Whether 7-bit `raw` holds an ISO-2022 designation of a multi-byte
+/// character set (`ESC $ B`, `ESC $ @`, `ESC $ A`, `ESC $ ( D`, `ESC $ ) C`):
+/// ISO-2022-JP, -KR or -CN, whose two-byte characters are pairs of ASCII
+/// letters and signs (`ン` is `%s`). Read as UTF-8, an edit of ASCII text
+/// would change them. (Terminal escapes, `ESC [` and `ESC ( B`, are not.)
+fn iso_2022(raw: &[u8]) -> bool {
+    memchr::memchr_iter(0x1B, raw).any(|k| match raw.get(k + 1..k + 4) {
+        Some([b'$', b'@' | b'A' | b'B', _]) => true,
+        Some([b'$', b'(' | b')' | b'*' | b'+', c]) => c.is_ascii_uppercase(),
+        _ => matches!(raw.get(k + 1..), Some([b'$', b'@' | b'A' | b'B'])),
+    })
+}
+
 /// Detects the encoding, or says why the bytes look binary.
 pub(crate) fn detect(raw: &[u8]) -> Result<Encoding, &'static str> {
     if raw.starts_with(b"\xFF\xFE\x00\x00") || raw.starts_with(b"\x00\x00\xFE\xFF") {
@@ -564,6 +583,23 @@ mod tests {
         assert_eq!(ends_with_break(&[b"\xFE\xFF"]), None);
         // UTF-8 written over a UTF-16 file: read as what it is now.
         assert_eq!(ends_with_break(&[b"abc\n"]), Some(true));
+    }
+
+    /// ISO-2022-JP is 7-bit: read as UTF-8, `%s` → `{}` replaced inside
+    /// `ン` (bytes `%s` after `ESC $ B`). Refused; terminal escapes are not.
+    #[test]
+    fn iso_2022_text_is_refused() {
+        let (jp, _, _) =
+            encoding_rs::ISO_2022_JP.encode("# コメント\nprint(\"Hello %s\" % name)\n");
+        assert!(jp.is_ascii());
+        let f = Source::from_bytes(jp.into_owned(), "a.py")
+            .err()
+            .expect("refused");
+        assert_eq!(f.code, ErrorCode::UNSUPPORTED_ENCODING);
+        assert!(f.message.contains("ISO-2022"), "{}", f.message);
+        for ok in [&b"\x1b[31mred\x1b[0m\n"[..], b"\x1b(B\x1b[m\n", b"x\x1b$"] {
+            assert!(Source::from_bytes(ok.to_vec(), "log.txt").is_ok());
+        }
     }
 
     #[test]

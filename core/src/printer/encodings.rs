@@ -14,6 +14,15 @@ pub(crate) fn malformed_utf16(path: &str) -> String {
     )
 }
 
+/// A 7-bit file in ISO-2022-JP, -KR or -CN.
+pub(crate) fn iso_2022(path: &str) -> String {
+    format!(
+        "`{path}` is in an ISO-2022 encoding (ISO-2022-JP, -KR or -CN: escape sequences switch to two-byte characters \
+         spelled with ASCII letters and signs), which is not supported: an edit of its ASCII text could change those \
+         characters; it was not edited. Convert it to UTF-8 first"
+    )
+}
+
 /// An edit on line `line_at` of a file read as `enc` that would split or
 /// merge a character if the file were in one of `broken`.
 pub(crate) fn splits_a_character(path: &str, enc: &str, line_at: usize, broken: &[&str]) -> String {

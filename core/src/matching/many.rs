@@ -213,13 +213,14 @@ pub(crate) fn materialize(text: &[u8], plan: &Plan, edits: &[Edit]) -> Result<Ve
 /// [`plan`], finding the places with Aho-Corasick (`together`) or `memmem`.
 fn plan_by(text: &[u8], edits: &[Edit], take_break: &[bool], together: bool) -> Option<Plan> {
     let n = edits.len();
-    // (An edit that may join the line after it to its replacement, or
-    // change the indentation of the line it ends in, is left to applying in
-    // turn, which checks that line as it then stands.)
+    // (An edit that may join the line after it to its replacement, change
+    // the indentation of the line it ends in, or end between the CR and the
+    // LF of a line break, is left to applying in turn, which checks that
+    // line as it then stands.)
     if n < 2
-        || edits
-            .iter()
-            .any(|e| e.search.is_empty() || may_join(e) || may_reindent(e))
+        || edits.iter().any(|e| {
+            e.search.is_empty() || may_join(e) || may_reindent(e) || e.search.ends_with('\r')
+        })
     {
         return None;
     }

@@ -332,7 +332,16 @@ fn reference_with(c: &Case) -> (Reference, bool) {
                 .iter()
                 .take_while(|&&b| b != b'\n')
                 .any(|&b| !matches!(b, b' ' | b'\t' | b'\r'));
-        if damages || joins || reindents {
+        // An edit matched once whose search has text other than line
+        // breaks and ends with a CR found as the CR of a CRLF, and whose
+        // replacement does not end with a CR (a lone LF would be left):
+        // refused.
+        let splits_end = matches!(e.count, Count::One | Count::Exactly(1))
+            && s.ends_with(b"\r")
+            && s.iter().any(|&b| b != b'\r' && b != b'\n')
+            && !r.ends_with(b"\r")
+            && text.get(at[0] + s.len()) == Some(&b'\n');
+        if damages || joins || reindents || splits_end {
             failed.push("PLAN_CHECK_FAILED");
             continue;
         }

@@ -77,11 +77,18 @@ impl<'t> Current<'t> {
     /// The break the last line is read with when it has none (so that every
     /// line ends with one while the edits are placed; taken off again by
     /// [`pieces`]): the break of the line before it, else the file's.
+    ///
+    /// A last line ending with a lone CR (`c\r`) is given the LF that makes
+    /// it a CRLF, not a second CR (`c\r\r\n`).
     fn virtual_break(&self) -> &'t [u8] {
-        if self.open_end() {
-            self.break_of(self.lines.len() - 1)
+        if !self.open_end() {
+            return &[];
+        }
+        let b = self.break_of(self.lines.len() - 1);
+        if b == b"\r\n" && self.text.ends_with(b"\r") {
+            b"\n"
         } else {
-            &[]
+            b
         }
     }
 

@@ -829,7 +829,14 @@ fn hunk_bytes(
     };
     let mut out: Vec<u8> = Vec::new();
     if lead_break {
-        out.extend_from_slice(file_eol);
+        // After a last line ending with a lone CR, the LF that makes it a
+        // CRLF (not `\r\r\n`).
+        let lead = if file_eol == b"\r\n" && text.ends_with(b"\r") {
+            &file_eol[1..]
+        } else {
+            file_eol
+        };
+        out.extend_from_slice(lead);
     }
     let ensure_eol = |out: &mut Vec<u8>| {
         if !out.is_empty() && out.last() != Some(&b'\n') {

@@ -1006,8 +1006,15 @@ fn apply_insert(
     // one; elsewhere the text inserted is whole lines.
     let after_last = at == text.len() && !text.is_empty() && !text.ends_with(b"\n");
     let new = if after_last {
+        // After a last line ending with a lone CR, the LF that makes it a
+        // CRLF (not `\r\r\n`).
+        let lead = if nl == "\r\n" && text.ends_with(b"\r") {
+            "\n"
+        } else {
+            nl
+        };
         // data: the inserted text with its line break
-        format!("{nl}{}", adapted.strip_suffix(nl).unwrap_or(&adapted))
+        format!("{lead}{}", adapted.strip_suffix(nl).unwrap_or(&adapted))
     } else if adapted.ends_with('\n') {
         adapted.to_string()
     } else {

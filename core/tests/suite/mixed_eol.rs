@@ -777,3 +777,59 @@ fn a_file_that_loses_its_final_line_break_is_told() {
         }
     }
 }
+
+/// A file whose last line ends with a lone CR (`c\r`, no LF): a line added
+/// after it makes that CR a CRLF, through every entry point that appends,
+/// instead of writing a second CR (`c\r\r\nd`).
+#[test]
+fn a_line_added_after_a_last_lone_cr_completes_its_crlf() {
+    let file = b"a\r\nb\r\nc\r";
+    let want = b"a\r\nb\r\nc\r\nd";
+    let anchors = |t: &tempfile::TempDir| -> Vec<String> {
+        let r = api::read_file(
+            &json!({"file_path": "f.txt", "anchors": true}),
+            Some(&opts(t.path())),
+        );
+        let content = r["content"].as_str().unwrap().to_string();
+        content
+            .lines()
+            .filter_map(|l| l.split_once('|').map(|(a, _)| a.to_string()))
+            .collect()
+    };
+    let runs: Vec<(&str, Box<dyn Fn(&tempfile::TempDir) -> Value>)> = vec![
+        (
+            "editLines",
+            Box::new(|t| {
+                let a = anchors(t);
+                api::edit_lines(
+                    &json!({"file_path": "f.txt", "edits": [{"op": "append", "pos": a[2], "lines": ["d"]}]}),
+                    Some(&opts(t.path())),
+                )
+            }),
+        ),
+        (
+            "text editor insert",
+            Box::new(|t| {
+                api::text_editor(
+                    &json!({"command": "insert", "path": "f.txt", "insert_line": 3, "insert_text": "d"}),
+                    Some(&opts(t.path())),
+                )
+            }),
+        ),
+        (
+            "unified diff -U0",
+            Box::new(|t| {
+                api::apply_patch(
+                    &json!("--- a/f.txt\n+++ b/f.txt\n@@ -3,0 +4 @@\n+d\n\\ No newline at end of file\n"),
+                    Some(&opts(t.path())),
+                )
+            }),
+        ),
+    ];
+    for (name, run) in runs {
+        let t = with_file("f.txt", file);
+        let r = run(&t);
+        assert_eq!(r["ok"], true, "{name}: {r}");
+        assert_eq!(show(&read(&t, "f.txt")), show(want), "{name}");
+    }
+}

@@ -23,8 +23,15 @@ use crate::io::dir::{Dir, Meta};
 /// forbid writing (immutable, append-only) never reach a commit: the
 /// writability check refuses such files first.
 #[cfg(any(target_os = "linux", target_os = "android"))]
+/// Every flag `chattr` sets on a regular file is here (`s` secure
+/// deletion, `t` no tail merging, `j` data journaling, `x` DAX and `m` no
+/// compression among them): a flag left out would be dropped silently by
+/// every edit that replaces the file.
 const COPIED_FLAGS: u32 = {
     use rustix::fs::IFlags;
+    /// `FS_DAX_FL` and `FS_NOCOMP_FL` (`linux/fs.h`), which `IFlags` does not name.
+    const DAX: u32 = 0x0200_0000;
+    const NOCOMP: u32 = 0x0000_0400;
     IFlags::NODUMP.bits()
         | IFlags::NOATIME.bits()
         | IFlags::SYNC.bits()
@@ -33,6 +40,11 @@ const COPIED_FLAGS: u32 = {
         | IFlags::NOCOW.bits()
         | IFlags::PROJECT_INHERIT.bits()
         | IFlags::UNRM.bits()
+        | IFlags::SECURE_REMOVAL.bits()
+        | IFlags::NOTAIL.bits()
+        | IFlags::JOURNALING.bits()
+        | DAX
+        | NOCOMP
 };
 
 /// The extended attributes and inode flags of a file.

@@ -464,7 +464,14 @@ fn open_unchanged<'w>(
             Ok(Added::Again { .. }) => {
                 return Err(Failure::invalid(printer::names_twice(e.id, rel)).into());
             }
-            Err(f) if f.code == ErrorCode::PATH_OUTSIDE_WORKSPACE => return Err(f.into()),
+            Err(f)
+                if matches!(
+                    f.code,
+                    ErrorCode::PATH_OUTSIDE_WORKSPACE | ErrorCode::FILE_LOCKED
+                ) =>
+            {
+                return Err(f.into())
+            }
             Err(_) => {
                 changed.push(ws.root().join(rel).to_string_lossy().into_owned());
                 names.push(rel);
@@ -473,6 +480,16 @@ fn open_unchanged<'w>(
         }
     }
     txn.lock_and_read(opts)?;
+    // A file another process holds is busy, not changed: the caller waits
+    // and calls again (`FILE_LOCKED`), as for any write.
+    if let Some(f) = slots
+        .iter()
+        .flatten()
+        .filter_map(|&k| txn.slots[k].read_failure.as_ref())
+        .find(|f| f.code == ErrorCode::FILE_LOCKED)
+    {
+        return Err(f.clone().into());
+    }
     for ((rel, after, step), k) in steps.iter().zip(&slots) {
         let Some(k) = *k else { continue };
         let s = &txn.slots[k];

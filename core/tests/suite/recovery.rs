@@ -723,3 +723,55 @@ fn killed_in_place_writers_racing_readers_and_editors_never_leak_or_keep_a_torn_
     assert!(!record_of(&f).exists());
     eprintln!("{kills} kills, {torn_left} left a torn file with its record");
 }
+
+/// Undo of a file another process holds locked (`flock`) for a moment:
+/// busy, not changed. It answered `FILE_CHANGED` ("put them back by hand")
+/// while `history` said the entry was undoable; now it answers
+/// `FILE_LOCKED` (which the JS API waits on), and undoes once it is free.
+#[test]
+fn undo_of_a_locked_file_is_busy_not_changed() {
+    let _one = serial();
+    if Command::new("flock").arg("--version").output().is_err() {
+        eprintln!("SKIP: no flock(1) to hold a lock from another process");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().canonicalize().unwrap();
+    let f = root.join("f.txt");
+    fs::write(&f, "hello\n").unwrap();
+    let o = json!({ "workspaceRoot": root, "lockWaitMs": 0 });
+    let r = api::patch_file(
+        &json!({"file_path": "f.txt", "search_block": "hello", "replace_block": "HELLO"}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let mut c = Command::new("flock")
+        .args(["-x", f.to_str().unwrap(), "sleep", "0.7"])
+        .spawn()
+        .unwrap();
+    let probe = fs::File::open(&f).unwrap();
+    loop {
+        use rustix::fs::FlockOperation as Op;
+        match rustix::fs::flock(&probe, Op::NonBlockingLockShared) {
+            Ok(()) => {
+                rustix::fs::flock(&probe, Op::Unlock).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(_) => break,
+        }
+        assert!(c.try_wait().unwrap().is_none(), "flock(1) ended early");
+    }
+    // As the JS API calls it: locks fail at once, and it calls again.
+    let busy = api::run_nonblocking(api::EntryPoint::Undo, &json!({}), Some(&o));
+    let held = c.try_wait().unwrap().is_none();
+    c.wait().unwrap();
+    assert_ne!(busy["code"], "FILE_CHANGED", "{busy}");
+    if busy["ok"] != true {
+        assert!(held, "the lock was gone before the answer: {busy}");
+        assert_eq!(busy["code"], "FILE_LOCKED", "{busy}");
+        assert_eq!(fs::read_to_string(&f).unwrap(), "HELLO\n");
+        let r = api::undo(&json!({}), Some(&o));
+        assert_eq!(r["ok"], true, "{r}");
+    }
+    assert_eq!(fs::read_to_string(&f).unwrap(), "hello\n");
+}

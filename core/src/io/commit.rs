@@ -689,7 +689,7 @@ pub(crate) fn commit_keeping<'a>(
     let mut guards = lock_all(&all)?;
     // 3. Renames, then in-place writes.
     let (strategies, mut temps, in_place) = split_prepared(prepared);
-    let mut done = rename_all(jobs, &mut temps, durable)?;
+    let mut done = rename_all(jobs, &mut temps, &guards, durable)?;
     let lost = lost_attributes(jobs, &temps);
     let mut kept = Kept {
         writes: (0..jobs.len()).map(|_| None).collect(),
@@ -846,9 +846,17 @@ fn split_prepared(
 /// Step 3, renames: each temp file over its target (exchanged with an
 /// existing one, so the original stays whole under the temp name). On a
 /// failure the jobs already renamed are rolled back.
+///
+/// Between the check of a target and the exchange, another process may
+/// rename a file of its own over the target (no lock stops a rename). The
+/// exchange hands back whatever stood at the name: when that is not the
+/// inode checked and locked, it is exchanged back at once (their file at
+/// the name again, untouched) and the commit fails as `FILE_CHANGED`,
+/// instead of that file being unlinked as the original.
 fn rename_all<'j>(
     jobs: &'j [WriteJob<'_>],
     temps: &mut [Option<Temp<'_>>],
+    guards: &[Option<Guard>],
     durable: bool,
 ) -> Result<Vec<(usize, Done<'j>)>, CommitError> {
     let mut done: Vec<(usize, Done<'_>)> = Vec::with_capacity(jobs.len());
@@ -856,6 +864,26 @@ fn rename_all<'j>(
         let Some(t) = temps[i].as_mut() else { continue };
         let step = if job.original.is_some() {
             match job.dir.exchange(&t.name, job.name, Step::Rename) {
+                Ok(()) if !displaced_is_locked(job.dir, &t.name, guards.get(i)) => {
+                    // Theirs back at the name; ours, under the temp name,
+                    // goes with the temp file.
+                    let failure = match job.dir.exchange(&t.name, job.name, Step::Rename) {
+                        Ok(()) => changed(job.display, "was replaced by another process"),
+                        Err(e) => {
+                            // Theirs is under the temp name: never removed.
+                            t.live = false;
+                            write_err(
+                                job.display,
+                                "cannot put back the file another process renamed there",
+                                &e,
+                            )
+                        }
+                    };
+                    for t in temps.iter_mut() {
+                        drop(t.take());
+                    }
+                    return Err(failed_after(jobs, done, durable, i, failure));
+                }
                 Ok(()) => {
                     t.live = false;
                     Ok(true)
@@ -892,6 +920,19 @@ fn rename_all<'j>(
         }
     }
     Ok(done)
+}
+
+/// Whether the file now at `name` in `dir` (what an exchange displaced) is
+/// the inode locked before the renames (`guard`; none to compare with off
+/// Unix, or for a target that was not locked: taken as it is).
+fn displaced_is_locked(dir: &Dir, name: &OsStr, guard: Option<&Option<Guard>>) -> bool {
+    let Some(Some((_, locked))) = guard else {
+        return true;
+    };
+    match dir.stat(name) {
+        Ok(Some(m)) => (m.dev, m.ino) == (locked.dev, locked.ino),
+        _ => false,
+    }
 }
 
 /// The warnings for files written without attributes they were to take.

@@ -198,6 +198,38 @@ fn file_deleted_between_read_and_write() {
     assert!(temps_in(&root).is_empty());
 }
 
+/// Another process renames a file of its own over the target after the
+/// target was checked and locked, just before the exchange (no lock stops
+/// a rename). The exchange displaced their file, not the one checked: it
+/// is exchanged back, the edit fails as `FILE_CHANGED`, and their file
+/// stands at the name, whole; no temp file is left. (Before, their file was
+/// taken for the original and unlinked, with `ok: true`.)
+#[test]
+fn a_file_renamed_over_the_target_just_before_the_exchange_is_kept() {
+    let (t, root) = setup();
+    let theirs = t.path().join("theirs.txt");
+    std::fs::write(&theirs, "their new content\n").unwrap();
+    let (from, to) = (theirs.clone(), root.join("f.txt"));
+    fault::arm_hook(Step::Rename, 0, move || {
+        std::fs::rename(&from, &to).unwrap();
+    });
+    let r = patch(&root, "f.txt");
+    fault::disarm();
+    assert_eq!(code(&r), "FILE_CHANGED", "{r}");
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("replaced by another process"),
+        "{r}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("f.txt")).unwrap(),
+        "their new content\n"
+    );
+    assert!(temps_in(&root).is_empty(), "{:?}", temps_in(&root));
+}
+
 #[test]
 fn file_replaced_by_directory_between_read_and_write() {
     let (_t, root) = setup();

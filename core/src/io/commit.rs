@@ -704,7 +704,7 @@ pub(crate) fn commit_keeping<'a>(
     drop(temps);
     write_in_place(jobs, &in_place, &guards, &mut done, durable)?;
     // 4. Removals: each file renamed aside, so that it can come back.
-    let (done, aside) = remove_aside(jobs, &removed, done, durable)?;
+    let (done, aside) = remove_aside(jobs, &removed, &guards[jobs.len()..], done, durable)?;
     // 5. Done: in-place copies go; the originals set aside go to the
     //    caller with their locks (removed when it drops them), and so do
     //    the locks of the files written in place.
@@ -989,17 +989,32 @@ type Removed<'j> = (Vec<(usize, Done<'j>)>, Vec<(usize, OsString)>);
 /// Step 4: each file to remove renamed aside (to a temp name), so that it
 /// can come back. On a failure the removals and every job done are rolled
 /// back.
+///
+/// A file another process renamed over one to remove after the check is
+/// not the file checked: renamed back, and the commit fails (`FILE_CHANGED`).
 fn remove_aside<'j>(
     jobs: &'j [WriteJob<'_>],
     removed: &[WriteJob<'_>],
+    guards: &[Option<Guard>],
     done: Vec<(usize, Done<'j>)>,
     durable: bool,
 ) -> Result<Removed<'j>, CommitError> {
     let mut aside: Vec<(usize, OsString)> = Vec::with_capacity(removed.len());
     for (d, job) in removed.iter().enumerate() {
         let backup = temps::name(job.dir, job.name);
-        if let Err(e) = job.dir.rename_noreplace(job.name, &backup) {
-            let failure = write_err(job.display, "cannot remove the file", &e);
+        let moved = match job.dir.rename_noreplace(job.name, &backup) {
+            Err(e) => Err(write_err(job.display, "cannot remove the file", &e)),
+            Ok(()) if displaced_is_locked(job.dir, &backup, guards.get(d)) => Ok(()),
+            Ok(()) => match job.dir.rename_noreplace(&backup, job.name) {
+                Ok(()) => Err(changed(job.display, "was replaced by another process")),
+                Err(e) => Err(write_err(
+                    job.display,
+                    "cannot put back the file another process renamed there",
+                    &e,
+                )),
+            },
+        };
+        if let Err(failure) = moved {
             let (mut rolled_back, mut rollback_failed) = (Vec::new(), Vec::new());
             for (k, b) in aside.iter().rev() {
                 match removed[*k].dir.rename_noreplace(b, removed[*k].name) {

@@ -230,6 +230,30 @@ fn a_file_renamed_over_the_target_just_before_the_exchange_is_kept() {
     assert!(temps_in(&root).is_empty(), "{:?}", temps_in(&root));
 }
 
+/// The same for a file to delete: their file renamed over it after the
+/// check is put back and the deletion fails, nothing lost.
+#[test]
+fn a_file_renamed_over_one_to_delete_is_kept() {
+    let (t, root) = setup();
+    let theirs = t.path().join("theirs.txt");
+    std::fs::write(&theirs, "their new content\n").unwrap();
+    let (from, to) = (theirs.clone(), root.join("f.txt"));
+    fault::arm_hook(Step::Rename, 0, move || {
+        std::fs::rename(&from, &to).unwrap();
+    });
+    let r = engine::apply_patch(
+        &json!("*** Begin Patch\n*** Delete File: f.txt\n*** End Patch\n"),
+        Some(&opts(&root)),
+    );
+    fault::disarm();
+    assert_eq!(code(&r), "FILE_CHANGED", "{r}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("f.txt")).unwrap(),
+        "their new content\n"
+    );
+    assert!(temps_in(&root).is_empty(), "{:?}", temps_in(&root));
+}
+
 #[test]
 fn file_replaced_by_directory_between_read_and_write() {
     let (_t, root) = setup();

@@ -592,9 +592,9 @@ mod tests {
         let (jp, _, _) =
             encoding_rs::ISO_2022_JP.encode("# コメント\nprint(\"Hello %s\" % name)\n");
         assert!(jp.is_ascii());
-        let f = Source::from_bytes(jp.into_owned(), "a.py")
-            .err()
-            .expect("refused");
+        let Err(f) = Source::from_bytes(jp.into_owned(), "a.py") else {
+            panic!("an ISO-2022-JP file was read");
+        };
         assert_eq!(f.code, ErrorCode::UNSUPPORTED_ENCODING);
         assert!(f.message.contains("ISO-2022"), "{}", f.message);
         for ok in [&b"\x1b[31mred\x1b[0m\n"[..], b"\x1b(B\x1b[m\n", b"x\x1b$"] {

@@ -796,7 +796,8 @@ fn a_line_added_after_a_last_lone_cr_completes_its_crlf() {
             .filter_map(|l| l.split_once('|').map(|(a, _)| a.to_string()))
             .collect()
     };
-    let runs: Vec<(&str, Box<dyn Fn(&tempfile::TempDir) -> Value>)> = vec![
+    type Run<'a> = Box<dyn Fn(&tempfile::TempDir) -> Value + 'a>;
+    let runs: Vec<(&str, Run)> = vec![
         (
             "editLines",
             Box::new(|t| {

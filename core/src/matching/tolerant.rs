@@ -1148,6 +1148,11 @@ pub(crate) fn reended(
     if !may_reend(replace, m) || !lands_on_other_breaks(text, start, replace) {
         return None;
     }
+    // Found exactly: only its line breaks are read tolerantly. Another
+    // tolerance (`indentation`) would read the exact text again and could
+    // adapt more than the breaks (a one-line search at column 0 read as the
+    // line's depth: its new line indented a level deeper).
+    let m = MatchMode::with(&[Tolerance::LineEndings]);
     let end = start + search.len();
     if search.contains("\r\n") && !search.ends_with('\r') {
         // Found once as sent with the file's CRLF (copied from a read): the

@@ -834,3 +834,51 @@ fn a_line_added_after_a_last_lone_cr_completes_its_crlf() {
         assert_eq!(show(&read(&t, "f.txt")), show(want), "{name}");
     }
 }
+
+/// A one-line search found exactly in a CRLF file, its replacement typed
+/// with LF, under `line_endings` and `indentation`: only the breaks are
+/// read tolerantly (made CRLF); the new line's indentation is the caller's.
+/// It was indented a level deeper (the search's column 0 read as the
+/// line's depth): an IndentationError in Python, two tabs in a Makefile.
+#[test]
+fn an_exact_one_line_search_keeps_the_replacements_indentation_under_indentation() {
+    for (name, file, search, replace, want) in [
+        (
+            "a.py",
+            "def f():\r\n    x = 1\r\n    return x\r\n",
+            "x = 1",
+            "x = 1\n    y = 2",
+            "def f():\r\n    x = 1\r\n    y = 2\r\n    return x\r\n",
+        ),
+        (
+            "Makefile",
+            "all:\r\n\tgcc a.c\r\n",
+            "gcc a.c",
+            "gcc a.c\n\tstrip a.out",
+            "all:\r\n\tgcc a.c\r\n\tstrip a.out\r\n",
+        ),
+    ] {
+        for m in [
+            json!(["line_endings", "indentation"]),
+            json!([
+                "line_endings",
+                "trailing_whitespace",
+                "indentation",
+                "unicode_punctuation"
+            ]),
+        ] {
+            let t = with_file(name, file.as_bytes());
+            let r = api::patch_file(
+                &json!({"file_path": name, "search_block": search, "replace_block": replace, "match": m}),
+                Some(&opts(t.path())),
+            );
+            assert_eq!(r["ok"], true, "{name}: {r}");
+            assert_eq!(show(&read(&t, name)), show(want.as_bytes()), "{name} {m}");
+            assert_eq!(
+                r["edits"][0]["matched_with"],
+                json!(["line_endings"]),
+                "{r}"
+            );
+        }
+    }
+}

@@ -1059,7 +1059,8 @@ fn crlf_breaks(replace: &str, after_cr: bool) -> String {
 }
 
 /// [`reended`] for an edit that replaces `found` occurrences (`replace_all`,
-/// `expected_replacements`) found as sent with the file's CRLF: the
+/// `expected_replacements`) found as sent with the file's CRLF (or found
+/// as sent and holding no line break): the
 /// replacement with its LF breaks made CRLF, when the file uses CRLF
 /// throughout, keeps a line break outside the occurrences, and the search
 /// neither starts with an LF nor ends with a CR (no occurrence starts or
@@ -1071,8 +1072,10 @@ pub(crate) fn reended_each(
     m: MatchMode,
 ) -> Option<String> {
     let per = || memchr::memchr_iter(b'\n', search.as_bytes()).count();
+    // A search with the file's CRLF, or with no line break or CR at all
+    // (`a();` replaced by `a();\nb();` everywhere).
     let fits = may_reend(replace, m)
-        && search.contains("\r\n")
+        && (search.contains("\r\n") || !search.contains(['\n', '\r']))
         && !search.starts_with('\n')
         && !search.ends_with('\r')
         && breaks_other_than(replace, LineEnding::Crlf)

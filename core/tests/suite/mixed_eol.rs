@@ -440,6 +440,38 @@ fn a_copied_crlf_search_replacing_several_places_keeps_the_files_endings() {
     }
 }
 
+/// The same for a search without a line break (`a();` replaced by
+/// `a();\nb();` everywhere, the MCP default): each place's new line is
+/// CRLF, as it is when the search is found once.
+#[test]
+fn a_one_line_search_replacing_several_places_keeps_the_files_endings() {
+    let file = b"a();\r\nz();\r\na();\r\n";
+    for count in [
+        json!({"replace_all": true}),
+        json!({"expected_replacements": 2}),
+    ] {
+        let mut edit = json!({"search": "a();", "replace": "a();\nb();"});
+        edit.as_object_mut()
+            .unwrap()
+            .extend(count.as_object().unwrap().clone());
+        let (r, after) = patched(file, edit.clone(), Some(json!(["line_endings"])));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            show(&after),
+            show(b"a();\r\nb();\r\nz();\r\na();\r\nb();\r\n"),
+            "{count}"
+        );
+        // Exact, as sent.
+        let (r, after) = patched(file, edit, None);
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            show(&after),
+            show(b"a();\nb();\r\nz();\r\na();\nb();\r\n"),
+            "{count}"
+        );
+    }
+}
+
 #[test]
 fn new_lines_of_an_exact_one_line_match_take_the_files_endings_under_line_endings() {
     let le = || Some(json!(["line_endings"]));

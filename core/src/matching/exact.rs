@@ -1549,6 +1549,17 @@ mod tests {
         assert_eq!(apply(crlf, &[e("a\r\n", "x\n")]).unwrap(), "x\nb\r\n");
         assert_eq!(apply(crlf, &[e("a", "x")]).unwrap(), "x\r\nb\r\n");
         assert_eq!(apply("a\r\nb\n", &[e("\r", "")]).unwrap(), "a\nb\n");
+        // Every place of a search replacing several is checked.
+        let mut all = e("a\r", "x");
+        all.count = Count::All;
+        let f = apply("a\r\nb\r\na\r\n", &[all.clone()]).unwrap_err();
+        assert_eq!(f[0].why, EditWhy::SplitsCrlfEnd { line: 1 });
+        // In an LF (or mixed) file, taking a stray CR off is how it is removed.
+        assert_eq!(
+            apply("x;\r\ny;\nz;\n", &[e("x;\r", "x;")]).unwrap(),
+            "x;\ny;\nz;\n"
+        );
+        assert_eq!(apply("a\r\nb\na\r\n", &[all]).unwrap(), "x\nb\nx\n");
     }
 
     #[test]

@@ -71,16 +71,18 @@ pub(crate) fn may_damage_seam(edit: &Edit) -> bool {
         && edit.replace.as_bytes().first() != Some(&b'\n')
 }
 
-/// Whether `edit`, found once ending at `end` of `text`, ends between the
-/// CR and the LF of a line break and its replacement does not end with a
-/// CR: written, that line's CRLF would become a lone LF. (A search of line
-/// breaks alone is about the breaks themselves.)
+/// Whether `edit`, found ending at `end` of `text`, ends between the CR
+/// and the LF of a line break and its replacement does not end with a CR,
+/// in a file that uses CRLF throughout: written, that line's CRLF would
+/// become a lone LF among CRLF lines. (A search of line breaks alone is
+/// about the breaks themselves; in an LF or mixed file, taking a CR off is
+/// how a stray one is removed.)
 pub(crate) fn splits_crlf_end(text: &[u8], end: usize, edit: &Edit) -> bool {
-    matches!(edit.count, Count::One | Count::Exactly(1))
-        && edit.search.ends_with('\r')
+    edit.search.ends_with('\r')
         && text.get(end) == Some(&b'\n')
         && !edit.replace.ends_with('\r')
         && edit.search.bytes().any(|b| b != b'\r' && b != b'\n')
+        && crate::codec::source::line_ending(text) == crate::result::files::LineEnding::Crlf
 }
 
 /// Whether `edit` could join the line after its occurrence to its

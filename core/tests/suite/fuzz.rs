@@ -332,15 +332,21 @@ fn reference_with(c: &Case) -> (Reference, bool) {
                 .iter()
                 .take_while(|&&b| b != b'\n')
                 .any(|&b| !matches!(b, b' ' | b'\t' | b'\r'));
-        // An edit matched once whose search has text other than line
-        // breaks and ends with a CR found as the CR of a CRLF, and whose
-        // replacement does not end with a CR (a lone LF would be left):
-        // refused.
-        let splits_end = matches!(e.count, Count::One | Count::Exactly(1))
-            && s.ends_with(b"\r")
+        // An edit whose search has text other than line breaks and ends
+        // with a CR found as the CR of a CRLF, in a file that uses CRLF
+        // throughout, and whose replacement does not end with a CR (a lone
+        // LF would be left): refused.
+        let crlf_throughout = {
+            let breaks: Vec<usize> = (0..text.len()).filter(|&i| text[i] == b'\n').collect();
+            !breaks.is_empty() && breaks.iter().all(|&i| i > 0 && text[i - 1] == b'\r')
+        };
+        let splits_end = s.ends_with(b"\r")
             && s.iter().any(|&b| b != b'\r' && b != b'\n')
             && !r.ends_with(b"\r")
-            && text.get(at[0] + s.len()) == Some(&b'\n');
+            && crlf_throughout
+            && at[..take]
+                .iter()
+                .any(|&p| text.get(p + s.len()) == Some(&b'\n'));
         if damages || joins || reindents || splits_end {
             failed.push("PLAN_CHECK_FAILED");
             continue;

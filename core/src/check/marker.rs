@@ -194,9 +194,12 @@ pub(crate) const PHRASES: &[&str] = &[
     "remaining methods",
     "remaining code",
     "code continues",
-    "everything else",
     "no changes here",
     "no change here",
+    "previous methods",
+    "previous functions",
+    "functions remain",
+    "methods remain",
     "rest is identical",
     "rest is the same",
     "is identical",
@@ -207,7 +210,6 @@ pub(crate) const PHRASES: &[&str] = &[
 /// (`// (unchanged)`, `/* omitted */`).
 const ALONE: &[&str] = &[
     "etc",
-    "keep",
     "existing",
     "continued",
     "truncated",
@@ -319,18 +321,6 @@ pub(crate) const VOCABULARY: &[&str] = &[
 /// `// [no changes]`); bare, `* No changes` is a changelog's bullet.
 const BRACKETED: &[&str] = &["same", "no changes", "no change", "as is", "as-is"];
 
-/// Words that, before what is kept ([`KEPT_NOUNS`], `code`), make a phrase
-/// of keeping (`// previous methods`, `# other functions remain`).
-const KEPT_BEFORE: &[&str] = &[
-    "previous",
-    "prior",
-    "existing",
-    "other",
-    "remaining",
-    "original",
-    "unchanged",
-];
-
 /// Comment openers, longest first.
 /// Besides C, shell, HTML, SQL, Lisp, Lua, TeX, VB and batch comments: the
 /// comments of template languages (Handlebars `{{!-- --}}` `{{! }}`, Go
@@ -394,7 +384,6 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "and so forth",
     "as-is",
     "same",
-    "keep",
     "identical",
 ];
 
@@ -538,10 +527,7 @@ pub(crate) fn is_marker(line: &str) -> bool {
         && (PHRASES.iter().any(|p| body.contains(p))
             || body.contains("rest of ")
             || words.iter().any(|w| ALONE.contains(w))
-            || (bracketed && BRACKETED.contains(&body))
-            || words
-                .windows(2)
-                .any(|p| KEPT_BEFORE.contains(&p[0]) && KEPT_NOUNS.contains(&p[1])))
+            || (bracketed && BRACKETED.contains(&body)))
 }
 
 /// Whether `line` opens with a comment opener (after its indentation).
@@ -651,9 +637,7 @@ mod tests {
             "// [no changes]",
             "// no changes here",
             "// (same)",
-            "// keep",
             "// previous methods",
-            "// everything else",
             "# other functions remain",
             "# rest is identical",
             "# Leave the rest alone",
@@ -807,6 +791,13 @@ mod tests {
             "// no changes needed",
             "// other methods call this one first",
             "// keep this in sync with the schema",
+            // Section comments of real code, beside code a change deletes:
+            // never markers (they brought deleted code back).
+            "// Other cases",
+            "// everything else",
+            "// keep",
+            "// remaining options",
+            "        // other settings",
         ] {
             assert!(!is_marker(l), "{l:?} is not a marker");
         }

@@ -989,3 +989,30 @@ fn a_marker_an_edit_sends_that_a_later_edit_joins_to_code_is_refused() {
         assert_eq!(after, src, "{name}: nothing written");
     }
 }
+
+/// Section comments of real code are not markers: a change that deletes a
+/// `case` and leaves `// Other cases` (or `// everything else`, `// keep`)
+/// before `default:` is written as sent. Read as markers they were expanded
+/// over the deleted lines, writing back the code the change removed.
+#[test]
+fn a_section_comment_beside_deleted_code_is_written_as_sent() {
+    let old = "function f(x) {\n  switch (x) {\n    case 1: a(); break;\n    case 2: b(); break;\n    default: c();\n  }\n  return f(x);\n}\n";
+    for comment in [
+        "// Other cases",
+        "// everything else",
+        "// keep",
+        "// remaining options",
+    ] {
+        let new = format!(
+            "function f(x) {{\n  switch (x) {{\n    case 1: a(); break;\n    {comment}\n    default: c();\n  }}\n  return f(x, y);\n}}\n"
+        );
+        let (_t, root) = setup(&[("f.js", old.as_bytes())]);
+        let r = api::write_file(
+            &json!({"file_path": "f.js", "content": new}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["ok"], true, "{comment}: {r}");
+        assert!(r.get("expanded").is_none(), "{comment}: {r}");
+        assert_eq!(read(&root, "f.js"), new, "{comment}");
+    }
+}

@@ -678,7 +678,11 @@ fn nowhere(
     style: LineEnding,
     budget: &Budget,
 ) -> HunkFailure {
-    let (search, replace) = sides(h, style, explicit_endings(h, text, None));
+    let (search, replace) = sides(
+        h,
+        style,
+        (explicit_endings(h, text, None), text.ends_with(b"\r")),
+    );
     let d = diagnose::not_found(text, &search, &replace, "", Said::HUNK, budget, &[]);
     HunkFailure {
         diagnosis: Some(Box::new(d)),
@@ -737,11 +741,17 @@ fn explicit_endings(h: &Hunk, text: &[u8], at: Option<&[Line]>) -> bool {
 
 /// The line break an added line gets.
 /// A line marked `\ No newline at end of file` keeps its CR where the
-/// hunk shows every line's ending (`git diff` of a file whose last line
-/// ends with a lone CR: `git apply` keeps it).
-fn added_eol(style: LineEnding, h: &Hunk, l: &HunkLine, explicit: bool) -> &'static [u8] {
+/// hunk shows every line's ending and the file's last line ends with a
+/// lone CR (`cr_end`: `git diff` of such a file shows it; `git apply`
+/// keeps it). A CR there in a diff sent with CRLF breaks is the transport's.
+fn added_eol(
+    style: LineEnding,
+    h: &Hunk,
+    l: &HunkLine,
+    (explicit, cr_end): (bool, bool),
+) -> &'static [u8] {
     if h.style == HunkStyle::Unified && l.no_eol {
-        if explicit && l.cr {
+        if explicit && cr_end && l.cr {
             b"\r"
         } else {
             b""
@@ -760,11 +770,11 @@ fn added_eol(style: LineEnding, h: &Hunk, l: &HunkLine, explicit: bool) -> &'sta
 /// A hunk's old and new sides as texts, each line with the ending the
 /// patch gives it (the file's, for a patch that does not say), for
 /// diagnosis and for the check of the plan.
-fn sides(h: &Hunk, style: LineEnding, explicit: bool) -> (String, String) {
+fn sides(h: &Hunk, style: LineEnding, (explicit, cr_end): (bool, bool)) -> (String, String) {
     let (mut old, mut new) = (String::new(), String::new());
     for l in &h.lines {
         let eol = if h.style == HunkStyle::Unified && l.no_eol {
-            if explicit && l.cr {
+            if explicit && cr_end && l.cr {
                 "\r"
             } else {
                 ""
@@ -856,7 +866,7 @@ fn hunk_bytes(
             LineKind::Add => {
                 ensure_eol(&mut out);
                 out.extend_from_slice(l.text.as_bytes());
-                out.extend_from_slice(added_eol(style, h, l, explicit));
+                out.extend_from_slice(added_eol(style, h, l, (explicit, text.ends_with(b"\r"))));
             }
         }
     }
@@ -903,7 +913,7 @@ fn build(
         if let Some(&b) = new.last() {
             last = Some(b);
         }
-        let (search, replace) = sides(h, style, explicit);
+        let (search, replace) = sides(h, style, (explicit, text.ends_with(b"\r")));
         parts.push(Part {
             start,
             end: at,
@@ -1249,7 +1259,10 @@ mod tests {
         assert_eq!(run("a\rb\rc\r", &[bare]).unwrap().0, "a\rX\rc\r");
         // Without the CR on the file's last line (the patch sent with CRLF
         // breaks over an LF file), none is added.
-        assert_eq!(run("a\nb\nc", &[c]).unwrap().0, "a\nb\nx");
+        assert_eq!(run("a\nb\nc", &[c.clone()]).unwrap().0, "a\nb\nx");
+        // Nor in a CRLF file whose last line has no break at all (a diff
+        // sent with CRLF breaks shows a CR on every line).
+        assert_eq!(run("a\r\nb\r\nc", &[c]).unwrap().0, "a\r\nb\r\nx");
     }
 
     #[test]

@@ -187,7 +187,7 @@ impl Source {
                 printer::looks_binary(path, why),
             )
         })?;
-        if encoding == Encoding::Utf8 && iso_2022(&raw) {
+        if !encoding.is_utf16() && iso_2022(&raw) {
             return Err(Failure::new(
                 ErrorCode::UNSUPPORTED_ENCODING,
                 printer::iso_2022(path),
@@ -444,16 +444,30 @@ impl Encoded<'_> {
     }
 }
 
-/// Whether 7-bit `raw` holds an ISO-2022 designation of a multi-byte
-/// character set (`ESC $ B`, `ESC $ @`, `ESC $ A`, `ESC $ ( D`, `ESC $ ) C`):
-/// ISO-2022-JP, -KR or -CN, whose two-byte characters are pairs of ASCII
-/// letters and signs (`ン` is `%s`). Read as UTF-8, an edit of ASCII text
-/// would change them. (Terminal escapes, `ESC [` and `ESC ( B`, are not.)
+/// Whether `raw` is text in ISO-2022-JP, -KR or -CN: an escape that
+/// designates a two-byte set (`ESC $ B`, `ESC $ @`, `ESC $ A`, `ESC $ ( D`)
+/// or JIS katakana (`ESC ( I`), followed by the characters it announces —
+/// bytes `0x21`..`0x7E` (two a character; up to `0x5F` for katakana) up to
+/// the next escape — or, for a set shifted in later (`ESC $ ) C`), a shift
+/// byte (SO). Those characters are pairs of ASCII letters and signs (`ン`
+/// is `%s`): read as UTF-8 or a single-byte code page, an edit of ASCII
+/// text would change them. An escape followed by other text (`ESC $BOLD`
+/// in a shell script, terminal colours `ESC [`) is not.
 fn iso_2022(raw: &[u8]) -> bool {
-    memchr::memchr_iter(0x1B, raw).any(|k| match raw.get(k + 1..k + 4) {
-        Some([b'$', b'@' | b'A' | b'B', _]) => true,
-        Some([b'$', b'(' | b')' | b'*' | b'+', c]) => c.is_ascii_uppercase(),
-        _ => matches!(raw.get(k + 1..), Some([b'$', b'@' | b'A' | b'B'])),
+    let run = |from: usize, top: u8, pairs: bool| {
+        let end = memchr::memchr(0x1B, &raw[from.min(raw.len())..]).map(|k| from + k);
+        let Some(end) = end else { return false };
+        let chars = &raw[from..end];
+        !chars.is_empty()
+            && chars.iter().all(|&b| (0x21..=top).contains(&b))
+            && (!pairs || chars.len() % 2 == 0)
+    };
+    memchr::memchr_iter(0x1B, raw).any(|k| match raw.get(k + 1..).unwrap_or_default() {
+        [b'$', b'@' | b'A' | b'B', ..] => run(k + 3, 0x7E, true),
+        [b'$', b'(' | b'*' | b'+', c, ..] if c.is_ascii_uppercase() => run(k + 4, 0x7E, true),
+        [b'$', b')', c, ..] if c.is_ascii_uppercase() => memchr::memchr(0x0E, raw).is_some(),
+        [b'(', b'I', ..] => run(k + 3, 0x5F, false),
+        _ => false,
     })
 }
 
@@ -597,8 +611,34 @@ mod tests {
         };
         assert_eq!(f.code, ErrorCode::UNSUPPORTED_ENCODING);
         assert!(f.message.contains("ISO-2022"), "{}", f.message);
-        for ok in [&b"\x1b[31mred\x1b[0m\n"[..], b"\x1b(B\x1b[m\n", b"x\x1b$"] {
-            assert!(Source::from_bytes(ok.to_vec(), "log.txt").is_ok());
+        // With a BOM, an 8-bit byte elsewhere, or JIS katakana: still.
+        let mut bom = b"\xEF\xBB\xBF".to_vec();
+        bom.extend_from_slice(&encoding_rs::ISO_2022_JP.encode("# コメント\n").0);
+        let mut latin = encoding_rs::ISO_2022_JP
+            .encode("# コメント\n")
+            .0
+            .into_owned();
+        latin.extend_from_slice(b"# caf\xe9\n");
+        for (bytes, name) in [
+            (bom, "bom"),
+            (latin, "8-bit"),
+            (b"# \x1b(I6@6E\x1b(B\n".to_vec(), "katakana"),
+        ] {
+            let r = Source::from_bytes(bytes, "a.py");
+            assert!(
+                matches!(&r, Err(f) if f.code == ErrorCode::UNSUPPORTED_ENCODING),
+                "{name}"
+            );
+        }
+        // Terminal escapes and an escape before other text are not.
+        for ok in [
+            &b"\x1b[31mred\x1b[0m\n"[..],
+            b"\x1b(B\x1b[m\n",
+            b"x\x1b$",
+            b"echo \"\x1b$BOLD done\x1b(B\"\n",
+            b"echo \"\x1b$BOLD\"\n",
+        ] {
+            assert!(Source::from_bytes(ok.to_vec(), "log.txt").is_ok(), "{ok:?}");
         }
     }
 

@@ -315,7 +315,7 @@ test('workspace root: from a subdirectory of a git work tree the root is the wor
   assert.equal(hw.transactions.length, 1)
 })
 
-test('apply-patch reads its paths from the current directory, as Codex apply_patch does, also inside a git work tree', () => {
+test('apply-patch reads a Codex patch\'s paths from the current directory (as Codex apply_patch does) and a git diff\'s from its work tree (as git apply does)', () => {
   const dir = workspace({ 'src/index.ts': 'port = 3000\n', 'packages/web/src/index.ts': 'port = 3000\n' })
   fs.mkdirSync(path.join(dir, '.git'))
   const web = path.join(dir, 'packages/web')
@@ -325,6 +325,12 @@ test('apply-patch reads its paths from the current directory, as Codex apply_pat
   assert.equal(read(web, 'src/index.ts').toString(), 'port = 8080\n')
   assert.equal(read(dir, 'src/index.ts').toString(), 'port = 3000\n', 'the work tree root file is not the one named')
   assert.ok(fs.existsSync(path.join(web, 'README.md')) && !fs.existsSync(path.join(dir, 'README.md')))
+  // A git diff names files from the top of its work tree, as git apply reads it.
+  const diff = 'diff --git a/src/index.ts b/src/index.ts\n--- a/src/index.ts\n+++ b/src/index.ts\n@@ -1 +1 @@\n-port = 3000\n+port = 9090\n'
+  const g = cli(['apply-patch'], { cwd: web, input: diff })
+  assert.equal(g.status, 0, g.stderr)
+  assert.equal(read(dir, 'src/index.ts').toString(), 'port = 9090\n')
+  assert.equal(read(web, 'src/index.ts').toString(), 'port = 8080\n')
 })
 
 test('a FILE argument is read as the shell reads it: link/../a.txt goes up from where the link points', () => {

@@ -116,16 +116,17 @@ is only useful inside the MCP server.`,
   ${PROG} apply-patch [PATCH] [--root DIR] [--dry-run] [--json] < patch
 
 Reads the patch from stdin (or from the file PATCH) and applies it inside the
-workspace root, where its paths are read from (default: the current directory, as
-Codex's apply_patch reads them): files added, deleted, moved and updated together,
-or none at all. Hunks are located by their lines,
+workspace root, where its paths are read from (default: for a git diff, the
+enclosing git work tree, as git apply reads it; otherwise the current directory,
+as Codex's apply_patch and patch read theirs): files added, deleted, moved and
+updated together, or none at all. Hunks are located by their lines,
 exactly first, then ignoring trailing whitespace, surrounding whitespace and
 Unicode punctuation; each must match one place only.
 
 Options:
   --dry-run   print the unified diff; write nothing
   --json      print the result object as JSON
-  --root DIR  workspace root (beats ${ENV}; default: cwd)`,
+  --root DIR  workspace root (beats ${ENV}; default: above)`,
     options: { 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
     positionals: true,
     run: runApplyPatch,
@@ -300,6 +301,12 @@ async function runApplyPatch({ values, positionals, root }) {
   } else {
     text = readTextFile(from, 'PATCH')
   }
+  // Where the patch's paths are read from, without --root or the variable: a
+  // git diff (`diff --git`) names files from the top of its work tree, as
+  // `git apply` reads them; a Codex patch, or a plain `diff -u`, from the
+  // working directory, as Codex's apply_patch and `patch` read them.
+  const gitDiff = !/^\s*\*\*\* Begin Patch/.test(text) && /^diff --git /m.test(text)
+  ;({ root } = rootOrThrow(values.root, { gitRoot: gitDiff }))
   const input = values['dry-run'] ? { patch: text, dry_run: true } : { patch: text }
   const result = await engine.run(tools.get('apply_patch'), input, engineOptions(root))
   if (values.json) {
@@ -668,10 +675,9 @@ async function dispatch(argv) {
       process.stdout.write(commandUsage(cmd) + '\n')
       return EXIT.OK
     }
-    // Codex's apply_patch names files from the working directory: its
-    // default root is that directory, not the enclosing work tree.
     checkEnv()
-    const { root } = rootOrThrow(values.root, { gitRoot: name !== 'apply-patch' })
+    // apply-patch chooses its default root once it has read the patch (runApplyPatch).
+    const { root } = name === 'apply-patch' ? { root: undefined } : rootOrThrow(values.root, { gitRoot: true })
     return cmd.run({ values, positionals, root })
   }
   const { values } = parse(argv, { ...GLOBAL_OPTIONS, ...SERVER_OPTIONS, version: { type: 'boolean', short: 'V' } }, false)

@@ -293,6 +293,38 @@ fn chattr_flags_survive() {
     assert_eq!(flags(&f), before, "flags set: {set:?}");
 }
 
+/// A directory's inheritable flags (`chattr +dA dir`) are not given to a
+/// file that lacks them by an edit that replaces it (the new inode
+/// inherits them; they are taken off again).
+#[test]
+fn a_directorys_flags_are_not_given_to_a_file_without_them() {
+    if !ready(&["chattr", "lsattr"]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let dir = root.join("d");
+    fs::create_dir(&dir).unwrap();
+    let f = dir.join("a.txt");
+    fs::write(&f, "x = 1\n").unwrap();
+    let set = Command::new("chattr").arg("+dA").arg(&dir).status();
+    if !set.is_ok_and(|s| s.success()) {
+        eprintln!("SKIP: this file system has no chattr flags");
+        return;
+    }
+    let flags = |p: &Path| {
+        sh(&format!("lsattr -d {}", q(p)))
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let before = flags(&f);
+    assert!(!before.contains('d'), "{before}");
+    let r = patch(&root, "d/a.txt", "x = 1", "x = 2", json!({}));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(flags(&f), before);
+}
+
 #[test]
 fn a_non_owner_edit_keeps_owner_group_and_mode() {
     if !ready(&["getfacl", "getfattr"]) {

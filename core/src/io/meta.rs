@@ -152,12 +152,23 @@ pub(crate) fn apply(file: &File, extras: &Extras) -> io::Result<()> {
         for (name, value) in &extras.xattrs {
             rustix::fs::fsetxattr(file, name.as_c_str(), value, XattrFlags::empty())?;
         }
-        if extras.flags != 0 {
-            let now = rustix::fs::ioctl_getflags(file)?;
-            let want = IFlags::from_bits_retain((now.bits() & !COPIED_FLAGS) | extras.flags);
-            if want != now {
-                rustix::fs::ioctl_setflags(file, want)?;
+        // Flags too: a new file inherits its directory's (`chattr +dA dir`),
+        // which the original may not have.
+        let now = match rustix::fs::ioctl_getflags(file) {
+            Ok(f) => f,
+            Err(
+                rustix::io::Errno::NOTTY
+                | rustix::io::Errno::OPNOTSUPP
+                | rustix::io::Errno::INVAL
+                | rustix::io::Errno::NOSYS,
+            ) if extras.flags == 0 => {
+                return Ok(());
             }
+            Err(e) => return Err(e.into()),
+        };
+        let want = IFlags::from_bits_retain((now.bits() & !COPIED_FLAGS) | extras.flags);
+        if want != now {
+            rustix::fs::ioctl_setflags(file, want)?;
         }
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]

@@ -460,7 +460,7 @@ fn iso_2022(raw: &[u8]) -> bool {
         let chars = &raw[from..end];
         !chars.is_empty()
             && chars.iter().all(|&b| (0x21..=top).contains(&b))
-            && (!pairs || chars.len() % 2 == 0)
+            && (!pairs || chars.len().is_multiple_of(2))
     };
     memchr::memchr_iter(0x1B, raw).any(|k| match raw.get(k + 1..).unwrap_or_default() {
         [b'$', b'@' | b'A' | b'B', ..] => run(k + 3, 0x7E, true),

@@ -992,6 +992,13 @@ pub(crate) fn edit_file_input(input: &Value) -> Result<Value, Failure> {
     if !out.contains_key("edits") {
         return Err(Failure::invalid(printer::edit_file_edits_missing()));
     }
+    // Exact, but for line breaks, as every caller's text of the edit
+    // formats: in a CRLF file the texts' LF breaks stand for CRLF (and the
+    // reverse), else new lines typed with LF would leave it mixed.
+    out.insert(
+        "match".into(),
+        Value::from(vec![Value::from("line_endings")]),
+    );
     Ok(Value::Object(out))
 }
 
@@ -1361,7 +1368,8 @@ mod tests {
         .unwrap();
         assert_eq!(
             v,
-            json!({"file_path": "a.txt", "edits": [{"oldText": "x", "newText": "y"}], "dry_run": true})
+            json!({"file_path": "a.txt", "edits": [{"oldText": "x", "newText": "y"}], "dry_run": true,
+                   "match": ["line_endings"]})
         );
         for bad in [
             json!({"edits": []}),

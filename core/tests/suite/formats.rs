@@ -352,6 +352,33 @@ fn text_editor_undo_restores_each_edit_then_refuses_after_an_outside_change() {
     );
 }
 
+/// `edit_file` texts follow the file's line breaks, as every edit format's
+/// caller texts do: in a CRLF file an LF `newText` line is written CRLF, and
+/// an LF `oldText` of several lines is found. (They were written as sent:
+/// an LF line among CRLF ones; the multi-line one refused.)
+#[test]
+fn edit_file_texts_take_the_files_line_breaks() {
+    let (_t, root) = setup(&[("a.py", b"def f():\r\n    x = 1\r\n    return x\r\n")]);
+    let r = patch_file_core::api::edit_file(
+        &json!({"path": "a.py", "edits": [{"oldText": "x = 1", "newText": "x = 1\n    y = 2"}]}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        std::fs::read(root.join("a.py")).unwrap(),
+        b"def f():\r\n    x = 1\r\n    y = 2\r\n    return x\r\n"
+    );
+    let r = patch_file_core::api::edit_file(
+        &json!({"path": "a.py", "edits": [{"oldText": "    y = 2\n    return x\n", "newText": "    return x + y\n"}]}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        std::fs::read(root.join("a.py")).unwrap(),
+        b"def f():\r\n    x = 1\r\n    return x + y\r\n"
+    );
+}
+
 #[test]
 fn edit_file_takes_the_filesystem_server_shape_exact_once() {
     let (_t, root) = setup(&[("a.txt", b"x = 1\nx = 1\ny = 2\n")]);

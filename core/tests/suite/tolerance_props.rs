@@ -464,6 +464,21 @@ fn check_patch_file(root: &Path, c: &Case) -> Result<Tally, TestCaseError> {
         );
         return Ok(Tally::Exact);
     }
+    if r["matched_with"] == json!(["line_endings"]) && file.matches(&search_text).count() == 1 {
+        // Found byte for byte, only its replacement's line breaks of the
+        // other kind: written as sent, those breaks the file's (another
+        // tolerance the call allowed, such as `indentation`, is not used:
+        // the text matched exactly).
+        let lf = replace_text.replace("\r\n", "\n");
+        let breaks = if c.crlf { lf.replace('\n', "\r\n") } else { lf };
+        prop_assert_eq!(
+            &after,
+            &file.replacen(&search_text, &breaks, 1),
+            "{}",
+            ctx()
+        );
+        return Ok(Tally::Applied(vec!["line_endings".to_string()]));
+    }
     let (f, w) = (split_lines(&file), split_lines(&after));
     let n = c.lines.len();
     prop_assert_eq!(

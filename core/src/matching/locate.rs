@@ -565,8 +565,32 @@ fn place_old(
             }
         }
         (Found::Many(ps, count, l), _) => Placed::Ambiguous(ps, count, l, None),
-        (Found::One(p, l), _) => Placed::Once(p, l),
+        (Found::One(p, l), _) => match misordered(k, old, (from, l), h.at_eof) {
+            Some(q) => Placed::Ambiguous(vec![q, p], 2, l, None),
+            None => Placed::Once(p, l),
+        },
         (Found::None, _) => Placed::Nowhere,
+    }
+}
+
+/// A hunk found once after the previous hunk's place only at a tolerant
+/// level `l`, whose lines stand more exactly before it (`from`): hunks out
+/// of order, whose one place is not certain (the text before is the one it
+/// was made from as likely as the one after; `git apply` and `patch` refuse
+/// such a diff). The place before, if so.
+fn misordered(
+    k: &mut Keyed<'_>,
+    old: &[&str],
+    (from, l): (usize, HunkLevel),
+    at_eof: bool,
+) -> Option<usize> {
+    if from == 0 || l == HunkLevel::Exact || at_eof {
+        return None;
+    }
+    match k.find(old, 0, false) {
+        Found::One(q, e) if e < l && q < from => Some(q),
+        Found::Many(ps, _, e) if e < l => ps.into_iter().find(|&q| q < from),
+        _ => None,
     }
 }
 
@@ -1263,6 +1287,28 @@ mod tests {
         // Nor in a CRLF file whose last line has no break at all (a diff
         // sent with CRLF breaks shows a CR on every line).
         assert_eq!(run("a\r\nb\r\nc", &[c]).unwrap().0, "a\r\nb\r\nx");
+    }
+
+    /// Hunks out of order: the second's lines stand exactly before the
+    /// first hunk's place and only under a tolerance after it. Refused as
+    /// ambiguous (it was written at the tolerant place after), as `git
+    /// apply` and `patch` refuse such a diff; in order, it applies.
+    #[test]
+    fn a_hunk_found_exactly_before_the_previous_one_and_tolerantly_after_is_refused() {
+        let text = "a\nx = 1\nc\ny\nz\na \nx = 1\n";
+        let f = run(
+            text,
+            &[hunk(&[" c", "-y", "+Y"]), hunk(&[" a", "-x = 1", "+x = 2"])],
+        )
+        .unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS, "{f:?}");
+        assert_eq!(f[0].match_lines, vec![1, 6], "{f:?}");
+        let (out, _) = run(
+            text,
+            &[hunk(&[" a", "-x = 1", "+x = 2"]), hunk(&[" c", "-y", "+Y"])],
+        )
+        .unwrap();
+        assert_eq!(out, "a\nx = 2\nc\nY\nz\na \nx = 1\n");
     }
 
     #[test]

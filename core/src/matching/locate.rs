@@ -423,6 +423,18 @@ fn apply_indexed(
         let from = if h.anchors.is_empty() { pos } else { pos - 1 };
         let block = (!h.anchors.is_empty()).then(|| (from, k.block_end(from)));
         let found = place_old(&mut k, &old, (from, block), hint, h);
+        if let Placed::Once(p, l) = found {
+            if let Some(q) = rival_place(&k, h, (p, old.len(), l), style, &budget) {
+                failures.push(failure(
+                    hi,
+                    h,
+                    ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+                    (2, vec![p + 1, q + 1]),
+                    HunkWhy::Rival { level: l },
+                ));
+                continue;
+            }
+        }
         match found {
             Placed::Once(p, l) | Placed::ByLine(p, l) => {
                 placed.push((hi, p, old.len(), l));
@@ -571,6 +583,35 @@ fn place_old(
         },
         (Found::None, _) => Placed::Nowhere,
     }
+}
+
+/// Another place of the file more like a hunk found once only under a
+/// tolerance (`l`) at line `p`: one holding more of its lines verbatim, or
+/// at the hunk's own indentation where the match needed another (a stale
+/// view whose own place changed, and a twin elsewhere that fits but for
+/// formatting), as a tolerant `patchFile` match is refused for. Its
+/// 0-based line, if so.
+fn rival_place(
+    k: &Keyed<'_>,
+    h: &Hunk,
+    (p, len, l): (usize, usize, HunkLevel),
+    style: LineEnding,
+    budget: &Budget,
+) -> Option<usize> {
+    if l == HunkLevel::Exact || len == 0 {
+        return None;
+    }
+    let (search, replace) = sides(h, style, (false, false));
+    let span = (k.lines[p].start, k.lines[p + len - 1].next);
+    let r = crate::likeness::rival(
+        k.text,
+        &search,
+        &replace,
+        span,
+        l >= HunkLevel::SurroundingWhitespace,
+        budget,
+    )?;
+    Some(r.line_number.saturating_sub(1))
 }
 
 /// A hunk found once after the previous hunk's place only at a tolerant
@@ -1309,6 +1350,40 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out, "a\nx = 2\nc\nY\nz\na \nx = 1\n");
+    }
+
+    /// A stale view: the hunk's own place changed (`timeout = 10`), and a
+    /// twin in another function fits it but for indentation. Refused as
+    /// ambiguous, as a tolerant `patchFile` match is (it was written into
+    /// the twin at the patch's depth, breaking the Python).
+    #[test]
+    fn a_twin_at_another_depth_found_only_under_a_tolerance_is_refused() {
+        let text = "def load():\n    retries = 3\n    timeout = 10\n    return retries\n\nclass Saver:\n    def save(self):\n        retries = 3\n        timeout = 5\n        return retries\n";
+        let f = run(
+            text,
+            &[hunk(&[
+                "     retries = 3",
+                "-    timeout = 5",
+                "+    timeout = 50",
+                "     return retries",
+            ])],
+        )
+        .unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS, "{f:?}");
+        assert_eq!(f[0].match_lines, vec![8, 2], "{f:?}");
+        assert!(matches!(*f[0].why, HunkWhy::Rival { .. }), "{f:?}");
+        // At its own indentation it applies.
+        let (out, _) = run(
+            text,
+            &[hunk(&[
+                "         retries = 3",
+                "-        timeout = 5",
+                "+        timeout = 50",
+                "         return retries",
+            ])],
+        )
+        .unwrap();
+        assert!(out.contains("        timeout = 50\n"), "{out}");
     }
 
     #[test]

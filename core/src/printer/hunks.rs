@@ -37,6 +37,10 @@ pub(crate) enum HunkWhy {
         header: Option<HeaderLine>,
         hint: Option<usize>,
     },
+    /// Its old lines fit one place only under a tolerance (`level`), and
+    /// another place is much like them too: more of its lines as they are,
+    /// or at their own indentation (`lines`: the fit, the other).
+    Rival { level: HunkLevel },
     /// Its `count` old lines, the first `first`, are nowhere after line
     /// `after` (0: from the start; `at_eof`: at the end of the file);
     /// `hint`: its header's line.
@@ -86,6 +90,7 @@ pub(crate) fn hunk_miss(
             level,
         } => anchor_ambiguous(&label, anchor, (count, *from), *level, lines),
         HunkWhy::AnchorNotFound { anchor, from } => anchor_not_found(&label, anchor, *from),
+        HunkWhy::Rival { level } => hunk_rival(&label, *level, lines),
         HunkWhy::Ambiguous {
             level,
             header,
@@ -201,6 +206,22 @@ fn anchor_not_found(label: &str, anchor: &str, pos: usize) -> String {
 /// none starts at a unified header's line (`header`, as [`shifted_line`]
 /// names it), or the header's line `hint` of a diff that is not unified
 /// chose nothing.
+/// A hunk whose old lines fit `lines[0]` only `level`, while `lines[1]`
+/// is much like them as they are.
+fn hunk_rival(label: &str, level: HunkLevel, lines: &[usize]) -> String {
+    let (fit, other) = (
+        lines.first().copied().unwrap_or(0),
+        lines.get(1).copied().unwrap_or(0),
+    );
+    format!(
+        "{label}: its context and removed lines fit line {fit} only {}, but line {other} is much like them too \
+         (more of them as they are, or at their own indentation): the hunk may have been meant for either, so \
+         nothing was applied. Reread both places and send the exact current lines of the one meant, with enough \
+         context to tell them apart",
+        words(level)
+    )
+}
+
 fn hunk_ambiguous(
     label: &str,
     (count, level): (usize, HunkLevel),

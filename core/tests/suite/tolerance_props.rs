@@ -606,6 +606,17 @@ fn check_codex(root: &Path, c: &Case) -> Result<String, TestCaseError> {
         expected.push_str(c.eol());
     }
     expected.extend((c.b..c.lines.len()).map(|i| c.file_line(i) + c.eol()));
+    if r["ok"] != true
+        && r["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("may have been meant for either")
+    {
+        // Another place much like the hunk's lines as they are (a rival, as
+        // for a tolerant `patchFile` match): refused, nothing written.
+        prop_assert_eq!(&after, &file, "a refusal wrote");
+        return Ok("refused as rival".to_string());
+    }
     prop_assert_eq!(&r["ok"], true, "{}\n{}\n{:?}", r, patch, file);
     prop_assert_eq!(after, expected, "{}\n{:?}", patch, file);
     let level = &r["files"][0]["hunks"][0]["level"];
@@ -781,7 +792,8 @@ fn codex_hunks_write_file_lines_and_added_lines_verbatim() {
     let levels = levels.into_inner();
     println!("Codex hunks located at: {levels:?}");
     // Every fuzz level was needed by some case.
-    assert_eq!(levels.len(), 4, "{levels:?}");
+    let located = levels.keys().filter(|l| *l != "refused as rival").count();
+    assert_eq!(located, 4, "{levels:?}");
 }
 
 #[test]

@@ -194,6 +194,13 @@ fn like_of(store: &Store, f: &FileRec) -> Option<Like> {
 fn steps(store: &Store, e: &Entry, limit: u64) -> Result<Vec<FileStep>, Failure> {
     let mut out = Vec::with_capacity(e.files().len());
     for (k, f) in e.files().iter().enumerate() {
+        // Larger than this call may write: a limit of the call, not damage.
+        if f.size_before.is_some_and(|n| n > limit) {
+            return Err(Failure::new(
+                ErrorCode::FILE_TOO_LARGE,
+                printer::undo_over_limit(e.id, &f.path, limit),
+            ));
+        }
         let bytes = entry::content(store, e, k, limit).map_err(|d| damaged(e.id, &d))?;
         let after = f.sha256_after.clone().unwrap_or_default();
         let step = match (f.kind.as_str(), bytes) {

@@ -163,6 +163,15 @@ pub(crate) fn saved_over_limit(path: &str, limit: u64) -> String {
     format!("the saved content of `{path}` is larger than any file this call may write (maxFileBytes {limit})")
 }
 
+/// Transaction `id` saved a previous content of `path` larger than the
+/// call's `maxFileBytes` (`limit`).
+pub(crate) fn undo_over_limit(id: u64, path: &str, limit: u64) -> String {
+    format!(
+        "transaction {id} cannot be undone by this call: {}; nothing was written. Retry with a larger maxFileBytes",
+        saved_over_limit(path, limit)
+    )
+}
+
 /// The kept previous content of `path` was replaced or changed length.
 pub(crate) fn kept_replaced(path: &str) -> String {
     format!("the kept previous content of `{path}` was replaced or changed length")

@@ -775,3 +775,31 @@ fn undo_of_a_locked_file_is_busy_not_changed() {
     }
     assert_eq!(fs::read_to_string(&f).unwrap(), "hello\n");
 }
+
+/// Undo under a `maxFileBytes` smaller than the content it would write
+/// back: a limit of the call (`FILE_TOO_LARGE`, raise it), not a damaged
+/// journal entry "never acted on"; with the default limit it undoes.
+#[test]
+fn undo_over_the_calls_size_limit_is_too_large_not_damaged() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().canonicalize().unwrap();
+    let f = root.join("f.txt");
+    fs::write(&f, "hello world\n").unwrap();
+    let o = json!({ "workspaceRoot": root });
+    let r = api::patch_file(
+        &json!({"file_path": "f.txt", "search_block": "hello", "replace_block": "HELLO"}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let small = json!({ "workspaceRoot": root, "maxFileBytes": 5 });
+    let r = api::undo(&json!({}), Some(&small));
+    assert_eq!(r["code"], "FILE_TOO_LARGE", "{r}");
+    assert!(
+        r["message"].as_str().unwrap().contains("maxFileBytes"),
+        "{r}"
+    );
+    assert_eq!(fs::read_to_string(&f).unwrap(), "HELLO world\n");
+    let r = api::undo(&json!({}), Some(&o));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(fs::read_to_string(&f).unwrap(), "hello world\n");
+}

@@ -317,6 +317,43 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "forth",
 ];
 
+/// Words that, before a kind of code ([`CODE_NOUNS`]), make a phrase of
+/// keeping (`// other functions`, `// remaining fields`, `# prior methods`).
+const KEPT_BEFORE: &[&str] = &[
+    "previous",
+    "prior",
+    "existing",
+    "other",
+    "remaining",
+    "original",
+    "unchanged",
+];
+
+/// Kinds of code an elision names after [`KEPT_BEFORE`]. Not the words of
+/// section comments in real code (`// Other cases` before `default:`,
+/// `// other settings`, `// remaining options`, `// other entries`): read
+/// as markers beside code a change deletes, they brought it back.
+const CODE_NOUNS: &[&str] = &[
+    "functions",
+    "methods",
+    "fields",
+    "properties",
+    "members",
+    "tests",
+    "imports",
+    "exports",
+    "components",
+    "handlers",
+    "helpers",
+    "routes",
+    "definitions",
+    "declarations",
+    "statements",
+    "classes",
+    "code",
+    "lines",
+];
+
 /// What says lines are kept when in brackets of its own (`// (same)`,
 /// `// [no changes]`); bare, `* No changes` is a changelog's bullet.
 const BRACKETED: &[&str] = &["same", "no changes", "no change", "as is", "as-is"];
@@ -385,6 +422,8 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "as-is",
     "same",
     "identical",
+    "prior",
+    "original",
 ];
 
 /// Characters that are dots alone: the ellipsis, the vertical and
@@ -527,7 +566,10 @@ pub(crate) fn is_marker(line: &str) -> bool {
         && (PHRASES.iter().any(|p| body.contains(p))
             || body.contains("rest of ")
             || words.iter().any(|w| ALONE.contains(w))
-            || (bracketed && BRACKETED.contains(&body)))
+            || (bracketed && BRACKETED.contains(&body))
+            || words
+                .windows(2)
+                .any(|p| KEPT_BEFORE.contains(&p[0]) && CODE_NOUNS.contains(&p[1])))
 }
 
 /// Whether `line` opens with a comment opener (after its indentation).
@@ -638,6 +680,15 @@ mod tests {
             "// no changes here",
             "// (same)",
             "// previous methods",
+            "// other functions",
+            "# other functions",
+            "// remaining functions",
+            "// prior methods",
+            "// original methods",
+            "// previous tests",
+            "// remaining fields",
+            "// other properties",
+            "// other members",
             "# other functions remain",
             "# rest is identical",
             "# Leave the rest alone",

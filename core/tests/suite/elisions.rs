@@ -1016,3 +1016,27 @@ fn a_section_comment_beside_deleted_code_is_written_as_sent() {
         assert_eq!(read(&root, "f.js"), new, "{comment}");
     }
 }
+
+/// An elision that names the kind of code it keeps (`// other functions`,
+/// `// remaining fields`, `# prior methods`) over code a change deletes is
+/// refused: written, `b` and `c` were gone with `ok: true`.
+#[test]
+fn a_comment_naming_the_code_it_keeps_is_a_marker() {
+    let old = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n\nfunction c() {\n  return 3;\n}\n";
+    for comment in [
+        "// other functions",
+        "// remaining functions",
+        "// prior methods",
+        "// original methods",
+        "// other members",
+    ] {
+        let (_t, root) = setup(&[("f.js", old.as_bytes())]);
+        let new = format!("function a() {{\n  return 10;\n}}\n\n{comment}\n");
+        let r = api::patch_file(
+            &json!({"file_path": "f.js", "search_block": old, "replace_block": new}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["code"], "ELIDED_CONTENT", "{comment}: {r}");
+        assert_eq!(read(&root, "f.js"), old, "{comment}");
+    }
+}

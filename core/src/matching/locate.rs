@@ -422,9 +422,13 @@ fn apply_indexed(
         // this adds no candidate.
         let from = if h.anchors.is_empty() { pos } else { pos - 1 };
         let block = (!h.anchors.is_empty()).then(|| (from, k.block_end(from)));
-        let found = place_old(&mut k, &old, (from, block), hint, h);
+        let found = place_old(&mut k, &old, (from, block), hint, h, &placed);
         if let Placed::Once(p, l) = found {
-            if let Some(q) = rival_place(&k, h, (p, old.len(), l), style, &budget) {
+            // Only where nothing else tells the place: no `@@` line, no
+            // header's line at the place found.
+            let told = !h.anchors.is_empty() || hint.is_some_and(|(_, q)| q == p as isize);
+            let rival = (!told).then(|| rival_place(&k, h, (p, old.len(), l), style, &budget));
+            if let Some(q) = rival.flatten() {
                 failures.push(failure(
                     hi,
                     h,
@@ -557,6 +561,7 @@ fn place_old(
     (from, block): (usize, Option<(usize, usize)>),
     hint: Option<(usize, isize)>,
     h: &Hunk,
+    taken: &[(usize, usize, usize, HunkLevel)],
 ) -> Placed {
     let found = k.find(old, from, h.at_eof);
     if let (Found::Many(ps, count, l), Some((start, end))) = (&found, block) {
@@ -577,7 +582,7 @@ fn place_old(
             }
         }
         (Found::Many(ps, count, l), _) => Placed::Ambiguous(ps, count, l, None),
-        (Found::One(p, l), _) => match misordered(k, old, (from, l), h.at_eof) {
+        (Found::One(p, l), _) => match misordered(k, old, (from, l), h.at_eof, taken) {
             Some(q) => Placed::Ambiguous(vec![q, p], 2, l, None),
             None => Placed::Once(p, l),
         },
@@ -585,12 +590,11 @@ fn place_old(
     }
 }
 
-/// Another place of the file more like a hunk found once only under a
-/// tolerance (`l`) at line `p`: one holding more of its lines verbatim, or
-/// at the hunk's own indentation where the match needed another (a stale
-/// view whose own place changed, and a twin elsewhere that fits but for
-/// formatting), as a tolerant `patchFile` match is refused for. Its
-/// 0-based line, if so.
+/// Another place of the file much like a hunk found once only with its
+/// indentation changed (`l`, at line `p`): one holding more of its lines
+/// verbatim, or at the hunk's own indentation (a stale view whose own place
+/// changed, and a twin elsewhere that fits but for formatting), as a
+/// tolerant `patchFile` match is refused for. Its 0-based line, if so.
 fn rival_place(
     k: &Keyed<'_>,
     h: &Hunk,
@@ -598,7 +602,10 @@ fn rival_place(
     style: LineEnding,
     budget: &Budget,
 ) -> Option<usize> {
-    if l == HunkLevel::Exact || len == 0 {
+    // Indentation changed to fit: a twin at another depth is the hunk's
+    // rival (a whitespace-only or punctuation fit at the same depth is
+    // certain enough with the hunk's context).
+    if l < HunkLevel::SurroundingWhitespace || len == 0 {
         return None;
     }
     let (search, replace) = sides(h, style, (false, false));
@@ -619,18 +626,28 @@ fn rival_place(
 /// of order, whose one place is not certain (the text before is the one it
 /// was made from as likely as the one after; `git apply` and `patch` refuse
 /// such a diff). The place before, if so.
+///
+/// Lines an earlier hunk already placed (`taken`: its old lines) are not a
+/// place: that hunk replaces them.
 fn misordered(
     k: &mut Keyed<'_>,
     old: &[&str],
     (from, l): (usize, HunkLevel),
     at_eof: bool,
+    taken: &[(usize, usize, usize, HunkLevel)],
 ) -> Option<usize> {
     if from == 0 || l == HunkLevel::Exact || at_eof {
         return None;
     }
+    let free = |q: usize| {
+        q < from
+            && !taken
+                .iter()
+                .any(|&(_, p, len, _)| q < p + len.max(1) && p < q + old.len())
+    };
     match k.find(old, 0, false) {
-        Found::One(q, e) if e < l && q < from => Some(q),
-        Found::Many(ps, _, e) if e < l => ps.into_iter().find(|&q| q < from),
+        Found::One(q, e) if e < l && free(q) => Some(q),
+        Found::Many(ps, _, e) if e < l => ps.into_iter().find(|&q| free(q)),
         _ => None,
     }
 }
@@ -1350,6 +1367,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out, "a\nx = 2\nc\nY\nz\na \nx = 1\n");
+        // A line an earlier hunk replaces is not a place before: two hunks
+        // changing the same line text, the second's only left place after.
+        let toml = "version = \"1.0\"\nname = \"a\"\n\n[dep]\nversion = \"1.0\" \n";
+        let two = || hunk(&["-version = \"1.0\"", "+version = \"1.1\""]);
+        let (out, _) = run(toml, &[two(), two()]).unwrap();
+        assert_eq!(
+            out,
+            "version = \"1.1\"\nname = \"a\"\n\n[dep]\nversion = \"1.1\"\n"
+        );
     }
 
     /// A stale view: the hunk's own place changed (`timeout = 10`), and a
@@ -1384,6 +1410,24 @@ mod tests {
         )
         .unwrap();
         assert!(out.contains("        timeout = 50\n"), "{out}");
+        // Fitted but for trailing whitespace, at the same depth, a twin
+        // elsewhere does not make it uncertain: the hunk's context tells.
+        let twins = "class A:\n    def run(self):\n        self.setup() \n        self.cleanup_temp_files()\n        self.done()\n\nclass B:\n    def run(self):\n        self.prepare()\n        self.cleanup_temp_files()\n        self.done()\n";
+        let (out, _) = run(
+            twins,
+            &[hunk(&[
+                "         self.setup()",
+                "-        self.cleanup_temp_files()",
+                "         self.done()",
+            ])],
+        )
+        .unwrap();
+        assert!(
+            out.starts_with(
+                "class A:\n    def run(self):\n        self.setup() \n        self.done()\n"
+            ),
+            "{out}"
+        );
     }
 
     #[test]

@@ -214,9 +214,8 @@ fn hunk_rival(label: &str, level: HunkLevel, lines: &[usize]) -> String {
         lines.get(1).copied().unwrap_or(0),
     );
     format!(
-        "{label}: its context and removed lines fit line {fit} only {}, but line {other} is much like them too \
-         (more of them as they are, or at their own indentation): the hunk may have been meant for either, so \
-         nothing was applied. Reread both places and send the exact current lines of the one meant, with enough \
+        "{label}: its context and removed lines fit line {fit} only {}, but line {other} is much like them too: \
+         the hunk may have been meant for either, so nothing was applied. Reread both places and send the exact current lines of the one meant, with enough \
          context to tell them apart",
         words(level)
     )

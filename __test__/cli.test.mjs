@@ -315,7 +315,7 @@ test('workspace root: from a subdirectory of a git work tree the root is the wor
   assert.equal(hw.transactions.length, 1)
 })
 
-test('apply-patch reads a Codex patch\'s paths from the current directory (as Codex apply_patch does) and a git diff\'s from its work tree (as git apply does)', () => {
+test('apply-patch reads a Codex patch\'s paths from the current directory (as Codex apply_patch does), and a git diff\'s from the top of its work tree, refused below it', () => {
   const dir = workspace({ 'src/index.ts': 'port = 3000\n', 'packages/web/src/index.ts': 'port = 3000\n' })
   fs.mkdirSync(path.join(dir, '.git'))
   const web = path.join(dir, 'packages/web')
@@ -325,9 +325,15 @@ test('apply-patch reads a Codex patch\'s paths from the current directory (as Co
   assert.equal(read(web, 'src/index.ts').toString(), 'port = 8080\n')
   assert.equal(read(dir, 'src/index.ts').toString(), 'port = 3000\n', 'the work tree root file is not the one named')
   assert.ok(fs.existsSync(path.join(web, 'README.md')) && !fs.existsSync(path.join(dir, 'README.md')))
-  // A git diff names files from the top of its work tree, as git apply reads it.
+  // A git diff names files from the top of its work tree (as git apply reads it): applied from there; from below
+  // it, its paths are ambiguous (`git diff` or `git diff --relative`) and it is refused, nothing written.
   const diff = 'diff --git a/src/index.ts b/src/index.ts\n--- a/src/index.ts\n+++ b/src/index.ts\n@@ -1 +1 @@\n-port = 3000\n+port = 9090\n'
-  const g = cli(['apply-patch'], { cwd: web, input: diff })
+  const below = cli(['apply-patch'], { cwd: web, input: diff })
+  assert.equal(below.status, 2, below.stderr)
+  assert.match(below.stderr, /run apply-patch from the top, or give --root/)
+  assert.equal(read(dir, 'src/index.ts').toString(), 'port = 3000\n')
+  assert.equal(read(web, 'src/index.ts').toString(), 'port = 8080\n')
+  const g = cli(['apply-patch'], { cwd: dir, input: diff })
   assert.equal(g.status, 0, g.stderr)
   assert.equal(read(dir, 'src/index.ts').toString(), 'port = 9090\n')
   assert.equal(read(web, 'src/index.ts').toString(), 'port = 8080\n')

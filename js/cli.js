@@ -117,8 +117,8 @@ is only useful inside the MCP server.`,
 
 Reads the patch from stdin (or from the file PATCH) and applies it inside the
 workspace root, where its paths are read from (default: for a git diff, the
-enclosing git work tree, as git apply reads it; otherwise the current directory,
-as Codex's apply_patch and patch read theirs): files added, deleted, moved and
+enclosing git work tree, run from its top; otherwise the current directory, as
+Codex's apply_patch and patch read theirs): files added, deleted, moved and
 updated together, or none at all. Hunks are located by their lines,
 exactly first, then ignoring trailing whitespace, surrounding whitespace and
 Unicode punctuation; each must match one place only.
@@ -307,6 +307,15 @@ async function runApplyPatch({ values, positionals, root }) {
   // working directory, as Codex's apply_patch and `patch` read them.
   const gitDiff = !/^\s*\*\*\* Begin Patch/.test(text) && /^diff --git /m.test(text)
   ;({ root } = rootOrThrow(values.root, { gitRoot: gitDiff }))
+  // Below the top, a git diff's paths are ambiguous: top-relative (`git diff`)
+  // or relative to here (`git diff --relative`), and `git apply` would skip the
+  // files outside this directory. Refused rather than guessed.
+  const configured = values.root !== undefined || (process.env[ENV] !== undefined && process.env[ENV] !== '')
+  if (gitDiff && !configured && root !== physicalCwd()) {
+    throw new UsageError(
+      `a git diff names files from the top of its work tree (${root}), and this is ${physicalCwd()}: run apply-patch from the top, or give --root`,
+    )
+  }
   const input = values['dry-run'] ? { patch: text, dry_run: true } : { patch: text }
   const result = await engine.run(tools.get('apply_patch'), input, engineOptions(root))
   if (values.json) {
@@ -484,6 +493,15 @@ function utf8(bytes) {
  */
 function named(file) {
   return path.isAbsolute(file) ? file : cwd() + path.sep + file
+}
+
+/** The working directory as the kernel resolves it (symlinks followed). */
+function physicalCwd() {
+  try {
+    return fs.realpathSync.native(cwd())
+  } catch {
+    return cwd()
+  }
 }
 
 /** The working directory, or `/` when it no longer exists. */

@@ -454,11 +454,18 @@ impl Encoded<'_> {
 /// text would change them. An escape followed by other text (`ESC $BOLD`
 /// in a shell script, terminal colours `ESC [`) is not.
 fn iso_2022(raw: &[u8]) -> bool {
+    // The characters, up to an escape back to ASCII (`ESC ( B`, `ESC ( J`)
+    // or to another set, or the end of the text.
     let run = |from: usize, top: u8, pairs: bool| {
-        let end = memchr::memchr(0x1B, &raw[from.min(raw.len())..]).map(|k| from + k);
-        let Some(end) = end else { return false };
+        let from = from.min(raw.len());
+        let end = memchr::memchr(0x1B, &raw[from..]).map_or(raw.len(), |k| from + k);
+        let back = end == raw.len()
+            || matches!(
+                raw.get(end + 1..end + 3),
+                Some([b'(', b'B' | b'J']) | Some([b'$', _])
+            );
         let chars = &raw[from..end];
-        !chars.is_empty()
+        back && !chars.is_empty()
             && chars.iter().all(|&b| (0x21..=top).contains(&b))
             && (!pairs || chars.len().is_multiple_of(2))
     };
@@ -623,6 +630,7 @@ mod tests {
             (bom, "bom"),
             (latin, "8-bit"),
             (b"# \x1b(I6@6E\x1b(B\n".to_vec(), "katakana"),
+            (b"# \x1b$B%3%a%s%H".to_vec(), "a run to the end of the text"),
         ] {
             let r = Source::from_bytes(bytes, "a.py");
             assert!(
@@ -637,6 +645,8 @@ mod tests {
             b"x\x1b$",
             b"echo \"\x1b$BOLD done\x1b(B\"\n",
             b"echo \"\x1b$BOLD\"\n",
+            b"echo \"\x1b$BOLD!\x1b[0m\"\n",
+            b"a\x1b$@OK\x1b[m\n",
         ] {
             assert!(Source::from_bytes(ok.to_vec(), "log.txt").is_ok(), "{ok:?}");
         }

@@ -424,18 +424,8 @@ fn apply_indexed(
         let block = (!h.anchors.is_empty()).then(|| (from, k.block_end(from)));
         let found = place_old(&mut k, &old, (from, block), hint, h, &placed);
         if let Placed::Once(p, l) = found {
-            // Only where nothing else tells the place: no `@@` line, no
-            // header's line at the place found.
-            let told = !h.anchors.is_empty() || hint.is_some_and(|(_, q)| q == p as isize);
-            let rival = (!told).then(|| rival_place(&k, h, (p, old.len(), l), style, &budget));
-            if let Some(q) = rival.flatten() {
-                failures.push(failure(
-                    hi,
-                    h,
-                    ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
-                    (2, vec![p + 1, q + 1]),
-                    HunkWhy::Rival { level: l },
-                ));
+            if let Some(f) = rival_refusal(&k, (hi, h), (p, old.len(), l), hint, (style, &budget)) {
+                failures.push(f);
                 continue;
             }
         }
@@ -588,6 +578,30 @@ fn place_old(
         },
         (Found::None, _) => Placed::Nowhere,
     }
+}
+
+/// The refusal of hunk `hi` found once at line `p` (`l`) when another
+/// place is much like it ([`rival_place`]); only where nothing else tells
+/// the place: no `@@` line, no header's line at the place found.
+fn rival_refusal(
+    k: &Keyed<'_>,
+    (hi, h): (usize, &Hunk),
+    (p, len, l): (usize, usize, HunkLevel),
+    hint: Option<(usize, isize)>,
+    (style, budget): (LineEnding, &Budget),
+) -> Option<HunkFailure> {
+    let told = !h.anchors.is_empty() || hint.is_some_and(|(_, q)| q == p as isize);
+    if told {
+        return None;
+    }
+    let q = rival_place(k, h, (p, len, l), style, budget)?;
+    Some(failure(
+        hi,
+        h,
+        ErrorCode::SEARCH_BLOCK_AMBIGUOUS,
+        (2, vec![p + 1, q + 1]),
+        HunkWhy::Rival { level: l },
+    ))
 }
 
 /// Another place of the file much like a hunk found once only with its

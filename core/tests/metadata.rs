@@ -100,6 +100,15 @@ fn sh(cmd: &str) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// The `chattr` flags of `p`, as `lsattr` shows them.
+fn flags(p: &Path) -> String {
+    sh(&format!("lsattr -d {}", q(p)))
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string()
+}
+
 fn q(p: &Path) -> String {
     format!("'{}'", p.display())
 }
@@ -265,13 +274,6 @@ fn chattr_flags_survive() {
         eprintln!("SKIP: this file system has no chattr flags");
         return;
     }
-    let flags = |p: &Path| {
-        sh(&format!("lsattr -d {}", q(p)))
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .to_string()
-    };
     // Every other flag chattr sets here on a regular file: `s`, `t` and
     // `x` were dropped by every edit (left out of the flags copied).
     let mut set = vec!['d'];
@@ -311,13 +313,6 @@ fn a_directorys_flags_are_not_given_to_a_file_without_them() {
         eprintln!("SKIP: this file system has no chattr flags");
         return;
     }
-    let flags = |p: &Path| {
-        sh(&format!("lsattr -d {}", q(p)))
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .to_string()
-    };
     let before = flags(&f);
     assert!(!before.contains('d'), "{before}");
     let r = patch(&root, "d/a.txt", "x = 1", "x = 2", json!({}));

@@ -199,21 +199,21 @@ fn file_deleted_between_read_and_write() {
 }
 
 /// Another process renames a file of its own over the target after the
-/// target was checked and locked, just before the exchange (no lock stops
-/// a rename). The exchange displaced their file, not the one checked: it
-/// is exchanged back, the edit fails as `FILE_CHANGED`, and their file
-/// stands at the name, whole; no temp file is left. (Before, their file was
-/// taken for the original and unlinked, with `ok: true`.)
-#[test]
-fn a_file_renamed_over_the_target_just_before_the_exchange_is_kept() {
+/// target was checked and locked, just before the first rename (no lock
+/// stops a rename): `call` runs with that rename armed. The file the
+/// commit moved aside is not the one checked: it is put back, the call
+/// fails as `FILE_CHANGED`, their file stands at the name, whole, and no
+/// temp file is left. (Before, their file was taken for the original and
+/// unlinked, with `ok: true`.)
+fn renamed_over_before_the_rename(call: impl FnOnce(&Path) -> Value) {
     let (t, root) = setup();
     let theirs = t.path().join("theirs.txt");
     std::fs::write(&theirs, "their new content\n").unwrap();
-    let (from, to) = (theirs.clone(), root.join("f.txt"));
+    let to = root.join("f.txt");
     fault::arm_hook(Step::Rename, 0, move || {
-        std::fs::rename(&from, &to).unwrap();
+        std::fs::rename(&theirs, &to).unwrap();
     });
-    let r = patch(&root, "f.txt");
+    let r = call(&root);
     fault::disarm();
     assert_eq!(code(&r), "FILE_CHANGED", "{r}");
     assert!(
@@ -230,28 +230,21 @@ fn a_file_renamed_over_the_target_just_before_the_exchange_is_kept() {
     assert!(temps_in(&root).is_empty(), "{:?}", temps_in(&root));
 }
 
-/// The same for a file to delete: their file renamed over it after the
-/// check is put back and the deletion fails, nothing lost.
+/// An edit: what the exchange displaced is exchanged back.
+#[test]
+fn a_file_renamed_over_the_target_just_before_the_exchange_is_kept() {
+    renamed_over_before_the_rename(|root| patch(root, "f.txt"));
+}
+
+/// A deletion: what was set aside is renamed back.
 #[test]
 fn a_file_renamed_over_one_to_delete_is_kept() {
-    let (t, root) = setup();
-    let theirs = t.path().join("theirs.txt");
-    std::fs::write(&theirs, "their new content\n").unwrap();
-    let (from, to) = (theirs.clone(), root.join("f.txt"));
-    fault::arm_hook(Step::Rename, 0, move || {
-        std::fs::rename(&from, &to).unwrap();
+    renamed_over_before_the_rename(|root| {
+        engine::apply_patch(
+            &json!("*** Begin Patch\n*** Delete File: f.txt\n*** End Patch\n"),
+            Some(&opts(root)),
+        )
     });
-    let r = engine::apply_patch(
-        &json!("*** Begin Patch\n*** Delete File: f.txt\n*** End Patch\n"),
-        Some(&opts(&root)),
-    );
-    fault::disarm();
-    assert_eq!(code(&r), "FILE_CHANGED", "{r}");
-    assert_eq!(
-        std::fs::read_to_string(root.join("f.txt")).unwrap(),
-        "their new content\n"
-    );
-    assert!(temps_in(&root).is_empty(), "{:?}", temps_in(&root));
 }
 
 #[test]

@@ -408,36 +408,38 @@ fn patched(file: &[u8], edit: Value, default_match: Option<Value>) -> (Value, Ve
     (r, read(&t, "f.js"))
 }
 
-/// A search copied with the file's CRLF that replaces several places
-/// (`replace_all`, `expected_replacements`): under `line_endings` the
-/// replacement's LF breaks take the file's CRLF at every place; exact, the
-/// replacement is written as sent.
-#[test]
-fn a_copied_crlf_search_replacing_several_places_keeps_the_files_endings() {
-    let file = b"one\r\ntwo\r\nthree\r\ntwo\r\n";
+/// `file` edited by `search` → `replace` at several places (`replace_all`,
+/// `expected_replacements`): under `line_endings` it is `tolerant`, exact
+/// it is `exact` (as sent).
+fn several_places(file: &[u8], (search, replace): (&str, &str), tolerant: &[u8], exact: &[u8]) {
     for count in [
         json!({"replace_all": true}),
         json!({"expected_replacements": 2}),
     ] {
-        let mut edit = json!({"search": "two\r\n", "replace": "2\n2\n"});
+        let mut edit = json!({"search": search, "replace": replace});
         edit.as_object_mut()
             .unwrap()
             .extend(count.as_object().unwrap().clone());
         let (r, after) = patched(file, edit.clone(), Some(json!(["line_endings"])));
         assert_eq!(r["ok"], true, "{r}");
-        assert_eq!(
-            show(&after),
-            show(b"one\r\n2\r\n2\r\nthree\r\n2\r\n2\r\n"),
-            "{count}"
-        );
+        assert_eq!(show(&after), show(tolerant), "{count}");
         let (r, after) = patched(file, edit, None);
         assert_eq!(r["ok"], true, "{r}");
-        assert_eq!(
-            show(&after),
-            show(b"one\r\n2\n2\nthree\r\n2\n2\n"),
-            "{count}"
-        );
+        assert_eq!(show(&after), show(exact), "{count}");
     }
+}
+
+/// A search copied with the file's CRLF that replaces several places:
+/// under `line_endings` the replacement's LF breaks take the file's CRLF at
+/// every place; exact, the replacement is written as sent.
+#[test]
+fn a_copied_crlf_search_replacing_several_places_keeps_the_files_endings() {
+    several_places(
+        b"one\r\ntwo\r\nthree\r\ntwo\r\n",
+        ("two\r\n", "2\n2\n"),
+        b"one\r\n2\r\n2\r\nthree\r\n2\r\n2\r\n",
+        b"one\r\n2\n2\nthree\r\n2\n2\n",
+    );
 }
 
 /// The same for a search without a line break (`a();` replaced by
@@ -445,31 +447,12 @@ fn a_copied_crlf_search_replacing_several_places_keeps_the_files_endings() {
 /// CRLF, as it is when the search is found once.
 #[test]
 fn a_one_line_search_replacing_several_places_keeps_the_files_endings() {
-    let file = b"a();\r\nz();\r\na();\r\n";
-    for count in [
-        json!({"replace_all": true}),
-        json!({"expected_replacements": 2}),
-    ] {
-        let mut edit = json!({"search": "a();", "replace": "a();\nb();"});
-        edit.as_object_mut()
-            .unwrap()
-            .extend(count.as_object().unwrap().clone());
-        let (r, after) = patched(file, edit.clone(), Some(json!(["line_endings"])));
-        assert_eq!(r["ok"], true, "{r}");
-        assert_eq!(
-            show(&after),
-            show(b"a();\r\nb();\r\nz();\r\na();\r\nb();\r\n"),
-            "{count}"
-        );
-        // Exact, as sent.
-        let (r, after) = patched(file, edit, None);
-        assert_eq!(r["ok"], true, "{r}");
-        assert_eq!(
-            show(&after),
-            show(b"a();\nb();\r\nz();\r\na();\nb();\r\n"),
-            "{count}"
-        );
-    }
+    several_places(
+        b"a();\r\nz();\r\na();\r\n",
+        ("a();", "a();\nb();"),
+        b"a();\r\nb();\r\nz();\r\na();\r\nb();\r\n",
+        b"a();\nb();\r\nz();\r\na();\nb();\r\n",
+    );
 }
 
 #[test]

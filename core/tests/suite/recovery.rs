@@ -74,6 +74,28 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     S.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// `flock(1)` holding an exclusive lock on `path` for 700 ms, in another
+/// process; returned once the lock is taken.
+fn held_by_flock(path: &Path) -> std::process::Child {
+    let mut c = Command::new("flock")
+        .args(["-x", path.to_str().unwrap(), "sleep", "0.7"])
+        .spawn()
+        .unwrap();
+    let probe = fs::File::open(path).unwrap();
+    loop {
+        use rustix::fs::FlockOperation as Op;
+        match rustix::fs::flock(&probe, Op::NonBlockingLockShared) {
+            Ok(()) => {
+                rustix::fs::flock(&probe, Op::Unlock).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(_) => break,
+        }
+        assert!(c.try_wait().unwrap().is_none(), "flock(1) ended early");
+    }
+    c
+}
+
 fn torn_workspace() -> (tempfile::TempDir, PathBuf) {
     let t = tempfile::tempdir().unwrap();
     let base = fs::canonicalize(t.path()).unwrap();
@@ -460,26 +482,7 @@ fn a_record_held_by_another_process_is_waited_for_never_read_as_absent() {
     let rec = record_of(&f);
     let o = opts(&root);
     // flock(1) holds the record for 700 ms, in another process.
-    let hold = || {
-        let mut c = Command::new("flock")
-            .args(["-x", rec.to_str().unwrap(), "sleep", "0.7"])
-            .spawn()
-            .unwrap();
-        // Until the lock is taken.
-        let probe = fs::File::open(&rec).unwrap();
-        loop {
-            use rustix::fs::FlockOperation as Op;
-            match rustix::fs::flock(&probe, Op::NonBlockingLockShared) {
-                Ok(()) => {
-                    rustix::fs::flock(&probe, Op::Unlock).unwrap();
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                }
-                Err(_) => break,
-            }
-            assert!(c.try_wait().unwrap().is_none(), "flock(1) ended early");
-        }
-        c
-    };
+    let hold = || held_by_flock(&rec);
     let mut c = hold();
     let r = api::read_file(&json!({"file_path": "f.txt"}), Some(&o));
     c.wait().unwrap();
@@ -745,22 +748,7 @@ fn undo_of_a_locked_file_is_busy_not_changed() {
         Some(&o),
     );
     assert_eq!(r["ok"], true, "{r}");
-    let mut c = Command::new("flock")
-        .args(["-x", f.to_str().unwrap(), "sleep", "0.7"])
-        .spawn()
-        .unwrap();
-    let probe = fs::File::open(&f).unwrap();
-    loop {
-        use rustix::fs::FlockOperation as Op;
-        match rustix::fs::flock(&probe, Op::NonBlockingLockShared) {
-            Ok(()) => {
-                rustix::fs::flock(&probe, Op::Unlock).unwrap();
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-            Err(_) => break,
-        }
-        assert!(c.try_wait().unwrap().is_none(), "flock(1) ended early");
-    }
+    let mut c = held_by_flock(&f);
     // As the JS API calls it: locks fail at once, and it calls again.
     let busy = api::run_nonblocking(api::EntryPoint::Undo, &json!({}), Some(&o));
     let held = c.try_wait().unwrap().is_none();

@@ -372,6 +372,8 @@ fn apply_indexed(
     let budget = Budget::new(DEFAULT_BUDGET);
     // (hunk, first old line, old len, the level its old lines needed)
     let mut placed: Vec<(usize, usize, usize, HunkLevel)> = Vec::new();
+    // The lines placed hunks remove: no later hunk's place.
+    let mut removed: Vec<usize> = Vec::new();
     let mut reports = Vec::new();
     let mut failures = Vec::new();
     // Unified diffs: how far the previous hunk of the file was found from the
@@ -422,9 +424,10 @@ fn apply_indexed(
         // this adds no candidate.
         let from = if h.anchors.is_empty() { pos } else { pos - 1 };
         let block = (!h.anchors.is_empty()).then(|| (from, k.block_end(from)));
-        let found = place_old(&mut k, &old, (from, block), hint, h, &placed);
+        let found = place_old(&mut k, &old, (from, block), hint, h, &removed);
         if let Placed::Once(p, l) = found {
-            if let Some(f) = rival_refusal(&k, (hi, h), (p, old.len(), l), hint, (style, &budget)) {
+            let at = (p, old.len(), l);
+            if let Some(f) = rival_refusal(&k, (hi, h), at, (hint, block), (style, &budget)) {
                 failures.push(f);
                 continue;
             }
@@ -432,6 +435,12 @@ fn apply_indexed(
         match found {
             Placed::Once(p, l) | Placed::ByLine(p, l) => {
                 placed.push((hi, p, old.len(), l));
+                removed.extend(
+                    h.old_lines()
+                        .enumerate()
+                        .filter(|(_, x)| x.kind == LineKind::Remove)
+                        .map(|(j, _)| p + j),
+                );
                 let by = if matches!(found, Placed::ByLine(..)) {
                     LocatedBy::LineNumber
                 } else {
@@ -551,7 +560,7 @@ fn place_old(
     (from, block): (usize, Option<(usize, usize)>),
     hint: Option<(usize, isize)>,
     h: &Hunk,
-    taken: &[(usize, usize, usize, HunkLevel)],
+    removed: &[usize],
 ) -> Placed {
     let found = k.find(old, from, h.at_eof);
     if let (Found::Many(ps, count, l), Some((start, end))) = (&found, block) {
@@ -572,7 +581,8 @@ fn place_old(
             }
         }
         (Found::Many(ps, count, l), _) => Placed::Ambiguous(ps, count, l, None),
-        (Found::One(p, l), _) => match misordered(k, old, (from, l), h.at_eof, taken) {
+        (Found::One(p, l), _) if told((p, old.len()), hint, block) => Placed::Once(p, l),
+        (Found::One(p, l), _) => match misordered(k, old, (from, l), h.at_eof, removed) {
             Some(q) => Placed::Ambiguous(vec![q, p], 2, l, None),
             None => Placed::Once(p, l),
         },
@@ -580,18 +590,29 @@ fn place_old(
     }
 }
 
+/// Whether something besides the hunk's lines tells that the place found
+/// (`p`, `len` lines) is the one meant: a unified header's line at it, or
+/// the block of its `@@` line holding it. (An `@@` line whose block does
+/// not hold the place found tells nothing about it.)
+fn told(
+    (p, len): (usize, usize),
+    hint: Option<(usize, isize)>,
+    block: Option<(usize, usize)>,
+) -> bool {
+    hint.is_some_and(|(_, q)| q == p as isize) || block.is_some_and(|(s, e)| p >= s && p + len <= e)
+}
+
 /// The refusal of hunk `hi` found once at line `p` (`l`) when another
 /// place is much like it ([`rival_place`]); only where nothing else tells
-/// the place: no `@@` line, no header's line at the place found.
+/// the place ([`told`]).
 fn rival_refusal(
     k: &Keyed<'_>,
     (hi, h): (usize, &Hunk),
     (p, len, l): (usize, usize, HunkLevel),
-    hint: Option<(usize, isize)>,
+    (hint, block): (Option<(usize, isize)>, Option<(usize, usize)>),
     (style, budget): (LineEnding, &Budget),
 ) -> Option<HunkFailure> {
-    let told = !h.anchors.is_empty() || hint.is_some_and(|(_, q)| q == p as isize);
-    if told {
+    if told((p, len), hint, block) {
         return None;
     }
     let q = rival_place(k, h, (p, len, l), style, budget)?;
@@ -641,24 +662,19 @@ fn rival_place(
 /// was made from as likely as the one after; `git apply` and `patch` refuse
 /// such a diff). The place before, if so.
 ///
-/// Lines an earlier hunk already placed (`taken`: its old lines) are not a
-/// place: that hunk replaces them.
+/// Lines an earlier hunk removes (`removed`) are not a place: that hunk
+/// replaces them.
 fn misordered(
     k: &mut Keyed<'_>,
     old: &[&str],
     (from, l): (usize, HunkLevel),
     at_eof: bool,
-    taken: &[(usize, usize, usize, HunkLevel)],
+    removed: &[usize],
 ) -> Option<usize> {
     if from == 0 || l == HunkLevel::Exact || at_eof {
         return None;
     }
-    let free = |q: usize| {
-        q < from
-            && !taken
-                .iter()
-                .any(|&(_, p, len, _)| q < p + len.max(1) && p < q + old.len())
-    };
+    let free = |q: usize| q < from && !removed.iter().any(|&r| r >= q && r < q + old.len());
     match k.find(old, 0, false) {
         Found::One(q, e) if e < l && free(q) => Some(q),
         Found::Many(ps, _, e) if e < l => ps.into_iter().find(|&q| free(q)),
@@ -1440,6 +1456,51 @@ mod tests {
             out.starts_with(
                 "class A:\n    def run(self):\n        self.setup() \n        self.done()\n"
             ),
+            "{out}"
+        );
+    }
+
+    /// What tells a hunk's place besides its lines: an `@@` line whose
+    /// block holds the place found, or a header's line at it. An `@@` line
+    /// whose block does not hold it tells nothing (the twin in another
+    /// function is refused); lines a later hunk shares with an earlier
+    /// hunk's context are still a place before it (out of order: refused);
+    /// a hunk inside its `@@` line's block applies there although its lines
+    /// stand exactly in another function.
+    #[test]
+    fn an_at_line_tells_a_place_only_inside_its_block() {
+        let text = "def load():\n    retries = 3\n    timeout = 10\n    return retries\n\nclass Saver:\n    def save(self):\n        retries = 3\n        timeout = 5\n        return retries\n";
+        let mut h = hunk(&[
+            "     retries = 3",
+            "-    timeout = 5",
+            "+    timeout = 50",
+            "     return retries",
+        ]);
+        h.anchors = vec!["def load():".into()];
+        let f = run(text, &[h]).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS, "{f:?}");
+
+        let text = "def a():\n    x = 1\n    y = 2\n    z = 3\n    w = 4\n\ndef b():\n    x = 1 \n    y = 2\n";
+        let f = run(
+            text,
+            &[
+                hunk(&["     y = 2", "-    z = 3", "+    z = 30", "     w = 4"]),
+                hunk(&["-    x = 1", "+    x = 10", "     y = 2"]),
+            ],
+        )
+        .unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS, "{f:?}");
+
+        let text = "def a():\n    if x:\n        return None\n\ndef c():\n    if x: \n        return None\n";
+        let mut h = hunk(&[
+            "     if x:",
+            "-        return None",
+            "+        return False",
+        ]);
+        h.anchors = vec!["def c():".into()];
+        let (out, _) = run(text, &[h]).unwrap();
+        assert!(
+            out.ends_with("def c():\n    if x: \n        return False\n"),
             "{out}"
         );
     }

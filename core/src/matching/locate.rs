@@ -590,6 +590,10 @@ fn place_old(
     }
 }
 
+/// A unified header's line (said, 0-based shifted) and the block of an
+/// `@@` line (its first and past-the-end lines), when a hunk has them.
+type Told = (Option<(usize, isize)>, Option<(usize, usize)>);
+
 /// Whether something besides the hunk's lines tells that the place found
 /// (`p`, `len` lines) is the one meant: a unified header's line at it, or
 /// the block of its `@@` line holding it. (An `@@` line whose block does
@@ -609,7 +613,7 @@ fn rival_refusal(
     k: &Keyed<'_>,
     (hi, h): (usize, &Hunk),
     (p, len, l): (usize, usize, HunkLevel),
-    (hint, block): (Option<(usize, isize)>, Option<(usize, usize)>),
+    (hint, block): Told,
     (style, budget): (LineEnding, &Budget),
 ) -> Option<HunkFailure> {
     if told((p, len), hint, block) {

@@ -195,6 +195,17 @@ pub(crate) const PHRASES: &[&str] = &[
     "remaining code",
     "code continues",
     "no changes here",
+    "no other changes",
+    "everything else the same",
+    "everything else stays",
+    "everything else as is",
+    "everything above stays",
+    "keep the others",
+    "same as original",
+    "same as the original",
+    "unchanged from original",
+    "as in the original",
+    "previous content",
     "no change here",
     "previous methods",
     "previous functions",
@@ -315,6 +326,13 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "identical",
     "alone",
     "forth",
+    "steps",
+    "jobs",
+    "keys",
+    "document",
+    "constructor",
+    "from",
+    "others",
 ];
 
 /// Words that, before a kind of code ([`CODE_NOUNS`]), make a phrase of
@@ -331,8 +349,10 @@ const KEPT_BEFORE: &[&str] = &[
 
 /// Kinds of code an elision names after [`KEPT_BEFORE`]. Not the words of
 /// section comments in real code (`// Other cases` before `default:`,
-/// `// other settings`, `// remaining options`, `// other entries`): read
-/// as markers beside code a change deletes, they brought it back.
+/// `// other settings`, `// Other routes`, `// Other helpers`): read as
+/// markers beside code a change deletes, they brought it back. (The kinds
+/// kept are those elisions name most; a new section comment with one of
+/// them, beside code the change deletes, is read as a marker.)
 const CODE_NOUNS: &[&str] = &[
     "functions",
     "methods",
@@ -341,17 +361,6 @@ const CODE_NOUNS: &[&str] = &[
     "members",
     "tests",
     "imports",
-    "exports",
-    "components",
-    "handlers",
-    "helpers",
-    "routes",
-    "definitions",
-    "declarations",
-    "statements",
-    "classes",
-    "code",
-    "lines",
 ];
 
 /// What says lines are kept when in brackets of its own (`// (same)`,
@@ -443,7 +452,7 @@ fn is_dots(w: &str) -> bool {
 fn edge(c: char) -> bool {
     matches!(
         c,
-        '.' | '(' | ')' | '[' | ']' | '{' | '}' | ',' | ':' | '!' | '<' | '>' | '-'
+        '.' | '(' | ')' | '[' | ']' | '{' | '}' | ',' | ':' | '!' | '<' | '>' | '-' | '~' | '='
     )
 }
 
@@ -680,6 +689,19 @@ mod tests {
             "// no changes here",
             "// (same)",
             "// previous methods",
+            "// everything else the same",
+            "# everything else the same",
+            "<!-- everything else the same -->",
+            "// Same as original",
+            "// (same as original)",
+            "// unchanged from original",
+            "// No other changes",
+            "// Constructor unchanged",
+            "# other steps unchanged",
+            "# rest of the steps",
+            "<!-- rest of the document unchanged -->",
+            "// ~~~ existing code ~~~",
+            "// === existing code ===",
             "// other functions",
             "# other functions",
             "// remaining functions",
@@ -849,6 +871,10 @@ mod tests {
             "// keep",
             "// remaining options",
             "        // other settings",
+            "// Other routes",
+            "// Other helpers",
+            "// Other exports",
+            "// x = y == z",
         ] {
             assert!(!is_marker(l), "{l:?} is not a marker");
         }

@@ -435,12 +435,7 @@ fn apply_indexed(
         match found {
             Placed::Once(p, l) | Placed::ByLine(p, l) => {
                 placed.push((hi, p, old.len(), l));
-                removed.extend(
-                    h.old_lines()
-                        .enumerate()
-                        .filter(|(_, x)| x.kind == LineKind::Remove)
-                        .map(|(j, _)| p + j),
-                );
+                removed.extend(removed_lines(h, p));
                 let by = if matches!(found, Placed::ByLine(..)) {
                     LocatedBy::LineNumber
                 } else {
@@ -593,6 +588,14 @@ fn place_old(
 /// A unified header's line (said, 0-based shifted) and the block of an
 /// `@@` line (its first and past-the-end lines), when a hunk has them.
 type Told = (Option<(usize, isize)>, Option<(usize, usize)>);
+
+/// The file's lines hunk `h`, placed at line `p`, removes.
+fn removed_lines(h: &Hunk, p: usize) -> impl Iterator<Item = usize> + '_ {
+    h.old_lines()
+        .enumerate()
+        .filter(|(_, x)| x.kind == LineKind::Remove)
+        .map(move |(j, _)| p + j)
+}
 
 /// Whether something besides the hunk's lines tells that the place found
 /// (`p`, `len` lines) is the one meant: a unified header's line at it, or

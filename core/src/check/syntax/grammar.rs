@@ -86,26 +86,32 @@ pub fn language(path: &str, head: &[u8]) -> Option<Grammar> {
 
 /// JSON with comments and trailing commas (JSONC), which the JSON grammar
 /// refuses (`"a": 1,}`): `.jsonc`, TypeScript's and VS Code's files
-/// (`tsconfig.json`, `tsconfig.*.json`, `jsconfig.json`, `.vscode/*.json`,
-/// `devcontainer.json`), and the `rc` files of Babel, ESLint and Prettier
-/// (JSON5 or YAML as often as JSON). Left unchecked, as other dialects.
+/// (`tsconfig*.json`, `jsconfig*.json`, `.vscode/**/*.json`,
+/// `devcontainer.json`), the configuration files of tools that read JSONC
+/// (TSLint, Turborepo, Biome, Deno), and the `rc` files of Babel, ESLint
+/// and Prettier (JSON5 or YAML as often as JSON). Left unchecked, as other
+/// dialects.
 fn jsonc(path: &str, name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    let dir = path[..path.len() - name.len()].trim_end_matches(['/', '\\']);
-    let parent = dir.rsplit(['/', '\\']).next().unwrap_or(dir);
+    let json = lower.ends_with(".json");
     lower.ends_with(".jsonc")
         || lower.ends_with(".json5")
         || matches!(
             lower.as_str(),
-            "jsconfig.json"
-                | "devcontainer.json"
+            "devcontainer.json"
                 | ".devcontainer.json"
                 | ".babelrc"
                 | ".eslintrc"
+                | ".eslintrc.json"
                 | ".prettierrc"
+                | ".prettierrc.json"
+                | "tslint.json"
+                | "turbo.json"
+                | "biome.json"
+                | "deno.json"
         )
-        || (lower.starts_with("tsconfig") && lower.ends_with(".json"))
-        || (parent == ".vscode" && lower.ends_with(".json"))
+        || (json && (lower.starts_with("tsconfig") || lower.starts_with("jsconfig")))
+        || (json && path.split(['/', '\\']).any(|c| c == ".vscode"))
 }
 
 /// Well-known file names without a telling extension.
@@ -208,6 +214,11 @@ mod tests {
             ".devcontainer/devcontainer.json",
             ".eslintrc",
             ".babelrc",
+            ".eslintrc.json",
+            "jsconfig.base.json",
+            "turbo.json",
+            "tslint.json",
+            ".vscode/sub/x.json",
         ] {
             assert_eq!(Grammar::of(jsonc, b""), None, "{jsonc}");
         }

@@ -221,7 +221,6 @@ pub(crate) const PHRASES: &[&str] = &[
 /// (`// (unchanged)`, `/* omitted */`).
 const ALONE: &[&str] = &[
     "etc",
-    "existing",
     "continued",
     "truncated",
     "unchanged",
@@ -576,6 +575,10 @@ pub(crate) fn is_marker(line: &str) -> bool {
             || body.contains("rest of ")
             || words.iter().any(|w| ALONE.contains(w))
             || (bracketed && BRACKETED.contains(&body))
+            // `existing` alone (`// existing`, `# (existing)`); with what
+            // is kept, only a kind of code (below): `// existing settings`
+            // is a section comment.
+            || words == ["existing"]
             || words
                 .windows(2)
                 .any(|p| KEPT_BEFORE.contains(&p[0]) && CODE_NOUNS.contains(&p[1])))
@@ -874,6 +877,8 @@ mod tests {
             "// Other routes",
             "// Other helpers",
             "// Other exports",
+            "// existing routes",
+            "// Existing settings",
             "// x = y == z",
         ] {
             assert!(!is_marker(l), "{l:?} is not a marker");

@@ -15,6 +15,14 @@ fn at_line(line: usize) -> String {
     }
 }
 
+/// A move of `from` onto `to`, another name (hard link) of the same file.
+pub(crate) fn move_onto_own_link(from: &str, to: &str) -> String {
+    format!(
+        "`{to}` is another name (a hard link) of the file `{from}` names, so moving one onto the other would leave a \
+         single name without moving anything; nothing was written. Delete the name you no longer want instead"
+    )
+}
+
 /// One operation writes the file `file` (from line `file_line`) where
 /// another needs a directory for `under` (from `under_line`).
 pub(crate) fn file_over_directory(

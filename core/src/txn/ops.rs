@@ -287,6 +287,14 @@ fn resolve_ops(
                 Ok(Added::Again { slot, abs_path }) => (slot, abs_path),
             };
             let j = owner[&k];
+            if j == i && abs != txn.slots[k].res.abs_path {
+                // A move onto another name of its own file (a hard link):
+                // neither a move nor an update of that name.
+                let f = Failure::invalid(printer::move_onto_own_link(&op.path, p));
+                let mut v = Failed::new(&f, Some(&abs.to_string_lossy()));
+                v.format = Some(plan.format);
+                return Err(Refused::Call(Box::new(v)));
+            }
             if j == i {
                 return Ok(k);
             }

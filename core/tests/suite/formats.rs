@@ -486,6 +486,36 @@ fn moving_a_hard_linked_file_is_refused_unless_split() {
     assert!(!root.join("x.txt").exists());
 }
 
+/// A move onto another name (hard link) of the same file, under any
+/// `hardLinks`: refused, nothing written (with "split" it answered ok and
+/// moved nothing: both names kept, one of them edited). A move onto the
+/// same name, however spelled, is an update as before.
+#[test]
+fn a_move_onto_the_files_own_other_name_is_refused() {
+    let (_t, root) = setup(&[("a.txt", b"one\n")]);
+    std::fs::hard_link(root.join("a.txt"), root.join("b.txt")).unwrap();
+    for links in ["refuse", "split", "keep"] {
+        let mut o = opts(&root);
+        o["hardLinks"] = json!(links);
+        let p = "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-one\n+ONE\n*** End Patch\n";
+        let r = file_ops::apply_patch(&json!(p), Some(&o));
+        assert_eq!(r["code"], "INVALID_INPUT", "{links}: {r}");
+        assert!(
+            r["message"].as_str().unwrap().contains("another name"),
+            "{r}"
+        );
+        assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"one\n");
+        assert_eq!(std::fs::read(root.join("b.txt")).unwrap(), b"one\n");
+    }
+    let (_t, root) = setup(&[("c.txt", b"one\n")]);
+    for to in ["c.txt", "./c.txt"] {
+        let p = format!("*** Begin Patch\n*** Update File: c.txt\n*** Move to: {to}\n@@\n-one\n+one\n+two\n*** End Patch\n");
+        let r = file_ops::apply_patch(&json!(p), Some(&opts(&root)));
+        assert_eq!(r["ok"], true, "{to}: {r}");
+        std::fs::write(root.join("c.txt"), b"one\n").unwrap();
+    }
+}
+
 /// A path written as a file that another operation of the call needs as a
 /// directory: refused before anything is made, dry run included (its
 /// `run_id` could never apply), in either order and in either format.

@@ -1565,6 +1565,11 @@ fn line_edit(item: &Value, what: &str) -> Result<LineEdit, Failure> {
             .collect(),
         other => return Err(Failure::invalid(printer::lines_kind(what, kind(&other)))),
     };
+    // A CR inside a line is no line break the file uses: written, it would
+    // be a lone CR (a line break to some readers, none to others).
+    if lines.iter().any(|l| l.contains('\r')) {
+        return Err(Failure::invalid(printer::lines_lone_cr(what)));
+    }
     match (op, &pos, &end) {
         (LineOp::Replace, None, _) => Err(Failure::invalid(printer::replace_needs_pos(what))),
         (LineOp::Append | LineOp::Prepend, _, Some(_)) => {

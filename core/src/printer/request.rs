@@ -197,6 +197,14 @@ pub(crate) fn lines_item_kind(what: &str, kind: &str) -> String {
     )
 }
 
+/// An anchored edit's `lines` holds a CR that ends no line.
+pub(crate) fn lines_lone_cr(what: &str) -> String {
+    format!(
+        "{what}: a line of `lines` holds a CR (`\\r`) that is not part of a line break; send each line as an item of \
+         its own (or break the string with `\\n`), without lone CRs"
+    )
+}
+
 /// An anchored edit's `lines` is a `kind`.
 pub(crate) fn lines_kind(what: &str, kind: &str) -> String {
     format!("{what}: `lines` must be a string, an array of strings or null, got {kind}")

@@ -897,3 +897,37 @@ fn an_exact_one_line_search_keeps_the_replacements_indentation_under_indentation
         }
     }
 }
+
+/// editLines with a CR inside a line (`x\ry`): no line break the file uses,
+/// refused with INVALID_INPUT instead of written as a lone CR; a CR before
+/// a line's LF (`x\r\n`) is that line's break, as before.
+#[test]
+fn edit_lines_refuses_a_lone_cr_inside_a_line() {
+    let t = with_file("f.txt", b"a\nb\n");
+    let r = api::read_file(
+        &json!({"file_path": "f.txt", "anchors": true}),
+        Some(&opts(t.path())),
+    );
+    let first = r["content"]
+        .as_str()
+        .unwrap()
+        .split('|')
+        .next()
+        .unwrap()
+        .to_string();
+    for lines in [json!(["x\ry"]), json!("x\ry\n")] {
+        let r = api::edit_lines(
+            &json!({"file_path": "f.txt", "edits": [{"pos": first, "lines": lines}]}),
+            Some(&opts(t.path())),
+        );
+        assert_eq!(r["code"], "INVALID_INPUT", "{r}");
+        assert!(r["message"].as_str().unwrap().contains("lone CR"), "{r}");
+        assert_eq!(read(&t, "f.txt"), b"a\nb\n");
+    }
+    let r = api::edit_lines(
+        &json!({"file_path": "f.txt", "edits": [{"pos": first, "lines": "x\r\n"}]}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&t, "f.txt"), b"x\nb\n");
+}

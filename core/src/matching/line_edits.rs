@@ -85,11 +85,7 @@ impl<'t> Current<'t> {
             return &[];
         }
         let b = self.break_of(self.lines.len() - 1);
-        if b == b"\r\n" && self.text.ends_with(b"\r") {
-            b"\n"
-        } else {
-            b
-        }
+        &b[crate::text::lines::break_written(self.text, b)..]
     }
 
     /// Where line `i` ends, its break included (a virtual one for a last

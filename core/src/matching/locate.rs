@@ -46,6 +46,7 @@ use crate::printer::{self, HeaderLine, HunkWhy};
 use crate::result::files::LineEnding;
 use crate::result::formats::{HunkLevel, HunkReport, LocatedBy};
 use crate::text::fold;
+use crate::text::lines::break_written;
 
 /// Why a hunk could not be applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -958,14 +959,7 @@ fn hunk_bytes(
     };
     let mut out: Vec<u8> = Vec::new();
     if lead_break {
-        // After a last line ending with a lone CR, the LF that makes it a
-        // CRLF (not `\r\r\n`).
-        let lead = if file_eol == b"\r\n" && text.ends_with(b"\r") {
-            &file_eol[1..]
-        } else {
-            file_eol
-        };
-        out.extend_from_slice(lead);
+        out.extend_from_slice(&file_eol[break_written(text, file_eol)..]);
     }
     let ensure_eol = |out: &mut Vec<u8>| {
         if !out.is_empty() && out.last() != Some(&b'\n') {

@@ -23,6 +23,16 @@ pub(crate) fn line_count(text: &[u8]) -> usize {
     count_newlines(text) + usize::from(!text.is_empty() && !text.ends_with(b"\n"))
 }
 
+/// How much of the line break `eol` is already written at the end of
+/// `text`, where a break is added after its last line: 1 when `text` ends
+/// with a lone CR and `eol` is CRLF (only the LF completes that line;
+/// the whole break again would write `\r\r\n`), else 0. Every entry point
+/// that appends after a last line without a line break adds
+/// `&eol[break_written(text, eol)..]`.
+pub(crate) fn break_written(text: &[u8], eol: &[u8]) -> usize {
+    usize::from(eol == b"\r\n" && text.ends_with(b"\r"))
+}
+
 /// The 1-based first and last line of the bytes `start..end` of `text`
 /// (an empty range: the line it stands on).
 pub(crate) fn span_lines(text: &[u8], start: usize, end: usize) -> (usize, usize) {

@@ -43,7 +43,7 @@ use crate::result::marks::True;
 use crate::result::syntax::SyntaxReport;
 use crate::result::written::KeptElision;
 use crate::result::{Failed, Outcome};
-use crate::text::lines::line_count;
+use crate::text::lines::{break_written, line_count};
 use crate::txn::changes::Recorder;
 use crate::txn::{
     file_diff, lexical_abs as lexical, preview, whole_diff, Added, Kept, Slot, Txn, Write,
@@ -1014,13 +1014,7 @@ fn apply_insert(
     // one; elsewhere the text inserted is whole lines.
     let after_last = at == text.len() && !text.is_empty() && !text.ends_with(b"\n");
     let new = if after_last {
-        // After a last line ending with a lone CR, the LF that makes it a
-        // CRLF (not `\r\r\n`).
-        let lead = if nl == "\r\n" && text.ends_with(b"\r") {
-            "\n"
-        } else {
-            nl
-        };
+        let lead = &nl[break_written(text, nl.as_bytes())..];
         // data: the inserted text with its line break
         format!("{lead}{}", adapted.strip_suffix(nl).unwrap_or(&adapted))
     } else if adapted.ends_with('\n') {

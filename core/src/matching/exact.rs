@@ -1000,11 +1000,8 @@ fn damaged_seam(text: &[u8], edit: &Edit, positions: &[usize]) -> Option<EditWhy
     {
         return Some(why);
     }
-    if let Some(&p) = positions
-        .iter()
-        .find(|&&p| splits_crlf_end(text, p + len, edit))
-    {
-        let line = line_numbers(text, &[p + len])[0];
+    if let Some(end) = splits_crlf_end(text, positions.iter().map(|&p| p + len), edit) {
+        let line = line_numbers(text, &[end])[0];
         return Some(EditWhy::SplitsCrlfEnd { line });
     }
     if !may_damage_seam(edit) {

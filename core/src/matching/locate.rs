@@ -653,14 +653,8 @@ fn rival_place(
     }
     let (search, replace) = sides(h, style, (false, false));
     let span = (k.lines[p].start, k.lines[p + len - 1].next);
-    let r = crate::likeness::rival(
-        k.text,
-        &search,
-        &replace,
-        span,
-        l >= HunkLevel::SurroundingWhitespace,
-        budget,
-    )?;
+    // (Indentation was tolerated: a place at the hunk's own depth counts.)
+    let r = crate::likeness::rival(k.text, &search, &replace, span, true, budget)?;
     Some(r.line_number.saturating_sub(1))
 }
 

@@ -71,18 +71,27 @@ pub(crate) fn may_damage_seam(edit: &Edit) -> bool {
         && edit.replace.as_bytes().first() != Some(&b'\n')
 }
 
-/// Whether `edit`, found ending at `end` of `text`, ends between the CR
-/// and the LF of a line break and its replacement does not end with a CR,
-/// in a file that uses CRLF throughout: written, that line's CRLF would
-/// become a lone LF among CRLF lines. (A search of line breaks alone is
-/// about the breaks themselves; in an LF or mixed file, taking a CR off is
-/// how a stray one is removed.)
-pub(crate) fn splits_crlf_end(text: &[u8], end: usize, edit: &Edit) -> bool {
-    edit.search.ends_with('\r')
-        && text.get(end) == Some(&b'\n')
+/// The first of `ends` (where `edit` was found to end in `text`) between
+/// the CR and the LF of a line break, when the replacement does not end
+/// with a CR and the file uses CRLF throughout: written, that line's CRLF
+/// would become a lone LF among CRLF lines. (A search of line breaks alone
+/// is about the breaks themselves; in an LF or mixed file, taking a CR off
+/// is how a stray one is removed.) The file is scanned for its kind of
+/// line break once, and only when a place splits one.
+pub(crate) fn splits_crlf_end(
+    text: &[u8],
+    mut ends: impl Iterator<Item = usize>,
+    edit: &Edit,
+) -> Option<usize> {
+    let may = edit.search.ends_with('\r')
         && !edit.replace.ends_with('\r')
-        && edit.search.bytes().any(|b| b != b'\r' && b != b'\n')
-        && crate::codec::source::line_ending(text) == crate::result::files::LineEnding::Crlf
+        && edit.search.bytes().any(|b| b != b'\r' && b != b'\n');
+    if !may {
+        return None;
+    }
+    let end = ends.find(|&end| text.get(end) == Some(&b'\n'))?;
+    (crate::codec::source::line_ending(text) == crate::result::files::LineEnding::Crlf)
+        .then_some(end)
 }
 
 /// Whether `edit` could join the line after its occurrence to its

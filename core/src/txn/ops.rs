@@ -291,9 +291,11 @@ fn resolve_ops(
                 // A move onto another name of its own file (a hard link):
                 // neither a move nor an update of that name.
                 let f = Failure::invalid(printer::move_onto_own_link(&op.path, p));
-                let mut v = Failed::new(&f, Some(&abs.to_string_lossy()));
-                v.format = Some(plan.format);
-                return Err(Refused::Call(Box::new(v)));
+                return Err(Refused::Call(refused_call(
+                    plan,
+                    &f,
+                    &abs.to_string_lossy(),
+                )));
             }
             if j == i {
                 return Ok(k);
@@ -306,9 +308,11 @@ fn resolve_ops(
                 other.line,
                 &abs.display().to_string(),
             ));
-            let mut v = Failed::new(&f, Some(&abs.to_string_lossy()));
-            v.format = Some(plan.format);
-            Err(Refused::Call(Box::new(v)))
+            Err(Refused::Call(refused_call(
+                plan,
+                &f,
+                &abs.to_string_lossy(),
+            )))
         };
         let src = match src_path.map(|p| resolve(p, src_intent)).transpose() {
             Ok(s) => s,
@@ -380,13 +384,19 @@ fn file_over_directory(
                 let (op, other) = (&plan.ops[i], &plan.ops[j]);
                 let f =
                     Failure::invalid(printer::file_over_directory((a, other.line), (p, op.line)));
-                let mut v = Failed::new(&f, Some(&txn.slots[k].abs()));
-                v.format = Some(plan.format);
-                return Some(Box::new(v));
+                return Some(refused_call(plan, &f, &txn.slots[k].abs()));
             }
         }
     }
     None
+}
+
+/// The whole call refused for `f`, about the file at `file_path`, in the
+/// plan's format.
+fn refused_call(plan: &OpPlan, f: &Failure, file_path: &str) -> Box<Failed> {
+    let mut v = Failed::new(f, Some(file_path));
+    v.format = Some(plan.format);
+    Box::new(v)
 }
 
 /// Why a path of an operation was refused.

@@ -564,10 +564,10 @@ fn same_names(
     (old, new): (Option<&str>, Option<&str>),
     line: usize,
 ) -> Result<(), ParseError> {
-    let from = g.rename_from.clone().or_else(|| g.a.clone());
-    let to = g.rename_to.clone().or_else(|| g.b.clone());
-    let differs = |header: &Option<String>, named: Option<&str>| matches!((header, named), (Some(h), Some(n)) if h != n);
-    if differs(&from, old) || differs(&to, new) {
+    let from = g.rename_from.as_deref().or(g.a.as_deref());
+    let to = g.rename_to.as_deref().or(g.b.as_deref());
+    let differs = |header: Option<&str>, named: Option<&str>| matches!((header, named), (Some(h), Some(n)) if h != n);
+    if differs(from, old) || differs(to, new) {
         return Err(ParseError::other(
             line,
             "`---` and `+++` naming the files of their `diff --git` header",

@@ -1403,23 +1403,28 @@ mod tests {
         );
     }
 
+    /// `load()`'s `timeout` changed since a hunk was made from it; a twin in
+    /// `Saver.save()`, deeper, still has the hunk's lines.
+    const STALE_TWIN: &str = "def load():\n    retries = 3\n    timeout = 10\n    return retries\n\nclass Saver:\n    def save(self):\n        retries = 3\n        timeout = 5\n        return retries\n";
+
+    /// The hunk made from `load()` as it was (`timeout = 5`).
+    fn stale_hunk() -> Hunk {
+        hunk(&[
+            "     retries = 3",
+            "-    timeout = 5",
+            "+    timeout = 50",
+            "     return retries",
+        ])
+    }
+
     /// A stale view: the hunk's own place changed (`timeout = 10`), and a
     /// twin in another function fits it but for indentation. Refused as
     /// ambiguous, as a tolerant `patchFile` match is (it was written into
     /// the twin at the patch's depth, breaking the Python).
     #[test]
     fn a_twin_at_another_depth_found_only_under_a_tolerance_is_refused() {
-        let text = "def load():\n    retries = 3\n    timeout = 10\n    return retries\n\nclass Saver:\n    def save(self):\n        retries = 3\n        timeout = 5\n        return retries\n";
-        let f = run(
-            text,
-            &[hunk(&[
-                "     retries = 3",
-                "-    timeout = 5",
-                "+    timeout = 50",
-                "     return retries",
-            ])],
-        )
-        .unwrap_err();
+        let text = STALE_TWIN;
+        let f = run(text, &[stale_hunk()]).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS, "{f:?}");
         assert_eq!(f[0].match_lines, vec![8, 2], "{f:?}");
         assert!(matches!(*f[0].why, HunkWhy::Rival { .. }), "{f:?}");
@@ -1464,15 +1469,9 @@ mod tests {
     /// stand exactly in another function.
     #[test]
     fn an_at_line_tells_a_place_only_inside_its_block() {
-        let text = "def load():\n    retries = 3\n    timeout = 10\n    return retries\n\nclass Saver:\n    def save(self):\n        retries = 3\n        timeout = 5\n        return retries\n";
-        let mut h = hunk(&[
-            "     retries = 3",
-            "-    timeout = 5",
-            "+    timeout = 50",
-            "     return retries",
-        ]);
+        let mut h = stale_hunk();
         h.anchors = vec!["def load():".into()];
-        let f = run(text, &[h]).unwrap_err();
+        let f = run(STALE_TWIN, &[h]).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_AMBIGUOUS, "{f:?}");
 
         let text = "def a():\n    x = 1\n    y = 2\n    z = 3\n    w = 4\n\ndef b():\n    x = 1 \n    y = 2\n";

@@ -504,31 +504,32 @@ function physicalCwd() {
   }
 }
 
+/** The working directory, or the error of reading it (it was deleted). */
+function currentDir() {
+  try {
+    return { dir: process.cwd() }
+  } catch (err) {
+    return { err }
+  }
+}
+
 /** The working directory, or `/` when it no longer exists. */
 function safeCwd() {
-  try {
-    return process.cwd()
-  } catch {
-    return path.sep
-  }
+  return currentDir().dir ?? path.sep
 }
 
 /** The working directory, or a usage error when it no longer exists. */
 function cwd() {
-  try {
-    return process.cwd()
-  } catch (err) {
+  const { dir, err } = currentDir()
+  if (dir === undefined) {
     throw new UsageError(`the current directory cannot be read (${err.code || err.message}); run from a directory that exists`)
   }
+  return dir
 }
 
 function display(abs) {
-  let here
-  try {
-    here = process.cwd()
-  } catch {
-    return abs
-  }
+  const here = currentDir().dir
+  if (here === undefined) return abs
   const rel = path.relative(here, abs)
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs
 }

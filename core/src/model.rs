@@ -563,6 +563,9 @@ pub enum Unplaced {
     },
     /// Mapped to the file's indentation, it is left of the first column.
     LeftOfFile,
+    /// The lines it is placed among nest otherwise in the file (one goes
+    /// in where the other stays level): no depth of it is certain.
+    NestedOtherwise,
     /// It is indented like the search text's first line, sent without its
     /// indentation, where the block's other lines disagree.
     LikeStrippedFirst,

@@ -40,8 +40,9 @@ use std::hash::{Hash, Hasher};
 use crate::diagnose::{self, Diagnosis};
 use crate::error::ErrorCode;
 use crate::likeness::{Budget, DEFAULT_BUDGET};
+use crate::matching::tolerant;
 use crate::matching::verify::{self, Change, Fold, Trim};
-use crate::model::{Hunk, HunkLine, HunkStyle, LineKind, Said, Unverified};
+use crate::model::{Hunk, HunkLine, HunkStyle, LineKind, Said, Unfitted, Unverified};
 use crate::printer::{self, HeaderLine, HunkWhy};
 use crate::result::files::LineEnding;
 use crate::result::formats::{HunkLevel, HunkReport, LocatedBy};
@@ -463,8 +464,7 @@ fn apply_indexed(
     // them; the text is written top to bottom (a stable sort keeps hunks at
     // one place, such as several appends, in patch order).
     placed.sort_by_key(|&(_, p, _, _)| p);
-    let text = build(text, &k.lines, hunks, &placed, style)
-        .map_err(|r| vec![check_failed(hunks, placed[r.change].0, r.why)])?;
+    let text = build(text, &k.lines, hunks, &placed, style).map_err(|f| vec![f])?;
     Ok(Applied {
         text,
         hunks: reports,
@@ -940,8 +940,7 @@ fn fold_at(level: HunkLevel, explicit: bool) -> Fold {
 fn hunk_bytes(
     text: &[u8],
     lines: &[Line],
-    h: &Hunk,
-    p: usize,
+    (h, p, reindented): (&Hunk, usize, Option<&[String]>),
     style: LineEnding,
     lead_break: bool,
     explicit: bool,
@@ -961,6 +960,8 @@ fn hunk_bytes(
         }
     };
     let mut k = p;
+    // The new side's line `j`.
+    let mut j = 0;
     for l in &h.lines {
         match l.kind {
             LineKind::Context => {
@@ -968,11 +969,14 @@ fn hunk_bytes(
                 let ln = lines[k];
                 out.extend_from_slice(&text[ln.start..ln.next]);
                 k += 1;
+                j += 1;
             }
             LineKind::Remove => k += 1,
             LineKind::Add => {
                 ensure_eol(&mut out);
-                out.extend_from_slice(l.text.as_bytes());
+                let line = reindented.and_then(|r| r.get(j)).unwrap_or(&l.text);
+                out.extend_from_slice(line.as_bytes());
+                j += 1;
                 out.extend_from_slice(added_eol(style, h, l, (explicit, text.ends_with(b"\r"))));
             }
         }
@@ -989,7 +993,7 @@ fn build(
     hunks: &[Hunk],
     placed: &[(usize, usize, usize, HunkLevel)],
     style: LineEnding,
-) -> Result<Vec<u8>, verify::Refused> {
+) -> Result<Vec<u8>, HunkFailure> {
     let offset = |i: usize| lines.get(i).map(|l| l.start).unwrap_or(text.len());
     /// A placed hunk's change, owning what [`Change`] borrows.
     struct Part {
@@ -1015,12 +1019,25 @@ fn build(
         let adds_break =
             start == text.len() && last.is_some_and(|b| b != b'\n') && !h.lines.is_empty();
         let explicit = explicit_endings(h, text, lines.get(p..p + len));
-        let new = hunk_bytes(text, lines, h, p, style, adds_break, explicit);
-        at = offset(p + len);
+        let end = offset(p + len);
+        let (search, replace) = sides(h, style, (explicit, text.ends_with(b"\r")));
+        let reindented =
+            reindented(text, (start, end), h, level, (&search, &replace)).map_err(|why| {
+                let code = ErrorCode::SEARCH_BLOCK_NOT_FOUND;
+                failure(hi, h, code, (1, Vec::new()), HunkWhy::Unfitted(why))
+            })?;
+        let new = hunk_bytes(
+            text,
+            lines,
+            (h, p, reindented.as_deref()),
+            style,
+            adds_break,
+            explicit,
+        );
+        at = end;
         if let Some(&b) = new.last() {
             last = Some(b);
         }
-        let (search, replace) = sides(h, style, (explicit, text.ends_with(b"\r")));
         parts.push(Part {
             start,
             end: at,
@@ -1044,8 +1061,30 @@ fn build(
             adds_break: p.adds_break,
         })
         .collect();
-    verify::verify(text, &changes)?;
+    verify::verify(text, &changes).map_err(|r| check_failed(hunks, placed[r.change].0, r.why))?;
     Ok(verify::compose(text, &changes))
+}
+
+/// The new lines of hunk `h`, placed at `level` over `text[start..end]`,
+/// re-indented to the file's depth and style where its lines were found
+/// with their indentation forgiven ([`tolerant::reindented_hunk`]); `None`:
+/// written as the patch has them.
+fn reindented(
+    text: &[u8],
+    (start, end): (usize, usize),
+    h: &Hunk,
+    level: HunkLevel,
+    sides: (&str, &str),
+) -> Result<Option<Vec<String>>, Unfitted> {
+    if level < HunkLevel::SurroundingWhitespace || !h.lines.iter().any(|l| l.kind == LineKind::Add)
+    {
+        return Ok(None);
+    }
+    let Ok(region) = std::str::from_utf8(&text[start..end]) else {
+        return Ok(None);
+    };
+    let punctuation = level >= HunkLevel::UnicodePunctuation;
+    tolerant::reindented_hunk(text, start, region, sides, punctuation)
 }
 
 /// Hunks for a file that starts with a UTF-8 BOM (`empty`: nothing else),
@@ -1458,6 +1497,68 @@ mod tests {
             ),
             "{out}"
         );
+    }
+
+    /// A hunk placed with its lines' indentation forgiven, indented in
+    /// another style than the file (a Go file indented with tabs, a patch
+    /// typed with spaces), writes its added lines in the file's style and
+    /// depth, as a tolerant `patchFile` match re-indents a replacement;
+    /// where a new line's depth has no certain counterpart, nothing is
+    /// written. In the same style, added lines are written as sent (the
+    /// context lines may be what was mistyped).
+    #[test]
+    fn added_lines_take_the_files_indentation_style_when_it_was_forgiven() {
+        let go = "func a() {\n\tx := 1\n\tif x {\n\t\ty()\n\t}\n}\n";
+        let (out, levels) = run(
+            go,
+            &[hunk(&[
+                "     if x {",
+                "         y()",
+                "+        z()",
+                "     }",
+            ])],
+        )
+        .unwrap();
+        assert_eq!(levels, vec![HunkLevel::SurroundingWhitespace]);
+        assert_eq!(
+            out,
+            "func a() {\n\tx := 1\n\tif x {\n\t\ty()\n\t\tz()\n\t}\n}\n"
+        );
+        // A modified line and a new block one level in.
+        let (out, _) = run(
+            go,
+            &[hunk(&[
+                "     if x {",
+                "-        y()",
+                "+        if ok {",
+                "+            y(1)",
+                "+        }",
+                "     }",
+            ])],
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "func a() {\n\tx := 1\n\tif x {\n\t\tif ok {\n\t\t\ty(1)\n\t\t}\n\t}\n}\n"
+        );
+        // Spaces in the file, tabs in the patch.
+        let py = "class C:\n    def f(self):\n        if a:\n            b()\n        return 1\n";
+        let (out, _) = run(py, &[hunk(&[" \t\tif a:", " \t\t\tb()", "+\t\t\tc()"])]).unwrap();
+        assert!(
+            out.contains("\n            b()\n            c()\n"),
+            "{out}"
+        );
+        // The same style at another depth: as sent.
+        let (out, _) = run(
+            py,
+            &[hunk(&["     if a:", "         b()", "+            c()"])],
+        )
+        .unwrap();
+        assert!(out.contains("\n            c()\n"), "{out}");
+        // Lines the patch nests otherwise than the file: no certain depth.
+        let f = run(go, &[hunk(&["     if x {", "     y()", "+        z()"])]).unwrap_err();
+        assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_NOT_FOUND, "{f:?}");
+        assert!(matches!(*f[0].why, HunkWhy::Unfitted(_)), "{f:?}");
     }
 
     /// What tells a hunk's place besides its lines: an `@@` line whose

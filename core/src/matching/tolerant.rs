@@ -623,6 +623,9 @@ struct Indents<'a> {
     /// The pairs of the block's other lines, when the first line's column 0
     /// is not the caller's depth for it (see below).
     others: Option<Vec<(&'a str, &'a str)>>,
+    /// The block's lines nest as the file's do (a tolerant match asks it;
+    /// a patch hunk, placed by its lines' text alone, may not).
+    shaped: bool,
 }
 
 impl<'a> Indents<'a> {
@@ -643,8 +646,10 @@ impl<'a> Indents<'a> {
             && lines_of(search)
                 .first()
                 .is_some_and(|s| !s.trim().is_empty() && lead(s).is_empty());
-        let others = (stripped && !same_shape(&pairs)).then(|| indent_pairs(search, region, false));
+        let shaped = same_shape(&pairs);
+        let others = (stripped && !shaped).then(|| indent_pairs(search, region, false));
         Indents {
+            shaped,
             pairs,
             file,
             reindent,
@@ -658,6 +663,11 @@ impl<'a> Indents<'a> {
     /// it has no certain one.
     fn place(&self, ind: &str) -> Result<String, Unplaced> {
         let Some(others) = &self.others else {
+            // Where the block nests otherwise than the file (one line
+            // steps in where the other stays level), no depth is certain.
+            if !self.shaped {
+                return Err(Unplaced::NestedOtherwise);
+            }
             return rebase(ind, &self.pairs, &self.file);
         };
         let f = rebase(ind, others, &self.file)?;
@@ -668,6 +678,28 @@ impl<'a> Indents<'a> {
         }
         Ok(f)
     }
+}
+
+/// `Some(true)` when every indented line of `text` is indented with tabs
+/// alone, `Some(false)` with spaces alone; `None` for both, or none.
+fn pure_style(text: &str) -> Option<bool> {
+    let mut seen = None;
+    for l in lines_of(text) {
+        let ind = lead(l);
+        if ind.is_empty() || l.trim().is_empty() {
+            continue;
+        }
+        let tabs = match style(ind) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => return None,
+        };
+        if seen.is_some_and(|s| s != tabs) {
+            return None;
+        }
+        seen = Some(tabs);
+    }
+    seen
 }
 
 /// Whether an indentation is made of tabs, of spaces, or of both.
@@ -843,6 +875,51 @@ fn adapt(
         &own,
         default_nl,
         replace.ends_with('\n'),
+    ))
+}
+
+/// The new lines of a patch hunk whose old lines were found at `start`
+/// only with their leading whitespace forgiven (`region`: the file's text
+/// of those lines), re-indented as a replacement of a tolerant match is
+/// (see the module docs): `old` and `new` are the hunk's two sides. `None`
+/// unless the hunk's lines are indented in one style (tabs, or spaces) and
+/// the file's there in the other: the new lines are then written as sent.
+/// A Go file indented with tabs patched with spaces: the added lines take
+/// the file's depth and style, or nothing is written.
+pub(crate) fn reindented_hunk(
+    text: &[u8],
+    start: usize,
+    region: &str,
+    (old, new): (&str, &str),
+    punctuation: bool,
+) -> Result<Option<Vec<String>>, Unfitted> {
+    let mut ts = vec![
+        Tolerance::LineEndings,
+        Tolerance::TrailingWhitespace,
+        Tolerance::Indentation,
+    ];
+    if punctuation {
+        ts.push(Tolerance::UnicodePunctuation);
+    }
+    let m = MatchMode::with(&ts);
+    // Only a change of style is re-indented: a patch whose lines are
+    // indented at another depth of the same style may be the file's depth
+    // with the context lines mistyped (added lines are written as sent).
+    let (o, r) = (pure_style(old), pure_style(region));
+    if o.is_none() || r.is_none() || o == r || !Indents::new(old, region, true, m).reindent {
+        return Ok(None);
+    }
+    // Only the indentation is the file's: the rest of each line is sent.
+    let adapted = adapt(text, start, region, old, new, m)?;
+    let (a, n) = (split_ends(&adapted).0, split_ends(new).0);
+    if a.len() != n.len() {
+        return Ok(None);
+    }
+    Ok(Some(
+        a.iter()
+            .zip(&n)
+            .map(|(a, n)| [lead(a), &n[lead(n).len()..]].concat())
+            .collect(),
     ))
 }
 

@@ -4,7 +4,7 @@
 
 use super::misses::lines_list;
 use super::quote::plural;
-use crate::model::Unverified;
+use crate::model::{Said, Unfitted, Unverified};
 use crate::result::formats::HunkLevel;
 
 /// Why a hunk did not land: the facts `matching::locate` finds, which
@@ -53,6 +53,9 @@ pub(crate) enum HunkWhy {
     },
     /// The lines it would write failed the check made before writing.
     Unverified(Unverified),
+    /// Its old lines were found with their indentation forgiven, and one
+    /// of its new lines has no certain indentation in the file.
+    Unfitted(Unfitted),
     /// Its first line carries the file's byte order mark, but it matches
     /// at `line`, not line 1.
     BomNotFirst { line: usize },
@@ -110,6 +113,7 @@ pub(crate) fn hunk_miss(
             hint,
         } => hunk_not_found(&label, (first, *count), (*after, *at_eof), *hint, summary),
         HunkWhy::Unverified(why) => hunk_failed_check(&label, &super::misses::unverified(why)),
+        HunkWhy::Unfitted(why) => hunk_unfitted(&label, &super::misses::unfitted(why, Said::HUNK)),
         HunkWhy::BomNotFirst { line } => bom_hunk_not_first(index, patch_line, *line),
     }
 }
@@ -294,6 +298,15 @@ fn hunk_failed_check(label: &str, reason: &str) -> String {
     format!(
         "{label}: the lines it would write failed the check made before writing ({reason}); \
          nothing was written. Reread the file and make the hunk's context lines its exact current lines"
+    )
+}
+
+/// Hunk `label` was found with its indentation forgiven, and a new line of
+/// it has no certain indentation (`reason`).
+fn hunk_unfitted(label: &str, reason: &str) -> String {
+    format!(
+        "{label}: its lines match the file only with their indentation forgiven, and {reason}; \
+         nothing was written. Reread the file and send the hunk's lines at the file's indentation"
     )
 }
 

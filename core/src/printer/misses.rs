@@ -449,6 +449,16 @@ fn indented_left_of_file() -> String {
     "is indented left of the file's first column once mapped to the file's indentation".to_string()
 }
 
+/// … placed among lines of the search text that the file nests
+/// otherwise.
+fn nested_otherwise(said: Said) -> String {
+    format!(
+        "has no certain indentation: the lines of {} nest otherwise than the file's (one steps in \
+         where the other stays level)",
+        said.search
+    )
+}
+
 /// … indented like the first line of the search text, which was sent
 /// without the file's indentation, where the other lines disagree.
 fn indented_like_stripped_first(said: Said) -> String {
@@ -569,6 +579,7 @@ pub(crate) fn unfitted(why: &Unfitted, said: Said) -> String {
                     file_step,
                 } => indented_part_of_step(cols, block_step, file_step),
                 Unplaced::LeftOfFile => indented_left_of_file(),
+                Unplaced::NestedOtherwise => nested_otherwise(said),
                 Unplaced::LikeStrippedFirst => indented_like_stripped_first(said),
             };
             replacement_line_unplaced(said, *j, line, &why)

@@ -672,15 +672,18 @@ impl Region<'_> {
                 copies.entry(key(l)).and_modify(|c| c.1 += 1);
             }
         }
-        let markers: Vec<bool> = self
+        // A copy of a marker line the old text has, no more copies than it
+        // has: the old line kept, unless a reading of least cost has it
+        // stand for old lines around it (a leftover `// ... existing code
+        // ...` sent again over a body it elides): then it is refused.
+        let stale: Vec<bool> = self
             .new
             .iter()
             .enumerate()
-            .map(|(j, l)| {
-                like[j]
-                    && copies.get(key(l)).is_none_or(|&(o, n)| n > o)
-                    && !self.prose(j, &old_keys)
-            })
+            .map(|(j, l)| like[j] && copies.get(key(l)).is_some_and(|&(o, n)| n <= o))
+            .collect();
+        let markers: Vec<bool> = (0..self.new.len())
+            .map(|j| like[j] && !self.prose(j, &old_keys))
             .collect();
         if !markers.contains(&true) {
             return Found::None;
@@ -697,7 +700,7 @@ impl Region<'_> {
             return self.too_large(&markers);
         }
         let t = Table::new(&oi, &ni, &markers, (self.at_start, self.at_end), true);
-        self.decide(&t, &oi, &ni, &markers)
+        self.decide(&t, (&oi, &ni), &markers, &stale)
     }
 
     /// Whether new line `j` is dots in a comment's prose ([`in_prose`]):
@@ -753,12 +756,24 @@ impl Region<'_> {
 
     /// Every marker's reading, checked; the expanded region or the first
     /// refusal.
-    fn decide(&self, t: &Table, oi: &[u32], ni: &[u32], markers: &[bool]) -> Found {
+    fn decide(
+        &self,
+        t: &Table,
+        (oi, ni): (&[u32], &[u32]),
+        markers: &[bool],
+        stale: &[bool],
+    ) -> Found {
         let best = t.best;
         let mut kept = Vec::new();
         let mut runs: Vec<Option<(usize, usize)>> = vec![None; ni.len()];
         for (j, _) in markers.iter().enumerate().filter(|(_, &m)| m) {
             let found = t.absorbing(j, best, MAX_RUNS);
+            if stale[j] {
+                if let Some(&run) = found.first() {
+                    return Found::Refused(Box::new(self.refusal(j, run, Why::Ambiguous)));
+                }
+                continue;
+            }
             let literal: Vec<usize> = (0..=oi.len())
                 .filter(|&i| t.f(i, j) + t.ins + t.bf(i, j + 1) == best)
                 .collect();
@@ -1702,6 +1717,31 @@ mod tests {
             run(&old, &new.replacen("\n\n", "\n", 1)),
             Verdict::Kept
         ));
+    }
+
+    #[test]
+    fn a_leftover_marker_sent_again_over_the_body_it_elides_is_refused() {
+        // The file holds a marker line (an earlier lazy edit written as
+        // sent); the new text has it once, the code around it gone: it may
+        // be the old line kept, or stand for the body. Refused.
+        let old = "fn setup() {\n    let cfg = load();\n    // ... existing code ...\n    init(&cfg);\n    start(&cfg);\n}\n\nfn teardown() {\n    stop();\n}\n";
+        let new = "fn setup() {\n    // ... existing code ...\n}\n\nfn teardown() {\n    stop();\n    flush();\n}\n";
+        let r = refused(old, new);
+        assert_eq!(r.why, Why::Ambiguous, "{r:?}");
+        // Kept where it was, with a change elsewhere: written as sent.
+        let new = old.replace("    stop();\n", "    stop();\n    flush();\n");
+        assert!(
+            matches!(run(old, &new), Verdict::Kept),
+            "{:?}",
+            run(old, &new)
+        );
+        // And with a line beside it changed, its neighbours kept.
+        let new = old.replace("init(&cfg)", "init(&cfg, true)");
+        assert!(
+            matches!(run(old, &new), Verdict::Kept),
+            "{:?}",
+            run(old, &new)
+        );
     }
 
     #[test]

@@ -96,6 +96,7 @@ pub(crate) const KEPT_NOUNS: &[&str] = &[
     "styles",
     "rules",
     "queries",
+    "continue",
 ];
 
 /// Words of keeping that say so alone, first in a line that ends with
@@ -215,6 +216,33 @@ pub(crate) const PHRASES: &[&str] = &[
     "rest is the same",
     "is identical",
     "and so forth",
+    "your code",
+    "your other code",
+    "other code here",
+    "no changes below",
+    "no changes above",
+    "unchanged below",
+    "unchanged above",
+];
+
+/// Elisions in Chinese and Japanese (`// ... 其他代码 ...`, `// ...省略...`,
+/// `# 其余代码保持不变`, `// 既存のコード`), each a comment of twelve
+/// letters at most.
+pub(crate) const CJK_PHRASES: &[&str] = &[
+    "其他代码",
+    "其余代码",
+    "现有代码",
+    "原有代码",
+    "其他部分",
+    "其余部分",
+    "保持不变",
+    "省略",
+    "不变",
+    "既存のコード",
+    "既存コード",
+    "変更なし",
+    "以下同じ",
+    "同上",
 ];
 
 /// Words that make a phrase of keeping alone, as a comment's one word
@@ -432,6 +460,19 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "identical",
     "prior",
     "original",
+    "your code",
+    "other code",
+    "no changes",
+    "其他",
+    "其余",
+    "现有",
+    "原有",
+    "不变",
+    "省略",
+    "既存",
+    "変更なし",
+    "以下同",
+    "同上",
 ];
 
 /// Characters that are dots alone: the ellipsis, the vertical and
@@ -478,6 +519,43 @@ fn glued_dots(body: &str) -> bool {
             .and_then(|r| r.chars().next())
             .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
     })
+}
+
+/// A word of letters (and `-'’/`).
+fn alpha(w: &str) -> bool {
+    w.chars().all(|c| c.is_alphabetic() || "-'’/".contains(c))
+}
+
+/// A number or a range of them (`10-40`, `120–180`).
+fn number(w: &str) -> bool {
+    w.chars().all(|c| c.is_ascii_digit() || "-–—,:".contains(c))
+}
+
+/// A name between dots (`# ... rest of __init__ unchanged ...`, `// ...
+/// rest of main.rs ...`): letters, digits and `_` `.`, a letter or `_`
+/// among them.
+fn name(w: &str) -> bool {
+    w.chars().any(|c| c.is_alphabetic() || c == '_')
+        && w.chars()
+            .all(|c| c.is_alphanumeric() || "_.-'’/".contains(c))
+}
+
+/// An elision written in Chinese or Japanese: a phrase with no spaces
+/// ([`CJK_PHRASES`]) in twelve letters at most.
+fn cjk(body: &str) -> bool {
+    CJK_PHRASES.iter().any(|p| body.contains(p))
+        && body.chars().filter(|c| c.is_alphanumeric()).count() <= 12
+}
+
+/// `rest of` and what is kept, three names at most, the whole comment
+/// (`// rest of the loop`, `{/* rest of JSX */}`, `// (rest of the switch
+/// cases)`); more is a sentence (`// rest of the items are ignored`).
+fn rest_of(words: &[&str]) -> bool {
+    let words = words.strip_prefix(&["the"]).unwrap_or(words);
+    words.len() > 2
+        && words.len() <= 5
+        && words[..2] == ["rest", "of"]
+        && words.iter().all(|w| name(w))
 }
 
 /// Whether `line` (without its line break) is an elision marker (see the
@@ -530,10 +608,16 @@ pub(crate) fn is_marker(line: &str) -> bool {
     if words.iter().any(|w| TODO_WORDS.contains(w)) {
         return false;
     }
-    let alpha = |w: &&str| w.chars().all(|c| c.is_alphabetic() || "-'’/".contains(c));
-    let number = |w: &&str| w.chars().all(|c| c.is_ascii_digit() || "-,:".contains(c));
+    let (alpha, number, name) = (
+        |w: &&str| alpha(w),
+        |w: &&str| number(w),
+        |w: &&str| name(w),
+    );
     let keep = |w: &&str| KEEP_WORDS.contains(w);
     let known = |w: &&str| keep(w) || VOCABULARY.contains(w);
+    if enclosed && (cjk(body) || rest_of(&words)) {
+        return true;
+    }
     if has_dots {
         if words.is_empty() {
             let dots = |w: &str| is_dots(w.trim_matches(['[', ']', '(', ')']));
@@ -551,11 +635,14 @@ pub(crate) fn is_marker(line: &str) -> bool {
             let most = if ends { 2 * MAX_WORDS } else { MAX_WORDS };
             let noun = |w: &&str| ends && KEPT_NOUNS.contains(w);
             return words.len() <= most
-                && words.iter().all(|w| alpha(w) || number(w))
+                && words.iter().all(|w| name(w) || number(w))
                 && (words.iter().any(|w| keep(w) || noun(w))
                     || DOTS_PHRASES.iter().any(|p| body.contains(p)));
         }
+        // (`// Your existing code...`: the reader's code.)
+        let words = words.strip_prefix(&["your"]).unwrap_or(&words);
         return ends
+            && !words.is_empty()
             && words.len() <= MAX_WORDS
             && OPENING_WORDS.contains(&words[0])
             && words.iter().all(|w| alpha(w) && known(w));
@@ -801,6 +888,30 @@ mod tests {
             "# continued",
             "# (continued)",
             "# code continues",
+            // Names between dots, line ranges with an en dash.
+            "        # ... rest of __init__ unchanged ...",
+            "    # ... existing setup_session code ...",
+            "# ... rest of settings.py ...",
+            "// ... rest of main.rs ...",
+            "// ... rest of handle_submit ...",
+            "// ... (lines 120–180 unchanged) ...",
+            // `rest of` and what is kept, the whole comment.
+            "    // rest of the loop",
+            "    // rest of the handler",
+            "// rest of the loop body",
+            "// rest of main",
+            "{/* rest of JSX */}",
+            "// (rest of the switch cases)",
+            "// the rest of the loop",
+            // More phrasings.
+            "// Your existing code...",
+            "// your other code here",
+            "// No changes below this line",
+            "// ...continue...",
+            "// ... 其他代码 ...",
+            "// ...省略...",
+            "# 其余代码保持不变",
+            "// 既存のコード",
         ] {
             assert!(is_marker(l), "{l:?} is a marker");
             let lower = l.to_lowercase();
@@ -880,6 +991,12 @@ mod tests {
             "// existing routes",
             "// Existing settings",
             "// x = y == z",
+            // `rest of` in a sentence; names in a comment without dots.
+            "// rest of the items are ignored here",
+            "// the rest of the loop handles retries",
+            "// ... then call setup_session with the config",
+            "// 这里处理其他代码中抛出的异常并记录日志",
+            "let s = \"其他代码\";",
         ] {
             assert!(!is_marker(l), "{l:?} is not a marker");
         }

@@ -12,8 +12,8 @@
 //!   dots at both ends), one of them a word of keeping ([`KEEP_WORDS`]:
 //!   `existing`, `unchanged`, `rest`, `remaining`, …) or a phrase of it
 //!   ([`DOTS_PHRASES`]: `as before`, `as is`), none a word of work left
-//!   to do ([`TODO_WORDS`]); numbers may stand among them (`lines 10-40`),
-//!   or
+//!   to do ([`TODO_WORDS`]); numbers and names may stand among them
+//!   (`lines 10-40`, `rest of __init__`, `main.rs`), or
 //! - words ending with dots that open with a word of keeping that says so
 //!   alone ([`OPENING_WORDS`]: `// existing code ...`, not `// Other
 //!   fields are ignored...`) and are all of a marker's vocabulary
@@ -23,7 +23,10 @@
 //!   unchanged`, …, or one word such as `unchanged`) in at most
 //!   [`MAX_WORDS`] words, all of a marker's vocabulary: a comment that
 //!   says more (`// Keep existing behaviour for old clients`, `// Same as
-//!   before, but async`) is a comment.
+//!   before, but async`) is a comment; or `rest of` and up to three
+//!   names, the whole comment (`// rest of the loop`), or
+//! - a phrase of keeping in Chinese or Japanese ([`CJK_PHRASES`]) in a
+//!   short comment.
 //!
 //! Not markers: bare dots (`...`: code in Python (`Ellipsis`), YAML (the
 //! end of a document) and prose); dots glued to a name outside a comment

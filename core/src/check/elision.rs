@@ -335,6 +335,18 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     }
 }
 
+/// Whether line `new` (trimmed) rewrites line `old`: they share a start
+/// of half the shorter one at least, four bytes at least (`const settings
+/// = read();` over `const settings = load();`).
+fn rewrites(old: &str, new: &str) -> bool {
+    let shared = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    shared >= 4 && 2 * shared >= old.len().min(new.len())
+}
+
 /// Whether a line is blank once comment leaders are taken away (`//`,
 /// `#`, ` * `, `--`, `<!-- -->`, ...): no pin, as generic as an empty line.
 fn blank(l: &[u8]) -> bool {
@@ -722,7 +734,8 @@ impl Region<'_> {
     /// of code and writes none: dots between new comment lines there may
     /// stand for that code (`// Load settings from disk.`, `// ...`,
     /// `// Start the HTTP server.` over the old comments and the code
-    /// between them). A hunk that writes code too rewrote it.
+    /// between them). A hunk that writes code too rewrote it, unless none
+    /// of the code it writes rewrites a line the old comments framed.
     fn code_gone_beside(&self, j: usize) -> bool {
         use similar::DiffOp;
         let ops = self.line_diff();
@@ -741,17 +754,39 @@ impl Region<'_> {
             .iter()
             .position(|op| !changed(op))
             .map_or(ops.len(), |k| at + k);
+        let text = |l: &[u8]| String::from_utf8_lossy(key(l)).trim().to_string();
         let code = |l: &[u8]| {
-            let t = String::from_utf8_lossy(l);
-            let t = t.trim();
-            !t.is_empty() && !is_comment(t)
+            let t = text(l);
+            !t.is_empty() && !is_comment(&t)
         };
         let hunk = &ops[lo..hi];
-        hunk.iter()
-            .any(|op| op.old_range().any(|i| code(self.old[i])))
-            && !hunk
+        let olds: Vec<usize> = hunk.iter().flat_map(DiffOp::old_range).collect();
+        let news: Vec<usize> = hunk
+            .iter()
+            .flat_map(DiffOp::new_range)
+            .filter(|&k| code(self.new[k]))
+            .collect();
+        if !olds.iter().any(|&i| code(self.old[i])) {
+            return false;
+        }
+        if news.is_empty() {
+            return true;
+        }
+        // The code the old comments framed (above the last of them) is
+        // gone when no new line of code rewrites a line of it: the code the
+        // hunk writes changed lines below them.
+        let Some(&last) = olds.iter().rev().find(|&&i| is_comment(&text(self.old[i]))) else {
+            return false;
+        };
+        let framed: Vec<String> = olds
+            .iter()
+            .filter(|&&i| i < last && code(self.old[i]))
+            .map(|&i| text(self.old[i]))
+            .collect();
+        !framed.is_empty()
+            && !news
                 .iter()
-                .any(|op| op.new_range().any(|k| code(self.new[k])))
+                .any(|&k| framed.iter().any(|o| rewrites(o, &text(self.new[k]))))
     }
 
     /// Every marker's reading, checked; the expanded region or the first
@@ -769,7 +804,11 @@ impl Region<'_> {
         for (j, _) in markers.iter().enumerate().filter(|(_, &m)| m) {
             let found = t.absorbing(j, best, MAX_RUNS);
             if stale[j] {
-                if let Some(&run) = found.first() {
+                // (A run of its own old copy alone is that line kept.)
+                let own = |&&(s, e): &&(usize, usize)| {
+                    self.old[s..e].iter().all(|o| key(o) == key(self.new[j]))
+                };
+                if let Some(&run) = found.iter().find(|r| !own(r)) {
                     return Found::Refused(Box::new(self.refusal(j, run, Why::Ambiguous)));
                 }
                 continue;
@@ -1735,6 +1774,13 @@ mod tests {
             "{:?}",
             run(old, &new)
         );
+        // A change beside it, nothing around it deleted: the old line.
+        let new = old.replace("    init(&cfg);\n", "    init(&cfg);\n    ready();\n");
+        assert!(
+            matches!(run(old, &new), Verdict::Kept),
+            "{:?}",
+            run(old, &new)
+        );
         // And with a line beside it changed, its neighbours kept.
         let new = old.replace("init(&cfg)", "init(&cfg, true)");
         assert!(
@@ -1751,6 +1797,11 @@ mod tests {
         let old = "// Load settings.\nconst settings = load();\nvalidate(settings);\n// Start the server.\nserve(settings);\n";
         let new =
             "// Load settings from disk.\n// ...\n// Start the HTTP server.\nserve(settings);\n";
+        assert!(matches!(run(old, new), Verdict::Refused(_)));
+        // Code written below the comments, none of it rewriting the code
+        // they framed (`serve` changed, `load` and `validate` gone): a
+        // marker too.
+        let new = "// Load settings from disk.\n// ...\n// Start the HTTP server.\nserve(settings, 8080);\n";
         assert!(matches!(run(old, new), Verdict::Refused(_)));
         // The same comments over code rewritten: prose, written as sent.
         let new = "// Load settings from disk.\n// ...\n// Start the HTTP server.\nconst settings = read();\nserve(settings);\n";

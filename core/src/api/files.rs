@@ -84,6 +84,7 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
     let encoding_note = match src.encoding() {
         Encoding::Bytes => Some(printer::not_utf8(replaced)),
         Encoding::Legacy(enc) => Some(legacy_warning(enc, src.raw())),
+        Encoding::Utf8Cr => Some(printer::cr_breaks_note()),
         _ => None,
     };
     let warning: Vec<String> = torn.into_iter().chain(encoding_note).collect();
@@ -102,7 +103,7 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
         sha256,
         encoding: src.encoding().name().to_string(),
         bom: !src.encoding().bom().is_empty(),
-        line_ending: src.line_ending(),
+        line_ending: src.file_line_ending(),
         bytes: src.raw().len(),
     })
 }

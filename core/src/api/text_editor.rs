@@ -246,7 +246,7 @@ fn view(
         total_lines: total,
         sha256: src.sha256(),
         encoding: src.encoding().name(),
-        line_ending: src.line_ending(),
+        line_ending: src.file_line_ending(),
         truncated: flag(truncated),
         command: ViewCommand::View,
     }))

@@ -535,12 +535,13 @@ fn number(w: &str) -> bool {
 }
 
 /// A name between dots (`# ... rest of __init__ unchanged ...`, `// ...
-/// rest of main.rs ...`): letters, digits and `_` `.`, a letter or `_`
-/// among them.
+/// rest of main.rs ...`): a word, or letters and digits joined by `_` or
+/// `.` (not a call: `init2()` after a comment is code).
 fn name(w: &str) -> bool {
-    w.chars().any(|c| c.is_alphabetic() || c == '_')
-        && w.chars()
-            .all(|c| c.is_alphanumeric() || "_.-'’/".contains(c))
+    alpha(w)
+        || (w.contains(['_', '.'])
+            && w.chars().any(char::is_alphabetic)
+            && w.chars().all(|c| c.is_alphanumeric() || "_.-".contains(c)))
 }
 
 /// An elision written in Chinese or Japanese: a phrase with no spaces

@@ -171,7 +171,12 @@ fn markers(old: &[u8], new: &[&[u8]], made: Made<'_>) -> Result<Option<Expansion
     // The same reading over the text the last edit was applied to, or no
     // expansion at all.
     let again = match base {
-        Some(b) => expansion(elision::check(b, new))?.map(|e| (b, e)),
+        // Refused over that text (a marker the earlier edits wrote, sent
+        // again): the lines it stands for are not certain either.
+        Some(b) => match expansion(elision::check(b, new)) {
+            Ok(e) => e.map(|e| (b, e)),
+            Err(r) => return Err(elision::refusal_at(new, &r.marker, Why::InTurn)),
+        },
         None => None,
     };
     match (read, again) {

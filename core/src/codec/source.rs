@@ -31,13 +31,17 @@ pub(crate) enum Encoding {
     /// Not valid UTF-8 nor in any encoding detected: edited at byte level
     /// with ASCII blocks, between ASCII bytes.
     Bytes,
+    /// UTF-8 without a BOM whose lines end with a lone CR (classic Mac OS:
+    /// a CR and no LF anywhere): read, matched and checked with LF breaks,
+    /// like any other file, and written back with every line break a CR.
+    Utf8Cr,
 }
 
 impl Encoding {
     /// Name reported to callers.
     pub(crate) fn name(self) -> &'static str {
         match self {
-            Encoding::Utf8 | Encoding::Utf8Bom => "utf-8",
+            Encoding::Utf8 | Encoding::Utf8Bom | Encoding::Utf8Cr => "utf-8",
             Encoding::Utf16Le => "utf-16le",
             Encoding::Utf16Be => "utf-16be",
             Encoding::Legacy(e) => crate::codec::legacy::name(e),
@@ -59,9 +63,10 @@ impl Encoding {
         matches!(self, Encoding::Utf16Le | Encoding::Utf16Be)
     }
 
-    /// Whether the text is a decoded copy, not the bytes (UTF-16, legacy).
+    /// Whether the text is a decoded copy, not the bytes (UTF-16, legacy,
+    /// CR line breaks).
     pub(crate) fn is_decoded(self) -> bool {
-        self.is_utf16() || matches!(self, Encoding::Legacy(_))
+        self.is_utf16() || matches!(self, Encoding::Legacy(_) | Encoding::Utf8Cr)
     }
 }
 
@@ -217,6 +222,13 @@ impl Source {
                 }
                 None => None,
             }
+        } else if encoding == Encoding::Utf8 && cr_breaks(&raw) {
+            encoding = Encoding::Utf8Cr;
+            Some(
+                raw.iter()
+                    .map(|&b| if b == b'\r' { b'\n' } else { b })
+                    .collect(),
+            )
         } else {
             None
         };
@@ -260,9 +272,19 @@ impl Source {
         sha256_hex([self.raw.as_slice()])
     }
 
-    /// Line-ending style of the text.
+    /// Line-ending style of the text (as matched: a file of lone CRs is
+    /// read with LF breaks).
     pub(crate) fn line_ending(&self) -> LineEnding {
         line_ending(self.text())
+    }
+
+    /// Line-ending style of the file, as a read reports it.
+    pub(crate) fn file_line_ending(&self) -> LineEnding {
+        if self.encoding == Encoding::Utf8Cr {
+            LineEnding::Cr
+        } else {
+            self.line_ending()
+        }
     }
 
     /// Encodes UTF-8 text pieces (slices of [`Source::text`] where the text
@@ -361,6 +383,12 @@ impl Source {
     }
 }
 
+/// Whether a file's bytes break their lines with a lone CR alone: a CR,
+/// and no LF anywhere.
+fn cr_breaks(raw: &[u8]) -> bool {
+    memchr::memchr(b'\r', raw).is_some() && memchr::memchr(b'\n', raw).is_none()
+}
+
 /// Encodes UTF-8 text pieces into `encoding`, BOM first (a legacy
 /// encoding without the checks of [`Source::encode_pieces`]: for new
 /// files only).
@@ -370,6 +398,23 @@ pub(crate) fn encode_with<'a>(encoding: Encoding, pieces: &[&'a [u8]]) -> Encode
             let mut out = Vec::new();
             for p in pieces {
                 out.extend_from_slice(&enc.encode(&String::from_utf8_lossy(p)).0);
+            }
+            Encoded::Owned(out)
+        }
+        Encoding::Utf8Cr => {
+            // Every line break a CR: LF and CRLF alike (the text was read
+            // with LF breaks; a caller's CRLF is one break too).
+            let mut out = Vec::with_capacity(pieces.iter().map(|p| p.len()).sum());
+            let mut cr = false;
+            for p in pieces {
+                for &b in *p {
+                    match b {
+                        b'\n' if cr => {}
+                        b'\n' => out.push(b'\r'),
+                        _ => out.push(b),
+                    }
+                    cr = b == b'\r';
+                }
             }
             Encoded::Owned(out)
         }

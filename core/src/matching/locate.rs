@@ -331,7 +331,8 @@ impl<'a> Keyed<'a> {
 fn eol_for(style: LineEnding, line: &HunkLine) -> &'static [u8] {
     match style {
         LineEnding::Crlf => b"\r\n",
-        LineEnding::Lf => b"\n",
+        // (A file of lone CRs is matched with LF breaks.)
+        LineEnding::Lf | LineEnding::Cr => b"\n",
         LineEnding::Mixed | LineEnding::None => {
             if line.cr {
                 b"\r\n"

@@ -127,6 +127,15 @@ fn elided(r: &Refusal, display: &str) -> Worded {
              written",
             r.line, r.marker
         )
+    } else if r.deleted == 0 {
+        // No line deleted beside it in the reading found, others elsewhere.
+        format!(
+            "line {} of the new text of `{display}` is an elision marker (`{}`) in a change that deletes lines of \
+             the current file, and {why}. Keep an unchanged line on each side of the marker, or send the lines it \
+             stands for; a comment meant as written can be reworded (options.elisions: \"literal\" writes markers \
+             as they are); nothing was written",
+            r.line, r.marker
+        )
     } else {
         format!(
         "line {} of the new text of `{display}` is an elision marker (`{}`) {deletes} {span} of the current \

@@ -21,6 +21,13 @@ pub(crate) fn read_cut(returned: usize, offset: usize, mib: usize) -> String {
     )
 }
 
+/// A file whose lines end with a lone CR, shown with LF.
+pub(crate) fn cr_breaks_note() -> String {
+    "the file's lines end with a lone CR (classic Mac OS): content shows them with LF, and every edit writes \
+     its line breaks as CR"
+        .to_string()
+}
+
 /// A file that is not valid UTF-8 nor in a detected encoding, whose
 /// returned range shows U+FFFD in `replaced` places.
 pub(crate) fn not_utf8(replaced: usize) -> String {

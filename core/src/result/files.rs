@@ -7,13 +7,15 @@ use super::marks::True;
 use crate::model::names;
 
 names! {
-    /// The line endings of a file: all `\n`, all `\r\n`, both, or no line
-    /// break at all.
+    /// The line endings of a file: all `\n`, all `\r\n`, both, no line
+    /// break at all, or all a lone `\r` (classic Mac OS: read with `\n`,
+    /// written back with `\r`).
     pub enum LineEnding {
         Lf = "lf",
         Crlf = "crlf",
         Mixed = "mixed",
         None = "none",
+        Cr = "cr",
     }
 }
 

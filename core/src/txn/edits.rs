@@ -776,6 +776,7 @@ fn write_encoding(
             .at(abs));
         }
         (Some(Encoding::Utf8Bom), _) => Encoding::Utf8Bom,
+        (Some(Encoding::Utf8Cr), Some(Encoding::Utf8)) => Encoding::Utf8Cr,
         (Some(e), None) => e,
         (_, Some(e)) => e,
         (None, None) => Encoding::Utf8,
@@ -828,7 +829,11 @@ fn write_one(
         _ => std::borrow::Cow::Borrowed(req.content),
     };
     let content = content.as_bytes();
-    let enc = write_encoding(loaded, req.encoding, display, &abs)?;
+    let enc = match write_encoding(loaded, req.encoding, display, &abs)? {
+        // Line breaks as sent: not turned into the file's CRs.
+        Encoding::Utf8Cr if req.line_endings_as_sent => Encoding::Utf8,
+        e => e,
+    };
     // A BOM the caller included is not doubled.
     let body = if enc.bom().is_empty() {
         content

@@ -1040,3 +1040,66 @@ fn a_comment_naming_the_code_it_keeps_is_a_marker() {
         assert_eq!(read(&root, "f.js"), old, "{comment}");
     }
 }
+
+/// Markers agents write that named code or said `rest of` with what is
+/// kept, and a leftover marker of the file sent again over the body it
+/// elides: each deleted code with `ok: true` (written as sent). Through
+/// patchFile and writeFile.
+#[test]
+fn markers_naming_code_and_a_leftover_marker_do_not_delete_what_they_stand_for() {
+    let py = "class Client:\n    def __init__(self, path):\n        self.path = path\n        self.retries = 3\n        self.cache = {}\n        self.session = None\n        self.log = []\n";
+    let (_t, root) = setup(&[("c.py", py.as_bytes())]);
+    for marker in [
+        "        # ... rest of __init__ unchanged ...",
+        "        # ... existing setup_session code ...",
+        "        # rest of the constructor",
+    ] {
+        let search = "        self.path = path\n        self.retries = 3\n        self.cache = {}\n        self.session = None\n        self.log = []\n";
+        let replace = format!(
+            "        self.path = path\n{marker}\n        self.log = []\n        self.ready = True\n"
+        );
+        let r = api::patch_file(
+            &json!({"file_path": "c.py", "search_block": search, "replace_block": replace}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["ok"], true, "{marker}: {r}");
+        assert_eq!(
+            read(&root, "c.py"),
+            format!("{py}        self.ready = True\n"),
+            "{marker}"
+        );
+        std::fs::write(root.join("c.py"), py).unwrap();
+    }
+    // A leftover marker in the file, sent again with its body gone.
+    let rs = "fn setup() {\n    let cfg = load();\n    // ... existing code ...\n    init(&cfg);\n    start(&cfg);\n}\n\nfn teardown() {\n    stop();\n}\n";
+    std::fs::write(root.join("m.rs"), rs).unwrap();
+    let lazy = "fn setup() {\n    // ... existing code ...\n}\n\nfn teardown() {\n    stop();\n    flush();\n}\n";
+    let r = api::write_file(
+        &json!({"file_path": "m.rs", "content": lazy}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
+    assert_eq!(read(&root, "m.rs"), rs, "nothing written");
+    // A new doc comment trailing off, far from an import the write
+    // deletes: refused (a marker written as sent only where the edit
+    // deletes nothing), and the message says no line beside it goes.
+    let body: String = (0..30)
+        .map(|i| format!("export const k{i} = {i};\n"))
+        .collect();
+    let js =
+        format!("import {{ unused }} from './unused';\nimport {{ used }} from './used';\n\n{body}");
+    std::fs::write(root.join("g.js"), &js).unwrap();
+    let new = format!("import {{ used }} from './used';\n\n{body}\n/**\n * Units:\n * - mm\n * ...\n */\nexport const unit = used;\n");
+    let r = api::write_file(
+        &json!({"file_path": "g.js", "content": new}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
+    assert_eq!(r["elision"]["deleted"], 0, "{r}");
+    let m = r["message"].as_str().unwrap();
+    assert!(
+        m.contains("in a change that deletes lines") && !m.contains("0 line(s)"),
+        "{m}"
+    );
+    assert_eq!(read(&root, "g.js"), js, "nothing written");
+}

@@ -931,3 +931,126 @@ fn edit_lines_refuses_a_lone_cr_inside_a_line() {
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(read(&t, "f.txt"), b"x\nb\n");
 }
+
+/// A file whose lines end with a lone CR (classic Mac OS) keeps them
+/// through every entry point: read with LF breaks (reported `cr`), matched
+/// with LF, every line break written a CR. It was one line to every
+/// format: LF lines were written into it, an append got `\r\n`, and a
+/// marker in it was never seen.
+#[test]
+fn a_file_of_lone_cr_breaks_keeps_them_through_every_entry_point() {
+    let before = b"a\rb\rc\r";
+    type Call = Box<dyn Fn(&Value) -> Value>;
+    let calls: Vec<(&str, Call, &[u8])> = vec![
+        (
+            "patchFile",
+            Box::new(|o| {
+                api::patch_file(
+                    &json!({"file_path": "f.txt", "search_block": "a\nb\n", "replace_block": "A\nB\nX\n"}),
+                    Some(o),
+                )
+            }),
+            b"A\rB\rX\rc\r",
+        ),
+        (
+            "patchFile, a CRLF replacement",
+            Box::new(|o| {
+                api::patch_file(
+                    &json!({"file_path": "f.txt", "search_block": "b", "replace_block": "B\r\nY"}),
+                    Some(o),
+                )
+            }),
+            b"a\rB\rY\rc\r",
+        ),
+        (
+            "writeFile",
+            Box::new(|o| {
+                api::write_file(
+                    &json!({"file_path": "f.txt", "content": "a\nb\nc\nd\n"}),
+                    Some(o),
+                )
+            }),
+            b"a\rb\rc\rd\r",
+        ),
+        (
+            "Codex patch",
+            Box::new(|o| {
+                api::apply_patch(&json!("*** Begin Patch\n*** Update File: f.txt\n@@\n a\n-b\n+B\n+Z\n c\n*** End Patch\n"), Some(o))
+            }),
+            b"a\rB\rZ\rc\r",
+        ),
+        (
+            "unified diff",
+            Box::new(|o| {
+                api::apply_patch(
+                    &json!("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n+Z\n c\n"),
+                    Some(o),
+                )
+            }),
+            b"a\rB\rZ\rc\r",
+        ),
+        (
+            "edit blocks",
+            Box::new(|o| {
+                api::apply_edit_blocks(
+                    &json!("f.txt\n<<<<<<< SEARCH\nb\n=======\nB\nY\n>>>>>>> REPLACE\n"),
+                    Some(o),
+                )
+            }),
+            b"a\rB\rY\rc\r",
+        ),
+        (
+            "text editor insert",
+            Box::new(|o| {
+                api::text_editor(
+                    &json!({"command": "insert", "path": "f.txt", "insert_line": 1, "new_str": "N\nM"}),
+                    Some(o),
+                )
+            }),
+            b"a\rN\rM\rb\rc\r",
+        ),
+        (
+            "editLines append",
+            Box::new(|o| {
+                api::edit_lines(
+                    &json!({"file_path": "f.txt", "edits": [{"op": "append", "lines": ["d", "e"]}]}),
+                    Some(o),
+                )
+            }),
+            b"a\rb\rc\rd\re\r",
+        ),
+    ];
+    for (name, call, after) in calls {
+        let t = with_file("f.txt", before);
+        let r = call(&opts(t.path()));
+        assert_eq!(r["ok"], true, "{name}: {r}");
+        assert_eq!(show(&read(&t, "f.txt")), show(after), "{name}");
+    }
+    // A read says so, and shows LF.
+    let t = with_file("f.txt", before);
+    let r = api::read_file(&json!({"file_path": "f.txt"}), Some(&opts(t.path())));
+    assert_eq!(r["content"], "a\nb\nc\n", "{r}");
+    assert_eq!(r["line_ending"], "cr", "{r}");
+    assert_eq!(r["total_lines"], 3, "{r}");
+    assert!(r["warning"].as_str().unwrap().contains("lone CR"), "{r}");
+    // A marker in it stands for the lines it hides.
+    let src = b"fn f() {\r    one();\r    two();\r    three();\r}\r";
+    let t = with_file("m.rs", src);
+    let r = api::write_file(
+        &json!({"file_path": "m.rs", "content": "fn f() {\n    one();\n    // ... existing code ...\n    three();\n    four();\n}\n"}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        show(&read(&t, "m.rs")),
+        show(b"fn f() {\r    one();\r    two();\r    three();\r    four();\r}\r")
+    );
+    // Written as sent, line breaks and all, when asked.
+    let t = with_file("f.txt", before);
+    let r = api::write_file(
+        &json!({"file_path": "f.txt", "content": "a\nb\n", "line_endings": "as_sent"}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&read(&t, "f.txt")), show(b"a\nb\n"));
+}

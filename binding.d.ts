@@ -1146,7 +1146,7 @@ export interface LineEditReport {
   added: number
 }
 
-export type LineEnding = 'lf' | 'crlf' | 'mixed' | 'none'
+export type LineEnding = 'lf' | 'crlf' | 'mixed' | 'none' | 'cr'
 
 /** A 1-based range of lines. */
 export interface LineRange {

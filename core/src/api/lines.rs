@@ -875,7 +875,7 @@ mod tests {
         let (_t, root) = ws();
         let file = root.join("w.txt");
         let (far_read, far_now) = far_tie();
-        let cases: [(&str, &str, usize, &str); 3] = [
+        let cases: [(&str, &str, usize, &str); 4] = [
             // Edited in place; a new function ending the same way below.
             (
                 "function sum(xs) {\n  let total = 0\n  for (const x of xs) total += x\n  return total\n}\n",
@@ -890,6 +890,15 @@ mod tests {
                 "fn f(x: &X) {\n    if x.ok() {\n        use_it(x);\n    }\n    log(x);\n}\n",
                 6,
                 "    } // loop",
+            ),
+            // Changed in place, and a new function ending with its old
+            // text inserted right after its own (the next function's
+            // header pinned the copy).
+            (
+                "function a() {\n  return total;\n}\nfunction z() {\n  Z();\n}\n",
+                "function a() {\n  return total * 2;\n}\nfunction n() {\n  return total;\n}\nfunction z() {\n  Z();\n}\n",
+                1,
+                "  return total + 1;",
             ),
             // Changed in place, and the same text added 35 lines below.
             (&far_read, &far_now, 40, "EDITED"),
@@ -947,6 +956,23 @@ mod tests {
             assert_eq!(r["anchors"][0]["problem"], "several", "{r}");
             assert_eq!(fs::read_to_string(&file).unwrap(), format!("{f1}{f0}"));
         }
+        // Swapped past a function between them, ending unlike each other:
+        // the next function's header pinned the other's `}`.
+        let (a0, m, b0, z) = (
+            "a() {\n  let x = 0;\n}\n\n",
+            "m() {\n  call44();\n}\n\n",
+            "b() {\n  i++;\n}\n\n",
+            "z() {\n  end();\n}\n",
+        );
+        fs::write(&file, format!("{a0}{m}{b0}{z}")).unwrap();
+        let a = read(&root, "s.rs");
+        fs::write(&file, format!("{b0}{m}{a0}{z}")).unwrap();
+        let r = edit(&root, "s.rs", json!([{"pos": a[10], "lines": "} // b"}]));
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        assert_eq!(
+            fs::read_to_string(&file).unwrap(),
+            format!("{b0}{m}{a0}{z}")
+        );
         // Shifted by a line added above, with its neighbours: placed.
         fs::write(&file, format!("{f0}{f1}")).unwrap();
         let a = read(&root, "s.rs");

@@ -709,7 +709,13 @@ impl Region<'_> {
         let cells = (oi.len() + 1).saturating_mul(ni.len() + 1);
         let top = (oi.len() + ni.len() + 2).saturating_mul(ni.len() + 2);
         if cells > MAX_CELLS || top >= (u32::MAX / 4) as usize {
-            return self.too_large(&markers);
+            // (Too large to align: a marker line the old text has is read
+            // as that line, as it was before the check read copies.)
+            let live: Vec<bool> = markers.iter().zip(&stale).map(|(&m, &s)| m && !s).collect();
+            if !live.contains(&true) {
+                return Found::None;
+            }
+            return self.too_large(&live);
         }
         let t = Table::new(&oi, &ni, &markers, (self.at_start, self.at_end), true);
         self.decide(&t, (&oi, &ni), &markers, &stale)
@@ -804,11 +810,15 @@ impl Region<'_> {
         for (j, _) in markers.iter().enumerate().filter(|(_, &m)| m) {
             let found = t.absorbing(j, best, MAX_RUNS);
             if stale[j] {
-                // (A run of its own old copy alone is that line kept.)
-                let own = |&&(s, e): &&(usize, usize)| {
-                    self.old[s..e].iter().all(|o| key(o) == key(self.new[j]))
+                // Read as a marker, it must stand for old lines on both
+                // sides of its own old copy (a body it was left inside of,
+                // gone): a change beside a marker comment of real code
+                // (`// ... some other properties etc ...` kept in a class
+                // for years) deletes on one side, and is written as sent.
+                let around = |&&(s, e): &&(usize, usize)| {
+                    (s + 1..e.saturating_sub(1)).any(|c| key(self.old[c]) == key(self.new[j]))
                 };
-                if let Some(&run) = found.iter().find(|r| !own(r)) {
+                if let Some(&run) = found.iter().find(around) {
                     return Found::Refused(Box::new(self.refusal(j, run, Why::Ambiguous)));
                 }
                 continue;

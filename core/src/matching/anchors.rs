@@ -683,22 +683,49 @@ pub(crate) enum Tie {
 pub(crate) fn tie(
     map: &[Option<usize>],
     (i, j): (usize, usize),
-    (old, new): (&[u64], usize),
+    (old, new): (&[u64], &[u64]),
     (at_old, at_new): (&Positions, &Positions),
 ) -> Tie {
     let once = |k: u64| {
         at_old.get(&k).is_some_and(|v| v.len() == 1) && at_new.get(&k).is_some_and(|v| v.len() == 1)
     };
-    let sides =
-        |i: usize, j: usize| [false, true].map(|down| side(map, (i, j), (old, new), once, down));
+    let sides = |i: usize, j: usize| {
+        [false, true].map(|down| side(map, (i, j), (old, new.len()), once, down))
+    };
     let here = sides(i, j);
-    if here.contains(&Side::Unique) {
-        return Tie::Pinned;
-    }
-    if here.contains(&Side::Elsewhere) {
+    // Whether file line `p` is new: no snapshot line is kept as it.
+    let new_line = |p: usize| {
+        at_old
+            .get(&new[p])
+            .is_none_or(|cs| cs.iter().all(|&c| map[c] != Some(p)))
+    };
+    // A neighbour kept elsewhere, with a new line where this one would
+    // stand beside it there: this line may have been changed in place
+    // there, and the line kept as it another with its old text (`return
+    // total` edited, a new function ending with `return total` below).
+    let changed_there = here.iter().zip([false, true]).any(|(s, down)| match *s {
+        Side::Elsewhere(d, x) => {
+            let p = if down { x.checked_sub(d) } else { Some(x + d) };
+            p.is_some_and(|p| p < new.len() && new_line(p))
+        }
+        _ => false,
+    });
+    if changed_there {
         return Tie::LeftBehind;
     }
     let key = old[i];
+    // A line of repeated text (a `}`) whose unique neighbour moved away: it
+    // may have moved with it (two functions swapped; the `}` kept is the
+    // other function's).
+    if !once(key) && here.contains(&Side::Moved) {
+        return Tie::Loose;
+    }
+    if here.contains(&Side::Unique) {
+        return Tie::Pinned;
+    }
+    if here.iter().any(|s| matches!(s, Side::Elsewhere(..))) {
+        return Tie::LeftBehind;
+    }
     if once(key) {
         return Tie::Pinned;
     }
@@ -753,8 +780,11 @@ fn side(
             return Side::Nothing;
         }
         match map[a] {
+            // A line found once in each file that the diff did not keep
+            // moved.
+            None if once(old[a]) => return Side::Moved,
             None => return Side::Nothing,
-            Some(x) if x != b => return Side::Elsewhere,
+            Some(x) if x != b => return Side::Elsewhere(d, x),
             Some(_) if once(old[a]) => return Side::Unique,
             Some(_) => {}
         }
@@ -768,8 +798,12 @@ fn side(
 enum Side {
     /// To a line whose text occurs once in each file.
     Unique,
-    /// To a line the diff keeps somewhere else.
-    Elsewhere,
+    /// To a line the diff keeps somewhere else: `d` lines away, kept as
+    /// file line `x`.
+    Elsewhere(usize, usize),
+    /// To a line found once in each file that the diff does not keep: it
+    /// moved.
+    Moved,
     /// To a changed line, a file's edge, or [`MAX_WINDOW`] lines of
     /// repeated text. The edges of both files reached at once do not pin
     /// a line: a function moved to the end of the file ends it as the

@@ -266,7 +266,7 @@ impl<'a> Diffs<'a> {
             .map(|&l| match self.late() {
                 true => Err(NotPlaced::OutOfTime),
                 false => Ok(match map_line_in(a, b, m, l, (at_a, at_b)) {
-                    Mapped::At(j) => match tie(m, (l, j), (a, b.len()), (at_a, at_b)) {
+                    Mapped::At(j) => match tie(m, (l, j), (a, b), (at_a, at_b)) {
                         Tie::Pinned => Mapped::At(j),
                         Tie::LeftBehind => Mapped::Changed,
                         Tie::Loose => Mapped::Several(vec![j]),

@@ -16,7 +16,7 @@ use crate::codec::source::{self, Encoding, Source};
 use crate::error::{ErrorCode, Failure};
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::exact::{self, EditMiss, MatchOptions, Matched, TextKind};
-use crate::model::{FileEdits, Options};
+use crate::model::{Edit, FileEdits, Options};
 use crate::printer::{self, Worded};
 use crate::result::diagnosis::Tolerance;
 use crate::result::edits::{BatchDone, BatchFile, EditReport, PatchDone, WriteDone};
@@ -164,6 +164,30 @@ fn report_tolerances<'a>(mut plan: Matched<'a>, fe: &FileEdits) -> Matched<'a> {
         plan.tolerant_mode = false;
     }
     plan
+}
+
+/// `fe` as the text of `src` is read, when that differs: in a file of lone
+/// CR line breaks (read with LF), a caller's CR or CRLF is a line break
+/// too, so a text copied from the file's bytes matches as it did.
+fn as_read(src: &Source, fe: &FileEdits) -> Option<FileEdits> {
+    let cr = |e: &Edit| e.search.contains('\r') || e.replace.contains('\r');
+    if src.encoding() != Encoding::Utf8Cr || !fe.edits.iter().any(cr) {
+        return None;
+    }
+    let lf = |t: &str| t.replace("\r\n", "\n").replace('\r', "\n");
+    let edits = fe
+        .edits
+        .iter()
+        .map(|e| Edit {
+            search: lf(&e.search),
+            replace: lf(&e.replace),
+            ..e.clone()
+        })
+        .collect();
+    Some(FileEdits {
+        edits,
+        ..fe.clone()
+    })
 }
 
 fn text_kind(src: &Source) -> TextKind {
@@ -325,6 +349,8 @@ fn patch_one(
     let s = &txn.slots[0];
     let (src, _) = s.loaded()?;
     let abs = s.abs();
+    let read_as = as_read(src, fe);
+    let fe = read_as.as_ref().unwrap_or(fe);
     // With expected_sha256 the precondition is checked before anything else;
     // without it the hash only serves a success result, so a failing plan
     // (not found, ambiguous) never pays for hashing the file.
@@ -402,6 +428,25 @@ pub(crate) fn batch(
 ) -> Outcome<BatchDone> {
     let n = files.len();
     let (txn, slot_of) = open_all(ws, files, opts)?;
+    let read_as: Vec<Option<FileEdits>> = slot_of
+        .iter()
+        .zip(files)
+        .map(|(k, fe)| {
+            let src = k.as_ref().ok().and_then(|&k| txn.slots[k].source())?;
+            as_read(src, fe)
+        })
+        .collect();
+    let owned: Vec<FileEdits>;
+    let files = if read_as.iter().any(Option::is_some) {
+        owned = read_as
+            .into_iter()
+            .zip(files)
+            .map(|(r, fe)| r.unwrap_or_else(|| fe.clone()))
+            .collect();
+        &owned[..]
+    } else {
+        files
+    };
     let planned = plan_all(&txn, slot_of, files, opts);
     let failed = planned.iter().filter(|p| p.is_err()).count();
     if failed > 0 {

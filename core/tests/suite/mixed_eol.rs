@@ -963,6 +963,26 @@ fn a_file_of_lone_cr_breaks_keeps_them_through_every_entry_point() {
             b"a\rB\rY\rc\r",
         ),
         (
+            "patchFile, the file's own bytes",
+            Box::new(|o| {
+                api::patch_file(
+                    &json!({"file_path": "f.txt", "search_block": "a\rb\r", "replace_block": "A\rB\r"}),
+                    Some(o),
+                )
+            }),
+            b"A\rB\rc\r",
+        ),
+        (
+            "batchPatchFiles, the file's own bytes",
+            Box::new(|o| {
+                api::batch_patch_files(
+                    &json!({"files": [{"file_path": "f.txt", "search_block": "b\rc", "replace_block": "B\rC"}]}),
+                    Some(o),
+                )
+            }),
+            b"a\rB\rC\r",
+        ),
+        (
             "writeFile",
             Box::new(|o| {
                 api::write_file(

@@ -992,6 +992,37 @@ mod tests {
     /// The end of both files does not pin a line: a function moved to the
     /// end ends the file as the one that ended it before (`}` and blank
     /// lines), and the other's `}` would be taken for its own.
+    /// Two unique lines swapped by another writer: each anchor refused is
+    /// shown around the line where its text now stands, so the retry's
+    /// anchors name it (shown around where its neighbours went, the other
+    /// line was offered, and the retry would have overwritten it).
+    #[test]
+    fn a_refused_line_whose_text_stands_once_is_shown_where_it_is() {
+        let (_t, root) = ws();
+        let file = root.join("x.js");
+        let v1 = "function a() {\n  const x = 1;\n  const y = 2;\n  const z = 3;\n  return x + y + z;\n}\n";
+        let v2 = "function a() {\n  const z = 3;\n  const y = 2;\n  const x = 1;\n  return x + y + z;\n}\n";
+        for (line, text, now) in [(1, "  const x = 1;", 4), (3, "  const z = 3;", 2)] {
+            fs::write(&file, v1).unwrap();
+            let a = read(&root, "x.js");
+            fs::write(&file, v2).unwrap();
+            let r = edit(
+                &root,
+                "x.js",
+                json!([{"pos": a[line], "lines": "  // edited"}]),
+            );
+            assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+            let shown = r["anchors"][0]["lines"].as_str().unwrap();
+            assert!(shown.contains(&format!("{now}#")), "{shown}");
+            let tagged = shown
+                .lines()
+                .find(|l| l.starts_with(&format!("{now}#")))
+                .unwrap();
+            assert!(tagged.ends_with(text), "{shown}");
+            assert_eq!(fs::read_to_string(&file).unwrap(), v2);
+        }
+    }
+
     #[test]
     fn a_brace_at_the_end_of_both_files_is_not_pinned_by_the_end() {
         let (_t, root) = ws();

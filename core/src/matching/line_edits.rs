@@ -397,7 +397,17 @@ fn locate(
             };
             placed.push(None);
             elsewhere.push((a.line, a.id));
-            let near = map.map_or(a.line, |m| near(m, a.line));
+            // Shown around the line where its text now stands once (moved,
+            // or swapped with another: the lines the diff pairs around it
+            // are another line's), else where its neighbours went.
+            let once_now = match judged[k] {
+                Judged::Read(r, _) => diffs.keys(r).get(a.line).and_then(|key| {
+                    let at = diffs.at.get(&NOW)?.get(key)?;
+                    (at.len() == 1).then(|| at[0])
+                }),
+                _ => None,
+            };
+            let near = once_now.unwrap_or_else(|| map.map_or(a.line, |m| near(m, a.line)));
             refused.push((k, a.show(), problem, near));
         }
         let p = e.pos.as_ref().and(placed.first().copied().flatten());

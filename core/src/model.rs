@@ -563,6 +563,9 @@ pub enum Unplaced {
     },
     /// Mapped to the file's indentation, it is left of the first column.
     LeftOfFile,
+    /// Its depth is one the block's lines do not show, and they show one
+    /// depth only (on its side or the file's): the step is not known.
+    NoStep,
     /// The lines it is placed among nest otherwise in the file (one goes
     /// in where the other stays level): no depth of it is certain.
     NestedOtherwise,

@@ -25,8 +25,8 @@
 //!   says more (`// Keep existing behaviour for old clients`, `// Same as
 //!   before, but async`) is a comment; or `rest of` and up to three
 //!   names, the whole comment (`// rest of the loop`), or
-//! - a phrase of keeping in Chinese or Japanese ([`CJK_PHRASES`]) in a
-//!   short comment.
+//! - a phrase of keeping in Chinese or Japanese ([`CJK_PHRASES`]), the
+//!   whole comment.
 //!
 //! Not markers: bare dots (`...`: code in Python (`Ellipsis`), YAML (the
 //! end of a document) and prose); dots glued to a name outside a comment
@@ -246,6 +246,17 @@ pub(crate) const CJK_PHRASES: &[&str] = &[
     "変更なし",
     "以下同じ",
     "同上",
+    "其余代码保持不变",
+    "其他代码保持不变",
+    "代码保持不变",
+    "其余部分保持不变",
+    "其他代码不变",
+    "其余不变",
+    "此处省略",
+    "代码省略",
+    "既存のコードはそのまま",
+    "既存コードはそのまま",
+    "以下省略",
 ];
 
 /// Words that make a phrase of keeping alone, as a comment's one word
@@ -544,11 +555,13 @@ fn name(w: &str) -> bool {
             && w.chars().all(|c| c.is_alphanumeric() || "_.-".contains(c)))
 }
 
-/// An elision written in Chinese or Japanese: a phrase with no spaces
-/// ([`CJK_PHRASES`]) in twelve letters at most.
+/// An elision written in Chinese or Japanese: the comment, its dots and
+/// punctuation aside, is one of [`CJK_PHRASES`] (`不变量` in `// 检查不变量`
+/// is a word of its own; a quoted `"其他代码",` is a string).
 fn cjk(body: &str) -> bool {
-    CJK_PHRASES.iter().any(|p| body.contains(p))
-        && body.chars().filter(|c| c.is_alphanumeric()).count() <= 12
+    let bare = body
+        .trim_matches(|c: char| c.is_whitespace() || ellipsis(c) || edge(c) || "。，".contains(c));
+    CJK_PHRASES.contains(&bare)
 }
 
 /// `rest of` and what is kept, three names at most, the whole comment
@@ -1001,6 +1014,15 @@ mod tests {
             "// ... then call setup_session with the config",
             "// 这里处理其他代码中抛出的异常并记录日志",
             "let s = \"其他代码\";",
+            // Comments of real code that hold such a word.
+            "// 检查不变量",
+            "// 不变量检查已移除",
+            "// 省略调试输出",
+            "// ログ出力は省略",
+            "// 変更なしならスキップ",
+            "// 省略参数时使用默认值",
+            "// 如果状态不变，直接返回",
+            "    \"其他代码\",",
         ] {
             assert!(!is_marker(l), "{l:?} is not a marker");
         }

@@ -405,8 +405,10 @@ pub(crate) fn encode_with<'a>(encoding: Encoding, pieces: &[&'a [u8]]) -> Encode
             // Every line break a CR: LF and CRLF alike (the text was read
             // with LF breaks; a caller's CRLF is one break too).
             let mut out = Vec::with_capacity(pieces.iter().map(|p| p.len()).sum());
-            let mut cr = false;
             for p in pieces {
+                // (A CRLF of one piece: a caller's CR at the end of its text
+                // and the file's break after it are two breaks.)
+                let mut cr = false;
                 for &b in *p {
                     match b {
                         b'\n' if cr => {}
@@ -620,6 +622,11 @@ pub(crate) fn line_ending(text: &[u8]) -> LineEnding {
 pub(crate) fn adapt_line_endings(text: &str, file: LineEnding) -> std::borrow::Cow<'_, str> {
     use std::borrow::Cow;
     match (file, line_ending(text.as_bytes())) {
+        // A file of lone CRs is read with LF: a caller's CR or CRLF is a
+        // break there too.
+        (LineEnding::Cr, _) if text.contains('\r') => {
+            Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+        }
         (LineEnding::Crlf, LineEnding::Lf) => Cow::Owned(text.replace('\n', "\r\n")),
         (LineEnding::Lf, LineEnding::Crlf) => Cow::Owned(text.replace("\r\n", "\n")),
         _ => Cow::Borrowed(text),

@@ -689,30 +689,25 @@ pub(crate) fn tie(
     let once = |k: u64| {
         at_old.get(&k).is_some_and(|v| v.len() == 1) && at_new.get(&k).is_some_and(|v| v.len() == 1)
     };
-    let sides = |i: usize, j: usize| {
-        [false, true].map(|down| side(map, (i, j), (old, new.len()), once, down))
-    };
-    let here = sides(i, j);
     // Whether file line `p` is new: no snapshot line is kept as it.
     let new_line = |p: usize| {
         at_old
             .get(&new[p])
             .is_none_or(|cs| cs.iter().all(|&c| map[c] != Some(p)))
     };
-    // A neighbour kept elsewhere, with a new line where this one would
-    // stand beside it there: this line may have been changed in place
-    // there, and the line kept as it another with its old text (`return
-    // total` edited, a new function ending with `return total` below).
-    let changed_there = here.iter().zip([false, true]).any(|(s, down)| match *s {
-        Side::Elsewhere(d, x) => {
-            let p = if down { x.checked_sub(d) } else { Some(x + d) };
-            p.is_some_and(|p| p < new.len() && new_line(p))
-        }
-        _ => false,
-    });
-    if changed_there {
-        return Tie::LeftBehind;
-    }
+    // A snapshot line the diff did not keep moved when its text stands in
+    // the file on a new line (once in each file; or, repeated, among the
+    // first copies looked at).
+    let moved = |k: u64| {
+        once(k)
+            || at_new
+                .get(&k)
+                .is_some_and(|ps| ps.iter().take(MAX_MOVED_COPIES).any(|&p| new_line(p)))
+    };
+    let sides = |i: usize, j: usize| {
+        [false, true].map(|down| side(map, (i, j), (old, new.len()), (once, moved), down))
+    };
+    let here = sides(i, j);
     let key = old[i];
     // A line of repeated text (a `}`) whose unique neighbour moved away: it
     // may have moved with it (two functions swapped; the `}` kept is the
@@ -723,7 +718,7 @@ pub(crate) fn tie(
     if here.contains(&Side::Unique) {
         return Tie::Pinned;
     }
-    if here.iter().any(|s| matches!(s, Side::Elsewhere(..))) {
+    if here.contains(&Side::Elsewhere) {
         return Tie::LeftBehind;
     }
     if once(key) {
@@ -751,6 +746,9 @@ pub(crate) fn tie(
     }
 }
 
+/// Most copies of a neighbour's text looked at to see whether it moved.
+const MAX_MOVED_COPIES: usize = 64;
+
 /// Most copies of an anchored line's text looked at to see whether each
 /// is accounted for ([`tie`]); with more, a line not pinned by its own
 /// neighbours is refused.
@@ -764,7 +762,7 @@ fn side(
     map: &[Option<usize>],
     (i, j): (usize, usize),
     (old, new): (&[u64], usize),
-    once: impl Fn(u64) -> bool,
+    (once, moved): (impl Fn(u64) -> bool, impl Fn(u64) -> bool),
     down: bool,
 ) -> Side {
     for d in 1..=MAX_WINDOW {
@@ -780,11 +778,9 @@ fn side(
             return Side::Nothing;
         }
         match map[a] {
-            // A line found once in each file that the diff did not keep
-            // moved.
-            None if once(old[a]) => return Side::Moved,
+            None if moved(old[a]) => return Side::Moved,
             None => return Side::Nothing,
-            Some(x) if x != b => return Side::Elsewhere(d, x),
+            Some(x) if x != b => return Side::Elsewhere,
             Some(_) if once(old[a]) => return Side::Unique,
             Some(_) => {}
         }
@@ -798,11 +794,10 @@ fn side(
 enum Side {
     /// To a line whose text occurs once in each file.
     Unique,
-    /// To a line the diff keeps somewhere else: `d` lines away, kept as
-    /// file line `x`.
-    Elsewhere(usize, usize),
-    /// To a line found once in each file that the diff does not keep: it
-    /// moved.
+    /// To a line the diff keeps somewhere else.
+    Elsewhere,
+    /// To a line the diff does not keep whose text stands on a new line of
+    /// the file: it moved.
     Moved,
     /// To a changed line, a file's edge, or [`MAX_WINDOW`] lines of
     /// repeated text. The edges of both files reached at once do not pin

@@ -1556,6 +1556,12 @@ mod tests {
         )
         .unwrap();
         assert!(out.contains("\n            c()\n"), "{out}");
+        // One depth on either side: the step is not known, a deeper added
+        // line is not guessed (a Go file, a patch in two-space steps).
+        let f = run(go, &[hunk(&["   if x {", "+    z()"])]).unwrap_err();
+        assert!(matches!(*f[0].why, HunkWhy::Unfitted(_)), "{f:?}");
+        let (out, _) = run(go, &[hunk(&["   if x {", "+  w()"])]).unwrap();
+        assert!(out.contains("\tif x {\n\tw()\n"), "{out}");
         // Lines the patch nests otherwise than the file: no certain depth.
         let f = run(go, &[hunk(&["     if x {", "     y()", "+        z()"])]).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_NOT_FOUND, "{f:?}");

@@ -909,6 +909,24 @@ pub(crate) fn reindented_hunk(
     if o.is_none() || r.is_none() || o == r || !Indents::new(old, region, true, m).reindent {
         return Ok(None);
     }
+    // With one depth on either side the step is not known: a new line at
+    // another depth than the old lines' has no certain one (not guessed).
+    let pairs = indent_pairs(old, region, true);
+    let steps = |w: &dyn Fn(&(&str, &str)) -> usize| unit(pairs.iter().map(w)).is_some();
+    if !steps(&|p| width(p.0)) || !steps(&|p| width(p.1)) {
+        let shown: std::collections::HashSet<&str> = pairs.iter().map(|p| p.0).collect();
+        let deeper = lines_of(new)
+            .into_iter()
+            .enumerate()
+            .find(|(_, l)| !l.trim().is_empty() && !shown.contains(lead(l)));
+        if let Some((j, line)) = deeper {
+            return Err(Unfitted::Unplaced {
+                j,
+                line: line.trim_end_matches('\r').to_string(),
+                why: Unplaced::NoStep,
+            });
+        }
+    }
     // Only the indentation is the file's: the rest of each line is sent.
     let adapted = adapt(text, start, region, old, new, m)?;
     let (a, n) = (split_ends(&adapted).0, split_ends(new).0);

@@ -449,6 +449,16 @@ fn indented_left_of_file() -> String {
     "is indented left of the file's first column once mapped to the file's indentation".to_string()
 }
 
+/// … at a depth the search text's lines do not show, which show one
+/// depth only.
+fn indented_without_step(said: Said) -> String {
+    format!(
+        "is at a depth the lines of {} do not show, and they show one depth only, so the file's step for it is \
+         not known",
+        said.search
+    )
+}
+
 /// … placed among lines of the search text that the file nests
 /// otherwise.
 fn nested_otherwise(said: Said) -> String {
@@ -579,6 +589,7 @@ pub(crate) fn unfitted(why: &Unfitted, said: Said) -> String {
                     file_step,
                 } => indented_part_of_step(cols, block_step, file_step),
                 Unplaced::LeftOfFile => indented_left_of_file(),
+                Unplaced::NoStep => indented_without_step(said),
                 Unplaced::NestedOtherwise => nested_otherwise(said),
                 Unplaced::LikeStrippedFirst => indented_like_stripped_first(said),
             };

@@ -820,7 +820,8 @@ fn content_of(
         (Content::Owned(new_text), None)
     } else {
         let b = source::encode_with(enc, &[&new_text]).to_vec();
-        let kept = enc.is_utf16().then_some(new_text);
+        // (The text a dry run's diff shows, for a file read as decoded.)
+        let kept = (enc.is_utf16() || enc == Encoding::Utf8Cr).then_some(new_text);
         (Content::Owned(b), kept)
     })
 }
@@ -894,7 +895,7 @@ fn write_base<'b>(
     match base {
         Base::Existing => {
             let (s, _) = src.expect("an existing file was read");
-            Ok((s.text(), s.encoding(), s.line_ending()))
+            Ok((s.text(), s.encoding(), s.file_line_ending()))
         }
         Base::New { text, replace } => {
             if dst.is_some() && !replace {
@@ -933,9 +934,15 @@ fn apply_blocks(
             said: b.said,
         })
         .collect();
+    // The caller's texts, as the plan is checked against them (in a file of
+    // lone CRs, read with LF, with their CRs read as that file's breaks).
     let callers: Vec<(&str, &str)> = blocks
         .iter()
-        .map(|b| (b.search.as_str(), b.replace.as_str()))
+        .zip(&edits)
+        .map(|(b, e)| match eol {
+            LineEnding::Cr => (e.search.as_str(), e.replace.as_str()),
+            _ => (b.search.as_str(), b.replace.as_str()),
+        })
         .collect();
     let applied = edit_blocks::apply(text, &edits, &callers, kind, &opts.cancel)?;
     let one_pass = applied.one_pass;

@@ -1046,6 +1046,38 @@ fn a_file_of_lone_cr_breaks_keeps_them_through_every_entry_point() {
         assert_eq!(r["ok"], true, "{name}: {r}");
         assert_eq!(show(&read(&t, "f.txt")), show(after), "{name}");
     }
+    // A dry run's diff shows the lines changed, not the file removed.
+    let t = with_file("f.txt", before);
+    let r = api::apply_patch(
+        &json!({"patch": "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n-b\n+B\n c\n*** End Patch\n", "dry_run": true}),
+        Some(&opts(t.path())),
+    );
+    let diff = r["diff"].as_str().unwrap_or_default();
+    assert!(
+        diff.contains("-b\n+B\n") && !diff.contains("/dev/null"),
+        "{r}"
+    );
+    // A caller's CR at the end of its text is a break of its own, as
+    // patchFile reads it.
+    for (name, r) in [
+        (
+            "textEditor",
+            api::text_editor(
+                &json!({"command": "str_replace", "path": "f.txt", "old_str": "a", "new_str": "A\r"}),
+                Some(&opts(t.path())),
+            ),
+        ),
+        (
+            "patchFile",
+            api::patch_file(
+                &json!({"file_path": "f.txt", "search_block": "A\r\r", "replace_block": "a\r"}),
+                Some(&opts(t.path())),
+            ),
+        ),
+    ] {
+        assert_eq!(r["ok"], true, "{name}: {r}");
+    }
+    assert_eq!(show(&read(&t, "f.txt")), show(before));
     // A read says so, and shows LF.
     let t = with_file("f.txt", before);
     let r = api::read_file(&json!({"file_path": "f.txt"}), Some(&opts(t.path())));

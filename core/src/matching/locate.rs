@@ -1556,12 +1556,15 @@ mod tests {
         )
         .unwrap();
         assert!(out.contains("\n            c()\n"), "{out}");
-        // One depth on either side: the step is not known, a deeper added
-        // line is not guessed (a Go file, a patch in two-space steps).
-        let f = run(go, &[hunk(&["   if x {", "+    z()"])]).unwrap_err();
-        assert!(matches!(*f[0].why, HunkWhy::Unfitted(_)), "{f:?}");
+        // One depth shown: the step is learnt from the patch's own lines
+        // and from the file (a patch in two-space steps, a file of tabs).
+        let (out, _) = run(go, &[hunk(&["   if x {", "+    z()"])]).unwrap();
+        assert!(out.contains("\tif x {\n\t\tz()\n"), "{out}");
         let (out, _) = run(go, &[hunk(&["   if x {", "+  w()"])]).unwrap();
         assert!(out.contains("\tif x {\n\tw()\n"), "{out}");
+        // A file that never steps in has no step to learn: not guessed.
+        let f = run("  a\n  b\n", &[hunk(&[" \ta", "+\t\tc"])]).unwrap_err();
+        assert!(matches!(*f[0].why, HunkWhy::Unfitted(_)), "{f:?}");
         // Lines the patch nests otherwise than the file: no certain depth.
         let f = run(go, &[hunk(&["     if x {", "     y()", "+        z()"])]).unwrap_err();
         assert_eq!(f[0].code, ErrorCode::SEARCH_BLOCK_NOT_FOUND, "{f:?}");

@@ -310,7 +310,12 @@ fn unit(widths: impl Iterator<Item = usize>) -> Option<usize> {
 /// that say how the caller's depths map to the file's; `file` the file's
 /// indentations of the region's lines (its style: tabs or spaces, its step,
 /// its spelling of a depth).
-fn rebase(ind: &str, pairs: &[(&str, &str)], file: &[&str]) -> Result<String, Unplaced> {
+fn rebase(
+    ind: &str,
+    pairs: &[(&str, &str)],
+    file: &[&str],
+    (s_hint, f_hint): (Option<usize>, Option<usize>),
+) -> Result<String, Unplaced> {
     // A depth the block itself uses: the file's indentation of those lines.
     let mut same: Vec<&str> = pairs
         .iter()
@@ -325,15 +330,18 @@ fn rebase(ind: &str, pairs: &[(&str, &str)], file: &[&str]) -> Result<String, Un
         several => return Err(Unplaced::LikeSeveral(several.len())),
     }
     let tabs = file.iter().any(|f| f.contains('\t'));
-    let s_unit = unit(pairs.iter().map(|(s, _)| width(s))).unwrap_or(
-        if pairs.iter().any(|(s, _)| s.contains('\t')) {
+    // Where the lines show one depth, the step is the one the caller's
+    // texts (`s_hint`) and the whole file (`f_hint`) take most.
+    let s_unit = unit(pairs.iter().map(|(s, _)| width(s)))
+        .or(s_hint)
+        .unwrap_or(if pairs.iter().any(|(s, _)| s.contains('\t')) {
             TAB_WIDTH
         } else {
             4
-        },
-    );
-    let f_unit =
-        unit(file.iter().map(|f| width(f))).unwrap_or(if tabs { TAB_WIDTH } else { s_unit });
+        });
+    let f_unit = unit(file.iter().map(|f| width(f)))
+        .or(f_hint)
+        .unwrap_or(if tabs { TAB_WIDTH } else { s_unit });
     let w = width(ind);
     let anchor = pairs
         .iter()
@@ -626,6 +634,9 @@ struct Indents<'a> {
     /// The block's lines nest as the file's do (a tolerant match asks it;
     /// a patch hunk, placed by its lines' text alone, may not).
     shaped: bool,
+    /// The step of the caller's texts and of the whole file, for lines
+    /// that show one depth ([`usual_step`]).
+    hints: (Option<usize>, Option<usize>),
 }
 
 impl<'a> Indents<'a> {
@@ -650,6 +661,7 @@ impl<'a> Indents<'a> {
         let others = (stripped && !shaped).then(|| indent_pairs(search, region, false));
         Indents {
             shaped,
+            hints: (None, None),
             pairs,
             file,
             reindent,
@@ -668,9 +680,9 @@ impl<'a> Indents<'a> {
             if !self.shaped {
                 return Err(Unplaced::NestedOtherwise);
             }
-            return rebase(ind, &self.pairs, &self.file);
+            return rebase(ind, &self.pairs, &self.file, self.hints);
         };
-        let f = rebase(ind, others, &self.file)?;
+        let f = rebase(ind, others, &self.file, self.hints)?;
         // The first line's column 0 may still be where the caller meant
         // this line: certain only where both put it.
         if ind.is_empty() && f != self.first {
@@ -700,6 +712,36 @@ fn pure_style(text: &str) -> Option<bool> {
         seen = Some(tabs);
     }
     seen
+}
+
+/// The step between the depths of consecutive lines that occurs most
+/// (blank lines aside; ties to the smaller): a file's indentation unit,
+/// which the lines of one depth a block shows cannot tell (`None`: no
+/// line steps in).
+fn usual_step<'a>(lines: impl Iterator<Item = &'a str>) -> Option<usize> {
+    let mut count: std::collections::BTreeMap<usize, usize> = Default::default();
+    let mut last: Option<usize> = None;
+    for l in lines.filter(|l| !l.trim().is_empty()) {
+        let w = width(lead(l));
+        if let Some(p) = last.filter(|&p| w > p) {
+            *count.entry(w - p).or_default() += 1;
+        }
+        last = Some(w);
+    }
+    count
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|(step, _)| step)
+}
+
+/// The steps the caller's texts and the whole file take most
+/// ([`usual_step`]).
+fn step_hints(text: &[u8], (search, replace): (&str, &str)) -> (Option<usize>, Option<usize>) {
+    let caller = lines_of(search).into_iter().chain(lines_of(replace));
+    let file = text
+        .split(|&b| b == b'\n')
+        .map(|l| std::str::from_utf8(l).unwrap_or(""));
+    (usual_step(caller), usual_step(file))
 }
 
 /// Whether an indentation is made of tabs, of spaces, or of both.
@@ -791,7 +833,10 @@ fn adapt(
     // The file's text on the region's first line before the match.
     let line_start = line_start(text, start);
     let before = std::str::from_utf8(&text[line_start..start]).unwrap_or("");
-    let indents = Indents::new(search, region, starts_line, m);
+    let mut indents = Indents::new(search, region, starts_line, m);
+    if indents.reindent {
+        indents.hints = step_hints(text, (search, replace));
+    }
     let reindent = indents.reindent;
     if reindent {
         restyled(&s_lines, &p_lines)?;
@@ -909,11 +954,14 @@ pub(crate) fn reindented_hunk(
     if o.is_none() || r.is_none() || o == r || !Indents::new(old, region, true, m).reindent {
         return Ok(None);
     }
-    // With one depth on either side the step is not known: a new line at
-    // another depth than the old lines' has no certain one (not guessed).
+    // With one depth on either side and no step in the patch's lines or the
+    // file to learn from, the step is not known: a new line at another depth
+    // than the old lines' has no certain one (not guessed).
     let pairs = indent_pairs(old, region, true);
     let steps = |w: &dyn Fn(&(&str, &str)) -> usize| unit(pairs.iter().map(w)).is_some();
-    if !steps(&|p| width(p.0)) || !steps(&|p| width(p.1)) {
+    let (caller, file) = step_hints(text, (old, new));
+    if (!steps(&|p| width(p.0)) && caller.is_none()) || (!steps(&|p| width(p.1)) && file.is_none())
+    {
         let shown: std::collections::HashSet<&str> = pairs.iter().map(|p| p.0).collect();
         let deeper = lines_of(new)
             .into_iter()
@@ -1573,6 +1621,20 @@ mod tests {
             out,
             "fn main() {\n\tif ok {\n\t\trun();\n\t} else {\n\t\tstop();\n\t}\n}\n"
         );
+    }
+
+    /// A block of one depth, a line added one step in: the step is the one
+    /// the caller's texts take (two spaces here) and the file's (a tab, a
+    /// two-space Python file), not a guess of four columns (`\t  z()`,
+    /// six spaces in a two-space file).
+    #[test]
+    fn the_step_of_a_block_of_one_depth_is_learnt() {
+        let go = "func a() {\n\tx := 1\n\tif x {\n\t\ty()\n\t}\n}\n";
+        let (out, _, _) = apply(go, "  if x {\n", "  if x {\n    z()\n", &[Indentation]).unwrap();
+        assert!(out.contains("\tif x {\n\t\tz()\n\t\ty()\n"), "{out}");
+        let py = "def f():\n  if a:\n    b()\n  return 1\n";
+        let (out, _, _) = apply(py, "\tif a:\n", "\tif a:\n\t\tx()\n", &[Indentation]).unwrap();
+        assert!(out.contains("  if a:\n    x()\n    b()\n"), "{out}");
     }
 
     #[test]

@@ -993,9 +993,6 @@ mod tests {
         );
     }
 
-    /// The end of both files does not pin a line: a function moved to the
-    /// end ends the file as the one that ended it before (`}` and blank
-    /// lines), and the other's `}` would be taken for its own.
     /// A line another writer inserted right above or below an anchored
     /// line, a `}` too: the edit lands on the anchored line, where it went.
     #[test]
@@ -1060,6 +1057,9 @@ mod tests {
         }
     }
 
+    /// The end of both files does not pin a line: a function moved to the
+    /// end ends the file as the one that ended it before (`}` and blank
+    /// lines), and the other's `}` would be taken for its own.
     #[test]
     fn a_brace_at_the_end_of_both_files_is_not_pinned_by_the_end() {
         let (_t, root) = ws();

@@ -475,8 +475,6 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "prior",
     "original",
     "your code",
-    "other code",
-    "no changes",
     "其他",
     "其余",
     "现有",
@@ -625,11 +623,6 @@ pub(crate) fn is_marker(line: &str) -> bool {
     if words.iter().any(|w| TODO_WORDS.contains(w)) {
         return false;
     }
-    let (alpha, number, name) = (
-        |w: &&str| alpha(w),
-        |w: &&str| number(w),
-        |w: &&str| name(w),
-    );
     let keep = |w: &&str| KEEP_WORDS.contains(w);
     let known = |w: &&str| keep(w) || VOCABULARY.contains(w);
     if enclosed && (cjk(body) || rest_of(&words)) {

@@ -696,13 +696,12 @@ pub(crate) fn tie(
             .is_none_or(|cs| cs.iter().all(|&c| map[c] != Some(p)))
     };
     // A snapshot line the diff did not keep moved when its text stands in
-    // the file on a new line (once in each file; or, repeated, among the
-    // first copies looked at).
+    // the file on a new line (among the first copies looked at; a text
+    // found once in each file, not kept, always does).
     let moved = |k: u64| {
-        once(k)
-            || at_new
-                .get(&k)
-                .is_some_and(|ps| ps.iter().take(MAX_MOVED_COPIES).any(|&p| new_line(p)))
+        at_new
+            .get(&k)
+            .is_some_and(|ps| ps.iter().take(MAX_MOVED_COPIES).any(|&p| new_line(p)))
     };
     let sides = |i: usize, j: usize| {
         [false, true].map(|down| side(map, (i, j), (old, new.len()), (once, moved), down))

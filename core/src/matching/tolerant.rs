@@ -690,6 +690,26 @@ impl<'a> Indents<'a> {
         }
         Ok(f)
     }
+
+    /// The steps of the caller's texts and of the whole file, where the
+    /// lines are re-indented and those here or the block's show one depth
+    /// (the whole file is scanned only then).
+    fn learn_steps(&mut self, text: &[u8], texts: (&str, &str)) {
+        if self.reindent && self.steps_shown() != (true, true) {
+            self.hints = step_hints(text, texts);
+        }
+    }
+
+    /// Whether the block's lines (its other lines too, where its first was
+    /// sent without its indentation) and the file's show a step each:
+    /// [`rebase`] then needs no hint.
+    fn steps_shown(&self) -> (bool, bool) {
+        let block = |ps: &[(&str, &str)]| unit(ps.iter().map(|p| width(p.0))).is_some();
+        (
+            block(&self.pairs) && self.others.as_deref().is_none_or(block),
+            unit(self.file.iter().map(|f| width(f))).is_some(),
+        )
+    }
 }
 
 /// `Some(true)` when every indented line of `text` is indented with tabs
@@ -834,9 +854,7 @@ fn adapt(
     let line_start = line_start(text, start);
     let before = std::str::from_utf8(&text[line_start..start]).unwrap_or("");
     let mut indents = Indents::new(search, region, starts_line, m);
-    if indents.reindent {
-        indents.hints = step_hints(text, (search, replace));
-    }
+    indents.learn_steps(text, (search, replace));
     let reindent = indents.reindent;
     if reindent {
         restyled(&s_lines, &p_lines)?;
@@ -951,17 +969,21 @@ pub(crate) fn reindented_hunk(
     // indented at another depth of the same style may be the file's depth
     // with the context lines mistyped (added lines are written as sent).
     let (o, r) = (pure_style(old), pure_style(region));
-    if o.is_none() || r.is_none() || o == r || !Indents::new(old, region, true, m).reindent {
+    let indents = Indents::new(old, region, true, m);
+    if o.is_none() || r.is_none() || o == r || !indents.reindent {
         return Ok(None);
     }
     // With one depth on either side and no step in the patch's lines or the
     // file to learn from, the step is not known: a new line at another depth
     // than the old lines' has no certain one (not guessed).
-    let pairs = indent_pairs(old, region, true);
-    let steps = |w: &dyn Fn(&(&str, &str)) -> usize| unit(pairs.iter().map(w)).is_some();
-    let (caller, file) = step_hints(text, (old, new));
-    if (!steps(&|p| width(p.0)) && caller.is_none()) || (!steps(&|p| width(p.1)) && file.is_none())
-    {
+    let pairs = &indents.pairs;
+    let steps = |w: fn(&(&str, &str)) -> usize| unit(pairs.iter().map(w)).is_some();
+    let (s_shown, f_shown) = (steps(|p| width(p.0)), steps(|p| width(p.1)));
+    let unknown = !(s_shown && f_shown) && {
+        let (caller, file) = step_hints(text, (old, new));
+        (!s_shown && caller.is_none()) || (!f_shown && file.is_none())
+    };
+    if unknown {
         let shown: std::collections::HashSet<&str> = pairs.iter().map(|p| p.0).collect();
         let deeper = lines_of(new)
             .into_iter()

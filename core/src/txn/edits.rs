@@ -21,6 +21,7 @@ use crate::printer::{self, Worded};
 use crate::result::diagnosis::Tolerance;
 use crate::result::edits::{BatchDone, BatchFile, EditReport, PatchDone, WriteDone};
 use crate::result::failure::{BatchOutcome, EditFailure, Elision};
+use crate::result::files::LineEnding;
 use crate::result::marks::True;
 use crate::result::syntax::SyntaxReport;
 use crate::result::{Failed, Outcome};
@@ -174,7 +175,7 @@ fn as_read(src: &Source, fe: &FileEdits) -> Option<FileEdits> {
     if src.encoding() != Encoding::Utf8Cr || !fe.edits.iter().any(cr) {
         return None;
     }
-    let lf = |t: &str| t.replace("\r\n", "\n").replace('\r', "\n");
+    let lf = |t: &str| source::adapt_line_endings(t, LineEnding::Cr).into_owned();
     let edits = fe
         .edits
         .iter()

@@ -820,8 +820,9 @@ fn content_of(
         (Content::Owned(new_text), None)
     } else {
         let b = source::encode_with(enc, &[&new_text]).to_vec();
-        // (The text a dry run's diff shows, for a file read as decoded.)
-        let kept = (enc.is_utf16() || enc == Encoding::Utf8Cr).then_some(new_text);
+        // The text a dry run's diff shows for a file read as decoded (the
+        // rule `preview` reads it by).
+        let kept = enc.is_decoded().then_some(new_text);
         (Content::Owned(b), kept)
     })
 }

@@ -81,13 +81,17 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
         };
         (content, replaced, line_count(shown), line_count(text))
     };
-    let encoding_note = match src.encoding() {
+    let encoding_note = match src.encoding().lf() {
         Encoding::Bytes => Some(printer::not_utf8(replaced)),
         Encoding::Legacy(enc) => Some(legacy_warning(enc, src.raw())),
-        Encoding::Utf8Cr => Some(printer::cr_breaks_note()),
         _ => None,
     };
-    let warning: Vec<String> = torn.into_iter().chain(encoding_note).collect();
+    let cr_note = src.encoding().is_cr().then(printer::cr_breaks_note);
+    let warning: Vec<String> = torn
+        .into_iter()
+        .chain(encoding_note)
+        .chain(cr_note)
+        .collect();
     Ok(ReadDone {
         ok: True,
         file_path,

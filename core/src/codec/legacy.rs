@@ -470,10 +470,14 @@ fn one_way(enc: &'static Enc, s: &str, bytes: &[u8]) -> Option<char> {
 /// unchanged; other slices are replacements) of the file `raw` in `enc`:
 /// unchanged text as slices of `raw`, each one verified by re-encoding it,
 /// replacements encoded. Returns the parts and the encoded replacements.
+/// `cr`: the file's line breaks are lone CRs, read as LF in `text` (a CR
+/// and an LF are one byte each in every encoding read here, never part of
+/// another character, so offsets agree): the text's LFs stand for the
+/// file's CRs, and every break of a replacement is written a CR.
 pub(crate) fn splice(
     enc: &'static Enc,
     raw: &[u8],
-    text: &[u8],
+    (text, cr): (&[u8], bool),
     pieces: &[&[u8]],
     path: &str,
 ) -> Result<(Vec<Part>, Vec<u8>), Failure> {
@@ -498,6 +502,9 @@ pub(crate) fn splice(
         loop {
             let (res, read, written) =
                 encoder.encode_from_utf8_without_replacement(rest, &mut scratch, false);
+            if cr {
+                crate::text::lines::swap_breaks(&mut scratch[..written], b'\n', b'\r');
+            }
             if raw.get(*r..*r + written) != Some(&scratch[..written]) {
                 return Err(not_exact(*r));
             }
@@ -529,7 +536,12 @@ pub(crate) fn splice(
                 d = o + p.len();
             }
             None => {
-                let s = std::str::from_utf8(p).map_err(|_| not_exact(r))?;
+                let p = if cr {
+                    crate::text::lines::cr_text(&[p])
+                } else {
+                    p.to_vec()
+                };
+                let s = std::str::from_utf8(&p).map_err(|_| not_exact(r))?;
                 let start = owned.len();
                 encode_new(enc, s, &mut owned).map_err(|c| {
                     Failure::new(
@@ -563,7 +575,10 @@ pub(crate) fn splice(
             .collect()
     };
     for (rs, re, os, oe) in edits {
-        let line = || crate::text::lines::count_newlines(&raw[..rs]) + 1;
+        let line = || {
+            let brk = if cr { b'\r' } else { b'\n' };
+            memchr::memchr_iter(brk, &raw[..rs]).count() + 1
+        };
         if enc.is_single_byte() {
             if let Some((s, e)) = embedded_utf8::split_char(raw, rs, re, &owned[os..oe]) {
                 return Err(utf8_split_failure(path, enc, line(), &raw[s..e]));
@@ -596,14 +611,14 @@ mod tests {
                     with.as_bytes(),
                     &text.as_bytes()[at + 3..],
                 ];
-                let f = splice(enc, &raw, text.as_bytes(), &pieces, "p.txt").unwrap_err();
+                let f = splice(enc, &raw, (text.as_bytes(), false), &pieces, "p.txt").unwrap_err();
                 assert_eq!(f.code, ErrorCode::UNSUPPORTED_ENCODING);
                 assert!(f.message.contains(c), "{}", f.message);
             }
             // Characters that come back are written.
             assert_eq!(one_way(enc, "価格円\\~", &enc.encode("価格円\\~").0), None);
             let pieces: [&[u8]; 3] = [&text.as_bytes()[..at], b"200", &text.as_bytes()[at + 3..]];
-            let r = splice(enc, &raw, text.as_bytes(), &pieces, "p.txt");
+            let r = splice(enc, &raw, (text.as_bytes(), false), &pieces, "p.txt");
             assert!(r.is_ok(), "{:?}", r.err().map(|f| f.message));
         }
     }
@@ -650,14 +665,14 @@ mod tests {
         let t = text.as_bytes();
         let a = t.iter().position(|&b| b == b'A').unwrap();
         let pieces = [&t[..a], b"B".as_slice(), &t[a + 1..]];
-        let f = splice(enc, &raw, t, &pieces, "f").unwrap_err();
+        let f = splice(enc, &raw, (t, false), &pieces, "f").unwrap_err();
         assert_eq!(f.code, ErrorCode::UNSUPPORTED_ENCODING);
         assert!(f.message.contains("Shift_JIS"), "{}", f.message);
         // The `1` is between characters under every structure: written,
         // every other byte kept.
         let one = t.iter().position(|&b| b == b'1').unwrap();
         let pieces = [&t[..one], b"2".as_slice(), &t[one + 1..]];
-        let (parts, owned) = splice(enc, &raw, t, &pieces, "f").unwrap();
+        let (parts, owned) = splice(enc, &raw, (t, false), &pieces, "f").unwrap();
         let out: Vec<u8> = parts
             .iter()
             .flat_map(|p| match *p {

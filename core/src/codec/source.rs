@@ -17,6 +17,7 @@ pub(crate) use crate::codec::legacy::check_byte_seams;
 use crate::error::{ErrorCode, Failure};
 use crate::printer;
 use crate::result::files::LineEnding;
+use crate::text::lines;
 
 /// How a file's text is stored on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,27 +32,32 @@ pub(crate) enum Encoding {
     /// Not valid UTF-8 nor in any encoding detected: edited at byte level
     /// with ASCII blocks, between ASCII bytes.
     Bytes,
-    /// UTF-8 without a BOM whose lines end with a lone CR (classic Mac OS:
-    /// a CR and no LF anywhere): read, matched and checked with LF breaks,
-    /// like any other file, and written back with every line break a CR.
+    /// The encodings above (all but byte level) for a file whose lines end
+    /// with a lone CR (classic Mac OS: a CR and no LF anywhere in its text):
+    /// read, matched and checked with LF breaks, like any other file, and
+    /// written back with every line break a CR.
     Utf8Cr,
+    Utf8BomCr,
+    Utf16LeCr,
+    Utf16BeCr,
+    LegacyCr(&'static encoding_rs::Encoding),
 }
 
 impl Encoding {
     /// Name reported to callers.
     pub(crate) fn name(self) -> &'static str {
-        match self {
-            Encoding::Utf8 | Encoding::Utf8Bom | Encoding::Utf8Cr => "utf-8",
+        match self.lf() {
+            Encoding::Utf8 | Encoding::Utf8Bom => "utf-8",
             Encoding::Utf16Le => "utf-16le",
             Encoding::Utf16Be => "utf-16be",
             Encoding::Legacy(e) => crate::codec::legacy::name(e),
-            Encoding::Bytes => "binary-safe-bytes",
+            _ => "binary-safe-bytes",
         }
     }
 
     /// The BOM bytes written before the text.
     pub(crate) fn bom(self) -> &'static [u8] {
-        match self {
+        match self.lf() {
             Encoding::Utf8Bom => b"\xEF\xBB\xBF",
             Encoding::Utf16Le => b"\xFF\xFE",
             Encoding::Utf16Be => b"\xFE\xFF",
@@ -60,13 +66,43 @@ impl Encoding {
     }
 
     pub(crate) fn is_utf16(self) -> bool {
-        matches!(self, Encoding::Utf16Le | Encoding::Utf16Be)
+        matches!(self.lf(), Encoding::Utf16Le | Encoding::Utf16Be)
     }
 
     /// Whether the text is a decoded copy, not the bytes (UTF-16, legacy,
     /// CR line breaks).
     pub(crate) fn is_decoded(self) -> bool {
-        self.is_utf16() || matches!(self, Encoding::Legacy(_) | Encoding::Utf8Cr)
+        self.is_utf16() || self.is_cr() || matches!(self, Encoding::Legacy(_))
+    }
+
+    /// The same encoding with LF line breaks (itself when it has them).
+    pub(crate) fn lf(self) -> Encoding {
+        match self {
+            Encoding::Utf8Cr => Encoding::Utf8,
+            Encoding::Utf8BomCr => Encoding::Utf8Bom,
+            Encoding::Utf16LeCr => Encoding::Utf16Le,
+            Encoding::Utf16BeCr => Encoding::Utf16Be,
+            Encoding::LegacyCr(e) => Encoding::Legacy(e),
+            e => e,
+        }
+    }
+
+    /// Whether the file's line breaks are lone CRs (its text read with LF).
+    pub(crate) fn is_cr(self) -> bool {
+        self != self.lf()
+    }
+
+    /// The same encoding with lone-CR line breaks (a byte-level file has
+    /// none: its bytes are its text).
+    pub(crate) fn cr(self) -> Encoding {
+        match self {
+            Encoding::Utf8 => Encoding::Utf8Cr,
+            Encoding::Utf8Bom => Encoding::Utf8BomCr,
+            Encoding::Utf16Le => Encoding::Utf16LeCr,
+            Encoding::Utf16Be => Encoding::Utf16BeCr,
+            Encoding::Legacy(e) => Encoding::LegacyCr(e),
+            e => e,
+        }
     }
 }
 
@@ -222,15 +258,22 @@ impl Source {
                 }
                 None => None,
             }
-        } else if encoding == Encoding::Utf8 && cr_breaks(&raw) {
-            encoding = Encoding::Utf8Cr;
-            Some(
-                raw.iter()
-                    .map(|&b| if b == b'\r' { b'\n' } else { b })
-                    .collect(),
-            )
         } else {
             None
+        };
+        // Lone CR breaks, in any encoding the text is read in: the text
+        // read with LF (one byte for one: offsets do not move).
+        let text = decoded.as_deref().unwrap_or(&raw[encoding.bom().len()..]);
+        let decoded = if encoding != Encoding::Bytes && cr_breaks(text) {
+            encoding = encoding.cr();
+            let mut t = match decoded {
+                Some(t) => t,
+                None => raw[encoding.bom().len()..].to_vec(),
+            };
+            lines::swap_breaks(&mut t, b'\r', b'\n');
+            Some(t)
+        } else {
+            decoded
         };
         Ok(Source {
             raw,
@@ -259,7 +302,7 @@ impl Source {
 
     /// Length in UTF-16 code units of the decoded text (what JS `.length` says).
     pub(crate) fn utf16_len(&self) -> usize {
-        match self.encoding {
+        match self.encoding.lf() {
             Encoding::Utf16Le | Encoding::Utf16Be => (self.raw.len() - 2) / 2,
             Encoding::Bytes => utf16_len_lossy(self.text()),
             Encoding::Legacy(_) => utf16_len(self.text()),
@@ -280,7 +323,7 @@ impl Source {
 
     /// Line-ending style of the file, as a read reports it.
     pub(crate) fn file_line_ending(&self) -> LineEnding {
-        if self.encoding == Encoding::Utf8Cr {
+        if self.encoding.is_cr() {
             LineEnding::Cr
         } else {
             self.line_ending()
@@ -299,9 +342,10 @@ impl Source {
         path: &str,
     ) -> Result<Encoded<'a>, Failure> {
         match self.encoding {
-            Encoding::Legacy(enc) => {
+            Encoding::Legacy(enc) | Encoding::LegacyCr(enc) => {
+                let cr = self.encoding.is_cr();
                 let (parts, owned) =
-                    crate::codec::legacy::splice(enc, &self.raw, self.text(), pieces, path)?;
+                    crate::codec::legacy::splice(enc, &self.raw, (self.text(), cr), pieces, path)?;
                 Ok(Encoded::Spliced {
                     raw: &self.raw,
                     owned,
@@ -322,7 +366,7 @@ impl Source {
     /// or byte-level file keeps every unchanged byte and each seam is
     /// checked where it really is.
     pub(crate) fn encode_text(&self, new: &[u8], path: &str) -> Result<Vec<u8>, Failure> {
-        if !matches!(self.encoding, Encoding::Legacy(_) | Encoding::Bytes) {
+        if !matches!(self.encoding.lf(), Encoding::Legacy(_) | Encoding::Bytes) {
             return Ok(encode_with(self.encoding, &[new]).to_vec());
         }
         let old = self.text();
@@ -346,7 +390,7 @@ impl Source {
             Some(deadline),
         );
         let at = |v: &[(usize, usize)], i: usize, end: usize| v.get(i).map_or(end, |l| l.0);
-        let legacy = matches!(self.encoding, Encoding::Legacy(_));
+        let legacy = matches!(self.encoding.lf(), Encoding::Legacy(_));
         let cont = |b: &[u8], i: usize| legacy && b.get(i).is_some_and(|&c| (c as i8) < -0x40);
         let mut pieces: Vec<&[u8]> = Vec::new();
         let mut kept = 0usize; // old text written up to here
@@ -383,10 +427,10 @@ impl Source {
     }
 }
 
-/// Whether a file's bytes break their lines with a lone CR alone: a CR,
-/// and no LF anywhere.
-fn cr_breaks(raw: &[u8]) -> bool {
-    memchr::memchr(b'\r', raw).is_some() && memchr::memchr(b'\n', raw).is_none()
+/// Whether a file's text breaks its lines with a lone CR alone: a CR, and
+/// no LF anywhere.
+fn cr_breaks(text: &[u8]) -> bool {
+    memchr::memchr(b'\r', text).is_some() && memchr::memchr(b'\n', text).is_none()
 }
 
 /// Encodes UTF-8 text pieces into `encoding`, BOM first (a legacy
@@ -401,25 +445,7 @@ pub(crate) fn encode_with<'a>(encoding: Encoding, pieces: &[&'a [u8]]) -> Encode
             }
             Encoded::Owned(out)
         }
-        Encoding::Utf8Cr => {
-            // Every line break a CR: LF and CRLF alike (the text was read
-            // with LF breaks; a caller's CRLF is one break too).
-            let mut out = Vec::with_capacity(pieces.iter().map(|p| p.len()).sum());
-            for p in pieces {
-                // (A CRLF of one piece: a caller's CR at the end of its text
-                // and the file's break after it are two breaks.)
-                let mut cr = false;
-                for &b in *p {
-                    match b {
-                        b'\n' if cr => {}
-                        b'\n' => out.push(b'\r'),
-                        _ => out.push(b),
-                    }
-                    cr = b == b'\r';
-                }
-            }
-            Encoded::Owned(out)
-        }
+        e if e.is_cr() => Encoded::Owned(encode_with(e.lf(), &[&lines::cr_text(pieces)]).to_vec()),
         Encoding::Utf16Le | Encoding::Utf16Be => {
             let le = encoding == Encoding::Utf16Le;
             let n: usize = pieces.iter().map(|p| p.len()).sum();

@@ -11,6 +11,35 @@ pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count()
 }
 
+/// UTF-8 text pieces with every line break a CR: LF and CRLF alike (the
+/// text was read with LF breaks; a caller's CRLF is one break too). A CRLF
+/// across two pieces (a caller's CR at the end of its text, the file's
+/// break after it) is two breaks.
+pub(crate) fn cr_text(pieces: &[&[u8]]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(pieces.iter().map(|p| p.len()).sum());
+    for p in pieces {
+        let mut cr = false;
+        for &b in *p {
+            match b {
+                b'\n' if cr => {}
+                b'\n' => out.push(b'\r'),
+                _ => out.push(b),
+            }
+            cr = b == b'\r';
+        }
+    }
+    out
+}
+
+/// Every `from` byte of `bytes` made a `to` (a text read with LF breaks
+/// and one of lone CRs: one byte for one, offsets unchanged).
+pub(crate) fn swap_breaks(bytes: &mut [u8], from: u8, to: u8) {
+    bytes
+        .iter_mut()
+        .filter(|b| **b == from)
+        .for_each(|b| *b = to);
+}
+
 /// Where the line holding byte `at` of `text` starts: just after the line
 /// break before `at`, or 0.
 pub(crate) fn line_start(text: &[u8], at: usize) -> usize {

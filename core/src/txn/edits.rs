@@ -172,7 +172,7 @@ fn report_tolerances<'a>(mut plan: Matched<'a>, fe: &FileEdits) -> Matched<'a> {
 /// too, so a text copied from the file's bytes matches as it did.
 fn as_read(src: &Source, fe: &FileEdits) -> Option<FileEdits> {
     let cr = |e: &Edit| e.search.contains('\r') || e.replace.contains('\r');
-    if src.encoding() != Encoding::Utf8Cr || !fe.edits.iter().any(cr) {
+    if !src.encoding().is_cr() || !fe.edits.iter().any(cr) {
         return None;
     }
     let lf = |t: &str| source::adapt_line_endings(t, LineEnding::Cr).into_owned();
@@ -814,15 +814,17 @@ fn write_encoding(
             ))
             .at(abs));
         }
-        (Some(Encoding::Legacy(e)), None) => {
+        (Some(l), None) if matches!(l.lf(), Encoding::Legacy(_)) => {
             return Err(FileFailure::from(Failure::new(
                 ErrorCode::UNSUPPORTED_ENCODING,
-                printer::write_over_legacy(display, Encoding::Legacy(e).name()),
+                printer::write_over_legacy(display, l.name()),
             ))
             .at(abs));
         }
-        (Some(Encoding::Utf8Bom), _) => Encoding::Utf8Bom,
-        (Some(Encoding::Utf8Cr), Some(Encoding::Utf8)) => Encoding::Utf8Cr,
+        // A file with a BOM keeps it, and one of lone CR breaks keeps them
+        // in the encoding asked for.
+        (Some(l @ (Encoding::Utf8Bom | Encoding::Utf8BomCr)), _) => l,
+        (Some(l), Some(e)) if l.is_cr() => e.cr(),
         (Some(e), None) => e,
         (_, Some(e)) => e,
         (None, None) => Encoding::Utf8,
@@ -870,14 +872,14 @@ fn write_one(
     // text, is written as sent.
     let content = match loaded {
         Some(src) if !req.line_endings_as_sent => {
-            source::adapt_line_endings(req.content, src.line_ending())
+            source::adapt_line_endings(req.content, src.file_line_ending())
         }
         _ => std::borrow::Cow::Borrowed(req.content),
     };
     let content = content.as_bytes();
     let enc = match write_encoding(loaded, req.encoding, display, &abs)? {
         // Line breaks as sent: not turned into the file's CRs.
-        Encoding::Utf8Cr if req.line_endings_as_sent => Encoding::Utf8,
+        e if e.is_cr() && req.line_endings_as_sent => e.lf(),
         e => e,
     };
     // A BOM the caller included is not doubled.

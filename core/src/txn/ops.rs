@@ -607,10 +607,10 @@ fn plan_op(
                         .map_err(|f| OpFailed::new(i, f, abs(src)))?
                 }
             };
-            let (enc, identity) = if drops_bom {
-                (Encoding::Utf8, true)
-            } else {
-                (enc, identity)
+            let (enc, identity) = match (drops_bom, enc.is_cr()) {
+                (true, true) => (Encoding::Utf8Cr, false),
+                (true, false) => (Encoding::Utf8, true),
+                _ => (enc, identity),
             };
             if matches!(base, Base::New { .. }) {
                 drop_callers_bom(enc, &mut new_text);
@@ -692,7 +692,7 @@ fn planned_blocks(
         *out.0 = Some((edits, t));
         return Ok(Vec::new());
     }
-    if let (Encoding::Legacy(_), Some((s, _)), NewText::Planned(_)) = (enc, src, &t) {
+    if let (Encoding::Legacy(_), Some((s, _)), NewText::Planned(_)) = (enc.lf(), src, &t) {
         let e = s
             .encode_pieces(&t.pieces(base_text, &edits), &op.path)
             .map_err(|f| OpFailed::new(i, f, abs_src))?;
@@ -808,7 +808,7 @@ fn content_of(
         (Content::Blocks { edits, text }, None)
     } else if let Some(b) = legacy {
         (Content::Owned(b), Some(new_text))
-    } else if existing && matches!(enc, Encoding::Legacy(_)) {
+    } else if existing && matches!(enc.lf(), Encoding::Legacy(_)) {
         let b = checked_text(&new_text)?;
         (Content::Owned(b), Some(new_text))
     } else if existing && bytes_mode {
@@ -907,7 +907,9 @@ fn write_base<'b>(
                 ));
             }
             let enc = match dst {
-                Some((s, _)) if !matches!(s.encoding(), Encoding::Bytes | Encoding::Legacy(_)) => {
+                Some((s, _))
+                    if !matches!(s.encoding().lf(), Encoding::Bytes | Encoding::Legacy(_)) =>
+                {
                     s.encoding()
                 }
                 _ => Encoding::Utf8,
@@ -972,7 +974,7 @@ fn apply_hunks(
     h: &[crate::model::Hunk],
     enc: Encoding,
 ) -> Result<(hunks::Applied, bool), Vec<HunkFailure>> {
-    let (h, keep, at) = if enc == Encoding::Utf8Bom {
+    let (h, keep, at) = if enc.lf() == Encoding::Utf8Bom {
         hunks::without_bom(h, text.is_empty())
     } else {
         (std::borrow::Cow::Borrowed(h), true, None)

@@ -212,10 +212,19 @@ proptest! {
         let file = dir.path().join("f.txt");
         let original = [prefix.as_slice(), search.as_bytes(), &suffix].concat();
         std::fs::write(&file, &original).unwrap();
+        // Read in a legacy encoding with lone CR breaks (a CR, no LF), the
+        // replacement's breaks are written as the file's: CRs.
+        let before = engine::read_file(&json!({"file_path": "f.txt"}),
+            Some(&json!({"workspaceRoot": dir.path()})));
+        let replace_written = if before["line_ending"] == "cr" {
+            replace.replace("\r\n", "\r").replace('\n', "\r")
+        } else {
+            replace.clone()
+        };
         let r = patch(dir.path(), &search, &replace);
         let got = std::fs::read(&file).unwrap();
         if r["ok"] == true {
-            prop_assert!(got == [prefix.as_slice(), replace.as_bytes(), &suffix].concat());
+            prop_assert!(got == [prefix.as_slice(), replace_written.as_bytes(), &suffix].concat());
         } else {
             prop_assert_eq!(&r["code"], "UNSUPPORTED_ENCODING", "{}", r);
             prop_assert!(got == original);

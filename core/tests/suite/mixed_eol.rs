@@ -1106,3 +1106,172 @@ fn a_file_of_lone_cr_breaks_keeps_them_through_every_entry_point() {
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(show(&read(&t, "f.txt")), show(b"a\nb\n"));
 }
+
+/// Lone CR breaks are read as breaks in every encoding the engine reads,
+/// not only in UTF-8 without a BOM: a classic Mac OS file is as often Mac
+/// Roman or windows-1252 (read as a legacy encoding), or UTF-8 with a BOM,
+/// or UTF-16. Each was one line to every format: a replacement's LF was
+/// written into it as it was (`b\nX` among CRs), a text-editor insert after
+/// line 1 landed at the end of the file, and `writeFile` flipped every
+/// break to LF.
+#[test]
+fn a_file_of_lone_cr_breaks_keeps_them_in_every_encoding() {
+    type Enc = fn(&str) -> Vec<u8>;
+    let forms: [(&str, Enc); 5] = [
+        ("utf-8", |s| s.as_bytes().to_vec()),
+        ("utf-8", |s| {
+            [b"\xEF\xBB\xBF".as_slice(), s.as_bytes()].concat()
+        }),
+        ("utf-16le", |s| {
+            let mut v = vec![0xFF, 0xFE];
+            v.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
+            v
+        }),
+        ("utf-16be", |s| {
+            let mut v = vec![0xFE, 0xFF];
+            v.extend(s.encode_utf16().flat_map(u16::to_be_bytes));
+            v
+        }),
+        ("windows-1252", |s| {
+            encoding_rs::WINDOWS_1252.encode(s).0.into_owned()
+        }),
+    ];
+    let before = "café\rb\rc\r";
+    type Call = Box<dyn Fn(&Value) -> Value>;
+    let calls: Vec<(&str, Call, &str)> = vec![
+        (
+            "patchFile, a line added",
+            Box::new(|o| {
+                api::patch_file(
+                    &json!({"file_path": "f.txt", "search_block": "b", "replace_block": "b\nX"}),
+                    Some(o),
+                )
+            }),
+            "café\rb\rX\rc\r",
+        ),
+        (
+            "patchFile, lines of the file",
+            Box::new(|o| {
+                api::patch_file(
+                    &json!({"file_path": "f.txt", "search_block": "café\nb\n", "replace_block": "A\nB\r\nY\n"}),
+                    Some(o),
+                )
+            }),
+            "A\rB\rY\rc\r",
+        ),
+        (
+            "writeFile",
+            Box::new(|o| {
+                api::write_file(
+                    &json!({"file_path": "f.txt", "content": "café\nb\nc\nd\n"}),
+                    Some(o),
+                )
+            }),
+            "café\rb\rc\rd\r",
+        ),
+        (
+            "Codex patch",
+            Box::new(|o| {
+                api::apply_patch(&json!("*** Begin Patch\n*** Update File: f.txt\n@@\n café\n-b\n+B\n+Z\n c\n*** End Patch\n"), Some(o))
+            }),
+            "café\rB\rZ\rc\r",
+        ),
+        (
+            "unified diff",
+            Box::new(|o| {
+                api::apply_patch(
+                    &json!("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n café\n-b\n+B\n+Z\n c\n"),
+                    Some(o),
+                )
+            }),
+            "café\rB\rZ\rc\r",
+        ),
+        (
+            "edit blocks",
+            Box::new(|o| {
+                api::apply_edit_blocks(
+                    &json!("f.txt\n<<<<<<< SEARCH\nb\n=======\nB\nY\n>>>>>>> REPLACE\n"),
+                    Some(o),
+                )
+            }),
+            "café\rB\rY\rc\r",
+        ),
+        (
+            "text editor insert",
+            Box::new(|o| {
+                api::text_editor(
+                    &json!({"command": "insert", "path": "f.txt", "insert_line": 1, "new_str": "N\nM"}),
+                    Some(o),
+                )
+            }),
+            "café\rN\rM\rb\rc\r",
+        ),
+        (
+            "editLines append",
+            Box::new(|o| {
+                api::edit_lines(
+                    &json!({"file_path": "f.txt", "edits": [{"op": "append", "lines": ["d", "e"]}]}),
+                    Some(o),
+                )
+            }),
+            "café\rb\rc\rd\re\r",
+        ),
+    ];
+    for (k, (name, enc)) in forms.iter().enumerate() {
+        let t = with_file("f.txt", &enc(before));
+        let r = api::read_file(&json!({"file_path": "f.txt"}), Some(&opts(t.path())));
+        assert_eq!(r["content"], "café\nb\nc\n", "form {k}: {r}");
+        assert_eq!(r["line_ending"], "cr", "form {k}: {r}");
+        assert_eq!(r["encoding"], *name, "form {k}: {r}");
+        assert_eq!(r["bom"], k == 1 || k == 2 || k == 3, "form {k}: {r}");
+        for (call_name, call, after) in &calls {
+            let writes = *call_name != "writeFile" || k != 4;
+            let t = with_file("f.txt", &enc(before));
+            let r = call(&opts(t.path()));
+            if !writes {
+                // A whole text over a legacy file is refused unless its
+                // encoding is named (a model sends UTF-8).
+                assert_eq!(r["ok"], false, "form {k}, {call_name}: {r}");
+                continue;
+            }
+            assert_eq!(r["ok"], true, "form {k}, {call_name}: {r}");
+            assert_eq!(
+                show(&read(&t, "f.txt")),
+                show(&enc(after)),
+                "form {k}, {call_name}"
+            );
+        }
+        // Written in another encoding, on request: the breaks stay CRs.
+        let t = with_file("f.txt", &enc(before));
+        let r = api::write_file(
+            &json!({"file_path": "f.txt", "content": "café\nb\n", "encoding": "utf-8"}),
+            Some(&opts(t.path())),
+        );
+        assert_eq!(r["ok"], true, "form {k}: {r}");
+        let bom: &[u8] = if k == 1 { b"\xEF\xBB\xBF" } else { b"" };
+        assert_eq!(
+            show(&read(&t, "f.txt")),
+            show(&[bom, "café\rb\r".as_bytes()].concat()),
+            "form {k}"
+        );
+    }
+}
+
+/// A whole text sent with the file's own lone CR breaks is read line by
+/// line as the file is: a marker in it stands for the lines it hides. It
+/// was one line to the elision check, written as it was, the lines the
+/// marker stood for deleted.
+#[test]
+fn a_whole_text_with_lone_cr_breaks_has_its_markers_read() {
+    let src = b"def load(cfg):\r    a = parse(cfg.alpha)\r    b = parse(cfg.beta)\r    validate(a, b)\r    return merge(a, b)\r";
+    let t = with_file("a.py", src);
+    let r = api::write_file(
+        &json!({"file_path": "a.py", "content": "def load(cfg):\r    a = parse(cfg.alpha)\r    # ... existing code ...\r    return merge(a, b)\r\r\rdef extra():\r    return 1\r"}),
+        Some(&opts(t.path())),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        show(&read(&t, "a.py")),
+        show(b"def load(cfg):\r    a = parse(cfg.alpha)\r    b = parse(cfg.beta)\r    validate(a, b)\r    return merge(a, b)\r\r\rdef extra():\r    return 1\r")
+    );
+}

@@ -69,6 +69,51 @@ mod tests {
             .to_string()
     }
 
+    /// The snapshots on disk keep the last reads of a path, whatever their
+    /// contents: a read of a third content took the slot of the latest read
+    /// when the two contents' sha256 ended alike (a slot chosen by the
+    /// hash), and an edit from the latest read, made by another process,
+    /// was judged against the older read left: `3#..` on the `}` of a new
+    /// z() was written on the `}` of a() three lines below.
+    #[test]
+    fn the_latest_read_is_kept_on_disk_when_another_content_is_read_after_it() {
+        use crate::codec::source::sha256_hex;
+        let (_t, root) = ws();
+        let c0 = "function a() {\n  return 1\n}\nfunction b() {\n  return 2\n}\n";
+        fs::write(root.join("f.js"), c0).unwrap();
+        read(&root, "f.js");
+        let c1 = format!("function z() {{\n  return 0\n}}\n{c0}");
+        fs::write(root.join("f.js"), &c1).unwrap();
+        let latest = read(&root, "f.js");
+        // A third content (a() changed), its lines 5 and 6 read after it,
+        // whose sha256 ends as c1's does modulo the slots.
+        let last = |t: &str| u32::from_str_radix(&sha256_hex([t.as_bytes()])[63..], 16).unwrap();
+        let c2 = (0..)
+            .map(|i| c1.replace("return 1", &format!("return {}", i + 7)))
+            .find(|t| last(t) % 4 == last(&c1) % 4)
+            .unwrap();
+        fs::write(root.join("f.js"), &c2).unwrap();
+        let r = read_file(
+            &json!({"file_path": "f.js", "anchors": true, "offset": 4, "limit": 2}),
+            Some(&opts(&root)),
+        );
+        assert!(r["content"].as_str().unwrap().starts_with("5#"), "{r}");
+        // The file back as the latest read showed it; the edit made as by
+        // another process (the reads on disk only).
+        fs::write(root.join("f.js"), &c1).unwrap();
+        crate::io::snapshots::forget_in_process();
+        let r = edit(
+            &root,
+            "f.js",
+            json!([{"pos": latest[2], "lines": "} // z"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            fs::read_to_string(root.join("f.js")).unwrap(),
+            format!("function z() {{\n  return 0\n}} // z\n{c0}")
+        );
+    }
+
     /// `f.js`, two functions, read with anchors; then three lines written
     /// above them and the second one's body changed. The file, the read's
     /// anchors, the file as it is now.

@@ -182,10 +182,15 @@ fn prefix(path: &str) -> String {
     h[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The slots of one path on disk: a snapshot of content `sha256` goes to
-/// slot `sha256 % SLOTS`, rewritten in place, so that reading a file that
-/// keeps changing creates no new files (creating a file, on ext4 after many
-/// removals, can cost more than the read itself).
+/// The slots of one path on disk, each rewritten in place, so that reading
+/// a file that keeps changing creates no new files (creating a file, on
+/// ext4 after many removals, can cost more than the read itself). A
+/// snapshot goes to the slot that holds its content, else to an empty one,
+/// else to the one written longest ago ([`slot_for`]): the last [`SLOTS`]
+/// contents read stay. (A slot chosen by the content's hash let a read of a
+/// third content take the place of the latest read while an older one
+/// stayed, and an edit from the latest read was then judged against the
+/// older one: its `}` placed on another `}`.)
 const SLOTS: u32 = 4;
 
 fn slot_name(path: &str, slot: u32) -> String {
@@ -193,14 +198,46 @@ fn slot_name(path: &str, slot: u32) -> String {
     format!("{}-{slot}", prefix(path))
 }
 
-fn file_name(s: &Snapshot) -> String {
-    let slot = s
-        .sha256
-        .chars()
-        .next_back()
-        .and_then(|c| c.to_digit(16))
-        .unwrap_or(0);
-    slot_name(&s.path, slot % SLOTS)
+/// The slot file `snap` is written to in `d`: the one that holds its
+/// content, else an empty one, else the one written longest ago.
+fn slot_for(d: &Private, snap: &Snapshot) -> String {
+    let slots: Vec<(String, Option<i128>)> = (0..SLOTS)
+        .map(|slot| {
+            let name = slot_name(&snap.path, slot);
+            let at = d.dir().stat(OsStr::new(&name)).ok().flatten();
+            (name, at.map(|m| m.mtime_ns))
+        })
+        .collect();
+    if let Some((name, _)) = slots
+        .iter()
+        .find(|(name, at)| at.is_some() && holds(d, name, snap))
+    {
+        return name.clone();
+    }
+    slots
+        .into_iter()
+        .min_by_key(|(_, at)| at.unwrap_or(i128::MIN))
+        .map(|(name, _)| name)
+        .expect("SLOTS > 0")
+}
+
+/// Whether slot file `name` holds a snapshot of `snap`'s path and content,
+/// by its head alone (unchecked: it only chooses the slot; what is read
+/// back is checked whole).
+fn holds(d: &Private, name: &str, snap: &Snapshot) -> bool {
+    let Ok(Some((f, _))) = d.open_read(OsStr::new(name)) else {
+        return false;
+    };
+    let want = MAGIC.len() + 8 + 4 + snap.path.len() + 64;
+    let mut head = Vec::with_capacity(want);
+    if f.take(want as u64).read_to_end(&mut head).is_err() || head.len() < want {
+        return false;
+    }
+    let at = MAGIC.len() + 8;
+    head.starts_with(MAGIC)
+        && head[at..at + 4] == (snap.path.len() as u32).to_le_bytes()
+        && head[at + 4..at + 4 + snap.path.len()] == *snap.path.as_bytes()
+        && head[want - 64..] == *snap.sha256.as_bytes()
 }
 
 /// The snapshot this process keeps of the content `sha256` of the file
@@ -334,12 +371,12 @@ fn write_all(snaps: &[Arc<Snapshot>], create: bool) {
     let Ok(d) = Private::state(create).and_then(|p| p.subdir(OsStr::new(SUBDIR), true)) else {
         return;
     };
-    let named: Vec<(String, &Snapshot)> = snaps.iter().map(|s| (file_name(s), &**s)).collect();
-    for (i, (name, snap)) in named.iter().enumerate() {
-        if named[i + 1..].iter().any(|(later, _)| later == name) {
+    for (i, snap) in snaps.iter().enumerate() {
+        let same = |s: &Arc<Snapshot>| s.path == snap.path && s.sha256 == snap.sha256;
+        if snaps[i + 1..].iter().any(same) {
             continue;
         }
-        let _ = keep_on_disk(&d, name, snap, now());
+        let _ = keep_on_disk(&d, &slot_for(&d, snap), snap, now());
     }
 }
 
@@ -706,7 +743,7 @@ mod tests {
         flush(std::time::Duration::from_secs(10));
         assert_eq!(on_disk(&path, now()), vec![s.clone()]);
         let d = dir(false).unwrap();
-        let name = file_name(&s);
+        let name = slot_for(&d, &s);
         let (mut f, _) = d.open_rw(OsStr::new(&name), false).unwrap();
         f.write_all(b"X").unwrap();
         drop(f);
@@ -755,7 +792,7 @@ mod tests {
         assert!(keep_as(whole.clone()));
         forget_in_process();
         let d = dir(false).unwrap();
-        let (held, _) = d.open_rw(OsStr::new(&file_name(&whole)), false).unwrap();
+        let (held, _) = d.open_rw(OsStr::new(&slot_for(&d, &whole)), false).unwrap();
         assert!(crate::io::dir::Dir::lock_exclusive(&held, Duration::from_secs(1)).unwrap());
         let release = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(50));

@@ -204,6 +204,8 @@ export interface PatchFileOptions {
   /** Directory every path must stay inside. Default: process.cwd(). */
   workspaceRoot?: string
   workspace_root?: string
+  /** Where relative paths start: a directory inside the root (absolute, or relative to it). Default: the root. */
+  cwd?: string
   /** fsync the file and its directory (default true). false: faster, for throw-away sandboxes. */
   durable?: boolean
   /** Refuse larger files with FILE_TOO_LARGE before reading them (default 1 GiB). */

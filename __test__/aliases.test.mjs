@@ -70,6 +70,7 @@ function cases({ ws, sha, dryRun }) {
   for (const a of ['maxFileBytes', 'max_file_bytes']) add(a, 'options', () => readFile({ file_path: 'f.txt' }, { ...o, [a]: 1024 }))
   for (const a of ['dryRunTtlSeconds', 'dry_run_ttl_seconds']) add(a, 'options', () => patchFileSync({ ...pair, dry_run: true }, { ...o, [a]: 60 }))
   add('durable', 'options', () => patchFileSync({ ...pair, dry_run: true }, { ...o, durable: false }))
+  add('cwd', 'options', () => readFile({ file_path: 'f.txt' }, { ...o, cwd: '.' }))
   // The edit formats.
   const blocks = 'f.txt\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n'
   const patch = '*** Begin Patch\n*** Update File: f.txt\n@@\n-x\n+y\n*** End Patch\n'

@@ -339,6 +339,31 @@ test('apply-patch reads a Codex patch\'s paths from the current directory (as Co
   assert.equal(read(web, 'src/index.ts').toString(), 'port = 8080\n')
 })
 
+test('from a subdirectory, every command names files from there and journals in the work tree: undo takes back a Codex patch applied there, and edit-lines edits the file read --anchors read', () => {
+  const dir = workspace({ 'a.txt': 'one\ntwo\nthree\n', 'sub/a.txt': 'one\ntwo\nthree\n', 'sub/b.txt': 'b1\n' })
+  fs.mkdirSync(path.join(dir, '.git'))
+  const sub = path.join(dir, 'sub')
+  assert.equal(cli(['patch', 'b.txt', '--search', 'b1', '--replace', 'B1'], { cwd: sub }).status, 0)
+  const patch = '*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n*** End Patch\n'
+  const p = cli(['apply-patch'], { cwd: sub, input: patch })
+  assert.equal(p.status, 0, p.stderr)
+  assert.equal(read(dir, 'sub/a.txt').toString(), 'one\nTWO\nthree\n')
+  // The patch is the newest transaction of the project's journal: undo takes it back, not the edit before it.
+  const u = cli(['undo'], { cwd: sub })
+  assert.equal(u.status, 0, u.stderr)
+  assert.equal(read(dir, 'sub/a.txt').toString(), 'one\ntwo\nthree\n')
+  assert.equal(read(dir, 'sub/b.txt').toString(), 'B1\n')
+  // read --anchors reads sub/a.txt; an edit-lines request naming a.txt edits that file, not the root's a.txt.
+  const shown = cli(['read', 'a.txt', '--anchors'], { cwd: sub })
+  assert.equal(shown.status, 0, shown.stderr)
+  const anchor = shown.stdout.split('\n')[1].split('|')[0]
+  const e = cli(['edit-lines'], { cwd: sub, input: JSON.stringify({ file_path: 'a.txt', edits: [{ pos: anchor, lines: 'TWO' }] }) })
+  assert.equal(e.status, 0, e.stderr + e.stdout)
+  assert.equal(JSON.parse(e.stdout).verified, 'snapshot', e.stdout)
+  assert.equal(read(dir, 'sub/a.txt').toString(), 'one\nTWO\nthree\n')
+  assert.equal(read(dir, 'a.txt').toString(), 'one\ntwo\nthree\n')
+})
+
 test('a FILE argument is read as the shell reads it: link/../a.txt goes up from where the link points', () => {
   const dir = workspace({ 'a.txt': 'VERSION = 1\n', 'lib/a.txt': 'VERSION = 1\n', 'lib/sub/x': '' })
   fs.symlinkSync('lib/sub', path.join(dir, 'link'))

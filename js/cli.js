@@ -116,9 +116,10 @@ is only useful inside the MCP server.`,
   ${PROG} apply-patch [PATCH] [--root DIR] [--dry-run] [--json] < patch
 
 Reads the patch from stdin (or from the file PATCH) and applies it inside the
-workspace root, where its paths are read from (default: for a git diff, the
-enclosing git work tree, run from its top; otherwise the current directory, as
-Codex's apply_patch and patch read theirs): files added, deleted, moved and
+workspace root (default: the enclosing git work tree, else the current
+directory). A git diff's paths are read from the top of its work tree (run it
+from there); a Codex patch's or a plain diff's from the current directory, as
+Codex's apply_patch and patch read theirs: files added, deleted, moved and
 updated together, or none at all. Hunks are located by their lines,
 exactly first, then ignoring trailing whitespace, surrounding whitespace and
 Unicode punctuation; each must match one place only.
@@ -209,7 +210,7 @@ PATCH_FILE_JOURNAL=off.`,
 
 async function runRead({ values, positionals, root }) {
   if (positionals.length !== 1) throw new UsageError('read takes one FILE')
-  const opts = engineOptions(root)
+  const opts = cliOptions(root)
   const input = { file_path: named(positionals[0]) }
   if (values.anchors) input.anchors = true
   const result = await engine.run(require('./tools.js').get('read_file'), input, opts)
@@ -226,7 +227,7 @@ async function runHistory({ values, positionals, root }) {
     if (!/^[1-9]\d*$/.test(values.limit)) throw new UsageError(`--limit needs a positive whole number, got ${JSON.stringify(values.limit)}`)
     input.limit = Number(values.limit)
   }
-  const opts = engineOptions(root)
+  const opts = cliOptions(root)
   if (positionals.length) input.file_path = named(positionals[0])
   const result = await engine.run(tools.get('history'), input, opts)
   if (values.json) {
@@ -257,7 +258,7 @@ async function runUndo({ values, positionals, root }) {
   const input = {}
   if (positionals.length) input.id = positionals[0]
   if (values['dry-run']) input.dry_run = true
-  const result = await engine.run(tools.get('undo'), input, engineOptions(root))
+  const result = await engine.run(tools.get('undo'), input, cliOptions(root))
   if (values.json) {
     process.stdout.write(JSON.stringify(result) + '\n')
   } else if (result.ok) {
@@ -276,7 +277,7 @@ async function runUndo({ values, positionals, root }) {
 
 async function runJournal({ values, positionals, root }) {
   if (positionals.length !== 1 || positionals[0] !== 'clear') throw new UsageError('journal takes one subcommand: clear')
-  const result = await require('../binding.js').journalClear({}, engineOptions(root))
+  const result = await require('../binding.js').journalClear({}, cliOptions(root))
   if (values.json) {
     process.stdout.write(JSON.stringify(result) + '\n')
   } else if (result.ok) {
@@ -306,7 +307,7 @@ async function runApplyPatch({ values, positionals, root }) {
   // `git apply` reads them; a Codex patch, or a plain `diff -u`, from the
   // working directory, as Codex's apply_patch and `patch` read them.
   const gitDiff = !/^\s*\*\*\* Begin Patch/.test(text) && /^diff --git /m.test(text)
-  ;({ root } = rootOrThrow(values.root, { gitRoot: gitDiff }))
+  ;({ root } = rootOrThrow(values.root, { gitRoot: true }))
   // Below the top, a git diff's paths are ambiguous: top-relative (`git diff`)
   // or relative to here (`git diff --relative`), and `git apply` would skip the
   // files outside this directory. Refused rather than guessed.
@@ -317,7 +318,9 @@ async function runApplyPatch({ values, positionals, root }) {
     )
   }
   const input = values['dry-run'] ? { patch: text, dry_run: true } : { patch: text }
-  const result = await engine.run(tools.get('apply_patch'), input, engineOptions(root))
+  // The project's root (its one journal), the paths from here unless a git
+  // diff names them from the top.
+  const result = await engine.run(tools.get('apply_patch'), input, gitDiff ? engineOptions(root) : cliOptions(root))
   if (values.json) {
     process.stdout.write(JSON.stringify(result) + '\n')
   } else if (result.ok) {
@@ -386,7 +389,7 @@ async function runPatch({ values, positionals, root }) {
   }
   if (values['dry-run']) input.dry_run = true
 
-  const result = await engine.run(tool, input, engineOptions(root))
+  const result = await engine.run(tool, input, cliOptions(root))
   if (result.ok) {
     const where = `${display(result.file_path)}:${result.line_number}`
     const n = `${result.replacements} replacement${result.replacements === 1 ? '' : 's'}`
@@ -427,7 +430,7 @@ async function runJson(tool, root) {
     process.stdout.write(JSON.stringify(result) + '\n')
     return EXIT.USAGE
   }
-  const result = await engine.run(tool, input, engineOptions(root))
+  const result = await engine.run(tool, input, cliOptions(root))
   process.stdout.write(JSON.stringify(result) + '\n')
   return exitCodeFor(result)
 }
@@ -493,6 +496,21 @@ function utf8(bytes) {
  */
 function named(file) {
   return path.isAbsolute(file) ? file : cwd() + path.sep + file
+}
+
+/**
+ * The engine's options for a command: the root, and relative paths from the
+ * working directory when it lies inside the root (a command run in a
+ * subdirectory of a project names files from there, as `read FILE` does, and
+ * journals and undoes in the project's one journal).
+ */
+function cliOptions(root) {
+  const options = engineOptions(root)
+  const { dir } = currentDir()
+  if (dir === undefined) return options
+  const here = physicalCwd()
+  if (here !== root && here.startsWith(root.endsWith(path.sep) ? root : root + path.sep)) options.cwd = here
+  return options
 }
 
 /** The working directory as the kernel resolves it (symlinks followed). */

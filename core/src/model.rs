@@ -134,6 +134,9 @@ pub struct FileEdits {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     pub workspace_root: std::path::PathBuf,
+    /// Where relative paths are resolved from (`cwd`): a directory inside
+    /// the root; `None`: the root itself.
+    pub cwd: Option<std::path::PathBuf>,
     /// fsync file and directory (default true). `false` is for throw-away sandboxes.
     pub durable: bool,
     /// Files larger than this are refused before reading.

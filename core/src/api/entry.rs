@@ -118,7 +118,7 @@ pub(super) fn begin<R>(
         ..opts
     };
     let req = parse(input)?;
-    let ws = Workspace::open(&opts.workspace_root)?;
+    let ws = Workspace::open(&opts.workspace_root)?.from_dir(opts.cwd.as_deref())?;
     Ok((opts, req, ws))
 }
 

@@ -39,7 +39,7 @@ fn run_text(
     let (text, dry_in) = request::text_input(input, keys, what)?;
     let dry = request::pick_dry(dry_in, dry_opt)?;
     let plan = parse(text).map_err(|e| parse_failure(e, format))?;
-    let ws = Workspace::open(&opts.workspace_root)?;
+    let ws = Workspace::open(&opts.workspace_root)?.from_dir(opts.cwd.as_deref())?;
     ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry)
 }
 
@@ -77,7 +77,7 @@ pub(super) fn apply_patch(entry: &'static str, input: &Value, options: Option<&V
             let dry = request::pick_dry(dry_in, dry_opt)?;
             let plan = formats::apply_patch::parse_operation(&op)
                 .map_err(|e| parse_failure(e, Format::ApplyPatch))?;
-            let ws = Workspace::open(&opts.workspace_root)?;
+            let ws = Workspace::open(&opts.workspace_root)?.from_dir(opts.cwd.as_deref())?;
             return ops::execute(&ws, &plan, &opts, &Journal::for_call(&opts), dry);
         }
         run_text(

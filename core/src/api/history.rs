@@ -16,6 +16,8 @@ fn open(options: Option<&Value>, entry: &'static str) -> Result<(Options, Worksp
         entry: Some(entry),
         ..request::options(options, cwd)?
     };
+    // (The journal's paths are relative to the root: `cwd` is for the
+    // caller's own path, which `history` resolves apart.)
     let ws = Workspace::open(&opts.workspace_root)?;
     Ok((opts, ws))
 }
@@ -25,7 +27,20 @@ pub(super) fn history(entry: &'static str, input: &Value, options: Option<&Value
     answer(options, || {
         let req = request::history_request(input)?;
         let (opts, ws) = open(options, entry)?;
-        journal::history(&ws, &opts, req.limit, req.file_path.as_deref())
+        // The caller's path from `cwd`, as the root-relative path the
+        // journal names (as it is when it does not resolve).
+        let file = match (&req.file_path, &opts.cwd) {
+            (Some(p), Some(cwd)) => {
+                let here = Workspace::open(&opts.workspace_root)?.from_dir(Some(cwd))?;
+                let plan = crate::io::workspace::Intent::Plan { create_dirs: false };
+                Some(
+                    here.resolve(p, plan)
+                        .map_or_else(|_| p.clone(), |r| r.rel_path),
+                )
+            }
+            (p, _) => p.clone(),
+        };
+        journal::history(&ws, &opts, req.limit, file.as_deref())
     })
 }
 

@@ -55,7 +55,7 @@ fn run(entry: &'static str, input: &Value, options: Option<&Value>) -> Outcome<T
     };
     let (cmd, dry_in) = text_editor::parse(input)?;
     let dry = dry_in || dry_opt.unwrap_or(false);
-    let ws = Workspace::open(&opts.workspace_root)?;
+    let ws = Workspace::open(&opts.workspace_root)?.from_dir(opts.cwd.as_deref())?;
     let done = match &cmd {
         EditorCommand::View {
             path,

@@ -456,6 +456,7 @@ request_shape! {
     /// or an object.
     struct OptionsShape {
         workspace_root: Option<String> = "workspaceRoot" | "workspace_root",
+        cwd: Option<String> = "cwd",
         durable: Option<bool> = "durable",
         max_file_bytes: Option<Whole> = "maxFileBytes" | "max_file_bytes",
         #[serde(default, deserialize_with = "hard_links")]
@@ -576,6 +577,7 @@ pub fn options(
 ) -> Result<Options, Failure> {
     let mut opts = Options {
         workspace_root: std::path::PathBuf::new(),
+        cwd: None,
         durable: true,
         max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         dry_run_ttl_secs: DEFAULT_DRY_RUN_TTL_SECS,
@@ -597,6 +599,12 @@ pub fn options(
             return Err(Failure::invalid(printer::signal_not_abort_signal()));
         }
         root = o.workspace_root;
+        opts.cwd = match o.cwd {
+            Some(c) if c.is_empty() || c.contains('\0') => {
+                return Err(Failure::invalid(printer::cwd_invalid()))
+            }
+            c => c.map(std::path::PathBuf::from),
+        };
         opts.durable = o.durable.unwrap_or(opts.durable);
         opts.max_file_bytes = o.max_file_bytes.map_or(opts.max_file_bytes, |Whole(n)| n);
         opts.hard_links = o.hard_links.unwrap_or(opts.hard_links);

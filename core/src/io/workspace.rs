@@ -74,6 +74,8 @@ pub struct Workspace {
     given: PathBuf,
     /// Whether to try the one-call `openat2` fast path first.
     fast_path: bool,
+    /// Where relative paths start, relative to the root (empty: the root).
+    base: PathBuf,
 }
 
 /// What the caller intends to do with the final component.
@@ -172,7 +174,33 @@ impl Workspace {
             canonical,
             given,
             fast_path: true,
+            base: PathBuf::new(),
         })
+    }
+
+    /// The same workspace resolving relative paths from `cwd` (absolute,
+    /// or relative to the root; a directory inside the root) instead of
+    /// from the root: a command-line tool run in a project's subdirectory
+    /// names files from there, and journals in the project's one journal.
+    /// `None`: unchanged.
+    pub fn from_dir(mut self, cwd: Option<&Path>) -> Result<Workspace, Failure> {
+        let Some(cwd) = cwd else { return Ok(self) };
+        let real = std::fs::canonicalize(self.canonical.join(cwd))
+            .map_err(|e| Failure::invalid(printer::cwd_unusable(cwd, &e)))?;
+        let Ok(rel) = real.strip_prefix(&self.canonical) else {
+            return Err(Failure::new(
+                ErrorCode::PATH_OUTSIDE_WORKSPACE,
+                printer::cwd_outside(cwd, &self.canonical),
+            ));
+        };
+        if !real.is_dir() {
+            return Err(Failure::invalid(printer::cwd_unusable(
+                cwd,
+                &std::io::Error::from(std::io::ErrorKind::NotADirectory),
+            )));
+        }
+        self.base = rel.to_path_buf();
+        Ok(self)
     }
 
     /// The same workspace resolving every path by the walk alone (no
@@ -201,8 +229,24 @@ impl Workspace {
             .or_else(|| p.strip_prefix(&self.given).ok())
     }
 
-    /// Resolves `user_path` beneath the root.
+    /// Resolves `user_path` beneath the root (a relative one from the
+    /// workspace's [`from_dir`](Workspace::from_dir)).
     pub fn resolve(&self, user_path: &str, intent: Intent) -> Result<Resolved, Failure> {
+        self.resolve_from(&self.base, user_path, intent)
+    }
+
+    /// Resolves `rel_path`, relative to the root (a [`Resolved::rel_path`]
+    /// resolved again, a journal's path), beneath the root.
+    pub(crate) fn resolve_rel(&self, rel_path: &str, intent: Intent) -> Result<Resolved, Failure> {
+        self.resolve_from(Path::new(""), rel_path, intent)
+    }
+
+    fn resolve_from(
+        &self,
+        base: &Path,
+        user_path: &str,
+        intent: Intent,
+    ) -> Result<Resolved, Failure> {
         check_syntax(user_path)?;
         let p = Path::new(user_path);
         let rel = if p.is_absolute() || p.has_root() {
@@ -212,7 +256,7 @@ impl Workspace {
                 None => return Err(outside(user_path)),
             }
         } else {
-            p.to_path_buf()
+            base.join(p)
         };
         if names_directory(user_path) {
             // Resolved only to say what it is: a directory, a path outside

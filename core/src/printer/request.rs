@@ -104,6 +104,25 @@ pub(crate) fn dry_run_ttl_out_of_range(max: u64) -> String {
     format!("`dryRunTtlSeconds` must be from 1 to {max} (one day)")
 }
 
+/// `options.cwd` is empty or holds a NUL byte.
+pub(crate) fn cwd_invalid() -> &'static str {
+    "options: `cwd` must be a directory path inside the workspace root"
+}
+
+/// `options.cwd` (`cwd`) cannot be opened (`e`).
+pub(crate) fn cwd_unusable(cwd: &std::path::Path, e: &std::io::Error) -> String {
+    format!("options: `cwd` {} cannot be used: {e}", cwd.display())
+}
+
+/// `options.cwd` (`cwd`) is not inside the workspace root `root`.
+pub(crate) fn cwd_outside(cwd: &std::path::Path, root: &std::path::Path) -> String {
+    format!(
+        "options: `cwd` {} is not inside the workspace root {}",
+        cwd.display(),
+        root.display()
+    )
+}
+
 /// No workspace root was given and the current directory is unknown (`e`).
 pub(crate) fn no_current_directory(e: &std::io::Error) -> String {
     format!("options: no `workspaceRoot` and no current directory: {e}")

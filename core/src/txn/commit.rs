@@ -194,7 +194,7 @@ impl Txn<'_> {
             }
             let res = self
                 .ws
-                .resolve(
+                .resolve_rel(
                     &s.res.rel_path,
                     Intent::Create {
                         create_dirs: s.create_dirs,

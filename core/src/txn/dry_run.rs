@@ -224,7 +224,7 @@ pub(crate) fn apply(run_id: &str, opts: &Options, rec: &dyn Recorder) -> Outcome
     // The run applies only in the workspace it was planned for: one
     // workspace's id never writes into another (and is not used up by a
     // call from the wrong one).
-    let ws = Workspace::open(&opts.workspace_root)?;
+    let ws = Workspace::open(&opts.workspace_root)?.from_dir(opts.cwd.as_deref())?;
     let mut other_root = None;
     let taken = cache()
         .lock()

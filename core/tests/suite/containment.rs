@@ -633,3 +633,46 @@ fn hard_link_to_outside_file_is_never_written_through() {
     let now = common::watch(&w.outside);
     assert_eq!(now, before);
 }
+
+/// `options.cwd`: relative paths start in that directory of the workspace
+/// (a command-line tool run in a project's subdirectory), every path still
+/// confined to the root, and the directory itself must lie inside it.
+#[test]
+fn relative_paths_start_at_the_cwd_option_and_stay_inside_the_root() {
+    let w = world();
+    let opts = |cwd: &str| json!({"workspaceRoot": w.root, "cwd": cwd, "durable": false, "journal": false});
+    let patch = |cwd: &str, path: &str| {
+        engine::patch_file(
+            &json!({"file_path": path, "search_block": "SENTINEL-SECRET", "replace_block": "EDITED"}),
+            Some(&opts(cwd)),
+        )
+    };
+    // From sub/ (relative to the root, or absolute), b.txt is sub/b.txt.
+    let r = patch("sub", "b.txt");
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(std::fs::read_to_string(w.root.join("sub/b.txt"))
+        .unwrap()
+        .starts_with("EDITED"));
+    let r = patch(w.root.join("sub/deep").to_str().unwrap(), "../../a.txt");
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(std::fs::read_to_string(w.root.join("a.txt"))
+        .unwrap()
+        .starts_with("EDITED"));
+    // Above the root from there: outside.
+    let r = patch("sub", "../../outside/sentinel.txt");
+    assert_eq!(r["code"], "PATH_OUTSIDE_WORKSPACE", "{r}");
+    // A cwd outside the root, or naming no directory: refused.
+    for cwd in ["..", "../outside", "sub/upup", w.outside.to_str().unwrap()] {
+        let r = patch(cwd, "sentinel.txt");
+        assert_eq!(r["code"], "PATH_OUTSIDE_WORKSPACE", "{cwd}: {r}");
+    }
+    for cwd in ["nope", "a.txt", ""] {
+        let r = patch(cwd, "b.txt");
+        assert_eq!(r["code"], "INVALID_INPUT", "{cwd}: {r}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(w.outside.join("sentinel.txt")).unwrap(),
+        SECRET
+    );
+    assert!(!w.canonical_root.join("b.txt").exists());
+}

@@ -580,6 +580,17 @@ pub(crate) fn is_marker(line: &str) -> bool {
     if t.is_empty() || t.len() > 160 {
         return false;
     }
+    // A Python placeholder statement with a marker comment (`...  # existing
+    // code`, `pass  # rest of the function unchanged`): the comment says
+    // what the line stands for.
+    let placeheld = ["...", "pass"].iter().find_map(|s| {
+        let rest = t.strip_prefix(s)?;
+        let comment = rest.trim_start();
+        (rest.len() > comment.len() && comment.starts_with('#')).then_some(comment)
+    });
+    if let Some(comment) = placeheld {
+        return is_marker(comment);
+    }
     let lower = t.to_ascii_lowercase();
     let mut body = lower.as_str();
     let mut commented = false;
@@ -816,6 +827,11 @@ mod tests {
             "# Leave the rest alone",
             "// <-- existing code -->",
             "[rest of the file unchanged]",
+            // A Python placeholder statement carrying the marker comment.
+            "    ...  # existing code",
+            "    pass  # existing code",
+            "    ...  # ... existing code ...",
+            "    ... # rest of the function unchanged",
             // Phrasings agents write, each once missed.
             "// rest of implementation",
             "// remaining methods unchanged",
@@ -937,6 +953,11 @@ mod tests {
         for l in [
             "...",
             "    ...",
+            "    ...  # type: ignore",
+            "    pass  # nothing to do",
+            "    pass",
+            "    passed = 1  # existing code",
+            "...rest  # existing",
             "foo(...args);",
             "return [...a, ...b];",
             "// TODO: ...",

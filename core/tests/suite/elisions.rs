@@ -1103,3 +1103,27 @@ fn markers_naming_code_and_a_leftover_marker_do_not_delete_what_they_stand_for()
     );
     assert_eq!(read(&root, "g.js"), js, "nothing written");
 }
+
+/// A Python body elided as a placeholder statement with a marker comment
+/// (`...  # existing code`, `pass  # rest of the function unchanged`)
+/// stands for the body: it was written as code, the body deleted.
+#[test]
+fn a_placeholder_statement_with_a_marker_comment_is_a_marker() {
+    let src = "def load(cfg):\n    a = parse(cfg.alpha)\n    b = parse(cfg.beta)\n    validate(a, b)\n    return merge(a, b)\n";
+    for m in [
+        "    ...  # existing code",
+        "    pass  # rest of the function unchanged",
+    ] {
+        let (_t, root) = setup(&[("a.py", src.as_bytes())]);
+        let r = api::patch_file(
+            &json!({"file_path": "a.py", "search_block": src, "replace_block": format!("def load(cfg):\n    a = parse(cfg.alpha)\n{m}\n    return merge(a, b)\n\n\ndef extra():\n    return 1\n")}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["ok"], true, "{m}: {r}");
+        assert_eq!(
+            read(&root, "a.py"),
+            format!("{src}\n\ndef extra():\n    return 1\n"),
+            "{m}"
+        );
+    }
+}

@@ -603,6 +603,7 @@ pub(crate) fn check_texts(old: &[u8], new: &[u8], lines: (usize, usize)) -> Verd
         first_new_line: lines.1 + first_line,
         whole: old,
         whole_new: new,
+        diff: std::cell::OnceCell::new(),
     };
     match region.verdict() {
         Found::None => Verdict::Kept,
@@ -636,6 +637,8 @@ struct Region<'a> {
     /// once in each).
     whole: &'a [u8],
     whole_new: &'a [u8],
+    /// [`Region::line_diff`], made once.
+    diff: std::cell::OnceCell<Vec<similar::DiffOp>>,
 }
 
 /// What a region's markers do.
@@ -1363,11 +1366,31 @@ impl Region<'_> {
         }
     }
 
-    /// The line diff (Myers) of the region's old and new lines, by key.
-    fn line_diff(&self) -> Vec<similar::DiffOp> {
-        let old: Vec<&[u8]> = self.old.iter().map(|l| key(l)).collect();
-        let new: Vec<&[u8]> = self.new.iter().map(|l| key(l)).collect();
-        similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new)
+    /// The line diff (Myers) of the region's old and new lines, by key,
+    /// within [`DIFF_BUDGET`]: past it the diff is still one (every old
+    /// line kept or deleted, in order), not the least (Myers costs the
+    /// lines times the differences: 48,000 lines with 12,000 markers took
+    /// 13 s).
+    fn line_diff(&self) -> &[similar::DiffOp] {
+        self.diff.get_or_init(|| {
+            let old: Vec<&[u8]> = self.old.iter().map(|l| key(l)).collect();
+            let new: Vec<&[u8]> = self.new.iter().map(|l| key(l)).collect();
+            let deadline = std::time::Instant::now() + DIFF_BUDGET;
+            similar::capture_diff_slices_deadline(
+                similar::Algorithm::Myers,
+                &old,
+                &new,
+                Some(deadline),
+            )
+        })
+    }
+
+    /// The first old line of the region that does not stand, in order,
+    /// among its new lines, each taken as early as it can be (one pass);
+    /// `None`: every one does, and the least diff deletes none.
+    fn first_unkept(&self) -> Option<usize> {
+        let mut new = self.new.iter().map(|l| key(l));
+        self.old.iter().position(|o| !new.any(|n| n == key(o)))
     }
 
     /// A region too large to align exactly: its diff decides. Its markers
@@ -1377,10 +1400,24 @@ impl Region<'_> {
     /// deletions are not enough to look at: a marker inserted past a kept
     /// blank line may stand for rows deleted before it.
     fn too_large(&self, markers: &[bool]) -> Found {
+        let Some(unkept) = self.first_unkept() else {
+            return Found::None;
+        };
+        let started = std::time::Instant::now();
+        let diff = self.line_diff();
+        if started.elapsed() >= DIFF_BUDGET {
+            // A diff cut short is no least one: its runs say little. The
+            // old text stops being kept in order at `unkept`: every reading
+            // deletes a line up to it, shown as the line to send.
+            let Some(j) = markers.iter().position(|&m| m) else {
+                return Found::None;
+            };
+            let run = (unkept, unkept + 1);
+            return Found::Refused(Box::new(self.refusal(j, run, Why::TooLarge)));
+        }
         // Each deleted run (a deletion, or the old side of a replacement):
         // old lines, and where the new text stands there.
-        let deleted: Vec<((usize, usize), usize)> = self
-            .line_diff()
+        let deleted: Vec<((usize, usize), usize)> = diff
             .iter()
             .map(|op| (op.old_range(), op.new_range().start))
             .filter(|(old, _)| !old.is_empty())
@@ -1427,6 +1464,9 @@ struct Table {
     ins: u32,
     best: u32,
 }
+
+/// Longest the line diff of a region too large to align may take.
+const DIFF_BUDGET: std::time::Duration = std::time::Duration::from_millis(500);
 
 const INF: u32 = u32::MAX / 4;
 

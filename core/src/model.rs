@@ -547,6 +547,9 @@ pub enum Unfitted {
     /// Line `j` of the replacement (`line`) repeats line `i` of the search
     /// text where the match starts inside a line.
     RepeatsInside { j: usize, line: String, i: usize },
+    /// The search and replacement texts, `lines` lines in all, differ too
+    /// much to be paired line by line within the time allowed.
+    TooLarge { lines: usize },
 }
 
 /// Why a replacement line's indentation has no certain counterpart in the

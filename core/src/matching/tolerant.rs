@@ -57,7 +57,7 @@
 //! nothing is written.
 
 use memchr::memmem;
-use similar::{capture_diff_slices, Algorithm, DiffTag};
+use similar::{capture_diff_slices, capture_diff_slices_deadline, Algorithm, DiffTag};
 
 use crate::codec::source::line_ending;
 use crate::likeness;
@@ -556,10 +556,30 @@ fn join_with_endings(
 /// line it modifies. Within a run of changed lines, each new line is paired
 /// with the old line it is most like (keeping their order), so a line
 /// changed among lines removed is paired with the line it changes.
-fn line_roles(s_lines: &[String], p_lines: &[String]) -> (Vec<Option<usize>>, Vec<Option<usize>>) {
+///
+/// The diff is bounded by [`ROLES_BUDGET`] (Myers costs the lines times the
+/// differences: 20,000 lines all changed took 9 s); a diff cut short is no
+/// least one, and roles read from it would not be certain: `Err`.
+#[allow(clippy::type_complexity)]
+fn line_roles(
+    s_lines: &[String],
+    p_lines: &[String],
+) -> Result<(Vec<Option<usize>>, Vec<Option<usize>>), Unfitted> {
     let mut same: Vec<Option<usize>> = vec![None; p_lines.len()];
     let mut edited: Vec<Option<usize>> = vec![None; p_lines.len()];
-    for op in capture_diff_slices(Algorithm::Myers, s_lines, p_lines) {
+    let started = std::time::Instant::now();
+    let ops = capture_diff_slices_deadline(
+        Algorithm::Myers,
+        s_lines,
+        p_lines,
+        Some(started + ROLES_BUDGET),
+    );
+    if started.elapsed() >= ROLES_BUDGET {
+        return Err(Unfitted::TooLarge {
+            lines: s_lines.len() + p_lines.len(),
+        });
+    }
+    for op in ops {
         let (tag, r1, r2) = op.as_tag_tuple();
         match tag {
             DiffTag::Equal => {
@@ -575,8 +595,12 @@ fn line_roles(s_lines: &[String], p_lines: &[String]) -> (Vec<Option<usize>>, Ve
             _ => {}
         }
     }
-    (same, edited)
+    Ok((same, edited))
 }
+
+/// Longest the line diff pairing a replacement's lines with the block's
+/// may take.
+const ROLES_BUDGET: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// An order-keeping pairing of old and new changed lines that makes the
 /// paired lines most alike in total (a small dynamic program; long runs
@@ -775,15 +799,29 @@ fn style(ind: &str) -> (bool, bool) {
 /// them in the file's style would undo, and which one is meant cannot be
 /// known once the block's indentation is tolerated. `Err` says why.
 fn restyled(s_lines: &[String], p_lines: &[String]) -> Result<(), Unfitted> {
+    // The first indented search line of each text, by indentation style
+    // (one pass: a scan of the search per replacement line cost their
+    // product, seconds for blocks of 10,000 lines).
+    let mut first: std::collections::HashMap<&str, [Option<usize>; 4]> = Default::default();
+    let slot = |ind: &str| {
+        let (t, s) = style(ind);
+        usize::from(t) * 2 + usize::from(s)
+    };
+    for (i, s) in s_lines.iter().enumerate() {
+        let s_ind = lead(s);
+        if !s_ind.is_empty() {
+            first.entry(s.trim_start()).or_default()[slot(s_ind)].get_or_insert(i);
+        }
+    }
     for (j, p) in p_lines.iter().enumerate() {
         let (p_ind, text) = (lead(p), p.trim_start());
         if p_ind.is_empty() || text.is_empty() {
             continue;
         }
-        let other = s_lines.iter().position(|s| {
-            let s_ind = lead(s);
-            s.trim_start() == text && !s_ind.is_empty() && style(s_ind) != style(p_ind)
-        });
+        let own = slot(p_ind);
+        let other = first
+            .get(text)
+            .and_then(|at| (0..4).filter(|&k| k != own).filter_map(|k| at[k]).min());
         if let Some(i) = other {
             return Err(Unfitted::Restyled {
                 j,
@@ -861,7 +899,7 @@ fn adapt(
     }
     let mut out: Vec<String> = Vec::with_capacity(p_lines.len());
     let mut from: Vec<Option<usize>> = Vec::with_capacity(p_lines.len());
-    let (same, edited) = line_roles(&s_lines, &p_lines);
+    let (same, edited) = line_roles(&s_lines, &p_lines)?;
     for (j, line) in p_lines.iter().enumerate() {
         // A line the caller kept is the file's line, whole: moved off the
         // region's partial first line, with the text before the match on

@@ -599,6 +599,11 @@ pub(crate) fn unfitted(why: &Unfitted, said: Said) -> String {
             converts_indentation(said, (*j, line), *i, *styles)
         }
         Unfitted::RepeatsInside { j, line, i } => repeats_line_inside(said, (*j, line), *i),
+        Unfitted::TooLarge { lines } => format!(
+            "{} and {} ({lines} lines) differ too much to pair their lines in time; send the \
+             exact text, or smaller edits",
+            said.search, said.replace
+        ),
     }
 }
 

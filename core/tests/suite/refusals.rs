@@ -302,3 +302,40 @@ fn a_cancelled_or_timed_out_call_writes_nothing() {
         ),
     }
 }
+
+/// Python refuses an unexpected indent, a dedent to no outer level, a tab
+/// in a block of spaces and a block left empty, which tree-sitter-python
+/// reads without an error: the guard reports them (refused under `syntax:
+/// "refuse"`, nothing written), and leaves the file's own ones alone.
+#[test]
+fn an_edit_breaking_python_indentation_is_a_syntax_error() {
+    let src = "def load(cfg):\n    a = parse(cfg)\n    return a\n";
+    for (search, replace, line) in [
+        ("    return a\n", "        return a\n", 3),
+        ("    return a\n", "  return a\n", 3),
+        ("    return a\n", "\treturn a\n", 3),
+        ("    a = parse(cfg)\n    return a\n", "a = 1\n", 2),
+    ] {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("m.py"), src).unwrap();
+        let o = json!({"workspaceRoot": t.path(), "durable": false, "journal": false, "syntax": "refuse"});
+        let r = api::patch_file(
+            &json!({"file_path": "m.py", "search_block": search, "replace_block": replace}),
+            Some(&o),
+        );
+        assert_eq!(r["code"], "SYNTAX_ERROR_INTRODUCED", "{replace:?}: {r}");
+        assert_eq!(r["syntax"]["errors"][0]["line"], line, "{r}");
+        assert_eq!(std::fs::read_to_string(t.path().join("m.py")).unwrap(), src);
+    }
+    // A file already wrongly indented: an edit elsewhere is its own.
+    let t = tempfile::tempdir().unwrap();
+    let broken = "def f():\n    x = 1\n      y = 2\n\ndef g():\n    return 1\n";
+    std::fs::write(t.path().join("m.py"), broken).unwrap();
+    let o =
+        json!({"workspaceRoot": t.path(), "durable": false, "journal": false, "syntax": "refuse"});
+    let r = api::patch_file(
+        &json!({"file_path": "m.py", "search_block": "return 1", "replace_block": "return 2"}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+}

@@ -54,6 +54,10 @@ pub(crate) fn found(tree: &Tree, text: &[u8], grammar: Grammar) -> Vec<Found> {
     if out.len() < COLLECTED {
         out.extend(unparsed_tail(tree, text));
     }
+    if out.len() < COLLECTED {
+        out.extend(indentation(grammar, text));
+        out.sort_by_key(|f| f.start);
+    }
     // An error the grammar makes of valid text goes with the errors
     // nested in it.
     let valid: Vec<(usize, usize)> = out
@@ -67,6 +71,30 @@ pub(crate) fn found(tree: &Tree, text: &[u8], grammar: Grammar) -> Vec<Found> {
             .any(|&(a, b)| a <= f.start && f.start < b.max(a + 1))
     });
     out
+}
+
+/// The lines Python refuses for their indentation, which its grammar reads
+/// without an error ([`indent`](super::indent)); none in other languages.
+pub(crate) fn indentation(grammar: Grammar, text: &[u8]) -> Vec<Found> {
+    if grammar != Grammar::Python {
+        return Vec::new();
+    }
+    super::indent::errors(text)
+        .into_iter()
+        .map(|e| {
+            let line = line_at(text, e.start);
+            let rest = &text[e.start..(e.start - e.col + line.len()).max(e.start)];
+            Found {
+                problem: SyntaxProblem::Unexpected,
+                start: e.start,
+                end: e.start + rest.len(),
+                row: e.row,
+                col: e.col,
+                token: clip(String::from_utf8_lossy(rest).trim(), TOKEN_CHARS),
+                state: None,
+            }
+        })
+        .collect()
 }
 
 /// What a grammar takes for an error in valid text. tree-sitter-html

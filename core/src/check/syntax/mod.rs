@@ -15,6 +15,7 @@ mod errors;
 #[cfg(test)]
 mod fuzz;
 mod grammar;
+mod indent;
 mod parse;
 mod preproc;
 mod reading;

@@ -192,7 +192,7 @@ impl Run<'_> {
         });
         let mut tree = parse::parse(grammar, text, base.as_ref(), limit)?;
         let new_bytes = text.to_vec();
-        if !tree.root_node().has_error() {
+        if !tree.root_node().has_error() && errors::indentation(grammar, &new_bytes).is_empty() {
             self.keep(new_bytes, tree);
             return Ok(Reading::Clean);
         }

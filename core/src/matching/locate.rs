@@ -1507,6 +1507,45 @@ mod tests {
     /// where a new line's depth has no certain counterpart, nothing is
     /// written. In the same style, added lines are written as sent (the
     /// context lines may be what was mistyped).
+    /// Tabs with spaces after them for alignment (a Makefile recipe's
+    /// continuation, a kernel-style call's arguments) are a tab region: a
+    /// line added with spaces takes the tab (`    strip app` was written as
+    /// sent, and make stopped at a missing separator).
+    #[test]
+    fn a_tab_region_with_aligned_continuations_takes_tabs() {
+        let mk = "app: main.o\n\t$(CC) -o app \\\n\t    main.o util.o\n\nclean:\n\trm -f app\n";
+        let (out, _) = run(
+            mk,
+            &[hunk(&[
+                " app: main.o",
+                "     $(CC) -o app \\",
+                "         main.o util.o",
+                "+    strip app",
+            ])],
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "app: main.o\n\t$(CC) -o app \\\n\t    main.o util.o\n\tstrip app\n\nclean:\n\trm -f app\n"
+        );
+        let c = "int f(void)\n{\n\tint r = g(aaaa,\n\t          bbbb);\n\treturn r;\n}\n";
+        let (out, _) = run(
+            c,
+            &[hunk(&[
+                "     int r = g(aaaa,",
+                "               bbbb);",
+                "+    if (r < 0)",
+                "+        return r;",
+                "     return r;",
+            ])],
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "int f(void)\n{\n\tint r = g(aaaa,\n\t          bbbb);\n\tif (r < 0)\n\t\treturn r;\n\treturn r;\n}\n"
+        );
+    }
+
     #[test]
     fn added_lines_take_the_files_indentation_style_when_it_was_forgiven() {
         let go = "func a() {\n\tx := 1\n\tif x {\n\t\ty()\n\t}\n}\n";

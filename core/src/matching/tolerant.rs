@@ -737,7 +737,9 @@ impl<'a> Indents<'a> {
 }
 
 /// `Some(true)` when every indented line of `text` is indented with tabs
-/// alone, `Some(false)` with spaces alone; `None` for both, or none.
+/// (spaces after them align: a Makefile recipe's continuation, a
+/// kernel-style call's arguments), `Some(false)` with spaces alone; `None`
+/// for both, or none.
 fn pure_style(text: &str) -> Option<bool> {
     let mut seen = None;
     for l in lines_of(text) {
@@ -746,7 +748,7 @@ fn pure_style(text: &str) -> Option<bool> {
             continue;
         }
         let tabs = match style(ind) {
-            (true, false) => true,
+            (true, _) if ind.trim_start_matches('\t').bytes().all(|b| b == b' ') => true,
             (false, true) => false,
             _ => return None,
         };

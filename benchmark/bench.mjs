@@ -29,7 +29,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { loadEngine } from './engines.mjs'
 import { smallTs, writeBigFile, writeManyFiles, multiEditFile, Toggle, countOf } from './workloads.mjs'
 import { lockedWorkload, lockedLines } from './locked.mjs'
-import { replaceAllWorkload, editsWorkload, blocksWorkload, hunksWorkload, stressLines } from './stress.mjs'
+import { replaceAllWorkload, editsWorkload, blocksWorkload, hunksWorkload, shapesWorkload, stressLines } from './stress.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
@@ -546,6 +546,11 @@ if (want('hunks-10k')) {
   results.push(QUICK ? hunksWorkload(workDir, 20, 2000) : hunksWorkload(workDir, 100, 10000))
 }
 
+if (want('shapes')) {
+  log('shapes')
+  results.push(shapesWorkload(workDir, QUICK ? 3000 : 12000))
+}
+
 // Unrelated calls while calls wait for a file another process holds locked.
 if (want('locked')) {
   log('locked')
@@ -584,7 +589,7 @@ for (const w of results) {
     }
     continue
   }
-  if (['replace-all', 'edits-many', 'blocks-many', 'hunks-many'].includes(w.key)) {
+  if (['replace-all', 'edits-many', 'blocks-many', 'hunks-many', 'shapes'].includes(w.key)) {
     lines.push(...stressLines(w))
     continue
   }

@@ -8,6 +8,12 @@
 //   blocks-10k    the same with 10,000 SEARCH/REPLACE blocks (every other
 //                 one deleting its whole line) against one block.
 //   hunks-10k     the same with a Codex patch of 10,000 hunks against one.
+//   shapes        input shapes whose cost once grew with the square of the
+//                 input, each timed at n and 4n lines: a lazy whole-file
+//                 write with a marker every 4 lines (too large to align), and
+//                 tolerant blocks (`indentation`) re-indented as sent and
+//                 with every line changed. Goal: 4n costs at most 4.5x n,
+//                 or stays within the engine's budgets (about 0.5 s).
 //
 // Each measurement runs in its own child process (`node stress.mjs --child
 // ...`) so that its peak RSS is its own.
@@ -86,7 +92,38 @@ async function runChild(job) {
     const many = Number(process.hrtime.bigint() - t) / 1e6
     return { ok: r.ok, code: r.code, one_ms: one, many_ms: many, ratio: many / one }
   }
+  if (job.kind === 'shape') {
+    const n = job.n
+    const lines = Array.from({ length: n }, (_, i) => `call_${i}(arg);`)
+    fs.writeFileSync(path.join(job.dir, 'a.js'), lines.map((l) => l + '\n').join(''))
+    let call
+    if (job.shape === 'markers') {
+      const lazy = []
+      for (let i = 0; i < n; i += 4) lazy.push('// ... existing code ...', `call_${i + 3}(arg);`, `other_${i}();`)
+      call = () => api.writeFile({ file_path: 'a.js', content: lazy.join('\n') + '\n' }, { ...opts, syntax: 'off' })
+    } else {
+      const search = lines.map((l) => '    ' + l + '\n').join('')
+      const replace = job.shape === 'reindent' ? search : lines.map((l) => '    ' + l.replace('arg', 'arg2') + '\n').join('')
+      call = () => api.patchFileSync({ file_path: 'a.js', search_block: search, replace_block: replace, match: ['indentation'] }, { ...opts, syntax: 'off' })
+    }
+    const t = process.hrtime.bigint()
+    const r = await call()
+    return { ok: r.ok, code: r.code, ms: Number(process.hrtime.bigint() - t) / 1e6 }
+  }
   throw new Error(`unknown job ${job.kind}`)
+}
+
+/** Input shapes that once cost the square of their size, each at `n` and `4n` lines. */
+export function shapesWorkload(workDir, n) {
+  const dir = path.join(workDir, 'stress-sh')
+  fs.mkdirSync(dir, { recursive: true })
+  const rows = []
+  for (const shape of ['markers', 'reindent', 'rewrite']) {
+    const a = child({ kind: 'shape', dir, shape, n })
+    const b = child({ kind: 'shape', dir, shape, n: 4 * n })
+    rows.push({ shape, n, small: a, large: b, ratio: b.ms / a.ms })
+  }
+  return { name: `Input shapes at ${n.toLocaleString('en')} and ${(4 * n).toLocaleString('en')} lines`, key: 'shapes', rows }
 }
 
 /** A file of `mib` MiB of `a`, written without holding it in memory. */
@@ -163,6 +200,12 @@ export function hunksWorkload(workDir, mib, n) {
 
 export function stressLines(w) {
   const f = (x, d = 1) => (x == null ? '' : x.toFixed(d))
+  if (w.key === 'shapes') {
+    return [
+      ['shape', 'n ms', '4n ms', '4n / n', 'answers'].join(' | '),
+      ...w.rows.map((r) => [r.shape, f(r.small.ms, 0), f(r.large.ms, 0), `${f(r.ratio, 2)}x`, `${r.small.ok ? 'ok' : r.small.code}, ${r.large.ok ? 'ok' : r.large.code}`].join(' | ')),
+    ]
+  }
   if (w.key === 'replace-all') {
     return [
       `idle child: ${f(w.idle_rss_mib)} MiB (goal: peak <= 2.5 x file + idle)`,

@@ -100,6 +100,19 @@ pub(crate) const KEPT_NOUNS: &[&str] = &[
     "rules",
     "queries",
     "continue",
+    // What a body does, between dots (`// ... validation logic ...`, `//
+    // ... error handling ...`).
+    "logic",
+    "handling",
+    "setup",
+    "validation",
+    "parsing",
+    "initialization",
+    "body",
+    "config",
+    "configuration",
+    "cleanup",
+    "checks",
 ];
 
 /// Words of keeping that say so alone, first in a line that ends with
@@ -827,6 +840,11 @@ mod tests {
             "# Leave the rest alone",
             "// <-- existing code -->",
             "[rest of the file unchanged]",
+            // What a body does, between dots.
+            "  // ... validation logic ...",
+            "  // ... error handling ...",
+            "  // ... setup ...",
+            "    # ... parsing and validation ...",
             // A Python placeholder statement carrying the marker comment.
             "    ...  # existing code",
             "    pass  # existing code",

@@ -637,8 +637,8 @@ struct Region<'a> {
     /// once in each).
     whole: &'a [u8],
     whole_new: &'a [u8],
-    /// [`Region::line_diff`], made once.
-    diff: std::cell::OnceCell<Vec<similar::DiffOp>>,
+    /// [`Region::line_diff`], made once, and whether its budget ran out.
+    diff: std::cell::OnceCell<(Vec<similar::DiffOp>, bool)>,
 }
 
 /// What a region's markers do.
@@ -1372,16 +1372,27 @@ impl Region<'_> {
     /// lines times the differences: 48,000 lines with 12,000 markers took
     /// 13 s).
     fn line_diff(&self) -> &[similar::DiffOp] {
+        &self.diff_made().0
+    }
+
+    /// Whether [`Region::line_diff`] was cut short by its budget (then it is
+    /// a diff, not the least one).
+    fn diff_cut_short(&self) -> bool {
+        self.diff_made().1
+    }
+
+    fn diff_made(&self) -> &(Vec<similar::DiffOp>, bool) {
         self.diff.get_or_init(|| {
             let old: Vec<&[u8]> = self.old.iter().map(|l| key(l)).collect();
             let new: Vec<&[u8]> = self.new.iter().map(|l| key(l)).collect();
-            let deadline = std::time::Instant::now() + DIFF_BUDGET;
-            similar::capture_diff_slices_deadline(
+            let started = std::time::Instant::now();
+            let ops = similar::capture_diff_slices_deadline(
                 similar::Algorithm::Myers,
                 &old,
                 &new,
-                Some(deadline),
-            )
+                Some(started + DIFF_BUDGET),
+            );
+            (ops, started.elapsed() >= DIFF_BUDGET)
         })
     }
 
@@ -1403,9 +1414,7 @@ impl Region<'_> {
         let Some(unkept) = self.first_unkept() else {
             return Found::None;
         };
-        let started = std::time::Instant::now();
-        let diff = self.line_diff();
-        if started.elapsed() >= DIFF_BUDGET {
+        if self.diff_cut_short() {
             // A diff cut short is no least one: its runs say little. The
             // old text stops being kept in order at `unkept`: every reading
             // deletes a line up to it, shown as the line to send.
@@ -1417,7 +1426,8 @@ impl Region<'_> {
         }
         // Each deleted run (a deletion, or the old side of a replacement):
         // old lines, and where the new text stands there.
-        let deleted: Vec<((usize, usize), usize)> = diff
+        let deleted: Vec<((usize, usize), usize)> = self
+            .line_diff()
             .iter()
             .map(|op| (op.old_range(), op.new_range().start))
             .filter(|(old, _)| !old.is_empty())

@@ -121,20 +121,20 @@ impl Snapshot {
     fn decode(b: &[u8]) -> Option<Snapshot> {
         let body_len = b.len().checked_sub(32)?;
         let (body, sum) = b.split_at(body_len);
-        if Sha256::digest(body).as_slice() != sum || !body.starts_with(MAGIC) {
+        if Sha256::digest(body).as_slice() != sum {
             return None;
         }
-        let mut at = MAGIC.len();
+        let (taken, path, sha256, mut at) = head(body)?;
+        let (path, sha256) = (
+            String::from_utf8(path.to_vec()).ok()?,
+            String::from_utf8(sha256.to_vec()).ok()?,
+        );
         let mut take = |n: usize| -> Option<&[u8]> {
             let s = body.get(at..at.checked_add(n)?)?;
             at += n;
             Some(s)
         };
         let u64_at = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
-        let taken = u64_at(take(8)?);
-        let plen = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
-        let path = String::from_utf8(take(plen)?.to_vec()).ok()?;
-        let sha256 = String::from_utf8(take(64)?.to_vec()).ok()?;
         let n = usize::try_from(u64_at(take(8)?)).ok()?;
         if n > MAX_LINES {
             return None;
@@ -161,6 +161,18 @@ impl Snapshot {
             shown,
         })
     }
+}
+
+/// The head of an encoded snapshot (what [`Snapshot::encode`] writes
+/// first): when it was taken, its path, its content's sha256 (hex), and
+/// where the rest starts; `None` when the bytes are no such head.
+fn head(b: &[u8]) -> Option<(u64, &[u8], &[u8], usize)> {
+    let rest = b.strip_prefix(MAGIC)?;
+    let taken = u64::from_le_bytes(rest.get(..8)?.try_into().ok()?);
+    let plen = u32::from_le_bytes(rest.get(8..12)?.try_into().ok()?) as usize;
+    let path = rest.get(12..12usize.checked_add(plen)?)?;
+    let sha256 = rest.get(12 + plen..12 + plen + 64)?;
+    Some((taken, path, sha256, MAGIC.len() + 12 + plen + 64))
 }
 
 /// Seconds since the epoch.
@@ -229,15 +241,13 @@ fn holds(d: &Private, name: &str, snap: &Snapshot) -> bool {
         return false;
     };
     let want = MAGIC.len() + 8 + 4 + snap.path.len() + 64;
-    let mut head = Vec::with_capacity(want);
-    if f.take(want as u64).read_to_end(&mut head).is_err() || head.len() < want {
+    let mut b = Vec::with_capacity(want);
+    if f.take(want as u64).read_to_end(&mut b).is_err() {
         return false;
     }
-    let at = MAGIC.len() + 8;
-    head.starts_with(MAGIC)
-        && head[at..at + 4] == (snap.path.len() as u32).to_le_bytes()
-        && head[at + 4..at + 4 + snap.path.len()] == *snap.path.as_bytes()
-        && head[want - 64..] == *snap.sha256.as_bytes()
+    head(&b).is_some_and(|(_, path, sha256, _)| {
+        path == snap.path.as_bytes() && sha256 == snap.sha256.as_bytes()
+    })
 }
 
 /// The snapshot this process keeps of the content `sha256` of the file

@@ -239,6 +239,13 @@ pub(crate) const PHRASES: &[&str] = &[
     "no changes above",
     "unchanged below",
     "unchanged above",
+    "existing body",
+    "original body",
+    "same body",
+    "more code here",
+    "keep original",
+    "keep the original",
+    "no changes to the rest",
 ];
 
 /// Elisions in Chinese and Japanese (`// ... 其他代码 ...`, `// ...省略...`,
@@ -387,6 +394,17 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "constructor",
     "from",
     "others",
+    "to",
+    // What a body does (`// validation unchanged`, `// (parsing
+    // unchanged)`): a marker only with a phrase or word of keeping.
+    "parsing",
+    "validation",
+    "setup",
+    "initialization",
+    "cleanup",
+    "handling",
+    "error",
+    "checks",
 ];
 
 /// Words that, before a kind of code ([`CODE_NOUNS`]), make a phrase of
@@ -415,6 +433,26 @@ const CODE_NOUNS: &[&str] = &[
     "members",
     "tests",
     "imports",
+];
+
+/// What a body or a page holds, named after `existing` as the whole
+/// comment (`{/* existing components */}`, `/* existing styles */`, `//
+/// existing error handling`); not `settings`, `routes`, `items`: `//
+/// existing settings` heads a section of real code.
+const EXISTING_NOUNS: &[&str] = &[
+    "components",
+    "elements",
+    "markup",
+    "styles",
+    "content",
+    "contents",
+    "logic",
+    "body",
+    "code",
+    "error",
+    "handling",
+    "validation",
+    "setup",
 ];
 
 /// What says lines are kept when in brackets of its own (`// (same)`,
@@ -472,6 +510,12 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "\u{22EE}",
     "\u{22EF}",
     "\u{2025}",
+    "remainder of",
+    "more code",
+    "keep original",
+    "keep the original",
+    " lines]",
+    " lines)",
     "as before",
     "keep rest",
     "previous",
@@ -511,20 +555,34 @@ fn is_dots(w: &str) -> bool {
 }
 
 /// Characters taken off a word's ends: dots, brackets, punctuation, an
-/// arrow's (`<-- existing code -->`); not quotes, so that a marker inside a
+/// arrow's (`<-- existing code -->`), emphasis (`// *snip*`); not quotes, so that a marker inside a
 /// string literal (`"// ... existing code ...",`, a test's data) stays
 /// code.
 fn edge(c: char) -> bool {
     matches!(
         c,
-        '.' | '(' | ')' | '[' | ']' | '{' | '}' | ',' | ':' | '!' | '<' | '>' | '-' | '~' | '='
+        '.' | '('
+            | ')'
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | ','
+            | ':'
+            | '!'
+            | '<'
+            | '>'
+            | '-'
+            | '~'
+            | '='
+            | '*'
     )
 }
 
 /// `body` without brackets that wrap the whole of it (`[...]`, `(rest
 /// unchanged)`), and whether it had them.
 fn unbracket(body: &str) -> (&str, bool) {
-    for (open, close) in [('[', ']'), ('(', ')')] {
+    for (open, close) in [('[', ']'), ('(', ')'), ('{', '}')] {
         if let Some(inner) = body.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
             if !inner.contains([open, close]) {
                 return (inner.trim(), true);
@@ -606,16 +664,17 @@ pub(crate) fn is_marker(line: &str) -> bool {
     }
     let lower = t.to_ascii_lowercase();
     let mut body = lower.as_str();
-    let mut commented = false;
+    let mut opened = None;
     for open in OPENERS {
         if let Some(r) = body.strip_prefix(open) {
             body = r
                 .trim_start_matches(['/', '#', '*', '-', ';', '!'])
                 .trim_start();
-            commented = true;
+            opened = Some(*open);
             break;
         }
     }
+    let commented = opened.is_some();
     for close in CLOSERS {
         if let Some(r) = body.strip_suffix(close) {
             body = r.trim_end();
@@ -681,12 +740,46 @@ pub(crate) fn is_marker(line: &str) -> bool {
             && OPENING_WORDS.contains(&words[0])
             && words.iter().all(|w| alpha(w) && known(w));
     }
+    undotted(body, &words, opened, bracketed)
+}
+
+/// Whether a line without dots is a marker: `body` the line without its
+/// comment opener (`opened`) and closer, nor brackets around the whole of
+/// it (`bracketed`), `words` its words.
+fn undotted(body: &str, words: &[&str], opened: Option<&str>, bracketed: bool) -> bool {
+    let enclosed = opened.is_some() || bracketed;
+    let known = |w: &&str| KEEP_WORDS.contains(w) || VOCABULARY.contains(w);
+    // Without dots, `*` opens a list's item (`* etc`, `* No changes`), not
+    // a comment's line.
+    if opened == Some("*") {
+        return false;
+    }
     // A phrase of keeping, `rest of` with what is kept (`rest of
     // implementation`), or a word that says it alone among words of the
     // vocabulary (`remaining methods unchanged`, `everything else
     // unchanged`).
     // Numbers only where they number lines (`// lines 4-7 unchanged`).
     let lines = words.iter().any(|w| *w == "lines" || *w == "line");
+    // A count of lines in brackets (`// [3 lines]`, `(12 more lines)`).
+    if bracketed && matches!(words, [n, "lines"] | [n, "more", "lines"] if number(n)) {
+        return true;
+    }
+    // `// no change(s)`, the whole comment, after an opener of code only:
+    // `* No changes` and `# No changes` are a list's item and a heading.
+    if matches!(words, ["no", "change" | "changes"])
+        && matches!(opened, Some("//" | "/*" | "<!--" | "--" | "{/*"))
+    {
+        return true;
+    }
+    // `existing` and what a body or a page holds (`{/* existing components
+    // */}`, `<!-- existing markup -->`, `// existing error handling`).
+    if words.len() <= 3
+        && words.first() == Some(&"existing")
+        && words[1..].iter().all(|w| EXISTING_NOUNS.contains(w))
+        && words.len() > 1
+    {
+        return enclosed;
+    }
     enclosed
         && words.len() <= MAX_WORDS
         && words
@@ -694,6 +787,7 @@ pub(crate) fn is_marker(line: &str) -> bool {
             .all(|w| (alpha(w) && known(w)) || (lines && number(w)))
         && (PHRASES.iter().any(|p| body.contains(p))
             || body.contains("rest of ")
+            || body.contains("remainder of ")
             || words.iter().any(|w| ALONE.contains(w))
             || (bracketed && BRACKETED.contains(&body))
             // `existing` alone (`// existing`, `# (existing)`); with what
@@ -799,6 +893,29 @@ mod tests {
             "# [...]",
             "// Previous code remains the same",
             "# [Previous code remains the same]",
+            // What a body does, said unchanged; a body kept; a count of
+            // lines in brackets; a snip in emphasis; no change after an
+            // opener of code.
+            "  // (parsing unchanged)",
+            "  // validation unchanged",
+            "    # error handling unchanged",
+            "  // existing body",
+            "  // [3 lines]",
+            "  /* (12 more lines) */",
+            "  // *snip*",
+            "  // no change",
+            "  <!-- no changes -->",
+            "      {/* existing components */}",
+            "  <!-- existing markup -->",
+            "/* existing styles */",
+            "\t// existing error handling",
+            "\t// error handling unchanged",
+            "# setup as before",
+            "  // no changes to the rest",
+            "  // Remainder of the function is the same",
+            "  // {... existing code ...}",
+            "  // more code here",
+            "  // keep original",
             "// (unchanged)",
             "/* unchanged */",
             "// ... as before ...",
@@ -986,6 +1103,20 @@ mod tests {
             "// loading...",
             "x = 1  # ...",
             "// see the existing code in lib.rs for how the cache is cleared on shutdown",
+            // A list's item and a heading; a count not in brackets; what a
+            // body does without a word of keeping.
+            "* No changes",
+            "  * etc",
+            "* rest of the API is unchanged",
+            "# No changes",
+            "// 3 lines",
+            "  // validation",
+            "  // error handling",
+            "  // parsing of the header",
+            "  // *important*",
+            "  // existing settings",
+            "  // add the rest to the queue",
+            "{ ...rest }",
             "",
             "}",
             // Spread and rest in code: the dots are glued to a name.

@@ -93,6 +93,20 @@ fn score(
         Lazy::Refused(why) => {
             t.refused += 1;
             *t.why.entry(why).or_default() += 1;
+            // (`PFT_LAZY_DUMP_REFUSED=<reason>` with `PFT_LAZY_DUMP=<dir>`:
+            // the cases refused for that reason too.)
+            if let (Ok(dir), Ok(w)) = (
+                std::env::var("PFT_LAZY_DUMP"),
+                std::env::var("PFT_LAZY_DUMP_REFUSED"),
+            ) {
+                let k = t.why[why];
+                if w == why && k <= 30 {
+                    let k = format!("{dir}/refused-{}{k}", kind.replace(' ', "_"));
+                    let _ = std::fs::write(format!("{k}.old"), old);
+                    let _ = std::fs::write(format!("{k}.lazy"), pieces(old, span, lazy).concat());
+                    let _ = std::fs::write(format!("{k}.want"), intended);
+                }
+            }
         }
         other => {
             t.wrong += 1;
@@ -136,10 +150,17 @@ fn real(
     r.0 += 1;
     match lazy_outcome(old.as_bytes(), &pieces(old, span, new)) {
         Lazy::Kept => {}
-        Lazy::Refused(_) => {
+        Lazy::Refused(why) => {
             r.1 += 1;
             if ex.len() < 10 {
-                ex.push(format!("{origin}: refused"));
+                ex.push(format!("{origin}: refused ({why})"));
+            }
+            if let Ok(dir) = std::env::var("PFT_LAZY_DUMP") {
+                if r.1 <= 30 {
+                    let k = format!("{dir}/real{}{}", r.1, if span.is_some() { "" } else { "w" });
+                    let _ = std::fs::write(format!("{k}.old"), old);
+                    let _ = std::fs::write(format!("{k}.new"), pieces(old, span, new).concat());
+                }
             }
         }
         Lazy::Expanded(_) => {

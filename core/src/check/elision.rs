@@ -297,6 +297,11 @@ fn key(l: &[u8]) -> &[u8] {
     l.strip_suffix(b"\r").unwrap_or(l)
 }
 
+/// A line without its line break and indentation (nor trailing blanks).
+fn bare(l: &[u8]) -> &[u8] {
+    key(l).trim_ascii()
+}
+
 /// Byte length of the common prefix of whole lines of `a` and `b`.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
@@ -785,7 +790,13 @@ impl Region<'_> {
         // gone when no new line of code rewrites a line of it: the code the
         // hunk writes changed lines below them.
         let Some(&last) = olds.iter().rev().find(|&&i| is_comment(&text(self.old[i]))) else {
-            return false;
+            // No old comment: new comments over code (`// Setup`, `// ...`,
+            // `// Start listening` over the setup and the call below it);
+            // gone when a line of that code is rewritten by no new one.
+            return olds.iter().any(|&i| {
+                let o = text(self.old[i]);
+                code(self.old[i]) && !news.iter().any(|&k| rewrites(&o, &text(self.new[k])))
+            });
         };
         let framed: Vec<String> = olds
             .iter()
@@ -812,26 +823,23 @@ impl Region<'_> {
         let mut runs: Vec<Option<(usize, usize)>> = vec![None; ni.len()];
         for (j, _) in markers.iter().enumerate().filter(|(_, &m)| m) {
             let found = t.absorbing(j, best, MAX_RUNS);
+            // A marker the old text has may be that old line, kept.
+            let keeps = ni[j] != u32::MAX
+                && (0..oi.len()).any(|i| oi[i] == ni[j] && t.fa(i, j) + t.bk(i + 1, j + 1) == best);
+            // (A copy no reading of least cost keeps in its old place is a
+            // new marker: the change took the old one away, as a stub's
+            // `// ...` replaced by its body, and wrote this one elsewhere.)
             if stale[j] {
-                // Read as a marker, it must stand for old lines on both
-                // sides of its own old copy (a body it was left inside of,
-                // gone): a change beside a marker comment of real code
-                // (`// ... some other properties etc ...` kept in a class
-                // for years) deletes on one side, and is written as sent.
-                let around = |&&(s, e): &&(usize, usize)| {
-                    (s + 1..e.saturating_sub(1)).any(|c| key(self.old[c]) == key(self.new[j]))
-                };
-                if let Some(&run) = found.iter().find(around) {
+                if let Some(run) = self.around_own_copy(j, &found) {
                     return Found::Refused(Box::new(self.refusal(j, run, Why::Ambiguous)));
                 }
-                continue;
+                if keeps {
+                    continue;
+                }
             }
             let literal: Vec<usize> = (0..=oi.len())
                 .filter(|&i| t.f(i, j) + t.ins + t.bf(i, j + 1) == best)
                 .collect();
-            // A marker the old text has may be that old line, kept.
-            let keeps = ni[j] != u32::MAX
-                && (0..oi.len()).any(|i| oi[i] == ni[j] && t.fa(i, j) + t.bk(i + 1, j + 1) == best);
             if keeps {
                 if found.is_empty() && literal.is_empty() {
                     continue;
@@ -919,6 +927,18 @@ impl Region<'_> {
         Found::Expanded(mid, kept)
     }
 
+    /// For marker `j`, a copy of a marker line the old text has: the run of
+    /// least cost that has it stand for old lines on both sides of its own
+    /// old copy (a body it was left inside of, gone), if any. Read as the
+    /// old line, a change beside a marker comment of real code (`// ...
+    /// some other properties etc ...` kept in a class for years) deletes on
+    /// one side, and is written as sent.
+    fn around_own_copy(&self, j: usize, found: &[(usize, usize)]) -> Option<(usize, usize)> {
+        found.iter().copied().find(|&(s, e)| {
+            (s + 1..e.saturating_sub(1)).any(|c| key(self.old[c]) == key(self.new[j]))
+        })
+    }
+
     /// The first marker whose run keeps a line (one with a letter or digit)
     /// that the expansion also writes as a new line: diffed against the old
     /// region, the expanded text inserts a line equal to one a run keeps, so
@@ -927,33 +947,54 @@ impl Region<'_> {
     /// existing code ...` after it) reads so, also when another copy of it
     /// elsewhere is deleted or kept; so does one that copies it. Neither is
     /// certain.
+    // (A line the old text has once, indentation aside, is compared
+    // without it: moved out of a block or into one, it is the same line,
+    // re-indented; `return x;` at two depths is two lines.)
     fn copied(&self, runs: &[Option<(usize, usize)>]) -> Option<(usize, (usize, usize))> {
         use similar::{capture_diff_slices, Algorithm, DiffOp};
-        let kept: std::collections::HashSet<&[u8]> = runs
+        let mut once: HashMap<&[u8], bool> = HashMap::new();
+        for o in self.old {
+            once.entry(bare(o))
+                .and_modify(|u| *u = false)
+                .or_insert(true);
+        }
+        // A line's identity: its bare text when the old text has that once,
+        // else its text with its indentation.
+        fn identity<'x>(once: &HashMap<&[u8], bool>, l: &'x [u8]) -> (bool, &'x [u8]) {
+            let b = bare(l);
+            if once.get(b) == Some(&true) {
+                (true, b)
+            } else {
+                (false, key(l))
+            }
+        }
+        let id = |l| identity(&once, l);
+        let kept: std::collections::HashSet<(bool, &[u8])> = runs
             .iter()
             .flatten()
-            .flat_map(|&(s, e)| self.old[s..e].iter().map(|o| key(o)))
-            .filter(|k| worded(k))
+            .flat_map(|&(s, e)| self.old[s..e].iter().map(|o| id(o)))
+            .filter(|k| worded(k.1))
             .collect();
-        // The expansion's lines, by key, and the new lines outside runs
-        // among them that a run also keeps (no such line, nothing to diff).
-        let mut lines: Vec<&[u8]> = Vec::new();
+        // The expansion's lines, by identity, and the new lines outside
+        // runs among them that a run also keeps (no such line, nothing to
+        // diff).
+        let mut lines: Vec<(bool, &[u8])> = Vec::new();
         let mut twice = false;
         for (l, r) in self.new.iter().zip(runs) {
             match r {
-                Some((s, e)) => lines.extend(self.old[*s..*e].iter().map(|o| key(o))),
+                Some((s, e)) => lines.extend(self.old[*s..*e].iter().map(|o| id(o))),
                 None => {
-                    twice |= kept.contains(key(l));
-                    lines.push(key(l));
+                    twice |= kept.contains(&id(l));
+                    lines.push(id(l));
                 }
             }
         }
         if !twice {
             return None;
         }
-        let old: Vec<&[u8]> = self.old.iter().map(|l| key(l)).collect();
+        let old: Vec<(bool, &[u8])> = self.old.iter().map(|l| id(l)).collect();
         // The kept lines the expansion also inserts.
-        let inserted: std::collections::HashSet<&[u8]> =
+        let inserted: std::collections::HashSet<(bool, &[u8])> =
             capture_diff_slices(Algorithm::Myers, &old, &lines)
                 .iter()
                 .filter(|op| matches!(op, DiffOp::Insert { .. } | DiffOp::Replace { .. }))
@@ -966,7 +1007,7 @@ impl Region<'_> {
             let (s, e) = (*r)?;
             self.old[s..e]
                 .iter()
-                .any(|o| inserted.contains(key(o)))
+                .any(|o| inserted.contains(&id(o)))
                 .then_some((j, (s, e)))
         })
     }
@@ -1851,6 +1892,38 @@ mod tests {
     }
 
     #[test]
+    fn a_line_moved_out_of_a_block_with_the_rest_elided_is_not_kept_twice() {
+        // `connect` hoisted out of `try`, the try body elided: the run
+        // keeps the inner `connect` too; re-indented, it is the same line.
+        let old = "async function main() {\n  const cfg = await readConfig();\n  try {\n    const db = await connect(cfg);\n    await migrate(db);\n    await seed(db);\n  } catch (e) {\n    report(e);\n  }\n}\n";
+        let new = "async function main() {\n  const cfg = await readConfig();\n  const db = await connect(cfg);\n  try {\n    // ... existing code ...\n  } catch (e) {\n    report(e);\n  }\n}\n";
+        assert_eq!(refused(old, new).why, Why::Copied);
+        // Into a block, in Python.
+        let old = "def handle(req):\n    user = auth(req)\n    check_quota(user)\n    audit(user)\n    if req.write:\n        commit(req)\n    return ok()\n";
+        let new = "def handle(req):\n    user = auth(req)\n    # ... existing code ...\n    if req.write:\n        check_quota(user)\n        commit(req)\n    return ok()\n";
+        assert_eq!(refused(old, new).why, Why::Copied);
+    }
+
+    #[test]
+    fn a_stub_marker_replaced_by_its_body_and_written_over_another_is_a_marker() {
+        // `// ...` was a stub's body; the change fills the stub and writes
+        // `// ...` over another body: as many copies as before, but the old
+        // one is gone, this one stands for the body (expanded here).
+        let old = "function parse(s) {\n  // ...\n}\n\nfunction render(b, opts) {\n  const p = prep(b);\n  const l = layout(p);\n  return paint(b);\n}\n";
+        let new = "function parse(s) {\n  return JSON.parse(s);\n}\n\nfunction render(b, opts) {\n  // ...\n  return paint(b, opts);\n}\n";
+        match run(old, new) {
+            Verdict::Refused(_) => {}
+            v => {
+                let got = text_of(old, v);
+                assert!(
+                    got.contains("layout(p)") && !got.contains("// ..."),
+                    "{got}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn dots_between_new_comments_where_code_went_are_a_marker() {
         // The two comments reworded, the code between them gone, `// ...`
         // between the new comments: not prose, it may stand for the code.
@@ -1865,6 +1938,14 @@ mod tests {
         assert!(matches!(run(old, new), Verdict::Refused(_)));
         // The same comments over code rewritten: prose, written as sent.
         let new = "// Load settings from disk.\n// ...\n// Start the HTTP server.\nconst settings = read();\nserve(settings);\n";
+        assert!(matches!(run(old, new), Verdict::Kept));
+        // No comment before: new comments over code, the last line
+        // rewritten, the others gone: a marker.
+        let old = "const cfg = loadConfig();\nconst db = connect(cfg);\napp.listen(3000);\n";
+        let new = "// Setup\n// ...\n// Start listening\napp.listen(cfg.port);\n";
+        assert!(matches!(run(old, new), Verdict::Refused(_)));
+        // Every line of it rewritten: prose.
+        let new = "// Setup\n// ...\n// Start listening\nconst cfg = loadConfig(1);\nconst db = connect(cfg, 2);\napp.listen(cfg.port);\n";
         assert!(matches!(run(old, new), Verdict::Kept));
     }
 

@@ -744,6 +744,22 @@ fn check_op(
         }
         _ => (pieces, check::Made::AtOnce),
     };
+    // An insertion keeps every line: a marker in it stands for none, and is
+    // a comment the caller writes (as `editLines`' `append` writes it).
+    let literal;
+    let opts = match &op.action {
+        FileAction::Write {
+            changes: Changes::Insert { .. },
+            ..
+        } if opts.elisions != crate::model::Elisions::Literal => {
+            literal = Options {
+                elisions: crate::model::Elisions::Literal,
+                ..opts.clone()
+            };
+            &literal
+        }
+        _ => opts,
+    };
     // A moved file is judged under its new name (its language may change).
     let named = match &op.action {
         FileAction::Write {
@@ -1401,9 +1417,13 @@ fn dry_run_done(
             Did::Move => {
                 let (s, d) = (p.src.expect("move source"), p.dst.expect("move target"));
                 let (from, to) = (&slots[s].res.rel_path, &slots[d].res.rel_path);
+                // A file at the target is replaced: its removal first (as
+                // `git apply` reads a deletion, then the rename onto it).
+                let over = old(p.dst).and_then(|o| preview(to, Some(o), None, None));
                 preview(to, old(p.src), p.new_text.as_deref(), p.owned_bytes()).map(|body| {
+                    let mut out = over.unwrap_or_default();
                     // data: the diff header of a move
-                    let mut out = format!("diff --git a/{from} b/{to}\n");
+                    out.push_str(&format!("diff --git a/{from} b/{to}\n"));
                     if body.is_empty() {
                         out.push_str("similarity index 100%\n");
                     }

@@ -1127,3 +1127,22 @@ fn a_placeholder_statement_with_a_marker_comment_is_a_marker() {
         );
     }
 }
+
+/// An insertion keeps every line of the file: a marker-like comment in it
+/// stands for nothing and is written as sent (textEditor `insert`, as
+/// editLines `append`), where an edit of the same text would be refused.
+#[test]
+fn an_inserted_marker_comment_is_written_as_sent() {
+    let (_t, root) = setup(&[("a.js", b"a();\nb();\n")]);
+    let o = opts(&root);
+    let r = api::text_editor(
+        &json!({"command": "insert", "path": "a.js", "insert_line": 1,
+                "insert_text": "// ... existing code ...\nx();"}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        read(&root, "a.js"),
+        "a();\n// ... existing code ...\nx();\nb();\n"
+    );
+}

@@ -664,6 +664,45 @@ fn every_writing_entry_point_keeps_metadata() {
 /// the file back with what the moved file has then (a mode or attribute
 /// changed after the move is kept), as an undone edit keeps what the file
 /// has.
+/// A file moved onto an existing one (Codex `*** Move to:` naming it) is
+/// the moved file at the destination's name: its owner, mode, ACL and
+/// attributes, not the replaced file's; undo brings both back as they were.
+#[test]
+fn a_move_onto_an_existing_file_keeps_the_moved_files_metadata() {
+    if !ready(&["setfacl", "getfacl", "setfattr", "getfattr"]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let opts = json!({ "workspaceRoot": root });
+    for hunk in ["", "@@\n-one\n+two\n"] {
+        let (f, g) = (root.join("f.sh"), root.join("g.sh"));
+        fs::write(&f, "one\n").unwrap();
+        chown(&f, OWNER, SHARED_GROUP);
+        chmod(&f, 0o750);
+        sh(&format!("setfacl -m u:{EDITOR}:rw {}", q(&f)));
+        sh(&format!("setfattr -n user.origin -v moved {}", q(&f)));
+        fs::write(&g, "replaced\n").unwrap();
+        chmod(&g, 0o644);
+        sh(&format!("setfattr -n user.origin -v replaced {}", q(&g)));
+        let (source, dest) = (facts(&f), facts(&g));
+        let patch = format!(
+            "*** Begin Patch\n*** Update File: f.sh\n*** Move to: g.sh\n{hunk}*** End Patch\n"
+        );
+        let r = api::apply_patch(&json!({ "patch": patch }), Some(&opts));
+        assert_eq!(r["ok"], true, "{patch}: {r}");
+        assert!(!f.exists(), "{patch}");
+        assert_eq!(facts(&g).kept(), source.kept(), "{patch}");
+        let u = api::undo(&json!({}), Some(&opts));
+        assert_eq!(u["ok"], true, "{patch}: {u}");
+        assert_eq!(facts(&f).kept(), source.kept(), "{patch}");
+        assert_eq!(facts(&g).kept(), dest.kept(), "{patch}");
+        assert_eq!(fs::read(&g).unwrap(), b"replaced\n", "{patch}");
+        fs::remove_file(&f).unwrap();
+        fs::remove_file(&g).unwrap();
+    }
+    no_leftovers(&root);
+}
+
 #[test]
 fn a_move_keeps_acls_and_attributes_and_its_undo_keeps_later_ones() {
     if !ready(&["setfacl", "getfacl", "setfattr", "getfattr"]) {

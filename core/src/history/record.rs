@@ -141,9 +141,9 @@ fn file_rec(c: &Commit<'_>, k: usize) -> FileRec {
         ..FileRec::default()
     };
     match ch.kind {
-        Kind::Created => f.moved_from = ch.moved.map(str::to_string),
+        // (A modified file with `moved_from`: one moved onto it replaced it.)
+        Kind::Created | Kind::Modified => f.moved_from = ch.moved.map(str::to_string),
         Kind::Deleted => f.moved_to = ch.moved.map(str::to_string),
-        Kind::Modified => {}
     }
     if let Some(b) = &ch.before {
         f.size_before = Some(b.bytes.len() as u64);
@@ -208,7 +208,7 @@ fn keep_inode(store: &Store, id: u64, k: usize, b: &Before<'_>) -> Option<KeptRe
     })
 }
 
-/// A deleted file's extended attributes and flags as the commit removed
+/// A deleted (or moved-over) file's extended attributes and flags as the commit removed
 /// it, recorded whether its content is copied or its inode kept: undo gives
 /// a file it brings back what was recorded, never what a kept inode has by
 /// then (whoever held the file open can still `fchmod` or `fsetxattr` it).
@@ -264,7 +264,9 @@ impl Journal {
         if why_not.is_none() {
             for (k, (ch, f)) in c.files.iter().zip(&mut files).enumerate() {
                 let Some(b) = &ch.before else { continue };
-                if ch.kind == Kind::Deleted {
+                // A file removed, or replaced by one moved onto it: undo
+                // brings back its attributes too.
+                if ch.kind == Kind::Deleted || ch.moved.is_some() {
                     attributes(f, b);
                 }
                 if let Some(kr) = keep_inode(&st, id, k, b) {

@@ -37,8 +37,9 @@ type FileStep = (String, String, Step);
 
 /// What the undo does to one file.
 enum Step {
-    /// Write the previous content over the file.
-    Restore(Vec<u8>),
+    /// Write the previous content over the file; with the metadata it had
+    /// when a file moved onto it replaced it (its own went with its inode).
+    Restore(Vec<u8>, Option<Like>),
     /// Remove the file the transaction created.
     Remove,
     /// Bring back the file the transaction deleted, as it was.
@@ -204,7 +205,10 @@ fn steps(store: &Store, e: &Entry, limit: u64) -> Result<Vec<FileStep>, Failure>
         let bytes = entry::content(store, e, k, limit).map_err(|d| damaged(e.id, &d))?;
         let after = f.sha256_after.clone().unwrap_or_default();
         let step = match (f.kind.as_str(), bytes) {
-            ("modified", Some(b)) => Step::Restore(b),
+            ("modified", Some(b)) => {
+                let like = f.moved_from.as_ref().and_then(|_| like_of(store, f));
+                Step::Restore(b, like)
+            }
             ("created", _) => Step::Remove,
             ("deleted", Some(b)) => Step::Recreate(b, like_of(store, f)),
             _ => return Err(Failure::invalid(printer::lacks_previous(e.id, &f.path))),
@@ -377,7 +381,7 @@ fn undo_entry(
         let k = k.expect("every slot resolved");
         match step {
             Step::Remove => removes.push(k),
-            Step::Restore(b) => writes.push((k, b, None, None)),
+            Step::Restore(b, like) => writes.push((k, b, like.clone(), None)),
             Step::Recreate(b, like) => {
                 let moved = e.files()[n].moved_to.as_deref().and_then(|to| {
                     let m = steps
@@ -540,7 +544,7 @@ fn file_results(
     for ((rel, _, step), k) in steps.iter().zip(slots) {
         let s = &txn.slots[k.expect("resolved")];
         let (action, new) = match step {
-            Step::Restore(b) => (UndoAction::Restored, Some(b.as_slice())),
+            Step::Restore(b, _) => (UndoAction::Restored, Some(b.as_slice())),
             Step::Remove => (UndoAction::Removed, None),
             Step::Recreate(b, _) => (UndoAction::Recreated, Some(b.as_slice())),
         };

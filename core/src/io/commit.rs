@@ -139,10 +139,12 @@ pub(crate) struct Extra<'a> {
     /// numbered after the write jobs (`jobs.len() + i`).
     pub(crate) deletes: &'a [DeleteJob<'a>],
     /// Per write job (same index; may be shorter): metadata whose permission
-    /// bits and owner a *new* file takes (a moved file keeps its mode).
+    /// bits and owner a *new* file takes (a moved file keeps its mode, also
+    /// over an existing file, whose own it then does not take).
     pub(crate) perms_from: &'a [Option<Meta>],
     /// Per write job (same index; may be shorter): extended attributes and
-    /// flags a *new* file takes (an undone deletion gets its own back); each
+    /// flags a *new* file takes (an undone deletion gets its own back, a
+    /// moved file its source's, also over an existing file); each
     /// one this process may not set is reported in the commit's warnings.
     pub(crate) attrs_from: &'a [Option<meta::Extras>],
 }
@@ -422,7 +424,7 @@ fn prepare<'a>(
                 .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
         }
     }
-    match attrs.filter(|_| job.original.is_none()) {
+    match attrs {
         Some(want) => tmp.lost = meta::apply_permitted(&f, want),
         None => {
             if meta::apply(&f, &extras).is_err() {
@@ -775,11 +777,13 @@ fn prepare_all<'j>(
 ) -> Result<Vec<Prepared<'j>>, CommitError> {
     let mut prepared: Vec<Prepared<'_>> = Vec::with_capacity(jobs.len());
     for (i, job) in jobs.iter().enumerate() {
-        let perms = job
-            .original
-            .as_ref()
-            .map(|o| &o.meta)
-            .or_else(|| extra.perms_from.get(i).and_then(Option::as_ref));
+        // A file moved onto an existing one takes the moved file's
+        // metadata, not that of the file it replaces.
+        let perms = extra
+            .perms_from
+            .get(i)
+            .and_then(Option::as_ref)
+            .or_else(|| job.original.as_ref().map(|o| &o.meta));
         let attrs = extra.attrs_from.get(i).and_then(Option::as_ref);
         prepared
             .push(prepare(job, &job.content, perms, attrs, durable).map_err(|f| failed_at(i, f))?);

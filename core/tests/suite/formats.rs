@@ -212,6 +212,58 @@ fn dry_run_diff_applies_with_git_apply() {
     }
 }
 
+/// A move onto an existing file shows that file's removal in the preview,
+/// before the rename, so that what is thrown away is seen (and `git apply`
+/// applies the preview: a rename onto a path it deletes first).
+#[test]
+fn a_move_onto_an_existing_file_shows_its_removal() {
+    let (_t, root) = setup(&[("p.txt", b"p1\np2\n"), ("q.txt", b"IMPORTANT q\n")]);
+    let patch = "*** Begin Patch\n*** Update File: p.txt\n*** Move to: q.txt\n@@\n-p1\n+P1\n*** End Patch\n";
+    let r = file_ops::apply_patch(
+        &json!({ "patch": patch, "dry_run": true }),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let d = r["diff"].as_str().unwrap().to_string();
+    let gone = d.find("--- a/q.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-IMPORTANT q\n");
+    let rename = d.find("rename from p.txt\nrename to q.txt\n");
+    assert!(gone.is_some() && gone < rename, "{d}");
+    let out = std::process::Command::new("git")
+        .args(["apply", "--unsafe-paths", "-"])
+        .current_dir(&root)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(d.as_bytes())?;
+            c.wait()
+        });
+    match out {
+        Ok(s) if s.success() => {
+            assert!(!root.join("p.txt").exists());
+            assert_eq!(std::fs::read(root.join("q.txt")).unwrap(), b"P1\np2\n");
+        }
+        Ok(s) => panic!("git apply failed ({s}) on:\n{d}"),
+        Err(e) => eprintln!("git not available ({e}); skipped"),
+    }
+    // Applied, history lists a move (not a modified `q.txt` alone), under
+    // either path; undo brings both files back.
+    let (_t, root) = setup(&[("p.txt", b"p1\np2\n"), ("q.txt", b"IMPORTANT q\n")]);
+    let r = file_ops::apply_patch(&json!({ "patch": patch }), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+    for path in ["p.txt", "q.txt"] {
+        let h = engine::history(&json!({ "file_path": path }), Some(&opts(&root)));
+        let f = &h["transactions"][0]["files"];
+        assert_eq!(f.as_array().map(Vec::len), Some(1), "{h}");
+        assert_eq!(f[0]["kind"], "moved", "{h}");
+        assert_eq!(f[0]["from"], "p.txt", "{h}");
+    }
+    let u = engine::undo(&json!({}), Some(&opts(&root)));
+    assert_eq!(u["ok"], true, "{u}");
+    assert_eq!(std::fs::read(root.join("p.txt")).unwrap(), b"p1\np2\n");
+    assert_eq!(std::fs::read(root.join("q.txt")).unwrap(), b"IMPORTANT q\n");
+}
+
 #[test]
 fn apply_dry_run_refuses_when_a_deleted_or_moved_file_changed() {
     let (_t, root) = setup(FILES);

@@ -664,6 +664,39 @@ fn every_writing_entry_point_keeps_metadata() {
 /// the file back with what the moved file has then (a mode or attribute
 /// changed after the move is kept), as an undone edit keeps what the file
 /// has.
+/// A file moved by a user who may not give the new file its owner (not
+/// root, another user's file) is the user's at its new path: the result's
+/// warnings say so, as they name any attribute it could not keep.
+#[test]
+fn a_move_that_cannot_keep_the_owner_says_so() {
+    if !ready(&["getfacl", "getfattr"]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    std::os::unix::fs::chown(&root, Some(0), Some(SHARED_GROUP)).unwrap();
+    chmod(&root, 0o2775);
+    let f = root.join("f.txt");
+    fs::write(&f, "one\n").unwrap();
+    chown(&f, OWNER, SHARED_GROUP);
+    chmod(&f, 0o664);
+    let patch = "*** Begin Patch\n*** Update File: f.txt\n*** Move to: g.txt\n@@\n-one\n+two\n*** End Patch\n";
+    let r = as_user(EDITOR, EDITOR, &[SHARED_GROUP], {
+        let root = root.clone();
+        move || {
+            api::apply_patch(
+                &json!({ "patch": patch }),
+                Some(&json!({ "workspaceRoot": root })),
+            )
+        }
+    });
+    assert_eq!(r["ok"], true, "{r}");
+    let g = fs::metadata(root.join("g.txt")).unwrap();
+    assert_eq!((g.uid(), g.gid()), (EDITOR, SHARED_GROUP), "{r}");
+    let w = r["warnings"].to_string();
+    assert!(w.contains("g.txt") && w.contains("owner"), "{r}");
+    assert!(!w.contains("group"), "the group was kept: {r}");
+}
+
 /// A file moved onto an existing one (Codex `*** Move to:` naming it) is
 /// the moved file at the destination's name: its owner, mode, ACL and
 /// attributes, not the replaced file's; undo brings both back as they were.

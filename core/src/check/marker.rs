@@ -246,6 +246,7 @@ pub(crate) const PHRASES: &[&str] = &[
     "keep original",
     "keep the original",
     "no changes to the rest",
+    "original implementation",
 ];
 
 /// Elisions in Chinese and Japanese (`// ... 其他代码 ...`, `// ...省略...`,
@@ -395,6 +396,9 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "from",
     "others",
     "to",
+    "put",
+    "header",
+    "footer",
     // What a body does (`// validation unchanged`, `// (parsing
     // unchanged)`): a marker only with a phrase or word of keeping.
     "parsing",
@@ -453,6 +457,10 @@ const EXISTING_NOUNS: &[&str] = &[
     "handling",
     "validation",
     "setup",
+    "jsx",
+    "html",
+    "template",
+    "commands",
 ];
 
 /// What says lines are kept when in brackets of its own (`// (same)`,
@@ -916,6 +924,12 @@ mod tests {
             "  // {... existing code ...}",
             "  // more code here",
             "  // keep original",
+            "      {/* Existing JSX */}",
+            "      {/* header and body unchanged */}",
+            "  <!-- existing template -->",
+            "# existing commands",
+            "  // put existing code here",
+            "  // original implementation",
             "// (unchanged)",
             "/* unchanged */",
             "// ... as before ...",
@@ -1115,6 +1129,8 @@ mod tests {
             "  // parsing of the header",
             "  // *important*",
             "  // existing settings",
+            "  // header",
+            "  // TODO: keep existing code",
             "  // add the rest to the queue",
             "{ ...rest }",
             "",

@@ -323,6 +323,46 @@ fn dir_not_writable(e: &io::Error) -> bool {
     matches!(e.kind(), io::ErrorKind::PermissionDenied) || e.raw_os_error() == Some(1)
 }
 
+/// Gives the temp file `f` of `job` the owner, group and mode of `m`; what
+/// a new file standing for another one (moved, or brought back by undo)
+/// could not take (`owner`, `group`), for the commit's warnings. `None`:
+/// the owner could not be given to the replacement of an existing file
+/// (written in place instead).
+fn take_perms(job: &WriteJob<'_>, f: &File, m: &Meta) -> Result<Option<Vec<String>>, Failure> {
+    let err = |e: &io::Error| write_err(job.display, "cannot set its permissions", e);
+    check_fault(Step::Chmod).map_err(|e| err(&e))?;
+    let now = Dir::meta_of_file(f).map_err(|e| err(&e))?;
+    let mut mode = m.mode;
+    let mut lost = Vec::new();
+    if (m.uid, m.gid) != (now.uid, now.gid) {
+        let uid = m.uid.filter(|u| Some(*u) != now.uid);
+        let gid = m.gid.filter(|g| Some(*g) != now.gid);
+        if Dir::set_owner(f, uid, gid).is_err() {
+            if job.original.is_some() {
+                return Ok(None);
+            }
+            // May not take its owner: the group alone, if permitted, and
+            // set-id bits only with the owner or group they were set for.
+            if uid.is_some() && gid.is_some() {
+                let _ = Dir::set_owner(f, None, gid);
+            }
+            let got = Dir::meta_of_file(f).map_err(|e| err(&e))?;
+            mode = mode.map(|md| meta::set_id_kept(md, m, &got));
+            if uid.is_some() {
+                lost.push("owner".to_string());
+            }
+            if gid.is_some() && got.gid != m.gid {
+                lost.push("group".to_string());
+            }
+        }
+    }
+    // After the owner: changing the owner clears set-id bits.
+    if let Some(mode) = mode {
+        Dir::set_mode(f, mode).map_err(|e| err(&e))?;
+    }
+    Ok(Some(lost))
+}
+
 /// Makes the temp file for `job` (step 1), or decides to write in place.
 /// `perms` is the metadata the new file takes: the original's, or a moved
 /// file's for a new one.
@@ -391,41 +431,20 @@ fn prepare<'a>(
         write_all_vectored(f, content)
     };
     fill(&mut f).map_err(|e| write_err(job.display, "cannot write the new content", &e))?;
-    if let Some(m) = perms {
-        check_fault(Step::Chmod)
-            .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
-        let now = Dir::meta_of_file(&f)
-            .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
-        let mut mode = m.mode;
-        if (m.uid, m.gid) != (now.uid, now.gid) {
-            let uid = m.uid.filter(|u| Some(*u) != now.uid);
-            let gid = m.gid.filter(|g| Some(*g) != now.gid);
-            if Dir::set_owner(&f, uid, gid).is_err() {
-                if job.original.is_some() {
-                    return Ok(Prepared::InPlace(
-                        "its owner or group could not be given to a new file",
-                    ));
-                }
-                // A new file standing for another one (moved, or brought
-                // back by undo) that may not take its owner: the group
-                // alone, if permitted, and set-id bits only with the owner
-                // or group they were set for.
-                if uid.is_some() && gid.is_some() {
-                    let _ = Dir::set_owner(&f, None, gid);
-                }
-                let got = Dir::meta_of_file(&f)
-                    .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
-                mode = mode.map(|md| meta::set_id_kept(md, m, &got));
+    let owner_lost = match perms {
+        Some(m) => match take_perms(job, &f, m)? {
+            Some(lost) => lost,
+            None => {
+                return Ok(Prepared::InPlace(
+                    "its owner or group could not be given to a new file",
+                ))
             }
-        }
-        // After the owner: changing the owner clears set-id bits.
-        if let Some(mode) = mode {
-            Dir::set_mode(&f, mode)
-                .map_err(|e| write_err(job.display, "cannot set its permissions", &e))?;
-        }
-    }
+        },
+        None => Vec::new(),
+    };
+    tmp.lost = owner_lost;
     match attrs {
-        Some(want) => tmp.lost = meta::apply_permitted(&f, want),
+        Some(want) => tmp.lost.extend(meta::apply_permitted(&f, want)),
         None => {
             if meta::apply(&f, &extras).is_err() {
                 return Ok(Prepared::InPlace(

@@ -286,10 +286,17 @@ fn apply_entry(
             Ok(Added::New(_)) => {}
             Ok(Added::Again { .. }) => unreachable!("a dry run names each file once"),
             Err(f) => {
-                return Err(Box::new(Failed::new(
-                    &f,
-                    Some(&lexical_abs(ws.root(), rel)),
-                )))
+                let abs = lexical_abs(ws.root(), rel);
+                // A file the dry run would delete, gone since: changed.
+                let gone = intent == Intent::Existing
+                    && std::fs::symlink_metadata(&abs)
+                        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+                let f = if gone {
+                    Failure::new(ErrorCode::FILE_CHANGED, printer::changed_after_dry_run(rel))
+                } else {
+                    f
+                };
+                return Err(Box::new(Failed::new(&f, Some(&abs))));
             }
         }
     }
@@ -305,7 +312,14 @@ fn apply_entry(
         .map(|f| &f.rel_path)
         .chain(entry.deletes.iter().map(|d| &d.rel_path));
     for ((s, want), rel) in txn.slots.iter().zip(expected).zip(planned) {
-        if let Some(f) = &s.read_failure {
+        // A file the dry run read, gone since (one it would delete cannot
+        // be read now): changed, as when its content changed.
+        let gone = || {
+            want.is_some()
+                && std::fs::symlink_metadata(s.abs())
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        };
+        if let Some(f) = s.read_failure.as_ref().filter(|_| !gone()) {
             return Err(Box::new(Failed::new(f, Some(&s.abs()))));
         }
         let now = s.sha256();

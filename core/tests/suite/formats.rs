@@ -276,6 +276,17 @@ fn apply_dry_run_refuses_when_a_deleted_or_moved_file_changed() {
     let a = engine::apply_dry_run(&json!({ "run_id": r["run_id"] }), Some(&opts(&root)));
     assert_eq!(a["code"], "FILE_CHANGED", "{a}");
     assert_eq!(common::tree(&root), before);
+    // Gone since the preview: changed too (it was a read error).
+    let (_t, root) = setup(FILES);
+    let r = file_ops::apply_patch(
+        &json!(PATCH),
+        Some(&json!({"workspaceRoot": root, "dryRun": true})),
+    );
+    std::fs::remove_file(root.join("gone.txt")).unwrap();
+    let before = common::tree(&root);
+    let a = engine::apply_dry_run(&json!({ "run_id": r["run_id"] }), Some(&opts(&root)));
+    assert_eq!(a["code"], "FILE_CHANGED", "{a}");
+    assert_eq!(common::tree(&root), before);
 }
 
 #[test]

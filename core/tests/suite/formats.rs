@@ -187,6 +187,21 @@ fn dry_run_keeps_moves_and_deletes_for_apply_dry_run() {
     assert_eq!(again["code"], "RUN_ID_NOT_FOUND");
 }
 
+/// `git apply` of `diff` in `root`: its exit status, or why git could not
+/// run.
+fn git_apply(root: &Path, diff: &str) -> std::io::Result<std::process::ExitStatus> {
+    std::process::Command::new("git")
+        .args(["apply", "--unsafe-paths", "-"])
+        .current_dir(root)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(diff.as_bytes())?;
+            c.wait()
+        })
+}
+
 #[test]
 fn dry_run_diff_applies_with_git_apply() {
     let (_t, root) = setup(FILES);
@@ -195,17 +210,7 @@ fn dry_run_diff_applies_with_git_apply() {
         Some(&json!({"workspaceRoot": root, "dryRun": true})),
     );
     let d = r["diff"].as_str().unwrap().to_string();
-    let out = std::process::Command::new("git")
-        .args(["apply", "--unsafe-paths", "-"])
-        .current_dir(&root)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().unwrap().write_all(d.as_bytes())?;
-            c.wait()
-        });
-    match out {
+    match git_apply(&root, &d) {
         Ok(s) if s.success() => assert_eq!(common::tree(&root), expected_after()),
         Ok(s) => panic!("git apply failed ({s}) on:\n{d}"),
         Err(e) => eprintln!("git not available ({e}); skipped"),
@@ -228,17 +233,7 @@ fn a_move_onto_an_existing_file_shows_its_removal() {
     let gone = d.find("--- a/q.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-IMPORTANT q\n");
     let rename = d.find("rename from p.txt\nrename to q.txt\n");
     assert!(gone.is_some() && gone < rename, "{d}");
-    let out = std::process::Command::new("git")
-        .args(["apply", "--unsafe-paths", "-"])
-        .current_dir(&root)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().unwrap().write_all(d.as_bytes())?;
-            c.wait()
-        });
-    match out {
+    match git_apply(&root, &d) {
         Ok(s) if s.success() => {
             assert!(!root.join("p.txt").exists());
             assert_eq!(std::fs::read(root.join("q.txt")).unwrap(), b"P1\np2\n");

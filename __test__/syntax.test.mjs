@@ -43,6 +43,15 @@ test('an edit that breaks the parse is written and reported, in the full and the
   }
 })
 
+test('YAML nested past its grammar\'s buffer is left unchecked, and the host lives (it aborted Node)', async () => {
+  const deep = '- '.repeat(300) + 'x\n'
+  const d = dir({ 'f.yml': 'a: 1\n' })
+  const r = await api.patchFile({ file_path: 'f.yml', search: 'a: 1\n', replace: deep }, opts(d, { results: 'compact' }))
+  assert.equal(r.ok, true, JSON.stringify(r))
+  assert.equal(r.syntax.unchecked, 'too_deep')
+  assert.equal(read(d, 'f.yml'), deep)
+})
+
 test('a clean edit, an unknown extension and syntax: off say nothing', async () => {
   const d = dir({ 'f.ts': SRC, 'notes.txt': SRC })
   const clean = await api.patchFile({ file_path: 'f.ts', search: 'a * 2', replace: 'a * 3' }, opts(d))

@@ -1427,7 +1427,7 @@ export interface Transaction {
   redo?: boolean
 }
 
-export type Unchecked = 'too_large' | 'timeout'
+export type Unchecked = 'too_large' | 'timeout' | 'too_deep'
 
 export type UndoAction = 'restored' | 'removed' | 'recreated'
 

@@ -32,11 +32,13 @@ names! {
 }
 
 names! {
-    /// Why a file in a checked language was not checked: over 4 MiB, or
-    /// its parse ran past the time budget.
+    /// Why a file in a checked language was not checked: over 4 MiB, its
+    /// parse past the time budget, or (YAML) nested too deep for its
+    /// grammar to read safely.
     pub enum Unchecked {
         TooLarge = "too_large",
         Timeout = "timeout",
+        TooDeep = "too_deep",
     }
 }
 

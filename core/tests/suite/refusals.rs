@@ -339,3 +339,27 @@ fn an_edit_breaking_python_indentation_is_a_syntax_error() {
     );
     assert_eq!(r["ok"], true, "{r}");
 }
+
+/// A YAML file nested deeper than its grammar's scanner can serialize (a
+/// 526-byte file: one line of 255 compact `- `) aborted the whole process
+/// on any edit with the guard on: it is left unchecked now, and the edit
+/// lands.
+#[test]
+fn a_yaml_file_nested_too_deep_is_left_unchecked() {
+    let deep = format!("name: a\nlist:\n{}x\n", "- ".repeat(255));
+    for syntax in ["refuse", "warn"] {
+        let t = tempfile::tempdir().unwrap();
+        fs::write(t.path().join("config.yml"), &deep).unwrap();
+        let o = json!({"workspaceRoot": t.path(), "durable": false, "journal": false, "syntax": syntax});
+        let r = api::patch_file(
+            &json!({"file_path": "config.yml", "search_block": "name: a", "replace_block": "name: b"}),
+            Some(&o),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["syntax"]["unchecked"], "too_deep", "{r}");
+        assert_eq!(
+            fs::read_to_string(t.path().join("config.yml")).unwrap(),
+            deep.replace("name: a", "name: b")
+        );
+    }
+}

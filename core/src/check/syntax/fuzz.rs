@@ -136,3 +136,49 @@ fn deep_nesting_ends_in_time() {
         }
     }
 }
+
+/// YAML built of block indicators, indentation, flow brackets, anchors and
+/// tags at random, up to a few thousand bytes: every text either passes the
+/// depth estimate and is checked (its scanner never overruns its buffer,
+/// which would abort this process), or is left `unchecked: too_deep`.
+fn yaml_piece() -> impl Strategy<Value = &'static str> {
+    prop_oneof![
+        Just("- "),
+        Just("- "),
+        Just("? "),
+        Just(": "),
+        Just("k: "),
+        Just("k:"),
+        Just(" "),
+        Just("  "),
+        Just("\n"),
+        Just("\n  "),
+        Just("x"),
+        Just("&a "),
+        Just("!!t "),
+        Just("*a"),
+        Just("["),
+        Just("]"),
+        Just("{"),
+        Just("}"),
+        Just(", "),
+        Just("|\n"),
+        Just("# - : "),
+        Just("\"- : \""),
+        Just("\t"),
+    ]
+}
+
+proptest! {
+    #![proptest_config(crate::text::test_seeds::config(200))]
+    #[test]
+    fn yaml_of_any_depth_never_aborts(
+        pieces in prop::collection::vec(yaml_piece(), 1..1500),
+        deep in 0usize..400,
+    ) {
+        let mut text = "- ".repeat(deep);
+        text.push_str(&pieces.concat());
+        timed("f.yml", None, &[text.as_bytes()])?;
+        timed("f.yml", Some(b"a: 1\n"), &[text.as_bytes()])?;
+    }
+}

@@ -11,6 +11,7 @@
 
 #[cfg(test)]
 mod cases;
+mod depth;
 mod errors;
 #[cfg(test)]
 mod fuzz;

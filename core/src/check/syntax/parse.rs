@@ -119,6 +119,11 @@ pub(crate) fn parse(
     old: Option<&Tree>,
     (deadline, stop): (Instant, &dyn Fn() -> bool),
 ) -> Result<Tree, OutOfTime> {
+    // Never hand the YAML scanner a text too deep for its buffer (see
+    // `depth`): it would abort the process.
+    if grammar == Grammar::Yaml && super::depth::too_deep(text.pieces) {
+        return Err(OutOfTime);
+    }
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let k = match parsers.iter().position(|(g, _)| *g == grammar) {

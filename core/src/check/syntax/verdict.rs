@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::errors::{self, Span, LISTED};
 use super::grammar::Grammar;
 use super::parse::{self, OutOfTime, Pieces};
-use super::{preproc, reading};
+use super::{depth, preproc, reading};
 use crate::result::syntax::{SyntaxReport, Unchecked};
 
 /// Files larger than this (old or new text) are not checked.
@@ -42,6 +42,11 @@ pub(crate) fn check_until(
     let grammar = Grammar::of(path, head)?;
     if text.len() > MAX_BYTES || old.is_some_and(|o| o.len() > MAX_BYTES) {
         return Some(unchecked(grammar, Unchecked::TooLarge));
+    }
+    if grammar == Grammar::Yaml
+        && (depth::too_deep(new) || old.is_some_and(|o| depth::too_deep(&[o])))
+    {
+        return Some(unchecked(grammar, Unchecked::TooDeep));
     }
     let run = Run {
         grammar,

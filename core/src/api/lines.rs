@@ -18,6 +18,7 @@ pub(super) fn edit_lines(entry: &'static str, input: &Value, options: Option<&Va
             file_path: &req.file_path,
             edits: &req.edits,
             expected_sha256: req.expected_sha256.as_deref(),
+            untagged: req.untagged,
         };
         lines::edit_lines(&ws, &call, &opts, &Journal::for_call(&opts), req.dry_run)
     })
@@ -271,6 +272,68 @@ mod tests {
             r["message"].as_str().unwrap().contains("needs `pos`"),
             "{r}"
         );
+    }
+
+    /// New lines copied from the read, tags and all, were written with
+    /// their `LINE#ID|` tags into the file.
+    #[test]
+    fn lines_copied_with_their_tags_are_written_without_them() {
+        let (_t, root) = ws();
+        fs::write(root.join("f.py"), "def f():\n    x = 1\n\n    return x\n").unwrap();
+        let r = read_file(
+            &json!({"file_path": "f.py", "anchors": true}),
+            Some(&opts(&root)),
+        );
+        let shown: Vec<String> = r["content"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        let a: Vec<&str> = shown.iter().map(|l| l.split('|').next().unwrap()).collect();
+        // Lines 2..4 sent back as read, one changed after its tag, the
+        // blank line's tag kept too.
+        let sent = [
+            shown[1].replace("= 1", "= 2"),
+            shown[2].clone(),
+            shown[3].clone(),
+        ];
+        let r = edit(
+            &root,
+            "f.py",
+            json!([{"pos": a[1], "end": a[3], "lines": sent}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            fs::read_to_string(root.join("f.py")).unwrap(),
+            "def f():\n    x = 2\n\n    return x\n"
+        );
+        assert!(
+            r["warnings"][0].as_str().unwrap().contains("LINE#ID|"),
+            "{r}"
+        );
+        // Some lines tagged and some not: which is meant cannot be told.
+        let a = read(&root, "f.py");
+        let mixed = json!([{"pos": a[1], "lines": ["2#ab|    x = 3", "    y = 4"]}]);
+        let r = edit(&root, "f.py", mixed);
+        assert_eq!(r["code"], "INVALID_INPUT", "{r}");
+        assert!(r["message"].as_str().unwrap().contains("edits[0]"), "{r}");
+        assert_eq!(
+            fs::read_to_string(root.join("f.py")).unwrap(),
+            "def f():\n    x = 2\n\n    return x\n"
+        );
+        // Text that only looks like a tag (not the read's alphabet, no `|`)
+        // is written as sent.
+        let r = edit(
+            &root,
+            "f.py",
+            json!([{"pos": a[1], "lines": ["2#XY|x", "    #ab|y"]}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert!(r.get("warnings").is_none(), "{r}");
+        assert!(fs::read_to_string(root.join("f.py"))
+            .unwrap()
+            .contains("2#XY|x\n    #ab|y\n"));
     }
 
     #[test]

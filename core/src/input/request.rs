@@ -30,7 +30,7 @@ pub(crate) use crate::input::fields::closest_name;
 use crate::input::fields::edit_distance;
 use crate::input::fields::{kind, request_shape, short, spellings, Fields, Shape, Whole};
 use crate::input::formats::apply_patch::{Operation, OperationKind};
-use crate::matching::anchors::Anchor;
+use crate::matching::anchors::{tag_len, Anchor};
 use crate::matching::line_edits::{LineEdit, LineOp};
 use crate::model::*;
 use crate::printer::{self, shown};
@@ -1485,6 +1485,9 @@ pub(crate) struct LinesRequest {
     pub(crate) edits: Vec<LineEdit>,
     pub(crate) expected_sha256: Option<String>,
     pub(crate) dry_run: bool,
+    /// Every new line of some edit carried a read's `LINE#ID|` tag, taken
+    /// off before writing.
+    pub(crate) untagged: bool,
 }
 
 request_shape! {
@@ -1520,21 +1523,49 @@ pub(crate) fn lines_request(value: &Value) -> Result<LinesRequest, Failure> {
     if items.is_empty() || items.len() > MAX_EDITS {
         return Err(Failure::invalid(printer::line_edits_count(MAX_EDITS)));
     }
+    let mut untagged = false;
     let edits = items
         .iter()
         .enumerate()
-        .map(|(i, item)| line_edit(item, &printer::item_label("edits", i)))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|(i, item)| {
+            let (edit, stripped) = line_edit(item, &printer::item_label("edits", i))?;
+            untagged |= stripped;
+            Ok(edit)
+        })
+        .collect::<Result<Vec<_>, Failure>>()?;
     Ok(LinesRequest {
         file_path,
         edits,
         expected_sha256,
         dry_run,
+        untagged,
     })
 }
 
-/// One anchored edit, labelled `what`.
-fn line_edit(item: &Value, what: &str) -> Result<LineEdit, Failure> {
+/// `lines` copied from a read with anchors, tags and all: when every
+/// non-empty line starts with a `LINE#ID|` tag, the tags are taken off
+/// (`true`); when some do and some do not, the call is refused (which
+/// reading is meant cannot be told); else the lines are as sent.
+fn untag(lines: &mut [String], what: &str) -> Result<bool, Failure> {
+    let typed = lines.iter().filter(|l| !l.is_empty());
+    let tagged = typed.clone().filter(|l| tag_len(l).is_some()).count();
+    if tagged == 0 {
+        return Ok(false);
+    }
+    if tagged < typed.count() {
+        return Err(Failure::invalid(printer::lines_partly_tagged(what)));
+    }
+    for l in lines.iter_mut() {
+        if let Some(n) = tag_len(l) {
+            l.drain(..n);
+        }
+    }
+    Ok(true)
+}
+
+/// One anchored edit, labelled `what`, and whether its lines' tags were
+/// taken off ([`untag`]).
+fn line_edit(item: &Value, what: &str) -> Result<(LineEdit, bool), Failure> {
     let mut e = Fields::new(item, what)?;
     let LineEditShape { op, pos, end, .. } = e.take()?;
     let new = e.raw(&["lines"]).cloned().unwrap_or(Value::Null);
@@ -1555,7 +1586,7 @@ fn line_edit(item: &Value, what: &str) -> Result<LineEdit, Failure> {
         .transpose()
     };
     let (pos, end) = (anchor("pos", pos)?, anchor("end", end)?);
-    let lines: Vec<String> = match new {
+    let mut lines: Vec<String> = match new {
         Value::Null => Vec::new(),
         Value::String(s) => split_lines(&s),
         Value::Array(a) => a
@@ -1578,6 +1609,7 @@ fn line_edit(item: &Value, what: &str) -> Result<LineEdit, Failure> {
     if lines.iter().any(|l| l.contains('\r')) {
         return Err(Failure::invalid(printer::lines_lone_cr(what)));
     }
+    let untagged = untag(&mut lines, what)?;
     match (op, &pos, &end) {
         (LineOp::Replace, None, _) => Err(Failure::invalid(printer::replace_needs_pos(what))),
         (LineOp::Append | LineOp::Prepend, _, Some(_)) => {
@@ -1591,12 +1623,15 @@ fn line_edit(item: &Value, what: &str) -> Result<LineEdit, Failure> {
             &q.show(),
             &p.show(),
         ))),
-        _ => Ok(LineEdit {
-            op,
-            pos,
-            end,
-            lines,
-        }),
+        _ => Ok((
+            LineEdit {
+                op,
+                pos,
+                end,
+                lines,
+            },
+            untagged,
+        )),
     }
 }
 

@@ -484,6 +484,18 @@ fn push_tag(out: &mut Vec<u8>, number: usize, key: u64) {
     out.extend_from_slice(&[b'#', id[0], id[1], b'|']);
 }
 
+/// The length of the `LINE#ID|` tag a read with anchors put at the start
+/// of `line`, if it has one (the ID in either case): a model that copies
+/// read lines into an edit's new lines copies their tags too.
+pub(crate) fn tag_len(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let tag = b.get(digits..digits + 4)?;
+    let id = |c: u8| ALPHABET.contains(&c.to_ascii_lowercase());
+    (digits > 0 && tag[0] == b'#' && id(tag[1]) && id(tag[2]) && tag[3] == b'|')
+        .then_some(digits + 4)
+}
+
 /// An anchor as an edit gives it: `LINE#ID` (1-based line), optionally
 /// followed by `|` and anything (a copied read line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

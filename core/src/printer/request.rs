@@ -224,6 +224,15 @@ pub(crate) fn lines_lone_cr(what: &str) -> String {
     )
 }
 
+/// Some lines of an anchored edit carry a read's `LINE#ID|` tag, others
+/// not.
+pub(crate) fn lines_partly_tagged(what: &str) -> String {
+    format!(
+        "{what}: some lines of `lines` start with a read's `LINE#ID|` tag and some do not; send each line's text \
+         without the tag"
+    )
+}
+
 /// An anchored edit's `lines` is a `kind`.
 pub(crate) fn lines_kind(what: &str, kind: &str) -> String {
     format!("{what}: `lines` must be a string, an array of strings or null, got {kind}")

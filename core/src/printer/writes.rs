@@ -245,3 +245,9 @@ pub(crate) fn go_on(cancel: &Cancel) -> Result<(), Failure> {
         Some(s) => Err(cancelled(s.timeout_ms)),
     }
 }
+
+/// An editLines call whose new lines carried a read's `LINE#ID|` tags.
+pub(crate) fn untagged_lines() -> String {
+    "the new lines started with a read's `LINE#ID|` tags; they were written without them (send lines' text only)"
+        .to_string()
+}

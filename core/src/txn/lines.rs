@@ -26,6 +26,9 @@ pub(crate) struct LinesCall<'a> {
     pub(crate) file_path: &'a str,
     pub(crate) edits: &'a [LineEdit],
     pub(crate) expected_sha256: Option<&'a str>,
+    /// The new lines came with a read's tags, taken off: said in the
+    /// result's warnings.
+    pub(crate) untagged: bool,
 }
 
 /// Applies (or with `dry_run` plans) the anchored edits of `call`.
@@ -110,6 +113,8 @@ pub(crate) fn edit_lines(
         let (p, warnings) = txn.keep_one(Some(src), &pieces.concat(), new_bytes, opts);
         done.preview = Some(p);
         done.warnings = warnings;
+        done.warnings
+            .extend(call.untagged.then(printer::untagged_lines));
         return Ok(done);
     }
     let write = Write {
@@ -125,6 +130,8 @@ pub(crate) fn edit_lines(
     done.sha256 = c.sha256[0].clone();
     done.strategy = c.strategies[0].clone();
     done.warnings = c.warnings;
+    done.warnings
+        .extend(call.untagged.then(printer::untagged_lines));
     Ok(done)
 }
 

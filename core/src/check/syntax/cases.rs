@@ -328,3 +328,20 @@ fn same_errors_as_fresh(g: Grammar, tree: &tree_sitter::Tree, text: &str) -> boo
     let show = |t: &tree_sitter::Tree| format!("{:?}", super::errors::found(t, text.as_bytes(), g));
     show(tree) == show(&fresh)
 }
+
+/// A YAML file the grammar cannot read from its first line on is one
+/// unplaced text whose token is that line: an edit of the line changed the
+/// token, and the old error was reported as the edit's.
+#[test]
+fn an_edit_inside_text_left_unplaced_from_the_start_is_not_reported() {
+    let old = "- a\nb: 1\nc: 2\n";
+    for new in ["- a2\nb: 1\nc: 2\n", "- a\nb: 10\nc: 2\n"] {
+        let r = check("f.yml", Some(old.as_bytes()), &[new.as_bytes()]);
+        assert_eq!(r, None, "{new:?}");
+    }
+    // The same text is reported in a new file, and a break the file had
+    // not still is in it.
+    assert!(check("f.yml", None, &[old.as_bytes()]).is_some());
+    let r = check("f.yml", Some(b"a: 1\nb: 2\n"), &[old.as_bytes()]);
+    assert!(r.is_some_and(|r| !r.errors.is_empty()));
+}

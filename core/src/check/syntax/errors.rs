@@ -297,7 +297,8 @@ fn side(at: usize, start: usize, end: usize) -> std::cmp::Ordering {
 /// change (recovery can move an old error, never multiply it; but an
 /// error before or inside the change cannot be one that was after it: a
 /// grammar that stops at its first error, as YAML's does, hides every old
-/// error after a new one).
+/// error after a new one); last, text left unplaced from the same start
+/// over the whole change in both (its token may be the changed line).
 pub(crate) fn introduced(
     new: Vec<Found>,
     new_text: &[u8],
@@ -309,16 +310,40 @@ pub(crate) fn introduced(
     };
     let mut free = vec![true; old.len()];
     let mut left: Vec<Found> = new;
-    let passes: [&Same<'_>; 3] = [
-        &|n, o| span.old_offset(n.start) == Some(o.start),
-        &|n, o| line_at(new_text, n.start).trim_ascii() == line_at(old_text, o.start).trim_ascii(),
-        &|n, o| span.side_new(n.start) == span.side_old(o.start),
+    let same_token: &Same<'_> = &|n, o| o.token == n.token;
+    let passes: [(&Same<'_>, &Same<'_>); 4] = [
+        (
+            &|n, o| span.old_offset(n.start) == Some(o.start),
+            same_token,
+        ),
+        (
+            &|n, o| {
+                line_at(new_text, n.start).trim_ascii() == line_at(old_text, o.start).trim_ascii()
+            },
+            same_token,
+        ),
+        (
+            &|n, o| span.side_new(n.start) == span.side_old(o.start),
+            same_token,
+        ),
+        // Text left unplaced from the same start over the whole change,
+        // before and after: its first line (the token) may be the line
+        // the edit changed (a YAML document the grammar cannot read).
+        (
+            &|n, o| n.start == o.start && n.start <= span.start,
+            &|n, o| {
+                n.end >= span.new_end
+                    && o.end >= span.old_end
+                    && n.problem == SyntaxProblem::Unexpected
+            },
+        ),
     ];
-    for same in passes {
+    for (same, alike) in passes {
         left.retain(|n| {
-            let hit = old.iter().enumerate().position(|(i, o)| {
-                free[i] && o.problem == n.problem && o.token == n.token && same(n, o)
-            });
+            let hit = old
+                .iter()
+                .enumerate()
+                .position(|(i, o)| free[i] && o.problem == n.problem && alike(n, o) && same(n, o));
             match hit {
                 Some(i) => {
                     free[i] = false;

@@ -85,13 +85,18 @@ pub(crate) fn errors(text: &[u8]) -> Vec<BadIndent> {
 }
 
 /// Columns of an indentation: tabs to the next multiple of 8, and a tab
-/// as one column.
+/// as one column. A form feed starts the count again (as Python's
+/// tokenizer does: a page break before an indented line).
 fn columns(ind: &[u8]) -> (usize, usize) {
-    let mut c8 = 0;
+    let (mut c8, mut c1) = (0, 0);
     for &b in ind {
-        c8 = if b == b'\t' { (c8 / 8 + 1) * 8 } else { c8 + 1 };
+        (c8, c1) = match b {
+            b'\t' => ((c8 / 8 + 1) * 8, c1 + 1),
+            b'\x0c' => (0, 0),
+            _ => (c8 + 1, c1 + 1),
+        };
     }
-    (c8, ind.len())
+    (c8, c1)
 }
 
 /// Where the tokenizer stands at the end of a line.
@@ -178,6 +183,11 @@ mod tests {
         assert_eq!(rows("def f():\n        x = 1\n\treturn x\n"), [2]);
         assert_eq!(rows("def f():\nx = 1\n"), [1]);
         assert_eq!(rows("class A:\n    def f(self):\n    return 1\n"), [2]);
+        // After a form feed, two columns: a dedent to no outer level.
+        assert_eq!(
+            rows("class A:\n    x = 1\n    \x0c  def f(self):\n        pass\n"),
+            [2]
+        );
     }
 
     #[test]
@@ -196,6 +206,9 @@ mod tests {
             "try:\n    x()\nexcept (A,\n        B):\n    pass\n",
             "if x:\r\n    y()\r\nz()\r\n",
             "if a:\n    m = \"one \\\ntwo \\\nthree\"\n\n    w(m)\n",
+            // A page break (form feed) before a line: its count starts again.
+            "def f():\n    pass\n\x0c\ndef g():\n\x0c    return 1\n",
+            "class A:\n    x = 1\n    \x0cdef f(self):\n        pass\n",
         ] {
             assert_eq!(rows(t), Vec::<usize>::new(), "{t:?}");
         }

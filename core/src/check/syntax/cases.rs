@@ -345,3 +345,30 @@ fn an_edit_inside_text_left_unplaced_from_the_start_is_not_reported() {
     let r = check("f.yml", Some(b"a: 1\nb: 2\n"), &[old.as_bytes()]);
     assert!(r.is_some_and(|r| !r.errors.is_empty()));
 }
+
+/// A file with more errors than are collected (200 nodes; 16 lines of
+/// Python indentation): an edit that mends one of the first brought the
+/// first one not collected into the list, reported as the edit's.
+#[test]
+fn an_edit_of_a_file_with_more_errors_than_collected_reports_none_it_had() {
+    let block = |i: usize| format!("def f{i}():\n    if x:\n        y()\n  z{i}()\n");
+    let py = |from: usize| (from..24).map(block).collect::<String>();
+    let (old, new) = (py(0), py(1));
+    assert_eq!(check("f.py", Some(old.as_bytes()), &[new.as_bytes()]), None);
+    let js = |mended: usize| {
+        (0..260)
+            .map(|i| {
+                if i == mended {
+                    format!("f({i});\n")
+                } else {
+                    format!("f({i}));\n")
+                }
+            })
+            .collect::<String>()
+    };
+    let (old, new) = (js(999), js(0));
+    assert_eq!(check("f.js", Some(old.as_bytes()), &[new.as_bytes()]), None);
+    // A break of its own is still reported.
+    let broken = old.replacen("f(5));", "f(5)); var 1;", 1);
+    assert!(check("f.js", Some(old.as_bytes()), &[broken.as_bytes()]).is_some());
+}

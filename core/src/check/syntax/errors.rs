@@ -44,18 +44,35 @@ pub(crate) struct Found {
     state: Option<u16>,
 }
 
+/// The errors of a text, as far as they were collected.
+#[derive(Debug)]
+pub(crate) struct Collected {
+    pub(crate) list: Vec<Found>,
+    /// Every error starting before this byte offset is listed; past it a
+    /// cap ([`COLLECTED`] nodes, the indentation scan's lines) may have
+    /// left some out (`usize::MAX`: none was reached).
+    pub(crate) horizon: usize,
+}
+
 /// The errors of `tree` (parsed from `text` by `grammar`), in order:
 /// every `ERROR` node, the outer ones and those nested in them, every
 /// `MISSING` node, and the text after the root when the parse stopped
 /// short of the end; but those the grammar makes of valid text (see
 /// [`valid_anyway`]).
-pub(crate) fn found(tree: &Tree, text: &[u8], grammar: Grammar) -> Vec<Found> {
+pub(crate) fn found(tree: &Tree, text: &[u8], grammar: Grammar) -> Collected {
     let mut out = nodes(tree, text);
+    let mut horizon = usize::MAX;
     if out.len() < COLLECTED {
         out.extend(unparsed_tail(tree, text));
+    } else if let Some(last) = out.last() {
+        horizon = last.start;
     }
-    if out.len() < COLLECTED {
-        out.extend(indentation(grammar, text));
+    let lines = indentation(grammar, text);
+    if lines.len() >= super::indent::MOST {
+        horizon = horizon.min(lines.last().map_or(0, |f| f.start));
+    }
+    if !lines.is_empty() {
+        out.extend(lines);
         out.sort_by_key(|f| f.start);
     }
     // An error the grammar makes of valid text goes with the errors
@@ -70,7 +87,7 @@ pub(crate) fn found(tree: &Tree, text: &[u8], grammar: Grammar) -> Vec<Found> {
             .iter()
             .any(|&(a, b)| a <= f.start && f.start < b.max(a + 1))
     });
-    out
+    Collected { list: out, horizon }
 }
 
 /// The lines Python refuses for their indentation, which its grammar reads
@@ -298,16 +315,21 @@ fn side(at: usize, start: usize, end: usize) -> std::cmp::Ordering {
 /// error before or inside the change cannot be one that was after it: a
 /// grammar that stops at its first error, as YAML's does, hides every old
 /// error after a new one); last, text left unplaced from the same start
-/// over the whole change in both (its token may be the changed line).
+/// over the whole change in both (its token may be the changed line). An
+/// error left unpaired outside the change where the old text's errors
+/// were not all collected (past its horizon) is not counted: the old text
+/// may well have had it.
 pub(crate) fn introduced(
     new: Vec<Found>,
     new_text: &[u8],
-    old: Option<(&[Found], &[u8])>,
+    old: Option<(&Collected, &[u8])>,
     span: Span,
 ) -> Vec<Found> {
-    let Some((old, old_text)) = old.filter(|(o, _)| !o.is_empty()) else {
+    let Some((old, old_text)) = old.filter(|(o, _)| !o.list.is_empty()) else {
         return new;
     };
+    let horizon = old.horizon;
+    let old = old.list.as_slice();
     let mut free = vec![true; old.len()];
     let mut left: Vec<Found> = new;
     let same_token: &Same<'_> = &|n, o| o.token == n.token;
@@ -353,6 +375,10 @@ pub(crate) fn introduced(
             }
         });
     }
+    left.retain(|n| match span.side_new(n.start) {
+        std::cmp::Ordering::Equal => true,
+        _ => span.old_offset(n.start).is_some_and(|o| o < horizon),
+    });
     left
 }
 

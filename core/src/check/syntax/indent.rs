@@ -23,7 +23,7 @@ pub(crate) struct BadIndent {
 }
 
 /// Most lines reported.
-const MOST: usize = 16;
+pub(crate) const MOST: usize = 16;
 
 /// The lines of Python source `text` whose indentation Python refuses.
 pub(crate) fn errors(text: &[u8]) -> Vec<BadIndent> {

@@ -95,7 +95,7 @@ pub fn parse_errors(path: &str, text: &[u8]) -> Option<SyntaxReport> {
     let parts = [parsed];
     let limit = (Instant::now() + BUDGET, &(|| false) as &dyn Fn() -> bool);
     let tree = parse::parse(grammar, &Pieces::new(&parts), None, limit).ok()?;
-    let found = errors::found(&tree, parsed, grammar);
+    let found = errors::found(&tree, parsed, grammar).list;
     if found.is_empty() {
         return None;
     }
@@ -208,7 +208,7 @@ impl Run<'_> {
             // errors are always fresh parses, as this one) would not match.
             tree = parse::parse(grammar, text, None, limit)?;
         }
-        let found = errors::found(&tree, &new_bytes, grammar);
+        let found = errors::found(&tree, &new_bytes, grammar).list;
         if found.is_empty() {
             self.keep(new_bytes, tree);
             return Ok(Reading::Clean);
@@ -232,7 +232,7 @@ impl Run<'_> {
         // A file its grammar could not read before the edit, or a new one,
         // in a language where the edit's errors cannot then be told from
         // the grammar's own (see `Grammar::judges_broken_files`).
-        let broken_before = old_found.as_ref().is_some_and(|(f, _)| !f.is_empty());
+        let broken_before = old_found.as_ref().is_some_and(|(f, _)| !f.list.is_empty());
         if (broken_before && !grammar.judges_broken_files())
             || (old.is_none() && !grammar.judges_new_files())
         {
@@ -253,7 +253,7 @@ impl Run<'_> {
                 new_end: new_bytes.len(),
             },
         };
-        let old_found = old_found.as_ref().map(|(f, o)| (f.as_slice(), *o));
+        let old_found = old_found.as_ref().map(|(f, o)| (f, *o));
         let mut introduced = errors::introduced(found, &new_bytes, old_found, span);
         if introduced.is_empty() {
             return Ok(Reading::Clean);

@@ -274,6 +274,102 @@ mod tests {
         );
     }
 
+    /// The anchors of a read of lines `offset..offset+limit` (0-based
+    /// offset), by 1-based line.
+    fn read_page(root: &Path, name: &str, offset: usize, limit: usize) -> Vec<(usize, String)> {
+        let r = read_file(
+            &json!({"file_path": name, "anchors": true, "offset": offset, "limit": limit}),
+            Some(&opts(root)),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let tags = r["content"].as_str().unwrap().lines();
+        let tags = tags.map(|l| l.split('|').next().unwrap().to_string());
+        (offset + 1..).zip(tags).collect()
+    }
+
+    /// A range whose `pos` a read of the first page showed and whose `end`
+    /// a read of the second showed, the file changed between them (lines
+    /// put on top): no one read showed both, and the anchors were checked
+    /// at their line numbers, where `pos`'s `}` stood five lines earlier:
+    /// five more lines deleted.
+    #[test]
+    fn a_range_read_in_two_pages_of_two_contents_is_placed_by_both_reads() {
+        let (_t, root) = ws();
+        let v1: Vec<String> = (1..=30)
+            .map(|i| {
+                if i % 5 == 0 {
+                    "}".into()
+                } else {
+                    format!("  s{i}()")
+                }
+            })
+            .collect();
+        let text = |v: &[String]| v.iter().map(|l| format!("{l}\n")).collect::<String>();
+        fs::write(root.join("a.js"), text(&v1)).unwrap();
+        let page1 = read_page(&root, "a.js", 0, 20);
+        let top = ["// 1", "// 2", "// 3", "// 4", "// 5"];
+        let r = edit(
+            &root,
+            "a.js",
+            json!([{"op": "prepend", "pos": page1[0].1, "lines": top}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let page2 = read_page(&root, "a.js", 20, 20);
+        // From the `}` page 1 showed as line 10 to `s21()`, now line 26.
+        let (pos, end) = (&page1[9].1, &page2[5].1);
+        let r = edit(
+            &root,
+            "a.js",
+            json!([{"pos": pos, "end": end, "lines": "} // merged"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["verified"], "snapshot", "{r}");
+        assert_eq!(
+            r["edits"],
+            json!([{"line": 15, "removed": 12, "added": 1}]),
+            "{r}"
+        );
+        let mut want: Vec<String> = top.iter().map(|s| s.to_string()).collect();
+        want.extend(v1[..9].iter().cloned());
+        want.push("} // merged".into());
+        want.extend(v1[21..].iter().cloned());
+        assert_eq!(fs::read_to_string(root.join("a.js")).unwrap(), text(&want));
+    }
+
+    /// The same, but a line inside the range changed after the first read
+    /// and the second read did not show it: refused, nothing written.
+    #[test]
+    fn a_range_read_in_two_pages_with_an_unseen_change_between_is_refused() {
+        let (_t, root) = ws();
+        let v1: Vec<String> = (1..=30).map(|i| format!("  s{i}()")).collect();
+        let text = |v: &[String]| v.iter().map(|l| format!("{l}\n")).collect::<String>();
+        fs::write(root.join("a.js"), text(&v1)).unwrap();
+        let page1 = read_page(&root, "a.js", 0, 10);
+        let mut v2 = v1.clone();
+        v2[14] = "  changed()".into();
+        v2.insert(0, "// top".into());
+        fs::write(root.join("a.js"), text(&v2)).unwrap();
+        let page2 = read_page(&root, "a.js", 20, 10);
+        let (pos, end) = (&page1[4].1, &page2[2].1);
+        let r = edit(
+            &root,
+            "a.js",
+            json!([{"pos": pos, "end": end, "lines": "x"}]),
+        );
+        assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+        assert_eq!(fs::read_to_string(root.join("a.js")).unwrap(), text(&v2));
+        // Shown whole by the two reads, unchanged: placed.
+        let page1 = read_page(&root, "a.js", 0, 20);
+        let (pos, end) = (&page1[4].1, &page2[2].1);
+        let r = edit(
+            &root,
+            "a.js",
+            json!([{"pos": pos, "end": end, "lines": "x"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["verified"], "snapshot", "{r}");
+    }
+
     /// New lines copied from the read, tags and all, were written with
     /// their `LINE#ID|` tags into the file.
     #[test]

@@ -288,8 +288,52 @@ type Located = Vec<(Option<usize>, Option<usize>)>;
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Judged {
     Read(usize, bool),
+    /// A range whose `pos` and `end` no one read showed, each shown by a
+    /// read of its own (a file read in pages, changed between them): each
+    /// anchor against its read, as `Read` says.
+    Split([(usize, bool); 2]),
     Numbers,
     Stale,
+}
+
+impl Judged {
+    /// The read anchor `i` of the edit is judged against, and whether a
+    /// newer read shows its line gone since (`None`: no read).
+    fn via(self, i: usize) -> Option<(usize, bool)> {
+        match self {
+            Judged::Read(r, gone) => Some((r, gone)),
+            Judged::Split(each) => Some(each[i]),
+            Judged::Numbers | Judged::Stale => None,
+        }
+    }
+}
+
+/// The diff from the read anchor `i` of an edit judged `judged` is judged
+/// against to the file as it is now, when it was made.
+fn made_map<'d>(diffs: &'d Diffs<'_>, judged: Judged, i: usize) -> Option<&'d [Option<usize>]> {
+    let (r, _) = judged.via(i)?;
+    diffs.made.get(&(r, NOW)).map(Vec::as_slice)
+}
+
+/// Whether a read newer than `stamp` (of another content than read `r`)
+/// shows one of `lines` of read `r` gone.
+fn gone_since(
+    diffs: &mut Diffs<'_>,
+    reads: &[KeptRead<'_>],
+    (r, stamp): (usize, u64),
+    lines: &[usize],
+) -> Result<bool, NotPlaced> {
+    let mut gone = false;
+    for (n, k) in reads.iter().enumerate() {
+        let newer = k.shown.iter().any(|s| s.2 > stamp);
+        if n != r && newer && k.keys != reads[r].keys {
+            gone |= diffs
+                .map(r, n, lines)?
+                .iter()
+                .any(|m| !matches!(m, Mapped::At(_)));
+        }
+    }
+    Ok(gone)
 }
 
 /// How each edit is judged ([`Judged`]): a read that showed its lines, and
@@ -304,24 +348,25 @@ fn judge(
     let mut out = Vec::with_capacity(edits.len());
     for e in edits {
         let anchors: Vec<&Anchor> = e.pos.iter().chain(e.end.iter()).collect();
+        let lines: Vec<usize> = anchors.iter().map(|a| a.line).collect();
         let judged = match read_for(reads, &anchors) {
             _ if anchors.is_empty() => Judged::Numbers,
             Err(()) => Judged::Stale,
-            Ok(None) => Judged::Numbers,
-            Ok(Some((r, stamp))) => {
-                let lines: Vec<usize> = anchors.iter().map(|a| a.line).collect();
-                let mut gone = false;
-                for (n, k) in reads.iter().enumerate() {
-                    let newer = k.shown.iter().any(|s| s.2 > stamp);
-                    if n != r && newer && k.keys != reads[r].keys {
-                        gone |= diffs
-                            .map(r, n, &lines)?
-                            .iter()
-                            .any(|m| !matches!(m, Mapped::At(_)));
-                    }
+            Ok(None) if anchors.len() == 2 => {
+                match (
+                    read_for(reads, &anchors[..1]),
+                    read_for(reads, &anchors[1..]),
+                ) {
+                    (Ok(Some(a)), Ok(Some(b))) => Judged::Split([
+                        (a.0, gone_since(diffs, reads, a, &lines[..1])?),
+                        (b.0, gone_since(diffs, reads, b, &lines[1..])?),
+                    ]),
+                    (Err(()), _) | (_, Err(())) => Judged::Stale,
+                    _ => Judged::Numbers,
                 }
-                Judged::Read(r, gone)
             }
+            Ok(None) => Judged::Numbers,
+            Ok(Some((r, stamp))) => Judged::Read(r, gone_since(diffs, reads, (r, stamp), &lines)?),
         };
         out.push(judged);
     }
@@ -356,34 +401,24 @@ fn locate(
     for (k, e) in edits.iter().enumerate() {
         let anchors: Vec<&Anchor> = e.pos.iter().chain(e.end.iter()).collect();
         let lines: Vec<usize> = anchors.iter().map(|a| a.line).collect();
-        let (found, map): (Vec<Result<usize, AnchorProblem>>, _) = match judged[k] {
-            Judged::Read(r, gone) => {
-                let found = diffs
-                    .map(r, NOW, &lines)?
-                    .into_iter()
-                    .map(|m| match m {
-                        Mapped::At(j) if !gone => Ok(j),
-                        Mapped::At(_) | Mapped::Changed => Err(AnchorProblem::Changed),
-                        Mapped::Several(_) => Err(AnchorProblem::Several),
-                    })
-                    .collect();
-                (found, diffs.made.get(&(r, NOW)))
-            }
-            Judged::Stale => (vec![Err(AnchorProblem::Changed); lines.len()], None),
-            Judged::Numbers => {
-                let found = anchors
-                    .iter()
-                    .map(|a| match cur.keys.get(a.line) {
-                        Some(&key) if id_of(key) == a.id => Ok(a.line),
-                        Some(_) => Err(AnchorProblem::Mismatch),
-                        None => Err(AnchorProblem::BeyondEnd),
-                    })
-                    .collect();
-                (found, None)
-            }
-        };
+        let mut found: Vec<Result<usize, AnchorProblem>> = Vec::with_capacity(lines.len());
+        for (i, a) in anchors.iter().enumerate() {
+            found.push(match (judged[k], judged[k].via(i)) {
+                (_, Some((r, gone))) => match diffs.map(r, NOW, &[a.line])?.pop() {
+                    Some(Mapped::At(j)) if !gone => Ok(j),
+                    Some(Mapped::Several(_)) => Err(AnchorProblem::Several),
+                    _ => Err(AnchorProblem::Changed),
+                },
+                (Judged::Stale, _) => Err(AnchorProblem::Changed),
+                _ => match cur.keys.get(a.line) {
+                    Some(&key) if id_of(key) == a.id => Ok(a.line),
+                    Some(_) => Err(AnchorProblem::Mismatch),
+                    None => Err(AnchorProblem::BeyondEnd),
+                },
+            });
+        }
         let mut placed = Vec::with_capacity(anchors.len());
-        for (a, f) in anchors.iter().zip(found) {
+        for (i, (a, f)) in anchors.iter().zip(found).enumerate() {
             let problem = match f {
                 Ok(j) => {
                     moved |= j != a.line;
@@ -400,24 +435,53 @@ fn locate(
             // Shown around the line where its text now stands once (moved,
             // or swapped with another: the lines the diff pairs around it
             // are another line's), else where its neighbours went.
-            let once_now = match judged[k] {
-                Judged::Read(r, _) => diffs.keys(r).get(a.line).and_then(|key| {
-                    let at = diffs.at.get(&NOW)?.get(key)?;
-                    (at.len() == 1).then(|| at[0])
-                }),
-                _ => None,
-            };
+            let once_now = judged[k].via(i).and_then(|(r, _)| {
+                let key = diffs.keys(r).get(a.line)?;
+                let at = diffs.at.get(&NOW)?.get(key)?;
+                (at.len() == 1).then(|| at[0])
+            });
+            let map = made_map(&diffs, judged[k], i);
             let near = once_now.unwrap_or_else(|| map.map_or(a.line, |m| near(m, a.line)));
             refused.push((k, a.show(), problem, near));
         }
         let p = e.pos.as_ref().and(placed.first().copied().flatten());
         let q = e.end.as_ref().and(placed.get(1).copied().flatten());
         at.push((p, q));
-        // A range must still be whole: every line of it kept, in one piece.
-        if let (Some(p), Some(q), Some(jp), Some(m)) = (&e.pos, &e.end, p, map) {
-            if placed.iter().all(Option::is_some)
-                && !(p.line..=q.line).all(|i| m[i] == Some(jp + (i - p.line)))
+        // A range must still be whole: every line of it kept, in one piece
+        // (read in two pieces: every line now between its ends one its
+        // reads showed, unchanged since, in order).
+        let whole = |(p, q): (&Anchor, &Anchor), (jp, jq): (usize, usize)| match judged[k] {
+            Judged::Split([(a, _), (b, _)]) => {
+                // The current lines from `jp` on that read `a` showed from
+                // `pos` on, unchanged since and in order, and those up to
+                // `jq` that read `b` showed up to `end`: they must meet,
+                // every line of the range one the caller was shown. No
+                // diff made: that read is of the content as it is now.
+                let run = |m: Option<&[Option<usize>]>,
+                           r: usize,
+                           at: &mut dyn Iterator<Item = (usize, usize)>| {
+                    let now = |i: usize| m.map_or(Some(i), |m| m.get(i).copied().flatten());
+                    at.take_while(|&(i, j)| reads[r].showed(i).is_some() && now(i) == Some(j))
+                        .count()
+                };
+                let up = run(made_map(&diffs, judged[k], 0), a, &mut (p.line..).zip(jp..));
+                let down = run(
+                    made_map(&diffs, judged[k], 1),
+                    b,
+                    &mut (0..=q.line).rev().zip((0..=jq).rev()),
+                );
+                jp <= jq && jq + 1 - down <= jp + up
+            }
+            _ => made_map(&diffs, judged[k], 0)
+                .is_none_or(|m| (p.line..=q.line).all(|i| m[i] == Some(jp + (i - p.line)))),
+        };
+        if let (Some(pa), Some(qa), Some(jp)) = (&e.pos, &e.end, p) {
+            let numbers = judged[k].via(0).is_none();
+            if !numbers
+                && placed.iter().all(Option::is_some)
+                && !whole((pa, qa), (jp, q.unwrap_or(jp)))
             {
+                let (p, q) = (pa, qa);
                 // data: the range's anchors, `12#ab..14#cd`
                 let anchor = format!("{}..{}", p.show(), q.show());
                 refused.push((k, anchor, AnchorProblem::Changed, jp));
@@ -434,7 +498,8 @@ fn locate(
         .filter(|(e, _)| e.pos.is_some())
         .map(|(_, j)| j)
         .peekable();
-    let by_reads = anchored.peek().is_some() && anchored.all(|j| matches!(j, Judged::Read(..)));
+    let by_reads = anchored.peek().is_some()
+        && anchored.all(|j| matches!(j, Judged::Read(..) | Judged::Split(_)));
     Ok((at, moved, by_reads))
 }
 

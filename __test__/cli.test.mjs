@@ -330,13 +330,40 @@ test('apply-patch reads a Codex patch\'s paths from the current directory (as Co
   const diff = 'diff --git a/src/index.ts b/src/index.ts\n--- a/src/index.ts\n+++ b/src/index.ts\n@@ -1 +1 @@\n-port = 3000\n+port = 9090\n'
   const below = cli(['apply-patch'], { cwd: web, input: diff })
   assert.equal(below.status, 2, below.stderr)
-  assert.match(below.stderr, /run apply-patch from the top, or give --root/)
+  assert.match(below.stderr, /run apply-patch from the top/)
   assert.equal(read(dir, 'src/index.ts').toString(), 'port = 3000\n')
   assert.equal(read(web, 'src/index.ts').toString(), 'port = 8080\n')
   const g = cli(['apply-patch'], { cwd: dir, input: diff })
   assert.equal(g.status, 0, g.stderr)
   assert.equal(read(dir, 'src/index.ts').toString(), 'port = 9090\n')
   assert.equal(read(web, 'src/index.ts').toString(), 'port = 8080\n')
+})
+
+test('a git diff is read from the top of its work tree whatever the root: a root above it, and call apply_patch, edit the work tree\'s file or refuse', () => {
+  // A repository inside a larger root (a monorepo checkout, a home directory): the diff names pkg/'s files.
+  const mono = workspace({ 'src/x.txt': 'hello\n', 'pkg/src/x.txt': 'hello\n' })
+  const pkg = path.join(mono, 'pkg')
+  fs.mkdirSync(path.join(pkg, '.git'))
+  const diff = 'diff --git a/src/x.txt b/src/x.txt\n--- a/src/x.txt\n+++ b/src/x.txt\n@@ -1 +1 @@\n-hello\n+HELLO\n'
+  for (const how of [['--root', mono], ['env']]) {
+    const env = how[0] === 'env' ? { ...cleanEnv(), PATCH_FILE_WORKSPACE_ROOT: mono } : cleanEnv()
+    const args = how[0] === 'env' ? ['apply-patch'] : ['apply-patch', ...how]
+    const r = cli(args, { cwd: pkg, input: diff, env })
+    assert.equal(r.status, 0, r.stderr)
+    assert.equal(read(pkg, 'src/x.txt').toString(), 'HELLO\n', how[0])
+    assert.equal(read(mono, 'src/x.txt').toString(), 'hello\n', how[0])
+    fs.writeFileSync(path.join(pkg, 'src/x.txt'), 'hello\n')
+  }
+  // call apply_patch follows the same rule: from below the top refused, nothing written; from the top applied.
+  const input = JSON.stringify({ patch: diff })
+  const below = cli(['call', 'apply_patch'], { cwd: path.join(pkg, 'src'), input })
+  assert.equal(below.status, 2, below.stderr)
+  assert.match(below.stderr, /run call apply_patch from the top/)
+  assert.equal(read(pkg, 'src/x.txt').toString(), 'hello\n')
+  const top = cli(['call', 'apply_patch', '--root', mono], { cwd: pkg, input })
+  assert.equal(top.status, 0, top.stderr)
+  assert.equal(read(pkg, 'src/x.txt').toString(), 'HELLO\n')
+  assert.equal(read(mono, 'src/x.txt').toString(), 'hello\n')
 })
 
 test('from a subdirectory, every command names files from there and journals in the work tree: undo takes back a Codex patch applied there, and edit-lines edits the file read --anchors read', () => {

@@ -15,7 +15,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
-const { resolveRoot, engineOptions, ENV } = require('./root.js')
+const { resolveRoot, engineOptions, workTree, ENV } = require('./root.js')
 const engine = require('./engine.js')
 
 const PROG = 'patch-file-tool'
@@ -302,25 +302,14 @@ async function runApplyPatch({ values, positionals, root }) {
   } else {
     text = readTextFile(from, 'PATCH')
   }
-  // Where the patch's paths are read from, without --root or the variable: a
-  // git diff (`diff --git`) names files from the top of its work tree, as
-  // `git apply` reads them; a Codex patch, or a plain `diff -u`, from the
-  // working directory, as Codex's apply_patch and `patch` read them.
-  const gitDiff = !/^\s*\*\*\* Begin Patch/.test(text) && /^diff --git /m.test(text)
+  // Where the patch's paths are read from: the working directory, as Codex's
+  // apply_patch and `patch` read a Codex patch's or a plain `diff -u`'s; a git
+  // diff (`diff --git`) only from the top of its work tree (`gitDiffHere`).
   ;({ root } = rootOrThrow(values.root, { gitRoot: true }))
-  // Below the top, a git diff's paths are ambiguous: top-relative (`git diff`)
-  // or relative to here (`git diff --relative`), and `git apply` would skip the
-  // files outside this directory. Refused rather than guessed.
-  const configured = values.root !== undefined || (process.env[ENV] !== undefined && process.env[ENV] !== '')
-  if (gitDiff && !configured && root !== physicalCwd()) {
-    throw new UsageError(
-      `a git diff names files from the top of its work tree (${root}), and this is ${physicalCwd()}: run apply-patch from the top, or give --root`,
-    )
-  }
+  if (isGitDiff(text)) gitDiffHere('apply-patch', root)
   const input = values['dry-run'] ? { patch: text, dry_run: true } : { patch: text }
-  // The project's root (its one journal), the paths from here unless a git
-  // diff names them from the top.
-  const result = await engine.run(tools.get('apply_patch'), input, gitDiff ? engineOptions(root) : cliOptions(root))
+  // The project's root (its one journal), the paths from here.
+  const result = await engine.run(tools.get('apply_patch'), input, cliOptions(root))
   if (values.json) {
     process.stdout.write(JSON.stringify(result) + '\n')
   } else if (result.ok) {
@@ -430,9 +419,37 @@ async function runJson(tool, root) {
     process.stdout.write(JSON.stringify(result) + '\n')
     return EXIT.USAGE
   }
+  if (tool.name === 'apply_patch' && typeof input?.patch === 'string' && isGitDiff(input.patch)) gitDiffHere(`call ${tool.name}`, root)
   const result = await engine.run(tool, input, cliOptions(root))
   process.stdout.write(JSON.stringify(result) + '\n')
   return exitCodeFor(result)
+}
+
+/** Whether a patch is a git diff (`diff --git`), not a Codex patch. */
+function isGitDiff(text) {
+  return !/^\s*\*\*\* Begin Patch/.test(text) && /^diff --git /m.test(text)
+}
+
+/**
+ * A git diff names files from the top of its work tree, as `git apply` reads
+ * them; the CLI reads a patch's paths from the current directory (a Codex
+ * patch's and a plain diff's, as Codex's apply_patch and `patch` do), so a git
+ * diff is applied only from the top of the work tree around here (outside
+ * one, from here, as `git apply` does), whatever the root. Below the top its
+ * paths are ambiguous (top-relative, or `git diff --relative`), and from a
+ * root above the work tree they would name other files: refused, not guessed.
+ */
+function gitDiffHere(command, root) {
+  const here = physicalCwd()
+  const top = workTree(here)
+  if (top !== null && top !== here) {
+    throw new UsageError(
+      `a git diff names files from the top of its work tree (${top}), and this is ${here}: run ${command} from the top`,
+    )
+  }
+  if (here !== root && !here.startsWith(root.endsWith(path.sep) ? root : root + path.sep)) {
+    throw new UsageError(`a git diff names files from ${here}, which is outside the workspace root ${root}: run ${command} inside the root`)
+  }
 }
 
 // ---------------------------------------------------------------------------

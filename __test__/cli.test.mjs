@@ -3,7 +3,7 @@
 import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { BIN, ROOT, tempDir, cleanEnv } from './helpers/mcp-raw.mjs'
@@ -487,4 +487,45 @@ test('a near miss shows the closest current text and the --match flag to use; --
   const far = cli(['history', '--zzzzzz'], { cwd: dir })
   assert.equal(far.status, 2)
   assert.match(far.stderr, /unknown option --zzzzzz \(options here: --root, --help, /)
+})
+
+test('a success prints what the result warns of on stderr: a parse error the edit introduced, a warning, markers expanded', () => {
+  const dir = workspace({ 'x.js': 'function f() {\n  return 1\n}\n', 'n.txt': 'a\nb\n' })
+  const broke = cli(['patch', 'x.js', '--search', '  return 1\n}\n', '--replace', '  return 1\n'], { cwd: dir })
+  assert.equal(broke.status, 0, broke.stderr)
+  assert.match(broke.stdout, /^patched x\.js:2/)
+  assert.match(broke.stderr, /warning: x\.js:2:\d+: javascript parse error the edit introduced: missing \}/)
+  const eol = cli(['patch', 'n.txt', '--search', 'b\n', '--replace', 'b'], { cwd: dir })
+  assert.equal(eol.status, 0, eol.stderr)
+  assert.match(eol.stderr, /warning: .*line break/)
+  fs.writeFileSync(path.join(dir, 'x.js'), 'function f() {\n  const a = 1\n  const b = 2\n  const c = 3\n  return a\n}\n')
+  const diff = 'diff --git a/x.js b/x.js\n--- a/x.js\n+++ b/x.js\n@@ -1,6 +1,6 @@\n function f() {\n   const a = 1\n-  const b = 2\n-  const c = 3\n+  // ... existing code ...\n   return a\n }\n+f()\n'
+  const lazy = cli(['apply-patch'], { cwd: dir, input: diff })
+  assert.equal(lazy.status, 0, lazy.stderr)
+  assert.match(lazy.stderr, /note: x\.js: "\/\/ \.\.\. existing code \.\.\." \(line \d+ of the new text\) kept lines 3-4/)
+  assert.equal(read(dir, 'x.js').toString(), 'function f() {\n  const a = 1\n  const b = 2\n  const c = 3\n  return a\n}\nf()\n')
+  // The same call that warns nothing prints nothing there.
+  const clean = cli(['patch', 'x.js', '--search', 'return a', '--replace', 'return a + 2'], { cwd: dir })
+  assert.equal(clean.status, 0, clean.stderr)
+  assert.equal(clean.stderr, '')
+})
+
+test('a write whose stdout reader is gone exits with its own code, no stack trace (it exited 1, "refused")', async () => {
+  const dir = workspace({ 'e.txt': 'v1\n', 'big.txt': 'line of text\n'.repeat(200_000) })
+  const run = (args) =>
+    new Promise((resolve) => {
+      const p = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: cleanEnv() })
+      p.stdout.destroy()
+      let err = ''
+      p.stderr.on('data', (x) => (err += x))
+      p.on('close', (code) => resolve({ code, err }))
+    })
+  const w = await run(['patch', 'e.txt', '--search', 'v1', '--replace', 'v2'])
+  assert.deepEqual(w, { code: 0, err: '' })
+  assert.equal(read(dir, 'e.txt').toString(), 'v2\n')
+  const r = await run(['read', 'big.txt'])
+  assert.deepEqual(r, { code: 0, err: '' })
+  const refused = await run(['patch', 'e.txt', '--search', 'nope', '--replace', 'x'])
+  assert.equal(refused.code, 1)
+  assert.match(refused.err, /SEARCH_BLOCK_NOT_FOUND/)
 })

@@ -269,6 +269,7 @@ async function runUndo({ values, positionals, root }) {
         ? `dry run: transaction ${result.undone} would be ${result.redo ? 'redone' : 'undone'}; nothing written\n`
         : `${result.redo ? 'redid' : 'undid'} transaction ${result.undone} (as transaction ${result.id}; undo it to reverse)\n`,
     )
+    printNotes(result)
   } else {
     printFailure(result)
   }
@@ -321,6 +322,7 @@ async function runApplyPatch({ values, positionals, root }) {
       process.stdout.write(`${result.dry_run ? 'would ' : ''}${f.action} ${where}${how}\n`)
     }
     if (result.dry_run) process.stdout.write('dry run: nothing written\n')
+    printNotes(result)
   } else {
     printFailure(result)
   }
@@ -388,6 +390,7 @@ async function runPatch({ values, positionals, root }) {
     } else {
       process.stdout.write(`patched ${where} (${n})\n`)
     }
+    printNotes(result)
   } else {
     printFailure(result)
   }
@@ -581,6 +584,31 @@ function cliWords(message) {
     .replace(/match: \[((?:"[a-z_]+"(?:, )?)+)\]/g, (_, list) => `--match ${list.replace(/"/g, '').replace(/, /g, ',')}`)
 }
 
+/**
+ * What a success says beyond its one-line summary, on stderr: warnings, the
+ * parse errors the edit introduced (`syntax: "warn"` writes and reports them)
+ * and the elision markers expanded, each file's under its name.
+ */
+function printNotes(result) {
+  const lines = []
+  const each = [result, ...(Array.isArray(result.files) ? result.files : [])]
+  for (const r of each) {
+    const name = r.file_path ? display(r.file_path) : ''
+    for (const w of r.warnings || []) lines.push(`${PROG}: warning: ${w}`)
+    const syn = r.syntax
+    for (const e of (syn && syn.errors) || []) {
+      const what = e.problem === 'missing' ? `missing ${e.token}` : `unexpected ${JSON.stringify(e.token)}`
+      lines.push(`${PROG}: warning: ${name}:${e.line}:${e.column}: ${syn.language} parse error the edit introduced: ${what}`)
+      lines.push(`  | ${e.text}`)
+    }
+    if (syn && syn.more_errors) lines.push(`${PROG}: warning: ${name}: ${syn.more_errors} more parse errors`)
+    for (const k of r.expanded || []) {
+      lines.push(`${PROG}: note: ${name}: ${JSON.stringify(k.marker)} (line ${k.line} of the new text) kept lines ${k.kept_lines.join('-')}`)
+    }
+  }
+  if (lines.length) process.stderr.write(lines.join('\n') + '\n')
+}
+
 function printFailure(result) {
   const lines = [`${PROG}: ${result.code}: ${cliWords(result.message)}`]
   const c = result.closest_match
@@ -698,6 +726,14 @@ function rootOrThrow(flag, { gitRoot = false } = {}) {
 
 /** Runs the CLI with `argv` (without node and the script); sets process.exitCode. */
 async function main(argv) {
+  // A reader that went away (`| head -1`, a closed pipe) is no failure of the
+  // command, whose work is done or refused as its exit code says: the rest of
+  // its output is dropped, with no stack trace in place of that exit code.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err) => {
+      if (err.code !== 'EPIPE') throw err
+    })
+  }
   let code
   try {
     code = await dispatch(argv)

@@ -192,6 +192,23 @@ test('CLI: history, undo [ID] and journal clear, with their exit codes', T, () =
   assert.match(cli(['history'], { cwd: dir, env }).stdout, /no journaled transactions/)
 })
 
+test('PATCH_FILE_JOURNAL set to a word or a relative path: each API call is INVALID_INPUT, nothing written, no directory made under the cwd', () => {
+  const dir = tempDir('pft-jrel-')
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'one\n')
+  const script = `const api = require(${JSON.stringify(path.resolve('index.js'))})
+api.patchFile({ file_path: 'a.txt', search: 'one', replace: 'two' }, { workspaceRoot: process.cwd() })
+  .then((r) => process.stdout.write(JSON.stringify(r)))`
+  for (const value of ['disabled', 'journal-dir']) {
+    const r = spawnSync(process.execPath, ['-e', script], { cwd: dir, env: cleanEnv({ PATCH_FILE_JOURNAL: value }), encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+    const out = JSON.parse(r.stdout)
+    assert.equal(out.code, 'INVALID_INPUT', r.stdout)
+    assert.match(out.message, /PATCH_FILE_JOURNAL must be off, on or an absolute directory/)
+    assert.deepEqual(fs.readdirSync(dir), ['a.txt'])
+    assert.equal(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8'), 'one\n')
+  }
+})
+
 test('types: a consumer tells damaged entries apart under tsc --strict', () => {
   const text = `import { history, undo, type HistoryTransaction, type DamagedTransaction, type JournalDamage } from 'patch-file-tool'
 export async function main(): Promise<string[]> {

@@ -166,7 +166,7 @@ prints the result JSON; a stale anchor is refused (ANCHOR_MISMATCH, exit 1).`,
 Lists the transactions journaled for the workspace root (default: the
 enclosing git work tree, else the current directory): id, time, entry point and each file's change. FILE: only those
 touching it. The journal lives outside the workspace (PATCH_FILE_JOURNAL:
-off or a directory; default the per-user state directory).
+off or an absolute directory; default the per-user state directory).
 
 Options:
   --limit N   at most N transactions (default 20)
@@ -871,6 +871,10 @@ function checkEnv(env = process.env) {
   const links = 'PATCH_FILE_HARD_LINKS'
   if (set(links) && !HARD_LINK_MODES.includes(env[links])) {
     throw new UsageError(`${links} must be refuse, split or keep, not ${JSON.stringify(env[links].slice(0, 64))}`)
+  }
+  const journal = 'PATCH_FILE_JOURNAL'
+  if (set(journal) && !/^(off|false|0|no|on|true|1|yes)$/i.test(env[journal]) && !path.isAbsolute(env[journal])) {
+    throw new UsageError(`${journal} must be off, on or an absolute directory, not ${JSON.stringify(env[journal].slice(0, 64))}`)
   }
   for (const name of ['PATCH_FILE_MCP_MAX_MESSAGE_BYTES', 'PATCH_FILE_MCP_MAX_RESULT_BYTES']) {
     if (!set(name)) continue

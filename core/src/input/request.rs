@@ -584,7 +584,7 @@ pub fn options(
         hard_links: HardLinks::Refuse,
         lock_wait_ms: DEFAULT_LOCK_WAIT_MS,
         cancel: Cancel::default(),
-        journal: journal_from_env(),
+        journal: journal_from_env()?,
         entry: None,
         results: ResultView::Full,
         default_match: MatchMode::EXACT,
@@ -637,18 +637,27 @@ pub fn options(
 }
 
 /// The journal as the environment sets it: `PATCH_FILE_JOURNAL` = `off`
-/// (also `false`, `0`, `no`) turns it off, any other non-empty value is the
-/// journal directory; unset: on, in the per-user state directory.
-pub(crate) fn journal_from_env() -> JournalConfig {
+/// (also `false`, `0`, `no`) turns it off, an absolute path is the journal
+/// directory; unset: on, in the per-user state directory. Any other value
+/// (a word such as `disabled`, a relative path) is refused: read as a
+/// directory under whatever the process's working directory is, it put
+/// the journal (files' earlier contents) inside a project.
+pub(crate) fn journal_from_env() -> Result<JournalConfig, Failure> {
     let mut j = JournalConfig::default();
     if let Some(v) = std::env::var_os("PATCH_FILE_JOURNAL").filter(|v| !v.is_empty()) {
         match v.to_str().map(str::to_ascii_lowercase).as_deref() {
             Some("off" | "false" | "0" | "no") => j.enabled = false,
             Some("on" | "true" | "1" | "yes") => {}
-            _ => j.dir = Some(std::path::PathBuf::from(v)),
+            _ if std::path::Path::new(&v).is_absolute() => {
+                j.dir = Some(std::path::PathBuf::from(v))
+            }
+            _ => {
+                let shown = v.to_string_lossy().chars().take(64).collect::<String>();
+                return Err(Failure::invalid(printer::journal_env_invalid(&shown)));
+            }
         }
     }
-    j
+    Ok(j)
 }
 
 request_shape! {

@@ -307,6 +307,13 @@ pub(crate) fn journal_dir_invalid() -> &'static str {
     "options: `journal` directory must be a non-empty path without NUL bytes"
 }
 
+/// `PATCH_FILE_JOURNAL` is neither a switch nor an absolute directory.
+pub(crate) fn journal_env_invalid(given: &str) -> String {
+    format!(
+        "PATCH_FILE_JOURNAL must be off, on or an absolute directory, not {given:?}; nothing was run"
+    )
+}
+
 /// `history`'s `limit` is 0.
 pub(crate) fn history_limit_zero() -> &'static str {
     "input: `limit` must be at least 1"

@@ -1104,3 +1104,26 @@ process.stdout.write(JSON.stringify({ bad, errors, seenA, seenB, changes, firstB
   assert.ok(stats.changes >= 2, `reader saw the content change (${JSON.stringify(stats)}, ${patches} patches)`)
   assert.deepEqual(tempLeftovers(root), [])
 })
+
+test('every integer bound a tool schema states is the engine\'s: one below it is INVALID_INPUT naming the field, the bound itself is not refused for it', async () => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-bounds-')))
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'one\ntwo\n')
+  // The integer fields of read_file and history, each with the smallest call that reaches it.
+  const cases = [
+    ['read_file', 'offset', { file_path: 'a.txt' }, esm.readFile],
+    ['read_file', 'limit', { file_path: 'a.txt' }, esm.readFile],
+    ['history', 'limit', {}, esm.history],
+  ]
+  for (const [tool, field, base, call] of cases) {
+    const schema = JSON.parse(fs.readFileSync(path.join(repo, 'schemas', `${tool}.schema.json`), 'utf8'))
+    const min = schema.parameters.properties[field].minimum
+    assert.equal(typeof min, 'number', `${tool}.${field} states a minimum`)
+    const at = await call({ ...base, [field]: min }, { workspaceRoot: dir })
+    assert.ok(at.ok || !String(at.message).includes(field), `${tool}.${field} = ${min}: ${JSON.stringify(at)}`)
+    if (min > 0 || field === 'offset') {
+      const below = await call({ ...base, [field]: min - 1 }, { workspaceRoot: dir })
+      assert.equal(below.code, 'INVALID_INPUT', `${tool}.${field} = ${min - 1}: ${JSON.stringify(below)}`)
+      assert.match(below.message, new RegExp(field))
+    }
+  }
+})

@@ -168,6 +168,13 @@ test('a strict call (null for every optional field it leaves out, at every level
   await call('str_replace_based_edit_tool', { command: 'str_replace', path: 'f.txt', old_str: 'f2', new_str: 'f3' })
   await call('str_replace_based_edit_tool', { command: 'view', path: 'f.txt' })
   await call('edit_lines', { file_path: 'g.txt', edits: [{ op: 'append', lines: ['g2'] }] })
+  // A strict deletion (lines: null) as the strict tools send it: null kept there, where absence is refused.
+  const g = await engine.run(tools.get('read_file'), { file_path: 'g.txt', anchors: true }, options)
+  const pos = g.content.split('\n')[1].split('|')[0]
+  const del = await engine.run(tools.get('edit_lines'), nullsAsAbsent({ file_path: 'g.txt', edits: [{ op: null, pos, end: null, lines: null }], dry_run: null }), options)
+  assert.equal(del.ok, true, JSON.stringify(del))
+  assert.equal(fs.readFileSync(path.join(ws, 'g.txt'), 'utf8'), 'g1\n')
+  await call('edit_lines', { file_path: 'g.txt', edits: [{ op: 'append', lines: ['g2'] }] })
   await call('edit_file', { path: 'f.txt', edits: [{ oldText: 'f3', newText: 'f4' }] })
   const h = await call('history', {})
   assert.ok(h.transactions.length >= 8)
@@ -182,6 +189,8 @@ test('a strict call (null for every optional field it leaves out, at every level
 
 test('nullsAsAbsent drops null properties at every depth and keeps everything else', () => {
   assert.deepEqual(nullsAsAbsent({ a: null, b: { c: null, d: 1 }, e: [null, { f: null }], g: '' }), { b: { d: 1 }, e: [null, {}], g: '' })
+  // But edit_lines' lines, where null deletes.
+  assert.deepEqual(nullsAsAbsent({ edits: [{ op: null, lines: null }] }), { edits: [{ lines: null }] })
   assert.equal(nullsAsAbsent('x'), 'x')
   const hostile = new Proxy({}, { ownKeys() { throw new Error('no') } })
   assert.equal(nullsAsAbsent(hostile), hostile)

@@ -107,7 +107,7 @@ export type EditLinesEdit = {
   /** replace only: the last line of the range. */
   end?: string
   /** The new lines, without line breaks (the file keeps its own); null or [] with replace deletes. */
-  lines?: string | string[] | null
+  lines: string | string[] | null
 }
 
 export type EditLinesInput = PatchFilePath & {

@@ -66,7 +66,8 @@ function withSignal(options, signal) {
 
 /**
  * `value` without its null-valued object properties, at every depth (array
- * elements stay): what a strict model sends for a field it leaves out. The
+ * elements stay): what a strict model sends for a field it leaves out; but
+ * edit_lines' `lines`, where `null` deletes and absence is refused. The
  * engine takes `null` as absent, except for the fields of the single-edit form
  * beside `edits` (patch_file's and each batch_patch_files file's
  * search_block, replace_block, expected_replacements, replace_all), which it
@@ -78,7 +79,7 @@ function nullsAsAbsent(value) {
     if (v === null || typeof v !== 'object' || depth > 64) return v
     if (Array.isArray(v)) return v.map((x) => strip(x, depth + 1))
     const out = {}
-    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = strip(x, depth + 1)
+    for (const [k, x] of Object.entries(v)) if (x !== null || k === 'lines') out[k] = strip(x, depth + 1)
     return out
   }
   try {

@@ -996,6 +996,19 @@ mod tests {
             assert_eq!(r["ok"], true, "{lines}: {r}");
             assert_eq!(fs::read_to_string(&file).unwrap(), after, "{lines}");
         }
+        // No `lines` at all (a call cut short) deleted the line; refused now.
+        fs::write(&file, "a\nsecret = 1\nc\n").unwrap();
+        let a = read(&root, "e.txt");
+        let r = edit(&root, "e.txt", json!([{"pos": a[1]}]));
+        assert_eq!(r["code"], "INVALID_INPUT", "{r}");
+        assert!(
+            r["message"]
+                .as_str()
+                .unwrap()
+                .contains("`lines` is required"),
+            "{r}"
+        );
+        assert_eq!(fs::read_to_string(&file).unwrap(), "a\nsecret = 1\nc\n");
     }
 
     /// Anchors are judged against the newest read that showed them: a read

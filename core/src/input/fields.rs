@@ -306,6 +306,11 @@ impl<'a> Fields<'a> {
             .find_map(|k| self.obj.get(*k).filter(|v| !v.is_null()))
     }
 
+    /// Whether the caller gave any of `keys`, `null` included.
+    pub(crate) fn given(&self, keys: &[&str]) -> bool {
+        keys.iter().any(|k| self.obj.contains_key(*k))
+    }
+
     /// The spelling among `keys` the caller gave a value under, if any.
     pub(crate) fn spelling(&self, keys: &[&'static str]) -> Option<&'static str> {
         keys.iter()

@@ -1577,6 +1577,11 @@ fn untag(lines: &mut [String], what: &str) -> Result<bool, Failure> {
 fn line_edit(item: &Value, what: &str) -> Result<(LineEdit, bool), Failure> {
     let mut e = Fields::new(item, what)?;
     let LineEditShape { op, pos, end, .. } = e.take()?;
+    // Required: a call cut short before its `lines` must not delete the
+    // line it names (only `null` or `[]` deletes).
+    if !e.given(&["lines"]) {
+        return Err(Failure::invalid(printer::lines_missing(what)));
+    }
     let new = e.raw(&["lines"]).cloned().unwrap_or(Value::Null);
     e.finish()?;
     // `replace`, the commonest, is the default: the cheapest call names

@@ -307,6 +307,11 @@ pub(crate) fn journal_dir_invalid() -> &'static str {
     "options: `journal` directory must be a non-empty path without NUL bytes"
 }
 
+/// An anchored edit names no `lines`.
+pub(crate) fn lines_missing(what: &str) -> String {
+    format!("{what}: `lines` is required (the new lines; `null` or `[]` deletes)")
+}
+
 /// `PATCH_FILE_JOURNAL` is neither a switch nor an absolute directory.
 pub(crate) fn journal_env_invalid(given: &str) -> String {
     format!(

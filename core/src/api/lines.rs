@@ -370,6 +370,48 @@ mod tests {
         assert_eq!(r["verified"], "snapshot", "{r}");
     }
 
+    /// The result's `edits` are in the caller's order (they were in the
+    /// file's), and count the lines a marker was expanded into (they
+    /// counted the marker, and the next edit's line was off by as many).
+    #[test]
+    fn each_edits_report_is_in_the_callers_order_and_counts_what_was_written() {
+        let (_t, root) = ws();
+        let text =
+            "function f() {\n  const a = 1\n  const b = 2\n  const c = 3\n  return a + b + c\n}\n";
+        fs::write(root.join("a.js"), text).unwrap();
+        let a = read(&root, "a.js");
+        let lazy = [
+            "  const a = 1",
+            "  // ... existing code ...",
+            "  return a + b + c",
+        ];
+        let r = edit(
+            &root,
+            "a.js",
+            json!([
+                {"pos": a[5], "lines": "} // end"},
+                {"pos": a[1], "end": a[4], "lines": lazy},
+                {"op": "prepend", "lines": ["// a", "// b"]}
+            ]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["expanded"][0]["kept_lines"], json!([3, 4]), "{r}");
+        let now = fs::read_to_string(root.join("a.js")).unwrap();
+        assert_eq!(
+            now,
+            "// a\n// b\nfunction f() {\n  const a = 1\n  const b = 2\n  const c = 3\n  return a + b + c\n} // end\n"
+        );
+        assert_eq!(
+            r["edits"],
+            json!([
+                {"line": 8, "removed": 1, "added": 1},
+                {"line": 4, "removed": 4, "added": 4},
+                {"line": 1, "removed": 0, "added": 2}
+            ]),
+            "{r}"
+        );
+    }
+
     /// New lines copied from the read, tags and all, were written with
     /// their `LINE#ID|` tags into the file.
     #[test]

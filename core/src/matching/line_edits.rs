@@ -124,6 +124,8 @@ pub(crate) struct Span {
     /// Order among spans at the same byte: an insertion at the start of
     /// the file first, then other insertions, then a replacement.
     rank: u8,
+    /// The index of its edit in the call.
+    pub(crate) edit: usize,
 }
 
 /// The edits placed.
@@ -647,7 +649,11 @@ pub(crate) fn place(
     let mut spans: Vec<Span> = edits
         .iter()
         .zip(&at)
-        .map(|(e, &(p, q))| span(cur, e, p, q))
+        .enumerate()
+        .map(|(k, (e, &(p, q)))| Span {
+            edit: k,
+            ..span(cur, e, p, q)
+        })
         .collect();
     // At the same byte: an insertion at the start of the file, then other
     // insertions, then a replacement; otherwise stable.
@@ -710,6 +716,7 @@ fn span(cur: &Current<'_>, e: &LineEdit, p: Option<usize>, q: Option<usize>) -> 
         removed: 0,
         added,
         rank,
+        edit: 0,
     };
     match (e.op, p) {
         (LineOp::Replace, Some(p)) => {
@@ -722,6 +729,7 @@ fn span(cur: &Current<'_>, e: &LineEdit, p: Option<usize>, q: Option<usize>) -> 
                 removed: q - p + 1,
                 added,
                 rank: 2,
+                edit: 0,
             }
         }
         (LineOp::Append, Some(p)) => insert(cur.next(p), p + 1, cur.eol_at(Some(p), false), 1),

@@ -40,7 +40,7 @@ pub struct LineEditReport {
     pub line: usize,
     /// Lines removed.
     pub removed: usize,
-    /// Lines written.
+    /// Lines written (an elision marker counted as the lines it kept).
     pub added: usize,
 }
 
@@ -57,6 +57,7 @@ pub struct LinesDone {
     /// With `verified: line_numbers`: what that means for the edit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// One report an edit, in the order of the call's edits.
     pub edits: Vec<LineEditReport>,
     /// Size on disk (BOM included), before and after.
     #[serde(skip_serializing_if = "super::view::omitted")]

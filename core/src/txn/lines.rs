@@ -96,7 +96,19 @@ pub(crate) fn edit_lines(
         verified: placed.verified,
         rebased: flag(placed.rebased),
         note: (anchored && placed.verified != Verified::Snapshot).then(no_snapshot_note),
-        edits: reports(&placed),
+        edits: reports(
+            &placed,
+            &looked
+                .expansion
+                .as_ref()
+                .map(|e| {
+                    e.kept
+                        .iter()
+                        .map(|k| (k.line, k.from, k.to))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default(),
+        ),
         before_bytes: src.raw().len(),
         after_bytes: encoded.len(),
         sha256_before: sha_before,
@@ -195,21 +207,35 @@ const RELOCATE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Each edit's place in the file as written, in the caller's order of
 /// positions.
-fn reports(placed: &Placed) -> Vec<LineEditReport> {
-    let mut shift: isize = 0;
-    placed
+/// Each edit's report, in the caller's order: where its lines start in the
+/// file as written, and how many it removed and wrote (an elision marker
+/// among them written as the `kept` lines it stands for: a marker at
+/// 1-based line `line` of the text before expansion, keeping `from..=to`).
+fn reports(placed: &Placed, kept: &[(usize, usize, usize)]) -> Vec<LineEditReport> {
+    // Lines added or removed before a span, as sent and as expanded.
+    let (mut shift, mut grown): (isize, usize) = (0, 0);
+    let mut out: Vec<(usize, LineEditReport)> = placed
         .spans
         .iter()
         .map(|s| {
             let line = (s.line as isize + shift).max(0) as usize + 1;
             shift += s.added as isize - s.removed as isize;
-            LineEditReport {
-                line,
+            let more: usize = kept
+                .iter()
+                .filter(|&&(at, ..)| (line..line + s.added).contains(&at))
+                .map(|&(_, from, to)| to.saturating_sub(from))
+                .sum();
+            let report = LineEditReport {
+                line: line + grown,
                 removed: s.removed,
-                added: s.added,
-            }
+                added: s.added + more,
+            };
+            grown += more;
+            (s.edit, report)
         })
-        .collect()
+        .collect();
+    out.sort_by_key(|&(k, _)| k);
+    out.into_iter().map(|(_, r)| r).collect()
 }
 
 /// What a result checked without a snapshot says.

@@ -370,6 +370,38 @@ mod tests {
         assert_eq!(r["verified"], "snapshot", "{r}");
     }
 
+    /// A file read with anchors, then 200 others (a session exploring a
+    /// project), then changed behind the caller's back: the read is still
+    /// kept, and the edit follows its line (past 64 reads it was dropped,
+    /// and the `}` checked at its line number was another function's).
+    #[test]
+    fn a_read_is_kept_while_a_few_hundred_other_files_are_read() {
+        let (_t, root) = ws();
+        fs::write(root.join("main.js"), "function a() {\n  return 1\n}\n").unwrap();
+        let a = read(&root, "main.js");
+        for k in 0..200 {
+            let name = format!("o{k}.js");
+            fs::write(root.join(&name), format!("// {k}\n")).unwrap();
+            read(&root, &name);
+        }
+        fs::write(
+            root.join("main.js"),
+            "function z() {\n  return 0\n}\nfunction a() {\n  return 1\n}\n",
+        )
+        .unwrap();
+        let r = edit(
+            &root,
+            "main.js",
+            json!([{"pos": a[2], "lines": "} // end of a"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["verified"], "snapshot", "{r}");
+        assert_eq!(
+            fs::read_to_string(root.join("main.js")).unwrap(),
+            "function z() {\n  return 0\n}\nfunction a() {\n  return 1\n} // end of a\n"
+        );
+    }
+
     /// The result's `edits` are in the caller's order (they were in the
     /// file's), and count the lines a marker was expanded into (they
     /// counted the marker, and the next edit's line was off by as many).

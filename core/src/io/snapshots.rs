@@ -38,8 +38,11 @@ use crate::io::state::Private;
 
 /// How long a snapshot is kept.
 pub(crate) const TTL: Duration = Duration::from_secs(3600);
-/// Most snapshots kept (in the process, and on disk).
-pub(crate) const MAX_KEPT: usize = 64;
+/// Most snapshots kept (in the process, and on disk): enough for a
+/// session that reads a few hundred files with anchors before editing the
+/// first again (at 64, reading 64 others put an edit of it back on line
+/// numbers, where a shifted `}` takes another's place).
+pub(crate) const MAX_KEPT: usize = 1024;
 /// Most bytes of snapshots kept (in the process, and on disk).
 pub(crate) const MAX_BYTES: usize = 64 << 20;
 /// Lines above which a file's snapshot is not kept.

@@ -240,7 +240,7 @@ fn reports(placed: &Placed, kept: &[(usize, usize, usize)]) -> Vec<LineEditRepor
 
 /// What a result checked without a snapshot says.
 fn no_snapshot_note() -> String {
-    "no read with anchors of this file's current lines is kept here (expired, or read elsewhere): each anchor's ID \
+    "no read with anchors of this file's current lines is kept here (expired, dropped for newer reads of other files, or read elsewhere): each anchor's ID \
      was checked at its line number only, nothing relocated. Read the file with anchors again before the next \
      edit"
         .to_string()

@@ -454,6 +454,13 @@ test('stdin is read up to a limit: a larger or endless stdin is refused (exit 2)
   const p = cli(['apply-patch', '--root', dir], { cwd: dir, input: patch, env })
   assert.equal(p.status, 2, p.stderr)
   assert.equal(read(dir, 'f.txt').toString(), 'alpha\nbeta\n')
+  // --search-file - and --replace-file - read stdin too: the same limit (it read any size).
+  for (const flags of [['--search-file', '-', '--replace', 'x'], ['--search', 'beta', '--replace-file', '-']]) {
+    const f = cli(['patch', 'f.txt', ...flags, '--root', dir], { cwd: dir, input: 'beta' + ' '.repeat(5000), env })
+    assert.equal(f.status, 2, f.stderr)
+    assert.match(f.stderr, /more than 4096 bytes/)
+  }
+  assert.equal(read(dir, 'f.txt').toString(), 'alpha\nbeta\n')
   // Under the limit the same call runs.
   const ok = cli(['call', 'patch_file', '--root', dir], { cwd: dir, input: JSON.stringify({ file_path: 'f.txt', search_block: 'beta', replace_block: 'gamma' }), env })
   assert.equal(ok.status, 0, ok.stderr)

@@ -301,7 +301,7 @@ async function runApplyPatch({ values, positionals, root }) {
     text = utf8(await readStdin())
     if (text === null) throw new UsageError('the patch on stdin is not valid UTF-8 text')
   } else {
-    text = readTextFile(from, 'PATCH')
+    text = await readTextFile(from, 'PATCH')
   }
   // Where the patch's paths are read from: the working directory, as Codex's
   // apply_patch and `patch` read a Codex patch's or a plain `diff -u`'s; a git
@@ -363,8 +363,8 @@ async function runPatch({ values, positionals, root }) {
   }
   const input = {
     file_path: named(positionals[0]),
-    search_block: pair('search'),
-    replace_block: pair('replace'),
+    search_block: await pair('search'),
+    replace_block: await pair('replace'),
   }
   if (values['expected-replacements'] !== undefined) {
     const s = values['expected-replacements']
@@ -484,12 +484,13 @@ function readStdin() {
   return stdinCache
 }
 
-/** The text of a --search-file/--replace-file: exact bytes, which must be UTF-8. */
-function readTextFile(file, flag) {
+/** The text of a --search-file/--replace-file: exact bytes, which must be UTF-8 (`-`: stdin, within its limit). */
+async function readTextFile(file, flag) {
   let bytes
   try {
-    bytes = file === '-' ? fs.readFileSync(0) : fs.readFileSync(file)
+    bytes = file === '-' ? await readStdin() : fs.readFileSync(file)
   } catch (err) {
+    if (err instanceof UsageError) throw err
     const e = new Error(`cannot read ${flag} ${file}: ${err.code || err.message}`)
     e.code = 'FILE_READ_ERROR'
     throw e

@@ -32,7 +32,7 @@ async function connect({ roots = () => [], args = [], env = cleanEnv(), cwd, cap
   if (capabilities.roots) {
     client.setRequestHandler(ListRootsRequestSchema, async () => {
       asked++
-      return { roots: roots().map((r) => (typeof r === 'string' ? { uri: r } : r)) }
+      return { roots: (await roots(asked)).map((r) => (typeof r === 'string' ? { uri: r } : r)) }
     })
   }
   await client.connect(transport)
@@ -209,6 +209,31 @@ test('notifications/roots/list_changed: the server asks again and switches roots
     for (let i = 0; i < 100 && c.asked() === before + 1; i++) await new Promise((r) => setTimeout(r, 20))
     const refused = await c.call('read_file', { file_path: 'f.txt' })
     assert.equal(refused.code, 'INVALID_INPUT')
+  } finally {
+    await c.client.close()
+  }
+})
+
+test('answers to roots/list that arrive out of order: the newest ask\'s answer stands, an older one arriving last is dropped', T, async () => {
+  const one = project({ 'f.txt': 'one\n' })
+  const two = project({ 'f.txt': 'two\n' })
+  // The first ask (at start) and the second (roots then were still one) answer one, the second only after the
+  // third, which answers two: the roots as they are now.
+  const c = await connect({
+    roots: async (n) => {
+      if (n === 2) await new Promise((r) => setTimeout(r, 400))
+      return n === 3 ? [uri(two)] : [uri(one)]
+    },
+  })
+  try {
+    assert.equal((await c.call('read_file', { file_path: 'f.txt' })).content, 'one\n')
+    await c.client.sendRootsListChanged()
+    for (let i = 0; i < 100 && c.asked() < 2; i++) await new Promise((r) => setTimeout(r, 10))
+    await c.client.sendRootsListChanged()
+    for (let i = 0; i < 100 && c.asked() < 3; i++) await new Promise((r) => setTimeout(r, 10))
+    assert.equal(c.asked(), 3)
+    await new Promise((r) => setTimeout(r, 700))
+    assert.equal((await c.call('read_file', { file_path: 'f.txt' })).content, 'two\n', c.stderr())
   } finally {
     await c.client.close()
   }

@@ -292,14 +292,21 @@ async function serve({ root, version, given, tools: served = tools.select('defau
   // Without a configured root, the client's roots (js/workspace.js): asked for once the
   // client is initialized and again whenever it says they changed.
   let rootsAsked = null
+  // Each ask is numbered: answers can arrive out of order (a client that
+  // changes its roots twice quickly), and only the newest ask's answer says
+  // what the roots are now; an older one arriving last is dropped.
+  let asks = 0
   const askRoots = () => {
+    const n = ++asks
     const asking = server
       .listRoots()
       .then(({ roots }) => {
+        if (n !== asks) return log.info(`dropped an answer to an earlier roots/list (${roots.length} roots): a newer one was asked for`)
         for (const w of workspace.setClientRoots(roots)) log.info(w)
         log.info(`workspace roots (the client's): ${workspace.roots.join(', ') || 'none'}`)
       })
       .catch((err) => {
+        if (n !== asks) return
         workspace.setClientRoots([])
         log.error(`roots/list failed (${err && err.message ? err.message : err}); no workspace root`)
       })

@@ -350,7 +350,10 @@ async function serve({ root, version, given, tools: served = tools.select('defau
         if (where.refusal) return where.refusal
         const result = await engine.run(tool, set.args(name, args), { ...options, workspaceRoot: where.root, signal: extra.signal })
         workspace.ran(where.root, result)
-        return set.result(result)
+        const shown = set.result(result)
+        // With several roots, a call that named no path (undo, history) says which root it ran in.
+        if (where.implicit && shown && typeof shown === 'object') shown.workspace_root = where.root
+        return shown
       } catch (err) {
         log.error(`${name}: ${err.stack || err}`)
         return { ok: false, code: 'INTERNAL_ERROR', message: `internal error (${err.message}); nothing was written` }

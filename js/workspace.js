@@ -213,7 +213,7 @@ class Workspace {
           },
         }
       }
-      return { root: this.current }
+      return { root: this.current, implicit: true }
     }
     const list = roots.join(', ')
     const chosen = new Set()

@@ -309,7 +309,7 @@ test('pathsOf reads the paths of every tool shape', () => {
   assert.deepEqual(pathsOf({ patch: '--- /abs/q.sql\n+++ /abs/q.sql\n@@ -1,2 +1,1 @@\n--- TODO\n select 1;\n' }, 'apply_patch'), ['/abs/q.sql', '/abs/q.sql'])
 })
 
-test('a call waits for an unanswered roots/list at most 5 s, then runs with the roots known so far', T, async () => {
+test('a call waits for an unanswered roots/list at most 5 s, then runs with the roots known so far; later calls do not wait for it again', T, async () => {
   const dir = project({ 'f.txt': 'f\n' })
   let release
   const late = new Promise((r) => (release = r))
@@ -328,6 +328,10 @@ test('a call waits for an unanswered roots/list at most 5 s, then runs with the 
     assert.ok(waited >= 4000 && waited < 15000, `waited ${waited} ms`)
     // The roots known so far: the first list's, until the client answers.
     assert.equal(r.content, 'f\n', JSON.stringify(r))
+    // The next call does not wait for the same unanswered list again (each call waited 5 s).
+    const again = Date.now()
+    assert.equal((await c.call('read_file', { file_path: 'f.txt' })).content, 'f\n')
+    assert.ok(Date.now() - again < 4000, `waited ${Date.now() - again} ms again`)
   } finally {
     release()
     await c.client.close()

@@ -205,9 +205,14 @@ function instructions(root) {
 const ROOTS_WAIT_MS = 5000
 
 /** Resolves when `promise` settles or `ms` have passed, whichever is first. */
+/** Waits for `promise` at most `ms`; resolves true when it settled in time. */
 function waitAtMost(promise, ms) {
   let timer
-  return Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer))
+  const settled = promise.then(
+    () => true,
+    () => true,
+  )
+  return Promise.race([settled, new Promise((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() => clearTimeout(timer))
 }
 
 /** How long shutdown waits for a client that reads none of the answers still queued on stdout. */
@@ -296,6 +301,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
   // changes its roots twice quickly), and only the newest ask's answer says
   // what the roots are now; an older one arriving last is dropped.
   let asks = 0
+  let waitedInVain = null
   const askRoots = () => {
     const n = ++asks
     const asking = server
@@ -340,7 +346,12 @@ async function serve({ root, version, given, tools: served = tools.select('defau
       // The client's roots, when they are being asked for, are known before a call runs; but a call waits
       // at most ROOTS_WAIT_MS (then runs with the roots known so far), since a client that sends
       // maxInFlight calls before it answers roots/list pauses the reading of that answer.
-      if (rootsAsked) await waitAtMost(rootsAsked, ROOTS_WAIT_MS)
+      // A roots/list one call already waited for in vain is not waited for again (a client that never
+      // answers would cost every call ROOTS_WAIT_MS).
+      if (rootsAsked && rootsAsked !== waitedInVain) {
+        const asked = rootsAsked
+        if (!(await waitAtMost(asked, ROOTS_WAIT_MS))) waitedInVain = asked
+      }
       // A call cancelled before it started writes nothing; one cancelled while it runs
       // (notifications/cancelled) stops before its commit (CANCELLED, nothing written);
       // a commit already under way completes (writes are atomic).

@@ -1146,7 +1146,7 @@ export interface LineEditReport {
   line: number
   /** Lines removed. */
   removed: number
-  /** Lines written. */
+  /** Lines written (an elision marker counted as the lines it kept). */
   added: number
 }
 
@@ -1170,6 +1170,7 @@ export interface LinesDone {
   rebased?: true
   /** With `verified: line_numbers`: what that means for the edit. */
   note?: string
+  /** One report an edit, in the order of the call's edits. */
   edits: LineEditReport[]
   /** Size on disk (BOM included), before and after. */
   before_bytes: number

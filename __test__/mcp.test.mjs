@@ -831,3 +831,35 @@ test('MCP Inspector CLI lists the default tools and calls patch_file', { ...T, s
   assert.equal(JSON.parse(call.content[0].text).ok, true)
   assert.equal(fs.readFileSync(path.join(dir, 'i.txt'), 'utf8'), 'after\n')
 })
+
+test('answers name the tools the server lists and its configuration, not the JavaScript API', () => {
+  const { mcpWords } = require('../js/words.js')
+  const { tooLargeResult } = require('../js/mcp.js')
+  const all = new Set(['patch_file', 'read_file', 'apply_last_dry_run', 'write_file'])
+  const lean = new Set(['patch_file', 'read_file'])
+  const r = {
+    ok: false,
+    code: 'HARD_LINKED',
+    message: 'Retry with options.hardLinks: "split" to give only this name the new content; writeFile refuses',
+    files: [{ warnings: ['a comment meant as written can be reworded (options.elisions: "literal" writes markers as they are)'] }],
+  }
+  const said = mcpWords(r, all)
+  assert.equal(said.message, "Retry with PATCH_FILE_HARD_LINKS=split in the server's environment to give only this name the new content; write_file refuses")
+  assert.match(said.files[0].warnings[0], /PATCH_FILE_ELISIONS=literal in the server's environment/)
+  assert.equal(r.message.includes('options.hardLinks'), true, 'the engine result itself is not changed')
+  const dry = { ok: true, dry_run: true, diff_omitted: 'the planned change is kept: apply it with applyDryRun, or review the file after writing' }
+  assert.match(mcpWords(dry, all).diff_omitted, /apply it with apply_last_dry_run, or review/)
+  assert.match(mcpWords(dry, lean).diff_omitted, /send the call again without dry_run to write it, or review/)
+  assert.doesNotMatch(mcpWords(dry, lean).diff_omitted, /applyDryRun|apply_last_dry_run/)
+  const unchanged = { ok: true, message: 'nothing to say in other words' }
+  assert.equal(mcpWords(unchanged, lean), unchanged)
+  // RESULT_TOO_LARGE names only listed tools.
+  const read = { ok: true, content: 'x' }
+  const anchors = tooLargeResult(read, 'over', new Set(['read_file', 'edit_lines', 'undo'])).message
+  assert.match(anchors, /read_file with offset and limit/)
+  assert.doesNotMatch(anchors, /str_replace_based_edit_tool/)
+  const editor = tooLargeResult(read, 'over', new Set(['str_replace_based_edit_tool'])).message
+  assert.match(editor, /str_replace_based_edit_tool view with a view_range/)
+  assert.doesNotMatch(editor, /read_file/)
+  assert.doesNotMatch(tooLargeResult({ ok: true }, 'over', new Set(['str_replace_based_edit_tool'])).message, /read_file/)
+})

@@ -166,6 +166,9 @@ test('the MCP server reports by default, refuses with --syntax refuse or PATCH_F
     const a = await client.callTool({ name: 'edit_file', arguments: { path: 'f.ts', edits: [{ oldText: BREAK.search, newText: BREAK.replace }] } })
     assert.equal(a.isError, true)
     assert.equal(resultOf(a).code, 'SYNTAX_ERROR_INTRODUCED')
+    // The way out named as this server is configured, not as the JavaScript API's options.
+    assert.doesNotMatch(resultOf(a).message, /options\./)
+    assert.match(resultOf(a).message, /--syntax warn \(or PATCH_FILE_SYNTAX=warn\) in the server's configuration/)
   })
   const env = { ...process.env, PATCH_FILE_SYNTAX: 'refuse' }
   delete env.PATCH_FILE_TOOLS

@@ -50,6 +50,7 @@ const { LineTransport, DEFAULT_MAX_RESULT_BYTES } = require('./stdio-transport.j
 const tools = require('./tools.js')
 const engine = require('./engine.js')
 const { Workspace } = require('./workspace.js')
+const { mcpWords } = require('./words.js')
 
 const LEVELS = { silent: 0, error: 1, info: 2, debug: 3 }
 
@@ -115,19 +116,27 @@ function stringChars(value, stop) {
  * failure) and how to ask for less. Keeps the small facts that help the next
  * call (file_path, sha256, total_lines, bytes).
  */
-function tooLargeResult(result, detail) {
+function tooLargeResult(result, detail, listed = null) {
   const r = result && typeof result === 'object' ? result : {}
+  // Only the listed tools are named (every tool when the caller does not say).
+  const has = (name) => listed === null || listed.has(name)
   let message
   if (r.ok === true && typeof r.content === 'string') {
-    message =
-      `the text read is too large to return (${detail}). Read a part instead: read_file with offset and limit ` +
-      `(e.g. limit: 2000, then offset: next_offset), or str_replace_based_edit_tool view with a view_range.`
+    const ways = []
+    if (has('read_file')) ways.push('read_file with offset and limit (e.g. limit: 2000, then offset: next_offset)')
+    if (has('str_replace_based_edit_tool')) ways.push('str_replace_based_edit_tool view with a view_range')
+    message = `the text read is too large to return (${detail}). Read a part instead: ${ways.join(', or ')}.`
   } else if (r.ok === true && r.dry_run === true) {
     message = `the dry run wrote nothing, but its preview is too large to return (${detail}). Preview fewer edits or files at a time.`
   } else if (r.ok === true) {
+    const check = has('read_file')
+      ? 'read_file a line range (offset and limit)'
+      : has('str_replace_based_edit_tool')
+        ? 'view a line range (str_replace_based_edit_tool view with a view_range)'
+        : 'read a line range of the file'
     message =
       `the call succeeded and its changes are written; only its result is too large to return (${detail}). ` +
-      `Do not repeat the call: read_file a line range (offset and limit) to check the result.`
+      `Do not repeat the call: ${check} to check the result.`
   } else {
     const why = typeof r.message === 'string' ? `: ${r.message.slice(0, 500)}` : ''
     message = `the call failed${typeof r.code === 'string' ? ` with ${r.code}` : ''} and wrote nothing; its result is too large to return (${detail})${why}`
@@ -149,9 +158,9 @@ function limitText(limit) {
  * result's JSON once, or twice when `structured`, so that many times its JSON
  * length is a lower bound; the transport checks the exact size when sending.
  */
-function fitCallResult(result, limit, { structured = false } = {}) {
+function fitCallResult(result, limit, { structured = false, listed = null } = {}) {
   const copies = structured ? 2 : 1
-  const tooLarge = (detail) => toCallResult(tooLargeResult(result, detail), { structured })
+  const tooLarge = (detail) => toCallResult(tooLargeResult(result, detail, listed), { structured })
   if (result && typeof result === 'object' && result.code === 'RESULT_TOO_LARGE') return toCallResult(result, { structured })
   if (copies * stringChars(result, limit) > limit) return tooLarge(`over ${limit} bytes as an MCP message; ${limitText(limit)}`)
   let text
@@ -286,6 +295,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
   server.onerror = (err) => log.debug(`protocol: ${err && err.message ? err.message : err}`)
 
   const byName = new Map(served.map((t) => [t.name, t]))
+  const names = new Set(byName.keys())
   // Answers offer no call the served tools cannot make (no run_id without apply_last_dry_run, ...).
   const set = tools.forSet([...byName.keys()])
   const listed = served.map((t) => toListedTool(t, { outputSchemas, set }))
@@ -361,7 +371,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
         if (where.refusal) return where.refusal
         const result = await engine.run(tool, set.args(name, args), { ...options, workspaceRoot: where.root, signal: extra.signal })
         workspace.ran(where.root, result)
-        const shown = set.result(result)
+        const shown = mcpWords(set.result(result), names)
         // With several roots, a call that named no path (undo, history) says which root it ran in.
         if (where.implicit && shown && typeof shown === 'object') shown.workspace_root = where.root
         return shown
@@ -380,7 +390,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
       inflight.delete(call)
     }
     if (result === null) throw rpcError(ErrorCode.RequestTimeout, 'Request cancelled before it started')
-    const answer = fitCallResult(result, maxResultBytes, { structured: outputSchemas })
+    const answer = fitCallResult(result, maxResultBytes, { structured: outputSchemas, listed: names })
     carried.set(answer, result)
     log.debug(`done ${name} (request ${transport.idText(extra.requestId)}): ${answer.isError ? (result && result.code) || 'failed' : 'ok'}`)
     return answer
@@ -396,7 +406,7 @@ async function serve({ root, version, given, tools: served = tools.select('defau
     tooLarge: (message, { method, reason, limit }) => {
       if (method !== 'tools/call' || !message.result) return undefined
       const result = carried.get(message.result)
-      const replacement = toCallResult(tooLargeResult(result, `${reason}; ${limitText(limit)}`), { structured: outputSchemas })
+      const replacement = toCallResult(tooLargeResult(result, `${reason}; ${limitText(limit)}`, names), { structured: outputSchemas })
       return { jsonrpc: '2.0', id: message.id, result: replacement }
     },
     onEnd: () => shutdown('stdin closed'),

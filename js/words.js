@@ -1,0 +1,72 @@
+'use strict'
+// The engine's answers name the JavaScript API (`options.hardLinks`,
+// `applyDryRun`, `patchFile`); an MCP client has tool names and the server's
+// configuration instead. `mcpWords` rewrites those words in a result's texts
+// for the tools the server lists, so that no answer offers a call or an
+// option the client cannot use.
+
+/** The JavaScript API's names of calls, as MCP tool names. */
+const TOOL_OF = {
+  patchFile: 'patch_file',
+  batchPatchFiles: 'batch_patch_files',
+  readFile: 'read_file',
+  writeFile: 'write_file',
+  editLines: 'edit_lines',
+}
+
+/** The engine options a server sets from its configuration, as said there. */
+const SETTINGS = [
+  [/options\.hardLinks: "(\w+)"/g, (_, v) => `PATCH_FILE_HARD_LINKS=${v} in the server's environment`],
+  [/options\.syntax: "(\w+)"/g, (_, v) => `--syntax ${v} (or PATCH_FILE_SYNTAX=${v}) in the server's configuration`],
+  [/options\.elisions: "(\w+)"/g, (_, v) => `PATCH_FILE_ELISIONS=${v} in the server's environment`],
+  [/apply it with the workspaceRoot it was made with/g, () => 'apply it while that root is one of the workspace roots'],
+]
+
+/**
+ * `text` in the server's words, `listed` the names of the tools it lists.
+ * @param {string} text
+ * @param {Set<string>} listed
+ */
+function say(text, listed) {
+  let out = text
+  for (const [re, to] of SETTINGS) out = out.replace(re, to)
+  const applies = listed.has('apply_last_dry_run')
+  out = out
+    .replace(/apply it with applyDryRun, or review/g, applies ? 'apply it with apply_last_dry_run, or review' : 'send the call again without dry_run to write it, or review')
+    .replace(/ for applyDryRun;/g, applies ? ' for apply_last_dry_run;' : ';')
+    .replace(/\bapplyDryRun\b/g, applies ? 'apply_last_dry_run' : 'the same call without dry_run')
+  for (const [api, tool] of Object.entries(TOOL_OF)) {
+    if (listed.has(tool)) out = out.replace(new RegExp(`\\b${api}\\b`, 'g'), tool)
+  }
+  return out
+}
+
+/** The keys whose text (or list of texts) is read by the model. */
+const TEXTS = new Set(['message', 'diff_omitted', 'warnings', 'note', 'why_not_undoable'])
+
+/**
+ * `result` with its texts in the server's words (the same object when none
+ * changed), at every depth (a batch's files, a failure's edits).
+ * @param {unknown} result
+ * @param {Set<string>} listed
+ */
+function mcpWords(result, listed, depth = 0) {
+  if (result === null || typeof result !== 'object' || depth > 8) return result
+  if (Array.isArray(result)) {
+    const out = result.map((x) => mcpWords(x, listed, depth + 1))
+    return out.some((x, i) => x !== result[i]) ? out : result
+  }
+  let out = result
+  for (const [k, v] of Object.entries(result)) {
+    let w = v
+    if (TEXTS.has(k) && typeof v === 'string') w = say(v, listed)
+    else if (TEXTS.has(k) && Array.isArray(v)) w = v.map((x) => (typeof x === 'string' ? say(x, listed) : x))
+    else if (v !== null && typeof v === 'object') w = mcpWords(v, listed, depth + 1)
+    if (w === v || (Array.isArray(w) && w.every((x, i) => x === v[i]))) continue
+    if (out === result) out = { ...result }
+    out[k] = w
+  }
+  return out
+}
+
+module.exports = { mcpWords }

@@ -310,6 +310,41 @@ impl Judged {
     }
 }
 
+/// Whether the range `p..=q` of an edit judged `judged`, placed at current
+/// lines `jp..=jq`, is still whole: every line of it kept, in one piece;
+/// read in two pieces ([`Judged::Split`]), every line now between its ends
+/// one its reads showed, unchanged since, in order.
+fn whole(
+    diffs: &Diffs<'_>,
+    reads: &[KeptRead<'_>],
+    judged: Judged,
+    (p, q): (&Anchor, &Anchor),
+    (jp, jq): (usize, usize),
+) -> bool {
+    let Judged::Split([(a, _), (b, _)]) = judged else {
+        return made_map(diffs, judged, 0)
+            .is_none_or(|m| (p.line..=q.line).all(|i| m[i] == Some(jp + (i - p.line))));
+    };
+    // The current lines from `jp` on that read `a` showed from `pos` on,
+    // unchanged since and in order, and those up to `jq` that read `b`
+    // showed up to `end`: they must meet, every line of the range one the
+    // caller was shown. No diff made: that read is of the content as it is
+    // now.
+    let run =
+        |m: Option<&[Option<usize>]>, r: usize, at: &mut dyn Iterator<Item = (usize, usize)>| {
+            let now = |i: usize| m.map_or(Some(i), |m| m.get(i).copied().flatten());
+            at.take_while(|&(i, j)| reads[r].showed(i).is_some() && now(i) == Some(j))
+                .count()
+        };
+    let up = run(made_map(diffs, judged, 0), a, &mut (p.line..).zip(jp..));
+    let down = run(
+        made_map(diffs, judged, 1),
+        b,
+        &mut (0..=q.line).rev().zip((0..=jq).rev()),
+    );
+    jp <= jq && jq + 1 - down <= jp + up
+}
+
 /// The diff from the read anchor `i` of an edit judged `judged` is judged
 /// against to the file as it is now, when it was made.
 fn made_map<'d>(diffs: &'d Diffs<'_>, judged: Judged, i: usize) -> Option<&'d [Option<usize>]> {
@@ -449,39 +484,11 @@ fn locate(
         let p = e.pos.as_ref().and(placed.first().copied().flatten());
         let q = e.end.as_ref().and(placed.get(1).copied().flatten());
         at.push((p, q));
-        // A range must still be whole: every line of it kept, in one piece
-        // (read in two pieces: every line now between its ends one its
-        // reads showed, unchanged since, in order).
-        let whole = |(p, q): (&Anchor, &Anchor), (jp, jq): (usize, usize)| match judged[k] {
-            Judged::Split([(a, _), (b, _)]) => {
-                // The current lines from `jp` on that read `a` showed from
-                // `pos` on, unchanged since and in order, and those up to
-                // `jq` that read `b` showed up to `end`: they must meet,
-                // every line of the range one the caller was shown. No
-                // diff made: that read is of the content as it is now.
-                let run = |m: Option<&[Option<usize>]>,
-                           r: usize,
-                           at: &mut dyn Iterator<Item = (usize, usize)>| {
-                    let now = |i: usize| m.map_or(Some(i), |m| m.get(i).copied().flatten());
-                    at.take_while(|&(i, j)| reads[r].showed(i).is_some() && now(i) == Some(j))
-                        .count()
-                };
-                let up = run(made_map(&diffs, judged[k], 0), a, &mut (p.line..).zip(jp..));
-                let down = run(
-                    made_map(&diffs, judged[k], 1),
-                    b,
-                    &mut (0..=q.line).rev().zip((0..=jq).rev()),
-                );
-                jp <= jq && jq + 1 - down <= jp + up
-            }
-            _ => made_map(&diffs, judged[k], 0)
-                .is_none_or(|m| (p.line..=q.line).all(|i| m[i] == Some(jp + (i - p.line)))),
-        };
         if let (Some(pa), Some(qa), Some(jp)) = (&e.pos, &e.end, p) {
             let numbers = judged[k].via(0).is_none();
             if !numbers
                 && placed.iter().all(Option::is_some)
-                && !whole((pa, qa), (jp, q.unwrap_or(jp)))
+                && !whole(&diffs, reads, judged[k], (pa, qa), (jp, q.unwrap_or(jp)))
             {
                 let (p, q) = (pa, qa);
                 // data: the range's anchors, `12#ab..14#cd`

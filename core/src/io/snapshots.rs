@@ -43,6 +43,8 @@ pub(crate) const TTL: Duration = Duration::from_secs(3600);
 /// first again (at 64, reading 64 others put an edit of it back on line
 /// numbers, where a shifted `}` takes another's place).
 pub(crate) const MAX_KEPT: usize = 1024;
+/// Most contents of one file kept in the process (on disk, [`SLOTS`]).
+pub(crate) const PER_PATH: usize = 8;
 /// Most bytes of snapshots kept (in the process, and on disk).
 pub(crate) const MAX_BYTES: usize = 64 << 20;
 /// Lines above which a file's snapshot is not kept.
@@ -346,9 +348,24 @@ pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
 }
 
 /// Puts `snap` in this process's store in place of a snapshot of the same
-/// file and content, within the bounds (the oldest go first).
+/// file and content, within the bounds (the oldest go first; of one file,
+/// the [`PER_PATH`] newest contents: a file rewritten and read again and
+/// again would fill the store with its past).
 fn store(m: &mut VecDeque<Arc<Snapshot>>, snap: Arc<Snapshot>, t: u64) {
-    m.retain(|s| s.fresh(t) && !(s.path == snap.path && s.sha256 == snap.sha256));
+    // The file's other contents kept, the oldest dropped while there are
+    // as many as the bound (this one is the newest).
+    let other = |s: &Snapshot| s.path == snap.path && s.sha256 != snap.sha256;
+    let mut others = m.iter().filter(|s| other(s)).count();
+    m.retain(|s| {
+        if s.path == snap.path && s.sha256 == snap.sha256 {
+            return false;
+        }
+        let drop = !s.fresh(t) || (other(s) && others >= PER_PATH);
+        if other(s) && drop {
+            others -= 1;
+        }
+        !drop
+    });
     m.push_back(snap);
     let mut total: usize = m.iter().map(|s| s.weight()).sum();
     while m.len() > MAX_KEPT || total > MAX_BYTES {
@@ -819,6 +836,32 @@ mod tests {
         let got = on_disk(&path, now());
         assert_eq!(got.len(), 1, "{got:?}");
         assert_eq!(got[0].shown, vec![whole.shown[0], part.shown[0]]);
+    }
+
+    /// A file rewritten and read again and again keeps its newest
+    /// contents only: each read of a new content scanned and kept all the
+    /// older ones, up to the store's bound (a first read cost 1.3 times a
+    /// plain read instead of 1.17 at 1,024).
+    #[test]
+    fn the_store_keeps_the_newest_contents_of_a_file_and_the_other_files() {
+        let mut m = VecDeque::new();
+        let t = now();
+        store(&mut m, Arc::new(snap("/w/b.txt", 'b', 1)), t);
+        let shas: Vec<char> = "ghijklmnopqrstuvwxyz".chars().collect();
+        for &c in &shas {
+            store(&mut m, Arc::new(snap("/w/a.txt", c, 2)), t);
+        }
+        store(&mut m, Arc::new(snap("/w/c.txt", 'c', 1)), t);
+        let of_a: Vec<char> = m
+            .iter()
+            .filter(|s| s.path == "/w/a.txt")
+            .map(|s| s.sha256.chars().next().unwrap())
+            .collect();
+        assert_eq!(of_a, shas[shas.len() - PER_PATH..].to_vec());
+        assert_eq!(m.iter().filter(|s| s.path != "/w/a.txt").count(), 2);
+        // The same content again takes its old place's slot, not another.
+        store(&mut m, Arc::new(snap("/w/a.txt", 'z', 2)), t);
+        assert_eq!(m.iter().filter(|s| s.path == "/w/a.txt").count(), PER_PATH);
     }
 
     #[test]

@@ -287,6 +287,11 @@ mod tests {
         (offset + 1..).zip(tags).collect()
     }
 
+    /// `v`'s lines, each ended by LF.
+    fn text(v: &[String]) -> String {
+        v.iter().map(|l| format!("{l}\n")).collect()
+    }
+
     /// A range whose `pos` a read of the first page showed and whose `end`
     /// a read of the second showed, the file changed between them (lines
     /// put on top): no one read showed both, and the anchors were checked
@@ -304,7 +309,6 @@ mod tests {
                 }
             })
             .collect();
-        let text = |v: &[String]| v.iter().map(|l| format!("{l}\n")).collect::<String>();
         fs::write(root.join("a.js"), text(&v1)).unwrap();
         let page1 = read_page(&root, "a.js", 0, 20);
         let top = ["// 1", "// 2", "// 3", "// 4", "// 5"];
@@ -342,7 +346,6 @@ mod tests {
     fn a_range_read_in_two_pages_with_an_unseen_change_between_is_refused() {
         let (_t, root) = ws();
         let v1: Vec<String> = (1..=30).map(|i| format!("  s{i}()")).collect();
-        let text = |v: &[String]| v.iter().map(|l| format!("{l}\n")).collect::<String>();
         fs::write(root.join("a.js"), text(&v1)).unwrap();
         let page1 = read_page(&root, "a.js", 0, 10);
         let mut v2 = v1.clone();

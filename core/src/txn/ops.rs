@@ -17,6 +17,7 @@
 //! Entry points call [`execute`]: `applyEditBlocks` and `applyPatch`
 //! ([`crate::api`]) and the text editor.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -565,6 +566,7 @@ fn plan_op(
             move_to,
         } => {
             let (base_text, enc, eol) = write_base(i, op, base, cur(src), cur(dst), abs(dst))?;
+            let base_text: &[u8] = &base_text;
             if matches!(base, Base::New { .. }) {
                 p.kind = Did::Add;
             }
@@ -897,10 +899,13 @@ fn refuse_rename_over(
     Ok(())
 }
 
+/// The text an operation writes from, its encoding and its line ending.
+type WriteBase<'b> = (Cow<'b, [u8]>, Encoding, LineEnding);
+
 /// The text an operation writes from, with the encoding and line ending
 /// it is written in: the file read, or a new file's text (which keeps the
-/// encoding of a file it replaces, a byte-level or legacy one becoming
-/// UTF-8).
+/// encoding and line breaks of a file it replaces; over a byte-level or
+/// legacy one, `UNSUPPORTED_ENCODING`).
 fn write_base<'b>(
     i: usize,
     op: &FileOp,
@@ -908,11 +913,11 @@ fn write_base<'b>(
     src: Option<&'b (Source, Meta)>,
     dst: Option<&(Source, Meta)>,
     abs_dst: Option<String>,
-) -> Result<(&'b [u8], Encoding, LineEnding), Box<OpFailed>> {
+) -> Result<WriteBase<'b>, Box<OpFailed>> {
     match base {
         Base::Existing => {
             let (s, _) = src.expect("an existing file was read");
-            Ok((s.text(), s.encoding(), s.file_line_ending()))
+            Ok((Cow::Borrowed(s.text()), s.encoding(), s.file_line_ending()))
         }
         Base::New { text, replace } => {
             if dst.is_some() && !replace {
@@ -922,15 +927,33 @@ fn write_base<'b>(
                     abs_dst,
                 ));
             }
-            let enc = match dst {
-                Some((s, _))
-                    if !matches!(s.encoding().lf(), Encoding::Bytes | Encoding::Legacy(_)) =>
-                {
-                    s.encoding()
-                }
-                _ => Encoding::Utf8,
+            // A file replaced keeps its encoding and line breaks, as
+            // writeFile keeps them; one not in UTF-8 or UTF-16 is not
+            // replaced by a text whose every character could be read wrong
+            // (a legacy encoding is a guess; a byte-level file's other bytes
+            // were shown as U+FFFD).
+            let refused = |message: String| {
+                Err(OpFailed::new(
+                    i,
+                    Failure::new(ErrorCode::UNSUPPORTED_ENCODING, message),
+                    abs_dst.clone(),
+                ))
             };
-            Ok((text.as_bytes(), enc, source::line_ending(text.as_bytes())))
+            let (enc, eol) = match dst {
+                Some((s, _)) => match s.encoding().lf() {
+                    Encoding::Bytes => return refused(printer::add_over_bytes(&op.path)),
+                    Encoding::Legacy(_) => {
+                        return refused(printer::add_over_legacy(&op.path, s.encoding().name()))
+                    }
+                    _ => (s.encoding(), s.file_line_ending()),
+                },
+                None => (Encoding::Utf8, source::line_ending(text.as_bytes())),
+            };
+            let text = match source::adapt_line_endings(text, eol) {
+                Cow::Borrowed(t) => Cow::Borrowed(t.as_bytes()),
+                Cow::Owned(t) => Cow::Owned(t.into_bytes()),
+            };
+            Ok((text, enc, eol))
         }
     }
 }

@@ -665,3 +665,51 @@ mod props {
         Ok(())
     }
 }
+
+/// A patch's Add File over an existing file:
+/// it was written as UTF-8 with LF, whatever the file was (a windows-1252
+/// file re-encoded, a CRLF file flipped to LF). It keeps the file's
+/// encoding and line breaks now, as writeFile does; over a legacy or
+/// byte-level file it is refused, nothing written.
+#[test]
+fn a_new_text_over_an_existing_file_keeps_its_encoding_and_line_breaks() {
+    let (_t, root) = ws();
+    let add =
+        "*** Begin Patch\n*** Add File: f.txt\n+caf\u{e9} cr\u{e8}me\n+second\n*** End Patch\n";
+    let utf16 = |s: &str| -> Vec<u8> {
+        let mut v = vec![0xFF, 0xFE];
+        v.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
+        v
+    };
+    let want = "caf\u{e9} cr\u{e8}me\r\nsecond\r\n";
+    for (before, after) in [
+        ("old\r\nx\r\n".as_bytes().to_vec(), want.as_bytes().to_vec()),
+        (
+            "\u{feff}old\r\n".as_bytes().to_vec(),
+            format!("\u{feff}{want}").into_bytes(),
+        ),
+        (utf16("old\r\n"), utf16(want)),
+        (
+            b"old\n".to_vec(),
+            "caf\u{e9} cr\u{e8}me\nsecond\n".as_bytes().to_vec(),
+        ),
+    ] {
+        fs::write(root.join("f.txt"), &before).unwrap();
+        let r = api::apply_patch(&json!({ "patch": add }), Some(&opts(&root)));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(fs::read(root.join("f.txt")).unwrap(), after, "{before:?}");
+    }
+    for before in [
+        enc(WINDOWS_1252, "caf\u{e9}\r\nold\r\n"),
+        b"ok\nna\xC3\xAFve caf\xE9\n".to_vec(),
+    ] {
+        fs::write(root.join("f.txt"), &before).unwrap();
+        let r = api::apply_patch(&json!({ "patch": add }), Some(&opts(&root)));
+        assert_eq!(r["code"], "UNSUPPORTED_ENCODING", "{r}");
+        assert!(
+            r["message"].as_str().unwrap().contains("delete it first"),
+            "{r}"
+        );
+        assert_eq!(fs::read(root.join("f.txt")).unwrap(), before);
+    }
+}

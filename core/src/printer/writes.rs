@@ -142,14 +142,14 @@ pub(crate) fn write_over_bytes(display: &str) -> String {
 /// file `display`.
 pub(crate) fn add_over_bytes(display: &str) -> String {
     format!(
-        "`{display}` exists and is not valid UTF-8 (encoding binary-safe-bytes): a new text in its place would replace bytes nobody saw; nothing was written. To change part of it, update it with a hunk (every other byte is kept exactly); to replace it with UTF-8 text knowingly, delete it first, then add it."
+        "`{display}` exists and is not valid UTF-8 (encoding binary-safe-bytes): a new text in its place would replace bytes nobody saw; nothing was written. To change part of it, update it with a hunk (every other byte is kept exactly); to replace it with UTF-8 text knowingly, delete it in one call, then add it in the next."
     )
 }
 
 /// The same over `display` in the legacy encoding `encoding` (a guess).
 pub(crate) fn add_over_legacy(display: &str, encoding: &str) -> String {
     format!(
-        "`{display}` exists and is not UTF-8: it is in {encoding} (detected from its bytes, a guess); a new text in its place could change every character if the guess is wrong, so nothing was written. To change part of it, update it with a hunk (every other byte is kept exactly); to replace it with UTF-8 text knowingly, delete it first, then add it."
+        "`{display}` exists and is not UTF-8: it is in {encoding} (detected from its bytes, a guess); a new text in its place could change every character if the guess is wrong, so nothing was written. To change part of it, update it with a hunk (every other byte is kept exactly); to replace it with UTF-8 text knowingly, delete it in one call, then add it in the next."
     )
 }
 

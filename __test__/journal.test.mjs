@@ -233,3 +233,31 @@ export async function main(): Promise<string[]> {
   const r = tsc(consumerProject({ 'journal.mts': text }))
   assert.equal(r.status, 0, r.output)
 })
+
+test('a journal whose totals fell behind its entries (a state file restored or edited) never deletes an entry it did not write', async () => {
+  const W = tempDir('pft-jstate-rewound-')
+  const o = { workspaceRoot: W, durable: false }
+  for (const f of ['a', 'b', 'c', 'd', 'e', 'f']) fs.writeFileSync(path.join(W, `${f}.txt`), `${f} v0\n`)
+  const { patchFile, history, undo } = require('../index.js')
+  for (const f of ['a', 'b', 'c', 'd']) assert.equal((await patchFile({ file_path: `${f}.txt`, search_block: 'v0', replace_block: 'v1' }, o)).ok, true)
+  const h = await history({}, o)
+  const entries = () => fs.readdirSync(h.journal).filter((n) => n.endsWith('.entry')).sort()
+  const before = entries()
+  assert.equal(before.length, 4)
+  // The next id the state says is 2: the same-sized entry of e.txt's edit would take transaction 2's name.
+  fs.writeFileSync(path.join(h.journal, 'state'), '2 1 100'.padEnd(63) + '\n')
+  const r = await patchFile({ file_path: 'e.txt', search_block: 'v0', replace_block: 'v1' }, o)
+  assert.equal(r.ok, true)
+  assert.equal(fs.readFileSync(path.join(W, 'e.txt'), 'utf8'), 'e v1\n')
+  for (const n of before) assert.ok(entries().includes(n), `${n} was deleted: ${entries()}`)
+  // The totals are counted again: the next edit is journaled under a new id, and transaction 2 is still undone.
+  const next = await patchFile({ file_path: 'f.txt', search_block: 'v0', replace_block: 'v1' }, o)
+  assert.equal(next.ok, true)
+  assert.deepEqual(next.warnings ?? [], [])
+  const listed = (await history({}, o)).transactions
+  assert.ok(listed.every((t) => !t.damaged), JSON.stringify(listed))
+  assert.equal(listed[0].files[0].file_path, 'f.txt')
+  const u = await undo({ id: '2' }, o)
+  assert.equal(u.ok, true, JSON.stringify(u))
+  assert.equal(fs.readFileSync(path.join(W, 'b.txt'), 'utf8'), 'b v0\n')
+})

@@ -249,10 +249,18 @@ impl Journal {
             None => st.rebuild().map_err(|e| at("cannot list it", e))?,
         };
         let id = totals.next;
+        // A `next` at the end of the id space was not written by this
+        // journal (a state file edited or restored): nothing is written.
+        let Some(after) = id.checked_add(1) else {
+            return Err(at(
+                "cannot take an id",
+                io::Error::other("its next id is out of range"),
+            ));
+        };
         // The id is taken before anything of the entry exists, so a crash
         // in between leaves a gap, never two entries with one id.
         let taken = State {
-            next: id + 1,
+            next: after,
             ..totals
         };
         st.put_state(&state, &taken)
@@ -322,14 +330,23 @@ impl Journal {
                 Ok(())
             });
         if let Err(e) = written {
-            st.remove(OsStr::new(&name));
+            // An entry of that name that was there already is not this
+            // write's to remove (the totals were behind the entries: a state
+            // file restored or edited); they are counted again for the next.
+            if e.kind() == io::ErrorKind::AlreadyExists {
+                if let Ok(t) = st.rebuild() {
+                    let _ = st.put_state(&state, &t);
+                }
+            } else {
+                st.remove(OsStr::new(&name));
+            }
             for n in &kept {
                 st.remove(OsStr::new(n));
             }
             return Err(at("cannot write its entry", e));
         }
         let totals = State {
-            next: id + 1,
+            next: after,
             count: totals.count + 1,
             bytes: totals.bytes.saturating_add(size + kept_bytes),
         };

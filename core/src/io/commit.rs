@@ -382,7 +382,13 @@ fn prepare<'a>(
     };
     let mut extras = meta::Extras::default();
     if let Some(o) = &job.original {
+        check_fault(Step::Prepare)
+            .map_err(|e| write_err(job.display, "cannot prepare the write", &e))?;
         job.dir.check_writable(job.name).map_err(|e| {
+            // Gone since it was read: another process deleted or moved it.
+            if e.kind() == io::ErrorKind::NotFound {
+                return changed(job.display, "was deleted or replaced by another process");
+            }
             write_err(
                 job.display,
                 "the file is read-only (no write permission, immutable, or on a read-only file system)",

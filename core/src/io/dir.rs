@@ -47,6 +47,8 @@ pub struct Meta {
 pub enum Step {
     Open,
     Read,
+    /// A write's checks of the file it replaces, before its temp file.
+    Prepare,
     TempCreate,
     Write,
     Fsync,

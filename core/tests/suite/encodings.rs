@@ -707,7 +707,10 @@ fn a_new_text_over_an_existing_file_keeps_its_encoding_and_line_breaks() {
         let r = api::apply_patch(&json!({ "patch": add }), Some(&opts(&root)));
         assert_eq!(r["code"], "UNSUPPORTED_ENCODING", "{r}");
         assert!(
-            r["message"].as_str().unwrap().contains("delete it in one call"),
+            r["message"]
+                .as_str()
+                .unwrap()
+                .contains("delete it in one call"),
             "{r}"
         );
         assert_eq!(fs::read(root.join("f.txt")).unwrap(), before);

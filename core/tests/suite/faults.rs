@@ -198,6 +198,24 @@ fn file_deleted_between_read_and_write() {
     assert!(temps_in(&root).is_empty());
 }
 
+/// Deleted after it was read, before the write checks it may replace it:
+/// that check's "no such file" was answered as a read-only file
+/// (`FILE_WRITE_ERROR`, "fix the cause") instead of `FILE_CHANGED`.
+#[test]
+fn file_deleted_before_the_write_is_prepared() {
+    let (_t, root) = setup();
+    let p = root.join("f.txt");
+    fault::arm_hook(Step::Prepare, 0, move || {
+        std::fs::remove_file(&p).unwrap();
+    });
+    let r = patch(&root, "f.txt");
+    fault::disarm();
+    assert_eq!(code(&r), "FILE_CHANGED", "{r}");
+    assert!(r["message"].as_str().unwrap().contains("deleted"), "{r}");
+    assert!(!root.join("f.txt").exists());
+    assert!(temps_in(&root).is_empty());
+}
+
 /// Another process renames a file of its own over the target after the
 /// target was checked and locked, just before the first rename (no lock
 /// stops a rename): `call` runs with that rename armed. The file the

@@ -939,3 +939,56 @@ fn history_of_a_file_shows_a_transaction_blocked_by_an_outside_change() {
     ok(&undo(&root, json!({})));
     assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"alpha\n");
 }
+
+/// An entry being written (under its final name, by the holder of the
+/// journal's lock) was listed as damaged (`wrong_length`) by a history
+/// read meanwhile: it is left out while the lock is held, and damaged only
+/// when nobody is writing it.
+#[test]
+fn an_entry_being_written_is_not_listed_as_damaged() {
+    let (_t, root) = ws();
+    fs::write(root.join("a.txt"), "one\n").unwrap();
+    ok(&patch(&root, "a.txt", "one", "two"));
+    ok(&patch(&root, "a.txt", "two", "three"));
+    let h = history(&root);
+    let dir = PathBuf::from(h["journal"].as_str().unwrap());
+    // Entry 2 as a writer leaves it halfway: its first bytes under its name.
+    let name = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|n| n.starts_with("0000000002-") && n.ends_with(".entry"))
+        .unwrap();
+    let whole = fs::read(dir.join(&name)).unwrap();
+    fs::write(dir.join(&name), &whole[..whole.len() / 2]).unwrap();
+    let lock = fs::File::options()
+        .read(true)
+        .write(true)
+        .open(dir.join("lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let listed = history(&root);
+    let ids: Vec<&str> = listed["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["1"], "{listed}");
+    // Done: listed whole.
+    fs::write(dir.join(&name), &whole).unwrap();
+    let listed = history(&root);
+    assert_eq!(
+        listed["transactions"].as_array().unwrap().len(),
+        2,
+        "{listed}"
+    );
+    assert!(
+        listed["transactions"][0].get("damaged").is_none(),
+        "{listed}"
+    );
+    // Cut short with nobody writing: damaged.
+    lock.unlock().unwrap();
+    fs::write(dir.join(&name), &whole[..whole.len() / 2]).unwrap();
+    let listed = history(&root);
+    assert_eq!(listed["transactions"][0]["damaged"], true, "{listed}");
+}

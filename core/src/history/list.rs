@@ -43,20 +43,31 @@ pub(crate) fn entries(store: &Store) -> io::Result<Vec<Stored>> {
             by_id.entry(id).or_default().push(name);
         }
     }
+    // The newest entry may be one being written, under its final name, by
+    // a holder of the journal's lock: not damaged but not there yet. Read
+    // without the lock, an entry that does not read whole while the lock is
+    // held is left out; once the lock is free, it is read again (it may
+    // have been completed between the two).
+    let newest = by_id.keys().next_back().copied();
     Ok(by_id
         .into_iter()
-        .map(|(id, names)| match names.as_slice() {
+        .filter_map(|(id, names)| match names.as_slice() {
             [one] => match entry::read(store, id, one) {
-                Ok(e) => Stored::Whole(Box::new(e)),
-                Err(damage) => Stored::Damaged { id, damage },
+                Ok(e) => Some(Stored::Whole(Box::new(e))),
+                Err(_) if Some(id) == newest && store.busy() => None,
+                Err(damage) if Some(id) == newest => Some(match entry::read(store, id, one) {
+                    Ok(e) => Stored::Whole(Box::new(e)),
+                    Err(_) => Stored::Damaged { id, damage },
+                }),
+                Err(damage) => Some(Stored::Damaged { id, damage }),
             },
-            _ => Stored::Damaged {
+            _ => Some(Stored::Damaged {
                 id,
                 damage: EntryDamage {
                     kind: shown::Damage::BadFields,
                     why: printer::ids_shared(names.len()),
                 },
-            },
+            }),
         })
         .collect())
 }

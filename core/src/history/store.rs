@@ -369,6 +369,18 @@ impl Store {
         Ok(())
     }
 
+    /// Whether another holder has the journal's lock now (a write in
+    /// progress: its entry may be on disk only in part). Never waits.
+    pub(crate) fn busy(&self) -> bool {
+        if self.lock.is_some() {
+            return false;
+        }
+        match self.dir.open_rw(OsStr::new(LOCK), false) {
+            Ok((f, _)) => !Dir::lock_exclusive(&f, Duration::ZERO).unwrap_or(true),
+            Err(_) => false,
+        }
+    }
+
     /// Releases the lock (also when dropped).
     pub(crate) fn unlock(&mut self) {
         self.lock = None;

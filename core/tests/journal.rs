@@ -992,3 +992,48 @@ fn an_entry_being_written_is_not_listed_as_damaged() {
     let listed = history(&root);
     assert_eq!(listed["transactions"][0]["damaged"], true, "{listed}");
 }
+
+/// Another process holding the journal's lock: a write waited 10 s for
+/// it whatever `lockWaitMs` said (with the edited file locked all along),
+/// and undo then answered `FILE_READ_ERROR` ("check the path"). The wait
+/// is the call's now, and undo and clear answer `FILE_LOCKED` (retry).
+#[test]
+fn a_held_journal_lock_is_waited_for_as_the_call_says_and_answered_file_locked() {
+    let (_t, root) = ws();
+    fs::write(root.join("a.txt"), "one\n").unwrap();
+    ok(&patch(&root, "a.txt", "one", "two"));
+    let dir = PathBuf::from(history(&root)["journal"].as_str().unwrap());
+    let lock = fs::File::options()
+        .read(true)
+        .write(true)
+        .open(dir.join("lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let quick = json!({"workspaceRoot": root, "durable": false, "lockWaitMs": 100});
+    let t0 = std::time::Instant::now();
+    let r = api::patch_file(
+        &json!({"file_path": "a.txt", "search": "two", "replace": "three"}),
+        Some(&quick),
+    );
+    ok(&r);
+    assert!(
+        r["warnings"][0].as_str().unwrap().contains("not journaled"),
+        "{r}"
+    );
+    let u = api::undo(&json!({}), Some(&quick));
+    assert_eq!(u["code"], "FILE_LOCKED", "{u}");
+    let c = api::journal_clear(&json!({}), Some(&quick));
+    assert_eq!(c["code"], "FILE_LOCKED", "{c}");
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "three\n");
+    // Free again: journaled, and undone.
+    lock.unlock().unwrap();
+    ok(&patch(&root, "a.txt", "three", "four"));
+    assert_eq!(history(&root)["transactions"].as_array().unwrap().len(), 2);
+    ok(&undo(&root, json!({})));
+    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "three\n");
+}

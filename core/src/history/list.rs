@@ -288,7 +288,15 @@ pub(crate) fn clear(ws: &Workspace, opts: &Options) -> Outcome<Cleared> {
         )
         .into()
     };
-    store.lock().map_err(|e| fail("lock", e))?;
+    store
+        .lock(std::time::Duration::from_millis(opts.lock_wait_ms))
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::WouldBlock => Box::new(Failed::from(Failure::new(
+                ErrorCode::FILE_LOCKED,
+                printer::journal_locked(&path),
+            ))),
+            _ => fail("lock", e),
+        })?;
     let names = store.names().map_err(|e| fail("list", e))?;
     // Ids keep counting after a clear (an old id never names a new entry).
     let next = match store.state() {

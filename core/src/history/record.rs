@@ -69,6 +69,8 @@ pub(crate) struct UndoOf {
 /// The journal of one call, as the pipeline's recorder.
 pub(crate) struct Journal {
     cfg: JournalConfig,
+    /// How long the journal's lock is waited for (the call's `lockWaitMs`).
+    lock_wait: std::time::Duration,
     entry: &'static str,
     undoes: Option<UndoOf>,
     recorded: Mutex<Option<u64>>,
@@ -80,6 +82,7 @@ impl Journal {
     pub(crate) fn for_call(opts: &Options) -> Journal {
         Journal {
             cfg: opts.journal.clone(),
+            lock_wait: std::time::Duration::from_millis(opts.lock_wait_ms),
             entry: opts.entry.unwrap_or("write"),
             undoes: None,
             recorded: Mutex::new(None),
@@ -240,7 +243,8 @@ impl Journal {
         let at = |what: &str, e: io::Error| {
             printer::journal_step(what, &path.display().to_string(), &e.to_string())
         };
-        st.lock().map_err(|e| at("cannot lock the journal", e))?;
+        st.lock(self.lock_wait)
+            .map_err(|e| at("cannot lock the journal", e))?;
         let (state, totals) = st
             .open_state()
             .map_err(|e| at("cannot read its totals", e))?;

@@ -45,9 +45,6 @@ use crate::io::workspace::Workspace;
 use crate::model::JournalConfig;
 use crate::printer;
 
-/// How long a writer waits for another process's journal lock.
-pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(10);
-
 /// Journals of workspaces not written for this long are removed.
 pub(crate) const WORKSPACE_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -353,13 +350,13 @@ impl Store {
     }
 
     /// Takes the journal's lock (an exclusive `flock` on `lock`), waiting
-    /// up to [`LOCK_WAIT`] for another process.
-    pub(crate) fn lock(&mut self) -> io::Result<()> {
+    /// up to `wait` for another process (the call's `lockWaitMs`).
+    pub(crate) fn lock(&mut self, wait: Duration) -> io::Result<()> {
         if self.lock.is_some() {
             return Ok(());
         }
         let (f, _) = self.dir.open_rw(OsStr::new(LOCK), true)?;
-        if !Dir::lock_exclusive(&f, LOCK_WAIT)? {
+        if !Dir::lock_exclusive(&f, wait)? {
             return Err(io::Error::new(
                 io::ErrorKind::WouldBlock,
                 "another process holds the journal's lock",

@@ -218,19 +218,32 @@ fn steps(store: &Store, e: &Entry, limit: u64) -> Result<Vec<FileStep>, Failure>
     Ok(out)
 }
 
+/// Why the journal's lock was not taken: held past the wait
+/// (`FILE_LOCKED`, retryable), or the lock file unusable.
+pub(crate) fn journal_lock_failed(store: &Store, e: &std::io::Error) -> Failure {
+    let path = store.path().display().to_string();
+    match e.kind() {
+        std::io::ErrorKind::WouldBlock => {
+            Failure::new(ErrorCode::FILE_LOCKED, printer::journal_locked(&path))
+        }
+        _ => Failure::new(
+            ErrorCode::FILE_READ_ERROR,
+            printer::journal_unusable("lock", &path, &e.to_string()),
+        ),
+    }
+}
+
 /// The entry to undo and its steps, read under the journal's lock (so an
 /// eviction or clear cannot pull it away half read).
 fn load(
     store: &mut Store,
-    limit: u64,
+    opts: &Options,
     pick: impl FnOnce(&[Stored]) -> Result<Option<Entry>, Failure>,
 ) -> Result<Option<(Entry, Vec<FileStep>)>, Failure> {
-    store.lock().map_err(|e| {
-        Failure::new(
-            ErrorCode::FILE_READ_ERROR,
-            printer::journal_unusable("lock", &store.path().display().to_string(), &e.to_string()),
-        )
-    })?;
+    let limit = opts.max_file_bytes;
+    store
+        .lock(std::time::Duration::from_millis(opts.lock_wait_ms))
+        .map_err(|e| journal_lock_failed(store, &e))?;
     let all = entries(store).map_err(|e| {
         Failure::new(
             ErrorCode::FILE_READ_ERROR,
@@ -261,7 +274,7 @@ pub(crate) fn undo(
         return Err(nothing_to_undo().into());
     };
     let mut older = None;
-    let picked = load(&mut store, opts.max_file_bytes, |all| {
+    let picked = load(&mut store, opts, |all| {
         let e = target(all, id)?;
         if id.is_none() {
             older = newest_to_undo(all, &undone_by(all), e.id).map(|o| o.id);
@@ -312,7 +325,7 @@ pub(crate) fn undo_file(
         Err(f) => return Some(failed(f)),
     };
     let mut count = 0;
-    let picked = load(&mut store, opts.max_file_bytes, |all| {
+    let picked = load(&mut store, opts, |all| {
         let undone = undone_by(all);
         let cands: Vec<&Entry> = all
             .iter()

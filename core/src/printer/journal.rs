@@ -234,3 +234,11 @@ pub(crate) fn no_journal_no_state_dir() -> &'static str {
     "there is no journal: no per-user state directory (set PATCH_FILE_STATE_DIR, PATCH_FILE_JOURNAL or \
      options.journal)"
 }
+
+/// Another process holds the journal at `path`'s lock past the call's wait.
+pub(crate) fn journal_locked(path: &str) -> String {
+    format!(
+        "the journal `{path}` is being written by another process (it held the journal's lock past the wait for \
+         it); nothing was done. Retry shortly"
+    )
+}

@@ -1155,9 +1155,14 @@ const UNLOCKED_TEMP_GRACE: Duration = Duration::from_secs(2);
 /// name, this user's regular file), never a user's file that merely looks
 /// like one. One nobody holds locked is removed once it is a couple of
 /// seconds old; on a file system without `flock`, one older than
-/// `min_age`. Called opportunistically; errors are ignored.
-pub(crate) fn clean_stale_temps(dir: &Dir, min_age: Duration) {
-    let Ok(names) = dir.entries() else { return };
+/// `min_age`. Called opportunistically; errors are ignored. Whether it
+/// left an unlocked one for being too young (a writer killed a moment
+/// ago): the next sweep should look again.
+pub(crate) fn clean_stale_temps(dir: &Dir, min_age: Duration) -> bool {
+    let Ok(names) = dir.entries() else {
+        return false;
+    };
+    let mut young = false;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as i128)
@@ -1174,11 +1179,16 @@ pub(crate) fn clean_stale_temps(dir: &Dir, min_age: Duration) {
         }
         let age = now - m.mtime_ns;
         let stale = match Dir::try_lock(&f) {
-            Some(unlocked) => unlocked && age > UNLOCKED_TEMP_GRACE.as_nanos() as i128,
+            Some(unlocked) => {
+                let old = age > UNLOCKED_TEMP_GRACE.as_nanos() as i128;
+                young |= unlocked && !old;
+                unlocked && old
+            }
             None => age > min_age.as_nanos() as i128,
         };
         if stale {
             let _ = dir.unlink(&n);
         }
     }
+    young
 }

@@ -443,5 +443,13 @@ fn sweep_stale(res: &Resolved) {
         }
         m.insert(dir, now);
     }
-    commit::clean_stale_temps(&res.dir, STALE_TEMP_AGE);
+    // A temp left for being a moment old (its writer killed just before)
+    // is looked at again by the next write here, not in a quarter hour.
+    if commit::clean_stale_temps(&res.dir, STALE_TEMP_AGE) {
+        SWEPT
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(res.dir.path());
+    }
 }

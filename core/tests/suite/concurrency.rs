@@ -425,3 +425,41 @@ fn sigkill_at_random_moments_leaves_old_or_new_and_stale_temps_are_swept() {
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
 }
+
+/// A temp file whose writer was killed a moment before the next write in
+/// its directory: too young to sweep then (its writer may not have locked
+/// it yet), and the directory was marked swept for a quarter hour, so a
+/// long-lived process (an MCP server) kept a partial file of hundreds of
+/// MB. The next write after the grace sweeps it.
+#[test]
+fn a_temp_too_young_to_sweep_is_swept_by_a_later_write_of_the_same_process() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().canonicalize().unwrap();
+    std::fs::write(root.join("a.txt"), "a0\n").unwrap();
+    let dir = patch_file_core::testing::dir::Dir::open_root(&root).unwrap();
+    let (mut f, n) =
+        patch_file_core::testing::temps::create(&dir, std::ffi::OsStr::new("big.txt"), 0o600)
+            .unwrap();
+    f.write_all(b"partial").unwrap();
+    drop(f);
+    let temp = root.join(n);
+    let edit = |from: &str, to: &str| {
+        let v = engine::patch_file(
+            &json!({"file_path": "a.txt", "search_block": from, "replace_block": to}),
+            Some(&json!({ "workspaceRoot": root, "durable": false })),
+        );
+        assert_eq!(v["ok"], true, "{v}");
+    };
+    edit("a0", "a1");
+    assert_eq!(temp_files(&root), vec![temp.clone()], "young: kept");
+    // Past the grace (its writer gone for seconds), long before the age
+    // at which any temp is swept.
+    std::fs::File::options()
+        .write(true)
+        .open(&temp)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(30))
+        .unwrap();
+    edit("a1", "a2");
+    assert!(temp_files(&root).is_empty(), "{:?}", temp_files(&root));
+}

@@ -1037,3 +1037,38 @@ fn a_held_journal_lock_is_waited_for_as_the_call_says_and_answered_file_locked()
     ok(&undo(&root, json!({})));
     assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "three\n");
 }
+
+/// An undo without an id passes over a damaged newer transaction (it
+/// cannot be undone) to the newest whole one: it did so without a word.
+#[test]
+fn an_undo_past_a_damaged_newer_transaction_says_so() {
+    let (_t, root) = ws();
+    fs::write(root.join("a.txt"), "a0\n").unwrap();
+    fs::write(root.join("b.txt"), "b0\n").unwrap();
+    ok(&patch(&root, "a.txt", "a0", "a1"));
+    ok(&patch(&root, "b.txt", "b0", "b1"));
+    let dir = PathBuf::from(history(&root)["journal"].as_str().unwrap());
+    let name = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("0000000002-")
+        })
+        .unwrap();
+    let whole = fs::read(&name).unwrap();
+    fs::write(&name, &whole[..whole.len() - 3]).unwrap();
+    let u = ok(&undo(&root, json!({}))).clone();
+    assert_eq!(u["undone"], "1", "{u}");
+    assert!(
+        u["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("transaction 2 is newer but damaged"),
+        "{u}"
+    );
+    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "a0\n");
+    assert_eq!(fs::read_to_string(root.join("b.txt")).unwrap(), "b1\n");
+}

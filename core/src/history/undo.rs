@@ -274,15 +274,31 @@ pub(crate) fn undo(
         return Err(nothing_to_undo().into());
     };
     let mut older = None;
+    let mut skipped: Vec<u64> = Vec::new();
     let picked = load(&mut store, opts, |all| {
         let e = target(all, id)?;
         if id.is_none() {
             older = newest_to_undo(all, &undone_by(all), e.id).map(|o| o.id);
+            // Newer transactions passed over for being damaged: said, not
+            // skipped in silence.
+            skipped = all
+                .iter()
+                .filter_map(|s| match s {
+                    Stored::Damaged { id: d, .. } if *d > e.id => Some(*d),
+                    _ => None,
+                })
+                .collect();
         }
         Ok(Some(e.clone()))
     })?;
     match picked {
         Some((e, steps)) => undo_entry(ws, opts, &e, steps, dry_run, opts.entry.unwrap_or("undo"))
+            .map(|mut done| {
+                if !skipped.is_empty() {
+                    done.warnings.push(printer::damaged_skipped(&skipped, e.id));
+                }
+                done
+            })
             .map_err(|f| {
                 if id.is_none() {
                     way_forward(f, &e, older)

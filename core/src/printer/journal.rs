@@ -242,3 +242,18 @@ pub(crate) fn journal_locked(path: &str) -> String {
          it); nothing was done. Retry shortly"
     )
 }
+
+/// An undo without an id went past the damaged newer transactions `ids`
+/// to transaction `undone`.
+pub(crate) fn damaged_skipped(ids: &[u64], undone: u64) -> String {
+    let list: Vec<String> = ids.iter().map(u64::to_string).collect();
+    let (which, is) = match ids.len() {
+        1 => ("transaction", "is"),
+        _ => ("transactions", "are"),
+    };
+    format!(
+        "{which} {} {is} newer but damaged (see history) and cannot be undone; transaction {undone} was undone \
+         instead",
+        list.join(", ")
+    )
+}

@@ -1145,7 +1145,14 @@ pub(crate) fn without_bom(hunks: &[Hunk], empty: bool) -> (Cow<'_, [Hunk]>, bool
     let h = &mut out[at];
     let first_old = h.lines.iter().position(|l| l.kind != LineKind::Add);
     let first_new = h.lines.iter().position(|l| l.kind != LineKind::Remove);
-    let keep = first_new.is_some_and(|i| h.lines[i].text.starts_with('\u{FEFF}'));
+    // Kept when the new side's first line has it, or when the line that
+    // carries it is context (a line added above it leaves it in place:
+    // git would write the mark at the start of line 2; the file keeps it
+    // at its start).
+    let keep = first_new
+        .into_iter()
+        .chain(first_old.filter(|&i| h.lines[i].kind == LineKind::Context))
+        .any(|i| h.lines[i].text.starts_with('\u{FEFF}'));
     for i in [first_old, first_new].into_iter().flatten() {
         if let Some(t) = h.lines[i].text.strip_prefix('\u{FEFF}') {
             h.lines[i].text = t.to_string();

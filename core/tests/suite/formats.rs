@@ -760,3 +760,38 @@ fn diffs_of_a_file_holding_only_a_byte_order_mark_apply_as_git_does() {
         format!("{bom}a\n").as_bytes()
     );
 }
+
+/// A hunk that adds a line above line 1 and shows line 1, the byte order
+/// mark at its start, as context: the file lost its mark (the new side's
+/// first line, the added one, has none). No line of the hunk removes it:
+/// the file keeps it at its start, in both formats. One that replaces
+/// line 1 by a line without it still removes it.
+#[test]
+fn a_line_added_above_a_first_line_kept_as_context_keeps_the_byte_order_mark() {
+    let bom = "\u{FEFF}";
+    let text = format!("{bom}using System;\nclass A {{}}\n");
+    let diff = format!(
+        "--- a/a.cs\n+++ b/a.cs\n@@ -1,2 +1,3 @@\n+// header\n {bom}using System;\n class A {{}}\n"
+    );
+    let codex = format!(
+        "*** Begin Patch\n*** Update File: a.cs\n@@\n+// header\n {bom}using System;\n class A {{}}\n*** End Patch\n"
+    );
+    for p in [diff, codex] {
+        let (_t, root) = setup(&[("a.cs", text.as_bytes())]);
+        let r = file_ops::apply_patch(&json!(p), Some(&opts(&root)));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            std::fs::read_to_string(root.join("a.cs")).unwrap(),
+            format!("{bom}// header\nusing System;\nclass A {{}}\n"),
+            "{p}"
+        );
+    }
+    let (_t, root) = setup(&[("a.cs", text.as_bytes())]);
+    let drop = format!("--- a/a.cs\n+++ b/a.cs\n@@ -1,2 +1,2 @@\n-{bom}using System;\n+using System;\n class A {{}}\n");
+    let r = file_ops::apply_patch(&json!(drop), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.cs")).unwrap(),
+        "using System;\nclass A {}\n"
+    );
+}

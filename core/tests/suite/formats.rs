@@ -795,3 +795,21 @@ fn a_line_added_above_a_first_line_kept_as_context_keeps_the_byte_order_mark() {
         "using System;\nclass A {}\n"
     );
 }
+
+/// A SEARCH/REPLACE block that creates a file, sent with CRLF lines: its
+/// last line was ended with LF, a file of mixed line breaks.
+#[test]
+fn a_block_that_creates_a_file_ends_it_with_its_own_line_break() {
+    let (_t, root) = setup(&[]);
+    for (name, eol) in [("crlf.txt", "\r\n"), ("lf.txt", "\n")] {
+        let t = format!(
+            "{name}{eol}<<<<<<< SEARCH{eol}======={eol}line one{eol}line two{eol}>>>>>>> REPLACE{eol}"
+        );
+        let r = file_ops::apply_edit_blocks(&json!(t), Some(&opts(&root)));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            std::fs::read_to_string(root.join(name)).unwrap(),
+            format!("line one{eol}line two{eol}")
+        );
+    }
+}

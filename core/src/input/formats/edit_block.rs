@@ -301,8 +301,11 @@ fn group(blocks: Vec<Parsed>) -> Result<OpPlan, ParseError> {
                 ));
             }
             let mut text = p.block.replace;
+            // The final line break the block's own lines use (CRLF lines
+            // ended with LF were a file of mixed breaks).
             if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
+                let crlf = text.contains("\r\n") && !text.replace("\r\n", "").contains('\n');
+                text.push_str(if crlf { "\r\n" } else { "\n" });
             }
             *base = Base::New {
                 text,

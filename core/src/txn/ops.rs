@@ -1055,12 +1055,6 @@ fn apply_insert(
     if after > total {
         return Err(Failure::invalid(printer::insert_past_end(after, total)));
     }
-    let nl: &str = if eol == LineEnding::Crlf {
-        "\r\n"
-    } else {
-        "\n"
-    };
-    let adapted = adapt_line_endings(ins, eol);
     let at = if after == 0 {
         0
     } else {
@@ -1069,6 +1063,27 @@ fn apply_insert(
             .map(|i| i + 1)
             .unwrap_or(text.len())
     };
+    // In a file of both breaks, the lines inserted take the break of the
+    // line they follow (at the top, of the first line), as editLines does.
+    let eol = match eol {
+        LineEnding::Mixed => {
+            let end = match at {
+                0 => memchr::memchr(b'\n', text),
+                _ => Some(at - 1),
+            };
+            match end {
+                Some(i) if i > 0 && text[i] == b'\n' && text[i - 1] == b'\r' => LineEnding::Crlf,
+                _ => LineEnding::Lf,
+            }
+        }
+        e => e,
+    };
+    let nl: &str = if eol == LineEnding::Crlf {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let adapted = adapt_line_endings(ins, eol);
     // After a last line without a break, the file keeps ending without
     // one; elsewhere the text inserted is whole lines.
     let after_last = at == text.len() && !text.is_empty() && !text.ends_with(b"\n");

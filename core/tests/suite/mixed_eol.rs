@@ -1275,3 +1275,33 @@ fn a_whole_text_with_lone_cr_breaks_has_its_markers_read() {
         show(b"def load(cfg):\r    a = parse(cfg.alpha)\r    b = parse(cfg.beta)\r    validate(a, b)\r    return merge(a, b)\r\r\rdef extra():\r    return 1\r")
     );
 }
+
+/// The text editor's insert into a file of both breaks wrote LF between
+/// CRLF lines: the lines inserted take the break of the line they follow
+/// (at the top, the first line's), as editLines does.
+#[test]
+fn an_insert_into_a_mixed_file_takes_the_break_of_the_line_it_follows() {
+    let text = b"line1\r\nline2\r\nline3\r\nline4\nlast\n";
+    for (after, want) in [
+        (
+            2,
+            &b"line1\r\nline2\r\nNEW\r\nTWO\r\nline3\r\nline4\nlast\n"[..],
+        ),
+        (
+            4,
+            &b"line1\r\nline2\r\nline3\r\nline4\nNEW\nTWO\nlast\n"[..],
+        ),
+        (
+            0,
+            &b"NEW\r\nTWO\r\nline1\r\nline2\r\nline3\r\nline4\nlast\n"[..],
+        ),
+    ] {
+        let t = with_file("m.txt", text);
+        let r = api::text_editor(
+            &json!({"command": "insert", "path": "m.txt", "insert_line": after, "new_str": "NEW\nTWO"}),
+            Some(&opts(t.path())),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(show(&read(&t, "m.txt")), show(want), "after line {after}");
+    }
+}

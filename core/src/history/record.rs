@@ -230,6 +230,23 @@ fn attributes(f: &mut FileRec, b: &Before<'_>) {
     f.flags = Some(extras.flags);
 }
 
+/// Undoes what a write that failed with `e` made: its entry file `name`
+/// and its kept inodes. An entry of that name that was there already is
+/// not this write's to remove (the totals were behind the entries: a state
+/// file restored or edited); they are counted again for the next write.
+fn abandon(st: &store::Store, state: &std::fs::File, name: &str, kept: &[String], e: &io::Error) {
+    if e.kind() == io::ErrorKind::AlreadyExists {
+        if let Ok(t) = st.rebuild() {
+            let _ = st.put_state(state, &t);
+        }
+    } else {
+        st.remove(OsStr::new(name));
+    }
+    for n in kept {
+        st.remove(OsStr::new(n));
+    }
+}
+
 impl Journal {
     /// Writes the entry of `c` (see the module docs); its id, or why not.
     fn write(&self, c: &Commit<'_>) -> Result<u64, String> {
@@ -334,19 +351,7 @@ impl Journal {
                 Ok(())
             });
         if let Err(e) = written {
-            // An entry of that name that was there already is not this
-            // write's to remove (the totals were behind the entries: a state
-            // file restored or edited); they are counted again for the next.
-            if e.kind() == io::ErrorKind::AlreadyExists {
-                if let Ok(t) = st.rebuild() {
-                    let _ = st.put_state(&state, &t);
-                }
-            } else {
-                st.remove(OsStr::new(&name));
-            }
-            for n in &kept {
-                st.remove(OsStr::new(n));
-            }
+            abandon(&st, &state, &name, &kept, &e);
             return Err(at("cannot write its entry", e));
         }
         let totals = State {

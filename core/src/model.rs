@@ -646,6 +646,8 @@ pub enum TolerantNote {
     Nothing,
     /// An edit of one occurrence that they did not find either.
     NotEither,
+    /// Not tried: the file is not valid UTF-8 (they read text).
+    NotText,
     /// An edit of several occurrences (which they do not apply to): they
     /// would find `n` places, starting at `lines` (1-based).
     WouldFind { n: usize, lines: Vec<usize> },

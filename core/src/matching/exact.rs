@@ -1060,6 +1060,8 @@ fn not_found(base: &[u8], search: &Search<'_>, call: &Call<'_>) -> EditMiss {
     });
     let tolerant = if opts.mode.is_exact() {
         TolerantNote::Nothing
+    } else if call.kind != TextKind::Utf8 {
+        TolerantNote::NotText
     } else if search.once {
         TolerantNote::NotEither
     } else {

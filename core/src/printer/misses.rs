@@ -160,6 +160,11 @@ fn tolerant_note(said: Said, note: &TolerantNote) -> String {
     match note {
         TolerantNote::Nothing => String::new(),
         TolerantNote::NotEither => not_found_tolerant_either(),
+        TolerantNote::NotText => {
+            " (the tolerances of `match` read text, and this file is not valid UTF-8: send its exact bytes, \
+             line endings included)"
+                .to_string()
+        }
         TolerantNote::WouldFind { n, lines } => {
             tolerances_not_applied(said, &tolerant_would_find(*n, lines))
         }

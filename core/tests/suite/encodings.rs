@@ -716,3 +716,24 @@ fn a_new_text_over_an_existing_file_keeps_its_encoding_and_line_breaks() {
         assert_eq!(fs::read(root.join("f.txt")).unwrap(), before);
     }
 }
+
+/// An LF block on a byte-level (not UTF-8) CRLF file with the
+/// `line_endings` tolerance asked for: the tolerances read text and do not
+/// apply, but the refusal said none of them matched ("no match with the
+/// tolerances of `match` either"), and the diagnosis that the block differs
+/// only in line endings sent the caller back with the same tolerance.
+#[test]
+fn a_refusal_on_a_byte_level_file_says_the_tolerances_do_not_apply() {
+    let (_t, root) = ws();
+    let bytes = b"// Caf\xC3\xA9 \xE9\r\nint a = 1;\r\nint b = 2;\r\n";
+    fs::write(root.join("f.c"), bytes).unwrap();
+    let r = api::patch_file(
+        &json!({"file_path": "f.c", "search": "int a = 1;\nint b = 2;\n", "replace": "int a = 3;\nint b = 2;\n", "match": ["line_endings"]}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["code"], "SEARCH_BLOCK_NOT_FOUND", "{r}");
+    let m = r["message"].as_str().unwrap();
+    assert!(m.contains("not valid UTF-8: send its exact bytes"), "{m}");
+    assert!(!m.contains("either"), "{m}");
+    assert_eq!(fs::read(root.join("f.c")).unwrap(), bytes);
+}

@@ -314,6 +314,38 @@ mod tests {
         assert_eq!(on_disk(), "caf\u{e9}\n".as_bytes());
     }
 
+    /// A write asked to change the file's encoding: its dry-run diff (of
+    /// the text) was empty though every byte outside ASCII changes; the
+    /// result says so, dry run and write alike.
+    #[test]
+    fn a_write_in_another_encoding_says_so() {
+        let (_t, root) = ws();
+        let write = |v: Value| write_file(&v, Some(&opts(&root)));
+        let latin = b"caf\xE9 cr\xE8me\r\n";
+        std::fs::write(root.join("w.txt"), latin).unwrap();
+        let same = "caf\u{e9} cr\u{e8}me\r\n";
+        let dry = write(
+            json!({"file_path": "w.txt", "content": same, "encoding": "utf-8", "dry_run": true}),
+        );
+        assert_eq!(dry["ok"], true, "{dry}");
+        assert_eq!(dry["diff"], "", "{dry}");
+        let w = dry["warnings"][0].as_str().unwrap();
+        assert!(w.contains("written in utf-8, not windows-1252"), "{w}");
+        assert_eq!(std::fs::read(root.join("w.txt")).unwrap(), latin);
+        let r = write(json!({"file_path": "w.txt", "content": same, "encoding": "utf-8"}));
+        assert!(
+            r["warnings"][0]
+                .as_str()
+                .unwrap()
+                .contains("not windows-1252"),
+            "{r}"
+        );
+        assert_eq!(std::fs::read(root.join("w.txt")).unwrap(), same.as_bytes());
+        // Written in the encoding it is in: nothing to say.
+        let r = write(json!({"file_path": "w.txt", "content": "x\n", "encoding": "utf-8"}));
+        assert!(r.get("warnings").is_none(), "{r}");
+    }
+
     #[test]
     fn write_encoding_utf8_keeps_a_bom_and_converts_utf16() {
         let (_t, root) = ws();

@@ -266,3 +266,12 @@ pub(crate) fn untagged_lines() -> String {
     "the new lines started with a read's `LINE#ID|` tags; they were written without them (send lines' text only)"
         .to_string()
 }
+
+/// A whole-file write of `display` in the encoding `now`, over the file in
+/// `was`.
+pub(crate) fn recoded(display: &str, was: &str, now: &str) -> String {
+    format!(
+        "`{display}` is written in {now}, not {was} as it was: every byte of a character outside ASCII changes, which \
+         the diff of its text does not show"
+    )
+}

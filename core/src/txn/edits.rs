@@ -922,10 +922,17 @@ fn write_one(
         warnings: Vec::new(),
         preview: None,
     };
+    // A file written in another encoding than it was in (`encoding` asked
+    // for): its text diff does not show that every byte may change.
+    let recoded = loaded
+        .map(Source::encoding)
+        .filter(|was| was.name() != enc.name())
+        .map(|was| printer::recoded(display, was.name(), enc.name()));
     if dry_run {
         let (p, warnings) = txn.keep_one(loaded, body, encoded.to_vec(), opts);
         out.preview = Some(p);
         out.warnings = warnings;
+        out.warnings.extend(recoded);
         return Ok(out);
     }
     let write = Write {
@@ -940,5 +947,6 @@ fn write_one(
     out.encoding = Some(enc.name().to_string());
     out.strategy = done.strategies[0].clone();
     out.warnings = done.warnings;
+    out.warnings.extend(recoded);
     Ok(out)
 }

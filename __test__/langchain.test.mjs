@@ -263,6 +263,33 @@ test(`${label}: ` + "a LangChain tool's abort signal cancels the engine call wai
   assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
 })
 
+test("createApplyPatchExecute: the call's abort signal cancels the engine call waiting for a busy file (the edit landed after the call was answered aborted)", { skip: !haveFlock && 'flock(1) is not installed' }, async () => {
+  const ws = tempDir('pft-langchain-')
+  const file = path.join(ws, 'a.txt')
+  fs.writeFileSync(file, 'one\n')
+  const holder = spawn('flock', [file, 'sh', '-c', 'read x'], { stdio: ['pipe', 'ignore', 'inherit'] })
+  const exited = new Promise((r) => holder.on('exit', r))
+  let answer
+  try {
+    for (let i = 0; spawnSync('flock', ['-n', file, 'true']).status === 0; i++) {
+      assert.ok(i < 500, 'the lock holder took the lock')
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    const execute = createApplyPatchExecute({ workspaceRoot: ws, lockWaitMs: 60_000 })
+    const controller = new AbortController()
+    const pending = execute({ type: 'update_file', path: 'a.txt', diff: '@@\n-one\n+two\n' }, { signal: controller.signal })
+    await new Promise((r) => setTimeout(r, 100))
+    controller.abort()
+    answer = await pending
+  } finally {
+    holder.stdin.end()
+    await exited
+  }
+  assert.match(String(answer), /CANCELLED/)
+  await new Promise((r) => setTimeout(r, 300))
+  assert.equal(fs.readFileSync(file, 'utf8'), 'one\n')
+})
+
 test('the model reads the compact view by default; the applyPatch execute answers text either way', async () => {
   const ws = tempDir('pft-langchain-')
   fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n')

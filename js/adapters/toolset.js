@@ -240,7 +240,16 @@ function toolAnswer(lc, config, name, content, result, ok) {
 function langchainApplyPatch(lc, options) {
   engine.warm()
   return async (operation, config) => {
-    const r = await applyOperation(operation, options)
+    // The call's abort signal reaches the engine (CANCELLED, nothing written), as for the other tools: without
+    // it, LangChain answered the call aborted while its edit landed later.
+    let signal
+    try {
+      signal = config && config.signal
+    } catch (err) {
+      const failure = unreadable('the call options', err)
+      return toolAnswer(lc, undefined, 'apply_patch', failureText(failure), failure, false)
+    }
+    const r = await applyOperation(operation, withSignal(options, signal))
     return toolAnswer(lc, config, 'apply_patch', r.output, r.result, r.ok)
   }
 }

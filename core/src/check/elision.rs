@@ -76,7 +76,7 @@
 
 use std::collections::HashMap;
 
-use super::marker::{in_prose, is_comment, is_marker, KEYWORDS};
+use super::marker::{in_prose, is_comment, Markers, KEYWORDS};
 use crate::text::lines::line_start;
 
 /// Places a walk from a marker through inserted lines tries on each side.
@@ -227,7 +227,7 @@ pub(crate) fn borrowed(old: &[u8], p: &[u8]) -> bool {
 
 /// Whether the new text may hold a marker line: a keyword in a piece of its
 /// own whose line (continued into the pieces beside it) is a marker.
-pub(crate) fn prefilter(old: &[u8], new: &[&[u8]]) -> bool {
+pub(crate) fn prefilter(old: &[u8], new: &[&[u8]], markers: Markers) -> bool {
     use aho_corasick::AhoCorasick;
     use std::sync::OnceLock;
     static AC: OnceLock<AhoCorasick> = OnceLock::new();
@@ -246,7 +246,7 @@ pub(crate) fn prefilter(old: &[u8], new: &[&[u8]]) -> bool {
             let a = line_start(p, m.start());
             let b = memchr::memchr(b'\n', &p[m.end()..]).map_or(p.len(), |k| m.end() + k);
             after = b;
-            if is_marker(&String::from_utf8_lossy(&whole_line(new, k, a, b))) {
+            if markers.is(&String::from_utf8_lossy(&whole_line(new, k, a, b))) {
                 return true;
             }
         }
@@ -395,15 +395,15 @@ fn occurrences(text: &[u8], line: &[u8]) -> usize {
 /// for lines of that block only, its edges bounds as certain as the file's
 /// (the lines outside it are not touched). A new text with no borrowed
 /// piece (a whole-file write) is aligned with the whole old text.
-pub(crate) fn check(old: &[u8], new: &[&[u8]]) -> Verdict {
-    if !prefilter(old, new) {
+pub(crate) fn check(old: &[u8], new: &[&[u8]], m: Markers) -> Verdict {
+    if !prefilter(old, new, m) {
         return Verdict::Kept;
     }
     match spans(old, new) {
-        Some(spans) => check_spans(old, new, &spans),
+        Some(spans) => check_spans(old, new, &spans, m),
         None => {
             let new: Vec<u8> = new.concat();
-            check_texts(old, &new, (0, 0))
+            check_texts(old, &new, (0, 0), m)
         }
     }
 }
@@ -458,7 +458,7 @@ fn spans(old: &[u8], new: &[&[u8]]) -> Option<Vec<Span>> {
 /// The verdict on spans of `old` replaced by pieces of `new`: each span,
 /// widened to whole lines (spans that then share a line merged), checked
 /// as a text of its own.
-fn check_spans(old: &[u8], new: &[&[u8]], spans: &[Span]) -> Verdict {
+fn check_spans(old: &[u8], new: &[&[u8]], spans: &[Span], m: Markers) -> Verdict {
     // Widened to whole lines and merged.
     let mut wide: Vec<(usize, usize, Span)> = Vec::new();
     for s in spans {
@@ -502,7 +502,7 @@ fn check_spans(old: &[u8], new: &[&[u8]], spans: &[Span]) -> Verdict {
             &old[s.old.1..b],
         ]
         .concat();
-        match check_texts(&old[a..b], &block, (old_line, new_line)) {
+        match check_texts(&old[a..b], &block, (old_line, new_line), m) {
             Verdict::Kept => blocks.push((a, b, block)),
             Verdict::Refused(r) => return Verdict::Refused(r),
             Verdict::Expanded {
@@ -557,8 +557,8 @@ pub enum Lazy {
 
 /// The check of the new text `new` (pieces, some of them borrowed from
 /// `old` as an edit's are) replacing `old`, as a [`Lazy`].
-pub fn lazy_outcome(old: &[u8], new: &[&[u8]]) -> Lazy {
-    match check(old, new) {
+pub fn lazy_outcome(path: &str, old: &[u8], new: &[&[u8]]) -> Lazy {
+    match check(old, new, Markers::of(path)) {
         Verdict::Kept => Lazy::Kept,
         Verdict::Refused(r) => Lazy::Refused(match r.why {
             Why::Ambiguous => "ambiguous",
@@ -580,7 +580,7 @@ pub fn lazy_outcome(old: &[u8], new: &[&[u8]]) -> Lazy {
 /// The verdict on the whole new text `new` replacing `old` (a file, or an
 /// edit's block: its edges are certain bounds), whose first lines are the
 /// 0-based lines `lines` of the old and new file.
-pub(crate) fn check_texts(old: &[u8], new: &[u8], lines: (usize, usize)) -> Verdict {
+pub(crate) fn check_texts(old: &[u8], new: &[u8], lines: (usize, usize), m: Markers) -> Verdict {
     let pre = common_prefix(old, new);
     let suf = common_suffix(&old[pre..], &new[pre..]);
     // Context lines before and after the changed region.
@@ -608,6 +608,7 @@ pub(crate) fn check_texts(old: &[u8], new: &[u8], lines: (usize, usize)) -> Verd
         first_new_line: lines.1 + first_line,
         whole: old,
         whole_new: new,
+        markers: m,
         diff: std::cell::OnceCell::new(),
     };
     match region.verdict() {
@@ -642,6 +643,8 @@ struct Region<'a> {
     /// once in each).
     whole: &'a [u8],
     whole_new: &'a [u8],
+    /// How the file's marker lines are told.
+    markers: Markers,
     /// [`Region::line_diff`], made once, and whether its budget ran out.
     diff: std::cell::OnceCell<(Vec<similar::DiffOp>, bool)>,
 }
@@ -674,7 +677,7 @@ impl Region<'_> {
             .map(|(j, l)| {
                 j >= self.changed.0
                     && j < self.changed.1
-                    && is_marker(&String::from_utf8_lossy(key(l)))
+                    && self.markers.is(&String::from_utf8_lossy(key(l)))
             })
             .collect();
         let mut copies: HashMap<&[u8], (usize, usize)> = self
@@ -1699,7 +1702,7 @@ mod tests {
     use super::*;
 
     fn run(old: &str, new: &str) -> Verdict {
-        check(old.as_bytes(), &[new.as_bytes()])
+        check(old.as_bytes(), &[new.as_bytes()], Markers::default())
     }
 
     fn expanded(old: &str, new: &str) -> (String, Vec<KeptRun>) {
@@ -1989,15 +1992,24 @@ mod tests {
             Verdict::Kept
         ));
         // No keyword at all: nothing looked at.
-        assert!(!prefilter(JS.as_bytes(), &[b"const w = 4;\n"]));
+        assert!(!prefilter(
+            JS.as_bytes(),
+            &[b"const w = 4;\n"],
+            Markers::default()
+        ));
         // A keyword in code, in a replacement that starts mid-line: no
         // marker line, nothing looked at; a marker split across pieces is
         // seen whole.
         let o = JS.as_bytes();
-        assert!(!prefilter(o, &[&o[..20], b"f(...args);", &o[20..]]));
+        assert!(!prefilter(
+            o,
+            &[&o[..20], b"f(...args);", &o[20..]],
+            Markers::default()
+        ));
         assert!(prefilter(
             o,
-            &[&o[..17], b"  // ... existing", b" code ...\n", &o[17..]]
+            &[&o[..17], b"  // ... existing", b" code ...\n", &o[17..]],
+            Markers::default()
         ));
     }
 
@@ -2097,7 +2109,11 @@ mod tests {
     fn edit(old: &str, block: &str, by: &str) -> Verdict {
         let a = old.find(block).expect("block in old");
         let o = old.as_bytes();
-        check(o, &[&o[..a], by.as_bytes(), &o[a + block.len()..]])
+        check(
+            o,
+            &[&o[..a], by.as_bytes(), &o[a + block.len()..]],
+            Markers::default(),
+        )
     }
 
     fn text_of(old: &str, v: Verdict) -> String {
@@ -2148,6 +2164,7 @@ mod tests {
                 b"    five();\n",
                 &o[c + 12..],
             ],
+            Markers::default(),
         );
         assert_eq!(
             text_of(old, v),
@@ -2335,7 +2352,7 @@ mod props {
                 }
             }
             let (old_t, new_t) = (text(&o), text(&n));
-            if let Verdict::Expanded { start, end, mid, .. } = check(old_t.as_bytes(), &[new_t.as_bytes()]) {
+            if let Verdict::Expanded { start, end, mid, .. } = check(old_t.as_bytes(), &[new_t.as_bytes()], Markers::default()) {
                 let b = old_t.as_bytes();
                 let out = String::from_utf8([&b[..start], &mid[..], &b[end..]].concat()).unwrap();
                 for l in out.lines() {
@@ -2365,7 +2382,7 @@ mod props {
             }
             prop_assume!(n != o);
             let (old_t, new_t) = (text(&o), text(&n));
-            match check(old_t.as_bytes(), &[new_t.as_bytes()]) {
+            match check(old_t.as_bytes(), &[new_t.as_bytes()], Markers::default()) {
                 Verdict::Expanded { start, end, mid, .. } => {
                     let b = old_t.as_bytes();
                     prop_assert_eq!([&b[..start], &mid[..], &b[end..]].concat(), b.to_vec());

@@ -654,6 +654,52 @@ fn rest_of(words: &[&str]) -> bool {
 
 /// Whether `line` (without its line break) is an elision marker (see the
 /// module docs).
+/// How the marker lines of one file are told: [`is_marker`], and in a
+/// language where a line of dots alone is never code (JSON, JavaScript and
+/// TypeScript, Go, Rust, Java, Kotlin, C#, Swift, CSS), such a line too
+/// (`...`, `…`, `...,`): the only elision a model can write in JSON, and
+/// in the others a line the file cannot hold. Not in Python (`...` is a
+/// statement), YAML (a document's end), C and C++ (a parameter list's
+/// `...`), Markdown or plain text (prose).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Markers {
+    pub(crate) bare_dots: bool,
+}
+
+/// Extensions of the languages where a line of dots alone is no code.
+const NO_BARE_DOTS: &[&str] = &[
+    "json", "jsonc", "json5", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "go", "rs",
+    "java", "kt", "kts", "cs", "swift", "css", "scss", "less",
+];
+
+impl Markers {
+    /// The markers of the file named `path`.
+    pub(crate) fn of(path: &str) -> Markers {
+        let ext = std::path::Path::new(path)
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        Markers {
+            bare_dots: ext.is_some_and(|e| NO_BARE_DOTS.contains(&e.as_str())),
+        }
+    }
+
+    /// Whether `line` is a marker in this file.
+    pub(crate) fn is(self, line: &str) -> bool {
+        is_marker(line) || (self.bare_dots && bare_dots(line))
+    }
+}
+
+/// A line of three dots or more (or `…`) and nothing else but a trailing
+/// `,` or `;`.
+fn bare_dots(line: &str) -> bool {
+    let t = line.trim();
+    let t = t.strip_suffix([',', ';']).unwrap_or(t).trim_end();
+    let dots = t.chars().filter(|&c| c == '.').count();
+    let ell = t.chars().filter(|&c| c == '\u{2026}').count();
+    !t.is_empty() && t.chars().all(|c| c == '.' || c == '\u{2026}') && (dots >= 3 || ell >= 1)
+}
+
 pub(crate) fn is_marker(line: &str) -> bool {
     let t = line.trim();
     if t.is_empty() || t.len() > 160 {
@@ -844,7 +890,36 @@ pub(crate) fn in_prose(above: &str, line: &str, below: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{in_prose, is_marker, KEYWORDS};
+    use super::{in_prose, is_marker, Markers, KEYWORDS};
+
+    #[test]
+    fn a_line_of_dots_is_a_marker_only_where_no_code_is_one() {
+        let js = Markers::of("src/a.ts");
+        for l in ["...", "  \u{2026}", "    ...,", "...;", "....."] {
+            assert!(js.is(l), "{l:?}");
+            assert!(
+                !Markers::of("a.py").is(l) || is_marker(l),
+                "{l:?} in Python"
+            );
+        }
+        for l in ["..", "...rest", "f(...)", "... and more", ". . ."] {
+            assert!(!js.is(l) || is_marker(l), "{l:?}");
+        }
+        for p in ["a.py", "a.yml", "a.c", "a.md", "a.txt", "Makefile"] {
+            assert!(!Markers::of(p).bare_dots, "{p}");
+        }
+        for p in [
+            "package.json",
+            "main.go",
+            "lib.rs",
+            "A.java",
+            "B.cs",
+            "s.css",
+            "x.MJS",
+        ] {
+            assert!(Markers::of(p).bare_dots, "{p}");
+        }
+    }
 
     #[test]
     fn dots_between_two_sentences_of_a_comment_are_prose() {

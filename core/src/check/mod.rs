@@ -13,4 +13,5 @@ mod nul;
 mod run;
 pub(crate) mod syntax;
 
+pub(crate) use marker::Markers;
 pub(crate) use run::{marker_in, new_text, Checked, Expansion, Made, Refused};

@@ -3,6 +3,7 @@
 //! (`crate::printer`) words it for the agent.
 
 use super::elision::{self, KeptRun, Refusal, Verdict, Why};
+use super::marker::Markers;
 use super::{nul, syntax};
 use crate::model::{Elisions, Options, SyntaxGuard};
 use crate::result::syntax::SyntaxReport;
@@ -92,13 +93,16 @@ pub(crate) enum Made<'b> {
 }
 
 /// The first marker line (trimmed) that one of `texts` holds.
-pub(crate) fn marker_in<'t>(texts: impl IntoIterator<Item = &'t [u8]>) -> Option<String> {
+pub(crate) fn marker_in<'t>(
+    texts: impl IntoIterator<Item = &'t [u8]>,
+    m: Markers,
+) -> Option<String> {
     texts
         .into_iter()
-        .filter(|t| elision::prefilter(&[], &[t]))
+        .filter(|t| elision::prefilter(&[], &[t], m))
         .flat_map(|t| t.split(|&b| b == b'\n'))
         .map(|l| String::from_utf8_lossy(l).trim().to_string())
-        .find(|l| super::marker::is_marker(l))
+        .find(|l| m.is(l))
 }
 
 /// Runs every check on `new` (pieces, in order) replacing `old` (`None`:
@@ -119,7 +123,7 @@ pub(crate) fn new_text(
     }
     let mut checked = Checked::default();
     if let Some(old) = old.filter(|_| opts.elisions != Elisions::Literal) {
-        checked.expansion = markers(old, new, made).map_err(|refusal| {
+        checked.expansion = markers(old, new, made, Markers::of(display)).map_err(|refusal| {
             Box::new(Refused::Elided {
                 refusal,
                 display: display.to_string(),
@@ -148,7 +152,12 @@ pub(crate) fn new_text(
 
 /// The markers of `new` over `old`, made as `made` says: expanded (`Some`),
 /// written as sent (`None`), or refused.
-fn markers(old: &[u8], new: &[&[u8]], made: Made<'_>) -> Result<Option<Expansion>, Refusal> {
+fn markers(
+    old: &[u8],
+    new: &[&[u8]],
+    made: Made<'_>,
+    m: Markers,
+) -> Result<Option<Expansion>, Refusal> {
     let expansion = |v: Verdict| match v {
         Verdict::Kept => Ok(None),
         Verdict::Expanded {
@@ -164,7 +173,7 @@ fn markers(old: &[u8], new: &[&[u8]], made: Made<'_>) -> Result<Option<Expansion
         })),
         Verdict::Refused(r) => Err(*r),
     };
-    let read = expansion(elision::check(old, new))?;
+    let read = expansion(elision::check(old, new, m))?;
     let Made::InTurn { base, marker } = made else {
         return Ok(read);
     };
@@ -173,7 +182,7 @@ fn markers(old: &[u8], new: &[&[u8]], made: Made<'_>) -> Result<Option<Expansion
     let again = match base {
         // Refused over that text (a marker the earlier edits wrote, sent
         // again): the lines it stands for are not certain either.
-        Some(b) => match expansion(elision::check(b, new)) {
+        Some(b) => match expansion(elision::check(b, new, m)) {
             Ok(e) => e.map(|e| (b, e)),
             Err(r) => return Err(elision::refusal_at(new, &r.marker, Why::InTurn)),
         },

@@ -27,7 +27,7 @@ use std::borrow::Cow;
 
 use memchr::memmem;
 
-use crate::check::{marker_in, Made};
+use crate::check::{marker_in, Made, Markers};
 use crate::codec::source::{line_ending, utf16_len};
 use crate::diagnose::{self, Diagnosis};
 use crate::error::ErrorCode;
@@ -269,10 +269,11 @@ pub(crate) fn for_checks<'p>(
     edits: &'p [Edit],
     pieces: &[&'p [u8]],
     in_turn: Option<Option<&'p [u8]>>,
+    markers: Markers,
 ) -> (Vec<&'p [u8]>, Made<'p>) {
     let marker = match edits.len() {
         0 | 1 => None,
-        _ => marker_in(edits.iter().map(|e| e.replace.as_bytes())),
+        _ => marker_in(edits.iter().map(|e| e.replace.as_bytes()), markers),
     };
     let Some(marker) = marker else {
         return (pieces.to_vec(), Made::AtOnce);

@@ -368,7 +368,13 @@ fn patch_one(
     .map(|p| report_tolerances(p, fe))
     .map_err(|f| plan_failure(f, abs.clone(), fe.edits.len() > 1))?;
     let pieces = plan.pieces(&fe.edits);
-    let (seen, made) = exact::for_checks(src.text(), &fe.edits, &pieces, plan.in_turn().map(Some));
+    let (seen, made) = exact::for_checks(
+        src.text(),
+        &fe.edits,
+        &pieces,
+        plan.in_turn().map(Some),
+        crate::check::Markers::of(&s.display),
+    );
     let looked = check::new_text(Some(src.text()), (&seen, made), &s.display, opts)
         .map_err(|r| FileFailure::elided(printer::refused(*r), abs.clone()))?;
     let pieces = match &looked.expansion {
@@ -618,8 +624,9 @@ fn check_all(
         .zip(files)
         .zip(pieces)
         .map(|(((k, src, _, plan), fe), pc)| {
+            let markers = crate::check::Markers::of(&txn.slots[*k].display);
             let (seen, made) =
-                exact::for_checks(src.text(), &fe.edits, pc, plan.in_turn().map(Some));
+                exact::for_checks(src.text(), &fe.edits, pc, plan.in_turn().map(Some), markers);
             check::new_text(
                 Some(src.text()),
                 (&seen, made),

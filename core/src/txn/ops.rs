@@ -741,9 +741,13 @@ fn check_op(
         .map(|(e, in_turn)| (e.as_slice(), *in_turn))
         .or(sliced.as_ref().map(|(e, _)| (e.as_slice(), false)));
     let (pieces, made) = match (blocks, old) {
-        (Some((edits, in_turn)), Some(o)) => {
-            exact::for_checks(o, edits, &pieces, in_turn.then_some(None))
-        }
+        (Some((edits, in_turn)), Some(o)) => exact::for_checks(
+            o,
+            edits,
+            &pieces,
+            in_turn.then_some(None),
+            check::Markers::of(&op.path),
+        ),
         _ => (pieces, check::Made::AtOnce),
     };
     // An insertion keeps every line: a marker in it stands for none, and is
@@ -1405,7 +1409,9 @@ fn verify_blocks(planned: &[Planned], slots: &[Slot], files: &mut [FormatFile]) 
         // replacement whose marker the checks expanded is not in the file
         // as sent (its expansion is): the read back vouches for it.
         let expanded = |r: &BlockLanded| {
-            p.expanded.is_some() && check::marker_in([r.replacement.as_bytes()]).is_some()
+            p.expanded.is_some()
+                && check::marker_in([r.replacement.as_bytes()], check::Markers::of(&s.display))
+                    .is_some()
         };
         let known = |r: &BlockLanded| r.in_place || expanded(r);
         let unknown: Vec<&[u8]> = p

@@ -82,13 +82,13 @@ fn pieces<'a>(old: &'a str, span: Option<(usize, usize)>, block: &'a str) -> Vec
 
 fn score(
     t: &mut Tally,
-    (kind, origin): (&str, &str),
+    (kind, origin, path): (&str, &str, &str),
     old: &str,
     (span, lazy): (Option<(usize, usize)>, &str),
     intended: &str,
 ) {
     t.n += 1;
-    match lazy_outcome(old.as_bytes(), &pieces(old, span, lazy)) {
+    match lazy_outcome(path, old.as_bytes(), &pieces(old, span, lazy)) {
         Lazy::Expanded(b) if b == intended.as_bytes() => t.exact += 1,
         Lazy::Refused(why) => {
             t.refused += 1;
@@ -143,12 +143,12 @@ fn score(
 fn real(
     r: &mut (usize, usize, usize),
     ex: &mut Vec<String>,
-    origin: &str,
+    (origin, path): (&str, &str),
     old: &str,
     (span, new): (Option<(usize, usize)>, &str),
 ) {
     r.0 += 1;
-    match lazy_outcome(old.as_bytes(), &pieces(old, span, new)) {
+    match lazy_outcome(path, old.as_bytes(), &pieces(old, span, new)) {
         Lazy::Kept => {}
         Lazy::Refused(why) => {
             r.1 += 1;
@@ -182,7 +182,7 @@ fn file(rep: &mut LazyReport, origin: &str, path: &str, old: &str, new: &str, ca
     real(
         &mut rep.real_files,
         &mut rep.real_examples,
-        origin,
+        (origin, path),
         old,
         (None, new),
     );
@@ -208,7 +208,7 @@ fn file(rep: &mut LazyReport, origin: &str, path: &str, old: &str, new: &str, ca
         real(
             &mut rep.real_edits,
             &mut rep.real_examples,
-            origin,
+            (origin, path),
             old,
             (span, &block),
         );
@@ -250,7 +250,7 @@ fn file(rep: &mut LazyReport, origin: &str, path: &str, old: &str, new: &str, ca
         for (kind, lazy) in variants {
             let t = rep.kinds.entry(kind).or_default();
             if t.n < cap {
-                score(t, (kind, origin), old, (span, &lazy), &intended);
+                score(t, (kind, origin, path), old, (span, &lazy), &intended);
             }
         }
     }
@@ -299,7 +299,13 @@ fn whole_file(
     }
     out.push_str(&nl[cursor..].concat());
     let t = rep.kinds.entry("whole file").or_default();
-    score(t, ("whole file", origin), old, (None, &out), &nl.concat());
+    score(
+        t,
+        ("whole file", origin, path),
+        old,
+        (None, &out),
+        &nl.concat(),
+    );
 }
 
 /// The lazy replay of `commits`, at most `cap` cases of each kind of edit.

@@ -1146,3 +1146,69 @@ fn an_inserted_marker_comment_is_written_as_sent() {
         "a();\n// ... existing code ...\nx();\nb();\n"
     );
 }
+
+/// A line of dots alone where the file's language can hold no such line
+/// (JSON, TypeScript, Go, Rust, Java, ...): the only elision a model can
+/// write in JSON, written as sent with `ok: true` (the sections it stood
+/// for deleted). It is a marker there now: expanded between unchanged
+/// lines, refused beside a change. In Python (`...` is a statement) and
+/// YAML (a document's end) it stays code.
+#[test]
+fn a_line_of_dots_is_a_marker_where_the_language_has_no_such_line() {
+    let json = "{\n  \"name\": \"x\",\n  \"scripts\": {\n    \"test\": \"t\"\n  },\n  \"deps\": {\n    \"a\": \"1\"\n  },\n  \"private\": true,\n  \"version\": \"1.0.0\"\n}\n";
+    let (_t, root) = setup(&[("package.json", json.as_bytes())]);
+    let r = api::patch_file(
+        &json!({"file_path": "package.json", "search": json, "replace": json.replace("  \"scripts\": {\n    \"test\": \"t\"\n  },\n  \"deps\": {\n    \"a\": \"1\"\n  },\n", "  ...\n").replace("1.0.0", "1.0.1")}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "package.json"), json.replace("1.0.0", "1.0.1"));
+    assert_eq!(r["expanded"][0]["marker"], "...", "{r}");
+    let ts = "function f(xs: number[]) {\n  let t = 0;\n  for (const x of xs) {\n    t += x;\n  }\n  return t;\n}\n";
+    for (name, dots) in [
+        ("f.ts", "  \u{2026}\n"),
+        ("f.go", "  ...\n"),
+        ("f.rs", "    ...\n"),
+    ] {
+        let (_t, root) = setup(&[(name, ts.as_bytes())]);
+        let lazy =
+            format!("function f(xs: number[]) {{\n  let t = 0;\n{dots}  return t;\n}}\nf([]);\n");
+        let r = api::patch_file(
+            &json!({"file_path": name, "search": "  for (const x of xs) {\n    t += x;\n  }\n  return t;\n", "replace": format!("{dots}  return t + 1;\n")}),
+            Some(&opts(&root)),
+        );
+        // Beside a changed line: refused, nothing written.
+        assert_eq!(r["code"], "ELIDED_CONTENT", "{name}: {r}");
+        assert_eq!(read(&root, name), ts);
+        let r = api::write_file(
+            &json!({"file_path": name, "content": lazy}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["ok"], true, "{name}: {r}");
+        assert_eq!(
+            read(&root, name),
+            format!("{ts}f([]);\n"),
+            "{name}: the body kept"
+        );
+    }
+    // Code in Python and YAML.
+    let py = "class A:\n    def f(self):\n        return 1\n";
+    let (_t, root) = setup(&[("a.py", py.as_bytes())]);
+    let r = api::patch_file(
+        &json!({"file_path": "a.py", "search": "        return 1\n", "replace": "        ...\n"}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        read(&root, "a.py"),
+        "class A:\n    def f(self):\n        ...\n"
+    );
+    let yml = "a: 1\nb: 2\n";
+    let (_t, root) = setup(&[("d.yml", yml.as_bytes())]);
+    let r = api::patch_file(
+        &json!({"file_path": "d.yml", "search": "b: 2\n", "replace": "...\n"}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "d.yml"), "a: 1\n...\n");
+}

@@ -275,3 +275,8 @@ pub(crate) fn recoded(display: &str, was: &str, now: &str) -> String {
          the diff of its text does not show"
     )
 }
+
+/// A file moved onto `display`, which existed.
+pub(crate) fn moved_over(display: &str) -> String {
+    format!("`{display}` existed and was replaced by the file moved onto it (undo brings it back)")
+}

@@ -443,7 +443,7 @@ fn commit_ops(
     for (&i, s) in writers.iter().zip(&committed.strategies) {
         done.files[i].strategy = s.clone();
     }
-    done.warnings = committed.warnings;
+    done.warnings.extend(committed.warnings);
     Ok(done)
 }
 
@@ -1342,6 +1342,17 @@ fn hunk_total(planned: &[Planned]) -> Option<usize> {
     (n > 0).then_some(n)
 }
 
+/// A file moved onto another replaces it: said (the adapters that show
+/// text alone said only "moved").
+fn moved_over(planned: &[Planned], slots: &[Slot]) -> Vec<String> {
+    planned
+        .iter()
+        .filter(|p| p.kind == Did::Move)
+        .filter_map(|p| p.dst.filter(|&d| slots[d].cur.is_some()))
+        .map(|d| printer::moved_over(&slots[d].display))
+        .collect()
+}
+
 fn success_done(plan: &OpPlan, planned: &[Planned], slots: &[Slot], ops: &[FileOp]) -> FormatDone {
     let mut files: Vec<FormatFile> = planned
         .iter()
@@ -1355,13 +1366,14 @@ fn success_done(plan: &OpPlan, planned: &[Planned], slots: &[Slot], ops: &[FileO
             message = Some(printer::replacement_not_read_back());
         }
     }
+    let warnings = moved_over(planned, slots);
     FormatDone {
         ok: True,
         format: plan.format,
         files,
         hunks: hunk_total(planned),
         verified,
-        warnings: Vec::new(),
+        warnings,
         message,
         preview: None,
     }
@@ -1512,7 +1524,8 @@ fn dry_run_done(
             })
         })
         .collect();
-    let (preview, warnings) = txn.keep_preview(whole_diff(all_diff), kept, &removes, opts);
+    let (preview, mut warnings) = txn.keep_preview(whole_diff(all_diff), kept, &removes, opts);
+    warnings.extend(moved_over(&planned, &txn.slots));
     FormatDone {
         ok: True,
         format: plan.format,

@@ -862,4 +862,10 @@ test('answers name the tools the server lists and its configuration, not the Jav
   assert.match(editor, /str_replace_based_edit_tool view with a view_range/)
   assert.doesNotMatch(editor, /read_file/)
   assert.doesNotMatch(tooLargeResult({ ok: true }, 'over', new Set(['str_replace_based_edit_tool'])).message, /read_file/)
+  // The agent-SDK adapters' sets (forSet) name their tools, not the API's calls; settings are the developer's.
+  const tools = require('../js/tools.js')
+  const seen = tools.forSet(tools.DEFAULT_TOOLS).result({ ...dry, run_id: 'dr_x', warnings: ['use writeFile; options.hardLinks: "split"'] })
+  assert.match(seen.diff_omitted, /send the call again without dry_run/)
+  assert.equal(seen.warnings[0], 'use write_file; options.hardLinks: "split"')
+  assert.equal('run_id' in seen, false)
 })

@@ -40,6 +40,7 @@
 
 const data = require('./tools.json')
 const { outputSchemaFor } = require('./output-schemas.js')
+const { toolWords } = require('./words.js')
 
 const byName = new Map()
 for (const entry of data.tools) {
@@ -115,6 +116,9 @@ const INPUTS = [{ tool: 'edit_lines', of: 'read_file', fields: ['anchors'] }]
  *   parameters: (name: string, params: object) => object, args: (name: string, args: unknown) => unknown}}
  */
 function forSet(names) {
+  // The engine's words for calls of the JavaScript API (`applyDryRun`, `writeFile`) said as this set's tools.
+  const listed = new Set(names)
+  const worded = (r) => toolWords(r, listed)
   const unused = new Map()
   for (const i of INPUTS) if (!names.includes(i.tool)) unused.set(i.of, [...(unused.get(i.of) || []), ...i.fields])
   const parameters = (name, params) => {
@@ -140,7 +144,7 @@ function forSet(names) {
   const lacking = HANDLES.filter((h) => !names.includes(h.tool))
   const anywhere = new Set(lacking.filter((h) => h.anywhere).flatMap((h) => h.fields))
   const top = new Set(lacking.filter((h) => !h.anywhere).flatMap((h) => h.fields))
-  if (anywhere.size === 0 && top.size === 0) return { result: (r) => r, outputSchema: (tool) => tool.outputSchema, ...inputs }
+  if (anywhere.size === 0 && top.size === 0) return { result: worded, outputSchema: (tool) => tool.outputSchema, ...inputs }
   /** `v` without the `anywhere` fields at any depth; the same object when it holds none. */
   const strip = (v) => {
     if (Array.isArray(v)) {
@@ -159,7 +163,7 @@ function forSet(names) {
     return out
   }
   const result = (r) => {
-    const out = strip(r)
+    const out = worded(strip(r))
     if (out === null || typeof out !== 'object' || Array.isArray(out) || ![...top].some((k) => k in out)) return out
     const copy = out === r ? { ...out } : out
     for (const k of top) delete copy[k]

@@ -27,9 +27,9 @@ const SETTINGS = [
  * @param {string} text
  * @param {Set<string>} listed
  */
-function say(text, listed) {
+function say(text, listed, settings = true) {
   let out = text
-  for (const [re, to] of SETTINGS) out = out.replace(re, to)
+  if (settings) for (const [re, to] of SETTINGS) out = out.replace(re, to)
   const applies = listed.has('apply_last_dry_run')
   out = out
     .replace(/apply it with applyDryRun, or review/g, applies ? 'apply it with apply_last_dry_run, or review' : 'send the call again without dry_run to write it, or review')
@@ -50,18 +50,18 @@ const TEXTS = new Set(['message', 'diff_omitted', 'warnings', 'note', 'why_not_u
  * @param {unknown} result
  * @param {Set<string>} listed
  */
-function mcpWords(result, listed, depth = 0) {
+function mcpWords(result, listed, depth = 0, settings = true) {
   if (result === null || typeof result !== 'object' || depth > 8) return result
   if (Array.isArray(result)) {
-    const out = result.map((x) => mcpWords(x, listed, depth + 1))
+    const out = result.map((x) => mcpWords(x, listed, depth + 1, settings))
     return out.some((x, i) => x !== result[i]) ? out : result
   }
   let out = result
   for (const [k, v] of Object.entries(result)) {
     let w = v
-    if (TEXTS.has(k) && typeof v === 'string') w = say(v, listed)
-    else if (TEXTS.has(k) && Array.isArray(v)) w = v.map((x) => (typeof x === 'string' ? say(x, listed) : x))
-    else if (v !== null && typeof v === 'object') w = mcpWords(v, listed, depth + 1)
+    if (TEXTS.has(k) && typeof v === 'string') w = say(v, listed, settings)
+    else if (TEXTS.has(k) && Array.isArray(v)) w = v.map((x) => (typeof x === 'string' ? say(x, listed, settings) : x))
+    else if (v !== null && typeof v === 'object') w = mcpWords(v, listed, depth + 1, settings)
     if (w === v || (Array.isArray(w) && w.every((x, i) => x === v[i]))) continue
     if (out === result) out = { ...result }
     out[k] = w
@@ -69,4 +69,13 @@ function mcpWords(result, listed, depth = 0) {
   return out
 }
 
-module.exports = { mcpWords }
+/**
+ * `result` naming the listed tools only (the calls' words, not the
+ * settings'): for the agent-SDK adapters, whose options the developer sets
+ * through the JavaScript API.
+ */
+function toolWords(result, listed) {
+  return mcpWords(result, listed, 0, false)
+}
+
+module.exports = { mcpWords, toolWords }

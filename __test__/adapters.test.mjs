@@ -52,6 +52,11 @@ test('failureText: code and message first, then each diagnosis once, the current
   )
 })
 
+test('failureText: the similarity is the engine message\'s (cut, not rounded: both say 88 % of 0.889)', () => {
+  const text = failureText({ ok: false, code: 'SEARCH_BLOCK_NOT_FOUND', message: 'not found (88% similar)', closest_match: { line_number: 3, similarity: 0.889, text: 'x', differences: ['content'] } })
+  assert.match(text, /similarity="88%"/)
+})
+
 test('failureText: the diagnosis nested in failed edits, file operations, hunks and blocks reaches the text, each part named', () => {
   const near = (line, text) => ({ line_number: line, end_line: line, similarity: 0.8, text, differences: ['trailing_whitespace'] })
   const text = failureText({

@@ -25,7 +25,8 @@
 
 const MAX_HINTS = 5
 
-const percent = (x) => `${Math.round(x * 100)}%`
+// Cut, not rounded, as the engine's messages say it (0.889: 88 %), so the two agree.
+const percent = (x) => `${Math.floor(x * 100 + 1e-9)}%`
 
 function lines(first, last) {
   return last !== undefined && last !== first ? `${first}-${last}` : `${first}`

@@ -222,6 +222,10 @@ fn dry_run_diff_applies_with_git_apply() {
 /// applies the preview: a rename onto a path it deletes first).
 #[test]
 fn a_move_onto_an_existing_file_shows_its_removal() {
+    let says_replaced = |r: &Value| {
+        let w = r["warnings"][0].as_str().unwrap_or_default();
+        assert!(w.contains("`q.txt` existed and was replaced"), "{r}");
+    };
     let (_t, root) = setup(&[("p.txt", b"p1\np2\n"), ("q.txt", b"IMPORTANT q\n")]);
     let patch = "*** Begin Patch\n*** Update File: p.txt\n*** Move to: q.txt\n@@\n-p1\n+P1\n*** End Patch\n";
     let r = file_ops::apply_patch(
@@ -229,13 +233,7 @@ fn a_move_onto_an_existing_file_shows_its_removal() {
         Some(&opts(&root)),
     );
     assert_eq!(r["ok"], true, "{r}");
-    assert!(
-        r["warnings"][0]
-            .as_str()
-            .unwrap()
-            .contains("`q.txt` existed and was replaced"),
-        "{r}"
-    );
+    says_replaced(&r);
     let d = r["diff"].as_str().unwrap().to_string();
     let gone = d.find("--- a/q.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-IMPORTANT q\n");
     let rename = d.find("rename from p.txt\nrename to q.txt\n");
@@ -253,13 +251,7 @@ fn a_move_onto_an_existing_file_shows_its_removal() {
     let (_t, root) = setup(&[("p.txt", b"p1\np2\n"), ("q.txt", b"IMPORTANT q\n")]);
     let r = file_ops::apply_patch(&json!({ "patch": patch }), Some(&opts(&root)));
     assert_eq!(r["ok"], true, "{r}");
-    assert!(
-        r["warnings"][0]
-            .as_str()
-            .unwrap()
-            .contains("`q.txt` existed and was replaced"),
-        "{r}"
-    );
+    says_replaced(&r);
     for path in ["p.txt", "q.txt"] {
         let h = engine::history(&json!({ "file_path": path }), Some(&opts(&root)));
         let f = &h["transactions"][0]["files"];

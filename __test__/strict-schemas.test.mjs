@@ -130,8 +130,8 @@ function withNulls(schema, value) {
  * null fields (nullsAsAbsent), so these land there too; this list says where the engine alone still differs.
  */
 const ENGINE_REFUSES_NULL = [
-  'patch_file with edits: input: unknown fields `expected_replacements`, `replace_all`, `replace_block`, `search_block`',
-  'batch_patch_files with edits: files[1]: unknown fields `expected_replacements`, `replace_all`, `replace_block`, `search_block`',
+  'patch_file with edits: input: give either `edits` or a single `search_block`/`replace_block` pair, not both (a field sent as null counts: leave it out)',
+  'batch_patch_files with edits: files[1]: give either `edits` or a single `search_block`/`replace_block` pair, not both (a field sent as null counts: leave it out)',
 ]
 
 test('a strict call (null for every optional field it leaves out, at every level) succeeds for every tool; the engine alone takes null as absent except beside edits', async () => {

@@ -318,10 +318,6 @@ impl<'a> Fields<'a> {
             .find(|k| self.obj.get(*k).is_some_and(|v| !v.is_null()))
     }
 
-    pub(crate) fn has_any(&self, keys: &[&str]) -> bool {
-        self.raw(keys).is_some()
-    }
-
     /// The keys no shape has asked for so far, sorted.
     fn unknown(&self) -> Vec<&'a str> {
         let mut unknown: Vec<&'a str> = self

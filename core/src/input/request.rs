@@ -286,7 +286,8 @@ fn file_edits(f: &mut Fields<'_>) -> Result<FileEdits, Failure> {
     };
     let edits = match f.raw(&["edits"]) {
         Some(list) => {
-            if EditShape::FIELDS.iter().any(|k| f.has_any(k.spellings)) {
+            // Given as null too: an unknown field it is not (the schema lists it).
+            if EditShape::FIELDS.iter().any(|k| f.given(k.spellings)) {
                 return Err(Failure::invalid(printer::edits_and_pair(what)));
             }
             edit_list(list, what)?

@@ -62,7 +62,10 @@ pub(crate) fn too_many_edits(what: &str, max: usize) -> String {
 
 /// A file gives `edits` and a single pair both.
 pub(crate) fn edits_and_pair(what: &str) -> String {
-    format!("{what}: give either `edits` or a single `search_block`/`replace_block` pair, not both")
+    format!(
+        "{what}: give either `edits` or a single `search_block`/`replace_block` pair, not both (a field sent as \
+         null counts: leave it out)"
+    )
 }
 
 /// A batch's `files` is not an array but a `kind`.

@@ -336,3 +336,20 @@ test('a --strict consumer (ES module and CommonJS) type-checks against each SDK\
     fs.rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('a typo in an adapter\'s options throws at construction, naming it (every model call was refused instead)', async () => {
+  const { createPatchFileTools } = await import('patch-file-tool/ai-sdk')
+  const { createEditor } = await import('patch-file-tool/openai-agents')
+  const { createTextEditor } = await import('patch-file-tool/anthropic')
+  const lc = await import('patch-file-tool/langchain')
+  assert.throws(() => createPatchFileTools({ workspaceroot: '/tmp' }), /TypeError|unknown field `workspaceroot` \(did you mean `workspaceRoot`\?\)/)
+  assert.throws(() => lc.createPatchFileTools({ workspaceRoot: '/tmp', lockWait: 5 }), TypeError)
+  assert.throws(() => createEditor({ workspaceRoot: '/tmp', timeout: 5 }), /unknown field `timeout`/)
+  assert.throws(() => createTextEditor({ worksapceRoot: '/tmp' }), TypeError)
+  assert.throws(() => lc.createApplyPatchExecute({ workspaceRoot: '/tmp', durabel: false }), TypeError)
+  // Good options, and a call's own signal, construct.
+  const ac = new AbortController()
+  assert.ok(createPatchFileTools({ workspaceRoot: '/tmp', lockWaitMs: 5, signal: ac.signal }))
+  assert.ok(createEditor({ workspaceRoot: '/tmp' }))
+  assert.ok(createTextEditor({ workspaceRoot: '/tmp', maxCharacters: 100 }))
+})

@@ -60,9 +60,33 @@ function compactOptions(options) {
   }
 }
 
+/**
+ * Throws a TypeError naming `who` when the engine would refuse `options` on
+ * every call (`workspaceroot`, `timeout`): a developer's mistake, told to the
+ * developer at construction rather than to the model at each call, which
+ * cannot fix it. Options whose reading throws, and a `signal` (a call's own),
+ * are left to the calls; `formats`: an edit format's options (a dry run too).
+ */
+function checkOptions(options, who, { formats = false } = {}) {
+  if (options === undefined || options === null) return
+  let probe
+  try {
+    const { signal: _signal, ...rest } = options
+    // The edit formats' entry points also take a dry run among their options.
+    if (formats) for (const k of ['dryRun', 'dry_run']) delete rest[k]
+    probe = rest
+  } catch {
+    return
+  }
+  const r = engine().patchFileSync({}, probe)
+  if (r && r.ok === false && r.code === 'INVALID_INPUT' && /^options\b/.test(String(r.message))) {
+    throw new TypeError(`${who}: ${r.message}`)
+  }
+}
+
 /** Loads the engine ahead of the first call (the MCP server does at start-up); throws NATIVE_ENGINE_UNAVAILABLE. */
 function warm() {
   engine()
 }
 
-module.exports = { engine, run, warm, modelOptions, compactOptions }
+module.exports = { engine, run, warm, checkOptions, modelOptions, compactOptions }

@@ -94,6 +94,7 @@ function createTextEditor(options) {
     throw new TypeError(`createTextEditor: options.maxCharacters must be a positive integer, not ${JSON.stringify(maxCharacters)}`)
   }
   engine.warm()
+  engine.checkOptions(engineOptions, 'createTextEditor', { formats: true })
   const callOptions = engine.compactOptions(engineOptions)
   const tool = { type: TOOL_TYPE, name: TOOL_NAME }
   if (maxCharacters !== undefined) tool.max_characters = maxCharacters

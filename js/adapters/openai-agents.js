@@ -22,6 +22,7 @@ function method(type, options) {
 /** An apply_patch `Editor` whose paths are relative to `options.workspaceRoot` (the engine's options). */
 function createEditor(options) {
   engine.warm()
+  engine.checkOptions(options, 'createEditor', { formats: true })
   return {
     createFile: method('create_file', options),
     updateFile: method('update_file', options),

@@ -98,6 +98,7 @@ function nullsAsAbsent(value) {
 function entries(callerOptions, { strict = false } = {}) {
   engine.warm()
   const { names, options: rest } = toolNames(callerOptions)
+  engine.checkOptions(rest, 'patch-file-tool')
   const options = engine.modelOptions(rest)
   const set = tools.forSet(names)
   return names.map((name) => {
@@ -239,6 +240,7 @@ function toolAnswer(lc, config, name, content, result, ok) {
  */
 function langchainApplyPatch(lc, options) {
   engine.warm()
+  engine.checkOptions(options, 'createApplyPatchExecute', { formats: true })
   return async (operation, config) => {
     // The call's abort signal reaches the engine (CANCELLED, nothing written), as for the other tools: without
     // it, LangChain answered the call aborted while its edit landed later.

@@ -781,9 +781,20 @@ pub(crate) fn is_marker(line: &str) -> bool {
         if starts {
             let most = if ends { 2 * MAX_WORDS } else { MAX_WORDS };
             let noun = |w: &&str| ends && KEPT_NOUNS.contains(w);
+            // Dots on both sides of a few words in a comment say what the
+            // elided code does (`// ... validate input ...`, `# ... lint
+            // job ...`): a description of code left out, whatever its words.
+            // The dots stand apart: `// ...not where ... elsewhere...`
+            // glued to its words is a sentence running on from the comment
+            // before (a real edit of this repository).
+            let apart =
+                |w: Option<&str>| w.is_some_and(|w| is_dots(w.trim_matches(['[', ']', '(', ')'])));
+            let mut tokens = body.split_whitespace();
+            let described = ends && enclosed && apart(tokens.next()) && apart(tokens.next_back());
             return words.len() <= most
                 && words.iter().all(|w| name(w) || number(w))
-                && (words.iter().any(|w| keep(w) || noun(w))
+                && (described
+                    || words.iter().any(|w| keep(w) || noun(w))
                     || DOTS_PHRASES.iter().any(|p| body.contains(p)));
         }
         // (`// Your existing code...`: the reader's code.)
@@ -948,6 +959,11 @@ mod tests {
     #[test]
     fn markers_of_every_comment_style() {
         for l in [
+            // What the code left out does, between dots standing apart.
+            "  // ... validate input ...",
+            "    // ... fetch user ...",
+            "  # ... lint job ...",
+            "  /* ... build the response ... */",
             "// ... existing code ...",
             "  // ...existing code...",
             "# ... rest unchanged",
@@ -1175,6 +1191,9 @@ mod tests {
     #[test]
     fn code_and_notes_are_not_markers() {
         for l in [
+            // A sentence running on from the comment line before.
+            "        // ...not where a near miss of it is elsewhere...",
+            "        // ...and with the block nowhere near, only for a long replacement.",
             "...",
             "    ...",
             "    ...  # type: ignore",

@@ -145,6 +145,10 @@ test(`${label}: ` + 'toolResult: a failure is is_error with the code, never a re
   const view = await r('3', { command: 'view', path: 'a.txt' })
   assert.match(view.content, /^1: one\n.*\[truncated to max_characters; the file has 4 lines/s)
   assert.equal((await editor.run({ command: 'view', path: 'a.txt' })).truncated, true, 'options.maxCharacters reaches the engine')
+  // A cut inside the next line's number (`     2`, before its tab) left that fragment as a line of the file.
+  fs.writeFileSync(path.join(ws, 'b.txt'), 'line number 1\nline number 2\nline number 3\n')
+  const cut = await createTextEditor({ workspaceRoot: ws, maxCharacters: 27 }).toolResult(toolUse('5', { command: 'view', path: 'b.txt' }))
+  assert.equal(cut.content.split('\n').slice(0, 2).join('\n'), '1: line number 1\n[truncated to max_characters; the file has 3 lines: view a narrower view_range to see the rest]', cut.content)
 
   const outside = await r('4', { command: 'view', path: '../' })
   assert.equal(outside.is_error, true)

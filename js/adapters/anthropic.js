@@ -63,8 +63,10 @@ function successText(given, r) {
         return r.truncated ? `${listing}\n[listing truncated]` : listing
       }
       if (!r.content) return `${path} is empty (${r.total_lines} lines).`
-      const text = numbered(r.content).replace(/\n$/, '')
+      let text = numbered(r.content).replace(/\n$/, '')
       if (!r.truncated) return text
+      // A cut inside a line's number (`     2`, no tab yet) is no line of the file.
+      text = text.replace(/\n *\d*$/, '')
       return `${text}\n[truncated to max_characters; the file has ${r.total_lines} lines: view a narrower view_range to see the rest]`
     }
     case 'create':

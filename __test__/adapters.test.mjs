@@ -353,3 +353,11 @@ test('a typo in an adapter\'s options throws at construction, naming it (every m
   assert.ok(createEditor({ workspaceRoot: '/tmp' }))
   assert.ok(createTextEditor({ workspaceRoot: '/tmp', maxCharacters: 100 }))
 })
+
+test('the LangChain types need no optional peer: @langchain/openai is not imported (a consumer without it failed to type-check)', () => {
+  for (const f of ['langchain.d.ts', 'langchain.d.mts']) {
+    const text = fs.readFileSync(new URL(`../js/adapters/${f}`, import.meta.url), 'utf8')
+    assert.doesNotMatch(text, /from '@langchain\/openai'/, f)
+    assert.match(text, /export type ApplyPatchOperation =/, f)
+  }
+})

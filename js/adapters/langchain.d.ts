@@ -1,8 +1,16 @@
 // Types of patch-file-tool/langchain (CommonJS; langchain.d.mts is the same for ES modules).
 import type { StructuredTool } from '@langchain/core/tools'
 import type { ToolMessage } from '@langchain/core/messages'
-import type { ApplyPatchOperation } from '@langchain/openai'
 import type { FormatOptions, PatchFileOptions } from '../../index.js'
+
+/**
+ * An apply_patch operation as OpenAI's Responses API sends it (the shape of `@langchain/openai`'s
+ * `ApplyPatchOperation`, written here so that these types need no optional peer).
+ */
+export type ApplyPatchOperation =
+  | { type: 'create_file'; path: string; diff: string }
+  | { type: 'update_file'; path: string; diff: string }
+  | { type: 'delete_file'; path: string }
 
 /**
  * The `execute` of `tools.applyPatch({ execute })` from @langchain/openai: applies

@@ -4,7 +4,7 @@
 import './helpers/private-state.mjs'
 import { test, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
@@ -260,4 +260,29 @@ test('a journal whose totals fell behind its entries (a state file restored or e
   const u = await undo({ id: '2' }, o)
   assert.equal(u.ok, true, JSON.stringify(u))
   assert.equal(fs.readFileSync(path.join(W, 'b.txt'), 'utf8'), 'b v0\n')
+})
+
+test('undo while another process holds the journal\'s lock answers FILE_LOCKED (retryable), nothing undone; undone once it is free', { skip: spawnSync('flock', ['--version']).error && 'flock(1) is not installed' }, async () => {
+  const W = tempDir('pft-jlock-')
+  fs.writeFileSync(path.join(W, 'a.txt'), 'one\n')
+  const { patchFile, history, undo } = require('../index.js')
+  const o = { workspaceRoot: W, durable: false, lockWaitMs: 300 }
+  assert.equal((await patchFile({ file_path: 'a.txt', search_block: 'one', replace_block: 'two' }, o)).ok, true)
+  const lock = path.join((await history({}, o)).journal, 'lock')
+  const holder = spawn('flock', [lock, 'sh', '-c', 'read x'], { stdio: ['pipe', 'ignore', 'inherit'] })
+  const exited = new Promise((r) => holder.on('exit', r))
+  try {
+    for (let i = 0; spawnSync('flock', ['-n', lock, 'true']).status === 0; i++) {
+      assert.ok(i < 500, 'the holder took the lock')
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    const u = await undo({}, o)
+    assert.equal(u.code, 'FILE_LOCKED', JSON.stringify(u))
+    assert.equal(fs.readFileSync(path.join(W, 'a.txt'), 'utf8'), 'two\n')
+  } finally {
+    holder.stdin.end()
+    await exited
+  }
+  assert.equal((await undo({}, o)).ok, true)
+  assert.equal(fs.readFileSync(path.join(W, 'a.txt'), 'utf8'), 'one\n')
 })

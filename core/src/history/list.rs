@@ -268,6 +268,35 @@ pub(crate) fn history(
     })
 }
 
+/// Takes the journal's lock for a call made with `opts` that reads or
+/// changes the journal as its whole work (undo, clear): in non-blocking mode
+/// (the JS API's async calls) not waiting at all, so that the JS wrapper
+/// tries again on the event loop within `lockWaitMs` (as for a busy file,
+/// see `io::locks`), else waiting `lockWaitMs`. Held past that:
+/// `FILE_LOCKED`; the lock file unusable: `otherwise`.
+pub(crate) fn lock_for_call(
+    store: &mut Store,
+    opts: &Options,
+    otherwise: ErrorCode,
+) -> Result<(), Failure> {
+    let wait = match crate::io::locks::is_nonblocking() {
+        true => std::time::Duration::ZERO,
+        false => std::time::Duration::from_millis(opts.lock_wait_ms),
+    };
+    store.lock(wait).map_err(|e| {
+        let path = store.path().display().to_string();
+        match e.kind() {
+            io::ErrorKind::WouldBlock => {
+                Failure::new(ErrorCode::FILE_LOCKED, printer::journal_locked(&path))
+            }
+            _ => Failure::new(
+                otherwise,
+                printer::journal_unusable("lock", &path, &e.to_string()),
+            ),
+        }
+    })
+}
+
 /// `journal clear`: removes every entry of the workspace's journal (the
 /// journal's own files only).
 pub(crate) fn clear(ws: &Workspace, opts: &Options) -> Outcome<Cleared> {
@@ -288,15 +317,7 @@ pub(crate) fn clear(ws: &Workspace, opts: &Options) -> Outcome<Cleared> {
         )
         .into()
     };
-    store
-        .lock(std::time::Duration::from_millis(opts.lock_wait_ms))
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::WouldBlock => Box::new(Failed::from(Failure::new(
-                ErrorCode::FILE_LOCKED,
-                printer::journal_locked(&path),
-            ))),
-            _ => fail("lock", e),
-        })?;
+    lock_for_call(&mut store, opts, ErrorCode::FILE_WRITE_ERROR)?;
     let names = store.names().map_err(|e| fail("list", e))?;
     // Ids keep counting after a clear (an old id never names a new entry).
     let next = match store.state() {

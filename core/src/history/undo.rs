@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 
 use super::entry::{self, Entry, FileRec};
-use super::list::{damaged_why, entries, open_existing, undone_by, Stored};
+use super::list::{damaged_why, entries, lock_for_call, open_existing, undone_by, Stored};
 use super::record::{Journal, UndoOf};
 use super::store::{unhex, Store};
 use crate::codec::source::{sha256_hex, Source};
@@ -218,21 +218,6 @@ fn steps(store: &Store, e: &Entry, limit: u64) -> Result<Vec<FileStep>, Failure>
     Ok(out)
 }
 
-/// Why the journal's lock was not taken: held past the wait
-/// (`FILE_LOCKED`, retryable), or the lock file unusable.
-pub(crate) fn journal_lock_failed(store: &Store, e: &std::io::Error) -> Failure {
-    let path = store.path().display().to_string();
-    match e.kind() {
-        std::io::ErrorKind::WouldBlock => {
-            Failure::new(ErrorCode::FILE_LOCKED, printer::journal_locked(&path))
-        }
-        _ => Failure::new(
-            ErrorCode::FILE_READ_ERROR,
-            printer::journal_unusable("lock", &path, &e.to_string()),
-        ),
-    }
-}
-
 /// The entry to undo and its steps, read under the journal's lock (so an
 /// eviction or clear cannot pull it away half read).
 fn load(
@@ -241,9 +226,7 @@ fn load(
     pick: impl FnOnce(&[Stored]) -> Result<Option<Entry>, Failure>,
 ) -> Result<Option<(Entry, Vec<FileStep>)>, Failure> {
     let limit = opts.max_file_bytes;
-    store
-        .lock(std::time::Duration::from_millis(opts.lock_wait_ms))
-        .map_err(|e| journal_lock_failed(store, &e))?;
+    lock_for_call(store, opts, ErrorCode::FILE_READ_ERROR)?;
     let all = entries(store).map_err(|e| {
         Failure::new(
             ErrorCode::FILE_READ_ERROR,

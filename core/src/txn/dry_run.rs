@@ -288,10 +288,7 @@ fn apply_entry(
             Err(f) => {
                 let abs = lexical_abs(ws.root(), rel);
                 // A file the dry run would delete, gone since: changed.
-                let gone = intent == Intent::Existing
-                    && std::fs::symlink_metadata(&abs)
-                        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
-                let f = if gone {
+                let f = if intent == Intent::Existing && gone(&abs) {
                     Failure::new(ErrorCode::FILE_CHANGED, printer::changed_after_dry_run(rel))
                 } else {
                     f
@@ -314,12 +311,11 @@ fn apply_entry(
     for ((s, want), rel) in txn.slots.iter().zip(expected).zip(planned) {
         // A file the dry run read, gone since (one it would delete cannot
         // be read now): changed, as when its content changed.
-        let gone = || {
-            want.is_some()
-                && std::fs::symlink_metadata(s.abs())
-                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-        };
-        if let Some(f) = s.read_failure.as_ref().filter(|_| !gone()) {
+        if let Some(f) = s
+            .read_failure
+            .as_ref()
+            .filter(|_| !(want.is_some() && gone(&s.abs())))
+        {
             return Err(Box::new(Failed::new(f, Some(&s.abs()))));
         }
         let now = s.sha256();
@@ -474,6 +470,12 @@ impl Txn<'_> {
 /// Why a dry run was not kept, and how to apply it.
 fn not_kept_note() -> String {
     printer::dry_run_not_kept(MAX_BYTES)
+}
+
+/// Whether nothing stands at `abs` now (a file the dry run saw, deleted
+/// since).
+fn gone(abs: &str) -> bool {
+    std::fs::symlink_metadata(abs).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
 }
 
 #[cfg(test)]

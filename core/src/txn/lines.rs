@@ -96,19 +96,7 @@ pub(crate) fn edit_lines(
         verified: placed.verified,
         rebased: flag(placed.rebased),
         note: (anchored && placed.verified != Verified::Snapshot).then(no_snapshot_note),
-        edits: reports(
-            &placed,
-            &looked
-                .expansion
-                .as_ref()
-                .map(|e| {
-                    e.kept
-                        .iter()
-                        .map(|k| (k.line, k.from, k.to))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default(),
-        ),
+        edits: reports(&placed, looked.expansion.as_ref().map_or(&[], |e| &e.kept)),
         before_bytes: src.raw().len(),
         after_bytes: encoded.len(),
         sha256_before: sha_before,
@@ -205,13 +193,10 @@ fn placed_by_read(
 /// all over costs a diff quadratic in its lines).
 const RELOCATE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Each edit's place in the file as written, in the caller's order of
-/// positions.
 /// Each edit's report, in the caller's order: where its lines start in the
 /// file as written, and how many it removed and wrote (an elision marker
-/// among them written as the `kept` lines it stands for: a marker at
-/// 1-based line `line` of the text before expansion, keeping `from..=to`).
-fn reports(placed: &Placed, kept: &[(usize, usize, usize)]) -> Vec<LineEditReport> {
+/// among them written as the lines it stands for, `kept`).
+fn reports(placed: &Placed, kept: &[check::elision::KeptRun]) -> Vec<LineEditReport> {
     // Lines added or removed before a span, as sent and as expanded.
     let (mut shift, mut grown): (isize, usize) = (0, 0);
     let mut out: Vec<(usize, LineEditReport)> = placed
@@ -222,8 +207,8 @@ fn reports(placed: &Placed, kept: &[(usize, usize, usize)]) -> Vec<LineEditRepor
             shift += s.added as isize - s.removed as isize;
             let more: usize = kept
                 .iter()
-                .filter(|&&(at, ..)| (line..line + s.added).contains(&at))
-                .map(|&(_, from, to)| to.saturating_sub(from))
+                .filter(|k| (line..line + s.added).contains(&k.line))
+                .map(|k| k.to.saturating_sub(k.from))
                 .sum();
             let report = LineEditReport {
                 line: line + grown,

@@ -23,8 +23,10 @@
 //! file's first block creates that file (which must not exist).
 
 use super::{join_lines, text_lines, ParseError, TextLine};
+use crate::codec::source::line_ending;
 use crate::model::{Base, Block, Changes, FileAction, FileOp, Format, OpPlan, Said};
 use crate::printer;
+use crate::result::files::LineEnding;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Marker {
@@ -304,7 +306,7 @@ fn group(blocks: Vec<Parsed>) -> Result<OpPlan, ParseError> {
             // The final line break the block's own lines use (CRLF lines
             // ended with LF were a file of mixed breaks).
             if !text.is_empty() && !text.ends_with('\n') {
-                let crlf = text.contains("\r\n") && !text.replace("\r\n", "").contains('\n');
+                let crlf = line_ending(text.as_bytes()) == LineEnding::Crlf;
                 text.push_str(if crlf { "\r\n" } else { "\n" });
             }
             *base = Base::New {

@@ -484,15 +484,15 @@ fn locate(
         let p = e.pos.as_ref().and(placed.first().copied().flatten());
         let q = e.end.as_ref().and(placed.get(1).copied().flatten());
         at.push((p, q));
+        // A range must still be whole (judged against reads: at line
+        // numbers nothing is relocated).
         if let (Some(pa), Some(qa), Some(jp)) = (&e.pos, &e.end, p) {
-            let numbers = judged[k].via(0).is_none();
-            if !numbers
+            if judged[k].via(0).is_some()
                 && placed.iter().all(Option::is_some)
                 && !whole(&diffs, reads, judged[k], (pa, qa), (jp, q.unwrap_or(jp)))
             {
-                let (p, q) = (pa, qa);
                 // data: the range's anchors, `12#ab..14#cd`
-                let anchor = format!("{}..{}", p.show(), q.show());
+                let anchor = format!("{}..{}", pa.show(), qa.show());
                 refused.push((k, anchor, AnchorProblem::Changed, jp));
             }
         }

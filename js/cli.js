@@ -15,7 +15,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
-const { resolveRoot, engineOptions, workTree, ENV } = require('./root.js')
+const { resolveRoot, engineOptions, workTree, beneath, ENV } = require('./root.js')
 const engine = require('./engine.js')
 
 const PROG = 'patch-file-tool'
@@ -450,7 +450,7 @@ function gitDiffHere(command, root) {
       `a git diff names files from the top of its work tree (${top}), and this is ${here}: run ${command} from the top`,
     )
   }
-  if (here !== root && !here.startsWith(root.endsWith(path.sep) ? root : root + path.sep)) {
+  if (!beneath(here, root)) {
     throw new UsageError(`a git diff names files from ${here}, which is outside the workspace root ${root}: run ${command} inside the root`)
   }
 }
@@ -530,7 +530,7 @@ function cliOptions(root) {
   const { dir } = currentDir()
   if (dir === undefined) return options
   const here = physicalCwd()
-  if (here !== root && here.startsWith(root.endsWith(path.sep) ? root : root + path.sep)) options.cwd = here
+  if (here !== root && beneath(here, root)) options.cwd = here
   return options
 }
 

@@ -102,6 +102,13 @@ function resolveRoot(flag, env = process.env, cwd = process.cwd(), { gitRoot = f
   return { root, given: raw, source, warnings }
 }
 
+/** Whether `p` (absolute, normalized) is `root` or lies beneath it. */
+function beneath(p, root) {
+  if (p === root) return true
+  const withSep = root.endsWith(path.sep) ? root : root + path.sep
+  return p.startsWith(withSep)
+}
+
 /** The nearest directory at or above `cwd` holding `.git` (directory or file), resolved; null outside a work tree. */
 function workTree(cwd) {
   let dir
@@ -139,4 +146,4 @@ function engineOptions(root, env = process.env) {
   return options
 }
 
-module.exports = { resolveRoot, engineOptions, rootWarning, physical, workTree, ENV }
+module.exports = { resolveRoot, engineOptions, rootWarning, physical, workTree, beneath, ENV }

@@ -31,7 +31,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { fileURLToPath } = require('node:url')
-const { physical, ENV } = require('./root.js')
+const { physical, beneath, ENV } = require('./root.js')
 
 /** The refusal of a call when there is no root to run it in. */
 const NO_ROOT =
@@ -65,13 +65,6 @@ function rootFromUri(uri) {
     return { error: `${uri} cannot be used (${err.code || err.message})` }
   }
   return { root }
-}
-
-/** Whether `p` (absolute, normalized) is `root` or lies beneath it. */
-function beneath(p, root) {
-  if (p === root) return true
-  const withSep = root.endsWith(path.sep) ? root : root + path.sep
-  return p.startsWith(withSep)
 }
 
 const PATH_KEYS = ['file_path', 'filePath', 'path']

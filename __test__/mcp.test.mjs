@@ -833,7 +833,9 @@ test('MCP Inspector CLI lists the default tools and calls patch_file', { ...T, s
 })
 
 test('answers name the tools the server lists and its configuration, not the JavaScript API', () => {
-  const { mcpWords } = require('../js/words.js')
+  const { toolWords, settingWords } = require('../js/words.js')
+  // What the MCP server does: its set's tools (forSet), then its configuration.
+  const mcpWords = (r, listed) => settingWords(toolWords(r, listed))
   const { tooLargeResult } = require('../js/mcp.js')
   const all = new Set(['patch_file', 'read_file', 'apply_last_dry_run', 'write_file'])
   const lean = new Set(['patch_file', 'read_file'])

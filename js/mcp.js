@@ -50,7 +50,7 @@ const { LineTransport, DEFAULT_MAX_RESULT_BYTES } = require('./stdio-transport.j
 const tools = require('./tools.js')
 const engine = require('./engine.js')
 const { Workspace } = require('./workspace.js')
-const { mcpWords } = require('./words.js')
+const { settingWords } = require('./words.js')
 
 const LEVELS = { silent: 0, error: 1, info: 2, debug: 3 }
 
@@ -213,7 +213,6 @@ function instructions(root) {
 /** How long a tool call waits for the answer to a roots/list under way. */
 const ROOTS_WAIT_MS = 5000
 
-/** Resolves when `promise` settles or `ms` have passed, whichever is first. */
 /** Waits for `promise` at most `ms`; resolves true when it settled in time. */
 function waitAtMost(promise, ms) {
   let timer
@@ -371,7 +370,8 @@ async function serve({ root, version, given, tools: served = tools.select('defau
         if (where.refusal) return where.refusal
         const result = await engine.run(tool, set.args(name, args), { ...options, workspaceRoot: where.root, signal: extra.signal })
         workspace.ran(where.root, result)
-        const shown = mcpWords(set.result(result), names)
+        // The set's answers name its tools (forSet); the server's, its configuration.
+        const shown = settingWords(set.result(result))
         // With several roots, a call that named no path (undo, history) says which root it ran in.
         if (where.implicit && shown && typeof shown === 'object') shown.workspace_root = where.root
         return shown

@@ -1,9 +1,9 @@
 'use strict'
 // The engine's answers name the JavaScript API (`options.hardLinks`,
 // `applyDryRun`, `patchFile`); an MCP client has tool names and the server's
-// configuration instead. `mcpWords` rewrites those words in a result's texts
-// for the tools the server lists, so that no answer offers a call or an
-// option the client cannot use.
+// configuration instead. `toolWords` (every tool set's answers) and
+// `settingWords` (the MCP server's) rewrite those words in a result's texts,
+// so that no answer offers a call or an option the client cannot use.
 
 /** The JavaScript API's names of calls, as MCP tool names. */
 const TOOL_OF = {
@@ -22,16 +22,10 @@ const SETTINGS = [
   [/apply it with the workspaceRoot it was made with/g, () => 'apply it while that root is one of the workspace roots'],
 ]
 
-/**
- * `text` in the server's words, `listed` the names of the tools it lists.
- * @param {string} text
- * @param {Set<string>} listed
- */
-function say(text, listed, settings = true) {
-  let out = text
-  if (settings) for (const [re, to] of SETTINGS) out = out.replace(re, to)
+/** `text` naming the listed tools (`listed`: their names) for the JavaScript API's calls. */
+function sayTools(text, listed) {
   const applies = listed.has('apply_last_dry_run')
-  out = out
+  let out = text
     .replace(/apply it with applyDryRun, or review/g, applies ? 'apply it with apply_last_dry_run, or review' : 'send the call again without dry_run to write it, or review')
     .replace(/ for applyDryRun;/g, applies ? ' for apply_last_dry_run;' : ';')
     .replace(/\bapplyDryRun\b/g, applies ? 'apply_last_dry_run' : 'the same call without dry_run')
@@ -41,27 +35,35 @@ function say(text, listed, settings = true) {
   return out
 }
 
+/** `text` naming the server's configuration for the JavaScript API's options. */
+function saySettings(text) {
+  let out = text
+  for (const [re, to] of SETTINGS) out = out.replace(re, to)
+  return out
+}
+
 /** The keys whose text (or list of texts) is read by the model. */
 const TEXTS = new Set(['message', 'diff_omitted', 'warnings', 'note', 'why_not_undoable'])
 
 /**
- * `result` with its texts in the server's words (the same object when none
- * changed), at every depth (a batch's files, a failure's edits).
+ * `result` with each text the model reads passed through `say` (the same
+ * object when none changed), at every depth (a batch's files, a failure's
+ * edits).
  * @param {unknown} result
- * @param {Set<string>} listed
+ * @param {(text: string) => string} say
  */
-function mcpWords(result, listed, depth = 0, settings = true) {
+function rewrite(result, say, depth = 0) {
   if (result === null || typeof result !== 'object' || depth > 8) return result
   if (Array.isArray(result)) {
-    const out = result.map((x) => mcpWords(x, listed, depth + 1, settings))
+    const out = result.map((x) => rewrite(x, say, depth + 1))
     return out.some((x, i) => x !== result[i]) ? out : result
   }
   let out = result
   for (const [k, v] of Object.entries(result)) {
     let w = v
-    if (TEXTS.has(k) && typeof v === 'string') w = say(v, listed, settings)
-    else if (TEXTS.has(k) && Array.isArray(v)) w = v.map((x) => (typeof x === 'string' ? say(x, listed, settings) : x))
-    else if (v !== null && typeof v === 'object') w = mcpWords(v, listed, depth + 1, settings)
+    if (TEXTS.has(k) && typeof v === 'string') w = say(v)
+    else if (TEXTS.has(k) && Array.isArray(v)) w = v.map((x) => (typeof x === 'string' ? say(x) : x))
+    else if (v !== null && typeof v === 'object') w = rewrite(v, say, depth + 1)
     if (w === v || (Array.isArray(w) && w.every((x, i) => x === v[i]))) continue
     if (out === result) out = { ...result }
     out[k] = w
@@ -70,12 +72,23 @@ function mcpWords(result, listed, depth = 0, settings = true) {
 }
 
 /**
- * `result` naming the listed tools only (the calls' words, not the
- * settings'): for the agent-SDK adapters, whose options the developer sets
- * through the JavaScript API.
+ * `result` naming the tools of a set (`listed`: their names) for the calls
+ * of the JavaScript API: every tool set's answers (js/tools.js forSet), the
+ * MCP server's and the agent-SDK adapters'.
+ * @param {unknown} result
+ * @param {Set<string>} listed
  */
 function toolWords(result, listed) {
-  return mcpWords(result, listed, 0, false)
+  return rewrite(result, (t) => sayTools(t, listed))
 }
 
-module.exports = { mcpWords, toolWords }
+/**
+ * `result` naming the MCP server's configuration for the JavaScript API's
+ * options (the adapters' options are the developer's, set through that API).
+ * @param {unknown} result
+ */
+function settingWords(result) {
+  return rewrite(result, saySettings)
+}
+
+module.exports = { toolWords, settingWords }

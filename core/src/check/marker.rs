@@ -690,14 +690,11 @@ impl Markers {
     }
 }
 
-/// A line of three dots or more (or `…`) and nothing else but a trailing
-/// `,` or `;`.
+/// A line of dots alone ([`is_dots`]: three or more, or `…`), but a
+/// trailing `,` or `;`.
 fn bare_dots(line: &str) -> bool {
     let t = line.trim();
-    let t = t.strip_suffix([',', ';']).unwrap_or(t).trim_end();
-    let dots = t.chars().filter(|&c| c == '.').count();
-    let ell = t.chars().filter(|&c| c == '\u{2026}').count();
-    !t.is_empty() && t.chars().all(|c| c == '.' || c == '\u{2026}') && (dots >= 3 || ell >= 1)
+    is_dots(t.strip_suffix([',', ';']).unwrap_or(t).trim_end())
 }
 
 pub(crate) fn is_marker(line: &str) -> bool {

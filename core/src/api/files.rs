@@ -82,7 +82,7 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
         (content, replaced, line_count(shown), line_count(text))
     };
     let encoding_note = match src.encoding().lf() {
-        Encoding::Bytes => Some(printer::not_utf8(replaced)),
+        Encoding::Bytes | Encoding::BytesBom => Some(printer::not_utf8(replaced)),
         Encoding::Legacy(enc) => Some(legacy_warning(enc, src.raw())),
         _ => None,
     };

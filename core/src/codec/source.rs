@@ -32,6 +32,9 @@ pub(crate) enum Encoding {
     /// Not valid UTF-8 nor in any encoding detected: edited at byte level
     /// with ASCII blocks, between ASCII bytes.
     Bytes,
+    /// [`Encoding::Bytes`] after a UTF-8 BOM: the BOM stays first, as in
+    /// any file that has one, and the bytes after it are the text.
+    BytesBom,
     /// The encodings above (all but byte level) for a file whose lines end
     /// with a lone CR (classic Mac OS: a CR and no LF anywhere in its text):
     /// read, matched and checked with LF breaks, like any other file, and
@@ -58,11 +61,32 @@ impl Encoding {
     /// The BOM bytes written before the text.
     pub(crate) fn bom(self) -> &'static [u8] {
         match self.lf() {
-            Encoding::Utf8Bom => b"\xEF\xBB\xBF",
+            Encoding::Utf8Bom | Encoding::BytesBom => b"\xEF\xBB\xBF",
             Encoding::Utf16Le => b"\xFF\xFE",
             Encoding::Utf16Be => b"\xFE\xFF",
             _ => b"",
         }
+    }
+
+    /// Whether the text is the file's bytes as they are: UTF-8 without a
+    /// BOM, and byte-level files without one.
+    pub(crate) fn is_identity(self) -> bool {
+        self.bom().is_empty() && !self.is_decoded()
+    }
+
+    /// The same encoding without its BOM (itself when it has none).
+    pub(crate) fn without_bom(self) -> Encoding {
+        match self {
+            Encoding::Utf8Bom => Encoding::Utf8,
+            Encoding::Utf8BomCr => Encoding::Utf8Cr,
+            Encoding::BytesBom => Encoding::Bytes,
+            e => e,
+        }
+    }
+
+    /// Whether the file is edited at byte level (with or without a BOM).
+    pub(crate) fn is_bytes(self) -> bool {
+        matches!(self, Encoding::Bytes | Encoding::BytesBom)
     }
 
     pub(crate) fn is_utf16(self) -> bool {
@@ -249,7 +273,7 @@ impl Source {
                     ))
                 }
             }
-        } else if encoding == Encoding::Bytes && !raw.starts_with(b"\xEF\xBB\xBF") {
+        } else if encoding == Encoding::Bytes {
             // Not UTF-8 (and no UTF-8 BOM saying it should be).
             match crate::codec::legacy::detect(&raw) {
                 Some((enc, text)) => {
@@ -264,7 +288,7 @@ impl Source {
         // Lone CR breaks, in any encoding the text is read in: the text
         // read with LF (one byte for one: offsets do not move).
         let text = decoded.as_deref().unwrap_or(&raw[encoding.bom().len()..]);
-        let decoded = if encoding != Encoding::Bytes && cr_breaks(text) {
+        let decoded = if !encoding.is_bytes() && cr_breaks(text) {
             encoding = encoding.cr();
             let mut t = match decoded {
                 Some(t) => t,
@@ -304,7 +328,7 @@ impl Source {
     pub(crate) fn utf16_len(&self) -> usize {
         match self.encoding.lf() {
             Encoding::Utf16Le | Encoding::Utf16Be => (self.raw.len() - 2) / 2,
-            Encoding::Bytes => utf16_len_lossy(self.text()),
+            Encoding::Bytes | Encoding::BytesBom => utf16_len_lossy(self.text()),
             Encoding::Legacy(_) => utf16_len(self.text()),
             _ => utf16_len(self.text()),
         }
@@ -352,7 +376,7 @@ impl Source {
                     parts,
                 })
             }
-            Encoding::Bytes => {
+            Encoding::Bytes | Encoding::BytesBom => {
                 crate::codec::legacy::check_byte_seams(&self.raw, pieces, path)?;
                 Ok(encode_with(self.encoding, pieces))
             }
@@ -366,7 +390,7 @@ impl Source {
     /// or byte-level file keeps every unchanged byte and each seam is
     /// checked where it really is.
     pub(crate) fn encode_text(&self, new: &[u8], path: &str) -> Result<Vec<u8>, Failure> {
-        if !matches!(self.encoding.lf(), Encoding::Legacy(_) | Encoding::Bytes) {
+        if !(self.encoding.is_bytes() || matches!(self.encoding.lf(), Encoding::Legacy(_))) {
             return Ok(encode_with(self.encoding, &[new]).to_vec());
         }
         let old = self.text();
@@ -570,7 +594,7 @@ pub(crate) fn detect(raw: &[u8]) -> Result<Encoding, &'static str> {
         return Ok(if std::str::from_utf8(&raw[3..]).is_ok() {
             Encoding::Utf8Bom
         } else {
-            Encoding::Bytes
+            Encoding::BytesBom
         });
     }
     Ok(if std::str::from_utf8(raw).is_ok() {
@@ -737,6 +761,7 @@ mod tests {
         assert_eq!(detect(b"\xFF\xFEa\0").unwrap(), Encoding::Utf16Le);
         assert_eq!(detect(b"\xFE\xFF\0a").unwrap(), Encoding::Utf16Be);
         assert_eq!(detect(b"caf\xE9").unwrap(), Encoding::Bytes);
+        assert_eq!(detect(b"\xEF\xBB\xBFcaf\xE9").unwrap(), Encoding::BytesBom);
         assert!(detect(b"a\0b").is_err());
         assert!(detect(b"\xFF\xFE\0\0").is_err());
         let mut late = vec![b'a'; BINARY_SNIFF_BYTES];

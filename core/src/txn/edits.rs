@@ -192,7 +192,7 @@ fn as_read(src: &Source, fe: &FileEdits) -> Option<FileEdits> {
 }
 
 fn text_kind(src: &Source) -> TextKind {
-    if src.encoding() == Encoding::Bytes {
+    if src.encoding().is_bytes() {
         TextKind::Bytes
     } else {
         TextKind::Utf8
@@ -814,7 +814,7 @@ fn write_encoding(
     abs: &str,
 ) -> Result<Encoding, FileFailure> {
     Ok(match (loaded.map(Source::encoding), requested) {
-        (Some(Encoding::Bytes), None) => {
+        (Some(Encoding::Bytes | Encoding::BytesBom), None) => {
             return Err(FileFailure::from(Failure::new(
                 ErrorCode::UNSUPPORTED_ENCODING,
                 printer::write_over_bytes(display),
@@ -831,6 +831,7 @@ fn write_encoding(
         // A file with a BOM keeps it, and one of lone CR breaks keeps them
         // in the encoding asked for.
         (Some(l @ (Encoding::Utf8Bom | Encoding::Utf8BomCr)), _) => l,
+        (Some(Encoding::BytesBom), Some(e)) if e.lf() == Encoding::Utf8 => Encoding::Utf8Bom,
         (Some(l), Some(e)) if l.is_cr() => e.cr(),
         (Some(e), None) => e,
         (_, Some(e)) => e,

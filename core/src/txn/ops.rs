@@ -570,9 +570,8 @@ fn plan_op(
             if matches!(base, Base::New { .. }) {
                 p.kind = Did::Add;
             }
-            let bytes_mode = enc == Encoding::Bytes;
-            // Bytes as they are: UTF-8 without a BOM, and byte-level files.
-            let identity = enc.bom().is_empty() && !enc.is_decoded();
+            let bytes_mode = enc.is_bytes();
+            let identity = enc.is_identity();
             // Blocks planned in one pass over an existing file written as it
             // is: kept as slices of it, never copied.
             let mut sliced: Option<(Vec<Edit>, NewText)> = None;
@@ -609,11 +608,8 @@ fn plan_op(
                         .map_err(|f| OpFailed::new(i, f, abs(src)))?
                 }
             };
-            let (enc, identity) = match (drops_bom, enc.is_cr()) {
-                (true, true) => (Encoding::Utf8Cr, false),
-                (true, false) => (Encoding::Utf8, true),
-                _ => (enc, identity),
-            };
+            let enc = if drops_bom { enc.without_bom() } else { enc };
+            let identity = identity || (drops_bom && enc.is_identity());
             if matches!(base, Base::New { .. }) {
                 drop_callers_bom(enc, &mut new_text);
             }
@@ -678,7 +674,7 @@ fn planned_blocks(
     out: (&mut Option<(Vec<Edit>, NewText)>, &mut Option<Vec<u8>>),
 ) -> Result<Vec<u8>, Box<OpFailed>> {
     let (base_text, enc, eol, as_is) = base;
-    let kind = if enc == Encoding::Bytes {
+    let kind = if enc.is_bytes() {
         TextKind::Bytes
     } else {
         TextKind::Utf8
@@ -834,9 +830,9 @@ fn content_of(
         let b = checked_text(&new_text)?;
         (Content::Owned(b), Some(new_text))
     } else if existing && bytes_mode {
-        // Checked like a legacy file's seams; the bytes are the text.
-        checked_text(&new_text)?;
-        (Content::Owned(new_text), None)
+        // Checked like a legacy file's seams; the bytes are the text (after
+        // the BOM of a file that has one).
+        (Content::Owned(checked_text(&new_text)?), None)
     } else if identity {
         // UTF-8 without a BOM and byte-level files: the text is the bytes.
         (Content::Owned(new_text), None)
@@ -945,7 +941,9 @@ fn write_base<'b>(
             };
             let (enc, eol) = match dst {
                 Some((s, _)) => match s.encoding().lf() {
-                    Encoding::Bytes => return refused(printer::add_over_bytes(&op.path)),
+                    Encoding::Bytes | Encoding::BytesBom => {
+                        return refused(printer::add_over_bytes(&op.path))
+                    }
                     Encoding::Legacy(_) => {
                         return refused(printer::add_over_legacy(&op.path, s.encoding().name()))
                     }
@@ -1017,12 +1015,12 @@ fn apply_hunks(
     h: &[crate::model::Hunk],
     enc: Encoding,
 ) -> Result<(hunks::Applied, bool), Vec<HunkFailure>> {
-    let (h, keep, at) = if enc.lf() == Encoding::Utf8Bom {
+    let (h, keep, at) = if matches!(enc.lf(), Encoding::Utf8Bom | Encoding::BytesBom) {
         hunks::without_bom(h, text.is_empty())
     } else {
         (std::borrow::Cow::Borrowed(h), true, None)
     };
-    let a = hunks::apply(text, &h, enc == Encoding::Bytes)?;
+    let a = hunks::apply(text, &h, enc.is_bytes())?;
     if let Some(r) = at.and_then(|k| a.hunks.iter().find(|r| r.index == k)) {
         if r.line_number != 1 {
             return Err(vec![HunkFailure {

@@ -737,3 +737,52 @@ fn a_refusal_on_a_byte_level_file_says_the_tolerances_do_not_apply() {
     assert!(!m.contains("either"), "{m}");
     assert_eq!(fs::read(root.join("f.c")).unwrap(), bytes);
 }
+
+/// A UTF-8 BOM before bytes that are not UTF-8 (a byte-level file): the BOM
+/// stays first, as in any file that has one. Every entry point that adds a
+/// line at the top wrote it before the BOM (the text-editor insert, an
+/// editLines prepend) or refused a block on line 1 as splitting a character
+/// (the BOM read as text); an anchored read showed the BOM inside line 1.
+#[test]
+fn a_byte_level_file_keeps_its_bom_first() {
+    let (_t, root) = ws();
+    let before = b"\xEF\xBB\xBFline1\nbad \xFF here\n";
+    let after = b"\xEF\xBB\xBFtop\nline1\nbad \xFF here\n";
+    let o = opts(&root);
+    for name in ["insert", "prepend", "block", "diff"] {
+        fs::write(root.join("f.txt"), before).unwrap();
+        let r = match name {
+            "insert" => api::text_editor(
+                &json!({"command": "insert", "path": "f.txt", "insert_line": 0, "new_str": "top"}),
+                Some(&o),
+            ),
+            "prepend" => api::edit_lines(
+                &json!({"file_path": "f.txt", "edits": [{"op": "prepend", "lines": ["top"]}]}),
+                Some(&o),
+            ),
+            "block" => api::patch_file(
+                &json!({"file_path": "f.txt", "search": "line1\n", "replace": "top\nline1\n"}),
+                Some(&o),
+            ),
+            _ => api::apply_patch(
+                &json!({"patch": "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1,2 @@\n+top\n line1\n"}),
+                Some(&o),
+            ),
+        };
+        assert_eq!(r["ok"], true, "{name}: {r}");
+        assert_eq!(fs::read(root.join("f.txt")).unwrap(), after, "{name}");
+    }
+    fs::write(root.join("f.txt"), before).unwrap();
+    let r = api::read_file(&json!({"file_path": "f.txt", "anchors": true}), Some(&o));
+    assert!(r["content"].as_str().unwrap().contains("|line1\n"), "{r}");
+    // A whole new text: refused without `encoding`, and converted with the
+    // BOM kept when the caller asks for UTF-8.
+    let r = api::write_file(&json!({"file_path": "f.txt", "content": "x\n"}), Some(&o));
+    assert_eq!(r["code"], "UNSUPPORTED_ENCODING", "{r}");
+    let r = api::write_file(
+        &json!({"file_path": "f.txt", "content": "x\n", "encoding": "utf-8"}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(fs::read(root.join("f.txt")).unwrap(), b"\xEF\xBB\xBFx\n");
+}

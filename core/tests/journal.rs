@@ -369,6 +369,46 @@ fn eviction_at_the_count_and_byte_caps() {
         .contains("big.txt"));
 }
 
+/// Undo without an id takes the newest undoable transaction; a newer one
+/// whose content was not kept (a file over `maxFileBytes`) is passed over,
+/// and the answer says so: it undid an older edit in silence while the
+/// newest one stayed.
+#[test]
+fn undo_says_when_it_passes_over_a_newer_transaction_it_cannot_undo() {
+    let (_t, root) = ws();
+    let jd = tempfile::tempdir().unwrap();
+    let with = |max: u64| {
+        json!({"workspaceRoot": root, "durable": false,
+               "journal": {"dir": jd.path(), "maxFileBytes": max}})
+    };
+    fs::write(root.join("small.txt"), "a\n").unwrap();
+    fs::write(root.join("big.txt"), format!("{}\nm\n", "x".repeat(300))).unwrap();
+    ok(&api::patch_file(
+        &json!({"file_path": "small.txt", "search": "a", "replace": "b"}),
+        Some(&with(1 << 20)),
+    ));
+    ok(&api::patch_file(
+        &json!({"file_path": "big.txt", "search": "m", "replace": "n"}),
+        Some(&with(100)),
+    ));
+    let r = ok(&api::undo(&json!({}), Some(&with(1 << 20)))).clone();
+    assert_eq!(r["undone"], "1", "{r}");
+    let w = r["warnings"].to_string();
+    assert!(
+        w.contains("transaction 2 is newer but not undoable")
+            && w.contains("transaction 1 was undone instead"),
+        "{r}"
+    );
+    assert_eq!(fs::read_to_string(root.join("small.txt")).unwrap(), "a\n");
+    // Nothing passed over, nothing said.
+    ok(&api::patch_file(
+        &json!({"file_path": "small.txt", "search": "a", "replace": "c"}),
+        Some(&with(1 << 20)),
+    ));
+    let r = ok(&api::undo(&json!({}), Some(&with(1 << 20)))).clone();
+    assert!(!r["warnings"].to_string().contains("newer"), "{r}");
+}
+
 #[test]
 fn threads_writing_one_journal_lose_no_record() {
     let (_t, root) = ws();

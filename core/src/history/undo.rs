@@ -104,6 +104,29 @@ fn newest_to_undo<'a>(
         })
 }
 
+/// The transactions newer than `taken` that undo without id passed over,
+/// said rather than skipped in silence: the damaged ones, and the ones it
+/// would have taken but for their content not kept (a file over the
+/// journal's size limit).
+fn passed_over(all: &[Stored], undone: &HashMap<u64, u64>, taken: u64) -> (Vec<u64>, Vec<u64>) {
+    let mut passed = (Vec::new(), Vec::new());
+    for s in all {
+        match s {
+            Stored::Damaged { id, .. } if *id > taken => passed.0.push(*id),
+            Stored::Whole(e)
+                if e.id > taken
+                    && !e.undoable()
+                    && !undone.contains_key(&e.id)
+                    && e.depth() % 2 == 0 =>
+            {
+                passed.1.push(e.id)
+            }
+            _ => {}
+        }
+    }
+    passed
+}
+
 /// Why undo without id has nothing to take: every transaction is undone
 /// (then the undo to undo for a redo is named) or none can be.
 fn nothing_left(all: &[Stored], undone: &HashMap<u64, u64>) -> Failure {
@@ -257,28 +280,24 @@ pub(crate) fn undo(
         return Err(nothing_to_undo().into());
     };
     let mut older = None;
-    let mut skipped: Vec<u64> = Vec::new();
+    let mut passed = (Vec::new(), Vec::new());
     let picked = load(&mut store, opts, |all| {
         let e = target(all, id)?;
         if id.is_none() {
-            older = newest_to_undo(all, &undone_by(all), e.id).map(|o| o.id);
-            // Newer transactions passed over for being damaged: said, not
-            // skipped in silence.
-            skipped = all
-                .iter()
-                .filter_map(|s| match s {
-                    Stored::Damaged { id: d, .. } if *d > e.id => Some(*d),
-                    _ => None,
-                })
-                .collect();
+            let undone = undone_by(all);
+            older = newest_to_undo(all, &undone, e.id).map(|o| o.id);
+            passed = passed_over(all, &undone, e.id);
         }
         Ok(Some(e.clone()))
     })?;
     match picked {
         Some((e, steps)) => undo_entry(ws, opts, &e, steps, dry_run, opts.entry.unwrap_or("undo"))
             .map(|mut done| {
-                if !skipped.is_empty() {
-                    done.warnings.push(printer::damaged_skipped(&skipped, e.id));
+                for (ids, damaged) in [(&passed.0, true), (&passed.1, false)] {
+                    if !ids.is_empty() {
+                        done.warnings
+                            .push(printer::newer_skipped(ids, damaged, e.id));
+                    }
                 }
                 done
             })

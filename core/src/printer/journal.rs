@@ -243,16 +243,18 @@ pub(crate) fn journal_locked(path: &str) -> String {
     )
 }
 
-/// An undo without an id went past the damaged newer transactions `ids`
-/// to transaction `undone`.
-pub(crate) fn damaged_skipped(ids: &[u64], undone: u64) -> String {
+/// An undo without an id went past the newer transactions `ids`, each
+/// `damaged` or else not undoable (its content not kept), to transaction
+/// `undone`.
+pub(crate) fn newer_skipped(ids: &[u64], damaged: bool, undone: u64) -> String {
     let list: Vec<String> = ids.iter().map(u64::to_string).collect();
     let (which, is) = match ids.len() {
         1 => ("transaction", "is"),
         _ => ("transactions", "are"),
     };
+    let but = if damaged { "damaged" } else { "not undoable" };
     format!(
-        "{which} {} {is} newer but damaged (see history) and cannot be undone; transaction {undone} was undone \
+        "{which} {} {is} newer but {but} (see history) and cannot be undone; transaction {undone} was undone \
          instead",
         list.join(", ")
     )

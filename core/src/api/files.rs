@@ -20,7 +20,6 @@ use crate::result::{Failed, Outcome};
 use crate::text::embedded_utf8;
 use crate::text::lines::{count_newlines, line_count};
 use crate::txn::edits::{self, WholeFile};
-use crate::txn::lexical_abs;
 
 /// `readFile`: a line range of a file plus what an edit needs to know.
 pub(super) fn read_file(entry: &'static str, input: &Value, options: Option<&Value>) -> Value {
@@ -32,7 +31,7 @@ pub(super) fn read_file(entry: &'static str, input: &Value, options: Option<&Val
 
 /// The range `req` asks for, read from the file as it is now.
 fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> {
-    let lexical = lexical_abs(ws.root(), &req.file_path);
+    let lexical = ws.lexical_abs(&req.file_path);
     let (res, src, torn) = ws
         .resolve(&req.file_path, Intent::Existing)
         .and_then(|res| {

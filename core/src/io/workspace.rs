@@ -211,6 +211,17 @@ impl Workspace {
         self
     }
 
+    /// Where `user_path` lies, lexically, as [`Workspace::resolve`] reads it
+    /// (relative to the root, or to `from_dir`'s directory): the path a
+    /// failure names when the file could not be resolved.
+    pub(crate) fn lexical_abs(&self, user_path: &str) -> String {
+        self.canonical
+            .join(&self.base)
+            .join(user_path)
+            .to_string_lossy()
+            .into_owned()
+    }
+
     /// The canonical root path.
     pub(crate) fn root(&self) -> &Path {
         &self.canonical
@@ -249,29 +260,29 @@ impl Workspace {
     ) -> Result<Resolved, Failure> {
         check_syntax(user_path)?;
         let p = Path::new(user_path);
-        let rel = if p.is_absolute() || p.has_root() {
+        let (rel, from) = if p.is_absolute() || p.has_root() {
             let p = strip_dots(p);
             match self.relative_to_root(&p) {
-                Some(r) => r.to_path_buf(),
+                Some(r) => (r.to_path_buf(), Path::new("")),
                 None => return Err(outside(user_path)),
             }
         } else {
-            base.join(p)
+            (base.join(p), base)
         };
         if names_directory(user_path) {
             // Resolved only to say what it is: a directory, a path outside
             // the root, or (missing or not) a misuse.
-            return Err(match self.walk(&rel, user_path, Intent::Existing) {
+            return Err(match self.walk(&rel, (user_path, from), Intent::Existing) {
                 Err(f) if f.code != ErrorCode::FILE_READ_ERROR => f,
                 _ => Failure::invalid(printer::names_directory(user_path)),
             });
         }
         if self.fast_path {
-            if let Some(done) = self.resolve_fast(&rel, user_path, intent) {
+            if let Some(done) = self.resolve_fast(&rel, (user_path, from), intent) {
                 return done;
             }
         }
-        self.walk(&rel, user_path, intent)
+        self.walk(&rel, (user_path, from), intent)
     }
 
     /// The `openat2` fast path: `None` when it does not apply and the walk
@@ -279,7 +290,7 @@ impl Workspace {
     fn resolve_fast(
         &self,
         rel: &Path,
-        user_path: &str,
+        (user_path, from): (&str, &Path),
         intent: Intent,
     ) -> Option<Result<Resolved, Failure>> {
         let mut names: Vec<&OsStr> = Vec::new();
@@ -307,7 +318,7 @@ impl Workspace {
             Some(Kind::Special) => Err(special(user_path)),
             Some(Kind::File) => Ok(self.finish(dir, parent, name, meta)),
             None => match intent {
-                Intent::Existing => Err(not_found(user_path)),
+                Intent::Existing => Err(not_found(user_path, from)),
                 Intent::Create { .. } | Intent::Plan { .. } => {
                     Ok(self.finish(dir, parent, name, None))
                 }
@@ -316,7 +327,14 @@ impl Workspace {
     }
 
     /// The component-by-component walk (see the module docs).
-    fn walk(&self, rel: &Path, user_path: &str, intent: Intent) -> Result<Resolved, Failure> {
+    /// `user_path` is the caller's path, relative to `from` (empty: the
+    /// root) when it is relative, for messages.
+    fn walk(
+        &self,
+        rel: &Path,
+        (user_path, from): (&str, &Path),
+        intent: Intent,
+    ) -> Result<Resolved, Failure> {
         let mut todo: VecDeque<OsString> = VecDeque::new();
         push_components(&mut todo, rel, user_path)?;
         // The chain of open directories from the root: (handle, name in parent).
@@ -390,7 +408,7 @@ impl Workspace {
                 }
                 Some(Kind::File) => return self.finish_walk(stack, name, meta),
                 None if last => match intent {
-                    Intent::Existing => return Err(not_found(user_path)),
+                    Intent::Existing => return Err(not_found(user_path, from)),
                     Intent::Create { .. } | Intent::Plan { .. } => {
                         return self.finish_walk(stack, name, None)
                     }
@@ -511,8 +529,11 @@ fn escapes(mut depth: usize, todo: &VecDeque<OsString>) -> bool {
     false
 }
 
-fn not_found(user_path: &str) -> Failure {
-    Failure::new(ErrorCode::FILE_READ_ERROR, printer::no_such_file(user_path))
+fn not_found(user_path: &str, from: &Path) -> Failure {
+    Failure::new(
+        ErrorCode::FILE_READ_ERROR,
+        printer::no_such_file(user_path, from),
+    )
 }
 
 /// Splits `p` into components onto the back of `out`; refuses prefixes

@@ -79,9 +79,18 @@ pub(crate) fn up_from_missing(path: &str) -> String {
     format!("`{path}`: `..` after a directory that does not exist; give the path without it")
 }
 
-/// `path` names no file.
-pub(crate) fn no_such_file(path: &str) -> String {
-    format!("cannot read `{path}`: no such file; check the path (relative to the workspace root)")
+/// `path` names no file; it is relative to `from` (empty: the root).
+pub(crate) fn no_such_file(path: &str, from: &std::path::Path) -> String {
+    if from.as_os_str().is_empty() {
+        format!(
+            "cannot read `{path}`: no such file; check the path (relative to the workspace root)"
+        )
+    } else {
+        format!(
+            "cannot read `{path}`: no such file; check the path (relative to `{}`, the directory it is read from)",
+            from.display()
+        )
+    }
 }
 
 /// An empty `file_path`.

@@ -26,7 +26,7 @@ use crate::result::marks::True;
 use crate::result::written::{Diff, Preview};
 use crate::result::{Failed, Outcome};
 use crate::txn::changes::Recorder;
-use crate::txn::{lexical_abs, Added, Kept, Txn, Write};
+use crate::txn::{Added, Kept, Txn, Write};
 
 /// Most entries kept.
 pub(crate) const MAX_ENTRIES: usize = 256;
@@ -286,7 +286,7 @@ fn apply_entry(
             Ok(Added::New(_)) => {}
             Ok(Added::Again { .. }) => unreachable!("a dry run names each file once"),
             Err(f) => {
-                let abs = lexical_abs(ws.root(), rel);
+                let abs = ws.lexical_abs(rel);
                 // A file the dry run would delete, gone since: changed.
                 let f = if intent == Intent::Existing && gone(&abs) {
                     Failure::new(ErrorCode::FILE_CHANGED, printer::changed_after_dry_run(rel))

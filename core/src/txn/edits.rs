@@ -26,9 +26,7 @@ use crate::result::marks::True;
 use crate::result::syntax::SyntaxReport;
 use crate::result::{Failed, Outcome};
 use crate::txn::changes::Recorder;
-use crate::txn::{
-    file_diff, lexical_abs, preview, whole_diff, Added, CommitFailure, Kept, Slot, Txn, Write,
-};
+use crate::txn::{file_diff, preview, whole_diff, Added, CommitFailure, Kept, Slot, Txn, Write};
 
 /// A file's failure with its details, before it becomes a [`Failed`].
 #[derive(Debug)]
@@ -334,7 +332,7 @@ pub(crate) fn patch(
     dry_run: bool,
 ) -> Outcome<PatchDone> {
     patch_one(ws, fe, opts, rec, dry_run)
-        .map_err(|f| f.at(&lexical_abs(ws.root(), &fe.file_path)).to_failed())
+        .map_err(|f| f.at(&ws.lexical_abs(&fe.file_path)).to_failed())
 }
 
 fn patch_one(
@@ -533,9 +531,7 @@ fn open_all<'w>(ws: &'w Workspace, files: &[FileEdits], opts: &Options) -> Outco
                 ))
                 .into());
             }
-            Err(f) => slot_of.push(Err(
-                FileFailure::from(f).at(&lexical_abs(ws.root(), &fe.file_path))
-            )),
+            Err(f) => slot_of.push(Err(FileFailure::from(f).at(&ws.lexical_abs(&fe.file_path)))),
         }
     }
     txn.lock_and_read(opts)?;
@@ -799,7 +795,7 @@ pub(crate) fn write_whole(
     dry_run: bool,
 ) -> Outcome<WriteDone> {
     write_one(ws, req, opts, rec, dry_run)
-        .map_err(|f| f.at(&lexical_abs(ws.root(), req.file_path)).to_failed())
+        .map_err(|f| f.at(&ws.lexical_abs(req.file_path)).to_failed())
 }
 
 /// The encoding a whole-file write is written in. An existing file keeps

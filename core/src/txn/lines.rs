@@ -19,7 +19,7 @@ use crate::result::lines::{AnchorRefused, LineEditReport, LinesDone, Verified};
 use crate::result::marks::{flag, True};
 use crate::result::{Failed, Outcome};
 use crate::txn::changes::Recorder;
-use crate::txn::{lexical_abs, Txn, Write};
+use crate::txn::{Txn, Write};
 
 /// One `editLines` call, normalized.
 pub(crate) struct LinesCall<'a> {
@@ -39,7 +39,7 @@ pub(crate) fn edit_lines(
     rec: &dyn Recorder,
     dry_run: bool,
 ) -> Outcome<LinesDone> {
-    let lexical = lexical_abs(ws.root(), call.file_path);
+    let lexical = ws.lexical_abs(call.file_path);
     let at = |f: Failure| Box::new(Failed::new(&f, Some(&lexical)));
     let mut txn = Txn::new(ws);
     txn.add(call.file_path, Intent::Existing).map_err(at)?;

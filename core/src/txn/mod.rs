@@ -46,5 +46,5 @@ mod preview;
 
 pub(crate) use commit::CommitFailure;
 pub use commit::STALE_TEMP_AGE;
-pub(crate) use pipeline::{lexical_abs, Added, Kept, Slot, Txn, Write};
+pub(crate) use pipeline::{Added, Kept, Slot, Txn, Write};
 pub(crate) use preview::{file_diff, preview, whole_diff};

@@ -46,9 +46,7 @@ use crate::result::written::KeptElision;
 use crate::result::{Failed, Outcome};
 use crate::text::lines::{break_written, line_count};
 use crate::txn::changes::Recorder;
-use crate::txn::{
-    file_diff, lexical_abs as lexical, preview, whole_diff, Added, Kept, Slot, Txn, Write,
-};
+use crate::txn::{file_diff, preview, whole_diff, Added, Kept, Slot, Txn, Write};
 
 /// One exact-once block's outcome.
 #[derive(Debug, Clone)]
@@ -274,13 +272,7 @@ fn resolve_ops(
             };
         let mut resolve = |p: &str, intent: Intent| -> Result<usize, Refused> {
             let (k, abs) = match txn.add(p, intent) {
-                Err(f) => {
-                    return Err(Refused::Op(OpFailed::new(
-                        i,
-                        f,
-                        Some(lexical(ws.root(), p)),
-                    )))
-                }
+                Err(f) => return Err(Refused::Op(OpFailed::new(i, f, Some(ws.lexical_abs(p))))),
                 Ok(Added::New(k)) => {
                     owner.insert(k, i);
                     return Ok(k);

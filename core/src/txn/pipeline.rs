@@ -18,11 +18,6 @@ use crate::io::workspace::{Intent, Resolved, Workspace};
 use crate::model::Options;
 use crate::printer;
 
-/// The absolute path a user path names, for failures before resolution.
-pub(crate) fn lexical_abs(root: &Path, user: &str) -> String {
-    root.join(user).to_string_lossy().into_owned()
-}
-
 /// One file of a transaction.
 pub(crate) struct Slot {
     /// The path as the caller wrote it, for messages.

@@ -675,4 +675,28 @@ fn relative_paths_start_at_the_cwd_option_and_stay_inside_the_root() {
         SECRET
     );
     assert!(!w.canonical_root.join("b.txt").exists());
+    // A missing file is named where the caller's path points, from the cwd
+    // (it was named from the root, sending the caller to the wrong file).
+    for read in [false, true] {
+        let r = if read {
+            engine::read_file(&json!({"file_path": "none.txt"}), Some(&opts("sub")))
+        } else {
+            patch("sub", "none.txt")
+        };
+        assert_eq!(r["code"], "FILE_READ_ERROR", "{r}");
+        let named = Path::new(r["file_path"].as_str().unwrap());
+        assert_eq!(named, w.canonical_root.join("sub/none.txt"), "{r}");
+        assert!(
+            r["message"].as_str().unwrap().contains("relative to `sub`"),
+            "{r}"
+        );
+    }
+    let r = engine::read_file(&json!({"file_path": "none.txt"}), Some(&opts(".")));
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("relative to the workspace root"),
+        "{r}"
+    );
 }

@@ -76,7 +76,7 @@
 
 use std::collections::HashMap;
 
-use super::marker::{in_prose, is_comment, Markers, KEYWORDS};
+use super::marker::{in_prose, is_comment, trails_comment, Markers, KEYWORDS};
 use crate::text::lines::line_start;
 
 /// Places a walk from a marker through inserted lines tries on each side.
@@ -670,13 +670,19 @@ impl Region<'_> {
         // holds more copies of it than the old (`# ...` kept in one
         // function and written again over another's body); the alignment
         // then pairs a copy with the old line or lets it stand for a run.
+        // So is such a line just outside the change (the text before and
+        // after it the same as the old), which may stand for the lines the
+        // change deletes beside it: `# ...` left in a file, sent again
+        // below a changed header with the lines above it elided.
+        let beside = |j: usize, l: &[u8]| {
+            (j + 1 == self.changed.0 || j == self.changed.1) && old_keys.contains_key(key(l))
+        };
         let like: Vec<bool> = self
             .new
             .iter()
             .enumerate()
             .map(|(j, l)| {
-                j >= self.changed.0
-                    && j < self.changed.1
+                ((j >= self.changed.0 && j < self.changed.1) || beside(j, l))
                     && self.markers.is(&String::from_utf8_lossy(key(l)))
             })
             .collect();
@@ -865,7 +871,9 @@ impl Region<'_> {
                     let rows: Vec<usize> = (0..=oi.len())
                         .filter(|&i| kept.f(i, j) + kept.ins + kept.bf(i, j + 1) == kept.best)
                         .collect();
-                    kept.best == best && self.clean_insert(&kept, oi, ni, markers, j, &rows)
+                    kept.best == best
+                        && (self.clean_insert(&kept, oi, ni, markers, j, &rows)
+                            || self.ends_new_comment(ni, j))
                 };
                 if !quiet {
                     let (s, e, why) = match found.first() {
@@ -930,6 +938,14 @@ impl Region<'_> {
         Found::Expanded(mid, kept)
     }
 
+    /// Whether marker `j`, dots alone, ends a new comment ([`trails_comment`]:
+    /// an example that trails off, `#   ...` under `#   client.send(b"hi")`).
+    /// In an edit that deletes no line, it stands for no line of the file.
+    fn ends_new_comment(&self, ni: &[u32], j: usize) -> bool {
+        let text = |k: usize| String::from_utf8_lossy(key(self.new[k])).into_owned();
+        j > 0 && ni[j - 1] == u32::MAX && trails_comment(&text(j - 1), &text(j))
+    }
+
     /// For marker `j`, a copy of a marker line the old text has: the run of
     /// least cost that has it stand for old lines on both sides of its own
     /// old copy (a body it was left inside of, gone), if any. Read as the
@@ -937,9 +953,10 @@ impl Region<'_> {
     /// some other properties etc ...` kept in a class for years) deletes on
     /// one side, and is written as sent.
     fn around_own_copy(&self, j: usize, found: &[(usize, usize)]) -> Option<(usize, usize)> {
-        found.iter().copied().find(|&(s, e)| {
-            (s + 1..e.saturating_sub(1)).any(|c| key(self.old[c]) == key(self.new[j]))
-        })
+        found
+            .iter()
+            .copied()
+            .find(|&(s, e)| (s..e).any(|c| key(self.old[c]) == key(self.new[j])))
     }
 
     /// The first marker whose run keeps a line (one with a letter or digit)

@@ -113,6 +113,8 @@ pub(crate) const KEPT_NOUNS: &[&str] = &[
     "configuration",
     "cleanup",
     "checks",
+    "loop",
+    "loops",
 ];
 
 /// Words of keeping that say so alone, first in a line that ends with
@@ -247,6 +249,7 @@ pub(crate) const PHRASES: &[&str] = &[
     "keep the original",
     "no changes to the rest",
     "original implementation",
+    "identical to before",
 ];
 
 /// Elisions in Chinese and Japanese (`// ... 其他代码 ...`, `// ...省略...`,
@@ -409,6 +412,10 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "handling",
     "error",
     "checks",
+    "loop",
+    "loops",
+    "skipping",
+    "inputs",
 ];
 
 /// Words that, before a kind of code ([`CODE_NOUNS`]), make a phrase of
@@ -461,6 +468,11 @@ const EXISTING_NOUNS: &[&str] = &[
     "html",
     "template",
     "commands",
+    "loop",
+    "loops",
+    "inputs",
+    "steps",
+    "jobs",
 ];
 
 /// What says lines are kept when in brackets of its own (`// (same)`,
@@ -550,6 +562,45 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "変更なし",
     "以下同",
     "同上",
+    // Other languages' elisions (`FOREIGN_PHRASES`); a Cyrillic word
+    // without its first letter, which may be a capital.
+    "sin cambios",
+    "existente",
+    "resto d",
+    "alterações",
+    "inalterado",
+    "inchangé",
+    "existant",
+    "reste du",
+    "sans changement",
+    "unverändert",
+    "restlicher",
+    "bestehender",
+    "vorhandener",
+    "invariato",
+    "esistente",
+    "bez zmian",
+    "istniejący",
+    "reszta",
+    "mevcut kod",
+    "değişiklik yok",
+    "geri kalan",
+    "код",
+    "ез изменений",
+    "стально",
+    "기존",
+    "나머지",
+    "생략",
+    "변경 없음",
+    "중략",
+    "中略",
+    "後略",
+    "以下略",
+    "原代码",
+    "原样",
+    "其餘",
+    "不變",
+    "現有",
 ];
 
 /// Characters that are dots alone: the ellipsis, the vertical and
@@ -641,6 +692,86 @@ fn cjk(body: &str) -> bool {
     CJK_PHRASES.contains(&bare)
 }
 
+/// Elisions in other languages, each the whole comment (its dots and
+/// punctuation aside), lower case: Spanish, Portuguese, French, German,
+/// Italian, Polish, Turkish, Russian, Korean, Japanese and Chinese (the
+/// phrases [`CJK_PHRASES`] does not hold).
+pub(crate) const FOREIGN_PHRASES: &[&str] = &[
+    "resto sin cambios",
+    "sin cambios",
+    "código existente",
+    "resto del código",
+    "el resto del código",
+    "sem alterações",
+    "resto do código",
+    "o resto do código",
+    "código inalterado",
+    "reste inchangé",
+    "code inchangé",
+    "code existant",
+    "reste du code",
+    "le reste du code",
+    "sans changement",
+    "rest unverändert",
+    "restlicher code",
+    "bestehender code",
+    "vorhandener code",
+    "unverändert",
+    "resto invariato",
+    "codice esistente",
+    "resto del codice",
+    "il resto del codice",
+    "reszta bez zmian",
+    "istniejący kod",
+    "bez zmian",
+    "reszta kodu",
+    "mevcut kod",
+    "değişiklik yok",
+    "kodun geri kalanı",
+    "остальной код без изменений",
+    "остальной код",
+    "существующий код",
+    "без изменений",
+    "остальное без изменений",
+    "기존 코드 유지",
+    "기존 코드",
+    "나머지 코드",
+    "생략",
+    "변경 없음",
+    "중략",
+    "中略",
+    "後略",
+    "以下略",
+    "既存の処理",
+    "省略其他代码",
+    "原代码不变",
+    "这里保持原样",
+    "保持原样",
+    "其餘程式碼不變",
+    "其餘不變",
+    "現有程式碼",
+];
+
+/// An elision in another language ([`FOREIGN_PHRASES`]), the whole comment.
+fn foreign(body: &str) -> bool {
+    let bare = body
+        .trim_matches(|c: char| c.is_whitespace() || ellipsis(c) || edge(c) || "。，".contains(c))
+        .to_lowercase();
+    FOREIGN_PHRASES.contains(&bare.as_str())
+}
+
+/// What Markdown emphasis (`*`, `**`, `_`, `__`) wraps, when the whole
+/// line is emphasis around brackets or dots (`*(unchanged)*`, `_...
+/// existing content ..._`).
+fn emphasized(t: &str) -> Option<&str> {
+    ["**", "__", "*", "_"].iter().find_map(|m| {
+        let inner = t.strip_prefix(m)?.strip_suffix(m)?.trim();
+        let opens = inner.starts_with(['(', '[', '.', '\u{2026}']);
+        let closes = inner.ends_with([')', ']', '.', '\u{2026}']);
+        (!inner.is_empty() && opens && closes).then_some(inner)
+    })
+}
+
 /// `rest of` and what is kept, three names at most, the whole comment
 /// (`// rest of the loop`, `{/* rest of JSX */}`, `// (rest of the switch
 /// cases)`); more is a sentence (`// rest of the items are ignored`).
@@ -656,37 +787,135 @@ fn rest_of(words: &[&str]) -> bool {
 /// module docs).
 /// How the marker lines of one file are told: [`is_marker`], and in a
 /// language where a line of dots alone is never code (JSON, JavaScript and
-/// TypeScript, Go, Rust, Java, Kotlin, C#, Swift, CSS), such a line too
-/// (`...`, `…`, `...,`): the only elision a model can write in JSON, and
-/// in the others a line the file cannot hold. Not in Python (`...` is a
-/// statement), YAML (a document's end), C and C++ (a parameter list's
-/// `...`), Markdown or plain text (prose).
+/// TypeScript, Go, Rust, Java, Kotlin, C#, Swift, CSS, C and C++, PHP,
+/// Ruby, SQL, shell, TOML, Vue, Svelte, …), such a line too (`...`, `…`,
+/// `...,`): the only elision a model can write in JSON, and in the others
+/// a line the file cannot hold (C's variadic `...` stands in a parameter
+/// list, not alone on a line). In Python (`...` is a statement), YAML (a
+/// document's end) and Perl (a statement), three dots alone are code, but
+/// an ellipsis character alone (`…`) is not, and is a marker. In prose
+/// (Markdown, plain text, HTML, a file without an extension) neither is.
+/// In JSON, a string of dots alone (`"...",`, `"...": "..."`) too: the
+/// elision a model writes to keep the file valid.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Markers {
+    /// `...` alone.
     pub(crate) bare_dots: bool,
+    /// `…` alone.
+    pub(crate) bare_ellipsis: bool,
+    /// `"..."` alone, or as a key and its value.
+    pub(crate) quoted_dots: bool,
 }
 
 /// Extensions of the languages where a line of dots alone is no code.
 const NO_BARE_DOTS: &[&str] = &[
-    "json", "jsonc", "json5", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "go", "rs",
-    "java", "kt", "kts", "cs", "swift", "css", "scss", "less",
+    "json",
+    "jsonc",
+    "json5",
+    "js",
+    "jsx",
+    "mjs",
+    "cjs",
+    "ts",
+    "tsx",
+    "mts",
+    "cts",
+    "go",
+    "rs",
+    "java",
+    "kt",
+    "kts",
+    "cs",
+    "swift",
+    "css",
+    "scss",
+    "less",
+    "sass",
+    "c",
+    "h",
+    "cc",
+    "cpp",
+    "cxx",
+    "hpp",
+    "hh",
+    "hxx",
+    "m",
+    "mm",
+    "php",
+    "rb",
+    "dart",
+    "scala",
+    "lua",
+    "sql",
+    "sh",
+    "bash",
+    "zsh",
+    "toml",
+    "tf",
+    "hcl",
+    "graphql",
+    "gql",
+    "proto",
+    "vue",
+    "svelte",
+    "groovy",
+    "gradle",
+    "dockerfile",
+    "ps1",
+    "zig",
+];
+
+/// Extensions of prose, where dots alone leave out words: no line of dots
+/// alone is a marker there.
+const PROSE: &[&str] = &[
+    "md", "markdown", "mdx", "txt", "text", "rst", "adoc", "asciidoc", "org", "tex", "html", "htm",
+    "xml", "svg", "csv", "tsv", "log", "po", "pot",
 ];
 
 impl Markers {
     /// The markers of the file named `path`.
     pub(crate) fn of(path: &str) -> Markers {
-        let ext = std::path::Path::new(path)
+        let p = std::path::Path::new(path);
+        let ext = p
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase);
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let docker = name.starts_with("Dockerfile") || name.starts_with("Containerfile");
+        let ext = ext.as_deref().filter(|_| !docker);
+        let code = docker || ext.is_some_and(|e| NO_BARE_DOTS.contains(&e));
         Markers {
-            bare_dots: ext.is_some_and(|e| NO_BARE_DOTS.contains(&e.as_str())),
+            bare_dots: code,
+            bare_ellipsis: code || ext.is_some_and(|e| !PROSE.contains(&e)),
+            quoted_dots: ext.is_some_and(|e| e.starts_with("json")),
         }
     }
 
     /// Whether `line` is a marker in this file.
     pub(crate) fn is(self, line: &str) -> bool {
-        is_marker(line) || (self.bare_dots && bare_dots(line))
+        is_marker(line)
+            || (self.bare_ellipsis && bare_dots(line) && (self.bare_dots || !line.contains('.')))
+            || (self.quoted_dots && quoted_dots(line))
+    }
+}
+
+/// A JSON string of dots alone, or a key and value of them (`"...",`,
+/// `"...": "..."`, `"...": ...`), but a trailing `,`.
+fn quoted_dots(line: &str) -> bool {
+    let t = line.trim();
+    let t = t.strip_suffix(',').unwrap_or(t).trim_end();
+    let dots = |v: &str| {
+        let v = v.trim();
+        is_dots(
+            v.strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .unwrap_or(v),
+        )
+    };
+    let quoted = |v: &str| v.trim().starts_with('"') && dots(v);
+    match t.split_once(':') {
+        Some((k, v)) => quoted(k) && dots(v),
+        None => quoted(t),
     }
 }
 
@@ -701,6 +930,11 @@ pub(crate) fn is_marker(line: &str) -> bool {
     let t = line.trim();
     if t.is_empty() || t.len() > 160 {
         return false;
+    }
+    // Markdown emphasis around brackets or dots (`*(unchanged)*`, `_...
+    // existing content ..._`, `**[...]**`): what it wraps.
+    if let Some(inner) = emphasized(t) {
+        return is_marker(inner);
     }
     // A Python placeholder statement with a marker comment (`...  # existing
     // code`, `pass  # rest of the function unchanged`): the comment says
@@ -736,6 +970,14 @@ pub(crate) fn is_marker(line: &str) -> bool {
         return false;
     }
     let (body, bracketed) = unbracket(body);
+    // Angle brackets around the whole of a comment (`# <existing steps>`);
+    // outside one, `<Existing steps>` is an element.
+    let (body, bracketed) = match body.strip_prefix('<').and_then(|b| b.strip_suffix('>')) {
+        Some(inner) if commented && !bracketed && !inner.contains(['<', '>']) => {
+            (inner.trim(), true)
+        }
+        _ => (body, bracketed),
+    };
     let enclosed = commented || bracketed;
     // Dots spaced out (`. . .`) are dots; so are two in brackets (`[..]`).
     let spaced;
@@ -759,7 +1001,7 @@ pub(crate) fn is_marker(line: &str) -> bool {
     }
     let keep = |w: &&str| KEEP_WORDS.contains(w);
     let known = |w: &&str| keep(w) || VOCABULARY.contains(w);
-    if enclosed && (cjk(body) || rest_of(&words)) {
+    if enclosed && (cjk(body) || foreign(body) || rest_of(&words)) {
         return true;
     }
     if has_dots {
@@ -793,6 +1035,15 @@ pub(crate) fn is_marker(line: &str) -> bool {
                 && (described
                     || words.iter().any(|w| keep(w) || noun(w))
                     || DOTS_PHRASES.iter().any(|p| body.contains(p)));
+        }
+        // A phrase of keeping that trails off (`// and so on...`, `// the
+        // rest...`, `// other methods…`): the phrase without its dots.
+        let phrase = body.trim_end_matches(|c: char| c == '.' || ellipsis(c));
+        if ends
+            && !phrase.contains(['.', '\u{2026}'])
+            && undotted(phrase.trim_end(), &words, opened, bracketed)
+        {
+            return true;
         }
         // (`// Your existing code...`: the reader's code.)
         let words = words.strip_prefix(&["your"]).unwrap_or(&words);
@@ -876,6 +1127,20 @@ fn opener(line: &str) -> Option<&'static str> {
     })
 }
 
+/// Whether `line`, a marker of dots alone (`#   ...`), ends the comment
+/// `above` (the same opener, words in it): an example or a sentence that
+/// trails off (`#   client.send(b"hi")`, `#   ...`).
+pub(crate) fn trails_comment(above: &str, line: &str) -> bool {
+    let Some(o) = opener(line) else {
+        return false;
+    };
+    let body = line.trim()[o.len()..].trim();
+    let dots = !body.is_empty() && body.split_whitespace().all(is_dots);
+    dots && opener(above) == Some(o)
+        && !is_marker(above)
+        && above.trim()[o.len()..].chars().any(char::is_alphanumeric)
+}
+
 /// Whether `line`, a marker of dots alone (`// ...`, `# …`), is prose: the
 /// lines above and below it are comment lines with the same opener that
 /// hold words (`// ...` in a quoted specification, between two of its
@@ -905,16 +1170,24 @@ mod tests {
         let js = Markers::of("src/a.ts");
         for l in ["...", "  \u{2026}", "    ...,", "...;", "....."] {
             assert!(js.is(l), "{l:?}");
-            assert!(
-                !Markers::of("a.py").is(l) || is_marker(l),
-                "{l:?} in Python"
-            );
+        }
+        // Three dots are code in Python, YAML and Perl; an ellipsis
+        // character alone is not.
+        for p in ["a.py", "a.yml", "lib.pl"] {
+            let m = Markers::of(p);
+            assert!(m.is("  \u{2026}") && m.is("\u{2026},"), "{p}");
+            for l in ["...", "    ...,", "...;"] {
+                assert!(!m.is(l), "{l:?} in {p}");
+            }
         }
         for l in ["..", "...rest", "f(...)", "... and more", ". . ."] {
             assert!(!js.is(l) || is_marker(l), "{l:?}");
         }
-        for p in ["a.py", "a.yml", "a.c", "a.md", "a.txt", "Makefile"] {
-            assert!(!Markers::of(p).bare_dots, "{p}");
+        // Prose: neither.
+        for p in ["a.md", "a.txt", "Makefile", "README", "index.html"] {
+            let m = Markers::of(p);
+            assert!(!m.bare_dots && !m.bare_ellipsis, "{p}");
+            assert!(!m.is("...") && !m.is("\u{2026}"), "{p}");
         }
         for p in [
             "package.json",
@@ -924,8 +1197,88 @@ mod tests {
             "B.cs",
             "s.css",
             "x.MJS",
+            "a.c",
+            "a.hpp",
+            "Todo.vue",
+            "App.svelte",
+            "Cargo.toml",
+            "index.php",
+            "a.rb",
+            "q.sql",
+            "run.sh",
+            "Dockerfile",
+            "Dockerfile.dev",
         ] {
             assert!(Markers::of(p).bare_dots, "{p}");
+        }
+        assert!(!Markers::of("a.py").bare_dots);
+    }
+
+    #[test]
+    fn a_string_of_dots_is_a_marker_in_json() {
+        let json = Markers::of("package.json");
+        for l in [
+            "    \"...\": \"...\",",
+            "  \"...\"",
+            "  \"...\",",
+            "\"\u{2026}\": \"\u{2026}\"",
+        ] {
+            assert!(json.is(l), "{l:?}");
+            assert!(!Markers::of("a.js").is(l), "{l:?} outside JSON");
+        }
+        for l in [
+            "  \"ellipsis\": \"...\",",
+            "  \"...\": \"dots\",",
+            "  \"a...\",",
+        ] {
+            assert!(!json.is(l), "{l:?}");
+        }
+    }
+
+    #[test]
+    fn phrases_in_other_languages_emphasis_and_trailing_dots() {
+        for l in [
+            "// resto sin cambios",
+            "// Código existente",
+            "// Rest unverändert",
+            "// остальной код без изменений",
+            "// Существующий код",
+            "// 기존 코드 유지",
+            "// ...생략...",
+            "// 中略",
+            "# (中略)",
+            "// 其餘程式碼不變",
+            "// reszta bez zmian",
+            "// mevcut kod",
+            "// and so on...",
+            "// the rest\u{2026}",
+            "// other methods...",
+            "# same as before...",
+            "*(unchanged)*",
+            "_(rest of section unchanged)_",
+            "_... existing content ..._",
+            "**[...]**",
+            "  // existing loop",
+            "  # (existing loop unchanged)",
+            "  # existing steps",
+            "  # <existing steps>",
+            "  // (identical to before)",
+            "  // ...loop...",
+        ] {
+            assert!(is_marker(l), "{l:?}");
+        }
+        for l in [
+            "// El código existente usa UTF-8 en todas partes",
+            "// Rest-API",
+            "// sin",
+            "*emphasis*",
+            "_private_",
+            "*(see below)*",
+            "<Existing steps>",
+            "// Keep existing behaviour for old clients...",
+            "// More to come...",
+        ] {
+            assert!(!is_marker(l), "{l:?}");
         }
     }
 

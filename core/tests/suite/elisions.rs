@@ -1212,3 +1212,133 @@ fn a_line_of_dots_is_a_marker_where_the_language_has_no_such_line() {
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(read(&root, "d.yml"), "a: 1\n...\n");
 }
+
+/// Lazy texts found written with their code deleted: dots alone in more
+/// languages (a Vue component's script, a Cargo manifest), an ellipsis
+/// character alone in Python, a JSON key and value of dots, phrases in
+/// other languages, a phrase of keeping that trails off, Markdown emphasis
+/// around a marker. Each is expanded where its reading is certain.
+#[test]
+fn more_lazy_texts_keep_the_code_they_stand_for() {
+    let vue = "<script setup>\nimport { ref } from 'vue'\nconst store = useStore()\nconst text = ref('')\nfunction add() {\n  store.add(text.value)\n}\n</script>\n";
+    let js = "function total(items) {\n  let sum = 0;\n  for (const it of items) {\n    sum += it.price;\n  }\n  return sum;\n}\n";
+    let py = "def parse(line):\n    parts = line.split(\",\")\n    name = parts[0]\n    age = int(parts[1])\n    return User(name, age)\n";
+    let pkg = "{\n  \"name\": \"demo\",\n  \"version\": \"1.0.0\",\n  \"scripts\": {\n    \"build\": \"tsc\",\n    \"test\": \"vitest\",\n    \"lint\": \"eslint .\"\n  }\n}\n";
+    let md = "## Install\n\nRun npm install.\nRequires Node 20.\nSet FOO_TOKEN.\n";
+    let toml =
+        "[dependencies]\nserde = \"1\"\nanyhow = \"1\"\n\n[dev-dependencies]\ntempfile = \"3\"\n";
+    let mut cases: Vec<(&str, &str, String, String)> = vec![
+        (
+            "Todo.vue",
+            vue,
+            "<script setup>\n...\nfunction add() {\n  store.add(text.value)\n}\n</script>\n<style></style>\n".into(),
+            format!("{vue}<style></style>\n"),
+        ),
+        (
+            "Cargo.toml",
+            toml,
+            "[dependencies]\n...\n\n[dev-dependencies]\ntempfile = \"3\"\nproptest = \"1\"\n".into(),
+            format!("{toml}proptest = \"1\"\n"),
+        ),
+        (
+            "parse.py",
+            py,
+            "def parse(line):\n    parts = line.split(\",\")\n    \u{2026}\n    return User(name, age)\n\nparse(\"a,1\")\n".into(),
+            format!("{py}\nparse(\"a,1\")\n"),
+        ),
+        (
+            "package.json",
+            pkg,
+            pkg.replace("1.0.0", "1.0.1")
+                .replace("\"build\": \"tsc\",\n    \"test\": \"vitest\",", "\"...\": \"...\","),
+            pkg.replace("1.0.0", "1.0.1"),
+        ),
+        (
+            "R.md",
+            md,
+            "## Install\n\n*(unchanged)*\nSet FOO_TOKEN.\nAlso set BAR_URL.\n".into(),
+            format!("{md}Also set BAR_URL.\n"),
+        ),
+    ];
+    for m in [
+        "// resto sin cambios",
+        "// остальной код без изменений",
+        "// 기존 코드 유지",
+        "// and so on...",
+        "// existing loop",
+    ] {
+        cases.push((
+            "t.js",
+            js,
+            format!(
+                "function total(items) {{\n  let sum = 0;\n  {m}\n  return sum;\n}}\ntotal([]);\n"
+            ),
+            format!("{js}total([]);\n"),
+        ));
+    }
+    for (name, old, lazy, want) in &cases {
+        let (_t, root) = setup(&[(name, old.as_bytes())]);
+        let r = api::write_file(
+            &json!({"file_path": name, "content": lazy}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["ok"], true, "{name} {lazy:?}: {r}");
+        assert!(r["expanded"].is_array(), "{name} {lazy:?}: {r}");
+        assert_eq!(read(&root, name), *want, "{name} {lazy:?}");
+    }
+}
+
+/// A marker line the file already has (`# ...` left in it), sent again
+/// just below a changed line with the lines above it elided, may be that
+/// line kept (the lines above it deleted) or a marker for them: refused,
+/// as when the change is on its other side. It was written with the lines
+/// deleted, reported as no marker at all.
+#[test]
+fn a_leftover_marker_beside_a_change_is_refused() {
+    let old = "def start(self):\n    self.conn = connect()\n    self.cache = Cache()\n    self.pool = Pool(4)\n    # ...\n    self.running = True\n";
+    for lazy in [
+        "def start(self, workers=4):\n    self.conn = connect()\n    # ...\n    self.running = True\n",
+        "def start(self):\n    self.conn = connect()\n    # ...\n    self.running = True\n    log(\"started\")\n",
+    ] {
+        for whole in [false, true] {
+            let (_t, root) = setup(&[("svc.py", old.as_bytes())]);
+            let r = if whole {
+                api::write_file(
+                    &json!({"file_path": "svc.py", "content": lazy}),
+                    Some(&opts(&root)),
+                )
+            } else {
+                api::patch_file(
+                    &json!({"file_path": "svc.py", "search": old, "replace": lazy}),
+                    Some(&opts(&root)),
+                )
+            };
+            assert_eq!(r["code"], "ELIDED_CONTENT", "{lazy:?}: {r}");
+            assert_eq!(read(&root, "svc.py"), old);
+        }
+    }
+}
+
+/// Dots that end a new example comment above a line the edit keeps (the
+/// edit deletes nothing) stand for no line: written as sent. They were
+/// refused as a marker beside a change that deletes lines.
+#[test]
+fn dots_ending_a_new_example_comment_are_written_as_sent() {
+    let py = "import socket\n\n\ndef send(msg):\n    sock.sendall(msg)\n";
+    let (_t, root) = setup(&[("send.py", py.as_bytes())]);
+    let add =
+        "# Example:\n#   client = Client()\n#   client.send(b\"hi\")\n#   ...\ndef send(msg):";
+    let r = api::patch_file(
+        &json!({"file_path": "send.py", "search": "def send(msg):", "replace": add}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(read(&root, "send.py"), py.replace("def send(msg):", add));
+    // A marker under a kept line with new code below it is still refused.
+    let (_t, root) = setup(&[("send.py", py.as_bytes())]);
+    let r = api::patch_file(
+        &json!({"file_path": "send.py", "search": "def send(msg):\n", "replace": "def send(msg):\n    # ...\n    log(msg)\n"}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
+}

@@ -337,3 +337,16 @@ test('a call waits for an unanswered roots/list at most 5 s, then runs with the 
     await c.client.close()
   }
 })
+
+test('a root that is not a file:// URI is left out and the others kept (the SDK refused the whole list)', T, async () => {
+  const dir = project({ 'a.txt': 'x = 1\n' })
+  const c = await connect({ roots: () => [uri(dir), 'https://example.com/y'] })
+  try {
+    const r = await c.call('patch_file', { file_path: 'a.txt', search_block: 'x = 1', replace_block: 'x = 2' })
+    assert.equal(r.ok, true, JSON.stringify(r))
+    assert.equal(read(path.join(dir, 'a.txt')), 'x = 2\n')
+    assert.match(c.stderr(), /client root left out: https:\/\/example\.com\/y is not a file:\/\/ URI/)
+  } finally {
+    await c.client.close()
+  }
+})

@@ -132,6 +132,8 @@ test('an unknown tool or profile name, or an output-schema switch neither on nor
     [[], cleanEnv({ PATCH_FILE_OUTPUT_SCHEMAS: 'maybe' }), /PATCH_FILE_OUTPUT_SCHEMAS must be on or off/],
     // Settings every call would find wrong, one by one, are checked at start too.
     [[], cleanEnv({ PATCH_FILE_HARD_LINKS: 'bogus' }), /PATCH_FILE_HARD_LINKS must be refuse, split or keep/],
+    // (An elisions switch that is neither was found by every call, read_file too.)
+    [[], cleanEnv({ PATCH_FILE_ELISIONS: 'bogus' }), /PATCH_FILE_ELISIONS must be expand or literal, not "bogus"/],
     // A word for a journal switch, or a relative path, was a journal directory under the server's cwd (a project).
     [[], cleanEnv({ PATCH_FILE_JOURNAL: 'disabled' }), /PATCH_FILE_JOURNAL must be off, on or an absolute directory, not "disabled"/],
     [[], cleanEnv({ PATCH_FILE_JOURNAL: 'state/journal' }), /PATCH_FILE_JOURNAL must be off, on or an absolute directory/],

@@ -873,6 +873,10 @@ function checkEnv(env = process.env) {
   if (set(links) && !HARD_LINK_MODES.includes(env[links])) {
     throw new UsageError(`${links} must be refuse, split or keep, not ${JSON.stringify(env[links].slice(0, 64))}`)
   }
+  const elisions = 'PATCH_FILE_ELISIONS'
+  if (set(elisions) && !['expand', 'literal'].includes(env[elisions])) {
+    throw new UsageError(`${elisions} must be expand or literal, not ${JSON.stringify(env[elisions].slice(0, 64))}`)
+  }
   const journal = 'PATCH_FILE_JOURNAL'
   if (set(journal) && !/^(off|false|0|no|on|true|1|yes)$/i.test(env[journal]) && !path.isAbsolute(env[journal])) {
     throw new UsageError(`${journal} must be off, on or an absolute directory, not ${JSON.stringify(env[journal].slice(0, 64))}`)

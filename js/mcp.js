@@ -210,6 +210,14 @@ function instructions(root) {
   return `Workspace root: ${root}. Relative paths resolve from it. A failed call changes nothing.`
 }
 
+/** A roots/list result schema (as the SDK reads one: safeParse) that takes any list of roots. */
+const ANY_ROOTS = {
+  safeParse: (d) =>
+    d && typeof d === 'object' && Array.isArray(d.roots)
+      ? { success: true, data: d }
+      : { success: false, error: new Error('the answer holds no roots array') },
+}
+
 /** How long a tool call waits for the answer to a roots/list under way. */
 const ROOTS_WAIT_MS = 5000
 
@@ -313,8 +321,11 @@ async function serve({ root, version, given, tools: served = tools.select('defau
   let waitedInVain = null
   const askRoots = () => {
     const n = ++asks
+    // Asked with a schema that takes any list: the SDK's refuses the whole
+    // answer for one root that is not a file:// URI, and each root is
+    // judged on its own (workspace.setClientRoots leaves such a one out).
     const asking = server
-      .listRoots()
+      .request({ method: 'roots/list' }, ANY_ROOTS)
       .then(({ roots }) => {
         if (n !== asks) return log.info(`dropped an answer to an earlier roots/list (${roots.length} roots): a newer one was asked for`)
         for (const w of workspace.setClientRoots(roots)) log.info(w)

@@ -857,6 +857,14 @@ test('answers name the tools the server lists and its configuration, not the Jav
   assert.doesNotMatch(mcpWords(dry, lean).diff_omitted, /applyDryRun|apply_last_dry_run/)
   const unchanged = { ok: true, message: 'nothing to say in other words' }
   assert.equal(mcpWords(unchanged, lean), unchanged)
+  // A read's `warning` is said in tool words too; a set without patch_file names its block tool; the journal's
+  // size limit is not an option the server has.
+  const bytes = { ok: true, warning: 'patchFile edits it byte-exactly; writeFile refuses' }
+  assert.equal(mcpWords(bytes, all).warning, 'patch_file edits it byte-exactly; write_file refuses')
+  const fsSet = new Set(['read_file', 'write_file', 'edit_file'])
+  assert.match(mcpWords({ ok: false, message: 'To change part of it, use patchFile with ASCII blocks' }, fsSet).message, /use edit_file with/)
+  const big = { ok: true, why_not_undoable: '`a` is larger than the journal keeps (100 bytes, options.journal.maxFileBytes)' }
+  assert.equal(mcpWords(big, all).why_not_undoable, '`a` is larger than the journal keeps (100 bytes)')
   // RESULT_TOO_LARGE names only listed tools.
   const read = { ok: true, content: 'x' }
   const anchors = tooLargeResult(read, 'over', new Set(['read_file', 'edit_lines', 'undo'])).message

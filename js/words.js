@@ -20,6 +20,7 @@ const SETTINGS = [
   [/options\.syntax: "(\w+)"/g, (_, v) => `--syntax ${v} (or PATCH_FILE_SYNTAX=${v}) in the server's configuration`],
   [/options\.elisions: "(\w+)"/g, (_, v) => `PATCH_FILE_ELISIONS=${v} in the server's environment`],
   [/apply it with the workspaceRoot it was made with/g, () => 'apply it while that root is one of the workspace roots'],
+  [/ bytes, options\.journal\.maxFileBytes\)/g, () => ' bytes)'],
 ]
 
 /** `text` naming the listed tools (`listed`: their names) for the JavaScript API's calls. */
@@ -30,10 +31,14 @@ function sayTools(text, listed) {
     .replace(/ for applyDryRun;/g, applies ? ' for apply_last_dry_run;' : ';')
     .replace(/\bapplyDryRun\b/g, applies ? 'apply_last_dry_run' : 'the same call without dry_run')
   for (const [api, tool] of Object.entries(TOOL_OF)) {
-    if (listed.has(tool)) out = out.replace(new RegExp(`\\b${api}\\b`, 'g'), tool)
+    const said = listed.has(tool) ? tool : api === 'patchFile' ? SEARCH_REPLACE.find((t) => listed.has(t)) : undefined
+    if (said) out = out.replace(new RegExp(`\\b${api}\\b`, 'g'), said)
   }
   return out
 }
+
+/** The tools that replace a block of a file, for patchFile where patch_file is not listed (`filesystem`: edit_file). */
+const SEARCH_REPLACE = ['edit_file', 'edit_block', 'str_replace_based_edit_tool']
 
 /** `text` naming the server's configuration for the JavaScript API's options. */
 function saySettings(text) {
@@ -43,7 +48,7 @@ function saySettings(text) {
 }
 
 /** The keys whose text (or list of texts) is read by the model. */
-const TEXTS = new Set(['message', 'diff_omitted', 'warnings', 'note', 'why_not_undoable'])
+const TEXTS = new Set(['message', 'diff_omitted', 'warnings', 'warning', 'note', 'why_not_undoable'])
 
 /**
  * `result` with each text the model reads passed through `say` (the same

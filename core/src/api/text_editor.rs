@@ -230,9 +230,12 @@ fn view(
         .collect();
     let mut content = numbered(&body, start);
     let mut truncated = false;
+    let mut end = end;
     if let Some(max) = max_chars {
         if content.chars().count() > max {
-            content = content.chars().take(max).collect();
+            let shown;
+            (content, shown) = whole_lines_within(&content, max);
+            end = start + shown - 1;
             truncated = true;
         }
     }
@@ -250,6 +253,29 @@ fn view(
         truncated: flag(truncated),
         command: ViewCommand::View,
     }))
+}
+
+/// The numbered lines of `content` that fit in `max` characters, whole,
+/// and how many (a line cut short would show text the file does not have
+/// as a line's whole, and `end_line` would claim it); the first line cut
+/// at `max` when not even it fits.
+fn whole_lines_within(content: &str, max: usize) -> (String, usize) {
+    let mut used = 0;
+    let mut upto = 0;
+    let mut shown = 0;
+    for line in content.split_inclusive('\n') {
+        let n = line.chars().count();
+        if used + n > max {
+            break;
+        }
+        used += n;
+        upto += line.len();
+        shown += 1;
+    }
+    if shown == 0 {
+        return (content.chars().take(max).collect(), 1);
+    }
+    (content[..upto].to_string(), shown)
 }
 
 /// The failure `f` about the file `abs`.
@@ -410,5 +436,33 @@ mod tests {
     #[test]
     fn numbering_matches_cat_n() {
         assert_eq!(numbered("a\r\nb", 9), "     9\ta\n    10\tb\n");
+    }
+
+    /// A view cut at `max_characters` ends on a whole line, and says which
+    /// (it showed `     2\tli` with `end_line` 4: a line the file does not
+    /// hold, the rest claimed shown).
+    #[test]
+    fn a_cut_view_ends_on_a_whole_line() {
+        let c = numbered("line one\nline two\nline three\n", 1);
+        assert_eq!(whole_lines_within(&c, 25), ("     1\tline one\n".into(), 1));
+        assert_eq!(
+            whole_lines_within(&c, 32),
+            ("     1\tline one\n     2\tline two\n".into(), 2)
+        );
+        // Not even the first line fits: it is cut, and is the one shown.
+        assert_eq!(whole_lines_within(&c, 9), ("     1\tli".into(), 1));
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(
+            root.path().join("v.txt"),
+            "line one\nline two\nline three\nline four\n",
+        )
+        .unwrap();
+        let r = crate::api::text_editor(
+            &serde_json::json!({"command": "view", "path": "v.txt", "view_range": [3, -1], "max_characters": 25}),
+            Some(&serde_json::json!({"workspaceRoot": root.path()})),
+        );
+        assert_eq!(r["content"], "     3\tline three\n", "{r}");
+        assert_eq!(r["end_line"], 3, "{r}");
+        assert_eq!(r["truncated"], true, "{r}");
     }
 }

@@ -67,7 +67,9 @@ pub struct FileView {
     pub sha256: String,
     pub encoding: &'static str,
     pub line_ending: LineEnding,
-    /// `content` was cut at `max_characters`.
+    /// `content` was cut to the whole lines that fit in `max_characters`
+    /// (`end_line` the last of them; the first line alone cut short when
+    /// not even it fits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<True>,
     pub command: ViewCommand,

@@ -1012,7 +1012,10 @@ export interface FileView {
   sha256: string
   encoding: string
   line_ending: LineEnding
-  /** `content` was cut at `max_characters`. */
+  /**
+   * `content` was cut to the whole lines that fit in `max_characters` (`end_line` the last of them; the first line
+   * alone cut short when not even it fits).
+   */
   truncated?: true
   command: ViewCommand
 }
@@ -1219,6 +1222,7 @@ export interface OpFailure {
   line?: number
   file_path?: string
   code: ErrorCode
+  /** (Left out of a compact view where the failure above says it.) */
   message: string
   match_count?: number
   match_lines?: number[]
@@ -1348,6 +1352,7 @@ export interface StepFailure {
   line?: number
   code: ErrorCode
   match_count: number
+  /** (Left out of a compact view where its file's failure says it.) */
   message: string
   match_lines?: number[]
   /** SEARCH_BLOCK_NOT_FOUND: the nearest region, when one is plausible. */

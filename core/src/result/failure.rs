@@ -192,6 +192,9 @@ pub struct OpFailure {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file_path: Option<String>,
     pub code: ErrorCode,
+    /// (Left out of a compact view where the failure above says it.)
+    #[serde(skip_serializing_if = "super::view::cleared")]
+    #[schemars(extend("x-compact" = true))]
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub match_count: Option<usize>,
@@ -222,6 +225,9 @@ pub struct StepFailure {
     pub line: Option<usize>,
     pub code: ErrorCode,
     pub match_count: usize,
+    /// (Left out of a compact view where its file's failure says it.)
+    #[serde(skip_serializing_if = "super::view::cleared")]
+    #[schemars(extend("x-compact" = true))]
     pub message: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[schemars(default)]

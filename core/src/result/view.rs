@@ -173,6 +173,7 @@ impl<T: Compact> Compact for Answer<T> {
                 if let Some(top) = f.diagnosis.closest_match.clone() {
                     f.given_once(&top);
                 }
+                f.said_once();
             }
         }
     }
@@ -435,6 +436,59 @@ impl Failed {
     }
 }
 
+impl Failed {
+    /// Each fact of a format call's failing files and their hunks or
+    /// blocks said once: the message, the match lines and the unique
+    /// context a file's failure repeats from the call's (its first failing
+    /// file's), and a hunk's or block's from its file's, are left out (a
+    /// text-editor `str_replace` gave them three times).
+    fn said_once(&mut self) {
+        let Some(ops) = self.failures.as_mut() else {
+            return;
+        };
+        let top = (
+            &self.message,
+            &self.match_lines,
+            &self.diagnosis.unique_context_hint,
+        );
+        for o in ops.iter_mut() {
+            let own = (
+                o.message.clone(),
+                o.match_lines.clone(),
+                o.diagnosis.unique_context_hint.clone(),
+            );
+            for s in o.hunks.iter_mut().chain(o.blocks.iter_mut()).flatten() {
+                said(&mut s.message, &own.0);
+                if s.match_lines == own.1 {
+                    s.match_lines.clear();
+                }
+                if s.diagnosis.unique_context_hint == own.2 {
+                    s.diagnosis.unique_context_hint.clear();
+                }
+            }
+            said(&mut o.message, top.0);
+            if o.match_lines == *top.1 {
+                o.match_lines.clear();
+                if o.match_count == self.match_count {
+                    o.match_count = None;
+                }
+            }
+            if o.diagnosis.unique_context_hint == *top.2 {
+                o.diagnosis.unique_context_hint.clear();
+            }
+        }
+    }
+}
+
+/// Clears `message` when `above` says it (the same, or it and what the
+/// call adds: `; nothing was written`).
+fn said(message: &mut String, above: &str) {
+    let rest = above.strip_prefix(message.as_str());
+    if !message.is_empty() && rest.is_some_and(|r| r.is_empty() || r.starts_with("; ")) {
+        message.clear();
+    }
+}
+
 fn once(d: &mut Diagnosed, top: &ClosestMatch) {
     if d.closest_match.as_ref() == Some(top) {
         d.closest_match = None;
@@ -635,6 +689,60 @@ mod tests {
             v["failures"][0].get("path").is_none(),
             "named as it resolved"
         );
+    }
+
+    #[test]
+    fn a_format_failure_says_each_fact_once() {
+        let hint = crate::result::diagnosis::ContextHint {
+            match_line: 1,
+            line_number: 1,
+            end_line: 1,
+            lines_before: 0,
+            lines_after: 0,
+            search_block: "line one".into(),
+        };
+        let ambiguous = |message: &str| {
+            let mut s = step(0, &closest(1, "x"));
+            s.diagnosis.closest_match = None;
+            s.code = ErrorCode::SEARCH_BLOCK_AMBIGUOUS;
+            s.match_count = 2;
+            s.message = message.into();
+            s.match_lines = vec![1, 2];
+            s.diagnosis.unique_context_hint = vec![hint.clone()];
+            s
+        };
+        let mut o = op("a.txt", Some("/nonexistent/ws/a.txt"));
+        o.message = "occurs twice".into();
+        o.match_count = Some(2);
+        o.match_lines = vec![1, 2];
+        o.diagnosis.unique_context_hint = vec![hint.clone()];
+        o.blocks = Some(vec![
+            ambiguous("occurs twice"),
+            ambiguous("block 2 occurs twice"),
+        ]);
+        let mut f = failed(ErrorCode::SEARCH_BLOCK_AMBIGUOUS, None);
+        f.message = "occurs twice; nothing was written".into();
+        f.match_count = Some(2);
+        f.match_lines = vec![1, 2];
+        f.diagnosis.unique_context_hint = vec![hint];
+        f.failures = Some(vec![o]);
+        let v = view(Answer::<FormatDone>::Failed(Box::new(f)), WS);
+        let file = &v["failures"][0];
+        for k in [
+            "message",
+            "match_count",
+            "match_lines",
+            "unique_context_hint",
+        ] {
+            assert!(file.get(k).is_none(), "{k}: {v}");
+            assert!(
+                file["blocks"][0].get(k).is_none() || k == "match_count",
+                "{k}: {v}"
+            );
+        }
+        // A block that says something else keeps it.
+        assert_eq!(file["blocks"][1]["message"], "block 2 occurs twice");
+        assert!(v["match_lines"].is_array() && v["unique_context_hint"].is_array());
     }
 
     fn format_file(path: &str, file_path: &str, diff: Option<&str>) -> FormatFile {

@@ -835,7 +835,10 @@ fn nowhere(
     let (search, replace) = sides(
         h,
         style,
-        (explicit_endings(h, text, None), text.ends_with(b"\r")),
+        (
+            explicit_endings(h, text, None, style),
+            text.ends_with(b"\r"),
+        ),
     );
     let d = diagnose::not_found(text, &search, &replace, "", Said::HUNK, budget, &[]);
     HunkFailure {
@@ -878,18 +881,40 @@ fn check_failed(hunks: &[Hunk], hi: usize, why: Unverified) -> HunkFailure {
 /// place came with the patch's text (a diff sent with CRLF line breaks, or
 /// retyped with LF), and then added lines take the file's ending. `at`: the
 /// file's lines the hunk's old lines are, when it is placed.
-fn explicit_endings(h: &Hunk, text: &[u8], at: Option<&[Line]>) -> bool {
+///
+/// Only a line that ends in the file says something: old lines that are
+/// all the file's last line without a line break (`-last` on `a\r\nb\r\nlast`)
+/// end "as the file's" whatever the patch sent, so they show no ending,
+/// and in a file of one ending (`style`) the added lines take it. (The
+/// last line of a CRLF file ending with a lone CR, a CRLF cut short, shows
+/// it when the patch's line has its CR, as `git diff` shows such a line.)
+/// In a file with both endings, or none, such a hunk keeps the patch's
+/// endings.
+fn explicit_endings(h: &Hunk, text: &[u8], at: Option<&[Line]>, style: LineEnding) -> bool {
     if h.old_lines().next().is_none() {
         return false;
     }
     match at {
-        Some(lines) => h.old_lines().zip(lines).all(|(l, ln)| {
-            let crlf = ln.next > ln.end + 1;
-            l.cr == crlf || ln.next == ln.end
-        }),
-        None => {
-            h.old_lines().any(|l| l.cr) && crate::codec::source::line_ending(text) != LineEnding::Lf
+        Some(lines) => {
+            let mut shown = false;
+            for (l, ln) in h.old_lines().zip(lines) {
+                // The ending of the file's line: CRLF or not, none at all.
+                let crlf = if ln.next > ln.end {
+                    Some(ln.next > ln.end + 1)
+                } else if style == LineEnding::Crlf && text[..ln.end].ends_with(b"\r") {
+                    Some(true)
+                } else {
+                    None
+                };
+                match crlf {
+                    Some(crlf) if crlf == l.cr => shown = true,
+                    Some(_) => return false,
+                    None => {}
+                }
+            }
+            shown || !matches!(style, LineEnding::Crlf | LineEnding::Lf)
         }
+        None => h.old_lines().any(|l| l.cr) && style != LineEnding::Lf,
     }
 }
 
@@ -1058,7 +1083,7 @@ fn build(
         // Lines appended after a last line without a break give it one.
         let adds_break =
             start == text.len() && last.is_some_and(|b| b != b'\n') && !h.lines.is_empty();
-        let explicit = explicit_endings(h, text, lines.get(p..p + len));
+        let explicit = explicit_endings(h, text, lines.get(p..p + len), style);
         let end = offset(p + len);
         let (search, replace) = sides(h, style, (explicit, text.ends_with(b"\r")));
         let reindented =

@@ -10,6 +10,7 @@ mod diagnose_bench;
 mod elisions;
 mod encodings;
 mod engine_props;
+mod eol_kept;
 mod exact_edits;
 mod faults;
 mod folds;

@@ -1269,26 +1269,39 @@ fn crlf_breaks(replace: &str, after_cr: bool) -> String {
 /// replacement with its LF breaks made CRLF, when the file uses CRLF
 /// throughout, keeps a line break outside the occurrences, and the search
 /// neither starts with an LF nor ends with a CR (no occurrence starts or
-/// ends inside a CRLF). `None`: written as sent.
+/// ends inside a CRLF). In a file that uses LF throughout, the same for a
+/// search without a CR: the replacement's CRLF breaks made LF. `None`:
+/// written as sent.
 pub(crate) fn reended_each(
     text: &[u8],
     (search, replace): (&str, &str),
     found: usize,
     m: MatchMode,
 ) -> Option<String> {
+    if !may_reend(replace, m) {
+        return None;
+    }
     let per = || memchr::memchr_iter(b'\n', search.as_bytes()).count();
+    let keeps_a_break = || {
+        memchr::memchr_iter(b'\n', text)
+            .nth(found.saturating_mul(per()))
+            .is_some()
+    };
     // A search with the file's CRLF, or with no line break or CR at all
     // (`a();` replaced by `a();\nb();` everywhere).
-    let fits = may_reend(replace, m)
-        && (search.contains("\r\n") || !search.contains(['\n', '\r']))
+    let crlf = (search.contains("\r\n") || !search.contains(['\n', '\r']))
         && !search.starts_with('\n')
         && !search.ends_with('\r')
-        && breaks_other_than(replace, LineEnding::Crlf)
-        && line_ending(text) == LineEnding::Crlf
-        && memchr::memchr_iter(b'\n', text)
-            .nth(found.saturating_mul(per()))
-            .is_some();
-    fits.then(|| crlf_breaks(replace, false))
+        && breaks_other_than(replace, LineEnding::Crlf);
+    let lf = !search.contains('\r') && breaks_other_than(replace, LineEnding::Lf);
+    if !crlf && !lf {
+        return None;
+    }
+    match line_ending(text) {
+        LineEnding::Crlf if crlf && keeps_a_break() => Some(crlf_breaks(replace, false)),
+        LineEnding::Lf if lf && keeps_a_break() => Some(replace.replace("\r\n", "\n")),
+        _ => None,
+    }
 }
 
 /// Whether [`reended`] may adapt an edit's replacement under `m`: line
@@ -1341,11 +1354,14 @@ fn lands_on_other_breaks(text: &[u8], start: usize, replace: &str) -> bool {
 /// both. The edit is then matched as under `m` when the exact search finds
 /// nothing ([`find`]: its new lines take the region's ending, or the
 /// file's; a line kept from the search is the file's; and so on), and
-/// reported so. `None`, and written as sent as without `line_endings`:
-/// that reading writes what the exact one would, or is not one certain
-/// place holding the exact one (a search that starts mid-line kept on a
-/// line of its own; with more tolerances, a block that also matches
-/// elsewhere).
+/// reported so. Where that reading is not one certain place holding the
+/// exact one (a search that starts mid-line kept on a line of its own,
+/// `bar` → `qux\nbar` in `foo bar baz`), the exact place is certain all
+/// the same: the replacement is written there with its line breaks made
+/// the file's ([`plainly_reended`]), as a SEARCH/REPLACE block or
+/// `str_replace` writes it. `None`, and written as sent as without
+/// `line_endings`: the tolerant reading writes what the exact one would
+/// (a whole-file conversion).
 pub(crate) fn reended(
     text: &[u8],
     start: usize,
@@ -1409,23 +1425,59 @@ pub(crate) fn reended(
         match cr {
             Some(cr) => {
                 let from = line_start(text, cr);
-                let before = std::str::from_utf8(&text[from..cr]).ok()?;
-                let (search, replace) = ([before, search].concat(), [before, replace].concat());
-                find(text, &search, &replace, m)
+                match std::str::from_utf8(&text[from..cr]) {
+                    Ok(before) => {
+                        let (search, replace) =
+                            ([before, search].concat(), [before, replace].concat());
+                        find(text, &search, &replace, m)
+                    }
+                    Err(_) => Reading::None,
+                }
             }
             None => find(text, search, replace, m),
         }
     };
     // The one tolerant place must hold the exact one.
-    let Reading::Unique(t) = found else {
-        return None;
+    let t = match found {
+        Reading::Unique(t) if t.start <= start && end <= t.end => t,
+        _ => return plainly_reended(text, (start, end), search, replace),
     };
-    if t.start > start || end > t.end {
-        return None;
-    }
     // What the exact reading writes over the tolerant one's region.
     let as_sent = [&text[t.start..start], replace.as_bytes(), &text[end..t.end]].concat();
     (t.replacement.as_bytes() != as_sent).then_some(t)
+}
+
+/// An edit found once as sent at `start..end` in a text that ends its
+/// lines one way throughout (`reended` checked it), its replacement with
+/// breaks of the other kind: the replacement with every line break made
+/// the file's (each LF that no CR precedes made CRLF in a CRLF file, each
+/// CRLF made LF in an LF file), nothing else changed. `None` (written as
+/// sent): a search that ends with the CR of a CRLF (the LF after it would
+/// be left alone), or one that holds every line break of the file (the
+/// whole file converted keeps one kind).
+fn plainly_reended(
+    text: &[u8],
+    (start, end): (usize, usize),
+    search: &str,
+    replace: &str,
+) -> Option<TolerantMatch> {
+    if search.ends_with('\r') || !keeps_a_break(text, (start, end)) {
+        return None;
+    }
+    let replacement = match line_ending(text) {
+        LineEnding::Crlf => {
+            let after_cr = start.checked_sub(1).is_some_and(|k| text[k] == b'\r');
+            crlf_breaks(replace, after_cr)
+        }
+        LineEnding::Lf => replace.replace("\r\n", "\n"),
+        _ => return None,
+    };
+    (replacement != replace).then(|| TolerantMatch {
+        start,
+        end,
+        replacement,
+        matched_with: vec![Tolerance::LineEndings],
+    })
 }
 
 #[cfg(test)]

@@ -181,3 +181,239 @@ fn a_mixed_file_keeps_the_patchs_endings_for_such_a_hunk() {
         assert_eq!(show(&bytes), show(want));
     }
 }
+
+/// One edit of `f.txt` (search, replacement) through each entry point that
+/// reads a caller's LF breaks as the file's: `editFile`, `patchFile` with
+/// `match: ["line_endings"]` or that as `defaultMatch` (the MCP server's),
+/// and the text editor's `str_replace`. Each with its name.
+#[allow(clippy::type_complexity)]
+fn line_break_readers(
+    search: &str,
+    replace: &str,
+) -> Vec<(&'static str, Box<dyn Fn(&Value) -> Value>)> {
+    let (s, r) = (search.to_string(), replace.to_string());
+    let (s2, r2, s3, r3, s4, r4) = (
+        s.clone(),
+        r.clone(),
+        s.clone(),
+        r.clone(),
+        s.clone(),
+        r.clone(),
+    );
+    vec![
+        (
+            "editFile",
+            Box::new(move |o: &Value| {
+                api::edit_file(
+                    &json!({"path": "f.txt", "edits": [{"oldText": s, "newText": r}]}),
+                    Some(o),
+                )
+            }),
+        ),
+        (
+            "patchFile match",
+            Box::new(move |o: &Value| {
+                api::patch_file(
+                    &json!({"file_path": "f.txt", "search_block": s2, "replace_block": r2,
+                            "match": ["line_endings"]}),
+                    Some(o),
+                )
+            }),
+        ),
+        (
+            "patchFile defaultMatch",
+            Box::new(move |o: &Value| {
+                let mut o = o.clone();
+                o["defaultMatch"] = json!(["line_endings"]);
+                api::patch_file(
+                    &json!({"file_path": "f.txt", "search_block": s3, "replace_block": r3}),
+                    Some(&o),
+                )
+            }),
+        ),
+        (
+            "str_replace",
+            Box::new(move |o: &Value| {
+                api::text_editor(
+                    &json!({"command": "str_replace", "path": "f.txt", "old_str": s4, "new_str": r4}),
+                    Some(o),
+                )
+            }),
+        ),
+    ]
+}
+
+/// A search that starts inside a line, its replacement adding a line: the
+/// new line takes the file's CRLF (`foo qux\r\nbar baz`), as `str_replace`
+/// and SEARCH/REPLACE blocks write it, in every encoding; `editFile` wrote
+/// a bare LF into the CRLF file.
+#[test]
+fn a_line_added_by_a_search_inside_a_line_takes_the_files_crlf() {
+    let before = "caf\u{e9} bar baz\r\nnext line\r\n";
+    let want = "caf\u{e9} qux\r\nbar baz\r\nnext line\r\n";
+    for (name, call) in line_break_readers("bar", "qux\nbar") {
+        in_every_encoding(name, before, want, &call);
+        let (r, _) = after(before.as_bytes(), &call);
+        if name != "str_replace" {
+            assert_eq!(r["matched_with"], json!(["line_endings"]), "{name}: {r}");
+        }
+    }
+    // The mirror: CRLF sent into an LF file is written LF.
+    for (name, call) in line_break_readers("bar", "qux\r\nbar") {
+        in_every_encoding(
+            name,
+            "caf\u{e9} bar baz\nnext line\n",
+            "caf\u{e9} qux\nbar baz\nnext line\n",
+            &call,
+        );
+    }
+    // Other shapes of a search inside a line.
+    for (file, search, replace, want) in [
+        (
+            "a(); b();\r\nc();\r\n",
+            "b();",
+            "x();\nb();\ny();",
+            "a(); x();\r\nb();\r\ny();\r\nc();\r\n",
+        ),
+        (
+            "let v = [1, 2];\r\nend\r\n",
+            "2]",
+            "2,\n  3]",
+            "let v = [1, 2,\r\n  3];\r\nend\r\n",
+        ),
+        (
+            "one two\r\nthree\r\n",
+            "two\r\nthree",
+            "two\nthree\nfour",
+            "one two\r\nthree\r\nfour\r\n",
+        ),
+    ] {
+        for (name, call) in line_break_readers(search, replace) {
+            let (r, bytes) = after(file.as_bytes(), &call);
+            assert_eq!(r["ok"], true, "{name} {search:?}: {r}");
+            assert_eq!(show(&bytes), show(want.as_bytes()), "{name} {search:?}");
+        }
+    }
+}
+
+/// An edit replacing several places (`replace_all`, `expected_replacements`)
+/// under `line_endings`: CRLF sent into an LF file is written LF at each,
+/// as LF into a CRLF file is written CRLF.
+#[test]
+fn several_places_take_the_files_lf_too() {
+    for count in [
+        json!({"replace_all": true}),
+        json!({"expected_replacements": 2}),
+    ] {
+        for (file, replace, want) in [
+            (
+                "a();\nz();\na();\n",
+                "a();\r\nb();",
+                "a();\nb();\nz();\na();\nb();\n",
+            ),
+            (
+                "a();\r\nz();\r\na();\r\n",
+                "a();\nb();",
+                "a();\r\nb();\r\nz();\r\na();\r\nb();\r\n",
+            ),
+        ] {
+            let mut input = json!({"file_path": "f.txt", "search_block": "a();",
+                                   "replace_block": replace, "match": ["line_endings"]});
+            input
+                .as_object_mut()
+                .unwrap()
+                .extend(count.as_object().unwrap().clone());
+            let (r, bytes) = after(file.as_bytes(), |o| api::patch_file(&input, Some(o)));
+            assert_eq!(r["ok"], true, "{count}: {r}");
+            assert_eq!(show(&bytes), show(want.as_bytes()), "{count}");
+        }
+    }
+}
+
+/// Plain `patchFile`, without tolerances, stays byte-exact: the
+/// replacement is written as sent.
+#[test]
+fn plain_patch_file_still_writes_a_search_inside_a_line_as_sent() {
+    let (r, bytes) = after(b"foo bar baz\r\nnext line\r\n", |o| {
+        api::patch_file(
+            &json!({"file_path": "f.txt", "search_block": "bar", "replace_block": "qux\nbar"}),
+            Some(o),
+        )
+    });
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(show(&bytes), show(b"foo qux\nbar baz\r\nnext line\r\n"));
+}
+
+mod search_inside_a_line {
+    //! Through `editFile`, a search that starts at a word inside a line of
+    //! a file that uses CRLF throughout (LF throughout), whatever lines the
+    //! replacement adds or repeats from the search, leaves the file with
+    //! that one ending, or is refused with nothing written.
+    use super::*;
+    use proptest::prelude::*;
+
+    fn line() -> impl Strategy<Value = String> {
+        prop::sample::select(vec![
+            "a(); b();",
+            "b();",
+            "x = a b",
+            "a b",
+            "}",
+            "",
+            "  c d",
+        ])
+        .prop_map(str::to_string)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
+        #[test]
+        fn an_edit_file_edit_keeps_the_files_one_ending(
+            lines in prop::collection::vec(line(), 1..6),
+            from in 0usize..6,
+            word in 0usize..3,
+            more in 0usize..2,
+            new in prop::collection::vec(line(), 0..4),
+            crlf in any::<bool>(),
+            repeat in any::<bool>(),
+        ) {
+            let (eol, other) = if crlf { ("\r\n", "\n") } else { ("\n", "\r\n") };
+            let file = lines.iter().map(|l| format!("{l}{eol}")).collect::<String>();
+            let from = from % lines.len();
+            // The search: line `from` from its `word`-th word on, and up to
+            // `more` whole lines after it, joined as the caller types them.
+            let first = &lines[from];
+            let cut = first.match_indices(' ').nth(word).map_or(0, |(k, _)| k + 1);
+            let mut taken = vec![first[cut..].to_string()];
+            taken.extend(lines.iter().skip(from + 1).take(more).cloned());
+            let search = taken.join(other);
+            if search.trim().is_empty() || file.matches(search.as_str()).count() != 1 {
+                return Ok(());
+            }
+            // The replacement, in the other ending: new lines, and the
+            // search's first line again when `repeat` (a line kept on a line
+            // of its own).
+            let mut replace = new.clone();
+            if repeat {
+                replace.push(taken[0].clone());
+            }
+            let replace = replace.join(other);
+            let (r, bytes) = after(file.as_bytes(), |o| {
+                api::edit_file(
+                    &json!({"path": "f.txt", "edits": [{"oldText": search, "newText": replace}]}),
+                    Some(o),
+                )
+            });
+            let text = String::from_utf8(bytes).unwrap();
+            if r["ok"] == true {
+                let rest = if crlf { text.replace("\r\n", "") } else { text.clone() };
+                prop_assert!(
+                    !rest.contains(if crlf { '\n' } else { '\r' }),
+                    "{file:?} {search:?} {replace:?} -> {text:?}"
+                );
+            } else {
+                prop_assert_eq!(&text, &file, "{}", r);
+            }
+        }
+    }
+}

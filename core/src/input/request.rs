@@ -1620,7 +1620,12 @@ fn line_edit(item: &Value, what: &str) -> Result<(LineEdit, bool), Failure> {
         other => return Err(Failure::invalid(printer::lines_kind(what, kind(&other)))),
     };
     // A CR inside a line is no line break the file uses: written, it would
-    // be a lone CR (a line break to some readers, none to others).
+    // be a lone CR (a line break to some readers, none to others). So is
+    // one that ends a line with no LF after it (`"a\r"`): it was dropped in
+    // silence, a byte of a line that ends with CR CR LF lost.
+    if let Some(k) = lines.iter().position(|l| l.ends_with('\r')) {
+        return Err(Failure::invalid(printer::lines_trailing_cr(what, k + 1)));
+    }
     if lines.iter().any(|l| l.contains('\r')) {
         return Err(Failure::invalid(printer::lines_lone_cr(what)));
     }
@@ -1652,11 +1657,22 @@ fn line_edit(item: &Value, what: &str) -> Result<(LineEdit, bool), Failure> {
 
 /// A text's lines, without their breaks (a final break ends the last line;
 /// it does not start an empty one). A string is one line at least: `""`
-/// and `"\n"` are one empty line (only `null` or `[]` deletes).
+/// and `"\n"` are one empty line (only `null` or `[]` deletes). A break is
+/// an LF or a CRLF: a CR that no LF follows stays in its line (and is
+/// refused there).
 fn split_lines(s: &str) -> Vec<String> {
-    let s = s.strip_suffix('\n').unwrap_or(s);
-    let s = s.strip_suffix('\r').unwrap_or(s);
-    s.split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
-        .collect()
+    let s = match s.strip_suffix('\n') {
+        Some(t) => t.strip_suffix('\r').unwrap_or(t),
+        None => s,
+    };
+    let mut lines: Vec<String> = s.split('\n').map(str::to_string).collect();
+    // Every line but the last was followed by an LF: a CR before it is
+    // part of that break.
+    let last = lines.len() - 1;
+    for l in &mut lines[..last] {
+        if l.ends_with('\r') {
+            l.pop();
+        }
+    }
+    lines
 }

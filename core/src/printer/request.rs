@@ -227,6 +227,17 @@ pub(crate) fn lines_lone_cr(what: &str) -> String {
     )
 }
 
+/// Line `n` of an anchored edit's `lines` ends with a CR that no LF
+/// follows.
+pub(crate) fn lines_trailing_cr(what: &str, n: usize) -> String {
+    format!(
+        "{what}: line {n} of `lines` ends with a CR (`\\r`) that no LF follows, a lone CR: no line break the file \
+         uses. Send each line without its line break (the file's own is written: a CRLF file stays CRLF), so drop \
+         that CR; a CR that is the line's own last character (a line ending CR CR LF) cannot be written by an \
+         anchored edit: leave that line out of the edit, or change it with a search and replace edit"
+    )
+}
+
 /// Some lines of an anchored edit carry a read's `LINE#ID|` tag, others
 /// not.
 pub(crate) fn lines_partly_tagged(what: &str) -> String {

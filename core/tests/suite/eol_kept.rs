@@ -417,3 +417,59 @@ mod search_inside_a_line {
         }
     }
 }
+
+/// The anchors of `f.txt`'s lines, as a read with anchors shows them.
+fn anchors(o: &Value) -> Vec<String> {
+    let r = api::read_file(&json!({"file_path": "f.txt", "anchors": true}), Some(o));
+    r["content"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once('|').map(|(a, _)| a.to_string()))
+        .collect()
+}
+
+/// editLines with a line that ends with a CR no LF follows (`"a\r"`): a
+/// lone CR, refused with INVALID_INPUT as one inside a line is, nothing
+/// written. The CR was dropped in silence: a line ending CR CR LF lost a
+/// byte, `x\r` sent to an LF file was written `x`. A CRLF ending the text
+/// is still that line's break.
+#[test]
+fn edit_lines_refuses_a_line_ending_with_a_lone_cr() {
+    for (file, lines) in [
+        (&b"a\r\r\nb\r\n"[..], json!(["a\r"])),
+        (b"a\nb\n", json!(["x\r"])),
+        (b"a\nb\n", json!(["x", "y\r"])),
+        (b"a\nb\n", json!("x\r")),
+        (b"a\nb\n", json!("x\ny\r")),
+    ] {
+        let (r, bytes) = after(file, |o| {
+            let a = anchors(o);
+            api::edit_lines(
+                &json!({"file_path": "f.txt", "edits": [{"pos": a[0], "lines": lines}]}),
+                Some(o),
+            )
+        });
+        assert_eq!(r["code"], "INVALID_INPUT", "{lines}: {r}");
+        let message = r["message"].as_str().unwrap();
+        assert!(message.contains("ends with a CR"), "{r}");
+        assert!(message.contains("drop that CR"), "{r}");
+        assert_eq!(show(&bytes), show(file), "{lines}");
+    }
+    for lines in [json!(["x\r\n"]), json!("x\r\n"), json!("x\r\ny\r\n")] {
+        let (r, bytes) = after(b"a\r\nb\r\n", |o| {
+            let a = anchors(o);
+            api::edit_lines(
+                &json!({"file_path": "f.txt", "edits": [{"pos": a[0], "lines": lines}]}),
+                Some(o),
+            )
+        });
+        assert_eq!(r["ok"], true, "{lines}: {r}");
+        let want = if lines == json!("x\r\ny\r\n") {
+            &b"x\r\ny\r\nb\r\n"[..]
+        } else {
+            b"x\r\nb\r\n"
+        };
+        assert_eq!(show(&bytes), show(want), "{lines}");
+    }
+}

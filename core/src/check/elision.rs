@@ -947,8 +947,10 @@ impl Region<'_> {
     }
 
     /// For marker `j`, a copy of a marker line the old text has: the run of
-    /// least cost that has it stand for old lines on both sides of its own
-    /// old copy (a body it was left inside of, gone), if any. Read as the
+    /// least cost that has it stand for its own old copy and other old
+    /// lines (a body it was left inside of, gone; the lines a change beside
+    /// it deletes), if any: it may be that line kept, or a marker for more.
+    /// (A run of its own copy alone is that line kept.) Read as the
     /// old line, a change beside a marker comment of real code (`// ...
     /// some other properties etc ...` kept in a class for years) deletes on
     /// one side, and is written as sent.
@@ -956,7 +958,7 @@ impl Region<'_> {
         found
             .iter()
             .copied()
-            .find(|&(s, e)| (s..e).any(|c| key(self.old[c]) == key(self.new[j])))
+            .find(|&(s, e)| e - s > 1 && (s..e).any(|c| key(self.old[c]) == key(self.new[j])))
     }
 
     /// The first marker whose run keeps a line (one with a letter or digit)

@@ -289,6 +289,20 @@ fn journal_false_records_nothing_and_history_filters_by_file() {
     ))
     .clone();
     assert_eq!(h["transactions"].as_array().unwrap().len(), 1);
+    // An absolute path inside the root names the same file; a path outside
+    // it, or not a path, is refused as every other call refuses it (they
+    // listed nothing, `ok`).
+    let abs = root.join("b.txt");
+    let h = ok(&api::history(&json!({"file_path": abs}), Some(&o(&root)))).clone();
+    assert_eq!(h["transactions"].as_array().unwrap().len(), 1);
+    for (p, code) in [
+        ("../x", "PATH_OUTSIDE_WORKSPACE"),
+        ("/etc/passwd", "PATH_OUTSIDE_WORKSPACE"),
+        ("e.txt\u{0}", "INVALID_INPUT"),
+    ] {
+        let r = api::history(&json!({"file_path": p}), Some(&o(&root)));
+        assert_eq!(r["code"], code, "{p:?}: {r}");
+    }
     let h = ok(&api::history(&json!({"limit": 1}), Some(&o(&root)))).clone();
     assert_eq!(h["transactions"][0]["files"][0]["file_path"], "a.txt");
     // The journal lives in the state directory, never in the workspace.

@@ -27,18 +27,29 @@ pub(super) fn history(entry: &'static str, input: &Value, options: Option<&Value
     answer(options, || {
         let req = request::history_request(input)?;
         let (opts, ws) = open(options, entry)?;
-        // The caller's path from `cwd`, as the root-relative path the
-        // journal names (as it is when it does not resolve).
-        let file = match (&req.file_path, &opts.cwd) {
-            (Some(p), Some(cwd)) => {
-                let here = Workspace::open(&opts.workspace_root)?.from_dir(Some(cwd))?;
+        // The caller's path (from `cwd`), as the root-relative path the
+        // journal names; as it is when it does not resolve (a file deleted
+        // since, with its directory), but never one outside the root or
+        // not a path at all (those are refused as by every other call).
+        let file = match &req.file_path {
+            Some(p) => {
+                let here = Workspace::open(&opts.workspace_root)?.from_dir(opts.cwd.as_deref())?;
                 let plan = crate::io::workspace::Intent::Plan { create_dirs: false };
-                Some(
-                    here.resolve(p, plan)
-                        .map_or_else(|_| p.clone(), |r| r.rel_path),
-                )
+                match here.resolve(p, plan) {
+                    Ok(r) => Some(r.rel_path),
+                    Err(f)
+                        if matches!(
+                            f.code,
+                            crate::error::ErrorCode::PATH_OUTSIDE_WORKSPACE
+                                | crate::error::ErrorCode::INVALID_INPUT
+                        ) =>
+                    {
+                        return Err(f.into())
+                    }
+                    Err(_) => Some(p.clone()),
+                }
             }
-            (p, _) => p.clone(),
+            None => None,
         };
         journal::history(&ws, &opts, req.limit, file.as_deref())
     })

@@ -86,10 +86,15 @@ fn read(ws: &Workspace, req: &ReadRequest, opts: &Options) -> Outcome<ReadDone> 
         _ => None,
     };
     let cr_note = src.encoding().is_cr().then(printer::cr_breaks_note);
+    // A read with anchors of a file this large is not kept (and those
+    // before it are not used): its anchors are checked at line numbers.
+    let max = snapshots::max_lines();
+    let not_kept = (req.anchors && total_lines > max).then(|| printer::anchors_not_kept(max));
     let warning: Vec<String> = torn
         .into_iter()
         .chain(encoding_note)
         .chain(cr_note)
+        .chain(not_kept)
         .collect();
     Ok(ReadDone {
         ok: True,

@@ -1425,6 +1425,151 @@ mod tests {
         }
     }
 
+    /// A file read with anchors, then grown over the lines a snapshot
+    /// holds and read again (the new read not kept): the fresh anchor was
+    /// judged against the older read, which showed a `}` with the same
+    /// number and ID, and moved through the diff onto the `}` that read's
+    /// line became, 1,000 lines below. The real limit, a file of a million
+    /// lines.
+    #[test]
+    fn a_read_of_a_file_over_the_limit_leaves_no_older_read_to_judge_its_anchors() {
+        let (_t, root) = ws();
+        let file = root.join("big.js");
+        let body: String = (0..1_048_000)
+            .map(|i| {
+                if i % 2 == 0 {
+                    "}\n".to_string()
+                } else {
+                    format!("    x{i}();\n")
+                }
+            })
+            .collect();
+        fs::write(&file, &body).unwrap();
+        read_page(&root, "big.js", 500_000, 6);
+        let top: String = (0..1_000).map(|k| format!("// new {k}\n")).collect();
+        fs::write(&file, format!("{top}{body}")).unwrap();
+        let r = read_file(
+            &json!({"file_path": "big.js", "anchors": true, "offset": 500_000, "limit": 6}),
+            Some(&opts(&root)),
+        );
+        assert!(
+            r["warning"]
+                .as_str()
+                .unwrap()
+                .contains("more than 1048576 lines"),
+            "{}",
+            r["warning"]
+        );
+        let fresh = r["content"].as_str().unwrap().lines().next().unwrap();
+        assert!(
+            fresh.starts_with("500001#") && fresh.ends_with("|}"),
+            "{fresh}"
+        );
+        let pos = fresh.split('|').next().unwrap();
+        let r = edit(&root, "big.js", json!([{"pos": pos, "lines": "} // here"}]));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["verified"], "line_numbers", "{r}");
+        assert!(
+            r["note"].as_str().unwrap().contains("more than 1048576"),
+            "{r}"
+        );
+        let now = fs::read_to_string(&file).unwrap();
+        assert_eq!(now.lines().nth(500_000), Some("} // here"));
+        assert_eq!(now.lines().filter(|l| l.contains("here")).count(), 1);
+    }
+
+    /// [`crate::io::snapshots::max_lines`] lowered to `n` on this thread
+    /// while it lives.
+    struct Limit;
+
+    impl Limit {
+        fn lower(n: usize) -> Limit {
+            crate::io::snapshots::limit::set(Some(n));
+            Limit
+        }
+    }
+
+    impl Drop for Limit {
+        fn drop(&mut self) {
+            crate::io::snapshots::limit::set(None);
+        }
+    }
+
+    /// `n` lines alternating `}` and a unique call (`}` first).
+    fn braces(n: usize) -> String {
+        (0..n)
+            .map(|i| match i % 2 {
+                0 => "}\n".to_string(),
+                _ => format!("    x{i}();\n"),
+            })
+            .collect()
+    }
+
+    /// The same with the limit lowered (60 lines): the fresh anchor lands
+    /// where the fresh read showed it, in this process and in another one
+    /// (the mark and the older read's removal on disk).
+    #[test]
+    fn a_read_over_the_limit_marks_the_older_reads_of_its_file() {
+        let _limit = Limit::lower(60);
+        let (_t, root) = ws();
+        let file = root.join("big.js");
+        for other_process in [false, true] {
+            let body = braces(56);
+            fs::write(&file, &body).unwrap();
+            read_page(&root, "big.js", 20, 6);
+            let top: String = (0..10).map(|k| format!("// new {k}\n")).collect();
+            fs::write(&file, format!("{top}{body}")).unwrap();
+            let r = read_file(
+                &json!({"file_path": "big.js", "anchors": true, "offset": 20, "limit": 6}),
+                Some(&opts(&root)),
+            );
+            let warning = r["warning"].as_str().unwrap_or_default();
+            assert!(warning.contains("more than 60 lines"), "{r}");
+            let fresh = r["content"].as_str().unwrap().lines().next().unwrap();
+            assert!(fresh.starts_with("21#") && fresh.ends_with("|}"), "{fresh}");
+            if other_process {
+                crate::io::snapshots::forget_in_process();
+            }
+            let pos = fresh.split('|').next().unwrap();
+            let r = edit(&root, "big.js", json!([{"pos": pos, "lines": "} // here"}]));
+            assert_eq!(r["ok"], true, "{r}");
+            assert_eq!(r["verified"], "line_numbers", "{r}");
+            assert!(r["note"].as_str().unwrap().contains("more than 60"), "{r}");
+            let now = fs::read_to_string(&file).unwrap();
+            assert_eq!(now.lines().nth(20), Some("} // here"), "{other_process}");
+        }
+    }
+
+    /// A file of unique lines grown over the limit and read again: the
+    /// fresh anchor was judged against the older read, where that line was
+    /// another one, and refused `changed` for good (the refusal's lines, a
+    /// read of the file as it is, were not kept either).
+    #[test]
+    fn a_fresh_anchor_of_a_file_over_the_limit_lands_where_the_read_showed_it() {
+        let _limit = Limit::lower(60);
+        let (_t, root) = ws();
+        let file = root.join("u.txt");
+        let body: String = (0..50).map(|i| format!("line {i}\n")).collect();
+        fs::write(&file, &body).unwrap();
+        read_page(&root, "u.txt", 30, 5);
+        let top: String = (0..20).map(|k| format!("new {k}\n")).collect();
+        fs::write(&file, format!("{top}{body}")).unwrap();
+        let fresh = read_page(&root, "u.txt", 30, 5);
+        assert_eq!(fresh[0].0, 31);
+        for _ in 0..2 {
+            let r = edit(
+                &root,
+                "u.txt",
+                json!([{"op": "append", "pos": fresh[0].1, "lines": "after"}]),
+            );
+            assert_eq!(r["ok"], true, "{r}");
+            assert_eq!(r["verified"], "line_numbers", "{r}");
+        }
+        let now = fs::read_to_string(&file).unwrap();
+        let lines: Vec<&str> = now.lines().collect();
+        assert_eq!(lines[30..33], ["line 10", "after", "after"]);
+    }
+
     #[test]
     fn a_dry_run_applies_by_run_id_and_the_journal_undoes_it() {
         let (_t, root) = ws();

@@ -22,9 +22,18 @@
 //!
 //! The store is bounded and expiring: at most [`MAX_KEPT`] snapshots of
 //! at most [`MAX_BYTES`] in all on each side (on disk, checked every eighth
-//! store, so a few more may sit there between two checks), each for
-//! [`TTL`]; a file over [`MAX_LINES`] lines is not kept (its anchors are
-//! then checked at their line numbers).
+//! store, so a few more may sit there between two checks), each read for
+//! [`TTL`].
+//!
+//! A read of a file over [`MAX_LINES`] lines is not kept (its keys alone
+//! would be 8 MiB a read), and it leaves a mark ([`mark_too_large`]): the
+//! reads of that file kept before it are no longer used, here or in another
+//! process, for as long as they could be. An anchor names no read, so
+//! without the mark the anchor of the read not kept would be judged against
+//! an older read that showed a line with the same number and ID (a `}`) and
+//! moved through the diff onto the line that read's line became. Its
+//! anchors are then checked at their line numbers, and the read and the
+//! edit say so.
 
 use std::collections::VecDeque;
 use std::ffi::OsStr;
@@ -49,6 +58,40 @@ pub(crate) const PER_PATH: usize = 8;
 pub(crate) const MAX_BYTES: usize = 64 << 20;
 /// Lines above which a file's snapshot is not kept.
 pub(crate) const MAX_LINES: usize = 1 << 20;
+
+/// Lines above which a file's read is not kept: [`MAX_LINES`]. A test may
+/// lower it on its own thread ([`limit::set`]), so that a file that large
+/// is a few lines, not a million.
+pub(crate) fn max_lines() -> usize {
+    #[cfg(test)]
+    if let Some(n) = limit::get() {
+        return n;
+    }
+    MAX_LINES
+}
+
+/// [`max_lines`] lowered on the calling thread (tests).
+#[cfg(test)]
+pub(crate) mod limit {
+    use std::cell::Cell;
+
+    thread_local! {
+        static LIMIT: Cell<Option<usize>> = const { Cell::new(None) };
+    }
+
+    /// Lowers (or with `None` restores) [`super::max_lines`] on this thread.
+    pub(crate) fn set(n: Option<usize>) {
+        LIMIT.with(|l| l.set(n));
+    }
+
+    pub(super) fn get() -> Option<usize> {
+        LIMIT.with(Cell::get)
+    }
+}
+
+/// What a mark ([`mark_too_large`]) carries instead of a content's sha256
+/// (no sha256 is spelled so).
+const TOO_LARGE: &str = "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz";
 
 const MAGIC: &[u8; 8] = b"PFTANCH2";
 const SUBDIR: &str = "anchors";
@@ -187,9 +230,30 @@ pub(crate) fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// Nanoseconds since the epoch (the clock of the reads' stamps).
+fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// Whether a read stamped `stamp` is still kept at `ns` ([`TTL`] from it).
+fn alive(stamp: u64, ns: u64) -> bool {
+    stamp.saturating_add(TTL.as_nanos() as u64) > ns
+}
+
 fn memory() -> &'static Mutex<VecDeque<Arc<Snapshot>>> {
     static M: OnceLock<Mutex<VecDeque<Arc<Snapshot>>>> = OnceLock::new();
     M.get_or_init(Default::default)
+}
+
+/// The marks of this process ([`mark_too_large`]): a path, and the stamp
+/// of its read not kept.
+fn marks() -> std::sync::MutexGuard<'static, Vec<(String, u64)>> {
+    static M: OnceLock<Mutex<Vec<(String, u64)>>> = OnceLock::new();
+    M.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
 }
 
 /// The file-name prefix of a path's snapshots.
@@ -272,9 +336,7 @@ pub(crate) fn recent(path: &str, sha256: &str) -> Option<Arc<Snapshot>> {
 fn next_order() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     static LAST: AtomicU64 = AtomicU64::new(0);
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+    let now = now_ns();
     let mut prev = LAST.load(Relaxed);
     loop {
         let next = now.max(prev + 1);
@@ -293,10 +355,15 @@ fn next_order() -> u64 {
 /// the read does not wait on the disk. A failure to keep it on disk is not
 /// an error: the snapshot is still kept in this process, and another
 /// process then finds none (its edit is checked at line numbers only, and
-/// says so). `false`: not kept (too large, or no keys). The same read again
-/// within [`QUIET`] of the newest kept content keeps nothing new.
+/// says so). `false`: not kept (no keys, or over [`max_lines`]: then the
+/// file is marked, [`mark_too_large`]). The same read again within
+/// [`QUIET`] of the newest kept content keeps nothing new.
 pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
     let t = now();
+    if keys.as_ref().is_some_and(|k| k.len() > max_lines()) {
+        mark_too_large(read.path, t);
+        return false;
+    }
     let snap = {
         let mut m = memory().lock().unwrap_or_else(|p| p.into_inner());
         let of_path = |s: &&Arc<Snapshot>| s.path == read.path && s.fresh(t);
@@ -306,9 +373,6 @@ pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
             (None, Some(s)) => Arc::clone(&s.keys),
             (None, None) => return false,
         };
-        if keys.len() > MAX_LINES {
-            return false;
-        }
         let stamp = next_order();
         let same_lines = |s: &Snapshot| {
             s.shown
@@ -345,6 +409,66 @@ pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
     };
     writer::send(snap);
     true
+}
+
+/// Marks the reads of `path` kept so far as not to be used: a read of it
+/// could not be kept (over [`max_lines`] lines), and an anchor that read
+/// gave, judged against an older read that showed a line with the same
+/// number and ID, would be moved through the diff onto the line that
+/// read's line became (or refused `changed` for good, where the line is
+/// unique). The file's snapshots in this process go; the mark, stamped
+/// after every read before it, is kept here and on disk ([`mark_on_disk`]),
+/// where another process finds it ([`of`] leaves out every read older than
+/// a mark). A mark lasts [`TTL`] from its stamp, as long as any read before
+/// it ([`of`] leaves out a read older than that too).
+fn mark_too_large(path: &str, t: u64) {
+    let stamp = {
+        let mut m = memory().lock().unwrap_or_else(|p| p.into_inner());
+        m.retain(|s| s.path != path);
+        // Stamped under the store's lock: no read of the file is kept
+        // between the drop above and the mark.
+        let stamp = next_order();
+        let mut marks = marks();
+        marks.retain(|(p, s)| p != path && alive(*s, stamp));
+        if marks.len() >= MAX_KEPT {
+            marks.remove(0);
+        }
+        marks.push((path.to_string(), stamp));
+        stamp
+    };
+    writer::send(Arc::new(Snapshot {
+        path: path.to_string(),
+        sha256: TOO_LARGE.to_string(),
+        keys: Arc::new(Vec::new()),
+        taken: t,
+        shown: vec![(0, 0, stamp)],
+    }));
+}
+
+/// The stamp of the newest mark of `path` ([`mark_too_large`]) still in
+/// force at `ns`, this process's or one on disk.
+fn marked(path: &str, ns: u64) -> Option<u64> {
+    let here = marks()
+        .iter()
+        .filter(|(p, s)| p == path && alive(*s, ns))
+        .map(|m| m.1)
+        .max();
+    let there = dir(false)
+        .ok()
+        .and_then(|d| {
+            let (mut f, meta) = d.open_read(OsStr::new(&mark_name(path))).ok()??;
+            read_back(&mut f, meta.size, path)
+        })
+        .filter(|m| m.path == path && m.sha256 == TOO_LARGE)
+        .map(|m| m.newest())
+        .filter(|&s| alive(s, ns));
+    here.max(there)
+}
+
+/// The file name of a path's mark on disk, `<prefix>-large`.
+fn mark_name(path: &str) -> String {
+    // data: a mark's file name
+    format!("{}-large", prefix(path))
 }
 
 /// Puts `snap` in this process's store in place of a snapshot of the same
@@ -404,6 +528,10 @@ fn write_all(snaps: &[Arc<Snapshot>], create: bool) {
     for (i, snap) in snaps.iter().enumerate() {
         let same = |s: &Arc<Snapshot>| s.path == snap.path && s.sha256 == snap.sha256;
         if snaps[i + 1..].iter().any(same) {
+            continue;
+        }
+        if snap.sha256 == TOO_LARGE {
+            let _ = mark_on_disk(&d, snap);
             continue;
         }
         let _ = keep_on_disk(&d, &slot_for(&d, snap), snap, now());
@@ -610,21 +738,17 @@ const SLOT_WAIT: Duration = Duration::from_millis(200);
 /// holds an exclusive `flock`, waits [`SLOT_WAIT`] for another holder, and
 /// skips the write when it holds on.
 fn keep_on_disk(d: &Private, name: &str, snap: &Snapshot, t: u64) -> std::io::Result<()> {
-    use std::io::{Seek, SeekFrom};
     static STORES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    use crate::io::dir::Dir;
     let (mut f, meta) = d.open_rw(OsStr::new(name), true)?;
     // Another process writing this slot: wait a little for it (this thread
     // is off every read's path), then merge with what it wrote; a slot held
     // longer is left to it.
-    if Dir::try_lock(&f) == Some(false) && !Dir::lock_exclusive(&f, SLOT_WAIT).unwrap_or(false) {
+    if !held(&f) {
         return Ok(());
     }
     let there = read_back(&mut f, meta.size, &snap.path);
     let bytes = merged(snap, there, t).map_or_else(|| snap.encode(), |m| m.encode());
-    f.seek(SeekFrom::Start(0))?;
-    f.write_all(&bytes)?;
-    f.set_len(bytes.len() as u64)?;
+    write_over(&mut f, &bytes)?;
     drop(f);
     // The bounds are kept every few stores (each lists the directory).
     if STORES
@@ -632,6 +756,52 @@ fn keep_on_disk(d: &Private, name: &str, snap: &Snapshot, t: u64) -> std::io::Re
         .is_multiple_of(8)
     {
         prune(d, t);
+    }
+    Ok(())
+}
+
+/// Whether this thread holds `f`'s exclusive lock, taken at once or after
+/// waiting up to [`SLOT_WAIT`] for another process that holds it.
+fn held(f: &std::fs::File) -> bool {
+    use crate::io::dir::Dir;
+    Dir::try_lock(f) != Some(false) || Dir::lock_exclusive(f, SLOT_WAIT).unwrap_or(false)
+}
+
+/// Writes `bytes` over the whole of `f`, in place.
+fn write_over(f: &mut std::fs::File, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    f.seek(SeekFrom::Start(0))?;
+    f.write_all(bytes)?;
+    f.set_len(bytes.len() as u64)
+}
+
+/// Writes `mark` ([`mark_too_large`]) over its file's mark on disk, unless
+/// that one is newer, then removes the file's slots whose reads are all
+/// older than it: they are not used any more, and with them gone a mark
+/// lost later (a torn write) leaves none of them to judge an anchor.
+fn mark_on_disk(d: &Private, mark: &Snapshot) -> std::io::Result<()> {
+    let (mut f, meta) = d.open_rw(OsStr::new(&mark_name(&mark.path)), true)?;
+    if !held(&f) {
+        return Ok(());
+    }
+    let newer = read_back(&mut f, meta.size, &mark.path)
+        .is_some_and(|m| m.sha256 == TOO_LARGE && m.newest() >= mark.newest());
+    if !newer {
+        write_over(&mut f, &mark.encode())?;
+    }
+    drop(f);
+    for slot in 0..SLOTS {
+        let name = slot_name(&mark.path, slot);
+        let Ok((mut f, meta)) = d.open_rw(OsStr::new(&name), false) else {
+            continue;
+        };
+        // A slot another process is writing is left to it: [`of`] leaves
+        // out the older reads it holds.
+        if held(&f)
+            && read_back(&mut f, meta.size, &mark.path).is_none_or(|s| s.newest() < mark.newest())
+        {
+            let _ = d.remove_own(OsStr::new(&name));
+        }
     }
     Ok(())
 }
@@ -644,12 +814,18 @@ fn prune(d: &Private, t: u64) {
         let Ok(Some(m)) = d.dir().stat(&n) else {
             continue;
         };
+        // A mark is written after its stamp: it outlives, by a second or
+        // two, every read older than it, and it is not dropped for the
+        // bounds (it lasts as long as those reads could).
+        let mark = n.to_str().is_some_and(|n| n.ends_with("-large"));
         let secs = u64::try_from(m.mtime_ns / 1_000_000_000).unwrap_or(0);
-        if secs.saturating_add(TTL.as_secs()) <= t {
+        if secs.saturating_add(TTL.as_secs() + 2 * u64::from(mark)) <= t {
             let _ = d.remove_own(&n);
             continue;
         }
-        files.push((m.mtime_ns, m.size, n));
+        if !mark {
+            files.push((m.mtime_ns, m.size, n));
+        }
     }
     files.sort();
     let mut total: u64 = files.iter().map(|f| f.1).sum();
@@ -664,9 +840,53 @@ fn prune(d: &Private, t: u64) {
     }
 }
 
-/// The snapshots of `path` still kept, newest read first (this process's,
-/// and those on disk that it does not hold).
-pub(crate) fn of(path: &str) -> Vec<Arc<Snapshot>> {
+/// The reads with anchors of one file still kept.
+pub(crate) struct Kept {
+    /// Its snapshots, newest read first, each with the reads of it still
+    /// kept.
+    pub(crate) reads: Vec<Arc<Snapshot>>,
+    /// A read of the file could not be kept (over [`max_lines`] lines) in
+    /// the last [`TTL`]: no read before it is in `reads`.
+    pub(crate) too_large: bool,
+}
+
+/// The reads of `path` still kept ([`Kept`]): this process's, and those on
+/// disk that it does not hold; none older than [`TTL`] or than a mark of
+/// the file ([`mark_too_large`]).
+pub(crate) fn of(path: &str) -> Kept {
+    let ns = now_ns();
+    let mark = marked(path, ns);
+    let since = ns
+        .saturating_sub(TTL.as_nanos() as u64)
+        .max(mark.unwrap_or(0));
+    let mut reads: Vec<Arc<Snapshot>> = snapshots_of(path)
+        .into_iter()
+        .filter_map(|s| after(s, since))
+        .collect();
+    reads.sort_by_key(|s| std::cmp::Reverse(s.newest()));
+    Kept {
+        reads,
+        too_large: mark.is_some(),
+    }
+}
+
+/// `s` with its reads made after `since` only; `None` when none is.
+fn after(s: Arc<Snapshot>, since: u64) -> Option<Arc<Snapshot>> {
+    if s.shown.iter().all(|r| r.2 > since) {
+        return (!s.shown.is_empty()).then_some(s);
+    }
+    let shown: Vec<(u64, u64, u64)> = s.shown.iter().copied().filter(|r| r.2 > since).collect();
+    (!shown.is_empty()).then(|| {
+        Arc::new(Snapshot {
+            shown,
+            ..Snapshot::clone(&s)
+        })
+    })
+}
+
+/// The snapshots of `path` kept, in this process and on disk (one for a
+/// content kept on both sides).
+fn snapshots_of(path: &str) -> Vec<Arc<Snapshot>> {
     let t = now();
     let mut out: Vec<Arc<Snapshot>> = {
         let m = memory().lock().unwrap_or_else(|p| p.into_inner());
@@ -692,7 +912,6 @@ pub(crate) fn of(path: &str) -> Vec<Arc<Snapshot>> {
             None => out.push(Arc::new(s)),
         }
     }
-    out.sort_by_key(|s| std::cmp::Reverse(s.newest()));
     out
 }
 
@@ -733,6 +952,7 @@ fn read_back(f: &mut std::fs::File, size: u64, path: &str) -> Option<Snapshot> {
 pub(crate) fn forget_in_process() {
     flush(std::time::Duration::from_secs(10));
     memory().lock().unwrap_or_else(|p| p.into_inner()).clear();
+    marks().clear();
 }
 
 #[cfg(test)]
@@ -864,6 +1084,41 @@ mod tests {
         assert_eq!(m.iter().filter(|s| s.path == "/w/a.txt").count(), PER_PATH);
     }
 
+    /// A mark another process wrote (only on disk) leaves out this
+    /// process's reads of the file older than it, not those made after;
+    /// a read older than [`TTL`] is left out too, though its content was
+    /// read again since.
+    #[test]
+    fn a_mark_on_disk_leaves_out_the_older_reads_kept_here() {
+        let path = format!("/w/{}/marked.txt", std::process::id());
+        let old = snap(&path, 'a', 3);
+        assert!(keep_as(old.clone()));
+        flush(Duration::from_secs(10));
+        let mark = Snapshot {
+            path: path.clone(),
+            sha256: TOO_LARGE.to_string(),
+            keys: Arc::new(Vec::new()),
+            taken: now(),
+            shown: vec![(0, 0, next_order())],
+        };
+        write_all(&[Arc::new(mark)], true);
+        let got = of(&path);
+        assert!(got.too_large && got.reads.is_empty(), "{:?}", got.reads);
+        let new = snap(&path, 'b', 3);
+        assert!(keep_as(new.clone()));
+        let got = of(&path);
+        assert_eq!(got.reads, vec![Arc::new(new)]);
+        // A read of a content more than TTL ago, and one just now.
+        let path = format!("{path}.ttl");
+        let mut s = snap(&path, 'c', 4);
+        s.shown = vec![
+            (0, 2, next_order() - TTL.as_nanos() as u64 - 1),
+            (2, 4, next_order()),
+        ];
+        assert!(keep_as(s));
+        assert_eq!(of(&path).reads[0].shown.len(), 1);
+    }
+
     #[test]
     fn kept_in_process_and_on_disk_newest_first() {
         let path = format!("/w/{}/kept.txt", std::process::id());
@@ -871,18 +1126,18 @@ mod tests {
         old.taken -= 10;
         assert!(keep_as(old.clone()));
         assert!(keep_as(snap(&path, 'c', 4)));
-        let got = of(&path);
+        let got = of(&path).reads;
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].sha256.as_bytes()[0], b'c');
         // Another process sees them through the private state.
         forget_in_process();
-        let got = of(&path);
+        let got = of(&path).reads;
         assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!(*got[1], old);
         // Expired ones are not used.
         let mut gone = snap(&format!("{path}.2"), 'd', 1);
         gone.taken -= TTL.as_secs() + 1;
         keep_as(gone);
-        assert!(of(&format!("{path}.2")).is_empty());
+        assert!(of(&format!("{path}.2")).reads.is_empty());
     }
 }

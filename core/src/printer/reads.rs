@@ -21,6 +21,15 @@ pub(crate) fn read_cut(returned: usize, offset: usize, mib: usize) -> String {
     )
 }
 
+/// A read with anchors of a file over `max` lines, which is not kept.
+pub(crate) fn anchors_not_kept(max: usize) -> String {
+    format!(
+        "the file has more than {max} lines, too large for its reads with anchors to be kept: an edit's anchors \
+         are checked at their line numbers only (nothing is relocated), and the reads of it kept before are no \
+         longer used. Edit right after reading, and pass this read's sha256 as expected_sha256"
+    )
+}
+
 /// A file whose lines end with a lone CR, shown with LF.
 pub(crate) fn cr_breaks_note() -> String {
     "the file's lines end with a lone CR (classic Mac OS): content shows them with LF, and every edit writes \

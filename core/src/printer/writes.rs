@@ -192,6 +192,16 @@ pub(crate) fn anchors_mismatch(
     )
 }
 
+/// What an editLines result checked at line numbers says when its file
+/// has, or was read with, over `max` lines.
+pub(crate) fn anchors_too_large(max: usize) -> String {
+    format!(
+        "this file has, or was read with anchors while it had, more than {max} lines: reads of a file that large \
+         are not kept, and those before such a read are not used, so each anchor's ID was checked at its line \
+         number only, nothing relocated. Edit right after reading, and pass the read's sha256 as expected_sha256"
+    )
+}
+
 /// The anchors of an edit of `file` could not be followed in time: the file
 /// changed all over since the read.
 pub(crate) fn anchors_out_of_time(file: &str, secs: u64) -> String {

@@ -72,7 +72,7 @@ pub(crate) fn edit_lines(
         },
         mixed: src.line_ending() == LineEnding::Mixed,
     };
-    let (placed, anchored) = placed_by_read(&cur, (&abs, &sha_before), call, opts)?;
+    let (placed, note) = placed_by_read(&cur, (&abs, &sha_before), call, opts)?;
     let pieces = pieces(&cur, &placed);
     // The one check every write's new text gets (elision markers).
     let looked = check::new_text(Some(text), (&pieces, check::Made::AtOnce), &s.display, opts)
@@ -95,7 +95,7 @@ pub(crate) fn edit_lines(
         file_path: abs.clone(),
         verified: placed.verified,
         rebased: flag(placed.rebased),
-        note: (anchored && placed.verified != Verified::Snapshot).then(no_snapshot_note),
+        note,
         edits: reports(&placed, looked.expansion.as_ref().map_or(&[], |e| &e.kept)),
         before_bytes: src.raw().len(),
         after_bytes: encoded.len(),
@@ -136,8 +136,8 @@ pub(crate) fn edit_lines(
 }
 
 /// The edits of `call` placed in the current file `cur` (`file`: its real
-/// path and sha256), and whether they are anchored (`placed.verified` says
-/// whether they were judged against kept reads).
+/// path and sha256), and the result's note when they are anchored and
+/// were not all judged against kept reads (`placed.verified`).
 ///
 /// Each edit is judged against the kept read of this file that last showed
 /// its anchored lines (`line_edits::place`): a read again of a file that
@@ -149,15 +149,12 @@ fn placed_by_read(
     (abs, sha256): (&str, &str),
     call: &LinesCall<'_>,
     opts: &Options,
-) -> Result<(Placed, bool), Box<Failed>> {
+) -> Result<(Placed, Option<String>), Box<Failed>> {
     let anchored = call.edits.iter().any(|e| e.pos.is_some());
-    let kept = if anchored {
-        snapshots::of(abs)
-    } else {
-        Vec::new()
-    };
+    let kept = anchored.then(|| snapshots::of(abs));
     let reads: Vec<KeptRead<'_>> = kept
         .iter()
+        .flat_map(|k| &k.reads)
         .map(|k| KeptRead {
             keys: &k.keys,
             shown: &k.shown,
@@ -168,7 +165,17 @@ fn placed_by_read(
     let budget = std::time::Instant::now() + RELOCATE_BUDGET;
     let deadline = opts.cancel.deadline().map_or(budget, |d| d.min(budget));
     match place(cur, &reads, call.edits, Some(deadline)) {
-        Ok(p) => Ok((p, anchored)),
+        Ok(p) => {
+            // A file over the lines a read keeps: its reads are not kept,
+            // and those before them are not used.
+            let max = snapshots::max_lines();
+            let too_large = cur.keys.len() > max || kept.as_ref().is_some_and(|k| k.too_large);
+            let note = (anchored && p.verified != Verified::Snapshot).then(|| match too_large {
+                true => printer::anchors_too_large(max),
+                false => no_snapshot_note(),
+            });
+            Ok((p, note))
+        }
         Err(n) => {
             // The lines a refusal shows are a read of the file as it is
             // now: a retry with their anchors is judged against them.

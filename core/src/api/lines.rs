@@ -1570,6 +1570,42 @@ mod tests {
         assert_eq!(lines[30..33], ["line 10", "after", "after"]);
     }
 
+    /// A file read in 40 pages, unchanged: the first page's lines were
+    /// forgotten after 32 reads of the content (its ranges were kept for
+    /// the last 32 reads), and its `}` checked at its line number once
+    /// lines were put on top: written on another `}` two lines above.
+    #[test]
+    fn a_page_read_before_many_others_of_one_content_is_still_judged_by_its_read() {
+        let (_t, root) = ws();
+        let file = root.join("p.js");
+        let body = braces(400);
+        fs::write(&file, &body).unwrap();
+        let pages: Vec<Vec<(usize, String)>> = (0..40)
+            .map(|p| read_page(&root, "p.js", p * 10, 10))
+            .collect();
+        fs::write(&file, format!("// 1\n// 2\n{body}")).unwrap();
+        let r = edit(
+            &root,
+            "p.js",
+            json!([{"pos": pages[0][2].1, "lines": "} // third"}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["verified"], "snapshot", "{r}");
+        let now = fs::read_to_string(&file).unwrap();
+        assert_eq!(now.lines().nth(4), Some("} // third"), "{r}");
+        // Another process, the reads on disk only.
+        fs::write(&file, format!("// 0\n{now}")).unwrap();
+        crate::io::snapshots::forget_in_process();
+        let r = edit(
+            &root,
+            "p.js",
+            json!([{"pos": pages[1][0].1, "lines": "} // eleventh"}]),
+        );
+        assert_eq!(r["verified"], "snapshot", "{r}");
+        let now = fs::read_to_string(&file).unwrap();
+        assert_eq!(now.lines().nth(13), Some("} // eleventh"), "{r}");
+    }
+
     #[test]
     fn a_dry_run_applies_by_run_id_and_the_journal_undoes_it() {
         let (_t, root) = ws();

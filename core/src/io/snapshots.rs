@@ -107,17 +107,18 @@ pub(crate) struct Snapshot {
     pub(crate) keys: Arc<Vec<u64>>,
     /// Seconds since the epoch when it was last taken.
     pub(crate) taken: u64,
-    /// The lines each read of this content showed, 0-based `from..to`, with
-    /// when (a stamp: nanoseconds since the epoch, above every stamp this
-    /// process gave before), oldest first; at most [`MAX_SHOWN`]. A read of
-    /// part of the file keeps every line's key, but only what it showed can
-    /// have given the caller an anchor, and a newer read that showed a line
-    /// is the caller's view of it.
+    /// The lines the reads of this content showed, 0-based `from..to`,
+    /// each with when the newest of them that showed it was made (a stamp:
+    /// nanoseconds since the epoch, above every stamp this process gave
+    /// before): disjoint ranges in line order ([`normalized`]), at most one
+    /// a line, so every line a kept read showed stays (a bound on the reads
+    /// lost the first pages of a file read in more than 32, whose anchors
+    /// were then checked at line numbers). A read of part of the file keeps
+    /// every line's key, but only what it showed can have given the caller
+    /// an anchor, and a newer read that showed a line is the caller's view
+    /// of it.
     pub(crate) shown: Vec<(u64, u64, u64)>,
 }
-
-/// Most reads of one content whose lines a snapshot remembers.
-pub(crate) const MAX_SHOWN: usize = 32;
 
 /// What one read with anchors showed: lines `shown` (0-based `from..to`)
 /// of the content `sha256` of the file `path`.
@@ -194,10 +195,7 @@ impl Snapshot {
                 .collect(),
         );
         let reads = usize::try_from(u64_at(take(8)?)).ok()?;
-        if reads > MAX_SHOWN {
-            return None;
-        }
-        let shown = take(reads * 24)?
+        let shown = take(reads.checked_mul(24)?)?
             .chunks_exact(24)
             .map(|c| (u64_at(&c[..8]), u64_at(&c[8..16]), u64_at(&c[16..])))
             .collect();
@@ -388,15 +386,10 @@ pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
         }) {
             return true;
         }
-        let mut shown = same.map(|s| s.shown.clone()).unwrap_or_default();
-        let had = again.map(|(_, i)| i);
-        if let Some(i) = had {
-            shown.remove(i);
-        }
-        shown.push((read.shown.0, read.shown.1, stamp));
-        if shown.len() > MAX_SHOWN {
-            shown.remove(0);
-        }
+        // The lines shown before, this read's over them.
+        let before = same.map_or(&[][..], |s| &s.shown[..]).iter().copied();
+        let new = (read.shown.0, read.shown.1, stamp);
+        let shown = normalized(before.chain([new]), expired(stamp));
         let snap = Arc::new(Snapshot {
             path: read.path.to_string(),
             sha256: read.sha256.to_string(),
@@ -409,6 +402,61 @@ pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
     };
     writer::send(snap);
     true
+}
+
+/// Stamps at or below this one, at `ns`, are of reads kept no longer.
+fn expired(ns: u64) -> u64 {
+    ns.saturating_sub(TTL.as_nanos() as u64)
+}
+
+/// The lines shown by `ranges` (0-based `from..to`, each with its read's
+/// stamp; any order, overlapping or not), each with the newest stamp of a
+/// read that showed it: as few disjoint ranges as that takes, in line
+/// order, none stamped `since` or before. A read that showed no line (an
+/// offset past the end) stays, after them, when it is the newest: a newer
+/// read of the content is looked for in every read of the file
+/// (`line_edits`).
+fn normalized(
+    ranges: impl IntoIterator<Item = (u64, u64, u64)>,
+    since: u64,
+) -> Vec<(u64, u64, u64)> {
+    // Each range's start and end, then a sweep over the lines: at each
+    // edge, the newest stamp of the ranges open there.
+    let mut edges: Vec<(u64, bool, u64)> = Vec::new();
+    let mut none: Option<(u64, u64, u64)> = None;
+    for r in ranges.into_iter().filter(|r| r.2 > since) {
+        if r.0 < r.1 {
+            edges.extend([(r.0, true, r.2), (r.1, false, r.2)]);
+        } else if none.is_none_or(|n| n.2 < r.2) {
+            none = Some(r);
+        }
+    }
+    edges.sort_unstable();
+    let mut open: std::collections::BTreeMap<u64, usize> = Default::default();
+    let mut out: Vec<(u64, u64, u64)> = Vec::new();
+    let mut k = 0;
+    while let Some(&(at, _, _)) = edges.get(k) {
+        while let Some(&(_, starts, stamp)) = edges.get(k).filter(|e| e.0 == at) {
+            let n = open.entry(stamp).or_default();
+            match starts {
+                true => *n += 1,
+                false if *n > 1 => *n -= 1,
+                false => {
+                    open.remove(&stamp);
+                }
+            }
+            k += 1;
+        }
+        let (Some((&stamp, _)), Some(&(to, _, _))) = (open.last_key_value(), edges.get(k)) else {
+            continue;
+        };
+        match out.last_mut() {
+            Some(last) if last.1 == at && last.2 == stamp => last.1 = to,
+            _ => out.push((at, to, stamp)),
+        }
+    }
+    out.extend(none.filter(|n| out.iter().all(|r| r.2 < n.2)));
+    out
 }
 
 /// Marks the reads of `path` kept so far as not to be used: a read of it
@@ -541,25 +589,17 @@ fn write_all(snaps: &[Arc<Snapshot>], create: bool) {
 /// `snap` with the reads of `there` (what the file on disk holds) when it
 /// is a snapshot of the same path and content still fresh at `t`: another
 /// process that read the same bytes showed its caller those lines, and its
-/// anchors must still find them. Per range the newest stamp; at most
-/// [`MAX_SHOWN`], the newest kept.
+/// anchors must still find them. Per line the newest stamp
+/// ([`normalized`]).
 fn merged(snap: &Snapshot, there: Option<Snapshot>, t: u64) -> Option<Snapshot> {
     let there = there.filter(|o| {
         o.path == snap.path && o.sha256 == snap.sha256 && o.keys == snap.keys && o.fresh(t)
     })?;
-    let mut shown = snap.shown.clone();
-    for r in there.shown {
-        match shown.iter_mut().find(|s| (s.0, s.1) == (r.0, r.1)) {
-            Some(s) => s.2 = s.2.max(r.2),
-            None => shown.push(r),
-        }
-    }
+    let both = snap.shown.iter().chain(&there.shown).copied();
+    let shown = normalized(both, expired(now_ns()));
     if shown == snap.shown {
         return None;
     }
-    shown.sort_by_key(|s| s.2);
-    let over = shown.len().saturating_sub(MAX_SHOWN);
-    shown.drain(..over);
     Some(Snapshot {
         shown,
         ..Snapshot::clone(snap)
@@ -856,9 +896,7 @@ pub(crate) struct Kept {
 pub(crate) fn of(path: &str) -> Kept {
     let ns = now_ns();
     let mark = marked(path, ns);
-    let since = ns
-        .saturating_sub(TTL.as_nanos() as u64)
-        .max(mark.unwrap_or(0));
+    let since = expired(ns).max(mark.unwrap_or(0));
     let mut reads: Vec<Arc<Snapshot>> = snapshots_of(path)
         .into_iter()
         .filter_map(|s| after(s, since))
@@ -870,12 +908,13 @@ pub(crate) fn of(path: &str) -> Kept {
     }
 }
 
-/// `s` with its reads made after `since` only; `None` when none is.
+/// `s` with its reads made after `since` only ([`normalized`]); `None`
+/// when none is.
 fn after(s: Arc<Snapshot>, since: u64) -> Option<Arc<Snapshot>> {
-    if s.shown.iter().all(|r| r.2 > since) {
-        return (!s.shown.is_empty()).then_some(s);
+    let shown = normalized(s.shown.iter().copied(), since);
+    if shown == s.shown {
+        return (!shown.is_empty()).then_some(s);
     }
-    let shown: Vec<(u64, u64, u64)> = s.shown.iter().copied().filter(|r| r.2 > since).collect();
     (!shown.is_empty()).then(|| {
         Arc::new(Snapshot {
             shown,
@@ -901,13 +940,12 @@ fn snapshots_of(path: &str) -> Vec<Arc<Snapshot>> {
     for s in on_disk(path, t) {
         match out.iter_mut().find(|o| o.sha256 == s.sha256) {
             Some(o) => {
-                let mut merged = Snapshot::clone(o);
-                for r in s.shown {
-                    if !merged.shown.contains(&r) {
-                        merged.shown.push(r);
-                    }
-                }
-                *o = Arc::new(merged);
+                let both = o.shown.iter().chain(&s.shown).copied();
+                let shown = normalized(both, 0);
+                *o = Arc::new(Snapshot {
+                    shown,
+                    ..Snapshot::clone(o)
+                });
             }
             None => out.push(Arc::new(s)),
         }
@@ -938,7 +976,8 @@ fn on_disk(path: &str, t: u64) -> Vec<Snapshot> {
 /// The snapshot a slot file of `size` bytes holds for `path`, if it is no
 /// larger than one can be and reads back whole.
 fn read_back(f: &mut std::fs::File, size: u64, path: &str) -> Option<Snapshot> {
-    if size > (MAX_LINES as u64) * 8 + 4096 + path.len() as u64 {
+    // Its keys, and at most one range of 24 bytes a line.
+    if size > (MAX_LINES as u64) * 32 + 4096 + path.len() as u64 {
         return None;
     }
     let mut b = Vec::with_capacity(size as usize);
@@ -1024,7 +1063,8 @@ mod tests {
         forget_in_process();
         let got = on_disk(&path, now());
         assert_eq!(got.len(), 1, "{got:?}");
-        assert_eq!(got[0].shown, vec![whole.shown[0], part.shown[0]]);
+        let (w, p) = (whole.shown[0].2, part.shown[0].2);
+        assert_eq!(got[0].shown, vec![(0, 2, p), (2, 6, w)]);
         // Another content in the same slot is written over, not merged.
         let mut other = snap(&path, 'f', 6);
         other.keys = Arc::new(vec![9; 6]);
@@ -1055,7 +1095,8 @@ mod tests {
         release.join().unwrap();
         let got = on_disk(&path, now());
         assert_eq!(got.len(), 1, "{got:?}");
-        assert_eq!(got[0].shown, vec![whole.shown[0], part.shown[0]]);
+        let (w, p) = (whole.shown[0].2, part.shown[0].2);
+        assert_eq!(got[0].shown, vec![(0, 1, w), (1, 2, p), (2, 4, w)]);
     }
 
     /// A file rewritten and read again and again keeps its newest
@@ -1082,6 +1123,38 @@ mod tests {
         // The same content again takes its old place's slot, not another.
         store(&mut m, Arc::new(snap("/w/a.txt", 'z', 2)), t);
         assert_eq!(m.iter().filter(|s| s.path == "/w/a.txt").count(), PER_PATH);
+    }
+
+    /// The lines of a content's reads are kept as disjoint ranges, each
+    /// line with its newest read: pages next to each other stay apart
+    /// (their reads differ), one read over others takes their lines, an
+    /// expired read goes, and a read that showed nothing stays only when
+    /// it is the newest.
+    #[test]
+    fn the_lines_of_reads_are_kept_per_line_with_their_newest_read() {
+        let pages: Vec<(u64, u64, u64)> = (0..40).map(|p| (p * 10, p * 10 + 10, 100 + p)).collect();
+        assert_eq!(normalized(pages.iter().copied(), 0), pages);
+        let mut over = pages.clone();
+        over.push((5, 25, 200));
+        over.push((0, 3, 50));
+        let got = normalized(over.iter().rev().copied(), 0);
+        assert_eq!(got[..3], [(0, 5, 100), (5, 25, 200), (25, 30, 102)]);
+        assert_eq!(
+            got.len(),
+            40,
+            "page 1 under the new read, pages 0 and 2 cut"
+        );
+        assert_eq!(
+            normalized([(0, 4, 7), (2, 6, 7), (6, 8, 7)], 0),
+            [(0, 8, 7)]
+        );
+        assert_eq!(normalized([(0, 4, 7), (2, 6, 9)], 7), [(2, 6, 9)]);
+        assert_eq!(
+            normalized([(0, 4, 7), (9, 9, 8)], 0),
+            [(0, 4, 7), (9, 9, 8)]
+        );
+        assert_eq!(normalized([(0, 4, 7), (9, 9, 6)], 0), [(0, 4, 7)]);
+        assert_eq!(normalized([(3, 3, 6)], 0), [(3, 3, 6)]);
     }
 
     /// A mark another process wrote (only on disk) leaves out this

@@ -485,9 +485,10 @@ mod tests {
             r["warnings"][0].as_str().unwrap().contains("LINE#ID|"),
             "{r}"
         );
-        // Some lines tagged and some not: which is meant cannot be told.
+        // Some lines tagged as the read tags them and some not: which is
+        // meant cannot be told.
         let a = read(&root, "f.py");
-        let mixed = json!([{"pos": a[1], "lines": ["2#ab|    x = 3", "    y = 4"]}]);
+        let mixed = json!([{"pos": a[1], "lines": [tag(2, "    x = 3"), "    y = 4"]}]);
         let r = edit(&root, "f.py", mixed);
         assert_eq!(r["code"], "INVALID_INPUT", "{r}");
         assert!(r["message"].as_str().unwrap().contains("edits[0]"), "{r}");
@@ -507,6 +508,64 @@ mod tests {
         assert!(fs::read_to_string(root.join("f.py"))
             .unwrap()
             .contains("2#XY|x\n    #ab|y\n"));
+    }
+
+    /// `text` tagged `LINE#ID|` as a read of it at 1-based `line` shows it.
+    fn tag(line: usize, text: &str) -> String {
+        use crate::matching::anchors::{id_of, line_key};
+        let id = id_of(line_key(text.as_bytes()));
+        format!("{line}#{}|{text}", String::from_utf8_lossy(&id))
+    }
+
+    /// `text` behind a tag of `LINE#ID|` shape whose ID is not its own.
+    fn false_tag(line: usize, text: &str) -> String {
+        let own = tag(line, text);
+        let id = if own.contains("#aa|") { "ab" } else { "aa" };
+        format!("{line}#{id}|{text}")
+    }
+
+    /// Lines that start like a read's tag but whose ID is not that of the
+    /// rest of the line (an example of the format in a Markdown file) are
+    /// text: they lost that start. A tag a read gave (its ID the rest's,
+    /// or the edit's own anchor, a copied line edited after it) is taken
+    /// off.
+    #[test]
+    fn a_line_that_only_looks_like_a_tag_is_written_as_sent() {
+        let (_t, root) = ws();
+        let file = root.join("notes.md");
+        fs::write(&file, "# Notes\n\nend\n").unwrap();
+        let a = read(&root, "notes.md");
+        let example = [false_tag(41, ""), false_tag(42, "  function hello() {")];
+        let lines = json!(["```text", example[0], example[1], "```"]);
+        let r = edit(&root, "notes.md", json!([{"pos": a[1], "lines": lines}]));
+        assert_eq!(r["ok"], true, "{r}");
+        assert!(r.get("warnings").is_none(), "{r}");
+        let want = format!(
+            "# Notes\n```text\n{}\n{}\n```\nend\n",
+            example[0], example[1]
+        );
+        assert_eq!(fs::read_to_string(&file).unwrap(), want);
+        // Every line of that shape, none the read's: text too.
+        let a = read(&root, "notes.md");
+        let r = edit(
+            &root,
+            "notes.md",
+            json!([{"pos": a[2], "end": a[3], "lines": example}]),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), want);
+        // A line copied with its tag and edited after it, alone: its tag
+        // is the edit's anchor, taken off.
+        let a = read(&root, "notes.md");
+        let copied = format!("{}|# Notes, edited", a[0]);
+        let r = edit(&root, "notes.md", json!([{"pos": a[0], "lines": copied}]));
+        assert_eq!(r["ok"], true, "{r}");
+        assert!(
+            r["warnings"][0].as_str().unwrap().contains("LINE#ID|"),
+            "{r}"
+        );
+        let now = fs::read_to_string(&file).unwrap();
+        assert!(now.starts_with("# Notes, edited\n```text\n"), "{now}");
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub(crate) use crate::input::fields::closest_name;
 use crate::input::fields::edit_distance;
 use crate::input::fields::{kind, request_shape, short, spellings, Fields, Shape, Whole};
 use crate::input::formats::apply_patch::{Operation, OperationKind};
-use crate::matching::anchors::{tag_len, Anchor};
+use crate::matching::anchors::{read_tag, tag_len, Anchor};
 use crate::matching::line_edits::{LineEdit, LineOp};
 use crate::model::*;
 use crate::printer::{self, shown};
@@ -1553,16 +1553,19 @@ pub(crate) fn lines_request(value: &Value) -> Result<LinesRequest, Failure> {
 }
 
 /// `lines` copied from a read with anchors, tags and all: when every
-/// non-empty line starts with a `LINE#ID|` tag, the tags are taken off
-/// (`true`); when some do and some do not, the call is refused (which
-/// reading is meant cannot be told); else the lines are as sent.
-fn untag(lines: &mut [String], what: &str) -> Result<bool, Failure> {
+/// non-empty line starts with a `LINE#ID|` tag and one of them at least
+/// is a tag a read gave ([`read_tag`]; `own`: the edit's anchors), the
+/// tags are taken off (`true`: some lines may have been edited after
+/// theirs); when a read's tags start some lines and others have none, the
+/// call is refused (which reading is meant cannot be told); else the lines
+/// are as sent: a start of that shape that no line confirms is text (an
+/// example of the format in a Markdown file lost it).
+fn untag(lines: &mut [String], own: &[Anchor], what: &str) -> Result<bool, Failure> {
     let typed = lines.iter().filter(|l| !l.is_empty());
-    let tagged = typed.clone().filter(|l| tag_len(l).is_some()).count();
-    if tagged == 0 {
+    if !typed.clone().any(|l| read_tag(l, own)) {
         return Ok(false);
     }
-    if tagged < typed.count() {
+    if typed.clone().any(|l| tag_len(l).is_none()) {
         return Err(Failure::invalid(printer::lines_partly_tagged(what)));
     }
     for l in lines.iter_mut() {
@@ -1629,7 +1632,8 @@ fn line_edit(item: &Value, what: &str) -> Result<(LineEdit, bool), Failure> {
     if lines.iter().any(|l| l.contains('\r')) {
         return Err(Failure::invalid(printer::lines_lone_cr(what)));
     }
-    let untagged = untag(&mut lines, what)?;
+    let own: Vec<Anchor> = pos.iter().chain(end.iter()).copied().collect();
+    let untagged = untag(&mut lines, &own, what)?;
     match (op, &pos, &end) {
         (LineOp::Replace, None, _) => Err(Failure::invalid(printer::replace_needs_pos(what))),
         (LineOp::Append | LineOp::Prepend, _, Some(_)) => {

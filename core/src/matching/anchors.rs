@@ -496,6 +496,22 @@ pub(crate) fn tag_len(line: &str) -> Option<usize> {
         .then_some(digits + 4)
 }
 
+/// Whether `line` starts with a tag a read gave, not text of that shape:
+/// its ID is the ID of the rest of the line (a line copied as read), or
+/// it is one of `own`, the anchors of the edit it is sent with (a line
+/// copied, then edited after its tag). An example of the format written
+/// into a file (`41#ab|` in a Markdown file) has an ID of its own one time
+/// in 256.
+pub(crate) fn read_tag(line: &str, own: &[Anchor]) -> bool {
+    let Some(n) = tag_len(line) else {
+        return false;
+    };
+    let Some(tag) = Anchor::parse(&line[..n - 1]) else {
+        return false;
+    };
+    tag.id == id_of(line_key(&line.as_bytes()[n..])) || own.contains(&tag)
+}
+
 /// An anchor as an edit gives it: `LINE#ID` (1-based line), optionally
 /// followed by `|` and anything (a copied read line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1665,6 +1665,37 @@ mod tests {
         assert_eq!(now.lines().nth(13), Some("} // eleventh"), "{r}");
     }
 
+    /// An anchor into a file that is empty (emptied after the read, or
+    /// read while empty) was refused as a line that changed, with a word
+    /// to read again, which shows no line to anchor on: the refusal says
+    /// the file is empty and to send the edit without `pos`.
+    #[test]
+    fn an_anchor_into_an_empty_file_is_refused_as_such() {
+        let (_t, root) = ws();
+        let file = root.join("e.txt");
+        fs::write(&file, "a\nb\n").unwrap();
+        let a = read(&root, "e.txt");
+        fs::write(&file, "").unwrap();
+        for (pos, op) in [(a[0].as_str(), "replace"), ("1#aa", "append")] {
+            let r = edit(
+                &root,
+                "e.txt",
+                json!([{"op": op, "pos": pos, "lines": "x"}]),
+            );
+            assert_eq!(r["code"], "ANCHOR_MISMATCH", "{r}");
+            let message = r["message"].as_str().unwrap();
+            assert!(
+                message.contains("is empty") && message.contains("without `pos`"),
+                "{r}"
+            );
+            assert_eq!(r["anchors"][0]["anchor"], pos, "{r}");
+            assert!(read(&root, "e.txt").is_empty());
+        }
+        let r = edit(&root, "e.txt", json!([{"op": "append", "lines": "x"}]));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), "x\n");
+    }
+
     #[test]
     fn a_dry_run_applies_by_run_id_and_the_journal_undoes_it() {
         let (_t, root) = ws();

@@ -202,6 +202,15 @@ pub(crate) fn anchors_too_large(max: usize) -> String {
     )
 }
 
+/// An anchor (`anchor`, of `edits[edit]`) into `file`, which is empty.
+pub(crate) fn anchored_in_empty_file(file: &str, edit: usize, anchor: &str) -> String {
+    format!(
+        "`{file}` is empty: it has no line for {anchor} (edits[{edit}]) to name, and a read shows none; nothing \
+         was written. To write into it, send the edit without `pos`: `op: \"append\"` (or `\"prepend\"`) \
+         with no `pos` inserts at the end (or start) of the file"
+    )
+}
+
 /// The anchors of an edit of `file` could not be followed in time: the file
 /// changed all over since the read.
 pub(crate) fn anchors_out_of_time(file: &str, secs: u64) -> String {

@@ -191,7 +191,7 @@ fn placed_by_read(
                 }
             }
             printer::go_on(&opts.cancel).map_err(|f| Box::new(Failed::new(&f, Some(abs))))?;
-            Err(not_placed(n, abs, call.file_path))
+            Err(not_placed(n, abs, call.file_path, cur.lines.is_empty()))
         }
     }
 }
@@ -238,8 +238,10 @@ fn no_snapshot_note() -> String {
         .to_string()
 }
 
-/// The refusal of edits that could not be placed.
-fn not_placed(n: NotPlaced, abs: &str, display: &str) -> Box<Failed> {
+/// The refusal of edits that could not be placed (`empty`: the file has
+/// no line, so no anchor can name one, and reading it again shows none:
+/// the refusal says to send the edit without `pos`).
+fn not_placed(n: NotPlaced, abs: &str, display: &str, empty: bool) -> Box<Failed> {
     match n {
         NotPlaced::OutOfTime => Box::new(Failed::new(
             &Failure::new(
@@ -254,16 +256,17 @@ fn not_placed(n: NotPlaced, abs: &str, display: &str) -> Box<Failed> {
         )),
         NotPlaced::Anchors(r) => {
             let first = &r[0];
-            let f = Failure::new(
-                ErrorCode::ANCHOR_MISMATCH,
-                printer::anchors_mismatch(
+            let message = match empty {
+                true => printer::anchored_in_empty_file(display, first.edit, &first.anchor),
+                false => printer::anchors_mismatch(
                     r.len(),
                     first.edit,
                     &first.anchor,
                     first.problem.as_str(),
                     r.iter().all(|x| !x.lines.is_empty()),
                 ),
-            );
+            };
+            let f = Failure::new(ErrorCode::ANCHOR_MISMATCH, message);
             let mut out = Failed::new(&f, Some(abs));
             out.anchors = Some(
                 r.into_iter()

@@ -122,6 +122,10 @@ pub(crate) use request_shape;
 /// sent, not only its kind.
 const WHOLE: &str = "a non-negative whole number";
 
+/// 2^53: the most any count is taken as (a larger one means "past
+/// anything"; sums of two stay far from overflow).
+const MOST: u64 = 1 << 53;
+
 /// A count or a size: a non-negative whole number, also when a JavaScript
 /// caller's number arrives as a float (`3.0`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,16 +140,19 @@ impl<'de> de::Deserialize<'de> for Whole {
                 f.write_str(WHOLE)
             }
             fn visit_u64<E: de::Error>(self, n: u64) -> Result<Whole, E> {
-                Ok(Whole(n))
+                Ok(Whole(n.min(MOST)))
             }
             fn visit_i64<E: de::Error>(self, n: i64) -> Result<Whole, E> {
                 u64::try_from(n)
                     .map(Whole)
                     .map_err(|_| E::invalid_value(de::Unexpected::Signed(n), &self))
             }
+            // (A whole number past 2^53, sent as JSON or by JavaScript,
+            // arrives as a float: taken as [`MOST`]: `limit: 1e20` reads to
+            // the end, `offset: 1e20` is past it.)
             fn visit_f64<E: de::Error>(self, f: f64) -> Result<Whole, E> {
-                if f >= 0.0 && f.fract() == 0.0 && f < 9.0e15 {
-                    Ok(Whole(f as u64))
+                if f >= 0.0 && f.is_finite() && f.fract() == 0.0 {
+                    Ok(Whole((f as u64).min(MOST)))
                 } else {
                     Err(E::invalid_value(de::Unexpected::Float(f), &self))
                 }
@@ -629,6 +636,28 @@ mod tests {
 
     fn cells() -> u64 {
         CELLS.with(|c| c.replace(0))
+    }
+
+    /// A count past 2^53 (`1e20` from a schema that sets no maximum) is
+    /// "past anything", not "not a whole number" (it was refused so, and
+    /// 2^53 itself was echoed as `9007199254740992.0`).
+    #[test]
+    fn a_huge_whole_number_is_taken_as_the_most() {
+        let whole = |v: serde_json::Value| serde_json::from_value::<Whole>(v).map(|Whole(n)| n);
+        assert_eq!(whole(json!(1e20)).unwrap(), MOST);
+        assert_eq!(whole(json!(9_007_199_254_740_992u64)).unwrap(), MOST);
+        assert_eq!(whole(json!(u64::MAX)).unwrap(), MOST);
+        assert_eq!(whole(json!(3.0)).unwrap(), 3);
+        for bad in [json!(-1), json!(2.5), json!(-1e20), json!("3")] {
+            assert!(whole(bad.clone()).is_err(), "{bad}");
+        }
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("a.txt"), "one\ntwo\n").unwrap();
+        let o = json!({"workspaceRoot": root.path()});
+        let r = crate::api::read_file(&json!({"file_path": "a.txt", "limit": 1e20}), Some(&o));
+        assert_eq!(r["content"], "one\ntwo\n", "{r}");
+        let r = crate::api::read_file(&json!({"file_path": "a.txt", "offset": 1e20}), Some(&o));
+        assert_eq!(r["ok"], true, "past the end reads nothing: {r}");
     }
 
     #[test]

@@ -999,61 +999,68 @@ pub(crate) fn is_marker(line: &str) -> bool {
     if words.iter().any(|w| TODO_WORDS.contains(w)) {
         return false;
     }
-    let keep = |w: &&str| KEEP_WORDS.contains(w);
-    let known = |w: &&str| keep(w) || VOCABULARY.contains(w);
     if enclosed && (cjk(body) || foreign(body) || rest_of(&words)) {
         return true;
     }
     if has_dots {
-        if words.is_empty() {
-            let dots = |w: &str| is_dots(w.trim_matches(['[', ']', '(', ')']));
-            return enclosed && body.split_whitespace().all(dots);
-        }
-        // Dots open the line (`// ... existing code`), or close a line that
-        // opens with a word of keeping (`// existing code ...`): a comment of
-        // prose that trails off (`// line beyond it, reached through kept
-        // lines ...`, a real edit of this repository) is no marker.
-        let starts = body.split_whitespace().next().is_some_and(|w| {
-            w.trim_start_matches(['(', '[']).starts_with("...") || w.starts_with(ellipsis)
-        });
-        let ends = body.trim_end_matches([')', ']']).ends_with("...") || body.ends_with(ellipsis);
-        if starts {
-            let most = if ends { 2 * MAX_WORDS } else { MAX_WORDS };
-            let noun = |w: &&str| ends && KEPT_NOUNS.contains(w);
-            // Dots on both sides of a few words in a comment say what the
-            // elided code does (`// ... validate input ...`, `# ... lint
-            // job ...`): a description of code left out, whatever its words.
-            // The dots stand apart: `// ...not where ... elsewhere...`
-            // glued to its words is a sentence running on from the comment
-            // before (a real edit of this repository).
-            let apart =
-                |w: Option<&str>| w.is_some_and(|w| is_dots(w.trim_matches(['[', ']', '(', ')'])));
-            let mut tokens = body.split_whitespace();
-            let described = ends && enclosed && apart(tokens.next()) && apart(tokens.next_back());
-            return words.len() <= most
-                && words.iter().all(|w| name(w) || number(w))
-                && (described
-                    || words.iter().any(|w| keep(w) || noun(w))
-                    || DOTS_PHRASES.iter().any(|p| body.contains(p)));
-        }
-        // A phrase of keeping that trails off (`// and so on...`, `// the
-        // rest...`, `// other methods…`): the phrase without its dots.
-        let phrase = body.trim_end_matches(|c: char| c == '.' || ellipsis(c));
-        if ends
-            && !phrase.contains(['.', '\u{2026}'])
-            && undotted(phrase.trim_end(), &words, opened, bracketed)
-        {
-            return true;
-        }
-        // (`// Your existing code...`: the reader's code.)
-        let words = words.strip_prefix(&["your"]).unwrap_or(&words);
-        return ends
-            && !words.is_empty()
-            && words.len() <= MAX_WORDS
-            && OPENING_WORDS.contains(&words[0])
-            && words.iter().all(|w| alpha(w) && known(w));
+        return dotted(body, &words, opened, bracketed);
     }
     undotted(body, &words, opened, bracketed)
+}
+
+/// Whether a line with dots is a marker: `body` the line without its
+/// comment opener (`opened`) and closer, nor brackets around the whole of
+/// it (`bracketed`), `words` its words (see the module docs).
+fn dotted(body: &str, words: &[&str], opened: Option<&str>, bracketed: bool) -> bool {
+    let enclosed = opened.is_some() || bracketed;
+    let keep = |w: &&str| KEEP_WORDS.contains(w);
+    let known = |w: &&str| keep(w) || VOCABULARY.contains(w);
+    if words.is_empty() {
+        let dots = |w: &str| is_dots(w.trim_matches(['[', ']', '(', ')']));
+        return enclosed && body.split_whitespace().all(dots);
+    }
+    // Dots open the line (`// ... existing code`), or close a line that
+    // opens with a word of keeping (`// existing code ...`): a comment of
+    // prose that trails off (`// line beyond it, reached through kept
+    // lines ...`, a real edit of this repository) is no marker.
+    let starts = body.split_whitespace().next().is_some_and(|w| {
+        w.trim_start_matches(['(', '[']).starts_with("...") || w.starts_with(ellipsis)
+    });
+    let ends = body.trim_end_matches([')', ']']).ends_with("...") || body.ends_with(ellipsis);
+    if starts {
+        let most = if ends { 2 * MAX_WORDS } else { MAX_WORDS };
+        let noun = |w: &&str| ends && KEPT_NOUNS.contains(w);
+        // Dots on both sides of a few words in a comment say what the
+        // elided code does (`// ... validate input ...`, `# ... lint
+        // job ...`): a description of code left out, whatever its words.
+        // The dots stand apart: `// ...not where ... elsewhere...`
+        // glued to its words is a sentence running on from the comment
+        // before (a real edit of this repository).
+        let apart =
+            |w: Option<&str>| w.is_some_and(|w| is_dots(w.trim_matches(['[', ']', '(', ')'])));
+        let mut tokens = body.split_whitespace();
+        let described = ends && enclosed && apart(tokens.next()) && apart(tokens.next_back());
+        return words.len() <= most
+            && words.iter().all(|w| name(w) || number(w))
+            && (described
+                || words.iter().any(|w| keep(w) || noun(w))
+                || DOTS_PHRASES.iter().any(|p| body.contains(p)));
+    }
+    // A phrase of keeping that trails off (`// and so on...`, `// the
+    // rest...`, `// other methods…`): the phrase without its dots.
+    let phrase = body.trim_end_matches(|c: char| c == '.' || ellipsis(c));
+    if ends
+        && !phrase.contains(['.', '\u{2026}'])
+        && undotted(phrase.trim_end(), words, opened, bracketed)
+    {
+        return true;
+    }
+    // (`// Your existing code...`: the reader's code.)
+    let words = words.strip_prefix(&["your"]).unwrap_or(words);
+    ends && !words.is_empty()
+        && words.len() <= MAX_WORDS
+        && OPENING_WORDS.contains(&words[0])
+        && words.iter().all(|w| alpha(w) && known(w))
 }
 
 /// Whether a line without dots is a marker: `body` the line without its

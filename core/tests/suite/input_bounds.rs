@@ -210,3 +210,22 @@ fn values_quoted_in_refusals_are_cut() {
         "messages over {MESSAGE_BYTES} bytes: {long:?}"
     );
 }
+
+/// A count past 2^53 (`1e20`, which the schemas allow) reads as "past
+/// anything": a read's `limit` to the end, its `offset` past it. Both were
+/// refused as not a whole number.
+#[test]
+fn a_huge_count_is_past_anything() {
+    let (_t, root) = ws();
+    std::fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
+    let r = api::read_file(
+        &json!({"file_path": "a.txt", "limit": 1e20}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["content"], "one\ntwo\n", "{r}");
+    let r = api::read_file(
+        &json!({"file_path": "a.txt", "offset": 1e20}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "past the end reads nothing: {r}");
+}

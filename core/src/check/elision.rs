@@ -135,6 +135,9 @@ pub(crate) enum Why {
     /// it stands for are those of the text the earlier edits left, which
     /// the expansion against the file as read may not be.
     InTurn,
+    /// Its one reading writes it as a line of the file, standing for no
+    /// line, while another marker of the same text stands for lines.
+    Stray,
 }
 
 /// A marker refused.
@@ -570,6 +573,7 @@ pub fn lazy_outcome(path: &str, old: &[u8], new: &[&[u8]]) -> Lazy {
             Why::Copied => "moved or copied",
             Why::Moved => "moved to an end",
             Why::InTurn => "edits applied in turn",
+            Why::Stray => "written beside expanded",
         }),
         Verdict::Expanded {
             start, end, mid, ..
@@ -830,6 +834,7 @@ impl Region<'_> {
         let best = t.best;
         let mut kept = Vec::new();
         let mut runs: Vec<Option<(usize, usize)>> = vec![None; ni.len()];
+        let mut written = None;
         for (j, _) in markers.iter().enumerate().filter(|(_, &m)| m) {
             let found = t.absorbing(j, best, MAX_RUNS);
             // A marker the old text has may be that old line, kept.
@@ -885,6 +890,7 @@ impl Region<'_> {
                     };
                     return Found::Refused(Box::new(self.refusal(j, (s, e), why)));
                 }
+                written.get_or_insert(j);
                 continue;
             }
             let Some(&(s, e)) = found.first() else {
@@ -911,11 +917,25 @@ impl Region<'_> {
         if kept.is_empty() {
             return Found::None;
         }
+        // A marker written as a line of the file, standing for none, in a
+        // text whose other markers stand for lines: a lazy text's markers
+        // all stand for something; read so, one moved block was left where
+        // it was and the marker beside it written as a comment.
+        if let (Some(j), false) = (written, kept.is_empty()) {
+            return Found::Refused(Box::new(self.refusal(j, (0, 0), Why::Stray)));
+        }
         if let Some((j, run)) = self.copied(&runs) {
             return Found::Refused(Box::new(self.refusal(j, run, Why::Copied)));
         }
         if let Some((j, deleted)) = self.moved_to_an_end(&runs) {
             return Found::Refused(Box::new(self.refusal(j, deleted, Why::Moved)));
+        }
+        for (j, run) in runs.iter().enumerate() {
+            if let Some((s, e)) = *run {
+                if self.edge_run_beside_deletion(t, (oi, ni), (j, s, e)) {
+                    return Found::Refused(Box::new(self.refusal(j, (s, e), Why::NextToChange)));
+                }
+            }
         }
         let mut mid = Vec::new();
         for (j, l) in self.new.iter().enumerate() {
@@ -1364,6 +1384,71 @@ impl Region<'_> {
             return Some(Why::BoundInside);
         }
         None
+    }
+
+    /// Whether marker `j`'s run `s..e` reaches an edge of the text while
+    /// the kept lines on its other side are reached, in the reading, over
+    /// old lines deleted just beyond them (no new line in their place):
+    /// `if key is None:`, `return None`, `# ... existing code ...` over
+    /// `if key is None:`, `raise KeyError(key)`, two lines, `return None`,
+    /// the rest. Read so, `return None` is the later old line kept and the
+    /// lines before it deleted; a model that changed `raise` to `return
+    /// None` and elided the rest wrote the same text, a marker beside a
+    /// changed line. Which was meant is not certain. (Between kept lines
+    /// on both sides, a marker is read as before: the lazy edits of real
+    /// history put it there.)
+    fn edge_run_beside_deletion(
+        &self,
+        t: &Table,
+        (oi, ni): (&[u32], &[u32]),
+        (j, s, e): (usize, usize, usize),
+    ) -> bool {
+        let best = t.best;
+        let kept = |i: usize, k: usize| oi[i] == ni[k] && oi[i] != u32::MAX;
+        if j + 1 == ni.len() && e == oi.len() && self.at_end && j > 0 {
+            // Up from the bound over kept pairs, to the first that is not.
+            let mut d = 1;
+            while d <= j
+                && d <= s
+                && kept(s - d, j - d)
+                && t.fa(s - d, j - d) + t.bh(e, j + 1) == best
+            {
+                d += 1;
+            }
+            let (Some(i), k) = (s.checked_sub(d), j.checked_sub(d)) else {
+                return false;
+            };
+            // Old line `i`, a line of code, deleted; new line `k` not
+            // inserted in its place.
+            if !worded(self.old[i]) {
+                return false;
+            }
+            return match k {
+                None => true,
+                Some(k) => {
+                    let here = t.fa(i + 1, k + 1);
+                    t.fa(i, k + 1) + t.del == here && t.fa(i + 1, k) + t.ins != here
+                }
+            };
+        }
+        if j == 0 && s == 0 && self.at_start && j + 1 < ni.len() {
+            // Down from the bound, the same.
+            let mut d = 0;
+            while e + d < oi.len()
+                && j + 1 + d < ni.len()
+                && kept(e + d, j + 1 + d)
+                && t.k(s, j) + t.bk(e + d + 1, j + 2 + d) == best
+            {
+                d += 1;
+            }
+            let (i, k) = (e + d, j + 1 + d);
+            if i >= oi.len() || !worded(self.old[i]) {
+                return false;
+            }
+            return k >= ni.len()
+                || (t.bk(i, k) == t.del + t.bf(i + 1, k) && t.bk(i, k) != t.ins + t.bf(i, k + 1));
+        }
+        false
     }
 
     /// Whether the unchanged lines beside a marker fix where its run ends:
@@ -1830,11 +1915,27 @@ mod tests {
         let old = "# Copyright 2020 Foo\n# Licensed under MIT\n\nimport os\nimport sys\nimport json\n\ndef main():\n    print(os.getcwd())\n";
         let new = "# Copyright 2024 Bar\n# SPDX-License-Identifier: Apache-2.0\n\nimport json\n# ... existing code ...\n";
         assert_eq!(refused(old, new).why, Why::Moved);
-        // With an unchanged line on the far side of the deleted ones, where
-        // the text resumes is shown: the deletion stands.
+        // With an unchanged line on the far side of the deleted ones, the
+        // run reaching the end: the deletion was read as certain, but the
+        // same text is `import b` changed to `import z` beside the marker
+        // (as `raise KeyError(key)` changed to `return None` with a later
+        // `return None` in the file, whose reading deleted the lines
+        // between): refused.
         let old = "import a\nimport b\nimport z\n\ndef f():\n    return 1\n";
-        let (text, _) = expanded(old, "import a\nimport z\n# ... existing code ...\n");
-        assert_eq!(text, "import a\nimport z\n\ndef f():\n    return 1\n");
+        let r = refused(old, "import a\nimport z\n# ... existing code ...\n");
+        assert_eq!(r.why, Why::NextToChange);
+        let old = "def get(self, key):\n    if key is None:\n        raise KeyError(key)\n    row = self.find(key)\n    if row is None:\n        return None\n    return row.value\n";
+        let r = refused(
+            old,
+            "def get(self, key):\n    if key is None:\n        return None\n    # ... existing code ...\n",
+        );
+        assert_eq!(r.why, Why::NextToChange);
+        // Changed, not deleted, beyond the kept line: the run stands.
+        let (text, _) = expanded(
+            "a = 1\nb = 2\nc = 3\nd = 4\n",
+            "a = 10\nb = 2\n# ... existing code ...\n",
+        );
+        assert_eq!(text, "a = 10\nb = 2\nc = 3\nd = 4\n");
         // Blank lines beyond it are no code lost.
         let (text, _) = expanded(
             "\n\nimport z\nrun()\n",

@@ -95,7 +95,7 @@ fn elided(r: &Refusal, display: &str) -> Worded {
             "read as those lines, a line among them that the new text also writes elsewhere would be \
              written twice, so whether it was moved or copied is not certain"
         }
-        Why::InTurn => "",
+        Why::InTurn | Why::Stray => "",
         Why::Moved => {
             "those lines lie beyond the unchanged lines between them and the marker, which may have been moved \
              there with the marker keeping those lines, so whether they are to be deleted is not certain"
@@ -125,6 +125,15 @@ fn elided(r: &Refusal, display: &str) -> Worded {
              of the same call, which changed the text around it, so which current lines it stands for is not \
              certain{read}. Send the lines it stands for, or send that edit in a call of its own; nothing was \
              written",
+            r.line, r.marker
+        )
+    } else if r.why == Why::Stray {
+        format!(
+            "line {} of the new text of `{display}` is an elision marker (`{}`) that stands for no line of the \
+             current file where it is, so it would be written as a line of the file, while another marker of the \
+             same text stands for current lines: it may have been meant to stand for lines too (a block moved \
+             beside it, say). Send the lines it stands for, or leave it out; a comment meant as written can be \
+             reworded (options.elisions: \"literal\" writes markers as they are); nothing was written",
             r.line, r.marker
         )
     } else if r.deleted == 0 {

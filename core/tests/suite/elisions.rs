@@ -1342,3 +1342,67 @@ fn dots_ending_a_new_example_comment_are_written_as_sent() {
     );
     assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
 }
+
+/// A changed line, then a marker for the rest, where the changed line's
+/// new text is an old line further down (`return None`; two lock lines of
+/// another function; a step of another job): read as that later line kept
+/// and every line between deleted, it was written with those lines gone.
+/// Now refused, through whole-file writes and edits alike.
+#[test]
+fn a_changed_line_before_a_marker_for_the_rest_is_not_read_as_a_later_copy() {
+    let cases = [
+        (
+            "repo.py",
+            "class Repo:\n    def get(self, key):\n        if key is None:\n            raise KeyError(key)\n        row = self.db.find(key)\n        if row is None:\n            return None\n        return row.value\n\n    def put(self, key, value):\n        self.db.save(key, value)\n",
+            "class Repo:\n    def get(self, key):\n        if key is None:\n            return None\n        # ... existing code ...\n",
+        ),
+        (
+            "s.go",
+            "package store\n\nfunc (s *Server) Get(id string) *Item {\n\titem := s.items[id]\n\treturn item\n}\n\nfunc (s *Server) Put(id string, it *Item) {\n\ts.mu.Lock()\n\tdefer s.mu.Unlock()\n\ts.items[id] = it\n}\n",
+            "package store\n\nfunc (s *Server) Get(id string) *Item {\n\ts.mu.Lock()\n\tdefer s.mu.Unlock()\n\t// ... existing code ...\n",
+        ),
+        (
+            "ci.yml",
+            "jobs:\n  lint:\n    runs-on: ubuntu-latest\n    steps:\n      - run: npm run lint\n  build:\n    steps:\n      - run: npm run build\n  test:\n    steps:\n      - run: npm test\n  deploy:\n    needs: [build, test]\n",
+            "jobs:\n  lint:\n    # ... existing code ...\n      - run: npm run lint\n      - run: npm test\n  # ... existing code ...\n",
+        ),
+    ];
+    for (name, old, lazy) in cases {
+        let (_t, root) = setup(&[(name, old.as_bytes())]);
+        let r = api::write_file(
+            &json!({"file_path": name, "content": lazy}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["code"], "ELIDED_CONTENT", "{name}: {r}");
+        let r = api::patch_file(
+            &json!({"file_path": name, "search": old, "replace": lazy}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["code"], "ELIDED_CONTENT", "{name}: {r}");
+        assert_eq!(read(&root, name), old);
+    }
+}
+
+/// Two markers, one standing for lines and the other, beside a block the
+/// new text moved, for none: the second was written into the file as a
+/// comment and the move lost.
+#[test]
+fn a_marker_that_would_stand_for_nothing_beside_an_expanded_one_is_refused() {
+    let old = "import { a } from './a'\nimport { b } from './b'\n\nexport function one() {\n  return a(1)\n}\n\nexport function two() {\n  return b(2)\n}\n\nfunction helper(x: number) {\n  return x * 2\n}\n\nexport function three() {\n  return helper(3)\n}\n";
+    let lazy = "import { a } from './a'\nimport { b } from './b'\n// ... existing code ...\nfunction helper(x: number) {\n  return x * 2\n}\n\n// ... existing code ...\nexport function three() {\n  return helper(3)\n}\n";
+    let (_t, root) = setup(&[("m.ts", old.as_bytes())]);
+    let r = api::write_file(
+        &json!({"file_path": "m.ts", "content": lazy}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["code"], "ELIDED_CONTENT", "{r}");
+    assert_eq!(r["elision"]["line"], 8, "{r}");
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("stands for no line"),
+        "{r}"
+    );
+    assert_eq!(read(&root, "m.ts"), old);
+}

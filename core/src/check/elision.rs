@@ -917,25 +917,8 @@ impl Region<'_> {
         if kept.is_empty() {
             return Found::None;
         }
-        // A marker written as a line of the file, standing for none, in a
-        // text whose other markers stand for lines: a lazy text's markers
-        // all stand for something; read so, one moved block was left where
-        // it was and the marker beside it written as a comment.
-        if let (Some(j), false) = (written, kept.is_empty()) {
-            return Found::Refused(Box::new(self.refusal(j, (0, 0), Why::Stray)));
-        }
-        if let Some((j, run)) = self.copied(&runs) {
-            return Found::Refused(Box::new(self.refusal(j, run, Why::Copied)));
-        }
-        if let Some((j, deleted)) = self.moved_to_an_end(&runs) {
-            return Found::Refused(Box::new(self.refusal(j, deleted, Why::Moved)));
-        }
-        for (j, run) in runs.iter().enumerate() {
-            if let Some((s, e)) = *run {
-                if self.edge_run_beside_deletion(t, (oi, ni), (j, s, e)) {
-                    return Found::Refused(Box::new(self.refusal(j, (s, e), Why::NextToChange)));
-                }
-            }
+        if let Some(r) = self.runs_refused(t, (oi, ni), &runs, written) {
+            return Found::Refused(Box::new(r));
         }
         let mut mid = Vec::new();
         for (j, l) in self.new.iter().enumerate() {
@@ -1384,6 +1367,37 @@ impl Region<'_> {
             return Some(Why::BoundInside);
         }
         None
+    }
+
+    /// The refusal of a text whose markers each have one reading, `runs`
+    /// (and `written`, the first written as sent), read together: a stray
+    /// marker, a moved or copied line, lines moved to an end, a run at an
+    /// edge beside a deletion.
+    fn runs_refused(
+        &self,
+        t: &Table,
+        (oi, ni): (&[u32], &[u32]),
+        runs: &[Option<(usize, usize)>],
+        written: Option<usize>,
+    ) -> Option<Refusal> {
+        // A marker written as a line of the file, standing for none, in a
+        // text whose other markers stand for lines: a lazy text's markers
+        // all stand for something; read so, one moved block was left where
+        // it was and the marker beside it written as a comment.
+        if let Some(j) = written {
+            return Some(self.refusal(j, (0, 0), Why::Stray));
+        }
+        if let Some((j, run)) = self.copied(runs) {
+            return Some(self.refusal(j, run, Why::Copied));
+        }
+        if let Some((j, deleted)) = self.moved_to_an_end(runs) {
+            return Some(self.refusal(j, deleted, Why::Moved));
+        }
+        runs.iter().enumerate().find_map(|(j, run)| {
+            let (s, e) = (*run)?;
+            self.edge_run_beside_deletion(t, (oi, ni), (j, s, e))
+                .then(|| self.refusal(j, (s, e), Why::NextToChange))
+        })
     }
 
     /// Whether marker `j`'s run `s..e` reaches an edge of the text while

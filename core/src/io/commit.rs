@@ -220,6 +220,26 @@ fn same_version(now: &Meta, then: &Meta) -> bool {
         && now.ctime_ns == then.ctime_ns
 }
 
+/// Whether the open `file` is still the version read (`then`, its bytes
+/// `bytes`): its identity and times, its bytes compared one for one, and
+/// its identity and times again after the comparison, which reads the
+/// whole file (33 ms for 64 MiB): a write in place, a new hard link, a
+/// `chmod` or an attribute set meanwhile moves its ctime, and would
+/// otherwise be written over by the rename with `ok: true`. (`between`
+/// runs after the comparison: a test's way in.)
+fn unchanged(
+    file: &File,
+    (then, bytes): (&Meta, &[u8]),
+    between: impl FnOnce(),
+) -> io::Result<bool> {
+    let before = Dir::meta_of_file(file)?;
+    if !same_version(&before, then) || !same_bytes(file, bytes)? {
+        return Ok(false);
+    }
+    between();
+    Ok(same_version(&Dir::meta_of_file(file)?, &before))
+}
+
 fn changed(display: &str, why: &str) -> Failure {
     Failure::new(
         ErrorCode::FILE_CHANGED,
@@ -266,7 +286,7 @@ fn verify(job: &WriteJob<'_>) -> Result<Option<File>, Failure> {
         return Err(changed(job.display, "is being written by another process"));
     }
     let now = Dir::meta_of_file(&file).map_err(|e| inspect(&e))?;
-    if !same_version(&now, &o.meta) || !same_bytes(&file, o.bytes).map_err(|e| inspect(&e))? {
+    if !unchanged(&file, (&o.meta, o.bytes), || {}).map_err(|e| inspect(&e))? {
         return Err(changed(job.display, "was changed by another process"));
     }
     match job.dir.stat(job.name).map_err(|e| inspect(&e))? {
@@ -1191,4 +1211,55 @@ pub(crate) fn clean_stale_temps(dir: &Dir, min_age: Duration) -> bool {
         }
     }
     young
+}
+
+#[cfg(test)]
+#[cfg(unix)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A change made while the pre-rename check compares the bytes (a
+    /// `chmod`, a write in place, a hard link) is seen: the check took the
+    /// file's times before the comparison only, so on a large file a
+    /// concurrent change was written over with `ok: true`.
+    #[test]
+    fn a_change_during_the_comparison_is_seen() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("f.txt");
+        std::fs::write(&p, b"hello\n").unwrap();
+        let read = |p: &std::path::Path| {
+            let f = File::open(p).unwrap();
+            let m = Dir::meta_of_file(&f).unwrap();
+            (f, m)
+        };
+        let (f, m) = read(&p);
+        assert!(unchanged(&f, (&m, b"hello\n"), || {}).unwrap());
+        let (f, m) = read(&p);
+        assert!(!unchanged(&f, (&m, b"other\n"), || {}).unwrap());
+        type Change = fn(&std::path::Path);
+        let changes: [(&str, Change); 3] = [
+            ("chmod", |p| {
+                std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o604)).unwrap()
+            }),
+            ("write in place", |p| {
+                use std::os::unix::fs::FileExt;
+                let f = std::fs::OpenOptions::new().write(true).open(p).unwrap();
+                f.write_all_at(b"j", 0).unwrap();
+            }),
+            ("hard link", |p| {
+                std::fs::hard_link(p, p.with_extension("link")).unwrap()
+            }),
+        ];
+        for (what, change) in changes {
+            std::fs::write(&p, b"hello\n").unwrap();
+            let (f, m) = read(&p);
+            // (ctime moves at the kernel's clock tick: let it.)
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert!(
+                !unchanged(&f, (&m, b"hello\n"), || change(&p)).unwrap(),
+                "{what}"
+            );
+        }
+    }
 }

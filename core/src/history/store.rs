@@ -149,17 +149,6 @@ pub(crate) fn path_bytes(p: &Path) -> Vec<u8> {
     p.to_string_lossy().into_owned().into_bytes()
 }
 
-#[cfg(unix)]
-fn path_of(b: &[u8]) -> PathBuf {
-    use std::os::unix::ffi::OsStrExt;
-    PathBuf::from(OsStr::from_bytes(b))
-}
-
-#[cfg(not(unix))]
-fn path_of(b: &[u8]) -> PathBuf {
-    PathBuf::from(String::from_utf8_lossy(b).into_owned())
-}
-
 /// The bytes a hex string spells.
 pub(crate) fn unhex(s: &str) -> Option<Vec<u8>> {
     if !s.len().is_multiple_of(2) {
@@ -232,11 +221,6 @@ impl Identity {
             ino,
             btime,
         })
-    }
-
-    /// The workspace's root path, exactly.
-    pub(crate) fn root_path(&self) -> PathBuf {
-        path_of(&self.root)
     }
 }
 
@@ -651,18 +635,13 @@ fn is_key(name: &OsStr) -> bool {
         .is_some_and(|s| s.len() == 32 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
 }
 
-/// Whether the workspace `id` is gone: its root is missing or is another
-/// directory now.
-fn gone(id: &Identity) -> bool {
-    match Dir::open_root(&id.root_path()) {
-        Ok(d) => Identity::of_dir(&id.root_path(), &d).map_or(true, |now| now != *id),
-        Err(_) => true,
-    }
-}
-
-/// Removes the journals under `base` whose workspace is gone, or that were
-/// not written for [`WORKSPACE_RETENTION`] (run when a new workspace's
-/// journal is made, so its cost is paid rarely). Only a directory whose
+/// Removes the journals under `base` that were not written for
+/// [`WORKSPACE_RETENTION`] (run when a new workspace's journal is made, so
+/// its cost is paid rarely). Not sooner for a workspace whose root this
+/// process cannot open, or finds another directory: a sandbox with its own
+/// mounts, a drive not mounted, a project renamed for a moment see the same
+/// state directory, and the journal is the only copy of what undo brings
+/// back (a journal was pruned so, its workspace there all along). Only a directory whose
 /// marker names the workspace its key was made from is the journal's; of
 /// it, only the journal's own files go, and the directory only if nothing
 /// else was in it.
@@ -699,7 +678,7 @@ fn prune(base: &Private, keep: &str) {
             .flatten()
             .and_then(|(f, _)| f.metadata().ok()?.modified().ok()?.elapsed().ok())
             .is_some_and(|age| age > WORKSPACE_RETENTION);
-        if !(stale || gone(&id)) {
+        if !stale {
             continue;
         }
         // Only if no writer holds it.

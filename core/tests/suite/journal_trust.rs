@@ -400,6 +400,14 @@ fn pruning_never_deletes_what_the_journal_did_not_create() {
     );
     fs::write(gj.join("README.txt"), "not the journal's\n").unwrap();
     fs::remove_dir_all(&gone).unwrap();
+    // Not written for longer than the retention.
+    let month = std::time::Duration::from_secs(31 * 24 * 3600);
+    fs::File::options()
+        .write(true)
+        .open(gj.join("state"))
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - month)
+        .unwrap();
     // A new workspace's journal is made: the pruning runs.
     fs::write(w.root.join("a.txt"), "a\n").unwrap();
     ok(&w.patch("a.txt", "a", "b"));
@@ -413,6 +421,34 @@ fn pruning_never_deletes_what_the_journal_did_not_create() {
         b"not the journal's\n"
     );
     assert!(named(&gj, ".entry").is_empty(), "its entries are pruned");
+}
+
+/// A workspace whose root cannot be opened for a moment (renamed, a drive
+/// not mounted, a sandbox's own mounts) keeps its journal when another
+/// workspace's journal is made: the journal is the only copy of what undo
+/// brings back, and it was pruned as "gone".
+#[test]
+fn a_workspace_out_of_sight_keeps_its_journal() {
+    let w = ws();
+    fs::create_dir_all(&w.jbase).unwrap();
+    chmod(&w.jbase, 0o700);
+    let away = w.root.parent().unwrap().join("away");
+    fs::create_dir(&away).unwrap();
+    fs::write(away.join("g.txt"), "g\n").unwrap();
+    let oa = opts(&away, &w.jbase);
+    ok(&api::patch_file(
+        &json!({"file_path": "g.txt", "search": "g", "replace": "h"}),
+        Some(&oa),
+    ));
+    let moved = w.root.parent().unwrap().join("away.moved");
+    fs::rename(&away, &moved).unwrap();
+    fs::write(w.root.join("a.txt"), "a\n").unwrap();
+    ok(&w.patch("a.txt", "a", "b"));
+    fs::rename(&moved, &away).unwrap();
+    let h = ok(&api::history(&json!({}), Some(&oa))).clone();
+    assert_eq!(h["transactions"].as_array().unwrap().len(), 1, "{h}");
+    ok(&api::undo(&json!({}), Some(&oa)));
+    assert_eq!(fs::read_to_string(away.join("g.txt")).unwrap(), "g\n");
 }
 
 // ---------------------------------------------------------------------------

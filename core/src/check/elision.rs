@@ -138,6 +138,10 @@ pub(crate) enum Why {
     /// Its one reading writes it as a line of the file, standing for no
     /// line, while another marker of the same text stands for lines.
     Stray,
+    /// Its run reaches an edge of the text, and the kept lines on its other
+    /// side are reached over deleted lines: the line beside it may be a
+    /// changed one (see `edge_run_beside_deletion`).
+    EdgeRun,
 }
 
 /// A marker refused.
@@ -574,6 +578,7 @@ pub fn lazy_outcome(path: &str, old: &[u8], new: &[&[u8]]) -> Lazy {
             Why::Moved => "moved to an end",
             Why::InTurn => "edits applied in turn",
             Why::Stray => "written beside expanded",
+            Why::EdgeRun => "edge run beside a deletion",
         }),
         Verdict::Expanded {
             start, end, mid, ..
@@ -1395,8 +1400,8 @@ impl Region<'_> {
         }
         runs.iter().enumerate().find_map(|(j, run)| {
             let (s, e) = (*run)?;
-            self.edge_run_beside_deletion(t, (oi, ni), (j, s, e))
-                .then(|| self.refusal(j, (s, e), Why::NextToChange))
+            self.edge_run_beside_deletion(t, (oi, ni), runs, (j, s, e))
+                .then(|| self.refusal(j, (s, e), Why::EdgeRun))
         })
     }
 
@@ -1408,17 +1413,27 @@ impl Region<'_> {
     /// the rest. Read so, `return None` is the later old line kept and the
     /// lines before it deleted; a model that changed `raise` to `return
     /// None` and elided the rest wrote the same text, a marker beside a
-    /// changed line. Which was meant is not certain. (Between kept lines
-    /// on both sides, a marker is read as before: the lazy edits of real
-    /// history put it there.)
+    /// changed line. Which was meant is not certain. Only when more lines
+    /// are deleted than are kept beside the marker: else that other
+    /// reading writes the kept lines twice in a row (`import a`, `import
+    /// z`, a marker over `import a`, `import b`, `import z`, the rest is
+    /// `import b` deleted). (Between kept lines on both sides, a marker is
+    /// read as before: the lazy edits of real history put it there.)
     fn edge_run_beside_deletion(
         &self,
         t: &Table,
         (oi, ni): (&[u32], &[u32]),
+        runs: &[Option<(usize, usize)>],
         (j, s, e): (usize, usize, usize),
     ) -> bool {
         let best = t.best;
         let kept = |i: usize, k: usize| oi[i] == ni[k] && oi[i] != u32::MAX;
+        // The kept lines beside the marker, new lines `a..b`: a brace or a
+        // blank line is no changed line, and another marker past them
+        // bounds them.
+        let changed_like = |a: usize, b: usize, past: Option<usize>| {
+            past.is_none_or(|k| runs[k].is_none()) && self.new[a..b].iter().any(|l| worded(l))
+        };
         if j + 1 == ni.len() && e == oi.len() && self.at_end && j > 0 {
             // Up from the bound over kept pairs, to the first that is not.
             let mut d = 1;
@@ -1437,13 +1452,24 @@ impl Region<'_> {
             if !worded(self.old[i]) {
                 return false;
             }
-            return match k {
-                None => true,
+            if !changed_like(j + 1 - d, j, k) {
+                return false;
+            }
+            // The deleted lines, back to the old copy of new line `k`.
+            let gap = match k {
+                None => i + 1,
                 Some(k) => {
                     let here = t.fa(i + 1, k + 1);
-                    t.fa(i, k + 1) + t.del == here && t.fa(i + 1, k) + t.ins != here
+                    if t.fa(i, k + 1) + t.del != here || t.fa(i + 1, k) + t.ins == here {
+                        return false;
+                    }
+                    (0..=i)
+                        .rev()
+                        .find(|&x| oi[x] == ni[k])
+                        .map_or(i + 1, |x| i - x)
                 }
             };
+            return gap > d - 1;
         }
         if j == 0 && s == 0 && self.at_start && j + 1 < ni.len() {
             // Down from the bound, the same.
@@ -1459,8 +1485,21 @@ impl Region<'_> {
             if i >= oi.len() || !worded(self.old[i]) {
                 return false;
             }
-            return k >= ni.len()
-                || (t.bk(i, k) == t.del + t.bf(i + 1, k) && t.bk(i, k) != t.ins + t.bf(i, k + 1));
+            if !changed_like(j + 1, k, (k < ni.len()).then_some(k)) {
+                return false;
+            }
+            let gap = if k >= ni.len() {
+                oi.len() - i
+            } else {
+                let here = t.bk(i, k);
+                if here != t.del + t.bf(i + 1, k) || here == t.ins + t.bf(i, k + 1) {
+                    return false;
+                }
+                (i..oi.len())
+                    .find(|&x| oi[x] == ni[k])
+                    .map_or(oi.len() - i, |x| x - i)
+            };
+            return gap > d;
         }
         false
     }
@@ -1929,21 +1968,21 @@ mod tests {
         let old = "# Copyright 2020 Foo\n# Licensed under MIT\n\nimport os\nimport sys\nimport json\n\ndef main():\n    print(os.getcwd())\n";
         let new = "# Copyright 2024 Bar\n# SPDX-License-Identifier: Apache-2.0\n\nimport json\n# ... existing code ...\n";
         assert_eq!(refused(old, new).why, Why::Moved);
-        // With an unchanged line on the far side of the deleted ones, the
-        // run reaching the end: the deletion was read as certain, but the
-        // same text is `import b` changed to `import z` beside the marker
-        // (as `raise KeyError(key)` changed to `return None` with a later
-        // `return None` in the file, whose reading deleted the lines
-        // between): refused.
+        // With an unchanged line on the far side of the deleted ones, where
+        // the text resumes is shown: the deletion stands (read as `import
+        // b` changed to `import z`, the file would hold `import z` twice in
+        // a row). Not where more lines are deleted than kept: the text is
+        // `raise KeyError(key)` changed to `return None` as well as the
+        // later `return None` kept and the lines between deleted.
         let old = "import a\nimport b\nimport z\n\ndef f():\n    return 1\n";
-        let r = refused(old, "import a\nimport z\n# ... existing code ...\n");
-        assert_eq!(r.why, Why::NextToChange);
+        let (text, _) = expanded(old, "import a\nimport z\n# ... existing code ...\n");
+        assert_eq!(text, "import a\nimport z\n\ndef f():\n    return 1\n");
         let old = "def get(self, key):\n    if key is None:\n        raise KeyError(key)\n    row = self.find(key)\n    if row is None:\n        return None\n    return row.value\n";
         let r = refused(
             old,
             "def get(self, key):\n    if key is None:\n        return None\n    # ... existing code ...\n",
         );
-        assert_eq!(r.why, Why::NextToChange);
+        assert_eq!(r.why, Why::EdgeRun);
         // Changed, not deleted, beyond the kept line: the run stands.
         let (text, _) = expanded(
             "a = 1\nb = 2\nc = 3\nd = 4\n",

@@ -77,7 +77,9 @@ fn elided(r: &Refusal, display: &str) -> Worded {
     };
     let why = match r.why {
         Why::Ambiguous => "it could stand for more than one run of the current lines",
-        Why::NextToChange => "a new or changed line is beside it, so where the kept lines end is not certain",
+        Why::NextToChange | Why::EdgeRun => {
+            "a new or changed line is beside it, so where the kept lines end is not certain"
+        }
         Why::WeakBound => {
             "the unchanged line beside it occurs more than once and no unique unchanged line follows it \
              before a change, so it does not fix where the kept lines end"

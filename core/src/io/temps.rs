@@ -200,12 +200,17 @@ pub fn create(dir: &Dir, target: &OsStr, mode: u32) -> io::Result<(File, OsStrin
 
 /// Whether the file `n` (metadata `m`) in `dir` is a temp file this user's
 /// engine created: the name's tag verifies under this user's key and the
-/// directory's identity, and the file is a regular file of this user.
+/// directory's identity, and the file is a regular file of this user. For
+/// root, of any user: root gives a temp the owner of the file it replaces
+/// (another user's file in a bind-mounted project), and its tag, which no
+/// one but root can make, says whose temp it is; such a temp left by a
+/// killed root writer was never swept. (The sweep only removes the name.)
 pub(crate) fn is_ours(dir: &Dir, n: &OsStr, m: &Meta) -> bool {
     if !crate::io::dir::is_temp_name(n) || m.kind != Kind::File {
         return false;
     }
-    if m.uid.is_some_and(|u| u != euid()) {
+    let me = euid();
+    if me != 0 && m.uid.is_some_and(|u| u != me) {
         return false;
     }
     let (Some(k), Ok(d), Some(s)) = (key(), dir.meta(), n.to_str()) else {
@@ -253,5 +258,25 @@ mod tests {
         flipped[i] = if flipped[i] == b'0' { b'1' } else { b'0' };
         let flipped = String::from_utf8(flipped).unwrap();
         assert!(!is_ours(&d, OsStr::new(&flipped), &m));
+    }
+
+    /// Root's temp given another user's ownership (the owner of the file it
+    /// replaces) is still root's to sweep; another user's is never theirs.
+    #[cfg(unix)]
+    #[test]
+    fn roots_temp_of_another_owner_is_roots() {
+        let t = tempfile::tempdir().unwrap();
+        let d = Dir::open_root(t.path()).unwrap();
+        let (f, n) = create(&d, OsStr::new("main.rs"), 0o600).unwrap();
+        if euid() != 0 {
+            // Not root: a file of another owner cannot be made here.
+            return;
+        }
+        std::os::unix::fs::fchown(&f, Some(4242), Some(4242)).unwrap();
+        let m = Dir::meta_of_file(&f).unwrap();
+        assert_eq!(m.uid, Some(4242));
+        assert!(is_ours(&d, &n, &m));
+        let forged = format!(".main.rs.pft-{}.tmp", "0".repeat(32));
+        assert!(!is_ours(&d, OsStr::new(&forged), &m));
     }
 }

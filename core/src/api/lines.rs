@@ -102,7 +102,7 @@ mod tests {
         // The file back as the latest read showed it; the edit made as by
         // another process (the reads on disk only).
         fs::write(root.join("f.js"), &c1).unwrap();
-        crate::io::snapshots::forget_in_process();
+        crate::io::snapshots::forget_in_process(&root);
         let r = edit(
             &root,
             "f.js",
@@ -1587,7 +1587,7 @@ mod tests {
             let fresh = r["content"].as_str().unwrap().lines().next().unwrap();
             assert!(fresh.starts_with("21#") && fresh.ends_with("|}"), "{fresh}");
             if other_process {
-                crate::io::snapshots::forget_in_process();
+                crate::io::snapshots::forget_in_process(&root);
             }
             let pos = fresh.split('|').next().unwrap();
             let r = edit(&root, "big.js", json!([{"pos": pos, "lines": "} // here"}]));
@@ -1654,7 +1654,7 @@ mod tests {
         assert_eq!(now.lines().nth(4), Some("} // third"), "{r}");
         // Another process, the reads on disk only.
         fs::write(&file, format!("// 0\n{now}")).unwrap();
-        crate::io::snapshots::forget_in_process();
+        crate::io::snapshots::forget_in_process(&root);
         let r = edit(
             &root,
             "p.js",

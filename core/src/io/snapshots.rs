@@ -985,13 +985,21 @@ fn read_back(f: &mut std::fs::File, size: u64, path: &str) -> Option<Snapshot> {
     Snapshot::decode(&b)
 }
 
-/// Forgets every snapshot of this process, once those waiting are on disk
-/// (tests: an edit as another process would see it).
+/// Forgets the snapshots and marks of this process of the files under
+/// `root`, once those waiting are on disk (tests: an edit as another
+/// process would see it). Only those: the tests running beside it keep
+/// theirs (forgetting all of them had another test's edit fall back to
+/// line numbers now and then).
 #[cfg(test)]
-pub(crate) fn forget_in_process() {
+pub(crate) fn forget_in_process(root: &std::path::Path) {
     flush(std::time::Duration::from_secs(10));
-    memory().lock().unwrap_or_else(|p| p.into_inner()).clear();
-    marks().clear();
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let under = |p: &str| std::path::Path::new(p).starts_with(&root);
+    memory()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .retain(|s| !under(&s.path));
+    marks().retain(|(p, _)| !under(p));
 }
 
 #[cfg(test)]
@@ -1040,7 +1048,7 @@ mod tests {
         // A longer snapshot written over a shorter one, and a shorter over a
         // longer: each reads back whole.
         for n in [40, 2] {
-            forget_in_process();
+            forget_in_process(std::path::Path::new(&path));
             let mut again = snap(&path, 'e', n);
             again.taken = now() - n as u64;
             assert!(keep_as(again.clone()));
@@ -1056,11 +1064,11 @@ mod tests {
         let path = format!("/w/{}/both.txt", std::process::id());
         let whole = snap(&path, 'f', 6);
         assert!(keep_as(whole.clone()));
-        forget_in_process();
+        forget_in_process(std::path::Path::new(&path));
         let mut part = whole.clone();
         part.shown = vec![(0, 2, next_order())];
         assert!(keep_as(part.clone()));
-        forget_in_process();
+        forget_in_process(std::path::Path::new(&path));
         let got = on_disk(&path, now());
         assert_eq!(got.len(), 1, "{got:?}");
         let (w, p) = (whole.shown[0].2, part.shown[0].2);
@@ -1069,7 +1077,7 @@ mod tests {
         let mut other = snap(&path, 'f', 6);
         other.keys = Arc::new(vec![9; 6]);
         assert!(keep_as(other.clone()));
-        forget_in_process();
+        forget_in_process(std::path::Path::new(&path));
         assert_eq!(on_disk(&path, now()), vec![other]);
     }
 
@@ -1080,7 +1088,7 @@ mod tests {
         let path = format!("/w/{}/held.txt", std::process::id());
         let whole = snap(&path, 'a', 4);
         assert!(keep_as(whole.clone()));
-        forget_in_process();
+        forget_in_process(std::path::Path::new(&path));
         let d = dir(false).unwrap();
         let (held, _) = d.open_rw(OsStr::new(&slot_for(&d, &whole)), false).unwrap();
         assert!(crate::io::dir::Dir::lock_exclusive(&held, Duration::from_secs(1)).unwrap());
@@ -1091,7 +1099,7 @@ mod tests {
         let mut part = whole.clone();
         part.shown = vec![(1, 2, next_order())];
         assert!(keep_as(part.clone()));
-        forget_in_process();
+        forget_in_process(std::path::Path::new(&path));
         release.join().unwrap();
         let got = on_disk(&path, now());
         assert_eq!(got.len(), 1, "{got:?}");
@@ -1203,7 +1211,7 @@ mod tests {
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].sha256.as_bytes()[0], b'c');
         // Another process sees them through the private state.
-        forget_in_process();
+        forget_in_process(std::path::Path::new(&path));
         let got = of(&path).reads;
         assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!(*got[1], old);

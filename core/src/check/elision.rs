@@ -76,7 +76,7 @@
 
 use std::collections::HashMap;
 
-use super::marker::{in_prose, is_comment, trails_comment, Markers, KEYWORDS};
+use super::marker::{in_prose, is_comment, trails_comment, Markers, FOREIGN_PHRASES, KEYWORDS};
 use crate::text::lines::line_start;
 
 /// Places a walk from a marker through inserted lines tries on each side.
@@ -241,7 +241,7 @@ pub(crate) fn prefilter(old: &[u8], new: &[&[u8]], markers: Markers) -> bool {
     let ac = AC.get_or_init(|| {
         AhoCorasick::builder()
             .ascii_case_insensitive(true)
-            .build(KEYWORDS)
+            .build(KEYWORDS.iter().chain(FOREIGN_PHRASES))
             .expect("valid patterns")
     });
     for (k, p) in new.iter().enumerate().filter(|(_, p)| !borrowed(old, p)) {

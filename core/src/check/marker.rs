@@ -562,8 +562,9 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "変更なし",
     "以下同",
     "同上",
-    // Other languages' elisions (`FOREIGN_PHRASES`); a Cyrillic word
-    // without its first letter, which may be a capital.
+    // Other languages' elisions: words of `FOREIGN_PHRASES` (the
+    // prefilter looks for the phrases too); a Cyrillic word without its
+    // first letter, which may be a capital.
     "sin cambios",
     "existente",
     "resto d",
@@ -590,12 +591,6 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "стально",
     "기존",
     "나머지",
-    "생략",
-    "변경 없음",
-    "중략",
-    "中略",
-    "後略",
-    "以下略",
     "原代码",
     "原样",
     "其餘",

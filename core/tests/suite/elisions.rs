@@ -1264,6 +1264,8 @@ fn more_lazy_texts_keep_the_code_they_stand_for() {
         "// resto sin cambios",
         "// остальной код без изменений",
         "// 기존 코드 유지",
+        "// 中略",
+        "// 생략",
         "// and so on...",
         "// existing loop",
     ] {

@@ -377,7 +377,7 @@ impl Source {
                 })
             }
             Encoding::Bytes | Encoding::BytesBom => {
-                crate::codec::legacy::check_byte_seams(&self.raw, pieces, path)?;
+                crate::codec::legacy::check_byte_seams(self.text(), pieces, path)?;
                 Ok(encode_with(self.encoding, pieces))
             }
             e => Ok(encode_with(e, pieces)),

@@ -812,7 +812,7 @@ fn content_of(
     Ok(if let Some((edits, text)) = sliced {
         if bytes_mode {
             let (s, _) = src.expect("an existing file was read");
-            source::check_byte_seams(s.raw(), &text.pieces(base_text, &edits), &op.path)
+            source::check_byte_seams(s.text(), &text.pieces(base_text, &edits), &op.path)
                 .map_err(|f| OpFailed::new(i, f, abs_src.clone()))?;
         }
         (Content::Blocks { edits, text }, None)

@@ -785,4 +785,27 @@ fn a_byte_level_file_keeps_its_bom_first() {
     );
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(fs::read(root.join("f.txt")).unwrap(), b"\xEF\xBB\xBFx\n");
+    // The stray byte on line 1: an edit of ASCII lines elsewhere, or a line
+    // put on top, is no seam beside it (the BOM was taken for one, and every
+    // edit refused as splitting a character on line 1).
+    let stray = b"\xEF\xBB\xBFa\xFF\r\nb\r\nc\r\n";
+    fs::write(root.join("k.txt"), stray).unwrap();
+    let r = api::patch_file(
+        &json!({"file_path": "k.txt", "search": "c", "replace": "C"}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        fs::read(root.join("k.txt")).unwrap(),
+        b"\xEF\xBB\xBFa\xFF\r\nb\r\nC\r\n"
+    );
+    let r = api::text_editor(
+        &json!({"command": "insert", "path": "k.txt", "insert_line": 0, "new_str": "top"}),
+        Some(&o),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        fs::read(root.join("k.txt")).unwrap(),
+        b"\xEF\xBB\xBFtop\r\na\xFF\r\nb\r\nC\r\n"
+    );
 }

@@ -1010,8 +1010,9 @@ fn dotted(body: &str, words: &[&str], opened: Option<&str>, bracketed: bool) -> 
     let enclosed = opened.is_some() || bracketed;
     let keep = |w: &&str| KEEP_WORDS.contains(w);
     let known = |w: &&str| keep(w) || VOCABULARY.contains(w);
+    // A word of dots, brackets aside (`...`, `[...]`).
+    let dots = |w: &str| is_dots(w.trim_matches(['[', ']', '(', ')']));
     if words.is_empty() {
-        let dots = |w: &str| is_dots(w.trim_matches(['[', ']', '(', ')']));
         return enclosed && body.split_whitespace().all(dots);
     }
     // Dots open the line (`// ... existing code`), or close a line that
@@ -1031,10 +1032,11 @@ fn dotted(body: &str, words: &[&str], opened: Option<&str>, bracketed: bool) -> 
         // The dots stand apart: `// ...not where ... elsewhere...`
         // glued to its words is a sentence running on from the comment
         // before (a real edit of this repository).
-        let apart =
-            |w: Option<&str>| w.is_some_and(|w| is_dots(w.trim_matches(['[', ']', '(', ')'])));
         let mut tokens = body.split_whitespace();
-        let described = ends && enclosed && apart(tokens.next()) && apart(tokens.next_back());
+        let described = ends
+            && enclosed
+            && tokens.next().is_some_and(dots)
+            && tokens.next_back().is_some_and(dots);
         return words.len() <= most
             && words.iter().all(|w| name(w) || number(w))
             && (described
@@ -1133,14 +1135,21 @@ fn opener(line: &str) -> Option<&'static str> {
 /// `above` (the same opener, words in it): an example or a sentence that
 /// trails off (`#   client.send(b"hi")`, `#   ...`).
 pub(crate) fn trails_comment(above: &str, line: &str) -> bool {
-    let Some(o) = opener(line) else {
-        return false;
-    };
+    dots_comment(line).is_some_and(|o| worded_comment(above, o))
+}
+
+/// The comment opener of `line` when the comment is dots alone (`// ...`,
+/// `# …`).
+fn dots_comment(line: &str) -> Option<&'static str> {
+    let o = opener(line)?;
     let body = line.trim()[o.len()..].trim();
-    let dots = !body.is_empty() && body.split_whitespace().all(is_dots);
-    dots && opener(above) == Some(o)
-        && !is_marker(above)
-        && above.trim()[o.len()..].chars().any(char::is_alphanumeric)
+    (!body.is_empty() && body.split_whitespace().all(is_dots)).then_some(o)
+}
+
+/// Whether `l` is a comment opened by `o` that holds words and is no
+/// marker.
+fn worded_comment(l: &str, o: &str) -> bool {
+    opener(l) == Some(o) && !is_marker(l) && l.trim()[o.len()..].chars().any(char::is_alphanumeric)
 }
 
 /// Whether `line`, a marker of dots alone (`// ...`, `# …`), is prose: the
@@ -1150,17 +1159,7 @@ pub(crate) fn trails_comment(above: &str, line: &str) -> bool {
 /// lines of the file. A marker with words (`// ... existing code ...`) is
 /// never prose.
 pub(crate) fn in_prose(above: &str, line: &str, below: &str) -> bool {
-    let Some(o) = opener(line) else {
-        return false;
-    };
-    let body = line.trim()[o.len()..].trim();
-    let dots = !body.is_empty() && body.split_whitespace().all(is_dots);
-    let worded = |l: &str| {
-        opener(l) == Some(o)
-            && !is_marker(l)
-            && l.trim()[o.len()..].chars().any(char::is_alphanumeric)
-    };
-    dots && worded(above) && worded(below)
+    dots_comment(line).is_some_and(|o| worded_comment(above, o) && worded_comment(below, o))
 }
 
 #[cfg(test)]

@@ -220,24 +220,24 @@ fn same_version(now: &Meta, then: &Meta) -> bool {
         && now.ctime_ns == then.ctime_ns
 }
 
-/// Whether the open `file` is still the version read (`then`, its bytes
-/// `bytes`): its identity and times, its bytes compared one for one, and
-/// its identity and times again after the comparison, which reads the
-/// whole file (33 ms for 64 MiB): a write in place, a new hard link, a
-/// `chmod` or an attribute set meanwhile moves its ctime, and would
-/// otherwise be written over by the rename with `ok: true`. (`between`
-/// runs after the comparison: a test's way in.)
+/// Whether the open `file`, whose metadata is `now`, is still the version
+/// read (`then`, its bytes `bytes`): its identity and times, its bytes
+/// compared one for one, and its identity and times again after the
+/// comparison, which reads the whole file (33 ms for 64 MiB): a write in
+/// place, a new hard link, a `chmod` or an attribute set meanwhile moves
+/// its ctime, and would otherwise be written over by the rename with `ok:
+/// true`. (`between` runs after the comparison: a test's way in.)
 fn unchanged(
     file: &File,
+    now: &Meta,
     (then, bytes): (&Meta, &[u8]),
     between: impl FnOnce(),
 ) -> io::Result<bool> {
-    let before = Dir::meta_of_file(file)?;
-    if !same_version(&before, then) || !same_bytes(file, bytes)? {
+    if !same_version(now, then) || !same_bytes(file, bytes)? {
         return Ok(false);
     }
     between();
-    Ok(same_version(&Dir::meta_of_file(file)?, &before))
+    Ok(same_version(&Dir::meta_of_file(file)?, now))
 }
 
 fn changed(display: &str, why: &str) -> Failure {
@@ -286,7 +286,7 @@ fn verify(job: &WriteJob<'_>) -> Result<Option<File>, Failure> {
         return Err(changed(job.display, "is being written by another process"));
     }
     let now = Dir::meta_of_file(&file).map_err(|e| inspect(&e))?;
-    if !unchanged(&file, (&o.meta, o.bytes), || {}).map_err(|e| inspect(&e))? {
+    if !unchanged(&file, &now, (&o.meta, o.bytes), || {}).map_err(|e| inspect(&e))? {
         return Err(changed(job.display, "was changed by another process"));
     }
     match job.dir.stat(job.name).map_err(|e| inspect(&e))? {
@@ -1234,9 +1234,9 @@ mod tests {
             (f, m)
         };
         let (f, m) = read(&p);
-        assert!(unchanged(&f, (&m, b"hello\n"), || {}).unwrap());
+        assert!(unchanged(&f, &m, (&m, b"hello\n"), || {}).unwrap());
         let (f, m) = read(&p);
-        assert!(!unchanged(&f, (&m, b"other\n"), || {}).unwrap());
+        assert!(!unchanged(&f, &m, (&m, b"other\n"), || {}).unwrap());
         type Change = fn(&std::path::Path);
         let changes: [(&str, Change); 3] = [
             ("chmod", |p| {
@@ -1257,7 +1257,7 @@ mod tests {
             // (ctime moves at the kernel's clock tick: let it.)
             std::thread::sleep(std::time::Duration::from_millis(20));
             assert!(
-                !unchanged(&f, (&m, b"hello\n"), || change(&p)).unwrap(),
+                !unchanged(&f, &m, (&m, b"hello\n"), || change(&p)).unwrap(),
                 "{what}"
             );
         }

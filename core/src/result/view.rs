@@ -50,7 +50,7 @@
 
 use std::cell::Cell;
 
-use super::diagnosis::{ClosestMatch, Diagnosed};
+use super::diagnosis::{ClosestMatch, ContextHint, Diagnosed};
 use super::edits::{
     AppliedFile, AppliedOne, AppliedRun, BatchDone, BatchFile, EditReport, PatchDone, WriteDone,
 };
@@ -447,37 +447,51 @@ impl Failed {
             return;
         };
         let top = (
-            &self.message,
-            &self.match_lines,
-            &self.diagnosis.unique_context_hint,
+            self.message.as_str(),
+            self.match_lines.as_slice(),
+            self.diagnosis.unique_context_hint.as_slice(),
         );
         for o in ops.iter_mut() {
             let own = (
-                o.message.clone(),
-                o.match_lines.clone(),
-                o.diagnosis.unique_context_hint.clone(),
+                o.message.as_str(),
+                o.match_lines.as_slice(),
+                o.diagnosis.unique_context_hint.as_slice(),
             );
             for s in o.hunks.iter_mut().chain(o.blocks.iter_mut()).flatten() {
-                said(&mut s.message, &own.0);
-                if s.match_lines == own.1 {
-                    s.match_lines.clear();
-                }
-                if s.diagnosis.unique_context_hint == own.2 {
-                    s.diagnosis.unique_context_hint.clear();
-                }
+                said_again(
+                    (&mut s.message, &mut s.match_lines),
+                    &mut s.diagnosis.unique_context_hint,
+                    own,
+                );
             }
-            said(&mut o.message, top.0);
-            if o.match_lines == *top.1 {
-                o.match_lines.clear();
-                if o.match_count == self.match_count {
-                    o.match_count = None;
-                }
-            }
-            if o.diagnosis.unique_context_hint == *top.2 {
-                o.diagnosis.unique_context_hint.clear();
+            let lines = said_again(
+                (&mut o.message, &mut o.match_lines),
+                &mut o.diagnosis.unique_context_hint,
+                top,
+            );
+            if lines && o.match_count == self.match_count {
+                o.match_count = None;
             }
         }
     }
+}
+
+/// Clears the message, match lines and unique context of a failure that
+/// the one above it (`above`) says; whether its match lines were those.
+fn said_again(
+    (message, lines): (&mut String, &mut Vec<usize>),
+    hint: &mut Vec<ContextHint>,
+    above: (&str, &[usize], &[ContextHint]),
+) -> bool {
+    said(message, above.0);
+    if hint == above.2 {
+        hint.clear();
+    }
+    let same = lines == above.1;
+    if same {
+        lines.clear();
+    }
+    same
 }
 
 /// Clears `message` when `above` says it (the same, or it and what the

@@ -33,7 +33,13 @@ pub(super) fn history(entry: &'static str, input: &Value, options: Option<&Value
         // not a path at all (those are refused as by every other call).
         let file = match &req.file_path {
             Some(p) => {
-                let here = Workspace::open(&opts.workspace_root)?.from_dir(opts.cwd.as_deref())?;
+                // (From the root, the journal's workspace; from `cwd`, one
+                // opened for it.)
+                let from_cwd = match &opts.cwd {
+                    Some(cwd) => Some(Workspace::open(&opts.workspace_root)?.from_dir(Some(cwd))?),
+                    None => None,
+                };
+                let here = from_cwd.as_ref().unwrap_or(&ws);
                 let plan = crate::io::workspace::Intent::Plan { create_dirs: false };
                 match here.resolve(p, plan) {
                     Ok(r) => Some(r.rel_path),

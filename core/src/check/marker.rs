@@ -26,7 +26,14 @@
 //!   before, but async`) is a comment; or `rest of` and up to three
 //!   names, the whole comment (`// rest of the loop`), or
 //! - a phrase of keeping in Chinese or Japanese ([`CJK_PHRASES`]), the
-//!   whole comment.
+//!   whole comment, or
+//! - what is kept named, then how (`# lint job unchanged`, `// keep
+//!   total() as is`: [`named_kept`]), or
+//! - a list's item whose dots come first (`- ...`, `+ … existing steps …`).
+//!
+//! After dots, [`AFTER_DOTS`] and Chinese or Japanese words opening with
+//! [`CJK_KEPT`] say lines are kept too (`// ... similar for x`, `// ...
+//! otras funciones`, `// ... 其他字段不变`).
 //!
 //! Not markers: bare dots (`...`: code in Python (`Ellipsis`), YAML (the
 //! end of a document) and prose); dots glued to a name outside a comment
@@ -153,6 +160,40 @@ pub(crate) const DOTS_PHRASES: &[&str] = &[
     "continues",
 ];
 
+/// Words that say lines are kept after dots only (`// ... similar for
+/// number, boolean`, `// ... repeat for all tables`), and words of keeping
+/// in other languages there (`// ... otras funciones`, `// ... restliche
+/// Logik`, `// ... остальные поля`, `// ... 기존 필드`).
+pub(crate) const AFTER_DOTS: &[&str] = &[
+    "similar",
+    "repeat",
+    "resto",
+    "otras",
+    "otros",
+    "outras",
+    "outros",
+    "autres",
+    "restliche",
+    "restlichen",
+    "restlicher",
+    "weitere",
+    "weiteren",
+    "altre",
+    "altri",
+    "pozostałe",
+    "остальные",
+    "остальной",
+    "остальная",
+    "остальное",
+    "остальных",
+    "기존",
+    "나머지",
+];
+
+/// What opens a word of keeping in Chinese and Japanese, after dots (`//
+/// ... 其他字段不变`, `# ... 其余实现`, `// ... 既存フィールド`).
+const CJK_KEPT: &[&str] = &["其他", "其它", "其余", "其餘", "既存"];
+
 /// Words that say work is left to do: a comment holding one is a note, not
 /// a marker.
 pub(crate) const TODO_WORDS: &[&str] =
@@ -250,6 +291,10 @@ pub(crate) const PHRASES: &[&str] = &[
     "no changes to the rest",
     "original implementation",
     "identical to before",
+    "remains exactly the same",
+    "remain exactly the same",
+    "remains same",
+    "remain same",
 ];
 
 /// Elisions in Chinese and Japanese (`// ... 其他代码 ...`, `// ...省略...`,
@@ -416,6 +461,12 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "loops",
     "skipping",
     "inputs",
+    // `remains exactly the same`, `// getters and setters omitted`.
+    "exactly",
+    "getters",
+    "setters",
+    "accessors",
+    "constructors",
 ];
 
 /// Words that, before a kind of code ([`CODE_NOUNS`]), make a phrase of
@@ -682,8 +733,9 @@ fn name(w: &str) -> bool {
 /// punctuation aside, is one of [`CJK_PHRASES`] (`不变量` in `// 检查不变量`
 /// is a word of its own; a quoted `"其他代码",` is a string).
 fn cjk(body: &str) -> bool {
-    let bare = body
-        .trim_matches(|c: char| c.is_whitespace() || ellipsis(c) || edge(c) || "。，".contains(c));
+    let bare = body.trim_matches(|c: char| {
+        c.is_whitespace() || ellipsis(c) || edge(c) || "。，（）".contains(c)
+    });
     CJK_PHRASES.contains(&bare)
 }
 
@@ -750,7 +802,9 @@ pub(crate) const FOREIGN_PHRASES: &[&str] = &[
 /// An elision in another language ([`FOREIGN_PHRASES`]), the whole comment.
 fn foreign(body: &str) -> bool {
     let bare = body
-        .trim_matches(|c: char| c.is_whitespace() || ellipsis(c) || edge(c) || "。，".contains(c))
+        .trim_matches(|c: char| {
+            c.is_whitespace() || ellipsis(c) || edge(c) || "。，（）".contains(c)
+        })
         .to_lowercase();
     FOREIGN_PHRASES.contains(&bare.as_str())
 }
@@ -942,6 +996,14 @@ pub(crate) fn is_marker(line: &str) -> bool {
     if let Some(comment) = placeheld {
         return is_marker(comment);
     }
+    // A list's item of dots (`- ...`, `+ … existing steps …`): Markdown's
+    // and YAML's elision, the bullet read as a comment's opener; without
+    // dots first, an item is prose (`- Rest unchanged` in a changelog).
+    if let Some(item) = ["- ", "+ "].iter().find_map(|b| t.strip_prefix(b)) {
+        let item = item.trim_start();
+        let dotted = item.starts_with("...") || item.starts_with(ellipsis);
+        return dotted && !glued_dots(item) && is_marker(&["# ", item].concat());
+    }
     let lower = t.to_ascii_lowercase();
     let mut body = lower.as_str();
     let mut opened = None;
@@ -1026,6 +1088,16 @@ fn dotted(body: &str, words: &[&str], opened: Option<&str>, bracketed: bool) -> 
     if starts {
         let most = if ends { 2 * MAX_WORDS } else { MAX_WORDS };
         let noun = |w: &&str| ends && KEPT_NOUNS.contains(w);
+        let after = |w: &&str| AFTER_DOTS.contains(w) || CJK_KEPT.iter().any(|p| w.starts_with(p));
+        // The rest and what is kept, named at length (`// ... (the rest
+        // of the UI methods remain the same as before)`, `// ... (el resto
+        // del código de subida se mantiene igual)`).
+        let rest = |w: &&str| matches!(*w, "rest" | "resto" | "reste") || w.starts_with("остальн");
+        let most = if words.iter().take(2).any(rest) {
+            2 * MAX_WORDS
+        } else {
+            most
+        };
         // Dots on both sides of a few words in a comment say what the
         // elided code does (`// ... validate input ...`, `# ... lint
         // job ...`): a description of code left out, whatever its words.
@@ -1040,7 +1112,7 @@ fn dotted(body: &str, words: &[&str], opened: Option<&str>, bracketed: bool) -> 
         return words.len() <= most
             && words.iter().all(|w| name(w) || number(w))
             && (described
-                || words.iter().any(|w| keep(w) || noun(w))
+                || words.iter().any(|w| keep(w) || noun(w) || after(w))
                 || DOTS_PHRASES.iter().any(|p| body.contains(p)));
     }
     // A phrase of keeping that trails off (`// and so on...`, `// the
@@ -1089,13 +1161,18 @@ fn undotted(body: &str, words: &[&str], opened: Option<&str>, bracketed: bool) -
         return true;
     }
     // `existing` and what a body or a page holds (`{/* existing components
-    // */}`, `<!-- existing markup -->`, `// existing error handling`).
+    // */}`, `<!-- existing markup -->`, `// existing error handling`); in
+    // brackets of their own, whatever is named (`// (existing lets)`).
     if words.len() <= 3
         && words.first() == Some(&"existing")
-        && words[1..].iter().all(|w| EXISTING_NOUNS.contains(w))
         && words.len() > 1
+        && (words[1..].iter().all(|w| EXISTING_NOUNS.contains(w))
+            || (bracketed && words[1..].iter().all(|w| name(w))))
     {
         return enclosed;
+    }
+    if enclosed && named_kept(words) {
+        return true;
     }
     enclosed
         && words.len() <= MAX_WORDS
@@ -1114,6 +1191,87 @@ fn undotted(body: &str, words: &[&str], opened: Option<&str>, bracketed: bool) -
             || words
                 .windows(2)
                 .any(|p| KEPT_BEFORE.contains(&p[0]) && CODE_NOUNS.contains(&p[1])))
+}
+
+/// Words that, in a comment of what is kept, make it a sentence
+/// about the code beside it (`// Return unchanged`, `# skip if
+/// unchanged`, `// Leave the rest unchanged if ...`).
+const NOT_NAMED: &[&str] = &[
+    "if",
+    "when",
+    "unless",
+    "else",
+    "otherwise",
+    "return",
+    "returns",
+    "returned",
+    "pass",
+    "passes",
+    "passed",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "not",
+    "leave",
+    "leaves",
+    "left",
+    "still",
+    "already",
+    "mostly",
+    "should",
+    "must",
+    "will",
+    "may",
+    "can",
+    "copy",
+    "copied",
+    "send",
+    "sent",
+    "emit",
+    "forward",
+    "value",
+    "values",
+    "status",
+    "state",
+    "result",
+    "input",
+    "output",
+    "string",
+    "text",
+    "data",
+];
+
+/// A comment naming what it keeps in one to three names, then how
+/// (`# lint job unchanged`, `// lets untouched`, `// keep total() as is`,
+/// `// helpers stay the same`): what a model writes over the lines it
+/// kept. A name that opens a sentence about code (`// Return
+/// unchanged`, [`NOT_NAMED`]) makes it a comment.
+fn named_kept(words: &[&str]) -> bool {
+    let words = words.strip_prefix(&["keep"]).unwrap_or(words);
+    let how: &[&[&str]] = &[
+        &["unchanged"],
+        &["untouched"],
+        &["unmodified"],
+        &["as", "is"],
+        &["as-is"],
+        &["as", "before"],
+        &["stay", "the", "same"],
+        &["stays", "the", "same"],
+        &["remain", "unchanged"],
+        &["remains", "unchanged"],
+        &["stay", "unchanged"],
+        &["stays", "unchanged"],
+    ];
+    how.iter().any(|h| {
+        words.strip_suffix(*h).is_some_and(|named| {
+            (1..=3).contains(&named.len())
+                && !named.iter().any(|w| NOT_NAMED.contains(w))
+                && named.iter().all(|w| name(w))
+        })
+    })
 }
 
 /// Whether `line` opens with a comment opener (after its indentation).
@@ -1278,6 +1436,67 @@ mod tests {
             "<Existing steps>",
             "// Keep existing behaviour for old clients...",
             "// More to come...",
+        ] {
+            assert!(!is_marker(l), "{l:?}");
+        }
+    }
+
+    #[test]
+    fn what_is_kept_named_then_how_and_list_items_of_dots() {
+        for l in [
+            "  # lint job unchanged",
+            "    // lets unchanged",
+            "    // keep total() as is",
+            "    # keep body as is",
+            "  // helpers stay the same",
+            "  // init_db untouched",
+            "  // (existing lets)",
+            "  /* config loading as before */",
+            "- ...",
+            "  - \u{2026}",
+            "- ... (existing items)",
+            "+ ... existing steps ...",
+            "# [Rest of file remains exactly the same]",
+            "[Previous content remains exactly the same]",
+            "// Getters and setters omitted",
+            "    // getters and setters omitted for brevity",
+            "// rest remains same",
+            "// ... similar for number, boolean",
+            "// ... repeat for all 6 faces",
+            "// ... (The rest of the file, renderButton(), and return() remain the same)",
+            "// ... (rest of the UI methods remain the same as before - _buildHeader, _buildUploadSection, etc.)",
+            "// ... (otras funciones permanecen igual)",
+            "// ... (el resto del componente)",
+            "// ... restliche Logik",
+            "// ... altre funzioni",
+            "// ... остальные поля",
+            "// ... 其他字段不变",
+            "# ... 其余实现",
+            "// ... 既存フィールド",
+            "// ... 기존 필드",
+            "// （中略）",
+            "// ... (el resto de tu código de fechas y turnos se queda igual)",
+            "// ... остальные функции (loadProducts, toggleCategory и т.д. остаются без изменений)",
+        ] {
+            assert!(is_marker(l), "{l:?}");
+        }
+        for l in [
+            "  // Return unchanged",
+            "  # skip if unchanged",
+            "  // status unchanged",
+            "  // the value passed through, everything else unchanged here",
+            "  // a b c d unchanged",
+            "  # existing settings",
+            "- Rest unchanged",
+            "- existing code",
+            "- ...rest",
+            "- a ... b",
+            "lets unchanged",
+            "// similar for number, boolean",
+            "// repeat for all tables",
+            "// ... and a sentence that runs on past eight words of prose here",
+            "// otras funciones",
+            "// 其他",
         ] {
             assert!(!is_marker(l), "{l:?}");
         }

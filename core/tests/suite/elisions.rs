@@ -1290,6 +1290,69 @@ fn more_lazy_texts_keep_the_code_they_stand_for() {
     }
 }
 
+/// Phrasings agents write that read as a comment before: what is kept
+/// named then how, a list's item of dots, words of keeping in other
+/// languages after dots, `the rest of` named at length. Each was written
+/// with the lines it stands for deleted; now each keeps them.
+#[test]
+fn named_kept_list_items_and_foreign_words_after_dots_keep_the_code() {
+    let yml = "jobs:\n  lint:\n    runs-on: ubuntu\n    steps:\n      - run: a\n      - run: b\n  test:\n    runs-on: ubuntu\n";
+    let md = "# Title\n\n- one\n- two\n- three\n- four\n\nEnd.\n";
+    let js = "function total(items) {\n  let sum = 0;\n  for (const it of items) {\n    sum += it.price;\n  }\n  return sum;\n}\n";
+    let mut cases: Vec<(&str, &str, String, String)> = vec![
+        (
+            "ci.yml",
+            yml,
+            "jobs:\n  lint:\n    runs-on: ubuntu\n    # lint steps unchanged\n  test:\n    runs-on: windows\n".into(),
+            yml.replacen("  test:\n    runs-on: ubuntu", "  test:\n    runs-on: windows", 1),
+        ),
+        (
+            "README.md",
+            md,
+            "# Title\n\n- one\n- ...\n- four\n\nEnd, changed.\n".into(),
+            md.replace("End.", "End, changed."),
+        ),
+    ];
+    for m in [
+        "// keep the loop as is",
+        "// summing untouched",
+        "// ... similar for the loop",
+        "// ... resto del bucle",
+        "// ... остальной цикл",
+        "// ... 其他循环",
+        "// ... (the rest of the loop stays exactly as it was before this change)",
+    ] {
+        cases.push((
+            "t.js",
+            js,
+            format!(
+                "function total(items) {{\n  let sum = 0;\n  {m}\n  return sum;\n}}\ntotal([]);\n"
+            ),
+            format!("{js}total([]);\n"),
+        ));
+    }
+    for (name, old, lazy, want) in &cases {
+        let (_t, root) = setup(&[(name, old.as_bytes())]);
+        let r = api::write_file(
+            &json!({"file_path": name, "content": lazy}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["ok"], true, "{name} {lazy:?}: {r}");
+        assert!(r["expanded"].is_array(), "{name} {lazy:?}: {r}");
+        assert_eq!(read(&root, name), *want, "{name} {lazy:?}");
+    }
+    // A sentence about the code beside it stays a comment: written as sent.
+    let (_t, root) = setup(&[("t.js", js.as_bytes())]);
+    let sent = "function total(items) {\n  let sum = 0;\n  // Return unchanged\n  return sum;\n}\n";
+    let r = api::write_file(
+        &json!({"file_path": "t.js", "content": sent}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(r.get("expanded").is_none(), "{r}");
+    assert_eq!(read(&root, "t.js"), sent);
+}
+
 /// A marker line the file already has (`# ...` left in it), sent again
 /// just below a changed line with the lines above it elided, may be that
 /// line kept (the lines above it deleted) or a marker for them: refused,

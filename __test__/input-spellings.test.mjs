@@ -89,6 +89,8 @@ function dtsPaths() {
   // Only fields declared in index.d.ts (not String's `length` of a string input).
   const ours = (p) => (p.declarations ?? []).some((d) => d.getSourceFile().fileName === file)
   const walk = (type, prefix, out) => {
+    // A type parameter (a call's options type, `O extends PatchFileOptions`): what it extends.
+    if (type.flags & ts.TypeFlags.TypeParameter) return walk(checker.getBaseConstraintOfType(type) ?? type, prefix, out)
     if (type.isUnion() || type.isIntersection()) {
       for (const t of type.types) walk(t, prefix, out)
       return out

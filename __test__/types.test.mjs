@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { REPO, ts, consumerProject, tsc, indexDeclarations } from './helpers/typescript.mjs'
+import { REPO, ts, consumerProject, tsc, indexDeclarations, CONSUMER_OPTIONS } from './helpers/typescript.mjs'
 
 const FIXTURE = path.join(REPO, '__test__', 'fixtures', 'types', 'results.mts')
 
@@ -177,6 +177,185 @@ test('result types: every field of a write and of a dry run is declared by its t
     assert.equal(r.ok, true, `${name}: ${JSON.stringify(r)}`)
     assert.deepEqual(undeclared(r, name), [], `${name}: ${JSON.stringify(r)}`)
     for (const k of ['dry_run', 'run_id', 'expires_in', 'diff', 'diff_omitted']) assert.equal(k in r, false, `${name} has no ${k}`)
+  }
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+/**
+ * A program over `source` (an .mts consumer of the package, strict) and its
+ * checker; asserts that the source compiles.
+ */
+function consumerProgram(source) {
+  const dir = consumerProject({ 'probe.mts': source })
+  const { options } = ts.convertCompilerOptionsFromJson(CONSUMER_OPTIONS, dir)
+  const file = path.join(dir, 'probe.mts')
+  const program = ts.createProgram([file], options)
+  const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))
+  assert.deepEqual(diagnostics, [], source)
+  const checker = program.getTypeChecker()
+  /** The type of each `export const` / `export type` of the source, by name. */
+  const declared = new Map()
+  for (const st of program.getSourceFile(file).statements) {
+    if (ts.isTypeAliasDeclaration(st)) declared.set(st.name.text, checker.getTypeAtLocation(st.name))
+    if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) declared.set(d.name.text, checker.getTypeAtLocation(d.name))
+  }
+  return { dir, checker, declared }
+}
+
+const contract = JSON.parse(fs.readFileSync(path.join(REPO, 'schemas', 'results.json'), 'utf8'))
+
+test('compact types: Compact<T> makes optional exactly the fields the contract says a compact T may leave out', () => {
+  const names = Object.keys(contract.$defs)
+  const source = [
+    "import type * as P from 'patch-file-tool'",
+    ...names.flatMap((n) => [`export type Full_${n} = P.${n}`, `export type Compact_${n} = P.Compact<P.${n}>`]),
+  ].join('\n')
+  const { dir, checker, declared } = consumerProgram(source)
+  const members = (t) => (t.isUnion() ? t.types : [t])
+  /** Each object member's fields: name -> required. */
+  const shape = (t) => members(t).filter((m) => m.flags & ts.TypeFlags.Object).map((m) =>
+    Object.fromEntries(checker.getPropertiesOfType(m).map((p) => [p.name, !(p.flags & ts.SymbolFlags.Optional)])))
+  let checked = 0
+  for (const n of names) {
+    // A union of other result types: each is checked as itself.
+    if ((contract.$defs[n].anyOf ?? []).some((m) => m.$ref)) continue
+    const full = shape(declared.get(`Full_${n}`))
+    const compact = shape(declared.get(`Compact_${n}`))
+    assert.equal(compact.length, full.length, n)
+    const omitted = new Set(contract.compact.fields[n] ?? [])
+    // Each member of the full type, its fields the omitted ones made optional, is a member of the compact type.
+    const want = full.map((f) => Object.fromEntries(Object.entries(f).map(([k, req]) => [k, req && !omitted.has(k)])))
+    const key = (s) => JSON.stringify(Object.entries(s).sort())
+    assert.deepEqual(compact.map(key).sort(), want.map(key).sort(), n)
+    for (const k of omitted) assert.ok(full.some((f) => f[k] === true), `${n}.${k} is required in the full type`)
+    checked += omitted.size
+  }
+  assert.ok(checked >= 25, `${checked} omitted fields checked`)
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+/**
+ * How `value` fails to be a `type` (checker's): the required fields it
+ * lacks and the fields the type does not declare, nested values included
+ * (a union: the member it fits best); [] when it fits.
+ */
+function misfits(checker, value, type, at = '') {
+  const flags = type.flags
+  if (flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return []
+  if (type.isUnion()) {
+    let best = null
+    // A value read from JSON is never undefined (an optional field's type has it).
+    for (const m of type.types.filter((t) => !(t.flags & ts.TypeFlags.Undefined))) {
+      const found = misfits(checker, value, m, at)
+      if (!found.length) return []
+      if (!best || found.length < best.length) best = found
+    }
+    return best
+  }
+  const wrong = [`${at}: ${JSON.stringify(value)?.slice(0, 80)} is not ${checker.typeToString(type)}`]
+  if (value === null) return flags & ts.TypeFlags.Null ? [] : wrong
+  if (type.isLiteral() || flags & ts.TypeFlags.BooleanLiteral) {
+    const literal = type.isLiteral() ? type.value : type.intrinsicName === 'true'
+    return value === literal ? [] : wrong
+  }
+  if (typeof value === 'string') return flags & ts.TypeFlags.String ? [] : wrong
+  if (typeof value === 'number') return flags & ts.TypeFlags.Number ? [] : wrong
+  if (typeof value === 'boolean') return flags & ts.TypeFlags.Boolean ? [] : wrong
+  if (Array.isArray(value)) {
+    if (checker.isTupleType(type)) {
+      const items = checker.getTypeArguments(type)
+      return value.length === items.length ? value.flatMap((v, i) => misfits(checker, v, items[i], `${at}[${i}]`)) : wrong
+    }
+    if (!checker.isArrayType(type)) return wrong
+    const item = checker.getTypeArguments(type)[0]
+    return value.flatMap((v, i) => misfits(checker, v, item, `${at}[${i}]`))
+  }
+  if (typeof value !== 'object' || !(flags & ts.TypeFlags.Object || type.isIntersection())) return wrong
+  const out = []
+  for (const p of checker.getPropertiesOfType(type)) {
+    if (!(p.flags & ts.SymbolFlags.Optional) && !(p.name in value)) out.push(`${at}.${p.name} is missing`)
+  }
+  const open = checker.getIndexInfosOfType(type).length > 0
+  for (const [k, v] of Object.entries(value)) {
+    const p = checker.getPropertyOfType(type, k)
+    if (!p) {
+      if (!open) out.push(`${at}.${k} is not declared`)
+      continue
+    }
+    out.push(...misfits(checker, v, checker.getTypeOfSymbol(p), `${at}.${k}`))
+  }
+  return out
+}
+
+test('compact types: what each call answers in either view is the type its options give, no field missing or undeclared', async () => {
+  const api = await import('../index.mjs')
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-types-')))
+  const put = (name, text) => fs.writeFileSync(path.join(dir, name), text)
+  // Each call: [function, input]; `run_id` in an input is the run of the call before.
+  const CALLS = [
+    ['patchFile', { file_path: 'a.py', search_block: 'a = 1', replace_block: 'a = 2' }],
+    ['patchFile', { file_path: 'a.py', edits: [{ search_block: 'a = 2', replace_block: 'a = 1' }, { search_block: 'b = 2', replace_block: 'b = 3' }] }],
+    ['patchFile', { file_path: 'a.py', search_block: '  b = 3\n  return', replace_block: 'x' }],
+    ['patchFileSync', { file_path: 'a.py', search_block: 'a = 1', replace_block: 'a = 5', dry_run: true }],
+    ['applyDryRun', { run_id: null }],
+    ['batchPatchFiles', { files: [{ file_path: 'a.py', search_block: 'a = 5', replace_block: 'a = 1' }, { file_path: 'b.txt', search_block: 'one', replace_block: 'uno' }] }],
+    ['batchPatchFiles', { files: [{ file_path: 'a.py', search_block: 'a = 1', replace_block: 'a = 6' }, { file_path: 'b.txt', search_block: 'one', replace_block: '1' }] }],
+    ['batchPatchFiles', { files: [{ file_path: 'a.py', search_block: 'a = 1', replace_block: 'a = 7' }], dry_run: true }],
+    ['applyDryRun', { run_id: null }],
+    ['writeFile', { file_path: 'c.txt', content: 'c\n' }],
+    ['writeFile', { file_path: 'c.txt', content: 'cc\n', dry_run: true }],
+    ['readFile', { file_path: 'b.txt' }],
+    ['readFile', { file_path: 'missing.txt' }],
+    ['applyPatch', '*** Begin Patch\n*** Update File: b.txt\n@@\n-uno\n+one\n*** Add File: d.txt\n+d\n*** End Patch\n'],
+    ['applyPatch', { patch: '*** Begin Patch\n*** Update File: b.txt\n@@\n-one\n+eins\n*** End Patch\n', dry_run: true }],
+    ['applyPatch', '*** Begin Patch\n*** Update File: b.txt\n@@\n-zwei\n+two\n*** End Patch\n'],
+    ['applyEditBlocks', 'b.txt\n<<<<<<< SEARCH\nthree\n=======\ndrei\n>>>>>>> REPLACE\nb.txt\n<<<<<<< SEARCH\nzzz\n=======\nx\n>>>>>>> REPLACE\n'],
+    ['applyEditBlocks', 'b.txt\n<<<<<<< SEARCH\ntwo\n=======\nzwei\n>>>>>>> REPLACE\n'],
+    ['textEditor', { command: 'str_replace', path: 'b.txt', old_str: 'three', new_str: 'drei' }],
+    ['textEditor', { command: 'view', path: 'b.txt' }],
+    ['editFile', { path: 'b.txt', edits: [{ oldText: 'drei', newText: 'three' }] }],
+    ['editLines', { file_path: 'c.txt', edits: [{ op: 'append', lines: 'z' }] }],
+    ['history', {}],
+    ['undo', { dry_run: true }],
+    ['undo', {}],
+  ]
+  const names = new Set(CALLS.map(([fn]) => fn))
+  for (const view of ['compact', 'full']) {
+    put('a.py', 'def f():\n    a = 1\n    b = 2\n    return a + b\n')
+    put('b.txt', 'one\ntwo\nthree\n')
+    fs.rmSync(path.join(dir, 'c.txt'), { force: true })
+    fs.rmSync(path.join(dir, 'd.txt'), { force: true })
+    const o = { workspaceRoot: dir, journal: path.join(dir, `.journal-${view}`), ...(view === 'compact' ? { results: 'compact' } : {}) }
+    const answers = []
+    let run = null
+    for (const [fn, given] of CALLS) {
+      const input = given.run_id === null ? { run_id: run } : given
+      const r = await api[fn](input, o)
+      if (r.ok && typeof r.run_id === 'string') run = r.run_id
+      answers.push([fn, input, r])
+    }
+    // The same calls as a consumer writes them: the types TypeScript gives their answers.
+    const options = view === 'compact' ? "{ workspaceRoot: '/w', results: 'compact' }" : "{ workspaceRoot: '/w' }"
+    const source = [
+      "import * as api from 'patch-file-tool'",
+      ...answers.map(([fn, input], i) => `export const r${i} = ${fn === 'patchFileSync' ? '' : 'await '}api.${fn}(${JSON.stringify(input)}, ${options})`),
+    ].join('\n')
+    const { dir: project, checker, declared } = consumerProgram(source)
+    const seen = new Set()
+    answers.forEach(([fn, input, r], i) => {
+      seen.add(`${fn}:${r.ok}`)
+      assert.deepEqual(misfits(checker, r, declared.get(`r${i}`)), [], `${view} ${fn}(${JSON.stringify(input)}): ${JSON.stringify(r)}`)
+    })
+    for (const fn of names) assert.ok(seen.has(`${fn}:true`), `${view}: ${fn} answered a success`)
+    for (const fn of ['patchFile', 'batchPatchFiles', 'readFile', 'applyPatch', 'applyEditBlocks']) assert.ok(seen.has(`${fn}:false`), `${view}: ${fn} failed`)
+    if (view === 'compact') {
+      // The compact answers above leave out what the view leaves out (else the full types would fit them too).
+      const [, , success] = answers[0]
+      assert.equal('before_bytes' in success || 'sha256_before' in success || 'replacements' in success, false, JSON.stringify(success))
+      const failure = answers.find(([fn, , r]) => fn === 'applyEditBlocks' && !r.ok)[2]
+      assert.ok(failure.failures.some((f) => !('message' in f)), JSON.stringify(failure))
+    }
+    fs.rmSync(project, { recursive: true, force: true })
   }
   fs.rmSync(dir, { recursive: true, force: true })
 })

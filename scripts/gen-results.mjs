@@ -8,7 +8,9 @@
 // one by hand. Written by hand: those finer results (split by the dry-run
 // flag), and the generic types that follow a call's `dry_run` flag to one
 // result (TypeScript conditional types, which a schema cannot express),
-// built on these.
+// built on these. Generated for those: `CompactFields`, the contract's
+// `compact.fields` (each result type's fields the compact view may leave
+// out), which the hand-written `Compact<T>` reads.
 //
 // The input schemas' `match` lists are written from the same contract (its
 // `Tolerance`, the one enum the engine parses `match` with) by
@@ -136,8 +138,21 @@ export function resultTypes(contract = JSON.parse(fs.readFileSync(CONTRACT, 'utf
     if (decls.has(name)) throw new Error(`gen-results: ${name} is both a result type and ${entry}'s result`)
     decls.set(name, `${doc(`\`${entry}\`'s result: its success or the failure, told apart by \`ok\`.`)}export type ${name} = ${typeOf(schema, '')}`)
   }
+  if (decls.has('CompactFields')) throw new Error('gen-results: CompactFields is both a result type and the compact view\'s table')
+  decls.set('CompactFields', compactFields(contract.compact.fields))
   const body = [...decls.keys()].sort().map((n) => decls.get(n)).join('\n\n')
   return `${BEGIN}\n\n${body}\n\n${END}`
+}
+
+/**
+ * The table the hand-written `Compact<T>` reads: each result type with fields its compact view may leave out
+ * although the full result always has them (the contract's `compact.fields`, from the fields marked `x-compact`),
+ * and those fields.
+ */
+function compactFields(fields) {
+  const rows = Object.entries(fields).map(([type, names]) => `  | [${type}, ${names.map((n) => `'${n}'`).join(' | ')}]`)
+  const head = doc('Each result type whose compact view (`options.results: \'compact\'`) may leave out fields the full result always has, with those fields: what `Compact` makes optional.')
+  return `${head}export type CompactFields =${rows.length ? `\n${rows.join('\n')}` : ' never'}`
 }
 
 /** `header` with the part from the line `begin` to the line `end` replaced by `part` (which holds both). */

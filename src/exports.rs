@@ -13,9 +13,9 @@ use patch_file_core::api::EntryPoint;
 
 /// Applies one exact-once edit (or `edits`) to one file. Never rejects.
 #[napi(
-    ts_generic_types = "D extends boolean = false",
-    ts_args_type = "input: PatchFileInput & DryRunFlag<D>, options?: PatchFileOptions",
-    ts_return_type = "Promise<PatchFileResultFor<D>>"
+    ts_generic_types = "D extends boolean = false, O extends PatchFileOptions = PatchFileOptions",
+    ts_args_type = "input: PatchFileInput & DryRunFlag<D>, options?: O",
+    ts_return_type = "Promise<ResultsView<O, PatchFileResultFor<D>>>"
 )]
 pub fn patch_file(
     env: Env,
@@ -27,9 +27,9 @@ pub fn patch_file(
 
 /// Synchronous `patchFile` (blocks the event loop; for scripts and CLIs).
 #[napi(
-    ts_generic_types = "D extends boolean = false",
-    ts_args_type = "input: PatchFileInput & DryRunFlag<D>, options?: PatchFileOptions",
-    ts_return_type = "PatchFileResultFor<D>"
+    ts_generic_types = "D extends boolean = false, O extends PatchFileOptions = PatchFileOptions",
+    ts_args_type = "input: PatchFileInput & DryRunFlag<D>, options?: O",
+    ts_return_type = "ResultsView<O, PatchFileResultFor<D>>"
 )]
 pub fn patch_file_sync(
     env: Env,
@@ -41,9 +41,9 @@ pub fn patch_file_sync(
 
 /// Edits many files in one all-or-nothing transaction. Never rejects.
 #[napi(
-    ts_generic_types = "D extends boolean = false",
-    ts_args_type = "input: BatchPatchFilesInput & DryRunFlag<D>, options?: PatchFileOptions",
-    ts_return_type = "Promise<BatchPatchFilesResultFor<D>>"
+    ts_generic_types = "D extends boolean = false, O extends PatchFileOptions = PatchFileOptions",
+    ts_args_type = "input: BatchPatchFilesInput & DryRunFlag<D>, options?: O",
+    ts_return_type = "Promise<ResultsView<O, BatchPatchFilesResultFor<D>>>"
 )]
 pub fn batch_patch_files(
     env: Env,
@@ -55,8 +55,9 @@ pub fn batch_patch_files(
 
 /// Writes exactly what a dry run previewed, once. Never rejects.
 #[napi(
-    ts_args_type = "input: ApplyDryRunInput | string, options?: PatchFileOptions",
-    ts_return_type = "Promise<ApplyDryRunResult>"
+    ts_generic_types = "O extends PatchFileOptions = PatchFileOptions",
+    ts_args_type = "input: ApplyDryRunInput | string, options?: O",
+    ts_return_type = "Promise<ResultsView<O, ApplyDryRunResult>>"
 )]
 pub fn apply_dry_run(
     env: Env,
@@ -68,8 +69,9 @@ pub fn apply_dry_run(
 
 /// Reads a file (or a line range of it) with its sha256 and encoding facts.
 #[napi(
-    ts_args_type = "input: ReadFileInput, options?: PatchFileOptions",
-    ts_return_type = "Promise<ReadFileResult>"
+    ts_generic_types = "O extends PatchFileOptions = PatchFileOptions",
+    ts_args_type = "input: ReadFileInput, options?: O",
+    ts_return_type = "Promise<ResultsView<O, ReadFileResult>>"
 )]
 pub fn read_file(
     env: Env,
@@ -81,9 +83,9 @@ pub fn read_file(
 
 /// Atomically creates or replaces a whole file. Never rejects.
 #[napi(
-    ts_generic_types = "D extends boolean = false",
-    ts_args_type = "input: WriteFileInput & DryRunFlag<D>, options?: PatchFileOptions",
-    ts_return_type = "Promise<WriteFileResultFor<D>>"
+    ts_generic_types = "D extends boolean = false, O extends PatchFileOptions = PatchFileOptions",
+    ts_args_type = "input: WriteFileInput & DryRunFlag<D>, options?: O",
+    ts_return_type = "Promise<ResultsView<O, WriteFileResultFor<D>>>"
 )]
 pub fn write_file(
     env: Env,
@@ -96,9 +98,9 @@ pub fn write_file(
 /// Applies SEARCH/REPLACE blocks (one text, many files) exactly once each,
 /// all files or none. Never rejects.
 #[napi(
-    ts_generic_types = "D extends boolean = false, E extends boolean = false",
-    ts_args_type = "text: string | (EditBlocksInput & DryRunFlag<D>), options?: FormatOptions & DryRunFlag<E>",
-    ts_return_type = "Promise<FormatResultFor<EitherDryRun<D, E>>>"
+    ts_generic_types = "D extends boolean = false, E extends boolean = false, O extends FormatOptions = FormatOptions",
+    ts_args_type = "text: string | (EditBlocksInput & DryRunFlag<D>), options?: O & DryRunFlag<E>",
+    ts_return_type = "Promise<ResultsView<O, FormatResultFor<EitherDryRun<D, E>>>>"
 )]
 pub fn apply_edit_blocks(
     env: Env,
@@ -111,9 +113,9 @@ pub fn apply_edit_blocks(
 /// Applies a Codex `*** Begin Patch` envelope or a unified / git diff, all
 /// files or none. Never rejects.
 #[napi(
-    ts_generic_types = "D extends boolean = false, E extends boolean = false",
-    ts_args_type = "patch: string | (ApplyPatchInput & DryRunFlag<D>), options?: FormatOptions & DryRunFlag<E>",
-    ts_return_type = "Promise<FormatResultFor<EitherDryRun<D, E>>>"
+    ts_generic_types = "D extends boolean = false, E extends boolean = false, O extends FormatOptions = FormatOptions",
+    ts_args_type = "patch: string | (ApplyPatchInput & DryRunFlag<D>), options?: O & DryRunFlag<E>",
+    ts_return_type = "Promise<ResultsView<O, FormatResultFor<EitherDryRun<D, E>>>>"
 )]
 pub fn apply_patch(
     env: Env,
@@ -126,9 +128,9 @@ pub fn apply_patch(
 /// Runs one text editor command (`str_replace_based_edit_tool`: view,
 /// create, str_replace, insert, undo_edit). Never rejects.
 #[napi(
-    ts_generic_types = "K extends TextEditorCommand['command'], D extends boolean = false, E extends boolean = false",
-    ts_args_type = "command: TextEditorCommand & { command: K } & DryRunFlag<D>, options?: FormatOptions & DryRunFlag<E>",
-    ts_return_type = "Promise<TextEditorResultFor<K, EitherDryRun<D, E>>>"
+    ts_generic_types = "K extends TextEditorCommand['command'], D extends boolean = false, E extends boolean = false, O extends FormatOptions = FormatOptions",
+    ts_args_type = "command: TextEditorCommand & { command: K } & DryRunFlag<D>, options?: O & DryRunFlag<E>",
+    ts_return_type = "Promise<ResultsView<O, TextEditorResultFor<K, EitherDryRun<D, E>>>>"
 )]
 pub fn text_editor(
     env: Env,
@@ -141,9 +143,9 @@ pub fn text_editor(
 /// Replaces, deletes or inserts lines named by the `LINE#ID` anchors of a
 /// readFile with `anchors: true`, all edits or none. Never rejects.
 #[napi(
-    ts_generic_types = "D extends boolean = false",
-    ts_args_type = "input: EditLinesInput & DryRunFlag<D>, options?: PatchFileOptions",
-    ts_return_type = "Promise<EditLinesResultFor<D>>"
+    ts_generic_types = "D extends boolean = false, O extends PatchFileOptions = PatchFileOptions",
+    ts_args_type = "input: EditLinesInput & DryRunFlag<D>, options?: O",
+    ts_return_type = "Promise<ResultsView<O, EditLinesResultFor<D>>>"
 )]
 pub fn edit_lines(
     env: Env,
@@ -156,9 +158,9 @@ pub fn edit_lines(
 /// server-filesystem's `edit_file` input (`{ path, edits: [{ oldText,
 /// newText }], dryRun }`), every edit exact-once, all or nothing. Never rejects.
 #[napi(
-    ts_generic_types = "D extends boolean = false",
-    ts_args_type = "input: EditFileInput & { dryRun?: D }, options?: PatchFileOptions",
-    ts_return_type = "Promise<PatchFileResultFor<D>>"
+    ts_generic_types = "D extends boolean = false, O extends PatchFileOptions = PatchFileOptions",
+    ts_args_type = "input: EditFileInput & { dryRun?: D }, options?: O",
+    ts_return_type = "Promise<ResultsView<O, PatchFileResultFor<D>>>"
 )]
 pub fn edit_file(
     env: Env,
@@ -171,8 +173,9 @@ pub fn edit_file(
 /// Lists the workspace's journaled write transactions, newest first.
 /// Never rejects.
 #[napi(
-    ts_args_type = "input?: HistoryInput, options?: PatchFileOptions",
-    ts_return_type = "Promise<HistoryResult>"
+    ts_generic_types = "O extends PatchFileOptions = PatchFileOptions",
+    ts_args_type = "input?: HistoryInput, options?: O",
+    ts_return_type = "Promise<ResultsView<O, HistoryResult>>"
 )]
 pub fn history(
     env: Env,
@@ -185,9 +188,9 @@ pub fn history(
 /// Undoes a journaled transaction (default: the newest not yet undone),
 /// all files or none. Never rejects.
 #[napi(
-    ts_generic_types = "D extends boolean = false",
-    ts_args_type = "input?: string | ({ id?: string } & DryRunFlag<D>), options?: PatchFileOptions",
-    ts_return_type = "Promise<UndoResultFor<D>>"
+    ts_generic_types = "D extends boolean = false, O extends PatchFileOptions = PatchFileOptions",
+    ts_args_type = "input?: string | ({ id?: string } & DryRunFlag<D>), options?: O",
+    ts_return_type = "Promise<ResultsView<O, UndoResultFor<D>>>"
 )]
 pub fn undo(
     env: Env,
@@ -199,8 +202,9 @@ pub fn undo(
 
 /// Removes every entry of the workspace's journal. Never rejects.
 #[napi(
-    ts_args_type = "input?: Record<string, never>, options?: PatchFileOptions",
-    ts_return_type = "Promise<JournalClearResult>"
+    ts_generic_types = "O extends PatchFileOptions = PatchFileOptions",
+    ts_args_type = "input?: Record<string, never>, options?: O",
+    ts_return_type = "Promise<ResultsView<O, JournalClearResult>>"
 )]
 pub fn journal_clear(
     env: Env,

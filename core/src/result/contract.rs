@@ -2,7 +2,8 @@
 //! document whose `$defs` hold every result type and whose `results` name,
 //! for each entry point, the type it answers with, and `compact.optional`:
 //! the fields a compact result may leave out although the full one has
-//! them (declared on the fields: [`super::view`]).
+//! them (declared on the fields: [`super::view`]), with `compact.fields`
+//! naming them for each result type that has any.
 
 use schemars::generate::{Contract, SchemaSettings};
 use schemars::SchemaGenerator;
@@ -26,8 +27,23 @@ pub fn contract(entries: &[(&str, ResultOf)]) -> Value {
         results.insert((*name).into(), result_of(&mut g));
     }
     let mut defs: Map<String, Value> = g.take_definitions(true).into_iter().collect();
-    let mut compact_optional = Vec::new();
-    for v in defs.values_mut().chain(results.values_mut()) {
+    let mut compact_optional: Vec<String> = Vec::new();
+    let mut compact_fields = Map::new();
+    for (name, v) in defs.iter_mut() {
+        let mut marked = Vec::new();
+        full_requires(v, &mut marked);
+        tidy(v);
+        for m in &marked {
+            if !compact_optional.contains(m) {
+                compact_optional.push(m.clone());
+            }
+        }
+        if !marked.is_empty() {
+            let marked = marked.into_iter().map(Value::String).collect();
+            compact_fields.insert(name.clone(), Value::Array(marked));
+        }
+    }
+    for v in results.values_mut() {
         full_requires(v, &mut compact_optional);
         tidy(v);
     }
@@ -41,6 +57,7 @@ pub fn contract(entries: &[(&str, ResultOf)]) -> Value {
     let optional = compact_optional.into_iter().map(Value::String).collect();
     let mut compact = Map::new();
     compact.insert("optional".into(), Value::Array(optional));
+    compact.insert("fields".into(), Value::Object(compact_fields));
     doc.insert("compact".into(), Value::Object(compact));
     Value::Object(doc)
 }

@@ -525,6 +525,13 @@ export type UndoResultFor<D extends boolean> = ByDryRun<D, UndoDone, UndoDryRun>
 /** `R` as the options `O` of a call ask for it: `Compact<R>` when they say `results: 'compact'`, else (`any` too) `R`. */
 export type ResultsView<O, R> = 0 extends 1 & O ? R : O extends { results: 'compact' } ? Compact<R> : R
 
+/**
+ * `R` as the agent-SDK adapters (patch-file-tool/ai-sdk, /anthropic, /langchain) answer it for their options `O`.
+ * They ask for the compact view unless told otherwise, so: `R` when `O` says `results: 'full'` (as a literal type),
+ * else (`any` and `PatchFileOptions` too) `Compact<R>`, which a full result fits as well.
+ */
+export type AdapterResultsView<O, R> = 0 extends 1 & O ? Compact<R> : O extends { results: 'full' } ? R : Compact<R>
+
 /** A result type as the compact view gives it: each field CompactFields names for it optional, nested values too. */
 export type Compact<T> = T extends readonly unknown[]
   ? { [I in keyof T]: Compact<T[I]> }

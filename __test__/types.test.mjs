@@ -5,6 +5,9 @@
 // @ts-expect-error is an error without the directive (and no other line is).
 // And the failures the engine answers, of every kind, carry only fields
 // their failure type declares (read from index.d.ts by the checker).
+// The agent-SDK adapters' results likewise (fixtures/types/adapters.mts,
+// compiled with the SDKs installed): they answer in the compact view unless
+// their options say 'full', and what they answer is the type they declare.
 import './helpers/private-state.mjs'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -12,22 +15,49 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { REPO, ts, consumerProject, tsc, indexDeclarations, CONSUMER_OPTIONS } from './helpers/typescript.mjs'
+import { SDK_PACKAGES } from './helpers/adapter-consumer.mjs'
 
-const FIXTURE = path.join(REPO, '__test__', 'fixtures', 'types', 'results.mts')
+const FIXTURES = path.join(REPO, '__test__', 'fixtures', 'types')
 
-test('result types: dry runs narrow by their flag and failures declare every field, under tsc --strict', () => {
-  const text = fs.readFileSync(FIXTURE, 'utf8')
-  const ok = tsc(consumerProject({ 'results.mts': text }))
+/** The project options of a consumer of the adapters: the SDKs beside the package, their own d.ts not ours to check. */
+const WITH_SDKS = { links: SDK_PACKAGES, compilerOptions: { skipLibCheck: true } }
+
+/**
+ * Checks the fixture `name` under tsc --strict: it compiles, and without its
+ * @ts-expect-error directives exactly the lines they marked are errors.
+ * Returns how many lines were marked.
+ */
+function checkFixture(name, project = {}) {
+  const text = fs.readFileSync(path.join(FIXTURES, name), 'utf8')
+  const compile = (source) => {
+    const dir = consumerProject({ [name]: source }, project)
+    try {
+      return tsc(dir)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  const ok = compile(text)
   // An unused @ts-expect-error is itself an error (TS2578), so passing means each one fired.
   assert.equal(ok.status, 0, ok.output)
 
   const lines = text.split('\n')
   const marked = lines.flatMap((l, i) => (/^\s*\/\/ @ts-expect-error/.test(l) ? [i + 2] : []))
-  assert.ok(marked.length >= 10, `${marked.length} @ts-expect-error lines`)
   const stripped = lines.map((l) => (/^\s*\/\/ @ts-expect-error/.test(l) ? '//' : l)).join('\n')
-  const bad = tsc(consumerProject({ 'results.mts': stripped }))
+  const bad = compile(stripped)
   assert.notEqual(bad.status, 0)
   assert.deepEqual([...new Set(bad.errors.map((e) => e.line))].sort((a, b) => a - b), marked, bad.output)
+  return marked.length
+}
+
+test('result types: dry runs narrow by their flag and failures declare every field, under tsc --strict', () => {
+  const marked = checkFixture('results.mts')
+  assert.ok(marked >= 10, `${marked} @ts-expect-error lines`)
+})
+
+test('adapter types: an adapter answers in the compact view unless its options say full, so an omitted field needs a check, under tsc --strict', () => {
+  const marked = checkFixture('adapters.mts', WITH_SDKS)
+  assert.ok(marked >= 9, `${marked} @ts-expect-error lines`)
 })
 
 test('result types: a failure type has no index signature', () => {
@@ -182,12 +212,12 @@ test('result types: every field of a write and of a dry run is declared by its t
 })
 
 /**
- * A program over `source` (an .mts consumer of the package, strict) and its
- * checker; asserts that the source compiles.
+ * A program over `source` (an .mts consumer of the package, strict; `project`:
+ * consumerProject's options) and its checker; asserts that the source compiles.
  */
-function consumerProgram(source) {
-  const dir = consumerProject({ 'probe.mts': source })
-  const { options } = ts.convertCompilerOptionsFromJson(CONSUMER_OPTIONS, dir)
+function consumerProgram(source, project = {}) {
+  const dir = consumerProject({ 'probe.mts': source }, project)
+  const { options } = ts.convertCompilerOptionsFromJson({ ...CONSUMER_OPTIONS, ...project.compilerOptions }, dir)
   const file = path.join(dir, 'probe.mts')
   const program = ts.createProgram([file], options)
   const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))
@@ -358,4 +388,97 @@ test('compact types: what each call answers in either view is the type its optio
     fs.rmSync(project, { recursive: true, force: true })
   }
   fs.rmSync(dir, { recursive: true, force: true })
+})
+
+test('adapter types: what each adapter answers (a success and a failure, in either view) is the type its d.ts declares, no field missing or undeclared', async () => {
+  const { createPatchFileTools } = await import('patch-file-tool/ai-sdk')
+  const langchain = await import('patch-file-tool/langchain')
+  const { createTextEditor } = await import('patch-file-tool/anthropic')
+  const { createEditor } = await import('patch-file-tool/openai-agents')
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-types-')))
+  const put = (name, text) => fs.writeFileSync(path.join(dir, name), text)
+  const aiCall = { toolCallId: 't', messages: [], context: {} }
+  const toolCall = (name, args) => ({ type: 'tool_call', id: `c-${name}`, name, args })
+  try {
+    for (const view of ['compact', 'full']) {
+      put('a.py', 'def f():\n    a = 1\n    b = 2\n    return a + b\n')
+      put('b.txt', 'one\ntwo\nthree\n')
+      fs.rmSync(path.join(dir, 'c.txt'), { force: true })
+      const full = view === 'full' ? { results: 'full' } : {}
+      const o = { workspaceRoot: dir, journal: path.join(dir, `.journal-${view}`), ...full }
+      const ai = createPatchFileTools(o)
+      const anchorTools = createPatchFileTools({ ...o, tools: 'anchors' })
+      const lcTools = Object.fromEntries(langchain.createPatchFileTools(o).map((t) => [t.name, t]))
+      const lcExecute = langchain.createApplyPatchExecute(o)
+      const editor = createTextEditor(o)
+      const agents = createEditor(o)
+      const artifact = async (msg) => (assert.equal(typeof msg, 'object', String(msg)), msg.artifact)
+      // Each answer: [the TypeScript type its d.ts declares (by the names of the probe below), the answer].
+      const answers = [
+        ['AiPatchFile', await ai.patch_file.execute({ file_path: 'a.py', search_block: 'a = 1', replace_block: 'a = 2' }, aiCall)],
+        ['AiPatchFile', await ai.patch_file.execute({ file_path: 'a.py', search_block: '  b = 2\n  return', replace_block: 'x' }, aiCall)],
+        ['AiWriteFile', await ai.write_file.execute({ file_path: 'c.txt', content: 'c\n' }, aiCall)],
+        ['AiWriteFile', await ai.write_file.execute({ file_path: 'c.txt', content: 'x\n', expected_sha256: '0'.repeat(64) }, aiCall)],
+        ['AiApplyPatch', await ai.apply_patch.execute({ patch: '*** Begin Patch\n*** Update File: b.txt\n@@\n-one\n+uno\n*** End Patch\n' }, aiCall)],
+        ['AiApplyPatch', await ai.apply_patch.execute({ patch: '*** Begin Patch\n*** Update File: b.txt\n@@\n-zwei\n+two\n*** End Patch\n' }, aiCall)],
+        ['AiEditLines', await anchorTools.edit_lines.execute({ file_path: 'c.txt', edits: [{ op: 'append', lines: 'z' }] }, aiCall)],
+        ['AiEditLines', await anchorTools.edit_lines.execute({ file_path: 'c.txt', edits: [{ op: 'replace', pos: '9#ZZ', lines: 'z' }] }, aiCall)],
+        ['LangChainPatchFile', await artifact(await lcTools.patch_file.invoke(toolCall('patch_file', { file_path: 'a.py', search_block: 'a = 2', replace_block: 'a = 1' })))],
+        ['LangChainPatchFile', await artifact(await lcTools.patch_file.invoke(toolCall('patch_file', { file_path: 'a.py', search_block: 'nope', replace_block: 'x' })))],
+        ['LangChainApplyPatch', await artifact(await lcExecute({ type: 'update_file', path: 'b.txt', diff: '@@\n-uno\n+one\n' }, { toolCall: { id: 'c1' } }))],
+        ['LangChainApplyPatch', await artifact(await lcExecute({ type: 'update_file', path: 'b.txt', diff: '@@\n-uno\n+eins\n' }, { toolCall: { id: 'c2' } }))],
+        ['LangChainApplyPatch', await artifact(await lcExecute({ type: 'create_file', path: 'd.txt', diff: 'no plus\n' }, { toolCall: { id: 'c3' } }))],
+        ['AnthropicRun', await editor.run({ command: 'str_replace', path: 'b.txt', old_str: 'three', new_str: 'drei' })],
+        ['AnthropicRun', await editor.run({ command: 'create', path: 'e.txt', file_text: 'e\n' })],
+        ['AnthropicRun', await editor.run({ command: 'view', path: 'b.txt' })],
+        ['AnthropicRun', await editor.run({ command: 'str_replace', path: 'b.txt', old_str: 'three', new_str: 'x' })],
+        ['AgentsEditor', await agents.updateFile({ type: 'update_file', path: 'b.txt', diff: '@@\n-drei\n+three\n' })],
+        ['AgentsEditor', await agents.updateFile({ type: 'update_file', path: 'b.txt', diff: '@@\n-drei\n+x\n' })],
+      ]
+      fs.rmSync(path.join(dir, 'e.txt'), { force: true })
+      // The types a consumer gets for these adapters made with the same options (a literal 'full' in the full view).
+      const opts = view === 'full' ? "{ workspaceRoot: '/w', results: 'full' }" : "{ workspaceRoot: '/w' }"
+      const source = `import type { InferToolOutput } from 'ai'
+import type { Editor } from '@openai/agents'
+import { createPatchFileTools } from 'patch-file-tool/ai-sdk'
+import { createTextEditor } from 'patch-file-tool/anthropic'
+import type { ToolArtifacts } from 'patch-file-tool/langchain'
+const ai = createPatchFileTools(${opts})
+const anchors = createPatchFileTools({ ...${opts}, tools: 'anchors' })
+const editor = createTextEditor(${opts})
+type LangChain = ToolArtifacts<${view === 'full' ? "{ results: 'full' }" : '{}'}>
+export type AiPatchFile = InferToolOutput<typeof ai.patch_file>
+export type AiWriteFile = InferToolOutput<typeof ai.write_file>
+export type AiApplyPatch = InferToolOutput<typeof ai.apply_patch>
+export type AiEditLines = InferToolOutput<typeof anchors.edit_lines>
+export type LangChainPatchFile = LangChain['patch_file']
+export type LangChainApplyPatch = LangChain['apply_patch']
+export type AnthropicRun = Awaited<ReturnType<typeof editor.run>>
+export type AgentsEditor = Exclude<Awaited<ReturnType<Editor['updateFile']>>, void>
+`
+      const { dir: project, checker, declared } = consumerProgram(source, WITH_SDKS)
+      try {
+        const seen = new Set()
+        for (const [name, r] of answers) {
+          const ok = name === 'AgentsEditor' ? r.status === 'completed' : r.ok
+          seen.add(`${name}:${ok}`)
+          assert.ok(declared.get(name), name)
+          assert.deepEqual(misfits(checker, r, declared.get(name)), [], `${view} ${name}: ${JSON.stringify(r)}`)
+        }
+        for (const name of new Set(answers.map(([n]) => n))) {
+          assert.ok(seen.has(`${name}:true`) && seen.has(`${name}:false`), `${view}: ${name} answered a success and a failure: ${[...seen]}`)
+        }
+        // The check is real: the compact answers leave out fields the full types require, the full ones do not.
+        const written = answers[0][1]
+        assert.equal(written.ok, true, JSON.stringify(written))
+        assert.equal('sha256_before' in written, view === 'full', JSON.stringify(written))
+        const edited = answers.find(([n, r]) => n === 'AnthropicRun' && r.ok && r.command === 'str_replace')[1]
+        assert.equal('path' in edited, view === 'full', JSON.stringify(edited))
+      } finally {
+        fs.rmSync(project, { recursive: true, force: true })
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
 })

@@ -20,7 +20,7 @@ import { Agent, applyPatchTool, type Editor } from '@openai/agents'
 import { tools } from '@langchain/openai'
 import type { StructuredTool } from '@langchain/core/tools'
 import type { ToolResultBlockParam, ToolTextEditor20250728, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages'
-import type { PatchFileErrorCode, TextEditorResult } from 'patch-file-tool'
+import type { Compact, PatchFileErrorCode, TextEditorResult } from 'patch-file-tool'
 import { createPatchFileTools } from 'patch-file-tool/ai-sdk'
 import { createEditor } from 'patch-file-tool/openai-agents'
 import { createApplyPatchExecute, createPatchFileTools as createLangChainTools } from 'patch-file-tool/langchain'
@@ -45,7 +45,9 @@ export const definition: ToolTextEditor20250728 = textEditor.tool
 export function answer(block: ToolUseBlock): Promise<ToolResultBlockParam> {
   return textEditor.toolResult(block)
 }
-export const viewed: Promise<TextEditorResult> = textEditor.run({ command: 'view', path: 'a.ts', view_range: [1, 20] })
+// run answers in the compact view (as the model reads it) unless the options say results: 'full'.
+export const viewed: Promise<Compact<TextEditorResult>> = textEditor.run({ command: 'view', path: 'a.ts', view_range: [1, 20] })
+export const viewedFull: Promise<TextEditorResult> = createTextEditor({ workspaceRoot, results: 'full' }).run({ command: 'view', path: 'a.ts' })
 
 // @ts-expect-error maxCharacters is a number
 createTextEditor({ maxCharacters: 'many' })

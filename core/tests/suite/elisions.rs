@@ -1218,10 +1218,32 @@ fn a_line_of_dots_is_a_marker_where_the_language_has_no_such_line() {
 /// character alone in Python, a JSON key and value of dots, phrases in
 /// other languages, a phrase of keeping that trails off, Markdown emphasis
 /// around a marker. Each is expanded where its reading is certain.
+/// A loop summing prices, elided by a marker in [`lazy_loop`].
+const LOOP: &str = "function total(items) {\n  let sum = 0;\n  for (const it of items) {\n    sum += it.price;\n  }\n  return sum;\n}\n";
+
+/// [`LOOP`] written whole with `marker` for its loop and a call added.
+fn lazy_loop(marker: &str) -> String {
+    format!("function total(items) {{\n  let sum = 0;\n  {marker}\n  return sum;\n}}\ntotal([]);\n")
+}
+
+/// Each case (file, old text, lazy whole text, intended text) written over
+/// its old text: expanded, and the intended text on disk.
+fn writes_expanded(cases: &[(&str, &str, String, String)]) {
+    for (name, old, lazy, want) in cases {
+        let (_t, root) = setup(&[(name, old.as_bytes())]);
+        let r = api::write_file(
+            &json!({"file_path": name, "content": lazy}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["ok"], true, "{name} {lazy:?}: {r}");
+        assert!(r["expanded"].is_array(), "{name} {lazy:?}: {r}");
+        assert_eq!(read(&root, name), *want, "{name} {lazy:?}");
+    }
+}
+
 #[test]
 fn more_lazy_texts_keep_the_code_they_stand_for() {
     let vue = "<script setup>\nimport { ref } from 'vue'\nconst store = useStore()\nconst text = ref('')\nfunction add() {\n  store.add(text.value)\n}\n</script>\n";
-    let js = "function total(items) {\n  let sum = 0;\n  for (const it of items) {\n    sum += it.price;\n  }\n  return sum;\n}\n";
     let py = "def parse(line):\n    parts = line.split(\",\")\n    name = parts[0]\n    age = int(parts[1])\n    return User(name, age)\n";
     let pkg = "{\n  \"name\": \"demo\",\n  \"version\": \"1.0.0\",\n  \"scripts\": {\n    \"build\": \"tsc\",\n    \"test\": \"vitest\",\n    \"lint\": \"eslint .\"\n  }\n}\n";
     let md = "## Install\n\nRun npm install.\nRequires Node 20.\nSet FOO_TOKEN.\n";
@@ -1269,25 +1291,9 @@ fn more_lazy_texts_keep_the_code_they_stand_for() {
         "// and so on...",
         "// existing loop",
     ] {
-        cases.push((
-            "t.js",
-            js,
-            format!(
-                "function total(items) {{\n  let sum = 0;\n  {m}\n  return sum;\n}}\ntotal([]);\n"
-            ),
-            format!("{js}total([]);\n"),
-        ));
+        cases.push(("t.js", LOOP, lazy_loop(m), format!("{LOOP}total([]);\n")));
     }
-    for (name, old, lazy, want) in &cases {
-        let (_t, root) = setup(&[(name, old.as_bytes())]);
-        let r = api::write_file(
-            &json!({"file_path": name, "content": lazy}),
-            Some(&opts(&root)),
-        );
-        assert_eq!(r["ok"], true, "{name} {lazy:?}: {r}");
-        assert!(r["expanded"].is_array(), "{name} {lazy:?}: {r}");
-        assert_eq!(read(&root, name), *want, "{name} {lazy:?}");
-    }
+    writes_expanded(&cases);
 }
 
 /// Phrasings agents write that read as a comment before: what is kept
@@ -1298,7 +1304,6 @@ fn more_lazy_texts_keep_the_code_they_stand_for() {
 fn named_kept_list_items_and_foreign_words_after_dots_keep_the_code() {
     let yml = "jobs:\n  lint:\n    runs-on: ubuntu\n    steps:\n      - run: a\n      - run: b\n  test:\n    runs-on: ubuntu\n";
     let md = "# Title\n\n- one\n- two\n- three\n- four\n\nEnd.\n";
-    let js = "function total(items) {\n  let sum = 0;\n  for (const it of items) {\n    sum += it.price;\n  }\n  return sum;\n}\n";
     let mut cases: Vec<(&str, &str, String, String)> = vec![
         (
             "ci.yml",
@@ -1322,27 +1327,11 @@ fn named_kept_list_items_and_foreign_words_after_dots_keep_the_code() {
         "// ... 其他循环",
         "// ... (the rest of the loop stays exactly as it was before this change)",
     ] {
-        cases.push((
-            "t.js",
-            js,
-            format!(
-                "function total(items) {{\n  let sum = 0;\n  {m}\n  return sum;\n}}\ntotal([]);\n"
-            ),
-            format!("{js}total([]);\n"),
-        ));
+        cases.push(("t.js", LOOP, lazy_loop(m), format!("{LOOP}total([]);\n")));
     }
-    for (name, old, lazy, want) in &cases {
-        let (_t, root) = setup(&[(name, old.as_bytes())]);
-        let r = api::write_file(
-            &json!({"file_path": name, "content": lazy}),
-            Some(&opts(&root)),
-        );
-        assert_eq!(r["ok"], true, "{name} {lazy:?}: {r}");
-        assert!(r["expanded"].is_array(), "{name} {lazy:?}: {r}");
-        assert_eq!(read(&root, name), *want, "{name} {lazy:?}");
-    }
+    writes_expanded(&cases);
     // A sentence about the code beside it stays a comment: written as sent.
-    let (_t, root) = setup(&[("t.js", js.as_bytes())]);
+    let (_t, root) = setup(&[("t.js", LOOP.as_bytes())]);
     let sent = "function total(items) {\n  let sum = 0;\n  // Return unchanged\n  return sum;\n}\n";
     let r = api::write_file(
         &json!({"file_path": "t.js", "content": sent}),

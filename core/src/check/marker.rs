@@ -733,10 +733,15 @@ fn name(w: &str) -> bool {
 /// punctuation aside, is one of [`CJK_PHRASES`] (`不变量` in `// 检查不变量`
 /// is a word of its own; a quoted `"其他代码",` is a string).
 fn cjk(body: &str) -> bool {
-    let bare = body.trim_matches(|c: char| {
+    CJK_PHRASES.contains(&phrase_of(body))
+}
+
+/// `body` without the spaces, dots and punctuation around a phrase, the
+/// full-width ones too (`// ...（中略）。`).
+fn phrase_of(body: &str) -> &str {
+    body.trim_matches(|c: char| {
         c.is_whitespace() || ellipsis(c) || edge(c) || "。，（）".contains(c)
-    });
-    CJK_PHRASES.contains(&bare)
+    })
 }
 
 /// Elisions in other languages, each the whole comment (its dots and
@@ -801,11 +806,7 @@ pub(crate) const FOREIGN_PHRASES: &[&str] = &[
 
 /// An elision in another language ([`FOREIGN_PHRASES`]), the whole comment.
 fn foreign(body: &str) -> bool {
-    let bare = body
-        .trim_matches(|c: char| {
-            c.is_whitespace() || ellipsis(c) || edge(c) || "。，（）".contains(c)
-        })
-        .to_lowercase();
+    let bare = phrase_of(body).to_lowercase();
     FOREIGN_PHRASES.contains(&bare.as_str())
 }
 
@@ -1247,8 +1248,8 @@ const NOT_NAMED: &[&str] = &[
 /// A comment naming what it keeps in one to three names, then how
 /// (`# lint job unchanged`, `// lets untouched`, `// keep total() as is`,
 /// `// helpers stay the same`): what a model writes over the lines it
-/// kept. A name that opens a sentence about code (`// Return
-/// unchanged`, [`NOT_NAMED`]) makes it a comment.
+/// kept. A word of a sentence about code among the names (`// Return
+/// unchanged`, `# skip if unchanged`: [`NOT_NAMED`]) makes it a comment.
 fn named_kept(words: &[&str]) -> bool {
     let words = words.strip_prefix(&["keep"]).unwrap_or(words);
     let how: &[&[&str]] = &[

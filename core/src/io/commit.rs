@@ -76,6 +76,7 @@ use std::time::Duration;
 
 use crate::error::{ErrorCode, Failure};
 use crate::io::dir::{check_fault, same_bytes, Dir, Kind, Meta, Step};
+use crate::io::intents;
 use crate::io::meta;
 use crate::io::recovery::Record;
 use crate::io::temps;
@@ -733,9 +734,108 @@ pub(crate) fn commit_keeping<'a>(
     // 2. Every target checked and locked.
     let removed: Vec<WriteJob<'_>> = extra.deletes.iter().map(DeleteJob::as_write).collect();
     let all: Vec<&WriteJob<'_>> = jobs.iter().chain(&removed).collect();
-    let mut guards = lock_all(&all)?;
-    // 3. Renames, then in-place writes.
-    let (strategies, mut temps, in_place) = split_prepared(prepared);
+    let guards = lock_all(&all)?;
+    drop(all);
+    // 3. Renames, then in-place writes, behind the commit's intent (undone
+    //    by the next call should this process die half-way).
+    let (strategies, temps, in_place) = split_prepared(prepared);
+    let backups: Vec<OsString> = removed.iter().map(|j| temps::name(j.dir, j.name)).collect();
+    let mut warnings = Vec::new();
+    let intent = intend(
+        jobs,
+        &temps,
+        (&removed, &backups),
+        &guards,
+        durable,
+        &mut warnings,
+    );
+    let out = steps(
+        jobs,
+        extra,
+        (&removed, &backups),
+        (temps, in_place),
+        guards,
+        durable,
+    );
+    if let Some(i) = intent {
+        i.finish();
+    }
+    let (mut out, kept) = out?;
+    out.warnings.splice(0..0, warnings);
+    out.strategies = strategies;
+    Ok((out, kept))
+}
+
+/// Keeps the intent of a commit of two steps or more (renames, removals):
+/// its steps as [`intents::begin`] takes them. Without one (the private
+/// state cannot be written), the commit goes on, and says so.
+#[cfg(unix)]
+fn intend(
+    jobs: &[WriteJob<'_>],
+    temps: &[Option<Temp<'_>>],
+    (removed, backups): (&[WriteJob<'_>], &[OsString]),
+    guards: &[Option<Guard>],
+    durable: bool,
+    warnings: &mut Vec<String>,
+) -> Option<intents::Intent> {
+    let old = |k: usize| guards[k].as_ref().map(|(f, _)| f);
+    let mut planned = Vec::with_capacity(jobs.len() + removed.len());
+    for (i, job) in jobs.iter().enumerate() {
+        let Some((t, new)) = temps[i].as_ref().and_then(|t| Some((t, t._lock.as_ref()?))) else {
+            continue;
+        };
+        planned.push(intents::Planned {
+            dir: job.dir,
+            name: job.name,
+            temp: &t.name,
+            new: Some(new),
+            old: old(i),
+        });
+    }
+    for (d, job) in removed.iter().enumerate() {
+        planned.push(intents::Planned {
+            dir: job.dir,
+            name: job.name,
+            temp: &backups[d],
+            new: None,
+            old: old(jobs.len() + d),
+        });
+    }
+    if planned.len() < 2 {
+        return None;
+    }
+    match intents::begin(&planned, durable) {
+        Ok(i) => Some(i),
+        Err(e) => {
+            warnings.push(printer::intent_not_kept(&e));
+            None
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn intend(
+    _: &[WriteJob<'_>],
+    _: &[Option<Temp<'_>>],
+    _: (&[WriteJob<'_>], &[OsString]),
+    _: &[Option<Guard>],
+    _: bool,
+    _: &mut Vec<String>,
+) -> Option<intents::Intent> {
+    None
+}
+
+/// Steps 3 to 6 of [`commit_keeping`] (its strategies left for the caller
+/// to fill in).
+fn steps<'a>(
+    jobs: &[WriteJob<'a>],
+    extra: &Extra<'a>,
+    (removed, backups): (&[WriteJob<'_>], &[OsString]),
+    (mut temps, in_place): (Vec<Option<Temp<'_>>>, Vec<usize>),
+    mut guards: Vec<Option<Guard>>,
+    durable: bool,
+) -> Result<(Committed, Kept<'a>), CommitError> {
+    let all: Vec<&WriteJob<'_>> = jobs.iter().chain(removed).collect();
     let mut done = rename_all(jobs, &mut temps, &guards, durable)?;
     let lost = lost_attributes(jobs, &temps);
     let mut kept = Kept {
@@ -751,7 +851,7 @@ pub(crate) fn commit_keeping<'a>(
     drop(temps);
     write_in_place(jobs, &in_place, &guards, &mut done, durable)?;
     // 4. Removals: each file renamed aside, so that it can come back.
-    let (done, aside) = remove_aside(jobs, &removed, &guards[jobs.len()..], done, durable)?;
+    let (done, aside) = remove_aside(jobs, removed, backups, &guards[jobs.len()..], done, durable)?;
     // 5. Done: in-place copies go; the originals set aside go to the
     //    caller with their locks (removed when it drops them), and so do
     //    the locks of the files written in place.
@@ -775,7 +875,6 @@ pub(crate) fn commit_keeping<'a>(
     drop(guards);
     // 6. Directory entries made durable.
     let mut out = Committed {
-        strategies,
         warnings: lost,
         ..Committed::default()
     };
@@ -1044,13 +1143,14 @@ type Removed<'j> = (Vec<(usize, Done<'j>)>, Vec<(usize, OsString)>);
 fn remove_aside<'j>(
     jobs: &'j [WriteJob<'_>],
     removed: &[WriteJob<'_>],
+    backups: &[OsString],
     guards: &[Option<Guard>],
     done: Vec<(usize, Done<'j>)>,
     durable: bool,
 ) -> Result<Removed<'j>, CommitError> {
     let mut aside: Vec<(usize, OsString)> = Vec::with_capacity(removed.len());
     for (d, job) in removed.iter().enumerate() {
-        let backup = temps::name(job.dir, job.name);
+        let backup = backups[d].clone();
         let moved = match job.dir.rename_noreplace(job.name, &backup) {
             Err(e) => Err(write_err(job.display, "cannot remove the file", &e)),
             Ok(()) if displaced_is_locked(job.dir, &backup, guards.get(d)) => Ok(()),

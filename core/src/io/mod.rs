@@ -1,5 +1,6 @@
 pub(crate) mod commit;
 pub(crate) mod dir;
+pub(crate) mod intents;
 pub(crate) mod locks;
 pub(crate) mod meta;
 pub(crate) mod recovery;

@@ -199,7 +199,7 @@ pub(crate) fn is_torn_mix(
 
 /// What identifies a file beyond its inode number: its birth time where the
 /// file system keeps one (nanoseconds).
-fn birth_time(file: &File) -> Option<i128> {
+pub(crate) fn birth_time(file: &File) -> Option<i128> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         use rustix::fs::{AtFlags, StatxFlags};
@@ -216,11 +216,11 @@ fn birth_time(file: &File) -> Option<i128> {
     }
 }
 
-fn hex(b: &[u8]) -> String {
+pub(crate) fn hex(b: &[u8]) -> String {
     crate::codec::source::hex(b)
 }
 
-fn unhex(s: &str) -> Option<Vec<u8>> {
+pub(crate) fn unhex(s: &str) -> Option<Vec<u8>> {
     if !s.len().is_multiple_of(2) {
         return None;
     }

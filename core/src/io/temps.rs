@@ -150,7 +150,7 @@ fn tag(key: &Key, dir: &Meta, head: &[u8]) -> [u8; 8] {
     t
 }
 
-fn random8() -> [u8; 8] {
+pub(crate) fn random8() -> [u8; 8] {
     let mut rnd = [0u8; 8];
     if getrandom::fill(&mut rnd).is_err() {
         // Exclusive creation still guarantees safety; only uniqueness suffers.

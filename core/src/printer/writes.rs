@@ -299,3 +299,39 @@ pub(crate) fn recoded(display: &str, was: &str, now: &str) -> String {
 pub(crate) fn moved_over(display: &str) -> String {
     format!("`{display}` existed and was replaced by the file moved onto it (undo brings it back)")
 }
+
+/// A commit of several files whose writer died half-way was undone at the
+/// start of this call: the files `put` back as before it, those `left` as
+/// they are (changed since).
+pub(crate) fn interrupted_commit(
+    put: &[std::path::PathBuf],
+    left: &[std::path::PathBuf],
+) -> String {
+    let list = |ps: &[std::path::PathBuf]| {
+        ps.iter()
+            .map(|p| format!("`{}`", p.display()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut s = String::from(
+        "an earlier write of several files was interrupted half-way (its process was killed)",
+    );
+    if !put.is_empty() {
+        s.push_str(&format!("; put back as they were before it: {}", list(put)));
+    }
+    if !left.is_empty() {
+        s.push_str(&format!(
+            "; changed since, so left as they are: {}",
+            list(left)
+        ));
+    }
+    s
+}
+
+/// The intent of a commit of several files could not be kept (`e`).
+pub(crate) fn intent_not_kept(e: &std::io::Error) -> String {
+    format!(
+        "the files were written, but without the record that puts them back should this process be killed half-way \
+         through a write of several files ({e}): check the state directory (PATCH_FILE_STATE_DIR)"
+    )
+}

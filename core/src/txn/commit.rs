@@ -162,6 +162,7 @@ impl Txn<'_> {
         let (mut done, kept) =
             done.map_err(|e| self.commit_failure(e, writes, removes, &settled))?;
         done.warnings.splice(0..0, settled.iter().cloned());
+        done.warnings.splice(0..0, self.recovered.iter().cloned());
         let lost = writes
             .iter()
             .filter_map(|w| self.final_break_lost(w.slot, &w.content));

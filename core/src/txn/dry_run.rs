@@ -417,7 +417,8 @@ impl Txn<'_> {
         removes: &[usize],
         opts: &Options,
     ) -> (Preview, Vec<String>) {
-        let mut warnings = self.notes.clone();
+        let mut warnings = self.recovered.clone();
+        warnings.extend(self.notes.iter().cloned());
         let lost = writes
             .iter()
             .filter_map(|w| self.final_break_lost(w.slot, &[&w.bytes]));

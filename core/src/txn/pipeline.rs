@@ -120,11 +120,18 @@ pub(crate) struct Txn<'w> {
     /// It puts back what the journal kept (an undo), not new text a caller
     /// sent: a file it leaves without a final line break is not told of.
     pub(crate) restores: bool,
+    /// What putting back interrupted commits of several files did at the
+    /// start (see [`crate::io::intents`]), reported as warnings.
+    pub(crate) recovered: Vec<String>,
 }
 
 impl<'w> Txn<'w> {
+    /// A transaction in `ws`. Commits of several files that a killed
+    /// process left half-done are put back first, so that this one reads
+    /// and writes whole states only.
     pub(crate) fn new(ws: &'w Workspace) -> Self {
         Txn {
+            recovered: crate::io::intents::recover(),
             ws,
             slots: Vec::new(),
             by_path: HashMap::new(),

@@ -2,6 +2,7 @@
 //! module's doc).
 
 mod agent_mistakes;
+mod batch_recovery;
 mod bounded;
 mod concurrency;
 mod containment;

@@ -1,0 +1,305 @@
+//! A batch killed half-way through its renames, tried as an unlucky user
+//! would: some files new, the others old, and the originals of the new
+//! ones under temp names. The next call of the engine puts every file the
+//! batch had replaced, created or removed back as it was (all old, as a
+//! failed call leaves them); a file changed since by someone else is left
+//! as it is. Batch writers killed at random points leave, after the next
+//! call, every batch whole.
+//!
+//! The writer is this test binary run again as a child (`PFT_BATCH_CHILD`),
+//! which arms a hook at a rename of the commit that SIGKILLs the process.
+#![cfg(all(target_os = "linux", feature = "fault-injection"))]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use patch_file_core::api;
+use serde_json::{json, Value};
+
+const CHILD: &str = "PFT_BATCH_CHILD";
+const FILES: usize = 4;
+
+fn name(i: usize) -> String {
+    format!("f{i}.txt")
+}
+
+fn old(i: usize) -> String {
+    format!("value {i} = old\n")
+}
+
+fn opts(root: &Path) -> Value {
+    json!({ "workspaceRoot": root })
+}
+
+/// The batch the child runs: every file's `old` becomes `new`, `gone.txt`
+/// is deleted and `made.txt` created (a patch), so that each kind of step
+/// has a file in it.
+fn patch() -> String {
+    let mut p = String::from("*** Begin Patch\n");
+    for i in 0..FILES {
+        p.push_str(&format!(
+            "*** Update File: {}\n@@\n-value {i} = old\n+value {i} = new\n",
+            name(i)
+        ));
+    }
+    p.push_str("*** Delete File: gone.txt\n*** Add File: made.txt\n+made\n*** End Patch\n");
+    p
+}
+
+/// The child, by `PFT_BATCH_CHILD=<what>:<root>`: `kill-<step>-<n>` runs
+/// [`patch`] and is SIGKILLed at its `n`-th `rename` or `dirfsync` step; `edit` edits `other.txt`
+/// (dry run with `edit-dry`) and prints the result; `stress<seed>` runs
+/// batches that move all 8 files to the next generation, until killed.
+/// Each child has the state directory its parent gives it, so that no
+/// other test of this process (which share one) recovers its batch first.
+#[test]
+fn child_batch_writer() {
+    let Some(spec) = std::env::var_os(CHILD) else {
+        return;
+    };
+    let spec = spec.to_string_lossy().into_owned();
+    let (what, root) = spec.split_once(':').unwrap();
+    let root = Path::new(root);
+    if let Some(at) = what.strip_prefix("kill-") {
+        use patch_file_core::testing::dir::Step;
+        let (step, n) = at.split_once('-').unwrap();
+        let step = if step == "rename" {
+            Step::Rename
+        } else {
+            Step::DirFsync
+        };
+        patch_file_core::testing::dir::fault::arm_hook(step, n.parse().unwrap(), || {
+            rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::KILL)
+                .unwrap();
+        });
+        let r = api::apply_patch(&json!({ "patch": patch() }), Some(&opts(root)));
+        panic!("the writer was not killed: {r}");
+    }
+    if let Some(edit) = what.strip_prefix("edit") {
+        let r = api::patch_file(
+            &json!({"file_path": "other.txt", "search_block": "x = 1", "replace_block": "x = 2",
+                    "dry_run": edit == "-dry"}),
+            Some(&opts(root)),
+        );
+        println!("RESULT {r}");
+        return;
+    }
+    let o = json!({"workspaceRoot": root, "durable": false});
+    let mut rng: u64 = what.trim_start_matches("stress").parse::<u64>().unwrap() * 7919 + 1;
+    loop {
+        // A pause at one of the renames, so that kills land between them.
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let pause = std::time::Duration::from_millis(rng % 6);
+        patch_file_core::testing::dir::fault::disarm();
+        patch_file_core::testing::dir::fault::arm_hook(
+            patch_file_core::testing::dir::Step::Rename,
+            1 + rng % 8,
+            move || std::thread::sleep(pause),
+        );
+        let cur = fs::read_to_string(root.join(name(0))).unwrap_or_default();
+        let g: u64 = generation(&cur).unwrap_or(0);
+        let input = json!({"files": (0..8).map(|i| json!({"file_path": name(i),
+            "search_block": format!("generation {g}\n"),
+            "replace_block": format!("generation {}\n", g + 1)})).collect::<Vec<_>>()});
+        let _ = api::batch_patch_files(&input, Some(&o));
+    }
+}
+
+fn generation(text: &str) -> Option<u64> {
+    text.strip_prefix("generation ")?
+        .strip_suffix('\n')?
+        .parse()
+        .ok()
+}
+
+/// A workspace (`<t>/ws`) and a state directory (`<t>/state`).
+fn workspace() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(t.path()).unwrap();
+    let (root, state) = (base.join("ws"), base.join("state"));
+    fs::create_dir(&root).unwrap();
+    for i in 0..FILES {
+        fs::write(root.join(name(i)), old(i)).unwrap();
+    }
+    fs::write(root.join("gone.txt"), "to delete\n").unwrap();
+    fs::write(root.join("other.txt"), "x = 1\n").unwrap();
+    (t, root, state)
+}
+
+/// The child doing `what` in `root`, with the state directory `state`.
+fn child(what: &str, root: &Path, state: &Path) -> Command {
+    let mut c = Command::new(std::env::current_exe().unwrap());
+    c.args([
+        "--exact",
+        &crate::common::test_name(module_path!(), "child_batch_writer"),
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(CHILD, format!("{what}:{}", root.display()))
+    .env("PATCH_FILE_STATE_DIR", state);
+    c
+}
+
+/// Runs the batch in a child until the kill at `step`, as `<step>-<n>`.
+fn killed_at(root: &Path, state: &Path, step: &str) {
+    let st = child(&format!("kill-{step}"), root, state)
+        .output()
+        .unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        st.status.signal(),
+        Some(9),
+        "the writer was not killed: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+}
+
+/// The next call (an edit of `other.txt`, `dry` or not), in a child.
+fn next_call(root: &Path, state: &Path, dry: bool) -> Value {
+    let what = if dry { "edit-dry" } else { "edit" };
+    let out = child(what, root, state).output().unwrap();
+    let out = String::from_utf8_lossy(&out.stdout);
+    let line = out
+        .lines()
+        .find_map(|l| Some(l.split_once("RESULT ")?.1))
+        .expect("a result");
+    serde_json::from_str(line).unwrap()
+}
+
+fn content(root: &Path, n: &str) -> Option<String> {
+    fs::read_to_string(root.join(n)).ok()
+}
+
+fn temps(root: &Path) -> Vec<String> {
+    fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".pft-"))
+        .collect()
+}
+
+fn all_old(root: &Path) -> bool {
+    (0..FILES).all(|i| content(root, &name(i)) == Some(old(i)))
+        && content(root, "gone.txt").as_deref() == Some("to delete\n")
+        && content(root, "made.txt").is_none()
+}
+
+/// Killed after 2 of its renames (its rename 0 comes before them): the next call (an edit of another file)
+/// puts the batch's files back, removes its temp files, and says so.
+#[test]
+fn a_batch_killed_between_renames_is_put_back_by_the_next_call() {
+    let (_t, root, state) = workspace();
+    killed_at(&root, &state, "rename-3");
+    let fresh: Vec<bool> = (0..FILES)
+        .map(|i| content(&root, &name(i)) != Some(old(i)))
+        .collect();
+    assert_eq!(
+        fresh,
+        [true, true, false, false],
+        "the kill landed elsewhere"
+    );
+    assert!(!temps(&root).is_empty());
+    let r = next_call(&root, &state, false);
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(
+        all_old(&root),
+        "{:?}",
+        (0..FILES)
+            .map(|i| content(&root, &name(i)))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(temps(&root), Vec::<String>::new());
+    let warned = r["warnings"].as_array().map(|w| {
+        w.iter()
+            .any(|w| w.as_str().unwrap().contains("interrupted"))
+    });
+    assert_eq!(warned, Some(true), "{r}");
+    // The batch again, now whole (this process's state has no record).
+    let r = api::apply_patch(&json!({ "patch": patch() }), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(content(&root, "made.txt").as_deref(), Some("made\n"));
+}
+
+/// Killed after every rename and the deletion: the batch is still put
+/// back (the call never answered), the deleted file too.
+#[test]
+fn a_batch_killed_after_its_last_step_is_put_back_too() {
+    let (_t, root, state) = workspace();
+    // At the directories' flush, after every rename.
+    killed_at(&root, &state, "dirfsync-2");
+    assert!(content(&root, "gone.txt").is_none() && content(&root, "made.txt").is_some());
+    let r = next_call(&root, &state, true);
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(all_old(&root));
+    assert_eq!(temps(&root), Vec::<String>::new());
+}
+
+/// A file of the dead batch that someone changed since (in place, or by
+/// replacing it) is not the batch's to put back: it keeps that change;
+/// the batch's other files go back.
+#[test]
+fn a_file_changed_since_the_kill_keeps_its_change() {
+    let (_t, root, state) = workspace();
+    killed_at(&root, &state, "rename-3");
+    fs::write(root.join(name(0)), "edited by hand\n").unwrap();
+    let r = next_call(&root, &state, false);
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        content(&root, &name(0)).as_deref(),
+        Some("edited by hand\n")
+    );
+    for i in 1..FILES {
+        assert_eq!(content(&root, &name(i)), Some(old(i)), "{i}");
+    }
+}
+
+/// Batch writers killed at random points: after each kill, the next call
+/// leaves all 8 files at one generation.
+#[test]
+fn killed_batch_writers_never_leave_a_mixed_batch_after_the_next_call() {
+    use std::os::unix::process::ExitStatusExt;
+    let (_t, root, state) = workspace();
+    for i in 0..8 {
+        fs::write(root.join(name(i)), "generation 0\n").unwrap();
+    }
+    let gens = || -> Vec<Option<u64>> {
+        (0..8)
+            .map(|i| generation(&fs::read_to_string(root.join(name(i))).unwrap_or_default()))
+            .collect()
+    };
+    let mut seed = 0x5eed_b47cu64;
+    let (mut kills, mut mixed) = (0, 0);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while std::time::Instant::now() < until {
+        let mut c = child(&format!("stress{kills}"), &root, &state)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        std::thread::sleep(std::time::Duration::from_millis(15 + seed % 50));
+        c.kill().unwrap();
+        assert_eq!(
+            c.wait().unwrap().signal(),
+            Some(9),
+            "the writer ended by itself"
+        );
+        kills += 1;
+        let before = gens();
+        mixed += usize::from(before.iter().any(|g| g != &before[0]));
+        let r = next_call(&root, &state, true);
+        assert_eq!(r["ok"], true, "{r}");
+        let after = gens();
+        assert!(
+            after.iter().all(|g| g.is_some() && g == &after[0]),
+            "a mixed batch after the next call (before: {before:?}): {after:?}"
+        );
+    }
+    assert!(kills >= 20 && mixed > 0, "{kills} kills, {mixed} mixed");
+    eprintln!("{kills} kills, {mixed} left a mixed batch before the next call");
+}

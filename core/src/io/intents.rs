@@ -244,7 +244,7 @@ impl Intent {
 }
 
 /// What undoing one step did.
-enum Undone {
+enum Undoing {
     /// The name is as before the commit again.
     PutBack(PathBuf),
     /// The step had not been taken (its temp file, if any, removed).
@@ -297,10 +297,10 @@ fn recover_one(dir: &Private, name: &OsStr) -> Option<String> {
     let (mut put, mut left) = (Vec::new(), Vec::new());
     for e in header.entries.iter().rev() {
         match undo(e) {
-            Undone::PutBack(p) => put.push(p),
-            Undone::Left(p) => left.push(p),
-            Undone::NotTaken => {}
-            Undone::Busy => return None,
+            Undoing::PutBack(p) => put.push(p),
+            Undoing::Left(p) => left.push(p),
+            Undoing::NotTaken => {}
+            Undoing::Busy => return None,
         }
     }
     let _ = dir.remove_own(name);
@@ -320,68 +320,68 @@ fn holds(d: &Dir, name: &OsStr, id: &Inode) -> Option<File> {
 }
 
 /// Undoes one step, only where it left exactly what it would have.
-fn undo(e: &Entry) -> Undone {
+fn undo(e: &Entry) -> Undoing {
     let (Some(path), Some(name), Some(temp)) = (unhex(&e.path), unhex(&e.name), unhex(&e.temp))
     else {
-        return Undone::NotTaken;
+        return Undoing::NotTaken;
     };
     let path = PathBuf::from(os(path));
     let (name, temp) = (os(name), os(temp));
     let shown = path.join(&name);
     let d = match Dir::open_root(&path) {
         Ok(d) => d,
-        Err(_) => return Undone::Left(shown),
+        Err(_) => return Undoing::Left(shown),
     };
     if d.meta().map(|m| (m.dev, m.ino)).ok() != Some((e.dev, e.ino)) {
-        return Undone::Left(shown);
+        return Undoing::Left(shown);
     }
     match &e.what {
         What::Replace { new, old } => {
             if let Some(f) = holds(&d, &name, new) {
                 if holds(&d, &temp, old).is_none() {
-                    return Undone::Left(shown);
+                    return Undoing::Left(shown);
                 }
                 if !Dir::lock_exclusive(&f, LOCK_WAIT).unwrap_or(false) {
-                    return Undone::Busy;
+                    return Undoing::Busy;
                 }
                 if d.exchange(&temp, &name, IoStep::Restore).is_err() {
-                    return Undone::Left(shown);
+                    return Undoing::Left(shown);
                 }
                 // What the exchange took from the name must be the new
                 // inode checked and locked; anything else goes back.
                 if holds(&d, &temp, new).is_some() {
                     let _ = d.unlink(&temp);
-                    return Undone::PutBack(shown);
+                    return Undoing::PutBack(shown);
                 }
                 let _ = d.exchange(&temp, &name, IoStep::Restore);
-                return Undone::Left(shown);
+                return Undoing::Left(shown);
             }
             if holds(&d, &name, old).is_some() {
                 remove_if(&d, &temp, new);
-                return Undone::NotTaken;
+                return Undoing::NotTaken;
             }
-            Undone::Left(shown)
+            Undoing::Left(shown)
         }
         What::Create { new } => {
             if let Some(f) = holds(&d, &name, new) {
                 if !Dir::lock_exclusive(&f, LOCK_WAIT).unwrap_or(false) {
-                    return Undone::Busy;
+                    return Undoing::Busy;
                 }
                 return match remove_if(&d, &name, new) {
-                    true => Undone::PutBack(shown),
-                    false => Undone::Left(shown),
+                    true => Undoing::PutBack(shown),
+                    false => Undoing::Left(shown),
                 };
             }
             remove_if(&d, &temp, new);
-            Undone::NotTaken
+            Undoing::NotTaken
         }
         What::Remove { old } => {
             if holds(&d, &name, old).is_some() {
-                return Undone::NotTaken;
+                return Undoing::NotTaken;
             }
             match holds(&d, &temp, old) {
-                Some(_) if d.rename_noreplace(&temp, &name).is_ok() => Undone::PutBack(shown),
-                _ => Undone::Left(shown),
+                Some(_) if d.rename_noreplace(&temp, &name).is_ok() => Undoing::PutBack(shown),
+                _ => Undoing::Left(shown),
             }
         }
     }

@@ -174,6 +174,10 @@ impl Txn<'_> {
         drop(c);
         drop(kept);
         done.sha256 = sums;
+        // A commit whose writer died while this call ran is put back before
+        // the sweep, which would otherwise take its originals for stale
+        // temp files.
+        done.warnings.extend(crate::io::intents::recover());
         for w in writes {
             sweep_stale(res_of(w.slot));
         }

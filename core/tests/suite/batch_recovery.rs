@@ -76,6 +76,19 @@ fn child_batch_writer() {
         let r = api::apply_patch(&json!({ "patch": patch() }), Some(&opts(root)));
         panic!("the writer was not killed: {r}");
     }
+    if what == "edit-while-killed" {
+        // The batch is killed while this edit runs (at its commit's
+        // rename, after its start found nothing to put back).
+        let (root2, state) = (
+            root.to_path_buf(),
+            std::env::var_os("PATCH_FILE_STATE_DIR").unwrap(),
+        );
+        patch_file_core::testing::dir::fault::arm_hook(
+            patch_file_core::testing::dir::Step::Rename,
+            0,
+            move || killed_at(&root2, Path::new(&state), "rename-3"),
+        );
+    }
     if let Some(edit) = what.strip_prefix("edit") {
         let r = api::patch_file(
             &json!({"file_path": "other.txt", "search_block": "x = 1", "replace_block": "x = 2",
@@ -157,9 +170,9 @@ fn killed_at(root: &Path, state: &Path, step: &str) {
     );
 }
 
-/// The next call (an edit of `other.txt`, `dry` or not), in a child.
-fn next_call(root: &Path, state: &Path, dry: bool) -> Value {
-    let what = if dry { "edit-dry" } else { "edit" };
+/// The next call (an edit of `other.txt`: `edit`, `edit-dry`, or
+/// `edit-while-killed`), in a child.
+fn next_call(root: &Path, state: &Path, what: &str) -> Value {
     let out = child(what, root, state).output().unwrap();
     let out = String::from_utf8_lossy(&out.stdout);
     let line = out
@@ -202,7 +215,7 @@ fn a_batch_killed_between_renames_is_put_back_by_the_next_call() {
         "the kill landed elsewhere"
     );
     assert!(!temps(&root).is_empty());
-    let r = next_call(&root, &state, false);
+    let r = next_call(&root, &state, "edit");
     assert_eq!(r["ok"], true, "{r}");
     assert!(
         all_old(&root),
@@ -231,7 +244,7 @@ fn a_batch_killed_after_its_last_step_is_put_back_too() {
     // At the directories' flush, after every rename.
     killed_at(&root, &state, "dirfsync-2");
     assert!(content(&root, "gone.txt").is_none() && content(&root, "made.txt").is_some());
-    let r = next_call(&root, &state, true);
+    let r = next_call(&root, &state, "edit-dry");
     assert_eq!(r["ok"], true, "{r}");
     assert!(all_old(&root));
     assert_eq!(temps(&root), Vec::<String>::new());
@@ -245,7 +258,7 @@ fn a_file_changed_since_the_kill_keeps_its_change() {
     let (_t, root, state) = workspace();
     killed_at(&root, &state, "rename-3");
     fs::write(root.join(name(0)), "edited by hand\n").unwrap();
-    let r = next_call(&root, &state, false);
+    let r = next_call(&root, &state, "edit");
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(
         content(&root, &name(0)).as_deref(),
@@ -292,7 +305,7 @@ fn killed_batch_writers_never_leave_a_mixed_batch_after_the_next_call() {
         kills += 1;
         let before = gens();
         mixed += usize::from(before.iter().any(|g| g != &before[0]));
-        let r = next_call(&root, &state, true);
+        let r = next_call(&root, &state, "edit-dry");
         assert_eq!(r["ok"], true, "{r}");
         let after = gens();
         assert!(
@@ -302,4 +315,22 @@ fn killed_batch_writers_never_leave_a_mixed_batch_after_the_next_call() {
     }
     assert!(kills >= 20 && mixed > 0, "{kills} kills, {mixed} mixed");
     eprintln!("{kills} kills, {mixed} left a mixed batch before the next call");
+}
+
+/// A batch killed while another call runs, after that call's start found
+/// nothing to put back: the call puts it back at its end, before it sweeps
+/// the directory's stale temp files (the originals among them).
+#[test]
+fn a_batch_killed_during_another_call_is_put_back_at_its_end() {
+    let (_t, root, state) = workspace();
+    let r = next_call(&root, &state, "edit-while-killed");
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(content(&root, "other.txt").as_deref(), Some("x = 2\n"));
+    assert!(all_old(&root));
+    assert_eq!(temps(&root), Vec::<String>::new());
+    let warned = r["warnings"].as_array().map(|w| {
+        w.iter()
+            .any(|w| w.as_str().unwrap().contains("interrupted"))
+    });
+    assert_eq!(warned, Some(true), "{r}");
 }

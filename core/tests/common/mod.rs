@@ -122,3 +122,16 @@ pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Asserts that the child process `out` comes from was killed by SIGKILL
+/// (the writer a test kills at an exact step), showing its stderr if not.
+#[cfg(unix)]
+pub fn assert_killed(out: &std::process::Output) {
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        out.status.signal(),
+        Some(9),
+        "the writer was not killed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -158,16 +158,10 @@ fn child(what: &str, root: &Path, state: &Path) -> Command {
 
 /// Runs the batch in a child until the kill at `step`, as `<step>-<n>`.
 fn killed_at(root: &Path, state: &Path, step: &str) {
-    let st = child(&format!("kill-{step}"), root, state)
+    let out = child(&format!("kill-{step}"), root, state)
         .output()
         .unwrap();
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(
-        st.status.signal(),
-        Some(9),
-        "the writer was not killed: {}",
-        String::from_utf8_lossy(&st.stderr)
-    );
+    crate::common::assert_killed(&out);
 }
 
 /// The next call (an edit of `other.txt`: `edit`, `edit-dry`, or

@@ -113,13 +113,7 @@ fn torn_workspace() -> (tempfile::TempDir, PathBuf) {
         .env(CHILD, &root)
         .output()
         .unwrap();
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(
-        st.status.signal(),
-        Some(9),
-        "the writer was not killed: {}",
-        String::from_utf8_lossy(&st.stderr)
-    );
+    crate::common::assert_killed(&st);
     let torn = fs::read_to_string(root.join("f.txt")).unwrap();
     assert!(
         torn != old_text() && torn != new_text(),

@@ -328,3 +328,26 @@ fn a_batch_killed_during_another_call_is_put_back_at_its_end() {
     });
     assert_eq!(warned, Some(true), "{r}");
 }
+
+/// Killed after its intent was kept and before its first rename: nothing
+/// to put back. The next call removes the temp files and the intent, and
+/// says nothing.
+#[test]
+fn a_batch_killed_before_its_first_rename_leaves_nothing_behind() {
+    let (_t, root, state) = workspace();
+    killed_at(&root, &state, "rename-1");
+    assert!(all_old(&root));
+    let intents = || {
+        fs::read_dir(state.join("intents"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    };
+    assert_eq!(intents(), 1);
+    assert!(!temps(&root).is_empty());
+    let r = next_call(&root, &state, "edit");
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(all_old(&root));
+    assert_eq!(temps(&root), Vec::<String>::new());
+    assert_eq!(intents(), 0);
+    assert!(r.get("warnings").is_none(), "{r}");
+}

@@ -1086,6 +1086,16 @@ fn dotted(body: &str, words: &[&str], opened: Option<&str>, bracketed: bool) -> 
         w.trim_start_matches(['(', '[']).starts_with("...") || w.starts_with(ellipsis)
     });
     let ends = body.trim_end_matches([')', ']']).ends_with("...") || body.ends_with(ellipsis);
+    // Dots glued to one name, the whole of a code comment (`{/* ...inputs
+    // */}`, `// ...handlers`, `# ...fields`): what was left out, named. In
+    // code, `...rest` is spread; alone in a comment it spreads nothing.
+    if words.len() == 1
+        && matches!(opened, Some("//" | "/*" | "{/*" | "#" | "<!--" | "--"))
+        && body.strip_prefix("...") == Some(words[0])
+        && alpha(words[0])
+    {
+        return true;
+    }
     if starts {
         let most = if ends { 2 * MAX_WORDS } else { MAX_WORDS };
         let noun = |w: &&str| ends && KEPT_NOUNS.contains(w);
@@ -1498,6 +1508,35 @@ mod tests {
             "// ... and a sentence that runs on past eight words of prose here",
             "// otras funciones",
             "// 其他",
+        ] {
+            assert!(!is_marker(l), "{l:?}");
+        }
+    }
+
+    /// Dots glued to one name, the whole of a code comment: what was left
+    /// out, named. Spread and rest in code, a name with dots inside, a
+    /// sentence glued to dots, and a call are not.
+    #[test]
+    fn dots_glued_to_one_name_in_a_comment_name_what_was_left_out() {
+        for l in [
+            "      {/* ...inputs */}",
+            "  // ...handlers",
+            "    # ...fields",
+            "  /* ...props */",
+            "<!-- ...sections -->",
+        ] {
+            assert!(is_marker(l), "{l:?}");
+        }
+        for l in [
+            "  ...inputs,",
+            "  {...inputs}",
+            "  <Input {...inputs} />",
+            "  // ...inputs.map(f)",
+            "  // ...args)",
+            "  // ...and then we retry",
+            "  // ...inputs2",
+            "  // ....x",
+            "  * ...items",
         ] {
             assert!(!is_marker(l), "{l:?}");
         }

@@ -1296,10 +1296,14 @@ fn more_lazy_texts_keep_the_code_they_stand_for() {
     writes_expanded(&cases);
 }
 
+/// A JSX form whose inputs a lazy write elides.
+const FORM: &str = "export function Form() {\n  return (\n    <form>\n      <input name=\"a\" />\n      <input name=\"b\" />\n      <button>Go</button>\n    </form>\n  )\n}\n";
+
 /// Phrasings agents write that read as a comment before: what is kept
 /// named then how, a list's item of dots, words of keeping in other
 /// languages after dots, `the rest of` named at length. Each was written
-/// with the lines it stands for deleted; now each keeps them.
+/// with the lines it stands for deleted; now each keeps them. So was a
+/// JSX comment of dots glued to what it elides (`{/* ...inputs */}`).
 #[test]
 fn named_kept_list_items_and_foreign_words_after_dots_keep_the_code() {
     let yml = "jobs:\n  lint:\n    runs-on: ubuntu\n    steps:\n      - run: a\n      - run: b\n  test:\n    runs-on: ubuntu\n";
@@ -1317,8 +1321,16 @@ fn named_kept_list_items_and_foreign_words_after_dots_keep_the_code() {
             "# Title\n\n- one\n- ...\n- four\n\nEnd, changed.\n".into(),
             md.replace("End.", "End, changed."),
         ),
+        (
+            "Form.jsx",
+            FORM,
+            FORM.replace("      <input name=\"a\" />\n      <input name=\"b\" />\n", "      {/* ...inputs */}\n")
+                .replace("Form()", "Form(props)"),
+            FORM.replace("Form()", "Form(props)"),
+        ),
     ];
     for m in [
+        "// ...summing",
         "// keep the loop as is",
         "// summing untouched",
         "// ... similar for the loop",

@@ -36,7 +36,9 @@
 //! leaves, and the killed call never answered. The intent then goes, and
 //! the call's result says what was put back (a warning). A file the intent
 //! names that another process holds locked (an edit of it in progress)
-//! keeps the intent for the next call.
+//! keeps the intent for the next call. Where the state directory's file
+//! system has no `flock`, an intent is taken for a dead writer's only once
+//! it is 15 minutes old (as stale temp files are).
 //!
 //! Not covered: a file replaced by a plain rename (a file system without
 //! `RENAME_EXCHANGE`: the original is gone) keeps its new content, and so
@@ -62,6 +64,9 @@ const MAGIC: &[u8] = b"PFT-INTENT 1\n";
 const SUBDIR: &str = "intents";
 /// Longest intent read back.
 const MAX_INTENT: u64 = 64 << 20;
+/// Age past which an intent is taken for its dead writer's where the file
+/// system has no locks to tell.
+const UNLOCKED_AGE: Duration = Duration::from_secs(15 * 60);
 /// How long putting a file back waits for a lock on it.
 const LOCK_WAIT: Duration = Duration::from_millis(200);
 
@@ -279,7 +284,18 @@ pub(crate) fn recover() -> Vec<String> {
 /// Undoes the intent `name` if its writer is gone; the note to give.
 fn recover_one(dir: &Private, name: &OsStr) -> Option<String> {
     let (mut f, meta) = dir.open_read(name).ok()??;
-    if !Dir::lock_exclusive(&f, Duration::ZERO).ok()? {
+    // Its writer is gone when its lock is free; where the state's file
+    // system has no locks, when it is older than any commit runs.
+    let gone = match Dir::try_lock(&f) {
+        Some(free) => free,
+        None => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as i128);
+            now - meta.mtime_ns > UNLOCKED_AGE.as_nanos() as i128
+        }
+    };
+    if !gone {
         return None;
     }
     // Still the intent at that name (not removed by its writer between

@@ -284,18 +284,10 @@ pub(crate) fn recover() -> Vec<String> {
 /// Undoes the intent `name` if its writer is gone; the note to give.
 fn recover_one(dir: &Private, name: &OsStr) -> Option<String> {
     let (mut f, meta) = dir.open_read(name).ok()??;
-    // Its writer is gone when its lock is free; where the state's file
-    // system has no locks, when it is older than any commit runs.
-    let gone = match Dir::try_lock(&f) {
-        Some(free) => free,
-        None => {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as i128);
-            now - meta.mtime_ns > UNLOCKED_AGE.as_nanos() as i128
-        }
-    };
-    if !gone {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128);
+    if !writer_gone(Dir::try_lock(&f), now - meta.mtime_ns) {
         return None;
     }
     // Still the intent at that name (not removed by its writer between
@@ -321,6 +313,16 @@ fn recover_one(dir: &Private, name: &OsStr) -> Option<String> {
     }
     let _ = dir.remove_own(name);
     (!put.is_empty() || !left.is_empty()).then(|| printer::interrupted_commit(&put, &left))
+}
+
+/// Whether an intent's writer is gone: its lock was free (`lock`, now
+/// ours), or, where the file system has no locks (`None`), the intent is
+/// `age` nanoseconds old, older than any commit runs.
+fn writer_gone(lock: Option<bool>, age: i128) -> bool {
+    match lock {
+        Some(free) => free,
+        None => age > UNLOCKED_AGE.as_nanos() as i128,
+    }
 }
 
 fn read(f: &mut File) -> Option<Header> {
@@ -419,4 +421,21 @@ fn remove_if(d: &Dir, name: &OsStr, id: &Inode) -> bool {
     }
     let _ = d.rename_noreplace(&aside, name);
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A held lock means a live writer, whatever the age; without locks
+    /// only an intent older than [`UNLOCKED_AGE`] is a dead writer's (a
+    /// lock that cannot be taken is not a free one).
+    #[test]
+    fn an_intent_is_a_dead_writers_only_when_its_lock_is_free_or_it_is_stale() {
+        let stale = UNLOCKED_AGE.as_nanos() as i128 + 1;
+        assert!(writer_gone(Some(true), 0));
+        assert!(!writer_gone(Some(false), stale));
+        assert!(!writer_gone(None, 1_000_000_000));
+        assert!(writer_gone(None, stale));
+    }
 }

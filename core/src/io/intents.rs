@@ -54,7 +54,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::io::dir::{Dir, Kind, Step as IoStep};
-use crate::io::recovery::{birth_time, hex, unhex};
+use crate::io::recovery::{birth_time, hex, name_bytes, unhex};
 use crate::io::state::Private;
 use crate::printer;
 
@@ -149,20 +149,8 @@ pub(crate) struct Intent {
     dir: Private,
     name: OsString,
     /// Holds the lock while the writer lives.
-    _file: File,
+    lock: File,
     durable: bool,
-}
-
-fn bytes(s: &OsStr) -> Vec<u8> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        s.as_bytes().to_vec()
-    }
-    #[cfg(not(unix))]
-    {
-        s.to_string_lossy().into_owned().into_bytes()
-    }
 }
 
 fn os(b: Vec<u8>) -> OsString {
@@ -187,10 +175,10 @@ pub(crate) fn begin(steps: &[Planned<'_>], durable: bool) -> io::Result<Intent> 
     let mut intent = Intent {
         dir,
         name,
-        _file: file.try_clone()?,
+        lock: file.try_clone()?,
         durable,
     };
-    let _ = Dir::lock_exclusive(&intent._file, Duration::ZERO);
+    let _ = Dir::lock_exclusive(&intent.lock, Duration::ZERO);
     let mut entries = Vec::with_capacity(steps.len());
     for s in steps {
         let d = s.dir.meta()?;
@@ -206,9 +194,9 @@ pub(crate) fn begin(steps: &[Planned<'_>], durable: bool) -> io::Result<Intent> 
         entries.push(Entry {
             dev: d.dev,
             ino: d.ino,
-            path: hex(&bytes(s.dir.path().as_os_str())),
-            name: hex(&bytes(s.name)),
-            temp: hex(&bytes(s.temp)),
+            path: hex(&name_bytes(s.dir.path().as_os_str())),
+            name: hex(&name_bytes(s.name)),
+            temp: hex(&name_bytes(s.temp)),
             what,
         });
     }
@@ -229,7 +217,6 @@ pub(crate) fn begin(steps: &[Planned<'_>], durable: bool) -> io::Result<Intent> 
         intent.remove();
         return Err(e);
     }
-    intent.durable = durable;
     Ok(intent)
 }
 
@@ -292,8 +279,8 @@ fn recover_one(dir: &Private, name: &OsStr) -> Option<String> {
     }
     // Still the intent at that name (not removed by its writer between
     // the open and the lock).
-    let now = dir.dir().stat(name).ok()??;
-    if (now.dev, now.ino) != (meta.dev, meta.ino) {
+    let named = dir.dir().stat(name).ok()??;
+    if (named.dev, named.ino) != (meta.dev, meta.ino) {
         return None;
     }
     let Some(header) = read(&mut f).filter(|h| h.own == (meta.dev, meta.ino)) else {

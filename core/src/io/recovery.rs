@@ -230,7 +230,7 @@ pub(crate) fn unhex(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-fn name_bytes(name: &OsStr) -> Vec<u8> {
+pub(crate) fn name_bytes(name: &OsStr) -> Vec<u8> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;

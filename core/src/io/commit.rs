@@ -1275,12 +1275,20 @@ const UNLOCKED_TEMP_GRACE: Duration = Duration::from_secs(2);
 /// name, this user's regular file), never a user's file that merely looks
 /// like one. One nobody holds locked is removed once it is a couple of
 /// seconds old; on a file system without `flock`, one older than
-/// `min_age`. Called opportunistically; errors are ignored. Whether it
+/// `min_age`. The temp names of intents left in place (`pending`) are never
+/// removed. Called opportunistically; errors are ignored. Whether it
 /// left an unlocked one for being too young (a writer killed a moment
 /// ago): the next sweep should look again.
-pub(crate) fn clean_stale_temps(dir: &Dir, min_age: Duration) -> bool {
+pub(crate) fn clean_stale_temps(dir: &Dir, min_age: Duration, pending: &intents::Pending) -> bool {
     let Ok(names) = dir.entries() else {
         return false;
+    };
+    let here = match pending.is_empty() {
+        true => None,
+        false => match dir.meta() {
+            Ok(m) => Some((m.dev, m.ino)),
+            Err(_) => return false,
+        },
     };
     let mut young = false;
     let now = std::time::SystemTime::now()
@@ -1288,7 +1296,7 @@ pub(crate) fn clean_stale_temps(dir: &Dir, min_age: Duration) -> bool {
         .map(|d| d.as_nanos() as i128)
         .unwrap_or(0);
     for n in names {
-        if !crate::io::dir::is_temp_name(&n) {
+        if !crate::io::dir::is_temp_name(&n) || here.is_some_and(|d| pending.holds(d, &n)) {
             continue;
         }
         let Ok(Some((f, m))) = dir.open_current(&n) else {

@@ -36,7 +36,8 @@
 //! leaves, and the killed call never answered. The intent then goes, and
 //! the call's result says what was put back (a warning). A file the intent
 //! names that another process holds locked (an edit of it in progress)
-//! keeps the intent for the next call. Where the state directory's file
+//! keeps the intent for the next call, and a sweep of stale temp files
+//! leaves the temp names of every intent kept (see [`Pending`]). Where the state directory's file
 //! system has no `flock`, an intent is taken for a dead writer's only once
 //! it is 15 minutes old (as stale temp files are).
 //!
@@ -247,34 +248,83 @@ enum Undoing {
     Busy,
 }
 
-/// Undoes the commits whose writers died (see the module docs). Returns
-/// what the caller's result should say; errors mean only that nothing was
-/// done, and are not the call's.
-pub(crate) fn recover() -> Vec<String> {
+/// What [`recover`] did and left.
+#[derive(Default)]
+pub(crate) struct Recovered {
+    /// What the caller's result should say.
+    pub(crate) notes: Vec<String>,
+    /// The temp names of the intents left in place.
+    pub(crate) pending: Pending,
+}
+
+/// The temp names of intents left in place — their writer alive, a file
+/// of theirs held by another process, or no lock to tell — by directory
+/// (device, inode). A sweep of stale temp files must leave these: some
+/// hold the originals the intent puts back, unlocked once their writer
+/// died, and on a file system without locks old enough to look stale.
+#[derive(Default)]
+pub(crate) struct Pending(Vec<(u64, u64, OsString)>);
+
+impl Pending {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether `name` in the directory `(dev, ino)` is a kept temp name.
+    pub(crate) fn holds(&self, dir: (u64, u64), name: &OsStr) -> bool {
+        self.0
+            .iter()
+            .any(|(dev, ino, n)| (*dev, *ino) == dir && n == name)
+    }
+
+    fn keep(&mut self, header: &Header) {
+        let temps = header.entries.iter().filter_map(|e| {
+            let temp = unhex(&e.temp)?;
+            Some((e.dev, e.ino, os(temp)))
+        });
+        self.0.extend(temps);
+    }
+}
+
+/// Undoes the commits whose writers died (see the module docs). Errors
+/// mean only that nothing was done, and are not the call's.
+pub(crate) fn recover() -> Recovered {
+    let mut out = Recovered::default();
     let Some(p) = crate::io::state::state_path() else {
-        return Vec::new();
+        return out;
     };
     // The common case, nothing kept, costs one directory read by path.
     let any = std::fs::read_dir(p.join(SUBDIR)).is_ok_and(|mut it| it.next().is_some());
     if !any {
-        return Vec::new();
+        return out;
     }
     let Ok(dir) = Private::state(false).and_then(|s| s.subdir(OsStr::new(SUBDIR), false)) else {
-        return Vec::new();
+        return out;
     };
     let Ok(names) = dir.dir().entries() else {
-        return Vec::new();
+        return out;
     };
-    names.iter().filter_map(|n| recover_one(&dir, n)).collect()
+    for n in &names {
+        if let Some(note) = recover_one(&dir, n, &mut out.pending) {
+            out.notes.push(note);
+        }
+    }
+    out
 }
 
-/// Undoes the intent `name` if its writer is gone; the note to give.
-fn recover_one(dir: &Private, name: &OsStr) -> Option<String> {
+/// Undoes the intent `name` if its writer is gone, the note to give; an
+/// intent left in place has its temp names put in `pending`.
+fn recover_one(dir: &Private, name: &OsStr, pending: &mut Pending) -> Option<String> {
     let (mut f, meta) = dir.open_read(name).ok()??;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128);
     if !writer_gone(Dir::try_lock(&f), now - meta.mtime_ns) {
+        // (Being written, it may not parse yet: then nothing of it has
+        // been renamed, and its writer holds its temp files locked.)
+        if let Some(h) = read(&mut f).filter(|h| h.own == (meta.dev, meta.ino)) {
+            pending.keep(&h);
+        }
         return None;
     }
     // Still the intent at that name (not removed by its writer between
@@ -295,7 +345,10 @@ fn recover_one(dir: &Private, name: &OsStr) -> Option<String> {
             Undoing::PutBack(p) => put.push(p),
             Undoing::Left(p) => left.push(p),
             Undoing::NotTaken => {}
-            Undoing::Busy => return None,
+            Undoing::Busy => {
+                pending.keep(&header);
+                return None;
+            }
         }
     }
     let _ = dir.remove_own(name);

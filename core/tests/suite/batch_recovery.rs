@@ -351,3 +351,42 @@ fn a_batch_killed_before_its_first_rename_leaves_nothing_behind() {
     assert_eq!(intents(), 0);
     assert!(r.get("warnings").is_none(), "{r}");
 }
+
+/// A dead batch whose file another process holds locked keeps its intent
+/// for a later call; meanwhile a call writing in the same directory sweeps
+/// stale temp files, and the batch's originals, set aside under temp names
+/// and unlocked since their writer died, are not among them: once the lock
+/// is let go, the next call still puts every file back.
+#[test]
+fn a_dead_batchs_originals_outlive_a_sweep_while_its_file_is_held() {
+    use rustix::fs::{flock, FlockOperation};
+    let (_t, root, state) = workspace();
+    // Originals last written an hour ago: old enough for any sweep.
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for i in 0..FILES {
+        let f = fs::File::options()
+            .write(true)
+            .open(root.join(name(i)))
+            .unwrap();
+        f.set_modified(hour_ago).unwrap();
+    }
+    killed_at(&root, &state, "rename-3");
+    assert_ne!(content(&root, &name(0)), Some(old(0)));
+    let held = fs::File::open(root.join(name(0))).unwrap();
+    flock(&held, FlockOperation::NonBlockingLockExclusive).unwrap();
+    let r = next_call(&root, &state, "edit");
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(content(&root, "other.txt").as_deref(), Some("x = 2\n"));
+    drop(held);
+    fs::write(root.join("other.txt"), "x = 1\n").unwrap();
+    let r = next_call(&root, &state, "edit-dry");
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(
+        all_old(&root),
+        "{:?}",
+        (0..FILES)
+            .map(|i| content(&root, &name(i)))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(temps(&root), Vec::<String>::new());
+}

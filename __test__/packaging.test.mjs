@@ -524,6 +524,25 @@ test('a TypeScript consumer of the agent-SDK subpaths type-checks against the in
   assert.match(r.stdout, /adapters-broken\.mts\(2,/, r.stdout)
 })
 
+test('a CommonJS TypeScript consumer under the node10 resolution (tsc --init of TypeScript 5) finds the root and subpath types', () => {
+  assert.ok(state.app, 'consumer project installed')
+  const app = state.app
+  // node10 reads no `exports`: the subpaths' types come through `typesVersions`.
+  fs.writeFileSync(path.join(app, 'node10-root.ts'), CONSUMER_CTS)
+  fs.writeFileSync(path.join(app, 'node10-adapters.ts'), ADAPTERS_CTS)
+  const options = { strict: true, noEmit: true, module: 'commonjs', moduleResolution: 'node10', target: 'es2022', types: [], skipLibCheck: true }
+  fs.writeFileSync(path.join(app, 'tsconfig.node10.json'), JSON.stringify({ compilerOptions: options, files: ['node10-root.ts', 'node10-adapters.ts'] }))
+  const tsc = path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
+  run(process.execPath, [tsc, '-p', path.join(app, 'tsconfig.node10.json')], { cwd: app, env: state.env })
+  // The types are really found: a wrong call through a subpath fails.
+  fs.writeFileSync(path.join(app, 'node10-broken.ts'), `import agents = require('${pkg.name}/openai-agents')\nagents.createEditor({ workspaceRoot: 1 })\nexport {}\n`)
+  fs.writeFileSync(path.join(app, 'tsconfig.node10-broken.json'), JSON.stringify({ compilerOptions: options, files: ['node10-broken.ts'] }))
+  const r = spawnSync(process.execPath, [tsc, '-p', path.join(app, 'tsconfig.node10-broken.json')], { cwd: app, env: state.env, encoding: 'utf8' })
+  assert.notEqual(r.status, 0, 'tsc rejects a numeric workspaceRoot')
+  assert.match(r.stdout, /node10-broken\.ts\(2,.*TS2322|node10-broken\.ts\(2,.*TS2769/, r.stdout)
+  assert.doesNotMatch(r.stdout, /TS2307/, 'the subpath resolves')
+})
+
 /** Runs `script` with node in `cwd` (the consumer's environment); returns {status, stdout, stderr}. */
 function nodeIn(cwd, args, extra = {}) {
   return spawnSync(process.execPath, args, { cwd, env: state.env, encoding: 'utf8', timeout: 60_000, ...extra })

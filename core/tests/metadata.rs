@@ -380,6 +380,8 @@ fn set_id_bits_are_never_given_to_another_owner() {
     // it is never set-uid under the editor.
     assert_eq!(m.mode() & 0o777, 0o775);
     assert!(m.uid() != EDITOR || m.mode() & 0o4000 == 0);
+    // Only the owner could put it back: the result says it is gone.
+    assert!(r["warnings"].to_string().contains("set-user-id"), "{r}");
     // As the owner (rename keeps everything, set-uid included).
     chmod(&f, 0o4775);
     let r = as_user(OWNER, SHARED_GROUP, &[], {
@@ -775,4 +777,187 @@ fn a_move_keeps_acls_and_attributes_and_its_undo_keeps_later_ones() {
         fs::remove_file(&f).unwrap();
     }
     no_leftovers(&root);
+}
+
+/// A new file keeps what its directory gives every new file: the access
+/// ACL from the directory's default ACL (which decides who may read it)
+/// and its inheritable `chattr` flags, as a file made by `touch` there.
+/// They were taken off (the new file treated as the replacement of a file
+/// without them), so the owning group the default ACL shut out could read
+/// and write it.
+#[test]
+fn a_new_file_keeps_the_acl_and_flags_its_directory_gives_it() {
+    if !ready(&["setfacl", "getfacl", "getfattr", "chattr", "lsattr"]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let dir = root.join("shared");
+    fs::create_dir(&dir).unwrap();
+    sh(&format!(
+        "setfacl -d -m u::rw,g::-,o::-,u:{OWNER}:rw {}",
+        q(&dir)
+    ));
+    let flagged = Command::new("chattr")
+        .arg("+d")
+        .arg(&dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    fs::write(dir.join("by-hand.txt"), "x\n").unwrap();
+    let want = facts(&dir.join("by-hand.txt"));
+    assert!(
+        want.acl.contains(&format!("user:{OWNER}:rw-")),
+        "{}",
+        want.acl
+    );
+    let opts = json!({ "workspaceRoot": root });
+    let made = [
+        (
+            "writeFile",
+            api::write_file(
+                &json!({"file_path": "shared/a.txt", "content": "x\n"}),
+                Some(&opts),
+            ),
+        ),
+        (
+            "applyPatch",
+            api::apply_patch(
+                &json!({"patch": "*** Begin Patch\n*** Add File: shared/b.txt\n+x\n*** End Patch\n"}),
+                Some(&opts),
+            ),
+        ),
+    ];
+    for (what, r) in made {
+        assert_eq!(r["ok"], true, "{what}: {r}");
+    }
+    for n in ["a.txt", "b.txt"] {
+        let got = facts(&dir.join(n));
+        assert_eq!((got.mode, &got.acl), (want.mode, &want.acl), "{n}");
+        if flagged {
+            assert_eq!(flags(&dir.join(n)), flags(&dir.join("by-hand.txt")), "{n}");
+        }
+    }
+    let g_read = as_user(EDITOR, root_gid(), &[], {
+        let f = dir.join("a.txt");
+        move || fs::read(&f).is_ok()
+    });
+    assert!(!g_read, "the owning group gained access");
+    no_leftovers(&dir);
+}
+
+fn root_gid() -> u32 {
+    0
+}
+
+/// A file written in place keeps its capability and its set-id bits, which
+/// the kernel takes off any file written to: put back where this process
+/// may (root; an owner its set-id bits), and named in `warnings` where it
+/// may not (an unprivileged owner's capability). They were lost silently.
+#[test]
+fn a_write_in_place_keeps_the_capability_and_set_id_bits_or_says_so() {
+    if !ready(&["setcap", "getcap"]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    // Root, hard links kept: in place.
+    let f = root.join("tool");
+    fs::write(&f, "v = 1\n").unwrap();
+    fs::hard_link(&f, root.join("tool-link")).unwrap();
+    chmod(&f, 0o755);
+    sh(&format!("setcap cap_net_raw+ep {}", q(&f)));
+    let before = sh(&format!("getcap {}", q(&f)));
+    assert!(before.contains("cap_net_raw"), "{before}");
+    let r = patch(
+        &root,
+        "tool",
+        "v = 1",
+        "v = 2",
+        json!({"hardLinks": "keep"}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["write_strategy"], "in_place", "{r}");
+    assert_eq!(sh(&format!("getcap {}", q(&f))), before);
+    assert!(r.get("warnings").is_none(), "{r}");
+    // An owner's own set-id file in a directory it may not write: in place.
+    let dir = root.join("locked");
+    fs::create_dir(&dir).unwrap();
+    let (suid, cap) = (dir.join("suid"), dir.join("cap"));
+    for p in [&suid, &cap] {
+        fs::write(p, "v = 1\n").unwrap();
+        chown(p, EDITOR, EDITOR);
+    }
+    chmod(&suid, 0o6755);
+    chmod(&cap, 0o755);
+    sh(&format!("setcap cap_net_raw+ep {}", q(&cap)));
+    chmod(&dir, 0o755);
+    let (r1, r2) = as_user(EDITOR, EDITOR, &[], {
+        let root = root.clone();
+        move || {
+            (
+                patch(&root, "locked/suid", "v = 1", "v = 2", json!({})),
+                patch(&root, "locked/cap", "v = 1", "v = 2", json!({})),
+            )
+        }
+    });
+    for r in [&r1, &r2] {
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["write_strategy"], "in_place", "{r}");
+    }
+    assert_eq!(fs::read_to_string(&suid).unwrap(), "v = 2\n");
+    assert_eq!(facts(&suid).mode, 0o6755);
+    assert!(r1.get("warnings").is_none(), "{r1}");
+    // Only a privileged process may set a capability: the owner's write
+    // loses it, and says so.
+    assert_eq!(fs::read_to_string(&cap).unwrap(), "v = 2\n");
+    let w = r2["warnings"].to_string();
+    assert!(w.contains("security.capability"), "{r2}");
+}
+
+/// A directory that is append-only (`chattr +a`) lets no name be renamed
+/// over or removed: an existing file in it is written in place, and a new
+/// file is refused before anything is made. Every write failed there, and
+/// left behind a temp file that nothing could remove.
+#[test]
+fn an_append_only_directory_gets_no_temp_file() {
+    if !ready(&["chattr"]) {
+        return;
+    }
+    let (_t, root) = scratch();
+    let dir = root.join("logs");
+    fs::create_dir(&dir).unwrap();
+    fs::write(dir.join("app.log"), "level = 1\n").unwrap();
+    if !Command::new("chattr")
+        .arg("+a")
+        .arg(&dir)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        eprintln!("SKIP: this file system has no chattr flags");
+        return;
+    }
+    struct Unflag(PathBuf);
+    impl Drop for Unflag {
+        fn drop(&mut self) {
+            let _ = Command::new("chattr").arg("-a").arg(&self.0).status();
+        }
+    }
+    let _unflag = Unflag(dir.clone());
+    let r = patch(&root, "logs/app.log", "level = 1", "level = 2", json!({}));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["write_strategy"], "in_place", "{r}");
+    assert_eq!(
+        fs::read_to_string(dir.join("app.log")).unwrap(),
+        "level = 2\n"
+    );
+    let r = api::write_file(
+        &json!({"file_path": "logs/new.log", "content": "x\n"}),
+        Some(&json!({ "workspaceRoot": root })),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(r["code"], "FILE_WRITE_ERROR", "{r}");
+    assert!(
+        r["message"].as_str().unwrap().contains("append-only"),
+        "{r}"
+    );
+    assert!(!dir.join("new.log").exists());
+    no_leftovers(&dir);
 }

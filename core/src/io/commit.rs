@@ -431,6 +431,21 @@ fn prepare<'a>(
             extras = meta::capture(&f).map_err(|e| inspect(&e))?;
         }
     }
+    if job.dir.append_only() {
+        // No name in it can be renamed over or removed: not even a temp
+        // file that failed.
+        return match job.original {
+            Some(_) => Ok(Prepared::InPlace(
+                "its directory is append-only (chattr +a), where no file can be renamed over",
+            )),
+            None => Err(write_err(
+                job.display,
+                "its directory is append-only (chattr +a): a new file could neither be renamed into it nor \
+                 removed if its write failed",
+                &io::Error::from_raw_os_error(1),
+            )),
+        };
+    }
     let mode = if perms.is_some() { 0o600 } else { 0o666 };
     let (mut f, name) = match temps::create(job.dir, job.name, mode) {
         Ok(t) => t,
@@ -472,6 +487,9 @@ fn prepare<'a>(
     tmp.lost = owner_lost;
     match attrs {
         Some(want) => tmp.lost.extend(meta::apply_permitted(&f, want)),
+        // A new file keeps what its directory gives any new file (the
+        // access ACL of a default ACL, inherited flags).
+        None if job.original.is_none() => {}
         None => {
             if meta::apply(&f, &extras).is_err() {
                 return Ok(Prepared::InPlace(
@@ -505,6 +523,13 @@ struct InPlace<'a> {
     record: Option<Record>,
     /// The target may hold other bytes than the original.
     dirty: bool,
+    /// The original's permission bits and capability set, which the kernel
+    /// takes off a file written to (set-id bits for a writer without
+    /// `CAP_FSETID`).
+    mode: Option<u32>,
+    cap: Option<Vec<u8>>,
+    /// What could not be put back after the write, for the warnings.
+    lost: Vec<String>,
 }
 
 impl<'a> InPlace<'a> {
@@ -540,13 +565,50 @@ impl<'a> InPlace<'a> {
                     &e,
                 )
             })?;
+        let cap = meta::capability(&file);
         Ok(InPlace {
             file,
             original: o.bytes,
             durable,
             record: Some(record),
             dirty: false,
+            mode: m.mode,
+            cap,
+            lost: Vec::new(),
         })
+    }
+
+    /// Puts back the capability set and set-id bits the write took off,
+    /// where this process may; what it may not (a capability, for an
+    /// unprivileged writer; set-id bits, for one not the owner).
+    fn reinstate(&self) -> Vec<String> {
+        let mut lost = Vec::new();
+        if let Some(cap) = &self.cap {
+            if meta::capability(&self.file).as_ref() != Some(cap)
+                && meta::set_capability(&self.file, cap).is_err()
+            {
+                lost.push("security.capability".to_string());
+            }
+        }
+        let Some(mode) = self.mode.filter(|m| m & 0o6000 != 0) else {
+            return lost;
+        };
+        let now = || {
+            Dir::meta_of_file(&self.file)
+                .ok()
+                .and_then(|m| m.mode)
+                .unwrap_or(0)
+        };
+        if now() != mode {
+            let _ = Dir::set_mode(&self.file, mode);
+            let gone = mode & !now();
+            for (bit, name) in [(0o4000, "set-user-id bit"), (0o2000, "set-group-id bit")] {
+                if gone & bit != 0 {
+                    lost.push(name.to_string());
+                }
+            }
+        }
+        lost
     }
 
     /// Writes `content` over the file and cuts it to length.
@@ -557,6 +619,7 @@ impl<'a> InPlace<'a> {
         write_all_vectored(&mut self.file, content)?;
         let len: usize = content.iter().map(|s| s.len()).sum();
         self.file.set_len(len as u64)?;
+        self.lost = self.reinstate();
         if self.durable {
             check_fault(Step::Fsync)?;
             self.file.sync_all()?;
@@ -570,6 +633,7 @@ impl<'a> InPlace<'a> {
         self.file.seek(io::SeekFrom::Start(0))?;
         write_all_vectored(&mut self.file, &[self.original])?;
         self.file.set_len(self.original.len() as u64)?;
+        let _ = self.reinstate();
         if self.durable {
             self.file.sync_all()?;
         }
@@ -837,7 +901,7 @@ fn steps<'a>(
 ) -> Result<(Committed, Kept<'a>), CommitError> {
     let all: Vec<&WriteJob<'_>> = jobs.iter().chain(removed).collect();
     let mut done = rename_all(jobs, &mut temps, &guards, durable)?;
-    let lost = lost_attributes(jobs, &temps);
+    let mut lost = lost_attributes(jobs, &temps);
     let mut kept = Kept {
         writes: (0..jobs.len()).map(|_| None).collect(),
         deletes: (0..removed.len()).map(|_| None).collect(),
@@ -866,6 +930,9 @@ fn steps<'a>(
             } => kept.writes[i] = set_aside(jobs[i].dir, temp, guards[i].take()),
             Done::Renamed { .. } => {}
             Done::Written(w) => {
+                if !w.lost.is_empty() {
+                    lost.push(printer::attributes_lost(jobs[i].display, &w.lost));
+                }
                 w.finish();
                 #[cfg(unix)]
                 hold(&mut kept.held, guards[i].take().map(|(f, _)| f));

@@ -265,6 +265,20 @@ mod imp {
             &self.path
         }
 
+        /// Whether the directory is append-only (`chattr +a`): names may be
+        /// added to it, none renamed over or removed.
+        pub(crate) fn append_only(&self) -> bool {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            {
+                rustix::fs::ioctl_getflags(&self.fd)
+                    .is_ok_and(|f| f.contains(rustix::fs::IFlags::APPEND))
+            }
+            #[cfg(not(any(target_os = "linux", target_os = "android")))]
+            {
+                false
+            }
+        }
+
         /// A second handle on the same open directory (`dup`), so that a
         /// caller can own it without reopening anything by path.
         pub(crate) fn try_clone(&self) -> io::Result<Dir> {
@@ -820,6 +834,9 @@ mod imp {
             Ok(Dir {
                 path: self.path.clone(),
             })
+        }
+        pub(crate) fn append_only(&self) -> bool {
+            false
         }
         /// No `openat2` here: the caller always walks.
         pub(crate) fn open_beneath(&self, _rel: &Path) -> io::Result<Dir> {

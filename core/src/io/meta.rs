@@ -133,6 +133,39 @@ fn get_xattr(file: &File, name: &CString) -> rustix::io::Result<Vec<u8>> {
     }
 }
 
+/// The name of a file's capability set (`setcap`).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const CAPABILITY: &std::ffi::CStr = c"security.capability";
+
+/// `file`'s capability set (`setcap`), if it has one. The kernel takes it
+/// off any file written to, so a write in place reads it first and puts it
+/// back after ([`set_capability`]).
+pub(crate) fn capability(file: &File) -> Option<Vec<u8>> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        get_xattr(file, &CAPABILITY.to_owned()).ok()
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = file;
+        None
+    }
+}
+
+/// Gives `file` the capability set `value` (only a privileged process may).
+pub(crate) fn set_capability(file: &File, value: &[u8]) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        rustix::fs::fsetxattr(file, CAPABILITY, value, rustix::fs::XattrFlags::empty())?;
+        Ok(())
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = (file, value);
+        Err(io::ErrorKind::Unsupported.into())
+    }
+}
+
 /// Puts `extras` on `file` (a new temp file that will replace the
 /// original). Any attribute or flag that cannot be set is an error: the
 /// caller then keeps the original inode instead of losing it.

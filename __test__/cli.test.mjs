@@ -360,6 +360,21 @@ test('a git diff is read from the top of its work tree whatever the root: a root
   assert.equal(below.status, 2, below.stderr)
   assert.match(below.stderr, /run call apply_patch from the top/)
   assert.equal(read(pkg, 'src/x.txt').toString(), 'hello\n')
+  // Whatever field carries the diff (Codex's own `input`, `text`, the request as one string), and behind a BOM:
+  // each was applied from here, to pkg/src/src/x.txt or the like, with the paths read from the wrong directory.
+  fs.mkdirSync(path.join(pkg, 'src/src'))
+  fs.writeFileSync(path.join(pkg, 'src/src/x.txt'), 'hello\n')
+  const spellings = [{ input: diff }, { text: diff }, diff, { patch: '\uFEFF' + diff }]
+  for (const request of spellings) {
+    const r = cli(['call', 'apply_patch'], { cwd: path.join(pkg, 'src'), input: JSON.stringify(request) })
+    assert.equal(r.status, 2, `${JSON.stringify(request).slice(0, 20)}: ${r.stdout}${r.stderr}`)
+    assert.match(r.stderr, /run call apply_patch from the top/)
+  }
+  const bom = cli(['apply-patch'], { cwd: path.join(pkg, 'src'), input: '\uFEFF' + diff })
+  assert.equal(bom.status, 2, bom.stdout + bom.stderr)
+  assert.equal(read(pkg, 'src/src/x.txt').toString(), 'hello\n')
+  assert.equal(read(pkg, 'src/x.txt').toString(), 'hello\n')
+  fs.rmSync(path.join(pkg, 'src/src'), { recursive: true })
   const top = cli(['call', 'apply_patch', '--root', mono], { cwd: pkg, input })
   assert.equal(top.status, 0, top.stderr)
   assert.equal(read(pkg, 'src/x.txt').toString(), 'HELLO\n')
@@ -475,6 +490,29 @@ test('stdin is read up to a limit: a larger or endless stdin is refused (exit 2)
   assert.equal(s.error, undefined, 'the CLI must not read an endless stdin until the timeout')
   assert.equal(s.status, 2, s.stderr)
   assert.equal(read(dir, 'f.txt').toString(), 'alpha\ngamma\n')
+  // A named file under the same limit: a large one, and an endless pipe (`<(yes)`), which the CLI read until it died.
+  fs.writeFileSync(path.join(dir, 'big.txt'), 'gamma' + ' '.repeat(5000))
+  const named = cli(['patch', 'f.txt', '--search-file', 'big.txt', '--replace', 'x', '--root', dir], { cwd: dir, env })
+  assert.equal(named.status, 2, named.stderr)
+  assert.match(named.stderr, /--search-file big\.txt holds more than 4096 bytes/)
+  for (const args of [['patch', 'f.txt', '--search', 'gamma', '--replace-file', '/dev/stdin'], ['apply-patch', '/dev/stdin']]) {
+    const e = spawnSync('sh', ['-c', `yes 0123456789 | "${process.execPath}" "${BIN}" ${args.join(' ')} --root "${dir}"`], {
+      cwd: dir,
+      env: { ...env, PATCH_FILE_CLI_MAX_STDIN_BYTES: String(1 << 20) },
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
+    assert.equal(e.error, undefined, `${args[0]}: the CLI must not read an endless file until the timeout`)
+    assert.equal(e.status, 2, e.stderr)
+    assert.match(e.stderr, /holds more than 1048576 bytes/)
+  }
+  assert.equal(read(dir, 'f.txt').toString(), 'alpha\ngamma\n')
+  // The limit itself must be a number of bytes: `-1` refused every stdin, `abc` was the default unsaid.
+  for (const bad of ['-1', 'abc', '0']) {
+    const b = cli(['read', 'f.txt', '--root', dir], { cwd: dir, env: { ...env, PATCH_FILE_CLI_MAX_STDIN_BYTES: bad } })
+    assert.equal(b.status, 2, bad)
+    assert.match(b.stderr, /PATCH_FILE_CLI_MAX_STDIN_BYTES must be a whole number of bytes/)
+  }
 })
 
 test('a near miss shows the closest current text and the --match flag to use; --match applies it; a mistyped option gets the nearest one', () => {

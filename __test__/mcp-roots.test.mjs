@@ -147,6 +147,20 @@ test('two roots: each path runs in the root it lies beneath, each root its own j
     assert.equal(u.workspace_root, b)
     assert.equal(fs.existsSync(path.join(b, 'new.txt')), false, "undo acted in b, the current root: it undid b's newest, the creation of new.txt")
     assert.equal(read(path.join(a, 'only-a.txt')), 'a2\n')
+    assert.equal((await c.call('read_file', { file_path: path.join(a, 'only-a.txt') })).ok, true)
+    // One operation as structure is routed by its path as well: it ran in the last root used, so an
+    // ambiguous path was edited there, a file of b's was created in a, and b's absolute path was outside.
+    const op = (o) => c.call('apply_patch', { operation: o })
+    const opAmb = await op({ type: 'update_file', path: 'both.txt', diff: '@@\n-A2\n+A3\n' })
+    assert.equal(opAmb.code, 'INVALID_INPUT', JSON.stringify(opAmb))
+    assert.equal(read(path.join(a, 'both.txt')), 'A2\n')
+    const opNone = await op({ type: 'create_file', path: 'made.txt', diff: '+m\n' })
+    assert.equal(opNone.code, 'INVALID_INPUT', JSON.stringify(opNone))
+    assert.equal(fs.existsSync(path.join(a, 'made.txt')), false)
+    const opB = await op({ type: 'update_file', path: path.join(b, 'only-b.txt'), diff: '@@\n-b2\n+b3\n' })
+    assert.equal(opB.ok, true, JSON.stringify(opB))
+    assert.equal(read(path.join(b, 'only-b.txt')), 'b3\n')
+    assert.equal(read(path.join(a, 'only-a.txt')), 'a2\n')
   } finally {
     await c.client.close()
   }
@@ -300,6 +314,7 @@ test('pathsOf reads the paths of every tool shape', () => {
   assert.deepEqual(pathsOf({ patch: '--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/new.c\n' }), ['x.c', 'x.c', 'new.c'])
   assert.deepEqual(pathsOf({ blockContent: 'src/a.ts\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n' }), ['src/a.ts'])
   assert.deepEqual(pathsOf({ id: '3' }), [])
+  assert.deepEqual(pathsOf({ operation: { type: 'update_file', path: 'u.txt', diff: '', move_to: 'm.txt' } }, 'apply_patch'), ['u.txt', 'm.txt'])
   // Shapes a reading by lines once missed: a rename-only git diff, a block's
   // name above its fence, the `text` alias; a hunk line removing `-- x` is no header.
   assert.deepEqual(pathsOf({ patch: 'diff --git a/README.md b/docs/README.md\nsimilarity index 100%\nrename from README.md\nrename to docs/README.md\n' }, 'apply_patch'), ['README.md', 'docs/README.md', 'README.md', 'docs/README.md'])

@@ -422,15 +422,23 @@ async function runJson(tool, root) {
     process.stdout.write(JSON.stringify(result) + '\n')
     return EXIT.USAGE
   }
-  if (tool.name === 'apply_patch' && typeof input?.patch === 'string' && isGitDiff(input.patch)) gitDiffHere(`call ${tool.name}`, root)
+  if (tool.name === 'apply_patch' && patchTexts(input).some(isGitDiff)) gitDiffHere(`call ${tool.name}`, root)
   const result = await engine.run(tool, input, cliOptions(root))
   process.stdout.write(JSON.stringify(result) + '\n')
   return exitCodeFor(result)
 }
 
-/** Whether a patch is a git diff (`diff --git`), not a Codex patch. */
+/** Every text of an apply_patch request the engine may read as its patch: the request itself, or a field that carries one. */
+function patchTexts(input) {
+  if (typeof input === 'string') return [input]
+  if (input === null || typeof input !== 'object') return []
+  return ['patch', 'input', 'text', 'diff'].map((k) => input[k]).filter((t) => typeof t === 'string')
+}
+
+/** Whether a patch is a git diff (`diff --git`), not a Codex patch (a BOM read past, as the engine does). */
 function isGitDiff(text) {
-  return !/^\s*\*\*\* Begin Patch/.test(text) && /^diff --git /m.test(text)
+  const t = text.replace(/^\uFEFF/, '')
+  return !/^\s*\*\*\* Begin Patch/.test(t) && /^diff --git /m.test(t)
 }
 
 /**
@@ -488,7 +496,7 @@ function readStdin() {
 async function readTextFile(file, flag) {
   let bytes
   try {
-    bytes = file === '-' ? await readStdin() : fs.readFileSync(file)
+    bytes = file === '-' ? await readStdin() : await readCapped(file, flag)
   } catch (err) {
     if (err instanceof UsageError) throw err
     const e = new Error(`cannot read ${flag} ${file}: ${err.code || err.message}`)
@@ -498,6 +506,23 @@ async function readTextFile(file, flag) {
   const text = utf8(bytes)
   if (text === null) throw new UsageError(`${flag} ${file} is not valid UTF-8 text`)
   return text
+}
+
+/**
+ * The bytes of `file` (a regular file, or a pipe such as `<(cmd)`), read up to
+ * the stdin limit: more is a usage error, not a process that grows until it dies.
+ */
+async function readCapped(file, flag) {
+  const parts = []
+  let size = 0
+  for await (const chunk of fs.createReadStream(file)) {
+    size += chunk.length
+    if (size > MAX_STDIN_BYTES) {
+      throw new UsageError(`${flag} ${file} holds more than ${MAX_STDIN_BYTES} bytes (the limit, PATCH_FILE_CLI_MAX_STDIN_BYTES); nothing was run`)
+    }
+    parts.push(chunk)
+  }
+  return Buffer.concat(parts)
 }
 
 /** `bytes` as text, exactly (a BOM kept), or null when they are not valid UTF-8: never U+FFFD for a bad byte. */
@@ -880,6 +905,10 @@ function checkEnv(env = process.env) {
   const journal = 'PATCH_FILE_JOURNAL'
   if (set(journal) && !/^(off|false|0|no|on|true|1|yes)$/i.test(env[journal]) && !path.isAbsolute(env[journal])) {
     throw new UsageError(`${journal} must be off, on or an absolute directory, not ${JSON.stringify(env[journal].slice(0, 64))}`)
+  }
+  const stdin = 'PATCH_FILE_CLI_MAX_STDIN_BYTES'
+  if (set(stdin) && !/^\s*[1-9]\d*\s*$/.test(env[stdin])) {
+    throw new UsageError(`${stdin} must be a whole number of bytes, at least 1, not ${JSON.stringify(env[stdin].slice(0, 64))}`)
   }
   for (const name of ['PATCH_FILE_MCP_MAX_MESSAGE_BYTES', 'PATCH_FILE_MCP_MAX_RESULT_BYTES']) {
     if (!set(name)) continue

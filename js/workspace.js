@@ -135,6 +135,11 @@ function pathsOf(args, tool) {
   try {
     fields(args)
     if (Array.isArray(args.files)) args.files.forEach(fields)
+    // One operation as structure (OpenAI's apply_patch): its path and move target.
+    const op = args.operation
+    if (op !== null && typeof op === 'object') {
+      for (const k of ['path', 'move_to', 'moveTo']) if (typeof op[k] === 'string' && op[k] !== '') out.push(op[k])
+    }
     const blocks = tool === 'edit_block' || tool === 'edit_blocks' || tool === 'apply_edit_blocks'
     for (const k of blocks ? [] : PATCH_KEYS) if (typeof args[k] === 'string') patchPaths(args[k], out)
     for (const k of BLOCK_KEYS) {
@@ -147,9 +152,10 @@ function pathsOf(args, tool) {
   return out
 }
 
-/** Whether a call of `tool` carries a text whose files its own headers name (a patch, blocks). */
+/** Whether a call of `tool` carries a text whose files its own headers name (a patch, blocks), or an operation naming one. */
 function carriesText(args) {
-  return args !== null && typeof args === 'object' && [...PATCH_KEYS, ...BLOCK_KEYS].some((k) => typeof args[k] === 'string')
+  if (args === null || typeof args !== 'object') return false
+  return [...PATCH_KEYS, ...BLOCK_KEYS].some((k) => typeof args[k] === 'string') || (args.operation !== null && typeof args.operation === 'object')
 }
 
 /**

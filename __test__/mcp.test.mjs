@@ -874,10 +874,40 @@ test('answers name the tools the server lists and its configuration, not the Jav
   assert.match(editor, /str_replace_based_edit_tool view with a view_range/)
   assert.doesNotMatch(editor, /read_file/)
   assert.doesNotMatch(tooLargeResult({ ok: true }, 'over', new Set(['str_replace_based_edit_tool'])).message, /read_file/)
+  // A history that is too long wrote nothing (it said the call's changes were written): fewer entries, it says.
+  const history = tooLargeResult({ ok: true, transactions: [] }, 'over', all).message
+  assert.match(history, /wrote nothing.*smaller limit/)
+  assert.doesNotMatch(history, /changes are written/)
+  // Quoted paths and file text are the caller's: never rewritten (`readFile.js` became `read_file.js`); a quoted
+  // API name alone still is.
+  const quoted = {
+    ok: false,
+    message: '`readFile.js`: hunk 1 starting with `const data = readFile(q);` was not found; `applyDryRun.js` holds options.hardLinks: "keep"; use `readFile` or readFile',
+    warnings: ['`dir/options.hardLinks: "split"/a` kept; options.hardLinks: "split" would not'],
+  }
+  const q = mcpWords(quoted, all)
+  assert.equal(q.message, '`readFile.js`: hunk 1 starting with `const data = readFile(q);` was not found; `applyDryRun.js` holds PATCH_FILE_HARD_LINKS=keep in the server\'s environment; use `read_file` or read_file')
+  assert.equal(q.warnings[0], '`dir/options.hardLinks: "split"/a` kept; PATCH_FILE_HARD_LINKS=split in the server\'s environment would not')
   // The agent-SDK adapters' sets (forSet) name their tools, not the API's calls; settings are the developer's.
   const tools = require('../js/tools.js')
   const seen = tools.forSet(tools.DEFAULT_TOOLS).result({ ...dry, run_id: 'dr_x', warnings: ['use writeFile; options.hardLinks: "split"'] })
   assert.match(seen.diff_omitted, /send the call again without dry_run/)
   assert.equal(seen.warnings[0], 'use write_file; options.hardLinks: "split"')
   assert.equal('run_id' in seen, false)
+})
+
+test('every key of a call\'s arguments reaches the engine: a `__proto__` key is refused as unknown, not dropped (it carried a dry_run that was lost, and the file was written)', T, async () => {
+  const dir = tempDir()
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'a\n')
+  const s = rawServer({ args: ['--root', dir] })
+  await s.initialize()
+  // Sent as text: a JSON `__proto__` key is an own key of the parsed arguments, as a client sends it.
+  s.send('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"patch_file","arguments":{"file_path":"a.txt","search_block":"a","replace_block":"b","__proto__":{"dry_run":true}}}}')
+  const r = await s.response(7)
+  const result = JSON.parse(r.result.content[0].text)
+  assert.equal(result.code, 'INVALID_INPUT', JSON.stringify(result))
+  assert.match(result.message, /__proto__/)
+  assert.equal(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8'), 'a\n')
+  s.child.stdin.end()
+  assert.equal((await s.exit).code, 0)
 })

@@ -126,6 +126,8 @@ function tooLargeResult(result, detail, listed = null) {
     if (has('read_file')) ways.push('read_file with offset and limit (e.g. limit: 2000, then offset: next_offset)')
     if (has('str_replace_based_edit_tool')) ways.push('str_replace_based_edit_tool view with a view_range')
     message = `the text read is too large to return (${detail}). Read a part instead: ${ways.join(', or ')}.`
+  } else if (r.ok === true && Array.isArray(r.transactions)) {
+    message = `the history read wrote nothing, but is too large to return (${detail}). List fewer: history with a smaller limit, or with file_path.`
   } else if (r.ok === true && r.dry_run === true) {
     message = `the dry run wrote nothing, but its preview is too large to return (${detail}). Preview fewer edits or files at a time.`
   } else if (r.ok === true) {
@@ -285,7 +287,8 @@ async function serve({ root, version, given, tools: served = tools.select('defau
           const { text, fields } = describeIssues(r.error.issues, request)
           throw rpcError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${text}`, { fields })
         }
-        return handler(r.data, extra)
+        // (With the request as it came: the parse drops a key such as `__proto__`, which the engine refuses.)
+        return handler(r.data, extra, request)
       })
     }
   }
@@ -352,8 +355,10 @@ async function serve({ root, version, given, tools: served = tools.select('defau
     })
   }
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name, arguments: args } = request.params
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra, sent) => {
+    const { name } = request.params
+    // The arguments as sent: every key reaches the engine, which refuses an unknown one.
+    const args = sent.params.arguments
     const tool = byName.get(name)
     if (!tool) {
       const hint = tools.get(name) ? ` (${name} is not enabled: add it to --tools or PATCH_FILE_TOOLS)` : ''

@@ -23,18 +23,43 @@ const SETTINGS = [
   [/ bytes, options\.journal\.maxFileBytes\)/g, () => ' bytes)'],
 ]
 
+/**
+ * `text` with `say` applied to what lies outside its backquoted spans: those
+ * quote the caller's paths and file text (`readFile.js`, a line calling
+ * `writeFile(x)`), which no rewrite may touch. A span that is exactly one
+ * of `names` (`` `readFile` ``) names the API and goes through `say` too.
+ */
+function outsideQuotes(text, say, names) {
+  if (!text.includes('`')) return say(text)
+  return text
+    .split(/(`[^`\n]*`)/)
+    .map((part, i) => {
+      if (i % 2 === 0) return say(part)
+      return names.has(part.slice(1, -1)) ? say(part) : part
+    })
+    .join('')
+}
+
+const API_NAMES = new Set([...Object.keys(TOOL_OF), 'applyDryRun'])
+
 /** `text` naming the listed tools (`listed`: their names) for the JavaScript API's calls. */
 function sayTools(text, listed) {
   const applies = listed.has('apply_last_dry_run')
-  let out = text
-    .replace(/apply it with applyDryRun, or review/g, applies ? 'apply it with apply_last_dry_run, or review' : 'send the call again without dry_run to write it, or review')
-    .replace(/ for applyDryRun;/g, applies ? ' for apply_last_dry_run;' : ';')
-    .replace(/\bapplyDryRun\b/g, applies ? 'apply_last_dry_run' : 'the same call without dry_run')
-  for (const [api, tool] of Object.entries(TOOL_OF)) {
-    const said = listed.has(tool) ? tool : api === 'patchFile' ? SEARCH_REPLACE.find((t) => listed.has(t)) : undefined
-    if (said) out = out.replace(new RegExp(`\\b${api}\\b`, 'g'), said)
-  }
-  return out
+  return outsideQuotes(
+    text,
+    (part) => {
+      let out = part
+        .replace(/apply it with applyDryRun, or review/g, applies ? 'apply it with apply_last_dry_run, or review' : 'send the call again without dry_run to write it, or review')
+        .replace(/ for applyDryRun;/g, applies ? ' for apply_last_dry_run;' : ';')
+        .replace(/\bapplyDryRun\b/g, applies ? 'apply_last_dry_run' : 'the same call without dry_run')
+      for (const [api, tool] of Object.entries(TOOL_OF)) {
+        const said = listed.has(tool) ? tool : api === 'patchFile' ? SEARCH_REPLACE.find((t) => listed.has(t)) : undefined
+        if (said) out = out.replace(new RegExp(`\\b${api}\\b`, 'g'), said)
+      }
+      return out
+    },
+    API_NAMES,
+  )
 }
 
 /** The tools that replace a block of a file, for patchFile where patch_file is not listed (`filesystem`: edit_file). */
@@ -42,9 +67,15 @@ const SEARCH_REPLACE = ['edit_file', 'edit_block', 'str_replace_based_edit_tool'
 
 /** `text` naming the server's configuration for the JavaScript API's options. */
 function saySettings(text) {
-  let out = text
-  for (const [re, to] of SETTINGS) out = out.replace(re, to)
-  return out
+  return outsideQuotes(
+    text,
+    (part) => {
+      let out = part
+      for (const [re, to] of SETTINGS) out = out.replace(re, to)
+      return out
+    },
+    new Set(),
+  )
 }
 
 /** The keys whose text (or list of texts) is read by the model. */

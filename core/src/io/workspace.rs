@@ -234,6 +234,27 @@ impl Workspace {
 
     /// Splits an absolute path into components relative to the root, if it
     /// lies lexically beneath the root (as given or canonical).
+    /// The refusal of an absolute `user_path` (`p`) not written beneath the
+    /// root. One whose directory is, through a link outside the root, a
+    /// directory inside it (a shell's `$PWD` under a symlinked directory)
+    /// is not followed either, but the answer says so and names the file
+    /// as it can be sent: "resolves outside" would be false. (Resolved for
+    /// the message only; nothing is opened through it.)
+    fn absolute_outside(&self, user_path: &str, p: &Path) -> Failure {
+        let inside = (|| {
+            let dir = std::fs::canonicalize(p.parent()?).ok()?;
+            let rel = dir.strip_prefix(&self.canonical).ok()?;
+            Some(self.canonical.join(rel).join(p.file_name()?))
+        })();
+        match inside {
+            Some(real) => Failure::new(
+                ErrorCode::PATH_OUTSIDE_WORKSPACE,
+                printer::outside_through_link(user_path, &real.to_string_lossy()),
+            ),
+            None => outside(user_path),
+        }
+    }
+
     fn relative_to_root<'p>(&self, p: &'p Path) -> Option<&'p Path> {
         p.strip_prefix(&self.canonical)
             .ok()
@@ -264,7 +285,7 @@ impl Workspace {
             let p = strip_dots(p);
             match self.relative_to_root(&p) {
                 Some(r) => (r.to_path_buf(), Path::new("")),
-                None => return Err(outside(user_path)),
+                None => return Err(self.absolute_outside(user_path, &p)),
             }
         } else {
             (base.join(p), base)
@@ -749,6 +770,33 @@ mod tests {
             code(w.resolve("/etc/passwd", Intent::Existing)),
             ErrorCode::PATH_OUTSIDE_WORKSPACE
         );
+    }
+
+    /// An absolute path through a symlink outside the root to a directory
+    /// inside it (a symlinked `$PWD`) is refused, saying where it leads and
+    /// what to send instead, not that it "resolves outside".
+    #[test]
+    fn an_absolute_path_through_a_link_outside_names_the_file_to_send() {
+        let (t, w) = ws();
+        let root = std::fs::canonicalize(t.path().join("root")).unwrap();
+        symlink(&root, t.path().join("alias")).unwrap();
+        let via = t.path().join("alias").join("a.txt");
+        let f = w
+            .resolve(via.to_str().unwrap(), Intent::Existing)
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(f.code, ErrorCode::PATH_OUTSIDE_WORKSPACE);
+        let want = format!("send `{}`", root.join("a.txt").display());
+        assert!(f.message.contains(&want), "{}", f.message);
+        assert!(!f.message.contains("resolves outside"), "{}", f.message);
+        let f = w
+            .resolve(
+                t.path().join("outside.txt").to_str().unwrap(),
+                Intent::Existing,
+            )
+            .map(|_| ())
+            .unwrap_err();
+        assert!(f.message.contains("resolves outside"), "{}", f.message);
     }
 
     #[test]

@@ -17,6 +17,15 @@ pub(crate) fn outside_workspace(path: &str) -> String {
     )
 }
 
+/// The absolute `path` reaches the file `real` inside the workspace root
+/// through a link outside it.
+pub(crate) fn outside_through_link(path: &str, real: &str) -> String {
+    format!(
+        "`{path}` reaches `{real}` through a symlink outside the workspace root, which is not followed; send \
+         `{real}` (or the path relative to the root)"
+    )
+}
+
 /// Resolving `path` failed at a step (`what`) with `e`.
 pub(crate) fn path_unreadable(path: &str, what: &str, e: &Error) -> String {
     format!("cannot read `{path}`: {what}: {e}")

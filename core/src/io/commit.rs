@@ -1342,28 +1342,26 @@ const UNLOCKED_TEMP_GRACE: Duration = Duration::from_secs(2);
 /// name, this user's regular file), never a user's file that merely looks
 /// like one. One nobody holds locked is removed once it is a couple of
 /// seconds old; on a file system without `flock`, one older than
-/// `min_age`. The temp names of intents left in place (`pending`) are never
-/// removed. Called opportunistically; errors are ignored. Whether it
+/// `min_age`. A temp name an intent kept names is never removed (it may
+/// hold an original to put back). Called opportunistically; errors are
+/// ignored. Whether it
 /// left an unlocked one for being too young (a writer killed a moment
 /// ago): the next sweep should look again.
-pub(crate) fn clean_stale_temps(dir: &Dir, min_age: Duration, pending: &intents::Pending) -> bool {
+pub(crate) fn clean_stale_temps(dir: &Dir, min_age: Duration) -> bool {
+    if check_fault(Step::Sweep).is_err() {
+        return false;
+    }
     let Ok(names) = dir.entries() else {
         return false;
-    };
-    let here = match pending.is_empty() {
-        true => None,
-        false => match dir.meta() {
-            Ok(m) => Some((m.dev, m.ino)),
-            Err(_) => return false,
-        },
     };
     let mut young = false;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as i128)
         .unwrap_or(0);
+    let mut stale = Vec::new();
     for n in names {
-        if !crate::io::dir::is_temp_name(&n) || here.is_some_and(|d| pending.holds(d, &n)) {
+        if !crate::io::dir::is_temp_name(&n) {
             continue;
         }
         let Ok(Some((f, m))) = dir.open_current(&n) else {
@@ -1373,7 +1371,7 @@ pub(crate) fn clean_stale_temps(dir: &Dir, min_age: Duration, pending: &intents:
             continue;
         }
         let age = now - m.mtime_ns;
-        let stale = match Dir::try_lock(&f) {
+        let old = match Dir::try_lock(&f) {
             Some(unlocked) => {
                 let old = age > UNLOCKED_TEMP_GRACE.as_nanos() as i128;
                 young |= unlocked && !old;
@@ -1381,7 +1379,18 @@ pub(crate) fn clean_stale_temps(dir: &Dir, min_age: Duration, pending: &intents:
             }
             None => age > min_age.as_nanos() as i128,
         };
-        if stale {
+        if old {
+            stale.push(n);
+        }
+    }
+    if stale.is_empty() {
+        return young;
+    }
+    // Read now, after the listing: a batch that set an original aside
+    // under one of these names, then died, kept its intent first.
+    let (pending, here) = (intents::pending(), dir.meta().map(|m| (m.dev, m.ino)));
+    for n in stale {
+        if here.as_ref().is_ok_and(|d| !pending.holds(*d, &n)) {
             let _ = dir.unlink(&n);
         }
     }

@@ -57,6 +57,8 @@ pub enum Step {
     DirFsync,
     /// Putting an original back during a rollback.
     Restore,
+    /// A sweep of stale temp files, before it lists the directory.
+    Sweep,
 }
 
 /// Fault injection for tests: `arm(step, n)` makes the `n`-th (0-based) call
@@ -434,6 +436,13 @@ mod imp {
         /// `to` is absent, made just before, is all there is.
         pub(crate) fn rename_noreplace(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
             check_fault(Step::Rename)?;
+            self.rename_unhooked(from, to)
+        }
+
+        /// [`Dir::rename_noreplace`] without its fault hook: a rename of the
+        /// engine's own state (an intent taking its name), not a step of a
+        /// commit, which the hooks count.
+        pub(crate) fn rename_unhooked(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
             #[cfg(any(target_os = "linux", target_os = "android"))]
             {
                 use rustix::io::Errno;
@@ -916,6 +925,9 @@ mod imp {
         /// no-replace rename in the portable fallback).
         pub(crate) fn rename_noreplace(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
             check_fault(Step::Rename)?;
+            self.rename_unhooked(from, to)
+        }
+        pub(crate) fn rename_unhooked(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
             std::fs::rename(self.path.join(from), self.path.join(to))
         }
         pub fn open_current(&self, name: &OsStr) -> io::Result<Option<(File, Meta)>> {

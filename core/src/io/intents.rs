@@ -36,8 +36,10 @@
 //! leaves, and the killed call never answered. The intent then goes, and
 //! the call's result says what was put back (a warning). A file the intent
 //! names that another process holds locked (an edit of it in progress)
-//! keeps the intent for the next call, and a sweep of stale temp files
-//! leaves the temp names of every intent kept (see [`Pending`]). Where the state directory's file
+//! keeps the intent for the next call. A sweep of stale temp files leaves
+//! the temp names of every intent kept ([`pending`], read when it is about
+//! to remove one). An intent is written under a name of its own and named
+//! only once locked and whole ([`begin`]). Where the state directory's file
 //! system has no `flock`, an intent is taken for a dead writer's only once
 //! it is 15 minutes old (as stale temp files are).
 //!
@@ -68,8 +70,15 @@ const MAX_INTENT: u64 = 64 << 20;
 /// Age past which an intent is taken for its dead writer's where the file
 /// system has no locks to tell.
 const UNLOCKED_AGE: Duration = Duration::from_secs(15 * 60);
-/// How long putting a file back waits for a lock on it.
+/// How long putting a file back waits for a lock on it (and a new intent
+/// for its own, which a recovery looking at it may hold a moment).
 const LOCK_WAIT: Duration = Duration::from_millis(200);
+/// The suffix of an intent being written, before it takes its name.
+const UNNAMED: &str = ".new";
+/// Age past which an unnamed intent nobody holds is a dead writer's, which
+/// died before its commit's first rename (younger, its writer may not have
+/// locked it yet).
+const UNNAMED_AGE: Duration = Duration::from_secs(60);
 
 /// An inode as a commit left it.
 #[derive(Serialize, Deserialize, Clone, PartialEq, Eq, Debug)]
@@ -149,8 +158,8 @@ pub(crate) struct Planned<'a> {
 pub(crate) struct Intent {
     dir: Private,
     name: OsString,
-    /// Holds the lock while the writer lives.
-    lock: File,
+    /// Holds the lock while the writer lives (only held, never read).
+    _lock: File,
     durable: bool,
 }
 
@@ -168,18 +177,55 @@ fn os(b: Vec<u8>) -> OsString {
 
 /// Writes (and, when `durable`, flushes) the intent of a commit about to
 /// take `steps`, locked until it is finished or dropped.
+///
+/// It is made under a name of its own (`<id>.new`) and takes its final
+/// name only once locked and whole: a recovery that lists the directory
+/// never sees an intent its live writer does not hold yet (it would have
+/// taken it for a dead writer's, torn, and removed it; the commit then
+/// went on with no intent at all).
 pub(crate) fn begin(steps: &[Planned<'_>], durable: bool) -> io::Result<Intent> {
     let dir = Private::state(true)?.subdir(OsStr::new(SUBDIR), true)?;
-    let name = OsString::from(hex(&crate::io::temps::random8()));
-    let mut file = dir.create_new(&name)?;
+    let id = hex(&crate::io::temps::random8());
+    let name = OsString::from(&id);
+    let unnamed = OsString::from(format!("{id}{UNNAMED}"));
+    let mut file = dir.create_new(&unnamed)?;
     let own = Dir::meta_of_file(&file)?;
-    let mut intent = Intent {
+    let lock = file.try_clone()?;
+    let written = (|| {
+        if !Dir::lock_exclusive(&lock, LOCK_WAIT)? {
+            return Err(io::Error::from(io::ErrorKind::WouldBlock));
+        }
+        let header = Header {
+            own: (own.dev, own.ino),
+            entries: entries(steps)?,
+        };
+        let mut out = MAGIC.to_vec();
+        serde_json::to_writer(&mut out, &header).map_err(io::Error::other)?;
+        file.write_all(&out)?;
+        if durable {
+            file.sync_all()?;
+        }
+        dir.dir().rename_unhooked(&unnamed, &name)?;
+        if durable {
+            dir.dir().sync()?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = written {
+        let _ = dir.remove_own(&unnamed);
+        let _ = dir.remove_own(&name);
+        return Err(e);
+    }
+    Ok(Intent {
         dir,
         name,
-        lock: file.try_clone()?,
+        _lock: lock,
         durable,
-    };
-    let _ = Dir::lock_exclusive(&intent.lock, Duration::ZERO);
+    })
+}
+
+/// The intent's entries for `steps`.
+fn entries(steps: &[Planned<'_>]) -> io::Result<Vec<Entry>> {
     let mut entries = Vec::with_capacity(steps.len());
     for s in steps {
         let d = s.dir.meta()?;
@@ -201,24 +247,7 @@ pub(crate) fn begin(steps: &[Planned<'_>], durable: bool) -> io::Result<Intent> 
             what,
         });
     }
-    let header = Header {
-        own: (own.dev, own.ino),
-        entries,
-    };
-    let mut out = MAGIC.to_vec();
-    serde_json::to_writer(&mut out, &header).map_err(io::Error::other)?;
-    let written = file.write_all(&out).and_then(|()| {
-        if durable {
-            file.sync_all()?;
-            intent.dir.dir().sync()?;
-        }
-        Ok(())
-    });
-    if let Err(e) = written {
-        intent.remove();
-        return Err(e);
-    }
-    Ok(intent)
+    Ok(entries)
 }
 
 impl Intent {
@@ -248,83 +277,88 @@ enum Undoing {
     Busy,
 }
 
-/// What [`recover`] did and left.
-#[derive(Default)]
-pub(crate) struct Recovered {
-    /// What the caller's result should say.
-    pub(crate) notes: Vec<String>,
-    /// The temp names of the intents left in place.
-    pub(crate) pending: Pending,
-}
-
-/// The temp names of intents left in place — their writer alive, a file
-/// of theirs held by another process, or no lock to tell — by directory
-/// (device, inode). A sweep of stale temp files must leave these: some
-/// hold the originals the intent puts back, unlocked once their writer
-/// died, and on a file system without locks old enough to look stale.
+/// The temp names the intents kept now name, by directory (device,
+/// inode): whatever their writers' state (alive, dead and not yet put back
+/// because a file of theirs is held, or no lock to tell). A sweep of stale
+/// temp files must leave these: some hold originals an intent puts back,
+/// unlocked once their writer died, and (an original's modification time)
+/// old enough to look stale.
 #[derive(Default)]
 pub(crate) struct Pending(Vec<(u64, u64, OsString)>);
 
 impl Pending {
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// Whether `name` in the directory `(dev, ino)` is a kept temp name.
+    /// Whether `name` in the directory `(dev, ino)` is a pending temp name.
     pub(crate) fn holds(&self, dir: (u64, u64), name: &OsStr) -> bool {
         self.0
             .iter()
             .any(|(dev, ino, n)| (*dev, *ino) == dir && n == name)
     }
-
-    fn keep(&mut self, header: &Header) {
-        let temps = header.entries.iter().filter_map(|e| {
-            let temp = unhex(&e.temp)?;
-            Some((e.dev, e.ino, os(temp)))
-        });
-        self.0.extend(temps);
-    }
 }
 
-/// Undoes the commits whose writers died (see the module docs). Errors
-/// mean only that nothing was done, and are not the call's.
-pub(crate) fn recover() -> Recovered {
-    let mut out = Recovered::default();
-    let Some(p) = crate::io::state::state_path() else {
+/// The temp names of every intent kept now (read when a sweep is about to
+/// remove a temp file, so that an intent kept since the sweep began counts).
+pub(crate) fn pending() -> Pending {
+    let mut out = Pending::default();
+    let Some(dir) = intents_dir() else {
         return out;
     };
-    // The common case, nothing kept, costs one directory read by path.
-    let any = std::fs::read_dir(p.join(SUBDIR)).is_ok_and(|mut it| it.next().is_some());
-    if !any {
-        return out;
-    }
-    let Ok(dir) = Private::state(false).and_then(|s| s.subdir(OsStr::new(SUBDIR), false)) else {
-        return out;
-    };
-    let Ok(names) = dir.dir().entries() else {
-        return out;
-    };
-    for n in &names {
-        if let Some(note) = recover_one(&dir, n, &mut out.pending) {
-            out.notes.push(note);
+    for n in dir.dir().entries().unwrap_or_default() {
+        let Ok(Some((mut f, meta))) = dir.open_read(&n) else {
+            continue;
+        };
+        if let Some(h) = read(&mut f).filter(|h| h.own == (meta.dev, meta.ino)) {
+            let temps = h.entries.iter().filter_map(|e| {
+                let temp = unhex(&e.temp)?;
+                Some((e.dev, e.ino, os(temp)))
+            });
+            out.0.extend(temps);
         }
     }
     out
 }
 
-/// Undoes the intent `name` if its writer is gone, the note to give; an
-/// intent left in place has its temp names put in `pending`.
-fn recover_one(dir: &Private, name: &OsStr, pending: &mut Pending) -> Option<String> {
+/// The intents directory, if it exists and holds anything (the common
+/// case, nothing kept, costs one directory read by path).
+fn intents_dir() -> Option<Private> {
+    let p = crate::io::state::state_path()?;
+    let any = std::fs::read_dir(p.join(SUBDIR)).is_ok_and(|mut it| it.next().is_some());
+    if !any {
+        return None;
+    }
+    Private::state(false)
+        .and_then(|s| s.subdir(OsStr::new(SUBDIR), false))
+        .ok()
+}
+
+/// Undoes the commits whose writers died (see the module docs). Returns
+/// what the caller's result should say; errors mean only that nothing was
+/// done, and are not the call's.
+pub(crate) fn recover() -> Vec<String> {
+    let Some(dir) = intents_dir() else {
+        return Vec::new();
+    };
+    let Ok(names) = dir.dir().entries() else {
+        return Vec::new();
+    };
+    names.iter().filter_map(|n| recover_one(&dir, n)).collect()
+}
+
+/// Undoes the intent `name` if its writer is gone; the note to give.
+fn recover_one(dir: &Private, name: &OsStr) -> Option<String> {
     let (mut f, meta) = dir.open_read(name).ok()??;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128);
-    if !writer_gone(Dir::try_lock(&f), now - meta.mtime_ns) {
-        // (Being written, it may not parse yet: then nothing of it has
-        // been renamed, and its writer holds its temp files locked.)
-        if let Some(h) = read(&mut f).filter(|h| h.own == (meta.dev, meta.ino)) {
-            pending.keep(&h);
+    let age = now - meta.mtime_ns;
+    if name_bytes(name).ends_with(UNNAMED.as_bytes()) {
+        // Its writer died before naming it, so before its first rename:
+        // nothing of it was done.
+        if Dir::try_lock(&f) == Some(true) && age > UNNAMED_AGE.as_nanos() as i128 {
+            let _ = dir.remove_own(name);
         }
+        return None;
+    }
+    if !writer_gone(Dir::try_lock(&f), age) {
         return None;
     }
     // Still the intent at that name (not removed by its writer between
@@ -334,8 +368,8 @@ fn recover_one(dir: &Private, name: &OsStr, pending: &mut Pending) -> Option<Str
         return None;
     }
     let Some(header) = read(&mut f).filter(|h| h.own == (meta.dev, meta.ino)) else {
-        // Torn before its first rename, or not written here: nothing of
-        // it was done.
+        // Not whole (a power loss of a commit that was not durable), or
+        // not written here: nothing of it is known to have been done.
         let _ = dir.remove_own(name);
         return None;
     };
@@ -345,10 +379,7 @@ fn recover_one(dir: &Private, name: &OsStr, pending: &mut Pending) -> Option<Str
             Undoing::PutBack(p) => put.push(p),
             Undoing::Left(p) => left.push(p),
             Undoing::NotTaken => {}
-            Undoing::Busy => {
-                pending.keep(&header);
-                return None;
-            }
+            Undoing::Busy => return None,
         }
     }
     let _ = dir.remove_own(name);
@@ -466,6 +497,42 @@ fn remove_if(d: &Dir, name: &OsStr, id: &Inode) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An intent under its unnamed name may be a live writer's that has not
+    /// locked it yet: left while young, removed once old and free. (A
+    /// recovery that took it for a dead writer's, torn, removed it; the
+    /// writer then committed with no intent.) A named one that nobody holds
+    /// and that does not parse is removed at once: intents are named only
+    /// whole.
+    #[cfg(unix)]
+    #[test]
+    fn an_unnamed_intent_is_left_to_its_writer_until_it_is_old() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("intents");
+        let dir = Private::open(&path, true).unwrap();
+        let unnamed = OsString::from(format!("00ff{UNNAMED}"));
+        std::fs::write(path.join(&unnamed), b"").unwrap();
+        assert!(recover_one(&dir, &unnamed).is_none());
+        assert!(
+            path.join(&unnamed).exists(),
+            "a young unnamed intent was removed"
+        );
+        let old = std::time::SystemTime::now() - UNNAMED_AGE - Duration::from_secs(5);
+        let f = File::options()
+            .write(true)
+            .open(path.join(&unnamed))
+            .unwrap();
+        f.set_modified(old).unwrap();
+        assert!(recover_one(&dir, &unnamed).is_none());
+        assert!(
+            !path.join(&unnamed).exists(),
+            "an old unnamed intent stayed"
+        );
+        let named = OsString::from("00fe");
+        std::fs::write(path.join(&named), b"PFT-INTENT 1\n{").unwrap();
+        assert!(recover_one(&dir, &named).is_none());
+        assert!(!path.join(&named).exists());
+    }
 
     /// A held lock means a live writer, whatever the age; without locks
     /// only an intent older than [`UNLOCKED_AGE`] is a dead writer's (a

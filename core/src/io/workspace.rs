@@ -61,6 +61,8 @@ use crate::printer;
 pub(crate) const MAX_SYMLINKS: usize = 40;
 /// Longest path accepted, in bytes.
 pub(crate) const MAX_PATH_BYTES: usize = 4096;
+// A failure sends back any path the engine took, joined to its root.
+const _: () = assert!(crate::result::failure::SHOWN_PATH_BYTES >= 2 * MAX_PATH_BYTES);
 /// Deepest directory nesting walked (each level holds an open handle).
 pub(crate) const MAX_DEPTH: usize = 256;
 

@@ -228,8 +228,18 @@ pub(crate) fn diff_omitted(mib: usize) -> String {
     )
 }
 
+/// A run id as the caller sent it, cut at 64 characters: ours are short,
+/// and a long one sent back whole would cost the caller its length again.
+fn shown_run_id(run_id: &str) -> String {
+    match run_id.char_indices().nth(64) {
+        Some((end, _)) => format!("{}…", &run_id[..end]),
+        None => run_id.to_string(),
+    }
+}
+
 /// `run_id` was made in the workspace `made_in`, not in `root`.
 pub(crate) fn run_id_other_root(run_id: &str, made_in: &str, root: &str) -> String {
+    let run_id = shown_run_id(run_id);
     format!(
         "run_id `{run_id}` was made in the workspace `{made_in}`, not in `{root}`; apply it with the workspaceRoot \
          it was made with (it was not used up)"
@@ -238,6 +248,7 @@ pub(crate) fn run_id_other_root(run_id: &str, made_in: &str, root: &str) -> Stri
 
 /// `run_id` names no dry run kept here.
 pub(crate) fn run_id_unknown(run_id: &str) -> String {
+    let run_id = shown_run_id(run_id);
     format!(
         "run_id `{run_id}` is unknown, already applied or expired; run the edit again with dry_run: true (or \
          without it to apply directly)"

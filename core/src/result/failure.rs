@@ -14,6 +14,11 @@ use super::marks::{False, True};
 use super::text_editor::Command;
 use crate::error::{ErrorCode, Failure};
 
+/// The longest `file_path` a failure sends back: twice the longest path
+/// the engine takes (`io::workspace::MAX_PATH_BYTES`). A path refused for
+/// its length is the caller's own, and would cost it that length again.
+pub(crate) const SHOWN_PATH_BYTES: usize = 8192;
+
 impl JsonSchema for ErrorCode {
     fn schema_name() -> Cow<'static, str> {
         "ErrorCode".into()
@@ -122,7 +127,9 @@ impl Failed {
             ok: False,
             code: f.code,
             message: f.message.clone(),
-            file_path: file_path.map(str::to_string),
+            file_path: file_path
+                .filter(|p| p.len() <= SHOWN_PATH_BYTES)
+                .map(str::to_string),
             match_count: f.match_count,
             match_lines: Vec::new(),
             diagnosis: Diagnosed::default(),

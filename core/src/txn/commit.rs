@@ -177,11 +177,9 @@ impl Txn<'_> {
         // A commit whose writer died while this call ran is put back before
         // the sweep, which would otherwise take its originals for stale
         // temp files.
-        // (And the sweep leaves the temp names of the intents kept.)
-        let left = crate::io::intents::recover();
-        done.warnings.extend(left.notes);
+        done.warnings.extend(crate::io::intents::recover());
         for w in writes {
-            sweep_stale(res_of(w.slot), &left.pending);
+            sweep_stale(res_of(w.slot));
         }
         Ok(done)
     }
@@ -431,7 +429,7 @@ impl Txn<'_> {
 /// Removes temp files left by crashed writers in `res`'s directory, at
 /// most once per directory per [`STALE_TEMP_AGE`] (the sweep lists the
 /// directory).
-fn sweep_stale(res: &Resolved, pending: &crate::io::intents::Pending) {
+fn sweep_stale(res: &Resolved) {
     static SWEPT: OnceLock<Mutex<HashMap<PathBuf, Instant>>> = OnceLock::new();
     let dir = res.dir.path().to_path_buf();
     {
@@ -452,7 +450,7 @@ fn sweep_stale(res: &Resolved, pending: &crate::io::intents::Pending) {
     }
     // A temp left for being a moment old (its writer killed just before)
     // is looked at again by the next write here, not in a quarter hour.
-    if commit::clean_stale_temps(&res.dir, STALE_TEMP_AGE, pending) {
+    if commit::clean_stale_temps(&res.dir, STALE_TEMP_AGE) {
         SWEPT
             .get_or_init(Default::default)
             .lock()

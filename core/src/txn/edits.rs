@@ -79,8 +79,11 @@ impl From<CommitFailure> for FileFailure {
 }
 
 impl FileFailure {
+    /// The failure of the file at `path`. A path far longer than any the
+    /// engine takes (refused as such) is not sent back: the caller has it,
+    /// and would pay its length again.
     fn at(mut self, path: &str) -> Self {
-        if self.file_path.is_none() {
+        if self.file_path.is_none() && path.len() <= crate::result::failure::SHOWN_PATH_BYTES {
             self.file_path = Some(path.to_string());
         }
         self

@@ -131,7 +131,7 @@ impl<'w> Txn<'w> {
     /// and writes whole states only.
     pub(crate) fn new(ws: &'w Workspace) -> Self {
         Txn {
-            recovered: crate::io::intents::recover().notes,
+            recovered: crate::io::intents::recover(),
             ws,
             slots: Vec::new(),
             by_path: HashMap::new(),

@@ -89,6 +89,19 @@ fn child_batch_writer() {
             move || killed_at(&root2, Path::new(&state), "rename-3"),
         );
     }
+    if what == "edit-killed-before-sweep" {
+        // The batch is killed after this edit's commit looked for dead
+        // batches and before its sweep lists the directory.
+        let (root2, state) = (
+            root.to_path_buf(),
+            std::env::var_os("PATCH_FILE_STATE_DIR").unwrap(),
+        );
+        patch_file_core::testing::dir::fault::arm_hook(
+            patch_file_core::testing::dir::Step::Sweep,
+            0,
+            move || killed_at(&root2, Path::new(&state), "rename-3"),
+        );
+    }
     if let Some(edit) = what.strip_prefix("edit") {
         let r = api::patch_file(
             &json!({"file_path": "other.txt", "search_block": "x = 1", "replace_block": "x = 2",
@@ -384,6 +397,42 @@ fn a_dead_batchs_originals_outlive_a_sweep_while_its_file_is_held() {
     assert!(
         all_old(&root),
         "{:?}",
+        (0..FILES)
+            .map(|i| content(&root, &name(i)))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(temps(&root), Vec::<String>::new());
+}
+
+/// A batch killed after another call looked for dead batches and before
+/// that call's sweep lists the directory: the sweep reads the intents kept
+/// when it is about to remove a temp file, so the batch's originals (an
+/// hour old, unlocked) stay, and the next call puts every file back. The
+/// sweep used the intents found before the batch began, and took them.
+#[test]
+fn a_batch_killed_just_before_a_sweep_keeps_its_originals() {
+    let (_t, root, state) = workspace();
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for i in 0..FILES {
+        let f = fs::File::options()
+            .write(true)
+            .open(root.join(name(i)))
+            .unwrap();
+        f.set_modified(hour_ago).unwrap();
+    }
+    let r = next_call(&root, &state, "edit-killed-before-sweep");
+    assert_eq!(r["ok"], true, "{r}");
+    assert_ne!(
+        content(&root, &name(0)),
+        Some(old(0)),
+        "the kill landed elsewhere"
+    );
+    fs::write(root.join("other.txt"), "x = 1\n").unwrap();
+    let r = next_call(&root, &state, "edit-dry");
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(
+        all_old(&root),
+        "{:?} {r}",
         (0..FILES)
             .map(|i| content(&root, &name(i)))
             .collect::<Vec<_>>()

@@ -819,7 +819,7 @@ pub(crate) fn commit_keeping<'a>(
         (&removed, &backups),
         (temps, in_place),
         guards,
-        durable,
+        (durable, intent.as_ref()),
     );
     if let Some(i) = intent {
         i.finish();
@@ -897,10 +897,10 @@ fn steps<'a>(
     (removed, backups): (&[WriteJob<'_>], &[OsString]),
     (mut temps, in_place): (Vec<Option<Temp<'_>>>, Vec<usize>),
     mut guards: Vec<Option<Guard>>,
-    durable: bool,
+    (durable, intent): (bool, Option<&intents::Intent>),
 ) -> Result<(Committed, Kept<'a>), CommitError> {
     let all: Vec<&WriteJob<'_>> = jobs.iter().chain(removed).collect();
-    let mut done = rename_all(jobs, &mut temps, &guards, durable)?;
+    let mut done = rename_all(jobs, &mut temps, &guards, (durable, intent))?;
     let mut lost = lost_attributes(jobs, &temps);
     let mut kept = Kept {
         writes: (0..jobs.len()).map(|_| None).collect(),
@@ -1072,11 +1072,15 @@ fn rename_all<'j>(
     jobs: &'j [WriteJob<'_>],
     temps: &mut [Option<Temp<'_>>],
     guards: &[Option<Guard>],
-    durable: bool,
+    (durable, intent): (bool, Option<&intents::Intent>),
 ) -> Result<Vec<(usize, Done<'j>)>, CommitError> {
     let mut done: Vec<(usize, Done<'_>)> = Vec::with_capacity(jobs.len());
+    // The intent's step of each temp file: they come first, in job order.
+    let mut step_of = 0;
     for (i, job) in jobs.iter().enumerate() {
         let Some(t) = temps[i].as_mut() else { continue };
+        let k = step_of;
+        step_of += 1;
         let step = if job.original.is_some() {
             match job.dir.exchange(&t.name, job.name, Step::Rename) {
                 Ok(()) if !displaced_is_locked(job.dir, &t.name, guards.get(i)) => {
@@ -1112,13 +1116,18 @@ fn rename_all<'j>(
             t.rename_over(job.name, true).map(|()| false)
         };
         match step {
-            Ok(swapped) => done.push((
-                i,
-                Done::Renamed {
-                    swapped,
-                    temp: t.name.clone(),
-                },
-            )),
+            Ok(swapped) => {
+                if let (Some(intent), Some(f)) = (intent, t._lock.as_ref()) {
+                    intent.renamed(k, f);
+                }
+                done.push((
+                    i,
+                    Done::Renamed {
+                        swapped,
+                        temp: t.name.clone(),
+                    },
+                ))
+            }
             Err(e) => {
                 let failure = if e.kind() == io::ErrorKind::AlreadyExists && job.original.is_none()
                 {

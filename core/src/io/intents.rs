@@ -128,9 +128,24 @@ struct Entry {
     /// The name and the temp name, hex-encoded bytes.
     name: String,
     temp: String,
+    /// The new inode's change time (nanoseconds, [`AFTER_WIDTH`] digits)
+    /// once it took the name, written in place by the writer just after
+    /// that rename, unflushed; all zeros until then (or where a power loss
+    /// took the write). A file changed since (written in place with its
+    /// size and modification time put back, as `rsync --inplace -t` does)
+    /// has another change time: not the step's to undo.
+    #[serde(default)]
+    after: String,
     #[serde(flatten)]
     what: What,
 }
+
+/// The digits of [`Entry::after`]: fixed, so that the writer can fill it in
+/// where the intent holds it.
+const AFTER_WIDTH: usize = 20;
+
+/// The field [`Entry::after`] as serialized, up to its value.
+const AFTER_KEY: &[u8] = b"\"after\":\"";
 
 /// The intent's content after [`MAGIC`].
 #[derive(Serialize, Deserialize)]
@@ -158,9 +173,12 @@ pub(crate) struct Planned<'a> {
 pub(crate) struct Intent {
     dir: Private,
     name: OsString,
-    /// Holds the lock while the writer lives (only held, never read).
-    _lock: File,
+    /// Holds the lock while the writer lives; [`Intent::renamed`] writes
+    /// through it.
+    file: File,
     durable: bool,
+    /// Where each entry's [`Entry::after`] value starts in the file.
+    after_at: Vec<u64>,
 }
 
 fn os(b: Vec<u8>) -> OsString {
@@ -191,6 +209,7 @@ pub(crate) fn begin(steps: &[Planned<'_>], durable: bool) -> io::Result<Intent> 
     let mut file = dir.create_new(&unnamed)?;
     let own = Dir::meta_of_file(&file)?;
     let lock = file.try_clone()?;
+    let mut after_at = Vec::new();
     let written = (|| {
         if !Dir::lock_exclusive(&lock, LOCK_WAIT)? {
             return Err(io::Error::from(io::ErrorKind::WouldBlock));
@@ -201,6 +220,10 @@ pub(crate) fn begin(steps: &[Planned<'_>], durable: bool) -> io::Result<Intent> 
         };
         let mut out = MAGIC.to_vec();
         serde_json::to_writer(&mut out, &header).map_err(io::Error::other)?;
+        // (No name or path holds the key: they are hex.)
+        after_at = memchr::memmem::find_iter(&out, AFTER_KEY)
+            .map(|i| (i + AFTER_KEY.len()) as u64)
+            .collect();
         file.write_all(&out)?;
         if durable {
             file.sync_all()?;
@@ -219,8 +242,9 @@ pub(crate) fn begin(steps: &[Planned<'_>], durable: bool) -> io::Result<Intent> 
     Ok(Intent {
         dir,
         name,
-        _lock: lock,
+        file: lock,
         durable,
+        after_at,
     })
 }
 
@@ -244,6 +268,7 @@ fn entries(steps: &[Planned<'_>]) -> io::Result<Vec<Entry>> {
             path: hex(&name_bytes(s.dir.path().as_os_str())),
             name: hex(&name_bytes(s.name)),
             temp: hex(&name_bytes(s.temp)),
+            after: "0".repeat(AFTER_WIDTH),
             what,
         });
     }
@@ -251,6 +276,23 @@ fn entries(steps: &[Planned<'_>]) -> io::Result<Vec<Entry>> {
 }
 
 impl Intent {
+    /// Step `k`'s new inode `new` has just taken its name: its change time
+    /// now goes in the intent (unflushed: a kill cannot lose it; a power
+    /// loss that does leaves zeros, which check nothing).
+    pub(crate) fn renamed(&self, k: usize, new: &File) {
+        let (Some(&at), Ok(m)) = (self.after_at.get(k), Dir::meta_of_file(new)) else {
+            return;
+        };
+        let digits = format!("{:0width$}", m.ctime_ns.max(0), width = AFTER_WIDTH);
+        if digits.len() == AFTER_WIDTH {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileExt;
+                let _ = self.file.write_all_at(digits.as_bytes(), at);
+            }
+        }
+    }
+
     /// The commit is over (done, or put back by itself): the intent goes,
     /// durably when the commit was.
     pub(crate) fn finish(mut self) {
@@ -424,9 +466,16 @@ fn undo(e: &Entry) -> Undoing {
     if d.meta().map(|m| (m.dev, m.ino)).ok() != Some((e.dev, e.ino)) {
         return Undoing::Left(shown);
     }
+    // The new inode as the step left it: also its change time, when known.
+    let left_new = |id: &Inode| {
+        let f = holds(&d, &name, id)?;
+        let after: i128 = e.after.parse().unwrap_or(0);
+        let now = Dir::meta_of_file(&f).ok()?.ctime_ns;
+        (after == 0 || after == now).then_some(f)
+    };
     match &e.what {
         What::Replace { new, old } => {
-            if let Some(f) = holds(&d, &name, new) {
+            if let Some(f) = left_new(new) {
                 if holds(&d, &temp, old).is_none() {
                     return Undoing::Left(shown);
                 }
@@ -452,7 +501,7 @@ fn undo(e: &Entry) -> Undoing {
             Undoing::Left(shown)
         }
         What::Create { new } => {
-            if let Some(f) = holds(&d, &name, new) {
+            if let Some(f) = left_new(new) {
                 if !Dir::lock_exclusive(&f, LOCK_WAIT).unwrap_or(false) {
                     return Undoing::Busy;
                 }
@@ -460,6 +509,10 @@ fn undo(e: &Entry) -> Undoing {
                     true => Undoing::PutBack(shown),
                     false => Undoing::Left(shown),
                 };
+            }
+            if holds(&d, &name, new).is_some() {
+                // Written to since it was created.
+                return Undoing::Left(shown);
             }
             remove_if(&d, &temp, new);
             Undoing::NotTaken

@@ -439,3 +439,43 @@ fn a_batch_killed_just_before_a_sweep_keeps_its_originals() {
     );
     assert_eq!(temps(&root), Vec::<String>::new());
 }
+
+/// A file of the dead batch that another program wrote in place after the
+/// kill, keeping its size and putting its modification time back (as
+/// `rsync --inplace -t` or `touch -r` do), is not the batch's to undo: its
+/// change time tells, recorded by the writer just after each rename. The
+/// updated file was put back over that change, and the created one
+/// removed.
+#[test]
+fn a_file_rewritten_with_its_size_and_time_kept_keeps_its_change() {
+    use std::os::unix::fs::FileExt;
+    let (_t, root, state) = workspace();
+    killed_at(&root, &state, "dirfsync-2");
+    assert_eq!(content(&root, "made.txt").as_deref(), Some("made\n"));
+    for (n, text) in [
+        (name(0), "value 0 = NEW\n"),
+        ("made.txt".to_string(), "MADE\n"),
+    ] {
+        let p = root.join(&n);
+        let mtime = fs::metadata(&p).unwrap().modified().unwrap();
+        // (Past the change time's tick, as a program run later would be.)
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let f = fs::File::options().write(true).open(&p).unwrap();
+        assert_eq!(f.metadata().unwrap().len(), text.len() as u64, "{n}");
+        f.write_all_at(text.as_bytes(), 0).unwrap();
+        f.set_modified(mtime).unwrap();
+    }
+    let r = next_call(&root, &state, "edit");
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(content(&root, &name(0)).as_deref(), Some("value 0 = NEW\n"));
+    assert_eq!(content(&root, "made.txt").as_deref(), Some("MADE\n"));
+    for i in 1..FILES {
+        assert_eq!(content(&root, &name(i)), Some(old(i)), "{i}");
+    }
+    assert_eq!(content(&root, "gone.txt").as_deref(), Some("to delete\n"));
+    let warned = r["warnings"].to_string();
+    assert!(
+        warned.contains("f0.txt") && warned.contains("made.txt"),
+        "{r}"
+    );
+}

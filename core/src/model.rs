@@ -115,6 +115,26 @@ impl Said {
         replace: "the REPLACE text",
         ..Said::CANONICAL
     };
+
+    /// A text editor's `str_replace` (`old_str`/`new_str`, or camelCase).
+    pub const STR_REPLACE: Said = Said {
+        search: "old_str",
+        replace: "new_str",
+        ..Said::CANONICAL
+    };
+    pub const STR_REPLACE_CAMEL: Said = Said {
+        search: "oldStr",
+        replace: "newStr",
+        ..Said::CANONICAL
+    };
+
+    /// Whether the texts are a `str_replace`'s: taken literally, so that
+    /// an `old_str` ending in its line break deletes that line only (a
+    /// SEARCH/REPLACE block's text ends without the break of its last
+    /// line, which an empty REPLACE takes with it).
+    pub fn is_str_replace(&self) -> bool {
+        *self == Said::STR_REPLACE || *self == Said::STR_REPLACE_CAMEL
+    }
 }
 
 /// The edits for one file.

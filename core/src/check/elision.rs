@@ -981,7 +981,7 @@ impl Region<'_> {
     // without it: moved out of a block or into one, it is the same line,
     // re-indented; `return x;` at two depths is two lines.)
     fn copied(&self, runs: &[Option<(usize, usize)>]) -> Option<(usize, (usize, usize))> {
-        use similar::{capture_diff_slices, Algorithm, DiffOp};
+        use similar::DiffOp;
         let mut once: HashMap<&[u8], bool> = HashMap::new();
         for o in self.old {
             once.entry(bare(o))
@@ -1025,7 +1025,7 @@ impl Region<'_> {
         let old: Vec<(bool, &[u8])> = self.old.iter().map(|l| id(l)).collect();
         // The kept lines the expansion also inserts.
         let inserted: std::collections::HashSet<(bool, &[u8])> =
-            capture_diff_slices(Algorithm::Myers, &old, &lines)
+            crate::text::diff_ops::diff(&old, &lines, None)
                 .iter()
                 .filter(|op| matches!(op, DiffOp::Insert { .. } | DiffOp::Replace { .. }))
                 .flat_map(|op| op.new_range())
@@ -1587,12 +1587,7 @@ impl Region<'_> {
             let old: Vec<&[u8]> = self.old.iter().map(|l| key(l)).collect();
             let new: Vec<&[u8]> = self.new.iter().map(|l| key(l)).collect();
             let started = std::time::Instant::now();
-            let ops = similar::capture_diff_slices_deadline(
-                similar::Algorithm::Myers,
-                &old,
-                &new,
-                Some(started + DIFF_BUDGET),
-            );
+            let ops = crate::text::diff_ops::diff(&old, &new, Some(started + DIFF_BUDGET));
             (ops, started.elapsed() >= DIFF_BUDGET)
         })
     }

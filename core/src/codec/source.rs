@@ -380,7 +380,10 @@ impl Source {
                 crate::codec::legacy::check_byte_seams(self.text(), pieces, path)?;
                 Ok(encode_with(self.encoding, pieces))
             }
-            e => Ok(encode_with(e, pieces)),
+            e => {
+                starts_readably(e, pieces, path)?;
+                Ok(encode_with(e, pieces))
+            }
         }
     }
 
@@ -407,12 +410,7 @@ impl Source {
         let oref: Vec<&[u8]> = ol.iter().map(|&(a, b)| &old[a..b]).collect();
         let nref: Vec<&[u8]> = nl.iter().map(|&(a, b)| &new[a..b]).collect();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        let ops = similar::capture_diff_slices_deadline(
-            similar::Algorithm::Myers,
-            &oref,
-            &nref,
-            Some(deadline),
-        );
+        let ops = crate::text::diff_ops::diff(&oref, &nref, Some(deadline));
         let at = |v: &[(usize, usize)], i: usize, end: usize| v.get(i).map_or(end, |l| l.0);
         let legacy = matches!(self.encoding.lf(), Encoding::Legacy(_));
         let cont = |b: &[u8], i: usize| legacy && b.get(i).is_some_and(|&c| (c as i8) < -0x40);
@@ -455,6 +453,25 @@ impl Source {
 /// no LF anywhere.
 fn cr_breaks(text: &[u8]) -> bool {
     memchr::memchr(b'\r', text).is_some() && memchr::memchr(b'\n', text).is_none()
+}
+
+/// Whether a new text `pieces` in `encoding` reads back as that encoding:
+/// a UTF-16LE text that starts with U+0000 does not (`FF FE` then `00 00`
+/// is UTF-32LE's byte order mark: the file would change encoding, and read
+/// as binary here). Every write of a decoded file checks it.
+pub(crate) fn starts_readably(
+    encoding: Encoding,
+    pieces: &[&[u8]],
+    path: &str,
+) -> Result<(), Failure> {
+    let le = matches!(encoding, Encoding::Utf16Le | Encoding::Utf16LeCr);
+    match pieces.iter().find(|p| !p.is_empty()) {
+        Some(p) if le && p[0] == 0 => Err(Failure::new(
+            ErrorCode::UNSUPPORTED_ENCODING,
+            printer::utf16_starts_with_nul(path),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Encodes UTF-8 text pieces into `encoding`, BOM first (a legacy
@@ -859,5 +876,52 @@ mod tests {
         );
         assert_eq!(adapt_line_endings("a\nb", LineEnding::Mixed), "a\nb");
         assert_eq!(adapt_line_endings("ab", LineEnding::Crlf), "ab");
+    }
+}
+
+#[cfg(test)]
+mod encode_text_props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Lines a legacy file and its edits are made of: plain, accented (two
+    /// UTF-8 bytes, one windows-1252 byte), blank, repeated.
+    fn line() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "a\n",
+            "x\n",
+            "\n",
+            "caf\u{e9}\n",
+            "\u{fc}\n",
+            "na\u{ef}ve x\n",
+            "\u{e9}\u{e9}\n",
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(crate::text::test_seeds::config(3000))]
+        /// Whatever the edit, the bytes written read back as the new text
+        /// (it was written with lines in another order, or panicked).
+        #[test]
+        fn a_legacy_file_is_written_as_the_new_text(
+            old in prop::collection::vec(line(), 0..8),
+            new in prop::collection::vec(line(), 0..8),
+            last in any::<bool>(),
+        ) {
+            // (A text that is all ASCII is read as UTF-8: one accented line first.)
+            let mut o = String::from("caf\u{e9} na\u{ef}ve \u{fc}ber\n");
+            o.extend(old);
+            let mut n = String::from("caf\u{e9} na\u{ef}ve \u{fc}ber\n");
+            n.extend(new);
+            if !last {
+                n.pop();
+            }
+            let (raw, _, _) = encoding_rs::WINDOWS_1252.encode(&o);
+            let src = Source::from_bytes(raw.into_owned(), "f.txt").unwrap();
+            prop_assert!(matches!(src.encoding, Encoding::Legacy(_)));
+            let out = src.encode_text(n.as_bytes(), "f.txt").unwrap();
+            let (back, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&out);
+            prop_assert_eq!(back.as_ref(), n.as_str());
+        }
     }
 }

@@ -205,6 +205,7 @@ pub(crate) fn begin(steps: &[Planned<'_>], durable: bool) -> io::Result<Intent> 
     let dir = Private::state(true)?.subdir(OsStr::new(SUBDIR), true)?;
     let id = hex(&crate::io::temps::random8());
     let name = OsString::from(&id);
+    // data: the intent's name while it is written
     let unnamed = OsString::from(format!("{id}{UNNAMED}"));
     let mut file = dir.create_new(&unnamed)?;
     let own = Dir::meta_of_file(&file)?;
@@ -283,6 +284,7 @@ impl Intent {
         let (Some(&at), Ok(m)) = (self.after_at.get(k), Dir::meta_of_file(new)) else {
             return;
         };
+        // data: the change time as the intent spells it
         let digits = format!("{:0width$}", m.ctime_ns.max(0), width = AFTER_WIDTH);
         if digits.len() == AFTER_WIDTH {
             #[cfg(unix)]

@@ -13,7 +13,7 @@
 
 use std::hash::Hash;
 
-use similar::{capture_diff_slices, get_diff_ratio, Algorithm, DiffOp};
+use similar::{get_diff_ratio, DiffOp};
 
 /// Longest changed middle (items of both sides together) diffed exactly:
 /// at most about 4 million steps of Myers' algorithm.
@@ -32,7 +32,7 @@ pub(crate) fn align<T: Hash + Eq + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
         .count();
     let (ma, mb) = (a.len() - pre - suf, b.len() - pre - suf);
     if ma + mb <= MAX_MIDDLE {
-        return capture_diff_slices(Algorithm::Myers, a, b);
+        return crate::text::diff_ops::diff(a, b, None);
     }
     let mut ops = Vec::with_capacity(3);
     if pre > 0 {

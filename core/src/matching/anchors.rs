@@ -574,7 +574,7 @@ pub(crate) fn diff_map(
         return Some((0..old.len()).map(Some).collect());
     }
     let mut map = vec![None; old.len()];
-    let ops = similar::capture_diff_slices_deadline(similar::Algorithm::Myers, old, new, deadline);
+    let ops = crate::text::diff_ops::diff(old, new, deadline);
     if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
         return None;
     }

@@ -99,8 +99,16 @@ pub fn in_one_pass(text: &[u8], edits: &[Edit]) -> bool {
     many::plan_blocks(text, edits, &takes_break(edits)).is_some()
 }
 
+/// Whether each edit's occurrence, at a line start, also takes the line
+/// break after it: an empty replacement deletes whole lines with their
+/// breaks. A `str_replace` whose `old_str` ends in its own break has taken
+/// it already (the break after it ends the next line).
 fn takes_break(edits: &[Edit]) -> Vec<bool> {
-    edits.iter().map(|e| e.replace.is_empty()).collect()
+    edits.iter().map(takes_its_break).collect()
+}
+
+fn takes_its_break(e: &Edit) -> bool {
+    e.replace.is_empty() && !(e.said.is_str_replace() && e.search.ends_with('\n'))
 }
 
 /// Every block searched in the text as the earlier ones left it. Failing
@@ -203,7 +211,7 @@ pub(crate) fn in_turn_with(
                 };
                 let mut next = p.pieces(std::slice::from_ref(edit)).concat();
                 let at = r.offset;
-                if edit.replace.is_empty() && (at == 0 || next[at - 1] == b'\n') {
+                if takes_its_break(edit) && (at == 0 || next[at - 1] == b'\n') {
                     if next[at..].starts_with(b"\r\n") {
                         next.drain(at..at + 2);
                     } else if next[at..].starts_with(b"\n") {
@@ -281,7 +289,7 @@ pub(crate) fn present(text: &[u8], needles: &[&[u8]]) -> Vec<bool> {
 /// `\n` that follows (the start of the span after it).
 fn take_break_after(text: &[u8], mut plan: Plan, edit: &Edit) -> Plan {
     let at = plan.reports[0].offset;
-    if edit.replace.is_empty() && (at == 0 || text[at - 1] == b'\n') {
+    if takes_its_break(edit) && (at == 0 || text[at - 1] == b'\n') {
         let rest = &text[at + edit.search.len()..];
         let taken = if rest.starts_with(b"\r\n") {
             2
@@ -312,7 +320,7 @@ fn fold_of(edit: &Edit, caller: Caller<'_>) -> Fold {
 fn block_change<'a>(text: &[u8], at: usize, edit: &'a Edit, caller: Caller<'a>) -> Change<'a> {
     let end = at + edit.search.len();
     let rest = &text[end..];
-    let taken = if edit.replace.is_empty() && (at == 0 || text[at - 1] == b'\n') {
+    let taken = if takes_its_break(edit) && (at == 0 || text[at - 1] == b'\n') {
         if rest.starts_with(b"\r\n") {
             2
         } else {
@@ -356,7 +364,7 @@ fn plan_changes<'a>(plan: &Plan, edits: &'a [Edit], callers: &[Caller<'a>]) -> V
             search: caller.0,
             replace: caller.1,
             fold: fold_of(edit, caller),
-            takes_break: edit.replace.is_empty() && end - start > edit.search.len(),
+            takes_break: takes_its_break(edit) && end - start > edit.search.len(),
             adds_break: false,
         });
     }

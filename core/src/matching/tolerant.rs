@@ -56,8 +56,9 @@
 //! first line's place, must land at the first line's depth. Otherwise
 //! nothing is written.
 
+use crate::text::diff_ops::diff;
 use memchr::memmem;
-use similar::{capture_diff_slices, capture_diff_slices_deadline, Algorithm, DiffTag};
+use similar::DiffTag;
 
 use crate::codec::source::line_ending;
 use crate::likeness;
@@ -405,7 +406,7 @@ fn merge_line(s: &str, r: &str, f: &str) -> Option<String> {
     let sc: Vec<char> = s.chars().collect();
     let rc: Vec<char> = r.chars().collect();
     let fc: Vec<char> = f.chars().collect();
-    let sr = capture_diff_slices(Algorithm::Myers, &sc, &rc);
+    let sr = diff(&sc, &rc, None);
     if similar::get_diff_ratio(&sr, sc.len(), rc.len()) < 0.5 {
         return None;
     }
@@ -419,7 +420,7 @@ fn merge_line(s: &str, r: &str, f: &str) -> Option<String> {
             m[k] = v;
         }
     };
-    for op in capture_diff_slices(Algorithm::Myers, &sc, &fc) {
+    for op in diff(&sc, &fc, None) {
         let (tag, a, b) = op.as_tag_tuple();
         match tag {
             DiffTag::Equal => {
@@ -568,12 +569,7 @@ fn line_roles(
     let mut same: Vec<Option<usize>> = vec![None; p_lines.len()];
     let mut edited: Vec<Option<usize>> = vec![None; p_lines.len()];
     let started = std::time::Instant::now();
-    let ops = capture_diff_slices_deadline(
-        Algorithm::Myers,
-        s_lines,
-        p_lines,
-        Some(started + ROLES_BUDGET),
-    );
+    let ops = diff(s_lines, p_lines, Some(started + ROLES_BUDGET));
     if started.elapsed() >= ROLES_BUDGET {
         return Err(Unfitted::TooLarge {
             lines: s_lines.len() + p_lines.len(),
@@ -613,7 +609,7 @@ fn pair_changed(old: &[String], new: &[String]) -> Vec<(usize, usize)> {
     let sim = |a: &str, b: &str| -> f64 {
         let (x, y): (Vec<char>, Vec<char>) =
             (a.trim().chars().collect(), b.trim().chars().collect());
-        let ops = capture_diff_slices(Algorithm::Myers, &x, &y);
+        let ops = diff(&x, &y, None);
         f64::from(similar::get_diff_ratio(&ops, x.len(), y.len()))
     };
     // best[i][j]: the best total pairing old[i..] with new[j..].

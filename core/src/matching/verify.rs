@@ -335,7 +335,7 @@ fn kept_lines(s: &[Ln<'_>], p: &[Ln<'_>]) -> Vec<Option<usize>> {
         s.iter().map(|l| l.body).collect(),
         p.iter().map(|l| l.body).collect(),
     );
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &sb, &pb) {
+    for op in crate::text::diff_ops::diff(&sb, &pb, None) {
         if let similar::DiffOp::Equal {
             old_index,
             new_index,

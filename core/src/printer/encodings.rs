@@ -14,6 +14,16 @@ pub(crate) fn malformed_utf16(path: &str) -> String {
     )
 }
 
+/// A UTF-16LE file whose new text would start with U+0000: after its BOM
+/// the bytes `FF FE 00 00` are UTF-32LE's BOM.
+pub(crate) fn utf16_starts_with_nul(path: &str) -> String {
+    format!(
+        "`{path}` is UTF-16LE, and its new text would start with the character U+0000: after the BOM that reads \
+         as a UTF-32 byte order mark (FF FE 00 00), for this tool and every other, so the file would change \
+         encoding; nothing was written. Keep another character first"
+    )
+}
+
 /// A 7-bit file in ISO-2022-JP, -KR or -CN.
 pub(crate) fn iso_2022(path: &str) -> String {
     format!(

@@ -1,3 +1,4 @@
+pub(crate) mod diff_ops;
 pub(crate) mod embedded_utf8;
 pub(crate) mod fold;
 pub(crate) mod indent;

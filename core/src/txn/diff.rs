@@ -5,7 +5,7 @@
 //! 200 MB file diffs a few lines. Hunks carry three lines of context and the
 //! `\ No newline at end of file` marker, in the form `git apply` accepts.
 
-use similar::{group_diff_ops, Algorithm, DiffOp};
+use similar::{group_diff_ops, DiffOp};
 
 /// Context lines around each change.
 pub(crate) const CONTEXT: usize = 3;
@@ -54,7 +54,7 @@ pub(crate) fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Str
     nl.extend(ctx_after.iter().copied());
     let offset = pre_lines - keep_before;
 
-    let ops = similar::capture_diff_slices(Algorithm::Myers, &ol, &nl);
+    let ops = crate::text::diff_ops::diff(&ol, &nl, None);
     let mut out = String::new();
     // data: the --- header
     out.push_str(&format!(

@@ -838,6 +838,29 @@ fn write_encoding(
     })
 }
 
+/// The encoding a whole-file write of `content` uses, and the text to
+/// encode: a BOM the caller included is not doubled.
+fn encoding_and_body<'c>(
+    loaded: Option<&Source>,
+    req: &WholeFile<'_>,
+    content: &'c [u8],
+    abs: &str,
+) -> Result<(Encoding, &'c [u8]), FileFailure> {
+    let enc = match write_encoding(loaded, req.encoding, req.file_path, abs)? {
+        // Line breaks as sent: not turned into the file's CRs.
+        e if e.is_cr() && req.line_endings_as_sent => e.lf(),
+        e => e,
+    };
+    let body = if enc.bom().is_empty() {
+        content
+    } else {
+        content
+            .strip_prefix("\u{FEFF}".as_bytes())
+            .unwrap_or(content)
+    };
+    Ok((enc, body))
+}
+
 fn write_one(
     ws: &Workspace,
     req: &WholeFile<'_>,
@@ -883,20 +906,7 @@ fn write_one(
         }
         _ => std::borrow::Cow::Borrowed(req.content),
     };
-    let content = content.as_bytes();
-    let enc = match write_encoding(loaded, req.encoding, display, &abs)? {
-        // Line breaks as sent: not turned into the file's CRs.
-        e if e.is_cr() && req.line_endings_as_sent => e.lf(),
-        e => e,
-    };
-    // A BOM the caller included is not doubled.
-    let body = if enc.bom().is_empty() {
-        content
-    } else {
-        content
-            .strip_prefix("\u{FEFF}".as_bytes())
-            .unwrap_or(content)
-    };
+    let (enc, body) = encoding_and_body(loaded, req, content.as_bytes(), &abs)?;
     let checked = check::new_text(
         loaded.map(Source::text),
         (&[body], Made::AtOnce),
@@ -912,6 +922,8 @@ fn write_one(
         }
         _ => body,
     };
+    source::starts_readably(enc, &[body], display)
+        .map_err(|f| FileFailure::from(f).at(&s.abs()))?;
     let encoded = source::encode_with(enc, &[body]);
     let sha_after = source::sha256_hex(encoded.slices());
     let mut out = WriteDone {

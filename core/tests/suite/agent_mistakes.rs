@@ -606,3 +606,55 @@ fn a_deleted_line_that_was_extended_since_is_not_already_applied() {
     assert_eq!(r["ok"], false, "{r}");
     assert_ne!(r["already_applied"], true, "{r}");
 }
+
+/// A `str_replace` deleting whole lines with their own line break
+/// (`old_str` `foo();\n`, `new_str` empty) deletes those lines only: the
+/// blank line after them was taken too, as a SEARCH/REPLACE block's text
+/// (which ends without its last line's break) takes the break after it.
+/// That block, and an `old_str` without its break (`foo();`), delete the
+/// same line, break and all.
+#[test]
+fn an_empty_replacement_of_lines_with_their_break_keeps_the_blank_line_after() {
+    for (eol, name) in [("\n", "lf"), ("\r\n", "crlf")] {
+        let text = ["a", "foo();", "", "function g() {}", ""].join(eol);
+        let want = ["a", "", "function g() {}", ""].join(eol);
+        let search = format!("foo();{eol}");
+        type Call = fn(&Path, &str) -> Value;
+        let calls: [(&str, Call); 2] = [
+            ("str_replace", |root, search| {
+                api::text_editor(
+                    &json!({"command": "str_replace", "path": "f.js", "old_str": search, "new_str": ""}),
+                    Some(&opts(root)),
+                )
+            }),
+            ("blocks", |root, search| {
+                api::apply_edit_blocks(
+                    &json!({"text": format!("f.js\n<<<<<<< SEARCH\n{search}=======\n>>>>>>> REPLACE\n")}),
+                    Some(&opts(root)),
+                )
+            }),
+        ];
+        for (what, call) in calls {
+            let (_t, root) = setup(&[("f.js", text.as_bytes())]);
+            let r = call(&root, &search);
+            assert_eq!(r["ok"], true, "{what} {name}: {r}");
+            assert_eq!(
+                String::from_utf8(read(&root, "f.js")).unwrap(),
+                want,
+                "{what} {name}"
+            );
+        }
+        // Without its break, the whole line goes, break and all.
+        let (_t, root) = setup(&[("f.js", text.as_bytes())]);
+        let r = api::text_editor(
+            &json!({"command": "str_replace", "path": "f.js", "old_str": "foo();", "new_str": ""}),
+            Some(&opts(&root)),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            String::from_utf8(read(&root, "f.js")).unwrap(),
+            want,
+            "{name}"
+        );
+    }
+}

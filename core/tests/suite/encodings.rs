@@ -809,3 +809,40 @@ fn a_byte_level_file_keeps_its_bom_first() {
         b"\xEF\xBB\xBFtop\r\na\xFF\r\nb\r\nC\r\n"
     );
 }
+
+/// A UTF-16LE file whose new text would start with U+0000: `FF FE 00 00`
+/// is UTF-32LE's byte order mark, so the file would change encoding (and
+/// read as binary here, its undo refused as a change). Refused, nothing
+/// written, by an edit and by a whole-file write; a NUL later is written.
+#[test]
+fn a_utf16le_text_starting_with_nul_is_refused() {
+    let (_t, root) = ws();
+    let f = root.join("u.txt");
+    let le = |s: &str| -> Vec<u8> {
+        let mut out = vec![0xFF, 0xFE];
+        for u in s.encode_utf16() {
+            out.extend_from_slice(&u.to_le_bytes());
+        }
+        out
+    };
+    let before = le("a\n\0b\n");
+    fs::write(&f, &before).unwrap();
+    let r = api::patch_file(
+        &json!({"file_path": "u.txt", "search_block": "a\n", "replace_block": ""}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(r["code"], "UNSUPPORTED_ENCODING", "{r}");
+    assert!(r["message"].as_str().unwrap().contains("UTF-32"), "{r}");
+    let w = api::write_file(
+        &json!({"file_path": "u.txt", "content": "\0b\n"}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(w["code"], "UNSUPPORTED_ENCODING", "{w}");
+    assert_eq!(fs::read(&f).unwrap(), before);
+    let ok = api::patch_file(
+        &json!({"file_path": "u.txt", "search_block": "a\n", "replace_block": "c\n"}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(ok["ok"], true, "{ok}");
+    assert_eq!(fs::read(&f).unwrap(), le("c\n\0b\n"));
+}

@@ -282,17 +282,9 @@ fn str_replace(o: &mut Obj<'_>, path: String) -> Result<EditorCommand, Failure> 
     let new = o.string(&["new_str", "newStr"])?.unwrap_or_default();
     // `new_str` is optional: named like `old_str` was.
     let said = if old_key == "oldStr" {
-        Said {
-            search: "oldStr",
-            replace: "newStr",
-            ..Said::CANONICAL
-        }
+        Said::STR_REPLACE_CAMEL
     } else {
-        Said {
-            search: "old_str",
-            replace: "new_str",
-            ..Said::CANONICAL
-        }
+        Said::STR_REPLACE
     };
     Ok(EditorCommand::StrReplace {
         path,

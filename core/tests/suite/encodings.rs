@@ -846,3 +846,50 @@ fn a_utf16le_text_starting_with_nul_is_refused() {
     assert_eq!(ok["ok"], true, "{ok}");
     assert_eq!(fs::read(&f).unwrap(), le("c\n\0b\n"));
 }
+
+/// A patch of a windows-1252 file whose line diff `similar` numbered wrong
+/// (a deletion placed where it is not, an insertion after it at another
+/// old line): written with `ok: true` with its lines in another order, and
+/// a dry run showed a hunk header that counted other lines. Now the text
+/// written is the patch's, and so is the preview's header.
+#[test]
+fn a_legacy_file_takes_a_patch_in_its_order() {
+    let (_t, root) = ws();
+    let f = root.join("f.txt");
+    fs::write(
+        &f,
+        enc(WINDOWS_1252, "caf\u{e9} na\u{ef}ve \u{fc}ber\n\na\nx\n"),
+    )
+    .unwrap();
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,4 @@\n \n-a\n x\n+\n+x\n";
+    let dry = api::apply_patch(
+        &json!({"patch": patch, "dry_run": true}),
+        Some(&opts(&root)),
+    );
+    assert_eq!(dry["ok"], true, "{dry}");
+    let diff = dry["diff"].as_str().unwrap();
+    // Each hunk's header counts the lines it shows.
+    let mut hunks = diff.split("\n@@ ").skip(1).peekable();
+    assert!(hunks.peek().is_some(), "{diff}");
+    for h in hunks {
+        let (head, body) = h.split_once('\n').unwrap();
+        let count = |side: char| -> usize {
+            let field = head.split(' ').find(|f| f.starts_with(side)).unwrap();
+            field.split(',').nth(1).map_or(1, |n| n.parse().unwrap())
+        };
+        let lines: Vec<&str> = body.lines().collect();
+        let shown = |c: char| {
+            lines
+                .iter()
+                .filter(|l| l.starts_with(c) || l.starts_with(' ') || l.is_empty())
+                .count()
+        };
+        assert_eq!((shown('-'), shown('+')), (count('-'), count('+')), "{diff}");
+    }
+    let r = api::apply_patch(&json!({ "patch": patch }), Some(&opts(&root)));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        fs::read(&f).unwrap(),
+        enc(WINDOWS_1252, "caf\u{e9} na\u{ef}ve \u{fc}ber\n\nx\n\nx\n")
+    );
+}

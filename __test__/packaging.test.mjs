@@ -502,45 +502,48 @@ test('a TypeScript consumer type-checks against the installed package under tsc 
   assert.match(r.stdout, /broken\.mts\(2,/, r.stdout)
 })
 
+/**
+ * Type-checks `files` (name -> text) in the consumer project under `options` (tsconfig.<name>.json), then
+ * `broken` (one more file whose line 2 is a wrong call): it must fail there. Returns tsc's output for it.
+ */
+function typeChecks(name, options, files, broken) {
+  const app = state.app
+  for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(app, f), text)
+  const tsc = path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
+  const config = (n, list) => {
+    const p = path.join(app, `tsconfig.${n}.json`)
+    fs.writeFileSync(p, JSON.stringify({ compilerOptions: options, files: list }))
+    return p
+  }
+  run(process.execPath, [tsc, '-p', config(name, Object.keys(files))], { cwd: app, env: state.env })
+  // The installed types are really used: a wrong call fails.
+  fs.writeFileSync(path.join(app, broken.file), broken.text)
+  const r = spawnSync(process.execPath, [tsc, '-p', config(`${name}-broken`, [broken.file])], { cwd: app, env: state.env, encoding: 'utf8' })
+  assert.notEqual(r.status, 0, 'tsc rejects a numeric workspaceRoot')
+  assert.ok(r.stdout.includes(`${broken.file}(2,`), r.stdout)
+  return r.stdout
+}
+
 test('a TypeScript consumer of the agent-SDK subpaths type-checks against the installed package and SDKs under tsc --strict', () => {
   assert.ok(state.app, 'consumer project installed')
-  const app = state.app
-  fs.writeFileSync(path.join(app, 'adapters-consumer.mts'), ADAPTERS_MTS)
-  fs.writeFileSync(path.join(app, 'adapters-consumer.cts'), ADAPTERS_CTS)
   // The SDKs' own declaration files are not ours to check (skipLibCheck, as tsc --init sets it);
   // the subpaths' declarations check on their own in __test__/adapters.test.mjs.
   const options = { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: [], skipLibCheck: true }
-  fs.writeFileSync(path.join(app, 'tsconfig.adapters.json'), JSON.stringify({ compilerOptions: options, files: ['adapters-consumer.mts', 'adapters-consumer.cts'] }))
-  const tsc = path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
-  run(process.execPath, [tsc, '-p', path.join(app, 'tsconfig.adapters.json')], { cwd: app, env: state.env })
-  // The installed types are really used: a wrong call fails.
-  fs.writeFileSync(path.join(app, 'adapters-broken.mts'), `import { createEditor } from '${pkg.name}/openai-agents'\nvoid createEditor({ workspaceRoot: 1 })\n`)
-  const r = spawnSync(process.execPath, [tsc, '--strict', '--noEmit', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', 'adapters-broken.mts'], {
-    cwd: app,
-    env: state.env,
-    encoding: 'utf8',
+  typeChecks('adapters', options, { 'adapters-consumer.mts': ADAPTERS_MTS, 'adapters-consumer.cts': ADAPTERS_CTS }, {
+    file: 'adapters-broken.mts',
+    text: `import { createEditor } from '${pkg.name}/openai-agents'\nvoid createEditor({ workspaceRoot: 1 })\n`,
   })
-  assert.notEqual(r.status, 0, 'tsc rejects a numeric workspaceRoot')
-  assert.match(r.stdout, /adapters-broken\.mts\(2,/, r.stdout)
 })
 
 test('a CommonJS TypeScript consumer under the node10 resolution (tsc --init of TypeScript 5) finds the root and subpath types', () => {
   assert.ok(state.app, 'consumer project installed')
-  const app = state.app
   // node10 reads no `exports`: the subpaths' types come through `typesVersions`.
-  fs.writeFileSync(path.join(app, 'node10-root.ts'), CONSUMER_CTS)
-  fs.writeFileSync(path.join(app, 'node10-adapters.ts'), ADAPTERS_CTS)
   const options = { strict: true, noEmit: true, module: 'commonjs', moduleResolution: 'node10', target: 'es2022', types: [], skipLibCheck: true }
-  fs.writeFileSync(path.join(app, 'tsconfig.node10.json'), JSON.stringify({ compilerOptions: options, files: ['node10-root.ts', 'node10-adapters.ts'] }))
-  const tsc = path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
-  run(process.execPath, [tsc, '-p', path.join(app, 'tsconfig.node10.json')], { cwd: app, env: state.env })
-  // The types are really found: a wrong call through a subpath fails.
-  fs.writeFileSync(path.join(app, 'node10-broken.ts'), `import agents = require('${pkg.name}/openai-agents')\nagents.createEditor({ workspaceRoot: 1 })\nexport {}\n`)
-  fs.writeFileSync(path.join(app, 'tsconfig.node10-broken.json'), JSON.stringify({ compilerOptions: options, files: ['node10-broken.ts'] }))
-  const r = spawnSync(process.execPath, [tsc, '-p', path.join(app, 'tsconfig.node10-broken.json')], { cwd: app, env: state.env, encoding: 'utf8' })
-  assert.notEqual(r.status, 0, 'tsc rejects a numeric workspaceRoot')
-  assert.match(r.stdout, /node10-broken\.ts\(2,.*TS2322|node10-broken\.ts\(2,.*TS2769/, r.stdout)
-  assert.doesNotMatch(r.stdout, /TS2307/, 'the subpath resolves')
+  const out = typeChecks('node10', options, { 'node10-root.ts': CONSUMER_CTS, 'node10-adapters.ts': ADAPTERS_CTS }, {
+    file: 'node10-broken.ts',
+    text: `import agents = require('${pkg.name}/openai-agents')\nagents.createEditor({ workspaceRoot: 1 })\nexport {}\n`,
+  })
+  assert.doesNotMatch(out, /TS2307/, 'the subpath resolves')
 })
 
 /** Runs `script` with node in `cwd` (the consumer's environment); returns {status, stdout, stderr}. */

@@ -374,15 +374,7 @@ fn a_batch_killed_before_its_first_rename_leaves_nothing_behind() {
 fn a_dead_batchs_originals_outlive_a_sweep_while_its_file_is_held() {
     use rustix::fs::{flock, FlockOperation};
     let (_t, root, state) = workspace();
-    // Originals last written an hour ago: old enough for any sweep.
-    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    for i in 0..FILES {
-        let f = fs::File::options()
-            .write(true)
-            .open(root.join(name(i)))
-            .unwrap();
-        f.set_modified(hour_ago).unwrap();
-    }
+    age_originals(&root);
     killed_at(&root, &state, "rename-3");
     assert_ne!(content(&root, &name(0)), Some(old(0)));
     let held = fs::File::open(root.join(name(0))).unwrap();
@@ -391,17 +383,7 @@ fn a_dead_batchs_originals_outlive_a_sweep_while_its_file_is_held() {
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(content(&root, "other.txt").as_deref(), Some("x = 2\n"));
     drop(held);
-    fs::write(root.join("other.txt"), "x = 1\n").unwrap();
-    let r = next_call(&root, &state, "edit-dry");
-    assert_eq!(r["ok"], true, "{r}");
-    assert!(
-        all_old(&root),
-        "{:?}",
-        (0..FILES)
-            .map(|i| content(&root, &name(i)))
-            .collect::<Vec<_>>()
-    );
-    assert_eq!(temps(&root), Vec::<String>::new());
+    put_back_by_the_next_call(&root, &state);
 }
 
 /// A batch killed after another call looked for dead batches and before
@@ -412,14 +394,7 @@ fn a_dead_batchs_originals_outlive_a_sweep_while_its_file_is_held() {
 #[test]
 fn a_batch_killed_just_before_a_sweep_keeps_its_originals() {
     let (_t, root, state) = workspace();
-    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    for i in 0..FILES {
-        let f = fs::File::options()
-            .write(true)
-            .open(root.join(name(i)))
-            .unwrap();
-        f.set_modified(hour_ago).unwrap();
-    }
+    age_originals(&root);
     let r = next_call(&root, &state, "edit-killed-before-sweep");
     assert_eq!(r["ok"], true, "{r}");
     assert_ne!(
@@ -427,17 +402,7 @@ fn a_batch_killed_just_before_a_sweep_keeps_its_originals() {
         Some(old(0)),
         "the kill landed elsewhere"
     );
-    fs::write(root.join("other.txt"), "x = 1\n").unwrap();
-    let r = next_call(&root, &state, "edit-dry");
-    assert_eq!(r["ok"], true, "{r}");
-    assert!(
-        all_old(&root),
-        "{:?} {r}",
-        (0..FILES)
-            .map(|i| content(&root, &name(i)))
-            .collect::<Vec<_>>()
-    );
-    assert_eq!(temps(&root), Vec::<String>::new());
+    put_back_by_the_next_call(&root, &state);
 }
 
 /// A file of the dead batch that another program wrote in place after the
@@ -478,4 +443,33 @@ fn a_file_rewritten_with_its_size_and_time_kept_keeps_its_change() {
         warned.contains("f0.txt") && warned.contains("made.txt"),
         "{r}"
     );
+}
+
+/// The batch's files last written an hour ago: old enough for any sweep
+/// to take their originals for stale temp files.
+fn age_originals(root: &Path) {
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for i in 0..FILES {
+        let f = fs::File::options()
+            .write(true)
+            .open(root.join(name(i)))
+            .unwrap();
+        f.set_modified(hour_ago).unwrap();
+    }
+}
+
+/// The next call (a dry run of an edit of `other.txt`, made applicable
+/// again) leaves the whole batch as it was before it, and no temp file.
+fn put_back_by_the_next_call(root: &Path, state: &Path) {
+    fs::write(root.join("other.txt"), "x = 1\n").unwrap();
+    let r = next_call(root, state, "edit-dry");
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(
+        all_old(root),
+        "{:?} {r}",
+        (0..FILES)
+            .map(|i| content(root, &name(i)))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(temps(root), Vec::<String>::new());
 }

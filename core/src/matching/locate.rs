@@ -1027,6 +1027,10 @@ fn hunk_bytes(
     let mut k = p;
     // The new side's line `j`.
     let mut j = 0;
+    let again = match style {
+        LineEnding::Mixed | LineEnding::None if !explicit => written_again(h, p),
+        _ => Vec::new(),
+    };
     for l in &h.lines {
         match l.kind {
             LineKind::Context => {
@@ -1041,8 +1045,49 @@ fn hunk_bytes(
                 ensure_eol(&mut out);
                 let line = reindented.and_then(|r| r.get(j)).unwrap_or(&l.text);
                 out.extend_from_slice(line.as_bytes());
+                let eol = match again.get(j).copied().flatten() {
+                    Some(f) if !l.no_eol => &text[lines[f].end..lines[f].next],
+                    _ => added_eol(style, h, l, (explicit, text.ends_with(b"\r"))),
+                };
+                out.extend_from_slice(eol);
                 j += 1;
-                out.extend_from_slice(added_eol(style, h, l, (explicit, text.ends_with(b"\r"))));
+            }
+        }
+    }
+    out
+}
+
+/// For each line of a hunk's new side, the file's line (an index of the
+/// file's lines; the hunk's old side placed at `p`) that it writes again
+/// unchanged: an added line whose text a removed line had, aligned with it
+/// as the check of the plan aligns them (a line diff of the two sides). In
+/// a file of mixed endings such a line keeps the file's ending, which the
+/// check holds a line the caller did not change to; the patch's own ending
+/// (typed LF over a CRLF line) was refused there (`PLAN_CHECK_FAILED`).
+fn written_again(h: &Hunk, p: usize) -> Vec<Option<usize>> {
+    let old: Vec<&HunkLine> = h.lines.iter().filter(|l| l.kind != LineKind::Add).collect();
+    let new: Vec<&HunkLine> = h
+        .lines
+        .iter()
+        .filter(|l| l.kind != LineKind::Remove)
+        .collect();
+    let (ob, nb): (Vec<&str>, Vec<&str>) = (
+        old.iter().map(|l| l.text.as_str()).collect(),
+        new.iter().map(|l| l.text.as_str()).collect(),
+    );
+    let mut out = vec![None; new.len()];
+    for op in crate::text::diff_ops::diff(&ob, &nb, None) {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for d in 0..len {
+                let (i, j) = (old_index + d, new_index + d);
+                if old[i].kind == LineKind::Remove && new[j].kind == LineKind::Add {
+                    out[j] = Some(p + i);
+                }
             }
         }
     }

@@ -1305,3 +1305,24 @@ fn an_insert_into_a_mixed_file_takes_the_break_of_the_line_it_follows() {
         assert_eq!(show(&read(&t, "m.txt")), show(want), "after line {after}");
     }
 }
+
+/// In a file of mixed endings, a hunk that removes a line and adds it again
+/// unchanged (`-q` `+q`, typed with LF over a CRLF line) beside a new line:
+/// the line written again keeps the file's ending, and the new line the
+/// patch's. It was refused as a plan that failed its check
+/// (`PLAN_CHECK_FAILED`), which a retry repeats.
+#[test]
+fn a_line_written_again_unchanged_in_a_mixed_file_keeps_its_ending() {
+    let file = b"a\nb\r\nq\r\nc\n";
+    let want = b"a\nb\r\nq\r\ny\nc\n";
+    let patches = [
+        codex("f.txt", "@@\n b\n-q\n+q\n+y\n"),
+        "--- a/f.txt\n+++ b/f.txt\n@@ -2,2 +2,3 @@\n b\n-q\n+q\n+y\n".to_string(),
+    ];
+    for patch in patches {
+        let t = with_file("f.txt", file);
+        let r = api::apply_patch(&json!({ "patch": patch }), Some(&opts(t.path())));
+        assert_eq!(r["ok"], true, "{patch}: {r}");
+        assert_eq!(show(&read(&t, "f.txt")), show(want), "{patch}");
+    }
+}

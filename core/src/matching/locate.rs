@@ -31,7 +31,8 @@
 //! Lines are compared without their line breaks, so a patch written with LF
 //! applies to a CRLF file. Context lines keep the file's bytes; added lines
 //! take the file's line ending (in a file with mixed endings, the ending the
-//! line had in the patch).
+//! line had in the patch, but a removed line added again unchanged keeps
+//! the file's: [`written_again`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;

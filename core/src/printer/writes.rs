@@ -340,6 +340,7 @@ pub(crate) fn interrupted_commit(
 }
 
 /// The intent of a commit of several files could not be kept (`e`).
+#[cfg_attr(not(unix), allow(dead_code))]
 pub(crate) fn intent_not_kept(e: &std::io::Error) -> String {
     format!(
         "the files were written, but without the record that puts them back should this process be killed half-way \

@@ -166,7 +166,16 @@ function installTools(keys) {
 }
 
 function wineEnv() {
-  return { ...process.env, WINEPREFIX: wineprefix, WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml=' }
+  // winemenubuilder off, and XDG data and config inside the prefix: a wine prefix writes menu entries and MIME
+  // types into ~/.local/share, which no test may touch.
+  return {
+    ...process.env,
+    WINEPREFIX: wineprefix,
+    WINEDEBUG: '-all',
+    WINEDLLOVERRIDES: 'mscoree,mshtml=;winemenubuilder.exe=d',
+    XDG_DATA_HOME: path.join(wineprefix, 'xdg-data'),
+    XDG_CONFIG_HOME: path.join(wineprefix, 'xdg-config'),
+  }
 }
 
 function setupWine() {

@@ -17,6 +17,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { resolveRoot, engineOptions, workTree, beneath, ENV } = require('./root.js')
 const engine = require('./engine.js')
+const { PATCH_KEYS } = require('./workspace.js')
 
 const PROG = 'patch-file-tool'
 const EXIT = Object.freeze({ OK: 0, REFUSED: 1, USAGE: 2, IO: 3, NO_ENGINE: 4 })
@@ -432,7 +433,7 @@ async function runJson(tool, root) {
 function patchTexts(input) {
   if (typeof input === 'string') return [input]
   if (input === null || typeof input !== 'object') return []
-  return ['patch', 'input', 'text', 'diff'].map((k) => input[k]).filter((t) => typeof t === 'string')
+  return PATCH_KEYS.map((k) => input[k]).filter((t) => typeof t === 'string')
 }
 
 /** Whether a patch is a git diff (`diff --git`), not a Codex patch (a BOM read past, as the engine does). */
@@ -471,32 +472,34 @@ const MAX_STDIN_BYTES = Number(process.env.PATCH_FILE_CLI_MAX_STDIN_BYTES) || 25
 
 let stdinCache = null
 function readStdin() {
-  if (!stdinCache) {
-    stdinCache = (async () => {
-      const parts = []
-      let size = 0
-      for await (const chunk of process.stdin) {
-        size += chunk.length
-        if (size > MAX_STDIN_BYTES) {
-          // Stop reading instead of holding whatever arrives.
-          process.stdin.destroy()
-          throw new UsageError(
-            `stdin holds more than ${MAX_STDIN_BYTES} bytes (the limit, PATCH_FILE_CLI_MAX_STDIN_BYTES); nothing was run`,
-          )
-        }
-        parts.push(chunk)
-      }
-      return Buffer.concat(parts)
-    })()
-  }
+  if (!stdinCache) stdinCache = readWithin(process.stdin, 'stdin')
   return stdinCache
+}
+
+/**
+ * Every byte of `stream` (stdin, a file, a pipe such as `<(cmd)`), read up to
+ * the limit: past it the stream is let go (nothing more is held) and `what`
+ * is named in the usage error, not a process that grows until it dies.
+ */
+async function readWithin(stream, what) {
+  const parts = []
+  let size = 0
+  for await (const chunk of stream) {
+    size += chunk.length
+    if (size > MAX_STDIN_BYTES) {
+      stream.destroy()
+      throw new UsageError(`${what} holds more than ${MAX_STDIN_BYTES} bytes (the limit, PATCH_FILE_CLI_MAX_STDIN_BYTES); nothing was run`)
+    }
+    parts.push(chunk)
+  }
+  return Buffer.concat(parts)
 }
 
 /** The text of a --search-file/--replace-file: exact bytes, which must be UTF-8 (`-`: stdin, within its limit). */
 async function readTextFile(file, flag) {
   let bytes
   try {
-    bytes = file === '-' ? await readStdin() : await readCapped(file, flag)
+    bytes = file === '-' ? await readStdin() : await readWithin(fs.createReadStream(file), `${flag} ${file}`)
   } catch (err) {
     if (err instanceof UsageError) throw err
     const e = new Error(`cannot read ${flag} ${file}: ${err.code || err.message}`)
@@ -506,23 +509,6 @@ async function readTextFile(file, flag) {
   const text = utf8(bytes)
   if (text === null) throw new UsageError(`${flag} ${file} is not valid UTF-8 text`)
   return text
-}
-
-/**
- * The bytes of `file` (a regular file, or a pipe such as `<(cmd)`), read up to
- * the stdin limit: more is a usage error, not a process that grows until it dies.
- */
-async function readCapped(file, flag) {
-  const parts = []
-  let size = 0
-  for await (const chunk of fs.createReadStream(file)) {
-    size += chunk.length
-    if (size > MAX_STDIN_BYTES) {
-      throw new UsageError(`${flag} ${file} holds more than ${MAX_STDIN_BYTES} bytes (the limit, PATCH_FILE_CLI_MAX_STDIN_BYTES); nothing was run`)
-    }
-    parts.push(chunk)
-  }
-  return Buffer.concat(parts)
 }
 
 /** `bytes` as text, exactly (a BOM kept), or null when they are not valid UTF-8: never U+FFFD for a bad byte. */

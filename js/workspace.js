@@ -284,4 +284,4 @@ function exists(p) {
   }
 }
 
-module.exports = { Workspace, rootFromUri, pathsOf, NO_ROOT }
+module.exports = { Workspace, rootFromUri, pathsOf, NO_ROOT, PATCH_KEYS }

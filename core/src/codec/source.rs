@@ -380,10 +380,7 @@ impl Source {
                 crate::codec::legacy::check_byte_seams(self.text(), pieces, path)?;
                 Ok(encode_with(self.encoding, pieces))
             }
-            e => {
-                starts_readably(e, pieces, path)?;
-                Ok(encode_with(e, pieces))
-            }
+            e => encode_checked(e, pieces, path),
         }
     }
 
@@ -455,15 +452,22 @@ fn cr_breaks(text: &[u8]) -> bool {
     memchr::memchr(b'\r', text).is_some() && memchr::memchr(b'\n', text).is_none()
 }
 
+/// [`encode_with`] for the new text of an existing file, refused where it
+/// would not read back as that file's encoding ([`starts_readably`]).
+pub(crate) fn encode_checked<'a>(
+    encoding: Encoding,
+    pieces: &[&'a [u8]],
+    path: &str,
+) -> Result<Encoded<'a>, Failure> {
+    starts_readably(encoding, pieces, path)?;
+    Ok(encode_with(encoding, pieces))
+}
+
 /// Whether a new text `pieces` in `encoding` reads back as that encoding:
 /// a UTF-16LE text that starts with U+0000 does not (`FF FE` then `00 00`
 /// is UTF-32LE's byte order mark: the file would change encoding, and read
-/// as binary here). Every write of a decoded file checks it.
-pub(crate) fn starts_readably(
-    encoding: Encoding,
-    pieces: &[&[u8]],
-    path: &str,
-) -> Result<(), Failure> {
+/// as binary here).
+fn starts_readably(encoding: Encoding, pieces: &[&[u8]], path: &str) -> Result<(), Failure> {
     let le = matches!(encoding, Encoding::Utf16Le | Encoding::Utf16LeCr);
     match pieces.iter().find(|p| !p.is_empty()) {
         Some(p) if le && p[0] == 0 => Err(Failure::new(

@@ -356,7 +356,7 @@ pub(crate) fn pending() -> Pending {
         let Ok(Some((mut f, meta))) = dir.open_read(&n) else {
             continue;
         };
-        if let Some(h) = read(&mut f).filter(|h| h.own == (meta.dev, meta.ino)) {
+        if let Some(h) = read_own(&mut f, &meta) {
             let temps = h.entries.iter().filter_map(|e| {
                 let temp = unhex(&e.temp)?;
                 Some((e.dev, e.ino, os(temp)))
@@ -417,7 +417,7 @@ fn recover_one(dir: &Private, name: &OsStr) -> Option<String> {
     if (named.dev, named.ino) != (meta.dev, meta.ino) {
         return None;
     }
-    let Some(header) = read(&mut f).filter(|h| h.own == (meta.dev, meta.ino)) else {
+    let Some(header) = read_own(&mut f, &meta) else {
         // Not whole (a power loss of a commit that was not durable), or
         // not written here: nothing of it is known to have been done.
         let _ = dir.remove_own(name);
@@ -452,6 +452,12 @@ fn unnamed_gone(lock: Option<bool>, age: i128) -> bool {
     matches!(lock, Some(true) | None) && age > UNNAMED_AGE.as_nanos() as i128
 }
 
+/// The intent in `f` (metadata `meta`), if it is whole and was written as
+/// this very file (a copy restored from elsewhere is not).
+fn read_own(f: &mut File, meta: &crate::io::dir::Meta) -> Option<Header> {
+    read(f).filter(|h| h.own == (meta.dev, meta.ino))
+}
+
 fn read(f: &mut File) -> Option<Header> {
     let mut buf = Vec::new();
     f.take(MAX_INTENT).read_to_end(&mut buf).ok()?;
@@ -480,16 +486,11 @@ fn undo(e: &Entry) -> Undoing {
     if d.meta().map(|m| (m.dev, m.ino)).ok() != Some((e.dev, e.ino)) {
         return Undoing::Left(shown);
     }
-    // The new inode as the step left it: also its change time, when known.
-    let left_new = |id: &Inode| {
-        let f = holds(&d, &name, id)?;
-        let after: i128 = e.after.parse().unwrap_or(0);
-        let now = Dir::meta_of_file(&f).ok()?.ctime_ns;
-        (after == 0 || after == now).then_some(f)
-    };
+    // The new inode at the name, and whether it is as the step left it.
+    let new_at_name = |id: &Inode| holds(&d, &name, id).map(|f| (as_left(e, &f), f));
     match &e.what {
         What::Replace { new, old } => {
-            if let Some(f) = left_new(new) {
+            if let Some((true, f)) = new_at_name(new) {
                 if holds(&d, &temp, old).is_none() {
                     return Undoing::Left(shown);
                 }
@@ -514,23 +515,23 @@ fn undo(e: &Entry) -> Undoing {
             }
             Undoing::Left(shown)
         }
-        What::Create { new } => {
-            if let Some(f) = left_new(new) {
+        What::Create { new } => match new_at_name(new) {
+            Some((true, f)) => {
                 if !Dir::lock_exclusive(&f, LOCK_WAIT).unwrap_or(false) {
                     return Undoing::Busy;
                 }
-                return match remove_if(&d, &name, new) {
+                match remove_if(&d, &name, new) {
                     true => Undoing::PutBack(shown),
                     false => Undoing::Left(shown),
-                };
+                }
             }
-            if holds(&d, &name, new).is_some() {
-                // Written to since it was created.
-                return Undoing::Left(shown);
+            // Written to since it was created.
+            Some((false, _)) => Undoing::Left(shown),
+            None => {
+                remove_if(&d, &temp, new);
+                Undoing::NotTaken
             }
-            remove_if(&d, &temp, new);
-            Undoing::NotTaken
-        }
+        },
         What::Remove { old } => {
             if holds(&d, &name, old).is_some() {
                 return Undoing::NotTaken;
@@ -541,6 +542,13 @@ fn undo(e: &Entry) -> Undoing {
             }
         }
     }
+}
+
+/// Whether `f`, the new inode of step `e` at its name, is as the step left
+/// it: the change time the writer noted after its rename, when it noted one.
+fn as_left(e: &Entry, f: &File) -> bool {
+    let after: i128 = e.after.parse().unwrap_or(0);
+    after == 0 || Dir::meta_of_file(f).is_ok_and(|m| m.ctime_ns == after)
 }
 
 /// Removes `name` from `d` if it is the inode `id`: renamed aside to a

@@ -922,9 +922,8 @@ fn write_one(
         }
         _ => body,
     };
-    source::starts_readably(enc, &[body], display)
-        .map_err(|f| FileFailure::from(f).at(&s.abs()))?;
-    let encoded = source::encode_with(enc, &[body]);
+    let encoded =
+        source::encode_checked(enc, &[body], display).map_err(|f| FileFailure::from(f).at(&abs))?;
     let sha_after = source::sha256_hex(encoded.slices());
     let mut out = WriteDone {
         ok: True,

@@ -829,9 +829,9 @@ fn content_of(
         // UTF-8 without a BOM and byte-level files: the text is the bytes.
         (Content::Owned(new_text), None)
     } else {
-        source::starts_readably(enc, &[&new_text], &op.path)
-            .map_err(|f| OpFailed::new(i, f, abs_src.clone()))?;
-        let b = source::encode_with(enc, &[&new_text]).to_vec();
+        let b = source::encode_checked(enc, &[&new_text], &op.path)
+            .map_err(|f| OpFailed::new(i, f, abs_src.clone()))?
+            .to_vec();
         // The text a dry run's diff shows for a file read as decoded (the
         // rule `preview` reads it by).
         let kept = enc.is_decoded().then_some(new_text);

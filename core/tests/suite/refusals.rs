@@ -363,3 +363,33 @@ fn a_yaml_file_nested_too_deep_is_left_unchecked() {
         );
     }
 }
+
+/// A Python file 511 indentations deep with a string at the bottom made the
+/// grammar's scanner overrun its buffer and abort the process (a Node host,
+/// an MCP server) on any write of it: it is left unchecked now, and the
+/// edit lands.
+#[test]
+fn a_python_file_nested_too_deep_is_left_unchecked() {
+    let mut deep = String::new();
+    for i in 0..511 {
+        deep.push_str(&" ".repeat(i));
+        deep.push_str("if 1:\n");
+    }
+    deep.push_str(&" ".repeat(511));
+    deep.push_str("x = \"abc\"\n");
+    for syntax in ["refuse", "warn"] {
+        let t = tempfile::tempdir().unwrap();
+        fs::write(t.path().join("gen.py"), &deep).unwrap();
+        let o = json!({"workspaceRoot": t.path(), "durable": false, "journal": false, "syntax": syntax});
+        let r = api::patch_file(
+            &json!({"file_path": "gen.py", "search_block": "\"abc\"", "replace_block": "\"abd\""}),
+            Some(&o),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["syntax"]["unchecked"], "too_deep", "{r}");
+        assert_eq!(
+            fs::read_to_string(t.path().join("gen.py")).unwrap(),
+            deep.replace("\"abc\"", "\"abd\"")
+        );
+    }
+}

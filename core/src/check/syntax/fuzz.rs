@@ -182,3 +182,62 @@ proptest! {
         timed("f.yml", Some(b"a: 1\n"), &[text.as_bytes()])?;
     }
 }
+
+/// Python nested by indentation (spaces, tabs, form feeds, lines joined by a
+/// backslash, comments, strings left open at the deepest line): every text
+/// either passes the depth estimate and is checked (the scanner's stack of
+/// indentations never overruns its buffer, which would abort this process),
+/// or is left `unchecked: too_deep`.
+fn python_indent() -> impl Strategy<Value = &'static str> {
+    prop_oneof![
+        Just(" "),
+        Just(" "),
+        Just(" "),
+        Just("\t"),
+        Just("\x0c"),
+        Just("\\\n"),
+        Just("\\\r\n"),
+        Just("\r"),
+    ]
+}
+
+fn python_body() -> impl Strategy<Value = &'static str> {
+    prop_oneof![
+        Just("if 1:"),
+        Just("if 1:"),
+        Just("while x:"),
+        Just("x = \"abc\""),
+        Just("y = f'{a}'"),
+        Just("# c"),
+        Just("s = \"\"\"open"),
+        Just("t = (1,"),
+        Just(""),
+    ]
+}
+
+proptest! {
+    #![proptest_config(crate::text::test_seeds::config(60))]
+    #[test]
+    fn python_of_any_depth_never_aborts(
+        lines in prop::collection::vec((prop::collection::vec(python_indent(), 0..4), python_body()), 1..120),
+        deep in 200usize..700,
+        step in 1usize..3,
+        tail in prop_oneof![Just("x = \"abc\"\n"), Just("x = 'a' 'b' 'c'\n"), Just("pass\n")],
+    ) {
+        let mut text = String::new();
+        for i in 0..deep {
+            text.push_str(&" ".repeat(i * step));
+            text.push_str("if 1:\n");
+        }
+        for (k, (indent, body)) in lines.iter().enumerate() {
+            text.push_str(&" ".repeat((deep + k) * step));
+            text.push_str(&indent.concat());
+            text.push_str(body);
+            text.push('\n');
+        }
+        text.push_str(&" ".repeat((deep + lines.len()) * step));
+        text.push_str(tail);
+        timed("f.py", None, &[text.as_bytes()])?;
+        timed("f.py", Some(b"a = 1\n"), &[text.as_bytes()])?;
+    }
+}

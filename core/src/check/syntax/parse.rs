@@ -119,9 +119,9 @@ pub(crate) fn parse(
     old: Option<&Tree>,
     (deadline, stop): (Instant, &dyn Fn() -> bool),
 ) -> Result<Tree, OutOfTime> {
-    // Never hand the YAML scanner a text too deep for its buffer (see
-    // `depth`): it would abort the process.
-    if grammar == Grammar::Yaml && super::depth::too_deep(text.pieces) {
+    // Never hand a scanner a text too deep for its buffer (see `depth`): it
+    // would abort the process.
+    if super::depth::too_deep(grammar, text.pieces) {
         return Err(OutOfTime);
     }
     PARSERS.with(|cell| {

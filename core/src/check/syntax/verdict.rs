@@ -43,9 +43,7 @@ pub(crate) fn check_until(
     if text.len() > MAX_BYTES || old.is_some_and(|o| o.len() > MAX_BYTES) {
         return Some(unchecked(grammar, Unchecked::TooLarge));
     }
-    if grammar == Grammar::Yaml
-        && (depth::too_deep(new) || old.is_some_and(|o| depth::too_deep(&[o])))
-    {
+    if depth::too_deep(grammar, new) || old.is_some_and(|o| depth::too_deep(grammar, &[o])) {
         return Some(unchecked(grammar, Unchecked::TooDeep));
     }
     let run = Run {

@@ -62,6 +62,27 @@ test('a stale anchor is ANCHOR_MISMATCH with the current lines; the code is expo
   assert.equal(fs.readFileSync(path.join(root, 's.txt'), 'utf8'), 'a\nB\nc\n')
 })
 
+test('a refusal of many stale anchors shows the lines around the first 32 only, and its retry with them lands', async () => {
+  const root = tempDir()
+  const file = path.join(root, 'm.txt')
+  const n = 200
+  fs.writeFileSync(file, Array.from({ length: n }, (_, i) => `line ${i}\n`).join(''))
+  const a = await anchorsOf(root, 'm.txt')
+  fs.writeFileSync(file, Array.from({ length: n }, (_, i) => `LINE ${i}\n`).join(''))
+  const edits = a.filter((_, i) => i % 2 === 0).map((pos) => ({ pos, lines: 'x' }))
+  const r = await api.editLines({ file_path: 'm.txt', edits }, { workspaceRoot: root })
+  assert.equal(r.code, 'ANCHOR_MISMATCH')
+  assert.equal(r.anchors.length, 100)
+  assert.ok(r.anchors.slice(0, 32).every((x) => x.lines !== ''))
+  assert.ok(r.anchors.slice(32).every((x) => x.lines === '' && x.problem === 'changed'))
+  assert.match(r.message, /around the first 32 are in `anchors`; for the others, read the file again/)
+  // The lines shown count as a read: an edit with one of their anchors lands.
+  const shown = r.anchors[5].lines.split('\n').find((l) => l.endsWith('|LINE 10'))
+  const again = await api.editLines({ file_path: 'm.txt', edits: [{ pos: shown.split('|')[0], lines: 'ten' }] }, { workspaceRoot: root })
+  assert.equal(again.ok, true, JSON.stringify(again))
+  assert.equal(fs.readFileSync(file, 'utf8').split('\n')[10], 'ten')
+})
+
 test('the anchors profile lists read_file, edit_lines and undo, and runs them over MCP', T, async () => {
   assert.deepEqual(tools.PROFILES.anchors, ['read_file', 'edit_lines', 'undo'])
   const root = tempDir()

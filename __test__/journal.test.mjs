@@ -209,6 +209,32 @@ api.patchFile({ file_path: 'a.txt', search: 'one', replace: 'two' }, { workspace
   }
 })
 
+test('a relative PATCH_FILE_STATE_DIR is INVALID_INPUT, nothing made under the cwd; a relative XDG_STATE_HOME is ignored', () => {
+  const dir = tempDir('pft-srel-')
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'password=hunter2\n')
+  const script = `const api = require(${JSON.stringify(path.resolve('index.js'))})
+api.patchFile({ file_path: 'a.txt', search: 'hunter2', replace: 'x' }, { workspaceRoot: process.cwd() })
+  .then((r) => process.stdout.write(JSON.stringify(r)))`
+  for (const value of ['.pft/state', '.pft-state']) {
+    const r = spawnSync(process.execPath, ['-e', script], { cwd: dir, env: cleanEnv({ PATCH_FILE_STATE_DIR: value }), encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+    const out = JSON.parse(r.stdout)
+    assert.equal(out.code, 'INVALID_INPUT', r.stdout)
+    assert.match(out.message, /PATCH_FILE_STATE_DIR must be an absolute directory/)
+    assert.deepEqual(fs.readdirSync(dir), ['a.txt'])
+    assert.equal(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8'), 'password=hunter2\n')
+  }
+  // XDG_STATE_HOME relative: the state goes to $HOME/.local/state (a temp
+  // HOME here), never under the cwd.
+  const home = tempDir('pft-shome-')
+  const env = cleanEnv({ HOME: home, XDG_STATE_HOME: '.xdg' })
+  delete env.PATCH_FILE_STATE_DIR
+  const r = spawnSync(process.execPath, ['-e', script], { cwd: dir, env, encoding: 'utf8' })
+  assert.equal(JSON.parse(r.stdout).ok, true, r.stdout + r.stderr)
+  assert.deepEqual(fs.readdirSync(dir), ['a.txt'])
+  assert.ok(fs.existsSync(path.join(home, '.local', 'state', 'patch-file-tool', 'journal')))
+})
+
 test('types: a consumer tells damaged entries apart under tsc --strict', () => {
   const text = `import { history, undo, type HistoryTransaction, type DamagedTransaction, type JournalDamage } from 'patch-file-tool'
 export async function main(): Promise<string[]> {

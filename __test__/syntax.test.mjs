@@ -81,6 +81,19 @@ test('syntax: refuse writes nothing and answers SYNTAX_ERROR_INTRODUCED with the
   assert.match(bad.message, /`syntax` must be "warn", "refuse" or "off"/)
 })
 
+test('a .json file is strict JSON: a comment is refused, an exponent JSON.stringify writes is not', async () => {
+  const PKG = '{\n  "name": "a",\n  "n": 1\n}\n'
+  const d = dir({ 'package.json': PKG })
+  const big = await api.patchFile({ file_path: 'package.json', search: '"n": 1', replace: `"n": ${JSON.stringify(1e21)}` }, opts(d, { syntax: 'refuse' }))
+  assert.equal(big.ok, true, JSON.stringify(big))
+  assert.equal(big.syntax, undefined)
+  const pinned = await api.patchFile({ file_path: 'package.json', search: '  "name"', replace: '  // pinned\n  "name"' }, opts(d, { syntax: 'refuse' }))
+  assert.equal(pinned.code, 'SYNTAX_ERROR_INTRODUCED', JSON.stringify(pinned))
+  assert.deepEqual([pinned.syntax.errors[0].line, pinned.syntax.errors[0].token], [2, '/'])
+  assert.equal(read(d, 'package.json'), PKG.replace('1', '1e+21'))
+  assert.doesNotThrow(() => JSON.parse(read(d, 'package.json')))
+})
+
 test('a file already broken elsewhere stays editable: its old error is not the edit\'s', async () => {
   const broken = SRC + '\nconst y = (1;\n'
   const d = dir({ 'f.ts': broken })

@@ -97,7 +97,19 @@ async function runChild(job) {
     const lines = Array.from({ length: n }, (_, i) => `call_${i}(arg);`)
     fs.writeFileSync(path.join(job.dir, 'a.js'), lines.map((l) => l + '\n').join(''))
     let call
-    if (job.shape === 'markers') {
+    if (job.shape === 'preview') {
+      // A dry run of the whole file rewritten: the preview's line diff.
+      const replace = lines.map((l) => l.replace('call_', 'run_') + '\n').join('')
+      call = () => api.patchFile({ file_path: 'a.js', search_block: lines.map((l) => l + '\n').join(''), replace_block: replace, dry_run: true }, { ...opts, syntax: 'off' })
+    } else if (job.shape === 'stale' || job.shape === 'anchored') {
+      // editLines with an anchor on every 8th line: every line changed since
+      // the read (each anchor refused), or the file as read (each placed).
+      const read = await api.readFile({ file_path: 'a.js', anchors: true }, opts)
+      const anchors = read.content.split('\n').filter(Boolean).map((l) => l.split('|')[0])
+      if (job.shape === 'stale') fs.writeFileSync(path.join(job.dir, 'a.js'), lines.map((l) => l.replace('arg', 'ARG') + '\n').join(''))
+      const edits = anchors.filter((_, i) => i % 8 === 0).map((pos) => ({ pos, lines: 'x();' }))
+      call = () => api.editLines({ file_path: 'a.js', edits }, { ...opts, syntax: 'off' })
+    } else if (job.shape === 'markers') {
       const lazy = []
       for (let i = 0; i < n; i += 4) lazy.push('// ... existing code ...', `call_${i + 3}(arg);`, `other_${i}();`)
       call = () => api.writeFile({ file_path: 'a.js', content: lazy.join('\n') + '\n' }, { ...opts, syntax: 'off' })
@@ -118,7 +130,7 @@ export function shapesWorkload(workDir, n) {
   const dir = path.join(workDir, 'stress-sh')
   fs.mkdirSync(dir, { recursive: true })
   const rows = []
-  for (const shape of ['markers', 'reindent', 'rewrite']) {
+  for (const shape of ['markers', 'reindent', 'rewrite', 'preview', 'stale', 'anchored']) {
     const a = child({ kind: 'shape', dir, shape, n })
     const b = child({ kind: 'shape', dir, shape, n: 4 * n })
     rows.push({ shape, n, small: a, large: b, ratio: b.ms / a.ms })

@@ -145,7 +145,7 @@ fn anchored(
     let read = snapshots::Read {
         path: file_path,
         sha256,
-        shown: (offset as u64, (offset + tagged.shown) as u64),
+        shown: &[(offset as u64, (offset + tagged.shown) as u64)],
     };
     let keys = known.is_none().then(|| std::mem::take(&mut tagged.keys));
     snapshots::keep(&read, keys);

@@ -585,7 +585,10 @@ pub fn options(
         hard_links: HardLinks::Refuse,
         lock_wait_ms: DEFAULT_LOCK_WAIT_MS,
         cancel: Cancel::default(),
-        journal: journal_from_env()?,
+        journal: {
+            state_dir_from_env()?;
+            journal_from_env()?
+        },
         entry: None,
         results: ResultView::Full,
         default_match: MatchMode::EXACT,
@@ -635,6 +638,21 @@ pub fn options(
         None => cwd().map_err(|e| Failure::invalid(printer::no_current_directory(&e)))?,
     };
     Ok(opts)
+}
+
+/// `PATCH_FILE_STATE_DIR`, when set, must be an absolute directory: a
+/// relative one, read under whatever the process's working directory was,
+/// put the journal (files' earlier contents) inside a project, or turned it
+/// off with a warning. Refused as a relative `PATCH_FILE_JOURNAL` is (the
+/// state directory then never takes it: see `io::state::state_path`).
+pub(crate) fn state_dir_from_env() -> Result<(), Failure> {
+    match std::env::var_os("PATCH_FILE_STATE_DIR").filter(|v| !v.is_empty()) {
+        Some(v) if !std::path::Path::new(&v).is_absolute() => {
+            let shown = v.to_string_lossy().chars().take(64).collect::<String>();
+            Err(Failure::invalid(printer::state_dir_env_invalid(&shown)))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The journal as the environment sets it: `PATCH_FILE_JOURNAL` = `off`

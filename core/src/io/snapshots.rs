@@ -120,12 +120,13 @@ pub(crate) struct Snapshot {
     pub(crate) shown: Vec<(u64, u64, u64)>,
 }
 
-/// What one read with anchors showed: lines `shown` (0-based `from..to`)
-/// of the content `sha256` of the file `path`.
+/// What one read with anchors showed: lines `shown` (0-based `from..to`
+/// ranges: one for `readFile`, one per refused anchor for a refusal that
+/// shows the lines around each) of the content `sha256` of the file `path`.
 pub(crate) struct Read<'a> {
     pub(crate) path: &'a str,
     pub(crate) sha256: &'a str,
-    pub(crate) shown: (u64, u64),
+    pub(crate) shown: &'a [(u64, u64)],
 }
 
 impl Snapshot {
@@ -372,10 +373,9 @@ pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
             (None, None) => return false,
         };
         let stamp = next_order();
-        let same_lines = |s: &Snapshot| {
-            s.shown
-                .iter()
-                .position(|x| (x.0, x.1) == (read.shown.0, read.shown.1))
+        let same_lines = |s: &Snapshot| match read.shown {
+            [one] => s.shown.iter().position(|x| (x.0, x.1) == *one),
+            _ => None,
         };
         // The same lines of the newest content read again just now: the
         // view is what it was, nothing to keep anew.
@@ -388,8 +388,8 @@ pub(crate) fn keep(read: &Read<'_>, keys: Option<Vec<u64>>) -> bool {
         }
         // The lines shown before, this read's over them.
         let before = same.map_or(&[][..], |s| &s.shown[..]).iter().copied();
-        let new = (read.shown.0, read.shown.1, stamp);
-        let shown = normalized(before.chain([new]), expired(stamp));
+        let new = read.shown.iter().map(|&(from, to)| (from, to, stamp));
+        let shown = normalized(before.chain(new), expired(stamp));
         let snap = Arc::new(Snapshot {
             path: read.path.to_string(),
             sha256: read.sha256.to_string(),

@@ -51,24 +51,27 @@ pub(crate) const FILE_MODE: u32 = 0o600;
 /// `$PATCH_FILE_STATE_DIR`, else the platform's (`$XDG_STATE_HOME` or
 /// `~/.local/state` on Linux, `~/Library/Application Support` on macOS,
 /// `%LOCALAPPDATA%` on Windows) joined with `patch-file-tool`.
+///
+/// Only absolute paths are taken: a relative one would be read under the
+/// process's working directory, often the project being edited, which would
+/// then hold the journal (files' earlier contents, readable and forgeable
+/// by the agent). A relative `PATCH_FILE_STATE_DIR` names no state
+/// directory (calls refuse it: `input::request::state_dir_from_env`); a
+/// relative `XDG_STATE_HOME` is ignored, as its specification says, and so
+/// are a relative `HOME` and `LOCALAPPDATA`.
 pub(crate) fn state_path() -> Option<PathBuf> {
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
     if let Some(d) = std::env::var_os("PATCH_FILE_STATE_DIR").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(d));
+        return absolute(d);
     }
-    let home = || {
-        std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-    };
+    let var = |name: &str| std::env::var_os(name).and_then(absolute);
+    let home = || var("HOME");
     let base = if cfg!(windows) {
-        std::env::var_os("LOCALAPPDATA").map(PathBuf::from)
+        var("LOCALAPPDATA")
     } else if cfg!(target_vendor = "apple") {
         home().map(|h| h.join("Library/Application Support"))
     } else {
-        std::env::var_os("XDG_STATE_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| home().map(|h| h.join(".local/state")))
+        var("XDG_STATE_HOME").or_else(|| home().map(|h| h.join(".local/state")))
     }?;
     Some(base.join("patch-file-tool"))
 }

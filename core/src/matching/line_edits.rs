@@ -207,6 +207,55 @@ struct Diffs<'a> {
     at: std::collections::HashMap<usize, Positions>,
     /// The keys of a read or the file, as a set, by target.
     sets: std::collections::HashMap<usize, std::collections::HashSet<u64>>,
+    /// Whether two reads (or a read and the file) have the same content,
+    /// compared once: a comparison costs the file's lines, and a call asks
+    /// it for each of up to 10,000 anchors.
+    same: std::collections::HashMap<(usize, usize), bool>,
+    /// The mapped lines nearest each line of a read's map to the file, by
+    /// read ([`Nearest`]).
+    nearest: std::collections::HashMap<usize, Nearest>,
+}
+
+/// For the map of a read's lines to the file's, the nearest mapped line
+/// below and at or above each line: a refused anchor's window is found
+/// without walking the unmapped lines around it (in a file changed all
+/// over, a walk of the whole map for each of thousands of anchors).
+struct Nearest {
+    /// `below[i]`: the last mapped line before `i` (`i` up to the map's
+    /// length).
+    below: Vec<Option<usize>>,
+    /// `from[i]`: the first mapped line at or after `i`.
+    from: Vec<Option<usize>>,
+}
+
+impl Nearest {
+    fn of(map: &[Option<usize>]) -> Nearest {
+        let n = map.len();
+        let mut below = vec![None; n + 1];
+        for k in 0..n {
+            below[k + 1] = if map[k].is_some() { Some(k) } else { below[k] };
+        }
+        let mut from = vec![None; n + 1];
+        for k in (0..n).rev() {
+            from[k] = if map[k].is_some() {
+                Some(k)
+            } else {
+                from[k + 1]
+            };
+        }
+        Nearest { below, from }
+    }
+
+    /// [`near`], in constant time.
+    fn near(&self, map: &[Option<usize>], i: usize) -> usize {
+        let n = map.len();
+        let below = self.below[i.min(n)].and_then(|k| map[k].map(|j| j + (i - k)));
+        let above = (i < n)
+            .then(|| self.from[i])
+            .flatten()
+            .and_then(|k| map[k].map(|j| j.saturating_sub(k - i)));
+        below.or(above).unwrap_or(i)
+    }
 }
 
 /// The file as it is now, as a target of [`Diffs::map`].
@@ -227,13 +276,37 @@ impl<'a> Diffs<'a> {
         }
     }
 
+    /// The current line nearest to where line `line` of the read that
+    /// judges anchor `i` of an edit (`judged`) went, or `line`.
+    fn near(&mut self, judged: Judged, i: usize, line: usize) -> usize {
+        let Some((r, _)) = judged.via(i) else {
+            return line;
+        };
+        let Some(map) = self.made.get(&(r, NOW)) else {
+            return line;
+        };
+        self.nearest
+            .entry(r)
+            .or_insert_with(|| Nearest::of(map))
+            .near(map, line)
+    }
+
+    /// Whether `a` and `b` (reads, or [`NOW`]) have the same content.
+    fn same(&mut self, a: usize, b: usize) -> bool {
+        let (ka, kb) = (self.keys(a), self.keys(b));
+        *self
+            .same
+            .entry((a.min(b), a.max(b)))
+            .or_insert_with(|| ka == kb)
+    }
+
     /// Where `lines` of read `from` are in `to` (a read, or [`NOW`]). When
     /// none of them is anywhere in `to`, nothing is diffed: each changed.
     fn map(&mut self, from: usize, to: usize, lines: &[usize]) -> Result<Vec<Mapped>, NotPlaced> {
         let (a, b) = (self.keys(from), self.keys(to));
         // The same content: every line is where it was (in a long run of
         // equal lines, too, where a diff could not say which it is).
-        if a == b {
+        if self.same(from, to) {
             return Ok(lines.iter().map(|&l| Mapped::At(l)).collect());
         }
         if !self.made.contains_key(&(from, to)) {
@@ -363,7 +436,7 @@ fn gone_since(
     let mut gone = false;
     for (n, k) in reads.iter().enumerate() {
         let newer = k.shown.iter().any(|s| s.2 > stamp);
-        if n != r && newer && k.keys != reads[r].keys {
+        if n != r && newer && !diffs.same(n, r) {
             gone |= diffs
                 .map(r, n, lines)?
                 .iter()
@@ -426,6 +499,8 @@ fn locate(
         made: Default::default(),
         at: Default::default(),
         sets: Default::default(),
+        same: Default::default(),
+        nearest: Default::default(),
     };
     let judged = judge(&mut diffs, reads, edits)?;
     // Refused anchors (edit, anchor, problem, the current line to show
@@ -477,8 +552,7 @@ fn locate(
                 let at = diffs.at.get(&NOW)?.get(key)?;
                 (at.len() == 1).then(|| at[0])
             });
-            let map = made_map(&diffs, judged[k], i);
-            let near = once_now.unwrap_or_else(|| map.map_or(a.line, |m| near(m, a.line)));
+            let near = once_now.unwrap_or_else(|| diffs.near(judged[k], i, a.line));
             refused.push((k, a.show(), problem, near));
         }
         let p = e.pos.as_ref().and(placed.first().copied().flatten());
@@ -512,8 +586,13 @@ fn locate(
     Ok((at, moved, by_reads))
 }
 
+/// Refused anchors shown with the current lines around them; those after
+/// are listed without (a call of 10,000 stale anchors over long lines
+/// answered with hundreds of megabytes).
+pub(crate) const SHOWN_REFUSED: usize = 32;
+
 /// The refused anchors (edit, anchor, problem, the current line to show
-/// around), each with the current lines around it, none of them a line
+/// around), the first [`SHOWN_REFUSED`] with the current lines around it, none of them a line
 /// that bears an anchor of `elsewhere` (refused, or placed at another
 /// line) at its number with its ID, or one [`claimed`] by a kept read.
 fn shown_with(
@@ -527,23 +606,27 @@ fn shown_with(
     // kept read of another content showed at the same number with the
     // same ID while that line is elsewhere now (a later call naming it
     // from that read would find it claimed by this refusal).
-    let mut avoid: Vec<usize> = elsewhere
+    let mut avoid: std::collections::HashSet<usize> = elsewhere
         .iter()
         .filter(|&&(line, id)| cur.keys.get(line).is_some_and(|&key| id_of(key) == id))
         .map(|&(line, _)| line)
         .collect();
     let n = cur.lines.len();
-    for &(_, _, _, near) in &refused {
+    for &(_, _, _, near) in refused.iter().take(SHOWN_REFUSED) {
         for x in near.saturating_sub(2)..(near + 3).min(n) {
             if !avoid.contains(&x) && claimed(diffs, reads, cur, x) {
-                avoid.push(x);
+                avoid.insert(x);
             }
         }
     }
     refused
         .into_iter()
-        .map(|(edit, anchor, problem, near)| {
-            let (lines, shown) = around(cur, near, &avoid);
+        .enumerate()
+        .map(|(k, (edit, anchor, problem, near))| {
+            let (lines, shown) = match k < SHOWN_REFUSED {
+                true => around(cur, near, &avoid),
+                false => (String::new(), (0, 0)),
+            };
             Refused {
                 edit,
                 anchor,
@@ -564,14 +647,16 @@ fn claimed(diffs: &mut Diffs<'_>, reads: &[KeptRead<'_>], cur: &Current<'_>, x: 
     };
     (0..reads.len()).any(|r| {
         let k = &reads[r];
-        k.keys != cur.keys
-            && k.showed(x).is_some()
+        k.showed(x).is_some()
+            && !diffs.same(r, NOW)
             && k.keys.get(x).is_some_and(|&key| id_of(key) == id_of(now))
             && !matches!(diffs.map(r, NOW, &[x]).as_deref(), Ok([Mapped::At(j)]) if *j == x)
     })
 }
 
-/// The current line nearest to where snapshot line `i` went.
+/// The current line nearest to where snapshot line `i` went (the naive
+/// reference of [`Nearest::near`]).
+#[cfg(test)]
 fn near(map: &[Option<usize>], i: usize) -> usize {
     let below = (0..i.min(map.len()))
         .rev()
@@ -588,7 +673,11 @@ fn near(map: &[Option<usize>], i: usize) -> usize {
 /// `}` read at line 6 is now line 9; a record's line sent again as it was
 /// refused, now taken from the refusal). The window stops short of such a
 /// line; when `line` is one, it is the longer side of it.
-fn around(cur: &Current<'_>, line: usize, avoid: &[usize]) -> (String, (usize, usize)) {
+fn around(
+    cur: &Current<'_>,
+    line: usize,
+    avoid: &std::collections::HashSet<usize>,
+) -> (String, (usize, usize)) {
     let n = cur.lines.len();
     if n == 0 {
         return (String::new(), (0, 0));
@@ -788,6 +877,19 @@ pub(crate) fn pieces<'t>(cur: &Current<'t>, placed: &'t Placed) -> Vec<&'t [u8]>
 
 #[cfg(test)]
 mod tests {
+
+    proptest::proptest! {
+        #![proptest_config(crate::text::test_seeds::config(500))]
+        /// The nearest mapped line found in constant time is the one a walk
+        /// over the map finds.
+        #[test]
+        fn nearest_is_the_walk(
+            map in proptest::collection::vec(proptest::option::weighted(0.2, 0usize..50), 0..40),
+            i in 0usize..50,
+        ) {
+            proptest::prop_assert_eq!(Nearest::of(&map).near(&map, i), near(&map, i));
+        }
+    }
     use super::super::anchors::{keys, line_key, lines};
     use super::*;
 

@@ -333,6 +333,11 @@ pub(crate) fn journal_env_invalid(given: &str) -> String {
     )
 }
 
+/// `PATCH_FILE_STATE_DIR` is not an absolute directory.
+pub(crate) fn state_dir_env_invalid(given: &str) -> String {
+    format!("PATCH_FILE_STATE_DIR must be an absolute directory, not {given:?}; nothing was run")
+}
+
 /// `history`'s `limit` is 0.
 pub(crate) fn history_limit_zero() -> &'static str {
     "input: `limit` must be at least 1"

@@ -176,13 +176,17 @@ pub(crate) fn anchors_mismatch(
     edit: usize,
     anchor: &str,
     problem: &str,
-    shown: bool,
+    shown: Shown,
 ) -> String {
-    let retry = if shown {
-        "The current lines around it are in `anchors`: retry with those anchors"
-    } else {
-        "The current lines around it are in `anchors` where they can be shown; where they are not (lines an \
-         earlier read numbered alike), read the file again with anchors and retry with the new anchors"
+    let retry = match shown {
+        Shown::All => "The current lines around it are in `anchors`: retry with those anchors".to_string(),
+        Shown::Some => "The current lines around it are in `anchors` where they can be shown; where they are not \
+             (lines an earlier read numbered alike), read the file again with anchors and retry with the new anchors"
+            .to_string(),
+        Shown::First(k) => format!(
+            "The current lines around the first {k} are in `anchors`; for the others, read the file again with \
+             anchors and retry with the new anchors"
+        ),
     };
     format!(
         "{n} anchor{} of edits[{edit}] ({anchor}: {problem}) no longer name{} the line read; nothing was written. \
@@ -190,6 +194,16 @@ pub(crate) fn anchors_mismatch(
         if n == 1 { "" } else { "s, the first" },
         if n == 1 { "s" } else { "" },
     )
+}
+
+/// Which refused anchors a refusal shows the current lines around.
+#[derive(Clone, Copy)]
+pub(crate) enum Shown {
+    All,
+    /// Not those an earlier read numbered alike.
+    Some,
+    /// The first so many only.
+    First(usize),
 }
 
 /// What an editLines result checked at line numbers says when its file

@@ -11,7 +11,9 @@ use crate::error::{ErrorCode, Failure};
 use crate::io::snapshots;
 use crate::io::workspace::{Intent, Workspace};
 use crate::matching::anchors::{keys, lines};
-use crate::matching::line_edits::{pieces, place, Current, KeptRead, LineEdit, NotPlaced, Placed};
+use crate::matching::line_edits::{
+    pieces, place, Current, KeptRead, LineEdit, NotPlaced, Placed, SHOWN_REFUSED,
+};
 use crate::model::Options;
 use crate::printer;
 use crate::result::files::LineEnding;
@@ -179,16 +181,21 @@ fn placed_by_read(
         Err(n) => {
             // The lines a refusal shows are a read of the file as it is
             // now: a retry with their anchors is judged against them.
+            // All of them as one read: kept once (each kept apart, a call of
+            // thousands of stale anchors sorted every range kept so far
+            // again for each).
             if let NotPlaced::Anchors(r) = &n {
-                let mut keys = Some(cur.keys.to_vec());
-                for x in r {
-                    let read = snapshots::Read {
-                        path: abs,
-                        sha256,
-                        shown: (x.shown.0 as u64, x.shown.1 as u64),
-                    };
-                    snapshots::keep(&read, keys.take());
-                }
+                let shown: Vec<(u64, u64)> = r
+                    .iter()
+                    .take(SHOWN_REFUSED)
+                    .map(|x| (x.shown.0 as u64, x.shown.1 as u64))
+                    .collect();
+                let read = snapshots::Read {
+                    path: abs,
+                    sha256,
+                    shown: &shown,
+                };
+                snapshots::keep(&read, Some(cur.keys.to_vec()));
             }
             printer::go_on(&opts.cancel).map_err(|f| Box::new(Failed::new(&f, Some(abs))))?;
             Err(not_placed(n, abs, call.file_path, cur.lines.is_empty()))
@@ -263,7 +270,11 @@ fn not_placed(n: NotPlaced, abs: &str, display: &str, empty: bool) -> Box<Failed
                     first.edit,
                     &first.anchor,
                     first.problem.as_str(),
-                    r.iter().all(|x| !x.lines.is_empty()),
+                    match r.len() > SHOWN_REFUSED {
+                        true => printer::Shown::First(SHOWN_REFUSED),
+                        false if r.iter().all(|x| !x.lines.is_empty()) => printer::Shown::All,
+                        false => printer::Shown::Some,
+                    },
                 ),
             };
             let f = Failure::new(ErrorCode::ANCHOR_MISMATCH, message);

@@ -42,6 +42,33 @@ pub(crate) struct Found {
     token: String,
     /// The parse state to ask for what was expected there.
     state: Option<u16>,
+    /// What was expected there, when no parse state says it.
+    named: &'static [&'static str],
+}
+
+impl Found {
+    /// An error a reader other than the grammar found in `text` at byte
+    /// `at` (strict JSON).
+    pub(crate) fn at(
+        text: &[u8],
+        at: usize,
+        problem: SyntaxProblem,
+        token: String,
+        named: &'static [&'static str],
+    ) -> Found {
+        let at = at.min(text.len());
+        let line_start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |k| k + 1);
+        Found {
+            problem,
+            start: at,
+            end: at + token.len(),
+            row: memchr::memchr_iter(b'\n', &text[..at]).count(),
+            col: at - line_start,
+            token: clip(&token, TOKEN_CHARS),
+            state: None,
+            named,
+        }
+    }
 }
 
 /// The errors of a text, as far as they were collected.
@@ -109,6 +136,7 @@ pub(crate) fn indentation(grammar: Grammar, text: &[u8]) -> Vec<Found> {
                 col: e.col,
                 token: clip(String::from_utf8_lossy(rest).trim(), TOKEN_CHARS),
                 state: None,
+                named: &[],
             }
         })
         .collect()
@@ -205,6 +233,7 @@ fn unparsed_tail(tree: &Tree, text: &[u8]) -> Option<Found> {
         col,
         token: clip(String::from_utf8_lossy(first).trim(), TOKEN_CHARS),
         state: None,
+        named: &[],
     })
 }
 
@@ -218,6 +247,7 @@ fn missing(n: Node<'_>) -> Found {
         col: p.column,
         token: n.kind().to_string(),
         state: None,
+        named: &[],
     }
 }
 
@@ -239,6 +269,7 @@ fn unplaced(n: Node<'_>, text: &[u8]) -> Found {
         col: p.column,
         token,
         state: Some(leaf.parse_state()),
+        named: &[],
     }
 }
 
@@ -400,7 +431,9 @@ pub(crate) fn shown(f: &Found, text: &[u8], language: &Language) -> SyntaxError 
         column: String::from_utf8_lossy(before).chars().count() + 1,
         problem: f.problem,
         token: f.token.clone(),
-        expected: f.state.and_then(|s| expected(language, s)),
+        expected: f.state.and_then(|s| expected(language, s)).or_else(|| {
+            (!f.named.is_empty()).then(|| f.named.iter().map(|n| n.to_string()).collect())
+        }),
         text: clip(&line, LINE_CHARS),
     }
 }

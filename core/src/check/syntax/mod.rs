@@ -5,7 +5,8 @@
 //! ([`errors`]); the C, C++ and C# grammars read a file with its
 //! preprocessor lines blanked ([`preproc`]), and their errors count only
 //! when a second reading, with macros and newer syntax read as a compiler
-//! would, keeps them ([`reading`]); [`verdict`] runs the check under a size
+//! would, keeps them ([`reading`]); a `.json` file is read as strict JSON
+//! first ([`json`]), which its grammar is not; [`verdict`] runs the check under a size
 //! limit and a time budget, and [`parse`] keeps the trees so the next edit
 //! of the same file parses incrementally.
 
@@ -17,6 +18,7 @@ mod errors;
 mod fuzz;
 mod grammar;
 mod indent;
+mod json;
 mod parse;
 mod preproc;
 mod reading;

@@ -78,6 +78,11 @@ impl<'a> Pieces<'a> {
         self.len
     }
 
+    /// The pieces, in order.
+    pub(crate) fn pieces(&self) -> &'a [&'a [u8]] {
+        self.pieces
+    }
+
     /// The bytes from `at` to the end of the piece holding `at`.
     pub(crate) fn from(&self, at: usize) -> &'a [u8] {
         if at >= self.len {

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::errors::{self, Span, LISTED};
 use super::grammar::Grammar;
 use super::parse::{self, OutOfTime, Pieces};
-use super::{depth, preproc, reading};
+use super::{depth, json, preproc, reading};
 use crate::result::syntax::{SyntaxReport, Unchecked};
 
 /// Files larger than this (old or new text) are not checked.
@@ -45,6 +45,11 @@ pub(crate) fn check_until(
     }
     if depth::too_deep(grammar, new) || old.is_some_and(|o| depth::too_deep(grammar, &[o])) {
         return Some(unchecked(grammar, Unchecked::TooDeep));
+    }
+    if grammar == Grammar::Json {
+        if let Some(said) = strict_json(old, &text) {
+            return said;
+        }
     }
     let run = Run {
         grammar,
@@ -77,6 +82,22 @@ pub(crate) fn check_until(
         Ok(Reading::Clean) => None,
         _ => Some(report),
     }
+}
+
+/// Strict JSON's verdict on a `.json` file (see [`json`]): nothing to say
+/// when the new text is strict JSON, its first error when it is not and
+/// the old text was (or the file is new); `None` when the old text was no
+/// strict JSON either, and the grammar judges.
+fn strict_json(old: Option<&[u8]>, new: &Pieces<'_>) -> Option<Option<SyntaxReport>> {
+    let Some(e) = json::first_error(new) else {
+        return Some(None);
+    };
+    if old.is_some_and(|o| json::first_error(&Pieces::new(&[o])).is_some()) {
+        return None;
+    }
+    let text = new.to_vec();
+    let found = errors::Found::at(&text, e.at, e.problem, e.token, e.expected);
+    Some(Some(listed(Grammar::Json, &[found], &text)))
 }
 
 /// The parse errors of `text` as the guard reads the file `path` (a
@@ -354,5 +375,52 @@ mod tests {
         let broken: &[u8] = b"<pre><code>x</code></pre>\n<p class=\"a>a</p>\n<p>b</p>\n";
         let r = check("a.html", Some(old), &[broken]).expect("a broken quote is reported");
         assert!(!r.errors.is_empty());
+    }
+
+    #[test]
+    fn a_json_file_is_read_as_strict_json_first() {
+        let old: &[u8] = b"{\n  \"name\": \"a\",\n  \"n\": 1\n}\n";
+        // What JSON.stringify writes is valid, whatever the grammar reads.
+        let exp: &[u8] = b"{\n  \"name\": \"a\",\n  \"n\": 1e+21\n}\n";
+        assert_eq!(check("package.json", Some(old), &[exp]), None);
+        assert_eq!(check("new.json", None, &[exp]), None);
+        // What no JSON reader takes is the edit's error: a comment, a second
+        // value, a tab in a string.
+        let commented: &[u8] = b"{\n  // pinned\n  \"name\": \"a\",\n  \"n\": 1\n}\n";
+        let r = check("package.json", Some(old), &[commented]).expect("reported");
+        let e = &r.errors[0];
+        assert_eq!((e.line, e.column, e.token.as_str()), (2, 3, "/"), "{r:?}");
+        assert_eq!(
+            e.expected,
+            Some(vec!["string".to_string(), "}".to_string()])
+        );
+        assert_eq!(e.text, "  // pinned");
+        let two: &[u8] = b"{\n  \"name\": \"a\",\n  \"n\": 1\n}\n{}\n";
+        assert_eq!(
+            check("package.json", Some(old), &[two])
+                .expect("reported")
+                .errors[0]
+                .line,
+            5
+        );
+        let tab: &[u8] = b"{\n  \"name\": \"a\tb\",\n  \"n\": 1\n}\n";
+        assert_eq!(
+            check("package.json", Some(old), &[tab])
+                .expect("reported")
+                .errors[0]
+                .token,
+            "\t"
+        );
+        // Split in pieces anywhere, the same.
+        let (a, b) = commented.split_at(7);
+        assert_eq!(check("package.json", Some(old), &[a, b]), Some(r));
+        // A .json file that held a comment already is judged by the grammar,
+        // as before: a valid edit says nothing, a break is reported.
+        let edited: &[u8] = b"{\n  // pinned\n  \"name\": \"b\",\n  \"n\": 1\n}\n";
+        assert_eq!(check("package.json", Some(commented), &[edited]), None);
+        let broken: &[u8] = b"{\n  // pinned\n  \"name\": \"b\"\n  \"n\": 1\n}\n";
+        assert!(check("package.json", Some(commented), &[broken]).is_some());
+        // JSONC names are not checked at all.
+        assert_eq!(check("tsconfig.json", Some(old), &[commented]), None);
     }
 }

@@ -5,7 +5,8 @@
 //! ([`errors`]); the C, C++ and C# grammars read a file with its
 //! preprocessor lines blanked ([`preproc`]), and their errors count only
 //! when a second reading, with macros and newer syntax read as a compiler
-//! would, keeps them ([`reading`]); a `.json` file is read as strict JSON
+//! would, keeps them ([`reading`]), and so do TypeScript's and
+//! JavaScript's where their grammars miss valid syntax ([`scripts`]); a `.json` file is read as strict JSON
 //! first ([`json`]), which its grammar is not; [`verdict`] runs the check under a size
 //! limit and a time budget, and [`parse`] keeps the trees so the next edit
 //! of the same file parses incrementally.
@@ -24,6 +25,7 @@ mod preproc;
 mod reading;
 #[cfg(test)]
 mod samples;
+mod scripts;
 mod verdict;
 
 pub use grammar::language;

@@ -37,11 +37,15 @@ use super::grammar::Grammar;
 use super::preproc;
 
 /// The second reading of `text` (as parsed: directives already blanked),
-/// or `None` when it reads the same (always, but in C, C++ and C#).
+/// or `None` when it reads the same (always, but in C, C++, C#, and in
+/// TypeScript and JavaScript: see [`scripts`](super::scripts)).
 pub(crate) fn second(grammar: Grammar, text: &[u8]) -> Option<Vec<u8>> {
     match grammar {
         Grammar::C | Grammar::Cpp => macros_blanked(text),
         Grammar::CSharp => extension_blocks_as_classes(text),
+        Grammar::TypeScript | Grammar::Tsx | Grammar::JavaScript => {
+            super::scripts::second(grammar, text)
+        }
         _ => None,
     }
 }

@@ -57,7 +57,12 @@ pub(crate) fn check_until(
         keep: true,
     };
     if !preproc::applies(grammar) {
-        return run.judge(old, &text, None);
+        let report = run.judge(old, &text, None)?;
+        if report.unchecked.is_some() || !reads_twice(grammar) {
+            return Some(report);
+        }
+        let joined = text.to_vec();
+        return (!run.cleared(old, &joined)).then_some(report);
     }
     let joined = text.to_vec();
     let (m_old, m_new) = (old.and_then(preproc::masked), preproc::masked(&joined));
@@ -71,17 +76,21 @@ pub(crate) fn check_until(
     if report.unchecked.is_some() {
         return Some(report);
     }
-    // An error no second reading clears (see `reading`).
-    let Some(new_second) = reading::second(grammar, new_read) else {
-        return Some(report);
-    };
-    let old_second = old_read.and_then(|o| reading::second(grammar, o));
-    let parts = [&new_second[..]];
-    let second = Run { keep: false, ..run };
-    match second.read(old_second.as_deref().or(old_read), &Pieces::new(&parts)) {
-        Ok(Reading::Clean) => None,
-        _ => Some(report),
-    }
+    (!run.cleared(old_read, new_read)).then_some(report)
+}
+
+/// Whether errors in `grammar` are reported only when a second reading
+/// keeps them ([`reading`]).
+fn reads_twice(grammar: Grammar) -> bool {
+    matches!(
+        grammar,
+        Grammar::C
+            | Grammar::Cpp
+            | Grammar::CSharp
+            | Grammar::TypeScript
+            | Grammar::Tsx
+            | Grammar::JavaScript
+    )
 }
 
 /// Strict JSON's verdict on a `.json` file (see [`json`]): nothing to say
@@ -193,6 +202,25 @@ impl Run<'_> {
                 Some(listed(self.grammar, &found, shown.unwrap_or(&text)))
             }
         }
+    }
+
+    /// Whether the errors found in `new` (as parsed) are cleared by a
+    /// second reading of `old` and `new` (see [`reading`]): an error no
+    /// second reading clears is reported.
+    fn cleared(&self, old: Option<&[u8]>, new: &[u8]) -> bool {
+        let Some(new_second) = reading::second(self.grammar, new) else {
+            return false;
+        };
+        let old_second = old.and_then(|o| reading::second(self.grammar, o));
+        let parts = [&new_second[..]];
+        let second = Run {
+            keep: false,
+            ..*self
+        };
+        matches!(
+            second.read(old_second.as_deref().or(old), &Pieces::new(&parts)),
+            Ok(Reading::Clean)
+        )
     }
 
     /// Keeps `tree` of `text` for the next edit, when this run keeps trees.

@@ -1184,7 +1184,15 @@ impl Region<'_> {
             }
             false
         };
-        if (j > 0 && !new_side(j - 1, false))
+        // At an edge of the text (the first or last line of an edit's
+        // block, past which the file's unchanged lines go on, or of the
+        // file) it is not inside new code: it can as well stand for the
+        // lines from that edge, with the new lines after it ending in
+        // copies of them (a test appended after another, the other's tail
+        // elided), the reading its sender meant.
+        if j == 0
+            || j + 1 == m
+            || (j > 0 && !new_side(j - 1, false))
             || (j + 1 < m && !new_side(j + 1, true) && !self.ends_new_block(ni, markers, j))
             || t.any_run(j)
         {

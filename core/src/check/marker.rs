@@ -495,6 +495,8 @@ const CODE_NOUNS: &[&str] = &[
     "members",
     "tests",
     "imports",
+    "code",
+    "lines",
 ];
 
 /// What a body or a page holds, named after `existing` as the whole
@@ -1423,6 +1425,10 @@ mod tests {
             "// and so on...",
             "// the rest\u{2026}",
             "// other methods...",
+            "// other code",
+            "// other code...",
+            "// other lines...",
+            "  # remaining code",
             "# same as before...",
             "*(unchanged)*",
             "_(rest of section unchanged)_",

@@ -229,6 +229,28 @@ fn the_compact_view_and_a_dry_run_carry_the_refusal_and_the_expansion() {
     assert_eq!(read(&root, "f.rs"), intended());
 }
 
+/// A marker on the first line of a block, new code after it ending in
+/// copies of the lines it stands for (a function appended after another,
+/// the other's tail elided): read as a new comment at the block's start,
+/// it was written as sent, the marker inside `total` and `total`'s tail
+/// gone from its place. Every entry point refuses it now, as the whole
+/// file's write always did.
+#[test]
+fn a_marker_at_a_blocks_edge_before_new_code_is_refused_everywhere() {
+    let (_t, root) = setup(&[]);
+    let search = "    z + 1\n}\n";
+    let replace = "    // ... existing code ...\n\nfn extra(x: u32, y: u32) -> u32 {\n    let z = x + y;\n    z + 1\n}\n";
+    for (name, r, after) in every_entry(&root, search, replace) {
+        let r = if name == "batchPatchFiles" {
+            r["files"][0].clone()
+        } else {
+            r
+        };
+        assert_eq!(r["code"], "ELIDED_CONTENT", "{name}: {r}");
+        assert_eq!(after, RS, "{name}: nothing written");
+    }
+}
+
 #[test]
 fn markers_that_remove_nothing_or_were_there_or_are_meant_are_written_as_sent() {
     let (_t, root) = setup(&[("f.rs", RS.as_bytes())]);

@@ -1608,15 +1608,53 @@ impl Region<'_> {
         self.old.iter().position(|o| !new.any(|n| n == key(o)))
     }
 
+    /// When every old line stands in order among the new ones: the first
+    /// marker that does not sit directly between two old neighbours so
+    /// placed (each taken as early as it can be), and the old line right
+    /// after those placed before it. Elsewhere the lines it stands for may
+    /// stand again further on: `// ...` over an entry's last fields in a
+    /// list that grew by hundreds of entries holding the same fields was
+    /// written as sent, the fields gone.
+    fn loose_marker(&self, markers: &[bool]) -> Option<(usize, usize)> {
+        // Where each old line stands among the new ones.
+        let mut at = Vec::with_capacity(self.old.len());
+        let mut k = 0;
+        for o in self.old {
+            while k < self.new.len() && key(self.new[k]) != key(o) {
+                k += 1;
+            }
+            at.push(k);
+            k += 1;
+        }
+        markers
+            .iter()
+            .enumerate()
+            .filter(|&(_, &m)| m)
+            .find_map(|(j, _)| {
+                let before = at.partition_point(|&p| p < j);
+                let between = before > 0
+                    && before < at.len()
+                    && at[before - 1] + 1 == j
+                    && at[before] == j + 1;
+                (!between).then_some((j, before.min(self.old.len().saturating_sub(1))))
+            })
+    }
+
     /// A region too large to align exactly: its diff decides. Its markers
     /// are written as sent when the diff deletes no old line anywhere in
-    /// it (each is then a new line among kept ones); otherwise the first
+    /// it and each sits directly between two old neighbours (a new comment
+    /// between unchanged lines: see [`Region::loose_marker`]); otherwise the first
     /// marker is refused, with the deleted run nearest it. A hunk's
     /// deletions are not enough to look at: a marker inserted past a kept
     /// blank line may stand for rows deleted before it.
     fn too_large(&self, markers: &[bool]) -> Found {
         let Some(unkept) = self.first_unkept() else {
-            return Found::None;
+            return match self.loose_marker(markers) {
+                Some((j, i)) => {
+                    Found::Refused(Box::new(self.refusal(j, (i, i + 1), Why::TooLarge)))
+                }
+                None => Found::None,
+            };
         };
         if self.diff_cut_short() {
             // A diff cut short is no least one: its runs say little. The
@@ -2036,6 +2074,26 @@ mod tests {
             run(&old, &new.replacen("\n\n", "\n", 1)),
             Verdict::Kept
         ));
+        // A list that grew by entries holding the same fields as the one a
+        // marker elides: every old line stands again further on, but the
+        // marker is no comment between two old neighbours. Refused (it was
+        // written as sent, the fields gone).
+        let entry = |i: String| {
+            format!("  {{\n    \"name\": \"pkg-{i}\",\n    \"dev\": true,\n    \"license\": \"MIT\"\n  }},\n")
+        };
+        let old: String = (0..1200).map(|i| entry(i.to_string())).collect::<String>() + "  {}\n";
+        let lazy = entry("0".into()).replace(
+            "    \"dev\": true,\n    \"license\": \"MIT\"\n",
+            "    // ...\n",
+        );
+        let added: String = (0..1200).map(|i| entry(format!("new{i}"))).collect();
+        let rest: String = (1..1200).map(|i| entry(i.to_string())).collect();
+        // An entry added at the end too: the region spans the whole list.
+        let new = format!("{lazy}{added}{rest}{}  {{}}\n", entry("zz".into()));
+        assert!((1200 * 5 + 1) * (2400 * 5 + 1) > MAX_CELLS);
+        let r = refused(&old, &new);
+        assert_eq!(r.why, Why::TooLarge);
+        assert_eq!(r.deletes[0].1, "    \"dev\": true,");
     }
 
     #[test]

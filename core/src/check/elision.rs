@@ -840,6 +840,7 @@ impl Region<'_> {
         let mut kept = Vec::new();
         let mut runs: Vec<Option<(usize, usize)>> = vec![None; ni.len()];
         let mut written = None;
+        let mut no_deletion: Option<Table> = None;
         for (j, _) in markers.iter().enumerate().filter(|(_, &m)| m) {
             let found = t.absorbing(j, best, MAX_RUNS);
             // A marker the old text has may be that old line, kept.
@@ -876,8 +877,11 @@ impl Region<'_> {
                 // least cost deletes no old line at all, and in one of them
                 // the marker is a clean insertion (see `clean_insert`).
                 let quiet = found.is_empty() && {
-                    // Among the alignments that delete no old line.
-                    let kept = Table::new(oi, ni, markers, (self.at_start, self.at_end), false);
+                    // Among the alignments that delete no old line (made
+                    // once: for each marker, a cube of the lines).
+                    let kept = no_deletion.get_or_insert_with(|| {
+                        Table::new(oi, ni, markers, (self.at_start, self.at_end), false)
+                    });
                     let rows: Vec<usize> = (0..=oi.len())
                         .filter(|&i| kept.f(i, j) + kept.ins + kept.bf(i, j + 1) == kept.best)
                         .collect();

@@ -886,7 +886,7 @@ impl Region<'_> {
                         .filter(|&i| kept.f(i, j) + kept.ins + kept.bf(i, j + 1) == kept.best)
                         .collect();
                     kept.best == best
-                        && (self.clean_insert(&kept, oi, ni, markers, j, &rows)
+                        && (self.clean_insert(kept, oi, ni, markers, j, &rows)
                             || self.ends_new_comment(ni, j))
                 };
                 if !quiet {

@@ -933,6 +933,15 @@ fn undo_without_id_after_an_outside_change_names_the_way_forward() {
     );
     // Never an older transaction over the newer outside change: the same answer again.
     assert_eq!(undo(&root, json!({}))["code"], "FILE_CHANGED");
+    // By id, with no later transaction: not told to undo later ones.
+    let u = undo(&root, json!({"id": "2"}));
+    assert_eq!(u["code"], "FILE_CHANGED", "{u:#}");
+    let m = u["message"].as_str().unwrap();
+    assert!(!m.contains("Undo the later transactions first"), "{m}");
+    assert!(
+        m.contains("a change made outside this tool is undone by hand"),
+        "{m}"
+    );
     assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"someone else\n");
     // The way it names goes on.
     ok(&undo(&root, json!({"id": "1"})));

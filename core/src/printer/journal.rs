@@ -77,8 +77,9 @@ pub(crate) fn names_twice(id: u64, rel: &str) -> String {
 /// Transaction `id` cannot be undone: `names` changed since it wrote them.
 pub(crate) fn changed_since_written(id: u64, names: &[&str]) -> String {
     format!(
-        "transaction {id} cannot be undone: {} changed since it was written ({}); nothing was written. Undo the \
-         later transactions first (see history) or restore by hand",
+        "transaction {id} cannot be undone: {} changed since it was written ({}); nothing was written. If a \
+         later transaction changed them, undo it first (see history); a change made outside this tool is undone by \
+         hand",
         if names.len() == 1 { "this file" } else { "these files" },
         names.join(", ")
     )

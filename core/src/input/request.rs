@@ -576,6 +576,7 @@ pub fn options(
     value: Option<&Value>,
     cwd: impl FnOnce() -> std::io::Result<std::path::PathBuf>,
 ) -> Result<Options, Failure> {
+    state_dir_from_env()?;
     let mut opts = Options {
         workspace_root: std::path::PathBuf::new(),
         cwd: None,
@@ -585,10 +586,7 @@ pub fn options(
         hard_links: HardLinks::Refuse,
         lock_wait_ms: DEFAULT_LOCK_WAIT_MS,
         cancel: Cancel::default(),
-        journal: {
-            state_dir_from_env()?;
-            journal_from_env()?
-        },
+        journal: journal_from_env()?,
         entry: None,
         results: ResultView::Full,
         default_match: MatchMode::EXACT,

@@ -132,9 +132,11 @@ pub(crate) fn first_error(text: &Pieces<'_>) -> Option<JsonError> {
 
 fn read(text: &Pieces<'_>) -> Result<(), JsonError> {
     let mut c = Cursor::new(text.pieces());
-    if c.eat(b"\xEF\xBB\xBF") {
-        // A byte order mark is not JSON, but the file's encoding, kept
-        // apart from its text elsewhere; read past it here too.
+    // A byte order mark is not JSON but the file's encoding, kept apart
+    // from its text elsewhere: read past it (a lead byte of one that does
+    // not go on as one is an error where it stands).
+    if c.peek() == Some(0xEF) && !c.eat(b"\xEF\xBB\xBF") {
+        return Err(unexpected(text, 0, VALUE));
     }
     c.skip_space();
     if c.peek().is_none() {
@@ -153,7 +155,7 @@ fn read(text: &Pieces<'_>) -> Result<(), JsonError> {
         let at = c.at;
         want = match (want, b) {
             (Want::ValueOrClose, b']') | (Want::CommaOrClose, b']' | b'}')
-                if Some(closer_of(open.last().copied())) == Some(b) =>
+                if closer_of(open.last().copied()) == b =>
             {
                 c.bump();
                 open.pop();

@@ -20,6 +20,7 @@ mod fuzz;
 mod grammar;
 mod indent;
 mod json;
+mod lexing;
 mod parse;
 mod preproc;
 mod reading;

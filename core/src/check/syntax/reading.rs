@@ -34,6 +34,7 @@
 //! and the constant of `a[MAX_SIZE;` stays a name, its error reported.
 
 use super::grammar::Grammar;
+use super::lexing::{comment_end, skip_space};
 use super::preproc;
 
 /// The second reading of `text` (as parsed: directives already blanked),
@@ -223,13 +224,6 @@ fn blank(out: &mut Option<Vec<u8>>, text: &[u8], from: usize, to: usize) {
     preproc::blank(&mut out.get_or_insert_with(|| text.to_vec())[from..to]);
 }
 
-fn skip_space(text: &[u8], mut at: usize) -> usize {
-    while text.get(at).is_some_and(u8::is_ascii_whitespace) {
-        at += 1;
-    }
-    at
-}
-
 fn word_end(text: &[u8], mut at: usize) -> usize {
     while text
         .get(at)
@@ -238,17 +232,6 @@ fn word_end(text: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     at
-}
-
-/// The end of the comment starting at `at`, if one does.
-fn comment_end(text: &[u8], at: usize) -> Option<usize> {
-    match text.get(at..at + 2)? {
-        b"//" => Some(memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |k| at + k)),
-        b"/*" => Some(
-            memchr::memmem::find(&text[at + 2..], b"*/").map_or(text.len(), |k| at + 2 + k + 2),
-        ),
-        _ => None,
-    }
 }
 
 /// The end of the string or character literal opening at `at` (at the

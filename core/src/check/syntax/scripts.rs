@@ -27,6 +27,7 @@
 //! reported as the first reading found it.
 
 use super::grammar::Grammar;
+use super::lexing::{comment_end, skip_space};
 
 /// The second reading of a TypeScript, TSX or JavaScript `text`, or `None`
 /// when it reads the same.
@@ -80,25 +81,12 @@ fn word_end(text: &[u8], mut at: usize) -> usize {
     at
 }
 
-fn skip_space(text: &[u8], mut at: usize) -> usize {
-    while text.get(at).is_some_and(u8::is_ascii_whitespace) {
-        at += 1;
-    }
-    at
-}
-
 /// The end of the comment or string literal at `at`, if one starts there
 /// (a template literal to its closing backtick, its substitutions
 /// included).
 fn skipped(text: &[u8], at: usize) -> Option<usize> {
     match text[at] {
-        b'/' => match text.get(at + 1) {
-            Some(b'/') => Some(memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |k| at + k)),
-            Some(b'*') => Some(
-                memchr::memmem::find(&text[at + 2..], b"*/").map_or(text.len(), |k| at + 2 + k + 2),
-            ),
-            _ => None,
-        },
+        b'/' => comment_end(text, at),
         quote @ (b'"' | b'\'' | b'`') => {
             let mut k = at + 1;
             while k < text.len() {

@@ -58,11 +58,10 @@ pub(crate) fn check_until(
     };
     if !preproc::applies(grammar) {
         let report = run.judge(old, &text, None)?;
-        if report.unchecked.is_some() || !reads_twice(grammar) {
+        if report.unchecked.is_some() {
             return Some(report);
         }
-        let joined = text.to_vec();
-        return (!run.cleared(old, &joined)).then_some(report);
+        return (!run.cleared(old, &text.to_vec())).then_some(report);
     }
     let joined = text.to_vec();
     let (m_old, m_new) = (old.and_then(preproc::masked), preproc::masked(&joined));
@@ -77,20 +76,6 @@ pub(crate) fn check_until(
         return Some(report);
     }
     (!run.cleared(old_read, new_read)).then_some(report)
-}
-
-/// Whether errors in `grammar` are reported only when a second reading
-/// keeps them ([`reading`]).
-fn reads_twice(grammar: Grammar) -> bool {
-    matches!(
-        grammar,
-        Grammar::C
-            | Grammar::Cpp
-            | Grammar::CSharp
-            | Grammar::TypeScript
-            | Grammar::Tsx
-            | Grammar::JavaScript
-    )
 }
 
 /// Strict JSON's verdict on a `.json` file (see [`json`]): nothing to say

@@ -84,6 +84,8 @@ const WALK_CANDIDATES: usize = 8;
 /// Lines of punctuation alone (`{`, `}`, blank) between a new comment and
 /// the new code around it, at most, for it to count as inside new code.
 const PUNCTUATION_BESIDE: usize = 2;
+/// Lines above a `}` looked through for its block's header.
+const HEADER_REACH: usize = 400;
 /// Unchanged lines kept on each side of the changed region.
 pub(crate) const CONTEXT: usize = 16;
 /// Most table cells aligned exactly (each of six tables of `u32`: 48 MiB at
@@ -370,6 +372,18 @@ fn blank(l: &[u8]) -> bool {
 /// brace or blank line that pairs with any of its copies.
 fn worded(l: &[u8]) -> bool {
     l.iter().any(u8::is_ascii_alphanumeric)
+}
+
+/// Whether a line of punctuation alone leads into a block walking down (it
+/// opens one: `{`, `) {`) or walking up (it closes one: `}`, `});`).
+fn enters_block(l: &[u8], down: bool) -> bool {
+    let t = l.trim_ascii();
+    !worded(t)
+        && if down {
+            t.last().is_some_and(|c| b"{([".contains(c))
+        } else {
+            t.first().is_some_and(|c| b"})]".contains(c))
+        }
 }
 
 /// Whether `b` is a brace, a bracket or a separator (`{`, `)`, `;`, `,`).
@@ -1535,6 +1549,13 @@ impl Region<'_> {
         optimal: impl Fn(usize) -> bool,
         down: bool,
     ) -> bool {
+        // A unique line of punctuation alone that the walk passes into its
+        // block through (a `}` walking up, a `{` walking down) pins only
+        // with the line beyond it kept too, or for a `}` its block's header:
+        // a `}` whose whole block is new pairs the new block with the old
+        // one, though the new one may have been added above the elided old
+        // one (a check added before the code the marker stands for).
+        let mut into_block = false;
         let mut d = 1;
         loop {
             let (i, k) = if down {
@@ -1542,21 +1563,46 @@ impl Region<'_> {
             } else {
                 match (at.checked_sub(d), nj.checked_sub(d)) {
                     (Some(i), Some(k)) => (i, k),
-                    (None, None) => return self.at_start,
+                    (None, None) => return self.at_start || into_block,
                     _ => return false,
                 }
             };
             if down && (i >= oi.len() || k >= ni.len()) {
-                return i >= oi.len() && k >= ni.len() && self.at_end;
+                return i >= oi.len() && k >= ni.len() && (self.at_end || into_block);
             }
             if oi[i] != ni[k] || oi[i] == u32::MAX || !optimal(d) {
                 return false;
             }
-            let l = key(self.old[i]);
-            if !blank(l) && occurrences(self.whole, l) == 1 && occurrences(self.whole_new, l) == 1 {
+            if into_block {
                 return true;
             }
+            let l = key(self.old[i]);
+            if !blank(l) && occurrences(self.whole, l) == 1 && occurrences(self.whole_new, l) == 1 {
+                if !enters_block(l, down) || (!down && self.opener_kept(k)) {
+                    return true;
+                }
+                into_block = true;
+            }
             d += 1;
+        }
+    }
+
+    /// Whether the header of the block that new line `k` closes (the line
+    /// above it indented no deeper, looked for among [`HEADER_REACH`] lines
+    /// of the region) is a line of the old text: the block was edited, not
+    /// written anew. Past the region's start (kept lines) or the reach, it
+    /// is taken as kept.
+    fn opener_kept(&self, k: usize) -> bool {
+        let depth = |l: &[u8]| l.iter().take_while(|c| *c == &b' ' || *c == &b'\t').count();
+        let own = depth(self.new[k]);
+        let above = &self.new[k.saturating_sub(HEADER_REACH)..k];
+        match above
+            .iter()
+            .rev()
+            .find(|l| !bare(l).is_empty() && depth(l) <= own)
+        {
+            Some(h) => occurrences(self.whole, key(h)) > 0,
+            None => true,
         }
     }
 
@@ -2340,6 +2386,22 @@ mod tests {
         // The marker's upper bound is `}`, which occurs twice.
         let r = refused(old, "if a {\n  one();\n}\n// ...\nend();\nmore();\n");
         assert!(matches!(r.why, Why::WeakBound | Why::BoundInside), "{r:?}");
+    }
+
+    #[test]
+    fn a_closing_brace_of_a_rewritten_block_does_not_pin_a_marker() {
+        // A new check added above the marker, its `}` the only one in the
+        // block: paired with the old check's `}`, the old check would be
+        // read as rewritten and deleted. Two readings (rewritten, or added
+        // with the old one elided): refused.
+        let old = "function f(x) {\n  if (x > 1) {\n    return 1;\n  }\n  foo();\n  bar();\n  return 0;\n}\n";
+        let block = "  if (x > 1) {\n    return 1;\n  }\n  foo();\n  bar();\n  return 0;\n";
+        let lazy = "  if (x < 0) {\n    return -1;\n  }\n  // ... existing code ...\n  return 0;\n";
+        assert!(
+            matches!(edit(old, block, lazy), Verdict::Refused(ref r) if r.why == Why::WeakBound),
+            "{:?}",
+            edit(old, block, lazy)
+        );
     }
 
     /// The verdict on an edit of `old` that replaces its first occurrence

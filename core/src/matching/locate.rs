@@ -43,7 +43,7 @@ use crate::error::ErrorCode;
 use crate::likeness::{Budget, DEFAULT_BUDGET};
 use crate::matching::tolerant;
 use crate::matching::verify::{self, Change, Fold, Trim};
-use crate::model::{Hunk, HunkLine, HunkStyle, LineKind, Said, Unfitted, Unverified};
+use crate::model::{Cancel, Hunk, HunkLine, HunkStyle, LineKind, Said, Unfitted, Unverified};
 use crate::printer::{self, HeaderLine, HunkWhy};
 use crate::result::files::LineEnding;
 use crate::result::formats::{HunkLevel, HunkReport, LocatedBy};
@@ -386,20 +386,34 @@ fn eol_for(style: LineEnding, line: &HunkLine) -> &'static [u8] {
 /// Applies `hunks`, in order, to `text`. `bytes_mode`: the file is not
 /// valid UTF-8, so added lines must be ASCII. On failure, every failing hunk
 /// is reported (later hunks are tried from where the last good one ended).
+#[cfg(test)]
 pub(crate) fn apply(
     text: &[u8],
     hunks: &[Hunk],
     bytes_mode: bool,
 ) -> Result<Applied, Vec<HunkFailure>> {
-    apply_indexed(text, hunks, bytes_mode, hunks.len() > INDEX_HUNKS)
+    apply_until(text, hunks, bytes_mode, &Cancel::default())
 }
 
-/// [`apply`], looking lines up in an index (`indexed`) or at every line.
+/// [`apply`] until `cancel` stops the call (checked before each hunk: a
+/// hunk's place costs up to the file's lines, thousands of hunks as many
+/// times).
+pub(crate) fn apply_until(
+    text: &[u8],
+    hunks: &[Hunk],
+    bytes_mode: bool,
+    cancel: &Cancel,
+) -> Result<Applied, Vec<HunkFailure>> {
+    apply_indexed(text, hunks, bytes_mode, (hunks.len() > INDEX_HUNKS, cancel))
+}
+
+/// [`apply_until`], looking lines up in an index (`indexed`) or at every
+/// line.
 fn apply_indexed(
     text: &[u8],
     hunks: &[Hunk],
     bytes_mode: bool,
-    indexed: bool,
+    (indexed, cancel): (bool, &Cancel),
 ) -> Result<Applied, Vec<HunkFailure>> {
     let style = crate::codec::source::line_ending(text);
     let mut k = Keyed {
@@ -424,6 +438,15 @@ fn apply_indexed(
     let mut drift: isize = 0;
 
     for (hi, h) in hunks.iter().enumerate() {
+        if let Some(s) = cancel.stopped() {
+            return Err(vec![failure(
+                hi,
+                h,
+                ErrorCode::CANCELLED,
+                (0, Vec::new()),
+                HunkWhy::Stopped(s),
+            )]);
+        }
         if let Some(f) = bytes_mode.then(|| non_ascii_addition(hi, h)).flatten() {
             failures.push(f);
             continue;
@@ -1307,6 +1330,20 @@ mod tests {
     }
 
     #[test]
+    fn a_call_out_of_time_stops_between_hunks() {
+        // Thousands of hunks over a long file cost hunks times its lines:
+        // the call's time budget (and a cancellation) stops them.
+        let text = "}\n".repeat(1000);
+        let hunks: Vec<Hunk> = (0..100).map(|_| hunk(&[" }", "+x"])).collect();
+        let spent = crate::model::Cancel::new(None, Some(0));
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let f = apply_until(text.as_bytes(), &hunks, false, &spent).unwrap_err();
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].code, ErrorCode::CANCELLED);
+        assert!(f[0].message().contains("timeoutMs"), "{}", f[0].message());
+    }
+
+    #[test]
     fn exact_replace_keeps_context_bytes_and_reports_line() {
         let a = apply(b"a\nb\nc\n", &[hunk(&[" a", "-b", "+B"])], false).unwrap();
         assert_eq!(a.text, b"a\nB\nc\n");
@@ -1901,8 +1938,8 @@ mod tests {
                     }
                 })
                 .collect();
-            let a = apply_indexed(text.as_bytes(), &hunks, false, true);
-            let b = apply_indexed(text.as_bytes(), &hunks, false, false);
+            let a = apply_indexed(text.as_bytes(), &hunks, false, (true, &Cancel::default()));
+            let b = apply_indexed(text.as_bytes(), &hunks, false, (false, &Cancel::default()));
             prop_assert_eq!(a, b);
         }
     }
@@ -1919,7 +1956,7 @@ mod tests {
         let a = apply(text.as_bytes(), &hunks, false).unwrap();
         assert_eq!(
             a,
-            apply_indexed(text.as_bytes(), &hunks, false, false).unwrap()
+            apply_indexed(text.as_bytes(), &hunks, false, (false, &Cancel::default())).unwrap()
         );
         assert!(String::from_utf8(a.text)
             .unwrap()

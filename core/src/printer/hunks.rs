@@ -4,7 +4,7 @@
 
 use super::misses::lines_list;
 use super::quote::plural;
-use crate::model::{Said, Unfitted, Unverified};
+use crate::model::{Said, Stopped, Unfitted, Unverified};
 use crate::result::formats::HunkLevel;
 
 /// Why a hunk did not land: the facts `matching::locate` finds, which
@@ -59,6 +59,8 @@ pub(crate) enum HunkWhy {
     /// Its first line carries the file's byte order mark, but it matches
     /// at `line`, not line 1.
     BomNotFirst { line: usize },
+    /// The call was cancelled or ran out of time before it.
+    Stopped(Stopped),
 }
 
 /// A header's line `said`, 0-based `line` once shifted by `shift` (how far
@@ -115,6 +117,10 @@ pub(crate) fn hunk_miss(
         HunkWhy::Unverified(why) => hunk_failed_check(&label, &super::misses::unverified(why)),
         HunkWhy::Unfitted(why) => hunk_unfitted(&label, &super::misses::unfitted(why, Said::HUNK)),
         HunkWhy::BomNotFirst { line } => bom_hunk_not_first(index, patch_line, *line),
+        HunkWhy::Stopped(s) => format!(
+            "{label}: {}",
+            super::writes::cancelled(s.timeout_ms).message
+        ),
     }
 }
 

@@ -547,7 +547,7 @@ fn plan_op(
         FileAction::Delete { verify } => {
             let (s, _) = cur(src).expect("an existing file was read");
             if let Some(hunks) = verify {
-                p.hunks = verified_delete(i, op, s, hunks, abs(src))?;
+                p.hunks = verified_delete(i, op, (s, hunks), abs(src), &opts.cancel)?;
             }
             p.kind = Did::Delete;
             p.remove_src = true;
@@ -573,7 +573,7 @@ fn plan_op(
             let mut new_text: Vec<u8> = match changes {
                 Changes::None => base_text.to_vec(),
                 Changes::Hunks(h) => {
-                    let a = apply_hunks(base_text, h, enc);
+                    let a = apply_hunks(base_text, h, enc, &opts.cancel);
                     let (a, keeps) = a.map_err(|fs| hunk_failure(i, op, fs, abs(src.or(dst))))?;
                     (p.hunks, drops_bom) = (a.hunks, !keeps);
                     a.text
@@ -852,11 +852,11 @@ fn drop_callers_bom(enc: Encoding, new_text: &mut Vec<u8>) {
 fn verified_delete(
     i: usize,
     op: &FileOp,
-    s: &Source,
-    hunks: &[Hunk],
+    (s, hunks): (&Source, &[Hunk]),
     abs: Option<String>,
+    cancel: &crate::model::Cancel,
 ) -> Result<Vec<HunkReport>, Box<OpFailed>> {
-    match apply_hunks(s.text(), hunks, s.encoding()).map(|(a, _)| a) {
+    match apply_hunks(s.text(), hunks, s.encoding(), cancel).map(|(a, _)| a) {
         Ok(a) if a.text.is_empty() => Ok(a.hunks),
         Ok(_) => Err(OpFailed::new(
             i,
@@ -1008,13 +1008,14 @@ fn apply_hunks(
     text: &[u8],
     h: &[crate::model::Hunk],
     enc: Encoding,
+    cancel: &crate::model::Cancel,
 ) -> Result<(hunks::Applied, bool), Vec<HunkFailure>> {
     let (h, keep, at) = if matches!(enc.lf(), Encoding::Utf8Bom | Encoding::BytesBom) {
         hunks::without_bom(h, text.is_empty())
     } else {
         (std::borrow::Cow::Borrowed(h), true, None)
     };
-    let a = hunks::apply(text, &h, enc.is_bytes())?;
+    let a = hunks::apply_until(text, &h, enc.is_bytes(), cancel)?;
     if let Some(r) = at.and_then(|k| a.hunks.iter().find(|r| r.index == k)) {
         if r.line_number != 1 {
             return Err(vec![HunkFailure {

@@ -52,6 +52,16 @@ test('patchFile and writeFile refuse a marker beside a changed line: ELIDED_CONT
   assert.equal(fs.readFileSync(path.join(d, 'f.js'), 'utf8'), SRC.replace(SEARCH, BAD))
 })
 
+test('a marker between neighbouring lines, in a text deleting lines elsewhere, is refused naming those lines', async () => {
+  const d = dir()
+  const content = SRC.replace('  const z = x + y;\n', '').replace('}\n\n', '}\n// ... existing code ...\n\n')
+  const r = await writeFile({ file_path: 'f.js', content }, { workspaceRoot: d, durable: false })
+  assert.equal(r.code, CODES.ELIDED_CONTENT, JSON.stringify(r))
+  assert.deepEqual(r.elision.deletes, [{ line: 4, text: '  const z = x + y;' }])
+  assert.match(r.message, /neighbours in the current file.*deletes 1 line\(s\) elsewhere \(the first at line 4/)
+  assert.equal(fs.readFileSync(path.join(d, 'f.js'), 'utf8'), SRC)
+})
+
 test('code and prose that only look like markers are written as sent; a moved line is not kept twice', async () => {
   const d = dir()
   const opts = { workspaceRoot: d, durable: false }

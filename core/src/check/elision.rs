@@ -144,6 +144,10 @@ pub(crate) enum Why {
     /// side are reached over deleted lines: the line beside it may be a
     /// changed one (see `edge_run_beside_deletion`).
     EdgeRun,
+    /// It stands between two kept lines that are neighbours in the old
+    /// text (for no line where it is), while the change deletes lines
+    /// elsewhere, which it may stand for: the refusal names those.
+    Elsewhere,
 }
 
 /// A marker refused.
@@ -593,6 +597,7 @@ pub fn lazy_outcome(path: &str, old: &[u8], new: &[&[u8]]) -> Lazy {
             Why::InTurn => "edits applied in turn",
             Why::Stray => "written beside expanded",
             Why::EdgeRun => "edge run beside a deletion",
+            Why::Elsewhere => "deletes elsewhere",
         }),
         Verdict::Expanded {
             start, end, mid, ..
@@ -908,6 +913,9 @@ impl Region<'_> {
                         Some(&(s, e)) => (s, e, Why::Ambiguous),
                         None => {
                             let (s, e) = self.deleted_beside(t, oi, j, literal[0]);
+                            if s == e && self.between_neighbours(oi, ni, j, &literal) {
+                                return Found::Refused(Box::new(self.deleted_elsewhere(j)));
+                            }
                             (s, e, Why::NextToChange)
                         }
                     };
@@ -1603,6 +1611,58 @@ impl Region<'_> {
         {
             Some(h) => occurrences(self.whole, key(h)) > 0,
             None => true,
+        }
+    }
+
+    /// Whether marker `j`, written as a line at one of the rows `literal`,
+    /// has two kept lines beside it that are neighbours in the old text (an
+    /// edge of the text counts as kept).
+    fn between_neighbours(&self, oi: &[u32], ni: &[u32], j: usize, literal: &[usize]) -> bool {
+        literal.iter().any(|&i| {
+            let above = if j == 0 {
+                i == 0 && self.at_start
+            } else {
+                i > 0 && ni[j - 1] == oi[i - 1] && oi[i - 1] != u32::MAX
+            };
+            let below = if j + 1 == ni.len() {
+                i == oi.len() && self.at_end
+            } else {
+                i < oi.len() && ni[j + 1] == oi[i] && oi[i] != u32::MAX
+            };
+            above && below
+        })
+    }
+
+    /// The refusal of marker `j`, standing for no line where it is, in a
+    /// change that deletes old lines elsewhere (those of the line diff).
+    fn deleted_elsewhere(&self, j: usize) -> Refusal {
+        let gone: Vec<usize> = self
+            .line_diff()
+            .iter()
+            .filter_map(|op| match *op {
+                similar::DiffOp::Delete {
+                    old_index, old_len, ..
+                }
+                | similar::DiffOp::Replace {
+                    old_index, old_len, ..
+                } => Some(old_index..old_index + old_len),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        Refusal {
+            deletes: gone
+                .iter()
+                .take(SHOWN)
+                .map(|&i| {
+                    (
+                        self.first_line + i + 1,
+                        String::from_utf8_lossy(key(self.old[i])).into_owned(),
+                    )
+                })
+                .collect(),
+            deleted: gone.len(),
+            ..self.refusal(j, (0, 0), Why::Elsewhere)
         }
     }
 
@@ -2401,6 +2461,26 @@ mod tests {
             matches!(edit(old, block, lazy), Verdict::Refused(ref r) if r.why == Why::WeakBound),
             "{:?}",
             edit(old, block, lazy)
+        );
+    }
+
+    #[test]
+    fn a_marker_between_neighbours_in_a_change_deleting_elsewhere_names_those_lines() {
+        // Its neighbours are kept and adjacent in the old text: it stands
+        // for nothing where it is, while `c` is deleted further on, which
+        // it may have meant. The refusal names the lines deleted.
+        let old = "fn a() {\n    one();\n}\nfn b() {\n    two();\n}\nfn c() {\n    three();\n}\n";
+        let new = "fn a() {\n    one();\n}\n// ... existing code ...\nfn b() {\n    two();\n}\n";
+        let r = refused(old, new);
+        assert_eq!(r.why, Why::Elsewhere);
+        assert_eq!(r.line, 4);
+        assert_eq!(r.deleted, 3);
+        // (Lines 6-8 or 7-9: a diff may delete either `}`.)
+        let texts: Vec<&str> = r.deletes.iter().map(|(_, t)| t.as_str()).collect();
+        assert!(
+            texts == ["fn c() {", "    three();", "}"]
+                || texts == ["}", "fn c() {", "    three();"],
+            "{r:?}"
         );
     }
 

@@ -97,7 +97,7 @@ fn elided(r: &Refusal, display: &str) -> Worded {
             "read as those lines, a line among them that the new text also writes elsewhere would be \
              written twice, so whether it was moved or copied is not certain"
         }
-        Why::InTurn | Why::Stray => "",
+        Why::InTurn | Why::Stray | Why::Elsewhere => "",
         Why::Moved => {
             "those lines lie beyond the unchanged lines between them and the marker, which may have been moved \
              there with the marker keeping those lines, so whether they are to be deleted is not certain"
@@ -137,6 +137,16 @@ fn elided(r: &Refusal, display: &str) -> Worded {
              beside it, say). Send the lines it stands for, or leave it out; a comment meant as written can be \
              reworded (options.elisions: \"literal\" writes markers as they are); nothing was written",
             r.line, r.marker
+        )
+    } else if r.why == Why::Elsewhere {
+        let first = r.deletes.first().map_or(0, |d| d.0);
+        format!(
+            "line {} of the new text of `{display}` is an elision marker (`{}`) between two lines that are \
+             neighbours in the current file, so it stands for none there, while the change deletes {} line(s) \
+             elsewhere (the first at line {first}, listed in `elision.deletes`), which it may have been meant to \
+             keep. Send those lines where they belong, or leave the marker out if they are to go; nothing was \
+             written",
+            r.line, r.marker, r.deleted
         )
     } else if r.deleted == 0 {
         // No line deleted beside it in the reading found, others elsewhere.

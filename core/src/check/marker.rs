@@ -497,6 +497,10 @@ const CODE_NOUNS: &[&str] = &[
     "imports",
     "code",
     "lines",
+    "logic",
+    "items",
+    "jobs",
+    "rules",
 ];
 
 /// What a body or a page holds, named after `existing` as the whole
@@ -1673,6 +1677,10 @@ mod tests {
             "// remaining fields",
             "// other properties",
             "// other members",
+            "// other logic",
+            "<!-- other items -->",
+            "# other jobs",
+            "/* other rules */",
             "# other functions remain",
             "# rest is identical",
             "# Leave the rest alone",

@@ -11,6 +11,10 @@
 //   anything in the decoy makes the file fail (exit code 1, with the path on
 //   stderr). Under npm test the decoy is the run's own (PFT_SUITE_DECOY_STATE),
 //   checked once at the end (__test__/suite-end.test.mjs).
+// - Run on its own (npm test makes one for the whole run), TMPDIR (TMP, TEMP)
+//   becomes a fresh directory of this process, holding the state directory
+//   and the decoy, removed when it exits: the temp workspaces of a file
+//   (thousands of them) leave nothing behind in the system's temp directory.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -22,7 +26,12 @@ export const STATE_SUBDIR = 'patch-file-tool'
 export const XDG_PLATFORM = process.platform !== 'win32' && process.platform !== 'darwin'
 
 if (!process.env.PATCH_FILE_STATE_DIR) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pft-test-state-'))
+  // This process's temp directory (TMPDIR, TMP, TEMP; world-writable and
+  // sticky as /tmp is), as npm test makes one for its run.
+  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pft-tmp-')))
+  if (process.platform !== 'win32') fs.chmodSync(tmp, 0o1777)
+  for (const k of ['TMPDIR', 'TMP', 'TEMP']) process.env[k] = tmp
+  const dir = fs.mkdtempSync(path.join(tmp, 'pft-test-state-'))
   process.env.PATCH_FILE_STATE_DIR = path.join(dir, 'state')
   let decoy = null
   if (XDG_PLATFORM && !process.env.PFT_SUITE_DECOY_STATE) {
@@ -38,6 +47,6 @@ if (!process.env.PATCH_FILE_STATE_DIR) {
       )
       process.exitCode = 1
     }
-    fs.rmSync(dir, { recursive: true, force: true })
+    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 2 })
   })
 }

@@ -140,10 +140,9 @@ pub(crate) enum Why {
     /// Its one reading writes it as a line of the file, standing for no
     /// line, while another marker of the same text stands for lines.
     Stray,
-    /// Its run reaches an edge of the text, and the kept lines on its other
-    /// side are reached over deleted lines: the line beside it may be a
-    /// changed one (see `edge_run_beside_deletion`).
-    EdgeRun,
+    /// The kept lines on one side of it are reached over deleted lines:
+    /// the line beside it may be a changed one (see `run_beside_deletion`).
+    BesideDeletion,
     /// It stands between two kept lines that are neighbours in the old
     /// text (for no line where it is), while the change deletes lines
     /// elsewhere, which it may stand for: the refusal names those.
@@ -596,7 +595,7 @@ pub fn lazy_outcome(path: &str, old: &[u8], new: &[&[u8]]) -> Lazy {
             Why::Moved => "moved to an end",
             Why::InTurn => "edits applied in turn",
             Why::Stray => "written beside expanded",
-            Why::EdgeRun => "edge run beside a deletion",
+            Why::BesideDeletion => "kept lines beside a deletion",
             Why::Elsewhere => "deletes elsewhere",
         }),
         Verdict::Expanded {
@@ -909,17 +908,12 @@ impl Region<'_> {
                             || self.ends_new_comment(ni, j))
                 };
                 if !quiet {
-                    let (s, e, why) = match found.first() {
-                        Some(&(s, e)) => (s, e, Why::Ambiguous),
-                        None => {
-                            let (s, e) = self.deleted_beside(t, oi, j, literal[0]);
-                            if s == e && self.between_neighbours(oi, ni, j, &literal) {
-                                return Found::Refused(Box::new(self.deleted_elsewhere(j)));
-                            }
-                            (s, e, Why::NextToChange)
-                        }
-                    };
-                    return Found::Refused(Box::new(self.refusal(j, (s, e), why)));
+                    return Found::Refused(Box::new(self.unquiet(
+                        t,
+                        (oi, ni),
+                        j,
+                        (&found, &literal),
+                    )));
                 }
                 written.get_or_insert(j);
                 continue;
@@ -1434,14 +1428,13 @@ impl Region<'_> {
         }
         runs.iter().enumerate().find_map(|(j, run)| {
             let (s, e) = (*run)?;
-            self.edge_run_beside_deletion(t, (oi, ni), runs, (j, s, e))
-                .then(|| self.refusal(j, (s, e), Why::EdgeRun))
+            self.run_beside_deletion(t, (oi, ni), runs, (j, s, e))
+                .then(|| self.refusal(j, (s, e), Why::BesideDeletion))
         })
     }
 
-    /// Whether marker `j`'s run `s..e` reaches an edge of the text while
-    /// the kept lines on its other side are reached, in the reading, over
-    /// old lines deleted just beyond them (no new line in their place):
+    /// Whether the kept lines on one side of marker `j` (run `s..e`) are
+    /// reached, in the reading, over old lines deleted just beyond them:
     /// `if key is None:`, `return None`, `# ... existing code ...` over
     /// `if key is None:`, `raise KeyError(key)`, two lines, `return None`,
     /// the rest. Read so, `return None` is the later old line kept and the
@@ -1451,91 +1444,129 @@ impl Region<'_> {
     /// are deleted than are kept beside the marker: else that other
     /// reading writes the kept lines twice in a row (`import a`, `import
     /// z`, a marker over `import a`, `import b`, `import z`, the rest is
-    /// `import b` deleted). (Between kept lines on both sides, a marker is
-    /// read as before: the lazy edits of real history put it there.)
-    fn edge_run_beside_deletion(
+    /// `import b` deleted); with new lines in their place (`start()`,
+    /// `init()`, `finish()`, a marker over `start()`, three lines,
+    /// `finish()`, the rest), more deleted than written too. A brace alone
+    /// counts as a kept line here (`}` then `return app;` under a marker
+    /// read as the old `}` kept and two calls after it deleted). A marker
+    /// whose run reaches an edge of the text was the first seen; kept
+    /// lines after the marker (a blank line, the next statement) left the
+    /// same two readings, and it was written.
+    fn run_beside_deletion(
         &self,
         t: &Table,
         (oi, ni): (&[u32], &[u32]),
         runs: &[Option<(usize, usize)>],
         (j, s, e): (usize, usize, usize),
     ) -> bool {
-        let best = t.best;
+        // Another marker past the kept lines bounds them.
+        let free = |past: Option<usize>| past.is_none_or(|k| runs[k].is_none());
+        (j > 0 && self.deleted_above(t, (oi, ni), free, (j, s, e)))
+            || (j + 1 < ni.len() && self.deleted_below(t, (oi, ni), free, (j, s, e)))
+    }
+
+    /// [`Region::run_beside_deletion`] above marker `j`.
+    fn deleted_above(
+        &self,
+        t: &Table,
+        (oi, ni): (&[u32], &[u32]),
+        free: impl Fn(Option<usize>) -> bool,
+        (j, s, e): (usize, usize, usize),
+    ) -> bool {
         let kept = |i: usize, k: usize| oi[i] == ni[k] && oi[i] != u32::MAX;
-        // The kept lines beside the marker, new lines `a..b`: a brace or a
-        // blank line is no changed line, and another marker past them
-        // bounds them.
-        let changed_like = |a: usize, b: usize, past: Option<usize>| {
-            past.is_none_or(|k| runs[k].is_none()) && self.new[a..b].iter().any(|l| worded(l))
+        // Up from the bound over kept pairs, to the first that is not.
+        let mut d = 1;
+        while d <= j
+            && d <= s
+            && kept(s - d, j - d)
+            && t.fa(s - d, j - d) + t.bh(e, j + 1) == t.best
+        {
+            d += 1;
+        }
+        let (Some(i), k) = (s.checked_sub(d), j.checked_sub(d)) else {
+            return false;
         };
-        if j + 1 == ni.len() && e == oi.len() && self.at_end && j > 0 {
-            // Up from the bound over kept pairs, to the first that is not.
-            let mut d = 1;
-            while d <= j
-                && d <= s
-                && kept(s - d, j - d)
-                && t.fa(s - d, j - d) + t.bh(e, j + 1) == best
-            {
-                d += 1;
-            }
-            let (Some(i), k) = (s.checked_sub(d), j.checked_sub(d)) else {
-                return false;
-            };
-            // Old line `i`, a line of code, deleted; new line `k` not
-            // inserted in its place.
-            if !worded(self.old[i]) {
-                return false;
-            }
-            if !changed_like(j + 1 - d, j, k) {
-                return false;
-            }
-            // The deleted lines, back to the old copy of new line `k`.
-            let gap = match k {
-                None => i + 1,
-                Some(k) => {
-                    let here = t.fa(i + 1, k + 1);
-                    if t.fa(i, k + 1) + t.del != here || t.fa(i + 1, k) + t.ins == here {
-                        return false;
-                    }
-                    (0..=i)
-                        .rev()
-                        .find(|&x| oi[x] == ni[k])
-                        .map_or(i + 1, |x| i - x)
-                }
-            };
-            return gap > d - 1;
+        // Old line `i`, a line of code, deleted.
+        if !worded(self.old[i]) || !free(k) {
+            return false;
         }
-        if j == 0 && s == 0 && self.at_start && j + 1 < ni.len() {
-            // Down from the bound, the same.
-            let mut d = 0;
-            while e + d < oi.len()
-                && j + 1 + d < ni.len()
-                && kept(e + d, j + 1 + d)
-                && t.k(s, j) + t.bk(e + d + 1, j + 2 + d) == best
-            {
-                d += 1;
-            }
-            let (i, k) = (e + d, j + 1 + d);
-            if i >= oi.len() || !worded(self.old[i]) {
-                return false;
-            }
-            if !changed_like(j + 1, k, (k < ni.len()).then_some(k)) {
-                return false;
-            }
-            let gap = if k >= ni.len() {
-                oi.len() - i
-            } else {
-                let here = t.bk(i, k);
-                if here != t.del + t.bf(i + 1, k) || here == t.ins + t.bf(i, k + 1) {
-                    return false;
-                }
-                (i..oi.len())
-                    .find(|&x| oi[x] == ni[k])
-                    .map_or(oi.len() - i, |x| x - i)
-            };
-            return gap > d;
+        let Some(k) = k else {
+            return i + 1 > d - 1;
+        };
+        let here = t.fa(i + 1, k + 1);
+        if t.fa(i, k + 1) + t.del != here {
+            return false;
         }
-        false
+        if t.fa(i + 1, k) + t.ins == here {
+            // New lines in their place too: a replacement, uncertain when
+            // it deletes more lines than it writes and than are kept.
+            let (mut x, mut y, mut g, mut h) = (i + 1, k + 1, 0, 0);
+            loop {
+                let v = t.fa(x, y);
+                if x > 0 && t.fa(x - 1, y) + t.del == v {
+                    (x, g) = (x - 1, g + 1);
+                } else if y > 0 && t.fa(x, y - 1) + t.ins == v {
+                    (y, h) = (y - 1, h + 1);
+                } else {
+                    break;
+                }
+            }
+            return g > d - 1 && g > h;
+        }
+        // The deleted lines, back to the old copy of new line `k`.
+        let gap = (0..=i)
+            .rev()
+            .find(|&x| oi[x] == ni[k])
+            .map_or(i + 1, |x| i - x);
+        gap > d - 1
+    }
+
+    /// [`Region::run_beside_deletion`] below marker `j`.
+    fn deleted_below(
+        &self,
+        t: &Table,
+        (oi, ni): (&[u32], &[u32]),
+        free: impl Fn(Option<usize>) -> bool,
+        (j, s, e): (usize, usize, usize),
+    ) -> bool {
+        let kept = |i: usize, k: usize| oi[i] == ni[k] && oi[i] != u32::MAX;
+        let mut d = 0;
+        while e + d < oi.len()
+            && j + 1 + d < ni.len()
+            && kept(e + d, j + 1 + d)
+            && t.k(s, j) + t.bk(e + d + 1, j + 2 + d) == t.best
+        {
+            d += 1;
+        }
+        let (i, k) = (e + d, j + 1 + d);
+        if i >= oi.len() || !worded(self.old[i]) || !free((k < ni.len()).then_some(k)) {
+            return false;
+        }
+        if k >= ni.len() {
+            return oi.len() - i > d;
+        }
+        let here = t.bk(i, k);
+        if here != t.del + t.bf(i + 1, k) {
+            return false;
+        }
+        if here == t.ins + t.bf(i, k + 1) {
+            let (mut x, mut y, mut g, mut h, mut v) = (i, k, 0, 0, here);
+            loop {
+                if x < oi.len() && v == t.del + t.bf(x + 1, y) {
+                    (x, g) = (x + 1, g + 1);
+                } else if y < ni.len() && v == t.ins + t.bf(x, y + 1) {
+                    (y, h) = (y + 1, h + 1);
+                } else {
+                    break;
+                }
+                v = t.bf(x, y);
+            }
+            return g > d && g > h;
+        }
+        let gap = (i..oi.len())
+            .find(|&x| oi[x] == ni[k])
+            .map_or(oi.len() - i, |x| x - i);
+        gap > d
     }
 
     /// Whether the unchanged lines beside a marker fix where its run ends:
@@ -1612,6 +1643,26 @@ impl Region<'_> {
             Some(h) => occurrences(self.whole, key(h)) > 0,
             None => true,
         }
+    }
+
+    /// The refusal of marker `j` whose readings of least cost (its runs
+    /// `found`, the rows `literal` where it is written as a line) do not
+    /// leave it a comment that removes nothing.
+    fn unquiet(
+        &self,
+        t: &Table,
+        (oi, ni): (&[u32], &[u32]),
+        j: usize,
+        (found, literal): (&[(usize, usize)], &[usize]),
+    ) -> Refusal {
+        if let Some(&run) = found.first() {
+            return self.refusal(j, run, Why::Ambiguous);
+        }
+        let (s, e) = self.deleted_beside(t, oi, j, literal[0]);
+        if s == e && self.between_neighbours(oi, ni, j, literal) {
+            return self.deleted_elsewhere(j);
+        }
+        self.refusal(j, (s, e), Why::NextToChange)
     }
 
     /// Whether marker `j`, written as a line at one of the rows `literal`,
@@ -2133,7 +2184,7 @@ mod tests {
             old,
             "def get(self, key):\n    if key is None:\n        return None\n    # ... existing code ...\n",
         );
-        assert_eq!(r.why, Why::EdgeRun);
+        assert_eq!(r.why, Why::BesideDeletion);
         // Changed, not deleted, beyond the kept line: the run stands.
         let (text, _) = expanded(
             "a = 1\nb = 2\nc = 3\nd = 4\n",
@@ -2482,6 +2533,43 @@ mod tests {
                 || texts == ["}", "fn c() {", "    three();"],
             "{r:?}"
         );
+    }
+
+    #[test]
+    fn kept_lines_reached_over_a_deletion_are_no_certain_bound_anywhere() {
+        // `return None` read as the later old line kept (three lines before
+        // it deleted) or as `raise` changed with the rest elided: refused,
+        // whatever follows the marker (only a run to the end was before).
+        let body = "def get(key):\n    if key is None:\n        raise KeyError(key)\n        log(key)\n        count += 1\n        return None\n        cleanup()\n";
+        let lazy = "def get(key):\n    if key is None:\n        return None\n        # ... existing code ...\n";
+        for tail in ["", "\n", "    return value\n"] {
+            let r = refused(&format!("{body}{tail}"), &format!("{lazy}{tail}"));
+            assert_eq!(r.why, Why::BesideDeletion, "{tail:?}");
+        }
+        // A brace alone as the kept line, above and below the marker.
+        let r = refused(
+            "a = 1;\nb = 2;\n}\nc = 3;\nd = 4;\ne = 5;\n",
+            "// ... existing code ...\n}\ne = 5;\n",
+        );
+        assert_eq!(r.why, Why::BesideDeletion);
+        let r = refused(
+            "e = 5;\nd = 4;\nc = 3;\n}\nb = 2;\na = 1;\n",
+            "e = 5;\n}\n// ... existing code ...\n",
+        );
+        assert_eq!(r.why, Why::BesideDeletion);
+        // New lines in place of the deleted ones, fewer than deleted.
+        let r = refused(
+            "start();\nalpha();\nbeta();\ngamma();\nfinish();\nrest();\n",
+            "start();\ninit();\nfinish();\n// ... existing code ...\n",
+        );
+        assert_eq!(r.why, Why::BesideDeletion);
+        // As many written as deleted (a line changed) beyond the kept line:
+        // the run stands.
+        let (text, _) = expanded(
+            "a();\nb();\nc();\nd();\ne();\n",
+            "a();\nB();\nc();\n// ... existing code ...\ne();\n",
+        );
+        assert_eq!(text, "a();\nB();\nc();\nd();\ne();\n");
     }
 
     /// The verdict on an edit of `old` that replaces its first occurrence

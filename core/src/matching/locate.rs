@@ -439,13 +439,7 @@ fn apply_indexed(
 
     for (hi, h) in hunks.iter().enumerate() {
         if let Some(s) = cancel.stopped() {
-            return Err(vec![failure(
-                hi,
-                h,
-                ErrorCode::CANCELLED,
-                (0, Vec::new()),
-                HunkWhy::Stopped(s),
-            )]);
+            return Err(vec![stopped(hi, h, s)]);
         }
         if let Some(f) = bytes_mode.then(|| non_ascii_addition(hi, h)).flatten() {
             failures.push(f);
@@ -533,6 +527,17 @@ fn apply_indexed(
         text,
         hunks: reports,
     })
+}
+
+/// The failure of a call stopped before hunk `hi`.
+fn stopped(hi: usize, h: &Hunk, s: crate::model::Stopped) -> HunkFailure {
+    failure(
+        hi,
+        h,
+        ErrorCode::CANCELLED,
+        (0, Vec::new()),
+        HunkWhy::Stopped(s),
+    )
 }
 
 /// At byte level (a file that is not valid UTF-8) only ASCII lines can be

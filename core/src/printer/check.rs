@@ -77,7 +77,7 @@ fn elided(r: &Refusal, display: &str) -> Worded {
     };
     let why = match r.why {
         Why::Ambiguous => "it could stand for more than one run of the current lines",
-        Why::NextToChange | Why::EdgeRun => {
+        Why::NextToChange | Why::BesideDeletion => {
             "a new or changed line is beside it, so where the kept lines end is not certain"
         }
         Why::WeakBound => {

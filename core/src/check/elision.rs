@@ -77,7 +77,8 @@
 use std::collections::HashMap;
 
 use super::marker::{in_prose, is_comment, trails_comment, Markers, FOREIGN_PHRASES, KEYWORDS};
-use crate::text::lines::line_start;
+use crate::result::files::LineEnding;
+use crate::text::lines::{line_ending, line_start};
 
 /// Places a walk from a marker through inserted lines tries on each side.
 const WALK_CANDIDATES: usize = 8;
@@ -946,9 +947,16 @@ impl Region<'_> {
             return Found::Refused(Box::new(r));
         }
         let mut mid = Vec::new();
+        let to = self.converted_break();
         for (j, l) in self.new.iter().enumerate() {
             match runs[j] {
-                Some((s, e)) => self.old[s..e].iter().for_each(|o| mid.extend_from_slice(o)),
+                Some((s, e)) => self.old[s..e].iter().for_each(|o| match to {
+                    Some(to) if o.ends_with(b"\n") => {
+                        mid.extend_from_slice(key(o));
+                        mid.extend_from_slice(to);
+                    }
+                    _ => mid.extend_from_slice(o),
+                }),
                 None => mid.extend_from_slice(l),
             }
         }
@@ -1663,6 +1671,19 @@ impl Region<'_> {
             return self.deleted_elsewhere(j);
         }
         self.refusal(j, (s, e), Why::NextToChange)
+    }
+
+    /// The line break the kept lines are written with when the new text
+    /// converts the old one's (LF throughout over CRLF throughout, or the
+    /// other way: a whole-file write with the endings as sent, a search
+    /// holding every break of the file): the new text's. `None`: each kept
+    /// line keeps its own (a file of mixed endings keeps its bytes).
+    fn converted_break(&self) -> Option<&'static [u8]> {
+        match (line_ending(self.whole), line_ending(self.whole_new)) {
+            (LineEnding::Crlf, LineEnding::Lf) => Some(b"\n"),
+            (LineEnding::Lf, LineEnding::Crlf) => Some(b"\r\n"),
+            _ => None,
+        }
     }
 
     /// Whether marker `j`, written as a line at one of the rows `literal`,
@@ -2570,6 +2591,42 @@ mod tests {
             "a();\nB();\nc();\n// ... existing code ...\ne();\n",
         );
         assert_eq!(text, "a();\nB();\nc();\nd();\ne();\n");
+    }
+
+    #[test]
+    fn kept_lines_take_the_line_breaks_of_a_text_that_converts_them() {
+        // A whole text sent with LF over a file that uses CRLF throughout
+        // (a conversion: writeFile with the endings as sent): the kept
+        // lines are written with LF too, not left CRLF among LF lines.
+        let old = "fn f() {\r\n  one();\r\n  two();\r\n  three();\r\n}\r\n";
+        let (text, _) = expanded(
+            old,
+            "fn f() {\n  one();\n  // ... existing code ...\n  three();\n  four();\n}\n",
+        );
+        assert_eq!(
+            text,
+            "fn f() {\n  one();\n  two();\n  three();\n  four();\n}\n"
+        );
+        // And the other way.
+        let old = old.replace("\r\n", "\n");
+        let (text, _) = expanded(
+            &old,
+            "fn f() {\r\n  one();\r\n  // ... existing code ...\r\n  three();\r\n}\r\n",
+        );
+        assert_eq!(
+            text,
+            "fn f() {\r\n  one();\r\n  two();\r\n  three();\r\n}\r\n"
+        );
+        // A file of mixed endings keeps the bytes of its kept lines.
+        let old = "fn f() {\r\n  one();\n  two();\r\n  three();\n}\n";
+        let (text, _) = expanded(
+            old,
+            "fn f() {\n  one();\n  // ... existing code ...\n  three();\n  four();\n}\n",
+        );
+        assert_eq!(
+            text,
+            "fn f() {\n  one();\n  two();\r\n  three();\n  four();\n}\n"
+        );
     }
 
     /// The verdict on an edit of `old` that replaces its first occurrence

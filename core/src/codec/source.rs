@@ -664,26 +664,7 @@ pub(crate) fn utf16_len_lossy(bytes: &[u8]) -> usize {
         .sum()
 }
 
-/// The line-ending style of `text`.
-pub(crate) fn line_ending(text: &[u8]) -> LineEnding {
-    let mut lf = false;
-    let mut crlf = false;
-    for i in memchr::memchr_iter(b'\n', text) {
-        if i > 0 && text[i - 1] == b'\r' {
-            crlf = true;
-        } else {
-            lf = true;
-        }
-        if lf && crlf {
-            return LineEnding::Mixed;
-        }
-    }
-    match (lf, crlf) {
-        (true, false) => LineEnding::Lf,
-        (false, true) => LineEnding::Crlf,
-        _ => LineEnding::None,
-    }
-}
+pub(crate) use crate::text::lines::line_ending;
 
 /// The caller's text with its line breaks made to follow the file's: in a
 /// file that uses CRLF throughout, LF-only breaks become CRLF; in a file that

@@ -1,8 +1,10 @@
 //! Line numbers: how many line breaks a slice holds, the 1-based line of
-//! byte offsets, and where a line starts. Every layer that reports a line (matching, diagnosis,
-//! the legacy-encoding checks, diffs, reads) counts them here, one way.
+//! byte offsets, where a line starts, and which line breaks a text uses.
+//! Every layer that reports a line (matching, diagnosis, the legacy-encoding
+//! checks, diffs, reads, the elision check) counts them here, one way.
 //!
-//! Pure: nothing here depends on the rest of the crate.
+//! Pure: of the rest of the crate only the result's `LineEnding` is used.
+use crate::result::files::LineEnding;
 
 /// Number of `\n` in `bytes`. memchr's vectorized search (run-time CPU
 /// dispatch) beats a counting loop at source-code line lengths: 23 ms
@@ -80,4 +82,25 @@ pub(crate) fn line_numbers(text: &[u8], offsets: &[usize]) -> Vec<usize> {
         out.push(line);
     }
     out
+}
+
+/// The line-ending style of `text`.
+pub(crate) fn line_ending(text: &[u8]) -> LineEnding {
+    let mut lf = false;
+    let mut crlf = false;
+    for i in memchr::memchr_iter(b'\n', text) {
+        if i > 0 && text[i - 1] == b'\r' {
+            crlf = true;
+        } else {
+            lf = true;
+        }
+        if lf && crlf {
+            return LineEnding::Mixed;
+        }
+    }
+    match (lf, crlf) {
+        (true, false) => LineEnding::Lf,
+        (false, true) => LineEnding::Crlf,
+        _ => LineEnding::None,
+    }
 }

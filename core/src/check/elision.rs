@@ -946,20 +946,7 @@ impl Region<'_> {
         if let Some(r) = self.runs_refused(t, (oi, ni), &runs, written) {
             return Found::Refused(Box::new(r));
         }
-        let mut mid = Vec::new();
-        let to = self.converted_break();
-        for (j, l) in self.new.iter().enumerate() {
-            match runs[j] {
-                Some((s, e)) => self.old[s..e].iter().for_each(|o| match to {
-                    Some(to) if o.ends_with(b"\n") => {
-                        mid.extend_from_slice(key(o));
-                        mid.extend_from_slice(to);
-                    }
-                    _ => mid.extend_from_slice(o),
-                }),
-                None => mid.extend_from_slice(l),
-            }
-        }
+        let mid = self.expansion(&runs);
         // Expanded to the old text itself: the edit would change nothing,
         // which is not what its sender meant (a line beside the marker was
         // new after all, the same as the old one the marker hid).
@@ -1671,6 +1658,26 @@ impl Region<'_> {
             return self.deleted_elsewhere(j);
         }
         self.refusal(j, (s, e), Why::NextToChange)
+    }
+
+    /// The new lines with each marker that has a run (`runs`) written as
+    /// the old lines it keeps.
+    fn expansion(&self, runs: &[Option<(usize, usize)>]) -> Vec<u8> {
+        let mut mid = Vec::new();
+        let to = self.converted_break();
+        for (j, l) in self.new.iter().enumerate() {
+            match runs[j] {
+                Some((s, e)) => self.old[s..e].iter().for_each(|o| match to {
+                    Some(to) if o.ends_with(b"\n") => {
+                        mid.extend_from_slice(key(o));
+                        mid.extend_from_slice(to);
+                    }
+                    _ => mid.extend_from_slice(o),
+                }),
+                None => mid.extend_from_slice(l),
+            }
+        }
+        mid
     }
 
     /// The line break the kept lines are written with when the new text

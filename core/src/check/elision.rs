@@ -144,6 +144,9 @@ pub(crate) enum Why {
     /// The kept lines on one side of it are reached over deleted lines:
     /// the line beside it may be a changed one (see `run_beside_deletion`).
     BesideDeletion,
+    /// A new line is beside it, in a change that deletes no line: it may
+    /// stand for lines past the edit that the new line was meant to follow.
+    BesideNew,
     /// It stands between two kept lines that are neighbours in the old
     /// text (for no line where it is), while the change deletes lines
     /// elsewhere, which it may stand for: the refusal names those.
@@ -598,6 +601,7 @@ pub fn lazy_outcome(path: &str, old: &[u8], new: &[&[u8]]) -> Lazy {
             Why::Stray => "written beside expanded",
             Why::BesideDeletion => "kept lines beside a deletion",
             Why::Elsewhere => "deletes elsewhere",
+            Why::BesideNew => "beside a new line, nothing deleted",
         }),
         Verdict::Expanded {
             start, end, mid, ..
@@ -1657,6 +1661,9 @@ impl Region<'_> {
         if s == e && self.between_neighbours(oi, ni, j, literal) {
             return self.deleted_elsewhere(j);
         }
+        if s == e && self.first_unkept().is_none() {
+            return self.refusal(j, (s, e), Why::BesideNew);
+        }
         self.refusal(j, (s, e), Why::NextToChange)
     }
 
@@ -2634,6 +2641,25 @@ mod tests {
             text,
             "fn f() {\n  one();\n  two();\r\n  three();\n  four();\n}\n"
         );
+    }
+
+    #[test]
+    fn a_marker_beside_a_new_line_in_an_edit_deleting_nothing_says_so() {
+        // `two();`, a marker, `five();` over `two();`: nothing deleted, but
+        // the marker may stand for the lines past the edit that `five();`
+        // was meant to follow. Refused, not as a deletion.
+        let old = "function f() {\n  one();\n  two();\n  three();\n}\n";
+        match edit(
+            old,
+            "  two();\n",
+            "  two();\n  // ... existing code ...\n  five();\n",
+        ) {
+            Verdict::Refused(r) => {
+                assert_eq!(r.why, Why::BesideNew);
+                assert_eq!(r.deleted, 0);
+            }
+            v => panic!("{v:?}"),
+        }
     }
 
     /// The verdict on an edit of `old` that replaces its first occurrence

@@ -97,7 +97,7 @@ fn elided(r: &Refusal, display: &str) -> Worded {
             "read as those lines, a line among them that the new text also writes elsewhere would be \
              written twice, so whether it was moved or copied is not certain"
         }
-        Why::InTurn | Why::Stray | Why::Elsewhere => "",
+        Why::InTurn | Why::Stray | Why::Elsewhere | Why::BesideNew => "",
         Why::Moved => {
             "those lines lie beyond the unchanged lines between them and the marker, which may have been moved \
              there with the marker keeping those lines, so whether they are to be deleted is not certain"
@@ -136,6 +136,14 @@ fn elided(r: &Refusal, display: &str) -> Worded {
              same text stands for current lines: it may have been meant to stand for lines too (a block moved \
              beside it, say). Send the lines it stands for, or leave it out; a comment meant as written can be \
              reworded (options.elisions: \"literal\" writes markers as they are); nothing was written",
+            r.line, r.marker
+        )
+    } else if r.why == Why::BesideNew {
+        format!(
+            "line {} of the new text of `{display}` is an elision marker (`{}`) beside a new line, in a change that \
+             deletes no line: it may stand for current lines past the edit that the new line was meant to follow. \
+             Send those lines (or widen the edit to them); a comment meant as written can be reworded \
+             (options.elisions: \"literal\" writes markers as they are); nothing was written",
             r.line, r.marker
         )
     } else if r.why == Why::Elsewhere {

@@ -40,8 +40,9 @@ pub(crate) struct Found {
     col: usize,
     /// The missing token, or the start of the unplaced text.
     token: String,
-    /// The parse state to ask for what was expected there.
-    state: Option<u16>,
+    /// The parse state to ask for what was expected there, and the kind
+    /// (symbol) of the first token it took (the unexpected one).
+    state: Option<(u16, u16)>,
     /// What was expected there, when no parse state says it.
     named: &'static [&'static str],
 }
@@ -268,7 +269,7 @@ fn unplaced(n: Node<'_>, text: &[u8]) -> Found {
         row: p.row,
         col: p.column,
         token,
-        state: Some(leaf.parse_state()),
+        state: Some((leaf.parse_state(), leaf.kind_id())),
         named: &[],
     }
 }
@@ -431,16 +432,21 @@ pub(crate) fn shown(f: &Found, text: &[u8], language: &Language) -> SyntaxError 
         column: String::from_utf8_lossy(before).chars().count() + 1,
         problem: f.problem,
         token: f.token.clone(),
-        expected: f.state.and_then(|s| expected(language, s)).or_else(|| {
-            (!f.named.is_empty()).then(|| f.named.iter().map(|n| n.to_string()).collect())
-        }),
+        expected: f
+            .state
+            .and_then(|(s, leaf)| expected(language, s, (leaf, &f.token)))
+            .or_else(|| {
+                (!f.named.is_empty()).then(|| f.named.iter().map(|n| n.to_string()).collect())
+            }),
         text: clip(&line, LINE_CHARS),
     }
 }
 
 /// The visible symbols the grammar accepts in parse state `state`, when
-/// they are few enough to help.
-fn expected(language: &Language, state: u16) -> Option<Vec<String>> {
+/// they are few enough to help; not the unexpected token itself (`own`: its
+/// kind and its text), which that state took before what went wrong after
+/// it (`b:)` in a Python parameter list: the `:` is no error, the `)` is).
+fn expected(language: &Language, state: u16, own: (u16, &str)) -> Option<Vec<String>> {
     let it = language.lookahead_iterator(state)?;
     let mut names: Vec<String> = Vec::new();
     for sym in it {
@@ -452,7 +458,13 @@ fn expected(language: &Language, state: u16) -> Option<Vec<String>> {
         };
         // Comments are acceptable almost anywhere: they say nothing.
         let comment = name.contains("comment") || name == "//" || name == "/*";
-        if comment || name == "ERROR" || name.is_empty() || names.iter().any(|n| n == name) {
+        if comment
+            || name == "ERROR"
+            || name.is_empty()
+            || sym == own.0
+            || name == own.1
+            || names.iter().any(|n| n == name)
+        {
             continue;
         }
         names.push(name.to_string());
@@ -471,6 +483,37 @@ mod tests {
         check(path, Some(old.as_bytes()), &[new.as_bytes()])
             .map(|r| r.errors.into_iter().map(|e| (e.line, e.token)).collect())
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn what_was_expected_does_not_list_the_unexpected_token() {
+        let cases = [
+            (
+                "a.py",
+                "def f(a, b):\n    return a\n",
+                "def f(a, b:):\n    return a\n",
+            ),
+            (
+                "a.js",
+                "export {\n  a,\n  b,\n}\n",
+                "export {\n  a=,\n  b,\n}\n",
+            ),
+            (
+                "a.html",
+                "<div><p>hi</p></div>\n",
+                "<div><<p>hi</p></div>\n",
+            ),
+        ];
+        for (path, old, new) in cases {
+            let r = check(path, Some(old.as_bytes()), &[new.as_bytes()]).expect("an error");
+            let e = &r.errors[0];
+            let listed = e.expected.clone().unwrap_or_default();
+            assert!(
+                !listed.contains(&e.token),
+                "{path}: `{}` expected {listed:?}",
+                e.token
+            );
+        }
     }
 
     #[test]

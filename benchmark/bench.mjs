@@ -69,11 +69,12 @@ if (args[0] === 'replay') {
 // of each edit and of each whole file a commit changed; prints expanded /
 // refused / wrong per kind and the false alarms on the real edits. Options:
 // --cap <n> (cases of each kind at most, default 5000), --until <commit>,
-// --out <file.json>.
+// --repo <clone or git dir> (another repository's history), --out <file.json>.
 if (args[0] === 'lazy') {
   const env = { ...process.env }
   if (opt('--cap')) env.PFT_LAZY_CAP = opt('--cap')
   if (opt('--until')) env.PFT_REPLAY_UNTIL = opt('--until')
+  if (opt('--repo')) env.PFT_REPLAY_REPO = path.resolve(opt('--repo'))
   if (opt('--out')) env.PFT_REPLAY_OUT = path.resolve(opt('--out'))
   const cargo = ['test', '--release', '--all-features', '--test', 'replay', '--', '--ignored', '--nocapture', 'lazy_full']
   const r = spawnSync('cargo', cargo, { stdio: 'inherit', env, cwd: path.resolve(here, '..') })

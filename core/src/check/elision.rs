@@ -1447,7 +1447,10 @@ impl Region<'_> {
     /// `init()`, `finish()`, a marker over `start()`, three lines,
     /// `finish()`, the rest), more deleted than written too. A brace alone
     /// counts as a kept line here (`}` then `return app;` under a marker
-    /// read as the old `}` kept and two calls after it deleted). A marker
+    /// read as the old `}` kept and two calls after it deleted), and the
+    /// deleted lines are counted along the reading (a `}`, a blank line or a
+    /// code fence among them, or first, counts; one that is not blank must
+    /// be among them). A marker
     /// whose run reaches an edge of the text was the first seen; kept
     /// lines after the marker (a blank line, the next statement) left the
     /// same two readings, and it was written.
@@ -1485,39 +1488,25 @@ impl Region<'_> {
         let (Some(i), k) = (s.checked_sub(d), j.checked_sub(d)) else {
             return false;
         };
-        // Old line `i`, a line of code, deleted.
-        if !worded(self.old[i]) || !free(k) {
+        if !free(k) {
             return false;
         }
-        let Some(k) = k else {
-            return i + 1 > d - 1;
-        };
-        let here = t.fa(i + 1, k + 1);
-        if t.fa(i, k + 1) + t.del != here {
-            return false;
-        }
-        if t.fa(i + 1, k) + t.ins == here {
-            // New lines in their place too: a replacement, uncertain when
-            // it deletes more lines than it writes and than are kept.
-            let (mut x, mut y, mut g, mut h) = (i + 1, k + 1, 0, 0);
-            loop {
-                let v = t.fa(x, y);
-                if x > 0 && t.fa(x - 1, y) + t.del == v {
-                    (x, g) = (x - 1, g + 1);
-                } else if y > 0 && t.fa(x, y - 1) + t.ins == v {
-                    (y, h) = (y - 1, h + 1);
-                } else {
-                    break;
-                }
+        // Back over the change beyond them, in a reading of least cost:
+        // `g` old lines deleted (some not blank), `h` new lines written.
+        let (mut x, mut y) = (i + 1, k.map_or(0, |k| k + 1));
+        let (mut g, mut h, mut solid) = (0, 0, false);
+        loop {
+            let v = t.fa(x, y);
+            if x > 0 && t.fa(x - 1, y) + t.del == v {
+                solid |= !blank(self.old[x - 1]);
+                (x, g) = (x - 1, g + 1);
+            } else if y > 0 && t.fa(x, y - 1) + t.ins == v {
+                (y, h) = (y - 1, h + 1);
+            } else {
+                break;
             }
-            return g > d - 1 && g > h;
         }
-        // The deleted lines, back to the old copy of new line `k`.
-        let gap = (0..=i)
-            .rev()
-            .find(|&x| oi[x] == ni[k])
-            .map_or(i + 1, |x| i - x);
-        gap > d - 1
+        solid && g > d - 1 && g > h
     }
 
     /// [`Region::run_beside_deletion`] below marker `j`.
@@ -1538,34 +1527,24 @@ impl Region<'_> {
             d += 1;
         }
         let (i, k) = (e + d, j + 1 + d);
-        if i >= oi.len() || !worded(self.old[i]) || !free((k < ni.len()).then_some(k)) {
+        if i >= oi.len() || !free((k < ni.len()).then_some(k)) {
             return false;
         }
-        if k >= ni.len() {
-            return oi.len() - i > d;
-        }
-        let here = t.bk(i, k);
-        if here != t.del + t.bf(i + 1, k) {
-            return false;
-        }
-        if here == t.ins + t.bf(i, k + 1) {
-            let (mut x, mut y, mut g, mut h, mut v) = (i, k, 0, 0, here);
-            loop {
-                if x < oi.len() && v == t.del + t.bf(x + 1, y) {
-                    (x, g) = (x + 1, g + 1);
-                } else if y < ni.len() && v == t.ins + t.bf(x, y + 1) {
-                    (y, h) = (y + 1, h + 1);
-                } else {
-                    break;
-                }
-                v = t.bf(x, y);
+        // On over the change beyond them, as above.
+        let (mut x, mut y, mut v) = (i, k, t.bk(i, k));
+        let (mut g, mut h, mut solid) = (0, 0, false);
+        loop {
+            if x < oi.len() && v == t.del + t.bf(x + 1, y) {
+                solid |= !blank(self.old[x]);
+                (x, g) = (x + 1, g + 1);
+            } else if y < ni.len() && v == t.ins + t.bf(x, y + 1) {
+                (y, h) = (y + 1, h + 1);
+            } else {
+                break;
             }
-            return g > d && g > h;
+            v = t.bf(x, y);
         }
-        let gap = (i..oi.len())
-            .find(|&x| oi[x] == ni[k])
-            .map_or(oi.len() - i, |x| x - i);
-        gap > d
+        solid && g > d && g > h
     }
 
     /// Whether the unchanged lines beside a marker fix where its run ends:
@@ -2659,6 +2638,43 @@ mod tests {
                 assert_eq!(r.deleted, 0);
             }
             v => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn a_deletion_beyond_kept_lines_is_counted_whatever_its_first_line() {
+        // The first line deleted beyond the kept one a brace or a blank
+        // (the guard looked at it alone), the deleted lines counted back
+        // to a nearer copy of a blank line (cut short), a fence deleted:
+        // each refused as the same text with a line of code there is.
+        for (old, new) in [
+            (
+                "a();\nb();\nc();\n}\nif (x) {\nd();\n",
+                "// ...\nc();\nd();\n",
+            ),
+            (
+                "a();\nb();\nc();\n\nif (x) {\nd();\n",
+                "// ...\nc();\nd();\n",
+            ),
+            (
+                "d();\nlog();\n}\nc();\na();\nb();\n",
+                "d();\nc();\n// ...\n",
+            ),
+            (
+                "start();\n\none();\n\ntwo();\nc();\nx();\ny();\n",
+                "start();\n\nc();\n// ...\n",
+            ),
+            (
+                "x();\ny();\nc();\ntwo();\n\none();\n\nend();\n",
+                "// ...\nc();\n\nend();\n",
+            ),
+            (
+                "## Install\n\n```\nnpm install foo\n```\n\n## Usage\n",
+                "## Install\nnpm install foo\n<!-- ... existing content ... -->\n",
+            ),
+        ] {
+            let r = refused(old, new);
+            assert_eq!(r.why, Why::BesideDeletion, "{old:?}");
         }
     }
 

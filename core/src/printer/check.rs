@@ -115,47 +115,8 @@ fn elided(r: &Refusal, display: &str) -> Worded {
             "Send those lines in place of the marker, or keep an unchanged line on each side of the marker",
         ),
     };
-    let message = if r.why == Why::InTurn {
-        // Its lines depend on the earlier edits: named only as a reading of
-        // the file as read, when there is one.
-        let read = match r.deleted {
-            0 => String::new(),
-            n => format!(" (read against the file as read: {span}, {n} line(s))"),
-        };
-        format!(
-            "line {} of the new text of `{display}` is an elision marker (`{}`) in an edit applied after another \
-             of the same call, which changed the text around it, so which current lines it stands for is not \
-             certain{read}. Send the lines it stands for, or send that edit in a call of its own; nothing was \
-             written",
-            r.line, r.marker
-        )
-    } else if r.why == Why::Stray {
-        format!(
-            "line {} of the new text of `{display}` is an elision marker (`{}`) that stands for no line of the \
-             current file where it is, so it would be written as a line of the file, while another marker of the \
-             same text stands for current lines: it may have been meant to stand for lines too (a block moved \
-             beside it, say). Send the lines it stands for, or leave it out; a comment meant as written can be \
-             reworded (options.elisions: \"literal\" writes markers as they are); nothing was written",
-            r.line, r.marker
-        )
-    } else if r.why == Why::BesideNew {
-        format!(
-            "line {} of the new text of `{display}` is an elision marker (`{}`) beside a new line, in a change that \
-             deletes no line: it may stand for current lines past the edit that the new line was meant to follow. \
-             Send those lines (or widen the edit to them); a comment meant as written can be reworded \
-             (options.elisions: \"literal\" writes markers as they are); nothing was written",
-            r.line, r.marker
-        )
-    } else if r.why == Why::Elsewhere {
-        let first = r.deletes.first().map_or(0, |d| d.0);
-        format!(
-            "line {} of the new text of `{display}` is an elision marker (`{}`) between two lines that are \
-             neighbours in the current file, so it stands for none there, while the change deletes {} line(s) \
-             elsewhere (the first at line {first}, listed in `elision.deletes`), which it may have been meant to \
-             keep. Send those lines where they belong, or leave the marker out if they are to go; nothing was \
-             written",
-            r.line, r.marker, r.deleted
-        )
+    let message = if let Some(m) = own_message(r, display, &span) {
+        m
     } else if r.deleted == 0 {
         // No line deleted beside it in the reading found, others elsewhere.
         format!(
@@ -190,4 +151,53 @@ fn elided(r: &Refusal, display: &str) -> Worded {
             deleted: r.deleted,
         }),
     }
+}
+
+/// The message of a refusal whose reason words it whole (the others share
+/// one sentence), if `r` is one.
+fn own_message(r: &Refusal, display: &str, span: &str) -> Option<String> {
+    Some(match r.why {
+        Why::InTurn => {
+            // Its lines depend on the earlier edits: named only as a reading of
+            // the file as read, when there is one.
+            let read = match r.deleted {
+                0 => String::new(),
+                n => format!(" (read against the file as read: {span}, {n} line(s))"),
+            };
+            format!(
+                "line {} of the new text of `{display}` is an elision marker (`{}`) in an edit applied after another \
+                 of the same call, which changed the text around it, so which current lines it stands for is not \
+                 certain{read}. Send the lines it stands for, or send that edit in a call of its own; nothing was \
+                 written",
+                r.line, r.marker
+            )
+        }
+        Why::Stray => format!(
+            "line {} of the new text of `{display}` is an elision marker (`{}`) that stands for no line of the \
+             current file where it is, so it would be written as a line of the file, while another marker of the \
+             same text stands for current lines: it may have been meant to stand for lines too (a block moved \
+             beside it, say). Send the lines it stands for, or leave it out; a comment meant as written can be \
+             reworded (options.elisions: \"literal\" writes markers as they are); nothing was written",
+            r.line, r.marker
+        ),
+        Why::BesideNew => format!(
+            "line {} of the new text of `{display}` is an elision marker (`{}`) beside a new line, in a change that \
+             deletes no line: it may stand for current lines past the edit that the new line was meant to follow. \
+             Send those lines (or widen the edit to them); a comment meant as written can be reworded \
+             (options.elisions: \"literal\" writes markers as they are); nothing was written",
+            r.line, r.marker
+        ),
+        Why::Elsewhere => {
+            let first = r.deletes.first().map_or(0, |d| d.0);
+            format!(
+                "line {} of the new text of `{display}` is an elision marker (`{}`) between two lines that are \
+                 neighbours in the current file, so it stands for none there, while the change deletes {} line(s) \
+                 elsewhere (the first at line {first}, listed in `elision.deletes`), which it may have been meant to \
+                 keep. Send those lines where they belong, or leave the marker out if they are to go; nothing was \
+                 written",
+                r.line, r.marker, r.deleted
+            )
+        }
+        _ => return None,
+    })
 }

@@ -1614,7 +1614,7 @@ impl Region<'_> {
     /// written anew. Past the region's start (kept lines) or the reach, it
     /// is taken as kept.
     fn opener_kept(&self, k: usize) -> bool {
-        let depth = |l: &[u8]| l.iter().take_while(|c| *c == &b' ' || *c == &b'\t').count();
+        let depth = crate::text::indent::lead_len;
         let own = depth(self.new[k]);
         let above = &self.new[k.saturating_sub(HEADER_REACH)..k];
         match above
@@ -1705,10 +1705,8 @@ impl Region<'_> {
     /// The refusal of marker `j`, standing for no line where it is, in a
     /// change that deletes old lines elsewhere (those of the line diff).
     fn deleted_elsewhere(&self, j: usize) -> Refusal {
-        let gone: Vec<usize> = self
-            .line_diff()
-            .iter()
-            .filter_map(|op| match *op {
+        let gone = || {
+            self.line_diff().iter().filter_map(|op| match *op {
                 similar::DiffOp::Delete {
                     old_index, old_len, ..
                 }
@@ -1717,20 +1715,19 @@ impl Region<'_> {
                 } => Some(old_index..old_index + old_len),
                 _ => None,
             })
-            .flatten()
-            .collect();
+        };
         Refusal {
-            deletes: gone
-                .iter()
+            deletes: gone()
+                .flatten()
                 .take(SHOWN)
-                .map(|&i| {
+                .map(|i| {
                     (
                         self.first_line + i + 1,
                         String::from_utf8_lossy(key(self.old[i])).into_owned(),
                     )
                 })
                 .collect(),
-            deleted: gone.len(),
+            deleted: gone().map(|r| r.len()).sum(),
             ..self.refusal(j, (0, 0), Why::Elsewhere)
         }
     }

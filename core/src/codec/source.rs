@@ -17,7 +17,7 @@ pub(crate) use crate::codec::legacy::check_byte_seams;
 use crate::error::{ErrorCode, Failure};
 use crate::printer;
 use crate::result::files::LineEnding;
-use crate::text::lines;
+use crate::text::lines::{self, line_ending};
 
 /// How a file's text is stored on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -663,8 +663,6 @@ pub(crate) fn utf16_len_lossy(bytes: &[u8]) -> usize {
         .map(|c| utf16_len(c.valid().as_bytes()) + usize::from(!c.invalid().is_empty()))
         .sum()
 }
-
-pub(crate) use crate::text::lines::line_ending;
 
 /// The caller's text with its line breaks made to follow the file's: in a
 /// file that uses CRLF throughout, LF-only breaks become CRLF; in a file that

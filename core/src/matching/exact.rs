@@ -28,7 +28,7 @@ use std::borrow::Cow;
 use memchr::memmem;
 
 use crate::check::{marker_in, Made, Markers};
-use crate::codec::source::{line_ending, utf16_len};
+use crate::codec::source::utf16_len;
 use crate::diagnose::{self, Diagnosis};
 use crate::error::ErrorCode;
 use crate::likeness::{Budget, DEFAULT_BUDGET};
@@ -44,6 +44,7 @@ use crate::model::{
 };
 use crate::printer;
 use crate::result::files::LineEnding;
+use crate::text::lines::line_ending;
 use crate::text::lines::{line_numbers, span_lines};
 
 /// How many match positions are kept for reports (e.g. ambiguous line lists).

@@ -415,7 +415,7 @@ fn apply_indexed(
     bytes_mode: bool,
     (indexed, cancel): (bool, &Cancel),
 ) -> Result<Applied, Vec<HunkFailure>> {
-    let style = crate::codec::source::line_ending(text);
+    let style = crate::text::lines::line_ending(text);
     let mut k = Keyed {
         text,
         lines: split(text),

@@ -90,8 +90,7 @@ pub(crate) fn splits_crlf_end(
         return None;
     }
     let end = ends.find(|&end| text.get(end) == Some(&b'\n'))?;
-    (crate::codec::source::line_ending(text) == crate::result::files::LineEnding::Crlf)
-        .then_some(end)
+    (crate::text::lines::line_ending(text) == crate::result::files::LineEnding::Crlf).then_some(end)
 }
 
 /// Whether `edit` could join the line after its occurrence to its

@@ -60,13 +60,13 @@ use crate::text::diff_ops::diff;
 use memchr::memmem;
 use similar::DiffTag;
 
-use crate::codec::source::line_ending;
 use crate::likeness;
 use crate::model::{MatchMode, Said, Tolerance, Unfitted, Unplaced};
 use crate::result::diagnosis::Difference;
 use crate::result::files::LineEnding;
 use crate::text::fold::punct_ascii;
 use crate::text::indent::{indent_pairs, lead, lines_of, same_shape, width, TAB_WIDTH};
+use crate::text::lines::line_ending;
 use crate::text::lines::line_start;
 
 /// Most normalized occurrences examined before calling a block ambiguous.

@@ -943,7 +943,10 @@ fn write_base<'b>(
                     }
                     _ => (s.encoding(), s.file_line_ending()),
                 },
-                None => (Encoding::Utf8, source::line_ending(text.as_bytes())),
+                None => (
+                    Encoding::Utf8,
+                    crate::text::lines::line_ending(text.as_bytes()),
+                ),
             };
             let text = match source::adapt_line_endings(text, eol) {
                 Cow::Borrowed(t) => Cow::Borrowed(t.as_bytes()),

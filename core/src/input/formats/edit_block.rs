@@ -23,10 +23,10 @@
 //! file's first block creates that file (which must not exist).
 
 use super::{join_lines, text_lines, ParseError, TextLine};
-use crate::codec::source::line_ending;
 use crate::model::{Base, Block, Changes, FileAction, FileOp, Format, OpPlan, Said};
 use crate::printer;
 use crate::result::files::LineEnding;
+use crate::text::lines::line_ending;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Marker {
